@@ -1,0 +1,36 @@
+# lucent — see README.md.
+GO ?= go
+export LUCENT_REQUIRE_VULKAN ?= 1
+
+# Packages whose concurrency is exercised under the race detector.
+RACE_PKGS ?= ./vk/... ./device/...
+
+.PHONY: setup test test-short demo info generate bench vet
+
+setup:
+	@./scripts/setup.sh
+
+test: setup
+	$(GO) vet ./...
+	CGO_ENABLED=0 $(GO) build ./vk/... ./cmd/lucent
+	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -race -timeout 30m $(RACE_PKGS)
+
+# Runs the tests without installing anything (skips what the machine lacks).
+test-short:
+	LUCENT_REQUIRE_VULKAN=0 $(GO) test -short ./...
+
+demo: setup
+	$(GO) run ./cmd/lucent demo
+
+info: setup
+	$(GO) run ./cmd/lucent info
+
+generate:
+	$(GO) generate ./...
+
+bench: setup
+	$(GO) run ./cmd/lucent bench
+
+vet:
+	$(GO) vet ./...
