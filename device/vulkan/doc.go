@@ -1,0 +1,14 @@
+// Package vulkan is lucent's Vulkan backend: it implements device.Interface on
+// any Vulkan 1.2+ device (a discrete GPU, or Mesa's lavapipe on a CPU) and
+// registers itself as "vulkan".
+//
+// The one design choice a reader must know: every stream owns one timeline
+// semaphore, and every submission signals it at the next value. That value is
+// the clock of the whole backend: events are timeline semaphores too,
+// host waits are vkWaitSemaphores slices under a context.Context, and a closed
+// resource is destroyed only once the timeline values of the last submissions
+// that used it have been reached (see lifetime.go).
+//
+// Barriers are never written by users: the encoder derives them from what each
+// command reads and writes (see encoder.go).
+package vulkan
