@@ -1,0 +1,110 @@
+package device
+
+import "fmt"
+
+// AdapterType is the kind of physical device.
+type AdapterType uint8
+
+const (
+	AdapterOther AdapterType = iota
+	AdapterDiscrete
+	AdapterIntegrated
+	AdapterVirtual
+	AdapterCPU // a software implementation such as lavapipe
+)
+
+func (t AdapterType) String() string {
+	switch t {
+	case AdapterDiscrete:
+		return "discrete GPU"
+	case AdapterIntegrated:
+		return "integrated GPU"
+	case AdapterVirtual:
+		return "virtual GPU"
+	case AdapterCPU:
+		return "CPU"
+	}
+	return "other"
+}
+
+// rank orders adapters for the default choice: discrete first, CPU last.
+func (t AdapterType) rank() int {
+	switch t {
+	case AdapterDiscrete:
+		return 0
+	case AdapterIntegrated:
+		return 1
+	case AdapterVirtual:
+		return 2
+	case AdapterOther:
+		return 3
+	}
+	return 4
+}
+
+// Adapter describes one device a backend can open.
+type Adapter struct {
+	Index      int // the index to pass to WithDeviceIndex
+	Name       string
+	Type       AdapterType
+	VendorID   uint32
+	DeviceID   uint32
+	Driver     string // driver name and version, e.g. "llvmpipe (Mesa 22.3.6)"
+	APIVersion string // e.g. "1.3.230"
+}
+
+func (a Adapter) String() string {
+	return fmt.Sprintf("#%d %s (%s, API %s)", a.Index, a.Name, a.Type, a.APIVersion)
+}
+
+// Path says how a feature is implemented on a device: natively, or lowered to
+// something every device has (DESIGN.md, "portability by lowering").
+type Path uint8
+
+const (
+	PathNone     Path = iota // not available at all
+	PathNative               // the device's own feature
+	PathEmulated             // lowered (device addresses, emulated sampling, software traversal)
+)
+
+func (p Path) String() string {
+	return [...]string{"none", "native", "emulated"}[min(int(p), 2)]
+}
+
+// Capabilities is what a device can do, as queried from it. Limits are the
+// device's own; features the runtime lowers say which Path is in use.
+type Capabilities struct {
+	Backend     string
+	Adapter     Adapter
+	WarpSize    uint32 // subgroup size (1 where subgroups are absent)
+	Subgroups   bool   // basic/vote/arithmetic/ballot/shuffle subgroup ops in compute
+	ShaderClock bool
+
+	MaxWorkgroupSize        [3]uint32
+	MaxWorkgroupInvocations uint32
+	MaxWorkgroupCount       [3]uint32
+	MaxSharedMemory         uint32 // bytes of workgroup-shared memory
+	MaxPushConstantSize     uint32
+	MaxStorageBufferRange   uint64 // larger buffers are bound by address
+	MaxBufferSize           uint64
+	MaxTextureSize2D        uint32
+	MaxTextureSize3D        uint32
+	MemoryGranularity       uint64 // alignment of buffer offsets a backend honours
+
+	TimelineSemaphores  bool
+	PushDescriptors     bool
+	BufferDeviceAddress bool
+	ScalarBlockLayout   bool
+	RobustBufferAccess  bool
+
+	Float16, Float64    bool
+	Int8, Int16, Int64  bool
+	Storage8, Storage16 bool // 8/16-bit types in storage buffers
+	AtomicFloat32Add    bool
+	AtomicInt64         bool
+
+	Bindless          Path // descriptor indexing (native) or address tables (emulated)
+	Sampling          Path // sampled textures in bindless arrays: native or emulated
+	RayQuery          Path // native ray query, or software BVH traversal
+	SeparateCopyQueue bool // StreamCopy maps to a dedicated transfer queue
+}

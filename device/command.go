@@ -1,0 +1,269 @@
+package device
+
+// Command is one unit of work on a stream. The set is closed (the marker method
+// is unexported): a backend encodes a CommandList with one type switch over the
+// structs below, and adding a command is adding a struct and a case.
+//
+// Usages reports the resources a command reads and writes; backends derive
+// barriers from it and the validation wrapper checks lifetimes and hazards.
+type Command interface {
+	Usages() []Usage
+	command()
+}
+
+// NeedsCompute reports whether c may only run on a StreamCompute stream:
+// transfers run on any stream, dispatches, bindless updates and custom
+// commands need a compute one.
+func NeedsCompute(c Command) bool {
+	switch c.(type) {
+	case *ShaderDispatch, *BindlessUpdate, *Custom:
+		return true
+	}
+	return false
+}
+
+// BufferUpload copies host bytes into a buffer at Offset. Data is read when the
+// command is dispatched (the backend copies it to staging memory then), so the
+// caller may reuse it once Dispatch returns.
+type BufferUpload struct {
+	Buffer Handle
+	Offset uint64
+	Data   []byte
+}
+
+// BufferDownload copies len(Data) bytes of a buffer at Offset to host memory.
+// Data is written when the GPU work finishes; it must stay alive and untouched
+// until the stream (or an event signalled after it) is synchronized.
+type BufferDownload struct {
+	Buffer Handle
+	Offset uint64
+	Data   []byte
+}
+
+// BufferCopy copies Size bytes between buffers.
+type BufferCopy struct {
+	Src       Handle
+	SrcOffset uint64
+	Dst       Handle
+	DstOffset uint64
+	Size      uint64
+}
+
+// Region is a box of texels in one mip level of a texture. A zero Size means
+// the whole level (Origin must then be zero).
+type Region struct {
+	Level  uint32
+	Origin [3]uint32
+	Size   [3]uint32
+}
+
+// BufferToTexture copies tightly packed texels from a buffer at Offset into a
+// region of a texture.
+type BufferToTexture struct {
+	Buffer  Handle
+	Offset  uint64
+	Texture Handle
+	Region  Region
+}
+
+// TextureToBuffer copies a region of a texture into a buffer at Offset, tightly
+// packed.
+type TextureToBuffer struct {
+	Texture Handle
+	Region  Region
+	Buffer  Handle
+	Offset  uint64
+}
+
+// TextureUpload copies tightly packed host texels into a region of a texture
+// (rows of Size[0] pixels, Size[1] rows per slice, Size[2] slices). Data is
+// read during Dispatch, as for BufferUpload.
+type TextureUpload struct {
+	Texture Handle
+	Region  Region
+	Data    []byte
+}
+
+// TextureDownload copies a region of a texture to host memory, tightly packed.
+// Data is written when the GPU work finishes, as for BufferDownload.
+type TextureDownload struct {
+	Texture Handle
+	Region  Region
+	Data    []byte
+}
+
+// TextureCopy copies one whole mip level between textures of the same format
+// and level extent.
+type TextureCopy struct {
+	Src      Handle
+	SrcLevel uint32
+	Dst      Handle
+	DstLevel uint32
+}
+
+// Arg is one argument of a dispatch, in the order of the shader's Signature.
+type Arg struct {
+	Kind ArgKind
+
+	// Handle is the resource (buffer, texture, bindless array).
+	Handle Handle
+
+	// Offset and Size are the byte range of a buffer argument.
+	Offset uint64
+	Size   uint64
+
+	// Level is the mip level of a texture argument; Sampler goes with an
+	// ArgSampledTexture.
+	Level   uint32
+	Sampler Sampler
+
+	// Uniform holds a uniform argument's bytes, in Go's (= scalar block) layout.
+	Uniform []byte
+
+	// Access is how the shader uses the resource (from its Signature);
+	// zero counts as ReadWrite.
+	Access Access
+}
+
+func (a Arg) access() Access {
+	if a.Access == 0 {
+		return ReadWrite
+	}
+	return a.Access
+}
+
+// ShaderDispatch runs a shader over Size threads (not workgroups: the backend
+// divides by the shader's block size, rounding up, and splits dispatches larger
+// than the device's workgroup-count limit, per kernel ABI v1).
+type ShaderDispatch struct {
+	Shader Handle
+	Size   [3]uint32
+	Args   []Arg
+
+	// Indirect, when non-zero, names a buffer holding the workgroup counts
+	// (three uint32, VkDispatchIndirectCommand) at IndirectOffset; Size is then
+	// ignored and dispatch_size is the group count times the block size.
+	Indirect       Handle
+	IndirectOffset uint64
+}
+
+// BindlessOp is what a BindlessUpdate does to one slot.
+type BindlessOp uint8
+
+const (
+	BindlessSetBuffer BindlessOp = iota
+	BindlessSetTexture
+	BindlessRemove
+)
+
+// BindlessSlot is one slot change of a bindless array.
+type BindlessSlot struct {
+	Slot uint32
+	Op   BindlessOp
+
+	// Buffer, Offset and Size: the buffer range put in the slot (Size 0: to the end).
+	Buffer Handle
+	Offset uint64
+	Size   uint64
+
+	// Texture and Sampler: the texture put in the slot.
+	Texture Handle
+	Sampler Sampler
+}
+
+// BindlessUpdate applies slot changes to a bindless array; later dispatches on
+// any stream ordered after it see them.
+type BindlessUpdate struct {
+	Array Handle
+	Slots []BindlessSlot
+}
+
+// Custom runs Func with the backend's native command buffer (a VkCommandBuffer
+// for the Vulkan backend) while the command list is being encoded. Resources
+// declares what Func touches, so barriers and validation still work.
+type Custom struct {
+	Name      string
+	Resources []Usage
+	Func      func(nativeCommandBuffer uintptr) error
+}
+
+func (*BufferUpload) command()    {}
+func (*BufferDownload) command()  {}
+func (*BufferCopy) command()      {}
+func (*BufferToTexture) command() {}
+func (*TextureToBuffer) command() {}
+func (*TextureUpload) command()   {}
+func (*TextureDownload) command() {}
+func (*TextureCopy) command()     {}
+func (*ShaderDispatch) command()  {}
+func (*BindlessUpdate) command()  {}
+func (*Custom) command()          {}
+
+func bufUse(h Handle, a Access, off, size uint64) Usage {
+	return Usage{Handle: h, Kind: KindBuffer, Access: a, Offset: off, Size: size}
+}
+
+func texUse(h Handle, a Access) Usage { return Usage{Handle: h, Kind: KindTexture, Access: a} }
+
+func (c *BufferUpload) Usages() []Usage {
+	return []Usage{bufUse(c.Buffer, Write, c.Offset, uint64(len(c.Data)))}
+}
+
+func (c *BufferDownload) Usages() []Usage {
+	return []Usage{bufUse(c.Buffer, Read, c.Offset, uint64(len(c.Data)))}
+}
+
+func (c *BufferCopy) Usages() []Usage {
+	return []Usage{bufUse(c.Src, Read, c.SrcOffset, c.Size), bufUse(c.Dst, Write, c.DstOffset, c.Size)}
+}
+
+func (c *BufferToTexture) Usages() []Usage {
+	return []Usage{bufUse(c.Buffer, Read, c.Offset, 0), texUse(c.Texture, Write)}
+}
+
+func (c *TextureToBuffer) Usages() []Usage {
+	return []Usage{texUse(c.Texture, Read), bufUse(c.Buffer, Write, c.Offset, 0)}
+}
+
+func (c *TextureUpload) Usages() []Usage { return []Usage{texUse(c.Texture, Write)} }
+
+func (c *TextureDownload) Usages() []Usage { return []Usage{texUse(c.Texture, Read)} }
+
+func (c *TextureCopy) Usages() []Usage {
+	return []Usage{texUse(c.Src, Read), texUse(c.Dst, Write)}
+}
+
+func (c *ShaderDispatch) Usages() []Usage {
+	u := make([]Usage, 0, len(c.Args)+1)
+	for _, a := range c.Args {
+		switch a.Kind {
+		case ArgBuffer:
+			u = append(u, bufUse(a.Handle, a.access(), a.Offset, a.Size))
+		case ArgTexture, ArgSampledTexture:
+			u = append(u, texUse(a.Handle, a.access()))
+		case ArgBindlessArray:
+			// The array's slots are read; what the slots point at is the
+			// caller's to order (as in LuisaCompute).
+			u = append(u, Usage{Handle: a.Handle, Kind: KindBindlessArray, Access: Read})
+		}
+	}
+	if c.Indirect != 0 {
+		u = append(u, bufUse(c.Indirect, Read, c.IndirectOffset, 12))
+	}
+	return u
+}
+
+func (c *BindlessUpdate) Usages() []Usage {
+	u := []Usage{{Handle: c.Array, Kind: KindBindlessArray, Access: Write}}
+	for _, s := range c.Slots {
+		switch s.Op {
+		case BindlessSetBuffer:
+			u = append(u, bufUse(s.Buffer, Read, s.Offset, s.Size))
+		case BindlessSetTexture:
+			u = append(u, texUse(s.Texture, Read))
+		}
+	}
+	return u
+}
+
+func (c *Custom) Usages() []Usage { return c.Resources }

@@ -1,0 +1,24 @@
+package device
+
+// CommandList is what a stream runs in one Dispatch: commands in order, then
+// host callbacks, run (in order, on a goroutine of the backend's) once the GPU
+// has finished every command of the list.
+type CommandList struct {
+	Commands  []Command
+	Callbacks []func()
+}
+
+// Add appends commands.
+func (l *CommandList) Add(cmds ...Command) *CommandList {
+	l.Commands = append(l.Commands, cmds...)
+	return l
+}
+
+// OnDone appends a host callback run after the list's GPU work completes.
+func (l *CommandList) OnDone(f func()) *CommandList {
+	l.Callbacks = append(l.Callbacks, f)
+	return l
+}
+
+// Len returns the number of commands.
+func (l *CommandList) Len() int { return len(l.Commands) }

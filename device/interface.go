@@ -1,0 +1,112 @@
+package device
+
+import "context"
+
+// Interface is the backend contract: the only thing a backend implements.
+// Every resource is a Handle (non-zero, unique across kinds, never reused
+// while the device lives). Implementations are safe for concurrent use.
+//
+// Errors wrap the package's sentinels: a destroyed or unknown handle gives
+// ErrClosed or ErrInvalidArgument, exhausted memory ErrOutOfMemory, a missing
+// feature ErrUnsupported, a lost device ErrDeviceLost; calls after Close give
+// ErrClosed.
+//
+// Destroying a resource still used by submitted work is allowed: the backend
+// defers the release until that work has finished.
+type Interface interface {
+	// Close waits for all submitted work, releases every resource still alive
+	// and the device itself. Later calls fail with ErrClosed; a second Close
+	// returns nil.
+	Close() error
+
+	Capabilities() Capabilities
+	// NativeHandle returns the API's device object (a VkDevice for Vulkan).
+	NativeHandle() uintptr
+	// WarpSize returns the subgroup size (1 where there are no subgroups).
+	WarpSize() uint32
+	// MemoryGranularity returns the alignment in bytes that buffer offsets
+	// given to the backend (views, bindless slots) must respect for binding.
+	MemoryGranularity() uint64
+	// SetName gives a resource a debug name (shown by validation messages and
+	// debuggers).
+	SetName(h Handle, name string) error
+
+	CreateBuffer(desc BufferDesc) (Handle, error)
+	DestroyBuffer(h Handle) error
+
+	CreateTexture(desc TextureDesc) (Handle, error)
+	DestroyTexture(h Handle) error
+
+	// CreateBindlessArray creates an array of size slots, all empty.
+	CreateBindlessArray(size uint32) (Handle, error)
+	DestroyBindlessArray(h Handle) error
+
+	CreateStream(kind StreamKind) (Handle, error)
+	DestroyStream(h Handle) error
+
+	// CreateShader builds a compute pipeline from SPIR-V. When desc.Signature
+	// is nil the backend reflects it from the module; either way it returns
+	// the signature it uses to bind arguments.
+	CreateShader(desc ShaderDesc) (Handle, Signature, error)
+	DestroyShader(h Handle) error
+
+	// Dispatch encodes and submits list on the stream, in order after all
+	// earlier work on it, and returns without waiting. Host callbacks run once
+	// the list's GPU work completes. Upload data has been consumed when
+	// Dispatch returns; download buffers are written before the callbacks run.
+	Dispatch(stream Handle, list *CommandList) error
+	// SynchronizeStream waits until all work submitted to the stream so far has
+	// finished (and its callbacks have run), or ctx is done.
+	SynchronizeStream(ctx context.Context, stream Handle) error
+
+	// Events are timeline semaphores: a monotonically increasing uint64.
+	CreateEvent() (Handle, error)
+	DestroyEvent(h Handle) error
+	// SignalEvent makes the event reach value once the stream's earlier work is done.
+	SignalEvent(event, stream Handle, value uint64) error
+	// WaitEvent makes the stream's later work wait until the event reaches value.
+	WaitEvent(event, stream Handle, value uint64) error
+	// EventCompleted reports whether the event has reached value.
+	EventCompleted(event Handle, value uint64) (bool, error)
+	// SynchronizeEvent blocks the host until the event reaches value or ctx is done.
+	SynchronizeEvent(ctx context.Context, event Handle, value uint64) error
+}
+
+// BufferDesc describes a buffer.
+type BufferDesc struct {
+	Size     uint64 // bytes, > 0
+	ElemSize uint32 // the element stride, for naming and validation (0: bytes)
+}
+
+// TextureDesc describes a 2D or 3D texture. Textures can be read and written by
+// kernels (storage), sampled, and copied.
+type TextureDesc struct {
+	Dim    uint8 // 2 or 3
+	Format Format
+	Width  uint32
+	Height uint32
+	Depth  uint32 // 1 for 2D
+	Levels uint32 // mip levels, >= 1
+}
+
+// LevelExtent returns the extent of mip level l (each axis halved, at least 1).
+func (d TextureDesc) LevelExtent(l uint32) [3]uint32 {
+	e := [3]uint32{d.Width, d.Height, d.Depth}
+	for i := range e {
+		e[i] = max(e[i]>>l, 1)
+	}
+	return e
+}
+
+// ShaderDesc describes a shader to create.
+type ShaderDesc struct {
+	// SPIRV is the module: one GLCompute entry point.
+	SPIRV []uint32
+	// EntryPoint names it ("" means "main").
+	EntryPoint string
+	// Signature is the argument list from lucent's compiler; nil asks the
+	// backend to reflect it from the module.
+	Signature *Signature
+	// Name is a debug name for the shader.
+	Name string
+}

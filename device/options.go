@@ -1,0 +1,86 @@
+package device
+
+import "log/slog"
+
+// Options configure Open. Backends receive them as resolved by the device
+// package (DeviceIndex is then always a real index).
+type Options struct {
+	// DeviceIndex picks an adapter from Enumerate; -1 (the default) picks the
+	// default one: a discrete GPU first, a CPU implementation last.
+	DeviceIndex int
+
+	// Validation wraps the backend in the validation wrapper (use after close,
+	// wrong stream kinds, argument mismatches, ranges, cross-stream hazards,
+	// leaks at Close).
+	Validation bool
+
+	// ValidationLayer enables the API's own validation (the Khronos validation
+	// layer for Vulkan); its errors are reported through Debug and Logger.
+	ValidationLayer bool
+
+	// Debug, when set, receives every message of the API's validation and
+	// debug machinery (tests fail on SeverityError ones).
+	Debug func(DebugMessage)
+
+	// ShaderCache holds a shadercache.BinaryIO for pipeline and shader caches
+	// (nil: no cache). Typed as any until package shadercache lands.
+	ShaderCache any
+
+	// Logger receives the runtime's diagnostics (nil: slog.Default()).
+	Logger *slog.Logger
+}
+
+// Severity grades a DebugMessage.
+type Severity uint8
+
+const (
+	SeverityVerbose Severity = iota
+	SeverityInfo
+	SeverityWarning
+	SeverityError
+)
+
+func (s Severity) String() string {
+	return [...]string{"verbose", "info", "warning", "error"}[min(int(s), 3)]
+}
+
+// DebugMessage is one message from the API's validation or debug machinery.
+type DebugMessage struct {
+	Severity Severity
+	ID       string // e.g. the VUID of a Vulkan validation message
+	Text     string
+}
+
+// Option sets one field of Options.
+type Option func(*Options)
+
+// WithDeviceIndex opens the adapter with the given Enumerate index.
+func WithDeviceIndex(i int) Option { return func(o *Options) { o.DeviceIndex = i } }
+
+// WithValidation switches the validation wrapper on.
+func WithValidation() Option { return func(o *Options) { o.Validation = true } }
+
+// WithValidationLayer switches the API's own validation layer on or off.
+func WithValidationLayer(on bool) Option { return func(o *Options) { o.ValidationLayer = on } }
+
+// WithDebug sets the callback receiving validation-layer and debug messages.
+func WithDebug(f func(DebugMessage)) Option { return func(o *Options) { o.Debug = f } }
+
+// WithShaderCache sets the shader/pipeline cache (a shadercache.BinaryIO).
+func WithShaderCache(c any) Option { return func(o *Options) { o.ShaderCache = c } }
+
+// WithLogger sets the logger for the runtime's diagnostics.
+func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }
+
+func buildOptions(opts []Option) Options {
+	o := Options{DeviceIndex: -1}
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}

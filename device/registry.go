@@ -1,0 +1,86 @@
+package device
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Factory is what a backend registers: it lists the adapters it sees and opens
+// one of them.
+type Factory interface {
+	// Enumerate lists the adapters, Index 0..n-1 in the backend's order.
+	Enumerate(ctx context.Context, opts Options) ([]Adapter, error)
+	// Open opens adapter opts.DeviceIndex (always a valid index when called
+	// through this package).
+	Open(ctx context.Context, opts Options) (Interface, error)
+}
+
+var registry struct {
+	sync.RWMutex
+	m map[string]Factory
+}
+
+// Register makes a backend available under name. Backends call it from init.
+// It panics, as database/sql.Register does, when name is taken or f is nil:
+// that is a programming error in the backend, found at program start.
+func Register(name string, f Factory) {
+	registry.Lock()
+	defer registry.Unlock()
+	if f == nil {
+		panic("device: Register factory is nil for " + name)
+	}
+	if _, dup := registry.m[name]; dup {
+		panic("device: Register called twice for backend " + name)
+	}
+	if registry.m == nil {
+		registry.m = map[string]Factory{}
+	}
+	registry.m[name] = f
+}
+
+// Backends returns the registered backend names, sorted.
+func Backends() []string {
+	registry.RLock()
+	defer registry.RUnlock()
+	names := make([]string, 0, len(registry.m))
+	for n := range registry.m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func lookup(name string) (Factory, error) {
+	registry.RLock()
+	defer registry.RUnlock()
+	f, ok := registry.m[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q (registered: %v; import the backend package, e.g. _ \"github.com/lucent-gpu/lucent/device/vulkan\")",
+			ErrNoBackend, name, backendsLocked())
+	}
+	return f, nil
+}
+
+func backendsLocked() []string {
+	names := make([]string, 0, len(registry.m))
+	for n := range registry.m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// DefaultAdapter returns the index (into adapters) of the default choice: the
+// first discrete GPU, else integrated, virtual, other, and a CPU
+// implementation last. It returns -1 for an empty list.
+func DefaultAdapter(adapters []Adapter) int {
+	best := -1
+	for i, a := range adapters {
+		if best < 0 || a.Type.rank() < adapters[best].Type.rank() {
+			best = i
+		}
+	}
+	return best
+}
