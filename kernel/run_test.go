@@ -1,0 +1,260 @@
+package kernel_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/lucent-gpu/lucent/kernel"
+	"github.com/stretchr/testify/require"
+)
+
+func saxpy(a float32, x, y []float32) {
+	i := kernel.DispatchID().X
+	if i < uint32(len(y)) {
+		y[i] = a*x[i] + y[i]
+	}
+}
+
+func TestRunSaxpy(t *testing.T) {
+	const n = 1000
+	x, y, want := make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], y[i] = float32(i), float32(2*i+1)
+		want[i] = 3*x[i] + y[i]
+	}
+	require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, n), func() { saxpy(3, x, y) }))
+	require.Equal(t, want, y)
+}
+
+func TestRunIDs(t *testing.T) {
+	g := kernel.Grid{Block: kernel.Uint3{4, 2, 2}, Size: kernel.Uint3{10, 5, 3}}
+	blocks := g.Blocks()
+	require.Equal(t, kernel.Uint3{3, 3, 2}, blocks)
+	// Every thread inside the dispatch records its ids; threads past Size must not run.
+	seen := make([]int32, 10*5*3)
+	ok := make([]int32, len(seen))
+	err := kernel.Run(context.Background(), g, func() {
+		d, l, b := kernel.DispatchID(), kernel.ThreadID(), kernel.BlockID()
+		i := (d.Z*5+d.Y)*10 + d.X
+		kernel.AtomicAdd(&seen[i], 1)
+		bs := kernel.BlockSize()
+		if d == b.Mul(bs).Add(l) && kernel.DispatchSize() == g.Size && bs == g.Block {
+			ok[i] = 1
+		}
+	})
+	require.NoError(t, err)
+	for i := range seen {
+		require.Equal(t, int32(1), seen[i], "thread %d", i)
+		require.Equal(t, int32(1), ok[i], "ids of thread %d", i)
+	}
+}
+
+// reduce sums each block of 64 elements with a tree reduction in shared memory.
+func reduce(in, out []float32) {
+	s := kernel.Shared[[64]float32]()
+	t := kernel.ThreadID().X
+	s[t] = in[kernel.DispatchID().X]
+	kernel.Barrier()
+	for stride := uint32(32); stride > 0; stride /= 2 {
+		if t < stride {
+			s[t] += s[t+stride]
+		}
+		kernel.Barrier()
+	}
+	if t == 0 {
+		out[kernel.BlockID().X] = s[0]
+	}
+}
+
+func TestRunSharedBarrier(t *testing.T) {
+	const blocks = 37
+	in := make([]float32, 64*blocks)
+	want := make([]float32, blocks)
+	for i := range in {
+		in[i] = float32(i % 17)
+		want[i/64] += in[i]
+	}
+	out := make([]float32, blocks)
+	require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, uint32(len(in))), func() { reduce(in, out) }))
+	require.Equal(t, want, out)
+}
+
+func TestRunAtomics(t *testing.T) {
+	const n = 4096
+	data := make([]uint32, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	want := make([]uint32, 16)
+	var wantF float32
+	var wantMax int64 = math.MinInt64
+	for i := range data {
+		data[i] = r.Uint32N(16)
+		want[data[i]]++
+		wantF += float32(data[i])
+		wantMax = max(wantMax, int64(data[i])*3-20)
+	}
+	hist := make([]uint32, 16)
+	fsum := make([]float32, 1)
+	imax := []int64{math.MinInt64}
+	u64 := make([]uint64, 1)
+	xor := make([]int32, 1)
+	err := kernel.Run(context.Background(), kernel.Grid1(128, n), func() {
+		i := kernel.DispatchID().X
+		kernel.AtomicAdd(&hist[data[i]], 1)
+		kernel.AtomicAdd(&fsum[0], float32(data[i]))
+		kernel.AtomicMax(&imax[0], int64(data[i])*3-20)
+		kernel.AtomicAdd(&u64[0], uint64(i))
+		kernel.AtomicXor(&xor[0], int32(i))
+	})
+	require.NoError(t, err)
+	require.Equal(t, want, hist)
+	require.Equal(t, wantF, fsum[0]) // small integers: exact in float32 in any order
+	require.Equal(t, wantMax, imax[0])
+	require.Equal(t, uint64(n*(n-1)/2), u64[0])
+	require.Equal(t, int32(0), xor[0]) // xor of 0..4095 is 0
+
+	v := int32(5)
+	require.Equal(t, int32(5), kernel.AtomicCompareExchange(&v, 5, 9))
+	require.Equal(t, int32(9), kernel.AtomicCompareExchange(&v, 5, 1))
+	require.Equal(t, int32(9), kernel.AtomicExchange(&v, 2))
+	require.Equal(t, int32(2), kernel.AtomicLoad(&v))
+	f := float32(math.Copysign(0, -1))
+	require.True(t, math.Signbit(float64(kernel.AtomicLoad(&f))))
+	kernel.AtomicStore(&f, 1.5)
+	require.Equal(t, float32(1.5), f)
+	require.Equal(t, int32(2), kernel.AtomicSub(&v, 1))
+	require.Equal(t, int32(1), kernel.AtomicMin(&v, -3))
+	require.Equal(t, int32(-3), kernel.AtomicOr(&v, 0))
+	require.Equal(t, int32(-3), kernel.AtomicAnd(&v, 1))
+	require.Equal(t, int32(1), v)
+}
+
+func TestRunSubgroup(t *testing.T) {
+	const n = 64 + 5 // a partial last block with a partial subgroup
+	in := make([]int32, n)
+	for i := range in {
+		in[i] = int32(i*7%11) - 5
+	}
+	type res struct {
+		sum, incl, excl, mn, mx, bcast, first, shuf int32
+		lane, size, count                           uint32
+		elect, all, any                             bool
+	}
+	got := make([]res, n)
+	err := kernel.Run(context.Background(), kernel.Grid1(32, n), func() {
+		i := kernel.DispatchID().X
+		v := in[i]
+		lane := kernel.SubgroupLaneID()
+		got[i] = res{
+			sum: kernel.SubgroupAdd(v), incl: kernel.SubgroupInclusiveAdd(v), excl: kernel.SubgroupExclusiveAdd(v),
+			mn: kernel.SubgroupMin(v), mx: kernel.SubgroupMax(v), bcast: kernel.SubgroupBroadcast(v, 0),
+			first: kernel.SubgroupBroadcastFirst(v), shuf: kernel.SubgroupShuffle(v, lane^1),
+			lane: lane, size: kernel.SubgroupSize(), count: kernel.BallotCount(kernel.SubgroupBallot(v > 0)),
+			elect: kernel.SubgroupElect(), all: kernel.SubgroupAll(v > -6), any: kernel.SubgroupAny(v > 4),
+		}
+	})
+	require.NoError(t, err)
+	for i := range n {
+		base := i / 8 * 8
+		end := min(base+8, n)
+		var w res
+		w.mn, w.mx = math.MaxInt32, math.MinInt32
+		for j := base; j < end; j++ {
+			w.sum += in[j]
+			if j <= i {
+				w.incl += in[j]
+			}
+			if j < i {
+				w.excl += in[j]
+			}
+			w.mn, w.mx = min(w.mn, in[j]), max(w.mx, in[j])
+			if in[j] > 0 {
+				w.count++
+			}
+			w.any = w.any || in[j] > 4
+		}
+		w.bcast, w.first = in[base], in[base]
+		if s := base + (i - base) ^ 1; s < end {
+			w.shuf = in[s]
+		}
+		w.lane, w.size, w.elect, w.all = uint32(i-base), 8, i == base, true
+		require.Equal(t, w, got[i], "thread %d", i)
+	}
+}
+
+func TestRunPanicIsError(t *testing.T) {
+	y := make([]float32, 10)
+	err := kernel.Run(context.Background(), kernel.Grid1(8, 16), func() {
+		kernel.Barrier() // the panicking thread must not deadlock the others
+		y[kernel.DispatchID().X] = 1
+		kernel.Barrier()
+	})
+	require.ErrorIs(t, err, kernel.ErrKernelPanic)
+	require.Contains(t, err.Error(), "index out of range")
+}
+
+func TestRunBadGrid(t *testing.T) {
+	err := kernel.Run(context.Background(), kernel.Grid1(2048, 4), func() {})
+	require.ErrorIs(t, err, kernel.ErrGrid)
+	require.ErrorIs(t, kernel.Run(context.Background(), kernel.Grid1(1, 1), nil), kernel.ErrGrid)
+}
+
+func TestRunCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ran := false
+	err := kernel.Run(ctx, kernel.Grid1(1, 4), func() { ran = true })
+	require.ErrorIs(t, err, context.Canceled)
+	require.False(t, ran)
+}
+
+func TestOutsideRunPanics(t *testing.T) {
+	require.PanicsWithValue(t,
+		"kernel.DispatchID called outside a kernel: run the kernel with kernel.Run, or compile it with the gokernel front end",
+		func() { kernel.DispatchID() })
+}
+
+func TestTexturesAndBindless(t *testing.T) {
+	tex, err := kernel.NewTexture2D[kernel.Float4](5, 3)
+	require.NoError(t, err)
+	_, err = kernel.NewTexture2D[kernel.Float4](0, 3)
+	require.ErrorIs(t, err, kernel.ErrTexture)
+	b := kernel.NewBindless(2)
+	buf := []float32{1, 2, 3, 4, 5}
+	require.NoError(t, kernel.SetBindlessBuffer(b, 0, buf))
+	require.NoError(t, kernel.SetBindlessTexture2D(b, 1, tex))
+	require.ErrorIs(t, kernel.SetBindlessBuffer(b, 2, buf), kernel.ErrBindless)
+	err = kernel.Run(context.Background(), kernel.Grid2(4, 4, 5, 3), func() {
+		d := kernel.DispatchID()
+		src := kernel.BindlessBuffer[float32](b, 0)
+		dst := kernel.BindlessTexture2D[kernel.Float4](b, 1)
+		dst.Write(d.X, d.Y, kernel.Float4{src[d.X], float32(d.Y), 0, 1})
+	})
+	require.NoError(t, err)
+	for y := range uint32(3) {
+		for x := range uint32(5) {
+			require.Equal(t, kernel.Float4{buf[x], float32(y), 0, 1}, tex.Read(x, y))
+		}
+	}
+	require.Equal(t, kernel.Float4{}, tex.Read(5, 0))
+	require.Equal(t, kernel.Uint2{5, 3}, tex.Size())
+	t3, err := kernel.NewTexture3D[kernel.Uint4](2, 2, 2)
+	require.NoError(t, err)
+	t3.Write(1, 1, 1, kernel.Uint4{1, 2, 3, 4})
+	require.Equal(t, kernel.Uint4{1, 2, 3, 4}, t3.Texels()[7])
+}
+
+func TestVectorMath(t *testing.T) {
+	a, b := kernel.Float3{1, 2, 3}, kernel.Float3{4, 5, 6}
+	require.Equal(t, kernel.Float3{5, 7, 9}, a.Add(b))
+	require.Equal(t, float32(32), a.Dot(b))
+	require.Equal(t, kernel.Float3{-3, 6, -3}, a.Cross(b))
+	require.InDelta(t, 1, float64(b.Normalize().Length()), 1e-6)
+	m := kernel.Float3x3{{1, 0, 0}, {0, 2, 0}, {1, 0, 1}} // columns
+	require.Equal(t, kernel.Float3{4, 4, 3}, m.MulVec(a))
+	require.Equal(t, m.Transpose().Transpose(), m)
+	require.Equal(t, kernel.Float3{4, 4, 3}, m.Mul(kernel.Float3x3{a, {}, {}})[0])
+	require.Equal(t, kernel.Int2{-1, 2}, kernel.Int2{1, -2}.Neg())
+	require.Equal(t, kernel.Uint4{1, 2, 3, 4}, kernel.Uint4{1, 5, 3, 9}.Min(kernel.Uint4{2, 2, 7, 4}))
+}

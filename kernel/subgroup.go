@@ -1,0 +1,196 @@
+package kernel
+
+import "math/bits"
+
+// subgroup is the state the threads of one subgroup share on the CPU. A
+// collective operation is two rendezvous: every live thread publishes its
+// value in its lane's slot, all wait, every thread reads the slots it needs,
+// all wait again (so no slot is overwritten while another thread reads it).
+type subgroup struct {
+	size    uint32
+	live    int
+	barrier *barrier
+	vals    []any
+	active  []bool
+}
+
+func (s *subgroup) init() {
+	s.barrier = newBarrier(s.live)
+	s.vals = make([]any, s.size)
+	s.active = make([]bool, s.size)
+}
+
+// exchange publishes v for the calling lane and calls read with the values of
+// every lane taking part (nil entries for lanes that are not).
+func exchange[T any](what string, v T, read func(vals []any, active []bool, lane uint32)) {
+	t := current(what)
+	s := t.sub
+	s.vals[t.lane] = v
+	s.active[t.lane] = true
+	s.barrier.wait()
+	read(s.vals, s.active, t.lane)
+	s.barrier.wait()
+	s.active[t.lane] = false
+}
+
+// Number is the set of scalar types the arithmetic subgroup operations take.
+type Number interface {
+	~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
+}
+
+// SubgroupSize returns the number of lanes of a subgroup.
+func SubgroupSize() uint32 { return current("SubgroupSize").sub.size }
+
+// SubgroupLaneID returns the calling thread's lane within its subgroup.
+func SubgroupLaneID() uint32 { return current("SubgroupLaneID").lane }
+
+// SubgroupElect reports whether the calling thread is the lowest active lane.
+func SubgroupElect() bool {
+	var r bool
+	exchange("SubgroupElect", true, func(_ []any, active []bool, lane uint32) {
+		for l, a := range active {
+			if a {
+				r = uint32(l) == lane
+				return
+			}
+		}
+	})
+	return r
+}
+
+// SubgroupAll reports whether p is true on every active lane.
+func SubgroupAll(p bool) bool {
+	r := true
+	exchange("SubgroupAll", p, func(vals []any, active []bool, _ uint32) {
+		for l, a := range active {
+			if a && !vals[l].(bool) {
+				r = false
+			}
+		}
+	})
+	return r
+}
+
+// SubgroupAny reports whether p is true on any active lane.
+func SubgroupAny(p bool) bool {
+	r := false
+	exchange("SubgroupAny", p, func(vals []any, active []bool, _ uint32) {
+		for l, a := range active {
+			if a && vals[l].(bool) {
+				r = true
+			}
+		}
+	})
+	return r
+}
+
+// SubgroupBallot returns a bit mask (lane l is bit l%32 of component l/32) of
+// the active lanes where p is true.
+func SubgroupBallot(p bool) Uint4 {
+	var r [4]uint32
+	exchange("SubgroupBallot", p, func(vals []any, active []bool, _ uint32) {
+		for l, a := range active {
+			if a && vals[l].(bool) {
+				r[l/32] |= 1 << (l % 32)
+			}
+		}
+	})
+	return Uint4{r[0], r[1], r[2], r[3]}
+}
+
+// BallotCount returns the number of bits set in a ballot.
+func BallotCount(b Uint4) uint32 {
+	return uint32(bits.OnesCount32(b.X) + bits.OnesCount32(b.Y) + bits.OnesCount32(b.Z) + bits.OnesCount32(b.W))
+}
+
+// SubgroupBroadcast returns v from lane (which must be active and the same on
+// every lane).
+func SubgroupBroadcast[T any](v T, lane uint32) T {
+	var r T
+	exchange("SubgroupBroadcast", v, func(vals []any, active []bool, _ uint32) {
+		if lane < uint32(len(active)) && active[lane] {
+			r = vals[lane].(T)
+		}
+	})
+	return r
+}
+
+// SubgroupBroadcastFirst returns v from the lowest active lane.
+func SubgroupBroadcastFirst[T any](v T) T {
+	var r T
+	exchange("SubgroupBroadcastFirst", v, func(vals []any, active []bool, _ uint32) {
+		for l, a := range active {
+			if a {
+				r = vals[l].(T)
+				return
+			}
+		}
+	})
+	return r
+}
+
+// SubgroupShuffle returns v from lane src (any active lane; the result is
+// the zero value when src is not active, where a device leaves it undefined).
+func SubgroupShuffle[T any](v T, src uint32) T {
+	var r T
+	exchange("SubgroupShuffle", v, func(vals []any, active []bool, _ uint32) {
+		if src < uint32(len(active)) && active[src] {
+			r = vals[src].(T)
+		}
+	})
+	return r
+}
+
+func reduce[T Number](what string, v T, op func(a, b T) T, upTo func(lane uint32, l int) bool) T {
+	var r T
+	exchange(what, v, func(vals []any, active []bool, lane uint32) {
+		first := true
+		for l, a := range active {
+			if !a || !upTo(lane, l) {
+				continue
+			}
+			x := vals[l].(T)
+			if first {
+				r, first = x, false
+			} else {
+				r = op(r, x)
+			}
+		}
+	})
+	return r
+}
+
+func all(uint32, int) bool              { return true }
+func inclusive(lane uint32, l int) bool { return l <= int(lane) }
+func exclusive(lane uint32, l int) bool { return l < int(lane) }
+func add[T Number](a, b T) T            { return a + b }
+
+// SubgroupAdd returns the sum of v over the active lanes.
+func SubgroupAdd[T Number](v T) T { return reduce("SubgroupAdd", v, add[T], all) }
+
+// SubgroupMul returns the product of v over the active lanes.
+func SubgroupMul[T Number](v T) T {
+	return reduce("SubgroupMul", v, func(a, b T) T { return a * b }, all)
+}
+
+// SubgroupMin returns the minimum of v over the active lanes.
+func SubgroupMin[T Number](v T) T {
+	return reduce("SubgroupMin", v, func(a, b T) T { return min(a, b) }, all)
+}
+
+// SubgroupMax returns the maximum of v over the active lanes.
+func SubgroupMax[T Number](v T) T {
+	return reduce("SubgroupMax", v, func(a, b T) T { return max(a, b) }, all)
+}
+
+// SubgroupInclusiveAdd returns the sum of v over the active lanes up to and
+// including the calling lane.
+func SubgroupInclusiveAdd[T Number](v T) T {
+	return reduce("SubgroupInclusiveAdd", v, add[T], inclusive)
+}
+
+// SubgroupExclusiveAdd returns the sum of v over the active lanes below the
+// calling lane (0 on the lowest).
+func SubgroupExclusiveAdd[T Number](v T) T {
+	return reduce("SubgroupExclusiveAdd", v, add[T], exclusive)
+}
