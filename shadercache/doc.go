@@ -1,0 +1,22 @@
+// Package shadercache persists the blobs a lucent device needs across runs:
+// ahead-of-time shader bytecode, just-in-time shader cache entries, the
+// runtime's own internal shaders and Vulkan pipeline-cache data.
+//
+// Everything goes through the [BinaryIO] interface. Two implementations ship
+// with the package — [NewDir], a directory shared safely by any number of
+// processes, and [NewMemory] — and [Disabled] turns caching off. Users may
+// plug in their own (a database, an asset bundle, a network store).
+//
+// The one design choice a reader must know: a read never returns wrong bytes.
+// A directory entry is written to a temporary file and renamed into place, so
+// readers see either the old or the new entry, never a mix; and every entry
+// carries a header (magic, format version, kind, name, payload length and a
+// CRC-32C checksum), so an entry that is truncated, damaged, of another format
+// version or stored under another name reads as a miss, which the caller
+// answers by compiling again and rewriting the entry. A miss is
+// (nil, false, nil); an error means the store itself failed (permission
+// denied, an invalid name), never that an entry was absent or damaged.
+//
+// Just-in-time cache entries are addressed by a [Key], a SHA-256 digest of the
+// named parts that determine the generated code (see [NewKey]).
+package shadercache
