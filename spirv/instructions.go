@@ -36,67 +36,71 @@ func (b *Builder) unary(op Op, t, x ID) ID     { return b.inst(op, t, uint32(x))
 
 // Arithmetic.
 
-func (b *Builder) IAdd(t, x, y ID) ID                 { return b.binary(OpIAdd, t, x, y) }
-func (b *Builder) ISub(t, x, y ID) ID                 { return b.binary(OpISub, t, x, y) }
-func (b *Builder) IMul(t, x, y ID) ID                 { return b.binary(OpIMul, t, x, y) }
-func (b *Builder) SDiv(t, x, y ID) ID                 { return b.binary(OpSDiv, t, x, y) }
-func (b *Builder) UDiv(t, x, y ID) ID                 { return b.binary(OpUDiv, t, x, y) }
-func (b *Builder) SRem(t, x, y ID) ID                 { return b.binary(OpSRem, t, x, y) }
-func (b *Builder) SMod(t, x, y ID) ID                 { return b.binary(OpSMod, t, x, y) }
-func (b *Builder) UMod(t, x, y ID) ID                 { return b.binary(OpUMod, t, x, y) }
-func (b *Builder) FAdd(t, x, y ID) ID                 { return b.binary(OpFAdd, t, x, y) }
-func (b *Builder) FSub(t, x, y ID) ID                 { return b.binary(OpFSub, t, x, y) }
-func (b *Builder) FMul(t, x, y ID) ID                 { return b.binary(OpFMul, t, x, y) }
-func (b *Builder) FDiv(t, x, y ID) ID                 { return b.binary(OpFDiv, t, x, y) }
-func (b *Builder) FRem(t, x, y ID) ID                 { return b.binary(OpFRem, t, x, y) }
-func (b *Builder) FMod(t, x, y ID) ID                 { return b.binary(OpFMod, t, x, y) }
-func (b *Builder) SNegate(t, x ID) ID                 { return b.unary(OpSNegate, t, x) }
-func (b *Builder) FNegate(t, x ID) ID                 { return b.unary(OpFNegate, t, x) }
-func (b *Builder) VectorTimesScalar(t, v, s ID) ID    { return b.binary(OpVectorTimesScalar, t, v, s) }
-func (b *Builder) MatrixTimesScalar(t, m, s ID) ID    { return b.binary(OpMatrixTimesScalar, t, m, s) }
-func (b *Builder) MatrixTimesVector(t, m, v ID) ID    { return b.binary(OpMatrixTimesVector, t, m, v) }
-func (b *Builder) VectorTimesMatrix(t, v, m ID) ID    { return b.binary(OpVectorTimesMatrix, t, v, m) }
-func (b *Builder) MatrixTimesMatrix(t, x, y ID) ID    { return b.binary(OpMatrixTimesMatrix, t, x, y) }
-func (b *Builder) Dot(t, x, y ID) ID                  { return b.binary(OpDot, t, x, y) }
-func (b *Builder) Transpose(t, m ID) ID               { return b.unary(OpTranspose, t, m) }
-func (b *Builder) BitwiseAnd(t, x, y ID) ID           { return b.binary(OpBitwiseAnd, t, x, y) }
-func (b *Builder) BitwiseOr(t, x, y ID) ID            { return b.binary(OpBitwiseOr, t, x, y) }
-func (b *Builder) BitwiseXor(t, x, y ID) ID           { return b.binary(OpBitwiseXor, t, x, y) }
-func (b *Builder) Not(t, x ID) ID                     { return b.unary(OpNot, t, x) }
-func (b *Builder) ShiftLeftLogical(t, x, n ID) ID     { return b.binary(OpShiftLeftLogical, t, x, n) }
-func (b *Builder) ShiftRightLogical(t, x, n ID) ID    { return b.binary(OpShiftRightLogical, t, x, n) }
-func (b *Builder) ShiftRightArithmetic(t, x, n ID) ID { return b.binary(OpShiftRightArithmetic, t, x, n) }
-func (b *Builder) BitCount(t, x ID) ID                { return b.unary(OpBitCount, t, x) }
-func (b *Builder) BitReverse(t, x ID) ID              { return b.unary(OpBitReverse, t, x) }
+func (b *Builder) IAdd(t, x, y ID) ID              { return b.binary(OpIAdd, t, x, y) }
+func (b *Builder) ISub(t, x, y ID) ID              { return b.binary(OpISub, t, x, y) }
+func (b *Builder) IMul(t, x, y ID) ID              { return b.binary(OpIMul, t, x, y) }
+func (b *Builder) SDiv(t, x, y ID) ID              { return b.binary(OpSDiv, t, x, y) }
+func (b *Builder) UDiv(t, x, y ID) ID              { return b.binary(OpUDiv, t, x, y) }
+func (b *Builder) SRem(t, x, y ID) ID              { return b.binary(OpSRem, t, x, y) }
+func (b *Builder) SMod(t, x, y ID) ID              { return b.binary(OpSMod, t, x, y) }
+func (b *Builder) UMod(t, x, y ID) ID              { return b.binary(OpUMod, t, x, y) }
+func (b *Builder) FAdd(t, x, y ID) ID              { return b.binary(OpFAdd, t, x, y) }
+func (b *Builder) FSub(t, x, y ID) ID              { return b.binary(OpFSub, t, x, y) }
+func (b *Builder) FMul(t, x, y ID) ID              { return b.binary(OpFMul, t, x, y) }
+func (b *Builder) FDiv(t, x, y ID) ID              { return b.binary(OpFDiv, t, x, y) }
+func (b *Builder) FRem(t, x, y ID) ID              { return b.binary(OpFRem, t, x, y) }
+func (b *Builder) FMod(t, x, y ID) ID              { return b.binary(OpFMod, t, x, y) }
+func (b *Builder) SNegate(t, x ID) ID              { return b.unary(OpSNegate, t, x) }
+func (b *Builder) FNegate(t, x ID) ID              { return b.unary(OpFNegate, t, x) }
+func (b *Builder) VectorTimesScalar(t, v, s ID) ID { return b.binary(OpVectorTimesScalar, t, v, s) }
+func (b *Builder) MatrixTimesScalar(t, m, s ID) ID { return b.binary(OpMatrixTimesScalar, t, m, s) }
+func (b *Builder) MatrixTimesVector(t, m, v ID) ID { return b.binary(OpMatrixTimesVector, t, m, v) }
+func (b *Builder) VectorTimesMatrix(t, v, m ID) ID { return b.binary(OpVectorTimesMatrix, t, v, m) }
+func (b *Builder) MatrixTimesMatrix(t, x, y ID) ID { return b.binary(OpMatrixTimesMatrix, t, x, y) }
+func (b *Builder) Dot(t, x, y ID) ID               { return b.binary(OpDot, t, x, y) }
+func (b *Builder) Transpose(t, m ID) ID            { return b.unary(OpTranspose, t, m) }
+func (b *Builder) BitwiseAnd(t, x, y ID) ID        { return b.binary(OpBitwiseAnd, t, x, y) }
+func (b *Builder) BitwiseOr(t, x, y ID) ID         { return b.binary(OpBitwiseOr, t, x, y) }
+func (b *Builder) BitwiseXor(t, x, y ID) ID        { return b.binary(OpBitwiseXor, t, x, y) }
+func (b *Builder) Not(t, x ID) ID                  { return b.unary(OpNot, t, x) }
+func (b *Builder) ShiftLeftLogical(t, x, n ID) ID  { return b.binary(OpShiftLeftLogical, t, x, n) }
+func (b *Builder) ShiftRightLogical(t, x, n ID) ID { return b.binary(OpShiftRightLogical, t, x, n) }
+func (b *Builder) ShiftRightArithmetic(t, x, n ID) ID {
+	return b.binary(OpShiftRightArithmetic, t, x, n)
+}
+func (b *Builder) BitCount(t, x ID) ID   { return b.unary(OpBitCount, t, x) }
+func (b *Builder) BitReverse(t, x ID) ID { return b.unary(OpBitReverse, t, x) }
 
 // Logic and comparison.
 
-func (b *Builder) LogicalAnd(t, x, y ID) ID           { return b.binary(OpLogicalAnd, t, x, y) }
-func (b *Builder) LogicalOr(t, x, y ID) ID            { return b.binary(OpLogicalOr, t, x, y) }
-func (b *Builder) LogicalNot(t, x ID) ID              { return b.unary(OpLogicalNot, t, x) }
-func (b *Builder) LogicalEqual(t, x, y ID) ID         { return b.binary(OpLogicalEqual, t, x, y) }
-func (b *Builder) LogicalNotEqual(t, x, y ID) ID      { return b.binary(OpLogicalNotEqual, t, x, y) }
-func (b *Builder) IEqual(t, x, y ID) ID               { return b.binary(OpIEqual, t, x, y) }
-func (b *Builder) INotEqual(t, x, y ID) ID            { return b.binary(OpINotEqual, t, x, y) }
-func (b *Builder) SLessThan(t, x, y ID) ID            { return b.binary(OpSLessThan, t, x, y) }
-func (b *Builder) SLessThanEqual(t, x, y ID) ID       { return b.binary(OpSLessThanEqual, t, x, y) }
-func (b *Builder) SGreaterThan(t, x, y ID) ID         { return b.binary(OpSGreaterThan, t, x, y) }
-func (b *Builder) SGreaterThanEqual(t, x, y ID) ID    { return b.binary(OpSGreaterThanEqual, t, x, y) }
-func (b *Builder) ULessThan(t, x, y ID) ID            { return b.binary(OpULessThan, t, x, y) }
-func (b *Builder) ULessThanEqual(t, x, y ID) ID       { return b.binary(OpULessThanEqual, t, x, y) }
-func (b *Builder) UGreaterThan(t, x, y ID) ID         { return b.binary(OpUGreaterThan, t, x, y) }
-func (b *Builder) UGreaterThanEqual(t, x, y ID) ID    { return b.binary(OpUGreaterThanEqual, t, x, y) }
-func (b *Builder) FOrdEqual(t, x, y ID) ID            { return b.binary(OpFOrdEqual, t, x, y) }
-func (b *Builder) FOrdNotEqual(t, x, y ID) ID         { return b.binary(OpFOrdNotEqual, t, x, y) }
-func (b *Builder) FOrdLessThan(t, x, y ID) ID         { return b.binary(OpFOrdLessThan, t, x, y) }
-func (b *Builder) FOrdLessThanEqual(t, x, y ID) ID    { return b.binary(OpFOrdLessThanEqual, t, x, y) }
-func (b *Builder) FOrdGreaterThan(t, x, y ID) ID      { return b.binary(OpFOrdGreaterThan, t, x, y) }
-func (b *Builder) FOrdGreaterThanEqual(t, x, y ID) ID { return b.binary(OpFOrdGreaterThanEqual, t, x, y) }
-func (b *Builder) FUnordNotEqual(t, x, y ID) ID       { return b.binary(OpFUnordNotEqual, t, x, y) }
-func (b *Builder) IsNan(t, x ID) ID                   { return b.unary(OpIsNan, t, x) }
-func (b *Builder) IsInf(t, x ID) ID                   { return b.unary(OpIsInf, t, x) }
-func (b *Builder) Any(t, v ID) ID                     { return b.unary(OpAny, t, v) }
-func (b *Builder) All(t, v ID) ID                     { return b.unary(OpAll, t, v) }
+func (b *Builder) LogicalAnd(t, x, y ID) ID        { return b.binary(OpLogicalAnd, t, x, y) }
+func (b *Builder) LogicalOr(t, x, y ID) ID         { return b.binary(OpLogicalOr, t, x, y) }
+func (b *Builder) LogicalNot(t, x ID) ID           { return b.unary(OpLogicalNot, t, x) }
+func (b *Builder) LogicalEqual(t, x, y ID) ID      { return b.binary(OpLogicalEqual, t, x, y) }
+func (b *Builder) LogicalNotEqual(t, x, y ID) ID   { return b.binary(OpLogicalNotEqual, t, x, y) }
+func (b *Builder) IEqual(t, x, y ID) ID            { return b.binary(OpIEqual, t, x, y) }
+func (b *Builder) INotEqual(t, x, y ID) ID         { return b.binary(OpINotEqual, t, x, y) }
+func (b *Builder) SLessThan(t, x, y ID) ID         { return b.binary(OpSLessThan, t, x, y) }
+func (b *Builder) SLessThanEqual(t, x, y ID) ID    { return b.binary(OpSLessThanEqual, t, x, y) }
+func (b *Builder) SGreaterThan(t, x, y ID) ID      { return b.binary(OpSGreaterThan, t, x, y) }
+func (b *Builder) SGreaterThanEqual(t, x, y ID) ID { return b.binary(OpSGreaterThanEqual, t, x, y) }
+func (b *Builder) ULessThan(t, x, y ID) ID         { return b.binary(OpULessThan, t, x, y) }
+func (b *Builder) ULessThanEqual(t, x, y ID) ID    { return b.binary(OpULessThanEqual, t, x, y) }
+func (b *Builder) UGreaterThan(t, x, y ID) ID      { return b.binary(OpUGreaterThan, t, x, y) }
+func (b *Builder) UGreaterThanEqual(t, x, y ID) ID { return b.binary(OpUGreaterThanEqual, t, x, y) }
+func (b *Builder) FOrdEqual(t, x, y ID) ID         { return b.binary(OpFOrdEqual, t, x, y) }
+func (b *Builder) FOrdNotEqual(t, x, y ID) ID      { return b.binary(OpFOrdNotEqual, t, x, y) }
+func (b *Builder) FOrdLessThan(t, x, y ID) ID      { return b.binary(OpFOrdLessThan, t, x, y) }
+func (b *Builder) FOrdLessThanEqual(t, x, y ID) ID { return b.binary(OpFOrdLessThanEqual, t, x, y) }
+func (b *Builder) FOrdGreaterThan(t, x, y ID) ID   { return b.binary(OpFOrdGreaterThan, t, x, y) }
+func (b *Builder) FOrdGreaterThanEqual(t, x, y ID) ID {
+	return b.binary(OpFOrdGreaterThanEqual, t, x, y)
+}
+func (b *Builder) FUnordNotEqual(t, x, y ID) ID { return b.binary(OpFUnordNotEqual, t, x, y) }
+func (b *Builder) IsNan(t, x ID) ID             { return b.unary(OpIsNan, t, x) }
+func (b *Builder) IsInf(t, x ID) ID             { return b.unary(OpIsInf, t, x) }
+func (b *Builder) Any(t, v ID) ID               { return b.unary(OpAny, t, v) }
+func (b *Builder) All(t, v ID) ID               { return b.unary(OpAll, t, v) }
 
 // Select returns cond ? x : y.
 func (b *Builder) Select(t, cond, x, y ID) ID {
@@ -170,7 +174,9 @@ func (b *Builder) VectorShuffle(t, x, y ID, components ...uint32) ID {
 }
 
 // VectorExtractDynamic returns v[i].
-func (b *Builder) VectorExtractDynamic(t, v, i ID) ID { return b.binary(OpVectorExtractDynamic, t, v, i) }
+func (b *Builder) VectorExtractDynamic(t, v, i ID) ID {
+	return b.binary(OpVectorExtractDynamic, t, v, i)
+}
 
 // VectorInsertDynamic returns v with v[i] = x.
 func (b *Builder) VectorInsertDynamic(t, v, x, i ID) ID {
