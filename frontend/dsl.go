@@ -1,0 +1,374 @@
+package frontend
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+)
+
+// K traces the body of a kernel or callable: the DSL's control flow and
+// side effects (stores, atomics, barriers) are recorded into the current
+// block as they are called, while arithmetic on values builds expression
+// trees. A value read from mutable storage (a buffer, a variable) or made by
+// a call is snapshotted into a fresh local where it is read, so later writes
+// do not change it.
+type K struct {
+	fn  *Function
+	cur *Block
+	err error
+	n   int // temporaries made
+}
+
+// ErrDSL is wrapped by errors found while tracing a DSL kernel.
+var ErrDSL = errors.New("frontend: kernel DSL")
+
+// Err is the first error recorded while tracing.
+func (k *K) Err() error { return k.err }
+
+// Function is the function being traced.
+func (k *K) Function() *Function { return k.fn }
+
+func (k *K) fail(err error) {
+	if k.err == nil && err != nil {
+		k.err = err
+	}
+}
+
+func (k *K) failf(format string, args ...any) {
+	k.fail(fmt.Errorf("%w: %s: %s", ErrDSL, k.fn.Name, fmt.Sprintf(format, args...)))
+}
+
+// poison stands for a value whose construction failed; it carries the error
+// to the first statement that uses it.
+type poison struct{ err error }
+
+func (*poison) Type() *Type { return TVoid }
+func (*poison) exprNode()   {}
+
+func poisoned(es ...Expr) Expr {
+	for _, e := range es {
+		if p, ok := e.(*poison); ok {
+			return p
+		}
+		if e == nil {
+			return &poison{fmt.Errorf("%w: use of a zero (unset) value", ErrDSL)}
+		}
+	}
+	return nil
+}
+
+// check records the first poison inside e and reports whether e is sound.
+func (k *K) check(es ...Expr) bool {
+	for _, e := range es {
+		bad := false
+		walkExpr(e, func(x Expr) {
+			if p, ok := x.(*poison); ok && !bad {
+				bad = true
+				k.fail(fmt.Errorf("%s: %w", k.fn.Name, p.err))
+			}
+		})
+		if e == nil {
+			bad = true
+			k.failf("use of a zero (unset) value")
+		}
+		if bad {
+			return false
+		}
+	}
+	return true
+}
+
+func walkExpr(e Expr, fn func(Expr)) {
+	if e == nil {
+		return
+	}
+	fn(e)
+	switch e := e.(type) {
+	case *Unary:
+		walkExpr(e.X, fn)
+	case *Binary:
+		walkExpr(e.X, fn)
+		walkExpr(e.Y, fn)
+	case *Member:
+		walkExpr(e.X, fn)
+	case *Swizzle:
+		walkExpr(e.X, fn)
+	case *Index:
+		walkExpr(e.X, fn)
+		walkExpr(e.I, fn)
+	case *Call:
+		for _, a := range e.Args {
+			walkExpr(a, fn)
+		}
+	case *Cast:
+		walkExpr(e.X, fn)
+	case *Construct:
+		for _, a := range e.Args {
+			walkExpr(a, fn)
+		}
+	}
+}
+
+func (k *K) emit(s Stmt) { k.cur.Stmts = append(k.cur.Stmts, s) }
+
+// let evaluates e here, into a fresh local, and returns a reference to it.
+func (k *K) let(e Expr) Expr {
+	if !k.check(e) {
+		return &poison{k.err}
+	}
+	k.n++
+	v := k.fn.AddLocal(fmt.Sprintf("t%d", k.n), e.Type())
+	k.emit(&Assign{Dst: &Ref{Var: v}, Src: e})
+	return &Ref{Var: v}
+}
+
+// nested traces body into a new block.
+func (k *K) nested(body func()) *Block {
+	b := &Block{}
+	saved := k.cur
+	k.cur = b
+	defer func() { k.cur = saved }()
+	if body != nil {
+		body()
+	}
+	return b
+}
+
+func (k *K) builtin(b BuiltinVar) Expr {
+	if k.fn.Kind != KernelFunc {
+		k.failf("built-in %s is only available in kernels (pass it to the callable)", b)
+	}
+	return &Ref{Var: &Var{Name: b.String(), Type: b.Type(), Kind: VarBuiltin, Builtin: b}}
+}
+
+// DispatchID is the thread's id in the whole dispatch.
+func (k *K) DispatchID() U32x3 { return U32x3{k.builtin(DispatchID)} }
+
+// ThreadID is the thread's id inside its block.
+func (k *K) ThreadID() U32x3 { return U32x3{k.builtin(ThreadID)} }
+
+// BlockID is the id of the thread's block.
+func (k *K) BlockID() U32x3 { return U32x3{k.builtin(BlockID)} }
+
+// DispatchSize is the number of threads asked for.
+func (k *K) DispatchSize() U32x3 { return U32x3{k.builtin(DispatchSize)} }
+
+// BlockSize is the kernel's block size.
+func (k *K) BlockSize() U32x3 { return U32x3{k.builtin(BlockSize)} }
+
+// SubgroupLane is the thread's lane in its subgroup.
+func (k *K) SubgroupLane() U32 { return U32{k.builtin(SubgroupLane)} }
+
+// SubgroupSize is the number of lanes of a subgroup.
+func (k *K) SubgroupSize() U32 { return U32{k.builtin(SubgroupSize)} }
+
+// IfChain continues an If with Else or ElseIf.
+type IfChain struct {
+	k    *K
+	last *If
+}
+
+// If runs then when cond holds.
+func (k *K) If(cond Bool, then func()) *IfChain {
+	if !k.check(cond.e) {
+		return &IfChain{k: k, last: &If{}}
+	}
+	s := &If{Cond: cond.e, Then: k.nested(then)}
+	k.emit(s)
+	return &IfChain{k: k, last: s}
+}
+
+// ElseIf adds an else-if arm.
+func (c *IfChain) ElseIf(cond Bool, then func()) *IfChain {
+	if c.last.Else != nil {
+		c.k.failf("ElseIf after Else")
+		return c
+	}
+	var inner *If
+	c.last.Else = c.k.nested(func() {
+		if c.k.check(cond.e) {
+			inner = &If{Cond: cond.e, Then: c.k.nested(then)}
+			c.k.emit(inner)
+		}
+	})
+	if inner == nil {
+		inner = &If{}
+	}
+	return &IfChain{k: c.k, last: inner}
+}
+
+// Else adds the else arm.
+func (c *IfChain) Else(body func()) {
+	if c.last.Else != nil {
+		c.k.failf("second Else")
+		return
+	}
+	c.last.Else = c.k.nested(body)
+}
+
+// Loop repeats body until Break or Return.
+func (k *K) Loop(body func()) { k.emit(&Loop{Body: k.nested(body)}) }
+
+// While repeats body while cond holds; cond is traced once and evaluated
+// before each iteration.
+func (k *K) While(cond func() Bool, body func()) {
+	k.Loop(func() {
+		c := cond()
+		k.If(c.Not(), k.Break)
+		body()
+	})
+}
+
+// Break leaves the innermost loop or switch.
+func (k *K) Break() { k.emit(&Break{}) }
+
+// Continue starts the next iteration of the innermost loop.
+func (k *K) Continue() { k.emit(&Continue{}) }
+
+// Return leaves a kernel or a callable without a result.
+func (k *K) Return() { k.emit(&Return{}) }
+
+// ReturnValue leaves a callable with result v.
+func (k *K) ReturnValue(v Value) {
+	if k.check(v.Expr()) {
+		k.emit(&Return{Value: v.Expr()})
+	}
+}
+
+// Barrier is a workgroup execution and memory barrier.
+func (k *K) Barrier() { k.emit(&ExprStmt{X: &Call{Op: OpBarrier, T: TVoid}}) }
+
+// Comment records a note in the AST.
+func (k *K) Comment(text string) { k.emit(&Comment{Text: text}) }
+
+// Range runs body(i) for i = lo, lo+1, … while i < hi.
+func Range[E Integer](k *K, lo, hi Val[E], body func(i Val[E])) {
+	if !k.check(lo.e, hi.e) {
+		return
+	}
+	k.n++
+	v := k.fn.AddLocal(fmt.Sprintf("i%d", k.n), lo.e.Type())
+	k.emit(&Assign{Dst: &Ref{Var: v}, Src: lo.e})
+	i := &Ref{Var: v}
+	one := LitInt(lo.e.Type(), 1)
+	k.emit(&For{
+		Cond:   &Binary{Op: Lt, X: i, Y: hi.e, T: TBool},
+		Update: &Block{Stmts: []Stmt{&Assign{Dst: i, Src: &Binary{Op: Add, X: i, Y: one, T: i.Type()}}}},
+		Body:   k.nested(func() { body(Val[E]{k.let(i)}) }),
+	})
+}
+
+// SwitchB builds a switch.
+type SwitchB struct {
+	k *K
+	s *Switch
+}
+
+// Switch branches on an i32 or u32 tag; add arms with Case and Default.
+func (k *K) Switch(tag Value) *SwitchB {
+	s := &Switch{Tag: tag.Expr()}
+	if k.check(tag.Expr()) {
+		k.emit(s)
+	}
+	return &SwitchB{k: k, s: s}
+}
+
+// Case adds an arm for values.
+func (b *SwitchB) Case(body func(), values ...int64) *SwitchB {
+	b.s.Cases = append(b.s.Cases, Case{Values: values, Body: b.k.nested(body)})
+	return b
+}
+
+// Default adds the default arm.
+func (b *SwitchB) Default(body func()) *SwitchB {
+	b.s.Default = b.k.nested(body)
+	return b
+}
+
+// kernelParam is implemented by the DSL types a kernel takes as arguments.
+type kernelParam interface {
+	paramType() (*Type, error)
+	bind(k *K, v *Var) any
+}
+
+// Kernel1D traces fn, a func(*K, args…) whose arguments are DSL values
+// (uniforms), Buf[…], Tex2D or Tex3D (resources), into a 1-D kernel whose
+// blocks have block threads.
+func Kernel1D(block int, fn any) (*Function, error) {
+	return trace("kernel", 1, [3]uint32{uint32(block), 1, 1}, fn)
+}
+
+// Kernel2D is Kernel1D over a 2-D grid with bx×by blocks.
+func Kernel2D(bx, by int, fn any) (*Function, error) {
+	return trace("kernel", 2, [3]uint32{uint32(bx), uint32(by), 1}, fn)
+}
+
+// Kernel3D is Kernel1D over a 3-D grid.
+func Kernel3D(bx, by, bz int, fn any) (*Function, error) {
+	return trace("kernel", 3, [3]uint32{uint32(bx), uint32(by), uint32(bz)}, fn)
+}
+
+var kType = reflect.TypeFor[*K]()
+
+func trace(name string, dim int, block [3]uint32, fn any) (f *Function, err error) {
+	fv := reflect.ValueOf(fn)
+	ft := fv.Type()
+	if fv.Kind() != reflect.Func || ft.NumIn() == 0 || ft.In(0) != kType || ft.NumOut() != 0 {
+		return nil, fmt.Errorf("%w: a kernel is a func(*frontend.K, args…) without results, got %T", ErrDSL, fn)
+	}
+	if fv.IsNil() {
+		return nil, fmt.Errorf("%w: nil kernel function", ErrDSL)
+	}
+	f = NewKernel(name, dim, block)
+	k := &K{fn: f, cur: f.Body}
+	args := []reflect.Value{reflect.ValueOf(k)}
+	for i := 1; i < ft.NumIn(); i++ {
+		p, ok := reflect.New(ft.In(i)).Elem().Interface().(kernelParam)
+		if !ok {
+			return nil, fmt.Errorf("%w: kernel argument %d has type %s, which is not a DSL type", ErrDSL, i, ft.In(i))
+		}
+		t, err := p.paramType()
+		if err != nil {
+			return nil, fmt.Errorf("%w: kernel argument %d: %w", ErrDSL, i, err)
+		}
+		v := f.AddParam(fmt.Sprintf("arg%d", i-1), t, VarArg)
+		args = append(args, reflect.ValueOf(p.bind(k, v)))
+	}
+	if err := k.run(func() { fv.Call(args) }); err != nil {
+		return nil, err
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// run calls body, turning a panic inside it into an error.
+func (k *K) run(body func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %s: panic while tracing: %v", ErrDSL, k.fn.Name, r)
+		}
+	}()
+	body()
+	return k.err
+}
+
+// Capture makes a host resource (a buffer or texture of the runtime) a
+// hidden argument of the kernel: the returned DSL value stands for it in the
+// body, and the runtime passes the resource without being given it at
+// dispatch. P is the DSL type, e.g. Buf[F32].
+func Capture[P kernelParam](k *K, host any) P {
+	var p P
+	t, err := p.paramType()
+	if err != nil || k.fn.Kind != KernelFunc || host == nil {
+		if err == nil {
+			err = fmt.Errorf("only kernels capture non-nil resources")
+		}
+		k.failf("capture: %v", err)
+		return p
+	}
+	v := k.fn.AddParam(fmt.Sprintf("capture%d", len(k.fn.Params)), t, VarArg)
+	v.Capture = host
+	return p.bind(k, v).(P)
+}

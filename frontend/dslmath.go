@@ -1,0 +1,146 @@
+package frontend
+
+// The built-ins as generic DSL functions: V is any scalar or vector DSL
+// type the built-in accepts (CallType says which); a wrong one poisons the
+// result and the kernel reports the error.
+
+// Abs is the abs built-in, componentwise.
+func Abs[V Value](x V) V { return call[V](OpAbs, x.Expr()) }
+
+// Sign is the sign built-in, componentwise.
+func Sign[V Value](x V) V { return call[V](OpSign, x.Expr()) }
+
+// Floor is the floor built-in, componentwise.
+func Floor[V Value](x V) V { return call[V](OpFloor, x.Expr()) }
+
+// Ceil is the ceil built-in, componentwise.
+func Ceil[V Value](x V) V { return call[V](OpCeil, x.Expr()) }
+
+// Round is the round built-in, componentwise.
+func Round[V Value](x V) V { return call[V](OpRound, x.Expr()) }
+
+// Trunc is the trunc built-in, componentwise.
+func Trunc[V Value](x V) V { return call[V](OpTrunc, x.Expr()) }
+
+// Fract is the fract built-in, componentwise.
+func Fract[V Value](x V) V { return call[V](OpFract, x.Expr()) }
+
+// Sqrt is the sqrt built-in, componentwise.
+func Sqrt[V Value](x V) V { return call[V](OpSqrt, x.Expr()) }
+
+// InverseSqrt is the inversesqrt built-in, componentwise.
+func InverseSqrt[V Value](x V) V { return call[V](OpInverseSqrt, x.Expr()) }
+
+// Exp is the exp built-in, componentwise.
+func Exp[V Value](x V) V { return call[V](OpExp, x.Expr()) }
+
+// Exp2 is the exp2 built-in, componentwise.
+func Exp2[V Value](x V) V { return call[V](OpExp2, x.Expr()) }
+
+// Log is the log built-in, componentwise.
+func Log[V Value](x V) V { return call[V](OpLog, x.Expr()) }
+
+// Log2 is the log2 built-in, componentwise.
+func Log2[V Value](x V) V { return call[V](OpLog2, x.Expr()) }
+
+// Sin is the sin built-in, componentwise.
+func Sin[V Value](x V) V { return call[V](OpSin, x.Expr()) }
+
+// Cos is the cos built-in, componentwise.
+func Cos[V Value](x V) V { return call[V](OpCos, x.Expr()) }
+
+// Tan is the tan built-in, componentwise.
+func Tan[V Value](x V) V { return call[V](OpTan, x.Expr()) }
+
+// Asin is the asin built-in, componentwise.
+func Asin[V Value](x V) V { return call[V](OpAsin, x.Expr()) }
+
+// Acos is the acos built-in, componentwise.
+func Acos[V Value](x V) V { return call[V](OpAcos, x.Expr()) }
+
+// Atan is the atan built-in, componentwise.
+func Atan[V Value](x V) V { return call[V](OpAtan, x.Expr()) }
+
+// Sinh is the sinh built-in, componentwise.
+func Sinh[V Value](x V) V { return call[V](OpSinh, x.Expr()) }
+
+// Cosh is the cosh built-in, componentwise.
+func Cosh[V Value](x V) V { return call[V](OpCosh, x.Expr()) }
+
+// Tanh is the tanh built-in, componentwise.
+func Tanh[V Value](x V) V { return call[V](OpTanh, x.Expr()) }
+
+// Asinh is the asinh built-in, componentwise.
+func Asinh[V Value](x V) V { return call[V](OpAsinh, x.Expr()) }
+
+// Acosh is the acosh built-in, componentwise.
+func Acosh[V Value](x V) V { return call[V](OpAcosh, x.Expr()) }
+
+// Atanh is the atanh built-in, componentwise.
+func Atanh[V Value](x V) V { return call[V](OpAtanh, x.Expr()) }
+
+// Radians is the radians built-in, componentwise.
+func Radians[V Value](x V) V { return call[V](OpRadians, x.Expr()) }
+
+// Degrees is the degrees built-in, componentwise.
+func Degrees[V Value](x V) V { return call[V](OpDegrees, x.Expr()) }
+
+// Saturate is the saturate built-in, componentwise.
+func Saturate[V Value](x V) V { return call[V](OpSaturate, x.Expr()) }
+
+// PopCount is the popcount built-in, componentwise.
+func PopCount[V Value](x V) V { return call[V](OpPopCount, x.Expr()) }
+
+// Clz is the clz built-in, componentwise.
+func Clz[V Value](x V) V { return call[V](OpClz, x.Expr()) }
+
+// Ctz is the ctz built-in, componentwise.
+func Ctz[V Value](x V) V { return call[V](OpCtz, x.Expr()) }
+
+// BitReverse is the bitreverse built-in, componentwise.
+func BitReverse[V Value](x V) V { return call[V](OpBitReverse, x.Expr()) }
+
+// Pow is the pow built-in, componentwise.
+func Pow[V Value](x, y V) V { return call[V](OpPow, x.Expr(), y.Expr()) }
+
+// Atan2 is the atan2 built-in, componentwise.
+func Atan2[V Value](x, y V) V { return call[V](OpAtan2, x.Expr(), y.Expr()) }
+
+// Step is the step built-in, componentwise.
+func Step[V Value](x, y V) V { return call[V](OpStep, x.Expr(), y.Expr()) }
+
+// Min is the min built-in, componentwise.
+func Min[V Value](x, y V) V { return call[V](OpMin, x.Expr(), y.Expr()) }
+
+// Max is the max built-in, componentwise.
+func Max[V Value](x, y V) V { return call[V](OpMax, x.Expr(), y.Expr()) }
+
+// Clamp is the clamp built-in, componentwise.
+func Clamp[V Value](x, y, z V) V { return call[V](OpClamp, x.Expr(), y.Expr(), z.Expr()) }
+
+// Lerp is the lerp built-in, componentwise.
+func Lerp[V Value](x, y, z V) V { return call[V](OpLerp, x.Expr(), y.Expr(), z.Expr()) }
+
+// SmoothStep is the smoothstep built-in, componentwise.
+func SmoothStep[V Value](x, y, z V) V { return call[V](OpSmoothStep, x.Expr(), y.Expr(), z.Expr()) }
+
+// Fma is the fma built-in, componentwise.
+func Fma[V Value](x, y, z V) V { return call[V](OpFma, x.Expr(), y.Expr(), z.Expr()) }
+
+// Select is a when cond holds, else b.
+func Select[V Value](cond Bool, a, b V) V { return call[V](OpSelect, cond.Expr(), a.Expr(), b.Expr()) }
+
+// IsNaN reports whether x is NaN.
+func IsNaN[E Scalar](x Val[E]) Bool { return call[Bool](OpIsNaN, x.Expr()) }
+
+// IsInf reports whether x is ±Inf.
+func IsInf[E Scalar](x Val[E]) Bool { return call[Bool](OpIsInf, x.Expr()) }
+
+// Reflect reflects i about the normal n.
+func Reflect[E Scalar](i, n Vec3[E]) Vec3[E] { return call[Vec3[E]](OpReflect, i.Expr(), n.Expr()) }
+
+// Distance is |a - b|.
+func Distance[E Scalar](a, b Vec3[E]) Val[E] { return call[Val[E]](OpDistance, a.Expr(), b.Expr()) }
+
+// ReduceSum adds a vector's components.
+func ReduceSum[E Scalar](v Vec4[E]) Val[E] { return call[Val[E]](OpReduceSum, v.Expr()) }

@@ -1,0 +1,365 @@
+package frontend
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// Local is a mutable local variable holding a V.
+type Local[V Value] struct {
+	k *K
+	v *Var
+}
+
+// NewVar declares a local initialised to init.
+func NewVar[V Value](k *K, init V) *Local[V] {
+	e := init.Expr()
+	if !k.check(e) {
+		return &Local[V]{k: k, v: k.fn.AddLocal("bad", TVoid)}
+	}
+	k.n++
+	v := k.fn.AddLocal(fmt.Sprintf("v%d", k.n), e.Type())
+	k.emit(&Assign{Dst: &Ref{Var: v}, Src: e})
+	return &Local[V]{k: k, v: v}
+}
+
+// Get reads the variable's current value.
+func (x *Local[V]) Get() V { return wrapAs[V](x.k.let(&Ref{Var: x.v})) }
+
+// Set stores v.
+func (x *Local[V]) Set(v V) {
+	if x.k.check(v.Expr()) {
+		x.k.emit(&Assign{Dst: &Ref{Var: x.v}, Src: v.Expr()})
+	}
+}
+
+// Buf is a buffer argument of elements V (e.g. Buf[F32], Buf[F32x4],
+// Buf[Struct[Particle]]).
+type Buf[V Value] struct {
+	k *K
+	v *Var
+}
+
+func (Buf[V]) paramType() (*Type, error) {
+	t, err := typeOfValue[V]()
+	if err != nil {
+		return nil, err
+	}
+	if t.size == 0 || t.kind == KindBool {
+		return nil, fmt.Errorf("%w: no buffer of %s", ErrType, t)
+	}
+	return Buffer(t), nil
+}
+
+func (Buf[V]) bind(k *K, v *Var) any { return Buf[V]{k: k, v: v} }
+
+func (b Buf[V]) elem(i U32) (Expr, bool) {
+	if b.k == nil {
+		return &poison{fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}, false
+	}
+	if !b.k.check(i.Expr()) {
+		return nil, false
+	}
+	return &Index{X: &Ref{Var: b.v}, I: i.e, T: b.v.Type.elem}, true
+}
+
+// Read loads element i (out of range reads yield zero under robust access).
+func (b Buf[V]) Read(i U32) V {
+	e, ok := b.elem(i)
+	if !ok {
+		return wrapAs[V](&poison{fmt.Errorf("%w: bad buffer index", ErrDSL)})
+	}
+	return wrapAs[V](b.k.let(e))
+}
+
+// Write stores x at element i.
+func (b Buf[V]) Write(i U32, x V) {
+	e, ok := b.elem(i)
+	if ok && b.k.check(x.Expr()) {
+		b.k.emit(&Assign{Dst: e, Src: x.Expr()})
+	}
+}
+
+// Len is the number of elements.
+func (b Buf[V]) Len() U32 {
+	if b.k == nil {
+		return U32{&poison{fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}}
+	}
+	return U32{b.k.let(&Call{Op: OpBufferSize, Args: []Expr{&Ref{Var: b.v}}, T: TU32})}
+}
+
+// Atomic applies an atomic op (OpAtomicAdd …) to element i with operands and
+// returns the element's old value.
+func (b Buf[V]) Atomic(op Op, i U32, operands ...V) V {
+	e, ok := b.elem(i)
+	if !ok {
+		return wrapAs[V](&poison{fmt.Errorf("%w: bad buffer index", ErrDSL)})
+	}
+	return atomic(b.k, op, e, operands)
+}
+
+// AtomicAdd adds x to element i and returns the old value.
+func (b Buf[V]) AtomicAdd(i U32, x V) V { return b.Atomic(OpAtomicAdd, i, x) }
+
+func atomic[V Value](k *K, op Op, place Expr, operands []V) V {
+	args := []Expr{place}
+	for _, o := range operands {
+		args = append(args, o.Expr())
+	}
+	if p := poisoned(args...); p != nil {
+		k.check(p)
+		return wrapAs[V](p)
+	}
+	t, err := CallType(op, args)
+	if err != nil {
+		k.fail(fmt.Errorf("%s: %w", k.fn.Name, err))
+		return wrapAs[V](&poison{err})
+	}
+	return wrapAs[V](k.let(&Call{Op: op, Args: args, T: t}))
+}
+
+// Shared is a workgroup-shared array of V.
+type Shared[V Value] struct {
+	k *K
+	v *Var
+}
+
+// NewShared declares a shared array of n elements (kernels only).
+func NewShared[V Value](k *K, n int) Shared[V] {
+	t, err := typeOfValue[V]()
+	if err == nil && (n <= 0 || k.fn.Kind != KernelFunc || t.size == 0) {
+		err = fmt.Errorf("%w: shared array of %d %s in %s", ErrDSL, n, t, k.fn.Name)
+	}
+	if err != nil {
+		k.fail(err)
+		return Shared[V]{}
+	}
+	k.n++
+	return Shared[V]{k: k, v: k.fn.AddShared(fmt.Sprintf("shared%d", k.n), Array(t, n))}
+}
+
+func (s Shared[V]) elem(i U32) (Expr, bool) {
+	if s.k == nil {
+		return nil, false
+	}
+	if !s.k.check(i.Expr()) {
+		return nil, false
+	}
+	return &Index{X: &Ref{Var: s.v}, I: i.e, T: s.v.Type.elem}, true
+}
+
+// Read loads element i.
+func (s Shared[V]) Read(i U32) V {
+	e, ok := s.elem(i)
+	if !ok {
+		return wrapAs[V](&poison{fmt.Errorf("%w: bad shared access", ErrDSL)})
+	}
+	return wrapAs[V](s.k.let(e))
+}
+
+// Write stores x at element i.
+func (s Shared[V]) Write(i U32, x V) {
+	if e, ok := s.elem(i); ok && s.k.check(x.Expr()) {
+		s.k.emit(&Assign{Dst: e, Src: x.Expr()})
+	}
+}
+
+// Atomic applies an atomic op to element i.
+func (s Shared[V]) Atomic(op Op, i U32, operands ...V) V {
+	e, ok := s.elem(i)
+	if !ok {
+		return wrapAs[V](&poison{fmt.Errorf("%w: bad shared access", ErrDSL)})
+	}
+	return atomic(s.k, op, e, operands)
+}
+
+// LocalArray is a local fixed array of V.
+type LocalArray[V Value] struct {
+	k *K
+	v *Var
+}
+
+// NewArray declares a local array of n zero elements.
+func NewArray[V Value](k *K, n int) *LocalArray[V] {
+	t, err := typeOfValue[V]()
+	if err != nil || n <= 0 {
+		k.failf("array of %d elements: %v", n, err)
+		return &LocalArray[V]{}
+	}
+	k.n++
+	return &LocalArray[V]{k: k, v: k.fn.AddLocal(fmt.Sprintf("a%d", k.n), Array(t, n))}
+}
+
+// At loads element i.
+func (a *LocalArray[V]) At(i U32) V {
+	if a.k == nil || !a.k.check(i.Expr()) {
+		return wrapAs[V](&poison{fmt.Errorf("%w: bad array access", ErrDSL)})
+	}
+	return wrapAs[V](a.k.let(&Index{X: &Ref{Var: a.v}, I: i.e, T: a.v.Type.elem}))
+}
+
+// Set stores x at element i.
+func (a *LocalArray[V]) Set(i U32, x V) {
+	if a.k != nil && a.k.check(i.Expr(), x.Expr()) {
+		a.k.emit(&Assign{Dst: &Index{X: &Ref{Var: a.v}, I: i.e, T: a.v.Type.elem}, Src: x.Expr()})
+	}
+}
+
+// Tex2D is a 2D float texture argument (texels read as F32x4).
+type Tex2D struct {
+	k *K
+	v *Var
+}
+
+func (Tex2D) paramType() (*Type, error) { return Texture(2, Vector(TF32, 4)), nil }
+func (Tex2D) bind(k *K, v *Var) any     { return Tex2D{k: k, v: v} }
+
+func (t Tex2D) call(op Op, args ...Expr) Expr {
+	if t.k == nil {
+		return &poison{fmt.Errorf("%w: use of an unbound texture", ErrDSL)}
+	}
+	args = append([]Expr{&Ref{Var: t.v}}, args...)
+	if !t.k.check(args...) {
+		return &poison{t.k.err}
+	}
+	r, err := CallType(op, args)
+	if err != nil {
+		t.k.fail(err)
+		return &poison{err}
+	}
+	c := &Call{Op: op, Args: args, T: r}
+	if r == TVoid {
+		t.k.emit(&ExprStmt{X: c})
+		return nil
+	}
+	return t.k.let(c)
+}
+
+// Read loads the texel at integer coordinates.
+func (t Tex2D) Read(xy U32x2) F32x4 { return F32x4{t.call(OpTextureRead, xy.Expr())} }
+
+// Write stores a texel.
+func (t Tex2D) Write(xy U32x2, v F32x4) { t.call(OpTextureWrite, xy.Expr(), v.Expr()) }
+
+// Size is the texture's extent.
+func (t Tex2D) Size() U32x2 { return U32x2{t.call(OpTextureSize)} }
+
+// Sample filters bilinearly at normalised coordinates uv, clamping to the edge.
+func (t Tex2D) Sample(uv F32x2) F32x4 { return F32x4{t.call(OpTextureSample, uv.Expr())} }
+
+// Callable turns fn, a func(*K, params…) [result] whose parameters are DSL
+// values (by value) or *Local (by reference), into a function of the same
+// type that, called while tracing, emits a call of a SPIR-V function traced
+// once from fn.
+func Callable[F any](name string, fn F) F {
+	fv := reflect.ValueOf(fn)
+	ft := fv.Type()
+	var (
+		g   *Function
+		err error
+	)
+	define := func() {
+		if fv.Kind() != reflect.Func || fv.IsNil() || ft.NumIn() == 0 || ft.In(0) != kType || ft.NumOut() > 1 {
+			err = fmt.Errorf("%w: callable %s is not a func(*frontend.K, params…) with at most one result", ErrDSL, name)
+			return
+		}
+		result := TVoid
+		if ft.NumOut() == 1 {
+			z, ok := reflect.New(ft.Out(0)).Elem().Interface().(Value)
+			if !ok {
+				err = fmt.Errorf("%w: callable %s returns %s, not a DSL value", ErrDSL, name, ft.Out(0))
+				return
+			}
+			if result, err = z.valueType(); err != nil {
+				return
+			}
+		}
+		g = NewCallable(name, result)
+		k := &K{fn: g, cur: g.Body}
+		args := []reflect.Value{reflect.ValueOf(k)}
+		for i := 1; i < ft.NumIn(); i++ {
+			z := reflect.New(ft.In(i)).Elem().Interface()
+			switch p := z.(type) {
+			case Value:
+				t, terr := p.valueType()
+				if terr != nil {
+					err = terr
+					return
+				}
+				args = append(args, reflect.ValueOf(p.wrap(&Ref{Var: g.AddParam(fmt.Sprintf("p%d", i-1), t, VarParam)})))
+			case refParam:
+				t, terr := p.refType()
+				if terr != nil {
+					err = terr
+					return
+				}
+				args = append(args, reflect.ValueOf(p.bindRef(k, g.AddParam(fmt.Sprintf("p%d", i-1), t, VarRefParam))))
+			default:
+				err = fmt.Errorf("%w: parameter %d of callable %s has type %s", ErrDSL, i, name, ft.In(i))
+				return
+			}
+		}
+		err = k.run(func() {
+			out := fv.Call(args)
+			if len(out) == 1 {
+				r := out[0].Interface().(Value).Expr()
+				if k.check(r) {
+					k.emit(&Return{Value: r})
+				}
+			}
+		})
+		if err == nil {
+			err = g.validateOne()
+		}
+	}
+	done := false
+	return reflect.MakeFunc(ft, func(in []reflect.Value) []reflect.Value {
+		k := in[0].Interface().(*K)
+		if !done {
+			done = true
+			define()
+		}
+		var out []reflect.Value
+		if ft.NumOut() == 1 {
+			out = []reflect.Value{reflect.New(ft.Out(0)).Elem()}
+		}
+		if err != nil {
+			k.fail(err)
+			return out
+		}
+		args := make([]Expr, 0, len(in)-1)
+		for _, a := range in[1:] {
+			switch a := a.Interface().(type) {
+			case Value:
+				args = append(args, a.Expr())
+			case refParam:
+				args = append(args, a.refExpr())
+			}
+		}
+		if !k.check(args...) {
+			return out
+		}
+		c := &Call{Func: g, Args: args, T: g.Result}
+		if len(out) == 1 {
+			out[0] = reflect.ValueOf(out[0].Interface().(Value).wrap(k.let(c)))
+		} else {
+			k.emit(&ExprStmt{X: c})
+		}
+		return out
+	}).Interface().(F)
+}
+
+type refParam interface {
+	refType() (*Type, error)
+	bindRef(k *K, v *Var) any
+	refExpr() Expr
+}
+
+func (*Local[V]) refType() (*Type, error)  { return typeOfValue[V]() }
+func (*Local[V]) bindRef(k *K, v *Var) any { return &Local[V]{k: k, v: v} }
+func (x *Local[V]) refExpr() Expr {
+	if x == nil || x.v == nil {
+		return &poison{fmt.Errorf("%w: nil variable passed by reference", ErrDSL)}
+	}
+	return &Ref{Var: x.v}
+}

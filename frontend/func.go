@@ -1,0 +1,174 @@
+package frontend
+
+import "fmt"
+
+// VarKind says where a variable lives.
+type VarKind uint8
+
+// Variable kinds.
+const (
+	VarLocal    VarKind = iota // function-local, mutable
+	VarParam                   // callable parameter passed by value (read-only)
+	VarRefParam                // callable parameter passed by reference (mutable)
+	VarArg                     // kernel argument: a resource or a uniform value
+	VarShared                  // workgroup-shared
+	VarBuiltin                 // a built-in variable (read-only)
+)
+
+// BuiltinVar names a built-in variable.
+type BuiltinVar uint8
+
+// Built-in variables.
+const (
+	ThreadID     BuiltinVar = iota + 1 // vec3<u32>: id inside the block
+	BlockID                            // vec3<u32>: id of the block in the whole dispatch
+	DispatchID                         // vec3<u32>: global thread id
+	DispatchSize                       // vec3<u32>: threads asked for
+	BlockSize                          // vec3<u32>: threads per block
+	SubgroupLane                       // u32
+	SubgroupSize                       // u32
+)
+
+var builtinVarNames = [...]string{"", "thread_id", "block_id", "dispatch_id", "dispatch_size", "block_size", "subgroup_lane", "subgroup_size"}
+
+func (b BuiltinVar) String() string { return builtinVarNames[b] }
+
+// Type is the built-in variable's type.
+func (b BuiltinVar) Type() *Type {
+	if b >= SubgroupLane {
+		return TU32
+	}
+	return Vector(TU32, 3)
+}
+
+// Var is a variable: a local, a parameter, a kernel argument, a shared
+// variable or a built-in.
+type Var struct {
+	Name    string
+	Type    *Type
+	Kind    VarKind
+	Builtin BuiltinVar // for VarBuiltin
+	// Capture, for a kernel argument created by capturing a host resource or
+	// value, holds that host value; the runtime passes it implicitly.
+	Capture any
+}
+
+// FuncKind tells kernels from callables.
+type FuncKind uint8
+
+// Function kinds.
+const (
+	KernelFunc FuncKind = iota
+	CallableFunc
+)
+
+// Function is a kernel (an entry point run over a 1–3 D grid) or a callable
+// (a function called from kernels and callables).
+type Function struct {
+	Name      string
+	Kind      FuncKind
+	Dim       int       // kernels: 1, 2 or 3
+	BlockSize [3]uint32 // kernels: threads per block
+	Params    []*Var    // kernels: VarArg; callables: VarParam or VarRefParam
+	Result    *Type     // callables: TVoid or a value type
+	Body      *Block
+	Locals    []*Var
+	Shared    []*Var // kernels: workgroup-shared variables
+}
+
+// NewKernel starts an empty kernel of dim dimensions with the given block size.
+func NewKernel(name string, dim int, block [3]uint32) *Function {
+	return &Function{Name: name, Kind: KernelFunc, Dim: dim, BlockSize: block, Result: TVoid, Body: &Block{}}
+}
+
+// NewCallable starts an empty callable.
+func NewCallable(name string, result *Type) *Function {
+	return &Function{Name: name, Kind: CallableFunc, Result: result, Body: &Block{}}
+}
+
+// AddParam appends a parameter (kernel argument or callable parameter).
+func (f *Function) AddParam(name string, t *Type, kind VarKind) *Var {
+	v := &Var{Name: name, Type: t, Kind: kind}
+	f.Params = append(f.Params, v)
+	return v
+}
+
+// AddLocal declares a function-local variable.
+func (f *Function) AddLocal(name string, t *Type) *Var {
+	v := &Var{Name: name, Type: t, Kind: VarLocal}
+	f.Locals = append(f.Locals, v)
+	return v
+}
+
+// AddShared declares a workgroup-shared variable (kernels only).
+func (f *Function) AddShared(name string, t *Type) *Var {
+	v := &Var{Name: name, Type: t, Kind: VarShared}
+	f.Shared = append(f.Shared, v)
+	return v
+}
+
+// Callees lists the callables f calls, directly or not, callees first
+// (each once). A recursive call is reported as an error by Validate.
+func (f *Function) Callees() []*Function {
+	var out []*Function
+	seen := map[*Function]bool{f: true}
+	var visit func(g *Function)
+	visit = func(g *Function) {
+		walkFunc(g, func(e Expr) {
+			if c, ok := e.(*Call); ok && c.Func != nil && !seen[c.Func] {
+				seen[c.Func] = true
+				visit(c.Func)
+				out = append(out, c.Func)
+			}
+		})
+	}
+	visit(f)
+	return out
+}
+
+// Arguments are the kernel's arguments in order, with their ABI placement.
+type Argument struct {
+	Var     *Var
+	Binding int // descriptor binding for resources, -1 for uniforms
+	Offset  int // push-constant offset for uniforms, -1 for resources
+}
+
+// PushHeaderSize is the size of the dispatch header at the start of the
+// push-constant block (dispatch_size and block_offset, kernel ABI v1).
+const PushHeaderSize = 24
+
+// MaxPushSize is the push-constant budget of kernel ABI v1.
+const MaxPushSize = 128
+
+// Layout places the kernel's arguments per kernel ABI v1: resources take
+// descriptor bindings in order, uniforms follow the dispatch header in the
+// push-constant block at their alignment. It returns the push block's size.
+func (f *Function) Layout() ([]Argument, int, error) {
+	args := make([]Argument, len(f.Params))
+	binding, off := 0, PushHeaderSize
+	for i, p := range f.Params {
+		if p.Type.IsResource() {
+			args[i] = Argument{Var: p, Binding: binding, Offset: -1}
+			binding++
+			continue
+		}
+		a := p.Type.align
+		if p.Type == TBool {
+			a = 4 // bools travel as u32 in push constants
+		}
+		off = (off + a - 1) / a * a
+		args[i] = Argument{Var: p, Binding: -1, Offset: off}
+		off += pushSize(p.Type)
+	}
+	if off > MaxPushSize {
+		return nil, 0, fmt.Errorf("%w: kernel %s: uniform arguments need %d push-constant bytes, ABI v1 allows %d", ErrUnsupported, f.Name, off, MaxPushSize)
+	}
+	return args, off, nil
+}
+
+func pushSize(t *Type) int {
+	if t == TBool {
+		return 4
+	}
+	return t.size
+}

@@ -1,0 +1,24 @@
+// Package gokernel compiles GPU kernels written in a subset of Go into the
+// kernel AST of package frontend (and from there, through frontend's codegen,
+// to SPIR-V).
+//
+// A kernel is a function marked with a directive in its doc comment:
+//
+//	//lucent:kernel block=16,16
+//	func Blur(w, h uint32, src, dst []float32) { … }
+//
+// Load type-checks the packages with go/types, finds the marked functions,
+// checks them and every function they call against the subset, and lowers
+// them. Anything outside the subset (goroutines, channels, maps, interfaces,
+// closures, defer, recursion, allocation, strings, pointers into the host,
+// calls into other packages) is reported as an *Error at its file:line:col
+// with a sentence saying what to write instead; all the errors of a load are
+// reported together.
+//
+// The one design choice to know: checking and lowering are a single walk over
+// the typed Go syntax. The Go type checker has already resolved every name,
+// constant and type, so the walk maps each Go construct either to frontend AST
+// (typed from go/types) or to an error, and keeps going after an error so that
+// one load reports every problem. The same kernel functions also run unchanged
+// on the CPU with kernel.Run, which the tests use as the oracle.
+package gokernel
