@@ -263,21 +263,17 @@ func (d *Dir) write(k kind, name string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("shadercache: write %s %q: %w", k, name, err)
 	}
-	var replaced int64
 	if capped {
-		if st, err := os.Lstat(final); err == nil {
-			replaced = st.Size()
-		}
+		err = d.renameCounted(tmp, final, fileSize)
+	} else {
+		err = os.Rename(tmp, final)
 	}
-	if err := os.Rename(tmp, final); err != nil {
+	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("shadercache: write %s %q: %w", k, name, err)
 	}
 	d.stats.writes.Add(1)
 	debug(d.log, "shadercache: write", k, name, slog.Int("bytes", len(data)))
-	if capped {
-		d.grew(fileSize-replaced, final)
-	}
 	return nil
 }
 

@@ -61,16 +61,26 @@ func (d *Dir) list(k kind) ([]dirFile, error) {
 	return files, nil
 }
 
-// grew records that a write added delta bytes (the entry at path), and
-// evicts if the store is over its cap.
-func (d *Dir) grew(delta int64, path string) {
+// renameCounted renames a temporary file of size bytes over the entry at
+// final, counts the bytes it adds, and evicts if the store is then over its
+// cap. Holding mu across the size of the old entry and the rename keeps this
+// process's count exact however many goroutines write.
+func (d *Dir) renameCounted(tmp, final string, size int64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.size >= 0 && d.size+delta <= d.max {
-		d.size += delta
-		return
+	var replaced int64
+	if st, err := os.Lstat(final); err == nil {
+		replaced = st.Size()
 	}
-	d.evictLocked(path)
+	if err := os.Rename(tmp, final); err != nil {
+		return err
+	}
+	if d.size >= 0 && d.size+size-replaced <= d.max {
+		d.size += size - replaced
+		return nil
+	}
+	d.evictLocked(final)
+	return nil
 }
 
 // evictLocked counts the regenerable entries on disk and, if they exceed the
