@@ -1,0 +1,16 @@
+// Package spvtools calls SPIRV-Tools (the Khronos validator, optimizer,
+// assembler and disassembler) through its shared library, loaded at run time
+// with purego, so lucent builds without cgo.
+//
+// The library is found through the environment variable LUCENT_SPIRV_TOOLS,
+// then the usual names (libSPIRV-Tools-shared.so, libSPIRV-Tools.so, their
+// macOS and Windows spellings). When it is missing every call returns an error
+// wrapping [ErrUnavailable] that says how to install it.
+//
+// The optimizer is driven through the C API (spvOptimizerCreate and
+// spvOptimizerRegister{Performance,Size}Passes) where the library has it;
+// releases before 2023 export only the C++ spvtools::Optimizer, which is then
+// called through the Itanium C++ ABI (Linux and macOS with libstdc++/libc++).
+//
+// Every function is safe for concurrent use: each call makes its own SPIRV-Tools context.
+package spvtools
