@@ -1,0 +1,115 @@
+package device
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// BindlessArray is a fixed-size table of buffers and textures that kernels
+// index at run time. Emplace and Remove change a host-side copy; Update
+// returns the command that applies the pending changes on a stream.
+type BindlessArray struct {
+	*resource
+	size int
+
+	mu      sync.Mutex
+	pending map[uint32]BindlessSlot
+}
+
+// NewBindlessArray creates an array of size empty slots.
+func (d *Device) NewBindlessArray(size int) (*BindlessArray, error) {
+	if size <= 0 || size > 1<<24 {
+		return nil, fmt.Errorf("device: NewBindlessArray: %w: size %d", ErrInvalidArgument, size)
+	}
+	if err := d.checkOpen(); err != nil {
+		return nil, err
+	}
+	h, err := d.iface.CreateBindlessArray(uint32(size))
+	if err != nil {
+		return nil, fmt.Errorf("device: NewBindlessArray(%d): %w", size, err)
+	}
+	r, err := d.track(h, KindBindlessArray)
+	if err != nil {
+		return nil, err
+	}
+	return &BindlessArray{resource: r, size: size, pending: map[uint32]BindlessSlot{}}, nil
+}
+
+// Len returns the number of slots.
+func (b *BindlessArray) Len() int { return b.size }
+
+func (b *BindlessArray) set(slot int, s BindlessSlot) error {
+	if slot < 0 || slot >= b.size {
+		return fmt.Errorf("device: bindless array %d: %w: slot %d of %d", b.h, ErrInvalidArgument, slot, b.size)
+	}
+	if b.isClosed() {
+		return fmt.Errorf("device: %w", b.errClosed())
+	}
+	s.Slot = uint32(slot)
+	b.mu.Lock()
+	b.pending[uint32(slot)] = s
+	b.mu.Unlock()
+	return nil
+}
+
+// EmplaceBuffer puts a buffer (or a view of one) in a slot.
+func (b *BindlessArray) EmplaceBuffer(slot int, buf BufferRef) error {
+	if buf == nil {
+		return fmt.Errorf("device: EmplaceBuffer slot %d: %w: nil buffer", slot, ErrInvalidArgument)
+	}
+	h, off, size, err := buf.bufferRange()
+	if err != nil {
+		return fmt.Errorf("device: EmplaceBuffer slot %d: %w", slot, err)
+	}
+	return b.set(slot, BindlessSlot{Op: BindlessSetBuffer, Buffer: h, Offset: off, Size: size})
+}
+
+// EmplaceTexture puts a texture with a sampler in a slot.
+func (b *BindlessArray) EmplaceTexture(slot int, tex TextureRef, s Sampler) error {
+	if tex == nil {
+		return fmt.Errorf("device: EmplaceTexture slot %d: %w: nil texture", slot, ErrInvalidArgument)
+	}
+	if !s.Valid() {
+		return fmt.Errorf("device: EmplaceTexture slot %d: %w: sampler %v", slot, ErrInvalidArgument, s)
+	}
+	h, err := tex.textureHandle()
+	if err != nil {
+		return fmt.Errorf("device: EmplaceTexture slot %d: %w", slot, err)
+	}
+	return b.set(slot, BindlessSlot{Op: BindlessSetTexture, Texture: h, Sampler: s})
+}
+
+// Remove empties a slot.
+func (b *BindlessArray) Remove(slot int) error {
+	return b.set(slot, BindlessSlot{Op: BindlessRemove})
+}
+
+// Update returns a command applying the changes made since the last Update
+// (in slot order), and clears them.
+func (b *BindlessArray) Update() Command {
+	if b.isClosed() {
+		return bad("bindless update", b.errClosed())
+	}
+	b.mu.Lock()
+	slots := make([]BindlessSlot, 0, len(b.pending))
+	for _, s := range b.pending {
+		slots = append(slots, s)
+	}
+	clear(b.pending)
+	b.mu.Unlock()
+	sortSlots(slots)
+	return &BindlessUpdate{Array: b.h, Slots: slots}
+}
+
+func sortSlots(s []BindlessSlot) {
+	slices.SortFunc(s, func(a, b BindlessSlot) int { return cmp.Compare(a.Slot, b.Slot) })
+}
+
+func (b *BindlessArray) bindArg() (Arg, argType, error) {
+	if b.isClosed() {
+		return Arg{}, argType{}, b.errClosed()
+	}
+	return Arg{Kind: ArgBindlessArray, Handle: b.h, Access: Read}, argType{}, nil
+}

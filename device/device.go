@@ -1,0 +1,214 @@
+package device
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+)
+
+// Device is an open device: the typed API's entry point. It is safe for
+// concurrent use. Close releases every resource created through it.
+type Device struct {
+	backend string
+	iface   Interface
+	opts    Options
+	caps    Capabilities
+
+	mu     sync.Mutex
+	closed bool
+	live   map[Handle]*resource
+}
+
+func newDevice(backend string, iface Interface, opts Options) *Device {
+	return &Device{
+		backend: backend,
+		iface:   iface,
+		opts:    opts,
+		caps:    iface.Capabilities(),
+		live:    map[Handle]*resource{},
+	}
+}
+
+// NewDevice wraps an already opened backend Interface (with the validation
+// wrapper when opts ask for it). Open is the usual way in; NewDevice serves
+// backends tested on their own and tools that build an Interface by hand.
+func NewDevice(backend string, iface Interface, opts ...Option) *Device {
+	o := buildOptions(opts)
+	if o.Validation {
+		if _, ok := iface.(*Validator); !ok {
+			iface = NewValidator(iface, o.Logger)
+		}
+	}
+	return newDevice(backend, iface, o)
+}
+
+// Backend returns the name of the backend the device was opened with.
+func (d *Device) Backend() string { return d.backend }
+
+// Interface returns the backend contract the device runs on (the validation
+// wrapper when validation is on). Packages layered on device (Compile, accel)
+// create handles through it; handles they create are theirs to destroy.
+func (d *Device) Interface() Interface { return d.iface }
+
+// Capabilities returns what the device can do.
+func (d *Device) Capabilities() Capabilities { return d.caps }
+
+// Logger returns the device's logger.
+func (d *Device) Logger() *slog.Logger { return d.opts.Logger }
+
+// Close releases every resource still open, then the device. With validation
+// on, the error lists what the program did not Close itself (it matches
+// ErrLeaked); the resources are released all the same. A second Close
+// returns nil.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	open := make([]*resource, 0, len(d.live))
+	for _, r := range d.live {
+		open = append(open, r)
+	}
+	d.live = nil
+	d.mu.Unlock()
+
+	var leaks []Leak
+	v, validating := d.iface.(*Validator)
+	if validating {
+		leaks = v.Leaks()
+	}
+	// Destroy dependants first: shaders, bindless arrays and events before the
+	// buffers and textures they may refer to, streams last.
+	sort.Slice(open, func(i, j int) bool {
+		if oi, oj := destroyOrder(open[i].kind), destroyOrder(open[j].kind); oi != oj {
+			return oi < oj
+		}
+		return open[i].h < open[j].h
+	})
+	var errs []error
+	for _, r := range open {
+		if err := r.destroy(); err != nil && !errors.Is(err, ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	if err := d.iface.Close(); err != nil && !errors.Is(err, ErrLeaked) {
+		errs = append(errs, err)
+	}
+	if len(leaks) > 0 {
+		le := &LeakError{Leaks: leaks}
+		d.opts.Logger.Warn("device: closed with leaked resources", "backend", d.backend, "leaks", le.Error())
+		errs = append(errs, le)
+	}
+	return errors.Join(errs...)
+}
+
+func destroyOrder(k ResourceKind) int {
+	switch k {
+	case KindShader, KindBindlessArray, KindEvent:
+		return 0
+	case KindBuffer, KindTexture, KindMesh, KindAccel:
+		return 1
+	}
+	return 2
+}
+
+// resource is the part every typed resource shares: its handle, and an
+// idempotent Close that destroys the handle once.
+type resource struct {
+	dev  *Device
+	h    Handle
+	kind ResourceKind
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// track registers a freshly created handle with the device; it fails (and
+// destroys the handle) when the device was closed meanwhile.
+func (d *Device) track(h Handle, kind ResourceKind) (*resource, error) {
+	r := &resource{dev: d, h: h, kind: kind}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		_ = r.destroy()
+		return nil, fmt.Errorf("device: %w", ErrClosed)
+	}
+	d.live[h] = r
+	d.mu.Unlock()
+	return r, nil
+}
+
+func (d *Device) checkOpen() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return fmt.Errorf("device: %w", ErrClosed)
+	}
+	return nil
+}
+
+func (r *resource) destroy() error {
+	i := r.dev.iface
+	switch r.kind {
+	case KindBuffer:
+		return i.DestroyBuffer(r.h)
+	case KindTexture:
+		return i.DestroyTexture(r.h)
+	case KindBindlessArray:
+		return i.DestroyBindlessArray(r.h)
+	case KindStream:
+		return i.DestroyStream(r.h)
+	case KindEvent:
+		return i.DestroyEvent(r.h)
+	case KindShader:
+		return i.DestroyShader(r.h)
+	}
+	return fmt.Errorf("device: %w: cannot destroy a %s", ErrUnsupported, r.kind)
+}
+
+// Close destroys the resource; later calls return nil.
+func (r *resource) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	d := r.dev
+	d.mu.Lock()
+	if d.closed {
+		// Device.Close released it already.
+		d.mu.Unlock()
+		return nil
+	}
+	delete(d.live, r.h)
+	d.mu.Unlock()
+	return r.destroy()
+}
+
+// isClosed reports whether the resource (or its device) was closed.
+func (r *resource) isClosed() bool {
+	r.mu.Lock()
+	c := r.closed
+	r.mu.Unlock()
+	if c {
+		return true
+	}
+	r.dev.mu.Lock()
+	defer r.dev.mu.Unlock()
+	return r.dev.closed
+}
+
+// Handle returns the backend handle.
+func (r *resource) Handle() Handle { return r.h }
+
+// SetName gives the resource a debug name.
+func (r *resource) SetName(name string) error { return r.dev.iface.SetName(r.h, name) }
+
+func (r *resource) errClosed() error {
+	return fmt.Errorf("%s %d: %w", r.kind, r.h, ErrClosed)
+}

@@ -1,0 +1,74 @@
+package device
+
+import (
+	"context"
+	"fmt"
+)
+
+// Event is a timeline: a uint64 that streams signal (raise to a value once
+// their earlier work is done) and wait on, and the host polls or waits on.
+// Values must increase.
+type Event struct {
+	*resource
+}
+
+// NewEvent creates an event at value 0.
+func (d *Device) NewEvent() (*Event, error) {
+	if err := d.checkOpen(); err != nil {
+		return nil, err
+	}
+	h, err := d.iface.CreateEvent()
+	if err != nil {
+		return nil, fmt.Errorf("device: NewEvent: %w", err)
+	}
+	r, err := d.track(h, KindEvent)
+	if err != nil {
+		return nil, err
+	}
+	return &Event{resource: r}, nil
+}
+
+func (e *Event) use(s *Stream) error {
+	if e.isClosed() {
+		return e.errClosed()
+	}
+	if s == nil {
+		return invalidf("nil stream")
+	}
+	if s.isClosed() {
+		return s.errClosed()
+	}
+	return nil
+}
+
+// Signal raises the event to v once the stream's work submitted so far is done.
+func (e *Event) Signal(s *Stream, v uint64) error {
+	if err := e.use(s); err != nil {
+		return fmt.Errorf("device: Event.Signal: %w", err)
+	}
+	return e.dev.iface.SignalEvent(e.h, s.h, v)
+}
+
+// Wait makes the stream's later work wait until the event reaches v.
+func (e *Event) Wait(s *Stream, v uint64) error {
+	if err := e.use(s); err != nil {
+		return fmt.Errorf("device: Event.Wait: %w", err)
+	}
+	return e.dev.iface.WaitEvent(e.h, s.h, v)
+}
+
+// Completed reports whether the event has reached v.
+func (e *Event) Completed(v uint64) (bool, error) {
+	if e.isClosed() {
+		return false, fmt.Errorf("device: Event.Completed: %w", e.errClosed())
+	}
+	return e.dev.iface.EventCompleted(e.h, v)
+}
+
+// Synchronize blocks until the event reaches v or ctx is done.
+func (e *Event) Synchronize(ctx context.Context, v uint64) error {
+	if e.isClosed() {
+		return fmt.Errorf("device: Event.Synchronize: %w", e.errClosed())
+	}
+	return e.dev.iface.SynchronizeEvent(ctx, e.h, v)
+}

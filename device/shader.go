@@ -1,0 +1,159 @@
+package device
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// Shader is a compute pipeline with its Signature.
+type Shader struct {
+	*resource
+	sig  Signature
+	name string
+}
+
+// NewShader creates a shader from SPIR-V. With desc.Signature nil the backend
+// reflects the argument list from the module; Signature then reports it.
+func (d *Device) NewShader(desc ShaderDesc) (*Shader, error) {
+	name := desc.Name
+	if name == "" {
+		name = "shader"
+	}
+	if len(desc.SPIRV) < 5 || desc.SPIRV[0] != 0x07230203 {
+		return nil, fmt.Errorf("device: NewShader %s: %w: not a SPIR-V module (%d words)", name, ErrInvalidArgument, len(desc.SPIRV))
+	}
+	if err := d.checkOpen(); err != nil {
+		return nil, err
+	}
+	h, sig, err := d.iface.CreateShader(desc)
+	if err != nil {
+		return nil, fmt.Errorf("device: NewShader %s: %w", name, err)
+	}
+	r, err := d.track(h, KindShader)
+	if err != nil {
+		return nil, err
+	}
+	return &Shader{resource: r, sig: sig, name: name}, nil
+}
+
+// Signature returns the argument list the shader is dispatched with.
+func (s *Shader) Signature() Signature { return s.sig }
+
+// Dispatch returns a command running the shader over size threads with args,
+// in Signature order: *Buffer[T] or BufferView[T] for buffers, *Image[T],
+// *Volume[T] or a TextureLevel[T] for storage textures, SampledTexture for
+// sampled ones, *BindlessArray, and plain values for uniforms. A zero y or z
+// size counts as 1. A mismatch (count, kind, element or value type) gives a
+// command whose error, naming the argument, Stream.Submit returns.
+func (s *Shader) Dispatch(size [3]uint32, args ...any) Command {
+	if size[1] == 0 {
+		size[1] = 1
+	}
+	if size[2] == 0 {
+		size[2] = 1
+	}
+	if size[0] == 0 {
+		return bad("dispatch "+s.name, invalidf("dispatch size %v has a zero dimension", size))
+	}
+	return s.dispatch(size, 0, 0, args)
+}
+
+// DispatchIndirect returns a command running the shader with workgroup counts
+// read on the device from groups (three uint32: x, y, z).
+func (s *Shader) DispatchIndirect(groups BufferView[uint32], args ...any) Command {
+	if err := groups.check(); err != nil {
+		return bad("dispatch "+s.name, fmt.Errorf("indirect buffer: %w", err))
+	}
+	if groups.n < 3 {
+		return bad("dispatch "+s.name, invalidf("indirect buffer view holds %d uint32, need 3", groups.n))
+	}
+	off, _ := groups.byteRange()
+	return s.dispatch([3]uint32{}, groups.buf.h, off, args)
+}
+
+func (s *Shader) dispatch(size [3]uint32, ind Handle, indOff uint64, args []any) Command {
+	if s.isClosed() {
+		return bad("dispatch "+s.name, s.errClosed())
+	}
+	bound, err := bindArgs(s.sig, args)
+	if err != nil {
+		return bad("dispatch "+s.name, err)
+	}
+	return &ShaderDispatch{Shader: s.h, Size: size, Args: bound, Indirect: ind, IndirectOffset: indOff}
+}
+
+// argType is what a typed argument says about itself, for checking against
+// the Signature.
+type argType struct {
+	elem     reflect.Type // buffer element or pixel type
+	elemSize uint32
+	format   Format
+	dim      uint8
+}
+
+// binder is a typed resource usable as a dispatch argument.
+type binder interface {
+	bindArg() (Arg, argType, error)
+}
+
+// bindArgs checks args against sig and converts them. Errors name the argument.
+func bindArgs(sig Signature, args []any) ([]Arg, error) {
+	if len(args) != len(sig.Args) {
+		return nil, invalidf("shader takes %d argument(s) %s, got %d", len(sig.Args), sig, len(args))
+	}
+	out := make([]Arg, len(args))
+	for i, v := range args {
+		a, err := bindArg(sig.Args[i], v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+func bindArg(want Argument, v any) (Arg, error) {
+	if b, ok := v.(binder); ok {
+		a, t, err := b.bindArg()
+		if err != nil {
+			return Arg{}, err
+		}
+		if a.Kind != want.Kind {
+			return Arg{}, invalidf("kernel expects a %s, got a %s (%T)", want.Kind, a.Kind, v)
+		}
+		switch a.Kind {
+		case ArgBuffer:
+			if want.ElemSize != 0 && t.elemSize != want.ElemSize {
+				return Arg{}, invalidf("kernel expects %d-byte elements, buffer of %s has %d", want.ElemSize, t.elem, t.elemSize)
+			}
+			if err := checkScalar(want, t.elem); err != nil {
+				return Arg{}, fmt.Errorf("%w: buffer element: %v", ErrInvalidArgument, err)
+			}
+		case ArgTexture, ArgSampledTexture:
+			if want.Format != FormatInvalid && t.format != want.Format {
+				return Arg{}, invalidf("kernel expects format %v, texture is %v", want.Format, t.format)
+			}
+			if want.Dim != 0 && t.dim != want.Dim {
+				return Arg{}, invalidf("kernel expects a %dD texture, got %dD", want.Dim, t.dim)
+			}
+		}
+		if want.Access != 0 && a.Access == 0 {
+			a.Access = want.Access
+		}
+		return a, nil
+	}
+	if want.Kind != ArgUniform {
+		return Arg{}, invalidf("kernel expects a %s, got a value of type %T", want.Kind, v)
+	}
+	b, t, err := uniformBytes(v)
+	if err != nil {
+		return Arg{}, err
+	}
+	if want.Size != 0 && uint32(len(b)) != want.Size {
+		return Arg{}, invalidf("kernel expects a %d-byte uniform, %s is %d bytes", want.Size, t, len(b))
+	}
+	if err := checkScalar(want, t); err != nil {
+		return Arg{}, fmt.Errorf("%w: %v", ErrInvalidArgument, err)
+	}
+	return Arg{Kind: ArgUniform, Uniform: b}, nil
+}

@@ -1,0 +1,120 @@
+package device
+
+import (
+	"context"
+	"fmt"
+)
+
+// Stream is a queue of commands that run in order.
+type Stream struct {
+	*resource
+	kind StreamKind
+}
+
+// NewStream creates a stream of the given kind.
+func (d *Device) NewStream(kind StreamKind) (*Stream, error) {
+	if kind != StreamCompute && kind != StreamCopy {
+		return nil, fmt.Errorf("device: NewStream: %w: kind %v", ErrInvalidArgument, kind)
+	}
+	if err := d.checkOpen(); err != nil {
+		return nil, err
+	}
+	h, err := d.iface.CreateStream(kind)
+	if err != nil {
+		return nil, fmt.Errorf("device: NewStream(%v): %w", kind, err)
+	}
+	r, err := d.track(h, KindStream)
+	if err != nil {
+		return nil, err
+	}
+	return &Stream{resource: r, kind: kind}, nil
+}
+
+// Kind returns the stream's kind.
+func (s *Stream) Kind() StreamKind { return s.kind }
+
+// Submit runs cmds in order after the stream's earlier work and returns
+// without waiting. When a command could not be built (see CommandError) or
+// needs a compute stream on a copy stream, nothing is submitted and the error
+// names the command.
+func (s *Stream) Submit(cmds ...Command) error {
+	return s.SubmitList(&CommandList{Commands: cmds})
+}
+
+// SubmitList submits a command list; its callbacks run once its GPU work has
+// finished.
+func (s *Stream) SubmitList(l *CommandList) error {
+	if l == nil {
+		return fmt.Errorf("device: Submit: %w: nil command list", ErrInvalidArgument)
+	}
+	if s.isClosed() {
+		return fmt.Errorf("device: Submit: %w", s.errClosed())
+	}
+	for i, c := range l.Commands {
+		if err := CommandError(c); err != nil {
+			return fmt.Errorf("device: Submit: command %d: %w", i, err)
+		}
+		if s.kind == StreamCopy && NeedsCompute(c) {
+			return fmt.Errorf("device: Submit: command %d (%s): %w: needs a compute stream, stream %d is a copy stream",
+				i, CommandName(c), ErrInvalidArgument, s.h)
+		}
+	}
+	for i, f := range l.Callbacks {
+		if f == nil {
+			return fmt.Errorf("device: Submit: %w: callback %d is nil", ErrInvalidArgument, i)
+		}
+	}
+	if len(l.Commands) == 0 && len(l.Callbacks) == 0 {
+		return nil
+	}
+	if err := s.dev.iface.Dispatch(s.h, l); err != nil {
+		return fmt.Errorf("device: Submit: %w", err)
+	}
+	return nil
+}
+
+// Synchronize waits until all work submitted so far has finished and its
+// callbacks have run, or ctx is done.
+func (s *Stream) Synchronize(ctx context.Context) error {
+	if s.isClosed() {
+		return fmt.Errorf("device: Synchronize: %w", s.errClosed())
+	}
+	return s.dev.iface.SynchronizeStream(ctx, s.h)
+}
+
+// CommandName returns a short name for a command's kind, for messages.
+func CommandName(c Command) string {
+	switch c := c.(type) {
+	case *BufferUpload:
+		return "buffer upload"
+	case *BufferDownload:
+		return "buffer download"
+	case *BufferCopy:
+		return "buffer copy"
+	case *BufferToTexture:
+		return "buffer-to-texture copy"
+	case *TextureToBuffer:
+		return "texture-to-buffer copy"
+	case *TextureUpload:
+		return "texture upload"
+	case *TextureDownload:
+		return "texture download"
+	case *TextureCopy:
+		return "texture copy"
+	case *ShaderDispatch:
+		if c.Indirect != 0 {
+			return "indirect dispatch"
+		}
+		return "dispatch"
+	case *BindlessUpdate:
+		return "bindless update"
+	case *Custom:
+		if c.Name != "" {
+			return "custom " + c.Name
+		}
+		return "custom"
+	case *badCommand:
+		return c.what
+	}
+	return fmt.Sprintf("%T", c)
+}

@@ -1,0 +1,762 @@
+package device
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+)
+
+// Validator is an Interface that checks every call before handing it to the
+// Interface it wraps: handles used after Destroy, handles of the wrong kind,
+// commands on the wrong kind of stream, dispatch arguments that do not match
+// the shader's Signature (count, kind, element size, uniform size, format),
+// byte ranges outside buffers and texture levels, cross-stream hazards, and at
+// Close the resources still alive. Errors wrap ErrClosed, ErrInvalidArgument
+// or ErrHazard and name the command, argument and handle.
+//
+// Hazards are found with vector clocks. Each Dispatch on a stream is one tick
+// of that stream's clock; each stream knows, per other stream, the last tick
+// it is ordered after. It learns that from Event waits (a Wait joins the
+// clocks recorded by the Signals it waits for) and from the host: after
+// SynchronizeStream or SynchronizeEvent returns, everything submitted later on
+// any stream is ordered after the work waited for. A resource written at tick
+// t of stream A and then used on stream B whose clock for A is below t is a
+// hazard; so is a write on B after an unordered read on A. A Wait must be
+// issued after the Signal it waits for for the validator to see the order.
+type Validator struct {
+	inner Interface
+	log   *slog.Logger
+
+	mu       sync.Mutex
+	closed   bool
+	res      map[Handle]*vres
+	host     clock                // what the host has waited for
+	signals  map[Handle][]signal  // per event, in signal order
+	accesses map[Handle]*accesses // per buffer, texture or bindless array
+}
+
+// clock maps a stream to a tick of it.
+type clock map[Handle]uint64
+
+func (c clock) join(o clock) {
+	for s, t := range o {
+		if t > c[s] {
+			c[s] = t
+		}
+	}
+}
+
+type signal struct {
+	value uint64
+	at    clock
+}
+
+type tick struct {
+	stream Handle
+	t      uint64
+}
+
+type accesses struct {
+	write tick              // last write (stream 0: none)
+	reads map[Handle]uint64 // per stream, the last read since that write
+}
+
+// vres is what the validator knows of one handle.
+type vres struct {
+	kind   ResourceKind
+	name   string
+	alive  bool
+	buf    BufferDesc
+	tex    TextureDesc
+	stream StreamKind
+	sig    Signature
+	slots  uint32
+
+	// streams only
+	tick uint64
+	vc   clock
+}
+
+func (r *vres) label(h Handle) string {
+	if r.name != "" {
+		return fmt.Sprintf("%s %d (%q)", r.kind, h, r.name)
+	}
+	return fmt.Sprintf("%s %d", r.kind, h)
+}
+
+// NewValidator wraps inner. Open does this when WithValidation is given.
+func NewValidator(inner Interface, log *slog.Logger) *Validator {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Validator{
+		inner:    inner,
+		log:      log,
+		res:      map[Handle]*vres{},
+		host:     clock{},
+		signals:  map[Handle][]signal{},
+		accesses: map[Handle]*accesses{},
+	}
+}
+
+// Inner returns the wrapped Interface.
+func (v *Validator) Inner() Interface { return v.inner }
+
+func vinvalid(format string, args ...any) error {
+	return fmt.Errorf("validation: %w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
+}
+
+func (v *Validator) errClosed() error { return fmt.Errorf("validation: device %w", ErrClosed) }
+
+// lookup finds a live handle of the wanted kind (KindInvalid: any kind).
+func (v *Validator) lookup(h Handle, want ResourceKind) (*vres, error) {
+	r, ok := v.res[h]
+	switch {
+	case h == 0:
+		return nil, vinvalid("handle 0 (want a %s)", want)
+	case !ok:
+		return nil, vinvalid("unknown handle %d (want a %s)", h, want)
+	case !r.alive:
+		return nil, fmt.Errorf("validation: %s used after Destroy: %w", r.label(h), ErrClosed)
+	case want != KindInvalid && r.kind != want:
+		return nil, vinvalid("handle %d is a %s, not a %s", h, r.kind, want)
+	}
+	return r, nil
+}
+
+func (v *Validator) add(h Handle, r *vres) {
+	r.alive = true
+	v.res[h] = r
+}
+
+// Leaks returns the resources alive now, in handle order.
+func (v *Validator) Leaks() []Leak {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var out []Leak
+	for _, h := range slices.Sorted(maps.Keys(v.res)) {
+		if r := v.res[h]; r.alive {
+			out = append(out, Leak{Handle: h, Kind: r.kind, Name: r.name})
+		}
+	}
+	return out
+}
+
+// Close closes the wrapped Interface and reports, as a *LeakError, the
+// resources that were still alive.
+func (v *Validator) Close() error {
+	leaks := v.Leaks()
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return nil
+	}
+	v.closed = true
+	v.mu.Unlock()
+	err := v.inner.Close()
+	if len(leaks) > 0 {
+		le := &LeakError{Leaks: leaks}
+		v.log.Warn("validation: device closed with live resources", "leaks", le.Error())
+		return errors.Join(err, le)
+	}
+	return err
+}
+
+func (v *Validator) Capabilities() Capabilities { return v.inner.Capabilities() }
+func (v *Validator) NativeHandle() uintptr      { return v.inner.NativeHandle() }
+func (v *Validator) WarpSize() uint32           { return v.inner.WarpSize() }
+func (v *Validator) MemoryGranularity() uint64  { return v.inner.MemoryGranularity() }
+
+func (v *Validator) SetName(h Handle, name string) error {
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return v.errClosed()
+	}
+	r, err := v.lookup(h, KindInvalid)
+	if err != nil {
+		v.mu.Unlock()
+		return fmt.Errorf("SetName %q: %w", name, err)
+	}
+	r.name = name
+	v.mu.Unlock()
+	return v.inner.SetName(h, name)
+}
+
+// create runs a backend create call and records the handle.
+func (v *Validator) create(r *vres, f func() (Handle, error)) (Handle, error) {
+	v.mu.Lock()
+	closed := v.closed
+	v.mu.Unlock()
+	if closed {
+		return 0, v.errClosed()
+	}
+	h, err := f()
+	if err != nil {
+		return 0, err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if old, dup := v.res[h]; dup {
+		return h, fmt.Errorf("validation: backend returned handle %d again (was a %s): %w", h, old.kind, ErrInvalidArgument)
+	}
+	if h == 0 {
+		return 0, fmt.Errorf("validation: backend returned handle 0 for a %s: %w", r.kind, ErrInvalidArgument)
+	}
+	v.add(h, r)
+	return h, nil
+}
+
+// destroy checks a handle and marks it dead before the backend destroys it.
+func (v *Validator) destroy(h Handle, kind ResourceKind, f func(Handle) error) error {
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return v.errClosed()
+	}
+	r, err := v.lookup(h, kind)
+	if err != nil {
+		v.mu.Unlock()
+		return fmt.Errorf("Destroy: %w", err)
+	}
+	r.alive = false
+	delete(v.accesses, h)
+	delete(v.signals, h)
+	v.mu.Unlock()
+	return f(h)
+}
+
+func (v *Validator) CreateBuffer(d BufferDesc) (Handle, error) {
+	if d.Size == 0 {
+		return 0, vinvalid("CreateBuffer: size 0")
+	}
+	if d.ElemSize != 0 && d.Size%uint64(d.ElemSize) != 0 {
+		return 0, vinvalid("CreateBuffer: size %d is not a multiple of the element size %d", d.Size, d.ElemSize)
+	}
+	return v.create(&vres{kind: KindBuffer, buf: d}, func() (Handle, error) { return v.inner.CreateBuffer(d) })
+}
+
+func (v *Validator) DestroyBuffer(h Handle) error {
+	return v.destroy(h, KindBuffer, v.inner.DestroyBuffer)
+}
+
+func (v *Validator) CreateTexture(d TextureDesc) (Handle, error) {
+	switch {
+	case d.Dim != 2 && d.Dim != 3:
+		return 0, vinvalid("CreateTexture: dimension %d (want 2 or 3)", d.Dim)
+	case !d.Format.Valid():
+		return 0, vinvalid("CreateTexture: format %v", d.Format)
+	case d.Width == 0 || d.Height == 0 || d.Depth == 0:
+		return 0, vinvalid("CreateTexture: zero extent %dx%dx%d", d.Width, d.Height, d.Depth)
+	case d.Dim == 2 && d.Depth != 1:
+		return 0, vinvalid("CreateTexture: 2D texture with depth %d", d.Depth)
+	case d.Levels == 0 || d.Levels > maxLevels(d.Width, d.Height, d.Depth):
+		return 0, vinvalid("CreateTexture: %d levels for %dx%dx%d", d.Levels, d.Width, d.Height, d.Depth)
+	}
+	return v.create(&vres{kind: KindTexture, tex: d}, func() (Handle, error) { return v.inner.CreateTexture(d) })
+}
+
+func (v *Validator) DestroyTexture(h Handle) error {
+	return v.destroy(h, KindTexture, v.inner.DestroyTexture)
+}
+
+func (v *Validator) CreateBindlessArray(size uint32) (Handle, error) {
+	if size == 0 {
+		return 0, vinvalid("CreateBindlessArray: size 0")
+	}
+	return v.create(&vres{kind: KindBindlessArray, slots: size}, func() (Handle, error) { return v.inner.CreateBindlessArray(size) })
+}
+
+func (v *Validator) DestroyBindlessArray(h Handle) error {
+	return v.destroy(h, KindBindlessArray, v.inner.DestroyBindlessArray)
+}
+
+func (v *Validator) CreateStream(kind StreamKind) (Handle, error) {
+	if kind != StreamCompute && kind != StreamCopy {
+		return 0, vinvalid("CreateStream: kind %v", kind)
+	}
+	return v.create(&vres{kind: KindStream, stream: kind, vc: clock{}}, func() (Handle, error) { return v.inner.CreateStream(kind) })
+}
+
+func (v *Validator) DestroyStream(h Handle) error {
+	return v.destroy(h, KindStream, v.inner.DestroyStream)
+}
+
+func (v *Validator) CreateShader(d ShaderDesc) (Handle, Signature, error) {
+	if len(d.SPIRV) == 0 {
+		return 0, Signature{}, vinvalid("CreateShader %q: no SPIR-V", d.Name)
+	}
+	var sig Signature
+	r := &vres{kind: KindShader, name: d.Name}
+	h, err := v.create(r, func() (Handle, error) {
+		h, s, err := v.inner.CreateShader(d)
+		sig = s
+		return h, err
+	})
+	if err != nil {
+		return h, sig, err
+	}
+	v.mu.Lock()
+	r.sig = sig
+	v.mu.Unlock()
+	return h, sig, nil
+}
+
+func (v *Validator) DestroyShader(h Handle) error {
+	return v.destroy(h, KindShader, v.inner.DestroyShader)
+}
+
+func (v *Validator) CreateEvent() (Handle, error) {
+	return v.create(&vres{kind: KindEvent}, v.inner.CreateEvent)
+}
+
+func (v *Validator) DestroyEvent(h Handle) error {
+	return v.destroy(h, KindEvent, v.inner.DestroyEvent)
+}
+
+// Dispatch checks every command, then the list's hazards against other
+// streams, and records its accesses before handing it on.
+func (v *Validator) Dispatch(stream Handle, list *CommandList) error {
+	if list == nil {
+		return vinvalid("Dispatch: nil command list")
+	}
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return v.errClosed()
+	}
+	s, err := v.lookup(stream, KindStream)
+	if err != nil {
+		v.mu.Unlock()
+		return fmt.Errorf("Dispatch: %w", err)
+	}
+	for i, c := range list.Commands {
+		if err := v.checkCommand(s, stream, c); err != nil {
+			v.mu.Unlock()
+			return fmt.Errorf("command %d (%s): %w", i, CommandName(c), err)
+		}
+	}
+	vc := maps.Clone(s.vc)
+	vc.join(v.host)
+	t := s.tick + 1
+	for i, c := range list.Commands {
+		for _, u := range c.Usages() {
+			if err := v.hazard(stream, vc, u); err != nil {
+				v.mu.Unlock()
+				return fmt.Errorf("command %d (%s): %w", i, CommandName(c), err)
+			}
+		}
+	}
+	s.tick, s.vc = t, vc
+	vc[stream] = t
+	for _, c := range list.Commands {
+		for _, u := range c.Usages() {
+			v.record(stream, t, u)
+		}
+	}
+	v.mu.Unlock()
+	return v.inner.Dispatch(stream, list)
+}
+
+func (v *Validator) hazard(stream Handle, vc clock, u Usage) error {
+	a := v.accesses[u.Handle]
+	if a == nil {
+		return nil
+	}
+	r := v.res[u.Handle]
+	if w := a.write; w.stream != 0 && w.stream != stream && vc[w.stream] < w.t {
+		return fmt.Errorf("validation: %w: %s is %s on stream %d but written on stream %d with no event in between "+
+			"(signal an Event on stream %d after the write and Wait on it on stream %d)",
+			ErrHazard, r.label(u.Handle), accessVerb(u.Access), stream, w.stream, w.stream, stream)
+	}
+	if u.Access&Write != 0 {
+		for _, rs := range slices.Sorted(maps.Keys(a.reads)) {
+			if rs != stream && vc[rs] < a.reads[rs] {
+				return fmt.Errorf("validation: %w: %s is written on stream %d while stream %d may still read it (no event in between)",
+					ErrHazard, r.label(u.Handle), stream, rs)
+			}
+		}
+	}
+	return nil
+}
+
+func accessVerb(a Access) string {
+	switch a {
+	case Read:
+		return "read"
+	case Write:
+		return "written"
+	}
+	return "read and written"
+}
+
+func (v *Validator) record(stream Handle, t uint64, u Usage) {
+	a := v.accesses[u.Handle]
+	if a == nil {
+		a = &accesses{reads: map[Handle]uint64{}}
+		v.accesses[u.Handle] = a
+	}
+	if u.Access&Write != 0 {
+		a.write = tick{stream, t}
+		clear(a.reads)
+	}
+	if u.Access&Read != 0 {
+		a.reads[stream] = t
+	}
+}
+
+// checkCommand validates one command's handles, kinds and ranges.
+func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
+	if c == nil {
+		return vinvalid("nil command")
+	}
+	if NeedsCompute(c) && s.stream != StreamCompute {
+		return vinvalid("%s needs a compute stream, stream %d is a %s stream", CommandName(c), stream, s.stream)
+	}
+	for _, u := range c.Usages() {
+		if _, err := v.lookup(u.Handle, u.Kind); err != nil {
+			return err
+		}
+	}
+	switch c := c.(type) {
+	case *BufferUpload:
+		return v.bufRange(c.Buffer, c.Offset, uint64(len(c.Data)))
+	case *BufferDownload:
+		return v.bufRange(c.Buffer, c.Offset, uint64(len(c.Data)))
+	case *BufferCopy:
+		if c.Size == 0 {
+			return vinvalid("copy of 0 bytes")
+		}
+		if err := v.bufRange(c.Src, c.SrcOffset, c.Size); err != nil {
+			return fmt.Errorf("source: %w", err)
+		}
+		if err := v.bufRange(c.Dst, c.DstOffset, c.Size); err != nil {
+			return fmt.Errorf("destination: %w", err)
+		}
+		if c.Src == c.Dst && c.SrcOffset < c.DstOffset+c.Size && c.DstOffset < c.SrcOffset+c.Size {
+			return vinvalid("overlapping copy within buffer %d", c.Src)
+		}
+	case *BufferToTexture:
+		n, err := v.regionBytes(c.Texture, c.Region)
+		if err != nil {
+			return err
+		}
+		return v.bufRange(c.Buffer, c.Offset, n)
+	case *TextureToBuffer:
+		n, err := v.regionBytes(c.Texture, c.Region)
+		if err != nil {
+			return err
+		}
+		return v.bufRange(c.Buffer, c.Offset, n)
+	case *TextureUpload:
+		return v.texData(c.Texture, c.Region, len(c.Data))
+	case *TextureDownload:
+		return v.texData(c.Texture, c.Region, len(c.Data))
+	case *TextureCopy:
+		src, dst := v.res[c.Src], v.res[c.Dst]
+		if c.SrcLevel >= src.tex.Levels || c.DstLevel >= dst.tex.Levels {
+			return vinvalid("level %d of %d-level texture %d to level %d of %d-level texture %d",
+				c.SrcLevel, src.tex.Levels, c.Src, c.DstLevel, dst.tex.Levels, c.Dst)
+		}
+		if src.tex.Format != dst.tex.Format || src.tex.LevelExtent(c.SrcLevel) != dst.tex.LevelExtent(c.DstLevel) {
+			return vinvalid("copy between %v %v and %v %v", src.tex.Format, src.tex.LevelExtent(c.SrcLevel),
+				dst.tex.Format, dst.tex.LevelExtent(c.DstLevel))
+		}
+		if c.Src == c.Dst && c.SrcLevel == c.DstLevel {
+			return vinvalid("copy of texture %d level %d onto itself", c.Src, c.SrcLevel)
+		}
+	case *ShaderDispatch:
+		return v.checkDispatch(c)
+	case *BindlessUpdate:
+		arr := v.res[c.Array]
+		for _, sl := range c.Slots {
+			if sl.Slot >= arr.slots {
+				return vinvalid("slot %d of %d-slot bindless array %d", sl.Slot, arr.slots, c.Array)
+			}
+			switch sl.Op {
+			case BindlessSetBuffer:
+				if err := v.bufRange(sl.Buffer, sl.Offset, sl.Size); err != nil {
+					return fmt.Errorf("slot %d: %w", sl.Slot, err)
+				}
+			case BindlessSetTexture:
+				if !sl.Sampler.Valid() {
+					return vinvalid("slot %d: sampler %v", sl.Slot, sl.Sampler)
+				}
+			case BindlessRemove:
+			default:
+				return vinvalid("slot %d: operation %d", sl.Slot, sl.Op)
+			}
+		}
+	case *Custom:
+		if c.Func == nil {
+			return vinvalid("custom command %q has no Func", c.Name)
+		}
+	default:
+		if err := CommandError(c); err != nil {
+			return err
+		}
+		return vinvalid("unknown command type %T", c)
+	}
+	return nil
+}
+
+func (v *Validator) bufRange(h Handle, off, size uint64) error {
+	b, err := v.lookup(h, KindBuffer)
+	if err != nil {
+		return err
+	}
+	if off > b.buf.Size || size > b.buf.Size-off {
+		return vinvalid("bytes [%d, %d+%d) out of range of %d-byte %s", off, off, size, b.buf.Size, b.label(h))
+	}
+	return nil
+}
+
+// regionBytes checks a region against the texture and returns its packed size.
+func (v *Validator) regionBytes(h Handle, rg Region) (uint64, error) {
+	t, err := v.lookup(h, KindTexture)
+	if err != nil {
+		return 0, err
+	}
+	if rg.Level >= t.tex.Levels {
+		return 0, vinvalid("level %d of %d-level %s", rg.Level, t.tex.Levels, t.label(h))
+	}
+	ext := t.tex.LevelExtent(rg.Level)
+	size := rg.Size
+	if size == [3]uint32{} {
+		if rg.Origin != [3]uint32{} {
+			return 0, vinvalid("whole-level region with origin %v", rg.Origin)
+		}
+		size = ext
+	}
+	for i := range 3 {
+		if size[i] == 0 || rg.Origin[i] > ext[i] || size[i] > ext[i]-rg.Origin[i] {
+			return 0, vinvalid("region at %v of size %v out of range of level %d (%v) of %s", rg.Origin, size, rg.Level, ext, t.label(h))
+		}
+	}
+	return uint64(size[0]) * uint64(size[1]) * uint64(size[2]) * uint64(t.tex.Format.PixelSize()), nil
+}
+
+func (v *Validator) texData(h Handle, rg Region, n int) error {
+	want, err := v.regionBytes(h, rg)
+	if err != nil {
+		return err
+	}
+	if uint64(n) != want {
+		return vinvalid("%d bytes of data for a %d-byte region of texture %d", n, want, h)
+	}
+	return nil
+}
+
+func (v *Validator) checkDispatch(c *ShaderDispatch) error {
+	sh, err := v.lookup(c.Shader, KindShader)
+	if err != nil {
+		return err
+	}
+	sig := sh.sig
+	if len(c.Args) != len(sig.Args) {
+		return vinvalid("%s takes %d argument(s), got %d", sh.label(c.Shader), len(sig.Args), len(c.Args))
+	}
+	if c.Indirect != 0 {
+		if err := v.bufRange(c.Indirect, c.IndirectOffset, 12); err != nil {
+			return fmt.Errorf("indirect buffer: %w", err)
+		}
+		if c.IndirectOffset%4 != 0 {
+			return vinvalid("indirect offset %d is not a multiple of 4", c.IndirectOffset)
+		}
+	} else if c.Size[0] == 0 || c.Size[1] == 0 || c.Size[2] == 0 {
+		return vinvalid("dispatch size %v has a zero dimension", c.Size)
+	}
+	for i, a := range c.Args {
+		want := sig.Args[i]
+		if err := v.checkArg(want, a); err != nil {
+			return fmt.Errorf("%s: %w", want.Label(i), err)
+		}
+	}
+	return nil
+}
+
+func (v *Validator) checkArg(want Argument, a Arg) error {
+	if a.Kind != want.Kind {
+		return vinvalid("kernel expects a %s, got a %s", want.Kind, a.Kind)
+	}
+	switch a.Kind {
+	case ArgUniform:
+		if want.Size != 0 && uint32(len(a.Uniform)) != want.Size {
+			return vinvalid("kernel expects a %d-byte uniform, got %d bytes", want.Size, len(a.Uniform))
+		}
+	case ArgBuffer:
+		b, err := v.lookup(a.Handle, KindBuffer)
+		if err != nil {
+			return err
+		}
+		size := a.Size
+		if size == 0 && a.Offset <= b.buf.Size {
+			size = b.buf.Size - a.Offset
+		}
+		if err := v.bufRange(a.Handle, a.Offset, size); err != nil {
+			return err
+		}
+		if want.ElemSize != 0 {
+			if b.buf.ElemSize != 0 && b.buf.ElemSize != want.ElemSize {
+				return vinvalid("kernel expects %d-byte elements, %s has %d-byte elements", want.ElemSize, b.label(a.Handle), b.buf.ElemSize)
+			}
+			if a.Offset%uint64(want.ElemSize) != 0 || size%uint64(want.ElemSize) != 0 {
+				return vinvalid("byte range [%d, %d+%d) is not a whole number of %d-byte elements", a.Offset, a.Offset, size, want.ElemSize)
+			}
+		}
+	case ArgTexture, ArgSampledTexture:
+		t, err := v.lookup(a.Handle, KindTexture)
+		if err != nil {
+			return err
+		}
+		if a.Level >= t.tex.Levels {
+			return vinvalid("level %d of %d-level %s", a.Level, t.tex.Levels, t.label(a.Handle))
+		}
+		if want.Format != FormatInvalid && want.Format != t.tex.Format {
+			return vinvalid("kernel expects format %v, %s is %v", want.Format, t.label(a.Handle), t.tex.Format)
+		}
+		if want.Dim != 0 && want.Dim != t.tex.Dim {
+			return vinvalid("kernel expects a %dD texture, %s is %dD", want.Dim, t.label(a.Handle), t.tex.Dim)
+		}
+		if a.Kind == ArgSampledTexture && !a.Sampler.Valid() {
+			return vinvalid("sampler %v", a.Sampler)
+		}
+	case ArgBindlessArray:
+		if _, err := v.lookup(a.Handle, KindBindlessArray); err != nil {
+			return err
+		}
+	default:
+		return vinvalid("argument kind %v is not supported", a.Kind)
+	}
+	return nil
+}
+
+func (v *Validator) SynchronizeStream(ctx context.Context, stream Handle) error {
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return v.errClosed()
+	}
+	s, err := v.lookup(stream, KindStream)
+	if err != nil {
+		v.mu.Unlock()
+		return fmt.Errorf("SynchronizeStream: %w", err)
+	}
+	t := s.tick
+	v.mu.Unlock()
+	if err := v.inner.SynchronizeStream(ctx, stream); err != nil {
+		return err
+	}
+	v.mu.Lock()
+	v.host.join(clock{stream: t})
+	v.mu.Unlock()
+	return nil
+}
+
+func (v *Validator) eventAndStream(op string, event, stream Handle) (*vres, error) {
+	if v.closed {
+		return nil, v.errClosed()
+	}
+	if _, err := v.lookup(event, KindEvent); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	s, err := v.lookup(stream, KindStream)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return s, nil
+}
+
+func (v *Validator) SignalEvent(event, stream Handle, value uint64) error {
+	v.mu.Lock()
+	s, err := v.eventAndStream("SignalEvent", event, stream)
+	if err != nil {
+		v.mu.Unlock()
+		return err
+	}
+	sigs := v.signals[event]
+	if n := len(sigs); n > 0 && value <= sigs[n-1].value {
+		v.mu.Unlock()
+		return vinvalid("SignalEvent: value %d of event %d is not above %d, signalled before (timeline values must increase)",
+			value, event, sigs[n-1].value)
+	}
+	if value == 0 {
+		v.mu.Unlock()
+		return vinvalid("SignalEvent: value 0 (events start at 0)")
+	}
+	at := maps.Clone(s.vc)
+	at.join(v.host)
+	at[stream] = s.tick
+	v.signals[event] = append(sigs, signal{value: value, at: at})
+	v.mu.Unlock()
+	return v.inner.SignalEvent(event, stream, value)
+}
+
+// reached returns the clock of everything ordered before the event reaching
+// value: the signals up to the first one at or above value.
+func (v *Validator) reached(event Handle, value uint64) clock {
+	c := clock{}
+	for _, s := range v.signals[event] {
+		c.join(s.at)
+		if s.value >= value {
+			break
+		}
+	}
+	return c
+}
+
+func (v *Validator) WaitEvent(event, stream Handle, value uint64) error {
+	v.mu.Lock()
+	s, err := v.eventAndStream("WaitEvent", event, stream)
+	if err != nil {
+		v.mu.Unlock()
+		return err
+	}
+	s.vc.join(v.reached(event, value))
+	v.mu.Unlock()
+	return v.inner.WaitEvent(event, stream, value)
+}
+
+func (v *Validator) EventCompleted(event Handle, value uint64) (bool, error) {
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return false, v.errClosed()
+	}
+	if _, err := v.lookup(event, KindEvent); err != nil {
+		v.mu.Unlock()
+		return false, fmt.Errorf("EventCompleted: %w", err)
+	}
+	v.mu.Unlock()
+	done, err := v.inner.EventCompleted(event, value)
+	if err == nil && done {
+		v.mu.Lock()
+		v.host.join(v.reached(event, value))
+		v.mu.Unlock()
+	}
+	return done, err
+}
+
+func (v *Validator) SynchronizeEvent(ctx context.Context, event Handle, value uint64) error {
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return v.errClosed()
+	}
+	if _, err := v.lookup(event, KindEvent); err != nil {
+		v.mu.Unlock()
+		return fmt.Errorf("SynchronizeEvent: %w", err)
+	}
+	v.mu.Unlock()
+	if err := v.inner.SynchronizeEvent(ctx, event, value); err != nil {
+		return err
+	}
+	v.mu.Lock()
+	v.host.join(v.reached(event, value))
+	v.mu.Unlock()
+	return nil
+}
