@@ -1,0 +1,152 @@
+package shadercache_test
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/lucent-gpu/lucent/shadercache"
+)
+
+// compile stands in for the kernel compiler.
+func compile() []byte { return []byte{0x03, 0x02, 0x23, 0x07} }
+
+// The just-in-time path: look the kernel up by its key, compile on a miss,
+// and store the result for the next run.
+func Example() {
+	dir, err := os.MkdirTemp("", "lucent-cache")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	cache, err := shadercache.NewDir(dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	key := shadercache.NewKey().
+		Add("kernel", []byte("stable hash of the kernel AST")).
+		AddUint("codegen", 1).
+		AddSet("caps", "int64", "float16").
+		Sum()
+	for run := 1; run <= 2; run++ {
+		spirv, ok, err := cache.ReadShaderCache(key)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if !ok {
+			spirv = compile()
+			if err := cache.WriteShaderCache(key, spirv); err != nil {
+				log.Print(err) // a cache that cannot be written only costs time
+			}
+		}
+		fmt.Printf("run %d: hit=%v, %d bytes\n", run, ok, len(spirv))
+	}
+	fmt.Printf("%+v\n", cache.Stats())
+	// Output:
+	// run 1: hit=false, 4 bytes
+	// run 2: hit=true, 4 bytes
+	// {Hits:1 Misses:1 Damaged:0 Writes:1 Evictions:0}
+}
+
+// A damaged entry is a miss; rewriting it heals the store.
+func ExampleNewDir() {
+	dir, err := os.MkdirTemp("", "lucent-cache")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	cache, err := shadercache.NewDir(dir, shadercache.WithMaxSize(64<<20))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := cache.WriteInternal("fill", compile()); err != nil {
+		log.Fatal(err)
+	}
+	// Truncate every internal entry, as a crash or a full disk might.
+	files, _ := filepath.Glob(filepath.Join(dir, "internal", "*"))
+	for _, f := range files {
+		os.Truncate(f, 10)
+	}
+	_, ok, err := cache.ReadInternal("fill")
+	fmt.Println("hit:", ok, "error:", err)
+	if err := cache.WriteInternal("fill", compile()); err != nil {
+		log.Fatal(err)
+	}
+	data, ok, _ := cache.ReadInternal("fill")
+	fmt.Println("hit:", ok, "bytes:", len(data))
+	// Output:
+	// hit: false error: <nil>
+	// hit: true bytes: 4
+}
+
+func ExampleNewMemory() {
+	cache := shadercache.NewMemory()
+	if err := cache.WriteBytecode("saxpy", compile()); err != nil {
+		log.Fatal(err)
+	}
+	spirv, ok, err := cache.ReadBytecode("saxpy")
+	fmt.Println(len(spirv), ok, err)
+	_, ok, _ = cache.ReadBytecode("mandelbrot")
+	fmt.Println(ok)
+	// Output:
+	// 4 true <nil>
+	// false
+}
+
+// Default is the store a program uses unless it chooses one;
+// LUCENT_SHADER_CACHE=off turns caching off.
+func ExampleDefault() {
+	os.Setenv(shadercache.EnvVar, "off")
+	defer os.Unsetenv(shadercache.EnvVar)
+	cache, err := shadercache.Default()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(cache == shadercache.Disabled)
+	// Output: true
+}
+
+func ExampleNewKey() {
+	// Parts under different names may be added in any order; a set ignores
+	// the order of its values.
+	a := shadercache.NewKey().
+		Add("kernel", []byte{1, 2, 3}).
+		AddUint("codegen", 4).
+		AddString("opt", "fast-math").
+		AddSet("caps", "subgroup-arith", "int64").
+		Sum()
+	b := shadercache.NewKey().
+		AddSet("caps", "int64", "subgroup-arith").
+		AddString("opt", "fast-math").
+		AddUint("codegen", 4).
+		Add("kernel", []byte{1, 2, 3}).
+		Sum()
+	c := shadercache.NewKey().
+		Add("kernel", []byte{1, 2, 3}).
+		AddUint("codegen", 5). // a new codegen version: a new key
+		AddString("opt", "fast-math").
+		AddSet("caps", "subgroup-arith", "int64").
+		Sum()
+	fmt.Println(a == b, a == c, len(a.String()))
+	// Output: true false 64
+}
+
+func ExampleBinaryIO_ReadPipelineCache() {
+	cache := shadercache.NewMemory()
+	id := shadercache.PipelineID{
+		DeviceUUID:    [16]byte{0x6c, 0x76, 0x70}, // VkPhysicalDeviceProperties.pipelineCacheUUID
+		DriverVersion: 0x5800006,                  // VkPhysicalDeviceProperties.driverVersion
+	}
+	blob, ok, err := cache.ReadPipelineCache(id)
+	fmt.Println(len(blob), ok, err) // a miss: create the VkPipelineCache empty
+	if err := cache.WritePipelineCache(id, []byte("vkGetPipelineCacheData output")); err != nil {
+		log.Fatal(err)
+	}
+	blob, ok, err = cache.ReadPipelineCache(id)
+	fmt.Println(len(blob), ok, err)
+	// Output:
+	// 0 false <nil>
+	// 29 true <nil>
+}
