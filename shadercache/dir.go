@@ -42,6 +42,10 @@ type Dir struct {
 	stats counters
 	now   func() time.Time // replaced by tests
 
+	// touchInterval is how stale an entry's modification time must be
+	// before a read refreshes it: eviction order is precise to this much.
+	touchInterval time.Duration
+
 	tmpSeq atomic.Uint64
 
 	mu   sync.Mutex // guards size and serialises eviction scans
@@ -51,6 +55,11 @@ type Dir struct {
 // staleTemp is how old a temporary file must be before a scan deletes it as
 // the leftover of a writer that died between create and rename.
 const staleTemp = time.Hour
+
+// defaultTouchInterval bounds how precisely eviction tells apart entries
+// read at nearly the same time; an entry read less than this long after
+// its last write or touch is not touched again.
+const defaultTouchInterval = time.Minute
 
 // tempPrefix starts the name of every temporary file.
 const tempPrefix = ".tmp-"
@@ -66,7 +75,7 @@ func NewDir(path string, opts ...Option) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("shadercache: NewDir %q: %w", path, err)
 	}
-	d := &Dir{root: root, max: cfg.maxSize, log: cfg.logger, now: time.Now, size: -1}
+	d := &Dir{root: root, max: cfg.maxSize, log: cfg.logger, now: time.Now, touchInterval: defaultTouchInterval, size: -1}
 	for _, k := range kinds {
 		if err := os.MkdirAll(d.kindDir(k), 0o755); err != nil {
 			return nil, fmt.Errorf("shadercache: NewDir: %w", err)
@@ -185,7 +194,7 @@ func (d *Dir) read(k kind, name string) ([]byte, bool, error) {
 		return nil, false, err
 	}
 	path := filepath.Join(d.kindDir(k), fileName(k, name))
-	b, err := readEntryFile(path)
+	b, mtime, err := readEntryFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			d.stats.misses.Add(1)
@@ -208,40 +217,43 @@ func (d *Dir) read(k kind, name string) ([]byte, bool, error) {
 		return nil, false, nil
 	}
 	if k.regenerable() && d.max > 0 {
-		// Mark the entry used for eviction. Failure (a read-only directory)
-		// only makes eviction less precise.
-		_ = os.Chtimes(path, time.Time{}, d.now())
+		// Mark the entry used for eviction, unless it was marked less than
+		// touchInterval ago: a hot entry then costs no extra system call.
+		// Failure (a read-only directory) only makes eviction less precise.
+		if now := d.now(); now.Sub(mtime) >= d.touchInterval {
+			_ = os.Chtimes(path, time.Time{}, now)
+		}
 	}
 	d.stats.hits.Add(1)
 	debug(d.log, "shadercache: hit", k, name, slog.Int("bytes", len(payload)))
 	return payload, true, nil
 }
 
-// readEntryFile reads a whole file, refusing to allocate for a file larger
-// than any valid entry.
-func readEntryFile(path string) ([]byte, error) {
+// readEntryFile reads a whole file and returns it with its modification
+// time, refusing to allocate for a file larger than any valid entry.
+func readEntryFile(path string) ([]byte, time.Time, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, time.Time{}, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, time.Time{}, fmt.Errorf("%s: not a regular file", path)
 	}
 	size := st.Size()
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
 	if size > headerSize+MaxNameLen+MaxEntrySize {
 		size = headerSize - 1 // decodes as too short: a miss
 	}
 	b := make([]byte, size)
 	n, err := io.ReadFull(f, b)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, err
+		return nil, time.Time{}, err
 	}
-	return b[:n], nil
+	return b[:n], st.ModTime(), nil
 }
 
 func (d *Dir) write(k kind, name string, data []byte) error {

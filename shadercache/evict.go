@@ -12,8 +12,10 @@ import (
 	"time"
 )
 
-// Eviction is least-recently-used by modification time, which reads set
-// (Dir.read) and writes stamp. A Dir keeps a running count of the bytes its
+// Eviction is least-recently-used by modification time, which writes stamp
+// and reads refresh (Dir.read; at most once per touch interval, a minute, so
+// a hot entry costs no extra system call and eviction order is precise to a
+// minute). A Dir keeps a running count of the bytes its
 // regenerable entries hold; when a write would take the count over the cap,
 // it scans the directories again — picking up what other processes wrote
 // and removed — and deletes the oldest entries until the total is at most

@@ -11,15 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// fakeClock returns times one second apart, so every write and read of a
-// test has its own instant whatever the file system's timestamp granularity.
-func fakeClock() func() time.Time {
+// fakeClock returns times step apart, so every write and read of a test
+// has its own instant whatever the file system's timestamp granularity.
+func fakeClock(step time.Duration) func() time.Time {
 	var mu sync.Mutex
 	t := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	return func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
-		t = t.Add(time.Second)
+		t = t.Add(step)
 		return t
 	}
 }
@@ -47,7 +47,8 @@ func TestEvictionKeepsMostRecentlyUsed(t *testing.T) {
 	const maxSize = 5000
 	// A Dir entry named "eN" is a 26-byte header and name plus its payload.
 	dirStore := newTestDir(t, WithMaxSize(maxSize))
-	dirStore.now = fakeClock()
+	// Operations further apart than the touch interval: every read touches.
+	dirStore.now = fakeClock(2 * defaultTouchInterval)
 	memStore := NewMemory(WithLogger(quiet), WithMaxSize(maxSize))
 	for name, s := range map[string]struct {
 		BinaryIO
@@ -119,7 +120,7 @@ func TestEvictionSeesOtherWriters(t *testing.T) {
 	require.NoError(t, err)
 	b, err := NewDir(root, WithLogger(quiet), WithMaxSize(maxSize))
 	require.NoError(t, err)
-	clock := fakeClock()
+	clock := fakeClock(time.Second)
 	a.now, b.now = clock, clock
 	for i := range 15 {
 		require.NoError(t, b.WriteInternal(fmt.Sprint("b", i), make([]byte, 1000)))
@@ -148,4 +149,47 @@ func TestNoCapNoEviction(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ents, 50)
 	require.Zero(t, d.Stats().Evictions)
+}
+
+// TestTouchInterval checks that a read refreshes an entry's modification
+// time only when it is older than the touch interval.
+func TestTouchInterval(t *testing.T) {
+	d := newTestDir(t)
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	d.now = func() time.Time { return clock }
+	require.NoError(t, d.WriteInternal("k", []byte("x")))
+	path := filepath.Join(d.Path(), "internal", fileName(kindInternal, "k"))
+	mtime := func() time.Time {
+		st, err := os.Stat(path)
+		require.NoError(t, err)
+		return st.ModTime().UTC()
+	}
+	require.Equal(t, clock, mtime(), "a write stamps the store's clock")
+
+	written := clock
+	clock = clock.Add(defaultTouchInterval - time.Second)
+	_, ok, err := d.ReadInternal("k")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, written, mtime(), "a read soon after the write does not touch")
+
+	clock = clock.Add(2 * time.Second)
+	_, ok, err = d.ReadInternal("k")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, clock, mtime(), "a read after the interval touches")
+
+	uncapped := newTestDir(t, WithMaxSize(0))
+	uncapped.now = d.now
+	require.NoError(t, uncapped.WriteInternal("k", []byte("x")))
+	upath := filepath.Join(uncapped.Path(), "internal", fileName(kindInternal, "k"))
+	before, err := os.Stat(upath)
+	require.NoError(t, err)
+	clock = clock.Add(time.Hour)
+	_, ok, err = uncapped.ReadInternal("k")
+	require.NoError(t, err)
+	require.True(t, ok)
+	after, err := os.Stat(upath)
+	require.NoError(t, err)
+	require.Equal(t, before.ModTime(), after.ModTime(), "without a cap nothing is evicted, so nothing is touched")
 }

@@ -3,6 +3,7 @@ package shadercache_test
 import (
 	"fmt"
 	"log"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -57,7 +58,10 @@ func ExampleNewDir() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	cache, err := shadercache.NewDir(dir, shadercache.WithMaxSize(64<<20))
+	cache, err := shadercache.NewDir(dir,
+		shadercache.WithMaxSize(64<<20),
+		shadercache.WithLogger(slog.New(slog.DiscardHandler)), // damage is logged at warn level
+	)
 	if err != nil {
 		log.Fatal(err)
 	}
