@@ -1,0 +1,442 @@
+package frontend
+
+import (
+	"fmt"
+
+	"github.com/lucent-gpu/lucent/spirv"
+)
+
+// CodegenVersion changes whenever codegen changes the words it emits for the
+// same AST; it belongs in cache keys next to Hash.
+const CodegenVersion = 1
+
+// Options tune code generation for a device.
+type Options struct {
+	// Env is the target environment (default Vulkan 1.2).
+	Env spirv.TargetEnv
+	// FloatAtomicAdd uses the native float32 atomic add
+	// (SPV_EXT_shader_atomic_float_add) on buffers and shared memory;
+	// otherwise float atomics become compare-and-swap loops.
+	FloatAtomicAdd bool
+	// Names emits debug names (OpName) for variables and functions.
+	Names bool
+}
+
+// Emit generates the SPIR-V module of kernel f (and the callables it
+// reaches) following kernel ABI v1. f is validated first.
+func Emit(f *Function, opts Options) ([]uint32, error) {
+	if f.Kind != KernelFunc {
+		return nil, fmt.Errorf("%w: %s is a callable, not a kernel", ErrInvalid, f.Name)
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Env == 0 {
+		opts.Env = spirv.EnvVulkan1_2
+	}
+	g := newGen(opts)
+	if err := g.kernel(f); err != nil {
+		return nil, err
+	}
+	w, err := g.b.Words()
+	if err != nil {
+		return nil, fmt.Errorf("frontend: codegen of %s: %w", f.Name, err)
+	}
+	return w, nil
+}
+
+// gen is the state of one module's code generation.
+type gen struct {
+	b    *spirv.Builder
+	opts Options
+	err  error
+
+	logical  map[*Type]spirv.ID // value types, no layout decorations
+	explicit map[*Type]spirv.ID // types with Offset/ArrayStride, for buffers and push constants
+	ptrs     map[ptrKey]spirv.ID
+	funcs    map[*Function]*fnInfo
+
+	// per kernel
+	vars   map[*Var]place // variables with storage
+	values map[*Var]spirv.ID
+	push   spirv.ID // push-constant variable
+	pushT  spirv.ID
+	argIdx map[*Var]uint32 // push-constant member of a uniform argument
+
+	// builtin values, computed in the kernel's entry block
+	builtins map[BuiltinVar]spirv.ID
+
+	// per function
+	fn       *Function
+	sfn      *spirv.Function
+	targets  []target // break/continue targets, innermost last
+	constArr map[*ConstArray]spirv.ID
+
+	u32, i32, f32, boolT, voidT spirv.ID
+}
+
+type ptrKey struct {
+	sc spirv.StorageClass
+	t  spirv.ID
+}
+
+// place is a variable's pointer with its storage class and whether its type
+// is the explicit-layout one.
+type place struct {
+	ptr      spirv.ID
+	sc       spirv.StorageClass
+	explicit bool
+}
+
+type fnInfo struct {
+	id    spirv.ID
+	fnT   spirv.ID
+	spirv *spirv.Function
+}
+
+type target struct {
+	brk, cont spirv.ID // cont == 0 for a switch
+}
+
+func newGen(opts Options) *gen {
+	b := spirv.NewBuilder(opts.Env)
+	b.Capability(spirv.CapabilityShader)
+	g := &gen{
+		b: b, opts: opts,
+		logical:  map[*Type]spirv.ID{},
+		explicit: map[*Type]spirv.ID{},
+		ptrs:     map[ptrKey]spirv.ID{},
+		funcs:    map[*Function]*fnInfo{},
+		vars:     map[*Var]place{},
+		values:   map[*Var]spirv.ID{},
+		builtins: map[BuiltinVar]spirv.ID{},
+		argIdx:   map[*Var]uint32{},
+	}
+	g.u32 = b.TypeInt(32, false)
+	g.i32 = b.TypeInt(32, true)
+	g.f32 = b.TypeFloat(32)
+	g.boolT = b.TypeBool()
+	g.voidT = b.TypeVoid()
+	return g
+}
+
+func (g *gen) fail(format string, args ...any) {
+	if g.err == nil {
+		g.err = fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
+	}
+}
+
+// typ returns the logical SPIR-V type of t.
+func (g *gen) typ(t *Type) spirv.ID {
+	if id, ok := g.logical[t]; ok {
+		return id
+	}
+	b := g.b
+	var id spirv.ID
+	switch t.kind {
+	case KindVoid:
+		id = g.voidT
+	case KindBool:
+		id = g.boolT
+	case KindInt, KindUint:
+		id = b.TypeInt(uint32(t.bits), t.kind == KindInt)
+	case KindFloat:
+		id = b.TypeFloat(uint32(t.bits))
+	case KindVector:
+		id = b.TypeVector(g.typ(t.elem), uint32(t.n))
+	case KindMatrix:
+		id = b.TypeMatrix(g.typ(t.elem), uint32(t.n))
+	case KindArray:
+		id = b.TypeArray(g.typ(t.elem), uint32(t.n))
+	case KindStruct:
+		ms := make([]spirv.ID, len(t.fields))
+		for i, f := range t.fields {
+			ms[i] = g.typ(f.Type)
+		}
+		id = b.TypeStruct(ms...)
+	default:
+		g.fail("type %s has no value form", t)
+		return 0
+	}
+	g.logical[t] = id
+	return id
+}
+
+// etyp returns the explicitly laid out SPIR-V type of t (scalar layout at Go's offsets).
+func (g *gen) etyp(t *Type) spirv.ID {
+	switch t.kind {
+	case KindArray, KindStruct:
+	default:
+		g.smallStorage(t)
+		return g.typ(t)
+	}
+	if id, ok := g.explicit[t]; ok {
+		return id
+	}
+	var id spirv.ID
+	if t.kind == KindArray {
+		if t.elem.kind == KindMatrix {
+			g.fail("array of matrices %s in a buffer or push constant", t)
+			return 0
+		}
+		id = g.b.TypeArrayStride(g.etyp(t.elem), uint32(t.n), uint32(t.elem.size))
+	} else {
+		st := spirv.StructType{Members: make([]spirv.Member, len(t.fields))}
+		for i, f := range t.fields {
+			m := spirv.Member{Type: g.etyp(f.Type), Offset: spirv.Off(uint32(f.Offset))}
+			if g.opts.Names {
+				m.Name = f.Name
+			}
+			if f.Type.kind == KindMatrix {
+				m.Decorations = []spirv.Decor{{Decoration: spirv.DecorationColMajor},
+					{Decoration: spirv.DecorationMatrixStride, Literals: []uint32{uint32(f.Type.elem.size)}}}
+			}
+			st.Members[i] = m
+		}
+		if g.opts.Names {
+			st.Name = t.name
+		}
+		id = g.b.TypeStructOf(st)
+	}
+	g.explicit[t] = id
+	return id
+}
+
+// smallStorage declares the capabilities 8- and 16-bit scalars need in buffers and push constants.
+func (g *gen) smallStorage(t *Type) {
+	switch t.Scalar().bits {
+	case 8:
+		g.b.Capability(spirv.CapabilityStorageBuffer8BitAccess)
+		g.b.Capability(spirv.CapabilityStoragePushConstant8)
+	case 16:
+		g.b.Capability(spirv.CapabilityStorageBuffer16BitAccess)
+		g.b.Capability(spirv.CapabilityStoragePushConstant16)
+	}
+}
+
+func (g *gen) ptr(sc spirv.StorageClass, t spirv.ID) spirv.ID {
+	k := ptrKey{sc, t}
+	if id, ok := g.ptrs[k]; ok {
+		return id
+	}
+	id := g.b.TypePointer(sc, t)
+	g.ptrs[k] = id
+	return id
+}
+
+// kernel emits the entry point: argument variables, built-ins, the dispatch
+// bounds check, then the body.
+func (g *gen) kernel(f *Function) error {
+	b := g.b
+	args, _, err := f.Layout()
+	if err != nil {
+		return err
+	}
+	// Callables first, so that calls find their ids.
+	for _, c := range f.Callees() {
+		g.declare(c)
+	}
+	// Push constants: the dispatch header, then the uniforms.
+	uvec3 := b.TypeVector(g.u32, 3)
+	st := spirv.StructType{Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}}}
+	st.Members = append(st.Members,
+		spirv.Member{Type: uvec3, Offset: spirv.Off(0)},
+		spirv.Member{Type: uvec3, Offset: spirv.Off(12)})
+	for _, a := range args {
+		if a.Binding >= 0 {
+			continue
+		}
+		t := a.Var.Type
+		mt := g.etyp(t)
+		if t == TBool {
+			mt = g.u32
+		}
+		m := spirv.Member{Type: mt, Offset: spirv.Off(uint32(a.Offset))}
+		if t.kind == KindMatrix {
+			m.Decorations = []spirv.Decor{{Decoration: spirv.DecorationColMajor},
+				{Decoration: spirv.DecorationMatrixStride, Literals: []uint32{uint32(t.elem.size)}}}
+		}
+		g.argIdx[a.Var] = uint32(len(st.Members))
+		st.Members = append(st.Members, m)
+	}
+	g.pushT = b.TypeStructOf(st)
+	g.push = b.Variable(g.ptr(spirv.StorageClassPushConstant, g.pushT), spirv.StorageClassPushConstant, 0)
+	// Resources in descriptor set 0.
+	for _, a := range args {
+		if a.Binding < 0 {
+			continue
+		}
+		t := a.Var.Type
+		var v spirv.ID
+		switch t.kind {
+		case KindBuffer:
+			if t.elem.kind == KindMatrix {
+				return fmt.Errorf("%w: buffer of matrices (argument %s); wrap the matrix in a struct", ErrUnsupported, a.Var.Name)
+			}
+			rt := b.TypeRuntimeArrayStride(g.etyp(t.elem), uint32(t.elem.size))
+			bt := b.TypeStructOf(spirv.StructType{
+				Members:     []spirv.Member{{Type: rt, Offset: spirv.Off(0)}},
+				Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
+			})
+			v = b.Variable(g.ptr(spirv.StorageClassStorageBuffer, bt), spirv.StorageClassStorageBuffer, 0)
+			g.vars[a.Var] = place{ptr: v, sc: spirv.StorageClassStorageBuffer, explicit: true}
+		case KindTexture:
+			it := g.imageType(t)
+			v = b.Variable(g.ptr(spirv.StorageClassUniformConstant, it), spirv.StorageClassUniformConstant, 0)
+			g.vars[a.Var] = place{ptr: v, sc: spirv.StorageClassUniformConstant}
+		default:
+			return fmt.Errorf("%w: kernel argument %s of type %s", ErrUnsupported, a.Var.Name, t)
+		}
+		b.Decorate(v, spirv.DecorationDescriptorSet, 0)
+		b.Decorate(v, spirv.DecorationBinding, uint32(a.Binding))
+		if g.opts.Names {
+			b.Name(v, a.Var.Name)
+		}
+	}
+	for _, s := range f.Shared {
+		v := b.Variable(g.ptr(spirv.StorageClassWorkgroup, g.typ(s.Type)), spirv.StorageClassWorkgroup, 0)
+		g.vars[s] = place{ptr: v, sc: spirv.StorageClassWorkgroup}
+		if g.opts.Names {
+			b.Name(v, s.Name)
+		}
+	}
+
+	fnT := b.TypeFunction(g.voidT)
+	sf := b.Function(g.voidT, fnT)
+	b.EntryPoint(spirv.ExecutionModelGLCompute, sf.ID(), "main")
+	b.LocalSize(sf.ID(), f.BlockSize[0], f.BlockSize[1], f.BlockSize[2])
+	b.SetBlock(sf.NewBlock())
+	g.begin(f, sf)
+	g.kernelBuiltins(f)
+	g.block(f.Body)
+	g.end()
+	if g.err != nil {
+		return g.err
+	}
+	for _, c := range f.Callees() {
+		g.callable(c)
+		if g.err != nil {
+			return g.err
+		}
+	}
+	return g.err
+}
+
+func (g *gen) imageType(t *Type) spirv.ID {
+	st := g.typ(t.elem.elem)
+	dim := spirv.Dim2D
+	if t.n == 3 {
+		dim = spirv.Dim3D
+	}
+	g.b.Capability(spirv.CapabilityStorageImageReadWithoutFormat)
+	g.b.Capability(spirv.CapabilityStorageImageWriteWithoutFormat)
+	return g.b.TypeImage(spirv.ImageType{SampledType: st, Dim: dim, Sampled: 2, Format: spirv.ImageFormatUnknown})
+}
+
+// input declares a built-in input variable.
+func (g *gen) input(t spirv.ID, bi spirv.BuiltIn) spirv.ID {
+	v := g.b.Variable(g.ptr(spirv.StorageClassInput, t), spirv.StorageClassInput, 0)
+	g.b.Decorate(v, spirv.DecorationBuiltIn, uint32(bi))
+	return v
+}
+
+// kernelBuiltins computes the built-in values the kernel uses and returns
+// early for threads past dispatch_size (kernel ABI v1).
+func (g *gen) kernelBuiltins(f *Function) {
+	b := g.b
+	uvec3 := b.TypeVector(g.u32, 3)
+	bool3 := b.TypeVector(g.boolT, 3)
+	pu3 := g.ptr(spirv.StorageClassPushConstant, uvec3)
+	size := b.Load(uvec3, b.AccessChain(pu3, g.push, b.ConstantUint32(0)))
+	off := b.Load(uvec3, b.AccessChain(pu3, g.push, b.ConstantUint32(1)))
+	wg := b.Load(uvec3, g.input(uvec3, spirv.BuiltInWorkgroupId))
+	lid := b.Load(uvec3, g.input(uvec3, spirv.BuiltInLocalInvocationId))
+	bs := b.ConstantComposite(uvec3, b.ConstantUint32(f.BlockSize[0]), b.ConstantUint32(f.BlockSize[1]), b.ConstantUint32(f.BlockSize[2]))
+	block := b.IAdd(uvec3, wg, off)
+	did := b.IAdd(uvec3, b.IMul(uvec3, block, bs), lid)
+	g.builtins[ThreadID] = lid
+	g.builtins[BlockID] = block
+	g.builtins[DispatchID] = did
+	g.builtins[DispatchSize] = size
+	g.builtins[BlockSize] = bs
+	uses := map[BuiltinVar]bool{}
+	walkFunc(f, func(e Expr) {
+		if r, ok := e.(*Ref); ok && r.Var.Kind == VarBuiltin {
+			uses[r.Var.Builtin] = true
+		}
+	})
+	if uses[SubgroupLane] || uses[SubgroupSize] {
+		b.Capability(spirv.CapabilityGroupNonUniform)
+	}
+	if uses[SubgroupLane] {
+		g.builtins[SubgroupLane] = b.Load(g.u32, g.input(g.u32, spirv.BuiltInSubgroupLocalInvocationId))
+	}
+	if uses[SubgroupSize] {
+		g.builtins[SubgroupSize] = b.Load(g.u32, g.input(g.u32, spirv.BuiltInSubgroupSize))
+	}
+	out := b.Any(g.boolT, b.UGreaterThanEqual(bool3, did, size))
+	ret, body := g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.SelectionMerge(body.ID(), spirv.SelectionControlNone)
+	b.BranchConditional(out, ret.ID(), body.ID())
+	b.SetBlock(ret)
+	b.Return()
+	b.SetBlock(body)
+}
+
+// declare makes the SPIR-V function of callable c (its body comes later).
+func (g *gen) declare(c *Function) {
+	params := make([]spirv.ID, len(c.Params))
+	for i, p := range c.Params {
+		params[i] = g.typ(p.Type)
+		if p.Kind == VarRefParam {
+			params[i] = g.ptr(spirv.StorageClassFunction, params[i])
+		}
+	}
+	fnT := g.b.TypeFunction(g.typ(c.Result), params...)
+	sf := g.b.Function(g.typ(c.Result), fnT)
+	if g.opts.Names {
+		g.b.Name(sf.ID(), c.Name)
+	}
+	info := &fnInfo{id: sf.ID(), fnT: fnT, spirv: sf}
+	for i, p := range c.Params {
+		id := sf.Param(params[i])
+		if p.Kind == VarRefParam {
+			g.vars[p] = place{ptr: id, sc: spirv.StorageClassFunction}
+		} else {
+			g.values[p] = id
+		}
+	}
+	g.funcs[c] = info
+}
+
+func (g *gen) callable(c *Function) {
+	info := g.funcs[c]
+	g.b.SetBlock(info.spirv.NewBlock())
+	g.begin(c, info.spirv)
+	g.block(c.Body)
+	g.end()
+}
+
+// begin declares f's locals.
+func (g *gen) begin(f *Function, sf *spirv.Function) {
+	g.fn, g.sfn = f, sf
+	g.constArr = map[*ConstArray]spirv.ID{}
+	for _, l := range f.Locals {
+		v := sf.Variable(g.ptr(spirv.StorageClassFunction, g.typ(l.Type)), 0)
+		g.vars[l] = place{ptr: v, sc: spirv.StorageClassFunction}
+		if g.opts.Names {
+			g.b.Name(v, l.Name)
+		}
+	}
+}
+
+// end terminates the function's last block.
+func (g *gen) end() {
+	if blk := g.b.CurrentBlock(); blk != nil && !blk.Terminated() {
+		if g.fn.Result == TVoid {
+			g.b.Return()
+		} else {
+			g.b.ReturnValue(g.b.ConstantNull(g.typ(g.fn.Result)))
+		}
+	}
+}

@@ -1,0 +1,285 @@
+package frontend
+
+import "github.com/lucent-gpu/lucent/spirv"
+
+// glslFloat maps the float built-ins that are one GLSL.std.450 instruction.
+var glslFloat = map[Op]spirv.GLSLInst{
+	OpFloor: spirv.GLSLFloor, OpCeil: spirv.GLSLCeil, OpTrunc: spirv.GLSLTrunc, OpFract: spirv.GLSLFract,
+	OpSqrt: spirv.GLSLSqrt, OpInverseSqrt: spirv.GLSLInverseSqrt, OpExp: spirv.GLSLExp, OpExp2: spirv.GLSLExp2,
+	OpLog: spirv.GLSLLog, OpLog2: spirv.GLSLLog2, OpSin: spirv.GLSLSin, OpCos: spirv.GLSLCos, OpTan: spirv.GLSLTan,
+	OpAsin: spirv.GLSLAsin, OpAcos: spirv.GLSLAcos, OpAtan: spirv.GLSLAtan, OpSinh: spirv.GLSLSinh,
+	OpCosh: spirv.GLSLCosh, OpTanh: spirv.GLSLTanh, OpAsinh: spirv.GLSLAsinh, OpAcosh: spirv.GLSLAcosh,
+	OpAtanh: spirv.GLSLAtanh, OpRadians: spirv.GLSLRadians, OpDegrees: spirv.GLSLDegrees,
+	OpPow: spirv.GLSLPow, OpAtan2: spirv.GLSLAtan2, OpStep: spirv.GLSLStep, OpLerp: spirv.GLSLFMix,
+	OpSmoothStep: spirv.GLSLSmoothStep, OpFma: spirv.GLSLFma, OpCross: spirv.GLSLCross,
+	OpLength: spirv.GLSLLength, OpDistance: spirv.GLSLDistance, OpNormalize: spirv.GLSLNormalize,
+	OpReflect: spirv.GLSLReflect, OpDeterminant: spirv.GLSLDeterminant, OpInverse: spirv.GLSLMatrixInverse,
+}
+
+func (g *gen) call(e *Call) spirv.ID {
+	b := g.b
+	if e.Op >= OpAtomicExchange && e.Op <= OpAtomicMax {
+		return g.atomic(e)
+	}
+	switch e.Op {
+	case OpBarrier:
+		b.ControlBarrier(spirv.ScopeWorkgroup, spirv.ScopeWorkgroup,
+			spirv.MemorySemanticsAcquireRelease|spirv.MemorySemanticsWorkgroupMemory|spirv.MemorySemanticsUniformMemory)
+		return 0
+	case OpBufferSize:
+		p := g.vars[e.Args[0].(*Ref).Var]
+		return b.ArrayLength(g.u32, p.ptr, 0)
+	case OpTextureRead, OpTextureWrite, OpTextureSize, OpTextureSample:
+		return g.texture(e)
+	}
+	args := make([]spirv.ID, len(e.Args))
+	for i, a := range e.Args {
+		args[i] = g.expr(a)
+	}
+	t := g.typ(e.T)
+	var at *Type
+	if len(e.Args) > 0 {
+		at = e.Args[0].Type()
+	}
+	if inst, ok := glslFloat[e.Op]; ok {
+		return b.GLSL(t, inst, args...)
+	}
+	sk := KindVoid
+	if at != nil {
+		sk = at.Scalar().kind
+	}
+	pick := func(f, s, u spirv.GLSLInst) spirv.GLSLInst {
+		switch sk {
+		case KindFloat:
+			return f
+		case KindInt:
+			return s
+		}
+		return u
+	}
+	switch e.Op {
+	case OpAbs:
+		if sk == KindUint {
+			return args[0]
+		}
+		return b.GLSL(t, pick(spirv.GLSLFAbs, spirv.GLSLSAbs, 0), args...)
+	case OpSign:
+		return b.GLSL(t, pick(spirv.GLSLFSign, spirv.GLSLSSign, 0), args...)
+	case OpRound:
+		// Half away from zero (Go's math.Round), exactly: t = trunc(x);
+		// t + sign(x) when |x - t| >= 0.5.
+		tr := b.GLSL(t, spirv.GLSLTrunc, args[0])
+		d := b.GLSL(t, spirv.GLSLFAbs, b.FSub(t, args[0], tr))
+		up := b.FOrdGreaterThanEqual(g.typ(boolLike(at)), d, g.numConst(at, 0.5))
+		return b.Select(t, up, b.FAdd(t, tr, b.GLSL(t, spirv.GLSLFSign, args[0])), tr)
+	case OpSaturate:
+		return b.GLSL(t, spirv.GLSLFClamp, args[0], g.numConst(at, 0), g.numConst(at, 1))
+	case OpMin:
+		return b.GLSL(t, pick(spirv.GLSLFMin, spirv.GLSLSMin, spirv.GLSLUMin), args...)
+	case OpMax:
+		return b.GLSL(t, pick(spirv.GLSLFMax, spirv.GLSLSMax, spirv.GLSLUMax), args...)
+	case OpClamp:
+		return b.GLSL(t, pick(spirv.GLSLFClamp, spirv.GLSLSClamp, spirv.GLSLUClamp), args...)
+	case OpSelect:
+		return b.Select(t, args[0], args[1], args[2])
+	case OpIsNaN:
+		return b.IsNan(t, args[0])
+	case OpIsInf:
+		return b.IsInf(t, args[0])
+	case OpDot:
+		return b.Dot(t, args[0], args[1])
+	case OpTranspose:
+		return b.Transpose(t, args[0])
+	case OpOuterProduct:
+		bt := e.Args[1].Type()
+		cols := make([]spirv.ID, bt.n)
+		for i := range cols {
+			cols[i] = b.VectorTimesScalar(g.typ(at), args[0], b.CompositeExtract(g.f32, args[1], uint32(i)))
+		}
+		return b.CompositeConstruct(t, cols...)
+	case OpReduceSum, OpReduceProd, OpReduceMin, OpReduceMax:
+		acc := b.CompositeExtract(t, args[0], 0)
+		for i := 1; i < at.n; i++ {
+			c := b.CompositeExtract(t, args[0], uint32(i))
+			switch e.Op {
+			case OpReduceSum:
+				if sk == KindFloat {
+					acc = b.FAdd(t, acc, c)
+				} else {
+					acc = b.IAdd(t, acc, c)
+				}
+			case OpReduceProd:
+				if sk == KindFloat {
+					acc = b.FMul(t, acc, c)
+				} else {
+					acc = b.IMul(t, acc, c)
+				}
+			case OpReduceMin:
+				acc = b.GLSL(t, pick(spirv.GLSLFMin, spirv.GLSLSMin, spirv.GLSLUMin), acc, c)
+			case OpReduceMax:
+				acc = b.GLSL(t, pick(spirv.GLSLFMax, spirv.GLSLSMax, spirv.GLSLUMax), acc, c)
+			}
+		}
+		return acc
+	case OpAny:
+		return b.Any(t, args[0])
+	case OpAll:
+		return b.All(t, args[0])
+	case OpPopCount:
+		return b.BitCount(t, args[0])
+	case OpBitReverse:
+		return b.BitReverse(t, args[0])
+	case OpClz:
+		// 31 - FindUMsb(x); FindUMsb(0) is -1, giving 32.
+		msb := b.GLSL(t, spirv.GLSLFindUMsb, args[0])
+		return b.ISub(t, g.numConst(at, 31), msb)
+	case OpCtz:
+		// FindILsb(0) is -1 (all ones): clamp to 32 with an unsigned min.
+		lsb := b.GLSL(t, spirv.GLSLFindILsb, args[0])
+		ut := g.typ(Vector(TU32, max(at.Components(), 2)))
+		if at.Components() == 1 {
+			ut = g.u32
+		}
+		u := lsb
+		if sk == KindInt {
+			u = b.Bitcast(ut, lsb)
+		}
+		m := b.GLSL(ut, spirv.GLSLUMin, u, g.numConst(uintLike(at), 32))
+		if sk == KindInt {
+			return b.Bitcast(t, m)
+		}
+		return m
+	case OpSubgroupElect:
+		return b.GroupNonUniformElect(t, spirv.ScopeSubgroup)
+	case OpSubgroupAll:
+		return b.GroupNonUniformVote(spirv.OpGroupNonUniformAll, t, spirv.ScopeSubgroup, args[0])
+	case OpSubgroupAny:
+		return b.GroupNonUniformVote(spirv.OpGroupNonUniformAny, t, spirv.ScopeSubgroup, args[0])
+	case OpSubgroupBallot:
+		return b.GroupNonUniformBallot(t, spirv.ScopeSubgroup, args[0])
+	case OpSubgroupBroadcastFirst:
+		return b.GroupNonUniformBroadcastFirst(t, spirv.ScopeSubgroup, args[0])
+	case OpSubgroupBroadcast, OpSubgroupShuffle:
+		return b.GroupNonUniformShuffle(spirv.OpGroupNonUniformShuffle, t, spirv.ScopeSubgroup, args[0], args[1])
+	case OpSubgroupAdd, OpSubgroupMul, OpSubgroupMin, OpSubgroupMax, OpSubgroupInclusiveAdd, OpSubgroupExclusiveAdd:
+		gop := spirv.GroupOperationReduce
+		switch e.Op {
+		case OpSubgroupInclusiveAdd:
+			gop = spirv.GroupOperationInclusiveScan
+		case OpSubgroupExclusiveAdd:
+			gop = spirv.GroupOperationExclusiveScan
+		}
+		var op spirv.Op
+		switch e.Op {
+		case OpSubgroupMul:
+			op = pickOp(sk, spirv.OpGroupNonUniformFMul, spirv.OpGroupNonUniformIMul, spirv.OpGroupNonUniformIMul)
+		case OpSubgroupMin:
+			op = pickOp(sk, spirv.OpGroupNonUniformFMin, spirv.OpGroupNonUniformSMin, spirv.OpGroupNonUniformUMin)
+		case OpSubgroupMax:
+			op = pickOp(sk, spirv.OpGroupNonUniformFMax, spirv.OpGroupNonUniformSMax, spirv.OpGroupNonUniformUMax)
+		default:
+			op = pickOp(sk, spirv.OpGroupNonUniformFAdd, spirv.OpGroupNonUniformIAdd, spirv.OpGroupNonUniformIAdd)
+		}
+		return b.GroupNonUniformArith(op, t, spirv.ScopeSubgroup, gop, args[0])
+	}
+	g.fail("built-in %s", e.Op)
+	return 0
+}
+
+func pickOp(k Kind, f, s, u spirv.Op) spirv.Op {
+	switch k {
+	case KindFloat:
+		return f
+	case KindInt:
+		return s
+	}
+	return u
+}
+
+// uintLike is the u32 scalar or vector shaped like t.
+func uintLike(t *Type) *Type {
+	if t.kind == KindVector {
+		return Vector(TU32, t.n)
+	}
+	return TU32
+}
+
+// atomic emits an atomic on a buffer element or shared variable, with
+// relaxed semantics (barriers order memory).
+func (g *gen) atomic(e *Call) spirv.ID {
+	b := g.b
+	p, sc, _ := g.addr(e.Args[0])
+	scope := spirv.ScopeDevice
+	if sc == spirv.StorageClassWorkgroup {
+		scope = spirv.ScopeWorkgroup
+	}
+	sem := spirv.MemorySemanticsNone
+	vt := e.T
+	t := g.typ(vt)
+	if vt.bits == 64 {
+		b.Capability(spirv.CapabilityInt64Atomics)
+	}
+	v := g.expr(e.Args[1])
+	if e.Op == OpAtomicCAS {
+		nv := g.expr(e.Args[2])
+		if vt.kind == KindFloat {
+			g.fail("float32 atomic compare-and-swap")
+			return 0
+		}
+		return b.AtomicCompareExchange(t, p, scope, sem, sem, nv, v)
+	}
+	if vt.kind == KindFloat {
+		if e.Op == OpAtomicSub {
+			v = b.FNegate(t, v)
+		}
+		if (e.Op == OpAtomicAdd || e.Op == OpAtomicSub) && g.opts.FloatAtomicAdd {
+			b.Capability(spirv.CapabilityAtomicFloat32AddEXT)
+			return b.AtomicFAdd(t, p, scope, sem, v)
+		}
+		if e.Op == OpAtomicExchange {
+			return b.Atomic(spirv.OpAtomicExchange, t, p, scope, sem, v)
+		}
+		return g.casLoop(e.Op, p, sc, scope, v)
+	}
+	sg := vt.kind == KindInt
+	var op spirv.Op
+	switch e.Op {
+	case OpAtomicExchange:
+		op = spirv.OpAtomicExchange
+	case OpAtomicAdd:
+		op = spirv.OpAtomicIAdd
+	case OpAtomicSub:
+		op = spirv.OpAtomicISub
+	case OpAtomicAnd:
+		op = spirv.OpAtomicAnd
+	case OpAtomicOr:
+		op = spirv.OpAtomicOr
+	case OpAtomicXor:
+		op = spirv.OpAtomicXor
+	case OpAtomicMin:
+		op = spirv.OpAtomicUMin
+		if sg {
+			op = spirv.OpAtomicSMin
+		}
+	case OpAtomicMax:
+		op = spirv.OpAtomicUMax
+		if sg {
+			op = spirv.OpAtomicSMax
+		}
+	}
+	return b.Atomic(op, t, p, scope, sem, v)
+}
+
+// casLoop would emulate float atomics the device lacks with
+// compare-and-swap on the value's bits; that needs a u32 view of the place,
+// which logical addressing cannot derive from a float pointer.
+// TODO(frontend): declare a u32 alias of the buffer binding for this path.
+func (g *gen) casLoop(op Op, _ spirv.ID, _ spirv.StorageClass, _ spirv.Scope, _ spirv.ID) spirv.ID {
+	g.fail("float32 atomic %s needs native float atomics (Options.FloatAtomicAdd covers add and sub)", op)
+	return 0
+}
+
+func (g *gen) texture(e *Call) spirv.ID {
+	g.fail("textures are not emitted yet (%s)", e.Op)
+	return 0
+}

@@ -1,0 +1,463 @@
+package frontend
+
+import (
+	"math"
+
+	"github.com/lucent-gpu/lucent/spirv"
+)
+
+// needsLayout reports types whose explicit-layout form differs from the
+// logical one (arrays carry an ArrayStride, structs Offsets).
+func needsLayout(t *Type) bool { return t.kind == KindArray || t.kind == KindStruct }
+
+// relayout converts value v of type t between the explicit and the logical
+// form (toExplicit says which way), member by member.
+func (g *gen) relayout(v spirv.ID, t *Type, toExplicit bool) spirv.ID {
+	if !needsLayout(t) {
+		return v
+	}
+	from, to := g.typ, g.etyp
+	if !toExplicit {
+		from, to = g.etyp, g.typ
+	}
+	var parts []spirv.ID
+	if t.kind == KindArray {
+		parts = make([]spirv.ID, t.n)
+		for i := range parts {
+			parts[i] = g.relayout(g.b.CompositeExtract(from(t.elem), v, uint32(i)), t.elem, toExplicit)
+		}
+	} else {
+		parts = make([]spirv.ID, len(t.fields))
+		for i, f := range t.fields {
+			parts[i] = g.relayout(g.b.CompositeExtract(from(f.Type), v, uint32(i)), f.Type, toExplicit)
+		}
+	}
+	return g.b.CompositeConstruct(to(t), parts...)
+}
+
+// addr returns the pointer to place e, its storage class and whether it
+// points at the explicit-layout form.
+func (g *gen) addr(e Expr) (spirv.ID, spirv.StorageClass, bool) {
+	switch e := e.(type) {
+	case *Ref:
+		p, ok := g.vars[e.Var]
+		if !ok {
+			g.fail("variable %s has no storage", e.Var.Name)
+		}
+		return p.ptr, p.sc, p.explicit
+	case *Index:
+		if e.X.Type().kind == KindBuffer {
+			p := g.vars[e.X.(*Ref).Var]
+			i := g.expr(e.I)
+			return g.b.AccessChain(g.ptr(p.sc, g.etyp(e.T)), p.ptr, g.b.ConstantUint32(0), i), p.sc, true
+		}
+		base, sc, ex := g.addr(e.X)
+		i := g.expr(e.I)
+		return g.b.AccessChain(g.ptr(sc, g.layoutType(e.T, ex)), base, i), sc, ex
+	case *Member:
+		base, sc, ex := g.addr(e.X)
+		return g.b.AccessChain(g.ptr(sc, g.layoutType(e.T, ex)), base, g.b.ConstantUint32(uint32(e.Field))), sc, ex
+	}
+	g.fail("%s is not a place", describe(e))
+	return 0, 0, false
+}
+
+func (g *gen) layoutType(t *Type, explicit bool) spirv.ID {
+	if explicit {
+		return g.etyp(t)
+	}
+	return g.typ(t)
+}
+
+func (g *gen) load(e Expr) spirv.ID {
+	p, _, ex := g.addr(e)
+	v := g.b.Load(g.layoutType(e.Type(), ex), p)
+	if ex {
+		v = g.relayout(v, e.Type(), false)
+	}
+	return v
+}
+
+func (g *gen) assign(dst, src Expr) {
+	v := g.expr(src)
+	p, _, ex := g.addr(dst)
+	if ex {
+		v = g.relayout(v, dst.Type(), true)
+	}
+	g.b.Store(p, v)
+}
+
+// scalarConst is the constant of scalar type t with value bits (as Literal.Bits).
+func (g *gen) scalarConst(t *Type, bits uint64) spirv.ID {
+	if t == TBool {
+		return g.b.ConstantBool(bits != 0)
+	}
+	if t.bits == 64 {
+		return g.b.Constant(g.typ(t), uint32(bits), uint32(bits>>32))
+	}
+	if t.kind == KindUint || t.kind == KindFloat {
+		bits &= 1<<uint(t.bits) - 1
+	}
+	return g.b.Constant(g.typ(t), uint32(bits))
+}
+
+// splatConst is the scalar or vector constant of type t whose components have value bits.
+func (g *gen) splatConst(t *Type, bits uint64) spirv.ID {
+	c := g.scalarConst(t.Scalar(), bits)
+	if t.kind != KindVector {
+		return c
+	}
+	parts := make([]spirv.ID, t.n)
+	for i := range parts {
+		parts[i] = c
+	}
+	return g.b.ConstantComposite(g.typ(t), parts...)
+}
+
+// numConst is splatConst of the number v in t's scalar type.
+func (g *gen) numConst(t *Type, v float64) spirv.ID {
+	s := t.Scalar()
+	var bits uint64
+	switch s.kind {
+	case KindFloat:
+		bits = LitFloat(s, v).Bits
+	case KindBool:
+		if v != 0 {
+			bits = 1
+		}
+	default:
+		bits = LitInt(s, int64(v)).Bits
+	}
+	return g.splatConst(t, bits)
+}
+
+// splat repeats scalar value x to vector type t (or returns it for a scalar t).
+func (g *gen) splat(t *Type, x spirv.ID) spirv.ID {
+	if t.kind != KindVector {
+		return x
+	}
+	parts := make([]spirv.ID, t.n)
+	for i := range parts {
+		parts[i] = x
+	}
+	return g.b.CompositeConstruct(g.typ(t), parts...)
+}
+
+func (g *gen) expr(e Expr) spirv.ID {
+	if g.err != nil {
+		return 0
+	}
+	b := g.b
+	switch e := e.(type) {
+	case *Literal:
+		return g.scalarConst(e.T, e.Bits)
+	case *ConstArray:
+		parts := make([]spirv.ID, len(e.Values))
+		for i, v := range e.Values {
+			parts[i] = g.scalarConst(v.T, v.Bits)
+		}
+		return b.ConstantComposite(g.typ(e.T), parts...)
+	case *Ref:
+		v := e.Var
+		switch v.Kind {
+		case VarBuiltin:
+			return g.builtins[v.Builtin]
+		case VarParam:
+			return g.values[v]
+		case VarArg:
+			if v.Type.IsResource() {
+				g.fail("resource %s used as a value", v.Name)
+				return 0
+			}
+			idx := b.ConstantUint32(g.argIdx[v])
+			if v.Type == TBool {
+				u := b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassPushConstant, g.u32), g.push, idx))
+				return b.INotEqual(g.boolT, u, b.ConstantUint32(0))
+			}
+			x := b.Load(g.etyp(v.Type), b.AccessChain(g.ptr(spirv.StorageClassPushConstant, g.etyp(v.Type)), g.push, idx))
+			return g.relayout(x, v.Type, false)
+		}
+		return g.load(e)
+	case *Unary:
+		return g.unary(e)
+	case *Binary:
+		return g.binary(e)
+	case *Member:
+		if IsPlace(e) {
+			return g.load(e)
+		}
+		return b.CompositeExtract(g.typ(e.T), g.expr(e.X), uint32(e.Field))
+	case *Swizzle:
+		x := g.expr(e.X)
+		if len(e.Comps) == 1 {
+			return b.CompositeExtract(g.typ(e.T), x, uint32(e.Comps[0]))
+		}
+		cs := make([]uint32, len(e.Comps))
+		for i, c := range e.Comps {
+			cs[i] = uint32(c)
+		}
+		return b.VectorShuffle(g.typ(e.T), x, x, cs...)
+	case *Index:
+		if IsPlace(e) {
+			return g.load(e)
+		}
+		xt := e.X.Type()
+		if lit, ok := e.I.(*Literal); ok && lit.Bits < uint64(xt.n) {
+			return b.CompositeExtract(g.typ(e.T), g.expr(e.X), uint32(lit.Bits))
+		}
+		if xt.kind == KindVector {
+			return b.VectorExtractDynamic(g.typ(e.T), g.expr(e.X), g.expr(e.I))
+		}
+		// A dynamic index into an array or matrix value goes through memory.
+		var v spirv.ID
+		if ca, ok := e.X.(*ConstArray); ok {
+			if v = g.constArr[ca]; v == 0 {
+				v = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(xt)), g.expr(ca))
+				g.constArr[ca] = v
+			}
+		} else {
+			v = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(xt)), 0)
+			b.Store(v, g.expr(e.X))
+		}
+		return b.Load(g.typ(e.T), b.AccessChain(g.ptr(spirv.StorageClassFunction, g.typ(e.T)), v, g.expr(e.I)))
+	case *Call:
+		if e.Func != nil {
+			info := g.funcs[e.Func]
+			args := make([]spirv.ID, len(e.Args))
+			for i, a := range e.Args {
+				if e.Func.Params[i].Kind == VarRefParam {
+					args[i], _, _ = g.addr(a)
+				} else {
+					args[i] = g.expr(a)
+				}
+			}
+			return b.FunctionCall(g.typ(e.T), info.id, args...)
+		}
+		return g.call(e)
+	case *Cast:
+		return g.cast(e)
+	case *Construct:
+		parts := make([]spirv.ID, len(e.Args))
+		for i, a := range e.Args {
+			parts[i] = g.expr(a)
+		}
+		if e.T.kind == KindVector && len(parts) == 1 {
+			return g.splat(e.T, parts[0])
+		}
+		return b.CompositeConstruct(g.typ(e.T), parts...)
+	}
+	g.fail("expression %T", e)
+	return 0
+}
+
+func (g *gen) unary(e *Unary) spirv.ID {
+	x := g.expr(e.X)
+	t := g.typ(e.T)
+	switch e.Op {
+	case Neg:
+		switch {
+		case e.T.kind == KindMatrix:
+			return g.b.MatrixTimesScalar(t, x, g.b.ConstantFloat32(-1))
+		case e.T.Scalar().kind == KindFloat:
+			return g.b.FNegate(t, x)
+		}
+		return g.b.SNegate(t, x)
+	case Not:
+		return g.b.LogicalNot(t, x)
+	}
+	return g.b.Not(t, x)
+}
+
+func (g *gen) binary(e *Binary) spirv.ID {
+	b := g.b
+	x, y := g.expr(e.X), g.expr(e.Y)
+	xt, yt := e.X.Type(), e.Y.Type()
+	t := g.typ(e.T)
+	s := xt.Scalar()
+	fl, sg := s.kind == KindFloat, s.kind == KindInt
+	switch e.Op {
+	case Add, Sub:
+		if xt.kind == KindMatrix {
+			cols := make([]spirv.ID, xt.n)
+			ct := g.typ(xt.elem)
+			for i := range cols {
+				cx, cy := b.CompositeExtract(ct, x, uint32(i)), b.CompositeExtract(ct, y, uint32(i))
+				if e.Op == Add {
+					cols[i] = b.FAdd(ct, cx, cy)
+				} else {
+					cols[i] = b.FSub(ct, cx, cy)
+				}
+			}
+			return b.CompositeConstruct(t, cols...)
+		}
+		switch {
+		case e.Op == Add && fl:
+			return b.FAdd(t, x, y)
+		case e.Op == Add:
+			return b.IAdd(t, x, y)
+		case fl:
+			return b.FSub(t, x, y)
+		}
+		return b.ISub(t, x, y)
+	case Mul:
+		switch {
+		case xt.kind == KindMatrix && yt.kind == KindMatrix:
+			return b.MatrixTimesMatrix(t, x, y)
+		case xt.kind == KindMatrix && yt.kind == KindVector:
+			return b.MatrixTimesVector(t, x, y)
+		case xt.kind == KindVector && yt.kind == KindMatrix:
+			return b.VectorTimesMatrix(t, x, y)
+		case xt.kind == KindMatrix:
+			return b.MatrixTimesScalar(t, x, y)
+		case xt.kind == KindVector && yt.kind != KindVector:
+			return b.VectorTimesScalar(t, x, y)
+		case fl:
+			return b.FMul(t, x, y)
+		}
+		return b.IMul(t, x, y)
+	case Div:
+		if xt.kind == KindMatrix {
+			return b.MatrixTimesScalar(t, x, b.FDiv(g.f32, b.ConstantFloat32(1), y))
+		}
+		if xt != yt {
+			y = g.splat(xt, y)
+		}
+		switch {
+		case fl:
+			return b.FDiv(t, x, y)
+		case sg:
+			return b.SDiv(t, x, y)
+		}
+		return b.UDiv(t, x, y)
+	case Rem:
+		switch {
+		case fl:
+			return b.FRem(t, x, y)
+		case sg:
+			return b.SRem(t, x, y)
+		}
+		return b.UMod(t, x, y)
+	case And, Or, Xor, LogicAnd, LogicOr:
+		if s == TBool {
+			switch e.Op {
+			case And, LogicAnd:
+				return b.LogicalAnd(t, x, y)
+			case Or, LogicOr:
+				return b.LogicalOr(t, x, y)
+			}
+			return b.LogicalNotEqual(t, x, y)
+		}
+		switch e.Op {
+		case And:
+			return b.BitwiseAnd(t, x, y)
+		case Or:
+			return b.BitwiseOr(t, x, y)
+		}
+		return b.BitwiseXor(t, x, y)
+	case Shl, Shr:
+		// Go's rule: a count of the width or more shifts everything out.
+		w := g.numConst(yt, float64(s.bits))
+		in := b.ULessThan(g.typ(boolLike(yt)), y, w)
+		var shifted, out spirv.ID
+		switch {
+		case e.Op == Shl:
+			shifted, out = b.ShiftLeftLogical(t, x, y), g.numConst(xt, 0)
+		case sg:
+			shifted = b.ShiftRightArithmetic(t, x, y)
+			out = b.ShiftRightArithmetic(t, x, g.numConst(yt, float64(s.bits-1)))
+		default:
+			shifted, out = b.ShiftRightLogical(t, x, y), g.numConst(xt, 0)
+		}
+		return b.Select(t, in, shifted, out)
+	}
+	// comparisons
+	if s == TBool {
+		if e.Op == Eq {
+			return b.LogicalEqual(t, x, y)
+		}
+		return b.LogicalNotEqual(t, x, y)
+	}
+	type ops struct{ f, s, u func(t, x, y spirv.ID) spirv.ID }
+	var o ops
+	switch e.Op {
+	case Eq:
+		o = ops{b.FOrdEqual, b.IEqual, b.IEqual}
+	case Ne:
+		o = ops{b.FUnordNotEqual, b.INotEqual, b.INotEqual}
+	case Lt:
+		o = ops{b.FOrdLessThan, b.SLessThan, b.ULessThan}
+	case Le:
+		o = ops{b.FOrdLessThanEqual, b.SLessThanEqual, b.ULessThanEqual}
+	case Gt:
+		o = ops{b.FOrdGreaterThan, b.SGreaterThan, b.UGreaterThan}
+	case Ge:
+		o = ops{b.FOrdGreaterThanEqual, b.SGreaterThanEqual, b.UGreaterThanEqual}
+	}
+	switch {
+	case fl:
+		return o.f(t, x, y)
+	case sg:
+		return o.s(t, x, y)
+	}
+	return o.u(t, x, y)
+}
+
+func (g *gen) cast(e *Cast) spirv.ID {
+	b := g.b
+	x := g.expr(e.X)
+	from, to := e.X.Type(), e.T
+	t := g.typ(to)
+	if e.Bit || from == to {
+		if from == to {
+			return x
+		}
+		return b.Bitcast(t, x)
+	}
+	fs, ts := from.Scalar(), to.Scalar()
+	switch {
+	case fs == TBool:
+		return b.Select(t, x, g.numConst(to, 1), g.numConst(to, 0))
+	case ts == TBool:
+		if fs.kind == KindFloat {
+			return b.FUnordNotEqual(t, x, g.numConst(from, 0))
+		}
+		return b.INotEqual(t, x, g.numConst(from, 0))
+	case fs.kind == KindFloat && ts.kind == KindFloat:
+		return b.FConvert(t, x)
+	case fs.kind == KindFloat && ts.kind == KindInt:
+		return b.ConvertFToS(t, x)
+	case fs.kind == KindFloat:
+		return b.ConvertFToU(t, x)
+	case ts.kind == KindFloat && fs.kind == KindInt:
+		return b.ConvertSToF(t, x)
+	case ts.kind == KindFloat:
+		return b.ConvertUToF(t, x)
+	}
+	// integer to integer
+	if fs.bits == ts.bits {
+		return b.Bitcast(t, x)
+	}
+	// Extend by the source's signedness, then fix the result's signedness.
+	mid := to
+	if fs.kind != ts.kind {
+		mid = Int(ts.bits)
+		if fs.kind == KindUint {
+			mid = Uint(ts.bits)
+		}
+		if to.kind == KindVector {
+			mid = Vector(mid, to.n)
+		}
+	}
+	var v spirv.ID
+	if fs.kind == KindInt {
+		v = b.SConvert(g.typ(mid), x)
+	} else {
+		v = b.UConvert(g.typ(mid), x)
+	}
+	if mid != to {
+		v = b.Bitcast(t, v)
+	}
+	return v
+}
+
+var _ = math.Inf

@@ -1,0 +1,133 @@
+package frontend
+
+import "github.com/lucent-gpu/lucent/spirv"
+
+// Structured control flow. Expressions never open blocks except the
+// compare-and-swap loops of emulated atomics, which are complete constructs,
+// so a statement starts and ends in "the current block":
+//
+//	if c { A } else { B }    header: OpSelectionMerge m; OpBranchConditional c a b
+//	                         a: A; OpBranch m   b: B; OpBranch m   m: …
+//	for c; U { S }           pre: OpBranch h
+//	                         h: OpLoopMerge m k; OpBranch t
+//	                         t: OpBranchConditional c s m
+//	                         s: S; OpBranch k   k: U; OpBranch h   m: …
+//
+// break branches to the innermost merge, continue to the innermost loop's
+// continue target; statements after a terminator in the same block are dead
+// and skipped.
+
+func (g *gen) block(b *Block) {
+	if b == nil {
+		return
+	}
+	for _, s := range b.Stmts {
+		if g.err != nil || g.b.CurrentBlock().Terminated() {
+			return
+		}
+		g.stmt(s)
+	}
+}
+
+// nested emits body into blk and branches to next unless it ended in a terminator.
+func (g *gen) nested(blk *spirv.Block, body *Block, next spirv.ID) {
+	g.b.SetBlock(blk)
+	g.block(body)
+	if !g.b.CurrentBlock().Terminated() {
+		g.b.Branch(next)
+	}
+}
+
+func (g *gen) stmt(s Stmt) {
+	b := g.b
+	switch s := s.(type) {
+	case *Block:
+		g.block(s)
+	case *If:
+		c := g.expr(s.Cond)
+		then, merge := g.sfn.NewBlock(), g.sfn.NewBlock()
+		els := merge
+		if s.Else != nil && len(s.Else.Stmts) > 0 {
+			els = g.sfn.NewBlock()
+		}
+		b.SelectionMerge(merge.ID(), spirv.SelectionControlNone)
+		b.BranchConditional(c, then.ID(), els.ID())
+		g.nested(then, s.Then, merge.ID())
+		if els != merge {
+			g.nested(els, s.Else, merge.ID())
+		}
+		b.SetBlock(merge)
+	case *Loop:
+		g.loop(nil, nil, s.Body)
+	case *For:
+		g.loop(s.Cond, s.Update, s.Body)
+	case *Switch:
+		tag := g.expr(s.Tag)
+		merge := g.sfn.NewBlock()
+		def := merge
+		if s.Default != nil {
+			def = g.sfn.NewBlock()
+		}
+		blocks := make([]*spirv.Block, len(s.Cases))
+		var cases []spirv.SwitchCase
+		for i, c := range s.Cases {
+			blocks[i] = g.sfn.NewBlock()
+			for _, v := range c.Values {
+				cases = append(cases, spirv.SwitchCase{Value: uint64(v), Target: blocks[i].ID()})
+			}
+		}
+		b.SelectionMerge(merge.ID(), spirv.SelectionControlNone)
+		b.Switch(tag, def.ID(), cases...)
+		g.targets = append(g.targets, target{brk: merge.ID()})
+		for i, c := range s.Cases {
+			g.nested(blocks[i], c.Body, merge.ID())
+		}
+		if def != merge {
+			g.nested(def, s.Default, merge.ID())
+		}
+		g.targets = g.targets[:len(g.targets)-1]
+		b.SetBlock(merge)
+	case *Break:
+		b.Branch(g.targets[len(g.targets)-1].brk)
+	case *Continue:
+		for i := len(g.targets) - 1; i >= 0; i-- {
+			if g.targets[i].cont != 0 {
+				b.Branch(g.targets[i].cont)
+				return
+			}
+		}
+	case *Return:
+		if s.Value != nil {
+			b.ReturnValue(g.expr(s.Value))
+		} else {
+			b.Return()
+		}
+	case *Assign:
+		g.assign(s.Dst, s.Src)
+	case *ExprStmt:
+		g.expr(s.X)
+	case *Comment:
+	}
+}
+
+func (g *gen) loop(cond Expr, update, body *Block) {
+	b := g.b
+	header, bodyB, cont, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.Branch(header.ID())
+	b.SetBlock(header)
+	b.LoopMerge(merge.ID(), cont.ID(), spirv.LoopControlNone)
+	if cond == nil {
+		b.Branch(bodyB.ID())
+	} else {
+		test := g.sfn.NewBlock()
+		b.Branch(test.ID())
+		b.SetBlock(test)
+		c := g.expr(cond)
+		b.BranchConditional(c, bodyB.ID(), merge.ID())
+	}
+	g.targets = append(g.targets, target{brk: merge.ID(), cont: cont.ID()})
+	g.nested(bodyB, body, cont.ID())
+	g.targets = g.targets[:len(g.targets)-1]
+	g.nested(cont, update, header.ID())
+	b.SetBlock(merge)
+}

@@ -1,0 +1,283 @@
+package gokernel
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/lucent-gpu/lucent/frontend"
+)
+
+// call lowers a call, conversion or intrinsic. stmt says the call stands as
+// a statement; a nil result means nothing (more) is to be emitted.
+func (l *lowerer) call(e *ast.CallExpr, stmt bool) frontend.Expr {
+	if tv := l.info.Types[e.Fun]; tv.IsType() {
+		return l.conversion(e)
+	}
+	switch obj := typeutil.Callee(l.info, e).(type) {
+	case *types.Builtin:
+		return l.builtinCall(e, obj)
+	case *types.Func:
+		pkg := obj.Pkg()
+		switch {
+		case pkg == nil:
+			l.errorf(e.Pos(), "%s is not supported in kernels", obj.Name())
+		case pkg.Path() == kernelPath:
+			return l.intrinsic(e, obj, stmt)
+		case pkg.Path() == "math":
+			return l.mathCall(e, obj, false)
+		case l.c.decls[obj] != nil:
+			return l.userCall(e, obj, stmt)
+		default:
+			l.errorf(e.Pos(), "calls into package %s are not supported in kernels: kernels may call functions of their own package, math and kernel; copy the code you need into the kernel's package", pkg.Path())
+		}
+	default:
+		l.errorf(e.Pos(), "calls of function values are not supported in kernels: call a named function directly")
+	}
+	return nil
+}
+
+// isIntrinsic reports whether e calls kernel.<name>.
+func (l *lowerer) isIntrinsic(e *ast.CallExpr, name string) bool {
+	f, ok := typeutil.Callee(l.info, e).(*types.Func)
+	return ok && f.Pkg() != nil && f.Pkg().Path() == kernelPath && f.Name() == name
+}
+
+// conversion lowers T(x).
+func (l *lowerer) conversion(e *ast.CallExpr) frontend.Expr {
+	if len(e.Args) != 1 {
+		l.errorf(e.Pos(), "conversion takes one value")
+		return l.poison(e)
+	}
+	t := l.typeOf(e)
+	if t == frontend.F32 {
+		if inner, ok := ast.Unparen(e.Args[0]).(*ast.CallExpr); ok {
+			if f, ok := typeutil.Callee(l.info, inner).(*types.Func); ok && f.Pkg() != nil && f.Pkg().Path() == "math" {
+				if r := l.mathCall(inner, f, true); r != nil && r.Type() == frontend.F32 {
+					return r
+				} else if r != nil {
+					return l.castTo(r, t, e.Pos())
+				}
+				return l.poison(e)
+			}
+		}
+	}
+	return l.castTo(l.expr(e.Args[0]), t, e.Pos())
+}
+
+// castTo converts x to t.
+func (l *lowerer) castTo(x frontend.Expr, t *frontend.Type, pos token.Pos) frontend.Expr {
+	if x.Type() == t {
+		return x
+	}
+	if err := frontend.CastOK(x.Type(), t, false); err != nil {
+		l.errorf(pos, "conversion of %s to %s is not supported on the device", x.Type(), t)
+		return zero(t)
+	}
+	return &frontend.Cast{X: x, T: t}
+}
+
+func (l *lowerer) builtinCall(e *ast.CallExpr, b *types.Builtin) frontend.Expr {
+	switch b.Name() {
+	case "len":
+		x := l.expr(e.Args[0])
+		if x.Type().Kind() != frontend.KindBuffer {
+			l.errorf(e.Pos(), "len of a %s is not supported in kernels", x.Type())
+			return l.poison(e)
+		}
+		n := &frontend.Call{Op: frontend.OpBufferSize, Args: []frontend.Expr{x}, T: frontend.U32}
+		return &frontend.Cast{X: n, T: l.typeOf(e)}
+	case "min", "max":
+		op := frontend.OpMin
+		if b.Name() == "max" {
+			op = frontend.OpMax
+		}
+		t := l.typeOf(e)
+		var r frontend.Expr
+		for _, a := range e.Args {
+			x := l.castTo(l.expr(a), t, a.Pos())
+			if r == nil {
+				r = x
+			} else {
+				r = &frontend.Call{Op: op, Args: []frontend.Expr{r, x}, T: t}
+			}
+		}
+		return r
+	case "make", "new", "append":
+		l.errorf(e.Pos(), "%s allocates memory, which kernels cannot: use a fixed-size local array, kernel.Shared memory, or a buffer parameter", b.Name())
+	case "panic":
+		l.errorf(e.Pos(), "panic is not supported in kernels: the device cannot stop a dispatch; write an error code to a buffer and return")
+	case "print", "println":
+		l.errorf(e.Pos(), "%s is not supported in kernels: write values to a buffer parameter and print them on the host", b.Name())
+	case "close":
+		l.errorf(e.Pos(), "channels are not supported in kernels: threads of a block communicate through kernel.Shared memory with kernel.Barrier, or through atomics")
+	case "cap":
+		l.errorf(e.Pos(), "cap is not supported in kernels: use len, the buffer's size")
+	case "copy":
+		l.errorf(e.Pos(), "copy is not supported in kernels: copy elements in a loop, or let each thread copy its own element")
+	case "delete", "clear":
+		l.errorf(e.Pos(), "%s is not supported in kernels: there are no maps; clear elements in a loop", b.Name())
+	case "complex", "real", "imag":
+		l.errorf(e.Pos(), "complex numbers are not supported in kernels: use a kernel.Float2 holding (re, im)")
+	case "recover":
+		l.errorf(e.Pos(), "recover is not supported in kernels: nothing panics on the device")
+	default:
+		l.errorf(e.Pos(), "built-in %s is not supported in kernels", b.Name())
+	}
+	return nil
+}
+
+// userArgs lowers the arguments of a call of cl (receiver first). It returns
+// the argument list and the copy-back assignments for pointer arguments that
+// are not local variables (buffer elements, shared memory), which pass
+// through a temporary.
+func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) ([]frontend.Expr, []frontend.Stmt) {
+	var args []frontend.Expr
+	var back []frontend.Stmt
+	var exprs []ast.Expr
+	recvPtr := false
+	if sel != nil {
+		exprs = append(exprs, e.Fun.(*ast.SelectorExpr).X)
+		sig := sel.Obj().Type().(*types.Signature)
+		_, recvPtr = sig.Recv().Type().(*types.Pointer)
+	}
+	exprs = append(exprs, e.Args...)
+	for i, a := range exprs {
+		ref := i < len(cl.refs) && cl.refs[i]
+		if !ref {
+			x := a
+			if i == 0 && sel != nil && !recvPtr {
+				if _, isPtr := l.info.TypeOf(a).(*types.Pointer); isPtr {
+					args = append(args, l.deref(&ast.StarExpr{Star: a.Pos(), X: a}))
+					continue
+				}
+			}
+			args = append(args, l.expr(x))
+			continue
+		}
+		var p frontend.Expr
+		switch {
+		case i == 0 && sel != nil:
+			if _, isPtr := l.info.TypeOf(a).(*types.Pointer); isPtr {
+				p = l.deref(&ast.StarExpr{Star: a.Pos(), X: a})
+			} else {
+				p = l.place(a)
+			}
+		default:
+			if u, ok := ast.Unparen(a).(*ast.UnaryExpr); ok && u.Op == token.AND {
+				p = l.place(u.X)
+			} else if _, isPtr := l.info.TypeOf(a).(*types.Pointer); isPtr {
+				p = l.deref(&ast.StarExpr{Star: a.Pos(), X: a})
+			} else {
+				l.errorf(a.Pos(), "pass a pointer argument as &variable")
+				p = l.poison(a)
+			}
+		}
+		if !passesByRef(p) {
+			tmp := l.newTemp(p.Type())
+			l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: p})
+			if frontend.IsPlace(p) {
+				back = append(back, &frontend.Assign{Dst: p, Src: &frontend.Ref{Var: tmp}})
+			}
+			p = &frontend.Ref{Var: tmp}
+		}
+		args = append(args, p)
+	}
+	return args, back
+}
+
+// passesByRef reports whether a place may be handed to a by-reference
+// parameter directly (frontend: only local variables and by-reference
+// parameters).
+func passesByRef(p frontend.Expr) bool {
+	for {
+		switch x := p.(type) {
+		case *frontend.Ref:
+			return x.Var.Kind == frontend.VarLocal || x.Var.Kind == frontend.VarRefParam
+		case *frontend.Index:
+			if x.X.Type().Kind() == frontend.KindBuffer {
+				return false
+			}
+			p = x.X
+		case *frontend.Member:
+			p = x.X
+		default:
+			return false
+		}
+	}
+}
+
+// userCall lowers a call of a function or method of the package.
+func (l *lowerer) userCall(e *ast.CallExpr, obj *types.Func, stmt bool) frontend.Expr {
+	cl := l.c.callableFor(obj, e.Pos())
+	if cl == nil {
+		l.nerrs++
+		return nil
+	}
+	if cl.outs {
+		if !stmt {
+			l.errorf(e.Pos(), "%s returns several values: assign them to variables (a, b := %s(…))", obj.Name(), obj.Name())
+			return nil
+		}
+		l.multiCall(e, cl.results)
+		return nil
+	}
+	var sel *types.Selection
+	if s, ok := e.Fun.(*ast.SelectorExpr); ok {
+		sel = l.info.Selections[s]
+	}
+	args, back := l.userArgs(e, sel, cl)
+	c := &frontend.Call{Func: cl.fn, Args: args, T: cl.fn.Result}
+	if len(back) == 0 {
+		return c
+	}
+	if c.T == frontend.Void {
+		l.emit(&frontend.ExprStmt{X: c})
+		for _, s := range back {
+			l.emit(s)
+		}
+		return nil
+	}
+	tmp := l.newTemp(c.T)
+	l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: c})
+	for _, s := range back {
+		l.emit(s)
+	}
+	return &frontend.Ref{Var: tmp}
+}
+
+// multiCall lowers a call of a function with n results, returning the
+// temporaries that hold them.
+func (l *lowerer) multiCall(e *ast.CallExpr, n int) []*frontend.Var {
+	obj, ok := typeutil.Callee(l.info, e).(*types.Func)
+	if !ok || l.c.decls[obj] == nil {
+		l.errorf(e.Pos(), "only functions of the kernel's package may return several values to a kernel")
+		return nil
+	}
+	cl := l.c.callableFor(obj, e.Pos())
+	if cl == nil {
+		l.nerrs++
+		return nil
+	}
+	if !cl.outs || cl.results != n {
+		l.errorf(e.Pos(), "%s returns %d values, not %d", obj.Name(), cl.results, n)
+		return nil
+	}
+	var sel *types.Selection
+	if s, ok := e.Fun.(*ast.SelectorExpr); ok {
+		sel = l.info.Selections[s]
+	}
+	args, back := l.userArgs(e, sel, cl)
+	outs := make([]*frontend.Var, n)
+	for i := range outs {
+		outs[i] = l.newTemp(cl.fn.Params[len(cl.fn.Params)-n+i].Type)
+		args = append(args, &frontend.Ref{Var: outs[i]})
+	}
+	l.emit(&frontend.ExprStmt{X: &frontend.Call{Func: cl.fn, Args: args, T: frontend.Void}})
+	for _, s := range back {
+		l.emit(s)
+	}
+	return outs
+}

@@ -1,0 +1,381 @@
+package gokernel
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+
+	"github.com/lucent-gpu/lucent/frontend"
+)
+
+// expr lowers a Go expression to a value.
+func (l *lowerer) expr(e ast.Expr) frontend.Expr {
+	if tv, ok := l.info.Types[e]; ok && tv.Value != nil {
+		return l.constant(tv.Value, tv.Type, e.Pos())
+	}
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return l.expr(e.X)
+	case *ast.Ident:
+		return l.ident(e)
+	case *ast.BinaryExpr:
+		return l.binaryExpr(e)
+	case *ast.UnaryExpr:
+		return l.unary(e)
+	case *ast.CallExpr:
+		if r := l.call(e, false); r != nil {
+			return r
+		}
+		return l.poison(e)
+	case *ast.IndexExpr:
+		return l.index(e)
+	case *ast.SelectorExpr:
+		return l.selector(e)
+	case *ast.StarExpr:
+		return l.deref(e)
+	case *ast.CompositeLit:
+		return l.composite(e)
+	case *ast.FuncLit:
+		l.errorf(e.Pos(), "function literals (closures) are not supported in kernels: write a named function and pass what it uses as parameters")
+	case *ast.TypeAssertExpr:
+		l.errorf(e.Pos(), "type assertions are not supported in kernels: there are no interfaces on the device; use concrete types")
+	case *ast.SliceExpr:
+		l.errorf(e.Pos(), "slicing is not supported in kernels: a kernel cannot make a new buffer view; pass an offset and index the whole buffer")
+	case *ast.IndexListExpr:
+		l.errorf(e.Pos(), "generic instantiation is only supported in calls of the kernel package's intrinsics")
+	case *ast.BasicLit:
+		l.errorf(e.Pos(), "literal %s is not supported in kernels", e.Value)
+	default:
+		l.errorf(e.Pos(), "this expression is not supported in kernels")
+	}
+	return l.poison(e)
+}
+
+// poison stands in for an expression that was rejected, typed as the Go
+// expression when possible so no second error follows from it.
+func (l *lowerer) poison(e ast.Expr) frontend.Expr {
+	t := frontend.I32
+	if gt := l.info.TypeOf(e); gt != nil {
+		if ft, err := l.c.valueType(gt); err == nil && ft.IsScalar() {
+			t = ft
+		} else if err == nil {
+			return zero(ft)
+		}
+	}
+	return zero(t)
+}
+
+// constant lowers a value the type checker folded.
+func (l *lowerer) constant(v constant.Value, t types.Type, pos token.Pos) frontend.Expr {
+	ft := l.typeAt(t, pos)
+	switch {
+	case ft == frontend.Bool:
+		return frontend.LitBool(constant.BoolVal(v))
+	case ft.Kind() == frontend.KindFloat:
+		f, _ := constant.Float64Val(constant.ToFloat(v))
+		return frontend.LitFloat(ft, f)
+	case ft.IsInteger():
+		iv := constant.ToInt(v)
+		if x, ok := constant.Int64Val(iv); ok {
+			return frontend.LitInt(ft, x)
+		}
+		x, _ := constant.Uint64Val(iv)
+		return &frontend.Literal{T: ft, Bits: x}
+	}
+	return zero(ft)
+}
+
+func (l *lowerer) ident(id *ast.Ident) frontend.Expr {
+	obj := l.info.Uses[id]
+	if obj == nil {
+		obj = l.info.Defs[id]
+	}
+	switch o := obj.(type) {
+	case *types.Var:
+		if v, ok := l.vars[o]; ok {
+			return &frontend.Ref{Var: v}
+		}
+		if v, ok := l.shared[o]; ok {
+			return &frontend.Ref{Var: v}
+		}
+		if o.Parent() == o.Pkg().Scope() {
+			l.errorf(id.Pos(), "package variable %s lives in host memory: pass it as a kernel parameter, or make it a constant", id.Name)
+			return l.poison(id)
+		}
+		return &frontend.Ref{Var: l.local(o, id.Pos())}
+	case *types.Nil:
+		l.errorf(id.Pos(), "nil is not supported in kernels: there are no pointers, slices to allocate, maps or interfaces on the device")
+	case *types.Func:
+		l.errorf(id.Pos(), "function values are not supported in kernels: call %s directly", id.Name)
+	default:
+		l.errorf(id.Pos(), "%s is not a value in kernels", id.Name)
+	}
+	return l.poison(id)
+}
+
+var binaryOps = map[token.Token]frontend.BinaryOp{
+	token.ADD: frontend.Add, token.SUB: frontend.Sub, token.MUL: frontend.Mul, token.QUO: frontend.Div,
+	token.REM: frontend.Rem, token.AND: frontend.And, token.OR: frontend.Or, token.XOR: frontend.Xor,
+	token.SHL: frontend.Shl, token.SHR: frontend.Shr, token.LAND: frontend.LogicAnd, token.LOR: frontend.LogicOr,
+	token.EQL: frontend.Eq, token.NEQ: frontend.Ne, token.LSS: frontend.Lt, token.LEQ: frontend.Le,
+	token.GTR: frontend.Gt, token.GEQ: frontend.Ge,
+}
+
+func (l *lowerer) binaryExpr(e *ast.BinaryExpr) frontend.Expr {
+	x, y := l.expr(e.X), l.expr(e.Y)
+	switch e.Op {
+	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
+		return l.compare(e.Op, x, y, e.OpPos)
+	}
+	return l.binary(e.Op, x, y, l.typeOf(e), e.OpPos)
+}
+
+// binary builds x op y of result type t.
+func (l *lowerer) binary(op token.Token, x, y frontend.Expr, t *frontend.Type, pos token.Pos) frontend.Expr {
+	if op == token.AND_NOT {
+		ny := &frontend.Unary{Op: frontend.BitNot, X: y, T: y.Type()}
+		return &frontend.Binary{Op: frontend.And, X: x, Y: ny, T: t}
+	}
+	bop, ok := binaryOps[op]
+	if !ok {
+		l.errorf(pos, "operator %s is not supported in kernels", op)
+		return zero(t)
+	}
+	if (bop == frontend.Shl || bop == frontend.Shr) && y.Type().Components() != x.Type().Components() {
+		y = &frontend.Construct{T: frontend.Vector(y.Type(), x.Type().Components()), Args: []frontend.Expr{y}}
+	}
+	if _, err := frontend.BinaryType(bop, x.Type(), y.Type()); err != nil {
+		l.errorf(pos, "operator %s on %s and %s is not supported on the device", op, x.Type(), y.Type())
+		return zero(t)
+	}
+	return &frontend.Binary{Op: bop, X: x, Y: y, T: t}
+}
+
+// compare builds a comparison; == and != on vectors compare every component.
+func (l *lowerer) compare(op token.Token, x, y frontend.Expr, pos token.Pos) frontend.Expr {
+	bop := binaryOps[op]
+	xt := x.Type()
+	switch xt.Kind() {
+	case frontend.KindVector:
+		if op != token.EQL && op != token.NEQ {
+			break
+		}
+		cmp := &frontend.Binary{Op: bop, X: x, Y: y, T: frontend.Vector(frontend.Bool, xt.Len())}
+		red := frontend.OpAll
+		if op == token.NEQ {
+			red = frontend.OpAny
+		}
+		return &frontend.Call{Op: red, Args: []frontend.Expr{cmp}, T: frontend.Bool}
+	case frontend.KindStruct, frontend.KindArray, frontend.KindMatrix:
+		l.errorf(pos, "comparing %s values with %s is not supported in kernels: compare their fields or elements one by one", xt, op)
+		return frontend.LitBool(false)
+	}
+	if _, err := frontend.BinaryType(bop, xt, y.Type()); err != nil {
+		l.errorf(pos, "comparison %s on %s and %s is not supported on the device", op, xt, y.Type())
+		return frontend.LitBool(false)
+	}
+	return &frontend.Binary{Op: bop, X: x, Y: y, T: frontend.Bool}
+}
+
+func (l *lowerer) unary(e *ast.UnaryExpr) frontend.Expr {
+	switch e.Op {
+	case token.ADD:
+		return l.expr(e.X)
+	case token.SUB, token.NOT, token.XOR:
+		x := l.expr(e.X)
+		op := map[token.Token]frontend.UnaryOp{token.SUB: frontend.Neg, token.NOT: frontend.Not, token.XOR: frontend.BitNot}[e.Op]
+		if op == frontend.Neg && x.Type().Scalar().Kind() == frontend.KindUint {
+			// -u on unsigned wraps, as 0-u does.
+			return &frontend.Binary{Op: frontend.Sub, X: zero(x.Type()), Y: x, T: x.Type()}
+		}
+		if _, err := frontend.UnaryType(op, x.Type()); err != nil {
+			l.errorf(e.Pos(), "operator %s on %s is not supported on the device", e.Op, x.Type())
+			return x
+		}
+		return &frontend.Unary{Op: op, X: x, T: x.Type()}
+	case token.AND:
+		l.errorf(e.Pos(), "taking an address is not supported here: kernels use & only for the first argument of kernel.Atomic* (&buf[i]) and for pointer parameters of helper functions (&local)")
+	case token.ARROW:
+		l.errorf(e.Pos(), "channel receives are not supported in kernels: read the value from a buffer or kernel.Shared memory instead")
+	default:
+		l.errorf(e.Pos(), "operator %s is not supported in kernels", e.Op)
+	}
+	return l.poison(e)
+}
+
+// index lowers x[i] on a buffer, an array, a shared array or a matrix.
+func (l *lowerer) index(e *ast.IndexExpr) frontend.Expr {
+	if tv := l.info.Types[e.X]; tv.IsType() || l.isFuncValue(e.X) {
+		l.errorf(e.Pos(), "generic instantiation is only supported in calls of the kernel package's intrinsics")
+		return l.poison(e)
+	}
+	xt := l.info.TypeOf(e.X)
+	if _, ok := types.Unalias(xt).Underlying().(*types.Map); ok {
+		l.errorf(e.Pos(), "maps are not supported in kernels: use a buffer ([]T) indexed by a computed key")
+		return l.poison(e)
+	}
+	x := l.expr(e.X)
+	i := l.expr(e.Index)
+	if !i.Type().IsInteger() {
+		l.errorf(e.Index.Pos(), "index of type %s: indices are integers", i.Type())
+		return l.poison(e)
+	}
+	switch x.Type().Kind() {
+	case frontend.KindBuffer, frontend.KindArray, frontend.KindVector, frontend.KindMatrix:
+		return &frontend.Index{X: x, I: i, T: x.Type().Elem()}
+	}
+	l.errorf(e.Pos(), "cannot index a %s in kernels", x.Type())
+	return l.poison(e)
+}
+
+func (l *lowerer) isFuncValue(e ast.Expr) bool {
+	_, ok := l.info.TypeOf(e).(*types.Signature)
+	return ok
+}
+
+var components = map[string]uint8{"X": 0, "Y": 1, "Z": 2, "W": 3}
+
+// selector lowers x.f: a struct field, a vector component or a qualified name.
+func (l *lowerer) selector(e *ast.SelectorExpr) frontend.Expr {
+	sel := l.info.Selections[e]
+	if sel == nil {
+		// A qualified identifier (constants were folded already).
+		if obj, ok := l.info.Uses[e.Sel].(*types.Var); ok && obj.Pkg() != nil {
+			l.errorf(e.Pos(), "package variable %s.%s lives in host memory: pass it as a kernel parameter, or use a constant", obj.Pkg().Name(), obj.Name())
+		} else {
+			l.errorf(e.Pos(), "%s is not a value in kernels", e.Sel.Name)
+		}
+		return l.poison(e)
+	}
+	if sel.Kind() != types.FieldVal {
+		l.errorf(e.Pos(), "method values are not supported in kernels: call the method directly")
+		return l.poison(e)
+	}
+	return l.fieldPath(l.expr(e.X), sel, e)
+}
+
+// fieldPath follows a field selection (through embedded fields) from x.
+func (l *lowerer) fieldPath(x frontend.Expr, sel *types.Selection, e *ast.SelectorExpr) frontend.Expr {
+	t := sel.Recv()
+	for _, idx := range sel.Index() {
+		if p, ok := types.Unalias(t).Underlying().(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		st, ok := types.Unalias(t).Underlying().(*types.Struct)
+		if !ok {
+			l.errorf(e.Pos(), "field of a non-struct")
+			return l.poison(e)
+		}
+		f := st.Field(idx)
+		if x.Type().Kind() == frontend.KindVector {
+			c, ok := components[f.Name()]
+			if !ok || int(c) >= x.Type().Len() {
+				l.errorf(e.Pos(), "vector component %s", f.Name())
+				return l.poison(e)
+			}
+			// A component place is an index, which an assignment can store to.
+			x = &frontend.Index{X: x, I: frontend.LitInt(frontend.I32, int64(c)), T: x.Type().Elem()}
+		} else if x.Type().Kind() == frontend.KindStruct {
+			x = &frontend.Member{X: x, Field: fieldIndex(st, idx), T: x.Type().Fields()[fieldIndex(st, idx)].Type}
+		} else {
+			l.errorf(e.Pos(), "field %s of a %s", f.Name(), x.Type())
+			return l.poison(e)
+		}
+		t = f.Type()
+	}
+	return x
+}
+
+// deref lowers *p for a pointer parameter or a shared variable.
+func (l *lowerer) deref(e *ast.StarExpr) frontend.Expr {
+	if id, ok := ast.Unparen(e.X).(*ast.Ident); ok {
+		obj := l.info.Uses[id]
+		if v, ok := l.shared[obj]; ok {
+			return &frontend.Ref{Var: v}
+		}
+		if l.refs[obj] {
+			return &frontend.Ref{Var: l.vars[obj]}
+		}
+	}
+	l.errorf(e.Pos(), "pointer dereference is not supported here: kernels dereference only pointer parameters of helper functions and kernel.Shared variables")
+	return l.poison(e)
+}
+
+// place lowers an expression that is assigned to.
+func (l *lowerer) place(e ast.Expr) frontend.Expr {
+	x := l.expr(e)
+	if !frontend.IsPlace(x) {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			l.errorf(e.Pos(), "cannot assign to %s here", id.Name)
+		} else {
+			l.errorf(e.Pos(), "cannot assign to this expression in a kernel")
+		}
+	}
+	return x
+}
+
+// composite lowers T{…} for vectors, matrices, arrays and structs.
+func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
+	gt := l.info.TypeOf(e)
+	switch types.Unalias(gt).Underlying().(type) {
+	case *types.Slice:
+		l.errorf(e.Pos(), "slice literals allocate, which kernels cannot: use a fixed-size array ([N]T{…})")
+		return l.poison(e)
+	case *types.Map:
+		l.errorf(e.Pos(), "map literals are not supported in kernels: use a buffer ([]T) indexed by a computed key")
+		return l.poison(e)
+	}
+	t := l.typeOf(e)
+	switch t.Kind() {
+	case frontend.KindVector, frontend.KindStruct:
+		st := types.Unalias(gt).Underlying().(*types.Struct)
+		parts := make([]frontend.Expr, st.NumFields())
+		for i, elt := range e.Elts {
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				name := kv.Key.(*ast.Ident).Name
+				for j := range st.NumFields() {
+					if st.Field(j).Name() == name {
+						parts[j] = l.expr(kv.Value)
+					}
+				}
+				continue
+			}
+			parts[i] = l.expr(elt)
+		}
+		var args []frontend.Expr
+		for i, p := range parts {
+			if sizes.Sizeof(st.Field(i).Type()) == 0 {
+				continue
+			}
+			if p == nil {
+				p = zero(l.typeAt(st.Field(i).Type(), e.Pos()))
+			}
+			args = append(args, p)
+		}
+		return &frontend.Construct{T: t, Args: args}
+	case frontend.KindArray, frontend.KindMatrix:
+		args := make([]frontend.Expr, t.Len())
+		next := 0
+		for _, elt := range e.Elts {
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				tv := l.info.Types[kv.Key]
+				k, _ := constant.Int64Val(constant.ToInt(tv.Value))
+				next = int(k)
+				elt = kv.Value
+			}
+			if next >= 0 && next < len(args) {
+				args[next] = l.expr(elt)
+			}
+			next++
+		}
+		for i, a := range args {
+			if a == nil {
+				args[i] = zero(t.Elem())
+			}
+		}
+		return &frontend.Construct{T: t, Args: args}
+	}
+	l.errorf(e.Pos(), "composite literal of %s is not supported in kernels", t)
+	return l.poison(e)
+}

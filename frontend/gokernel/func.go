@@ -1,0 +1,455 @@
+package gokernel
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"github.com/lucent-gpu/lucent/frontend"
+)
+
+// compiler holds what one load shares: errors, type mappings and the
+// callables lowered so far (each Go function is lowered once, however many
+// kernels call it).
+type compiler struct {
+	fset      *token.FileSet
+	errs      []error
+	typeCache map[types.Type]*frontend.Type
+	callables map[*types.Func]*callable
+	decls     map[*types.Func]*ast.FuncDecl // functions of the packages being compiled
+	infos     map[*types.Func]*types.Info
+}
+
+func newCompiler(fset *token.FileSet) *compiler {
+	return &compiler{
+		fset:      fset,
+		typeCache: map[types.Type]*frontend.Type{},
+		callables: map[*types.Func]*callable{},
+		decls:     map[*types.Func]*ast.FuncDecl{},
+		infos:     map[*types.Func]*types.Info{},
+	}
+}
+
+// errorf records an error at pos.
+func (c *compiler) errorf(pos token.Pos, format string, args ...any) {
+	c.errs = append(c.errs, &Error{Pos: c.fset.Position(pos), Msg: fmt.Sprintf(format, args...)})
+}
+
+// addPackage records the function declarations of a checked package.
+func (c *compiler) addPackage(files []*ast.File, info *types.Info) {
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				if obj, ok := info.Defs[fd.Name].(*types.Func); ok {
+					c.decls[obj] = fd
+					c.infos[obj] = info
+				}
+			}
+		}
+	}
+}
+
+// callable is a Go function lowered to a frontend callable. A function with
+// several results returns them through by-reference parameters appended
+// after its own (frontend callables return at most one value).
+type callable struct {
+	fn       *frontend.Function
+	results  int  // Go result count
+	outs     bool // results travel in the trailing by-reference parameters
+	refs     []bool
+	lowering bool // on the current call path: a call now is recursion
+	failed   bool
+}
+
+// lowerer lowers one function body.
+type lowerer struct {
+	c        *compiler
+	info     *types.Info
+	fn       *frontend.Function
+	kernel   bool
+	vars     map[types.Object]*frontend.Var
+	refs     map[types.Object]bool // pointer parameters (by-reference vars)
+	shared   map[types.Object]*frontend.Var
+	builtins map[frontend.BuiltinVar]*frontend.Var
+	results  []*frontend.Var // named results or out-parameters
+	outs     bool
+	block    *frontend.Block
+	breaks   []breakTarget
+	tmp      int
+	nerrs    int
+}
+
+// breakTarget is an enclosing statement a break may leave.
+type breakTarget struct {
+	stmt   ast.Stmt
+	native bool // lowered to a frontend loop or switch, which a Break leaves
+}
+
+func (c *compiler) newLowerer(info *types.Info, fn *frontend.Function, kernel bool) *lowerer {
+	return &lowerer{c: c, info: info, fn: fn, kernel: kernel,
+		vars: map[types.Object]*frontend.Var{}, refs: map[types.Object]bool{},
+		shared: map[types.Object]*frontend.Var{}, builtins: map[frontend.BuiltinVar]*frontend.Var{},
+		block: fn.Body}
+}
+
+func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
+	l.nerrs++
+	l.c.errorf(pos, format, args...)
+}
+
+func (l *lowerer) emit(s frontend.Stmt) { l.block.Stmts = append(l.block.Stmts, s) }
+
+// typeOf maps the type of e, reporting at e when it has no device type.
+func (l *lowerer) typeOf(e ast.Expr) *frontend.Type {
+	return l.typeAt(l.info.TypeOf(e), e.Pos())
+}
+
+func (l *lowerer) typeAt(t types.Type, pos token.Pos) *frontend.Type {
+	if t == nil {
+		l.errorf(pos, "expression has no type")
+		return frontend.I32
+	}
+	ft, err := l.c.valueType(t)
+	if err != nil {
+		l.errorf(pos, "%s", err.msg)
+		return frontend.I32
+	}
+	return ft
+}
+
+// assigned reports the objects a function body assigns to or takes the
+// address of: parameters among them need a local copy (frontend parameters
+// are read-only).
+func assigned(info *types.Info, body *ast.BlockStmt) map[types.Object]bool {
+	out := map[types.Object]bool{}
+	root := func(e ast.Expr) {
+		for {
+			switch x := e.(type) {
+			case *ast.Ident:
+				if o := info.Uses[x]; o != nil {
+					out[o] = true
+				}
+				return
+			case *ast.IndexExpr:
+				if _, ok := info.TypeOf(x.X).Underlying().(*types.Slice); ok {
+					return // a buffer element: the buffer itself is not assigned
+				}
+				e = x.X
+			case *ast.SelectorExpr:
+				e = x.X
+			case *ast.ParenExpr:
+				e = x.X
+			case *ast.StarExpr:
+				return
+			default:
+				return
+			}
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, lhs := range n.Lhs {
+				root(lhs)
+			}
+		case *ast.IncDecStmt:
+			root(n.X)
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				root(n.X)
+			}
+		case *ast.RangeStmt:
+			if n.Key != nil {
+				root(n.Key)
+			}
+			if n.Value != nil {
+				root(n.Value)
+			}
+		case *ast.CallExpr:
+			// A pointer-receiver method call on an addressable value takes its address.
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+				if s := info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
+					if sig, ok := s.Obj().Type().(*types.Signature); ok && sig.Recv() != nil {
+						if _, ptr := sig.Recv().Type().(*types.Pointer); ptr {
+							if _, isPtr := info.TypeOf(sel.X).(*types.Pointer); !isPtr {
+								root(sel.X)
+							}
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// lowerKernel lowers a //lucent:kernel function.
+func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) *frontend.Function {
+	fn := frontend.NewKernel(fd.Name.Name, d.dim, d.block)
+	l := c.newLowerer(info, fn, true)
+	if fd.Recv != nil {
+		l.errorf(fd.Name.Pos(), "kernel %s is a method: a kernel must be a plain function", fd.Name.Name)
+	}
+	if fd.Type.TypeParams != nil {
+		l.errorf(fd.Name.Pos(), "kernel %s is generic: write the kernel for concrete types", fd.Name.Name)
+	}
+	if fd.Type.Results != nil && len(fd.Type.Results.List) > 0 {
+		l.errorf(fd.Type.Results.Pos(), "kernel %s returns results: a kernel returns nothing; write its output to a buffer parameter", fd.Name.Name)
+	}
+	asg := assigned(info, fd.Body)
+	for _, field := range fd.Type.Params.List {
+		for _, name := range field.Names {
+			obj := info.Defs[name]
+			if obj == nil {
+				continue
+			}
+			l.kernelParam(name, obj, asg[obj])
+		}
+		if len(field.Names) == 0 {
+			l.errorf(field.Pos(), "kernel parameters must be named")
+		}
+	}
+	l.body(fd.Body)
+	return fn
+}
+
+// kernelParam declares one kernel argument: a slice is a buffer, a texture a
+// texture, anything else a uniform value.
+func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool) {
+	t := obj.Type()
+	if sl, ok := types.Unalias(t).Underlying().(*types.Slice); ok {
+		et, err := l.c.valueType(sl.Elem())
+		if err != nil {
+			l.errorf(name.Pos(), "buffer parameter %s: element %s", name.Name, err.msg)
+			return
+		}
+		if et == frontend.Bool || et.IsResource() {
+			l.errorf(name.Pos(), "buffer parameter %s has elements of type %s, which have no device layout: use uint32 for flags", name.Name, et)
+			return
+		}
+		if isAssigned {
+			l.errorf(name.Pos(), "buffer parameter %s is reassigned or its address is taken: a kernel cannot change which buffer a parameter names", name.Name)
+		}
+		l.vars[obj] = l.fn.AddParam(name.Name, frontend.Buffer(et), frontend.VarArg)
+		return
+	}
+	if _, ok := types.Unalias(t).Underlying().(*types.Pointer); ok {
+		l.errorf(name.Pos(), "kernel parameter %s is a pointer, which would point into host memory: pass a buffer ([]T) or a value", name.Name)
+		return
+	}
+	ft := l.typeAt(t, name.Pos())
+	v := l.fn.AddParam(name.Name, ft, frontend.VarArg)
+	l.vars[obj] = v
+	if isAssigned && !ft.IsResource() {
+		local := l.fn.AddLocal(name.Name, ft)
+		l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: local}, Src: &frontend.Ref{Var: v}})
+		l.vars[obj] = local
+	}
+}
+
+// callableFor lowers (once) the Go function obj called at pos.
+func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
+	if cl, ok := c.callables[obj]; ok {
+		if cl.lowering {
+			c.errorf(pos, "%s is called recursively: the device has no call stack; rewrite the recursion as a loop", obj.Name())
+			return nil
+		}
+		if cl.failed {
+			return nil
+		}
+		return cl
+	}
+	fd := c.decls[obj]
+	if fd == nil || fd.Body == nil {
+		c.errorf(pos, "%s has no Go body in the packages being compiled: kernels may call functions of their own package, math and kernel", obj.FullName())
+		return nil
+	}
+	info := c.infos[obj]
+	sig := obj.Type().(*types.Signature)
+	name := obj.Name()
+	if r := sig.Recv(); r != nil {
+		rt := r.Type()
+		if p, ok := rt.(*types.Pointer); ok {
+			rt = p.Elem()
+		}
+		if n, ok := types.Unalias(rt).(*types.Named); ok {
+			name = n.Obj().Name() + "." + name
+		}
+	}
+	if fd.Type.TypeParams != nil || sig.RecvTypeParams() != nil {
+		c.errorf(fd.Name.Pos(), "%s is generic: generic code is not supported in kernels; write the function for a concrete type", name)
+		c.callables[obj] = &callable{failed: true}
+		return nil
+	}
+	cl := &callable{results: sig.Results().Len(), lowering: true}
+	c.callables[obj] = cl
+	before := len(c.errs)
+
+	result := frontend.Void
+	fn := frontend.NewCallable(name, result)
+	l := c.newLowerer(info, fn, false)
+	asg := assigned(info, fd.Body)
+	var params []*ast.Ident
+	var ptypes []types.Type
+	if fd.Recv != nil {
+		for _, f := range fd.Recv.List {
+			for _, n := range f.Names {
+				params, ptypes = append(params, n), append(ptypes, info.Defs[n].Type())
+			}
+			if len(f.Names) == 0 {
+				params, ptypes = append(params, nil), append(ptypes, info.TypeOf(f.Type))
+			}
+		}
+	}
+	for _, f := range fd.Type.Params.List {
+		for _, n := range f.Names {
+			params, ptypes = append(params, n), append(ptypes, info.Defs[n].Type())
+		}
+		if len(f.Names) == 0 {
+			params, ptypes = append(params, nil), append(ptypes, info.TypeOf(f.Type))
+		}
+	}
+	for i, n := range params {
+		pname, pos := fmt.Sprintf("p%d", i), fd.Pos()
+		var obj types.Object
+		if n != nil {
+			pname, pos, obj = n.Name, n.Pos(), info.Defs[n]
+		}
+		t := ptypes[i]
+		if _, ok := types.Unalias(t).Underlying().(*types.Slice); ok {
+			l.errorf(pos, "parameter %s of %s is a buffer (slice): only kernels take buffers; index the buffer in the kernel and pass the element, or move the code into the kernel", pname, name)
+			cl.refs = append(cl.refs, false)
+			continue
+		}
+		if p, ok := types.Unalias(t).(*types.Pointer); ok {
+			v := fn.AddParam(pname, l.typeAt(p.Elem(), pos), frontend.VarRefParam)
+			cl.refs = append(cl.refs, true)
+			if obj != nil {
+				l.vars[obj], l.refs[obj] = v, true
+				if asg[obj] {
+					l.errorf(pos, "pointer parameter %s of %s is reassigned: assign through it (*%s = …) instead", pname, name, pname)
+				}
+			}
+			continue
+		}
+		ft := l.typeAt(t, pos)
+		if ft.IsResource() {
+			l.errorf(pos, "parameter %s of %s is a %s: only kernels take textures; read or write it in the kernel", pname, name, ft)
+		}
+		v := fn.AddParam(pname, ft, frontend.VarParam)
+		cl.refs = append(cl.refs, false)
+		if obj != nil {
+			l.vars[obj] = v
+			if asg[obj] {
+				local := fn.AddLocal(pname, ft)
+				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: local}, Src: &frontend.Ref{Var: v}})
+				l.vars[obj] = local
+			}
+		}
+	}
+	// Results: one unnamed result is the callable's value; named results are
+	// locals; several results travel in by-reference parameters.
+	res := sig.Results()
+	switch {
+	case res.Len() == 1:
+		fn.Result = l.typeAt(res.At(0).Type(), fd.Type.Results.Pos())
+		if res.At(0).Name() != "" && res.At(0).Name() != "_" {
+			v := fn.AddLocal(res.At(0).Name(), fn.Result)
+			l.results = []*frontend.Var{v}
+			l.vars[res.At(0)] = v
+			l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: v}, Src: zero(fn.Result)})
+		}
+	case res.Len() > 1:
+		cl.outs, l.outs = true, true
+		for i := range res.Len() {
+			r := res.At(i)
+			rname := r.Name()
+			if rname == "" || rname == "_" {
+				rname = fmt.Sprintf("r%d", i)
+			}
+			v := fn.AddParam(rname, l.typeAt(r.Type(), fd.Type.Results.Pos()), frontend.VarRefParam)
+			cl.refs = append(cl.refs, true)
+			l.results = append(l.results, v)
+			if r.Name() != "" && r.Name() != "_" {
+				l.vars[r] = v
+				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: v}, Src: zero(v.Type)})
+			}
+		}
+	}
+	l.body(fd.Body)
+	if res.Len() == 1 && !endsInReturn(fd.Body) {
+		// Go requires a terminating statement; a function ending in a loop
+		// without a return still needs one for SPIR-V's structured exits.
+		l.emit(&frontend.Return{Value: zero(fn.Result)})
+	}
+	cl.lowering = false
+	cl.fn = fn
+	if len(c.errs) > before {
+		cl.failed = true
+		return nil
+	}
+	return cl
+}
+
+func endsInReturn(b *ast.BlockStmt) bool {
+	if len(b.List) == 0 {
+		return false
+	}
+	_, ok := b.List[len(b.List)-1].(*ast.ReturnStmt)
+	return ok
+}
+
+// zero is the zero value of t.
+func zero(t *frontend.Type) frontend.Expr {
+	switch t.Kind() {
+	case frontend.KindBool:
+		return frontend.LitBool(false)
+	case frontend.KindInt, frontend.KindUint:
+		return frontend.LitInt(t, 0)
+	case frontend.KindFloat:
+		return frontend.LitFloat(t, 0)
+	case frontend.KindVector:
+		return &frontend.Construct{T: t, Args: []frontend.Expr{zero(t.Elem())}}
+	case frontend.KindMatrix, frontend.KindArray:
+		args := make([]frontend.Expr, t.Len())
+		for i := range args {
+			args[i] = zero(t.Elem())
+		}
+		return &frontend.Construct{T: t, Args: args}
+	case frontend.KindStruct:
+		var args []frontend.Expr
+		for _, f := range t.Fields() {
+			args = append(args, zero(f.Type))
+		}
+		return &frontend.Construct{T: t, Args: args}
+	}
+	return frontend.LitInt(frontend.I32, 0)
+}
+
+// newTemp declares a compiler temporary.
+func (l *lowerer) newTemp(t *frontend.Type) *frontend.Var {
+	l.tmp++
+	return l.fn.AddLocal(fmt.Sprintf("tmp%d", l.tmp), t)
+}
+
+// local returns (declaring on first use) the frontend variable of a Go local.
+func (l *lowerer) local(obj types.Object, pos token.Pos) *frontend.Var {
+	if v, ok := l.vars[obj]; ok {
+		return v
+	}
+	v := l.fn.AddLocal(obj.Name(), l.typeAt(obj.Type(), pos))
+	l.vars[obj] = v
+	return v
+}
+
+// builtin returns the kernel's variable for a built-in id.
+func (l *lowerer) builtin(b frontend.BuiltinVar) *frontend.Var {
+	if v, ok := l.builtins[b]; ok {
+		return v
+	}
+	v := &frontend.Var{Name: b.String(), Type: b.Type(), Kind: frontend.VarBuiltin, Builtin: b}
+	l.builtins[b] = v
+	return v
+}

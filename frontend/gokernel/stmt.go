@@ -1,0 +1,532 @@
+package gokernel
+
+import (
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+
+	"github.com/lucent-gpu/lucent/frontend"
+)
+
+// body lowers a function body.
+func (l *lowerer) body(b *ast.BlockStmt) {
+	for _, s := range b.List {
+		l.stmt(s)
+	}
+}
+
+// sub lowers statements into a fresh block.
+func (l *lowerer) sub(stmts []ast.Stmt) *frontend.Block {
+	outer := l.block
+	b := &frontend.Block{}
+	l.block = b
+	for _, s := range stmts {
+		l.stmt(s)
+	}
+	l.block = outer
+	return b
+}
+
+func (l *lowerer) stmt(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.EmptyStmt:
+	case *ast.BlockStmt:
+		l.emit(l.sub(s.List))
+	case *ast.ExprStmt:
+		call, ok := ast.Unparen(s.X).(*ast.CallExpr)
+		if !ok {
+			l.errorf(s.Pos(), "expression statement is not a call")
+			return
+		}
+		if e := l.call(call, true); e != nil {
+			l.emit(&frontend.ExprStmt{X: e})
+		}
+	case *ast.AssignStmt:
+		l.assign(s)
+	case *ast.IncDecStmt:
+		op := token.ADD
+		if s.Tok == token.DEC {
+			op = token.SUB
+		}
+		dst := l.place(s.X)
+		t := l.typeOf(s.X)
+		l.emit(&frontend.Assign{Dst: dst, Src: l.binary(op, dst, one(t), t, s.Pos())})
+	case *ast.DeclStmt:
+		l.decl(s)
+	case *ast.IfStmt:
+		if s.Init != nil {
+			l.stmt(s.Init)
+		}
+		cond := l.expr(s.Cond)
+		then := l.sub(s.Body.List)
+		var els *frontend.Block
+		if s.Else != nil {
+			els = l.sub([]ast.Stmt{s.Else})
+		}
+		l.emit(&frontend.If{Cond: cond, Then: then, Else: els})
+	case *ast.ForStmt:
+		l.forStmt(s)
+	case *ast.RangeStmt:
+		l.rangeStmt(s)
+	case *ast.SwitchStmt:
+		l.switchStmt(s)
+	case *ast.BranchStmt:
+		l.branch(s)
+	case *ast.ReturnStmt:
+		l.returnStmt(s)
+	case *ast.GoStmt:
+		l.errorf(s.Pos(), "go statements are not supported in kernels: every thread of the dispatch already runs in parallel; split the work over threads with kernel.DispatchID")
+	case *ast.DeferStmt:
+		l.errorf(s.Pos(), "defer is not supported in kernels: call the function at each return instead")
+	case *ast.SelectStmt:
+		l.errorf(s.Pos(), "select is not supported in kernels: there are no channels; threads communicate through kernel.Shared memory and kernel.Barrier")
+	case *ast.SendStmt:
+		l.errorf(s.Pos(), "channel sends are not supported in kernels: write the value to a buffer or kernel.Shared memory instead")
+	case *ast.LabeledStmt:
+		l.errorf(s.Pos(), "labels are not supported in kernels: restructure the loops, e.g. with a bool flag checked after the inner loop")
+		l.stmt(s.Stmt)
+	case *ast.TypeSwitchStmt:
+		l.errorf(s.Pos(), "type switches are not supported in kernels: there are no interfaces; switch on an integer tag instead")
+	default:
+		l.errorf(s.Pos(), "this statement is not supported in kernels")
+	}
+}
+
+// one is the literal 1 of a numeric type.
+func one(t *frontend.Type) frontend.Expr {
+	if t.Kind() == frontend.KindFloat {
+		return frontend.LitFloat(t, 1)
+	}
+	if t.IsInteger() {
+		return frontend.LitInt(t, 1)
+	}
+	return frontend.LitInt(frontend.I32, 1)
+}
+
+func (l *lowerer) decl(s *ast.DeclStmt) {
+	gd, ok := s.Decl.(*ast.GenDecl)
+	if !ok {
+		return
+	}
+	if gd.Tok != token.VAR {
+		return // constants are folded by the type checker; local types are mapped where used
+	}
+	for _, spec := range gd.Specs {
+		vs := spec.(*ast.ValueSpec)
+		if len(vs.Values) == 0 {
+			for _, n := range vs.Names {
+				if obj := l.info.Defs[n]; obj != nil && n.Name != "_" {
+					v := l.local(obj, n.Pos())
+					l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: v}, Src: zero(v.Type)})
+				}
+			}
+			continue
+		}
+		lhs := make([]ast.Expr, len(vs.Names))
+		for i, n := range vs.Names {
+			lhs[i] = n
+		}
+		l.assignList(lhs, vs.Values, true, vs.Pos())
+	}
+}
+
+func (l *lowerer) assign(s *ast.AssignStmt) {
+	switch s.Tok {
+	case token.DEFINE, token.ASSIGN:
+		l.assignList(s.Lhs, s.Rhs, s.Tok == token.DEFINE, s.Pos())
+		return
+	}
+	// x op= y
+	op, ok := opAssign[s.Tok]
+	if !ok {
+		l.errorf(s.Pos(), "assignment operator %s is not supported", s.Tok)
+		return
+	}
+	dst := l.place(s.Lhs[0])
+	t := l.typeOf(s.Lhs[0])
+	y := l.expr(s.Rhs[0])
+	l.emit(&frontend.Assign{Dst: dst, Src: l.binary(op, dst, y, t, s.Pos())})
+}
+
+var opAssign = map[token.Token]token.Token{
+	token.ADD_ASSIGN: token.ADD, token.SUB_ASSIGN: token.SUB, token.MUL_ASSIGN: token.MUL,
+	token.QUO_ASSIGN: token.QUO, token.REM_ASSIGN: token.REM, token.AND_ASSIGN: token.AND,
+	token.OR_ASSIGN: token.OR, token.XOR_ASSIGN: token.XOR, token.SHL_ASSIGN: token.SHL,
+	token.SHR_ASSIGN: token.SHR, token.AND_NOT_ASSIGN: token.AND_NOT,
+}
+
+// target lowers the left side of an assignment or definition; nil for _.
+func (l *lowerer) target(e ast.Expr, define bool) frontend.Expr {
+	if id, ok := e.(*ast.Ident); ok {
+		if id.Name == "_" {
+			return nil
+		}
+		if define {
+			if obj := l.info.Defs[id]; obj != nil {
+				return &frontend.Ref{Var: l.local(obj, id.Pos())}
+			}
+		}
+	}
+	return l.place(e)
+}
+
+// assignList lowers lhs... = rhs... (or :=, or var), evaluating every right
+// side before assigning, as Go does.
+func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
+	// x := kernel.Shared[T]() declares a workgroup variable.
+	if len(lhs) == 1 && len(rhs) == 1 {
+		if call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr); ok && l.isIntrinsic(call, "Shared") {
+			l.sharedDecl(lhs[0], call, define)
+			return
+		}
+	}
+	if len(lhs) > 1 && len(rhs) == 1 {
+		call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr)
+		if !ok {
+			l.errorf(pos, "this multi-value assignment is not supported in kernels: only calls of functions with several results assign several values at once")
+			return
+		}
+		outs := l.multiCall(call, len(lhs))
+		if outs == nil {
+			return
+		}
+		for i, e := range lhs {
+			if dst := l.target(e, define); dst != nil {
+				l.emit(&frontend.Assign{Dst: dst, Src: &frontend.Ref{Var: outs[i]}})
+			}
+		}
+		return
+	}
+	if len(lhs) != len(rhs) {
+		l.errorf(pos, "assignment count mismatch")
+		return
+	}
+	if len(lhs) == 1 {
+		src := l.expr(rhs[0])
+		if dst := l.target(lhs[0], define); dst != nil {
+			l.emit(&frontend.Assign{Dst: dst, Src: src})
+		} else if _, ok := src.(*frontend.Call); ok {
+			l.emit(&frontend.ExprStmt{X: src})
+		}
+		return
+	}
+	tmps := make([]*frontend.Var, len(rhs))
+	for i, r := range rhs {
+		src := l.expr(r)
+		tmps[i] = l.newTemp(src.Type())
+		l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmps[i]}, Src: src})
+	}
+	for i, e := range lhs {
+		if dst := l.target(e, define); dst != nil {
+			l.emit(&frontend.Assign{Dst: dst, Src: &frontend.Ref{Var: tmps[i]}})
+		}
+	}
+}
+
+// sharedDecl lowers name := kernel.Shared[T]().
+func (l *lowerer) sharedDecl(lhs ast.Expr, call *ast.CallExpr, define bool) {
+	id, ok := lhs.(*ast.Ident)
+	if !ok || !define {
+		l.errorf(call.Pos(), "kernel.Shared must initialise a new variable: write name := kernel.Shared[T]()")
+		return
+	}
+	if !l.kernel {
+		l.errorf(call.Pos(), "kernel.Shared may only be called in the kernel function itself: declare the shared variable there and pass values to helpers")
+		return
+	}
+	obj := l.info.Defs[id]
+	ptr, ok := l.info.TypeOf(call).(*types.Pointer)
+	if obj == nil || !ok {
+		l.errorf(call.Pos(), "kernel.Shared needs a type argument: kernel.Shared[[256]float32]()")
+		return
+	}
+	t := l.typeAt(ptr.Elem(), call.Pos())
+	if t.IsResource() {
+		l.errorf(call.Pos(), "shared memory holds values, not %s", t)
+		return
+	}
+	l.shared[obj] = l.fn.AddShared(id.Name, t)
+}
+
+func (l *lowerer) forStmt(s *ast.ForStmt) {
+	if s.Init != nil {
+		l.stmt(s.Init)
+	}
+	l.breaks = append(l.breaks, breakTarget{s, true})
+	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
+	var cond frontend.Expr
+	if s.Cond != nil {
+		cond = l.pureExpr(s.Cond, "loop condition")
+	}
+	var update *frontend.Block
+	if s.Post != nil {
+		update = l.sub([]ast.Stmt{s.Post})
+	}
+	body := l.sub(s.Body.List)
+	if cond == nil && update == nil {
+		l.emit(&frontend.Loop{Body: body})
+		return
+	}
+	if cond == nil {
+		cond = frontend.LitBool(true)
+	}
+	if update == nil {
+		update = &frontend.Block{}
+	}
+	l.emit(&frontend.For{Cond: cond, Update: update, Body: body})
+}
+
+// rangeStmt lowers range over an integer, an array or a buffer to a counted loop.
+func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
+	xt := l.info.TypeOf(s.X)
+	var (
+		n     frontend.Expr
+		it    *frontend.Type
+		elems frontend.Expr // the array or buffer, when ranging over one
+	)
+	switch u := types.Unalias(xt).Underlying().(type) {
+	case *types.Basic:
+		if u.Info()&types.IsInteger == 0 {
+			l.errorf(s.X.Pos(), "range over %s is not supported in kernels: range over an integer, an array or a buffer", xt)
+			return
+		}
+		n = l.expr(s.X)
+		it = n.Type()
+	case *types.Array:
+		it = frontend.I64
+		n = frontend.LitInt(it, u.Len())
+		elems = l.expr(s.X)
+	case *types.Slice:
+		it = frontend.I64
+		elems = l.expr(s.X)
+		n = &frontend.Cast{X: &frontend.Call{Op: frontend.OpBufferSize, Args: []frontend.Expr{elems}, T: frontend.U32}, T: it}
+	case *types.Pointer: // a kernel.Shared array
+		it = frontend.I64
+		if a, ok := u.Elem().Underlying().(*types.Array); ok {
+			n = frontend.LitInt(it, a.Len())
+			elems = l.expr(s.X)
+			break
+		}
+		fallthrough
+	default:
+		l.errorf(s.X.Pos(), "range over %s is not supported in kernels: range over an integer, an array or a buffer", xt)
+		return
+	}
+	if elems != nil {
+		if _, ok := elems.(*frontend.Ref); !ok && elems.Type().Kind() != frontend.KindBuffer {
+			tmp := l.newTemp(elems.Type())
+			l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: elems})
+			elems = &frontend.Ref{Var: tmp}
+		}
+	}
+	limit := l.newTemp(it)
+	l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: limit}, Src: n})
+	idx := l.newTemp(it)
+	l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: idx}, Src: frontend.LitInt(it, 0)})
+	l.breaks = append(l.breaks, breakTarget{s, true})
+	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
+
+	outer := l.block
+	body := &frontend.Block{}
+	l.block = body
+	define := s.Tok == token.DEFINE
+	if s.Key != nil {
+		if dst := l.target(s.Key, define); dst != nil {
+			l.emit(&frontend.Assign{Dst: dst, Src: l.convert(&frontend.Ref{Var: idx}, dst.Type())})
+		}
+	}
+	if s.Value != nil {
+		if dst := l.target(s.Value, define); dst != nil && elems != nil {
+			l.emit(&frontend.Assign{Dst: dst, Src: &frontend.Index{X: elems, I: &frontend.Ref{Var: idx}, T: dst.Type()}})
+		}
+	}
+	for _, st := range s.Body.List {
+		l.stmt(st)
+	}
+	l.block = outer
+	cond := &frontend.Binary{Op: frontend.Lt, X: &frontend.Ref{Var: idx}, Y: &frontend.Ref{Var: limit}, T: frontend.Bool}
+	update := &frontend.Block{Stmts: []frontend.Stmt{&frontend.Assign{Dst: &frontend.Ref{Var: idx},
+		Src: &frontend.Binary{Op: frontend.Add, X: &frontend.Ref{Var: idx}, Y: frontend.LitInt(it, 1), T: it}}}}
+	l.emit(&frontend.For{Cond: cond, Update: update, Body: body})
+}
+
+// pureExpr lowers an expression evaluated repeatedly (a loop condition),
+// which must not need statements of its own.
+func (l *lowerer) pureExpr(e ast.Expr, what string) frontend.Expr {
+	outer := l.block
+	scratch := &frontend.Block{}
+	l.block = scratch
+	x := l.expr(e)
+	l.block = outer
+	if len(scratch.Stmts) > 0 {
+		l.errorf(e.Pos(), "this %s needs statements of its own (a call passing a pointer to a buffer element): compute it into a variable inside the loop and test that", what)
+	}
+	return x
+}
+
+// convert casts e to t unless it already has that type.
+func (l *lowerer) convert(e frontend.Expr, t *frontend.Type) frontend.Expr {
+	if e.Type() == t {
+		return e
+	}
+	return &frontend.Cast{X: e, T: t}
+}
+
+// switchStmt lowers a switch: to a frontend Switch when the tag is a 32-bit
+// integer and every case a constant, else to an if/else chain.
+func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
+	if s.Init != nil {
+		l.stmt(s.Init)
+	}
+	native := s.Tag != nil
+	var tag frontend.Expr
+	if s.Tag != nil {
+		tag = l.expr(s.Tag)
+		if tag.Type() != frontend.I32 && tag.Type() != frontend.U32 {
+			native = false
+		}
+	}
+	for _, cc := range s.Body.List {
+		for _, e := range cc.(*ast.CaseClause).List {
+			if tv := l.info.Types[e]; tv.Value == nil || tv.Value.Kind() != constant.Int {
+				native = false
+			}
+		}
+	}
+	l.breaks = append(l.breaks, breakTarget{s, native})
+	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
+	for _, cc := range s.Body.List {
+		for _, st := range cc.(*ast.CaseClause).Body {
+			if b, ok := st.(*ast.BranchStmt); ok && b.Tok == token.FALLTHROUGH {
+				l.errorf(b.Pos(), "fallthrough is not supported in kernels: list the values in one case (case 1, 2:) or repeat the code")
+			}
+		}
+	}
+	if native {
+		sw := &frontend.Switch{Tag: tag}
+		for _, st := range s.Body.List {
+			cc := st.(*ast.CaseClause)
+			body := l.sub(cc.Body)
+			if cc.List == nil {
+				sw.Default = body
+				continue
+			}
+			c := frontend.Case{Body: body}
+			for _, e := range cc.List {
+				v, _ := constant.Int64Val(constant.ToInt(l.info.Types[e].Value))
+				if tag.Type() == frontend.U32 {
+					v = int64(uint32(v))
+				}
+				c.Values = append(c.Values, v)
+			}
+			sw.Cases = append(sw.Cases, c)
+		}
+		l.emit(sw)
+		return
+	}
+	if tag != nil {
+		if _, ok := tag.(*frontend.Ref); !ok {
+			tmp := l.newTemp(tag.Type())
+			l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: tag})
+			tag = &frontend.Ref{Var: tmp}
+		}
+	}
+	var def *ast.CaseClause
+	var chain []*ast.CaseClause
+	for _, st := range s.Body.List {
+		cc := st.(*ast.CaseClause)
+		if cc.List == nil {
+			def = cc
+		} else {
+			chain = append(chain, cc)
+		}
+	}
+	var build func(i int) *frontend.Block
+	build = func(i int) *frontend.Block {
+		if i == len(chain) {
+			if def == nil {
+				return nil
+			}
+			return l.sub(def.Body)
+		}
+		cc := chain[i]
+		var cond frontend.Expr
+		for _, e := range cc.List {
+			var c frontend.Expr
+			if tag != nil {
+				c = l.compare(token.EQL, tag, l.expr(e), e.Pos())
+			} else {
+				c = l.expr(e)
+			}
+			if cond == nil {
+				cond = c
+			} else {
+				cond = &frontend.Binary{Op: frontend.LogicOr, X: cond, Y: c, T: frontend.Bool}
+			}
+		}
+		then := l.sub(cc.Body)
+		return &frontend.Block{Stmts: []frontend.Stmt{&frontend.If{Cond: cond, Then: then, Else: build(i + 1)}}}
+	}
+	if b := build(0); b != nil {
+		l.emit(b)
+	}
+}
+
+func (l *lowerer) branch(s *ast.BranchStmt) {
+	if s.Label != nil {
+		l.errorf(s.Pos(), "labelled %s is not supported in kernels: restructure the loops, e.g. with a bool flag checked after the inner loop", s.Tok)
+		return
+	}
+	switch s.Tok {
+	case token.BREAK:
+		if len(l.breaks) > 0 && !l.breaks[len(l.breaks)-1].native {
+			l.errorf(s.Pos(), "break inside this switch is not supported: a switch on a non-int32/uint32 tag or with non-constant cases becomes an if/else chain; use if/else, or switch on an int32 or uint32 tag with constant cases")
+			return
+		}
+		l.emit(&frontend.Break{})
+	case token.CONTINUE:
+		l.emit(&frontend.Continue{})
+	case token.GOTO:
+		l.errorf(s.Pos(), "goto is not supported in kernels: use structured loops and if/else")
+	case token.FALLTHROUGH:
+		// reported by switchStmt
+	}
+}
+
+func (l *lowerer) returnStmt(s *ast.ReturnStmt) {
+	switch {
+	case l.kernel || l.fn.Result == frontend.Void && !l.outs:
+		l.emit(&frontend.Return{})
+	case l.outs:
+		if len(s.Results) == 1 {
+			call, ok := ast.Unparen(s.Results[0]).(*ast.CallExpr)
+			if !ok {
+				l.errorf(s.Pos(), "return count mismatch")
+				return
+			}
+			outs := l.multiCall(call, len(l.results))
+			for i, o := range outs {
+				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: l.results[i]}, Src: &frontend.Ref{Var: o}})
+			}
+		} else if len(s.Results) > 0 {
+			vals := make([]frontend.Expr, len(s.Results))
+			for i, r := range s.Results {
+				v := l.expr(r)
+				tmp := l.newTemp(v.Type())
+				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: v})
+				vals[i] = &frontend.Ref{Var: tmp}
+			}
+			for i, v := range vals {
+				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: l.results[i]}, Src: v})
+			}
+		}
+		l.emit(&frontend.Return{})
+	default:
+		if len(s.Results) == 0 {
+			l.emit(&frontend.Return{Value: &frontend.Ref{Var: l.results[0]}})
+			return
+		}
+		l.emit(&frontend.Return{Value: l.expr(s.Results[0])})
+	}
+}

@@ -1,0 +1,195 @@
+package gokernel
+
+import (
+	"fmt"
+	"go/types"
+
+	"github.com/lucent-gpu/lucent/frontend"
+)
+
+// kernelPath is the import path of the intrinsics package kernels import.
+const kernelPath = "github.com/lucent-gpu/lucent/kernel"
+
+// sizes is the layout of host Go values: device structs take Go's offsets.
+var sizes = types.SizesFor("gc", "amd64")
+
+// isKernelType reports whether t is the named type name of package kernel.
+func isKernelType(t types.Type, name string) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == kernelPath && n.Obj().Name() == name
+}
+
+// kernelVectors maps the kernel package's vector and matrix types.
+var kernelVectors = map[string]*frontend.Type{
+	"Float2": frontend.Vector(frontend.F32, 2), "Float3": frontend.Vector(frontend.F32, 3), "Float4": frontend.Vector(frontend.F32, 4),
+	"Int2": frontend.Vector(frontend.I32, 2), "Int3": frontend.Vector(frontend.I32, 3), "Int4": frontend.Vector(frontend.I32, 4),
+	"Uint2": frontend.Vector(frontend.U32, 2), "Uint3": frontend.Vector(frontend.U32, 3), "Uint4": frontend.Vector(frontend.U32, 4),
+	"Float2x2": frontend.Matrix(2, 2), "Float3x3": frontend.Matrix(3, 3), "Float4x4": frontend.Matrix(4, 4),
+}
+
+// typeError is a type the kernel language cannot express, with the advice
+// the user reads.
+type typeError struct{ msg string }
+
+func (e *typeError) Error() string { return e.msg }
+
+func typeErrorf(format string, args ...any) *typeError {
+	return &typeError{fmt.Sprintf(format, args...)}
+}
+
+// valueType maps a Go type of a value (a local, a parameter, an
+// expression) to its device type.
+func (c *compiler) valueType(t types.Type) (*frontend.Type, *typeError) {
+	if ft, ok := c.typeCache[t]; ok {
+		return ft, nil
+	}
+	ft, err := c.mapType(t)
+	if err == nil {
+		c.typeCache[t] = ft
+	}
+	return ft, err
+}
+
+func (c *compiler) mapType(t types.Type) (*frontend.Type, *typeError) {
+	t = types.Unalias(t)
+	switch t := t.(type) {
+	case *types.Basic:
+		return basicType(t)
+	case *types.Named:
+		obj := t.Obj()
+		if obj.Pkg() != nil && obj.Pkg().Path() == kernelPath {
+			if ft, ok := kernelVectors[obj.Name()]; ok {
+				return ft, nil
+			}
+			switch obj.Name() {
+			case "Texture2D", "Texture3D":
+				dim := 2
+				if obj.Name() == "Texture3D" {
+					dim = 3
+				}
+				texel, err := c.valueType(t.TypeArgs().At(0))
+				if err != nil {
+					return nil, err
+				}
+				return frontend.Texture(dim, texel), nil
+			case "Bindless":
+				return nil, typeErrorf("bindless arrays are not supported by the compiler yet: pass the buffers and textures as separate kernel parameters")
+			}
+			return nil, typeErrorf("kernel.%s is not a device type", obj.Name())
+		}
+		if st, ok := t.Underlying().(*types.Struct); ok {
+			return c.structType(obj.Name(), st)
+		}
+		return c.valueType(t.Underlying())
+	case *types.Array:
+		if t.Len() == 0 {
+			return nil, typeErrorf("zero-length arrays have no device layout: give the array at least one element")
+		}
+		e, err := c.valueType(t.Elem())
+		if err != nil {
+			return nil, err
+		}
+		if e.IsResource() {
+			return nil, typeErrorf("arrays of %s are not supported: pass each as its own kernel parameter", e)
+		}
+		return frontend.Array(e, int(t.Len())), nil
+	case *types.Struct:
+		return c.structType("anon", t)
+	case *types.Slice:
+		return nil, typeErrorf("slices are device buffers and may only be kernel parameters: take the buffer as a parameter of the kernel and index it there (make, append and slicing allocate, which kernels cannot)")
+	case *types.Pointer:
+		return nil, typeErrorf("pointers are not supported here: kernels reach host memory only through buffer (slice) parameters; use a value, or a pointer parameter of a helper function passed &local")
+	case *types.Map:
+		return nil, typeErrorf("maps are not supported in kernels: use a buffer ([]T) indexed by a computed key")
+	case *types.Chan:
+		return nil, typeErrorf("channels are not supported in kernels: threads of a block communicate through kernel.Shared memory with kernel.Barrier, or through atomics")
+	case *types.Interface:
+		return nil, typeErrorf("interfaces are not supported in kernels: the device has no dynamic dispatch; use a concrete type, or switch on an integer tag")
+	case *types.Signature:
+		return nil, typeErrorf("function values are not supported in kernels: call named functions directly")
+	case *types.TypeParam:
+		return nil, typeErrorf("generic code is not supported in kernels: write the function for a concrete type")
+	case *types.Tuple:
+		return nil, typeErrorf("a multi-value expression is not a single value: assign its results to variables first")
+	}
+	return nil, typeErrorf("type %s is not supported in kernels", t)
+}
+
+func basicType(t *types.Basic) (*frontend.Type, *typeError) {
+	switch t.Kind() {
+	case types.Bool, types.UntypedBool:
+		return frontend.Bool, nil
+	case types.Int8:
+		return frontend.I8, nil
+	case types.Int16:
+		return frontend.I16, nil
+	case types.Int32, types.UntypedRune:
+		return frontend.I32, nil
+	case types.Int, types.Int64, types.UntypedInt:
+		return frontend.I64, nil
+	case types.Uint8:
+		return frontend.U8, nil
+	case types.Uint16:
+		return frontend.U16, nil
+	case types.Uint32:
+		return frontend.U32, nil
+	case types.Uint, types.Uint64:
+		return frontend.U64, nil
+	case types.Float32:
+		return frontend.F32, nil
+	case types.Float64, types.UntypedFloat:
+		return frontend.F64, nil
+	case types.String, types.UntypedString:
+		return nil, typeErrorf("strings are not supported in kernels: the device has no string type; pass numbers instead (e.g. byte codes in a []uint32 buffer)")
+	case types.Complex64, types.Complex128, types.UntypedComplex:
+		return nil, typeErrorf("complex numbers are not supported in kernels: use a kernel.Float2 holding (re, im)")
+	case types.Uintptr, types.UnsafePointer:
+		return nil, typeErrorf("unsafe pointers and uintptr are not supported in kernels: kernels reach memory only through buffer (slice) parameters")
+	case types.UntypedNil:
+		return nil, typeErrorf("nil is not supported in kernels: there are no pointers, slices to allocate, maps or interfaces on the device")
+	}
+	return nil, typeErrorf("type %s is not supported in kernels", t)
+}
+
+// structType maps a Go struct to a device struct at Go's field offsets.
+func (c *compiler) structType(name string, st *types.Struct) (*frontend.Type, *typeError) {
+	vars := make([]*types.Var, st.NumFields())
+	for i := range vars {
+		vars[i] = st.Field(i)
+	}
+	offs := sizes.Offsetsof(vars)
+	var fs []frontend.Field
+	for i, v := range vars {
+		if sizes.Sizeof(v.Type()) == 0 {
+			continue
+		}
+		if b, ok := types.Unalias(v.Type()).Underlying().(*types.Basic); ok && b.Kind() == types.Bool {
+			return nil, typeErrorf("field %s.%s is a bool, which has no device layout: use a uint32 (0 or 1)", name, v.Name())
+		}
+		ft, err := c.valueType(v.Type())
+		if err != nil {
+			return nil, typeErrorf("field %s.%s: %s", name, v.Name(), err.msg)
+		}
+		fs = append(fs, frontend.Field{Name: v.Name(), Type: ft, Offset: int(offs[i])})
+	}
+	if len(fs) == 0 {
+		return nil, typeErrorf("struct %s has no sized fields: give it at least one field", name)
+	}
+	ft, err := frontend.Struct(name, fs, int(sizes.Sizeof(st)))
+	if err != nil {
+		return nil, typeErrorf("struct %s has no device layout: %v", name, err)
+	}
+	return ft, nil
+}
+
+// fieldIndex returns the device field index of Go field i of struct st (zero-sized
+// fields are skipped on the device).
+func fieldIndex(st *types.Struct, i int) int {
+	n := 0
+	for j := range i {
+		if sizes.Sizeof(st.Field(j).Type()) != 0 {
+			n++
+		}
+	}
+	return n
+}
