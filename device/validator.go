@@ -417,6 +417,10 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 	if NeedsCompute(c) && s.stream != StreamCompute {
 		return vinvalid("%s needs a compute stream, stream %d is a %s stream", CommandName(c), stream, s.stream)
 	}
+	if d, ok := c.(*ShaderDispatch); ok {
+		// Checked argument by argument, so errors name the argument.
+		return v.checkDispatch(d)
+	}
 	for _, u := range c.Usages() {
 		if _, err := v.lookup(u.Handle, u.Kind); err != nil {
 			return err
@@ -469,8 +473,6 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 		if c.Src == c.Dst && c.SrcLevel == c.DstLevel {
 			return vinvalid("copy of texture %d level %d onto itself", c.Src, c.SrcLevel)
 		}
-	case *ShaderDispatch:
-		return v.checkDispatch(c)
 	case *BindlessUpdate:
 		arr := v.res[c.Array]
 		for _, sl := range c.Slots {
