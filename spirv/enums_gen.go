@@ -33,6 +33,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v ImageOperands) String() string { return enumString(KindImageOperands, uint32(v)) }
 
+func (v ImageOperands) operand() (OperandKind, uint32) { return KindImageOperands, uint32(v) }
+
 // FPFastMathMode is the SPIR-V FPFastMathMode operand kind, a bit mask.
 type FPFastMathMode uint32
 
@@ -51,6 +53,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v FPFastMathMode) String() string { return enumString(KindFPFastMathMode, uint32(v)) }
 
+func (v FPFastMathMode) operand() (OperandKind, uint32) { return KindFPFastMathMode, uint32(v) }
+
 // SelectionControl is the SPIR-V SelectionControl operand kind, a bit mask.
 type SelectionControl uint32
 
@@ -63,6 +67,8 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v SelectionControl) String() string { return enumString(KindSelectionControl, uint32(v)) }
+
+func (v SelectionControl) operand() (OperandKind, uint32) { return KindSelectionControl, uint32(v) }
 
 // LoopControl is the SPIR-V LoopControl operand kind, a bit mask.
 type LoopControl uint32
@@ -94,6 +100,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v LoopControl) String() string { return enumString(KindLoopControl, uint32(v)) }
 
+func (v LoopControl) operand() (OperandKind, uint32) { return KindLoopControl, uint32(v) }
+
 // FunctionControl is the SPIR-V FunctionControl operand kind, a bit mask.
 type FunctionControl uint32
 
@@ -109,6 +117,8 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v FunctionControl) String() string { return enumString(KindFunctionControl, uint32(v)) }
+
+func (v FunctionControl) operand() (OperandKind, uint32) { return KindFunctionControl, uint32(v) }
 
 // MemorySemantics is the SPIR-V MemorySemantics operand kind, a bit mask.
 type MemorySemantics uint32
@@ -139,6 +149,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v MemorySemantics) String() string { return enumString(KindMemorySemantics, uint32(v)) }
 
+func (v MemorySemantics) operand() (OperandKind, uint32) { return KindMemorySemantics, uint32(v) }
+
 // MemoryAccess is the SPIR-V MemoryAccess operand kind, a bit mask.
 type MemoryAccess uint32
 
@@ -161,6 +173,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v MemoryAccess) String() string { return enumString(KindMemoryAccess, uint32(v)) }
 
+func (v MemoryAccess) operand() (OperandKind, uint32) { return KindMemoryAccess, uint32(v) }
+
 // KernelProfilingInfo is the SPIR-V KernelProfilingInfo operand kind, a bit mask.
 type KernelProfilingInfo uint32
 
@@ -172,6 +186,10 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v KernelProfilingInfo) String() string { return enumString(KindKernelProfilingInfo, uint32(v)) }
+
+func (v KernelProfilingInfo) operand() (OperandKind, uint32) {
+	return KindKernelProfilingInfo, uint32(v)
+}
 
 // RayFlags is the SPIR-V RayFlags operand kind, a bit mask.
 type RayFlags uint32
@@ -195,6 +213,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v RayFlags) String() string { return enumString(KindRayFlags, uint32(v)) }
 
+func (v RayFlags) operand() (OperandKind, uint32) { return KindRayFlags, uint32(v) }
+
 // FragmentShadingRate is the SPIR-V FragmentShadingRate operand kind, a bit mask.
 type FragmentShadingRate uint32
 
@@ -208,6 +228,10 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v FragmentShadingRate) String() string { return enumString(KindFragmentShadingRate, uint32(v)) }
+
+func (v FragmentShadingRate) operand() (OperandKind, uint32) {
+	return KindFragmentShadingRate, uint32(v)
+}
 
 // SourceLanguage is the SPIR-V SourceLanguage operand kind, a value enum.
 type SourceLanguage uint32
@@ -226,6 +250,8 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v SourceLanguage) String() string { return enumString(KindSourceLanguage, uint32(v)) }
+
+func (v SourceLanguage) operand() (OperandKind, uint32) { return KindSourceLanguage, uint32(v) }
 
 // ExecutionModel is the SPIR-V ExecutionModel operand kind, a value enum.
 type ExecutionModel uint32
@@ -260,6 +286,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v ExecutionModel) String() string { return enumString(KindExecutionModel, uint32(v)) }
 
+func (v ExecutionModel) operand() (OperandKind, uint32) { return KindExecutionModel, uint32(v) }
+
 // AddressingModel is the SPIR-V AddressingModel operand kind, a value enum.
 type AddressingModel uint32
 
@@ -275,6 +303,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v AddressingModel) String() string { return enumString(KindAddressingModel, uint32(v)) }
 
+func (v AddressingModel) operand() (OperandKind, uint32) { return KindAddressingModel, uint32(v) }
+
 // MemoryModel is the SPIR-V MemoryModel operand kind, a value enum.
 type MemoryModel uint32
 
@@ -289,6 +319,8 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v MemoryModel) String() string { return enumString(KindMemoryModel, uint32(v)) }
+
+func (v MemoryModel) operand() (OperandKind, uint32) { return KindMemoryModel, uint32(v) }
 
 // ExecutionMode is the SPIR-V ExecutionMode operand kind, a value enum.
 type ExecutionMode uint32
@@ -379,6 +411,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v ExecutionMode) String() string { return enumString(KindExecutionMode, uint32(v)) }
 
+func (v ExecutionMode) operand() (OperandKind, uint32) { return KindExecutionMode, uint32(v) }
+
 // StorageClass is the SPIR-V StorageClass operand kind, a value enum.
 type StorageClass uint32
 
@@ -421,6 +455,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v StorageClass) String() string { return enumString(KindStorageClass, uint32(v)) }
 
+func (v StorageClass) operand() (OperandKind, uint32) { return KindStorageClass, uint32(v) }
+
 // Dim is the SPIR-V Dim operand kind, a value enum.
 type Dim uint32
 
@@ -437,6 +473,8 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v Dim) String() string { return enumString(KindDim, uint32(v)) }
+
+func (v Dim) operand() (OperandKind, uint32) { return KindDim, uint32(v) }
 
 // SamplerAddressingMode is the SPIR-V SamplerAddressingMode operand kind, a value enum.
 type SamplerAddressingMode uint32
@@ -455,6 +493,10 @@ func (v SamplerAddressingMode) String() string {
 	return enumString(KindSamplerAddressingMode, uint32(v))
 }
 
+func (v SamplerAddressingMode) operand() (OperandKind, uint32) {
+	return KindSamplerAddressingMode, uint32(v)
+}
+
 // SamplerFilterMode is the SPIR-V SamplerFilterMode operand kind, a value enum.
 type SamplerFilterMode uint32
 
@@ -466,6 +508,8 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v SamplerFilterMode) String() string { return enumString(KindSamplerFilterMode, uint32(v)) }
+
+func (v SamplerFilterMode) operand() (OperandKind, uint32) { return KindSamplerFilterMode, uint32(v) }
 
 // ImageFormat is the SPIR-V ImageFormat operand kind, a value enum.
 type ImageFormat uint32
@@ -519,6 +563,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v ImageFormat) String() string { return enumString(KindImageFormat, uint32(v)) }
 
+func (v ImageFormat) operand() (OperandKind, uint32) { return KindImageFormat, uint32(v) }
+
 // ImageChannelOrder is the SPIR-V ImageChannelOrder operand kind, a value enum.
 type ImageChannelOrder uint32
 
@@ -549,6 +595,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v ImageChannelOrder) String() string { return enumString(KindImageChannelOrder, uint32(v)) }
 
+func (v ImageChannelOrder) operand() (OperandKind, uint32) { return KindImageChannelOrder, uint32(v) }
+
 // ImageChannelDataType is the SPIR-V ImageChannelDataType operand kind, a value enum.
 type ImageChannelDataType uint32
 
@@ -576,6 +624,10 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v ImageChannelDataType) String() string { return enumString(KindImageChannelDataType, uint32(v)) }
 
+func (v ImageChannelDataType) operand() (OperandKind, uint32) {
+	return KindImageChannelDataType, uint32(v)
+}
+
 // FPRoundingMode is the SPIR-V FPRoundingMode operand kind, a value enum.
 type FPRoundingMode uint32
 
@@ -590,6 +642,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v FPRoundingMode) String() string { return enumString(KindFPRoundingMode, uint32(v)) }
 
+func (v FPRoundingMode) operand() (OperandKind, uint32) { return KindFPRoundingMode, uint32(v) }
+
 // FPDenormMode is the SPIR-V FPDenormMode operand kind, a value enum.
 type FPDenormMode uint32
 
@@ -601,6 +655,8 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v FPDenormMode) String() string { return enumString(KindFPDenormMode, uint32(v)) }
+
+func (v FPDenormMode) operand() (OperandKind, uint32) { return KindFPDenormMode, uint32(v) }
 
 // QuantizationModes is the SPIR-V QuantizationModes operand kind, a value enum.
 type QuantizationModes uint32
@@ -620,6 +676,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v QuantizationModes) String() string { return enumString(KindQuantizationModes, uint32(v)) }
 
+func (v QuantizationModes) operand() (OperandKind, uint32) { return KindQuantizationModes, uint32(v) }
+
 // FPOperationMode is the SPIR-V FPOperationMode operand kind, a value enum.
 type FPOperationMode uint32
 
@@ -631,6 +689,8 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v FPOperationMode) String() string { return enumString(KindFPOperationMode, uint32(v)) }
+
+func (v FPOperationMode) operand() (OperandKind, uint32) { return KindFPOperationMode, uint32(v) }
 
 // OverflowModes is the SPIR-V OverflowModes operand kind, a value enum.
 type OverflowModes uint32
@@ -646,6 +706,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v OverflowModes) String() string { return enumString(KindOverflowModes, uint32(v)) }
 
+func (v OverflowModes) operand() (OperandKind, uint32) { return KindOverflowModes, uint32(v) }
+
 // LinkageType is the SPIR-V LinkageType operand kind, a value enum.
 type LinkageType uint32
 
@@ -659,6 +721,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v LinkageType) String() string { return enumString(KindLinkageType, uint32(v)) }
 
+func (v LinkageType) operand() (OperandKind, uint32) { return KindLinkageType, uint32(v) }
+
 // AccessQualifier is the SPIR-V AccessQualifier operand kind, a value enum.
 type AccessQualifier uint32
 
@@ -671,6 +735,8 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v AccessQualifier) String() string { return enumString(KindAccessQualifier, uint32(v)) }
+
+func (v AccessQualifier) operand() (OperandKind, uint32) { return KindAccessQualifier, uint32(v) }
 
 // FunctionParameterAttribute is the SPIR-V FunctionParameterAttribute operand kind, a value enum.
 type FunctionParameterAttribute uint32
@@ -691,6 +757,10 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v FunctionParameterAttribute) String() string {
 	return enumString(KindFunctionParameterAttribute, uint32(v))
+}
+
+func (v FunctionParameterAttribute) operand() (OperandKind, uint32) {
+	return KindFunctionParameterAttribute, uint32(v)
 }
 
 // Decoration is the SPIR-V Decoration operand kind, a value enum.
@@ -819,6 +889,8 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v Decoration) String() string { return enumString(KindDecoration, uint32(v)) }
+
+func (v Decoration) operand() (OperandKind, uint32) { return KindDecoration, uint32(v) }
 
 // BuiltIn is the SPIR-V BuiltIn operand kind, a value enum.
 type BuiltIn uint32
@@ -961,6 +1033,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v BuiltIn) String() string { return enumString(KindBuiltIn, uint32(v)) }
 
+func (v BuiltIn) operand() (OperandKind, uint32) { return KindBuiltIn, uint32(v) }
+
 // Scope is the SPIR-V Scope operand kind, a value enum.
 type Scope uint32
 
@@ -979,6 +1053,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v Scope) String() string { return enumString(KindScope, uint32(v)) }
 
+func (v Scope) operand() (OperandKind, uint32) { return KindScope, uint32(v) }
+
 // GroupOperation is the SPIR-V GroupOperation operand kind, a value enum.
 type GroupOperation uint32
 
@@ -996,6 +1072,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v GroupOperation) String() string { return enumString(KindGroupOperation, uint32(v)) }
 
+func (v GroupOperation) operand() (OperandKind, uint32) { return KindGroupOperation, uint32(v) }
+
 // KernelEnqueueFlags is the SPIR-V KernelEnqueueFlags operand kind, a value enum.
 type KernelEnqueueFlags uint32
 
@@ -1008,6 +1086,8 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v KernelEnqueueFlags) String() string { return enumString(KindKernelEnqueueFlags, uint32(v)) }
+
+func (v KernelEnqueueFlags) operand() (OperandKind, uint32) { return KindKernelEnqueueFlags, uint32(v) }
 
 // Capability is the SPIR-V Capability operand kind, a value enum.
 type Capability uint32
@@ -1250,6 +1330,8 @@ const (
 // String returns the grammar's name of v (masks as A|B).
 func (v Capability) String() string { return enumString(KindCapability, uint32(v)) }
 
+func (v Capability) operand() (OperandKind, uint32) { return KindCapability, uint32(v) }
+
 // RayQueryIntersection is the SPIR-V RayQueryIntersection operand kind, a value enum.
 type RayQueryIntersection uint32
 
@@ -1261,6 +1343,10 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v RayQueryIntersection) String() string { return enumString(KindRayQueryIntersection, uint32(v)) }
+
+func (v RayQueryIntersection) operand() (OperandKind, uint32) {
+	return KindRayQueryIntersection, uint32(v)
+}
 
 // RayQueryCommittedIntersectionType is the SPIR-V RayQueryCommittedIntersectionType operand kind, a value enum.
 type RayQueryCommittedIntersectionType uint32
@@ -1277,6 +1363,10 @@ func (v RayQueryCommittedIntersectionType) String() string {
 	return enumString(KindRayQueryCommittedIntersectionType, uint32(v))
 }
 
+func (v RayQueryCommittedIntersectionType) operand() (OperandKind, uint32) {
+	return KindRayQueryCommittedIntersectionType, uint32(v)
+}
+
 // RayQueryCandidateIntersectionType is the SPIR-V RayQueryCandidateIntersectionType operand kind, a value enum.
 type RayQueryCandidateIntersectionType uint32
 
@@ -1291,6 +1381,10 @@ func (v RayQueryCandidateIntersectionType) String() string {
 	return enumString(KindRayQueryCandidateIntersectionType, uint32(v))
 }
 
+func (v RayQueryCandidateIntersectionType) operand() (OperandKind, uint32) {
+	return KindRayQueryCandidateIntersectionType, uint32(v)
+}
+
 // PackedVectorFormat is the SPIR-V PackedVectorFormat operand kind, a value enum.
 type PackedVectorFormat uint32
 
@@ -1302,3 +1396,5 @@ const (
 
 // String returns the grammar's name of v (masks as A|B).
 func (v PackedVectorFormat) String() string { return enumString(KindPackedVectorFormat, uint32(v)) }
+
+func (v PackedVectorFormat) operand() (OperandKind, uint32) { return KindPackedVectorFormat, uint32(v) }

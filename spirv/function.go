@@ -20,6 +20,7 @@ type Block struct {
 	label      ID
 	phis       []*phi
 	words      []uint32
+	merge      []uint32 // a pending OpSelectionMerge or OpLoopMerge, written just before the terminator
 	terminated bool
 	placed     bool
 }

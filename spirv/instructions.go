@@ -27,8 +27,24 @@ func (b *Builder) terminate(op Op, operands ...uint32) {
 	if blk == nil {
 		return
 	}
+	blk.words = append(blk.words, blk.merge...)
+	blk.merge = nil
 	blk.words = appendInst(blk.words, op, operands...)
 	blk.terminated = true
+}
+
+// setMerge records the block's merge instruction; it is written right before
+// the terminator, so the branch condition may be computed after declaring the merge.
+func (b *Builder) setMerge(op Op, operands ...uint32) {
+	blk := b.block(op)
+	if blk == nil {
+		return
+	}
+	if blk.merge != nil {
+		b.fail("%v: block %d already has a merge instruction", op, blk.label)
+		return
+	}
+	blk.merge = appendInst(nil, op, operands...)
 }
 
 func (b *Builder) binary(op Op, t, x, y ID) ID { return b.inst(op, t, uint32(x), uint32(y)) }
@@ -193,14 +209,17 @@ func (b *Builder) FunctionCall(t, fn ID, args ...ID) ID {
 	return b.inst(OpFunctionCall, t, append([]uint32{uint32(fn)}, ids(args)...)...)
 }
 
-// SelectionMerge declares the merge block of the selection ending the current block.
+// SelectionMerge declares the merge block of the selection ending the current
+// block. It is written just before the block's terminator, wherever it is
+// called in between.
 func (b *Builder) SelectionMerge(merge ID, control SelectionControl) {
-	b.instNoResult(OpSelectionMerge, uint32(merge), uint32(control))
+	b.setMerge(OpSelectionMerge, uint32(merge), uint32(control))
 }
 
-// LoopMerge declares the merge and continue blocks of the loop whose header is the current block.
+// LoopMerge declares the merge and continue blocks of the loop whose header is
+// the current block; like SelectionMerge it is written just before the terminator.
 func (b *Builder) LoopMerge(merge, cont ID, control LoopControl, params ...uint32) {
-	b.instNoResult(OpLoopMerge, append([]uint32{uint32(merge), uint32(cont), uint32(control)}, params...)...)
+	b.setMerge(OpLoopMerge, append([]uint32{uint32(merge), uint32(cont), uint32(control)}, params...)...)
 }
 
 // Branch ends the current block with a jump to target.

@@ -9,7 +9,7 @@ import (
 
 // spv_binary_to_text_options_t and spv_text_to_binary_options_t bits.
 const (
-	disNoHeader      = 1 << 5
+	disIndent        = 1 << 3
 	disFriendlyNames = 1 << 6
 	asmPreserveIDs   = 1 << 1
 )
@@ -21,15 +21,15 @@ type textT struct {
 }
 
 // Disassemble returns the text spirv-dis prints by default (header comment,
-// %name friendly names, no indentation) for the module words.
+// %name friendly names, indented) for the module words.
 func Disassemble(words []uint32, env spirv.TargetEnv) (string, error) {
-	return disassemble(words, env, disFriendlyNames)
+	return disassemble(words, env, disIndent|disFriendlyNames)
 }
 
 // DisassembleRaw is Disassemble without friendly names: every id is %<number>,
 // so the text assembles back to the same words.
 func DisassembleRaw(words []uint32, env spirv.TargetEnv) (string, error) {
-	return disassemble(words, env, 0)
+	return disassemble(words, env, disIndent)
 }
 
 func disassemble(words []uint32, env spirv.TargetEnv, options uint32) (string, error) {

@@ -16,6 +16,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,8 +60,12 @@ type grammar struct {
 func main() {
 	dir := flag.String("grammar", "/usr/include/spirv/unified1", "directory holding spirv.core.grammar.json and extinst.glsl.std.450.grammar.json")
 	out := flag.String("out", ".", "output directory (package spirv)")
+	registry := flag.String("registry", "", "spir-v.xml holding the generator ids (default: spir-v.xml beside the grammar directory)")
 	flag.Parse()
-	if err := run(*dir, *out); err != nil {
+	if *registry == "" {
+		*registry = filepath.Join(filepath.Dir(filepath.Clean(*dir)), "spir-v.xml")
+	}
+	if err := Run(*dir, *registry, *out); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -77,7 +82,8 @@ func load(path string) (*grammar, error) {
 	return &g, nil
 }
 
-func run(dir, out string) error {
+// Run writes the generated files for the grammar in dir and the registry file into out.
+func Run(dir, registry, out string) error {
 	core, err := load(filepath.Join(dir, "spirv.core.grammar.json"))
 	if err != nil {
 		return err
@@ -86,10 +92,15 @@ func run(dir, out string) error {
 	if err != nil {
 		return err
 	}
+	reg, err := os.ReadFile(registry)
+	if err != nil {
+		return err
+	}
 	files := map[string]func(*bytes.Buffer) error{
-		"opcodes_gen.go": func(w *bytes.Buffer) error { return genOpcodes(w, core) },
-		"enums_gen.go":   func(w *bytes.Buffer) error { return genEnums(w, core) },
-		"glsl_gen.go":    func(w *bytes.Buffer) error { return genGLSL(w, glsl) },
+		"generators_gen.go": func(w *bytes.Buffer) error { return genGenerators(w, reg) },
+		"opcodes_gen.go":    func(w *bytes.Buffer) error { return genOpcodes(w, core) },
+		"enums_gen.go":      func(w *bytes.Buffer) error { return genEnums(w, core) },
+		"glsl_gen.go":       func(w *bytes.Buffer) error { return genGLSL(w, glsl) },
 	}
 	names := make([]string, 0, len(files))
 	for n := range files {
@@ -231,6 +242,7 @@ func genEnums(w *bytes.Buffer, g *grammar) error {
 		}
 		fmt.Fprintf(w, ")\n\n")
 		fmt.Fprintf(w, "// String returns the grammar's name of v (masks as A|B).\nfunc (v %s) String() string { return enumString(Kind%s, uint32(v)) }\n\n", k.Kind, k.Kind)
+		fmt.Fprintf(w, "func (v %s) operand() (OperandKind, uint32) { return Kind%s, uint32(v) }\n\n", k.Kind, k.Kind)
 	}
 	return nil
 }
@@ -247,6 +259,25 @@ func genGLSL(w *bytes.Buffer, g *grammar) error {
 	fmt.Fprintf(w, "// glslTable is sorted by instruction number.\nvar glslTable = [...]ExtInstDesc{\n")
 	for _, in := range ins {
 		fmt.Fprintf(w, "\t{%d, %q, %s},\n", in.Opcode, in.Opname, operandList(in.Operands))
+	}
+	fmt.Fprintf(w, "}\n")
+	return nil
+}
+
+var generatorRe = regexp.MustCompile(`<id\s+value="(\d+)"\s+vendor="([^"]*)"(?:\s+tool="([^"]*)")?`)
+
+func genGenerators(w *bytes.Buffer, xml []byte) error {
+	m := generatorRe.FindAllSubmatch(xml, -1)
+	if len(m) == 0 {
+		return fmt.Errorf("no generator ids in the registry")
+	}
+	fmt.Fprintf(w, "// generatorNames maps the tool id of a module header's generator word to its vendor and tool.\nvar generatorNames = map[uint32]string{\n")
+	for _, g := range m {
+		name := string(g[2])
+		if len(g[3]) > 0 {
+			name += " " + string(g[3])
+		}
+		fmt.Fprintf(w, "\t%s: %q,\n", g[1], name)
 	}
 	fmt.Fprintf(w, "}\n")
 	return nil

@@ -1,0 +1,186 @@
+package spirv
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Header is the five-word header of a module.
+type Header struct {
+	Version   Version
+	Generator uint32 // tool id << 16 | tool version
+	Bound     uint32
+	Schema    uint32
+}
+
+// Instruction is one decoded instruction: its opcode and every operand
+// (result type and result id included) typed by the grammar.
+type Instruction struct {
+	Op       Op
+	Operands []Operand
+}
+
+// Module is a decoded module.
+type Module struct {
+	Header       Header
+	Instructions []Instruction
+}
+
+// ResultType returns the instruction's result type id (0 if it has none).
+func (in *Instruction) ResultType() ID {
+	if len(in.Operands) > 0 && in.Operands[0].Kind == KindIdResultType {
+		return in.Operands[0].ID()
+	}
+	return 0
+}
+
+// Result returns the instruction's result id (0 if it has none).
+func (in *Instruction) Result() ID {
+	for _, o := range in.Operands[:min(2, len(in.Operands))] {
+		if o.Kind == KindIdResult {
+			return o.ID()
+		}
+	}
+	return 0
+}
+
+// WordCount returns the number of words the instruction encodes to.
+func (in *Instruction) WordCount() int {
+	n := 1
+	for _, o := range in.Operands {
+		n += len(o.Words)
+	}
+	return n
+}
+
+// AppendWords appends the instruction's encoding to dst.
+func (in *Instruction) AppendWords(dst []uint32) []uint32 {
+	dst = append(dst, uint32(in.WordCount())<<16|uint32(in.Op))
+	for _, o := range in.Operands {
+		dst = append(dst, o.Words...)
+	}
+	return dst
+}
+
+// Words encodes the module.
+func (m *Module) Words() []uint32 {
+	n := 5
+	for i := range m.Instructions {
+		n += m.Instructions[i].WordCount()
+	}
+	out := make([]uint32, 0, n)
+	out = append(out, MagicNumber, uint32(m.Header.Version), m.Header.Generator, m.Header.Bound, m.Header.Schema)
+	for i := range m.Instructions {
+		out = m.Instructions[i].AppendWords(out)
+	}
+	return out
+}
+
+// Bytes encodes the module as little-endian bytes.
+func (m *Module) Bytes() []byte { return WordsToBytes(m.Words()) }
+
+// ReadBytes decodes a module from bytes of either endianness.
+func ReadBytes(data []byte) (*Module, error) {
+	if len(data)%4 != 0 {
+		return nil, fmt.Errorf("%w: %d bytes is not a whole number of words", ErrMalformed, len(data))
+	}
+	if len(data) < 20 {
+		return nil, fmt.Errorf("%w: %d bytes is shorter than the header", ErrMalformed, len(data))
+	}
+	var order binary.ByteOrder = binary.LittleEndian
+	if binary.BigEndian.Uint32(data) == MagicNumber {
+		order = binary.BigEndian
+	}
+	words := make([]uint32, len(data)/4)
+	for i := range words {
+		words[i] = order.Uint32(data[4*i:])
+	}
+	return Read(words)
+}
+
+// Read decodes a module from words, checking every instruction against the
+// grammar. Malformed input gives an error wrapping [ErrMalformed], never a panic.
+func Read(words []uint32) (*Module, error) {
+	if len(words) < 5 {
+		return nil, fmt.Errorf("%w: %d words is shorter than the header", ErrMalformed, len(words))
+	}
+	if words[0] != MagicNumber {
+		return nil, fmt.Errorf("%w: magic number %#08x", ErrMalformed, words[0])
+	}
+	m := &Module{Header: Header{Version(words[1]), words[2], words[3], words[4]}}
+	r := newTypeTracker()
+	for pos := 5; pos < len(words); {
+		n := int(words[pos] >> 16)
+		op := Op(words[pos] & 0xffff)
+		if n == 0 {
+			return nil, fmt.Errorf("%w: word %d: %v with word count 0", ErrMalformed, pos, op)
+		}
+		if pos+n > len(words) {
+			return nil, fmt.Errorf("%w: word %d: %v runs past the end of the module", ErrMalformed, pos, op)
+		}
+		body := words[pos+1 : pos+n]
+		ops, err := decodeOperands(op, body, r.litWords(op, body))
+		if err != nil {
+			return nil, fmt.Errorf("word %d: %w", pos, err)
+		}
+		in := Instruction{Op: op, Operands: ops}
+		r.record(&in)
+		m.Instructions = append(m.Instructions, in)
+		pos += n
+	}
+	return m, nil
+}
+
+// typeTracker remembers the numeric types and the types of values, which the
+// widths of context-dependent literals depend on.
+type typeTracker struct {
+	numeric   map[ID]numType
+	valueType map[ID]ID
+	extSets   map[ID]string
+}
+
+type numType struct {
+	width  uint32
+	float  bool
+	signed bool
+}
+
+func newTypeTracker() *typeTracker {
+	return &typeTracker{numeric: map[ID]numType{}, valueType: map[ID]ID{}, extSets: map[ID]string{}}
+}
+
+func (r *typeTracker) litWords(op Op, body []uint32) func() (int, error) {
+	return func() (int, error) {
+		var t ID
+		switch op {
+		case OpConstant, OpSpecConstant:
+			t = ID(body[0])
+		case OpSwitch:
+			t = r.valueType[ID(body[0])]
+		default:
+			return 1, nil
+		}
+		nt, ok := r.numeric[t]
+		if !ok {
+			return 0, fmt.Errorf("literal of type %d, not a numeric scalar type", t)
+		}
+		if nt.width > 32 {
+			return 2, nil
+		}
+		return 1, nil
+	}
+}
+
+func (r *typeTracker) record(in *Instruction) {
+	switch in.Op {
+	case OpTypeInt:
+		r.numeric[in.Result()] = numType{width: uint32(in.Operands[1].Literal()), signed: in.Operands[2].Literal() != 0}
+	case OpTypeFloat:
+		r.numeric[in.Result()] = numType{width: uint32(in.Operands[1].Literal()), float: true}
+	case OpExtInstImport:
+		r.extSets[in.Result()] = in.Operands[1].String()
+	}
+	if t := in.ResultType(); t != 0 {
+		r.valueType[in.Result()] = t
+	}
+}
