@@ -171,8 +171,9 @@ func (g *gen) expr(e Expr) spirv.ID {
 			}
 			idx := b.ConstantUint32(g.argIdx[v])
 			if v.Type == TBool {
+				// The host writes one byte; the rest of the word is undefined.
 				u := b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassPushConstant, g.u32), g.push, idx))
-				return b.INotEqual(g.boolT, u, b.ConstantUint32(0))
+				return b.INotEqual(g.boolT, b.BitwiseAnd(g.u32, u, b.ConstantUint32(0xff)), b.ConstantUint32(0))
 			}
 			x := b.Load(g.etyp(v.Type), b.AccessChain(g.ptr(spirv.StorageClassPushConstant, g.etyp(v.Type)), g.push, idx))
 			return g.relayout(x, v.Type, false)
@@ -377,7 +378,9 @@ func (g *gen) binary(e *Binary) spirv.ID {
 		}
 		return b.LogicalNotEqual(t, x, y)
 	}
-	type ops struct{ f, s, u func(t, x, y spirv.ID) spirv.ID }
+	type ops struct {
+		f, s, u func(t, x, y spirv.ID) spirv.ID
+	}
 	var o ops
 	switch e.Op {
 	case Eq:

@@ -172,3 +172,62 @@ func pushSize(t *Type) int {
 	}
 	return t.size
 }
+
+// Access reports whether kernel f reads and writes resource argument v
+// (atomics count as both), for the runtime's automatic barriers.
+func (f *Function) Access(v *Var) (read, write bool) {
+	mark := func(e Expr, w bool) {
+		if r := placeRoot(e); r == v {
+			if w {
+				write = true
+			} else {
+				read = true
+			}
+		}
+	}
+	var stmts func(b *Block)
+	stmts = func(b *Block) {
+		if b == nil {
+			return
+		}
+		for _, s := range b.Stmts {
+			switch s := s.(type) {
+			case *Assign:
+				mark(s.Dst, true)
+			case *Block:
+				stmts(s)
+			case *If:
+				stmts(s.Then)
+				stmts(s.Else)
+			case *Loop:
+				stmts(s.Body)
+			case *For:
+				stmts(s.Body)
+				stmts(s.Update)
+			case *Switch:
+				for _, c := range s.Cases {
+					stmts(c.Body)
+				}
+				stmts(s.Default)
+			}
+		}
+	}
+	stmts(f.Body)
+	walkFunc(f, func(e Expr) {
+		switch e := e.(type) {
+		case *Index:
+			mark(e, false)
+		case *Call:
+			switch {
+			case e.Op >= OpAtomicExchange && e.Op <= OpAtomicMax:
+				mark(e.Args[0], true)
+				mark(e.Args[0], false)
+			case e.Op == OpTextureWrite:
+				mark(e.Args[0], true)
+			case e.Op == OpTextureRead || e.Op == OpTextureSample || e.Op == OpBufferSize:
+				mark(e.Args[0], false)
+			}
+		}
+	})
+	return read, write
+}

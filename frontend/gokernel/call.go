@@ -52,10 +52,10 @@ func (l *lowerer) conversion(e *ast.CallExpr) frontend.Expr {
 		return l.poison(e)
 	}
 	t := l.typeOf(e)
-	if t == frontend.F32 {
+	if t == frontend.TF32 {
 		if inner, ok := ast.Unparen(e.Args[0]).(*ast.CallExpr); ok {
 			if f, ok := typeutil.Callee(l.info, inner).(*types.Func); ok && f.Pkg() != nil && f.Pkg().Path() == "math" {
-				if r := l.mathCall(inner, f, true); r != nil && r.Type() == frontend.F32 {
+				if r := l.mathCall(inner, f, true); r != nil && r.Type() == frontend.TF32 {
 					return r
 				} else if r != nil {
 					return l.castTo(r, t, e.Pos())
@@ -87,7 +87,7 @@ func (l *lowerer) builtinCall(e *ast.CallExpr, b *types.Builtin) frontend.Expr {
 			l.errorf(e.Pos(), "len of a %s is not supported in kernels", x.Type())
 			return l.poison(e)
 		}
-		n := &frontend.Call{Op: frontend.OpBufferSize, Args: []frontend.Expr{x}, T: frontend.U32}
+		n := &frontend.Call{Op: frontend.OpBufferSize, Args: []frontend.Expr{x}, T: frontend.TU32}
 		return &frontend.Cast{X: n, T: l.typeOf(e)}
 	case "min", "max":
 		op := frontend.OpMin
@@ -233,7 +233,7 @@ func (l *lowerer) userCall(e *ast.CallExpr, obj *types.Func, stmt bool) frontend
 	if len(back) == 0 {
 		return c
 	}
-	if c.T == frontend.Void {
+	if c.T == frontend.TVoid {
 		l.emit(&frontend.ExprStmt{X: c})
 		for _, s := range back {
 			l.emit(s)
@@ -275,7 +275,7 @@ func (l *lowerer) multiCall(e *ast.CallExpr, n int) []*frontend.Var {
 		outs[i] = l.newTemp(cl.fn.Params[len(cl.fn.Params)-n+i].Type)
 		args = append(args, &frontend.Ref{Var: outs[i]})
 	}
-	l.emit(&frontend.ExprStmt{X: &frontend.Call{Func: cl.fn, Args: args, T: frontend.Void}})
+	l.emit(&frontend.ExprStmt{X: &frontend.Call{Func: cl.fn, Args: args, T: frontend.TVoid}})
 	for _, s := range back {
 		l.emit(s)
 	}

@@ -55,7 +55,7 @@ func (l *lowerer) expr(e ast.Expr) frontend.Expr {
 // poison stands in for an expression that was rejected, typed as the Go
 // expression when possible so no second error follows from it.
 func (l *lowerer) poison(e ast.Expr) frontend.Expr {
-	t := frontend.I32
+	t := frontend.TI32
 	if gt := l.info.TypeOf(e); gt != nil {
 		if ft, err := l.c.valueType(gt); err == nil && ft.IsScalar() {
 			t = ft
@@ -70,7 +70,7 @@ func (l *lowerer) poison(e ast.Expr) frontend.Expr {
 func (l *lowerer) constant(v constant.Value, t types.Type, pos token.Pos) frontend.Expr {
 	ft := l.typeAt(t, pos)
 	switch {
-	case ft == frontend.Bool:
+	case ft == frontend.TBool:
 		return frontend.LitBool(constant.BoolVal(v))
 	case ft.Kind() == frontend.KindFloat:
 		f, _ := constant.Float64Val(constant.ToFloat(v))
@@ -161,12 +161,12 @@ func (l *lowerer) compare(op token.Token, x, y frontend.Expr, pos token.Pos) fro
 		if op != token.EQL && op != token.NEQ {
 			break
 		}
-		cmp := &frontend.Binary{Op: bop, X: x, Y: y, T: frontend.Vector(frontend.Bool, xt.Len())}
+		cmp := &frontend.Binary{Op: bop, X: x, Y: y, T: frontend.Vector(frontend.TBool, xt.Len())}
 		red := frontend.OpAll
 		if op == token.NEQ {
 			red = frontend.OpAny
 		}
-		return &frontend.Call{Op: red, Args: []frontend.Expr{cmp}, T: frontend.Bool}
+		return &frontend.Call{Op: red, Args: []frontend.Expr{cmp}, T: frontend.TBool}
 	case frontend.KindStruct, frontend.KindArray, frontend.KindMatrix:
 		l.errorf(pos, "comparing %s values with %s is not supported in kernels: compare their fields or elements one by one", xt, op)
 		return frontend.LitBool(false)
@@ -175,7 +175,7 @@ func (l *lowerer) compare(op token.Token, x, y frontend.Expr, pos token.Pos) fro
 		l.errorf(pos, "comparison %s on %s and %s is not supported on the device", op, xt, y.Type())
 		return frontend.LitBool(false)
 	}
-	return &frontend.Binary{Op: bop, X: x, Y: y, T: frontend.Bool}
+	return &frontend.Binary{Op: bop, X: x, Y: y, T: frontend.TBool}
 }
 
 func (l *lowerer) unary(e *ast.UnaryExpr) frontend.Expr {
@@ -275,7 +275,7 @@ func (l *lowerer) fieldPath(x frontend.Expr, sel *types.Selection, e *ast.Select
 				return l.poison(e)
 			}
 			// A component place is an index, which an assignment can store to.
-			x = &frontend.Index{X: x, I: frontend.LitInt(frontend.I32, int64(c)), T: x.Type().Elem()}
+			x = &frontend.Index{X: x, I: frontend.LitInt(frontend.TI32, int64(c)), T: x.Type().Elem()}
 		} else if x.Type().Kind() == frontend.KindStruct {
 			x = &frontend.Member{X: x, Field: fieldIndex(st, idx), T: x.Type().Fields()[fieldIndex(st, idx)].Type}
 		} else {

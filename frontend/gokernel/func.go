@@ -108,12 +108,12 @@ func (l *lowerer) typeOf(e ast.Expr) *frontend.Type {
 func (l *lowerer) typeAt(t types.Type, pos token.Pos) *frontend.Type {
 	if t == nil {
 		l.errorf(pos, "expression has no type")
-		return frontend.I32
+		return frontend.TI32
 	}
 	ft, err := l.c.valueType(t)
 	if err != nil {
 		l.errorf(pos, "%s", err.msg)
-		return frontend.I32
+		return frontend.TI32
 	}
 	return ft
 }
@@ -137,6 +137,9 @@ func assigned(info *types.Info, body *ast.BlockStmt) map[types.Object]bool {
 				}
 				e = x.X
 			case *ast.SelectorExpr:
+				if _, ok := info.TypeOf(x.X).(*types.Pointer); ok {
+					return // assigns through a pointer, not to it
+				}
 				e = x.X
 			case *ast.ParenExpr:
 				e = x.X
@@ -225,7 +228,7 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 			l.errorf(name.Pos(), "buffer parameter %s: element %s", name.Name, err.msg)
 			return
 		}
-		if et == frontend.Bool || et.IsResource() {
+		if et == frontend.TBool || et.IsResource() {
 			l.errorf(name.Pos(), "buffer parameter %s has elements of type %s, which have no device layout: use uint32 for flags", name.Name, et)
 			return
 		}
@@ -287,7 +290,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 	c.callables[obj] = cl
 	before := len(c.errs)
 
-	result := frontend.Void
+	result := frontend.TVoid
 	fn := frontend.NewCallable(name, result)
 	l := c.newLowerer(info, fn, false)
 	asg := assigned(info, fd.Body)
@@ -425,7 +428,7 @@ func zero(t *frontend.Type) frontend.Expr {
 		}
 		return &frontend.Construct{T: t, Args: args}
 	}
-	return frontend.LitInt(frontend.I32, 0)
+	return frontend.LitInt(frontend.TI32, 0)
 }
 
 // newTemp declares a compiler temporary.

@@ -64,7 +64,7 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.
 				return nil
 			}
 		}
-		rt := frontend.Bool
+		rt := frontend.TBool
 		if t != nil {
 			rt = l.typeAt(t, e.Pos())
 		}
@@ -76,11 +76,11 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.
 	}
 	switch name {
 	case "Barrier":
-		return &frontend.Call{Op: frontend.OpBarrier, T: frontend.Void}
+		return &frontend.Call{Op: frontend.OpBarrier, T: frontend.TVoid}
 	case "BallotCount":
 		a := args()
-		pc := &frontend.Call{Op: frontend.OpPopCount, Args: a, T: frontend.Vector(frontend.U32, 4)}
-		return &frontend.Call{Op: frontend.OpReduceSum, Args: []frontend.Expr{pc}, T: frontend.U32}
+		pc := &frontend.Call{Op: frontend.OpPopCount, Args: a, T: frontend.Vector(frontend.TU32, 4)}
+		return &frontend.Call{Op: frontend.OpReduceSum, Args: []frontend.Expr{pc}, T: frontend.TU32}
 	case "Shared":
 		l.errorf(e.Pos(), "kernel.Shared must initialise a new variable in the kernel function: write name := kernel.Shared[T]()")
 		return nil
@@ -111,9 +111,9 @@ func (l *lowerer) atomic(e *ast.CallExpr, name string, op frontend.Op) frontend.
 	t := p.Type()
 	switch name {
 	case "AtomicLoad":
-		if t == frontend.F32 {
+		if t == frontend.TF32 {
 			// Adding -0 leaves every float, -0 included, unchanged.
-			return &frontend.Call{Op: frontend.OpAtomicAdd, Args: []frontend.Expr{p, frontend.LitFloat(frontend.F32, math.Copysign(0, -1))}, T: t}
+			return &frontend.Call{Op: frontend.OpAtomicAdd, Args: []frontend.Expr{p, frontend.LitFloat(frontend.TF32, math.Copysign(0, -1))}, T: t}
 		}
 		return &frontend.Call{Op: frontend.OpAtomicOr, Args: []frontend.Expr{p, zero(t)}, T: t}
 	case "AtomicStore":
@@ -162,7 +162,7 @@ func (l *lowerer) method(e *ast.CallExpr, f *types.Func) frontend.Expr {
 		args = append(args, l.expr(a))
 	}
 	rt := recv.Type()
-	res := frontend.Void
+	res := frontend.TVoid
 	if t := l.info.TypeOf(e); t != nil {
 		if tup, ok := t.(*types.Tuple); !ok || tup.Len() > 0 {
 			res = l.typeAt(t, e.Pos())
@@ -226,7 +226,7 @@ func (l *lowerer) method(e *ast.CallExpr, f *types.Func) frontend.Expr {
 	case frontend.KindTexture:
 		n := rt.Len()
 		coord := func(a []frontend.Expr) frontend.Expr {
-			return &frontend.Construct{T: frontend.Vector(frontend.U32, n), Args: a}
+			return &frontend.Construct{T: frontend.Vector(frontend.TU32, n), Args: a}
 		}
 		switch f.Name() {
 		case "Read":
@@ -280,11 +280,11 @@ func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Ex
 		sign, _ := constant.Int64Val(constant.ToInt(tv.Value))
 		switch {
 		case sign == 0:
-			return &frontend.Call{Op: frontend.OpIsInf, Args: []frontend.Expr{x}, T: frontend.Bool}
+			return &frontend.Call{Op: frontend.OpIsInf, Args: []frontend.Expr{x}, T: frontend.TBool}
 		case sign > 0:
-			return &frontend.Binary{Op: frontend.Eq, X: x, Y: frontend.LitFloat(x.Type(), math.Inf(1)), T: frontend.Bool}
+			return &frontend.Binary{Op: frontend.Eq, X: x, Y: frontend.LitFloat(x.Type(), math.Inf(1)), T: frontend.TBool}
 		default:
-			return &frontend.Binary{Op: frontend.Eq, X: x, Y: frontend.LitFloat(x.Type(), math.Inf(-1)), T: frontend.Bool}
+			return &frontend.Binary{Op: frontend.Eq, X: x, Y: frontend.LitFloat(x.Type(), math.Inf(-1)), T: frontend.TBool}
 		}
 	}
 	op, ok := mathOps[name]
@@ -310,9 +310,9 @@ func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Ex
 	}
 	res := args[0].Type()
 	if op == frontend.OpIsNaN {
-		res = frontend.Bool
+		res = frontend.TBool
 	}
-	if only32[op] && res == frontend.F64 {
+	if only32[op] && res == frontend.TF64 {
 		l.errorf(e.Pos(), "math.%s on float64 has no device instruction: compute in float32, e.g. float32(math.%s(float64(x))) with x a float32", name, name)
 		return nil
 	}
@@ -328,7 +328,7 @@ func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Ex
 func (l *lowerer) narrow(a ast.Expr) (frontend.Expr, bool) {
 	if tv := l.info.Types[a]; tv.Value != nil {
 		v, _ := constant.Float64Val(constant.ToFloat(tv.Value))
-		return frontend.LitFloat(frontend.F32, v), true
+		return frontend.LitFloat(frontend.TF32, v), true
 	}
 	c, ok := ast.Unparen(a).(*ast.CallExpr)
 	if !ok || len(c.Args) != 1 || !l.info.Types[c.Fun].IsType() {

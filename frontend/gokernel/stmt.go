@@ -101,7 +101,7 @@ func one(t *frontend.Type) frontend.Expr {
 	if t.IsInteger() {
 		return frontend.LitInt(t, 1)
 	}
-	return frontend.LitInt(frontend.I32, 1)
+	return frontend.LitInt(frontend.TI32, 1)
 }
 
 func (l *lowerer) decl(s *ast.DeclStmt) {
@@ -294,21 +294,22 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		n = l.expr(s.X)
 		it = n.Type()
 	case *types.Array:
-		it = frontend.I64
+		it = frontend.TI64
 		n = frontend.LitInt(it, u.Len())
 		elems = l.expr(s.X)
 	case *types.Slice:
-		it = frontend.I64
+		it = frontend.TI64
 		elems = l.expr(s.X)
-		n = &frontend.Cast{X: &frontend.Call{Op: frontend.OpBufferSize, Args: []frontend.Expr{elems}, T: frontend.U32}, T: it}
+		n = &frontend.Cast{X: &frontend.Call{Op: frontend.OpBufferSize, Args: []frontend.Expr{elems}, T: frontend.TU32}, T: it}
 	case *types.Pointer: // a kernel.Shared array
-		it = frontend.I64
-		if a, ok := u.Elem().Underlying().(*types.Array); ok {
-			n = frontend.LitInt(it, a.Len())
-			elems = l.expr(s.X)
-			break
+		a, ok := u.Elem().Underlying().(*types.Array)
+		if !ok {
+			l.errorf(s.X.Pos(), "range over %s is not supported in kernels: range over an integer, an array or a buffer", xt)
+			return
 		}
-		fallthrough
+		it = frontend.TI64
+		n = frontend.LitInt(it, a.Len())
+		elems = l.expr(s.X)
 	default:
 		l.errorf(s.X.Pos(), "range over %s is not supported in kernels: range over an integer, an array or a buffer", xt)
 		return
@@ -345,7 +346,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		l.stmt(st)
 	}
 	l.block = outer
-	cond := &frontend.Binary{Op: frontend.Lt, X: &frontend.Ref{Var: idx}, Y: &frontend.Ref{Var: limit}, T: frontend.Bool}
+	cond := &frontend.Binary{Op: frontend.Lt, X: &frontend.Ref{Var: idx}, Y: &frontend.Ref{Var: limit}, T: frontend.TBool}
 	update := &frontend.Block{Stmts: []frontend.Stmt{&frontend.Assign{Dst: &frontend.Ref{Var: idx},
 		Src: &frontend.Binary{Op: frontend.Add, X: &frontend.Ref{Var: idx}, Y: frontend.LitInt(it, 1), T: it}}}}
 	l.emit(&frontend.For{Cond: cond, Update: update, Body: body})
@@ -383,7 +384,7 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 	var tag frontend.Expr
 	if s.Tag != nil {
 		tag = l.expr(s.Tag)
-		if tag.Type() != frontend.I32 && tag.Type() != frontend.U32 {
+		if tag.Type() != frontend.TI32 && tag.Type() != frontend.TU32 {
 			native = false
 		}
 	}
@@ -415,7 +416,7 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			c := frontend.Case{Body: body}
 			for _, e := range cc.List {
 				v, _ := constant.Int64Val(constant.ToInt(l.info.Types[e].Value))
-				if tag.Type() == frontend.U32 {
+				if tag.Type() == frontend.TU32 {
 					v = int64(uint32(v))
 				}
 				c.Values = append(c.Values, v)
@@ -462,7 +463,7 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			if cond == nil {
 				cond = c
 			} else {
-				cond = &frontend.Binary{Op: frontend.LogicOr, X: cond, Y: c, T: frontend.Bool}
+				cond = &frontend.Binary{Op: frontend.LogicOr, X: cond, Y: c, T: frontend.TBool}
 			}
 		}
 		then := l.sub(cc.Body)
@@ -496,7 +497,7 @@ func (l *lowerer) branch(s *ast.BranchStmt) {
 
 func (l *lowerer) returnStmt(s *ast.ReturnStmt) {
 	switch {
-	case l.kernel || l.fn.Result == frontend.Void && !l.outs:
+	case l.kernel || l.fn.Result == frontend.TVoid && !l.outs:
 		l.emit(&frontend.Return{})
 	case l.outs:
 		if len(s.Results) == 1 {

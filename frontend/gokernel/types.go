@@ -21,9 +21,9 @@ func isKernelType(t types.Type, name string) bool {
 
 // kernelVectors maps the kernel package's vector and matrix types.
 var kernelVectors = map[string]*frontend.Type{
-	"Float2": frontend.Vector(frontend.F32, 2), "Float3": frontend.Vector(frontend.F32, 3), "Float4": frontend.Vector(frontend.F32, 4),
-	"Int2": frontend.Vector(frontend.I32, 2), "Int3": frontend.Vector(frontend.I32, 3), "Int4": frontend.Vector(frontend.I32, 4),
-	"Uint2": frontend.Vector(frontend.U32, 2), "Uint3": frontend.Vector(frontend.U32, 3), "Uint4": frontend.Vector(frontend.U32, 4),
+	"Float2": frontend.Vector(frontend.TF32, 2), "Float3": frontend.Vector(frontend.TF32, 3), "Float4": frontend.Vector(frontend.TF32, 4),
+	"Int2": frontend.Vector(frontend.TI32, 2), "Int3": frontend.Vector(frontend.TI32, 3), "Int4": frontend.Vector(frontend.TI32, 4),
+	"Uint2": frontend.Vector(frontend.TU32, 2), "Uint3": frontend.Vector(frontend.TU32, 3), "Uint4": frontend.Vector(frontend.TU32, 4),
 	"Float2x2": frontend.Matrix(2, 2), "Float3x3": frontend.Matrix(3, 3), "Float4x4": frontend.Matrix(4, 4),
 }
 
@@ -118,27 +118,27 @@ func (c *compiler) mapType(t types.Type) (*frontend.Type, *typeError) {
 func basicType(t *types.Basic) (*frontend.Type, *typeError) {
 	switch t.Kind() {
 	case types.Bool, types.UntypedBool:
-		return frontend.Bool, nil
+		return frontend.TBool, nil
 	case types.Int8:
-		return frontend.I8, nil
+		return frontend.TI8, nil
 	case types.Int16:
-		return frontend.I16, nil
+		return frontend.TI16, nil
 	case types.Int32, types.UntypedRune:
-		return frontend.I32, nil
+		return frontend.TI32, nil
 	case types.Int, types.Int64, types.UntypedInt:
-		return frontend.I64, nil
+		return frontend.TI64, nil
 	case types.Uint8:
-		return frontend.U8, nil
+		return frontend.TU8, nil
 	case types.Uint16:
-		return frontend.U16, nil
+		return frontend.TU16, nil
 	case types.Uint32:
-		return frontend.U32, nil
+		return frontend.TU32, nil
 	case types.Uint, types.Uint64:
-		return frontend.U64, nil
+		return frontend.TU64, nil
 	case types.Float32:
-		return frontend.F32, nil
+		return frontend.TF32, nil
 	case types.Float64, types.UntypedFloat:
-		return frontend.F64, nil
+		return frontend.TF64, nil
 	case types.String, types.UntypedString:
 		return nil, typeErrorf("strings are not supported in kernels: the device has no string type; pass numbers instead (e.g. byte codes in a []uint32 buffer)")
 	case types.Complex64, types.Complex128, types.UntypedComplex:
@@ -175,7 +175,7 @@ func (c *compiler) structType(name string, st *types.Struct) (*frontend.Type, *t
 	if len(fs) == 0 {
 		return nil, typeErrorf("struct %s has no sized fields: give it at least one field", name)
 	}
-	ft, err := frontend.Struct(name, fs, int(sizes.Sizeof(st)))
+	ft, err := frontend.StructType(name, fs, int(sizes.Sizeof(st)))
 	if err != nil {
 		return nil, typeErrorf("struct %s has no device layout: %v", name, err)
 	}

@@ -1,0 +1,187 @@
+package device
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/spirv"
+)
+
+// Kernel is a compiled lucent kernel: the Shader built from the codegen's
+// SPIR-V with the Signature the compiler derived from the kernel's
+// arguments, plus the resources the kernel captured, which Dispatch passes
+// implicitly.
+type Kernel struct {
+	*Shader
+	fn       *frontend.Function
+	words    []uint32
+	captured []any // per argument: the captured resource, or nil for arguments given at dispatch
+	nUser    int
+
+	// CodegenTime is how long AST → SPIR-V words took; PipelineTime how long
+	// the backend took to build the pipeline.
+	CodegenTime, PipelineTime time.Duration
+}
+
+type compileOptions struct {
+	name  string
+	names bool
+}
+
+// CompileOption tunes Compile.
+type CompileOption func(*compileOptions)
+
+// WithKernelName names the shader (for errors and debuggers).
+func WithKernelName(name string) CompileOption { return func(o *compileOptions) { o.name = name } }
+
+// WithDebugNames keeps variable and function names in the SPIR-V.
+func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
+
+// Compile generates SPIR-V for kernel f, specialised to d's capabilities
+// (native float atomics where present), and builds its pipeline.
+func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, error) {
+	o := compileOptions{}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if f == nil {
+		return nil, fmt.Errorf("device: Compile: %w: nil kernel", ErrInvalidArgument)
+	}
+	if o.name == "" {
+		o.name = f.Name
+	}
+	caps := d.Capabilities()
+	t0 := time.Now()
+	words, err := frontend.Emit(f, frontend.Options{
+		Env:            spirv.EnvVulkan1_2,
+		FloatAtomicAdd: caps.AtomicFloat32Add,
+		Names:          o.names,
+	})
+	if err != nil {
+		if errors.Is(err, frontend.ErrUnsupported) {
+			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
+		}
+		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
+	}
+	codegen := time.Since(t0)
+	sig, captured, err := KernelSignature(f)
+	if err != nil {
+		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
+	}
+	t1 := time.Now()
+	sh, err := d.NewShader(ShaderDesc{SPIRV: words, Signature: &sig, Name: o.name})
+	if err != nil {
+		return nil, err
+	}
+	k := &Kernel{Shader: sh, fn: f, words: words, captured: captured, CodegenTime: codegen, PipelineTime: time.Since(t1)}
+	for _, c := range captured {
+		if c == nil {
+			k.nUser++
+		}
+	}
+	return k, nil
+}
+
+// Function is the kernel's AST.
+func (k *Kernel) Function() *frontend.Function { return k.fn }
+
+// SPIRV is the module the kernel was built from.
+func (k *Kernel) SPIRV() []uint32 { return k.words }
+
+// Dispatch runs the kernel over size threads with the arguments the kernel
+// declares (captured resources are added in their places). A wrong count or
+// a mismatched argument gives a command whose error names the argument.
+func (k *Kernel) Dispatch(size [3]uint32, args ...any) Command {
+	if len(args) != k.nUser {
+		return bad("dispatch "+k.name, invalidf("kernel %s takes %d argument(s), got %d", k.name, k.nUser, len(args)))
+	}
+	all := make([]any, len(k.captured))
+	j := 0
+	for i, c := range k.captured {
+		if c != nil {
+			all[i] = c
+			continue
+		}
+		all[i] = args[j]
+		j++
+	}
+	return k.Shader.Dispatch(size, all...)
+}
+
+// KernelSignature derives the runtime Signature of kernel f from its
+// arguments per kernel ABI v1, and lists the captured host resources by
+// argument (nil for arguments given at dispatch).
+func KernelSignature(f *frontend.Function) (Signature, []any, error) {
+	layout, push, err := f.Layout()
+	if err != nil {
+		return Signature{}, nil, err
+	}
+	sig := Signature{BlockSize: f.BlockSize, DispatchHeader: true, PushConstantSize: uint32(push)}
+	captured := make([]any, len(layout))
+	for i, a := range layout {
+		v := a.Var
+		t := v.Type
+		arg := Argument{Name: v.Name}
+		captured[i] = v.Capture
+		switch t.Kind() {
+		case frontend.KindBuffer:
+			arg.Kind = ArgBuffer
+			arg.Binding = uint32(a.Binding)
+			arg.ElemSize = uint32(t.Elem().Size())
+			describeScalar(&arg, t.Elem())
+			arg.Access = access(f, v)
+		case frontend.KindTexture:
+			arg.Kind = ArgTexture
+			arg.Binding = uint32(a.Binding)
+			arg.Dim = uint8(t.Len())
+			arg.Access = access(f, v)
+		case frontend.KindBindless, frontend.KindAccel:
+			return Signature{}, nil, fmt.Errorf("%w: kernel argument %s of type %s", ErrUnsupported, v.Name, t)
+		default:
+			arg.Kind = ArgUniform
+			arg.Offset = uint32(a.Offset)
+			arg.Size = uint32(t.Size())
+			describeScalar(&arg, t)
+		}
+		sig.Args = append(sig.Args, arg)
+	}
+	return sig, captured, nil
+}
+
+func describeScalar(a *Argument, t *frontend.Type) {
+	if !t.IsScalar() && t.Kind() != frontend.KindVector {
+		return
+	}
+	s := t.Scalar()
+	switch s.Kind() {
+	case frontend.KindBool:
+		a.Scalar = ScalarBool
+	case frontend.KindInt:
+		a.Scalar = ScalarInt
+	case frontend.KindUint:
+		a.Scalar = ScalarUint
+	case frontend.KindFloat:
+		a.Scalar = ScalarFloat
+	}
+	a.ScalarBits = uint8(s.Bits())
+	a.Components = uint8(t.Components())
+}
+
+func access(f *frontend.Function, v *frontend.Var) Access {
+	r, w := f.Access(v)
+	var a Access
+	if r {
+		a |= Read
+	}
+	if w {
+		a |= Write
+	}
+	if a == 0 {
+		a = Read // bound but unused
+	}
+	return a
+}

@@ -1,0 +1,215 @@
+package gokernel
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// Config says where and how to load kernel packages.
+type Config struct {
+	// Dir is the directory patterns are resolved in; "" is the current one.
+	Dir string
+	// Env, when set, replaces the environment of the go command Load runs.
+	Env []string
+}
+
+// Load loads the packages matching patterns (as `go list` reads them) and
+// compiles every //lucent:kernel function in them. It returns the kernels
+// that compiled and, sorted by position, every error: Go syntax and type
+// errors, and each construct outside the kernel subset (as *Error wrapping
+// ErrRejected).
+func Load(patterns ...string) ([]*Kernel, []error) { return (&Config{}).Load(patterns...) }
+
+// Load is the package-level Load with this configuration.
+func (cfg *Config) Load(patterns ...string) ([]*Kernel, []error) {
+	fset := token.NewFileSet()
+	pc := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
+			packages.NeedTypesInfo | packages.NeedImports,
+		Dir:  cfg.Dir,
+		Env:  cfg.Env,
+		Fset: fset,
+	}
+	pkgs, err := packages.Load(pc, patterns...)
+	if err != nil {
+		return nil, []error{fmt.Errorf("gokernel: loading %s: %w", strings.Join(patterns, " "), err)}
+	}
+	c := newCompiler(fset)
+	var good []*packages.Package
+	for _, p := range pkgs {
+		if len(p.Errors) > 0 {
+			for _, pe := range p.Errors {
+				c.errs = append(c.errs, packageError(pe))
+			}
+			continue
+		}
+		c.addPackage(p.Syntax, p.TypesInfo)
+		good = append(good, p)
+	}
+	var kernels []*Kernel
+	for _, p := range good {
+		kernels = append(kernels, c.compile(p.PkgPath, p.Syntax, p.TypesInfo)...)
+	}
+	return kernels, sortErrors(c.errs)
+}
+
+// packageError turns a go list or type error into an *Error with a position.
+func packageError(pe packages.Error) error {
+	e := &Error{Msg: pe.Msg}
+	// pe.Pos is "file:line:col" or "file:line" or "".
+	if pe.Pos != "" && pe.Pos != "-" {
+		parts := strings.Split(pe.Pos, ":")
+		var nums []int
+		for len(parts) > 1 {
+			n, err := strconv.Atoi(parts[len(parts)-1])
+			if err != nil {
+				break
+			}
+			nums = append([]int{n}, nums...)
+			parts = parts[:len(parts)-1]
+		}
+		e.Pos.Filename = strings.Join(parts, ":")
+		if len(nums) > 0 {
+			e.Pos.Line = nums[0]
+		}
+		if len(nums) > 1 {
+			e.Pos.Column = nums[1]
+		}
+	}
+	return e
+}
+
+// compile lowers the kernels of one checked package.
+func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) []*Kernel {
+	var kernels []*Kernel
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			com := findDirective(fd)
+			if com == nil {
+				continue
+			}
+			dir, err := parseDirective(com)
+			if err != nil {
+				c.errorf(com.Pos(), "%v", err)
+				continue
+			}
+			if fd.Body == nil {
+				c.errorf(fd.Pos(), "kernel %s has no body", fd.Name.Name)
+				continue
+			}
+			before := len(c.errs)
+			fn := c.lowerKernel(fd, info, dir)
+			if len(c.errs) > before {
+				continue
+			}
+			if err := fn.Validate(); err != nil {
+				c.errorf(fd.Name.Pos(), "kernel %s: the lowered kernel is invalid (a compiler bug, please report it): %v", fd.Name.Name, err)
+				continue
+			}
+			kernels = append(kernels, &Kernel{
+				Name: fd.Name.Name, Package: pkgPath, Pos: c.fset.Position(fd.Name.Pos()),
+				Dim: dir.dim, Block: dir.block, Func: fn,
+			})
+		}
+	}
+	return kernels
+}
+
+// Check compiles the kernels of one Go source file without the go command:
+// the file may import only math and the kernel package. It is the fast path
+// for tools, tests and fuzzing; Load handles whole packages.
+func Check(filename string, src []byte) ([]*Kernel, []error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		var list scanner.ErrorList
+		if errors.As(err, &list) {
+			var errs []error
+			for _, e := range list {
+				errs = append(errs, &Error{Pos: e.Pos, Msg: e.Msg})
+			}
+			return nil, errs
+		}
+		return nil, []error{&Error{Msg: err.Error()}}
+	}
+	imp, err := checkImporter()
+	if err != nil {
+		return nil, []error{fmt.Errorf("gokernel: loading the kernel and math packages: %w", err)}
+	}
+	info := &types.Info{
+		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
+		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
+		Instances: map[*ast.Ident]types.Instance{}, Implicits: map[ast.Node]types.Object{},
+		Scopes: map[ast.Node]*types.Scope{},
+	}
+	var errs []error
+	conf := types.Config{Importer: imp, Error: func(err error) {
+		if te, ok := err.(types.Error); ok && !te.Soft {
+			errs = append(errs, &Error{Pos: te.Fset.Position(te.Pos), Msg: te.Msg})
+		} else if ok {
+			errs = append(errs, &Error{Pos: te.Fset.Position(te.Pos), Msg: te.Msg})
+		}
+	}}
+	pkg, _ := conf.Check(f.Name.Name, fset, []*ast.File{f}, info)
+	if len(errs) > 0 {
+		return nil, sortErrors(errs)
+	}
+	c := newCompiler(fset)
+	c.addPackage([]*ast.File{f}, info)
+	kernels := c.compile(pkg.Path(), []*ast.File{f}, info)
+	return kernels, sortErrors(c.errs)
+}
+
+var (
+	checkOnce sync.Once
+	checkPkgs map[string]*types.Package
+	checkErr  error
+)
+
+// mapImporter serves the packages a Check file may import.
+type mapImporter map[string]*types.Package
+
+func (m mapImporter) Import(path string) (*types.Package, error) {
+	if p, ok := m[path]; ok {
+		return p, nil
+	}
+	return nil, fmt.Errorf("package %s is not available to kernels: kernels import only math and %s", path, kernelPath)
+}
+
+func checkImporter() (types.Importer, error) {
+	checkOnce.Do(func() {
+		pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes}, "math", kernelPath)
+		if err != nil {
+			checkErr = err
+			return
+		}
+		checkPkgs = map[string]*types.Package{}
+		var msgs []string
+		for _, p := range pkgs {
+			for _, e := range p.Errors {
+				msgs = append(msgs, e.Error())
+			}
+			checkPkgs[p.PkgPath] = p.Types
+		}
+		if len(msgs) > 0 {
+			sort.Strings(msgs)
+			checkErr = errors.New(strings.Join(msgs, "; "))
+		}
+	})
+	return mapImporter(checkPkgs), checkErr
+}
