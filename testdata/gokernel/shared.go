@@ -72,7 +72,8 @@ func PrefixSum(in, out []int32) {
 const Bins = 16
 
 // Histogram counts values (taken modulo Bins) into bins, first in shared
-// memory per block, then into the global bins with atomics.
+// memory per block, then into the global bins with atomics. Dispatch whole
+// blocks: every thread of a block takes part in its barriers.
 //
 //lucent:kernel block=128
 func Histogram(values []uint32, bins []uint32) {
@@ -96,7 +97,7 @@ func Histogram(values []uint32, bins []uint32) {
 const Tile = 8
 
 // MatMul computes c = a·b for n×n row-major matrices with Tile×Tile tiles
-// staged in shared memory.
+// staged in shared memory. Dispatch whole tiles (n rounded up to Tile).
 //
 //lucent:kernel block=8,8
 func MatMul(n uint32, a, b, c []float32) {

@@ -1,0 +1,356 @@
+package gokernel_test
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/kernel"
+	kernels "github.com/lucent-gpu/lucent/testdata/gokernel"
+)
+
+// The corpus kernels run on the CPU runner against plain-Go references. The
+// same inputs and references drive the device tests (device_test.go), which
+// compare the device with the CPU runner element by element.
+
+func run(t *testing.T, g kernel.Grid, body func()) {
+	t.Helper()
+	require.NoError(t, kernel.Run(context.Background(), g, body))
+}
+
+// roundUp is n rounded up to whole blocks: kernels that use Barrier need
+// every thread of a block.
+func roundUp(n, block int) uint32 { return uint32((n + block - 1) / block * block) }
+
+func randFloats(r *rand.Rand, n int, lo, hi float32) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = lo + (hi-lo)*r.Float32()
+	}
+	return out
+}
+
+func TestCPUSaxpy(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	const n = 1000
+	x, y := randFloats(r, n, -1, 1), randFloats(r, n, -1, 1)
+	want := make([]float32, n)
+	for i := range want {
+		want[i] = 2.5*x[i] + y[i]
+	}
+	run(t, kernel.Grid1(256, n), func() { kernels.Saxpy(2.5, x, y) })
+	require.Equal(t, want, y)
+}
+
+func mandelbrotRef(w, h uint32) []uint32 {
+	out := make([]uint32, w*h)
+	for py := range h {
+		for px := range w {
+			cx := -2 + 3*float32(px)/float32(w)
+			cy := -1.5 + 3*float32(py)/float32(h)
+			var x, y float32
+			n := uint32(0)
+			for ; n < kernels.MaxIter && x*x+y*y <= 4; n++ {
+				x, y = x*x-y*y+cx, 2*x*y+cy
+			}
+			out[py*w+px] = n
+		}
+	}
+	return out
+}
+
+func TestCPUMandelbrot(t *testing.T) {
+	const w, h = 70, 45 // not multiples of the 16×16 block
+	out := make([]uint32, w*h)
+	run(t, kernel.Grid2(16, 16, w, h), func() { kernels.Mandelbrot(w, h, out) })
+	require.Equal(t, mandelbrotRef(w, h), out)
+}
+
+func TestCPUWaves(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	in := randFloats(r, 300, -2, 2)
+	out := make([]float32, len(in))
+	run(t, kernel.Grid1(64, uint32(len(in))), func() { kernels.Waves(in, out) })
+	for i, x := range in {
+		xf := float64(x)
+		rr := math.Sqrt(xf*xf + 1)
+		want := math.Sin(xf)*math.Cos(xf) + rr - math.Exp(-xf*xf) + math.Pow(rr, 1.5) + math.Floor(xf*3) + math.Abs(xf) + math.Min(xf, 0.25) + math.Max(xf, -0.25)
+		require.InDelta(t, want, float64(out[i]), 1e-4, "element %d", i)
+	}
+}
+
+func TestCPUReduce(t *testing.T) {
+	const n = 1000 // a partial last block
+	in := make([]float32, n)
+	for i := range in {
+		in[i] = float32(i%13) - 6
+	}
+	blocks := (n + kernels.ReduceBlock - 1) / kernels.ReduceBlock
+	want := make([]float32, blocks)
+	for i, v := range in {
+		want[i/kernels.ReduceBlock] += v
+	}
+	out := make([]float32, blocks)
+	run(t, kernel.Grid1(kernels.ReduceBlock, uint32(blocks*kernels.ReduceBlock)), func() { kernels.Reduce(in, out) })
+	require.Equal(t, want, out)
+}
+
+func TestCPUPrefixSum(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	const n = 700
+	in := make([]int32, n)
+	for i := range in {
+		in[i] = r.Int32N(100) - 50
+	}
+	want := make([]int32, n)
+	for i := range in {
+		want[i] = in[i]
+		if i%kernels.ReduceBlock != 0 {
+			want[i] += want[i-1]
+		}
+	}
+	out := make([]int32, n)
+	run(t, kernel.Grid1(kernels.ReduceBlock, 3*kernels.ReduceBlock), func() { kernels.PrefixSum(in, out) })
+	require.Equal(t, want, out)
+}
+
+func TestCPUHistogram(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	vals := make([]uint32, 5000)
+	want := make([]uint32, kernels.Bins)
+	for i := range vals {
+		vals[i] = r.Uint32()
+		want[vals[i]%kernels.Bins]++
+	}
+	bins := make([]uint32, kernels.Bins)
+	run(t, kernel.Grid1(128, roundUp(len(vals), 128)), func() { kernels.Histogram(vals, bins) })
+	require.Equal(t, want, bins)
+}
+
+func TestCPUMatMul(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	const n = 19
+	a, b := randFloats(r, n*n, -1, 1), randFloats(r, n*n, -1, 1)
+	c := make([]float32, n*n)
+	run(t, kernel.Grid2(kernels.Tile, kernels.Tile, roundUp(n, kernels.Tile), roundUp(n, kernels.Tile)), func() { kernels.MatMul(n, a, b, c) })
+	for i := range n {
+		for j := range n {
+			var want float64
+			for k := range n {
+				want += float64(a[i*n+k]) * float64(b[k*n+j])
+			}
+			require.InDelta(t, want, float64(c[i*n+j]), 1e-4, "c[%d][%d]", i, j)
+		}
+	}
+}
+
+func TestCPUSubgroupSum(t *testing.T) {
+	const n = 128
+	in := make([]int32, n)
+	for i := range in {
+		in[i] = int32(i*5%17) - 8
+	}
+	sums, prefix := make([]int32, n), make([]int32, n)
+	run(t, kernel.Grid1(64, n), func() { kernels.SubgroupSum(in, sums, prefix) })
+	const sg = 8 // the runner's default subgroup size
+	for i := range n {
+		base := i / sg * sg
+		var s, p int32
+		for j := base; j < base+sg; j++ {
+			s += in[j]
+			if j < i {
+				p += in[j]
+			}
+		}
+		if i != base {
+			s = 0
+		}
+		require.Equal(t, s, sums[i], "sum at %d", i)
+		require.Equal(t, p, prefix[i], "prefix at %d", i)
+	}
+}
+
+func nbodyInput(n int) []kernels.Body {
+	r := rand.New(rand.NewPCG(6, 6))
+	bodies := make([]kernels.Body, n)
+	for i := range bodies {
+		bodies[i] = kernels.Body{
+			Pos:  kernel.Float3{X: r.Float32()*2 - 1, Y: r.Float32()*2 - 1, Z: r.Float32()*2 - 1},
+			Mass: 0.5 + r.Float32(),
+			Vel:  kernel.Float3{X: r.Float32() * 0.1},
+		}
+	}
+	return bodies
+}
+
+func TestCPUNBody(t *testing.T) {
+	in := nbodyInput(100)
+	out := make([]kernels.Body, len(in))
+	const dt = 0.01
+	run(t, kernel.Grid1(64, uint32(len(in))), func() { kernels.NBody(dt, in, out) })
+	for i, me := range in {
+		var ax, ay, az float64
+		for j, b := range in {
+			if i == j {
+				continue
+			}
+			dx, dy, dz := float64(b.Pos.X-me.Pos.X), float64(b.Pos.Y-me.Pos.Y), float64(b.Pos.Z-me.Pos.Z)
+			inv := 1 / math.Sqrt(dx*dx+dy*dy+dz*dz+kernels.Softening)
+			s := float64(b.Mass) * inv * inv * inv
+			ax, ay, az = ax+dx*s, ay+dy*s, az+dz*s
+		}
+		vx, vy, vz := float64(me.Vel.X)+ax*dt, float64(me.Vel.Y)+ay*dt, float64(me.Vel.Z)+az*dt
+		require.InDelta(t, vx, float64(out[i].Vel.X), 1e-3)
+		require.InDelta(t, vy, float64(out[i].Vel.Y), 1e-3)
+		require.InDelta(t, vz, float64(out[i].Vel.Z), 1e-3)
+		require.InDelta(t, float64(me.Pos.X)+vx*dt, float64(out[i].Pos.X), 1e-4)
+		require.InDelta(t, float64(me.Pos.Z)+vz*dt, float64(out[i].Pos.Z), 1e-4)
+		require.Equal(t, me.Mass, out[i].Mass)
+	}
+}
+
+func lifeInput(w, h int) []uint32 {
+	r := rand.New(rand.NewPCG(7, 7))
+	g := make([]uint32, w*h)
+	for i := range g {
+		if r.IntN(3) == 0 {
+			g[i] = 1
+		}
+	}
+	return g
+}
+
+func TestCPULife(t *testing.T) {
+	const w, h = 21, 13
+	in := lifeInput(w, h)
+	out := make([]uint32, w*h)
+	run(t, kernel.Grid2(8, 8, w, h), func() { kernels.Life(w, h, in, out) })
+	for y := range h {
+		for x := range w {
+			n := uint32(0)
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					if dx != 0 || dy != 0 {
+						n += in[(y+dy+h)%h*w+(x+dx+w)%w]
+					}
+				}
+			}
+			want := uint32(0)
+			if n == 3 || n == 2 && in[y*w+x] == 1 {
+				want = 1
+			}
+			require.Equal(t, want, out[y*w+x], "cell %d,%d", x, y)
+		}
+	}
+}
+
+func TestCPUParticles(t *testing.T) {
+	ps := make([]kernels.Particle, 50)
+	for i := range ps {
+		ps[i] = kernels.Particle{P: kernel.Float2{X: float32(i)}, V: kernel.Float2{X: 1, Y: float32(i) * 0.5}, Age: uint32(i)}
+	}
+	want := make([]kernels.Particle, len(ps))
+	for i, p := range ps {
+		for range 2 {
+			p.P.X += p.V.X * 0.5
+			p.P.Y += p.V.Y * 0.5
+			p.Age++
+			p.Energy = 0.5 * (p.V.X*p.V.X + p.V.Y*p.V.Y)
+		}
+		want[i] = p
+	}
+	run(t, kernel.Grid1(32, uint32(len(ps))), func() { kernels.Particles(0.5, ps) })
+	require.Equal(t, want, ps)
+}
+
+// cornersRef is Corners written without the kernel subset's constraints.
+func cornersRef(v int32) int32 {
+	acc := v/7*100 + v%7
+	switch m := v % 3; {
+	case m == 0:
+		acc += 1000
+	case m == 1 || m == -1:
+		acc += 2000
+	default:
+		acc += 3000
+	}
+	cls := int32(2)
+	if v < 0 {
+		cls = -1
+	} else if v == 0 {
+		cls = 0
+	} else if v < 10 {
+		cls = 1
+	}
+	acc += cls * 10000
+	count := int32(0)
+	for a := int32(0); a < 5; a++ {
+		for b := int32(0); b <= a; b++ {
+			if (a+b)%2 == 0 {
+				count++
+			}
+		}
+	}
+	acc += count * 100000
+	acc ^= (int32(uint32(v)&3)*int32(uint32(v)&3) + v) << 2
+	acc += int32(float32(v)*0.5) + int32(uint8(v))
+	n, steps := uint32(v&255)+1, int32(0)
+	for n != 1 && steps < 500 {
+		if n%2 == 0 {
+			n /= 2
+		} else {
+			n = 3*n + 1
+		}
+		steps++
+	}
+	acc += steps
+	switch {
+	case v > 100:
+		acc -= 3
+	case v > 50:
+		acc -= 2
+	default:
+		acc -= 1
+	}
+	return acc
+}
+
+func cornersInput() []int32 {
+	in := make([]int32, 0, 300)
+	for v := int32(-120); v < 180; v++ {
+		if v != 0 || len(in)%2 == 0 {
+			in = append(in, v)
+		}
+	}
+	return in
+}
+
+func TestCPUCorners(t *testing.T) {
+	in := cornersInput()
+	out := make([]int32, len(in))
+	run(t, kernel.Grid1(64, uint32(len(in))), func() { kernels.Corners(in, out) })
+	for i, v := range in {
+		require.Equal(t, cornersRef(v), out[i], "input %d", v)
+	}
+}
+
+func TestCPUTransform(t *testing.T) {
+	m := kernel.Float4x4{{1, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 3, 0}, {1, 1, 1, 1}}
+	in := []kernel.Float4{{1, 0, 0, 1}, {0, 1, 0, 1}, {1, 1, 1, 0}, {-1, -1, -1, 1}}
+	out := make([]kernel.Float4, len(in))
+	run(t, kernel.Grid1(64, uint32(len(in))), func() { kernels.Transform(m, in, out) })
+	for i, p := range in {
+		x := p.X*1 + p.W
+		y := p.Y*2 + p.W
+		z := p.Z*3 + p.W
+		l := float32(math.Sqrt(float64(x*x + y*y + z*z)))
+		want := kernel.Float4{X: x / l, Y: y / l, Z: z / l, W: p.W}
+		require.InDelta(t, want.X, out[i].X, 1e-6)
+		require.InDelta(t, want.Y, out[i].Y, 1e-6)
+		require.InDelta(t, want.Z, out[i].Z, 1e-6)
+		require.Equal(t, want.W, out[i].W)
+	}
+}
