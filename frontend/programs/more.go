@@ -1,0 +1,135 @@
+package programs
+
+import (
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+var (
+	// hash is an integer hash (a callable with a value result).
+	hash = fe.Callable("hash", func(k *fe.K, x fe.U32) fe.U32 {
+		x = x.Xor(x.Shr(fe.U(16))).Mul(fe.U(0x7feb352d))
+		x = x.Xor(x.Shr(fe.U(15))).Mul(fe.U(0x846ca68b))
+		return x.Xor(x.Shr(fe.U(16)))
+	})
+	// accumulate adds v to *acc (a by-reference parameter) and calls hash.
+	accumulate = fe.Callable("accumulate", func(k *fe.K, acc *fe.Local[fe.U32], v fe.U32) {
+		acc.Set(acc.Get().Add(hash(k, v)))
+	})
+	// clampedSquare uses early returns.
+	clampedSquare = fe.Callable("clampedSquare", func(k *fe.K, x fe.I32) fe.I32 {
+		k.If(x.Lt(fe.I(-100)), func() { k.ReturnValue(fe.I(-1)) })
+		k.If(x.Gt(fe.I(100)), func() { k.ReturnValue(fe.I(10000)) })
+		return x.Mul(x)
+	})
+)
+
+// Callables sums hash(i*j) over j < 4 through a by-reference accumulator,
+// then adds clampedSquare of the signed input.
+func Callables() (*fe.Function, error) {
+	return fe.Kernel1D(64, func(k *fe.K, in fe.Buf[fe.I32], out fe.Buf[fe.U32]) {
+		i := k.DispatchID().X()
+		acc := fe.NewVar(k, fe.U(0))
+		fe.Range(k, fe.U(0), fe.U(4), func(j fe.U32) { accumulate(k, acc, i.Mul(j)) })
+		sq := clampedSquare(k, in.Read(i))
+		out.Write(i, acc.Get().Add(fe.Bitcast[uint32](sq)))
+	})
+}
+
+func hashRef(x uint32) uint32 {
+	x = (x ^ x>>16) * 0x7feb352d
+	x = (x ^ x>>15) * 0x846ca68b
+	return x ^ x>>16
+}
+
+// CallablesRef is Callables on the CPU.
+func CallablesRef(in []int32) []uint32 {
+	out := make([]uint32, len(in))
+	for i := range out {
+		var acc uint32
+		for j := range uint32(4) {
+			acc += hashRef(uint32(i) * j)
+		}
+		x := in[i]
+		sq := x * x
+		if x < -100 {
+			sq = -1
+		} else if x > 100 {
+			sq = 10000
+		}
+		out[i] = acc + uint32(sq)
+	}
+	return out
+}
+
+// Control exercises switch (with default and break), loop with continue
+// and break, and nested ifs: out[i] = f(in[i]).
+func Control() (*fe.Function, error) {
+	return fe.Kernel1D(32, func(k *fe.K, in, out fe.Buf[fe.I32]) {
+		i := k.DispatchID().X()
+		x := in.Read(i)
+		r := fe.NewVar(k, fe.I(0))
+		k.Switch(x.Rem(fe.I(4))).
+			Case(func() { r.Set(fe.I(10)) }, 0).
+			Case(func() {
+				k.If(x.Gt(fe.I(50)), func() { k.Break() })
+				r.Set(fe.I(20))
+			}, 1, -1).
+			Default(func() { r.Set(x.Neg()) })
+		// sum of odd j below |x| % 16, stopping past 9
+		j := fe.NewVar(k, fe.I(0))
+		lim := fe.Abs(x).Rem(fe.I(16))
+		k.Loop(func() {
+			jj := j.Get()
+			k.If(jj.Ge(lim), k.Break)
+			j.Set(jj.Add(fe.I(1)))
+			k.If(jj.And(fe.I(1)).Eq(fe.I(0)), k.Continue)
+			k.If(jj.Gt(fe.I(9)), k.Break)
+			r.Set(r.Get().Add(jj))
+		})
+		out.Write(i, r.Get())
+	})
+}
+
+// ControlRef is Control on the CPU.
+func ControlRef(in []int32) []int32 {
+	out := make([]int32, len(in))
+	for i, x := range in {
+		var r int32
+		switch x % 4 {
+		case 0:
+			r = 10
+		case 1, -1:
+			if x > 50 {
+				break
+			}
+			r = 20
+		default:
+			r = -x
+		}
+		ax := x
+		if ax < 0 {
+			ax = -ax
+		}
+		lim := ax % 16
+		for j := int32(0); j < lim; j++ {
+			if j&1 == 0 {
+				continue
+			}
+			if j > 9 {
+				break
+			}
+			r += j
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// All lists the corpus by name.
+func All() map[string]func() (*fe.Function, error) {
+	return map[string]func() (*fe.Function, error){
+		"saxpy": Saxpy, "mandelbrot": Mandelbrot, "reduce": Reduce, "scan": Scan, "histogram": Histogram,
+		"matmul": MatMul, "nbody": NBody, "life": Life, "particles": Particles, "callables": Callables,
+		"control": Control,
+	}
+}
