@@ -256,3 +256,12 @@ func TestDefault(t *testing.T) {
 		require.Equal(t, want, s.(*Dir).Path())
 	})
 }
+
+// corruptFile flips one bit in the middle of a file.
+func corruptFile(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	b[len(b)/2] ^= 0x20
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+}

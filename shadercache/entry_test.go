@@ -81,3 +81,18 @@ func TestEntryEveryBitFlipDetected(t *testing.T) {
 		require.Error(t, err, "bit %d", i)
 	}
 }
+
+func FuzzDecodeEntry(f *testing.F) {
+	f.Add(encodeEntry(kindShader, "k", []byte("payload")), "k")
+	f.Add(encodeEntry(kindShader, "", nil), "")
+	f.Add([]byte("LCSC\x01\x00\x02\x00"), "k")
+	f.Fuzz(func(t *testing.T, b []byte, name string) {
+		payload, err := decodeEntry(b, kindShader, name)
+		if err != nil {
+			require.Nil(t, payload)
+			return
+		}
+		// Only the exact encoding of (kind, name, payload) decodes.
+		require.Equal(t, encodeEntry(kindShader, name, payload), b)
+	})
+}

@@ -1,6 +1,7 @@
 package shadercache_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"log/slog"
@@ -153,4 +154,29 @@ func ExampleBinaryIO_ReadPipelineCache() {
 	// Output:
 	// 0 false <nil>
 	// 29 true <nil>
+}
+
+// The ahead-of-time path: a build step saves a compiled kernel by name; the
+// program loads it, stating the signature its code was written against.
+func ExampleLoadKernel() {
+	store := shadercache.NewMemory() // a build would use NewDir("shaders")
+	err := shadercache.SaveKernel(store, "saxpy", shadercache.Kernel{
+		SPIRV:     []uint32{0x07230203, 0x00010600, 0, 8, 0},
+		Signature: "(Buffer[float32], Buffer[float32], float32)",
+		ABI:       []byte{1}, // the runtime's binding layout, opaque here
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	k, ok, err := shadercache.LoadKernel(store, "saxpy", "(Buffer[float32], Buffer[float32], float32)")
+	fmt.Println(len(k.SPIRV), ok, err)
+
+	_, _, err = shadercache.LoadKernel(store, "saxpy", "(Buffer[int32], int32)")
+	fmt.Println(errors.Is(err, shadercache.ErrSignatureMismatch))
+	fmt.Println(err)
+	// Output:
+	// 5 true <nil>
+	// true
+	// shadercache: load kernel "saxpy": stored signature "(Buffer[float32], Buffer[float32], float32)", expected "(Buffer[int32], int32)": kernel signature mismatch
 }
