@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/lucent-gpu/lucent/device"
+	_ "github.com/lucent-gpu/lucent/device/vulkan" // registers the "vulkan" backend
+	"github.com/lucent-gpu/lucent/vk"
+)
+
+func init() {
+	register("info", "list the devices lucent sees, their limits and the capability set in use", runInfo)
+}
+
+func runInfo(args []string) error {
+	fs := flag.NewFlagSet("info", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return writeInfo(os.Stdout)
+}
+
+// writeInfo prints, for each Vulkan device, what the driver reports (name,
+// versions, memory heaps, limits that matter to compute) and the capability
+// set the runtime derived from it (which paths are native and which lowered).
+func writeInfo(w io.Writer) error {
+	ctx := context.Background()
+	adapters, err := device.Enumerate(ctx, "vulkan")
+	if err != nil {
+		return err
+	}
+	heaps, err := memoryHeaps()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "lucent: %d Vulkan device(s), Vulkan headers %d\n", len(adapters), vk.HEADER_VERSION)
+	for _, a := range adapters {
+		fmt.Fprintf(w, "\ndevice %d: %s\n", a.Index, a.Name)
+		fmt.Fprintf(w, "  type            %s\n", a.Type)
+		fmt.Fprintf(w, "  vendor/device   %#04x/%#04x\n", a.VendorID, a.DeviceID)
+		fmt.Fprintf(w, "  API version     %s\n", a.APIVersion)
+		fmt.Fprintf(w, "  driver          %s\n", a.Driver)
+		if a.Index < len(heaps) {
+			for i, h := range heaps[a.Index] {
+				fmt.Fprintf(w, "  memory heap %d   %s\n", i, h)
+			}
+		}
+		dev, err := device.Open(ctx, "vulkan", device.WithDeviceIndex(a.Index))
+		if err != nil {
+			fmt.Fprintf(w, "  (cannot open: %v)\n", err)
+			continue
+		}
+		writeCapabilities(w, dev.Capabilities())
+		if err := dev.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeCapabilities(w io.Writer, c device.Capabilities) {
+	fmt.Fprintf(w, "  subgroup size   %d\n", c.WarpSize)
+	fmt.Fprintf(w, "  workgroup       size ≤ %v, invocations ≤ %d, count ≤ %v\n",
+		c.MaxWorkgroupSize, c.MaxWorkgroupInvocations, c.MaxWorkgroupCount)
+	fmt.Fprintf(w, "  shared memory   %d bytes\n", c.MaxSharedMemory)
+	fmt.Fprintf(w, "  push constants  %d bytes\n", c.MaxPushConstantSize)
+	fmt.Fprintf(w, "  storage range   %s (larger buffers are bound by address)\n", bytes(c.MaxStorageBufferRange))
+	fmt.Fprintf(w, "  max buffer      %s\n", bytes(c.MaxBufferSize))
+	fmt.Fprintf(w, "  max texture     2D %d, 3D %d\n", c.MaxTextureSize2D, c.MaxTextureSize3D)
+	flags := []struct {
+		name string
+		on   bool
+	}{
+		{"timeline-semaphores", c.TimelineSemaphores},
+		{"buffer-device-address", c.BufferDeviceAddress},
+		{"push-descriptors", c.PushDescriptors},
+		{"scalar-block-layout", c.ScalarBlockLayout},
+		{"robust-buffer-access", c.RobustBufferAccess},
+		{"float-atomic-add", c.AtomicFloat32Add},
+		{"int64-atomics", c.AtomicInt64},
+		{"int8", c.Int8}, {"int16", c.Int16}, {"int64", c.Int64},
+		{"float16", c.Float16}, {"float64", c.Float64},
+		{"8-bit-storage", c.Storage8}, {"16-bit-storage", c.Storage16},
+		{"subgroup-ops", c.Subgroups}, {"shader-clock", c.ShaderClock},
+		{"separate-copy-queue", c.SeparateCopyQueue},
+	}
+	var have, lack []string
+	for _, f := range flags {
+		if f.on {
+			have = append(have, f.name)
+		} else {
+			lack = append(lack, f.name)
+		}
+	}
+	fmt.Fprintf(w, "  has             %s\n", strings.Join(have, " "))
+	if len(lack) > 0 {
+		fmt.Fprintf(w, "  lacks           %s\n", strings.Join(lack, " "))
+	}
+	fmt.Fprintf(w, "  paths           bindless=%s sampling=%s ray-query=%s\n", c.Bindless, c.Sampling, c.RayQuery)
+}
+
+func bytes(n uint64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	default:
+		return fmt.Sprintf("%d bytes", n)
+	}
+}
+
+// memoryFlags shortens the registry's flag names for display.
+var memoryFlags = strings.NewReplacer("vk_", "", "memory_property_", "", "_bit", "", "|", "+")
+
+// memoryHeaps lists each physical device's memory heaps in enumeration order
+// (the order the vulkan backend's adapter indices follow).
+func memoryHeaps() ([][]string, error) {
+	if err := vk.Load(); err != nil {
+		return nil, err
+	}
+	app := vk.ApplicationInfo{SType: vk.STRUCTURE_TYPE_APPLICATION_INFO, PApplicationName: vk.CString("lucent info"), ApiVersion: vk.MakeAPIVersion(0, 1, 2, 0)}
+	ci := vk.InstanceCreateInfo{SType: vk.STRUCTURE_TYPE_INSTANCE_CREATE_INFO, PApplicationInfo: &app}
+	var inst vk.Instance
+	if err := vk.CreateInstance(&ci, nil, &inst).Err(); err != nil {
+		return nil, fmt.Errorf("vkCreateInstance: %w", err)
+	}
+	it, err := vk.LoadInstance(inst)
+	if err != nil {
+		return nil, err
+	}
+	defer it.DestroyInstance(inst, nil)
+	var n uint32
+	if err := it.EnumeratePhysicalDevices(inst, &n, nil).Err(); err != nil {
+		return nil, err
+	}
+	pds := make([]vk.PhysicalDevice, n)
+	if n > 0 {
+		if err := it.EnumeratePhysicalDevices(inst, &n, &pds[0]).Err(); err != nil {
+			return nil, err
+		}
+	}
+	out := make([][]string, len(pds))
+	for i, pd := range pds {
+		var mp vk.PhysicalDeviceMemoryProperties
+		if err := it.GetPhysicalDeviceMemoryProperties(pd, &mp); err != nil {
+			return nil, err
+		}
+		for h := uint32(0); h < mp.MemoryHeapCount; h++ {
+			heap := mp.MemoryHeaps[h]
+			s := bytes(uint64(heap.Size))
+			if heap.Flags&vk.MEMORY_HEAP_DEVICE_LOCAL_BIT != 0 {
+				s += " device-local"
+			}
+			var kinds []string
+			for t := uint32(0); t < mp.MemoryTypeCount; t++ {
+				if mp.MemoryTypes[t].HeapIndex == h {
+					kinds = append(kinds, memoryFlags.Replace(strings.ToLower(mp.MemoryTypes[t].PropertyFlags.String())))
+				}
+			}
+			out[i] = append(out[i], fmt.Sprintf("%s, types: %s", s, strings.Join(kinds, "; ")))
+		}
+	}
+	return out, nil
+}

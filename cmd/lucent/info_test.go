@@ -1,0 +1,24 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/vk"
+	"github.com/stretchr/testify/require"
+)
+
+func TestInfoListsDevicesAndCapabilities(t *testing.T) {
+	testenv.Need(t, "Vulkan loader", vk.Available())
+	var out bytes.Buffer
+	require.NoError(t, writeInfo(&out))
+	text := out.String()
+	require.Contains(t, text, "device 0: ")
+	for _, want := range []string{"API version", "memory heap 0", "subgroup size", "storage range", "has ", "paths "} {
+		require.Contains(t, text, want)
+	}
+	// Every device this runtime supports has timeline semaphores (Vulkan 1.2).
+	require.Equal(t, strings.Count(text, "\ndevice "), strings.Count(text, "timeline-semaphores"), text)
+}
