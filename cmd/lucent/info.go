@@ -69,8 +69,8 @@ func writeCapabilities(w io.Writer, c device.Capabilities) {
 		c.MaxWorkgroupSize, c.MaxWorkgroupInvocations, c.MaxWorkgroupCount)
 	fmt.Fprintf(w, "  shared memory   %d bytes\n", c.MaxSharedMemory)
 	fmt.Fprintf(w, "  push constants  %d bytes\n", c.MaxPushConstantSize)
-	fmt.Fprintf(w, "  storage range   %s (larger buffers are bound by address)\n", bytes(c.MaxStorageBufferRange))
-	fmt.Fprintf(w, "  max buffer      %s\n", bytes(c.MaxBufferSize))
+	fmt.Fprintf(w, "  storage range   %s (larger buffers are bound by address)\n", byteSize(c.MaxStorageBufferRange))
+	fmt.Fprintf(w, "  max buffer      %s\n", byteSize(c.MaxBufferSize))
 	fmt.Fprintf(w, "  max texture     2D %d, 3D %d\n", c.MaxTextureSize2D, c.MaxTextureSize3D)
 	flags := []struct {
 		name string
@@ -104,7 +104,7 @@ func writeCapabilities(w io.Writer, c device.Capabilities) {
 	fmt.Fprintf(w, "  paths           bindless=%s sampling=%s ray-query=%s\n", c.Bindless, c.Sampling, c.RayQuery)
 }
 
-func bytes(n uint64) string {
+func byteSize(n uint64) string {
 	switch {
 	case n >= 1<<30 && n%(1<<30) == 0:
 		return fmt.Sprintf("%d GiB", n>>30)
@@ -153,7 +153,7 @@ func memoryHeaps() ([][]string, error) {
 		}
 		for h := uint32(0); h < mp.MemoryHeapCount; h++ {
 			heap := mp.MemoryHeaps[h]
-			s := bytes(uint64(heap.Size))
+			s := byteSize(uint64(heap.Size))
 			if heap.Flags&vk.MEMORY_HEAP_DEVICE_LOCAL_BIT != 0 {
 				s += " device-local"
 			}
