@@ -76,10 +76,13 @@ func NewDir(path string, opts ...Option) (*Dir, error) {
 		return nil, fmt.Errorf("shadercache: NewDir %q: %w", path, err)
 	}
 	d := &Dir{root: root, max: cfg.maxSize, log: cfg.logger, now: time.Now, touchInterval: defaultTouchInterval, size: -1}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("shadercache: NewDir: %w", err)
+	}
 	for _, k := range kinds {
-		if err := os.MkdirAll(d.kindDir(k), 0o755); err != nil {
-			return nil, fmt.Errorf("shadercache: NewDir: %w", err)
-		}
+		// Best effort: a read-only directory of shipped bytecode is a valid
+		// store, and a write creates a missing subdirectory anyway.
+		os.Mkdir(d.kindDir(k), 0o755)
 	}
 	return d, nil
 }

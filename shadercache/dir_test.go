@@ -197,6 +197,29 @@ func TestDirErrors(t *testing.T) {
 			require.Error(t, d.WriteInternal("b", []byte("2")))
 		}
 	})
+	t.Run("read-only bundle without subdirectories", func(t *testing.T) {
+		root := t.TempDir()
+		d, err := NewDir(root, WithLogger(quiet))
+		require.NoError(t, err)
+		require.NoError(t, d.WriteBytecode("saxpy", []byte("spirv")))
+		for _, k := range kinds {
+			if k != kindBytecode {
+				require.NoError(t, os.Remove(filepath.Join(root, k.String())))
+			}
+		}
+		require.NoError(t, os.Chmod(root, 0o555))
+		t.Cleanup(func() { os.Chmod(root, 0o755) })
+		ro, err := NewDir(root, WithLogger(quiet))
+		require.NoError(t, err)
+		got, ok, err := ro.ReadBytecode("saxpy")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, "spirv", string(got))
+		_, ok, err = ro.ReadShaderCache(keyFor("x"))
+		require.NoError(t, err)
+		require.False(t, ok)
+		require.NoError(t, ro.Clear())
+	})
 	t.Run("entry larger than the cap", func(t *testing.T) {
 		d := newTestDir(t, WithMaxSize(1000))
 		err := d.WriteInternal("big", make([]byte, 2000))

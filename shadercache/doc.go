@@ -18,5 +18,7 @@
 // denied, an invalid name), never that an entry was absent or damaged.
 //
 // Just-in-time cache entries are addressed by a [Key], a SHA-256 digest of the
-// named parts that determine the generated code (see [NewKey]).
+// named parts that determine the generated code (see [NewKey]). Ahead-of-time
+// kernels are stored by name with their argument signature ([SaveKernel]) and
+// loaded with the signature checked ([LoadKernel]).
 package shadercache
