@@ -33,7 +33,7 @@ const defaultBlockSize = 64 << 20
 // host-visible memory), tests use a fake.
 type memoryBacking interface {
 	allocate(typeIndex uint32, size uint64) (memory uint64, mapped uintptr, err error)
-	free(typeIndex uint32, memory uint64)
+	free(typeIndex uint32, memory, size uint64)
 }
 
 // allocation is one carved range.
@@ -185,7 +185,7 @@ func (a *allocator) release(al *allocation) {
 			break
 		}
 	}
-	a.backing.free(b.typeIndex, b.memory)
+	a.backing.free(b.typeIndex, b.memory, b.size)
 	a.calls--
 }
 
@@ -195,7 +195,7 @@ func (a *allocator) releaseAll() {
 	defer a.mu.Unlock()
 	for t, list := range a.blocks {
 		for _, b := range list {
-			a.backing.free(t, b.memory)
+			a.backing.free(t, b.memory, b.size)
 			a.calls--
 		}
 	}

@@ -26,7 +26,7 @@ func (f *fakeBacking) allocate(_ uint32, size uint64) (uint64, uintptr, error) {
 	return f.next, 0, nil
 }
 
-func (f *fakeBacking) free(_ uint32, m uint64) {
+func (f *fakeBacking) free(_ uint32, m, _ uint64) {
 	f.used -= f.live[m]
 	delete(f.live, m)
 }

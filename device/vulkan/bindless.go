@@ -1,0 +1,75 @@
+package vulkan
+
+import (
+	"encoding/binary"
+
+	"github.com/lucent-gpu/lucent/device"
+)
+
+// Bindless arrays, emulated with buffer device addresses (the path lavapipe
+// needs, and the one used everywhere for now): the array is a storage buffer
+// of slotRecordSize-byte records that a kernel indexes and follows.
+//
+//	offset 0  uint64  device address of the slot's first byte (0: empty)
+//	offset 8  uint64  size of the range in bytes
+//	offset 16 uint32  reserved for textures: width, height, depth
+//	offset 28 uint32  reserved for textures: format | sampler<<8
+//
+// The array binds as a storage-buffer descriptor like a buffer argument.
+const slotRecordSize = 32
+
+type bindless struct {
+	tracked
+	d     *Device
+	size  uint32
+	table *buffer
+	name  string
+}
+
+func (b *bindless) setName(n string) { b.name = n }
+
+func (b *bindless) release() { b.table.release() }
+
+// CreateBindlessArray creates an array of size empty slots.
+func (d *Device) CreateBindlessArray(size uint32) (device.Handle, error) {
+	if err := d.alive(); err != nil {
+		return 0, err
+	}
+	if size == 0 {
+		return 0, invalidf("bindless array of 0 slots")
+	}
+	if !d.caps.BufferDeviceAddress {
+		return 0, unsupportedf("bindless arrays need bufferDeviceAddress")
+	}
+	raw, err := d.mem.newRawBuffer(uint64(size)*slotRecordSize, placeDevice)
+	if err != nil {
+		return 0, err
+	}
+	b := &bindless{d: d, size: size, table: &buffer{raw: raw, d: d}}
+	if p := raw.bytes(); p != nil {
+		clear(p) // empty slots; elsewhere the first update writes the records it sets
+	}
+	h, err := d.add(b)
+	if err != nil {
+		b.release()
+		return 0, err
+	}
+	return h, nil
+}
+
+// DestroyBindlessArray releases the array once the work using it has finished.
+func (d *Device) DestroyBindlessArray(h device.Handle) error {
+	b, err := remove[*bindless](d, h, "bindless array")
+	if err != nil {
+		return err
+	}
+	d.graveyard.bury(b.waits(), b.release)
+	return nil
+}
+
+// slotRecord encodes one slot.
+func slotRecord(dst []byte, addr, size uint64) {
+	binary.LittleEndian.PutUint64(dst[0:], addr)
+	binary.LittleEndian.PutUint64(dst[8:], size)
+	clear(dst[16:slotRecordSize])
+}

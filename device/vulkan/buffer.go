@@ -1,0 +1,64 @@
+package vulkan
+
+import (
+	"fmt"
+
+	"github.com/lucent-gpu/lucent/device"
+)
+
+// buffer is a device buffer. Buffers larger than maxStorageBufferRange are
+// fine for copies and device addresses; only a descriptor binding is limited.
+type buffer struct {
+	tracked
+	raw  *rawBuffer
+	desc device.BufferDesc
+	name string
+	d    *Device
+}
+
+func (b *buffer) setName(n string) { b.name = n }
+
+func (b *buffer) release() { b.d.mem.destroyRawBuffer(b.raw) }
+
+func (b *buffer) label(h device.Handle) string {
+	if b.name != "" {
+		return fmt.Sprintf("buffer %d (%q)", h, b.name)
+	}
+	return fmt.Sprintf("buffer %d", h)
+}
+
+// CreateBuffer creates a buffer of desc.Size bytes.
+func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
+	if err := d.alive(); err != nil {
+		return 0, err
+	}
+	if desc.Size == 0 {
+		return 0, invalidf("buffer of 0 bytes")
+	}
+	if desc.Size > d.caps.MaxBufferSize {
+		return 0, fmt.Errorf("vulkan: %w: buffer of %d bytes exceeds the device's maximum of %d",
+			device.ErrOutOfMemory, desc.Size, d.caps.MaxBufferSize)
+	}
+	// Round up so that copies and fills of whole words stay inside.
+	raw, err := d.mem.newRawBuffer(alignUp(desc.Size, 4), placeDevice)
+	if err != nil {
+		return 0, fmt.Errorf("vulkan: buffer of %d bytes: %w", desc.Size, err)
+	}
+	b := &buffer{raw: raw, desc: desc, d: d}
+	h, err := d.add(b)
+	if err != nil {
+		b.release()
+		return 0, err
+	}
+	return h, nil
+}
+
+// DestroyBuffer releases the buffer once the work using it has finished.
+func (d *Device) DestroyBuffer(h device.Handle) error {
+	b, err := remove[*buffer](d, h, "buffer")
+	if err != nil {
+		return err
+	}
+	d.graveyard.bury(b.waits(), b.release)
+	return nil
+}

@@ -1,0 +1,374 @@
+package vulkan
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+)
+
+func init() { device.Register("vulkan", factory{}) }
+
+// factory lists and opens Vulkan physical devices.
+type factory struct{}
+
+func (factory) Enumerate(_ context.Context, opts device.Options) ([]device.Adapter, error) {
+	opts.ValidationLayer = false
+	opts.Debug = nil
+	in, err := newInstance(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer in.destroy()
+	pds, err := in.physicalDevices()
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: enumerating devices: %w", err)
+	}
+	var out []device.Adapter
+	for _, pd := range pds {
+		p, err := queryPhysical(in, pd)
+		if err != nil {
+			continue // below Vulkan 1.2: not usable
+		}
+		out = append(out, p.adapter(len(out)))
+	}
+	return out, nil
+}
+
+func (factory) Open(_ context.Context, opts device.Options) (device.Interface, error) {
+	return Open(opts)
+}
+
+// Device is an open Vulkan device; it implements device.Interface and is safe
+// for concurrent use.
+type Device struct {
+	in   *instance
+	phys *physical
+	caps device.Capabilities
+	vk   uintptr // VkDevice
+	fn   *vkc.Device
+
+	queues     []*queue // compute-capable queues, streams take them round-robin
+	copyQueues []*queue // transfer-only queues, for StreamCopy
+	nextQueue  atomic.Uint32
+
+	mem *memory
+
+	// live guards the resource table. Dispatch holds it shared from looking
+	// resources up to recording their use; destruction takes it exclusively,
+	// so a resource is never released between the two.
+	live       sync.RWMutex
+	objects    map[device.Handle]any
+	nextHandle atomic.Uint64
+	closed     atomic.Bool
+	closeOnce  sync.Once
+
+	graveyard graveyard
+	samplers  samplerCache
+	streams   sync.Map // every *stream not yet released, destroyed ones included
+	parked    parkedSet
+}
+
+// queue is a VkQueue; submissions to it are serialised.
+type queue struct {
+	mu     sync.Mutex
+	handle uintptr
+	family uint32
+}
+
+// Open opens the physical device opts.DeviceIndex (-1: the default choice,
+// a discrete GPU first and a CPU implementation last).
+func Open(opts device.Options) (_ *Device, err error) {
+	in, err := newInstance(opts)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			in.destroy()
+		}
+	}()
+	pds, err := in.physicalDevices()
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: enumerating devices: %w", err)
+	}
+	var phys []*physical
+	var adapters []device.Adapter
+	for _, pd := range pds {
+		p, err := queryPhysical(in, pd)
+		if err != nil {
+			continue
+		}
+		adapters = append(adapters, p.adapter(len(phys)))
+		phys = append(phys, p)
+	}
+	if len(phys) == 0 {
+		return nil, fmt.Errorf("vulkan: %w: no Vulkan 1.2 device found", device.ErrUnsupported)
+	}
+	idx := opts.DeviceIndex
+	if idx < 0 {
+		idx = device.DefaultAdapter(adapters)
+	}
+	if idx >= len(phys) {
+		return nil, invalidf("device index %d out of range (%d adapters)", idx, len(phys))
+	}
+	p := phys[idx]
+	if p.f12.TimelineSemaphore == 0 || p.f13.Synchronization2 == 0 {
+		return nil, unsupportedf("%s lacks timeline semaphores or synchronization2", p.name())
+	}
+	d := &Device{in: in, phys: p, objects: map[device.Handle]any{}}
+	if err := d.createDevice(); err != nil {
+		return nil, err
+	}
+	d.caps = p.capabilities(idx)
+	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
+	d.mem = newMemory(d)
+	return d, nil
+}
+
+// createDevice creates the VkDevice with every feature the runtime uses
+// that the device has, and picks its queues.
+func (d *Device) createDevice() error {
+	p := d.phys
+	compute, transfer := -1, -1
+	for i, q := range p.queues {
+		if q.QueueFlags&vkc.QueueComputeBit != 0 && compute < 0 {
+			compute = i
+		}
+		if q.QueueFlags&vkc.QueueTransferBit != 0 && q.QueueFlags&(vkc.QueueComputeBit|vkc.QueueGraphicsBit) == 0 && transfer < 0 {
+			transfer = i
+		}
+	}
+	if compute < 0 {
+		return unsupportedf("%s has no compute queue", p.name())
+	}
+	prio := [4]float32{1, 1, 1, 1}
+	nCompute := min(p.queues[compute].QueueCount, 4)
+	qcis := []vkc.DeviceQueueCreateInfo{{
+		SType: vkc.StructureTypeDeviceQueueCreateInfo, QueueFamilyIndex: uint32(compute),
+		QueueCount: nCompute, PQueuePriorities: unsafe.Pointer(&prio[0]),
+	}}
+	nTransfer := uint32(0)
+	if transfer >= 0 {
+		nTransfer = min(p.queues[transfer].QueueCount, 2)
+		qcis = append(qcis, vkc.DeviceQueueCreateInfo{
+			SType: vkc.StructureTypeDeviceQueueCreateInfo, QueueFamilyIndex: uint32(transfer),
+			QueueCount: nTransfer, PQueuePriorities: unsafe.Pointer(&prio[0]),
+		})
+	}
+
+	// Enable what the device has of what the runtime uses.
+	var f2 vkc.PhysicalDeviceFeatures2
+	f2.SType = vkc.StructureTypePhysicalDeviceFeatures2
+	want := *p // copy: enable exactly the queried features
+	want.chainFeatures(&f2)
+	f2.Features = p.f
+	// Features no compute runtime needs, and that cost validation time, stay off.
+	want.f12.BufferDeviceAddressCaptureReplay = 0
+	want.f12.BufferDeviceAddressMultiDevice = 0
+	want.as.AccelerationStructureCaptureReplay = 0
+	f2.Features.RobustBufferAccess = p.f.RobustBufferAccess
+
+	var exts []string
+	for _, e := range []string{"VK_KHR_push_descriptor", "VK_EXT_shader_atomic_float", "VK_KHR_shader_clock",
+		"VK_KHR_acceleration_structure", "VK_KHR_ray_query", "VK_KHR_deferred_host_operations", "VK_KHR_portability_subset"} {
+		if p.exts[e] {
+			exts = append(exts, e)
+		}
+	}
+	if want.as.AccelerationStructure != 0 && !p.exts["VK_KHR_deferred_host_operations"] {
+		want.as = vkc.PhysicalDeviceAccelerationStructureFeaturesKHR{SType: want.as.SType}
+		want.chainFeatures(&f2)
+	}
+	extPtr, extKeep := cStrings(exts)
+	ci := vkc.DeviceCreateInfo{
+		SType:                   vkc.StructureTypeDeviceCreateInfo,
+		PNext:                   unsafe.Pointer(&f2),
+		QueueCreateInfoCount:    uint32(len(qcis)),
+		PQueueCreateInfos:       unsafe.Pointer(&qcis[0]),
+		EnabledExtensionCount:   uint32(len(exts)),
+		PpEnabledExtensionNames: extPtr,
+	}
+	if err := check("vkCreateDevice", vkc.CallResult(d.in.fn.CreateDevice, p.handle, vkc.Ptr(&ci), 0, vkc.Ptr(&d.vk))); err != nil {
+		return err
+	}
+	_ = extKeep
+	fn, err := d.in.fn.LoadDevice(d.vk)
+	if err != nil {
+		return fmt.Errorf("vulkan: %w", err)
+	}
+	d.fn = fn
+	for i := uint32(0); i < nCompute; i++ {
+		q := &queue{family: uint32(compute)}
+		vkc.Call(fn.GetDeviceQueue, d.vk, uintptr(compute), uintptr(i), vkc.Ptr(&q.handle))
+		d.queues = append(d.queues, q)
+	}
+	for i := uint32(0); i < nTransfer; i++ {
+		q := &queue{family: uint32(transfer)}
+		vkc.Call(fn.GetDeviceQueue, d.vk, uintptr(transfer), uintptr(i), vkc.Ptr(&q.handle))
+		d.copyQueues = append(d.copyQueues, q)
+	}
+	return nil
+}
+
+// Capabilities returns what the device can do.
+func (d *Device) Capabilities() device.Capabilities { return d.caps }
+
+// NativeHandle returns the VkDevice.
+func (d *Device) NativeHandle() uintptr { return d.vk }
+
+// WarpSize returns the subgroup size.
+func (d *Device) WarpSize() uint32 { return d.caps.WarpSize }
+
+// MemoryGranularity returns the alignment buffer offsets must respect.
+func (d *Device) MemoryGranularity() uint64 { return d.caps.MemoryGranularity }
+
+// SetName gives a resource a debug name (shown in validation messages).
+func (d *Device) SetName(h device.Handle, name string) error {
+	d.live.RLock()
+	defer d.live.RUnlock()
+	if err := d.alive(); err != nil {
+		return err
+	}
+	obj, ok := d.objects[h]
+	if !ok {
+		return d.missing(h, "resource")
+	}
+	if n, ok := obj.(interface{ setName(string) }); ok {
+		n.setName(name)
+	}
+	if d.in.fn.SetDebugUtilsObjectNameEXT == 0 {
+		return nil
+	}
+	typ, vkHandle := objectOf(obj)
+	if vkHandle == 0 {
+		return nil
+	}
+	info := vkc.DebugUtilsObjectNameInfoEXT{
+		SType:        vkc.StructureTypeDebugUtilsObjectNameInfoEXT,
+		ObjectType:   typ,
+		ObjectHandle: vkHandle,
+		PObjectName:  unsafe.Pointer(vkc.CString(name)),
+	}
+	return check("vkSetDebugUtilsObjectNameEXT", vkc.CallResult(d.in.fn.SetDebugUtilsObjectNameEXT, d.vk, vkc.Ptr(&info)))
+}
+
+func (d *Device) alive() error {
+	if d.closed.Load() {
+		return fmt.Errorf("vulkan: device: %w", device.ErrClosed)
+	}
+	return nil
+}
+
+// newHandle returns a fresh handle; one counter serves every kind.
+func (d *Device) newHandle() device.Handle { return device.Handle(d.nextHandle.Add(1)) }
+
+// missing explains why h is not in the table: destroyed, or never created.
+func (d *Device) missing(h device.Handle, kind string) error {
+	if h != 0 && uint64(h) <= d.nextHandle.Load() {
+		return fmt.Errorf("vulkan: %s %d: %w", kind, h, device.ErrClosed)
+	}
+	return invalidf("unknown %s handle %d", kind, h)
+}
+
+// lookup returns the resource h as a T; callers hold d.live.
+func lookup[T any](d *Device, h device.Handle, kind string) (T, error) {
+	var zero T
+	obj, ok := d.objects[h]
+	if !ok {
+		return zero, d.missing(h, kind)
+	}
+	t, ok := obj.(T)
+	if !ok {
+		return zero, invalidf("handle %d is a %s, not a %s", h, kindName(obj), kind)
+	}
+	return t, nil
+}
+
+func kindName(obj any) string {
+	switch obj.(type) {
+	case *buffer:
+		return "buffer"
+	case *texture:
+		return "texture"
+	case *stream:
+		return "stream"
+	case *event:
+		return "event"
+	case *shader:
+		return "shader"
+	case *bindless:
+		return "bindless array"
+	}
+	return "resource"
+}
+
+// add registers obj under a new handle.
+func (d *Device) add(obj any) (device.Handle, error) {
+	d.live.Lock()
+	defer d.live.Unlock()
+	if err := d.alive(); err != nil {
+		return 0, err
+	}
+	h := d.newHandle()
+	d.objects[h] = obj
+	return h, nil
+}
+
+// remove takes h out of the table and returns its object; its release is
+// then deferred by the caller until the GPU is done with it.
+func remove[T any](d *Device, h device.Handle, kind string) (T, error) {
+	d.live.Lock()
+	defer d.live.Unlock()
+	var zero T
+	if err := d.alive(); err != nil {
+		return zero, err
+	}
+	t, err := lookup[T](d, h, kind)
+	if err != nil {
+		return zero, err
+	}
+	delete(d.objects, h)
+	return t, nil
+}
+
+// Close waits for all submitted work, releases every resource and the device.
+// A second Close returns nil.
+func (d *Device) Close() error {
+	var err error
+	d.closeOnce.Do(func() { err = d.close() })
+	return err
+}
+
+func (d *Device) close() error {
+	d.live.Lock()
+	d.closed.Store(true)
+	objs := d.objects
+	d.objects = nil
+	d.live.Unlock()
+
+	var firstErr error
+	// Let every stream finish (callbacks included), then stop its worker.
+	d.streams.Range(func(k, _ any) bool {
+		if err := k.(*stream).finish(); err != nil && firstErr == nil {
+			firstErr = err
+		}
+		return true
+	})
+	vkc.Call(d.fn.DeviceWaitIdle, d.vk)
+	d.graveyard.reapAll()
+	for _, o := range objs {
+		if r, ok := o.(interface{ release() }); ok {
+			r.release()
+		}
+	}
+	d.samplers.release(d)
+	d.mem.release()
+	vkc.Call(d.fn.DestroyDevice, d.vk, 0)
+	d.in.destroy()
+	return firstErr
+}

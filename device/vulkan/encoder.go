@@ -1,0 +1,781 @@
+package vulkan
+
+// The encoder turns a device.CommandList into one VkCommandBuffer. It is one
+// type switch over the commands; barriers come from what each command reads
+// and writes, never from the user.
+//
+// Worked example (a, b, c buffers; k1 writes a, k2 writes b, k3 reads a, b):
+//
+//	k1(write a)           no earlier access: recorded as is
+//	k2(write b)           independent of k1: no barrier, both may overlap
+//	k3(read a, read b)    reads what k1 and k2 wrote: one barrier,
+//	                      src = compute writes, dst = everything after
+//
+// After a barrier the set of accesses is cleared: the barrier orders
+// everything before it with everything after it. Ranges of one buffer that do
+// not overlap are independent (views of disjoint halves run together).
+
+import (
+	"encoding/binary"
+	"fmt"
+	"unsafe"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+)
+
+// access is one resource range touched since the last barrier.
+type access struct {
+	key    any // *buffer, *texture or *bindless
+	lo, hi uint64
+	write  bool
+}
+
+const (
+	stageCompute  = vkc.PipelineStage2ComputeShaderBit
+	stageCopy     = vkc.PipelineStage2AllTransferBit
+	stageIndirect = vkc.PipelineStage2DrawIndirectBit
+	stageAll      = vkc.PipelineStage2AllCommandsBit
+
+	writeAccess = vkc.Access2ShaderWriteBit | vkc.Access2TransferWriteBit | vkc.Access2MemoryWriteBit
+	// everything after a barrier may read or write anything before it
+	dstAccess = vkc.Access2MemoryReadBit | vkc.Access2MemoryWriteBit
+)
+
+type encoder struct {
+	d   *Device
+	s   *stream
+	cmd uintptr
+	sub *submission
+
+	accesses  []access
+	srcStage  uint64
+	srcAccess uint64
+	global    bool // unknown memory was touched (bindless, custom): next command needs a barrier
+	imgInit   []vkc.ImageMemoryBarrier2
+	pipeline  uint64
+	downloads bool
+
+	staging    []byte
+	stagingOff uint64
+	used       []*tracked
+
+	push     [128]byte
+	writes   []vkc.WriteDescriptorSet
+	bufInfos []vkc.DescriptorBufferInfo
+	imgInfos []vkc.DescriptorImageInfo
+}
+
+func (e *encoder) init(d *Device, s *stream) {
+	e.d, e.s = d, s
+	e.writes = make([]vkc.WriteDescriptorSet, 0, 64)
+	e.bufInfos = make([]vkc.DescriptorBufferInfo, 0, 64)
+	e.imgInfos = make([]vkc.DescriptorImageInfo, 0, 64)
+}
+
+func (e *encoder) release() {}
+
+// stagingSize is the host-visible memory a list needs for its transfers.
+func stagingSize(list *device.CommandList) uint64 {
+	var n uint64
+	for _, c := range list.Commands {
+		switch c := c.(type) {
+		case *device.BufferUpload:
+			n += alignUp(uint64(len(c.Data)), 16)
+		case *device.BufferDownload:
+			n += alignUp(uint64(len(c.Data)), 16)
+		case *device.TextureUpload:
+			n += alignUp(uint64(len(c.Data)), 16)
+		case *device.TextureDownload:
+			n += alignUp(uint64(len(c.Data)), 16)
+		case *device.BindlessUpdate:
+			n += alignUp(uint64(len(c.Slots))*slotRecordSize, 16)
+		}
+	}
+	return n
+}
+
+// Dispatch encodes list into a command buffer and submits it on the stream.
+func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
+	d.live.RLock()
+	defer d.live.RUnlock()
+	if err := d.alive(); err != nil {
+		return err
+	}
+	s, err := lookup[*stream](d, sh, "stream")
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		return invalidf("nil command list")
+	}
+	if s.kind == device.StreamCopy {
+		for i, c := range list.Commands {
+			if device.NeedsCompute(c) {
+				return invalidf("command %d (%T) needs a compute stream; stream %d is a copy stream", i, c, sh)
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.err(); err != nil {
+		return err
+	}
+	sub := &submission{callbacks: list.Callbacks}
+	if len(list.Commands) == 0 {
+		s.enqueue(sub)
+		return nil
+	}
+	e := &s.enc
+	if err := e.encode(sub, list); err != nil {
+		if sub.cmd != 0 {
+			vkc.Call(d.fn.EndCommandBuffer, sub.cmd)
+			s.spare = append(s.spare, sub.cmd)
+		}
+		if sub.staging != nil {
+			d.mem.destroyRawBuffer(sub.staging)
+		}
+		e.reset()
+		return err
+	}
+	s.enqueue(sub)
+	for _, t := range e.used {
+		t.use(s, sub.value)
+	}
+	e.reset()
+	return nil
+}
+
+func (e *encoder) reset() {
+	e.accesses = e.accesses[:0]
+	e.srcStage, e.srcAccess, e.global = 0, 0, false
+	e.imgInit = e.imgInit[:0]
+	e.pipeline = 0
+	e.downloads = false
+	e.staging, e.stagingOff = nil, 0
+	clear(e.used)
+	e.used = e.used[:0]
+	e.sub, e.cmd = nil, 0
+}
+
+func (e *encoder) encode(sub *submission, list *device.CommandList) error {
+	d := e.d
+	e.sub = sub
+	if n := stagingSize(list); n > 0 {
+		st, err := d.mem.newRawBuffer(n, placeStaging)
+		if err != nil {
+			return fmt.Errorf("vulkan: staging memory for %d bytes: %w", n, err)
+		}
+		sub.staging = st
+		e.staging = st.bytes()
+	}
+	cmd, err := e.s.commandBuffer()
+	if err != nil {
+		return err
+	}
+	sub.cmd, e.cmd = cmd, cmd
+	bi := vkc.CommandBufferBeginInfo{SType: vkc.StructureTypeCommandBufferBeginInfo, Flags: vkc.CommandBufferUsageOneTimeSubmitBit}
+	if err := check("vkBeginCommandBuffer", vkc.CallResult(d.fn.BeginCommandBuffer, cmd, vkc.Ptr(&bi))); err != nil {
+		return err
+	}
+	// Order this list after the stream's earlier lists: submission order alone
+	// makes no memory available or visible.
+	e.srcStage, e.srcAccess = stageAll, vkc.Access2MemoryWriteBit
+	e.global = true
+	for i, c := range list.Commands {
+		if err := e.command(c); err != nil {
+			return fmt.Errorf("command %d (%T): %w", i, c, err)
+		}
+	}
+	if e.downloads {
+		mb := vkc.MemoryBarrier2{
+			SType: vkc.StructureTypeMemoryBarrier2, SrcStageMask: stageCopy, SrcAccessMask: vkc.Access2TransferWriteBit,
+			DstStageMask: vkc.PipelineStage2HostBit, DstAccessMask: vkc.Access2HostReadBit,
+		}
+		di := vkc.DependencyInfo{SType: vkc.StructureTypeDependencyInfo, MemoryBarrierCount: 1, PMemoryBarriers: unsafe.Pointer(&mb)}
+		vkc.Call(d.fn.CmdPipelineBarrier2, cmd, vkc.Ptr(&di))
+	}
+	return check("vkEndCommandBuffer", vkc.CallResult(d.fn.EndCommandBuffer, cmd))
+}
+
+// use records a resource range a command touches, emitting a barrier first
+// when it conflicts with an access since the last barrier.
+type use struct {
+	key    any
+	lo, hi uint64
+	write  bool
+}
+
+// order emits the barrier the next command needs, then records its uses.
+func (e *encoder) order(stage, acc uint64, uses ...use) {
+	conflict := e.global
+	for _, u := range uses {
+		if conflict {
+			break
+		}
+		for _, a := range e.accesses {
+			if a.key == u.key && a.lo < u.hi && u.lo < a.hi && (a.write || u.write) {
+				conflict = true
+				break
+			}
+		}
+	}
+	if conflict || len(e.imgInit) > 0 {
+		e.barrier(conflict)
+	}
+	for _, u := range uses {
+		e.accesses = append(e.accesses, access(u))
+	}
+	e.srcStage |= stage
+	e.srcAccess |= acc & writeAccess
+}
+
+func (e *encoder) barrier(memory bool) {
+	di := vkc.DependencyInfo{SType: vkc.StructureTypeDependencyInfo}
+	var mb vkc.MemoryBarrier2
+	if memory && e.srcStage != 0 {
+		mb = vkc.MemoryBarrier2{
+			SType: vkc.StructureTypeMemoryBarrier2, SrcStageMask: e.srcStage, SrcAccessMask: e.srcAccess,
+			DstStageMask: stageAll, DstAccessMask: dstAccess,
+		}
+		di.MemoryBarrierCount = 1
+		di.PMemoryBarriers = unsafe.Pointer(&mb)
+	}
+	if len(e.imgInit) > 0 {
+		di.ImageMemoryBarrierCount = uint32(len(e.imgInit))
+		di.PImageMemoryBarriers = unsafe.Pointer(&e.imgInit[0])
+	}
+	if di.MemoryBarrierCount+di.ImageMemoryBarrierCount > 0 {
+		vkc.Call(e.d.fn.CmdPipelineBarrier2, e.cmd, vkc.Ptr(&di))
+	}
+	e.imgInit = e.imgInit[:0]
+	if memory {
+		e.accesses = e.accesses[:0]
+		e.srcStage, e.srcAccess = 0, 0
+		e.global = false
+	}
+}
+
+// stage reserves n bytes of staging memory and returns them with their offset.
+func (e *encoder) stage(n uint64) ([]byte, uint64) {
+	off := e.stagingOff
+	e.stagingOff += alignUp(n, 16)
+	return e.staging[off : off+n], off
+}
+
+func (e *encoder) buffer(h device.Handle) (*buffer, error) {
+	b, err := lookup[*buffer](e.d, h, "buffer")
+	if err == nil {
+		e.used = append(e.used, &b.tracked)
+	}
+	return b, err
+}
+
+func (e *encoder) texture(h device.Handle) (*texture, error) {
+	t, err := lookup[*texture](e.d, h, "texture")
+	if err != nil {
+		return nil, err
+	}
+	e.used = append(e.used, &t.tracked)
+	if t.needsInit.CompareAndSwap(true, false) {
+		e.imgInit = append(e.imgInit, vkc.ImageMemoryBarrier2{
+			SType:        vkc.StructureTypeImageMemoryBarrier2,
+			SrcStageMask: vkc.PipelineStage2TopOfPipeBit, DstStageMask: stageAll, DstAccessMask: dstAccess,
+			OldLayout: vkc.ImageLayoutUndefined, NewLayout: vkc.ImageLayoutGeneral,
+			SrcQueueFamilyIndex: ^uint32(0), DstQueueFamilyIndex: ^uint32(0),
+			Image:            uintptr(t.image),
+			SubresourceRange: vkc.ImageSubresourceRange{AspectMask: vkc.ImageAspectColorBit, LevelCount: t.desc.Levels, LayerCount: 1},
+		})
+	}
+	return t, nil
+}
+
+// span checks [off, off+size) against a buffer (size 0: to the end).
+func span(b *buffer, h device.Handle, off, size uint64) (uint64, error) {
+	if size == 0 {
+		if off > b.desc.Size {
+			return 0, invalidf("%s: offset %d beyond its %d bytes", b.label(h), off, b.desc.Size)
+		}
+		size = b.desc.Size - off
+	}
+	if off+size > b.desc.Size || off+size < off {
+		return 0, invalidf("%s: range [%d, %d) beyond its %d bytes", b.label(h), off, off+size, b.desc.Size)
+	}
+	return size, nil
+}
+
+// command encodes one command: the one type switch.
+func (e *encoder) command(c device.Command) error {
+	d, cmd := e.d, e.cmd
+	switch c := c.(type) {
+	case *device.BufferUpload:
+		b, err := e.buffer(c.Buffer)
+		if err != nil {
+			return err
+		}
+		n := uint64(len(c.Data))
+		if _, err := span(b, c.Buffer, c.Offset, max(n, 1)); err != nil || n == 0 {
+			return err
+		}
+		dst, off := e.stage(n)
+		copy(dst, c.Data)
+		e.order(stageCopy, vkc.Access2TransferWriteBit, use{b, c.Offset, c.Offset + n, true})
+		e.copyBuffer(e.sub.staging.handle, off, b.raw.handle, c.Offset, n)
+
+	case *device.BufferDownload:
+		b, err := e.buffer(c.Buffer)
+		if err != nil {
+			return err
+		}
+		n := uint64(len(c.Data))
+		if _, err := span(b, c.Buffer, c.Offset, max(n, 1)); err != nil || n == 0 {
+			return err
+		}
+		_, off := e.stage(n)
+		e.order(stageCopy, vkc.Access2TransferWriteBit, use{b, c.Offset, c.Offset + n, false})
+		e.copyBuffer(b.raw.handle, c.Offset, e.sub.staging.handle, off, n)
+		e.sub.downloads = append(e.sub.downloads, download{offset: off, dst: c.Data})
+		e.downloads = true
+
+	case *device.BufferCopy:
+		src, err := e.buffer(c.Src)
+		if err != nil {
+			return err
+		}
+		dst, err := e.buffer(c.Dst)
+		if err != nil {
+			return err
+		}
+		if c.Size == 0 {
+			return nil
+		}
+		if _, err := span(src, c.Src, c.SrcOffset, c.Size); err != nil {
+			return err
+		}
+		if _, err := span(dst, c.Dst, c.DstOffset, c.Size); err != nil {
+			return err
+		}
+		if src == dst && c.SrcOffset < c.DstOffset+c.Size && c.DstOffset < c.SrcOffset+c.Size {
+			return invalidf("copy within %s: source and destination ranges overlap", src.label(c.Src))
+		}
+		e.order(stageCopy, vkc.Access2TransferWriteBit,
+			use{src, c.SrcOffset, c.SrcOffset + c.Size, false}, use{dst, c.DstOffset, c.DstOffset + c.Size, true})
+		e.copyBuffer(src.raw.handle, c.SrcOffset, dst.raw.handle, c.DstOffset, c.Size)
+
+	case *device.BufferToTexture:
+		b, err := e.buffer(c.Buffer)
+		if err != nil {
+			return err
+		}
+		t, err := e.texture(c.Texture)
+		if err != nil {
+			return err
+		}
+		origin, size, n, err := t.region(c.Region, c.Texture)
+		if err != nil {
+			return err
+		}
+		if err := e.texelOffset(t, c.Offset); err != nil {
+			return err
+		}
+		if _, err := span(b, c.Buffer, c.Offset, n); err != nil {
+			return err
+		}
+		e.order(stageCopy, vkc.Access2TransferWriteBit, use{b, c.Offset, c.Offset + n, false}, use{t, 0, ^uint64(0), true})
+		r := t.copyRegion(c.Offset, c.Region.Level, origin, size)
+		vkc.Call(d.fn.CmdCopyBufferToImage, cmd, uintptr(b.raw.handle), uintptr(t.image), vkc.ImageLayoutGeneral, 1, vkc.Ptr(&r))
+
+	case *device.TextureToBuffer:
+		t, err := e.texture(c.Texture)
+		if err != nil {
+			return err
+		}
+		b, err := e.buffer(c.Buffer)
+		if err != nil {
+			return err
+		}
+		origin, size, n, err := t.region(c.Region, c.Texture)
+		if err != nil {
+			return err
+		}
+		if err := e.texelOffset(t, c.Offset); err != nil {
+			return err
+		}
+		if _, err := span(b, c.Buffer, c.Offset, n); err != nil {
+			return err
+		}
+		e.order(stageCopy, vkc.Access2TransferWriteBit, use{t, 0, ^uint64(0), false}, use{b, c.Offset, c.Offset + n, true})
+		r := t.copyRegion(c.Offset, c.Region.Level, origin, size)
+		vkc.Call(d.fn.CmdCopyImageToBuffer, cmd, uintptr(t.image), vkc.ImageLayoutGeneral, uintptr(b.raw.handle), 1, vkc.Ptr(&r))
+
+	case *device.TextureUpload:
+		t, err := e.texture(c.Texture)
+		if err != nil {
+			return err
+		}
+		origin, size, n, err := t.region(c.Region, c.Texture)
+		if err != nil {
+			return err
+		}
+		if uint64(len(c.Data)) != n {
+			return invalidf("texture %d: %d bytes of data for a region of %d bytes", c.Texture, len(c.Data), n)
+		}
+		dst, off := e.stage(n)
+		copy(dst, c.Data)
+		e.order(stageCopy, vkc.Access2TransferWriteBit, use{t, 0, ^uint64(0), true})
+		r := t.copyRegion(off, c.Region.Level, origin, size)
+		vkc.Call(d.fn.CmdCopyBufferToImage, cmd, uintptr(e.sub.staging.handle), uintptr(t.image), vkc.ImageLayoutGeneral, 1, vkc.Ptr(&r))
+
+	case *device.TextureDownload:
+		t, err := e.texture(c.Texture)
+		if err != nil {
+			return err
+		}
+		origin, size, n, err := t.region(c.Region, c.Texture)
+		if err != nil {
+			return err
+		}
+		if uint64(len(c.Data)) != n {
+			return invalidf("texture %d: %d bytes of room for a region of %d bytes", c.Texture, len(c.Data), n)
+		}
+		_, off := e.stage(n)
+		e.order(stageCopy, vkc.Access2TransferWriteBit, use{t, 0, ^uint64(0), false})
+		r := t.copyRegion(off, c.Region.Level, origin, size)
+		vkc.Call(d.fn.CmdCopyImageToBuffer, cmd, uintptr(t.image), vkc.ImageLayoutGeneral, uintptr(e.sub.staging.handle), 1, vkc.Ptr(&r))
+		e.sub.downloads = append(e.sub.downloads, download{offset: off, dst: c.Data})
+		e.downloads = true
+
+	case *device.TextureCopy:
+		src, err := e.texture(c.Src)
+		if err != nil {
+			return err
+		}
+		dst, err := e.texture(c.Dst)
+		if err != nil {
+			return err
+		}
+		if c.SrcLevel >= src.desc.Levels || c.DstLevel >= dst.desc.Levels {
+			return invalidf("texture copy: level %d of %d to level %d of %d", c.SrcLevel, src.desc.Levels, c.DstLevel, dst.desc.Levels)
+		}
+		if src.desc.Format != dst.desc.Format || src.extent(c.SrcLevel) != dst.extent(c.DstLevel) {
+			return invalidf("texture copy: %v %v to %v %v", src.desc.Format, src.extent(c.SrcLevel), dst.desc.Format, dst.extent(c.DstLevel))
+		}
+		if src == dst && c.SrcLevel == c.DstLevel {
+			return invalidf("texture copy of level %d onto itself", c.SrcLevel)
+		}
+		ext := src.extent(c.SrcLevel)
+		r := vkc.ImageCopy{
+			SrcSubresource: vkc.ImageSubresourceLayers{AspectMask: vkc.ImageAspectColorBit, MipLevel: c.SrcLevel, LayerCount: 1},
+			DstSubresource: vkc.ImageSubresourceLayers{AspectMask: vkc.ImageAspectColorBit, MipLevel: c.DstLevel, LayerCount: 1},
+			Extent:         vkc.Extent3D{Width: ext[0], Height: ext[1], Depth: ext[2]},
+		}
+		uses := []use{{dst, 0, ^uint64(0), true}}
+		if src != dst {
+			uses = append(uses, use{src, 0, ^uint64(0), false})
+		}
+		e.order(stageCopy, vkc.Access2TransferWriteBit, uses...)
+		vkc.Call(d.fn.CmdCopyImage, cmd, uintptr(src.image), vkc.ImageLayoutGeneral, uintptr(dst.image), vkc.ImageLayoutGeneral, 1, vkc.Ptr(&r))
+
+	case *device.ShaderDispatch:
+		return e.dispatch(c)
+
+	case *device.BindlessUpdate:
+		arr, err := lookup[*bindless](d, c.Array, "bindless array")
+		if err != nil {
+			return err
+		}
+		e.used = append(e.used, &arr.tracked)
+		if len(c.Slots) == 0 {
+			return nil
+		}
+		recs, off := e.stage(uint64(len(c.Slots)) * slotRecordSize)
+		type run struct{ src, dst, n uint64 }
+		var runs []run
+		for i, sl := range c.Slots {
+			if sl.Slot >= arr.size {
+				return invalidf("bindless array %d: slot %d of %d", c.Array, sl.Slot, arr.size)
+			}
+			rec := recs[i*slotRecordSize : (i+1)*slotRecordSize]
+			switch sl.Op {
+			case device.BindlessSetBuffer:
+				b, err := e.buffer(sl.Buffer)
+				if err != nil {
+					return err
+				}
+				n, err := span(b, sl.Buffer, sl.Offset, sl.Size)
+				if err != nil {
+					return err
+				}
+				slotRecord(rec, b.raw.addr+sl.Offset, n)
+			case device.BindlessSetTexture:
+				return unsupportedf("bindless array %d: texture slots on the emulated path are not implemented", c.Array)
+			case device.BindlessRemove:
+				slotRecord(rec, 0, 0)
+			default:
+				return invalidf("bindless array %d: slot op %d", c.Array, sl.Op)
+			}
+			runs = append(runs, run{off + uint64(i)*slotRecordSize, uint64(sl.Slot) * slotRecordSize, slotRecordSize})
+		}
+		e.order(stageCopy, vkc.Access2TransferWriteBit, use{arr, 0, ^uint64(0), true})
+		for _, r := range runs {
+			e.copyBuffer(e.sub.staging.handle, r.src, arr.table.raw.handle, r.dst, r.n)
+		}
+
+	case *device.Custom:
+		if c.Func == nil {
+			return invalidf("custom command %q has no Func", c.Name)
+		}
+		var uses []use
+		for _, u := range c.Resources {
+			switch u.Kind {
+			case device.KindBuffer:
+				b, err := e.buffer(u.Handle)
+				if err != nil {
+					return err
+				}
+				n, err := span(b, u.Handle, u.Offset, u.Size)
+				if err != nil {
+					return err
+				}
+				uses = append(uses, use{b, u.Offset, u.Offset + n, u.Access&device.Write != 0})
+			case device.KindTexture:
+				t, err := e.texture(u.Handle)
+				if err != nil {
+					return err
+				}
+				uses = append(uses, use{t, 0, ^uint64(0), u.Access&device.Write != 0})
+			}
+		}
+		e.order(stageAll, vkc.Access2MemoryWriteBit, uses...)
+		e.pipeline = 0 // the function may bind its own
+		if err := c.Func(cmd); err != nil {
+			return fmt.Errorf("custom command %q: %w", c.Name, err)
+		}
+
+	default:
+		return unsupportedf("command %T", c)
+	}
+	return nil
+}
+
+// texelOffset checks a buffer offset used with a texture copy.
+func (e *encoder) texelOffset(t *texture, off uint64) error {
+	if px := uint64(t.desc.Format.PixelSize()); off%px != 0 || off%4 != 0 {
+		return invalidf("buffer offset %d of a %v copy is not a multiple of the texel size %d and of 4", off, t.desc.Format, px)
+	}
+	return nil
+}
+
+func (e *encoder) copyBuffer(src uint64, srcOff uint64, dst uint64, dstOff uint64, n uint64) {
+	r := vkc.BufferCopy{SrcOffset: srcOff, DstOffset: dstOff, Size: n}
+	vkc.Call(e.d.fn.CmdCopyBuffer, e.cmd, uintptr(src), uintptr(dst), 1, vkc.Ptr(&r))
+}
+
+// dispatch binds a shader's arguments (push descriptors and push constants,
+// kernel ABI v1) and dispatches it, split into pieces no larger than the
+// device's workgroup-count limit.
+func (e *encoder) dispatch(c *device.ShaderDispatch) error {
+	d, cmd := e.d, e.cmd
+	sh, err := lookup[*shader](d, c.Shader, "shader")
+	if err != nil {
+		return err
+	}
+	e.used = append(e.used, &sh.tracked)
+	sig := &sh.sig
+	if len(c.Args) != len(sig.Args) {
+		return invalidf("shader %d takes %d arguments, got %d", c.Shader, len(sig.Args), len(c.Args))
+	}
+	e.writes, e.bufInfos, e.imgInfos = e.writes[:0], e.bufInfos[:0], e.imgInfos[:0]
+	clear(e.push[:sh.pushSize])
+	var uses []use
+	bindlessUsed := false
+	for i, a := range c.Args {
+		p := sig.Args[i]
+		if a.Kind != p.Kind {
+			return invalidf("shader %d %s: got a %v, want a %v", c.Shader, p.Label(i), a.Kind, p.Kind)
+		}
+		desc := sh.descType[i]
+		switch a.Kind {
+		case device.ArgUniform:
+			if uint32(len(a.Uniform)) != p.Size {
+				return invalidf("shader %d %s: %d bytes, want %d", c.Shader, p.Label(i), len(a.Uniform), p.Size)
+			}
+			copy(e.push[p.Offset:], a.Uniform)
+		case device.ArgBuffer:
+			b, err := e.buffer(a.Handle)
+			if err != nil {
+				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
+			}
+			n, err := span(b, a.Handle, a.Offset, a.Size)
+			if err != nil {
+				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
+			}
+			acc := p.Access
+			if acc == 0 {
+				acc = device.ReadWrite
+			}
+			uses = append(uses, use{b, a.Offset, a.Offset + n, acc&device.Write != 0})
+			if desc < 0 { // by device address
+				if b.raw.addr == 0 {
+					return unsupportedf("shader %d %s: buffer device addresses are unavailable", c.Shader, p.Label(i))
+				}
+				binary.LittleEndian.PutUint64(e.push[p.Offset:], b.raw.addr+a.Offset)
+				continue
+			}
+			if a.Offset%d.caps.MemoryGranularity != 0 {
+				return invalidf("shader %d %s: offset %d is not a multiple of %d", c.Shader, p.Label(i), a.Offset, d.caps.MemoryGranularity)
+			}
+			if n > d.caps.MaxStorageBufferRange {
+				return invalidf("shader %d %s: a %d-byte range exceeds maxStorageBufferRange (%d); pass larger buffers by device address",
+					c.Shader, p.Label(i), n, d.caps.MaxStorageBufferRange)
+			}
+			e.bufInfos = append(e.bufInfos, vkc.DescriptorBufferInfo{Buffer: uintptr(b.raw.handle), Offset: a.Offset, Range: n})
+			e.writes = append(e.writes, vkc.WriteDescriptorSet{
+				SType: vkc.StructureTypeWriteDescriptorSet, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: desc,
+				PBufferInfo: unsafe.Pointer(&e.bufInfos[len(e.bufInfos)-1]),
+			})
+		case device.ArgTexture, device.ArgSampledTexture:
+			t, err := e.texture(a.Handle)
+			if err != nil {
+				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
+			}
+			if p.Dim != 0 && p.Dim != t.desc.Dim {
+				return invalidf("shader %d %s: a %dD texture, want %dD", c.Shader, p.Label(i), t.desc.Dim, p.Dim)
+			}
+			info := vkc.DescriptorImageInfo{ImageLayout: vkc.ImageLayoutGeneral}
+			if a.Kind == device.ArgTexture {
+				if !t.storage {
+					return unsupportedf("shader %d %s: format %v cannot be a storage image on this device", c.Shader, p.Label(i), t.desc.Format)
+				}
+				if p.Format != device.FormatInvalid && p.Format != t.desc.Format {
+					return invalidf("shader %d %s: texture of format %v, want %v", c.Shader, p.Label(i), t.desc.Format, p.Format)
+				}
+				if a.Level >= t.desc.Levels {
+					return invalidf("shader %d %s: mip level %d of %d", c.Shader, p.Label(i), a.Level, t.desc.Levels)
+				}
+				info.ImageView = uintptr(t.levels[a.Level])
+			} else {
+				if !t.sampled {
+					return unsupportedf("shader %d %s: format %v cannot be sampled on this device", c.Shader, p.Label(i), t.desc.Format)
+				}
+				smp, err := d.samplers.get(d, a.Sampler)
+				if err != nil {
+					return err
+				}
+				info.ImageView, info.Sampler = uintptr(t.full), uintptr(smp)
+			}
+			acc := p.Access
+			if acc == 0 {
+				acc = device.ReadWrite
+			}
+			uses = append(uses, use{t, 0, ^uint64(0), acc&device.Write != 0})
+			e.imgInfos = append(e.imgInfos, info)
+			e.writes = append(e.writes, vkc.WriteDescriptorSet{
+				SType: vkc.StructureTypeWriteDescriptorSet, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: desc,
+				PImageInfo: unsafe.Pointer(&e.imgInfos[len(e.imgInfos)-1]),
+			})
+		case device.ArgBindlessArray:
+			arr, err := lookup[*bindless](d, a.Handle, "bindless array")
+			if err != nil {
+				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
+			}
+			e.used = append(e.used, &arr.tracked)
+			bindlessUsed = true
+			uses = append(uses, use{arr, 0, ^uint64(0), false})
+			e.bufInfos = append(e.bufInfos, vkc.DescriptorBufferInfo{Buffer: uintptr(arr.table.raw.handle), Range: arr.table.raw.size})
+			e.writes = append(e.writes, vkc.WriteDescriptorSet{
+				SType: vkc.StructureTypeWriteDescriptorSet, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: vkc.DescriptorTypeStorageBuffer,
+				PBufferInfo: unsafe.Pointer(&e.bufInfos[len(e.bufInfos)-1]),
+			})
+		default:
+			return unsupportedf("shader %d %s: %v arguments", c.Shader, p.Label(i), a.Kind)
+		}
+	}
+
+	var groups [3]uint32
+	stage := uint64(stageCompute)
+	var ind *buffer
+	if c.Indirect != 0 {
+		var err error
+		if ind, err = e.buffer(c.Indirect); err != nil {
+			return fmt.Errorf("indirect dispatch: %w", err)
+		}
+		if c.IndirectOffset%4 != 0 {
+			return invalidf("indirect dispatch: offset %d is not a multiple of 4", c.IndirectOffset)
+		}
+		if _, err := span(ind, c.Indirect, c.IndirectOffset, 12); err != nil {
+			return fmt.Errorf("indirect dispatch: %w", err)
+		}
+		uses = append(uses, use{ind, c.IndirectOffset, c.IndirectOffset + 12, false})
+		stage |= stageIndirect
+	} else {
+		for i := range 3 {
+			groups[i] = (c.Size[i] + sig.BlockSize[i] - 1) / sig.BlockSize[i]
+			if c.Size[i] == 0 {
+				return nil // nothing to run
+			}
+		}
+	}
+	if bindlessUsed {
+		e.global = true // the kernel may read anything the slots point at
+	}
+	e.order(stage, vkc.Access2ShaderWriteBit, uses...)
+	if sh.pipeline != e.pipeline {
+		vkc.Call(d.fn.CmdBindPipeline, cmd, vkc.PipelineBindPointCompute, uintptr(sh.pipeline))
+		e.pipeline = sh.pipeline
+	}
+	if len(e.writes) > 0 {
+		vkc.Call(d.fn.CmdPushDescriptorSetKHR, cmd, vkc.PipelineBindPointCompute, uintptr(sh.layout), 0,
+			uintptr(len(e.writes)), uintptr(unsafe.Pointer(&e.writes[0])))
+	}
+	pushConstants := func() {
+		if sh.pushSize > 0 {
+			vkc.Call(d.fn.CmdPushConstants, cmd, uintptr(sh.layout), vkc.ShaderStageComputeBit, 0, uintptr(sh.pushSize), uintptr(unsafe.Pointer(&e.push[0])))
+		}
+	}
+	header := sig.DispatchHeader && sh.pushSize >= 24
+	if ind != nil {
+		if header {
+			// The group count lives on the GPU: every launched thread is in range.
+			for i := range 3 {
+				binary.LittleEndian.PutUint32(e.push[4*i:], ^uint32(0))
+			}
+		}
+		pushConstants()
+		vkc.Call(d.fn.CmdDispatchIndirect, cmd, uintptr(ind.raw.handle), uintptr(c.IndirectOffset))
+	} else {
+		if header {
+			for i := range 3 {
+				binary.LittleEndian.PutUint32(e.push[4*i:], c.Size[i])
+			}
+		}
+		limit := d.caps.MaxWorkgroupCount
+		for z := uint32(0); z < groups[2]; z += limit[2] {
+			for y := uint32(0); y < groups[1]; y += limit[1] {
+				for x := uint32(0); x < groups[0]; x += limit[0] {
+					n := [3]uint32{min(limit[0], groups[0]-x), min(limit[1], groups[1]-y), min(limit[2], groups[2]-z)}
+					if header {
+						binary.LittleEndian.PutUint32(e.push[12:], x)
+						binary.LittleEndian.PutUint32(e.push[16:], y)
+						binary.LittleEndian.PutUint32(e.push[20:], z)
+						pushConstants()
+						vkc.Call(d.fn.CmdDispatch, cmd, uintptr(n[0]), uintptr(n[1]), uintptr(n[2]))
+					} else {
+						if x == 0 && y == 0 && z == 0 {
+							pushConstants()
+						}
+						if x|y|z == 0 {
+							vkc.Call(d.fn.CmdDispatch, cmd, uintptr(n[0]), uintptr(n[1]), uintptr(n[2]))
+						} else {
+							vkc.Call(d.fn.CmdDispatchBase, cmd, uintptr(x), uintptr(y), uintptr(z), uintptr(n[0]), uintptr(n[1]), uintptr(n[2]))
+						}
+					}
+				}
+			}
+		}
+	}
+	if bindlessUsed {
+		e.global = true // the kernel may have written anything the slots point at
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+package vulkan
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+)
+
+// memory places resources in device memory through the sub-allocator. On a
+// unified device (lavapipe, integrated GPUs) every resource lives in
+// host-visible memory; on a discrete GPU resources are device-local and
+// transfers go through host-visible staging buffers.
+type memory struct {
+	d     *Device
+	alloc *allocator
+
+	mu       sync.Mutex
+	heapUsed []uint64 // bytes allocated from each heap through this device
+}
+
+func newMemory(d *Device) *memory {
+	m := &memory{d: d, heapUsed: make([]uint64, d.phys.mem.MemoryHeapCount)}
+	m.alloc = newAllocator(m, d.phys.props.Limits.BufferImageGranularity)
+	return m
+}
+
+// placement says what a resource needs of its memory.
+type placement uint8
+
+const (
+	placeDevice  placement = iota // fastest for the GPU
+	placeStaging                  // host-visible, coherent: uploads, downloads
+)
+
+// memoryType picks a memory type allowed by typeBits for the placement.
+func (m *memory) memoryType(typeBits uint32, p placement) (uint32, error) {
+	mp := &m.d.phys.mem
+	var prefs [][2]uint32 // required, preferred flags
+	switch {
+	case p == placeStaging:
+		prefs = [][2]uint32{
+			{vkc.MemoryPropertyHostVisibleBit | vkc.MemoryPropertyHostCoherentBit, vkc.MemoryPropertyHostCachedBit},
+			{vkc.MemoryPropertyHostVisibleBit | vkc.MemoryPropertyHostCoherentBit, 0},
+		}
+	case m.d.phys.unified():
+		prefs = [][2]uint32{
+			{vkc.MemoryPropertyDeviceLocalBit | vkc.MemoryPropertyHostVisibleBit | vkc.MemoryPropertyHostCoherentBit, 0},
+			{vkc.MemoryPropertyDeviceLocalBit, 0},
+			{0, 0},
+		}
+	default:
+		prefs = [][2]uint32{{vkc.MemoryPropertyDeviceLocalBit, 0}, {0, 0}}
+	}
+	for _, pr := range prefs {
+		best := -1
+		for i := uint32(0); i < mp.MemoryTypeCount; i++ {
+			fl := mp.MemoryTypes[i].PropertyFlags
+			if typeBits&(1<<i) == 0 || fl&pr[0] != pr[0] {
+				continue
+			}
+			if best < 0 || (pr[1] != 0 && fl&pr[1] != 0 && mp.MemoryTypes[best].PropertyFlags&pr[1] == 0) {
+				best = int(i)
+			}
+		}
+		if best >= 0 {
+			return uint32(best), nil
+		}
+	}
+	return 0, unsupportedf("no memory type for type bits %#x", typeBits)
+}
+
+// allocate is the sub-allocator's backing: one vkAllocateMemory per block,
+// mapped once for its lifetime when host-visible.
+func (m *memory) allocate(typeIndex uint32, size uint64) (uint64, uintptr, error) {
+	mt := m.d.phys.mem.MemoryTypes[typeIndex]
+	heap := mt.HeapIndex
+	m.mu.Lock()
+	if limit := m.d.phys.mem.MemoryHeaps[heap].Size; m.heapUsed[heap]+size > limit {
+		used := m.heapUsed[heap]
+		m.mu.Unlock()
+		return 0, 0, fmt.Errorf("vulkan: %w: %d bytes asked of memory heap %d (%d of %d bytes in use)",
+			device.ErrOutOfMemory, size, heap, used, limit)
+	}
+	if max11 := m.d.phys.p11.MaxMemoryAllocationSize; max11 != 0 && size > max11 {
+		m.mu.Unlock()
+		return 0, 0, fmt.Errorf("vulkan: %w: %d bytes exceed maxMemoryAllocationSize %d", device.ErrOutOfMemory, size, max11)
+	}
+	m.heapUsed[heap] += size
+	m.mu.Unlock()
+
+	flags := vkc.MemoryAllocateFlagsInfo{SType: vkc.StructureTypeMemoryAllocateFlagsInfo}
+	ai := vkc.MemoryAllocateInfo{SType: vkc.StructureTypeMemoryAllocateInfo, AllocationSize: size, MemoryTypeIndex: typeIndex}
+	if m.d.caps.BufferDeviceAddress {
+		flags.Flags = vkc.MemoryAllocateDeviceAddressBit
+		ai.PNext = unsafe.Pointer(&flags)
+	}
+	var mem uint64
+	if err := check("vkAllocateMemory", vkc.CallResult(m.d.fn.AllocateMemory, m.d.vk, vkc.Ptr(&ai), 0, vkc.Ptr(&mem))); err != nil {
+		m.unaccount(heap, size)
+		return 0, 0, err
+	}
+	var mapped uintptr
+	if mt.PropertyFlags&vkc.MemoryPropertyHostVisibleBit != 0 {
+		if err := check("vkMapMemory", vkc.CallResult(m.d.fn.MapMemory, m.d.vk, uintptr(mem), 0, ^uintptr(0), 0, vkc.Ptr(&mapped))); err != nil {
+			vkc.Call(m.d.fn.FreeMemory, m.d.vk, uintptr(mem), 0)
+			m.unaccount(heap, size)
+			return 0, 0, err
+		}
+	}
+	return mem, mapped, nil
+}
+
+func (m *memory) unaccount(heap uint32, size uint64) {
+	m.mu.Lock()
+	m.heapUsed[heap] -= size
+	m.mu.Unlock()
+}
+
+func (m *memory) free(typeIndex uint32, mem, size uint64) {
+	// vkFreeMemory unmaps implicitly.
+	vkc.Call(m.d.fn.FreeMemory, m.d.vk, uintptr(mem), 0)
+	m.unaccount(m.d.phys.mem.MemoryTypes[typeIndex].HeapIndex, size)
+}
+
+func (m *memory) release() { m.alloc.releaseAll() }
+
+// rawBuffer is a VkBuffer bound to sub-allocated memory.
+type rawBuffer struct {
+	handle uint64
+	al     *allocation
+	size   uint64
+	addr   uint64 // device address, 0 without bufferDeviceAddress
+}
+
+const bufferUsage = vkc.BufferUsageTransferSrcBit | vkc.BufferUsageTransferDstBit | vkc.BufferUsageStorageBufferBit |
+	vkc.BufferUsageUniformBufferBit | vkc.BufferUsageIndirectBufferBit
+
+// newRawBuffer creates a buffer of size bytes placed as asked.
+func (m *memory) newRawBuffer(size uint64, p placement) (*rawBuffer, error) {
+	d := m.d
+	usage := uint32(bufferUsage)
+	if d.caps.BufferDeviceAddress {
+		usage |= vkc.BufferUsageShaderDeviceAddressBit
+	}
+	ci := vkc.BufferCreateInfo{SType: vkc.StructureTypeBufferCreateInfo, Size: size, Usage: usage}
+	b := &rawBuffer{size: size}
+	if err := check("vkCreateBuffer", vkc.CallResult(d.fn.CreateBuffer, d.vk, vkc.Ptr(&ci), 0, vkc.Ptr(&b.handle))); err != nil {
+		return nil, err
+	}
+	var req vkc.MemoryRequirements
+	vkc.Call(d.fn.GetBufferMemoryRequirements, d.vk, uintptr(b.handle), vkc.Ptr(&req))
+	ti, err := m.memoryType(req.MemoryTypeBits, p)
+	if err == nil {
+		b.al, err = m.alloc.alloc(ti, req.Size, req.Alignment, false)
+	}
+	if err == nil {
+		err = check("vkBindBufferMemory", vkc.CallResult(d.fn.BindBufferMemory, d.vk, uintptr(b.handle), uintptr(b.al.memory()), uintptr(b.al.offset)))
+	}
+	if err != nil {
+		vkc.Call(d.fn.DestroyBuffer, d.vk, uintptr(b.handle), 0)
+		if b.al != nil {
+			m.alloc.release(b.al)
+		}
+		return nil, err
+	}
+	if d.caps.BufferDeviceAddress {
+		info := vkc.BufferDeviceAddressInfo{SType: vkc.StructureTypeBufferDeviceAddressInfo, Buffer: uintptr(b.handle)}
+		b.addr = uint64(vkc.Call(d.fn.GetBufferDeviceAddress, d.vk, vkc.Ptr(&info)))
+	}
+	return b, nil
+}
+
+// bytes returns the buffer's mapped memory, or nil when it is not host-visible.
+func (b *rawBuffer) bytes() []byte {
+	p := b.al.mapped()
+	if p == 0 {
+		return nil
+	}
+	// Mapped device memory is outside the Go heap; the double conversion says so to vet.
+	return unsafe.Slice(*(**byte)(unsafe.Pointer(&p)), b.size)
+}
+
+func (m *memory) destroyRawBuffer(b *rawBuffer) {
+	vkc.Call(m.d.fn.DestroyBuffer, m.d.vk, uintptr(b.handle), 0)
+	m.alloc.release(b.al)
+}

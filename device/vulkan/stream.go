@@ -1,0 +1,519 @@
+package vulkan
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+)
+
+// A stream is a queue, a command pool and a timeline semaphore. Every
+// submission signals the next value of the timeline; a worker goroutine waits
+// for the values in order and then finishes each submission on the host:
+// downloads are copied out of staging memory, callbacks run, command buffers
+// go back to the pool for reuse, and buried resources are released.
+//
+// Streams may share a VkQueue (lavapipe has one). A submission that waits for
+// an event value no submitted work will signal yet would then block the queue
+// for everyone, so such a submission is parked, in stream order, until the
+// signal is submitted (the wait-before-signal rule of timeline semaphores,
+// resolved on the host).
+type stream struct {
+	d    *Device
+	h    device.Handle
+	kind device.StreamKind
+	q    *queue
+	sem  uint64 // timeline semaphore
+
+	mu     sync.Mutex // encoding, the pool, next and parked
+	pool   uint64
+	spare  []uintptr // command buffers ready for reuse
+	next   uint64    // the last timeline value handed out
+	parked []*submission
+	enc    encoder
+
+	cmu      sync.Mutex // pending, closing, progress
+	cond     *sync.Cond
+	pending  []*submission // submitted, not yet completed on the host
+	closing  bool
+	progress chan struct{} // closed and replaced after each completion
+
+	procMu    sync.Mutex    // completions run one at a time, in order
+	completed atomic.Uint64 // the last value completed on the host
+	nparked   atomic.Int32  // len(parked), readable without mu
+	failed    atomic.Pointer[error]
+	exited    chan struct{}
+}
+
+// semValue is one semaphore wait or signal of a submission.
+type semValue struct {
+	ev    *event // nil: a stream's timeline
+	sem   uint64
+	value uint64
+}
+
+// submission is one vkQueueSubmit2 batch and what completes it on the host.
+type submission struct {
+	value     uint64
+	cmd       uintptr // 0: a batch with no command buffer (event signal or wait)
+	waits     []semValue
+	signals   []semValue // besides the stream's own timeline
+	staging   *rawBuffer
+	downloads []download
+	callbacks []func()
+}
+
+// download copies staging bytes to host memory once the GPU is done.
+type download struct {
+	offset uint64
+	dst    []byte
+}
+
+// waitSlice bounds one vkWaitSemaphores call so that a cancelled context is
+// noticed promptly.
+const waitSlice = 5 * time.Millisecond
+
+// CreateStream creates a stream of the given kind.
+func (d *Device) CreateStream(kind device.StreamKind) (device.Handle, error) {
+	if err := d.alive(); err != nil {
+		return 0, err
+	}
+	if kind != device.StreamCompute && kind != device.StreamCopy {
+		return 0, invalidf("stream kind %v", kind)
+	}
+	qs := d.queues
+	if kind == device.StreamCopy && len(d.copyQueues) > 0 {
+		qs = d.copyQueues
+	}
+	s := &stream{d: d, kind: kind, q: qs[int(d.nextQueue.Add(1))%len(qs)], progress: make(chan struct{}), exited: make(chan struct{})}
+	s.cond = sync.NewCond(&s.cmu)
+	s.enc.init(d, s)
+	var err error
+	if s.sem, err = d.newTimeline(0); err != nil {
+		return 0, err
+	}
+	pci := vkc.CommandPoolCreateInfo{
+		SType:            vkc.StructureTypeCommandPoolCreateInfo,
+		Flags:            vkc.CommandPoolCreateResetCommandBufferBit,
+		QueueFamilyIndex: s.q.family,
+	}
+	if err := check("vkCreateCommandPool", vkc.CallResult(d.fn.CreateCommandPool, d.vk, vkc.Ptr(&pci), 0, vkc.Ptr(&s.pool))); err != nil {
+		vkc.Call(d.fn.DestroySemaphore, d.vk, uintptr(s.sem), 0)
+		return 0, err
+	}
+	h, err := d.add(s)
+	if err != nil {
+		s.destroyObjects()
+		return 0, err
+	}
+	s.h = h
+	d.streams.Store(s, true)
+	go s.worker()
+	return h, nil
+}
+
+// newTimeline creates a timeline semaphore at initial.
+func (d *Device) newTimeline(initial uint64) (uint64, error) {
+	tci := vkc.SemaphoreTypeCreateInfo{SType: vkc.StructureTypeSemaphoreTypeCreateInfo, SemaphoreType: vkc.SemaphoreTypeTimeline, InitialValue: initial}
+	sci := vkc.SemaphoreCreateInfo{SType: vkc.StructureTypeSemaphoreCreateInfo, PNext: unsafe.Pointer(&tci)}
+	var sem uint64
+	err := check("vkCreateSemaphore", vkc.CallResult(d.fn.CreateSemaphore, d.vk, vkc.Ptr(&sci), 0, vkc.Ptr(&sem)))
+	return sem, err
+}
+
+// waitSemaphore waits up to timeout for sem to reach value.
+func (d *Device) waitSemaphore(sem, value uint64, timeout time.Duration) (bool, error) {
+	wi := vkc.SemaphoreWaitInfo{
+		SType: vkc.StructureTypeSemaphoreWaitInfo, SemaphoreCount: 1,
+		PSemaphores: unsafe.Pointer(&sem), PValues: unsafe.Pointer(&value),
+	}
+	r := vkc.CallResult(d.fn.WaitSemaphores, d.vk, vkc.Ptr(&wi), uintptr(timeout.Nanoseconds()))
+	switch {
+	case r == vkc.Success:
+		return true, nil
+	case r == vkc.Timeout:
+		return false, nil
+	}
+	return false, check("vkWaitSemaphores", r)
+}
+
+// semaphoreValue reads a timeline semaphore's current value.
+func (d *Device) semaphoreValue(sem uint64) (uint64, error) {
+	var v uint64
+	err := check("vkGetSemaphoreCounterValue", vkc.CallResult(d.fn.GetSemaphoreCounterValue, d.vk, uintptr(sem), vkc.Ptr(&v)))
+	return v, err
+}
+
+// DestroyStream lets the stream finish its work, then releases it.
+func (d *Device) DestroyStream(h device.Handle) error {
+	s, err := remove[*stream](d, h, "stream")
+	if err != nil {
+		return err
+	}
+	s.stop()
+	return nil
+}
+
+func lookupStream(d *Device, h device.Handle) (*stream, error) {
+	d.live.RLock()
+	defer d.live.RUnlock()
+	if err := d.alive(); err != nil {
+		return nil, err
+	}
+	return lookup[*stream](d, h, "stream")
+}
+
+// commandBuffer returns a recycled or new primary command buffer; s.mu held.
+func (s *stream) commandBuffer() (uintptr, error) {
+	if n := len(s.spare); n > 0 {
+		cb := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		return cb, nil
+	}
+	ai := vkc.CommandBufferAllocateInfo{
+		SType: vkc.StructureTypeCommandBufferAllocateInfo, CommandPool: uintptr(s.pool),
+		Level: vkc.CommandBufferLevelPrimary, CommandBufferCount: 1,
+	}
+	var cb uintptr
+	err := check("vkAllocateCommandBuffers", vkc.CallResult(s.d.fn.AllocateCommandBuffers, s.d.vk, vkc.Ptr(&ai), vkc.Ptr(&cb)))
+	return cb, err
+}
+
+// enqueue gives sub the next timeline value and submits it, or parks it
+// behind earlier parked work; s.mu held.
+func (s *stream) enqueue(sub *submission) {
+	s.next++
+	sub.value = s.next
+	s.parked = append(s.parked, sub)
+	s.flush()
+}
+
+// ready reports whether every event sub waits for has a submitted signal.
+func (sub *submission) ready() bool {
+	for _, w := range sub.waits {
+		if w.ev != nil && w.ev.submitted.Load() < w.value {
+			return false
+		}
+	}
+	return true
+}
+
+// flush submits parked work in order while it is ready; s.mu held.
+func (s *stream) flush() {
+	raised := false
+	for len(s.parked) > 0 && s.parked[0].ready() {
+		sub := s.parked[0]
+		s.parked[0] = nil
+		s.parked = s.parked[1:]
+		if err := s.submit(sub); err != nil {
+			s.fail(err)
+		}
+		for _, sg := range sub.signals {
+			if sg.ev != nil {
+				sg.ev.raise(sg.value)
+				raised = true
+			}
+		}
+		s.cmu.Lock()
+		s.pending = append(s.pending, sub)
+		s.cond.Signal()
+		s.cmu.Unlock()
+	}
+	s.nparked.Store(int32(len(s.parked)))
+	if len(s.parked) > 0 {
+		s.d.parked.add(s)
+	} else {
+		s.d.parked.remove(s)
+		s.cmu.Lock()
+		s.cond.Broadcast() // a stopping worker may now exit
+		s.cmu.Unlock()
+	}
+	if raised {
+		s.d.parked.wake(s)
+	}
+}
+
+// submit hands sub to the queue.
+func (s *stream) submit(sub *submission) error {
+	if s.failed.Load() != nil {
+		return nil // the stream is dead: complete on the host without the GPU
+	}
+	waits := make([]vkc.SemaphoreSubmitInfo, len(sub.waits))
+	for i, w := range sub.waits {
+		waits[i] = vkc.SemaphoreSubmitInfo{SType: vkc.StructureTypeSemaphoreSubmitInfo, Semaphore: uintptr(w.sem), Value: w.value, StageMask: vkc.PipelineStage2AllCommandsBit}
+	}
+	signals := make([]vkc.SemaphoreSubmitInfo, 0, len(sub.signals)+1)
+	signals = append(signals, vkc.SemaphoreSubmitInfo{SType: vkc.StructureTypeSemaphoreSubmitInfo, Semaphore: uintptr(s.sem), Value: sub.value, StageMask: vkc.PipelineStage2AllCommandsBit})
+	for _, sg := range sub.signals {
+		signals = append(signals, vkc.SemaphoreSubmitInfo{SType: vkc.StructureTypeSemaphoreSubmitInfo, Semaphore: uintptr(sg.sem), Value: sg.value, StageMask: vkc.PipelineStage2AllCommandsBit})
+	}
+	si := vkc.SubmitInfo2{
+		SType:                    vkc.StructureTypeSubmitInfo2,
+		WaitSemaphoreInfoCount:   uint32(len(waits)),
+		SignalSemaphoreInfoCount: uint32(len(signals)),
+		PSignalSemaphoreInfos:    unsafe.Pointer(&signals[0]),
+	}
+	if len(waits) > 0 {
+		si.PWaitSemaphoreInfos = unsafe.Pointer(&waits[0])
+	}
+	var cbi vkc.CommandBufferSubmitInfo
+	if sub.cmd != 0 {
+		cbi = vkc.CommandBufferSubmitInfo{SType: vkc.StructureTypeCommandBufferSubmitInfo, CommandBuffer: sub.cmd}
+		si.CommandBufferInfoCount = 1
+		si.PCommandBufferInfos = unsafe.Pointer(&cbi)
+	}
+	s.q.mu.Lock()
+	r := vkc.CallResult(s.d.fn.QueueSubmit2, s.q.handle, 1, vkc.Ptr(&si), 0)
+	s.q.mu.Unlock()
+	return check("vkQueueSubmit2", r)
+}
+
+// fail marks the stream dead (device lost, failed submit): its pending work
+// completes on the host and every later wait returns err.
+func (s *stream) fail(err error) {
+	s.failed.CompareAndSwap(nil, &err)
+	s.cmu.Lock()
+	s.cond.Broadcast()
+	s.cmu.Unlock()
+}
+
+func (s *stream) err() error {
+	if p := s.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// worker completes submissions in order as the GPU finishes them, and
+// releases the stream once it is stopped and idle.
+func (s *stream) worker() {
+	for {
+		s.cmu.Lock()
+		for len(s.pending) == 0 && !(s.closing && s.nparked.Load() == 0) {
+			s.cond.Wait()
+		}
+		if len(s.pending) == 0 {
+			s.cmu.Unlock()
+			break
+		}
+		target := s.pending[0].value
+		s.cmu.Unlock()
+		if s.failed.Load() == nil {
+			ok, err := s.d.waitSemaphore(s.sem, target, 100*time.Millisecond)
+			if err != nil {
+				s.fail(err)
+			} else if !ok {
+				continue
+			}
+		}
+		s.procMu.Lock()
+		s.process(true)
+		s.procMu.Unlock()
+	}
+	s.destroyObjects()
+	close(s.exited)
+}
+
+// process completes the pending submissions the GPU has finished; procMu
+// held. With callbacks false it stops before a submission with callbacks
+// (those run on the worker).
+func (s *stream) process(callbacks bool) {
+	cur := ^uint64(0)
+	if s.failed.Load() == nil {
+		v, err := s.d.semaphoreValue(s.sem)
+		if err != nil {
+			s.fail(err)
+		} else {
+			cur = v
+		}
+	}
+	n := 0
+	for {
+		s.cmu.Lock()
+		if len(s.pending) == 0 || s.pending[0].value > cur || (!callbacks && len(s.pending[0].callbacks) > 0) {
+			s.cmu.Unlock()
+			break
+		}
+		sub := s.pending[0]
+		s.pending[0] = nil
+		s.pending = s.pending[1:]
+		s.cmu.Unlock()
+		s.complete(sub)
+		n++
+	}
+	if n > 0 {
+		s.d.graveyard.reap()
+	}
+}
+
+// complete finishes sub on the host.
+func (s *stream) complete(sub *submission) {
+	if sub.staging != nil {
+		src := sub.staging.bytes()
+		for _, dl := range sub.downloads {
+			copy(dl.dst, src[dl.offset:])
+		}
+	}
+	for _, cb := range sub.callbacks {
+		cb()
+	}
+	if sub.staging != nil {
+		s.d.mem.destroyRawBuffer(sub.staging)
+	}
+	if sub.cmd != 0 {
+		s.mu.Lock()
+		s.spare = append(s.spare, sub.cmd)
+		s.mu.Unlock()
+	}
+	s.completed.Store(sub.value)
+	s.cmu.Lock()
+	close(s.progress)
+	s.progress = make(chan struct{})
+	s.cmu.Unlock()
+}
+
+// waitFor blocks until the host has completed value (callbacks included), the
+// stream failed, or ctx is done.
+func (s *stream) waitFor(ctx context.Context, value uint64) error {
+	for {
+		if s.completed.Load() >= value {
+			return s.err()
+		}
+		if err := s.err(); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("vulkan: waiting for stream %d: %w", s.h, err)
+		}
+		ok, err := s.d.waitSemaphore(s.sem, value, waitSlice)
+		if err != nil {
+			s.fail(err)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		// The GPU is done: finish what needs no callback here rather than
+		// waiting for the worker to wake up.
+		if s.procMu.TryLock() {
+			s.process(false)
+			s.procMu.Unlock()
+		}
+		s.cmu.Lock()
+		ch := s.progress
+		s.cmu.Unlock()
+		if s.completed.Load() >= value {
+			continue
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+		case <-time.After(waitSlice):
+		}
+	}
+}
+
+// SynchronizeStream waits for all work submitted to the stream so far.
+func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
+	s, err := lookupStream(d, h)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	target := s.next
+	s.mu.Unlock()
+	return s.waitFor(ctx, target)
+}
+
+// stop lets the worker drain the stream and release it.
+func (s *stream) stop() {
+	s.cmu.Lock()
+	s.closing = true
+	s.cond.Broadcast()
+	s.cmu.Unlock()
+}
+
+// finish stops the stream and waits until it has been released. Parked work
+// that can never be submitted (it waits for a signal nobody submitted) is
+// dropped.
+func (s *stream) finish() error {
+	s.mu.Lock()
+	dropped := len(s.parked)
+	for _, sub := range s.parked {
+		if sub.staging != nil {
+			s.d.mem.destroyRawBuffer(sub.staging)
+		}
+		if sub.cmd != 0 {
+			s.spare = append(s.spare, sub.cmd)
+		}
+	}
+	s.parked = nil
+	s.nparked.Store(0)
+	s.mu.Unlock()
+	s.d.parked.remove(s)
+	s.stop()
+	<-s.exited
+	if err := s.err(); err != nil {
+		return err
+	}
+	if dropped > 0 {
+		return fmt.Errorf("vulkan: stream %d: %w: %d submission(s) waited for event signals never submitted",
+			s.h, device.ErrInvalidArgument, dropped)
+	}
+	return nil
+}
+
+// destroyObjects releases the pool and the semaphore (the stream is idle).
+func (s *stream) destroyObjects() {
+	s.enc.release()
+	vkc.Call(s.d.fn.DestroyCommandPool, s.d.vk, uintptr(s.pool), 0)
+	vkc.Call(s.d.fn.DestroySemaphore, s.d.vk, uintptr(s.sem), 0)
+	s.d.streams.Delete(s)
+}
+
+// parkedSet is the streams with parked submissions.
+type parkedSet struct {
+	mu sync.Mutex
+	m  map[*stream]bool
+}
+
+func (p *parkedSet) add(s *stream) {
+	p.mu.Lock()
+	if p.m == nil {
+		p.m = map[*stream]bool{}
+	}
+	p.m[s] = true
+	p.mu.Unlock()
+}
+
+func (p *parkedSet) remove(s *stream) {
+	p.mu.Lock()
+	delete(p.m, s)
+	p.mu.Unlock()
+}
+
+// wake retries the parked streams other than from (whose s.mu is held).
+func (p *parkedSet) wake(from *stream) {
+	p.mu.Lock()
+	var list []*stream
+	for s := range p.m {
+		if s != from {
+			list = append(list, s)
+		}
+	}
+	p.mu.Unlock()
+	for _, s := range list {
+		// On a goroutine: this one holds from.mu, and lock order between
+		// streams is not fixed.
+		go func() {
+			s.mu.Lock()
+			s.flush()
+			s.mu.Unlock()
+		}()
+	}
+}
