@@ -144,3 +144,16 @@ func Distance[E Scalar](a, b Vec3[E]) Val[E] { return call[Val[E]](OpDistance, a
 
 // ReduceSum adds a vector's components.
 func ReduceSum[E Scalar](v Vec4[E]) Val[E] { return call[Val[E]](OpReduceSum, v.Expr()) }
+
+// Apply calls built-in op on operands of one DSL type V and returns a V
+// (for table-driven code; the named functions read better).
+func Apply[V Value](op Op, args ...V) V {
+	es := make([]Expr, len(args))
+	for i, a := range args {
+		es[i] = a.Expr()
+	}
+	return call[V](op, es...)
+}
+
+// ApplyBinary is x op y for operands and result of one DSL type V.
+func ApplyBinary[V Value](op BinaryOp, x, y V) V { return binop[V](op, x.Expr(), y.Expr()) }

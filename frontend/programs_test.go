@@ -1,6 +1,7 @@
 package frontend_test
 
 import (
+	"fmt"
 	"sort"
 	"testing"
 
@@ -27,5 +28,39 @@ func TestProgramsValidate(t *testing.T) {
 			emitValid(t, f, frontend.Options{})
 			emitValid(t, f, frontend.Options{FloatAtomicAdd: true, Names: true})
 		})
+	}
+}
+
+// TestBuiltinKernelsValidate emits the per-built-in kernels the device
+// tests run and validates them.
+func TestBuiltinKernelsValidate(t *testing.T) {
+	for _, o := range programs.FloatOps {
+		t.Run("f32/"+o.Op.String(), func(t *testing.T) {
+			f, err := programs.FloatBuiltin(o)
+			require.NoError(t, err)
+			emitValid(t, f, frontend.Options{})
+			require.NotEmpty(t, programs.FloatCases(o))
+		})
+	}
+	for _, o := range programs.IntOps {
+		for _, signed := range []bool{true, false} {
+			if o.Op == frontend.OpSign && !signed {
+				continue
+			}
+			t.Run(fmt.Sprintf("int%v/%s", signed, o.Op), func(t *testing.T) {
+				f, err := programs.IntBuiltin(o.Op, o.Arity, signed)
+				require.NoError(t, err)
+				emitValid(t, f, frontend.Options{})
+			})
+		}
+	}
+	for _, op := range programs.IntBinaryOps {
+		for _, signed := range []bool{true, false} {
+			t.Run(fmt.Sprintf("binary%v/%s", signed, op), func(t *testing.T) {
+				f, err := programs.IntBinary(op, signed)
+				require.NoError(t, err)
+				emitValid(t, f, frontend.Options{})
+			})
+		}
 	}
 }

@@ -82,7 +82,11 @@ func (l *lowerer) castTo(x frontend.Expr, t *frontend.Type, pos token.Pos) front
 func (l *lowerer) builtinCall(e *ast.CallExpr, b *types.Builtin) frontend.Expr {
 	switch b.Name() {
 	case "len":
+		before := l.nerrs
 		x := l.expr(e.Args[0])
+		if l.nerrs > before {
+			return l.poison(e)
+		}
 		if x.Type().Kind() != frontend.KindBuffer {
 			l.errorf(e.Pos(), "len of a %s is not supported in kernels", x.Type())
 			return l.poison(e)

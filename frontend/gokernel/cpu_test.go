@@ -178,7 +178,7 @@ func nbodyInput(n int) []kernels.Body {
 	bodies := make([]kernels.Body, n)
 	for i := range bodies {
 		bodies[i] = kernels.Body{
-			Pos:  kernel.Float3{X: r.Float32()*2 - 1, Y: r.Float32()*2 - 1, Z: r.Float32()*2 - 1},
+			Pos:  kernel.F3(r.Float32()*2-1, r.Float32()*2-1, r.Float32()*2-1),
 			Mass: 0.5 + r.Float32(),
 			Vel:  kernel.Float3{X: r.Float32() * 0.1},
 		}
@@ -338,8 +338,8 @@ func TestCPUCorners(t *testing.T) {
 }
 
 func TestCPUTransform(t *testing.T) {
-	m := kernel.Float4x4{{1, 0, 0, 0}, {0, 2, 0, 0}, {0, 0, 3, 0}, {1, 1, 1, 1}}
-	in := []kernel.Float4{{1, 0, 0, 1}, {0, 1, 0, 1}, {1, 1, 1, 0}, {-1, -1, -1, 1}}
+	m := kernel.Float4x4{kernel.F4(1, 0, 0, 0), kernel.F4(0, 2, 0, 0), kernel.F4(0, 0, 3, 0), kernel.F4(1, 1, 1, 1)}
+	in := []kernel.Float4{kernel.F4(1, 0, 0, 1), kernel.F4(0, 1, 0, 1), kernel.F4(1, 1, 1, 0), kernel.F4(-1, -1, -1, 1)}
 	out := make([]kernel.Float4, len(in))
 	run(t, kernel.Grid1(64, uint32(len(in))), func() { kernels.Transform(m, in, out) })
 	for i, p := range in {

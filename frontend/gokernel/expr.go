@@ -91,6 +91,10 @@ func (l *lowerer) ident(id *ast.Ident) frontend.Expr {
 	if obj == nil {
 		obj = l.info.Defs[id]
 	}
+	if l.bad[obj] {
+		l.nerrs++
+		return l.poison(id)
+	}
 	switch o := obj.(type) {
 	case *types.Var:
 		if v, ok := l.vars[o]; ok {
@@ -215,8 +219,12 @@ func (l *lowerer) index(e *ast.IndexExpr) frontend.Expr {
 		l.errorf(e.Pos(), "maps are not supported in kernels: use a buffer ([]T) indexed by a computed key")
 		return l.poison(e)
 	}
+	before := l.nerrs
 	x := l.expr(e.X)
 	i := l.expr(e.Index)
+	if l.nerrs > before {
+		return l.poison(e)
+	}
 	if !i.Type().IsInteger() {
 		l.errorf(e.Index.Pos(), "index of type %s: indices are integers", i.Type())
 		return l.poison(e)
@@ -291,6 +299,10 @@ func (l *lowerer) fieldPath(x frontend.Expr, sel *types.Selection, e *ast.Select
 func (l *lowerer) deref(e *ast.StarExpr) frontend.Expr {
 	if id, ok := ast.Unparen(e.X).(*ast.Ident); ok {
 		obj := l.info.Uses[id]
+		if l.bad[obj] {
+			l.nerrs++
+			return l.poison(e)
+		}
 		if v, ok := l.shared[obj]; ok {
 			return &frontend.Ref{Var: v}
 		}
@@ -304,8 +316,9 @@ func (l *lowerer) deref(e *ast.StarExpr) frontend.Expr {
 
 // place lowers an expression that is assigned to.
 func (l *lowerer) place(e ast.Expr) frontend.Expr {
+	before := l.nerrs
 	x := l.expr(e)
-	if !frontend.IsPlace(x) {
+	if l.nerrs == before && !frontend.IsPlace(x) {
 		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
 			l.errorf(e.Pos(), "cannot assign to %s here", id.Name)
 		} else {

@@ -70,6 +70,7 @@ type lowerer struct {
 	kernel   bool
 	vars     map[types.Object]*frontend.Var
 	refs     map[types.Object]bool // pointer parameters (by-reference vars)
+	bad      map[types.Object]bool // objects already reported: uses stay quiet
 	shared   map[types.Object]*frontend.Var
 	builtins map[frontend.BuiltinVar]*frontend.Var
 	results  []*frontend.Var // named results or out-parameters
@@ -88,7 +89,7 @@ type breakTarget struct {
 
 func (c *compiler) newLowerer(info *types.Info, fn *frontend.Function, kernel bool) *lowerer {
 	return &lowerer{c: c, info: info, fn: fn, kernel: kernel,
-		vars: map[types.Object]*frontend.Var{}, refs: map[types.Object]bool{},
+		vars: map[types.Object]*frontend.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{},
 		shared: map[types.Object]*frontend.Var{}, builtins: map[frontend.BuiltinVar]*frontend.Var{},
 		block: fn.Body}
 }
@@ -226,10 +227,12 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 		et, err := l.c.valueType(sl.Elem())
 		if err != nil {
 			l.errorf(name.Pos(), "buffer parameter %s: element %s", name.Name, err.msg)
+			l.bad[obj] = true
 			return
 		}
 		if et == frontend.TBool || et.IsResource() {
 			l.errorf(name.Pos(), "buffer parameter %s has elements of type %s, which have no device layout: use uint32 for flags", name.Name, et)
+			l.bad[obj] = true
 			return
 		}
 		if isAssigned {
@@ -240,9 +243,14 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 	}
 	if _, ok := types.Unalias(t).Underlying().(*types.Pointer); ok {
 		l.errorf(name.Pos(), "kernel parameter %s is a pointer, which would point into host memory: pass a buffer ([]T) or a value", name.Name)
+		l.bad[obj] = true
 		return
 	}
+	before := l.nerrs
 	ft := l.typeAt(t, name.Pos())
+	if l.nerrs > before {
+		l.bad[obj] = true
+	}
 	v := l.fn.AddParam(name.Name, ft, frontend.VarArg)
 	l.vars[obj] = v
 	if isAssigned && !ft.IsResource() {
@@ -324,6 +332,9 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 		if _, ok := types.Unalias(t).Underlying().(*types.Slice); ok {
 			l.errorf(pos, "parameter %s of %s is a buffer (slice): only kernels take buffers; index the buffer in the kernel and pass the element, or move the code into the kernel", pname, name)
 			cl.refs = append(cl.refs, false)
+			if obj != nil {
+				l.bad[obj] = true
+			}
 			continue
 		}
 		if p, ok := types.Unalias(t).(*types.Pointer); ok {
@@ -442,8 +453,12 @@ func (l *lowerer) local(obj types.Object, pos token.Pos) *frontend.Var {
 	if v, ok := l.vars[obj]; ok {
 		return v
 	}
+	before := l.nerrs
 	v := l.fn.AddLocal(obj.Name(), l.typeAt(obj.Type(), pos))
 	l.vars[obj] = v
+	if l.nerrs > before {
+		l.bad[obj] = true
+	}
 	return v
 }
 

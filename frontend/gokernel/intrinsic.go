@@ -16,6 +16,13 @@ var builtinIDs = map[string]frontend.BuiltinVar{
 	"SubgroupLaneID": frontend.SubgroupLane, "SubgroupSize": frontend.SubgroupSize,
 }
 
+// constructors are the positional vector constructors kernel.F3(x, y, z) etc.
+var constructors = map[string]*frontend.Type{
+	"F2": kernelVectors["Float2"], "F3": kernelVectors["Float3"], "F4": kernelVectors["Float4"],
+	"I2": kernelVectors["Int2"], "I3": kernelVectors["Int3"], "I4": kernelVectors["Int4"],
+	"U2": kernelVectors["Uint2"], "U3": kernelVectors["Uint3"], "U4": kernelVectors["Uint4"],
+}
+
 var atomicOps = map[string]frontend.Op{
 	"AtomicAdd": frontend.OpAtomicAdd, "AtomicSub": frontend.OpAtomicSub, "AtomicMin": frontend.OpAtomicMin,
 	"AtomicMax": frontend.OpAtomicMax, "AtomicAnd": frontend.OpAtomicAnd, "AtomicOr": frontend.OpAtomicOr,
@@ -73,6 +80,9 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.
 			return nil
 		}
 		return &frontend.Call{Op: op, Args: a, T: rt}
+	}
+	if vt, ok := constructors[name]; ok {
+		return &frontend.Construct{T: vt, Args: args()}
 	}
 	switch name {
 	case "Barrier":

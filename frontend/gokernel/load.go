@@ -177,18 +177,34 @@ func Check(filename string, src []byte) ([]*Kernel, []error) {
 
 var (
 	checkOnce sync.Once
-	checkPkgs map[string]*types.Package
+	checkImp  = &checkImports{pkgs: map[string]*types.Package{}}
 	checkErr  error
 )
 
-// mapImporter serves the packages a Check file may import.
-type mapImporter map[string]*types.Package
+// checkImports serves the packages Check files import: math and kernel
+// loaded up front, anything else loaded (once) on first use, so that a
+// kernel calling into another package gets the compiler's message rather
+// than an import error.
+type checkImports struct {
+	mu   sync.Mutex
+	pkgs map[string]*types.Package
+}
 
-func (m mapImporter) Import(path string) (*types.Package, error) {
-	if p, ok := m[path]; ok {
+func (m *checkImports) Import(path string) (*types.Package, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.pkgs[path]; ok {
 		return p, nil
 	}
-	return nil, fmt.Errorf("package %s is not available to kernels: kernels import only math and %s", path, kernelPath)
+	pkgs, err := packages.Load(&packages.Config{Mode: packages.NeedName | packages.NeedTypes}, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(pkgs) != 1 || len(pkgs[0].Errors) > 0 || pkgs[0].Types == nil {
+		return nil, fmt.Errorf("cannot load package %s", path)
+	}
+	m.pkgs[path] = pkgs[0].Types
+	return pkgs[0].Types, nil
 }
 
 func checkImporter() (types.Importer, error) {
@@ -198,18 +214,17 @@ func checkImporter() (types.Importer, error) {
 			checkErr = err
 			return
 		}
-		checkPkgs = map[string]*types.Package{}
 		var msgs []string
 		for _, p := range pkgs {
 			for _, e := range p.Errors {
 				msgs = append(msgs, e.Error())
 			}
-			checkPkgs[p.PkgPath] = p.Types
+			checkImp.pkgs[p.PkgPath] = p.Types
 		}
 		if len(msgs) > 0 {
 			sort.Strings(msgs)
 			checkErr = errors.New(strings.Join(msgs, "; "))
 		}
 	})
-	return mapImporter(checkPkgs), checkErr
+	return checkImp, checkErr
 }

@@ -231,11 +231,14 @@ func (l *lowerer) sharedDecl(lhs ast.Expr, call *ast.CallExpr, define bool) {
 		l.errorf(call.Pos(), "kernel.Shared must initialise a new variable: write name := kernel.Shared[T]()")
 		return
 	}
+	obj := l.info.Defs[id]
 	if !l.kernel {
 		l.errorf(call.Pos(), "kernel.Shared may only be called in the kernel function itself: declare the shared variable there and pass values to helpers")
+		if obj != nil {
+			l.bad[obj] = true
+		}
 		return
 	}
-	obj := l.info.Defs[id]
 	ptr, ok := l.info.TypeOf(call).(*types.Pointer)
 	if obj == nil || !ok {
 		l.errorf(call.Pos(), "kernel.Shared needs a type argument: kernel.Shared[[256]float32]()")
@@ -475,6 +478,10 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 }
 
 func (l *lowerer) branch(s *ast.BranchStmt) {
+	if s.Tok == token.GOTO {
+		l.errorf(s.Pos(), "goto is not supported in kernels: use structured loops and if/else")
+		return
+	}
 	if s.Label != nil {
 		l.errorf(s.Pos(), "labelled %s is not supported in kernels: restructure the loops, e.g. with a bool flag checked after the inner loop", s.Tok)
 		return
@@ -488,8 +495,6 @@ func (l *lowerer) branch(s *ast.BranchStmt) {
 		l.emit(&frontend.Break{})
 	case token.CONTINUE:
 		l.emit(&frontend.Continue{})
-	case token.GOTO:
-		l.errorf(s.Pos(), "goto is not supported in kernels: use structured loops and if/else")
 	case token.FALLTHROUGH:
 		// reported by switchStmt
 	}
