@@ -10,6 +10,10 @@ var _ = math.Sqrt
 // SPIR-V vector with the same layout (2 packed float32s).
 type Float2 struct{ X, Y float32 }
 
+// F2 returns the Float2 {X, Y} (a positional constructor; the
+// compiler treats it as a composite literal).
+func F2(x, y float32) Float2 { return Float2{x, y} }
+
 // Add returns the component-wise sum a+b.
 func (a Float2) Add(b Float2) Float2 { return Float2{a.X + b.X, a.Y + b.Y} }
 
@@ -49,6 +53,10 @@ func (a Float2) Normalize() Float2 { return a.Scale(1 / a.Length()) }
 // Float3 is a 3-component vector of float32; on the device it is a
 // SPIR-V vector with the same layout (3 packed float32s).
 type Float3 struct{ X, Y, Z float32 }
+
+// F3 returns the Float3 {X, Y, Z} (a positional constructor; the
+// compiler treats it as a composite literal).
+func F3(x, y, z float32) Float3 { return Float3{x, y, z} }
 
 // Add returns the component-wise sum a+b.
 func (a Float3) Add(b Float3) Float3 { return Float3{a.X + b.X, a.Y + b.Y, a.Z + b.Z} }
@@ -95,6 +103,10 @@ func (a Float3) Cross(b Float3) Float3 {
 // SPIR-V vector with the same layout (4 packed float32s).
 type Float4 struct{ X, Y, Z, W float32 }
 
+// F4 returns the Float4 {X, Y, Z, W} (a positional constructor; the
+// compiler treats it as a composite literal).
+func F4(x, y, z, w float32) Float4 { return Float4{x, y, z, w} }
+
 // Add returns the component-wise sum a+b.
 func (a Float4) Add(b Float4) Float4 { return Float4{a.X + b.X, a.Y + b.Y, a.Z + b.Z, a.W + b.W} }
 
@@ -139,6 +151,10 @@ func (a Float4) Normalize() Float4 { return a.Scale(1 / a.Length()) }
 // SPIR-V vector with the same layout (2 packed int32s).
 type Int2 struct{ X, Y int32 }
 
+// I2 returns the Int2 {X, Y} (a positional constructor; the
+// compiler treats it as a composite literal).
+func I2(x, y int32) Int2 { return Int2{x, y} }
+
 // Add returns the component-wise sum a+b.
 func (a Int2) Add(b Int2) Int2 { return Int2{a.X + b.X, a.Y + b.Y} }
 
@@ -170,6 +186,10 @@ func (a Int2) Neg() Int2 { return Int2{-a.X, -a.Y} }
 // SPIR-V vector with the same layout (3 packed int32s).
 type Int3 struct{ X, Y, Z int32 }
 
+// I3 returns the Int3 {X, Y, Z} (a positional constructor; the
+// compiler treats it as a composite literal).
+func I3(x, y, z int32) Int3 { return Int3{x, y, z} }
+
 // Add returns the component-wise sum a+b.
 func (a Int3) Add(b Int3) Int3 { return Int3{a.X + b.X, a.Y + b.Y, a.Z + b.Z} }
 
@@ -200,6 +220,10 @@ func (a Int3) Neg() Int3 { return Int3{-a.X, -a.Y, -a.Z} }
 // Int4 is a 4-component vector of int32; on the device it is a
 // SPIR-V vector with the same layout (4 packed int32s).
 type Int4 struct{ X, Y, Z, W int32 }
+
+// I4 returns the Int4 {X, Y, Z, W} (a positional constructor; the
+// compiler treats it as a composite literal).
+func I4(x, y, z, w int32) Int4 { return Int4{x, y, z, w} }
 
 // Add returns the component-wise sum a+b.
 func (a Int4) Add(b Int4) Int4 { return Int4{a.X + b.X, a.Y + b.Y, a.Z + b.Z, a.W + b.W} }
@@ -236,6 +260,10 @@ func (a Int4) Neg() Int4 { return Int4{-a.X, -a.Y, -a.Z, -a.W} }
 // SPIR-V vector with the same layout (2 packed uint32s).
 type Uint2 struct{ X, Y uint32 }
 
+// U2 returns the Uint2 {X, Y} (a positional constructor; the
+// compiler treats it as a composite literal).
+func U2(x, y uint32) Uint2 { return Uint2{x, y} }
+
 // Add returns the component-wise sum a+b.
 func (a Uint2) Add(b Uint2) Uint2 { return Uint2{a.X + b.X, a.Y + b.Y} }
 
@@ -264,6 +292,10 @@ func (a Uint2) Max(b Uint2) Uint2 { return Uint2{max(a.X, b.X), max(a.Y, b.Y)} }
 // SPIR-V vector with the same layout (3 packed uint32s).
 type Uint3 struct{ X, Y, Z uint32 }
 
+// U3 returns the Uint3 {X, Y, Z} (a positional constructor; the
+// compiler treats it as a composite literal).
+func U3(x, y, z uint32) Uint3 { return Uint3{x, y, z} }
+
 // Add returns the component-wise sum a+b.
 func (a Uint3) Add(b Uint3) Uint3 { return Uint3{a.X + b.X, a.Y + b.Y, a.Z + b.Z} }
 
@@ -291,6 +323,10 @@ func (a Uint3) Max(b Uint3) Uint3 { return Uint3{max(a.X, b.X), max(a.Y, b.Y), m
 // Uint4 is a 4-component vector of uint32; on the device it is a
 // SPIR-V vector with the same layout (4 packed uint32s).
 type Uint4 struct{ X, Y, Z, W uint32 }
+
+// U4 returns the Uint4 {X, Y, Z, W} (a positional constructor; the
+// compiler treats it as a composite literal).
+func U4(x, y, z, w uint32) Uint4 { return Uint4{x, y, z, w} }
 
 // Add returns the component-wise sum a+b.
 func (a Uint4) Add(b Uint4) Uint4 { return Uint4{a.X + b.X, a.Y + b.Y, a.Z + b.Z, a.W + b.W} }

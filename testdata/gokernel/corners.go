@@ -149,7 +149,7 @@ func Transform(m kernel.Float4x4, in, out []kernel.Float4) {
 		return
 	}
 	p := m.MulVec(in[i])
-	v := kernel.Float3{X: p.X, Y: p.Y, Z: p.Z}
+	v := kernel.F3(p.X, p.Y, p.Z)
 	if v.Length() > 0 {
 		v = v.Normalize()
 	}

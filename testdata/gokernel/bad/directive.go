@@ -1,0 +1,28 @@
+package bad
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+//lucent:kernel
+func NoBlock(y []float32) {}
+
+//lucent:kernel block=0
+func ZeroBlock(y []float32) {}
+
+//lucent:kernel block=64,64
+func TooBig(y []float32) {}
+
+//lucent:kernel block=8 fast
+func Unknown(y []float32) {}
+
+//lucent:kernel block=4,4,4,4
+func FourD(y []float32) {}
+
+//lucent:kernel block=64
+func Results(y []float32) float32 {
+	return y[kernel.DispatchID().X]
+}
+
+type T struct{ A float32 }
+
+//lucent:kernel block=64
+func (t T) Method(y []float32) {}
