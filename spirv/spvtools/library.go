@@ -50,6 +50,7 @@ type lib struct {
 	validatorOptionsRelaxBlk func(o uintptr, v bool)
 	validatorOptionsUBOStd   func(o uintptr, v bool)
 	validatorOptionsSkipBlk  func(o uintptr, v bool)
+	validatorOptionsLocalSz  func(o uintptr, v bool)
 	validateWithOptions      func(ctx, opts uintptr, bin *binaryT, diag *uintptr) int32
 	diagnosticDestroy        func(d uintptr)
 
@@ -122,6 +123,7 @@ func (l *lib) bind() error {
 		{&l.validatorOptionsRelaxBlk, "spvValidatorOptionsSetRelaxBlockLayout"},
 		{&l.validatorOptionsUBOStd, "spvValidatorOptionsSetUniformBufferStandardLayout"},
 		{&l.validatorOptionsSkipBlk, "spvValidatorOptionsSetSkipBlockLayout"},
+		{&l.validatorOptionsLocalSz, "spvValidatorOptionsSetAllowLocalSizeId"},
 		{&l.validateWithOptions, "spvValidateWithOptions"},
 		{&l.diagnosticDestroy, "spvDiagnosticDestroy"},
 		{&l.binaryToText, "spvBinaryToText"},

@@ -19,6 +19,8 @@ type ValidateOptions struct {
 	UniformBufferStandardLayout bool
 	// SkipBlockLayout skips block layout checks altogether.
 	SkipBlockLayout bool
+	// AllowLocalSizeID accepts the LocalSizeId execution mode (Vulkan 1.3 maintenance4).
+	AllowLocalSizeID bool
 }
 
 // Validate runs the SPIR-V validator (spirv-val) on words for env with the
@@ -65,5 +67,6 @@ func (l *lib) validatorOptions(o ValidateOptions) uintptr {
 	l.validatorOptionsRelaxBlk(opts, o.RelaxBlockLayout)
 	l.validatorOptionsUBOStd(opts, o.UniformBufferStandardLayout)
 	l.validatorOptionsSkipBlk(opts, o.SkipBlockLayout)
+	l.validatorOptionsLocalSz(opts, o.AllowLocalSizeID)
 	return opts
 }
