@@ -1,0 +1,72 @@
+package device_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/device"
+	_ "github.com/lucent-gpu/lucent/device/vulkan"
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/internal/testenv"
+)
+
+// openDevice opens the default Vulkan device with the validation layer on;
+// any validation error fails the test.
+func openDevice(t *testing.T) *device.Device {
+	t.Helper()
+	var mu sync.Mutex
+	d, err := device.Open(context.Background(), "vulkan",
+		device.WithValidationLayer(true),
+		device.WithDebug(func(m device.DebugMessage) {
+			if m.Severity == device.SeverityError {
+				mu.Lock()
+				defer mu.Unlock()
+				t.Errorf("validation: %s: %s", m.ID, m.Text)
+			}
+		}))
+	testenv.Need(t, "Vulkan device", err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
+	return d
+}
+
+// run submits cmds on a fresh compute stream and waits.
+func run(t *testing.T, d *device.Device, cmds ...device.Command) {
+	t.Helper()
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Submit(cmds...))
+	require.NoError(t, s.Synchronize(context.Background()))
+}
+
+func TestCompileSaxpy(t *testing.T) {
+	d := openDevice(t)
+	f, err := frontend.Kernel1D(64, func(k *frontend.K, a frontend.F32, x, y frontend.Buf[frontend.F32]) {
+		i := k.DispatchID().X()
+		y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i)))
+	})
+	require.NoError(t, err)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+
+	const n = 1000 // not a multiple of the block: the tail threads return early
+	xs, ys := make([]float32, n), make([]float32, n)
+	for i := range xs {
+		xs[i], ys[i] = float32(i)*0.5, float32(n-i)
+	}
+	x, err := device.NewBuffer[float32](d, n)
+	require.NoError(t, err)
+	defer x.Close()
+	y, err := device.NewBuffer[float32](d, n)
+	require.NoError(t, err)
+	defer y.Close()
+	out := make([]float32, n)
+	run(t, d, x.Upload(xs), y.Upload(ys), k.Dispatch([3]uint32{n}, float32(3), x, y), y.Download(out))
+	for i := range out {
+		require.InDelta(t, 3*xs[i]+ys[i], out[i], 1e-3, "element %d", i) // the driver may fuse the multiply-add
+	}
+}
