@@ -1,0 +1,203 @@
+package device_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/programs"
+)
+
+func compile(t *testing.T, d *device.Device, build func() (*frontend.Function, error)) *device.Kernel {
+	t.Helper()
+	f, err := build()
+	require.NoError(t, err)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	t.Cleanup(func() { k.Close() })
+	return k
+}
+
+func upload[T any](t *testing.T, d *device.Device, data []T) *device.Buffer[T] {
+	t.Helper()
+	b, err := device.NewBuffer[T](d, len(data))
+	require.NoError(t, err)
+	t.Cleanup(func() { b.Close() })
+	run(t, d, b.Upload(data))
+	return b
+}
+
+func download[T any](t *testing.T, d *device.Device, b *device.Buffer[T]) []T {
+	t.Helper()
+	out := make([]T, b.Len())
+	run(t, d, b.Download(out))
+	return out
+}
+
+func TestProgramMandelbrot(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Mandelbrot)
+	const w, h = 100, 60 // not multiples of the 16×16 block
+	out := upload(t, d, make([]uint32, w*h))
+	run(t, d, k.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), out))
+	got, want := download(t, d, out), programs.MandelbrotRef(w, h)
+	// Float rounding (a fused multiply-add on the device) may move a pixel
+	// on the set's boundary by an iteration or so; the interior and the
+	// far field must agree exactly.
+	differ := 0
+	for i := range want {
+		if got[i] != want[i] {
+			differ++
+		}
+	}
+	require.LessOrEqual(t, differ, len(want)/100, "pixels differing from the CPU: %d of %d", differ, len(want))
+}
+
+func TestProgramReduce(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Reduce)
+	const n = programs.ReduceBlock * 37
+	in := make([]uint32, n)
+	for i := range in {
+		in[i] = uint32(i*2654435761) >> 7
+	}
+	src, partial := upload(t, d, in), upload(t, d, make([]uint32, n/programs.ReduceBlock))
+	run(t, d, k.Dispatch([3]uint32{n}, src, partial))
+	require.Equal(t, programs.ReduceRef(in), download(t, d, partial))
+}
+
+func TestProgramScan(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Scan)
+	const n = programs.ReduceBlock * 5
+	in := make([]float32, n)
+	for i := range in {
+		in[i] = float32(i%7) - 2 // small integers: sums are exact in float32
+	}
+	src, dst := upload(t, d, in), upload(t, d, make([]float32, n))
+	run(t, d, k.Dispatch([3]uint32{n}, src, dst))
+	require.Equal(t, programs.ScanRef(in), download(t, d, dst))
+}
+
+func TestProgramHistogram(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Histogram)
+	const n = 10000 // a partial last block: the bounds check inside the kernel guards it
+	in := make([]uint32, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range in {
+		in[i] = r.Uint32()
+	}
+	src, bins := upload(t, d, in), upload(t, d, make([]uint32, programs.HistogramBins))
+	// Whole blocks: the kernel has barriers, so every thread of a block must run.
+	groups := (n + programs.HistogramBins - 1) / programs.HistogramBins
+	run(t, d, k.Dispatch([3]uint32{uint32(groups * programs.HistogramBins)}, src, bins))
+	require.Equal(t, programs.HistogramRef(in), download(t, d, bins))
+}
+
+func TestProgramMatMul(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.MatMul)
+	const n = 64
+	r := rand.New(rand.NewPCG(3, 4))
+	a, b := make([]float32, n*n), make([]float32, n*n)
+	for i := range a {
+		a[i], b[i] = r.Float32()*2-1, r.Float32()*2-1
+	}
+	ba, bb, bc := upload(t, d, a), upload(t, d, b), upload(t, d, make([]float32, n*n))
+	run(t, d, k.Dispatch([3]uint32{n, n}, uint32(n), ba, bb, bc))
+	got, want := download(t, d, bc), programs.MatMulRef(n, a, b)
+	for i := range want {
+		require.InDelta(t, want[i], got[i], 1e-4, "element %d", i) // 64 float32 products summed
+	}
+}
+
+func TestProgramNBody(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.NBody)
+	const n = 200
+	r := rand.New(rand.NewPCG(5, 6))
+	pos, vel := make([][4]float32, n), make([][4]float32, n)
+	for i := range pos {
+		pos[i] = [4]float32{r.Float32()*10 - 5, r.Float32()*10 - 5, r.Float32()*10 - 5, r.Float32() + 0.5}
+		vel[i] = [4]float32{r.Float32() - 0.5, r.Float32() - 0.5, r.Float32() - 0.5, 0}
+	}
+	const dt = 0.01
+	bp, bv, bn := upload(t, d, pos), upload(t, d, vel), upload(t, d, make([][4]float32, n))
+	run(t, d, k.Dispatch([3]uint32{n}, float32(dt), uint32(n), bp, bv, bn))
+	wantPos, wantVel := programs.NBodyRef(dt, pos, vel)
+	gotPos, gotVel := download(t, d, bn), download(t, d, bv)
+	for i := range n {
+		for c := range 4 {
+			require.InDelta(t, wantPos[i][c], gotPos[i][c], 1e-4, "pos %d.%d", i, c)
+			require.InDelta(t, wantVel[i][c], gotVel[i][c], 1e-3, "vel %d.%d", i, c)
+		}
+	}
+}
+
+func TestProgramLife(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Life)
+	const w, h, steps = 37, 29, 12
+	cells := make([]uint32, w*h)
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := range cells {
+		if r.IntN(3) == 0 {
+			cells[i] = 1
+		}
+	}
+	a, b := upload(t, d, cells), upload(t, d, make([]uint32, w*h))
+	var cmds []device.Command
+	for s := range steps { // ping-pong between the two buffers in one submission
+		if s%2 == 0 {
+			cmds = append(cmds, k.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), a, b))
+		} else {
+			cmds = append(cmds, k.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), b, a))
+		}
+	}
+	run(t, d, cmds...)
+	want := cells
+	for range steps {
+		want = programs.LifeRef(w, h, want)
+	}
+	require.Equal(t, want, download(t, d, a))
+}
+
+func TestProgramStructs(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Particles)
+	ps := make([]programs.Particle, 100)
+	for i := range ps {
+		f := float32(i)
+		ps[i] = programs.Particle{Pos: frontend.Float3{f, -f, 1}, Mass: f * 2, Vel: frontend.Float3{1, 2, 3}, ID: uint32(i * 7), Tag: 9, Age: uint16(i * 300)}
+	}
+	b := upload(t, d, ps)
+	run(t, d, k.Dispatch([3]uint32{uint32(len(ps))}, float32(0.5), b))
+	require.Equal(t, programs.ParticlesRef(0.5, ps), download(t, d, b))
+}
+
+func TestProgramCallables(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Callables)
+	in := []int32{0, 1, -1, 5, -7, 99, 100, 101, -100, -101, 1 << 20, -1 << 30, 46340, 12, 13}
+	src, dst := upload(t, d, in), upload(t, d, make([]uint32, len(in)))
+	run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, src, dst))
+	require.Equal(t, programs.CallablesRef(in), download(t, d, dst))
+}
+
+func TestProgramControl(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Control)
+	in := make([]int32, 200)
+	for i := range in {
+		in[i] = int32(i - 100)
+	}
+	in = append(in, math.MaxInt32, math.MinInt32, 51, 53, -51)
+	src, dst := upload(t, d, in), upload(t, d, make([]int32, len(in)))
+	run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, src, dst))
+	require.Equal(t, programs.ControlRef(in), download(t, d, dst))
+}
