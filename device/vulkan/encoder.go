@@ -55,6 +55,8 @@ type encoder struct {
 	imgInit   []vkc.ImageMemoryBarrier2
 	pipeline  uint64
 	downloads bool
+	barriers  int // memory barriers in the list being encoded
+	last      int // barriers in the last list encoded (for tests)
 
 	staging    []byte
 	stagingOff uint64
@@ -147,6 +149,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 }
 
 func (e *encoder) reset() {
+	e.last, e.barriers = e.barriers, 0
 	e.accesses = e.accesses[:0]
 	e.srcStage, e.srcAccess, e.global = 0, 0, false
 	e.imgInit = e.imgInit[:0]
@@ -240,6 +243,7 @@ func (e *encoder) barrier(memory bool) {
 		}
 		di.MemoryBarrierCount = 1
 		di.PMemoryBarriers = unsafe.Pointer(&mb)
+		e.barriers++
 	}
 	if len(e.imgInit) > 0 {
 		di.ImageMemoryBarrierCount = uint32(len(e.imgInit))
