@@ -12,6 +12,9 @@ import (
 type FloatOp struct {
 	Op    fe.Op
 	Arity int
+	// SignedZero is false when GLSL leaves the sign of a zero result open
+	// (sign(-0), min/max/clamp of -0 and +0): zeros then match either way.
+	SignedZero bool
 	// Tol is the allowed error: |got-want| <= Tol*max(1,|want|) (relative
 	// above 1, absolute below). 0 means exact (bit-equal, NaN matching NaN).
 	Tol float64
@@ -23,13 +26,13 @@ type FloatOp struct {
 // devices: correctly rounded ops are exact, sqrt/inversesqrt within a few
 // ULP, exp/log/pow within 3+2|x| ULP, trig absolute 2^-11 in [-π, π].
 var FloatOps = []FloatOp{
-	{Op: fe.OpAbs, Arity: 1}, {Op: fe.OpSign, Arity: 1}, {Op: fe.OpFloor, Arity: 1}, {Op: fe.OpCeil, Arity: 1},
-	{Op: fe.OpRound, Arity: 1}, {Op: fe.OpTrunc, Arity: 1},
+	{Op: fe.OpAbs, Arity: 1, SignedZero: true}, {Op: fe.OpSign, Arity: 1, Domain: notNaN}, {Op: fe.OpFloor, Arity: 1, SignedZero: true}, {Op: fe.OpCeil, Arity: 1, SignedZero: true},
+	{Op: fe.OpRound, Arity: 1, SignedZero: true}, {Op: fe.OpTrunc, Arity: 1, SignedZero: true},
 	{Op: fe.OpFract, Arity: 1, Tol: 1e-6, Domain: finite},
 	{Op: fe.OpSqrt, Arity: 1, Tol: 1e-6, Domain: nonNeg},
 	{Op: fe.OpInverseSqrt, Arity: 1, Tol: 1e-6, Domain: positiveFinite},
 	{Op: fe.OpExp, Arity: 1, Tol: 1e-5, Domain: within(80)}, {Op: fe.OpExp2, Arity: 1, Tol: 1e-5, Domain: within(100)},
-	{Op: fe.OpLog, Arity: 1, Tol: 1e-5, Domain: positiveFinite}, {Op: fe.OpLog2, Arity: 1, Tol: 1e-5, Domain: positiveFinite},
+	{Op: fe.OpLog, Arity: 1, Tol: 1e-5, Domain: positiveNormal}, {Op: fe.OpLog2, Arity: 1, Tol: 1e-5, Domain: positiveNormal},
 	{Op: fe.OpSin, Arity: 1, Tol: 1e-3, Domain: within(math.Pi)}, {Op: fe.OpCos, Arity: 1, Tol: 1e-3, Domain: within(math.Pi)},
 	{Op: fe.OpTan, Arity: 1, Tol: 1e-3, Domain: within(1.2)},
 	{Op: fe.OpAsin, Arity: 1, Tol: 1e-3, Domain: within(1)}, {Op: fe.OpAcos, Arity: 1, Tol: 1e-3, Domain: within(1)},
@@ -39,7 +42,7 @@ var FloatOps = []FloatOp{
 	{Op: fe.OpAsinh, Arity: 1, Tol: 1e-4, Domain: within(1e3)}, {Op: fe.OpAcosh, Arity: 1, Tol: 1e-4, Domain: between(1, 1e3)},
 	{Op: fe.OpAtanh, Arity: 1, Tol: 1e-4, Domain: within(0.9)},
 	{Op: fe.OpRadians, Arity: 1, Tol: 1e-6, Domain: finite}, {Op: fe.OpDegrees, Arity: 1, Tol: 1e-6, Domain: finite},
-	{Op: fe.OpSaturate, Arity: 1, Domain: notNaN},
+	{Op: fe.OpSaturate, Arity: 1, SignedZero: true, Domain: notNaN},
 	{Op: fe.OpPow, Arity: 2, Tol: 1e-4, Domain: func(a ...float32) bool {
 		return a[0] > 0 && a[0] < 100 && math.Abs(float64(a[1])) < 10
 	}},
@@ -73,6 +76,10 @@ func notNaN(a ...float32) bool {
 func nonNeg(a ...float32) bool { return notNaN(a...) && a[0] >= 0 }
 
 func positiveFinite(a ...float32) bool { return finite(a...) && a[0] > 0 }
+
+// positiveNormal excludes denormals, which devices may flush or approximate
+// (lavapipe's log of a denormal answers as for the smallest normal).
+func positiveNormal(a ...float32) bool { return finite(a...) && a[0] >= 1.17549435e-38 }
 
 func within(m float64) func(a ...float32) bool {
 	return func(a ...float32) bool {
