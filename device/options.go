@@ -1,6 +1,10 @@
 package device
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"github.com/lucent-gpu/lucent/shadercache"
+)
 
 // Options configure Open. Backends receive them as resolved by the device
 // package (DeviceIndex is then always a real index).
@@ -22,9 +26,8 @@ type Options struct {
 	// debug machinery (tests fail on SeverityError ones).
 	Debug func(DebugMessage)
 
-	// ShaderCache holds a shadercache.BinaryIO for pipeline and shader caches
-	// (nil: no cache). Typed as any until package shadercache lands.
-	ShaderCache any
+	// ShaderCache stores shader and pipeline caches across runs (nil: none).
+	ShaderCache shadercache.BinaryIO
 
 	// Logger receives the runtime's diagnostics (nil: slog.Default()).
 	Logger *slog.Logger
@@ -66,8 +69,8 @@ func WithValidationLayer(on bool) Option { return func(o *Options) { o.Validatio
 // WithDebug sets the callback receiving validation-layer and debug messages.
 func WithDebug(f func(DebugMessage)) Option { return func(o *Options) { o.Debug = f } }
 
-// WithShaderCache sets the shader/pipeline cache (a shadercache.BinaryIO).
-func WithShaderCache(c any) Option { return func(o *Options) { o.ShaderCache = c } }
+// WithShaderCache sets the shader and pipeline cache, e.g. a shadercache.Dir.
+func WithShaderCache(c shadercache.BinaryIO) Option { return func(o *Options) { o.ShaderCache = c } }
 
 // WithLogger sets the logger for the runtime's diagnostics.
 func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/shadercache"
 )
 
 // probeFactory reports what Open asked for by failing with it, so the registry
@@ -90,11 +92,12 @@ func TestOpenResolvesDeviceIndex(t *testing.T) {
 	require.Nil(t, f.opened, "Open must not reach the backend with a bad index")
 
 	// Context defaults come first; per-call options override them.
-	c := NewContext(WithDeviceIndex(0), WithShaderCache("cache"))
+	cache := shadercache.NewMemory()
+	c := NewContext(WithDeviceIndex(0), WithShaderCache(cache))
 	_, err = c.Open(ctx, "test-open-index", WithDeviceIndex(1))
 	require.ErrorIs(t, err, errProbe)
 	require.Equal(t, 1, f.opened.DeviceIndex)
-	require.Equal(t, "cache", f.opened.ShaderCache)
+	require.Same(t, cache, f.opened.ShaderCache)
 
 	list, err := c.Enumerate(ctx, "test-open-index")
 	require.NoError(t, err)
