@@ -1207,8 +1207,7 @@ func (tbl *InstanceFuncs) AcquireDrmDisplayEXT(physicalDevice PhysicalDevice, dr
 	if tbl == nil || tbl.fn[cmdAcquireDrmDisplayEXT-instanceBase] == 0 {
 		return missing(cmdAcquireDrmDisplayEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdAcquireDrmDisplayEXT-instanceBase], uintptr(physicalDevice), uintptr(drmFd), uintptr(display))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdAcquireDrmDisplayEXT-instanceBase], uintptr(physicalDevice), uintptr(drmFd), uintptr(display)))
 }
 
 // AcquireWinrtDisplayNV calls vkAcquireWinrtDisplayNV. (platform win32)
@@ -1216,8 +1215,7 @@ func (tbl *InstanceFuncs) AcquireWinrtDisplayNV(physicalDevice PhysicalDevice, d
 	if tbl == nil || tbl.fn[cmdAcquireWinrtDisplayNV-instanceBase] == 0 {
 		return missing(cmdAcquireWinrtDisplayNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdAcquireWinrtDisplayNV-instanceBase], uintptr(physicalDevice), uintptr(display))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdAcquireWinrtDisplayNV-instanceBase], uintptr(physicalDevice), uintptr(display)))
 }
 
 // AcquireXlibDisplayEXT calls vkAcquireXlibDisplayEXT. (platform xlib_xrandr)
@@ -1225,8 +1223,7 @@ func (tbl *InstanceFuncs) AcquireXlibDisplayEXT(physicalDevice PhysicalDevice, d
 	if tbl == nil || tbl.fn[cmdAcquireXlibDisplayEXT-instanceBase] == 0 {
 		return missing(cmdAcquireXlibDisplayEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdAcquireXlibDisplayEXT-instanceBase], uintptr(physicalDevice), uintptr(dpy), uintptr(display))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdAcquireXlibDisplayEXT-instanceBase], uintptr(physicalDevice), uintptr(dpy), uintptr(display)))
 }
 
 // CreateAndroidSurfaceKHR calls vkCreateAndroidSurfaceKHR. (platform android)
@@ -1234,8 +1231,7 @@ func (tbl *InstanceFuncs) CreateAndroidSurfaceKHR(instance Instance, pCreateInfo
 	if tbl == nil || tbl.fn[cmdCreateAndroidSurfaceKHR-instanceBase] == 0 {
 		return missing(cmdCreateAndroidSurfaceKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateAndroidSurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateAndroidSurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateDebugReportCallbackEXT calls vkCreateDebugReportCallbackEXT.
@@ -1243,8 +1239,7 @@ func (tbl *InstanceFuncs) CreateDebugReportCallbackEXT(instance Instance, pCreat
 	if tbl == nil || tbl.fn[cmdCreateDebugReportCallbackEXT-instanceBase] == 0 {
 		return missing(cmdCreateDebugReportCallbackEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateDebugReportCallbackEXT-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pCallback)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateDebugReportCallbackEXT-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pCallback))))
 }
 
 // CreateDebugUtilsMessengerEXT calls vkCreateDebugUtilsMessengerEXT.
@@ -1252,8 +1247,7 @@ func (tbl *InstanceFuncs) CreateDebugUtilsMessengerEXT(instance Instance, pCreat
 	if tbl == nil || tbl.fn[cmdCreateDebugUtilsMessengerEXT-instanceBase] == 0 {
 		return missing(cmdCreateDebugUtilsMessengerEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateDebugUtilsMessengerEXT-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pMessenger)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateDebugUtilsMessengerEXT-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pMessenger))))
 }
 
 // CreateDevice calls vkCreateDevice.
@@ -1261,8 +1255,7 @@ func (tbl *InstanceFuncs) CreateDevice(physicalDevice PhysicalDevice, pCreateInf
 	if tbl == nil || tbl.fn[cmdCreateDevice-instanceBase] == 0 {
 		return missing(cmdCreateDevice)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateDevice-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pDevice)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateDevice-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pDevice))))
 }
 
 // CreateDirectFBSurfaceEXT calls vkCreateDirectFBSurfaceEXT. (platform directfb)
@@ -1270,8 +1263,7 @@ func (tbl *InstanceFuncs) CreateDirectFBSurfaceEXT(instance Instance, pCreateInf
 	if tbl == nil || tbl.fn[cmdCreateDirectFBSurfaceEXT-instanceBase] == 0 {
 		return missing(cmdCreateDirectFBSurfaceEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateDirectFBSurfaceEXT-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateDirectFBSurfaceEXT-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateDisplayModeKHR calls vkCreateDisplayModeKHR.
@@ -1279,8 +1271,7 @@ func (tbl *InstanceFuncs) CreateDisplayModeKHR(physicalDevice PhysicalDevice, di
 	if tbl == nil || tbl.fn[cmdCreateDisplayModeKHR-instanceBase] == 0 {
 		return missing(cmdCreateDisplayModeKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateDisplayModeKHR-instanceBase], uintptr(physicalDevice), uintptr(display), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pMode)))
-	return Result(int32(r))
+	return Result(call5(tbl.fn[cmdCreateDisplayModeKHR-instanceBase], uintptr(physicalDevice), uintptr(display), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pMode))))
 }
 
 // CreateDisplayPlaneSurfaceKHR calls vkCreateDisplayPlaneSurfaceKHR.
@@ -1288,8 +1279,7 @@ func (tbl *InstanceFuncs) CreateDisplayPlaneSurfaceKHR(instance Instance, pCreat
 	if tbl == nil || tbl.fn[cmdCreateDisplayPlaneSurfaceKHR-instanceBase] == 0 {
 		return missing(cmdCreateDisplayPlaneSurfaceKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateDisplayPlaneSurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateDisplayPlaneSurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateHeadlessSurfaceEXT calls vkCreateHeadlessSurfaceEXT.
@@ -1297,8 +1287,7 @@ func (tbl *InstanceFuncs) CreateHeadlessSurfaceEXT(instance Instance, pCreateInf
 	if tbl == nil || tbl.fn[cmdCreateHeadlessSurfaceEXT-instanceBase] == 0 {
 		return missing(cmdCreateHeadlessSurfaceEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateHeadlessSurfaceEXT-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateHeadlessSurfaceEXT-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateIOSSurfaceMVK calls vkCreateIOSSurfaceMVK. (platform ios)
@@ -1306,8 +1295,7 @@ func (tbl *InstanceFuncs) CreateIOSSurfaceMVK(instance Instance, pCreateInfo *IO
 	if tbl == nil || tbl.fn[cmdCreateIOSSurfaceMVK-instanceBase] == 0 {
 		return missing(cmdCreateIOSSurfaceMVK)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateIOSSurfaceMVK-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateIOSSurfaceMVK-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateImagePipeSurfaceFUCHSIA calls vkCreateImagePipeSurfaceFUCHSIA. (platform fuchsia)
@@ -1315,8 +1303,7 @@ func (tbl *InstanceFuncs) CreateImagePipeSurfaceFUCHSIA(instance Instance, pCrea
 	if tbl == nil || tbl.fn[cmdCreateImagePipeSurfaceFUCHSIA-instanceBase] == 0 {
 		return missing(cmdCreateImagePipeSurfaceFUCHSIA)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateImagePipeSurfaceFUCHSIA-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateImagePipeSurfaceFUCHSIA-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateMacOSSurfaceMVK calls vkCreateMacOSSurfaceMVK. (platform macos)
@@ -1324,8 +1311,7 @@ func (tbl *InstanceFuncs) CreateMacOSSurfaceMVK(instance Instance, pCreateInfo *
 	if tbl == nil || tbl.fn[cmdCreateMacOSSurfaceMVK-instanceBase] == 0 {
 		return missing(cmdCreateMacOSSurfaceMVK)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateMacOSSurfaceMVK-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateMacOSSurfaceMVK-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateMetalSurfaceEXT calls vkCreateMetalSurfaceEXT. (platform metal)
@@ -1333,8 +1319,7 @@ func (tbl *InstanceFuncs) CreateMetalSurfaceEXT(instance Instance, pCreateInfo *
 	if tbl == nil || tbl.fn[cmdCreateMetalSurfaceEXT-instanceBase] == 0 {
 		return missing(cmdCreateMetalSurfaceEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateMetalSurfaceEXT-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateMetalSurfaceEXT-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateScreenSurfaceQNX calls vkCreateScreenSurfaceQNX. (platform screen)
@@ -1342,8 +1327,7 @@ func (tbl *InstanceFuncs) CreateScreenSurfaceQNX(instance Instance, pCreateInfo 
 	if tbl == nil || tbl.fn[cmdCreateScreenSurfaceQNX-instanceBase] == 0 {
 		return missing(cmdCreateScreenSurfaceQNX)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateScreenSurfaceQNX-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateScreenSurfaceQNX-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateStreamDescriptorSurfaceGGP calls vkCreateStreamDescriptorSurfaceGGP. (platform ggp)
@@ -1351,8 +1335,7 @@ func (tbl *InstanceFuncs) CreateStreamDescriptorSurfaceGGP(instance Instance, pC
 	if tbl == nil || tbl.fn[cmdCreateStreamDescriptorSurfaceGGP-instanceBase] == 0 {
 		return missing(cmdCreateStreamDescriptorSurfaceGGP)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateStreamDescriptorSurfaceGGP-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateStreamDescriptorSurfaceGGP-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateViSurfaceNN calls vkCreateViSurfaceNN. (platform vi)
@@ -1360,8 +1343,7 @@ func (tbl *InstanceFuncs) CreateViSurfaceNN(instance Instance, pCreateInfo *ViSu
 	if tbl == nil || tbl.fn[cmdCreateViSurfaceNN-instanceBase] == 0 {
 		return missing(cmdCreateViSurfaceNN)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateViSurfaceNN-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateViSurfaceNN-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateWaylandSurfaceKHR calls vkCreateWaylandSurfaceKHR. (platform wayland)
@@ -1369,8 +1351,7 @@ func (tbl *InstanceFuncs) CreateWaylandSurfaceKHR(instance Instance, pCreateInfo
 	if tbl == nil || tbl.fn[cmdCreateWaylandSurfaceKHR-instanceBase] == 0 {
 		return missing(cmdCreateWaylandSurfaceKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateWaylandSurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateWaylandSurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateWin32SurfaceKHR calls vkCreateWin32SurfaceKHR. (platform win32)
@@ -1378,8 +1359,7 @@ func (tbl *InstanceFuncs) CreateWin32SurfaceKHR(instance Instance, pCreateInfo *
 	if tbl == nil || tbl.fn[cmdCreateWin32SurfaceKHR-instanceBase] == 0 {
 		return missing(cmdCreateWin32SurfaceKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateWin32SurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateWin32SurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateXcbSurfaceKHR calls vkCreateXcbSurfaceKHR. (platform xcb)
@@ -1387,8 +1367,7 @@ func (tbl *InstanceFuncs) CreateXcbSurfaceKHR(instance Instance, pCreateInfo *Xc
 	if tbl == nil || tbl.fn[cmdCreateXcbSurfaceKHR-instanceBase] == 0 {
 		return missing(cmdCreateXcbSurfaceKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateXcbSurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateXcbSurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // CreateXlibSurfaceKHR calls vkCreateXlibSurfaceKHR. (platform xlib)
@@ -1396,8 +1375,7 @@ func (tbl *InstanceFuncs) CreateXlibSurfaceKHR(instance Instance, pCreateInfo *X
 	if tbl == nil || tbl.fn[cmdCreateXlibSurfaceKHR-instanceBase] == 0 {
 		return missing(cmdCreateXlibSurfaceKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateXlibSurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateXlibSurfaceKHR-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSurface))))
 }
 
 // DebugReportMessageEXT calls vkDebugReportMessageEXT.
@@ -1405,7 +1383,7 @@ func (tbl *InstanceFuncs) DebugReportMessageEXT(instance Instance, flags DebugRe
 	if tbl == nil || tbl.fn[cmdDebugReportMessageEXT-instanceBase] == 0 {
 		return missing(cmdDebugReportMessageEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdDebugReportMessageEXT-instanceBase], uintptr(instance), uintptr(flags), uintptr(objectType), uintptr(object), uintptr(location), uintptr(messageCode), uintptr(unsafe.Pointer(pLayerPrefix)), uintptr(unsafe.Pointer(pMessage)))
+	call8(tbl.fn[cmdDebugReportMessageEXT-instanceBase], uintptr(instance), uintptr(flags), uintptr(objectType), uintptr(object), uintptr(location), uintptr(messageCode), uintptr(unsafe.Pointer(pLayerPrefix)), uintptr(unsafe.Pointer(pMessage)))
 	return nil
 }
 
@@ -1414,7 +1392,7 @@ func (tbl *InstanceFuncs) DestroyDebugReportCallbackEXT(instance Instance, callb
 	if tbl == nil || tbl.fn[cmdDestroyDebugReportCallbackEXT-instanceBase] == 0 {
 		return missing(cmdDestroyDebugReportCallbackEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyDebugReportCallbackEXT-instanceBase], uintptr(instance), uintptr(callback), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyDebugReportCallbackEXT-instanceBase], uintptr(instance), uintptr(callback), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -1423,7 +1401,7 @@ func (tbl *InstanceFuncs) DestroyDebugUtilsMessengerEXT(instance Instance, messe
 	if tbl == nil || tbl.fn[cmdDestroyDebugUtilsMessengerEXT-instanceBase] == 0 {
 		return missing(cmdDestroyDebugUtilsMessengerEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyDebugUtilsMessengerEXT-instanceBase], uintptr(instance), uintptr(messenger), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyDebugUtilsMessengerEXT-instanceBase], uintptr(instance), uintptr(messenger), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -1432,7 +1410,7 @@ func (tbl *InstanceFuncs) DestroyInstance(instance Instance, pAllocator *Allocat
 	if tbl == nil || tbl.fn[cmdDestroyInstance-instanceBase] == 0 {
 		return missing(cmdDestroyInstance)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyInstance-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pAllocator)))
+	call2(tbl.fn[cmdDestroyInstance-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -1441,7 +1419,7 @@ func (tbl *InstanceFuncs) DestroySurfaceKHR(instance Instance, surface SurfaceKH
 	if tbl == nil || tbl.fn[cmdDestroySurfaceKHR-instanceBase] == 0 {
 		return missing(cmdDestroySurfaceKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroySurfaceKHR-instanceBase], uintptr(instance), uintptr(surface), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroySurfaceKHR-instanceBase], uintptr(instance), uintptr(surface), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -1450,8 +1428,7 @@ func (tbl *InstanceFuncs) EnumerateDeviceExtensionProperties(physicalDevice Phys
 	if tbl == nil || tbl.fn[cmdEnumerateDeviceExtensionProperties-instanceBase] == 0 {
 		return missing(cmdEnumerateDeviceExtensionProperties)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdEnumerateDeviceExtensionProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pLayerName)), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdEnumerateDeviceExtensionProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pLayerName)), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // EnumerateDeviceLayerProperties calls vkEnumerateDeviceLayerProperties.
@@ -1459,8 +1436,7 @@ func (tbl *InstanceFuncs) EnumerateDeviceLayerProperties(physicalDevice Physical
 	if tbl == nil || tbl.fn[cmdEnumerateDeviceLayerProperties-instanceBase] == 0 {
 		return missing(cmdEnumerateDeviceLayerProperties)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdEnumerateDeviceLayerProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdEnumerateDeviceLayerProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // EnumeratePhysicalDeviceGroups calls vkEnumeratePhysicalDeviceGroups.
@@ -1468,8 +1444,7 @@ func (tbl *InstanceFuncs) EnumeratePhysicalDeviceGroups(instance Instance, pPhys
 	if tbl == nil || tbl.fn[cmdEnumeratePhysicalDeviceGroups-instanceBase] == 0 {
 		return missing(cmdEnumeratePhysicalDeviceGroups)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdEnumeratePhysicalDeviceGroups-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pPhysicalDeviceGroupCount)), uintptr(unsafe.Pointer(pPhysicalDeviceGroupProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdEnumeratePhysicalDeviceGroups-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pPhysicalDeviceGroupCount)), uintptr(unsafe.Pointer(pPhysicalDeviceGroupProperties))))
 }
 
 // EnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR calls vkEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR.
@@ -1477,8 +1452,7 @@ func (tbl *InstanceFuncs) EnumeratePhysicalDeviceQueueFamilyPerformanceQueryCoun
 	if tbl == nil || tbl.fn[cmdEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR-instanceBase] == 0 {
 		return missing(cmdEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR-instanceBase], uintptr(physicalDevice), uintptr(queueFamilyIndex), uintptr(unsafe.Pointer(pCounterCount)), uintptr(unsafe.Pointer(pCounters)), uintptr(unsafe.Pointer(pCounterDescriptions)))
-	return Result(int32(r))
+	return Result(call5(tbl.fn[cmdEnumeratePhysicalDeviceQueueFamilyPerformanceQueryCountersKHR-instanceBase], uintptr(physicalDevice), uintptr(queueFamilyIndex), uintptr(unsafe.Pointer(pCounterCount)), uintptr(unsafe.Pointer(pCounters)), uintptr(unsafe.Pointer(pCounterDescriptions))))
 }
 
 // EnumeratePhysicalDevices calls vkEnumeratePhysicalDevices.
@@ -1486,8 +1460,7 @@ func (tbl *InstanceFuncs) EnumeratePhysicalDevices(instance Instance, pPhysicalD
 	if tbl == nil || tbl.fn[cmdEnumeratePhysicalDevices-instanceBase] == 0 {
 		return missing(cmdEnumeratePhysicalDevices)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdEnumeratePhysicalDevices-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pPhysicalDeviceCount)), uintptr(unsafe.Pointer(pPhysicalDevices)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdEnumeratePhysicalDevices-instanceBase], uintptr(instance), uintptr(unsafe.Pointer(pPhysicalDeviceCount)), uintptr(unsafe.Pointer(pPhysicalDevices))))
 }
 
 // GetDeviceProcAddr calls vkGetDeviceProcAddr.
@@ -1504,8 +1477,7 @@ func (tbl *InstanceFuncs) GetDisplayModeProperties2KHR(physicalDevice PhysicalDe
 	if tbl == nil || tbl.fn[cmdGetDisplayModeProperties2KHR-instanceBase] == 0 {
 		return missing(cmdGetDisplayModeProperties2KHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDisplayModeProperties2KHR-instanceBase], uintptr(physicalDevice), uintptr(display), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetDisplayModeProperties2KHR-instanceBase], uintptr(physicalDevice), uintptr(display), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetDisplayModePropertiesKHR calls vkGetDisplayModePropertiesKHR.
@@ -1513,8 +1485,7 @@ func (tbl *InstanceFuncs) GetDisplayModePropertiesKHR(physicalDevice PhysicalDev
 	if tbl == nil || tbl.fn[cmdGetDisplayModePropertiesKHR-instanceBase] == 0 {
 		return missing(cmdGetDisplayModePropertiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDisplayModePropertiesKHR-instanceBase], uintptr(physicalDevice), uintptr(display), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetDisplayModePropertiesKHR-instanceBase], uintptr(physicalDevice), uintptr(display), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetDisplayPlaneCapabilities2KHR calls vkGetDisplayPlaneCapabilities2KHR.
@@ -1522,8 +1493,7 @@ func (tbl *InstanceFuncs) GetDisplayPlaneCapabilities2KHR(physicalDevice Physica
 	if tbl == nil || tbl.fn[cmdGetDisplayPlaneCapabilities2KHR-instanceBase] == 0 {
 		return missing(cmdGetDisplayPlaneCapabilities2KHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDisplayPlaneCapabilities2KHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pDisplayPlaneInfo)), uintptr(unsafe.Pointer(pCapabilities)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetDisplayPlaneCapabilities2KHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pDisplayPlaneInfo)), uintptr(unsafe.Pointer(pCapabilities))))
 }
 
 // GetDisplayPlaneCapabilitiesKHR calls vkGetDisplayPlaneCapabilitiesKHR.
@@ -1531,8 +1501,7 @@ func (tbl *InstanceFuncs) GetDisplayPlaneCapabilitiesKHR(physicalDevice Physical
 	if tbl == nil || tbl.fn[cmdGetDisplayPlaneCapabilitiesKHR-instanceBase] == 0 {
 		return missing(cmdGetDisplayPlaneCapabilitiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDisplayPlaneCapabilitiesKHR-instanceBase], uintptr(physicalDevice), uintptr(mode), uintptr(planeIndex), uintptr(unsafe.Pointer(pCapabilities)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetDisplayPlaneCapabilitiesKHR-instanceBase], uintptr(physicalDevice), uintptr(mode), uintptr(planeIndex), uintptr(unsafe.Pointer(pCapabilities))))
 }
 
 // GetDisplayPlaneSupportedDisplaysKHR calls vkGetDisplayPlaneSupportedDisplaysKHR.
@@ -1540,8 +1509,7 @@ func (tbl *InstanceFuncs) GetDisplayPlaneSupportedDisplaysKHR(physicalDevice Phy
 	if tbl == nil || tbl.fn[cmdGetDisplayPlaneSupportedDisplaysKHR-instanceBase] == 0 {
 		return missing(cmdGetDisplayPlaneSupportedDisplaysKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDisplayPlaneSupportedDisplaysKHR-instanceBase], uintptr(physicalDevice), uintptr(planeIndex), uintptr(unsafe.Pointer(pDisplayCount)), uintptr(unsafe.Pointer(pDisplays)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetDisplayPlaneSupportedDisplaysKHR-instanceBase], uintptr(physicalDevice), uintptr(planeIndex), uintptr(unsafe.Pointer(pDisplayCount)), uintptr(unsafe.Pointer(pDisplays))))
 }
 
 // GetDrmDisplayEXT calls vkGetDrmDisplayEXT.
@@ -1549,8 +1517,7 @@ func (tbl *InstanceFuncs) GetDrmDisplayEXT(physicalDevice PhysicalDevice, drmFd 
 	if tbl == nil || tbl.fn[cmdGetDrmDisplayEXT-instanceBase] == 0 {
 		return missing(cmdGetDrmDisplayEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDrmDisplayEXT-instanceBase], uintptr(physicalDevice), uintptr(drmFd), uintptr(connectorId), uintptr(unsafe.Pointer(display)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetDrmDisplayEXT-instanceBase], uintptr(physicalDevice), uintptr(drmFd), uintptr(connectorId), uintptr(unsafe.Pointer(display))))
 }
 
 // GetPhysicalDeviceCalibrateableTimeDomainsEXT calls vkGetPhysicalDeviceCalibrateableTimeDomainsEXT.
@@ -1558,8 +1525,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceCalibrateableTimeDomainsEXT(physicalD
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceCalibrateableTimeDomainsEXT-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceCalibrateableTimeDomainsEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceCalibrateableTimeDomainsEXT-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pTimeDomainCount)), uintptr(unsafe.Pointer(pTimeDomains)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceCalibrateableTimeDomainsEXT-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pTimeDomainCount)), uintptr(unsafe.Pointer(pTimeDomains))))
 }
 
 // GetPhysicalDeviceCooperativeMatrixPropertiesNV calls vkGetPhysicalDeviceCooperativeMatrixPropertiesNV.
@@ -1567,8 +1533,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceCooperativeMatrixPropertiesNV(physica
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceCooperativeMatrixPropertiesNV-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceCooperativeMatrixPropertiesNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceCooperativeMatrixPropertiesNV-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceCooperativeMatrixPropertiesNV-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetPhysicalDeviceDirectFBPresentationSupportEXT calls vkGetPhysicalDeviceDirectFBPresentationSupportEXT. (platform directfb)
@@ -1585,8 +1550,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceDisplayPlaneProperties2KHR(physicalDe
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceDisplayPlaneProperties2KHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceDisplayPlaneProperties2KHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceDisplayPlaneProperties2KHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceDisplayPlaneProperties2KHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetPhysicalDeviceDisplayPlanePropertiesKHR calls vkGetPhysicalDeviceDisplayPlanePropertiesKHR.
@@ -1594,8 +1558,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceDisplayPlanePropertiesKHR(physicalDev
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceDisplayPlanePropertiesKHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceDisplayPlanePropertiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceDisplayPlanePropertiesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceDisplayPlanePropertiesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetPhysicalDeviceDisplayProperties2KHR calls vkGetPhysicalDeviceDisplayProperties2KHR.
@@ -1603,8 +1566,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceDisplayProperties2KHR(physicalDevice 
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceDisplayProperties2KHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceDisplayProperties2KHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceDisplayProperties2KHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceDisplayProperties2KHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetPhysicalDeviceDisplayPropertiesKHR calls vkGetPhysicalDeviceDisplayPropertiesKHR.
@@ -1612,8 +1574,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceDisplayPropertiesKHR(physicalDevice P
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceDisplayPropertiesKHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceDisplayPropertiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceDisplayPropertiesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceDisplayPropertiesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetPhysicalDeviceExternalBufferProperties calls vkGetPhysicalDeviceExternalBufferProperties.
@@ -1621,7 +1582,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceExternalBufferProperties(physicalDevi
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceExternalBufferProperties-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceExternalBufferProperties)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceExternalBufferProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pExternalBufferInfo)), uintptr(unsafe.Pointer(pExternalBufferProperties)))
+	call3(tbl.fn[cmdGetPhysicalDeviceExternalBufferProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pExternalBufferInfo)), uintptr(unsafe.Pointer(pExternalBufferProperties)))
 	return nil
 }
 
@@ -1630,7 +1591,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceExternalFenceProperties(physicalDevic
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceExternalFenceProperties-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceExternalFenceProperties)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceExternalFenceProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pExternalFenceInfo)), uintptr(unsafe.Pointer(pExternalFenceProperties)))
+	call3(tbl.fn[cmdGetPhysicalDeviceExternalFenceProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pExternalFenceInfo)), uintptr(unsafe.Pointer(pExternalFenceProperties)))
 	return nil
 }
 
@@ -1639,8 +1600,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceExternalImageFormatPropertiesNV(physi
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceExternalImageFormatPropertiesNV-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceExternalImageFormatPropertiesNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceExternalImageFormatPropertiesNV-instanceBase], uintptr(physicalDevice), uintptr(format), uintptr(type_), uintptr(tiling), uintptr(usage), uintptr(flags), uintptr(externalHandleType), uintptr(unsafe.Pointer(pExternalImageFormatProperties)))
-	return Result(int32(r))
+	return Result(call8(tbl.fn[cmdGetPhysicalDeviceExternalImageFormatPropertiesNV-instanceBase], uintptr(physicalDevice), uintptr(format), uintptr(type_), uintptr(tiling), uintptr(usage), uintptr(flags), uintptr(externalHandleType), uintptr(unsafe.Pointer(pExternalImageFormatProperties))))
 }
 
 // GetPhysicalDeviceExternalSemaphoreProperties calls vkGetPhysicalDeviceExternalSemaphoreProperties.
@@ -1648,7 +1608,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceExternalSemaphoreProperties(physicalD
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceExternalSemaphoreProperties-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceExternalSemaphoreProperties)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceExternalSemaphoreProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pExternalSemaphoreInfo)), uintptr(unsafe.Pointer(pExternalSemaphoreProperties)))
+	call3(tbl.fn[cmdGetPhysicalDeviceExternalSemaphoreProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pExternalSemaphoreInfo)), uintptr(unsafe.Pointer(pExternalSemaphoreProperties)))
 	return nil
 }
 
@@ -1657,7 +1617,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceFeatures(physicalDevice PhysicalDevic
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceFeatures-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceFeatures)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceFeatures-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pFeatures)))
+	call2(tbl.fn[cmdGetPhysicalDeviceFeatures-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pFeatures)))
 	return nil
 }
 
@@ -1666,7 +1626,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceFeatures2(physicalDevice PhysicalDevi
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceFeatures2-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceFeatures2)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceFeatures2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pFeatures)))
+	call2(tbl.fn[cmdGetPhysicalDeviceFeatures2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pFeatures)))
 	return nil
 }
 
@@ -1675,7 +1635,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceFormatProperties(physicalDevice Physi
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceFormatProperties-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceFormatProperties)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceFormatProperties-instanceBase], uintptr(physicalDevice), uintptr(format), uintptr(unsafe.Pointer(pFormatProperties)))
+	call3(tbl.fn[cmdGetPhysicalDeviceFormatProperties-instanceBase], uintptr(physicalDevice), uintptr(format), uintptr(unsafe.Pointer(pFormatProperties)))
 	return nil
 }
 
@@ -1684,7 +1644,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceFormatProperties2(physicalDevice Phys
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceFormatProperties2-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceFormatProperties2)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceFormatProperties2-instanceBase], uintptr(physicalDevice), uintptr(format), uintptr(unsafe.Pointer(pFormatProperties)))
+	call3(tbl.fn[cmdGetPhysicalDeviceFormatProperties2-instanceBase], uintptr(physicalDevice), uintptr(format), uintptr(unsafe.Pointer(pFormatProperties)))
 	return nil
 }
 
@@ -1693,8 +1653,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceFragmentShadingRatesKHR(physicalDevic
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceFragmentShadingRatesKHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceFragmentShadingRatesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceFragmentShadingRatesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pFragmentShadingRateCount)), uintptr(unsafe.Pointer(pFragmentShadingRates)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceFragmentShadingRatesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pFragmentShadingRateCount)), uintptr(unsafe.Pointer(pFragmentShadingRates))))
 }
 
 // GetPhysicalDeviceImageFormatProperties calls vkGetPhysicalDeviceImageFormatProperties.
@@ -1702,8 +1661,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceImageFormatProperties(physicalDevice 
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceImageFormatProperties-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceImageFormatProperties)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceImageFormatProperties-instanceBase], uintptr(physicalDevice), uintptr(format), uintptr(type_), uintptr(tiling), uintptr(usage), uintptr(flags), uintptr(unsafe.Pointer(pImageFormatProperties)))
-	return Result(int32(r))
+	return Result(call7(tbl.fn[cmdGetPhysicalDeviceImageFormatProperties-instanceBase], uintptr(physicalDevice), uintptr(format), uintptr(type_), uintptr(tiling), uintptr(usage), uintptr(flags), uintptr(unsafe.Pointer(pImageFormatProperties))))
 }
 
 // GetPhysicalDeviceImageFormatProperties2 calls vkGetPhysicalDeviceImageFormatProperties2.
@@ -1711,8 +1669,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceImageFormatProperties2(physicalDevice
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceImageFormatProperties2-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceImageFormatProperties2)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceImageFormatProperties2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pImageFormatInfo)), uintptr(unsafe.Pointer(pImageFormatProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceImageFormatProperties2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pImageFormatInfo)), uintptr(unsafe.Pointer(pImageFormatProperties))))
 }
 
 // GetPhysicalDeviceMemoryProperties calls vkGetPhysicalDeviceMemoryProperties.
@@ -1720,7 +1677,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceMemoryProperties(physicalDevice Physi
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceMemoryProperties-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceMemoryProperties)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceMemoryProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pMemoryProperties)))
+	call2(tbl.fn[cmdGetPhysicalDeviceMemoryProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pMemoryProperties)))
 	return nil
 }
 
@@ -1729,7 +1686,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceMemoryProperties2(physicalDevice Phys
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceMemoryProperties2-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceMemoryProperties2)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceMemoryProperties2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pMemoryProperties)))
+	call2(tbl.fn[cmdGetPhysicalDeviceMemoryProperties2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pMemoryProperties)))
 	return nil
 }
 
@@ -1738,7 +1695,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceMultisamplePropertiesEXT(physicalDevi
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceMultisamplePropertiesEXT-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceMultisamplePropertiesEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceMultisamplePropertiesEXT-instanceBase], uintptr(physicalDevice), uintptr(samples), uintptr(unsafe.Pointer(pMultisampleProperties)))
+	call3(tbl.fn[cmdGetPhysicalDeviceMultisamplePropertiesEXT-instanceBase], uintptr(physicalDevice), uintptr(samples), uintptr(unsafe.Pointer(pMultisampleProperties)))
 	return nil
 }
 
@@ -1747,8 +1704,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceOpticalFlowImageFormatsNV(physicalDev
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceOpticalFlowImageFormatsNV-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceOpticalFlowImageFormatsNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceOpticalFlowImageFormatsNV-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pOpticalFlowImageFormatInfo)), uintptr(unsafe.Pointer(pFormatCount)), uintptr(unsafe.Pointer(pImageFormatProperties)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPhysicalDeviceOpticalFlowImageFormatsNV-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pOpticalFlowImageFormatInfo)), uintptr(unsafe.Pointer(pFormatCount)), uintptr(unsafe.Pointer(pImageFormatProperties))))
 }
 
 // GetPhysicalDevicePresentRectanglesKHR calls vkGetPhysicalDevicePresentRectanglesKHR.
@@ -1756,8 +1712,7 @@ func (tbl *InstanceFuncs) GetPhysicalDevicePresentRectanglesKHR(physicalDevice P
 	if tbl == nil || tbl.fn[cmdGetPhysicalDevicePresentRectanglesKHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDevicePresentRectanglesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDevicePresentRectanglesKHR-instanceBase], uintptr(physicalDevice), uintptr(surface), uintptr(unsafe.Pointer(pRectCount)), uintptr(unsafe.Pointer(pRects)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPhysicalDevicePresentRectanglesKHR-instanceBase], uintptr(physicalDevice), uintptr(surface), uintptr(unsafe.Pointer(pRectCount)), uintptr(unsafe.Pointer(pRects))))
 }
 
 // GetPhysicalDeviceProperties calls vkGetPhysicalDeviceProperties.
@@ -1765,7 +1720,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceProperties(physicalDevice PhysicalDev
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceProperties-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceProperties)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pProperties)))
+	call2(tbl.fn[cmdGetPhysicalDeviceProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pProperties)))
 	return nil
 }
 
@@ -1774,7 +1729,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceProperties2(physicalDevice PhysicalDe
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceProperties2-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceProperties2)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceProperties2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pProperties)))
+	call2(tbl.fn[cmdGetPhysicalDeviceProperties2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pProperties)))
 	return nil
 }
 
@@ -1783,7 +1738,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR(
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPerformanceQueryCreateInfo)), uintptr(unsafe.Pointer(pNumPasses)))
+	call3(tbl.fn[cmdGetPhysicalDeviceQueueFamilyPerformanceQueryPassesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pPerformanceQueryCreateInfo)), uintptr(unsafe.Pointer(pNumPasses)))
 	return nil
 }
 
@@ -1792,7 +1747,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceQueueFamilyProperties(physicalDevice 
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceQueueFamilyProperties-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceQueueFamilyProperties)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceQueueFamilyProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pQueueFamilyPropertyCount)), uintptr(unsafe.Pointer(pQueueFamilyProperties)))
+	call3(tbl.fn[cmdGetPhysicalDeviceQueueFamilyProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pQueueFamilyPropertyCount)), uintptr(unsafe.Pointer(pQueueFamilyProperties)))
 	return nil
 }
 
@@ -1801,7 +1756,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceQueueFamilyProperties2(physicalDevice
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceQueueFamilyProperties2-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceQueueFamilyProperties2)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceQueueFamilyProperties2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pQueueFamilyPropertyCount)), uintptr(unsafe.Pointer(pQueueFamilyProperties)))
+	call3(tbl.fn[cmdGetPhysicalDeviceQueueFamilyProperties2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pQueueFamilyPropertyCount)), uintptr(unsafe.Pointer(pQueueFamilyProperties)))
 	return nil
 }
 
@@ -1819,7 +1774,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceSparseImageFormatProperties(physicalD
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceSparseImageFormatProperties-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceSparseImageFormatProperties)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceSparseImageFormatProperties-instanceBase], uintptr(physicalDevice), uintptr(format), uintptr(type_), uintptr(samples), uintptr(usage), uintptr(tiling), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
+	call8(tbl.fn[cmdGetPhysicalDeviceSparseImageFormatProperties-instanceBase], uintptr(physicalDevice), uintptr(format), uintptr(type_), uintptr(samples), uintptr(usage), uintptr(tiling), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
 	return nil
 }
 
@@ -1828,7 +1783,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceSparseImageFormatProperties2(physical
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceSparseImageFormatProperties2-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceSparseImageFormatProperties2)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceSparseImageFormatProperties2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pFormatInfo)), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
+	call4(tbl.fn[cmdGetPhysicalDeviceSparseImageFormatProperties2-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pFormatInfo)), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
 	return nil
 }
 
@@ -1837,8 +1792,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceSupportedFramebufferMixedSamplesCombi
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pCombinationCount)), uintptr(unsafe.Pointer(pCombinations)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceSupportedFramebufferMixedSamplesCombinationsNV-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pCombinationCount)), uintptr(unsafe.Pointer(pCombinations))))
 }
 
 // GetPhysicalDeviceSurfaceCapabilities2EXT calls vkGetPhysicalDeviceSurfaceCapabilities2EXT.
@@ -1846,8 +1800,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceSurfaceCapabilities2EXT(physicalDevic
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceSurfaceCapabilities2EXT-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceSurfaceCapabilities2EXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceSurfaceCapabilities2EXT-instanceBase], uintptr(physicalDevice), uintptr(surface), uintptr(unsafe.Pointer(pSurfaceCapabilities)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceSurfaceCapabilities2EXT-instanceBase], uintptr(physicalDevice), uintptr(surface), uintptr(unsafe.Pointer(pSurfaceCapabilities))))
 }
 
 // GetPhysicalDeviceSurfaceCapabilities2KHR calls vkGetPhysicalDeviceSurfaceCapabilities2KHR.
@@ -1855,8 +1808,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceSurfaceCapabilities2KHR(physicalDevic
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceSurfaceCapabilities2KHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceSurfaceCapabilities2KHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceSurfaceCapabilities2KHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pSurfaceInfo)), uintptr(unsafe.Pointer(pSurfaceCapabilities)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceSurfaceCapabilities2KHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pSurfaceInfo)), uintptr(unsafe.Pointer(pSurfaceCapabilities))))
 }
 
 // GetPhysicalDeviceSurfaceCapabilitiesKHR calls vkGetPhysicalDeviceSurfaceCapabilitiesKHR.
@@ -1864,8 +1816,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceSurfaceCapabilitiesKHR(physicalDevice
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceSurfaceCapabilitiesKHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceSurfaceCapabilitiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceSurfaceCapabilitiesKHR-instanceBase], uintptr(physicalDevice), uintptr(surface), uintptr(unsafe.Pointer(pSurfaceCapabilities)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceSurfaceCapabilitiesKHR-instanceBase], uintptr(physicalDevice), uintptr(surface), uintptr(unsafe.Pointer(pSurfaceCapabilities))))
 }
 
 // GetPhysicalDeviceSurfaceFormats2KHR calls vkGetPhysicalDeviceSurfaceFormats2KHR.
@@ -1873,8 +1824,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceSurfaceFormats2KHR(physicalDevice Phy
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceSurfaceFormats2KHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceSurfaceFormats2KHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceSurfaceFormats2KHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pSurfaceInfo)), uintptr(unsafe.Pointer(pSurfaceFormatCount)), uintptr(unsafe.Pointer(pSurfaceFormats)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPhysicalDeviceSurfaceFormats2KHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pSurfaceInfo)), uintptr(unsafe.Pointer(pSurfaceFormatCount)), uintptr(unsafe.Pointer(pSurfaceFormats))))
 }
 
 // GetPhysicalDeviceSurfaceFormatsKHR calls vkGetPhysicalDeviceSurfaceFormatsKHR.
@@ -1882,8 +1832,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceSurfaceFormatsKHR(physicalDevice Phys
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceSurfaceFormatsKHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceSurfaceFormatsKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceSurfaceFormatsKHR-instanceBase], uintptr(physicalDevice), uintptr(surface), uintptr(unsafe.Pointer(pSurfaceFormatCount)), uintptr(unsafe.Pointer(pSurfaceFormats)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPhysicalDeviceSurfaceFormatsKHR-instanceBase], uintptr(physicalDevice), uintptr(surface), uintptr(unsafe.Pointer(pSurfaceFormatCount)), uintptr(unsafe.Pointer(pSurfaceFormats))))
 }
 
 // GetPhysicalDeviceSurfacePresentModes2EXT calls vkGetPhysicalDeviceSurfacePresentModes2EXT. (platform win32)
@@ -1891,8 +1840,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceSurfacePresentModes2EXT(physicalDevic
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceSurfacePresentModes2EXT-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceSurfacePresentModes2EXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceSurfacePresentModes2EXT-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pSurfaceInfo)), uintptr(unsafe.Pointer(pPresentModeCount)), uintptr(unsafe.Pointer(pPresentModes)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPhysicalDeviceSurfacePresentModes2EXT-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pSurfaceInfo)), uintptr(unsafe.Pointer(pPresentModeCount)), uintptr(unsafe.Pointer(pPresentModes))))
 }
 
 // GetPhysicalDeviceSurfacePresentModesKHR calls vkGetPhysicalDeviceSurfacePresentModesKHR.
@@ -1900,8 +1848,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceSurfacePresentModesKHR(physicalDevice
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceSurfacePresentModesKHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceSurfacePresentModesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceSurfacePresentModesKHR-instanceBase], uintptr(physicalDevice), uintptr(surface), uintptr(unsafe.Pointer(pPresentModeCount)), uintptr(unsafe.Pointer(pPresentModes)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPhysicalDeviceSurfacePresentModesKHR-instanceBase], uintptr(physicalDevice), uintptr(surface), uintptr(unsafe.Pointer(pPresentModeCount)), uintptr(unsafe.Pointer(pPresentModes))))
 }
 
 // GetPhysicalDeviceSurfaceSupportKHR calls vkGetPhysicalDeviceSurfaceSupportKHR.
@@ -1909,8 +1856,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceSurfaceSupportKHR(physicalDevice Phys
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceSurfaceSupportKHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceSurfaceSupportKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceSurfaceSupportKHR-instanceBase], uintptr(physicalDevice), uintptr(queueFamilyIndex), uintptr(surface), uintptr(unsafe.Pointer(pSupported)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPhysicalDeviceSurfaceSupportKHR-instanceBase], uintptr(physicalDevice), uintptr(queueFamilyIndex), uintptr(surface), uintptr(unsafe.Pointer(pSupported))))
 }
 
 // GetPhysicalDeviceToolProperties calls vkGetPhysicalDeviceToolProperties.
@@ -1918,8 +1864,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceToolProperties(physicalDevice Physica
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceToolProperties-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceToolProperties)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceToolProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pToolCount)), uintptr(unsafe.Pointer(pToolProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceToolProperties-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pToolCount)), uintptr(unsafe.Pointer(pToolProperties))))
 }
 
 // GetPhysicalDeviceVideoCapabilitiesKHR calls vkGetPhysicalDeviceVideoCapabilitiesKHR.
@@ -1927,8 +1872,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceVideoCapabilitiesKHR(physicalDevice P
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceVideoCapabilitiesKHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceVideoCapabilitiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceVideoCapabilitiesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pVideoProfile)), uintptr(unsafe.Pointer(pCapabilities)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPhysicalDeviceVideoCapabilitiesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pVideoProfile)), uintptr(unsafe.Pointer(pCapabilities))))
 }
 
 // GetPhysicalDeviceVideoFormatPropertiesKHR calls vkGetPhysicalDeviceVideoFormatPropertiesKHR.
@@ -1936,8 +1880,7 @@ func (tbl *InstanceFuncs) GetPhysicalDeviceVideoFormatPropertiesKHR(physicalDevi
 	if tbl == nil || tbl.fn[cmdGetPhysicalDeviceVideoFormatPropertiesKHR-instanceBase] == 0 {
 		return missing(cmdGetPhysicalDeviceVideoFormatPropertiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPhysicalDeviceVideoFormatPropertiesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pVideoFormatInfo)), uintptr(unsafe.Pointer(pVideoFormatPropertyCount)), uintptr(unsafe.Pointer(pVideoFormatProperties)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPhysicalDeviceVideoFormatPropertiesKHR-instanceBase], uintptr(physicalDevice), uintptr(unsafe.Pointer(pVideoFormatInfo)), uintptr(unsafe.Pointer(pVideoFormatPropertyCount)), uintptr(unsafe.Pointer(pVideoFormatProperties))))
 }
 
 // GetPhysicalDeviceWaylandPresentationSupportKHR calls vkGetPhysicalDeviceWaylandPresentationSupportKHR. (platform wayland)
@@ -1981,8 +1924,7 @@ func (tbl *InstanceFuncs) GetRandROutputDisplayEXT(physicalDevice PhysicalDevice
 	if tbl == nil || tbl.fn[cmdGetRandROutputDisplayEXT-instanceBase] == 0 {
 		return missing(cmdGetRandROutputDisplayEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetRandROutputDisplayEXT-instanceBase], uintptr(physicalDevice), uintptr(dpy), uintptr(rrOutput), uintptr(unsafe.Pointer(pDisplay)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetRandROutputDisplayEXT-instanceBase], uintptr(physicalDevice), uintptr(dpy), uintptr(rrOutput), uintptr(unsafe.Pointer(pDisplay))))
 }
 
 // GetWinrtDisplayNV calls vkGetWinrtDisplayNV. (platform win32)
@@ -1990,8 +1932,7 @@ func (tbl *InstanceFuncs) GetWinrtDisplayNV(physicalDevice PhysicalDevice, devic
 	if tbl == nil || tbl.fn[cmdGetWinrtDisplayNV-instanceBase] == 0 {
 		return missing(cmdGetWinrtDisplayNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetWinrtDisplayNV-instanceBase], uintptr(physicalDevice), uintptr(deviceRelativeId), uintptr(unsafe.Pointer(pDisplay)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetWinrtDisplayNV-instanceBase], uintptr(physicalDevice), uintptr(deviceRelativeId), uintptr(unsafe.Pointer(pDisplay))))
 }
 
 // ReleaseDisplayEXT calls vkReleaseDisplayEXT.
@@ -1999,8 +1940,7 @@ func (tbl *InstanceFuncs) ReleaseDisplayEXT(physicalDevice PhysicalDevice, displ
 	if tbl == nil || tbl.fn[cmdReleaseDisplayEXT-instanceBase] == 0 {
 		return missing(cmdReleaseDisplayEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdReleaseDisplayEXT-instanceBase], uintptr(physicalDevice), uintptr(display))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdReleaseDisplayEXT-instanceBase], uintptr(physicalDevice), uintptr(display)))
 }
 
 // SubmitDebugUtilsMessageEXT calls vkSubmitDebugUtilsMessageEXT.
@@ -2008,7 +1948,7 @@ func (tbl *InstanceFuncs) SubmitDebugUtilsMessageEXT(instance Instance, messageS
 	if tbl == nil || tbl.fn[cmdSubmitDebugUtilsMessageEXT-instanceBase] == 0 {
 		return missing(cmdSubmitDebugUtilsMessageEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdSubmitDebugUtilsMessageEXT-instanceBase], uintptr(instance), uintptr(messageSeverity), uintptr(messageTypes), uintptr(unsafe.Pointer(pCallbackData)))
+	call4(tbl.fn[cmdSubmitDebugUtilsMessageEXT-instanceBase], uintptr(instance), uintptr(messageSeverity), uintptr(messageTypes), uintptr(unsafe.Pointer(pCallbackData)))
 	return nil
 }
 
@@ -2049,8 +1989,7 @@ func (tbl *DeviceFuncs) AcquireFullScreenExclusiveModeEXT(device Device, swapcha
 	if tbl == nil || tbl.fn[cmdAcquireFullScreenExclusiveModeEXT-deviceBase] == 0 {
 		return missing(cmdAcquireFullScreenExclusiveModeEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdAcquireFullScreenExclusiveModeEXT-deviceBase], uintptr(device), uintptr(swapchain))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdAcquireFullScreenExclusiveModeEXT-deviceBase], uintptr(device), uintptr(swapchain)))
 }
 
 // AcquireNextImage2KHR calls vkAcquireNextImage2KHR.
@@ -2058,8 +1997,7 @@ func (tbl *DeviceFuncs) AcquireNextImage2KHR(device Device, pAcquireInfo *Acquir
 	if tbl == nil || tbl.fn[cmdAcquireNextImage2KHR-deviceBase] == 0 {
 		return missing(cmdAcquireNextImage2KHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdAcquireNextImage2KHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAcquireInfo)), uintptr(unsafe.Pointer(pImageIndex)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdAcquireNextImage2KHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAcquireInfo)), uintptr(unsafe.Pointer(pImageIndex))))
 }
 
 // AcquireNextImageKHR calls vkAcquireNextImageKHR.
@@ -2067,8 +2005,7 @@ func (tbl *DeviceFuncs) AcquireNextImageKHR(device Device, swapchain SwapchainKH
 	if tbl == nil || tbl.fn[cmdAcquireNextImageKHR-deviceBase] == 0 {
 		return missing(cmdAcquireNextImageKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdAcquireNextImageKHR-deviceBase], uintptr(device), uintptr(swapchain), uintptr(timeout), uintptr(semaphore), uintptr(fence), uintptr(unsafe.Pointer(pImageIndex)))
-	return Result(int32(r))
+	return Result(call6(tbl.fn[cmdAcquireNextImageKHR-deviceBase], uintptr(device), uintptr(swapchain), uintptr(timeout), uintptr(semaphore), uintptr(fence), uintptr(unsafe.Pointer(pImageIndex))))
 }
 
 // AcquirePerformanceConfigurationINTEL calls vkAcquirePerformanceConfigurationINTEL.
@@ -2076,8 +2013,7 @@ func (tbl *DeviceFuncs) AcquirePerformanceConfigurationINTEL(device Device, pAcq
 	if tbl == nil || tbl.fn[cmdAcquirePerformanceConfigurationINTEL-deviceBase] == 0 {
 		return missing(cmdAcquirePerformanceConfigurationINTEL)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdAcquirePerformanceConfigurationINTEL-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAcquireInfo)), uintptr(unsafe.Pointer(pConfiguration)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdAcquirePerformanceConfigurationINTEL-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAcquireInfo)), uintptr(unsafe.Pointer(pConfiguration))))
 }
 
 // AcquireProfilingLockKHR calls vkAcquireProfilingLockKHR.
@@ -2085,8 +2021,7 @@ func (tbl *DeviceFuncs) AcquireProfilingLockKHR(device Device, pInfo *AcquirePro
 	if tbl == nil || tbl.fn[cmdAcquireProfilingLockKHR-deviceBase] == 0 {
 		return missing(cmdAcquireProfilingLockKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdAcquireProfilingLockKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdAcquireProfilingLockKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo))))
 }
 
 // AllocateCommandBuffers calls vkAllocateCommandBuffers.
@@ -2094,8 +2029,7 @@ func (tbl *DeviceFuncs) AllocateCommandBuffers(device Device, pAllocateInfo *Com
 	if tbl == nil || tbl.fn[cmdAllocateCommandBuffers-deviceBase] == 0 {
 		return missing(cmdAllocateCommandBuffers)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdAllocateCommandBuffers-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAllocateInfo)), uintptr(unsafe.Pointer(pCommandBuffers)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdAllocateCommandBuffers-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAllocateInfo)), uintptr(unsafe.Pointer(pCommandBuffers))))
 }
 
 // AllocateDescriptorSets calls vkAllocateDescriptorSets.
@@ -2103,8 +2037,7 @@ func (tbl *DeviceFuncs) AllocateDescriptorSets(device Device, pAllocateInfo *Des
 	if tbl == nil || tbl.fn[cmdAllocateDescriptorSets-deviceBase] == 0 {
 		return missing(cmdAllocateDescriptorSets)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdAllocateDescriptorSets-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAllocateInfo)), uintptr(unsafe.Pointer(pDescriptorSets)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdAllocateDescriptorSets-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAllocateInfo)), uintptr(unsafe.Pointer(pDescriptorSets))))
 }
 
 // AllocateMemory calls vkAllocateMemory.
@@ -2112,8 +2045,7 @@ func (tbl *DeviceFuncs) AllocateMemory(device Device, pAllocateInfo *MemoryAlloc
 	if tbl == nil || tbl.fn[cmdAllocateMemory-deviceBase] == 0 {
 		return missing(cmdAllocateMemory)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdAllocateMemory-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAllocateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pMemory)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdAllocateMemory-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAllocateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pMemory))))
 }
 
 // BeginCommandBuffer calls vkBeginCommandBuffer.
@@ -2121,8 +2053,7 @@ func (tbl *DeviceFuncs) BeginCommandBuffer(commandBuffer CommandBuffer, pBeginIn
 	if tbl == nil || tbl.fn[cmdBeginCommandBuffer-deviceBase] == 0 {
 		return missing(cmdBeginCommandBuffer)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdBeginCommandBuffer-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pBeginInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdBeginCommandBuffer-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pBeginInfo))))
 }
 
 // BindAccelerationStructureMemoryNV calls vkBindAccelerationStructureMemoryNV.
@@ -2130,8 +2061,7 @@ func (tbl *DeviceFuncs) BindAccelerationStructureMemoryNV(device Device, bindInf
 	if tbl == nil || tbl.fn[cmdBindAccelerationStructureMemoryNV-deviceBase] == 0 {
 		return missing(cmdBindAccelerationStructureMemoryNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdBindAccelerationStructureMemoryNV-deviceBase], uintptr(device), uintptr(bindInfoCount), uintptr(unsafe.Pointer(pBindInfos)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdBindAccelerationStructureMemoryNV-deviceBase], uintptr(device), uintptr(bindInfoCount), uintptr(unsafe.Pointer(pBindInfos))))
 }
 
 // BindBufferMemory calls vkBindBufferMemory.
@@ -2139,8 +2069,7 @@ func (tbl *DeviceFuncs) BindBufferMemory(device Device, buffer Buffer, memory De
 	if tbl == nil || tbl.fn[cmdBindBufferMemory-deviceBase] == 0 {
 		return missing(cmdBindBufferMemory)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdBindBufferMemory-deviceBase], uintptr(device), uintptr(buffer), uintptr(memory), uintptr(memoryOffset))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdBindBufferMemory-deviceBase], uintptr(device), uintptr(buffer), uintptr(memory), uintptr(memoryOffset)))
 }
 
 // BindBufferMemory2 calls vkBindBufferMemory2.
@@ -2148,8 +2077,7 @@ func (tbl *DeviceFuncs) BindBufferMemory2(device Device, bindInfoCount uint32, p
 	if tbl == nil || tbl.fn[cmdBindBufferMemory2-deviceBase] == 0 {
 		return missing(cmdBindBufferMemory2)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdBindBufferMemory2-deviceBase], uintptr(device), uintptr(bindInfoCount), uintptr(unsafe.Pointer(pBindInfos)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdBindBufferMemory2-deviceBase], uintptr(device), uintptr(bindInfoCount), uintptr(unsafe.Pointer(pBindInfos))))
 }
 
 // BindImageMemory calls vkBindImageMemory.
@@ -2157,8 +2085,7 @@ func (tbl *DeviceFuncs) BindImageMemory(device Device, image Image, memory Devic
 	if tbl == nil || tbl.fn[cmdBindImageMemory-deviceBase] == 0 {
 		return missing(cmdBindImageMemory)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdBindImageMemory-deviceBase], uintptr(device), uintptr(image), uintptr(memory), uintptr(memoryOffset))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdBindImageMemory-deviceBase], uintptr(device), uintptr(image), uintptr(memory), uintptr(memoryOffset)))
 }
 
 // BindImageMemory2 calls vkBindImageMemory2.
@@ -2166,8 +2093,7 @@ func (tbl *DeviceFuncs) BindImageMemory2(device Device, bindInfoCount uint32, pB
 	if tbl == nil || tbl.fn[cmdBindImageMemory2-deviceBase] == 0 {
 		return missing(cmdBindImageMemory2)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdBindImageMemory2-deviceBase], uintptr(device), uintptr(bindInfoCount), uintptr(unsafe.Pointer(pBindInfos)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdBindImageMemory2-deviceBase], uintptr(device), uintptr(bindInfoCount), uintptr(unsafe.Pointer(pBindInfos))))
 }
 
 // BindOpticalFlowSessionImageNV calls vkBindOpticalFlowSessionImageNV.
@@ -2175,8 +2101,7 @@ func (tbl *DeviceFuncs) BindOpticalFlowSessionImageNV(device Device, session Opt
 	if tbl == nil || tbl.fn[cmdBindOpticalFlowSessionImageNV-deviceBase] == 0 {
 		return missing(cmdBindOpticalFlowSessionImageNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdBindOpticalFlowSessionImageNV-deviceBase], uintptr(device), uintptr(session), uintptr(bindingPoint), uintptr(view), uintptr(layout))
-	return Result(int32(r))
+	return Result(call5(tbl.fn[cmdBindOpticalFlowSessionImageNV-deviceBase], uintptr(device), uintptr(session), uintptr(bindingPoint), uintptr(view), uintptr(layout)))
 }
 
 // BindVideoSessionMemoryKHR calls vkBindVideoSessionMemoryKHR.
@@ -2184,8 +2109,7 @@ func (tbl *DeviceFuncs) BindVideoSessionMemoryKHR(device Device, videoSession Vi
 	if tbl == nil || tbl.fn[cmdBindVideoSessionMemoryKHR-deviceBase] == 0 {
 		return missing(cmdBindVideoSessionMemoryKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdBindVideoSessionMemoryKHR-deviceBase], uintptr(device), uintptr(videoSession), uintptr(bindSessionMemoryInfoCount), uintptr(unsafe.Pointer(pBindSessionMemoryInfos)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdBindVideoSessionMemoryKHR-deviceBase], uintptr(device), uintptr(videoSession), uintptr(bindSessionMemoryInfoCount), uintptr(unsafe.Pointer(pBindSessionMemoryInfos))))
 }
 
 // BuildAccelerationStructuresKHR calls vkBuildAccelerationStructuresKHR.
@@ -2193,8 +2117,7 @@ func (tbl *DeviceFuncs) BuildAccelerationStructuresKHR(device Device, deferredOp
 	if tbl == nil || tbl.fn[cmdBuildAccelerationStructuresKHR-deviceBase] == 0 {
 		return missing(cmdBuildAccelerationStructuresKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdBuildAccelerationStructuresKHR-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(infoCount), uintptr(unsafe.Pointer(pInfos)), uintptr(unsafe.Pointer(ppBuildRangeInfos)))
-	return Result(int32(r))
+	return Result(call5(tbl.fn[cmdBuildAccelerationStructuresKHR-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(infoCount), uintptr(unsafe.Pointer(pInfos)), uintptr(unsafe.Pointer(ppBuildRangeInfos))))
 }
 
 // BuildMicromapsEXT calls vkBuildMicromapsEXT.
@@ -2202,8 +2125,7 @@ func (tbl *DeviceFuncs) BuildMicromapsEXT(device Device, deferredOperation Defer
 	if tbl == nil || tbl.fn[cmdBuildMicromapsEXT-deviceBase] == 0 {
 		return missing(cmdBuildMicromapsEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdBuildMicromapsEXT-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(infoCount), uintptr(unsafe.Pointer(pInfos)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdBuildMicromapsEXT-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(infoCount), uintptr(unsafe.Pointer(pInfos))))
 }
 
 // CmdBeginConditionalRenderingEXT calls vkCmdBeginConditionalRenderingEXT.
@@ -2211,7 +2133,7 @@ func (tbl *DeviceFuncs) CmdBeginConditionalRenderingEXT(commandBuffer CommandBuf
 	if tbl == nil || tbl.fn[cmdCmdBeginConditionalRenderingEXT-deviceBase] == 0 {
 		return missing(cmdCmdBeginConditionalRenderingEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBeginConditionalRenderingEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pConditionalRenderingBegin)))
+	call2(tbl.fn[cmdCmdBeginConditionalRenderingEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pConditionalRenderingBegin)))
 	return nil
 }
 
@@ -2220,7 +2142,7 @@ func (tbl *DeviceFuncs) CmdBeginDebugUtilsLabelEXT(commandBuffer CommandBuffer, 
 	if tbl == nil || tbl.fn[cmdCmdBeginDebugUtilsLabelEXT-deviceBase] == 0 {
 		return missing(cmdCmdBeginDebugUtilsLabelEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBeginDebugUtilsLabelEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pLabelInfo)))
+	call2(tbl.fn[cmdCmdBeginDebugUtilsLabelEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pLabelInfo)))
 	return nil
 }
 
@@ -2229,7 +2151,7 @@ func (tbl *DeviceFuncs) CmdBeginQuery(commandBuffer CommandBuffer, queryPool Que
 	if tbl == nil || tbl.fn[cmdCmdBeginQuery-deviceBase] == 0 {
 		return missing(cmdCmdBeginQuery)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBeginQuery-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(query), uintptr(flags))
+	call4(tbl.fn[cmdCmdBeginQuery-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(query), uintptr(flags))
 	return nil
 }
 
@@ -2238,7 +2160,7 @@ func (tbl *DeviceFuncs) CmdBeginQueryIndexedEXT(commandBuffer CommandBuffer, que
 	if tbl == nil || tbl.fn[cmdCmdBeginQueryIndexedEXT-deviceBase] == 0 {
 		return missing(cmdCmdBeginQueryIndexedEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBeginQueryIndexedEXT-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(query), uintptr(flags), uintptr(index))
+	call5(tbl.fn[cmdCmdBeginQueryIndexedEXT-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(query), uintptr(flags), uintptr(index))
 	return nil
 }
 
@@ -2247,7 +2169,7 @@ func (tbl *DeviceFuncs) CmdBeginRenderPass(commandBuffer CommandBuffer, pRenderP
 	if tbl == nil || tbl.fn[cmdCmdBeginRenderPass-deviceBase] == 0 {
 		return missing(cmdCmdBeginRenderPass)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBeginRenderPass-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pRenderPassBegin)), uintptr(contents))
+	call3(tbl.fn[cmdCmdBeginRenderPass-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pRenderPassBegin)), uintptr(contents))
 	return nil
 }
 
@@ -2256,7 +2178,7 @@ func (tbl *DeviceFuncs) CmdBeginRenderPass2(commandBuffer CommandBuffer, pRender
 	if tbl == nil || tbl.fn[cmdCmdBeginRenderPass2-deviceBase] == 0 {
 		return missing(cmdCmdBeginRenderPass2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBeginRenderPass2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pRenderPassBegin)), uintptr(unsafe.Pointer(pSubpassBeginInfo)))
+	call3(tbl.fn[cmdCmdBeginRenderPass2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pRenderPassBegin)), uintptr(unsafe.Pointer(pSubpassBeginInfo)))
 	return nil
 }
 
@@ -2265,7 +2187,7 @@ func (tbl *DeviceFuncs) CmdBeginRendering(commandBuffer CommandBuffer, pRenderin
 	if tbl == nil || tbl.fn[cmdCmdBeginRendering-deviceBase] == 0 {
 		return missing(cmdCmdBeginRendering)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBeginRendering-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pRenderingInfo)))
+	call2(tbl.fn[cmdCmdBeginRendering-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pRenderingInfo)))
 	return nil
 }
 
@@ -2274,7 +2196,7 @@ func (tbl *DeviceFuncs) CmdBeginTransformFeedbackEXT(commandBuffer CommandBuffer
 	if tbl == nil || tbl.fn[cmdCmdBeginTransformFeedbackEXT-deviceBase] == 0 {
 		return missing(cmdCmdBeginTransformFeedbackEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBeginTransformFeedbackEXT-deviceBase], uintptr(commandBuffer), uintptr(firstCounterBuffer), uintptr(counterBufferCount), uintptr(unsafe.Pointer(pCounterBuffers)), uintptr(unsafe.Pointer(pCounterBufferOffsets)))
+	call5(tbl.fn[cmdCmdBeginTransformFeedbackEXT-deviceBase], uintptr(commandBuffer), uintptr(firstCounterBuffer), uintptr(counterBufferCount), uintptr(unsafe.Pointer(pCounterBuffers)), uintptr(unsafe.Pointer(pCounterBufferOffsets)))
 	return nil
 }
 
@@ -2283,7 +2205,7 @@ func (tbl *DeviceFuncs) CmdBeginVideoCodingKHR(commandBuffer CommandBuffer, pBeg
 	if tbl == nil || tbl.fn[cmdCmdBeginVideoCodingKHR-deviceBase] == 0 {
 		return missing(cmdCmdBeginVideoCodingKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBeginVideoCodingKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pBeginInfo)))
+	call2(tbl.fn[cmdCmdBeginVideoCodingKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pBeginInfo)))
 	return nil
 }
 
@@ -2292,7 +2214,7 @@ func (tbl *DeviceFuncs) CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer
 	if tbl == nil || tbl.fn[cmdCmdBindDescriptorBufferEmbeddedSamplersEXT-deviceBase] == 0 {
 		return missing(cmdCmdBindDescriptorBufferEmbeddedSamplersEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBindDescriptorBufferEmbeddedSamplersEXT-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(layout), uintptr(set))
+	call4(tbl.fn[cmdCmdBindDescriptorBufferEmbeddedSamplersEXT-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(layout), uintptr(set))
 	return nil
 }
 
@@ -2301,7 +2223,7 @@ func (tbl *DeviceFuncs) CmdBindDescriptorBuffersEXT(commandBuffer CommandBuffer,
 	if tbl == nil || tbl.fn[cmdCmdBindDescriptorBuffersEXT-deviceBase] == 0 {
 		return missing(cmdCmdBindDescriptorBuffersEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBindDescriptorBuffersEXT-deviceBase], uintptr(commandBuffer), uintptr(bufferCount), uintptr(unsafe.Pointer(pBindingInfos)))
+	call3(tbl.fn[cmdCmdBindDescriptorBuffersEXT-deviceBase], uintptr(commandBuffer), uintptr(bufferCount), uintptr(unsafe.Pointer(pBindingInfos)))
 	return nil
 }
 
@@ -2310,7 +2232,7 @@ func (tbl *DeviceFuncs) CmdBindDescriptorSets(commandBuffer CommandBuffer, pipel
 	if tbl == nil || tbl.fn[cmdCmdBindDescriptorSets-deviceBase] == 0 {
 		return missing(cmdCmdBindDescriptorSets)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBindDescriptorSets-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(layout), uintptr(firstSet), uintptr(descriptorSetCount), uintptr(unsafe.Pointer(pDescriptorSets)), uintptr(dynamicOffsetCount), uintptr(unsafe.Pointer(pDynamicOffsets)))
+	call8(tbl.fn[cmdCmdBindDescriptorSets-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(layout), uintptr(firstSet), uintptr(descriptorSetCount), uintptr(unsafe.Pointer(pDescriptorSets)), uintptr(dynamicOffsetCount), uintptr(unsafe.Pointer(pDynamicOffsets)))
 	return nil
 }
 
@@ -2319,7 +2241,7 @@ func (tbl *DeviceFuncs) CmdBindIndexBuffer(commandBuffer CommandBuffer, buffer B
 	if tbl == nil || tbl.fn[cmdCmdBindIndexBuffer-deviceBase] == 0 {
 		return missing(cmdCmdBindIndexBuffer)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBindIndexBuffer-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(indexType))
+	call4(tbl.fn[cmdCmdBindIndexBuffer-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(indexType))
 	return nil
 }
 
@@ -2328,7 +2250,7 @@ func (tbl *DeviceFuncs) CmdBindInvocationMaskHUAWEI(commandBuffer CommandBuffer,
 	if tbl == nil || tbl.fn[cmdCmdBindInvocationMaskHUAWEI-deviceBase] == 0 {
 		return missing(cmdCmdBindInvocationMaskHUAWEI)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBindInvocationMaskHUAWEI-deviceBase], uintptr(commandBuffer), uintptr(imageView), uintptr(imageLayout))
+	call3(tbl.fn[cmdCmdBindInvocationMaskHUAWEI-deviceBase], uintptr(commandBuffer), uintptr(imageView), uintptr(imageLayout))
 	return nil
 }
 
@@ -2337,7 +2259,7 @@ func (tbl *DeviceFuncs) CmdBindPipeline(commandBuffer CommandBuffer, pipelineBin
 	if tbl == nil || tbl.fn[cmdCmdBindPipeline-deviceBase] == 0 {
 		return missing(cmdCmdBindPipeline)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBindPipeline-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(pipeline))
+	call3(tbl.fn[cmdCmdBindPipeline-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(pipeline))
 	return nil
 }
 
@@ -2346,7 +2268,7 @@ func (tbl *DeviceFuncs) CmdBindPipelineShaderGroupNV(commandBuffer CommandBuffer
 	if tbl == nil || tbl.fn[cmdCmdBindPipelineShaderGroupNV-deviceBase] == 0 {
 		return missing(cmdCmdBindPipelineShaderGroupNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBindPipelineShaderGroupNV-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(pipeline), uintptr(groupIndex))
+	call4(tbl.fn[cmdCmdBindPipelineShaderGroupNV-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(pipeline), uintptr(groupIndex))
 	return nil
 }
 
@@ -2355,7 +2277,7 @@ func (tbl *DeviceFuncs) CmdBindShadingRateImageNV(commandBuffer CommandBuffer, i
 	if tbl == nil || tbl.fn[cmdCmdBindShadingRateImageNV-deviceBase] == 0 {
 		return missing(cmdCmdBindShadingRateImageNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBindShadingRateImageNV-deviceBase], uintptr(commandBuffer), uintptr(imageView), uintptr(imageLayout))
+	call3(tbl.fn[cmdCmdBindShadingRateImageNV-deviceBase], uintptr(commandBuffer), uintptr(imageView), uintptr(imageLayout))
 	return nil
 }
 
@@ -2364,7 +2286,7 @@ func (tbl *DeviceFuncs) CmdBindTransformFeedbackBuffersEXT(commandBuffer Command
 	if tbl == nil || tbl.fn[cmdCmdBindTransformFeedbackBuffersEXT-deviceBase] == 0 {
 		return missing(cmdCmdBindTransformFeedbackBuffersEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBindTransformFeedbackBuffersEXT-deviceBase], uintptr(commandBuffer), uintptr(firstBinding), uintptr(bindingCount), uintptr(unsafe.Pointer(pBuffers)), uintptr(unsafe.Pointer(pOffsets)), uintptr(unsafe.Pointer(pSizes)))
+	call6(tbl.fn[cmdCmdBindTransformFeedbackBuffersEXT-deviceBase], uintptr(commandBuffer), uintptr(firstBinding), uintptr(bindingCount), uintptr(unsafe.Pointer(pBuffers)), uintptr(unsafe.Pointer(pOffsets)), uintptr(unsafe.Pointer(pSizes)))
 	return nil
 }
 
@@ -2373,7 +2295,7 @@ func (tbl *DeviceFuncs) CmdBindVertexBuffers(commandBuffer CommandBuffer, firstB
 	if tbl == nil || tbl.fn[cmdCmdBindVertexBuffers-deviceBase] == 0 {
 		return missing(cmdCmdBindVertexBuffers)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBindVertexBuffers-deviceBase], uintptr(commandBuffer), uintptr(firstBinding), uintptr(bindingCount), uintptr(unsafe.Pointer(pBuffers)), uintptr(unsafe.Pointer(pOffsets)))
+	call5(tbl.fn[cmdCmdBindVertexBuffers-deviceBase], uintptr(commandBuffer), uintptr(firstBinding), uintptr(bindingCount), uintptr(unsafe.Pointer(pBuffers)), uintptr(unsafe.Pointer(pOffsets)))
 	return nil
 }
 
@@ -2382,7 +2304,7 @@ func (tbl *DeviceFuncs) CmdBindVertexBuffers2(commandBuffer CommandBuffer, first
 	if tbl == nil || tbl.fn[cmdCmdBindVertexBuffers2-deviceBase] == 0 {
 		return missing(cmdCmdBindVertexBuffers2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBindVertexBuffers2-deviceBase], uintptr(commandBuffer), uintptr(firstBinding), uintptr(bindingCount), uintptr(unsafe.Pointer(pBuffers)), uintptr(unsafe.Pointer(pOffsets)), uintptr(unsafe.Pointer(pSizes)), uintptr(unsafe.Pointer(pStrides)))
+	call7(tbl.fn[cmdCmdBindVertexBuffers2-deviceBase], uintptr(commandBuffer), uintptr(firstBinding), uintptr(bindingCount), uintptr(unsafe.Pointer(pBuffers)), uintptr(unsafe.Pointer(pOffsets)), uintptr(unsafe.Pointer(pSizes)), uintptr(unsafe.Pointer(pStrides)))
 	return nil
 }
 
@@ -2391,7 +2313,7 @@ func (tbl *DeviceFuncs) CmdBlitImage(commandBuffer CommandBuffer, srcImage Image
 	if tbl == nil || tbl.fn[cmdCmdBlitImage-deviceBase] == 0 {
 		return missing(cmdCmdBlitImage)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBlitImage-deviceBase], uintptr(commandBuffer), uintptr(srcImage), uintptr(srcImageLayout), uintptr(dstImage), uintptr(dstImageLayout), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)), uintptr(filter))
+	call8(tbl.fn[cmdCmdBlitImage-deviceBase], uintptr(commandBuffer), uintptr(srcImage), uintptr(srcImageLayout), uintptr(dstImage), uintptr(dstImageLayout), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)), uintptr(filter))
 	return nil
 }
 
@@ -2400,7 +2322,7 @@ func (tbl *DeviceFuncs) CmdBlitImage2(commandBuffer CommandBuffer, pBlitImageInf
 	if tbl == nil || tbl.fn[cmdCmdBlitImage2-deviceBase] == 0 {
 		return missing(cmdCmdBlitImage2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBlitImage2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pBlitImageInfo)))
+	call2(tbl.fn[cmdCmdBlitImage2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pBlitImageInfo)))
 	return nil
 }
 
@@ -2409,7 +2331,7 @@ func (tbl *DeviceFuncs) CmdBuildAccelerationStructureNV(commandBuffer CommandBuf
 	if tbl == nil || tbl.fn[cmdCmdBuildAccelerationStructureNV-deviceBase] == 0 {
 		return missing(cmdCmdBuildAccelerationStructureNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBuildAccelerationStructureNV-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)), uintptr(instanceData), uintptr(instanceOffset), uintptr(update), uintptr(dst), uintptr(src), uintptr(scratch), uintptr(scratchOffset))
+	call9(tbl.fn[cmdCmdBuildAccelerationStructureNV-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)), uintptr(instanceData), uintptr(instanceOffset), uintptr(update), uintptr(dst), uintptr(src), uintptr(scratch), uintptr(scratchOffset))
 	return nil
 }
 
@@ -2418,7 +2340,7 @@ func (tbl *DeviceFuncs) CmdBuildAccelerationStructuresIndirectKHR(commandBuffer 
 	if tbl == nil || tbl.fn[cmdCmdBuildAccelerationStructuresIndirectKHR-deviceBase] == 0 {
 		return missing(cmdCmdBuildAccelerationStructuresIndirectKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBuildAccelerationStructuresIndirectKHR-deviceBase], uintptr(commandBuffer), uintptr(infoCount), uintptr(unsafe.Pointer(pInfos)), uintptr(unsafe.Pointer(pIndirectDeviceAddresses)), uintptr(unsafe.Pointer(pIndirectStrides)), uintptr(unsafe.Pointer(ppMaxPrimitiveCounts)))
+	call6(tbl.fn[cmdCmdBuildAccelerationStructuresIndirectKHR-deviceBase], uintptr(commandBuffer), uintptr(infoCount), uintptr(unsafe.Pointer(pInfos)), uintptr(unsafe.Pointer(pIndirectDeviceAddresses)), uintptr(unsafe.Pointer(pIndirectStrides)), uintptr(unsafe.Pointer(ppMaxPrimitiveCounts)))
 	return nil
 }
 
@@ -2427,7 +2349,7 @@ func (tbl *DeviceFuncs) CmdBuildAccelerationStructuresKHR(commandBuffer CommandB
 	if tbl == nil || tbl.fn[cmdCmdBuildAccelerationStructuresKHR-deviceBase] == 0 {
 		return missing(cmdCmdBuildAccelerationStructuresKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBuildAccelerationStructuresKHR-deviceBase], uintptr(commandBuffer), uintptr(infoCount), uintptr(unsafe.Pointer(pInfos)), uintptr(unsafe.Pointer(ppBuildRangeInfos)))
+	call4(tbl.fn[cmdCmdBuildAccelerationStructuresKHR-deviceBase], uintptr(commandBuffer), uintptr(infoCount), uintptr(unsafe.Pointer(pInfos)), uintptr(unsafe.Pointer(ppBuildRangeInfos)))
 	return nil
 }
 
@@ -2436,7 +2358,7 @@ func (tbl *DeviceFuncs) CmdBuildMicromapsEXT(commandBuffer CommandBuffer, infoCo
 	if tbl == nil || tbl.fn[cmdCmdBuildMicromapsEXT-deviceBase] == 0 {
 		return missing(cmdCmdBuildMicromapsEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdBuildMicromapsEXT-deviceBase], uintptr(commandBuffer), uintptr(infoCount), uintptr(unsafe.Pointer(pInfos)))
+	call3(tbl.fn[cmdCmdBuildMicromapsEXT-deviceBase], uintptr(commandBuffer), uintptr(infoCount), uintptr(unsafe.Pointer(pInfos)))
 	return nil
 }
 
@@ -2445,7 +2367,7 @@ func (tbl *DeviceFuncs) CmdClearAttachments(commandBuffer CommandBuffer, attachm
 	if tbl == nil || tbl.fn[cmdCmdClearAttachments-deviceBase] == 0 {
 		return missing(cmdCmdClearAttachments)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdClearAttachments-deviceBase], uintptr(commandBuffer), uintptr(attachmentCount), uintptr(unsafe.Pointer(pAttachments)), uintptr(rectCount), uintptr(unsafe.Pointer(pRects)))
+	call5(tbl.fn[cmdCmdClearAttachments-deviceBase], uintptr(commandBuffer), uintptr(attachmentCount), uintptr(unsafe.Pointer(pAttachments)), uintptr(rectCount), uintptr(unsafe.Pointer(pRects)))
 	return nil
 }
 
@@ -2454,7 +2376,7 @@ func (tbl *DeviceFuncs) CmdClearColorImage(commandBuffer CommandBuffer, image Im
 	if tbl == nil || tbl.fn[cmdCmdClearColorImage-deviceBase] == 0 {
 		return missing(cmdCmdClearColorImage)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdClearColorImage-deviceBase], uintptr(commandBuffer), uintptr(image), uintptr(imageLayout), uintptr(unsafe.Pointer(pColor)), uintptr(rangeCount), uintptr(unsafe.Pointer(pRanges)))
+	call6(tbl.fn[cmdCmdClearColorImage-deviceBase], uintptr(commandBuffer), uintptr(image), uintptr(imageLayout), uintptr(unsafe.Pointer(pColor)), uintptr(rangeCount), uintptr(unsafe.Pointer(pRanges)))
 	return nil
 }
 
@@ -2463,7 +2385,7 @@ func (tbl *DeviceFuncs) CmdClearDepthStencilImage(commandBuffer CommandBuffer, i
 	if tbl == nil || tbl.fn[cmdCmdClearDepthStencilImage-deviceBase] == 0 {
 		return missing(cmdCmdClearDepthStencilImage)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdClearDepthStencilImage-deviceBase], uintptr(commandBuffer), uintptr(image), uintptr(imageLayout), uintptr(unsafe.Pointer(pDepthStencil)), uintptr(rangeCount), uintptr(unsafe.Pointer(pRanges)))
+	call6(tbl.fn[cmdCmdClearDepthStencilImage-deviceBase], uintptr(commandBuffer), uintptr(image), uintptr(imageLayout), uintptr(unsafe.Pointer(pDepthStencil)), uintptr(rangeCount), uintptr(unsafe.Pointer(pRanges)))
 	return nil
 }
 
@@ -2472,7 +2394,7 @@ func (tbl *DeviceFuncs) CmdControlVideoCodingKHR(commandBuffer CommandBuffer, pC
 	if tbl == nil || tbl.fn[cmdCmdControlVideoCodingKHR-deviceBase] == 0 {
 		return missing(cmdCmdControlVideoCodingKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdControlVideoCodingKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pCodingControlInfo)))
+	call2(tbl.fn[cmdCmdControlVideoCodingKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pCodingControlInfo)))
 	return nil
 }
 
@@ -2481,7 +2403,7 @@ func (tbl *DeviceFuncs) CmdCopyAccelerationStructureKHR(commandBuffer CommandBuf
 	if tbl == nil || tbl.fn[cmdCmdCopyAccelerationStructureKHR-deviceBase] == 0 {
 		return missing(cmdCmdCopyAccelerationStructureKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyAccelerationStructureKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
+	call2(tbl.fn[cmdCmdCopyAccelerationStructureKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
 	return nil
 }
 
@@ -2490,7 +2412,7 @@ func (tbl *DeviceFuncs) CmdCopyAccelerationStructureNV(commandBuffer CommandBuff
 	if tbl == nil || tbl.fn[cmdCmdCopyAccelerationStructureNV-deviceBase] == 0 {
 		return missing(cmdCmdCopyAccelerationStructureNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyAccelerationStructureNV-deviceBase], uintptr(commandBuffer), uintptr(dst), uintptr(src), uintptr(mode))
+	call4(tbl.fn[cmdCmdCopyAccelerationStructureNV-deviceBase], uintptr(commandBuffer), uintptr(dst), uintptr(src), uintptr(mode))
 	return nil
 }
 
@@ -2499,7 +2421,7 @@ func (tbl *DeviceFuncs) CmdCopyAccelerationStructureToMemoryKHR(commandBuffer Co
 	if tbl == nil || tbl.fn[cmdCmdCopyAccelerationStructureToMemoryKHR-deviceBase] == 0 {
 		return missing(cmdCmdCopyAccelerationStructureToMemoryKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyAccelerationStructureToMemoryKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
+	call2(tbl.fn[cmdCmdCopyAccelerationStructureToMemoryKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
 	return nil
 }
 
@@ -2508,7 +2430,7 @@ func (tbl *DeviceFuncs) CmdCopyBuffer(commandBuffer CommandBuffer, srcBuffer Buf
 	if tbl == nil || tbl.fn[cmdCmdCopyBuffer-deviceBase] == 0 {
 		return missing(cmdCmdCopyBuffer)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyBuffer-deviceBase], uintptr(commandBuffer), uintptr(srcBuffer), uintptr(dstBuffer), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)))
+	call5(tbl.fn[cmdCmdCopyBuffer-deviceBase], uintptr(commandBuffer), uintptr(srcBuffer), uintptr(dstBuffer), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)))
 	return nil
 }
 
@@ -2517,7 +2439,7 @@ func (tbl *DeviceFuncs) CmdCopyBuffer2(commandBuffer CommandBuffer, pCopyBufferI
 	if tbl == nil || tbl.fn[cmdCmdCopyBuffer2-deviceBase] == 0 {
 		return missing(cmdCmdCopyBuffer2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyBuffer2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pCopyBufferInfo)))
+	call2(tbl.fn[cmdCmdCopyBuffer2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pCopyBufferInfo)))
 	return nil
 }
 
@@ -2526,7 +2448,7 @@ func (tbl *DeviceFuncs) CmdCopyBufferToImage(commandBuffer CommandBuffer, srcBuf
 	if tbl == nil || tbl.fn[cmdCmdCopyBufferToImage-deviceBase] == 0 {
 		return missing(cmdCmdCopyBufferToImage)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyBufferToImage-deviceBase], uintptr(commandBuffer), uintptr(srcBuffer), uintptr(dstImage), uintptr(dstImageLayout), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)))
+	call6(tbl.fn[cmdCmdCopyBufferToImage-deviceBase], uintptr(commandBuffer), uintptr(srcBuffer), uintptr(dstImage), uintptr(dstImageLayout), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)))
 	return nil
 }
 
@@ -2535,7 +2457,7 @@ func (tbl *DeviceFuncs) CmdCopyBufferToImage2(commandBuffer CommandBuffer, pCopy
 	if tbl == nil || tbl.fn[cmdCmdCopyBufferToImage2-deviceBase] == 0 {
 		return missing(cmdCmdCopyBufferToImage2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyBufferToImage2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pCopyBufferToImageInfo)))
+	call2(tbl.fn[cmdCmdCopyBufferToImage2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pCopyBufferToImageInfo)))
 	return nil
 }
 
@@ -2544,7 +2466,7 @@ func (tbl *DeviceFuncs) CmdCopyImage(commandBuffer CommandBuffer, srcImage Image
 	if tbl == nil || tbl.fn[cmdCmdCopyImage-deviceBase] == 0 {
 		return missing(cmdCmdCopyImage)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyImage-deviceBase], uintptr(commandBuffer), uintptr(srcImage), uintptr(srcImageLayout), uintptr(dstImage), uintptr(dstImageLayout), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)))
+	call7(tbl.fn[cmdCmdCopyImage-deviceBase], uintptr(commandBuffer), uintptr(srcImage), uintptr(srcImageLayout), uintptr(dstImage), uintptr(dstImageLayout), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)))
 	return nil
 }
 
@@ -2553,7 +2475,7 @@ func (tbl *DeviceFuncs) CmdCopyImage2(commandBuffer CommandBuffer, pCopyImageInf
 	if tbl == nil || tbl.fn[cmdCmdCopyImage2-deviceBase] == 0 {
 		return missing(cmdCmdCopyImage2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyImage2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pCopyImageInfo)))
+	call2(tbl.fn[cmdCmdCopyImage2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pCopyImageInfo)))
 	return nil
 }
 
@@ -2562,7 +2484,7 @@ func (tbl *DeviceFuncs) CmdCopyImageToBuffer(commandBuffer CommandBuffer, srcIma
 	if tbl == nil || tbl.fn[cmdCmdCopyImageToBuffer-deviceBase] == 0 {
 		return missing(cmdCmdCopyImageToBuffer)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyImageToBuffer-deviceBase], uintptr(commandBuffer), uintptr(srcImage), uintptr(srcImageLayout), uintptr(dstBuffer), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)))
+	call6(tbl.fn[cmdCmdCopyImageToBuffer-deviceBase], uintptr(commandBuffer), uintptr(srcImage), uintptr(srcImageLayout), uintptr(dstBuffer), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)))
 	return nil
 }
 
@@ -2571,7 +2493,7 @@ func (tbl *DeviceFuncs) CmdCopyImageToBuffer2(commandBuffer CommandBuffer, pCopy
 	if tbl == nil || tbl.fn[cmdCmdCopyImageToBuffer2-deviceBase] == 0 {
 		return missing(cmdCmdCopyImageToBuffer2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyImageToBuffer2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pCopyImageToBufferInfo)))
+	call2(tbl.fn[cmdCmdCopyImageToBuffer2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pCopyImageToBufferInfo)))
 	return nil
 }
 
@@ -2580,7 +2502,7 @@ func (tbl *DeviceFuncs) CmdCopyMemoryIndirectNV(commandBuffer CommandBuffer, cop
 	if tbl == nil || tbl.fn[cmdCmdCopyMemoryIndirectNV-deviceBase] == 0 {
 		return missing(cmdCmdCopyMemoryIndirectNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyMemoryIndirectNV-deviceBase], uintptr(commandBuffer), uintptr(copyBufferAddress), uintptr(copyCount), uintptr(stride))
+	call4(tbl.fn[cmdCmdCopyMemoryIndirectNV-deviceBase], uintptr(commandBuffer), uintptr(copyBufferAddress), uintptr(copyCount), uintptr(stride))
 	return nil
 }
 
@@ -2589,7 +2511,7 @@ func (tbl *DeviceFuncs) CmdCopyMemoryToAccelerationStructureKHR(commandBuffer Co
 	if tbl == nil || tbl.fn[cmdCmdCopyMemoryToAccelerationStructureKHR-deviceBase] == 0 {
 		return missing(cmdCmdCopyMemoryToAccelerationStructureKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyMemoryToAccelerationStructureKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
+	call2(tbl.fn[cmdCmdCopyMemoryToAccelerationStructureKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
 	return nil
 }
 
@@ -2598,7 +2520,7 @@ func (tbl *DeviceFuncs) CmdCopyMemoryToImageIndirectNV(commandBuffer CommandBuff
 	if tbl == nil || tbl.fn[cmdCmdCopyMemoryToImageIndirectNV-deviceBase] == 0 {
 		return missing(cmdCmdCopyMemoryToImageIndirectNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyMemoryToImageIndirectNV-deviceBase], uintptr(commandBuffer), uintptr(copyBufferAddress), uintptr(copyCount), uintptr(stride), uintptr(dstImage), uintptr(dstImageLayout), uintptr(unsafe.Pointer(pImageSubresources)))
+	call7(tbl.fn[cmdCmdCopyMemoryToImageIndirectNV-deviceBase], uintptr(commandBuffer), uintptr(copyBufferAddress), uintptr(copyCount), uintptr(stride), uintptr(dstImage), uintptr(dstImageLayout), uintptr(unsafe.Pointer(pImageSubresources)))
 	return nil
 }
 
@@ -2607,7 +2529,7 @@ func (tbl *DeviceFuncs) CmdCopyMemoryToMicromapEXT(commandBuffer CommandBuffer, 
 	if tbl == nil || tbl.fn[cmdCmdCopyMemoryToMicromapEXT-deviceBase] == 0 {
 		return missing(cmdCmdCopyMemoryToMicromapEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyMemoryToMicromapEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
+	call2(tbl.fn[cmdCmdCopyMemoryToMicromapEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
 	return nil
 }
 
@@ -2616,7 +2538,7 @@ func (tbl *DeviceFuncs) CmdCopyMicromapEXT(commandBuffer CommandBuffer, pInfo *C
 	if tbl == nil || tbl.fn[cmdCmdCopyMicromapEXT-deviceBase] == 0 {
 		return missing(cmdCmdCopyMicromapEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyMicromapEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
+	call2(tbl.fn[cmdCmdCopyMicromapEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
 	return nil
 }
 
@@ -2625,7 +2547,7 @@ func (tbl *DeviceFuncs) CmdCopyMicromapToMemoryEXT(commandBuffer CommandBuffer, 
 	if tbl == nil || tbl.fn[cmdCmdCopyMicromapToMemoryEXT-deviceBase] == 0 {
 		return missing(cmdCmdCopyMicromapToMemoryEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyMicromapToMemoryEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
+	call2(tbl.fn[cmdCmdCopyMicromapToMemoryEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pInfo)))
 	return nil
 }
 
@@ -2634,7 +2556,7 @@ func (tbl *DeviceFuncs) CmdCopyQueryPoolResults(commandBuffer CommandBuffer, que
 	if tbl == nil || tbl.fn[cmdCmdCopyQueryPoolResults-deviceBase] == 0 {
 		return missing(cmdCmdCopyQueryPoolResults)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCopyQueryPoolResults-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(firstQuery), uintptr(queryCount), uintptr(dstBuffer), uintptr(dstOffset), uintptr(stride), uintptr(flags))
+	call8(tbl.fn[cmdCmdCopyQueryPoolResults-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(firstQuery), uintptr(queryCount), uintptr(dstBuffer), uintptr(dstOffset), uintptr(stride), uintptr(flags))
 	return nil
 }
 
@@ -2643,7 +2565,7 @@ func (tbl *DeviceFuncs) CmdCuLaunchKernelNVX(commandBuffer CommandBuffer, pLaunc
 	if tbl == nil || tbl.fn[cmdCmdCuLaunchKernelNVX-deviceBase] == 0 {
 		return missing(cmdCmdCuLaunchKernelNVX)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdCuLaunchKernelNVX-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pLaunchInfo)))
+	call2(tbl.fn[cmdCmdCuLaunchKernelNVX-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pLaunchInfo)))
 	return nil
 }
 
@@ -2652,7 +2574,7 @@ func (tbl *DeviceFuncs) CmdDebugMarkerBeginEXT(commandBuffer CommandBuffer, pMar
 	if tbl == nil || tbl.fn[cmdCmdDebugMarkerBeginEXT-deviceBase] == 0 {
 		return missing(cmdCmdDebugMarkerBeginEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDebugMarkerBeginEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pMarkerInfo)))
+	call2(tbl.fn[cmdCmdDebugMarkerBeginEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pMarkerInfo)))
 	return nil
 }
 
@@ -2661,7 +2583,7 @@ func (tbl *DeviceFuncs) CmdDebugMarkerEndEXT(commandBuffer CommandBuffer) error 
 	if tbl == nil || tbl.fn[cmdCmdDebugMarkerEndEXT-deviceBase] == 0 {
 		return missing(cmdCmdDebugMarkerEndEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDebugMarkerEndEXT-deviceBase], uintptr(commandBuffer))
+	call1(tbl.fn[cmdCmdDebugMarkerEndEXT-deviceBase], uintptr(commandBuffer))
 	return nil
 }
 
@@ -2670,7 +2592,7 @@ func (tbl *DeviceFuncs) CmdDebugMarkerInsertEXT(commandBuffer CommandBuffer, pMa
 	if tbl == nil || tbl.fn[cmdCmdDebugMarkerInsertEXT-deviceBase] == 0 {
 		return missing(cmdCmdDebugMarkerInsertEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDebugMarkerInsertEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pMarkerInfo)))
+	call2(tbl.fn[cmdCmdDebugMarkerInsertEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pMarkerInfo)))
 	return nil
 }
 
@@ -2679,7 +2601,7 @@ func (tbl *DeviceFuncs) CmdDecodeVideoKHR(commandBuffer CommandBuffer, pDecodeIn
 	if tbl == nil || tbl.fn[cmdCmdDecodeVideoKHR-deviceBase] == 0 {
 		return missing(cmdCmdDecodeVideoKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDecodeVideoKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pDecodeInfo)))
+	call2(tbl.fn[cmdCmdDecodeVideoKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pDecodeInfo)))
 	return nil
 }
 
@@ -2688,7 +2610,7 @@ func (tbl *DeviceFuncs) CmdDecompressMemoryIndirectCountNV(commandBuffer Command
 	if tbl == nil || tbl.fn[cmdCmdDecompressMemoryIndirectCountNV-deviceBase] == 0 {
 		return missing(cmdCmdDecompressMemoryIndirectCountNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDecompressMemoryIndirectCountNV-deviceBase], uintptr(commandBuffer), uintptr(indirectCommandsAddress), uintptr(indirectCommandsCountAddress), uintptr(stride))
+	call4(tbl.fn[cmdCmdDecompressMemoryIndirectCountNV-deviceBase], uintptr(commandBuffer), uintptr(indirectCommandsAddress), uintptr(indirectCommandsCountAddress), uintptr(stride))
 	return nil
 }
 
@@ -2697,7 +2619,7 @@ func (tbl *DeviceFuncs) CmdDecompressMemoryNV(commandBuffer CommandBuffer, decom
 	if tbl == nil || tbl.fn[cmdCmdDecompressMemoryNV-deviceBase] == 0 {
 		return missing(cmdCmdDecompressMemoryNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDecompressMemoryNV-deviceBase], uintptr(commandBuffer), uintptr(decompressRegionCount), uintptr(unsafe.Pointer(pDecompressMemoryRegions)))
+	call3(tbl.fn[cmdCmdDecompressMemoryNV-deviceBase], uintptr(commandBuffer), uintptr(decompressRegionCount), uintptr(unsafe.Pointer(pDecompressMemoryRegions)))
 	return nil
 }
 
@@ -2706,7 +2628,7 @@ func (tbl *DeviceFuncs) CmdDispatch(commandBuffer CommandBuffer, groupCountX uin
 	if tbl == nil || tbl.fn[cmdCmdDispatch-deviceBase] == 0 {
 		return missing(cmdCmdDispatch)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDispatch-deviceBase], uintptr(commandBuffer), uintptr(groupCountX), uintptr(groupCountY), uintptr(groupCountZ))
+	call4(tbl.fn[cmdCmdDispatch-deviceBase], uintptr(commandBuffer), uintptr(groupCountX), uintptr(groupCountY), uintptr(groupCountZ))
 	return nil
 }
 
@@ -2715,7 +2637,7 @@ func (tbl *DeviceFuncs) CmdDispatchBase(commandBuffer CommandBuffer, baseGroupX 
 	if tbl == nil || tbl.fn[cmdCmdDispatchBase-deviceBase] == 0 {
 		return missing(cmdCmdDispatchBase)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDispatchBase-deviceBase], uintptr(commandBuffer), uintptr(baseGroupX), uintptr(baseGroupY), uintptr(baseGroupZ), uintptr(groupCountX), uintptr(groupCountY), uintptr(groupCountZ))
+	call7(tbl.fn[cmdCmdDispatchBase-deviceBase], uintptr(commandBuffer), uintptr(baseGroupX), uintptr(baseGroupY), uintptr(baseGroupZ), uintptr(groupCountX), uintptr(groupCountY), uintptr(groupCountZ))
 	return nil
 }
 
@@ -2724,7 +2646,7 @@ func (tbl *DeviceFuncs) CmdDispatchIndirect(commandBuffer CommandBuffer, buffer 
 	if tbl == nil || tbl.fn[cmdCmdDispatchIndirect-deviceBase] == 0 {
 		return missing(cmdCmdDispatchIndirect)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDispatchIndirect-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset))
+	call3(tbl.fn[cmdCmdDispatchIndirect-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset))
 	return nil
 }
 
@@ -2733,7 +2655,7 @@ func (tbl *DeviceFuncs) CmdDraw(commandBuffer CommandBuffer, vertexCount uint32,
 	if tbl == nil || tbl.fn[cmdCmdDraw-deviceBase] == 0 {
 		return missing(cmdCmdDraw)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDraw-deviceBase], uintptr(commandBuffer), uintptr(vertexCount), uintptr(instanceCount), uintptr(firstVertex), uintptr(firstInstance))
+	call5(tbl.fn[cmdCmdDraw-deviceBase], uintptr(commandBuffer), uintptr(vertexCount), uintptr(instanceCount), uintptr(firstVertex), uintptr(firstInstance))
 	return nil
 }
 
@@ -2742,7 +2664,7 @@ func (tbl *DeviceFuncs) CmdDrawClusterHUAWEI(commandBuffer CommandBuffer, groupC
 	if tbl == nil || tbl.fn[cmdCmdDrawClusterHUAWEI-deviceBase] == 0 {
 		return missing(cmdCmdDrawClusterHUAWEI)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawClusterHUAWEI-deviceBase], uintptr(commandBuffer), uintptr(groupCountX), uintptr(groupCountY), uintptr(groupCountZ))
+	call4(tbl.fn[cmdCmdDrawClusterHUAWEI-deviceBase], uintptr(commandBuffer), uintptr(groupCountX), uintptr(groupCountY), uintptr(groupCountZ))
 	return nil
 }
 
@@ -2751,7 +2673,7 @@ func (tbl *DeviceFuncs) CmdDrawClusterIndirectHUAWEI(commandBuffer CommandBuffer
 	if tbl == nil || tbl.fn[cmdCmdDrawClusterIndirectHUAWEI-deviceBase] == 0 {
 		return missing(cmdCmdDrawClusterIndirectHUAWEI)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawClusterIndirectHUAWEI-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset))
+	call3(tbl.fn[cmdCmdDrawClusterIndirectHUAWEI-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset))
 	return nil
 }
 
@@ -2760,7 +2682,7 @@ func (tbl *DeviceFuncs) CmdDrawIndexed(commandBuffer CommandBuffer, indexCount u
 	if tbl == nil || tbl.fn[cmdCmdDrawIndexed-deviceBase] == 0 {
 		return missing(cmdCmdDrawIndexed)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawIndexed-deviceBase], uintptr(commandBuffer), uintptr(indexCount), uintptr(instanceCount), uintptr(firstIndex), uintptr(vertexOffset), uintptr(firstInstance))
+	call6(tbl.fn[cmdCmdDrawIndexed-deviceBase], uintptr(commandBuffer), uintptr(indexCount), uintptr(instanceCount), uintptr(firstIndex), uintptr(vertexOffset), uintptr(firstInstance))
 	return nil
 }
 
@@ -2769,7 +2691,7 @@ func (tbl *DeviceFuncs) CmdDrawIndexedIndirect(commandBuffer CommandBuffer, buff
 	if tbl == nil || tbl.fn[cmdCmdDrawIndexedIndirect-deviceBase] == 0 {
 		return missing(cmdCmdDrawIndexedIndirect)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawIndexedIndirect-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(drawCount), uintptr(stride))
+	call5(tbl.fn[cmdCmdDrawIndexedIndirect-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(drawCount), uintptr(stride))
 	return nil
 }
 
@@ -2778,7 +2700,7 @@ func (tbl *DeviceFuncs) CmdDrawIndexedIndirectCount(commandBuffer CommandBuffer,
 	if tbl == nil || tbl.fn[cmdCmdDrawIndexedIndirectCount-deviceBase] == 0 {
 		return missing(cmdCmdDrawIndexedIndirectCount)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawIndexedIndirectCount-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(countBuffer), uintptr(countBufferOffset), uintptr(maxDrawCount), uintptr(stride))
+	call7(tbl.fn[cmdCmdDrawIndexedIndirectCount-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(countBuffer), uintptr(countBufferOffset), uintptr(maxDrawCount), uintptr(stride))
 	return nil
 }
 
@@ -2787,7 +2709,7 @@ func (tbl *DeviceFuncs) CmdDrawIndirect(commandBuffer CommandBuffer, buffer Buff
 	if tbl == nil || tbl.fn[cmdCmdDrawIndirect-deviceBase] == 0 {
 		return missing(cmdCmdDrawIndirect)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawIndirect-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(drawCount), uintptr(stride))
+	call5(tbl.fn[cmdCmdDrawIndirect-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(drawCount), uintptr(stride))
 	return nil
 }
 
@@ -2796,7 +2718,7 @@ func (tbl *DeviceFuncs) CmdDrawIndirectByteCountEXT(commandBuffer CommandBuffer,
 	if tbl == nil || tbl.fn[cmdCmdDrawIndirectByteCountEXT-deviceBase] == 0 {
 		return missing(cmdCmdDrawIndirectByteCountEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawIndirectByteCountEXT-deviceBase], uintptr(commandBuffer), uintptr(instanceCount), uintptr(firstInstance), uintptr(counterBuffer), uintptr(counterBufferOffset), uintptr(counterOffset), uintptr(vertexStride))
+	call7(tbl.fn[cmdCmdDrawIndirectByteCountEXT-deviceBase], uintptr(commandBuffer), uintptr(instanceCount), uintptr(firstInstance), uintptr(counterBuffer), uintptr(counterBufferOffset), uintptr(counterOffset), uintptr(vertexStride))
 	return nil
 }
 
@@ -2805,7 +2727,7 @@ func (tbl *DeviceFuncs) CmdDrawIndirectCount(commandBuffer CommandBuffer, buffer
 	if tbl == nil || tbl.fn[cmdCmdDrawIndirectCount-deviceBase] == 0 {
 		return missing(cmdCmdDrawIndirectCount)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawIndirectCount-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(countBuffer), uintptr(countBufferOffset), uintptr(maxDrawCount), uintptr(stride))
+	call7(tbl.fn[cmdCmdDrawIndirectCount-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(countBuffer), uintptr(countBufferOffset), uintptr(maxDrawCount), uintptr(stride))
 	return nil
 }
 
@@ -2814,7 +2736,7 @@ func (tbl *DeviceFuncs) CmdDrawMeshTasksEXT(commandBuffer CommandBuffer, groupCo
 	if tbl == nil || tbl.fn[cmdCmdDrawMeshTasksEXT-deviceBase] == 0 {
 		return missing(cmdCmdDrawMeshTasksEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawMeshTasksEXT-deviceBase], uintptr(commandBuffer), uintptr(groupCountX), uintptr(groupCountY), uintptr(groupCountZ))
+	call4(tbl.fn[cmdCmdDrawMeshTasksEXT-deviceBase], uintptr(commandBuffer), uintptr(groupCountX), uintptr(groupCountY), uintptr(groupCountZ))
 	return nil
 }
 
@@ -2823,7 +2745,7 @@ func (tbl *DeviceFuncs) CmdDrawMeshTasksIndirectCountEXT(commandBuffer CommandBu
 	if tbl == nil || tbl.fn[cmdCmdDrawMeshTasksIndirectCountEXT-deviceBase] == 0 {
 		return missing(cmdCmdDrawMeshTasksIndirectCountEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawMeshTasksIndirectCountEXT-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(countBuffer), uintptr(countBufferOffset), uintptr(maxDrawCount), uintptr(stride))
+	call7(tbl.fn[cmdCmdDrawMeshTasksIndirectCountEXT-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(countBuffer), uintptr(countBufferOffset), uintptr(maxDrawCount), uintptr(stride))
 	return nil
 }
 
@@ -2832,7 +2754,7 @@ func (tbl *DeviceFuncs) CmdDrawMeshTasksIndirectCountNV(commandBuffer CommandBuf
 	if tbl == nil || tbl.fn[cmdCmdDrawMeshTasksIndirectCountNV-deviceBase] == 0 {
 		return missing(cmdCmdDrawMeshTasksIndirectCountNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawMeshTasksIndirectCountNV-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(countBuffer), uintptr(countBufferOffset), uintptr(maxDrawCount), uintptr(stride))
+	call7(tbl.fn[cmdCmdDrawMeshTasksIndirectCountNV-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(countBuffer), uintptr(countBufferOffset), uintptr(maxDrawCount), uintptr(stride))
 	return nil
 }
 
@@ -2841,7 +2763,7 @@ func (tbl *DeviceFuncs) CmdDrawMeshTasksIndirectEXT(commandBuffer CommandBuffer,
 	if tbl == nil || tbl.fn[cmdCmdDrawMeshTasksIndirectEXT-deviceBase] == 0 {
 		return missing(cmdCmdDrawMeshTasksIndirectEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawMeshTasksIndirectEXT-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(drawCount), uintptr(stride))
+	call5(tbl.fn[cmdCmdDrawMeshTasksIndirectEXT-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(drawCount), uintptr(stride))
 	return nil
 }
 
@@ -2850,7 +2772,7 @@ func (tbl *DeviceFuncs) CmdDrawMeshTasksIndirectNV(commandBuffer CommandBuffer, 
 	if tbl == nil || tbl.fn[cmdCmdDrawMeshTasksIndirectNV-deviceBase] == 0 {
 		return missing(cmdCmdDrawMeshTasksIndirectNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawMeshTasksIndirectNV-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(drawCount), uintptr(stride))
+	call5(tbl.fn[cmdCmdDrawMeshTasksIndirectNV-deviceBase], uintptr(commandBuffer), uintptr(buffer), uintptr(offset), uintptr(drawCount), uintptr(stride))
 	return nil
 }
 
@@ -2859,7 +2781,7 @@ func (tbl *DeviceFuncs) CmdDrawMeshTasksNV(commandBuffer CommandBuffer, taskCoun
 	if tbl == nil || tbl.fn[cmdCmdDrawMeshTasksNV-deviceBase] == 0 {
 		return missing(cmdCmdDrawMeshTasksNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawMeshTasksNV-deviceBase], uintptr(commandBuffer), uintptr(taskCount), uintptr(firstTask))
+	call3(tbl.fn[cmdCmdDrawMeshTasksNV-deviceBase], uintptr(commandBuffer), uintptr(taskCount), uintptr(firstTask))
 	return nil
 }
 
@@ -2868,7 +2790,7 @@ func (tbl *DeviceFuncs) CmdDrawMultiEXT(commandBuffer CommandBuffer, drawCount u
 	if tbl == nil || tbl.fn[cmdCmdDrawMultiEXT-deviceBase] == 0 {
 		return missing(cmdCmdDrawMultiEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawMultiEXT-deviceBase], uintptr(commandBuffer), uintptr(drawCount), uintptr(unsafe.Pointer(pVertexInfo)), uintptr(instanceCount), uintptr(firstInstance), uintptr(stride))
+	call6(tbl.fn[cmdCmdDrawMultiEXT-deviceBase], uintptr(commandBuffer), uintptr(drawCount), uintptr(unsafe.Pointer(pVertexInfo)), uintptr(instanceCount), uintptr(firstInstance), uintptr(stride))
 	return nil
 }
 
@@ -2877,7 +2799,7 @@ func (tbl *DeviceFuncs) CmdDrawMultiIndexedEXT(commandBuffer CommandBuffer, draw
 	if tbl == nil || tbl.fn[cmdCmdDrawMultiIndexedEXT-deviceBase] == 0 {
 		return missing(cmdCmdDrawMultiIndexedEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdDrawMultiIndexedEXT-deviceBase], uintptr(commandBuffer), uintptr(drawCount), uintptr(unsafe.Pointer(pIndexInfo)), uintptr(instanceCount), uintptr(firstInstance), uintptr(stride), uintptr(unsafe.Pointer(pVertexOffset)))
+	call7(tbl.fn[cmdCmdDrawMultiIndexedEXT-deviceBase], uintptr(commandBuffer), uintptr(drawCount), uintptr(unsafe.Pointer(pIndexInfo)), uintptr(instanceCount), uintptr(firstInstance), uintptr(stride), uintptr(unsafe.Pointer(pVertexOffset)))
 	return nil
 }
 
@@ -2886,7 +2808,7 @@ func (tbl *DeviceFuncs) CmdEncodeVideoKHR(commandBuffer CommandBuffer, pEncodeIn
 	if tbl == nil || tbl.fn[cmdCmdEncodeVideoKHR-deviceBase] == 0 {
 		return missing(cmdCmdEncodeVideoKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdEncodeVideoKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pEncodeInfo)))
+	call2(tbl.fn[cmdCmdEncodeVideoKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pEncodeInfo)))
 	return nil
 }
 
@@ -2895,7 +2817,7 @@ func (tbl *DeviceFuncs) CmdEndConditionalRenderingEXT(commandBuffer CommandBuffe
 	if tbl == nil || tbl.fn[cmdCmdEndConditionalRenderingEXT-deviceBase] == 0 {
 		return missing(cmdCmdEndConditionalRenderingEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdEndConditionalRenderingEXT-deviceBase], uintptr(commandBuffer))
+	call1(tbl.fn[cmdCmdEndConditionalRenderingEXT-deviceBase], uintptr(commandBuffer))
 	return nil
 }
 
@@ -2904,7 +2826,7 @@ func (tbl *DeviceFuncs) CmdEndDebugUtilsLabelEXT(commandBuffer CommandBuffer) er
 	if tbl == nil || tbl.fn[cmdCmdEndDebugUtilsLabelEXT-deviceBase] == 0 {
 		return missing(cmdCmdEndDebugUtilsLabelEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdEndDebugUtilsLabelEXT-deviceBase], uintptr(commandBuffer))
+	call1(tbl.fn[cmdCmdEndDebugUtilsLabelEXT-deviceBase], uintptr(commandBuffer))
 	return nil
 }
 
@@ -2913,7 +2835,7 @@ func (tbl *DeviceFuncs) CmdEndQuery(commandBuffer CommandBuffer, queryPool Query
 	if tbl == nil || tbl.fn[cmdCmdEndQuery-deviceBase] == 0 {
 		return missing(cmdCmdEndQuery)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdEndQuery-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(query))
+	call3(tbl.fn[cmdCmdEndQuery-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(query))
 	return nil
 }
 
@@ -2922,7 +2844,7 @@ func (tbl *DeviceFuncs) CmdEndQueryIndexedEXT(commandBuffer CommandBuffer, query
 	if tbl == nil || tbl.fn[cmdCmdEndQueryIndexedEXT-deviceBase] == 0 {
 		return missing(cmdCmdEndQueryIndexedEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdEndQueryIndexedEXT-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(query), uintptr(index))
+	call4(tbl.fn[cmdCmdEndQueryIndexedEXT-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(query), uintptr(index))
 	return nil
 }
 
@@ -2931,7 +2853,7 @@ func (tbl *DeviceFuncs) CmdEndRenderPass(commandBuffer CommandBuffer) error {
 	if tbl == nil || tbl.fn[cmdCmdEndRenderPass-deviceBase] == 0 {
 		return missing(cmdCmdEndRenderPass)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdEndRenderPass-deviceBase], uintptr(commandBuffer))
+	call1(tbl.fn[cmdCmdEndRenderPass-deviceBase], uintptr(commandBuffer))
 	return nil
 }
 
@@ -2940,7 +2862,7 @@ func (tbl *DeviceFuncs) CmdEndRenderPass2(commandBuffer CommandBuffer, pSubpassE
 	if tbl == nil || tbl.fn[cmdCmdEndRenderPass2-deviceBase] == 0 {
 		return missing(cmdCmdEndRenderPass2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdEndRenderPass2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pSubpassEndInfo)))
+	call2(tbl.fn[cmdCmdEndRenderPass2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pSubpassEndInfo)))
 	return nil
 }
 
@@ -2949,7 +2871,7 @@ func (tbl *DeviceFuncs) CmdEndRendering(commandBuffer CommandBuffer) error {
 	if tbl == nil || tbl.fn[cmdCmdEndRendering-deviceBase] == 0 {
 		return missing(cmdCmdEndRendering)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdEndRendering-deviceBase], uintptr(commandBuffer))
+	call1(tbl.fn[cmdCmdEndRendering-deviceBase], uintptr(commandBuffer))
 	return nil
 }
 
@@ -2958,7 +2880,7 @@ func (tbl *DeviceFuncs) CmdEndTransformFeedbackEXT(commandBuffer CommandBuffer, 
 	if tbl == nil || tbl.fn[cmdCmdEndTransformFeedbackEXT-deviceBase] == 0 {
 		return missing(cmdCmdEndTransformFeedbackEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdEndTransformFeedbackEXT-deviceBase], uintptr(commandBuffer), uintptr(firstCounterBuffer), uintptr(counterBufferCount), uintptr(unsafe.Pointer(pCounterBuffers)), uintptr(unsafe.Pointer(pCounterBufferOffsets)))
+	call5(tbl.fn[cmdCmdEndTransformFeedbackEXT-deviceBase], uintptr(commandBuffer), uintptr(firstCounterBuffer), uintptr(counterBufferCount), uintptr(unsafe.Pointer(pCounterBuffers)), uintptr(unsafe.Pointer(pCounterBufferOffsets)))
 	return nil
 }
 
@@ -2967,7 +2889,7 @@ func (tbl *DeviceFuncs) CmdEndVideoCodingKHR(commandBuffer CommandBuffer, pEndCo
 	if tbl == nil || tbl.fn[cmdCmdEndVideoCodingKHR-deviceBase] == 0 {
 		return missing(cmdCmdEndVideoCodingKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdEndVideoCodingKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pEndCodingInfo)))
+	call2(tbl.fn[cmdCmdEndVideoCodingKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pEndCodingInfo)))
 	return nil
 }
 
@@ -2976,7 +2898,7 @@ func (tbl *DeviceFuncs) CmdExecuteCommands(commandBuffer CommandBuffer, commandB
 	if tbl == nil || tbl.fn[cmdCmdExecuteCommands-deviceBase] == 0 {
 		return missing(cmdCmdExecuteCommands)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdExecuteCommands-deviceBase], uintptr(commandBuffer), uintptr(commandBufferCount), uintptr(unsafe.Pointer(pCommandBuffers)))
+	call3(tbl.fn[cmdCmdExecuteCommands-deviceBase], uintptr(commandBuffer), uintptr(commandBufferCount), uintptr(unsafe.Pointer(pCommandBuffers)))
 	return nil
 }
 
@@ -2985,7 +2907,7 @@ func (tbl *DeviceFuncs) CmdExecuteGeneratedCommandsNV(commandBuffer CommandBuffe
 	if tbl == nil || tbl.fn[cmdCmdExecuteGeneratedCommandsNV-deviceBase] == 0 {
 		return missing(cmdCmdExecuteGeneratedCommandsNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdExecuteGeneratedCommandsNV-deviceBase], uintptr(commandBuffer), uintptr(isPreprocessed), uintptr(unsafe.Pointer(pGeneratedCommandsInfo)))
+	call3(tbl.fn[cmdCmdExecuteGeneratedCommandsNV-deviceBase], uintptr(commandBuffer), uintptr(isPreprocessed), uintptr(unsafe.Pointer(pGeneratedCommandsInfo)))
 	return nil
 }
 
@@ -2994,7 +2916,7 @@ func (tbl *DeviceFuncs) CmdFillBuffer(commandBuffer CommandBuffer, dstBuffer Buf
 	if tbl == nil || tbl.fn[cmdCmdFillBuffer-deviceBase] == 0 {
 		return missing(cmdCmdFillBuffer)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdFillBuffer-deviceBase], uintptr(commandBuffer), uintptr(dstBuffer), uintptr(dstOffset), uintptr(size), uintptr(data))
+	call5(tbl.fn[cmdCmdFillBuffer-deviceBase], uintptr(commandBuffer), uintptr(dstBuffer), uintptr(dstOffset), uintptr(size), uintptr(data))
 	return nil
 }
 
@@ -3003,7 +2925,7 @@ func (tbl *DeviceFuncs) CmdInsertDebugUtilsLabelEXT(commandBuffer CommandBuffer,
 	if tbl == nil || tbl.fn[cmdCmdInsertDebugUtilsLabelEXT-deviceBase] == 0 {
 		return missing(cmdCmdInsertDebugUtilsLabelEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdInsertDebugUtilsLabelEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pLabelInfo)))
+	call2(tbl.fn[cmdCmdInsertDebugUtilsLabelEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pLabelInfo)))
 	return nil
 }
 
@@ -3012,7 +2934,7 @@ func (tbl *DeviceFuncs) CmdNextSubpass(commandBuffer CommandBuffer, contents Sub
 	if tbl == nil || tbl.fn[cmdCmdNextSubpass-deviceBase] == 0 {
 		return missing(cmdCmdNextSubpass)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdNextSubpass-deviceBase], uintptr(commandBuffer), uintptr(contents))
+	call2(tbl.fn[cmdCmdNextSubpass-deviceBase], uintptr(commandBuffer), uintptr(contents))
 	return nil
 }
 
@@ -3021,7 +2943,7 @@ func (tbl *DeviceFuncs) CmdNextSubpass2(commandBuffer CommandBuffer, pSubpassBeg
 	if tbl == nil || tbl.fn[cmdCmdNextSubpass2-deviceBase] == 0 {
 		return missing(cmdCmdNextSubpass2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdNextSubpass2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pSubpassBeginInfo)), uintptr(unsafe.Pointer(pSubpassEndInfo)))
+	call3(tbl.fn[cmdCmdNextSubpass2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pSubpassBeginInfo)), uintptr(unsafe.Pointer(pSubpassEndInfo)))
 	return nil
 }
 
@@ -3030,7 +2952,7 @@ func (tbl *DeviceFuncs) CmdOpticalFlowExecuteNV(commandBuffer CommandBuffer, ses
 	if tbl == nil || tbl.fn[cmdCmdOpticalFlowExecuteNV-deviceBase] == 0 {
 		return missing(cmdCmdOpticalFlowExecuteNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdOpticalFlowExecuteNV-deviceBase], uintptr(commandBuffer), uintptr(session), uintptr(unsafe.Pointer(pExecuteInfo)))
+	call3(tbl.fn[cmdCmdOpticalFlowExecuteNV-deviceBase], uintptr(commandBuffer), uintptr(session), uintptr(unsafe.Pointer(pExecuteInfo)))
 	return nil
 }
 
@@ -3039,7 +2961,7 @@ func (tbl *DeviceFuncs) CmdPipelineBarrier(commandBuffer CommandBuffer, srcStage
 	if tbl == nil || tbl.fn[cmdCmdPipelineBarrier-deviceBase] == 0 {
 		return missing(cmdCmdPipelineBarrier)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdPipelineBarrier-deviceBase], uintptr(commandBuffer), uintptr(srcStageMask), uintptr(dstStageMask), uintptr(dependencyFlags), uintptr(memoryBarrierCount), uintptr(unsafe.Pointer(pMemoryBarriers)), uintptr(bufferMemoryBarrierCount), uintptr(unsafe.Pointer(pBufferMemoryBarriers)), uintptr(imageMemoryBarrierCount), uintptr(unsafe.Pointer(pImageMemoryBarriers)))
+	call10(tbl.fn[cmdCmdPipelineBarrier-deviceBase], uintptr(commandBuffer), uintptr(srcStageMask), uintptr(dstStageMask), uintptr(dependencyFlags), uintptr(memoryBarrierCount), uintptr(unsafe.Pointer(pMemoryBarriers)), uintptr(bufferMemoryBarrierCount), uintptr(unsafe.Pointer(pBufferMemoryBarriers)), uintptr(imageMemoryBarrierCount), uintptr(unsafe.Pointer(pImageMemoryBarriers)))
 	return nil
 }
 
@@ -3048,7 +2970,7 @@ func (tbl *DeviceFuncs) CmdPipelineBarrier2(commandBuffer CommandBuffer, pDepend
 	if tbl == nil || tbl.fn[cmdCmdPipelineBarrier2-deviceBase] == 0 {
 		return missing(cmdCmdPipelineBarrier2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdPipelineBarrier2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pDependencyInfo)))
+	call2(tbl.fn[cmdCmdPipelineBarrier2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pDependencyInfo)))
 	return nil
 }
 
@@ -3057,7 +2979,7 @@ func (tbl *DeviceFuncs) CmdPreprocessGeneratedCommandsNV(commandBuffer CommandBu
 	if tbl == nil || tbl.fn[cmdCmdPreprocessGeneratedCommandsNV-deviceBase] == 0 {
 		return missing(cmdCmdPreprocessGeneratedCommandsNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdPreprocessGeneratedCommandsNV-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pGeneratedCommandsInfo)))
+	call2(tbl.fn[cmdCmdPreprocessGeneratedCommandsNV-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pGeneratedCommandsInfo)))
 	return nil
 }
 
@@ -3066,7 +2988,7 @@ func (tbl *DeviceFuncs) CmdPushConstants(commandBuffer CommandBuffer, layout Pip
 	if tbl == nil || tbl.fn[cmdCmdPushConstants-deviceBase] == 0 {
 		return missing(cmdCmdPushConstants)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdPushConstants-deviceBase], uintptr(commandBuffer), uintptr(layout), uintptr(stageFlags), uintptr(offset), uintptr(size), uintptr(pValues))
+	call6(tbl.fn[cmdCmdPushConstants-deviceBase], uintptr(commandBuffer), uintptr(layout), uintptr(stageFlags), uintptr(offset), uintptr(size), uintptr(pValues))
 	return nil
 }
 
@@ -3075,7 +2997,7 @@ func (tbl *DeviceFuncs) CmdPushDescriptorSetKHR(commandBuffer CommandBuffer, pip
 	if tbl == nil || tbl.fn[cmdCmdPushDescriptorSetKHR-deviceBase] == 0 {
 		return missing(cmdCmdPushDescriptorSetKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdPushDescriptorSetKHR-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(layout), uintptr(set), uintptr(descriptorWriteCount), uintptr(unsafe.Pointer(pDescriptorWrites)))
+	call6(tbl.fn[cmdCmdPushDescriptorSetKHR-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(layout), uintptr(set), uintptr(descriptorWriteCount), uintptr(unsafe.Pointer(pDescriptorWrites)))
 	return nil
 }
 
@@ -3084,7 +3006,7 @@ func (tbl *DeviceFuncs) CmdPushDescriptorSetWithTemplateKHR(commandBuffer Comman
 	if tbl == nil || tbl.fn[cmdCmdPushDescriptorSetWithTemplateKHR-deviceBase] == 0 {
 		return missing(cmdCmdPushDescriptorSetWithTemplateKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdPushDescriptorSetWithTemplateKHR-deviceBase], uintptr(commandBuffer), uintptr(descriptorUpdateTemplate), uintptr(layout), uintptr(set), uintptr(pData))
+	call5(tbl.fn[cmdCmdPushDescriptorSetWithTemplateKHR-deviceBase], uintptr(commandBuffer), uintptr(descriptorUpdateTemplate), uintptr(layout), uintptr(set), uintptr(pData))
 	return nil
 }
 
@@ -3093,7 +3015,7 @@ func (tbl *DeviceFuncs) CmdResetEvent(commandBuffer CommandBuffer, event Event, 
 	if tbl == nil || tbl.fn[cmdCmdResetEvent-deviceBase] == 0 {
 		return missing(cmdCmdResetEvent)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdResetEvent-deviceBase], uintptr(commandBuffer), uintptr(event), uintptr(stageMask))
+	call3(tbl.fn[cmdCmdResetEvent-deviceBase], uintptr(commandBuffer), uintptr(event), uintptr(stageMask))
 	return nil
 }
 
@@ -3102,7 +3024,7 @@ func (tbl *DeviceFuncs) CmdResetEvent2(commandBuffer CommandBuffer, event Event,
 	if tbl == nil || tbl.fn[cmdCmdResetEvent2-deviceBase] == 0 {
 		return missing(cmdCmdResetEvent2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdResetEvent2-deviceBase], uintptr(commandBuffer), uintptr(event), uintptr(stageMask))
+	call3(tbl.fn[cmdCmdResetEvent2-deviceBase], uintptr(commandBuffer), uintptr(event), uintptr(stageMask))
 	return nil
 }
 
@@ -3111,7 +3033,7 @@ func (tbl *DeviceFuncs) CmdResetQueryPool(commandBuffer CommandBuffer, queryPool
 	if tbl == nil || tbl.fn[cmdCmdResetQueryPool-deviceBase] == 0 {
 		return missing(cmdCmdResetQueryPool)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdResetQueryPool-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(firstQuery), uintptr(queryCount))
+	call4(tbl.fn[cmdCmdResetQueryPool-deviceBase], uintptr(commandBuffer), uintptr(queryPool), uintptr(firstQuery), uintptr(queryCount))
 	return nil
 }
 
@@ -3120,7 +3042,7 @@ func (tbl *DeviceFuncs) CmdResolveImage(commandBuffer CommandBuffer, srcImage Im
 	if tbl == nil || tbl.fn[cmdCmdResolveImage-deviceBase] == 0 {
 		return missing(cmdCmdResolveImage)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdResolveImage-deviceBase], uintptr(commandBuffer), uintptr(srcImage), uintptr(srcImageLayout), uintptr(dstImage), uintptr(dstImageLayout), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)))
+	call7(tbl.fn[cmdCmdResolveImage-deviceBase], uintptr(commandBuffer), uintptr(srcImage), uintptr(srcImageLayout), uintptr(dstImage), uintptr(dstImageLayout), uintptr(regionCount), uintptr(unsafe.Pointer(pRegions)))
 	return nil
 }
 
@@ -3129,7 +3051,7 @@ func (tbl *DeviceFuncs) CmdResolveImage2(commandBuffer CommandBuffer, pResolveIm
 	if tbl == nil || tbl.fn[cmdCmdResolveImage2-deviceBase] == 0 {
 		return missing(cmdCmdResolveImage2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdResolveImage2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pResolveImageInfo)))
+	call2(tbl.fn[cmdCmdResolveImage2-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pResolveImageInfo)))
 	return nil
 }
 
@@ -3138,7 +3060,7 @@ func (tbl *DeviceFuncs) CmdSetAlphaToCoverageEnableEXT(commandBuffer CommandBuff
 	if tbl == nil || tbl.fn[cmdCmdSetAlphaToCoverageEnableEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetAlphaToCoverageEnableEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetAlphaToCoverageEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(alphaToCoverageEnable))
+	call2(tbl.fn[cmdCmdSetAlphaToCoverageEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(alphaToCoverageEnable))
 	return nil
 }
 
@@ -3147,7 +3069,7 @@ func (tbl *DeviceFuncs) CmdSetAlphaToOneEnableEXT(commandBuffer CommandBuffer, a
 	if tbl == nil || tbl.fn[cmdCmdSetAlphaToOneEnableEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetAlphaToOneEnableEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetAlphaToOneEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(alphaToOneEnable))
+	call2(tbl.fn[cmdCmdSetAlphaToOneEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(alphaToOneEnable))
 	return nil
 }
 
@@ -3156,7 +3078,7 @@ func (tbl *DeviceFuncs) CmdSetBlendConstants(commandBuffer CommandBuffer, blendC
 	if tbl == nil || tbl.fn[cmdCmdSetBlendConstants-deviceBase] == 0 {
 		return missing(cmdCmdSetBlendConstants)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetBlendConstants-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(blendConstants)))
+	call2(tbl.fn[cmdCmdSetBlendConstants-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(blendConstants)))
 	return nil
 }
 
@@ -3165,7 +3087,7 @@ func (tbl *DeviceFuncs) CmdSetCheckpointNV(commandBuffer CommandBuffer, pCheckpo
 	if tbl == nil || tbl.fn[cmdCmdSetCheckpointNV-deviceBase] == 0 {
 		return missing(cmdCmdSetCheckpointNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetCheckpointNV-deviceBase], uintptr(commandBuffer), uintptr(pCheckpointMarker))
+	call2(tbl.fn[cmdCmdSetCheckpointNV-deviceBase], uintptr(commandBuffer), uintptr(pCheckpointMarker))
 	return nil
 }
 
@@ -3174,7 +3096,7 @@ func (tbl *DeviceFuncs) CmdSetCoarseSampleOrderNV(commandBuffer CommandBuffer, s
 	if tbl == nil || tbl.fn[cmdCmdSetCoarseSampleOrderNV-deviceBase] == 0 {
 		return missing(cmdCmdSetCoarseSampleOrderNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetCoarseSampleOrderNV-deviceBase], uintptr(commandBuffer), uintptr(sampleOrderType), uintptr(customSampleOrderCount), uintptr(unsafe.Pointer(pCustomSampleOrders)))
+	call4(tbl.fn[cmdCmdSetCoarseSampleOrderNV-deviceBase], uintptr(commandBuffer), uintptr(sampleOrderType), uintptr(customSampleOrderCount), uintptr(unsafe.Pointer(pCustomSampleOrders)))
 	return nil
 }
 
@@ -3183,7 +3105,7 @@ func (tbl *DeviceFuncs) CmdSetColorBlendAdvancedEXT(commandBuffer CommandBuffer,
 	if tbl == nil || tbl.fn[cmdCmdSetColorBlendAdvancedEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetColorBlendAdvancedEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetColorBlendAdvancedEXT-deviceBase], uintptr(commandBuffer), uintptr(firstAttachment), uintptr(attachmentCount), uintptr(unsafe.Pointer(pColorBlendAdvanced)))
+	call4(tbl.fn[cmdCmdSetColorBlendAdvancedEXT-deviceBase], uintptr(commandBuffer), uintptr(firstAttachment), uintptr(attachmentCount), uintptr(unsafe.Pointer(pColorBlendAdvanced)))
 	return nil
 }
 
@@ -3192,7 +3114,7 @@ func (tbl *DeviceFuncs) CmdSetColorBlendEnableEXT(commandBuffer CommandBuffer, f
 	if tbl == nil || tbl.fn[cmdCmdSetColorBlendEnableEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetColorBlendEnableEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetColorBlendEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(firstAttachment), uintptr(attachmentCount), uintptr(unsafe.Pointer(pColorBlendEnables)))
+	call4(tbl.fn[cmdCmdSetColorBlendEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(firstAttachment), uintptr(attachmentCount), uintptr(unsafe.Pointer(pColorBlendEnables)))
 	return nil
 }
 
@@ -3201,7 +3123,7 @@ func (tbl *DeviceFuncs) CmdSetColorBlendEquationEXT(commandBuffer CommandBuffer,
 	if tbl == nil || tbl.fn[cmdCmdSetColorBlendEquationEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetColorBlendEquationEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetColorBlendEquationEXT-deviceBase], uintptr(commandBuffer), uintptr(firstAttachment), uintptr(attachmentCount), uintptr(unsafe.Pointer(pColorBlendEquations)))
+	call4(tbl.fn[cmdCmdSetColorBlendEquationEXT-deviceBase], uintptr(commandBuffer), uintptr(firstAttachment), uintptr(attachmentCount), uintptr(unsafe.Pointer(pColorBlendEquations)))
 	return nil
 }
 
@@ -3210,7 +3132,7 @@ func (tbl *DeviceFuncs) CmdSetColorWriteEnableEXT(commandBuffer CommandBuffer, a
 	if tbl == nil || tbl.fn[cmdCmdSetColorWriteEnableEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetColorWriteEnableEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetColorWriteEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(attachmentCount), uintptr(unsafe.Pointer(pColorWriteEnables)))
+	call3(tbl.fn[cmdCmdSetColorWriteEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(attachmentCount), uintptr(unsafe.Pointer(pColorWriteEnables)))
 	return nil
 }
 
@@ -3219,7 +3141,7 @@ func (tbl *DeviceFuncs) CmdSetColorWriteMaskEXT(commandBuffer CommandBuffer, fir
 	if tbl == nil || tbl.fn[cmdCmdSetColorWriteMaskEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetColorWriteMaskEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetColorWriteMaskEXT-deviceBase], uintptr(commandBuffer), uintptr(firstAttachment), uintptr(attachmentCount), uintptr(unsafe.Pointer(pColorWriteMasks)))
+	call4(tbl.fn[cmdCmdSetColorWriteMaskEXT-deviceBase], uintptr(commandBuffer), uintptr(firstAttachment), uintptr(attachmentCount), uintptr(unsafe.Pointer(pColorWriteMasks)))
 	return nil
 }
 
@@ -3228,7 +3150,7 @@ func (tbl *DeviceFuncs) CmdSetConservativeRasterizationModeEXT(commandBuffer Com
 	if tbl == nil || tbl.fn[cmdCmdSetConservativeRasterizationModeEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetConservativeRasterizationModeEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetConservativeRasterizationModeEXT-deviceBase], uintptr(commandBuffer), uintptr(conservativeRasterizationMode))
+	call2(tbl.fn[cmdCmdSetConservativeRasterizationModeEXT-deviceBase], uintptr(commandBuffer), uintptr(conservativeRasterizationMode))
 	return nil
 }
 
@@ -3237,7 +3159,7 @@ func (tbl *DeviceFuncs) CmdSetCoverageModulationModeNV(commandBuffer CommandBuff
 	if tbl == nil || tbl.fn[cmdCmdSetCoverageModulationModeNV-deviceBase] == 0 {
 		return missing(cmdCmdSetCoverageModulationModeNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetCoverageModulationModeNV-deviceBase], uintptr(commandBuffer), uintptr(coverageModulationMode))
+	call2(tbl.fn[cmdCmdSetCoverageModulationModeNV-deviceBase], uintptr(commandBuffer), uintptr(coverageModulationMode))
 	return nil
 }
 
@@ -3246,7 +3168,7 @@ func (tbl *DeviceFuncs) CmdSetCoverageModulationTableEnableNV(commandBuffer Comm
 	if tbl == nil || tbl.fn[cmdCmdSetCoverageModulationTableEnableNV-deviceBase] == 0 {
 		return missing(cmdCmdSetCoverageModulationTableEnableNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetCoverageModulationTableEnableNV-deviceBase], uintptr(commandBuffer), uintptr(coverageModulationTableEnable))
+	call2(tbl.fn[cmdCmdSetCoverageModulationTableEnableNV-deviceBase], uintptr(commandBuffer), uintptr(coverageModulationTableEnable))
 	return nil
 }
 
@@ -3255,7 +3177,7 @@ func (tbl *DeviceFuncs) CmdSetCoverageModulationTableNV(commandBuffer CommandBuf
 	if tbl == nil || tbl.fn[cmdCmdSetCoverageModulationTableNV-deviceBase] == 0 {
 		return missing(cmdCmdSetCoverageModulationTableNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetCoverageModulationTableNV-deviceBase], uintptr(commandBuffer), uintptr(coverageModulationTableCount), uintptr(unsafe.Pointer(pCoverageModulationTable)))
+	call3(tbl.fn[cmdCmdSetCoverageModulationTableNV-deviceBase], uintptr(commandBuffer), uintptr(coverageModulationTableCount), uintptr(unsafe.Pointer(pCoverageModulationTable)))
 	return nil
 }
 
@@ -3264,7 +3186,7 @@ func (tbl *DeviceFuncs) CmdSetCoverageReductionModeNV(commandBuffer CommandBuffe
 	if tbl == nil || tbl.fn[cmdCmdSetCoverageReductionModeNV-deviceBase] == 0 {
 		return missing(cmdCmdSetCoverageReductionModeNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetCoverageReductionModeNV-deviceBase], uintptr(commandBuffer), uintptr(coverageReductionMode))
+	call2(tbl.fn[cmdCmdSetCoverageReductionModeNV-deviceBase], uintptr(commandBuffer), uintptr(coverageReductionMode))
 	return nil
 }
 
@@ -3273,7 +3195,7 @@ func (tbl *DeviceFuncs) CmdSetCoverageToColorEnableNV(commandBuffer CommandBuffe
 	if tbl == nil || tbl.fn[cmdCmdSetCoverageToColorEnableNV-deviceBase] == 0 {
 		return missing(cmdCmdSetCoverageToColorEnableNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetCoverageToColorEnableNV-deviceBase], uintptr(commandBuffer), uintptr(coverageToColorEnable))
+	call2(tbl.fn[cmdCmdSetCoverageToColorEnableNV-deviceBase], uintptr(commandBuffer), uintptr(coverageToColorEnable))
 	return nil
 }
 
@@ -3282,7 +3204,7 @@ func (tbl *DeviceFuncs) CmdSetCoverageToColorLocationNV(commandBuffer CommandBuf
 	if tbl == nil || tbl.fn[cmdCmdSetCoverageToColorLocationNV-deviceBase] == 0 {
 		return missing(cmdCmdSetCoverageToColorLocationNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetCoverageToColorLocationNV-deviceBase], uintptr(commandBuffer), uintptr(coverageToColorLocation))
+	call2(tbl.fn[cmdCmdSetCoverageToColorLocationNV-deviceBase], uintptr(commandBuffer), uintptr(coverageToColorLocation))
 	return nil
 }
 
@@ -3291,7 +3213,7 @@ func (tbl *DeviceFuncs) CmdSetCullMode(commandBuffer CommandBuffer, cullMode Cul
 	if tbl == nil || tbl.fn[cmdCmdSetCullMode-deviceBase] == 0 {
 		return missing(cmdCmdSetCullMode)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetCullMode-deviceBase], uintptr(commandBuffer), uintptr(cullMode))
+	call2(tbl.fn[cmdCmdSetCullMode-deviceBase], uintptr(commandBuffer), uintptr(cullMode))
 	return nil
 }
 
@@ -3309,7 +3231,7 @@ func (tbl *DeviceFuncs) CmdSetDepthBiasEnable(commandBuffer CommandBuffer, depth
 	if tbl == nil || tbl.fn[cmdCmdSetDepthBiasEnable-deviceBase] == 0 {
 		return missing(cmdCmdSetDepthBiasEnable)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetDepthBiasEnable-deviceBase], uintptr(commandBuffer), uintptr(depthBiasEnable))
+	call2(tbl.fn[cmdCmdSetDepthBiasEnable-deviceBase], uintptr(commandBuffer), uintptr(depthBiasEnable))
 	return nil
 }
 
@@ -3327,7 +3249,7 @@ func (tbl *DeviceFuncs) CmdSetDepthBoundsTestEnable(commandBuffer CommandBuffer,
 	if tbl == nil || tbl.fn[cmdCmdSetDepthBoundsTestEnable-deviceBase] == 0 {
 		return missing(cmdCmdSetDepthBoundsTestEnable)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetDepthBoundsTestEnable-deviceBase], uintptr(commandBuffer), uintptr(depthBoundsTestEnable))
+	call2(tbl.fn[cmdCmdSetDepthBoundsTestEnable-deviceBase], uintptr(commandBuffer), uintptr(depthBoundsTestEnable))
 	return nil
 }
 
@@ -3336,7 +3258,7 @@ func (tbl *DeviceFuncs) CmdSetDepthClampEnableEXT(commandBuffer CommandBuffer, d
 	if tbl == nil || tbl.fn[cmdCmdSetDepthClampEnableEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetDepthClampEnableEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetDepthClampEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(depthClampEnable))
+	call2(tbl.fn[cmdCmdSetDepthClampEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(depthClampEnable))
 	return nil
 }
 
@@ -3345,7 +3267,7 @@ func (tbl *DeviceFuncs) CmdSetDepthClipEnableEXT(commandBuffer CommandBuffer, de
 	if tbl == nil || tbl.fn[cmdCmdSetDepthClipEnableEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetDepthClipEnableEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetDepthClipEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(depthClipEnable))
+	call2(tbl.fn[cmdCmdSetDepthClipEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(depthClipEnable))
 	return nil
 }
 
@@ -3354,7 +3276,7 @@ func (tbl *DeviceFuncs) CmdSetDepthClipNegativeOneToOneEXT(commandBuffer Command
 	if tbl == nil || tbl.fn[cmdCmdSetDepthClipNegativeOneToOneEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetDepthClipNegativeOneToOneEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetDepthClipNegativeOneToOneEXT-deviceBase], uintptr(commandBuffer), uintptr(negativeOneToOne))
+	call2(tbl.fn[cmdCmdSetDepthClipNegativeOneToOneEXT-deviceBase], uintptr(commandBuffer), uintptr(negativeOneToOne))
 	return nil
 }
 
@@ -3363,7 +3285,7 @@ func (tbl *DeviceFuncs) CmdSetDepthCompareOp(commandBuffer CommandBuffer, depthC
 	if tbl == nil || tbl.fn[cmdCmdSetDepthCompareOp-deviceBase] == 0 {
 		return missing(cmdCmdSetDepthCompareOp)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetDepthCompareOp-deviceBase], uintptr(commandBuffer), uintptr(depthCompareOp))
+	call2(tbl.fn[cmdCmdSetDepthCompareOp-deviceBase], uintptr(commandBuffer), uintptr(depthCompareOp))
 	return nil
 }
 
@@ -3372,7 +3294,7 @@ func (tbl *DeviceFuncs) CmdSetDepthTestEnable(commandBuffer CommandBuffer, depth
 	if tbl == nil || tbl.fn[cmdCmdSetDepthTestEnable-deviceBase] == 0 {
 		return missing(cmdCmdSetDepthTestEnable)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetDepthTestEnable-deviceBase], uintptr(commandBuffer), uintptr(depthTestEnable))
+	call2(tbl.fn[cmdCmdSetDepthTestEnable-deviceBase], uintptr(commandBuffer), uintptr(depthTestEnable))
 	return nil
 }
 
@@ -3381,7 +3303,7 @@ func (tbl *DeviceFuncs) CmdSetDepthWriteEnable(commandBuffer CommandBuffer, dept
 	if tbl == nil || tbl.fn[cmdCmdSetDepthWriteEnable-deviceBase] == 0 {
 		return missing(cmdCmdSetDepthWriteEnable)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetDepthWriteEnable-deviceBase], uintptr(commandBuffer), uintptr(depthWriteEnable))
+	call2(tbl.fn[cmdCmdSetDepthWriteEnable-deviceBase], uintptr(commandBuffer), uintptr(depthWriteEnable))
 	return nil
 }
 
@@ -3390,7 +3312,7 @@ func (tbl *DeviceFuncs) CmdSetDescriptorBufferOffsetsEXT(commandBuffer CommandBu
 	if tbl == nil || tbl.fn[cmdCmdSetDescriptorBufferOffsetsEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetDescriptorBufferOffsetsEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetDescriptorBufferOffsetsEXT-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(layout), uintptr(firstSet), uintptr(setCount), uintptr(unsafe.Pointer(pBufferIndices)), uintptr(unsafe.Pointer(pOffsets)))
+	call7(tbl.fn[cmdCmdSetDescriptorBufferOffsetsEXT-deviceBase], uintptr(commandBuffer), uintptr(pipelineBindPoint), uintptr(layout), uintptr(firstSet), uintptr(setCount), uintptr(unsafe.Pointer(pBufferIndices)), uintptr(unsafe.Pointer(pOffsets)))
 	return nil
 }
 
@@ -3399,7 +3321,7 @@ func (tbl *DeviceFuncs) CmdSetDeviceMask(commandBuffer CommandBuffer, deviceMask
 	if tbl == nil || tbl.fn[cmdCmdSetDeviceMask-deviceBase] == 0 {
 		return missing(cmdCmdSetDeviceMask)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetDeviceMask-deviceBase], uintptr(commandBuffer), uintptr(deviceMask))
+	call2(tbl.fn[cmdCmdSetDeviceMask-deviceBase], uintptr(commandBuffer), uintptr(deviceMask))
 	return nil
 }
 
@@ -3408,7 +3330,7 @@ func (tbl *DeviceFuncs) CmdSetDiscardRectangleEXT(commandBuffer CommandBuffer, f
 	if tbl == nil || tbl.fn[cmdCmdSetDiscardRectangleEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetDiscardRectangleEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetDiscardRectangleEXT-deviceBase], uintptr(commandBuffer), uintptr(firstDiscardRectangle), uintptr(discardRectangleCount), uintptr(unsafe.Pointer(pDiscardRectangles)))
+	call4(tbl.fn[cmdCmdSetDiscardRectangleEXT-deviceBase], uintptr(commandBuffer), uintptr(firstDiscardRectangle), uintptr(discardRectangleCount), uintptr(unsafe.Pointer(pDiscardRectangles)))
 	return nil
 }
 
@@ -3417,7 +3339,7 @@ func (tbl *DeviceFuncs) CmdSetEvent(commandBuffer CommandBuffer, event Event, st
 	if tbl == nil || tbl.fn[cmdCmdSetEvent-deviceBase] == 0 {
 		return missing(cmdCmdSetEvent)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetEvent-deviceBase], uintptr(commandBuffer), uintptr(event), uintptr(stageMask))
+	call3(tbl.fn[cmdCmdSetEvent-deviceBase], uintptr(commandBuffer), uintptr(event), uintptr(stageMask))
 	return nil
 }
 
@@ -3426,7 +3348,7 @@ func (tbl *DeviceFuncs) CmdSetEvent2(commandBuffer CommandBuffer, event Event, p
 	if tbl == nil || tbl.fn[cmdCmdSetEvent2-deviceBase] == 0 {
 		return missing(cmdCmdSetEvent2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetEvent2-deviceBase], uintptr(commandBuffer), uintptr(event), uintptr(unsafe.Pointer(pDependencyInfo)))
+	call3(tbl.fn[cmdCmdSetEvent2-deviceBase], uintptr(commandBuffer), uintptr(event), uintptr(unsafe.Pointer(pDependencyInfo)))
 	return nil
 }
 
@@ -3435,7 +3357,7 @@ func (tbl *DeviceFuncs) CmdSetExclusiveScissorNV(commandBuffer CommandBuffer, fi
 	if tbl == nil || tbl.fn[cmdCmdSetExclusiveScissorNV-deviceBase] == 0 {
 		return missing(cmdCmdSetExclusiveScissorNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetExclusiveScissorNV-deviceBase], uintptr(commandBuffer), uintptr(firstExclusiveScissor), uintptr(exclusiveScissorCount), uintptr(unsafe.Pointer(pExclusiveScissors)))
+	call4(tbl.fn[cmdCmdSetExclusiveScissorNV-deviceBase], uintptr(commandBuffer), uintptr(firstExclusiveScissor), uintptr(exclusiveScissorCount), uintptr(unsafe.Pointer(pExclusiveScissors)))
 	return nil
 }
 
@@ -3453,7 +3375,7 @@ func (tbl *DeviceFuncs) CmdSetFragmentShadingRateEnumNV(commandBuffer CommandBuf
 	if tbl == nil || tbl.fn[cmdCmdSetFragmentShadingRateEnumNV-deviceBase] == 0 {
 		return missing(cmdCmdSetFragmentShadingRateEnumNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetFragmentShadingRateEnumNV-deviceBase], uintptr(commandBuffer), uintptr(shadingRate), uintptr(unsafe.Pointer(combinerOps)))
+	call3(tbl.fn[cmdCmdSetFragmentShadingRateEnumNV-deviceBase], uintptr(commandBuffer), uintptr(shadingRate), uintptr(unsafe.Pointer(combinerOps)))
 	return nil
 }
 
@@ -3462,7 +3384,7 @@ func (tbl *DeviceFuncs) CmdSetFragmentShadingRateKHR(commandBuffer CommandBuffer
 	if tbl == nil || tbl.fn[cmdCmdSetFragmentShadingRateKHR-deviceBase] == 0 {
 		return missing(cmdCmdSetFragmentShadingRateKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetFragmentShadingRateKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pFragmentSize)), uintptr(unsafe.Pointer(combinerOps)))
+	call3(tbl.fn[cmdCmdSetFragmentShadingRateKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pFragmentSize)), uintptr(unsafe.Pointer(combinerOps)))
 	return nil
 }
 
@@ -3471,7 +3393,7 @@ func (tbl *DeviceFuncs) CmdSetFrontFace(commandBuffer CommandBuffer, frontFace F
 	if tbl == nil || tbl.fn[cmdCmdSetFrontFace-deviceBase] == 0 {
 		return missing(cmdCmdSetFrontFace)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetFrontFace-deviceBase], uintptr(commandBuffer), uintptr(frontFace))
+	call2(tbl.fn[cmdCmdSetFrontFace-deviceBase], uintptr(commandBuffer), uintptr(frontFace))
 	return nil
 }
 
@@ -3480,7 +3402,7 @@ func (tbl *DeviceFuncs) CmdSetLineRasterizationModeEXT(commandBuffer CommandBuff
 	if tbl == nil || tbl.fn[cmdCmdSetLineRasterizationModeEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetLineRasterizationModeEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetLineRasterizationModeEXT-deviceBase], uintptr(commandBuffer), uintptr(lineRasterizationMode))
+	call2(tbl.fn[cmdCmdSetLineRasterizationModeEXT-deviceBase], uintptr(commandBuffer), uintptr(lineRasterizationMode))
 	return nil
 }
 
@@ -3489,7 +3411,7 @@ func (tbl *DeviceFuncs) CmdSetLineStippleEXT(commandBuffer CommandBuffer, lineSt
 	if tbl == nil || tbl.fn[cmdCmdSetLineStippleEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetLineStippleEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetLineStippleEXT-deviceBase], uintptr(commandBuffer), uintptr(lineStippleFactor), uintptr(lineStipplePattern))
+	call3(tbl.fn[cmdCmdSetLineStippleEXT-deviceBase], uintptr(commandBuffer), uintptr(lineStippleFactor), uintptr(lineStipplePattern))
 	return nil
 }
 
@@ -3498,7 +3420,7 @@ func (tbl *DeviceFuncs) CmdSetLineStippleEnableEXT(commandBuffer CommandBuffer, 
 	if tbl == nil || tbl.fn[cmdCmdSetLineStippleEnableEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetLineStippleEnableEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetLineStippleEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(stippledLineEnable))
+	call2(tbl.fn[cmdCmdSetLineStippleEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(stippledLineEnable))
 	return nil
 }
 
@@ -3516,7 +3438,7 @@ func (tbl *DeviceFuncs) CmdSetLogicOpEXT(commandBuffer CommandBuffer, logicOp Lo
 	if tbl == nil || tbl.fn[cmdCmdSetLogicOpEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetLogicOpEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetLogicOpEXT-deviceBase], uintptr(commandBuffer), uintptr(logicOp))
+	call2(tbl.fn[cmdCmdSetLogicOpEXT-deviceBase], uintptr(commandBuffer), uintptr(logicOp))
 	return nil
 }
 
@@ -3525,7 +3447,7 @@ func (tbl *DeviceFuncs) CmdSetLogicOpEnableEXT(commandBuffer CommandBuffer, logi
 	if tbl == nil || tbl.fn[cmdCmdSetLogicOpEnableEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetLogicOpEnableEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetLogicOpEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(logicOpEnable))
+	call2(tbl.fn[cmdCmdSetLogicOpEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(logicOpEnable))
 	return nil
 }
 
@@ -3534,7 +3456,7 @@ func (tbl *DeviceFuncs) CmdSetPatchControlPointsEXT(commandBuffer CommandBuffer,
 	if tbl == nil || tbl.fn[cmdCmdSetPatchControlPointsEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetPatchControlPointsEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetPatchControlPointsEXT-deviceBase], uintptr(commandBuffer), uintptr(patchControlPoints))
+	call2(tbl.fn[cmdCmdSetPatchControlPointsEXT-deviceBase], uintptr(commandBuffer), uintptr(patchControlPoints))
 	return nil
 }
 
@@ -3543,8 +3465,7 @@ func (tbl *DeviceFuncs) CmdSetPerformanceMarkerINTEL(commandBuffer CommandBuffer
 	if tbl == nil || tbl.fn[cmdCmdSetPerformanceMarkerINTEL-deviceBase] == 0 {
 		return missing(cmdCmdSetPerformanceMarkerINTEL)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCmdSetPerformanceMarkerINTEL-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pMarkerInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdCmdSetPerformanceMarkerINTEL-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pMarkerInfo))))
 }
 
 // CmdSetPerformanceOverrideINTEL calls vkCmdSetPerformanceOverrideINTEL.
@@ -3552,8 +3473,7 @@ func (tbl *DeviceFuncs) CmdSetPerformanceOverrideINTEL(commandBuffer CommandBuff
 	if tbl == nil || tbl.fn[cmdCmdSetPerformanceOverrideINTEL-deviceBase] == 0 {
 		return missing(cmdCmdSetPerformanceOverrideINTEL)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCmdSetPerformanceOverrideINTEL-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pOverrideInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdCmdSetPerformanceOverrideINTEL-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pOverrideInfo))))
 }
 
 // CmdSetPerformanceStreamMarkerINTEL calls vkCmdSetPerformanceStreamMarkerINTEL.
@@ -3561,8 +3481,7 @@ func (tbl *DeviceFuncs) CmdSetPerformanceStreamMarkerINTEL(commandBuffer Command
 	if tbl == nil || tbl.fn[cmdCmdSetPerformanceStreamMarkerINTEL-deviceBase] == 0 {
 		return missing(cmdCmdSetPerformanceStreamMarkerINTEL)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCmdSetPerformanceStreamMarkerINTEL-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pMarkerInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdCmdSetPerformanceStreamMarkerINTEL-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pMarkerInfo))))
 }
 
 // CmdSetPolygonModeEXT calls vkCmdSetPolygonModeEXT.
@@ -3570,7 +3489,7 @@ func (tbl *DeviceFuncs) CmdSetPolygonModeEXT(commandBuffer CommandBuffer, polygo
 	if tbl == nil || tbl.fn[cmdCmdSetPolygonModeEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetPolygonModeEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetPolygonModeEXT-deviceBase], uintptr(commandBuffer), uintptr(polygonMode))
+	call2(tbl.fn[cmdCmdSetPolygonModeEXT-deviceBase], uintptr(commandBuffer), uintptr(polygonMode))
 	return nil
 }
 
@@ -3579,7 +3498,7 @@ func (tbl *DeviceFuncs) CmdSetPrimitiveRestartEnable(commandBuffer CommandBuffer
 	if tbl == nil || tbl.fn[cmdCmdSetPrimitiveRestartEnable-deviceBase] == 0 {
 		return missing(cmdCmdSetPrimitiveRestartEnable)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetPrimitiveRestartEnable-deviceBase], uintptr(commandBuffer), uintptr(primitiveRestartEnable))
+	call2(tbl.fn[cmdCmdSetPrimitiveRestartEnable-deviceBase], uintptr(commandBuffer), uintptr(primitiveRestartEnable))
 	return nil
 }
 
@@ -3588,7 +3507,7 @@ func (tbl *DeviceFuncs) CmdSetPrimitiveTopology(commandBuffer CommandBuffer, pri
 	if tbl == nil || tbl.fn[cmdCmdSetPrimitiveTopology-deviceBase] == 0 {
 		return missing(cmdCmdSetPrimitiveTopology)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetPrimitiveTopology-deviceBase], uintptr(commandBuffer), uintptr(primitiveTopology))
+	call2(tbl.fn[cmdCmdSetPrimitiveTopology-deviceBase], uintptr(commandBuffer), uintptr(primitiveTopology))
 	return nil
 }
 
@@ -3597,7 +3516,7 @@ func (tbl *DeviceFuncs) CmdSetProvokingVertexModeEXT(commandBuffer CommandBuffer
 	if tbl == nil || tbl.fn[cmdCmdSetProvokingVertexModeEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetProvokingVertexModeEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetProvokingVertexModeEXT-deviceBase], uintptr(commandBuffer), uintptr(provokingVertexMode))
+	call2(tbl.fn[cmdCmdSetProvokingVertexModeEXT-deviceBase], uintptr(commandBuffer), uintptr(provokingVertexMode))
 	return nil
 }
 
@@ -3606,7 +3525,7 @@ func (tbl *DeviceFuncs) CmdSetRasterizationSamplesEXT(commandBuffer CommandBuffe
 	if tbl == nil || tbl.fn[cmdCmdSetRasterizationSamplesEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetRasterizationSamplesEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetRasterizationSamplesEXT-deviceBase], uintptr(commandBuffer), uintptr(rasterizationSamples))
+	call2(tbl.fn[cmdCmdSetRasterizationSamplesEXT-deviceBase], uintptr(commandBuffer), uintptr(rasterizationSamples))
 	return nil
 }
 
@@ -3615,7 +3534,7 @@ func (tbl *DeviceFuncs) CmdSetRasterizationStreamEXT(commandBuffer CommandBuffer
 	if tbl == nil || tbl.fn[cmdCmdSetRasterizationStreamEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetRasterizationStreamEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetRasterizationStreamEXT-deviceBase], uintptr(commandBuffer), uintptr(rasterizationStream))
+	call2(tbl.fn[cmdCmdSetRasterizationStreamEXT-deviceBase], uintptr(commandBuffer), uintptr(rasterizationStream))
 	return nil
 }
 
@@ -3624,7 +3543,7 @@ func (tbl *DeviceFuncs) CmdSetRasterizerDiscardEnable(commandBuffer CommandBuffe
 	if tbl == nil || tbl.fn[cmdCmdSetRasterizerDiscardEnable-deviceBase] == 0 {
 		return missing(cmdCmdSetRasterizerDiscardEnable)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetRasterizerDiscardEnable-deviceBase], uintptr(commandBuffer), uintptr(rasterizerDiscardEnable))
+	call2(tbl.fn[cmdCmdSetRasterizerDiscardEnable-deviceBase], uintptr(commandBuffer), uintptr(rasterizerDiscardEnable))
 	return nil
 }
 
@@ -3633,7 +3552,7 @@ func (tbl *DeviceFuncs) CmdSetRayTracingPipelineStackSizeKHR(commandBuffer Comma
 	if tbl == nil || tbl.fn[cmdCmdSetRayTracingPipelineStackSizeKHR-deviceBase] == 0 {
 		return missing(cmdCmdSetRayTracingPipelineStackSizeKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetRayTracingPipelineStackSizeKHR-deviceBase], uintptr(commandBuffer), uintptr(pipelineStackSize))
+	call2(tbl.fn[cmdCmdSetRayTracingPipelineStackSizeKHR-deviceBase], uintptr(commandBuffer), uintptr(pipelineStackSize))
 	return nil
 }
 
@@ -3642,7 +3561,7 @@ func (tbl *DeviceFuncs) CmdSetRepresentativeFragmentTestEnableNV(commandBuffer C
 	if tbl == nil || tbl.fn[cmdCmdSetRepresentativeFragmentTestEnableNV-deviceBase] == 0 {
 		return missing(cmdCmdSetRepresentativeFragmentTestEnableNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetRepresentativeFragmentTestEnableNV-deviceBase], uintptr(commandBuffer), uintptr(representativeFragmentTestEnable))
+	call2(tbl.fn[cmdCmdSetRepresentativeFragmentTestEnableNV-deviceBase], uintptr(commandBuffer), uintptr(representativeFragmentTestEnable))
 	return nil
 }
 
@@ -3651,7 +3570,7 @@ func (tbl *DeviceFuncs) CmdSetSampleLocationsEXT(commandBuffer CommandBuffer, pS
 	if tbl == nil || tbl.fn[cmdCmdSetSampleLocationsEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetSampleLocationsEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetSampleLocationsEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pSampleLocationsInfo)))
+	call2(tbl.fn[cmdCmdSetSampleLocationsEXT-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pSampleLocationsInfo)))
 	return nil
 }
 
@@ -3660,7 +3579,7 @@ func (tbl *DeviceFuncs) CmdSetSampleLocationsEnableEXT(commandBuffer CommandBuff
 	if tbl == nil || tbl.fn[cmdCmdSetSampleLocationsEnableEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetSampleLocationsEnableEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetSampleLocationsEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(sampleLocationsEnable))
+	call2(tbl.fn[cmdCmdSetSampleLocationsEnableEXT-deviceBase], uintptr(commandBuffer), uintptr(sampleLocationsEnable))
 	return nil
 }
 
@@ -3669,7 +3588,7 @@ func (tbl *DeviceFuncs) CmdSetSampleMaskEXT(commandBuffer CommandBuffer, samples
 	if tbl == nil || tbl.fn[cmdCmdSetSampleMaskEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetSampleMaskEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetSampleMaskEXT-deviceBase], uintptr(commandBuffer), uintptr(samples), uintptr(unsafe.Pointer(pSampleMask)))
+	call3(tbl.fn[cmdCmdSetSampleMaskEXT-deviceBase], uintptr(commandBuffer), uintptr(samples), uintptr(unsafe.Pointer(pSampleMask)))
 	return nil
 }
 
@@ -3678,7 +3597,7 @@ func (tbl *DeviceFuncs) CmdSetScissor(commandBuffer CommandBuffer, firstScissor 
 	if tbl == nil || tbl.fn[cmdCmdSetScissor-deviceBase] == 0 {
 		return missing(cmdCmdSetScissor)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetScissor-deviceBase], uintptr(commandBuffer), uintptr(firstScissor), uintptr(scissorCount), uintptr(unsafe.Pointer(pScissors)))
+	call4(tbl.fn[cmdCmdSetScissor-deviceBase], uintptr(commandBuffer), uintptr(firstScissor), uintptr(scissorCount), uintptr(unsafe.Pointer(pScissors)))
 	return nil
 }
 
@@ -3687,7 +3606,7 @@ func (tbl *DeviceFuncs) CmdSetScissorWithCount(commandBuffer CommandBuffer, scis
 	if tbl == nil || tbl.fn[cmdCmdSetScissorWithCount-deviceBase] == 0 {
 		return missing(cmdCmdSetScissorWithCount)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetScissorWithCount-deviceBase], uintptr(commandBuffer), uintptr(scissorCount), uintptr(unsafe.Pointer(pScissors)))
+	call3(tbl.fn[cmdCmdSetScissorWithCount-deviceBase], uintptr(commandBuffer), uintptr(scissorCount), uintptr(unsafe.Pointer(pScissors)))
 	return nil
 }
 
@@ -3696,7 +3615,7 @@ func (tbl *DeviceFuncs) CmdSetShadingRateImageEnableNV(commandBuffer CommandBuff
 	if tbl == nil || tbl.fn[cmdCmdSetShadingRateImageEnableNV-deviceBase] == 0 {
 		return missing(cmdCmdSetShadingRateImageEnableNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetShadingRateImageEnableNV-deviceBase], uintptr(commandBuffer), uintptr(shadingRateImageEnable))
+	call2(tbl.fn[cmdCmdSetShadingRateImageEnableNV-deviceBase], uintptr(commandBuffer), uintptr(shadingRateImageEnable))
 	return nil
 }
 
@@ -3705,7 +3624,7 @@ func (tbl *DeviceFuncs) CmdSetStencilCompareMask(commandBuffer CommandBuffer, fa
 	if tbl == nil || tbl.fn[cmdCmdSetStencilCompareMask-deviceBase] == 0 {
 		return missing(cmdCmdSetStencilCompareMask)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetStencilCompareMask-deviceBase], uintptr(commandBuffer), uintptr(faceMask), uintptr(compareMask))
+	call3(tbl.fn[cmdCmdSetStencilCompareMask-deviceBase], uintptr(commandBuffer), uintptr(faceMask), uintptr(compareMask))
 	return nil
 }
 
@@ -3714,7 +3633,7 @@ func (tbl *DeviceFuncs) CmdSetStencilOp(commandBuffer CommandBuffer, faceMask St
 	if tbl == nil || tbl.fn[cmdCmdSetStencilOp-deviceBase] == 0 {
 		return missing(cmdCmdSetStencilOp)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetStencilOp-deviceBase], uintptr(commandBuffer), uintptr(faceMask), uintptr(failOp), uintptr(passOp), uintptr(depthFailOp), uintptr(compareOp))
+	call6(tbl.fn[cmdCmdSetStencilOp-deviceBase], uintptr(commandBuffer), uintptr(faceMask), uintptr(failOp), uintptr(passOp), uintptr(depthFailOp), uintptr(compareOp))
 	return nil
 }
 
@@ -3723,7 +3642,7 @@ func (tbl *DeviceFuncs) CmdSetStencilReference(commandBuffer CommandBuffer, face
 	if tbl == nil || tbl.fn[cmdCmdSetStencilReference-deviceBase] == 0 {
 		return missing(cmdCmdSetStencilReference)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetStencilReference-deviceBase], uintptr(commandBuffer), uintptr(faceMask), uintptr(reference))
+	call3(tbl.fn[cmdCmdSetStencilReference-deviceBase], uintptr(commandBuffer), uintptr(faceMask), uintptr(reference))
 	return nil
 }
 
@@ -3732,7 +3651,7 @@ func (tbl *DeviceFuncs) CmdSetStencilTestEnable(commandBuffer CommandBuffer, ste
 	if tbl == nil || tbl.fn[cmdCmdSetStencilTestEnable-deviceBase] == 0 {
 		return missing(cmdCmdSetStencilTestEnable)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetStencilTestEnable-deviceBase], uintptr(commandBuffer), uintptr(stencilTestEnable))
+	call2(tbl.fn[cmdCmdSetStencilTestEnable-deviceBase], uintptr(commandBuffer), uintptr(stencilTestEnable))
 	return nil
 }
 
@@ -3741,7 +3660,7 @@ func (tbl *DeviceFuncs) CmdSetStencilWriteMask(commandBuffer CommandBuffer, face
 	if tbl == nil || tbl.fn[cmdCmdSetStencilWriteMask-deviceBase] == 0 {
 		return missing(cmdCmdSetStencilWriteMask)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetStencilWriteMask-deviceBase], uintptr(commandBuffer), uintptr(faceMask), uintptr(writeMask))
+	call3(tbl.fn[cmdCmdSetStencilWriteMask-deviceBase], uintptr(commandBuffer), uintptr(faceMask), uintptr(writeMask))
 	return nil
 }
 
@@ -3750,7 +3669,7 @@ func (tbl *DeviceFuncs) CmdSetTessellationDomainOriginEXT(commandBuffer CommandB
 	if tbl == nil || tbl.fn[cmdCmdSetTessellationDomainOriginEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetTessellationDomainOriginEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetTessellationDomainOriginEXT-deviceBase], uintptr(commandBuffer), uintptr(domainOrigin))
+	call2(tbl.fn[cmdCmdSetTessellationDomainOriginEXT-deviceBase], uintptr(commandBuffer), uintptr(domainOrigin))
 	return nil
 }
 
@@ -3759,7 +3678,7 @@ func (tbl *DeviceFuncs) CmdSetVertexInputEXT(commandBuffer CommandBuffer, vertex
 	if tbl == nil || tbl.fn[cmdCmdSetVertexInputEXT-deviceBase] == 0 {
 		return missing(cmdCmdSetVertexInputEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetVertexInputEXT-deviceBase], uintptr(commandBuffer), uintptr(vertexBindingDescriptionCount), uintptr(unsafe.Pointer(pVertexBindingDescriptions)), uintptr(vertexAttributeDescriptionCount), uintptr(unsafe.Pointer(pVertexAttributeDescriptions)))
+	call5(tbl.fn[cmdCmdSetVertexInputEXT-deviceBase], uintptr(commandBuffer), uintptr(vertexBindingDescriptionCount), uintptr(unsafe.Pointer(pVertexBindingDescriptions)), uintptr(vertexAttributeDescriptionCount), uintptr(unsafe.Pointer(pVertexAttributeDescriptions)))
 	return nil
 }
 
@@ -3768,7 +3687,7 @@ func (tbl *DeviceFuncs) CmdSetViewport(commandBuffer CommandBuffer, firstViewpor
 	if tbl == nil || tbl.fn[cmdCmdSetViewport-deviceBase] == 0 {
 		return missing(cmdCmdSetViewport)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetViewport-deviceBase], uintptr(commandBuffer), uintptr(firstViewport), uintptr(viewportCount), uintptr(unsafe.Pointer(pViewports)))
+	call4(tbl.fn[cmdCmdSetViewport-deviceBase], uintptr(commandBuffer), uintptr(firstViewport), uintptr(viewportCount), uintptr(unsafe.Pointer(pViewports)))
 	return nil
 }
 
@@ -3777,7 +3696,7 @@ func (tbl *DeviceFuncs) CmdSetViewportShadingRatePaletteNV(commandBuffer Command
 	if tbl == nil || tbl.fn[cmdCmdSetViewportShadingRatePaletteNV-deviceBase] == 0 {
 		return missing(cmdCmdSetViewportShadingRatePaletteNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetViewportShadingRatePaletteNV-deviceBase], uintptr(commandBuffer), uintptr(firstViewport), uintptr(viewportCount), uintptr(unsafe.Pointer(pShadingRatePalettes)))
+	call4(tbl.fn[cmdCmdSetViewportShadingRatePaletteNV-deviceBase], uintptr(commandBuffer), uintptr(firstViewport), uintptr(viewportCount), uintptr(unsafe.Pointer(pShadingRatePalettes)))
 	return nil
 }
 
@@ -3786,7 +3705,7 @@ func (tbl *DeviceFuncs) CmdSetViewportSwizzleNV(commandBuffer CommandBuffer, fir
 	if tbl == nil || tbl.fn[cmdCmdSetViewportSwizzleNV-deviceBase] == 0 {
 		return missing(cmdCmdSetViewportSwizzleNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetViewportSwizzleNV-deviceBase], uintptr(commandBuffer), uintptr(firstViewport), uintptr(viewportCount), uintptr(unsafe.Pointer(pViewportSwizzles)))
+	call4(tbl.fn[cmdCmdSetViewportSwizzleNV-deviceBase], uintptr(commandBuffer), uintptr(firstViewport), uintptr(viewportCount), uintptr(unsafe.Pointer(pViewportSwizzles)))
 	return nil
 }
 
@@ -3795,7 +3714,7 @@ func (tbl *DeviceFuncs) CmdSetViewportWScalingEnableNV(commandBuffer CommandBuff
 	if tbl == nil || tbl.fn[cmdCmdSetViewportWScalingEnableNV-deviceBase] == 0 {
 		return missing(cmdCmdSetViewportWScalingEnableNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetViewportWScalingEnableNV-deviceBase], uintptr(commandBuffer), uintptr(viewportWScalingEnable))
+	call2(tbl.fn[cmdCmdSetViewportWScalingEnableNV-deviceBase], uintptr(commandBuffer), uintptr(viewportWScalingEnable))
 	return nil
 }
 
@@ -3804,7 +3723,7 @@ func (tbl *DeviceFuncs) CmdSetViewportWScalingNV(commandBuffer CommandBuffer, fi
 	if tbl == nil || tbl.fn[cmdCmdSetViewportWScalingNV-deviceBase] == 0 {
 		return missing(cmdCmdSetViewportWScalingNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetViewportWScalingNV-deviceBase], uintptr(commandBuffer), uintptr(firstViewport), uintptr(viewportCount), uintptr(unsafe.Pointer(pViewportWScalings)))
+	call4(tbl.fn[cmdCmdSetViewportWScalingNV-deviceBase], uintptr(commandBuffer), uintptr(firstViewport), uintptr(viewportCount), uintptr(unsafe.Pointer(pViewportWScalings)))
 	return nil
 }
 
@@ -3813,7 +3732,7 @@ func (tbl *DeviceFuncs) CmdSetViewportWithCount(commandBuffer CommandBuffer, vie
 	if tbl == nil || tbl.fn[cmdCmdSetViewportWithCount-deviceBase] == 0 {
 		return missing(cmdCmdSetViewportWithCount)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSetViewportWithCount-deviceBase], uintptr(commandBuffer), uintptr(viewportCount), uintptr(unsafe.Pointer(pViewports)))
+	call3(tbl.fn[cmdCmdSetViewportWithCount-deviceBase], uintptr(commandBuffer), uintptr(viewportCount), uintptr(unsafe.Pointer(pViewports)))
 	return nil
 }
 
@@ -3822,7 +3741,7 @@ func (tbl *DeviceFuncs) CmdSubpassShadingHUAWEI(commandBuffer CommandBuffer) err
 	if tbl == nil || tbl.fn[cmdCmdSubpassShadingHUAWEI-deviceBase] == 0 {
 		return missing(cmdCmdSubpassShadingHUAWEI)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdSubpassShadingHUAWEI-deviceBase], uintptr(commandBuffer))
+	call1(tbl.fn[cmdCmdSubpassShadingHUAWEI-deviceBase], uintptr(commandBuffer))
 	return nil
 }
 
@@ -3831,7 +3750,7 @@ func (tbl *DeviceFuncs) CmdTraceRaysIndirect2KHR(commandBuffer CommandBuffer, in
 	if tbl == nil || tbl.fn[cmdCmdTraceRaysIndirect2KHR-deviceBase] == 0 {
 		return missing(cmdCmdTraceRaysIndirect2KHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdTraceRaysIndirect2KHR-deviceBase], uintptr(commandBuffer), uintptr(indirectDeviceAddress))
+	call2(tbl.fn[cmdCmdTraceRaysIndirect2KHR-deviceBase], uintptr(commandBuffer), uintptr(indirectDeviceAddress))
 	return nil
 }
 
@@ -3840,7 +3759,7 @@ func (tbl *DeviceFuncs) CmdTraceRaysIndirectKHR(commandBuffer CommandBuffer, pRa
 	if tbl == nil || tbl.fn[cmdCmdTraceRaysIndirectKHR-deviceBase] == 0 {
 		return missing(cmdCmdTraceRaysIndirectKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdTraceRaysIndirectKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pRaygenShaderBindingTable)), uintptr(unsafe.Pointer(pMissShaderBindingTable)), uintptr(unsafe.Pointer(pHitShaderBindingTable)), uintptr(unsafe.Pointer(pCallableShaderBindingTable)), uintptr(indirectDeviceAddress))
+	call6(tbl.fn[cmdCmdTraceRaysIndirectKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pRaygenShaderBindingTable)), uintptr(unsafe.Pointer(pMissShaderBindingTable)), uintptr(unsafe.Pointer(pHitShaderBindingTable)), uintptr(unsafe.Pointer(pCallableShaderBindingTable)), uintptr(indirectDeviceAddress))
 	return nil
 }
 
@@ -3849,7 +3768,7 @@ func (tbl *DeviceFuncs) CmdTraceRaysKHR(commandBuffer CommandBuffer, pRaygenShad
 	if tbl == nil || tbl.fn[cmdCmdTraceRaysKHR-deviceBase] == 0 {
 		return missing(cmdCmdTraceRaysKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdTraceRaysKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pRaygenShaderBindingTable)), uintptr(unsafe.Pointer(pMissShaderBindingTable)), uintptr(unsafe.Pointer(pHitShaderBindingTable)), uintptr(unsafe.Pointer(pCallableShaderBindingTable)), uintptr(width), uintptr(height), uintptr(depth))
+	call8(tbl.fn[cmdCmdTraceRaysKHR-deviceBase], uintptr(commandBuffer), uintptr(unsafe.Pointer(pRaygenShaderBindingTable)), uintptr(unsafe.Pointer(pMissShaderBindingTable)), uintptr(unsafe.Pointer(pHitShaderBindingTable)), uintptr(unsafe.Pointer(pCallableShaderBindingTable)), uintptr(width), uintptr(height), uintptr(depth))
 	return nil
 }
 
@@ -3858,7 +3777,7 @@ func (tbl *DeviceFuncs) CmdTraceRaysNV(commandBuffer CommandBuffer, raygenShader
 	if tbl == nil || tbl.fn[cmdCmdTraceRaysNV-deviceBase] == 0 {
 		return missing(cmdCmdTraceRaysNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdTraceRaysNV-deviceBase], uintptr(commandBuffer), uintptr(raygenShaderBindingTableBuffer), uintptr(raygenShaderBindingOffset), uintptr(missShaderBindingTableBuffer), uintptr(missShaderBindingOffset), uintptr(missShaderBindingStride), uintptr(hitShaderBindingTableBuffer), uintptr(hitShaderBindingOffset), uintptr(hitShaderBindingStride), uintptr(callableShaderBindingTableBuffer), uintptr(callableShaderBindingOffset), uintptr(callableShaderBindingStride), uintptr(width), uintptr(height), uintptr(depth))
+	call15(tbl.fn[cmdCmdTraceRaysNV-deviceBase], uintptr(commandBuffer), uintptr(raygenShaderBindingTableBuffer), uintptr(raygenShaderBindingOffset), uintptr(missShaderBindingTableBuffer), uintptr(missShaderBindingOffset), uintptr(missShaderBindingStride), uintptr(hitShaderBindingTableBuffer), uintptr(hitShaderBindingOffset), uintptr(hitShaderBindingStride), uintptr(callableShaderBindingTableBuffer), uintptr(callableShaderBindingOffset), uintptr(callableShaderBindingStride), uintptr(width), uintptr(height), uintptr(depth))
 	return nil
 }
 
@@ -3867,7 +3786,7 @@ func (tbl *DeviceFuncs) CmdUpdateBuffer(commandBuffer CommandBuffer, dstBuffer B
 	if tbl == nil || tbl.fn[cmdCmdUpdateBuffer-deviceBase] == 0 {
 		return missing(cmdCmdUpdateBuffer)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdUpdateBuffer-deviceBase], uintptr(commandBuffer), uintptr(dstBuffer), uintptr(dstOffset), uintptr(dataSize), uintptr(pData))
+	call5(tbl.fn[cmdCmdUpdateBuffer-deviceBase], uintptr(commandBuffer), uintptr(dstBuffer), uintptr(dstOffset), uintptr(dataSize), uintptr(pData))
 	return nil
 }
 
@@ -3876,7 +3795,7 @@ func (tbl *DeviceFuncs) CmdWaitEvents(commandBuffer CommandBuffer, eventCount ui
 	if tbl == nil || tbl.fn[cmdCmdWaitEvents-deviceBase] == 0 {
 		return missing(cmdCmdWaitEvents)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdWaitEvents-deviceBase], uintptr(commandBuffer), uintptr(eventCount), uintptr(unsafe.Pointer(pEvents)), uintptr(srcStageMask), uintptr(dstStageMask), uintptr(memoryBarrierCount), uintptr(unsafe.Pointer(pMemoryBarriers)), uintptr(bufferMemoryBarrierCount), uintptr(unsafe.Pointer(pBufferMemoryBarriers)), uintptr(imageMemoryBarrierCount), uintptr(unsafe.Pointer(pImageMemoryBarriers)))
+	call11(tbl.fn[cmdCmdWaitEvents-deviceBase], uintptr(commandBuffer), uintptr(eventCount), uintptr(unsafe.Pointer(pEvents)), uintptr(srcStageMask), uintptr(dstStageMask), uintptr(memoryBarrierCount), uintptr(unsafe.Pointer(pMemoryBarriers)), uintptr(bufferMemoryBarrierCount), uintptr(unsafe.Pointer(pBufferMemoryBarriers)), uintptr(imageMemoryBarrierCount), uintptr(unsafe.Pointer(pImageMemoryBarriers)))
 	return nil
 }
 
@@ -3885,7 +3804,7 @@ func (tbl *DeviceFuncs) CmdWaitEvents2(commandBuffer CommandBuffer, eventCount u
 	if tbl == nil || tbl.fn[cmdCmdWaitEvents2-deviceBase] == 0 {
 		return missing(cmdCmdWaitEvents2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdWaitEvents2-deviceBase], uintptr(commandBuffer), uintptr(eventCount), uintptr(unsafe.Pointer(pEvents)), uintptr(unsafe.Pointer(pDependencyInfos)))
+	call4(tbl.fn[cmdCmdWaitEvents2-deviceBase], uintptr(commandBuffer), uintptr(eventCount), uintptr(unsafe.Pointer(pEvents)), uintptr(unsafe.Pointer(pDependencyInfos)))
 	return nil
 }
 
@@ -3894,7 +3813,7 @@ func (tbl *DeviceFuncs) CmdWriteAccelerationStructuresPropertiesKHR(commandBuffe
 	if tbl == nil || tbl.fn[cmdCmdWriteAccelerationStructuresPropertiesKHR-deviceBase] == 0 {
 		return missing(cmdCmdWriteAccelerationStructuresPropertiesKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdWriteAccelerationStructuresPropertiesKHR-deviceBase], uintptr(commandBuffer), uintptr(accelerationStructureCount), uintptr(unsafe.Pointer(pAccelerationStructures)), uintptr(queryType), uintptr(queryPool), uintptr(firstQuery))
+	call6(tbl.fn[cmdCmdWriteAccelerationStructuresPropertiesKHR-deviceBase], uintptr(commandBuffer), uintptr(accelerationStructureCount), uintptr(unsafe.Pointer(pAccelerationStructures)), uintptr(queryType), uintptr(queryPool), uintptr(firstQuery))
 	return nil
 }
 
@@ -3903,7 +3822,7 @@ func (tbl *DeviceFuncs) CmdWriteAccelerationStructuresPropertiesNV(commandBuffer
 	if tbl == nil || tbl.fn[cmdCmdWriteAccelerationStructuresPropertiesNV-deviceBase] == 0 {
 		return missing(cmdCmdWriteAccelerationStructuresPropertiesNV)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdWriteAccelerationStructuresPropertiesNV-deviceBase], uintptr(commandBuffer), uintptr(accelerationStructureCount), uintptr(unsafe.Pointer(pAccelerationStructures)), uintptr(queryType), uintptr(queryPool), uintptr(firstQuery))
+	call6(tbl.fn[cmdCmdWriteAccelerationStructuresPropertiesNV-deviceBase], uintptr(commandBuffer), uintptr(accelerationStructureCount), uintptr(unsafe.Pointer(pAccelerationStructures)), uintptr(queryType), uintptr(queryPool), uintptr(firstQuery))
 	return nil
 }
 
@@ -3912,7 +3831,7 @@ func (tbl *DeviceFuncs) CmdWriteBufferMarker2AMD(commandBuffer CommandBuffer, st
 	if tbl == nil || tbl.fn[cmdCmdWriteBufferMarker2AMD-deviceBase] == 0 {
 		return missing(cmdCmdWriteBufferMarker2AMD)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdWriteBufferMarker2AMD-deviceBase], uintptr(commandBuffer), uintptr(stage), uintptr(dstBuffer), uintptr(dstOffset), uintptr(marker))
+	call5(tbl.fn[cmdCmdWriteBufferMarker2AMD-deviceBase], uintptr(commandBuffer), uintptr(stage), uintptr(dstBuffer), uintptr(dstOffset), uintptr(marker))
 	return nil
 }
 
@@ -3921,7 +3840,7 @@ func (tbl *DeviceFuncs) CmdWriteBufferMarkerAMD(commandBuffer CommandBuffer, pip
 	if tbl == nil || tbl.fn[cmdCmdWriteBufferMarkerAMD-deviceBase] == 0 {
 		return missing(cmdCmdWriteBufferMarkerAMD)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdWriteBufferMarkerAMD-deviceBase], uintptr(commandBuffer), uintptr(pipelineStage), uintptr(dstBuffer), uintptr(dstOffset), uintptr(marker))
+	call5(tbl.fn[cmdCmdWriteBufferMarkerAMD-deviceBase], uintptr(commandBuffer), uintptr(pipelineStage), uintptr(dstBuffer), uintptr(dstOffset), uintptr(marker))
 	return nil
 }
 
@@ -3930,7 +3849,7 @@ func (tbl *DeviceFuncs) CmdWriteMicromapsPropertiesEXT(commandBuffer CommandBuff
 	if tbl == nil || tbl.fn[cmdCmdWriteMicromapsPropertiesEXT-deviceBase] == 0 {
 		return missing(cmdCmdWriteMicromapsPropertiesEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdWriteMicromapsPropertiesEXT-deviceBase], uintptr(commandBuffer), uintptr(micromapCount), uintptr(unsafe.Pointer(pMicromaps)), uintptr(queryType), uintptr(queryPool), uintptr(firstQuery))
+	call6(tbl.fn[cmdCmdWriteMicromapsPropertiesEXT-deviceBase], uintptr(commandBuffer), uintptr(micromapCount), uintptr(unsafe.Pointer(pMicromaps)), uintptr(queryType), uintptr(queryPool), uintptr(firstQuery))
 	return nil
 }
 
@@ -3939,7 +3858,7 @@ func (tbl *DeviceFuncs) CmdWriteTimestamp(commandBuffer CommandBuffer, pipelineS
 	if tbl == nil || tbl.fn[cmdCmdWriteTimestamp-deviceBase] == 0 {
 		return missing(cmdCmdWriteTimestamp)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdWriteTimestamp-deviceBase], uintptr(commandBuffer), uintptr(pipelineStage), uintptr(queryPool), uintptr(query))
+	call4(tbl.fn[cmdCmdWriteTimestamp-deviceBase], uintptr(commandBuffer), uintptr(pipelineStage), uintptr(queryPool), uintptr(query))
 	return nil
 }
 
@@ -3948,7 +3867,7 @@ func (tbl *DeviceFuncs) CmdWriteTimestamp2(commandBuffer CommandBuffer, stage Pi
 	if tbl == nil || tbl.fn[cmdCmdWriteTimestamp2-deviceBase] == 0 {
 		return missing(cmdCmdWriteTimestamp2)
 	}
-	purego.SyscallN(tbl.fn[cmdCmdWriteTimestamp2-deviceBase], uintptr(commandBuffer), uintptr(stage), uintptr(queryPool), uintptr(query))
+	call4(tbl.fn[cmdCmdWriteTimestamp2-deviceBase], uintptr(commandBuffer), uintptr(stage), uintptr(queryPool), uintptr(query))
 	return nil
 }
 
@@ -3957,8 +3876,7 @@ func (tbl *DeviceFuncs) CompileDeferredNV(device Device, pipeline Pipeline, shad
 	if tbl == nil || tbl.fn[cmdCompileDeferredNV-deviceBase] == 0 {
 		return missing(cmdCompileDeferredNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCompileDeferredNV-deviceBase], uintptr(device), uintptr(pipeline), uintptr(shader))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdCompileDeferredNV-deviceBase], uintptr(device), uintptr(pipeline), uintptr(shader)))
 }
 
 // CopyAccelerationStructureKHR calls vkCopyAccelerationStructureKHR.
@@ -3966,8 +3884,7 @@ func (tbl *DeviceFuncs) CopyAccelerationStructureKHR(device Device, deferredOper
 	if tbl == nil || tbl.fn[cmdCopyAccelerationStructureKHR-deviceBase] == 0 {
 		return missing(cmdCopyAccelerationStructureKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCopyAccelerationStructureKHR-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdCopyAccelerationStructureKHR-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo))))
 }
 
 // CopyAccelerationStructureToMemoryKHR calls vkCopyAccelerationStructureToMemoryKHR.
@@ -3975,8 +3892,7 @@ func (tbl *DeviceFuncs) CopyAccelerationStructureToMemoryKHR(device Device, defe
 	if tbl == nil || tbl.fn[cmdCopyAccelerationStructureToMemoryKHR-deviceBase] == 0 {
 		return missing(cmdCopyAccelerationStructureToMemoryKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCopyAccelerationStructureToMemoryKHR-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdCopyAccelerationStructureToMemoryKHR-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo))))
 }
 
 // CopyMemoryToAccelerationStructureKHR calls vkCopyMemoryToAccelerationStructureKHR.
@@ -3984,8 +3900,7 @@ func (tbl *DeviceFuncs) CopyMemoryToAccelerationStructureKHR(device Device, defe
 	if tbl == nil || tbl.fn[cmdCopyMemoryToAccelerationStructureKHR-deviceBase] == 0 {
 		return missing(cmdCopyMemoryToAccelerationStructureKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCopyMemoryToAccelerationStructureKHR-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdCopyMemoryToAccelerationStructureKHR-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo))))
 }
 
 // CopyMemoryToMicromapEXT calls vkCopyMemoryToMicromapEXT.
@@ -3993,8 +3908,7 @@ func (tbl *DeviceFuncs) CopyMemoryToMicromapEXT(device Device, deferredOperation
 	if tbl == nil || tbl.fn[cmdCopyMemoryToMicromapEXT-deviceBase] == 0 {
 		return missing(cmdCopyMemoryToMicromapEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCopyMemoryToMicromapEXT-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdCopyMemoryToMicromapEXT-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo))))
 }
 
 // CopyMicromapEXT calls vkCopyMicromapEXT.
@@ -4002,8 +3916,7 @@ func (tbl *DeviceFuncs) CopyMicromapEXT(device Device, deferredOperation Deferre
 	if tbl == nil || tbl.fn[cmdCopyMicromapEXT-deviceBase] == 0 {
 		return missing(cmdCopyMicromapEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCopyMicromapEXT-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdCopyMicromapEXT-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo))))
 }
 
 // CopyMicromapToMemoryEXT calls vkCopyMicromapToMemoryEXT.
@@ -4011,8 +3924,7 @@ func (tbl *DeviceFuncs) CopyMicromapToMemoryEXT(device Device, deferredOperation
 	if tbl == nil || tbl.fn[cmdCopyMicromapToMemoryEXT-deviceBase] == 0 {
 		return missing(cmdCopyMicromapToMemoryEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCopyMicromapToMemoryEXT-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdCopyMicromapToMemoryEXT-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(unsafe.Pointer(pInfo))))
 }
 
 // CreateAccelerationStructureKHR calls vkCreateAccelerationStructureKHR.
@@ -4020,8 +3932,7 @@ func (tbl *DeviceFuncs) CreateAccelerationStructureKHR(device Device, pCreateInf
 	if tbl == nil || tbl.fn[cmdCreateAccelerationStructureKHR-deviceBase] == 0 {
 		return missing(cmdCreateAccelerationStructureKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateAccelerationStructureKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pAccelerationStructure)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateAccelerationStructureKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pAccelerationStructure))))
 }
 
 // CreateAccelerationStructureNV calls vkCreateAccelerationStructureNV.
@@ -4029,8 +3940,7 @@ func (tbl *DeviceFuncs) CreateAccelerationStructureNV(device Device, pCreateInfo
 	if tbl == nil || tbl.fn[cmdCreateAccelerationStructureNV-deviceBase] == 0 {
 		return missing(cmdCreateAccelerationStructureNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateAccelerationStructureNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pAccelerationStructure)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateAccelerationStructureNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pAccelerationStructure))))
 }
 
 // CreateBuffer calls vkCreateBuffer.
@@ -4038,8 +3948,7 @@ func (tbl *DeviceFuncs) CreateBuffer(device Device, pCreateInfo *BufferCreateInf
 	if tbl == nil || tbl.fn[cmdCreateBuffer-deviceBase] == 0 {
 		return missing(cmdCreateBuffer)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateBuffer-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pBuffer)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateBuffer-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pBuffer))))
 }
 
 // CreateBufferCollectionFUCHSIA calls vkCreateBufferCollectionFUCHSIA. (platform fuchsia)
@@ -4047,8 +3956,7 @@ func (tbl *DeviceFuncs) CreateBufferCollectionFUCHSIA(device Device, pCreateInfo
 	if tbl == nil || tbl.fn[cmdCreateBufferCollectionFUCHSIA-deviceBase] == 0 {
 		return missing(cmdCreateBufferCollectionFUCHSIA)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateBufferCollectionFUCHSIA-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pCollection)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateBufferCollectionFUCHSIA-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pCollection))))
 }
 
 // CreateBufferView calls vkCreateBufferView.
@@ -4056,8 +3964,7 @@ func (tbl *DeviceFuncs) CreateBufferView(device Device, pCreateInfo *BufferViewC
 	if tbl == nil || tbl.fn[cmdCreateBufferView-deviceBase] == 0 {
 		return missing(cmdCreateBufferView)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateBufferView-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pView)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateBufferView-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pView))))
 }
 
 // CreateCommandPool calls vkCreateCommandPool.
@@ -4065,8 +3972,7 @@ func (tbl *DeviceFuncs) CreateCommandPool(device Device, pCreateInfo *CommandPoo
 	if tbl == nil || tbl.fn[cmdCreateCommandPool-deviceBase] == 0 {
 		return missing(cmdCreateCommandPool)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateCommandPool-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pCommandPool)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateCommandPool-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pCommandPool))))
 }
 
 // CreateComputePipelines calls vkCreateComputePipelines.
@@ -4074,8 +3980,7 @@ func (tbl *DeviceFuncs) CreateComputePipelines(device Device, pipelineCache Pipe
 	if tbl == nil || tbl.fn[cmdCreateComputePipelines-deviceBase] == 0 {
 		return missing(cmdCreateComputePipelines)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateComputePipelines-deviceBase], uintptr(device), uintptr(pipelineCache), uintptr(createInfoCount), uintptr(unsafe.Pointer(pCreateInfos)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelines)))
-	return Result(int32(r))
+	return Result(call6(tbl.fn[cmdCreateComputePipelines-deviceBase], uintptr(device), uintptr(pipelineCache), uintptr(createInfoCount), uintptr(unsafe.Pointer(pCreateInfos)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelines))))
 }
 
 // CreateCuFunctionNVX calls vkCreateCuFunctionNVX.
@@ -4083,8 +3988,7 @@ func (tbl *DeviceFuncs) CreateCuFunctionNVX(device Device, pCreateInfo *CuFuncti
 	if tbl == nil || tbl.fn[cmdCreateCuFunctionNVX-deviceBase] == 0 {
 		return missing(cmdCreateCuFunctionNVX)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateCuFunctionNVX-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pFunction)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateCuFunctionNVX-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pFunction))))
 }
 
 // CreateCuModuleNVX calls vkCreateCuModuleNVX.
@@ -4092,8 +3996,7 @@ func (tbl *DeviceFuncs) CreateCuModuleNVX(device Device, pCreateInfo *CuModuleCr
 	if tbl == nil || tbl.fn[cmdCreateCuModuleNVX-deviceBase] == 0 {
 		return missing(cmdCreateCuModuleNVX)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateCuModuleNVX-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pModule)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateCuModuleNVX-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pModule))))
 }
 
 // CreateDeferredOperationKHR calls vkCreateDeferredOperationKHR.
@@ -4101,8 +4004,7 @@ func (tbl *DeviceFuncs) CreateDeferredOperationKHR(device Device, pAllocator *Al
 	if tbl == nil || tbl.fn[cmdCreateDeferredOperationKHR-deviceBase] == 0 {
 		return missing(cmdCreateDeferredOperationKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateDeferredOperationKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pDeferredOperation)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdCreateDeferredOperationKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pDeferredOperation))))
 }
 
 // CreateDescriptorPool calls vkCreateDescriptorPool.
@@ -4110,8 +4012,7 @@ func (tbl *DeviceFuncs) CreateDescriptorPool(device Device, pCreateInfo *Descrip
 	if tbl == nil || tbl.fn[cmdCreateDescriptorPool-deviceBase] == 0 {
 		return missing(cmdCreateDescriptorPool)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateDescriptorPool-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pDescriptorPool)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateDescriptorPool-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pDescriptorPool))))
 }
 
 // CreateDescriptorSetLayout calls vkCreateDescriptorSetLayout.
@@ -4119,8 +4020,7 @@ func (tbl *DeviceFuncs) CreateDescriptorSetLayout(device Device, pCreateInfo *De
 	if tbl == nil || tbl.fn[cmdCreateDescriptorSetLayout-deviceBase] == 0 {
 		return missing(cmdCreateDescriptorSetLayout)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateDescriptorSetLayout-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSetLayout)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateDescriptorSetLayout-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSetLayout))))
 }
 
 // CreateDescriptorUpdateTemplate calls vkCreateDescriptorUpdateTemplate.
@@ -4128,8 +4028,7 @@ func (tbl *DeviceFuncs) CreateDescriptorUpdateTemplate(device Device, pCreateInf
 	if tbl == nil || tbl.fn[cmdCreateDescriptorUpdateTemplate-deviceBase] == 0 {
 		return missing(cmdCreateDescriptorUpdateTemplate)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateDescriptorUpdateTemplate-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pDescriptorUpdateTemplate)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateDescriptorUpdateTemplate-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pDescriptorUpdateTemplate))))
 }
 
 // CreateEvent calls vkCreateEvent.
@@ -4137,8 +4036,7 @@ func (tbl *DeviceFuncs) CreateEvent(device Device, pCreateInfo *EventCreateInfo,
 	if tbl == nil || tbl.fn[cmdCreateEvent-deviceBase] == 0 {
 		return missing(cmdCreateEvent)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateEvent-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pEvent)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateEvent-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pEvent))))
 }
 
 // CreateFence calls vkCreateFence.
@@ -4146,8 +4044,7 @@ func (tbl *DeviceFuncs) CreateFence(device Device, pCreateInfo *FenceCreateInfo,
 	if tbl == nil || tbl.fn[cmdCreateFence-deviceBase] == 0 {
 		return missing(cmdCreateFence)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateFence-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pFence)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateFence-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pFence))))
 }
 
 // CreateFramebuffer calls vkCreateFramebuffer.
@@ -4155,8 +4052,7 @@ func (tbl *DeviceFuncs) CreateFramebuffer(device Device, pCreateInfo *Framebuffe
 	if tbl == nil || tbl.fn[cmdCreateFramebuffer-deviceBase] == 0 {
 		return missing(cmdCreateFramebuffer)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateFramebuffer-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pFramebuffer)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateFramebuffer-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pFramebuffer))))
 }
 
 // CreateGraphicsPipelines calls vkCreateGraphicsPipelines.
@@ -4164,8 +4060,7 @@ func (tbl *DeviceFuncs) CreateGraphicsPipelines(device Device, pipelineCache Pip
 	if tbl == nil || tbl.fn[cmdCreateGraphicsPipelines-deviceBase] == 0 {
 		return missing(cmdCreateGraphicsPipelines)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateGraphicsPipelines-deviceBase], uintptr(device), uintptr(pipelineCache), uintptr(createInfoCount), uintptr(unsafe.Pointer(pCreateInfos)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelines)))
-	return Result(int32(r))
+	return Result(call6(tbl.fn[cmdCreateGraphicsPipelines-deviceBase], uintptr(device), uintptr(pipelineCache), uintptr(createInfoCount), uintptr(unsafe.Pointer(pCreateInfos)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelines))))
 }
 
 // CreateImage calls vkCreateImage.
@@ -4173,8 +4068,7 @@ func (tbl *DeviceFuncs) CreateImage(device Device, pCreateInfo *ImageCreateInfo,
 	if tbl == nil || tbl.fn[cmdCreateImage-deviceBase] == 0 {
 		return missing(cmdCreateImage)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateImage-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pImage)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateImage-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pImage))))
 }
 
 // CreateImageView calls vkCreateImageView.
@@ -4182,8 +4076,7 @@ func (tbl *DeviceFuncs) CreateImageView(device Device, pCreateInfo *ImageViewCre
 	if tbl == nil || tbl.fn[cmdCreateImageView-deviceBase] == 0 {
 		return missing(cmdCreateImageView)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateImageView-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pView)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateImageView-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pView))))
 }
 
 // CreateIndirectCommandsLayoutNV calls vkCreateIndirectCommandsLayoutNV.
@@ -4191,8 +4084,7 @@ func (tbl *DeviceFuncs) CreateIndirectCommandsLayoutNV(device Device, pCreateInf
 	if tbl == nil || tbl.fn[cmdCreateIndirectCommandsLayoutNV-deviceBase] == 0 {
 		return missing(cmdCreateIndirectCommandsLayoutNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateIndirectCommandsLayoutNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pIndirectCommandsLayout)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateIndirectCommandsLayoutNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pIndirectCommandsLayout))))
 }
 
 // CreateMicromapEXT calls vkCreateMicromapEXT.
@@ -4200,8 +4092,7 @@ func (tbl *DeviceFuncs) CreateMicromapEXT(device Device, pCreateInfo *MicromapCr
 	if tbl == nil || tbl.fn[cmdCreateMicromapEXT-deviceBase] == 0 {
 		return missing(cmdCreateMicromapEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateMicromapEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pMicromap)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateMicromapEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pMicromap))))
 }
 
 // CreateOpticalFlowSessionNV calls vkCreateOpticalFlowSessionNV.
@@ -4209,8 +4100,7 @@ func (tbl *DeviceFuncs) CreateOpticalFlowSessionNV(device Device, pCreateInfo *O
 	if tbl == nil || tbl.fn[cmdCreateOpticalFlowSessionNV-deviceBase] == 0 {
 		return missing(cmdCreateOpticalFlowSessionNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateOpticalFlowSessionNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSession)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateOpticalFlowSessionNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSession))))
 }
 
 // CreatePipelineCache calls vkCreatePipelineCache.
@@ -4218,8 +4108,7 @@ func (tbl *DeviceFuncs) CreatePipelineCache(device Device, pCreateInfo *Pipeline
 	if tbl == nil || tbl.fn[cmdCreatePipelineCache-deviceBase] == 0 {
 		return missing(cmdCreatePipelineCache)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreatePipelineCache-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelineCache)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreatePipelineCache-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelineCache))))
 }
 
 // CreatePipelineLayout calls vkCreatePipelineLayout.
@@ -4227,8 +4116,7 @@ func (tbl *DeviceFuncs) CreatePipelineLayout(device Device, pCreateInfo *Pipelin
 	if tbl == nil || tbl.fn[cmdCreatePipelineLayout-deviceBase] == 0 {
 		return missing(cmdCreatePipelineLayout)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreatePipelineLayout-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelineLayout)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreatePipelineLayout-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelineLayout))))
 }
 
 // CreatePrivateDataSlot calls vkCreatePrivateDataSlot.
@@ -4236,8 +4124,7 @@ func (tbl *DeviceFuncs) CreatePrivateDataSlot(device Device, pCreateInfo *Privat
 	if tbl == nil || tbl.fn[cmdCreatePrivateDataSlot-deviceBase] == 0 {
 		return missing(cmdCreatePrivateDataSlot)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreatePrivateDataSlot-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPrivateDataSlot)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreatePrivateDataSlot-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPrivateDataSlot))))
 }
 
 // CreateQueryPool calls vkCreateQueryPool.
@@ -4245,8 +4132,7 @@ func (tbl *DeviceFuncs) CreateQueryPool(device Device, pCreateInfo *QueryPoolCre
 	if tbl == nil || tbl.fn[cmdCreateQueryPool-deviceBase] == 0 {
 		return missing(cmdCreateQueryPool)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateQueryPool-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pQueryPool)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateQueryPool-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pQueryPool))))
 }
 
 // CreateRayTracingPipelinesKHR calls vkCreateRayTracingPipelinesKHR.
@@ -4254,8 +4140,7 @@ func (tbl *DeviceFuncs) CreateRayTracingPipelinesKHR(device Device, deferredOper
 	if tbl == nil || tbl.fn[cmdCreateRayTracingPipelinesKHR-deviceBase] == 0 {
 		return missing(cmdCreateRayTracingPipelinesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateRayTracingPipelinesKHR-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(pipelineCache), uintptr(createInfoCount), uintptr(unsafe.Pointer(pCreateInfos)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelines)))
-	return Result(int32(r))
+	return Result(call7(tbl.fn[cmdCreateRayTracingPipelinesKHR-deviceBase], uintptr(device), uintptr(deferredOperation), uintptr(pipelineCache), uintptr(createInfoCount), uintptr(unsafe.Pointer(pCreateInfos)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelines))))
 }
 
 // CreateRayTracingPipelinesNV calls vkCreateRayTracingPipelinesNV.
@@ -4263,8 +4148,7 @@ func (tbl *DeviceFuncs) CreateRayTracingPipelinesNV(device Device, pipelineCache
 	if tbl == nil || tbl.fn[cmdCreateRayTracingPipelinesNV-deviceBase] == 0 {
 		return missing(cmdCreateRayTracingPipelinesNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateRayTracingPipelinesNV-deviceBase], uintptr(device), uintptr(pipelineCache), uintptr(createInfoCount), uintptr(unsafe.Pointer(pCreateInfos)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelines)))
-	return Result(int32(r))
+	return Result(call6(tbl.fn[cmdCreateRayTracingPipelinesNV-deviceBase], uintptr(device), uintptr(pipelineCache), uintptr(createInfoCount), uintptr(unsafe.Pointer(pCreateInfos)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pPipelines))))
 }
 
 // CreateRenderPass calls vkCreateRenderPass.
@@ -4272,8 +4156,7 @@ func (tbl *DeviceFuncs) CreateRenderPass(device Device, pCreateInfo *RenderPassC
 	if tbl == nil || tbl.fn[cmdCreateRenderPass-deviceBase] == 0 {
 		return missing(cmdCreateRenderPass)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateRenderPass-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pRenderPass)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateRenderPass-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pRenderPass))))
 }
 
 // CreateRenderPass2 calls vkCreateRenderPass2.
@@ -4281,8 +4164,7 @@ func (tbl *DeviceFuncs) CreateRenderPass2(device Device, pCreateInfo *RenderPass
 	if tbl == nil || tbl.fn[cmdCreateRenderPass2-deviceBase] == 0 {
 		return missing(cmdCreateRenderPass2)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateRenderPass2-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pRenderPass)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateRenderPass2-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pRenderPass))))
 }
 
 // CreateSampler calls vkCreateSampler.
@@ -4290,8 +4172,7 @@ func (tbl *DeviceFuncs) CreateSampler(device Device, pCreateInfo *SamplerCreateI
 	if tbl == nil || tbl.fn[cmdCreateSampler-deviceBase] == 0 {
 		return missing(cmdCreateSampler)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateSampler-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSampler)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateSampler-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSampler))))
 }
 
 // CreateSamplerYcbcrConversion calls vkCreateSamplerYcbcrConversion.
@@ -4299,8 +4180,7 @@ func (tbl *DeviceFuncs) CreateSamplerYcbcrConversion(device Device, pCreateInfo 
 	if tbl == nil || tbl.fn[cmdCreateSamplerYcbcrConversion-deviceBase] == 0 {
 		return missing(cmdCreateSamplerYcbcrConversion)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateSamplerYcbcrConversion-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pYcbcrConversion)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateSamplerYcbcrConversion-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pYcbcrConversion))))
 }
 
 // CreateSemaphore calls vkCreateSemaphore.
@@ -4308,8 +4188,7 @@ func (tbl *DeviceFuncs) CreateSemaphore(device Device, pCreateInfo *SemaphoreCre
 	if tbl == nil || tbl.fn[cmdCreateSemaphore-deviceBase] == 0 {
 		return missing(cmdCreateSemaphore)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateSemaphore-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSemaphore)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateSemaphore-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSemaphore))))
 }
 
 // CreateShaderModule calls vkCreateShaderModule.
@@ -4317,8 +4196,7 @@ func (tbl *DeviceFuncs) CreateShaderModule(device Device, pCreateInfo *ShaderMod
 	if tbl == nil || tbl.fn[cmdCreateShaderModule-deviceBase] == 0 {
 		return missing(cmdCreateShaderModule)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateShaderModule-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pShaderModule)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateShaderModule-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pShaderModule))))
 }
 
 // CreateSharedSwapchainsKHR calls vkCreateSharedSwapchainsKHR.
@@ -4326,8 +4204,7 @@ func (tbl *DeviceFuncs) CreateSharedSwapchainsKHR(device Device, swapchainCount 
 	if tbl == nil || tbl.fn[cmdCreateSharedSwapchainsKHR-deviceBase] == 0 {
 		return missing(cmdCreateSharedSwapchainsKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateSharedSwapchainsKHR-deviceBase], uintptr(device), uintptr(swapchainCount), uintptr(unsafe.Pointer(pCreateInfos)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSwapchains)))
-	return Result(int32(r))
+	return Result(call5(tbl.fn[cmdCreateSharedSwapchainsKHR-deviceBase], uintptr(device), uintptr(swapchainCount), uintptr(unsafe.Pointer(pCreateInfos)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSwapchains))))
 }
 
 // CreateSwapchainKHR calls vkCreateSwapchainKHR.
@@ -4335,8 +4212,7 @@ func (tbl *DeviceFuncs) CreateSwapchainKHR(device Device, pCreateInfo *Swapchain
 	if tbl == nil || tbl.fn[cmdCreateSwapchainKHR-deviceBase] == 0 {
 		return missing(cmdCreateSwapchainKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateSwapchainKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSwapchain)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateSwapchainKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pSwapchain))))
 }
 
 // CreateValidationCacheEXT calls vkCreateValidationCacheEXT.
@@ -4344,8 +4220,7 @@ func (tbl *DeviceFuncs) CreateValidationCacheEXT(device Device, pCreateInfo *Val
 	if tbl == nil || tbl.fn[cmdCreateValidationCacheEXT-deviceBase] == 0 {
 		return missing(cmdCreateValidationCacheEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateValidationCacheEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pValidationCache)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateValidationCacheEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pValidationCache))))
 }
 
 // CreateVideoSessionKHR calls vkCreateVideoSessionKHR.
@@ -4353,8 +4228,7 @@ func (tbl *DeviceFuncs) CreateVideoSessionKHR(device Device, pCreateInfo *VideoS
 	if tbl == nil || tbl.fn[cmdCreateVideoSessionKHR-deviceBase] == 0 {
 		return missing(cmdCreateVideoSessionKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateVideoSessionKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pVideoSession)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateVideoSessionKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pVideoSession))))
 }
 
 // CreateVideoSessionParametersKHR calls vkCreateVideoSessionParametersKHR.
@@ -4362,8 +4236,7 @@ func (tbl *DeviceFuncs) CreateVideoSessionParametersKHR(device Device, pCreateIn
 	if tbl == nil || tbl.fn[cmdCreateVideoSessionParametersKHR-deviceBase] == 0 {
 		return missing(cmdCreateVideoSessionParametersKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdCreateVideoSessionParametersKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pVideoSessionParameters)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdCreateVideoSessionParametersKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pVideoSessionParameters))))
 }
 
 // DebugMarkerSetObjectNameEXT calls vkDebugMarkerSetObjectNameEXT.
@@ -4371,8 +4244,7 @@ func (tbl *DeviceFuncs) DebugMarkerSetObjectNameEXT(device Device, pNameInfo *De
 	if tbl == nil || tbl.fn[cmdDebugMarkerSetObjectNameEXT-deviceBase] == 0 {
 		return missing(cmdDebugMarkerSetObjectNameEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdDebugMarkerSetObjectNameEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pNameInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdDebugMarkerSetObjectNameEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pNameInfo))))
 }
 
 // DebugMarkerSetObjectTagEXT calls vkDebugMarkerSetObjectTagEXT.
@@ -4380,8 +4252,7 @@ func (tbl *DeviceFuncs) DebugMarkerSetObjectTagEXT(device Device, pTagInfo *Debu
 	if tbl == nil || tbl.fn[cmdDebugMarkerSetObjectTagEXT-deviceBase] == 0 {
 		return missing(cmdDebugMarkerSetObjectTagEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdDebugMarkerSetObjectTagEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pTagInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdDebugMarkerSetObjectTagEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pTagInfo))))
 }
 
 // DeferredOperationJoinKHR calls vkDeferredOperationJoinKHR.
@@ -4389,8 +4260,7 @@ func (tbl *DeviceFuncs) DeferredOperationJoinKHR(device Device, operation Deferr
 	if tbl == nil || tbl.fn[cmdDeferredOperationJoinKHR-deviceBase] == 0 {
 		return missing(cmdDeferredOperationJoinKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdDeferredOperationJoinKHR-deviceBase], uintptr(device), uintptr(operation))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdDeferredOperationJoinKHR-deviceBase], uintptr(device), uintptr(operation)))
 }
 
 // DestroyAccelerationStructureKHR calls vkDestroyAccelerationStructureKHR.
@@ -4398,7 +4268,7 @@ func (tbl *DeviceFuncs) DestroyAccelerationStructureKHR(device Device, accelerat
 	if tbl == nil || tbl.fn[cmdDestroyAccelerationStructureKHR-deviceBase] == 0 {
 		return missing(cmdDestroyAccelerationStructureKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyAccelerationStructureKHR-deviceBase], uintptr(device), uintptr(accelerationStructure), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyAccelerationStructureKHR-deviceBase], uintptr(device), uintptr(accelerationStructure), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4407,7 +4277,7 @@ func (tbl *DeviceFuncs) DestroyAccelerationStructureNV(device Device, accelerati
 	if tbl == nil || tbl.fn[cmdDestroyAccelerationStructureNV-deviceBase] == 0 {
 		return missing(cmdDestroyAccelerationStructureNV)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyAccelerationStructureNV-deviceBase], uintptr(device), uintptr(accelerationStructure), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyAccelerationStructureNV-deviceBase], uintptr(device), uintptr(accelerationStructure), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4416,7 +4286,7 @@ func (tbl *DeviceFuncs) DestroyBuffer(device Device, buffer Buffer, pAllocator *
 	if tbl == nil || tbl.fn[cmdDestroyBuffer-deviceBase] == 0 {
 		return missing(cmdDestroyBuffer)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyBuffer-deviceBase], uintptr(device), uintptr(buffer), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyBuffer-deviceBase], uintptr(device), uintptr(buffer), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4425,7 +4295,7 @@ func (tbl *DeviceFuncs) DestroyBufferCollectionFUCHSIA(device Device, collection
 	if tbl == nil || tbl.fn[cmdDestroyBufferCollectionFUCHSIA-deviceBase] == 0 {
 		return missing(cmdDestroyBufferCollectionFUCHSIA)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyBufferCollectionFUCHSIA-deviceBase], uintptr(device), uintptr(collection), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyBufferCollectionFUCHSIA-deviceBase], uintptr(device), uintptr(collection), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4434,7 +4304,7 @@ func (tbl *DeviceFuncs) DestroyBufferView(device Device, bufferView BufferView, 
 	if tbl == nil || tbl.fn[cmdDestroyBufferView-deviceBase] == 0 {
 		return missing(cmdDestroyBufferView)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyBufferView-deviceBase], uintptr(device), uintptr(bufferView), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyBufferView-deviceBase], uintptr(device), uintptr(bufferView), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4443,7 +4313,7 @@ func (tbl *DeviceFuncs) DestroyCommandPool(device Device, commandPool CommandPoo
 	if tbl == nil || tbl.fn[cmdDestroyCommandPool-deviceBase] == 0 {
 		return missing(cmdDestroyCommandPool)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyCommandPool-deviceBase], uintptr(device), uintptr(commandPool), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyCommandPool-deviceBase], uintptr(device), uintptr(commandPool), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4452,7 +4322,7 @@ func (tbl *DeviceFuncs) DestroyCuFunctionNVX(device Device, function CuFunctionN
 	if tbl == nil || tbl.fn[cmdDestroyCuFunctionNVX-deviceBase] == 0 {
 		return missing(cmdDestroyCuFunctionNVX)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyCuFunctionNVX-deviceBase], uintptr(device), uintptr(function), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyCuFunctionNVX-deviceBase], uintptr(device), uintptr(function), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4461,7 +4331,7 @@ func (tbl *DeviceFuncs) DestroyCuModuleNVX(device Device, module CuModuleNVX, pA
 	if tbl == nil || tbl.fn[cmdDestroyCuModuleNVX-deviceBase] == 0 {
 		return missing(cmdDestroyCuModuleNVX)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyCuModuleNVX-deviceBase], uintptr(device), uintptr(module), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyCuModuleNVX-deviceBase], uintptr(device), uintptr(module), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4470,7 +4340,7 @@ func (tbl *DeviceFuncs) DestroyDeferredOperationKHR(device Device, operation Def
 	if tbl == nil || tbl.fn[cmdDestroyDeferredOperationKHR-deviceBase] == 0 {
 		return missing(cmdDestroyDeferredOperationKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyDeferredOperationKHR-deviceBase], uintptr(device), uintptr(operation), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyDeferredOperationKHR-deviceBase], uintptr(device), uintptr(operation), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4479,7 +4349,7 @@ func (tbl *DeviceFuncs) DestroyDescriptorPool(device Device, descriptorPool Desc
 	if tbl == nil || tbl.fn[cmdDestroyDescriptorPool-deviceBase] == 0 {
 		return missing(cmdDestroyDescriptorPool)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyDescriptorPool-deviceBase], uintptr(device), uintptr(descriptorPool), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyDescriptorPool-deviceBase], uintptr(device), uintptr(descriptorPool), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4488,7 +4358,7 @@ func (tbl *DeviceFuncs) DestroyDescriptorSetLayout(device Device, descriptorSetL
 	if tbl == nil || tbl.fn[cmdDestroyDescriptorSetLayout-deviceBase] == 0 {
 		return missing(cmdDestroyDescriptorSetLayout)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyDescriptorSetLayout-deviceBase], uintptr(device), uintptr(descriptorSetLayout), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyDescriptorSetLayout-deviceBase], uintptr(device), uintptr(descriptorSetLayout), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4497,7 +4367,7 @@ func (tbl *DeviceFuncs) DestroyDescriptorUpdateTemplate(device Device, descripto
 	if tbl == nil || tbl.fn[cmdDestroyDescriptorUpdateTemplate-deviceBase] == 0 {
 		return missing(cmdDestroyDescriptorUpdateTemplate)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyDescriptorUpdateTemplate-deviceBase], uintptr(device), uintptr(descriptorUpdateTemplate), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyDescriptorUpdateTemplate-deviceBase], uintptr(device), uintptr(descriptorUpdateTemplate), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4506,7 +4376,7 @@ func (tbl *DeviceFuncs) DestroyDevice(device Device, pAllocator *AllocationCallb
 	if tbl == nil || tbl.fn[cmdDestroyDevice-deviceBase] == 0 {
 		return missing(cmdDestroyDevice)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyDevice-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAllocator)))
+	call2(tbl.fn[cmdDestroyDevice-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4515,7 +4385,7 @@ func (tbl *DeviceFuncs) DestroyEvent(device Device, event Event, pAllocator *All
 	if tbl == nil || tbl.fn[cmdDestroyEvent-deviceBase] == 0 {
 		return missing(cmdDestroyEvent)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyEvent-deviceBase], uintptr(device), uintptr(event), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyEvent-deviceBase], uintptr(device), uintptr(event), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4524,7 +4394,7 @@ func (tbl *DeviceFuncs) DestroyFence(device Device, fence Fence, pAllocator *All
 	if tbl == nil || tbl.fn[cmdDestroyFence-deviceBase] == 0 {
 		return missing(cmdDestroyFence)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyFence-deviceBase], uintptr(device), uintptr(fence), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyFence-deviceBase], uintptr(device), uintptr(fence), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4533,7 +4403,7 @@ func (tbl *DeviceFuncs) DestroyFramebuffer(device Device, framebuffer Framebuffe
 	if tbl == nil || tbl.fn[cmdDestroyFramebuffer-deviceBase] == 0 {
 		return missing(cmdDestroyFramebuffer)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyFramebuffer-deviceBase], uintptr(device), uintptr(framebuffer), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyFramebuffer-deviceBase], uintptr(device), uintptr(framebuffer), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4542,7 +4412,7 @@ func (tbl *DeviceFuncs) DestroyImage(device Device, image Image, pAllocator *All
 	if tbl == nil || tbl.fn[cmdDestroyImage-deviceBase] == 0 {
 		return missing(cmdDestroyImage)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyImage-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyImage-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4551,7 +4421,7 @@ func (tbl *DeviceFuncs) DestroyImageView(device Device, imageView ImageView, pAl
 	if tbl == nil || tbl.fn[cmdDestroyImageView-deviceBase] == 0 {
 		return missing(cmdDestroyImageView)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyImageView-deviceBase], uintptr(device), uintptr(imageView), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyImageView-deviceBase], uintptr(device), uintptr(imageView), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4560,7 +4430,7 @@ func (tbl *DeviceFuncs) DestroyIndirectCommandsLayoutNV(device Device, indirectC
 	if tbl == nil || tbl.fn[cmdDestroyIndirectCommandsLayoutNV-deviceBase] == 0 {
 		return missing(cmdDestroyIndirectCommandsLayoutNV)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyIndirectCommandsLayoutNV-deviceBase], uintptr(device), uintptr(indirectCommandsLayout), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyIndirectCommandsLayoutNV-deviceBase], uintptr(device), uintptr(indirectCommandsLayout), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4569,7 +4439,7 @@ func (tbl *DeviceFuncs) DestroyMicromapEXT(device Device, micromap MicromapEXT, 
 	if tbl == nil || tbl.fn[cmdDestroyMicromapEXT-deviceBase] == 0 {
 		return missing(cmdDestroyMicromapEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyMicromapEXT-deviceBase], uintptr(device), uintptr(micromap), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyMicromapEXT-deviceBase], uintptr(device), uintptr(micromap), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4578,7 +4448,7 @@ func (tbl *DeviceFuncs) DestroyOpticalFlowSessionNV(device Device, session Optic
 	if tbl == nil || tbl.fn[cmdDestroyOpticalFlowSessionNV-deviceBase] == 0 {
 		return missing(cmdDestroyOpticalFlowSessionNV)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyOpticalFlowSessionNV-deviceBase], uintptr(device), uintptr(session), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyOpticalFlowSessionNV-deviceBase], uintptr(device), uintptr(session), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4587,7 +4457,7 @@ func (tbl *DeviceFuncs) DestroyPipeline(device Device, pipeline Pipeline, pAlloc
 	if tbl == nil || tbl.fn[cmdDestroyPipeline-deviceBase] == 0 {
 		return missing(cmdDestroyPipeline)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyPipeline-deviceBase], uintptr(device), uintptr(pipeline), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyPipeline-deviceBase], uintptr(device), uintptr(pipeline), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4596,7 +4466,7 @@ func (tbl *DeviceFuncs) DestroyPipelineCache(device Device, pipelineCache Pipeli
 	if tbl == nil || tbl.fn[cmdDestroyPipelineCache-deviceBase] == 0 {
 		return missing(cmdDestroyPipelineCache)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyPipelineCache-deviceBase], uintptr(device), uintptr(pipelineCache), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyPipelineCache-deviceBase], uintptr(device), uintptr(pipelineCache), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4605,7 +4475,7 @@ func (tbl *DeviceFuncs) DestroyPipelineLayout(device Device, pipelineLayout Pipe
 	if tbl == nil || tbl.fn[cmdDestroyPipelineLayout-deviceBase] == 0 {
 		return missing(cmdDestroyPipelineLayout)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyPipelineLayout-deviceBase], uintptr(device), uintptr(pipelineLayout), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyPipelineLayout-deviceBase], uintptr(device), uintptr(pipelineLayout), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4614,7 +4484,7 @@ func (tbl *DeviceFuncs) DestroyPrivateDataSlot(device Device, privateDataSlot Pr
 	if tbl == nil || tbl.fn[cmdDestroyPrivateDataSlot-deviceBase] == 0 {
 		return missing(cmdDestroyPrivateDataSlot)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyPrivateDataSlot-deviceBase], uintptr(device), uintptr(privateDataSlot), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyPrivateDataSlot-deviceBase], uintptr(device), uintptr(privateDataSlot), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4623,7 +4493,7 @@ func (tbl *DeviceFuncs) DestroyQueryPool(device Device, queryPool QueryPool, pAl
 	if tbl == nil || tbl.fn[cmdDestroyQueryPool-deviceBase] == 0 {
 		return missing(cmdDestroyQueryPool)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyQueryPool-deviceBase], uintptr(device), uintptr(queryPool), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyQueryPool-deviceBase], uintptr(device), uintptr(queryPool), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4632,7 +4502,7 @@ func (tbl *DeviceFuncs) DestroyRenderPass(device Device, renderPass RenderPass, 
 	if tbl == nil || tbl.fn[cmdDestroyRenderPass-deviceBase] == 0 {
 		return missing(cmdDestroyRenderPass)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyRenderPass-deviceBase], uintptr(device), uintptr(renderPass), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyRenderPass-deviceBase], uintptr(device), uintptr(renderPass), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4641,7 +4511,7 @@ func (tbl *DeviceFuncs) DestroySampler(device Device, sampler Sampler, pAllocato
 	if tbl == nil || tbl.fn[cmdDestroySampler-deviceBase] == 0 {
 		return missing(cmdDestroySampler)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroySampler-deviceBase], uintptr(device), uintptr(sampler), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroySampler-deviceBase], uintptr(device), uintptr(sampler), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4650,7 +4520,7 @@ func (tbl *DeviceFuncs) DestroySamplerYcbcrConversion(device Device, ycbcrConver
 	if tbl == nil || tbl.fn[cmdDestroySamplerYcbcrConversion-deviceBase] == 0 {
 		return missing(cmdDestroySamplerYcbcrConversion)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroySamplerYcbcrConversion-deviceBase], uintptr(device), uintptr(ycbcrConversion), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroySamplerYcbcrConversion-deviceBase], uintptr(device), uintptr(ycbcrConversion), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4659,7 +4529,7 @@ func (tbl *DeviceFuncs) DestroySemaphore(device Device, semaphore Semaphore, pAl
 	if tbl == nil || tbl.fn[cmdDestroySemaphore-deviceBase] == 0 {
 		return missing(cmdDestroySemaphore)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroySemaphore-deviceBase], uintptr(device), uintptr(semaphore), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroySemaphore-deviceBase], uintptr(device), uintptr(semaphore), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4668,7 +4538,7 @@ func (tbl *DeviceFuncs) DestroyShaderModule(device Device, shaderModule ShaderMo
 	if tbl == nil || tbl.fn[cmdDestroyShaderModule-deviceBase] == 0 {
 		return missing(cmdDestroyShaderModule)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyShaderModule-deviceBase], uintptr(device), uintptr(shaderModule), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyShaderModule-deviceBase], uintptr(device), uintptr(shaderModule), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4677,7 +4547,7 @@ func (tbl *DeviceFuncs) DestroySwapchainKHR(device Device, swapchain SwapchainKH
 	if tbl == nil || tbl.fn[cmdDestroySwapchainKHR-deviceBase] == 0 {
 		return missing(cmdDestroySwapchainKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroySwapchainKHR-deviceBase], uintptr(device), uintptr(swapchain), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroySwapchainKHR-deviceBase], uintptr(device), uintptr(swapchain), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4686,7 +4556,7 @@ func (tbl *DeviceFuncs) DestroyValidationCacheEXT(device Device, validationCache
 	if tbl == nil || tbl.fn[cmdDestroyValidationCacheEXT-deviceBase] == 0 {
 		return missing(cmdDestroyValidationCacheEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyValidationCacheEXT-deviceBase], uintptr(device), uintptr(validationCache), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyValidationCacheEXT-deviceBase], uintptr(device), uintptr(validationCache), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4695,7 +4565,7 @@ func (tbl *DeviceFuncs) DestroyVideoSessionKHR(device Device, videoSession Video
 	if tbl == nil || tbl.fn[cmdDestroyVideoSessionKHR-deviceBase] == 0 {
 		return missing(cmdDestroyVideoSessionKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyVideoSessionKHR-deviceBase], uintptr(device), uintptr(videoSession), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyVideoSessionKHR-deviceBase], uintptr(device), uintptr(videoSession), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4704,7 +4574,7 @@ func (tbl *DeviceFuncs) DestroyVideoSessionParametersKHR(device Device, videoSes
 	if tbl == nil || tbl.fn[cmdDestroyVideoSessionParametersKHR-deviceBase] == 0 {
 		return missing(cmdDestroyVideoSessionParametersKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdDestroyVideoSessionParametersKHR-deviceBase], uintptr(device), uintptr(videoSessionParameters), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdDestroyVideoSessionParametersKHR-deviceBase], uintptr(device), uintptr(videoSessionParameters), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4713,8 +4583,7 @@ func (tbl *DeviceFuncs) DeviceWaitIdle(device Device) Result {
 	if tbl == nil || tbl.fn[cmdDeviceWaitIdle-deviceBase] == 0 {
 		return missing(cmdDeviceWaitIdle)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdDeviceWaitIdle-deviceBase], uintptr(device))
-	return Result(int32(r))
+	return Result(call1(tbl.fn[cmdDeviceWaitIdle-deviceBase], uintptr(device)))
 }
 
 // DisplayPowerControlEXT calls vkDisplayPowerControlEXT.
@@ -4722,8 +4591,7 @@ func (tbl *DeviceFuncs) DisplayPowerControlEXT(device Device, display DisplayKHR
 	if tbl == nil || tbl.fn[cmdDisplayPowerControlEXT-deviceBase] == 0 {
 		return missing(cmdDisplayPowerControlEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdDisplayPowerControlEXT-deviceBase], uintptr(device), uintptr(display), uintptr(unsafe.Pointer(pDisplayPowerInfo)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdDisplayPowerControlEXT-deviceBase], uintptr(device), uintptr(display), uintptr(unsafe.Pointer(pDisplayPowerInfo))))
 }
 
 // EndCommandBuffer calls vkEndCommandBuffer.
@@ -4731,8 +4599,7 @@ func (tbl *DeviceFuncs) EndCommandBuffer(commandBuffer CommandBuffer) Result {
 	if tbl == nil || tbl.fn[cmdEndCommandBuffer-deviceBase] == 0 {
 		return missing(cmdEndCommandBuffer)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdEndCommandBuffer-deviceBase], uintptr(commandBuffer))
-	return Result(int32(r))
+	return Result(call1(tbl.fn[cmdEndCommandBuffer-deviceBase], uintptr(commandBuffer)))
 }
 
 // ExportMetalObjectsEXT calls vkExportMetalObjectsEXT. (platform metal)
@@ -4740,7 +4607,7 @@ func (tbl *DeviceFuncs) ExportMetalObjectsEXT(device Device, pMetalObjectsInfo *
 	if tbl == nil || tbl.fn[cmdExportMetalObjectsEXT-deviceBase] == 0 {
 		return missing(cmdExportMetalObjectsEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdExportMetalObjectsEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pMetalObjectsInfo)))
+	call2(tbl.fn[cmdExportMetalObjectsEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pMetalObjectsInfo)))
 	return nil
 }
 
@@ -4749,8 +4616,7 @@ func (tbl *DeviceFuncs) FlushMappedMemoryRanges(device Device, memoryRangeCount 
 	if tbl == nil || tbl.fn[cmdFlushMappedMemoryRanges-deviceBase] == 0 {
 		return missing(cmdFlushMappedMemoryRanges)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdFlushMappedMemoryRanges-deviceBase], uintptr(device), uintptr(memoryRangeCount), uintptr(unsafe.Pointer(pMemoryRanges)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdFlushMappedMemoryRanges-deviceBase], uintptr(device), uintptr(memoryRangeCount), uintptr(unsafe.Pointer(pMemoryRanges))))
 }
 
 // FreeCommandBuffers calls vkFreeCommandBuffers.
@@ -4758,7 +4624,7 @@ func (tbl *DeviceFuncs) FreeCommandBuffers(device Device, commandPool CommandPoo
 	if tbl == nil || tbl.fn[cmdFreeCommandBuffers-deviceBase] == 0 {
 		return missing(cmdFreeCommandBuffers)
 	}
-	purego.SyscallN(tbl.fn[cmdFreeCommandBuffers-deviceBase], uintptr(device), uintptr(commandPool), uintptr(commandBufferCount), uintptr(unsafe.Pointer(pCommandBuffers)))
+	call4(tbl.fn[cmdFreeCommandBuffers-deviceBase], uintptr(device), uintptr(commandPool), uintptr(commandBufferCount), uintptr(unsafe.Pointer(pCommandBuffers)))
 	return nil
 }
 
@@ -4767,8 +4633,7 @@ func (tbl *DeviceFuncs) FreeDescriptorSets(device Device, descriptorPool Descrip
 	if tbl == nil || tbl.fn[cmdFreeDescriptorSets-deviceBase] == 0 {
 		return missing(cmdFreeDescriptorSets)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdFreeDescriptorSets-deviceBase], uintptr(device), uintptr(descriptorPool), uintptr(descriptorSetCount), uintptr(unsafe.Pointer(pDescriptorSets)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdFreeDescriptorSets-deviceBase], uintptr(device), uintptr(descriptorPool), uintptr(descriptorSetCount), uintptr(unsafe.Pointer(pDescriptorSets))))
 }
 
 // FreeMemory calls vkFreeMemory.
@@ -4776,7 +4641,7 @@ func (tbl *DeviceFuncs) FreeMemory(device Device, memory DeviceMemory, pAllocato
 	if tbl == nil || tbl.fn[cmdFreeMemory-deviceBase] == 0 {
 		return missing(cmdFreeMemory)
 	}
-	purego.SyscallN(tbl.fn[cmdFreeMemory-deviceBase], uintptr(device), uintptr(memory), uintptr(unsafe.Pointer(pAllocator)))
+	call3(tbl.fn[cmdFreeMemory-deviceBase], uintptr(device), uintptr(memory), uintptr(unsafe.Pointer(pAllocator)))
 	return nil
 }
 
@@ -4785,7 +4650,7 @@ func (tbl *DeviceFuncs) GetAccelerationStructureBuildSizesKHR(device Device, bui
 	if tbl == nil || tbl.fn[cmdGetAccelerationStructureBuildSizesKHR-deviceBase] == 0 {
 		return missing(cmdGetAccelerationStructureBuildSizesKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdGetAccelerationStructureBuildSizesKHR-deviceBase], uintptr(device), uintptr(buildType), uintptr(unsafe.Pointer(pBuildInfo)), uintptr(unsafe.Pointer(pMaxPrimitiveCounts)), uintptr(unsafe.Pointer(pSizeInfo)))
+	call5(tbl.fn[cmdGetAccelerationStructureBuildSizesKHR-deviceBase], uintptr(device), uintptr(buildType), uintptr(unsafe.Pointer(pBuildInfo)), uintptr(unsafe.Pointer(pMaxPrimitiveCounts)), uintptr(unsafe.Pointer(pSizeInfo)))
 	return nil
 }
 
@@ -4803,8 +4668,7 @@ func (tbl *DeviceFuncs) GetAccelerationStructureHandleNV(device Device, accelera
 	if tbl == nil || tbl.fn[cmdGetAccelerationStructureHandleNV-deviceBase] == 0 {
 		return missing(cmdGetAccelerationStructureHandleNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetAccelerationStructureHandleNV-deviceBase], uintptr(device), uintptr(accelerationStructure), uintptr(dataSize), uintptr(pData))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetAccelerationStructureHandleNV-deviceBase], uintptr(device), uintptr(accelerationStructure), uintptr(dataSize), uintptr(pData)))
 }
 
 // GetAccelerationStructureMemoryRequirementsNV calls vkGetAccelerationStructureMemoryRequirementsNV.
@@ -4812,7 +4676,7 @@ func (tbl *DeviceFuncs) GetAccelerationStructureMemoryRequirementsNV(device Devi
 	if tbl == nil || tbl.fn[cmdGetAccelerationStructureMemoryRequirementsNV-deviceBase] == 0 {
 		return missing(cmdGetAccelerationStructureMemoryRequirementsNV)
 	}
-	purego.SyscallN(tbl.fn[cmdGetAccelerationStructureMemoryRequirementsNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
+	call3(tbl.fn[cmdGetAccelerationStructureMemoryRequirementsNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
 	return nil
 }
 
@@ -4821,8 +4685,7 @@ func (tbl *DeviceFuncs) GetAccelerationStructureOpaqueCaptureDescriptorDataEXT(d
 	if tbl == nil || tbl.fn[cmdGetAccelerationStructureOpaqueCaptureDescriptorDataEXT-deviceBase] == 0 {
 		return missing(cmdGetAccelerationStructureOpaqueCaptureDescriptorDataEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetAccelerationStructureOpaqueCaptureDescriptorDataEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(pData))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetAccelerationStructureOpaqueCaptureDescriptorDataEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(pData)))
 }
 
 // GetAndroidHardwareBufferPropertiesANDROID calls vkGetAndroidHardwareBufferPropertiesANDROID. (platform android)
@@ -4830,8 +4693,7 @@ func (tbl *DeviceFuncs) GetAndroidHardwareBufferPropertiesANDROID(device Device,
 	if tbl == nil || tbl.fn[cmdGetAndroidHardwareBufferPropertiesANDROID-deviceBase] == 0 {
 		return missing(cmdGetAndroidHardwareBufferPropertiesANDROID)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetAndroidHardwareBufferPropertiesANDROID-deviceBase], uintptr(device), uintptr(buffer), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetAndroidHardwareBufferPropertiesANDROID-deviceBase], uintptr(device), uintptr(buffer), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetBufferCollectionPropertiesFUCHSIA calls vkGetBufferCollectionPropertiesFUCHSIA. (platform fuchsia)
@@ -4839,8 +4701,7 @@ func (tbl *DeviceFuncs) GetBufferCollectionPropertiesFUCHSIA(device Device, coll
 	if tbl == nil || tbl.fn[cmdGetBufferCollectionPropertiesFUCHSIA-deviceBase] == 0 {
 		return missing(cmdGetBufferCollectionPropertiesFUCHSIA)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetBufferCollectionPropertiesFUCHSIA-deviceBase], uintptr(device), uintptr(collection), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetBufferCollectionPropertiesFUCHSIA-deviceBase], uintptr(device), uintptr(collection), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetBufferDeviceAddress calls vkGetBufferDeviceAddress.
@@ -4857,7 +4718,7 @@ func (tbl *DeviceFuncs) GetBufferMemoryRequirements(device Device, buffer Buffer
 	if tbl == nil || tbl.fn[cmdGetBufferMemoryRequirements-deviceBase] == 0 {
 		return missing(cmdGetBufferMemoryRequirements)
 	}
-	purego.SyscallN(tbl.fn[cmdGetBufferMemoryRequirements-deviceBase], uintptr(device), uintptr(buffer), uintptr(unsafe.Pointer(pMemoryRequirements)))
+	call3(tbl.fn[cmdGetBufferMemoryRequirements-deviceBase], uintptr(device), uintptr(buffer), uintptr(unsafe.Pointer(pMemoryRequirements)))
 	return nil
 }
 
@@ -4866,7 +4727,7 @@ func (tbl *DeviceFuncs) GetBufferMemoryRequirements2(device Device, pInfo *Buffe
 	if tbl == nil || tbl.fn[cmdGetBufferMemoryRequirements2-deviceBase] == 0 {
 		return missing(cmdGetBufferMemoryRequirements2)
 	}
-	purego.SyscallN(tbl.fn[cmdGetBufferMemoryRequirements2-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
+	call3(tbl.fn[cmdGetBufferMemoryRequirements2-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
 	return nil
 }
 
@@ -4884,8 +4745,7 @@ func (tbl *DeviceFuncs) GetBufferOpaqueCaptureDescriptorDataEXT(device Device, p
 	if tbl == nil || tbl.fn[cmdGetBufferOpaqueCaptureDescriptorDataEXT-deviceBase] == 0 {
 		return missing(cmdGetBufferOpaqueCaptureDescriptorDataEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetBufferOpaqueCaptureDescriptorDataEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(pData))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetBufferOpaqueCaptureDescriptorDataEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(pData)))
 }
 
 // GetCalibratedTimestampsEXT calls vkGetCalibratedTimestampsEXT.
@@ -4893,8 +4753,7 @@ func (tbl *DeviceFuncs) GetCalibratedTimestampsEXT(device Device, timestampCount
 	if tbl == nil || tbl.fn[cmdGetCalibratedTimestampsEXT-deviceBase] == 0 {
 		return missing(cmdGetCalibratedTimestampsEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetCalibratedTimestampsEXT-deviceBase], uintptr(device), uintptr(timestampCount), uintptr(unsafe.Pointer(pTimestampInfos)), uintptr(unsafe.Pointer(pTimestamps)), uintptr(unsafe.Pointer(pMaxDeviation)))
-	return Result(int32(r))
+	return Result(call5(tbl.fn[cmdGetCalibratedTimestampsEXT-deviceBase], uintptr(device), uintptr(timestampCount), uintptr(unsafe.Pointer(pTimestampInfos)), uintptr(unsafe.Pointer(pTimestamps)), uintptr(unsafe.Pointer(pMaxDeviation))))
 }
 
 // GetDeferredOperationMaxConcurrencyKHR calls vkGetDeferredOperationMaxConcurrencyKHR.
@@ -4911,8 +4770,7 @@ func (tbl *DeviceFuncs) GetDeferredOperationResultKHR(device Device, operation D
 	if tbl == nil || tbl.fn[cmdGetDeferredOperationResultKHR-deviceBase] == 0 {
 		return missing(cmdGetDeferredOperationResultKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDeferredOperationResultKHR-deviceBase], uintptr(device), uintptr(operation))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdGetDeferredOperationResultKHR-deviceBase], uintptr(device), uintptr(operation)))
 }
 
 // GetDescriptorEXT calls vkGetDescriptorEXT.
@@ -4920,7 +4778,7 @@ func (tbl *DeviceFuncs) GetDescriptorEXT(device Device, pDescriptorInfo *Descrip
 	if tbl == nil || tbl.fn[cmdGetDescriptorEXT-deviceBase] == 0 {
 		return missing(cmdGetDescriptorEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDescriptorEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pDescriptorInfo)), uintptr(dataSize), uintptr(pDescriptor))
+	call4(tbl.fn[cmdGetDescriptorEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pDescriptorInfo)), uintptr(dataSize), uintptr(pDescriptor))
 	return nil
 }
 
@@ -4929,7 +4787,7 @@ func (tbl *DeviceFuncs) GetDescriptorSetHostMappingVALVE(device Device, descript
 	if tbl == nil || tbl.fn[cmdGetDescriptorSetHostMappingVALVE-deviceBase] == 0 {
 		return missing(cmdGetDescriptorSetHostMappingVALVE)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDescriptorSetHostMappingVALVE-deviceBase], uintptr(device), uintptr(descriptorSet), uintptr(unsafe.Pointer(ppData)))
+	call3(tbl.fn[cmdGetDescriptorSetHostMappingVALVE-deviceBase], uintptr(device), uintptr(descriptorSet), uintptr(unsafe.Pointer(ppData)))
 	return nil
 }
 
@@ -4938,7 +4796,7 @@ func (tbl *DeviceFuncs) GetDescriptorSetLayoutBindingOffsetEXT(device Device, la
 	if tbl == nil || tbl.fn[cmdGetDescriptorSetLayoutBindingOffsetEXT-deviceBase] == 0 {
 		return missing(cmdGetDescriptorSetLayoutBindingOffsetEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDescriptorSetLayoutBindingOffsetEXT-deviceBase], uintptr(device), uintptr(layout), uintptr(binding), uintptr(unsafe.Pointer(pOffset)))
+	call4(tbl.fn[cmdGetDescriptorSetLayoutBindingOffsetEXT-deviceBase], uintptr(device), uintptr(layout), uintptr(binding), uintptr(unsafe.Pointer(pOffset)))
 	return nil
 }
 
@@ -4947,7 +4805,7 @@ func (tbl *DeviceFuncs) GetDescriptorSetLayoutHostMappingInfoVALVE(device Device
 	if tbl == nil || tbl.fn[cmdGetDescriptorSetLayoutHostMappingInfoVALVE-deviceBase] == 0 {
 		return missing(cmdGetDescriptorSetLayoutHostMappingInfoVALVE)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDescriptorSetLayoutHostMappingInfoVALVE-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pBindingReference)), uintptr(unsafe.Pointer(pHostMapping)))
+	call3(tbl.fn[cmdGetDescriptorSetLayoutHostMappingInfoVALVE-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pBindingReference)), uintptr(unsafe.Pointer(pHostMapping)))
 	return nil
 }
 
@@ -4956,7 +4814,7 @@ func (tbl *DeviceFuncs) GetDescriptorSetLayoutSizeEXT(device Device, layout Desc
 	if tbl == nil || tbl.fn[cmdGetDescriptorSetLayoutSizeEXT-deviceBase] == 0 {
 		return missing(cmdGetDescriptorSetLayoutSizeEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDescriptorSetLayoutSizeEXT-deviceBase], uintptr(device), uintptr(layout), uintptr(unsafe.Pointer(pLayoutSizeInBytes)))
+	call3(tbl.fn[cmdGetDescriptorSetLayoutSizeEXT-deviceBase], uintptr(device), uintptr(layout), uintptr(unsafe.Pointer(pLayoutSizeInBytes)))
 	return nil
 }
 
@@ -4965,7 +4823,7 @@ func (tbl *DeviceFuncs) GetDescriptorSetLayoutSupport(device Device, pCreateInfo
 	if tbl == nil || tbl.fn[cmdGetDescriptorSetLayoutSupport-deviceBase] == 0 {
 		return missing(cmdGetDescriptorSetLayoutSupport)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDescriptorSetLayoutSupport-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pSupport)))
+	call3(tbl.fn[cmdGetDescriptorSetLayoutSupport-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pSupport)))
 	return nil
 }
 
@@ -4974,7 +4832,7 @@ func (tbl *DeviceFuncs) GetDeviceAccelerationStructureCompatibilityKHR(device De
 	if tbl == nil || tbl.fn[cmdGetDeviceAccelerationStructureCompatibilityKHR-deviceBase] == 0 {
 		return missing(cmdGetDeviceAccelerationStructureCompatibilityKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDeviceAccelerationStructureCompatibilityKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pVersionInfo)), uintptr(unsafe.Pointer(pCompatibility)))
+	call3(tbl.fn[cmdGetDeviceAccelerationStructureCompatibilityKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pVersionInfo)), uintptr(unsafe.Pointer(pCompatibility)))
 	return nil
 }
 
@@ -4983,7 +4841,7 @@ func (tbl *DeviceFuncs) GetDeviceBufferMemoryRequirements(device Device, pInfo *
 	if tbl == nil || tbl.fn[cmdGetDeviceBufferMemoryRequirements-deviceBase] == 0 {
 		return missing(cmdGetDeviceBufferMemoryRequirements)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDeviceBufferMemoryRequirements-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
+	call3(tbl.fn[cmdGetDeviceBufferMemoryRequirements-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
 	return nil
 }
 
@@ -4992,8 +4850,7 @@ func (tbl *DeviceFuncs) GetDeviceFaultInfoEXT(device Device, pFaultCounts *Devic
 	if tbl == nil || tbl.fn[cmdGetDeviceFaultInfoEXT-deviceBase] == 0 {
 		return missing(cmdGetDeviceFaultInfoEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDeviceFaultInfoEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pFaultCounts)), uintptr(unsafe.Pointer(pFaultInfo)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetDeviceFaultInfoEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pFaultCounts)), uintptr(unsafe.Pointer(pFaultInfo))))
 }
 
 // GetDeviceGroupPeerMemoryFeatures calls vkGetDeviceGroupPeerMemoryFeatures.
@@ -5001,7 +4858,7 @@ func (tbl *DeviceFuncs) GetDeviceGroupPeerMemoryFeatures(device Device, heapInde
 	if tbl == nil || tbl.fn[cmdGetDeviceGroupPeerMemoryFeatures-deviceBase] == 0 {
 		return missing(cmdGetDeviceGroupPeerMemoryFeatures)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDeviceGroupPeerMemoryFeatures-deviceBase], uintptr(device), uintptr(heapIndex), uintptr(localDeviceIndex), uintptr(remoteDeviceIndex), uintptr(unsafe.Pointer(pPeerMemoryFeatures)))
+	call5(tbl.fn[cmdGetDeviceGroupPeerMemoryFeatures-deviceBase], uintptr(device), uintptr(heapIndex), uintptr(localDeviceIndex), uintptr(remoteDeviceIndex), uintptr(unsafe.Pointer(pPeerMemoryFeatures)))
 	return nil
 }
 
@@ -5010,8 +4867,7 @@ func (tbl *DeviceFuncs) GetDeviceGroupPresentCapabilitiesKHR(device Device, pDev
 	if tbl == nil || tbl.fn[cmdGetDeviceGroupPresentCapabilitiesKHR-deviceBase] == 0 {
 		return missing(cmdGetDeviceGroupPresentCapabilitiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDeviceGroupPresentCapabilitiesKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pDeviceGroupPresentCapabilities)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdGetDeviceGroupPresentCapabilitiesKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pDeviceGroupPresentCapabilities))))
 }
 
 // GetDeviceGroupSurfacePresentModes2EXT calls vkGetDeviceGroupSurfacePresentModes2EXT. (platform win32)
@@ -5019,8 +4875,7 @@ func (tbl *DeviceFuncs) GetDeviceGroupSurfacePresentModes2EXT(device Device, pSu
 	if tbl == nil || tbl.fn[cmdGetDeviceGroupSurfacePresentModes2EXT-deviceBase] == 0 {
 		return missing(cmdGetDeviceGroupSurfacePresentModes2EXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDeviceGroupSurfacePresentModes2EXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pSurfaceInfo)), uintptr(unsafe.Pointer(pModes)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetDeviceGroupSurfacePresentModes2EXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pSurfaceInfo)), uintptr(unsafe.Pointer(pModes))))
 }
 
 // GetDeviceGroupSurfacePresentModesKHR calls vkGetDeviceGroupSurfacePresentModesKHR.
@@ -5028,8 +4883,7 @@ func (tbl *DeviceFuncs) GetDeviceGroupSurfacePresentModesKHR(device Device, surf
 	if tbl == nil || tbl.fn[cmdGetDeviceGroupSurfacePresentModesKHR-deviceBase] == 0 {
 		return missing(cmdGetDeviceGroupSurfacePresentModesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDeviceGroupSurfacePresentModesKHR-deviceBase], uintptr(device), uintptr(surface), uintptr(unsafe.Pointer(pModes)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetDeviceGroupSurfacePresentModesKHR-deviceBase], uintptr(device), uintptr(surface), uintptr(unsafe.Pointer(pModes))))
 }
 
 // GetDeviceImageMemoryRequirements calls vkGetDeviceImageMemoryRequirements.
@@ -5037,7 +4891,7 @@ func (tbl *DeviceFuncs) GetDeviceImageMemoryRequirements(device Device, pInfo *D
 	if tbl == nil || tbl.fn[cmdGetDeviceImageMemoryRequirements-deviceBase] == 0 {
 		return missing(cmdGetDeviceImageMemoryRequirements)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDeviceImageMemoryRequirements-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
+	call3(tbl.fn[cmdGetDeviceImageMemoryRequirements-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
 	return nil
 }
 
@@ -5046,7 +4900,7 @@ func (tbl *DeviceFuncs) GetDeviceImageSparseMemoryRequirements(device Device, pI
 	if tbl == nil || tbl.fn[cmdGetDeviceImageSparseMemoryRequirements-deviceBase] == 0 {
 		return missing(cmdGetDeviceImageSparseMemoryRequirements)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDeviceImageSparseMemoryRequirements-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pSparseMemoryRequirementCount)), uintptr(unsafe.Pointer(pSparseMemoryRequirements)))
+	call4(tbl.fn[cmdGetDeviceImageSparseMemoryRequirements-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pSparseMemoryRequirementCount)), uintptr(unsafe.Pointer(pSparseMemoryRequirements)))
 	return nil
 }
 
@@ -5055,7 +4909,7 @@ func (tbl *DeviceFuncs) GetDeviceMemoryCommitment(device Device, memory DeviceMe
 	if tbl == nil || tbl.fn[cmdGetDeviceMemoryCommitment-deviceBase] == 0 {
 		return missing(cmdGetDeviceMemoryCommitment)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDeviceMemoryCommitment-deviceBase], uintptr(device), uintptr(memory), uintptr(unsafe.Pointer(pCommittedMemoryInBytes)))
+	call3(tbl.fn[cmdGetDeviceMemoryCommitment-deviceBase], uintptr(device), uintptr(memory), uintptr(unsafe.Pointer(pCommittedMemoryInBytes)))
 	return nil
 }
 
@@ -5073,7 +4927,7 @@ func (tbl *DeviceFuncs) GetDeviceMicromapCompatibilityEXT(device Device, pVersio
 	if tbl == nil || tbl.fn[cmdGetDeviceMicromapCompatibilityEXT-deviceBase] == 0 {
 		return missing(cmdGetDeviceMicromapCompatibilityEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDeviceMicromapCompatibilityEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pVersionInfo)), uintptr(unsafe.Pointer(pCompatibility)))
+	call3(tbl.fn[cmdGetDeviceMicromapCompatibilityEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pVersionInfo)), uintptr(unsafe.Pointer(pCompatibility)))
 	return nil
 }
 
@@ -5082,7 +4936,7 @@ func (tbl *DeviceFuncs) GetDeviceQueue(device Device, queueFamilyIndex uint32, q
 	if tbl == nil || tbl.fn[cmdGetDeviceQueue-deviceBase] == 0 {
 		return missing(cmdGetDeviceQueue)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDeviceQueue-deviceBase], uintptr(device), uintptr(queueFamilyIndex), uintptr(queueIndex), uintptr(unsafe.Pointer(pQueue)))
+	call4(tbl.fn[cmdGetDeviceQueue-deviceBase], uintptr(device), uintptr(queueFamilyIndex), uintptr(queueIndex), uintptr(unsafe.Pointer(pQueue)))
 	return nil
 }
 
@@ -5091,7 +4945,7 @@ func (tbl *DeviceFuncs) GetDeviceQueue2(device Device, pQueueInfo *DeviceQueueIn
 	if tbl == nil || tbl.fn[cmdGetDeviceQueue2-deviceBase] == 0 {
 		return missing(cmdGetDeviceQueue2)
 	}
-	purego.SyscallN(tbl.fn[cmdGetDeviceQueue2-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pQueueInfo)), uintptr(unsafe.Pointer(pQueue)))
+	call3(tbl.fn[cmdGetDeviceQueue2-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pQueueInfo)), uintptr(unsafe.Pointer(pQueue)))
 	return nil
 }
 
@@ -5100,8 +4954,7 @@ func (tbl *DeviceFuncs) GetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI(device Dev
 	if tbl == nil || tbl.fn[cmdGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI-deviceBase] == 0 {
 		return missing(cmdGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI-deviceBase], uintptr(device), uintptr(renderpass), uintptr(unsafe.Pointer(pMaxWorkgroupSize)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetDeviceSubpassShadingMaxWorkgroupSizeHUAWEI-deviceBase], uintptr(device), uintptr(renderpass), uintptr(unsafe.Pointer(pMaxWorkgroupSize))))
 }
 
 // GetDynamicRenderingTilePropertiesQCOM calls vkGetDynamicRenderingTilePropertiesQCOM.
@@ -5109,8 +4962,7 @@ func (tbl *DeviceFuncs) GetDynamicRenderingTilePropertiesQCOM(device Device, pRe
 	if tbl == nil || tbl.fn[cmdGetDynamicRenderingTilePropertiesQCOM-deviceBase] == 0 {
 		return missing(cmdGetDynamicRenderingTilePropertiesQCOM)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetDynamicRenderingTilePropertiesQCOM-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pRenderingInfo)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetDynamicRenderingTilePropertiesQCOM-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pRenderingInfo)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetEventStatus calls vkGetEventStatus.
@@ -5118,8 +4970,7 @@ func (tbl *DeviceFuncs) GetEventStatus(device Device, event Event) Result {
 	if tbl == nil || tbl.fn[cmdGetEventStatus-deviceBase] == 0 {
 		return missing(cmdGetEventStatus)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetEventStatus-deviceBase], uintptr(device), uintptr(event))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdGetEventStatus-deviceBase], uintptr(device), uintptr(event)))
 }
 
 // GetFenceFdKHR calls vkGetFenceFdKHR.
@@ -5127,8 +4978,7 @@ func (tbl *DeviceFuncs) GetFenceFdKHR(device Device, pGetFdInfo *FenceGetFdInfoK
 	if tbl == nil || tbl.fn[cmdGetFenceFdKHR-deviceBase] == 0 {
 		return missing(cmdGetFenceFdKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetFenceFdKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetFdInfo)), uintptr(unsafe.Pointer(pFd)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetFenceFdKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetFdInfo)), uintptr(unsafe.Pointer(pFd))))
 }
 
 // GetFenceStatus calls vkGetFenceStatus.
@@ -5136,8 +4986,7 @@ func (tbl *DeviceFuncs) GetFenceStatus(device Device, fence Fence) Result {
 	if tbl == nil || tbl.fn[cmdGetFenceStatus-deviceBase] == 0 {
 		return missing(cmdGetFenceStatus)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetFenceStatus-deviceBase], uintptr(device), uintptr(fence))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdGetFenceStatus-deviceBase], uintptr(device), uintptr(fence)))
 }
 
 // GetFenceWin32HandleKHR calls vkGetFenceWin32HandleKHR. (platform win32)
@@ -5145,8 +4994,7 @@ func (tbl *DeviceFuncs) GetFenceWin32HandleKHR(device Device, pGetWin32HandleInf
 	if tbl == nil || tbl.fn[cmdGetFenceWin32HandleKHR-deviceBase] == 0 {
 		return missing(cmdGetFenceWin32HandleKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetFenceWin32HandleKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetWin32HandleInfo)), uintptr(unsafe.Pointer(pHandle)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetFenceWin32HandleKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetWin32HandleInfo)), uintptr(unsafe.Pointer(pHandle))))
 }
 
 // GetFramebufferTilePropertiesQCOM calls vkGetFramebufferTilePropertiesQCOM.
@@ -5154,8 +5002,7 @@ func (tbl *DeviceFuncs) GetFramebufferTilePropertiesQCOM(device Device, framebuf
 	if tbl == nil || tbl.fn[cmdGetFramebufferTilePropertiesQCOM-deviceBase] == 0 {
 		return missing(cmdGetFramebufferTilePropertiesQCOM)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetFramebufferTilePropertiesQCOM-deviceBase], uintptr(device), uintptr(framebuffer), uintptr(unsafe.Pointer(pPropertiesCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetFramebufferTilePropertiesQCOM-deviceBase], uintptr(device), uintptr(framebuffer), uintptr(unsafe.Pointer(pPropertiesCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetGeneratedCommandsMemoryRequirementsNV calls vkGetGeneratedCommandsMemoryRequirementsNV.
@@ -5163,7 +5010,7 @@ func (tbl *DeviceFuncs) GetGeneratedCommandsMemoryRequirementsNV(device Device, 
 	if tbl == nil || tbl.fn[cmdGetGeneratedCommandsMemoryRequirementsNV-deviceBase] == 0 {
 		return missing(cmdGetGeneratedCommandsMemoryRequirementsNV)
 	}
-	purego.SyscallN(tbl.fn[cmdGetGeneratedCommandsMemoryRequirementsNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
+	call3(tbl.fn[cmdGetGeneratedCommandsMemoryRequirementsNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
 	return nil
 }
 
@@ -5172,8 +5019,7 @@ func (tbl *DeviceFuncs) GetImageDrmFormatModifierPropertiesEXT(device Device, im
 	if tbl == nil || tbl.fn[cmdGetImageDrmFormatModifierPropertiesEXT-deviceBase] == 0 {
 		return missing(cmdGetImageDrmFormatModifierPropertiesEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetImageDrmFormatModifierPropertiesEXT-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetImageDrmFormatModifierPropertiesEXT-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetImageMemoryRequirements calls vkGetImageMemoryRequirements.
@@ -5181,7 +5027,7 @@ func (tbl *DeviceFuncs) GetImageMemoryRequirements(device Device, image Image, p
 	if tbl == nil || tbl.fn[cmdGetImageMemoryRequirements-deviceBase] == 0 {
 		return missing(cmdGetImageMemoryRequirements)
 	}
-	purego.SyscallN(tbl.fn[cmdGetImageMemoryRequirements-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pMemoryRequirements)))
+	call3(tbl.fn[cmdGetImageMemoryRequirements-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pMemoryRequirements)))
 	return nil
 }
 
@@ -5190,7 +5036,7 @@ func (tbl *DeviceFuncs) GetImageMemoryRequirements2(device Device, pInfo *ImageM
 	if tbl == nil || tbl.fn[cmdGetImageMemoryRequirements2-deviceBase] == 0 {
 		return missing(cmdGetImageMemoryRequirements2)
 	}
-	purego.SyscallN(tbl.fn[cmdGetImageMemoryRequirements2-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
+	call3(tbl.fn[cmdGetImageMemoryRequirements2-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pMemoryRequirements)))
 	return nil
 }
 
@@ -5199,8 +5045,7 @@ func (tbl *DeviceFuncs) GetImageOpaqueCaptureDescriptorDataEXT(device Device, pI
 	if tbl == nil || tbl.fn[cmdGetImageOpaqueCaptureDescriptorDataEXT-deviceBase] == 0 {
 		return missing(cmdGetImageOpaqueCaptureDescriptorDataEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetImageOpaqueCaptureDescriptorDataEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(pData))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetImageOpaqueCaptureDescriptorDataEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(pData)))
 }
 
 // GetImageSparseMemoryRequirements calls vkGetImageSparseMemoryRequirements.
@@ -5208,7 +5053,7 @@ func (tbl *DeviceFuncs) GetImageSparseMemoryRequirements(device Device, image Im
 	if tbl == nil || tbl.fn[cmdGetImageSparseMemoryRequirements-deviceBase] == 0 {
 		return missing(cmdGetImageSparseMemoryRequirements)
 	}
-	purego.SyscallN(tbl.fn[cmdGetImageSparseMemoryRequirements-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pSparseMemoryRequirementCount)), uintptr(unsafe.Pointer(pSparseMemoryRequirements)))
+	call4(tbl.fn[cmdGetImageSparseMemoryRequirements-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pSparseMemoryRequirementCount)), uintptr(unsafe.Pointer(pSparseMemoryRequirements)))
 	return nil
 }
 
@@ -5217,7 +5062,7 @@ func (tbl *DeviceFuncs) GetImageSparseMemoryRequirements2(device Device, pInfo *
 	if tbl == nil || tbl.fn[cmdGetImageSparseMemoryRequirements2-deviceBase] == 0 {
 		return missing(cmdGetImageSparseMemoryRequirements2)
 	}
-	purego.SyscallN(tbl.fn[cmdGetImageSparseMemoryRequirements2-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pSparseMemoryRequirementCount)), uintptr(unsafe.Pointer(pSparseMemoryRequirements)))
+	call4(tbl.fn[cmdGetImageSparseMemoryRequirements2-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pSparseMemoryRequirementCount)), uintptr(unsafe.Pointer(pSparseMemoryRequirements)))
 	return nil
 }
 
@@ -5226,7 +5071,7 @@ func (tbl *DeviceFuncs) GetImageSubresourceLayout(device Device, image Image, pS
 	if tbl == nil || tbl.fn[cmdGetImageSubresourceLayout-deviceBase] == 0 {
 		return missing(cmdGetImageSubresourceLayout)
 	}
-	purego.SyscallN(tbl.fn[cmdGetImageSubresourceLayout-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pSubresource)), uintptr(unsafe.Pointer(pLayout)))
+	call4(tbl.fn[cmdGetImageSubresourceLayout-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pSubresource)), uintptr(unsafe.Pointer(pLayout)))
 	return nil
 }
 
@@ -5235,7 +5080,7 @@ func (tbl *DeviceFuncs) GetImageSubresourceLayout2EXT(device Device, image Image
 	if tbl == nil || tbl.fn[cmdGetImageSubresourceLayout2EXT-deviceBase] == 0 {
 		return missing(cmdGetImageSubresourceLayout2EXT)
 	}
-	purego.SyscallN(tbl.fn[cmdGetImageSubresourceLayout2EXT-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pSubresource)), uintptr(unsafe.Pointer(pLayout)))
+	call4(tbl.fn[cmdGetImageSubresourceLayout2EXT-deviceBase], uintptr(device), uintptr(image), uintptr(unsafe.Pointer(pSubresource)), uintptr(unsafe.Pointer(pLayout)))
 	return nil
 }
 
@@ -5244,8 +5089,7 @@ func (tbl *DeviceFuncs) GetImageViewAddressNVX(device Device, imageView ImageVie
 	if tbl == nil || tbl.fn[cmdGetImageViewAddressNVX-deviceBase] == 0 {
 		return missing(cmdGetImageViewAddressNVX)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetImageViewAddressNVX-deviceBase], uintptr(device), uintptr(imageView), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetImageViewAddressNVX-deviceBase], uintptr(device), uintptr(imageView), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetImageViewHandleNVX calls vkGetImageViewHandleNVX.
@@ -5262,8 +5106,7 @@ func (tbl *DeviceFuncs) GetImageViewOpaqueCaptureDescriptorDataEXT(device Device
 	if tbl == nil || tbl.fn[cmdGetImageViewOpaqueCaptureDescriptorDataEXT-deviceBase] == 0 {
 		return missing(cmdGetImageViewOpaqueCaptureDescriptorDataEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetImageViewOpaqueCaptureDescriptorDataEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(pData))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetImageViewOpaqueCaptureDescriptorDataEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(pData)))
 }
 
 // GetMemoryAndroidHardwareBufferANDROID calls vkGetMemoryAndroidHardwareBufferANDROID. (platform android)
@@ -5271,8 +5114,7 @@ func (tbl *DeviceFuncs) GetMemoryAndroidHardwareBufferANDROID(device Device, pIn
 	if tbl == nil || tbl.fn[cmdGetMemoryAndroidHardwareBufferANDROID-deviceBase] == 0 {
 		return missing(cmdGetMemoryAndroidHardwareBufferANDROID)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetMemoryAndroidHardwareBufferANDROID-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pBuffer)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetMemoryAndroidHardwareBufferANDROID-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(unsafe.Pointer(pBuffer))))
 }
 
 // GetMemoryFdKHR calls vkGetMemoryFdKHR.
@@ -5280,8 +5122,7 @@ func (tbl *DeviceFuncs) GetMemoryFdKHR(device Device, pGetFdInfo *MemoryGetFdInf
 	if tbl == nil || tbl.fn[cmdGetMemoryFdKHR-deviceBase] == 0 {
 		return missing(cmdGetMemoryFdKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetMemoryFdKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetFdInfo)), uintptr(unsafe.Pointer(pFd)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetMemoryFdKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetFdInfo)), uintptr(unsafe.Pointer(pFd))))
 }
 
 // GetMemoryFdPropertiesKHR calls vkGetMemoryFdPropertiesKHR.
@@ -5289,8 +5130,7 @@ func (tbl *DeviceFuncs) GetMemoryFdPropertiesKHR(device Device, handleType Exter
 	if tbl == nil || tbl.fn[cmdGetMemoryFdPropertiesKHR-deviceBase] == 0 {
 		return missing(cmdGetMemoryFdPropertiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetMemoryFdPropertiesKHR-deviceBase], uintptr(device), uintptr(handleType), uintptr(fd), uintptr(unsafe.Pointer(pMemoryFdProperties)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetMemoryFdPropertiesKHR-deviceBase], uintptr(device), uintptr(handleType), uintptr(fd), uintptr(unsafe.Pointer(pMemoryFdProperties))))
 }
 
 // GetMemoryHostPointerPropertiesEXT calls vkGetMemoryHostPointerPropertiesEXT.
@@ -5298,8 +5138,7 @@ func (tbl *DeviceFuncs) GetMemoryHostPointerPropertiesEXT(device Device, handleT
 	if tbl == nil || tbl.fn[cmdGetMemoryHostPointerPropertiesEXT-deviceBase] == 0 {
 		return missing(cmdGetMemoryHostPointerPropertiesEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetMemoryHostPointerPropertiesEXT-deviceBase], uintptr(device), uintptr(handleType), uintptr(pHostPointer), uintptr(unsafe.Pointer(pMemoryHostPointerProperties)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetMemoryHostPointerPropertiesEXT-deviceBase], uintptr(device), uintptr(handleType), uintptr(pHostPointer), uintptr(unsafe.Pointer(pMemoryHostPointerProperties))))
 }
 
 // GetMemoryRemoteAddressNV calls vkGetMemoryRemoteAddressNV.
@@ -5307,8 +5146,7 @@ func (tbl *DeviceFuncs) GetMemoryRemoteAddressNV(device Device, pMemoryGetRemote
 	if tbl == nil || tbl.fn[cmdGetMemoryRemoteAddressNV-deviceBase] == 0 {
 		return missing(cmdGetMemoryRemoteAddressNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetMemoryRemoteAddressNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pMemoryGetRemoteAddressInfo)), uintptr(unsafe.Pointer(pAddress)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetMemoryRemoteAddressNV-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pMemoryGetRemoteAddressInfo)), uintptr(unsafe.Pointer(pAddress))))
 }
 
 // GetMemoryWin32HandleKHR calls vkGetMemoryWin32HandleKHR. (platform win32)
@@ -5316,8 +5154,7 @@ func (tbl *DeviceFuncs) GetMemoryWin32HandleKHR(device Device, pGetWin32HandleIn
 	if tbl == nil || tbl.fn[cmdGetMemoryWin32HandleKHR-deviceBase] == 0 {
 		return missing(cmdGetMemoryWin32HandleKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetMemoryWin32HandleKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetWin32HandleInfo)), uintptr(unsafe.Pointer(pHandle)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetMemoryWin32HandleKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetWin32HandleInfo)), uintptr(unsafe.Pointer(pHandle))))
 }
 
 // GetMemoryWin32HandleNV calls vkGetMemoryWin32HandleNV. (platform win32)
@@ -5325,8 +5162,7 @@ func (tbl *DeviceFuncs) GetMemoryWin32HandleNV(device Device, memory DeviceMemor
 	if tbl == nil || tbl.fn[cmdGetMemoryWin32HandleNV-deviceBase] == 0 {
 		return missing(cmdGetMemoryWin32HandleNV)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetMemoryWin32HandleNV-deviceBase], uintptr(device), uintptr(memory), uintptr(handleType), uintptr(unsafe.Pointer(pHandle)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetMemoryWin32HandleNV-deviceBase], uintptr(device), uintptr(memory), uintptr(handleType), uintptr(unsafe.Pointer(pHandle))))
 }
 
 // GetMemoryWin32HandlePropertiesKHR calls vkGetMemoryWin32HandlePropertiesKHR. (platform win32)
@@ -5334,8 +5170,7 @@ func (tbl *DeviceFuncs) GetMemoryWin32HandlePropertiesKHR(device Device, handleT
 	if tbl == nil || tbl.fn[cmdGetMemoryWin32HandlePropertiesKHR-deviceBase] == 0 {
 		return missing(cmdGetMemoryWin32HandlePropertiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetMemoryWin32HandlePropertiesKHR-deviceBase], uintptr(device), uintptr(handleType), uintptr(handle), uintptr(unsafe.Pointer(pMemoryWin32HandleProperties)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetMemoryWin32HandlePropertiesKHR-deviceBase], uintptr(device), uintptr(handleType), uintptr(handle), uintptr(unsafe.Pointer(pMemoryWin32HandleProperties))))
 }
 
 // GetMemoryZirconHandleFUCHSIA calls vkGetMemoryZirconHandleFUCHSIA. (platform fuchsia)
@@ -5343,8 +5178,7 @@ func (tbl *DeviceFuncs) GetMemoryZirconHandleFUCHSIA(device Device, pGetZirconHa
 	if tbl == nil || tbl.fn[cmdGetMemoryZirconHandleFUCHSIA-deviceBase] == 0 {
 		return missing(cmdGetMemoryZirconHandleFUCHSIA)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetMemoryZirconHandleFUCHSIA-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetZirconHandleInfo)), uintptr(unsafe.Pointer(pZirconHandle)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetMemoryZirconHandleFUCHSIA-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetZirconHandleInfo)), uintptr(unsafe.Pointer(pZirconHandle))))
 }
 
 // GetMemoryZirconHandlePropertiesFUCHSIA calls vkGetMemoryZirconHandlePropertiesFUCHSIA. (platform fuchsia)
@@ -5352,8 +5186,7 @@ func (tbl *DeviceFuncs) GetMemoryZirconHandlePropertiesFUCHSIA(device Device, ha
 	if tbl == nil || tbl.fn[cmdGetMemoryZirconHandlePropertiesFUCHSIA-deviceBase] == 0 {
 		return missing(cmdGetMemoryZirconHandlePropertiesFUCHSIA)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetMemoryZirconHandlePropertiesFUCHSIA-deviceBase], uintptr(device), uintptr(handleType), uintptr(zirconHandle), uintptr(unsafe.Pointer(pMemoryZirconHandleProperties)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetMemoryZirconHandlePropertiesFUCHSIA-deviceBase], uintptr(device), uintptr(handleType), uintptr(zirconHandle), uintptr(unsafe.Pointer(pMemoryZirconHandleProperties))))
 }
 
 // GetMicromapBuildSizesEXT calls vkGetMicromapBuildSizesEXT.
@@ -5361,7 +5194,7 @@ func (tbl *DeviceFuncs) GetMicromapBuildSizesEXT(device Device, buildType Accele
 	if tbl == nil || tbl.fn[cmdGetMicromapBuildSizesEXT-deviceBase] == 0 {
 		return missing(cmdGetMicromapBuildSizesEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdGetMicromapBuildSizesEXT-deviceBase], uintptr(device), uintptr(buildType), uintptr(unsafe.Pointer(pBuildInfo)), uintptr(unsafe.Pointer(pSizeInfo)))
+	call4(tbl.fn[cmdGetMicromapBuildSizesEXT-deviceBase], uintptr(device), uintptr(buildType), uintptr(unsafe.Pointer(pBuildInfo)), uintptr(unsafe.Pointer(pSizeInfo)))
 	return nil
 }
 
@@ -5370,8 +5203,7 @@ func (tbl *DeviceFuncs) GetPastPresentationTimingGOOGLE(device Device, swapchain
 	if tbl == nil || tbl.fn[cmdGetPastPresentationTimingGOOGLE-deviceBase] == 0 {
 		return missing(cmdGetPastPresentationTimingGOOGLE)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPastPresentationTimingGOOGLE-deviceBase], uintptr(device), uintptr(swapchain), uintptr(unsafe.Pointer(pPresentationTimingCount)), uintptr(unsafe.Pointer(pPresentationTimings)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPastPresentationTimingGOOGLE-deviceBase], uintptr(device), uintptr(swapchain), uintptr(unsafe.Pointer(pPresentationTimingCount)), uintptr(unsafe.Pointer(pPresentationTimings))))
 }
 
 // GetPerformanceParameterINTEL calls vkGetPerformanceParameterINTEL.
@@ -5379,8 +5211,7 @@ func (tbl *DeviceFuncs) GetPerformanceParameterINTEL(device Device, parameter Pe
 	if tbl == nil || tbl.fn[cmdGetPerformanceParameterINTEL-deviceBase] == 0 {
 		return missing(cmdGetPerformanceParameterINTEL)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPerformanceParameterINTEL-deviceBase], uintptr(device), uintptr(parameter), uintptr(unsafe.Pointer(pValue)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPerformanceParameterINTEL-deviceBase], uintptr(device), uintptr(parameter), uintptr(unsafe.Pointer(pValue))))
 }
 
 // GetPipelineCacheData calls vkGetPipelineCacheData.
@@ -5388,8 +5219,7 @@ func (tbl *DeviceFuncs) GetPipelineCacheData(device Device, pipelineCache Pipeli
 	if tbl == nil || tbl.fn[cmdGetPipelineCacheData-deviceBase] == 0 {
 		return missing(cmdGetPipelineCacheData)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPipelineCacheData-deviceBase], uintptr(device), uintptr(pipelineCache), uintptr(unsafe.Pointer(pDataSize)), uintptr(pData))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPipelineCacheData-deviceBase], uintptr(device), uintptr(pipelineCache), uintptr(unsafe.Pointer(pDataSize)), uintptr(pData)))
 }
 
 // GetPipelineExecutableInternalRepresentationsKHR calls vkGetPipelineExecutableInternalRepresentationsKHR.
@@ -5397,8 +5227,7 @@ func (tbl *DeviceFuncs) GetPipelineExecutableInternalRepresentationsKHR(device D
 	if tbl == nil || tbl.fn[cmdGetPipelineExecutableInternalRepresentationsKHR-deviceBase] == 0 {
 		return missing(cmdGetPipelineExecutableInternalRepresentationsKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPipelineExecutableInternalRepresentationsKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pExecutableInfo)), uintptr(unsafe.Pointer(pInternalRepresentationCount)), uintptr(unsafe.Pointer(pInternalRepresentations)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPipelineExecutableInternalRepresentationsKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pExecutableInfo)), uintptr(unsafe.Pointer(pInternalRepresentationCount)), uintptr(unsafe.Pointer(pInternalRepresentations))))
 }
 
 // GetPipelineExecutablePropertiesKHR calls vkGetPipelineExecutablePropertiesKHR.
@@ -5406,8 +5235,7 @@ func (tbl *DeviceFuncs) GetPipelineExecutablePropertiesKHR(device Device, pPipel
 	if tbl == nil || tbl.fn[cmdGetPipelineExecutablePropertiesKHR-deviceBase] == 0 {
 		return missing(cmdGetPipelineExecutablePropertiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPipelineExecutablePropertiesKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pPipelineInfo)), uintptr(unsafe.Pointer(pExecutableCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPipelineExecutablePropertiesKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pPipelineInfo)), uintptr(unsafe.Pointer(pExecutableCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // GetPipelineExecutableStatisticsKHR calls vkGetPipelineExecutableStatisticsKHR.
@@ -5415,8 +5243,7 @@ func (tbl *DeviceFuncs) GetPipelineExecutableStatisticsKHR(device Device, pExecu
 	if tbl == nil || tbl.fn[cmdGetPipelineExecutableStatisticsKHR-deviceBase] == 0 {
 		return missing(cmdGetPipelineExecutableStatisticsKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPipelineExecutableStatisticsKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pExecutableInfo)), uintptr(unsafe.Pointer(pStatisticCount)), uintptr(unsafe.Pointer(pStatistics)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetPipelineExecutableStatisticsKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pExecutableInfo)), uintptr(unsafe.Pointer(pStatisticCount)), uintptr(unsafe.Pointer(pStatistics))))
 }
 
 // GetPipelinePropertiesEXT calls vkGetPipelinePropertiesEXT.
@@ -5424,8 +5251,7 @@ func (tbl *DeviceFuncs) GetPipelinePropertiesEXT(device Device, pPipelineInfo *P
 	if tbl == nil || tbl.fn[cmdGetPipelinePropertiesEXT-deviceBase] == 0 {
 		return missing(cmdGetPipelinePropertiesEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetPipelinePropertiesEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pPipelineInfo)), uintptr(unsafe.Pointer(pPipelineProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetPipelinePropertiesEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pPipelineInfo)), uintptr(unsafe.Pointer(pPipelineProperties))))
 }
 
 // GetPrivateData calls vkGetPrivateData.
@@ -5433,7 +5259,7 @@ func (tbl *DeviceFuncs) GetPrivateData(device Device, objectType ObjectType, obj
 	if tbl == nil || tbl.fn[cmdGetPrivateData-deviceBase] == 0 {
 		return missing(cmdGetPrivateData)
 	}
-	purego.SyscallN(tbl.fn[cmdGetPrivateData-deviceBase], uintptr(device), uintptr(objectType), uintptr(objectHandle), uintptr(privateDataSlot), uintptr(unsafe.Pointer(pData)))
+	call5(tbl.fn[cmdGetPrivateData-deviceBase], uintptr(device), uintptr(objectType), uintptr(objectHandle), uintptr(privateDataSlot), uintptr(unsafe.Pointer(pData)))
 	return nil
 }
 
@@ -5442,8 +5268,7 @@ func (tbl *DeviceFuncs) GetQueryPoolResults(device Device, queryPool QueryPool, 
 	if tbl == nil || tbl.fn[cmdGetQueryPoolResults-deviceBase] == 0 {
 		return missing(cmdGetQueryPoolResults)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetQueryPoolResults-deviceBase], uintptr(device), uintptr(queryPool), uintptr(firstQuery), uintptr(queryCount), uintptr(dataSize), uintptr(pData), uintptr(stride), uintptr(flags))
-	return Result(int32(r))
+	return Result(call8(tbl.fn[cmdGetQueryPoolResults-deviceBase], uintptr(device), uintptr(queryPool), uintptr(firstQuery), uintptr(queryCount), uintptr(dataSize), uintptr(pData), uintptr(stride), uintptr(flags)))
 }
 
 // GetQueueCheckpointData2NV calls vkGetQueueCheckpointData2NV.
@@ -5451,7 +5276,7 @@ func (tbl *DeviceFuncs) GetQueueCheckpointData2NV(queue Queue, pCheckpointDataCo
 	if tbl == nil || tbl.fn[cmdGetQueueCheckpointData2NV-deviceBase] == 0 {
 		return missing(cmdGetQueueCheckpointData2NV)
 	}
-	purego.SyscallN(tbl.fn[cmdGetQueueCheckpointData2NV-deviceBase], uintptr(queue), uintptr(unsafe.Pointer(pCheckpointDataCount)), uintptr(unsafe.Pointer(pCheckpointData)))
+	call3(tbl.fn[cmdGetQueueCheckpointData2NV-deviceBase], uintptr(queue), uintptr(unsafe.Pointer(pCheckpointDataCount)), uintptr(unsafe.Pointer(pCheckpointData)))
 	return nil
 }
 
@@ -5460,7 +5285,7 @@ func (tbl *DeviceFuncs) GetQueueCheckpointDataNV(queue Queue, pCheckpointDataCou
 	if tbl == nil || tbl.fn[cmdGetQueueCheckpointDataNV-deviceBase] == 0 {
 		return missing(cmdGetQueueCheckpointDataNV)
 	}
-	purego.SyscallN(tbl.fn[cmdGetQueueCheckpointDataNV-deviceBase], uintptr(queue), uintptr(unsafe.Pointer(pCheckpointDataCount)), uintptr(unsafe.Pointer(pCheckpointData)))
+	call3(tbl.fn[cmdGetQueueCheckpointDataNV-deviceBase], uintptr(queue), uintptr(unsafe.Pointer(pCheckpointDataCount)), uintptr(unsafe.Pointer(pCheckpointData)))
 	return nil
 }
 
@@ -5469,8 +5294,7 @@ func (tbl *DeviceFuncs) GetRayTracingCaptureReplayShaderGroupHandlesKHR(device D
 	if tbl == nil || tbl.fn[cmdGetRayTracingCaptureReplayShaderGroupHandlesKHR-deviceBase] == 0 {
 		return missing(cmdGetRayTracingCaptureReplayShaderGroupHandlesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetRayTracingCaptureReplayShaderGroupHandlesKHR-deviceBase], uintptr(device), uintptr(pipeline), uintptr(firstGroup), uintptr(groupCount), uintptr(dataSize), uintptr(pData))
-	return Result(int32(r))
+	return Result(call6(tbl.fn[cmdGetRayTracingCaptureReplayShaderGroupHandlesKHR-deviceBase], uintptr(device), uintptr(pipeline), uintptr(firstGroup), uintptr(groupCount), uintptr(dataSize), uintptr(pData)))
 }
 
 // GetRayTracingShaderGroupHandlesKHR calls vkGetRayTracingShaderGroupHandlesKHR.
@@ -5478,8 +5302,7 @@ func (tbl *DeviceFuncs) GetRayTracingShaderGroupHandlesKHR(device Device, pipeli
 	if tbl == nil || tbl.fn[cmdGetRayTracingShaderGroupHandlesKHR-deviceBase] == 0 {
 		return missing(cmdGetRayTracingShaderGroupHandlesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetRayTracingShaderGroupHandlesKHR-deviceBase], uintptr(device), uintptr(pipeline), uintptr(firstGroup), uintptr(groupCount), uintptr(dataSize), uintptr(pData))
-	return Result(int32(r))
+	return Result(call6(tbl.fn[cmdGetRayTracingShaderGroupHandlesKHR-deviceBase], uintptr(device), uintptr(pipeline), uintptr(firstGroup), uintptr(groupCount), uintptr(dataSize), uintptr(pData)))
 }
 
 // GetRayTracingShaderGroupStackSizeKHR calls vkGetRayTracingShaderGroupStackSizeKHR.
@@ -5496,8 +5319,7 @@ func (tbl *DeviceFuncs) GetRefreshCycleDurationGOOGLE(device Device, swapchain S
 	if tbl == nil || tbl.fn[cmdGetRefreshCycleDurationGOOGLE-deviceBase] == 0 {
 		return missing(cmdGetRefreshCycleDurationGOOGLE)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetRefreshCycleDurationGOOGLE-deviceBase], uintptr(device), uintptr(swapchain), uintptr(unsafe.Pointer(pDisplayTimingProperties)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetRefreshCycleDurationGOOGLE-deviceBase], uintptr(device), uintptr(swapchain), uintptr(unsafe.Pointer(pDisplayTimingProperties))))
 }
 
 // GetRenderAreaGranularity calls vkGetRenderAreaGranularity.
@@ -5505,7 +5327,7 @@ func (tbl *DeviceFuncs) GetRenderAreaGranularity(device Device, renderPass Rende
 	if tbl == nil || tbl.fn[cmdGetRenderAreaGranularity-deviceBase] == 0 {
 		return missing(cmdGetRenderAreaGranularity)
 	}
-	purego.SyscallN(tbl.fn[cmdGetRenderAreaGranularity-deviceBase], uintptr(device), uintptr(renderPass), uintptr(unsafe.Pointer(pGranularity)))
+	call3(tbl.fn[cmdGetRenderAreaGranularity-deviceBase], uintptr(device), uintptr(renderPass), uintptr(unsafe.Pointer(pGranularity)))
 	return nil
 }
 
@@ -5514,8 +5336,7 @@ func (tbl *DeviceFuncs) GetSamplerOpaqueCaptureDescriptorDataEXT(device Device, 
 	if tbl == nil || tbl.fn[cmdGetSamplerOpaqueCaptureDescriptorDataEXT-deviceBase] == 0 {
 		return missing(cmdGetSamplerOpaqueCaptureDescriptorDataEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetSamplerOpaqueCaptureDescriptorDataEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(pData))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetSamplerOpaqueCaptureDescriptorDataEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInfo)), uintptr(pData)))
 }
 
 // GetSemaphoreCounterValue calls vkGetSemaphoreCounterValue.
@@ -5523,8 +5344,7 @@ func (tbl *DeviceFuncs) GetSemaphoreCounterValue(device Device, semaphore Semaph
 	if tbl == nil || tbl.fn[cmdGetSemaphoreCounterValue-deviceBase] == 0 {
 		return missing(cmdGetSemaphoreCounterValue)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetSemaphoreCounterValue-deviceBase], uintptr(device), uintptr(semaphore), uintptr(unsafe.Pointer(pValue)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetSemaphoreCounterValue-deviceBase], uintptr(device), uintptr(semaphore), uintptr(unsafe.Pointer(pValue))))
 }
 
 // GetSemaphoreFdKHR calls vkGetSemaphoreFdKHR.
@@ -5532,8 +5352,7 @@ func (tbl *DeviceFuncs) GetSemaphoreFdKHR(device Device, pGetFdInfo *SemaphoreGe
 	if tbl == nil || tbl.fn[cmdGetSemaphoreFdKHR-deviceBase] == 0 {
 		return missing(cmdGetSemaphoreFdKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetSemaphoreFdKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetFdInfo)), uintptr(unsafe.Pointer(pFd)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetSemaphoreFdKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetFdInfo)), uintptr(unsafe.Pointer(pFd))))
 }
 
 // GetSemaphoreWin32HandleKHR calls vkGetSemaphoreWin32HandleKHR. (platform win32)
@@ -5541,8 +5360,7 @@ func (tbl *DeviceFuncs) GetSemaphoreWin32HandleKHR(device Device, pGetWin32Handl
 	if tbl == nil || tbl.fn[cmdGetSemaphoreWin32HandleKHR-deviceBase] == 0 {
 		return missing(cmdGetSemaphoreWin32HandleKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetSemaphoreWin32HandleKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetWin32HandleInfo)), uintptr(unsafe.Pointer(pHandle)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetSemaphoreWin32HandleKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetWin32HandleInfo)), uintptr(unsafe.Pointer(pHandle))))
 }
 
 // GetSemaphoreZirconHandleFUCHSIA calls vkGetSemaphoreZirconHandleFUCHSIA. (platform fuchsia)
@@ -5550,8 +5368,7 @@ func (tbl *DeviceFuncs) GetSemaphoreZirconHandleFUCHSIA(device Device, pGetZirco
 	if tbl == nil || tbl.fn[cmdGetSemaphoreZirconHandleFUCHSIA-deviceBase] == 0 {
 		return missing(cmdGetSemaphoreZirconHandleFUCHSIA)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetSemaphoreZirconHandleFUCHSIA-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetZirconHandleInfo)), uintptr(unsafe.Pointer(pZirconHandle)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdGetSemaphoreZirconHandleFUCHSIA-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pGetZirconHandleInfo)), uintptr(unsafe.Pointer(pZirconHandle))))
 }
 
 // GetShaderInfoAMD calls vkGetShaderInfoAMD.
@@ -5559,8 +5376,7 @@ func (tbl *DeviceFuncs) GetShaderInfoAMD(device Device, pipeline Pipeline, shade
 	if tbl == nil || tbl.fn[cmdGetShaderInfoAMD-deviceBase] == 0 {
 		return missing(cmdGetShaderInfoAMD)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetShaderInfoAMD-deviceBase], uintptr(device), uintptr(pipeline), uintptr(shaderStage), uintptr(infoType), uintptr(unsafe.Pointer(pInfoSize)), uintptr(pInfo))
-	return Result(int32(r))
+	return Result(call6(tbl.fn[cmdGetShaderInfoAMD-deviceBase], uintptr(device), uintptr(pipeline), uintptr(shaderStage), uintptr(infoType), uintptr(unsafe.Pointer(pInfoSize)), uintptr(pInfo)))
 }
 
 // GetShaderModuleCreateInfoIdentifierEXT calls vkGetShaderModuleCreateInfoIdentifierEXT.
@@ -5568,7 +5384,7 @@ func (tbl *DeviceFuncs) GetShaderModuleCreateInfoIdentifierEXT(device Device, pC
 	if tbl == nil || tbl.fn[cmdGetShaderModuleCreateInfoIdentifierEXT-deviceBase] == 0 {
 		return missing(cmdGetShaderModuleCreateInfoIdentifierEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdGetShaderModuleCreateInfoIdentifierEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pIdentifier)))
+	call3(tbl.fn[cmdGetShaderModuleCreateInfoIdentifierEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pIdentifier)))
 	return nil
 }
 
@@ -5577,7 +5393,7 @@ func (tbl *DeviceFuncs) GetShaderModuleIdentifierEXT(device Device, shaderModule
 	if tbl == nil || tbl.fn[cmdGetShaderModuleIdentifierEXT-deviceBase] == 0 {
 		return missing(cmdGetShaderModuleIdentifierEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdGetShaderModuleIdentifierEXT-deviceBase], uintptr(device), uintptr(shaderModule), uintptr(unsafe.Pointer(pIdentifier)))
+	call3(tbl.fn[cmdGetShaderModuleIdentifierEXT-deviceBase], uintptr(device), uintptr(shaderModule), uintptr(unsafe.Pointer(pIdentifier)))
 	return nil
 }
 
@@ -5586,8 +5402,7 @@ func (tbl *DeviceFuncs) GetSwapchainCounterEXT(device Device, swapchain Swapchai
 	if tbl == nil || tbl.fn[cmdGetSwapchainCounterEXT-deviceBase] == 0 {
 		return missing(cmdGetSwapchainCounterEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetSwapchainCounterEXT-deviceBase], uintptr(device), uintptr(swapchain), uintptr(counter), uintptr(unsafe.Pointer(pCounterValue)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetSwapchainCounterEXT-deviceBase], uintptr(device), uintptr(swapchain), uintptr(counter), uintptr(unsafe.Pointer(pCounterValue))))
 }
 
 // GetSwapchainImagesKHR calls vkGetSwapchainImagesKHR.
@@ -5595,8 +5410,7 @@ func (tbl *DeviceFuncs) GetSwapchainImagesKHR(device Device, swapchain Swapchain
 	if tbl == nil || tbl.fn[cmdGetSwapchainImagesKHR-deviceBase] == 0 {
 		return missing(cmdGetSwapchainImagesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetSwapchainImagesKHR-deviceBase], uintptr(device), uintptr(swapchain), uintptr(unsafe.Pointer(pSwapchainImageCount)), uintptr(unsafe.Pointer(pSwapchainImages)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetSwapchainImagesKHR-deviceBase], uintptr(device), uintptr(swapchain), uintptr(unsafe.Pointer(pSwapchainImageCount)), uintptr(unsafe.Pointer(pSwapchainImages))))
 }
 
 // GetSwapchainStatusKHR calls vkGetSwapchainStatusKHR.
@@ -5604,8 +5418,7 @@ func (tbl *DeviceFuncs) GetSwapchainStatusKHR(device Device, swapchain Swapchain
 	if tbl == nil || tbl.fn[cmdGetSwapchainStatusKHR-deviceBase] == 0 {
 		return missing(cmdGetSwapchainStatusKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetSwapchainStatusKHR-deviceBase], uintptr(device), uintptr(swapchain))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdGetSwapchainStatusKHR-deviceBase], uintptr(device), uintptr(swapchain)))
 }
 
 // GetValidationCacheDataEXT calls vkGetValidationCacheDataEXT.
@@ -5613,8 +5426,7 @@ func (tbl *DeviceFuncs) GetValidationCacheDataEXT(device Device, validationCache
 	if tbl == nil || tbl.fn[cmdGetValidationCacheDataEXT-deviceBase] == 0 {
 		return missing(cmdGetValidationCacheDataEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetValidationCacheDataEXT-deviceBase], uintptr(device), uintptr(validationCache), uintptr(unsafe.Pointer(pDataSize)), uintptr(pData))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetValidationCacheDataEXT-deviceBase], uintptr(device), uintptr(validationCache), uintptr(unsafe.Pointer(pDataSize)), uintptr(pData)))
 }
 
 // GetVideoSessionMemoryRequirementsKHR calls vkGetVideoSessionMemoryRequirementsKHR.
@@ -5622,8 +5434,7 @@ func (tbl *DeviceFuncs) GetVideoSessionMemoryRequirementsKHR(device Device, vide
 	if tbl == nil || tbl.fn[cmdGetVideoSessionMemoryRequirementsKHR-deviceBase] == 0 {
 		return missing(cmdGetVideoSessionMemoryRequirementsKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdGetVideoSessionMemoryRequirementsKHR-deviceBase], uintptr(device), uintptr(videoSession), uintptr(unsafe.Pointer(pMemoryRequirementsCount)), uintptr(unsafe.Pointer(pMemoryRequirements)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdGetVideoSessionMemoryRequirementsKHR-deviceBase], uintptr(device), uintptr(videoSession), uintptr(unsafe.Pointer(pMemoryRequirementsCount)), uintptr(unsafe.Pointer(pMemoryRequirements))))
 }
 
 // ImportFenceFdKHR calls vkImportFenceFdKHR.
@@ -5631,8 +5442,7 @@ func (tbl *DeviceFuncs) ImportFenceFdKHR(device Device, pImportFenceFdInfo *Impo
 	if tbl == nil || tbl.fn[cmdImportFenceFdKHR-deviceBase] == 0 {
 		return missing(cmdImportFenceFdKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdImportFenceFdKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pImportFenceFdInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdImportFenceFdKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pImportFenceFdInfo))))
 }
 
 // ImportFenceWin32HandleKHR calls vkImportFenceWin32HandleKHR. (platform win32)
@@ -5640,8 +5450,7 @@ func (tbl *DeviceFuncs) ImportFenceWin32HandleKHR(device Device, pImportFenceWin
 	if tbl == nil || tbl.fn[cmdImportFenceWin32HandleKHR-deviceBase] == 0 {
 		return missing(cmdImportFenceWin32HandleKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdImportFenceWin32HandleKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pImportFenceWin32HandleInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdImportFenceWin32HandleKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pImportFenceWin32HandleInfo))))
 }
 
 // ImportSemaphoreFdKHR calls vkImportSemaphoreFdKHR.
@@ -5649,8 +5458,7 @@ func (tbl *DeviceFuncs) ImportSemaphoreFdKHR(device Device, pImportSemaphoreFdIn
 	if tbl == nil || tbl.fn[cmdImportSemaphoreFdKHR-deviceBase] == 0 {
 		return missing(cmdImportSemaphoreFdKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdImportSemaphoreFdKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pImportSemaphoreFdInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdImportSemaphoreFdKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pImportSemaphoreFdInfo))))
 }
 
 // ImportSemaphoreWin32HandleKHR calls vkImportSemaphoreWin32HandleKHR. (platform win32)
@@ -5658,8 +5466,7 @@ func (tbl *DeviceFuncs) ImportSemaphoreWin32HandleKHR(device Device, pImportSema
 	if tbl == nil || tbl.fn[cmdImportSemaphoreWin32HandleKHR-deviceBase] == 0 {
 		return missing(cmdImportSemaphoreWin32HandleKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdImportSemaphoreWin32HandleKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pImportSemaphoreWin32HandleInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdImportSemaphoreWin32HandleKHR-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pImportSemaphoreWin32HandleInfo))))
 }
 
 // ImportSemaphoreZirconHandleFUCHSIA calls vkImportSemaphoreZirconHandleFUCHSIA. (platform fuchsia)
@@ -5667,8 +5474,7 @@ func (tbl *DeviceFuncs) ImportSemaphoreZirconHandleFUCHSIA(device Device, pImpor
 	if tbl == nil || tbl.fn[cmdImportSemaphoreZirconHandleFUCHSIA-deviceBase] == 0 {
 		return missing(cmdImportSemaphoreZirconHandleFUCHSIA)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdImportSemaphoreZirconHandleFUCHSIA-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pImportSemaphoreZirconHandleInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdImportSemaphoreZirconHandleFUCHSIA-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pImportSemaphoreZirconHandleInfo))))
 }
 
 // InitializePerformanceApiINTEL calls vkInitializePerformanceApiINTEL.
@@ -5676,8 +5482,7 @@ func (tbl *DeviceFuncs) InitializePerformanceApiINTEL(device Device, pInitialize
 	if tbl == nil || tbl.fn[cmdInitializePerformanceApiINTEL-deviceBase] == 0 {
 		return missing(cmdInitializePerformanceApiINTEL)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdInitializePerformanceApiINTEL-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInitializeInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdInitializePerformanceApiINTEL-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pInitializeInfo))))
 }
 
 // InvalidateMappedMemoryRanges calls vkInvalidateMappedMemoryRanges.
@@ -5685,8 +5490,7 @@ func (tbl *DeviceFuncs) InvalidateMappedMemoryRanges(device Device, memoryRangeC
 	if tbl == nil || tbl.fn[cmdInvalidateMappedMemoryRanges-deviceBase] == 0 {
 		return missing(cmdInvalidateMappedMemoryRanges)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdInvalidateMappedMemoryRanges-deviceBase], uintptr(device), uintptr(memoryRangeCount), uintptr(unsafe.Pointer(pMemoryRanges)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdInvalidateMappedMemoryRanges-deviceBase], uintptr(device), uintptr(memoryRangeCount), uintptr(unsafe.Pointer(pMemoryRanges))))
 }
 
 // MapMemory calls vkMapMemory.
@@ -5694,8 +5498,7 @@ func (tbl *DeviceFuncs) MapMemory(device Device, memory DeviceMemory, offset Dev
 	if tbl == nil || tbl.fn[cmdMapMemory-deviceBase] == 0 {
 		return missing(cmdMapMemory)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdMapMemory-deviceBase], uintptr(device), uintptr(memory), uintptr(offset), uintptr(size), uintptr(flags), uintptr(unsafe.Pointer(ppData)))
-	return Result(int32(r))
+	return Result(call6(tbl.fn[cmdMapMemory-deviceBase], uintptr(device), uintptr(memory), uintptr(offset), uintptr(size), uintptr(flags), uintptr(unsafe.Pointer(ppData))))
 }
 
 // MergePipelineCaches calls vkMergePipelineCaches.
@@ -5703,8 +5506,7 @@ func (tbl *DeviceFuncs) MergePipelineCaches(device Device, dstCache PipelineCach
 	if tbl == nil || tbl.fn[cmdMergePipelineCaches-deviceBase] == 0 {
 		return missing(cmdMergePipelineCaches)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdMergePipelineCaches-deviceBase], uintptr(device), uintptr(dstCache), uintptr(srcCacheCount), uintptr(unsafe.Pointer(pSrcCaches)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdMergePipelineCaches-deviceBase], uintptr(device), uintptr(dstCache), uintptr(srcCacheCount), uintptr(unsafe.Pointer(pSrcCaches))))
 }
 
 // MergeValidationCachesEXT calls vkMergeValidationCachesEXT.
@@ -5712,8 +5514,7 @@ func (tbl *DeviceFuncs) MergeValidationCachesEXT(device Device, dstCache Validat
 	if tbl == nil || tbl.fn[cmdMergeValidationCachesEXT-deviceBase] == 0 {
 		return missing(cmdMergeValidationCachesEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdMergeValidationCachesEXT-deviceBase], uintptr(device), uintptr(dstCache), uintptr(srcCacheCount), uintptr(unsafe.Pointer(pSrcCaches)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdMergeValidationCachesEXT-deviceBase], uintptr(device), uintptr(dstCache), uintptr(srcCacheCount), uintptr(unsafe.Pointer(pSrcCaches))))
 }
 
 // QueueBeginDebugUtilsLabelEXT calls vkQueueBeginDebugUtilsLabelEXT.
@@ -5721,7 +5522,7 @@ func (tbl *DeviceFuncs) QueueBeginDebugUtilsLabelEXT(queue Queue, pLabelInfo *De
 	if tbl == nil || tbl.fn[cmdQueueBeginDebugUtilsLabelEXT-deviceBase] == 0 {
 		return missing(cmdQueueBeginDebugUtilsLabelEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdQueueBeginDebugUtilsLabelEXT-deviceBase], uintptr(queue), uintptr(unsafe.Pointer(pLabelInfo)))
+	call2(tbl.fn[cmdQueueBeginDebugUtilsLabelEXT-deviceBase], uintptr(queue), uintptr(unsafe.Pointer(pLabelInfo)))
 	return nil
 }
 
@@ -5730,8 +5531,7 @@ func (tbl *DeviceFuncs) QueueBindSparse(queue Queue, bindInfoCount uint32, pBind
 	if tbl == nil || tbl.fn[cmdQueueBindSparse-deviceBase] == 0 {
 		return missing(cmdQueueBindSparse)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdQueueBindSparse-deviceBase], uintptr(queue), uintptr(bindInfoCount), uintptr(unsafe.Pointer(pBindInfo)), uintptr(fence))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdQueueBindSparse-deviceBase], uintptr(queue), uintptr(bindInfoCount), uintptr(unsafe.Pointer(pBindInfo)), uintptr(fence)))
 }
 
 // QueueEndDebugUtilsLabelEXT calls vkQueueEndDebugUtilsLabelEXT.
@@ -5739,7 +5539,7 @@ func (tbl *DeviceFuncs) QueueEndDebugUtilsLabelEXT(queue Queue) error {
 	if tbl == nil || tbl.fn[cmdQueueEndDebugUtilsLabelEXT-deviceBase] == 0 {
 		return missing(cmdQueueEndDebugUtilsLabelEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdQueueEndDebugUtilsLabelEXT-deviceBase], uintptr(queue))
+	call1(tbl.fn[cmdQueueEndDebugUtilsLabelEXT-deviceBase], uintptr(queue))
 	return nil
 }
 
@@ -5748,7 +5548,7 @@ func (tbl *DeviceFuncs) QueueInsertDebugUtilsLabelEXT(queue Queue, pLabelInfo *D
 	if tbl == nil || tbl.fn[cmdQueueInsertDebugUtilsLabelEXT-deviceBase] == 0 {
 		return missing(cmdQueueInsertDebugUtilsLabelEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdQueueInsertDebugUtilsLabelEXT-deviceBase], uintptr(queue), uintptr(unsafe.Pointer(pLabelInfo)))
+	call2(tbl.fn[cmdQueueInsertDebugUtilsLabelEXT-deviceBase], uintptr(queue), uintptr(unsafe.Pointer(pLabelInfo)))
 	return nil
 }
 
@@ -5757,8 +5557,7 @@ func (tbl *DeviceFuncs) QueuePresentKHR(queue Queue, pPresentInfo *PresentInfoKH
 	if tbl == nil || tbl.fn[cmdQueuePresentKHR-deviceBase] == 0 {
 		return missing(cmdQueuePresentKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdQueuePresentKHR-deviceBase], uintptr(queue), uintptr(unsafe.Pointer(pPresentInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdQueuePresentKHR-deviceBase], uintptr(queue), uintptr(unsafe.Pointer(pPresentInfo))))
 }
 
 // QueueSetPerformanceConfigurationINTEL calls vkQueueSetPerformanceConfigurationINTEL.
@@ -5766,8 +5565,7 @@ func (tbl *DeviceFuncs) QueueSetPerformanceConfigurationINTEL(queue Queue, confi
 	if tbl == nil || tbl.fn[cmdQueueSetPerformanceConfigurationINTEL-deviceBase] == 0 {
 		return missing(cmdQueueSetPerformanceConfigurationINTEL)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdQueueSetPerformanceConfigurationINTEL-deviceBase], uintptr(queue), uintptr(configuration))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdQueueSetPerformanceConfigurationINTEL-deviceBase], uintptr(queue), uintptr(configuration)))
 }
 
 // QueueSubmit calls vkQueueSubmit.
@@ -5775,8 +5573,7 @@ func (tbl *DeviceFuncs) QueueSubmit(queue Queue, submitCount uint32, pSubmits *S
 	if tbl == nil || tbl.fn[cmdQueueSubmit-deviceBase] == 0 {
 		return missing(cmdQueueSubmit)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdQueueSubmit-deviceBase], uintptr(queue), uintptr(submitCount), uintptr(unsafe.Pointer(pSubmits)), uintptr(fence))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdQueueSubmit-deviceBase], uintptr(queue), uintptr(submitCount), uintptr(unsafe.Pointer(pSubmits)), uintptr(fence)))
 }
 
 // QueueSubmit2 calls vkQueueSubmit2.
@@ -5784,8 +5581,7 @@ func (tbl *DeviceFuncs) QueueSubmit2(queue Queue, submitCount uint32, pSubmits *
 	if tbl == nil || tbl.fn[cmdQueueSubmit2-deviceBase] == 0 {
 		return missing(cmdQueueSubmit2)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdQueueSubmit2-deviceBase], uintptr(queue), uintptr(submitCount), uintptr(unsafe.Pointer(pSubmits)), uintptr(fence))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdQueueSubmit2-deviceBase], uintptr(queue), uintptr(submitCount), uintptr(unsafe.Pointer(pSubmits)), uintptr(fence)))
 }
 
 // QueueWaitIdle calls vkQueueWaitIdle.
@@ -5793,8 +5589,7 @@ func (tbl *DeviceFuncs) QueueWaitIdle(queue Queue) Result {
 	if tbl == nil || tbl.fn[cmdQueueWaitIdle-deviceBase] == 0 {
 		return missing(cmdQueueWaitIdle)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdQueueWaitIdle-deviceBase], uintptr(queue))
-	return Result(int32(r))
+	return Result(call1(tbl.fn[cmdQueueWaitIdle-deviceBase], uintptr(queue)))
 }
 
 // RegisterDeviceEventEXT calls vkRegisterDeviceEventEXT.
@@ -5802,8 +5597,7 @@ func (tbl *DeviceFuncs) RegisterDeviceEventEXT(device Device, pDeviceEventInfo *
 	if tbl == nil || tbl.fn[cmdRegisterDeviceEventEXT-deviceBase] == 0 {
 		return missing(cmdRegisterDeviceEventEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdRegisterDeviceEventEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pDeviceEventInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pFence)))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdRegisterDeviceEventEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pDeviceEventInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pFence))))
 }
 
 // RegisterDisplayEventEXT calls vkRegisterDisplayEventEXT.
@@ -5811,8 +5605,7 @@ func (tbl *DeviceFuncs) RegisterDisplayEventEXT(device Device, display DisplayKH
 	if tbl == nil || tbl.fn[cmdRegisterDisplayEventEXT-deviceBase] == 0 {
 		return missing(cmdRegisterDisplayEventEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdRegisterDisplayEventEXT-deviceBase], uintptr(device), uintptr(display), uintptr(unsafe.Pointer(pDisplayEventInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pFence)))
-	return Result(int32(r))
+	return Result(call5(tbl.fn[cmdRegisterDisplayEventEXT-deviceBase], uintptr(device), uintptr(display), uintptr(unsafe.Pointer(pDisplayEventInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pFence))))
 }
 
 // ReleaseFullScreenExclusiveModeEXT calls vkReleaseFullScreenExclusiveModeEXT. (platform win32)
@@ -5820,8 +5613,7 @@ func (tbl *DeviceFuncs) ReleaseFullScreenExclusiveModeEXT(device Device, swapcha
 	if tbl == nil || tbl.fn[cmdReleaseFullScreenExclusiveModeEXT-deviceBase] == 0 {
 		return missing(cmdReleaseFullScreenExclusiveModeEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdReleaseFullScreenExclusiveModeEXT-deviceBase], uintptr(device), uintptr(swapchain))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdReleaseFullScreenExclusiveModeEXT-deviceBase], uintptr(device), uintptr(swapchain)))
 }
 
 // ReleasePerformanceConfigurationINTEL calls vkReleasePerformanceConfigurationINTEL.
@@ -5829,8 +5621,7 @@ func (tbl *DeviceFuncs) ReleasePerformanceConfigurationINTEL(device Device, conf
 	if tbl == nil || tbl.fn[cmdReleasePerformanceConfigurationINTEL-deviceBase] == 0 {
 		return missing(cmdReleasePerformanceConfigurationINTEL)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdReleasePerformanceConfigurationINTEL-deviceBase], uintptr(device), uintptr(configuration))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdReleasePerformanceConfigurationINTEL-deviceBase], uintptr(device), uintptr(configuration)))
 }
 
 // ReleaseProfilingLockKHR calls vkReleaseProfilingLockKHR.
@@ -5838,7 +5629,7 @@ func (tbl *DeviceFuncs) ReleaseProfilingLockKHR(device Device) error {
 	if tbl == nil || tbl.fn[cmdReleaseProfilingLockKHR-deviceBase] == 0 {
 		return missing(cmdReleaseProfilingLockKHR)
 	}
-	purego.SyscallN(tbl.fn[cmdReleaseProfilingLockKHR-deviceBase], uintptr(device))
+	call1(tbl.fn[cmdReleaseProfilingLockKHR-deviceBase], uintptr(device))
 	return nil
 }
 
@@ -5847,8 +5638,7 @@ func (tbl *DeviceFuncs) ReleaseSwapchainImagesEXT(device Device, pReleaseInfo *R
 	if tbl == nil || tbl.fn[cmdReleaseSwapchainImagesEXT-deviceBase] == 0 {
 		return missing(cmdReleaseSwapchainImagesEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdReleaseSwapchainImagesEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pReleaseInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdReleaseSwapchainImagesEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pReleaseInfo))))
 }
 
 // ResetCommandBuffer calls vkResetCommandBuffer.
@@ -5856,8 +5646,7 @@ func (tbl *DeviceFuncs) ResetCommandBuffer(commandBuffer CommandBuffer, flags Co
 	if tbl == nil || tbl.fn[cmdResetCommandBuffer-deviceBase] == 0 {
 		return missing(cmdResetCommandBuffer)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdResetCommandBuffer-deviceBase], uintptr(commandBuffer), uintptr(flags))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdResetCommandBuffer-deviceBase], uintptr(commandBuffer), uintptr(flags)))
 }
 
 // ResetCommandPool calls vkResetCommandPool.
@@ -5865,8 +5654,7 @@ func (tbl *DeviceFuncs) ResetCommandPool(device Device, commandPool CommandPool,
 	if tbl == nil || tbl.fn[cmdResetCommandPool-deviceBase] == 0 {
 		return missing(cmdResetCommandPool)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdResetCommandPool-deviceBase], uintptr(device), uintptr(commandPool), uintptr(flags))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdResetCommandPool-deviceBase], uintptr(device), uintptr(commandPool), uintptr(flags)))
 }
 
 // ResetDescriptorPool calls vkResetDescriptorPool.
@@ -5874,8 +5662,7 @@ func (tbl *DeviceFuncs) ResetDescriptorPool(device Device, descriptorPool Descri
 	if tbl == nil || tbl.fn[cmdResetDescriptorPool-deviceBase] == 0 {
 		return missing(cmdResetDescriptorPool)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdResetDescriptorPool-deviceBase], uintptr(device), uintptr(descriptorPool), uintptr(flags))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdResetDescriptorPool-deviceBase], uintptr(device), uintptr(descriptorPool), uintptr(flags)))
 }
 
 // ResetEvent calls vkResetEvent.
@@ -5883,8 +5670,7 @@ func (tbl *DeviceFuncs) ResetEvent(device Device, event Event) Result {
 	if tbl == nil || tbl.fn[cmdResetEvent-deviceBase] == 0 {
 		return missing(cmdResetEvent)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdResetEvent-deviceBase], uintptr(device), uintptr(event))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdResetEvent-deviceBase], uintptr(device), uintptr(event)))
 }
 
 // ResetFences calls vkResetFences.
@@ -5892,8 +5678,7 @@ func (tbl *DeviceFuncs) ResetFences(device Device, fenceCount uint32, pFences *F
 	if tbl == nil || tbl.fn[cmdResetFences-deviceBase] == 0 {
 		return missing(cmdResetFences)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdResetFences-deviceBase], uintptr(device), uintptr(fenceCount), uintptr(unsafe.Pointer(pFences)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdResetFences-deviceBase], uintptr(device), uintptr(fenceCount), uintptr(unsafe.Pointer(pFences))))
 }
 
 // ResetQueryPool calls vkResetQueryPool.
@@ -5901,7 +5686,7 @@ func (tbl *DeviceFuncs) ResetQueryPool(device Device, queryPool QueryPool, first
 	if tbl == nil || tbl.fn[cmdResetQueryPool-deviceBase] == 0 {
 		return missing(cmdResetQueryPool)
 	}
-	purego.SyscallN(tbl.fn[cmdResetQueryPool-deviceBase], uintptr(device), uintptr(queryPool), uintptr(firstQuery), uintptr(queryCount))
+	call4(tbl.fn[cmdResetQueryPool-deviceBase], uintptr(device), uintptr(queryPool), uintptr(firstQuery), uintptr(queryCount))
 	return nil
 }
 
@@ -5910,8 +5695,7 @@ func (tbl *DeviceFuncs) SetBufferCollectionBufferConstraintsFUCHSIA(device Devic
 	if tbl == nil || tbl.fn[cmdSetBufferCollectionBufferConstraintsFUCHSIA-deviceBase] == 0 {
 		return missing(cmdSetBufferCollectionBufferConstraintsFUCHSIA)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdSetBufferCollectionBufferConstraintsFUCHSIA-deviceBase], uintptr(device), uintptr(collection), uintptr(unsafe.Pointer(pBufferConstraintsInfo)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdSetBufferCollectionBufferConstraintsFUCHSIA-deviceBase], uintptr(device), uintptr(collection), uintptr(unsafe.Pointer(pBufferConstraintsInfo))))
 }
 
 // SetBufferCollectionImageConstraintsFUCHSIA calls vkSetBufferCollectionImageConstraintsFUCHSIA. (platform fuchsia)
@@ -5919,8 +5703,7 @@ func (tbl *DeviceFuncs) SetBufferCollectionImageConstraintsFUCHSIA(device Device
 	if tbl == nil || tbl.fn[cmdSetBufferCollectionImageConstraintsFUCHSIA-deviceBase] == 0 {
 		return missing(cmdSetBufferCollectionImageConstraintsFUCHSIA)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdSetBufferCollectionImageConstraintsFUCHSIA-deviceBase], uintptr(device), uintptr(collection), uintptr(unsafe.Pointer(pImageConstraintsInfo)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdSetBufferCollectionImageConstraintsFUCHSIA-deviceBase], uintptr(device), uintptr(collection), uintptr(unsafe.Pointer(pImageConstraintsInfo))))
 }
 
 // SetDebugUtilsObjectNameEXT calls vkSetDebugUtilsObjectNameEXT.
@@ -5928,8 +5711,7 @@ func (tbl *DeviceFuncs) SetDebugUtilsObjectNameEXT(device Device, pNameInfo *Deb
 	if tbl == nil || tbl.fn[cmdSetDebugUtilsObjectNameEXT-deviceBase] == 0 {
 		return missing(cmdSetDebugUtilsObjectNameEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdSetDebugUtilsObjectNameEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pNameInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdSetDebugUtilsObjectNameEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pNameInfo))))
 }
 
 // SetDebugUtilsObjectTagEXT calls vkSetDebugUtilsObjectTagEXT.
@@ -5937,8 +5719,7 @@ func (tbl *DeviceFuncs) SetDebugUtilsObjectTagEXT(device Device, pTagInfo *Debug
 	if tbl == nil || tbl.fn[cmdSetDebugUtilsObjectTagEXT-deviceBase] == 0 {
 		return missing(cmdSetDebugUtilsObjectTagEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdSetDebugUtilsObjectTagEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pTagInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdSetDebugUtilsObjectTagEXT-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pTagInfo))))
 }
 
 // SetDeviceMemoryPriorityEXT calls vkSetDeviceMemoryPriorityEXT.
@@ -5955,8 +5736,7 @@ func (tbl *DeviceFuncs) SetEvent(device Device, event Event) Result {
 	if tbl == nil || tbl.fn[cmdSetEvent-deviceBase] == 0 {
 		return missing(cmdSetEvent)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdSetEvent-deviceBase], uintptr(device), uintptr(event))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdSetEvent-deviceBase], uintptr(device), uintptr(event)))
 }
 
 // SetHdrMetadataEXT calls vkSetHdrMetadataEXT.
@@ -5964,7 +5744,7 @@ func (tbl *DeviceFuncs) SetHdrMetadataEXT(device Device, swapchainCount uint32, 
 	if tbl == nil || tbl.fn[cmdSetHdrMetadataEXT-deviceBase] == 0 {
 		return missing(cmdSetHdrMetadataEXT)
 	}
-	purego.SyscallN(tbl.fn[cmdSetHdrMetadataEXT-deviceBase], uintptr(device), uintptr(swapchainCount), uintptr(unsafe.Pointer(pSwapchains)), uintptr(unsafe.Pointer(pMetadata)))
+	call4(tbl.fn[cmdSetHdrMetadataEXT-deviceBase], uintptr(device), uintptr(swapchainCount), uintptr(unsafe.Pointer(pSwapchains)), uintptr(unsafe.Pointer(pMetadata)))
 	return nil
 }
 
@@ -5973,7 +5753,7 @@ func (tbl *DeviceFuncs) SetLocalDimmingAMD(device Device, swapChain SwapchainKHR
 	if tbl == nil || tbl.fn[cmdSetLocalDimmingAMD-deviceBase] == 0 {
 		return missing(cmdSetLocalDimmingAMD)
 	}
-	purego.SyscallN(tbl.fn[cmdSetLocalDimmingAMD-deviceBase], uintptr(device), uintptr(swapChain), uintptr(localDimmingEnable))
+	call3(tbl.fn[cmdSetLocalDimmingAMD-deviceBase], uintptr(device), uintptr(swapChain), uintptr(localDimmingEnable))
 	return nil
 }
 
@@ -5982,8 +5762,7 @@ func (tbl *DeviceFuncs) SetPrivateData(device Device, objectType ObjectType, obj
 	if tbl == nil || tbl.fn[cmdSetPrivateData-deviceBase] == 0 {
 		return missing(cmdSetPrivateData)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdSetPrivateData-deviceBase], uintptr(device), uintptr(objectType), uintptr(objectHandle), uintptr(privateDataSlot), uintptr(data))
-	return Result(int32(r))
+	return Result(call5(tbl.fn[cmdSetPrivateData-deviceBase], uintptr(device), uintptr(objectType), uintptr(objectHandle), uintptr(privateDataSlot), uintptr(data)))
 }
 
 // SignalSemaphore calls vkSignalSemaphore.
@@ -5991,8 +5770,7 @@ func (tbl *DeviceFuncs) SignalSemaphore(device Device, pSignalInfo *SemaphoreSig
 	if tbl == nil || tbl.fn[cmdSignalSemaphore-deviceBase] == 0 {
 		return missing(cmdSignalSemaphore)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdSignalSemaphore-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pSignalInfo)))
-	return Result(int32(r))
+	return Result(call2(tbl.fn[cmdSignalSemaphore-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pSignalInfo))))
 }
 
 // TrimCommandPool calls vkTrimCommandPool.
@@ -6000,7 +5778,7 @@ func (tbl *DeviceFuncs) TrimCommandPool(device Device, commandPool CommandPool, 
 	if tbl == nil || tbl.fn[cmdTrimCommandPool-deviceBase] == 0 {
 		return missing(cmdTrimCommandPool)
 	}
-	purego.SyscallN(tbl.fn[cmdTrimCommandPool-deviceBase], uintptr(device), uintptr(commandPool), uintptr(flags))
+	call3(tbl.fn[cmdTrimCommandPool-deviceBase], uintptr(device), uintptr(commandPool), uintptr(flags))
 	return nil
 }
 
@@ -6009,7 +5787,7 @@ func (tbl *DeviceFuncs) UninitializePerformanceApiINTEL(device Device) error {
 	if tbl == nil || tbl.fn[cmdUninitializePerformanceApiINTEL-deviceBase] == 0 {
 		return missing(cmdUninitializePerformanceApiINTEL)
 	}
-	purego.SyscallN(tbl.fn[cmdUninitializePerformanceApiINTEL-deviceBase], uintptr(device))
+	call1(tbl.fn[cmdUninitializePerformanceApiINTEL-deviceBase], uintptr(device))
 	return nil
 }
 
@@ -6018,7 +5796,7 @@ func (tbl *DeviceFuncs) UnmapMemory(device Device, memory DeviceMemory) error {
 	if tbl == nil || tbl.fn[cmdUnmapMemory-deviceBase] == 0 {
 		return missing(cmdUnmapMemory)
 	}
-	purego.SyscallN(tbl.fn[cmdUnmapMemory-deviceBase], uintptr(device), uintptr(memory))
+	call2(tbl.fn[cmdUnmapMemory-deviceBase], uintptr(device), uintptr(memory))
 	return nil
 }
 
@@ -6027,7 +5805,7 @@ func (tbl *DeviceFuncs) UpdateDescriptorSetWithTemplate(device Device, descripto
 	if tbl == nil || tbl.fn[cmdUpdateDescriptorSetWithTemplate-deviceBase] == 0 {
 		return missing(cmdUpdateDescriptorSetWithTemplate)
 	}
-	purego.SyscallN(tbl.fn[cmdUpdateDescriptorSetWithTemplate-deviceBase], uintptr(device), uintptr(descriptorSet), uintptr(descriptorUpdateTemplate), uintptr(pData))
+	call4(tbl.fn[cmdUpdateDescriptorSetWithTemplate-deviceBase], uintptr(device), uintptr(descriptorSet), uintptr(descriptorUpdateTemplate), uintptr(pData))
 	return nil
 }
 
@@ -6036,7 +5814,7 @@ func (tbl *DeviceFuncs) UpdateDescriptorSets(device Device, descriptorWriteCount
 	if tbl == nil || tbl.fn[cmdUpdateDescriptorSets-deviceBase] == 0 {
 		return missing(cmdUpdateDescriptorSets)
 	}
-	purego.SyscallN(tbl.fn[cmdUpdateDescriptorSets-deviceBase], uintptr(device), uintptr(descriptorWriteCount), uintptr(unsafe.Pointer(pDescriptorWrites)), uintptr(descriptorCopyCount), uintptr(unsafe.Pointer(pDescriptorCopies)))
+	call5(tbl.fn[cmdUpdateDescriptorSets-deviceBase], uintptr(device), uintptr(descriptorWriteCount), uintptr(unsafe.Pointer(pDescriptorWrites)), uintptr(descriptorCopyCount), uintptr(unsafe.Pointer(pDescriptorCopies)))
 	return nil
 }
 
@@ -6045,8 +5823,7 @@ func (tbl *DeviceFuncs) UpdateVideoSessionParametersKHR(device Device, videoSess
 	if tbl == nil || tbl.fn[cmdUpdateVideoSessionParametersKHR-deviceBase] == 0 {
 		return missing(cmdUpdateVideoSessionParametersKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdUpdateVideoSessionParametersKHR-deviceBase], uintptr(device), uintptr(videoSessionParameters), uintptr(unsafe.Pointer(pUpdateInfo)))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdUpdateVideoSessionParametersKHR-deviceBase], uintptr(device), uintptr(videoSessionParameters), uintptr(unsafe.Pointer(pUpdateInfo))))
 }
 
 // WaitForFences calls vkWaitForFences.
@@ -6054,8 +5831,7 @@ func (tbl *DeviceFuncs) WaitForFences(device Device, fenceCount uint32, pFences 
 	if tbl == nil || tbl.fn[cmdWaitForFences-deviceBase] == 0 {
 		return missing(cmdWaitForFences)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdWaitForFences-deviceBase], uintptr(device), uintptr(fenceCount), uintptr(unsafe.Pointer(pFences)), uintptr(waitAll), uintptr(timeout))
-	return Result(int32(r))
+	return Result(call5(tbl.fn[cmdWaitForFences-deviceBase], uintptr(device), uintptr(fenceCount), uintptr(unsafe.Pointer(pFences)), uintptr(waitAll), uintptr(timeout)))
 }
 
 // WaitForPresentKHR calls vkWaitForPresentKHR.
@@ -6063,8 +5839,7 @@ func (tbl *DeviceFuncs) WaitForPresentKHR(device Device, swapchain SwapchainKHR,
 	if tbl == nil || tbl.fn[cmdWaitForPresentKHR-deviceBase] == 0 {
 		return missing(cmdWaitForPresentKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdWaitForPresentKHR-deviceBase], uintptr(device), uintptr(swapchain), uintptr(presentId), uintptr(timeout))
-	return Result(int32(r))
+	return Result(call4(tbl.fn[cmdWaitForPresentKHR-deviceBase], uintptr(device), uintptr(swapchain), uintptr(presentId), uintptr(timeout)))
 }
 
 // WaitSemaphores calls vkWaitSemaphores.
@@ -6072,8 +5847,7 @@ func (tbl *DeviceFuncs) WaitSemaphores(device Device, pWaitInfo *SemaphoreWaitIn
 	if tbl == nil || tbl.fn[cmdWaitSemaphores-deviceBase] == 0 {
 		return missing(cmdWaitSemaphores)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdWaitSemaphores-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pWaitInfo)), uintptr(timeout))
-	return Result(int32(r))
+	return Result(call3(tbl.fn[cmdWaitSemaphores-deviceBase], uintptr(device), uintptr(unsafe.Pointer(pWaitInfo)), uintptr(timeout)))
 }
 
 // WriteAccelerationStructuresPropertiesKHR calls vkWriteAccelerationStructuresPropertiesKHR.
@@ -6081,8 +5855,7 @@ func (tbl *DeviceFuncs) WriteAccelerationStructuresPropertiesKHR(device Device, 
 	if tbl == nil || tbl.fn[cmdWriteAccelerationStructuresPropertiesKHR-deviceBase] == 0 {
 		return missing(cmdWriteAccelerationStructuresPropertiesKHR)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdWriteAccelerationStructuresPropertiesKHR-deviceBase], uintptr(device), uintptr(accelerationStructureCount), uintptr(unsafe.Pointer(pAccelerationStructures)), uintptr(queryType), uintptr(dataSize), uintptr(pData), uintptr(stride))
-	return Result(int32(r))
+	return Result(call7(tbl.fn[cmdWriteAccelerationStructuresPropertiesKHR-deviceBase], uintptr(device), uintptr(accelerationStructureCount), uintptr(unsafe.Pointer(pAccelerationStructures)), uintptr(queryType), uintptr(dataSize), uintptr(pData), uintptr(stride)))
 }
 
 // WriteMicromapsPropertiesEXT calls vkWriteMicromapsPropertiesEXT.
@@ -6090,8 +5863,7 @@ func (tbl *DeviceFuncs) WriteMicromapsPropertiesEXT(device Device, micromapCount
 	if tbl == nil || tbl.fn[cmdWriteMicromapsPropertiesEXT-deviceBase] == 0 {
 		return missing(cmdWriteMicromapsPropertiesEXT)
 	}
-	r, _, _ := purego.SyscallN(tbl.fn[cmdWriteMicromapsPropertiesEXT-deviceBase], uintptr(device), uintptr(micromapCount), uintptr(unsafe.Pointer(pMicromaps)), uintptr(queryType), uintptr(dataSize), uintptr(pData), uintptr(stride))
-	return Result(int32(r))
+	return Result(call7(tbl.fn[cmdWriteMicromapsPropertiesEXT-deviceBase], uintptr(device), uintptr(micromapCount), uintptr(unsafe.Pointer(pMicromaps)), uintptr(queryType), uintptr(dataSize), uintptr(pData), uintptr(stride)))
 }
 
 // CreateInstance calls vkCreateInstance.
@@ -6100,8 +5872,7 @@ func CreateInstance(pCreateInfo *InstanceCreateInfo, pAllocator *AllocationCallb
 	if fnptr == 0 {
 		return missing(cmdCreateInstance)
 	}
-	r, _, _ := purego.SyscallN(fnptr, uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pInstance)))
-	return Result(int32(r))
+	return Result(call3(fnptr, uintptr(unsafe.Pointer(pCreateInfo)), uintptr(unsafe.Pointer(pAllocator)), uintptr(unsafe.Pointer(pInstance))))
 }
 
 // EnumerateInstanceExtensionProperties calls vkEnumerateInstanceExtensionProperties.
@@ -6110,8 +5881,7 @@ func EnumerateInstanceExtensionProperties(pLayerName *byte, pPropertyCount *uint
 	if fnptr == 0 {
 		return missing(cmdEnumerateInstanceExtensionProperties)
 	}
-	r, _, _ := purego.SyscallN(fnptr, uintptr(unsafe.Pointer(pLayerName)), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call3(fnptr, uintptr(unsafe.Pointer(pLayerName)), uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // EnumerateInstanceLayerProperties calls vkEnumerateInstanceLayerProperties.
@@ -6120,8 +5890,7 @@ func EnumerateInstanceLayerProperties(pPropertyCount *uint32, pProperties *Layer
 	if fnptr == 0 {
 		return missing(cmdEnumerateInstanceLayerProperties)
 	}
-	r, _, _ := purego.SyscallN(fnptr, uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties)))
-	return Result(int32(r))
+	return Result(call2(fnptr, uintptr(unsafe.Pointer(pPropertyCount)), uintptr(unsafe.Pointer(pProperties))))
 }
 
 // EnumerateInstanceVersion calls vkEnumerateInstanceVersion.
@@ -6130,6 +5899,158 @@ func EnumerateInstanceVersion(pApiVersion *uint32) Result {
 	if fnptr == 0 {
 		return missing(cmdEnumerateInstanceVersion)
 	}
-	r, _, _ := purego.SyscallN(fnptr, uintptr(unsafe.Pointer(pApiVersion)))
-	return Result(int32(r))
+	return Result(call1(fnptr, uintptr(unsafe.Pointer(pApiVersion))))
+}
+
+//go:uintptrescapes
+func call1(fn, a1 uintptr) int32 {
+	f := callFrame{fn: fn, n: 1}
+	f.a[0] = a1
+	return invoke(&f)
+}
+
+//go:uintptrescapes
+func call2(fn, a1, a2 uintptr) int32 {
+	f := callFrame{fn: fn, n: 2}
+	f.a[0] = a1
+	f.a[1] = a2
+	return invoke(&f)
+}
+
+//go:uintptrescapes
+func call3(fn, a1, a2, a3 uintptr) int32 {
+	f := callFrame{fn: fn, n: 3}
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	return invoke(&f)
+}
+
+//go:uintptrescapes
+func call4(fn, a1, a2, a3, a4 uintptr) int32 {
+	f := callFrame{fn: fn, n: 4}
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	return invoke(&f)
+}
+
+//go:uintptrescapes
+func call5(fn, a1, a2, a3, a4, a5 uintptr) int32 {
+	f := callFrame{fn: fn, n: 5}
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	return invoke(&f)
+}
+
+//go:uintptrescapes
+func call6(fn, a1, a2, a3, a4, a5, a6 uintptr) int32 {
+	f := callFrame{fn: fn, n: 6}
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	return invoke(&f)
+}
+
+//go:uintptrescapes
+func call7(fn, a1, a2, a3, a4, a5, a6, a7 uintptr) int32 {
+	f := callFrame{fn: fn, n: 7}
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	return invoke(&f)
+}
+
+//go:uintptrescapes
+func call8(fn, a1, a2, a3, a4, a5, a6, a7, a8 uintptr) int32 {
+	f := callFrame{fn: fn, n: 8}
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	return invoke(&f)
+}
+
+//go:uintptrescapes
+func call9(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9 uintptr) int32 {
+	f := callFrame{fn: fn, n: 9}
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	return invoke(&f)
+}
+
+//go:uintptrescapes
+func call10(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10 uintptr) int32 {
+	f := callFrame{fn: fn, n: 10}
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	return invoke(&f)
+}
+
+//go:uintptrescapes
+func call11(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11 uintptr) int32 {
+	f := callFrame{fn: fn, n: 11}
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	return invoke(&f)
+}
+
+//go:uintptrescapes
+func call15(fn, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15 uintptr) int32 {
+	f := callFrame{fn: fn, n: 15}
+	f.a[0] = a1
+	f.a[1] = a2
+	f.a[2] = a3
+	f.a[3] = a4
+	f.a[4] = a5
+	f.a[5] = a6
+	f.a[6] = a7
+	f.a[7] = a8
+	f.a[8] = a9
+	f.a[9] = a10
+	f.a[10] = a11
+	f.a[11] = a12
+	f.a[12] = a13
+	f.a[13] = a14
+	f.a[14] = a15
+	return invoke(&f)
 }

@@ -414,8 +414,30 @@ func (m *model) emitCommands() (*file, error) {
 	for _, c := range cmds[:bases[levelInstance]] {
 		m.emitWrapper(f, c, "", "")
 	}
+	for n := 0; n <= maxCallArgs; n++ {
+		if !m.arities[n] {
+			continue
+		}
+		var params, sets []string
+		for i := 1; i <= n; i++ {
+			params = append(params, fmt.Sprintf("a%d", i))
+			sets = append(sets, fmt.Sprintf("f.a[%d] = a%d", i-1, i))
+		}
+		f.p("//go:uintptrescapes")
+		f.p("func call%d(%s uintptr) int32 {", n, strings.Join(append([]string{"fn"}, params...), ", "))
+		f.p("f := callFrame{fn: fn, n: %d}", n)
+		for _, st := range sets {
+			f.p("%s", st)
+		}
+		f.p("return invoke(&f)")
+		f.p("}")
+		f.p("")
+	}
 	return f, nil
 }
+
+// maxCallArgs matches vk.maxCallArgs: the arguments a call frame carries.
+const maxCallArgs = 16
 
 func (m *model) emitWrapper(f *file, c *command, tbl, base string) {
 	s := m.signature(c)
@@ -477,11 +499,25 @@ func (m *model) emitWrapper(f *file, c *command, tbl, base string) {
 		f.p("")
 		return
 	}
-	switch s.ret {
-	case "":
+	if (s.ret == "" || s.ret == "Result") && len(s.args) <= maxCallArgs {
+		// The fast path: see vk/call.go.
+		call = fmt.Sprintf("call%d(%s", len(s.args), fnptr)
+		if len(s.args) > 0 {
+			call += ", " + strings.Join(s.args, ", ")
+		}
+		call += ")"
+		m.arities[len(s.args)] = true
+	}
+	switch {
+	case s.ret == "" && strings.HasPrefix(call, "call"):
 		f.p("%s", call)
 		f.p("return nil")
-	case "Result":
+	case s.ret == "Result" && strings.HasPrefix(call, "call"):
+		f.p("return Result(%s)", call)
+	case s.ret == "":
+		f.p("%s", call)
+		f.p("return nil")
+	case s.ret == "Result":
 		f.p("r, _, _ := %s", call)
 		f.p("return Result(int32(r))")
 	default:

@@ -137,6 +137,7 @@ type model struct {
 	platOf     map[string]string
 	visited    map[string]bool
 	skipped    []string
+	arities    map[int]bool
 }
 
 var reHeaderVersion = regexp.MustCompile(`VK_HEADER_VERSION</name>\s+(\d+)`)
@@ -147,7 +148,7 @@ func buildModel(r *xRegistry, raw []byte) (*model, error) {
 		types: map[string]*typeInfo{}, groups: map[string]*enumGroup{}, constSeen: map[string]bool{},
 		reqTypes: map[string]bool{}, reqCmds: map[string]bool{}, cmds: map[string]*xCommand{},
 		okMemo: map[string]int{}, layoutMemo: map[string][2]int{}, platOf: map[string]string{},
-		visited: map[string]bool{},
+		visited: map[string]bool{}, arities: map[int]bool{},
 	}
 	hv := reHeaderVersion.FindSubmatch(raw)
 	if hv == nil {

@@ -1,0 +1,45 @@
+//go:build amd64 && !windows
+
+#include "textflag.h"
+
+// callTrampoline is entered from runtime.asmcgocall on the system stack with
+// the System V ABI: DI points at a callFrame {fn, n, a[16]}. Arguments 1-6 go
+// in DI, SI, DX, CX, R8, R9, the rest on the stack; the C function's return
+// value is left in AX for asmcgocall to hand back.
+TEXT callTrampoline<>(SB), NOSPLIT|NOFRAME, $0-0
+	PUSHQ BP
+	MOVQ  SP, BP
+	MOVQ  DI, R11
+	MOVQ  8(R11), CX
+	SUBQ  $6, CX
+	JLE   regs
+	MOVQ  CX, AX
+	SHLQ  $3, AX
+	ADDQ  $15, AX
+	ANDQ  $~15, AX
+	SUBQ  AX, SP
+	XORQ  DX, DX
+
+copy:
+	MOVQ 64(R11)(DX*8), AX
+	MOVQ AX, (SP)(DX*8)
+	INCQ DX
+	CMPQ DX, CX
+	JLT  copy
+
+regs:
+	MOVQ 16(R11), DI
+	MOVQ 24(R11), SI
+	MOVQ 32(R11), DX
+	MOVQ 40(R11), CX
+	MOVQ 48(R11), R8
+	MOVQ 56(R11), R9
+	MOVQ 0(R11), R10
+	XORL AX, AX
+	CALL R10
+	MOVQ BP, SP
+	POPQ BP
+	RET
+
+DATA ·callTrampolineABI0(SB)/8, $callTrampoline<>(SB)
+GLOBL ·callTrampolineABI0(SB), NOPTR|RODATA, $8
