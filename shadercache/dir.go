@@ -64,6 +64,11 @@ const defaultTouchInterval = time.Minute
 // tempPrefix starts the name of every temporary file.
 const tempPrefix = ".tmp-"
 
+// pid is this process's id, part of each temporary file's name so that
+// processes sharing a directory never pick the same one. Looked up once:
+// os.Getpid is a system call each time.
+var pid = strconv.Itoa(os.Getpid())
+
 // NewDir returns a store rooted at path, creating the directory and its
 // subdirectories if needed. See [Default] for the per-user cache directory.
 func NewDir(path string, opts ...Option) (*Dir, error) {
@@ -297,7 +302,7 @@ func (d *Dir) write(k kind, name string, data []byte) error {
 // created again.
 func (d *Dir) writeTemp(dir string, header, data []byte, stamp bool) (string, error) {
 	for attempt := 0; ; attempt++ {
-		tmp := filepath.Join(dir, tempPrefix+strconv.Itoa(os.Getpid())+"-"+strconv.FormatUint(d.tmpSeq.Add(1), 36))
+		tmp := filepath.Join(dir, tempPrefix+pid+"-"+strconv.FormatUint(d.tmpSeq.Add(1), 36))
 		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
 			if attempt < 3 && errors.Is(err, fs.ErrNotExist) {
