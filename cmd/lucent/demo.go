@@ -1,0 +1,240 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"time"
+
+	"github.com/lucent-gpu/lucent/device"
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+func init() {
+	register("demo", "render a ray-marched scene with a kernel written in the Go DSL and write a PNG", runDemo)
+}
+
+// runDemo renders the demo scene on the default device, band by band so it
+// can show progress, and writes a PNG.
+func runDemo(args []string) error {
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	out := fs.String("out", "lucent-demo.png", "PNG file to write")
+	width := fs.Int("width", 640, "image width in pixels")
+	height := fs.Int("height", 480, "image height in pixels")
+	samples := fs.Int("samples", 3, "samples per pixel along each axis (n×n supersampling)")
+	bands := fs.Int("bands", 12, "horizontal bands rendered one after another, for progress")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *width <= 0 || *height <= 0 || *samples <= 0 || *samples > 8 || *bands <= 0 {
+		return fmt.Errorf("bad size %dx%d, samples %d or bands %d", *width, *height, *samples, *bands)
+	}
+	ctx := context.Background()
+	dev, err := device.Open(ctx, "vulkan")
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	caps := dev.Capabilities()
+	fmt.Printf("device: %s (%s, %s)\n", caps.Adapter.Name, caps.Adapter.Type, caps.Adapter.Driver)
+
+	t0 := time.Now()
+	f, err := demoKernel()
+	if err != nil {
+		return err
+	}
+	trace := time.Since(t0)
+	k, err := device.Compile(dev, f, device.WithKernelName("demo"))
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+	fmt.Printf("kernel: traced in %v, SPIR-V in %v (%d words), pipeline in %v\n",
+		trace.Round(time.Microsecond), k.CodegenTime.Round(time.Microsecond), len(k.SPIRV()), k.PipelineTime.Round(time.Millisecond))
+
+	w, h := uint32(*width), uint32(*height)
+	pix, err := device.NewBuffer[uint32](dev, int(w*h))
+	if err != nil {
+		return err
+	}
+	defer pix.Close()
+	s, err := dev.NewStream(device.StreamCompute)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	t1 := time.Now()
+	band := (h + uint32(*bands) - 1) / uint32(*bands)
+	for y0 := uint32(0); y0 < h; y0 += band {
+		rows := min(band, h-y0)
+		if err := s.Submit(k.Dispatch([3]uint32{w, rows}, w, h, y0, uint32(*samples), pix)); err != nil {
+			return err
+		}
+		if err := s.Synchronize(ctx); err != nil {
+			return err
+		}
+		fmt.Printf("\rrendering %3d%%", (y0+rows)*100/h)
+	}
+	data := make([]uint32, w*h)
+	if err := s.Submit(pix.Download(data)); err != nil {
+		return err
+	}
+	if err := s.Synchronize(ctx); err != nil {
+		return err
+	}
+	render := time.Since(t1)
+	fmt.Printf("\rrendered %dx%d at %d×%d samples per pixel in %v\n", w, h, *samples, *samples, render.Round(time.Millisecond))
+
+	img := image.NewRGBA(image.Rect(0, 0, int(w), int(h)))
+	for i, p := range data {
+		img.SetRGBA(i%int(w), i/int(w), color.RGBA{uint8(p), uint8(p >> 8), uint8(p >> 16), 255})
+	}
+	file, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(file, img); err != nil {
+		file.Close()
+		return err
+	}
+	if err := file.Close(); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s\n", *out)
+	return nil
+}
+
+func v3(x, y, z float32) fe.F32x3 { return fe.V3(fe.F(x), fe.F(y), fe.F(z)) }
+
+// The scene: three spheres and a torus over a checkered floor, lit by a sun
+// with soft shadows, ambient occlusion, sky light and fog.
+var (
+	sphere = fe.Callable("sphere", func(k *fe.K, p, c fe.F32x3, r fe.F32) fe.F32 {
+		return p.Sub(c).Length().Sub(r)
+	})
+	torus = fe.Callable("torus", func(k *fe.K, p fe.F32x3, r1, r2 fe.F32) fe.F32 {
+		q := fe.V2(fe.V2(p.X(), p.Z()).Length().Sub(r1), p.Y())
+		return q.Length().Sub(r2)
+	})
+	// scene returns the distance to the nearest surface.
+	scene = fe.Callable("scene", func(k *fe.K, p fe.F32x3) fe.F32 {
+		d := fe.Min(sphere(k, p, v3(0, 0, 0), fe.F(1)), sphere(k, p, v3(1.9, -0.35, 0.7), fe.F(0.65)))
+		d = fe.Min(d, sphere(k, p, v3(-1.8, -0.4, 1.0), fe.F(0.6)))
+		d = fe.Min(d, torus(k, p.Sub(v3(1.15, -0.85, -1.5)), fe.F(0.55), fe.F(0.15)))
+		return fe.Min(d, p.Y().Add(fe.F(1)))
+	})
+	// material is the nearest surface's id: 0 floor, 1 big sphere, 2 small
+	// spheres, 3 torus.
+	material = fe.Callable("material", func(k *fe.K, p fe.F32x3) fe.U32 {
+		m, best := fe.NewVar(k, fe.U(0)), fe.NewVar(k, p.Y().Add(fe.F(1)))
+		pick := func(id uint32, d fe.F32) {
+			k.If(d.Lt(best.Get()), func() { m.Set(fe.U(id)); best.Set(d) })
+		}
+		pick(1, sphere(k, p, v3(0, 0, 0), fe.F(1)))
+		pick(2, fe.Min(sphere(k, p, v3(1.9, -0.35, 0.7), fe.F(0.65)), sphere(k, p, v3(-1.8, -0.4, 1.0), fe.F(0.6))))
+		pick(3, torus(k, p.Sub(v3(1.15, -0.85, -1.5)), fe.F(0.55), fe.F(0.15)))
+		return m.Get()
+	})
+	normal = fe.Callable("normal", func(k *fe.K, p fe.F32x3) fe.F32x3 {
+		const e = 0.0007
+		a, b, c, d := v3(e, -e, -e), v3(-e, -e, e), v3(-e, e, -e), v3(e, e, e)
+		n := a.Scale(scene(k, p.Add(a))).Add(b.Scale(scene(k, p.Add(b)))).
+			Add(c.Scale(scene(k, p.Add(c)))).Add(d.Scale(scene(k, p.Add(d))))
+		return n.Normalize()
+	})
+	// march returns the distance along rd to the first hit, or -1.
+	march = fe.Callable("march", func(k *fe.K, ro, rd fe.F32x3) fe.F32 {
+		t := fe.NewVar(k, fe.F(0.01))
+		hit := fe.NewVar(k, fe.F(-1))
+		fe.Range(k, fe.U(0), fe.U(160), func(i fe.U32) {
+			tt := t.Get()
+			d := scene(k, ro.Add(rd.Scale(tt)))
+			k.If(d.Lt(fe.F(0.0004).Mul(tt)), func() { hit.Set(tt); k.Break() })
+			k.If(tt.Gt(fe.F(40)), k.Break)
+			t.Set(tt.Add(d))
+		})
+		return hit.Get()
+	})
+	shadow = fe.Callable("shadow", func(k *fe.K, ro, rd fe.F32x3) fe.F32 {
+		res := fe.NewVar(k, fe.F(1))
+		t := fe.NewVar(k, fe.F(0.02))
+		fe.Range(k, fe.U(0), fe.U(48), func(i fe.U32) {
+			tt := t.Get()
+			h := scene(k, ro.Add(rd.Scale(tt)))
+			res.Set(fe.Min(res.Get(), fe.F(10).Mul(h).Div(tt)))
+			k.If(res.Get().Lt(fe.F(0.001)).Or(tt.Gt(fe.F(12))), k.Break)
+			t.Set(tt.Add(fe.Clamp(h, fe.F(0.01), fe.F(0.4))))
+		})
+		return fe.Saturate(res.Get())
+	})
+	occlusion = fe.Callable("occlusion", func(k *fe.K, p, n fe.F32x3) fe.F32 {
+		occ := fe.NewVar(k, fe.F(0))
+		for i := 1; i <= 5; i++ {
+			h := float32(i) * 0.06
+			d := scene(k, p.Add(n.Scale(fe.F(h))))
+			occ.Set(occ.Get().Add(fe.F(h).Sub(d).Mul(fe.F(1 / float32(i)))))
+		}
+		return fe.Saturate(fe.F(1).Sub(fe.F(2.5).Mul(occ.Get())))
+	})
+	// shade returns the color seen along the ray.
+	shade = fe.Callable("shade", func(k *fe.K, ro, rd fe.F32x3) fe.F32x3 {
+		sky := v3(0.55, 0.7, 0.95).Sub(v3(0.3, 0.25, 0.1).Scale(fe.Max(rd.Y(), fe.F(0))))
+		col := fe.NewVar(k, sky)
+		t := march(k, ro, rd)
+		k.If(t.Gt(fe.F(0)), func() {
+			p := ro.Add(rd.Scale(t))
+			n := normal(k, p)
+			albedo := fe.NewVar(k, v3(0.85, 0.2, 0.15))
+			k.Switch(material(k, p)).
+				Case(func() {
+					c := fe.Convert[int32](fe.Floor(p.X().Mul(fe.F(1.5)))).Add(fe.Convert[int32](fe.Floor(p.Z().Mul(fe.F(1.5)))))
+					albedo.Set(fe.Select(c.And(fe.I(1)).Eq(fe.I(0)), v3(0.85, 0.85, 0.8), v3(0.25, 0.3, 0.35)))
+				}, 0).
+				Case(func() { albedo.Set(v3(0.2, 0.45, 0.9)) }, 1).
+				Case(func() { albedo.Set(v3(0.95, 0.8, 0.25)) }, 3)
+			sun := v3(-0.5, 0.75, -0.45).Normalize()
+			dif := fe.Saturate(n.Dot(sun)).Mul(shadow(k, p.Add(n.Scale(fe.F(0.002))), sun))
+			ao := occlusion(k, p, n)
+			amb := fe.F(0.5).Add(fe.F(0.5).Mul(n.Y())).Mul(ao)
+			hv := sun.Sub(rd).Normalize()
+			spe := fe.Pow(fe.Saturate(n.Dot(hv)), fe.F(48)).Mul(dif)
+			light := v3(1.3, 1.15, 0.95).Scale(dif).Add(v3(0.3, 0.38, 0.5).Scale(amb))
+			c := albedo.Get().Mul(light).Add(v3(1, 0.95, 0.85).Scale(spe.Mul(fe.F(0.6))))
+			fog := fe.Exp(fe.F(-0.0002).Mul(t).Mul(t).Mul(t))
+			col.Set(fe.Lerp(sky, c, fe.Splat3(fog)))
+		})
+		return col.Get()
+	})
+)
+
+// demoKernel renders rows [y0, y0+rows) of a w×h image into pix (RGBA8
+// packed in a uint32), averaging n×n samples per pixel.
+func demoKernel() (*fe.Function, error) {
+	return fe.Kernel2D(8, 8, func(k *fe.K, w, h, y0, n fe.U32, pix fe.Buf[fe.U32]) {
+		x, y := k.DispatchID().X(), k.DispatchID().Y().Add(y0)
+		fw, fh, fn := fe.Convert[float32](w), fe.Convert[float32](h), fe.Convert[float32](n)
+		ro := v3(0.4, 0.9, -4.6)
+		ta := v3(0, -0.2, 0.6)
+		fwd := ta.Sub(ro).Normalize()
+		right := fwd.Cross(v3(0, 1, 0)).Normalize().Neg()
+		up := right.Cross(fwd).Neg()
+		sum := fe.NewVar(k, v3(0, 0, 0))
+		fe.Range(k, fe.U(0), n.Mul(n), func(s fe.U32) {
+			sx := fe.Convert[float32](s.Rem(n)).Add(fe.F(0.5)).Div(fn)
+			sy := fe.Convert[float32](s.Div(n)).Add(fe.F(0.5)).Div(fn)
+			u := fe.F(2).Mul(fe.Convert[float32](x).Add(sx)).Sub(fw).Div(fh)
+			v := fh.Sub(fe.F(2).Mul(fe.Convert[float32](y).Add(sy))).Div(fh)
+			rd := right.Scale(u).Add(up.Scale(v)).Add(fwd.Scale(fe.F(1.8))).Normalize()
+			sum.Set(sum.Get().Add(shade(k, ro, rd)))
+		})
+		c := sum.Get().Scale(fe.F(1).Div(fn.Mul(fn)))
+		c = fe.Pow(fe.Max(c, v3(0, 0, 0)), v3(1/2.2, 1/2.2, 1/2.2))
+		c = fe.Saturate(c).Scale(fe.F(255)).Add(v3(0.5, 0.5, 0.5))
+		r, g, b := fe.Convert[uint32](c.X()), fe.Convert[uint32](c.Y()), fe.Convert[uint32](c.Z())
+		pix.Write(y.Mul(w).Add(x), r.Or(g.Shl(fe.U(8))).Or(b.Shl(fe.U(16))).Or(fe.U(0xff000000)))
+	})
+}
