@@ -52,6 +52,9 @@ type Builder struct {
 	functions []*Function
 	fnByID    map[ID]*Function
 	cur       *Block
+
+	wordScratch []uint32 // reused to build deduplication keys without allocating
+	byteScratch []byte
 }
 
 type entryPoint struct {
@@ -234,13 +237,24 @@ func (b *Builder) String(s string) ID {
 }
 
 func (b *Builder) annotate(op Op, operands ...uint32) {
-	w := appendInst(nil, op, operands...)
-	key := wordsKey(w)
-	if b.annoSet[key] {
+	k := b.key(append(append(b.wordScratch[:0], uint32(op)), operands...))
+	if b.annoSet[string(k)] {
 		return
 	}
-	b.annoSet[key] = true
-	b.annotations = append(b.annotations, w...)
+	b.annoSet[string(k)] = true
+	b.annotations = appendInst(b.annotations, op, operands...)
+}
+
+// key returns w as bytes in a scratch buffer: look maps up with string(key),
+// which does not allocate; only an insertion copies it.
+func (b *Builder) key(w []uint32) []byte {
+	b.wordScratch = w[:0]
+	buf := b.byteScratch[:0]
+	for _, x := range w {
+		buf = append(buf, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
+	}
+	b.byteScratch = buf
+	return buf
 }
 
 // Decorate decorates id (once per distinct decoration and operands).
@@ -261,11 +275,3 @@ func (b *Builder) MemberDecorate(t ID, member uint32, d Decoration, literals ...
 	b.annotate(OpMemberDecorate, append([]uint32{uint32(t), member, uint32(d)}, literals...)...)
 }
 
-// wordsKey turns words into a map key.
-func wordsKey(w []uint32) string {
-	buf := make([]byte, 4*len(w))
-	for i, x := range w {
-		buf[4*i], buf[4*i+1], buf[4*i+2], buf[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
-	}
-	return string(buf)
-}

@@ -7,12 +7,12 @@ import "math"
 // deduplicated, each carries its own SpecId.
 
 func (b *Builder) constant(op Op, t ID, operands ...uint32) ID {
-	key := wordsKey(append([]uint32{uint32(op), uint32(t)}, operands...))
-	if id, ok := b.constKeys[key]; ok {
+	k := b.key(append(append(b.wordScratch[:0], uint32(op), uint32(t)), operands...))
+	if id, ok := b.constKeys[string(k)]; ok {
 		return id
 	}
 	id := b.NewID()
-	b.constKeys[key] = id
+	b.constKeys[string(k)] = id
 	b.setType(id, t)
 	b.globals = appendInst(b.globals, op, append([]uint32{uint32(t), uint32(id)}, operands...)...)
 	return id

@@ -268,7 +268,12 @@ func (b *Builder) Unreachable() { b.terminate(OpUnreachable) }
 
 // ExtInst calls instruction inst of the extended instruction set set.
 func (b *Builder) ExtInst(t, set ID, inst uint32, args ...ID) ID {
-	return b.inst(OpExtInst, t, append([]uint32{uint32(set), inst}, ids(args)...)...)
+	ops := append(b.wordScratch[:0], uint32(set), inst)
+	for _, a := range args {
+		ops = append(ops, uint32(a))
+	}
+	b.wordScratch = ops[:0]
+	return b.inst(OpExtInst, t, ops...)
 }
 
 // GLSL calls a GLSL.std.450 instruction (importing the set once), checking the operand count.

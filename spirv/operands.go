@@ -168,11 +168,19 @@ func (d *decoder) one(kind OperandKind, contextual bool) error {
 
 // decodeOperands decodes the operand words of one instruction of opcode op.
 func decodeOperands(op Op, words []uint32, litWords func() (int, error)) ([]Operand, error) {
+	return decodeOperandsInto(nil, op, words, litWords)
+}
+
+// decodeOperandsInto is decodeOperands appending to out[:0], for callers that reuse the slice.
+func decodeOperandsInto(out []Operand, op Op, words []uint32, litWords func() (int, error)) ([]Operand, error) {
 	desc, ok := LookupOp(op)
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown opcode %d", ErrMalformed, uint16(op))
 	}
-	d := &decoder{op: op, words: words, litWords: litWords, out: make([]Operand, 0, len(desc.Operands))}
+	if out == nil {
+		out = make([]Operand, 0, len(desc.Operands))
+	}
+	d := &decoder{op: op, words: words, litWords: litWords, out: out[:0]}
 	if err := d.list(desc.Operands); err != nil {
 		return nil, err
 	}

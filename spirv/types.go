@@ -7,12 +7,12 @@ package spirv
 // without stay two types.
 
 func (b *Builder) typeID(key []uint32, op Op, desc typeDesc, operands ...uint32) (ID, bool) {
-	k := wordsKey(key)
-	if id, ok := b.typeKeys[k]; ok {
+	k := b.key(key)
+	if id, ok := b.typeKeys[string(k)]; ok {
 		return id, false
 	}
 	id := b.NewID()
-	b.typeKeys[k] = id
+	b.typeKeys[string(k)] = id
 	desc.op = op
 	b.typeInfo[id] = desc
 	b.globals = appendInst(b.globals, op, append([]uint32{uint32(id)}, operands...)...)
@@ -20,7 +20,7 @@ func (b *Builder) typeID(key []uint32, op Op, desc typeDesc, operands ...uint32)
 }
 
 func (b *Builder) simpleType(op Op, desc typeDesc, operands ...uint32) ID {
-	id, _ := b.typeID(append([]uint32{uint32(op)}, operands...), op, desc, operands...)
+	id, _ := b.typeID(append(append(b.wordScratch[:0], uint32(op)), operands...), op, desc, operands...)
 	return id
 }
 

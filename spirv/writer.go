@@ -132,6 +132,9 @@ type fnUses struct {
 func (b *Builder) scanFunction(f *Function) (*fnUses, error) {
 	u := &fnUses{}
 	seen := map[ID]bool{}
+	var operands []Operand
+	var sel ID
+	litWords := func() (int, error) { return max(1, int(b.ScalarWidth(b.TypeOf(sel))+31)/32), nil }
 	scan := func(words []uint32) error {
 		for i := 0; i < len(words); {
 			n := int(words[i] >> 16)
@@ -139,13 +142,12 @@ func (b *Builder) scanFunction(f *Function) (*fnUses, error) {
 			if n == 0 || i+n > len(words) {
 				return b.errorf("function %d: bad instruction word count", f.id)
 			}
-			var sel ID
+			sel = 0
 			if op == OpSwitch && n > 1 {
 				sel = ID(words[i+1])
 			}
-			operands, err := decodeOperands(op, words[i+1:i+n], func() (int, error) {
-				return max(1, int(b.ScalarWidth(b.TypeOf(sel))+31)/32), nil
-			})
+			var err error
+			operands, err = decodeOperandsInto(operands, op, words[i+1:i+n], litWords)
 			if err != nil {
 				return b.errorf("function %d: %v", f.id, err)
 			}
