@@ -274,4 +274,3 @@ func (b *Builder) DecorateID(id ID, d Decoration, operands ...ID) {
 func (b *Builder) MemberDecorate(t ID, member uint32, d Decoration, literals ...uint32) {
 	b.annotate(OpMemberDecorate, append([]uint32{uint32(t), member, uint32(d)}, literals...)...)
 }
-
