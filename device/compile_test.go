@@ -10,6 +10,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
@@ -69,4 +70,61 @@ func TestCompileSaxpy(t *testing.T) {
 	for i := range out {
 		require.InDelta(t, 3*xs[i]+ys[i], out[i], 1e-3, "element %d", i) // the driver may fuse the multiply-add
 	}
+}
+
+func TestKernelDispatchRejectsWrongArguments(t *testing.T) {
+	d := openDevice(t)
+	f, err := programs.Saxpy()
+	require.NoError(t, err)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	x, err := device.NewBuffer[float32](d, 16)
+	require.NoError(t, err)
+	defer x.Close()
+	ints, err := device.NewBuffer[int32](d, 16)
+	require.NoError(t, err)
+	defer ints.Close()
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	cases := map[string]struct {
+		args []any
+		want string
+	}{
+		"count":            {[]any{float32(1), x}, "takes 3 argument(s), got 2"},
+		"uniform type":     {[]any{int32(1), x, x}, "argument 0 (arg0)"},
+		"buffer element":   {[]any{float32(1), ints, x}, "argument 1 (arg1)"},
+		"value for buffer": {[]any{float32(1), x, float32(2)}, "argument 2 (arg2)"},
+		"buffer for value": {[]any{x, x, x}, "argument 0 (arg0)"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := s.Submit(k.Dispatch([3]uint32{16}, c.args...))
+			require.ErrorIs(t, err, device.ErrInvalidArgument)
+			require.ErrorContains(t, err, c.want)
+		})
+	}
+}
+
+func TestCompileCapturesResources(t *testing.T) {
+	d := openDevice(t)
+	table, err := device.NewBuffer[float32](d, 4)
+	require.NoError(t, err)
+	defer table.Close()
+	f, err := frontend.Kernel1D(64, func(k *frontend.K, out frontend.Buf[frontend.F32]) {
+		lut := frontend.Capture[frontend.Buf[frontend.F32]](k, table) // a hidden argument
+		i := k.DispatchID().X()
+		out.Write(i, lut.Read(i.Rem(frontend.U(4))).Mul(frontend.F(10)))
+	})
+	require.NoError(t, err)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	out, err := device.NewBuffer[float32](d, 10)
+	require.NoError(t, err)
+	defer out.Close()
+	got := make([]float32, 10)
+	run(t, d, table.Upload([]float32{1, 2, 3, 4}), k.Dispatch([3]uint32{10}, out), out.Download(got))
+	require.Equal(t, []float32{10, 20, 30, 40, 10, 20, 30, 40, 10, 20}, got)
 }

@@ -6,6 +6,11 @@ import (
 	"reflect"
 )
 
+// K traces the body of a kernel or callable. A DSL operation on operands
+// of the wrong type yields a poisoned value; its error surfaces, naming the
+// operation and types, where the value is first used by a statement (a value
+// never used generates no code and reports nothing).
+//
 // K traces the body of a kernel or callable: the DSL's control flow and
 // side effects (stores, atomics, barriers) are recorded into the current
 // block as they are called, while arithmetic on values builds expression

@@ -354,3 +354,61 @@ func TestCPUTransform(t *testing.T) {
 		require.Equal(t, want.W, out[i].W)
 	}
 }
+
+// langRef is Lang for one thread, written plainly.
+func langRef(in []int32, i int) (out int32, c kernels.Counter, flags uint32) {
+	v := in[i]
+	acc := v
+	lo, hi := min(v, 3), max(v, 3)
+	acc += lo*7 + hi + (v&7)*(v&7)
+	acc += 0 + 1 + 2 + 3
+	acc += 1 + 2 + 3
+	acc += v // its own shared slot
+	switch m := int64(v) % 4; {
+	case m == 0 || m == 2:
+		acc += 10
+	case m == 1:
+		acc += 20
+	default:
+		acc += 30
+	}
+	acc += -v*2 + v
+	u := uint32(v)
+	acc += int32(u>>3) + int32(u&^7) + int32((0-u)>>30)
+	out = 1 + acc
+	if i == 0 {
+		total := int32(0)
+		for _, e := range in {
+			total += e
+		}
+		out += total << 8
+	}
+	c = kernels.Counter{N: 2, Sum: v + 1}
+	if v == 0 {
+		flags = 2
+	} else {
+		flags = 1
+	}
+	flags |= math.Float32bits(1.5) & 0xff000000
+	return
+}
+
+func langInput() []int32 {
+	in := make([]int32, 96)
+	for i := range in {
+		in[i] = int32(i*13%41) - 20
+	}
+	return in
+}
+
+func TestCPULang(t *testing.T) {
+	in := langInput()
+	out, counters, flags := make([]int32, len(in)), make([]kernels.Counter, len(in)), make([]uint32, len(in))
+	run(t, kernel.Grid1(32, uint32(len(in))), func() { kernels.Lang(in, out, counters, flags) })
+	for i := range in {
+		o, c, f := langRef(in, i)
+		require.Equal(t, o, out[i], "out[%d] (input %d)", i, in[i])
+		require.Equal(t, c, counters[i], "counters[%d]", i)
+		require.Equal(t, f, flags[i], "flags[%d]", i)
+	}
+}
