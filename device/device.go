@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Device is an open device: the typed API's entry point. It is safe for
@@ -16,8 +17,8 @@ type Device struct {
 	opts    Options
 	caps    Capabilities
 
-	mu     sync.Mutex
-	closed bool
+	mu     sync.Mutex // guards live; closed is written under it
+	closed atomic.Bool
 	live   map[Handle]*resource
 }
 
@@ -64,11 +65,11 @@ func (d *Device) Logger() *slog.Logger { return d.opts.Logger }
 // returns nil.
 func (d *Device) Close() error {
 	d.mu.Lock()
-	if d.closed {
+	if d.closed.Load() {
 		d.mu.Unlock()
 		return nil
 	}
-	d.closed = true
+	d.closed.Store(true)
 	open := make([]*resource, 0, len(d.live))
 	for _, r := range d.live {
 		open = append(open, r)
@@ -123,8 +124,8 @@ type resource struct {
 	h    Handle
 	kind ResourceKind
 
-	mu     sync.Mutex
-	closed bool
+	mu     sync.Mutex // serialises Close
+	closed atomic.Bool
 }
 
 // track registers a freshly created handle with the device; it fails (and
@@ -132,7 +133,7 @@ type resource struct {
 func (d *Device) track(h Handle, kind ResourceKind) (*resource, error) {
 	r := &resource{dev: d, h: h, kind: kind}
 	d.mu.Lock()
-	if d.closed {
+	if d.closed.Load() {
 		d.mu.Unlock()
 		_ = r.destroy()
 		return nil, fmt.Errorf("device: %w", ErrClosed)
@@ -143,9 +144,7 @@ func (d *Device) track(h Handle, kind ResourceKind) (*resource, error) {
 }
 
 func (d *Device) checkOpen() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
+	if d.closed.Load() {
 		return fmt.Errorf("device: %w", ErrClosed)
 	}
 	return nil
@@ -174,13 +173,13 @@ func (r *resource) destroy() error {
 func (r *resource) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	if r.closed.Load() {
 		return nil
 	}
-	r.closed = true
+	r.closed.Store(true)
 	d := r.dev
 	d.mu.Lock()
-	if d.closed {
+	if d.closed.Load() {
 		// Device.Close released it already.
 		d.mu.Unlock()
 		return nil
@@ -192,15 +191,7 @@ func (r *resource) Close() error {
 
 // isClosed reports whether the resource (or its device) was closed.
 func (r *resource) isClosed() bool {
-	r.mu.Lock()
-	c := r.closed
-	r.mu.Unlock()
-	if c {
-		return true
-	}
-	r.dev.mu.Lock()
-	defer r.dev.mu.Unlock()
-	return r.dev.closed
+	return r.closed.Load() || r.dev.closed.Load()
 }
 
 // Handle returns the backend handle.

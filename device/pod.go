@@ -68,6 +68,21 @@ func asBytes[T any](s []T) []byte {
 
 // uniformBytes copies a plain value's memory (Go layout = scalar block layout).
 func uniformBytes(v any) ([]byte, reflect.Type, error) {
+	// The common scalars and vectors skip reflect.New.
+	switch x := v.(type) {
+	case float32:
+		return rawBytes(x), reflect.TypeOf(v), nil
+	case uint32:
+		return rawBytes(x), reflect.TypeOf(v), nil
+	case int32:
+		return rawBytes(x), reflect.TypeOf(v), nil
+	case [2]float32:
+		return rawBytes(x), reflect.TypeOf(v), nil
+	case [3]float32:
+		return rawBytes(x), reflect.TypeOf(v), nil
+	case [4]float32:
+		return rawBytes(x), reflect.TypeOf(v), nil
+	}
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() {
 		return nil, nil, invalidf("nil value")
@@ -81,6 +96,12 @@ func uniformBytes(v any) ([]byte, reflect.Type, error) {
 	b := make([]byte, t.Size())
 	copy(b, unsafe.Slice((*byte)(p.UnsafePointer()), t.Size()))
 	return b, t, nil
+}
+
+func rawBytes[T any](v T) []byte {
+	b := make([]byte, unsafe.Sizeof(v))
+	copy(b, unsafe.Slice((*byte)(unsafe.Pointer(&v)), len(b)))
+	return b
 }
 
 // scalarOf describes a scalar or a vector (array of 2–4 scalars) type.

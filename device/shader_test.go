@@ -104,6 +104,6 @@ func TestShaderDispatchCommand(t *testing.T) {
 	require.Contains(t, ind.Usages(), Usage{Handle: 30, Kind: KindBuffer, Access: Read, Size: 12})
 	require.ErrorIs(t, CommandError(sh.DispatchIndirect(groups.View(1, 2), float32(2), x, y)), ErrInvalidArgument)
 
-	sh.closed = true
+	sh.closed.Store(true)
 	require.ErrorIs(t, CommandError(sh.Dispatch([3]uint32{1}, float32(2), x, y)), ErrClosed)
 }

@@ -77,7 +77,7 @@ func TestBufferCommands(t *testing.T) {
 
 func TestBufferClosed(t *testing.T) {
 	b := testBuffer[int32](7, 4)
-	b.closed = true
+	b.closed.Store(true)
 	err := CommandError(b.Upload([]int32{1}))
 	require.ErrorIs(t, err, ErrClosed)
 	require.Contains(t, err.Error(), "buffer 7")
@@ -130,7 +130,7 @@ func TestBindlessSlots(t *testing.T) {
 	}, up.Slots)
 	require.Empty(t, arr.Update().(*BindlessUpdate).Slots, "Update clears the pending changes")
 
-	buf.closed = true
+	buf.closed.Store(true)
 	require.ErrorIs(t, arr.EmplaceBuffer(0, buf), ErrClosed)
 }
 
@@ -155,6 +155,6 @@ func TestSubmitRejectsBeforeBackend(t *testing.T) {
 	require.ErrorIs(t, copyStream.SubmitList(&CommandList{Callbacks: []func(){nil}}), ErrInvalidArgument)
 	require.NoError(t, copyStream.Submit(), "an empty submission does nothing")
 
-	copyStream.closed = true
+	copyStream.closed.Store(true)
 	require.True(t, errors.Is(copyStream.Submit(buf.Upload(nil)), ErrClosed))
 }
