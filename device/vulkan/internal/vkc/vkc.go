@@ -78,8 +78,26 @@ func CallResult(fn uintptr, args ...uintptr) Result {
 	return Result(int32(r))
 }
 
-// Ptr returns the address of v as a uintptr argument.
-func Ptr[T any](v *T) uintptr { return uintptr(unsafe.Pointer(v)) }
+// Ptr returns the address of v as a uintptr argument, and moves v to the
+// heap: converted here rather than in the call expression, the conversion
+// is invisible to Call's go:uintptrescapes, and a value left on a goroutine
+// stack would be stale once the stack grows and is copied.
+func Ptr[T any](v *T) uintptr {
+	escape(unsafe.Pointer(v))
+	return uintptr(unsafe.Pointer(v))
+}
+
+var (
+	never bool // never set: the store below only exists for escape analysis
+	sink  unsafe.Pointer
+)
+
+//go:noinline
+func escape(p unsafe.Pointer) {
+	if never {
+		sink = p
+	}
+}
 
 // CString returns a NUL-terminated copy of s that lives on the Go heap.
 func CString(s string) *byte {
