@@ -40,3 +40,89 @@ func Example() {
 	fmt.Println(out, err)
 	// Output: [12 24 36 48] <nil>
 }
+
+// Views address a range of a buffer; commands built from them copy only that
+// range.
+func ExampleBuffer_View() {
+	ctx := context.Background()
+	dev, err := device.Open(ctx, "vulkan")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer dev.Close()
+	stream, _ := dev.NewStream(device.StreamCopy)
+	buf, _ := device.NewBuffer[int32](dev, 8)
+	middle := make([]int32, 3)
+	_ = stream.Submit(
+		buf.Upload([]int32{0, 1, 2, 3, 4, 5, 6, 7}),
+		buf.View(3, 3).Download(middle),
+	)
+	_ = stream.Synchronize(ctx)
+	fmt.Println(middle)
+	fmt.Println(buf.View(6, 3).Err() != nil) // past the end
+	// Output:
+	// [3 4 5]
+	// true
+}
+
+// An event orders work across streams: the compute stream waits for the
+// copy stream's upload before reading the buffer.
+func ExampleEvent() {
+	ctx := context.Background()
+	dev, err := device.Open(ctx, "vulkan")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer dev.Close()
+	upload, _ := dev.NewStream(device.StreamCopy)
+	compute, _ := dev.NewStream(device.StreamCompute)
+	ready, _ := dev.NewEvent()
+	src, _ := device.NewBuffer[float32](dev, 4)
+	dst, _ := device.NewBuffer[float32](dev, 4)
+	out := make([]float32, 4)
+
+	_ = upload.Submit(src.Upload([]float32{1, 2, 3, 4}))
+	_ = ready.Signal(upload, 1)
+	_ = ready.Wait(compute, 1)
+	_ = compute.Submit(dst.CopyFrom(src.All()), dst.Download(out))
+	_ = compute.Synchronize(ctx)
+	fmt.Println(out)
+	// Output: [1 2 3 4]
+}
+
+// An image holds pixels of a Go type whose size matches its format.
+func ExampleNewImage() {
+	ctx := context.Background()
+	dev, err := device.Open(ctx, "vulkan")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer dev.Close()
+	stream, _ := dev.NewStream(device.StreamCompute)
+	img, _ := device.NewImage[[4]uint8](dev, device.RGBA8Unorm, 2, 2, 2)
+	pixels := [][4]uint8{{255, 0, 0, 255}, {0, 255, 0, 255}, {0, 0, 255, 255}, {9, 9, 9, 9}}
+	back := make([][4]uint8, 4)
+	_ = stream.Submit(img.Upload(pixels), img.Download(back))
+	_ = stream.Synchronize(ctx)
+	fmt.Println(back[3], img.Level(1).Extent())
+
+	_, err = device.NewImage[float32](dev, device.RGBA16Float, 2, 2, 1)
+	fmt.Println(err != nil) // 4-byte pixels for an 8-byte format
+	// Output:
+	// [9 9 9 9] [1 1 1]
+	// true
+}
+
+// FormatOf names a format by its parts.
+func ExampleFormatOf() {
+	f, _ := device.FormatOf(device.Float, 16, 4)
+	fmt.Println(f, f.PixelSize())
+	_, err := device.FormatOf(device.Unorm, 32, 1)
+	fmt.Println(err)
+	// Output:
+	// RGBA16Float 8
+	// invalid argument: format: no 32-bit Unorm channels
+}
