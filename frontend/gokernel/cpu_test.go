@@ -386,7 +386,7 @@ func langRef(in []int32, i int) (out int32, c kernels.Counter, flags uint32) {
 	c = kernels.Counter{N: 2, Sum: v + 1}
 	if v == 0 {
 		flags = 2
-	} else {
+	} else if v > 0 {
 		flags = 1
 	}
 	flags |= math.Float32bits(1.5) & 0xff000000

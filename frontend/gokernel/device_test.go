@@ -252,4 +252,16 @@ func TestDeviceCorpus(t *testing.T) {
 			requireClose(t, []float32{want[i].X, want[i].Y, want[i].Z, want[i].W}, []float32{got[i].X, got[i].Y, got[i].Z, got[i].W}, 1e-5)
 		}
 	})
+	t.Run("Lang", func(t *testing.T) {
+		g := compileOn(t, d, ks["Lang"])
+		in := langInput()
+		n := len(in)
+		ob, cb, fb := upload(g, make([]int32, n)), upload(g, make([]kernels.Counter, n)), upload(g, make([]uint32, n))
+		g.submit(g.k.Dispatch([3]uint32{uint32(n)}, upload(g, in), ob, cb, fb))
+		out, counters, flags := make([]int32, n), make([]kernels.Counter, n), make([]uint32, n)
+		cpu(t, kernel.Grid1(32, uint32(n)), func() { kernels.Lang(in, out, counters, flags) })
+		require.Equal(t, out, download(g, ob))
+		require.Equal(t, counters, download(g, cb))
+		require.Equal(t, flags, download(g, fb))
+	})
 }
