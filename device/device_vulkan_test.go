@@ -3,6 +3,7 @@ package device_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -391,4 +392,58 @@ func TestVulkanBindlessUpdate(t *testing.T) {
 	require.NoError(t, s.Submit(arr.Update()))
 	require.NoError(t, s.Synchronize(ctxT(t)))
 	require.ErrorIs(t, arr.EmplaceBuffer(8, buf), device.ErrInvalidArgument)
+}
+
+func TestVulkanConcurrentStreams(t *testing.T) {
+	d := openVulkan(t)
+	sh := newShader(t, d, "saxpy", saxpySPIRV)
+	const workers, n = 4, 777
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- func() error {
+				s, err := d.NewStream(device.StreamCompute)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				bx, err := device.NewBuffer[float32](d, n)
+				if err != nil {
+					return err
+				}
+				defer bx.Close()
+				by, err := device.NewBuffer[float32](d, n)
+				if err != nil {
+					return err
+				}
+				defer by.Close()
+				x, y, got := make([]float32, n), make([]float32, n), make([]float32, n)
+				for i := range x {
+					x[i], y[i] = float32(i+w), float32(w)
+				}
+				for round := range 3 {
+					if err := s.Submit(bx.Upload(x), by.Upload(y), sh.Dispatch([3]uint32{n}, bx, by, float32(round), uint32(n)), by.Download(got)); err != nil {
+						return err
+					}
+					if err := s.Synchronize(context.Background()); err != nil {
+						return err
+					}
+					for i := range got {
+						if want := float32(round)*x[i] + y[i]; got[i] != want {
+							return fmt.Errorf("worker %d round %d element %d: got %v, want %v", w, round, i, got[i], want)
+						}
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
 }
