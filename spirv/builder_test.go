@@ -484,3 +484,40 @@ func TestEnumStrings(t *testing.T) {
 	require.Equal(t, spirv.QuantVariadic, d.Operands[2].Quant)
 	require.Equal(t, spirv.KindPairLiteralIntegerIdRef, d.Operands[2].Kind)
 }
+
+// TestFunctionsParamsAndLocals builds a callee with parameters, a local
+// variable and a returned value, calls it, and validates the module.
+func TestFunctionsParamsAndLocals(t *testing.T) {
+	b := spirv.NewBuilder(spirv.EnvVulkan1_2)
+	b.Capability(spirv.CapabilityShader)
+	void, f32 := b.TypeVoid(), b.TypeFloat(32)
+	pFn := b.TypePointer(spirv.StorageClassFunction, f32)
+	helper := b.FunctionWithControl(f32, b.TypeFunction(f32, f32, pFn), spirv.FunctionControlDontInline)
+	x := helper.Param(f32)
+	out := helper.Param(pFn)
+	b.SetBlock(helper.NewBlock())
+	tmp := helper.Variable(pFn, b.ConstantFloat32(0))
+	b.Store(tmp, b.FMul(f32, x, b.ConstantFloat32(2)))
+	b.Store(out, x)
+	b.ReturnValue(b.FAdd(f32, b.Load(f32, tmp), x))
+	b.Name(helper.ID(), "helper")
+
+	main := b.Function(void, b.TypeFunction(void))
+	b.SetBlock(main.NewBlock())
+	local := main.Variable(pFn, 0)
+	r := b.FunctionCall(f32, helper.ID(), b.ConstantFloat32(3), local)
+	priv := b.Variable(b.TypePointer(spirv.StorageClassPrivate, f32), spirv.StorageClassPrivate, b.ConstantFloat32(1))
+	b.Store(priv, b.FAdd(f32, r, b.Load(f32, local)))
+	b.Return()
+	b.EntryPoint(spirv.ExecutionModelGLCompute, main.ID(), "main")
+	b.LocalSize(main.ID(), 1, 1, 1)
+	w, err := b.Words()
+	require.NoError(t, err)
+	m, err := spirv.Read(w)
+	require.NoError(t, err)
+	require.Equal(t, 2, count(m, spirv.OpFunctionParameter))
+	require.Equal(t, 2, count(m, spirv.OpFunction))
+	needTools(t)
+	require.NoError(t, spvtools.Validate(w, spirv.EnvVulkan1_2))
+	checkRoundTrips(t, w, spirv.EnvVulkan1_2)
+}

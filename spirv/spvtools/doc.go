@@ -9,7 +9,7 @@
 //
 // The optimizer is driven through the C API (spvOptimizerCreate and
 // spvOptimizerRegister{Performance,Size}Passes) where the library has it;
-// releases before 2023 export only the C++ spvtools::Optimizer, which is then
+// older releases (v2023.1, Debian bookworm) export only the C++ spvtools::Optimizer, which is then
 // called through the Itanium C++ ABI (Linux and macOS with libstdc++/libc++).
 //
 // Every function is safe for concurrent use: each call makes its own SPIRV-Tools context.
