@@ -135,7 +135,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 			s.spare = append(s.spare, sub.cmd)
 		}
 		if sub.staging != nil {
-			d.mem.destroyRawBuffer(sub.staging)
+			d.mem.releaseStaging(sub.staging)
 		}
 		e.reset()
 		return err
@@ -165,7 +165,7 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	d := e.d
 	e.sub = sub
 	if n := stagingSize(list); n > 0 {
-		st, err := d.mem.newRawBuffer(n, placeStaging)
+		st, err := d.mem.newStaging(n)
 		if err != nil {
 			return fmt.Errorf("vulkan: staging memory for %d bytes: %w", n, err)
 		}

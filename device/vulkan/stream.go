@@ -363,7 +363,7 @@ func (s *stream) complete(sub *submission) {
 		cb()
 	}
 	if sub.staging != nil {
-		s.d.mem.destroyRawBuffer(sub.staging)
+		s.d.mem.releaseStaging(sub.staging)
 	}
 	if sub.cmd != 0 {
 		s.mu.Lock()
@@ -446,7 +446,7 @@ func (s *stream) finish() error {
 	dropped := len(s.parked)
 	for _, sub := range s.parked {
 		if sub.staging != nil {
-			s.d.mem.destroyRawBuffer(sub.staging)
+			s.d.mem.releaseStaging(sub.staging)
 		}
 		if sub.cmd != 0 {
 			s.spare = append(s.spare, sub.cmd)
