@@ -71,6 +71,8 @@ type gen struct {
 	sfn      *spirv.Function
 	targets  []target // break/continue targets, innermost last
 	constArr map[*ConstArray]spirv.ID
+	inv      map[Expr]bool       // invariance of expressions (emit_hoist.go)
+	scopes   []map[Expr]spirv.ID // invariant values by scope, innermost last
 
 	u32, i32, f32, boolT, voidT spirv.ID
 }
@@ -421,6 +423,8 @@ func (g *gen) callable(c *Function) {
 func (g *gen) begin(f *Function, sf *spirv.Function) {
 	g.fn, g.sfn = f, sf
 	g.constArr = map[*ConstArray]spirv.ID{}
+	g.inv = map[Expr]bool{}
+	g.scopes = []map[Expr]spirv.ID{{}}
 	for _, l := range f.Locals {
 		v := sf.Variable(g.ptr(spirv.StorageClassFunction, g.typ(l.Type)), 0)
 		g.vars[l] = place{ptr: v, sc: spirv.StorageClassFunction}

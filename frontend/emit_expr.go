@@ -147,6 +147,18 @@ func (g *gen) expr(e Expr) spirv.ID {
 	if g.err != nil {
 		return 0
 	}
+	if worthHoisting(e) && g.invariant(e) {
+		if id, ok := g.cached(e); ok {
+			return id
+		}
+		id := g.exprUncached(e)
+		g.scopes[len(g.scopes)-1][e] = id
+		return id
+	}
+	return g.exprUncached(e)
+}
+
+func (g *gen) exprUncached(e Expr) spirv.ID {
 	b := g.b
 	switch e := e.(type) {
 	case *Literal:

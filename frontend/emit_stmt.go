@@ -32,6 +32,8 @@ func (g *gen) block(b *Block) {
 // nested emits body into blk and branches to next unless it ended in a terminator.
 func (g *gen) nested(blk *spirv.Block, body *Block, next spirv.ID) {
 	g.b.SetBlock(blk)
+	g.enter()
+	defer g.leave()
 	g.block(body)
 	if !g.b.CurrentBlock().Terminated() {
 		g.b.Branch(next)
@@ -112,6 +114,7 @@ func (g *gen) stmt(s Stmt) {
 
 func (g *gen) loop(cond Expr, update, body *Block) {
 	b := g.b
+	g.hoist(cond, body, update)
 	header, bodyB, cont, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
 	b.Branch(header.ID())
 	b.SetBlock(header)
@@ -122,7 +125,9 @@ func (g *gen) loop(cond Expr, update, body *Block) {
 		test := g.sfn.NewBlock()
 		b.Branch(test.ID())
 		b.SetBlock(test)
+		g.enter()
 		c := g.expr(cond)
+		g.leave()
 		b.BranchConditional(c, bodyB.ID(), merge.ID())
 	}
 	g.targets = append(g.targets, target{brk: merge.ID(), cont: cont.ID()})
