@@ -378,20 +378,52 @@ func TestVulkanLeakReport(t *testing.T) {
 	require.NoError(t, d.Close())
 }
 
-func TestVulkanBindlessUpdate(t *testing.T) {
+func TestVulkanBindlessBuffers(t *testing.T) {
 	d := openVulkan(t)
 	s := newStream(t, d, device.StreamCompute)
-	arr, err := d.NewBindlessArray(8)
+	// A raw module declares the slot table as a plain storage buffer; the
+	// signature says it is a bindless array.
+	sh, err := d.NewShader(device.ShaderDesc{SPIRV: bindlessSumSPIRV, Name: "bindless-sum", Signature: &device.Signature{
+		Args: []device.Argument{
+			{Name: "slots", Kind: device.ArgBindlessArray, Binding: 0, Access: device.Read},
+			{Name: "out", Kind: device.ArgBuffer, Binding: 1, ElemSize: 4, Access: device.Write},
+		},
+		BlockSize: [3]uint32{1, 1, 1},
+	}})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, sh.Close()) }()
+	arr, err := d.NewBindlessArray(4)
 	require.NoError(t, err)
 	defer func() { require.NoError(t, arr.Close()) }()
-	buf := newBuffer[float32](t, d, 64)
-	require.NoError(t, arr.EmplaceBuffer(0, buf))
-	require.NoError(t, arr.EmplaceBuffer(1, buf.View(16, 16)))
-	require.NoError(t, s.Submit(arr.Update()))
-	require.NoError(t, arr.Remove(1))
-	require.NoError(t, s.Submit(arr.Update()))
+
+	a, b := newBuffer[uint32](t, d, 16), newBuffer[uint32](t, d, 10)
+	as, bs := make([]uint32, 16), make([]uint32, 10)
+	for i := range as {
+		as[i] = uint32(i + 1)
+	}
+	for i := range bs {
+		bs[i] = uint32(100 * (i + 1))
+	}
+	out := newBuffer[uint32](t, d, 4)
+	require.NoError(t, arr.EmplaceBuffer(0, a))
+	require.NoError(t, arr.EmplaceBuffer(1, b.View(2, 3)))
+	require.NoError(t, arr.EmplaceBuffer(3, a.View(15, 1)))
+	got := make([]uint32, 4)
+	require.NoError(t, s.Submit(a.Upload(as), b.Upload(bs), arr.Update(),
+		sh.Dispatch([3]uint32{4}, arr, out), out.Download(got)))
 	require.NoError(t, s.Synchronize(ctxT(t)))
-	require.ErrorIs(t, arr.EmplaceBuffer(8, buf), device.ErrInvalidArgument)
+	require.Equal(t, []uint32{136, 300 + 400 + 500, 0, 16}, got)
+
+	require.NoError(t, arr.Remove(0))
+	require.NoError(t, arr.EmplaceBuffer(2, b))
+	require.NoError(t, s.Submit(arr.Update(), sh.Dispatch([3]uint32{4}, arr, out), out.Download(got)))
+	require.NoError(t, s.Synchronize(ctxT(t)))
+	require.Equal(t, []uint32{0, 1200, 5500, 16}, got)
+
+	require.ErrorIs(t, arr.EmplaceBuffer(4, a), device.ErrInvalidArgument)
+	err = s.Submit(sh.Dispatch([3]uint32{4}, out, out))
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.Contains(t, err.Error(), "argument 0 (slots): invalid argument: kernel expects a bindless array, got a buffer")
 }
 
 func TestVulkanConcurrentStreams(t *testing.T) {

@@ -71,6 +71,24 @@ void main() {
 	imageStore(vol, p, vec4(float(p.x + 10 * p.y + 100 * p.z)));
 }
 `},
+	{"bindlessSumSPIRV", `#version 450
+// out[i] = the sum of the uint32 values in bindless slot i (0 for an empty
+// slot), reading the emulated slot records: {uint64 address, uint64 size, 16 bytes}.
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+layout(local_size_x = 1) in;
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer U32 { uint v; };
+struct Slot { uint64_t addr; uint64_t size; uvec4 texture; };
+layout(set = 0, binding = 0, std430) readonly buffer Table { Slot slots[]; };
+layout(set = 0, binding = 1) writeonly buffer Out { uint o[]; };
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	Slot s = slots[i];
+	uint sum = 0u;
+	for (uint64_t off = 0ul; off < s.size; off += 4ul) sum += U32(s.addr + off).v;
+	o[i] = sum;
+}
+`},
 }
 
 func compileGLSL(t *testing.T, glsl string) []uint32 {
