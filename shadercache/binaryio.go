@@ -141,3 +141,9 @@ func checkName(k kind, name string) error {
 	}
 	return fmt.Errorf("shadercache: %s name %q: %s: %w", k, name, why, ErrInvalidName)
 }
+
+var (
+	_ BinaryIO = (*Dir)(nil)
+	_ BinaryIO = (*Memory)(nil)
+	_ BinaryIO = disabled{}
+)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -287,4 +288,37 @@ func corruptFile(t *testing.T, path string) {
 	require.NoError(t, err)
 	b[len(b)/2] ^= 0x20
 	require.NoError(t, os.WriteFile(path, b, 0o644))
+}
+
+// TestOversizedFileIsAMiss plants a sparse file larger than any valid
+// entry: the read is a miss and does not allocate the file's size.
+func TestOversizedFileIsAMiss(t *testing.T) {
+	d := newTestDir(t)
+	require.NoError(t, d.WriteInternal("big", []byte("x")))
+	path := entryPath(d, accessors[2], "big")
+	require.NoError(t, os.Truncate(path, headerSize+MaxNameLen+MaxEntrySize+1))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, ok, err := d.ReadInternal("big")
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	require.False(t, ok)
+	require.Nil(t, got)
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20))
+	require.Equal(t, uint64(1), d.Stats().Damaged)
+}
+
+// TestTempNameTaken: a temporary file left by a dead process that had the
+// same pid does not block writes.
+func TestTempNameTaken(t *testing.T) {
+	d := newTestDir(t)
+	seq := d.tmpSeq.Load()
+	left := filepath.Join(d.Path(), "internal", tempPrefix+pid+"-"+strconv.FormatUint(seq+1, 36))
+	require.NoError(t, os.WriteFile(left, []byte("left over"), 0o644))
+	require.NoError(t, d.WriteInternal("k", []byte("v")))
+	got, ok, err := d.ReadInternal("k")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, "v", string(got))
+	require.FileExists(t, left)
 }

@@ -180,3 +180,35 @@ func ExampleLoadKernel() {
 	// true
 	// shadercache: load kernel "saxpy": stored signature "(Buffer[float32], Buffer[float32], float32)", expected "(Buffer[int32], int32)": kernel signature mismatch
 }
+
+// With a debug-level logger, every hit, miss and write is logged.
+func ExampleWithLogger() {
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		Level: slog.LevelDebug,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{} // keep the output stable
+			}
+			return a
+		},
+	}))
+	cache := shadercache.NewMemory(shadercache.WithLogger(logger))
+	cache.ReadInternal("fill")
+	cache.WriteInternal("fill", compile())
+	cache.ReadInternal("fill")
+	// Output:
+	// level=DEBUG msg="shadercache: miss" kind=internal name=fill
+	// level=DEBUG msg="shadercache: write" kind=internal name=fill bytes=4
+	// level=DEBUG msg="shadercache: hit" kind=internal name=fill bytes=4
+}
+
+func ExampleParseKey() {
+	key := shadercache.NewKey().AddString("kernel", "saxpy").Sum()
+	back, err := shadercache.ParseKey(key.String())
+	fmt.Println(back == key, err)
+	_, err = shadercache.ParseKey("not a key")
+	fmt.Println(err)
+	// Output:
+	// true <nil>
+	// shadercache: key "not a key": want 64 hex digits, got 9
+}
