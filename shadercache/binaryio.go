@@ -68,8 +68,9 @@ var (
 	// empty, longer than MaxNameLen bytes, not UTF-8 or containing control
 	// characters.
 	ErrInvalidName = errors.New("invalid entry name")
-	// ErrTooLarge is wrapped by errors about an entry larger than the store's
-	// size cap or than MaxEntrySize.
+	// ErrTooLarge is wrapped by errors about an entry larger than
+	// MaxEntrySize, or a regenerable entry too large for the store's size
+	// cap (see WithMaxSize).
 	ErrTooLarge = errors.New("entry too large")
 )
 

@@ -25,7 +25,9 @@ func WithLogger(l *slog.Logger) Option {
 // WithMaxSize caps the bytes held by regenerable entries (shader cache
 // entries, internal shaders, pipeline caches). When a write takes the store
 // over the cap, the least recently used entries are evicted until it holds
-// at most 90% of it. Zero or less means no cap. A directory store is capped
+// at most 90% of it; a single entry larger than that is refused with
+// [ErrTooLarge]. A [Dir] counts file sizes (headers included), a [Memory]
+// payload sizes. Zero or less means no cap. A directory store is capped
 // at [DefaultMaxSize] unless told otherwise; a memory store is not capped.
 // Bytecode is never evicted and does not count towards the cap.
 func WithMaxSize(bytes int64) Option {
