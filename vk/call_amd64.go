@@ -20,3 +20,23 @@ func runtime_cgocall(fn uintptr, arg unsafe.Pointer) int32
 func invoke(f *callFrame) int32 {
 	return runtime_cgocall(callTrampolineABI0, unsafe.Pointer(f))
 }
+
+// batchTrampolineABI0 is the address of batchTrampoline (call_amd64.s), which
+// calls every frame of a batch in order.
+var batchTrampolineABI0 uintptr
+
+type batchHeader struct {
+	frames *callFrame
+	n      uintptr
+}
+
+// invokeAll calls every frame in order in one transition. The frames are in
+// the heap (a batch's buffer), which does not move.
+func invokeAll(frames []callFrame) {
+	h := batchHeader{frames: &frames[0], n: uintptr(len(frames))}
+	runtime_cgocall(batchTrampolineABI0, unsafe.Pointer(&h))
+}
+
+// The trampolines step through frames of exactly this size.
+var _ [144 - unsafe.Sizeof(callFrame{})]byte
+var _ [unsafe.Sizeof(callFrame{}) - 144]byte

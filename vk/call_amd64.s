@@ -43,3 +43,65 @@ regs:
 
 DATA ·callTrampolineABI0(SB)/8, $callTrampoline<>(SB)
 GLOBL ·callTrampolineABI0(SB), NOPTR|RODATA, $8
+
+// batchTrampoline is entered like callTrampoline with DI pointing at a
+// batchHeader {frames, n}; it calls each callFrame (144 bytes) in order.
+// BX and R12-R14 are callee-saved in the System V ABI, so they survive the
+// calls and are restored before returning.
+TEXT batchTrampoline<>(SB), NOSPLIT|NOFRAME, $0-0
+	PUSHQ BP
+	MOVQ  SP, BP
+	PUSHQ BX
+	PUSHQ R12
+	PUSHQ R13
+	PUSHQ R14
+	MOVQ  0(DI), R12
+	MOVQ  8(DI), R13
+	MOVQ  SP, R14
+
+next:
+	TESTQ R13, R13
+	JZ    done
+	MOVQ  R12, R11
+	MOVQ  8(R11), CX
+	SUBQ  $6, CX
+	JLE   bregs
+	MOVQ  CX, AX
+	SHLQ  $3, AX
+	ADDQ  $15, AX
+	ANDQ  $~15, AX
+	SUBQ  AX, SP
+	XORQ  DX, DX
+
+bcopy:
+	MOVQ 64(R11)(DX*8), AX
+	MOVQ AX, (SP)(DX*8)
+	INCQ DX
+	CMPQ DX, CX
+	JLT  bcopy
+
+bregs:
+	MOVQ 16(R11), DI
+	MOVQ 24(R11), SI
+	MOVQ 32(R11), DX
+	MOVQ 40(R11), CX
+	MOVQ 48(R11), R8
+	MOVQ 56(R11), R9
+	MOVQ 0(R11), R10
+	XORL AX, AX
+	CALL R10
+	MOVQ R14, SP
+	ADDQ $144, R12
+	DECQ R13
+	JMP  next
+
+done:
+	POPQ R14
+	POPQ R13
+	POPQ R12
+	POPQ BX
+	POPQ BP
+	RET
+
+DATA ·batchTrampolineABI0(SB)/8, $batchTrampoline<>(SB)
+GLOBL ·batchTrampolineABI0(SB), NOPTR|RODATA, $8

@@ -5902,6 +5902,2563 @@ func EnumerateInstanceVersion(pApiVersion *uint32) Result {
 	return Result(call1(fnptr, uintptr(unsafe.Pointer(pApiVersion))))
 }
 
+// CmdBeginConditionalRenderingEXT queues vkCmdBeginConditionalRenderingEXT; it runs at Flush.
+func (b *CommandBatch) CmdBeginConditionalRenderingEXT(commandBuffer CommandBuffer, pConditionalRenderingBegin *ConditionalRenderingBeginInfoEXT) error {
+	fn := b.fn(cmdCmdBeginConditionalRenderingEXT)
+	if fn == 0 {
+		return missing(cmdCmdBeginConditionalRenderingEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pConditionalRenderingBegin))
+	return nil
+}
+
+// CmdBeginDebugUtilsLabelEXT queues vkCmdBeginDebugUtilsLabelEXT; it runs at Flush.
+func (b *CommandBatch) CmdBeginDebugUtilsLabelEXT(commandBuffer CommandBuffer, pLabelInfo *DebugUtilsLabelEXT) error {
+	fn := b.fn(cmdCmdBeginDebugUtilsLabelEXT)
+	if fn == 0 {
+		return missing(cmdCmdBeginDebugUtilsLabelEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pLabelInfo))
+	return nil
+}
+
+// CmdBeginQuery queues vkCmdBeginQuery; it runs at Flush.
+func (b *CommandBatch) CmdBeginQuery(commandBuffer CommandBuffer, queryPool QueryPool, query uint32, flags QueryControlFlags) error {
+	fn := b.fn(cmdCmdBeginQuery)
+	if fn == 0 {
+		return missing(cmdCmdBeginQuery)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(queryPool)
+	fr.a[2] = uintptr(query)
+	fr.a[3] = uintptr(flags)
+	return nil
+}
+
+// CmdBeginQueryIndexedEXT queues vkCmdBeginQueryIndexedEXT; it runs at Flush.
+func (b *CommandBatch) CmdBeginQueryIndexedEXT(commandBuffer CommandBuffer, queryPool QueryPool, query uint32, flags QueryControlFlags, index uint32) error {
+	fn := b.fn(cmdCmdBeginQueryIndexedEXT)
+	if fn == 0 {
+		return missing(cmdCmdBeginQueryIndexedEXT)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(queryPool)
+	fr.a[2] = uintptr(query)
+	fr.a[3] = uintptr(flags)
+	fr.a[4] = uintptr(index)
+	return nil
+}
+
+// CmdBeginRenderPass queues vkCmdBeginRenderPass; it runs at Flush.
+func (b *CommandBatch) CmdBeginRenderPass(commandBuffer CommandBuffer, pRenderPassBegin *RenderPassBeginInfo, contents SubpassContents) error {
+	fn := b.fn(cmdCmdBeginRenderPass)
+	if fn == 0 {
+		return missing(cmdCmdBeginRenderPass)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pRenderPassBegin))
+	fr.a[2] = uintptr(contents)
+	return nil
+}
+
+// CmdBeginRenderPass2 queues vkCmdBeginRenderPass2; it runs at Flush.
+func (b *CommandBatch) CmdBeginRenderPass2(commandBuffer CommandBuffer, pRenderPassBegin *RenderPassBeginInfo, pSubpassBeginInfo *SubpassBeginInfo) error {
+	fn := b.fn(cmdCmdBeginRenderPass2)
+	if fn == 0 {
+		return missing(cmdCmdBeginRenderPass2)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pRenderPassBegin))
+	fr.a[2] = b.ptr(unsafe.Pointer(pSubpassBeginInfo))
+	return nil
+}
+
+// CmdBeginRendering queues vkCmdBeginRendering; it runs at Flush.
+func (b *CommandBatch) CmdBeginRendering(commandBuffer CommandBuffer, pRenderingInfo *RenderingInfo) error {
+	fn := b.fn(cmdCmdBeginRendering)
+	if fn == 0 {
+		return missing(cmdCmdBeginRendering)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pRenderingInfo))
+	return nil
+}
+
+// CmdBeginTransformFeedbackEXT queues vkCmdBeginTransformFeedbackEXT; it runs at Flush.
+func (b *CommandBatch) CmdBeginTransformFeedbackEXT(commandBuffer CommandBuffer, firstCounterBuffer uint32, counterBufferCount uint32, pCounterBuffers *Buffer, pCounterBufferOffsets *DeviceSize) error {
+	fn := b.fn(cmdCmdBeginTransformFeedbackEXT)
+	if fn == 0 {
+		return missing(cmdCmdBeginTransformFeedbackEXT)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstCounterBuffer)
+	fr.a[2] = uintptr(counterBufferCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pCounterBuffers))
+	fr.a[4] = b.ptr(unsafe.Pointer(pCounterBufferOffsets))
+	return nil
+}
+
+// CmdBeginVideoCodingKHR queues vkCmdBeginVideoCodingKHR; it runs at Flush.
+func (b *CommandBatch) CmdBeginVideoCodingKHR(commandBuffer CommandBuffer, pBeginInfo *VideoBeginCodingInfoKHR) error {
+	fn := b.fn(cmdCmdBeginVideoCodingKHR)
+	if fn == 0 {
+		return missing(cmdCmdBeginVideoCodingKHR)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pBeginInfo))
+	return nil
+}
+
+// CmdBindDescriptorBufferEmbeddedSamplersEXT queues vkCmdBindDescriptorBufferEmbeddedSamplersEXT; it runs at Flush.
+func (b *CommandBatch) CmdBindDescriptorBufferEmbeddedSamplersEXT(commandBuffer CommandBuffer, pipelineBindPoint PipelineBindPoint, layout PipelineLayout, set uint32) error {
+	fn := b.fn(cmdCmdBindDescriptorBufferEmbeddedSamplersEXT)
+	if fn == 0 {
+		return missing(cmdCmdBindDescriptorBufferEmbeddedSamplersEXT)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(pipelineBindPoint)
+	fr.a[2] = uintptr(layout)
+	fr.a[3] = uintptr(set)
+	return nil
+}
+
+// CmdBindDescriptorBuffersEXT queues vkCmdBindDescriptorBuffersEXT; it runs at Flush.
+func (b *CommandBatch) CmdBindDescriptorBuffersEXT(commandBuffer CommandBuffer, bufferCount uint32, pBindingInfos *DescriptorBufferBindingInfoEXT) error {
+	fn := b.fn(cmdCmdBindDescriptorBuffersEXT)
+	if fn == 0 {
+		return missing(cmdCmdBindDescriptorBuffersEXT)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(bufferCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pBindingInfos))
+	return nil
+}
+
+// CmdBindDescriptorSets queues vkCmdBindDescriptorSets; it runs at Flush.
+func (b *CommandBatch) CmdBindDescriptorSets(commandBuffer CommandBuffer, pipelineBindPoint PipelineBindPoint, layout PipelineLayout, firstSet uint32, descriptorSetCount uint32, pDescriptorSets *DescriptorSet, dynamicOffsetCount uint32, pDynamicOffsets *uint32) error {
+	fn := b.fn(cmdCmdBindDescriptorSets)
+	if fn == 0 {
+		return missing(cmdCmdBindDescriptorSets)
+	}
+	fr := b.next(fn, 8)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(pipelineBindPoint)
+	fr.a[2] = uintptr(layout)
+	fr.a[3] = uintptr(firstSet)
+	fr.a[4] = uintptr(descriptorSetCount)
+	fr.a[5] = b.ptr(unsafe.Pointer(pDescriptorSets))
+	fr.a[6] = uintptr(dynamicOffsetCount)
+	fr.a[7] = b.ptr(unsafe.Pointer(pDynamicOffsets))
+	return nil
+}
+
+// CmdBindIndexBuffer queues vkCmdBindIndexBuffer; it runs at Flush.
+func (b *CommandBatch) CmdBindIndexBuffer(commandBuffer CommandBuffer, buffer Buffer, offset DeviceSize, indexType IndexType) error {
+	fn := b.fn(cmdCmdBindIndexBuffer)
+	if fn == 0 {
+		return missing(cmdCmdBindIndexBuffer)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(buffer)
+	fr.a[2] = uintptr(offset)
+	fr.a[3] = uintptr(indexType)
+	return nil
+}
+
+// CmdBindInvocationMaskHUAWEI queues vkCmdBindInvocationMaskHUAWEI; it runs at Flush.
+func (b *CommandBatch) CmdBindInvocationMaskHUAWEI(commandBuffer CommandBuffer, imageView ImageView, imageLayout ImageLayout) error {
+	fn := b.fn(cmdCmdBindInvocationMaskHUAWEI)
+	if fn == 0 {
+		return missing(cmdCmdBindInvocationMaskHUAWEI)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(imageView)
+	fr.a[2] = uintptr(imageLayout)
+	return nil
+}
+
+// CmdBindPipeline queues vkCmdBindPipeline; it runs at Flush.
+func (b *CommandBatch) CmdBindPipeline(commandBuffer CommandBuffer, pipelineBindPoint PipelineBindPoint, pipeline Pipeline) error {
+	fn := b.fn(cmdCmdBindPipeline)
+	if fn == 0 {
+		return missing(cmdCmdBindPipeline)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(pipelineBindPoint)
+	fr.a[2] = uintptr(pipeline)
+	return nil
+}
+
+// CmdBindPipelineShaderGroupNV queues vkCmdBindPipelineShaderGroupNV; it runs at Flush.
+func (b *CommandBatch) CmdBindPipelineShaderGroupNV(commandBuffer CommandBuffer, pipelineBindPoint PipelineBindPoint, pipeline Pipeline, groupIndex uint32) error {
+	fn := b.fn(cmdCmdBindPipelineShaderGroupNV)
+	if fn == 0 {
+		return missing(cmdCmdBindPipelineShaderGroupNV)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(pipelineBindPoint)
+	fr.a[2] = uintptr(pipeline)
+	fr.a[3] = uintptr(groupIndex)
+	return nil
+}
+
+// CmdBindShadingRateImageNV queues vkCmdBindShadingRateImageNV; it runs at Flush.
+func (b *CommandBatch) CmdBindShadingRateImageNV(commandBuffer CommandBuffer, imageView ImageView, imageLayout ImageLayout) error {
+	fn := b.fn(cmdCmdBindShadingRateImageNV)
+	if fn == 0 {
+		return missing(cmdCmdBindShadingRateImageNV)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(imageView)
+	fr.a[2] = uintptr(imageLayout)
+	return nil
+}
+
+// CmdBindTransformFeedbackBuffersEXT queues vkCmdBindTransformFeedbackBuffersEXT; it runs at Flush.
+func (b *CommandBatch) CmdBindTransformFeedbackBuffersEXT(commandBuffer CommandBuffer, firstBinding uint32, bindingCount uint32, pBuffers *Buffer, pOffsets *DeviceSize, pSizes *DeviceSize) error {
+	fn := b.fn(cmdCmdBindTransformFeedbackBuffersEXT)
+	if fn == 0 {
+		return missing(cmdCmdBindTransformFeedbackBuffersEXT)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstBinding)
+	fr.a[2] = uintptr(bindingCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pBuffers))
+	fr.a[4] = b.ptr(unsafe.Pointer(pOffsets))
+	fr.a[5] = b.ptr(unsafe.Pointer(pSizes))
+	return nil
+}
+
+// CmdBindVertexBuffers queues vkCmdBindVertexBuffers; it runs at Flush.
+func (b *CommandBatch) CmdBindVertexBuffers(commandBuffer CommandBuffer, firstBinding uint32, bindingCount uint32, pBuffers *Buffer, pOffsets *DeviceSize) error {
+	fn := b.fn(cmdCmdBindVertexBuffers)
+	if fn == 0 {
+		return missing(cmdCmdBindVertexBuffers)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstBinding)
+	fr.a[2] = uintptr(bindingCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pBuffers))
+	fr.a[4] = b.ptr(unsafe.Pointer(pOffsets))
+	return nil
+}
+
+// CmdBindVertexBuffers2 queues vkCmdBindVertexBuffers2; it runs at Flush.
+func (b *CommandBatch) CmdBindVertexBuffers2(commandBuffer CommandBuffer, firstBinding uint32, bindingCount uint32, pBuffers *Buffer, pOffsets *DeviceSize, pSizes *DeviceSize, pStrides *DeviceSize) error {
+	fn := b.fn(cmdCmdBindVertexBuffers2)
+	if fn == 0 {
+		return missing(cmdCmdBindVertexBuffers2)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstBinding)
+	fr.a[2] = uintptr(bindingCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pBuffers))
+	fr.a[4] = b.ptr(unsafe.Pointer(pOffsets))
+	fr.a[5] = b.ptr(unsafe.Pointer(pSizes))
+	fr.a[6] = b.ptr(unsafe.Pointer(pStrides))
+	return nil
+}
+
+// CmdBlitImage queues vkCmdBlitImage; it runs at Flush.
+func (b *CommandBatch) CmdBlitImage(commandBuffer CommandBuffer, srcImage Image, srcImageLayout ImageLayout, dstImage Image, dstImageLayout ImageLayout, regionCount uint32, pRegions *ImageBlit, filter Filter) error {
+	fn := b.fn(cmdCmdBlitImage)
+	if fn == 0 {
+		return missing(cmdCmdBlitImage)
+	}
+	fr := b.next(fn, 8)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(srcImage)
+	fr.a[2] = uintptr(srcImageLayout)
+	fr.a[3] = uintptr(dstImage)
+	fr.a[4] = uintptr(dstImageLayout)
+	fr.a[5] = uintptr(regionCount)
+	fr.a[6] = b.ptr(unsafe.Pointer(pRegions))
+	fr.a[7] = uintptr(filter)
+	return nil
+}
+
+// CmdBlitImage2 queues vkCmdBlitImage2; it runs at Flush.
+func (b *CommandBatch) CmdBlitImage2(commandBuffer CommandBuffer, pBlitImageInfo *BlitImageInfo2) error {
+	fn := b.fn(cmdCmdBlitImage2)
+	if fn == 0 {
+		return missing(cmdCmdBlitImage2)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pBlitImageInfo))
+	return nil
+}
+
+// CmdBuildAccelerationStructureNV queues vkCmdBuildAccelerationStructureNV; it runs at Flush.
+func (b *CommandBatch) CmdBuildAccelerationStructureNV(commandBuffer CommandBuffer, pInfo *AccelerationStructureInfoNV, instanceData Buffer, instanceOffset DeviceSize, update Bool32, dst AccelerationStructureNV, src AccelerationStructureNV, scratch Buffer, scratchOffset DeviceSize) error {
+	fn := b.fn(cmdCmdBuildAccelerationStructureNV)
+	if fn == 0 {
+		return missing(cmdCmdBuildAccelerationStructureNV)
+	}
+	fr := b.next(fn, 9)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pInfo))
+	fr.a[2] = uintptr(instanceData)
+	fr.a[3] = uintptr(instanceOffset)
+	fr.a[4] = uintptr(update)
+	fr.a[5] = uintptr(dst)
+	fr.a[6] = uintptr(src)
+	fr.a[7] = uintptr(scratch)
+	fr.a[8] = uintptr(scratchOffset)
+	return nil
+}
+
+// CmdBuildAccelerationStructuresIndirectKHR queues vkCmdBuildAccelerationStructuresIndirectKHR; it runs at Flush.
+func (b *CommandBatch) CmdBuildAccelerationStructuresIndirectKHR(commandBuffer CommandBuffer, infoCount uint32, pInfos *AccelerationStructureBuildGeometryInfoKHR, pIndirectDeviceAddresses *DeviceAddress, pIndirectStrides *uint32, ppMaxPrimitiveCounts **uint32) error {
+	fn := b.fn(cmdCmdBuildAccelerationStructuresIndirectKHR)
+	if fn == 0 {
+		return missing(cmdCmdBuildAccelerationStructuresIndirectKHR)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(infoCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pInfos))
+	fr.a[3] = b.ptr(unsafe.Pointer(pIndirectDeviceAddresses))
+	fr.a[4] = b.ptr(unsafe.Pointer(pIndirectStrides))
+	fr.a[5] = b.ptr(unsafe.Pointer(ppMaxPrimitiveCounts))
+	return nil
+}
+
+// CmdBuildAccelerationStructuresKHR queues vkCmdBuildAccelerationStructuresKHR; it runs at Flush.
+func (b *CommandBatch) CmdBuildAccelerationStructuresKHR(commandBuffer CommandBuffer, infoCount uint32, pInfos *AccelerationStructureBuildGeometryInfoKHR, ppBuildRangeInfos **AccelerationStructureBuildRangeInfoKHR) error {
+	fn := b.fn(cmdCmdBuildAccelerationStructuresKHR)
+	if fn == 0 {
+		return missing(cmdCmdBuildAccelerationStructuresKHR)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(infoCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pInfos))
+	fr.a[3] = b.ptr(unsafe.Pointer(ppBuildRangeInfos))
+	return nil
+}
+
+// CmdBuildMicromapsEXT queues vkCmdBuildMicromapsEXT; it runs at Flush.
+func (b *CommandBatch) CmdBuildMicromapsEXT(commandBuffer CommandBuffer, infoCount uint32, pInfos *MicromapBuildInfoEXT) error {
+	fn := b.fn(cmdCmdBuildMicromapsEXT)
+	if fn == 0 {
+		return missing(cmdCmdBuildMicromapsEXT)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(infoCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pInfos))
+	return nil
+}
+
+// CmdClearAttachments queues vkCmdClearAttachments; it runs at Flush.
+func (b *CommandBatch) CmdClearAttachments(commandBuffer CommandBuffer, attachmentCount uint32, pAttachments *ClearAttachment, rectCount uint32, pRects *ClearRect) error {
+	fn := b.fn(cmdCmdClearAttachments)
+	if fn == 0 {
+		return missing(cmdCmdClearAttachments)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(attachmentCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pAttachments))
+	fr.a[3] = uintptr(rectCount)
+	fr.a[4] = b.ptr(unsafe.Pointer(pRects))
+	return nil
+}
+
+// CmdClearColorImage queues vkCmdClearColorImage; it runs at Flush.
+func (b *CommandBatch) CmdClearColorImage(commandBuffer CommandBuffer, image Image, imageLayout ImageLayout, pColor *ClearColorValue, rangeCount uint32, pRanges *ImageSubresourceRange) error {
+	fn := b.fn(cmdCmdClearColorImage)
+	if fn == 0 {
+		return missing(cmdCmdClearColorImage)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(image)
+	fr.a[2] = uintptr(imageLayout)
+	fr.a[3] = b.ptr(unsafe.Pointer(pColor))
+	fr.a[4] = uintptr(rangeCount)
+	fr.a[5] = b.ptr(unsafe.Pointer(pRanges))
+	return nil
+}
+
+// CmdClearDepthStencilImage queues vkCmdClearDepthStencilImage; it runs at Flush.
+func (b *CommandBatch) CmdClearDepthStencilImage(commandBuffer CommandBuffer, image Image, imageLayout ImageLayout, pDepthStencil *ClearDepthStencilValue, rangeCount uint32, pRanges *ImageSubresourceRange) error {
+	fn := b.fn(cmdCmdClearDepthStencilImage)
+	if fn == 0 {
+		return missing(cmdCmdClearDepthStencilImage)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(image)
+	fr.a[2] = uintptr(imageLayout)
+	fr.a[3] = b.ptr(unsafe.Pointer(pDepthStencil))
+	fr.a[4] = uintptr(rangeCount)
+	fr.a[5] = b.ptr(unsafe.Pointer(pRanges))
+	return nil
+}
+
+// CmdControlVideoCodingKHR queues vkCmdControlVideoCodingKHR; it runs at Flush.
+func (b *CommandBatch) CmdControlVideoCodingKHR(commandBuffer CommandBuffer, pCodingControlInfo *VideoCodingControlInfoKHR) error {
+	fn := b.fn(cmdCmdControlVideoCodingKHR)
+	if fn == 0 {
+		return missing(cmdCmdControlVideoCodingKHR)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pCodingControlInfo))
+	return nil
+}
+
+// CmdCopyAccelerationStructureKHR queues vkCmdCopyAccelerationStructureKHR; it runs at Flush.
+func (b *CommandBatch) CmdCopyAccelerationStructureKHR(commandBuffer CommandBuffer, pInfo *CopyAccelerationStructureInfoKHR) error {
+	fn := b.fn(cmdCmdCopyAccelerationStructureKHR)
+	if fn == 0 {
+		return missing(cmdCmdCopyAccelerationStructureKHR)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pInfo))
+	return nil
+}
+
+// CmdCopyAccelerationStructureNV queues vkCmdCopyAccelerationStructureNV; it runs at Flush.
+func (b *CommandBatch) CmdCopyAccelerationStructureNV(commandBuffer CommandBuffer, dst AccelerationStructureNV, src AccelerationStructureNV, mode CopyAccelerationStructureModeKHR) error {
+	fn := b.fn(cmdCmdCopyAccelerationStructureNV)
+	if fn == 0 {
+		return missing(cmdCmdCopyAccelerationStructureNV)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(dst)
+	fr.a[2] = uintptr(src)
+	fr.a[3] = uintptr(mode)
+	return nil
+}
+
+// CmdCopyAccelerationStructureToMemoryKHR queues vkCmdCopyAccelerationStructureToMemoryKHR; it runs at Flush.
+func (b *CommandBatch) CmdCopyAccelerationStructureToMemoryKHR(commandBuffer CommandBuffer, pInfo *CopyAccelerationStructureToMemoryInfoKHR) error {
+	fn := b.fn(cmdCmdCopyAccelerationStructureToMemoryKHR)
+	if fn == 0 {
+		return missing(cmdCmdCopyAccelerationStructureToMemoryKHR)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pInfo))
+	return nil
+}
+
+// CmdCopyBuffer queues vkCmdCopyBuffer; it runs at Flush.
+func (b *CommandBatch) CmdCopyBuffer(commandBuffer CommandBuffer, srcBuffer Buffer, dstBuffer Buffer, regionCount uint32, pRegions *BufferCopy) error {
+	fn := b.fn(cmdCmdCopyBuffer)
+	if fn == 0 {
+		return missing(cmdCmdCopyBuffer)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(srcBuffer)
+	fr.a[2] = uintptr(dstBuffer)
+	fr.a[3] = uintptr(regionCount)
+	fr.a[4] = b.ptr(unsafe.Pointer(pRegions))
+	return nil
+}
+
+// CmdCopyBuffer2 queues vkCmdCopyBuffer2; it runs at Flush.
+func (b *CommandBatch) CmdCopyBuffer2(commandBuffer CommandBuffer, pCopyBufferInfo *CopyBufferInfo2) error {
+	fn := b.fn(cmdCmdCopyBuffer2)
+	if fn == 0 {
+		return missing(cmdCmdCopyBuffer2)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pCopyBufferInfo))
+	return nil
+}
+
+// CmdCopyBufferToImage queues vkCmdCopyBufferToImage; it runs at Flush.
+func (b *CommandBatch) CmdCopyBufferToImage(commandBuffer CommandBuffer, srcBuffer Buffer, dstImage Image, dstImageLayout ImageLayout, regionCount uint32, pRegions *BufferImageCopy) error {
+	fn := b.fn(cmdCmdCopyBufferToImage)
+	if fn == 0 {
+		return missing(cmdCmdCopyBufferToImage)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(srcBuffer)
+	fr.a[2] = uintptr(dstImage)
+	fr.a[3] = uintptr(dstImageLayout)
+	fr.a[4] = uintptr(regionCount)
+	fr.a[5] = b.ptr(unsafe.Pointer(pRegions))
+	return nil
+}
+
+// CmdCopyBufferToImage2 queues vkCmdCopyBufferToImage2; it runs at Flush.
+func (b *CommandBatch) CmdCopyBufferToImage2(commandBuffer CommandBuffer, pCopyBufferToImageInfo *CopyBufferToImageInfo2) error {
+	fn := b.fn(cmdCmdCopyBufferToImage2)
+	if fn == 0 {
+		return missing(cmdCmdCopyBufferToImage2)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pCopyBufferToImageInfo))
+	return nil
+}
+
+// CmdCopyImage queues vkCmdCopyImage; it runs at Flush.
+func (b *CommandBatch) CmdCopyImage(commandBuffer CommandBuffer, srcImage Image, srcImageLayout ImageLayout, dstImage Image, dstImageLayout ImageLayout, regionCount uint32, pRegions *ImageCopy) error {
+	fn := b.fn(cmdCmdCopyImage)
+	if fn == 0 {
+		return missing(cmdCmdCopyImage)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(srcImage)
+	fr.a[2] = uintptr(srcImageLayout)
+	fr.a[3] = uintptr(dstImage)
+	fr.a[4] = uintptr(dstImageLayout)
+	fr.a[5] = uintptr(regionCount)
+	fr.a[6] = b.ptr(unsafe.Pointer(pRegions))
+	return nil
+}
+
+// CmdCopyImage2 queues vkCmdCopyImage2; it runs at Flush.
+func (b *CommandBatch) CmdCopyImage2(commandBuffer CommandBuffer, pCopyImageInfo *CopyImageInfo2) error {
+	fn := b.fn(cmdCmdCopyImage2)
+	if fn == 0 {
+		return missing(cmdCmdCopyImage2)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pCopyImageInfo))
+	return nil
+}
+
+// CmdCopyImageToBuffer queues vkCmdCopyImageToBuffer; it runs at Flush.
+func (b *CommandBatch) CmdCopyImageToBuffer(commandBuffer CommandBuffer, srcImage Image, srcImageLayout ImageLayout, dstBuffer Buffer, regionCount uint32, pRegions *BufferImageCopy) error {
+	fn := b.fn(cmdCmdCopyImageToBuffer)
+	if fn == 0 {
+		return missing(cmdCmdCopyImageToBuffer)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(srcImage)
+	fr.a[2] = uintptr(srcImageLayout)
+	fr.a[3] = uintptr(dstBuffer)
+	fr.a[4] = uintptr(regionCount)
+	fr.a[5] = b.ptr(unsafe.Pointer(pRegions))
+	return nil
+}
+
+// CmdCopyImageToBuffer2 queues vkCmdCopyImageToBuffer2; it runs at Flush.
+func (b *CommandBatch) CmdCopyImageToBuffer2(commandBuffer CommandBuffer, pCopyImageToBufferInfo *CopyImageToBufferInfo2) error {
+	fn := b.fn(cmdCmdCopyImageToBuffer2)
+	if fn == 0 {
+		return missing(cmdCmdCopyImageToBuffer2)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pCopyImageToBufferInfo))
+	return nil
+}
+
+// CmdCopyMemoryIndirectNV queues vkCmdCopyMemoryIndirectNV; it runs at Flush.
+func (b *CommandBatch) CmdCopyMemoryIndirectNV(commandBuffer CommandBuffer, copyBufferAddress DeviceAddress, copyCount uint32, stride uint32) error {
+	fn := b.fn(cmdCmdCopyMemoryIndirectNV)
+	if fn == 0 {
+		return missing(cmdCmdCopyMemoryIndirectNV)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(copyBufferAddress)
+	fr.a[2] = uintptr(copyCount)
+	fr.a[3] = uintptr(stride)
+	return nil
+}
+
+// CmdCopyMemoryToAccelerationStructureKHR queues vkCmdCopyMemoryToAccelerationStructureKHR; it runs at Flush.
+func (b *CommandBatch) CmdCopyMemoryToAccelerationStructureKHR(commandBuffer CommandBuffer, pInfo *CopyMemoryToAccelerationStructureInfoKHR) error {
+	fn := b.fn(cmdCmdCopyMemoryToAccelerationStructureKHR)
+	if fn == 0 {
+		return missing(cmdCmdCopyMemoryToAccelerationStructureKHR)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pInfo))
+	return nil
+}
+
+// CmdCopyMemoryToImageIndirectNV queues vkCmdCopyMemoryToImageIndirectNV; it runs at Flush.
+func (b *CommandBatch) CmdCopyMemoryToImageIndirectNV(commandBuffer CommandBuffer, copyBufferAddress DeviceAddress, copyCount uint32, stride uint32, dstImage Image, dstImageLayout ImageLayout, pImageSubresources *ImageSubresourceLayers) error {
+	fn := b.fn(cmdCmdCopyMemoryToImageIndirectNV)
+	if fn == 0 {
+		return missing(cmdCmdCopyMemoryToImageIndirectNV)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(copyBufferAddress)
+	fr.a[2] = uintptr(copyCount)
+	fr.a[3] = uintptr(stride)
+	fr.a[4] = uintptr(dstImage)
+	fr.a[5] = uintptr(dstImageLayout)
+	fr.a[6] = b.ptr(unsafe.Pointer(pImageSubresources))
+	return nil
+}
+
+// CmdCopyMemoryToMicromapEXT queues vkCmdCopyMemoryToMicromapEXT; it runs at Flush.
+func (b *CommandBatch) CmdCopyMemoryToMicromapEXT(commandBuffer CommandBuffer, pInfo *CopyMemoryToMicromapInfoEXT) error {
+	fn := b.fn(cmdCmdCopyMemoryToMicromapEXT)
+	if fn == 0 {
+		return missing(cmdCmdCopyMemoryToMicromapEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pInfo))
+	return nil
+}
+
+// CmdCopyMicromapEXT queues vkCmdCopyMicromapEXT; it runs at Flush.
+func (b *CommandBatch) CmdCopyMicromapEXT(commandBuffer CommandBuffer, pInfo *CopyMicromapInfoEXT) error {
+	fn := b.fn(cmdCmdCopyMicromapEXT)
+	if fn == 0 {
+		return missing(cmdCmdCopyMicromapEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pInfo))
+	return nil
+}
+
+// CmdCopyMicromapToMemoryEXT queues vkCmdCopyMicromapToMemoryEXT; it runs at Flush.
+func (b *CommandBatch) CmdCopyMicromapToMemoryEXT(commandBuffer CommandBuffer, pInfo *CopyMicromapToMemoryInfoEXT) error {
+	fn := b.fn(cmdCmdCopyMicromapToMemoryEXT)
+	if fn == 0 {
+		return missing(cmdCmdCopyMicromapToMemoryEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pInfo))
+	return nil
+}
+
+// CmdCopyQueryPoolResults queues vkCmdCopyQueryPoolResults; it runs at Flush.
+func (b *CommandBatch) CmdCopyQueryPoolResults(commandBuffer CommandBuffer, queryPool QueryPool, firstQuery uint32, queryCount uint32, dstBuffer Buffer, dstOffset DeviceSize, stride DeviceSize, flags QueryResultFlags) error {
+	fn := b.fn(cmdCmdCopyQueryPoolResults)
+	if fn == 0 {
+		return missing(cmdCmdCopyQueryPoolResults)
+	}
+	fr := b.next(fn, 8)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(queryPool)
+	fr.a[2] = uintptr(firstQuery)
+	fr.a[3] = uintptr(queryCount)
+	fr.a[4] = uintptr(dstBuffer)
+	fr.a[5] = uintptr(dstOffset)
+	fr.a[6] = uintptr(stride)
+	fr.a[7] = uintptr(flags)
+	return nil
+}
+
+// CmdCuLaunchKernelNVX queues vkCmdCuLaunchKernelNVX; it runs at Flush.
+func (b *CommandBatch) CmdCuLaunchKernelNVX(commandBuffer CommandBuffer, pLaunchInfo *CuLaunchInfoNVX) error {
+	fn := b.fn(cmdCmdCuLaunchKernelNVX)
+	if fn == 0 {
+		return missing(cmdCmdCuLaunchKernelNVX)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pLaunchInfo))
+	return nil
+}
+
+// CmdDebugMarkerBeginEXT queues vkCmdDebugMarkerBeginEXT; it runs at Flush.
+func (b *CommandBatch) CmdDebugMarkerBeginEXT(commandBuffer CommandBuffer, pMarkerInfo *DebugMarkerMarkerInfoEXT) error {
+	fn := b.fn(cmdCmdDebugMarkerBeginEXT)
+	if fn == 0 {
+		return missing(cmdCmdDebugMarkerBeginEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pMarkerInfo))
+	return nil
+}
+
+// CmdDebugMarkerEndEXT queues vkCmdDebugMarkerEndEXT; it runs at Flush.
+func (b *CommandBatch) CmdDebugMarkerEndEXT(commandBuffer CommandBuffer) error {
+	fn := b.fn(cmdCmdDebugMarkerEndEXT)
+	if fn == 0 {
+		return missing(cmdCmdDebugMarkerEndEXT)
+	}
+	fr := b.next(fn, 1)
+	fr.a[0] = uintptr(commandBuffer)
+	return nil
+}
+
+// CmdDebugMarkerInsertEXT queues vkCmdDebugMarkerInsertEXT; it runs at Flush.
+func (b *CommandBatch) CmdDebugMarkerInsertEXT(commandBuffer CommandBuffer, pMarkerInfo *DebugMarkerMarkerInfoEXT) error {
+	fn := b.fn(cmdCmdDebugMarkerInsertEXT)
+	if fn == 0 {
+		return missing(cmdCmdDebugMarkerInsertEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pMarkerInfo))
+	return nil
+}
+
+// CmdDecodeVideoKHR queues vkCmdDecodeVideoKHR; it runs at Flush.
+func (b *CommandBatch) CmdDecodeVideoKHR(commandBuffer CommandBuffer, pDecodeInfo *VideoDecodeInfoKHR) error {
+	fn := b.fn(cmdCmdDecodeVideoKHR)
+	if fn == 0 {
+		return missing(cmdCmdDecodeVideoKHR)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pDecodeInfo))
+	return nil
+}
+
+// CmdDecompressMemoryIndirectCountNV queues vkCmdDecompressMemoryIndirectCountNV; it runs at Flush.
+func (b *CommandBatch) CmdDecompressMemoryIndirectCountNV(commandBuffer CommandBuffer, indirectCommandsAddress DeviceAddress, indirectCommandsCountAddress DeviceAddress, stride uint32) error {
+	fn := b.fn(cmdCmdDecompressMemoryIndirectCountNV)
+	if fn == 0 {
+		return missing(cmdCmdDecompressMemoryIndirectCountNV)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(indirectCommandsAddress)
+	fr.a[2] = uintptr(indirectCommandsCountAddress)
+	fr.a[3] = uintptr(stride)
+	return nil
+}
+
+// CmdDecompressMemoryNV queues vkCmdDecompressMemoryNV; it runs at Flush.
+func (b *CommandBatch) CmdDecompressMemoryNV(commandBuffer CommandBuffer, decompressRegionCount uint32, pDecompressMemoryRegions *DecompressMemoryRegionNV) error {
+	fn := b.fn(cmdCmdDecompressMemoryNV)
+	if fn == 0 {
+		return missing(cmdCmdDecompressMemoryNV)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(decompressRegionCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pDecompressMemoryRegions))
+	return nil
+}
+
+// CmdDispatch queues vkCmdDispatch; it runs at Flush.
+func (b *CommandBatch) CmdDispatch(commandBuffer CommandBuffer, groupCountX uint32, groupCountY uint32, groupCountZ uint32) error {
+	fn := b.fn(cmdCmdDispatch)
+	if fn == 0 {
+		return missing(cmdCmdDispatch)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(groupCountX)
+	fr.a[2] = uintptr(groupCountY)
+	fr.a[3] = uintptr(groupCountZ)
+	return nil
+}
+
+// CmdDispatchBase queues vkCmdDispatchBase; it runs at Flush.
+func (b *CommandBatch) CmdDispatchBase(commandBuffer CommandBuffer, baseGroupX uint32, baseGroupY uint32, baseGroupZ uint32, groupCountX uint32, groupCountY uint32, groupCountZ uint32) error {
+	fn := b.fn(cmdCmdDispatchBase)
+	if fn == 0 {
+		return missing(cmdCmdDispatchBase)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(baseGroupX)
+	fr.a[2] = uintptr(baseGroupY)
+	fr.a[3] = uintptr(baseGroupZ)
+	fr.a[4] = uintptr(groupCountX)
+	fr.a[5] = uintptr(groupCountY)
+	fr.a[6] = uintptr(groupCountZ)
+	return nil
+}
+
+// CmdDispatchIndirect queues vkCmdDispatchIndirect; it runs at Flush.
+func (b *CommandBatch) CmdDispatchIndirect(commandBuffer CommandBuffer, buffer Buffer, offset DeviceSize) error {
+	fn := b.fn(cmdCmdDispatchIndirect)
+	if fn == 0 {
+		return missing(cmdCmdDispatchIndirect)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(buffer)
+	fr.a[2] = uintptr(offset)
+	return nil
+}
+
+// CmdDraw queues vkCmdDraw; it runs at Flush.
+func (b *CommandBatch) CmdDraw(commandBuffer CommandBuffer, vertexCount uint32, instanceCount uint32, firstVertex uint32, firstInstance uint32) error {
+	fn := b.fn(cmdCmdDraw)
+	if fn == 0 {
+		return missing(cmdCmdDraw)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(vertexCount)
+	fr.a[2] = uintptr(instanceCount)
+	fr.a[3] = uintptr(firstVertex)
+	fr.a[4] = uintptr(firstInstance)
+	return nil
+}
+
+// CmdDrawClusterHUAWEI queues vkCmdDrawClusterHUAWEI; it runs at Flush.
+func (b *CommandBatch) CmdDrawClusterHUAWEI(commandBuffer CommandBuffer, groupCountX uint32, groupCountY uint32, groupCountZ uint32) error {
+	fn := b.fn(cmdCmdDrawClusterHUAWEI)
+	if fn == 0 {
+		return missing(cmdCmdDrawClusterHUAWEI)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(groupCountX)
+	fr.a[2] = uintptr(groupCountY)
+	fr.a[3] = uintptr(groupCountZ)
+	return nil
+}
+
+// CmdDrawClusterIndirectHUAWEI queues vkCmdDrawClusterIndirectHUAWEI; it runs at Flush.
+func (b *CommandBatch) CmdDrawClusterIndirectHUAWEI(commandBuffer CommandBuffer, buffer Buffer, offset DeviceSize) error {
+	fn := b.fn(cmdCmdDrawClusterIndirectHUAWEI)
+	if fn == 0 {
+		return missing(cmdCmdDrawClusterIndirectHUAWEI)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(buffer)
+	fr.a[2] = uintptr(offset)
+	return nil
+}
+
+// CmdDrawIndexed queues vkCmdDrawIndexed; it runs at Flush.
+func (b *CommandBatch) CmdDrawIndexed(commandBuffer CommandBuffer, indexCount uint32, instanceCount uint32, firstIndex uint32, vertexOffset int32, firstInstance uint32) error {
+	fn := b.fn(cmdCmdDrawIndexed)
+	if fn == 0 {
+		return missing(cmdCmdDrawIndexed)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(indexCount)
+	fr.a[2] = uintptr(instanceCount)
+	fr.a[3] = uintptr(firstIndex)
+	fr.a[4] = uintptr(vertexOffset)
+	fr.a[5] = uintptr(firstInstance)
+	return nil
+}
+
+// CmdDrawIndexedIndirect queues vkCmdDrawIndexedIndirect; it runs at Flush.
+func (b *CommandBatch) CmdDrawIndexedIndirect(commandBuffer CommandBuffer, buffer Buffer, offset DeviceSize, drawCount uint32, stride uint32) error {
+	fn := b.fn(cmdCmdDrawIndexedIndirect)
+	if fn == 0 {
+		return missing(cmdCmdDrawIndexedIndirect)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(buffer)
+	fr.a[2] = uintptr(offset)
+	fr.a[3] = uintptr(drawCount)
+	fr.a[4] = uintptr(stride)
+	return nil
+}
+
+// CmdDrawIndexedIndirectCount queues vkCmdDrawIndexedIndirectCount; it runs at Flush.
+func (b *CommandBatch) CmdDrawIndexedIndirectCount(commandBuffer CommandBuffer, buffer Buffer, offset DeviceSize, countBuffer Buffer, countBufferOffset DeviceSize, maxDrawCount uint32, stride uint32) error {
+	fn := b.fn(cmdCmdDrawIndexedIndirectCount)
+	if fn == 0 {
+		return missing(cmdCmdDrawIndexedIndirectCount)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(buffer)
+	fr.a[2] = uintptr(offset)
+	fr.a[3] = uintptr(countBuffer)
+	fr.a[4] = uintptr(countBufferOffset)
+	fr.a[5] = uintptr(maxDrawCount)
+	fr.a[6] = uintptr(stride)
+	return nil
+}
+
+// CmdDrawIndirect queues vkCmdDrawIndirect; it runs at Flush.
+func (b *CommandBatch) CmdDrawIndirect(commandBuffer CommandBuffer, buffer Buffer, offset DeviceSize, drawCount uint32, stride uint32) error {
+	fn := b.fn(cmdCmdDrawIndirect)
+	if fn == 0 {
+		return missing(cmdCmdDrawIndirect)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(buffer)
+	fr.a[2] = uintptr(offset)
+	fr.a[3] = uintptr(drawCount)
+	fr.a[4] = uintptr(stride)
+	return nil
+}
+
+// CmdDrawIndirectByteCountEXT queues vkCmdDrawIndirectByteCountEXT; it runs at Flush.
+func (b *CommandBatch) CmdDrawIndirectByteCountEXT(commandBuffer CommandBuffer, instanceCount uint32, firstInstance uint32, counterBuffer Buffer, counterBufferOffset DeviceSize, counterOffset uint32, vertexStride uint32) error {
+	fn := b.fn(cmdCmdDrawIndirectByteCountEXT)
+	if fn == 0 {
+		return missing(cmdCmdDrawIndirectByteCountEXT)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(instanceCount)
+	fr.a[2] = uintptr(firstInstance)
+	fr.a[3] = uintptr(counterBuffer)
+	fr.a[4] = uintptr(counterBufferOffset)
+	fr.a[5] = uintptr(counterOffset)
+	fr.a[6] = uintptr(vertexStride)
+	return nil
+}
+
+// CmdDrawIndirectCount queues vkCmdDrawIndirectCount; it runs at Flush.
+func (b *CommandBatch) CmdDrawIndirectCount(commandBuffer CommandBuffer, buffer Buffer, offset DeviceSize, countBuffer Buffer, countBufferOffset DeviceSize, maxDrawCount uint32, stride uint32) error {
+	fn := b.fn(cmdCmdDrawIndirectCount)
+	if fn == 0 {
+		return missing(cmdCmdDrawIndirectCount)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(buffer)
+	fr.a[2] = uintptr(offset)
+	fr.a[3] = uintptr(countBuffer)
+	fr.a[4] = uintptr(countBufferOffset)
+	fr.a[5] = uintptr(maxDrawCount)
+	fr.a[6] = uintptr(stride)
+	return nil
+}
+
+// CmdDrawMeshTasksEXT queues vkCmdDrawMeshTasksEXT; it runs at Flush.
+func (b *CommandBatch) CmdDrawMeshTasksEXT(commandBuffer CommandBuffer, groupCountX uint32, groupCountY uint32, groupCountZ uint32) error {
+	fn := b.fn(cmdCmdDrawMeshTasksEXT)
+	if fn == 0 {
+		return missing(cmdCmdDrawMeshTasksEXT)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(groupCountX)
+	fr.a[2] = uintptr(groupCountY)
+	fr.a[3] = uintptr(groupCountZ)
+	return nil
+}
+
+// CmdDrawMeshTasksIndirectCountEXT queues vkCmdDrawMeshTasksIndirectCountEXT; it runs at Flush.
+func (b *CommandBatch) CmdDrawMeshTasksIndirectCountEXT(commandBuffer CommandBuffer, buffer Buffer, offset DeviceSize, countBuffer Buffer, countBufferOffset DeviceSize, maxDrawCount uint32, stride uint32) error {
+	fn := b.fn(cmdCmdDrawMeshTasksIndirectCountEXT)
+	if fn == 0 {
+		return missing(cmdCmdDrawMeshTasksIndirectCountEXT)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(buffer)
+	fr.a[2] = uintptr(offset)
+	fr.a[3] = uintptr(countBuffer)
+	fr.a[4] = uintptr(countBufferOffset)
+	fr.a[5] = uintptr(maxDrawCount)
+	fr.a[6] = uintptr(stride)
+	return nil
+}
+
+// CmdDrawMeshTasksIndirectCountNV queues vkCmdDrawMeshTasksIndirectCountNV; it runs at Flush.
+func (b *CommandBatch) CmdDrawMeshTasksIndirectCountNV(commandBuffer CommandBuffer, buffer Buffer, offset DeviceSize, countBuffer Buffer, countBufferOffset DeviceSize, maxDrawCount uint32, stride uint32) error {
+	fn := b.fn(cmdCmdDrawMeshTasksIndirectCountNV)
+	if fn == 0 {
+		return missing(cmdCmdDrawMeshTasksIndirectCountNV)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(buffer)
+	fr.a[2] = uintptr(offset)
+	fr.a[3] = uintptr(countBuffer)
+	fr.a[4] = uintptr(countBufferOffset)
+	fr.a[5] = uintptr(maxDrawCount)
+	fr.a[6] = uintptr(stride)
+	return nil
+}
+
+// CmdDrawMeshTasksIndirectEXT queues vkCmdDrawMeshTasksIndirectEXT; it runs at Flush.
+func (b *CommandBatch) CmdDrawMeshTasksIndirectEXT(commandBuffer CommandBuffer, buffer Buffer, offset DeviceSize, drawCount uint32, stride uint32) error {
+	fn := b.fn(cmdCmdDrawMeshTasksIndirectEXT)
+	if fn == 0 {
+		return missing(cmdCmdDrawMeshTasksIndirectEXT)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(buffer)
+	fr.a[2] = uintptr(offset)
+	fr.a[3] = uintptr(drawCount)
+	fr.a[4] = uintptr(stride)
+	return nil
+}
+
+// CmdDrawMeshTasksIndirectNV queues vkCmdDrawMeshTasksIndirectNV; it runs at Flush.
+func (b *CommandBatch) CmdDrawMeshTasksIndirectNV(commandBuffer CommandBuffer, buffer Buffer, offset DeviceSize, drawCount uint32, stride uint32) error {
+	fn := b.fn(cmdCmdDrawMeshTasksIndirectNV)
+	if fn == 0 {
+		return missing(cmdCmdDrawMeshTasksIndirectNV)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(buffer)
+	fr.a[2] = uintptr(offset)
+	fr.a[3] = uintptr(drawCount)
+	fr.a[4] = uintptr(stride)
+	return nil
+}
+
+// CmdDrawMeshTasksNV queues vkCmdDrawMeshTasksNV; it runs at Flush.
+func (b *CommandBatch) CmdDrawMeshTasksNV(commandBuffer CommandBuffer, taskCount uint32, firstTask uint32) error {
+	fn := b.fn(cmdCmdDrawMeshTasksNV)
+	if fn == 0 {
+		return missing(cmdCmdDrawMeshTasksNV)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(taskCount)
+	fr.a[2] = uintptr(firstTask)
+	return nil
+}
+
+// CmdDrawMultiEXT queues vkCmdDrawMultiEXT; it runs at Flush.
+func (b *CommandBatch) CmdDrawMultiEXT(commandBuffer CommandBuffer, drawCount uint32, pVertexInfo *MultiDrawInfoEXT, instanceCount uint32, firstInstance uint32, stride uint32) error {
+	fn := b.fn(cmdCmdDrawMultiEXT)
+	if fn == 0 {
+		return missing(cmdCmdDrawMultiEXT)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(drawCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pVertexInfo))
+	fr.a[3] = uintptr(instanceCount)
+	fr.a[4] = uintptr(firstInstance)
+	fr.a[5] = uintptr(stride)
+	return nil
+}
+
+// CmdDrawMultiIndexedEXT queues vkCmdDrawMultiIndexedEXT; it runs at Flush.
+func (b *CommandBatch) CmdDrawMultiIndexedEXT(commandBuffer CommandBuffer, drawCount uint32, pIndexInfo *MultiDrawIndexedInfoEXT, instanceCount uint32, firstInstance uint32, stride uint32, pVertexOffset *int32) error {
+	fn := b.fn(cmdCmdDrawMultiIndexedEXT)
+	if fn == 0 {
+		return missing(cmdCmdDrawMultiIndexedEXT)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(drawCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pIndexInfo))
+	fr.a[3] = uintptr(instanceCount)
+	fr.a[4] = uintptr(firstInstance)
+	fr.a[5] = uintptr(stride)
+	fr.a[6] = b.ptr(unsafe.Pointer(pVertexOffset))
+	return nil
+}
+
+// CmdEncodeVideoKHR queues vkCmdEncodeVideoKHR; it runs at Flush.
+func (b *CommandBatch) CmdEncodeVideoKHR(commandBuffer CommandBuffer, pEncodeInfo *VideoEncodeInfoKHR) error {
+	fn := b.fn(cmdCmdEncodeVideoKHR)
+	if fn == 0 {
+		return missing(cmdCmdEncodeVideoKHR)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pEncodeInfo))
+	return nil
+}
+
+// CmdEndConditionalRenderingEXT queues vkCmdEndConditionalRenderingEXT; it runs at Flush.
+func (b *CommandBatch) CmdEndConditionalRenderingEXT(commandBuffer CommandBuffer) error {
+	fn := b.fn(cmdCmdEndConditionalRenderingEXT)
+	if fn == 0 {
+		return missing(cmdCmdEndConditionalRenderingEXT)
+	}
+	fr := b.next(fn, 1)
+	fr.a[0] = uintptr(commandBuffer)
+	return nil
+}
+
+// CmdEndDebugUtilsLabelEXT queues vkCmdEndDebugUtilsLabelEXT; it runs at Flush.
+func (b *CommandBatch) CmdEndDebugUtilsLabelEXT(commandBuffer CommandBuffer) error {
+	fn := b.fn(cmdCmdEndDebugUtilsLabelEXT)
+	if fn == 0 {
+		return missing(cmdCmdEndDebugUtilsLabelEXT)
+	}
+	fr := b.next(fn, 1)
+	fr.a[0] = uintptr(commandBuffer)
+	return nil
+}
+
+// CmdEndQuery queues vkCmdEndQuery; it runs at Flush.
+func (b *CommandBatch) CmdEndQuery(commandBuffer CommandBuffer, queryPool QueryPool, query uint32) error {
+	fn := b.fn(cmdCmdEndQuery)
+	if fn == 0 {
+		return missing(cmdCmdEndQuery)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(queryPool)
+	fr.a[2] = uintptr(query)
+	return nil
+}
+
+// CmdEndQueryIndexedEXT queues vkCmdEndQueryIndexedEXT; it runs at Flush.
+func (b *CommandBatch) CmdEndQueryIndexedEXT(commandBuffer CommandBuffer, queryPool QueryPool, query uint32, index uint32) error {
+	fn := b.fn(cmdCmdEndQueryIndexedEXT)
+	if fn == 0 {
+		return missing(cmdCmdEndQueryIndexedEXT)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(queryPool)
+	fr.a[2] = uintptr(query)
+	fr.a[3] = uintptr(index)
+	return nil
+}
+
+// CmdEndRenderPass queues vkCmdEndRenderPass; it runs at Flush.
+func (b *CommandBatch) CmdEndRenderPass(commandBuffer CommandBuffer) error {
+	fn := b.fn(cmdCmdEndRenderPass)
+	if fn == 0 {
+		return missing(cmdCmdEndRenderPass)
+	}
+	fr := b.next(fn, 1)
+	fr.a[0] = uintptr(commandBuffer)
+	return nil
+}
+
+// CmdEndRenderPass2 queues vkCmdEndRenderPass2; it runs at Flush.
+func (b *CommandBatch) CmdEndRenderPass2(commandBuffer CommandBuffer, pSubpassEndInfo *SubpassEndInfo) error {
+	fn := b.fn(cmdCmdEndRenderPass2)
+	if fn == 0 {
+		return missing(cmdCmdEndRenderPass2)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pSubpassEndInfo))
+	return nil
+}
+
+// CmdEndRendering queues vkCmdEndRendering; it runs at Flush.
+func (b *CommandBatch) CmdEndRendering(commandBuffer CommandBuffer) error {
+	fn := b.fn(cmdCmdEndRendering)
+	if fn == 0 {
+		return missing(cmdCmdEndRendering)
+	}
+	fr := b.next(fn, 1)
+	fr.a[0] = uintptr(commandBuffer)
+	return nil
+}
+
+// CmdEndTransformFeedbackEXT queues vkCmdEndTransformFeedbackEXT; it runs at Flush.
+func (b *CommandBatch) CmdEndTransformFeedbackEXT(commandBuffer CommandBuffer, firstCounterBuffer uint32, counterBufferCount uint32, pCounterBuffers *Buffer, pCounterBufferOffsets *DeviceSize) error {
+	fn := b.fn(cmdCmdEndTransformFeedbackEXT)
+	if fn == 0 {
+		return missing(cmdCmdEndTransformFeedbackEXT)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstCounterBuffer)
+	fr.a[2] = uintptr(counterBufferCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pCounterBuffers))
+	fr.a[4] = b.ptr(unsafe.Pointer(pCounterBufferOffsets))
+	return nil
+}
+
+// CmdEndVideoCodingKHR queues vkCmdEndVideoCodingKHR; it runs at Flush.
+func (b *CommandBatch) CmdEndVideoCodingKHR(commandBuffer CommandBuffer, pEndCodingInfo *VideoEndCodingInfoKHR) error {
+	fn := b.fn(cmdCmdEndVideoCodingKHR)
+	if fn == 0 {
+		return missing(cmdCmdEndVideoCodingKHR)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pEndCodingInfo))
+	return nil
+}
+
+// CmdExecuteCommands queues vkCmdExecuteCommands; it runs at Flush.
+func (b *CommandBatch) CmdExecuteCommands(commandBuffer CommandBuffer, commandBufferCount uint32, pCommandBuffers *CommandBuffer) error {
+	fn := b.fn(cmdCmdExecuteCommands)
+	if fn == 0 {
+		return missing(cmdCmdExecuteCommands)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(commandBufferCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pCommandBuffers))
+	return nil
+}
+
+// CmdExecuteGeneratedCommandsNV queues vkCmdExecuteGeneratedCommandsNV; it runs at Flush.
+func (b *CommandBatch) CmdExecuteGeneratedCommandsNV(commandBuffer CommandBuffer, isPreprocessed Bool32, pGeneratedCommandsInfo *GeneratedCommandsInfoNV) error {
+	fn := b.fn(cmdCmdExecuteGeneratedCommandsNV)
+	if fn == 0 {
+		return missing(cmdCmdExecuteGeneratedCommandsNV)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(isPreprocessed)
+	fr.a[2] = b.ptr(unsafe.Pointer(pGeneratedCommandsInfo))
+	return nil
+}
+
+// CmdFillBuffer queues vkCmdFillBuffer; it runs at Flush.
+func (b *CommandBatch) CmdFillBuffer(commandBuffer CommandBuffer, dstBuffer Buffer, dstOffset DeviceSize, size DeviceSize, data uint32) error {
+	fn := b.fn(cmdCmdFillBuffer)
+	if fn == 0 {
+		return missing(cmdCmdFillBuffer)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(dstBuffer)
+	fr.a[2] = uintptr(dstOffset)
+	fr.a[3] = uintptr(size)
+	fr.a[4] = uintptr(data)
+	return nil
+}
+
+// CmdInsertDebugUtilsLabelEXT queues vkCmdInsertDebugUtilsLabelEXT; it runs at Flush.
+func (b *CommandBatch) CmdInsertDebugUtilsLabelEXT(commandBuffer CommandBuffer, pLabelInfo *DebugUtilsLabelEXT) error {
+	fn := b.fn(cmdCmdInsertDebugUtilsLabelEXT)
+	if fn == 0 {
+		return missing(cmdCmdInsertDebugUtilsLabelEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pLabelInfo))
+	return nil
+}
+
+// CmdNextSubpass queues vkCmdNextSubpass; it runs at Flush.
+func (b *CommandBatch) CmdNextSubpass(commandBuffer CommandBuffer, contents SubpassContents) error {
+	fn := b.fn(cmdCmdNextSubpass)
+	if fn == 0 {
+		return missing(cmdCmdNextSubpass)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(contents)
+	return nil
+}
+
+// CmdNextSubpass2 queues vkCmdNextSubpass2; it runs at Flush.
+func (b *CommandBatch) CmdNextSubpass2(commandBuffer CommandBuffer, pSubpassBeginInfo *SubpassBeginInfo, pSubpassEndInfo *SubpassEndInfo) error {
+	fn := b.fn(cmdCmdNextSubpass2)
+	if fn == 0 {
+		return missing(cmdCmdNextSubpass2)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pSubpassBeginInfo))
+	fr.a[2] = b.ptr(unsafe.Pointer(pSubpassEndInfo))
+	return nil
+}
+
+// CmdOpticalFlowExecuteNV queues vkCmdOpticalFlowExecuteNV; it runs at Flush.
+func (b *CommandBatch) CmdOpticalFlowExecuteNV(commandBuffer CommandBuffer, session OpticalFlowSessionNV, pExecuteInfo *OpticalFlowExecuteInfoNV) error {
+	fn := b.fn(cmdCmdOpticalFlowExecuteNV)
+	if fn == 0 {
+		return missing(cmdCmdOpticalFlowExecuteNV)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(session)
+	fr.a[2] = b.ptr(unsafe.Pointer(pExecuteInfo))
+	return nil
+}
+
+// CmdPipelineBarrier queues vkCmdPipelineBarrier; it runs at Flush.
+func (b *CommandBatch) CmdPipelineBarrier(commandBuffer CommandBuffer, srcStageMask PipelineStageFlags, dstStageMask PipelineStageFlags, dependencyFlags DependencyFlags, memoryBarrierCount uint32, pMemoryBarriers *MemoryBarrier, bufferMemoryBarrierCount uint32, pBufferMemoryBarriers *BufferMemoryBarrier, imageMemoryBarrierCount uint32, pImageMemoryBarriers *ImageMemoryBarrier) error {
+	fn := b.fn(cmdCmdPipelineBarrier)
+	if fn == 0 {
+		return missing(cmdCmdPipelineBarrier)
+	}
+	fr := b.next(fn, 10)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(srcStageMask)
+	fr.a[2] = uintptr(dstStageMask)
+	fr.a[3] = uintptr(dependencyFlags)
+	fr.a[4] = uintptr(memoryBarrierCount)
+	fr.a[5] = b.ptr(unsafe.Pointer(pMemoryBarriers))
+	fr.a[6] = uintptr(bufferMemoryBarrierCount)
+	fr.a[7] = b.ptr(unsafe.Pointer(pBufferMemoryBarriers))
+	fr.a[8] = uintptr(imageMemoryBarrierCount)
+	fr.a[9] = b.ptr(unsafe.Pointer(pImageMemoryBarriers))
+	return nil
+}
+
+// CmdPipelineBarrier2 queues vkCmdPipelineBarrier2; it runs at Flush.
+func (b *CommandBatch) CmdPipelineBarrier2(commandBuffer CommandBuffer, pDependencyInfo *DependencyInfo) error {
+	fn := b.fn(cmdCmdPipelineBarrier2)
+	if fn == 0 {
+		return missing(cmdCmdPipelineBarrier2)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pDependencyInfo))
+	return nil
+}
+
+// CmdPreprocessGeneratedCommandsNV queues vkCmdPreprocessGeneratedCommandsNV; it runs at Flush.
+func (b *CommandBatch) CmdPreprocessGeneratedCommandsNV(commandBuffer CommandBuffer, pGeneratedCommandsInfo *GeneratedCommandsInfoNV) error {
+	fn := b.fn(cmdCmdPreprocessGeneratedCommandsNV)
+	if fn == 0 {
+		return missing(cmdCmdPreprocessGeneratedCommandsNV)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pGeneratedCommandsInfo))
+	return nil
+}
+
+// CmdPushConstants queues vkCmdPushConstants; it runs at Flush.
+func (b *CommandBatch) CmdPushConstants(commandBuffer CommandBuffer, layout PipelineLayout, stageFlags ShaderStageFlags, offset uint32, size uint32, pValues unsafe.Pointer) error {
+	fn := b.fn(cmdCmdPushConstants)
+	if fn == 0 {
+		return missing(cmdCmdPushConstants)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(layout)
+	fr.a[2] = uintptr(stageFlags)
+	fr.a[3] = uintptr(offset)
+	fr.a[4] = uintptr(size)
+	fr.a[5] = b.ptr(pValues)
+	return nil
+}
+
+// CmdPushDescriptorSetKHR queues vkCmdPushDescriptorSetKHR; it runs at Flush.
+func (b *CommandBatch) CmdPushDescriptorSetKHR(commandBuffer CommandBuffer, pipelineBindPoint PipelineBindPoint, layout PipelineLayout, set uint32, descriptorWriteCount uint32, pDescriptorWrites *WriteDescriptorSet) error {
+	fn := b.fn(cmdCmdPushDescriptorSetKHR)
+	if fn == 0 {
+		return missing(cmdCmdPushDescriptorSetKHR)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(pipelineBindPoint)
+	fr.a[2] = uintptr(layout)
+	fr.a[3] = uintptr(set)
+	fr.a[4] = uintptr(descriptorWriteCount)
+	fr.a[5] = b.ptr(unsafe.Pointer(pDescriptorWrites))
+	return nil
+}
+
+// CmdPushDescriptorSetWithTemplateKHR queues vkCmdPushDescriptorSetWithTemplateKHR; it runs at Flush.
+func (b *CommandBatch) CmdPushDescriptorSetWithTemplateKHR(commandBuffer CommandBuffer, descriptorUpdateTemplate DescriptorUpdateTemplate, layout PipelineLayout, set uint32, pData unsafe.Pointer) error {
+	fn := b.fn(cmdCmdPushDescriptorSetWithTemplateKHR)
+	if fn == 0 {
+		return missing(cmdCmdPushDescriptorSetWithTemplateKHR)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(descriptorUpdateTemplate)
+	fr.a[2] = uintptr(layout)
+	fr.a[3] = uintptr(set)
+	fr.a[4] = b.ptr(pData)
+	return nil
+}
+
+// CmdResetEvent queues vkCmdResetEvent; it runs at Flush.
+func (b *CommandBatch) CmdResetEvent(commandBuffer CommandBuffer, event Event, stageMask PipelineStageFlags) error {
+	fn := b.fn(cmdCmdResetEvent)
+	if fn == 0 {
+		return missing(cmdCmdResetEvent)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(event)
+	fr.a[2] = uintptr(stageMask)
+	return nil
+}
+
+// CmdResetEvent2 queues vkCmdResetEvent2; it runs at Flush.
+func (b *CommandBatch) CmdResetEvent2(commandBuffer CommandBuffer, event Event, stageMask PipelineStageFlags2) error {
+	fn := b.fn(cmdCmdResetEvent2)
+	if fn == 0 {
+		return missing(cmdCmdResetEvent2)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(event)
+	fr.a[2] = uintptr(stageMask)
+	return nil
+}
+
+// CmdResetQueryPool queues vkCmdResetQueryPool; it runs at Flush.
+func (b *CommandBatch) CmdResetQueryPool(commandBuffer CommandBuffer, queryPool QueryPool, firstQuery uint32, queryCount uint32) error {
+	fn := b.fn(cmdCmdResetQueryPool)
+	if fn == 0 {
+		return missing(cmdCmdResetQueryPool)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(queryPool)
+	fr.a[2] = uintptr(firstQuery)
+	fr.a[3] = uintptr(queryCount)
+	return nil
+}
+
+// CmdResolveImage queues vkCmdResolveImage; it runs at Flush.
+func (b *CommandBatch) CmdResolveImage(commandBuffer CommandBuffer, srcImage Image, srcImageLayout ImageLayout, dstImage Image, dstImageLayout ImageLayout, regionCount uint32, pRegions *ImageResolve) error {
+	fn := b.fn(cmdCmdResolveImage)
+	if fn == 0 {
+		return missing(cmdCmdResolveImage)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(srcImage)
+	fr.a[2] = uintptr(srcImageLayout)
+	fr.a[3] = uintptr(dstImage)
+	fr.a[4] = uintptr(dstImageLayout)
+	fr.a[5] = uintptr(regionCount)
+	fr.a[6] = b.ptr(unsafe.Pointer(pRegions))
+	return nil
+}
+
+// CmdResolveImage2 queues vkCmdResolveImage2; it runs at Flush.
+func (b *CommandBatch) CmdResolveImage2(commandBuffer CommandBuffer, pResolveImageInfo *ResolveImageInfo2) error {
+	fn := b.fn(cmdCmdResolveImage2)
+	if fn == 0 {
+		return missing(cmdCmdResolveImage2)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pResolveImageInfo))
+	return nil
+}
+
+// CmdSetAlphaToCoverageEnableEXT queues vkCmdSetAlphaToCoverageEnableEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetAlphaToCoverageEnableEXT(commandBuffer CommandBuffer, alphaToCoverageEnable Bool32) error {
+	fn := b.fn(cmdCmdSetAlphaToCoverageEnableEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetAlphaToCoverageEnableEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(alphaToCoverageEnable)
+	return nil
+}
+
+// CmdSetAlphaToOneEnableEXT queues vkCmdSetAlphaToOneEnableEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetAlphaToOneEnableEXT(commandBuffer CommandBuffer, alphaToOneEnable Bool32) error {
+	fn := b.fn(cmdCmdSetAlphaToOneEnableEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetAlphaToOneEnableEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(alphaToOneEnable)
+	return nil
+}
+
+// CmdSetBlendConstants queues vkCmdSetBlendConstants; it runs at Flush.
+func (b *CommandBatch) CmdSetBlendConstants(commandBuffer CommandBuffer, blendConstants *[4]float32) error {
+	fn := b.fn(cmdCmdSetBlendConstants)
+	if fn == 0 {
+		return missing(cmdCmdSetBlendConstants)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(blendConstants))
+	return nil
+}
+
+// CmdSetCheckpointNV queues vkCmdSetCheckpointNV; it runs at Flush.
+func (b *CommandBatch) CmdSetCheckpointNV(commandBuffer CommandBuffer, pCheckpointMarker unsafe.Pointer) error {
+	fn := b.fn(cmdCmdSetCheckpointNV)
+	if fn == 0 {
+		return missing(cmdCmdSetCheckpointNV)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(pCheckpointMarker)
+	return nil
+}
+
+// CmdSetCoarseSampleOrderNV queues vkCmdSetCoarseSampleOrderNV; it runs at Flush.
+func (b *CommandBatch) CmdSetCoarseSampleOrderNV(commandBuffer CommandBuffer, sampleOrderType CoarseSampleOrderTypeNV, customSampleOrderCount uint32, pCustomSampleOrders *CoarseSampleOrderCustomNV) error {
+	fn := b.fn(cmdCmdSetCoarseSampleOrderNV)
+	if fn == 0 {
+		return missing(cmdCmdSetCoarseSampleOrderNV)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(sampleOrderType)
+	fr.a[2] = uintptr(customSampleOrderCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pCustomSampleOrders))
+	return nil
+}
+
+// CmdSetColorBlendAdvancedEXT queues vkCmdSetColorBlendAdvancedEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetColorBlendAdvancedEXT(commandBuffer CommandBuffer, firstAttachment uint32, attachmentCount uint32, pColorBlendAdvanced *ColorBlendAdvancedEXT) error {
+	fn := b.fn(cmdCmdSetColorBlendAdvancedEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetColorBlendAdvancedEXT)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstAttachment)
+	fr.a[2] = uintptr(attachmentCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pColorBlendAdvanced))
+	return nil
+}
+
+// CmdSetColorBlendEnableEXT queues vkCmdSetColorBlendEnableEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetColorBlendEnableEXT(commandBuffer CommandBuffer, firstAttachment uint32, attachmentCount uint32, pColorBlendEnables *Bool32) error {
+	fn := b.fn(cmdCmdSetColorBlendEnableEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetColorBlendEnableEXT)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstAttachment)
+	fr.a[2] = uintptr(attachmentCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pColorBlendEnables))
+	return nil
+}
+
+// CmdSetColorBlendEquationEXT queues vkCmdSetColorBlendEquationEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetColorBlendEquationEXT(commandBuffer CommandBuffer, firstAttachment uint32, attachmentCount uint32, pColorBlendEquations *ColorBlendEquationEXT) error {
+	fn := b.fn(cmdCmdSetColorBlendEquationEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetColorBlendEquationEXT)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstAttachment)
+	fr.a[2] = uintptr(attachmentCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pColorBlendEquations))
+	return nil
+}
+
+// CmdSetColorWriteEnableEXT queues vkCmdSetColorWriteEnableEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetColorWriteEnableEXT(commandBuffer CommandBuffer, attachmentCount uint32, pColorWriteEnables *Bool32) error {
+	fn := b.fn(cmdCmdSetColorWriteEnableEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetColorWriteEnableEXT)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(attachmentCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pColorWriteEnables))
+	return nil
+}
+
+// CmdSetColorWriteMaskEXT queues vkCmdSetColorWriteMaskEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetColorWriteMaskEXT(commandBuffer CommandBuffer, firstAttachment uint32, attachmentCount uint32, pColorWriteMasks *ColorComponentFlags) error {
+	fn := b.fn(cmdCmdSetColorWriteMaskEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetColorWriteMaskEXT)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstAttachment)
+	fr.a[2] = uintptr(attachmentCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pColorWriteMasks))
+	return nil
+}
+
+// CmdSetConservativeRasterizationModeEXT queues vkCmdSetConservativeRasterizationModeEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetConservativeRasterizationModeEXT(commandBuffer CommandBuffer, conservativeRasterizationMode ConservativeRasterizationModeEXT) error {
+	fn := b.fn(cmdCmdSetConservativeRasterizationModeEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetConservativeRasterizationModeEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(conservativeRasterizationMode)
+	return nil
+}
+
+// CmdSetCoverageModulationModeNV queues vkCmdSetCoverageModulationModeNV; it runs at Flush.
+func (b *CommandBatch) CmdSetCoverageModulationModeNV(commandBuffer CommandBuffer, coverageModulationMode CoverageModulationModeNV) error {
+	fn := b.fn(cmdCmdSetCoverageModulationModeNV)
+	if fn == 0 {
+		return missing(cmdCmdSetCoverageModulationModeNV)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(coverageModulationMode)
+	return nil
+}
+
+// CmdSetCoverageModulationTableEnableNV queues vkCmdSetCoverageModulationTableEnableNV; it runs at Flush.
+func (b *CommandBatch) CmdSetCoverageModulationTableEnableNV(commandBuffer CommandBuffer, coverageModulationTableEnable Bool32) error {
+	fn := b.fn(cmdCmdSetCoverageModulationTableEnableNV)
+	if fn == 0 {
+		return missing(cmdCmdSetCoverageModulationTableEnableNV)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(coverageModulationTableEnable)
+	return nil
+}
+
+// CmdSetCoverageModulationTableNV queues vkCmdSetCoverageModulationTableNV; it runs at Flush.
+func (b *CommandBatch) CmdSetCoverageModulationTableNV(commandBuffer CommandBuffer, coverageModulationTableCount uint32, pCoverageModulationTable *float32) error {
+	fn := b.fn(cmdCmdSetCoverageModulationTableNV)
+	if fn == 0 {
+		return missing(cmdCmdSetCoverageModulationTableNV)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(coverageModulationTableCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pCoverageModulationTable))
+	return nil
+}
+
+// CmdSetCoverageReductionModeNV queues vkCmdSetCoverageReductionModeNV; it runs at Flush.
+func (b *CommandBatch) CmdSetCoverageReductionModeNV(commandBuffer CommandBuffer, coverageReductionMode CoverageReductionModeNV) error {
+	fn := b.fn(cmdCmdSetCoverageReductionModeNV)
+	if fn == 0 {
+		return missing(cmdCmdSetCoverageReductionModeNV)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(coverageReductionMode)
+	return nil
+}
+
+// CmdSetCoverageToColorEnableNV queues vkCmdSetCoverageToColorEnableNV; it runs at Flush.
+func (b *CommandBatch) CmdSetCoverageToColorEnableNV(commandBuffer CommandBuffer, coverageToColorEnable Bool32) error {
+	fn := b.fn(cmdCmdSetCoverageToColorEnableNV)
+	if fn == 0 {
+		return missing(cmdCmdSetCoverageToColorEnableNV)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(coverageToColorEnable)
+	return nil
+}
+
+// CmdSetCoverageToColorLocationNV queues vkCmdSetCoverageToColorLocationNV; it runs at Flush.
+func (b *CommandBatch) CmdSetCoverageToColorLocationNV(commandBuffer CommandBuffer, coverageToColorLocation uint32) error {
+	fn := b.fn(cmdCmdSetCoverageToColorLocationNV)
+	if fn == 0 {
+		return missing(cmdCmdSetCoverageToColorLocationNV)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(coverageToColorLocation)
+	return nil
+}
+
+// CmdSetCullMode queues vkCmdSetCullMode; it runs at Flush.
+func (b *CommandBatch) CmdSetCullMode(commandBuffer CommandBuffer, cullMode CullModeFlags) error {
+	fn := b.fn(cmdCmdSetCullMode)
+	if fn == 0 {
+		return missing(cmdCmdSetCullMode)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(cullMode)
+	return nil
+}
+
+// CmdSetDepthBiasEnable queues vkCmdSetDepthBiasEnable; it runs at Flush.
+func (b *CommandBatch) CmdSetDepthBiasEnable(commandBuffer CommandBuffer, depthBiasEnable Bool32) error {
+	fn := b.fn(cmdCmdSetDepthBiasEnable)
+	if fn == 0 {
+		return missing(cmdCmdSetDepthBiasEnable)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(depthBiasEnable)
+	return nil
+}
+
+// CmdSetDepthBoundsTestEnable queues vkCmdSetDepthBoundsTestEnable; it runs at Flush.
+func (b *CommandBatch) CmdSetDepthBoundsTestEnable(commandBuffer CommandBuffer, depthBoundsTestEnable Bool32) error {
+	fn := b.fn(cmdCmdSetDepthBoundsTestEnable)
+	if fn == 0 {
+		return missing(cmdCmdSetDepthBoundsTestEnable)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(depthBoundsTestEnable)
+	return nil
+}
+
+// CmdSetDepthClampEnableEXT queues vkCmdSetDepthClampEnableEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetDepthClampEnableEXT(commandBuffer CommandBuffer, depthClampEnable Bool32) error {
+	fn := b.fn(cmdCmdSetDepthClampEnableEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetDepthClampEnableEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(depthClampEnable)
+	return nil
+}
+
+// CmdSetDepthClipEnableEXT queues vkCmdSetDepthClipEnableEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetDepthClipEnableEXT(commandBuffer CommandBuffer, depthClipEnable Bool32) error {
+	fn := b.fn(cmdCmdSetDepthClipEnableEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetDepthClipEnableEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(depthClipEnable)
+	return nil
+}
+
+// CmdSetDepthClipNegativeOneToOneEXT queues vkCmdSetDepthClipNegativeOneToOneEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetDepthClipNegativeOneToOneEXT(commandBuffer CommandBuffer, negativeOneToOne Bool32) error {
+	fn := b.fn(cmdCmdSetDepthClipNegativeOneToOneEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetDepthClipNegativeOneToOneEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(negativeOneToOne)
+	return nil
+}
+
+// CmdSetDepthCompareOp queues vkCmdSetDepthCompareOp; it runs at Flush.
+func (b *CommandBatch) CmdSetDepthCompareOp(commandBuffer CommandBuffer, depthCompareOp CompareOp) error {
+	fn := b.fn(cmdCmdSetDepthCompareOp)
+	if fn == 0 {
+		return missing(cmdCmdSetDepthCompareOp)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(depthCompareOp)
+	return nil
+}
+
+// CmdSetDepthTestEnable queues vkCmdSetDepthTestEnable; it runs at Flush.
+func (b *CommandBatch) CmdSetDepthTestEnable(commandBuffer CommandBuffer, depthTestEnable Bool32) error {
+	fn := b.fn(cmdCmdSetDepthTestEnable)
+	if fn == 0 {
+		return missing(cmdCmdSetDepthTestEnable)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(depthTestEnable)
+	return nil
+}
+
+// CmdSetDepthWriteEnable queues vkCmdSetDepthWriteEnable; it runs at Flush.
+func (b *CommandBatch) CmdSetDepthWriteEnable(commandBuffer CommandBuffer, depthWriteEnable Bool32) error {
+	fn := b.fn(cmdCmdSetDepthWriteEnable)
+	if fn == 0 {
+		return missing(cmdCmdSetDepthWriteEnable)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(depthWriteEnable)
+	return nil
+}
+
+// CmdSetDescriptorBufferOffsetsEXT queues vkCmdSetDescriptorBufferOffsetsEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetDescriptorBufferOffsetsEXT(commandBuffer CommandBuffer, pipelineBindPoint PipelineBindPoint, layout PipelineLayout, firstSet uint32, setCount uint32, pBufferIndices *uint32, pOffsets *DeviceSize) error {
+	fn := b.fn(cmdCmdSetDescriptorBufferOffsetsEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetDescriptorBufferOffsetsEXT)
+	}
+	fr := b.next(fn, 7)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(pipelineBindPoint)
+	fr.a[2] = uintptr(layout)
+	fr.a[3] = uintptr(firstSet)
+	fr.a[4] = uintptr(setCount)
+	fr.a[5] = b.ptr(unsafe.Pointer(pBufferIndices))
+	fr.a[6] = b.ptr(unsafe.Pointer(pOffsets))
+	return nil
+}
+
+// CmdSetDeviceMask queues vkCmdSetDeviceMask; it runs at Flush.
+func (b *CommandBatch) CmdSetDeviceMask(commandBuffer CommandBuffer, deviceMask uint32) error {
+	fn := b.fn(cmdCmdSetDeviceMask)
+	if fn == 0 {
+		return missing(cmdCmdSetDeviceMask)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(deviceMask)
+	return nil
+}
+
+// CmdSetDiscardRectangleEXT queues vkCmdSetDiscardRectangleEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetDiscardRectangleEXT(commandBuffer CommandBuffer, firstDiscardRectangle uint32, discardRectangleCount uint32, pDiscardRectangles *Rect2D) error {
+	fn := b.fn(cmdCmdSetDiscardRectangleEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetDiscardRectangleEXT)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstDiscardRectangle)
+	fr.a[2] = uintptr(discardRectangleCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pDiscardRectangles))
+	return nil
+}
+
+// CmdSetEvent queues vkCmdSetEvent; it runs at Flush.
+func (b *CommandBatch) CmdSetEvent(commandBuffer CommandBuffer, event Event, stageMask PipelineStageFlags) error {
+	fn := b.fn(cmdCmdSetEvent)
+	if fn == 0 {
+		return missing(cmdCmdSetEvent)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(event)
+	fr.a[2] = uintptr(stageMask)
+	return nil
+}
+
+// CmdSetEvent2 queues vkCmdSetEvent2; it runs at Flush.
+func (b *CommandBatch) CmdSetEvent2(commandBuffer CommandBuffer, event Event, pDependencyInfo *DependencyInfo) error {
+	fn := b.fn(cmdCmdSetEvent2)
+	if fn == 0 {
+		return missing(cmdCmdSetEvent2)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(event)
+	fr.a[2] = b.ptr(unsafe.Pointer(pDependencyInfo))
+	return nil
+}
+
+// CmdSetExclusiveScissorNV queues vkCmdSetExclusiveScissorNV; it runs at Flush.
+func (b *CommandBatch) CmdSetExclusiveScissorNV(commandBuffer CommandBuffer, firstExclusiveScissor uint32, exclusiveScissorCount uint32, pExclusiveScissors *Rect2D) error {
+	fn := b.fn(cmdCmdSetExclusiveScissorNV)
+	if fn == 0 {
+		return missing(cmdCmdSetExclusiveScissorNV)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstExclusiveScissor)
+	fr.a[2] = uintptr(exclusiveScissorCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pExclusiveScissors))
+	return nil
+}
+
+// CmdSetFragmentShadingRateEnumNV queues vkCmdSetFragmentShadingRateEnumNV; it runs at Flush.
+func (b *CommandBatch) CmdSetFragmentShadingRateEnumNV(commandBuffer CommandBuffer, shadingRate FragmentShadingRateNV, combinerOps *[2]FragmentShadingRateCombinerOpKHR) error {
+	fn := b.fn(cmdCmdSetFragmentShadingRateEnumNV)
+	if fn == 0 {
+		return missing(cmdCmdSetFragmentShadingRateEnumNV)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(shadingRate)
+	fr.a[2] = b.ptr(unsafe.Pointer(combinerOps))
+	return nil
+}
+
+// CmdSetFragmentShadingRateKHR queues vkCmdSetFragmentShadingRateKHR; it runs at Flush.
+func (b *CommandBatch) CmdSetFragmentShadingRateKHR(commandBuffer CommandBuffer, pFragmentSize *Extent2D, combinerOps *[2]FragmentShadingRateCombinerOpKHR) error {
+	fn := b.fn(cmdCmdSetFragmentShadingRateKHR)
+	if fn == 0 {
+		return missing(cmdCmdSetFragmentShadingRateKHR)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pFragmentSize))
+	fr.a[2] = b.ptr(unsafe.Pointer(combinerOps))
+	return nil
+}
+
+// CmdSetFrontFace queues vkCmdSetFrontFace; it runs at Flush.
+func (b *CommandBatch) CmdSetFrontFace(commandBuffer CommandBuffer, frontFace FrontFace) error {
+	fn := b.fn(cmdCmdSetFrontFace)
+	if fn == 0 {
+		return missing(cmdCmdSetFrontFace)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(frontFace)
+	return nil
+}
+
+// CmdSetLineRasterizationModeEXT queues vkCmdSetLineRasterizationModeEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetLineRasterizationModeEXT(commandBuffer CommandBuffer, lineRasterizationMode LineRasterizationModeEXT) error {
+	fn := b.fn(cmdCmdSetLineRasterizationModeEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetLineRasterizationModeEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(lineRasterizationMode)
+	return nil
+}
+
+// CmdSetLineStippleEXT queues vkCmdSetLineStippleEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetLineStippleEXT(commandBuffer CommandBuffer, lineStippleFactor uint32, lineStipplePattern uint16) error {
+	fn := b.fn(cmdCmdSetLineStippleEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetLineStippleEXT)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(lineStippleFactor)
+	fr.a[2] = uintptr(lineStipplePattern)
+	return nil
+}
+
+// CmdSetLineStippleEnableEXT queues vkCmdSetLineStippleEnableEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetLineStippleEnableEXT(commandBuffer CommandBuffer, stippledLineEnable Bool32) error {
+	fn := b.fn(cmdCmdSetLineStippleEnableEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetLineStippleEnableEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(stippledLineEnable)
+	return nil
+}
+
+// CmdSetLogicOpEXT queues vkCmdSetLogicOpEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetLogicOpEXT(commandBuffer CommandBuffer, logicOp LogicOp) error {
+	fn := b.fn(cmdCmdSetLogicOpEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetLogicOpEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(logicOp)
+	return nil
+}
+
+// CmdSetLogicOpEnableEXT queues vkCmdSetLogicOpEnableEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetLogicOpEnableEXT(commandBuffer CommandBuffer, logicOpEnable Bool32) error {
+	fn := b.fn(cmdCmdSetLogicOpEnableEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetLogicOpEnableEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(logicOpEnable)
+	return nil
+}
+
+// CmdSetPatchControlPointsEXT queues vkCmdSetPatchControlPointsEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetPatchControlPointsEXT(commandBuffer CommandBuffer, patchControlPoints uint32) error {
+	fn := b.fn(cmdCmdSetPatchControlPointsEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetPatchControlPointsEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(patchControlPoints)
+	return nil
+}
+
+// CmdSetPolygonModeEXT queues vkCmdSetPolygonModeEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetPolygonModeEXT(commandBuffer CommandBuffer, polygonMode PolygonMode) error {
+	fn := b.fn(cmdCmdSetPolygonModeEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetPolygonModeEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(polygonMode)
+	return nil
+}
+
+// CmdSetPrimitiveRestartEnable queues vkCmdSetPrimitiveRestartEnable; it runs at Flush.
+func (b *CommandBatch) CmdSetPrimitiveRestartEnable(commandBuffer CommandBuffer, primitiveRestartEnable Bool32) error {
+	fn := b.fn(cmdCmdSetPrimitiveRestartEnable)
+	if fn == 0 {
+		return missing(cmdCmdSetPrimitiveRestartEnable)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(primitiveRestartEnable)
+	return nil
+}
+
+// CmdSetPrimitiveTopology queues vkCmdSetPrimitiveTopology; it runs at Flush.
+func (b *CommandBatch) CmdSetPrimitiveTopology(commandBuffer CommandBuffer, primitiveTopology PrimitiveTopology) error {
+	fn := b.fn(cmdCmdSetPrimitiveTopology)
+	if fn == 0 {
+		return missing(cmdCmdSetPrimitiveTopology)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(primitiveTopology)
+	return nil
+}
+
+// CmdSetProvokingVertexModeEXT queues vkCmdSetProvokingVertexModeEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetProvokingVertexModeEXT(commandBuffer CommandBuffer, provokingVertexMode ProvokingVertexModeEXT) error {
+	fn := b.fn(cmdCmdSetProvokingVertexModeEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetProvokingVertexModeEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(provokingVertexMode)
+	return nil
+}
+
+// CmdSetRasterizationSamplesEXT queues vkCmdSetRasterizationSamplesEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetRasterizationSamplesEXT(commandBuffer CommandBuffer, rasterizationSamples SampleCountFlagBits) error {
+	fn := b.fn(cmdCmdSetRasterizationSamplesEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetRasterizationSamplesEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(rasterizationSamples)
+	return nil
+}
+
+// CmdSetRasterizationStreamEXT queues vkCmdSetRasterizationStreamEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetRasterizationStreamEXT(commandBuffer CommandBuffer, rasterizationStream uint32) error {
+	fn := b.fn(cmdCmdSetRasterizationStreamEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetRasterizationStreamEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(rasterizationStream)
+	return nil
+}
+
+// CmdSetRasterizerDiscardEnable queues vkCmdSetRasterizerDiscardEnable; it runs at Flush.
+func (b *CommandBatch) CmdSetRasterizerDiscardEnable(commandBuffer CommandBuffer, rasterizerDiscardEnable Bool32) error {
+	fn := b.fn(cmdCmdSetRasterizerDiscardEnable)
+	if fn == 0 {
+		return missing(cmdCmdSetRasterizerDiscardEnable)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(rasterizerDiscardEnable)
+	return nil
+}
+
+// CmdSetRayTracingPipelineStackSizeKHR queues vkCmdSetRayTracingPipelineStackSizeKHR; it runs at Flush.
+func (b *CommandBatch) CmdSetRayTracingPipelineStackSizeKHR(commandBuffer CommandBuffer, pipelineStackSize uint32) error {
+	fn := b.fn(cmdCmdSetRayTracingPipelineStackSizeKHR)
+	if fn == 0 {
+		return missing(cmdCmdSetRayTracingPipelineStackSizeKHR)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(pipelineStackSize)
+	return nil
+}
+
+// CmdSetRepresentativeFragmentTestEnableNV queues vkCmdSetRepresentativeFragmentTestEnableNV; it runs at Flush.
+func (b *CommandBatch) CmdSetRepresentativeFragmentTestEnableNV(commandBuffer CommandBuffer, representativeFragmentTestEnable Bool32) error {
+	fn := b.fn(cmdCmdSetRepresentativeFragmentTestEnableNV)
+	if fn == 0 {
+		return missing(cmdCmdSetRepresentativeFragmentTestEnableNV)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(representativeFragmentTestEnable)
+	return nil
+}
+
+// CmdSetSampleLocationsEXT queues vkCmdSetSampleLocationsEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetSampleLocationsEXT(commandBuffer CommandBuffer, pSampleLocationsInfo *SampleLocationsInfoEXT) error {
+	fn := b.fn(cmdCmdSetSampleLocationsEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetSampleLocationsEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pSampleLocationsInfo))
+	return nil
+}
+
+// CmdSetSampleLocationsEnableEXT queues vkCmdSetSampleLocationsEnableEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetSampleLocationsEnableEXT(commandBuffer CommandBuffer, sampleLocationsEnable Bool32) error {
+	fn := b.fn(cmdCmdSetSampleLocationsEnableEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetSampleLocationsEnableEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(sampleLocationsEnable)
+	return nil
+}
+
+// CmdSetSampleMaskEXT queues vkCmdSetSampleMaskEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetSampleMaskEXT(commandBuffer CommandBuffer, samples SampleCountFlagBits, pSampleMask *SampleMask) error {
+	fn := b.fn(cmdCmdSetSampleMaskEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetSampleMaskEXT)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(samples)
+	fr.a[2] = b.ptr(unsafe.Pointer(pSampleMask))
+	return nil
+}
+
+// CmdSetScissor queues vkCmdSetScissor; it runs at Flush.
+func (b *CommandBatch) CmdSetScissor(commandBuffer CommandBuffer, firstScissor uint32, scissorCount uint32, pScissors *Rect2D) error {
+	fn := b.fn(cmdCmdSetScissor)
+	if fn == 0 {
+		return missing(cmdCmdSetScissor)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstScissor)
+	fr.a[2] = uintptr(scissorCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pScissors))
+	return nil
+}
+
+// CmdSetScissorWithCount queues vkCmdSetScissorWithCount; it runs at Flush.
+func (b *CommandBatch) CmdSetScissorWithCount(commandBuffer CommandBuffer, scissorCount uint32, pScissors *Rect2D) error {
+	fn := b.fn(cmdCmdSetScissorWithCount)
+	if fn == 0 {
+		return missing(cmdCmdSetScissorWithCount)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(scissorCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pScissors))
+	return nil
+}
+
+// CmdSetShadingRateImageEnableNV queues vkCmdSetShadingRateImageEnableNV; it runs at Flush.
+func (b *CommandBatch) CmdSetShadingRateImageEnableNV(commandBuffer CommandBuffer, shadingRateImageEnable Bool32) error {
+	fn := b.fn(cmdCmdSetShadingRateImageEnableNV)
+	if fn == 0 {
+		return missing(cmdCmdSetShadingRateImageEnableNV)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(shadingRateImageEnable)
+	return nil
+}
+
+// CmdSetStencilCompareMask queues vkCmdSetStencilCompareMask; it runs at Flush.
+func (b *CommandBatch) CmdSetStencilCompareMask(commandBuffer CommandBuffer, faceMask StencilFaceFlags, compareMask uint32) error {
+	fn := b.fn(cmdCmdSetStencilCompareMask)
+	if fn == 0 {
+		return missing(cmdCmdSetStencilCompareMask)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(faceMask)
+	fr.a[2] = uintptr(compareMask)
+	return nil
+}
+
+// CmdSetStencilOp queues vkCmdSetStencilOp; it runs at Flush.
+func (b *CommandBatch) CmdSetStencilOp(commandBuffer CommandBuffer, faceMask StencilFaceFlags, failOp StencilOp, passOp StencilOp, depthFailOp StencilOp, compareOp CompareOp) error {
+	fn := b.fn(cmdCmdSetStencilOp)
+	if fn == 0 {
+		return missing(cmdCmdSetStencilOp)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(faceMask)
+	fr.a[2] = uintptr(failOp)
+	fr.a[3] = uintptr(passOp)
+	fr.a[4] = uintptr(depthFailOp)
+	fr.a[5] = uintptr(compareOp)
+	return nil
+}
+
+// CmdSetStencilReference queues vkCmdSetStencilReference; it runs at Flush.
+func (b *CommandBatch) CmdSetStencilReference(commandBuffer CommandBuffer, faceMask StencilFaceFlags, reference uint32) error {
+	fn := b.fn(cmdCmdSetStencilReference)
+	if fn == 0 {
+		return missing(cmdCmdSetStencilReference)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(faceMask)
+	fr.a[2] = uintptr(reference)
+	return nil
+}
+
+// CmdSetStencilTestEnable queues vkCmdSetStencilTestEnable; it runs at Flush.
+func (b *CommandBatch) CmdSetStencilTestEnable(commandBuffer CommandBuffer, stencilTestEnable Bool32) error {
+	fn := b.fn(cmdCmdSetStencilTestEnable)
+	if fn == 0 {
+		return missing(cmdCmdSetStencilTestEnable)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(stencilTestEnable)
+	return nil
+}
+
+// CmdSetStencilWriteMask queues vkCmdSetStencilWriteMask; it runs at Flush.
+func (b *CommandBatch) CmdSetStencilWriteMask(commandBuffer CommandBuffer, faceMask StencilFaceFlags, writeMask uint32) error {
+	fn := b.fn(cmdCmdSetStencilWriteMask)
+	if fn == 0 {
+		return missing(cmdCmdSetStencilWriteMask)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(faceMask)
+	fr.a[2] = uintptr(writeMask)
+	return nil
+}
+
+// CmdSetTessellationDomainOriginEXT queues vkCmdSetTessellationDomainOriginEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetTessellationDomainOriginEXT(commandBuffer CommandBuffer, domainOrigin TessellationDomainOrigin) error {
+	fn := b.fn(cmdCmdSetTessellationDomainOriginEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetTessellationDomainOriginEXT)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(domainOrigin)
+	return nil
+}
+
+// CmdSetVertexInputEXT queues vkCmdSetVertexInputEXT; it runs at Flush.
+func (b *CommandBatch) CmdSetVertexInputEXT(commandBuffer CommandBuffer, vertexBindingDescriptionCount uint32, pVertexBindingDescriptions *VertexInputBindingDescription2EXT, vertexAttributeDescriptionCount uint32, pVertexAttributeDescriptions *VertexInputAttributeDescription2EXT) error {
+	fn := b.fn(cmdCmdSetVertexInputEXT)
+	if fn == 0 {
+		return missing(cmdCmdSetVertexInputEXT)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(vertexBindingDescriptionCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pVertexBindingDescriptions))
+	fr.a[3] = uintptr(vertexAttributeDescriptionCount)
+	fr.a[4] = b.ptr(unsafe.Pointer(pVertexAttributeDescriptions))
+	return nil
+}
+
+// CmdSetViewport queues vkCmdSetViewport; it runs at Flush.
+func (b *CommandBatch) CmdSetViewport(commandBuffer CommandBuffer, firstViewport uint32, viewportCount uint32, pViewports *Viewport) error {
+	fn := b.fn(cmdCmdSetViewport)
+	if fn == 0 {
+		return missing(cmdCmdSetViewport)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstViewport)
+	fr.a[2] = uintptr(viewportCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pViewports))
+	return nil
+}
+
+// CmdSetViewportShadingRatePaletteNV queues vkCmdSetViewportShadingRatePaletteNV; it runs at Flush.
+func (b *CommandBatch) CmdSetViewportShadingRatePaletteNV(commandBuffer CommandBuffer, firstViewport uint32, viewportCount uint32, pShadingRatePalettes *ShadingRatePaletteNV) error {
+	fn := b.fn(cmdCmdSetViewportShadingRatePaletteNV)
+	if fn == 0 {
+		return missing(cmdCmdSetViewportShadingRatePaletteNV)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstViewport)
+	fr.a[2] = uintptr(viewportCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pShadingRatePalettes))
+	return nil
+}
+
+// CmdSetViewportSwizzleNV queues vkCmdSetViewportSwizzleNV; it runs at Flush.
+func (b *CommandBatch) CmdSetViewportSwizzleNV(commandBuffer CommandBuffer, firstViewport uint32, viewportCount uint32, pViewportSwizzles *ViewportSwizzleNV) error {
+	fn := b.fn(cmdCmdSetViewportSwizzleNV)
+	if fn == 0 {
+		return missing(cmdCmdSetViewportSwizzleNV)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstViewport)
+	fr.a[2] = uintptr(viewportCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pViewportSwizzles))
+	return nil
+}
+
+// CmdSetViewportWScalingEnableNV queues vkCmdSetViewportWScalingEnableNV; it runs at Flush.
+func (b *CommandBatch) CmdSetViewportWScalingEnableNV(commandBuffer CommandBuffer, viewportWScalingEnable Bool32) error {
+	fn := b.fn(cmdCmdSetViewportWScalingEnableNV)
+	if fn == 0 {
+		return missing(cmdCmdSetViewportWScalingEnableNV)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(viewportWScalingEnable)
+	return nil
+}
+
+// CmdSetViewportWScalingNV queues vkCmdSetViewportWScalingNV; it runs at Flush.
+func (b *CommandBatch) CmdSetViewportWScalingNV(commandBuffer CommandBuffer, firstViewport uint32, viewportCount uint32, pViewportWScalings *ViewportWScalingNV) error {
+	fn := b.fn(cmdCmdSetViewportWScalingNV)
+	if fn == 0 {
+		return missing(cmdCmdSetViewportWScalingNV)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(firstViewport)
+	fr.a[2] = uintptr(viewportCount)
+	fr.a[3] = b.ptr(unsafe.Pointer(pViewportWScalings))
+	return nil
+}
+
+// CmdSetViewportWithCount queues vkCmdSetViewportWithCount; it runs at Flush.
+func (b *CommandBatch) CmdSetViewportWithCount(commandBuffer CommandBuffer, viewportCount uint32, pViewports *Viewport) error {
+	fn := b.fn(cmdCmdSetViewportWithCount)
+	if fn == 0 {
+		return missing(cmdCmdSetViewportWithCount)
+	}
+	fr := b.next(fn, 3)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(viewportCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pViewports))
+	return nil
+}
+
+// CmdSubpassShadingHUAWEI queues vkCmdSubpassShadingHUAWEI; it runs at Flush.
+func (b *CommandBatch) CmdSubpassShadingHUAWEI(commandBuffer CommandBuffer) error {
+	fn := b.fn(cmdCmdSubpassShadingHUAWEI)
+	if fn == 0 {
+		return missing(cmdCmdSubpassShadingHUAWEI)
+	}
+	fr := b.next(fn, 1)
+	fr.a[0] = uintptr(commandBuffer)
+	return nil
+}
+
+// CmdTraceRaysIndirect2KHR queues vkCmdTraceRaysIndirect2KHR; it runs at Flush.
+func (b *CommandBatch) CmdTraceRaysIndirect2KHR(commandBuffer CommandBuffer, indirectDeviceAddress DeviceAddress) error {
+	fn := b.fn(cmdCmdTraceRaysIndirect2KHR)
+	if fn == 0 {
+		return missing(cmdCmdTraceRaysIndirect2KHR)
+	}
+	fr := b.next(fn, 2)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(indirectDeviceAddress)
+	return nil
+}
+
+// CmdTraceRaysIndirectKHR queues vkCmdTraceRaysIndirectKHR; it runs at Flush.
+func (b *CommandBatch) CmdTraceRaysIndirectKHR(commandBuffer CommandBuffer, pRaygenShaderBindingTable *StridedDeviceAddressRegionKHR, pMissShaderBindingTable *StridedDeviceAddressRegionKHR, pHitShaderBindingTable *StridedDeviceAddressRegionKHR, pCallableShaderBindingTable *StridedDeviceAddressRegionKHR, indirectDeviceAddress DeviceAddress) error {
+	fn := b.fn(cmdCmdTraceRaysIndirectKHR)
+	if fn == 0 {
+		return missing(cmdCmdTraceRaysIndirectKHR)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pRaygenShaderBindingTable))
+	fr.a[2] = b.ptr(unsafe.Pointer(pMissShaderBindingTable))
+	fr.a[3] = b.ptr(unsafe.Pointer(pHitShaderBindingTable))
+	fr.a[4] = b.ptr(unsafe.Pointer(pCallableShaderBindingTable))
+	fr.a[5] = uintptr(indirectDeviceAddress)
+	return nil
+}
+
+// CmdTraceRaysKHR queues vkCmdTraceRaysKHR; it runs at Flush.
+func (b *CommandBatch) CmdTraceRaysKHR(commandBuffer CommandBuffer, pRaygenShaderBindingTable *StridedDeviceAddressRegionKHR, pMissShaderBindingTable *StridedDeviceAddressRegionKHR, pHitShaderBindingTable *StridedDeviceAddressRegionKHR, pCallableShaderBindingTable *StridedDeviceAddressRegionKHR, width uint32, height uint32, depth uint32) error {
+	fn := b.fn(cmdCmdTraceRaysKHR)
+	if fn == 0 {
+		return missing(cmdCmdTraceRaysKHR)
+	}
+	fr := b.next(fn, 8)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = b.ptr(unsafe.Pointer(pRaygenShaderBindingTable))
+	fr.a[2] = b.ptr(unsafe.Pointer(pMissShaderBindingTable))
+	fr.a[3] = b.ptr(unsafe.Pointer(pHitShaderBindingTable))
+	fr.a[4] = b.ptr(unsafe.Pointer(pCallableShaderBindingTable))
+	fr.a[5] = uintptr(width)
+	fr.a[6] = uintptr(height)
+	fr.a[7] = uintptr(depth)
+	return nil
+}
+
+// CmdTraceRaysNV queues vkCmdTraceRaysNV; it runs at Flush.
+func (b *CommandBatch) CmdTraceRaysNV(commandBuffer CommandBuffer, raygenShaderBindingTableBuffer Buffer, raygenShaderBindingOffset DeviceSize, missShaderBindingTableBuffer Buffer, missShaderBindingOffset DeviceSize, missShaderBindingStride DeviceSize, hitShaderBindingTableBuffer Buffer, hitShaderBindingOffset DeviceSize, hitShaderBindingStride DeviceSize, callableShaderBindingTableBuffer Buffer, callableShaderBindingOffset DeviceSize, callableShaderBindingStride DeviceSize, width uint32, height uint32, depth uint32) error {
+	fn := b.fn(cmdCmdTraceRaysNV)
+	if fn == 0 {
+		return missing(cmdCmdTraceRaysNV)
+	}
+	fr := b.next(fn, 15)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(raygenShaderBindingTableBuffer)
+	fr.a[2] = uintptr(raygenShaderBindingOffset)
+	fr.a[3] = uintptr(missShaderBindingTableBuffer)
+	fr.a[4] = uintptr(missShaderBindingOffset)
+	fr.a[5] = uintptr(missShaderBindingStride)
+	fr.a[6] = uintptr(hitShaderBindingTableBuffer)
+	fr.a[7] = uintptr(hitShaderBindingOffset)
+	fr.a[8] = uintptr(hitShaderBindingStride)
+	fr.a[9] = uintptr(callableShaderBindingTableBuffer)
+	fr.a[10] = uintptr(callableShaderBindingOffset)
+	fr.a[11] = uintptr(callableShaderBindingStride)
+	fr.a[12] = uintptr(width)
+	fr.a[13] = uintptr(height)
+	fr.a[14] = uintptr(depth)
+	return nil
+}
+
+// CmdUpdateBuffer queues vkCmdUpdateBuffer; it runs at Flush.
+func (b *CommandBatch) CmdUpdateBuffer(commandBuffer CommandBuffer, dstBuffer Buffer, dstOffset DeviceSize, dataSize DeviceSize, pData unsafe.Pointer) error {
+	fn := b.fn(cmdCmdUpdateBuffer)
+	if fn == 0 {
+		return missing(cmdCmdUpdateBuffer)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(dstBuffer)
+	fr.a[2] = uintptr(dstOffset)
+	fr.a[3] = uintptr(dataSize)
+	fr.a[4] = b.ptr(pData)
+	return nil
+}
+
+// CmdWaitEvents queues vkCmdWaitEvents; it runs at Flush.
+func (b *CommandBatch) CmdWaitEvents(commandBuffer CommandBuffer, eventCount uint32, pEvents *Event, srcStageMask PipelineStageFlags, dstStageMask PipelineStageFlags, memoryBarrierCount uint32, pMemoryBarriers *MemoryBarrier, bufferMemoryBarrierCount uint32, pBufferMemoryBarriers *BufferMemoryBarrier, imageMemoryBarrierCount uint32, pImageMemoryBarriers *ImageMemoryBarrier) error {
+	fn := b.fn(cmdCmdWaitEvents)
+	if fn == 0 {
+		return missing(cmdCmdWaitEvents)
+	}
+	fr := b.next(fn, 11)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(eventCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pEvents))
+	fr.a[3] = uintptr(srcStageMask)
+	fr.a[4] = uintptr(dstStageMask)
+	fr.a[5] = uintptr(memoryBarrierCount)
+	fr.a[6] = b.ptr(unsafe.Pointer(pMemoryBarriers))
+	fr.a[7] = uintptr(bufferMemoryBarrierCount)
+	fr.a[8] = b.ptr(unsafe.Pointer(pBufferMemoryBarriers))
+	fr.a[9] = uintptr(imageMemoryBarrierCount)
+	fr.a[10] = b.ptr(unsafe.Pointer(pImageMemoryBarriers))
+	return nil
+}
+
+// CmdWaitEvents2 queues vkCmdWaitEvents2; it runs at Flush.
+func (b *CommandBatch) CmdWaitEvents2(commandBuffer CommandBuffer, eventCount uint32, pEvents *Event, pDependencyInfos *DependencyInfo) error {
+	fn := b.fn(cmdCmdWaitEvents2)
+	if fn == 0 {
+		return missing(cmdCmdWaitEvents2)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(eventCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pEvents))
+	fr.a[3] = b.ptr(unsafe.Pointer(pDependencyInfos))
+	return nil
+}
+
+// CmdWriteAccelerationStructuresPropertiesKHR queues vkCmdWriteAccelerationStructuresPropertiesKHR; it runs at Flush.
+func (b *CommandBatch) CmdWriteAccelerationStructuresPropertiesKHR(commandBuffer CommandBuffer, accelerationStructureCount uint32, pAccelerationStructures *AccelerationStructureKHR, queryType QueryType, queryPool QueryPool, firstQuery uint32) error {
+	fn := b.fn(cmdCmdWriteAccelerationStructuresPropertiesKHR)
+	if fn == 0 {
+		return missing(cmdCmdWriteAccelerationStructuresPropertiesKHR)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(accelerationStructureCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pAccelerationStructures))
+	fr.a[3] = uintptr(queryType)
+	fr.a[4] = uintptr(queryPool)
+	fr.a[5] = uintptr(firstQuery)
+	return nil
+}
+
+// CmdWriteAccelerationStructuresPropertiesNV queues vkCmdWriteAccelerationStructuresPropertiesNV; it runs at Flush.
+func (b *CommandBatch) CmdWriteAccelerationStructuresPropertiesNV(commandBuffer CommandBuffer, accelerationStructureCount uint32, pAccelerationStructures *AccelerationStructureNV, queryType QueryType, queryPool QueryPool, firstQuery uint32) error {
+	fn := b.fn(cmdCmdWriteAccelerationStructuresPropertiesNV)
+	if fn == 0 {
+		return missing(cmdCmdWriteAccelerationStructuresPropertiesNV)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(accelerationStructureCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pAccelerationStructures))
+	fr.a[3] = uintptr(queryType)
+	fr.a[4] = uintptr(queryPool)
+	fr.a[5] = uintptr(firstQuery)
+	return nil
+}
+
+// CmdWriteBufferMarker2AMD queues vkCmdWriteBufferMarker2AMD; it runs at Flush.
+func (b *CommandBatch) CmdWriteBufferMarker2AMD(commandBuffer CommandBuffer, stage PipelineStageFlags2, dstBuffer Buffer, dstOffset DeviceSize, marker uint32) error {
+	fn := b.fn(cmdCmdWriteBufferMarker2AMD)
+	if fn == 0 {
+		return missing(cmdCmdWriteBufferMarker2AMD)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(stage)
+	fr.a[2] = uintptr(dstBuffer)
+	fr.a[3] = uintptr(dstOffset)
+	fr.a[4] = uintptr(marker)
+	return nil
+}
+
+// CmdWriteBufferMarkerAMD queues vkCmdWriteBufferMarkerAMD; it runs at Flush.
+func (b *CommandBatch) CmdWriteBufferMarkerAMD(commandBuffer CommandBuffer, pipelineStage PipelineStageFlagBits, dstBuffer Buffer, dstOffset DeviceSize, marker uint32) error {
+	fn := b.fn(cmdCmdWriteBufferMarkerAMD)
+	if fn == 0 {
+		return missing(cmdCmdWriteBufferMarkerAMD)
+	}
+	fr := b.next(fn, 5)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(pipelineStage)
+	fr.a[2] = uintptr(dstBuffer)
+	fr.a[3] = uintptr(dstOffset)
+	fr.a[4] = uintptr(marker)
+	return nil
+}
+
+// CmdWriteMicromapsPropertiesEXT queues vkCmdWriteMicromapsPropertiesEXT; it runs at Flush.
+func (b *CommandBatch) CmdWriteMicromapsPropertiesEXT(commandBuffer CommandBuffer, micromapCount uint32, pMicromaps *MicromapEXT, queryType QueryType, queryPool QueryPool, firstQuery uint32) error {
+	fn := b.fn(cmdCmdWriteMicromapsPropertiesEXT)
+	if fn == 0 {
+		return missing(cmdCmdWriteMicromapsPropertiesEXT)
+	}
+	fr := b.next(fn, 6)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(micromapCount)
+	fr.a[2] = b.ptr(unsafe.Pointer(pMicromaps))
+	fr.a[3] = uintptr(queryType)
+	fr.a[4] = uintptr(queryPool)
+	fr.a[5] = uintptr(firstQuery)
+	return nil
+}
+
+// CmdWriteTimestamp queues vkCmdWriteTimestamp; it runs at Flush.
+func (b *CommandBatch) CmdWriteTimestamp(commandBuffer CommandBuffer, pipelineStage PipelineStageFlagBits, queryPool QueryPool, query uint32) error {
+	fn := b.fn(cmdCmdWriteTimestamp)
+	if fn == 0 {
+		return missing(cmdCmdWriteTimestamp)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(pipelineStage)
+	fr.a[2] = uintptr(queryPool)
+	fr.a[3] = uintptr(query)
+	return nil
+}
+
+// CmdWriteTimestamp2 queues vkCmdWriteTimestamp2; it runs at Flush.
+func (b *CommandBatch) CmdWriteTimestamp2(commandBuffer CommandBuffer, stage PipelineStageFlags2, queryPool QueryPool, query uint32) error {
+	fn := b.fn(cmdCmdWriteTimestamp2)
+	if fn == 0 {
+		return missing(cmdCmdWriteTimestamp2)
+	}
+	fr := b.next(fn, 4)
+	fr.a[0] = uintptr(commandBuffer)
+	fr.a[1] = uintptr(stage)
+	fr.a[2] = uintptr(queryPool)
+	fr.a[3] = uintptr(query)
+	return nil
+}
+
 //go:uintptrescapes
 func call1(fn, a1 uintptr) int32 {
 	f := callFrame{fn: fn, n: 1}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -89,8 +90,14 @@ func newComputePipeline(t testing.TB, td *testDevice, code []uint32) *computePip
 }
 
 // TestComputeDispatch runs one compute dispatch on the device with the
-// validation layer on and checks every element of the result.
+// validation layer on and checks every element of the result; the commands
+// are recorded one call at a time, and again through a CommandBatch.
 func TestComputeDispatch(t *testing.T) {
+	t.Run("direct", func(t *testing.T) { testComputeDispatch(t, false) })
+	t.Run("batch", func(t *testing.T) { testComputeDispatch(t, true) })
+}
+
+func testComputeDispatch(t *testing.T, batched bool) {
 	td := newTestDevice(t, true)
 	dt, dev := td.dt, td.dev
 	code := compileGLSL(t, "affine.comp")
@@ -164,17 +171,37 @@ func TestComputeDispatch(t *testing.T) {
 		SType: STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
 		Flags: COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
 	}).Err())
-	require.NoError(t, dt.CmdBindPipeline(cb, PIPELINE_BIND_POINT_COMPUTE, cp.pipeline))
-	require.NoError(t, dt.CmdBindDescriptorSets(cb, PIPELINE_BIND_POINT_COMPUTE, cp.layout, 0, 1, &set, 0, nil))
-	params := [2]uint32{n, mul}
-	require.NoError(t, dt.CmdPushConstants(cb, cp.layout, SHADER_STAGE_COMPUTE_BIT, 0, 8, unsafe.Pointer(&params)))
-	require.NoError(t, dt.CmdDispatch(cb, (n+63)/64, 1, 1))
-	require.NoError(t, dt.CmdPipelineBarrier(cb, PIPELINE_STAGE_COMPUTE_SHADER_BIT, PIPELINE_STAGE_HOST_BIT, 0,
-		1, &MemoryBarrier{
-			SType:         STRUCTURE_TYPE_MEMORY_BARRIER,
-			SrcAccessMask: ACCESS_SHADER_WRITE_BIT,
-			DstAccessMask: ACCESS_HOST_READ_BIT,
-		}, 0, nil, 0, nil))
+	record := func(rec interface {
+		CmdBindPipeline(CommandBuffer, PipelineBindPoint, Pipeline) error
+		CmdBindDescriptorSets(CommandBuffer, PipelineBindPoint, PipelineLayout, uint32, uint32, *DescriptorSet, uint32, *uint32) error
+		CmdPushConstants(CommandBuffer, PipelineLayout, ShaderStageFlags, uint32, uint32, unsafe.Pointer) error
+		CmdDispatch(CommandBuffer, uint32, uint32, uint32) error
+		CmdPipelineBarrier(CommandBuffer, PipelineStageFlags, PipelineStageFlags, DependencyFlags, uint32, *MemoryBarrier, uint32, *BufferMemoryBarrier, uint32, *ImageMemoryBarrier) error
+	}) {
+		require.NoError(t, rec.CmdBindPipeline(cb, PIPELINE_BIND_POINT_COMPUTE, cp.pipeline))
+		sets := []DescriptorSet{set}
+		require.NoError(t, rec.CmdBindDescriptorSets(cb, PIPELINE_BIND_POINT_COMPUTE, cp.layout, 0, 1, &sets[0], 0, nil))
+		params := &[2]uint32{n, mul}
+		require.NoError(t, rec.CmdPushConstants(cb, cp.layout, SHADER_STAGE_COMPUTE_BIT, 0, 8, unsafe.Pointer(params)))
+		require.NoError(t, rec.CmdDispatch(cb, (n+63)/64, 1, 1))
+		require.NoError(t, rec.CmdPipelineBarrier(cb, PIPELINE_STAGE_COMPUTE_SHADER_BIT, PIPELINE_STAGE_HOST_BIT, 0,
+			1, &MemoryBarrier{
+				SType:         STRUCTURE_TYPE_MEMORY_BARRIER,
+				SrcAccessMask: ACCESS_SHADER_WRITE_BIT,
+				DstAccessMask: ACCESS_HOST_READ_BIT,
+			}, 0, nil, 0, nil))
+	}
+	if batched {
+		batch := dt.NewCommandBatch()
+		record(batch)
+		require.Equal(t, 5, batch.Len())
+		runtime.GC() // the batch alone keeps the pointed-at arguments alive
+		runtime.GC()
+		batch.Flush()
+		require.Zero(t, batch.Len())
+	} else {
+		record(dt)
+	}
 	require.NoError(t, dt.EndCommandBuffer(cb).Err())
 
 	var fence Fence

@@ -25,6 +25,15 @@ func (m *messages) add(sev DebugUtilsMessageSeverityFlagsEXT, _ DebugUtilsMessag
 	m.mu.Unlock()
 }
 
+// take returns the messages so far and forgets them (for tests that provoke some).
+func (m *messages) take() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l := m.list
+	m.list = nil
+	return l
+}
+
 func (m *messages) all() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -36,6 +36,15 @@ func TestMissingCommand(t *testing.T) {
 	require.ErrorIs(t, err, ErrMissingCommand)
 	require.Contains(t, err.Error(), "vkDestroyInstance")
 
+	batch := dt.NewCommandBatch()
+	err = batch.CmdDispatch(0, 1, 1, 1)
+	require.ErrorIs(t, err, ErrMissingCommand)
+	require.Contains(t, err.Error(), "vkCmdDispatch")
+	require.Zero(t, batch.Len(), "a missing command is not queued")
+	batch.Flush()
+	var nilBatch *CommandBatch
+	require.ErrorIs(t, nilBatch.CmdBindPipeline(0, PIPELINE_BIND_POINT_COMPUTE, 0), ErrMissingCommand)
+
 	_, err = LoadDevice(nil, 1)
 	require.ErrorIs(t, err, ErrMissingCommand)
 	require.Contains(t, err.Error(), "vkGetDeviceProcAddr")

@@ -414,6 +414,9 @@ func (m *model) emitCommands() (*file, error) {
 	for _, c := range cmds[:bases[levelInstance]] {
 		m.emitWrapper(f, c, "", "")
 	}
+	for _, c := range cmds[bases[levelDevice]:] {
+		m.emitBatchMethod(f, c)
+	}
 	for n := 0; n <= maxCallArgs; n++ {
 		if !m.arities[n] {
 			continue
@@ -529,6 +532,37 @@ func (m *model) emitWrapper(f *file, c *command, tbl, base string) {
 			f.p("return %s(r), nil", s.ret)
 		}
 	}
+	f.p("}")
+	f.p("")
+}
+
+// emitBatchMethod queues a void vkCmd* command on a CommandBatch (vk/batch.go).
+func (m *model) emitBatchMethod(f *file, c *command) {
+	s := m.signature(c)
+	if !strings.HasPrefix(c.CName, "vkCmd") || s.ret != "" || s.float || len(s.args) > maxCallArgs {
+		return
+	}
+	gn := goFuncName(c.CName)
+	idx := "cmd" + gn
+	f.p("// %s queues %s; it runs at Flush.", gn, c.CName)
+	f.p("func (b *CommandBatch) %s(%s) error {", gn, strings.Join(s.params, ", "))
+	f.p("fn := b.fn(%s)", idx)
+	f.p("if fn == 0 {")
+	f.p("return missing(%s)", idx)
+	f.p("}")
+	f.p("fr := b.next(fn, %d)", len(s.args))
+	for i, t := range s.types {
+		n := s.names[i]
+		switch {
+		case t == "unsafe.Pointer":
+			f.p("fr.a[%d] = b.ptr(%s)", i, n)
+		case strings.HasPrefix(t, "*"):
+			f.p("fr.a[%d] = b.ptr(unsafe.Pointer(%s))", i, n)
+		default:
+			f.p("fr.a[%d] = uintptr(%s)", i, n)
+		}
+	}
+	f.p("return nil")
 	f.p("}")
 	f.p("")
 }
