@@ -57,3 +57,36 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestAliasesDisassembleLikeSpirvDis assembles instructions and enumerants
+// that have several spellings in the grammar and checks that we print the
+// spelling spirv-dis prints.
+func TestAliasesDisassembleLikeSpirvDis(t *testing.T) {
+	needTools(t)
+	const text = `OpCapability Shader
+OpCapability StorageBuffer16BitAccess
+OpCapability ShadingRateNV
+OpCapability FragmentBarycentricNV
+OpMemoryModel PhysicalStorageBuffer64 VulkanKHR
+OpEntryPoint RayGenerationKHR %1 "main"
+OpExecutionMode %1 OutputLinesEXT
+OpDecorate %2 NonUniformEXT
+OpDecorate %3 BuiltIn SubgroupEqMaskKHR
+OpDecorateStringGOOGLE %2 UserSemantic "x"
+OpDecorate %2 PerPrimitiveEXT
+%4 = OpTypeAccelerationStructureNV
+%5 = OpTypeInt 32 0
+%6 = OpTypePointer CallableDataKHR %5
+%7 = OpConstant %5 5
+%8 = OpSDotKHR %5 %7 %7
+%9 = OpReportIntersectionNV %5 %7 %7
+OpDemoteToHelperInvocationEXT
+`
+	words, err := spvtools.Assemble(text, spirv.EnvUniversal1_6)
+	require.NoError(t, err)
+	theirs, err := spvtools.DisassembleRaw(words, spirv.EnvUniversal1_6)
+	require.NoError(t, err)
+	ours, err := spirv.Disassemble(words)
+	require.NoError(t, err)
+	require.Equal(t, theirs, ours)
+}

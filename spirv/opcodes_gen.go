@@ -716,7 +716,7 @@ const (
 	OpGroupLogicalXorKHR                                                    Op = 6408
 )
 
-// instructionTable holds one entry per opcode (the first spelling in the grammar), sorted by opcode.
+// instructionTable holds one entry per opcode (of aliases, the alphabetically first spelling), sorted by opcode.
 var instructionTable = [...]InstructionDesc{
 	{OpNop, "OpNop", "Miscellaneous", nil},
 	{OpUndef, "OpUndef", "Miscellaneous", []OperandDesc{{KindIdResultType, QuantOne, ""}, {KindIdResult, QuantOne, ""}}},
@@ -1137,13 +1137,13 @@ var instructionTable = [...]InstructionDesc{
 	{OpSetMeshOutputsEXT, "OpSetMeshOutputsEXT", "Reserved", []OperandDesc{{KindIdRef, QuantOne, "Vertex Count"}, {KindIdRef, QuantOne, "Primitive Count"}}},
 	{OpGroupNonUniformPartitionNV, "OpGroupNonUniformPartitionNV", "Non-Uniform", []OperandDesc{{KindIdResultType, QuantOne, ""}, {KindIdResult, QuantOne, ""}, {KindIdRef, QuantOne, "Value"}}},
 	{OpWritePackedPrimitiveIndices4x8NV, "OpWritePackedPrimitiveIndices4x8NV", "Reserved", []OperandDesc{{KindIdRef, QuantOne, "Index Offset"}, {KindIdRef, QuantOne, "Packed Indices"}}},
-	{OpReportIntersectionNV, "OpReportIntersectionNV", "Reserved", []OperandDesc{{KindIdResultType, QuantOne, ""}, {KindIdResult, QuantOne, ""}, {KindIdRef, QuantOne, "Hit"}, {KindIdRef, QuantOne, "HitKind"}}},
+	{OpReportIntersectionKHR, "OpReportIntersectionKHR", "Reserved", []OperandDesc{{KindIdResultType, QuantOne, ""}, {KindIdResult, QuantOne, ""}, {KindIdRef, QuantOne, "Hit"}, {KindIdRef, QuantOne, "HitKind"}}},
 	{OpIgnoreIntersectionNV, "OpIgnoreIntersectionNV", "Reserved", nil},
 	{OpTerminateRayNV, "OpTerminateRayNV", "Reserved", nil},
 	{OpTraceNV, "OpTraceNV", "Reserved", []OperandDesc{{KindIdRef, QuantOne, "Accel"}, {KindIdRef, QuantOne, "Ray Flags"}, {KindIdRef, QuantOne, "Cull Mask"}, {KindIdRef, QuantOne, "SBT Offset"}, {KindIdRef, QuantOne, "SBT Stride"}, {KindIdRef, QuantOne, "Miss Index"}, {KindIdRef, QuantOne, "Ray Origin"}, {KindIdRef, QuantOne, "Ray Tmin"}, {KindIdRef, QuantOne, "Ray Direction"}, {KindIdRef, QuantOne, "Ray Tmax"}, {KindIdRef, QuantOne, "PayloadId"}}},
 	{OpTraceMotionNV, "OpTraceMotionNV", "Reserved", []OperandDesc{{KindIdRef, QuantOne, "Accel"}, {KindIdRef, QuantOne, "Ray Flags"}, {KindIdRef, QuantOne, "Cull Mask"}, {KindIdRef, QuantOne, "SBT Offset"}, {KindIdRef, QuantOne, "SBT Stride"}, {KindIdRef, QuantOne, "Miss Index"}, {KindIdRef, QuantOne, "Ray Origin"}, {KindIdRef, QuantOne, "Ray Tmin"}, {KindIdRef, QuantOne, "Ray Direction"}, {KindIdRef, QuantOne, "Ray Tmax"}, {KindIdRef, QuantOne, "Time"}, {KindIdRef, QuantOne, "PayloadId"}}},
 	{OpTraceRayMotionNV, "OpTraceRayMotionNV", "Reserved", []OperandDesc{{KindIdRef, QuantOne, "Accel"}, {KindIdRef, QuantOne, "Ray Flags"}, {KindIdRef, QuantOne, "Cull Mask"}, {KindIdRef, QuantOne, "SBT Offset"}, {KindIdRef, QuantOne, "SBT Stride"}, {KindIdRef, QuantOne, "Miss Index"}, {KindIdRef, QuantOne, "Ray Origin"}, {KindIdRef, QuantOne, "Ray Tmin"}, {KindIdRef, QuantOne, "Ray Direction"}, {KindIdRef, QuantOne, "Ray Tmax"}, {KindIdRef, QuantOne, "Time"}, {KindIdRef, QuantOne, "Payload"}}},
-	{OpTypeAccelerationStructureNV, "OpTypeAccelerationStructureNV", "Reserved", []OperandDesc{{KindIdResult, QuantOne, ""}}},
+	{OpTypeAccelerationStructureKHR, "OpTypeAccelerationStructureKHR", "Reserved", []OperandDesc{{KindIdResult, QuantOne, ""}}},
 	{OpExecuteCallableNV, "OpExecuteCallableNV", "Reserved", []OperandDesc{{KindIdRef, QuantOne, "SBT Index"}, {KindIdRef, QuantOne, "Callable DataId"}}},
 	{OpTypeCooperativeMatrixNV, "OpTypeCooperativeMatrixNV", "Reserved", []OperandDesc{{KindIdResult, QuantOne, ""}, {KindIdRef, QuantOne, "Component Type"}, {KindIdScope, QuantOne, "Execution"}, {KindIdRef, QuantOne, "Rows"}, {KindIdRef, QuantOne, "Columns"}}},
 	{OpCooperativeMatrixLoadNV, "OpCooperativeMatrixLoadNV", "Reserved", []OperandDesc{{KindIdResultType, QuantOne, ""}, {KindIdResult, QuantOne, ""}, {KindIdRef, QuantOne, "Pointer"}, {KindIdRef, QuantOne, "Stride"}, {KindIdRef, QuantOne, "Column Major"}, {KindMemoryAccess, QuantOptional, ""}}},

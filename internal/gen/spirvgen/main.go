@@ -161,8 +161,15 @@ func genOpcodes(w *bytes.Buffer, g *grammar) error {
 	}
 	fmt.Fprintf(w, ")\n\n")
 	ins := append([]instruction(nil), g.Instructions...)
-	sort.SliceStable(ins, func(i, j int) bool { return ins[i].Opcode < ins[j].Opcode })
-	fmt.Fprintf(w, "// instructionTable holds one entry per opcode (the first spelling in the grammar), sorted by opcode.\nvar instructionTable = [...]InstructionDesc{\n")
+	// Where spellings share an opcode the alphabetically first one names it,
+	// as in SPIRV-Tools (OpTypeAccelerationStructureKHR, OpSDot).
+	sort.SliceStable(ins, func(i, j int) bool {
+		if ins[i].Opcode != ins[j].Opcode {
+			return ins[i].Opcode < ins[j].Opcode
+		}
+		return ins[i].Opname < ins[j].Opname
+	})
+	fmt.Fprintf(w, "// instructionTable holds one entry per opcode (of aliases, the alphabetically first spelling), sorted by opcode.\nvar instructionTable = [...]InstructionDesc{\n")
 	seen := map[int]bool{}
 	for _, in := range ins {
 		if seen[in.Opcode] {
