@@ -164,7 +164,7 @@ func runBlock(g Grid, id Uint3, body func()) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			id := goid()
+			id := goroutineID()
 			threads.Store(id, t)
 			defer func() {
 				threads.Delete(id)

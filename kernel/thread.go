@@ -10,14 +10,18 @@ import (
 // Go has no goroutine-local storage, and kernels take no thread parameter, so
 // the CPU runner keys each thread's state by the identity of the goroutine it
 // runs on: Run starts one goroutine per kernel thread and records it in
-// threads; DispatchID and friends look the calling goroutine up. The identity
-// is the number the runtime prints at the top of a goroutine's stack trace
-// ("goroutine 42 [running]:"), read with runtime.Stack — the same technique the
-// standard library's HTTP/2 server uses to assert which goroutine it is on.
-// It is correct under any amount of concurrency because a goroutine's number
-// is unique for its lifetime and the entry is removed before the goroutine
-// exits. It costs about a microsecond per lookup, which only the CPU runner
-// pays; compiled kernels read built-in variables.
+// threads; DispatchID and friends look the calling goroutine up.
+//
+// The identity is the address of the goroutine's runtime descriptor, read by
+// a three-instruction assembly function on amd64 and arm64 (goid_*.s), and
+// elsewhere the number the runtime prints at the top of a goroutine's stack
+// trace ("goroutine 42 [running]:"), read with runtime.Stack — the technique
+// the standard library's HTTP/2 server uses to assert which goroutine it is
+// on. Either is correct under any amount of concurrency: it is unique while
+// the goroutine runs, and the runner removes the entry before the goroutine
+// exits. The descriptor costs nanoseconds per lookup, the stack trace about
+// four microseconds (docs/notes/gokernel-performance.md); only the CPU runner
+// pays it, compiled kernels read built-in variables.
 
 // thread is the state of one kernel thread on the CPU.
 type thread struct {
@@ -29,7 +33,7 @@ type thread struct {
 	lane     uint32
 }
 
-var threads sync.Map // goroutine id (uint64) -> *thread
+var threads sync.Map // goroutineID() -> *thread
 
 // goid returns the calling goroutine's id.
 func goid() uint64 {
@@ -49,7 +53,7 @@ func goid() uint64 {
 // current returns the calling kernel thread; what names the intrinsic, for
 // the panic raised when it is called outside Run.
 func current(what string) *thread {
-	if t, ok := threads.Load(goid()); ok {
+	if t, ok := threads.Load(goroutineID()); ok {
 		return t.(*thread)
 	}
 	panic("kernel." + what + " called outside a kernel: run the kernel with kernel.Run, or compile it with the gokernel front end")
