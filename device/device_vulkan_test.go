@@ -254,6 +254,43 @@ func TestVulkanVolume(t *testing.T) {
 	}
 }
 
+func TestVulkanSampledTexture(t *testing.T) {
+	d := openVulkan(t)
+	s := newStream(t, d, device.StreamCompute)
+	sh := newShader(t, d, "sample", sampleSPIRV)
+	require.Equal(t, device.ArgSampledTexture, sh.Signature().Args[0].Kind, "%v", sh.Signature())
+	img, err := device.NewImage[float32](d, device.R32Float, 4, 1, 1)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, img.Close()) }()
+	// Texel centres of a 4-wide texture are at u = 0.125, 0.375, …; 0.25 lies
+	// halfway between the first two, -0.125 one texel left of the edge.
+	uv := [][2]float32{{0.125, 0.5}, {0.375, 0.5}, {0.875, 0.5}, {0.25, 0.5}, {-0.125, 0.5}}
+	uvs := newBuffer[[2]float32](t, d, len(uv))
+	out := newBuffer[[4]float32](t, d, len(uv))
+	for _, c := range []struct {
+		sampler device.Sampler
+		want    []float32
+	}{
+		{device.Sampler{Filter: device.FilterPoint, Address: device.AddressEdge}, []float32{5, 10, 30, 10, 5}},
+		{device.Sampler{Filter: device.FilterLinearPoint, Address: device.AddressEdge}, []float32{5, 10, 30, 7.5, 5}},
+		{device.Sampler{Filter: device.FilterPoint, Address: device.AddressRepeat}, []float32{5, 10, 30, 10, 30}},
+		{device.Sampler{Filter: device.FilterPoint, Address: device.AddressMirror}, []float32{5, 10, 30, 10, 5}},
+		{device.Sampler{Filter: device.FilterPoint, Address: device.AddressZero}, []float32{5, 10, 30, 10, 0}},
+	} {
+		t.Run(c.sampler.String(), func(t *testing.T) {
+			got := make([][4]float32, len(uv))
+			require.NoError(t, s.Submit(
+				img.Upload([]float32{5, 10, 20, 30}), uvs.Upload(uv),
+				sh.Dispatch([3]uint32{uint32(len(uv))}, img.Sampled(c.sampler), uvs, out, uint32(len(uv))),
+				out.Download(got)))
+			require.NoError(t, s.Synchronize(ctxT(t)))
+			for i, w := range c.want {
+				require.InDelta(t, w, got[i][0], 1e-4, "sample %d at %v", i, uv[i])
+			}
+		})
+	}
+}
+
 func TestVulkanEventsAcrossStreams(t *testing.T) {
 	d := openVulkan(t)
 	up := newStream(t, d, device.StreamCopy)

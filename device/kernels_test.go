@@ -89,6 +89,18 @@ void main() {
 	o[i] = sum;
 }
 `},
+	{"sampleSPIRV", `#version 450
+// out[i] = the texture sampled at uv[i] (level 0).
+layout(local_size_x = 16) in;
+layout(set = 0, binding = 0) uniform sampler2D tex;
+layout(set = 0, binding = 1) readonly buffer UV { vec2 uv[]; };
+layout(set = 0, binding = 2) writeonly buffer Out { vec4 o[]; };
+layout(push_constant) uniform P { uint n; };
+void main() {
+	uint i = gl_GlobalInvocationID.x;
+	if (i < n) o[i] = textureLod(tex, uv[i], 0.0);
+}
+`},
 }
 
 func compileGLSL(t *testing.T, glsl string) []uint32 {
