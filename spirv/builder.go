@@ -18,6 +18,7 @@ var ErrBuild = errors.New("spirv: build")
 // Types and constants are deduplicated structurally, capabilities, extensions
 // and extended-instruction-set imports by value. The module is written in the
 // logical layout of the specification whatever order it was built in.
+// A Builder is not safe for concurrent use; build one module per goroutine.
 type Builder struct {
 	env     TargetEnv
 	version Version
