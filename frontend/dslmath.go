@@ -157,3 +157,46 @@ func Apply[V Value](op Op, args ...V) V {
 
 // ApplyBinary is x op y for operands and result of one DSL type V.
 func ApplyBinary[V Value](op BinaryOp, x, y V) V { return binop[V](op, x.Expr(), y.Expr()) }
+
+// SubgroupAdd is the sum of x over the active lanes of the subgroup.
+func SubgroupAdd[V Value](x V) V { return call[V](OpSubgroupAdd, x.Expr()) }
+
+// SubgroupMul is the product of x over the active lanes.
+func SubgroupMul[V Value](x V) V { return call[V](OpSubgroupMul, x.Expr()) }
+
+// SubgroupMin is the minimum of x over the active lanes.
+func SubgroupMin[V Value](x V) V { return call[V](OpSubgroupMin, x.Expr()) }
+
+// SubgroupMax is the maximum of x over the active lanes.
+func SubgroupMax[V Value](x V) V { return call[V](OpSubgroupMax, x.Expr()) }
+
+// SubgroupInclusiveAdd is the sum of x over the active lanes up to this one.
+func SubgroupInclusiveAdd[V Value](x V) V { return call[V](OpSubgroupInclusiveAdd, x.Expr()) }
+
+// SubgroupExclusiveAdd is the sum of x over the active lanes below this one.
+func SubgroupExclusiveAdd[V Value](x V) V { return call[V](OpSubgroupExclusiveAdd, x.Expr()) }
+
+// SubgroupBroadcast is x of lane (a constant).
+func SubgroupBroadcast[V Value](x V, lane uint32) V {
+	return call[V](OpSubgroupBroadcast, x.Expr(), U(lane).Expr())
+}
+
+// SubgroupBroadcastFirst is x of the lowest active lane.
+func SubgroupBroadcastFirst[V Value](x V) V { return call[V](OpSubgroupBroadcastFirst, x.Expr()) }
+
+// SubgroupShuffle is x of lane.
+func SubgroupShuffle[V Value](x V, lane U32) V {
+	return call[V](OpSubgroupShuffle, x.Expr(), lane.Expr())
+}
+
+// SubgroupBallot is a bit mask of the lanes where p holds.
+func SubgroupBallot(p Bool) U32x4 { return call[U32x4](OpSubgroupBallot, p.Expr()) }
+
+// SubgroupAll reports whether p holds in every active lane.
+func SubgroupAll(p Bool) Bool { return call[Bool](OpSubgroupAll, p.Expr()) }
+
+// SubgroupAny reports whether p holds in some active lane.
+func SubgroupAny(p Bool) Bool { return call[Bool](OpSubgroupAny, p.Expr()) }
+
+// SubgroupElect is true in exactly one active lane.
+func SubgroupElect() Bool { return call[Bool](OpSubgroupElect) }

@@ -64,3 +64,12 @@ func TestBuiltinKernelsValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestFloatAtomicsNeedNativeSupport(t *testing.T) {
+	f, err := programs.FloatAtomicAdd()
+	require.NoError(t, err)
+	emitValid(t, f, frontend.Options{FloatAtomicAdd: true})
+	_, err = frontend.Emit(f, frontend.Options{})
+	require.ErrorIs(t, err, frontend.ErrUnsupported)
+	require.ErrorContains(t, err, "atomic_add")
+}

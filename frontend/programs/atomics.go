@@ -1,0 +1,142 @@
+package programs
+
+import (
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+// AtomicOps are the read-modify-write atomics whose combined effect does not
+// depend on the order threads run in.
+var AtomicOps = []fe.Op{fe.OpAtomicAdd, fe.OpAtomicSub, fe.OpAtomicAnd, fe.OpAtomicOr, fe.OpAtomicXor, fe.OpAtomicMin, fe.OpAtomicMax}
+
+// AtomicBlock is the block size (and thread count) of Atomics.
+const AtomicBlock = 64
+
+// Atomics applies every op of AtomicOps with operand in[i] from each
+// thread i to bufOut[op] (a buffer) and to a shared array, whose final
+// values the block's first threads copy to sharedOut[op]; init holds each
+// op's starting value.
+func Atomics[E int32 | uint32 | int64 | uint64]() (*fe.Function, error) {
+	return fe.Kernel1D(AtomicBlock, func(k *fe.K, in, init, bufOut, sharedOut fe.Buf[fe.Val[E]]) {
+		s := fe.NewShared[fe.Val[E]](k, len(AtomicOps))
+		tid := k.ThreadID().X()
+		n := fe.U(uint32(len(AtomicOps)))
+		k.If(tid.Lt(n), func() { s.Write(tid, init.Read(tid)) })
+		k.Barrier()
+		v := in.Read(k.DispatchID().X())
+		for j, op := range AtomicOps {
+			bufOut.Atomic(op, fe.U(uint32(j)), v)
+			s.Atomic(op, fe.U(uint32(j)), v)
+		}
+		k.Barrier()
+		k.If(tid.Lt(n), func() { sharedOut.Write(tid, s.Read(tid)) })
+	})
+}
+
+// AtomicsRef folds in into each op's starting value.
+func AtomicsRef[E int32 | uint32 | int64 | uint64](in, init []E) []E {
+	out := append([]E(nil), init...)
+	for _, v := range in {
+		for j, op := range AtomicOps {
+			switch op {
+			case fe.OpAtomicAdd:
+				out[j] += v
+			case fe.OpAtomicSub:
+				out[j] -= v
+			case fe.OpAtomicAnd:
+				out[j] &= v
+			case fe.OpAtomicOr:
+				out[j] |= v
+			case fe.OpAtomicXor:
+				out[j] ^= v
+			case fe.OpAtomicMin:
+				out[j] = min(out[j], v)
+			case fe.OpAtomicMax:
+				out[j] = max(out[j], v)
+			}
+		}
+	}
+	return out
+}
+
+// AtomicSwap has every thread exchange its id+1 into slot id%4 of ex
+// (recording the old value in old[id]) and compare-and-swap id+1 into slot
+// id%4 of cas when it still holds 0 (recording the old value in won[id]).
+func AtomicSwap() (*fe.Function, error) {
+	return fe.Kernel1D(AtomicBlock, func(k *fe.K, ex, old, cas, won fe.Buf[fe.U32]) {
+		i := k.DispatchID().X()
+		slot := i.Rem(fe.U(4))
+		me := i.Add(fe.U(1))
+		old.Write(i, ex.Atomic(fe.OpAtomicExchange, slot, me))
+		won.Write(i, cas.Atomic(fe.OpAtomicCAS, slot, fe.U(0), me))
+	})
+}
+
+// FloatAtomicAdd adds in[i] into sum[0] from every thread (native float
+// atomics) and into a shared accumulator copied to sum[1].
+func FloatAtomicAdd() (*fe.Function, error) {
+	return fe.Kernel1D(AtomicBlock, func(k *fe.K, in, sum fe.Buf[fe.F32]) {
+		s := fe.NewShared[fe.F32](k, 1)
+		tid := k.ThreadID().X()
+		k.If(tid.Eq(fe.U(0)), func() { s.Write(fe.U(0), fe.F(0)) })
+		k.Barrier()
+		v := in.Read(k.DispatchID().X())
+		sum.AtomicAdd(fe.U(0), v)
+		s.Atomic(fe.OpAtomicAdd, fe.U(0), v)
+		k.Barrier()
+		k.If(tid.Eq(fe.U(0)), func() { sum.AtomicAdd(fe.U(1), s.Read(fe.U(0))) })
+	})
+}
+
+// Subgroups computes per thread: the subgroup sum, inclusive and exclusive
+// prefix sums, min and max of in, the ballot's popcount of in[i] odd, whether
+// all/any lanes are odd, the value of lane 0 (broadcast) and of the next lane
+// (shuffle), and the lane and subgroup size, into out[i*11 + …].
+func Subgroups() (*fe.Function, error) {
+	return fe.Kernel1D(AtomicBlock, func(k *fe.K, in, out fe.Buf[fe.U32]) {
+		i := k.DispatchID().X()
+		v := in.Read(i)
+		lane, size := k.SubgroupLane(), k.SubgroupSize()
+		odd := v.And(fe.U(1)).Eq(fe.U(1))
+		ballot := fe.SubgroupBallot(odd)
+		bits := fe.PopCount(ballot.X()).Add(fe.PopCount(ballot.Y())).Add(fe.PopCount(ballot.Z())).Add(fe.PopCount(ballot.W()))
+		next := lane.Add(fe.U(1)).Rem(size)
+		vals := []fe.U32{
+			fe.SubgroupAdd(v), fe.SubgroupInclusiveAdd(v), fe.SubgroupExclusiveAdd(v), fe.SubgroupMin(v), fe.SubgroupMax(v),
+			bits, fe.Convert[uint32](fe.SubgroupAll(odd)), fe.Convert[uint32](fe.SubgroupAny(odd)),
+			fe.SubgroupBroadcast(v, 0), fe.SubgroupShuffle(v, next), lane.Add(size.Shl(fe.U(16))),
+		}
+		for j, x := range vals {
+			out.Write(i.Mul(fe.U(uint32(len(vals)))).Add(fe.U(uint32(j))), x)
+		}
+	})
+}
+
+// SubgroupsRef is Subgroups on the CPU for subgroups of size lanes.
+func SubgroupsRef(in []uint32, size int) []uint32 {
+	out := make([]uint32, 11*len(in))
+	for base := 0; base < len(in); base += size {
+		g := in[base:min(base+size, len(in))]
+		var sum, ballot uint32
+		lo, hi := g[0], g[0]
+		all, anyOdd := uint32(1), uint32(0)
+		for _, v := range g {
+			sum += v
+			lo, hi = min(lo, v), max(hi, v)
+			if v&1 == 1 {
+				ballot++
+				anyOdd = 1
+			} else {
+				all = 0
+			}
+		}
+		var pre uint32
+		for l, v := range g {
+			o := out[(base+l)*11:]
+			o[0], o[1], o[2], o[3], o[4] = sum, pre+v, pre, lo, hi
+			o[5], o[6], o[7], o[8], o[9] = ballot, all, anyOdd, g[0], g[(l+1)%len(g)]
+			o[10] = uint32(l) | uint32(size)<<16
+			pre += v
+		}
+	}
+	return out
+}
