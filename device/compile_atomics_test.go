@@ -111,4 +111,3 @@ func TestSubgroups(t *testing.T) {
 	run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, bin, out))
 	require.Equal(t, programs.SubgroupsRef(in, int(caps.WarpSize)), download(t, d, out))
 }
-
