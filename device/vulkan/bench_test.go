@@ -144,3 +144,50 @@ func BenchmarkSaxpy(b *testing.B) {
 		f.submitWait(b, list)
 	}
 }
+
+// BenchmarkBinding compares the two ways kernel ABI v1 can pass buffers:
+// push descriptors (the default) and device addresses in push constants
+// (what buffers beyond maxStorageBufferRange use), on a chain of empty
+// dispatches (binding cost) and on saxpy (access cost).
+func BenchmarkBinding(b *testing.B) {
+	for _, scheme := range []string{"descriptors", "addresses"} {
+		suffix := ""
+		if scheme == "addresses" {
+			suffix = "_bda"
+		}
+		b.Run("chain/"+scheme, func(b *testing.B) {
+			f := benchFixture(b)
+			sh := f.mustShader(b, "empty"+suffix)
+			buf := f.mustBuffer(b, 256)
+			const n = 10000
+			list := &device.CommandList{}
+			for range n {
+				list.Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf}}})
+			}
+			f.submitWait(b, list)
+			b.ResetTimer()
+			for range b.N {
+				f.submitWait(b, list)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/dispatch")
+		})
+		b.Run("saxpy/"+scheme, func(b *testing.B) {
+			f := benchFixture(b)
+			sh := f.mustShader(b, "saxpy"+suffix)
+			const n = 16 << 20
+			x, y := f.mustBuffer(b, 4*n), f.mustBuffer(b, 4*n)
+			f.submitWait(b, (&device.CommandList{}).Add(
+				&device.BufferUpload{Buffer: x, Data: bytesOfF32(make([]float32, n))},
+				&device.BufferUpload{Buffer: y, Data: bytesOfF32(make([]float32, n))}))
+			list := (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: []device.Arg{
+				{Kind: device.ArgBuffer, Handle: x}, {Kind: device.ArgBuffer, Handle: y},
+				{Kind: device.ArgUniform, Uniform: uniform32(n)}, {Kind: device.ArgUniform, Uniform: uniformF(2)}}})
+			f.submitWait(b, list)
+			b.SetBytes(12 * n)
+			b.ResetTimer()
+			for range b.N {
+				f.submitWait(b, list)
+			}
+		})
+	}
+}
