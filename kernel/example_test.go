@@ -1,0 +1,64 @@
+package kernel_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lucent-gpu/lucent/kernel"
+)
+
+// scale is an ordinary Go function written as a kernel.
+//
+//lucent:kernel block=64
+func scale(a float32, y []float32) {
+	i := kernel.DispatchID().X
+	if i < uint32(len(y)) {
+		y[i] *= a
+	}
+}
+
+// Run executes a kernel on the CPU: one goroutine per thread, blocks in parallel.
+func ExampleRun() {
+	y := []float32{1, 2, 3, 4, 5}
+	err := kernel.Run(context.Background(), kernel.Grid1(64, uint32(len(y))), func() { scale(10, y) })
+	fmt.Println(y, err)
+	// Output: [10 20 30 40 50] <nil>
+}
+
+// Shared memory and Barrier work as on a device: here each block of 4
+// threads reverses its slice of the input.
+func ExampleShared() {
+	in := []int32{1, 2, 3, 4, 5, 6, 7, 8}
+	out := make([]int32, len(in))
+	_ = kernel.Run(context.Background(), kernel.Grid1(4, uint32(len(in))), func() {
+		tile := kernel.Shared[[4]int32]()
+		t, i := kernel.ThreadID().X, kernel.DispatchID().X
+		tile[t] = in[i]
+		kernel.Barrier()
+		out[i] = tile[3-t]
+	})
+	fmt.Println(out)
+	// Output: [4 3 2 1 8 7 6 5]
+}
+
+// Atomics take the address of a buffer element.
+func ExampleAtomicAdd() {
+	votes := []uint32{0, 2, 1, 2, 2, 0}
+	counts := make([]uint32, 3)
+	_ = kernel.Run(context.Background(), kernel.Grid1(64, uint32(len(votes))), func() {
+		kernel.AtomicAdd(&counts[votes[kernel.DispatchID().X]], 1)
+	})
+	fmt.Println(counts)
+	// Output: [2 1 3]
+}
+
+// Subgroup operations exchange values between the lanes of a subgroup.
+func ExampleSubgroupAdd() {
+	sums := make([]int32, 16)
+	_ = kernel.Run(context.Background(), kernel.Grid{Block: kernel.U3(16, 1, 1), Size: kernel.U3(16, 1, 1), SubgroupSize: 4}, func() {
+		i := kernel.DispatchID().X
+		sums[i] = kernel.SubgroupAdd(int32(i))
+	})
+	fmt.Println(sums)
+	// Output: [6 6 6 6 22 22 22 22 38 38 38 38 54 54 54 54]
+}
