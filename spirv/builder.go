@@ -54,6 +54,7 @@ type Builder struct {
 	fnByID    map[ID]*Function
 	cur       *Block
 
+	defined     []uint64 // bit set of the ids some instruction defines
 	wordScratch []uint32 // reused to build deduplication keys without allocating
 	byteScratch []byte
 }
@@ -119,12 +120,34 @@ func (b *Builder) fail(format string, args ...any) {
 	}
 }
 
-// NewID allocates a fresh id (for forward references: a phi operand defined
-// later, a block label chosen ahead).
+// NewID allocates a fresh id that nothing defines yet: a block label chosen
+// ahead of its block ([Function.NewBlockWithLabel]). Phi operands defined later
+// are added with [Builder.AddPhiIncoming]. Words reports an id used but never
+// defined.
 func (b *Builder) NewID() ID {
 	id := b.nextID
 	b.nextID++
 	return id
+}
+
+// newDef allocates an id that the instruction being added defines.
+func (b *Builder) newDef() ID {
+	id := b.NewID()
+	b.markDefined(id)
+	return id
+}
+
+func (b *Builder) markDefined(id ID) {
+	w := int(id / 64)
+	for len(b.defined) <= w {
+		b.defined = append(b.defined, 0)
+	}
+	b.defined[w] |= 1 << (id % 64)
+}
+
+func (b *Builder) isDefined(id ID) bool {
+	w := int(id / 64)
+	return w < len(b.defined) && b.defined[w]&(1<<(id%64)) != 0
 }
 
 // Bound returns one more than the largest id allocated so far.
@@ -166,7 +189,7 @@ func (b *Builder) ExtInstImport(name string) ID {
 	if id, ok := b.setIDs[name]; ok {
 		return id
 	}
-	id := b.NewID()
+	id := b.newDef()
 	b.setIDs[name] = id
 	b.imports = appendInst(b.imports, OpExtInstImport, append([]uint32{uint32(id)}, stringWords(name)...)...)
 	return id
@@ -232,7 +255,7 @@ func (b *Builder) Source(lang SourceLanguage, version uint32) {
 
 // String adds an OpString and returns its id.
 func (b *Builder) String(s string) ID {
-	id := b.NewID()
+	id := b.newDef()
 	b.debug = appendInst(b.debug, OpString, append([]uint32{uint32(id)}, stringWords(s)...)...)
 	return id
 }

@@ -336,6 +336,19 @@ func TestBuilderErrors(t *testing.T) {
 			b.Phi(b.TypeFloat(32), spirv.PhiIncoming{Value: b.ConstantFloat32(1), Parent: 999})
 			b.Return()
 		}, "parent 999"},
+		{"undefined id", func(b *spirv.Builder, fn *spirv.Function) {
+			f32 := b.TypeFloat(32)
+			b.FAdd(f32, b.ConstantFloat32(1), b.NewID())
+			b.Return()
+		}, "which no instruction defines"},
+		{"undefined phi value", func(b *spirv.Builder, fn *spirv.Function) {
+			entry := b.CurrentBlock()
+			next := fn.NewBlock()
+			b.Branch(next.ID())
+			b.SetBlock(next)
+			b.Phi(b.TypeFloat(32), spirv.PhiIncoming{Value: b.NewID(), Parent: entry.ID()})
+			b.Return()
+		}, "which no instruction defines"},
 		{"entry point not a function", func(b *spirv.Builder, fn *spirv.Function) {
 			b.Return()
 			b.EntryPoint(spirv.ExecutionModelGLCompute, b.TypeVoid(), "x")

@@ -11,7 +11,7 @@ func (b *Builder) constant(op Op, t ID, operands ...uint32) ID {
 	if id, ok := b.constKeys[string(k)]; ok {
 		return id
 	}
-	id := b.NewID()
+	id := b.newDef()
 	b.constKeys[string(k)] = id
 	b.setType(id, t)
 	b.globals = appendInst(b.globals, op, append([]uint32{uint32(t), uint32(id)}, operands...)...)
@@ -92,7 +92,7 @@ func (b *Builder) ConstantNull(t ID) ID { return b.constant(OpConstantNull, t) }
 func (b *Builder) Undef(t ID) ID { return b.constant(OpUndef, t) }
 
 func (b *Builder) specConstant(op Op, t ID, specID uint32, operands ...uint32) ID {
-	id := b.NewID()
+	id := b.newDef()
 	b.setType(id, t)
 	b.globals = appendInst(b.globals, op, append([]uint32{uint32(t), uint32(id)}, operands...)...)
 	b.Decorate(id, DecorationSpecId, specID)
@@ -116,7 +116,7 @@ func (b *Builder) SpecConstantBool(specID uint32, def bool) ID {
 
 // SpecConstantComposite returns a composite of specialization constants (it has no SpecId itself).
 func (b *Builder) SpecConstantComposite(t ID, parts ...ID) ID {
-	id := b.NewID()
+	id := b.newDef()
 	b.setType(id, t)
 	b.globals = appendInst(b.globals, OpSpecConstantComposite, append([]uint32{uint32(t), uint32(id)}, ids(parts)...)...)
 	return id
@@ -124,7 +124,7 @@ func (b *Builder) SpecConstantComposite(t ID, parts ...ID) ID {
 
 // SpecConstantOp returns the specialization constant computed by op from operands.
 func (b *Builder) SpecConstantOp(t ID, op Op, operands ...ID) ID {
-	id := b.NewID()
+	id := b.newDef()
 	b.setType(id, t)
 	b.globals = appendInst(b.globals, OpSpecConstantOp, append([]uint32{uint32(t), uint32(id), uint32(op)}, ids(operands)...)...)
 	return id
@@ -142,7 +142,7 @@ func (b *Builder) Variable(ptrType ID, sc StorageClass, init ID) ID {
 		b.fail("Variable: %d is not a pointer type in storage class %v", ptrType, sc)
 		return 0
 	}
-	id := b.NewID()
+	id := b.newDef()
 	b.setType(id, ptrType)
 	ops := []uint32{uint32(ptrType), uint32(id), uint32(sc)}
 	if init != 0 {

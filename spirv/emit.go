@@ -280,7 +280,7 @@ func (b *Builder) emit(op Op, vals []any) (ID, error) {
 		return 0, nil
 	case desc.Class == "Debug":
 		if hasResult {
-			id := b.NewID()
+			id := b.newDef()
 			b.debug = appendInst(b.debug, op, append([]uint32{uint32(id)}, w...)...)
 			return id, nil
 		}
@@ -288,7 +288,7 @@ func (b *Builder) emit(op Op, vals []any) (ID, error) {
 		return 0, nil
 	case desc.Class == "Annotation":
 		if hasResult { // OpDecorationGroup
-			id := b.NewID()
+			id := b.newDef()
 			b.annotations = appendInst(b.annotations, op, append([]uint32{uint32(id)}, w...)...)
 			return id, nil
 		}
@@ -314,7 +314,7 @@ func (b *Builder) emit(op Op, vals []any) (ID, error) {
 		case OpConstantTrue, OpConstantFalse, OpConstant, OpConstantComposite, OpConstantNull, OpConstantSampler:
 			return b.constant(op, resultType, w...), nil
 		}
-		id := b.NewID()
+		id := b.newDef()
 		b.setType(id, resultType)
 		b.globals = appendInst(b.globals, op, append([]uint32{uint32(resultType), uint32(id)}, w...)...)
 		return id, nil
@@ -348,11 +348,11 @@ func (b *Builder) emit(op Op, vals []any) (ID, error) {
 	var id ID
 	switch {
 	case desc.HasResultType():
-		id = b.NewID()
+		id = b.newDef()
 		b.setType(id, resultType)
 		blk.words = appendInst(blk.words, op, append([]uint32{uint32(resultType), uint32(id)}, w...)...)
 	case hasResult:
-		id = b.NewID()
+		id = b.newDef()
 		blk.words = appendInst(blk.words, op, append([]uint32{uint32(id)}, w...)...)
 	default:
 		blk.words = appendInst(blk.words, op, w...)

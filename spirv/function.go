@@ -46,7 +46,7 @@ func (b *Builder) FunctionWithControl(result, fnType ID, control FunctionControl
 	if d, ok := b.typeInfo[fnType]; !ok || d.op != OpTypeFunction {
 		b.fail("Function: %d is not a function type", fnType)
 	}
-	f := &Function{b: b, id: b.NewID(), resultType: result, fnType: fnType, control: control}
+	f := &Function{b: b, id: b.newDef(), resultType: result, fnType: fnType, control: control}
 	b.functions = append(b.functions, f)
 	b.fnByID[f.id] = f
 	return f
@@ -57,7 +57,7 @@ func (f *Function) ID() ID { return f.id }
 
 // Param adds a parameter of type t and returns its id.
 func (f *Function) Param(t ID) ID {
-	id := f.b.NewID()
+	id := f.b.newDef()
 	f.b.setType(id, t)
 	f.params = appendInst(f.params, OpFunctionParameter, uint32(t), uint32(id))
 	return id
@@ -71,7 +71,7 @@ func (f *Function) Variable(ptrType, init ID) ID {
 		b.fail("Function.Variable: %d is not a Function-storage pointer type", ptrType)
 		return 0
 	}
-	id := b.NewID()
+	id := b.newDef()
 	b.setType(id, ptrType)
 	ops := []uint32{uint32(ptrType), uint32(id), uint32(StorageClassFunction)}
 	if init != 0 {
@@ -90,6 +90,7 @@ func (f *Function) NewBlock() *Block {
 
 // NewBlockWithLabel makes a block whose label is an id allocated earlier with NewID.
 func (f *Function) NewBlockWithLabel(label ID) *Block {
+	f.b.markDefined(label)
 	blk := &Block{fn: f, label: label}
 	f.created = append(f.created, blk)
 	return blk
@@ -120,7 +121,7 @@ func (b *Builder) Phi(t ID, incoming ...PhiIncoming) ID {
 	if blk == nil {
 		return 0
 	}
-	p := &phi{t: t, id: b.NewID()}
+	p := &phi{t: t, id: b.newDef()}
 	for _, in := range incoming {
 		p.incoming = append(p.incoming, uint32(in.Value), uint32(in.Parent))
 	}

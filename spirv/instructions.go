@@ -6,7 +6,7 @@ func (b *Builder) inst(op Op, t ID, operands ...uint32) ID {
 	if blk == nil {
 		return 0
 	}
-	id := b.NewID()
+	id := b.newDef()
 	b.setType(id, t)
 	blk.words = append(blk.words, uint32(len(operands)+3)<<16|uint32(op), uint32(t), uint32(id))
 	blk.words = append(blk.words, operands...)

@@ -11,7 +11,7 @@ func (b *Builder) typeID(key []uint32, op Op, desc typeDesc, operands ...uint32)
 	if id, ok := b.typeKeys[string(k)]; ok {
 		return id, false
 	}
-	id := b.NewID()
+	id := b.newDef()
 	b.typeKeys[string(k)] = id
 	desc.op = op
 	b.typeInfo[id] = desc

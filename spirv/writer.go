@@ -152,10 +152,18 @@ func (b *Builder) scanFunction(f *Function) (*fnUses, error) {
 				return b.errorf("function %d: %v", f.id, err)
 			}
 			for j, o := range operands {
-				if o.Kind != KindIdRef {
+				switch o.Kind {
+				case KindIdRef, KindIdResultType, KindIdScope, KindIdMemorySemantics:
+				default:
 					continue
 				}
 				id := o.ID()
+				if !b.isDefined(id) {
+					return b.errorf("function %d: %v uses %%%d, which no instruction defines", f.id, op, id)
+				}
+				if o.Kind != KindIdRef {
+					continue
+				}
 				if op == OpFunctionCall && j == 2 {
 					u.calls = append(u.calls, id)
 				}
@@ -172,6 +180,9 @@ func (b *Builder) scanFunction(f *Function) (*fnUses, error) {
 		for _, p := range blk.phis {
 			for k := 0; k < len(p.incoming); k += 2 {
 				id := ID(p.incoming[k])
+				if !b.isDefined(id) {
+					return nil, b.errorf("function %d: phi %d uses %%%d, which no instruction defines", f.id, p.id, id)
+				}
 				if _, ok := b.globalSC[id]; ok && !seen[id] {
 					seen[id] = true
 					u.globals = append(u.globals, id)
