@@ -120,6 +120,19 @@ func TestVulkanSaxpy(t *testing.T) {
 	for i := range got {
 		require.Equal(t, a*x[i]+y[i], got[i], "element %d", i)
 	}
+
+	// The same with the group count read on the device: ceil(n/64) groups,
+	// stored after a leading padding word.
+	groups := newBuffer[uint32](t, d, 4)
+	got2 := make([]float32, n)
+	require.NoError(t, s.Submit(
+		by.Upload(y),
+		groups.Upload([]uint32{0, (n + 63) / 64, 1, 1}),
+		sh.DispatchIndirect(groups.View(1, 3), bx, by, a, uint32(n)),
+		by.Download(got2),
+	))
+	require.NoError(t, s.Synchronize(ctxT(t)))
+	require.Equal(t, got, got2)
 }
 
 func TestVulkanViewsAndCopies(t *testing.T) {
