@@ -536,3 +536,27 @@ func TestFunctionsParamsAndLocals(t *testing.T) {
 	require.NoError(t, spvtools.Validate(w, spirv.EnvVulkan1_2))
 	checkRoundTrips(t, w, spirv.EnvVulkan1_2)
 }
+
+// TestPointerArithmetic walks a PhysicalStorageBuffer pointer built from a
+// 64-bit address with OpPtrAccessChain, which needs a strided pointer type.
+func TestPointerArithmetic(t *testing.T) {
+	for _, env := range []spirv.TargetEnv{spirv.EnvVulkan1_2, spirv.EnvVulkan1_3} {
+		b, _ := emptyCompute(env)
+		f32, u64 := b.TypeFloat(32), b.TypeInt(64, false)
+		psb := spirv.StorageClassPhysicalStorageBuffer
+		p := b.TypePointerStride(psb, f32, 4)
+		require.NotEqual(t, p, b.TypePointer(psb, f32))
+		require.Equal(t, p, b.TypePointerStride(psb, f32, 4))
+		base := b.ConvertUToPtr(p, b.ConstantUint64(0x10000))
+		q := b.PtrAccessChain(p, base, b.ConstantInt32(3))
+		aligned := []uint32{uint32(spirv.MemoryAccessAligned), 4}
+		b.Store(q, b.FAdd(f32, b.Load(f32, q, aligned...), b.ConstantFloat32(1)), aligned...)
+		b.ConvertPtrToU(u64, q)
+		b.Return()
+		w, err := b.Words()
+		require.NoError(t, err)
+		needTools(t)
+		require.NoError(t, spvtools.Validate(w, env))
+		checkRoundTrips(t, w, env)
+	}
+}

@@ -222,6 +222,19 @@ func (b *Builder) TypePointer(sc StorageClass, elem ID) ID {
 	return b.simpleType(OpTypePointer, typeDesc{elem: elem, sc: sc}, uint32(sc), uint32(elem))
 }
 
+// TypePointerStride returns the pointer to elem in storage class sc decorated
+// with ArrayStride stride, as OpPtrAccessChain on a PhysicalStorageBuffer
+// pointer requires. It is a different type from TypePointer(sc, elem).
+func (b *Builder) TypePointerStride(sc StorageClass, elem ID, stride uint32) ID {
+	b.TypePointer(sc, elem) // the capability, extension and addressing side effects
+	id, isNew := b.typeID([]uint32{uint32(OpTypePointer), uint32(sc), uint32(elem), uint32(DecorationArrayStride), stride},
+		OpTypePointer, typeDesc{elem: elem, sc: sc, hasDecor: true}, uint32(sc), uint32(elem))
+	if isNew {
+		b.Decorate(id, DecorationArrayStride, stride)
+	}
+	return id
+}
+
 // TypeFunction returns the function type ret(params...).
 func (b *Builder) TypeFunction(ret ID, params ...ID) ID {
 	return b.simpleType(OpTypeFunction, typeDesc{elem: ret, members: params}, append([]uint32{uint32(ret)}, ids(params)...)...)
