@@ -412,3 +412,28 @@ func TestCPULang(t *testing.T) {
 		require.Equal(t, f, flags[i], "flags[%d]", i)
 	}
 }
+
+func gradientInput(t *testing.T, w, h uint32) kernel.Texture2D[kernel.Float4] {
+	src, err := kernel.NewTexture2D[kernel.Float4](w, h)
+	require.NoError(t, err)
+	for i := range src.Texels() {
+		f := float32(i)
+		src.Texels()[i] = kernel.F4(f, f*0.5, -f, 1)
+	}
+	return src
+}
+
+func TestCPUGradient(t *testing.T) {
+	const w, h = 13, 7
+	src := gradientInput(t, w, h)
+	dst, err := kernel.NewTexture2D[kernel.Float4](w, h)
+	require.NoError(t, err)
+	run(t, kernel.Grid2(8, 8, w, h), func() { kernels.Gradient(src, dst) })
+	for y := range uint32(h) {
+		for x := range uint32(w) {
+			a, b := src.Read(x, y), src.Read(min(x+1, w-1), y)
+			want := kernel.F4((a.X+b.X)/2, (a.Y+b.Y)/2, (a.Z+b.Z)/2, float32((x+y)%2))
+			require.Equal(t, want, dst.Read(x, y), "texel %d,%d", x, y)
+		}
+	}
+}
