@@ -138,6 +138,7 @@ func KernelSignature(f *frontend.Function) (Signature, []any, error) {
 			arg.Kind = ArgTexture
 			arg.Binding = uint32(a.Binding)
 			arg.Dim = uint8(t.Len())
+			arg.Format = textureFormats[t.Format()]
 			arg.Access = access(f, v)
 		case frontend.KindBindless, frontend.KindAccel:
 			return Signature{}, nil, fmt.Errorf("%w: kernel argument %s of type %s", ErrUnsupported, v.Name, t)
@@ -150,6 +151,13 @@ func KernelSignature(f *frontend.Function) (Signature, []any, error) {
 		sig.Args = append(sig.Args, arg)
 	}
 	return sig, captured, nil
+}
+
+// textureFormats maps the kernel's texel formats to the runtime's.
+var textureFormats = map[frontend.TexelFormat]Format{
+	frontend.FormatAny: FormatInvalid, frontend.FormatRGBA32F: RGBA32Float, frontend.FormatRGBA16F: RGBA16Float,
+	frontend.FormatRGBA8: RGBA8Unorm, frontend.FormatR32F: R32Float, frontend.FormatRGBA32UI: RGBA32Uint,
+	frontend.FormatR32UI: R32Uint, frontend.FormatRGBA32I: RGBA32Sint, frontend.FormatR32I: R32Sint,
 }
 
 func describeScalar(a *Argument, t *frontend.Type) {

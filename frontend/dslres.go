@@ -205,14 +205,21 @@ func (a *LocalArray[V]) Set(i U32, x V) {
 	}
 }
 
-// Tex2D is a 2D float texture argument (texels read as F32x4).
+// Tex2D is a 2D RGBA32F texture argument (texels read as F32x4).
 type Tex2D struct {
 	k *K
 	v *Var
 }
 
-func (Tex2D) paramType() (*Type, error) { return Texture(2, Vector(TF32, 4)), nil }
+func (Tex2D) paramType() (*Type, error) { return TextureOf(2, FormatRGBA32F), nil }
 func (Tex2D) bind(k *K, v *Var) any     { return Tex2D{k: k, v: v} }
+
+// Tex2DRGBA8 is a 2D RGBA8 (unorm) texture argument whose texels read and
+// write as F32x4 in [0, 1].
+type Tex2DRGBA8 struct{ Tex2D }
+
+func (Tex2DRGBA8) paramType() (*Type, error) { return TextureOf(2, FormatRGBA8), nil }
+func (Tex2DRGBA8) bind(k *K, v *Var) any     { return Tex2DRGBA8{Tex2D{k: k, v: v}} }
 
 func (t Tex2D) call(op Op, args ...Expr) Expr {
 	if t.k == nil {

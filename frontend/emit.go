@@ -330,9 +330,18 @@ func (g *gen) imageType(t *Type) spirv.ID {
 	if t.n == 3 {
 		dim = spirv.Dim3D
 	}
-	g.b.Capability(spirv.CapabilityStorageImageReadWithoutFormat)
-	g.b.Capability(spirv.CapabilityStorageImageWriteWithoutFormat)
-	return g.b.TypeImage(spirv.ImageType{SampledType: st, Dim: dim, Sampled: 2, Format: spirv.ImageFormatUnknown})
+	f := imageFormats[t.format]
+	if f == spirv.ImageFormatUnknown {
+		g.b.Capability(spirv.CapabilityStorageImageReadWithoutFormat)
+		g.b.Capability(spirv.CapabilityStorageImageWriteWithoutFormat)
+	}
+	return g.b.TypeImage(spirv.ImageType{SampledType: st, Dim: dim, Sampled: 2, Format: f})
+}
+
+var imageFormats = [...]spirv.ImageFormat{
+	FormatAny: spirv.ImageFormatUnknown, FormatRGBA32F: spirv.ImageFormatRgba32f, FormatRGBA16F: spirv.ImageFormatRgba16f,
+	FormatRGBA8: spirv.ImageFormatRgba8, FormatR32F: spirv.ImageFormatR32f, FormatRGBA32UI: spirv.ImageFormatRgba32ui,
+	FormatR32UI: spirv.ImageFormatR32ui, FormatRGBA32I: spirv.ImageFormatRgba32i, FormatR32I: spirv.ImageFormatR32i,
 }
 
 // input declares a built-in input variable.

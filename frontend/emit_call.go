@@ -279,7 +279,64 @@ func (g *gen) casLoop(op Op, _ spirv.ID, _ spirv.StorageClass, _ spirv.Scope, _ 
 	return 0
 }
 
+// texture emits reads, writes and size queries of storage textures, and
+// sampling emulated on them: bilinear (trilinear in 3D) filtering with
+// clamp-to-edge addressing, from 4 (8) texel reads, so it works on devices
+// without sampled-image support for the format or binding model.
 func (g *gen) texture(e *Call) spirv.ID {
-	g.fail("textures are not emitted yet (%s)", e.Op)
-	return 0
+	b := g.b
+	tt := e.Args[0].Type()
+	p := g.vars[e.Args[0].(*Ref).Var]
+	it := g.imageType(tt)
+	img := b.Load(it, p.ptr)
+	n := tt.n
+	ivec := g.typ(Vector(TI32, n))
+	texel := g.typ(tt.elem)
+	switch e.Op {
+	case OpTextureSize:
+		b.Capability(spirv.CapabilityImageQuery)
+		return b.Bitcast(g.typ(e.T), b.ImageQuerySize(ivec, img))
+	case OpTextureRead:
+		return b.ImageRead(texel, img, b.Bitcast(ivec, g.expr(e.Args[1])))
+	case OpTextureWrite:
+		b.ImageWrite(img, b.Bitcast(ivec, g.expr(e.Args[1])), g.expr(e.Args[2]))
+		return 0
+	}
+	// OpTextureSample
+	b.Capability(spirv.CapabilityImageQuery)
+	fvecT := Vector(TF32, n)
+	fvec := g.typ(fvecT)
+	size := b.ImageQuerySize(ivec, img)
+	fsize := b.ConvertSToF(fvec, size)
+	pos := b.FSub(fvec, b.FMul(fvec, g.expr(e.Args[1]), fsize), g.numConst(fvecT, 0.5))
+	fl := b.GLSL(fvec, spirv.GLSLFloor, pos)
+	frac := b.FSub(fvec, pos, fl)
+	i0 := b.ConvertFToS(ivec, fl)
+	hi := b.ISub(ivec, size, g.numConst(Vector(TI32, n), 1))
+	lo := g.numConst(Vector(TI32, n), 0)
+	c0 := b.GLSL(ivec, spirv.GLSLSClamp, i0, lo, hi)
+	c1 := b.GLSL(ivec, spirv.GLSLSClamp, b.IAdd(ivec, i0, g.numConst(Vector(TI32, n), 1)), lo, hi)
+	// Corner c has coordinate bit d from c1 when set, from c0 otherwise.
+	corners := make([]spirv.ID, 1<<n)
+	for c := range corners {
+		parts := make([]spirv.ID, n)
+		for d := range n {
+			src := c0
+			if c>>d&1 == 1 {
+				src = c1
+			}
+			parts[d] = b.CompositeExtract(g.i32, src, uint32(d))
+		}
+		corners[c] = b.ImageRead(texel, img, b.CompositeConstruct(ivec, parts...))
+	}
+	// Blend along x, then y (then z).
+	for d := range n {
+		w := g.splat(tt.elem, b.CompositeExtract(g.f32, frac, uint32(d)))
+		next := make([]spirv.ID, len(corners)/2)
+		for i := range next {
+			next[i] = b.GLSL(texel, spirv.GLSLFMix, corners[2*i], corners[2*i+1], w)
+		}
+		corners = next
+	}
+	return corners[0]
 }

@@ -53,6 +53,7 @@ type Type struct {
 	fields []Field // struct members
 	name   string  // struct name
 	size   int     // device size in bytes (0 for opaque types)
+	format TexelFormat
 	align  int
 	key    string
 }
@@ -207,8 +208,67 @@ func Buffer(elem *Type) *Type {
 	return intern(&Type{kind: KindBuffer, elem: elem, key: fmt.Sprintf("buffer<%s>", elem)})
 }
 
-// Texture is a 2D or 3D storage texture whose texels read as elem (a 4-vector
-// of f32, i32 or u32).
+// TexelFormat is the storage format a texture type declares; devices need
+// it to read a storage texture (reading "any format" is an optional feature).
+type TexelFormat uint8
+
+// Texel formats.
+const (
+	FormatAny     TexelFormat = iota // write-only use on devices without formatless reads
+	FormatRGBA32F                    // 4 × f32
+	FormatRGBA16F                    // 4 × f16, read as f32
+	FormatRGBA8                      // 4 × unorm8, read as f32 in [0, 1]
+	FormatR32F                       // f32 in x
+	FormatRGBA32UI                   // 4 × u32
+	FormatR32UI                      // u32 in x
+	FormatRGBA32I                    // 4 × i32
+	FormatR32I                       // i32 in x
+)
+
+var formatNames = [...]string{"any", "rgba32f", "rgba16f", "rgba8", "r32f", "rgba32ui", "r32ui", "rgba32i", "r32i"}
+
+func (f TexelFormat) String() string {
+	if int(f) < len(formatNames) {
+		return formatNames[f]
+	}
+	return fmt.Sprintf("TexelFormat(%d)", f)
+}
+
+// texelKind is the scalar kind a format reads as.
+func (f TexelFormat) texelKind() Kind {
+	switch f {
+	case FormatRGBA32UI, FormatR32UI:
+		return KindUint
+	case FormatRGBA32I, FormatR32I:
+		return KindInt
+	}
+	return KindFloat
+}
+
+// Format is a texture type's texel format.
+func (t *Type) Format() TexelFormat { return t.format }
+
+// TextureOf is the 2D or 3D storage texture of the given texel format; its
+// texels read and write as 4-vectors of f32, u32 or i32 per the format.
+func TextureOf(dim int, f TexelFormat) *Type {
+	var elem *Type
+	switch f.texelKind() {
+	case KindUint:
+		elem = Vector(TU32, 4)
+	case KindInt:
+		elem = Vector(TI32, 4)
+	default:
+		elem = Vector(TF32, 4)
+	}
+	if dim != 2 && dim != 3 || int(f) >= len(formatNames) {
+		panic(fmt.Sprintf("frontend: no %dD texture of format %s", dim, f))
+	}
+	return intern(&Type{kind: KindTexture, elem: elem, n: dim, format: f, key: fmt.Sprintf("texture%dd<%s>", dim, f)})
+}
+
+// Texture is a 2D or 3D storage texture of any format whose texels read as
+// elem (a 4-vector of f32, i32 or u32); prefer TextureOf, as reading a
+// texture of unspecified format is an optional device feature.
 func Texture(dim int, elem *Type) *Type {
 	if dim != 2 && dim != 3 {
 		panic(fmt.Sprintf("frontend: no %dD texture", dim))

@@ -131,6 +131,63 @@ func All() map[string]func() (*fe.Function, error) {
 		"saxpy": Saxpy, "mandelbrot": Mandelbrot, "reduce": Reduce, "scan": Scan, "histogram": Histogram,
 		"matmul": MatMul, "nbody": NBody, "life": Life, "particles": Particles, "callables": Callables,
 		"control": Control, "atomics-i32": Atomics[int32], "atomics-u64": Atomics[uint64], "swap": AtomicSwap,
-		"subgroups": Subgroups,
+		"subgroups": Subgroups, "blur": Blur,
 	}
+}
+
+// Blur is a 3×3 box blur of a 2D texture into out, reading texels, plus a
+// second output sampled (bilinear, clamped) at the pixel centres shifted by
+// half a texel, which averages 2×2 texels.
+func Blur() (*fe.Function, error) {
+	return fe.Kernel2D(8, 8, func(k *fe.K, src, dst, sampled fe.Tex2D) {
+		x, y := k.DispatchID().X(), k.DispatchID().Y()
+		size := src.Size()
+		sum := fe.NewVar(k, fe.V4(fe.F(0), fe.F(0), fe.F(0), fe.F(0)))
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				sx := fe.Convert[uint32](fe.Clamp(fe.Bitcast[int32](x).Add(fe.I(int32(dx))), fe.I(0), fe.Bitcast[int32](size.X()).Sub(fe.I(1))))
+				sy := fe.Convert[uint32](fe.Clamp(fe.Bitcast[int32](y).Add(fe.I(int32(dy))), fe.I(0), fe.Bitcast[int32](size.Y()).Sub(fe.I(1))))
+				sum.Set(sum.Get().Add(src.Read(fe.V2(sx, sy))))
+			}
+		}
+		dst.Write(fe.V2(x, y), sum.Get().Scale(fe.F(1.0/9)))
+		uv := fe.V2(fe.Convert[float32](x).Add(fe.F(1)), fe.Convert[float32](y).Add(fe.F(1))).
+			Mul(fe.V2(fe.F(1).Div(fe.Convert[float32](size.X())), fe.F(1).Div(fe.Convert[float32](size.Y()))))
+		sampled.Write(fe.V2(x, y), src.Sample(uv))
+	})
+}
+
+// BlurRef is Blur on the CPU for a w×h RGBA float image.
+func BlurRef(w, h int, src [][4]float32) (box, sampled [][4]float32) {
+	box, sampled = make([][4]float32, w*h), make([][4]float32, w*h)
+	at := func(x, y int) [4]float32 {
+		return src[min(max(y, 0), h-1)*w+min(max(x, 0), w-1)]
+	}
+	for y := range h {
+		for x := range w {
+			var s, t [4]float32
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					p := at(x+dx, y+dy)
+					for c := range 4 {
+						s[c] += p[c]
+					}
+				}
+			}
+			// uv at the corner between texels (x, y) and (x+1, y+1): equal weights.
+			for dy := 0; dy <= 1; dy++ {
+				for dx := 0; dx <= 1; dx++ {
+					p := at(x+dx, y+dy)
+					for c := range 4 {
+						t[c] += p[c] / 4
+					}
+				}
+			}
+			for c := range 4 {
+				s[c] /= 9
+			}
+			box[y*w+x], sampled[y*w+x] = s, t
+		}
+	}
+	return box, sampled
 }
