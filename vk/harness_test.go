@@ -59,22 +59,16 @@ type testDevice struct {
 }
 
 func hasLayer(name string) error {
-	var n uint32
-	if err := EnumerateInstanceLayerProperties(&n, nil).Err(); err != nil {
+	layers, err := InstanceLayers()
+	if err != nil {
 		return err
 	}
-	props := make([]LayerProperties, n)
-	if n > 0 {
-		if err := EnumerateInstanceLayerProperties(&n, &props[0]).Err(); err != nil {
-			return err
-		}
-	}
-	for _, p := range props[:n] {
-		if ByteString(p.LayerName[:]) == name {
+	for _, l := range layers {
+		if l == name {
 			return nil
 		}
 	}
-	return fmt.Errorf("layer %s not installed", name)
+	return fmt.Errorf("layer %s not installed (have %v)", name, layers)
 }
 
 // newTestInstance creates an instance with validation on; validate=false
