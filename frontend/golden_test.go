@@ -1,0 +1,45 @@
+package frontend_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/spirv"
+	"github.com/lucent-gpu/lucent/spirv/spvtools"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden disassembly in testdata/frontend")
+
+// TestGoldenDisassembly compares the disassembly of a few kernels with
+// testdata/frontend/<name>.spvasm; run with -update after an intended
+// codegen change (and bump CodegenVersion).
+func TestGoldenDisassembly(t *testing.T) {
+	for _, name := range []string{"saxpy", "mandelbrot", "reduce", "callables", "blur"} {
+		t.Run(name, func(t *testing.T) {
+			f, err := programs.All()[name]()
+			require.NoError(t, err)
+			w, err := frontend.Emit(f, frontend.Options{Env: spirv.EnvVulkan1_2, Names: true})
+			require.NoError(t, err)
+			got, err := spvtools.Disassemble(w, spirv.EnvVulkan1_2)
+			if _, lerr := spvtools.Path(); lerr != nil {
+				testenv.Need(t, "SPIRV-Tools", lerr)
+			}
+			require.NoError(t, err)
+			path := filepath.Join("..", "testdata", "frontend", name+".spvasm")
+			if *update {
+				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+				return
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "run go test -update to create it")
+			require.Equal(t, string(want), got, "codegen of %s changed; run go test -update if intended", name)
+		})
+	}
+}
