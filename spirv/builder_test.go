@@ -560,3 +560,72 @@ func TestPointerArithmetic(t *testing.T) {
 		checkRoundTrips(t, w, env)
 	}
 }
+
+// TestEmitBuildsAWholeModule makes a module with Emit alone (but for the
+// function and its blocks): the instructions land in their sections, merges
+// before terminators, and spirv-val accepts it.
+func TestEmitBuildsAWholeModule(t *testing.T) {
+	b := spirv.NewBuilder(spirv.EnvVulkan1_3)
+	emit := func(op spirv.Op, args ...any) spirv.ID {
+		t.Helper()
+		id, err := b.Emit(op, args...)
+		require.NoError(t, err)
+		return id
+	}
+	void := emit(spirv.OpTypeVoid)
+	fnT := emit(spirv.OpTypeFunction, void)
+	fn := b.Function(void, fnT)
+	entry := fn.NewBlock()
+	b.SetBlock(entry)
+	emit(spirv.OpCapability, spirv.CapabilityShader)
+	emit(spirv.OpCapability, spirv.CapabilityInt64)
+	emit(spirv.OpCapability, spirv.CapabilityShader)
+	emit(spirv.OpEntryPoint, spirv.ExecutionModelGLCompute, fn.ID(), "main")
+	emit(spirv.OpExecutionMode, fn.ID(), spirv.ExecutionModeLocalSize, uint32(4), uint32(1), uint32(1))
+	emit(spirv.OpName, fn.ID(), "main")
+	glsl := emit(spirv.OpExtInstImport, "GLSL.std.450")
+	require.Equal(t, glsl, b.ExtInstImport("GLSL.std.450"))
+	f32 := emit(spirv.OpTypeFloat, uint32(32))
+	i64 := emit(spirv.OpTypeInt, uint32(64), uint32(1))
+	u32 := emit(spirv.OpTypeInt, uint32(32), uint32(0))
+	pPriv := emit(spirv.OpTypePointer, spirv.StorageClassPrivate, f32)
+	pFn := emit(spirv.OpTypePointer, spirv.StorageClassFunction, f32)
+	out := emit(spirv.OpVariable, pPriv, spirv.StorageClassPrivate)
+	local := emit(spirv.OpVariable, pFn, spirv.StorageClassFunction)
+	emit(spirv.OpDecorate, out, spirv.DecorationAliased)
+	two := emit(spirv.OpConstant, f32, float32(2))
+	big := emit(spirv.OpConstant, i64, int64(-1)<<40)
+	spec := emit(spirv.OpSpecConstant, u32, uint32(7))
+	emit(spirv.OpDecorate, spec, spirv.DecorationSpecId, uint32(3))
+	emit(spirv.OpSpecConstantOp, u32, spirv.OpIAdd, spec, b.ConstantUint32(1))
+	root := emit(spirv.OpExtInst, f32, glsl, spirv.GLSLSqrt, two)
+	emit(spirv.OpStore, local, root)
+	sel := emit(spirv.OpIAdd, i64, big, emit(spirv.OpConstant, i64, int64(1)))
+	c1, def, merge := fn.NewBlock(), fn.NewBlock(), fn.NewBlock()
+	emit(spirv.OpSelectionMerge, merge.ID(), spirv.SelectionControlNone)
+	emit(spirv.OpSwitch, sel, def.ID(), uint64(1)<<40, c1.ID(), uint64(3), def.ID())
+	for _, blk := range []*spirv.Block{c1, def} {
+		b.SetBlock(blk)
+		emit(spirv.OpBranch, merge.ID())
+	}
+	b.SetBlock(merge)
+	ph := emit(spirv.OpPhi, f32, b.ConstantFloat32(1), c1.ID(), b.ConstantFloat32(2), def.ID())
+	emit(spirv.OpStore, out, emit(spirv.OpFAdd, f32, ph, emit(spirv.OpLoad, f32, local)))
+	emit(spirv.OpReturn)
+	w, err := b.Words()
+	require.NoError(t, err)
+	m, err := spirv.Read(w)
+	require.NoError(t, err)
+	require.Equal(t, 2, count(m, spirv.OpCapability))
+	needTools(t)
+	require.NoError(t, spvtools.Validate(w, spirv.EnvVulkan1_3))
+	checkRoundTrips(t, w, spirv.EnvVulkan1_3)
+
+	// A 32-bit case literal on a 64-bit selector is refused.
+	b2, fn2 := emptyCompute(spirv.EnvVulkan1_3)
+	i64b := b2.TypeInt(64, true)
+	sel2 := b2.IAdd(i64b, b2.ConstantInt64(1), b2.ConstantInt64(2))
+	blk := fn2.NewBlock()
+	_, err = b2.Emit(spirv.OpSwitch, sel2, blk.ID(), uint32(1), blk.ID())
+	require.ErrorContains(t, err, "must be a uint64")
+}

@@ -120,12 +120,15 @@ func (e *emitter) one(kind OperandKind) error {
 		default:
 			switch x := v.(type) {
 			case uint32:
+				if e.op == OpSwitch && e.width == 2 {
+					return e.errorf("operand %d: the selector is 64-bit, the case literal must be a uint64", e.pos)
+				}
 				e.words = append(e.words, x)
 			case GLSLInst:
 				e.words = append(e.words, uint32(x))
-			case uint64: // a 64-bit switch case literal
-				if e.op != OpSwitch {
-					return bad()
+			case uint64: // a case literal of a 64-bit switch
+				if e.op != OpSwitch || e.width != 2 {
+					return e.errorf("operand %d: a uint64 literal needs OpSwitch on a 64-bit selector", e.pos)
 				}
 				e.words = append(e.words, uint32(x), uint32(x>>32))
 			default:
@@ -225,6 +228,13 @@ func (b *Builder) emit(op Op, vals []any) (ID, error) {
 		ops = ops[1:]
 		if op == OpConstant || op == OpSpecConstant {
 			if w := b.ScalarWidth(t); w > 0 {
+				e.width = max(1, int(w+31)/32)
+			}
+		}
+	}
+	if op == OpSwitch && len(vals) > 0 {
+		if sel, ok := vals[0].(ID); ok {
+			if w := b.ScalarWidth(b.TypeOf(sel)); w > 0 {
 				e.width = max(1, int(w+31)/32)
 			}
 		}
