@@ -214,15 +214,15 @@ type TexelFormat uint8
 
 // Texel formats.
 const (
-	FormatAny     TexelFormat = iota // write-only use on devices without formatless reads
-	FormatRGBA32F                    // 4 × f32
-	FormatRGBA16F                    // 4 × f16, read as f32
-	FormatRGBA8                      // 4 × unorm8, read as f32 in [0, 1]
-	FormatR32F                       // f32 in x
-	FormatRGBA32UI                   // 4 × u32
-	FormatR32UI                      // u32 in x
-	FormatRGBA32I                    // 4 × i32
-	FormatR32I                       // i32 in x
+	FormatAny      TexelFormat = iota // write-only use on devices without formatless reads
+	FormatRGBA32F                     // 4 × f32
+	FormatRGBA16F                     // 4 × f16, read as f32
+	FormatRGBA8                       // 4 × unorm8, read as f32 in [0, 1]
+	FormatR32F                        // f32 in x
+	FormatRGBA32UI                    // 4 × u32
+	FormatR32UI                       // u32 in x
+	FormatRGBA32I                     // 4 × i32
+	FormatR32I                        // i32 in x
 )
 
 var formatNames = [...]string{"any", "rgba32f", "rgba16f", "rgba8", "r32f", "rgba32ui", "r32ui", "rgba32i", "r32i"}
