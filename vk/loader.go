@@ -137,26 +137,40 @@ func LoadDevice(it *InstanceFuncs, device Device) (*DeviceFuncs, error) {
 
 // Loaded reports whether the instance-level command name (e.g.
 // "vkGetPhysicalDeviceProperties2") was resolved.
-func (t *InstanceFuncs) Loaded(name string) bool {
-	return t != nil && loaded(t.fn[:], instanceBase, name)
-}
+func (t *InstanceFuncs) Loaded(name string) bool { return t.ProcAddr(name) != 0 }
 
 // Loaded reports whether the device-level command name (e.g.
 // "vkCmdDispatch") was resolved.
-func (t *DeviceFuncs) Loaded(name string) bool {
-	return t != nil && loaded(t.fn[:], deviceBase, name)
+func (t *DeviceFuncs) Loaded(name string) bool { return t.ProcAddr(name) != 0 }
+
+// ProcAddr returns the resolved address of the instance-level command name
+// (its registry name or an alias), or 0.
+func (t *InstanceFuncs) ProcAddr(name string) uintptr {
+	if t == nil {
+		return 0
+	}
+	return procAddr(t.fn[:], instanceBase, name)
 }
 
-func loaded(fn []uintptr, base int, name string) bool {
+// ProcAddr returns the resolved address of the device-level command name
+// (its registry name or an alias), or 0.
+func (t *DeviceFuncs) ProcAddr(name string) uintptr {
+	if t == nil {
+		return 0
+	}
+	return procAddr(t.fn[:], deviceBase, name)
+}
+
+func procAddr(fn []uintptr, base int, name string) uintptr {
 	for i, p := range fn {
 		if commandNames[base+i] == name {
-			return p != 0
+			return p
 		}
 		for _, a := range commandAliases[base+i] {
 			if a == name {
-				return p != 0
+				return p
 			}
 		}
 	}
-	return false
+	return 0
 }

@@ -55,6 +55,10 @@ func TestMissingCommand(t *testing.T) {
 func TestMissingExtensionCommand(t *testing.T) {
 	td := newTestDevice(t, true)
 	require.True(t, td.dt.Loaded("vkCmdDispatch"))
+	require.NotZero(t, td.dt.ProcAddr("vkCmdDispatch"))
+	require.Zero(t, td.dt.ProcAddr("vkNoSuchCommand"))
+	require.True(t, td.it.Loaded("vkGetPhysicalDeviceProperties2KHR"), "by alias")
+	require.False(t, td.it.Loaded("vkCmdDispatch"), "device-level commands are not in the instance table")
 	require.True(t, td.dt.Loaded("vkCmdDispatchBaseKHR"), "promoted commands load under their alias names too")
 	require.False(t, td.dt.Loaded("vkCmdPushDescriptorSetKHR"))
 	err := td.dt.CmdPushDescriptorSetKHR(0, PIPELINE_BIND_POINT_COMPUTE, 0, 0, 0, nil)
