@@ -146,9 +146,10 @@ func newVkDevice(t *testing.T) *vkDevice {
 		ShaderBufferFloat32AtomicAdd: vk.TRUE,
 	}
 	v12 := vk.PhysicalDeviceVulkan12Features{
-		SType:             vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-		PNext:             unsafe.Pointer(&atomicFloat),
-		ScalarBlockLayout: vk.TRUE,
+		SType:               vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+		PNext:               unsafe.Pointer(&atomicFloat),
+		ScalarBlockLayout:   vk.TRUE,
+		BufferDeviceAddress: vk.TRUE,
 	}
 	prio := float32(1)
 	require.NoError(t, it.CreateDevice(d.phys, &vk.DeviceCreateInfo{
@@ -184,9 +185,14 @@ func (d *vkDevice) memoryType(t *testing.T, bits uint32, want vk.MemoryPropertyF
 }
 
 // run dispatches groups workgroups of the module with buffers bound at set 0,
-// bindings 0…, and push constants, then copies the buffers' contents back.
-func (d *vkDevice) run(t *testing.T, code []uint32, buffers [][]byte, push []byte, groups uint32) {
+// bindings 0…, and the push constants pushFn makes from the buffers' device
+// addresses (nil for none), then copies the buffers' contents back.
+func (d *vkDevice) run(t *testing.T, code []uint32, buffers [][]byte, pushFn func(addrs []uint64) []byte, groups uint32) {
 	dt, dev := d.dt, d.dev
+	var push []byte
+	if pushFn != nil {
+		push = pushFn(make([]uint64, len(buffers))) // sized now, filled once the buffers exist
+	}
 	bindings := make([]vk.DescriptorSetLayoutBinding, len(buffers))
 	for i := range bindings {
 		bindings[i] = vk.DescriptorSetLayoutBinding{Binding: uint32(i), DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -226,10 +232,12 @@ func (d *vkDevice) run(t *testing.T, code []uint32, buffers [][]byte, push []byt
 	infos := make([]vk.DescriptorBufferInfo, len(buffers))
 	for i, data := range buffers {
 		require.NoError(t, dt.CreateBuffer(dev, &vk.BufferCreateInfo{SType: vk.STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-			Size: vk.DeviceSize(len(data)), Usage: vk.BUFFER_USAGE_STORAGE_BUFFER_BIT, SharingMode: vk.SHARING_MODE_EXCLUSIVE}, nil, &bufs[i]).Err())
+			Size: vk.DeviceSize(len(data)), Usage: vk.BUFFER_USAGE_STORAGE_BUFFER_BIT | vk.BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT, SharingMode: vk.SHARING_MODE_EXCLUSIVE}, nil, &bufs[i]).Err())
 		var req vk.MemoryRequirements
 		require.NoError(t, dt.GetBufferMemoryRequirements(dev, bufs[i], &req))
 		require.NoError(t, dt.AllocateMemory(dev, &vk.MemoryAllocateInfo{SType: vk.STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+			PNext: unsafe.Pointer(&vk.MemoryAllocateFlagsInfo{SType: vk.STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+				Flags: vk.MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT}),
 			AllocationSize: req.Size, MemoryTypeIndex: d.memoryType(t, req.MemoryTypeBits,
 				vk.MEMORY_PROPERTY_HOST_VISIBLE_BIT|vk.MEMORY_PROPERTY_HOST_COHERENT_BIT)}, nil, &mems[i]).Err())
 		require.NoError(t, dt.BindBufferMemory(dev, bufs[i], mems[i], 0).Err())
@@ -238,6 +246,15 @@ func (d *vkDevice) run(t *testing.T, code []uint32, buffers [][]byte, push []byt
 		mapped[i] = unsafe.Slice((*byte)(p), len(data))
 		copy(mapped[i], data)
 		infos[i] = vk.DescriptorBufferInfo{Buffer: bufs[i], Range: vk.WHOLE_SIZE}
+	}
+	if pushFn != nil {
+		addrs := make([]uint64, len(bufs))
+		for i, buf := range bufs {
+			a, err := dt.GetBufferDeviceAddress(dev, &vk.BufferDeviceAddressInfo{SType: vk.STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, Buffer: buf})
+			require.NoError(t, err)
+			addrs[i] = uint64(a)
+		}
+		push = pushFn(addrs)
 	}
 	defer func() {
 		for i := range bufs {
@@ -345,7 +362,7 @@ func TestDispatch(t *testing.T) {
 		binary.LittleEndian.PutUint32(push[8:], 1)
 		binary.LittleEndian.PutUint32(push[24:], math.Float32bits(a))
 		bufs := [][]byte{f32Bytes(x), f32Bytes(y)}
-		d.run(t, validWords(t, saxpy(env), true), bufs, push, (n+24)/64+1)
+		d.run(t, validWords(t, saxpy(env), true), bufs, func([]uint64) []byte { return push }, (n+24)/64+1)
 		got := f32s(bufs[1])
 		for i := range got {
 			want := y[i]
@@ -434,5 +451,25 @@ func TestDispatch(t *testing.T) {
 		require.Equal(t, uint32(n-1), c[5], "atomic max")
 		require.Equal(t, uint32(n), c[6], "atomic increment")
 		require.Equal(t, sum, f32s(bufs[2])[0])
+	})
+
+	t.Run("device-address", func(t *testing.T) {
+		const n = 512
+		src := make([]float32, n)
+		for i := range src {
+			src[i] = float32(i) - 100.25
+		}
+		bufs := [][]byte{f32Bytes(src), make([]byte, 4*n)}
+		push := func(addrs []uint64) []byte {
+			p := make([]byte, 40)
+			binary.LittleEndian.PutUint32(p[0:], n)
+			binary.LittleEndian.PutUint64(p[24:], addrs[0])
+			binary.LittleEndian.PutUint64(p[32:], addrs[1])
+			return p
+		}
+		d.run(t, validWords(t, deviceAddress(env), true), bufs, push, n/64)
+		for i, v := range f32s(bufs[1]) {
+			require.Equal(t, src[i]*3, v, "element %d", i)
+		}
 	})
 }
