@@ -24,6 +24,11 @@
 // is not loaded, and calling it returns an error naming it (a Result for which
 // errors.Is(err, ErrMissingCommand) holds) instead of crashing.
 //
+// Each call is one Go→C transition (runtime.cgocall, as purego uses); on
+// amd64 the bindings use their own System V trampoline so that a call does
+// not allocate. Recording many vkCmd* commands is cheaper through a
+// CommandBatch, which makes them all in one transition at Flush.
+//
 // # The Go-memory rule
 //
 // C may read Go memory only through the arguments of a call, for the duration
