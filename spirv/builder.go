@@ -68,13 +68,12 @@ type entryPoint struct {
 
 // typeDesc remembers what a type id is, for the helpers that derive things from it.
 type typeDesc struct {
-	op       Op
-	width    uint32 // scalar bit width, or the component count of a vector
-	signed   bool
-	elem     ID // element type (vector, array, pointer)
-	sc       StorageClass
-	members  []ID
-	hasDecor bool
+	op      Op
+	width   uint32 // scalar bit width, or the component count of a vector
+	signed  bool
+	elem    ID // element type (vector, array, pointer)
+	sc      StorageClass
+	members []ID // struct members, function parameters
 }
 
 // NewBuilder returns a Builder for env; the module's SPIR-V version is the

@@ -172,13 +172,11 @@ func isNormal64(bits uint64) bool {
 	return e != 0 && e != 0x7ff
 }
 
-// formatG prints f like C++ ostream with precision prec (the %g conversion).
+// formatG prints f like a C++ ostream with precision prec in the default
+// float field (the %g conversion): both drop trailing zeros and print at least
+// two exponent digits, so strconv's 'g' matches.
 func formatG(f float64, prec int, bitSize int) string {
-	s := strconv.FormatFloat(f, 'g', prec, bitSize)
-	// strconv drops trailing zeros for 'g' with an explicit precision only after
-	// the point; C++ does the same, so the outputs agree except for the exponent
-	// form, where both print at least two exponent digits.
-	return s
+	return strconv.FormatFloat(f, 'g', prec, bitSize)
 }
 
 // hexFloat prints a non-normal float (zero excepted) the way SPIRV-Tools'

@@ -1,7 +1,5 @@
 package spirv
 
-import "math"
-
 // MagicNumber is the first word of every SPIR-V module.
 const MagicNumber = 0x07230203
 
@@ -56,5 +54,3 @@ func ids(v []ID) []uint32 {
 	}
 	return out
 }
-
-func f32bits(v float32) uint32 { return math.Float32bits(v) }

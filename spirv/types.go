@@ -97,7 +97,7 @@ func (b *Builder) TypeArrayLen(elem, length ID) ID {
 func (b *Builder) TypeArrayStride(elem ID, n, stride uint32) ID {
 	length := b.ConstantUint32(n)
 	id, isNew := b.typeID([]uint32{uint32(OpTypeArray), uint32(elem), uint32(length), uint32(DecorationArrayStride), stride},
-		OpTypeArray, typeDesc{elem: elem, hasDecor: true}, uint32(elem), uint32(length))
+		OpTypeArray, typeDesc{elem: elem}, uint32(elem), uint32(length))
 	if isNew {
 		b.Decorate(id, DecorationArrayStride, stride)
 	}
@@ -113,7 +113,7 @@ func (b *Builder) TypeRuntimeArray(elem ID) ID {
 // TypeRuntimeArrayStride returns the runtime array of elem decorated with ArrayStride stride.
 func (b *Builder) TypeRuntimeArrayStride(elem ID, stride uint32) ID {
 	id, isNew := b.typeID([]uint32{uint32(OpTypeRuntimeArray), uint32(elem), uint32(DecorationArrayStride), stride},
-		OpTypeRuntimeArray, typeDesc{elem: elem, hasDecor: true}, uint32(elem))
+		OpTypeRuntimeArray, typeDesc{elem: elem}, uint32(elem))
 	if isNew {
 		b.Decorate(id, DecorationArrayStride, stride)
 	}
@@ -169,7 +169,7 @@ func (b *Builder) TypeStructOf(st StructType) ID {
 	for i, m := range st.Members {
 		members[i] = m.Type
 	}
-	id, isNew := b.typeID(key, OpTypeStruct, typeDesc{members: members, hasDecor: true}, operands...)
+	id, isNew := b.typeID(key, OpTypeStruct, typeDesc{members: members}, operands...)
 	if !isNew {
 		return id
 	}
@@ -228,7 +228,7 @@ func (b *Builder) TypePointer(sc StorageClass, elem ID) ID {
 func (b *Builder) TypePointerStride(sc StorageClass, elem ID, stride uint32) ID {
 	b.TypePointer(sc, elem) // the capability, extension and addressing side effects
 	id, isNew := b.typeID([]uint32{uint32(OpTypePointer), uint32(sc), uint32(elem), uint32(DecorationArrayStride), stride},
-		OpTypePointer, typeDesc{elem: elem, sc: sc, hasDecor: true}, uint32(sc), uint32(elem))
+		OpTypePointer, typeDesc{elem: elem, sc: sc}, uint32(sc), uint32(elem))
 	if isNew {
 		b.Decorate(id, DecorationArrayStride, stride)
 	}
@@ -319,4 +319,12 @@ func (b *Builder) ScalarWidth(t ID) uint32 {
 		return d.width
 	}
 	return 0
+}
+
+// MemberTypes returns the member types of struct type t (nil otherwise).
+func (b *Builder) MemberTypes(t ID) []ID {
+	if d := b.typeInfo[t]; d.op == OpTypeStruct {
+		return d.members
+	}
+	return nil
 }
