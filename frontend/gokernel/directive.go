@@ -2,6 +2,8 @@ package gokernel
 
 import (
 	"fmt"
+
+	"github.com/lucent-gpu/lucent/frontend"
 	"go/ast"
 	"strconv"
 	"strings"
@@ -15,6 +17,15 @@ type directive struct {
 	comment *ast.Comment
 	dim     int
 	block   [3]uint32
+	formats map[string]frontend.TexelFormat // texture parameter -> declared storage format
+}
+
+// texelFormats names the storage formats a texture parameter may declare
+// with format=param:name.
+var texelFormats = map[string]frontend.TexelFormat{
+	"rgba32f": frontend.FormatRGBA32F, "rgba16f": frontend.FormatRGBA16F, "rgba8": frontend.FormatRGBA8,
+	"r32f": frontend.FormatR32F, "rgba32ui": frontend.FormatRGBA32UI, "r32ui": frontend.FormatR32UI,
+	"rgba32i": frontend.FormatRGBA32I, "r32i": frontend.FormatR32I,
 }
 
 // findDirective returns the function's //lucent:kernel directive, or nil.
@@ -30,16 +41,28 @@ func findDirective(fn *ast.FuncDecl) *ast.Comment {
 	return nil
 }
 
-// parseDirective reads "//lucent:kernel block=X[,Y[,Z]]". The block size is
-// required: it is part of the compiled kernel (the SPIR-V LocalSize).
+// parseDirective reads "//lucent:kernel block=X[,Y[,Z]] [format=param:fmt…]".
+// The block size is required: it is part of the compiled kernel (the SPIR-V
+// LocalSize). A format option declares a texture parameter's storage format
+// (rgba32f, rgba16f, rgba8, r32f, rgba32ui, r32ui, rgba32i, r32i); without
+// one a texture of Float4/Int4/Uint4 texels is rgba32f/rgba32i/rgba32ui.
 func parseDirective(c *ast.Comment) (directive, error) {
-	d := directive{comment: c, block: [3]uint32{1, 1, 1}}
+	d := directive{comment: c, block: [3]uint32{1, 1, 1}, formats: map[string]frontend.TexelFormat{}}
 	fields := strings.Fields(strings.TrimPrefix(c.Text, directivePrefix))
 	sawBlock := false
 	for _, f := range fields {
 		key, val, ok := strings.Cut(f, "=")
+		if ok && key == "format" {
+			param, name, ok := strings.Cut(val, ":")
+			tf, known := texelFormats[name]
+			if !ok || param == "" || !known {
+				return d, fmt.Errorf("format option %q is not param:format with format one of rgba32f, rgba16f, rgba8, r32f, rgba32ui, r32ui, rgba32i, r32i", val)
+			}
+			d.formats[param] = tf
+			continue
+		}
 		if !ok || key != "block" {
-			return d, fmt.Errorf("unknown kernel option %q: the directive takes block=X[,Y[,Z]], e.g. //lucent:kernel block=256", f)
+			return d, fmt.Errorf("unknown kernel option %q: the directive takes block=X[,Y[,Z]] and format=param:fmt, e.g. //lucent:kernel block=256", f)
 		}
 		parts := strings.Split(val, ",")
 		if len(parts) > 3 {

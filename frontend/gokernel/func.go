@@ -209,10 +209,19 @@ func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) 
 			if obj == nil {
 				continue
 			}
-			l.kernelParam(name, obj, asg[obj])
+			l.kernelParam(name, obj, asg[obj], d.formats)
 		}
 		if len(field.Names) == 0 {
 			l.errorf(field.Pos(), "kernel parameters must be named")
+		}
+	}
+	for p := range d.formats {
+		found := false
+		for _, v := range fn.Params {
+			found = found || v.Name == p && v.Type.Kind() == frontend.KindTexture
+		}
+		if !found {
+			l.errorf(d.comment.Pos(), "format=%s:… names no texture parameter of %s", p, fd.Name.Name)
 		}
 	}
 	l.body(fd.Body)
@@ -221,7 +230,7 @@ func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) 
 
 // kernelParam declares one kernel argument: a slice is a buffer, a texture a
 // texture, anything else a uniform value.
-func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool) {
+func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool, formats map[string]frontend.TexelFormat) {
 	t := obj.Type()
 	if sl, ok := types.Unalias(t).Underlying().(*types.Slice); ok {
 		et, err := l.c.valueType(sl.Elem())
@@ -251,6 +260,9 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 	if l.nerrs > before {
 		l.bad[obj] = true
 	}
+	if ft.Kind() == frontend.KindTexture {
+		ft = l.textureFormat(name, ft, formats[name.Name])
+	}
 	v := l.fn.AddParam(name.Name, ft, frontend.VarArg)
 	l.vars[obj] = v
 	if isAssigned && !ft.IsResource() {
@@ -258,6 +270,24 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 		l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: local}, Src: &frontend.Ref{Var: v}})
 		l.vars[obj] = local
 	}
+}
+
+// textureFormat gives a texture parameter its storage format: the declared
+// one, which must read as the Go texel type, or the texel type's 32-bit
+// four-channel format.
+func (l *lowerer) textureFormat(name *ast.Ident, t *frontend.Type, declared frontend.TexelFormat) *frontend.Type {
+	def := map[frontend.Kind]frontend.TexelFormat{
+		frontend.KindFloat: frontend.FormatRGBA32F, frontend.KindInt: frontend.FormatRGBA32I, frontend.KindUint: frontend.FormatRGBA32UI,
+	}[t.Elem().Scalar().Kind()]
+	if declared == frontend.FormatAny {
+		return frontend.TextureOf(t.Len(), def)
+	}
+	ft := frontend.TextureOf(t.Len(), declared)
+	if ft.Elem() != t.Elem() {
+		l.errorf(name.Pos(), "texture %s is declared %s, whose texels read as %s, but its Go texels are %s", name.Name, declared, ft.Elem(), t.Elem())
+		return frontend.TextureOf(t.Len(), def)
+	}
+	return ft
 }
 
 // callableFor lowers (once) the Go function obj called at pos.

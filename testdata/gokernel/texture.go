@@ -4,9 +4,10 @@ import "github.com/lucent-gpu/lucent/kernel"
 
 // Gradient reads each texel of src, blends it with its right neighbour
 // (clamped at the edge) and writes the result, with alpha set to the
-// position's parity, to dst.
+// position's parity, to dst. The format of dst is declared (rgba32f is also
+// the default for Float4 texels).
 //
-//lucent:kernel block=8,8
+//lucent:kernel block=8,8 format=dst:rgba32f
 func Gradient(src, dst kernel.Texture2D[kernel.Float4]) {
 	id := kernel.DispatchID()
 	size := src.Size()

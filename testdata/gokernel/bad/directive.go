@@ -26,3 +26,12 @@ type T struct{ A float32 }
 
 //lucent:kernel block=64
 func (t T) Method(y []float32) {}
+
+//lucent:kernel block=8 format=img:rgba9
+func BadFormat(img kernel.Texture2D[kernel.Float4]) {}
+
+//lucent:kernel block=8 format=img:r32ui
+func WrongTexel(img kernel.Texture2D[kernel.Float4]) {}
+
+//lucent:kernel block=8 format=other:r32f
+func NoSuchTexture(img kernel.Texture2D[kernel.Float4]) {}
