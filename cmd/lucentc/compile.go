@@ -1,0 +1,336 @@
+package main
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/spirv/spvtools"
+)
+
+// buildTag is set while lucentc loads packages; generated files carry
+// !buildTag so that a stale one is never loaded by the compiler regenerating it.
+const buildTag = "lucentc"
+
+// ErrCompile is wrapped by every error lucentc reports about a kernel after
+// the front end accepted it (codegen, optimizer, validator, signature).
+var ErrCompile = errors.New("lucentc: kernel compilation failed")
+
+// unit is one kernel going through the pipeline.
+type unit struct {
+	k     *gokernel.Kernel
+	pkg   *packages.Package // the kernel's package (name, directory, and types with -go)
+	words []uint32
+	sig   device.Signature
+	file  string // <pkg>.<Kernel>.spv
+}
+
+// stageTimes is what -v and the benchmark report.
+type stageTimes struct {
+	load, packages, emit, optimize, validate time.Duration
+	kernels                                  int
+}
+
+// compile runs the whole pipeline and returns every error, positioned and
+// sorted; nothing is written when there is one.
+func compile(cfg *config) []error {
+	_, errs := pipeline(cfg, nil)
+	return errs
+}
+
+// pipeline is compile that also fills times (when not nil).
+func pipeline(cfg *config, times *stageTimes) ([]*unit, []error) {
+	if times == nil {
+		times = &stageTimes{}
+	}
+	env := loadEnv()
+	t0 := time.Now()
+	kernels, errs := (&gokernel.Config{Dir: cfg.dir, Env: env}).Load(cfg.patterns...)
+	times.load = time.Since(t0)
+	for i, e := range errs {
+		errs[i] = relativeError(e)
+	}
+	if len(kernels) == 0 {
+		if len(errs) == 0 {
+			errs = append(errs, fmt.Errorf("lucentc: no //lucent:kernel functions in %s", strings.Join(cfg.patterns, " ")))
+		}
+		return nil, errs
+	}
+	t1 := time.Now()
+	pkgs, err := loadPackages(cfg, env)
+	times.packages = time.Since(t1)
+	if err != nil {
+		return nil, append(errs, err)
+	}
+
+	units := make([]*unit, 0, len(kernels))
+	files := map[string]*unit{}
+	for _, k := range kernels {
+		u := &unit{k: k, pkg: pkgs[k.Package]}
+		if u.pkg == nil {
+			errs = append(errs, newKernelError(k, fmt.Errorf("package %s was not loaded", k.Package)))
+			continue
+		}
+		u.file = u.pkg.Name + "." + k.Name + ".spv"
+		if prev, ok := files[u.file]; ok {
+			errs = append(errs, newKernelError(k, fmt.Errorf("output %s is also written by the kernel at %s: compile the two packages separately", u.file, relPos(prev.k.Pos))))
+			continue
+		}
+		files[u.file] = u
+		units = append(units, u)
+	}
+
+	show := cfg.verbose || len(units) >= cfg.progress
+	for i, u := range units {
+		if show {
+			fmt.Fprintf(cfg.stderr, "[%d/%d] %s.%s\n", i+1, len(units), u.pkg.Name, u.k.Name)
+		}
+		if err := u.build(cfg, times); err != nil {
+			errs = append(errs, newKernelError(u.k, err))
+		}
+	}
+	times.kernels = len(units)
+	if cfg.verbose {
+		fmt.Fprintf(cfg.stderr, "lucentc: %d kernel(s): load %v, packages %v, codegen %v, optimize %v, validate %v\n",
+			len(units), times.load.Round(time.Millisecond), times.packages.Round(time.Millisecond),
+			times.emit.Round(time.Microsecond), times.optimize.Round(time.Microsecond), times.validate.Round(time.Microsecond))
+	}
+	if len(errs) > 0 {
+		return units, errs
+	}
+	var goFiles map[string][]byte
+	if cfg.goFile {
+		goFiles, errs = genGo(cfg, units)
+		if len(errs) > 0 {
+			return units, errs
+		}
+	}
+	if err := write(cfg, units, goFiles); err != nil {
+		return units, []error{err}
+	}
+	return units, nil
+}
+
+// build takes one kernel from AST to checked SPIR-V words and signature.
+func (u *unit) build(cfg *config, times *stageTimes) error {
+	t0 := time.Now()
+	words, err := frontend.Emit(u.k.Func, frontend.Options{Env: cfg.env, FloatAtomicAdd: cfg.atomics, Names: cfg.names})
+	times.emit += time.Since(t0)
+	if err != nil {
+		return fmt.Errorf("codegen: %w", err)
+	}
+	layout := spvtools.ValidateOptions{ScalarBlockLayout: true}
+	if cfg.optimize || cfg.size {
+		level := spvtools.Performance
+		if cfg.size {
+			level = spvtools.Size
+		}
+		t1 := time.Now()
+		words, err = spvtools.OptimizeWith(words, cfg.env, level, layout)
+		times.optimize += time.Since(t1)
+		if err != nil {
+			return fmt.Errorf("optimizer (%s): %w", level, err)
+		}
+	}
+	if cfg.validate {
+		t2 := time.Now()
+		err := spvtools.ValidateWith(words, cfg.env, layout)
+		times.validate += time.Since(t2)
+		if err != nil {
+			return fmt.Errorf("validator (%s): %w", cfg.env, err)
+		}
+	}
+	sig, captured, err := device.KernelSignature(u.k.Func)
+	if err != nil {
+		return fmt.Errorf("signature: %w", err)
+	}
+	for i, c := range captured {
+		if c != nil {
+			return fmt.Errorf("argument %d (%s) captures a host resource, which an offline kernel cannot carry", i, sig.Args[i].Name)
+		}
+	}
+	u.words, u.sig = words, sig
+	return nil
+}
+
+// write produces every output once all kernels compiled.
+func write(cfg *config, units []*unit, goFiles map[string][]byte) error {
+	if cfg.asm {
+		for _, u := range units {
+			text, err := spvtools.Disassemble(u.words, cfg.env)
+			if err != nil {
+				return fmt.Errorf("lucentc: disassembling %s.%s: %w", u.pkg.Name, u.k.Name, err)
+			}
+			fmt.Fprintf(cfg.stdout, "; %s.%s (%s, %s)\n%s\n", u.pkg.Name, u.k.Name, relPos(u.k.Pos), cfg.env, text)
+		}
+	}
+	if cfg.outDir != "" {
+		dir := cfg.outDir
+		if cfg.dir != "" && !filepath.IsAbs(dir) {
+			dir = filepath.Join(cfg.dir, dir)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("lucentc: -o: %w", err)
+		}
+		for _, u := range units {
+			if err := writeFile(filepath.Join(dir, u.file), spvBytes(u.words)); err != nil {
+				return err
+			}
+			if cfg.verbose {
+				fmt.Fprintf(cfg.stderr, "lucentc: wrote %s (%d words)\n", filepath.Join(dir, u.file), len(u.words))
+			}
+		}
+	}
+	paths := make([]string, 0, len(goFiles))
+	for p := range goFiles {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fmt.Errorf("lucentc: %w", err)
+		}
+		if err := writeFile(p, goFiles[p]); err != nil {
+			return err
+		}
+		if cfg.verbose {
+			fmt.Fprintf(cfg.stderr, "lucentc: wrote %s\n", p)
+		}
+	}
+	return nil
+}
+
+// spvBytes is the module as a .spv file: little-endian words.
+func spvBytes(words []uint32) []byte {
+	b := make([]byte, 0, 4*len(words))
+	for _, w := range words {
+		b = binary.LittleEndian.AppendUint32(b, w)
+	}
+	return b
+}
+
+// writeFile replaces name atomically, so an interrupted run leaves the old file.
+func writeFile(name string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
+	if err != nil {
+		return fmt.Errorf("lucentc: %w", err)
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp.Name(), 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), name)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("lucentc: writing %s: %w", name, werr)
+	}
+	return nil
+}
+
+// loadEnv is the environment of the go command behind the loads: the
+// process's, with the lucentc build tag added to GOFLAGS.
+func loadEnv() []string {
+	env := os.Environ()
+	flags := os.Getenv("GOFLAGS")
+	fields := strings.Fields(flags)
+	tagged := false
+	for i, f := range fields {
+		if v, ok := strings.CutPrefix(f, "-tags="); ok {
+			fields[i] = "-tags=" + strings.TrimPrefix(v+","+buildTag, ",")
+			tagged = true
+		}
+	}
+	if !tagged {
+		fields = append(fields, "-tags="+buildTag)
+	}
+	return append(env, "GOFLAGS="+strings.Join(fields, " "))
+}
+
+// loadPackages loads the packages behind the kernels: names and directories,
+// and with -go their types, to spell the launchers' parameter types.
+func loadPackages(cfg *config, env []string) (map[string]*packages.Package, error) {
+	mode := packages.NeedName | packages.NeedFiles
+	if cfg.goFile {
+		mode |= packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedImports
+	}
+	pkgs, err := packages.Load(&packages.Config{Mode: mode, Dir: cfg.dir, Env: env}, cfg.patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("lucentc: loading %s: %w", strings.Join(cfg.patterns, " "), err)
+	}
+	m := make(map[string]*packages.Package, len(pkgs))
+	for _, p := range pkgs {
+		m[p.PkgPath] = p
+	}
+	return m, nil
+}
+
+// kernelError is a failure of kernel k after the front end accepted it,
+// positioned at the kernel's declaration.
+type kernelError struct {
+	pos  token.Position
+	name string
+	err  error
+}
+
+func newKernelError(k *gokernel.Kernel, err error) error {
+	return &kernelError{pos: relPosition(k.Pos), name: k.Name, err: err}
+}
+
+func (e *kernelError) Error() string {
+	return fmt.Sprintf("%s: kernel %s: %s", e.pos, e.name, flatten(e.err))
+}
+
+// Unwrap makes errors.Is hold for ErrCompile and for the cause.
+func (e *kernelError) Unwrap() []error { return []error{ErrCompile, e.err} }
+
+// flatten keeps a multi-line diagnostic on one line per error.
+func flatten(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// relativeError shortens the file name of a positioned error.
+func relativeError(err error) error {
+	var ge *gokernel.Error
+	if errors.As(err, &ge) && ge.Pos.IsValid() {
+		return &gokernel.Error{Pos: relPosition(ge.Pos), Msg: ge.Msg}
+	}
+	return err
+}
+
+func relPosition(p token.Position) token.Position {
+	if wd, err := os.Getwd(); err == nil && filepath.IsAbs(p.Filename) {
+		if r, err := filepath.Rel(wd, p.Filename); err == nil && !strings.HasPrefix(r, "..") {
+			p.Filename = r
+		}
+	}
+	return p
+}
+
+func relPos(p token.Position) string { return relPosition(p).String() }
+
+// sortUnits orders units by package path and kernel name, the order of the generated files.
+func sortUnits(us []*unit) {
+	sort.SliceStable(us, func(i, j int) bool {
+		if us[i].k.Package != us[j].k.Package {
+			return us[i].k.Package < us[j].k.Package
+		}
+		return us[i].k.Name < us[j].k.Name
+	})
+}

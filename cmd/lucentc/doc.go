@@ -1,0 +1,27 @@
+// Command lucentc is lucent's offline shader compiler: it compiles every
+// //lucent:kernel function of the named Go packages to SPIR-V ahead of time,
+// so a program can run its kernels with no compiler in the binary.
+//
+//	lucentc [flags] ./pkg...
+//
+// Each kernel becomes <pkg>.<Kernel>.spv in the -o directory; -S prints the
+// disassembly, -O runs the SPIRV-Tools optimizer, and every module is checked
+// by the SPIR-V validator for the -target environment unless -validate=false.
+// With -go, lucentc writes lucent_kernels.go into each kernel package: the
+// SPIR-V as a []uint32 literal, the kernel's runtime signature as a
+// device.Signature literal, and a typed launcher per kernel, so
+//
+//	//go:generate lucentc -go .
+//
+// is all a kernel package needs, and a program calls
+//
+//	k, err := kernels.NewSaxpy(dev)
+//	err = stream.Submit(ctx, k.Dispatch(n, a, x, y))
+//
+// The one design choice to know: the generated file carries the build
+// constraint !lucentc and lucentc loads packages with -tags=lucentc, so a
+// stale generated file (a kernel renamed, a type removed) never stops lucentc
+// from loading the package that it is about to regenerate; the file imports
+// only device and the packages of the kernels' own parameter types, so the
+// kernel package's CPU build (kernel.Run) and its imports stay acyclic.
+package main
