@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"testing"
 	"unsafe"
@@ -109,6 +110,10 @@ func TestGoMemoryRuleUnderGC(t *testing.T) {
 		wantImg[i] = req
 	}
 
+	wantExts, err := InstanceExtensions(validationLayer)
+	require.NoError(t, err)
+	require.NotEmpty(t, wantExts)
+
 	stop := make(chan struct{})
 	var churn sync.WaitGroup
 	churn.Add(1)
@@ -150,6 +155,14 @@ func TestGoMemoryRuleUnderGC(t *testing.T) {
 					ireq, err = imageRequirements(td, imgs[j])
 					if err == nil && ireq != wantImg[j] {
 						err = fmt.Errorf("image case %d: got %+v, want %+v", j, ireq, wantImg[j])
+					}
+				}
+				if err == nil && r%50 == w {
+					// A fresh C string argument, results copied out of fresh arrays.
+					var exts []string
+					exts, err = InstanceExtensions(validationLayer)
+					if err == nil && !slices.Equal(exts, wantExts) {
+						err = fmt.Errorf("layer extensions: got %v, want %v", exts, wantExts)
 					}
 				}
 				if err != nil {
