@@ -2,7 +2,6 @@ package gokernel_test
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -48,9 +47,6 @@ type gpu struct {
 func compileOn(t *testing.T, d *device.Device, k *gokernel.Kernel) *gpu {
 	t.Helper()
 	dk, err := device.Compile(d, k.Func, device.WithKernelName(k.Name))
-	if awaitingCodegen[k.Name] && errors.Is(err, device.ErrUnsupported) {
-		return nil
-	}
 	require.NoError(t, err)
 	t.Cleanup(func() { dk.Close() })
 	return &gpu{t, d, dk}
@@ -270,10 +266,6 @@ func TestDeviceCorpus(t *testing.T) {
 	})
 	t.Run("Gradient", func(t *testing.T) {
 		g := compileOn(t, d, ks["Gradient"])
-		if g == nil {
-			t.Log("codegen does not emit textures yet; Gradient runs on the CPU runner only")
-			return
-		}
 		const w, h = 13, 7
 		src := gradientInput(t, w, h)
 		si, err := device.NewImage[kernel.Float4](d, device.RGBA32Float, w, h, 1)

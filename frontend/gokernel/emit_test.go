@@ -1,7 +1,6 @@
 package gokernel_test
 
 import (
-	"errors"
 	"sort"
 	"testing"
 
@@ -12,11 +11,6 @@ import (
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
-
-// awaitingCodegen lists corpus kernels that use features frontend's codegen
-// does not emit yet (storage textures); for them, and only them, Emit may
-// return ErrUnsupported. They run on the CPU runner regardless.
-var awaitingCodegen = map[string]bool{"Gradient": true}
 
 // TestEmitCorpus lowers every corpus kernel to SPIR-V with frontend's
 // codegen and checks each module with spirv-val (Vulkan 1.2, scalar layout).
@@ -33,10 +27,6 @@ func TestEmitCorpus(t *testing.T) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			words, err := frontend.Emit(ks[name].Func, frontend.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: true})
-			if awaitingCodegen[name] && errors.Is(err, frontend.ErrUnsupported) {
-				t.Logf("%s lowers and validates; codegen does not emit it yet: %v", name, err)
-				return
-			}
 			require.NoError(t, err)
 			require.Equal(t, uint32(0x07230203), words[0], "SPIR-V magic")
 			err = spvtools.ValidateWith(words, spirv.EnvVulkan1_2, spvtools.ValidateOptions{ScalarBlockLayout: true})
