@@ -3,6 +3,7 @@ package device_test
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -200,4 +201,85 @@ func TestProgramControl(t *testing.T) {
 	src, dst := upload(t, d, in), upload(t, d, make([]int32, len(in)))
 	run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, src, dst))
 	require.Equal(t, programs.ControlRef(in), download(t, d, dst))
+}
+
+func TestProgramBlur(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Blur)
+	const w, h = 21, 13
+	src := make([][4]float32, w*h)
+	for i := range src {
+		src[i] = [4]float32{float32(i % w), float32(i / w), float32(i%5) * 0.25, 1}
+	}
+	newImage := func() *device.Image[[4]float32] {
+		img, err := device.NewImage[[4]float32](d, device.RGBA32Float, w, h, 1)
+		require.NoError(t, err)
+		t.Cleanup(func() { img.Close() })
+		return img
+	}
+	in, box, smp := newImage(), newImage(), newImage()
+	run(t, d, in.Upload(src), k.Dispatch([3]uint32{w, h}, in, box, smp))
+	gotBox, gotSmp := make([][4]float32, w*h), make([][4]float32, w*h)
+	run(t, d, box.Download(gotBox), smp.Download(gotSmp))
+	wantBox, wantSmp := programs.BlurRef(w, h, src)
+	for i := range wantBox {
+		for c := range 4 {
+			require.InDelta(t, wantBox[i][c], gotBox[i][c], 1e-5, "box pixel %d channel %d", i, c)
+			require.InDelta(t, wantSmp[i][c], gotSmp[i][c], 1e-5, "sampled pixel %d channel %d", i, c)
+		}
+	}
+}
+
+// TestProgramVectorOps checks dot, length, distance, cross, normalize,
+// reflect, transpose, inverse, outer and matrix products, determinant,
+// reductions, any/all and lerp against a float64 reference (relative
+// tolerance 1e-4; inverse and determinant of well-conditioned matrices).
+func TestProgramVectorOps(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.VectorOps)
+	r := rand.New(rand.NewPCG(9, 10))
+	in := make([]programs.VecIn, 40)
+	for i := range in {
+		for c := range 4 {
+			in[i].A[c] = float32(r.IntN(17)-8) * 0.5
+			in[i].B[c] = float32(r.IntN(17)-8)*0.5 + 0.25
+			for rr := range 4 {
+				in[i].M[c][rr] = r.Float32() - 0.5
+			}
+			in[i].M[c][c] += 2 // diagonally dominant: well conditioned
+		}
+	}
+	src, dst := upload(t, d, in), upload(t, d, make([]programs.VecOut, len(in)))
+	run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, src, dst))
+	got, want := download(t, d, dst), programs.VectorOpsRef(in)
+	for i := range want {
+		gv, wv := reflectFloats(got[i]), reflectFloats(want[i])
+		for j := range wv {
+			require.InDelta(t, wv[j], gv[j], 1e-4*math.Max(1, math.Abs(float64(wv[j]))), "record %d value %d", i, j)
+		}
+	}
+}
+
+// reflectFloats flattens a record of float32 and uint32 fields into float64s.
+func reflectFloats(v any) []float64 {
+	var out []float64
+	var walk func(rv reflect.Value)
+	walk = func(rv reflect.Value) {
+		switch rv.Kind() {
+		case reflect.Struct:
+			for i := range rv.NumField() {
+				walk(rv.Field(i))
+			}
+		case reflect.Array:
+			for i := range rv.Len() {
+				walk(rv.Index(i))
+			}
+		case reflect.Float32:
+			out = append(out, rv.Float())
+		case reflect.Uint32:
+			out = append(out, float64(rv.Uint()))
+		}
+	}
+	walk(reflect.ValueOf(v))
+	return out
 }
