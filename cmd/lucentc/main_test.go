@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/spirv"
+	"github.com/lucent-gpu/lucent/spirv/spvtools"
+)
+
+const (
+	corpusDir = "../../testdata/gokernel"
+	badDir    = "../../testdata/gokernel/bad"
+)
+
+// lucentc runs the command in process and returns its output and status.
+func lucentc(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return o.String(), e.String(), code
+}
+
+func needSPIRVTools(t *testing.T) {
+	t.Helper()
+	_, err := spvtools.Path()
+	testenv.Need(t, "SPIRV-Tools", err)
+}
+
+// corpusKernels lists the kernels of the corpus by reading its directives,
+// independently of the compiler under test.
+func corpusKernels(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(corpusDir, "*.go"))
+	require.NoError(t, err)
+	fn := regexp.MustCompile(`(?m)^//lucent:kernel[^\n]*\nfunc (\w+)`)
+	var names []string
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range fn.FindAllSubmatch(src, -1) {
+			names = append(names, "kernels."+string(m[1])+".spv")
+		}
+	}
+	sort.Strings(names)
+	require.NotEmpty(t, names)
+	return names
+}
+
+func readSPV(t *testing.T, name string) []uint32 {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	require.NoError(t, err)
+	require.Zero(t, len(b)%4, "%s: not a whole number of words", name)
+	words := make([]uint32, len(b)/4)
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return words
+}
+
+// TestCorpus compiles every kernel of the gokernel corpus, per target and
+// optimisation level, and checks each .spv with the SPIR-V validator.
+func TestCorpus(t *testing.T) {
+	needSPIRVTools(t)
+	want := corpusKernels(t)
+	cases := []struct {
+		name string
+		env  spirv.TargetEnv
+		args []string
+	}{
+		{"vulkan1.2", spirv.EnvVulkan1_2, []string{"-target", "vulkan1.2"}},
+		{"vulkan1.3", spirv.EnvVulkan1_3, []string{"-target", "vulkan1.3"}},
+		{"vulkan1.2-O", spirv.EnvVulkan1_2, []string{"-O"}},
+		{"vulkan1.3-Os-atomicfloat", spirv.EnvVulkan1_3, []string{"-target", "vulkan1.3", "-Os", "-atomicfloat"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			_, stderr, code := lucentc(t, append(c.args, "-o", dir, corpusDir)...)
+			require.Equal(t, 0, code, stderr)
+			got, err := filepath.Glob(filepath.Join(dir, "*.spv"))
+			require.NoError(t, err)
+			for i := range got {
+				got[i] = filepath.Base(got[i])
+			}
+			sort.Strings(got)
+			require.Equal(t, want, got)
+			for _, name := range got {
+				words := readSPV(t, filepath.Join(dir, name))
+				require.Equal(t, uint32(0x07230203), words[0], name)
+				require.Equal(t, uint32(c.env.SPIRVVersion()), words[1], "%s: SPIR-V version", name)
+				err := spvtools.ValidateWith(words, c.env, spvtools.ValidateOptions{ScalarBlockLayout: true})
+				require.NoError(t, err, name)
+			}
+			// Progress: the corpus is many kernels, each counted once.
+			for i := range want {
+				require.Contains(t, stderr, "["+strconv.Itoa(i+1)+"/"+strconv.Itoa(len(want))+"] kernels.")
+			}
+		})
+	}
+}
+
+// TestDisassembly checks that -S prints, for every kernel, a header naming
+// it followed by exactly what the disassembler makes of the written module.
+func TestDisassembly(t *testing.T) {
+	needSPIRVTools(t)
+	dir := t.TempDir()
+	stdout, stderr, code := lucentc(t, "-S", "-o", dir, corpusDir)
+	require.Equal(t, 0, code, stderr)
+	for _, name := range corpusKernels(t) {
+		kernel := strings.TrimSuffix(name, ".spv")
+		text, err := spvtools.Disassemble(readSPV(t, filepath.Join(dir, name)), spirv.EnvVulkan1_2)
+		require.NoError(t, err)
+		i := strings.Index(stdout, "; "+kernel+" (")
+		require.GreaterOrEqual(t, i, 0, "no header for %s", kernel)
+		rest := stdout[i:]
+		rest = rest[strings.Index(rest, "\n")+1:]
+		require.True(t, strings.HasPrefix(rest, text), "%s: -S text differs from the disassembly of its .spv", kernel)
+		require.Contains(t, text, "OpEntryPoint GLCompute")
+	}
+}
+
+// TestOnlyDisassembly: -S alone writes no files.
+func TestOnlyDisassembly(t *testing.T) {
+	needSPIRVTools(t)
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	before, _ := filepath.Glob(filepath.Join(wd, "*.spv"))
+	stdout, stderr, code := lucentc(t, "-S", corpusDir)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "OpEntryPoint GLCompute")
+	after, _ := filepath.Glob(filepath.Join(wd, "*.spv"))
+	require.Equal(t, before, after)
+}
+
+// TestBadPackage compiles the rejected corpus: every expected diagnostic is
+// listed, with its position, in one run; the status is 1 and nothing is written.
+func TestBadPackage(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := lucentc(t, "-o", dir, badDir)
+	require.Equal(t, 1, code)
+	goldens, err := filepath.Glob(filepath.Join(badDir, "*.golden"))
+	require.NoError(t, err)
+	require.NotEmpty(t, goldens)
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	require.Regexp(t, `^lucentc: \d+ errors$`, lines[len(lines)-1])
+	diag := regexp.MustCompile(`^(\S+\.go):(\d+):(\d+): \S`)
+	got := map[string]bool{}
+	for _, l := range lines[:len(lines)-1] {
+		m := diag.FindStringSubmatch(l)
+		require.NotNil(t, m, "not file:line:col: message: %q", l)
+		got[filepath.Base(m[1])+l[len(m[1]):]] = true
+	}
+	n := 0
+	for _, g := range goldens {
+		b, err := os.ReadFile(g)
+		require.NoError(t, err)
+		for _, want := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			require.True(t, got[want], "missing diagnostic %q", want)
+			n++
+		}
+	}
+	require.Equal(t, n, len(lines)-1, "diagnostics beyond the goldens:\n%s", stderr)
+	spv, _ := filepath.Glob(filepath.Join(dir, "*"))
+	require.Empty(t, spv, "files written despite errors")
+}
+
+func TestCommandLine(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		code int
+		out  string // substring of stdout
+		err  string // substring of stderr
+	}{
+		{"help", []string{"-h"}, 0, "usage: lucentc", ""},
+		{"bad target", []string{"-target", "vulkan9", corpusDir}, 2, "", `-target "vulkan9"`},
+		{"O and Os", []string{"-O", "-Os", corpusDir}, 2, "", "exclude each other"},
+		{"goout without go", []string{"-goout", "x", corpusDir}, 2, "", "need -go"},
+		{"bad gopkg", []string{"-go", "-gopkg", "a-b", corpusDir}, 2, "", "not a Go identifier"},
+		{"unknown flag", []string{"-nope"}, 2, "", "flag provided but not defined"},
+		{"missing package", []string{"./nonexistent"}, 1, "", "nonexistent"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code := lucentc(t, c.args...)
+			require.Equal(t, c.code, code, stderr)
+			require.Contains(t, stdout, c.out)
+			require.Contains(t, stderr, c.err)
+		})
+	}
+}
+
+// TestNoKernels: a package without kernels is an error, not a silent success.
+func TestNoKernels(t *testing.T) {
+	_, stderr, code := lucentc(t, "-S", "../../internal/testenv")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "no //lucent:kernel functions")
+}
