@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 func init() { device.Register("vulkan", factory{}) }
@@ -49,8 +49,8 @@ type Device struct {
 	in   *instance
 	phys *physical
 	caps device.Capabilities
-	vk   uintptr // VkDevice
-	fn   *vkc.Device
+	vk   vk.Device
+	fn   *vk.DeviceFuncs
 
 	queues     []*queue // compute-capable queues, streams take them round-robin
 	copyQueues []*queue // transfer-only queues, for StreamCopy
@@ -76,7 +76,7 @@ type Device struct {
 // queue is a VkQueue; submissions to it are serialised.
 type queue struct {
 	mu     sync.Mutex
-	handle uintptr
+	handle vk.Queue
 	family uint32
 }
 
@@ -136,10 +136,10 @@ func (d *Device) createDevice() error {
 	p := d.phys
 	compute, transfer := -1, -1
 	for i, q := range p.queues {
-		if q.QueueFlags&vkc.QueueComputeBit != 0 && compute < 0 {
+		if q.QueueFlags&vk.QUEUE_COMPUTE_BIT != 0 && compute < 0 {
 			compute = i
 		}
-		if q.QueueFlags&vkc.QueueTransferBit != 0 && q.QueueFlags&(vkc.QueueComputeBit|vkc.QueueGraphicsBit) == 0 && transfer < 0 {
+		if q.QueueFlags&vk.QUEUE_TRANSFER_BIT != 0 && q.QueueFlags&(vk.QUEUE_COMPUTE_BIT|vk.QUEUE_GRAPHICS_BIT) == 0 && transfer < 0 {
 			transfer = i
 		}
 	}
@@ -148,22 +148,21 @@ func (d *Device) createDevice() error {
 	}
 	prio := [4]float32{1, 1, 1, 1}
 	nCompute := min(p.queues[compute].QueueCount, 4)
-	qcis := []vkc.DeviceQueueCreateInfo{{
-		SType: vkc.StructureTypeDeviceQueueCreateInfo, QueueFamilyIndex: uint32(compute),
-		QueueCount: nCompute, PQueuePriorities: unsafe.Pointer(&prio[0]),
+	qcis := []vk.DeviceQueueCreateInfo{{
+		SType: vk.STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, QueueFamilyIndex: uint32(compute),
+		QueueCount: nCompute, PQueuePriorities: &prio[0],
 	}}
 	nTransfer := uint32(0)
 	if transfer >= 0 {
 		nTransfer = min(p.queues[transfer].QueueCount, 2)
-		qcis = append(qcis, vkc.DeviceQueueCreateInfo{
-			SType: vkc.StructureTypeDeviceQueueCreateInfo, QueueFamilyIndex: uint32(transfer),
-			QueueCount: nTransfer, PQueuePriorities: unsafe.Pointer(&prio[0]),
+		qcis = append(qcis, vk.DeviceQueueCreateInfo{
+			SType: vk.STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, QueueFamilyIndex: uint32(transfer),
+			QueueCount: nTransfer, PQueuePriorities: &prio[0],
 		})
 	}
 
 	// Enable what the device has of what the runtime uses.
-	var f2 vkc.PhysicalDeviceFeatures2
-	f2.SType = vkc.StructureTypePhysicalDeviceFeatures2
+	f2 := vk.PhysicalDeviceFeatures2{SType: vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2}
 	want := *p // copy: enable exactly the queried features
 	want.chainFeatures(&f2)
 	f2.Features = p.f
@@ -181,35 +180,33 @@ func (d *Device) createDevice() error {
 		}
 	}
 	if want.as.AccelerationStructure != 0 && !p.exts["VK_KHR_deferred_host_operations"] {
-		want.as = vkc.PhysicalDeviceAccelerationStructureFeaturesKHR{SType: want.as.SType}
+		want.as = vk.PhysicalDeviceAccelerationStructureFeaturesKHR{SType: want.as.SType}
 		want.chainFeatures(&f2)
 	}
-	extPtr, extKeep := cStrings(exts)
-	ci := vkc.DeviceCreateInfo{
-		SType:                   vkc.StructureTypeDeviceCreateInfo,
+	ci := vk.DeviceCreateInfo{
+		SType:                   vk.STRUCTURE_TYPE_DEVICE_CREATE_INFO,
 		PNext:                   unsafe.Pointer(&f2),
 		QueueCreateInfoCount:    uint32(len(qcis)),
-		PQueueCreateInfos:       unsafe.Pointer(&qcis[0]),
+		PQueueCreateInfos:       &qcis[0],
 		EnabledExtensionCount:   uint32(len(exts)),
-		PpEnabledExtensionNames: extPtr,
+		PpEnabledExtensionNames: vk.CStrings(exts),
 	}
-	if err := check("vkCreateDevice", vkc.CallResult(d.in.fn.CreateDevice, p.handle, vkc.Ptr(&ci), 0, vkc.Ptr(&d.vk))); err != nil {
+	if err := check("vkCreateDevice", d.in.fn.CreateDevice(p.handle, &ci, nil, &d.vk)); err != nil {
 		return err
 	}
-	_ = extKeep
-	fn, err := d.in.fn.LoadDevice(d.vk)
+	fn, err := vk.LoadDevice(d.in.fn, d.vk)
 	if err != nil {
 		return fmt.Errorf("vulkan: %w", err)
 	}
 	d.fn = fn
 	for i := uint32(0); i < nCompute; i++ {
 		q := &queue{family: uint32(compute)}
-		vkc.Call(fn.GetDeviceQueue, d.vk, uintptr(compute), uintptr(i), vkc.Ptr(&q.handle))
+		fn.GetDeviceQueue(d.vk, uint32(compute), i, &q.handle)
 		d.queues = append(d.queues, q)
 	}
 	for i := uint32(0); i < nTransfer; i++ {
 		q := &queue{family: uint32(transfer)}
-		vkc.Call(fn.GetDeviceQueue, d.vk, uintptr(transfer), uintptr(i), vkc.Ptr(&q.handle))
+		fn.GetDeviceQueue(d.vk, uint32(transfer), i, &q.handle)
 		d.copyQueues = append(d.copyQueues, q)
 	}
 	return nil
@@ -219,7 +216,7 @@ func (d *Device) createDevice() error {
 func (d *Device) Capabilities() device.Capabilities { return d.caps }
 
 // NativeHandle returns the VkDevice.
-func (d *Device) NativeHandle() uintptr { return d.vk }
+func (d *Device) NativeHandle() uintptr { return uintptr(d.vk) }
 
 // WarpSize returns the subgroup size.
 func (d *Device) WarpSize() uint32 { return d.caps.WarpSize }
@@ -241,20 +238,20 @@ func (d *Device) SetName(h device.Handle, name string) error {
 	if n, ok := obj.(interface{ setName(string) }); ok {
 		n.setName(name)
 	}
-	if d.in.fn.SetDebugUtilsObjectNameEXT == 0 {
+	if !d.fn.Loaded("vkSetDebugUtilsObjectNameEXT") {
 		return nil
 	}
 	typ, vkHandle := objectOf(obj)
 	if vkHandle == 0 {
 		return nil
 	}
-	info := vkc.DebugUtilsObjectNameInfoEXT{
-		SType:        vkc.StructureTypeDebugUtilsObjectNameInfoEXT,
+	info := vk.DebugUtilsObjectNameInfoEXT{
+		SType:        vk.STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
 		ObjectType:   typ,
 		ObjectHandle: vkHandle,
-		PObjectName:  unsafe.Pointer(vkc.CString(name)),
+		PObjectName:  vk.CString(name),
 	}
-	return check("vkSetDebugUtilsObjectNameEXT", vkc.CallResult(d.in.fn.SetDebugUtilsObjectNameEXT, d.vk, vkc.Ptr(&info)))
+	return check("vkSetDebugUtilsObjectNameEXT", d.fn.SetDebugUtilsObjectNameEXT(d.vk, &info))
 }
 
 func (d *Device) alive() error {
@@ -359,7 +356,7 @@ func (d *Device) close() error {
 		}
 		return true
 	})
-	vkc.Call(d.fn.DeviceWaitIdle, d.vk)
+	d.fn.DeviceWaitIdle(d.vk)
 	d.graveyard.reapAll()
 	for _, o := range objs {
 		if r, ok := o.(interface{ release() }); ok {
@@ -368,7 +365,7 @@ func (d *Device) close() error {
 	}
 	d.samplers.release(d)
 	d.mem.release()
-	vkc.Call(d.fn.DestroyDevice, d.vk, 0)
+	d.fn.DestroyDevice(d.vk, nil)
 	d.in.destroy()
 	return firstErr
 }

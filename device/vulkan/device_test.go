@@ -17,7 +17,7 @@ func TestOpenCapabilities(t *testing.T) {
 	require.NotZero(t, c.MaxWorkgroupCount[0])
 	require.NotZero(t, c.MaxStorageBufferRange)
 	require.GreaterOrEqual(t, c.MaxPushConstantSize, uint32(128))
-	require.Equal(t, d.vk, d.NativeHandle())
+	require.Equal(t, uintptr(d.vk), d.NativeHandle())
 	require.Equal(t, c.WarpSize, d.WarpSize())
 	t.Logf("%s: %+v", c.Adapter, c)
 }

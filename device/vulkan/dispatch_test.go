@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 	"github.com/stretchr/testify/require"
 )
 
@@ -173,22 +173,23 @@ func TestSyncValidationCatchesMissingBarrier(t *testing.T) {
 	by, _ := lookup[*buffer](f.d, y, "buffer")
 	f.d.live.RUnlock()
 	fn := f.d.fn
-	record := func(cb uintptr, src, dst *buffer) {
-		infos := []vkc.DescriptorBufferInfo{{Buffer: uintptr(src.raw.handle), Range: 256}, {Buffer: uintptr(dst.raw.handle), Range: 256}}
-		writes := []vkc.WriteDescriptorSet{
-			{SType: vkc.StructureTypeWriteDescriptorSet, DstBinding: 0, DescriptorCount: 1, DescriptorType: vkc.DescriptorTypeStorageBuffer, PBufferInfo: unsafe.Pointer(&infos[0])},
-			{SType: vkc.StructureTypeWriteDescriptorSet, DstBinding: 1, DescriptorCount: 1, DescriptorType: vkc.DescriptorTypeStorageBuffer, PBufferInfo: unsafe.Pointer(&infos[1])},
+	record := func(cb vk.CommandBuffer, src, dst *buffer) {
+		infos := []vk.DescriptorBufferInfo{{Buffer: src.raw.handle, Range: 256}, {Buffer: dst.raw.handle, Range: 256}}
+		writes := []vk.WriteDescriptorSet{
+			{SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: 0, DescriptorCount: 1, DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_BUFFER, PBufferInfo: &infos[0]},
+			{SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: 1, DescriptorCount: 1, DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_BUFFER, PBufferInfo: &infos[1]},
 		}
 		pc := uniform32(64, 1)
-		vkc.Call(fn.CmdBindPipeline, cb, vkc.PipelineBindPointCompute, uintptr(shd.pipeline))
-		vkc.Call(fn.CmdPushDescriptorSetKHR, cb, vkc.PipelineBindPointCompute, uintptr(shd.layout), 0, 2, uintptr(unsafe.Pointer(&writes[0])))
-		vkc.Call(fn.CmdPushConstants, cb, uintptr(shd.layout), vkc.ShaderStageComputeBit, 0, 8, uintptr(unsafe.Pointer(&pc[0])))
-		vkc.Call(fn.CmdDispatch, cb, 1, 1, 1)
+		fn.CmdBindPipeline(cb, vk.PIPELINE_BIND_POINT_COMPUTE, shd.pipeline)
+		fn.CmdPushDescriptorSetKHR(cb, vk.PIPELINE_BIND_POINT_COMPUTE, shd.layout, 0, 2, &writes[0])
+		fn.CmdPushConstants(cb, shd.layout, vk.SHADER_STAGE_COMPUTE_BIT, 0, 8, unsafe.Pointer(&pc[0]))
+		fn.CmdDispatch(cb, 1, 1, 1)
 	}
 	custom := &device.Custom{
 		Name:      "unsynchronised pair",
 		Resources: []device.Usage{{Handle: x, Kind: device.KindBuffer, Access: device.ReadWrite}, {Handle: y, Kind: device.KindBuffer, Access: device.ReadWrite}},
-		Func: func(cb uintptr) error {
+		Func: func(native uintptr) error {
+			cb := vk.CommandBuffer(native)
 			record(cb, bx, by)
 			record(cb, by, bx) // reads y right after the first dispatch wrote it
 			return nil

@@ -21,7 +21,7 @@ import (
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // access is one resource range touched since the last barrier.
@@ -32,28 +32,31 @@ type access struct {
 }
 
 const (
-	stageCompute  = vkc.PipelineStage2ComputeShaderBit
-	stageCopy     = vkc.PipelineStage2AllTransferBit
-	stageIndirect = vkc.PipelineStage2DrawIndirectBit
-	stageAll      = vkc.PipelineStage2AllCommandsBit
+	stageCompute  = vk.PIPELINE_STAGE_2_COMPUTE_SHADER_BIT
+	stageCopy     = vk.PIPELINE_STAGE_2_ALL_TRANSFER_BIT
+	stageIndirect = vk.PIPELINE_STAGE_2_DRAW_INDIRECT_BIT
+	stageAll      = vk.PIPELINE_STAGE_2_ALL_COMMANDS_BIT
 
-	writeAccess = vkc.Access2ShaderWriteBit | vkc.Access2TransferWriteBit | vkc.Access2MemoryWriteBit
+	accessShaderWrite   = vk.ACCESS_2_SHADER_WRITE_BIT
+	accessTransferWrite = vk.ACCESS_2_TRANSFER_WRITE_BIT
+	accessMemoryWrite   = vk.ACCESS_2_MEMORY_WRITE_BIT
+	writeAccess         = accessShaderWrite | accessTransferWrite | accessMemoryWrite
 	// everything after a barrier may read or write anything before it
-	dstAccess = vkc.Access2MemoryReadBit | vkc.Access2MemoryWriteBit
+	dstAccess = vk.ACCESS_2_MEMORY_READ_BIT | vk.ACCESS_2_MEMORY_WRITE_BIT
 )
 
 type encoder struct {
 	d   *Device
 	s   *stream
-	cmd uintptr
+	cmd vk.CommandBuffer
 	sub *submission
 
 	accesses  []access
-	srcStage  uint64
-	srcAccess uint64
+	srcStage  vk.PipelineStageFlags2
+	srcAccess vk.AccessFlags2
 	global    bool // unknown memory was touched (bindless, custom): next command needs a barrier
-	imgInit   []vkc.ImageMemoryBarrier2
-	pipeline  uint64
+	imgInit   []vk.ImageMemoryBarrier2
+	pipeline  vk.Pipeline
 	downloads bool
 	barriers  int // memory barriers in the list being encoded
 	last      int // barriers in the last list encoded (for tests)
@@ -63,16 +66,16 @@ type encoder struct {
 	used       []*tracked
 
 	push     [128]byte
-	writes   []vkc.WriteDescriptorSet
-	bufInfos []vkc.DescriptorBufferInfo
-	imgInfos []vkc.DescriptorImageInfo
+	writes   []vk.WriteDescriptorSet
+	bufInfos []vk.DescriptorBufferInfo
+	imgInfos []vk.DescriptorImageInfo
 }
 
 func (e *encoder) init(d *Device, s *stream) {
 	e.d, e.s = d, s
-	e.writes = make([]vkc.WriteDescriptorSet, 0, 64)
-	e.bufInfos = make([]vkc.DescriptorBufferInfo, 0, 64)
-	e.imgInfos = make([]vkc.DescriptorImageInfo, 0, 64)
+	e.writes = make([]vk.WriteDescriptorSet, 0, 64)
+	e.bufInfos = make([]vk.DescriptorBufferInfo, 0, 64)
+	e.imgInfos = make([]vk.DescriptorImageInfo, 0, 64)
 }
 
 func (e *encoder) release() {}
@@ -131,7 +134,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	e := &s.enc
 	if err := e.encode(sub, list); err != nil {
 		if sub.cmd != 0 {
-			vkc.Call(d.fn.EndCommandBuffer, sub.cmd)
+			d.fn.EndCommandBuffer(sub.cmd)
 			s.spare = append(s.spare, sub.cmd)
 		}
 		if sub.staging != nil {
@@ -177,13 +180,13 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 		return err
 	}
 	sub.cmd, e.cmd = cmd, cmd
-	bi := vkc.CommandBufferBeginInfo{SType: vkc.StructureTypeCommandBufferBeginInfo, Flags: vkc.CommandBufferUsageOneTimeSubmitBit}
-	if err := check("vkBeginCommandBuffer", vkc.CallResult(d.fn.BeginCommandBuffer, cmd, vkc.Ptr(&bi))); err != nil {
+	bi := vk.CommandBufferBeginInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, Flags: vk.COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT}
+	if err := check("vkBeginCommandBuffer", d.fn.BeginCommandBuffer(cmd, &bi)); err != nil {
 		return err
 	}
 	// Order this list after the stream's earlier lists: submission order alone
 	// makes no memory available or visible.
-	e.srcStage, e.srcAccess = stageAll, vkc.Access2MemoryWriteBit
+	e.srcStage, e.srcAccess = stageAll, accessMemoryWrite
 	e.global = true
 	for i, c := range list.Commands {
 		if err := e.command(c); err != nil {
@@ -191,14 +194,13 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 		}
 	}
 	if e.downloads {
-		mb := vkc.MemoryBarrier2{
-			SType: vkc.StructureTypeMemoryBarrier2, SrcStageMask: stageCopy, SrcAccessMask: vkc.Access2TransferWriteBit,
-			DstStageMask: vkc.PipelineStage2HostBit, DstAccessMask: vkc.Access2HostReadBit,
+		mb := vk.MemoryBarrier2{
+			SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER_2, SrcStageMask: stageCopy, SrcAccessMask: accessTransferWrite,
+			DstStageMask: vk.PIPELINE_STAGE_2_HOST_BIT, DstAccessMask: vk.ACCESS_2_HOST_READ_BIT,
 		}
-		di := vkc.DependencyInfo{SType: vkc.StructureTypeDependencyInfo, MemoryBarrierCount: 1, PMemoryBarriers: unsafe.Pointer(&mb)}
-		vkc.Call(d.fn.CmdPipelineBarrier2, cmd, vkc.Ptr(&di))
+		d.fn.CmdPipelineBarrier2(cmd, &vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, MemoryBarrierCount: 1, PMemoryBarriers: &mb})
 	}
-	return check("vkEndCommandBuffer", vkc.CallResult(d.fn.EndCommandBuffer, cmd))
+	return check("vkEndCommandBuffer", d.fn.EndCommandBuffer(cmd))
 }
 
 // use records a resource range a command touches, emitting a barrier first
@@ -210,7 +212,7 @@ type use struct {
 }
 
 // order emits the barrier the next command needs, then records its uses.
-func (e *encoder) order(stage, acc uint64, uses ...use) {
+func (e *encoder) order(stage vk.PipelineStageFlags2, acc vk.AccessFlags2, uses ...use) {
 	conflict := e.global
 	for _, u := range uses {
 		if conflict {
@@ -234,23 +236,21 @@ func (e *encoder) order(stage, acc uint64, uses ...use) {
 }
 
 func (e *encoder) barrier(memory bool) {
-	di := vkc.DependencyInfo{SType: vkc.StructureTypeDependencyInfo}
-	var mb vkc.MemoryBarrier2
+	di := vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO}
 	if memory && e.srcStage != 0 {
-		mb = vkc.MemoryBarrier2{
-			SType: vkc.StructureTypeMemoryBarrier2, SrcStageMask: e.srcStage, SrcAccessMask: e.srcAccess,
+		di.MemoryBarrierCount = 1
+		di.PMemoryBarriers = &vk.MemoryBarrier2{
+			SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER_2, SrcStageMask: e.srcStage, SrcAccessMask: e.srcAccess,
 			DstStageMask: stageAll, DstAccessMask: dstAccess,
 		}
-		di.MemoryBarrierCount = 1
-		di.PMemoryBarriers = unsafe.Pointer(&mb)
 		e.barriers++
 	}
 	if len(e.imgInit) > 0 {
 		di.ImageMemoryBarrierCount = uint32(len(e.imgInit))
-		di.PImageMemoryBarriers = unsafe.Pointer(&e.imgInit[0])
+		di.PImageMemoryBarriers = &e.imgInit[0]
 	}
 	if di.MemoryBarrierCount+di.ImageMemoryBarrierCount > 0 {
-		vkc.Call(e.d.fn.CmdPipelineBarrier2, e.cmd, vkc.Ptr(&di))
+		e.d.fn.CmdPipelineBarrier2(e.cmd, &di)
 	}
 	e.imgInit = e.imgInit[:0]
 	if memory {
@@ -282,13 +282,13 @@ func (e *encoder) texture(h device.Handle) (*texture, error) {
 	}
 	e.used = append(e.used, &t.tracked)
 	if t.needsInit.CompareAndSwap(true, false) {
-		e.imgInit = append(e.imgInit, vkc.ImageMemoryBarrier2{
-			SType:        vkc.StructureTypeImageMemoryBarrier2,
-			SrcStageMask: vkc.PipelineStage2TopOfPipeBit, DstStageMask: stageAll, DstAccessMask: dstAccess,
-			OldLayout: vkc.ImageLayoutUndefined, NewLayout: vkc.ImageLayoutGeneral,
-			SrcQueueFamilyIndex: ^uint32(0), DstQueueFamilyIndex: ^uint32(0),
-			Image:            uintptr(t.image),
-			SubresourceRange: vkc.ImageSubresourceRange{AspectMask: vkc.ImageAspectColorBit, LevelCount: t.desc.Levels, LayerCount: 1},
+		e.imgInit = append(e.imgInit, vk.ImageMemoryBarrier2{
+			SType:        vk.STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
+			SrcStageMask: vk.PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, DstStageMask: stageAll, DstAccessMask: dstAccess,
+			OldLayout: vk.IMAGE_LAYOUT_UNDEFINED, NewLayout: vk.IMAGE_LAYOUT_GENERAL,
+			SrcQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED, DstQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED,
+			Image:            t.image,
+			SubresourceRange: vk.ImageSubresourceRange{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, LevelCount: t.desc.Levels, LayerCount: 1},
 		})
 	}
 	return t, nil
@@ -323,7 +323,7 @@ func (e *encoder) command(c device.Command) error {
 		}
 		dst, off := e.stage(n)
 		copy(dst, c.Data)
-		e.order(stageCopy, vkc.Access2TransferWriteBit, use{b, c.Offset, c.Offset + n, true})
+		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, true})
 		e.copyBuffer(e.sub.staging.handle, off, b.raw.handle, c.Offset, n)
 
 	case *device.BufferDownload:
@@ -336,7 +336,7 @@ func (e *encoder) command(c device.Command) error {
 			return err
 		}
 		_, off := e.stage(n)
-		e.order(stageCopy, vkc.Access2TransferWriteBit, use{b, c.Offset, c.Offset + n, false})
+		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, false})
 		e.copyBuffer(b.raw.handle, c.Offset, e.sub.staging.handle, off, n)
 		e.sub.downloads = append(e.sub.downloads, download{offset: off, dst: c.Data})
 		e.downloads = true
@@ -362,7 +362,7 @@ func (e *encoder) command(c device.Command) error {
 		if src == dst && c.SrcOffset < c.DstOffset+c.Size && c.DstOffset < c.SrcOffset+c.Size {
 			return invalidf("copy within %s: source and destination ranges overlap", src.label(c.Src))
 		}
-		e.order(stageCopy, vkc.Access2TransferWriteBit,
+		e.order(stageCopy, accessTransferWrite,
 			use{src, c.SrcOffset, c.SrcOffset + c.Size, false}, use{dst, c.DstOffset, c.DstOffset + c.Size, true})
 		e.copyBuffer(src.raw.handle, c.SrcOffset, dst.raw.handle, c.DstOffset, c.Size)
 
@@ -385,9 +385,9 @@ func (e *encoder) command(c device.Command) error {
 		if _, err := span(b, c.Buffer, c.Offset, n); err != nil {
 			return err
 		}
-		e.order(stageCopy, vkc.Access2TransferWriteBit, use{b, c.Offset, c.Offset + n, false}, use{t, 0, ^uint64(0), true})
+		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, false}, use{t, 0, ^uint64(0), true})
 		r := t.copyRegion(c.Offset, c.Region.Level, origin, size)
-		vkc.Call(d.fn.CmdCopyBufferToImage, cmd, uintptr(b.raw.handle), uintptr(t.image), vkc.ImageLayoutGeneral, 1, vkc.Ptr(&r))
+		d.fn.CmdCopyBufferToImage(cmd, b.raw.handle, t.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
 
 	case *device.TextureToBuffer:
 		t, err := e.texture(c.Texture)
@@ -408,9 +408,9 @@ func (e *encoder) command(c device.Command) error {
 		if _, err := span(b, c.Buffer, c.Offset, n); err != nil {
 			return err
 		}
-		e.order(stageCopy, vkc.Access2TransferWriteBit, use{t, 0, ^uint64(0), false}, use{b, c.Offset, c.Offset + n, true})
+		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false}, use{b, c.Offset, c.Offset + n, true})
 		r := t.copyRegion(c.Offset, c.Region.Level, origin, size)
-		vkc.Call(d.fn.CmdCopyImageToBuffer, cmd, uintptr(t.image), vkc.ImageLayoutGeneral, uintptr(b.raw.handle), 1, vkc.Ptr(&r))
+		d.fn.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, b.raw.handle, 1, &r)
 
 	case *device.TextureUpload:
 		t, err := e.texture(c.Texture)
@@ -426,9 +426,9 @@ func (e *encoder) command(c device.Command) error {
 		}
 		dst, off := e.stage(n)
 		copy(dst, c.Data)
-		e.order(stageCopy, vkc.Access2TransferWriteBit, use{t, 0, ^uint64(0), true})
+		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), true})
 		r := t.copyRegion(off, c.Region.Level, origin, size)
-		vkc.Call(d.fn.CmdCopyBufferToImage, cmd, uintptr(e.sub.staging.handle), uintptr(t.image), vkc.ImageLayoutGeneral, 1, vkc.Ptr(&r))
+		d.fn.CmdCopyBufferToImage(cmd, e.sub.staging.handle, t.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
 
 	case *device.TextureDownload:
 		t, err := e.texture(c.Texture)
@@ -443,9 +443,9 @@ func (e *encoder) command(c device.Command) error {
 			return invalidf("texture %d: %d bytes of room for a region of %d bytes", c.Texture, len(c.Data), n)
 		}
 		_, off := e.stage(n)
-		e.order(stageCopy, vkc.Access2TransferWriteBit, use{t, 0, ^uint64(0), false})
+		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false})
 		r := t.copyRegion(off, c.Region.Level, origin, size)
-		vkc.Call(d.fn.CmdCopyImageToBuffer, cmd, uintptr(t.image), vkc.ImageLayoutGeneral, uintptr(e.sub.staging.handle), 1, vkc.Ptr(&r))
+		d.fn.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, e.sub.staging.handle, 1, &r)
 		e.sub.downloads = append(e.sub.downloads, download{offset: off, dst: c.Data})
 		e.downloads = true
 
@@ -468,17 +468,17 @@ func (e *encoder) command(c device.Command) error {
 			return invalidf("texture copy of level %d onto itself", c.SrcLevel)
 		}
 		ext := src.extent(c.SrcLevel)
-		r := vkc.ImageCopy{
-			SrcSubresource: vkc.ImageSubresourceLayers{AspectMask: vkc.ImageAspectColorBit, MipLevel: c.SrcLevel, LayerCount: 1},
-			DstSubresource: vkc.ImageSubresourceLayers{AspectMask: vkc.ImageAspectColorBit, MipLevel: c.DstLevel, LayerCount: 1},
-			Extent:         vkc.Extent3D{Width: ext[0], Height: ext[1], Depth: ext[2]},
+		r := vk.ImageCopy{
+			SrcSubresource: vk.ImageSubresourceLayers{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, MipLevel: c.SrcLevel, LayerCount: 1},
+			DstSubresource: vk.ImageSubresourceLayers{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, MipLevel: c.DstLevel, LayerCount: 1},
+			Extent:         vk.Extent3D{Width: ext[0], Height: ext[1], Depth: ext[2]},
 		}
 		uses := []use{{dst, 0, ^uint64(0), true}}
 		if src != dst {
 			uses = append(uses, use{src, 0, ^uint64(0), false})
 		}
-		e.order(stageCopy, vkc.Access2TransferWriteBit, uses...)
-		vkc.Call(d.fn.CmdCopyImage, cmd, uintptr(src.image), vkc.ImageLayoutGeneral, uintptr(dst.image), vkc.ImageLayoutGeneral, 1, vkc.Ptr(&r))
+		e.order(stageCopy, accessTransferWrite, uses...)
+		d.fn.CmdCopyImage(cmd, src.image, vk.IMAGE_LAYOUT_GENERAL, dst.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
 
 	case *device.ShaderDispatch:
 		return e.dispatch(c)
@@ -520,7 +520,7 @@ func (e *encoder) command(c device.Command) error {
 			}
 			runs = append(runs, run{off + uint64(i)*slotRecordSize, uint64(sl.Slot) * slotRecordSize, slotRecordSize})
 		}
-		e.order(stageCopy, vkc.Access2TransferWriteBit, use{arr, 0, ^uint64(0), true})
+		e.order(stageCopy, accessTransferWrite, use{arr, 0, ^uint64(0), true})
 		for _, r := range runs {
 			e.copyBuffer(e.sub.staging.handle, r.src, arr.table.raw.handle, r.dst, r.n)
 		}
@@ -550,9 +550,9 @@ func (e *encoder) command(c device.Command) error {
 				uses = append(uses, use{t, 0, ^uint64(0), u.Access&device.Write != 0})
 			}
 		}
-		e.order(stageAll, vkc.Access2MemoryWriteBit, uses...)
+		e.order(stageAll, accessMemoryWrite, uses...)
 		e.pipeline = 0 // the function may bind its own
-		if err := c.Func(cmd); err != nil {
+		if err := c.Func(uintptr(cmd)); err != nil {
 			return fmt.Errorf("custom command %q: %w", c.Name, err)
 		}
 
@@ -570,9 +570,9 @@ func (e *encoder) texelOffset(t *texture, off uint64) error {
 	return nil
 }
 
-func (e *encoder) copyBuffer(src uint64, srcOff uint64, dst uint64, dstOff uint64, n uint64) {
-	r := vkc.BufferCopy{SrcOffset: srcOff, DstOffset: dstOff, Size: n}
-	vkc.Call(e.d.fn.CmdCopyBuffer, e.cmd, uintptr(src), uintptr(dst), 1, vkc.Ptr(&r))
+func (e *encoder) copyBuffer(src vk.Buffer, srcOff uint64, dst vk.Buffer, dstOff uint64, n uint64) {
+	r := vk.BufferCopy{SrcOffset: vk.DeviceSize(srcOff), DstOffset: vk.DeviceSize(dstOff), Size: vk.DeviceSize(n)}
+	e.d.fn.CmdCopyBuffer(e.cmd, src, dst, 1, &r)
 }
 
 // dispatch binds a shader's arguments (push descriptors and push constants,
@@ -619,7 +619,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				acc = device.ReadWrite
 			}
 			uses = append(uses, use{b, a.Offset, a.Offset + n, acc&device.Write != 0})
-			if desc < 0 { // by device address
+			if desc == noDescriptor { // by device address
 				if b.raw.addr == 0 {
 					return unsupportedf("shader %d %s: buffer device addresses are unavailable", c.Shader, p.Label(i))
 				}
@@ -633,10 +633,10 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				return invalidf("shader %d %s: a %d-byte range exceeds maxStorageBufferRange (%d); pass larger buffers by device address",
 					c.Shader, p.Label(i), n, d.caps.MaxStorageBufferRange)
 			}
-			e.bufInfos = append(e.bufInfos, vkc.DescriptorBufferInfo{Buffer: uintptr(b.raw.handle), Offset: a.Offset, Range: n})
-			e.writes = append(e.writes, vkc.WriteDescriptorSet{
-				SType: vkc.StructureTypeWriteDescriptorSet, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: desc,
-				PBufferInfo: unsafe.Pointer(&e.bufInfos[len(e.bufInfos)-1]),
+			e.bufInfos = append(e.bufInfos, vk.DescriptorBufferInfo{Buffer: b.raw.handle, Offset: vk.DeviceSize(a.Offset), Range: vk.DeviceSize(n)})
+			e.writes = append(e.writes, vk.WriteDescriptorSet{
+				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: desc,
+				PBufferInfo: &e.bufInfos[len(e.bufInfos)-1],
 			})
 		case device.ArgTexture, device.ArgSampledTexture:
 			t, err := e.texture(a.Handle)
@@ -646,7 +646,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			if p.Dim != 0 && p.Dim != t.desc.Dim {
 				return invalidf("shader %d %s: a %dD texture, want %dD", c.Shader, p.Label(i), t.desc.Dim, p.Dim)
 			}
-			info := vkc.DescriptorImageInfo{ImageLayout: vkc.ImageLayoutGeneral}
+			info := vk.DescriptorImageInfo{ImageLayout: vk.IMAGE_LAYOUT_GENERAL}
 			if a.Kind == device.ArgTexture {
 				if !t.storage {
 					return unsupportedf("shader %d %s: format %v cannot be a storage image on this device", c.Shader, p.Label(i), t.desc.Format)
@@ -657,7 +657,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				if a.Level >= t.desc.Levels {
 					return invalidf("shader %d %s: mip level %d of %d", c.Shader, p.Label(i), a.Level, t.desc.Levels)
 				}
-				info.ImageView = uintptr(t.levels[a.Level])
+				info.ImageView = t.levels[a.Level]
 			} else {
 				if !t.sampled {
 					return unsupportedf("shader %d %s: format %v cannot be sampled on this device", c.Shader, p.Label(i), t.desc.Format)
@@ -666,7 +666,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				if err != nil {
 					return err
 				}
-				info.ImageView, info.Sampler = uintptr(t.full), uintptr(smp)
+				info.ImageView, info.Sampler = t.full, smp
 			}
 			acc := p.Access
 			if acc == 0 {
@@ -674,9 +674,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			}
 			uses = append(uses, use{t, 0, ^uint64(0), acc&device.Write != 0})
 			e.imgInfos = append(e.imgInfos, info)
-			e.writes = append(e.writes, vkc.WriteDescriptorSet{
-				SType: vkc.StructureTypeWriteDescriptorSet, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: desc,
-				PImageInfo: unsafe.Pointer(&e.imgInfos[len(e.imgInfos)-1]),
+			e.writes = append(e.writes, vk.WriteDescriptorSet{
+				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: desc,
+				PImageInfo: &e.imgInfos[len(e.imgInfos)-1],
 			})
 		case device.ArgBindlessArray:
 			arr, err := lookup[*bindless](d, a.Handle, "bindless array")
@@ -686,10 +686,10 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			e.used = append(e.used, &arr.tracked)
 			bindlessUsed = true
 			uses = append(uses, use{arr, 0, ^uint64(0), false})
-			e.bufInfos = append(e.bufInfos, vkc.DescriptorBufferInfo{Buffer: uintptr(arr.table.raw.handle), Range: arr.table.raw.size})
-			e.writes = append(e.writes, vkc.WriteDescriptorSet{
-				SType: vkc.StructureTypeWriteDescriptorSet, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: vkc.DescriptorTypeStorageBuffer,
-				PBufferInfo: unsafe.Pointer(&e.bufInfos[len(e.bufInfos)-1]),
+			e.bufInfos = append(e.bufInfos, vk.DescriptorBufferInfo{Buffer: arr.table.raw.handle, Range: vk.DeviceSize(arr.table.raw.size)})
+			e.writes = append(e.writes, vk.WriteDescriptorSet{
+				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_BUFFER,
+				PBufferInfo: &e.bufInfos[len(e.bufInfos)-1],
 			})
 		default:
 			return unsupportedf("shader %d %s: %v arguments", c.Shader, p.Label(i), a.Kind)
@@ -697,7 +697,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	}
 
 	var groups [3]uint32
-	stage := uint64(stageCompute)
+	stage := stageCompute
 	var ind *buffer
 	if c.Indirect != 0 {
 		var err error
@@ -723,18 +723,17 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	if bindlessUsed {
 		e.global = true // the kernel may read anything the slots point at
 	}
-	e.order(stage, vkc.Access2ShaderWriteBit, uses...)
+	e.order(stage, accessShaderWrite, uses...)
 	if sh.pipeline != e.pipeline {
-		vkc.Call(d.fn.CmdBindPipeline, cmd, vkc.PipelineBindPointCompute, uintptr(sh.pipeline))
+		d.fn.CmdBindPipeline(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.pipeline)
 		e.pipeline = sh.pipeline
 	}
 	if len(e.writes) > 0 {
-		vkc.Call(d.fn.CmdPushDescriptorSetKHR, cmd, vkc.PipelineBindPointCompute, uintptr(sh.layout), 0,
-			uintptr(len(e.writes)), uintptr(unsafe.Pointer(&e.writes[0])))
+		d.fn.CmdPushDescriptorSetKHR(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, uint32(len(e.writes)), &e.writes[0])
 	}
 	pushConstants := func() {
 		if sh.pushSize > 0 {
-			vkc.Call(d.fn.CmdPushConstants, cmd, uintptr(sh.layout), vkc.ShaderStageComputeBit, 0, uintptr(sh.pushSize), uintptr(unsafe.Pointer(&e.push[0])))
+			d.fn.CmdPushConstants(cmd, sh.layout, vk.SHADER_STAGE_COMPUTE_BIT, 0, sh.pushSize, unsafe.Pointer(&e.push[0]))
 		}
 	}
 	header := sig.DispatchHeader && sh.pushSize >= 24
@@ -746,7 +745,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			}
 		}
 		pushConstants()
-		vkc.Call(d.fn.CmdDispatchIndirect, cmd, uintptr(ind.raw.handle), uintptr(c.IndirectOffset))
+		d.fn.CmdDispatchIndirect(cmd, ind.raw.handle, vk.DeviceSize(c.IndirectOffset))
 	} else {
 		if header {
 			for i := range 3 {
@@ -763,15 +762,15 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 						binary.LittleEndian.PutUint32(e.push[16:], y)
 						binary.LittleEndian.PutUint32(e.push[20:], z)
 						pushConstants()
-						vkc.Call(d.fn.CmdDispatch, cmd, uintptr(n[0]), uintptr(n[1]), uintptr(n[2]))
+						d.fn.CmdDispatch(cmd, n[0], n[1], n[2])
 					} else {
 						if x == 0 && y == 0 && z == 0 {
 							pushConstants()
 						}
 						if x|y|z == 0 {
-							vkc.Call(d.fn.CmdDispatch, cmd, uintptr(n[0]), uintptr(n[1]), uintptr(n[2]))
+							d.fn.CmdDispatch(cmd, n[0], n[1], n[2])
 						} else {
-							vkc.Call(d.fn.CmdDispatchBase, cmd, uintptr(x), uintptr(y), uintptr(z), uintptr(n[0]), uintptr(n[1]), uintptr(n[2]))
+							d.fn.CmdDispatchBase(cmd, x, y, z, n[0], n[1], n[2])
 						}
 					}
 				}

@@ -5,13 +5,13 @@ import (
 	"fmt"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // resultError is a failed VkResult that also matches the device sentinel it
 // stands for with errors.Is.
 type resultError struct {
-	r        vkc.Result
+	r        vk.Result
 	sentinel error
 }
 
@@ -29,27 +29,31 @@ func (e *resultError) Unwrap() []error {
 	return []error{e.r}
 }
 
-// wrapResult turns a vkc.Result error into one that matches device's sentinels.
+// wrapResult turns a vk.Result error into one that matches device's sentinels.
 func wrapResult(err error) error {
-	var r vkc.Result
+	var r vk.Result
 	if !errors.As(err, &r) {
 		return err
 	}
 	var s error
 	switch r {
-	case vkc.ErrorOutOfHostMemory, vkc.ErrorOutOfDeviceMemory:
+	case vk.ERROR_OUT_OF_HOST_MEMORY, vk.ERROR_OUT_OF_DEVICE_MEMORY:
 		s = device.ErrOutOfMemory
-	case vkc.ErrorDeviceLost:
+	case vk.ERROR_DEVICE_LOST:
 		s = device.ErrDeviceLost
-	case vkc.ErrorLayerNotPresent, vkc.ErrorExtensionNotPresnt, vkc.ErrorFeatureNotPresent,
-		vkc.ErrorIncompatibleDriver, vkc.ErrorFormatNotSupported, vkc.ErrorInitializationFail:
+	case vk.ERROR_LAYER_NOT_PRESENT, vk.ERROR_EXTENSION_NOT_PRESENT, vk.ERROR_FEATURE_NOT_PRESENT,
+		vk.ERROR_INCOMPATIBLE_DRIVER, vk.ERROR_FORMAT_NOT_SUPPORTED, vk.ERROR_INITIALIZATION_FAILED:
 		s = device.ErrUnsupported
+	default:
+		if errors.Is(r, vk.ErrMissingCommand) {
+			s = device.ErrUnsupported
+		}
 	}
 	return &resultError{r: r, sentinel: s}
 }
 
 // check turns a VkResult into nil or an error naming the call.
-func check(call string, r vkc.Result) error {
+func check(call string, r vk.Result) error {
 	if r >= 0 {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // event is a timeline semaphore. Streams signal it at a value after their
@@ -16,7 +16,7 @@ import (
 type event struct {
 	tracked
 	d   *Device
-	sem uint64
+	sem vk.Semaphore
 
 	mu        sync.Mutex
 	assigned  uint64        // the largest value a SignalEvent asked for
@@ -26,7 +26,7 @@ type event struct {
 
 func (e *event) setName(n string) { e.name = n }
 
-func (e *event) release() { vkc.Call(e.d.fn.DestroySemaphore, e.d.vk, uintptr(e.sem), 0) }
+func (e *event) release() { e.d.fn.DestroySemaphore(e.d.vk, e.sem, nil) }
 
 // raise records that a batch signalling value has been submitted.
 func (e *event) raise(value uint64) {

@@ -2,12 +2,11 @@ package vulkan
 
 import (
 	"fmt"
-	"sync"
+	"regexp"
 	"unsafe"
 
-	"github.com/ebitengine/purego"
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 const validationLayer = "VK_LAYER_KHRONOS_validation"
@@ -15,103 +14,97 @@ const validationLayer = "VK_LAYER_KHRONOS_validation"
 // instance is a VkInstance with its entry points and, when asked, a
 // debug-utils messenger that forwards validation messages to Options.Debug.
 type instance struct {
-	g         *vkc.Global
-	fn        *vkc.Instance
-	handle    uintptr
-	messenger uint64
-	sinkID    uintptr
-	sinkKey   *byte // its address is the messenger's user data
+	fn        *vk.InstanceFuncs
+	handle    vk.Instance
+	messenger *vk.DebugMessenger
+	release   func() // unregisters the create-time messenger's function
 }
 
-// The debug callback is one C function for the process (purego callbacks are
-// never freed); the messenger's user data picks the Options.Debug to call.
-var (
-	debugOnce     sync.Once
-	debugCallback uintptr
-	debugSinks    sync.Map // uintptr -> func(device.DebugMessage)
+// messageID extracts the VUID (or other id) the validation layer puts in
+// brackets at the start of its messages.
+var messageID = regexp.MustCompile(`\[ ([A-Za-z0-9_\-:.]+) \]`)
+
+func debugSink(opts device.Options) vk.DebugMessageFunc {
+	sink := opts.Debug
+	if sink == nil {
+		logger := opts.Logger
+		sink = func(m device.DebugMessage) {
+			if logger != nil && m.Severity >= device.SeverityWarning {
+				logger.Warn("vulkan validation", "severity", m.Severity.String(), "id", m.ID, "text", m.Text)
+			}
+		}
+	}
+	return func(severity vk.DebugUtilsMessageSeverityFlagsEXT, _ vk.DebugUtilsMessageTypeFlagsEXT, text string) {
+		msg := device.DebugMessage{Text: text}
+		if m := messageID.FindStringSubmatch(text); m != nil {
+			msg.ID = m[1]
+		}
+		switch {
+		case severity&vk.DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT != 0:
+			msg.Severity = device.SeverityError
+		case severity&vk.DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT != 0:
+			msg.Severity = device.SeverityWarning
+		case severity&vk.DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT != 0:
+			msg.Severity = device.SeverityInfo
+		default:
+			msg.Severity = device.SeverityVerbose
+		}
+		sink(msg)
+	}
+}
+
+func instanceLayers() (map[string]bool, error) {
+	var n uint32
+	if err := vk.EnumerateInstanceLayerProperties(&n, nil).Err(); err != nil {
+		return nil, err
+	}
+	props := make([]vk.LayerProperties, n+1)
+	if err := vk.EnumerateInstanceLayerProperties(&n, &props[0]).Err(); err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, p := range props[:n] {
+		out[vk.ByteString(p.LayerName[:])] = true
+	}
+	return out, nil
+}
+
+func instanceExtensions() (map[string]bool, error) {
+	var n uint32
+	if err := vk.EnumerateInstanceExtensionProperties(nil, &n, nil).Err(); err != nil {
+		return nil, err
+	}
+	props := make([]vk.ExtensionProperties, n+1)
+	if err := vk.EnumerateInstanceExtensionProperties(nil, &n, &props[0]).Err(); err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, p := range props[:n] {
+		out[vk.ByteString(p.ExtensionName[:])] = true
+	}
+	return out, nil
+}
+
+const (
+	debugSeverities = vk.DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | vk.DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT |
+		vk.DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT
+	debugTypes = vk.DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | vk.DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+		vk.DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT
 )
 
-func debugTrampoline(severity, types uint32, d *vkc.DebugUtilsMessengerCallbackDataEXT, user unsafe.Pointer) uintptr {
-	f, ok := debugSinks.Load(uintptr(user))
-	if !ok || d == nil {
-		return 0
-	}
-	msg := device.DebugMessage{
-		ID:   vkc.GoString(d.PMessageIdName),
-		Text: vkc.GoString(d.PMessage),
-	}
-	switch {
-	case severity&vkc.DebugUtilsMessageSeverityErrorBitEXT != 0:
-		msg.Severity = device.SeverityError
-	case severity&vkc.DebugUtilsMessageSeverityWarningBitEXT != 0:
-		msg.Severity = device.SeverityWarning
-	case severity&vkc.DebugUtilsMessageSeverityInfoBitEXT != 0:
-		msg.Severity = device.SeverityInfo
-	default:
-		msg.Severity = device.SeverityVerbose
-	}
-	f.(func(device.DebugMessage))(msg)
-	return 0
-}
-
-func instanceLayers(g *vkc.Global) (map[string]bool, error) {
-	var n uint32
-	if err := vkc.CallResult(g.EnumerateInstanceLayerProperties, vkc.Ptr(&n), 0).Err(); err != nil {
-		return nil, err
-	}
-	props := make([]vkc.LayerProperties, n+1)
-	if err := vkc.CallResult(g.EnumerateInstanceLayerProperties, vkc.Ptr(&n), uintptr(unsafe.Pointer(&props[0]))).Err(); err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	for _, p := range props[:n] {
-		out[vkc.BytesString(p.LayerName[:])] = true
-	}
-	return out, nil
-}
-
-func instanceExtensions(g *vkc.Global) (map[string]bool, error) {
-	var n uint32
-	if err := vkc.CallResult(g.EnumerateInstanceExtensionProperties, 0, vkc.Ptr(&n), 0).Err(); err != nil {
-		return nil, err
-	}
-	props := make([]vkc.ExtensionProperties, n+1)
-	if err := vkc.CallResult(g.EnumerateInstanceExtensionProperties, 0, vkc.Ptr(&n), uintptr(unsafe.Pointer(&props[0]))).Err(); err != nil {
-		return nil, err
-	}
-	out := map[string]bool{}
-	for _, p := range props[:n] {
-		out[vkc.BytesString(p.ExtensionName[:])] = true
-	}
-	return out, nil
-}
-
-// cStrings keeps NUL-terminated copies of names and an array of pointers to them.
-func cStrings(names []string) (unsafe.Pointer, []*byte) {
-	if len(names) == 0 {
-		return nil, nil
-	}
-	ptrs := make([]*byte, len(names))
-	for i, n := range names {
-		ptrs[i] = vkc.CString(n)
-	}
-	return unsafe.Pointer(&ptrs[0]), ptrs
-}
-
-// newInstance creates a Vulkan 1.3 (or the loader's best) instance, with the
-// validation layer and a messenger when opts ask for them.
+// newInstance creates a Vulkan 1.3 instance, with the validation layer and a
+// messenger when opts ask for them.
 func newInstance(opts device.Options) (*instance, error) {
-	g, err := vkc.Load()
-	if err != nil {
+	if err := vk.Load(); err != nil {
 		return nil, fmt.Errorf("vulkan: %w: %v", device.ErrUnsupported, err)
 	}
-	exts, err := instanceExtensions(g)
+	exts, err := instanceExtensions()
 	if err != nil {
 		return nil, fmt.Errorf("vulkan: enumerating instance extensions: %w", wrapResult(err))
 	}
 	var layers, extNames []string
 	if opts.ValidationLayer {
-		have, err := instanceLayers(g)
+		have, err := instanceLayers()
 		if err != nil {
 			return nil, fmt.Errorf("vulkan: enumerating layers: %w", wrapResult(err))
 		}
@@ -128,64 +121,45 @@ func newInstance(opts device.Options) (*instance, error) {
 	if portability {
 		extNames = append(extNames, "VK_KHR_portability_enumeration")
 	}
-	in := &instance{g: g}
-	app := vkc.ApplicationInfo{
-		SType:            vkc.StructureTypeApplicationInfo,
-		PApplicationName: unsafe.Pointer(vkc.CString("lucent")),
-		PEngineName:      unsafe.Pointer(vkc.CString("lucent")),
-		ApiVersion:       vkc.APIVersion13,
+	in := &instance{}
+	app := vk.ApplicationInfo{
+		SType:            vk.STRUCTURE_TYPE_APPLICATION_INFO,
+		PApplicationName: vk.CString("lucent"),
+		PEngineName:      vk.CString("lucent"),
+		ApiVersion:       vk.API_VERSION_1_3,
 	}
-	layerPtr, layerKeep := cStrings(layers)
-	extPtr, extKeep := cStrings(extNames)
-	ci := vkc.InstanceCreateInfo{
-		SType:                   vkc.StructureTypeInstanceCreateInfo,
-		PApplicationInfo:        unsafe.Pointer(&app),
+	ci := vk.InstanceCreateInfo{
+		SType:                   vk.STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+		PApplicationInfo:        &app,
 		EnabledLayerCount:       uint32(len(layers)),
-		PpEnabledLayerNames:     layerPtr,
+		PpEnabledLayerNames:     vk.CStrings(layers),
 		EnabledExtensionCount:   uint32(len(extNames)),
-		PpEnabledExtensionNames: extPtr,
+		PpEnabledExtensionNames: vk.CStrings(extNames),
 	}
 	if portability {
-		ci.Flags = 1 // VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR
+		ci.Flags = vk.INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR
 	}
-	var mci vkc.DebugUtilsMessengerCreateInfoEXT
+	var sink vk.DebugMessageFunc
 	if wantDebug {
-		debugOnce.Do(func() { debugCallback = purego.NewCallback(debugTrampoline) })
-		sink := opts.Debug
-		if sink == nil {
-			logger := opts.Logger
-			sink = func(m device.DebugMessage) {
-				if logger != nil && m.Severity >= device.SeverityWarning {
-					logger.Warn("vulkan validation", "severity", m.Severity.String(), "id", m.ID, "text", m.Text)
-				}
-			}
-		}
-		in.sinkKey = new(byte)
-		in.sinkID = uintptr(unsafe.Pointer(in.sinkKey))
-		debugSinks.Store(in.sinkID, sink)
-		mci = vkc.DebugUtilsMessengerCreateInfoEXT{
-			SType: vkc.StructureTypeDebugUtilsMessengerCreateInfoEXT,
-			MessageSeverity: vkc.DebugUtilsMessageSeverityWarningBitEXT | vkc.DebugUtilsMessageSeverityErrorBitEXT |
-				vkc.DebugUtilsMessageSeverityInfoBitEXT,
-			MessageType: vkc.DebugUtilsMessageTypeGeneralBitEXT | vkc.DebugUtilsMessageTypeValidationBitEXT |
-				vkc.DebugUtilsMessageTypePerformanceBitEXT,
-			PfnUserCallback: debugCallback,
-			PUserData:       unsafe.Pointer(in.sinkKey),
-		}
-		ci.PNext = unsafe.Pointer(&mci)
+		sink = debugSink(opts)
+		// Chained into the create-info, the messenger also sees
+		// vkCreateInstance and vkDestroyInstance.
+		info, release := vk.DebugMessengerCreateInfo(debugSeverities, debugTypes, sink)
+		in.release = release
+		ci.PNext = unsafe.Pointer(info)
 	}
-	if err := vkc.CallResult(g.CreateInstance, vkc.Ptr(&ci), 0, vkc.Ptr(&in.handle)).Err(); err != nil {
-		debugSinks.Delete(in.sinkID)
+	if err := vk.CreateInstance(&ci, nil, &in.handle).Err(); err != nil {
+		if in.release != nil {
+			in.release()
+		}
 		return nil, fmt.Errorf("vulkan: vkCreateInstance: %w", wrapResult(err))
 	}
-	_, _ = layerKeep, extKeep
-	if in.fn, err = g.LoadInstance(in.handle); err != nil {
+	if in.fn, err = vk.LoadInstance(in.handle); err != nil {
 		in.destroy()
 		return nil, fmt.Errorf("vulkan: %w", err)
 	}
-	if wantDebug && in.fn.CreateDebugUtilsMessengerEXT != 0 {
-		mci.PNext = nil
-		if err := vkc.CallResult(in.fn.CreateDebugUtilsMessengerEXT, in.handle, vkc.Ptr(&mci), 0, vkc.Ptr(&in.messenger)).Err(); err != nil {
+	if wantDebug {
+		if in.messenger, err = vk.NewDebugMessenger(in.fn, in.handle, debugSeverities, debugTypes, sink); err != nil {
 			in.destroy()
 			return nil, fmt.Errorf("vulkan: vkCreateDebugUtilsMessengerEXT: %w", wrapResult(err))
 		}
@@ -197,31 +171,31 @@ func (in *instance) destroy() {
 	if in.handle == 0 {
 		return
 	}
-	if in.messenger != 0 {
-		vkc.Call(in.fn.DestroyDebugUtilsMessengerEXT, in.handle, uintptr(in.messenger), 0)
-		in.messenger = 0
+	if in.messenger != nil {
+		in.messenger.Close()
+		in.messenger = nil
 	}
-	destroy := in.fn
-	if destroy != nil {
-		vkc.Call(destroy.DestroyInstance, in.handle, 0)
+	if in.fn != nil {
+		in.fn.DestroyInstance(in.handle, nil)
 	}
 	in.handle = 0
-	if in.sinkID != 0 {
-		debugSinks.Delete(in.sinkID)
+	if in.release != nil {
+		in.release()
+		in.release = nil
 	}
 }
 
 // physicalDevices lists the instance's physical devices.
-func (in *instance) physicalDevices() ([]uintptr, error) {
+func (in *instance) physicalDevices() ([]vk.PhysicalDevice, error) {
 	var n uint32
-	if err := vkc.CallResult(in.fn.EnumeratePhysicalDevices, in.handle, vkc.Ptr(&n), 0).Err(); err != nil {
+	if err := in.fn.EnumeratePhysicalDevices(in.handle, &n, nil).Err(); err != nil {
 		return nil, wrapResult(err)
 	}
 	if n == 0 {
 		return nil, nil
 	}
-	pds := make([]uintptr, n)
-	if err := vkc.CallResult(in.fn.EnumeratePhysicalDevices, in.handle, vkc.Ptr(&n), uintptr(unsafe.Pointer(&pds[0]))).Err(); err != nil {
+	pds := make([]vk.PhysicalDevice, n)
+	if err := in.fn.EnumeratePhysicalDevices(in.handle, &n, &pds[0]).Err(); err != nil {
 		return nil, wrapResult(err)
 	}
 	return pds[:n], nil

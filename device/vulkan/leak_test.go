@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
 	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/vk"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,9 +16,9 @@ func TestValidationSeesLeaks(t *testing.T) {
 	msgs := &messages{}
 	d, err := Open(device.Options{DeviceIndex: -1, ValidationLayer: true, Debug: msgs.add})
 	testenv.Need(t, "a Vulkan device with the validation layer", err)
-	ci := vkc.BufferCreateInfo{SType: vkc.StructureTypeBufferCreateInfo, Size: 256, Usage: vkc.BufferUsageStorageBufferBit}
-	var leaked uint64
-	require.NoError(t, check("vkCreateBuffer", vkc.CallResult(d.fn.CreateBuffer, d.vk, vkc.Ptr(&ci), 0, vkc.Ptr(&leaked))))
+	ci := vk.BufferCreateInfo{SType: vk.STRUCTURE_TYPE_BUFFER_CREATE_INFO, Size: 256, Usage: vk.BUFFER_USAGE_STORAGE_BUFFER_BIT}
+	var leaked vk.Buffer
+	require.NoError(t, check("vkCreateBuffer", d.fn.CreateBuffer(d.vk, &ci, nil, &leaked)))
 	require.NoError(t, d.Close())
 	require.Contains(t, formatMessages(msgs.take()), "VkBuffer", "the layer reports the leaked buffer")
 }

@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // memory places resources in device memory through the sub-allocator. On a
@@ -70,7 +70,7 @@ func (m *memory) releaseStaging(b *rawBuffer) {
 
 func newMemory(d *Device) *memory {
 	m := &memory{d: d, heapUsed: make([]uint64, d.phys.mem.MemoryHeapCount)}
-	m.alloc = newAllocator(m, d.phys.props.Limits.BufferImageGranularity)
+	m.alloc = newAllocator(m, uint64(d.phys.props.Limits.BufferImageGranularity))
 	return m
 }
 
@@ -85,21 +85,20 @@ const (
 // memoryType picks a memory type allowed by typeBits for the placement.
 func (m *memory) memoryType(typeBits uint32, p placement) (uint32, error) {
 	mp := &m.d.phys.mem
-	var prefs [][2]uint32 // required, preferred flags
+	const (
+		local    = vk.MEMORY_PROPERTY_DEVICE_LOCAL_BIT
+		visible  = vk.MEMORY_PROPERTY_HOST_VISIBLE_BIT
+		coherent = vk.MEMORY_PROPERTY_HOST_COHERENT_BIT
+		cached   = vk.MEMORY_PROPERTY_HOST_CACHED_BIT
+	)
+	var prefs [][2]vk.MemoryPropertyFlags // required, preferred flags
 	switch {
 	case p == placeStaging:
-		prefs = [][2]uint32{
-			{vkc.MemoryPropertyHostVisibleBit | vkc.MemoryPropertyHostCoherentBit, vkc.MemoryPropertyHostCachedBit},
-			{vkc.MemoryPropertyHostVisibleBit | vkc.MemoryPropertyHostCoherentBit, 0},
-		}
+		prefs = [][2]vk.MemoryPropertyFlags{{visible | coherent, cached}, {visible | coherent, 0}}
 	case m.d.phys.unified():
-		prefs = [][2]uint32{
-			{vkc.MemoryPropertyDeviceLocalBit | vkc.MemoryPropertyHostVisibleBit | vkc.MemoryPropertyHostCoherentBit, 0},
-			{vkc.MemoryPropertyDeviceLocalBit, 0},
-			{0, 0},
-		}
+		prefs = [][2]vk.MemoryPropertyFlags{{local | visible | coherent, 0}, {local, 0}, {0, 0}}
 	default:
-		prefs = [][2]uint32{{vkc.MemoryPropertyDeviceLocalBit, 0}, {0, 0}}
+		prefs = [][2]vk.MemoryPropertyFlags{{local, 0}, {0, 0}}
 	}
 	for _, pr := range prefs {
 		best := -1
@@ -125,39 +124,39 @@ func (m *memory) allocate(typeIndex uint32, size uint64) (uint64, uintptr, error
 	mt := m.d.phys.mem.MemoryTypes[typeIndex]
 	heap := mt.HeapIndex
 	m.mu.Lock()
-	if limit := m.d.phys.mem.MemoryHeaps[heap].Size; m.heapUsed[heap]+size > limit {
+	if limit := uint64(m.d.phys.mem.MemoryHeaps[heap].Size); m.heapUsed[heap]+size > limit {
 		used := m.heapUsed[heap]
 		m.mu.Unlock()
 		return 0, 0, fmt.Errorf("vulkan: %w: %d bytes asked of memory heap %d (%d of %d bytes in use)",
 			device.ErrOutOfMemory, size, heap, used, limit)
 	}
-	if max11 := m.d.phys.p11.MaxMemoryAllocationSize; max11 != 0 && size > max11 {
+	if max11 := uint64(m.d.phys.p11.MaxMemoryAllocationSize); max11 != 0 && size > max11 {
 		m.mu.Unlock()
 		return 0, 0, fmt.Errorf("vulkan: %w: %d bytes exceed maxMemoryAllocationSize %d", device.ErrOutOfMemory, size, max11)
 	}
 	m.heapUsed[heap] += size
 	m.mu.Unlock()
 
-	flags := vkc.MemoryAllocateFlagsInfo{SType: vkc.StructureTypeMemoryAllocateFlagsInfo}
-	ai := vkc.MemoryAllocateInfo{SType: vkc.StructureTypeMemoryAllocateInfo, AllocationSize: size, MemoryTypeIndex: typeIndex}
+	flags := vk.MemoryAllocateFlagsInfo{SType: vk.STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO}
+	ai := vk.MemoryAllocateInfo{SType: vk.STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, AllocationSize: vk.DeviceSize(size), MemoryTypeIndex: typeIndex}
 	if m.d.caps.BufferDeviceAddress {
-		flags.Flags = vkc.MemoryAllocateDeviceAddressBit
+		flags.Flags = vk.MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT
 		ai.PNext = unsafe.Pointer(&flags)
 	}
-	var mem uint64
-	if err := check("vkAllocateMemory", vkc.CallResult(m.d.fn.AllocateMemory, m.d.vk, vkc.Ptr(&ai), 0, vkc.Ptr(&mem))); err != nil {
+	var mem vk.DeviceMemory
+	if err := check("vkAllocateMemory", m.d.fn.AllocateMemory(m.d.vk, &ai, nil, &mem)); err != nil {
 		m.unaccount(heap, size)
 		return 0, 0, err
 	}
-	var mapped uintptr
-	if mt.PropertyFlags&vkc.MemoryPropertyHostVisibleBit != 0 {
-		if err := check("vkMapMemory", vkc.CallResult(m.d.fn.MapMemory, m.d.vk, uintptr(mem), 0, ^uintptr(0), 0, vkc.Ptr(&mapped))); err != nil {
-			vkc.Call(m.d.fn.FreeMemory, m.d.vk, uintptr(mem), 0)
+	var mapped unsafe.Pointer
+	if mt.PropertyFlags&vk.MEMORY_PROPERTY_HOST_VISIBLE_BIT != 0 {
+		if err := check("vkMapMemory", m.d.fn.MapMemory(m.d.vk, mem, 0, vk.WHOLE_SIZE, 0, &mapped)); err != nil {
+			m.d.fn.FreeMemory(m.d.vk, mem, nil)
 			m.unaccount(heap, size)
 			return 0, 0, err
 		}
 	}
-	return mem, mapped, nil
+	return uint64(mem), uintptr(mapped), nil
 }
 
 func (m *memory) unaccount(heap uint32, size uint64) {
@@ -168,14 +167,14 @@ func (m *memory) unaccount(heap uint32, size uint64) {
 
 func (m *memory) free(typeIndex uint32, mem, size uint64) {
 	// vkFreeMemory unmaps implicitly.
-	vkc.Call(m.d.fn.FreeMemory, m.d.vk, uintptr(mem), 0)
+	m.d.fn.FreeMemory(m.d.vk, vk.DeviceMemory(mem), nil)
 	m.unaccount(m.d.phys.mem.MemoryTypes[typeIndex].HeapIndex, size)
 }
 
 func (m *memory) release() {
 	m.stagingMu.Lock()
 	for _, b := range m.stagingFree {
-		vkc.Call(m.d.fn.DestroyBuffer, m.d.vk, uintptr(b.handle), 0)
+		m.d.fn.DestroyBuffer(m.d.vk, b.handle, nil)
 	}
 	m.stagingFree, m.stagingBytes = nil, 0
 	m.stagingMu.Unlock()
@@ -184,46 +183,51 @@ func (m *memory) release() {
 
 // rawBuffer is a VkBuffer bound to sub-allocated memory.
 type rawBuffer struct {
-	handle uint64
+	handle vk.Buffer
 	al     *allocation
 	size   uint64
 	addr   uint64 // device address, 0 without bufferDeviceAddress
 }
 
-const bufferUsage = vkc.BufferUsageTransferSrcBit | vkc.BufferUsageTransferDstBit | vkc.BufferUsageStorageBufferBit |
-	vkc.BufferUsageUniformBufferBit | vkc.BufferUsageIndirectBufferBit
+const bufferUsage = vk.BUFFER_USAGE_TRANSFER_SRC_BIT | vk.BUFFER_USAGE_TRANSFER_DST_BIT | vk.BUFFER_USAGE_STORAGE_BUFFER_BIT |
+	vk.BUFFER_USAGE_UNIFORM_BUFFER_BIT | vk.BUFFER_USAGE_INDIRECT_BUFFER_BIT
 
 // newRawBuffer creates a buffer of size bytes placed as asked.
 func (m *memory) newRawBuffer(size uint64, p placement) (*rawBuffer, error) {
 	d := m.d
-	usage := uint32(bufferUsage)
+	usage := vk.BufferUsageFlags(bufferUsage)
 	if d.caps.BufferDeviceAddress {
-		usage |= vkc.BufferUsageShaderDeviceAddressBit
+		usage |= vk.BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT
 	}
-	ci := vkc.BufferCreateInfo{SType: vkc.StructureTypeBufferCreateInfo, Size: size, Usage: usage}
+	ci := vk.BufferCreateInfo{SType: vk.STRUCTURE_TYPE_BUFFER_CREATE_INFO, Size: vk.DeviceSize(size), Usage: usage}
 	b := &rawBuffer{size: size}
-	if err := check("vkCreateBuffer", vkc.CallResult(d.fn.CreateBuffer, d.vk, vkc.Ptr(&ci), 0, vkc.Ptr(&b.handle))); err != nil {
+	if err := check("vkCreateBuffer", d.fn.CreateBuffer(d.vk, &ci, nil, &b.handle)); err != nil {
 		return nil, err
 	}
-	var req vkc.MemoryRequirements
-	vkc.Call(d.fn.GetBufferMemoryRequirements, d.vk, uintptr(b.handle), vkc.Ptr(&req))
+	var req vk.MemoryRequirements
+	d.fn.GetBufferMemoryRequirements(d.vk, b.handle, &req)
 	ti, err := m.memoryType(req.MemoryTypeBits, p)
 	if err == nil {
-		b.al, err = m.alloc.alloc(ti, req.Size, req.Alignment, false)
+		b.al, err = m.alloc.alloc(ti, uint64(req.Size), uint64(req.Alignment), false)
 	}
 	if err == nil {
-		err = check("vkBindBufferMemory", vkc.CallResult(d.fn.BindBufferMemory, d.vk, uintptr(b.handle), uintptr(b.al.memory()), uintptr(b.al.offset)))
+		err = check("vkBindBufferMemory", d.fn.BindBufferMemory(d.vk, b.handle, vk.DeviceMemory(b.al.memory()), vk.DeviceSize(b.al.offset)))
 	}
 	if err != nil {
-		vkc.Call(d.fn.DestroyBuffer, d.vk, uintptr(b.handle), 0)
+		d.fn.DestroyBuffer(d.vk, b.handle, nil)
 		if b.al != nil {
 			m.alloc.release(b.al)
 		}
 		return nil, err
 	}
 	if d.caps.BufferDeviceAddress {
-		info := vkc.BufferDeviceAddressInfo{SType: vkc.StructureTypeBufferDeviceAddressInfo, Buffer: uintptr(b.handle)}
-		b.addr = uint64(vkc.Call(d.fn.GetBufferDeviceAddress, d.vk, vkc.Ptr(&info)))
+		info := vk.BufferDeviceAddressInfo{SType: vk.STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO, Buffer: b.handle}
+		addr, err := d.fn.GetBufferDeviceAddress(d.vk, &info)
+		if err != nil {
+			m.destroyRawBuffer(b)
+			return nil, fmt.Errorf("vulkan: vkGetBufferDeviceAddress: %w", err)
+		}
+		b.addr = uint64(addr)
 	}
 	return b, nil
 }
@@ -239,6 +243,6 @@ func (b *rawBuffer) bytes() []byte {
 }
 
 func (m *memory) destroyRawBuffer(b *rawBuffer) {
-	vkc.Call(m.d.fn.DestroyBuffer, m.d.vk, uintptr(b.handle), 0)
+	m.d.fn.DestroyBuffer(m.d.vk, b.handle, nil)
 	m.alloc.release(b.al)
 }

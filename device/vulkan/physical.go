@@ -5,107 +5,103 @@ import (
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // physical is everything queried from a VkPhysicalDevice: properties,
 // features (with the pNext chains of Vulkan 1.1–1.3 and the extensions the
 // backend uses) and memory types.
 type physical struct {
-	handle uintptr
-	props  vkc.PhysicalDeviceProperties
-	p11    vkc.PhysicalDeviceVulkan11Properties
-	p12    vkc.PhysicalDeviceVulkan12Properties
-	p13    vkc.PhysicalDeviceVulkan13Properties
-	pushDs vkc.PhysicalDevicePushDescriptorPropertiesKHR
+	handle vk.PhysicalDevice
+	props  vk.PhysicalDeviceProperties
+	p11    vk.PhysicalDeviceVulkan11Properties
+	p12    vk.PhysicalDeviceVulkan12Properties
+	p13    vk.PhysicalDeviceVulkan13Properties
+	pushDs vk.PhysicalDevicePushDescriptorPropertiesKHR
 
-	f   vkc.PhysicalDeviceFeatures
-	f11 vkc.PhysicalDeviceVulkan11Features
-	f12 vkc.PhysicalDeviceVulkan12Features
-	f13 vkc.PhysicalDeviceVulkan13Features
-	af  vkc.PhysicalDeviceShaderAtomicFloatFeaturesEXT
-	as  vkc.PhysicalDeviceAccelerationStructureFeaturesKHR
-	rq  vkc.PhysicalDeviceRayQueryFeaturesKHR
+	f   vk.PhysicalDeviceFeatures
+	f11 vk.PhysicalDeviceVulkan11Features
+	f12 vk.PhysicalDeviceVulkan12Features
+	f13 vk.PhysicalDeviceVulkan13Features
+	af  vk.PhysicalDeviceShaderAtomicFloatFeaturesEXT
+	as  vk.PhysicalDeviceAccelerationStructureFeaturesKHR
+	rq  vk.PhysicalDeviceRayQueryFeaturesKHR
 
-	mem    vkc.PhysicalDeviceMemoryProperties
-	queues []vkc.QueueFamilyProperties
+	mem    vk.PhysicalDeviceMemoryProperties
+	queues []vk.QueueFamilyProperties
 	exts   map[string]bool
 }
 
-func queryPhysical(in *instance, pd uintptr) (*physical, error) {
+func queryPhysical(in *instance, pd vk.PhysicalDevice) (*physical, error) {
 	p := &physical{handle: pd, exts: map[string]bool{}}
 	var n uint32
-	if err := vkc.CallResult(in.fn.EnumerateDeviceExtensionProperties, pd, 0, vkc.Ptr(&n), 0).Err(); err != nil {
+	if err := in.fn.EnumerateDeviceExtensionProperties(pd, nil, &n, nil).Err(); err != nil {
 		return nil, wrapResult(err)
 	}
-	props := make([]vkc.ExtensionProperties, n+1)
-	if err := vkc.CallResult(in.fn.EnumerateDeviceExtensionProperties, pd, 0, vkc.Ptr(&n), uintptr(unsafe.Pointer(&props[0]))).Err(); err != nil {
+	props := make([]vk.ExtensionProperties, n+1)
+	if err := in.fn.EnumerateDeviceExtensionProperties(pd, nil, &n, &props[0]).Err(); err != nil {
 		return nil, wrapResult(err)
 	}
 	for _, e := range props[:n] {
-		p.exts[vkc.BytesString(e.ExtensionName[:])] = true
+		p.exts[vk.ByteString(e.ExtensionName[:])] = true
 	}
 
 	// Properties: a pNext chain of the structures this device knows.
-	p.p11.SType = vkc.StructureTypePhysicalDeviceVulkan11Properties
-	p.p12.SType = vkc.StructureTypePhysicalDeviceVulkan12Properties
-	p.p13.SType = vkc.StructureTypePhysicalDeviceVulkan13Properties
-	p.pushDs.SType = vkc.StructureTypePhysicalDevicePushDescriptorPropertiesKHR
+	p.p11.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_PROPERTIES
+	p.p12.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES
+	p.p13.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_PROPERTIES
+	p.pushDs.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_PUSH_DESCRIPTOR_PROPERTIES_KHR
 	p.p11.PNext = unsafe.Pointer(&p.p12)
-	var pp2 vkc.PhysicalDeviceProperties2
-	pp2.SType = vkc.StructureTypePhysicalDeviceProperties2
-	pp2.PNext = unsafe.Pointer(&p.p11)
+	pp2 := vk.PhysicalDeviceProperties2{SType: vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, PNext: unsafe.Pointer(&p.p11)}
 	// Probe the API version first: 1.3 structures may only be chained on 1.3 devices.
-	vkc.Call(in.fn.GetPhysicalDeviceProperties2, pd, vkc.Ptr(&pp2))
+	in.fn.GetPhysicalDeviceProperties2(pd, &pp2)
 	p.props = pp2.Properties
-	if p.props.ApiVersion < 1<<22|2<<12 {
+	if p.props.ApiVersion < vk.API_VERSION_1_2 {
 		return nil, fmt.Errorf("%w: %s supports Vulkan %s, lucent needs 1.2", device.ErrUnsupported,
-			vkc.BytesString(p.props.DeviceName[:]), versionString(p.props.ApiVersion))
+			vk.ByteString(p.props.DeviceName[:]), versionString(p.props.ApiVersion))
 	}
 	tail := &p.p12.PNext
-	if p.props.ApiVersion >= vkc.APIVersion13 {
+	if p.props.ApiVersion >= vk.API_VERSION_1_3 {
 		*tail = unsafe.Pointer(&p.p13)
 		tail = &p.p13.PNext
 	}
 	if p.exts["VK_KHR_push_descriptor"] {
 		*tail = unsafe.Pointer(&p.pushDs)
 	}
-	vkc.Call(in.fn.GetPhysicalDeviceProperties2, pd, vkc.Ptr(&pp2))
+	in.fn.GetPhysicalDeviceProperties2(pd, &pp2)
 
 	// Features.
-	p.f11.SType = vkc.StructureTypePhysicalDeviceVulkan11Features
-	p.f12.SType = vkc.StructureTypePhysicalDeviceVulkan12Features
-	p.f13.SType = vkc.StructureTypePhysicalDeviceVulkan13Features
-	p.af.SType = vkc.StructureTypePhysicalDeviceShaderAtomicFloatFeaturesEXT
-	p.as.SType = vkc.StructureTypePhysicalDeviceAccelerationStructureFeaturesKHR
-	p.rq.SType = vkc.StructureTypePhysicalDeviceRayQueryFeaturesKHR
-	var pf2 vkc.PhysicalDeviceFeatures2
-	pf2.SType = vkc.StructureTypePhysicalDeviceFeatures2
+	p.f11.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES
+	p.f12.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
+	p.f13.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES
+	p.af.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT
+	p.as.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR
+	p.rq.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR
+	pf2 := vk.PhysicalDeviceFeatures2{SType: vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2}
 	p.chainFeatures(&pf2)
-	vkc.Call(in.fn.GetPhysicalDeviceFeatures2, pd, vkc.Ptr(&pf2))
+	in.fn.GetPhysicalDeviceFeatures2(pd, &pf2)
 	p.f = pf2.Features
 
-	var mp2 vkc.PhysicalDeviceMemoryProperties2
-	mp2.SType = vkc.StructureTypePhysicalDeviceMemoryProperties2
-	vkc.Call(in.fn.GetPhysicalDeviceMemoryProperties2, pd, vkc.Ptr(&mp2))
+	mp2 := vk.PhysicalDeviceMemoryProperties2{SType: vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2}
+	in.fn.GetPhysicalDeviceMemoryProperties2(pd, &mp2)
 	p.mem = mp2.MemoryProperties
 
 	var qn uint32
-	vkc.Call(in.fn.GetPhysicalDeviceQueueFamilyProperties, pd, vkc.Ptr(&qn), 0)
-	p.queues = make([]vkc.QueueFamilyProperties, qn)
+	in.fn.GetPhysicalDeviceQueueFamilyProperties(pd, &qn, nil)
+	p.queues = make([]vk.QueueFamilyProperties, qn)
 	if qn > 0 {
-		vkc.Call(in.fn.GetPhysicalDeviceQueueFamilyProperties, pd, vkc.Ptr(&qn), uintptr(unsafe.Pointer(&p.queues[0])))
+		in.fn.GetPhysicalDeviceQueueFamilyProperties(pd, &qn, &p.queues[0])
 	}
 	return p, nil
 }
 
 // chainFeatures links the feature structures the device knows into f2's pNext.
-func (p *physical) chainFeatures(f2 *vkc.PhysicalDeviceFeatures2) {
+func (p *physical) chainFeatures(f2 *vk.PhysicalDeviceFeatures2) {
 	p.f11.PNext, p.f12.PNext, p.f13.PNext, p.af.PNext, p.as.PNext, p.rq.PNext = nil, nil, nil, nil, nil, nil
 	f2.PNext = unsafe.Pointer(&p.f11)
 	p.f11.PNext = unsafe.Pointer(&p.f12)
 	tail := &p.f12.PNext
-	if p.props.ApiVersion >= vkc.APIVersion13 {
+	if p.props.ApiVersion >= vk.API_VERSION_1_3 {
 		*tail = unsafe.Pointer(&p.f13)
 		tail = &p.f13.PNext
 	}
@@ -123,25 +119,25 @@ func (p *physical) chainFeatures(f2 *vkc.PhysicalDeviceFeatures2) {
 }
 
 func versionString(v uint32) string {
-	return fmt.Sprintf("%d.%d.%d", v>>22&0x7f, v>>12&0x3ff, v&0xfff)
+	return fmt.Sprintf("%d.%d.%d", vk.APIVersionMajor(v), vk.APIVersionMinor(v), vk.APIVersionPatch(v))
 }
 
-func (p *physical) name() string { return vkc.BytesString(p.props.DeviceName[:]) }
+func (p *physical) name() string { return vk.ByteString(p.props.DeviceName[:]) }
 
 func (p *physical) adapter(index int) device.Adapter {
 	t := device.AdapterOther
 	switch p.props.DeviceType {
-	case vkc.PhysicalDeviceTypeDiscreteGpu:
+	case vk.PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
 		t = device.AdapterDiscrete
-	case vkc.PhysicalDeviceTypeIntegratedGpu:
+	case vk.PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
 		t = device.AdapterIntegrated
-	case vkc.PhysicalDeviceTypeVirtualGpu:
+	case vk.PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
 		t = device.AdapterVirtual
-	case vkc.PhysicalDeviceTypeCpu:
+	case vk.PHYSICAL_DEVICE_TYPE_CPU:
 		t = device.AdapterCPU
 	}
-	driver := vkc.BytesString(p.p12.DriverName[:])
-	if info := vkc.BytesString(p.p12.DriverInfo[:]); info != "" {
+	driver := vk.ByteString(p.p12.DriverName[:])
+	if info := vk.ByteString(p.p12.DriverInfo[:]); info != "" {
 		driver += " (" + info + ")"
 	}
 	return device.Adapter{
@@ -155,15 +151,14 @@ func (p *physical) adapter(index int) device.Adapter {
 	}
 }
 
-// unified reports whether the device has a memory type that is both
-// device-local and host-visible and coherent over its largest device-local
-// heap: then resources live in host-visible memory (lavapipe, integrated GPUs).
+// unified reports whether resources should live in host-visible memory:
+// CPU implementations (lavapipe) and integrated GPUs share the host's memory.
 func (p *physical) unified() bool {
-	return p.props.DeviceType == vkc.PhysicalDeviceTypeCpu || p.props.DeviceType == vkc.PhysicalDeviceTypeIntegratedGpu
+	return p.props.DeviceType == vk.PHYSICAL_DEVICE_TYPE_CPU || p.props.DeviceType == vk.PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU
 }
 
-const subgroupCompute = vkc.SubgroupFeatureBasicBit | vkc.SubgroupFeatureVoteBit | vkc.SubgroupFeatureArithmeticBit |
-	vkc.SubgroupFeatureBallotBit | vkc.SubgroupFeatureShuffleBit
+const subgroupCompute = vk.SUBGROUP_FEATURE_BASIC_BIT | vk.SUBGROUP_FEATURE_VOTE_BIT | vk.SUBGROUP_FEATURE_ARITHMETIC_BIT |
+	vk.SUBGROUP_FEATURE_BALLOT_BIT | vk.SUBGROUP_FEATURE_SHUFFLE_BIT
 
 // capabilities fills device.Capabilities from what was queried.
 func (p *physical) capabilities(index int) device.Capabilities {
@@ -172,7 +167,7 @@ func (p *physical) capabilities(index int) device.Capabilities {
 		Backend:                 "vulkan",
 		Adapter:                 p.adapter(index),
 		WarpSize:                max(p.p11.SubgroupSize, 1),
-		Subgroups:               p.p11.SubgroupSupportedOperations&subgroupCompute == subgroupCompute && p.p11.SubgroupSupportedStages&vkc.ShaderStageComputeBit != 0,
+		Subgroups:               p.p11.SubgroupSupportedOperations&subgroupCompute == subgroupCompute && p.p11.SubgroupSupportedStages&vk.SHADER_STAGE_COMPUTE_BIT != 0,
 		ShaderClock:             p.exts["VK_KHR_shader_clock"],
 		MaxWorkgroupSize:        l.MaxComputeWorkGroupSize,
 		MaxWorkgroupInvocations: l.MaxComputeWorkGroupInvocations,
@@ -183,7 +178,7 @@ func (p *physical) capabilities(index int) device.Capabilities {
 		MaxBufferSize:           p.maxBufferSize(),
 		MaxTextureSize2D:        l.MaxImageDimension2D,
 		MaxTextureSize3D:        l.MaxImageDimension3D,
-		MemoryGranularity:       max(l.MinStorageBufferOffsetAlignment, l.MinUniformBufferOffsetAlignment, 4),
+		MemoryGranularity:       uint64(max(l.MinStorageBufferOffsetAlignment, l.MinUniformBufferOffsetAlignment, 4)),
 		TimelineSemaphores:      p.f12.TimelineSemaphore != 0,
 		PushDescriptors:         p.exts["VK_KHR_push_descriptor"],
 		BufferDeviceAddress:     p.f12.BufferDeviceAddress != 0,
@@ -215,7 +210,7 @@ func (p *physical) capabilities(index int) device.Capabilities {
 
 func (p *physical) maxBufferSize() uint64 {
 	if p.p13.MaxBufferSize != 0 {
-		return p.p13.MaxBufferSize
+		return uint64(p.p13.MaxBufferSize)
 	}
-	return p.p11.MaxMemoryAllocationSize
+	return uint64(p.p11.MaxMemoryAllocationSize)
 }

@@ -13,7 +13,7 @@ import (
 	"sort"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 const (
@@ -78,7 +78,7 @@ type spvDecor struct {
 // reflection is what a module says about its interface.
 type reflection struct {
 	sig      device.Signature
-	descType []int32 // VkDescriptorType per argument (-1: not a descriptor)
+	descType []vk.DescriptorType // per argument, or noDescriptor
 }
 
 type spvModule struct {
@@ -342,7 +342,7 @@ func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 	type bound struct {
 		binding uint32
 		arg     device.Argument
-		desc    int32
+		desc    vk.DescriptorType
 	}
 	var descs []bound
 	var push []device.Argument
@@ -386,7 +386,7 @@ func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 				return nil, unsupportedf("shader: variable %q uses descriptor set %d (only set 0 is bound)", m.names[v], d.set)
 			}
 			a := device.Argument{Name: m.names[v], Binding: uint32(d.binding), Access: device.ReadWrite}
-			desc := int32(-1)
+			desc := noDescriptor
 			ty := pt
 			if ty.op == opTypeArray || ty.op == opTypeRuntimeArray {
 				return nil, unsupportedf("shader: descriptor array %q at binding %d", m.names[v], d.binding)
@@ -396,9 +396,9 @@ func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 				a.Kind = device.ArgBuffer
 				sd := m.decor[pointee]
 				if class == scUniform && (sd == nil || !sd.bufferBlock) {
-					desc = vkc.DescriptorTypeUniformBuffer
+					desc = vk.DESCRIPTOR_TYPE_UNIFORM_BUFFER
 				} else {
-					desc = vkc.DescriptorTypeStorageBuffer
+					desc = vk.DESCRIPTOR_TYPE_STORAGE_BUFFER
 				}
 				if a.Name == "" {
 					a.Name = m.names[pointee]
@@ -418,7 +418,7 @@ func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 					nonW = nonW && md != nil && md.nonWritable
 					nonR = nonR && md != nil && md.nonRead
 				}
-				nonW = nonW || d.nonWritable || desc == vkc.DescriptorTypeUniformBuffer
+				nonW = nonW || d.nonWritable || desc == vk.DESCRIPTOR_TYPE_UNIFORM_BUFFER
 				nonR = nonR || d.nonRead
 				a.Access = accessOf(nonW, nonR)
 			case opTypeImage:
@@ -440,7 +440,7 @@ func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 				a.Kind = device.ArgTexture
 				a.Format = imageFormats[ty.operands[6]]
 				a.Access = accessOf(d.nonWritable, d.nonRead)
-				desc = vkc.DescriptorTypeStorageImage
+				desc = vk.DESCRIPTOR_TYPE_STORAGE_IMAGE
 			case opTypeSampledImage:
 				img := m.types[ty.operands[0]]
 				a.Kind = device.ArgSampledTexture
@@ -450,7 +450,7 @@ func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 				} else {
 					a.Dim = 2
 				}
-				desc = vkc.DescriptorTypeCombinedImageSampler
+				desc = vk.DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
 			default:
 				return nil, unsupportedf("shader: resource %q of SPIR-V type opcode %d", m.names[v], ty.op)
 			}
@@ -470,7 +470,7 @@ func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 	}
 	for _, a := range push {
 		r.sig.Args = append(r.sig.Args, a)
-		r.descType = append(r.descType, -1)
+		r.descType = append(r.descType, noDescriptor)
 	}
 	if len(r.sig.Args) > maxReflectedMembers {
 		return nil, unsupportedf("shader: %d arguments", len(r.sig.Args))

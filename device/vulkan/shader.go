@@ -2,10 +2,9 @@ package vulkan
 
 import (
 	"fmt"
-	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // shader is a compute pipeline with its layout. Resource arguments are bound
@@ -15,11 +14,11 @@ type shader struct {
 	tracked
 	d        *Device
 	sig      device.Signature
-	descType []int32 // per argument: VkDescriptorType, or -1
-	module   uint64
-	setLay   uint64
-	layout   uint64
-	pipeline uint64
+	descType []vk.DescriptorType // per argument, or noDescriptor
+	module   vk.ShaderModule
+	setLay   vk.DescriptorSetLayout
+	layout   vk.PipelineLayout
+	pipeline vk.Pipeline
 	pushSize uint32 // push-constant range, bytes
 	name     string
 }
@@ -28,28 +27,32 @@ func (s *shader) setName(n string) { s.name = n }
 
 func (s *shader) release() {
 	d := s.d
-	vkc.Call(d.fn.DestroyPipeline, d.vk, uintptr(s.pipeline), 0)
-	vkc.Call(d.fn.DestroyPipelineLayout, d.vk, uintptr(s.layout), 0)
-	vkc.Call(d.fn.DestroyDescriptorSetLayout, d.vk, uintptr(s.setLay), 0)
-	vkc.Call(d.fn.DestroyShaderModule, d.vk, uintptr(s.module), 0)
+	d.fn.DestroyPipeline(d.vk, s.pipeline, nil)
+	d.fn.DestroyPipelineLayout(d.vk, s.layout, nil)
+	d.fn.DestroyDescriptorSetLayout(d.vk, s.setLay, nil)
+	d.fn.DestroyShaderModule(d.vk, s.module, nil)
 }
 
+// noDescriptor marks an argument that takes no descriptor (a uniform, or a
+// buffer passed by device address).
+const noDescriptor vk.DescriptorType = -1
+
 // descriptorTypeOf is the descriptor a lucent argument takes.
-func descriptorTypeOf(a device.Argument) int32 {
+func descriptorTypeOf(a device.Argument) vk.DescriptorType {
 	switch a.Kind {
 	case device.ArgBuffer:
 		if a.Form == device.FormAddress {
-			return -1
+			return noDescriptor
 		}
-		return vkc.DescriptorTypeStorageBuffer
+		return vk.DESCRIPTOR_TYPE_STORAGE_BUFFER
 	case device.ArgTexture:
-		return vkc.DescriptorTypeStorageImage
+		return vk.DESCRIPTOR_TYPE_STORAGE_IMAGE
 	case device.ArgSampledTexture:
-		return vkc.DescriptorTypeCombinedImageSampler
+		return vk.DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
 	case device.ArgBindlessArray:
-		return vkc.DescriptorTypeStorageBuffer // the slot table (emulated bindless)
+		return vk.DESCRIPTOR_TYPE_STORAGE_BUFFER // the slot table (emulated bindless)
 	}
-	return -1
+	return noDescriptor
 }
 
 // CreateShader builds a compute pipeline from SPIR-V, reflecting its
@@ -108,19 +111,19 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 func alignUp32(v, a uint32) uint32 { return (v + a - 1) / a * a }
 
 func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) error {
-	mci := vkc.ShaderModuleCreateInfo{
-		SType: vkc.StructureTypeShaderModuleCreateInfo, CodeSize: uintptr(len(code) * 4), PCode: unsafe.Pointer(&code[0]),
+	mci := vk.ShaderModuleCreateInfo{
+		SType: vk.STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, CodeSize: uintptr(len(code) * 4), PCode: &code[0],
 	}
-	if err := check("vkCreateShaderModule", vkc.CallResult(d.fn.CreateShaderModule, d.vk, vkc.Ptr(&mci), 0, vkc.Ptr(&sh.module))); err != nil {
+	if err := check("vkCreateShaderModule", d.fn.CreateShaderModule(d.vk, &mci, nil, &sh.module)); err != nil {
 		return fmt.Errorf("shader %q: %w", label, err)
 	}
-	var bindings []vkc.DescriptorSetLayoutBinding
+	var bindings []vk.DescriptorSetLayoutBinding
 	for i, a := range sh.sig.Args {
-		if sh.descType[i] < 0 {
+		if sh.descType[i] == noDescriptor {
 			continue
 		}
-		bindings = append(bindings, vkc.DescriptorSetLayoutBinding{
-			Binding: a.Binding, DescriptorType: sh.descType[i], DescriptorCount: 1, StageFlags: vkc.ShaderStageComputeBit,
+		bindings = append(bindings, vk.DescriptorSetLayoutBinding{
+			Binding: a.Binding, DescriptorType: sh.descType[i], DescriptorCount: 1, StageFlags: vk.SHADER_STAGE_COMPUTE_BIT,
 		})
 	}
 	if len(bindings) > 0 && !d.caps.PushDescriptors {
@@ -129,46 +132,42 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 	if max := d.phys.pushDs.MaxPushDescriptors; len(bindings) > int(max) {
 		return unsupportedf("shader %q: %d resource arguments exceed the device's %d push descriptors", label, len(bindings), max)
 	}
-	lci := vkc.DescriptorSetLayoutCreateInfo{
-		SType: vkc.StructureTypeDescriptorSetLayoutCreateInfo, BindingCount: uint32(len(bindings)),
+	lci := vk.DescriptorSetLayoutCreateInfo{
+		SType: vk.STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, BindingCount: uint32(len(bindings)),
 	}
 	if len(bindings) > 0 {
-		lci.Flags = vkc.DescriptorSetLayoutCreatePushDescriptorBitKHR
-		lci.PBindings = unsafe.Pointer(&bindings[0])
+		lci.Flags = vk.DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR
+		lci.PBindings = &bindings[0]
 	}
-	if err := check("vkCreateDescriptorSetLayout", vkc.CallResult(d.fn.CreateDescriptorSetLayout, d.vk, vkc.Ptr(&lci), 0, vkc.Ptr(&sh.setLay))); err != nil {
+	if err := check("vkCreateDescriptorSetLayout", d.fn.CreateDescriptorSetLayout(d.vk, &lci, nil, &sh.setLay)); err != nil {
 		return fmt.Errorf("shader %q: %w", label, err)
 	}
-	pr := vkc.PushConstantRange{StageFlags: vkc.ShaderStageComputeBit, Size: sh.pushSize}
-	pli := vkc.PipelineLayoutCreateInfo{
-		SType: vkc.StructureTypePipelineLayoutCreateInfo, SetLayoutCount: 1, PSetLayouts: unsafe.Pointer(&sh.setLay),
+	pli := vk.PipelineLayoutCreateInfo{
+		SType: vk.STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, SetLayoutCount: 1, PSetLayouts: &sh.setLay,
 	}
 	if sh.pushSize > 0 {
 		pli.PushConstantRangeCount = 1
-		pli.PPushConstantRanges = unsafe.Pointer(&pr)
+		pli.PPushConstantRanges = &vk.PushConstantRange{StageFlags: vk.SHADER_STAGE_COMPUTE_BIT, Size: sh.pushSize}
 	}
-	if err := check("vkCreatePipelineLayout", vkc.CallResult(d.fn.CreatePipelineLayout, d.vk, vkc.Ptr(&pli), 0, vkc.Ptr(&sh.layout))); err != nil {
+	if err := check("vkCreatePipelineLayout", d.fn.CreatePipelineLayout(d.vk, &pli, nil, &sh.layout)); err != nil {
 		return fmt.Errorf("shader %q: %w", label, err)
 	}
-	cpi := vkc.ComputePipelineCreateInfo{
-		SType: vkc.StructureTypeComputePipelineCreateInfo,
-		Stage: vkc.PipelineShaderStageCreateInfo{
-			SType: vkc.StructureTypePipelineShaderStageCreateInfo, Stage: vkc.ShaderStageComputeBit,
-			Module: uintptr(sh.module), PName: unsafe.Pointer(vkc.CString(entry)),
+	cpi := vk.ComputePipelineCreateInfo{
+		SType: vk.STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		Stage: vk.PipelineShaderStageCreateInfo{
+			SType: vk.STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, Stage: vk.SHADER_STAGE_COMPUTE_BIT,
+			Module: sh.module, PName: vk.CString(entry),
 		},
-		Layout: uintptr(sh.layout),
+		Layout: sh.layout,
 	}
 	if !sh.sig.DispatchHeader {
-		cpi.Flags = pipelineCreateDispatchBase // split dispatches of raw modules use vkCmdDispatchBase
+		cpi.Flags = vk.PIPELINE_CREATE_DISPATCH_BASE_BIT // split dispatches of raw modules use vkCmdDispatchBase
 	}
-	if err := check("vkCreateComputePipelines", vkc.CallResult(d.fn.CreateComputePipelines, d.vk, 0, 1, vkc.Ptr(&cpi), 0, vkc.Ptr(&sh.pipeline))); err != nil {
+	if err := check("vkCreateComputePipelines", d.fn.CreateComputePipelines(d.vk, 0, 1, &cpi, nil, &sh.pipeline)); err != nil {
 		return fmt.Errorf("shader %q: %w", label, err)
 	}
 	return nil
 }
-
-// pipelineCreateDispatchBase is VK_PIPELINE_CREATE_DISPATCH_BASE_BIT.
-const pipelineCreateDispatchBase = 0x10
 
 // DestroyShader releases the shader once the work using it has finished.
 func (d *Device) DestroyShader(h device.Handle) error {

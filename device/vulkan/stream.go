@@ -9,7 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // A stream is a queue, a command pool and a timeline semaphore. Every
@@ -28,12 +28,12 @@ type stream struct {
 	h    device.Handle
 	kind device.StreamKind
 	q    *queue
-	sem  uint64 // timeline semaphore
+	sem  vk.Semaphore // timeline
 
 	mu     sync.Mutex // encoding, the pool, next and parked
-	pool   uint64
-	spare  []uintptr // command buffers ready for reuse
-	next   uint64    // the last timeline value handed out
+	pool   vk.CommandPool
+	spare  []vk.CommandBuffer // ready for reuse
+	next   uint64             // the last timeline value handed out
 	parked []*submission
 	enc    encoder
 
@@ -53,14 +53,14 @@ type stream struct {
 // semValue is one semaphore wait or signal of a submission.
 type semValue struct {
 	ev    *event // nil: a stream's timeline
-	sem   uint64
+	sem   vk.Semaphore
 	value uint64
 }
 
 // submission is one vkQueueSubmit2 batch and what completes it on the host.
 type submission struct {
 	value     uint64
-	cmd       uintptr // 0: a batch with no command buffer (event signal or wait)
+	cmd       vk.CommandBuffer // 0: a batch with no command buffer (event signal or wait)
 	waits     []semValue
 	signals   []semValue // besides the stream's own timeline
 	staging   *rawBuffer
@@ -97,13 +97,13 @@ func (d *Device) CreateStream(kind device.StreamKind) (device.Handle, error) {
 	if s.sem, err = d.newTimeline(0); err != nil {
 		return 0, err
 	}
-	pci := vkc.CommandPoolCreateInfo{
-		SType:            vkc.StructureTypeCommandPoolCreateInfo,
-		Flags:            vkc.CommandPoolCreateResetCommandBufferBit,
+	pci := vk.CommandPoolCreateInfo{
+		SType:            vk.STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+		Flags:            vk.COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
 		QueueFamilyIndex: s.q.family,
 	}
-	if err := check("vkCreateCommandPool", vkc.CallResult(d.fn.CreateCommandPool, d.vk, vkc.Ptr(&pci), 0, vkc.Ptr(&s.pool))); err != nil {
-		vkc.Call(d.fn.DestroySemaphore, d.vk, uintptr(s.sem), 0)
+	if err := check("vkCreateCommandPool", d.fn.CreateCommandPool(d.vk, &pci, nil, &s.pool)); err != nil {
+		d.fn.DestroySemaphore(d.vk, s.sem, nil)
 		return 0, err
 	}
 	h, err := d.add(s)
@@ -118,34 +118,34 @@ func (d *Device) CreateStream(kind device.StreamKind) (device.Handle, error) {
 }
 
 // newTimeline creates a timeline semaphore at initial.
-func (d *Device) newTimeline(initial uint64) (uint64, error) {
-	tci := vkc.SemaphoreTypeCreateInfo{SType: vkc.StructureTypeSemaphoreTypeCreateInfo, SemaphoreType: vkc.SemaphoreTypeTimeline, InitialValue: initial}
-	sci := vkc.SemaphoreCreateInfo{SType: vkc.StructureTypeSemaphoreCreateInfo, PNext: unsafe.Pointer(&tci)}
-	var sem uint64
-	err := check("vkCreateSemaphore", vkc.CallResult(d.fn.CreateSemaphore, d.vk, vkc.Ptr(&sci), 0, vkc.Ptr(&sem)))
+func (d *Device) newTimeline(initial uint64) (vk.Semaphore, error) {
+	tci := vk.SemaphoreTypeCreateInfo{SType: vk.STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, SemaphoreType: vk.SEMAPHORE_TYPE_TIMELINE, InitialValue: initial}
+	sci := vk.SemaphoreCreateInfo{SType: vk.STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, PNext: unsafe.Pointer(&tci)}
+	var sem vk.Semaphore
+	err := check("vkCreateSemaphore", d.fn.CreateSemaphore(d.vk, &sci, nil, &sem))
 	return sem, err
 }
 
 // waitSemaphore waits up to timeout for sem to reach value.
-func (d *Device) waitSemaphore(sem, value uint64, timeout time.Duration) (bool, error) {
-	wi := vkc.SemaphoreWaitInfo{
-		SType: vkc.StructureTypeSemaphoreWaitInfo, SemaphoreCount: 1,
-		PSemaphores: unsafe.Pointer(&sem), PValues: unsafe.Pointer(&value),
+func (d *Device) waitSemaphore(sem vk.Semaphore, value uint64, timeout time.Duration) (bool, error) {
+	wi := vk.SemaphoreWaitInfo{
+		SType: vk.STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, SemaphoreCount: 1,
+		PSemaphores: &sem, PValues: &value,
 	}
-	r := vkc.CallResult(d.fn.WaitSemaphores, d.vk, vkc.Ptr(&wi), uintptr(timeout.Nanoseconds()))
-	switch {
-	case r == vkc.Success:
+	r := d.fn.WaitSemaphores(d.vk, &wi, uint64(timeout.Nanoseconds()))
+	switch r {
+	case vk.SUCCESS:
 		return true, nil
-	case r == vkc.Timeout:
+	case vk.TIMEOUT:
 		return false, nil
 	}
 	return false, check("vkWaitSemaphores", r)
 }
 
 // semaphoreValue reads a timeline semaphore's current value.
-func (d *Device) semaphoreValue(sem uint64) (uint64, error) {
+func (d *Device) semaphoreValue(sem vk.Semaphore) (uint64, error) {
 	var v uint64
-	err := check("vkGetSemaphoreCounterValue", vkc.CallResult(d.fn.GetSemaphoreCounterValue, d.vk, uintptr(sem), vkc.Ptr(&v)))
+	err := check("vkGetSemaphoreCounterValue", d.fn.GetSemaphoreCounterValue(d.vk, sem, &v))
 	return v, err
 }
 
@@ -169,18 +169,18 @@ func lookupStream(d *Device, h device.Handle) (*stream, error) {
 }
 
 // commandBuffer returns a recycled or new primary command buffer; s.mu held.
-func (s *stream) commandBuffer() (uintptr, error) {
+func (s *stream) commandBuffer() (vk.CommandBuffer, error) {
 	if n := len(s.spare); n > 0 {
 		cb := s.spare[n-1]
 		s.spare = s.spare[:n-1]
 		return cb, nil
 	}
-	ai := vkc.CommandBufferAllocateInfo{
-		SType: vkc.StructureTypeCommandBufferAllocateInfo, CommandPool: uintptr(s.pool),
-		Level: vkc.CommandBufferLevelPrimary, CommandBufferCount: 1,
+	ai := vk.CommandBufferAllocateInfo{
+		SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, CommandPool: s.pool,
+		Level: vk.COMMAND_BUFFER_LEVEL_PRIMARY, CommandBufferCount: 1,
 	}
-	var cb uintptr
-	err := check("vkAllocateCommandBuffers", vkc.CallResult(s.d.fn.AllocateCommandBuffers, s.d.vk, vkc.Ptr(&ai), vkc.Ptr(&cb)))
+	var cb vk.CommandBuffer
+	err := check("vkAllocateCommandBuffers", s.d.fn.AllocateCommandBuffers(s.d.vk, &ai, &cb))
 	return cb, err
 }
 
@@ -243,32 +243,33 @@ func (s *stream) submit(sub *submission) error {
 	if s.failed.Load() != nil {
 		return nil // the stream is dead: complete on the host without the GPU
 	}
-	waits := make([]vkc.SemaphoreSubmitInfo, len(sub.waits))
+	info := func(sem vk.Semaphore, value uint64) vk.SemaphoreSubmitInfo {
+		return vk.SemaphoreSubmitInfo{SType: vk.STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, Semaphore: sem, Value: value, StageMask: vk.PIPELINE_STAGE_2_ALL_COMMANDS_BIT}
+	}
+	waits := make([]vk.SemaphoreSubmitInfo, len(sub.waits))
 	for i, w := range sub.waits {
-		waits[i] = vkc.SemaphoreSubmitInfo{SType: vkc.StructureTypeSemaphoreSubmitInfo, Semaphore: uintptr(w.sem), Value: w.value, StageMask: vkc.PipelineStage2AllCommandsBit}
+		waits[i] = info(w.sem, w.value)
 	}
-	signals := make([]vkc.SemaphoreSubmitInfo, 0, len(sub.signals)+1)
-	signals = append(signals, vkc.SemaphoreSubmitInfo{SType: vkc.StructureTypeSemaphoreSubmitInfo, Semaphore: uintptr(s.sem), Value: sub.value, StageMask: vkc.PipelineStage2AllCommandsBit})
+	signals := make([]vk.SemaphoreSubmitInfo, 0, len(sub.signals)+1)
+	signals = append(signals, info(s.sem, sub.value))
 	for _, sg := range sub.signals {
-		signals = append(signals, vkc.SemaphoreSubmitInfo{SType: vkc.StructureTypeSemaphoreSubmitInfo, Semaphore: uintptr(sg.sem), Value: sg.value, StageMask: vkc.PipelineStage2AllCommandsBit})
+		signals = append(signals, info(sg.sem, sg.value))
 	}
-	si := vkc.SubmitInfo2{
-		SType:                    vkc.StructureTypeSubmitInfo2,
+	si := vk.SubmitInfo2{
+		SType:                    vk.STRUCTURE_TYPE_SUBMIT_INFO_2,
 		WaitSemaphoreInfoCount:   uint32(len(waits)),
 		SignalSemaphoreInfoCount: uint32(len(signals)),
-		PSignalSemaphoreInfos:    unsafe.Pointer(&signals[0]),
+		PSignalSemaphoreInfos:    &signals[0],
 	}
 	if len(waits) > 0 {
-		si.PWaitSemaphoreInfos = unsafe.Pointer(&waits[0])
+		si.PWaitSemaphoreInfos = &waits[0]
 	}
-	var cbi vkc.CommandBufferSubmitInfo
 	if sub.cmd != 0 {
-		cbi = vkc.CommandBufferSubmitInfo{SType: vkc.StructureTypeCommandBufferSubmitInfo, CommandBuffer: sub.cmd}
 		si.CommandBufferInfoCount = 1
-		si.PCommandBufferInfos = unsafe.Pointer(&cbi)
+		si.PCommandBufferInfos = &vk.CommandBufferSubmitInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, CommandBuffer: sub.cmd}
 	}
 	s.q.mu.Lock()
-	r := vkc.CallResult(s.d.fn.QueueSubmit2, s.q.handle, 1, vkc.Ptr(&si), 0)
+	r := s.d.fn.QueueSubmit2(s.q.handle, 1, &si, 0)
 	s.q.mu.Unlock()
 	return check("vkQueueSubmit2", r)
 }
@@ -471,8 +472,8 @@ func (s *stream) finish() error {
 // destroyObjects releases the pool and the semaphore (the stream is idle).
 func (s *stream) destroyObjects() {
 	s.enc.release()
-	vkc.Call(s.d.fn.DestroyCommandPool, s.d.vk, uintptr(s.pool), 0)
-	vkc.Call(s.d.fn.DestroySemaphore, s.d.vk, uintptr(s.sem), 0)
+	s.d.fn.DestroyCommandPool(s.d.vk, s.pool, nil)
+	s.d.fn.DestroySemaphore(s.d.vk, s.sem, nil)
 	s.d.streams.Delete(s)
 }
 

@@ -212,7 +212,7 @@ func concurrentStep(d *Device, sh, s device.Handle, seed int) error {
 func TestOutOfMemory(t *testing.T) {
 	f := newFixture(t)
 	d := f.d
-	heap := d.phys.mem.MemoryHeaps[0].Size
+	heap := uint64(d.phys.mem.MemoryHeaps[0].Size)
 	_, err := d.CreateBuffer(device.BufferDesc{Size: heap + 1<<20})
 	require.ErrorIs(t, err, device.ErrOutOfMemory)
 	// Fill the heap with large buffers until it refuses.

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/device/vulkan/internal/vkc"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // Textures live in VK_IMAGE_LAYOUT_GENERAL for their whole life: compute
@@ -16,7 +16,7 @@ import (
 // per-command transitions can be derived from usages the same way.
 
 // vkFormats maps device formats to VkFormat.
-var vkFormats = map[device.Format]int32{
+var vkFormats = map[device.Format]vk.Format{
 	device.R8Unorm:     9,
 	device.RG8Unorm:    16,
 	device.RGB8Unorm:   23,
@@ -71,13 +71,13 @@ type texture struct {
 	tracked
 	d         *Device
 	desc      device.TextureDesc
-	format    int32
-	image     uint64
+	format    vk.Format
+	image     vk.Image
 	al        *allocation
-	levels    []uint64 // one view per mip level (storage binding)
-	full      uint64   // a view of every level (sampling)
-	storage   bool     // usable as a storage image
-	sampled   bool     // usable as a sampled image
+	levels    []vk.ImageView // one view per mip level (storage binding)
+	full      vk.ImageView   // a view of every level (sampling)
+	storage   bool           // usable as a storage image
+	sampled   bool           // usable as a sampled image
 	needsInit atomic.Bool
 	name      string
 }
@@ -87,12 +87,12 @@ func (t *texture) setName(n string) { t.name = n }
 func (t *texture) release() {
 	d := t.d
 	for _, v := range t.levels {
-		vkc.Call(d.fn.DestroyImageView, d.vk, uintptr(v), 0)
+		d.fn.DestroyImageView(d.vk, v, nil)
 	}
 	if t.full != 0 {
-		vkc.Call(d.fn.DestroyImageView, d.vk, uintptr(t.full), 0)
+		d.fn.DestroyImageView(d.vk, t.full, nil)
 	}
-	vkc.Call(d.fn.DestroyImage, d.vk, uintptr(t.image), 0)
+	d.fn.DestroyImage(d.vk, t.image, nil)
 	if t.al != nil {
 		d.mem.alloc.release(t.al)
 	}
@@ -139,61 +139,61 @@ func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
 	if !ok {
 		return 0, invalidf("texture format %v", desc.Format)
 	}
-	var fp vkc.FormatProperties
-	vkc.Call(d.in.fn.GetPhysicalDeviceFormatProperties, d.phys.handle, uintptr(vf), vkc.Ptr(&fp))
+	var fp vk.FormatProperties
+	d.in.fn.GetPhysicalDeviceFormatProperties(d.phys.handle, vf, &fp)
 	feat := fp.OptimalTilingFeatures
 	t := &texture{d: d, desc: desc, format: vf}
-	t.storage = feat&vkc.FormatFeatureStorageImageBit != 0
-	t.sampled = feat&vkc.FormatFeatureSampledImageBit != 0
-	const copyBits = vkc.FormatFeatureTransferSrcBit | vkc.FormatFeatureTransferDstBit
+	t.storage = feat&vk.FORMAT_FEATURE_STORAGE_IMAGE_BIT != 0
+	t.sampled = feat&vk.FORMAT_FEATURE_SAMPLED_IMAGE_BIT != 0
+	const copyBits = vk.FORMAT_FEATURE_TRANSFER_SRC_BIT | vk.FORMAT_FEATURE_TRANSFER_DST_BIT
 	if feat&copyBits != copyBits || (!t.storage && !t.sampled) {
 		return 0, unsupportedf("texture format %v is not supported by %s for storage or sampling", desc.Format, d.phys.name())
 	}
-	usage := uint32(vkc.ImageUsageTransferSrcBit | vkc.ImageUsageTransferDstBit)
+	usage := vk.IMAGE_USAGE_TRANSFER_SRC_BIT | vk.IMAGE_USAGE_TRANSFER_DST_BIT
 	if t.storage {
-		usage |= vkc.ImageUsageStorageBit
+		usage |= vk.IMAGE_USAGE_STORAGE_BIT
 	}
 	if t.sampled {
-		usage |= vkc.ImageUsageSampledBit
+		usage |= vk.IMAGE_USAGE_SAMPLED_BIT
 	}
-	ici := vkc.ImageCreateInfo{
-		SType:       vkc.StructureTypeImageCreateInfo,
-		ImageType:   vkc.ImageType2D,
+	ici := vk.ImageCreateInfo{
+		SType:       vk.STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+		ImageType:   vk.IMAGE_TYPE_2D,
 		Format:      vf,
-		Extent:      vkc.Extent3D{Width: desc.Width, Height: desc.Height, Depth: desc.Depth},
+		Extent:      vk.Extent3D{Width: desc.Width, Height: desc.Height, Depth: desc.Depth},
 		MipLevels:   desc.Levels,
 		ArrayLayers: 1,
-		Samples:     vkc.SampleCount1Bit,
-		Tiling:      vkc.ImageTilingOptimal,
+		Samples:     vk.SAMPLE_COUNT_1_BIT,
+		Tiling:      vk.IMAGE_TILING_OPTIMAL,
 		Usage:       usage,
 	}
-	viewType := int32(vkc.ImageViewType2D)
+	viewType := vk.IMAGE_VIEW_TYPE_2D
 	if desc.Dim == 3 {
-		ici.ImageType, viewType = vkc.ImageType3D, vkc.ImageViewType3D
+		ici.ImageType, viewType = vk.IMAGE_TYPE_3D, vk.IMAGE_VIEW_TYPE_3D
 	}
-	if err := check("vkCreateImage", vkc.CallResult(d.fn.CreateImage, d.vk, vkc.Ptr(&ici), 0, vkc.Ptr(&t.image))); err != nil {
+	if err := check("vkCreateImage", d.fn.CreateImage(d.vk, &ici, nil, &t.image)); err != nil {
 		return 0, fmt.Errorf("vulkan: texture %v %dx%dx%d: %w", desc.Format, desc.Width, desc.Height, desc.Depth, err)
 	}
-	var req vkc.MemoryRequirements
-	vkc.Call(d.fn.GetImageMemoryRequirements, d.vk, uintptr(t.image), vkc.Ptr(&req))
+	var req vk.MemoryRequirements
+	d.fn.GetImageMemoryRequirements(d.vk, t.image, &req)
 	ti, err := d.mem.memoryType(req.MemoryTypeBits, placeDevice)
 	if err == nil {
-		t.al, err = d.mem.alloc.alloc(ti, req.Size, req.Alignment, true)
+		t.al, err = d.mem.alloc.alloc(ti, uint64(req.Size), uint64(req.Alignment), true)
 	}
 	if err == nil {
-		err = check("vkBindImageMemory", vkc.CallResult(d.fn.BindImageMemory, d.vk, uintptr(t.image), uintptr(t.al.memory()), uintptr(t.al.offset)))
+		err = check("vkBindImageMemory", d.fn.BindImageMemory(d.vk, t.image, vk.DeviceMemory(t.al.memory()), vk.DeviceSize(t.al.offset)))
 	}
-	mkView := func(base, count uint32) (uint64, error) {
-		vci := vkc.ImageViewCreateInfo{
-			SType: vkc.StructureTypeImageViewCreateInfo, Image: uintptr(t.image), ViewType: viewType, Format: vf,
-			SubresourceRange: vkc.ImageSubresourceRange{AspectMask: vkc.ImageAspectColorBit, BaseMipLevel: base, LevelCount: count, LayerCount: 1},
+	mkView := func(base, count uint32) (vk.ImageView, error) {
+		vci := vk.ImageViewCreateInfo{
+			SType: vk.STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, Image: t.image, ViewType: viewType, Format: vf,
+			SubresourceRange: vk.ImageSubresourceRange{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, BaseMipLevel: base, LevelCount: count, LayerCount: 1},
 		}
-		var v uint64
-		err := check("vkCreateImageView", vkc.CallResult(d.fn.CreateImageView, d.vk, vkc.Ptr(&vci), 0, vkc.Ptr(&v)))
+		var v vk.ImageView
+		err := check("vkCreateImageView", d.fn.CreateImageView(d.vk, &vci, nil, &v))
 		return v, err
 	}
 	for l := uint32(0); err == nil && l < desc.Levels; l++ {
-		var v uint64
+		var v vk.ImageView
 		if v, err = mkView(l, 1); err == nil {
 			t.levels = append(t.levels, v)
 		}
@@ -247,30 +247,30 @@ func (t *texture) region(r device.Region, h device.Handle) ([3]uint32, [3]uint32
 	return r.Origin, size, n, nil
 }
 
-func (t *texture) copyRegion(bufOffset uint64, level uint32, origin, size [3]uint32) vkc.BufferImageCopy {
-	return vkc.BufferImageCopy{
-		BufferOffset:     bufOffset,
-		ImageSubresource: vkc.ImageSubresourceLayers{AspectMask: vkc.ImageAspectColorBit, MipLevel: level, LayerCount: 1},
-		ImageOffset:      vkc.Offset3D{X: int32(origin[0]), Y: int32(origin[1]), Z: int32(origin[2])},
-		ImageExtent:      vkc.Extent3D{Width: size[0], Height: size[1], Depth: size[2]},
+func (t *texture) copyRegion(bufOffset uint64, level uint32, origin, size [3]uint32) vk.BufferImageCopy {
+	return vk.BufferImageCopy{
+		BufferOffset:     vk.DeviceSize(bufOffset),
+		ImageSubresource: vk.ImageSubresourceLayers{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, MipLevel: level, LayerCount: 1},
+		ImageOffset:      vk.Offset3D{X: int32(origin[0]), Y: int32(origin[1]), Z: int32(origin[2])},
+		ImageExtent:      vk.Extent3D{Width: size[0], Height: size[1], Depth: size[2]},
 	}
 }
 
 // objectOf returns the VkObjectType and handle to name for a resource.
-func objectOf(obj any) (int32, uint64) {
+func objectOf(obj any) (vk.ObjectType, uint64) {
 	switch o := obj.(type) {
 	case *buffer:
-		return 9, o.raw.handle // VK_OBJECT_TYPE_BUFFER
+		return vk.OBJECT_TYPE_BUFFER, uint64(o.raw.handle)
 	case *texture:
-		return 10, o.image // VK_OBJECT_TYPE_IMAGE
+		return vk.OBJECT_TYPE_IMAGE, uint64(o.image)
 	case *event:
-		return 5, o.sem // VK_OBJECT_TYPE_SEMAPHORE
+		return vk.OBJECT_TYPE_SEMAPHORE, uint64(o.sem)
 	case *stream:
-		return 5, o.sem
+		return vk.OBJECT_TYPE_SEMAPHORE, uint64(o.sem)
 	case *shader:
-		return 19, o.pipeline // VK_OBJECT_TYPE_PIPELINE
+		return vk.OBJECT_TYPE_PIPELINE, uint64(o.pipeline)
 	case *bindless:
-		return 9, o.table.raw.handle
+		return vk.OBJECT_TYPE_BUFFER, uint64(o.table.raw.handle)
 	}
 	return 0, 0
 }
