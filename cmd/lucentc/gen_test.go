@@ -1,0 +1,332 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/internal/testenv"
+)
+
+// kernSource is the kernel package of the generated-launcher tests: a 1-D
+// kernel with a uniform and two buffers, and a 2-D one over a buffer of a
+// user struct.
+const kernSource = `// Package kern holds the kernels of the lucentc end-to-end test.
+package kern
+
+//go:generate lucentc -go .
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+// Pair is one element of Affine2D's input.
+type Pair struct{ A, B float32 }
+
+// Saxpy computes y = a*x + y.
+//
+//lucent:kernel block=64
+func Saxpy(a float32, x, y []float32) {
+	i := kernel.DispatchID().X
+	if i < uint32(len(y)) {
+		y[i] = a*x[i] + y[i]
+	}
+}
+
+// Affine2D writes in.A*x + in.B*y for each cell of a w×h grid.
+//
+//lucent:kernel block=8,8
+func Affine2D(w, h uint32, in []Pair, out []float32) {
+	id := kernel.DispatchID()
+	if id.X >= w || id.Y >= h {
+		return
+	}
+	p := in[id.Y*w+id.X]
+	out[id.Y*w+id.X] = p.A*float32(id.X) + p.B*float32(id.Y)
+}
+`
+
+// programSource uses the launchers generated into the kernel package (kern)
+// and into a separate package (launch), runs the same kernel on the CPU with
+// kernel.Run, and checks every element against a plain-Go reference.
+const programSource = `package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"example.com/e2e/kern"
+	"example.com/e2e/launch"
+	"github.com/lucent-gpu/lucent/device"
+	_ "github.com/lucent-gpu/lucent/device/vulkan"
+	"github.com/lucent-gpu/lucent/kernel"
+)
+
+func main() {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var validation []string
+	dev, err := device.Open(ctx, "vulkan", device.WithValidationLayer(true),
+		device.WithDebug(func(m device.DebugMessage) {
+			if m.Severity == device.SeverityError {
+				mu.Lock()
+				validation = append(validation, m.ID+": "+m.Text)
+				mu.Unlock()
+			}
+		}))
+	if err != nil {
+		fmt.Println("no device:", err)
+		os.Exit(3)
+	}
+	err = check(ctx, dev)
+	if cerr := dev.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && len(validation) > 0 {
+		err = fmt.Errorf("validation errors: %v", validation)
+	}
+	if err != nil {
+		fmt.Println("FAIL:", err)
+		os.Exit(1)
+	}
+	fmt.Println("ok")
+}
+
+func check(ctx context.Context, dev *device.Device) error {
+	stream, err := dev.NewStream(device.StreamCompute)
+	if err != nil {
+		return err
+	}
+	defer stream.Close()
+	submit := func(cmds ...device.Command) error {
+		if err := stream.Submit(cmds...); err != nil {
+			return err
+		}
+		return stream.Synchronize(ctx)
+	}
+
+	// Saxpy through the launcher generated into the kernel package.
+	saxpy, err := kern.NewSaxpy(dev)
+	if err != nil {
+		return err
+	}
+	const n = 1000
+	xs, ys := make([]float32, n), make([]float32, n)
+	for i := range xs {
+		xs[i], ys[i] = float32(i), float32(3*i+1)
+	}
+	x, err := device.NewBuffer[float32](dev, n)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	y, err := device.NewBuffer[float32](dev, n)
+	if err != nil {
+		return err
+	}
+	defer y.Close()
+	got := make([]float32, n)
+	if err := submit(x.Upload(xs), y.Upload(ys), saxpy.Dispatch(n, 2.5, x, y), y.Download(got)); err != nil {
+		return fmt.Errorf("saxpy: %w", err)
+	}
+	cpu := append([]float32(nil), ys...)
+	if err := kernel.Run(ctx, kernel.Grid1(64, n), func() { kern.Saxpy(2.5, xs, cpu) }); err != nil {
+		return fmt.Errorf("saxpy on the CPU: %w", err)
+	}
+	for i := range got {
+		want := 2.5*xs[i] + ys[i]
+		if got[i] != want || cpu[i] != want {
+			return fmt.Errorf("saxpy[%d] = %v on the device, %v on the CPU, want %v", i, got[i], cpu[i], want)
+		}
+	}
+
+	// The view form: only the first m elements change.
+	const m = 300
+	if err := submit(y.Upload(ys), saxpy.DispatchViews(n, -1, x.View(0, m), y.View(0, m)), y.Download(got)); err != nil {
+		return fmt.Errorf("saxpy on views: %w", err)
+	}
+	for i := range got {
+		want := ys[i]
+		if i < m {
+			want = ys[i] - xs[i]
+		}
+		if got[i] != want {
+			return fmt.Errorf("saxpy on views [%d] = %v, want %v", i, got[i], want)
+		}
+	}
+
+	// A nil buffer is an error naming the argument, not a crash.
+	err = stream.Submit(saxpy.Dispatch(n, 1, nil, y))
+	if err == nil {
+		return fmt.Errorf("saxpy with a nil buffer: no error")
+	}
+	fmt.Println("nil buffer:", err)
+	if err := saxpy.Close(); err != nil {
+		return err
+	}
+
+	// Affine2D through the launcher generated into a separate package.
+	affine, err := launch.NewAffine2D(dev)
+	if err != nil {
+		return err
+	}
+	defer affine.Close()
+	const w, h = 37, 23
+	pairs := make([]kern.Pair, w*h)
+	for i := range pairs {
+		pairs[i] = kern.Pair{A: float32(i%7 + 1), B: float32(i%5 - 2)}
+	}
+	in, err := device.NewBuffer[kern.Pair](dev, w*h)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := device.NewBuffer[float32](dev, w*h)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	res := make([]float32, w*h)
+	if err := submit(in.Upload(pairs), affine.Dispatch(w, h, w, h, in, out), out.Download(res)); err != nil {
+		return fmt.Errorf("affine2d: %w", err)
+	}
+	for yy := 0; yy < h; yy++ {
+		for xx := 0; xx < w; xx++ {
+			p := pairs[yy*w+xx]
+			want := p.A*float32(xx) + p.B*float32(yy)
+			if got := res[yy*w+xx]; got != want {
+				return fmt.Errorf("affine2d[%d,%d] = %v, want %v", xx, yy, got, want)
+			}
+		}
+	}
+	return nil
+}
+`
+
+// repoRoot is the module root of lucent.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	_, err = os.Stat(filepath.Join(root, "go.mod"))
+	require.NoError(t, err)
+	return root
+}
+
+// tempModule writes a module that requires lucent through a replace
+// directive and builds offline, with files (path → contents) in it.
+func tempModule(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := repoRoot(t)
+	dir := t.TempDir()
+	gomod := "module example.com/e2e\n\ngo 1.26\n\nrequire github.com/lucent-gpu/lucent v0.0.0\n\nreplace github.com/lucent-gpu/lucent => " + root + "\n"
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	require.NoError(t, err)
+	files["go.mod"] = gomod
+	files["go.sum"] = string(sum)
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+	}
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOWORK", "off")
+	t.Setenv("CGO_ENABLED", "0")
+	return dir
+}
+
+func goCommand(t *testing.T, ctx context.Context, dir string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// TestGenerateEndToEnd generates launchers with -go (into the kernel package
+// and, with -goout, into another), builds a program using both with
+// CGO_ENABLED=0 and runs it on the Vulkan device.
+func TestGenerateEndToEnd(t *testing.T) {
+	needSPIRVTools(t)
+	dir := tempModule(t, map[string]string{"kern/kern.go": kernSource, "main.go": programSource})
+
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "./kern")
+	require.Equal(t, 0, code, stderr)
+	gen := filepath.Join(dir, "kern", goFileName)
+	first, err := os.ReadFile(gen)
+	require.NoError(t, err)
+	src := string(first)
+	require.True(t, strings.HasPrefix(src, "// Code generated by lucentc. DO NOT EDIT.\n"))
+	require.Contains(t, src, "//go:build !lucentc\n\npackage kern\n")
+	require.Contains(t, src, "func NewSaxpy(dev *device.Device) (*SaxpyKernel, error)")
+	require.Contains(t, src, "func (k *SaxpyKernel) Dispatch(threads uint32, a float32, x *device.Buffer[float32], y *device.Buffer[float32]) device.Command")
+	require.Contains(t, src, "func (k *Affine2DKernel) Dispatch(threadsX, threadsY uint32, w uint32, h uint32, in *device.Buffer[Pair], out *device.Buffer[float32]) device.Command")
+	require.NotContains(t, src, "example.com/e2e/kern\"", "the kernel package must not import itself")
+
+	// A second run (the generated file now present) reproduces it byte for byte.
+	_, stderr, code = lucentc(t, "-C", dir, "-go", "./kern")
+	require.Equal(t, 0, code, stderr)
+	second, err := os.ReadFile(gen)
+	require.NoError(t, err)
+	require.Equal(t, string(first), string(second))
+
+	_, stderr, code = lucentc(t, "-C", dir, "-go", "-goout", "launch", "./kern")
+	require.Equal(t, 0, code, stderr)
+	launch, err := os.ReadFile(filepath.Join(dir, "launch", goFileName))
+	require.NoError(t, err)
+	require.Contains(t, string(launch), "package launch\n")
+	require.Contains(t, string(launch), "in *device.Buffer[kern.Pair]")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	prog := filepath.Join(t.TempDir(), "prog")
+	out, err := goCommand(t, ctx, dir, "build", "-o", prog, ".")
+	require.NoError(t, err, out)
+
+	cmd := exec.CommandContext(ctx, prog)
+	cmd.Dir = dir
+	b, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 3 {
+		testenv.Need(t, "Vulkan device", errors.New(strings.TrimSpace(string(b))))
+	}
+	require.NoError(t, err, string(b))
+	require.Contains(t, string(b), "nil buffer:")
+	require.True(t, strings.HasSuffix(string(b), "ok\n"), string(b))
+	t.Logf("program output:\n%s", b)
+}
+
+// TestGenerateStaleFile: a generated file that no longer compiles (its
+// kernel package changed under it) does not stop lucentc from regenerating it.
+func TestGenerateStaleFile(t *testing.T) {
+	needSPIRVTools(t)
+	stale := "// Code generated by lucentc. DO NOT EDIT.\n\n//go:build !lucentc\n\npackage kern\n\nvar _ = RemovedKernel\n"
+	dir := tempModule(t, map[string]string{"kern/kern.go": kernSource, "kern/" + goFileName: stale})
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "./kern")
+	require.Equal(t, 0, code, stderr)
+	src, err := os.ReadFile(filepath.Join(dir, "kern", goFileName))
+	require.NoError(t, err)
+	require.NotContains(t, string(src), "RemovedKernel")
+	require.Contains(t, string(src), "func NewAffine2D(")
+}
+
+// TestGenerateNameClash: a package declaring a name the launcher needs gets
+// an error at the kernel naming the declaration, and no file.
+func TestGenerateNameClash(t *testing.T) {
+	needSPIRVTools(t)
+	clash := "package kern\n\n// SaxpyKernel is taken.\ntype SaxpyKernel int\n"
+	dir := tempModule(t, map[string]string{"kern/kern.go": kernSource, "kern/clash.go": clash})
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "./kern")
+	require.Equal(t, 1, code)
+	require.Regexp(t, `kern\.go:\d+:6: kernel Saxpy: the launcher needs the name SaxpyKernel, which the package declares at \S*clash\.go:4:6`, stderr)
+	_, err := os.Stat(filepath.Join(dir, "kern", goFileName))
+	require.True(t, os.IsNotExist(err), "file written despite the error")
+}
