@@ -40,3 +40,19 @@ func TestGoroutineIdentity(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkGoroutineID compares the two ways of identifying a goroutine.
+func BenchmarkGoroutineID(b *testing.B) {
+	var sink uintptr
+	b.Run("descriptor", func(b *testing.B) {
+		for b.Loop() {
+			sink += goroutineID()
+		}
+	})
+	b.Run("stack-trace", func(b *testing.B) {
+		for b.Loop() {
+			sink += uintptr(goid())
+		}
+	})
+	_ = sink
+}
