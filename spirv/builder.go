@@ -54,9 +54,15 @@ type Builder struct {
 	fnByID    map[ID]*Function
 	cur       *Block
 
-	defined     []uint64 // bit set of the ids some instruction defines
-	wordScratch []uint32 // reused to build deduplication keys without allocating
+	forward     []forwardPointer // forward-declared pointers not yet defined
+	defined     []uint64         // bit set of the ids some instruction defines
+	wordScratch []uint32         // reused to build deduplication keys without allocating
 	byteScratch []byte
+}
+
+type forwardPointer struct {
+	id ID
+	sc StorageClass
 }
 
 type entryPoint struct {

@@ -629,3 +629,40 @@ func TestEmitBuildsAWholeModule(t *testing.T) {
 	_, err = b2.Emit(spirv.OpSwitch, sel2, blk.ID(), uint32(1), blk.ID())
 	require.ErrorContains(t, err, "must be a uint64")
 }
+
+// TestForwardPointer builds a linked list node in PhysicalStorageBuffer
+// memory whose first member points to the node type itself, and walks it.
+func TestForwardPointer(t *testing.T) {
+	for _, env := range []spirv.TargetEnv{spirv.EnvVulkan1_2, spirv.EnvVulkan1_3} {
+		b, _ := emptyCompute(env)
+		psb := spirv.StorageClassPhysicalStorageBuffer
+		f32 := b.TypeFloat(32)
+		next := b.TypeForwardPointer(psb)
+		node := b.TypeStructOf(spirv.StructType{
+			Name:        "Node",
+			Members:     []spirv.Member{{Type: next, Name: "next", Offset: spirv.Off(0)}, {Type: f32, Name: "value", Offset: spirv.Off(8)}},
+			Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
+		})
+		b.DefineForwardPointer(next, node)
+		require.Equal(t, next, b.TypePointer(psb, node))
+		head := b.ConvertUToPtr(next, b.ConstantUint64(0x1000))
+		aligned := []uint32{uint32(spirv.MemoryAccessAligned), 8}
+		second := b.Load(next, b.AccessChain(b.TypePointer(psb, next), head, b.ConstantInt32(0)), aligned...)
+		v := b.Load(f32, b.AccessChain(b.TypePointer(psb, f32), second, b.ConstantInt32(1)), uint32(spirv.MemoryAccessAligned), 4)
+		b.Store(b.AccessChain(b.TypePointer(psb, f32), head, b.ConstantInt32(1)), v, uint32(spirv.MemoryAccessAligned), 4)
+		b.Return()
+		w, err := b.Words()
+		require.NoError(t, err)
+		needTools(t)
+		require.NoError(t, spvtools.Validate(w, env))
+		checkRoundTrips(t, w, env)
+	}
+
+	b, _ := emptyCompute(spirv.EnvVulkan1_2)
+	b.TypeForwardPointer(spirv.StorageClassPhysicalStorageBuffer)
+	b.Return()
+	_, err := b.Words()
+	require.ErrorContains(t, err, "never defined")
+	b.DefineForwardPointer(12345, b.TypeFloat(32))
+	require.ErrorContains(t, b.Err(), "not a pending forward pointer")
+}

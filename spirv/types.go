@@ -205,6 +205,12 @@ func appendDecors(key []uint32, ds []Decor) []uint32 {
 // PhysicalStorageBuffer pointer declares the capability (and, before SPIR-V
 // 1.5, the extension) and switches addressing to PhysicalStorageBuffer64.
 func (b *Builder) TypePointer(sc StorageClass, elem ID) ID {
+	b.pointerNeeds(sc)
+	return b.simpleType(OpTypePointer, typeDesc{elem: elem, sc: sc}, uint32(sc), uint32(elem))
+}
+
+// pointerNeeds declares what a pointer in storage class sc needs.
+func (b *Builder) pointerNeeds(sc StorageClass) {
 	switch sc {
 	case StorageClassPhysicalStorageBuffer:
 		b.Capability(CapabilityPhysicalStorageBufferAddresses)
@@ -219,14 +225,13 @@ func (b *Builder) TypePointer(sc StorageClass, elem ID) ID {
 			b.Extension("SPV_KHR_storage_buffer_storage_class")
 		}
 	}
-	return b.simpleType(OpTypePointer, typeDesc{elem: elem, sc: sc}, uint32(sc), uint32(elem))
 }
 
 // TypePointerStride returns the pointer to elem in storage class sc decorated
 // with ArrayStride stride, as OpPtrAccessChain on a PhysicalStorageBuffer
 // pointer requires. It is a different type from TypePointer(sc, elem).
 func (b *Builder) TypePointerStride(sc StorageClass, elem ID, stride uint32) ID {
-	b.TypePointer(sc, elem) // the capability, extension and addressing side effects
+	b.pointerNeeds(sc)
 	id, isNew := b.typeID([]uint32{uint32(OpTypePointer), uint32(sc), uint32(elem), uint32(DecorationArrayStride), stride},
 		OpTypePointer, typeDesc{elem: elem, sc: sc}, uint32(sc), uint32(elem))
 	if isNew {
@@ -327,4 +332,37 @@ func (b *Builder) MemberTypes(t ID) []ID {
 		return d.members
 	}
 	return nil
+}
+
+// TypeForwardPointer declares a pointer type in storage class sc before its
+// pointee exists (OpTypeForwardPointer), so a struct can hold a pointer to
+// itself — a linked list in PhysicalStorageBuffer memory. Use the id as a
+// member type, then complete it with [Builder.DefineForwardPointer] once the
+// pointee is made.
+func (b *Builder) TypeForwardPointer(sc StorageClass) ID {
+	b.pointerNeeds(sc)
+	id := b.NewID()
+	b.forward = append(b.forward, forwardPointer{id, sc})
+	b.globals = appendInst(b.globals, OpTypeForwardPointer, uint32(id), uint32(sc))
+	return id
+}
+
+// DefineForwardPointer completes a pointer declared with TypeForwardPointer
+// as a pointer to elem. Later TypePointer(sc, elem) calls return it.
+func (b *Builder) DefineForwardPointer(ptr, elem ID) {
+	for i, f := range b.forward {
+		if f.id != ptr {
+			continue
+		}
+		b.forward = append(b.forward[:i], b.forward[i+1:]...)
+		b.markDefined(ptr)
+		b.typeInfo[ptr] = typeDesc{op: OpTypePointer, elem: elem, sc: f.sc}
+		k := b.key([]uint32{uint32(OpTypePointer), uint32(f.sc), uint32(elem)})
+		if _, ok := b.typeKeys[string(k)]; !ok {
+			b.typeKeys[string(k)] = ptr
+		}
+		b.globals = appendInst(b.globals, OpTypePointer, uint32(ptr), uint32(f.sc), uint32(elem))
+		return
+	}
+	b.fail("DefineForwardPointer: %d is not a pending forward pointer", ptr)
 }

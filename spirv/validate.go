@@ -16,6 +16,9 @@ func (b *Builder) Validate() error {
 	if b.err != nil {
 		return b.err
 	}
+	for _, f := range b.forward {
+		return b.errorf("forward pointer %d (%v) was never defined (DefineForwardPointer)", f.id, f.sc)
+	}
 	for _, ep := range b.entryPoints {
 		if b.fnByID[ep.fn] == nil {
 			return b.errorf("entry point %q: %d is not a function of this module", ep.name, ep.fn)
