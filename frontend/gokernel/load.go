@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/lucent-gpu/lucent/frontend"
 )
 
 // Config says where and how to load kernel packages.
@@ -113,8 +115,8 @@ func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) 
 				continue
 			}
 			before := len(c.errs)
-			fn := c.lowerKernel(fd, info, dir)
-			if len(c.errs) > before {
+			fn := c.lowerKernelSafely(fd, info, dir)
+			if fn == nil || len(c.errs) > before {
 				continue
 			}
 			if err := fn.Validate(); err != nil {
@@ -128,6 +130,19 @@ func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) 
 		}
 	}
 	return kernels
+}
+
+// lowerKernelSafely lowers one kernel, turning a panic inside the compiler
+// (a bug) into an error at the kernel so that a build tool reports it and
+// the other kernels still compile.
+func (c *compiler) lowerKernelSafely(fd *ast.FuncDecl, info *types.Info, d directive) (fn *frontend.Function) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.errorf(fd.Name.Pos(), "internal error compiling kernel %s (a compiler bug, please report it): %v", fd.Name.Name, r)
+			fn = nil
+		}
+	}()
+	return c.lowerKernel(fd, info, d)
 }
 
 // Check compiles the kernels of one Go source file without the go command:
