@@ -349,14 +349,27 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	if len(d.sizeNames) > 0 {
 		sizeParams = strings.Join(d.sizeNames, ", ") + " uint32"
 	}
+	// paramList groups neighbours of one type, as gofmt'd Go is written:
+	// x, y *device.Buffer[float32].
 	paramList := func(views bool) string {
 		parts := []string{sizeParams}
-		for _, p := range d.params {
+		for i, p := range d.params {
 			t := p.typ
 			if views {
 				t = p.vtyp
 			}
-			parts = append(parts, p.name+" "+t)
+			next := ""
+			if i+1 < len(d.params) {
+				next = d.params[i+1].typ
+				if views {
+					next = d.params[i+1].vtyp
+				}
+			}
+			if next == t {
+				parts = append(parts, p.name)
+			} else {
+				parts = append(parts, p.name+" "+t)
+			}
 		}
 		return strings.Join(parts, ", ")
 	}
@@ -380,7 +393,7 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 			texNote = "\n// Texture arguments are *device.Image[T], *device.Volume[T] or a device.TextureLevel[T]."
 		}
 	}
-	fmt.Fprintf(b, "\n// Dispatch returns a command running %s on %s. Submit it on a\n// stream of the device the kernel was created on.%s\n", u.k.Name, sizeText(d.sizeNames), texNote)
+	fmt.Fprintf(b, "\n// Dispatch returns a command running %s %s.\n// Submit it on a stream of the device the kernel was created on.%s\n", u.k.Name, sizeText(d.sizeNames), texNote)
 	fmt.Fprintf(b, "func (k *%s) Dispatch(%s) %s.Command {\n", d.typ, paramList(false), dev)
 	fmt.Fprintf(b, "\treturn k.shader.Dispatch(%s%s)\n}\n", size, argList(d.hasBuffers))
 	if d.hasBuffers {
@@ -414,9 +427,9 @@ func sizeExpr(names []string) string {
 
 func sizeText(names []string) string {
 	if len(names) == 1 {
-		return "a grid of " + names[0] + " threads"
+		return "with one thread per index below " + names[0]
 	}
-	return "a " + strings.Join(names, "×") + " grid of threads"
+	return "over a " + strings.Join(names, "×") + " grid of threads"
 }
 
 func blockText(k *gokernel.Kernel) string {
