@@ -140,7 +140,11 @@ func KernelSignature(f *frontend.Function) (Signature, []any, error) {
 			arg.Dim = uint8(t.Len())
 			arg.Format = textureFormats[t.Format()]
 			arg.Access = access(f, v)
-		case frontend.KindBindless, frontend.KindAccel:
+		case frontend.KindBindless:
+			arg.Kind = ArgBindlessArray
+			arg.Binding = uint32(a.Binding)
+			arg.Access = Read
+		case frontend.KindAccel:
 			return Signature{}, nil, fmt.Errorf("%w: kernel argument %s of type %s", ErrUnsupported, v.Name, t)
 		default:
 			arg.Kind = ArgUniform

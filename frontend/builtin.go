@@ -94,6 +94,11 @@ const (
 	OpTextureWrite // (texture, uvec2/3, texel) → void
 	OpTextureSize  // texture → uvec2/3
 	OpTextureSample
+	// Bindless buffers: the first operand is a bindless array, the second a
+	// slot (u32). Reads name their element type in the Call's T.
+	OpBindlessRead  // (bindless, slot, index u32) → T; zero past the slot's range
+	OpBindlessWrite // (bindless, slot, index u32, value) → void; ignored past the range
+	OpBindlessSize  // (bindless, slot, element size u32 literal) → u32 elements
 	// Subgroups.
 	OpSubgroupElect          // () → bool
 	OpSubgroupAll            // bool → bool
@@ -120,6 +125,7 @@ var opNames = [...]string{"none",
 	"popcount", "clz", "ctz", "bit_reverse",
 	"atomic_exchange", "atomic_cas", "atomic_add", "atomic_sub", "atomic_and", "atomic_or", "atomic_xor", "atomic_min", "atomic_max",
 	"barrier", "buffer_size", "texture_read", "texture_write", "texture_size", "texture_sample",
+	"bindless_read", "bindless_write", "bindless_size",
 	"subgroup_elect", "subgroup_all", "subgroup_any", "subgroup_ballot", "subgroup_broadcast", "subgroup_broadcast_first",
 	"subgroup_shuffle", "subgroup_add", "subgroup_mul", "subgroup_min", "subgroup_max", "subgroup_inclusive_add", "subgroup_exclusive_add",
 }
@@ -433,6 +439,31 @@ func CallType(op Op, args []Expr) (*Type, error) {
 			return nil, mismatch(op, "sampling needs a float texture, got %s", t)
 		}
 		return t.elem, nil
+	case op >= OpBindlessRead && op <= OpBindlessSize:
+		k := 3
+		if op == OpBindlessWrite {
+			k = 4
+		}
+		if err := want(k); err != nil {
+			return nil, err
+		}
+		if args[0].Type() != Bindless || args[1].Type() != TU32 || args[2].Type() != TU32 {
+			return nil, mismatch(op, "operands are %s, %s, %s; want bindless, u32, u32", args[0].Type(), args[1].Type(), args[2].Type())
+		}
+		switch op {
+		case OpBindlessWrite:
+			if t := args[3].Type(); !storable(t) {
+				return nil, mismatch(op, "cannot store %s through a bindless slot", t)
+			}
+			return TVoid, nil
+		case OpBindlessSize:
+			if l, ok := args[2].(*Literal); !ok || l.Bits == 0 {
+				return nil, mismatch(op, "element size must be a non-zero literal")
+			}
+			return TU32, nil
+		}
+		// The element type is the Call's own T, checked by BindlessReadType.
+		return nil, nil
 	case op == OpSubgroupElect:
 		return TBool, want(0)
 	case op == OpSubgroupAll || op == OpSubgroupAny || op == OpSubgroupBallot:
@@ -478,4 +509,22 @@ func CallType(op Op, args []Expr) (*Type, error) {
 		return args[0].Type(), nil
 	}
 	return nil, fmt.Errorf("%w: built-in %s", ErrUnsupported, op)
+}
+
+// storable reports types that live in buffers (no bool, no opaque types).
+func storable(t *Type) bool {
+	return t != nil && t.size > 0 && t.kind != KindBool && t.kind != KindMatrix && !(t.kind == KindVector && t.elem == TBool)
+}
+
+// callResult type-checks call c of a built-in, taking a bindless read's
+// element type from c.T.
+func callResult(c *Call) (*Type, error) {
+	t, err := CallType(c.Op, c.Args)
+	if err == nil && c.Op == OpBindlessRead {
+		if !storable(c.T) {
+			return nil, mismatch(c.Op, "cannot read %v through a bindless slot", c.T)
+		}
+		return c.T, nil
+	}
+	return t, err
 }

@@ -370,3 +370,59 @@ func (x *Local[V]) refExpr() Expr {
 	}
 	return &Ref{Var: x.v}
 }
+
+// BindlessArray is a bindless array argument: a table of buffers (and,
+// later, textures) indexed by slot at run time.
+type BindlessArray struct {
+	k *K
+	v *Var
+}
+
+func (BindlessArray) paramType() (*Type, error) { return Bindless, nil }
+func (BindlessArray) bind(k *K, v *Var) any     { return BindlessArray{k: k, v: v} }
+
+func (a BindlessArray) call(op Op, t *Type, args ...Expr) Expr {
+	if a.k == nil {
+		return &poison{fmt.Errorf("%w: use of an unbound bindless array", ErrDSL)}
+	}
+	args = append([]Expr{&Ref{Var: a.v}}, args...)
+	if !a.k.check(args...) {
+		return &poison{a.k.err}
+	}
+	c := &Call{Op: op, Args: args, T: t}
+	r, err := callResult(c)
+	if err != nil {
+		a.k.fail(fmt.Errorf("%s: %w", a.k.fn.Name, err))
+		return &poison{err}
+	}
+	c.T = r
+	if r == TVoid {
+		a.k.emit(&ExprStmt{X: c})
+		return nil
+	}
+	return a.k.let(c)
+}
+
+// ReadBuffer loads element i of the buffer in slot, as V (zero when i is past
+// the buffer or the slot is empty).
+func ReadBuffer[V Value](a BindlessArray, slot, i U32) V {
+	t, err := typeOfValue[V]()
+	if err != nil {
+		return wrapAs[V](&poison{err})
+	}
+	return wrapAs[V](a.call(OpBindlessRead, t, slot.Expr(), i.Expr()))
+}
+
+// WriteBuffer stores x at element i of the buffer in slot (ignored past its end).
+func WriteBuffer[V Value](a BindlessArray, slot, i U32, x V) {
+	a.call(OpBindlessWrite, TVoid, slot.Expr(), i.Expr(), x.Expr())
+}
+
+// BufferLen is the number of V elements of the buffer in slot (0 when empty).
+func BufferLen[V Value](a BindlessArray, slot U32) U32 {
+	t, err := typeOfValue[V]()
+	if err != nil {
+		return U32{&poison{err}}
+	}
+	return U32{a.call(OpBindlessSize, TU32, slot.Expr(), LitInt(TU32, int64(t.size)))}
+}

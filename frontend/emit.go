@@ -6,6 +6,10 @@ import (
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
+// BindlessSlotSize is the size of one slot record of an emulated bindless
+// array (kernel ABI v1): u64 device address, u64 size in bytes, 16 reserved bytes.
+const BindlessSlotSize = 32
+
 // CodegenVersion changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
 const CodegenVersion = 1
@@ -281,6 +285,21 @@ func (g *gen) kernel(f *Function) error {
 				Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
 			})
 			v = b.Variable(g.ptr(spirv.StorageClassStorageBuffer, bt), spirv.StorageClassStorageBuffer, 0)
+			g.vars[a.Var] = place{ptr: v, sc: spirv.StorageClassStorageBuffer, explicit: true}
+		case KindBindless:
+			// Slot records of kernel ABI v1's emulated bindless arrays:
+			// {u64 address; u64 size in bytes; 16 bytes reserved for textures}.
+			u64 := b.TypeInt(64, false)
+			rec := b.TypeStructOf(spirv.StructType{Members: []spirv.Member{
+				{Type: u64, Offset: spirv.Off(0)}, {Type: u64, Offset: spirv.Off(8)},
+				{Type: b.TypeVector(g.u32, 4), Offset: spirv.Off(16)},
+			}})
+			bt := b.TypeStructOf(spirv.StructType{
+				Members:     []spirv.Member{{Type: b.TypeRuntimeArrayStride(rec, BindlessSlotSize), Offset: spirv.Off(0)}},
+				Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
+			})
+			v = b.Variable(g.ptr(spirv.StorageClassStorageBuffer, bt), spirv.StorageClassStorageBuffer, 0)
+			b.Decorate(v, spirv.DecorationNonWritable)
 			g.vars[a.Var] = place{ptr: v, sc: spirv.StorageClassStorageBuffer, explicit: true}
 		case KindTexture:
 			it := g.imageType(t)

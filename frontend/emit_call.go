@@ -31,6 +31,8 @@ func (g *gen) call(e *Call) spirv.ID {
 		return b.ArrayLength(g.u32, p.ptr, 0)
 	case OpTextureRead, OpTextureWrite, OpTextureSize, OpTextureSample:
 		return g.texture(e)
+	case OpBindlessRead, OpBindlessWrite, OpBindlessSize:
+		return g.bindless(e)
 	}
 	args := make([]spirv.ID, len(e.Args))
 	for i, a := range e.Args {
@@ -339,4 +341,60 @@ func (g *gen) texture(e *Call) spirv.ID {
 		corners = next
 	}
 	return corners[0]
+}
+
+// bindless reads, writes or sizes a buffer in a slot of an emulated bindless
+// array by following the slot record's device address. Accesses past the
+// slot's range (or to an empty slot) are skipped, reads then giving zero, so
+// a bad index cannot fault the device:
+//
+//	rec = table[slot]; off = index * size(T)
+//	if off + size(T) <= rec.size && rec.addr != 0 { v = *(T*)(rec.addr + off) }
+func (g *gen) bindless(e *Call) spirv.ID {
+	b := g.b
+	p := g.vars[e.Args[0].(*Ref).Var]
+	u64 := b.TypeInt(64, false)
+	slot := g.expr(e.Args[1])
+	field := func(m uint32) spirv.ID {
+		return b.Load(u64, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, u64), p.ptr,
+			b.ConstantUint32(0), slot, b.ConstantUint32(m)))
+	}
+	addr, size := field(0), field(1)
+	if e.Op == OpBindlessSize {
+		es := e.Args[2].(*Literal).Bits
+		return b.UConvert(g.u32, b.UDiv(u64, size, b.ConstantUint64(es)))
+	}
+	t := e.T
+	var value spirv.ID
+	if e.Op == OpBindlessWrite {
+		t = e.Args[3].Type()
+		value = g.relayout(g.expr(e.Args[3]), t, true)
+	}
+	es := b.ConstantUint64(uint64(t.size))
+	off := b.IMul(u64, b.UConvert(u64, g.expr(e.Args[2])), es)
+	ok := b.LogicalAnd(g.boolT, b.ULessThanEqual(g.boolT, b.IAdd(u64, off, es), size),
+		b.INotEqual(g.boolT, addr, b.ConstantUint64(0)))
+	var result spirv.ID
+	if e.Op == OpBindlessRead {
+		result = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(t)), 0)
+		b.Store(result, b.ConstantNull(g.typ(t)))
+	}
+	then, merge := g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.SelectionMerge(merge.ID(), spirv.SelectionControlNone)
+	b.BranchConditional(ok, then.ID(), merge.ID())
+	b.SetBlock(then)
+	ptr := b.ConvertUToPtr(g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.etyp(t)), b.IAdd(u64, addr, off))
+	align := uint32(t.align)
+	if e.Op == OpBindlessWrite {
+		b.Store(ptr, value, uint32(spirv.MemoryAccessAligned), align)
+	} else {
+		x := b.Load(g.etyp(t), ptr, uint32(spirv.MemoryAccessAligned), align)
+		b.Store(result, g.relayout(x, t, false))
+	}
+	b.Branch(merge.ID())
+	b.SetBlock(merge)
+	if e.Op == OpBindlessWrite {
+		return 0
+	}
+	return b.Load(g.typ(t), result)
 }

@@ -224,7 +224,7 @@ func (f *Function) Access(v *Var) (read, write bool) {
 				mark(e.Args[0], false)
 			case e.Op == OpTextureWrite:
 				mark(e.Args[0], true)
-			case e.Op == OpTextureRead || e.Op == OpTextureSample || e.Op == OpBufferSize:
+			case e.Op == OpTextureRead || e.Op == OpTextureSample || e.Op == OpBufferSize || e.Op >= OpBindlessRead && e.Op <= OpBindlessSize:
 				mark(e.Args[0], false)
 			}
 		}

@@ -438,7 +438,7 @@ func (v *validator) expr(e Expr) error {
 			}
 		}
 		if e.Func == nil {
-			return want(CallType(e.Op, e.Args))
+			return want(callResult(e))
 		}
 		g := e.Func
 		if g.Kind != CallableFunc {

@@ -131,7 +131,7 @@ func All() map[string]func() (*fe.Function, error) {
 		"saxpy": Saxpy, "mandelbrot": Mandelbrot, "reduce": Reduce, "scan": Scan, "histogram": Histogram,
 		"matmul": MatMul, "nbody": NBody, "life": Life, "particles": Particles, "callables": Callables,
 		"control": Control, "atomics-i32": Atomics[int32], "atomics-u64": Atomics[uint64], "swap": AtomicSwap,
-		"subgroups": Subgroups, "blur": Blur, "vector": VectorOps,
+		"subgroups": Subgroups, "blur": Blur, "vector": VectorOps, "bindless": BindlessGather,
 	}
 }
 
@@ -190,4 +190,17 @@ func BlurRef(w, h int, src [][4]float32) (box, sampled [][4]float32) {
 		}
 	}
 	return box, sampled
+}
+
+// BindlessGather reads, for each i, element idx[i] of the buffer in slot
+// slots[i] of a bindless array of f32 buffers, writes it times 2 into the
+// buffer in slot 0 at i, and records each source buffer's length.
+func BindlessGather() (*fe.Function, error) {
+	return fe.Kernel1D(32, func(k *fe.K, arr fe.BindlessArray, slots, idx, lens fe.Buf[fe.U32]) {
+		i := k.DispatchID().X()
+		s := slots.Read(i)
+		v := fe.ReadBuffer[fe.F32](arr, s, idx.Read(i))
+		fe.WriteBuffer(arr, fe.U(0), i, v.Mul(fe.F(2)))
+		lens.Write(i, fe.BufferLen[fe.F32](arr, s))
+	})
 }
