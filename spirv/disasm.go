@@ -101,8 +101,8 @@ func writeInstruction(sb *strings.Builder, in *Instruction, r *typeTracker) {
 }
 
 func extInstName(set string, n uint32) string {
-	if set == "GLSL.std.450" {
-		if d, ok := LookupGLSL(GLSLInst(n)); ok {
+	if s, ok := LookupExtInstSet(set); ok {
+		if d, ok := s.Lookup(n); ok {
 			return d.Name
 		}
 	}

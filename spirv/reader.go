@@ -120,6 +120,9 @@ func Read(words []uint32) (*Module, error) {
 		}
 		body := words[pos+1 : pos+n]
 		ops, err := decodeOperands(op, body, r.litWords(op, body))
+		if err == nil && op == OpExtInst {
+			ops, err = r.typeExtInst(ops, body)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("word %d: %w", pos, err)
 		}
@@ -183,4 +186,27 @@ func (r *typeTracker) record(in *Instruction) {
 	if t := in.ResultType(); t != 0 {
 		r.valueType[in.Result()] = t
 	}
+}
+
+// typeExtInst re-decodes the operands of an OpExtInst of a known set by that
+// set's grammar (the core grammar only says IdRef*).
+func (r *typeTracker) typeExtInst(ops []Operand, body []uint32) ([]Operand, error) {
+	name := r.extSets[ops[2].ID()]
+	set, ok := LookupExtInstSet(name)
+	if !ok {
+		return ops, nil
+	}
+	n := ops[3].Words[0]
+	desc, ok := set.Lookup(n)
+	if !ok {
+		return nil, fmt.Errorf("%w: OpExtInst: %d is not an instruction of %s", ErrMalformed, n, name)
+	}
+	d := &decoder{op: OpExtInst, words: body, pos: 4, out: ops[:4]}
+	if err := d.list(desc.Operands); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", name, desc.Name, err)
+	}
+	if d.pos != len(body) {
+		return nil, fmt.Errorf("%w: %s %s: %d words left after the last operand", ErrMalformed, name, desc.Name, len(body)-d.pos)
+	}
+	return d.out, nil
 }

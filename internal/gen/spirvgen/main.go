@@ -101,6 +101,7 @@ func Run(dir, registry, out string) error {
 		"opcodes_gen.go":    func(w *bytes.Buffer) error { return genOpcodes(w, core) },
 		"enums_gen.go":      func(w *bytes.Buffer) error { return genEnums(w, core) },
 		"glsl_gen.go":       func(w *bytes.Buffer) error { return genGLSL(w, glsl) },
+		"extinst_gen.go":    func(w *bytes.Buffer) error { return genExtInst(w, dir) },
 	}
 	names := make([]string, 0, len(files))
 	for n := range files {
@@ -285,6 +286,41 @@ func genGenerators(w *bytes.Buffer, xml []byte) error {
 			name += " " + string(g[3])
 		}
 		fmt.Fprintf(w, "\t%s: %q,\n", g[1], name)
+	}
+	fmt.Fprintf(w, "}\n")
+	return nil
+}
+
+// extInstSets lists the extended instruction sets whose instructions are
+// named and typed, by import name (a trailing "." matches a prefix): the ones
+// SPIRV-Tools' disassembler knows and whose operands use only core operand
+// kinds. DebugInfo and OpenCL.DebugInfo.100 define operand kinds of their own
+// and are left out.
+var extInstSets = []struct{ name, file string }{
+	{"GLSL.std.450", "extinst.glsl.std.450.grammar.json"},
+	{"OpenCL.std", "extinst.opencl.std.100.grammar.json"},
+	{"SPV_AMD_shader_explicit_vertex_parameter", "extinst.spv-amd-shader-explicit-vertex-parameter.grammar.json"},
+	{"SPV_AMD_shader_trinary_minmax", "extinst.spv-amd-shader-trinary-minmax.grammar.json"},
+	{"SPV_AMD_gcn_shader", "extinst.spv-amd-gcn-shader.grammar.json"},
+	{"SPV_AMD_shader_ballot", "extinst.spv-amd-shader-ballot.grammar.json"},
+	{"NonSemantic.Shader.DebugInfo.100", "extinst.nonsemantic.shader.debuginfo.100.grammar.json"},
+	{"NonSemantic.ClspvReflection.", "extinst.nonsemantic.clspvreflection.grammar.json"},
+}
+
+func genExtInst(w *bytes.Buffer, dir string) error {
+	fmt.Fprintf(w, "// extInstSetTable holds the extended instruction sets the reader types and the\n// disassembler names, by import name (a trailing \".\" matches a prefix).\nvar extInstSetTable = [...]ExtInstSet{\n")
+	for _, set := range extInstSets {
+		g, err := load(filepath.Join(dir, set.file))
+		if err != nil {
+			return err
+		}
+		ins := append([]instruction(nil), g.Instructions...)
+		sort.SliceStable(ins, func(i, j int) bool { return ins[i].Opcode < ins[j].Opcode })
+		fmt.Fprintf(w, "\t{Name: %q, Instructions: []ExtInstDesc{\n", set.name)
+		for _, in := range ins {
+			fmt.Fprintf(w, "\t\t{%d, %q, %s},\n", in.Opcode, in.Opname, operandList(in.Operands))
+		}
+		fmt.Fprintf(w, "\t}},\n")
 	}
 	fmt.Fprintf(w, "}\n")
 	return nil
