@@ -26,8 +26,9 @@ type Kernel struct {
 }
 
 type compileOptions struct {
-	name  string
-	names bool
+	name     string
+	names    bool
+	emulated bool
 }
 
 // CompileOption tunes Compile.
@@ -35,6 +36,11 @@ type CompileOption func(*compileOptions)
 
 // WithKernelName names the shader (for errors and debuggers).
 func WithKernelName(name string) CompileOption { return func(o *compileOptions) { o.name = name } }
+
+// WithEmulatedFloatAtomics uses compare-and-swap loops for float32 atomic
+// add and sub on buffers even where the device has native ones (for testing
+// the emulation, or working around a driver).
+func WithEmulatedFloatAtomics() CompileOption { return func(o *compileOptions) { o.emulated = true } }
 
 // WithDebugNames keeps variable and function names in the SPIR-V.
 func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
@@ -58,7 +64,7 @@ func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, e
 	t0 := time.Now()
 	words, err := frontend.Emit(f, frontend.Options{
 		Env:            spirv.EnvVulkan1_2,
-		FloatAtomicAdd: caps.AtomicFloat32Add,
+		FloatAtomicAdd: caps.AtomicFloat32Add && !o.emulated,
 		Names:          o.names,
 	})
 	if err != nil {

@@ -61,11 +61,13 @@ type gen struct {
 	funcs    map[*Function]*fnInfo
 
 	// per kernel
-	vars   map[*Var]place // variables with storage
-	values map[*Var]spirv.ID
-	push   spirv.ID // push-constant variable
-	pushT  spirv.ID
-	argIdx map[*Var]uint32 // push-constant member of a uniform argument
+	vars    map[*Var]place // variables with storage
+	values  map[*Var]spirv.ID
+	push    spirv.ID // push-constant variable
+	pushT   spirv.ID
+	argIdx  map[*Var]uint32   // push-constant member of a uniform argument
+	binding map[*Var]int      // descriptor binding of a resource argument
+	aliases map[*Var]spirv.ID // u32 views of buffers, for float atomics
 
 	// builtin values, computed in the kernel's entry block
 	builtins map[BuiltinVar]spirv.ID
@@ -117,6 +119,8 @@ func newGen(opts Options) *gen {
 		values:   map[*Var]spirv.ID{},
 		builtins: map[BuiltinVar]spirv.ID{},
 		argIdx:   map[*Var]uint32{},
+		binding:  map[*Var]int{},
+		aliases:  map[*Var]spirv.ID{},
 	}
 	g.u32 = b.TypeInt(32, false)
 	g.i32 = b.TypeInt(32, true)
@@ -273,6 +277,7 @@ func (g *gen) kernel(f *Function) error {
 			continue
 		}
 		t := a.Var.Type
+		g.binding[a.Var] = a.Binding
 		var v spirv.ID
 		switch t.kind {
 		case KindBuffer:

@@ -222,26 +222,11 @@ func (g *gen) atomic(e *Call) spirv.ID {
 		b.Capability(spirv.CapabilityInt64Atomics)
 	}
 	v := g.expr(e.Args[1])
-	if e.Op == OpAtomicCAS {
-		nv := g.expr(e.Args[2])
-		if vt.kind == KindFloat {
-			g.fail("float32 atomic compare-and-swap")
-			return 0
-		}
-		return b.AtomicCompareExchange(t, p, scope, sem, sem, nv, v)
-	}
 	if vt.kind == KindFloat {
-		if e.Op == OpAtomicSub {
-			v = b.FNegate(t, v)
-		}
-		if (e.Op == OpAtomicAdd || e.Op == OpAtomicSub) && g.opts.FloatAtomicAdd {
-			b.Capability(spirv.CapabilityAtomicFloat32AddEXT)
-			return b.AtomicFAdd(t, p, scope, sem, v)
-		}
-		if e.Op == OpAtomicExchange {
-			return b.Atomic(spirv.OpAtomicExchange, t, p, scope, sem, v)
-		}
-		return g.casLoop(e.Op, p, sc, scope, v)
+		return g.floatAtomic(e, p, sc, scope, v)
+	}
+	if e.Op == OpAtomicCAS {
+		return b.AtomicCompareExchange(t, p, scope, sem, sem, g.expr(e.Args[2]), v)
 	}
 	sg := vt.kind == KindInt
 	var op spirv.Op
@@ -272,13 +257,121 @@ func (g *gen) atomic(e *Call) spirv.ID {
 	return b.Atomic(op, t, p, scope, sem, v)
 }
 
-// casLoop would emulate float atomics the device lacks with
-// compare-and-swap on the value's bits; that needs a u32 view of the place,
-// which logical addressing cannot derive from a float pointer.
-// TODO(frontend): declare a u32 alias of the buffer binding for this path.
-func (g *gen) casLoop(op Op, _ spirv.ID, _ spirv.StorageClass, _ spirv.Scope, _ spirv.ID) spirv.ID {
-	g.fail("float32 atomic %s needs native float atomics (Options.FloatAtomicAdd covers add and sub)", op)
-	return 0
+// floatAtomic emits a float32 atomic. Add and sub use the native
+// instruction where the device has it. Everything else works on a u32 view
+// of the same buffer memory (a second descriptor variable aliasing the
+// buffer's binding): exchange and compare-and-swap on the bits directly
+// (compare-and-swap compares bit patterns), add, sub, min and max as a
+// compare-and-swap loop:
+//
+//	seen = *u
+//	loop { old = seen; seen = cas(u, old, bits(op(float(old), v))); if seen == old break }
+//	result = float(old)
+func (g *gen) floatAtomic(e *Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v spirv.ID) spirv.ID {
+	b := g.b
+	sem := spirv.MemorySemanticsNone
+	f32 := g.f32
+	if (e.Op == OpAtomicAdd || e.Op == OpAtomicSub) && g.opts.FloatAtomicAdd {
+		if e.Op == OpAtomicSub {
+			v = b.FNegate(f32, v)
+		}
+		b.Capability(spirv.CapabilityAtomicFloat32AddEXT)
+		return b.AtomicFAdd(f32, p, scope, sem, v)
+	}
+	u := g.u32View(e.Args[0])
+	if u == 0 {
+		g.fail("float32 atomic %s on shared memory needs native float atomics", e.Op)
+		return 0
+	}
+	switch e.Op {
+	case OpAtomicExchange:
+		return b.Bitcast(f32, b.Atomic(spirv.OpAtomicExchange, g.u32, u, scope, sem, b.Bitcast(g.u32, v)))
+	case OpAtomicCAS:
+		nv := g.expr(e.Args[2])
+		return b.Bitcast(f32, b.AtomicCompareExchange(g.u32, u, scope, sem, sem, b.Bitcast(g.u32, nv), b.Bitcast(g.u32, v)))
+	}
+	seenVar := g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.u32), 0)
+	b.Store(seenVar, b.AtomicLoad(g.u32, u, scope, sem))
+	header, body, cont, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.Branch(header.ID())
+	b.SetBlock(header)
+	b.LoopMerge(merge.ID(), cont.ID(), spirv.LoopControlNone)
+	b.Branch(body.ID())
+	b.SetBlock(body)
+	old := b.Load(g.u32, seenVar)
+	fo := b.Bitcast(f32, old)
+	var nf spirv.ID
+	switch e.Op {
+	case OpAtomicAdd:
+		nf = b.FAdd(f32, fo, v)
+	case OpAtomicSub:
+		nf = b.FSub(f32, fo, v)
+	case OpAtomicMin:
+		nf = b.GLSL(f32, spirv.GLSLFMin, fo, v)
+	case OpAtomicMax:
+		nf = b.GLSL(f32, spirv.GLSLFMax, fo, v)
+	}
+	seen := b.AtomicCompareExchange(g.u32, u, scope, sem, sem, b.Bitcast(g.u32, nf), old)
+	b.Store(seenVar, seen)
+	b.BranchConditional(b.IEqual(g.boolT, seen, old), merge.ID(), cont.ID())
+	b.SetBlock(cont)
+	b.Branch(header.ID())
+	b.SetBlock(merge)
+	return fo
+}
+
+// u32View returns a u32 pointer to the 4 bytes of buffer place e through an
+// alias of the buffer's descriptor, or 0 when e is not in a buffer.
+func (g *gen) u32View(e Expr) spirv.ID {
+	b := g.b
+	var off spirv.ID // byte offset inside the buffer
+	var root *Var
+	var walk func(e Expr) bool
+	walk = func(e Expr) bool {
+		switch e := e.(type) {
+		case *Index:
+			xt := e.X.Type()
+			i := b.Bitcast(g.u32, g.expr(e.I))
+			if e.I.Type().bits != 32 {
+				i = b.UConvert(g.u32, g.expr(e.I))
+			}
+			step := b.IMul(g.u32, i, b.ConstantUint32(uint32(e.T.size)))
+			if xt.kind == KindBuffer {
+				root = e.X.(*Ref).Var
+				off = step
+				return true
+			}
+			if !walk(e.X) {
+				return false
+			}
+			off = b.IAdd(g.u32, off, step)
+			return true
+		case *Member:
+			if !walk(e.X) {
+				return false
+			}
+			off = b.IAdd(g.u32, off, b.ConstantUint32(uint32(e.X.Type().fields[e.Field].Offset)))
+			return true
+		}
+		return false
+	}
+	if !walk(e) {
+		return 0
+	}
+	alias, ok := g.aliases[root]
+	if !ok {
+		rt := b.TypeRuntimeArrayStride(g.u32, 4)
+		bt := b.TypeStructOf(spirv.StructType{
+			Members:     []spirv.Member{{Type: rt, Offset: spirv.Off(0)}},
+			Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
+		})
+		alias = b.Variable(g.ptr(spirv.StorageClassStorageBuffer, bt), spirv.StorageClassStorageBuffer, 0)
+		b.Decorate(alias, spirv.DecorationDescriptorSet, 0)
+		b.Decorate(alias, spirv.DecorationBinding, uint32(g.binding[root]))
+		g.aliases[root] = alias
+	}
+	idx := b.ShiftRightLogical(g.u32, off, b.ConstantUint32(2))
+	return b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, g.u32), alias, b.ConstantUint32(0), idx)
 }
 
 // texture emits reads, writes and size queries of storage textures, and

@@ -65,11 +65,17 @@ func TestBuiltinKernelsValidate(t *testing.T) {
 	}
 }
 
-func TestFloatAtomicsNeedNativeSupport(t *testing.T) {
+func TestFloatAtomics(t *testing.T) {
 	f, err := programs.FloatAtomicAdd()
 	require.NoError(t, err)
 	emitValid(t, f, frontend.Options{FloatAtomicAdd: true})
+	// Shared memory has no u32 view to emulate with.
 	_, err = frontend.Emit(f, frontend.Options{})
 	require.ErrorIs(t, err, frontend.ErrUnsupported)
-	require.ErrorContains(t, err, "atomic_add")
+	require.ErrorContains(t, err, "atomic_add on shared memory")
+
+	f, err = programs.FloatAtomics()
+	require.NoError(t, err)
+	emitValid(t, f, frontend.Options{FloatAtomicAdd: true})
+	emitValid(t, f, frontend.Options{})
 }

@@ -124,7 +124,10 @@ func TestDSLErrorsNameTheCulprit(t *testing.T) {
 }
 
 func TestEmitUnsupportedNamesTheOp(t *testing.T) {
-	f, err := fe.Kernel1D(64, func(k *fe.K, b fe.Buf[fe.F32]) { b.Atomic(fe.OpAtomicMax, fe.U(0), fe.F(1)) })
+	f, err := fe.Kernel1D(64, func(k *fe.K) {
+		s := fe.NewShared[fe.F32](k, 4)
+		s.Atomic(fe.OpAtomicMax, fe.U(0), fe.F(1))
+	})
 	require.NoError(t, err)
 	_, err = fe.Emit(f, fe.Options{})
 	require.True(t, errors.Is(err, fe.ErrUnsupported))

@@ -140,3 +140,19 @@ func SubgroupsRef(in []uint32, size int) []uint32 {
 	}
 	return out
 }
+
+// FloatAtomics applies add, sub, min and max of in[i] from every thread to
+// out[0..3], exchanges in[i] into out[4] (recording the old value in
+// olds[i]), and compare-and-swaps 1 into out[5] where it holds 0.
+func FloatAtomics() (*fe.Function, error) {
+	return fe.Kernel1D(AtomicBlock, func(k *fe.K, in, out, olds fe.Buf[fe.F32]) {
+		i := k.DispatchID().X()
+		v := in.Read(i)
+		out.Atomic(fe.OpAtomicAdd, fe.U(0), v)
+		out.Atomic(fe.OpAtomicSub, fe.U(1), v)
+		out.Atomic(fe.OpAtomicMin, fe.U(2), v)
+		out.Atomic(fe.OpAtomicMax, fe.U(3), v)
+		olds.Write(i, out.Atomic(fe.OpAtomicExchange, fe.U(4), v))
+		out.Atomic(fe.OpAtomicCAS, fe.U(5), fe.F(0), fe.F(1))
+	})
+}
