@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -345,8 +346,72 @@ func TestGenerateCorpus(t *testing.T) {
 		k := strings.TrimPrefix(strings.TrimSuffix(name, ".spv"), "kernels.")
 		require.Contains(t, string(src), "func New"+k+"(dev *device.Device) (*"+k+"Kernel, error)")
 	}
+	// A test inside the generated package compares each embedded signature
+	// and module with what the runtime path (gokernel, device.KernelSignature,
+	// frontend.Emit) makes of the same kernel.
+	var table strings.Builder
+	for _, name := range corpusKernels(t) {
+		k := strings.TrimPrefix(strings.TrimSuffix(name, ".spv"), "kernels.")
+		fmt.Fprintf(&table, "\t%q: {signature%s, spirv%s},\n", k, k, k)
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "corpusgen", "roundtrip_test.go"),
+		[]byte(strings.Replace(roundTripSource, "TABLE\n", table.String(), 1)), 0o644))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	out, err := goCommand(t, ctx, dir, "vet", "./corpusgen")
 	require.NoError(t, err, out)
+	out, err = goCommand(t, ctx, dir, "test", "-count=1", "./corpusgen")
+	require.NoError(t, err, out)
 }
+
+// roundTripSource is the test run inside a generated package.
+const roundTripSource = `package corpusgen
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/spirv"
+)
+
+var generated = map[string]struct {
+	sig   device.Signature
+	words []uint32
+}{
+TABLE
+}
+
+func TestRoundTrip(t *testing.T) {
+	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(ks) != len(generated) {
+		t.Fatalf("%d kernels loaded, %d generated", len(ks), len(generated))
+	}
+	for _, k := range ks {
+		g, ok := generated[k.Name]
+		if !ok {
+			t.Fatalf("kernel %s has no launcher", k.Name)
+		}
+		sig, _, err := device.KernelSignature(k.Func)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(sig, g.sig) {
+			t.Errorf("%s: generated signature\n%#v\nruntime signature\n%#v", k.Name, g.sig, sig)
+		}
+		words, err := frontend.Emit(k.Func, frontend.Options{Env: spirv.EnvVulkan1_2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(words, g.words) {
+			t.Errorf("%s: embedded SPIR-V differs from codegen", k.Name)
+		}
+	}
+}
+`

@@ -477,7 +477,7 @@ func signatureLiteral(s device.Signature, dev string) string {
 			add("Components: %d", a.Components)
 		}
 		if a.Format != device.FormatInvalid {
-			add("Format: %s.Format(%d)", dev, uint8(a.Format))
+			add("Format: %s", formatName(a.Format, dev))
 		}
 		if a.Dim != 0 {
 			add("Dim: %d", a.Dim)
@@ -505,6 +505,17 @@ func argKindName(k device.ArgKind, dev string) string {
 		return fmt.Sprintf("%s.ArgKind(%d)", dev, uint8(k))
 	}
 	return dev + "." + n
+}
+
+// formatName spells a texture format by its constant, whose name is the
+// format's String.
+func formatName(f device.Format, dev string) string {
+	for _, g := range device.Formats() {
+		if g == f {
+			return dev + "." + f.String()
+		}
+	}
+	return fmt.Sprintf("%s.Format(%d)", dev, uint8(f))
 }
 
 func formName(f device.ArgForm, dev string) string {

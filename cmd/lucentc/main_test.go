@@ -39,7 +39,9 @@ func needSPIRVTools(t *testing.T) {
 
 // corpusKernels lists the kernels of the corpus by reading its directives,
 // independently of the compiler under test.
-func corpusKernels(t *testing.T) []string {
+func corpusKernels(t *testing.T) []string { return corpusKernelsB(t) }
+
+func corpusKernelsB(t testing.TB) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(corpusDir, "*.go"))
 	require.NoError(t, err)

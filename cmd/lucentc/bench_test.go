@@ -1,0 +1,91 @@
+package main
+
+import (
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/spirv"
+	"github.com/lucent-gpu/lucent/spirv/spvtools"
+)
+
+// BenchmarkCommand is a whole lucentc run over the corpus (go list, type
+// check, lowering, codegen, validation, writing the .spv files), reported
+// per kernel.
+func BenchmarkCommand(b *testing.B) {
+	_, err := spvtools.Path()
+	if err != nil {
+		b.Skip(err)
+	}
+	dir := b.TempDir()
+	n := len(corpusKernelsB(b))
+	for b.Loop() {
+		if code := run([]string{"-o", dir, corpusDir}, io.Discard, io.Discard); code != 0 {
+			b.Fatalf("lucentc exit %d", code)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/kernel")
+}
+
+// BenchmarkStage times each stage of the pipeline on the corpus, per kernel:
+// source → AST (gokernel.Load of the package), AST → SPIR-V (codegen), the
+// validator, and the optimizer (-O).
+func BenchmarkStage(b *testing.B) {
+	_, err := spvtools.Path()
+	if err != nil {
+		b.Skip(err)
+	}
+	ks, errs := gokernel.Load(corpusDir)
+	require.Empty(b, errs)
+	env := spirv.EnvVulkan1_2
+	layout := spvtools.ValidateOptions{ScalarBlockLayout: true}
+	words := make([][]uint32, len(ks))
+	for i, k := range ks {
+		words[i], err = frontend.Emit(k.Func, frontend.Options{Env: env})
+		require.NoError(b, err)
+	}
+	perKernel := func(b *testing.B) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ks)), "ns/kernel")
+	}
+	b.Run("load", func(b *testing.B) {
+		for b.Loop() {
+			if _, errs := gokernel.Load(corpusDir); len(errs) > 0 {
+				b.Fatal(errs)
+			}
+		}
+		perKernel(b)
+	})
+	b.Run("codegen", func(b *testing.B) {
+		for b.Loop() {
+			for _, k := range ks {
+				if _, err := frontend.Emit(k.Func, frontend.Options{Env: env}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		perKernel(b)
+	})
+	b.Run("validate", func(b *testing.B) {
+		for b.Loop() {
+			for _, w := range words {
+				if err := spvtools.ValidateWith(w, env, layout); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		perKernel(b)
+	})
+	b.Run("optimize", func(b *testing.B) {
+		for b.Loop() {
+			for _, w := range words {
+				if _, err := spvtools.OptimizeWith(w, env, spvtools.Performance, layout); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		perKernel(b)
+	})
+}
