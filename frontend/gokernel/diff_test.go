@@ -38,7 +38,7 @@ var leaves = []struct{ name, typ, init string }{
 }
 
 func genExpr(r *rand.Rand, t exprType, depth int) string {
-	if depth == 0 || r.IntN(4) == 0 {
+	if depth == 0 || r.IntN(6) == 0 {
 		l := leaves[r.IntN(len(leaves))]
 		if l.typ == t.name {
 			return l.name
@@ -169,5 +169,11 @@ func differential(t *testing.T, d *device.Device, goTool string, seed uint64) {
 	if bad > 0 {
 		t.Fatalf("%d of %d results differ", bad, n*m)
 	}
-	t.Logf("%d results agree; e.g. %s", n*m, exprs[0])
+	longest := exprs[0]
+	for _, e := range exprs {
+		if len(e) > len(longest) {
+			longest = e
+		}
+	}
+	t.Logf("%d results agree; the longest expression: %s", n*m, longest)
 }
