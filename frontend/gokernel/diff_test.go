@@ -14,8 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
 )
 
 // The differential test: random integer expressions, compiled by gokernel
