@@ -258,8 +258,9 @@ func (b *Builder) Source(lang SourceLanguage, version uint32) {
 	b.debug = appendInst(b.debug, OpSource, uint32(lang), version)
 }
 
-// String adds an OpString and returns its id.
-func (b *Builder) String(s string) ID {
+// DebugString adds an OpString (a file name or source text for debug
+// instructions) and returns its id.
+func (b *Builder) DebugString(s string) ID {
 	id := b.newDef()
 	b.debug = appendInst(b.debug, OpString, append([]uint32{uint32(id)}, stringWords(s)...)...)
 	return id

@@ -205,6 +205,8 @@ func TestLogicalLayoutWhateverTheOrder(t *testing.T) {
 	b.Decorate(root, spirv.DecorationRelaxedPrecision) // annotation added late
 	b.EntryPoint(spirv.ExecutionModelGLCompute, fn.ID(), "main")
 	b.Source(spirv.SourceLanguageGLSL, 450)
+	file := b.DebugString("kernel.go")
+	b.Name(file, "file")
 	b.Capability(spirv.CapabilityShader) // capability added last
 	b.Extension("SPV_KHR_non_semantic_info")
 	m := mustRead(t, b)
