@@ -214,6 +214,29 @@ type Tex2D struct {
 func (Tex2D) paramType() (*Type, error) { return TextureOf(2, FormatRGBA32F), nil }
 func (Tex2D) bind(k *K, v *Var) any     { return Tex2D{k: k, v: v} }
 
+// Tex3D is a 3D RGBA32F texture argument.
+type Tex3D struct {
+	k *K
+	v *Var
+}
+
+func (Tex3D) paramType() (*Type, error) { return TextureOf(3, FormatRGBA32F), nil }
+func (Tex3D) bind(k *K, v *Var) any     { return Tex3D{k: k, v: v} }
+
+func (t Tex3D) call(op Op, args ...Expr) Expr { return Tex2D(t).call(op, args...) }
+
+// Read loads the texel at integer coordinates.
+func (t Tex3D) Read(xyz U32x3) F32x4 { return F32x4{t.call(OpTextureRead, xyz.Expr())} }
+
+// Write stores a texel.
+func (t Tex3D) Write(xyz U32x3, v F32x4) { t.call(OpTextureWrite, xyz.Expr(), v.Expr()) }
+
+// Size is the texture's extent.
+func (t Tex3D) Size() U32x3 { return U32x3{t.call(OpTextureSize)} }
+
+// Sample filters trilinearly at normalised coordinates, clamping to the edge.
+func (t Tex3D) Sample(uvw F32x3) F32x4 { return F32x4{t.call(OpTextureSample, uvw.Expr())} }
+
 // Tex2DRGBA8 is a 2D RGBA8 (unorm) texture argument whose texels read and
 // write as F32x4 in [0, 1].
 type Tex2DRGBA8 struct{ Tex2D }

@@ -79,3 +79,24 @@ func TestFloatAtomics(t *testing.T) {
 	emitValid(t, f, frontend.Options{FloatAtomicAdd: true})
 	emitValid(t, f, frontend.Options{})
 }
+
+func TestCastKernelsValidate(t *testing.T) {
+	for name, build := range map[string]func() (*frontend.Function, error){
+		"f32<-i8": programs.Cast[float32, int8], "u8<-f32": programs.Cast[uint8, float32], "i16<-u64": programs.Cast[int16, uint64],
+		"f64<-i64": programs.Cast[float64, int64], "u32<-i16": programs.Cast[uint32, int16], "f32<-f64": programs.Cast[float32, float64],
+		"bits": programs.BitcastKernel[uint32, float32], "bool-uniform": programs.BoolUniform,
+		"tex3d": func() (*frontend.Function, error) {
+			return frontend.Kernel3D(4, 4, 4, func(k *frontend.K, src, dst frontend.Tex3D) {
+				id := k.DispatchID()
+				uvw := frontend.V3(frontend.Convert[float32](id.X()), frontend.Convert[float32](id.Y()), frontend.Convert[float32](id.Z())).Scale(frontend.F(0.1))
+				dst.Write(id, src.Sample(uvw).Add(src.Read(id)))
+			})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f, err := build()
+			require.NoError(t, err)
+			emitValid(t, f, frontend.Options{})
+		})
+	}
+}

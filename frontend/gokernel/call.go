@@ -28,10 +28,12 @@ func (l *lowerer) call(e *ast.CallExpr, stmt bool) frontend.Expr {
 			return l.intrinsic(e, obj, stmt)
 		case pkg.Path() == "math":
 			return l.mathCall(e, obj, false)
-		case l.c.decls[obj] != nil:
+		case l.c.resolve(obj) != nil:
 			return l.userCall(e, obj, stmt)
+		case isStd(pkg.Path()):
+			l.errorf(e.Pos(), "calls into package %s are not supported in kernels: of the standard library kernels may call only math (and the kernel package); write the code in Go in a package of your own", pkg.Path())
 		default:
-			l.errorf(e.Pos(), "calls into package %s are not supported in kernels: kernels may call functions of their own package, math and kernel; copy the code you need into the kernel's package", pkg.Path())
+			l.errorf(e.Pos(), "%s has no Go body the compiler can read (package %s did not load): kernels may call Go functions of non-standard packages, math and kernel", obj.Name(), pkg.Path())
 		}
 	default:
 		l.errorf(e.Pos(), "calls of function values are not supported in kernels: call a named function directly")
@@ -256,8 +258,8 @@ func (l *lowerer) userCall(e *ast.CallExpr, obj *types.Func, stmt bool) frontend
 // temporaries that hold them.
 func (l *lowerer) multiCall(e *ast.CallExpr, n int) []*frontend.Var {
 	obj, ok := typeutil.Callee(l.info, e).(*types.Func)
-	if !ok || l.c.decls[obj] == nil {
-		l.errorf(e.Pos(), "only functions of the kernel's package may return several values to a kernel")
+	if !ok || l.c.resolve(obj) == nil {
+		l.errorf(e.Pos(), "only Go functions of non-standard packages may return several values to a kernel")
 		return nil
 	}
 	cl := l.c.callableFor(obj, e.Pos())

@@ -19,6 +19,9 @@ type compiler struct {
 	callables map[*types.Func]*callable
 	decls     map[*types.Func]*ast.FuncDecl // functions of the packages being compiled
 	infos     map[*types.Func]*types.Info
+	byKey     map[string]*types.Func // funcKey -> declared function, across packages
+	loaded    map[string]bool        // packages loaded from source for their helpers
+	cfg       *Config                // where Load runs the go command
 }
 
 func newCompiler(fset *token.FileSet) *compiler {
@@ -28,6 +31,8 @@ func newCompiler(fset *token.FileSet) *compiler {
 		callables: map[*types.Func]*callable{},
 		decls:     map[*types.Func]*ast.FuncDecl{},
 		infos:     map[*types.Func]*types.Info{},
+		byKey:     map[string]*types.Func{},
+		loaded:    map[string]bool{},
 	}
 }
 
@@ -44,6 +49,8 @@ func (c *compiler) addPackage(files []*ast.File, info *types.Info) {
 				if obj, ok := info.Defs[fd.Name].(*types.Func); ok {
 					c.decls[obj] = fd
 					c.infos[obj] = info
+					c.byKey[funcKey(obj)] = obj
+					c.loaded[obj.Pkg().Path()] = true
 				}
 			}
 		}
@@ -292,6 +299,9 @@ func (l *lowerer) textureFormat(name *ast.Ident, t *frontend.Type, declared fron
 
 // callableFor lowers (once) the Go function obj called at pos.
 func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
+	if r := c.resolve(obj); r != nil {
+		obj = r
+	}
 	if cl, ok := c.callables[obj]; ok {
 		if cl.lowering {
 			c.errorf(pos, "%s is called recursively: the device has no call stack; rewrite the recursion as a loop", obj.Name())
@@ -304,7 +314,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 	}
 	fd := c.decls[obj]
 	if fd == nil || fd.Body == nil {
-		c.errorf(pos, "%s has no Go body in the packages being compiled: kernels may call functions of their own package, math and kernel", obj.FullName())
+		c.errorf(pos, "%s has no Go body the compiler can read: kernels may call Go functions of non-standard packages, math and kernel", obj.FullName())
 		return nil
 	}
 	info := c.infos[obj]

@@ -48,6 +48,7 @@ func (cfg *Config) Load(patterns ...string) ([]*Kernel, []error) {
 		return nil, []error{fmt.Errorf("gokernel: loading %s: %w", strings.Join(patterns, " "), err)}
 	}
 	c := newCompiler(fset)
+	c.cfg = cfg
 	var good []*packages.Package
 	for _, p := range pkgs {
 		if len(p.Errors) > 0 {
