@@ -65,14 +65,22 @@ type encoder struct {
 	stagingOff uint64
 	used       []*tracked
 
-	push     [128]byte
-	writes   []vk.WriteDescriptorSet
+	// Recording calls are queued in batch and made in one Go→C transition
+	// per list. What they point at must not change before the flush, so
+	// descriptor writes and push-constant bytes go to append-only arenas,
+	// emptied after each flush.
+	batch     *vk.CommandBatch
+	push      [128]byte
+	pushArena []byte
+	writes    []vk.WriteDescriptorSet
 	bufInfos []vk.DescriptorBufferInfo
 	imgInfos []vk.DescriptorImageInfo
 }
 
 func (e *encoder) init(d *Device, s *stream) {
 	e.d, e.s = d, s
+	e.batch = d.fn.NewCommandBatch()
+	e.pushArena = make([]byte, 0, 4096)
 	e.writes = make([]vk.WriteDescriptorSet, 0, 64)
 	e.bufInfos = make([]vk.DescriptorBufferInfo, 0, 64)
 	e.imgInfos = make([]vk.DescriptorImageInfo, 0, 64)
@@ -152,6 +160,8 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 }
 
 func (e *encoder) reset() {
+	e.batch.Flush() // no-op after a successful encode; drops nothing on an error path
+	e.writes, e.bufInfos, e.imgInfos, e.pushArena = e.writes[:0], e.bufInfos[:0], e.imgInfos[:0], e.pushArena[:0]
 	e.last, e.barriers = e.barriers, 0
 	e.accesses = e.accesses[:0]
 	e.srcStage, e.srcAccess, e.global = 0, 0, false
@@ -198,8 +208,9 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 			SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER_2, SrcStageMask: stageCopy, SrcAccessMask: accessTransferWrite,
 			DstStageMask: vk.PIPELINE_STAGE_2_HOST_BIT, DstAccessMask: vk.ACCESS_2_HOST_READ_BIT,
 		}
-		d.fn.CmdPipelineBarrier2(cmd, &vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, MemoryBarrierCount: 1, PMemoryBarriers: &mb})
+		e.batch.CmdPipelineBarrier2(cmd, &vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, MemoryBarrierCount: 1, PMemoryBarriers: &mb})
 	}
+	e.batch.Flush()
 	return check("vkEndCommandBuffer", d.fn.EndCommandBuffer(cmd))
 }
 
@@ -246,11 +257,13 @@ func (e *encoder) barrier(memory bool) {
 		e.barriers++
 	}
 	if len(e.imgInit) > 0 {
-		di.ImageMemoryBarrierCount = uint32(len(e.imgInit))
-		di.PImageMemoryBarriers = &e.imgInit[0]
+		// A copy: imgInit is reused before the batch is flushed.
+		imgs := append([]vk.ImageMemoryBarrier2(nil), e.imgInit...)
+		di.ImageMemoryBarrierCount = uint32(len(imgs))
+		di.PImageMemoryBarriers = &imgs[0]
 	}
 	if di.MemoryBarrierCount+di.ImageMemoryBarrierCount > 0 {
-		e.d.fn.CmdPipelineBarrier2(e.cmd, &di)
+		e.batch.CmdPipelineBarrier2(e.cmd, &di)
 	}
 	e.imgInit = e.imgInit[:0]
 	if memory {
@@ -387,7 +400,7 @@ func (e *encoder) command(c device.Command) error {
 		}
 		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, false}, use{t, 0, ^uint64(0), true})
 		r := t.copyRegion(c.Offset, c.Region.Level, origin, size)
-		d.fn.CmdCopyBufferToImage(cmd, b.raw.handle, t.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
+		e.batch.CmdCopyBufferToImage(cmd, b.raw.handle, t.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
 
 	case *device.TextureToBuffer:
 		t, err := e.texture(c.Texture)
@@ -410,7 +423,7 @@ func (e *encoder) command(c device.Command) error {
 		}
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false}, use{b, c.Offset, c.Offset + n, true})
 		r := t.copyRegion(c.Offset, c.Region.Level, origin, size)
-		d.fn.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, b.raw.handle, 1, &r)
+		e.batch.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, b.raw.handle, 1, &r)
 
 	case *device.TextureUpload:
 		t, err := e.texture(c.Texture)
@@ -428,7 +441,7 @@ func (e *encoder) command(c device.Command) error {
 		copy(dst, c.Data)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), true})
 		r := t.copyRegion(off, c.Region.Level, origin, size)
-		d.fn.CmdCopyBufferToImage(cmd, e.sub.staging.handle, t.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
+		e.batch.CmdCopyBufferToImage(cmd, e.sub.staging.handle, t.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
 
 	case *device.TextureDownload:
 		t, err := e.texture(c.Texture)
@@ -445,7 +458,7 @@ func (e *encoder) command(c device.Command) error {
 		_, off := e.stage(n)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false})
 		r := t.copyRegion(off, c.Region.Level, origin, size)
-		d.fn.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, e.sub.staging.handle, 1, &r)
+		e.batch.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, e.sub.staging.handle, 1, &r)
 		e.sub.downloads = append(e.sub.downloads, download{offset: off, dst: c.Data})
 		e.downloads = true
 
@@ -478,7 +491,7 @@ func (e *encoder) command(c device.Command) error {
 			uses = append(uses, use{src, 0, ^uint64(0), false})
 		}
 		e.order(stageCopy, accessTransferWrite, uses...)
-		d.fn.CmdCopyImage(cmd, src.image, vk.IMAGE_LAYOUT_GENERAL, dst.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
+		e.batch.CmdCopyImage(cmd, src.image, vk.IMAGE_LAYOUT_GENERAL, dst.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
 
 	case *device.ShaderDispatch:
 		return e.dispatch(c)
@@ -551,7 +564,8 @@ func (e *encoder) command(c device.Command) error {
 			}
 		}
 		e.order(stageAll, accessMemoryWrite, uses...)
-		e.pipeline = 0 // the function may bind its own
+		e.batch.Flush() // the function records directly, after what is queued
+		e.pipeline = 0  // the function may bind its own
 		if err := c.Func(uintptr(cmd)); err != nil {
 			return fmt.Errorf("custom command %q: %w", c.Name, err)
 		}
@@ -572,7 +586,7 @@ func (e *encoder) texelOffset(t *texture, off uint64) error {
 
 func (e *encoder) copyBuffer(src vk.Buffer, srcOff uint64, dst vk.Buffer, dstOff uint64, n uint64) {
 	r := vk.BufferCopy{SrcOffset: vk.DeviceSize(srcOff), DstOffset: vk.DeviceSize(dstOff), Size: vk.DeviceSize(n)}
-	e.d.fn.CmdCopyBuffer(e.cmd, src, dst, 1, &r)
+	e.batch.CmdCopyBuffer(e.cmd, src, dst, 1, &r)
 }
 
 // dispatch binds a shader's arguments (push descriptors and push constants,
@@ -589,7 +603,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	if len(c.Args) != len(sig.Args) {
 		return invalidf("shader %d takes %d arguments, got %d", c.Shader, len(sig.Args), len(c.Args))
 	}
-	e.writes, e.bufInfos, e.imgInfos = e.writes[:0], e.bufInfos[:0], e.imgInfos[:0]
+	wStart := len(e.writes)
 	clear(e.push[:sh.pushSize])
 	var uses []use
 	bindlessUsed := false
@@ -725,15 +739,17 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	}
 	e.order(stage, accessShaderWrite, uses...)
 	if sh.pipeline != e.pipeline {
-		d.fn.CmdBindPipeline(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.pipeline)
+		e.batch.CmdBindPipeline(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.pipeline)
 		e.pipeline = sh.pipeline
 	}
-	if len(e.writes) > 0 {
-		d.fn.CmdPushDescriptorSetKHR(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, uint32(len(e.writes)), &e.writes[0])
+	if n := len(e.writes) - wStart; n > 0 {
+		e.batch.CmdPushDescriptorSetKHR(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, uint32(n), &e.writes[wStart])
 	}
 	pushConstants := func() {
 		if sh.pushSize > 0 {
-			d.fn.CmdPushConstants(cmd, sh.layout, vk.SHADER_STAGE_COMPUTE_BIT, 0, sh.pushSize, unsafe.Pointer(&e.push[0]))
+			off := len(e.pushArena)
+			e.pushArena = append(e.pushArena, e.push[:sh.pushSize]...)
+			e.batch.CmdPushConstants(cmd, sh.layout, vk.SHADER_STAGE_COMPUTE_BIT, 0, sh.pushSize, unsafe.Pointer(&e.pushArena[off]))
 		}
 	}
 	header := sig.DispatchHeader && sh.pushSize >= 24
@@ -745,7 +761,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			}
 		}
 		pushConstants()
-		d.fn.CmdDispatchIndirect(cmd, ind.raw.handle, vk.DeviceSize(c.IndirectOffset))
+		e.batch.CmdDispatchIndirect(cmd, ind.raw.handle, vk.DeviceSize(c.IndirectOffset))
 	} else {
 		if header {
 			for i := range 3 {
@@ -762,15 +778,15 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 						binary.LittleEndian.PutUint32(e.push[16:], y)
 						binary.LittleEndian.PutUint32(e.push[20:], z)
 						pushConstants()
-						d.fn.CmdDispatch(cmd, n[0], n[1], n[2])
+						e.batch.CmdDispatch(cmd, n[0], n[1], n[2])
 					} else {
 						if x == 0 && y == 0 && z == 0 {
 							pushConstants()
 						}
 						if x|y|z == 0 {
-							d.fn.CmdDispatch(cmd, n[0], n[1], n[2])
+							e.batch.CmdDispatch(cmd, n[0], n[1], n[2])
 						} else {
-							d.fn.CmdDispatchBase(cmd, x, y, z, n[0], n[1], n[2])
+							e.batch.CmdDispatchBase(cmd, x, y, z, n[0], n[1], n[2])
 						}
 					}
 				}

@@ -37,9 +37,10 @@ type stream struct {
 	parked []*submission
 	enc    encoder
 
-	cmu      sync.Mutex // pending, closing, progress
-	cond     *sync.Cond
+	cmu      sync.Mutex    // pending, eager, closing, progress
+	wake     chan struct{} // wakes the worker (buffered, never blocks)
 	pending  []*submission // submitted, not yet completed on the host
+	eager    int           // pending submissions with callbacks or downloads
 	closing  bool
 	progress chan struct{} // closed and replaced after each completion
 
@@ -90,8 +91,8 @@ func (d *Device) CreateStream(kind device.StreamKind) (device.Handle, error) {
 	if kind == device.StreamCopy && len(d.copyQueues) > 0 {
 		qs = d.copyQueues
 	}
-	s := &stream{d: d, kind: kind, q: qs[int(d.nextQueue.Add(1))%len(qs)], progress: make(chan struct{}), exited: make(chan struct{})}
-	s.cond = sync.NewCond(&s.cmu)
+	s := &stream{d: d, kind: kind, q: qs[int(d.nextQueue.Add(1))%len(qs)], progress: make(chan struct{}),
+		exited: make(chan struct{}), wake: make(chan struct{}, 1)}
 	s.enc.init(d, s)
 	var err error
 	if s.sem, err = d.newTimeline(0); err != nil {
@@ -221,7 +222,10 @@ func (s *stream) flush() {
 		}
 		s.cmu.Lock()
 		s.pending = append(s.pending, sub)
-		s.cond.Signal()
+		if sub.eager() {
+			s.eager++
+			s.notify()
+		}
 		s.cmu.Unlock()
 	}
 	s.nparked.Store(int32(len(s.parked)))
@@ -229,9 +233,7 @@ func (s *stream) flush() {
 		s.d.parked.add(s)
 	} else {
 		s.d.parked.remove(s)
-		s.cmu.Lock()
-		s.cond.Broadcast() // a stopping worker may now exit
-		s.cmu.Unlock()
+		s.notify() // a stopping worker may now exit
 	}
 	if raised {
 		s.d.parked.wake(s)
@@ -278,9 +280,7 @@ func (s *stream) submit(sub *submission) error {
 // completes on the host and every later wait returns err.
 func (s *stream) fail(err error) {
 	s.failed.CompareAndSwap(nil, &err)
-	s.cmu.Lock()
-	s.cond.Broadcast()
-	s.cmu.Unlock()
+	s.notify()
 }
 
 func (s *stream) err() error {
@@ -290,20 +290,50 @@ func (s *stream) err() error {
 	return nil
 }
 
+// lazyPoll is how often the worker completes work nobody waits for (no
+// callbacks, no downloads): its command buffers and buried resources are
+// recycled within this delay, and a host wait completes it at once itself.
+// Waking the worker for every submission would put a second thread in
+// vkWaitSemaphores next to the one waiting in SynchronizeStream.
+const lazyPoll = 20 * time.Millisecond
+
+// notify wakes the worker.
+func (s *stream) notify() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// eager reports whether sub must be completed as soon as the GPU is done:
+// its callbacks must run, and its downloads must be visible to whoever
+// synchronizes an event signalled after it.
+func (sub *submission) eager() bool { return len(sub.callbacks) > 0 || len(sub.downloads) > 0 }
+
 // worker completes submissions in order as the GPU finishes them, and
 // releases the stream once it is stopped and idle.
 func (s *stream) worker() {
 	for {
 		s.cmu.Lock()
-		for len(s.pending) == 0 && !(s.closing && s.nparked.Load() == 0) {
-			s.cond.Wait()
-		}
 		if len(s.pending) == 0 {
+			done := s.closing && s.nparked.Load() == 0
 			s.cmu.Unlock()
-			break
+			if done {
+				break
+			}
+			<-s.wake
+			continue
 		}
+		eager := s.eager > 0 || s.closing || s.failed.Load() != nil
 		target := s.pending[0].value
 		s.cmu.Unlock()
+		if !eager {
+			select {
+			case <-s.wake:
+				continue
+			case <-time.After(lazyPoll):
+			}
+		}
 		if s.failed.Load() == nil {
 			ok, err := s.d.waitSemaphore(s.sem, target, 100*time.Millisecond)
 			if err != nil {
@@ -343,6 +373,9 @@ func (s *stream) process(callbacks bool) {
 		sub := s.pending[0]
 		s.pending[0] = nil
 		s.pending = s.pending[1:]
+		if sub.eager() {
+			s.eager--
+		}
 		s.cmu.Unlock()
 		s.complete(sub)
 		n++
@@ -435,8 +468,8 @@ func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
 func (s *stream) stop() {
 	s.cmu.Lock()
 	s.closing = true
-	s.cond.Broadcast()
 	s.cmu.Unlock()
+	s.notify()
 }
 
 // finish stops the stream and waits until it has been released. Parked work
