@@ -73,8 +73,8 @@ type encoder struct {
 	push      [128]byte
 	pushArena []byte
 	writes    []vk.WriteDescriptorSet
-	bufInfos []vk.DescriptorBufferInfo
-	imgInfos []vk.DescriptorImageInfo
+	bufInfos  []vk.DescriptorBufferInfo
+	imgInfos  []vk.DescriptorImageInfo
 }
 
 func (e *encoder) init(d *Device, s *stream) {
