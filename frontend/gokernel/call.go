@@ -144,6 +144,10 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 	var back []frontend.Stmt
 	var exprs []ast.Expr
 	recvPtr := false
+	if sel != nil && len(sel.Index()) > 1 {
+		l.errorf(e.Pos(), "methods promoted through embedded fields are not supported in kernels: name the field, x.Field.%s(…)", sel.Obj().Name())
+		return nil, nil
+	}
 	if sel != nil {
 		exprs = append(exprs, e.Fun.(*ast.SelectorExpr).X)
 		sig := sel.Obj().Type().(*types.Signature)
@@ -235,6 +239,9 @@ func (l *lowerer) userCall(e *ast.CallExpr, obj *types.Func, stmt bool) frontend
 		sel = l.info.Selections[s]
 	}
 	args, back := l.userArgs(e, sel, cl)
+	if len(args) != len(cl.fn.Params) {
+		return nil
+	}
 	c := &frontend.Call{Func: cl.fn, Args: args, T: cl.fn.Result}
 	if len(back) == 0 {
 		return c
@@ -276,6 +283,9 @@ func (l *lowerer) multiCall(e *ast.CallExpr, n int) []*frontend.Var {
 		sel = l.info.Selections[s]
 	}
 	args, back := l.userArgs(e, sel, cl)
+	if len(args)+n != len(cl.fn.Params) {
+		return nil
+	}
 	outs := make([]*frontend.Var, n)
 	for i := range outs {
 		outs[i] = l.newTemp(cl.fn.Params[len(cl.fn.Params)-n+i].Type)

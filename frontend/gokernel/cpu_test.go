@@ -437,3 +437,27 @@ func TestCPUGradient(t *testing.T) {
 		}
 	}
 }
+
+func traceRef(w, h int) []float32 {
+	out := make([]float32, w*h)
+	for y := range h {
+		for x := range w {
+			u := -1.5 + 3*((float64(x)+0.5)/float64(w))
+			v := -1.5 + 3*((float64(y)+0.5)/float64(h))
+			if d2 := u*u + v*v; d2 <= 1 {
+				out[y*w+x] = float32(math.Sqrt(1 - d2)) // the normal's -z at the hit
+			}
+		}
+	}
+	return out
+}
+
+func TestCPUTrace(t *testing.T) {
+	const w, h = 24, 20
+	out := make([]float32, w*h)
+	run(t, kernel.Grid2(8, 8, w, h), func() { kernels.Trace(w, h, out) })
+	want := traceRef(w, h)
+	for i := range want {
+		require.InDelta(t, want[i], out[i], 2e-3, "pixel %d", i)
+	}
+}

@@ -281,4 +281,13 @@ func TestDeviceCorpus(t *testing.T) {
 		cpu(t, kernel.Grid2(8, 8, w, h), func() { kernels.Gradient(src, dst) })
 		require.Equal(t, dst.Texels(), got)
 	})
+	t.Run("Trace", func(t *testing.T) {
+		g := compileOn(t, d, ks["Trace"])
+		const w, h = 24, 20
+		ob := upload(g, make([]float32, w*h))
+		g.submit(g.k.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), ob))
+		want := make([]float32, w*h)
+		cpu(t, kernel.Grid2(8, 8, w, h), func() { kernels.Trace(w, h, want) })
+		requireClose(t, want, download(g, ob), 1e-3)
+	})
 }
