@@ -111,3 +111,42 @@ func TestSubgroups(t *testing.T) {
 	run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, bin, out))
 	require.Equal(t, programs.SubgroupsRef(in, int(caps.WarpSize)), download(t, d, out))
 }
+
+// TestFloatAtomicsEmulated runs float32 add, sub, min, max, exchange and
+// compare-and-swap on a buffer, natively where the device can and through
+// compare-and-swap loops on a u32 alias of the buffer otherwise.
+func TestFloatAtomicsEmulated(t *testing.T) {
+	d := openDevice(t)
+	f, err := programs.FloatAtomics()
+	require.NoError(t, err)
+	for _, emulated := range []bool{false, true} {
+		var opts []device.CompileOption
+		if emulated {
+			opts = append(opts, device.WithEmulatedFloatAtomics())
+		}
+		k, err := device.Compile(d, f, opts...)
+		require.NoError(t, err)
+		defer k.Close()
+		in := make([]float32, programs.AtomicBlock)
+		var sum float32
+		for i := range in {
+			in[i] = float32(i%13) - 6.5
+			sum += in[i]
+		}
+		bin, out, olds := upload(t, d, in), upload(t, d, []float32{0, 0, 100, -100, 0.5, 0}), upload(t, d, make([]float32, len(in)))
+		run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, bin, out, olds))
+		got := download(t, d, out)
+		require.Equal(t, []float32{sum, -sum, -6.5, 5.5}, got[:4], "emulated=%v", emulated)
+		require.Equal(t, float32(1), got[5])
+		// Exchange: the olds and the final value are 0.5 and every input, each once.
+		seen := map[float32]int{got[4]: 1}
+		for _, o := range download(t, d, olds) {
+			seen[o]++
+		}
+		want := map[float32]int{0.5: 1}
+		for _, v := range in {
+			want[v]++
+		}
+		require.Equal(t, want, seen)
+	}
+}

@@ -307,3 +307,18 @@ func TestProgramBindless(t *testing.T) {
 	require.Equal(t, []float32{20, 48, 24, 42, 0, 0, 0, 40}, download(t, d, out))
 	require.Equal(t, []uint32{3, 5, 3, 5, 5, 3, 0, 5}, download(t, d, lens))
 }
+
+func TestProgramMatrixUniform(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Transform)
+	m := frontend.Float4x4{{2, 0.5, 0, 0}, {0, 1, 0.25, 0}, {0.1, 0, 3, 0}, {1, 2, 3, 1}}
+	pts := []frontend.Float4{{1, 2, 3, 1}, {0, 0, 0, 1}, {-1, 4, 0.5, 0}}
+	src, dst := upload(t, d, pts), upload(t, d, make([]frontend.Float4, 2*len(pts)))
+	run(t, d, k.Dispatch([3]uint32{uint32(len(pts))}, m, src, dst))
+	got, want := download(t, d, dst), programs.TransformRef(m, pts)
+	for i := range want {
+		for c := range 4 {
+			require.InDelta(t, want[i][c], got[i][c], 1e-4, "point %d component %d", i, c)
+		}
+	}
+}

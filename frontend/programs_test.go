@@ -100,3 +100,13 @@ func TestCastKernelsValidate(t *testing.T) {
 		})
 	}
 }
+
+func TestMatrixUniformValidates(t *testing.T) {
+	f, err := programs.Transform()
+	require.NoError(t, err)
+	emitValid(t, f, frontend.Options{})
+	args, push, err := f.Layout()
+	require.NoError(t, err)
+	require.Equal(t, 24, args[0].Offset)
+	require.Equal(t, 24+64, push)
+}

@@ -427,3 +427,49 @@ func call[R Value](op Op, args ...Expr) R {
 	}
 	return wrapAs[R](&Call{Op: op, Args: args, T: t})
 }
+
+// Mat4 is a 4×4 float32 matrix (column-major; host type Float4x4).
+type Mat4 struct{ e Expr }
+
+func (m Mat4) Expr() Expr              { return exprOf(m.e) }
+func (Mat4) wrap(e Expr) Value         { return Mat4{e} }
+func (Mat4) valueType() (*Type, error) { return Matrix(4, 4), nil }
+func (Mat4) paramType() (*Type, error) { return Matrix(4, 4), nil }
+func (Mat4) bind(_ *K, v *Var) any     { return Mat4{&Ref{Var: v}} }
+
+// M4 builds a matrix from its columns.
+func M4(c0, c1, c2, c3 F32x4) Mat4 {
+	return Mat4{construct(Matrix(4, 4), c0.Expr(), c1.Expr(), c2.Expr(), c3.Expr())}
+}
+
+// Col is column i (a constant).
+func (m Mat4) Col(i int) F32x4 {
+	if p := poisoned(m.e); p != nil {
+		return F32x4{p}
+	}
+	if i < 0 || i > 3 {
+		return F32x4{&poison{fmt.Errorf("%w: column %d of a 4×4 matrix", ErrDSL, i)}}
+	}
+	return F32x4{&Index{X: m.e, I: LitInt(TU32, int64(i)), T: Vector(TF32, 4)}}
+}
+
+// Mul is the matrix product m·n.
+func (m Mat4) Mul(n Mat4) Mat4 { return binop[Mat4](Mul, m.e, n.e) }
+
+// Apply is the product m·v.
+func (m Mat4) Apply(v F32x4) F32x4 { return binop[F32x4](Mul, m.e, v.Expr()) }
+
+// Add is m + n.
+func (m Mat4) Add(n Mat4) Mat4 { return binop[Mat4](Add, m.e, n.e) }
+
+// Scale is m * s.
+func (m Mat4) Scale(s F32) Mat4 { return binop[Mat4](Mul, m.e, s.e) }
+
+// Transpose is mᵀ.
+func (m Mat4) Transpose() Mat4 { return call[Mat4](OpTranspose, m.e) }
+
+// Inverse is m⁻¹ (undefined for a singular m).
+func (m Mat4) Inverse() Mat4 { return call[Mat4](OpInverse, m.e) }
+
+// Determinant is det m.
+func (m Mat4) Determinant() F32 { return call[F32](OpDeterminant, m.e) }

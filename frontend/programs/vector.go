@@ -195,3 +195,31 @@ func det4inv(m fe.Float4x4) (float64, fe.Float4x4) {
 	}
 	return det, inv
 }
+
+// Transform applies the uniform matrix m (and its inverse transpose) to
+// points: out[2i] = m·p, out[2i+1] = (m⁻¹)ᵀ·p.
+func Transform() (*fe.Function, error) {
+	return fe.Kernel1D(32, func(k *fe.K, m fe.Mat4, pts, out fe.Buf[fe.F32x4]) {
+		i := k.DispatchID().X()
+		p := pts.Read(i)
+		out.Write(i.Mul(fe.U(2)), m.Apply(p))
+		out.Write(i.Mul(fe.U(2)).Add(fe.U(1)), m.Inverse().Transpose().Apply(p))
+	})
+}
+
+// TransformRef is Transform on the CPU, in float64.
+func TransformRef(m fe.Float4x4, pts []fe.Float4) []fe.Float4 {
+	_, inv := det4inv(m)
+	out := make([]fe.Float4, 2*len(pts))
+	for i, p := range pts {
+		for r := range 4 {
+			var a, b float64
+			for c := range 4 {
+				a += float64(m[c][r]) * float64(p[c])
+				b += float64(inv[r][c]) * float64(p[c]) // (m⁻¹)ᵀ[r][c] = m⁻¹[c][r], stored inv[r][c]
+			}
+			out[2*i][r], out[2*i+1][r] = float32(a), float32(b)
+		}
+	}
+	return out
+}
