@@ -472,4 +472,57 @@ func TestDispatch(t *testing.T) {
 			require.Equal(t, src[i]*3, v, "element %d", i)
 		}
 	})
+
+	t.Run("subgroup", func(t *testing.T) {
+		const n = 256
+		outs := [][]byte{make([]byte, 4*n), make([]byte, 4*n), make([]byte, 4*n), make([]byte, 4*n), make([]byte, 4*n)}
+		d.run(t, validWords(t, subgroupCheck(env), false), outs, nil, n/64)
+		size, lid, sum, scan, xor := u32s(outs[0]), u32s(outs[1]), u32s(outs[2]), u32s(outs[3]), u32s(outs[4])
+		t.Logf("subgroup size %d", size[0])
+		require.Contains(t, []uint32{1, 2, 4, 8, 16, 32, 64, 128}, size[0])
+		for i := 0; i < n; i++ {
+			require.Equal(t, size[0], size[i], "subgroup size at %d", i)
+			require.Less(t, lid[i], size[i])
+			require.Equal(t, size[i], sum[i], "reduce-add of 1 at %d", i)
+			require.Equal(t, lid[i]+1, scan[i], "inclusive scan of 1 at %d", i)
+			if size[i] > 1 {
+				require.Equal(t, lid[i]^1, xor[i], "shuffle-xor 1 at %d", i)
+			}
+		}
+	})
+}
+
+// subgroupCheck writes, per invocation, the subgroup size, its id in the
+// subgroup, the subgroup reduce-add and inclusive-scan of 1, and the id of
+// the neighbour reached by shuffle-xor 1: results a CPU can predict whatever
+// the device's subgroup size.
+func subgroupCheck(env spirv.TargetEnv) *spirv.Builder {
+	k := newKernel(env, 64)
+	b := k.b
+	var bufs [5]spirv.ID
+	for j, name := range []string{"size", "lid", "sum", "scan", "xor"} {
+		bufs[j] = k.buffer(k.u32, 4, uint32(j), name)
+	}
+	builtin := func(bi spirv.BuiltIn) spirv.ID {
+		v := b.Variable(b.TypePointer(spirv.StorageClassInput, k.u32), spirv.StorageClassInput, 0)
+		b.Decorate(v, spirv.DecorationBuiltIn, uint32(bi))
+		return b.Load(k.u32, v)
+	}
+	b.Capability(spirv.CapabilityGroupNonUniform)
+	size := builtin(spirv.BuiltInSubgroupSize)
+	lid := builtin(spirv.BuiltInSubgroupLocalInvocationId)
+	i := k.index()
+	one := b.ConstantUint32(1)
+	sg := spirv.ScopeSubgroup
+	vals := []spirv.ID{
+		size,
+		lid,
+		b.GroupNonUniformArith(spirv.OpGroupNonUniformIAdd, k.u32, sg, spirv.GroupOperationReduce, one),
+		b.GroupNonUniformArith(spirv.OpGroupNonUniformIAdd, k.u32, sg, spirv.GroupOperationInclusiveScan, one),
+		b.GroupNonUniformShuffle(spirv.OpGroupNonUniformShuffleXor, k.u32, sg, lid, one),
+	}
+	for j, v := range vals {
+		b.Store(k.elem(bufs[j], k.ptrSBu32, i), v)
+	}
+	return finish(b)
 }
