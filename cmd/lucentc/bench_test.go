@@ -22,12 +22,24 @@ func BenchmarkCommand(b *testing.B) {
 	}
 	dir := b.TempDir()
 	n := len(corpusKernelsB(b))
-	for b.Loop() {
-		if code := run([]string{"-o", dir, corpusDir}, io.Discard, io.Discard); code != 0 {
-			b.Fatalf("lucentc exit %d", code)
-		}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"spv", []string{"-o", dir}},
+		{"spv-O", []string{"-O", "-o", dir}},
+		{"go", []string{"-go", "-goout", dir, "-gopkg", "gen"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			args := append(c.args, corpusDir)
+			for b.Loop() {
+				if code := run(args, io.Discard, io.Discard); code != 0 {
+					b.Fatalf("lucentc exit %d", code)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/kernel")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/kernel")
 }
 
 // BenchmarkStage times each stage of the pipeline on the corpus, per kernel:
