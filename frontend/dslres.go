@@ -3,6 +3,7 @@ package frontend
 import (
 	"fmt"
 	"reflect"
+	"sync"
 )
 
 // Local is a mutable local variable holding a V.
@@ -342,13 +343,10 @@ func Callable[F any](name string, fn F) F {
 			err = g.validateOne()
 		}
 	}
-	done := false
+	var once sync.Once // kernels may be traced from several goroutines
 	return reflect.MakeFunc(ft, func(in []reflect.Value) []reflect.Value {
 		k := in[0].Interface().(*K)
-		if !done {
-			done = true
-			define()
-		}
+		once.Do(define)
 		var out []reflect.Value
 		if ft.NumOut() == 1 {
 			out = []reflect.Value{reflect.New(ft.Out(0)).Elem()}

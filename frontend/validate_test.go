@@ -156,3 +156,21 @@ func TestHashStable(t *testing.T) {
 	require.NotEqual(t, k(1), k(2))
 	require.Equal(t, k(3), k(3))
 }
+
+// TestTraceConcurrently traces kernels sharing callables from several
+// goroutines (run with -race).
+func TestTraceConcurrently(t *testing.T) {
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			f, err := programs.Callables()
+			if err == nil {
+				_, err = fe.Emit(f, fe.Options{})
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		require.NoError(t, <-errs)
+	}
+}

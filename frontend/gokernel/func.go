@@ -22,6 +22,8 @@ type compiler struct {
 	byKey     map[string]*types.Func // funcKey -> declared function, across packages
 	loaded    map[string]bool        // packages loaded from source for their helpers
 	cfg       *Config                // where Load runs the go command
+	pkgVars   map[*types.Var]packageVar
+	written   map[types.Object]bool // objects some function assigns to
 }
 
 func newCompiler(fset *token.FileSet) *compiler {
@@ -33,6 +35,8 @@ func newCompiler(fset *token.FileSet) *compiler {
 		infos:     map[*types.Func]*types.Info{},
 		byKey:     map[string]*types.Func{},
 		loaded:    map[string]bool{},
+		pkgVars:   map[*types.Var]packageVar{},
+		written:   map[types.Object]bool{},
 	}
 }
 
@@ -43,6 +47,7 @@ func (c *compiler) errorf(pos token.Pos, format string, args ...any) {
 
 // addPackage records the function declarations of a checked package.
 func (c *compiler) addPackage(files []*ast.File, info *types.Info) {
+	c.addPackageVars(files, info)
 	for _, f := range files {
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok {
