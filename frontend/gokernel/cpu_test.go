@@ -461,3 +461,28 @@ func TestCPUTrace(t *testing.T) {
 		require.InDelta(t, want[i], out[i], 2e-3, "pixel %d", i)
 	}
 }
+
+func blurInput(n int) []float32 {
+	in := make([]float32, n)
+	for i := range in {
+		in[i] = float32(i%7) * 0.25
+	}
+	return in
+}
+
+func TestCPUBlur(t *testing.T) {
+	const w, h = 11, 5
+	in := blurInput(w * h)
+	out := make([]float32, w*h)
+	run(t, kernel.Grid1(64, w*h), func() { kernels.Blur(w, h, in, out) })
+	wts := []float32{1.0 / 16, 4.0 / 16, 6.0 / 16, 4.0 / 16, 1.0 / 16}
+	for y := range h {
+		for x := range w {
+			var want float32
+			for k := -2; k <= 2; k++ {
+				want += wts[k+2] * in[y*w+min(max(x+k, 0), w-1)]
+			}
+			require.InDelta(t, want, out[y*w+x], 1e-6)
+		}
+	}
+}

@@ -290,4 +290,14 @@ func TestDeviceCorpus(t *testing.T) {
 		cpu(t, kernel.Grid2(8, 8, w, h), func() { kernels.Trace(w, h, want) })
 		requireClose(t, want, download(g, ob), 1e-3)
 	})
+	t.Run("Blur", func(t *testing.T) {
+		g := compileOn(t, d, ks["Blur"])
+		const w, h = 11, 5
+		in := blurInput(w * h)
+		ob := upload(g, make([]float32, w*h))
+		g.submit(g.k.Dispatch([3]uint32{w * h}, uint32(w), uint32(h), upload(g, in), ob))
+		want := make([]float32, w*h)
+		cpu(t, kernel.Grid1(64, w*h), func() { kernels.Blur(w, h, in, want) })
+		requireClose(t, want, download(g, ob), 1e-6)
+	})
 }

@@ -104,11 +104,11 @@ func (l *lowerer) ident(id *ast.Ident) frontend.Expr {
 			return &frontend.Ref{Var: v}
 		}
 		if o.Parent() == o.Pkg().Scope() {
-			if x, why := l.c.table(o); x != nil {
+			x, why := l.c.table(o)
+			if x != nil {
 				return x
-			} else {
-				l.errorf(id.Pos(), "package variable %s lives in host memory (%s): pass it as a kernel parameter, or make it a constant or an unexported, never-assigned variable with a constant initializer", id.Name, why)
 			}
+			l.errorf(id.Pos(), "package variable %s lives in host memory (%s): pass it as a kernel parameter, or make it a constant or an unexported, never-assigned variable with a constant initializer", id.Name, why)
 			return l.poison(id)
 		}
 		return &frontend.Ref{Var: l.local(o, id.Pos())}

@@ -16,3 +16,13 @@ func Host(y []float32, p *float32, q Params) {
 	ptr := &v
 	y[i] = *ptr * Gain * *p
 }
+
+var counter int32 = 1
+
+func bump() { counter++ }
+
+//lucent:kernel block=64
+func Tables(y []float32) {
+	i := kernel.DispatchID().X
+	y[i] = float32(counter)
+}
