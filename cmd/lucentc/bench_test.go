@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/device"
+	_ "github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -100,4 +103,46 @@ func BenchmarkStage(b *testing.B) {
 		}
 		perKernel(b)
 	})
+}
+
+// BenchmarkCreate compares what a program pays at run time for a kernel:
+// the generated launcher's path (a pipeline from embedded SPIR-V and
+// signature) against compiling the kernel at run time (device.Compile:
+// codegen, signature, pipeline), side by side on one device.
+func BenchmarkCreate(b *testing.B) {
+	dev, err := device.Open(context.Background(), "vulkan")
+	if err != nil {
+		b.Skip(err)
+	}
+	defer dev.Close()
+	ks, errs := gokernel.Load(corpusDir)
+	require.Empty(b, errs)
+	for _, k := range ks {
+		if k.Name != "Saxpy" && k.Name != "MatMul" {
+			continue
+		}
+		words, err := frontend.Emit(k.Func, frontend.Options{Env: spirv.EnvVulkan1_2})
+		require.NoError(b, err)
+		sig, _, err := device.KernelSignature(k.Func)
+		require.NoError(b, err)
+		b.Run(k.Name+"/launcher", func(b *testing.B) {
+			for b.Loop() {
+				s := sig
+				sh, err := dev.NewShader(device.ShaderDesc{SPIRV: words, Signature: &s, Name: k.Name})
+				if err != nil {
+					b.Fatal(err)
+				}
+				sh.Close()
+			}
+		})
+		b.Run(k.Name+"/compile", func(b *testing.B) {
+			for b.Loop() {
+				dk, err := device.Compile(dev, k.Func)
+				if err != nil {
+					b.Fatal(err)
+				}
+				dk.Close()
+			}
+		})
+	}
 }

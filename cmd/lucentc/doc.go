@@ -1,6 +1,6 @@
 // Command lucentc is lucent's offline shader compiler: it compiles every
 // //lucent:kernel function of the named Go packages to SPIR-V ahead of time,
-// so a program can run its kernels with no compiler in the binary.
+// so a program runs its kernels with no compile step at run time.
 //
 //	lucentc [flags] ./pkg...
 //
@@ -13,10 +13,14 @@
 //
 //	//go:generate lucentc -go .
 //
+// (or //go:generate go run github.com/lucent-gpu/lucent/cmd/lucentc -go .)
 // is all a kernel package needs, and a program calls
 //
 //	k, err := kernels.NewSaxpy(dev)
-//	err = stream.Submit(ctx, k.Dispatch(n, a, x, y))
+//	err = stream.Submit(k.Dispatch(n, a, x, y))
+//
+// Use -goout dir to write the launchers into a separate package instead, to
+// keep the kernel package free of the device dependency.
 //
 // The one design choice to know: the generated file carries the build
 // constraint !lucentc and lucentc loads packages with -tags=lucentc, so a

@@ -210,3 +210,27 @@ func TestNoKernels(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "no //lucent:kernel functions")
 }
+
+// TestMixedPackages: one bad package among good ones fails the whole run,
+// lists its errors, and leaves no output of the good ones behind.
+func TestMixedPackages(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := lucentc(t, "-o", dir, corpusDir, badDir)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "control.go:8:1: labels are not supported")
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	require.Empty(t, files)
+}
+
+// TestVerbose: -v names every kernel and reports the time of each stage.
+func TestVerbose(t *testing.T) {
+	needSPIRVTools(t)
+	dir := t.TempDir()
+	_, stderr, code := lucentc(t, "-v", "-o", dir, corpusDir)
+	require.Equal(t, 0, code, stderr)
+	want := corpusKernels(t)
+	require.Regexp(t, `lucentc: \d+ kernel\(s\): load \S+, packages \S+, codegen \S+, optimize \S+, validate \S+`, stderr)
+	for _, name := range want {
+		require.Contains(t, stderr, "wrote "+filepath.Join(dir, name))
+	}
+}
