@@ -11,9 +11,13 @@
 // checks them and every function they call against the subset, and lowers
 // them. Anything outside the subset (goroutines, channels, maps, interfaces,
 // closures, defer, recursion, allocation, strings, pointers into the host,
-// calls into other packages) is reported as an *Error at its file:line:col
+// calls into the standard library other than math) is reported as an *Error
+// at its file:line:col
 // with a sentence saying what to write instead; all the errors of a load are
-// reported together.
+// reported together. Kernels may call Go functions and methods of their own
+// package and of other non-standard packages (loaded from source when
+// first called), and read unexported, never-assigned package variables with
+// constant initializers (lookup tables).
 //
 // The one design choice to know: checking and lowering are a single walk over
 // the typed Go syntax. The Go type checker has already resolved every name,
