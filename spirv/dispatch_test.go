@@ -526,3 +526,145 @@ func subgroupCheck(env spirv.TargetEnv) *spirv.Builder {
 	}
 	return finish(b)
 }
+
+// runImage dispatches code over a w×h rgba32f storage image at set 0
+// binding 0, uploaded from texels and read back into them.
+func (d *vkDevice) runImage(t *testing.T, code []uint32, w, h uint32, texels []float32) {
+	dt, dev := d.dt, d.dev
+	size := vk.DeviceSize(16 * w * h)
+	binding := vk.DescriptorSetLayoutBinding{Binding: 0, DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_IMAGE,
+		DescriptorCount: 1, StageFlags: vk.SHADER_STAGE_COMPUTE_BIT}
+	var setLayout vk.DescriptorSetLayout
+	require.NoError(t, dt.CreateDescriptorSetLayout(dev, &vk.DescriptorSetLayoutCreateInfo{
+		SType: vk.STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, BindingCount: 1, PBindings: &binding}, nil, &setLayout).Err())
+	defer func() { require.NoError(t, dt.DestroyDescriptorSetLayout(dev, setLayout, nil)) }()
+	var layout vk.PipelineLayout
+	require.NoError(t, dt.CreatePipelineLayout(dev, &vk.PipelineLayoutCreateInfo{SType: vk.STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+		SetLayoutCount: 1, PSetLayouts: &setLayout}, nil, &layout).Err())
+	defer func() { require.NoError(t, dt.DestroyPipelineLayout(dev, layout, nil)) }()
+	var module vk.ShaderModule
+	require.NoError(t, dt.CreateShaderModule(dev, &vk.ShaderModuleCreateInfo{
+		SType: vk.STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, CodeSize: uintptr(4 * len(code)), PCode: &code[0]}, nil, &module).Err())
+	pci := vk.ComputePipelineCreateInfo{
+		SType: vk.STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		Stage: vk.PipelineShaderStageCreateInfo{SType: vk.STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+			Stage: vk.SHADER_STAGE_COMPUTE_BIT, Module: module, PName: vk.CString("main")},
+		Layout: layout,
+	}
+	var pipeline vk.Pipeline
+	require.NoError(t, dt.CreateComputePipelines(dev, 0, 1, &pci, nil, &pipeline).Err())
+	require.NoError(t, dt.DestroyShaderModule(dev, module, nil))
+	defer func() { require.NoError(t, dt.DestroyPipeline(dev, pipeline, nil)) }()
+
+	// The image, its memory and view.
+	format := vk.FORMAT_R32G32B32A32_SFLOAT
+	var img vk.Image
+	require.NoError(t, dt.CreateImage(dev, &vk.ImageCreateInfo{SType: vk.STRUCTURE_TYPE_IMAGE_CREATE_INFO,
+		ImageType: vk.IMAGE_TYPE_2D, Format: format, Extent: vk.Extent3D{Width: w, Height: h, Depth: 1},
+		MipLevels: 1, ArrayLayers: 1, Samples: vk.SAMPLE_COUNT_1_BIT, Tiling: vk.IMAGE_TILING_OPTIMAL,
+		Usage:       vk.IMAGE_USAGE_STORAGE_BIT | vk.IMAGE_USAGE_TRANSFER_SRC_BIT | vk.IMAGE_USAGE_TRANSFER_DST_BIT,
+		SharingMode: vk.SHARING_MODE_EXCLUSIVE, InitialLayout: vk.IMAGE_LAYOUT_UNDEFINED}, nil, &img).Err())
+	defer func() { require.NoError(t, dt.DestroyImage(dev, img, nil)) }()
+	var req vk.MemoryRequirements
+	require.NoError(t, dt.GetImageMemoryRequirements(dev, img, &req))
+	var imgMem vk.DeviceMemory
+	require.NoError(t, dt.AllocateMemory(dev, &vk.MemoryAllocateInfo{SType: vk.STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		AllocationSize: req.Size, MemoryTypeIndex: d.memoryType(t, req.MemoryTypeBits, 0)}, nil, &imgMem).Err())
+	defer func() { require.NoError(t, dt.FreeMemory(dev, imgMem, nil)) }()
+	require.NoError(t, dt.BindImageMemory(dev, img, imgMem, 0).Err())
+	color := vk.ImageSubresourceRange{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, LevelCount: 1, LayerCount: 1}
+	var view vk.ImageView
+	require.NoError(t, dt.CreateImageView(dev, &vk.ImageViewCreateInfo{SType: vk.STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO,
+		Image: img, ViewType: vk.IMAGE_VIEW_TYPE_2D, Format: format, SubresourceRange: color}, nil, &view).Err())
+	defer func() { require.NoError(t, dt.DestroyImageView(dev, view, nil)) }()
+
+	// A host-visible staging buffer for the upload and the read-back.
+	var staging vk.Buffer
+	require.NoError(t, dt.CreateBuffer(dev, &vk.BufferCreateInfo{SType: vk.STRUCTURE_TYPE_BUFFER_CREATE_INFO, Size: size,
+		Usage: vk.BUFFER_USAGE_TRANSFER_SRC_BIT | vk.BUFFER_USAGE_TRANSFER_DST_BIT, SharingMode: vk.SHARING_MODE_EXCLUSIVE}, nil, &staging).Err())
+	defer func() { require.NoError(t, dt.DestroyBuffer(dev, staging, nil)) }()
+	require.NoError(t, dt.GetBufferMemoryRequirements(dev, staging, &req))
+	var stagingMem vk.DeviceMemory
+	require.NoError(t, dt.AllocateMemory(dev, &vk.MemoryAllocateInfo{SType: vk.STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+		AllocationSize: req.Size, MemoryTypeIndex: d.memoryType(t, req.MemoryTypeBits,
+			vk.MEMORY_PROPERTY_HOST_VISIBLE_BIT|vk.MEMORY_PROPERTY_HOST_COHERENT_BIT)}, nil, &stagingMem).Err())
+	defer func() { require.NoError(t, dt.FreeMemory(dev, stagingMem, nil)) }()
+	require.NoError(t, dt.BindBufferMemory(dev, staging, stagingMem, 0).Err())
+	var p unsafe.Pointer
+	require.NoError(t, dt.MapMemory(dev, stagingMem, 0, vk.WHOLE_SIZE, 0, &p).Err())
+	mapped := unsafe.Slice((*float32)(p), 4*w*h)
+	copy(mapped, texels)
+
+	var pool vk.DescriptorPool
+	require.NoError(t, dt.CreateDescriptorPool(dev, &vk.DescriptorPoolCreateInfo{SType: vk.STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+		MaxSets: 1, PoolSizeCount: 1, PPoolSizes: &vk.DescriptorPoolSize{Type: vk.DESCRIPTOR_TYPE_STORAGE_IMAGE, DescriptorCount: 1}}, nil, &pool).Err())
+	defer func() { require.NoError(t, dt.DestroyDescriptorPool(dev, pool, nil)) }()
+	var set vk.DescriptorSet
+	require.NoError(t, dt.AllocateDescriptorSets(dev, &vk.DescriptorSetAllocateInfo{SType: vk.STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+		DescriptorPool: pool, DescriptorSetCount: 1, PSetLayouts: &setLayout}, &set).Err())
+	require.NoError(t, dt.UpdateDescriptorSets(dev, 1, &vk.WriteDescriptorSet{SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+		DstSet: set, DescriptorCount: 1, DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_IMAGE,
+		PImageInfo: &vk.DescriptorImageInfo{ImageView: view, ImageLayout: vk.IMAGE_LAYOUT_GENERAL}}, 0, nil))
+
+	var cmdPool vk.CommandPool
+	require.NoError(t, dt.CreateCommandPool(dev, &vk.CommandPoolCreateInfo{SType: vk.STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+		QueueFamilyIndex: d.family}, nil, &cmdPool).Err())
+	defer func() { require.NoError(t, dt.DestroyCommandPool(dev, cmdPool, nil)) }()
+	var cb vk.CommandBuffer
+	require.NoError(t, dt.AllocateCommandBuffers(dev, &vk.CommandBufferAllocateInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		CommandPool: cmdPool, Level: vk.COMMAND_BUFFER_LEVEL_PRIMARY, CommandBufferCount: 1}, &cb).Err())
+	require.NoError(t, dt.BeginCommandBuffer(cb, &vk.CommandBufferBeginInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		Flags: vk.COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT}).Err())
+	transition := func(src, dst vk.PipelineStageFlags, srcAccess, dstAccess vk.AccessFlags, from, to vk.ImageLayout) {
+		require.NoError(t, dt.CmdPipelineBarrier(cb, src, dst, 0, 0, nil, 0, nil, 1, &vk.ImageMemoryBarrier{
+			SType: vk.STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER, SrcAccessMask: srcAccess, DstAccessMask: dstAccess,
+			OldLayout: from, NewLayout: to, SrcQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED, DstQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED,
+			Image: img, SubresourceRange: color}))
+	}
+	region := vk.BufferImageCopy{ImageSubresource: vk.ImageSubresourceLayers{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, LayerCount: 1},
+		ImageExtent: vk.Extent3D{Width: w, Height: h, Depth: 1}}
+	transition(vk.PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.PIPELINE_STAGE_TRANSFER_BIT, 0, vk.ACCESS_TRANSFER_WRITE_BIT,
+		vk.IMAGE_LAYOUT_UNDEFINED, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
+	require.NoError(t, dt.CmdCopyBufferToImage(cb, staging, img, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region))
+	transition(vk.PIPELINE_STAGE_TRANSFER_BIT, vk.PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.ACCESS_TRANSFER_WRITE_BIT,
+		vk.ACCESS_SHADER_READ_BIT|vk.ACCESS_SHADER_WRITE_BIT, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, vk.IMAGE_LAYOUT_GENERAL)
+	require.NoError(t, dt.CmdBindPipeline(cb, vk.PIPELINE_BIND_POINT_COMPUTE, pipeline))
+	require.NoError(t, dt.CmdBindDescriptorSets(cb, vk.PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, &set, 0, nil))
+	require.NoError(t, dt.CmdDispatch(cb, w/8, h/8, 1))
+	transition(vk.PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.PIPELINE_STAGE_TRANSFER_BIT, vk.ACCESS_SHADER_WRITE_BIT,
+		vk.ACCESS_TRANSFER_READ_BIT, vk.IMAGE_LAYOUT_GENERAL, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
+	require.NoError(t, dt.CmdCopyImageToBuffer(cb, img, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, staging, 1, &region))
+	require.NoError(t, dt.CmdPipelineBarrier(cb, vk.PIPELINE_STAGE_TRANSFER_BIT, vk.PIPELINE_STAGE_HOST_BIT, 0,
+		1, &vk.MemoryBarrier{SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER, SrcAccessMask: vk.ACCESS_TRANSFER_WRITE_BIT,
+			DstAccessMask: vk.ACCESS_HOST_READ_BIT}, 0, nil, 0, nil))
+	require.NoError(t, dt.EndCommandBuffer(cb).Err())
+	var fence vk.Fence
+	require.NoError(t, dt.CreateFence(dev, &vk.FenceCreateInfo{SType: vk.STRUCTURE_TYPE_FENCE_CREATE_INFO}, nil, &fence).Err())
+	defer func() { require.NoError(t, dt.DestroyFence(dev, fence, nil)) }()
+	require.NoError(t, dt.QueueSubmit(d.queue, 1, &vk.SubmitInfo{SType: vk.STRUCTURE_TYPE_SUBMIT_INFO,
+		CommandBufferCount: 1, PCommandBuffers: &cb}, fence).Err())
+	r := dt.WaitForFences(dev, 1, &fence, vk.TRUE, 30_000_000_000)
+	require.Equal(t, vk.SUCCESS, r, "vkWaitForFences: %v", r)
+	copy(texels, mapped)
+	require.NoError(t, dt.UnmapMemory(dev, stagingMem))
+	require.NoError(t, dt.FreeCommandBuffers(dev, cmdPool, 1, &cb))
+}
+
+func TestDispatchStorageImage(t *testing.T) {
+	needTools(t)
+	d := newVkDevice(t)
+	const w, h = 32, 16
+	texels := make([]float32, 4*w*h)
+	for i := range texels {
+		texels[i] = float32(i%7) - 2.5
+	}
+	orig := append([]float32(nil), texels...)
+	d.runImage(t, validWords(t, storageImage(spirv.EnvVulkan1_3), false), w, h, texels)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			o := 4 * (y*w + x)
+			want := []float32{2*orig[o] + float32(x), 2*orig[o+1] + float32(y), 2 * orig[o+2], 2*orig[o+3] + 1}
+			require.Equal(t, want, texels[o:o+4], "texel (%d, %d)", x, y)
+		}
+	}
+}

@@ -19,7 +19,9 @@ type kernel struct {
 	ptrSBf32, ptrSBu32, pfn spirv.ID
 }
 
-func newKernel(env spirv.TargetEnv, lx uint32) *kernel {
+func newKernel(env spirv.TargetEnv, lx uint32) *kernel { return newKernel2D(env, lx, 1) }
+
+func newKernel2D(env spirv.TargetEnv, lx, ly uint32) *kernel {
 	b := spirv.NewBuilder(env)
 	k := &kernel{b: b, sb: spirv.StorageClassStorageBuffer}
 	b.Capability(spirv.CapabilityShader)
@@ -39,7 +41,7 @@ func newKernel(env spirv.TargetEnv, lx uint32) *kernel {
 	k.fn = b.Function(k.void, b.TypeFunction(k.void))
 	b.Name(k.fn.ID(), "main")
 	b.EntryPoint(spirv.ExecutionModelGLCompute, k.fn.ID(), "main")
-	b.LocalSize(k.fn.ID(), lx, 1, 1)
+	b.LocalSize(k.fn.ID(), lx, ly, 1)
 	b.SetBlock(k.fn.NewBlock())
 	return k
 }
@@ -428,4 +430,26 @@ var shapes = []shape{
 	{"images", images, false},
 	{"subgroup", subgroup, false},
 	{"mandelbrot", mandelbrot, true},
+}
+
+// storageImage doubles every texel of an rgba32f storage image and adds its
+// coordinates: img[x, y] = 2*img[x, y] + (x, y, 0, 1).
+func storageImage(env spirv.TargetEnv) *spirv.Builder {
+	k := newKernel2D(env, 8, 8)
+	b := k.b
+	uc := spirv.StorageClassUniformConstant
+	imgT := b.TypeImage(spirv.ImageType{SampledType: k.f32, Dim: spirv.Dim2D, Sampled: 2, Format: spirv.ImageFormatRgba32f})
+	img := b.Variable(b.TypePointer(uc, imgT), uc, 0)
+	b.Decorate(img, spirv.DecorationDescriptorSet, 0)
+	b.Decorate(img, spirv.DecorationBinding, 0)
+	v2i := b.TypeVector(k.i32, 2)
+	g := b.Load(k.v3u32, k.gid)
+	xy := b.Bitcast(v2i, b.VectorShuffle(b.TypeVector(k.u32, 2), g, g, 0, 1))
+	im := b.Load(imgT, img)
+	texel := b.ImageRead(k.v4f32, im, xy)
+	fx := b.ConvertSToF(k.f32, b.CompositeExtract(k.i32, xy, 0))
+	fy := b.ConvertSToF(k.f32, b.CompositeExtract(k.i32, xy, 1))
+	offset := b.CompositeConstruct(k.v4f32, fx, fy, b.ConstantFloat32(0), b.ConstantFloat32(1))
+	b.ImageWrite(im, xy, b.FAdd(k.v4f32, b.VectorTimesScalar(k.v4f32, texel, b.ConstantFloat32(2)), offset))
+	return finish(b)
 }
