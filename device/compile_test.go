@@ -93,10 +93,10 @@ func TestKernelDispatchRejectsWrongArguments(t *testing.T) {
 		want string
 	}{
 		"count":            {[]any{float32(1), x}, "takes 3 argument(s), got 2"},
-		"uniform type":     {[]any{int32(1), x, x}, "argument 0 (arg0)"},
-		"buffer element":   {[]any{float32(1), ints, x}, "argument 1 (arg1)"},
-		"value for buffer": {[]any{float32(1), x, float32(2)}, "argument 2 (arg2)"},
-		"buffer for value": {[]any{x, x, x}, "argument 0 (arg0)"},
+		"uniform type":     {[]any{int32(1), x, x}, "argument 0 (a)"},
+		"buffer element":   {[]any{float32(1), ints, x}, "argument 1 (x)"},
+		"value for buffer": {[]any{float32(1), x, float32(2)}, "argument 2 (y)"},
+		"buffer for value": {[]any{x, x, x}, "argument 0 (a)"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -297,25 +297,27 @@ type kernelParam interface {
 }
 
 // Kernel1D traces fn, a func(*K, args…) whose arguments are DSL values
-// (uniforms), Buf[…], Tex2D or Tex3D (resources), into a 1-D kernel whose
-// blocks have block threads.
-func Kernel1D(block int, fn any) (*Function, error) {
-	return trace("kernel", 1, [3]uint32{uint32(block), 1, 1}, fn)
+// (uniforms), Buf[…], Tex2D, Tex3D or BindlessArray (resources), into a 1-D
+// kernel whose blocks have block threads. names, optional, name the
+// arguments in order (Go cannot tell a func's parameter names), for errors
+// at dispatch such as "argument 1 (x): …".
+func Kernel1D(block int, fn any, names ...string) (*Function, error) {
+	return trace("kernel", 1, [3]uint32{uint32(block), 1, 1}, fn, names)
 }
 
 // Kernel2D is Kernel1D over a 2-D grid with bx×by blocks.
-func Kernel2D(bx, by int, fn any) (*Function, error) {
-	return trace("kernel", 2, [3]uint32{uint32(bx), uint32(by), 1}, fn)
+func Kernel2D(bx, by int, fn any, names ...string) (*Function, error) {
+	return trace("kernel", 2, [3]uint32{uint32(bx), uint32(by), 1}, fn, names)
 }
 
 // Kernel3D is Kernel1D over a 3-D grid.
-func Kernel3D(bx, by, bz int, fn any) (*Function, error) {
-	return trace("kernel", 3, [3]uint32{uint32(bx), uint32(by), uint32(bz)}, fn)
+func Kernel3D(bx, by, bz int, fn any, names ...string) (*Function, error) {
+	return trace("kernel", 3, [3]uint32{uint32(bx), uint32(by), uint32(bz)}, fn, names)
 }
 
 var kType = reflect.TypeFor[*K]()
 
-func trace(name string, dim int, block [3]uint32, fn any) (f *Function, err error) {
+func trace(name string, dim int, block [3]uint32, fn any, names []string) (f *Function, err error) {
 	fv := reflect.ValueOf(fn)
 	ft := fv.Type()
 	if fv.Kind() != reflect.Func || ft.NumIn() == 0 || ft.In(0) != kType || ft.NumOut() != 0 {
@@ -323,6 +325,9 @@ func trace(name string, dim int, block [3]uint32, fn any) (f *Function, err erro
 	}
 	if fv.IsNil() {
 		return nil, fmt.Errorf("%w: nil kernel function", ErrDSL)
+	}
+	if len(names) > ft.NumIn()-1 {
+		return nil, fmt.Errorf("%w: %d argument names for %d arguments", ErrDSL, len(names), ft.NumIn()-1)
 	}
 	f = NewKernel(name, dim, block)
 	k := &K{fn: f, cur: f.Body}
@@ -336,7 +341,11 @@ func trace(name string, dim int, block [3]uint32, fn any) (f *Function, err erro
 		if err != nil {
 			return nil, fmt.Errorf("%w: kernel argument %d: %w", ErrDSL, i, err)
 		}
-		v := f.AddParam(fmt.Sprintf("arg%d", i-1), t, VarArg)
+		argName := fmt.Sprintf("arg%d", i-1)
+		if i-1 < len(names) && names[i-1] != "" {
+			argName = names[i-1]
+		}
+		v := f.AddParam(argName, t, VarArg)
 		args = append(args, reflect.ValueOf(p.bind(k, v)))
 	}
 	if err := k.run(func() { fv.Call(args) }); err != nil {

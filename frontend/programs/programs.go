@@ -11,7 +11,7 @@ func Saxpy() (*fe.Function, error) {
 	return fe.Kernel1D(256, func(k *fe.K, a fe.F32, x, y fe.Buf[fe.F32]) {
 		i := k.DispatchID().X()
 		y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i)))
-	})
+	}, "a", "x", "y")
 }
 
 // SaxpyRef is Saxpy on the CPU.
