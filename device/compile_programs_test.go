@@ -322,3 +322,23 @@ func TestProgramMatrixUniform(t *testing.T) {
 		}
 	}
 }
+
+func TestProgramMisc(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Misc)
+	const n = 64
+	out, first, elected := upload(t, d, make([]uint32, n)), upload(t, d, make([]uint32, n)), upload(t, d, []uint32{0})
+	run(t, d, k.Dispatch([3]uint32{n}, out, first, elected))
+	primes := []uint32{2, 3, 5, 7, 11, 13, 17, 19}
+	gotOut, gotFirst := download(t, d, out), download(t, d, first)
+	w := int(d.Capabilities().WarpSize)
+	for i := range n {
+		want := primes[i%8]
+		if i%4 == 3 {
+			want = 0 // returned before the write
+		}
+		require.Equal(t, want, gotOut[i], "out[%d]", i)
+		require.Equal(t, uint32(i/w*w+100), gotFirst[i], "first[%d]", i)
+	}
+	require.Equal(t, []uint32{uint32(n / w)}, download(t, d, elected), "one elected lane per subgroup")
+}

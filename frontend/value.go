@@ -473,3 +473,27 @@ func (m Mat4) Inverse() Mat4 { return call[Mat4](OpInverse, m.e) }
 
 // Determinant is det m.
 func (m Mat4) Determinant() F32 { return call[F32](OpDeterminant, m.e) }
+
+// Table is a constant array of scalars, indexed at run time.
+type Table[E Scalar] struct{ e Expr }
+
+// ConstTable makes a constant array from host values.
+func ConstTable[E Scalar](values ...E) Table[E] {
+	t := scalarOf[E]()
+	if len(values) == 0 {
+		return Table[E]{&poison{fmt.Errorf("%w: empty constant table", ErrDSL)}}
+	}
+	lits := make([]*Literal, len(values))
+	for i, v := range values {
+		lits[i] = Lit(v).e.(*Literal)
+	}
+	return Table[E]{&ConstArray{T: Array(t, len(values)), Values: lits}}
+}
+
+// At is element i (undefined past the end).
+func (t Table[E]) At(i U32) Val[E] {
+	if p := poisoned(t.e, i.e); p != nil {
+		return Val[E]{p}
+	}
+	return Val[E]{&Index{X: t.e, I: i.e, T: t.e.Type().elem}}
+}

@@ -84,6 +84,9 @@ func (l *lowerer) castTo(x frontend.Expr, t *frontend.Type, pos token.Pos) front
 func (l *lowerer) builtinCall(e *ast.CallExpr, b *types.Builtin) frontend.Expr {
 	switch b.Name() {
 	case "len":
+		if v, ok := l.bindlessView(e.Args[0]); ok {
+			return &frontend.Cast{X: bindlessLen(v), T: l.typeOf(e)}
+		}
 		before := l.nerrs
 		x := l.expr(e.Args[0])
 		if l.nerrs > before {

@@ -486,3 +486,29 @@ func TestCPUBlur(t *testing.T) {
 		}
 	}
 }
+
+func gatherInput(n int) (slot0, slot1 []float32, pick []uint32) {
+	slot0, slot1 = []float32{1, 2, 3, 4, 5}, []float32{10, 20, 30, 40, 50, 60, 70}
+	pick = make([]uint32, n)
+	for i := range pick {
+		pick[i] = uint32(i * 7 % 5)
+	}
+	return
+}
+
+func TestCPUGather(t *testing.T) {
+	const n = 100
+	slot0, slot1, pick := gatherInput(n)
+	counts := make([]float32, n)
+	arr := kernel.NewBindless(3)
+	require.NoError(t, kernel.SetBindlessBuffer(arr, 0, slot0))
+	require.NoError(t, kernel.SetBindlessBuffer(arr, 1, slot1))
+	require.NoError(t, kernel.SetBindlessBuffer(arr, 2, counts))
+	out := make([]float32, n)
+	run(t, kernel.Grid1(64, n), func() { kernels.Gather(arr, pick, out) })
+	for i := range n {
+		src := [][]float32{slot0, slot1}[pick[i]%2]
+		require.Equal(t, src[i%len(src)]*2, out[i], "out[%d]", i)
+		require.Equal(t, float32(len(src)), counts[i], "counts[%d]", i)
+	}
+}

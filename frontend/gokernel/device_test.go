@@ -300,4 +300,28 @@ func TestDeviceCorpus(t *testing.T) {
 		cpu(t, kernel.Grid1(64, w*h), func() { kernels.Blur(w, h, in, want) })
 		requireClose(t, want, download(g, ob), 1e-6)
 	})
+	t.Run("Gather", func(t *testing.T) {
+		g := compileOn(t, d, ks["Gather"])
+		const n = 100
+		slot0, slot1, pick := gatherInput(n)
+		b0, b1, b2 := upload(g, slot0), upload(g, slot1), upload(g, make([]float32, n))
+		arr, err := d.NewBindlessArray(3)
+		require.NoError(t, err)
+		defer arr.Close()
+		require.NoError(t, arr.EmplaceBuffer(0, b0))
+		require.NoError(t, arr.EmplaceBuffer(1, b1))
+		require.NoError(t, arr.EmplaceBuffer(2, b2))
+		ob := upload(g, make([]float32, n))
+		g.submit(arr.Update(), g.k.Dispatch([3]uint32{n}, arr, upload(g, pick), ob))
+
+		cpuArr := kernel.NewBindless(3)
+		counts := make([]float32, n)
+		require.NoError(t, kernel.SetBindlessBuffer(cpuArr, 0, slot0))
+		require.NoError(t, kernel.SetBindlessBuffer(cpuArr, 1, slot1))
+		require.NoError(t, kernel.SetBindlessBuffer(cpuArr, 2, counts))
+		want := make([]float32, n)
+		cpu(t, kernel.Grid1(64, n), func() { kernels.Gather(cpuArr, pick, want) })
+		require.Equal(t, want, download(g, ob))
+		require.Equal(t, counts, download(g, b2))
+	})
 }

@@ -95,6 +95,10 @@ func (l *lowerer) ident(id *ast.Ident) frontend.Expr {
 		l.nerrs++
 		return l.poison(id)
 	}
+	if _, ok := l.bviews[obj]; ok {
+		l.errorf(id.Pos(), "bindless buffer %s can only be indexed (%s[i]) or measured (len(%s)) in kernels", id.Name, id.Name, id.Name)
+		return l.poison(id)
+	}
 	switch o := obj.(type) {
 	case *types.Var:
 		if v, ok := l.vars[o]; ok {
@@ -258,6 +262,9 @@ func (l *lowerer) index(e *ast.IndexExpr) frontend.Expr {
 	if tv := l.info.Types[e.X]; tv.IsType() || l.isFuncValue(e.X) {
 		l.errorf(e.Pos(), "generic instantiation is only supported in calls of the kernel package's intrinsics")
 		return l.poison(e)
+	}
+	if v, ok := l.bindlessView(e.X); ok {
+		return l.bindlessRead(v, e.Index)
 	}
 	xt := l.info.TypeOf(e.X)
 	if _, ok := types.Unalias(xt).Underlying().(*types.Map); ok {

@@ -94,8 +94,11 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.
 	case "Shared":
 		l.errorf(e.Pos(), "kernel.Shared must initialise a new variable in the kernel function: write name := kernel.Shared[T]()")
 		return nil
-	case "BindlessBuffer", "BindlessTexture2D":
-		l.errorf(e.Pos(), "bindless arrays are not supported by the compiler yet: pass the buffers and textures as separate kernel parameters")
+	case "BindlessBuffer":
+		l.errorf(e.Pos(), "a bindless buffer can only be indexed, measured with len, or named (buf := kernel.BindlessBuffer[T](arr, slot))")
+		return nil
+	case "BindlessTexture2D":
+		l.errorf(e.Pos(), "bindless textures are not supported by the compiler yet: pass the texture as a kernel parameter")
 		return nil
 	}
 	l.errorf(e.Pos(), "kernel.%s is host code, not a kernel intrinsic: call it outside the kernel", name)

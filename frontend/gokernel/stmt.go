@@ -49,8 +49,11 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		if s.Tok == token.DEC {
 			op = token.SUB
 		}
-		dst := l.place(s.X)
 		t := l.typeOf(s.X)
+		if l.bindlessStore(s.X, op, func() frontend.Expr { return one(t) }) {
+			return
+		}
+		dst := l.place(s.X)
 		l.emit(&frontend.Assign{Dst: dst, Src: l.binary(op, dst, one(t), t, s.Pos())})
 	case *ast.DeclStmt:
 		l.decl(s)
@@ -143,6 +146,9 @@ func (l *lowerer) assign(s *ast.AssignStmt) {
 		l.errorf(s.Pos(), "assignment operator %s is not supported", s.Tok)
 		return
 	}
+	if l.bindlessStore(s.Lhs[0], op, func() frontend.Expr { return l.expr(s.Rhs[0]) }) {
+		return
+	}
 	dst := l.place(s.Lhs[0])
 	t := l.typeOf(s.Lhs[0])
 	y := l.expr(s.Rhs[0])
@@ -178,6 +184,13 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 	if len(lhs) == 1 && len(rhs) == 1 {
 		if call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr); ok && l.isIntrinsic(call, "Shared") {
 			l.sharedDecl(lhs[0], call, define)
+			return
+		}
+		if call, ok := ast.Unparen(rhs[0]).(*ast.CallExpr); ok && l.isIntrinsic(call, "BindlessBuffer") {
+			l.bindlessDecl(lhs[0], call, define)
+			return
+		}
+		if l.bindlessStore(lhs[0], token.ILLEGAL, func() frontend.Expr { return l.expr(rhs[0]) }) {
 			return
 		}
 	}

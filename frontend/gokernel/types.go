@@ -73,7 +73,7 @@ func (c *compiler) mapType(t types.Type) (*frontend.Type, *typeError) {
 				}
 				return frontend.Texture(dim, texel), nil
 			case "Bindless":
-				return nil, typeErrorf("bindless arrays are not supported by the compiler yet: pass the buffers and textures as separate kernel parameters")
+				return frontend.Bindless, nil
 			}
 			return nil, typeErrorf("kernel.%s is not a device type", obj.Name())
 		}

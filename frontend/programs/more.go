@@ -131,7 +131,7 @@ func All() map[string]func() (*fe.Function, error) {
 		"saxpy": Saxpy, "mandelbrot": Mandelbrot, "reduce": Reduce, "scan": Scan, "histogram": Histogram,
 		"matmul": MatMul, "nbody": NBody, "life": Life, "particles": Particles, "callables": Callables,
 		"control": Control, "atomics-i32": Atomics[int32], "atomics-u64": Atomics[uint64], "swap": AtomicSwap,
-		"subgroups": Subgroups, "blur": Blur, "vector": VectorOps, "bindless": BindlessGather,
+		"subgroups": Subgroups, "blur": Blur, "vector": VectorOps, "bindless": BindlessGather, "misc": Misc,
 	}
 }
 
@@ -202,5 +202,20 @@ func BindlessGather() (*fe.Function, error) {
 		v := fe.ReadBuffer[fe.F32](arr, s, idx.Read(i))
 		fe.WriteBuffer(arr, fe.U(0), i, v.Mul(fe.F(2)))
 		lens.Write(i, fe.BufferLen[fe.F32](arr, s))
+	})
+}
+
+// Misc covers constant tables, early kernel returns, subgroup election and
+// broadcast-first: out[i] = primes[i%8] for even i, nothing (returned early)
+// for i%4 == 3, and per subgroup the first lane's value added to one elected
+// lane's slot in counts.
+func Misc() (*fe.Function, error) {
+	primes := fe.ConstTable[uint32](2, 3, 5, 7, 11, 13, 17, 19)
+	return fe.Kernel1D(32, func(k *fe.K, out, first, elected fe.Buf[fe.U32]) {
+		i := k.DispatchID().X()
+		first.Write(i, fe.SubgroupBroadcastFirst(i.Add(fe.U(100))))
+		k.If(fe.SubgroupElect(), func() { elected.AtomicAdd(fe.U(0), fe.U(1)) })
+		k.If(i.Rem(fe.U(4)).Eq(fe.U(3)), k.Return)
+		out.Write(i, primes.At(i.Rem(fe.U(8))))
 	})
 }
