@@ -117,6 +117,7 @@ func newInstance(opts device.Options) (*instance, error) {
 	if wantDebug {
 		extNames = append(extNames, "VK_EXT_debug_utils")
 	}
+	extNames = append(extNames, presentInstanceExtensions(exts)...)
 	portability := exts["VK_KHR_portability_enumeration"]
 	if portability {
 		extNames = append(extNames, "VK_KHR_portability_enumeration")

@@ -1,0 +1,146 @@
+package swapchain
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/vk"
+)
+
+// Config asks for a swapchain. The surface may overrule the size (most
+// window systems dictate it) and the image count (clamped to what it allows).
+type Config struct {
+	Width, Height int  // the back buffers' size where the surface leaves it open
+	Images        int  // back buffers; 0: one more than the surface's minimum
+	VSync         bool // wait for vertical blank (FIFO); otherwise the lowest-latency mode offered
+	HDR           bool // an HDR10 (ST 2084) or extended-sRGB format when the surface offers one
+	SRGB          bool // an sRGB-encoding format: the image holds linear values
+}
+
+// State is a swapchain as it is now.
+type State struct {
+	Width, Height int // zero while the window is minimised
+	Images        int
+	Format        vk.Format
+	ColorSpace    vk.ColorSpaceKHR
+	PresentMode   vk.PresentModeKHR
+	Recreated     int // times recreated after a resize, an out-of-date or suboptimal swapchain
+}
+
+// HDR reports whether the back buffers are in an HDR color space.
+func (s State) HDR() bool {
+	return s.ColorSpace == vk.COLOR_SPACE_HDR10_ST2084_EXT || s.ColorSpace == vk.COLOR_SPACE_EXTENDED_SRGB_LINEAR_EXT
+}
+
+// Image is what Present shows: a *device.Image[T] of any pixel type (RGBA8Unorm
+// or RGBA32Float, or any format the device can blit from).
+type Image interface {
+	Handle() device.Handle
+	Desc() device.TextureDesc
+}
+
+// Swapchain is the back buffers of a surface, presented on one stream.
+type Swapchain struct {
+	surf   *Surface
+	stream *device.Stream
+	h      device.Handle
+
+	mu     sync.Mutex
+	closed bool
+}
+
+// New makes a swapchain on surf whose presents run on stream (a compute
+// stream: it shares the queue that can present).
+func New(surf *Surface, stream *device.Stream, cfg Config) (*Swapchain, error) {
+	if surf == nil || stream == nil {
+		return nil, fmt.Errorf("swapchain: New: %w: nil surface or stream", errInvalid)
+	}
+	if cfg.Width < 0 || cfg.Height < 0 || cfg.Images < 0 || cfg.Width > 1<<16 || cfg.Height > 1<<16 || cfg.Images > 16 {
+		return nil, fmt.Errorf("swapchain: New: %w: %dx%d with %d images", errInvalid, cfg.Width, cfg.Height, cfg.Images)
+	}
+	var flags uint32
+	if cfg.VSync {
+		flags |= FlagVSync
+	}
+	if cfg.HDR {
+		flags |= FlagHDR
+	}
+	if cfg.SRGB {
+		flags |= FlagSRGB
+	}
+	h, err := surf.b.CreateSwapchain(surf.h, stream.Handle(), uint32(cfg.Width), uint32(cfg.Height), uint32(cfg.Images), flags)
+	if err != nil {
+		return nil, fmt.Errorf("swapchain: New: %w", err)
+	}
+	return &Swapchain{surf: surf, stream: stream, h: h}, nil
+}
+
+// Stream returns the stream presents run on.
+func (sc *Swapchain) Stream() *device.Stream { return sc.stream }
+
+// Present shows level 0 of img: after the stream's earlier work it is
+// blitted (scaled when the sizes differ) to the next back buffer, which is
+// queued for display. It returns without waiting for the GPU; at most two
+// frames are in flight, so it waits for the one before last. It reports
+// false, with no error, when no frame could be shown (a minimised or
+// out-of-date window); the swapchain is then recreated for the next call.
+func (sc *Swapchain) Present(img Image) (bool, error) {
+	if img == nil {
+		return false, fmt.Errorf("swapchain: Present: %w: nil image", errInvalid)
+	}
+	sc.mu.Lock()
+	closed := sc.closed
+	sc.mu.Unlock()
+	if closed {
+		return false, fmt.Errorf("swapchain: Present: %w", device.ErrClosed)
+	}
+	if d := img.Desc(); d.Dim != 2 {
+		return false, fmt.Errorf("swapchain: Present: %w: a %dD texture (want a 2D image)", errInvalid, d.Dim)
+	}
+	ok, err := sc.surf.b.Present(sc.h, img.Handle())
+	if err != nil {
+		return false, fmt.Errorf("swapchain: Present: %w", err)
+	}
+	return ok, nil
+}
+
+// Resize asks for back buffers of width×height (where the window system does
+// not dictate the size itself); the swapchain is recreated before the next
+// frame. Resizes the window system reports are picked up without it.
+func (sc *Swapchain) Resize(width, height int) error {
+	if width < 0 || height < 0 || width > 1<<16 || height > 1<<16 {
+		return fmt.Errorf("swapchain: Resize: %w: %dx%d", errInvalid, width, height)
+	}
+	if err := sc.surf.b.ResizeSwapchain(sc.h, uint32(width), uint32(height)); err != nil {
+		return fmt.Errorf("swapchain: Resize: %w", err)
+	}
+	return nil
+}
+
+// State returns the swapchain's current size, format and present mode.
+func (sc *Swapchain) State() (State, error) {
+	ext, f, mode, n, err := sc.surf.b.SwapchainState(sc.h)
+	if err != nil {
+		return State{}, fmt.Errorf("swapchain: State: %w", err)
+	}
+	return State{
+		Width: int(ext[0]), Height: int(ext[1]), Images: int(ext[2]),
+		Format: f.Format, ColorSpace: f.ColorSpace, PresentMode: mode, Recreated: n,
+	}, nil
+}
+
+// Close waits for the swapchain's presents and destroys it. A second Close
+// returns nil.
+func (sc *Swapchain) Close() error {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.closed {
+		return nil
+	}
+	if err := sc.surf.b.DestroySwapchain(sc.h); err != nil {
+		return fmt.Errorf("swapchain: Close: %w", err)
+	}
+	sc.closed = true
+	return nil
+}
