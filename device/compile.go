@@ -23,6 +23,9 @@ type Kernel struct {
 	// CodegenTime is how long AST → SPIR-V words took; PipelineTime how long
 	// the backend took to build the pipeline.
 	CodegenTime, PipelineTime time.Duration
+	// CacheHit is true when the SPIR-V came from the shader cache (codegen
+	// was skipped; CodegenTime is then 0).
+	CacheHit bool
 }
 
 type compileOptions struct {
@@ -61,29 +64,37 @@ func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, e
 		o.name = f.Name
 	}
 	caps := d.Capabilities()
-	t0 := time.Now()
-	words, err := frontend.Emit(f, frontend.Options{
+	fo := frontend.Options{
 		Env:            spirv.EnvVulkan1_2,
 		FloatAtomicAdd: caps.AtomicFloat32Add && !o.emulated,
 		Names:          o.names,
-	})
+	}
+	words, cached, codegen, err := d.kernelSPIRV(f, fo, o.name) // through the shader cache (cache.go)
 	if err != nil {
 		if errors.Is(err, frontend.ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
 		}
 		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
 	}
-	codegen := time.Since(t0)
 	sig, captured, err := KernelSignature(f)
 	if err != nil {
 		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
 	}
 	t1 := time.Now()
 	sh, err := d.NewShader(ShaderDesc{SPIRV: words, Signature: &sig, Name: o.name})
+	if err != nil && cached && d.checkOpen() == nil {
+		// A cached module the backend refuses is compiled again and rewritten.
+		if words, codegen, err = d.recompile(f, fo, o.name, err); err != nil {
+			return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
+		}
+		cached = false
+		t1 = time.Now()
+		sh, err = d.NewShader(ShaderDesc{SPIRV: words, Signature: &sig, Name: o.name})
+	}
 	if err != nil {
 		return nil, err
 	}
-	k := &Kernel{Shader: sh, fn: f, words: words, captured: captured, CodegenTime: codegen, PipelineTime: time.Since(t1)}
+	k := &Kernel{Shader: sh, fn: f, words: words, captured: captured, CodegenTime: codegen, PipelineTime: time.Since(t1), CacheHit: cached}
 	for _, c := range captured {
 		if c == nil {
 			k.nUser++

@@ -69,6 +69,7 @@ type Device struct {
 
 	graveyard graveyard
 	samplers  samplerCache
+	pcache    pipelineCache
 	streams   sync.Map // every *stream not yet released, destroyed ones included
 	parked    parkedSet
 }
@@ -124,6 +125,10 @@ func Open(opts device.Options) (_ *Device, err error) {
 	if err := d.createDevice(); err != nil {
 		return nil, err
 	}
+	if err := d.openPipelineCache(opts); err != nil {
+		d.fn.DestroyDevice(d.vk, nil)
+		return nil, err
+	}
 	d.caps = p.capabilities(idx)
 	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
 	d.mem = newMemory(d)
@@ -174,7 +179,7 @@ func (d *Device) createDevice() error {
 
 	var exts []string
 	for _, e := range []string{"VK_KHR_push_descriptor", "VK_EXT_shader_atomic_float", "VK_KHR_shader_clock",
-		"VK_KHR_acceleration_structure", "VK_KHR_ray_query", "VK_KHR_deferred_host_operations", "VK_KHR_portability_subset", "VK_KHR_swapchain"} {
+		"VK_KHR_acceleration_structure", "VK_KHR_ray_query", "VK_KHR_deferred_host_operations", "VK_KHR_portability_subset"} {
 		if p.exts[e] {
 			exts = append(exts, e)
 		}
@@ -364,6 +369,7 @@ func (d *Device) close() error {
 		}
 	}
 	d.samplers.release(d)
+	d.closePipelineCache()
 	d.mem.release()
 	d.fn.DestroyDevice(d.vk, nil)
 	d.in.destroy()

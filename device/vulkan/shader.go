@@ -163,7 +163,7 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 	if !sh.sig.DispatchHeader {
 		cpi.Flags = vk.PIPELINE_CREATE_DISPATCH_BASE_BIT // split dispatches of raw modules use vkCmdDispatchBase
 	}
-	if err := check("vkCreateComputePipelines", d.fn.CreateComputePipelines(d.vk, 0, 1, &cpi, nil, &sh.pipeline)); err != nil {
+	if err := check("vkCreateComputePipelines", d.createComputePipeline(&cpi, &sh.pipeline)); err != nil {
 		return fmt.Errorf("shader %q: %w", label, err)
 	}
 	return nil

@@ -1,0 +1,172 @@
+package device
+
+// Ahead-of-time kernels: SaveKernel compiles a kernel to SPIR-V without a
+// device and stores it by name with its signature; LoadKernel builds it on a
+// device later, refusing it unless the signature is the one the program
+// expects. The record (shadercache.Kernel) carries the SPIR-V, the signature
+// as text — what is compared, and what an error shows — and the runtime's
+// binding layout as JSON (aotABI), so loading needs no frontend AST.
+//
+// With no device to ask, codegen takes the portable path for every
+// capability it consults (float atomics become compare-and-swap loops), so a
+// saved kernel runs on any Vulkan 1.2 device.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/shadercache"
+	"github.com/lucent-gpu/lucent/spirv"
+)
+
+// ErrKernelNotFound is wrapped by LoadKernel's error when the store holds no
+// kernel under the name.
+var ErrKernelNotFound = errors.New("kernel not found")
+
+// aotABIVersion versions the JSON layout of aotABI.
+const aotABIVersion = 1
+
+// aotABI is the binding layout stored with an ahead-of-time kernel.
+type aotABI struct {
+	Version   int
+	Codegen   int // frontend.CodegenVersion of the SPIR-V
+	Signature Signature
+}
+
+// aotOptions are the codegen options SaveKernel compiles with: the portable
+// path for every device capability (no device is there to ask).
+func aotOptions(names bool) frontend.Options {
+	return frontend.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: false, Names: names}
+}
+
+// SaveKernel compiles kernel f to SPIR-V without a device and stores it in
+// store under name, with its argument signature. It returns the signature
+// text LoadKernel will expect (see SignatureText). Only WithDebugNames of the
+// options matters. A kernel that captures host resources cannot be saved:
+// they do not outlive the process.
+func SaveKernel(store shadercache.BinaryIO, name string, f *frontend.Function, opts ...CompileOption) (string, error) {
+	o := compileOptions{}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if f == nil {
+		return "", fmt.Errorf("device: SaveKernel %q: %w: nil kernel", name, ErrInvalidArgument)
+	}
+	if store == nil {
+		return "", fmt.Errorf("device: SaveKernel %q: %w: nil store", name, ErrInvalidArgument)
+	}
+	sig, captured, err := KernelSignature(f)
+	if err != nil {
+		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
+	}
+	for i, c := range captured {
+		if c != nil {
+			return "", fmt.Errorf("device: SaveKernel %q: %w: %s captures a host resource (%T); pass it as an argument",
+				name, ErrInvalidArgument, sig.Args[i].Label(i), c)
+		}
+	}
+	words, err := frontend.Emit(f, aotOptions(o.names))
+	if err != nil {
+		if errors.Is(err, frontend.ErrUnsupported) {
+			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
+		}
+		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
+	}
+	abi, err := json.Marshal(aotABI{Version: aotABIVersion, Codegen: frontend.CodegenVersion, Signature: sig})
+	if err != nil {
+		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
+	}
+	text := SignatureText(sig)
+	if err := shadercache.SaveKernel(store, name, shadercache.Kernel{SPIRV: words, Signature: text, ABI: abi}); err != nil {
+		return "", fmt.Errorf("device: SaveKernel: %w", err)
+	}
+	return text, nil
+}
+
+// LoadKernel builds the kernel stored under name on d. signature is the
+// SignatureText the program was written against; a kernel stored with
+// another one is refused with an error naming both (wrapping
+// shadercache.ErrSignatureMismatch). A name the store lacks wraps
+// ErrKernelNotFound. The Kernel has no Function (its AST stayed in the
+// program that saved it) and every argument is passed to Dispatch.
+func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (*Kernel, error) {
+	if store == nil {
+		return nil, fmt.Errorf("device: LoadKernel %q: %w: nil store", name, ErrInvalidArgument)
+	}
+	rec, ok, err := shadercache.LoadKernel(store, name, signature)
+	if err != nil {
+		if errors.Is(err, shadercache.ErrSignatureMismatch) {
+			return nil, fmt.Errorf("device: LoadKernel: %w: %w", ErrInvalidArgument, err)
+		}
+		return nil, fmt.Errorf("device: LoadKernel: %w", err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("device: LoadKernel %q: %w", name, ErrKernelNotFound)
+	}
+	var abi aotABI
+	if err := json.Unmarshal(rec.ABI, &abi); err != nil {
+		return nil, fmt.Errorf("device: LoadKernel %q: binding layout: %w: %w", name, shadercache.ErrBadKernel, err)
+	}
+	if abi.Version != aotABIVersion {
+		return nil, fmt.Errorf("device: LoadKernel %q: binding layout version %d, this build reads %d (save the kernel again): %w",
+			name, abi.Version, aotABIVersion, shadercache.ErrBadKernel)
+	}
+	if got := SignatureText(abi.Signature); got != rec.Signature {
+		return nil, fmt.Errorf("device: LoadKernel %q: binding layout %s disagrees with the stored signature %s: %w",
+			name, got, rec.Signature, shadercache.ErrBadKernel)
+	}
+	sig := abi.Signature
+	sh, err := d.NewShader(ShaderDesc{SPIRV: rec.SPIRV, Signature: &sig, Name: name})
+	if err != nil {
+		return nil, fmt.Errorf("device: LoadKernel %q: %w", name, err)
+	}
+	return &Kernel{Shader: sh, words: rec.SPIRV, captured: make([]any, len(sig.Args)), nUser: len(sig.Args)}, nil
+}
+
+// SignatureText is a kernel signature as ahead-of-time kernels are checked
+// against: each argument's type and, for resources, how the kernel uses it,
+// e.g. "(float32, Buffer[float32] read, Buffer[float32] read-write)". Names
+// and the block size are left out: renaming a parameter or retuning the
+// block does not change how a program calls the kernel.
+func SignatureText(sig Signature) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, a := range sig.Args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		switch a.Kind {
+		case ArgUniform:
+			b.WriteString(valueText(a, a.Size))
+		case ArgBuffer:
+			fmt.Fprintf(&b, "Buffer[%s] %s", valueText(a, a.ElemSize), a.Access)
+		case ArgTexture:
+			fmt.Fprintf(&b, "Texture%dD[%s] %s", a.Dim, a.Format, a.Access)
+		default:
+			fmt.Fprintf(&b, "%s %s", a.Kind, a.Access)
+		}
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// valueText names a uniform's or a buffer element's type: "float32",
+// "vec3<uint32>", or its size when the type is not a scalar or vector.
+func valueText(a Argument, size uint32) string {
+	if a.Scalar == ScalarUnknown {
+		return fmt.Sprintf("struct(%d bytes)", size)
+	}
+	s := fmt.Sprintf("%s%d", a.Scalar, a.ScalarBits)
+	if a.Scalar == ScalarBool {
+		s = "bool"
+	}
+	if a.Components > 1 {
+		s = fmt.Sprintf("vec%d<%s>", a.Components, s)
+	}
+	return s
+}
