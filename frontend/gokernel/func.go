@@ -500,7 +500,12 @@ func (l *lowerer) local(obj types.Object, pos token.Pos) *frontend.Var {
 		return v
 	}
 	before := l.nerrs
-	v := l.fn.AddLocal(obj.Name(), l.typeAt(obj.Type(), pos))
+	t := l.typeAt(obj.Type(), pos)
+	if t.IsResource() {
+		l.errorf(pos, "%s cannot be held in a local variable: use the kernel parameter directly", t)
+		t = frontend.TI32
+	}
+	v := l.fn.AddLocal(obj.Name(), t)
 	l.vars[obj] = v
 	if l.nerrs > before {
 		l.bad[obj] = true

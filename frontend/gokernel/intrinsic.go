@@ -169,7 +169,11 @@ func (l *lowerer) method(e *ast.CallExpr, f *types.Func) frontend.Expr {
 	if n, ok := types.Unalias(recvT).(*types.Named); ok {
 		tname = n.Obj().Name()
 	}
+	before := l.nerrs
 	recv := l.expr(sel.X)
+	if l.nerrs > before {
+		return nil
+	}
 	var args []frontend.Expr
 	for _, a := range e.Args {
 		args = append(args, l.expr(a))
