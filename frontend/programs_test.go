@@ -110,3 +110,11 @@ func TestMatrixUniformValidates(t *testing.T) {
 	require.Equal(t, 24, args[0].Offset)
 	require.Equal(t, 24+64, push)
 }
+
+func TestRandomKernelsValidate(t *testing.T) {
+	for seed := range uint64(20) {
+		f, _, err := programs.RandomInt(seed)
+		require.NoError(t, err, "seed %d", seed)
+		emitValid(t, f, frontend.Options{})
+	}
+}

@@ -1,0 +1,116 @@
+package programs
+
+import (
+	"math/bits"
+	"math/rand/v2"
+
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+// RandomExprs is the number of expressions a RandomInt kernel evaluates.
+const RandomExprs = 12
+
+// RandomInt builds a kernel of RandomExprs random integer expression trees
+// over x = a[i] and y = b[i] (u32 and i32 arithmetic, bit operations,
+// shifts of any count, comparisons and selects, built-ins, casts), writing
+// expression j to out[i*RandomExprs+j], together with its CPU evaluation:
+// the kernel and the reference are built from the same random choices, so
+// the device is compared against Go's semantics (the oracle).
+func RandomInt(seed uint64) (*fe.Function, func(x, y uint32) []uint32, error) {
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	type node struct {
+		v    fe.U32
+		eval func(x, y uint32) uint32
+	}
+	var x, y fe.U32 // set while tracing
+	var gen func(depth int) node
+	gen = func(depth int) node {
+		if depth == 0 || r.IntN(5) == 0 {
+			switch r.IntN(3) {
+			case 0:
+				return node{x, func(x, _ uint32) uint32 { return x }}
+			case 1:
+				return node{y, func(_, y uint32) uint32 { return y }}
+			}
+			c := []uint32{0, 1, 7, 31, 32, 0x80000000, 0xffffffff, r.Uint32()}[r.IntN(8)]
+			return node{fe.U(c), func(_, _ uint32) uint32 { return c }}
+		}
+		a, b := gen(depth-1), gen(depth-1)
+		ea, eb := a.eval, b.eval
+		sa := func(v fe.U32) fe.I32 { return fe.Bitcast[int32](v) }
+		us := func(v fe.I32) fe.U32 { return fe.Bitcast[uint32](v) }
+		switch r.IntN(16) {
+		case 0:
+			return node{a.v.Add(b.v), func(x, y uint32) uint32 { return ea(x, y) + eb(x, y) }}
+		case 1:
+			return node{a.v.Sub(b.v), func(x, y uint32) uint32 { return ea(x, y) - eb(x, y) }}
+		case 2:
+			return node{a.v.Mul(b.v), func(x, y uint32) uint32 { return ea(x, y) * eb(x, y) }}
+		case 3:
+			return node{a.v.Xor(b.v).And(a.v.Or(b.v)), func(x, y uint32) uint32 {
+				p, q := ea(x, y), eb(x, y)
+				return (p ^ q) & (p | q)
+			}}
+		case 4:
+			return node{a.v.Shl(b.v), func(x, y uint32) uint32 { return ea(x, y) << eb(x, y) }}
+		case 5:
+			return node{a.v.Shr(b.v), func(x, y uint32) uint32 { return ea(x, y) >> eb(x, y) }}
+		case 6:
+			return node{us(sa(a.v).Shr(b.v)), func(x, y uint32) uint32 { return uint32(int32(ea(x, y)) >> eb(x, y)) }}
+		case 7:
+			return node{a.v.Div(b.v.Or(fe.U(1))), func(x, y uint32) uint32 { return ea(x, y) / (eb(x, y) | 1) }}
+		case 8:
+			return node{a.v.Rem(b.v.Or(fe.U(1))), func(x, y uint32) uint32 { return ea(x, y) % (eb(x, y) | 1) }}
+		case 9:
+			// signed remainder by a positive divisor (no overflow case)
+			return node{us(sa(a.v).Rem(sa(b.v.And(fe.U(0x7fff)).Or(fe.U(1))))), func(x, y uint32) uint32 {
+				return uint32(int32(ea(x, y)) % int32(eb(x, y)&0x7fff|1))
+			}}
+		case 10:
+			return node{fe.Select(sa(a.v).Lt(sa(b.v)), a.v, b.v.BitNot()), func(x, y uint32) uint32 {
+				if int32(ea(x, y)) < int32(eb(x, y)) {
+					return ea(x, y)
+				}
+				return ^eb(x, y)
+			}}
+		case 11:
+			return node{fe.Max(a.v, b.v).Add(us(fe.Min(sa(a.v), sa(b.v)))), func(x, y uint32) uint32 {
+				return max(ea(x, y), eb(x, y)) + uint32(min(int32(ea(x, y)), int32(eb(x, y))))
+			}}
+		case 12:
+			return node{fe.PopCount(a.v).Add(fe.Clz(b.v)), func(x, y uint32) uint32 {
+				return uint32(bits.OnesCount32(ea(x, y)) + bits.LeadingZeros32(eb(x, y)))
+			}}
+		case 13:
+			return node{fe.Ctz(a.v).Xor(fe.BitReverse(b.v)), func(x, y uint32) uint32 {
+				return uint32(bits.TrailingZeros32(ea(x, y))) ^ bits.Reverse32(eb(x, y))
+			}}
+		case 14:
+			// widen to 64 bits and back: high half of the product
+			return node{fe.Convert[uint32](fe.Convert[uint64](a.v).Mul(fe.Convert[uint64](b.v)).Shr(fe.U(32))), func(x, y uint32) uint32 {
+				return uint32(uint64(ea(x, y)) * uint64(eb(x, y)) >> 32)
+			}}
+		}
+		// narrow through int8 and back (sign extension)
+		return node{us(fe.Convert[int32](fe.Convert[int8](a.v))).Add(b.v), func(x, y uint32) uint32 {
+			return uint32(int32(int8(ea(x, y)))) + eb(x, y)
+		}}
+	}
+	var evals []func(x, y uint32) uint32
+	f, err := fe.Kernel1D(64, func(k *fe.K, a, b, out fe.Buf[fe.U32]) {
+		i := k.DispatchID().X()
+		x, y = a.Read(i), b.Read(i)
+		for j := range RandomExprs {
+			n := gen(4)
+			evals = append(evals, n.eval)
+			out.Write(i.Mul(fe.U(RandomExprs)).Add(fe.U(uint32(j))), n.v)
+		}
+	})
+	return f, func(x, y uint32) []uint32 {
+		out := make([]uint32, len(evals))
+		for j, e := range evals {
+			out[j] = e(x, y)
+		}
+		return out
+	}, err
+}
