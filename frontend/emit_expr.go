@@ -152,7 +152,11 @@ func (g *gen) expr(e Expr) spirv.ID {
 			return id
 		}
 		id := g.exprUncached(e)
-		g.scopes[len(g.scopes)-1][e] = id
+		top := &g.scopes[len(g.scopes)-1]
+		if *top == nil {
+			*top = map[Expr]spirv.ID{}
+		}
+		(*top)[e] = id
 		return id
 	}
 	return g.exprUncached(e)

@@ -162,5 +162,5 @@ func (g *gen) cached(e Expr) (spirv.ID, bool) {
 
 // enter opens a scope for values computed in a nested construct; leave
 // drops them, as they do not dominate what follows the construct.
-func (g *gen) enter() { g.scopes = append(g.scopes, map[Expr]spirv.ID{}) }
+func (g *gen) enter() { g.scopes = append(g.scopes, nil) } // made on first use
 func (g *gen) leave() { g.scopes = g.scopes[:len(g.scopes)-1] }
