@@ -50,6 +50,20 @@ func Affine2D(w, h uint32, in []Pair, out []float32) {
 	p := in[id.Y*w+id.X]
 	out[id.Y*w+id.X] = p.A*float32(id.X) + p.B*float32(id.Y)
 }
+
+// Invert writes 1-c for each colour channel of src's texels to dst, keeping alpha.
+//
+//lucent:kernel block=8,8
+func Invert(src, dst kernel.Texture2D[kernel.Float4]) {
+	id := kernel.DispatchID()
+	size := src.Size()
+	if id.X >= size.X || id.Y >= size.Y {
+		return
+	}
+	c := src.Read(id.X, id.Y)
+	c.X, c.Y, c.Z = 1-c.X, 1-c.Y, 1-c.Z
+	dst.Write(id.X, id.Y, c)
+}
 `
 
 // programSource uses the launchers generated into the kernel package (kern)
@@ -207,6 +221,42 @@ func check(ctx context.Context, dev *device.Device) error {
 			}
 		}
 	}
+
+	// Invert: storage textures, typed any in the launcher.
+	invert, err := kern.NewInvert(dev)
+	if err != nil {
+		return err
+	}
+	defer invert.Close()
+	const tw, th = 13, 7
+	texels := make([]kernel.Float4, tw*th)
+	for i := range texels {
+		texels[i] = kernel.Float4{X: float32(i%8) / 8, Y: float32(i%4) / 4, Z: 0.5, W: float32(i % 2)}
+	}
+	src, err := device.NewImage[kernel.Float4](dev, device.RGBA32Float, tw, th, 1)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := device.NewImage[kernel.Float4](dev, device.RGBA32Float, tw, th, 1)
+	if err != nil {
+		return err
+	}
+	defer dst.Close()
+	inv := make([]kernel.Float4, tw*th)
+	if err := submit(src.Upload(texels), invert.Dispatch(tw, th, src, dst), dst.Download(inv)); err != nil {
+		return fmt.Errorf("invert: %w", err)
+	}
+	for i, c := range texels {
+		want := kernel.Float4{X: 1 - c.X, Y: 1 - c.Y, Z: 1 - c.Z, W: c.W}
+		if inv[i] != want {
+			return fmt.Errorf("invert[%d] = %v, want %v", i, inv[i], want)
+		}
+	}
+	// A buffer where the kernel takes a texture is an error, not a crash.
+	if err := stream.Submit(invert.Dispatch(tw, th, src, out)); err == nil {
+		return fmt.Errorf("invert with a buffer for a texture: no error")
+	}
 	return nil
 }
 `
@@ -269,6 +319,8 @@ func TestGenerateEndToEnd(t *testing.T) {
 	require.Contains(t, src, "//go:build !lucentc\n\npackage kern\n")
 	require.Contains(t, src, "func NewSaxpy(dev *device.Device) (*SaxpyKernel, error)")
 	require.Contains(t, src, "func (k *SaxpyKernel) Dispatch(threads uint32, a float32, x, y *device.Buffer[float32]) device.Command")
+	require.Contains(t, src, "func (k *InvertKernel) Dispatch(threadsX, threadsY uint32, src, dst any) device.Command")
+	require.Contains(t, src, "Format: device.RGBA32Float")
 	require.Contains(t, src, "func (k *Affine2DKernel) Dispatch(threadsX, threadsY uint32, w, h uint32, in *device.Buffer[Pair], out *device.Buffer[float32]) device.Command")
 	require.NotContains(t, src, "example.com/e2e/kern\"", "the kernel package must not import itself")
 
