@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // The benchmarks below have twins in bench/vkbench.c, which does the same
@@ -189,5 +190,69 @@ func BenchmarkBinding(b *testing.B) {
 				f.submitWait(b, list)
 			}
 		})
+	}
+}
+
+// BenchmarkRoundTripRawVk is BenchmarkRoundTrip written directly against the
+// vk package (one command buffer re-recorded, one timeline semaphore): what
+// the same Vulkan calls cost from Go, without the runtime around them.
+func BenchmarkRoundTripRawVk(b *testing.B) {
+	f := benchFixture(b)
+	d := f.d
+	shH := f.mustShader(b, "empty")
+	bufH := f.mustBuffer(b, 256)
+	d.live.RLock()
+	sh, _ := lookup[*shader](d, shH, "shader")
+	buf, _ := lookup[*buffer](d, bufH, "buffer")
+	s, _ := lookup[*stream](d, f.s, "stream")
+	d.live.RUnlock()
+	s.mu.Lock()
+	cb, err := s.commandBuffer()
+	s.mu.Unlock()
+	if err != nil {
+		b.Fatal(err)
+	}
+	sem, err := d.newTimeline(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.fn.DestroySemaphore(d.vk, sem, nil)
+	var value uint64
+	info := vk.DescriptorBufferInfo{Buffer: buf.raw.handle, Range: 256}
+	write := vk.WriteDescriptorSet{SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DescriptorCount: 1,
+		DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_BUFFER, PBufferInfo: &info}
+	mb := vk.MemoryBarrier2{SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER_2, SrcStageMask: stageAll, SrcAccessMask: accessMemoryWrite,
+		DstStageMask: stageAll, DstAccessMask: dstAccess}
+	dep := vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, MemoryBarrierCount: 1, PMemoryBarriers: &mb}
+	begin := vk.CommandBufferBeginInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, Flags: vk.COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT}
+	cbi := vk.CommandBufferSubmitInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, CommandBuffer: cb}
+	sig := vk.SemaphoreSubmitInfo{SType: vk.STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, Semaphore: sem, StageMask: stageAll}
+	si := vk.SubmitInfo2{SType: vk.STRUCTURE_TYPE_SUBMIT_INFO_2, CommandBufferInfoCount: 1, PCommandBufferInfos: &cbi,
+		SignalSemaphoreInfoCount: 1, PSignalSemaphoreInfos: &sig}
+	wi := vk.SemaphoreWaitInfo{SType: vk.STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, SemaphoreCount: 1, PSemaphores: &sem, PValues: &value}
+	q := s.q
+	round := func() {
+		d.fn.BeginCommandBuffer(cb, &begin)
+		d.fn.CmdPipelineBarrier2(cb, &dep)
+		d.fn.CmdBindPipeline(cb, vk.PIPELINE_BIND_POINT_COMPUTE, sh.pipeline)
+		d.fn.CmdPushDescriptorSetKHR(cb, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, 1, &write)
+		d.fn.CmdDispatch(cb, 1, 1, 1)
+		d.fn.EndCommandBuffer(cb)
+		value++
+		sig.Value = value
+		q.mu.Lock()
+		r := d.fn.QueueSubmit2(q.handle, 1, &si, 0)
+		q.mu.Unlock()
+		if r != vk.SUCCESS {
+			b.Fatal(r)
+		}
+		if r := d.fn.WaitSemaphores(d.vk, &wi, ^uint64(0)); r != vk.SUCCESS {
+			b.Fatal(r)
+		}
+	}
+	round()
+	b.ResetTimer()
+	for range b.N {
+		round()
 	}
 }
