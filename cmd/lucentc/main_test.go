@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
@@ -232,5 +235,29 @@ func TestVerbose(t *testing.T) {
 	require.Regexp(t, `lucentc: \d+ kernel\(s\): load \S+, packages \S+, codegen \S+, optimize \S+, validate \S+`, stderr)
 	for _, name := range want {
 		require.Contains(t, stderr, "wrote "+filepath.Join(dir, name))
+	}
+}
+
+// TestKernelError: errors after the front end name the kernel at its
+// position, stay on one line, and keep both ErrCompile and the cause.
+func TestKernelError(t *testing.T) {
+	k := &gokernel.Kernel{Name: "Saxpy", Pos: token.Position{Filename: "k.go", Line: 12, Column: 6}}
+	err := newKernelError(k, fmt.Errorf("validator (vulkan1.2): %w", fmt.Errorf("%w: line one\n  line two", spvtools.ErrInvalid)))
+	require.Equal(t, "k.go:12:6: kernel Saxpy: validator (vulkan1.2): spvtools: invalid SPIR-V: line one line two", err.Error())
+	require.ErrorIs(t, err, ErrCompile)
+	require.ErrorIs(t, err, spvtools.ErrInvalid)
+}
+
+// TestLoadEnv: the lucentc tag joins the user's GOFLAGS, tags included.
+func TestLoadEnv(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "-tags=lucentc"},
+		{"-mod=mod", "-mod=mod -tags=lucentc"},
+		{"-tags=a,b -mod=mod", "-tags=a,b,lucentc -mod=mod"},
+		{"-tags=", "-tags=lucentc"},
+	} {
+		t.Setenv("GOFLAGS", c.in)
+		env := loadEnv()
+		require.Equal(t, "GOFLAGS="+c.want, env[len(env)-1], "GOFLAGS=%q", c.in)
 	}
 }
