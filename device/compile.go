@@ -147,7 +147,13 @@ func KernelSignature(f *frontend.Function) (Signature, []any, error) {
 		switch t.Kind() {
 		case frontend.KindBuffer:
 			arg.Kind = ArgBuffer
-			arg.Binding = uint32(a.Binding)
+			if t.ByAddress() {
+				arg.Form = FormAddress
+				arg.Offset = uint32(a.Offset)
+				arg.Size = 8
+			} else {
+				arg.Binding = uint32(a.Binding)
+			}
 			arg.ElemSize = uint32(t.Elem().Size())
 			describeScalar(&arg, t.Elem())
 			arg.Access = access(f, v)

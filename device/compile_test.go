@@ -128,3 +128,31 @@ func TestCompileCapturesResources(t *testing.T) {
 	run(t, d, table.Upload([]float32{1, 2, 3, 4}), k.Dispatch([3]uint32{10}, out), out.Download(got))
 	require.Equal(t, []float32{10, 20, 30, 40, 10, 20, 30, 40, 10, 20}, got)
 }
+
+// TestCompileBufferByAddress passes buffers by device address (kernel ABI
+// v1's form for buffers past maxStorageBufferRange).
+func TestCompileBufferByAddress(t *testing.T) {
+	d := openDevice(t)
+	if !d.Capabilities().BufferDeviceAddress {
+		testenv.Need(t, "buffer device addresses", errUnsupported("BufferDeviceAddress"))
+	}
+	f, err := programs.SaxpyAddress()
+	require.NoError(t, err)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	sig := k.Signature()
+	require.Equal(t, device.FormAddress, sig.Args[1].Form)
+	const n = 1000
+	xs, ys := make([]float32, n), make([]float32, n)
+	for i := range xs {
+		xs[i], ys[i] = float32(i), 1
+	}
+	x, y, count := upload(t, d, xs), upload(t, d, ys), upload(t, d, []uint32{0})
+	run(t, d, k.Dispatch([3]uint32{n}, float32(2), x, y, count))
+	got := download(t, d, y)
+	for i := range got {
+		require.InDelta(t, 2*xs[i]+1, got[i], 1e-4, "element %d", i)
+	}
+	require.Equal(t, []uint32{n}, download(t, d, count))
+}

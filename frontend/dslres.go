@@ -54,6 +54,22 @@ func (Buf[V]) paramType() (*Type, error) {
 
 func (Buf[V]) bind(k *K, v *Var) any { return Buf[V]{k: k, v: v} }
 
+// BigBuf is a buffer argument passed by device address rather than a
+// descriptor (kernel ABI v1's form for buffers past maxStorageBufferRange,
+// 128 MiB on lavapipe). It reads, writes and takes atomics like Buf; its Len
+// is not available.
+type BigBuf[V Value] struct{ Buf[V] }
+
+func (BigBuf[V]) paramType() (*Type, error) {
+	t, err := Buf[V]{}.paramType()
+	if err != nil {
+		return nil, err
+	}
+	return BufferAddress(t.elem), nil
+}
+
+func (BigBuf[V]) bind(k *K, v *Var) any { return BigBuf[V]{Buf[V]{k: k, v: v}} }
+
 func (b Buf[V]) elem(i U32) (Expr, bool) {
 	if b.k == nil {
 		return &poison{fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}, false

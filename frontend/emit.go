@@ -257,9 +257,14 @@ func (g *gen) kernel(f *Function) error {
 			continue
 		}
 		t := a.Var.Type
-		mt := g.etyp(t)
-		if t == TBool {
+		var mt spirv.ID
+		switch {
+		case t == TBool:
 			mt = g.u32
+		case t.addr:
+			mt = g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(t.elem))
+		default:
+			mt = g.etyp(t)
 		}
 		m := spirv.Member{Type: mt, Offset: spirv.Off(uint32(a.Offset))}
 		if t.kind == KindMatrix {
@@ -274,6 +279,9 @@ func (g *gen) kernel(f *Function) error {
 	// Resources in descriptor set 0.
 	for _, a := range args {
 		if a.Binding < 0 {
+			if a.Var.Type.addr {
+				g.vars[a.Var] = place{sc: spirv.StorageClassPhysicalStorageBuffer, explicit: true}
+			}
 			continue
 		}
 		t := a.Var.Type
@@ -284,11 +292,7 @@ func (g *gen) kernel(f *Function) error {
 			if t.elem.kind == KindMatrix {
 				return fmt.Errorf("%w: buffer of matrices (argument %s); wrap the matrix in a struct", ErrUnsupported, a.Var.Name)
 			}
-			rt := b.TypeRuntimeArrayStride(g.etyp(t.elem), uint32(t.elem.size))
-			bt := b.TypeStructOf(spirv.StructType{
-				Members:     []spirv.Member{{Type: rt, Offset: spirv.Off(0)}},
-				Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
-			})
+			bt := g.blockOf(t.elem)
 			v = b.Variable(g.ptr(spirv.StorageClassStorageBuffer, bt), spirv.StorageClassStorageBuffer, 0)
 			g.vars[a.Var] = place{ptr: v, sc: spirv.StorageClassStorageBuffer, explicit: true}
 		case KindBindless:
@@ -346,6 +350,16 @@ func (g *gen) kernel(f *Function) error {
 		}
 	}
 	return g.err
+}
+
+// blockOf is the Block struct holding a runtime array of elem, the type of
+// a buffer.
+func (g *gen) blockOf(elem *Type) spirv.ID {
+	rt := g.b.TypeRuntimeArrayStride(g.etyp(elem), uint32(elem.size))
+	return g.b.TypeStructOf(spirv.StructType{
+		Members:     []spirv.Member{{Type: rt, Offset: spirv.Off(0)}},
+		Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
+	})
 }
 
 func (g *gen) imageType(t *Type) spirv.ID {

@@ -27,8 +27,12 @@ func (g *gen) call(e *Call) spirv.ID {
 			spirv.MemorySemanticsAcquireRelease|spirv.MemorySemanticsWorkgroupMemory|spirv.MemorySemanticsUniformMemory)
 		return 0
 	case OpBufferSize:
-		p := g.vars[e.Args[0].(*Ref).Var]
-		return b.ArrayLength(g.u32, p.ptr, 0)
+		v := e.Args[0].(*Ref).Var
+		if v.Type.addr {
+			g.fail("the length of buffer %s passed by address", v.Name)
+			return 0
+		}
+		return b.ArrayLength(g.u32, g.vars[v].ptr, 0)
 	case OpTextureRead, OpTextureWrite, OpTextureSize, OpTextureSample:
 		return g.texture(e)
 	case OpBindlessRead, OpBindlessWrite, OpBindlessSize:
@@ -355,7 +359,7 @@ func (g *gen) u32View(e Expr) spirv.ID {
 		}
 		return false
 	}
-	if !walk(e) {
+	if !walk(e) || root.Type.addr {
 		return 0
 	}
 	alias, ok := g.aliases[root]

@@ -46,10 +46,16 @@ func (g *gen) addr(e Expr) (spirv.ID, spirv.StorageClass, bool) {
 		}
 		return p.ptr, p.sc, p.explicit
 	case *Index:
-		if e.X.Type().kind == KindBuffer {
-			p := g.vars[e.X.(*Ref).Var]
+		if bt := e.X.Type(); bt.kind == KindBuffer {
+			v := e.X.(*Ref).Var
+			p := g.vars[v]
+			base := p.ptr
+			if bt.addr {
+				pt := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(bt.elem))
+				base = g.b.Load(pt, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, pt), g.push, g.b.ConstantUint32(g.argIdx[v])))
+			}
 			i := g.expr(e.I)
-			return g.b.AccessChain(g.ptr(p.sc, g.etyp(e.T)), p.ptr, g.b.ConstantUint32(0), i), p.sc, true
+			return g.b.AccessChain(g.ptr(p.sc, g.etyp(e.T)), base, g.b.ConstantUint32(0), i), p.sc, true
 		}
 		base, sc, ex := g.addr(e.X)
 		i := g.expr(e.I)
@@ -69,9 +75,18 @@ func (g *gen) layoutType(t *Type, explicit bool) spirv.ID {
 	return g.typ(t)
 }
 
+// access is the memory-access operand of loads and stores through a pointer
+// of storage class sc: PhysicalStorageBuffer ones must say their alignment.
+func access(sc spirv.StorageClass, t *Type) []uint32 {
+	if sc != spirv.StorageClassPhysicalStorageBuffer {
+		return nil
+	}
+	return []uint32{uint32(spirv.MemoryAccessAligned), uint32(t.align)}
+}
+
 func (g *gen) load(e Expr) spirv.ID {
-	p, _, ex := g.addr(e)
-	v := g.b.Load(g.layoutType(e.Type(), ex), p)
+	p, sc, ex := g.addr(e)
+	v := g.b.Load(g.layoutType(e.Type(), ex), p, access(sc, e.Type())...)
 	if ex {
 		v = g.relayout(v, e.Type(), false)
 	}
@@ -80,11 +95,11 @@ func (g *gen) load(e Expr) spirv.ID {
 
 func (g *gen) assign(dst, src Expr) {
 	v := g.expr(src)
-	p, _, ex := g.addr(dst)
+	p, sc, ex := g.addr(dst)
 	if ex {
 		v = g.relayout(v, dst.Type(), true)
 	}
-	g.b.Store(p, v)
+	g.b.Store(p, v, access(sc, dst.Type())...)
 }
 
 // scalarConst is the constant of scalar type t with value bits (as Literal.Bits).
@@ -181,7 +196,7 @@ func (g *gen) exprUncached(e Expr) spirv.ID {
 		case VarParam:
 			return g.values[v]
 		case VarArg:
-			if v.Type.IsResource() {
+			if v.Type.IsResource() { // buffers by address included: they are not values
 				g.fail("resource %s used as a value", v.Name)
 				return 0
 			}

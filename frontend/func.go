@@ -126,11 +126,11 @@ func (f *Function) Callees() []*Function {
 	return out
 }
 
-// Arguments are the kernel's arguments in order, with their ABI placement.
+// Argument is a kernel argument with its ABI placement.
 type Argument struct {
 	Var     *Var
-	Binding int // descriptor binding for resources, -1 for uniforms
-	Offset  int // push-constant offset for uniforms, -1 for resources
+	Binding int // descriptor binding for resources, -1 for uniforms and buffers by address
+	Offset  int // push-constant offset for uniforms and buffers by address, -1 for descriptors
 }
 
 // PushHeaderSize is the size of the dispatch header at the start of the
@@ -147,12 +147,15 @@ func (f *Function) Layout() ([]Argument, int, error) {
 	args := make([]Argument, len(f.Params))
 	binding, off := 0, PushHeaderSize
 	for i, p := range f.Params {
-		if p.Type.IsResource() {
+		if p.Type.IsResource() && !p.Type.addr {
 			args[i] = Argument{Var: p, Binding: binding, Offset: -1}
 			binding++
 			continue
 		}
 		a := p.Type.align
+		if p.Type.addr {
+			a = 8 // a u64 device address
+		}
 		if p.Type == TBool {
 			a = 4 // bools travel as u32 in push constants
 		}
@@ -169,6 +172,9 @@ func (f *Function) Layout() ([]Argument, int, error) {
 func pushSize(t *Type) int {
 	if t == TBool {
 		return 4
+	}
+	if t.addr {
+		return 8
 	}
 	return t.size
 }

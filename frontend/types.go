@@ -54,6 +54,7 @@ type Type struct {
 	name   string  // struct name
 	size   int     // device size in bytes (0 for opaque types)
 	format TexelFormat
+	addr   bool // a buffer passed by device address
 	align  int
 	key    string
 }
@@ -207,6 +208,19 @@ func Buffer(elem *Type) *Type {
 	}
 	return intern(&Type{kind: KindBuffer, elem: elem, key: fmt.Sprintf("buffer<%s>", elem)})
 }
+
+// BufferAddress is a device buffer of elements passed by its device address
+// in the push-constant block instead of a descriptor (kernel ABI v1's form
+// for buffers larger than maxStorageBufferRange).
+func BufferAddress(elem *Type) *Type {
+	if elem.size == 0 || elem.kind == KindBool {
+		panic(fmt.Sprintf("frontend: no buffer of %s", elem))
+	}
+	return intern(&Type{kind: KindBuffer, elem: elem, addr: true, key: fmt.Sprintf("buffer_address<%s>", elem)})
+}
+
+// ByAddress reports a buffer type passed by device address.
+func (t *Type) ByAddress() bool { return t.addr }
 
 // TexelFormat is the storage format a texture type declares; devices need
 // it to read a storage texture (reading "any format" is an optional feature).

@@ -340,3 +340,14 @@ func ParticlesRef(dt float32, ps []Particle) []Particle {
 	}
 	return out
 }
+
+// SaxpyAddress is Saxpy with x and y passed by device address (the form
+// for buffers larger than maxStorageBufferRange), plus an atomic count of
+// the elements it touched into count[0].
+func SaxpyAddress() (*fe.Function, error) {
+	return fe.Kernel1D(256, func(k *fe.K, a fe.F32, x, y fe.BigBuf[fe.F32], count fe.BigBuf[fe.U32]) {
+		i := k.DispatchID().X()
+		y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i)))
+		count.AtomicAdd(fe.U(0), fe.U(1))
+	}, "a", "x", "y", "count")
+}
