@@ -12,7 +12,7 @@ import (
 	fe "github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/swapchain"
-	"github.com/lucent-gpu/lucent/swapchain/internal/xtest"
+	"github.com/lucent-gpu/lucent/swapchain/xtest"
 	"github.com/stretchr/testify/require"
 )
 

@@ -1,4 +1,5 @@
-// Package xtest gives presentation tests a display without cgo: it starts an
+// Package xtest gives presentation tests (of package swapchain and of the
+// programs that present) a display without cgo: it starts an
 // Xvfb server, opens plain X11 windows through libX11 (loaded with purego),
 // and reads a window's pixels back with xwd.
 //
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -52,8 +54,14 @@ func StartXvfb(t testing.TB) string {
 		for time.Now().Before(deadline) {
 			if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
 				t.Cleanup(func() {
-					_ = cmd.Process.Kill()
-					<-exited
+					// SIGTERM lets the server remove its lock file and socket.
+					_ = cmd.Process.Signal(syscall.SIGTERM)
+					select {
+					case <-exited:
+					case <-time.After(5 * time.Second):
+						_ = cmd.Process.Kill()
+						<-exited
+					}
 				})
 				return name
 			}
