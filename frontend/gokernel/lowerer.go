@@ -1,0 +1,130 @@
+package gokernel
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"github.com/lucent-gpu/lucent/frontend"
+)
+
+// lowerer lowers one function body.
+type lowerer struct {
+	c        *compiler
+	info     *types.Info
+	fn       *frontend.Function
+	kernel   bool
+	vars     map[types.Object]*frontend.Var
+	refs     map[types.Object]bool // pointer parameters (by-reference vars)
+	bad      map[types.Object]bool // objects already reported: uses stay quiet
+	bviews   map[types.Object]*bindlessView
+	shared   map[types.Object]*frontend.Var
+	builtins map[frontend.BuiltinVar]*frontend.Var
+	results  []*frontend.Var // named results or out-parameters
+	outs     bool
+	block    *frontend.Block
+	breaks   []breakTarget
+	tmp      int
+	nerrs    int
+}
+
+// breakTarget is an enclosing statement a break may leave.
+type breakTarget struct {
+	stmt   ast.Stmt
+	native bool // lowered to a frontend loop or switch, which a Break leaves
+}
+
+func (c *compiler) newLowerer(info *types.Info, fn *frontend.Function, kernel bool) *lowerer {
+	return &lowerer{c: c, info: info, fn: fn, kernel: kernel,
+		vars: map[types.Object]*frontend.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{},
+		shared: map[types.Object]*frontend.Var{}, bviews: map[types.Object]*bindlessView{}, builtins: map[frontend.BuiltinVar]*frontend.Var{},
+		block: fn.Body}
+}
+
+func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
+	l.nerrs++
+	l.c.errorf(pos, format, args...)
+}
+
+func (l *lowerer) emit(s frontend.Stmt) { l.block.Stmts = append(l.block.Stmts, s) }
+
+// typeOf maps the type of e, reporting at e when it has no device type.
+func (l *lowerer) typeOf(e ast.Expr) *frontend.Type {
+	return l.typeAt(l.info.TypeOf(e), e.Pos())
+}
+
+func (l *lowerer) typeAt(t types.Type, pos token.Pos) *frontend.Type {
+	if t == nil {
+		l.errorf(pos, "expression has no type")
+		return frontend.TI32
+	}
+	ft, err := l.c.valueType(t)
+	if err != nil {
+		l.errorf(pos, "%s", err.msg)
+		return frontend.TI32
+	}
+	return ft
+}
+
+// zero is the zero value of t.
+func zero(t *frontend.Type) frontend.Expr {
+	switch t.Kind() {
+	case frontend.KindBool:
+		return frontend.LitBool(false)
+	case frontend.KindInt, frontend.KindUint:
+		return frontend.LitInt(t, 0)
+	case frontend.KindFloat:
+		return frontend.LitFloat(t, 0)
+	case frontend.KindVector:
+		return &frontend.Construct{T: t, Args: []frontend.Expr{zero(t.Elem())}}
+	case frontend.KindMatrix, frontend.KindArray:
+		args := make([]frontend.Expr, t.Len())
+		for i := range args {
+			args[i] = zero(t.Elem())
+		}
+		return &frontend.Construct{T: t, Args: args}
+	case frontend.KindStruct:
+		var args []frontend.Expr
+		for _, f := range t.Fields() {
+			args = append(args, zero(f.Type))
+		}
+		return &frontend.Construct{T: t, Args: args}
+	}
+	return frontend.LitInt(frontend.TI32, 0)
+}
+
+// newTemp declares a compiler temporary.
+func (l *lowerer) newTemp(t *frontend.Type) *frontend.Var {
+	l.tmp++
+	return l.fn.AddLocal(fmt.Sprintf("tmp%d", l.tmp), t)
+}
+
+// local returns (declaring on first use) the frontend variable of a Go local.
+func (l *lowerer) local(obj types.Object, pos token.Pos) *frontend.Var {
+	if v, ok := l.vars[obj]; ok {
+		return v
+	}
+	before := l.nerrs
+	t := l.typeAt(obj.Type(), pos)
+	if t.IsResource() {
+		l.errorf(pos, "%s cannot be held in a local variable: use the kernel parameter directly", t)
+		t = frontend.TI32
+	}
+	v := l.fn.AddLocal(obj.Name(), t)
+	l.vars[obj] = v
+	if l.nerrs > before {
+		l.bad[obj] = true
+	}
+	return v
+}
+
+// builtin returns the kernel's variable for a built-in id.
+func (l *lowerer) builtin(b frontend.BuiltinVar) *frontend.Var {
+	if v, ok := l.builtins[b]; ok {
+		return v
+	}
+	v := &frontend.Var{Name: b.String(), Type: b.Type(), Kind: frontend.VarBuiltin, Builtin: b}
+	l.builtins[b] = v
+	return v
+}
