@@ -22,11 +22,19 @@ type event struct {
 	assigned  uint64        // the largest value a SignalEvent asked for
 	submitted atomic.Uint64 // the largest value a submitted batch will signal
 	name      string
+
+	destroyed atomic.Bool    // DestroyEvent was called: host waits end
+	waiters   sync.WaitGroup // host waits in progress
 }
 
 func (e *event) setName(n string) { e.name = n }
 
-func (e *event) release() { e.d.fn.DestroySemaphore(e.d.vk, e.sem, nil) }
+// release destroys the semaphore once host waits on it have ended (they
+// notice destroyed within one wait slice).
+func (e *event) release() {
+	e.waiters.Wait()
+	e.d.fn.DestroySemaphore(e.d.vk, e.sem, nil)
+}
 
 // raise records that a batch signalling value has been submitted.
 func (e *event) raise(value uint64) {
@@ -62,6 +70,7 @@ func (d *Device) DestroyEvent(h device.Handle) error {
 	if err != nil {
 		return err
 	}
+	e.destroyed.Store(true)
 	d.graveyard.bury(e.waits(), e.release)
 	return nil
 }
@@ -132,17 +141,26 @@ func (d *Device) EventCompleted(eh device.Handle, value uint64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	defer e.waiters.Done()
 	v, err := d.semaphoreValue(e.sem)
 	return v >= value, err
 }
 
+// lookupEvent finds an event for a host wait and registers the wait (the
+// caller calls e.waiters.Done). Registration happens under d.live, before
+// DestroyEvent or Close can take the event out of the table.
 func (d *Device) lookupEvent(eh device.Handle) (*event, error) {
 	d.live.RLock()
 	defer d.live.RUnlock()
 	if err := d.alive(); err != nil {
 		return nil, err
 	}
-	return lookup[*event](d, eh, "event")
+	e, err := lookup[*event](d, eh, "event")
+	if err != nil {
+		return nil, err
+	}
+	e.waiters.Add(1)
+	return e, nil
 }
 
 // SynchronizeEvent blocks until the event reaches value or ctx is done; the
@@ -153,11 +171,12 @@ func (d *Device) SynchronizeEvent(ctx context.Context, eh device.Handle, value u
 	if err != nil {
 		return err
 	}
+	defer e.waiters.Done()
 	for {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("vulkan: waiting for event %d to reach %d: %w", eh, value, err)
 		}
-		if d.closed.Load() {
+		if d.closed.Load() || e.destroyed.Load() {
 			return fmt.Errorf("vulkan: event %d: %w", eh, device.ErrClosed)
 		}
 		ok, err := d.waitSemaphore(e.sem, value, waitSlice)

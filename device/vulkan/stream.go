@@ -44,6 +44,9 @@ type stream struct {
 	closing  bool
 	progress chan struct{} // closed and replaced after each completion
 
+	waiters  sync.WaitGroup // host waits in progress; the worker lets them end before releasing
+	released bool           // under cmu: the worker is releasing the stream, no new host waits
+
 	procMu    sync.Mutex    // completions run one at a time, in order
 	completed atomic.Uint64 // the last value completed on the host
 	nparked   atomic.Int32  // len(parked), readable without mu
@@ -346,6 +349,12 @@ func (s *stream) worker() {
 		s.process(true)
 		s.procMu.Unlock()
 	}
+	// Host waits still in a vkWaitSemaphores slice see the stream drained
+	// within one slice; the semaphore must outlive them.
+	s.cmu.Lock()
+	s.released = true
+	s.cmu.Unlock()
+	s.waiters.Wait()
 	s.destroyObjects()
 	close(s.exited)
 }
@@ -424,6 +433,10 @@ func (s *stream) waitFor(ctx context.Context, value uint64) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("vulkan: waiting for stream %d: %w", s.h, err)
 		}
+		if s.drained() && s.completed.Load() < value {
+			// The stream was stopped with work that can never run.
+			return fmt.Errorf("vulkan: stream %d: %w before value %d was reached", s.h, device.ErrClosed, value)
+		}
 		ok, err := s.d.waitSemaphore(s.sem, value, waitSlice)
 		if err != nil {
 			s.fail(err)
@@ -452,6 +465,13 @@ func (s *stream) waitFor(ctx context.Context, value uint64) error {
 	}
 }
 
+// drained reports whether the stream is stopping with nothing left to run.
+func (s *stream) drained() bool {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	return s.closing && len(s.pending) == 0 && s.nparked.Load() == 0
+}
+
 // SynchronizeStream waits for all work submitted to the stream so far.
 func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
 	s, err := lookupStream(d, h)
@@ -461,6 +481,14 @@ func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
 	s.mu.Lock()
 	target := s.next
 	s.mu.Unlock()
+	s.cmu.Lock()
+	if s.released {
+		s.cmu.Unlock()
+		return fmt.Errorf("vulkan: stream %d: %w", h, device.ErrClosed)
+	}
+	s.waiters.Add(1)
+	s.cmu.Unlock()
+	defer s.waiters.Done()
 	return s.waitFor(ctx, target)
 }
 

@@ -353,3 +353,33 @@ func TestDestroyWhileInFlight(t *testing.T) {
 	require.Equal(t, want, u32s(out))
 	require.NoError(t, d.SynchronizeStream(context.Background(), f.s))
 }
+
+// TestHostWaitsEndOnDestroy: a host wait on an event that is destroyed, and
+// one on a device that is closed, return ErrClosed instead of waiting on a
+// released semaphore.
+func TestHostWaitsEndOnDestroy(t *testing.T) {
+	f := newFixture(t)
+	e, err := f.d.CreateEvent()
+	require.NoError(t, err)
+	errc := make(chan error, 1)
+	go func() { errc <- f.d.SynchronizeEvent(context.Background(), e, 1) }()
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, f.d.DestroyEvent(e))
+	select {
+	case err := <-errc:
+		require.ErrorIs(t, err, device.ErrClosed)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the wait did not end")
+	}
+
+	msgs := &messages{}
+	d, err := Open(device.Options{DeviceIndex: -1, ValidationLayer: true, Debug: msgs.add})
+	require.NoError(t, err)
+	e2, err := d.CreateEvent()
+	require.NoError(t, err)
+	go func() { errc <- d.SynchronizeEvent(context.Background(), e2, 1) }()
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, d.Close())
+	require.ErrorIs(t, <-errc, device.ErrClosed)
+	require.Empty(t, formatMessages(msgs.take()))
+}
