@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/swapchain"
+	"github.com/lucent-gpu/lucent/swapchain/glfwwindow"
+	"github.com/lucent-gpu/lucent/swapchain/xtest"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/swapchain's golden images")
+
+func init() {
+	if os.Getenv("VK_LAYER_ENABLES") == "" {
+		os.Setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT")
+	}
+}
+
+const golden = "../../testdata/swapchain/view-160x120-frame3.png"
+
+// diff counts the pixels whose colour channels differ from want's by more
+// than tol, and returns the largest difference.
+func diff(want, got *image.RGBA, tol int) (bad, worst int) {
+	for i := 0; i < len(want.Pix); i += 4 {
+		over := false
+		for c := range 3 {
+			d := int(want.Pix[i+c]) - int(got.Pix[i+c])
+			d = max(d, -d)
+			worst = max(worst, d)
+			over = over || d > tol
+		}
+		if over {
+			bad++
+		}
+	}
+	return bad, worst
+}
+
+func readPNG(t *testing.T, path string) *image.RGBA {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	img, err := png.Decode(f)
+	require.NoError(t, err)
+	out := image.NewRGBA(img.Bounds())
+	for y := range img.Bounds().Dy() {
+		for x := range img.Bounds().Dx() {
+			out.Set(x, y, img.At(x, y))
+		}
+	}
+	return out
+}
+
+// requireVulkan skips (or fails under LUCENT_REQUIRE_VULKAN=1) without a device.
+func requireVulkan(t *testing.T) {
+	t.Helper()
+	dev, _, err := openDevice(context.Background(), true)
+	testenv.Need(t, "a Vulkan device with the validation layer", err)
+	require.NoError(t, dev.Close())
+}
+
+// TestHeadlessGolden renders frame 3 off-screen and compares it with the
+// golden image (go test -update rewrites it). The scene is ray-marched in
+// float32; a different driver may round a few edge pixels differently.
+func TestHeadlessGolden(t *testing.T) {
+	requireVulkan(t)
+	out := filepath.Join(t.TempDir(), "frame.png")
+	var stdout bytes.Buffer
+	err := run(context.Background(), []string{"--headless", "--validate", "--width", "160", "--height", "120", "--frames", "4", "--out", out}, &stdout)
+	require.NoError(t, err)
+	require.Contains(t, stdout.String(), "rendered 4 frame(s) of 160x120")
+	if *update {
+		raw, err := os.ReadFile(out)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(golden, raw, 0o644))
+	}
+	want, got := readPNG(t, golden), readPNG(t, out)
+	require.Equal(t, want.Bounds(), got.Bounds())
+	bad, worst := diff(want, got, 2)
+	require.LessOrEqual(t, bad, len(want.Pix)/4/200, "%d pixels off by more than 2 (worst %d)", bad, worst)
+}
+
+func TestCommandLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"--headless"}, // no --out
+		{"--width", "0"},
+		{"--frames", "-1"},
+		{"extra"},
+		{"--nope"},
+	} {
+		_, err := parse(args, &bytes.Buffer{})
+		require.Error(t, err, "%q", args)
+	}
+	o, err := parse([]string{"--headless", "--out", "x.png"}, &bytes.Buffer{})
+	require.NoError(t, err)
+	require.Equal(t, 1, o.frames)
+	require.True(t, o.fixed)
+}
+
+// capture reads the window until it shows want (presentation may land a
+// little after the GPU work is done), and returns the last capture.
+func capture(t *testing.T, display string, native swapchain.Window, want *image.RGBA) (*image.RGBA, int, int) {
+	t.Helper()
+	var got *image.RGBA
+	var bad, worst int
+	for range 50 {
+		var err error
+		got, err = xtest.CaptureWindow(display, native.Handle)
+		require.NoError(t, err)
+		if got.Bounds() == want.Bounds() {
+			if bad, worst = diff(want, got, 1); bad == 0 {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return got, bad, worst
+}
+
+// TestWindowUnderXvfb runs the viewer in a window on a virtual display: the
+// window shows the same frame a headless run renders; a resize mid-run
+// recreates the swapchain and the image at the new size; the run ends
+// cleanly with no validation message and nothing leaked.
+func TestWindowUnderXvfb(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	requireVulkan(t)
+	display := xtest.StartXvfb(t)
+	t.Setenv("DISPLAY", display)
+	ctx := context.Background()
+
+	// The reference: frame 3, headless.
+	ref := filepath.Join(t.TempDir(), "ref.png")
+	require.NoError(t, run(ctx, []string{"--headless", "--validate", "--width", "160", "--height", "120", "--frames", "4", "--out", ref}, &bytes.Buffer{}))
+	want := readPNG(t, ref)
+
+	dev, errs, err := openDevice(ctx, true)
+	require.NoError(t, err)
+	v, err := newViewer(dev, 160, 120)
+	require.NoError(t, err)
+	o := options{width: 160, height: 120, frames: 20, vsync: true, fixed: true}
+	var resizedTo image.Rectangle
+	hook := func(n int, win *glfwwindow.Window, native swapchain.Window, v *viewer) (bool, error) {
+		require.Equal(t, swapchain.Xlib, native.Kind)
+		switch n {
+		case 3:
+			require.NoError(t, v.s.Synchronize(ctx))
+			got, bad, worst := capture(t, display, native, want)
+			require.Equal(t, want.Bounds(), got.Bounds())
+			require.Zero(t, bad, "the window differs from the headless frame 3 (worst channel difference %d)", worst)
+		case 5:
+			win.SetSize(200, 150)
+		case 12:
+			require.Equal(t, [2]int{200, 150}, [2]int{v.width(), v.height()}, "the image follows the window")
+			shown, err := v.download(ctx)
+			require.NoError(t, err)
+			got, bad, worst := capture(t, display, native, shown)
+			resizedTo = got.Bounds()
+			require.Zero(t, bad, "after the resize the window shows the frame (worst channel difference %d)", worst)
+			return false, nil
+		}
+		return true, nil
+	}
+	require.NoError(t, windowed(ctx, v, o, &bytes.Buffer{}, hook))
+	require.Equal(t, image.Rect(0, 0, 200, 150), resizedTo)
+	require.NoError(t, v.close())
+	require.NoError(t, dev.Close(), "closing the device reports no leak")
+	require.NoError(t, errs.err())
+}
