@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -180,14 +181,16 @@ func write(cfg *config, units []*unit, goFiles map[string][]byte) error {
 		if cfg.dir != "" && !filepath.IsAbs(dir) {
 			dir = filepath.Join(cfg.dir, dir)
 		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("lucentc: -o: %w", err)
+		if !cfg.check {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return fmt.Errorf("lucentc: -o: %w", err)
+			}
 		}
 		for _, u := range units {
-			if err := writeFile(filepath.Join(dir, u.file), spvBytes(u.words)); err != nil {
+			if err := cfg.output(filepath.Join(dir, u.file), spvBytes(u.words)); err != nil {
 				return err
 			}
-			if cfg.verbose {
+			if cfg.verbose && !cfg.check {
 				fmt.Fprintf(cfg.stderr, "lucentc: wrote %s (%d words)\n", filepath.Join(dir, u.file), len(u.words))
 			}
 		}
@@ -198,17 +201,40 @@ func write(cfg *config, units []*unit, goFiles map[string][]byte) error {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("lucentc: %w", err)
+		if !cfg.check {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return fmt.Errorf("lucentc: %w", err)
+			}
 		}
-		if err := writeFile(p, goFiles[p]); err != nil {
+		if err := cfg.output(p, goFiles[p]); err != nil {
 			return err
 		}
-		if cfg.verbose {
+		if cfg.verbose && !cfg.check {
 			fmt.Fprintf(cfg.stderr, "lucentc: wrote %s\n", p)
 		}
 	}
+	if len(cfg.stale) > 0 {
+		return fmt.Errorf("lucentc: -check: out of date: %s: rerun lucentc without -check", strings.Join(cfg.stale, ", "))
+	}
 	return nil
+}
+
+// output writes one file, or with -check compares it with what is there
+// and records it as stale when it differs.
+func (cfg *config) output(name string, data []byte) error {
+	if !cfg.check {
+		return writeFile(name, data)
+	}
+	old, err := os.ReadFile(name)
+	if err != nil || !bytes.Equal(old, data) {
+		cfg.stale = append(cfg.stale, relFile(name))
+	}
+	return nil
+}
+
+// relFile shortens name to a path relative to the current directory when it is below it.
+func relFile(name string) string {
+	return relPosition(token.Position{Filename: name}).Filename
 }
 
 // spvBytes is the module as a .spv file: little-endian words.

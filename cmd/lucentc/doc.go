@@ -20,7 +20,9 @@
 //	err = stream.Submit(k.Dispatch(n, a, x, y))
 //
 // Use -goout dir to write the launchers into a separate package instead, to
-// keep the kernel package free of the device dependency.
+// keep the kernel package free of the device dependency. With -check lucentc
+// writes nothing and fails when a generated file is missing or out of date,
+// which is the test a CI step runs.
 //
 // The one design choice to know: the generated file carries the build
 // constraint !lucentc and lucentc loads packages with -tags=lucentc, so a

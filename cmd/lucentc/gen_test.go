@@ -369,6 +369,18 @@ func TestGenerateStaleFile(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, string(src), "RemovedKernel")
 	require.Contains(t, string(src), "func NewAffine2D(")
+
+	// -check agrees with the fresh file, and flags it once the kernel changes.
+	_, stderr, code = lucentc(t, "-C", dir, "-go", "-check", "./kern")
+	require.Equal(t, 0, code, stderr)
+	kern := filepath.Join(dir, "kern", "kern.go")
+	require.NoError(t, os.WriteFile(kern, []byte(strings.Replace(kernSource, "block=64", "block=128", 1)), 0o644))
+	_, stderr, code = lucentc(t, "-C", dir, "-go", "-check", "./kern")
+	require.Equal(t, 1, code)
+	require.Regexp(t, `lucentc: -check: out of date: \S*kern/lucent_kernels\.go`, stderr)
+	after, err := os.ReadFile(filepath.Join(dir, "kern", goFileName))
+	require.NoError(t, err)
+	require.Equal(t, string(src), string(after), "-check wrote the file")
 }
 
 // TestGenerateNameClash: a package declaring a name the launcher needs gets

@@ -552,7 +552,14 @@ func accessName(a device.Access, dev string) string {
 
 // flagLine records the options that shaped the generated code.
 func flagLine(cfg *config) string {
-	parts := []string{"-go", "-target " + targetName(cfg)}
+	parts := []string{"-go"}
+	if cfg.goOut != "" {
+		parts = append(parts, "-goout "+cfg.goOut)
+	}
+	if cfg.goPkg != "" {
+		parts = append(parts, "-gopkg "+cfg.goPkg)
+	}
+	parts = append(parts, "-target "+targetName(cfg))
 	if cfg.optimize {
 		parts = append(parts, "-O")
 	}

@@ -24,6 +24,8 @@ type config struct {
 	atomics  bool            // -atomicfloat: native float32 atomic add
 	names    bool            // -names: keep debug names
 	verbose  bool            // -v
+	check    bool            // -check: compare outputs with the files instead of writing them
+	stale    []string        // -check: the outputs that differ
 	dir      string          // -C: directory the patterns are resolved in
 	patterns []string
 	stdout   io.Writer
@@ -95,6 +97,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.goPkg, "gopkg", "", "package `name` of the -goout file (default: the directory's base name)")
 	fs.BoolVar(&cfg.atomics, "atomicfloat", false, "use native float32 atomic add (SPV_EXT_shader_atomic_float_add) instead of compare-and-swap loops")
 	fs.BoolVar(&cfg.names, "names", false, "keep debug names (OpName) in the modules")
+	fs.BoolVar(&cfg.check, "check", false, "write nothing; fail listing each output file that is missing or differs (for a test or CI step that catches stale generated files)")
 	fs.BoolVar(&cfg.verbose, "v", false, "print each kernel and the time of each stage on standard error")
 	fs.StringVar(&cfg.dir, "C", "", "resolve packages in `dir` (as go -C)")
 	fs.Usage = func() {

@@ -261,3 +261,20 @@ func TestLoadEnv(t *testing.T) {
 		require.Equal(t, "GOFLAGS="+c.want, env[len(env)-1], "GOFLAGS=%q", c.in)
 	}
 }
+
+// TestCheckSPV: -check passes on fresh .spv files and names a missing one.
+func TestCheckSPV(t *testing.T) {
+	needSPIRVTools(t)
+	dir := t.TempDir()
+	_, stderr, code := lucentc(t, "-o", dir, corpusDir)
+	require.Equal(t, 0, code, stderr)
+	_, stderr, code = lucentc(t, "-check", "-o", dir, corpusDir)
+	require.Equal(t, 0, code, stderr)
+	name := corpusKernels(t)[0]
+	require.NoError(t, os.Remove(filepath.Join(dir, name)))
+	_, stderr, code = lucentc(t, "-check", "-o", dir, corpusDir)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "out of date: "+filepath.Join(dir, name))
+	_, err := os.Stat(filepath.Join(dir, name))
+	require.True(t, os.IsNotExist(err), "-check wrote a file")
+}
