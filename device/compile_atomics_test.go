@@ -150,3 +150,30 @@ func TestFloatAtomicsEmulated(t *testing.T) {
 		require.Equal(t, want, seen)
 	}
 }
+
+// TestFloatAtomicsShared runs float32 add, sub, min and max on shared
+// memory: min and max (and add/sub when emulated) on a shared array stored
+// as u32 bits with compare-and-swap loops.
+func TestFloatAtomicsShared(t *testing.T) {
+	d := openDevice(t)
+	f, err := programs.FloatAtomicsShared()
+	require.NoError(t, err)
+	in := make([]float32, programs.AtomicBlock)
+	var sum float32
+	for i := range in {
+		in[i] = float32(i%11) - 4.5
+		sum += in[i]
+	}
+	for _, emulated := range []bool{false, true} {
+		var opts []device.CompileOption
+		if emulated {
+			opts = append(opts, device.WithEmulatedFloatAtomics())
+		}
+		k, err := device.Compile(d, f, opts...)
+		require.NoError(t, err)
+		defer k.Close()
+		bin, out := upload(t, d, in), upload(t, d, make([]float32, 4))
+		run(t, d, k.Dispatch([3]uint32{programs.AtomicBlock}, bin, out))
+		require.Equal(t, []float32{sum, -sum, -4.5, 5.5}, download(t, d, out), "emulated=%v", emulated)
+	}
+}

@@ -28,7 +28,17 @@ type Options struct {
 
 // Emit generates the SPIR-V module of kernel f (and the callables it
 // reaches) following kernel ABI v1. f is validated first.
-func Emit(f *Function, opts Options) ([]uint32, error) {
+func Emit(f *Function, opts Options) (words []uint32, err error) {
+	if f == nil {
+		return nil, fmt.Errorf("%w: nil kernel", ErrInvalid)
+	}
+	// Validate should reject every AST codegen cannot handle; should one slip
+	// through, report it rather than crash the host.
+	defer func() {
+		if r := recover(); r != nil {
+			words, err = nil, fmt.Errorf("%w: codegen of %s failed on a malformed AST: %v", ErrInvalid, f.Name, r)
+		}
+	}()
 	if f.Kind != KernelFunc {
 		return nil, fmt.Errorf("%w: %s is a callable, not a kernel", ErrInvalid, f.Name)
 	}
@@ -68,6 +78,7 @@ type gen struct {
 	argIdx  map[*Var]uint32   // push-constant member of a uniform argument
 	binding map[*Var]int      // descriptor binding of a resource argument
 	aliases map[*Var]spirv.ID // u32 views of buffers, for float atomics
+	bits    map[*Var]bool     // f32 shared variables stored as u32 bits, for emulated float atomics
 
 	// builtin values, computed in the kernel's entry block
 	builtins map[BuiltinVar]spirv.ID
@@ -121,6 +132,7 @@ func newGen(opts Options) *gen {
 		argIdx:   map[*Var]uint32{},
 		binding:  map[*Var]int{},
 		aliases:  map[*Var]spirv.ID{},
+		bits:     map[*Var]bool{},
 	}
 	g.u32 = b.TypeInt(32, false)
 	g.i32 = b.TypeInt(32, true)
@@ -323,8 +335,13 @@ func (g *gen) kernel(f *Function) error {
 			b.Name(v, a.Var.Name)
 		}
 	}
+	g.findBits(f)
 	for _, s := range f.Shared {
-		v := b.Variable(g.ptr(spirv.StorageClassWorkgroup, g.typ(s.Type)), spirv.StorageClassWorkgroup, 0)
+		t := s.Type
+		if g.bits[s] {
+			t = bitsType(t)
+		}
+		v := b.Variable(g.ptr(spirv.StorageClassWorkgroup, g.typ(t)), spirv.StorageClassWorkgroup, 0)
 		g.vars[s] = place{ptr: v, sc: spirv.StorageClassWorkgroup}
 		if g.opts.Names {
 			b.Name(v, s.Name)

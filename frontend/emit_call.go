@@ -275,16 +275,20 @@ func (g *gen) floatAtomic(e *Call, p spirv.ID, sc spirv.StorageClass, scope spir
 	b := g.b
 	sem := spirv.MemorySemanticsNone
 	f32 := g.f32
-	if (e.Op == OpAtomicAdd || e.Op == OpAtomicSub) && g.opts.FloatAtomicAdd {
+	root := placeRoot(e.Args[0])
+	if (e.Op == OpAtomicAdd || e.Op == OpAtomicSub) && g.opts.FloatAtomicAdd && !g.bits[root] {
 		if e.Op == OpAtomicSub {
 			v = b.FNegate(f32, v)
 		}
 		b.Capability(spirv.CapabilityAtomicFloat32AddEXT)
 		return b.AtomicFAdd(f32, p, scope, sem, v)
 	}
-	u := g.u32View(e.Args[0])
+	u := p // shared variables in g.bits are u32 already
+	if !g.bits[root] {
+		u = g.u32View(e.Args[0])
+	}
 	if u == 0 {
-		g.fail("float32 atomic %s on shared memory needs native float atomics", e.Op)
+		g.fail("float32 atomic %s here needs native float atomics", e.Op)
 		return 0
 	}
 	switch e.Op {
@@ -494,4 +498,55 @@ func (g *gen) bindless(e *Call) spirv.ID {
 		return 0
 	}
 	return b.Load(g.typ(t), result)
+}
+
+// findBits picks the f32 shared variables (scalars or arrays) that float
+// atomics without native support touch: they are stored as u32 bits, their
+// loads and stores bitcast, so compare-and-swap can work on them.
+func (g *gen) findBits(f *Function) {
+	walkFunc(f, func(e Expr) {
+		c, ok := e.(*Call)
+		if !ok || c.Op < OpAtomicExchange || c.Op > OpAtomicMax || c.T != TF32 {
+			return
+		}
+		native := (c.Op == OpAtomicAdd || c.Op == OpAtomicSub) && g.opts.FloatAtomicAdd
+		if r := placeRoot(c.Args[0]); r != nil && r.Kind == VarShared && !native && bitsType(r.Type) != nil {
+			g.bits[r] = true
+		}
+	})
+}
+
+// bitsType is t with f32 replaced by u32, for f32 and arrays of f32 (nil otherwise).
+func bitsType(t *Type) *Type {
+	switch {
+	case t == TF32:
+		return TU32
+	case t.kind == KindArray && t.elem == TF32:
+		return Array(TU32, t.n)
+	}
+	return nil
+}
+
+// fromBits and toBits convert a value of type t between its f32 form and
+// the u32 form of a variable in g.bits.
+func (g *gen) fromBits(v spirv.ID, t *Type) spirv.ID { return g.convertBits(v, t, false) }
+func (g *gen) toBits(v spirv.ID, t *Type) spirv.ID   { return g.convertBits(v, t, true) }
+
+func (g *gen) convertBits(v spirv.ID, t *Type, to bool) spirv.ID {
+	b := g.b
+	from, dst := g.u32, g.f32
+	if to {
+		from, dst = g.f32, g.u32
+	}
+	if t == TF32 {
+		return b.Bitcast(dst, v)
+	}
+	parts := make([]spirv.ID, t.n)
+	for i := range parts {
+		parts[i] = b.Bitcast(dst, b.CompositeExtract(from, v, uint32(i)))
+	}
+	if to {
+		return b.CompositeConstruct(g.typ(bitsType(t)), parts...)
+	}
+	return b.CompositeConstruct(g.typ(t), parts...)
 }

@@ -59,7 +59,11 @@ func (g *gen) addr(e Expr) (spirv.ID, spirv.StorageClass, bool) {
 		}
 		base, sc, ex := g.addr(e.X)
 		i := g.expr(e.I)
-		return g.b.AccessChain(g.ptr(sc, g.layoutType(e.T, ex)), base, i), sc, ex
+		t := g.layoutType(e.T, ex)
+		if g.bits[placeRoot(e)] {
+			t = g.u32
+		}
+		return g.b.AccessChain(g.ptr(sc, t), base, i), sc, ex
 	case *Member:
 		base, sc, ex := g.addr(e.X)
 		return g.b.AccessChain(g.ptr(sc, g.layoutType(e.T, ex)), base, g.b.ConstantUint32(uint32(e.Field))), sc, ex
@@ -86,6 +90,9 @@ func access(sc spirv.StorageClass, t *Type) []uint32 {
 
 func (g *gen) load(e Expr) spirv.ID {
 	p, sc, ex := g.addr(e)
+	if g.bits[placeRoot(e)] {
+		return g.fromBits(g.b.Load(g.typ(bitsType(e.Type())), p), e.Type())
+	}
 	v := g.b.Load(g.layoutType(e.Type(), ex), p, access(sc, e.Type())...)
 	if ex {
 		v = g.relayout(v, e.Type(), false)
@@ -96,6 +103,10 @@ func (g *gen) load(e Expr) spirv.ID {
 func (g *gen) assign(dst, src Expr) {
 	v := g.expr(src)
 	p, sc, ex := g.addr(dst)
+	if g.bits[placeRoot(dst)] {
+		g.b.Store(p, g.toBits(v, dst.Type()))
+		return
+	}
 	if ex {
 		v = g.relayout(v, dst.Type(), true)
 	}

@@ -159,6 +159,9 @@ func (f *Function) validateOne() error {
 			return err
 		}
 	case CallableFunc:
+		if f.Result == nil || f.Result.IsResource() {
+			return v.errf("callable result type %v is not a value type", f.Result)
+		}
 		if len(f.Shared) > 0 {
 			return v.errf("shared variables belong to kernels")
 		}

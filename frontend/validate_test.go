@@ -124,11 +124,18 @@ func TestDSLErrorsNameTheCulprit(t *testing.T) {
 }
 
 func TestEmitUnsupportedNamesTheOp(t *testing.T) {
+	// A float atomic on a struct member in shared memory has no u32 form.
+	type pair struct{ A, B float32 }
 	f, err := fe.Kernel1D(64, func(k *fe.K) {
-		s := fe.NewShared[fe.F32](k, 4)
-		s.Atomic(fe.OpAtomicMax, fe.U(0), fe.F(1))
+		s := fe.NewShared[fe.Struct[pair]](k, 4)
+		_ = s
 	})
 	require.NoError(t, err)
+	v := f.Shared[0]
+	elem := &fe.Index{X: &fe.Ref{Var: v}, I: fe.LitInt(fe.TU32, 0), T: v.Type.Elem()}
+	place := &fe.Member{X: elem, Field: 1, T: fe.TF32}
+	f.Body.Stmts = append(f.Body.Stmts, &fe.ExprStmt{X: &fe.Call{Op: fe.OpAtomicMax, Args: []fe.Expr{place, fe.LitFloat(fe.TF32, 1)}, T: fe.TF32}})
+	require.NoError(t, f.Validate())
 	_, err = fe.Emit(f, fe.Options{})
 	require.True(t, errors.Is(err, fe.ErrUnsupported))
 	require.ErrorContains(t, err, "atomic_max")

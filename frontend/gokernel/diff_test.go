@@ -69,7 +69,11 @@ func genExpr(r *rand.Rand, t exprType, depth int) string {
 		if r.IntN(2) == 0 {
 			op = ">>"
 		}
-		return "(" + sub() + " " + op + " (uint32(" + genExpr(r, exprTypes[1], depth-1) + ")&" + t.mask + "))"
+		mask := t.mask
+		if r.IntN(2) == 0 { // counts past the width: Go gives 0 (or the sign)
+			mask = "127"
+		}
+		return "(" + sub() + " " + op + " (uint32(" + genExpr(r, exprTypes[1], depth-1) + ")&" + mask + "))"
 	case 5:
 		o := exprTypes[r.IntN(len(exprTypes))]
 		return t.name + "(" + genExpr(r, o, depth-1) + ")"

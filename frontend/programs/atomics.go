@@ -156,3 +156,22 @@ func FloatAtomics() (*fe.Function, error) {
 		out.Atomic(fe.OpAtomicCAS, fe.U(5), fe.F(0), fe.F(1))
 	})
 }
+
+// FloatAtomicsShared applies add, sub, min and max of in[i] to a shared
+// array starting at {0, 0, 100, -100} and copies it to out (one block).
+func FloatAtomicsShared() (*fe.Function, error) {
+	return fe.Kernel1D(AtomicBlock, func(k *fe.K, in, out fe.Buf[fe.F32]) {
+		s := fe.NewShared[fe.F32](k, 4)
+		tid := k.ThreadID().X()
+		init := fe.ConstTable[float32](0, 0, 100, -100)
+		k.If(tid.Lt(fe.U(4)), func() { s.Write(tid, init.At(tid)) })
+		k.Barrier()
+		v := in.Read(k.DispatchID().X())
+		s.Atomic(fe.OpAtomicAdd, fe.U(0), v)
+		s.Atomic(fe.OpAtomicSub, fe.U(1), v)
+		s.Atomic(fe.OpAtomicMin, fe.U(2), v)
+		s.Atomic(fe.OpAtomicMax, fe.U(3), v)
+		k.Barrier()
+		k.If(tid.Lt(fe.U(4)), func() { out.Write(tid, s.Read(tid)) })
+	})
+}

@@ -131,7 +131,7 @@ func All() map[string]func() (*fe.Function, error) {
 		"saxpy": Saxpy, "mandelbrot": Mandelbrot, "reduce": Reduce, "scan": Scan, "histogram": Histogram,
 		"matmul": MatMul, "nbody": NBody, "life": Life, "particles": Particles, "callables": Callables,
 		"control": Control, "atomics-i32": Atomics[int32], "atomics-u64": Atomics[uint64], "swap": AtomicSwap,
-		"subgroups": Subgroups, "blur": Blur, "vector": VectorOps, "bindless": BindlessGather, "misc": Misc, "saxpy-address": SaxpyAddress,
+		"subgroups": Subgroups, "blur": Blur, "vector": VectorOps, "bindless": BindlessGather, "misc": Misc, "saxpy-address": SaxpyAddress, "float-atomics-shared": FloatAtomicsShared,
 	}
 }
 
