@@ -174,33 +174,7 @@ func (l *lowerer) binary(op token.Token, x, y frontend.Expr, t *frontend.Type, p
 		l.errorf(pos, "operator %s on %s and %s is not supported on the device", op, x.Type(), y.Type())
 		return zero(t)
 	}
-	if (bop == frontend.Shl || bop == frontend.Shr) && x.Type().IsInteger() {
-		return l.shift(bop, x, y, t)
-	}
 	return &frontend.Binary{Op: bop, X: x, Y: y, T: t}
-}
-
-// shift builds x << y or x >> y with Go's meaning for counts of the operand's
-// width or more (0, or the sign for a signed right shift), which SPIR-V
-// leaves undefined: a select (left, unsigned right) or a clamped count
-// (signed right). Constant counts below the width need neither.
-func (l *lowerer) shift(op frontend.BinaryOp, x, y frontend.Expr, t *frontend.Type) frontend.Expr {
-	w := int64(x.Type().Bits())
-	if lit, ok := y.(*frontend.Literal); ok && lit.Bits < uint64(w) {
-		return &frontend.Binary{Op: op, X: x, Y: y, T: t}
-	}
-	yt := y.Type()
-	if op == frontend.Shr && t.Kind() == frontend.KindInt {
-		count := &frontend.Call{Op: frontend.OpMin, Args: []frontend.Expr{y, frontend.LitInt(yt, w-1)}, T: yt}
-		return &frontend.Binary{Op: op, X: x, Y: count, T: t}
-	}
-	if impure(y) {
-		tmp := l.newTemp(yt)
-		l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: y})
-		y = &frontend.Ref{Var: tmp}
-	}
-	inRange := &frontend.Binary{Op: frontend.Lt, X: y, Y: frontend.LitInt(yt, w), T: frontend.TBool}
-	return &frontend.Call{Op: frontend.OpSelect, Args: []frontend.Expr{inRange, &frontend.Binary{Op: op, X: x, Y: y, T: t}, zero(t)}, T: t}
 }
 
 // impure reports whether evaluating e twice could differ from once: it
