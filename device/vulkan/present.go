@@ -571,14 +571,28 @@ func lookupSwapchain(d *Device, h device.Handle) (*swapchain, error) {
 // window is minimised, or the swapchain went out of date and is recreated for
 // the next call.
 func (d *Device) Present(h, tex device.Handle) (bool, error) {
+	sc, err := lookupSwapchain(d, h)
+	if err != nil {
+		return false, err
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if sc.released {
+		return false, fmt.Errorf("vulkan: swapchain %d: %w", h, device.ErrClosed)
+	}
+	// Bound the frames in flight, before taking the resource table: the
+	// stream's callbacks, which the wait may run, may create resources.
+	slot := int(sc.frame % framesInFlight)
+	sc.waitStream(sc.inflight[slot])
+
 	d.live.RLock()
 	defer d.live.RUnlock()
 	if err := d.alive(); err != nil {
 		return false, err
 	}
-	sc, err := lookup[*swapchain](d, h, "swapchain")
-	if err != nil {
-		return false, err
+	s := sc.s
+	if obj := d.objects[s.h]; obj != s {
+		return false, fmt.Errorf("vulkan: swapchain %d: its stream %d: %w", h, s.h, device.ErrClosed)
 	}
 	t, err := lookup[*texture](d, tex, "texture")
 	if err != nil {
@@ -594,14 +608,6 @@ func (d *Device) Present(h, tex device.Handle) (bool, error) {
 	}
 	linear := fp.OptimalTilingFeatures&vk.FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT != 0
 
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	s := sc.s
-	if sc.released {
-		return false, fmt.Errorf("vulkan: swapchain %d: %w", h, device.ErrClosed)
-	}
-	slot := int(sc.frame % framesInFlight)
-	sc.waitStream(sc.inflight[slot])
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.err(); err != nil {
