@@ -342,3 +342,29 @@ func TestProgramMisc(t *testing.T) {
 	}
 	require.Equal(t, []uint32{uint32(n / w)}, download(t, d, elected), "one elected lane per subgroup")
 }
+
+func TestProgramTonemapRGBA8(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, programs.Tonemap)
+	const w, h = 9, 7
+	src := make([][4]float32, w*h)
+	for i := range src {
+		src[i] = [4]float32{float32(i) * 0.1, float32(i%3) * 2, 0, 1}
+	}
+	in, err := device.NewImage[[4]float32](d, device.RGBA32Float, w, h, 1)
+	require.NoError(t, err)
+	defer in.Close()
+	out, err := device.NewImage[[4]uint8](d, device.RGBA8Unorm, w, h, 1)
+	require.NoError(t, err)
+	defer out.Close()
+	got := make([][4]uint8, w*h)
+	run(t, d, in.Upload(src), k.Dispatch([3]uint32{w, h}, in, out))
+	run(t, d, out.Download(got))
+	for i, p := range src {
+		for c := range 3 {
+			want := p[c] / (1 + p[c]) * 255
+			require.InDelta(t, want, float64(got[i][c]), 0.51, "pixel %d channel %d", i, c) // unorm rounding
+		}
+		require.Equal(t, uint8(255), got[i][3])
+	}
+}

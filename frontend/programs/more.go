@@ -131,7 +131,7 @@ func All() map[string]func() (*fe.Function, error) {
 		"saxpy": Saxpy, "mandelbrot": Mandelbrot, "reduce": Reduce, "scan": Scan, "histogram": Histogram,
 		"matmul": MatMul, "nbody": NBody, "life": Life, "particles": Particles, "callables": Callables,
 		"control": Control, "atomics-i32": Atomics[int32], "atomics-u64": Atomics[uint64], "swap": AtomicSwap,
-		"subgroups": Subgroups, "blur": Blur, "vector": VectorOps, "bindless": BindlessGather, "misc": Misc, "saxpy-address": SaxpyAddress, "float-atomics-shared": FloatAtomicsShared,
+		"subgroups": Subgroups, "blur": Blur, "vector": VectorOps, "bindless": BindlessGather, "misc": Misc, "saxpy-address": SaxpyAddress, "float-atomics-shared": FloatAtomicsShared, "tonemap": Tonemap,
 	}
 }
 
@@ -217,5 +217,16 @@ func Misc() (*fe.Function, error) {
 		k.If(fe.SubgroupElect(), func() { elected.AtomicAdd(fe.U(0), fe.U(1)) })
 		k.If(i.Rem(fe.U(4)).Eq(fe.U(3)), k.Return)
 		out.Write(i, primes.At(i.Rem(fe.U(8))))
+	})
+}
+
+// Tonemap reads an RGBA32F texture, applies x/(1+x) per channel and writes
+// an RGBA8 (unorm) texture.
+func Tonemap() (*fe.Function, error) {
+	return fe.Kernel2D(8, 8, func(k *fe.K, src fe.Tex2D, dst fe.Tex2DRGBA8) {
+		xy := k.DispatchID().XY()
+		c := src.Read(xy)
+		one := fe.V4(fe.F(1), fe.F(1), fe.F(1), fe.F(1))
+		dst.Write(xy, fe.V4(c.X().Div(fe.F(1).Add(c.X())), c.Y().Div(fe.F(1).Add(c.Y())), c.Z().Div(fe.F(1).Add(c.Z())), fe.F(1)).Mul(one))
 	})
 }
