@@ -7,4 +7,18 @@
 // describe the same type exactly when they are the same pointer, and every
 // expression carries its type. Validate checks the AST's invariants before
 // codegen; codegen assumes a valid AST and does no type inference of its own.
+//
+// A kernel in the DSL is a Go func of DSL types, traced once:
+//
+//	saxpy, err := frontend.Kernel1D(256, func(k *frontend.K, a frontend.F32, x, y frontend.Buf[frontend.F32]) {
+//		i := k.DispatchID().X()
+//		y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i)))
+//	}, "a", "x", "y")
+//
+// Values (F32, U32, F32x3, Mat4, Struct[T] …) are immutable expressions;
+// NewVar makes a mutable local; control flow takes closures (k.If, k.Loop,
+// k.While, Range, k.Switch); built-ins are generic functions (Sqrt, Max,
+// Lerp, …) and methods (Dot, Normalize, Atomic …); Callable makes SPIR-V
+// functions; Capture passes host resources implicitly. Emit produces the
+// SPIR-V; device.Compile builds a runnable device.Kernel from it.
 package frontend
