@@ -37,24 +37,21 @@ type unit struct {
 	file  string // <pkg>.<Kernel>.spv
 }
 
-// stageTimes is what -v and the benchmark report.
+// stageTimes is what -v reports.
 type stageTimes struct {
 	load, packages, emit, optimize, validate time.Duration
-	kernels                                  int
 }
 
-// compile runs the whole pipeline and returns every error, positioned and
-// sorted; nothing is written when there is one.
+// compile runs the whole pipeline and returns every error, sorted by
+// position; nothing is written when there is one.
 func compile(cfg *config) []error {
-	_, errs := pipeline(cfg, nil)
+	errs := pipeline(cfg)
+	sortErrors(errs)
 	return errs
 }
 
-// pipeline is compile that also fills times (when not nil).
-func pipeline(cfg *config, times *stageTimes) ([]*unit, []error) {
-	if times == nil {
-		times = &stageTimes{}
-	}
+func pipeline(cfg *config) []error {
+	times := &stageTimes{}
 	env := loadEnv()
 	t0 := time.Now()
 	kernels, errs := (&gokernel.Config{Dir: cfg.dir, Env: env}).Load(cfg.patterns...)
@@ -66,13 +63,13 @@ func pipeline(cfg *config, times *stageTimes) ([]*unit, []error) {
 		if len(errs) == 0 {
 			errs = append(errs, fmt.Errorf("lucentc: no //lucent:kernel functions in %s", strings.Join(cfg.patterns, " ")))
 		}
-		return nil, errs
+		return errs
 	}
 	t1 := time.Now()
 	pkgs, err := loadPackages(cfg, env)
 	times.packages = time.Since(t1)
 	if err != nil {
-		return nil, append(errs, err)
+		return append(errs, err)
 	}
 
 	units := make([]*unit, 0, len(kernels))
@@ -101,26 +98,25 @@ func pipeline(cfg *config, times *stageTimes) ([]*unit, []error) {
 			errs = append(errs, newKernelError(u.k, err))
 		}
 	}
-	times.kernels = len(units)
 	if cfg.verbose {
 		fmt.Fprintf(cfg.stderr, "lucentc: %d kernel(s): load %v, packages %v, codegen %v, optimize %v, validate %v\n",
 			len(units), times.load.Round(time.Millisecond), times.packages.Round(time.Millisecond),
 			times.emit.Round(time.Microsecond), times.optimize.Round(time.Microsecond), times.validate.Round(time.Microsecond))
 	}
 	if len(errs) > 0 {
-		return units, errs
+		return errs
 	}
 	var goFiles map[string][]byte
 	if cfg.goFile {
 		goFiles, errs = genGo(cfg, units)
 		if len(errs) > 0 {
-			return units, errs
+			return errs
 		}
 	}
 	if err := write(cfg, units, goFiles); err != nil {
-		return units, []error{err}
+		return []error{err}
 	}
-	return units, nil
+	return nil
 }
 
 // build takes one kernel from AST to checked SPIR-V words and signature.
@@ -350,6 +346,32 @@ func relPosition(p token.Position) token.Position {
 }
 
 func relPos(p token.Position) string { return relPosition(p).String() }
+
+// sortErrors orders positioned errors by file, line and column, after the
+// errors without a position (a failed go list), keeping the order of equals.
+func sortErrors(errs []error) {
+	pos := func(err error) token.Position {
+		var ge *gokernel.Error
+		if errors.As(err, &ge) {
+			return ge.Pos
+		}
+		var ke *kernelError
+		if errors.As(err, &ke) {
+			return ke.pos
+		}
+		return token.Position{}
+	}
+	sort.SliceStable(errs, func(i, j int) bool {
+		a, b := pos(errs[i]), pos(errs[j])
+		if a.Filename != b.Filename {
+			return a.Filename < b.Filename
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+}
 
 // sortUnits orders units by package path and kernel name, the order of the generated files.
 func sortUnits(us []*unit) {

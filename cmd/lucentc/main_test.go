@@ -162,10 +162,18 @@ func TestBadPackage(t *testing.T) {
 	require.Regexp(t, `^lucentc: \d+ errors$`, lines[len(lines)-1])
 	diag := regexp.MustCompile(`^(\S+\.go):(\d+):(\d+): \S`)
 	got := map[string]bool{}
+	var prev [3]string
 	for _, l := range lines[:len(lines)-1] {
 		m := diag.FindStringSubmatch(l)
 		require.NotNil(t, m, "not file:line:col: message: %q", l)
 		got[filepath.Base(m[1])+l[len(m[1]):]] = true
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		pl, _ := strconv.Atoi(prev[1])
+		pc, _ := strconv.Atoi(prev[2])
+		sorted := m[1] > prev[0] || m[1] == prev[0] && (line > pl || line == pl && col >= pc)
+		require.True(t, sorted, "diagnostics out of order at %q", l)
+		prev = [3]string{m[1], m[2], m[3]}
 	}
 	n := 0
 	for _, g := range goldens {
