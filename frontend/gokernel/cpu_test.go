@@ -512,3 +512,133 @@ func TestCPUGather(t *testing.T) {
 		require.Equal(t, float32(len(src)), counts[i], "counts[%d]", i)
 	}
 }
+
+func atomicsInput(n int) ([]int32, []kernels.Totals) {
+	vals := make([]int32, n)
+	for i := range vals {
+		vals[i] = int32(i*37%101) - 50
+	}
+	t := make([]kernels.Totals, 2)
+	t[0].Min = 1 << 31
+	t[0].Max = -1 << 31
+	t[1].Bits = 0xffffffff
+	t[1].Count = 1000
+	return vals, t
+}
+
+func TestCPUAtomics(t *testing.T) {
+	const n = 500
+	vals, tot := atomicsInput(n)
+	run(t, kernel.Grid1(64, n), func() { kernels.Atomics(vals, tot) })
+	want := kernels.Totals{Min: 1 << 31, Max: -1 << 31, Last: 7, Swapped: 1}
+	for _, v := range vals {
+		want.Sum += float32(v)
+		want.Count++
+		want.Big += int64(v) << 33
+		want.Max = max(want.Max, v)
+		want.Min = min(want.Min, uint32(v+1000))
+		want.Bits |= 1 << (uint32(v) & 31)
+		want.Xor ^= uint32(v)
+	}
+	require.Equal(t, want, tot[0])
+	require.Equal(t, kernels.Totals{Count: 1000 - n, Last: 9}, tot[1])
+}
+
+func subgroupsRef(in []int32, i, sg int) [12]int32 {
+	base := i / sg * sg
+	lanes := in[base : base+sg]
+	var r [12]int32
+	r[0], r[1] = lanes[0], lanes[0]
+	r[7], r[11] = 1, 1
+	for j, v := range lanes {
+		r[0], r[1] = min(r[0], v), max(r[1], v)
+		if j <= i-base {
+			r[2] += v
+		}
+		if v > 0 {
+			r[6]++
+		}
+		if v <= -100 {
+			r[7] = 0
+		}
+		if v == 3 {
+			r[8] = 1
+		}
+		r[11] *= v%3 + 2
+	}
+	r[3], r[4], r[5] = lanes[1], lanes[0], lanes[(i-base)^1]
+	r[9], r[10] = int32(sg), int32(i-base)
+	return r
+}
+
+func subgroupsInput(n int) []int32 {
+	in := make([]int32, n)
+	for i := range in {
+		in[i] = int32(i*11%9) - 4
+	}
+	return in
+}
+
+func TestCPUSubgroups(t *testing.T) {
+	const n = 64
+	in := subgroupsInput(n)
+	out := make([]int32, n*12)
+	run(t, kernel.Grid1(32, n), func() { kernels.Subgroups(in, out) })
+	for i := range n {
+		require.Equal(t, subgroupsRef(in, i, 8), [12]int32(out[i*12:i*12+12]), "thread %d", i)
+	}
+}
+
+func matricesInput() (a, b kernel.Float3x3, in []kernel.Float3) {
+	a = kernel.Float3x3{kernel.F3(1, 2, 0), kernel.F3(0, 1, -1), kernel.F3(2, 0, 1)}
+	b = kernel.Float3x3{kernel.F3(0.5, 0, 1), kernel.F3(1, 1, 0), kernel.F3(0, -2, 1)}
+	for i := range 20 {
+		f := float32(i)
+		in = append(in, kernel.F3(f*0.25-2, 1-f*0.1, f*0.05))
+	}
+	return
+}
+
+func TestCPUMatrices(t *testing.T) {
+	a, b, in := matricesInput()
+	out := make([]kernel.Float3, len(in))
+	run(t, kernel.Grid1(16, uint32(len(in))), func() { kernels.Matrices(a, b, in, out) })
+	// Reference with plain float64 loops (m[c][r] is column c, row r).
+	var m [3][3]float64
+	for c := range 3 {
+		for r := range 3 {
+			var ab float64
+			for k := range 3 {
+				ab += float64(comp(a[k], r)) * float64(comp(b[c], k))
+			}
+			m[c][r] = (ab + float64(comp(a[r], c))) * 0.5
+		}
+	}
+	for i, p := range in {
+		pv := [3]float64{float64(p.X), float64(p.Y), float64(p.Z)}
+		var v [3]float64
+		for r := range 3 {
+			for c := range 3 {
+				v[r] += m[c][r] * pv[c]
+			}
+		}
+		cross := [3]float64{v[1]*pv[2] - v[2]*pv[1], v[2]*pv[0] - v[0]*pv[2], v[0]*pv[1] - v[1]*pv[0]}
+		var w [3]float64
+		var dist2, dot float64
+		for k := range 3 {
+			w[k] = cross[k] + math.Min(v[k], pv[k]) + math.Max(v[k], pv[k])
+			dist2 += (v[k] - pv[k]) * (v[k] - pv[k])
+		}
+		for k := range 3 {
+			dot += v[k] * w[k]
+		}
+		d := math.Sqrt(dist2) + dot
+		want := [3]float64{w[0]*1/2 + d, w[1] * 2 / 2, w[2] * 3 / 2}
+		got := [3]float32{out[i].X, out[i].Y, out[i].Z}
+		for k := range 3 {
+			require.InDelta(t, want[k], float64(got[k]), 1e-3, "out[%d][%d]", i, k)
+		}
+	}
+}
+
+func comp(v kernel.Float3, k int) float32 { return [3]float32{v.X, v.Y, v.Z}[k] }

@@ -324,4 +324,37 @@ func TestDeviceCorpus(t *testing.T) {
 		require.Equal(t, want, download(g, ob))
 		require.Equal(t, counts, download(g, b2))
 	})
+	t.Run("Atomics", func(t *testing.T) {
+		g := compileOn(t, d, ks["Atomics"])
+		const n = 500
+		vals, tot := atomicsInput(n)
+		tb := upload(g, tot)
+		g.submit(g.k.Dispatch([3]uint32{n}, upload(g, vals), tb))
+		cpu(t, kernel.Grid1(64, n), func() { kernels.Atomics(vals, tot) })
+		require.Equal(t, tot, download(g, tb))
+	})
+	t.Run("Subgroups", func(t *testing.T) {
+		g := compileOn(t, d, ks["Subgroups"])
+		const n = 64
+		in := subgroupsInput(n)
+		ob := upload(g, make([]int32, n*12))
+		g.submit(g.k.Dispatch([3]uint32{n}, upload(g, in), ob))
+		want := make([]int32, n*12)
+		grid := kernel.Grid1(32, n)
+		grid.SubgroupSize = d.Capabilities().WarpSize
+		cpu(t, grid, func() { kernels.Subgroups(in, want) })
+		require.Equal(t, want, download(g, ob))
+	})
+	t.Run("Matrices", func(t *testing.T) {
+		g := compileOn(t, d, ks["Matrices"])
+		a, b, in := matricesInput()
+		ob := upload(g, make([]kernel.Float3, len(in)))
+		g.submit(g.k.Dispatch([3]uint32{uint32(len(in))}, a, b, upload(g, in), ob))
+		want := make([]kernel.Float3, len(in))
+		cpu(t, kernel.Grid1(16, uint32(len(in))), func() { kernels.Matrices(a, b, in, want) })
+		got := download(g, ob)
+		for i := range want {
+			requireClose(t, []float32{want[i].X, want[i].Y, want[i].Z}, []float32{got[i].X, got[i].Y, got[i].Z}, 1e-4)
+		}
+	})
 }
