@@ -11,6 +11,9 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/spirv"
+	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
 
 func compile(t *testing.T, d *device.Device, build func() (*frontend.Function, error)) *device.Kernel {
@@ -20,6 +23,12 @@ func compile(t *testing.T, d *device.Device, build func() (*frontend.Function, e
 	k, err := device.Compile(d, f)
 	require.NoError(t, err)
 	t.Cleanup(func() { k.Close() })
+	// Every module a test runs also passes spirv-val.
+	err = spvtools.ValidateWith(k.SPIRV(), spirv.EnvVulkan1_2, spvtools.ValidateOptions{ScalarBlockLayout: true})
+	if _, lerr := spvtools.Path(); lerr != nil {
+		testenv.Need(t, "SPIRV-Tools", lerr)
+	}
+	require.NoError(t, err)
 	return k
 }
 

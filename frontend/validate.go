@@ -3,6 +3,7 @@ package frontend
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // ErrInvalid is wrapped by Validate's errors.
@@ -261,6 +262,9 @@ func (v *validator) stmt(s Stmt) error {
 				return v.errf("switch case without values")
 			}
 			for _, x := range c.Values {
+				if s.Tag.Type() == TU32 && (x < 0 || x > math.MaxUint32) || s.Tag.Type() == TI32 && (x < math.MinInt32 || x > math.MaxInt32) {
+					return v.errf("switch case %d does not fit the %s tag", x, s.Tag.Type())
+				}
 				if seen[x] {
 					return v.errf("switch case %d repeats", x)
 				}

@@ -74,6 +74,9 @@ func TestValidateRejects(t *testing.T) {
 			return []fe.Stmt{&fe.Switch{Tag: fe.LitInt(fe.TI32, 0), Cases: []fe.Case{{Values: []int64{1}, Body: &fe.Block{}}, {Values: []int64{1}, Body: &fe.Block{}}}}}
 		}), "case 1 repeats"},
 		"block too large": {fe.NewKernel("big", 1, [3]uint32{2048, 1, 1}), "more than 1024"},
+		"case out of range": {kernelWith(func(*fe.Function, *fe.Var) []fe.Stmt {
+			return []fe.Stmt{&fe.Switch{Tag: one, Cases: []fe.Case{{Values: []int64{-1}, Body: &fe.Block{}}}}}
+		}), "case -1 does not fit the u32 tag"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
