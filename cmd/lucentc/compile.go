@@ -45,9 +45,17 @@ type stageTimes struct {
 // compile runs the whole pipeline and returns every error, sorted by
 // position; nothing is written when there is one.
 func compile(cfg *config) []error {
-	errs := pipeline(cfg)
+	errs := dropRepeats(pipeline(cfg))
 	sortErrors(errs)
-	return errs
+	// Drop repeats (go list and the type checker can report one error twice).
+	var out []error
+	for _, e := range errs {
+		if len(out) > 0 && e.Error() == out[len(out)-1].Error() {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 func pipeline(cfg *config) []error {
@@ -57,7 +65,7 @@ func pipeline(cfg *config) []error {
 	kernels, errs := (&gokernel.Config{Dir: cfg.dir, Env: env}).Load(cfg.patterns...)
 	times.load = time.Since(t0)
 	for i, e := range errs {
-		errs[i] = relativeError(e)
+		errs[i] = relativeError(e, cfg.dir)
 	}
 	if len(kernels) == 0 {
 		if len(errs) == 0 {
@@ -327,11 +335,19 @@ func flatten(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-// relativeError shortens the file name of a positioned error.
-func relativeError(err error) error {
+// relativeError shortens the file name of a positioned error; a name
+// relative to dir (the go command's, with -C) is resolved first, so that
+// one error reported under both spellings is listed once.
+func relativeError(err error, dir string) error {
 	var ge *gokernel.Error
 	if errors.As(err, &ge) && ge.Pos.IsValid() {
-		return &gokernel.Error{Pos: relPosition(ge.Pos), Msg: ge.Msg}
+		p := ge.Pos
+		if !filepath.IsAbs(p.Filename) && dir != "" {
+			if abs, err := filepath.Abs(filepath.Join(dir, p.Filename)); err == nil {
+				p.Filename = abs
+			}
+		}
+		return &gokernel.Error{Pos: relPosition(p), Msg: ge.Msg}
 	}
 	return err
 }
@@ -346,6 +362,48 @@ func relPosition(p token.Position) token.Position {
 }
 
 func relPos(p token.Position) string { return relPosition(p).String() }
+
+// dropRepeats removes the errors without a position that only repeat
+// positioned ones: the go command's build output ("# pkg" and then
+// file:line:col lines) comes back beside the type checker's own errors.
+func dropRepeats(errs []error) []error {
+	known := map[string]bool{}
+	for _, e := range errs {
+		var ge *gokernel.Error
+		if errors.As(e, &ge) && ge.Pos.IsValid() {
+			known[fmt.Sprintf("%s:%d:%d: %s", filepath.Base(ge.Pos.Filename), ge.Pos.Line, ge.Pos.Column, ge.Msg)] = true
+		}
+	}
+	var out []error
+	for _, e := range errs {
+		var ge *gokernel.Error
+		if errors.As(e, &ge) && !ge.Pos.IsValid() && repeats(ge.Msg, known) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// repeats reports whether every line of msg but "# pkg" headers is a known
+// positioned error.
+func repeats(msg string, known map[string]bool) bool {
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(msg), "\n") {
+		if strings.HasPrefix(line, "# ") {
+			continue
+		}
+		line = strings.TrimSpace(line)
+		if end := strings.Index(line, ".go:"); end >= 0 {
+			line = line[strings.LastIndex(line[:end], "/")+1:]
+		}
+		if !known[line] {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
 
 // sortErrors orders positioned errors by file, line and column, after the
 // errors without a position (a failed go list), keeping the order of equals.

@@ -479,3 +479,50 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 `
+
+// TestGenerateImportClash: a kernel package declaring the name "device" gets
+// the device package under another name, and a kernel parameter with a
+// predeclared name is renamed; the result builds.
+func TestGenerateImportClash(t *testing.T) {
+	needSPIRVTools(t)
+	const src = `package kern
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+type device struct{ X float32 }
+
+var _ device
+
+// Scale scales v by any.
+//
+//lucent:kernel block=64
+func Scale(any float32, v []float32) {
+	i := kernel.DispatchID().X
+	if i < uint32(len(v)) {
+		v[i] *= any
+	}
+}
+`
+	dir := tempModule(t, map[string]string{"kern/kern.go": src})
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "./kern")
+	require.Equal(t, 0, code, stderr)
+	gen, err := os.ReadFile(filepath.Join(dir, "kern", goFileName))
+	require.NoError(t, err)
+	require.Contains(t, string(gen), `device2 "github.com/lucent-gpu/lucent/device"`)
+	require.Contains(t, string(gen), "Dispatch(threads uint32, arg0 float32, v *device2.Buffer[float32]) device2.Command")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, err := goCommand(t, ctx, dir, "vet", "./kern")
+	require.NoError(t, err, out)
+}
+
+// TestTypeErrorOnce: a Go type error in a kernel package resolved with -C is
+// listed once, at its position, with status 1.
+func TestTypeErrorOnce(t *testing.T) {
+	const src = "package kern\n\n//lucent:kernel block=64\nfunc Bad(v []float32) {\n\tv[0] = undefinedName\n}\n"
+	dir := tempModule(t, map[string]string{"kern/kern.go": src})
+	_, stderr, code := lucentc(t, "-C", dir, "-o", "out", "./kern")
+	require.Equal(t, 1, code)
+	require.Equal(t, 1, strings.Count(stderr, "undefined: undefinedName"), stderr)
+	require.Regexp(t, `(?m)^\S*kern/kern\.go:5:9: undefined: undefinedName$`, stderr)
+}

@@ -140,7 +140,6 @@ type kernelDecl struct {
 	params           []param
 	sizeNames        []string
 	hasBuffers       bool
-	exported         bool
 }
 
 type param struct {
@@ -153,6 +152,12 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 	f.imports = map[string]string{}
 	f.names = map[string]bool{}
 	sortUnits(f.units)
+	// An import may not take a name the package declares.
+	if p := f.units[0].pkg; p.Types != nil && p.PkgPath == f.self {
+		for _, n := range p.Types.Scope().Names() {
+			f.names[n] = true
+		}
+	}
 	dev := f.importName(types.NewPackage(devicePath, "device"))
 
 	var errs []error
@@ -238,9 +243,9 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 	if sig.Params().Len() != len(u.sig.Args) {
 		return nil, fmt.Errorf("the Go function has %d parameters, the kernel signature %d arguments", sig.Params().Len(), len(u.sig.Args))
 	}
-	d := &kernelDecl{u: u, exported: token.IsExported(u.k.Name)}
+	d := &kernelDecl{u: u}
 	upper := upperFirst(u.k.Name)
-	if d.exported {
+	if token.IsExported(u.k.Name) {
 		d.typ, d.ctor = u.k.Name+"Kernel", "New"+u.k.Name
 	} else {
 		d.typ, d.ctor = u.k.Name+"Kernel", "new"+upper
@@ -248,11 +253,9 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 	d.spirvVar, d.sigVar = "spirv"+upper, "signature"+upper
 
 	// Parameter names: the kernel's own, unless they would shadow something
-	// the launcher's body uses.
+	// the launcher's body uses (parameters are scoped to the body, so the
+	// types in the signature are safe).
 	reserved := map[string]bool{"k": true, "_": true, "": true, "lucentcAll": true}
-	for n := range f.names {
-		reserved[n] = true
-	}
 	switch u.k.Dim {
 	case 1:
 		d.sizeNames = []string{"threads"}

@@ -48,7 +48,7 @@ func corpusKernelsB(t testing.TB) []string {
 	t.Helper()
 	files, err := filepath.Glob(filepath.Join(corpusDir, "*.go"))
 	require.NoError(t, err)
-	fn := regexp.MustCompile(`(?m)^//lucent:kernel[^\n]*\nfunc (\w+)`)
+	fn := regexp.MustCompile(`(?m)^//lucent:kernel[^\n]*\n(?://[^\n]*\n)*func (\w+)`)
 	var names []string
 	for _, f := range files {
 		src, err := os.ReadFile(f)
