@@ -1,0 +1,200 @@
+// Package interp executes kernels on the CPU, thread after thread, from
+// their AST: the oracle the device's results are diffed against (Go's
+// semantics for integers, float32 arithmetic rounded per operation, the
+// built-ins' CPU references).
+//
+// Values are flattened to their scalar leaves, each a uint64 holding the
+// scalar's bits at its own width (a float32 as its IEEE bits). Threads run
+// one after another, so kernels that synchronise (barriers, shared memory,
+// subgroups) or race (atomics) are rejected.
+package interp
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+// ErrUnsupported is wrapped by errors about kernels the interpreter cannot run.
+var ErrUnsupported = errors.New("interp: unsupported")
+
+// Buffer is a buffer argument: Data holds elements of Elem in Go's layout.
+type Buffer struct {
+	Elem *fe.Type
+	Data []byte
+}
+
+// NewBuffer makes a buffer of n zero elements.
+func NewBuffer(elem *fe.Type, n int) *Buffer {
+	return &Buffer{Elem: elem, Data: make([]byte, n*elem.Size())}
+}
+
+// Len is the number of elements.
+func (b *Buffer) Len() int { return len(b.Data) / b.Elem.Size() }
+
+// Run executes kernel f for every thread of a size[0]×size[1]×size[2]
+// dispatch. args are the kernel's arguments in order: *Buffer for buffers,
+// and for uniforms a Go value of the argument's type (bool, ints, floats,
+// or any value whose bytes have the type's layout, given as []byte).
+func Run(f *fe.Function, size [3]uint32, args ...any) (err error) {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	if len(args) != len(f.Params) {
+		return fmt.Errorf("interp: %s takes %d arguments, got %d", f.Name, len(f.Params), len(args))
+	}
+	if len(f.Shared) > 0 {
+		return fmt.Errorf("%w: %s uses shared memory", ErrUnsupported, f.Name)
+	}
+	m := &machine{bufs: map[*fe.Var]*Buffer{}, uniforms: map[*fe.Var][]uint64{}}
+	for i, p := range f.Params {
+		if p.Type.Kind() == fe.KindBuffer {
+			b, ok := args[i].(*Buffer)
+			if !ok || b.Elem != p.Type.Elem() {
+				return fmt.Errorf("interp: argument %d (%s) wants a buffer of %s, got %T", i, p.Name, p.Type.Elem(), args[i])
+			}
+			m.bufs[p] = b
+			continue
+		}
+		if p.Type.IsResource() {
+			return fmt.Errorf("%w: argument %s of type %s", ErrUnsupported, p.Name, p.Type)
+		}
+		v, err := uniform(p.Type, args[i])
+		if err != nil {
+			return fmt.Errorf("interp: argument %d (%s): %w", i, p.Name, err)
+		}
+		m.uniforms[p] = v
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(interpError); ok {
+				err = e.err
+				return
+			}
+			panic(r)
+		}
+	}()
+	for z := uint32(0); z < size[2]; z++ {
+		for y := uint32(0); y < size[1]; y++ {
+			for x := uint32(0); x < size[0]; x++ {
+				m.id = [3]uint32{x, y, z}
+				m.size = size
+				m.block = f.BlockSize
+				m.call(f, nil)
+			}
+		}
+	}
+	return nil
+}
+
+type interpError struct{ err error }
+
+func fail(format string, args ...any) {
+	panic(interpError{fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))})
+}
+
+// uniform converts a host value to leaves.
+func uniform(t *fe.Type, v any) ([]uint64, error) {
+	var raw []byte
+	switch x := v.(type) {
+	case []byte:
+		raw = x
+	case bool:
+		if t != fe.TBool {
+			return nil, fmt.Errorf("bool for %s", t)
+		}
+		if x {
+			return []uint64{1}, nil
+		}
+		return []uint64{0}, nil
+	case float32:
+		raw = binary.LittleEndian.AppendUint32(nil, math.Float32bits(x))
+	case float64:
+		raw = binary.LittleEndian.AppendUint64(nil, math.Float64bits(x))
+	case int32:
+		raw = binary.LittleEndian.AppendUint32(nil, uint32(x))
+	case uint32:
+		raw = binary.LittleEndian.AppendUint32(nil, x)
+	case int64:
+		raw = binary.LittleEndian.AppendUint64(nil, uint64(x))
+	case uint64:
+		raw = binary.LittleEndian.AppendUint64(nil, x)
+	default:
+		return nil, fmt.Errorf("give %T as []byte in the type's layout", v)
+	}
+	if len(raw) != t.Size() {
+		return nil, fmt.Errorf("%d bytes for %s of %d", len(raw), t, t.Size())
+	}
+	return decode(t, raw), nil
+}
+
+// leaves is the number of scalars of t.
+func leaves(t *fe.Type) int {
+	switch t.Kind() {
+	case fe.KindVector:
+		return t.Len()
+	case fe.KindMatrix, fe.KindArray:
+		return t.Len() * leaves(t.Elem())
+	case fe.KindStruct:
+		n := 0
+		for _, f := range t.Fields() {
+			n += leaves(f.Type)
+		}
+		return n
+	}
+	return 1
+}
+
+// decode reads a value of t from its Go layout.
+func decode(t *fe.Type, b []byte) []uint64 {
+	out := make([]uint64, 0, leaves(t))
+	var rec func(t *fe.Type, off int)
+	rec = func(t *fe.Type, off int) {
+		switch t.Kind() {
+		case fe.KindVector, fe.KindMatrix, fe.KindArray:
+			for i := range t.Len() {
+				rec(t.Elem(), off+i*t.Elem().Size())
+			}
+		case fe.KindStruct:
+			for _, f := range t.Fields() {
+				rec(f.Type, off+f.Offset)
+			}
+		default:
+			var v uint64
+			for i := range t.Size() {
+				v |= uint64(b[off+i]) << (8 * i)
+			}
+			out = append(out, v)
+		}
+	}
+	rec(t, 0)
+	return out
+}
+
+// encode writes a value of t in its Go layout.
+func encode(t *fe.Type, v []uint64, b []byte) {
+	i := 0
+	var rec func(t *fe.Type, off int)
+	rec = func(t *fe.Type, off int) {
+		switch t.Kind() {
+		case fe.KindVector, fe.KindMatrix, fe.KindArray:
+			for j := range t.Len() {
+				rec(t.Elem(), off+j*t.Elem().Size())
+			}
+		case fe.KindStruct:
+			for _, f := range t.Fields() {
+				rec(f.Type, off+f.Offset)
+			}
+		default:
+			x := v[i]
+			i++
+			for k := range t.Size() {
+				b[off+k] = byte(x >> (8 * k))
+			}
+		}
+	}
+	rec(t, 0)
+}

@@ -1,0 +1,257 @@
+package interp
+
+import (
+	"math"
+
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+type machine struct {
+	bufs     map[*fe.Var]*Buffer
+	uniforms map[*fe.Var][]uint64
+	id, size [3]uint32
+	block    [3]uint32
+}
+
+type frame struct {
+	vars map[*fe.Var]*[]uint64 // locals, by-value and by-reference parameters
+	ret  []uint64
+}
+
+type flow uint8
+
+const (
+	next flow = iota
+	brk
+	cont
+	ret
+)
+
+// call runs f with parameter values args (pointers for by-reference ones).
+func (m *machine) call(f *fe.Function, args []*[]uint64) []uint64 {
+	fr := &frame{vars: map[*fe.Var]*[]uint64{}}
+	for i, p := range f.Params {
+		if f.Kind == fe.KernelFunc {
+			break
+		}
+		if p.Kind == fe.VarRefParam {
+			fr.vars[p] = args[i]
+		} else {
+			v := append([]uint64(nil), *args[i]...)
+			fr.vars[p] = &v
+		}
+	}
+	for _, l := range f.Locals {
+		v := make([]uint64, leaves(l.Type))
+		fr.vars[l] = &v
+	}
+	m.block_(fr, f.Body)
+	return fr.ret
+}
+
+func (m *machine) block_(fr *frame, b *fe.Block) flow {
+	if b == nil {
+		return next
+	}
+	for _, s := range b.Stmts {
+		if fl := m.stmt(fr, s); fl != next {
+			return fl
+		}
+	}
+	return next
+}
+
+func (m *machine) stmt(fr *frame, s fe.Stmt) flow {
+	switch s := s.(type) {
+	case *fe.Block:
+		return m.block_(fr, s)
+	case *fe.If:
+		if m.eval(fr, s.Cond)[0] != 0 {
+			return m.block_(fr, s.Then)
+		}
+		return m.block_(fr, s.Else)
+	case *fe.Loop:
+		for {
+			switch m.block_(fr, s.Body) {
+			case brk:
+				return next
+			case ret:
+				return ret
+			}
+		}
+	case *fe.For:
+		for m.eval(fr, s.Cond)[0] != 0 {
+			fl := m.block_(fr, s.Body)
+			if fl == brk {
+				break
+			}
+			if fl == ret {
+				return ret
+			}
+			m.block_(fr, s.Update)
+		}
+		return next
+	case *fe.Switch:
+		tag := int64(signExtend(m.eval(fr, s.Tag)[0], s.Tag.Type()))
+		if s.Tag.Type() == fe.TU32 {
+			tag = int64(uint32(tag))
+		}
+		body := s.Default
+		for _, c := range s.Cases {
+			for _, v := range c.Values {
+				if v == tag {
+					body = c.Body
+				}
+			}
+		}
+		if fl := m.block_(fr, body); fl == ret || fl == cont {
+			return fl
+		}
+		return next
+	case *fe.Break:
+		return brk
+	case *fe.Continue:
+		return cont
+	case *fe.Return:
+		if s.Value != nil {
+			fr.ret = m.eval(fr, s.Value)
+		}
+		return ret
+	case *fe.Assign:
+		v := m.eval(fr, s.Src)
+		m.store(fr, s.Dst, v)
+	case *fe.ExprStmt:
+		m.eval(fr, s.X)
+	case *fe.Comment:
+	}
+	return next
+}
+
+// place is storage: a slice of leaves at a leaf offset, or a buffer at a byte offset.
+type place struct {
+	vals *[]uint64
+	leaf int
+	buf  *Buffer
+	off  int
+	ok   bool // in range (buffers)
+}
+
+func (m *machine) place(fr *frame, e fe.Expr) place {
+	switch e := e.(type) {
+	case *fe.Ref:
+		if v, ok := fr.vars[e.Var]; ok {
+			return place{vals: v, ok: true}
+		}
+		fail("variable %s has no storage here", e.Var.Name)
+	case *fe.Index:
+		i := int64(signExtend(m.eval(fr, e.I)[0], e.I.Type()))
+		xt := e.X.Type()
+		if xt.Kind() == fe.KindBuffer {
+			b := m.bufs[e.X.(*fe.Ref).Var]
+			es := xt.Elem().Size()
+			return place{buf: b, off: int(i) * es, ok: i >= 0 && (int(i)+1)*es <= len(b.Data)}
+		}
+		p := m.place(fr, e.X)
+		if p.buf != nil {
+			p.off += int(i) * e.T.Size()
+			p.ok = p.ok && i >= 0 && int(i) < xt.Len()
+			return p
+		}
+		if i < 0 || int(i) >= xt.Len() {
+			fail("index %d out of range of %s", i, xt)
+		}
+		p.leaf += int(i) * leaves(e.T)
+		return p
+	case *fe.Member:
+		p := m.place(fr, e.X)
+		if p.buf != nil {
+			p.off += e.X.Type().Fields()[e.Field].Offset
+			return p
+		}
+		for _, f := range e.X.Type().Fields()[:e.Field] {
+			p.leaf += leaves(f.Type)
+		}
+		return p
+	}
+	fail("%T is not a place", e)
+	return place{}
+}
+
+func (m *machine) load(fr *frame, e fe.Expr) []uint64 {
+	p := m.place(fr, e)
+	t := e.Type()
+	if p.buf != nil {
+		if !p.ok {
+			return make([]uint64, leaves(t)) // robust buffer access: zero
+		}
+		return decode(t, p.buf.Data[p.off:])
+	}
+	return append([]uint64(nil), (*p.vals)[p.leaf:p.leaf+leaves(t)]...)
+}
+
+func (m *machine) store(fr *frame, e fe.Expr, v []uint64) {
+	p := m.place(fr, e)
+	if p.buf != nil {
+		if p.ok { // writes out of range are dropped
+			encode(e.Type(), v, p.buf.Data[p.off:])
+		}
+		return
+	}
+	copy((*p.vals)[p.leaf:], v)
+}
+
+func (m *machine) builtin(b fe.BuiltinVar) []uint64 {
+	u3 := func(a [3]uint32) []uint64 { return []uint64{uint64(a[0]), uint64(a[1]), uint64(a[2])} }
+	var t, blk [3]uint32
+	for i := range 3 {
+		t[i], blk[i] = m.id[i]%m.block[i], m.id[i]/m.block[i]
+	}
+	switch b {
+	case fe.DispatchID:
+		return u3(m.id)
+	case fe.ThreadID:
+		return u3(t)
+	case fe.BlockID:
+		return u3(blk)
+	case fe.DispatchSize:
+		return u3(m.size)
+	case fe.BlockSize:
+		return u3(m.block)
+	}
+	fail("built-in %s (subgroups) on the CPU", b)
+	return nil
+}
+
+func signExtend(v uint64, t *fe.Type) uint64 {
+	s := t.Scalar()
+	if s.Kind() != fe.KindInt || s.Bits() == 64 {
+		return v
+	}
+	sh := 64 - uint(s.Bits())
+	return uint64(int64(v<<sh) >> sh)
+}
+
+func trunc(v uint64, t *fe.Type) uint64 {
+	if t.Bits() >= 64 || t == fe.TBool {
+		return v
+	}
+	return v & (1<<uint(t.Bits()) - 1)
+}
+
+func toF(v uint64, t *fe.Type) float64 {
+	if t.Bits() == 32 {
+		return float64(math.Float32frombits(uint32(v)))
+	}
+	if t.Bits() == 64 {
+		return math.Float64frombits(v)
+	}
+	fail("%s arithmetic on the CPU", t)
+	return 0
+}
+
+func fromF(x float64, t *fe.Type) uint64 {
+	if t.Bits() == 32 {
+		return uint64(math.Float32bits(float32(x)))
+	}
+	return math.Float64bits(x)
+}
