@@ -56,4 +56,8 @@ func (b *barrier) release() {
 // the block's threads after it (SPIR-V OpControlBarrier, workgroup scope, with
 // workgroup and buffer memory semantics). Every thread of a block must reach
 // the same Barrier call.
-func Barrier() { current("Barrier").group.barrier.wait() }
+func Barrier() {
+	g := current("Barrier").group
+	g.collective()
+	g.barrier.wait()
+}

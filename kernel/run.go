@@ -123,6 +123,11 @@ type workgroup struct {
 	barrier  *barrier
 	sharedMu sync.Mutex
 	shared   map[uintptr]any // Shared call site -> variable
+
+	mu         sync.Mutex
+	next       int  // the next thread to start
+	concurrent bool // the threads not started when a collective was reached run as goroutines
+	spawnRest  func()
 }
 
 // runBlock runs the threads of one block to completion.
@@ -160,25 +165,65 @@ func runBlock(g Grid, id Uint3, body func()) error {
 		errOnce  sync.Once
 		firstErr error
 	)
-	for _, t := range ts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			id := goroutineID()
-			threads.Store(id, t)
-			defer func() {
-				threads.Delete(id)
-				t.sub.barrier.leave()
-				grp.barrier.leave()
-				if r := recover(); r != nil {
-					errOnce.Do(func() {
-						firstErr = fmt.Errorf("%w: thread %v of block %v (dispatch id %v): %v", ErrKernelPanic, t.local, grp.id, t.dispatch, r)
-					})
-				}
-			}()
-			body()
+	// runThread runs t on the calling goroutine, whose registered slot is s.
+	runThread := func(s *slot, t *thread) {
+		s.t = t
+		defer func() {
+			s.t = nil
+			t.sub.barrier.leave()
+			grp.barrier.leave()
+			if r := recover(); r != nil {
+				errOnce.Do(func() {
+					firstErr = fmt.Errorf("%w: thread %v of block %v (dispatch id %v): %v", ErrKernelPanic, t.local, grp.id, t.dispatch, r)
+				})
+			}
 		}()
+		body()
 	}
+	// Threads run one after another on this goroutine until one of them
+	// reaches a collective operation (Barrier or a subgroup operation); then
+	// every thread not started yet gets a goroutine of its own, so that all
+	// of them can meet. Kernels without collectives never pay for a
+	// goroutine per thread.
+	grp.spawnRest = func() {
+		grp.mu.Lock()
+		from := grp.next
+		grp.next, grp.concurrent = len(ts), true
+		grp.mu.Unlock()
+		for _, t := range ts[from:] {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, unregister := register()
+				defer unregister()
+				runThread(s, t)
+			}()
+		}
+	}
+	own, unregister := register()
+	for {
+		grp.mu.Lock()
+		if grp.concurrent || grp.next == len(ts) {
+			grp.mu.Unlock()
+			break
+		}
+		t := ts[grp.next]
+		grp.next++
+		grp.mu.Unlock()
+		runThread(own, t)
+	}
+	unregister()
 	wg.Wait()
 	return firstErr
+}
+
+// collective makes sure every thread of the block runs concurrently before
+// a thread waits for the others.
+func (g *workgroup) collective() {
+	g.mu.Lock()
+	c := g.concurrent
+	g.mu.Unlock()
+	if !c {
+		g.spawnRest()
+	}
 }

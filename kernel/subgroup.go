@@ -24,6 +24,7 @@ func (s *subgroup) init() {
 // every lane taking part (nil entries for lanes that are not).
 func exchange[T any](what string, v T, read func(vals []any, active []bool, lane uint32)) {
 	t := current(what)
+	t.group.collective()
 	s := t.sub
 	s.vals[t.lane] = v
 	s.active[t.lane] = true

@@ -33,7 +33,20 @@ type thread struct {
 	lane     uint32
 }
 
-var threads sync.Map // goroutineID() -> *thread
+// slot is a goroutine's registration: the kernel thread it is running now
+// (a goroutine runs several threads one after another until a block needs
+// its threads to run at once). Only its goroutine touches t.
+type slot struct{ t *thread }
+
+var threads sync.Map // goroutineID() -> *slot
+
+// register records the calling goroutine as a runner of kernel threads.
+func register() (*slot, func()) {
+	id := goroutineID()
+	s := &slot{}
+	threads.Store(id, s)
+	return s, func() { threads.Delete(id) }
+}
 
 // goid returns the calling goroutine's id.
 func goid() uint64 {
@@ -53,8 +66,8 @@ func goid() uint64 {
 // current returns the calling kernel thread; what names the intrinsic, for
 // the panic raised when it is called outside Run.
 func current(what string) *thread {
-	if t, ok := threads.Load(goroutineID()); ok {
-		return t.(*thread)
+	if s, ok := threads.Load(goroutineID()); ok && s.(*slot).t != nil {
+		return s.(*slot).t
 	}
 	panic("kernel." + what + " called outside a kernel: run the kernel with kernel.Run, or compile it with the gokernel front end")
 }
