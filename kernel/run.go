@@ -61,10 +61,11 @@ var ErrKernelPanic = errors.New("kernel: thread panicked")
 const maxBlockThreads = 1024
 
 // Run executes body once per thread of the grid on the CPU, as a device would
-// dispatch a kernel: blocks run in parallel (up to GOMAXPROCS at a time), and
-// the threads of a block run as goroutines of their own so that Barrier,
-// Shared and the subgroup operations behave as on a device. body is usually a
-// closure calling the kernel with its arguments:
+// dispatch a kernel: blocks run in parallel (up to GOMAXPROCS at a time); a
+// block's threads run one after another until one reaches Barrier or a
+// subgroup operation, and from then on as goroutines of their own, so that
+// Barrier, Shared and the subgroup operations behave as on a device. body is
+// usually a closure calling the kernel with its arguments:
 //
 //	err := kernel.Run(ctx, kernel.Grid1(256, n), func() { Saxpy(2, x, y) })
 //
