@@ -114,3 +114,55 @@ func RandomInt(seed uint64) (*fe.Function, func(x, y uint32) []uint32, error) {
 		return out
 	}, err
 }
+
+// RandomFloat builds a kernel of RandomExprs random float32 expression
+// trees over x = a[i] and y = b[i], using only operations that keep
+// positive operands positive and well conditioned (add, multiply, divide by
+// 1+v, square root, min, max, select on a comparison, lerp, fma, floor+1),
+// so results can be compared with a relative tolerance; expression j goes
+// to out[i*RandomExprs+j]. Run it with positive inputs.
+func RandomFloat(seed uint64) (*fe.Function, error) {
+	r := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
+	var x, y fe.F32
+	var gen func(depth int) fe.F32
+	gen = func(depth int) fe.F32 {
+		if depth == 0 || r.IntN(5) == 0 {
+			switch r.IntN(3) {
+			case 0:
+				return x
+			case 1:
+				return y
+			}
+			return fe.F(0.25 + r.Float32()*4)
+		}
+		a, b := gen(depth-1), gen(depth-1)
+		switch r.IntN(10) {
+		case 0:
+			return a.Add(b)
+		case 1:
+			return a.Mul(b)
+		case 2:
+			return a.Div(fe.F(1).Add(b))
+		case 3:
+			return fe.Sqrt(a)
+		case 4:
+			return fe.Min(a, b)
+		case 5:
+			return fe.Max(a, b)
+		case 6:
+			return fe.Select(a.Lt(b), a.Add(fe.F(1)), b)
+		case 7:
+			return fe.Lerp(a, b, fe.F(0.25))
+		case 8:
+			return fe.Fma(a, fe.F(0.5), b)
+		}
+		return fe.Floor(a).Add(fe.F(1))
+	}
+	return fe.Kernel1D(64, func(k *fe.K, a, b, out fe.Buf[fe.F32]) {
+		i := k.DispatchID().X()
+		x, y = a.Read(i), b.Read(i)
+		for j := range RandomExprs {
+			out.Write(i.Mul(fe.U(RandomExprs)).Add(fe.U(uint32(j))), gen(5))
+		}
+	})
+}
