@@ -113,5 +113,8 @@ func TestRandomKernelsValidate(t *testing.T) {
 		f, _, err := programs.RandomInt(seed)
 		require.NoError(t, err, "seed %d", seed)
 		emitValid(t, f, frontend.Options{})
+		g, err := programs.RandomFloat(seed)
+		require.NoError(t, err, "seed %d", seed)
+		emitValid(t, g, frontend.Options{})
 	}
 }
