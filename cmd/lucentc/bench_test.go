@@ -29,9 +29,9 @@ func BenchmarkCommand(b *testing.B) {
 		name string
 		args []string
 	}{
-		{"spv", []string{"-o", dir}},
-		{"spv-O", []string{"-O", "-o", dir}},
-		{"go", []string{"-go", "-goout", dir, "-gopkg", "gen"}},
+		{"spv", []string{"-atomicfloat", "-o", dir}},
+		{"spv-O", []string{"-atomicfloat", "-O", "-o", dir}},
+		{"go", []string{"-atomicfloat", "-go", "-goout", dir, "-gopkg", "gen"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			args := append(c.args, corpusDir)
@@ -57,9 +57,10 @@ func BenchmarkStage(b *testing.B) {
 	require.Empty(b, errs)
 	env := spirv.EnvVulkan1_2
 	layout := spvtools.ValidateOptions{ScalarBlockLayout: true}
+	opts := frontend.Options{Env: env, FloatAtomicAdd: true}
 	words := make([][]uint32, len(ks))
 	for i, k := range ks {
-		words[i], err = frontend.Emit(k.Func, frontend.Options{Env: env})
+		words[i], err = frontend.Emit(k.Func, opts)
 		require.NoError(b, err)
 	}
 	perKernel := func(b *testing.B) {
@@ -76,7 +77,7 @@ func BenchmarkStage(b *testing.B) {
 	b.Run("codegen", func(b *testing.B) {
 		for b.Loop() {
 			for _, k := range ks {
-				if _, err := frontend.Emit(k.Func, frontend.Options{Env: env}); err != nil {
+				if _, err := frontend.Emit(k.Func, opts); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -402,7 +402,7 @@ func TestGenerateNameClash(t *testing.T) {
 func TestGenerateCorpus(t *testing.T) {
 	needSPIRVTools(t)
 	dir := tempModule(t, map[string]string{"doc.go": "// Package e2e is empty.\npackage e2e\n"})
-	_, stderr, code := lucentc(t, "-C", dir, "-go", "-goout", "corpusgen", "github.com/lucent-gpu/lucent/testdata/gokernel")
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "-atomicfloat", "-goout", "corpusgen", "github.com/lucent-gpu/lucent/testdata/gokernel")
 	require.Equal(t, 0, code, stderr)
 	src, err := os.ReadFile(filepath.Join(dir, "corpusgen", goFileName))
 	require.NoError(t, err)
@@ -469,7 +469,7 @@ func TestRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(sig, g.sig) {
 			t.Errorf("%s: generated signature\n%#v\nruntime signature\n%#v", k.Name, g.sig, sig)
 		}
-		words, err := frontend.Emit(k.Func, frontend.Options{Env: spirv.EnvVulkan1_2})
+		words, err := frontend.Emit(k.Func, frontend.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: true})
 		if err != nil {
 			t.Fatal(err)
 		}

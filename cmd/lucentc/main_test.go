@@ -74,25 +74,39 @@ func readSPV(t *testing.T, name string) []uint32 {
 	return words
 }
 
-// TestCorpus compiles every kernel of the gokernel corpus, per target and
-// optimisation level, and checks each .spv with the SPIR-V validator.
+// knownInvalid lists the corpus kernels whose module, compiled without
+// -atomicfloat (float atomics as compare-and-swap loops, lucentc's portable
+// default), spirv-val rejects today, with the validator's complaint. Each is
+// a codegen bug in frontend; the tests fail once it is fixed, so that its
+// entry is removed.
+var knownInvalid = map[string]string{
+	// A float32 atomic add on &buf[constant] lowered to a compare-and-swap
+	// loop bitcasts the int64 constant index to uint32.
+	"kernels.Atomics.spv": "Expected input to have the same total bit width as Result Type",
+}
+
+// TestCorpus compiles every kernel of the gokernel corpus, per target,
+// optimisation level and float-atomic mode, and checks each .spv with the
+// SPIR-V validator itself (lucentc's own validation is off here so that
+// every module is written; TestValidation covers it).
 func TestCorpus(t *testing.T) {
 	needSPIRVTools(t)
 	want := corpusKernels(t)
 	cases := []struct {
-		name string
-		env  spirv.TargetEnv
-		args []string
+		name     string
+		env      spirv.TargetEnv
+		portable bool // float atomics as CAS loops
+		args     []string
 	}{
-		{"vulkan1.2", spirv.EnvVulkan1_2, []string{"-target", "vulkan1.2"}},
-		{"vulkan1.3", spirv.EnvVulkan1_3, []string{"-target", "vulkan1.3"}},
-		{"vulkan1.2-O", spirv.EnvVulkan1_2, []string{"-O"}},
-		{"vulkan1.3-Os-atomicfloat", spirv.EnvVulkan1_3, []string{"-target", "vulkan1.3", "-Os", "-atomicfloat"}},
+		{"vulkan1.2", spirv.EnvVulkan1_2, true, []string{"-target", "vulkan1.2"}},
+		{"vulkan1.3", spirv.EnvVulkan1_3, true, []string{"-target", "vulkan1.3"}},
+		{"vulkan1.2-atomicfloat-O", spirv.EnvVulkan1_2, false, []string{"-atomicfloat", "-O"}},
+		{"vulkan1.3-atomicfloat-Os", spirv.EnvVulkan1_3, false, []string{"-target", "vulkan1.3", "-Os", "-atomicfloat"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			_, stderr, code := lucentc(t, append(c.args, "-o", dir, corpusDir)...)
+			_, stderr, code := lucentc(t, append(c.args, "-validate=false", "-o", dir, corpusDir)...)
 			require.Equal(t, 0, code, stderr)
 			got, err := filepath.Glob(filepath.Join(dir, "*.spv"))
 			require.NoError(t, err)
@@ -106,6 +120,10 @@ func TestCorpus(t *testing.T) {
 				require.Equal(t, uint32(0x07230203), words[0], name)
 				require.Equal(t, uint32(c.env.SPIRVVersion()), words[1], "%s: SPIR-V version", name)
 				err := spvtools.ValidateWith(words, c.env, spvtools.ValidateOptions{ScalarBlockLayout: true})
+				if msg, known := knownInvalid[name]; known && c.portable {
+					require.ErrorContains(t, err, msg, "%s validates now: remove it from knownInvalid", name)
+					continue
+				}
 				require.NoError(t, err, name)
 			}
 			// Progress: the corpus is many kernels, each counted once.
@@ -116,12 +134,42 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
+// TestValidation: lucentc's own validation (on by default) rejects exactly
+// the known-invalid modules, each at its kernel, and writes nothing then;
+// with -atomicfloat the whole corpus passes it.
+func TestValidation(t *testing.T) {
+	needSPIRVTools(t)
+	dir := t.TempDir()
+	_, stderr, code := lucentc(t, "-o", dir, corpusDir)
+	lines := regexp.MustCompile(`(?m)^\S+\.go:\d+:\d+: kernel (\w+): validator \(vulkan1\.2\): .*$`).FindAllStringSubmatch(stderr, -1)
+	var rejected []string
+	for _, m := range lines {
+		rejected = append(rejected, "kernels."+m[1]+".spv")
+	}
+	var want []string
+	for name := range knownInvalid {
+		want = append(want, name)
+	}
+	sort.Strings(want)
+	sort.Strings(rejected)
+	require.Equal(t, want, rejected, stderr)
+	if len(want) > 0 {
+		require.Equal(t, 1, code)
+		files, _ := filepath.Glob(filepath.Join(dir, "*"))
+		require.Empty(t, files)
+	} else {
+		require.Equal(t, 0, code, stderr)
+	}
+	_, stderr, code = lucentc(t, "-atomicfloat", "-o", dir, corpusDir)
+	require.Equal(t, 0, code, stderr)
+}
+
 // TestDisassembly checks that -S prints, for every kernel, a header naming
 // it followed by exactly what the disassembler makes of the written module.
 func TestDisassembly(t *testing.T) {
 	needSPIRVTools(t)
 	dir := t.TempDir()
-	stdout, stderr, code := lucentc(t, "-S", "-o", dir, corpusDir)
+	stdout, stderr, code := lucentc(t, "-S", "-validate=false", "-o", dir, corpusDir)
 	require.Equal(t, 0, code, stderr)
 	for _, name := range corpusKernels(t) {
 		kernel := strings.TrimSuffix(name, ".spv")
@@ -142,7 +190,7 @@ func TestOnlyDisassembly(t *testing.T) {
 	wd, err := os.Getwd()
 	require.NoError(t, err)
 	before, _ := filepath.Glob(filepath.Join(wd, "*.spv"))
-	stdout, stderr, code := lucentc(t, "-S", corpusDir)
+	stdout, stderr, code := lucentc(t, "-S", "-atomicfloat", corpusDir)
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "OpEntryPoint GLCompute")
 	after, _ := filepath.Glob(filepath.Join(wd, "*.spv"))
@@ -237,7 +285,7 @@ func TestMixedPackages(t *testing.T) {
 func TestVerbose(t *testing.T) {
 	needSPIRVTools(t)
 	dir := t.TempDir()
-	_, stderr, code := lucentc(t, "-v", "-o", dir, corpusDir)
+	_, stderr, code := lucentc(t, "-v", "-atomicfloat", "-o", dir, corpusDir)
 	require.Equal(t, 0, code, stderr)
 	want := corpusKernels(t)
 	require.Regexp(t, `lucentc: \d+ kernel\(s\): load \S+, packages \S+, codegen \S+, optimize \S+, validate \S+`, stderr)
@@ -274,13 +322,13 @@ func TestLoadEnv(t *testing.T) {
 func TestCheckSPV(t *testing.T) {
 	needSPIRVTools(t)
 	dir := t.TempDir()
-	_, stderr, code := lucentc(t, "-o", dir, corpusDir)
+	_, stderr, code := lucentc(t, "-atomicfloat", "-o", dir, corpusDir)
 	require.Equal(t, 0, code, stderr)
-	_, stderr, code = lucentc(t, "-check", "-o", dir, corpusDir)
+	_, stderr, code = lucentc(t, "-atomicfloat", "-check", "-o", dir, corpusDir)
 	require.Equal(t, 0, code, stderr)
 	name := corpusKernels(t)[0]
 	require.NoError(t, os.Remove(filepath.Join(dir, name)))
-	_, stderr, code = lucentc(t, "-check", "-o", dir, corpusDir)
+	_, stderr, code = lucentc(t, "-atomicfloat", "-check", "-o", dir, corpusDir)
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "out of date: "+filepath.Join(dir, name))
 	_, err := os.Stat(filepath.Join(dir, name))
