@@ -6,17 +6,17 @@ import (
 	"reflect"
 )
 
-// K traces the body of a kernel or callable. A DSL operation on operands
-// of the wrong type yields a poisoned value; its error surfaces, naming the
-// operation and types, where the value is first used by a statement (a value
-// never used generates no code and reports nothing).
-//
 // K traces the body of a kernel or callable: the DSL's control flow and
 // side effects (stores, atomics, barriers) are recorded into the current
 // block as they are called, while arithmetic on values builds expression
 // trees. A value read from mutable storage (a buffer, a variable) or made by
 // a call is snapshotted into a fresh local where it is read, so later writes
 // do not change it.
+//
+// A DSL operation on operands of the wrong type yields a poisoned value; its
+// error surfaces, naming the operation and types, where the value is first
+// used by a statement (a value never used generates no code and reports
+// nothing).
 type K struct {
 	fn  *Function
 	cur *Block

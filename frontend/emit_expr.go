@@ -1,8 +1,6 @@
 package frontend
 
 import (
-	"math"
-
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
@@ -504,5 +502,3 @@ func (g *gen) cast(e *Cast) spirv.ID {
 	}
 	return v
 }
-
-var _ = math.Inf

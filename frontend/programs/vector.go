@@ -2,6 +2,7 @@ package programs
 
 import (
 	"math"
+	"reflect"
 
 	fe "github.com/lucent-gpu/lucent/frontend"
 )
@@ -30,11 +31,11 @@ type VecOut struct {
 // It is built with the AST directly (the DSL has no matrix values yet),
 // which also exercises that API.
 func VectorOps() (*fe.Function, error) {
-	inT, err := fe.TypeOf(reflectType[VecIn]())
+	inT, err := fe.TypeOf(reflect.TypeFor[VecIn]())
 	if err != nil {
 		return nil, err
 	}
-	outT, err := fe.TypeOf(reflectType[VecOut]())
+	outT, err := fe.TypeOf(reflect.TypeFor[VecOut]())
 	if err != nil {
 		return nil, err
 	}

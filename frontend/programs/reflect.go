@@ -1,5 +1,0 @@
-package programs
-
-import "reflect"
-
-func reflectType[T any]() reflect.Type { return reflect.TypeFor[T]() }
