@@ -649,3 +649,20 @@ func TestCPUMatrices(t *testing.T) {
 }
 
 func comp(v kernel.Float3, k int) float32 { return [3]float32{v.X, v.Y, v.Z}[k] }
+
+func TestCPUBlockStats(t *testing.T) {
+	const blocks = 5
+	vals, _ := atomicsInput(blocks * 64)
+	sums, maxes := make([]float32, blocks), make([]int64, blocks)
+	run(t, kernel.Grid1(64, blocks*64), func() { kernels.BlockStats(vals, sums, maxes) })
+	for b := range blocks {
+		var s float32
+		m := int64(-1 << 62)
+		for _, v := range vals[b*64 : b*64+64] {
+			s += float32(v)
+			m = max(m, int64(v)*1000)
+		}
+		require.Equal(t, s, sums[b], "block %d", b)
+		require.Equal(t, m, maxes[b], "block %d", b)
+	}
+}

@@ -357,4 +357,15 @@ func TestDeviceCorpus(t *testing.T) {
 			requireClose(t, []float32{want[i].X, want[i].Y, want[i].Z}, []float32{got[i].X, got[i].Y, got[i].Z}, 1e-4)
 		}
 	})
+	t.Run("BlockStats", func(t *testing.T) {
+		g := compileOn(t, d, ks["BlockStats"])
+		const blocks = 5
+		vals, _ := atomicsInput(blocks * 64)
+		sb, mb := upload(g, make([]float32, blocks)), upload(g, make([]int64, blocks))
+		g.submit(g.k.Dispatch([3]uint32{blocks * 64}, upload(g, vals), sb, mb))
+		sums, maxes := make([]float32, blocks), make([]int64, blocks)
+		cpu(t, kernel.Grid1(64, blocks*64), func() { kernels.BlockStats(vals, sums, maxes) })
+		require.Equal(t, sums, download(g, sb))
+		require.Equal(t, maxes, download(g, mb))
+	})
 }

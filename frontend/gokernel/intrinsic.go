@@ -107,12 +107,15 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.
 
 // atomic lowers kernel.Atomic*(&place, …).
 func (l *lowerer) atomic(e *ast.CallExpr, name string, op frontend.Op) frontend.Expr {
-	u, ok := ast.Unparen(e.Args[0]).(*ast.UnaryExpr)
-	if !ok || u.Op != token.AND {
-		l.errorf(e.Args[0].Pos(), "the first argument of kernel.%s must be &buf[i] or &shared[i]: the address of a buffer element or of shared memory", name)
+	var p frontend.Expr
+	if id, ok := ast.Unparen(e.Args[0]).(*ast.Ident); ok && l.shared[l.info.Uses[id]] != nil {
+		p = &frontend.Ref{Var: l.shared[l.info.Uses[id]]} // a scalar kernel.Shared variable
+	} else if u, ok := ast.Unparen(e.Args[0]).(*ast.UnaryExpr); ok && u.Op == token.AND {
+		p = l.expr(u.X)
+	} else {
+		l.errorf(e.Args[0].Pos(), "the first argument of kernel.%s must be &buf[i], &shared[i] or a kernel.Shared variable: the address of a buffer element or of shared memory", name)
 		return nil
 	}
-	p := l.expr(u.X)
 	if !frontend.IsPlace(p) || !atomicRoot(p) {
 		l.errorf(e.Args[0].Pos(), "kernel.%s needs the address of a buffer element or of kernel.Shared memory: locals are private to a thread and need no atomics", name)
 		return nil

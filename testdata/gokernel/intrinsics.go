@@ -85,3 +85,27 @@ func Matrices(a, b kernel.Float3x3, in []kernel.Float3, out []kernel.Float3) {
 	d := v.Distance(in[i]) + v.Dot(w)
 	out[i] = w.Mul(kernel.F3(1, 2, 3)).Div(kernel.F3(2, 2, 2)).Add(kernel.F3(d, 0, 0))
 }
+
+// BlockStats sums (float32) and takes the maximum (int64) of each block's
+// values with atomics on shared memory, then writes them per block.
+//
+//lucent:kernel block=64
+func BlockStats(vals []int32, sums []float32, maxes []int64) {
+	sum := kernel.Shared[float32]()
+	mx := kernel.Shared[int64]()
+	t := kernel.ThreadID().X
+	if t == 0 {
+		*sum = 0
+		*mx = -1 << 62
+	}
+	kernel.Barrier()
+	v := vals[kernel.DispatchID().X]
+	kernel.AtomicAdd(sum, float32(v))
+	kernel.AtomicMax(mx, int64(v)*1000)
+	kernel.Barrier()
+	if t == 0 {
+		b := kernel.BlockID().X
+		sums[b] = *sum
+		maxes[b] = *mx
+	}
+}
