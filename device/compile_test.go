@@ -156,3 +156,22 @@ func TestCompileBufferByAddress(t *testing.T) {
 	}
 	require.Equal(t, []uint32{n}, download(t, d, count))
 }
+
+func TestKernelWithBarriersNeedsWholeBlocks(t *testing.T) {
+	d := openDevice(t)
+	f, err := programs.Reduce()
+	require.NoError(t, err)
+	require.True(t, f.UsesBarrier())
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	in, err := device.NewBuffer[uint32](d, 300)
+	require.NoError(t, err)
+	defer in.Close()
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	err = s.Submit(k.Dispatch([3]uint32{300}, in, in))
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "multiple of its block [256 1 1]")
+}

@@ -237,3 +237,22 @@ func (f *Function) Access(v *Var) (read, write bool) {
 	})
 	return read, write
 }
+
+// UsesBarrier reports whether kernel f (or a callable it reaches) has a
+// workgroup barrier: it must then run in whole blocks, since threads past
+// dispatch_size return early and would miss the barrier (kernel ABI v1).
+func (f *Function) UsesBarrier() bool {
+	found := false
+	visit := func(g *Function) {
+		walkFunc(g, func(e Expr) {
+			if c, ok := e.(*Call); ok && c.Func == nil && c.Op == OpBarrier {
+				found = true
+			}
+		})
+	}
+	visit(f)
+	for _, g := range f.Callees() {
+		visit(g)
+	}
+	return found
+}
