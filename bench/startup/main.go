@@ -3,10 +3,11 @@
 // loads them by name with -aot), runs each once, checks every result against
 // the CPU and prints one line
 //
-//	ok kernels=N hits=H misses=M pipeline-loaded=B
+//	ok kernels=N hits=H misses=M pipeline-loaded=B open-us=O compile-us=C run-us=R
 //
 // as soon as the results are in; the benchmark times the process from its
-// start to that line. Closing the device afterwards saves the pipeline cache.
+// start to that line; O, C and R are the microseconds the child spent opening
+// the device, compiling (or loading) the kernels, and running them. Closing the device afterwards saves the pipeline cache.
 //
 // With -save it only compiles the kernels ahead of time into the store (no
 // device) and prints "saved N".
@@ -17,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
@@ -76,11 +78,13 @@ func run(n int, dir string, aot, save bool) error {
 		return nil
 	}
 
+	t0 := time.Now()
 	d, err := device.Open(context.Background(), "vulkan", device.WithShaderCache(store))
 	if err != nil {
 		return err
 	}
 	defer d.Close()
+	tOpen := time.Since(t0)
 	in, err := device.NewBuffer[float32](d, elems)
 	if err != nil {
 		return err
@@ -124,6 +128,7 @@ func run(n int, dir string, aot, save bool) error {
 		got[i] = make([]float32, elems)
 		cmds = append(cmds, k.Dispatch([3]uint32{elems}, float32(0.5), in, outs[i]), outs[i].Download(got[i]))
 	}
+	tCompile := time.Since(t0) - tOpen
 	s, err := d.NewStream(device.StreamCompute)
 	if err != nil {
 		return err
@@ -142,7 +147,10 @@ func run(n int, dir string, aot, save bool) error {
 			}
 		}
 	}
+	tRun := time.Since(t0) - tOpen - tCompile
 	st := d.CacheStats()
-	fmt.Printf("ok kernels=%d hits=%d misses=%d pipeline-loaded=%d\n", n, st.Shader.Hits, st.Shader.Misses, st.Pipeline.LoadedBytes)
+	fmt.Printf("ok kernels=%d hits=%d misses=%d pipeline-loaded=%d open-us=%d compile-us=%d run-us=%d\n",
+		n, st.Shader.Hits, st.Shader.Misses, st.Pipeline.LoadedBytes,
+		tOpen.Microseconds(), tCompile.Microseconds(), tRun.Microseconds())
 	return nil
 }

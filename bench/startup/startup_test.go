@@ -64,6 +64,7 @@ func needDevice(t testing.TB) {
 type result struct {
 	elapsed                    time.Duration // process start to the result line
 	kernels, hits, misses, pcb int
+	open, compile, run         time.Duration // the child's phases
 }
 
 // start runs the child with args and times it from exec to its result line;
@@ -87,8 +88,11 @@ func start(t testing.TB, args ...string) result {
 	if strings.HasPrefix(line, "saved ") {
 		return r
 	}
-	_, err = fmt.Sscanf(line, "ok kernels=%d hits=%d misses=%d pipeline-loaded=%d", &r.kernels, &r.hits, &r.misses, &r.pcb)
+	var open, compile, run int64
+	_, err = fmt.Sscanf(line, "ok kernels=%d hits=%d misses=%d pipeline-loaded=%d open-us=%d compile-us=%d run-us=%d",
+		&r.kernels, &r.hits, &r.misses, &r.pcb, &open, &compile, &run)
 	require.NoError(t, err, "child line %q", line)
+	r.open, r.compile, r.run = time.Duration(open)*time.Microsecond, time.Duration(compile)*time.Microsecond, time.Duration(run)*time.Microsecond
 	return r
 }
 
@@ -105,6 +109,7 @@ var modes = []mode{
 	{"cold", func(t testing.TB, dir string, _ int) {
 		require.NoError(t, os.RemoveAll(dir))
 	}, compileArgs},
+	{"no-cache", func(testing.TB, string, int) {}, func(_ string, n int) []string { return []string{"-n", fmt.Sprint(n)} }},
 	{"spirv-warm", func(t testing.TB, dir string, n int) {
 		fill(t, dir, n)
 		require.NoError(t, os.RemoveAll(filepath.Join(dir, "pipeline")))
@@ -141,6 +146,8 @@ func TestStartupChild(t *testing.T) {
 			r := start(t, m.args(dir, n)...)
 			require.Equal(t, n, r.kernels)
 			switch m.name {
+			case "no-cache":
+				require.Equal(t, [2]int{0, 0}, [2]int{r.hits, r.misses}, "no store, no lookups")
 			case "cold":
 				require.Equal(t, [2]int{0, n}, [2]int{r.hits, r.misses})
 				require.Zero(t, r.pcb)
@@ -160,26 +167,32 @@ func TestStartupChild(t *testing.T) {
 // BenchmarkStartup times process start to first results for 1, 10 and 100
 // distinct kernels in every cache state, the states interleaved within each
 // iteration so that they see the same machine load, and reports each as
-// milliseconds and as a ratio to cold.
+// milliseconds and as a ratio to cold: for the whole start-up, and for the
+// compile phase alone (the part a cache can shorten).
 func BenchmarkStartup(b *testing.B) {
 	needDevice(b)
 	for _, n := range []int{1, 10, 100} {
 		b.Run(fmt.Sprintf("kernels=%d", n), func(b *testing.B) {
 			root := b.TempDir()
 			total := make([]time.Duration, len(modes))
+			compile := make([]time.Duration, len(modes))
 			for b.Loop() {
 				for i, m := range modes {
 					dir := filepath.Join(root, m.name)
 					b.StopTimer()
 					m.prepare(b, dir, n)
 					b.StartTimer()
-					total[i] += start(b, m.args(dir, n)...).elapsed
+					r := start(b, m.args(dir, n)...)
+					total[i] += r.elapsed
+					compile[i] += r.compile
 				}
 			}
 			for i, m := range modes {
 				b.ReportMetric(float64(total[i].Microseconds())/1e3/float64(b.N), m.name+"-ms")
+				b.ReportMetric(float64(compile[i].Microseconds())/1e3/float64(b.N), m.name+"-compile-ms")
 				if i > 0 {
 					b.ReportMetric(float64(total[i])/float64(total[0]), m.name+"/cold")
+					b.ReportMetric(float64(compile[i])/float64(compile[0]), m.name+"-compile/cold")
 				}
 			}
 		})
