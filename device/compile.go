@@ -19,6 +19,7 @@ type Kernel struct {
 	words    []uint32
 	captured []any // per argument: the captured resource, or nil for arguments given at dispatch
 	nUser    int
+	barrier  bool // must be dispatched in whole blocks
 
 	// CodegenTime is how long AST → SPIR-V words took; PipelineTime how long
 	// the backend took to build the pipeline.
@@ -94,7 +95,8 @@ func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, e
 	if err != nil {
 		return nil, err
 	}
-	k := &Kernel{Shader: sh, fn: f, words: words, captured: captured, CodegenTime: codegen, PipelineTime: time.Since(t1), CacheHit: cached}
+	k := &Kernel{Shader: sh, fn: f, words: words, captured: captured, barrier: f.UsesBarrier(),
+		CodegenTime: codegen, PipelineTime: time.Since(t1), CacheHit: cached}
 	for _, c := range captured {
 		if c == nil {
 			k.nUser++
@@ -111,8 +113,17 @@ func (k *Kernel) SPIRV() []uint32 { return k.words }
 
 // Dispatch runs the kernel over size threads with the arguments the kernel
 // declares (captured resources are added in their places). A wrong count or
-// a mismatched argument gives a command whose error names the argument.
+// a mismatched argument gives a command whose error names the argument. A
+// kernel with barriers must be dispatched in whole blocks.
 func (k *Kernel) Dispatch(size [3]uint32, args ...any) Command {
+	if k.barrier {
+		bs := k.fn.BlockSize
+		for i := range 3 {
+			if s := max(size[i], 1); s%bs[i] != 0 {
+				return bad("dispatch "+k.name, invalidf("kernel %s uses barriers, so its size %v must be a multiple of its block %v", k.name, size, bs))
+			}
+		}
+	}
 	if len(args) != k.nUser {
 		return bad("dispatch "+k.name, invalidf("kernel %s takes %d argument(s), got %d", k.name, k.nUser, len(args)))
 	}
