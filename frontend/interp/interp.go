@@ -6,7 +6,8 @@
 // Values are flattened to their scalar leaves, each a uint64 holding the
 // scalar's bits at its own width (a float32 as its IEEE bits). Threads run
 // one after another, so kernels that synchronise (barriers, shared memory,
-// subgroups) or race (atomics) are rejected.
+// subgroups) or race (atomics) are rejected, as are textures, bindless
+// arrays and f16 or matrix arithmetic.
 package interp
 
 import (
