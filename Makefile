@@ -3,7 +3,7 @@ GO ?= go
 export LUCENT_REQUIRE_VULKAN ?= 1
 
 # Packages whose concurrency is exercised under the race detector.
-RACE_PKGS ?= ./vk/... ./device/...
+RACE_PKGS ?= ./vk/... ./device/... ./kernel/... ./shadercache/...
 
 .PHONY: setup test test-short demo info generate bench vet
 
