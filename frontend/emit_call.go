@@ -339,9 +339,14 @@ func (g *gen) u32View(e Expr) spirv.ID {
 		switch e := e.(type) {
 		case *Index:
 			xt := e.X.Type()
-			i := b.Bitcast(g.u32, g.expr(e.I))
-			if e.I.Type().bits != 32 {
-				i = b.UConvert(g.u32, g.expr(e.I))
+			// The index is evaluated once and brought to u32: a bitcast
+			// only between types of the same width (spirv-val rejects an
+			// int64 bitcast to uint32), a width conversion otherwise.
+			i := g.expr(e.I)
+			if e.I.Type().bits == 32 {
+				i = b.Bitcast(g.u32, i)
+			} else {
+				i = b.UConvert(g.u32, i)
 			}
 			step := b.IMul(g.u32, i, b.ConstantUint32(uint32(e.T.size)))
 			if xt.kind == KindBuffer {

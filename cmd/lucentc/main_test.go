@@ -79,11 +79,7 @@ func readSPV(t *testing.T, name string) []uint32 {
 // default), spirv-val rejects today, with the validator's complaint. Each is
 // a codegen bug in frontend; the tests fail once it is fixed, so that its
 // entry is removed.
-var knownInvalid = map[string]string{
-	// A float32 atomic add on &buf[constant] lowered to a compare-and-swap
-	// loop bitcasts the int64 constant index to uint32.
-	"kernels.Atomics.spv": "Expected input to have the same total bit width as Result Type",
-}
+var knownInvalid = map[string]string{}
 
 // TestCorpus compiles every kernel of the gokernel corpus, per target,
 // optimisation level and float-atomic mode, and checks each .spv with the

@@ -1,0 +1,90 @@
+package frontend_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/spirv"
+	"github.com/lucent-gpu/lucent/spirv/spvtools"
+)
+
+// disassemble emits f after validating it, and returns its disassembly.
+func disassemble(t *testing.T, f *fe.Function, opts fe.Options) string {
+	t.Helper()
+	w := emitValid(t, f, opts)
+	dis, err := spvtools.Disassemble(w, spirv.EnvVulkan1_3)
+	if err != nil {
+		testenv.Need(t, "SPIRV-Tools", err)
+	}
+	return dis
+}
+
+// TestFloatAtomicCASConstantIndex: a float32 atomic lowered to a
+// compare-and-swap loop (no native float atomics) on buf[c], for constant
+// indices of every integer width and signedness; the index reaches the u32
+// view by a conversion, never by a bitcast between widths.
+func TestFloatAtomicCASConstantIndex(t *testing.T) {
+	for _, it := range []*fe.Type{fe.TI64, fe.TU64, fe.TI32, fe.TU32} {
+		for _, op := range []fe.Op{fe.OpAtomicAdd, fe.OpAtomicSub, fe.OpAtomicMin, fe.OpAtomicMax, fe.OpAtomicExchange} {
+			t.Run(it.String()+"/"+op.String(), func(t *testing.T) {
+				f := fe.NewKernel("k", 1, [3]uint32{64, 1, 1})
+				buf := f.AddParam("buf", fe.Buffer(fe.TF32), fe.VarArg)
+				place := &fe.Index{X: &fe.Ref{Var: buf}, I: fe.LitInt(it, 3), T: fe.TF32}
+				f.Body.Stmts = []fe.Stmt{&fe.ExprStmt{X: &fe.Call{Op: op, Args: []fe.Expr{place, fe.LitFloat(fe.TF32, 1.5)}, T: fe.TF32}}}
+				require.NoError(t, f.Validate())
+				dis := disassemble(t, f, fe.Options{})
+				if op == fe.OpAtomicExchange {
+					require.Contains(t, dis, "OpAtomicExchange %uint")
+				} else {
+					require.Contains(t, dis, "OpAtomicCompareExchange %uint")
+				}
+				if it.String() == "i64" || it.String() == "u64" {
+					require.Contains(t, dis, "OpUConvert %uint")
+				}
+				require.NotContains(t, dis, "AtomicFAdd")
+			})
+		}
+	}
+}
+
+// TestSRemConstant64: a 64-bit signed remainder by a constant is emitted as
+// x - (x/c)*c (Mesa 22.3 computes that OpSRem as a modulo); every other
+// remainder keeps its own instruction.
+func TestSRemConstant64(t *testing.T) {
+	cases := []struct {
+		name     string
+		t        *fe.Type
+		constant bool
+		want     string
+	}{
+		{"i64 by constant", fe.TI64, true, ""},
+		{"i64 by variable", fe.TI64, false, "OpSRem %long"},
+		{"i32 by constant", fe.TI32, true, "OpSRem %int"},
+		{"u64 by constant", fe.TU64, true, "OpUMod %ulong"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := fe.NewKernel("k", 1, [3]uint32{64, 1, 1})
+			buf := f.AddParam("buf", fe.Buffer(c.t), fe.VarArg)
+			d := f.AddParam("d", c.t, fe.VarArg)
+			at := func(i int64) fe.Expr { return &fe.Index{X: &fe.Ref{Var: buf}, I: fe.LitInt(fe.TU32, i), T: c.t} }
+			var y fe.Expr = &fe.Ref{Var: d}
+			if c.constant {
+				y = fe.LitInt(c.t, 4)
+			}
+			f.Body.Stmts = []fe.Stmt{&fe.Assign{Dst: at(1), Src: &fe.Binary{Op: fe.Rem, X: at(0), Y: y, T: c.t}}}
+			require.NoError(t, f.Validate())
+			dis := disassemble(t, f, fe.Options{})
+			if c.want == "" {
+				require.NotContains(t, dis, "OpSRem")
+				require.Contains(t, dis, "OpSDiv %long")
+				require.Contains(t, dis, "OpISub %long")
+				return
+			}
+			require.Contains(t, dis, c.want)
+		})
+	}
+}
