@@ -374,6 +374,13 @@ func (g *gen) binary(e *Binary) spirv.ID {
 		switch {
 		case fl:
 			return b.FRem(t, x, y)
+		case sg && s.bits == 64 && isLiteral(e.Y):
+			// Mesa 22.3 (lavapipe) folds a 64-bit OpSRem by a constant
+			// into a modulo (the sign of the divisor: -1 % 4 gives 3);
+			// x - (x/c)*c is the truncated remainder exactly, and x is
+			// evaluated once. Other widths and variable divisors are
+			// right there, so they keep OpSRem.
+			return b.ISub(t, x, b.IMul(t, b.SDiv(t, x, y), y))
 		case sg:
 			return b.SRem(t, x, y)
 		}
@@ -501,4 +508,10 @@ func (g *gen) cast(e *Cast) spirv.ID {
 		v = b.Bitcast(t, v)
 	}
 	return v
+}
+
+// isLiteral reports whether e is a constant scalar.
+func isLiteral(e Expr) bool {
+	_, ok := e.(*Literal)
+	return ok
 }

@@ -154,19 +154,6 @@ func (l *lowerer) binary(op token.Token, x, y frontend.Expr, t *frontend.Type, p
 		l.errorf(pos, "operator %s is not supported in kernels", op)
 		return zero(t)
 	}
-	if bop == frontend.Rem && t == frontend.TI64 {
-		if _, ok := y.(*frontend.Literal); ok {
-			// Mesa 22.3 (lavapipe) folds a 64-bit OpSRem by a constant into a
-			// modulo (sign of the divisor); Go's x%y is x - (x/y)*y exactly.
-			if impure(x) {
-				tmp := l.newTemp(t)
-				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: x})
-				x = &frontend.Ref{Var: tmp}
-			}
-			q := &frontend.Binary{Op: frontend.Div, X: x, Y: y, T: t}
-			return &frontend.Binary{Op: frontend.Sub, X: x, Y: &frontend.Binary{Op: frontend.Mul, X: q, Y: y, T: t}, T: t}
-		}
-	}
 	if (bop == frontend.Shl || bop == frontend.Shr) && y.Type().Components() != x.Type().Components() {
 		y = &frontend.Construct{T: frontend.Vector(y.Type(), x.Type().Components()), Args: []frontend.Expr{y}}
 	}
@@ -175,34 +162,6 @@ func (l *lowerer) binary(op token.Token, x, y frontend.Expr, t *frontend.Type, p
 		return zero(t)
 	}
 	return &frontend.Binary{Op: bop, X: x, Y: y, T: t}
-}
-
-// impure reports whether evaluating e twice could differ from once: it
-// calls a function or an operation with effects (atomics, subgroups).
-func impure(e frontend.Expr) bool {
-	switch e := e.(type) {
-	case *frontend.Call:
-		return true
-	case *frontend.Unary:
-		return impure(e.X)
-	case *frontend.Binary:
-		return impure(e.X) || impure(e.Y)
-	case *frontend.Member:
-		return impure(e.X)
-	case *frontend.Swizzle:
-		return impure(e.X)
-	case *frontend.Index:
-		return impure(e.X) || impure(e.I)
-	case *frontend.Cast:
-		return impure(e.X)
-	case *frontend.Construct:
-		for _, a := range e.Args {
-			if impure(a) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // compare builds a comparison; == and != on vectors compare every component.
