@@ -375,10 +375,12 @@ func (g *gen) binary(e *Binary) spirv.ID {
 		case fl:
 			return b.FRem(t, x, y)
 		case sg && s.bits == 64 && isLiteral(e.Y):
-			// Mesa 22.3 (lavapipe) folds a 64-bit OpSRem by a constant
-			// into a modulo (the sign of the divisor: -1 % 4 gives 3);
+			// Mesa 22.3 (lavapipe) computes a 64-bit OpSRem by a
+			// constant as a modulo (the sign of the divisor: -1 % 4
+			// gives 3) when x is a 32-bit value sign-extended, as Go's
+			// int64(v) % 4 is (device: TestSignedRemainderByConstant).
 			// x - (x/c)*c is the truncated remainder exactly, and x is
-			// evaluated once. Other widths and variable divisors are
+			// evaluated once. 32-bit widths and variable divisors are
 			// right there, so they keep OpSRem.
 			return b.ISub(t, x, b.IMul(t, b.SDiv(t, x, y), y))
 		case sg:
