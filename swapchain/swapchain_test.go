@@ -307,3 +307,54 @@ func TestPresentErrors(t *testing.T) {
 	_, err = swapchain.New(nil, s, swapchain.Config{})
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 }
+
+// BenchmarkPresent measures presenting a ready 640×480 RGBA8 image to an X11
+// window under Xvfb (blit, present, wait for the stream), with and without
+// vsync, beside a plain same-size image copy on the same stream:
+//
+//	go test ./swapchain -run NONE -bench Present -benchtime 100x
+func BenchmarkPresent(b *testing.B) {
+	display := xtest.StartXvfb(b)
+	dev, err := device.Open(context.Background(), "vulkan")
+	testenv.Need(b, "a Vulkan device", err)
+	defer dev.Close()
+	s, err := dev.NewStream(device.StreamCompute)
+	require.NoError(b, err)
+	const w, h = 640, 480
+	img, err := device.NewImage[[4]uint8](dev, device.RGBA8Unorm, w, h, 1)
+	require.NoError(b, err)
+	other, err := device.NewImage[[4]uint8](dev, device.RGBA8Unorm, w, h, 1)
+	require.NoError(b, err)
+	require.NoError(b, s.Submit(img.Upload(make([][4]uint8, w*h))))
+	ctx := context.Background()
+
+	b.Run("copy", func(b *testing.B) {
+		for b.Loop() {
+			require.NoError(b, s.Submit(other.Level(0).CopyFrom(img.Level(0))))
+			require.NoError(b, s.Synchronize(ctx))
+		}
+	})
+	for _, vsync := range []bool{false, true} {
+		name := "present"
+		if vsync {
+			name += "-vsync"
+		}
+		b.Run(name, func(b *testing.B) {
+			win := xtest.OpenWindow(b, display, w, h)
+			surf, err := swapchain.NewSurface(dev, swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID})
+			require.NoError(b, err)
+			defer surf.Close()
+			sc, err := swapchain.New(surf, s, swapchain.Config{Width: w, Height: h, VSync: vsync})
+			require.NoError(b, err)
+			defer sc.Close()
+			for b.Loop() {
+				_, err := sc.Present(img)
+				require.NoError(b, err)
+				require.NoError(b, s.Synchronize(ctx))
+			}
+		})
+	}
+	require.NoError(b, other.Close())
+	require.NoError(b, img.Close())
+	require.NoError(b, s.Close())
+}

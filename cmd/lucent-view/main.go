@@ -102,6 +102,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if o.headless {
 		err = headless(ctx, v, o, stdout)
 	} else {
+		defer glfwwindow.Terminate() // after the device is closed
 		err = windowed(ctx, v, o, stdout, nil)
 	}
 	return errors.Join(err, v.close(), dev.Close(), errs.err())
@@ -227,8 +228,8 @@ func windowed(ctx context.Context, v *viewer, o options, stdout io.Writer, hook 
 	win.OnResize(func(int, int) { resized = true })
 
 	start, last := time.Now(), time.Now()
-	var sum time.Duration
-	var count int
+	var sum, total time.Duration
+	var count, frames, shown int
 	for n := 0; !win.ShouldClose() && (o.frames == 0 || n < o.frames); n++ {
 		win.Poll()
 		now := time.Now()
@@ -253,11 +254,18 @@ func windowed(ctx context.Context, v *viewer, o options, stdout io.Writer, hook 
 		if err := v.render(frameTime(o, n, start), cam); err != nil {
 			return err
 		}
-		if _, err := sc.Present(v.img); err != nil {
+		ok, err := sc.Present(v.img)
+		if err != nil {
 			return err
 		}
-		sum += time.Since(t0)
+		if ok {
+			shown++
+		}
+		el := time.Since(t0)
+		sum += el
+		total += el
 		count++
+		frames++
 		if el := time.Since(start); count >= 10 || el > 500*time.Millisecond && count > 0 {
 			win.SetTitle(fmt.Sprintf("lucent-view — %dx%d — %.1f ms/frame (%.0f fps)",
 				v.width(), v.height(), sum.Seconds()*1000/float64(count), float64(count)/max(sum.Seconds(), 1e-9)))
@@ -271,6 +279,10 @@ func windowed(ctx context.Context, v *viewer, o options, stdout io.Writer, hook 
 	}
 	if err := v.s.Synchronize(ctx); err != nil {
 		return err
+	}
+	if frames > 0 {
+		fmt.Fprintf(stdout, "presented %d of %d frame(s) at %dx%d: %.2f ms/frame on the host (render and present calls)\n",
+			shown, frames, v.width(), v.height(), total.Seconds()*1000/float64(frames))
 	}
 	if o.out != "" {
 		return writeFrame(ctx, v, o.out, stdout)

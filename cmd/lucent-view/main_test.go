@@ -178,4 +178,5 @@ func TestWindowUnderXvfb(t *testing.T) {
 	require.NoError(t, v.close())
 	require.NoError(t, dev.Close(), "closing the device reports no leak")
 	require.NoError(t, errs.err())
+	glfwwindow.Terminate()
 }

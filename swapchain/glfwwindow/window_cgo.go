@@ -11,9 +11,8 @@ import (
 )
 
 var (
-	initMu  sync.Mutex
-	nOpen   int // windows open; GLFW is terminated with the last
-	initErr error
+	initMu sync.Mutex
+	inited bool
 )
 
 // Window is a GLFW window without a client API (presentation only).
@@ -43,22 +42,19 @@ func Open(title string, width, height int) (_ *Window, err error) {
 	defer guard("Open", &err)
 	initMu.Lock()
 	defer initMu.Unlock()
-	if nOpen == 0 {
+	if !inited {
 		if err := glfw.Init(); err != nil {
 			return nil, fmt.Errorf("glfwwindow: %w: %v", ErrUnavailable, err)
 		}
+		inited = true
 	}
 	glfw.DefaultWindowHints()
 	glfw.WindowHint(glfw.ClientAPI, glfw.NoAPI)
 	glfw.WindowHint(glfw.Resizable, glfw.True)
 	gw, err := glfw.CreateWindow(width, height, title, nil, nil)
 	if err != nil {
-		if nOpen == 0 {
-			glfw.Terminate()
-		}
 		return nil, fmt.Errorf("glfwwindow: %w: %v", ErrUnavailable, err)
 	}
-	nOpen++
 	w := &Window{w: gw}
 	gw.SetKeyCallback(func(_ *glfw.Window, key glfw.Key, _ int, action glfw.Action, _ glfw.ModifierKey) {
 		if w.onKey != nil && action != glfw.Repeat {
@@ -131,18 +127,26 @@ func (w *Window) OnDrag(f func(dx, dy float64)) { w.onDrag = f }
 // OnResize sets the function told of framebuffer size changes.
 func (w *Window) OnResize(f func(width, height int)) { w.onResize = f }
 
-// Close destroys the window (and GLFW with the last one). A second Close
-// does nothing.
+// Close destroys the window. A second Close does nothing.
 func (w *Window) Close() {
 	if w.closed {
 		return
 	}
 	w.closed = true
 	w.w.Destroy()
+}
+
+// Terminate closes GLFW's connection to the window system; the next Open
+// starts a new one (reading DISPLAY again). Call it once the windows are
+// closed and the devices that presented to them are closed too: Mesa's X11
+// presentation caches what it learnt about a connection by its address for
+// as long as the Vulkan instance lives, and a new connection allocated at a
+// closed one's address would inherit stale state.
+func Terminate() {
 	initMu.Lock()
-	nOpen--
-	if nOpen == 0 {
+	defer initMu.Unlock()
+	if inited {
 		glfw.Terminate()
+		inited = false
 	}
-	initMu.Unlock()
 }

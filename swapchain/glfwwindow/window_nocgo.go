@@ -29,3 +29,6 @@ func (*Window) OnKey(func(Key, bool))                 {}
 func (*Window) OnDrag(func(dx, dy float64))           {}
 func (*Window) OnResize(func(width, height int))      {}
 func (*Window) Close()                                {}
+
+// Terminate does nothing: without cgo there is no window system.
+func Terminate() {}

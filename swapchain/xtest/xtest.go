@@ -54,6 +54,7 @@ func StartXvfb(t testing.TB) string {
 		for time.Now().Before(deadline) {
 			if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
 				t.Cleanup(func() {
+					closeDisplay(name)
 					// SIGTERM lets the server remove its lock file and socket.
 					_ = cmd.Process.Signal(syscall.SIGTERM)
 					select {
@@ -129,20 +130,55 @@ func loadX11() error {
 	return libX11.err
 }
 
-// Window is a plain X11 window on its own display connection.
+// One connection per display, shared by its windows and closed with the
+// server: Mesa's X11 presentation code caches what it learnt about a
+// connection by its address, for as long as the Vulkan instance lives, and a
+// new connection allocated where a closed one was then inherits stale state
+// (seen as X BadRequest errors, which Xlib turns into an exit).
+var displays struct {
+	mu sync.Mutex
+	m  map[string]uintptr
+}
+
+func openDisplay(name string) uintptr {
+	displays.mu.Lock()
+	defer displays.mu.Unlock()
+	if dpy, ok := displays.m[name]; ok {
+		return dpy
+	}
+	dpy := libX11.XOpenDisplay(name)
+	if dpy != 0 {
+		if displays.m == nil {
+			displays.m = map[string]uintptr{}
+		}
+		displays.m[name] = dpy
+	}
+	return dpy
+}
+
+func closeDisplay(name string) {
+	displays.mu.Lock()
+	defer displays.mu.Unlock()
+	if dpy, ok := displays.m[name]; ok {
+		libX11.XCloseDisplay(dpy)
+		delete(displays.m, name)
+	}
+}
+
+// Window is a plain X11 window on the display's shared connection.
 type Window struct {
 	Display uintptr // Display*
 	ID      uintptr // Window
 	name    string  // the display's name, for xwd
 }
 
-// OpenWindow opens a mapped width×height window on the display named name.
-// It is destroyed when the test ends.
+// OpenWindow opens a mapped width×height window on the display named name
+// (started by StartXvfb). It is destroyed when the test ends.
 func OpenWindow(t testing.TB, name string, width, height int) *Window {
 	t.Helper()
 	testenv.Need(t, "libX11", loadX11())
 	l := &libX11
-	dpy := l.XOpenDisplay(name)
+	dpy := openDisplay(name)
 	if dpy == 0 {
 		t.Fatalf("XOpenDisplay(%q) failed", name)
 	}
@@ -168,7 +204,6 @@ func (w *Window) close() {
 	}
 	libX11.XDestroyWindow(w.Display, w.ID)
 	libX11.XSync(w.Display, 0)
-	libX11.XCloseDisplay(w.Display)
 	w.Display = 0
 }
 
