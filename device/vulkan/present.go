@@ -17,6 +17,7 @@ package vulkan
 // before the next acquire.
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -499,10 +500,21 @@ func (sc *swapchain) release() {
 	sc.surf.mu.Unlock()
 }
 
-// waitStream waits until the host has completed the stream's value v (the
-// stream may have been destroyed meanwhile: its worker drains it first).
+// waitStream waits until the host has completed the stream's value v. A
+// live stream is waited for as Synchronize does (its worker completes work
+// lazily); a destroyed one drains eagerly, so its progress is watched.
 func (sc *swapchain) waitStream(v uint64) {
 	s := sc.s
+	if s.completed.Load() >= v {
+		return
+	}
+	sc.d.live.RLock()
+	alive := sc.d.objects != nil && sc.d.objects[s.h] == s
+	sc.d.live.RUnlock()
+	if alive {
+		_ = s.waitFor(context.Background(), v) // a failed stream is reported by Present
+		return
+	}
 	for s.completed.Load() < v && s.err() == nil {
 		s.cmu.Lock()
 		ch := s.progress
