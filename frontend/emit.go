@@ -12,7 +12,7 @@ const BindlessSlotSize = 32
 
 // CodegenVersion changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const CodegenVersion = 2
+const CodegenVersion = 3
 
 // Options tune code generation for a device.
 type Options struct {
@@ -407,7 +407,8 @@ func (g *gen) input(t spirv.ID, bi spirv.BuiltIn) spirv.ID {
 }
 
 // kernelBuiltins computes the built-in values the kernel uses and returns
-// early for threads past dispatch_size (kernel ABI v1).
+// early for threads past dispatch_size (kernel ABI v1) unless the kernel
+// uses barriers.
 func (g *gen) kernelBuiltins(f *Function) {
 	b := g.b
 	uvec3 := b.TypeVector(g.u32, 3)
@@ -439,6 +440,15 @@ func (g *gen) kernelBuiltins(f *Function) {
 	}
 	if uses[SubgroupSize] {
 		g.builtins[SubgroupSize] = b.Load(g.u32, g.input(g.u32, spirv.BuiltInSubgroupSize))
+	}
+	if f.UsesBarrier() {
+		// Every thread of a block must reach each barrier, so such a kernel
+		// is dispatched in whole blocks (device.Kernel.Dispatch insists)
+		// and no thread is past dispatch_size. The early return is then
+		// dead, yet it is not free: it made the barrier kernels of
+		// bench/codegen (tiled matmul, prefix sum) about 1.2x slower on
+		// lavapipe (docs/notes/frontend-performance.md).
+		return
 	}
 	out := b.Any(g.boolT, b.UGreaterThanEqual(bool3, did, size))
 	ret, body := g.sfn.NewBlock(), g.sfn.NewBlock()
