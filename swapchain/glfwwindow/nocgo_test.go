@@ -1,0 +1,5 @@
+//go:build !cgo
+
+package glfwwindow_test
+
+const cgoEnabled = false

@@ -1,0 +1,64 @@
+package glfwwindow_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/lucent-gpu/lucent/swapchain"
+	"github.com/lucent-gpu/lucent/swapchain/glfwwindow"
+	"github.com/lucent-gpu/lucent/swapchain/xtest"
+	"github.com/stretchr/testify/require"
+)
+
+func TestOpenUnderXvfb(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	_, err := glfwwindow.Open("bad", 0, 10)
+	require.Error(t, err)
+
+	display := xtest.StartXvfb(t)
+	t.Setenv("DISPLAY", display)
+	w, err := glfwwindow.Open("lucent test", 120, 90)
+	if !cgoEnabled {
+		// Built without cgo: no window, and an error saying why.
+		require.ErrorIs(t, err, glfwwindow.ErrUnavailable)
+		require.Contains(t, err.Error(), "cgo")
+		return
+	}
+	require.NoError(t, err)
+	defer glfwwindow.Terminate()
+	defer w.Close()
+	native, err := w.Native()
+	require.NoError(t, err)
+	require.Equal(t, swapchain.Xlib, native.Kind)
+	require.NotZero(t, native.Display)
+	require.NotZero(t, native.Handle)
+	exts, err := w.InstanceExtensions()
+	require.NoError(t, err)
+	require.Contains(t, exts, "VK_KHR_surface")
+
+	// The window shows in xwd at its size, and follows SetSize.
+	img, err := xtest.CaptureWindow(display, native.Handle)
+	require.NoError(t, err)
+	require.Equal(t, [2]int{120, 90}, [2]int{img.Bounds().Dx(), img.Bounds().Dy()})
+	var resized [2]int
+	w.OnResize(func(width, height int) { resized = [2]int{width, height} })
+	w.SetSize(150, 100)
+	for range 100 {
+		w.Poll()
+		if resized != ([2]int{}) {
+			break
+		}
+		runtime.Gosched()
+	}
+	require.Equal(t, [2]int{150, 100}, resized)
+	fw, fh := w.Size()
+	require.Equal(t, [2]int{150, 100}, [2]int{fw, fh})
+	require.False(t, w.ShouldClose())
+	w.SetShouldClose(true)
+	require.True(t, w.ShouldClose())
+	w.Close()
+	w.Close() // harmless
+	_, err = w.Native()
+	require.Error(t, err, "a closed window has no handle")
+}
