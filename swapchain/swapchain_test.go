@@ -2,7 +2,9 @@ package swapchain_test
 
 import (
 	"context"
+	"errors"
 	"image"
+	"image/color"
 	"os"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/swapchain"
 	"github.com/lucent-gpu/lucent/swapchain/xtest"
+	"github.com/lucent-gpu/lucent/vk"
 	"github.com/stretchr/testify/require"
 )
 
@@ -357,4 +360,81 @@ func BenchmarkPresent(b *testing.B) {
 	require.NoError(b, other.Close())
 	require.NoError(b, img.Close())
 	require.NoError(b, s.Close())
+}
+
+// TestSurfaceKindsAndFormats presents through an XCB surface too, and checks
+// the format choice: UNORM by default, SRGB when asked, and an HDR request
+// falling back to SDR where the surface offers no HDR format (lavapipe).
+func TestSurfaceKindsAndFormats(t *testing.T) {
+	display := xtest.StartXvfb(t)
+	dev, _ := openDevice(t)
+	s, err := dev.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	win := xtest.OpenWindow(t, display, 48, 32)
+	img, err := device.NewImage[[4]uint8](dev, device.RGBA8Unorm, 48, 32, 1)
+	require.NoError(t, err)
+	defer img.Close()
+	px := make([][4]uint8, 48*32)
+	for i := range px {
+		px[i] = [4]uint8{10, 20, 30, 255}
+	}
+	require.NoError(t, s.Submit(img.Upload(px)))
+
+	conn := win.XCB()
+	if conn == 0 {
+		testenv.Need(t, "libX11-xcb", errors.New("libX11-xcb.so.1 not found"))
+	}
+	for _, tc := range []struct {
+		name   string
+		win    swapchain.Window
+		cfg    swapchain.Config
+		format vk.Format
+	}{
+		{"xlib unorm", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{}, vk.FORMAT_B8G8R8A8_UNORM},
+		{"xcb unorm", swapchain.Window{Kind: swapchain.XCB, Display: conn, Handle: win.ID}, swapchain.Config{VSync: true}, vk.FORMAT_B8G8R8A8_UNORM},
+		{"xlib srgb", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{SRGB: true}, vk.FORMAT_B8G8R8A8_SRGB},
+		{"xlib hdr fallback", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{HDR: true, Images: 2}, vk.FORMAT_B8G8R8A8_UNORM},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			surf, err := swapchain.NewSurface(dev, tc.win)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, surf.Close()) }()
+			sc, err := swapchain.New(surf, s, tc.cfg)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, sc.Close()) }()
+			st, err := sc.State()
+			require.NoError(t, err)
+			require.Equal(t, tc.format, st.Format)
+			require.False(t, st.HDR(), "lavapipe offers no HDR color space")
+			if tc.cfg.VSync {
+				require.Equal(t, vk.PRESENT_MODE_FIFO_KHR, st.PresentMode)
+			} else {
+				require.NotEqual(t, vk.PRESENT_MODE_FIFO_KHR, st.PresentMode, "without vsync a lower-latency mode is picked where offered")
+			}
+			shown, err := sc.Present(img)
+			require.NoError(t, err)
+			require.True(t, shown)
+			require.NoError(t, s.Synchronize(context.Background()))
+			want := image.NewRGBA(image.Rect(0, 0, 48, 32))
+			for i := range px {
+				copy(want.Pix[4*i:], px[i][:])
+			}
+			if tc.format == vk.FORMAT_B8G8R8A8_SRGB {
+				// The blit encodes the (linear) image to sRGB: 10/255 -> 57.
+				var c color.RGBA
+				for range 50 {
+					if c = xtest.Capture(t, win).RGBAAt(5, 5); c.R >= 55 && c.R <= 59 {
+						break
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+				require.InDelta(t, 57, int(c.R), 2)
+				return
+			}
+			got, d, at := captureMatching(t, win, want)
+			require.Equal(t, want.Bounds(), got.Bounds())
+			require.LessOrEqual(t, d, 1, "differs by %d at %v", d, at)
+		})
+	}
 }

@@ -99,6 +99,7 @@ var libX11 struct {
 	XResizeWindow       func(dpy, w uintptr, width, height uint32) int32
 	XDestroyWindow      func(dpy, w uintptr) int32
 	XSync               func(dpy uintptr, discard int32) int32
+	XGetXCBConnection   func(dpy uintptr) uintptr // from libX11-xcb; nil when absent
 }
 
 func loadX11() error {
@@ -126,6 +127,9 @@ func loadX11() error {
 		purego.RegisterLibFunc(&l.XDestroyWindow, h, "XDestroyWindow")
 		purego.RegisterLibFunc(&l.XSync, h, "XSync")
 		l.XInitThreads()
+		if xcb, err := purego.Dlopen("libX11-xcb.so.1", purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
+			purego.RegisterLibFunc(&l.XGetXCBConnection, xcb, "XGetXCBConnection")
+		}
 	})
 	return libX11.err
 }
@@ -190,6 +194,15 @@ func OpenWindow(t testing.TB, name string, width, height int) *Window {
 	win := &Window{Display: dpy, ID: w, name: name}
 	t.Cleanup(win.close)
 	return win
+}
+
+// XCB returns the window's display connection as an xcb_connection_t*
+// (Xlib and XCB share it), or 0 without libX11-xcb.
+func (w *Window) XCB() uintptr {
+	if libX11.XGetXCBConnection == nil {
+		return 0
+	}
+	return libX11.XGetXCBConnection(w.Display)
 }
 
 // Resize resizes the window and waits for the server to have done it.
