@@ -239,9 +239,19 @@ func (d *Device) CreateSwapchain(surf, str device.Handle, width, height, images,
 			err = invalidf("stream %d runs on queue family %d, which cannot present (use a compute stream)", str, s.q.family)
 		}
 		if err == nil {
+			// Registered on the surface at once: DestroySurface refuses from now on.
 			sc := &swapchain{d: d, surf: sf, s: s, cfg: cfg}
+			sf.mu.Lock()
+			sf.chains[sc] = true
+			sf.mu.Unlock()
 			d.live.RUnlock()
-			return d.addSwapchain(sc)
+			h, err := d.addSwapchain(sc)
+			if err != nil {
+				sf.mu.Lock()
+				delete(sf.chains, sc)
+				sf.mu.Unlock()
+			}
+			return h, err
 		}
 	}
 	d.live.RUnlock()
@@ -268,9 +278,6 @@ func (d *Device) addSwapchain(sc *swapchain) (device.Handle, error) {
 		sc.destroyObjects()
 		return 0, err
 	}
-	sc.surf.mu.Lock()
-	sc.surf.chains[sc] = true
-	sc.surf.mu.Unlock()
 	return h, nil
 }
 
