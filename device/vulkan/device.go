@@ -179,7 +179,7 @@ func (d *Device) createDevice() error {
 
 	var exts []string
 	for _, e := range []string{"VK_KHR_push_descriptor", "VK_EXT_shader_atomic_float", "VK_KHR_shader_clock",
-		"VK_KHR_acceleration_structure", "VK_KHR_ray_query", "VK_KHR_deferred_host_operations", "VK_KHR_portability_subset"} {
+		"VK_KHR_acceleration_structure", "VK_KHR_ray_query", "VK_KHR_deferred_host_operations", "VK_KHR_portability_subset", "VK_KHR_swapchain"} {
 		if p.exts[e] {
 			exts = append(exts, e)
 		}
