@@ -12,7 +12,7 @@ const BindlessSlotSize = 32
 
 // CodegenVersion changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const CodegenVersion = 3
+const CodegenVersion = 4
 
 // Options tune code generation for a device.
 type Options struct {
@@ -90,6 +90,7 @@ type gen struct {
 	constArr map[*ConstArray]spirv.ID
 	inv      map[Expr]bool       // invariance of expressions (emit_hoist.go)
 	scopes   []map[Expr]spirv.ID // invariant values by scope, innermost last
+	reuse    reuse               // values of the current statement (emit_reuse.go)
 
 	u32, i32, f32, boolT, voidT spirv.ID
 }
@@ -498,6 +499,7 @@ func (g *gen) begin(f *Function, sf *spirv.Function) {
 	g.fn, g.sfn = f, sf
 	g.constArr = map[*ConstArray]spirv.ID{}
 	g.inv = map[Expr]bool{}
+	g.reuse = reuse{ok: map[Expr]bool{}}
 	g.scopes = []map[Expr]spirv.ID{{}}
 	for _, l := range f.Locals {
 		v := sf.Variable(g.ptr(spirv.StorageClassFunction, g.typ(l.Type)), 0)

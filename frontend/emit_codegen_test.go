@@ -1,11 +1,13 @@
 package frontend_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
@@ -87,4 +89,32 @@ func TestSRemConstant64(t *testing.T) {
 			require.Contains(t, dis, c.want)
 		})
 	}
+}
+
+// TestReuseWithinStatement: a node reached twice in one statement is
+// computed once (n-body's inverse square root is one instruction, not
+// three), but an effect is never merged and a load after an effect is
+// emitted again.
+func TestReuseWithinStatement(t *testing.T) {
+	t.Run("nbody computes inv once", func(t *testing.T) {
+		f, err := programs.NBody()
+		require.NoError(t, err)
+		dis := disassemble(t, f, fe.Options{})
+		require.Equal(t, 1, strings.Count(dis, "InverseSqrt"), dis)
+	})
+	t.Run("effects run as often as they appear", func(t *testing.T) {
+		f := fe.NewKernel("k", 1, [3]uint32{64, 1, 1})
+		buf := f.AddParam("buf", fe.Buffer(fe.TU32), fe.VarArg)
+		at := &fe.Index{X: &fe.Ref{Var: buf}, I: fe.LitInt(fe.TU32, 0), T: fe.TU32}
+		add := &fe.Call{Op: fe.OpAtomicAdd, Args: []fe.Expr{at, fe.LitInt(fe.TU32, 1)}, T: fe.TU32}
+		// buf[0] + (add + add) + buf[0]: the second load follows the atomics.
+		sum := &fe.Binary{Op: fe.Add, X: at, Y: &fe.Binary{Op: fe.Add, X: add, Y: add, T: fe.TU32}, T: fe.TU32}
+		sum = &fe.Binary{Op: fe.Add, X: sum, Y: at, T: fe.TU32}
+		dst := &fe.Index{X: &fe.Ref{Var: buf}, I: fe.LitInt(fe.TU32, 1), T: fe.TU32}
+		f.Body.Stmts = []fe.Stmt{&fe.Assign{Dst: dst, Src: sum}}
+		require.NoError(t, f.Validate())
+		dis := disassemble(t, f, fe.Options{})
+		require.Equal(t, 2, strings.Count(dis, "OpAtomicIAdd"), dis)
+		require.Equal(t, 2, strings.Count(dis, "OpLoad %uint"), dis)
+	})
 }

@@ -183,7 +183,19 @@ func (g *gen) expr(e Expr) spirv.ID {
 		(*top)[e] = id
 		return id
 	}
-	return g.exprUncached(e)
+	if worthHoisting(e) && g.reusable(e) {
+		if id, ok := g.reuse.lookup(e, g.b.CurrentBlock()); ok {
+			return id
+		}
+		id := g.exprUncached(e)
+		g.reuse.add(e, g.b.CurrentBlock(), id)
+		return id
+	}
+	id := g.exprUncached(e)
+	if c, ok := e.(*Call); ok && (c.Func != nil || !pure(c.Op)) {
+		g.reuse.forget() // it may have written memory the values read
+	}
+	return id
 }
 
 func (g *gen) exprUncached(e Expr) spirv.ID {

@@ -42,6 +42,7 @@ func (g *gen) nested(blk *spirv.Block, body *Block, next spirv.ID) {
 
 func (g *gen) stmt(s Stmt) {
 	b := g.b
+	g.reuse.forget() // the previous statement may have stored to what they read
 	switch s := s.(type) {
 	case *Block:
 		g.block(s)

@@ -1,0 +1,85 @@
+package frontend
+
+import "github.com/lucent-gpu/lucent/spirv"
+
+// Reuse of values inside a statement.
+//
+// A DSL value used twice is one node reached twice in the tree. In n-body,
+//
+//	d := q.XYZ().Sub(p.XYZ())
+//	inv := InverseSqrt(d.Dot(d).Add(eps))
+//	acc += d.Scale(q.W().Mul(inv).Mul(inv).Mul(inv))
+//
+// makes the statement's tree hold d seven times and inv three times; emitted
+// node by node it computes three inverse square roots per pair of bodies.
+// Codegen instead evaluates a node once per statement and block and reuses
+// its id: the block stands for dominance (an id is only reused in the block
+// that computed it, later), and the statement for memory (every store is a
+// statement or an effectful call, and both forget the values, so a reused
+// load still reads what it would have read). Only nodes whose whole subtree
+// is free of effects qualify, so an atomic or a call is never skipped.
+
+// reuse holds the values computed so far in the current statement.
+type reuse struct {
+	ok   map[Expr]bool // per function: subtree free of effects (memo)
+	vals map[Expr]spirv.ID
+	blk  *spirv.Block // the block vals were computed in
+}
+
+func (r *reuse) lookup(e Expr, blk *spirv.Block) (spirv.ID, bool) {
+	if blk != r.blk {
+		return 0, false
+	}
+	id, ok := r.vals[e]
+	return id, ok
+}
+
+func (r *reuse) add(e Expr, blk *spirv.Block, id spirv.ID) {
+	if blk != r.blk || r.vals == nil {
+		r.vals, r.blk = map[Expr]spirv.ID{}, blk
+	}
+	r.vals[e] = id
+}
+
+// forget drops every value; the next statement or effect starts afresh.
+func (r *reuse) forget() { r.vals, r.blk = nil, nil }
+
+// reusable reports whether e and all its operands are free of effects:
+// operators, conversions, constructions, loads (of variables, buffer and
+// shared elements) and pure built-ins; not calls of callables, atomics,
+// subgroup operations or anything else that writes or depends on other
+// threads.
+func (g *gen) reusable(e Expr) bool {
+	if v, ok := g.reuse.ok[e]; ok {
+		return v
+	}
+	r := false
+	switch e := e.(type) {
+	case *Literal, *ConstArray, *Ref:
+		r = true
+	case *Unary:
+		r = g.reusable(e.X)
+	case *Binary:
+		r = g.reusable(e.X) && g.reusable(e.Y)
+	case *Member:
+		r = g.reusable(e.X)
+	case *Swizzle:
+		r = g.reusable(e.X)
+	case *Index:
+		r = g.reusable(e.X) && g.reusable(e.I)
+	case *Cast:
+		r = g.reusable(e.X)
+	case *Construct:
+		r = true
+		for _, a := range e.Args {
+			r = r && g.reusable(a)
+		}
+	case *Call:
+		r = e.Func == nil && pure(e.Op)
+		for _, a := range e.Args {
+			r = r && g.reusable(a)
+		}
+	}
+	g.reuse.ok[e] = r
+	return r
+}
