@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"image"
 	"image/png"
@@ -140,6 +141,12 @@ func TestWindowUnderXvfb(t *testing.T) {
 	display := xtest.StartXvfb(t)
 	t.Setenv("DISPLAY", display)
 	ctx := context.Background()
+	probe, err := glfwwindow.Open("probe", 16, 16)
+	if errors.Is(err, glfwwindow.ErrUnavailable) {
+		testenv.Need(t, "a window system (GLFW needs cgo)", err)
+	}
+	require.NoError(t, err)
+	probe.Close()
 
 	// The reference: frame 3, headless.
 	ref := filepath.Join(t.TempDir(), "ref.png")
