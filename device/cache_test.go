@@ -3,6 +3,7 @@ package device_test
 import (
 	"context"
 	"fmt"
+	"log"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/shadercache"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -361,4 +363,33 @@ func TestPipelineCacheAcrossDevices(t *testing.T) {
 	p = d2.CacheStats().Pipeline
 	require.Equal(t, p.Reported, p.Hits+p.Misses)
 	checkScale(t, d2, k2, 9, 3)
+}
+
+// A device with a shader cache skips codegen for kernels it compiled before,
+// in this process or an earlier one sharing the store.
+func ExampleDevice_CacheStats() {
+	store := shadercache.NewMemory() // shadercache.NewDir or Default() to persist across runs
+	d, err := device.Open(context.Background(), "vulkan", device.WithShaderCache(store))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer d.Close()
+	for range 2 {
+		f, err := programs.Saxpy()
+		if err != nil {
+			log.Fatal(err)
+		}
+		k, err := device.Compile(d, f)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("from the cache:", k.CacheHit)
+		k.Close()
+	}
+	st := d.CacheStats()
+	fmt.Printf("hits %d, misses %d, writes %d\n", st.Shader.Hits, st.Shader.Misses, st.Shader.Writes)
+	// Output:
+	// from the cache: false
+	// from the cache: true
+	// hits 1, misses 1, writes 1
 }

@@ -66,6 +66,9 @@ func TestPipelineCacheSavedAndLoaded(t *testing.T) {
 	makePipeline(t, d1)
 	st := d1.PipelineCacheStats()
 	require.Equal(t, st.Reported, st.Hits+st.Misses)
+	if d1.pcache.feedback {
+		require.Equal(t, uint64(1), st.Reported, "creation feedback for the one pipeline")
+	}
 	require.NoError(t, d1.Close())
 	require.Empty(t, formatMessages(msgs.take()))
 	require.Equal(t, []shadercache.PipelineID{id}, store.writes, "saved at Close")
