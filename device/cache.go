@@ -166,20 +166,27 @@ func (d *Device) kernelSPIRV(f *frontend.Function, fo frontend.Options, name str
 		return words, false, time.Since(t0), err
 	}
 	c := lookupCacheCounters(d, true)
+	if store == shadercache.Disabled {
+		// Caching is off: every compile is a miss, and nothing is written.
+		c.misses.Add(1)
+		t0 := time.Now()
+		words, err = frontend.Emit(f, fo)
+		return words, false, time.Since(t0), err
+	}
 	key := ShaderCacheKey(f, fo)
 	data, ok, rerr := store.ReadShaderCache(key)
-	switch {
-	case rerr != nil:
+	if rerr != nil {
 		d.logCache(slog.LevelWarn, "device: reading the shader cache", name, key, slog.Any("error", rerr))
-	case ok:
-		if words, why := decodeSPIRV(data); why == "" {
+	}
+	if ok {
+		words, why := decodeSPIRV(data)
+		if why == "" {
 			c.hits.Add(1)
 			d.logCache(slog.LevelDebug, "device: shader cache hit", name, key)
 			return words, true, 0, nil
-		} else {
-			c.damaged.Add(1)
-			d.logCache(slog.LevelWarn, "device: shader cache entry unusable, compiling again", name, key, slog.String("reason", why))
 		}
+		c.damaged.Add(1)
+		d.logCache(slog.LevelWarn, "device: shader cache entry unusable, compiling again", name, key, slog.String("reason", why))
 	}
 	c.misses.Add(1)
 	d.logCache(slog.LevelDebug, "device: shader cache miss", name, key)
