@@ -151,10 +151,9 @@ func frameTime(o options, n int, start time.Time) float32 {
 
 // headless renders o.frames frames off-screen and writes the last.
 func headless(ctx context.Context, v *viewer, o options, stdout io.Writer) error {
-	cam := DefaultCamera
 	start := time.Now()
 	for n := range o.frames {
-		if err := v.render(frameTime(o, n, start), cam); err != nil {
+		if err := v.render(frameTime(o, n, start), v.cam); err != nil {
 			return err
 		}
 	}
@@ -214,16 +213,15 @@ func windowed(ctx context.Context, v *viewer, o options, stdout io.Writer, hook 
 	}
 	defer func() { err = errors.Join(err, sc.Close()) }()
 
-	cam := DefaultCamera
 	win.OnKey(func(k glfwwindow.Key, pressed bool) {
 		switch {
 		case k == glfwwindow.KeyEscape && pressed:
 			win.SetShouldClose(true)
 		case k == glfwwindow.KeySpace && pressed:
-			cam = DefaultCamera
+			v.cam = DefaultCamera
 		}
 	})
-	win.OnDrag(func(dx, dy float64) { cam.Turn(float32(dx)*0.005, float32(-dy)*0.005) })
+	win.OnDrag(func(dx, dy float64) { v.cam.Turn(float32(dx)*0.005, float32(-dy)*0.005) })
 	resized := false
 	win.OnResize(func(int, int) { resized = true })
 
@@ -238,7 +236,7 @@ func windowed(ctx context.Context, v *viewer, o options, stdout io.Writer, hook 
 		if o.fixed {
 			dt = 1.0 / 60
 		}
-		move(win, &cam, dt)
+		move(win, &v.cam, dt)
 		if resized {
 			resized = false
 			if w, h := win.Size(); w > 0 && h > 0 {
@@ -251,7 +249,7 @@ func windowed(ctx context.Context, v *viewer, o options, stdout io.Writer, hook 
 			}
 		}
 		t0 := time.Now()
-		if err := v.render(frameTime(o, n, start), cam); err != nil {
+		if err := v.render(frameTime(o, n, start), v.cam); err != nil {
 			return err
 		}
 		ok, err := sc.Present(v.img)
@@ -318,12 +316,13 @@ func move(win *glfwwindow.Window, cam *Camera, dt float32) {
 }
 
 // viewer is the device side: the scene kernel, a stream and the image it
-// renders into.
+// renders into, and the camera.
 type viewer struct {
 	dev *device.Device
 	k   *device.Kernel
 	s   *device.Stream
 	img *device.Image[[4]uint8]
+	cam Camera
 }
 
 func newViewer(dev *device.Device, w, h int) (*viewer, error) {
@@ -335,7 +334,7 @@ func newViewer(dev *device.Device, w, h int) (*viewer, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &viewer{dev: dev, k: k}
+	v := &viewer{dev: dev, k: k, cam: DefaultCamera}
 	if v.s, err = dev.NewStream(device.StreamCompute); err == nil {
 		v.img, err = device.NewImage[[4]uint8](dev, device.RGBA8Unorm, w, h, 1)
 	}

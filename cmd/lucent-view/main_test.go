@@ -140,6 +140,9 @@ func TestWindowUnderXvfb(t *testing.T) {
 	requireVulkan(t)
 	display := xtest.StartXvfb(t)
 	t.Setenv("DISPLAY", display)
+	// Before the server goes, even when the test fails half-way (GLFW would
+	// then die on the lost connection, taking the test binary with it).
+	t.Cleanup(glfwwindow.Terminate)
 	ctx := context.Background()
 	probe, err := glfwwindow.Open("probe", 16, 16)
 	if errors.Is(err, glfwwindow.ErrUnavailable) {
@@ -184,6 +187,67 @@ func TestWindowUnderXvfb(t *testing.T) {
 	require.Equal(t, image.Rect(0, 0, 200, 150), resizedTo)
 	require.NoError(t, v.close())
 	require.NoError(t, dev.Close(), "closing the device reports no leak")
+	require.NoError(t, errs.err())
+	glfwwindow.Terminate()
+}
+
+// TestWindowInput drives the viewer with synthetic input on a virtual
+// display: W walks forward, a drag turns the camera, Esc ends the run.
+func TestWindowInput(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	requireVulkan(t)
+	display := xtest.StartXvfb(t)
+	t.Setenv("DISPLAY", display)
+	// Before the server goes, even when the test fails half-way (GLFW would
+	// then die on the lost connection, taking the test binary with it).
+	t.Cleanup(glfwwindow.Terminate)
+	ctx := context.Background()
+	probe, err := glfwwindow.Open("probe", 16, 16)
+	if errors.Is(err, glfwwindow.ErrUnavailable) {
+		testenv.Need(t, "a window system (GLFW needs cgo)", err)
+	}
+	require.NoError(t, err)
+	probe.Close()
+	in := xtest.NewInput(t, display)
+
+	dev, errs, err := openDevice(ctx, true)
+	require.NoError(t, err)
+	v, err := newViewer(dev, 160, 120)
+	require.NoError(t, err)
+	o := options{width: 160, height: 120, frames: 200, vsync: true, fixed: true}
+	var before Camera
+	last := 0
+	hook := func(n int, win *glfwwindow.Window, _ swapchain.Window, v *viewer) (bool, error) {
+		last = n
+		switch n {
+		case 1:
+			in.MoveTo(80, 60) // the window is at the origin: keys go to it
+			in.Key(xtest.KeysymW, true)
+		case 6:
+			in.Key(xtest.KeysymW, false)
+		case 8:
+			require.Greater(t, v.cam.Pos[2], DefaultCamera.Pos[2], "W walked forward (+z at yaw 0)")
+			require.Equal(t, DefaultCamera.Pos[0], v.cam.Pos[0])
+			before = v.cam
+			in.Button(1, true)
+		case 9:
+			in.MoveTo(120, 60)
+		case 10:
+			in.Button(1, false)
+		case 12:
+			require.InDelta(t, before.Yaw+40*0.005, v.cam.Yaw, 1e-3, "a 40-pixel drag turns by 0.2 rad")
+			in.Key(xtest.KeysymEscape, true)
+			in.Key(xtest.KeysymEscape, false)
+		case 30:
+			t.Fatal("Esc did not end the run")
+		}
+		return true, nil
+	}
+	require.NoError(t, windowed(ctx, v, o, &bytes.Buffer{}, hook))
+	require.Less(t, last, 20, "Esc ended the run")
+	require.NoError(t, v.close())
+	require.NoError(t, dev.Close())
 	require.NoError(t, errs.err())
 	glfwwindow.Terminate()
 }

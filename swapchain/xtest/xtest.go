@@ -303,3 +303,85 @@ func DecodeXWD(b []byte) (*image.RGBA, error) {
 	}
 	return img, nil
 }
+
+// libXtst is the XTEST extension's client side: synthetic input.
+var libXtst struct {
+	once sync.Once
+	err  error
+
+	XTestFakeKeyEvent    func(dpy uintptr, keycode uint32, press int32, delay uint64) int32
+	XTestFakeButtonEvent func(dpy uintptr, button uint32, press int32, delay uint64) int32
+	XTestFakeMotionEvent func(dpy uintptr, screen int32, x, y int32, delay uint64) int32
+	XKeysymToKeycode     func(dpy uintptr, keysym uint64) uint8
+}
+
+func loadXtst() error {
+	if err := loadX11(); err != nil {
+		return err
+	}
+	libXtst.once.Do(func() {
+		h, err := purego.Dlopen("libXtst.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		if err != nil {
+			libXtst.err = err
+			return
+		}
+		x11, err := purego.Dlopen("libX11.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		if err != nil {
+			libXtst.err = err
+			return
+		}
+		l := &libXtst
+		purego.RegisterLibFunc(&l.XTestFakeKeyEvent, h, "XTestFakeKeyEvent")
+		purego.RegisterLibFunc(&l.XTestFakeButtonEvent, h, "XTestFakeButtonEvent")
+		purego.RegisterLibFunc(&l.XTestFakeMotionEvent, h, "XTestFakeMotionEvent")
+		purego.RegisterLibFunc(&l.XKeysymToKeycode, x11, "XKeysymToKeycode")
+	})
+	return libXtst.err
+}
+
+// Input sends synthetic keyboard and mouse input to a display (XTEST), as a
+// user at it would: keys go to the window under the pointer.
+type Input struct{ dpy uintptr }
+
+// Keysyms of keys tests press.
+const (
+	KeysymEscape uint64 = 0xff1b
+	KeysymW      uint64 = 0x77
+)
+
+// NewInput connects to the display named name (started by StartXvfb).
+func NewInput(t testing.TB, name string) *Input {
+	t.Helper()
+	testenv.Need(t, "libXtst", loadXtst())
+	dpy := openDisplay(name)
+	if dpy == 0 {
+		t.Fatalf("XOpenDisplay(%q) failed", name)
+	}
+	return &Input{dpy: dpy}
+}
+
+// MoveTo moves the pointer to (x, y) on the screen.
+func (in *Input) MoveTo(x, y int) {
+	libXtst.XTestFakeMotionEvent(in.dpy, -1, int32(x), int32(y), 0)
+	libX11.XSync(in.dpy, 0)
+}
+
+// Button presses or releases mouse button n (1: left).
+func (in *Input) Button(n int, press bool) {
+	libXtst.XTestFakeButtonEvent(in.dpy, uint32(n), boolInt(press), 0)
+	libX11.XSync(in.dpy, 0)
+}
+
+// Key presses or releases the key of a keysym.
+func (in *Input) Key(keysym uint64, press bool) {
+	code := libXtst.XKeysymToKeycode(in.dpy, keysym)
+	libXtst.XTestFakeKeyEvent(in.dpy, uint32(code), boolInt(press), 0)
+	libX11.XSync(in.dpy, 0)
+}
+
+func boolInt(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
