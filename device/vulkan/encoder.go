@@ -70,6 +70,9 @@ type encoder struct {
 	// descriptor writes and push-constant bytes go to append-only arenas,
 	// emptied after each flush.
 	batch     *vk.CommandBatch
+	uses      []use // scratch
+	deps      []vk.DependencyInfo
+	mbs       []vk.MemoryBarrier2
 	push      [128]byte
 	pushArena []byte
 	writes    []vk.WriteDescriptorSet
@@ -142,6 +145,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	e := &s.enc
 	if err := e.encode(sub, list); err != nil {
 		if sub.cmd != 0 {
+			e.batch.Flush() // what was queued belongs to this command buffer
 			d.fn.EndCommandBuffer(sub.cmd)
 			s.spare = append(s.spare, sub.cmd)
 		}
@@ -162,6 +166,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 func (e *encoder) reset() {
 	e.batch.Flush() // no-op after a successful encode; drops nothing on an error path
 	e.writes, e.bufInfos, e.imgInfos, e.pushArena = e.writes[:0], e.bufInfos[:0], e.imgInfos[:0], e.pushArena[:0]
+	e.deps, e.mbs = e.deps[:0], e.mbs[:0]
 	e.last, e.barriers = e.barriers, 0
 	e.accesses = e.accesses[:0]
 	e.srcStage, e.srcAccess, e.global = 0, 0, false
@@ -247,13 +252,17 @@ func (e *encoder) order(stage vk.PipelineStageFlags2, acc vk.AccessFlags2, uses 
 }
 
 func (e *encoder) barrier(memory bool) {
-	di := vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO}
+	// From append-only arenas: the batch keeps pointing at them until it is
+	// flushed (an append that moves an arena leaves the old array in place).
+	e.deps = append(e.deps, vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO})
+	di := &e.deps[len(e.deps)-1]
 	if memory && e.srcStage != 0 {
-		di.MemoryBarrierCount = 1
-		di.PMemoryBarriers = &vk.MemoryBarrier2{
+		e.mbs = append(e.mbs, vk.MemoryBarrier2{
 			SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER_2, SrcStageMask: e.srcStage, SrcAccessMask: e.srcAccess,
 			DstStageMask: stageAll, DstAccessMask: dstAccess,
-		}
+		})
+		di.MemoryBarrierCount = 1
+		di.PMemoryBarriers = &e.mbs[len(e.mbs)-1]
 		e.barriers++
 	}
 	if len(e.imgInit) > 0 {
@@ -263,7 +272,7 @@ func (e *encoder) barrier(memory bool) {
 		di.PImageMemoryBarriers = &imgs[0]
 	}
 	if di.MemoryBarrierCount+di.ImageMemoryBarrierCount > 0 {
-		e.batch.CmdPipelineBarrier2(e.cmd, &di)
+		e.batch.CmdPipelineBarrier2(e.cmd, di)
 	}
 	e.imgInit = e.imgInit[:0]
 	if memory {
@@ -605,7 +614,8 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	}
 	wStart := len(e.writes)
 	clear(e.push[:sh.pushSize])
-	var uses []use
+	uses := e.uses[:0]
+	defer func() { e.uses = uses[:0] }()
 	bindlessUsed := false
 	for i, a := range c.Args {
 		p := sig.Args[i]

@@ -30,12 +30,13 @@ type stream struct {
 	q    *queue
 	sem  vk.Semaphore // timeline
 
-	mu     sync.Mutex // encoding, the pool, next and parked
-	pool   vk.CommandPool
-	spare  []vk.CommandBuffer // ready for reuse
-	next   uint64             // the last timeline value handed out
-	parked []*submission
-	enc    encoder
+	mu        sync.Mutex // encoding, the pool, next and parked
+	pool      vk.CommandPool
+	spare     []vk.CommandBuffer // ready for reuse
+	next      uint64             // the last timeline value handed out
+	parked    []*submission
+	wasParked bool // s is in d.parked
+	enc       encoder
 
 	cmu      sync.Mutex    // pending, eager, closing, progress
 	wake     chan struct{} // wakes the worker (buffered, never blocks)
@@ -233,10 +234,14 @@ func (s *stream) flush() {
 	}
 	s.nparked.Store(int32(len(s.parked)))
 	if len(s.parked) > 0 {
+		s.wasParked = true
 		s.d.parked.add(s)
 	} else {
-		s.d.parked.remove(s)
-		s.notify() // a stopping worker may now exit
+		if s.wasParked {
+			s.wasParked = false
+			s.d.parked.remove(s)
+			s.notify() // a stopping worker may now exit
+		}
 	}
 	if raised {
 		s.d.parked.wake(s)
@@ -324,7 +329,12 @@ func (s *stream) worker() {
 			if done {
 				break
 			}
-			<-s.wake
+			// Submissions nobody waits for do not wake the worker: look
+			// again after lazyPoll.
+			select {
+			case <-s.wake:
+			case <-time.After(lazyPoll):
+			}
 			continue
 		}
 		eager := s.eager > 0 || s.closing || s.failed.Load() != nil
@@ -362,9 +372,15 @@ func (s *stream) worker() {
 // process completes the pending submissions the GPU has finished; procMu
 // held. With callbacks false it stops before a submission with callbacks
 // (those run on the worker).
-func (s *stream) process(callbacks bool) {
+func (s *stream) process(callbacks bool) { s.processUpTo(callbacks, 0) }
+
+// processUpTo is process with reached, a value the semaphore is known to
+// have reached (0: ask the driver).
+func (s *stream) processUpTo(callbacks bool, reached uint64) {
 	cur := ^uint64(0)
-	if s.failed.Load() == nil {
+	if reached != 0 && s.failed.Load() == nil {
+		cur = reached
+	} else if s.failed.Load() == nil {
 		v, err := s.d.semaphoreValue(s.sem)
 		if err != nil {
 			s.fail(err)
@@ -448,7 +464,7 @@ func (s *stream) waitFor(ctx context.Context, value uint64) error {
 		// The GPU is done: finish what needs no callback here rather than
 		// waiting for the worker to wake up.
 		if s.procMu.TryLock() {
-			s.process(false)
+			s.processUpTo(false, value)
 			s.procMu.Unlock()
 		}
 		s.cmu.Lock()

@@ -258,7 +258,13 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := d.Dispatch(f.s, (&device.CommandList{}).Add(c.cmd))
+			// After valid commands already recorded: the list is dropped whole.
+			err := d.Dispatch(f.s, (&device.CommandList{}).Add(
+				&device.BufferUpload{Buffer: b, Data: make([]byte, 16)},
+				&device.BufferCopy{Src: b, Dst: b, SrcOffset: 0, DstOffset: 32, Size: 16},
+				c.cmd))
+			require.ErrorIs(t, err, device.ErrInvalidArgument)
+			err = d.Dispatch(f.s, (&device.CommandList{}).Add(c.cmd))
 			require.Error(t, err)
 			require.True(t, errors.Is(err, device.ErrInvalidArgument), "%v", err)
 		})
