@@ -29,7 +29,7 @@ import (
 )
 
 // StartXvfb starts an Xvfb server on a free display number and returns its
-// name (":N"); the server is killed when the test ends.
+// name (":N"); the server is stopped when the test ends.
 func StartXvfb(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("Xvfb")
@@ -41,46 +41,54 @@ func StartXvfb(t testing.TB) string {
 		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
 			continue
 		}
-		name := fmt.Sprintf(":%d", n)
-		cmd := exec.Command(bin, name, "-screen", "0", "1024x768x24", "-nolisten", "tcp")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			testenv.Need(t, "Xvfb", err)
+		if name, ok := tryXvfb(t, bin, n); ok {
+			return name
 		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		deadline := time.Now().Add(10 * time.Second)
-		for time.Now().Before(deadline) {
-			if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
-				t.Cleanup(func() {
-					closeDisplay(name)
-					// SIGTERM lets the server remove its lock file and socket.
-					_ = cmd.Process.Signal(syscall.SIGTERM)
-					select {
-					case <-exited:
-					case <-time.After(5 * time.Second):
-						_ = cmd.Process.Kill()
-						<-exited
-					}
-				})
-				return name
-			}
-			select {
-			case err := <-exited:
-				// Lost a race for the display number: try the next one.
-				t.Logf("Xvfb %s exited (%v): %s", name, err, stderr.String())
-				goto next
-			case <-time.After(20 * time.Millisecond):
-			}
-		}
-		_ = cmd.Process.Kill()
-		<-exited
-		t.Fatalf("Xvfb %s did not start within 10s: %s", name, stderr.String())
-	next:
 	}
 	t.Fatal("no free X display number")
 	return ""
+}
+
+// tryXvfb starts Xvfb on display n; false means another server took the
+// number first.
+func tryXvfb(t testing.TB, bin string, n int) (string, bool) {
+	t.Helper()
+	name := fmt.Sprintf(":%d", n)
+	cmd := exec.Command(bin, name, "-screen", "0", "1024x768x24", "-nolisten", "tcp")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		testenv.Need(t, "Xvfb", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	socket := fmt.Sprintf("/tmp/.X11-unix/X%d", n)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		if _, err := os.Stat(socket); err == nil {
+			t.Cleanup(func() {
+				closeDisplay(name)
+				// SIGTERM lets the server remove its lock file and socket.
+				_ = cmd.Process.Signal(syscall.SIGTERM)
+				select {
+				case <-exited:
+				case <-time.After(5 * time.Second):
+					_ = cmd.Process.Kill()
+					<-exited
+				}
+			})
+			return name, true
+		}
+		select {
+		case err := <-exited:
+			t.Logf("Xvfb %s exited (%v): %s", name, err, stderr.String())
+			return "", false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	_ = cmd.Process.Kill()
+	<-exited
+	t.Fatalf("Xvfb %s did not start within 10s: %s", name, stderr.String())
+	return "", false
 }
 
 // libX11 is the handful of Xlib calls the tests need.
