@@ -3,11 +3,13 @@
 // loads them by name with -aot), runs each once, checks every result against
 // the CPU and prints one line
 //
-//	ok kernels=N hits=H misses=M pipeline-loaded=B open-us=O compile-us=C run-us=R
+//	ok kernels=N hits=H misses=M pipeline-loaded=B open-us=O compile-us=C run-us=R codegen-us=G pipeline-us=P
 //
 // as soon as the results are in; the benchmark times the process from its
 // start to that line; O, C and R are the microseconds the child spent opening
-// the device, compiling (or loading) the kernels, and running them. Closing the device afterwards saves the pipeline cache.
+// the device, compiling (or loading) the kernels, and running them; G and P
+// are the parts of C that went to codegen and to building pipelines (the
+// sums of Kernel.CodegenTime and Kernel.PipelineTime; P is 0 with -aot). Closing the device afterwards saves the pipeline cache.
 //
 // With -save it only compiles the kernels ahead of time into the store (no
 // device) and prints "saved N".
@@ -97,6 +99,7 @@ func run(n int, dir string, aot, save bool) error {
 	}
 	cmds := []device.Command{in.Upload(host)}
 	var sig string
+	var codegen, pipeline time.Duration
 	for i := range n {
 		var k *device.Kernel
 		if aot {
@@ -122,6 +125,8 @@ func run(n int, dir string, aot, save bool) error {
 			return err
 		}
 		defer k.Close()
+		codegen += k.CodegenTime
+		pipeline += k.PipelineTime
 		if outs[i], err = device.NewBuffer[float32](d, elems); err != nil {
 			return err
 		}
@@ -149,8 +154,8 @@ func run(n int, dir string, aot, save bool) error {
 	}
 	tRun := time.Since(t0) - tOpen - tCompile
 	st := d.CacheStats()
-	fmt.Printf("ok kernels=%d hits=%d misses=%d pipeline-loaded=%d open-us=%d compile-us=%d run-us=%d\n",
+	fmt.Printf("ok kernels=%d hits=%d misses=%d pipeline-loaded=%d open-us=%d compile-us=%d run-us=%d codegen-us=%d pipeline-us=%d\n",
 		n, st.Shader.Hits, st.Shader.Misses, st.Pipeline.LoadedBytes,
-		tOpen.Microseconds(), tCompile.Microseconds(), tRun.Microseconds())
+		tOpen.Microseconds(), tCompile.Microseconds(), tRun.Microseconds(), codegen.Microseconds(), pipeline.Microseconds())
 	return nil
 }
