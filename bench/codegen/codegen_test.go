@@ -5,7 +5,9 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -71,7 +73,9 @@ func TestVariantsAgree(t *testing.T) {
 
 // BenchmarkCodegen times each kernel's three variants interleaved: every
 // iteration dispatches each once and waits for it, in an order that rotates.
-// It reports ms per run of each and lucent / min(glslang, glslang -O).
+// It reports, per variant, the fastest run in ms (the machine's load comes in
+// bursts that a mean would carry) and the median CPU time of the process per
+// run, and for each lucent / min(glslang, glslang -O).
 func BenchmarkCodegen(b *testing.B) {
 	d, s := openDevice(b, false)
 	for _, k := range kernels {
@@ -86,26 +90,54 @@ func BenchmarkCodegen(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			spent := make([]time.Duration, len(vs))
+			wall := make([][]time.Duration, len(vs))
+			cpu := make([][]time.Duration, len(vs))
 			iter := 0
 			b.ResetTimer()
 			for b.Loop() {
 				for j := range vs {
 					v := (iter + j) % len(vs)
 					cmd := vs[v].dispatch(r)
-					start := time.Now()
+					c0, start := cpuTime(), time.Now()
 					if err := run(s, cmd); err != nil {
 						b.Fatal(err)
 					}
-					spent[v] += time.Since(start)
+					wall[v] = append(wall[v], time.Since(start))
+					cpu[v] = append(cpu[v], cpuTime()-c0)
 				}
 				iter++
 			}
-			ms := func(i int) float64 { return spent[i].Seconds() * 1e3 / float64(iter) }
-			for i, v := range vs {
-				b.ReportMetric(ms(i), v.name+"-ms")
-			}
-			b.ReportMetric(ms(0)/math.Min(ms(1), ms(2)), "lucent/best")
+			report(b, vs, "ms", wall, slices.Min)
+			report(b, vs, "cpu-ms", cpu, median)
 		})
 	}
+}
+
+// report reports stat of each variant's samples in ms as <variant>-<unit>,
+// and lucent's over the faster glslang variant's as lucent/best-<unit>.
+func report(b *testing.B, vs []variant, unit string, samples [][]time.Duration, stat func([]time.Duration) time.Duration) {
+	ms := make([]float64, len(vs))
+	for i, v := range vs {
+		ms[i] = stat(samples[i]).Seconds() * 1e3
+		b.ReportMetric(ms[i], v.name+"-"+unit)
+	}
+	b.ReportMetric(ms[0]/math.Min(ms[1], ms[2]), "lucent/best-"+unit)
+}
+
+// cpuTime is the CPU time this process has used, all threads (lavapipe's
+// included): unlike wall time, other processes loading the machine barely
+// move it.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// median is the middle sample (the upper one of an even count).
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
