@@ -55,6 +55,7 @@ func tryXvfb(t testing.TB, bin string, n int) (string, bool) {
 	t.Helper()
 	name := fmt.Sprintf(":%d", n)
 	cmd := exec.Command(bin, name, "-screen", "0", "1024x768x24", "-nolisten", "tcp")
+	cmd.SysProcAttr = serverAttr()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package xtest
+
+import "syscall"
+
+func serverAttr() *syscall.SysProcAttr { return nil }
