@@ -3,7 +3,7 @@ GO ?= go
 export LUCENT_REQUIRE_VULKAN ?= 1
 
 # Packages whose concurrency is exercised under the race detector.
-RACE_PKGS ?= ./vk/... ./device/... ./kernel/... ./shadercache/...
+RACE_PKGS ?= ./vk/... ./device/... ./kernel/... ./shadercache/... ./swapchain/...
 
 .PHONY: setup test test-short demo info generate bench vet
 
@@ -12,7 +12,7 @@ setup:
 
 test: setup
 	$(GO) vet -composites=false ./...
-	CGO_ENABLED=0 $(GO) build ./vk/... ./cmd/lucent
+	CGO_ENABLED=0 $(GO) build ./vk/... ./spirv/... ./frontend/... ./kernel/... ./device/... ./shadercache/... ./swapchain/... ./cmd/...
 	$(GO) test -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -race -timeout 30m $(RACE_PKGS)
 
