@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/vk"
@@ -23,6 +24,13 @@ type event struct {
 	submitted atomic.Uint64 // the largest value a submitted batch will signal
 	name      string
 
+	// The values submitted batches signal, for exact: every wait, on a
+	// stream or on the host, is for one of them (see exact).
+	smu      sync.Mutex
+	signals  []uint64      // increasing, above floor
+	floor    uint64        // a signalled value the semaphore is known to have reached
+	raisedCh chan struct{} // closed and replaced when a signal is submitted
+
 	destroyed atomic.Bool    // DestroyEvent was called: host waits end
 	waiters   sync.WaitGroup // host waits in progress
 }
@@ -36,14 +44,72 @@ func (e *event) release() {
 	e.d.fn.DestroySemaphore(e.d.vk, e.sem, nil)
 }
 
+// maxSignals bounds the list of submitted signal values: beyond it, the
+// values the semaphore has reached are dropped.
+const maxSignals = 64
+
 // raise records that a batch signalling value has been submitted.
 func (e *event) raise(value uint64) {
+	e.smu.Lock()
+	if len(e.signals) >= maxSignals {
+		if cur, err := e.d.semaphoreValue(e.sem); err == nil && cur > e.floor {
+			// cur is a value some signal set, so it stays a valid target.
+			e.floor = cur
+			i := 0
+			for i < len(e.signals) && e.signals[i] <= cur {
+				i++
+			}
+			e.signals = append(e.signals[:0], e.signals[i:]...)
+		}
+	}
+	// Signals of one event are submitted in increasing order, except when a
+	// stream parks a signal behind another stream's later one: keep the
+	// list sorted.
+	i := len(e.signals)
+	for i > 0 && e.signals[i-1] > value {
+		i--
+	}
+	if value > e.floor && (i == 0 || e.signals[i-1] != value) {
+		e.signals = append(e.signals, 0)
+		copy(e.signals[i+1:], e.signals[i:])
+		e.signals[i] = value
+	}
+	if e.raisedCh != nil {
+		close(e.raisedCh)
+		e.raisedCh = nil
+	}
+	e.smu.Unlock()
 	for {
 		cur := e.submitted.Load()
 		if value <= cur || e.submitted.CompareAndSwap(cur, value) {
 			return
 		}
 	}
+}
+
+// exact returns the value to wait for instead of value: the smallest
+// submitted signal value at or above it. The semaphore reaches value exactly
+// when it reaches that signal (signals take increasing values), and waiting
+// for a value some batch signals exactly is what the validation layer's
+// timeline tracking needs: a wait for a value between two signals, or beyond
+// every submitted one, leaves it waiting for its own bookkeeping (10 s, then
+// UNASSIGNED-VkSemaphore-state-timeout). ok is false when no submitted
+// signal reaches value yet; raised is then closed at the next submission.
+func (e *event) exact(value uint64) (target uint64, ok bool, raised <-chan struct{}) {
+	e.smu.Lock()
+	defer e.smu.Unlock()
+	if value <= e.floor {
+		return e.floor, true, nil
+	}
+	for _, v := range e.signals {
+		if v >= value {
+			return v, true, nil
+		}
+	}
+	if e.raisedCh == nil {
+		e.raisedCh = make(chan struct{})
+	}
+	return 0, false, e.raisedCh
 }
 
 // CreateEvent creates an event at value 0.
@@ -165,13 +231,18 @@ func (d *Device) lookupEvent(eh device.Handle) (*event, error) {
 
 // SynchronizeEvent blocks until the event reaches value or ctx is done; the
 // wait is a series of short vkWaitSemaphores calls so that cancellation is
-// noticed within a few milliseconds.
+// noticed within a few milliseconds. Until a signal reaching value has been
+// submitted it waits on the host, without the driver.
 func (d *Device) SynchronizeEvent(ctx context.Context, eh device.Handle, value uint64) error {
 	e, err := d.lookupEvent(eh)
 	if err != nil {
 		return err
 	}
 	defer e.waiters.Done()
+	if value == 0 {
+		return nil // events start at 0
+	}
+	var timer *time.Timer
 	for {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("vulkan: waiting for event %d to reach %d: %w", eh, value, err)
@@ -179,7 +250,22 @@ func (d *Device) SynchronizeEvent(ctx context.Context, eh device.Handle, value u
 		if d.closed.Load() || e.destroyed.Load() {
 			return fmt.Errorf("vulkan: event %d: %w", eh, device.ErrClosed)
 		}
-		ok, err := d.waitSemaphore(e.sem, value, waitSlice)
+		target, submitted, raised := e.exact(value)
+		if !submitted {
+			if timer == nil {
+				timer = time.NewTimer(waitSlice)
+				defer timer.Stop()
+			} else {
+				timer.Reset(waitSlice)
+			}
+			select {
+			case <-raised:
+			case <-ctx.Done():
+			case <-timer.C:
+			}
+			continue
+		}
+		ok, err := d.waitSemaphore(e.sem, target, waitSlice)
 		if err != nil {
 			return err
 		}

@@ -258,7 +258,12 @@ func (s *stream) submit(sub *submission) error {
 	}
 	waits := make([]vk.SemaphoreSubmitInfo, len(sub.waits))
 	for i, w := range sub.waits {
-		waits[i] = info(w.sem, w.value)
+		value := w.value
+		if w.ev != nil {
+			// sub is ready: a submitted signal reaches the value.
+			value, _, _ = w.ev.exact(value)
+		}
+		waits[i] = info(w.sem, value)
 	}
 	signals := make([]vk.SemaphoreSubmitInfo, 0, len(sub.signals)+1)
 	signals = append(signals, info(s.sem, sub.value))
