@@ -18,6 +18,7 @@ package vulkan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -519,8 +520,13 @@ func (sc *swapchain) waitStream(v uint64) {
 	alive := sc.d.objects != nil && sc.d.objects[s.h] == s
 	sc.d.live.RUnlock()
 	if alive {
-		_ = s.waitFor(context.Background(), v) // a failed stream is reported by Present
-		return
+		// Registered as a host wait: the stream may be destroyed meanwhile,
+		// and its semaphore must outlive the wait.
+		if err := s.hostWait(context.Background(), v); err == nil || !errors.Is(err, device.ErrClosed) {
+			return // a failed stream is reported by Present
+		}
+		// Destroyed and released meanwhile: fall through to watch the
+		// (final) progress.
 	}
 	for s.completed.Load() < v && s.err() == nil {
 		s.cmu.Lock()

@@ -502,15 +502,24 @@ func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
 	s.mu.Lock()
 	target := s.next
 	s.mu.Unlock()
+	return s.hostWait(ctx, target)
+}
+
+// hostWait is waitFor registered as a host wait, so that the worker does not
+// destroy the semaphore under it; ErrClosed once the stream is released.
+func (s *stream) hostWait(ctx context.Context, value uint64) error {
 	s.cmu.Lock()
 	if s.released {
 		s.cmu.Unlock()
-		return fmt.Errorf("vulkan: stream %d: %w", h, device.ErrClosed)
+		if s.completed.Load() >= value {
+			return s.err()
+		}
+		return fmt.Errorf("vulkan: stream %d: %w", s.h, device.ErrClosed)
 	}
 	s.waiters.Add(1)
 	s.cmu.Unlock()
 	defer s.waiters.Done()
-	return s.waitFor(ctx, target)
+	return s.waitFor(ctx, value)
 }
 
 // stop lets the worker drain the stream and release it.
