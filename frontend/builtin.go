@@ -113,6 +113,10 @@ const (
 	OpSubgroupMax
 	OpSubgroupInclusiveAdd
 	OpSubgroupExclusiveAdd
+	// Bindless 2D textures: (bindless, slot u32, …); see bindless_tex.go.
+	OpBindlessTexRead   // (bindless, slot, uvec2) → vec4<f32>; zero outside or when empty
+	OpBindlessTexSample // (bindless, slot, vec2) → vec4<f32>, filtered as the slot's sampler says
+	OpBindlessTexSize   // (bindless, slot) → uvec2; zero when empty
 	opCount
 )
 
@@ -128,6 +132,7 @@ var opNames = [...]string{"none",
 	"bindless_read", "bindless_write", "bindless_size",
 	"subgroup_elect", "subgroup_all", "subgroup_any", "subgroup_ballot", "subgroup_broadcast", "subgroup_broadcast_first",
 	"subgroup_shuffle", "subgroup_add", "subgroup_mul", "subgroup_min", "subgroup_max", "subgroup_inclusive_add", "subgroup_exclusive_add",
+	"bindless_texture_read", "bindless_texture_sample", "bindless_texture_size",
 }
 
 var _ = [1]struct{}{}[len(opNames)-int(opCount)]
@@ -226,6 +231,8 @@ func CallType(op Op, args []Expr) (*Type, error) {
 		return nil
 	}
 	switch {
+	case op >= OpBindlessTexRead && op <= OpBindlessTexSize:
+		return bindlessTexType(op, args)
 	case op >= OpAbs && op <= OpSaturate:
 		if err := want(1); err != nil {
 			return nil, err

@@ -37,6 +37,8 @@ func (g *gen) call(e *Call) spirv.ID {
 		return g.texture(e)
 	case OpBindlessRead, OpBindlessWrite, OpBindlessSize:
 		return g.bindless(e)
+	case OpBindlessTexRead, OpBindlessTexSample, OpBindlessTexSize:
+		return g.bindlessTexture(e)
 	}
 	args := make([]spirv.ID, len(e.Args))
 	for i, a := range e.Args {

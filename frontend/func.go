@@ -230,7 +230,8 @@ func (f *Function) Access(v *Var) (read, write bool) {
 				mark(e.Args[0], false)
 			case e.Op == OpTextureWrite:
 				mark(e.Args[0], true)
-			case e.Op == OpTextureRead || e.Op == OpTextureSample || e.Op == OpBufferSize || e.Op >= OpBindlessRead && e.Op <= OpBindlessSize:
+			case e.Op == OpTextureRead || e.Op == OpTextureSample || e.Op == OpBufferSize || e.Op >= OpBindlessRead && e.Op <= OpBindlessSize,
+				e.Op >= OpBindlessTexRead && e.Op <= OpBindlessTexSize:
 				mark(e.Args[0], false)
 			}
 		}

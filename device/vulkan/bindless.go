@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"encoding/binary"
+	"sync"
 
 	"github.com/lucent-gpu/lucent/device"
 )
@@ -12,10 +13,12 @@ import (
 //
 //	offset 0  uint64  device address of the slot's first byte (0: empty)
 //	offset 8  uint64  size of the range in bytes
-//	offset 16 uint32  reserved for textures: width, height, depth
-//	offset 28 uint32  reserved for textures: format | sampler<<8
+//	offset 16 uint32  textures: width, height, depth (1); 0 for buffers
+//	offset 28 uint32  textures: format | sampler<<8; 0 for buffers
 //
-// The array binds as a storage-buffer descriptor like a buffer argument.
+// A texture slot's address is that of a linear mirror of the texture
+// (bindless_texture.go). The array binds as a storage-buffer descriptor like
+// a buffer argument.
 const slotRecordSize = 32
 
 type bindless struct {
@@ -24,11 +27,18 @@ type bindless struct {
 	size  uint32
 	table *buffer
 	name  string
+
+	texMu   sync.Mutex
+	mirrors map[uint32]*mirror // texture slots' linear mirrors, by slot
+	retired []*rawBuffer       // mirrors outgrown by their slot, freed with the array
 }
 
 func (b *bindless) setName(n string) { b.name = n }
 
-func (b *bindless) release() { b.table.release() }
+func (b *bindless) release() {
+	b.releaseMirrors()
+	b.table.release()
+}
 
 // CreateBindlessArray creates an array of size empty slots.
 func (d *Device) CreateBindlessArray(size uint32) (device.Handle, error) {

@@ -533,10 +533,14 @@ func (e *encoder) command(c device.Command) error {
 					return err
 				}
 				slotRecord(rec, b.raw.addr+sl.Offset, n)
+				arr.clearTexture(sl.Slot)
 			case device.BindlessSetTexture:
-				return unsupportedf("bindless array %d: texture slots on the emulated path are not implemented", c.Array)
+				if err := e.setTexture(arr, sl, rec); err != nil {
+					return fmt.Errorf("bindless array %d: %w", c.Array, err)
+				}
 			case device.BindlessRemove:
 				slotRecord(rec, 0, 0)
+				arr.clearTexture(sl.Slot)
 			default:
 				return invalidf("bindless array %d: slot op %d", c.Array, sl.Op)
 			}
@@ -708,6 +712,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
 			e.used = append(e.used, &arr.tracked)
+			if err := e.refreshTextures(arr); err != nil {
+				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
+			}
 			bindlessUsed = true
 			uses = append(uses, use{arr, 0, ^uint64(0), false})
 			e.bufInfos = append(e.bufInfos, vk.DescriptorBufferInfo{Buffer: arr.table.raw.handle, Range: vk.DeviceSize(arr.table.raw.size)})

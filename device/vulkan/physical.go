@@ -201,6 +201,7 @@ func (p *physical) capabilities(index int) device.Capabilities {
 		// Slot tables of device addresses work everywhere; native descriptor
 		// indexing is not wired yet (see docs/notes/runtime-rationale.md).
 		c.Bindless = device.PathEmulated
+		c.Sampling = device.PathEmulated // texture slots: linear mirrors, sampling in code
 	}
 	if p.rq.RayQuery != 0 && p.as.AccelerationStructure != 0 {
 		c.RayQuery = device.PathNative

@@ -1,0 +1,160 @@
+package vulkan
+
+import (
+	"encoding/binary"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/vk"
+)
+
+// Bindless texture slots without descriptor indexing. lavapipe cannot index
+// an array of image descriptors with a run-time value, so a texture slot
+// points at a linear mirror instead: a device-address buffer holding the
+// texture's level 0 as tightly packed rows in the texture's own format,
+// followed by 16 spare bytes (a kernel fetches any texel with four aligned
+// 32-bit loads). Kernels decode texels and emulate the sampler in code
+// (frontend/emit_bindless_tex.go); the record layout is in kernel-abi.md.
+//
+// The mirror is refreshed from the texture — one image-to-buffer copy —
+// before every dispatch that binds the array, so a kernel always sees the
+// texture as the commands before it left it. A mirror belongs to its slot
+// and is reused when the slot gets a texture that fits; one that no longer
+// fits is kept until the array is destroyed (the GPU may still read it).
+
+// mirrorSpare is what follows a mirror's texels so that 16-byte fetches of
+// its last texel stay inside the buffer.
+const mirrorSpare = 16
+
+// mirror is the linear copy of the texture in one slot.
+type mirror struct {
+	tex  device.Handle // 0 when the slot holds no texture
+	raw  *rawBuffer
+	size uint64 // texel bytes in use
+}
+
+// texFormatCode is the record's format byte (class<<4 | channels) for the
+// formats kernels can decode, or false.
+func texFormatCode(f device.Format) (uint32, bool) {
+	ch := f.Channels()
+	if ch == 3 {
+		return 0, false
+	}
+	var class uint32
+	switch {
+	case f.Kind() == device.Float && f.Bits() == 32:
+		class = 1
+	case f.Kind() == device.Unorm && f.Bits() == 8:
+		class = 2
+	case f.Kind() == device.Float && f.Bits() == 16:
+		class = 3
+	default:
+		return 0, false
+	}
+	return class<<4 | uint32(ch), true
+}
+
+// textureRecord encodes a texture slot: the mirror's address and texel bytes,
+// the extent, and format | sampler<<8.
+func textureRecord(dst []byte, addr, size uint64, w, h, code uint32, s device.Sampler) {
+	binary.LittleEndian.PutUint64(dst[0:], addr)
+	binary.LittleEndian.PutUint64(dst[8:], size)
+	binary.LittleEndian.PutUint32(dst[16:], w)
+	binary.LittleEndian.PutUint32(dst[20:], h)
+	binary.LittleEndian.PutUint32(dst[24:], 1)
+	binary.LittleEndian.PutUint32(dst[28:], code|uint32(s.Index())<<8)
+}
+
+// setTexture puts texture sl.Texture with its sampler in a slot, writing the
+// record into rec. The mirror is filled by the next dispatch's refresh.
+func (e *encoder) setTexture(arr *bindless, sl device.BindlessSlot, rec []byte) error {
+	t, err := e.texture(sl.Texture)
+	if err != nil {
+		return err
+	}
+	if t.desc.Dim != 2 {
+		return unsupportedf("bindless array slot %d: a %dD texture (bindless textures are 2D)", sl.Slot, t.desc.Dim)
+	}
+	code, ok := texFormatCode(t.desc.Format)
+	if !ok {
+		return unsupportedf("bindless array slot %d: texture format %v (emulated sampling reads 1, 2 or 4 channels of Float32, Float16 or Unorm8)", sl.Slot, t.desc.Format)
+	}
+	if !sl.Sampler.Valid() {
+		return invalidf("bindless array slot %d: sampler %v", sl.Slot, sl.Sampler)
+	}
+	ext := t.extent(0)
+	n := uint64(ext[0]) * uint64(ext[1]) * uint64(t.desc.Format.PixelSize())
+	m, err := arr.mirrorFor(sl.Slot, n)
+	if err != nil {
+		return err
+	}
+	m.tex = sl.Texture
+	textureRecord(rec, m.raw.addr, n, ext[0], ext[1], code, sl.Sampler)
+	return nil
+}
+
+// mirrorFor returns slot's mirror, with room for n texel bytes.
+func (b *bindless) mirrorFor(slot uint32, n uint64) (*mirror, error) {
+	b.texMu.Lock()
+	defer b.texMu.Unlock()
+	if b.mirrors == nil {
+		b.mirrors = map[uint32]*mirror{}
+	}
+	if m := b.mirrors[slot]; m != nil && m.raw.size >= n+mirrorSpare {
+		m.size = n
+		return m, nil
+	} else if m != nil {
+		b.retired = append(b.retired, m.raw)
+	}
+	raw, err := b.d.mem.newRawBuffer(n+mirrorSpare, placeDevice)
+	if err != nil {
+		return nil, err
+	}
+	m := &mirror{raw: raw, size: n}
+	b.mirrors[slot] = m
+	return m, nil
+}
+
+// clearTexture forgets the texture in slot (its mirror stays for reuse).
+func (b *bindless) clearTexture(slot uint32) {
+	b.texMu.Lock()
+	if m := b.mirrors[slot]; m != nil {
+		m.tex = 0
+	}
+	b.texMu.Unlock()
+}
+
+// refreshTextures copies every texture slot's texture into its mirror, ahead
+// of a dispatch that binds the array.
+func (e *encoder) refreshTextures(arr *bindless) error {
+	arr.texMu.Lock()
+	defer arr.texMu.Unlock()
+	for slot, m := range arr.mirrors {
+		if m.tex == 0 {
+			continue
+		}
+		t, err := e.texture(m.tex)
+		if err != nil {
+			return invalidf("bindless array slot %d: %v", slot, err)
+		}
+		if ext := t.extent(0); uint64(ext[0])*uint64(ext[1])*uint64(t.desc.Format.PixelSize()) != m.size {
+			return invalidf("bindless array slot %d: texture %d changed size", slot, m.tex)
+		}
+		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false}, use{m, 0, m.size, true})
+		r := t.copyRegion(0, 0, [3]uint32{}, t.extent(0))
+		e.batch.CmdCopyImageToBuffer(e.cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, m.raw.handle, 1, &r)
+	}
+	return nil
+}
+
+// releaseMirrors frees every mirror of the array (the GPU is done with it).
+func (b *bindless) releaseMirrors() {
+	b.texMu.Lock()
+	defer b.texMu.Unlock()
+	for _, m := range b.mirrors {
+		b.d.mem.destroyRawBuffer(m.raw)
+	}
+	for _, r := range b.retired {
+		b.d.mem.destroyRawBuffer(r)
+	}
+	b.mirrors, b.retired = nil, nil
+}
