@@ -215,11 +215,15 @@ func (s *stream) flush() {
 		sub := s.parked[0]
 		s.parked[0] = nil
 		s.parked = s.parked[1:]
-		if err := s.submit(sub); err != nil {
+		submitted, err := s.submit(sub)
+		if err != nil {
 			s.fail(err)
 		}
 		for _, sg := range sub.signals {
-			if sg.ev != nil {
+			// A signal that never reached the queue must not release the
+			// waits of other streams: their batches would block the queue
+			// (shared by every stream on lavapipe) for good.
+			if sg.ev != nil && submitted {
 				sg.ev.raise(sg.value)
 				raised = true
 			}
@@ -248,10 +252,10 @@ func (s *stream) flush() {
 	}
 }
 
-// submit hands sub to the queue.
-func (s *stream) submit(sub *submission) error {
+// submit hands sub to the queue; submitted is false when it did not reach it.
+func (s *stream) submit(sub *submission) (submitted bool, err error) {
 	if s.failed.Load() != nil {
-		return nil // the stream is dead: complete on the host without the GPU
+		return false, nil // the stream is dead: complete on the host without the GPU
 	}
 	info := func(sem vk.Semaphore, value uint64) vk.SemaphoreSubmitInfo {
 		return vk.SemaphoreSubmitInfo{SType: vk.STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, Semaphore: sem, Value: value, StageMask: vk.PIPELINE_STAGE_2_ALL_COMMANDS_BIT}
@@ -286,7 +290,10 @@ func (s *stream) submit(sub *submission) error {
 	s.q.mu.Lock()
 	r := s.d.fn.QueueSubmit2(s.q.handle, 1, &si, 0)
 	s.q.mu.Unlock()
-	return check("vkQueueSubmit2", r)
+	if err := check("vkQueueSubmit2", r); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // fail marks the stream dead (device lost, failed submit): its pending work

@@ -2,10 +2,13 @@ package vulkan
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,4 +71,54 @@ func TestHostWaitBeforeSubmission(t *testing.T) {
 		require.NoError(t, f.d.DestroyEvent(e))
 		require.NoError(t, f.d.DestroyEvent(gate))
 	}
+}
+
+// TestFailedStreamReleasesNoWaits: a stream that fails with a signal still
+// parked never submits it, so a wait for it on another stream must stay
+// parked (a submitted wait would block the shared queue, and Close with it).
+func TestFailedStreamReleasesNoWaits(t *testing.T) {
+	msgs := &messages{}
+	d, err := Open(device.Options{DeviceIndex: -1, ValidationLayer: true, Debug: msgs.add})
+	testenv.Need(t, "a Vulkan device with the validation layer", err)
+	closed := false
+	defer func() {
+		if !closed {
+			d.Close()
+		}
+	}()
+	var ss [3]device.Handle
+	for i := range ss {
+		ss[i], err = d.CreateStream(device.StreamCompute)
+		require.NoError(t, err)
+	}
+	a, b, c := ss[0], ss[1], ss[2]
+	gate, err := d.CreateEvent()
+	require.NoError(t, err)
+	e, err := d.CreateEvent()
+	require.NoError(t, err)
+	require.NoError(t, d.WaitEvent(gate, a, 1))
+	require.NoError(t, d.SignalEvent(e, a, 1)) // parked behind the gate
+	require.NoError(t, d.WaitEvent(e, b, 1))   // parked behind a's signal
+	sa, err := lookupStream(d, a)
+	require.NoError(t, err)
+	lost := fmt.Errorf("stream failure for the test: %w", device.ErrDeviceLost)
+	sa.fail(lost)
+	require.NoError(t, d.SignalEvent(gate, c, 1)) // a's parked work is flushed, on the host only
+	require.NoError(t, d.SynchronizeStream(context.Background(), c))
+	require.ErrorIs(t, d.SynchronizeStream(context.Background(), a), device.ErrDeviceLost)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, d.SynchronizeStream(ctx, b), context.DeadlineExceeded, "b waits for a signal that never reached the queue")
+	require.ErrorIs(t, d.SynchronizeEvent(ctx, e, 1), context.DeadlineExceeded)
+	done := make(chan error, 1)
+	go func() { done <- d.Close() }()
+	select {
+	case err := <-done:
+		closed = true
+		// The failed stream a, or b's dropped wait, whichever Close meets first.
+		require.True(t, errors.Is(err, device.ErrDeviceLost) || errors.Is(err, device.ErrInvalidArgument), "Close: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close hung on a wait submitted for a signal that was never submitted")
+	}
+	require.Empty(t, formatMessages(msgs.take()))
 }
