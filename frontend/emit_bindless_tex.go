@@ -13,15 +13,15 @@ import "github.com/lucent-gpu/lucent/spirv"
 // where format = class<<4 | channels (class 1: 32-bit float, 2: 8-bit unorm,
 // 3: 16-bit float; channels 1, 2 or 4) and sampler = filter<<2 | address, the
 // device package's Sampler.Index. Texels are tightly packed rows, and the
-// mirror is followed by 16 readable bytes, so a texel is fetched with four
-// aligned 32-bit loads whatever its format and decoded without branches:
+// mirror is followed by 16 readable bytes, so a texel is fetched with one
+// 16-byte load (4-aligned) whatever its format and decoded without branches:
 //
 //	o = (y*w + x) * bpp; q = load4(addr + o&^3); s = q.x >> (o&3)*8
 //	f32: bitcast(q)   unorm8: unpackUnorm4x8(s)   f16: (unpackHalf2x16(s), unpackHalf2x16(q.y))
 //
 // Channels a format lacks read as 0 (alpha as 1). Sampling applies the
 // sampler's address mode to the integer texel coordinates of each tap (edge,
-// repeat, mirrored repeat, or zero outside), then either takes the nearest
+// repeat, mirrored repeat, or the border outside), then either takes the nearest
 // texel or blends four bilinearly on level 0.
 const (
 	bindlessTexF32    = 1
@@ -90,13 +90,11 @@ func (g *gen) texelFetch(addr, w, word, x, y spirv.ID) spirv.ID {
 	off := b.IMul(u64, idx, b.UConvert(u64, bpp))
 	base := b.IAdd(u64, addr, b.BitwiseAnd(u64, off, b.ConstantUint64(^uint64(3))))
 	shift := b.IMul(g.u32, b.BitwiseAnd(g.u32, b.UConvert(g.u32, off), u(3)), u(8))
-	pu32 := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.u32)
-	var q [4]spirv.ID
-	for i := range q {
-		ptr := b.ConvertUToPtr(pu32, b.IAdd(u64, base, b.ConstantUint64(uint64(4*i))))
-		q[i] = b.Load(g.u32, ptr, uint32(spirv.MemoryAccessAligned), 4)
-	}
-	f32v := b.Bitcast(vec4, b.CompositeConstruct(uvec4, q[:]...))
+	// One 16-byte load (4-aligned): lavapipe gathers a load lane by lane,
+	// so one vector load costs about what one word does.
+	qv := b.Load(uvec4, b.ConvertUToPtr(g.ptr(spirv.StorageClassPhysicalStorageBuffer, uvec4), base), uint32(spirv.MemoryAccessAligned), 4)
+	q := [4]spirv.ID{b.CompositeExtract(g.u32, qv, 0), b.CompositeExtract(g.u32, qv, 1)}
+	f32v := b.Bitcast(vec4, qv)
 	s := b.ShiftRightLogical(g.u32, q[0], shift)
 	u8v := b.GLSL(vec4, spirv.GLSLUnpackUnorm4x8, s)
 	lo, hi := b.GLSL(vec2, spirv.GLSLUnpackHalf2x16, s), b.GLSL(vec2, spirv.GLSLUnpackHalf2x16, q[1])
@@ -158,19 +156,34 @@ func (g *gen) texelSample(w, h, word, uv spirv.ID, fetch func(x, y spirv.ID) spi
 	x1, okx1 := wrap(b.CompositeExtract(g.i32, i1, 0), wi)
 	y0, oky0 := wrap(b.CompositeExtract(g.i32, i0, 1), hi)
 	y1, oky1 := wrap(b.CompositeExtract(g.i32, i1, 1), hi)
-	zero4 := b.ConstantNull(vec4)
+	// The border is transparent black, its alpha 1 for formats without one
+	// (as the device's own samplers give it).
+	rgba := b.IEqual(g.boolT, b.BitwiseAnd(g.u32, word, u(15)), u(4))
+	border := b.Select(vec4, b.CompositeConstruct(bvec4, rgba, rgba, rgba, rgba),
+		b.ConstantNull(vec4), b.ConstantComposite(vec4, f(0), f(0), f(0), f(1)))
 	tap := func(x, okx, y, oky spirv.ID) spirv.ID {
 		okc := b.LogicalAnd(g.boolT, okx, oky)
-		return b.Select(vec4, b.CompositeConstruct(bvec4, okc, okc, okc, okc), fetch(x, y), zero4)
+		return b.Select(vec4, b.CompositeConstruct(bvec4, okc, okc, okc, okc), fetch(x, y), border)
 	}
+	// Nearest takes one tap, bilinear four (a branch, not a blend by 0:
+	// fetches dominate the cost, and a blend would turn an infinite
+	// neighbour into NaN).
+	result := g.sfn.Variable(g.ptr(spirv.StorageClassFunction, vec4), 0)
+	nearest, linear, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.SelectionMerge(merge.ID(), spirv.SelectionControlNone)
+	b.BranchConditional(point, nearest.ID(), linear.ID())
+	b.SetBlock(nearest)
+	b.Store(result, tap(x0, okx0, y0, oky0))
+	b.Branch(merge.ID())
+	b.SetBlock(linear)
 	t00, t10 := tap(x0, okx0, y0, oky0), tap(x1, okx1, y0, oky0)
 	t01, t11 := tap(x0, okx0, y1, oky1), tap(x1, okx1, y1, oky1)
 	splat := func(s spirv.ID) spirv.ID { return b.CompositeConstruct(vec4, s, s, s, s) }
 	fx, fy := splat(b.CompositeExtract(g.f32, frac, 0)), splat(b.CompositeExtract(g.f32, frac, 1))
 	r0 := b.GLSL(vec4, spirv.GLSLFMix, t00, t10, fx)
 	r1 := b.GLSL(vec4, spirv.GLSLFMix, t01, t11, fx)
-	blend := b.GLSL(vec4, spirv.GLSLFMix, r0, r1, fy)
-	// Nearest: the first tap alone (a blend by 0 would still turn an
-	// infinite neighbour into NaN).
-	return b.Select(vec4, b.CompositeConstruct(bvec4, point, point, point, point), t00, blend)
+	b.Store(result, b.GLSL(vec4, spirv.GLSLFMix, r0, r1, fy))
+	b.Branch(merge.ID())
+	b.SetBlock(merge)
+	return b.Load(vec4, result)
 }
