@@ -319,6 +319,16 @@ func TestBindlessTextureErrors(t *testing.T) {
 		require.ErrorContains(t, err, "RGBA8Uint")
 	})
 
+	t.Run("3D texture", func(t *testing.T) {
+		vol, err := device.NewVolume[float32](d, device.R32Float, 2, 2, 2, 1)
+		require.NoError(t, err)
+		defer vol.Close()
+		require.NoError(t, arr.EmplaceTexture(0, vol, device.Sampler{}))
+		err = s.Submit(arr.Update())
+		require.ErrorIs(t, err, device.ErrUnsupported)
+		require.ErrorContains(t, err, "3D")
+	})
+
 	t.Run("texture closed while in a slot", func(t *testing.T) {
 		img, err := device.NewImage[float32](d, device.R32Float, 2, 2, 1)
 		require.NoError(t, err)
