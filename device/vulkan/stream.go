@@ -209,8 +209,40 @@ func (sub *submission) ready() bool {
 }
 
 // flush submits parked work in order while it is ready; s.mu held.
+//
+// A stream left with parked work joins d.parked, whose members every
+// submitted signal retries (parkedSet.wake). It joins before it checks its
+// first parked submission one last time: a signal submitted after that check
+// then finds it in the set. Checking first and joining after lost the wake-up
+// of a signal submitted in between, and the stream stayed parked for good
+// (TestParkRaceWithSignal).
 func (s *stream) flush() {
 	raised := false
+	for {
+		raised = s.submitReady() || raised
+		if len(s.parked) == 0 {
+			break
+		}
+		s.wasParked = true
+		s.d.parked.add(s)
+		if !s.parked[0].ready() {
+			break
+		}
+	}
+	s.nparked.Store(int32(len(s.parked)))
+	if len(s.parked) == 0 && s.wasParked {
+		s.wasParked = false
+		s.d.parked.remove(s)
+		s.notify() // a stopping worker may now exit
+	}
+	if raised {
+		s.d.parked.wake(s)
+	}
+}
+
+// submitReady submits parked work in order while it is ready and reports
+// whether it submitted an event signal; s.mu held.
+func (s *stream) submitReady() (raised bool) {
 	for len(s.parked) > 0 && s.parked[0].ready() {
 		sub := s.parked[0]
 		s.parked[0] = nil
@@ -236,20 +268,7 @@ func (s *stream) flush() {
 		}
 		s.cmu.Unlock()
 	}
-	s.nparked.Store(int32(len(s.parked)))
-	if len(s.parked) > 0 {
-		s.wasParked = true
-		s.d.parked.add(s)
-	} else {
-		if s.wasParked {
-			s.wasParked = false
-			s.d.parked.remove(s)
-			s.notify() // a stopping worker may now exit
-		}
-	}
-	if raised {
-		s.d.parked.wake(s)
-	}
+	return raised
 }
 
 // submit hands sub to the queue; submitted is false when it did not reach it.

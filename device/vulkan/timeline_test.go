@@ -122,3 +122,49 @@ func TestFailedStreamReleasesNoWaits(t *testing.T) {
 	}
 	require.Empty(t, formatMessages(msgs.take()))
 }
+
+// TestParkRaceWithSignal: one goroutine parks a stream behind an event wait
+// while another submits the signal, round after round. A stream that checked
+// the event before the signal was submitted, but joined the set of parked
+// streams only after the signal's submission had woken that set, used to
+// stay parked for good (a lost wake-up: Synchronize hung).
+func TestParkRaceWithSignal(t *testing.T) {
+	f := newFixture(t)
+	d := f.d
+	b, err := d.CreateStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer d.DestroyStream(b)
+	e1, err := d.CreateEvent()
+	require.NoError(t, err)
+	defer d.DestroyEvent(e1)
+	e2, err := d.CreateEvent()
+	require.NoError(t, err)
+	defer d.DestroyEvent(e2)
+	rounds := 400
+	if testing.Short() {
+		rounds = 50
+	}
+	for i := uint64(1); i <= uint64(rounds); i++ {
+		errc := make(chan error, 2)
+		go func() {
+			if err := d.WaitEvent(e1, b, i); err != nil {
+				errc <- err
+				return
+			}
+			errc <- d.SignalEvent(e2, b, i)
+		}()
+		go func() {
+			if err := d.SignalEvent(e1, f.s, i); err != nil {
+				errc <- err
+				return
+			}
+			errc <- d.WaitEvent(e2, f.s, i)
+		}()
+		require.NoError(t, <-errc)
+		require.NoError(t, <-errc)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		require.NoError(t, d.SynchronizeStream(ctx, f.s), "round %d", i)
+		require.NoError(t, d.SynchronizeStream(ctx, b), "round %d", i)
+		cancel()
+	}
+}
