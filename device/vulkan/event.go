@@ -137,8 +137,33 @@ func (d *Device) DestroyEvent(h device.Handle) error {
 		return err
 	}
 	e.destroyed.Store(true)
-	d.graveyard.bury(e.waits(), e.release)
+	d.graveyard.bury(d.fenced(e.waits()), e.release)
 	return nil
+}
+
+// fenced moves each live stream's value in waits to an empty batch enqueued
+// on it now, for a semaphore about to be destroyed. Reaching the value of a
+// batch that used the semaphore is not enough: Mesa's common queue (lavapipe
+// emulates timelines with it) hands a batch to the driver, installs its
+// signals, and only then drops its references to the timelines it waited
+// for, on its submit thread. A host that saw the batch's stream value and
+// destroyed the event at once could free a timeline that thread was about
+// to lock (a SIGSEGV in libvulkan_lvp, TestEventDestroyAfterWait). A later
+// batch on the same queue is processed after that clean-up. A stream already
+// stopping, or a device closing, keeps its value (Close waits for the
+// device to idle before releasing what remains).
+func (d *Device) fenced(waits map[*stream]uint64) map[*stream]uint64 {
+	d.live.RLock()
+	defer d.live.RUnlock()
+	if d.alive() != nil {
+		return waits
+	}
+	for s := range waits {
+		if v, ok := s.fence(); ok {
+			waits[s] = v
+		}
+	}
+	return waits
 }
 
 func (d *Device) eventAndStream(eh, sh device.Handle) (*event, *stream, error) {

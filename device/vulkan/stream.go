@@ -156,10 +156,18 @@ func (d *Device) semaphoreValue(sem vk.Semaphore) (uint64, error) {
 
 // DestroyStream lets the stream finish its work, then releases it.
 func (d *Device) DestroyStream(h device.Handle) error {
-	s, err := remove[*stream](d, h, "stream")
+	d.live.Lock()
+	defer d.live.Unlock()
+	if err := d.alive(); err != nil {
+		return err
+	}
+	s, err := lookup[*stream](d, h, "stream")
 	if err != nil {
 		return err
 	}
+	delete(d.objects, h)
+	// Stopped under d.live: whoever holds it shared (fence) sees the stream
+	// either stopping or able to take one more batch before it stops.
 	s.stop()
 	return nil
 }
@@ -196,6 +204,24 @@ func (s *stream) enqueue(sub *submission) {
 	sub.value = s.next
 	s.parked = append(s.parked, sub)
 	s.flush()
+}
+
+// fence enqueues an empty batch and returns its timeline value; ok is false
+// when the stream is stopping or failed (no batch is enqueued). Callers hold
+// d.live (shared), so DestroyStream cannot stop the stream before the batch
+// is pending or parked, and the worker drains it.
+func (s *stream) fence() (value uint64, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cmu.Lock()
+	closing := s.closing
+	s.cmu.Unlock()
+	if closing || s.err() != nil {
+		return 0, false
+	}
+	sub := &submission{}
+	s.enqueue(sub)
+	return sub.value, true
 }
 
 // ready reports whether every event sub waits for has a submitted signal.

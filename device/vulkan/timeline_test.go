@@ -168,3 +168,30 @@ func TestParkRaceWithSignal(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestEventDestroyAfterWait destroys an event as soon as the host has seen
+// the stream that waited for it complete, again and again. Mesa's queue
+// drops its reference to a waited-for timeline after the batch's own
+// signal is visible; destroying the event at that point crashed lavapipe's
+// submit thread (SIGSEGV) within a few hundred rounds, most often under
+// -cpu 1.
+func TestEventDestroyAfterWait(t *testing.T) {
+	f := newFixture(t)
+	d := f.d
+	b, err := d.CreateStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer d.DestroyStream(b)
+	rounds := 300
+	if testing.Short() {
+		rounds = 50
+	}
+	for i := 0; i < rounds; i++ {
+		e, err := d.CreateEvent()
+		require.NoError(t, err)
+		require.NoError(t, d.SignalEvent(e, b, 1))
+		require.NoError(t, d.WaitEvent(e, f.s, 1))
+		require.NoError(t, d.SynchronizeStream(context.Background(), f.s))
+		require.NoError(t, d.SynchronizeStream(context.Background(), b))
+		require.NoError(t, d.DestroyEvent(e))
+	}
+}
