@@ -22,7 +22,7 @@ import (
 const kernSource = `// Package kern holds the kernels of the lucentc end-to-end test.
 package kern
 
-//go:generate lucentc -go .
+` + "//go:generate" + ` lucentc -go .
 
 import "github.com/lucent-gpu/lucent/kernel"
 
