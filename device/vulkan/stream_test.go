@@ -76,7 +76,12 @@ func TestHostWaitCancelled(t *testing.T) {
 	start := time.Now()
 	err = f.d.SynchronizeEvent(ctx, e, 1) // never signalled
 	require.ErrorIs(t, err, context.Canceled)
-	require.Less(t, time.Since(start), time.Second, "returns promptly")
+	// Cancellation is noticed within a 5 ms wait slice (typically ~25 ms
+	// here); the bound only catches a wait that ignores the context, with
+	// room for a loaded two-core machine under -race.
+	took := time.Since(start)
+	t.Logf("returned %v after the wait began", took)
+	require.Less(t, took, 10*time.Second, "returns once the context is cancelled")
 
 	// A stream blocked on that event: its host wait is cancellable too.
 	require.NoError(t, f.d.WaitEvent(e, f.s, 1))
