@@ -31,12 +31,22 @@ func SetBindlessBuffer[T any](b Bindless, i int, s []T) error {
 	return nil
 }
 
-// SetBindlessTexture2D puts texture t in slot i.
-func SetBindlessTexture2D[T Texel](b Bindless, i int, t Texture2D[T]) error {
+// SetBindlessTexture2D puts texture t with sampler s in slot i, as
+// device.BindlessArray.EmplaceTexture does. Kernels read, size and sample
+// it through b.Texture2D(i); on a device its texels read as Float4 whatever
+// the image format, so the CPU mirror is a Texture2D[Float4] (see
+// Texture2D.WithChannels for formats of fewer channels).
+func SetBindlessTexture2D(b Bindless, i int, t Texture2D[Float4], s Sampler) error {
 	if i < 0 || i >= len(b.slots) {
 		return fmt.Errorf("%w: %d out of range [0,%d)", ErrBindless, i, len(b.slots))
 	}
-	b.slots[i] = t
+	if !s.Valid() {
+		return fmt.Errorf("%w: slot %d: invalid sampler %v", ErrBindless, i, s)
+	}
+	if t.texels == nil {
+		return fmt.Errorf("%w: slot %d: texture was not made by NewTexture2D", ErrBindless, i)
+	}
+	b.slots[i] = BindlessTexture2D{t, s}
 	return nil
 }
 
@@ -51,11 +61,40 @@ func BindlessBuffer[T any](b Bindless, i uint32) []T {
 	return s
 }
 
-// BindlessTexture2D returns the 2D texture in slot i.
-func BindlessTexture2D[T Texel](b Bindless, i uint32) Texture2D[T] {
-	t, ok := b.slots[i].(Texture2D[T])
-	if !ok {
-		panic(fmt.Sprintf("kernel: bindless slot %d holds %T, not a Texture2D", i, b.slots[i]))
+// BindlessTexture2D is the 2D texture, with its sampler, in one slot of a
+// bindless array. An empty slot is a texture of size (0, 0) that reads and
+// samples as zero, as on a device.
+type BindlessTexture2D struct {
+	tex Texture2D[Float4]
+	s   Sampler
+}
+
+// Texture2D returns the texture in slot i. A slot holding a buffer panics on
+// the CPU; on a device the result is undefined.
+func (b Bindless) Texture2D(i uint32) BindlessTexture2D {
+	switch t := b.slots[i].(type) {
+	case nil:
+		return BindlessTexture2D{}
+	case BindlessTexture2D:
+		return t
 	}
-	return t
+	panic(fmt.Sprintf("kernel: bindless slot %d holds %T, not a texture", i, b.slots[i]))
+}
+
+// Size returns the texture's width and height ((0, 0) for an empty slot).
+func (t BindlessTexture2D) Size() Uint2 { return t.tex.Size() }
+
+// Read returns the texel at (x, y): zero outside the texture or for an empty
+// slot.
+func (t BindlessTexture2D) Read(x, y uint32) Float4 { return t.tex.Read(x, y) }
+
+// Sample filters at normalised coordinates uv with the slot's sampler: the
+// nearest texel (FilterPoint) or four blended bilinearly, texel centres at
+// +0.5, each tap addressed by the sampler's address mode; zero for an empty
+// slot.
+func (t BindlessTexture2D) Sample(uv Float2) Float4 {
+	if t.tex.texels == nil {
+		return Float4{}
+	}
+	return t.tex.sample(t.s, uv)
 }

@@ -223,20 +223,33 @@ func TestTexturesAndBindless(t *testing.T) {
 	b := kernel.NewBindless(2)
 	buf := []float32{1, 2, 3, 4, 5}
 	require.NoError(t, kernel.SetBindlessBuffer(b, 0, buf))
-	require.NoError(t, kernel.SetBindlessTexture2D(b, 1, tex))
+	require.ErrorIs(t, kernel.SetBindlessTexture2D(b, 1, tex, kernel.Sampler{Filter: 7}), kernel.ErrBindless)
+	require.NoError(t, kernel.SetBindlessTexture2D(b, 1, tex, kernel.Bilinear))
 	require.ErrorIs(t, kernel.SetBindlessBuffer(b, 2, buf), kernel.ErrBindless)
 	err = kernel.Run(context.Background(), kernel.Grid2(4, 4, 5, 3), func() {
 		d := kernel.DispatchID()
 		src := kernel.BindlessBuffer[float32](b, 0)
-		dst := kernel.BindlessTexture2D[kernel.Float4](b, 1)
-		dst.Write(d.X, d.Y, kernel.Float4{src[d.X], float32(d.Y), 0, 1})
+		tex.Write(d.X, d.Y, kernel.Float4{src[d.X], float32(d.Y), 0, 1})
+	})
+	require.NoError(t, err)
+	got := make([]kernel.Float4, 15)
+	err = kernel.Run(context.Background(), kernel.Grid2(4, 4, 5, 3), func() {
+		d := kernel.DispatchID()
+		bt := b.Texture2D(1)
+		got[d.Y*5+d.X] = bt.Read(d.X, d.Y)
+		if bt.Size() != (kernel.Uint2{5, 3}) {
+			panic("size")
+		}
 	})
 	require.NoError(t, err)
 	for y := range uint32(3) {
 		for x := range uint32(5) {
 			require.Equal(t, kernel.Float4{buf[x], float32(y), 0, 1}, tex.Read(x, y))
+			require.Equal(t, tex.Read(x, y), got[y*5+x])
 		}
 	}
+	err = kernel.Run(context.Background(), kernel.Grid1(1, 1), func() { b.Texture2D(0) })
+	require.ErrorIs(t, err, kernel.ErrKernelPanic, "slot 0 holds a buffer")
 	require.Equal(t, kernel.Float4{}, tex.Read(5, 0))
 	require.Equal(t, kernel.Uint2{5, 3}, tex.Size())
 	t3, err := kernel.NewTexture3D[kernel.Uint4](2, 2, 2)

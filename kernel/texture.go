@@ -16,8 +16,12 @@ var ErrTexture = errors.New("kernel: invalid texture")
 // handle: copies share the texels) and reads and writes texels by integer
 // coordinates; on a device it is a storage image. Reads and writes outside the
 // texture are ignored and read as zero, as with robust image access.
+//
+// A texture of Float4 texels can also be sampled (Sample) at normalised
+// coordinates, as a sampled image is on a device.
 type Texture2D[T Texel] struct {
 	width, height uint32
+	channels      uint8 // 0: all four
 	texels        []T
 }
 
@@ -26,7 +30,79 @@ func NewTexture2D[T Texel](width, height uint32) (Texture2D[T], error) {
 	if width == 0 || height == 0 {
 		return Texture2D[T]{}, fmt.Errorf("%w: %d×%d", ErrTexture, width, height)
 	}
-	return Texture2D[T]{width, height, make([]T, int(width)*int(height))}, nil
+	return Texture2D[T]{width, height, 0, make([]T, int(width)*int(height))}, nil
+}
+
+// WithChannels returns t (sharing its texels) read as a device texture of
+// n channels (1, 2 or 4) reads it, like one of format r32f, rg32f or
+// rgba32f: the channels it lacks read as 0, alpha as 1, and AddressZero's
+// border has alpha 1.
+func (t Texture2D[T]) WithChannels(n int) (Texture2D[T], error) {
+	if n != 1 && n != 2 && n != 4 {
+		return t, fmt.Errorf("%w: %d channels (want 1, 2 or 4)", ErrTexture, n)
+	}
+	t.channels = uint8(n)
+	return t, nil
+}
+
+// Channels returns the number of channels the texture has (4 unless set by
+// WithChannels).
+func (t Texture2D[T]) Channels() int {
+	if t.channels == 0 {
+		return 4
+	}
+	return int(t.channels)
+}
+
+// mask makes the channels the texture lacks read as 0, alpha as 1.
+func (t Texture2D[T]) mask(v T) T {
+	n := t.Channels()
+	if n == 4 {
+		return v
+	}
+	switch p := any(&v).(type) {
+	case *Float4:
+		p.Y, p.Z, p.W = keep(n > 1, p.Y), 0, 1
+	case *Int4:
+		p.Y, p.Z, p.W = keep(n > 1, p.Y), 0, 1
+	case *Uint4:
+		p.Y, p.Z, p.W = keep(n > 1, p.Y), 0, 1
+	}
+	return v
+}
+
+func keep[E float32 | int32 | uint32](ok bool, v E) E {
+	if ok {
+		return v
+	}
+	return 0
+}
+
+// border is what AddressZero reads outside the texture.
+func (t Texture2D[T]) border() Float4 {
+	if t.Channels() == 4 {
+		return Float4{}
+	}
+	return Float4{W: 1}
+}
+
+// Sample filters the texture bilinearly at normalised coordinates uv (texel
+// centres at (x+0.5)/width), clamping to the edge: the kernel.Bilinear
+// sampler. Only textures of Float4 texels are sampled; on others Sample
+// panics (the compiler rejects it).
+func (t Texture2D[T]) Sample(uv Float2) Float4 {
+	ft, ok := any(t).(Texture2D[Float4])
+	if !ok {
+		panic(fmt.Sprintf("kernel: Sample of a Texture2D[%T]: only textures of Float4 texels are sampled", *new(T)))
+	}
+	return ft.sample(Bilinear, uv)
+}
+
+// sample filters at uv as s says.
+func (t Texture2D[T]) sample(s Sampler, uv Float2) Float4 {
+	ft := any(t).(Texture2D[Float4])
+	fetch := func(x, y uint32) Float4 { return ft.mask(ft.texels[y*ft.width+x]) }
+	return sample2D(ft.width, ft.height, fetch, ft.border(), s, uv)
 }
 
 // Size returns the texture's width and height.
@@ -38,7 +114,7 @@ func (t Texture2D[T]) Read(x, y uint32) T {
 	if x >= t.width || y >= t.height {
 		return zero
 	}
-	return t.texels[y*t.width+x]
+	return t.mask(t.texels[y*t.width+x])
 }
 
 // Write stores v at (x, y).

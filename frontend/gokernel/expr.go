@@ -99,6 +99,10 @@ func (l *lowerer) ident(id *ast.Ident) frontend.Expr {
 		l.errorf(id.Pos(), "bindless buffer %s can only be indexed (%s[i]) or measured (len(%s)) in kernels", id.Name, id.Name, id.Name)
 		return l.poison(id)
 	}
+	if _, ok := l.btviews[obj]; ok {
+		l.errorf(id.Pos(), "bindless texture %s can only be read (%s.Read), sized (%s.Size) or sampled (%s.Sample) in kernels", id.Name, id.Name, id.Name, id.Name)
+		return l.poison(id)
+	}
 	switch o := obj.(type) {
 	case *types.Var:
 		if v, ok := l.vars[o]; ok {

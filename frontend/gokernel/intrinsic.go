@@ -97,9 +97,6 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.
 	case "BindlessBuffer":
 		l.errorf(e.Pos(), "a bindless buffer can only be indexed, measured with len, or named (buf := kernel.BindlessBuffer[T](arr, slot))")
 		return nil
-	case "BindlessTexture2D":
-		l.errorf(e.Pos(), "bindless textures are not supported by the compiler yet: pass the texture as a kernel parameter")
-		return nil
 	}
 	l.errorf(e.Pos(), "kernel.%s is host code, not a kernel intrinsic: call it outside the kernel", name)
 	return nil
@@ -171,6 +168,13 @@ func (l *lowerer) method(e *ast.CallExpr, f *types.Func) frontend.Expr {
 	tname := ""
 	if n, ok := types.Unalias(recvT).(*types.Named); ok {
 		tname = n.Obj().Name()
+	}
+	switch {
+	case tname == "BindlessTexture2D":
+		return l.bindlessTexMethod(e, f)
+	case tname == "Bindless" && f.Name() == "Texture2D":
+		l.errorf(e.Pos(), "a bindless texture can only be read, sized or sampled (arr.Texture2D(slot).Sample(uv)) or named (tex := arr.Texture2D(slot))")
+		return nil
 	}
 	before := l.nerrs
 	recv := l.expr(sel.X)
@@ -255,6 +259,12 @@ func (l *lowerer) method(e *ast.CallExpr, f *types.Func) frontend.Expr {
 			return op(frontend.OpTextureWrite, coord(args[:n]), args[n])
 		case "Size":
 			return op(frontend.OpTextureSize)
+		case "Sample":
+			if rt.Elem().Scalar().Kind() != frontend.KindFloat {
+				l.errorf(e.Pos(), "%s.Sample needs a texture of Float4 texels: %s textures are read with Read", tname, rt.Elem())
+				return zero(res)
+			}
+			return op(frontend.OpTextureSample, args[0])
 		}
 	}
 	l.errorf(e.Pos(), "%s.%s is host code, not a kernel intrinsic: call it outside the kernel", tname, f.Name())

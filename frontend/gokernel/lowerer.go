@@ -19,6 +19,7 @@ type lowerer struct {
 	refs     map[types.Object]bool // pointer parameters (by-reference vars)
 	bad      map[types.Object]bool // objects already reported: uses stay quiet
 	bviews   map[types.Object]*bindlessView
+	btviews  map[types.Object]*bindlessTexView
 	shared   map[types.Object]*frontend.Var
 	builtins map[frontend.BuiltinVar]*frontend.Var
 	results  []*frontend.Var // named results or out-parameters
@@ -38,7 +39,7 @@ type breakTarget struct {
 func (c *compiler) newLowerer(info *types.Info, fn *frontend.Function, kernel bool) *lowerer {
 	return &lowerer{c: c, info: info, fn: fn, kernel: kernel,
 		vars: map[types.Object]*frontend.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{},
-		shared: map[types.Object]*frontend.Var{}, bviews: map[types.Object]*bindlessView{}, builtins: map[frontend.BuiltinVar]*frontend.Var{},
+		shared: map[types.Object]*frontend.Var{}, bviews: map[types.Object]*bindlessView{}, btviews: map[types.Object]*bindlessTexView{}, builtins: map[frontend.BuiltinVar]*frontend.Var{},
 		block: fn.Body}
 }
 

@@ -190,6 +190,10 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 			l.bindlessDecl(lhs[0], call, define)
 			return
 		}
+		if call, ok := l.isBindlessTexCall(rhs[0]); ok {
+			l.bindlessTexDecl(lhs[0], call, define)
+			return
+		}
 		if l.bindlessStore(lhs[0], token.ILLEGAL, func() frontend.Expr { return l.expr(rhs[0]) }) {
 			return
 		}

@@ -74,6 +74,8 @@ func (c *compiler) mapType(t types.Type) (*frontend.Type, *typeError) {
 				return frontend.Texture(dim, texel), nil
 			case "Bindless":
 				return frontend.Bindless, nil
+			case "BindlessTexture2D":
+				return nil, typeErrorf("a bindless texture cannot be held in a value: use arr.Texture2D(slot) directly, or name it with tex := arr.Texture2D(slot)")
 			}
 			return nil, typeErrorf("kernel.%s is not a device type", obj.Name())
 		}
