@@ -17,7 +17,10 @@
 // reported together. Kernels may call Go functions and methods of their own
 // package and of other non-standard packages (loaded from source when
 // first called), and read unexported, never-assigned package variables with
-// constant initializers (lookup tables).
+// constant initializers (lookup tables). Kernels read, write and sample
+// (bilinear, clamped) texture parameters, and read, size and sample the
+// textures of a bindless array (arr.Texture2D(slot), with the slot's
+// sampler).
 //
 // The one design choice to know: checking and lowering are a single walk over
 // the typed Go syntax. The Go type checker has already resolved every name,
