@@ -62,3 +62,29 @@ func ExampleSubgroupAdd() {
 	fmt.Println(sums)
 	// Output: [6 6 6 6 22 22 22 22 38 38 38 38 54 54 54 54]
 }
+
+// lookup samples, per thread, the bindless texture in slot pick[i] at uv[i].
+//
+//lucent:kernel block=32
+func lookup(arr kernel.Bindless, pick []uint32, uv []kernel.Float2, out []kernel.Float4) {
+	i := kernel.DispatchID().X
+	if i < uint32(len(out)) {
+		out[i] = arr.Texture2D(pick[i]).Sample(uv[i])
+	}
+}
+
+// A bindless array holds textures, each with its own sampler; kernels pick
+// a slot per thread and read, size or sample it.
+func ExampleBindless_Texture2D() {
+	tex, _ := kernel.NewTexture2D[kernel.Float4](2, 1)
+	copy(tex.Texels(), []kernel.Float4{{X: 0, W: 1}, {X: 1, W: 1}})
+	arr := kernel.NewBindless(2)
+	_ = kernel.SetBindlessTexture2D(arr, 0, tex, kernel.Sampler{Filter: kernel.FilterPoint, Address: kernel.AddressEdge})
+	_ = kernel.SetBindlessTexture2D(arr, 1, tex, kernel.Sampler{Filter: kernel.FilterLinear, Address: kernel.AddressZero})
+	pick := []uint32{0, 1, 1}
+	uv := []kernel.Float2{{X: 0.6, Y: 0.5}, {X: 0.5, Y: 0.5}, {X: 0, Y: 0.5}}
+	out := make([]kernel.Float4, 3)
+	err := kernel.Run(context.Background(), kernel.Grid1(32, 3), func() { lookup(arr, pick, uv, out) })
+	fmt.Println(out, err)
+	// Output: [{1 0 0 1} {0.5 0 0 1} {0 0 0 0.5}] <nil>
+}

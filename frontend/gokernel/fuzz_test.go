@@ -68,6 +68,7 @@ var splices = []string{
 	"x", "i", "y", "0", "1", "1.5", "1e40", "-1", "true", "nil", "_", "kernel.AtomicAdd(&", "kernel.SubgroupAdd(",
 	"kernel.F3(1, 2, 3)", "kernel.Float4x4{}", "struct{ A bool }{}", "any(1)", "interface{}", "chan int",
 	"goto L", "L:", "select {}", "panic(0)", "println()", "complex(1, 2)", "y[1:]", "append(y, 1)",
+	"arr.Texture2D(0)", "arr.Texture2D(i)", ".Sample(kernel.F2(0, 1))", ".Sample(", "tex", "src", ".Read(0, 0)", ".Size()",
 }
 
 // FuzzSplice inserts or replaces fragments at token boundaries of corpus kernels.
