@@ -92,9 +92,4 @@ func (t BindlessTexture2D) Read(x, y uint32) Float4 { return t.tex.Read(x, y) }
 // nearest texel (FilterPoint) or four blended bilinearly, texel centres at
 // +0.5, each tap addressed by the sampler's address mode; zero for an empty
 // slot.
-func (t BindlessTexture2D) Sample(uv Float2) Float4 {
-	if t.tex.texels == nil {
-		return Float4{}
-	}
-	return t.tex.sample(t.s, uv)
-}
+func (t BindlessTexture2D) Sample(uv Float2) Float4 { return t.tex.sample(t.s, uv) }

@@ -100,6 +100,7 @@ func TestSample(t *testing.T) {
 			_ = b.Texture2D(uint32(s)).Sample(kernel.F2(u, u))
 		}
 	}
+	require.Equal(t, kernel.Float4{}, kernel.Texture2D[kernel.Float4]{}.Sample(kernel.F2(0.5, 0.5)), "the zero texture")
 	ti, err := kernel.NewTexture2D[kernel.Int4](1, 1)
 	require.NoError(t, err)
 	require.PanicsWithValue(t, "kernel: Sample of a Texture2D[kernel.Int4]: only textures of Float4 texels are sampled",

@@ -89,7 +89,7 @@ func (t Texture2D[T]) border() Float4 {
 // Sample filters the texture bilinearly at normalised coordinates uv (texel
 // centres at (x+0.5)/width), clamping to the edge: the kernel.Bilinear
 // sampler. Only textures of Float4 texels are sampled; on others Sample
-// panics (the compiler rejects it).
+// panics (the compiler rejects it). The zero Texture2D samples as zero.
 func (t Texture2D[T]) Sample(uv Float2) Float4 {
 	ft, ok := any(t).(Texture2D[Float4])
 	if !ok {
@@ -101,6 +101,9 @@ func (t Texture2D[T]) Sample(uv Float2) Float4 {
 // sample filters at uv as s says.
 func (t Texture2D[T]) sample(s Sampler, uv Float2) Float4 {
 	ft := any(t).(Texture2D[Float4])
+	if len(ft.texels) == 0 {
+		return Float4{} // the zero Texture2D, like an empty bindless slot
+	}
 	fetch := func(x, y uint32) Float4 { return ft.mask(ft.texels[y*ft.width+x]) }
 	return sample2D(ft.width, ft.height, fetch, ft.border(), s, uv)
 }
