@@ -29,8 +29,13 @@ info: setup
 generate:
 	$(GO) generate ./...
 
+# Side-by-side benchmarks: the runtime against raw C Vulkan, the bindings'
+# call cost against C, codegen against glslang, start-up with and without caches.
 bench: setup
-	$(GO) run ./cmd/lucent bench
+	bench/compare.sh
+	$(GO) test -run '^$$' -bench . -benchtime 200000x ./vk
+	$(GO) test -run '^$$' -bench . -benchtime 10x ./bench/codegen
+	$(GO) test -run '^$$' -bench Startup -benchtime 3x ./bench/startup
 
 vet:
 	$(GO) vet -composites=false ./...

@@ -1,6 +1,6 @@
 // Command lucent is lucent's front door: it lists the devices the runtime sees
-// (`lucent info`), renders the demo scene (`lucent demo`) and runs the
-// benchmarks (`lucent bench`).
+// (`lucent info`) and renders the demo scene (`lucent demo`). Benchmarks that
+// compare lucent with a reference live under bench/ (`make bench`).
 //
 // Each subcommand lives in its own file and registers itself in init, so this
 // file only parses the first argument and reports errors.
