@@ -12,7 +12,7 @@ import (
 
 // Benchmarks of what the device package adds on top of a backend: the typed
 // argument binding and the validation wrapper. Each pair runs side by side in
-// one process so their ratio is meaningful (docs/notes/device-performance.md).
+// one process so their ratio is meaningful (docs/PERFORMANCE.md, device).
 
 type saxpyRig struct {
 	dev    *device.Device

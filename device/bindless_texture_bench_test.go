@@ -18,7 +18,7 @@ import (
 // refreshed before the dispatch, sampling emulated on it; also with a
 // nearest sampler: one fetch instead of four), and, for the mirror refresh
 // alone, a bindless kernel that only asks the slot's size.
-// Each iteration is one dispatch and a wait (docs/notes/bindless-performance.md).
+// Each iteration is one dispatch and a wait (docs/PERFORMANCE.md, bindless).
 func BenchmarkBindlessTextureSample(b *testing.B) {
 	const w, h = 512, 512
 	dev, err := device.Open(context.Background(), "vulkan", device.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))

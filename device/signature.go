@@ -52,7 +52,7 @@ func (k ScalarKind) String() string {
 	return [...]string{"unknown", "bool", "int", "uint", "float"}[min(int(k), 4)]
 }
 
-// ArgForm is how a buffer argument reaches the kernel (see docs/notes/kernel-abi.md).
+// ArgForm is how a buffer argument reaches the kernel (see docs/kernel-abi.md).
 type ArgForm uint8
 
 const (

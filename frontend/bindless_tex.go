@@ -5,7 +5,7 @@ package frontend
 // bindless) the slot record points at a linear mirror of the texture's level
 // 0, and reads, size queries and sampling are emulated in code from the
 // record's extent, format and sampler (see emit_bindless_tex.go and
-// docs/notes/bindless-rationale.md).
+// RATIONALE.md (bindless)).
 
 // BindlessTex2D is the 2D texture in one slot of a bindless array.
 type BindlessTex2D struct {

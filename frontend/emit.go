@@ -447,7 +447,7 @@ func (g *gen) kernelBuiltins(f *Function) {
 		// and no thread is past dispatch_size. The early return is then
 		// dead, yet it is not free: it made the barrier kernels of
 		// bench/codegen (tiled matmul, prefix sum) about 1.2x slower on
-		// lavapipe (docs/notes/frontend-performance.md).
+		// lavapipe (docs/PERFORMANCE.md, frontend).
 		return
 	}
 	// Only a dimension whose block is wider than one thread can overshoot:

@@ -11,7 +11,7 @@ var ErrBindless = errors.New("kernel: bindless slot")
 // Bindless is a bindless array: numbered slots each holding a buffer or a 2D
 // texture, chosen per thread at run time. A kernel takes it by value (copies
 // share the slots). On a device without descriptor indexing the runtime
-// reaches the slots through buffer device addresses (docs/notes/kernel-abi.md).
+// reaches the slots through buffer device addresses (docs/kernel-abi.md).
 type Bindless struct {
 	slots []any
 }

@@ -19,7 +19,7 @@
 // …) from package functions, not from a parameter, so kernels stay plain Go.
 // On the CPU the runner records which kernel thread each of its goroutines
 // is running, and the intrinsics find that thread's state through the
-// goroutine's identity (see thread.go and docs/notes/gokernel-rationale.md). Calling an intrinsic outside Run panics
+// goroutine's identity (see thread.go and RATIONALE.md (gokernel)). Calling an intrinsic outside Run panics
 // with a message saying so.
 package kernel
 

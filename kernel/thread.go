@@ -20,7 +20,7 @@ import (
 // on. Either is correct under any amount of concurrency: it is unique while
 // the goroutine runs, and the runner removes the entry before the goroutine
 // exits. The descriptor costs nanoseconds per lookup, the stack trace about
-// four microseconds (docs/notes/gokernel-performance.md); only the CPU runner
+// four microseconds (docs/PERFORMANCE.md, gokernel); only the CPU runner
 // pays it, compiled kernels read built-in variables.
 
 // thread is the state of one kernel thread on the CPU.

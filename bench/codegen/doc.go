@@ -8,7 +8,7 @@
 // The one design choice to know: the three variants of a kernel are timed
 // interleaved inside one benchmark (one dispatch of each per iteration, each
 // waited for), so the ratios they report compare the same moments of a
-// machine whose load changes; see docs/notes/frontend-performance.md.
+// machine whose load changes; see docs/PERFORMANCE.md (frontend).
 //
 // The package holds only tests and benchmarks:
 //

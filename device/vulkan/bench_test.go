@@ -10,7 +10,7 @@ import (
 
 // The benchmarks below have twins in bench/vkbench.c, which does the same
 // work with raw Vulkan; bench/compare.sh runs both and prints the ratios
-// (docs/notes/runtime-performance.md).
+// (docs/PERFORMANCE.md, runtime).
 
 func benchFixture(b *testing.B) *fixture {
 	b.Helper()

@@ -199,7 +199,7 @@ func (p *physical) capabilities(index int) device.Capabilities {
 	}
 	if c.BufferDeviceAddress {
 		// Slot tables of device addresses work everywhere; native descriptor
-		// indexing is not wired yet (see docs/notes/runtime-rationale.md).
+		// indexing is not wired yet (see RATIONALE.md (runtime)).
 		c.Bindless = device.PathEmulated
 		c.Sampling = device.PathEmulated // texture slots: linear mirrors, sampling in code
 	}
