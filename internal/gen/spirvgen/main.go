@@ -310,6 +310,11 @@ var extInstSets = []struct{ name, file string }{
 func genExtInst(w *bytes.Buffer, dir string) error {
 	fmt.Fprintf(w, "// extInstSetTable holds the extended instruction sets the reader types and the\n// disassembler names, by import name (a trailing \".\" matches a prefix).\nvar extInstSetTable = [...]ExtInstSet{\n")
 	for _, set := range extInstSets {
+		if set.name == "GLSL.std.450" {
+			// glsl_gen.go already holds this set, sorted; share it.
+			fmt.Fprintf(w, "\t{Name: %q, Instructions: glslTable[:]},\n", set.name)
+			continue
+		}
 		g, err := load(filepath.Join(dir, set.file))
 		if err != nil {
 			return err
