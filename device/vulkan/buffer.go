@@ -59,6 +59,7 @@ func (d *Device) DestroyBuffer(h device.Handle) error {
 	if err != nil {
 		return err
 	}
-	d.graveyard.bury(b.waits(), b.release)
+	recycle := d.dropResource(h)
+	d.graveyard.bury(b.waits(), func() { b.release(); recycle() })
 	return nil
 }

@@ -69,6 +69,7 @@ type Device struct {
 
 	graveyard graveyard
 	samplers  samplerCache
+	setIdx    setIndex // cached descriptor sets by resource (descset.go)
 	pcache    pipelineCache
 	streams   sync.Map // every *stream not yet released, destroyed ones included
 	parked    parkedSet
@@ -130,6 +131,9 @@ func Open(opts device.Options) (_ *Device, err error) {
 		return nil, err
 	}
 	d.caps = p.capabilities(idx)
+	if noPushDescriptorsForced() {
+		d.caps.PushDescriptors = false // resources bind through cached descriptor sets
+	}
 	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
 	d.mem = newMemory(d)
 	return d, nil

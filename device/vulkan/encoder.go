@@ -78,6 +78,12 @@ type encoder struct {
 	writes    []vk.WriteDescriptorSet
 	bufInfos  []vk.DescriptorBufferInfo
 	imgInfos  []vk.DescriptorImageInfo
+
+	// Without push descriptors: the tuple naming a dispatch's set, the
+	// resources in it, and the set handles bound (an arena, like writes).
+	setKey   []byte
+	setRes   []device.Handle
+	setArena []vk.DescriptorSet
 }
 
 func (e *encoder) init(d *Device, s *stream) {
@@ -87,6 +93,7 @@ func (e *encoder) init(d *Device, s *stream) {
 	e.writes = make([]vk.WriteDescriptorSet, 0, 64)
 	e.bufInfos = make([]vk.DescriptorBufferInfo, 0, 64)
 	e.imgInfos = make([]vk.DescriptorImageInfo, 0, 64)
+	e.setArena = make([]vk.DescriptorSet, 0, 64)
 }
 
 func (e *encoder) release() {}
@@ -166,6 +173,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 func (e *encoder) reset() {
 	e.batch.Flush() // no-op after a successful encode; drops nothing on an error path
 	e.writes, e.bufInfos, e.imgInfos, e.pushArena = e.writes[:0], e.bufInfos[:0], e.imgInfos[:0], e.pushArena[:0]
+	e.setArena = e.setArena[:0]
 	e.deps, e.mbs = e.deps[:0], e.mbs[:0]
 	e.last, e.barriers = e.barriers, 0
 	e.accesses = e.accesses[:0]
@@ -602,8 +610,8 @@ func (e *encoder) copyBuffer(src vk.Buffer, srcOff uint64, dst vk.Buffer, dstOff
 	e.batch.CmdCopyBuffer(e.cmd, src, dst, 1, &r)
 }
 
-// dispatch binds a shader's arguments (push descriptors and push constants,
-// kernel ABI v1) and dispatches it, split into pieces no larger than the
+// dispatch binds a shader's arguments (push descriptors, or cached descriptor
+// sets without them, and push constants, kernel ABI v1) and dispatches it, split into pieces no larger than the
 // device's workgroup-count limit.
 func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	d, cmd := e.d, e.cmd
@@ -621,6 +629,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	uses := e.uses[:0]
 	defer func() { e.uses = uses[:0] }()
 	bindlessUsed := false
+	cached := !d.caps.PushDescriptors
+	key, res := e.setKey[:0], e.setRes[:0]
+	defer func() { e.setKey, e.setRes = key[:0], res[:0] }()
 	for i, a := range c.Args {
 		p := sig.Args[i]
 		if a.Kind != p.Kind {
@@ -660,6 +671,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			if n > d.caps.MaxStorageBufferRange {
 				return invalidf("shader %d %s: a %d-byte range exceeds maxStorageBufferRange (%d); pass larger buffers by device address",
 					c.Shader, p.Label(i), n, d.caps.MaxStorageBufferRange)
+			}
+			if cached {
+				key, res = setKey(key, p.Binding, a.Handle, a.Offset, n, 0), append(res, a.Handle)
 			}
 			e.bufInfos = append(e.bufInfos, vk.DescriptorBufferInfo{Buffer: b.raw.handle, Offset: vk.DeviceSize(a.Offset), Range: vk.DeviceSize(n)})
 			e.writes = append(e.writes, vk.WriteDescriptorSet{
@@ -701,6 +715,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				acc = device.ReadWrite
 			}
 			uses = append(uses, use{t, 0, ^uint64(0), acc&device.Write != 0})
+			if cached {
+				key, res = setKey(key, p.Binding, a.Handle, uint64(a.Level), uint64(info.Sampler), uint64(a.Kind)+1), append(res, a.Handle)
+			}
 			e.imgInfos = append(e.imgInfos, info)
 			e.writes = append(e.writes, vk.WriteDescriptorSet{
 				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: desc,
@@ -717,6 +734,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			}
 			bindlessUsed = true
 			uses = append(uses, use{arr, 0, ^uint64(0), false})
+			if cached {
+				key, res = setKey(key, p.Binding, a.Handle, uint64(arr.table.raw.handle), arr.table.raw.size, 0), append(res, a.Handle)
+			}
 			e.bufInfos = append(e.bufInfos, vk.DescriptorBufferInfo{Buffer: arr.table.raw.handle, Range: vk.DeviceSize(arr.table.raw.size)})
 			e.writes = append(e.writes, vk.WriteDescriptorSet{
 				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -759,7 +779,15 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		e.batch.CmdBindPipeline(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.pipeline)
 		e.pipeline = sh.pipeline
 	}
-	if n := len(e.writes) - wStart; n > 0 {
+	if n := len(e.writes) - wStart; n > 0 && cached {
+		set, err := e.descriptorSet(sh, key, res, e.writes[wStart:])
+		e.writes = e.writes[:wStart] // written (or cached) already
+		if err != nil {
+			return err
+		}
+		e.setArena = append(e.setArena, set)
+		e.batch.CmdBindDescriptorSets(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, 1, &e.setArena[len(e.setArena)-1], 0, nil)
+	} else if n > 0 {
 		e.batch.CmdPushDescriptorSetKHR(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, uint32(n), &e.writes[wStart])
 	}
 	pushConstants := func() {

@@ -9,7 +9,9 @@ import (
 
 // shader is a compute pipeline with its layout. Resource arguments are bound
 // with push descriptors (set 0) and uniforms with push constants, so a
-// dispatch allocates no descriptor set (kernel ABI v1).
+// dispatch allocates no descriptor set (kernel ABI v1). Without push
+// descriptors, set 0 comes from the shader's cache of written sets
+// (descset.go).
 type shader struct {
 	tracked
 	d        *Device
@@ -21,12 +23,14 @@ type shader struct {
 	pipeline vk.Pipeline
 	pushSize uint32 // push-constant range, bytes
 	name     string
+	sets     setCache // descriptor sets, when push descriptors are not in use
 }
 
 func (s *shader) setName(n string) { s.name = n }
 
 func (s *shader) release() {
 	d := s.d
+	s.sets.release(d)
 	d.fn.DestroyPipeline(d.vk, s.pipeline, nil)
 	d.fn.DestroyPipelineLayout(d.vk, s.layout, nil)
 	d.fn.DestroyDescriptorSetLayout(d.vk, s.setLay, nil)
@@ -126,19 +130,19 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 			Binding: a.Binding, DescriptorType: sh.descType[i], DescriptorCount: 1, StageFlags: vk.SHADER_STAGE_COMPUTE_BIT,
 		})
 	}
-	if len(bindings) > 0 && !d.caps.PushDescriptors {
-		return unsupportedf("shader %q: the device lacks VK_KHR_push_descriptor (descriptor-set caching is not implemented)", label)
-	}
-	if max := d.phys.pushDs.MaxPushDescriptors; len(bindings) > int(max) {
+	if max := d.phys.pushDs.MaxPushDescriptors; d.caps.PushDescriptors && len(bindings) > int(max) {
 		return unsupportedf("shader %q: %d resource arguments exceed the device's %d push descriptors", label, len(bindings), max)
 	}
 	lci := vk.DescriptorSetLayoutCreateInfo{
 		SType: vk.STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, BindingCount: uint32(len(bindings)),
 	}
 	if len(bindings) > 0 {
-		lci.Flags = vk.DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR
+		if d.caps.PushDescriptors {
+			lci.Flags = vk.DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR
+		}
 		lci.PBindings = &bindings[0]
 	}
+	sh.sets.init(bindings)
 	if err := check("vkCreateDescriptorSetLayout", d.fn.CreateDescriptorSetLayout(d.vk, &lci, nil, &sh.setLay)); err != nil {
 		return fmt.Errorf("shader %q: %w", label, err)
 	}
@@ -175,6 +179,7 @@ func (d *Device) DestroyShader(h device.Handle) error {
 	if err != nil {
 		return err
 	}
+	d.dropShader(s)
 	d.graveyard.bury(s.waits(), s.release)
 	return nil
 }

@@ -220,7 +220,8 @@ func (d *Device) DestroyTexture(h device.Handle) error {
 	if err != nil {
 		return err
 	}
-	d.graveyard.bury(t.waits(), t.release)
+	recycle := d.dropResource(h)
+	d.graveyard.bury(t.waits(), func() { t.release(); recycle() })
 	return nil
 }
 

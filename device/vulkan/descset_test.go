@@ -1,0 +1,151 @@
+package vulkan
+
+import (
+	"context"
+	"testing"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDescriptorSetFallback re-runs the dispatch tests with
+// LUCENT_VULKAN_NO_PUSH_DESCRIPTORS=1: every resource argument is bound
+// through a cached descriptor set, results are checked element by element
+// by the tests themselves and the validation layer is on.
+func TestDescriptorSetFallback(t *testing.T) {
+	t.Setenv(EnvNoPushDescriptors, "1")
+	d, _ := openDevice(t)
+	require.False(t, d.Capabilities().PushDescriptors, "the forced fallback must be reported")
+	for _, tc := range []struct {
+		name string
+		fn   func(*testing.T)
+	}{
+		{"DispatchAdd", TestDispatchAdd},
+		{"DependentChain", TestDependentChain},
+		{"BarriersFollowDependencies", TestBarriersFollowDependencies},
+		{"SplitDispatch", TestSplitDispatch},
+		{"BufferBeyondStorageRange", TestBufferBeyondStorageRange},
+		{"IndirectDispatch", TestIndirectDispatch},
+		{"BindlessBuffers", TestBindlessBuffers},
+		{"StorageImageDispatch", TestStorageImageDispatch},
+		{"SampledTexture", TestSampledTexture},
+		{"ConcurrentUse", TestConcurrentUse},
+		{"DestroyWhileInFlight", TestDestroyWhileInFlight},
+		{"BadInput", TestBadInput},
+	} {
+		t.Run(tc.name, tc.fn)
+	}
+}
+
+// TestPushDescriptorsReported: without the override, the capability says
+// whether the device has (and so the backend uses) VK_KHR_push_descriptor.
+func TestPushDescriptorsReported(t *testing.T) {
+	t.Setenv(EnvNoPushDescriptors, "")
+	d, _ := openDevice(t)
+	require.Equal(t, d.phys.exts["VK_KHR_push_descriptor"], d.Capabilities().PushDescriptors)
+}
+
+// addArgs binds c = a + b*scale over n elements of views starting at
+// element off of each buffer.
+func addArgs(a, b, c device.Handle, off, n uint64) []device.Arg {
+	return []device.Arg{
+		{Kind: device.ArgBuffer, Handle: a, Offset: 4 * off, Size: 4 * n},
+		{Kind: device.ArgBuffer, Handle: b, Offset: 4 * off, Size: 4 * n},
+		{Kind: device.ArgBuffer, Handle: c, Offset: 4 * off, Size: 4 * n},
+		{Kind: device.ArgUniform, Uniform: uniform32(uint32(n))}, {Kind: device.ArgUniform, Uniform: uniformF(2)},
+	}
+}
+
+func cacheState(d *Device, sh device.Handle) (allocated, cached, spare, pools int) {
+	d.live.RLock()
+	s := d.objects[sh].(*shader)
+	d.live.RUnlock()
+	s.sets.mu.Lock()
+	defer s.sets.mu.Unlock()
+	return s.sets.allocated, len(s.sets.sets), len(s.sets.spare), len(s.sets.pools)
+}
+
+// TestDescriptorSetCache: repeated dispatches with the same resources reuse
+// one set; new views get new sets from pools that grow; destroying a buffer
+// drops its sets, which are then rewritten for new resources instead of
+// allocating.
+func TestDescriptorSetCache(t *testing.T) {
+	t.Setenv(EnvNoPushDescriptors, "1")
+	f := newFixture(t)
+	sh, _ := f.shader("add")
+	const n, views, per = 64 * 20, 20, 64
+	g := uint64(f.d.caps.MemoryGranularity / 4)
+	if g == 0 {
+		g = 1
+	}
+	total := uint64(n) * g
+	in := make([]float32, total)
+	for i := range in {
+		in[i] = float32(i % 1013)
+	}
+	a, b := f.buffer(4*total), f.buffer(4*total)
+	f.run(&device.BufferUpload{Buffer: a, Data: bytesOfF32(in)}, &device.BufferUpload{Buffer: b, Data: bytesOfF32(in)})
+	check := func(c device.Handle, off, cnt uint64) {
+		t.Helper()
+		out := make([]byte, 4*total)
+		f.run(&device.BufferDownload{Buffer: c, Data: out})
+		got := f32s(out)
+		for i := off; i < off+cnt; i++ {
+			require.Equal(t, in[i]*3, got[i], "element %d", i)
+		}
+	}
+
+	c := f.d2buffer(4 * total)
+	for range 30 {
+		f.run(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: addArgs(a, b, c, 0, n)})
+	}
+	check(c, 0, n)
+	alloc, cached, _, pools := cacheState(f.d, sh)
+	require.Equal(t, 1, alloc, "30 dispatches with the same resources allocate one set")
+	require.Equal(t, 1, cached)
+	require.Equal(t, 1, pools)
+
+	// Views at distinct offsets: one set each, pools grow past the first.
+	var list device.CommandList
+	for v := uint64(0); v < views; v++ {
+		list.Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{per, 1, 1}, Args: addArgs(a, b, c, (v+1)*g, per)})
+	}
+	require.NoError(t, f.d.Dispatch(f.s, &list))
+	require.NoError(t, f.d.SynchronizeStream(context.Background(), f.s))
+	for v := uint64(0); v < views; v++ {
+		check(c, (v+1)*g, per)
+	}
+	alloc, cached, _, pools = cacheState(f.d, sh)
+	require.Equal(t, 1+views, alloc)
+	require.Equal(t, 1+views, cached)
+	require.Equal(t, 2, pools, "16 sets, then 32")
+	require.NoError(t, f.d.Dispatch(f.s, &list)) // all cached now
+	require.NoError(t, f.d.SynchronizeStream(context.Background(), f.s))
+	alloc, _, _, _ = cacheState(f.d, sh)
+	require.Equal(t, 1+views, alloc)
+
+	// Destroying c drops every set naming it; they are recycled, not leaked.
+	require.NoError(t, f.d.DestroyBuffer(c))
+	alloc, cached, spare, _ := cacheState(f.d, sh)
+	require.Equal(t, 1+views, alloc)
+	require.Zero(t, cached)
+	require.Equal(t, 1+views, spare, "the GPU was idle: the sets are spare at once")
+	f.d.setIdx.mu.Lock()
+	require.Empty(t, f.d.setIdx.byRes, "no resource still names a dropped set")
+	f.d.setIdx.mu.Unlock()
+
+	c2 := f.buffer(4 * total)
+	f.run(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: addArgs(a, b, c2, 0, n)})
+	check(c2, 0, n)
+	alloc, cached, spare, _ = cacheState(f.d, sh)
+	require.Equal(t, 1+views, alloc, "a spare set is rewritten")
+	require.Equal(t, 1, cached)
+	require.Equal(t, views, spare)
+}
+
+// d2buffer creates a buffer the test destroys itself.
+func (f *fixture) d2buffer(size uint64) device.Handle {
+	h, err := f.d.CreateBuffer(device.BufferDesc{Size: size})
+	require.NoError(f.t, err)
+	return h
+}
