@@ -23,6 +23,7 @@ func TestDescriptorSetFallback(t *testing.T) {
 		{"DispatchAdd", TestDispatchAdd},
 		{"DependentChain", TestDependentChain},
 		{"BarriersFollowDependencies", TestBarriersFollowDependencies},
+		{"SyncValidationCatchesMissingBarrier", TestSyncValidationCatchesMissingBarrier},
 		{"SplitDispatch", TestSplitDispatch},
 		{"BufferBeyondStorageRange", TestBufferBeyondStorageRange},
 		{"IndirectDispatch", TestIndirectDispatch},

@@ -181,7 +181,17 @@ func TestSyncValidationCatchesMissingBarrier(t *testing.T) {
 		}
 		pc := uniform32(64, 1)
 		fn.CmdBindPipeline(cb, vk.PIPELINE_BIND_POINT_COMPUTE, shd.pipeline)
-		fn.CmdPushDescriptorSetKHR(cb, vk.PIPELINE_BIND_POINT_COMPUTE, shd.layout, 0, 2, &writes[0])
+		if f.d.caps.PushDescriptors {
+			fn.CmdPushDescriptorSetKHR(cb, vk.PIPELINE_BIND_POINT_COMPUTE, shd.layout, 0, 2, &writes[0])
+		} else { // a set from the shader's pool, as the encoder's fallback does
+			shd.sets.mu.Lock()
+			set, err := shd.sets.alloc(f.d, shd)
+			shd.sets.mu.Unlock()
+			require.NoError(t, err)
+			writes[0].DstSet, writes[1].DstSet = set, set
+			require.NoError(t, fn.UpdateDescriptorSets(f.d.vk, 2, &writes[0], 0, nil))
+			fn.CmdBindDescriptorSets(cb, vk.PIPELINE_BIND_POINT_COMPUTE, shd.layout, 0, 1, &set, 0, nil)
+		}
 		fn.CmdPushConstants(cb, shd.layout, vk.SHADER_STAGE_COMPUTE_BIT, 0, 8, unsafe.Pointer(&pc[0]))
 		fn.CmdDispatch(cb, 1, 1, 1)
 	}
