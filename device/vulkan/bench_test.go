@@ -61,7 +61,9 @@ func (f *fixture) submitWait(b *testing.B, list *device.CommandList) {
 // BenchmarkDispatchChain: 10,000 empty dispatches on one buffer, each
 // depending on the one before (a barrier between each pair), encoded,
 // submitted and waited for. The figure is per dispatch.
-func BenchmarkDispatchChain(b *testing.B) {
+func BenchmarkDispatchChain(b *testing.B) { benchDispatchChain(b) }
+
+func benchDispatchChain(b *testing.B) {
 	f := benchFixture(b)
 	sh := f.mustShader(b, "empty")
 	buf := f.mustBuffer(b, 256)
@@ -79,7 +81,9 @@ func BenchmarkDispatchChain(b *testing.B) {
 }
 
 // BenchmarkRoundTrip: one empty dispatch submitted and waited for.
-func BenchmarkRoundTrip(b *testing.B) {
+func BenchmarkRoundTrip(b *testing.B) { benchRoundTrip(b) }
+
+func benchRoundTrip(b *testing.B) {
 	f := benchFixture(b)
 	sh := f.mustShader(b, "empty")
 	buf := f.mustBuffer(b, 256)
@@ -88,6 +92,27 @@ func BenchmarkRoundTrip(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		f.submitWait(b, list)
+	}
+}
+
+// BenchmarkDescriptorPath runs BenchmarkDispatchChain and BenchmarkRoundTrip
+// side by side with push descriptors and with cached descriptor sets
+// (LUCENT_VULKAN_NO_PUSH_DESCRIPTORS=1): the steady-state cost of the
+// fallback (RATIONALE.md, Vulkan backend).
+func BenchmarkDescriptorPath(b *testing.B) {
+	for _, path := range []string{"push", "sets"} {
+		env := ""
+		if path == "sets" {
+			env = "1"
+		}
+		b.Run("chain/"+path, func(b *testing.B) {
+			b.Setenv(EnvNoPushDescriptors, env)
+			benchDispatchChain(b)
+		})
+		b.Run("roundtrip/"+path, func(b *testing.B) {
+			b.Setenv(EnvNoPushDescriptors, env)
+			benchRoundTrip(b)
+		})
 	}
 }
 

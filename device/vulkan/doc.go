@@ -11,4 +11,10 @@
 //
 // Barriers are never written by users: the encoder derives them from what each
 // command reads and writes (see encoder.go).
+//
+// Resource arguments are bound with push descriptors where the device has
+// VK_KHR_push_descriptor, and otherwise with descriptor sets cached by the
+// tuple of bound resources (see descset.go). Setting the environment variable
+// LUCENT_VULKAN_NO_PUSH_DESCRIPTORS=1 before Open forces the cached sets;
+// Capabilities.PushDescriptors reports which path is in use.
 package vulkan
