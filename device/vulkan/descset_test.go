@@ -150,3 +150,96 @@ func (f *fixture) d2buffer(size uint64) device.Handle {
 	require.NoError(f.t, err)
 	return h
 }
+
+// TestDescriptorSetRecycledAfterGPU destroys a buffer while dispatches that
+// bind its set are in flight, then binds a new buffer at once: the dropped
+// set must not be rewritten before the GPU is done with it (the validation
+// layer reports updating a set in use), and both results must be right.
+func TestDescriptorSetRecycledAfterGPU(t *testing.T) {
+	t.Setenv(EnvNoPushDescriptors, "1")
+	f := newFixture(t)
+	sh, _ := f.shader("step")
+	const n, links = 1 << 16, 20
+	init := make([]uint32, n)
+	for i := range init {
+		init[i] = uint32(i)
+	}
+	x := f.buffer(4 * n)
+	y := f.d2buffer(4 * n)
+	cmds := []device.Command{&device.BufferUpload{Buffer: x, Data: bytesOfU32(init)}}
+	want := append([]uint32(nil), init...)
+	src, dst := x, y
+	for k := uint32(0); k < links; k++ {
+		cmds = append(cmds, &device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: stepArgs(src, dst, n, k)})
+		next := make([]uint32, n)
+		for i := range next {
+			next[i] = want[(i+1)%n]*3 + k
+		}
+		want, src, dst = next, dst, src
+	}
+	first := make([]byte, 4*n)
+	cmds = append(cmds, &device.BufferDownload{Buffer: src, Data: first})
+	require.NoError(t, f.d.Dispatch(f.s, (&device.CommandList{}).Add(cmds...)))
+	require.NoError(t, f.d.DestroyBuffer(y)) // its two sets are still bound by work in flight
+
+	z := f.buffer(4 * n)
+	second := make([]byte, 4*n)
+	require.NoError(t, f.d.Dispatch(f.s, (&device.CommandList{}).Add(
+		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: stepArgs(x, z, n, 7)},
+		&device.BufferDownload{Buffer: z, Data: second})))
+	require.NoError(t, f.d.SynchronizeStream(context.Background(), f.s))
+	require.Equal(t, want, u32s(first))
+	final, got := u32s(first), u32s(second) // x holds the chain's result (links is even)
+	for i := range n {
+		if w := final[(i+1)%n]*3 + 7; got[i] != w {
+			t.Fatalf("element %d: got %d, want %d", i, got[i], w)
+		}
+	}
+	alloc, cached, _, _ := cacheState(f.d, sh)
+	require.LessOrEqual(t, alloc, 3, "at most one set more than the chain needed")
+	require.Equal(t, 1, cached, "only the set naming x and z is still cached")
+}
+
+// TestDescriptorSetDroppedWithTexture: destroying a texture drops the sets
+// naming it (per mip level) from the cache and the resource index.
+func TestDescriptorSetDroppedWithTexture(t *testing.T) {
+	t.Setenv(EnvNoPushDescriptors, "1")
+	f := newFixture(t)
+	sh, _ := f.shader("image")
+	const w, h = 8, 4
+	desc := device.TextureDesc{Dim: 2, Format: device.RGBA32Float, Width: w, Height: h, Depth: 1, Levels: 2}
+	src := f.texture(desc)
+	dst, err := f.d.CreateTexture(desc)
+	require.NoError(t, err)
+	in := make([]float32, w*h*4)
+	for i := range in {
+		in[i] = float32(i)
+	}
+	out := make([]byte, 4*len(in))
+	args := func(level uint32) []device.Arg {
+		return []device.Arg{{Kind: device.ArgTexture, Handle: src, Level: level}, {Kind: device.ArgTexture, Handle: dst, Level: level}}
+	}
+	ext1 := desc.LevelExtent(1)
+	f.run(&device.TextureUpload{Texture: src, Data: bytesOfF32(in)},
+		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{w, h, 1}, Args: args(0)},
+		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{ext1[0], ext1[1], 1}, Args: args(1)},
+		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{w, h, 1}, Args: args(0)},
+		&device.TextureDownload{Texture: dst, Data: out})
+	got := f32s(out)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := (y*w + x) * 4
+			require.Equal(t, []float32{in[i]*2 + float32(x), in[i+1]*2 + float32(y), in[i+2] * 2, in[i+3]*2 + 1}, got[i:i+4], "texel (%d, %d)", x, y)
+		}
+	}
+	alloc, cached, _, _ := cacheState(f.d, sh)
+	require.Equal(t, 2, alloc, "one set per mip level")
+	require.Equal(t, 2, cached)
+	require.NoError(t, f.d.DestroyTexture(dst))
+	_, cached, spare, _ := cacheState(f.d, sh)
+	require.Zero(t, cached)
+	require.Equal(t, 2, spare)
+	f.d.setIdx.mu.Lock()
+	require.Empty(t, f.d.setIdx.byRes)
+	f.d.setIdx.mu.Unlock()
+}
