@@ -324,6 +324,32 @@ func (e *encoder) texture(h device.Handle) (*texture, error) {
 	return t, nil
 }
 
+// bufferTexture resolves and checks the two sides of a buffer↔texture copy:
+// the handles, the texture region, the buffer offset's alignment and the
+// buffer range the region's n packed bytes occupy.
+func (e *encoder) bufferTexture(bh device.Handle, off uint64, th device.Handle, reg device.Region) (*buffer, *texture, vk.BufferImageCopy, uint64, error) {
+	var r vk.BufferImageCopy
+	b, err := e.buffer(bh)
+	if err != nil {
+		return nil, nil, r, 0, err
+	}
+	t, err := e.texture(th)
+	if err != nil {
+		return nil, nil, r, 0, err
+	}
+	origin, size, n, err := t.region(reg, th)
+	if err != nil {
+		return nil, nil, r, 0, err
+	}
+	if err := e.texelOffset(t, off); err != nil {
+		return nil, nil, r, 0, err
+	}
+	if _, err := span(b, bh, off, n); err != nil {
+		return nil, nil, r, 0, err
+	}
+	return b, t, t.copyRegion(off, reg.Level, origin, size), n, nil
+}
+
 // span checks [off, off+size) against a buffer (size 0: to the end).
 func span(b *buffer, h device.Handle, off, size uint64) (uint64, error) {
 	if size == 0 {
@@ -397,49 +423,19 @@ func (e *encoder) command(c device.Command) error {
 		e.copyBuffer(src.raw.handle, c.SrcOffset, dst.raw.handle, c.DstOffset, c.Size)
 
 	case *device.BufferToTexture:
-		b, err := e.buffer(c.Buffer)
+		b, t, r, n, err := e.bufferTexture(c.Buffer, c.Offset, c.Texture, c.Region)
 		if err != nil {
-			return err
-		}
-		t, err := e.texture(c.Texture)
-		if err != nil {
-			return err
-		}
-		origin, size, n, err := t.region(c.Region, c.Texture)
-		if err != nil {
-			return err
-		}
-		if err := e.texelOffset(t, c.Offset); err != nil {
-			return err
-		}
-		if _, err := span(b, c.Buffer, c.Offset, n); err != nil {
 			return err
 		}
 		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, false}, use{t, 0, ^uint64(0), true})
-		r := t.copyRegion(c.Offset, c.Region.Level, origin, size)
 		e.batch.CmdCopyBufferToImage(cmd, b.raw.handle, t.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
 
 	case *device.TextureToBuffer:
-		t, err := e.texture(c.Texture)
+		b, t, r, n, err := e.bufferTexture(c.Buffer, c.Offset, c.Texture, c.Region)
 		if err != nil {
-			return err
-		}
-		b, err := e.buffer(c.Buffer)
-		if err != nil {
-			return err
-		}
-		origin, size, n, err := t.region(c.Region, c.Texture)
-		if err != nil {
-			return err
-		}
-		if err := e.texelOffset(t, c.Offset); err != nil {
-			return err
-		}
-		if _, err := span(b, c.Buffer, c.Offset, n); err != nil {
 			return err
 		}
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false}, use{b, c.Offset, c.Offset + n, true})
-		r := t.copyRegion(c.Offset, c.Region.Level, origin, size)
 		e.batch.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, b.raw.handle, 1, &r)
 
 	case *device.TextureUpload:
