@@ -5,6 +5,12 @@ export LUCENT_REQUIRE_VULKAN ?= 1
 # Packages whose concurrency is exercised under the race detector.
 RACE_PKGS ?= ./vk/... ./device/... ./kernel/... ./shadercache/... ./swapchain/...
 
+# The second test device scripts/setup.sh unpacks on Debian bookworm (Mesa's
+# newer lavapipe, with the native paths 22.3 lacks), and the suites run on it.
+LAVAPIPE_NEXT ?= /opt/lucent/lavapipe-next/lvp_icd.json
+NEXT_PKGS ?= ./device/... ./frontend/... ./kernel/... ./swapchain/... ./cmd/...
+NEXT_REQUIRED := $(shell grep -q '^VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null && echo 1)
+
 .PHONY: setup test test-short demo info generate bench vet
 
 setup:
@@ -15,6 +21,10 @@ test: setup
 	CGO_ENABLED=0 $(GO) build ./vk/... ./spirv/... ./frontend/... ./kernel/... ./device/... ./shadercache/... ./swapchain/... ./cmd/...
 	$(GO) test -count=1 -timeout 30m ./...
 	$(GO) test -count=1 -race -timeout 30m $(RACE_PKGS)
+	@if [ -f "$(LAVAPIPE_NEXT)" ]; then \
+	  echo "== the device suites again on $$(cat $(dir $(LAVAPIPE_NEXT))VERSION) lavapipe (native descriptor indexing)"; \
+	  VK_DRIVER_FILES=$(LAVAPIPE_NEXT) $(GO) test -count=1 -timeout 30m $(NEXT_PKGS); \
+	elif [ "$(NEXT_REQUIRED)" = 1 ]; then echo "setup left no second lavapipe at $(LAVAPIPE_NEXT)" >&2; exit 1; fi
 
 # Runs the tests without installing anything (skips what the machine lacks).
 test-short:

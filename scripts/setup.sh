@@ -45,4 +45,39 @@ if ! ldconfig -p | grep -q 'libSPIRV-Tools-shared.so'; then
   rm -rf "$tmp"
 fi
 
+# A second test device on Debian bookworm: Mesa's newer lavapipe from
+# bookworm-backports, unpacked (never installed) beside the system's 22.3. It
+# has what 22.3 lacks (descriptor indexing, dynamic indexing of sampled-image
+# arrays, acceleration structures, ray queries), so the runtime's native paths
+# run in the tests too. `make test` runs the device suites a second time with
+# VK_DRIVER_FILES pointing at it. Elsewhere the system's Mesa is the only one.
+NEXT_DIR=${LUCENT_LAVAPIPE_NEXT:-/opt/lucent/lavapipe-next}
+if grep -q '^VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null && [ ! -f "$NEXT_DIR/lvp_icd.json" ]; then
+  echo "setup: unpacking Mesa's lavapipe from bookworm-backports into $NEXT_DIR"
+  tmp=$(mktemp -d)
+  cat >"$tmp/backports.sources" <<SRC
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+  mkdir -p "$tmp/state/lists/partial" "$tmp/cache/archives/partial" "$tmp/deb"
+  apt_opts=(-o Dir::Etc::sourcelist="$tmp/backports.sources" -o Dir::Etc::sourceparts=/dev/null
+    -o Dir::State="$tmp/state" -o Dir::Cache="$tmp/cache" -o Dir::State::status=/var/lib/dpkg/status
+    -o APT::Sandbox::User=root)
+  apt-get "${apt_opts[@]}" update -qq
+  (cd "$tmp/deb" && apt-get "${apt_opts[@]}" download -qq mesa-vulkan-drivers/bookworm-backports)
+  dpkg-deb -x "$tmp"/deb/mesa-vulkan-drivers_*.deb "$tmp/root"
+  lib=$(find "$tmp/root" -name libvulkan_lvp.so | head -n1)
+  ver=$(dpkg-deb -f "$tmp"/deb/mesa-vulkan-drivers_*.deb Version)
+  $SUDO mkdir -p "$NEXT_DIR"
+  $SUDO install -m 0755 "$lib" "$NEXT_DIR/libvulkan_lvp.so"
+  printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s/libvulkan_lvp.so", "api_version": "1.3.0"}}\n' "$NEXT_DIR" |
+    $SUDO tee "$NEXT_DIR/lvp_icd.json.tmp" >/dev/null
+  echo "$ver" | $SUDO tee "$NEXT_DIR/VERSION" >/dev/null
+  $SUDO mv "$NEXT_DIR/lvp_icd.json.tmp" "$NEXT_DIR/lvp_icd.json"
+  rm -rf "$tmp"
+fi
+
 go mod download
