@@ -23,7 +23,7 @@ test: setup
 	$(GO) test -count=1 -race -timeout 30m $(RACE_PKGS)
 	@if [ -f "$(LAVAPIPE_NEXT)" ]; then \
 	  echo "== the device suites again on $$(cat $(dir $(LAVAPIPE_NEXT))VERSION) lavapipe (native descriptor indexing)"; \
-	  VK_DRIVER_FILES=$(LAVAPIPE_NEXT) $(GO) test -count=1 -timeout 30m $(NEXT_PKGS); \
+	  VK_DRIVER_FILES=$(LAVAPIPE_NEXT) LUCENT_EXPECT_SAMPLING=native $(GO) test -count=1 -timeout 30m $(NEXT_PKGS); \
 	elif [ "$(NEXT_REQUIRED)" = 1 ]; then echo "setup left no second lavapipe at $(LAVAPIPE_NEXT)" >&2; exit 1; fi
 
 # Runs the tests without installing anything (skips what the machine lacks).

@@ -69,6 +69,9 @@ func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, e
 		Env:            spirv.EnvVulkan1_2,
 		FloatAtomicAdd: caps.AtomicFloat32Add && !o.emulated,
 		Names:          o.names,
+		// Texture slots through descriptor arrays where the device indexes
+		// them; linear mirrors and sampling in code elsewhere.
+		NativeBindlessTextures: caps.Sampling == PathNative,
 	}
 	words, cached, codegen, err := d.kernelSPIRV(f, fo, o.name) // through the shader cache (cache.go)
 	if err != nil {
@@ -80,6 +83,9 @@ func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, e
 	sig, captured, err := KernelSignature(f)
 	if err != nil {
 		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
+	}
+	if fo.NativeBindlessTextures {
+		textureSets(&sig, f)
 	}
 	t1 := time.Now()
 	sh, err := d.NewShader(ShaderDesc{SPIRV: words, Signature: &sig, Name: o.name})
@@ -189,6 +195,18 @@ func KernelSignature(f *frontend.Function) (Signature, []any, error) {
 		sig.Args = append(sig.Args, arg)
 	}
 	return sig, captured, nil
+}
+
+// textureSets gives the bindless arguments whose texture slots kernel f uses
+// their descriptor sets, 1+i for the i-th (frontend.Options.NativeBindlessTextures).
+func textureSets(sig *Signature, f *frontend.Function) {
+	for i, v := range f.BindlessTextureArgs() {
+		for j, p := range f.Params {
+			if p == v {
+				sig.Args[j].TextureSet = uint32(1 + i)
+			}
+		}
+	}
 }
 
 // textureFormats maps the kernel's texel formats to the runtime's.

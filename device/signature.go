@@ -90,6 +90,13 @@ type Argument struct {
 	Format Format
 	Dim    uint8
 
+	// TextureSet is the descriptor set holding a bindless array's texture
+	// descriptors, for kernels compiled for native bindless textures (a
+	// runtime array of combined image samplers at binding 0, indexed by
+	// slot); 0: the kernel reaches texture slots through the slot records
+	// (emulated sampling).
+	TextureSet uint32
+
 	// Access is how the kernel uses a resource argument. Reflection of raw
 	// SPIR-V reports Read for NonWritable and Write for NonReadable variables,
 	// ReadWrite otherwise.

@@ -59,3 +59,31 @@ func bindlessTexType(op Op, args []Expr) (*Type, error) {
 	}
 	return Vector(TF32, 4), nil
 }
+
+// BindlessTextureArgs lists, in parameter order, the bindless-array
+// arguments of kernel f whose texture slots f (or a callable it reaches)
+// reads, samples or sizes. With Options.NativeBindlessTextures the i-th of
+// them has its texture descriptors in descriptor set 1+i (kernel ABI v1).
+func (f *Function) BindlessTextureArgs() []*Var {
+	used := map[*Var]bool{}
+	visit := func(g *Function) {
+		walkFunc(g, func(e Expr) {
+			if c, ok := e.(*Call); ok && c.Func == nil && c.Op >= OpBindlessTexRead && c.Op <= OpBindlessTexSize {
+				if r, ok := c.Args[0].(*Ref); ok {
+					used[r.Var] = true
+				}
+			}
+		})
+	}
+	visit(f)
+	for _, g := range f.Callees() {
+		visit(g)
+	}
+	var out []*Var
+	for _, p := range f.Params {
+		if p.Type == Bindless && used[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}

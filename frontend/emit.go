@@ -24,6 +24,12 @@ type Options struct {
 	FloatAtomicAdd bool
 	// Names emits debug names (OpName) for variables and functions.
 	Names bool
+	// NativeBindlessTextures reads and samples the texture slots of bindless
+	// arrays through descriptor arrays (descriptor indexing: a runtime array
+	// of combined image samplers in set 1+i for the i-th argument of
+	// Function.BindlessTextureArgs) instead of decoding linear mirrors in
+	// code. The slot records still give presence and size.
+	NativeBindlessTextures bool
 }
 
 // Emit generates the SPIR-V module of kernel f (and the callables it
@@ -78,6 +84,7 @@ type gen struct {
 	argIdx  map[*Var]uint32   // push-constant member of a uniform argument
 	binding map[*Var]int      // descriptor binding of a resource argument
 	aliases map[*Var]spirv.ID // u32 views of buffers, for float atomics
+	texHeap map[*Var]spirv.ID // descriptor arrays of bindless arrays' texture slots (native path)
 	bits    map[*Var]bool     // f32 shared variables stored as u32 bits, for emulated float atomics
 
 	// builtin values, computed in the kernel's entry block
@@ -133,6 +140,7 @@ func newGen(opts Options) *gen {
 		argIdx:   map[*Var]uint32{},
 		binding:  map[*Var]int{},
 		aliases:  map[*Var]spirv.ID{},
+		texHeap:  map[*Var]spirv.ID{},
 		bits:     map[*Var]bool{},
 	}
 	g.u32 = b.TypeInt(32, false)
@@ -335,6 +343,9 @@ func (g *gen) kernel(f *Function) error {
 		if g.opts.Names {
 			b.Name(v, a.Var.Name)
 		}
+	}
+	if g.opts.NativeBindlessTextures {
+		g.textureHeaps(f)
 	}
 	g.findBits(f)
 	for _, s := range f.Shared {

@@ -33,6 +33,9 @@ const (
 func (g *gen) bindlessTexture(e *Call) spirv.ID {
 	b := g.b
 	p := g.vars[e.Args[0].(*Ref).Var]
+	if heap, ok := g.texHeap[e.Args[0].(*Ref).Var]; ok {
+		return g.nativeBindlessTexture(e, p, heap)
+	}
 	u64 := b.TypeInt(64, false)
 	uvec2, uvec4 := b.TypeVector(g.u32, 2), b.TypeVector(g.u32, 4)
 	vec4 := b.TypeVector(g.f32, 4)

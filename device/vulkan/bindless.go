@@ -7,9 +7,11 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 )
 
-// Bindless arrays, emulated with buffer device addresses (the path lavapipe
-// needs, and the one used everywhere for now): the array is a storage buffer
-// of slotRecordSize-byte records that a kernel indexes and follows.
+// Bindless arrays, with buffer device addresses: the array is a storage
+// buffer of slotRecordSize-byte records that a kernel indexes and follows.
+// Buffer slots are reached this way on every device; texture slots too where
+// the device cannot index descriptor arrays (bindless_texture.go), and through
+// a descriptor set where it can (bindless_native.go).
 //
 //	offset 0  uint64  device address of the slot's first byte (0: empty)
 //	offset 8  uint64  size of the range in bytes
@@ -31,12 +33,14 @@ type bindless struct {
 	texMu   sync.Mutex
 	mirrors map[uint32]*mirror // texture slots' linear mirrors, by slot
 	retired []*rawBuffer       // mirrors outgrown by their slot, freed with the array
+	heap    texHeap            // texture slots' descriptors, with descriptor indexing (bindless_native.go)
 }
 
 func (b *bindless) setName(n string) { b.name = n }
 
 func (b *bindless) release() {
 	b.releaseMirrors()
+	b.releaseHeap()
 	b.table.release()
 }
 

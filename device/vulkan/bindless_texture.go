@@ -71,15 +71,28 @@ func (e *encoder) setTexture(arr *bindless, sl device.BindlessSlot, rec []byte) 
 	if err != nil {
 		return err
 	}
+	if !sl.Sampler.Valid() {
+		return invalidf("bindless array slot %d: sampler %v", sl.Slot, sl.Sampler)
+	}
+	if e.d.texLayout != 0 {
+		if err := e.setNativeTexture(arr, sl, t); err != nil {
+			return err
+		}
+		if _, ok := texFormatCode(t.desc.Format); !ok {
+			// No mirror: kernels compiled for the emulated path see the
+			// slot empty; native ones sample it.
+			arr.clearMirror(sl.Slot)
+			ext := t.extent(0)
+			textureRecord(rec, 0, 0, ext[0], ext[1], 0, sl.Sampler)
+			return nil
+		}
+	}
 	if t.desc.Dim != 2 {
 		return unsupportedf("bindless array slot %d: a %dD texture (bindless textures are 2D)", sl.Slot, t.desc.Dim)
 	}
 	code, ok := texFormatCode(t.desc.Format)
 	if !ok {
 		return unsupportedf("bindless array slot %d: texture format %v (emulated sampling reads 1, 2 or 4 channels of Float32, Float16 or Unorm8)", sl.Slot, t.desc.Format)
-	}
-	if !sl.Sampler.Valid() {
-		return invalidf("bindless array slot %d: sampler %v", sl.Slot, sl.Sampler)
 	}
 	ext := t.extent(0)
 	n := uint64(ext[0]) * uint64(ext[1]) * uint64(t.desc.Format.PixelSize())
@@ -116,6 +129,14 @@ func (b *bindless) mirrorFor(slot uint32, n uint64) (*mirror, error) {
 
 // clearTexture forgets the texture in slot (its mirror stays for reuse).
 func (b *bindless) clearTexture(slot uint32) {
+	b.clearMirror(slot)
+	b.texMu.Lock()
+	delete(b.heap.slots, slot) // its descriptor is never read again: the record says empty
+	b.texMu.Unlock()
+}
+
+// clearMirror stops refreshing slot's mirror.
+func (b *bindless) clearMirror(slot uint32) {
 	b.texMu.Lock()
 	if m := b.mirrors[slot]; m != nil {
 		m.tex = 0

@@ -71,6 +71,7 @@ type Device struct {
 	samplers  samplerCache
 	setIdx    setIndex // cached descriptor sets by resource (descset.go)
 	pcache    pipelineCache
+	texLayout vk.DescriptorSetLayout // bindless texture slots' set layout (native path), or 0
 	streams   sync.Map // every *stream not yet released, destroyed ones included
 	parked    parkedSet
 }
@@ -135,6 +136,13 @@ func Open(opts device.Options) (_ *Device, err error) {
 		d.caps.PushDescriptors = false // resources bind through cached descriptor sets
 	}
 	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
+	if d.caps.Sampling == device.PathNative {
+		if err := d.createTextureLayout(); err != nil {
+			d.closePipelineCache()
+			d.fn.DestroyDevice(d.vk, nil)
+			return nil, err
+		}
+	}
 	d.mem = newMemory(d)
 	return d, nil
 }
@@ -373,6 +381,7 @@ func (d *Device) close() error {
 		}
 	}
 	d.samplers.release(d)
+	d.fn.DestroyDescriptorSetLayout(d.vk, d.texLayout, nil)
 	d.closePipelineCache()
 	d.mem.release()
 	d.fn.DestroyDevice(d.vk, nil)

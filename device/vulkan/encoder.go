@@ -84,6 +84,14 @@ type encoder struct {
 	setKey   []byte
 	setRes   []device.Handle
 	setArena []vk.DescriptorSet
+
+	texBinds []texBind // a dispatch's native texture sets (scratch)
+}
+
+// texBind is a bindless array's texture set bound at set index.
+type texBind struct {
+	index uint32
+	set   vk.DescriptorSet
 }
 
 func (e *encoder) init(d *Device, s *stream) {
@@ -550,6 +558,9 @@ func (e *encoder) command(c device.Command) error {
 			}
 			runs = append(runs, run{off + uint64(i)*slotRecordSize, uint64(sl.Slot) * slotRecordSize, slotRecordSize})
 		}
+		if err := e.commitTextures(arr); err != nil {
+			return fmt.Errorf("bindless array %d: %w", c.Array, err)
+		}
 		e.order(stageCopy, accessTransferWrite, use{arr, 0, ^uint64(0), true})
 		for _, r := range runs {
 			e.copyBuffer(e.sub.staging.handle, r.src, arr.table.raw.handle, r.dst, r.n)
@@ -628,6 +639,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	cached := !d.caps.PushDescriptors
 	key, res := e.setKey[:0], e.setRes[:0]
 	defer func() { e.setKey, e.setRes = key[:0], res[:0] }()
+	e.texBinds = e.texBinds[:0]
 	for i, a := range c.Args {
 		p := sig.Args[i]
 		if a.Kind != p.Kind {
@@ -725,7 +737,15 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
 			e.used = append(e.used, &arr.tracked)
-			if err := e.refreshTextures(arr); err != nil {
+			if p.TextureSet != 0 {
+				// Texture slots through the array's descriptor set (native).
+				set, u, err := e.bindTextures(arr, uses)
+				if err != nil {
+					return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
+				}
+				uses = u
+				e.texBinds = append(e.texBinds, texBind{p.TextureSet, set})
+			} else if err := e.refreshTextures(arr); err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
 			bindlessUsed = true
@@ -785,6 +805,10 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		e.batch.CmdBindDescriptorSets(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, 1, &e.setArena[len(e.setArena)-1], 0, nil)
 	} else if n > 0 {
 		e.batch.CmdPushDescriptorSetKHR(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, uint32(n), &e.writes[wStart])
+	}
+	for _, tb := range e.texBinds {
+		e.setArena = append(e.setArena, tb.set)
+		e.batch.CmdBindDescriptorSets(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, tb.index, 1, &e.setArena[len(e.setArena)-1], 0, nil)
 	}
 	pushConstants := func() {
 		if sh.pushSize > 0 {

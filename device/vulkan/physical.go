@@ -198,10 +198,16 @@ func (p *physical) capabilities(index int) device.Capabilities {
 		RayQuery:                device.PathNone,
 	}
 	if c.BufferDeviceAddress {
-		// Slot tables of device addresses work everywhere; native descriptor
-		// indexing is not wired yet (see RATIONALE.md (runtime)).
+		// Slot tables of device addresses: buffer slots on every device,
+		// texture slots as linear mirrors sampled in code where the device
+		// cannot index descriptor arrays, as descriptor arrays where it can
+		// (RATIONALE.md, bindless).
 		c.Bindless = device.PathEmulated
-		c.Sampling = device.PathEmulated // texture slots: linear mirrors, sampling in code
+		c.Sampling = device.PathEmulated
+		if p.nativeTextures() {
+			c.Sampling = device.PathNative
+			c.MaxBindlessTextures = p.maxBindlessTextures()
+		}
 	}
 	if p.rq.RayQuery != 0 && p.as.AccelerationStructure != 0 {
 		c.RayQuery = device.PathNative

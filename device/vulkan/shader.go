@@ -146,8 +146,22 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 	if err := check("vkCreateDescriptorSetLayout", d.fn.CreateDescriptorSetLayout(d.vk, &lci, nil, &sh.setLay)); err != nil {
 		return fmt.Errorf("shader %q: %w", label, err)
 	}
+	// Sets 1..n: the texture slots of bindless arguments sampled natively.
+	setLayouts := []vk.DescriptorSetLayout{sh.setLay}
+	for i, a := range sh.sig.Args {
+		if a.TextureSet == 0 {
+			continue
+		}
+		if a.Kind != device.ArgBindlessArray || d.texLayout == 0 || a.TextureSet > maxTextureSets {
+			return unsupportedf("shader %q: %s: texture set %d needs a bindless array on a device with descriptor indexing (Capabilities.Sampling native) and a set of at most %d",
+				label, a.Label(i), a.TextureSet, maxTextureSets)
+		}
+		for uint32(len(setLayouts)) <= a.TextureSet {
+			setLayouts = append(setLayouts, d.texLayout)
+		}
+	}
 	pli := vk.PipelineLayoutCreateInfo{
-		SType: vk.STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, SetLayoutCount: 1, PSetLayouts: &sh.setLay,
+		SType: vk.STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, SetLayoutCount: uint32(len(setLayouts)), PSetLayouts: &setLayouts[0],
 	}
 	if sh.pushSize > 0 {
 		pli.PushConstantRangeCount = 1

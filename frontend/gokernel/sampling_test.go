@@ -254,7 +254,10 @@ func TestDeviceSampling(t *testing.T) {
 		requireTexelsClose(t, dst.Texels(), got, sampleTol)
 	})
 	t.Run("TextureGather", func(t *testing.T) {
-		require.Equal(t, device.PathEmulated, d.Capabilities().Sampling, "texture slots are emulated on this device")
+		// Either path (native descriptor arrays or emulated mirrors) must
+		// give the CPU runner's results.
+		require.Contains(t, []device.Path{device.PathEmulated, device.PathNative}, d.Capabilities().Sampling)
+		t.Logf("bindless texture slots: %v", d.Capabilities().Sampling)
 		g := compileOn(t, d, ks["TextureGather"])
 		const n = 300
 		texs, pick, uv := textureGatherInput(t, n)

@@ -1,0 +1,235 @@
+package vulkan
+
+import (
+	"os"
+	"unsafe"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/vk"
+)
+
+// Bindless texture slots with descriptor indexing. Where the device can
+// index an array of sampled images with a run-time, non-uniform value, a
+// bindless array's texture slots are also combined image samplers in a
+// descriptor set of its own (one variable-count binding, partially bound),
+// and kernels compiled for it (frontend.Options.NativeBindlessTextures)
+// sample them with the device's samplers: no mirror refresh, mip levels and
+// every sampled float format.
+//
+// A bound set is never written: descriptor writes are host operations, but a
+// BindlessUpdate is ordered in its stream like any command. The first update
+// after a set was bound writes a new version (all texture slots) and buries
+// the old one until the work that bound it is done; an update before any
+// bind writes in place. Worked example, one list:
+//
+//	update slot 0 = A     set v1 (never bound): written in place
+//	dispatch k1           binds v1 (k1 samples A)
+//	update slot 0 = B     v1 is bound: v2 = {0: B}; v1 buried with k1's value
+//	dispatch k2           binds v2 (k2 samples B)
+//
+// A version records the timeline value of a binding when it is bound (the
+// stream's next value, under the stream's lock): a concurrent update on
+// another stream that retires it then waits for that value too.
+
+// EnvEmulateBindlessTextures, set to 1, keeps bindless texture slots on the
+// emulated path (linear mirrors, sampling in code) on a device that could
+// index descriptor arrays: for testing the emulation there.
+const EnvEmulateBindlessTextures = "LUCENT_VULKAN_EMULATE_BINDLESS_TEXTURES"
+
+// maxTextureSets is how many bindless arguments of one kernel can sample
+// natively (sets 1..maxTextureSets; set 0 holds the other resources).
+const maxTextureSets = 4
+
+// nativeTextures reports whether p can index arrays of sampled images at run
+// time, non-uniformly, with slots left empty.
+func (p *physical) nativeTextures() bool {
+	return p.f12.DescriptorIndexing != 0 && p.f12.RuntimeDescriptorArray != 0 &&
+		p.f12.ShaderSampledImageArrayNonUniformIndexing != 0 && p.f12.DescriptorBindingPartiallyBound != 0 &&
+		p.f12.DescriptorBindingVariableDescriptorCount != 0 && p.props.Limits.MaxBoundDescriptorSets > maxTextureSets &&
+		os.Getenv(EnvEmulateBindlessTextures) != "1"
+}
+
+// maxBindlessTextures is the slots per array: the device's per-stage and
+// per-set sampler and sampled-image limits shared by maxTextureSets arrays.
+func (p *physical) maxBindlessTextures() uint32 {
+	l := &p.props.Limits
+	n := min(l.MaxPerStageDescriptorSamplers, l.MaxPerStageDescriptorSampledImages,
+		l.MaxDescriptorSetSamplers, l.MaxDescriptorSetSampledImages, l.MaxPerStageResources-min(l.MaxPerStageResources, 64))
+	return min(n/maxTextureSets, 1<<20)
+}
+
+// createTextureLayout creates the set layout of texture slots (native path).
+func (d *Device) createTextureLayout() error {
+	b := vk.DescriptorSetLayoutBinding{
+		Binding: 0, DescriptorType: vk.DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+		DescriptorCount: d.caps.MaxBindlessTextures, StageFlags: vk.SHADER_STAGE_COMPUTE_BIT,
+	}
+	flags := vk.DescriptorBindingFlags(vk.DESCRIPTOR_BINDING_PARTIALLY_BOUND_BIT | vk.DESCRIPTOR_BINDING_VARIABLE_DESCRIPTOR_COUNT_BIT)
+	bf := vk.DescriptorSetLayoutBindingFlagsCreateInfo{
+		SType: vk.STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_BINDING_FLAGS_CREATE_INFO, BindingCount: 1, PBindingFlags: &flags,
+	}
+	lci := vk.DescriptorSetLayoutCreateInfo{
+		SType: vk.STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, PNext: unsafe.Pointer(&bf), BindingCount: 1, PBindings: &b,
+	}
+	return check("vkCreateDescriptorSetLayout", d.fn.CreateDescriptorSetLayout(d.vk, &lci, nil, &d.texLayout))
+}
+
+// texDesc is what a texture slot's descriptor holds.
+type texDesc struct {
+	tex  device.Handle
+	info vk.DescriptorImageInfo
+}
+
+// texSet is one version of an array's texture descriptors.
+type texSet struct {
+	tracked
+	pool  vk.DescriptorPool
+	set   vk.DescriptorSet
+	bound bool // bound by a dispatch: never written again
+}
+
+// texHeap is a bindless array's texture descriptors (under bindless.texMu).
+type texHeap struct {
+	slots   map[uint32]texDesc
+	changed []uint32 // slots set since the last commit
+	cur     *texSet
+}
+
+// newTexSet allocates a set of n texture slots, none written.
+func (d *Device) newTexSet(n uint32) (*texSet, error) {
+	ts := &texSet{}
+	size := vk.DescriptorPoolSize{Type: vk.DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, DescriptorCount: n}
+	pci := vk.DescriptorPoolCreateInfo{SType: vk.STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, MaxSets: 1, PoolSizeCount: 1, PPoolSizes: &size}
+	if err := check("vkCreateDescriptorPool", d.fn.CreateDescriptorPool(d.vk, &pci, nil, &ts.pool)); err != nil {
+		return nil, err
+	}
+	vc := vk.DescriptorSetVariableDescriptorCountAllocateInfo{
+		SType: vk.STRUCTURE_TYPE_DESCRIPTOR_SET_VARIABLE_DESCRIPTOR_COUNT_ALLOCATE_INFO, DescriptorSetCount: 1, PDescriptorCounts: &n,
+	}
+	ai := vk.DescriptorSetAllocateInfo{
+		SType: vk.STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, PNext: unsafe.Pointer(&vc),
+		DescriptorPool: ts.pool, DescriptorSetCount: 1, PSetLayouts: &d.texLayout,
+	}
+	if err := check("vkAllocateDescriptorSets", d.fn.AllocateDescriptorSets(d.vk, &ai, &ts.set)); err != nil {
+		d.fn.DestroyDescriptorPool(d.vk, ts.pool, nil)
+		return nil, err
+	}
+	return ts, nil
+}
+
+func (ts *texSet) release(d *Device) { d.fn.DestroyDescriptorPool(d.vk, ts.pool, nil) }
+
+// textureSlots is the array's slot count on the native path.
+func (b *bindless) textureSlots() uint32 { return min(b.size, b.d.caps.MaxBindlessTextures) }
+
+// setNativeTexture validates a texture for a native slot and records its
+// descriptor; commitTextures writes it. It also returns whether the format
+// has a linear mirror for kernels compiled for the emulated path.
+func (e *encoder) setNativeTexture(arr *bindless, sl device.BindlessSlot, t *texture) error {
+	if t.desc.Dim != 2 {
+		return unsupportedf("bindless array slot %d: a %dD texture (bindless textures are 2D)", sl.Slot, t.desc.Dim)
+	}
+	if !t.sampled {
+		return unsupportedf("bindless array slot %d: format %v cannot be sampled on this device", sl.Slot, t.desc.Format)
+	}
+	if k := t.desc.Format.Kind(); k == device.Uint || k == device.Sint {
+		return unsupportedf("bindless array slot %d: integer format %v (bindless textures sample as float)", sl.Slot, t.desc.Format)
+	}
+	if sl.Slot >= arr.textureSlots() {
+		return unsupportedf("bindless array slot %d: the device indexes %d texture slots per array", sl.Slot, arr.textureSlots())
+	}
+	smp, err := e.d.samplers.get(e.d, sl.Sampler)
+	if err != nil {
+		return err
+	}
+	arr.texMu.Lock()
+	defer arr.texMu.Unlock()
+	if arr.heap.slots == nil {
+		arr.heap.slots = map[uint32]texDesc{}
+	}
+	arr.heap.slots[sl.Slot] = texDesc{tex: sl.Texture, info: vk.DescriptorImageInfo{Sampler: smp, ImageView: t.full, ImageLayout: vk.IMAGE_LAYOUT_GENERAL}}
+	arr.heap.changed = append(arr.heap.changed, sl.Slot)
+	return nil
+}
+
+// commitTextures writes the texture slots set by one update: in place while
+// the current set was never bound, else into a new version.
+func (e *encoder) commitTextures(arr *bindless) error {
+	arr.texMu.Lock()
+	defer arr.texMu.Unlock()
+	h := &arr.heap
+	if len(h.changed) == 0 {
+		return nil
+	}
+	slots := append([]uint32(nil), h.changed...)
+	h.changed = h.changed[:0]
+	if h.cur == nil || h.cur.bound {
+		ts, err := e.d.newTexSet(arr.textureSlots())
+		if err != nil {
+			return err
+		}
+		if old := h.cur; old != nil {
+			e.d.graveyard.bury(old.waits(), func() { old.release(e.d) })
+		}
+		h.cur = ts
+		slots = slots[:0]
+		for s := range h.slots {
+			slots = append(slots, s)
+		}
+	}
+	writes := make([]vk.WriteDescriptorSet, 0, len(slots))
+	infos := make([]vk.DescriptorImageInfo, len(slots))
+	for _, s := range slots {
+		td, ok := h.slots[s]
+		if !ok {
+			continue // emptied again by the same update
+		}
+		infos[len(writes)] = td.info
+		writes = append(writes, vk.WriteDescriptorSet{
+			SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstSet: h.cur.set, DstBinding: 0, DstArrayElement: s,
+			DescriptorCount: 1, DescriptorType: vk.DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, PImageInfo: &infos[len(writes)],
+		})
+	}
+	if len(writes) > 0 {
+		e.d.fn.UpdateDescriptorSets(e.d.vk, uint32(len(writes)), &writes[0], 0, nil)
+	}
+	return nil
+}
+
+// bindTextures returns the array's current texture set for a dispatch,
+// marking it bound, and appends the reads of its textures to uses.
+func (e *encoder) bindTextures(arr *bindless, uses []use) (vk.DescriptorSet, []use, error) {
+	arr.texMu.Lock()
+	defer arr.texMu.Unlock()
+	h := &arr.heap
+	if h.cur == nil {
+		ts, err := e.d.newTexSet(arr.textureSlots())
+		if err != nil {
+			return 0, uses, err
+		}
+		h.cur = ts
+	}
+	for slot, td := range h.slots {
+		t, err := e.texture(td.tex)
+		if err != nil {
+			return 0, uses, invalidf("bindless array slot %d: %v", slot, err)
+		}
+		uses = append(uses, use{t, 0, ^uint64(0), false})
+	}
+	h.cur.bound = true
+	// The value this list's submission will take (the stream's lock is held
+	// from encoding to enqueueing).
+	h.cur.use(e.s, e.s.next+1)
+	return h.cur.set, uses, nil
+}
+
+// releaseHeap frees the array's current set (the GPU is done with it).
+func (b *bindless) releaseHeap() {
+	b.texMu.Lock()
+	defer b.texMu.Unlock()
+	if b.heap.cur != nil {
+		b.heap.cur.release(b.d)
+		b.heap.cur = nil
+	}
+	b.heap.slots = nil
+}
