@@ -1,13 +1,22 @@
 /* vkbench: the raw-Vulkan twin of device/vulkan's benchmarks (bench_test.go).
  * It does the same work the runtime does for each benchmark -- the same
- * barriers, push descriptors, staging copies and timeline-semaphore waits --
- * with nothing in between, so the ratio of the two is the runtime's overhead.
+ * instance and device set-up (features, extensions), the same barriers, push
+ * descriptors, push constants, dispatch splitting, staging copies and
+ * timeline-semaphore waits -- with nothing in between, so the ratio of the
+ * two is the runtime's overhead.
  *
- *   cc -O2 -o vkbench vkbench.c -lvulkan
- *   ./vkbench <dir with empty.spv and saxpy.spv>
+ * It is a shared library, loaded by BenchmarkVsC (device/vulkan) into the Go
+ * benchmark's own process through purego and run interleaved with the Go
+ * side, so that both see the same machine:
  *
- * Prints one line per benchmark: name, then ns per operation and, for
- * transfers and saxpy, MB/s (bytes as go test -bench counts them). */
+ *   cc -O2 -shared -fPIC -o libvkbench.so vkbench.c -lvulkan
+ *
+ *   int     vkb_init(const char *deviceName, const uint32_t *empty, size_t emptyBytes,
+ *                    const uint32_t *saxpy, size_t saxpyBytes);
+ *   int64_t vkb_run(int which, int64_t iters);  // ns for iters operations, < 0: a VkResult
+ *   void    vkb_close(void);
+ *
+ * which: 0 DispatchChain, 1 RoundTrip, 2 Upload, 3 Download, 4 Saxpy. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +24,8 @@
 #include <time.h>
 #include <vulkan/vulkan.h>
 
-#define CHECK(x) do { VkResult r_ = (x); if (r_ < 0) { fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_); exit(1); } } while (0)
+#define CHECK(x) do { VkResult r_ = (x); if (r_ < 0) { fprintf(stderr, "vkbench: %s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_); return r_; } } while (0)
+#define FAIL(msg) do { fprintf(stderr, "vkbench: %s\n", msg); return VK_ERROR_INITIALIZATION_FAILED; } while (0)
 
 static VkInstance inst;
 static VkPhysicalDevice pd;
@@ -27,6 +37,7 @@ static VkSemaphore timeline;
 static uint64_t timelineValue;
 static VkPhysicalDeviceMemoryProperties memProps;
 static PFN_vkCmdPushDescriptorSetKHR pushDescriptorSet;
+static VkBool32 deviceAddress; /* bufferDeviceAddress enabled: buffers get the usage, memory the flag */
 
 static uint64_t now(void) {
     struct timespec ts;
@@ -36,61 +47,59 @@ static uint64_t now(void) {
 
 typedef struct { VkBuffer buf; VkDeviceMemory mem; void *map; VkDeviceSize size; } Buffer;
 
-static uint32_t memoryType(uint32_t bits, VkMemoryPropertyFlags want) {
+static int memoryType(uint32_t bits, VkMemoryPropertyFlags want, uint32_t *out) {
     for (uint32_t i = 0; i < memProps.memoryTypeCount; i++)
-        if ((bits & (1u << i)) && (memProps.memoryTypes[i].propertyFlags & want) == want) return i;
-    fprintf(stderr, "no memory type\n");
-    exit(1);
+        if ((bits & (1u << i)) && (memProps.memoryTypes[i].propertyFlags & want) == want) { *out = i; return 0; }
+    return -1;
 }
 
-static Buffer newBuffer(VkDeviceSize size) {
-    Buffer b = {.size = size};
+/* The runtime's buffer usage (device/vulkan/memory.go) and memory flags. */
+static VkResult newBuffer(VkDeviceSize size, Buffer *b) {
+    *b = (Buffer){.size = size};
     VkBufferCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size,
-        .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
-    CHECK(vkCreateBuffer(dev, &ci, NULL, &b.buf));
+        .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                 VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT | VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT |
+                 (deviceAddress ? VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0)};
+    CHECK(vkCreateBuffer(dev, &ci, NULL, &b->buf));
     VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(dev, b.buf, &req);
-    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
-        .memoryTypeIndex = memoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)};
-    CHECK(vkAllocateMemory(dev, &ai, NULL, &b.mem));
-    CHECK(vkBindBufferMemory(dev, b.buf, b.mem, 0));
-    CHECK(vkMapMemory(dev, b.mem, 0, VK_WHOLE_SIZE, 0, &b.map));
-    memset(b.map, 0, size);
-    return b;
+    vkGetBufferMemoryRequirements(dev, b->buf, &req);
+    VkMemoryAllocateFlagsInfo fi = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO, .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .pNext = deviceAddress ? &fi : NULL,
+        .allocationSize = req.size};
+    if (memoryType(req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, &ai.memoryTypeIndex))
+        FAIL("no host-visible coherent memory type");
+    CHECK(vkAllocateMemory(dev, &ai, NULL, &b->mem));
+    CHECK(vkBindBufferMemory(dev, b->buf, b->mem, 0));
+    CHECK(vkMapMemory(dev, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map));
+    memset(b->map, 0, size);
+    return VK_SUCCESS;
 }
 
 typedef struct { VkPipeline pipe; VkPipelineLayout layout; VkDescriptorSetLayout set; VkShaderModule mod; } Pipeline;
 
-static Pipeline newPipeline(const char *path, uint32_t bindings, uint32_t pushSize) {
-    FILE *f = fopen(path, "rb");
-    if (!f) { perror(path); exit(1); }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint32_t *code = malloc(n);
-    if (fread(code, 1, n, f) != (size_t)n) { perror(path); exit(1); }
-    fclose(f);
-    Pipeline p;
+/* As device/vulkan/shader.go creates a raw module's pipeline: push-descriptor
+ * set 0, one push-constant range when the module has push constants, and
+ * VK_PIPELINE_CREATE_DISPATCH_BASE_BIT (split dispatches use vkCmdDispatchBase). */
+static VkResult newPipeline(const uint32_t *code, size_t n, uint32_t bindings, uint32_t pushSize, Pipeline *p) {
     VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = n, .pCode = code};
-    CHECK(vkCreateShaderModule(dev, &mci, NULL, &p.mod));
+    CHECK(vkCreateShaderModule(dev, &mci, NULL, &p->mod));
     VkDescriptorSetLayoutBinding b[4];
     for (uint32_t i = 0; i < bindings; i++)
         b[i] = (VkDescriptorSetLayoutBinding){.binding = i, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
             .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
     VkDescriptorSetLayoutCreateInfo lci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
         .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR, .bindingCount = bindings, .pBindings = b};
-    CHECK(vkCreateDescriptorSetLayout(dev, &lci, NULL, &p.set));
+    CHECK(vkCreateDescriptorSetLayout(dev, &lci, NULL, &p->set));
     VkPushConstantRange pr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .size = pushSize};
     VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1,
-        .pSetLayouts = &p.set, .pushConstantRangeCount = pushSize ? 1 : 0, .pPushConstantRanges = &pr};
-    CHECK(vkCreatePipelineLayout(dev, &pli, NULL, &p.layout));
+        .pSetLayouts = &p->set, .pushConstantRangeCount = pushSize ? 1 : 0, .pPushConstantRanges = &pr};
+    CHECK(vkCreatePipelineLayout(dev, &pli, NULL, &p->layout));
     VkComputePipelineCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .flags = VK_PIPELINE_CREATE_DISPATCH_BASE_BIT,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-            .module = p.mod, .pName = "main"}, .layout = p.layout};
-    CHECK(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpi, NULL, &p.pipe));
-    free(code);
-    return p;
+            .module = p->mod, .pName = "main"}, .layout = p->layout};
+    CHECK(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpi, NULL, &p->pipe));
+    return VK_SUCCESS;
 }
 
 static void barrier(VkPipelineStageFlags2 srcStage, VkAccessFlags2 srcAccess, VkPipelineStageFlags2 dstStage, VkAccessFlags2 dstAccess) {
@@ -106,13 +115,14 @@ static void leadingBarrier(void) {
             VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
 }
 
-static void begin(void) {
+static VkResult begin(void) {
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
         .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     CHECK(vkBeginCommandBuffer(cb, &bi));
+    return VK_SUCCESS;
 }
 
-static void submitWait(void) {
+static VkResult submitWait(void) {
     CHECK(vkEndCommandBuffer(cb));
     timelineValue++;
     VkCommandBufferSubmitInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cb};
@@ -124,6 +134,7 @@ static void submitWait(void) {
     VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
         .pSemaphores = &timeline, .pValues = &timelineValue};
     CHECK(vkWaitSemaphores(dev, &wi, UINT64_MAX));
+    return VK_SUCCESS;
 }
 
 static void pushBuffers(Pipeline *p, Buffer **bufs, uint32_t n) {
@@ -137,64 +148,66 @@ static void pushBuffers(Pipeline *p, Buffer **bufs, uint32_t n) {
     pushDescriptorSet(cb, VK_PIPELINE_BIND_POINT_COMPUTE, p->layout, 0, n, w);
 }
 
-/* run calls f until a second has passed (after one warm-up call) and returns ns per call. */
-static double run(void (*f)(void)) {
-    f();
-    uint64_t start = now(), n = 0;
-    do { f(); n++; } while (now() - start < 1000000000ull);
-    return (double)(now() - start) / (double)n;
-}
-
 enum { chainLength = 10000, transferBytes = 64 << 20, saxpyN = 16 << 20 };
 static Pipeline emptyPipe, saxpyPipe;
 static Buffer small, device64, staging64, sx, sy;
 static unsigned char *host64;
 
-static void chain(void) {
-    begin();
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, emptyPipe.pipe);
+/* Each benchmark records what the encoder (device/vulkan/encoder.go) records
+ * for the same command list, call for call: per dispatch a barrier (the
+ * list's leading one, then compute write -> everything), the pipeline bound
+ * once, a push-descriptor write of the whole buffer, the dispatch. */
+static VkResult chain(void) {
+    VkResult r = begin();
+    if (r) return r;
     Buffer *b[1] = {&small};
     for (int i = 0; i < chainLength; i++) {
         if (i == 0) leadingBarrier();
         else barrier(VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, VK_ACCESS_2_SHADER_WRITE_BIT,
                      VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT);
+        if (i == 0) vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, emptyPipe.pipe);
         pushBuffers(&emptyPipe, b, 1);
         vkCmdDispatch(cb, 1, 1, 1);
     }
-    submitWait();
+    return submitWait();
 }
 
-static void roundTrip(void) {
-    begin();
+static VkResult roundTrip(void) {
+    VkResult r = begin();
+    if (r) return r;
     leadingBarrier();
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, emptyPipe.pipe);
     Buffer *b[1] = {&small};
     pushBuffers(&emptyPipe, b, 1);
     vkCmdDispatch(cb, 1, 1, 1);
-    submitWait();
+    return submitWait();
 }
 
-static void upload(void) {
+static VkResult upload(void) {
     memcpy(staging64.map, host64, transferBytes);
-    begin();
+    VkResult r = begin();
+    if (r) return r;
     leadingBarrier();
-    VkBufferCopy r = {.size = transferBytes};
-    vkCmdCopyBuffer(cb, staging64.buf, device64.buf, 1, &r);
-    submitWait();
+    VkBufferCopy c = {.size = transferBytes};
+    vkCmdCopyBuffer(cb, staging64.buf, device64.buf, 1, &c);
+    return submitWait();
 }
 
-static void download(void) {
-    begin();
+static VkResult download(void) {
+    VkResult r = begin();
+    if (r) return r;
     leadingBarrier();
-    VkBufferCopy r = {.size = transferBytes};
-    vkCmdCopyBuffer(cb, device64.buf, staging64.buf, 1, &r);
+    VkBufferCopy c = {.size = transferBytes};
+    vkCmdCopyBuffer(cb, device64.buf, staging64.buf, 1, &c);
     barrier(VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_2_HOST_BIT, VK_ACCESS_2_HOST_READ_BIT);
-    submitWait();
+    if ((r = submitWait())) return r;
     memcpy(host64, staging64.map, transferBytes);
+    return VK_SUCCESS;
 }
 
-static void saxpy(void) {
-    begin();
+static VkResult saxpy(void) {
+    VkResult r = begin();
+    if (r) return r;
     leadingBarrier();
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, saxpyPipe.pipe);
     Buffer *b[2] = {&sx, &sy};
@@ -204,62 +217,179 @@ static void saxpy(void) {
     /* 65,536 groups: one more than lavapipe's maxComputeWorkGroupCount, split as the runtime splits it. */
     vkCmdDispatch(cb, 65535, 1, 1);
     vkCmdDispatchBase(cb, 65535, 0, 0, saxpyN / 256 - 65535, 1, 1);
-    submitWait();
+    return submitWait();
 }
 
-int main(int argc, char **argv) {
-    if (argc != 2) { fprintf(stderr, "usage: vkbench <spv dir>\n"); return 2; }
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "vkbench", .apiVersion = VK_API_VERSION_1_3};
-    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+static int has(const VkExtensionProperties *e, uint32_t n, const char *name) {
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(e[i].extensionName, name)) return 1;
+    return 0;
+}
+
+/* The instance as device/vulkan/instance.go creates it without the
+ * validation layer: Vulkan 1.3, the surface extensions present.go asks for,
+ * portability enumeration where offered. */
+static VkResult createInstance(void) {
+    uint32_t n = 0;
+    CHECK(vkEnumerateInstanceExtensionProperties(NULL, &n, NULL));
+    VkExtensionProperties *e = calloc(n + 1, sizeof *e);
+    CHECK(vkEnumerateInstanceExtensionProperties(NULL, &n, e));
+    const char *names[16];
+    uint32_t k = 0;
+    if (has(e, n, "VK_KHR_surface")) {
+        names[k++] = "VK_KHR_surface";
+        const char *more[] = {"VK_KHR_xlib_surface", "VK_KHR_xcb_surface", "VK_KHR_wayland_surface",
+            "VK_KHR_win32_surface", "VK_EXT_metal_surface", "VK_EXT_swapchain_colorspace"};
+        for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+            if (!strcmp(more[i], "VK_KHR_wayland_surface") && !getenv("WAYLAND_DISPLAY") && !getenv("XDG_RUNTIME_DIR")) continue;
+            if (has(e, n, more[i])) names[k++] = more[i];
+        }
+    }
+    int portability = has(e, n, "VK_KHR_portability_enumeration");
+    if (portability) names[k++] = "VK_KHR_portability_enumeration";
+    free(e);
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .pApplicationName = "vkbench", .pEngineName = "vkbench",
+        .apiVersion = VK_API_VERSION_1_3};
+    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app,
+        .enabledExtensionCount = k, .ppEnabledExtensionNames = names,
+        .flags = portability ? VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR : 0};
     CHECK(vkCreateInstance(&ici, NULL, &inst));
-    uint32_t n = 1;
-    VkResult r = vkEnumeratePhysicalDevices(inst, &n, &pd);
-    if (r < 0 || n == 0) { fprintf(stderr, "no device\n"); return 1; }
+    return VK_SUCCESS;
+}
+
+/* The device as device/vulkan/device.go creates it: every feature the device
+ * reports in VkPhysicalDeviceFeatures, the Vulkan 1.1/1.2/1.3 structures and
+ * the extension structures the runtime chains (robustBufferAccess included),
+ * less the capture-replay and multi-device bits, and the runtime's extensions
+ * where present; up to four queues of the first compute family (the runtime
+ * also opens a transfer-only family where there is one; lavapipe has none). */
+static VkResult createDevice(const char *name) {
+    uint32_t n = 0;
+    CHECK(vkEnumeratePhysicalDevices(inst, &n, NULL));
+    VkPhysicalDevice *pds = calloc(n + 1, sizeof *pds);
+    CHECK(vkEnumeratePhysicalDevices(inst, &n, pds));
+    VkPhysicalDeviceProperties props;
+    pd = VK_NULL_HANDLE;
+    for (uint32_t i = 0; i < n && !pd; i++) {
+        vkGetPhysicalDeviceProperties(pds[i], &props);
+        if (!strcmp(props.deviceName, name)) pd = pds[i];
+    }
+    free(pds);
+    if (!pd) FAIL("the runtime's device is not among the physical devices");
     vkGetPhysicalDeviceMemoryProperties(pd, &memProps);
-    float prio = 1;
-    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = 0, .queueCount = 1, .pQueuePriorities = &prio};
-    VkPhysicalDeviceVulkan13Features f13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES, .synchronization2 = VK_TRUE};
-    VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, .pNext = &f13, .timelineSemaphore = VK_TRUE};
-    const char *ext[] = {"VK_KHR_push_descriptor"};
-    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f12, .queueCreateInfoCount = 1,
-        .pQueueCreateInfos = &qci, .enabledExtensionCount = 1, .ppEnabledExtensionNames = ext};
+
+    uint32_t ne = 0;
+    CHECK(vkEnumerateDeviceExtensionProperties(pd, NULL, &ne, NULL));
+    VkExtensionProperties *e = calloc(ne + 1, sizeof *e);
+    CHECK(vkEnumerateDeviceExtensionProperties(pd, NULL, &ne, e));
+    const char *want[] = {"VK_KHR_push_descriptor", "VK_EXT_shader_atomic_float", "VK_KHR_shader_clock",
+        "VK_KHR_acceleration_structure", "VK_KHR_ray_query", "VK_KHR_deferred_host_operations", "VK_KHR_portability_subset", "VK_KHR_swapchain"};
+    const char *exts[8];
+    uint32_t k = 0;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (has(e, ne, want[i])) exts[k++] = want[i];
+    int atomicFloat = has(e, ne, "VK_EXT_shader_atomic_float"), accel = has(e, ne, "VK_KHR_acceleration_structure"),
+        rayQuery = has(e, ne, "VK_KHR_ray_query"), deferred = has(e, ne, "VK_KHR_deferred_host_operations");
+    if (!has(e, ne, "VK_KHR_push_descriptor")) FAIL("no VK_KHR_push_descriptor");
+    free(e);
+
+    VkPhysicalDeviceVulkan11Features f11 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceVulkan13Features f13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+    VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+    VkPhysicalDeviceAccelerationStructureFeaturesKHR as = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
+    VkPhysicalDeviceRayQueryFeaturesKHR rq = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    /* chain as physical.go's chainFeatures does, for the query and for creation */
+    void **tail;
+#define CHAIN() do { \
+        f2.pNext = &f11; f11.pNext = &f12; f12.pNext = NULL; af.pNext = NULL; as.pNext = NULL; rq.pNext = NULL; f13.pNext = NULL; \
+        tail = &f12.pNext; \
+        if (props.apiVersion >= VK_API_VERSION_1_3) { *tail = &f13; tail = &f13.pNext; } \
+        if (atomicFloat) { *tail = &af; tail = &af.pNext; } \
+        if (accel) { *tail = &as; tail = &as.pNext; } \
+        if (rayQuery) { *tail = &rq; } \
+    } while (0)
+    CHAIN();
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    if (!f12.timelineSemaphore || !f13.synchronization2) FAIL("no timeline semaphores or synchronization2");
+    f12.bufferDeviceAddressCaptureReplay = VK_FALSE;
+    f12.bufferDeviceAddressMultiDevice = VK_FALSE;
+    as.accelerationStructureCaptureReplay = VK_FALSE;
+    if (as.accelerationStructure && !deferred) {
+        as = (VkPhysicalDeviceAccelerationStructureFeaturesKHR){.sType = as.sType};
+    }
+    CHAIN();
+#undef CHAIN
+    deviceAddress = f12.bufferDeviceAddress;
+
+    uint32_t nq = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
+    VkQueueFamilyProperties *qf = calloc(nq + 1, sizeof *qf);
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, qf);
+    int compute = -1;
+    for (uint32_t i = 0; i < nq && compute < 0; i++)
+        if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) compute = (int)i;
+    uint32_t count = compute >= 0 ? qf[compute].queueCount : 0;
+    free(qf);
+    if (compute < 0) FAIL("no compute queue");
+    if (count > 4) count = 4;
+    float prio[4] = {1, 1, 1, 1};
+    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO, .queueFamilyIndex = (uint32_t)compute,
+        .queueCount = count, .pQueuePriorities = prio};
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f2, .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &qci, .enabledExtensionCount = k, .ppEnabledExtensionNames = exts};
     CHECK(vkCreateDevice(pd, &dci, NULL, &dev));
-    vkGetDeviceQueue(dev, 0, 0, &queue);
+    vkGetDeviceQueue(dev, (uint32_t)compute, 0, &queue);
     pushDescriptorSet = (PFN_vkCmdPushDescriptorSetKHR)vkGetDeviceProcAddr(dev, "vkCmdPushDescriptorSetKHR");
-    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO, .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT};
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, .queueFamilyIndex = (uint32_t)compute};
     CHECK(vkCreateCommandPool(dev, &pci, NULL, &pool));
+    return VK_SUCCESS;
+}
+
+int vkb_init(const char *deviceName, const uint32_t *empty, size_t emptyBytes, const uint32_t *saxpyCode, size_t saxpyBytes) {
+    VkResult r;
+    if ((r = createInstance()) || (r = createDevice(deviceName))) return r;
     VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
     CHECK(vkAllocateCommandBuffers(dev, &cai, &cb));
     VkSemaphoreTypeCreateInfo tci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO, .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
     VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &tci};
     CHECK(vkCreateSemaphore(dev, &sci, NULL, &timeline));
-
-    char path[4096];
-    snprintf(path, sizeof path, "%s/empty.spv", argv[1]);
-    emptyPipe = newPipeline(path, 1, 0);
-    snprintf(path, sizeof path, "%s/saxpy.spv", argv[1]);
-    saxpyPipe = newPipeline(path, 2, 8);
-    small = newBuffer(256);
-    device64 = newBuffer(transferBytes);
-    staging64 = newBuffer(transferBytes);
+    if ((r = newPipeline(empty, emptyBytes, 1, 0, &emptyPipe)) || (r = newPipeline(saxpyCode, saxpyBytes, 2, 8, &saxpyPipe)))
+        return r;
+    if ((r = newBuffer(256, &small)) || (r = newBuffer(transferBytes, &device64)) || (r = newBuffer(transferBytes, &staging64)) ||
+        (r = newBuffer(4ull * saxpyN, &sx)) || (r = newBuffer(4ull * saxpyN, &sy)))
+        return r;
     host64 = malloc(transferBytes);
     for (size_t i = 0; i < transferBytes; i++) host64[i] = (unsigned char)i;
-    sx = newBuffer(4ull * saxpyN);
-    sy = newBuffer(4ull * saxpyN);
+    return VK_SUCCESS;
+}
 
-    double ns = run(chain);
-    printf("DispatchChain %.0f ns/op %.1f ns/dispatch\n", ns, ns / chainLength);
-    printf("RoundTrip %.0f ns/op\n", run(roundTrip));
-    ns = run(upload);
-    printf("Upload %.0f ns/op %.2f MB/s\n", ns, transferBytes / ns * 1e3);
-    ns = run(download);
-    printf("Download %.0f ns/op %.2f MB/s\n", ns, transferBytes / ns * 1e3);
-    ns = run(saxpy);
-    printf("Saxpy %.0f ns/op %.2f MB/s\n", ns, 12.0 * saxpyN / ns * 1e3);
+/* vkb_run runs benchmark which iters times and returns the nanoseconds taken,
+ * or a negative VkResult. */
+int64_t vkb_run(int which, int64_t iters) {
+    static VkResult (*const fns[])(void) = {chain, roundTrip, upload, download, saxpy};
+    if (which < 0 || which >= (int)(sizeof fns / sizeof fns[0])) return VK_ERROR_UNKNOWN;
+    uint64_t start = now();
+    for (int64_t i = 0; i < iters; i++) {
+        VkResult r = fns[which]();
+        if (r < 0) return r;
+    }
+    return (int64_t)(now() - start);
+}
 
-    vkDeviceWaitIdle(dev);
-    vkDestroyDevice(dev, NULL); /* the process exits: the driver frees the rest */
-    vkDestroyInstance(inst, NULL);
-    return 0;
+void vkb_close(void) {
+    if (dev) {
+        vkDeviceWaitIdle(dev);
+        vkDestroyDevice(dev, NULL); /* the driver frees what the device owned */
+        dev = VK_NULL_HANDLE;
+    }
+    if (inst) {
+        vkDestroyInstance(inst, NULL);
+        inst = VK_NULL_HANDLE;
+    }
+    free(host64);
+    host64 = NULL;
 }

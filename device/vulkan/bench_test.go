@@ -63,36 +63,46 @@ func (f *fixture) submitWait(b *testing.B, list *device.CommandList) {
 // submitted and waited for. The figure is per dispatch.
 func BenchmarkDispatchChain(b *testing.B) { benchDispatchChain(b) }
 
+const chainLength = 10000
+
 func benchDispatchChain(b *testing.B) {
-	f := benchFixture(b)
+	op := chainOp(b, benchFixture(b))
+	b.ResetTimer()
+	for range b.N {
+		op()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chainLength), "ns/dispatch")
+}
+
+// chainOp sets up BenchmarkDispatchChain and returns one operation of it.
+func chainOp(b *testing.B, f *fixture) func() {
 	sh := f.mustShader(b, "empty")
 	buf := f.mustBuffer(b, 256)
-	const n = 10000
 	list := &device.CommandList{}
-	for range n {
+	for range chainLength {
 		list.Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf}}})
 	}
 	f.submitWait(b, list)
-	b.ResetTimer()
-	for range b.N {
-		f.submitWait(b, list)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/dispatch")
+	return func() { f.submitWait(b, list) }
 }
 
 // BenchmarkRoundTrip: one empty dispatch submitted and waited for.
 func BenchmarkRoundTrip(b *testing.B) { benchRoundTrip(b) }
 
 func benchRoundTrip(b *testing.B) {
-	f := benchFixture(b)
+	op := roundTripOp(b, benchFixture(b))
+	b.ResetTimer()
+	for range b.N {
+		op()
+	}
+}
+
+func roundTripOp(b *testing.B, f *fixture) func() {
 	sh := f.mustShader(b, "empty")
 	buf := f.mustBuffer(b, 256)
 	list := (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf}}})
 	f.submitWait(b, list)
-	b.ResetTimer()
-	for range b.N {
-		f.submitWait(b, list)
-	}
+	return func() { f.submitWait(b, list) }
 }
 
 // BenchmarkDescriptorPath runs BenchmarkDispatchChain and BenchmarkRoundTrip
@@ -119,8 +129,9 @@ func BenchmarkDescriptorPath(b *testing.B) {
 const transferBytes = 64 << 20
 
 // BenchmarkUpload: 64 MiB from host memory into a buffer, waited for.
-func BenchmarkUpload(b *testing.B) {
-	f := benchFixture(b)
+func BenchmarkUpload(b *testing.B) { benchOp(b, uploadOp, transferBytes) }
+
+func uploadOp(b *testing.B, f *fixture) func() {
 	buf := f.mustBuffer(b, transferBytes)
 	data := make([]byte, transferBytes)
 	for i := range data {
@@ -128,46 +139,49 @@ func BenchmarkUpload(b *testing.B) {
 	}
 	list := (&device.CommandList{}).Add(&device.BufferUpload{Buffer: buf, Data: data})
 	f.submitWait(b, list)
-	b.SetBytes(transferBytes)
-	b.ResetTimer()
-	for range b.N {
-		f.submitWait(b, list)
-	}
+	return func() { f.submitWait(b, list) }
 }
 
 // BenchmarkDownload: 64 MiB from a buffer into host memory, waited for.
-func BenchmarkDownload(b *testing.B) {
-	f := benchFixture(b)
+func BenchmarkDownload(b *testing.B) { benchOp(b, downloadOp, transferBytes) }
+
+func downloadOp(b *testing.B, f *fixture) func() {
 	buf := f.mustBuffer(b, transferBytes)
 	data := make([]byte, transferBytes)
 	f.submitWait(b, (&device.CommandList{}).Add(&device.BufferUpload{Buffer: buf, Data: data}))
 	list := (&device.CommandList{}).Add(&device.BufferDownload{Buffer: buf, Data: data})
 	f.submitWait(b, list)
-	b.SetBytes(transferBytes)
-	b.ResetTimer()
-	for range b.N {
-		f.submitWait(b, list)
-	}
+	return func() { f.submitWait(b, list) }
 }
+
+const saxpyN = 16 << 20
 
 // BenchmarkSaxpy: y = a*x + y over 16M floats, one dispatch waited for;
 // bytes are the 12 per element the kernel moves.
-func BenchmarkSaxpy(b *testing.B) {
-	f := benchFixture(b)
+func BenchmarkSaxpy(b *testing.B) { benchOp(b, saxpyOp, 12*saxpyN) }
+
+func saxpyOp(b *testing.B, f *fixture) func() {
 	sh := f.mustShader(b, "saxpy")
-	const n = 16 << 20
-	x, y := f.mustBuffer(b, 4*n), f.mustBuffer(b, 4*n)
+	x, y := f.mustBuffer(b, 4*saxpyN), f.mustBuffer(b, 4*saxpyN)
 	f.submitWait(b, (&device.CommandList{}).Add(
-		&device.BufferUpload{Buffer: x, Data: bytesOfF32(make([]float32, n))},
-		&device.BufferUpload{Buffer: y, Data: bytesOfF32(make([]float32, n))}))
-	list := (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: []device.Arg{
+		&device.BufferUpload{Buffer: x, Data: bytesOfF32(make([]float32, saxpyN))},
+		&device.BufferUpload{Buffer: y, Data: bytesOfF32(make([]float32, saxpyN))}))
+	list := (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{saxpyN, 1, 1}, Args: []device.Arg{
 		{Kind: device.ArgBuffer, Handle: x}, {Kind: device.ArgBuffer, Handle: y},
-		{Kind: device.ArgUniform, Uniform: uniform32(n)}, {Kind: device.ArgUniform, Uniform: uniformF(2)}}})
+		{Kind: device.ArgUniform, Uniform: uniform32(saxpyN)}, {Kind: device.ArgUniform, Uniform: uniformF(2)}}})
 	f.submitWait(b, list)
-	b.SetBytes(12 * n)
+	return func() { f.submitWait(b, list) }
+}
+
+// benchOp times one operation set up by setup; bytes > 0 reports MB/s.
+func benchOp(b *testing.B, setup func(*testing.B, *fixture) func(), bytes int64) {
+	op := setup(b, benchFixture(b))
+	if bytes > 0 {
+		b.SetBytes(bytes)
+	}
 	b.ResetTimer()
 	for range b.N {
-		f.submitWait(b, list)
+		op()
 	}
 }
 
@@ -221,8 +235,11 @@ func BenchmarkBinding(b *testing.B) {
 // BenchmarkRoundTripRawVk is BenchmarkRoundTrip written directly against the
 // vk package (one command buffer re-recorded, one timeline semaphore): what
 // the same Vulkan calls cost from Go, without the runtime around them.
-func BenchmarkRoundTripRawVk(b *testing.B) {
-	f := benchFixture(b)
+func BenchmarkRoundTripRawVk(b *testing.B) { benchOp(b, rawVkRoundTripOp, 0) }
+
+// rawVkRoundTripOp sets up BenchmarkRoundTripRawVk; its semaphore is
+// destroyed when the benchmark ends.
+func rawVkRoundTripOp(b *testing.B, f *fixture) func() {
 	d := f.d
 	shH := f.mustShader(b, "empty")
 	bufH := f.mustBuffer(b, 256)
@@ -241,7 +258,10 @@ func BenchmarkRoundTripRawVk(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer d.fn.DestroySemaphore(d.vk, sem, nil)
+	b.Cleanup(func() {
+		d.fn.DeviceWaitIdle(d.vk)
+		d.fn.DestroySemaphore(d.vk, sem, nil)
+	})
 	var value uint64
 	info := vk.DescriptorBufferInfo{Buffer: buf.raw.handle, Range: 256}
 	write := vk.WriteDescriptorSet{SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DescriptorCount: 1,
@@ -276,8 +296,5 @@ func BenchmarkRoundTripRawVk(b *testing.B) {
 		}
 	}
 	round()
-	b.ResetTimer()
-	for range b.N {
-		round()
-	}
+	return round
 }
