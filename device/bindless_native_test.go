@@ -173,6 +173,24 @@ func TestBindlessTextureAheadOfTimeOnNative(t *testing.T) {
 			require.InDelta(t, dev[i][c], aot[i][c], 1e-3, "sample %d channel %d: ahead of time vs compiled for %v", i, c, d.Capabilities().Sampling)
 		}
 	}
+
+	// A larger texture in the slot outgrows its mirror: the next
+	// ahead-of-time dispatch gets a new one (lazily, on the native path).
+	big, err := device.NewImage[[4]float32](d, device.RGBA32Float, 4, 3, 1)
+	require.NoError(t, err)
+	defer big.Close()
+	bigPx := make([][4]float32, 12)
+	for i := range bigPx {
+		bigPx[i] = [4]float32{float32(-i), float32(i * i), 0.5, 1}
+	}
+	require.NoError(t, arr.EmplaceTexture(0, big, device.Sampler{Filter: device.FilterPoint}))
+	xy2 := upload(t, d, [][2]uint32{{3, 2}, {0, 1}, {2, 0}, {1, 2}, {3, 0}, {0, 0}})
+	run(t, d, big.Upload(bigPx), arr.Update(), k.Dispatch([3]uint32{n}, arr, slots, xy2, uv, out[0][0], out[0][1], sizes[0]))
+	got := download(t, d, out[0][0])
+	for i, p := range [][2]int{{3, 2}, {0, 1}, {2, 0}, {1, 2}, {3, 0}, {0, 0}} {
+		require.Equal(t, bigPx[p[1]*4+p[0]], got[i], "read at %v after the slot grew", p)
+	}
+	require.Equal(t, [2]uint32{4, 3}, download(t, d, sizes[0])[0])
 }
 
 // TestBindlessTextureSetLimit: a kernel sampling more bindless arrays than

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan"
 	fe "github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
@@ -19,11 +20,29 @@ import (
 // nearest sampler: one fetch instead of four), and, for the mirror refresh
 // alone, a bindless kernel that only asks the slot's size.
 // Each iteration is one dispatch and a wait (docs/PERFORMANCE.md, bindless).
+// On a device with descriptor indexing the bindless variants run twice: on
+// the native path (descriptor arrays, the device's samplers) and on the
+// emulated one forced (mirrors, sampling in code).
 func BenchmarkBindlessTextureSample(b *testing.B) {
+	open := func(b *testing.B) *device.Device {
+		dev, err := device.Open(context.Background(), "vulkan", device.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		testenv.Need(b, "a Vulkan device", err)
+		b.Cleanup(func() { _ = dev.Close() })
+		return dev
+	}
+	dev := open(b)
+	path := dev.Capabilities().Sampling
+	b.Run(path.String(), func(b *testing.B) { benchBindlessTextureSample(b, dev) })
+	if path == device.PathNative {
+		b.Run("emulated", func(b *testing.B) {
+			b.Setenv(vulkan.EnvEmulateBindlessTextures, "1")
+			benchBindlessTextureSample(b, open(b))
+		})
+	}
+}
+
+func benchBindlessTextureSample(b *testing.B, dev *device.Device) {
 	const w, h = 512, 512
-	dev, err := device.Open(context.Background(), "vulkan", device.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	testenv.Need(b, "a Vulkan device", err)
-	b.Cleanup(func() { _ = dev.Close() })
 	fatal := func(err error) {
 		if err != nil {
 			b.Fatal(err)

@@ -102,6 +102,9 @@ func writeCapabilities(w io.Writer, c device.Capabilities) {
 		fmt.Fprintf(w, "  lacks           %s\n", strings.Join(lack, " "))
 	}
 	fmt.Fprintf(w, "  paths           bindless=%s sampling=%s ray-query=%s\n", c.Bindless, c.Sampling, c.RayQuery)
+	if c.MaxBindlessTextures > 0 {
+		fmt.Fprintf(w, "  bindless        %d texture slots per array (descriptor indexing)\n", c.MaxBindlessTextures)
+	}
 }
 
 func byteSize(n uint64) string {

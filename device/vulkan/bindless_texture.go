@@ -2,6 +2,8 @@ package vulkan
 
 import (
 	"encoding/binary"
+	"fmt"
+	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/vk"
@@ -96,27 +98,40 @@ func (e *encoder) setTexture(arr *bindless, sl device.BindlessSlot, rec []byte) 
 	}
 	ext := t.extent(0)
 	n := uint64(ext[0]) * uint64(ext[1]) * uint64(t.desc.Format.PixelSize())
-	m, err := arr.mirrorFor(sl.Slot, n)
+	// With native texture slots the mirror is only for kernels compiled for
+	// the emulated path (ahead of time): it is allocated, and the record
+	// pointed at it, by the first such dispatch (refreshTextures).
+	m, err := arr.mirrorFor(sl.Slot, n, e.d.texLayout != 0)
 	if err != nil {
 		return err
 	}
 	m.tex = sl.Texture
-	textureRecord(rec, m.raw.addr, n, ext[0], ext[1], code, sl.Sampler)
+	var addr uint64
+	if m.raw != nil {
+		addr = m.raw.addr
+	}
+	textureRecord(rec, addr, n, ext[0], ext[1], code, sl.Sampler)
 	return nil
 }
 
-// mirrorFor returns slot's mirror, with room for n texel bytes.
-func (b *bindless) mirrorFor(slot uint32, n uint64) (*mirror, error) {
+// mirrorFor returns slot's mirror, with room for n texel bytes; lazy leaves
+// a mirror that must grow unallocated (raw nil).
+func (b *bindless) mirrorFor(slot uint32, n uint64, lazy bool) (*mirror, error) {
 	b.texMu.Lock()
 	defer b.texMu.Unlock()
 	if b.mirrors == nil {
 		b.mirrors = map[uint32]*mirror{}
 	}
-	if m := b.mirrors[slot]; m != nil && m.raw.size >= n+mirrorSpare {
+	if m := b.mirrors[slot]; m != nil && m.raw != nil && m.raw.size >= n+mirrorSpare {
 		m.size = n
 		return m, nil
-	} else if m != nil {
+	} else if m != nil && m.raw != nil {
 		b.retired = append(b.retired, m.raw)
+	}
+	if lazy {
+		m := &mirror{size: n}
+		b.mirrors[slot] = m
+		return m, nil
 	}
 	raw, err := b.d.mem.newRawBuffer(n+mirrorSpare, placeDevice)
 	if err != nil {
@@ -160,6 +175,21 @@ func (e *encoder) refreshTextures(arr *bindless) error {
 		if ext := t.extent(0); uint64(ext[0])*uint64(ext[1])*uint64(t.desc.Format.PixelSize()) != m.size {
 			return invalidf("bindless array slot %d: texture %d changed size", slot, m.tex)
 		}
+		if m.raw == nil {
+			// A lazy mirror's first use: allocate it and point the slot's
+			// record at it, ordered before the dispatch reads the record.
+			raw, err := e.d.mem.newRawBuffer(m.size+mirrorSpare, placeDevice)
+			if err != nil {
+				return fmt.Errorf("bindless array slot %d: mirror of %d bytes: %w", slot, m.size, err)
+			}
+			m.raw = raw
+			off := len(e.pushArena)
+			e.pushArena = binary.LittleEndian.AppendUint64(e.pushArena, raw.addr)
+			e.pushArena = binary.LittleEndian.AppendUint64(e.pushArena, m.size)
+			at := uint64(slot) * slotRecordSize
+			e.order(stageCopy, accessTransferWrite, use{arr, at, at + 16, true})
+			e.batch.CmdUpdateBuffer(e.cmd, arr.table.raw.handle, vk.DeviceSize(at), 16, unsafe.Pointer(&e.pushArena[off]))
+		}
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false}, use{m, 0, m.size, true})
 		r := t.copyRegion(0, 0, [3]uint32{}, t.extent(0))
 		e.batch.CmdCopyImageToBuffer(e.cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, m.raw.handle, 1, &r)
@@ -172,7 +202,9 @@ func (b *bindless) releaseMirrors() {
 	b.texMu.Lock()
 	defer b.texMu.Unlock()
 	for _, m := range b.mirrors {
-		b.d.mem.destroyRawBuffer(m.raw)
+		if m.raw != nil {
+			b.d.mem.destroyRawBuffer(m.raw)
+		}
 	}
 	for _, r := range b.retired {
 		b.d.mem.destroyRawBuffer(r)
