@@ -123,8 +123,7 @@ func (ts *texSet) release(d *Device) { d.fn.DestroyDescriptorPool(d.vk, ts.pool,
 func (b *bindless) textureSlots() uint32 { return min(b.size, b.d.caps.MaxBindlessTextures) }
 
 // setNativeTexture validates a texture for a native slot and records its
-// descriptor; commitTextures writes it. It also returns whether the format
-// has a linear mirror for kernels compiled for the emulated path.
+// descriptor; commitTextures writes it at the end of the update.
 func (e *encoder) setNativeTexture(arr *bindless, sl device.BindlessSlot, t *texture) error {
 	if t.desc.Dim != 2 {
 		return unsupportedf("bindless array slot %d: a %dD texture (bindless textures are 2D)", sl.Slot, t.desc.Dim)
