@@ -46,10 +46,11 @@ const (
 )
 
 type encoder struct {
-	d   *Device
-	s   *stream
-	cmd vk.CommandBuffer
-	sub *submission
+	d     *Device
+	s     *stream
+	cmd   vk.CommandBuffer
+	sub   *submission
+	begin vk.CommandBufferBeginInfo // here, not on the stack: it would escape
 
 	accesses  []access
 	srcStage  vk.PipelineStageFlags2
@@ -152,7 +153,8 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	if err := s.err(); err != nil {
 		return err
 	}
-	sub := &submission{callbacks: list.Callbacks}
+	sub := s.newSubmission()
+	sub.callbacks = list.Callbacks
 	if len(list.Commands) == 0 {
 		s.enqueue(sub)
 		return nil
@@ -168,6 +170,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 			d.mem.releaseStaging(sub.staging)
 		}
 		e.reset()
+		s.recycle(sub)
 		return err
 	}
 	s.enqueue(sub)
@@ -211,8 +214,8 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 		return err
 	}
 	sub.cmd, e.cmd = cmd, cmd
-	bi := vk.CommandBufferBeginInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, Flags: vk.COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT}
-	if err := check("vkBeginCommandBuffer", d.fn.BeginCommandBuffer(cmd, &bi)); err != nil {
+	e.begin = vk.CommandBufferBeginInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, Flags: vk.COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT}
+	if err := check("vkBeginCommandBuffer", d.fn.BeginCommandBuffer(cmd, &e.begin)); err != nil {
 		return err
 	}
 	// Order this list after the stream's earlier lists: submission order alone

@@ -37,6 +37,14 @@ type stream struct {
 	parked    []*submission
 	wasParked bool // s is in d.parked
 	enc       encoder
+	free      []*submission // completed submissions for reuse (under mu)
+
+	// What submit hands vkQueueSubmit2, kept here (under mu) so that a
+	// submission allocates nothing: the driver copies it before returning.
+	subWaits   []vk.SemaphoreSubmitInfo
+	subSignals []vk.SemaphoreSubmitInfo
+	subInfo    vk.SubmitInfo2
+	subCmd     vk.CommandBufferSubmitInfo
 
 	cmu      sync.Mutex    // pending, eager, closing, progress
 	wake     chan struct{} // wakes the worker (buffered, never blocks)
@@ -133,11 +141,16 @@ func (d *Device) newTimeline(initial uint64) (vk.Semaphore, error) {
 
 // waitSemaphore waits up to timeout for sem to reach value.
 func (d *Device) waitSemaphore(sem vk.Semaphore, value uint64, timeout time.Duration) (bool, error) {
-	wi := vk.SemaphoreWaitInfo{
+	// From a pool: what the driver is handed escapes, and host waits run
+	// concurrently (the worker and any number of Synchronize calls).
+	w := semWaits.Get().(*semWait)
+	w.sem, w.value = sem, value
+	w.wi = vk.SemaphoreWaitInfo{
 		SType: vk.STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, SemaphoreCount: 1,
-		PSemaphores: &sem, PValues: &value,
+		PSemaphores: &w.sem, PValues: &w.value,
 	}
-	r := d.fn.WaitSemaphores(d.vk, &wi, uint64(timeout.Nanoseconds()))
+	r := d.fn.WaitSemaphores(d.vk, &w.wi, uint64(timeout.Nanoseconds()))
+	semWaits.Put(w)
 	switch r {
 	case vk.SUCCESS:
 		return true, nil
@@ -146,6 +159,15 @@ func (d *Device) waitSemaphore(sem vk.Semaphore, value uint64, timeout time.Dura
 	}
 	return false, check("vkWaitSemaphores", r)
 }
+
+// semWait is what one vkWaitSemaphores call points at.
+type semWait struct {
+	sem   vk.Semaphore
+	value uint64
+	wi    vk.SemaphoreWaitInfo
+}
+
+var semWaits = sync.Pool{New: func() any { return new(semWait) }}
 
 // semaphoreValue reads a timeline semaphore's current value.
 func (d *Device) semaphoreValue(sem vk.Semaphore) (uint64, error) {
@@ -197,6 +219,43 @@ func (s *stream) commandBuffer() (vk.CommandBuffer, error) {
 	return cb, err
 }
 
+// newSubmission returns an empty submission, reusing a completed one; s.mu held.
+func (s *stream) newSubmission() *submission {
+	if n := len(s.free); n > 0 {
+		sub := s.free[n-1]
+		s.free[n-1] = nil
+		s.free = s.free[:n-1]
+		return sub
+	}
+	return &submission{}
+}
+
+// recycle keeps a completed submission for reuse; s.mu held. Its slices keep
+// their capacity, their elements are dropped.
+func (s *stream) recycle(sub *submission) {
+	if len(s.free) >= 8 {
+		return
+	}
+	clear(sub.downloads)
+	clear(sub.waits)
+	clear(sub.signals)
+	*sub = submission{waits: sub.waits[:0], signals: sub.signals[:0], downloads: sub.downloads[:0]}
+	s.free = append(s.free, sub)
+}
+
+// popFront removes q[0]. A short queue is shifted down so that it keeps its
+// backing array (one emptied and refilled allocates nothing); a long one is
+// resliced (shifting it would cost O(len) per pop).
+func popFront(q []*submission) []*submission {
+	if len(q) > 16 {
+		q[0] = nil
+		return q[1:]
+	}
+	copy(q, q[1:])
+	q[len(q)-1] = nil
+	return q[:len(q)-1]
+}
+
 // enqueue gives sub the next timeline value and submits it, or parks it
 // behind earlier parked work; s.mu held.
 func (s *stream) enqueue(sub *submission) {
@@ -219,7 +278,7 @@ func (s *stream) fence() (value uint64, ok bool) {
 	if closing || s.err() != nil {
 		return 0, false
 	}
-	sub := &submission{}
+	sub := s.newSubmission()
 	s.enqueue(sub)
 	return sub.value, true
 }
@@ -271,8 +330,7 @@ func (s *stream) flush() {
 func (s *stream) submitReady() (raised bool) {
 	for len(s.parked) > 0 && s.parked[0].ready() {
 		sub := s.parked[0]
-		s.parked[0] = nil
-		s.parked = s.parked[1:]
+		s.parked = popFront(s.parked)
 		submitted, err := s.submit(sub)
 		if err != nil {
 			s.fail(err)
@@ -305,21 +363,22 @@ func (s *stream) submit(sub *submission) (submitted bool, err error) {
 	info := func(sem vk.Semaphore, value uint64) vk.SemaphoreSubmitInfo {
 		return vk.SemaphoreSubmitInfo{SType: vk.STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, Semaphore: sem, Value: value, StageMask: vk.PIPELINE_STAGE_2_ALL_COMMANDS_BIT}
 	}
-	waits := make([]vk.SemaphoreSubmitInfo, len(sub.waits))
-	for i, w := range sub.waits {
+	waits := s.subWaits[:0]
+	for _, w := range sub.waits {
 		value := w.value
 		if w.ev != nil {
 			// sub is ready: a submitted signal reaches the value.
 			value, _, _ = w.ev.exact(value)
 		}
-		waits[i] = info(w.sem, value)
+		waits = append(waits, info(w.sem, value))
 	}
-	signals := make([]vk.SemaphoreSubmitInfo, 0, len(sub.signals)+1)
-	signals = append(signals, info(s.sem, sub.value))
+	signals := append(s.subSignals[:0], info(s.sem, sub.value))
 	for _, sg := range sub.signals {
 		signals = append(signals, info(sg.sem, sg.value))
 	}
-	si := vk.SubmitInfo2{
+	s.subWaits, s.subSignals = waits, signals
+	si := &s.subInfo
+	*si = vk.SubmitInfo2{
 		SType:                    vk.STRUCTURE_TYPE_SUBMIT_INFO_2,
 		WaitSemaphoreInfoCount:   uint32(len(waits)),
 		SignalSemaphoreInfoCount: uint32(len(signals)),
@@ -329,11 +388,12 @@ func (s *stream) submit(sub *submission) (submitted bool, err error) {
 		si.PWaitSemaphoreInfos = &waits[0]
 	}
 	if sub.cmd != 0 {
+		s.subCmd = vk.CommandBufferSubmitInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, CommandBuffer: sub.cmd}
 		si.CommandBufferInfoCount = 1
-		si.PCommandBufferInfos = &vk.CommandBufferSubmitInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, CommandBuffer: sub.cmd}
+		si.PCommandBufferInfos = &s.subCmd
 	}
 	s.q.mu.Lock()
-	r := s.d.fn.QueueSubmit2(s.q.handle, 1, &si, 0)
+	r := s.d.fn.QueueSubmit2(s.q.handle, 1, si, 0)
 	s.q.mu.Unlock()
 	if err := check("vkQueueSubmit2", r); err != nil {
 		return false, err
@@ -453,8 +513,7 @@ func (s *stream) processUpTo(callbacks bool, reached uint64) {
 			break
 		}
 		sub := s.pending[0]
-		s.pending[0] = nil
-		s.pending = s.pending[1:]
+		s.pending = popFront(s.pending)
 		if sub.eager() {
 			s.eager--
 		}
@@ -481,12 +540,13 @@ func (s *stream) complete(sub *submission) {
 	if sub.staging != nil {
 		s.d.mem.releaseStaging(sub.staging)
 	}
-	if sub.cmd != 0 {
-		s.mu.Lock()
-		s.spare = append(s.spare, sub.cmd)
-		s.mu.Unlock()
-	}
 	s.completed.Store(sub.value)
+	s.mu.Lock()
+	if sub.cmd != 0 {
+		s.spare = append(s.spare, sub.cmd)
+	}
+	s.recycle(sub)
+	s.mu.Unlock()
 	s.cmu.Lock()
 	close(s.progress)
 	s.progress = make(chan struct{})
