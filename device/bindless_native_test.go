@@ -1,6 +1,7 @@
 package device_test
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -211,4 +212,99 @@ func TestBindlessTextureSetLimit(t *testing.T) {
 	_, err = device.Compile(d, f)
 	require.ErrorIs(t, err, device.ErrUnsupported)
 	require.ErrorContains(t, err, "(g)")
+}
+
+// TestBindlessTextureConcurrentStreams: goroutines on streams of their own
+// re-emplace, update and sample the slots of their own arrays, sharing the
+// textures, each round checked; on the native path every round after the
+// first writes a new version of a bound set while other streams' versions
+// are in flight (run under -race).
+func TestBindlessTextureConcurrentStreams(t *testing.T) {
+	samplingPaths(t, openDevice, func(t *testing.T, d *device.Device) {
+		k := compile(t, d, bindlessTexKernel)
+		texs := make([]*device.Image[[4]float32], 3)
+		for i := range texs {
+			img, err := device.NewImage[[4]float32](d, device.RGBA32Float, 1, 1, 1)
+			require.NoError(t, err)
+			t.Cleanup(func() { img.Close() })
+			run(t, d, img.Upload([][4]float32{{float32(i + 1), 0, 0, 1}}))
+			texs[i] = img
+		}
+		const workers, rounds = 4, 12
+		errs := make(chan error, workers)
+		for w := range workers {
+			go func() {
+				errs <- func() error {
+					s, err := d.NewStream(device.StreamCompute)
+					if err != nil {
+						return err
+					}
+					defer s.Close()
+					arr, err := d.NewBindlessArray(2)
+					if err != nil {
+						return err
+					}
+					defer arr.Close()
+					slots, err := device.NewBuffer[uint32](d, 2)
+					if err != nil {
+						return err
+					}
+					defer slots.Close()
+					xy, err := device.NewBuffer[[2]uint32](d, 2)
+					if err != nil {
+						return err
+					}
+					defer xy.Close()
+					uv, err := device.NewBuffer[[2]float32](d, 2)
+					if err != nil {
+						return err
+					}
+					defer uv.Close()
+					read, err := device.NewBuffer[[4]float32](d, 2)
+					if err != nil {
+						return err
+					}
+					defer read.Close()
+					sampled, err := device.NewBuffer[[4]float32](d, 2)
+					if err != nil {
+						return err
+					}
+					defer sampled.Close()
+					sizes, err := device.NewBuffer[[2]uint32](d, 2)
+					if err != nil {
+						return err
+					}
+					defer sizes.Close()
+					if err := s.Submit(slots.Upload([]uint32{0, 1}), xy.Upload(make([][2]uint32, 2)), uv.Upload([][2]float32{{0.5, 0.5}, {0.5, 0.5}})); err != nil {
+						return err
+					}
+					for r := range rounds {
+						a, b := (w+r)%len(texs), (w+2*r+1)%len(texs)
+						if err := arr.EmplaceTexture(0, texs[a], device.Sampler{}); err != nil {
+							return err
+						}
+						if err := arr.EmplaceTexture(1, texs[b], device.Sampler{}); err != nil {
+							return err
+						}
+						got, gotS := make([][4]float32, 2), make([][4]float32, 2)
+						if err := s.Submit(arr.Update(), k.Dispatch([3]uint32{2}, arr, slots, xy, uv, read, sampled, sizes),
+							read.Download(got), sampled.Download(gotS)); err != nil {
+							return err
+						}
+						if err := s.Synchronize(ctxT(t)); err != nil {
+							return err
+						}
+						want := [][4]float32{{float32(a + 1), 0, 0, 1}, {float32(b + 1), 0, 0, 1}}
+						if got[0] != want[0] || got[1] != want[1] || gotS[0] != want[0] || gotS[1] != want[1] {
+							return fmt.Errorf("worker %d round %d: read %v sampled %v, want %v", w, r, got, gotS, want)
+						}
+					}
+					return nil
+				}()
+			}()
+		}
+		for range workers {
+			require.NoError(t, <-errs)
+		}
+	})
 }
