@@ -66,7 +66,13 @@ func (b *BindlessArray) EmplaceBuffer(slot int, buf BufferRef) error {
 	return b.set(slot, BindlessSlot{Op: BindlessSetBuffer, Buffer: h, Offset: off, Size: size})
 }
 
-// EmplaceTexture puts a texture with a sampler in a slot.
+// EmplaceTexture puts a 2D texture with a sampler in a slot. Where the device
+// samples bindless textures natively (Capabilities.Sampling is PathNative)
+// any sampled float format works, in the first Capabilities.MaxBindlessTextures
+// slots; on the emulated path the format must have 1, 2 or 4 channels of
+// 32-bit float, 16-bit float or 8-bit unorm. Kernels sample level 0. A
+// format or slot the device cannot take fails the Update command with
+// ErrUnsupported.
 func (b *BindlessArray) EmplaceTexture(slot int, tex TextureRef, s Sampler) error {
 	if tex == nil {
 		return fmt.Errorf("device: EmplaceTexture slot %d: %w: nil texture", slot, ErrInvalidArgument)
