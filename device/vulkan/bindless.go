@@ -3,6 +3,7 @@ package vulkan
 import (
 	"encoding/binary"
 	"sync"
+	"sync/atomic"
 
 	"github.com/lucent-gpu/lucent/device"
 )
@@ -29,6 +30,8 @@ type bindless struct {
 	size  uint32
 	table *buffer
 	name  string
+
+	needsClear atomic.Bool // the records are not yet zeroed (encoder.bindlessArray)
 
 	texMu   sync.Mutex
 	mirrors map[uint32]*mirror // texture slots' linear mirrors, by slot
@@ -60,9 +63,10 @@ func (d *Device) CreateBindlessArray(size uint32) (device.Handle, error) {
 		return 0, err
 	}
 	b := &bindless{d: d, size: size, table: &buffer{raw: raw, d: d}}
-	if p := raw.bytes(); p != nil {
-		clear(p) // empty slots; elsewhere the first update writes the records it sets
-	}
+	// Device memory starts undefined (on a discrete GPU it is not even
+	// mapped): the first command list using the array empties every slot on
+	// the GPU, on every device alike.
+	b.needsClear.Store(true)
 	h, err := d.add(b)
 	if err != nil {
 		b.release()

@@ -18,6 +18,7 @@ package vulkan
 import (
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
@@ -87,6 +88,11 @@ type encoder struct {
 	setArena []vk.DescriptorSet
 
 	texBinds []texBind // a dispatch's native texture sets (scratch)
+
+	// One-time initialisations this list took on (a texture's first layout
+	// transition, a bindless array's first clear): given back if the list
+	// fails, so the next list records them.
+	claims []*atomic.Bool
 }
 
 // texBind is a bindless array's texture set bound at set index.
@@ -161,6 +167,9 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	}
 	e := &s.enc
 	if err := e.encode(sub, list); err != nil {
+		for _, c := range e.claims {
+			c.Store(true) // the initialisations this list would have done are still to do
+		}
 		if sub.cmd != 0 {
 			e.batch.Flush() // what was queued belongs to this command buffer
 			d.fn.EndCommandBuffer(sub.cmd)
@@ -183,6 +192,8 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 
 func (e *encoder) reset() {
 	e.batch.Flush() // no-op after a successful encode; drops nothing on an error path
+	clear(e.claims)
+	e.claims = e.claims[:0]
 	e.writes, e.bufInfos, e.imgInfos, e.pushArena = e.writes[:0], e.bufInfos[:0], e.imgInfos[:0], e.pushArena[:0]
 	e.setArena = e.setArena[:0]
 	e.deps, e.mbs = e.deps[:0], e.mbs[:0]
@@ -323,6 +334,7 @@ func (e *encoder) texture(h device.Handle) (*texture, error) {
 	}
 	e.used = append(e.used, &t.tracked)
 	if t.needsInit.CompareAndSwap(true, false) {
+		e.claims = append(e.claims, &t.needsInit)
 		e.imgInit = append(e.imgInit, vk.ImageMemoryBarrier2{
 			SType:        vk.STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
 			SrcStageMask: vk.PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, DstStageMask: stageAll, DstAccessMask: dstAccess,
@@ -333,6 +345,22 @@ func (e *encoder) texture(h device.Handle) (*texture, error) {
 		})
 	}
 	return t, nil
+}
+
+// bindlessArray looks a bindless array up for a command, emptying its slot
+// records first if no command list has yet.
+func (e *encoder) bindlessArray(h device.Handle) (*bindless, error) {
+	arr, err := lookup[*bindless](e.d, h, "bindless array")
+	if err != nil {
+		return nil, err
+	}
+	e.used = append(e.used, &arr.tracked)
+	if arr.needsClear.CompareAndSwap(true, false) {
+		e.claims = append(e.claims, &arr.needsClear)
+		e.order(stageCopy, accessTransferWrite, use{arr, 0, ^uint64(0), true})
+		e.batch.CmdFillBuffer(e.cmd, arr.table.raw.handle, 0, vk.DeviceSize(arr.table.raw.size), 0)
+	}
+	return arr, nil
 }
 
 // bufferTexture resolves and checks the two sides of a buffer↔texture copy:
@@ -377,7 +405,7 @@ func span(b *buffer, h device.Handle, off, size uint64) (uint64, error) {
 
 // command encodes one command: the one type switch.
 func (e *encoder) command(c device.Command) error {
-	d, cmd := e.d, e.cmd
+	cmd := e.cmd
 	switch c := c.(type) {
 	case *device.BufferUpload:
 		b, err := e.buffer(c.Buffer)
@@ -521,11 +549,10 @@ func (e *encoder) command(c device.Command) error {
 		return e.dispatch(c)
 
 	case *device.BindlessUpdate:
-		arr, err := lookup[*bindless](d, c.Array, "bindless array")
+		arr, err := e.bindlessArray(c.Array)
 		if err != nil {
 			return err
 		}
-		e.used = append(e.used, &arr.tracked)
 		if len(c.Slots) == 0 {
 			return nil
 		}
@@ -735,11 +762,10 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				PImageInfo: &e.imgInfos[len(e.imgInfos)-1],
 			})
 		case device.ArgBindlessArray:
-			arr, err := lookup[*bindless](d, a.Handle, "bindless array")
+			arr, err := e.bindlessArray(a.Handle)
 			if err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
-			e.used = append(e.used, &arr.tracked)
 			if p.TextureSet != 0 {
 				// Texture slots through the array's descriptor set (native).
 				set, u, err := e.bindTextures(arr, uses)
