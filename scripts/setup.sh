@@ -71,6 +71,13 @@ SRC
   dpkg-deb -x "$tmp"/deb/mesa-vulkan-drivers_*.deb "$tmp/root"
   lib=$(find "$tmp/root" -name libvulkan_lvp.so | head -n1)
   ver=$(dpkg-deb -f "$tmp"/deb/mesa-vulkan-drivers_*.deb Version)
+  # It must load against this system's libraries (LLVM, libdrm, libc): a
+  # backports Mesa built against newer ones needs them unpacked beside it.
+  if missing_libs=$(ldd "$lib" | grep 'not found'); then
+    echo "setup: Mesa $ver's lavapipe from bookworm-backports needs libraries this system lacks:" >&2
+    echo "$missing_libs" >&2
+    exit 1
+  fi
   $SUDO mkdir -p "$NEXT_DIR"
   $SUDO install -m 0755 "$lib" "$NEXT_DIR/libvulkan_lvp.so"
   printf '{"file_format_version": "1.0.0", "ICD": {"library_path": "%s/libvulkan_lvp.so", "api_version": "1.3.0"}}\n' "$NEXT_DIR" |
