@@ -48,6 +48,9 @@ func BenchmarkVsC(b *testing.B) {
 		{"DispatchChain", 0, chainOp, chainLength, 0},
 		{"RoundTrip", 1, roundTripOp, 0, 0},
 		{"RoundTripRawVk", 1, rawVkRoundTripOp, 0, 0},
+		// The twin's own round trip, entered once per round trip from Go:
+		// what returning to Go between round trips costs C itself.
+		{"RoundTripCPerCall", 1, cPerCallRoundTripOp, 0, 0},
 		{"Upload", 2, uploadOp, 0, transferBytes},
 		{"Download", 3, downloadOp, 0, transferBytes},
 		{"Saxpy", 4, saxpyOp, 0, 12 * saxpyN},
@@ -174,6 +177,12 @@ var twinOnce struct {
 
 // loadTwin builds and loads bench/vkbench.c once and opens its device: the
 // physical device d runs on, created the way the runtime creates it.
+// cPerCallRoundTripOp is one round trip of the raw-C twin per Go→C call.
+func cPerCallRoundTripOp(b *testing.B, f *fixture) func() {
+	tw := loadTwin(b, f.d)
+	return func() { tw.run(b, 1, 1) }
+}
+
 func loadTwin(b *testing.B, d *Device) *twin {
 	twinOnce.Do(func() { twinOnce.tw, twinOnce.err = buildTwin(b, d) })
 	testenv.Need(b, "the raw-C twin (cc, libvulkan headers)", twinOnce.err)
