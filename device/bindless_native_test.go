@@ -308,3 +308,44 @@ func TestBindlessTextureConcurrentStreams(t *testing.T) {
 		}
 	})
 }
+
+// TestBindlessTextureClosedThenUpdated: a texture closed while it is still
+// in a slot, then an update of another slot (on the native path: a new
+// version of the bound set, rewritten without the closed texture's view).
+// Dispatches fail naming the slot until it is emptied; then they run.
+func TestBindlessTextureClosedThenUpdated(t *testing.T) {
+	samplingPaths(t, openDevice, func(t *testing.T, d *device.Device) {
+		k := compile(t, d, bindlessTexKernel)
+		arr, err := d.NewBindlessArray(2)
+		require.NoError(t, err)
+		defer arr.Close()
+		mk := func(v float32) *device.Image[[4]float32] {
+			img, err := device.NewImage[[4]float32](d, device.RGBA32Float, 1, 1, 1)
+			require.NoError(t, err)
+			run(t, d, img.Upload([][4]float32{{v, 0, 0, 1}}))
+			return img
+		}
+		a, b, c := mk(1), mk(2), mk(3)
+		defer b.Close()
+		defer c.Close()
+		slots, xy := upload(t, d, []uint32{0, 1}), upload(t, d, make([][2]uint32, 2))
+		uv := upload(t, d, [][2]float32{{0.5, 0.5}, {0.5, 0.5}})
+		read, sampled, sizes := upload(t, d, make([][4]float32, 2)), upload(t, d, make([][4]float32, 2)), upload(t, d, make([][2]uint32, 2))
+		dispatch := k.Dispatch([3]uint32{2}, arr, slots, xy, uv, read, sampled, sizes)
+		require.NoError(t, arr.EmplaceTexture(0, a, device.Sampler{}))
+		require.NoError(t, arr.EmplaceTexture(1, b, device.Sampler{}))
+		run(t, d, arr.Update(), dispatch)
+		require.NoError(t, a.Close())
+		require.NoError(t, arr.EmplaceTexture(1, c, device.Sampler{}))
+		s, err := d.NewStream(device.StreamCompute)
+		require.NoError(t, err)
+		defer s.Close()
+		require.NoError(t, s.Submit(arr.Update()))
+		err = s.Submit(dispatch)
+		require.Error(t, err)
+		require.ErrorContains(t, err, "slot 0")
+		require.NoError(t, arr.Remove(0))
+		run(t, d, arr.Update(), dispatch)
+		require.Equal(t, [][4]float32{{}, {3, 0, 0, 1}}, download(t, d, read))
+	})
+}

@@ -183,6 +183,12 @@ func (e *encoder) commitTextures(arr *bindless) error {
 		if !ok {
 			continue // emptied again by the same update
 		}
+		if _, err := lookup[*texture](e.d, td.tex, "texture"); err != nil {
+			// Destroyed while in the slot: its view may be gone, so it is
+			// not written; a dispatch binding the array fails naming the
+			// slot until the slot is set again (bindTextures).
+			continue
+		}
 		infos[len(writes)] = td.info
 		writes = append(writes, vk.WriteDescriptorSet{
 			SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstSet: h.cur.set, DstBinding: 0, DstArrayElement: s,
