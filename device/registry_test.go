@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,14 +31,21 @@ func (f *probeFactory) Open(_ context.Context, o Options) (Interface, error) {
 	return nil, errProbe
 }
 
+// unique gives a backend name of its own to each run of a test (the
+// registry is process-wide, and -count runs tests more than once).
+func unique(name string) string { return fmt.Sprintf("%s-%d", name, uniqueN.Add(1)) }
+
+var uniqueN atomic.Int64
+
 func TestRegisterAndBackends(t *testing.T) {
 	f := &probeFactory{}
-	Register("test-registry-a", f)
-	Register("test-registry-b", f)
-	require.Subset(t, Backends(), []string{"test-registry-a", "test-registry-b"})
-	require.Panics(t, func() { Register("test-registry-a", f) })
-	require.Panics(t, func() { Register("test-registry-nil", nil) })
-	require.NotContains(t, Backends(), "test-registry-nil")
+	a, b, none := unique("test-registry-a"), unique("test-registry-b"), unique("test-registry-nil")
+	Register(a, f)
+	Register(b, f)
+	require.Subset(t, Backends(), []string{a, b})
+	require.Panics(t, func() { Register(a, f) })
+	require.Panics(t, func() { Register(none, nil) })
+	require.NotContains(t, Backends(), none)
 }
 
 func TestOpenUnknownBackend(t *testing.T) {
@@ -73,44 +81,46 @@ func TestOpenResolvesDeviceIndex(t *testing.T) {
 		{Index: 0, Name: "llvmpipe", Type: AdapterCPU},
 		{Index: 1, Name: "dGPU", Type: AdapterDiscrete},
 	}}
-	Register("test-open-index", f)
+	name := unique("test-open-index")
+	Register(name, f)
 	ctx := context.Background()
 
-	_, err := Open(ctx, "test-open-index")
+	_, err := Open(ctx, name)
 	require.ErrorIs(t, err, errProbe)
 	require.Equal(t, 1, f.opened.DeviceIndex, "the discrete GPU is the default")
 	require.NotNil(t, f.opened.Logger)
 
-	_, err = Open(ctx, "test-open-index", WithDeviceIndex(0), WithValidationLayer(true))
+	_, err = Open(ctx, name, WithDeviceIndex(0), WithValidationLayer(true))
 	require.ErrorIs(t, err, errProbe)
 	require.Equal(t, 0, f.opened.DeviceIndex)
 	require.True(t, f.opened.ValidationLayer)
 
 	f.opened = nil
-	_, err = Open(ctx, "test-open-index", WithDeviceIndex(2))
+	_, err = Open(ctx, name, WithDeviceIndex(2))
 	require.ErrorIs(t, err, ErrInvalidArgument)
 	require.Nil(t, f.opened, "Open must not reach the backend with a bad index")
 
 	// Context defaults come first; per-call options override them.
 	cache := shadercache.NewMemory()
 	c := NewContext(WithDeviceIndex(0), WithShaderCache(cache))
-	_, err = c.Open(ctx, "test-open-index", WithDeviceIndex(1))
+	_, err = c.Open(ctx, name, WithDeviceIndex(1))
 	require.ErrorIs(t, err, errProbe)
 	require.Equal(t, 1, f.opened.DeviceIndex)
 	require.Same(t, cache, f.opened.ShaderCache)
 
-	list, err := c.Enumerate(ctx, "test-open-index")
+	list, err := c.Enumerate(ctx, name)
 	require.NoError(t, err)
 	require.Equal(t, f.adapters, list)
 }
 
 func TestOpenNoAdapters(t *testing.T) {
-	Register("test-open-none", &probeFactory{})
-	_, err := Open(context.Background(), "test-open-none")
+	none, fails := unique("test-open-none"), unique("test-open-enum-fails")
+	Register(none, &probeFactory{})
+	_, err := Open(context.Background(), none)
 	require.ErrorIs(t, err, ErrUnsupported)
 
-	Register("test-open-enum-fails", &probeFactory{enumErr: fmt.Errorf("loader: %w", ErrUnsupported)})
-	_, err = Open(context.Background(), "test-open-enum-fails")
+	Register(fails, &probeFactory{enumErr: fmt.Errorf("loader: %w", ErrUnsupported)})
+	_, err = Open(context.Background(), fails)
 	require.ErrorIs(t, err, ErrUnsupported)
 	require.Contains(t, err.Error(), "enumerate")
 }
