@@ -12,7 +12,7 @@ const BindlessSlotSize = 32
 
 // CodegenVersion changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const CodegenVersion = 5
+const CodegenVersion = 6
 
 // Options tune code generation for a device.
 type Options struct {

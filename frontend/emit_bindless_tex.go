@@ -29,19 +29,25 @@ const (
 	bindlessTexF16    = 3
 )
 
-// bindlessTexture emits a read, size query or sample of a bindless 2D texture.
+// bindlessTexture emits a read, size query or sample of a bindless 2D
+// texture: the slot record gives the size and whether the slot holds a
+// texture, and the texel comes from the mirror (emulated) or the argument's
+// descriptor array (native, emit_bindless_native.go) inside a block guarded
+// by that.
 func (g *gen) bindlessTexture(e *Call) spirv.ID {
 	b := g.b
-	p := g.vars[e.Args[0].(*Ref).Var]
-	if heap, ok := g.texHeap[e.Args[0].(*Ref).Var]; ok {
-		return g.nativeBindlessTexture(e, p, heap)
-	}
+	v := e.Args[0].(*Ref).Var
+	p := g.vars[v]
+	heap, native := g.texHeap[v]
 	u64 := b.TypeInt(64, false)
 	uvec2, uvec4 := b.TypeVector(g.u32, 2), b.TypeVector(g.u32, 4)
 	vec4 := b.TypeVector(g.f32, 4)
 	slot := g.expr(e.Args[1])
-	addr := b.Load(u64, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, u64), p.ptr,
-		b.ConstantUint32(0), slot, b.ConstantUint32(0)))
+	var addr spirv.ID
+	if !native {
+		addr = b.Load(u64, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, u64), p.ptr,
+			b.ConstantUint32(0), slot, b.ConstantUint32(0)))
+	}
 	info := b.Load(uvec4, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, uvec4), p.ptr,
 		b.ConstantUint32(0), slot, b.ConstantUint32(2)))
 	w, h := b.CompositeExtract(g.u32, info, 0), b.CompositeExtract(g.u32, info, 1)
@@ -49,8 +55,13 @@ func (g *gen) bindlessTexture(e *Call) spirv.ID {
 		return b.CompositeConstruct(uvec2, w, h)
 	}
 	coord := g.expr(e.Args[2])
-	word := b.CompositeExtract(g.u32, info, 3)
-	ok := b.INotEqual(g.boolT, addr, b.ConstantUint64(0))
+	var word, ok spirv.ID
+	if native {
+		ok = b.INotEqual(g.boolT, w, b.ConstantUint32(0)) // an empty slot's record is zero
+	} else {
+		word = b.CompositeExtract(g.u32, info, 3)
+		ok = b.INotEqual(g.boolT, addr, b.ConstantUint64(0))
+	}
 	if e.Op == OpBindlessTexRead {
 		x, y := b.CompositeExtract(g.u32, coord, 0), b.CompositeExtract(g.u32, coord, 1)
 		ok = b.LogicalAnd(g.boolT, ok, b.LogicalAnd(g.boolT, b.ULessThan(g.boolT, x, w), b.ULessThan(g.boolT, y, h)))
@@ -62,7 +73,9 @@ func (g *gen) bindlessTexture(e *Call) spirv.ID {
 	b.BranchConditional(ok, then.ID(), merge.ID())
 	b.SetBlock(then)
 	fetch := func(x, y spirv.ID) spirv.ID { return g.texelFetch(addr, w, word, x, y) }
-	if e.Op == OpBindlessTexRead {
+	if native {
+		b.Store(result, g.nativeTexel(e.Op, heap, slot, coord))
+	} else if e.Op == OpBindlessTexRead {
 		// Clamped although ok already holds: the address stays on the
 		// mirror even where a driver runs the block for inactive lanes.
 		last := func(n spirv.ID) spirv.ID { return b.ISub(g.u32, n, b.ConstantUint32(1)) }
