@@ -28,6 +28,16 @@ func TestSamplingPathExpected(t *testing.T) {
 	}
 }
 
+// rgbaImage is a w×h RGBA32Float image holding px, closed when the test ends.
+func rgbaImage(t *testing.T, d *device.Device, w, h int, px [][4]float32) *device.Image[[4]float32] {
+	t.Helper()
+	img, err := device.NewImage[[4]float32](d, device.RGBA32Float, w, h, 1)
+	require.NoError(t, err)
+	t.Cleanup(func() { img.Close() })
+	run(t, d, img.Upload(px))
+	return img
+}
+
 // TestBindlessTextureUpdatedBetweenDispatches changes a slot between two
 // dispatches of one command list: each dispatch sees the texture the
 // commands before it left in the slot (on the native path the second update
@@ -39,11 +49,7 @@ func TestBindlessTextureUpdatedBetweenDispatches(t *testing.T) {
 		require.NoError(t, err)
 		defer arr.Close()
 		mk := func(v float32) *device.Image[[4]float32] {
-			img, err := device.NewImage[[4]float32](d, device.RGBA32Float, 2, 2, 1)
-			require.NoError(t, err)
-			t.Cleanup(func() { img.Close() })
-			run(t, d, img.Upload([][4]float32{{v, 0, 0, 1}, {v, 1, 0, 1}, {v, 2, 0, 1}, {v, 3, 0, 1}}))
-			return img
+			return rgbaImage(t, d, 2, 2, [][4]float32{{v, 0, 0, 1}, {v, 1, 0, 1}, {v, 2, 0, 1}, {v, 3, 0, 1}})
 		}
 		a, b, c := mk(10), mk(20), mk(30)
 		point := device.Sampler{Filter: device.FilterPoint}
@@ -224,74 +230,50 @@ func TestBindlessTextureConcurrentStreams(t *testing.T) {
 		k := compile(t, d, bindlessTexKernel)
 		texs := make([]*device.Image[[4]float32], 3)
 		for i := range texs {
-			img, err := device.NewImage[[4]float32](d, device.RGBA32Float, 1, 1, 1)
-			require.NoError(t, err)
-			t.Cleanup(func() { img.Close() })
-			run(t, d, img.Upload([][4]float32{{float32(i + 1), 0, 0, 1}}))
-			texs[i] = img
+			texs[i] = rgbaImage(t, d, 1, 1, [][4]float32{{float32(i + 1), 0, 0, 1}})
 		}
 		const workers, rounds = 4, 12
+		// Each worker's stream, array and buffers are made here (require
+		// belongs to the test's goroutine); the rounds run concurrently.
+		type worker struct {
+			s             *device.Stream
+			arr           *device.BindlessArray
+			slots         *device.Buffer[uint32]
+			xy            *device.Buffer[[2]uint32]
+			uv            *device.Buffer[[2]float32]
+			read, sampled *device.Buffer[[4]float32]
+			sizes         *device.Buffer[[2]uint32]
+		}
+		ws := make([]worker, workers)
+		for w := range ws {
+			s, err := d.NewStream(device.StreamCompute)
+			require.NoError(t, err)
+			t.Cleanup(func() { s.Close() })
+			arr, err := d.NewBindlessArray(2)
+			require.NoError(t, err)
+			t.Cleanup(func() { arr.Close() })
+			ws[w] = worker{s: s, arr: arr, slots: upload(t, d, []uint32{0, 1}), xy: upload(t, d, make([][2]uint32, 2)),
+				uv: upload(t, d, [][2]float32{{0.5, 0.5}, {0.5, 0.5}}), read: upload(t, d, make([][4]float32, 2)),
+				sampled: upload(t, d, make([][4]float32, 2)), sizes: upload(t, d, make([][2]uint32, 2))}
+		}
 		errs := make(chan error, workers)
-		for w := range workers {
+		for w, x := range ws {
 			go func() {
 				errs <- func() error {
-					s, err := d.NewStream(device.StreamCompute)
-					if err != nil {
-						return err
-					}
-					defer s.Close()
-					arr, err := d.NewBindlessArray(2)
-					if err != nil {
-						return err
-					}
-					defer arr.Close()
-					slots, err := device.NewBuffer[uint32](d, 2)
-					if err != nil {
-						return err
-					}
-					defer slots.Close()
-					xy, err := device.NewBuffer[[2]uint32](d, 2)
-					if err != nil {
-						return err
-					}
-					defer xy.Close()
-					uv, err := device.NewBuffer[[2]float32](d, 2)
-					if err != nil {
-						return err
-					}
-					defer uv.Close()
-					read, err := device.NewBuffer[[4]float32](d, 2)
-					if err != nil {
-						return err
-					}
-					defer read.Close()
-					sampled, err := device.NewBuffer[[4]float32](d, 2)
-					if err != nil {
-						return err
-					}
-					defer sampled.Close()
-					sizes, err := device.NewBuffer[[2]uint32](d, 2)
-					if err != nil {
-						return err
-					}
-					defer sizes.Close()
-					if err := s.Submit(slots.Upload([]uint32{0, 1}), xy.Upload(make([][2]uint32, 2)), uv.Upload([][2]float32{{0.5, 0.5}, {0.5, 0.5}})); err != nil {
-						return err
-					}
 					for r := range rounds {
 						a, b := (w+r)%len(texs), (w+2*r+1)%len(texs)
-						if err := arr.EmplaceTexture(0, texs[a], device.Sampler{}); err != nil {
+						if err := x.arr.EmplaceTexture(0, texs[a], device.Sampler{}); err != nil {
 							return err
 						}
-						if err := arr.EmplaceTexture(1, texs[b], device.Sampler{}); err != nil {
+						if err := x.arr.EmplaceTexture(1, texs[b], device.Sampler{}); err != nil {
 							return err
 						}
 						got, gotS := make([][4]float32, 2), make([][4]float32, 2)
-						if err := s.Submit(arr.Update(), k.Dispatch([3]uint32{2}, arr, slots, xy, uv, read, sampled, sizes),
-							read.Download(got), sampled.Download(gotS)); err != nil {
+						if err := x.s.Submit(x.arr.Update(), k.Dispatch([3]uint32{2}, x.arr, x.slots, x.xy, x.uv, x.read, x.sampled, x.sizes),
+							x.read.Download(got), x.sampled.Download(gotS)); err != nil {
 							return err
 						}
-						if err := s.Synchronize(ctxT(t)); err != nil {
+						if err := x.s.Synchronize(ctxT(t)); err != nil {
 							return err
 						}
 						want := [][4]float32{{float32(a + 1), 0, 0, 1}, {float32(b + 1), 0, 0, 1}}
@@ -319,15 +301,8 @@ func TestBindlessTextureClosedThenUpdated(t *testing.T) {
 		arr, err := d.NewBindlessArray(2)
 		require.NoError(t, err)
 		defer arr.Close()
-		mk := func(v float32) *device.Image[[4]float32] {
-			img, err := device.NewImage[[4]float32](d, device.RGBA32Float, 1, 1, 1)
-			require.NoError(t, err)
-			run(t, d, img.Upload([][4]float32{{v, 0, 0, 1}}))
-			return img
-		}
+		mk := func(v float32) *device.Image[[4]float32] { return rgbaImage(t, d, 1, 1, [][4]float32{{v, 0, 0, 1}}) }
 		a, b, c := mk(1), mk(2), mk(3)
-		defer b.Close()
-		defer c.Close()
 		slots, xy := upload(t, d, []uint32{0, 1}), upload(t, d, make([][2]uint32, 2))
 		uv := upload(t, d, [][2]float32{{0.5, 0.5}, {0.5, 0.5}})
 		read, sampled, sizes := upload(t, d, make([][4]float32, 2)), upload(t, d, make([][4]float32, 2)), upload(t, d, make([][2]uint32, 2))

@@ -103,11 +103,11 @@ type Capabilities struct {
 	AtomicFloat32Add    bool
 	AtomicInt64         bool
 
-	Bindless          Path // descriptor indexing (native) or address tables (emulated)
-	Sampling          Path // sampled textures in bindless arrays: native or emulated
+	Bindless Path // descriptor indexing (native) or address tables (emulated)
+	Sampling Path // sampled textures in bindless arrays: native or emulated
 	// MaxBindlessTextures is how many slots of one bindless array can hold
 	// textures on the native Sampling path (0 on the emulated path: any slot).
 	MaxBindlessTextures uint32
-	RayQuery          Path // native ray query, or software BVH traversal
-	SeparateCopyQueue bool // StreamCopy maps to a dedicated transfer queue
+	RayQuery            Path // native ray query, or software BVH traversal
+	SeparateCopyQueue   bool // StreamCopy maps to a dedicated transfer queue
 }

@@ -72,7 +72,7 @@ type Device struct {
 	setIdx    setIndex // cached descriptor sets by resource (descset.go)
 	pcache    pipelineCache
 	texLayout vk.DescriptorSetLayout // bindless texture slots' set layout (native path), or 0
-	streams   sync.Map // every *stream not yet released, destroyed ones included
+	streams   sync.Map               // every *stream not yet released, destroyed ones included
 	parked    parkedSet
 }
 
