@@ -72,6 +72,7 @@ type Device struct {
 	setIdx    setIndex // cached descriptor sets by resource (descset.go)
 	pcache    pipelineCache
 	texLayout vk.DescriptorSetLayout // bindless texture slots' set layout (native path), or 0
+	inflight  atomic.Int64           // submissions enqueued on any stream and not yet completed on the host
 	streams   sync.Map               // every *stream not yet released, destroyed ones included
 	parked    parkedSet
 }

@@ -89,6 +89,14 @@ type encoder struct {
 
 	texBinds []texBind // a dispatch's native texture sets (scratch)
 
+	// Direct uploads (direct.go): which commands write directly, what
+	// they write, the handles seen while planning, the command encoding.
+	direct       []bool
+	writesDirect []directWrite
+	seen         map[device.Handle]bool
+	index        int
+	lastDirect   int // direct uploads of the last list submitted (for tests)
+
 	// One-time initialisations this list took on (a texture's first layout
 	// transition, a bindless array's first clear): given back if the list
 	// fails, so the next list records them.
@@ -113,13 +121,16 @@ func (e *encoder) init(d *Device, s *stream) {
 
 func (e *encoder) release() {}
 
-// stagingSize is the host-visible memory a list needs for its transfers.
-func stagingSize(list *device.CommandList) uint64 {
+// stagingSize is the host-visible memory a list needs for its transfers
+// (direct uploads need none).
+func (e *encoder) stagingSize(list *device.CommandList) uint64 {
 	var n uint64
-	for _, c := range list.Commands {
+	for i, c := range list.Commands {
 		switch c := c.(type) {
 		case *device.BufferUpload:
-			n += alignUp(uint64(len(c.Data)), 16)
+			if !e.isDirect(i) {
+				n += alignUp(uint64(len(c.Data)), 16)
+			}
 		case *device.BufferDownload:
 			n += alignUp(uint64(len(c.Data)), 16)
 		case *device.TextureUpload:
@@ -182,6 +193,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		s.recycle(sub)
 		return err
 	}
+	e.writeDirect()
 	s.enqueue(sub)
 	for _, t := range e.used {
 		t.use(s, sub.value)
@@ -204,6 +216,8 @@ func (e *encoder) reset() {
 	e.pipeline = 0
 	e.downloads = false
 	e.staging, e.stagingOff = nil, 0
+	clear(e.writesDirect)
+	e.writesDirect = e.writesDirect[:0]
 	clear(e.used)
 	e.used = e.used[:0]
 	e.sub, e.cmd = nil, 0
@@ -212,7 +226,8 @@ func (e *encoder) reset() {
 func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	d := e.d
 	e.sub = sub
-	if n := stagingSize(list); n > 0 {
+	e.planDirect(list)
+	if n := e.stagingSize(list); n > 0 {
 		st, err := d.mem.newStaging(n)
 		if err != nil {
 			return fmt.Errorf("vulkan: staging memory for %d bytes: %w", n, err)
@@ -234,6 +249,7 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	e.srcStage, e.srcAccess = stageAll, accessMemoryWrite
 	e.global = true
 	for i, c := range list.Commands {
+		e.index = i
 		if err := e.command(c); err != nil {
 			return fmt.Errorf("command %d (%T): %w", i, c, err)
 		}
@@ -415,6 +431,10 @@ func (e *encoder) command(c device.Command) error {
 		n := uint64(len(c.Data))
 		if _, err := span(b, c.Buffer, c.Offset, max(n, 1)); err != nil || n == 0 {
 			return err
+		}
+		if e.isDirect(e.index) {
+			e.writesDirect = append(e.writesDirect, directWrite{b.raw.bytes()[c.Offset : c.Offset+n], c.Data})
+			return nil
 		}
 		dst, off := e.stage(n)
 		copy(dst, c.Data)

@@ -187,6 +187,9 @@ type rawBuffer struct {
 	al     *allocation
 	size   uint64
 	addr   uint64 // device address, 0 without bufferDeviceAddress
+	// coherent: mapped, host-coherent memory the host may write directly
+	// (direct uploads, direct.go).
+	coherent bool
 }
 
 const bufferUsage = vk.BUFFER_USAGE_TRANSFER_SRC_BIT | vk.BUFFER_USAGE_TRANSFER_DST_BIT | vk.BUFFER_USAGE_STORAGE_BUFFER_BIT |
@@ -212,6 +215,10 @@ func (m *memory) newRawBuffer(size uint64, p placement) (*rawBuffer, error) {
 	}
 	if err == nil {
 		err = check("vkBindBufferMemory", d.fn.BindBufferMemory(d.vk, b.handle, vk.DeviceMemory(b.al.memory()), vk.DeviceSize(b.al.offset)))
+	}
+	if err == nil {
+		const hostCoherent = vk.MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.MEMORY_PROPERTY_HOST_COHERENT_BIT
+		b.coherent = d.phys.mem.MemoryTypes[ti].PropertyFlags&hostCoherent == hostCoherent && b.al.mapped() != 0
 	}
 	if err != nil {
 		d.fn.DestroyBuffer(d.vk, b.handle, nil)

@@ -259,6 +259,7 @@ func popFront(q []*submission) []*submission {
 // enqueue gives sub the next timeline value and submits it, or parks it
 // behind earlier parked work; s.mu held.
 func (s *stream) enqueue(sub *submission) {
+	s.d.inflight.Add(1)
 	s.next++
 	sub.value = s.next
 	s.parked = append(s.parked, sub)
@@ -528,6 +529,7 @@ func (s *stream) processUpTo(callbacks bool, reached uint64) {
 
 // complete finishes sub on the host.
 func (s *stream) complete(sub *submission) {
+	defer s.d.inflight.Add(-1)
 	if sub.staging != nil {
 		src := sub.staging.bytes()
 		for _, dl := range sub.downloads {
@@ -656,6 +658,7 @@ func (s *stream) finish() error {
 			s.spare = append(s.spare, sub.cmd)
 		}
 	}
+	s.d.inflight.Add(-int64(len(s.parked)))
 	s.parked = nil
 	s.nparked.Store(0)
 	s.mu.Unlock()
