@@ -200,12 +200,12 @@ func KernelSignature(f *frontend.Function) (Signature, []any, error) {
 // textureSets gives the bindless arguments whose texture slots kernel f uses
 // their descriptor sets, 1+i for the i-th (frontend.Options.NativeBindlessTextures).
 func textureSets(sig *Signature, f *frontend.Function) {
+	sets := map[*frontend.Var]uint32{}
 	for i, v := range f.BindlessTextureArgs() {
-		for j, p := range f.Params {
-			if p == v {
-				sig.Args[j].TextureSet = uint32(1 + i)
-			}
-		}
+		sets[v] = uint32(1 + i)
+	}
+	for j, p := range f.Params {
+		sig.Args[j].TextureSet = sets[p]
 	}
 }
 

@@ -18,16 +18,7 @@ import (
 // clear on must leave it to the next list.
 func TestBindlessArrayStartsEmpty(t *testing.T) {
 	f := newFixture(t)
-	sig := device.Signature{
-		Args: []device.Argument{
-			{Name: "slots", Kind: device.ArgBindlessArray, Binding: 0, Access: device.Read},
-			{Name: "o", Kind: device.ArgBuffer, Binding: 1, ElemSize: 4, Access: device.Write},
-		},
-		BlockSize: [3]uint32{1, 1, 1},
-	}
-	sh, _, err := f.d.CreateShader(device.ShaderDesc{SPIRV: compile(t, "bindless"), Signature: &sig})
-	require.NoError(t, err)
-	defer f.d.DestroyShader(sh)
+	sh := f.bindlessShader()
 	stale := f.buffer(16)
 	f.run(&device.BufferUpload{Buffer: stale, Data: bytesOfU32([]uint32{777, 777, 777, 777})})
 	f.d.live.RLock()

@@ -76,27 +76,25 @@ func (e *encoder) setTexture(arr *bindless, sl device.BindlessSlot, rec []byte) 
 	if !sl.Sampler.Valid() {
 		return invalidf("bindless array slot %d: sampler %v", sl.Slot, sl.Sampler)
 	}
-	if e.d.texLayout != 0 {
+	code, decodable := texFormatCode(t.desc.Format)
+	ext := t.extent(0)
+	switch {
+	case e.d.texLayout != 0:
 		if err := e.setNativeTexture(arr, sl, t); err != nil {
 			return err
 		}
-		if _, ok := texFormatCode(t.desc.Format); !ok {
+		if !decodable {
 			// No mirror: kernels compiled for the emulated path see the
 			// slot empty; native ones sample it.
 			arr.clearMirror(sl.Slot)
-			ext := t.extent(0)
 			textureRecord(rec, 0, 0, ext[0], ext[1], 0, sl.Sampler)
 			return nil
 		}
-	}
-	if t.desc.Dim != 2 {
+	case t.desc.Dim != 2:
 		return unsupportedf("bindless array slot %d: a %dD texture (bindless textures are 2D)", sl.Slot, t.desc.Dim)
-	}
-	code, ok := texFormatCode(t.desc.Format)
-	if !ok {
+	case !decodable:
 		return unsupportedf("bindless array slot %d: texture format %v (emulated sampling reads 1, 2 or 4 channels of Float32, Float16 or Unorm8)", sl.Slot, t.desc.Format)
 	}
-	ext := t.extent(0)
 	n := uint64(ext[0]) * uint64(ext[1]) * uint64(t.desc.Format.PixelSize())
 	// With native texture slots the mirror is only for kernels compiled for
 	// the emulated path (ahead of time): it is allocated, and the record

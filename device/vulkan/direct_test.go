@@ -113,16 +113,7 @@ func TestDirectUploadFailedList(t *testing.T) {
 // so the kernel sees the buffer as it was.
 func TestDirectUploadAfterBindless(t *testing.T) {
 	f := newFixture(t)
-	sig := device.Signature{
-		Args: []device.Argument{
-			{Name: "slots", Kind: device.ArgBindlessArray, Binding: 0, Access: device.Read},
-			{Name: "o", Kind: device.ArgBuffer, Binding: 1, ElemSize: 4, Access: device.Write},
-		},
-		BlockSize: [3]uint32{1, 1, 1},
-	}
-	sh, _, err := f.d.CreateShader(device.ShaderDesc{SPIRV: compile(t, "bindless"), Signature: &sig})
-	require.NoError(t, err)
-	defer f.d.DestroyShader(sh)
+	sh := f.bindlessShader()
 	arr, err := f.d.CreateBindlessArray(1)
 	require.NoError(t, err)
 	defer f.d.DestroyBindlessArray(arr)

@@ -149,8 +149,10 @@ func TestIndirectDispatch(t *testing.T) {
 	}
 }
 
-func TestBindlessBuffers(t *testing.T) {
-	f := newFixture(t)
+// bindlessShader is testdata/device/bindless.comp: out[i] is the sum of the
+// uints in slot i's range of the bindless array argument.
+func (f *fixture) bindlessShader() device.Handle {
+	f.t.Helper()
 	sig := device.Signature{
 		Args: []device.Argument{
 			{Name: "slots", Kind: device.ArgBindlessArray, Binding: 0, Access: device.Read},
@@ -158,9 +160,15 @@ func TestBindlessBuffers(t *testing.T) {
 		},
 		BlockSize: [3]uint32{1, 1, 1},
 	}
-	sh, _, err := f.d.CreateShader(device.ShaderDesc{SPIRV: compile(t, "bindless"), Signature: &sig})
-	require.NoError(t, err)
-	defer f.d.DestroyShader(sh)
+	sh, _, err := f.d.CreateShader(device.ShaderDesc{SPIRV: compile(f.t, "bindless"), Signature: &sig})
+	require.NoError(f.t, err)
+	f.t.Cleanup(func() { require.NoError(f.t, f.d.DestroyShader(sh)) })
+	return sh
+}
+
+func TestBindlessBuffers(t *testing.T) {
+	f := newFixture(t)
+	sh := f.bindlessShader()
 	arr, err := f.d.CreateBindlessArray(4)
 	require.NoError(t, err)
 	defer f.d.DestroyBindlessArray(arr)
