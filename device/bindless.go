@@ -37,10 +37,35 @@ func (d *Device) NewBindlessArray(size int) (*BindlessArray, error) {
 	return &BindlessArray{resource: r, size: size, pending: map[uint32]BindlessSlot{}}, nil
 }
 
-// Len returns the number of slots.
-func (b *BindlessArray) Len() int { return b.size }
+// Len returns the number of slots (0 for a nil BindlessArray).
+func (b *BindlessArray) Len() int {
+	if b == nil {
+		return 0
+	}
+	return b.size
+}
+
+func (b *BindlessArray) base() *resource {
+	if b == nil {
+		return nil
+	}
+	return b.resource
+}
+
+// Close destroys the bindless array once the work using it has finished; later calls,
+// and calls on a nil BindlessArray, return nil.
+func (b *BindlessArray) Close() error { return b.base().Close() }
+
+// Handle returns the backend handle (0 for a nil BindlessArray).
+func (b *BindlessArray) Handle() Handle { return b.base().Handle() }
+
+// SetName gives the bindless array a debug name.
+func (b *BindlessArray) SetName(name string) error { return b.base().SetName(name) }
 
 func (b *BindlessArray) set(slot int, s BindlessSlot) error {
+	if err := b.base().usable("BindlessArray"); err != nil {
+		return fmt.Errorf("device: %w", err)
+	}
 	if slot < 0 || slot >= b.size {
 		return fmt.Errorf("device: bindless array %d: %w: slot %d of %d", b.h, ErrInvalidArgument, slot, b.size)
 	}
@@ -59,9 +84,15 @@ func (b *BindlessArray) EmplaceBuffer(slot int, buf BufferRef) error {
 	if buf == nil {
 		return fmt.Errorf("device: EmplaceBuffer slot %d: %w: nil buffer", slot, ErrInvalidArgument)
 	}
+	if err := b.base().usable("BindlessArray"); err != nil {
+		return fmt.Errorf("device: EmplaceBuffer: %w", err)
+	}
 	h, off, size, err := buf.bufferRange()
 	if err != nil {
 		return fmt.Errorf("device: EmplaceBuffer slot %d: %w", slot, err)
+	}
+	if h.Device() != b.h.Device() {
+		return fmt.Errorf("device: EmplaceBuffer slot %d: %w", slot, invalidf("buffer %d belongs to another device", h))
 	}
 	return b.set(slot, BindlessSlot{Op: BindlessSetBuffer, Buffer: h, Offset: off, Size: size})
 }
@@ -80,9 +111,15 @@ func (b *BindlessArray) EmplaceTexture(slot int, tex TextureRef, s Sampler) erro
 	if !s.Valid() {
 		return fmt.Errorf("device: EmplaceTexture slot %d: %w: sampler %v", slot, ErrInvalidArgument, s)
 	}
+	if err := b.base().usable("BindlessArray"); err != nil {
+		return fmt.Errorf("device: EmplaceTexture: %w", err)
+	}
 	h, err := tex.textureHandle()
 	if err != nil {
 		return fmt.Errorf("device: EmplaceTexture slot %d: %w", slot, err)
+	}
+	if h.Device() != b.h.Device() {
+		return fmt.Errorf("device: EmplaceTexture slot %d: %w", slot, invalidf("texture %d belongs to another device", h))
 	}
 	return b.set(slot, BindlessSlot{Op: BindlessSetTexture, Texture: h, Sampler: s})
 }
@@ -95,8 +132,8 @@ func (b *BindlessArray) Remove(slot int) error {
 // Update returns a command applying the changes made since the last Update
 // (in slot order), and clears them.
 func (b *BindlessArray) Update() Command {
-	if b.isClosed() {
-		return bad("bindless update", b.errClosed())
+	if err := b.base().usable("BindlessArray"); err != nil {
+		return bad("bindless update", err)
 	}
 	b.mu.Lock()
 	slots := make([]BindlessSlot, 0, len(b.pending))
@@ -114,8 +151,8 @@ func sortSlots(s []BindlessSlot) {
 }
 
 func (b *BindlessArray) bindArg() (Arg, argType, error) {
-	if b.isClosed() {
-		return Arg{}, argType{}, b.errClosed()
+	if err := b.base().usable("BindlessArray"); err != nil {
+		return Arg{}, argType{}, err
 	}
 	return Arg{Kind: ArgBindlessArray, Handle: b.h, Access: Read}, argType{}, nil
 }

@@ -39,8 +39,30 @@ func NewBuffer[T any](d *Device, n int) (*Buffer[T], error) {
 	return &Buffer[T]{resource: r, n: n}, nil
 }
 
-// Len returns the number of elements.
-func (b *Buffer[T]) Len() int { return b.n }
+// Len returns the number of elements (0 for a nil Buffer).
+func (b *Buffer[T]) Len() int {
+	if b == nil {
+		return 0
+	}
+	return b.n
+}
+
+func (b *Buffer[T]) base() *resource {
+	if b == nil {
+		return nil
+	}
+	return b.resource
+}
+
+// Close destroys the buffer once the work using it has finished; later calls,
+// and calls on a nil Buffer, return nil.
+func (b *Buffer[T]) Close() error { return b.base().Close() }
+
+// Handle returns the backend handle (0 for a nil Buffer).
+func (b *Buffer[T]) Handle() Handle { return b.base().Handle() }
+
+// SetName gives the buffer a debug name.
+func (b *Buffer[T]) SetName(name string) error { return b.base().SetName(name) }
 
 // ElemSize returns the size of one element in bytes.
 func (b *Buffer[T]) ElemSize() int {
@@ -52,6 +74,9 @@ func (b *Buffer[T]) ElemSize() int {
 // whose Err is set; every command built from it carries the error, which
 // Stream.Submit returns.
 func (b *Buffer[T]) View(off, n int) BufferView[T] {
+	if b.base() == nil {
+		return BufferView[T]{err: fmt.Errorf("device: %w", zeroErr("Buffer"))}
+	}
 	v := BufferView[T]{buf: b, off: off, n: n}
 	if off < 0 || n < 0 || off > b.n || n > b.n-off {
 		v.err = fmt.Errorf("device: %w: view [%d, %d+%d) of a %d-element buffer %d", ErrInvalidArgument, off, off, n, b.n, b.h)
@@ -60,7 +85,7 @@ func (b *Buffer[T]) View(off, n int) BufferView[T] {
 }
 
 // All returns a view of the whole buffer.
-func (b *Buffer[T]) All() BufferView[T] { return BufferView[T]{buf: b, n: b.n} }
+func (b *Buffer[T]) All() BufferView[T] { return b.View(0, b.Len()) }
 
 // Upload returns a command copying src into the buffer's first len(src)
 // elements. src is read during Submit.

@@ -77,6 +77,9 @@ type PipelineCacheReporter interface {
 // CacheStats returns what the device's shader and pipeline caches have done.
 func (d *Device) CacheStats() CacheStats {
 	var s CacheStats
+	if d == nil {
+		return s
+	}
 	if c := lookupCacheCounters(d, false); c != nil {
 		s.Shader = shadercache.Stats{
 			Hits: c.hits.Load(), Misses: c.misses.Load(), Damaged: c.damaged.Load(), Writes: c.writes.Load(),

@@ -101,6 +101,10 @@ type TextureCopy struct {
 	DstLevel uint32
 }
 
+// WholeSize as the Size of a buffer argument, a bindless slot or a usage means
+// "from Offset to the end of the buffer".
+const WholeSize = ^uint64(0)
+
 // Arg is one argument of a dispatch, in the order of the shader's Signature.
 type Arg struct {
 	Kind ArgKind
@@ -108,7 +112,9 @@ type Arg struct {
 	// Handle is the resource (buffer, texture, bindless array).
 	Handle Handle
 
-	// Offset and Size are the byte range of a buffer argument.
+	// Offset and Size are the byte range of a buffer argument: exactly Size
+	// bytes (0 is an empty range, which the kernel sees as a buffer of
+	// length 0), or the rest of the buffer with WholeSize.
 	Offset uint64
 	Size   uint64
 
@@ -161,7 +167,9 @@ type BindlessSlot struct {
 	Slot uint32
 	Op   BindlessOp
 
-	// Buffer, Offset and Size: the buffer range put in the slot (Size 0: to the end).
+	// Buffer, Offset and Size: the buffer range put in the slot: exactly Size
+	// bytes (0: an empty range, whose accesses read zero and drop writes), or
+	// the rest of the buffer with WholeSize.
 	Buffer Handle
 	Offset uint64
 	Size   uint64

@@ -112,16 +112,49 @@ func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, e
 }
 
 // Function is the kernel's AST.
-func (k *Kernel) Function() *frontend.Function { return k.fn }
+func (k *Kernel) Function() *frontend.Function {
+	if k == nil {
+		return nil
+	}
+	return k.fn
+}
 
 // SPIRV is the module the kernel was built from.
-func (k *Kernel) SPIRV() []uint32 { return k.words }
+func (k *Kernel) SPIRV() []uint32 {
+	if k == nil {
+		return nil
+	}
+	return k.words
+}
+
+func (k *Kernel) shader() *Shader {
+	if k == nil {
+		return nil
+	}
+	return k.Shader
+}
+
+// Close destroys the kernel's pipeline once the work using it has finished;
+// later calls, and calls on a nil Kernel, return nil.
+func (k *Kernel) Close() error { return k.shader().Close() }
+
+// Handle returns the backend handle of the kernel's shader (0 for a nil Kernel).
+func (k *Kernel) Handle() Handle { return k.shader().Handle() }
+
+// SetName gives the kernel's shader a debug name.
+func (k *Kernel) SetName(name string) error { return k.shader().SetName(name) }
+
+// Signature returns the argument list the kernel's shader is dispatched with.
+func (k *Kernel) Signature() Signature { return k.shader().Signature() }
 
 // Dispatch runs the kernel over size threads with the arguments the kernel
 // declares (captured resources are added in their places). A wrong count or
 // a mismatched argument gives a command whose error names the argument. A
 // kernel with barriers must be dispatched in whole blocks.
 func (k *Kernel) Dispatch(size [3]uint32, args ...any) Command {
+	if k == nil || k.Shader == nil {
+		return bad("dispatch", zeroErr("Kernel"))
+	}
 	if k.barrier {
 		bs := k.fn.BlockSize
 		for i := range 3 {
@@ -130,8 +163,32 @@ func (k *Kernel) Dispatch(size [3]uint32, args ...any) Command {
 			}
 		}
 	}
+	all, err := k.withCaptured(args)
+	if err != nil {
+		return bad("dispatch "+k.name, err)
+	}
+	return k.Shader.Dispatch(size, all...)
+}
+
+// DispatchIndirect runs the kernel with workgroup counts read on the device
+// from groups (three uint32: x, y, z), with the arguments the kernel declares
+// (captured resources are added in their places).
+func (k *Kernel) DispatchIndirect(groups BufferView[uint32], args ...any) Command {
+	if k == nil || k.Shader == nil {
+		return bad("dispatch", zeroErr("Kernel"))
+	}
+	all, err := k.withCaptured(args)
+	if err != nil {
+		return bad("dispatch "+k.name, err)
+	}
+	return k.Shader.DispatchIndirect(groups, all...)
+}
+
+// withCaptured puts the user's arguments and the captured resources in
+// argument order.
+func (k *Kernel) withCaptured(args []any) ([]any, error) {
 	if len(args) != k.nUser {
-		return bad("dispatch "+k.name, invalidf("kernel %s takes %d argument(s), got %d", k.name, k.nUser, len(args)))
+		return nil, invalidf("kernel %s takes %d argument(s), got %d", k.name, k.nUser, len(args))
 	}
 	all := make([]any, len(k.captured))
 	j := 0
@@ -143,7 +200,7 @@ func (k *Kernel) Dispatch(size [3]uint32, args ...any) Command {
 		all[i] = args[j]
 		j++
 	}
-	return k.Shader.Dispatch(size, all...)
+	return all, nil
 }
 
 // KernelSignature derives the runtime Signature of kernel f from its

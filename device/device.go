@@ -46,24 +46,47 @@ func NewDevice(backend string, iface Interface, opts ...Option) *Device {
 }
 
 // Backend returns the name of the backend the device was opened with.
-func (d *Device) Backend() string { return d.backend }
+func (d *Device) Backend() string {
+	if d == nil {
+		return ""
+	}
+	return d.backend
+}
 
 // Interface returns the backend contract the device runs on (the validation
 // wrapper when validation is on). Packages layered on device (Compile, accel)
 // create handles through it; handles they create are theirs to destroy.
-func (d *Device) Interface() Interface { return d.iface }
+func (d *Device) Interface() Interface {
+	if d == nil {
+		return nil
+	}
+	return d.iface
+}
 
 // Capabilities returns what the device can do.
-func (d *Device) Capabilities() Capabilities { return d.caps }
+func (d *Device) Capabilities() Capabilities {
+	if d == nil {
+		return Capabilities{}
+	}
+	return d.caps
+}
 
 // Logger returns the device's logger.
-func (d *Device) Logger() *slog.Logger { return d.opts.Logger }
+func (d *Device) Logger() *slog.Logger {
+	if d == nil {
+		return slog.Default()
+	}
+	return d.opts.Logger
+}
 
 // Close releases every resource still open, then the device. With validation
 // on, the error lists what the program did not Close itself (it matches
 // ErrLeaked); the resources are released all the same. A second Close
 // returns nil.
 func (d *Device) Close() error {
+	if d == nil || d.iface == nil {
+		return nil
+	}
 	d.mu.Lock()
 	if d.closed.Load() {
 		d.mu.Unlock()
@@ -144,6 +167,9 @@ func (d *Device) track(h Handle, kind ResourceKind) (*resource, error) {
 }
 
 func (d *Device) checkOpen() error {
+	if d == nil || d.iface == nil {
+		return zeroErr("Device")
+	}
 	if d.closed.Load() {
 		return fmt.Errorf("device: %w", ErrClosed)
 	}
@@ -169,8 +195,29 @@ func (r *resource) destroy() error {
 	return fmt.Errorf("device: %w: cannot destroy a %s", ErrUnsupported, r.kind)
 }
 
-// Close destroys the resource; later calls return nil.
+// zeroErr is the error of a method called on a nil or zero-value resource.
+func zeroErr(what string) error {
+	return invalidf("nil or zero-value %s (make one with its New function)", what)
+}
+
+// usable returns nil for a live resource, the zero-value error for a nil
+// one, and ErrClosed for a closed one (or one of a closed device).
+func (r *resource) usable(what string) error {
+	if r == nil {
+		return zeroErr(what)
+	}
+	if r.isClosed() {
+		return r.errClosed()
+	}
+	return nil
+}
+
+// Close destroys the resource; later calls return nil, as do calls on a nil
+// or zero-value resource.
 func (r *resource) Close() error {
+	if r == nil {
+		return nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed.Load() {
@@ -190,16 +237,31 @@ func (r *resource) Close() error {
 }
 
 // isClosed reports whether the resource (or its device) was closed.
+// A nil resource counts as closed (errClosed then gives the zero-value error).
 func (r *resource) isClosed() bool {
-	return r.closed.Load() || r.dev.closed.Load()
+	return r == nil || r.closed.Load() || r.dev.closed.Load()
 }
 
-// Handle returns the backend handle.
-func (r *resource) Handle() Handle { return r.h }
+// Handle returns the backend handle (0 for a nil resource).
+func (r *resource) Handle() Handle {
+	if r == nil {
+		return 0
+	}
+	return r.h
+}
 
 // SetName gives the resource a debug name.
-func (r *resource) SetName(name string) error { return r.dev.iface.SetName(r.h, name) }
+func (r *resource) SetName(name string) error {
+	if err := r.usable("resource"); err != nil {
+		return fmt.Errorf("device: SetName: %w", err)
+	}
+	return r.dev.iface.SetName(r.h, name)
+}
 
 func (r *resource) errClosed() error {
+	if r == nil {
+		return zeroErr("resource")
+	}
 	return fmt.Errorf("%s %d: %w", r.kind, r.h, ErrClosed)
 }
+

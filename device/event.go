@@ -29,17 +29,35 @@ func (d *Device) NewEvent() (*Event, error) {
 }
 
 func (e *Event) use(s *Stream) error {
-	if e.isClosed() {
-		return e.errClosed()
+	if err := e.base().usable("Event"); err != nil {
+		return err
 	}
-	if s == nil {
-		return invalidf("nil stream")
+	if err := s.base().usable("Stream"); err != nil {
+		return err
 	}
-	if s.isClosed() {
-		return s.errClosed()
+	if s.dev != e.dev {
+		return invalidf("stream %d belongs to another device than event %d", s.h, e.h)
 	}
 	return nil
 }
+
+func (e *Event) base() *resource {
+	if e == nil {
+		return nil
+	}
+	return e.resource
+}
+
+// Close destroys the event once the work using it has finished; later calls,
+// and calls on a nil Event, return nil.
+func (e *Event) Close() error { return e.base().Close() }
+
+// Handle returns the backend handle (0 for a nil Event).
+func (e *Event) Handle() Handle { return e.base().Handle() }
+
+// SetName gives the event a debug name.
+func (e *Event) SetName(name string) error { return e.base().SetName(name) }
+
 
 // Signal raises the event to v once the stream's work submitted so far is done.
 func (e *Event) Signal(s *Stream, v uint64) error {
@@ -59,16 +77,16 @@ func (e *Event) Wait(s *Stream, v uint64) error {
 
 // Completed reports whether the event has reached v.
 func (e *Event) Completed(v uint64) (bool, error) {
-	if e.isClosed() {
-		return false, fmt.Errorf("device: Event.Completed: %w", e.errClosed())
+	if err := e.base().usable("Event"); err != nil {
+		return false, fmt.Errorf("device: Event.Completed: %w", err)
 	}
 	return e.dev.iface.EventCompleted(e.h, v)
 }
 
 // Synchronize blocks until the event reaches v or ctx is done.
 func (e *Event) Synchronize(ctx context.Context, v uint64) error {
-	if e.isClosed() {
-		return fmt.Errorf("device: Event.Synchronize: %w", e.errClosed())
+	if err := e.base().usable("Event"); err != nil {
+		return fmt.Errorf("device: Event.Synchronize: %w", err)
 	}
 	return e.dev.iface.SynchronizeEvent(ctx, e.h, v)
 }

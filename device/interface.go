@@ -4,7 +4,10 @@ import "context"
 
 // Interface is the backend contract: the only thing a backend implements.
 // Every resource is a Handle (non-zero, unique across kinds, never reused
-// while the device lives). Implementations are safe for concurrent use.
+// while the device lives), taken from the device's HandleSpace so that it is
+// unique across devices too: a handle of another device is refused with
+// ErrInvalidArgument wherever it enters. Implementations are safe for
+// concurrent use.
 //
 // Errors wrap the package's sentinels: a destroyed or unknown handle gives
 // ErrClosed or ErrInvalidArgument, exhausted memory ErrOutOfMemory, a missing

@@ -37,7 +37,29 @@ func (d *Device) NewShader(desc ShaderDesc) (*Shader, error) {
 }
 
 // Signature returns the argument list the shader is dispatched with.
-func (s *Shader) Signature() Signature { return s.sig }
+func (s *Shader) Signature() Signature {
+	if s == nil {
+		return Signature{}
+	}
+	return s.sig
+}
+
+func (s *Shader) base() *resource {
+	if s == nil {
+		return nil
+	}
+	return s.resource
+}
+
+// Close destroys the shader once the work using it has finished; later calls,
+// and calls on a nil Shader, return nil.
+func (s *Shader) Close() error { return s.base().Close() }
+
+// Handle returns the backend handle (0 for a nil Shader).
+func (s *Shader) Handle() Handle { return s.base().Handle() }
+
+// SetName gives the shader a debug name.
+func (s *Shader) SetName(name string) error { return s.base().SetName(name) }
 
 // Dispatch returns a command running the shader over size threads with args,
 // in Signature order: *Buffer[T] or BufferView[T] for buffers, *Image[T],
@@ -46,6 +68,9 @@ func (s *Shader) Signature() Signature { return s.sig }
 // size counts as 1. A mismatch (count, kind, element or value type) gives a
 // command whose error, naming the argument, Stream.Submit returns.
 func (s *Shader) Dispatch(size [3]uint32, args ...any) Command {
+	if err := s.base().usable("Shader"); err != nil {
+		return bad("dispatch", err)
+	}
 	if size[1] == 0 {
 		size[1] = 1
 	}
@@ -61,6 +86,9 @@ func (s *Shader) Dispatch(size [3]uint32, args ...any) Command {
 // DispatchIndirect returns a command running the shader with workgroup counts
 // read on the device from groups (three uint32: x, y, z).
 func (s *Shader) DispatchIndirect(groups BufferView[uint32], args ...any) Command {
+	if err := s.base().usable("Shader"); err != nil {
+		return bad("dispatch", err)
+	}
 	if err := groups.check(); err != nil {
 		return bad("dispatch "+s.name, fmt.Errorf("indirect buffer: %w", err))
 	}
@@ -78,6 +106,14 @@ func (s *Shader) dispatch(size [3]uint32, ind Handle, indOff uint64, args []any)
 	bound, err := bindArgs(s.sig, args)
 	if err != nil {
 		return bad("dispatch "+s.name, err)
+	}
+	for i, a := range bound {
+		if a.Handle != 0 && a.Handle.Device() != s.h.Device() {
+			return bad("dispatch "+s.name, invalidf("%s: %s %d belongs to another device than shader %d", s.sig.Args[i].Label(i), a.Kind, a.Handle, s.h))
+		}
+	}
+	if ind != 0 && ind.Device() != s.h.Device() {
+		return bad("dispatch "+s.name, invalidf("indirect buffer %d belongs to another device than shader %d", ind, s.h))
 	}
 	return &ShaderDispatch{Shader: s.h, Size: size, Args: bound, Indirect: ind, IndirectOffset: indOff}
 }

@@ -31,7 +31,29 @@ func (d *Device) NewStream(kind StreamKind) (*Stream, error) {
 }
 
 // Kind returns the stream's kind.
-func (s *Stream) Kind() StreamKind { return s.kind }
+func (s *Stream) Kind() StreamKind {
+	if s == nil {
+		return StreamCompute
+	}
+	return s.kind
+}
+
+func (s *Stream) base() *resource {
+	if s == nil {
+		return nil
+	}
+	return s.resource
+}
+
+// Close destroys the stream once the work using it has finished; later calls,
+// and calls on a nil Stream, return nil.
+func (s *Stream) Close() error { return s.base().Close() }
+
+// Handle returns the backend handle (0 for a nil Stream).
+func (s *Stream) Handle() Handle { return s.base().Handle() }
+
+// SetName gives the stream a debug name.
+func (s *Stream) SetName(name string) error { return s.base().SetName(name) }
 
 // Submit runs cmds in order after the stream's earlier work and returns
 // without waiting. When a command could not be built (see CommandError) or
@@ -47,8 +69,8 @@ func (s *Stream) SubmitList(l *CommandList) error {
 	if l == nil {
 		return fmt.Errorf("device: Submit: %w: nil command list", ErrInvalidArgument)
 	}
-	if s.isClosed() {
-		return fmt.Errorf("device: Submit: %w", s.errClosed())
+	if err := s.base().usable("Stream"); err != nil {
+		return fmt.Errorf("device: Submit: %w", err)
 	}
 	for i, c := range l.Commands {
 		if err := CommandError(c); err != nil {
@@ -76,8 +98,8 @@ func (s *Stream) SubmitList(l *CommandList) error {
 // Synchronize waits until all work submitted so far has finished and its
 // callbacks have run, or ctx is done.
 func (s *Stream) Synchronize(ctx context.Context) error {
-	if s.isClosed() {
-		return fmt.Errorf("device: Synchronize: %w", s.errClosed())
+	if err := s.base().usable("Stream"); err != nil {
+		return fmt.Errorf("device: Synchronize: %w", err)
 	}
 	return s.dev.iface.SynchronizeStream(ctx, s.h)
 }

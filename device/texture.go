@@ -53,18 +53,41 @@ func maxLevels(w, h, d uint32) uint32 {
 	return uint32(bits.Len32(max(w, h, d)))
 }
 
-// Format returns the pixel format.
-func (t *texture[T]) Format() Format { return t.desc.Format }
+// The texture methods below take a nil *texture (from a nil Image or Volume)
+// and give zero values or errors for it; Image and Volume forward to them.
 
-// Levels returns the number of mip levels.
-func (t *texture[T]) Levels() int { return int(t.desc.Levels) }
+func (t *texture[T]) base() *resource {
+	if t == nil {
+		return nil
+	}
+	return t.resource
+}
 
-// Desc returns the texture's description.
-func (t *texture[T]) Desc() TextureDesc { return t.desc }
+func (t *texture[T]) format() Format {
+	if t == nil {
+		return FormatInvalid
+	}
+	return t.desc.Format
+}
 
-// Level returns mip level l; an out-of-range level gives a TextureLevel whose
-// commands and arguments carry the error.
-func (t *texture[T]) Level(l int) TextureLevel[T] {
+func (t *texture[T]) levels() int {
+	if t == nil {
+		return 0
+	}
+	return int(t.desc.Levels)
+}
+
+func (t *texture[T]) descr() TextureDesc {
+	if t == nil {
+		return TextureDesc{}
+	}
+	return t.desc
+}
+
+func (t *texture[T]) level(l int, what string) TextureLevel[T] {
+	if t.base() == nil {
+		return TextureLevel[T]{err: fmt.Errorf("device: %w", zeroErr(what))}
+	}
 	lv := TextureLevel[T]{tex: t, level: uint32(l)}
 	if l < 0 || l >= int(t.desc.Levels) {
 		lv.err = fmt.Errorf("device: %w: level %d of a %d-level texture %d", ErrInvalidArgument, l, t.desc.Levels, t.h)
@@ -72,22 +95,16 @@ func (t *texture[T]) Level(l int) TextureLevel[T] {
 	return lv
 }
 
-// Upload returns a command filling level 0 from src (exactly one level's pixels).
-func (t *texture[T]) Upload(src []T) Command { return t.Level(0).Upload(src) }
-
-// Download returns a command reading level 0 into dst (exactly one level's pixels).
-func (t *texture[T]) Download(dst []T) Command { return t.Level(0).Download(dst) }
-
-// Sampled returns the texture as a sampled-texture dispatch argument.
-func (t *texture[T]) Sampled(s Sampler) SampledTexture {
+func (t *texture[T]) sampled(s Sampler) SampledTexture {
+	if t.base() == nil {
+		return SampledTexture{}
+	}
 	return SampledTexture{h: t.h, res: t.resource, desc: t.desc, sampler: s}
 }
 
-func (t *texture[T]) bindArg() (Arg, argType, error) { return t.Level(0).bindArg() }
-
-func (t *texture[T]) textureHandle() (Handle, error) {
-	if t.isClosed() {
-		return 0, t.errClosed()
+func (t *texture[T]) textureHandle(what string) (Handle, error) {
+	if err := t.base().usable(what); err != nil {
+		return 0, err
 	}
 	return t.h, nil
 }
@@ -98,7 +115,7 @@ type TextureRef interface {
 }
 
 // Image is a 2D texture of T pixels (T's size must equal the format's pixel size).
-type Image[T any] struct{ texture[T] }
+type Image[T any] struct{ t texture[T] }
 
 // NewImage creates a width×height image with the given mip levels (>= 1).
 func NewImage[T any](d *Device, format Format, width, height, levels int) (*Image[T], error) {
@@ -112,14 +129,57 @@ func NewImage[T any](d *Device, format Format, width, height, levels int) (*Imag
 	return &Image[T]{t}, nil
 }
 
+func (i *Image[T]) tex() *texture[T] {
+	if i == nil {
+		return nil
+	}
+	return &i.t
+}
+
 // Width returns the width of level 0.
-func (i *Image[T]) Width() int { return int(i.desc.Width) }
+func (i *Image[T]) Width() int { return int(i.tex().descr().Width) }
 
 // Height returns the height of level 0.
-func (i *Image[T]) Height() int { return int(i.desc.Height) }
+func (i *Image[T]) Height() int { return int(i.tex().descr().Height) }
+
+// Format returns the pixel format.
+func (i *Image[T]) Format() Format { return i.tex().format() }
+
+// Levels returns the number of mip levels.
+func (i *Image[T]) Levels() int { return i.tex().levels() }
+
+// Desc returns the texture's description.
+func (i *Image[T]) Desc() TextureDesc { return i.tex().descr() }
+
+// Level returns mip level l; an out-of-range level gives a TextureLevel whose
+// commands and arguments carry the error.
+func (i *Image[T]) Level(l int) TextureLevel[T] { return i.tex().level(l, "Image") }
+
+// Upload returns a command filling level 0 from src (exactly one level's pixels).
+func (i *Image[T]) Upload(src []T) Command { return i.Level(0).Upload(src) }
+
+// Download returns a command reading level 0 into dst (exactly one level's pixels).
+func (i *Image[T]) Download(dst []T) Command { return i.Level(0).Download(dst) }
+
+// Sampled returns the image as a sampled-texture dispatch argument.
+func (i *Image[T]) Sampled(s Sampler) SampledTexture { return i.tex().sampled(s) }
+
+// Close destroys the image once the work using it has finished; later calls,
+// and calls on a nil Image, return nil.
+func (i *Image[T]) Close() error { return i.tex().base().Close() }
+
+// Handle returns the backend handle (0 for a nil Image).
+func (i *Image[T]) Handle() Handle { return i.tex().base().Handle() }
+
+// SetName gives the image a debug name.
+func (i *Image[T]) SetName(name string) error { return i.tex().base().SetName(name) }
+
+func (i *Image[T]) bindArg() (Arg, argType, error) { return i.Level(0).bindArg() }
+
+func (i *Image[T]) textureHandle() (Handle, error) { return i.tex().textureHandle("Image") }
 
 // Volume is a 3D texture of T pixels.
-type Volume[T any] struct{ texture[T] }
+type Volume[T any] struct{ t texture[T] }
 
 // NewVolume creates a width×height×depth volume with the given mip levels.
 func NewVolume[T any](d *Device, format Format, width, height, depth, levels int) (*Volume[T], error) {
@@ -133,10 +193,54 @@ func NewVolume[T any](d *Device, format Format, width, height, depth, levels int
 	return &Volume[T]{t}, nil
 }
 
+func (v *Volume[T]) tex() *texture[T] {
+	if v == nil {
+		return nil
+	}
+	return &v.t
+}
+
 // Extent returns the extent of level 0.
 func (v *Volume[T]) Extent() [3]int {
-	return [3]int{int(v.desc.Width), int(v.desc.Height), int(v.desc.Depth)}
+	d := v.tex().descr()
+	return [3]int{int(d.Width), int(d.Height), int(d.Depth)}
 }
+
+// Format returns the pixel format.
+func (v *Volume[T]) Format() Format { return v.tex().format() }
+
+// Levels returns the number of mip levels.
+func (v *Volume[T]) Levels() int { return v.tex().levels() }
+
+// Desc returns the texture's description.
+func (v *Volume[T]) Desc() TextureDesc { return v.tex().descr() }
+
+// Level returns mip level l; an out-of-range level gives a TextureLevel whose
+// commands and arguments carry the error.
+func (v *Volume[T]) Level(l int) TextureLevel[T] { return v.tex().level(l, "Volume") }
+
+// Upload returns a command filling level 0 from src (exactly one level's pixels).
+func (v *Volume[T]) Upload(src []T) Command { return v.Level(0).Upload(src) }
+
+// Download returns a command reading level 0 into dst (exactly one level's pixels).
+func (v *Volume[T]) Download(dst []T) Command { return v.Level(0).Download(dst) }
+
+// Sampled returns the volume as a sampled-texture dispatch argument.
+func (v *Volume[T]) Sampled(s Sampler) SampledTexture { return v.tex().sampled(s) }
+
+// Close destroys the volume once the work using it has finished; later calls,
+// and calls on a nil Volume, return nil.
+func (v *Volume[T]) Close() error { return v.tex().base().Close() }
+
+// Handle returns the backend handle (0 for a nil Volume).
+func (v *Volume[T]) Handle() Handle { return v.tex().base().Handle() }
+
+// SetName gives the volume a debug name.
+func (v *Volume[T]) SetName(name string) error { return v.tex().base().SetName(name) }
+
+func (v *Volume[T]) bindArg() (Arg, argType, error) { return v.Level(0).bindArg() }
+
+func (v *Volume[T]) textureHandle() (Handle, error) { return v.tex().textureHandle("Volume") }
 
 // TextureLevel is one mip level of an Image or Volume.
 type TextureLevel[T any] struct {
@@ -153,8 +257,14 @@ func (l TextureLevel[T]) Err() error {
 	return l.err
 }
 
-// Extent returns the level's extent (width, height, depth).
-func (l TextureLevel[T]) Extent() [3]uint32 { return l.tex.desc.LevelExtent(l.level) }
+// Extent returns the level's extent (width, height, depth); zero for an
+// invalid level.
+func (l TextureLevel[T]) Extent() [3]uint32 {
+	if l.tex == nil {
+		return [3]uint32{}
+	}
+	return l.tex.desc.LevelExtent(l.level)
+}
 
 // Pixels returns the number of pixels in the level.
 func (l TextureLevel[T]) Pixels() int {

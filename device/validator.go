@@ -34,6 +34,7 @@ type Validator struct {
 	mu       sync.Mutex
 	closed   bool
 	res      map[Handle]*vres
+	serial   uint64               // the device serial of the handles the backend hands out
 	host     clock                // what the host has waited for
 	signals  map[Handle][]signal  // per event, in signal order
 	accesses map[Handle]*accesses // per buffer, texture or bindless array
@@ -118,6 +119,8 @@ func (v *Validator) lookup(h Handle, want ResourceKind) (*vres, error) {
 	switch {
 	case h == 0:
 		return nil, vinvalid("handle 0 (want a %s)", want)
+	case !ok && v.serial != 0 && h.Device() != v.serial:
+		return nil, vinvalid("%s %d belongs to another device (device #%d; this is device #%d)", want, h, h.Device(), v.serial)
 	case !ok:
 		return nil, vinvalid("unknown handle %d (want a %s)", h, want)
 	case !r.alive:
@@ -129,6 +132,7 @@ func (v *Validator) lookup(h Handle, want ResourceKind) (*vres, error) {
 }
 
 func (v *Validator) add(h Handle, r *vres) {
+	v.serial = h.Device()
 	r.alive = true
 	v.res[h] = r
 }
@@ -432,9 +436,8 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 	case *BufferDownload:
 		return v.bufRange(c.Buffer, c.Offset, uint64(len(c.Data)))
 	case *BufferCopy:
-		if c.Size == 0 {
-			return vinvalid("copy of 0 bytes")
-		}
+		// A copy of 0 bytes (between empty views) does nothing; its offsets
+		// must still lie in the buffers.
 		if err := v.bufRange(c.Src, c.SrcOffset, c.Size); err != nil {
 			return fmt.Errorf("source: %w", err)
 		}
@@ -506,10 +509,14 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 	return nil
 }
 
+// bufRange checks [off, off+size) (WholeSize: to the end) against a buffer.
 func (v *Validator) bufRange(h Handle, off, size uint64) error {
 	b, err := v.lookup(h, KindBuffer)
 	if err != nil {
 		return err
+	}
+	if size == WholeSize && off <= b.buf.Size {
+		size = b.buf.Size - off
 	}
 	if off > b.buf.Size || size > b.buf.Size-off {
 		return vinvalid("bytes [%d, %d+%d) out of range of %d-byte %s", off, off, size, b.buf.Size, b.label(h))
@@ -596,7 +603,7 @@ func (v *Validator) checkArg(want Argument, a Arg) error {
 			return err
 		}
 		size := a.Size
-		if size == 0 && a.Offset <= b.buf.Size {
+		if size == WholeSize && a.Offset <= b.buf.Size {
 			size = b.buf.Size - a.Offset
 		}
 		if err := v.bufRange(a.Handle, a.Offset, size); err != nil {

@@ -118,10 +118,10 @@ func TestValidatorDispatchArgs(t *testing.T) {
 		{"count", run(one, a, bx), `shader 6 ("saxpy") takes 3 argument(s), got 2`},
 		{"kind", run(one, a, a, by), "argument 1 (x): validation: invalid argument: kernel expects a buffer, got a uniform"},
 		{"uniform size", run(one, Arg{Kind: ArgUniform, Uniform: make([]byte, 8)}, bx, by), "argument 0 (a): validation: invalid argument: kernel expects a 4-byte uniform, got 8 bytes"},
-		{"element size", run(one, a, bx, Arg{Kind: ArgBuffer, Handle: v4}), "argument 2 (y): validation: invalid argument: kernel expects 4-byte elements, buffer 4 has 16-byte elements"},
+		{"element size", run(one, a, bx, Arg{Kind: ArgBuffer, Handle: v4, Size: WholeSize}), "argument 2 (y): validation: invalid argument: kernel expects 4-byte elements, buffer 4 has 16-byte elements"},
 		{"range", run(one, a, Arg{Kind: ArgBuffer, Handle: x, Offset: 200, Size: 400}, by), "argument 1 (x): validation: invalid argument: bytes [200, 200+400) out of range of 400-byte buffer 2"},
 		{"partial element", run(one, a, Arg{Kind: ArgBuffer, Handle: x, Offset: 2, Size: 8}, by), "not a whole number of 4-byte elements"},
-		{"texture for buffer", run(one, a, bx, Arg{Kind: ArgBuffer, Handle: tex}), "argument 2 (y): validation: invalid argument: handle 5 is a texture, not a buffer"},
+		{"texture for buffer", run(one, a, bx, Arg{Kind: ArgBuffer, Handle: tex, Size: WholeSize}), "argument 2 (y): validation: invalid argument: handle 5 is a texture, not a buffer"},
 		{"zero size", run([3]uint32{0, 1, 1}, a, bx, by), "zero dimension"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

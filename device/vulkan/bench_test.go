@@ -80,7 +80,7 @@ func chainOp(b *testing.B, f *fixture) func() {
 	buf := f.mustBuffer(b, 256)
 	list := &device.CommandList{}
 	for range chainLength {
-		list.Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf}}})
+		list.Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf, Size: device.WholeSize}}})
 	}
 	f.submitWait(b, list)
 	return func() { f.submitWait(b, list) }
@@ -100,7 +100,7 @@ func benchRoundTrip(b *testing.B) {
 func roundTripOp(b *testing.B, f *fixture) func() {
 	sh := f.mustShader(b, "empty")
 	buf := f.mustBuffer(b, 256)
-	list := (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf}}})
+	list := (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf, Size: device.WholeSize}}})
 	f.submitWait(b, list)
 	return func() { f.submitWait(b, list) }
 }
@@ -167,7 +167,7 @@ func saxpyOp(b *testing.B, f *fixture) func() {
 		&device.BufferUpload{Buffer: x, Data: bytesOfF32(make([]float32, saxpyN))},
 		&device.BufferUpload{Buffer: y, Data: bytesOfF32(make([]float32, saxpyN))}))
 	list := (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{saxpyN, 1, 1}, Args: []device.Arg{
-		{Kind: device.ArgBuffer, Handle: x}, {Kind: device.ArgBuffer, Handle: y},
+		{Kind: device.ArgBuffer, Handle: x, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: y, Size: device.WholeSize},
 		{Kind: device.ArgUniform, Uniform: uniform32(saxpyN)}, {Kind: device.ArgUniform, Uniform: uniformF(2)}}})
 	f.submitWait(b, list)
 	return func() { f.submitWait(b, list) }
@@ -202,7 +202,7 @@ func BenchmarkBinding(b *testing.B) {
 			const n = 10000
 			list := &device.CommandList{}
 			for range n {
-				list.Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf}}})
+				list.Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf, Size: device.WholeSize}}})
 			}
 			f.submitWait(b, list)
 			b.ResetTimer()
@@ -220,7 +220,7 @@ func BenchmarkBinding(b *testing.B) {
 				&device.BufferUpload{Buffer: x, Data: bytesOfF32(make([]float32, n))},
 				&device.BufferUpload{Buffer: y, Data: bytesOfF32(make([]float32, n))}))
 			list := (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: []device.Arg{
-				{Kind: device.ArgBuffer, Handle: x}, {Kind: device.ArgBuffer, Handle: y},
+				{Kind: device.ArgBuffer, Handle: x, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: y, Size: device.WholeSize},
 				{Kind: device.ArgUniform, Uniform: uniform32(n)}, {Kind: device.ArgUniform, Uniform: uniformF(2)}}})
 			f.submitWait(b, list)
 			b.SetBytes(12 * n)

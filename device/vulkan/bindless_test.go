@@ -41,7 +41,7 @@ func TestBindlessArrayStartsEmpty(t *testing.T) {
 	got := make([]byte, 16)
 	dispatch := func(arr device.Handle) device.Command {
 		return &device.ShaderDispatch{Shader: sh, Size: [3]uint32{4, 1, 1}, Args: []device.Arg{
-			{Kind: device.ArgBindlessArray, Handle: arr}, {Kind: device.ArgBuffer, Handle: out}}}
+			{Kind: device.ArgBindlessArray, Handle: arr}, {Kind: device.ArgBuffer, Handle: out, Size: device.WholeSize}}}
 	}
 
 	arr := newPoisoned()

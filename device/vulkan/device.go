@@ -63,7 +63,7 @@ type Device struct {
 	// so a resource is never released between the two.
 	live       sync.RWMutex
 	objects    map[device.Handle]any
-	nextHandle atomic.Uint64
+	handles    *device.HandleSpace
 	closed     atomic.Bool
 	closeOnce  sync.Once
 
@@ -124,7 +124,7 @@ func Open(opts device.Options) (_ *Device, err error) {
 	if p.f12.TimelineSemaphore == 0 || p.f13.Synchronization2 == 0 {
 		return nil, unsupportedf("%s lacks timeline semaphores or synchronization2", p.name())
 	}
-	d := &Device{in: in, phys: p, objects: map[device.Handle]any{}}
+	d := &Device{in: in, phys: p, objects: map[device.Handle]any{}, handles: device.NewHandleSpace()}
 	if err := d.createDevice(); err != nil {
 		return nil, err
 	}
@@ -188,12 +188,15 @@ func (d *Device) createDevice() error {
 	want.f12.BufferDeviceAddressCaptureReplay = 0
 	want.f12.BufferDeviceAddressMultiDevice = 0
 	want.as.AccelerationStructureCaptureReplay = 0
+	// Of robustness2 only null descriptors (empty buffer views); the
+	// stronger robust access costs every access on some drivers.
+	want.r2.RobustBufferAccess2, want.r2.RobustImageAccess2 = 0, 0
 	f2.Features.RobustBufferAccess = p.f.RobustBufferAccess
 
 	var exts []string
 	for _, e := range []string{"VK_KHR_push_descriptor", "VK_EXT_shader_atomic_float", "VK_KHR_shader_clock",
-		"VK_KHR_acceleration_structure", "VK_KHR_ray_query", "VK_KHR_deferred_host_operations", "VK_KHR_portability_subset", "VK_KHR_swapchain"} {
-		if p.exts[e] {
+		"VK_KHR_acceleration_structure", "VK_KHR_ray_query", "VK_KHR_deferred_host_operations", "VK_KHR_portability_subset", "VK_KHR_swapchain", "VK_EXT_robustness2"} {
+		if p.exts[e] && (e != "VK_EXT_robustness2" || p.r2.NullDescriptor != 0) {
 			exts = append(exts, e)
 		}
 	}
@@ -279,15 +282,13 @@ func (d *Device) alive() error {
 	return nil
 }
 
-// newHandle returns a fresh handle; one counter serves every kind.
-func (d *Device) newHandle() device.Handle { return device.Handle(d.nextHandle.Add(1)) }
+// newHandle returns a fresh handle; one space serves every kind.
+func (d *Device) newHandle() device.Handle { return d.handles.New() }
 
-// missing explains why h is not in the table: destroyed, or never created.
+// missing explains why h is not in the table: destroyed, of another device,
+// or never created.
 func (d *Device) missing(h device.Handle, kind string) error {
-	if h != 0 && uint64(h) <= d.nextHandle.Load() {
-		return fmt.Errorf("vulkan: %s %d: %w", kind, h, device.ErrClosed)
-	}
-	return invalidf("unknown %s handle %d", kind, h)
+	return fmt.Errorf("vulkan: %w", d.handles.Missing(h, kind))
 }
 
 // lookup returns the resource h as a T; callers hold d.live.

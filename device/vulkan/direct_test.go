@@ -44,7 +44,7 @@ func TestDirectUploads(t *testing.T) {
 		&device.BufferUpload{Buffer: ba, Data: bytesOfF32(a)},
 		&device.BufferUpload{Buffer: bb, Data: bytesOfF32(b)},
 		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: []device.Arg{
-			{Kind: device.ArgBuffer, Handle: ba}, {Kind: device.ArgBuffer, Handle: bb}, {Kind: device.ArgBuffer, Handle: bc},
+			{Kind: device.ArgBuffer, Handle: ba, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: bb, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: bc, Size: device.WholeSize},
 			{Kind: device.ArgUniform, Uniform: uniform32(n)}, {Kind: device.ArgUniform, Uniform: uniformF(1)},
 		}},
 		// Read by the dispatch above: staged, after it.
@@ -119,11 +119,11 @@ func TestDirectUploadAfterBindless(t *testing.T) {
 	defer f.d.DestroyBindlessArray(arr)
 	buf, out := f.buffer(16), f.buffer(4)
 	f.run(&device.BufferUpload{Buffer: buf, Data: bytesOfU32([]uint32{1, 2, 3, 4})},
-		&device.BindlessUpdate{Array: arr, Slots: []device.BindlessSlot{{Slot: 0, Op: device.BindlessSetBuffer, Buffer: buf}}})
+		&device.BindlessUpdate{Array: arr, Slots: []device.BindlessSlot{{Slot: 0, Op: device.BindlessSetBuffer, Buffer: buf, Size: device.WholeSize}}})
 	got, gotBuf := make([]byte, 4), make([]byte, 16)
 	f.run(
 		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{1, 1, 1}, Args: []device.Arg{
-			{Kind: device.ArgBindlessArray, Handle: arr}, {Kind: device.ArgBuffer, Handle: out}}},
+			{Kind: device.ArgBindlessArray, Handle: arr}, {Kind: device.ArgBuffer, Handle: out, Size: device.WholeSize}}},
 		&device.BufferUpload{Buffer: buf, Data: bytesOfU32([]uint32{100, 200, 300, 400})},
 		&device.BufferDownload{Buffer: out, Data: got},
 		&device.BufferDownload{Buffer: buf, Data: gotBuf},

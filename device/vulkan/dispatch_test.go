@@ -84,7 +84,7 @@ func TestDispatchAdd(t *testing.T) {
 		&device.BufferUpload{Buffer: ba, Data: bytesOfF32(a)},
 		&device.BufferUpload{Buffer: bb, Data: bytesOfF32(b)},
 		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: []device.Arg{
-			{Kind: device.ArgBuffer, Handle: ba}, {Kind: device.ArgBuffer, Handle: bb}, {Kind: device.ArgBuffer, Handle: bc},
+			{Kind: device.ArgBuffer, Handle: ba, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: bb, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: bc, Size: device.WholeSize},
 			{Kind: device.ArgUniform, Uniform: uniform32(n)}, {Kind: device.ArgUniform, Uniform: uniformF(0.5)},
 		}},
 		&device.BufferDownload{Buffer: bc, Data: out},
@@ -98,7 +98,7 @@ func TestDispatchAdd(t *testing.T) {
 // stepArgs runs one link of the chain: dst[i] = src[(i+1)%n]*3 + k.
 func stepArgs(src, dst device.Handle, n, k uint32) []device.Arg {
 	return []device.Arg{
-		{Kind: device.ArgBuffer, Handle: src}, {Kind: device.ArgBuffer, Handle: dst},
+		{Kind: device.ArgBuffer, Handle: src, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: dst, Size: device.WholeSize},
 		{Kind: device.ArgUniform, Uniform: uniform32(n)}, {Kind: device.ArgUniform, Uniform: uniform32(k)},
 	}
 }

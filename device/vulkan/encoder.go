@@ -405,9 +405,10 @@ func (e *encoder) bufferTexture(bh device.Handle, off uint64, th device.Handle, 
 	return b, t, t.copyRegion(off, reg.Level, origin, size), n, nil
 }
 
-// span checks [off, off+size) against a buffer (size 0: to the end).
+// span checks [off, off+size) against a buffer and returns its size
+// (device.WholeSize: to the end; 0 is an empty range, its offset checked).
 func span(b *buffer, h device.Handle, off, size uint64) (uint64, error) {
-	if size == 0 {
+	if size == device.WholeSize {
 		if off > b.desc.Size {
 			return 0, invalidf("%s: offset %d beyond its %d bytes", b.label(h), off, b.desc.Size)
 		}
@@ -429,7 +430,7 @@ func (e *encoder) command(c device.Command) error {
 			return err
 		}
 		n := uint64(len(c.Data))
-		if _, err := span(b, c.Buffer, c.Offset, max(n, 1)); err != nil || n == 0 {
+		if _, err := span(b, c.Buffer, c.Offset, n); err != nil || n == 0 {
 			return err
 		}
 		if e.isDirect(e.index) {
@@ -447,7 +448,7 @@ func (e *encoder) command(c device.Command) error {
 			return err
 		}
 		n := uint64(len(c.Data))
-		if _, err := span(b, c.Buffer, c.Offset, max(n, 1)); err != nil || n == 0 {
+		if _, err := span(b, c.Buffer, c.Offset, n); err != nil || n == 0 {
 			return err
 		}
 		_, off := e.stage(n)
@@ -628,7 +629,11 @@ func (e *encoder) command(c device.Command) error {
 				if err != nil {
 					return err
 				}
-				n, err := span(b, u.Handle, u.Offset, u.Size)
+				size := u.Size
+				if size == 0 {
+					size = device.WholeSize // a usage's 0 means to the end
+				}
+				n, err := span(b, u.Handle, u.Offset, size)
 				if err != nil {
 					return err
 				}
@@ -652,6 +657,38 @@ func (e *encoder) command(c device.Command) error {
 		return unsupportedf("command %T", c)
 	}
 	return nil
+}
+
+// maxDispatchPieces bounds how many dispatches one ShaderDispatch may be split
+// into (each at most maxComputeWorkGroupCount groups per axis).
+const maxDispatchPieces = 1 << 20
+
+// groupCounts returns the workgroup counts covering size threads in blocks of
+// block, computed in 64 bits (a size near 2^32 must not wrap to a few groups),
+// and refuses a size that would take more than maxDispatchPieces dispatches
+// of at most limit groups per axis.
+func groupCounts(size, block, limit [3]uint32) ([3]uint32, error) {
+	var groups [3]uint32
+	pieces := uint64(1)
+	for i := range 3 {
+		if block[i] == 0 || limit[i] == 0 {
+			return groups, invalidf("block size %v or workgroup-count limit %v has a zero dimension", block, limit)
+		}
+		g := (uint64(size[i]) + uint64(block[i]) - 1) / uint64(block[i])
+		if g*uint64(block[i]) > 1<<32 {
+			// The last block's thread ids would pass 2^32 and wrap to ids
+			// inside the dispatch: refused rather than run twice.
+			return groups, invalidf("dispatch size %v in blocks of %v: the last block's thread ids pass 2^32 in dimension %d; use a size at most %d there",
+				size, block, i, (1<<32)/uint64(block[i])*uint64(block[i]))
+		}
+		groups[i] = uint32(g) // at most size[i], so it fits
+		pieces *= (g + uint64(limit[i]) - 1) / uint64(limit[i])
+	}
+	if pieces > maxDispatchPieces {
+		return groups, invalidf("dispatch size %v in blocks of %v needs %v workgroups, %d dispatches of at most %v (the device's maxComputeWorkGroupCount); the most one dispatch is split into is %d",
+			size, block, groups, pieces, limit, maxDispatchPieces)
+	}
+	return groups, nil
 }
 
 // texelOffset checks a buffer offset used with a texture copy.
@@ -723,7 +760,18 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				binary.LittleEndian.PutUint64(e.push[p.Offset:], b.raw.addr+a.Offset)
 				continue
 			}
-			if a.Offset%d.caps.MemoryGranularity != 0 {
+			info := vk.DescriptorBufferInfo{Buffer: b.raw.handle, Offset: vk.DeviceSize(a.Offset), Range: vk.DeviceSize(n)}
+			if n == 0 {
+				// An empty view: a null descriptor, whose length is 0, whose
+				// reads give zero and whose writes are dropped. A zero range
+				// is invalid Vulkan, and the rest of the buffer is not what
+				// was asked for.
+				if d.phys.r2.NullDescriptor == 0 {
+					return unsupportedf("shader %d %s: an empty buffer view needs null descriptors (VK_EXT_robustness2), which %s lacks",
+						c.Shader, p.Label(i), d.phys.name())
+				}
+				info = vk.DescriptorBufferInfo{Range: vk.WHOLE_SIZE}
+			} else if a.Offset%d.caps.MemoryGranularity != 0 {
 				return invalidf("shader %d %s: offset %d is not a multiple of %d", c.Shader, p.Label(i), a.Offset, d.caps.MemoryGranularity)
 			}
 			if n > d.caps.MaxStorageBufferRange {
@@ -733,7 +781,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			if cached {
 				key, res = setKey(key, p.Binding, a.Handle, a.Offset, n, 0), append(res, a.Handle)
 			}
-			e.bufInfos = append(e.bufInfos, vk.DescriptorBufferInfo{Buffer: b.raw.handle, Offset: vk.DeviceSize(a.Offset), Range: vk.DeviceSize(n)})
+			e.bufInfos = append(e.bufInfos, info)
 			e.writes = append(e.writes, vk.WriteDescriptorSet{
 				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: desc,
 				PBufferInfo: &e.bufInfos[len(e.bufInfos)-1],
@@ -829,11 +877,11 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		uses = append(uses, use{ind, c.IndirectOffset, c.IndirectOffset + 12, false})
 		stage |= stageIndirect
 	} else {
-		for i := range 3 {
-			groups[i] = (c.Size[i] + sig.BlockSize[i] - 1) / sig.BlockSize[i]
-			if c.Size[i] == 0 {
-				return nil // nothing to run
-			}
+		if c.Size[0] == 0 || c.Size[1] == 0 || c.Size[2] == 0 {
+			return nil // nothing to run
+		}
+		if groups, err = groupCounts(c.Size, sig.BlockSize, d.caps.MaxWorkgroupCount); err != nil {
+			return fmt.Errorf("shader %d: %w", c.Shader, err)
 		}
 	}
 	if bindlessUsed {
@@ -883,9 +931,11 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			}
 		}
 		limit := d.caps.MaxWorkgroupCount
-		for z := uint32(0); z < groups[2]; z += limit[2] {
-			for y := uint32(0); y < groups[1]; y += limit[1] {
-				for x := uint32(0); x < groups[0]; x += limit[0] {
+		// In 64 bits: the last step past a group count near 2^32 would wrap.
+		for z64 := uint64(0); z64 < uint64(groups[2]); z64 += uint64(limit[2]) {
+			for y64 := uint64(0); y64 < uint64(groups[1]); y64 += uint64(limit[1]) {
+				for x64 := uint64(0); x64 < uint64(groups[0]); x64 += uint64(limit[0]) {
+					x, y, z := uint32(x64), uint32(y64), uint32(z64)
 					n := [3]uint32{min(limit[0], groups[0]-x), min(limit[1], groups[1]-y), min(limit[2], groups[2]-z)}
 					if header {
 						binary.LittleEndian.PutUint32(e.push[12:], x)

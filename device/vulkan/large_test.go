@@ -33,7 +33,7 @@ func TestSplitDispatch(t *testing.T) {
 		out := f.buffer(4 * uint64(n))
 		got := make([]byte, 4*n)
 		f.run(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: []device.Arg{
-			{Kind: device.ArgBuffer, Handle: out}, {Kind: device.ArgUniform, Uniform: uniform32(3)}}},
+			{Kind: device.ArgBuffer, Handle: out, Size: device.WholeSize}, {Kind: device.ArgUniform, Uniform: uniform32(3)}}},
 			&device.BufferDownload{Buffer: out, Data: got})
 		for i := uint32(0); i < n; i++ {
 			if v := binary.LittleEndian.Uint32(got[4*i:]); v != i*3 {
@@ -53,7 +53,7 @@ func TestSplitDispatch(t *testing.T) {
 		f.run(&device.BufferUpload{Buffer: a, Data: bytesOfF32(in)},
 			&device.BufferCopy{Src: a, Dst: b, Size: 4 * uint64(n)},
 			&device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: []device.Arg{
-				{Kind: device.ArgBuffer, Handle: a}, {Kind: device.ArgBuffer, Handle: b}, {Kind: device.ArgBuffer, Handle: c},
+				{Kind: device.ArgBuffer, Handle: a, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: b, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: c, Size: device.WholeSize},
 				{Kind: device.ArgUniform, Uniform: uniform32(n)}, {Kind: device.ArgUniform, Uniform: uniformF(2)}}},
 			&device.BufferDownload{Buffer: c, Data: got})
 		for i, v := range f32s(got) {
@@ -87,7 +87,7 @@ func TestBufferBeyondStorageRange(t *testing.T) {
 		&device.BufferUpload{Buffer: a, Data: in},
 		&device.BufferCopy{Src: a, Dst: b, Size: size},
 		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{count, 1, 1}, Args: []device.Arg{
-			{Kind: device.ArgBuffer, Handle: b}, {Kind: device.ArgBuffer, Handle: c},
+			{Kind: device.ArgBuffer, Handle: b, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: c, Size: device.WholeSize},
 			{Kind: device.ArgUniform, Uniform: binary.LittleEndian.AppendUint64(nil, first)},
 			{Kind: device.ArgUniform, Uniform: uniform32(count)}}},
 		&device.BufferDownload{Buffer: c, Offset: 4 * first, Data: tail},
@@ -102,7 +102,7 @@ func TestBufferBeyondStorageRange(t *testing.T) {
 	}
 	add, _ := f.shader("add")
 	err := f.d.Dispatch(f.s, (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: add, Size: [3]uint32{1, 1, 1}, Args: []device.Arg{
-		{Kind: device.ArgBuffer, Handle: a}, {Kind: device.ArgBuffer, Handle: b}, {Kind: device.ArgBuffer, Handle: c},
+		{Kind: device.ArgBuffer, Handle: a, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: b, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: c, Size: device.WholeSize},
 		{Kind: device.ArgUniform, Uniform: uniform32(1)}, {Kind: device.ArgUniform, Uniform: uniformF(1)}}}))
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 	require.Contains(t, err.Error(), "maxStorageBufferRange")
@@ -125,7 +125,7 @@ func TestIndirectDispatch(t *testing.T) {
 		&device.BufferUpload{Buffer: c, Data: make([]byte, 4*n)},
 		&device.BufferUpload{Buffer: ind, Offset: 8, Data: bytesOfU32([]uint32{groups, 1, 1})},
 		&device.ShaderDispatch{Shader: sh, Indirect: ind, IndirectOffset: 8, Args: []device.Arg{
-			{Kind: device.ArgBuffer, Handle: a}, {Kind: device.ArgBuffer, Handle: b}, {Kind: device.ArgBuffer, Handle: c},
+			{Kind: device.ArgBuffer, Handle: a, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: b, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: c, Size: device.WholeSize},
 			{Kind: device.ArgUniform, Uniform: uniform32(n)}, {Kind: device.ArgUniform, Uniform: uniformF(1)}}},
 		&device.BufferDownload{Buffer: c, Data: got},
 	)
@@ -142,7 +142,7 @@ func TestIndirectDispatch(t *testing.T) {
 	defer f.d.DestroyShader(abi)
 	got2 := make([]byte, 4*n)
 	f.run(&device.ShaderDispatch{Shader: abi, Indirect: ind, IndirectOffset: 8, Args: []device.Arg{
-		{Kind: device.ArgBuffer, Handle: c}, {Kind: device.ArgUniform, Uniform: uniform32(5)}}},
+		{Kind: device.ArgBuffer, Handle: c, Size: device.WholeSize}, {Kind: device.ArgUniform, Uniform: uniform32(5)}}},
 		&device.BufferDownload{Buffer: c, Data: got2})
 	for i, v := range u32s(got2)[:groups*32] {
 		require.Equal(t, uint32(i*5), v, "element %d", i)
@@ -181,22 +181,22 @@ func TestBindlessBuffers(t *testing.T) {
 		&device.BufferUpload{Buffer: x, Data: bytesOfU32(xs)},
 		&device.BufferUpload{Buffer: y, Data: bytesOfU32(ys)},
 		&device.BindlessUpdate{Array: arr, Slots: []device.BindlessSlot{
-			{Slot: 0, Op: device.BindlessSetBuffer, Buffer: x},
+			{Slot: 0, Op: device.BindlessSetBuffer, Buffer: x, Size: device.WholeSize},
 			{Slot: 1, Op: device.BindlessSetBuffer, Buffer: y, Offset: 8, Size: 12},
-			{Slot: 3, Op: device.BindlessSetBuffer, Buffer: x, Offset: 60},
+			{Slot: 3, Op: device.BindlessSetBuffer, Buffer: x, Offset: 60, Size: device.WholeSize},
 		}},
 		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{4, 1, 1}, Args: []device.Arg{
-			{Kind: device.ArgBindlessArray, Handle: arr}, {Kind: device.ArgBuffer, Handle: out}}},
+			{Kind: device.ArgBindlessArray, Handle: arr}, {Kind: device.ArgBuffer, Handle: out, Size: device.WholeSize}}},
 		&device.BufferDownload{Buffer: out, Data: got},
 		// Then empty slot 0 and run again.
 		&device.BindlessUpdate{Array: arr, Slots: []device.BindlessSlot{{Slot: 0, Op: device.BindlessRemove}}},
 	)
 	require.Equal(t, []uint32{136, 300 + 400 + 500, 0, 16}, u32s(got))
 	f.run(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{4, 1, 1}, Args: []device.Arg{
-		{Kind: device.ArgBindlessArray, Handle: arr}, {Kind: device.ArgBuffer, Handle: out}}},
+		{Kind: device.ArgBindlessArray, Handle: arr}, {Kind: device.ArgBuffer, Handle: out, Size: device.WholeSize}}},
 		&device.BufferDownload{Buffer: out, Data: got})
 	require.Equal(t, []uint32{0, 1200, 0, 16}, u32s(got))
 	err = f.d.Dispatch(f.s, (&device.CommandList{}).Add(&device.BindlessUpdate{Array: arr, Slots: []device.BindlessSlot{
-		{Slot: 4, Op: device.BindlessSetBuffer, Buffer: x}}}))
+		{Slot: 4, Op: device.BindlessSetBuffer, Buffer: x, Size: device.WholeSize}}}))
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 }

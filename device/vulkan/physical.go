@@ -26,6 +26,9 @@ type physical struct {
 	af  vk.PhysicalDeviceShaderAtomicFloatFeaturesEXT
 	as  vk.PhysicalDeviceAccelerationStructureFeaturesKHR
 	rq  vk.PhysicalDeviceRayQueryFeaturesKHR
+	r2  vk.PhysicalDeviceRobustness2FeaturesEXT // nullDescriptor: empty buffer views bind as null descriptors
+
+	featuresRead bool // the feature structures hold the device's answers
 
 	mem    vk.PhysicalDeviceMemoryProperties
 	queues []vk.QueueFamilyProperties
@@ -77,10 +80,12 @@ func queryPhysical(in *instance, pd vk.PhysicalDevice) (*physical, error) {
 	p.af.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT
 	p.as.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR
 	p.rq.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR
+	p.r2.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_ROBUSTNESS_2_FEATURES_EXT
 	pf2 := vk.PhysicalDeviceFeatures2{SType: vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2}
 	p.chainFeatures(&pf2)
 	in.fn.GetPhysicalDeviceFeatures2(pd, &pf2)
 	p.f = pf2.Features
+	p.featuresRead = true
 
 	mp2 := vk.PhysicalDeviceMemoryProperties2{SType: vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2}
 	in.fn.GetPhysicalDeviceMemoryProperties2(pd, &mp2)
@@ -97,7 +102,7 @@ func queryPhysical(in *instance, pd vk.PhysicalDevice) (*physical, error) {
 
 // chainFeatures links the feature structures the device knows into f2's pNext.
 func (p *physical) chainFeatures(f2 *vk.PhysicalDeviceFeatures2) {
-	p.f11.PNext, p.f12.PNext, p.f13.PNext, p.af.PNext, p.as.PNext, p.rq.PNext = nil, nil, nil, nil, nil, nil
+	p.f11.PNext, p.f12.PNext, p.f13.PNext, p.af.PNext, p.as.PNext, p.rq.PNext, p.r2.PNext = nil, nil, nil, nil, nil, nil, nil
 	f2.PNext = unsafe.Pointer(&p.f11)
 	p.f11.PNext = unsafe.Pointer(&p.f12)
 	tail := &p.f12.PNext
@@ -115,6 +120,11 @@ func (p *physical) chainFeatures(f2 *vk.PhysicalDeviceFeatures2) {
 	}
 	if p.exts["VK_KHR_ray_query"] {
 		*tail = unsafe.Pointer(&p.rq)
+		tail = &p.rq.PNext
+	}
+	// Queried wherever the extension is; enabled only for null descriptors.
+	if p.exts["VK_EXT_robustness2"] && (!p.featuresRead || p.r2.NullDescriptor != 0) {
+		*tail = unsafe.Pointer(&p.r2)
 	}
 }
 

@@ -190,7 +190,7 @@ func concurrentStep(d *Device, sh, s device.Handle, seed int) error {
 		&device.BufferUpload{Buffer: hs[0], Data: bytesOfF32(a)},
 		&device.BufferUpload{Buffer: hs[1], Data: bytesOfF32(b)},
 		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{n, 1, 1}, Args: []device.Arg{
-			{Kind: device.ArgBuffer, Handle: hs[0]}, {Kind: device.ArgBuffer, Handle: hs[1]}, {Kind: device.ArgBuffer, Handle: hs[2]},
+			{Kind: device.ArgBuffer, Handle: hs[0], Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: hs[1], Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: hs[2], Size: device.WholeSize},
 			{Kind: device.ArgUniform, Uniform: uniform32(n)}, {Kind: device.ArgUniform, Uniform: uniformF(2)},
 		}},
 		&device.BufferDownload{Buffer: hs[2], Data: out}))
@@ -255,10 +255,10 @@ func TestBadInput(t *testing.T) {
 		{"overlapping self copy", &device.BufferCopy{Src: b, Dst: b, SrcOffset: 0, DstOffset: 8, Size: 16}},
 		{"too few arguments", &device.ShaderDispatch{Shader: sh, Size: [3]uint32{1, 1, 1}}},
 		{"wrong argument kind", &device.ShaderDispatch{Shader: sh, Size: [3]uint32{1, 1, 1}, Args: []device.Arg{
-			{Kind: device.ArgUniform}, {Kind: device.ArgBuffer, Handle: b}, {Kind: device.ArgBuffer, Handle: b},
+			{Kind: device.ArgUniform}, {Kind: device.ArgBuffer, Handle: b, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: b, Size: device.WholeSize},
 			{Kind: device.ArgUniform, Uniform: uniform32(1)}, {Kind: device.ArgUniform, Uniform: uniformF(1)}}}},
 		{"short uniform", &device.ShaderDispatch{Shader: sh, Size: [3]uint32{1, 1, 1}, Args: []device.Arg{
-			{Kind: device.ArgBuffer, Handle: b}, {Kind: device.ArgBuffer, Handle: b}, {Kind: device.ArgBuffer, Handle: b},
+			{Kind: device.ArgBuffer, Handle: b, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: b, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: b, Size: device.WholeSize},
 			{Kind: device.ArgUniform, Uniform: []byte{1}}, {Kind: device.ArgUniform, Uniform: uniformF(1)}}}},
 	}
 	for _, c := range cases {

@@ -50,7 +50,7 @@ func TestRoundTripAllocations(t *testing.T) {
 	sh, _ := f.shader("empty")
 	buf := f.buffer(256)
 	list := (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1},
-		Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf}}})
+		Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf, Size: device.WholeSize}}})
 	f.run(list.Commands...)
 	allocs := testing.AllocsPerRun(200, func() {
 		require.NoError(t, f.d.Dispatch(f.s, list))

@@ -166,7 +166,7 @@ func TestSampledTexture(t *testing.T) {
 		return []device.Command{
 			&device.ShaderDispatch{Shader: sh, Size: size, Args: []device.Arg{
 				{Kind: device.ArgSampledTexture, Handle: tex, Sampler: device.Sampler{Filter: device.FilterPoint, Address: device.AddressEdge}},
-				{Kind: device.ArgBuffer, Handle: out},
+				{Kind: device.ArgBuffer, Handle: out, Size: device.WholeSize},
 				{Kind: device.ArgUniform, Uniform: uniform32(lod)},
 			}},
 			&device.BufferDownload{Buffer: out, Data: dst},
