@@ -264,4 +264,3 @@ func (r *resource) errClosed() error {
 	}
 	return fmt.Errorf("%s %d: %w", r.kind, r.h, ErrClosed)
 }
-

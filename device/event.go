@@ -58,7 +58,6 @@ func (e *Event) Handle() Handle { return e.base().Handle() }
 // SetName gives the event a debug name.
 func (e *Event) SetName(name string) error { return e.base().SetName(name) }
 
-
 // Signal raises the event to v once the stream's work submitted so far is done.
 func (e *Event) Signal(s *Stream, v uint64) error {
 	if err := e.use(s); err != nil {

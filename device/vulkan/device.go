@@ -61,11 +61,11 @@ type Device struct {
 	// live guards the resource table. Dispatch holds it shared from looking
 	// resources up to recording their use; destruction takes it exclusively,
 	// so a resource is never released between the two.
-	live       sync.RWMutex
-	objects    map[device.Handle]any
-	handles    *device.HandleSpace
-	closed     atomic.Bool
-	closeOnce  sync.Once
+	live      sync.RWMutex
+	objects   map[device.Handle]any
+	handles   *device.HandleSpace
+	closed    atomic.Bool
+	closeOnce sync.Once
 
 	graveyard graveyard
 	samplers  samplerCache
