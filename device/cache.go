@@ -34,8 +34,10 @@ import (
 )
 
 // cacheRecordVersion is the version of the value Compile stores under a key:
-// the SPIR-V words, little-endian. Bump it when that layout changes.
-const cacheRecordVersion = 1
+// a shadercache.RecordSPIRV record of the key holding the SPIR-V words,
+// little-endian. Bump it when that layout changes. Version 1 held the bare
+// words.
+const cacheRecordVersion = 2
 
 // spirvMagic is the first word of every SPIR-V module.
 const spirvMagic = 0x07230203
@@ -182,7 +184,7 @@ func (d *Device) kernelSPIRV(f *frontend.Function, fo frontend.Options, name str
 		d.logCache(slog.LevelWarn, "device: reading the shader cache", name, key, slog.Any("error", rerr))
 	}
 	if ok {
-		words, why := decodeSPIRV(data)
+		words, why := decodeSPIRV(key, data)
 		if why == "" {
 			c.hits.Add(1)
 			d.logCache(slog.LevelDebug, "device: shader cache hit", name, key)
@@ -216,7 +218,7 @@ func (d *Device) emitAndStore(f *frontend.Function, fo frontend.Options, name st
 	if err != nil {
 		return nil, false, t, err
 	}
-	if err := d.opts.ShaderCache.WriteShaderCache(key, encodeSPIRV(words)); err != nil {
+	if err := d.opts.ShaderCache.WriteShaderCache(key, encodeSPIRV(key, words)); err != nil {
 		d.logCache(slog.LevelWarn, "device: writing the shader cache", name, key, slog.Any("error", err))
 	} else {
 		c.writes.Add(1)
@@ -233,19 +235,26 @@ func (d *Device) logCache(level slog.Level, msg, name string, key shadercache.Ke
 		append([]slog.Attr{slog.String("kernel", name), slog.String("key", key.String())}, attrs...)...)
 }
 
-// encodeSPIRV is the cache record of a module: its words, little-endian.
-func encodeSPIRV(words []uint32) []byte {
+// encodeSPIRV is the cache record of a module under key: its words,
+// little-endian, in a checksummed record naming the key.
+func encodeSPIRV(key shadercache.Key, words []uint32) []byte {
 	b := make([]byte, 0, 4*len(words))
 	for _, w := range words {
 		b = binary.LittleEndian.AppendUint32(b, w)
 	}
-	return b
+	return shadercache.AppendRecord(nil, shadercache.RecordSPIRV, key.String(), b)
 }
 
-// decodeSPIRV reads a cache record back, or says why it is unusable. The
-// store guards records against damage already; this catches stores that do
-// not (a user's own BinaryIO).
-func decodeSPIRV(b []byte) ([]uint32, string) {
+// decodeSPIRV reads the cache record of key back, or says why it is
+// unusable. The record's checksum and key catch what a store that checks
+// nothing (a user's own BinaryIO) hands back damaged, truncated or from
+// another key; the header check after it catches an intact record of words
+// that are not a module.
+func decodeSPIRV(key shadercache.Key, rec []byte) ([]uint32, string) {
+	b, err := shadercache.DecodeRecord(rec, shadercache.RecordSPIRV, key.String())
+	if err != nil {
+		return nil, err.Error()
+	}
 	const header = 5 // magic, version, generator, bound, schema
 	if len(b)%4 != 0 || len(b) < 4*header {
 		return nil, fmt.Sprintf("%d bytes is not a SPIR-V module", len(b))

@@ -1,10 +1,13 @@
 package device_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"log"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -191,8 +194,9 @@ func TestShaderCacheKeySensitivity(t *testing.T) {
 // again, rewrite the entry and still compute the right result.
 type flakyStore struct {
 	shadercache.BinaryIO
-	mu     sync.Mutex
-	damage func([]byte) []byte
+	mu      sync.Mutex
+	damage  func([]byte) []byte
+	written []byte
 }
 
 func (s *flakyStore) ReadShaderCache(k shadercache.Key) ([]byte, bool, error) {
@@ -204,6 +208,65 @@ func (s *flakyStore) ReadShaderCache(k shadercache.Key) ([]byte, bool, error) {
 		s.damage = nil
 	}
 	return b, ok, err
+}
+
+func (s *flakyStore) WriteShaderCache(k shadercache.Key, b []byte) error {
+	s.mu.Lock()
+	s.written = append([]byte(nil), b...)
+	s.mu.Unlock()
+	return s.BinaryIO.WriteShaderCache(k, b)
+}
+
+// lastWrite returns the record the store was last asked to write.
+func (s *flakyStore) lastWrite() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.written
+}
+
+func (s *flakyStore) setDamage(f func([]byte) []byte) {
+	s.mu.Lock()
+	s.damage = f
+	s.mu.Unlock()
+}
+
+// TestShaderCacheRecordTampered hands Compile records that hold well-formed
+// SPIR-V, but not the kernel's: the store is a user's own and checks nothing,
+// so only the record's own checksum and key stand between them and the driver.
+func TestShaderCacheRecordTampered(t *testing.T) {
+	three := binary.LittleEndian.AppendUint32(nil, math.Float32bits(3))
+	five := binary.LittleEndian.AppendUint32(nil, math.Float32bits(5))
+	cases := map[string]func(t *testing.T, other []byte) func([]byte) []byte{
+		"constant changed": func(t *testing.T, _ []byte) func([]byte) []byte {
+			return func(b []byte) []byte {
+				i := bytes.Index(b, three)
+				require.GreaterOrEqual(t, i, 0, "the constant 3 is in the record")
+				copy(b[i:], five)
+				return b
+			}
+		},
+		"another kernel's record": func(t *testing.T, other []byte) func([]byte) []byte {
+			return func([]byte) []byte { return bytes.Clone(other) }
+		},
+	}
+	for name, damage := range cases {
+		t.Run(name, func(t *testing.T) {
+			store := &flakyStore{BinaryIO: shadercache.NewMemory()}
+			logs := &recordHandler{}
+			d := openVulkan(t, device.WithShaderCache(store), device.WithLogger(slog.New(logs)))
+			compileK(t, d, scaleKernel(t, 5))
+			other := store.lastWrite()
+			first := compileK(t, d, scaleKernel(t, 3))
+			store.setDamage(damage(t, other))
+			k := compileK(t, d, scaleKernel(t, 3))
+			require.False(t, k.CacheHit)
+			require.Equal(t, first.SPIRV(), k.SPIRV())
+			checkScale(t, d, k, 3, 1)
+			require.Equal(t, shadercache.Stats{Misses: 3, Damaged: 1, Writes: 3}, d.CacheStats().Shader)
+			require.Equal(t, 1, logs.count("WARN device: shader cache entry unusable, compiling again"))
+			require.True(t, compileK(t, d, scaleKernel(t, 3)).CacheHit, "the entry was rewritten")
+		})
+	}
 }
 
 func TestShaderCacheRecordDamage(t *testing.T) {

@@ -14,9 +14,11 @@ package shadercache
 //	"(Buffer[float32])" 01 07
 //	03 02 23 07 …  the words, little-endian
 //
-// The BinaryIO underneath guards the record against damage; decodeKernel
-// still checks every length, so a record from a store that does not (a
-// user's own BinaryIO, a hand-copied file) is rejected, never misread.
+// The record is sealed in a RecordKernel record (record.go) keyed by the
+// kernel's name, so bytes from a store that checks nothing (a user's own
+// BinaryIO, a hand-copied file) are refused when damaged, truncated or saved
+// under another name; decodeKernel still checks every length, so an intact
+// record that is not a kernel is rejected, never misread.
 
 import (
 	"encoding/binary"
@@ -63,20 +65,28 @@ func SaveKernel(s BinaryIO, name string, k Kernel) error {
 	if err != nil {
 		return fmt.Errorf("shadercache: save kernel %q: %w", name, err)
 	}
-	return s.WriteBytecode(name, b)
+	return s.WriteBytecode(name, AppendRecord(nil, RecordKernel, name, b))
 }
 
 // LoadKernel loads the kernel stored under name and checks that its
 // signature is want, byte for byte. A kernel that is not there is
 // (Kernel{}, false, nil). A kernel whose signature differs is an error
 // wrapping [ErrSignatureMismatch] that names both signatures: the program
-// was built against another version of the kernel.
+// was built against another version of the kernel. Stored bytes that are
+// not an intact record of this name (damaged by a store that checks
+// nothing, or saved by a lucent before records carried checksums) are an
+// error wrapping [ErrBadKernel] and [ErrBadRecord].
 func LoadKernel(s BinaryIO, name, want string) (Kernel, bool, error) {
 	b, ok, err := s.ReadBytecode(name)
 	if err != nil || !ok {
 		return Kernel{}, false, err
 	}
-	k, err := decodeKernel(b)
+	rec, err := DecodeRecord(b, RecordKernel, name)
+	if err != nil {
+		// Not a miss: the program has no source to compile again from.
+		return Kernel{}, false, fmt.Errorf("shadercache: load kernel %q: %w: %w (save the kernel again)", name, ErrBadKernel, err)
+	}
+	k, err := decodeKernel(rec)
 	if err != nil {
 		return Kernel{}, false, fmt.Errorf("shadercache: load kernel %q: %w", name, err)
 	}

@@ -1,6 +1,7 @@
 package shadercache
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 	"testing"
@@ -91,11 +92,45 @@ func TestKernelLoadRejectsBadRecords(t *testing.T) {
 	for why, b := range cases {
 		t.Run(why, func(t *testing.T) {
 			s := NewMemory()
-			require.NoError(t, s.WriteBytecode("k", b))
+			// Sealed in an intact record, so that the kernel decoder is what
+			// must refuse the bytes.
+			require.NoError(t, s.WriteBytecode("k", AppendRecord(nil, RecordKernel, "k", b)))
 			_, ok, err := LoadKernel(s, "k", testKernel().Signature)
 			require.ErrorIs(t, err, ErrBadKernel)
 			require.False(t, ok)
 			require.Contains(t, err.Error(), `"k"`)
+		})
+	}
+}
+
+// TestKernelRecordChecked: a store that checks nothing (a user's own
+// BinaryIO) hands back bytes that are not the kernel saved under the name;
+// the record's checksum and key refuse them all.
+func TestKernelRecordChecked(t *testing.T) {
+	s := NewMemory()
+	require.NoError(t, SaveKernel(s, "saxpy", testKernel()))
+	require.NoError(t, SaveKernel(s, "other", Kernel{SPIRV: []uint32{spirvMagic, 1, 2, 3, 0}, Signature: testKernel().Signature}))
+	sealed, ok, err := s.ReadBytecode("saxpy")
+	require.NoError(t, err)
+	require.True(t, ok)
+	bare, err := encodeKernel(testKernel())
+	require.NoError(t, err)
+	other, _, err := s.ReadBytecode("other")
+	require.NoError(t, err)
+	cases := map[string][]byte{
+		"last word flipped": func() []byte { b := bytes.Clone(sealed); b[len(b)-4] ^= 1; return b }(),
+		"truncated":         sealed[:len(sealed)-4],
+		"no record":         bare,
+		"another kernel's":  other,
+	}
+	for why, b := range cases {
+		t.Run(why, func(t *testing.T) {
+			require.NoError(t, s.WriteBytecode("saxpy", b))
+			_, ok, err := LoadKernel(s, "saxpy", testKernel().Signature)
+			require.ErrorIs(t, err, ErrBadKernel)
+			require.ErrorIs(t, err, ErrBadRecord)
+			require.ErrorContains(t, err, `"saxpy"`)
+			require.False(t, ok)
 		})
 	}
 }

@@ -16,6 +16,9 @@ import (
 //
 // Implementations must be safe for concurrent use, must not retain the slice
 // passed to a Write, and must return a slice the caller may keep and modify.
+// They need not check the bytes they return: lucent seals what it writes in
+// checksummed records ([AppendRecord]) and treats a record that comes back
+// damaged, truncated or from another key as a miss.
 type BinaryIO interface {
 	// ReadBytecode returns the shader bytecode stored under name: the
 	// output of an ahead-of-time compile, loaded by name at run time.

@@ -71,6 +71,13 @@ var pid = strconv.Itoa(os.Getpid())
 
 // NewDir returns a store rooted at path, creating the directory and its
 // subdirectories if needed. See [Default] for the per-user cache directory.
+//
+// A directory other users can write to — world-writable without the sticky
+// bit, or owned by a user other than this one or root — is logged at warn
+// level with its path and the reason, and used all the same: a team's shared
+// cache looks just like that, and entries are checked on every read. The
+// checks catch damage, not malice, so such a directory lets those users
+// choose the SPIR-V the program runs; fix its permissions.
 func NewDir(path string, opts ...Option) (*Dir, error) {
 	if path == "" {
 		return nil, errors.New("shadercache: NewDir: empty path")
@@ -89,6 +96,7 @@ func NewDir(path string, opts ...Option) (*Dir, error) {
 		// store, and a write creates a missing subdirectory anyway.
 		os.Mkdir(d.kindDir(k), 0o755)
 	}
+	d.warnUnsafe()
 	return d, nil
 }
 
@@ -203,7 +211,7 @@ func (d *Dir) read(k kind, name string) ([]byte, bool, error) {
 	}
 	path := filepath.Join(d.kindDir(k), fileName(k, name))
 	b, mtime, err := readEntryFile(path)
-	if err != nil {
+	if err != nil && !errors.Is(err, errNotRegular) {
 		if errors.Is(err, fs.ErrNotExist) {
 			d.stats.misses.Add(1)
 			debug(d.log, "shadercache: miss", k, name)
@@ -211,7 +219,10 @@ func (d *Dir) read(k kind, name string) ([]byte, bool, error) {
 		}
 		return nil, false, fmt.Errorf("shadercache: read %s %q: %w", k, name, err)
 	}
-	payload, err := decodeEntry(b, k, name)
+	var payload []byte
+	if err == nil {
+		payload, err = decodeEntry(b, k, name)
+	}
 	if err != nil {
 		d.stats.misses.Add(1)
 		d.stats.damaged.Add(1)
@@ -237,11 +248,25 @@ func (d *Dir) read(k kind, name string) ([]byte, bool, error) {
 	return payload, true, nil
 }
 
+// errNotRegular reports something other than a regular file at an entry's
+// path (a FIFO, a device node, a directory, a symbolic link): a miss, never
+// opened for reading, so it can neither block a read nor feed it.
+var errNotRegular = errors.New("not a regular file")
+
 // readEntryFile reads a whole file and returns it with its modification
-// time, refusing to allocate for a file larger than any valid entry.
+// time, refusing to allocate for a file larger than any valid entry and
+// refusing (errNotRegular) anything but a regular file, without blocking.
 func readEntryFile(path string) ([]byte, time.Time, error) {
-	f, err := os.Open(path)
+	f, err := openEntry(path)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, time.Time{}, err
+		}
+		// O_NOFOLLOW's error for a link differs between systems (ELOOP,
+		// EMLINK, EFTYPE): ask what is there instead.
+		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return nil, time.Time{}, fmt.Errorf("%w: a symbolic link", errNotRegular)
+		}
 		return nil, time.Time{}, err
 	}
 	defer f.Close()
@@ -250,7 +275,7 @@ func readEntryFile(path string) ([]byte, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, time.Time{}, fmt.Errorf("%s: not a regular file", path)
+		return nil, time.Time{}, fmt.Errorf("%w: %s", errNotRegular, fileType(st.Mode()))
 	}
 	size := st.Size()
 	if size > headerSize+MaxNameLen+MaxEntrySize {
@@ -262,6 +287,23 @@ func readEntryFile(path string) ([]byte, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	return b[:n], st.ModTime(), nil
+}
+
+// fileType names the type of a file that is not regular.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeDevice != 0:
+		return "a device node"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file (" + m.Type().String() + ")"
 }
 
 func (d *Dir) write(k kind, name string, data []byte) error {

@@ -171,10 +171,10 @@ func TestDirErrors(t *testing.T) {
 	t.Run("entry is a directory", func(t *testing.T) {
 		d := newTestDir(t)
 		require.NoError(t, os.Mkdir(entryPath(d, accessors[0], "x"), 0o755))
+		// Reading it is a miss (TestNonRegularEntryIsAMiss); replacing it fails.
 		_, ok, err := d.ReadBytecode("x")
-		require.Error(t, err)
+		require.NoError(t, err)
 		require.False(t, ok)
-		require.Contains(t, err.Error(), `bytecode "x"`)
 		err = d.WriteBytecode("x", []byte("y"))
 		require.Error(t, err)
 		require.Contains(t, err.Error(), `bytecode "x"`)

@@ -16,6 +16,15 @@
 // answers by compiling again and rewriting the entry. A miss is
 // (nil, false, nil); an error means the store itself failed (permission
 // denied, an invalid name), never that an entry was absent or damaged.
+// A Dir opens only regular files at entry paths, without blocking: a FIFO,
+// device node, directory or symbolic link there is a miss.
+//
+// What lucent itself stores — SPIR-V cache records, pipeline-cache blobs,
+// ahead-of-time kernels — is sealed in a record ([AppendRecord],
+// [DecodeRecord]) that carries its own kind, key and checksum, so that a
+// store that checks nothing (a user's own BinaryIO) cannot hand a driver
+// damaged bytes or another key's: the reader sees a bad record and compiles
+// again.
 //
 // Just-in-time cache entries are addressed by a [Key], a SHA-256 digest of the
 // named parts that determine the generated code (see [NewKey]). Ahead-of-time

@@ -53,32 +53,55 @@ func entryChecksum(header []byte, name string, payload []byte) uint32 {
 	return crc32.Update(c, castagnoli, payload)
 }
 
+// envelope is the layout of an entry under one magic and format version. A
+// store's entries use entryMagic; the records callers keep in any store use
+// recordMagic (record.go), so neither is ever taken for the other.
+type envelope struct {
+	magic   string
+	version uint16
+}
+
+var entryEnvelope = envelope{entryMagic, entryVersion}
+
 // encodeHeader returns the header and name of an entry; the payload follows
 // them in the file.
 func encodeHeader(k kind, name string, payload []byte) []byte {
-	b := make([]byte, headerSize, headerSize+len(name))
-	copy(b[0:4], entryMagic)
-	binary.LittleEndian.PutUint16(b[4:6], entryVersion)
-	b[6] = byte(k)
-	binary.LittleEndian.PutUint32(b[8:12], uint32(len(name)))
-	binary.LittleEndian.PutUint64(b[16:24], uint64(len(payload)))
-	binary.LittleEndian.PutUint32(b[12:16], entryChecksum(b, name, payload))
-	return append(b, name...)
+	return entryEnvelope.appendHeader(make([]byte, 0, headerSize+len(name)), byte(k), name, payload)
 }
 
 // decodeEntry checks that b is a well-formed entry of kind k named name and
 // returns its payload, a sub-slice of b.
 func decodeEntry(b []byte, k kind, name string) ([]byte, error) {
+	return entryEnvelope.decode(b, byte(k), name)
+}
+
+// appendHeader appends to dst the header and name of an entry of kind k.
+func (e envelope) appendHeader(dst []byte, k byte, name string, payload []byte) []byte {
+	start := len(dst)
+	dst = append(dst, make([]byte, headerSize)...)
+	b := dst[start:]
+	copy(b[0:4], e.magic)
+	binary.LittleEndian.PutUint16(b[4:6], e.version)
+	b[6] = k
+	binary.LittleEndian.PutUint32(b[8:12], uint32(len(name)))
+	binary.LittleEndian.PutUint64(b[16:24], uint64(len(payload)))
+	binary.LittleEndian.PutUint32(b[12:16], entryChecksum(b, name, payload))
+	return append(dst, name...)
+}
+
+// decode checks that b is a well-formed entry of kind k named name and
+// returns its payload, a sub-slice of b.
+func (e envelope) decode(b []byte, k byte, name string) ([]byte, error) {
 	if len(b) < headerSize {
 		return nil, errShort
 	}
-	if string(b[0:4]) != entryMagic {
+	if string(b[0:4]) != e.magic {
 		return nil, errMagic
 	}
-	if v := binary.LittleEndian.Uint16(b[4:6]); v != entryVersion {
-		return nil, fmt.Errorf("%w %d (want %d)", errVersion, v, entryVersion)
+	if v := binary.LittleEndian.Uint16(b[4:6]); v != e.version {
+		return nil, fmt.Errorf("%w %d (want %d)", errVersion, v, e.version)
 	}
-	if kind(b[6]) != k || b[7] != 0 {
+	if b[6] != k || b[7] != 0 {
 		return nil, errKind
 	}
 	nameLen := uint64(binary.LittleEndian.Uint32(b[8:12]))
@@ -86,13 +109,16 @@ func decodeEntry(b []byte, k kind, name string) ([]byte, error) {
 	if nameLen > MaxNameLen || payloadLen > MaxEntrySize || uint64(len(b)) != headerSize+nameLen+payloadLen {
 		return nil, errLength
 	}
-	stored := string(b[headerSize : headerSize+nameLen])
+	stored := b[headerSize : headerSize+nameLen]
 	payload := b[headerSize+nameLen:]
-	if binary.LittleEndian.Uint32(b[12:16]) != entryChecksum(b, stored, payload) {
+	c := crc32.Update(0, castagnoli, b[0:12])
+	c = crc32.Update(c, castagnoli, b[16:24])
+	c = crc32.Update(c, castagnoli, stored)
+	if binary.LittleEndian.Uint32(b[12:16]) != crc32.Update(c, castagnoli, payload) {
 		return nil, errChecksum
 	}
 	// Checked after the checksum, so a damaged name reads as damage.
-	if stored != name {
+	if string(stored) != name {
 		return nil, errName
 	}
 	return payload, nil

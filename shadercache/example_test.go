@@ -212,3 +212,20 @@ func ExampleParseKey() {
 	// true <nil>
 	// shadercache: key "not a key": want 64 hex digits, got 9
 }
+
+// A record seals a payload with its kind, key and checksum, so bytes that a
+// store hands back damaged or from another key are refused before use.
+func ExampleDecodeRecord() {
+	key := shadercache.NewKey().Add("kernel", []byte("stable hash")).Sum()
+	rec := shadercache.AppendRecord(nil, shadercache.RecordSPIRV, key.String(), compile())
+
+	words, err := shadercache.DecodeRecord(rec, shadercache.RecordSPIRV, key.String())
+	fmt.Printf("% x %v\n", words, err)
+
+	rec[len(rec)-1] ^= 1 // a store that checks nothing returns a flipped bit
+	_, err = shadercache.DecodeRecord(rec, shadercache.RecordSPIRV, key.String())
+	fmt.Println(errors.Is(err, shadercache.ErrBadRecord), err)
+	// Output:
+	// 03 02 23 07 <nil>
+	// true bad cache record: SPIR-V record of 92 bytes: checksum mismatch
+}

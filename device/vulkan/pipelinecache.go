@@ -3,9 +3,14 @@ package vulkan
 // The pipeline cache is one VkPipelineCache per device, seeded at Open from
 // the blob the shader cache holds for this device and driver, passed to every
 // vkCreateComputePipelines, and written back at Close. A blob is handed to
-// the driver only when its VkPipelineCacheHeaderVersionOne names this very
-// device: the specification lets a driver ignore foreign data, but a damaged
-// or foreign blob is cheaper to drop here than to trust every driver with.
+// the driver only when it comes back whole and its
+// VkPipelineCacheHeaderVersionOne names this very device: the specification
+// lets a driver ignore foreign data, but a truncated or damaged blob can
+// still crash some drivers, so it is cheaper to drop here than to trust
+// every driver with. The blob is stored in a shadercache.RecordPipelineCache
+// record keyed by the PipelineID, whose checksum catches damage from a store
+// that checks nothing (a user's own BinaryIO); the header is then checked
+// against the device.
 //
 // Worked example of the header check, for lavapipe (vendor 0x10005):
 //
@@ -15,8 +20,8 @@ package vulkan
 //	00 00 00 00   deviceID   — must equal VkPhysicalDeviceProperties.deviceID
 //	…16 bytes…    pipelineCacheUUID — must equal the device's
 //
-// Anything else (too short, another version, another device) is ignored: the
-// cache starts empty and the blob is replaced at Close.
+// Anything else (a bad record, too short, another version, another device)
+// is ignored: the cache starts empty and the blob is replaced at Close.
 
 import (
 	"bytes"
@@ -67,11 +72,18 @@ func (d *Device) openPipelineCache(opts device.Options) error {
 		case err != nil:
 			c.log.Warn("vulkan: reading the pipeline cache", "id", c.id.String(), "error", err)
 		case ok:
-			if why := p.checkPipelineCacheHeader(blob); why != "" {
+			data, err := shadercache.DecodeRecord(blob, shadercache.RecordPipelineCache, c.id.String())
+			var why string
+			if err != nil {
+				why = err.Error()
+			} else {
+				why = p.checkPipelineCacheHeader(data)
+			}
+			if why != "" {
 				c.rejected = true
 				c.log.Warn("vulkan: ignoring a stored pipeline cache", "id", c.id.String(), "reason", why)
 			} else {
-				c.loaded = blob
+				c.loaded = data
 			}
 		}
 	}
@@ -179,7 +191,8 @@ func (d *Device) closePipelineCache() {
 	if len(data) < pipelineCacheHeaderSize || bytes.Equal(data, c.loaded) {
 		return // nothing new to save
 	}
-	if err := c.store.WritePipelineCache(c.id, data); err != nil {
+	rec := shadercache.AppendRecord(nil, shadercache.RecordPipelineCache, c.id.String(), data)
+	if err := c.store.WritePipelineCache(c.id, rec); err != nil {
 		c.log.Warn("vulkan: saving the pipeline cache", "id", c.id.String(), "error", err)
 		return
 	}

@@ -1,6 +1,7 @@
 package vulkan
 
 import (
+	"bytes"
 	"encoding/binary"
 	"log/slog"
 	"sync"
@@ -73,9 +74,11 @@ func TestPipelineCacheSavedAndLoaded(t *testing.T) {
 	require.Empty(t, formatMessages(msgs.take()))
 	require.Equal(t, []shadercache.PipelineID{id}, store.writes, "saved at Close")
 
-	blob, ok, err := store.BinaryIO.ReadPipelineCache(id)
+	rec, ok, err := store.BinaryIO.ReadPipelineCache(id)
 	require.NoError(t, err)
 	require.True(t, ok)
+	blob, err := shadercache.DecodeRecord(rec, shadercache.RecordPipelineCache, id.String())
+	require.NoError(t, err, "saved in a record of the device's id")
 	require.Empty(t, d1.phys.checkPipelineCacheHeader(blob), "the saved blob carries this device's header")
 
 	d2, msgs := openCached(t, store)
@@ -86,13 +89,20 @@ func TestPipelineCacheSavedAndLoaded(t *testing.T) {
 	require.Empty(t, formatMessages(msgs.take()))
 }
 
-func TestPipelineCacheIgnoresForeignBlobs(t *testing.T) {
+// probePhysical opens a device without a store and returns its physical
+// device, to build blobs for it.
+func probePhysical(t *testing.T) *physical {
+	t.Helper()
 	probe, msgs := openCached(t, nil)
 	p := probe.phys
 	require.False(t, probe.PipelineCacheStats().Persisted)
 	require.NoError(t, probe.Close())
 	require.Empty(t, formatMessages(msgs.take()))
+	return p
+}
 
+// headerFor is a bare VkPipelineCacheHeaderVersionOne naming p.
+func headerFor(t *testing.T, p *physical) []byte {
 	good := make([]byte, pipelineCacheHeaderSize)
 	binary.LittleEndian.PutUint32(good[0:], pipelineCacheHeaderSize)
 	binary.LittleEndian.PutUint32(good[4:], uint32(vk.PIPELINE_CACHE_HEADER_VERSION_ONE))
@@ -100,6 +110,48 @@ func TestPipelineCacheIgnoresForeignBlobs(t *testing.T) {
 	binary.LittleEndian.PutUint32(good[12:], p.props.DeviceID)
 	copy(good[16:], p.props.PipelineCacheUUID[:])
 	require.Empty(t, p.checkPipelineCacheHeader(good))
+	return good
+}
+
+func pipelineID(p *physical) shadercache.PipelineID {
+	return shadercache.PipelineID{DeviceUUID: p.props.PipelineCacheUUID, DriverVersion: p.props.DriverVersion}
+}
+
+// TestPipelineCacheRecordChecked: a store that checks nothing hands back a
+// blob that is not the one saved for this device — bare, damaged, truncated
+// or saved under another device's id. None reaches vkCreatePipelineCache.
+func TestPipelineCacheRecordChecked(t *testing.T) {
+	p := probePhysical(t)
+	id := pipelineID(p)
+	blob := append(headerFor(t, p), make([]byte, 64)...)
+	binary.LittleEndian.PutUint32(blob[pipelineCacheHeaderSize:], 0xdeadbeef) // stands for the driver's data
+	sealed := shadercache.AppendRecord(nil, shadercache.RecordPipelineCache, id.String(), blob)
+	other := id
+	other.DriverVersion++
+	cases := map[string][]byte{
+		"bare blob":        blob,
+		"flipped data bit": func() []byte { b := bytes.Clone(sealed); b[len(b)-10] ^= 1; return b }(),
+		"truncated":        sealed[:len(sealed)-16],
+		"another id's":     shadercache.AppendRecord(nil, shadercache.RecordPipelineCache, other.String(), blob),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			store := &pipelineStore{BinaryIO: shadercache.NewMemory(), override: b}
+			d, msgs := openCached(t, store)
+			st := d.PipelineCacheStats()
+			require.True(t, st.Rejected)
+			require.Zero(t, st.LoadedBytes)
+			makePipeline(t, d)
+			require.NoError(t, d.Close())
+			require.Empty(t, formatMessages(msgs.take()))
+			require.Len(t, store.writes, 1, "the unusable blob is replaced at Close")
+		})
+	}
+}
+
+func TestPipelineCacheIgnoresForeignBlobs(t *testing.T) {
+	p := probePhysical(t)
+	good := headerFor(t, p)
 
 	edit := func(f func(b []byte) []byte) []byte { return f(append([]byte{}, good...)) }
 	cases := map[string]struct {
@@ -116,7 +168,9 @@ func TestPipelineCacheIgnoresForeignBlobs(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			require.Contains(t, p.checkPipelineCacheHeader(c.blob), c.why)
-			store := &pipelineStore{BinaryIO: shadercache.NewMemory(), override: c.blob}
+			// An intact record, so that the header check is what refuses it.
+			sealed := shadercache.AppendRecord(nil, shadercache.RecordPipelineCache, pipelineID(p).String(), c.blob)
+			store := &pipelineStore{BinaryIO: shadercache.NewMemory(), override: sealed}
 			d, msgs := openCached(t, store)
 			st := d.PipelineCacheStats()
 			require.True(t, st.Rejected)
