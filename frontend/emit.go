@@ -12,7 +12,7 @@ const BindlessSlotSize = 32
 
 // CodegenVersion changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const CodegenVersion = 6
+const CodegenVersion = 7
 
 // Options tune code generation for a device.
 type Options struct {
@@ -294,6 +294,10 @@ func (g *gen) kernel(f *Function) error {
 		}
 		g.argIdx[a.Var] = uint32(len(st.Members))
 		st.Members = append(st.Members, m)
+		if t.addr {
+			// The element count follows the address (member argIdx+1).
+			st.Members = append(st.Members, spirv.Member{Type: b.TypeInt(64, false), Offset: spirv.Off(uint32(a.Offset + 8))})
+		}
 	}
 	g.pushT = b.TypeStructOf(st)
 	g.push = b.Variable(g.ptr(spirv.StorageClassPushConstant, g.pushT), spirv.StorageClassPushConstant, 0)

@@ -137,6 +137,12 @@ type Argument struct {
 // push-constant block (dispatch_size and block_offset, kernel ABI v1).
 const PushHeaderSize = 24
 
+// AddressArgSize is the push-constant size of a buffer argument passed by
+// device address (kernel ABI v1): the u64 address of the view's first
+// element, then the u64 number of elements in the view, which bounds every
+// access through the address.
+const AddressArgSize = 16
+
 // MaxPushSize is the push-constant budget of kernel ABI v1.
 const MaxPushSize = 128
 
@@ -154,7 +160,7 @@ func (f *Function) Layout() ([]Argument, int, error) {
 		}
 		a := p.Type.align
 		if p.Type.addr {
-			a = 8 // a u64 device address
+			a = 8 // a u64 device address, then the u64 element count
 		}
 		if p.Type == TBool {
 			a = 4 // bools travel as u32 in push constants
@@ -174,7 +180,7 @@ func pushSize(t *Type) int {
 		return 4
 	}
 	if t.addr {
-		return 8
+		return AddressArgSize
 	}
 	return t.size
 }

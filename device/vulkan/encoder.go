@@ -721,6 +721,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 					return unsupportedf("shader %d %s: buffer device addresses are unavailable", c.Shader, p.Label(i))
 				}
 				binary.LittleEndian.PutUint64(e.push[p.Offset:], b.raw.addr+a.Offset)
+				if p.Size >= 16 { // lucent's form: the element count bounds every access
+					binary.LittleEndian.PutUint64(e.push[p.Offset+8:], n/uint64(max(p.ElemSize, 1)))
+				}
 				continue
 			}
 			if a.Offset%d.caps.MemoryGranularity != 0 {
