@@ -30,6 +30,10 @@ type Options struct {
 	// Function.BindlessTextureArgs) instead of decoding linear mirrors in
 	// code. The slot records still give presence and size.
 	NativeBindlessTextures bool
+
+	// unguarded leaves accesses through device addresses without their
+	// bounds guard; only the benchmark measuring the guard sets it.
+	unguarded bool
 }
 
 // Emit generates the SPIR-V module of kernel f (and the callables it

@@ -55,7 +55,9 @@ func (g *gen) addr(e Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit bool, 
 			if bt.addr {
 				pt := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(bt.elem))
 				base = g.b.Load(pt, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, pt), g.push, g.b.ConstantUint32(g.argIdx[v])))
-				guard = g.b.ULessThan(g.boolT, g.index64(i, e.I.Type()), g.addrCount(v))
+				if !g.opts.unguarded {
+					guard = g.b.ULessThan(g.boolT, g.index64(i, e.I.Type()), g.addrCount(v))
+				}
 			}
 			return g.b.AccessChain(g.ptr(p.sc, g.etyp(e.T)), base, g.b.ConstantUint32(0), i), p.sc, true, guard
 		}
