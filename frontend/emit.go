@@ -443,7 +443,6 @@ func (g *gen) kernelBuiltins(f *Function) {
 	g.builtins[ThreadID] = lid
 	g.builtins[BlockID] = block
 	g.builtins[DispatchID] = did
-	g.builtins[DispatchSize] = size
 	g.builtins[BlockSize] = bs
 	uses := map[BuiltinVar]bool{}
 	walkFunc(f, func(e Expr) {
@@ -451,6 +450,9 @@ func (g *gen) kernelBuiltins(f *Function) {
 			uses[r.Var.Builtin] = true
 		}
 	})
+	if uses[DispatchSize] || uses[DispatchGroups] {
+		g.dispatchSize(size, bs)
+	}
 	if uses[SubgroupLane] || uses[SubgroupSize] {
 		b.Capability(spirv.CapabilityGroupNonUniform)
 	}
@@ -496,6 +498,34 @@ func (g *gen) kernelBuiltins(f *Function) {
 	b.SetBlock(ret)
 	b.Return()
 	b.SetBlock(body)
+}
+
+// dispatchSize computes DispatchSize and DispatchGroups from the header's
+// dispatch_size (kernel ABI v1). An indirect dispatch's header holds
+// 0xFFFFFFFF in all three components (no direct dispatch is that large: 2⁹⁶
+// threads), since the group count lives on the device; the values then come
+// from NumWorkgroups, which a direct dispatch cannot use, as the runtime
+// may split it into pieces:
+//
+//	indirect = all(size == ~0)
+//	DispatchSize   = indirect ? NumWorkgroups * block : size
+//	DispatchGroups = indirect ? NumWorkgroups : (size - 1) / block + 1
+//
+// Only kernels that read either pay for it; the early return keeps
+// comparing with dispatch_size itself, which every launched thread of an
+// indirect dispatch is inside.
+func (g *gen) dispatchSize(size, bs spirv.ID) {
+	b := g.b
+	uvec3, bvec3 := b.TypeVector(g.u32, 3), b.TypeVector(g.boolT, 3)
+	all := b.ConstantUint32(^uint32(0))
+	one := b.ConstantUint32(1)
+	ind := b.All(g.boolT, b.IEqual(bvec3, size, b.ConstantComposite(uvec3, all, all, all)))
+	sel := b.CompositeConstruct(bvec3, ind, ind, ind) // a vector condition: SPIR-V before 1.4 wants one
+	nwg := b.Load(uvec3, g.input(uvec3, spirv.BuiltInNumWorkgroups))
+	ones := b.ConstantComposite(uvec3, one, one, one)
+	groups := b.IAdd(uvec3, b.UDiv(uvec3, b.ISub(uvec3, size, ones), bs), ones)
+	g.builtins[DispatchSize] = b.Select(uvec3, sel, b.IMul(uvec3, nwg, bs), size)
+	g.builtins[DispatchGroups] = b.Select(uvec3, sel, nwg, groups)
 }
 
 // declare makes the SPIR-V function of callable c (its body comes later).

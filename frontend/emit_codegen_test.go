@@ -161,3 +161,21 @@ func TestAddressBufferGuards(t *testing.T) {
 		}
 	}
 }
+
+// TestDispatchSizeOnlyWhereRead: a kernel that reads DispatchSize or
+// DispatchGroups loads NumWorkgroups for the indirect case; one that reads
+// neither has no trace of it (its cost is nil).
+func TestDispatchSizeOnlyWhereRead(t *testing.T) {
+	f, err := programs.DispatchInfo()
+	require.NoError(t, err)
+	dis := disassemble(t, f, fe.Options{})
+	require.Contains(t, dis, "BuiltIn NumWorkgroups")
+	require.Contains(t, dis, "OpSelect %v3uint")
+	for _, build := range []func() (*fe.Function, error){programs.Saxpy, programs.Mandelbrot} {
+		f, err := build()
+		require.NoError(t, err)
+		dis := disassemble(t, f, fe.Options{})
+		require.NotContains(t, dis, "NumWorkgroups")
+		require.NotContains(t, dis, "OpSelect %v3uint")
+	}
+}

@@ -20,22 +20,25 @@ type BuiltinVar uint8
 
 // Built-in variables.
 const (
-	ThreadID     BuiltinVar = iota + 1 // vec3<u32>: id inside the block
-	BlockID                            // vec3<u32>: id of the block in the whole dispatch
-	DispatchID                         // vec3<u32>: global thread id
-	DispatchSize                       // vec3<u32>: threads asked for
-	BlockSize                          // vec3<u32>: threads per block
-	SubgroupLane                       // u32
-	SubgroupSize                       // u32
+	ThreadID       BuiltinVar = iota + 1 // vec3<u32>: id inside the block
+	BlockID                              // vec3<u32>: id of the block in the whole dispatch
+	DispatchID                           // vec3<u32>: global thread id
+	DispatchSize                         // vec3<u32>: threads asked for (launched, in an indirect dispatch)
+	BlockSize                            // vec3<u32>: threads per block
+	SubgroupLane                         // u32
+	SubgroupSize                         // u32
+	DispatchGroups                       // vec3<u32>: blocks launched
+
+	LastBuiltin = DispatchGroups // the highest BuiltinVar
 )
 
-var builtinVarNames = [...]string{"", "thread_id", "block_id", "dispatch_id", "dispatch_size", "block_size", "subgroup_lane", "subgroup_size"}
+var builtinVarNames = [...]string{"", "thread_id", "block_id", "dispatch_id", "dispatch_size", "block_size", "subgroup_lane", "subgroup_size", "dispatch_groups"}
 
 func (b BuiltinVar) String() string { return builtinVarNames[b] }
 
 // Type is the built-in variable's type.
 func (b BuiltinVar) Type() *Type {
-	if b >= SubgroupLane {
+	if b == SubgroupLane || b == SubgroupSize {
 		return TU32
 	}
 	return Vector(TU32, 3)

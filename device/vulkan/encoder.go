@@ -872,7 +872,10 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	header := sig.DispatchHeader && sh.pushSize >= 24
 	if ind != nil {
 		if header {
-			// The group count lives on the GPU: every launched thread is in range.
+			// The group count lives on the GPU: every launched thread is in
+			// range, and lucent's codegen takes all-ones as the sign of an
+			// indirect dispatch, whose DispatchSize and DispatchGroups then
+			// come from NumWorkgroups (kernel ABI v1).
 			for i := range 3 {
 				binary.LittleEndian.PutUint32(e.push[4*i:], ^uint32(0))
 			}
