@@ -477,12 +477,23 @@ func (g *gen) kernelBuiltins(f *Function) {
 	// those dimensions saved saxpy about 7% on lavapipe (1.12 → 1.05 of
 	// glslang's time in bench/codegen), where the three-way compare was
 	// its largest overhead.
+	//
+	// dispatch_id is u32: in the last group of a dispatch near 2³² threads
+	// it can pass 2³² − 1 and wrap around to a small id, which would run as
+	// a second thread 0, 1, …. That takes a block that 2³² is not a multiple
+	// of, i.e. not a power of two (ceil(size/block)*block ≤ 2³² otherwise),
+	// and such a thread's id is then less than its ThreadID, so only those
+	// dimensions pay for a second compare.
 	var out spirv.ID
 	for d := range 3 {
 		if f.BlockSize[d] <= 1 {
 			continue
 		}
-		past := b.UGreaterThanEqual(g.boolT, b.CompositeExtract(g.u32, did, uint32(d)), b.CompositeExtract(g.u32, size, uint32(d)))
+		id := b.CompositeExtract(g.u32, did, uint32(d))
+		past := b.UGreaterThanEqual(g.boolT, id, b.CompositeExtract(g.u32, size, uint32(d)))
+		if bs := f.BlockSize[d]; bs&(bs-1) != 0 {
+			past = b.LogicalOr(g.boolT, past, b.ULessThan(g.boolT, id, b.CompositeExtract(g.u32, lid, uint32(d))))
+		}
 		if out == 0 {
 			out = past
 		} else {

@@ -179,3 +179,20 @@ func TestDispatchSizeOnlyWhereRead(t *testing.T) {
 		require.NotContains(t, dis, "OpSelect %v3uint")
 	}
 }
+
+// TestEarlyReturnWrapCheck: a block size that is not a power of two adds
+// one compare (dispatch_id < ThreadID, an id wrapped past 2³²) to the early
+// return of that dimension; a power of two adds none.
+func TestEarlyReturnWrapCheck(t *testing.T) {
+	count := func(bx, by int) int {
+		f, err := fe.Kernel2D(bx, by, func(k *fe.K, out fe.Buf[fe.U32]) {
+			out.Write(k.DispatchID().X(), fe.U(1))
+		}, "out")
+		require.NoError(t, err)
+		return strings.Count(disassemble(t, f, fe.Options{}), "OpULessThan")
+	}
+	require.Zero(t, count(64, 4))
+	require.Equal(t, 1, count(96, 4))
+	require.Equal(t, 1, count(64, 3))
+	require.Equal(t, 2, count(24, 3))
+}
