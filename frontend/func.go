@@ -29,7 +29,7 @@ const (
 	SubgroupSize                         // u32
 	DispatchGroups                       // vec3<u32>: blocks launched
 
-	LastBuiltin = DispatchGroups // the highest BuiltinVar
+	lastBuiltin = DispatchGroups // the highest BuiltinVar
 )
 
 var builtinVarNames = [...]string{"", "thread_id", "block_id", "dispatch_id", "dispatch_size", "block_size", "subgroup_lane", "subgroup_size", "dispatch_groups"}
