@@ -148,7 +148,9 @@ type ShaderDispatch struct {
 
 	// Indirect, when non-zero, names a buffer holding the workgroup counts
 	// (three uint32, VkDispatchIndirectCommand) at IndirectOffset; Size is then
-	// ignored and dispatch_size is the group count times the block size.
+	// ignored. The header's dispatch_size then reads 0xFFFFFFFF in all three
+	// components (kernel ABI v1), and a lucent kernel's DispatchSize is the
+	// group count times the block size.
 	Indirect       Handle
 	IndirectOffset uint64
 }

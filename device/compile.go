@@ -224,7 +224,7 @@ func KernelSignature(f *frontend.Function) (Signature, []any, error) {
 			if t.ByAddress() {
 				arg.Form = FormAddress
 				arg.Offset = uint32(a.Offset)
-				arg.Size = 8
+				arg.Size = frontend.AddressArgSize // address, then element count
 			} else {
 				arg.Binding = uint32(a.Binding)
 			}

@@ -70,8 +70,11 @@ type Argument struct {
 	Binding uint32
 	Form    ArgForm
 
-	// Offset and Size locate a uniform (or a FormAddress buffer pointer, 8
-	// bytes) in the push-constant block.
+	// Offset and Size locate a uniform (or a FormAddress buffer) in the
+	// push-constant block. A FormAddress buffer takes 8 bytes, the device
+	// address of the view's first byte, or 16 in lucent's kernels (kernel
+	// ABI v1): the address, then the u64 number of ElemSize elements in the
+	// view, which codegen checks every access through the address against.
 	Offset uint32
 	Size   uint32
 

@@ -155,8 +155,14 @@ func (k *K) ThreadID() U32x3 { return U32x3{k.builtin(ThreadID)} }
 // BlockID is the id of the thread's block.
 func (k *K) BlockID() U32x3 { return U32x3{k.builtin(BlockID)} }
 
-// DispatchSize is the number of threads asked for.
+// DispatchSize is the number of threads asked for; in an indirect dispatch
+// (Shader.DispatchIndirect), where the group count is read on the device,
+// the number of threads launched: DispatchGroups × BlockSize.
 func (k *K) DispatchSize() U32x3 { return U32x3{k.builtin(DispatchSize)} }
+
+// DispatchGroups is the number of blocks launched: DispatchSize divided by
+// BlockSize, rounded up, or the group count of an indirect dispatch.
+func (k *K) DispatchGroups() U32x3 { return U32x3{k.builtin(DispatchGroups)} }
 
 // BlockSize is the kernel's block size.
 func (k *K) BlockSize() U32x3 { return U32x3{k.builtin(BlockSize)} }

@@ -56,8 +56,10 @@ func (Buf[V]) bind(k *K, v *Var) any { return Buf[V]{k: k, v: v} }
 
 // BigBuf is a buffer argument passed by device address rather than a
 // descriptor (kernel ABI v1's form for buffers past maxStorageBufferRange,
-// 128 MiB on lavapipe). It reads, writes and takes atomics like Buf; its Len
-// is not available.
+// 128 MiB on lavapipe). It reads, writes, takes atomics and has a Len like
+// Buf, and is bounds-checked like it: the view's element count travels with
+// the address, reads past it give zero and writes and atomics past it are
+// dropped.
 type BigBuf[V Value] struct{ Buf[V] }
 
 func (BigBuf[V]) paramType() (*Type, error) {

@@ -12,7 +12,7 @@ const BindlessSlotSize = 32
 
 // CodegenVersion changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const CodegenVersion = 6
+const CodegenVersion = 7
 
 // Options tune code generation for a device.
 type Options struct {
@@ -30,6 +30,10 @@ type Options struct {
 	// Function.BindlessTextureArgs) instead of decoding linear mirrors in
 	// code. The slot records still give presence and size.
 	NativeBindlessTextures bool
+
+	// unguarded leaves accesses through device addresses without their
+	// bounds guard; only the benchmark measuring the guard sets it.
+	unguarded bool
 }
 
 // Emit generates the SPIR-V module of kernel f (and the callables it
@@ -294,6 +298,10 @@ func (g *gen) kernel(f *Function) error {
 		}
 		g.argIdx[a.Var] = uint32(len(st.Members))
 		st.Members = append(st.Members, m)
+		if t.addr {
+			// The element count follows the address (member argIdx+1).
+			st.Members = append(st.Members, spirv.Member{Type: b.TypeInt(64, false), Offset: spirv.Off(uint32(a.Offset + 8))})
+		}
 	}
 	g.pushT = b.TypeStructOf(st)
 	g.push = b.Variable(g.ptr(spirv.StorageClassPushConstant, g.pushT), spirv.StorageClassPushConstant, 0)
@@ -435,7 +443,6 @@ func (g *gen) kernelBuiltins(f *Function) {
 	g.builtins[ThreadID] = lid
 	g.builtins[BlockID] = block
 	g.builtins[DispatchID] = did
-	g.builtins[DispatchSize] = size
 	g.builtins[BlockSize] = bs
 	uses := map[BuiltinVar]bool{}
 	walkFunc(f, func(e Expr) {
@@ -443,6 +450,9 @@ func (g *gen) kernelBuiltins(f *Function) {
 			uses[r.Var.Builtin] = true
 		}
 	})
+	if uses[DispatchSize] || uses[DispatchGroups] {
+		g.dispatchSize(size, bs)
+	}
 	if uses[SubgroupLane] || uses[SubgroupSize] {
 		b.Capability(spirv.CapabilityGroupNonUniform)
 	}
@@ -467,12 +477,23 @@ func (g *gen) kernelBuiltins(f *Function) {
 	// those dimensions saved saxpy about 7% on lavapipe (1.12 → 1.05 of
 	// glslang's time in bench/codegen), where the three-way compare was
 	// its largest overhead.
+	//
+	// dispatch_id is u32: in the last group of a dispatch near 2³² threads
+	// it can pass 2³² − 1 and wrap around to a small id, which would run as
+	// a second thread 0, 1, …. That takes a block that 2³² is not a multiple
+	// of, i.e. not a power of two (ceil(size/block)*block ≤ 2³² otherwise),
+	// and such a thread's id is then less than its ThreadID, so only those
+	// dimensions pay for a second compare.
 	var out spirv.ID
 	for d := range 3 {
 		if f.BlockSize[d] <= 1 {
 			continue
 		}
-		past := b.UGreaterThanEqual(g.boolT, b.CompositeExtract(g.u32, did, uint32(d)), b.CompositeExtract(g.u32, size, uint32(d)))
+		id := b.CompositeExtract(g.u32, did, uint32(d))
+		past := b.UGreaterThanEqual(g.boolT, id, b.CompositeExtract(g.u32, size, uint32(d)))
+		if bs := f.BlockSize[d]; bs&(bs-1) != 0 {
+			past = b.LogicalOr(g.boolT, past, b.ULessThan(g.boolT, id, b.CompositeExtract(g.u32, lid, uint32(d))))
+		}
 		if out == 0 {
 			out = past
 		} else {
@@ -488,6 +509,34 @@ func (g *gen) kernelBuiltins(f *Function) {
 	b.SetBlock(ret)
 	b.Return()
 	b.SetBlock(body)
+}
+
+// dispatchSize computes DispatchSize and DispatchGroups from the header's
+// dispatch_size (kernel ABI v1). An indirect dispatch's header holds
+// 0xFFFFFFFF in all three components (no direct dispatch is that large: 2⁹⁶
+// threads), since the group count lives on the device; the values then come
+// from NumWorkgroups, which a direct dispatch cannot use, as the runtime
+// may split it into pieces:
+//
+//	indirect = all(size == ~0)
+//	DispatchSize   = indirect ? NumWorkgroups * block : size
+//	DispatchGroups = indirect ? NumWorkgroups : (size - 1) / block + 1
+//
+// Only kernels that read either pay for it; the early return keeps
+// comparing with dispatch_size itself, which every launched thread of an
+// indirect dispatch is inside.
+func (g *gen) dispatchSize(size, bs spirv.ID) {
+	b := g.b
+	uvec3, bvec3 := b.TypeVector(g.u32, 3), b.TypeVector(g.boolT, 3)
+	all := b.ConstantUint32(^uint32(0))
+	one := b.ConstantUint32(1)
+	ind := b.All(g.boolT, b.IEqual(bvec3, size, b.ConstantComposite(uvec3, all, all, all)))
+	sel := b.CompositeConstruct(bvec3, ind, ind, ind) // a vector condition: SPIR-V before 1.4 wants one
+	nwg := b.Load(uvec3, g.input(uvec3, spirv.BuiltInNumWorkgroups))
+	ones := b.ConstantComposite(uvec3, one, one, one)
+	groups := b.IAdd(uvec3, b.UDiv(uvec3, b.ISub(uvec3, size, ones), bs), ones)
+	g.builtins[DispatchSize] = b.Select(uvec3, sel, b.IMul(uvec3, nwg, bs), size)
+	g.builtins[DispatchGroups] = b.Select(uvec3, sel, nwg, groups)
 }
 
 // declare makes the SPIR-V function of callable c (its body comes later).

@@ -29,8 +29,9 @@ func (g *gen) call(e *Call) spirv.ID {
 	case OpBufferSize:
 		v := e.Args[0].(*Ref).Var
 		if v.Type.addr {
-			g.fail("the length of buffer %s passed by address", v.Name)
-			return 0
+			// The view's element count, saturated to u32.
+			n := b.GLSL(b.TypeInt(64, false), spirv.GLSLUMin, g.addrCount(v), b.ConstantUint64(1<<32-1))
+			return b.UConvert(g.u32, n)
 		}
 		return b.ArrayLength(g.u32, g.vars[v].ptr, 0)
 	case OpTextureRead, OpTextureWrite, OpTextureSize, OpTextureSample:
@@ -214,25 +215,40 @@ func uintLike(t *Type) *Type {
 
 // atomic emits an atomic on a buffer element or shared variable, with
 // relaxed semantics (barriers order memory).
+// Outside the view of a buffer reached by device address, it does nothing
+// and gives zero.
 func (g *gen) atomic(e *Call) spirv.ID {
 	b := g.b
-	p, sc, _ := g.addr(e.Args[0])
+	p, sc, _, guard := g.addr(e.Args[0])
 	scope := spirv.ScopeDevice
 	if sc == spirv.StorageClassWorkgroup {
 		scope = spirv.ScopeWorkgroup
 	}
-	sem := spirv.MemorySemanticsNone
 	vt := e.T
-	t := g.typ(vt)
 	if vt.bits == 64 {
 		b.Capability(spirv.CapabilityInt64Atomics)
 	}
+	// The operands are evaluated before the guard (guarded).
 	v := g.expr(e.Args[1])
+	var nv spirv.ID
+	if e.Op == OpAtomicCAS {
+		nv = g.expr(e.Args[2])
+	}
+	return g.guarded(guard, vt, func() spirv.ID { return g.atomicAt(e, p, sc, scope, v, nv) })
+}
+
+// atomicAt emits atomic e on pointer p with operand v (and the new value nv
+// of a compare-and-swap).
+func (g *gen) atomicAt(e *Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v, nv spirv.ID) spirv.ID {
+	b := g.b
+	sem := spirv.MemorySemanticsNone
+	vt := e.T
+	t := g.typ(vt)
 	if vt.kind == KindFloat {
-		return g.floatAtomic(e, p, sc, scope, v)
+		return g.floatAtomic(e, p, sc, scope, v, nv)
 	}
 	if e.Op == OpAtomicCAS {
-		return b.AtomicCompareExchange(t, p, scope, sem, sem, g.expr(e.Args[2]), v)
+		return b.AtomicCompareExchange(t, p, scope, sem, sem, nv, v)
 	}
 	sg := vt.kind == KindInt
 	var op spirv.Op
@@ -273,7 +289,7 @@ func (g *gen) atomic(e *Call) spirv.ID {
 //	seen = *u
 //	loop { old = seen; seen = cas(u, old, bits(op(float(old), v))); if seen == old break }
 //	result = float(old)
-func (g *gen) floatAtomic(e *Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v spirv.ID) spirv.ID {
+func (g *gen) floatAtomic(e *Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v, nv spirv.ID) spirv.ID {
 	b := g.b
 	sem := spirv.MemorySemanticsNone
 	f32 := g.f32
@@ -286,7 +302,10 @@ func (g *gen) floatAtomic(e *Call, p spirv.ID, sc spirv.StorageClass, scope spir
 		return b.AtomicFAdd(f32, p, scope, sem, v)
 	}
 	u := p // shared variables in g.bits are u32 already
-	if !g.bits[root] {
+	switch {
+	case root != nil && root.Type.addr:
+		u = 0 // no descriptor to alias
+	case !g.bits[root]:
 		u = g.u32View(e.Args[0])
 	}
 	if u == 0 {
@@ -297,7 +316,6 @@ func (g *gen) floatAtomic(e *Call, p spirv.ID, sc spirv.StorageClass, scope spir
 	case OpAtomicExchange:
 		return b.Bitcast(f32, b.Atomic(spirv.OpAtomicExchange, g.u32, u, scope, sem, b.Bitcast(g.u32, v)))
 	case OpAtomicCAS:
-		nv := g.expr(e.Args[2])
 		return b.Bitcast(f32, b.AtomicCompareExchange(g.u32, u, scope, sem, sem, b.Bitcast(g.u32, nv), b.Bitcast(g.u32, v)))
 	}
 	seenVar := g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.u32), 0)

@@ -1,6 +1,7 @@
 package frontend_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -117,4 +118,81 @@ func TestReuseWithinStatement(t *testing.T) {
 		require.Equal(t, 2, strings.Count(dis, "OpAtomicIAdd"), dis)
 		require.Equal(t, 2, strings.Count(dis, "OpLoad %uint"), dis)
 	})
+}
+
+// TestAddressBufferGuards: every access through a buffer passed by device
+// address (load, store, atomic, a member of a struct element, signed and
+// 64-bit indices) is guarded by a compare of the index with the view's
+// element count, the push-constant member after the address, and the
+// module validates; a descriptor-bound buffer gets no such compare.
+func TestAddressBufferGuards(t *testing.T) {
+	pair, err := fe.StructType("pair", []fe.Field{{Name: "a", Type: fe.TF32}, {Name: "b", Type: fe.TU32, Offset: 4}}, 8)
+	require.NoError(t, err)
+	for _, it := range []*fe.Type{fe.TU32, fe.TI32, fe.TU64, fe.TI64} {
+		for _, addr := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/address=%v", it, addr), func(t *testing.T) {
+				f := fe.NewKernel("k", 1, [3]uint32{64, 1, 1})
+				bt := fe.Buffer(pair)
+				if addr {
+					bt = fe.BufferAddress(pair)
+				}
+				buf := f.AddParam("buf", bt, fe.VarArg)
+				idx := f.AddParam("i", it, fe.VarArg)
+				el := &fe.Index{X: &fe.Ref{Var: buf}, I: &fe.Ref{Var: idx}, T: pair}
+				a := &fe.Member{X: el, Field: 0, T: fe.TF32}
+				bm := &fe.Member{X: el, Field: 1, T: fe.TU32}
+				f.Body.Stmts = []fe.Stmt{
+					&fe.Assign{Dst: a, Src: &fe.Binary{Op: fe.Add, X: a, Y: fe.LitFloat(fe.TF32, 1), T: fe.TF32}},
+					&fe.ExprStmt{X: &fe.Call{Op: fe.OpAtomicAdd, Args: []fe.Expr{bm, fe.LitInt(fe.TU32, 1)}, T: fe.TU32}},
+				}
+				require.NoError(t, f.Validate())
+				dis := disassemble(t, f, fe.Options{})
+				n := strings.Count(dis, "OpULessThan")
+				if !addr {
+					require.Zero(t, n, dis)
+					return
+				}
+				require.Equal(t, 3, n, "a load, a store and an atomic: %s", dis)
+				// One selection each, plus the early return past dispatch_size.
+				require.Equal(t, 4, strings.Count(dis, "OpSelectionMerge"), dis)
+				require.Contains(t, dis, "OpPhi %float")
+				require.Contains(t, dis, "OpPhi %uint")
+			})
+		}
+	}
+}
+
+// TestDispatchSizeOnlyWhereRead: a kernel that reads DispatchSize or
+// DispatchGroups loads NumWorkgroups for the indirect case; one that reads
+// neither has no trace of it (its cost is nil).
+func TestDispatchSizeOnlyWhereRead(t *testing.T) {
+	f, err := programs.DispatchInfo()
+	require.NoError(t, err)
+	dis := disassemble(t, f, fe.Options{})
+	require.Contains(t, dis, "BuiltIn NumWorkgroups")
+	require.Contains(t, dis, "OpSelect %v3uint")
+	for _, build := range []func() (*fe.Function, error){programs.Saxpy, programs.Mandelbrot} {
+		f, err := build()
+		require.NoError(t, err)
+		dis := disassemble(t, f, fe.Options{})
+		require.NotContains(t, dis, "NumWorkgroups")
+		require.NotContains(t, dis, "OpSelect %v3uint")
+	}
+}
+
+// TestEarlyReturnWrapCheck: a block size that is not a power of two adds
+// one compare (dispatch_id < ThreadID, an id wrapped past 2³²) to the early
+// return of that dimension; a power of two adds none.
+func TestEarlyReturnWrapCheck(t *testing.T) {
+	count := func(bx, by int) int {
+		f, err := fe.Kernel2D(bx, by, func(k *fe.K, out fe.Buf[fe.U32]) {
+			out.Write(k.DispatchID().X(), fe.U(1))
+		}, "out")
+		require.NoError(t, err)
+		return strings.Count(disassemble(t, f, fe.Options{}), "OpULessThan")
+	}
+	require.Zero(t, count(64, 4))
+	require.Equal(t, 1, count(96, 4))
+	require.Equal(t, 1, count(64, 3))
+	require.Equal(t, 2, count(24, 3))
 }

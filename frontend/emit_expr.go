@@ -33,41 +33,97 @@ func (g *gen) relayout(v spirv.ID, t *Type, toExplicit bool) spirv.ID {
 	return g.b.CompositeConstruct(to(t), parts...)
 }
 
-// addr returns the pointer to place e, its storage class and whether it
-// points at the explicit-layout form.
-func (g *gen) addr(e Expr) (spirv.ID, spirv.StorageClass, bool) {
+// addr returns the pointer to place e, its storage class, whether it points
+// at the explicit-layout form and, for a place in a buffer reached by device
+// address, its guard: the bool that the element is inside the view (0: no
+// guard). An access must not happen where the guard is false, as a
+// descriptor-bound buffer's would not under robust access.
+func (g *gen) addr(e Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit bool, guard spirv.ID) {
 	switch e := e.(type) {
 	case *Ref:
 		p, ok := g.vars[e.Var]
 		if !ok {
 			g.fail("variable %s has no storage", e.Var.Name)
 		}
-		return p.ptr, p.sc, p.explicit
+		return p.ptr, p.sc, p.explicit, 0
 	case *Index:
 		if bt := e.X.Type(); bt.kind == KindBuffer {
 			v := e.X.(*Ref).Var
 			p := g.vars[v]
 			base := p.ptr
+			i := g.expr(e.I)
 			if bt.addr {
 				pt := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(bt.elem))
 				base = g.b.Load(pt, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, pt), g.push, g.b.ConstantUint32(g.argIdx[v])))
+				if !g.opts.unguarded {
+					guard = g.b.ULessThan(g.boolT, g.index64(i, e.I.Type()), g.addrCount(v))
+				}
 			}
-			i := g.expr(e.I)
-			return g.b.AccessChain(g.ptr(p.sc, g.etyp(e.T)), base, g.b.ConstantUint32(0), i), p.sc, true
+			return g.b.AccessChain(g.ptr(p.sc, g.etyp(e.T)), base, g.b.ConstantUint32(0), i), p.sc, true, guard
 		}
-		base, sc, ex := g.addr(e.X)
+		base, sc, ex, guard := g.addr(e.X)
 		i := g.expr(e.I)
 		t := g.layoutType(e.T, ex)
 		if g.bits[placeRoot(e)] {
 			t = g.u32
 		}
-		return g.b.AccessChain(g.ptr(sc, t), base, i), sc, ex
+		return g.b.AccessChain(g.ptr(sc, t), base, i), sc, ex, guard
 	case *Member:
-		base, sc, ex := g.addr(e.X)
-		return g.b.AccessChain(g.ptr(sc, g.layoutType(e.T, ex)), base, g.b.ConstantUint32(uint32(e.Field))), sc, ex
+		base, sc, ex, guard := g.addr(e.X)
+		return g.b.AccessChain(g.ptr(sc, g.layoutType(e.T, ex)), base, g.b.ConstantUint32(uint32(e.Field))), sc, ex, guard
 	}
 	g.fail("%s is not a place", describe(e))
-	return 0, 0, false
+	return 0, 0, false, 0
+}
+
+// addrCount loads the element count of buffer argument v passed by device
+// address (the push-constant member after its address).
+func (g *gen) addrCount(v *Var) spirv.ID {
+	u64 := g.b.TypeInt(64, false)
+	return g.b.Load(u64, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, u64), g.push, g.b.ConstantUint32(g.argIdx[v]+1)))
+}
+
+// index64 widens index i of integer type t to u64 for a compare with an
+// element count: a signed index is sign-extended, so a negative one is
+// beyond any count.
+func (g *gen) index64(i spirv.ID, t *Type) spirv.ID {
+	u64 := g.b.TypeInt(64, false)
+	switch {
+	case t.bits == 64 && t.kind == KindUint:
+		return i
+	case t.bits == 64:
+		return g.b.Bitcast(u64, i)
+	case t.kind == KindInt:
+		return g.b.Bitcast(u64, g.b.SConvert(g.b.TypeInt(64, true), i))
+	}
+	return g.b.UConvert(u64, i)
+}
+
+// guarded emits access inside "if guard { … }" (just access when guard is
+// 0). access returns the value it produced (0 for none); guarded returns
+// that value where the guard held and zero of type t elsewhere, through a
+// phi. Everything the access needs is computed before: values computed
+// inside must not be reused after it, which the guard's block does not
+// dominate.
+func (g *gen) guarded(guard spirv.ID, t *Type, access func() spirv.ID) spirv.ID {
+	if guard == 0 {
+		return access()
+	}
+	b := g.b
+	from := b.CurrentBlock()
+	then, merge := g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.SelectionMerge(merge.ID(), spirv.SelectionControlNone)
+	b.BranchConditional(guard, then.ID(), merge.ID())
+	b.SetBlock(then)
+	v := access()
+	last := b.CurrentBlock()
+	b.Branch(merge.ID())
+	b.SetBlock(merge)
+	g.reuse.follow(from, merge) // merge is dominated by from
+	if v == 0 || t == nil || t == TVoid {
+		return 0
+	}
+	return b.Phi(g.typ(t), spirv.PhiIncoming{Value: v, Parent: last.ID()}, spirv.PhiIncoming{Value: b.ConstantNull(g.typ(t)), Parent: from.ID()})
 }
 
 func (g *gen) layoutType(t *Type, explicit bool) spirv.ID {
@@ -87,20 +143,22 @@ func access(sc spirv.StorageClass, t *Type) []uint32 {
 }
 
 func (g *gen) load(e Expr) spirv.ID {
-	p, sc, ex := g.addr(e)
+	p, sc, ex, guard := g.addr(e)
 	if g.bits[placeRoot(e)] {
 		return g.fromBits(g.b.Load(g.typ(bitsType(e.Type())), p), e.Type())
 	}
-	v := g.b.Load(g.layoutType(e.Type(), ex), p, access(sc, e.Type())...)
-	if ex {
-		v = g.relayout(v, e.Type(), false)
-	}
-	return v
+	return g.guarded(guard, e.Type(), func() spirv.ID {
+		v := g.b.Load(g.layoutType(e.Type(), ex), p, access(sc, e.Type())...)
+		if ex {
+			v = g.relayout(v, e.Type(), false)
+		}
+		return v
+	})
 }
 
 func (g *gen) assign(dst, src Expr) {
 	v := g.expr(src)
-	p, sc, ex := g.addr(dst)
+	p, sc, ex, guard := g.addr(dst)
 	if g.bits[placeRoot(dst)] {
 		g.b.Store(p, g.toBits(v, dst.Type()))
 		return
@@ -108,7 +166,10 @@ func (g *gen) assign(dst, src Expr) {
 	if ex {
 		v = g.relayout(v, dst.Type(), true)
 	}
-	g.b.Store(p, v, access(sc, dst.Type())...)
+	g.guarded(guard, nil, func() spirv.ID {
+		g.b.Store(p, v, access(sc, dst.Type())...)
+		return 0
+	})
 }
 
 // scalarConst is the constant of scalar type t with value bits (as Literal.Bits).
@@ -279,7 +340,10 @@ func (g *gen) exprUncached(e Expr) spirv.ID {
 			args := make([]spirv.ID, len(e.Args))
 			for i, a := range e.Args {
 				if e.Func.Params[i].Kind == VarRefParam {
-					args[i], _, _ = g.addr(a)
+					var guard spirv.ID
+					if args[i], _, _, guard = g.addr(a); guard != 0 {
+						g.fail("a buffer element passed by reference")
+					}
 				} else {
 					args[i] = g.expr(a)
 				}

@@ -41,6 +41,14 @@ func (r *reuse) add(e Expr, blk *spirv.Block, id spirv.ID) {
 	r.vals[e] = id
 }
 
+// follow carries the values computed in block from over to block to, which
+// from dominates (the merge of a selection that starts in from).
+func (r *reuse) follow(from, to *spirv.Block) {
+	if r.blk == from {
+		r.blk = to
+	}
+}
+
 // forget drops every value; the next statement or effect starts afresh.
 func (r *reuse) forget() { r.vals, r.blk = nil, nil }
 

@@ -20,22 +20,25 @@ type BuiltinVar uint8
 
 // Built-in variables.
 const (
-	ThreadID     BuiltinVar = iota + 1 // vec3<u32>: id inside the block
-	BlockID                            // vec3<u32>: id of the block in the whole dispatch
-	DispatchID                         // vec3<u32>: global thread id
-	DispatchSize                       // vec3<u32>: threads asked for
-	BlockSize                          // vec3<u32>: threads per block
-	SubgroupLane                       // u32
-	SubgroupSize                       // u32
+	ThreadID       BuiltinVar = iota + 1 // vec3<u32>: id inside the block
+	BlockID                              // vec3<u32>: id of the block in the whole dispatch
+	DispatchID                           // vec3<u32>: global thread id
+	DispatchSize                         // vec3<u32>: threads asked for (launched, in an indirect dispatch)
+	BlockSize                            // vec3<u32>: threads per block
+	SubgroupLane                         // u32
+	SubgroupSize                         // u32
+	DispatchGroups                       // vec3<u32>: blocks launched
+
+	lastBuiltin = DispatchGroups // the highest BuiltinVar
 )
 
-var builtinVarNames = [...]string{"", "thread_id", "block_id", "dispatch_id", "dispatch_size", "block_size", "subgroup_lane", "subgroup_size"}
+var builtinVarNames = [...]string{"", "thread_id", "block_id", "dispatch_id", "dispatch_size", "block_size", "subgroup_lane", "subgroup_size", "dispatch_groups"}
 
 func (b BuiltinVar) String() string { return builtinVarNames[b] }
 
 // Type is the built-in variable's type.
 func (b BuiltinVar) Type() *Type {
-	if b >= SubgroupLane {
+	if b == SubgroupLane || b == SubgroupSize {
 		return TU32
 	}
 	return Vector(TU32, 3)
@@ -137,6 +140,12 @@ type Argument struct {
 // push-constant block (dispatch_size and block_offset, kernel ABI v1).
 const PushHeaderSize = 24
 
+// AddressArgSize is the push-constant size of a buffer argument passed by
+// device address (kernel ABI v1): the u64 address of the view's first
+// element, then the u64 number of elements in the view, which bounds every
+// access through the address.
+const AddressArgSize = 16
+
 // MaxPushSize is the push-constant budget of kernel ABI v1.
 const MaxPushSize = 128
 
@@ -154,7 +163,7 @@ func (f *Function) Layout() ([]Argument, int, error) {
 		}
 		a := p.Type.align
 		if p.Type.addr {
-			a = 8 // a u64 device address
+			a = 8 // a u64 device address, then the u64 element count
 		}
 		if p.Type == TBool {
 			a = 4 // bools travel as u32 in push constants
@@ -174,7 +183,7 @@ func pushSize(t *Type) int {
 		return 4
 	}
 	if t.addr {
-		return 8
+		return AddressArgSize
 	}
 	return t.size
 }

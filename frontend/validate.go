@@ -358,7 +358,7 @@ func (v *validator) expr(e Expr) error {
 	switch e := e.(type) {
 	case *Ref:
 		if e.Var.Kind == VarBuiltin {
-			if e.Var.Builtin == 0 || e.Var.Builtin > SubgroupSize || e.Var.Type != e.Var.Builtin.Type() {
+			if e.Var.Builtin == 0 || e.Var.Builtin > lastBuiltin || e.Var.Type != e.Var.Builtin.Type() {
 				return v.errf("bad built-in variable %s", e.Var.Name)
 			}
 			if v.f.Kind != KernelFunc {

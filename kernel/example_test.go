@@ -25,6 +25,19 @@ func ExampleRun() {
 	// Output: [10 20 30 40 50] <nil>
 }
 
+// DispatchGroups is the number of blocks launched: here 100 threads in
+// blocks of 64 make 2 blocks, the last one partly past DispatchSize.
+func ExampleDispatchGroups() {
+	var size, groups kernel.Uint3
+	_ = kernel.Run(context.Background(), kernel.Grid1(64, 100), func() {
+		if kernel.DispatchID().X == 0 {
+			size, groups = kernel.DispatchSize(), kernel.DispatchGroups()
+		}
+	})
+	fmt.Println(size.X, groups.X)
+	// Output: 100 2
+}
+
 // Shared memory and Barrier work as on a device: here each block of 4
 // threads reverses its slice of the input.
 func ExampleShared() {

@@ -16,5 +16,12 @@ func BlockSize() Uint3 { return current("BlockSize").group.grid.Block }
 
 // DispatchSize returns the number of threads asked for in each dimension. The
 // block grid is rounded up to whole blocks; threads past DispatchSize do not
-// run the kernel.
+// run the kernel. On a device, in an indirect dispatch (group counts read on
+// the device) it is the number of threads launched, DispatchGroups() ×
+// BlockSize().
 func DispatchSize() Uint3 { return current("DispatchSize").group.grid.Size }
+
+// DispatchGroups returns the number of blocks launched in each dimension:
+// DispatchSize() divided by BlockSize(), rounded up (Grid.Blocks), or on a
+// device the group count of an indirect dispatch.
+func DispatchGroups() Uint3 { return current("DispatchGroups").group.grid.Blocks() }

@@ -675,12 +675,8 @@ func groupCounts(size, block, limit [3]uint32) ([3]uint32, error) {
 			return groups, invalidf("block size %v or workgroup-count limit %v has a zero dimension", block, limit)
 		}
 		g := (uint64(size[i]) + uint64(block[i]) - 1) / uint64(block[i])
-		if g*uint64(block[i]) > 1<<32 {
-			// The last block's thread ids would pass 2^32 and wrap to ids
-			// inside the dispatch: refused rather than run twice.
-			return groups, invalidf("dispatch size %v in blocks of %v: the last block's thread ids pass 2^32 in dimension %d; use a size at most %d there",
-				size, block, i, (1<<32)/uint64(block[i])*uint64(block[i]))
-		}
+		// Where the last block's ids pass 2^32 they wrap; lucent's
+		// kernels return early for such threads (kernel ABI).
 		groups[i] = uint32(g) // at most size[i], so it fits
 		pieces *= (g + uint64(limit[i]) - 1) / uint64(limit[i])
 	}
@@ -758,6 +754,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 					return unsupportedf("shader %d %s: buffer device addresses are unavailable", c.Shader, p.Label(i))
 				}
 				binary.LittleEndian.PutUint64(e.push[p.Offset:], b.raw.addr+a.Offset)
+				if p.Size >= 16 { // lucent's form: the element count bounds every access
+					binary.LittleEndian.PutUint64(e.push[p.Offset+8:], n/uint64(max(p.ElemSize, 1)))
+				}
 				continue
 			}
 			info := vk.DescriptorBufferInfo{Buffer: b.raw.handle, Offset: vk.DeviceSize(a.Offset), Range: vk.DeviceSize(n)}
@@ -917,7 +916,10 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	header := sig.DispatchHeader && sh.pushSize >= 24
 	if ind != nil {
 		if header {
-			// The group count lives on the GPU: every launched thread is in range.
+			// The group count lives on the GPU: every launched thread is in
+			// range, and lucent's codegen takes all-ones as the sign of an
+			// indirect dispatch, whose DispatchSize and DispatchGroups then
+			// come from NumWorkgroups (kernel ABI v1).
 			for i := range 3 {
 				binary.LittleEndian.PutUint32(e.push[4*i:], ^uint32(0))
 			}

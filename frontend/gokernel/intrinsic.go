@@ -12,7 +12,7 @@ import (
 
 var builtinIDs = map[string]frontend.BuiltinVar{
 	"DispatchID": frontend.DispatchID, "ThreadID": frontend.ThreadID, "BlockID": frontend.BlockID,
-	"DispatchSize": frontend.DispatchSize, "BlockSize": frontend.BlockSize,
+	"DispatchSize": frontend.DispatchSize, "BlockSize": frontend.BlockSize, "DispatchGroups": frontend.DispatchGroups,
 	"SubgroupLaneID": frontend.SubgroupLane, "SubgroupSize": frontend.SubgroupSize,
 }
 

@@ -119,3 +119,11 @@ func TestInterpRejects(t *testing.T) {
 	require.ErrorContains(t, interp.Run(s, [3]uint32{1, 1, 1}, float32(1)), "takes 3 arguments")
 	require.ErrorContains(t, interp.Run(s, [3]uint32{1, 1, 1}, float32(1), interp.NewBuffer(fe.TU32, 1), interp.NewBuffer(fe.TF32, 1)), "argument 1 (x)")
 }
+
+func TestInterpDispatchGroups(t *testing.T) {
+	f, err := programs.DispatchInfo()
+	require.NoError(t, err)
+	out := interp.NewBuffer(fe.TU32, 6)
+	require.NoError(t, interp.Run(f, [3]uint32{20, 7, 1}, out))
+	require.Equal(t, []uint32{20, 7, 1, 3, 2, 1}, sliceOf[uint32](out.Data))
+}

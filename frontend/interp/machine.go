@@ -217,6 +217,12 @@ func (m *machine) builtin(b fe.BuiltinVar) []uint64 {
 		return u3(m.size)
 	case fe.BlockSize:
 		return u3(m.block)
+	case fe.DispatchGroups:
+		var g [3]uint32
+		for i := range 3 {
+			g[i] = (m.size[i]-1)/m.block[i] + 1
+		}
+		return u3(g)
 	}
 	fail("built-in %s (subgroups) on the CPU", b)
 	return nil

@@ -132,6 +132,7 @@ func All() map[string]func() (*fe.Function, error) {
 		"matmul": MatMul, "nbody": NBody, "life": Life, "particles": Particles, "callables": Callables,
 		"control": Control, "atomics-i32": Atomics[int32], "atomics-u64": Atomics[uint64], "swap": AtomicSwap,
 		"subgroups": Subgroups, "blur": Blur, "vector": VectorOps, "bindless": BindlessGather, "misc": Misc, "saxpy-address": SaxpyAddress, "float-atomics-shared": FloatAtomicsShared, "tonemap": Tonemap,
+		"dispatch-info": DispatchInfo,
 	}
 }
 

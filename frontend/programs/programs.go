@@ -351,3 +351,17 @@ func SaxpyAddress() (*fe.Function, error) {
 		count.AtomicAdd(fe.U(0), fe.U(1))
 	}, "a", "x", "y", "count")
 }
+
+// DispatchInfo writes DispatchSize and DispatchGroups into out[0:6] from the
+// first thread.
+func DispatchInfo() (*fe.Function, error) {
+	return fe.Kernel2D(8, 4, func(k *fe.K, out fe.Buf[fe.U32]) {
+		id := k.DispatchID()
+		k.If(id.X().Eq(fe.U(0)).And(id.Y().Eq(fe.U(0))), func() {
+			s, g := k.DispatchSize(), k.DispatchGroups()
+			for c, v := range []fe.U32{s.X(), s.Y(), s.Z(), g.X(), g.Y(), g.Z()} {
+				out.Write(fe.U(uint32(c)), v)
+			}
+		})
+	}, "out")
+}

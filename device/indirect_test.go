@@ -1,0 +1,44 @@
+package device_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/device"
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+// TestDispatchSizeAndGroups: DispatchSize is the threads asked for in a
+// direct dispatch and the threads launched (groups × block) in an indirect
+// one, where the group count lives on the device; DispatchGroups is the
+// number of blocks launched in both.
+func TestDispatchSizeAndGroups(t *testing.T) {
+	d := openDevice(t)
+	f, err := fe.Kernel2D(8, 4, func(k *fe.K, out fe.Buf[fe.U32]) {
+		id := k.DispatchID()
+		k.If(id.X().Eq(fe.U(0)).And(id.Y().Eq(fe.U(0))), func() {
+			s, g := k.DispatchSize(), k.DispatchGroups()
+			out.Write(fe.U(0), s.X())
+			out.Write(fe.U(1), s.Y())
+			out.Write(fe.U(2), s.Z())
+			out.Write(fe.U(3), g.X())
+			out.Write(fe.U(4), g.Y())
+			out.Write(fe.U(5), g.Z())
+		})
+		// Every launched thread counts itself.
+		out.AtomicAdd(fe.U(6), fe.U(1))
+	}, "out")
+	require.NoError(t, err)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	groups := upload(t, d, []uint32{0, 3, 2, 1})
+
+	out := upload(t, d, make([]uint32, 7))
+	run(t, d, k.Dispatch([3]uint32{20, 7}, out))
+	require.Equal(t, []uint32{20, 7, 1, 3, 2, 1, 20 * 7}, download(t, d, out), "direct")
+
+	run(t, d, out.Upload(make([]uint32, 7)), k.DispatchIndirect(groups.View(1, 3), out))
+	require.Equal(t, []uint32{24, 8, 1, 3, 2, 1, 24 * 8}, download(t, d, out), "indirect")
+}

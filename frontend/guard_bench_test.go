@@ -1,0 +1,140 @@
+package frontend_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/lucent-gpu/lucent/device"
+	_ "github.com/lucent-gpu/lucent/device/vulkan"
+	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/spirv"
+)
+
+// BenchmarkAddressGuard measures the bounds guard on accesses through
+// device addresses: saxpy and a random gather over 1M floats, with the
+// buffers bound by descriptor (robust access guards them), passed by
+// address without the guard, and by address with it. The three forms run
+// interleaved, one dispatch of each per iteration, each waited for, so
+// their ratios compare the same moments of a loaded machine; it reports the
+// median time of each and the medians of the per-iteration ratios
+// (docs/PERFORMANCE.md, frontend).
+//
+//	go test -run '^$' -bench AddressGuard -benchtime 40x ./frontend
+func BenchmarkAddressGuard(b *testing.B) {
+	d, err := device.Open(context.Background(), "vulkan", device.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	testenv.Need(b, "a Vulkan device", err)
+	b.Cleanup(func() { _ = d.Close() })
+	if !d.Capabilities().BufferDeviceAddress {
+		b.Skip("no buffer device addresses")
+	}
+	const n = 1 << 20
+	x, y, idx := benchBuffer[float32](b, d, n), benchBuffer[float32](b, d, n), benchBuffer[uint32](b, d, n)
+	s, err := d.NewStream(device.StreamCompute)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	r := rand.New(rand.NewPCG(1, 2))
+	perm := make([]uint32, n)
+	for i := range perm {
+		perm[i] = r.Uint32N(n)
+	}
+	if err := s.Submit(x.Upload(make([]float32, n)), y.Upload(make([]float32, n)), idx.Upload(perm)); err != nil {
+		b.Fatal(err)
+	}
+	saxpy := func(k *fe.K, a fe.F32, read func(int, fe.U32) fe.F32, write func(fe.U32, fe.F32), _ func(fe.U32) fe.U32) {
+		i := k.DispatchID().X()
+		write(i, a.Mul(read(0, i)).Add(read(1, i)))
+	}
+	gather := func(k *fe.K, a fe.F32, read func(int, fe.U32) fe.F32, write func(fe.U32, fe.F32), index func(fe.U32) fe.U32) {
+		i := k.DispatchID().X()
+		write(i, a.Mul(read(0, index(i))))
+	}
+	for _, kc := range []struct {
+		name string
+		body func(k *fe.K, a fe.F32, read func(int, fe.U32) fe.F32, write func(fe.U32, fe.F32), index func(fe.U32) fe.U32)
+	}{{"saxpy", saxpy}, {"gather", gather}} {
+		desc, err := fe.Kernel1D(256, func(k *fe.K, a fe.F32, x, y fe.Buf[fe.F32], idx fe.Buf[fe.U32]) {
+			kc.body(k, a, func(w int, i fe.U32) fe.F32 { return [2]fe.Buf[fe.F32]{x, y}[w].Read(i) }, y.Write, idx.Read)
+		}, "a", "x", "y", "idx")
+		if err != nil {
+			b.Fatal(err)
+		}
+		addr, err := fe.Kernel1D(256, func(k *fe.K, a fe.F32, x, y fe.BigBuf[fe.F32], idx fe.BigBuf[fe.U32]) {
+			kc.body(k, a, func(w int, i fe.U32) fe.F32 { return [2]fe.BigBuf[fe.F32]{x, y}[w].Read(i) }, y.Write, idx.Read)
+		}, "a", "x", "y", "idx")
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts := fe.Options{Env: spirv.EnvVulkan1_2}
+		forms := []struct {
+			name string
+			f    *fe.Function
+			emit func(*fe.Function, fe.Options) ([]uint32, error)
+		}{{"descriptor", desc, fe.Emit}, {"address-unguarded", addr, fe.EmitUnguarded}, {"address", addr, fe.Emit}}
+		shaders := make([]*device.Shader, len(forms))
+		for i, fm := range forms {
+			words, err := fm.emit(fm.f, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sig, _, err := device.KernelSignature(fm.f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if shaders[i], err = d.NewShader(device.ShaderDesc{SPIRV: words, Signature: &sig}); err != nil {
+				b.Fatal(err)
+			}
+			defer shaders[i].Close()
+		}
+		b.Run(kc.name, func(b *testing.B) {
+			times := make([][]float64, len(forms))
+			for b.Loop() {
+				for i, sh := range shaders {
+					t0 := time.Now()
+					if err := s.Submit(sh.Dispatch([3]uint32{n}, float32(2), x, y, idx)); err != nil {
+						b.Fatal(err)
+					}
+					if err := s.Synchronize(context.Background()); err != nil {
+						b.Fatal(err)
+					}
+					times[i] = append(times[i], float64(time.Since(t0).Nanoseconds()))
+				}
+			}
+			ratio := func(num, den int) float64 {
+				rs := make([]float64, len(times[num]))
+				for i := range rs {
+					rs[i] = times[num][i] / times[den][i]
+				}
+				return median(rs)
+			}
+			for i, fm := range forms {
+				b.ReportMetric(median(times[i])/1e6, fm.name+"-ms")
+			}
+			b.ReportMetric(ratio(2, 1), "guarded/unguarded")
+			b.ReportMetric(ratio(2, 0), "guarded/descriptor")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+func median(v []float64) float64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+func benchBuffer[T any](b *testing.B, d *device.Device, n int) *device.Buffer[T] {
+	buf, err := device.NewBuffer[T](d, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { buf.Close() })
+	return buf
+}
