@@ -261,12 +261,19 @@ func (l *lowerer) sharedDecl(lhs ast.Expr, call *ast.CallExpr, define bool) {
 		l.errorf(call.Pos(), "kernel.Shared needs a type argument: kernel.Shared[[256]float32]()")
 		return
 	}
+	before := l.nerrs
 	t := l.typeAt(ptr.Elem(), call.Pos())
+	if l.nerrs > before {
+		l.bad[obj] = true
+		return
+	}
 	if t.IsResource() {
 		l.errorf(call.Pos(), "shared memory holds values, not %s", t)
 		return
 	}
-	l.shared[obj] = l.fn.AddShared(id.Name, t)
+	v := l.fn.AddShared(id.Name, t)
+	v.Pos = l.c.fset.Position(id.Pos()).String()
+	l.shared[obj] = v
 }
 
 func (l *lowerer) forStmt(s *ast.ForStmt) {
