@@ -20,6 +20,8 @@ type Device struct {
 	mu     sync.Mutex // guards live; closed is written under it
 	closed atomic.Bool
 	live   map[Handle]*resource
+
+	compiles sync.WaitGroup // CompileContext's compiles still running
 }
 
 func newDevice(backend string, iface Interface, opts Options) *Device {

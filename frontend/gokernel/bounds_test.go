@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/interp"
@@ -136,4 +137,22 @@ func TestZeroArraysAreSmall(t *testing.T) {
 	words, err := frontend.Emit(ks[0].Func, frontend.Options{Env: spirv.EnvVulkan1_2})
 	require.NoError(t, err)
 	require.NoError(t, spvtools.ValidateWith(words, spirv.EnvVulkan1_2, spvtools.ValidateOptions{ScalarBlockLayout: true}))
+}
+
+// TestSharedPastDeviceNamesTheLine: a Go kernel whose shared memory the
+// device cannot hold is refused by device.Compile at its declaration.
+func TestSharedPastDeviceNamesTheLine(t *testing.T) {
+	d := openDevice(t)
+	n := d.Capabilities().MaxSharedMemory/4 + 1
+	if n*4 > frontend.MaxTypeSize {
+		t.Skip("the device has more shared memory than a type may take")
+	}
+	src := boundsHead + fmt.Sprintf("\tsmall := kernel.Shared[[64]uint32]()\n\ttile := kernel.Shared[[%d]uint32]()\n", n) +
+		"\ttile[i] = i\n\tsmall[i] = i\n\tkernel.Barrier()\n\tout[i] = tile[i] + small[i]\n}\n"
+	ks, errs := gokernel.Check("k.go", []byte(src))
+	require.Empty(t, errs)
+	_, err := device.Compile(d, ks[0].Func)
+	require.ErrorIs(t, err, device.ErrUnsupported)
+	require.ErrorContains(t, err, "device: Compile K: unsupported: k.go:9:2: kernel K: its shared variables take")
+	require.ErrorContains(t, err, "(maxComputeSharedMemorySize); the largest, tile of type")
 }
