@@ -32,8 +32,8 @@ func TestCheckDeviceLimits(t *testing.T) {
 		f    *fe.Function
 		want string
 	}{
-		"block too wide": {kernel([3]uint32{512, 1, 1}, 1), "k.go:3:6: kernel k: its block [512 1 1] is 512 threads in x, more than the device's 256 (maxComputeWorkGroupSize [256 256 64])"},
-		"block too deep": {kernel([3]uint32{1, 1, 128}, 3), "128 threads in z, more than the device's 64"},
+		"block too wide":   {kernel([3]uint32{512, 1, 1}, 1), "k.go:3:6: kernel k: its block [512 1 1] is 512 threads in x, more than the device's 256 (maxComputeWorkGroupSize [256 256 64])"},
+		"block too deep":   {kernel([3]uint32{1, 1, 128}, 3), "128 threads in z, more than the device's 64"},
 		"too many threads": {kernel([3]uint32{32, 32, 1}, 2), "k.go:3:6: kernel k: its block [32 32 1] is 1024 threads, more than the device's 256 (maxComputeWorkGroupInvocations)"},
 		"shared too large": {kernel([3]uint32{64, 1, 1}, 1, 4096, 8192+1),
 			"k.go:5:2: kernel k: its shared variables take 49156 bytes, more than the device's 32 KiB (maxComputeSharedMemorySize); the largest, tile of type [8193]f32, takes 32772 bytes"},
@@ -88,7 +88,7 @@ func slowKernel(t testing.TB, depth, width int) *fe.Function {
 			k.If(acc.Get().Ne(fe.U(uint32(d))), func() {
 				for w := range width {
 					fe.Range(k, fe.U(0), acc.Get().And(fe.U(7)), func(j fe.U32) {
-						acc.Set(acc.Get().Mul(fe.U(uint32(2*w+3))).Add(j).Xor(i).Add(fe.U(salt)))
+						acc.Set(acc.Get().Mul(fe.U(uint32(2*w + 3))).Add(j).Xor(i).Add(fe.U(salt)))
 					})
 				}
 				level(d - 1)
