@@ -64,20 +64,10 @@ func BigTable(out []float32) {
 	out[i] = bigTable[i%8192]
 }
 
-func sum(a [8192]float32) float32 { return a[0] + a[1] }
+func sumLarge(a [8192]float32) float32 { return a[0] + a[1] }
 
 //lucent:kernel block=64
 func BigParameter(out []float32) {
 	i := kernel.DispatchID().X
-	out[i] = sum([8192]float32{})
-}
-
-//lucent:kernel block=64
-func ZeroArraysWithinBounds(out []float32) {
-	i := kernel.DispatchID().X
-	var a [4096]float32
-	b := [4096]float32{}
-	var tile = kernel.Shared[[1 << 16]float32]()
-	a[i%4096] = b[i%4096] + tile[i]
-	out[i] = a[i%4096]
+	out[i] = sumLarge([8192]float32{})
 }
