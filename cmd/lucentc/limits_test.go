@@ -16,10 +16,10 @@ import (
 func TestLimits(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("package kern\n\nimport \"github.com/lucent-gpu/lucent/kernel\"\n\n")
-	b.WriteString("//lucent:kernel block=64\nfunc Huge(out []float32) {\n\tvar a [1 << 40]float32\n\ti := kernel.DispatchID().X\n\tout[i] = a[i%4]\n}\n\n") // lines 5-10
+	b.WriteString("//lucent:kernel block=64\nfunc Huge(out []float32) {\n\tvar a [1 << 40]float32\n\ti := kernel.DispatchID().X\n\tout[i] = a[i%4]\n}\n\n")   // lines 5-10
 	b.WriteString("//lucent:kernel block=64\nfunc Deep(out []uint32) {\n\ti := kernel.DispatchID().X\n\tout[i] = i" + strings.Repeat("+i", 2000) + "\n}\n\n") // lines 12-16
-	b.WriteString("//lucent:kernel block=64\nfunc Nested(out []uint32) {\n\ti := kernel.DispatchID().X\n\tout[i] = helper(i)\n}\n\n") // lines 18-22
-	b.WriteString("func helper(i uint32) uint32 {\n") // line 24
+	b.WriteString("//lucent:kernel block=64\nfunc Nested(out []uint32) {\n\ti := kernel.DispatchID().X\n\tout[i] = helper(i)\n}\n\n")                         // lines 18-22
+	b.WriteString("func helper(i uint32) uint32 {\n")                                                                                                         // line 24
 	for d := range 100 {
 		fmt.Fprintf(&b, "if i != %d {\n", d) // line 25+d
 	}
