@@ -212,6 +212,8 @@ func NewArray[V Value](k *K, n int) *LocalArray[V] {
 	at, err := ArrayType(t, n)
 	if err == nil && at.size > MaxValueSize {
 		err = fmt.Errorf("a local array of %d %s is %s, more than the %s a thread may hold (MaxValueSize): use NewShared or a buffer", n, t, SizeText(uint64(at.size)), SizeText(MaxValueSize))
+	} else if err == nil && Parts(at) > MaxValueParts {
+		err = fmt.Errorf("a local array of %d %s has %d parts, more than the %d a thread's value may have (MaxValueParts): use NewShared or a buffer", n, t, Parts(at), MaxValueParts)
 	}
 	if err != nil {
 		k.failf("NewArray: %v", err)

@@ -54,6 +54,18 @@ func TestValidateBounds(t *testing.T) {
 			f.AddLocal("huge", big)
 			return nil
 		}), "local huge is 16388 bytes of [4097]f32, more than the 16 KiB a thread may hold"},
+		"local with too many parts": {kernelWith(func(f *fe.Function, _ *fe.Var) []fe.Stmt {
+			f.AddLocal("wide", fe.Array(fe.Array(fe.TU8, 64), 17))
+			return nil
+		}), "local wide has 1088 parts ([17][64]u8), more than the 1024 a thread's value may have (MaxValueParts)"},
+		"table with too many parts": {kernelWith(func(_ *fe.Function, b *fe.Var) []fe.Stmt {
+			vals := make([]*fe.Literal, 2048)
+			for i := range vals {
+				vals[i] = fe.LitInt(fe.TU32, int64(i))
+			}
+			tbl := &fe.ConstArray{T: fe.Array(fe.TU32, 2048), Values: vals}
+			return []fe.Stmt{store(b, &fe.Index{X: tbl, I: one, T: fe.TU32})}
+		}), "a constant table has 2048 parts"},
 		"statements too deep": {kernelWith(func(_ *fe.Function, b *fe.Var) []fe.Stmt {
 			return []fe.Stmt{nest(fe.MaxNesting+1, store(b, one))}
 		}), "an if nested 65 deep, more than 64 (MaxNesting)"},
@@ -92,7 +104,7 @@ func TestValidateBounds(t *testing.T) {
 	t.Run("within bounds", func(t *testing.T) {
 		f := kernelWith(func(f *fe.Function, b *fe.Var) []fe.Stmt {
 			f.AddShared("tile", big)
-			f.AddLocal("a", fe.Array(fe.TF32, fe.MaxValueSize/4))
+			f.AddLocal("a", fe.Array(fe.Vector(fe.TF32, 4), fe.MaxValueParts))
 			return []fe.Stmt{nest(fe.MaxNesting, store(b, one))}
 		})
 		require.NoError(t, f.Validate())
@@ -101,11 +113,11 @@ func TestValidateBounds(t *testing.T) {
 
 func TestArraySplatConstruct(t *testing.T) {
 	f := kernelWith(func(f *fe.Function, b *fe.Var) []fe.Stmt {
-		a := f.AddLocal("a", fe.Array(fe.TU32, 4096))
+		a := f.AddLocal("a", fe.Array(fe.TU32, 1024))
 		return []fe.Stmt{
 			&fe.Assign{Dst: &fe.Ref{Var: a}, Src: &fe.Construct{T: a.Type, Args: []fe.Expr{fe.LitInt(fe.TU32, 7)}}},
 			&fe.Assign{Dst: &fe.Index{X: &fe.Ref{Var: b}, I: fe.LitInt(fe.TU32, 0), T: fe.TU32},
-				Src: &fe.Index{X: &fe.Ref{Var: a}, I: fe.LitInt(fe.TU32, 4095), T: fe.TU32}},
+				Src: &fe.Index{X: &fe.Ref{Var: a}, I: fe.LitInt(fe.TU32, 1023), T: fe.TU32}},
 		}
 	})
 	require.NoError(t, f.Validate())
@@ -129,6 +141,8 @@ func TestDSLArrayBounds(t *testing.T) {
 	require.ErrorContains(t, err, "NewArray: frontend: unsupported type: an array of 1099511627776 f32 is 4 TiB")
 	_, err = fe.Kernel1D(64, func(k *fe.K) { fe.NewArray[fe.F32](k, 8192) })
 	require.ErrorContains(t, err, "NewArray: a local array of 8192 f32 is 32 KiB, more than the 16 KiB a thread may hold")
+	_, err = fe.Kernel1D(64, func(k *fe.K) { fe.NewArray[fe.U32](k, 2048) })
+	require.ErrorContains(t, err, "NewArray: a local array of 2048 u32 has 2048 parts, more than the 1024 a thread's value may have (MaxValueParts)")
 	_, err = fe.Kernel1D(64, func(k *fe.K) { fe.NewShared[fe.F32](k, 1<<24) })
 	require.ErrorContains(t, err, "NewShared in kernel: frontend: unsupported type: an array of 16777216 f32 is 64 MiB, more than the 1 MiB")
 }

@@ -144,10 +144,14 @@ func (v *validator) limitf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrLimit, v.f.Name, fmt.Sprintf(format, args...))
 }
 
-// valueFits reports a value of type t (held by one thread) beyond MaxValueSize.
+// valueFits reports a value of type t (held by one thread) beyond
+// MaxValueSize or MaxValueParts.
 func (v *validator) valueFits(t *Type, what string) error {
 	if t.size > MaxValueSize {
 		return v.limitf("%s is %s of %s, more than the %s a thread may hold (MaxValueSize): keep it in shared memory or a buffer", what, SizeText(uint64(t.size)), t, SizeText(MaxValueSize))
+	}
+	if n := Parts(t); n > MaxValueParts {
+		return v.limitf("%s has %d parts (%s), more than the %d a thread's value may have (MaxValueParts): keep it in shared memory or a buffer", what, n, t, MaxValueParts)
 	}
 	return nil
 }

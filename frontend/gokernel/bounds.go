@@ -1,6 +1,7 @@
 package gokernel
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -18,7 +19,7 @@ import (
 //     sees it; Load walks each kernel and helper before lowering it.
 //   - Types are at most frontend.MaxTypeSize bytes (mapType), and a value a
 //     thread holds (a local, a parameter, a result, a literal, a lookup
-//     table) at most frontend.MaxValueSize.
+//     table) at most frontend.MaxValueSize bytes and MaxValueParts elements.
 //   - A zero array is one element repeated (frontend.Construct), and the
 //     array literals of one function spell out at most maxLiteralElems
 //     elements, so lowering is linear in the source.
@@ -94,13 +95,35 @@ func stmtWord(n ast.Node) string {
 
 // fitsThread reports a value of device type t, described by what, that is
 // larger than a thread may hold.
+// One line reports a type once (x := [N]T{} is not also reported at x).
 func (l *lowerer) fitsThread(t *frontend.Type, pos token.Pos, what string) bool {
-	if t.Size() <= frontend.MaxValueSize {
+	why := valueBound(t)
+	if why == "" {
 		return true
 	}
-	l.errorf(pos, "%s is %s, more than the %s a thread may hold (frontend.MaxValueSize): declare it with kernel.Shared, or keep it in a buffer parameter",
-		what, frontend.SizeText(uint64(t.Size())), frontend.SizeText(frontend.MaxValueSize))
+	key := fmt.Sprintf("%d:%s", l.c.fset.Position(pos).Line, t)
+	if l.bounded == nil {
+		l.bounded = map[string]bool{}
+	}
+	if l.bounded[key] {
+		l.nerrs++
+		return false
+	}
+	l.bounded[key] = true
+	l.errorf(pos, "%s %s: declare it with kernel.Shared, or keep it in a buffer parameter", what, why)
 	return false
+}
+
+// valueBound says how a value of type t passes MaxValueSize or
+// MaxValueParts, or is "".
+func valueBound(t *frontend.Type) string {
+	if t.Size() > frontend.MaxValueSize {
+		return fmt.Sprintf("is %s, more than the %s a thread may hold (frontend.MaxValueSize)", frontend.SizeText(uint64(t.Size())), frontend.SizeText(frontend.MaxValueSize))
+	}
+	if n := frontend.Parts(t); n > frontend.MaxValueParts {
+		return fmt.Sprintf("has %d elements, more than the %d a thread's value may have (frontend.MaxValueParts)", n, frontend.MaxValueParts)
+	}
+	return ""
 }
 
 // goType writes t as the kernel's source would, packages by name.

@@ -18,6 +18,8 @@ import (
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
 
+const maxLiteralElems = 1 << 16 // as in bounds.go
+
 const boundsHead = "package k\n\nimport \"github.com/lucent-gpu/lucent/kernel\"\n\n//lucent:kernel block=64\nfunc K(out []uint32) {\n\ti := kernel.DispatchID().X\n"
 
 // nestedIfs is a kernel with n ifs inside one another (or, with chain, one
@@ -90,6 +92,17 @@ func TestCheckBoundsNesting(t *testing.T) {
 	})
 }
 
+func TestCheckBoundsLiterals(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(boundsHead)
+	for d := range maxLiteralElems/1024 + 1 {
+		fmt.Fprintf(&b, "a%d := [1024]uint8{%d: 1}\nout[i] += uint32(a%d[i%%1024])\n", d, d, d) // line 8+2d
+	}
+	b.WriteString("}\n")
+	_, errs := gokernel.Check("k.go", []byte(b.String()))
+	requireOneError(t, errs, 8+2*(maxLiteralElems/1024), 8, "the array literals of this function build more than 65536 elements")
+}
+
 func TestCheckBoundsStatements(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(boundsHead)
@@ -107,9 +120,9 @@ func TestCheckBoundsStatements(t *testing.T) {
 func TestZeroArraysAreSmall(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(boundsHead)
-	const decls = 200
+	const decls = 800
 	for d := range decls {
-		fmt.Fprintf(&b, "for j := uint32(0); j < 1; j++ {\nvar a%d [4096]uint32\nb%d := [4096]uint32{}\na%d[i%%4096] += b%d[(i+1)%%4096] + 1\nout[i] += a%d[i%%4096]\n}\n", d, d, d, d, d)
+		fmt.Fprintf(&b, "for j := uint32(0); j < 1; j++ {\nvar a%d [1024]uint32\nb%d := [1024]uint32{}\na%d[i%%1024] += b%d[(i+1)%%1024] + 1\nout[i] += a%d[i%%1024]\n}\n", d, d, d, d, d)
 	}
 	b.WriteString("}\n")
 	src := []byte(b.String())
@@ -120,8 +133,8 @@ func TestZeroArraysAreSmall(t *testing.T) {
 	runtime.ReadMemStats(&m1)
 	require.Empty(t, errs)
 	require.Len(t, ks, 1)
-	// Spelled out, the 400 zero values would be 1.6M expression nodes
-	// (over 100 MB); repeated, the whole check allocates a few MB.
+	// Spelled out, the 1600 zero values would be 1.6M expression nodes
+	// (over 50 MB); repeated, the whole check allocates a few MB.
 	alloc := m1.TotalAlloc - m0.TotalAlloc
 	t.Logf("Check allocated %d KiB", alloc>>10)
 	require.Less(t, alloc, uint64(32<<20))

@@ -28,7 +28,8 @@ type lowerer struct {
 	breaks   []breakTarget
 	tmp      int
 	nerrs    int
-	elems    int // array elements the function's literals have built
+	elems    int             // array elements the function's literals have built
+	bounded  map[string]bool // line:type of values reported past the bounds
 }
 
 // breakTarget is an enclosing statement a break may leave.

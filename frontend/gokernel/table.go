@@ -1,7 +1,6 @@
 package gokernel
 
 import (
-	"fmt"
 	"go/ast"
 	"go/constant"
 	"go/token"
@@ -94,8 +93,8 @@ func (c *compiler) table(obj *types.Var) (frontend.Expr, string) {
 	if ft.Kind() != frontend.KindArray || !ft.Elem().IsScalar() || !ok {
 		return nil, "only numbers and arrays of numbers with constant initializers are read by kernels"
 	}
-	if ft.Size() > frontend.MaxValueSize {
-		return nil, fmt.Sprintf("it is %s, more than the %s a kernel's lookup table may take (frontend.MaxValueSize): pass it in a buffer", frontend.SizeText(uint64(ft.Size())), frontend.SizeText(frontend.MaxValueSize))
+	if why := valueBound(ft); why != "" {
+		return nil, "as a lookup table it " + why + "; pass it in a buffer"
 	}
 	vals := make([]*frontend.Literal, ft.Len())
 	next := 0

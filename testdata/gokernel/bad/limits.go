@@ -46,14 +46,12 @@ func BigLiteral(out []uint8) {
 }
 
 //lucent:kernel block=64
-func SparseLiterals(out []uint8) {
+func ManyElements(out []uint8) {
 	i := kernel.DispatchID().X
-	a := [1 << 14]uint8{1: 1}
-	b := [1 << 14]uint8{2: 1}
-	c := [1 << 14]uint8{3: 1}
-	d := [1 << 14]uint8{4: 1}
-	e := [1 << 14]uint8{5: 1}
-	out[i] = a[i%8] + b[i%8] + c[i%8] + d[i%8] + e[i%8]
+	var a [2048]uint8
+	var b [32][64]uint8
+	a[i%8] = 1
+	out[i] = a[i%8] + b[i%32][i%64]
 }
 
 var bigTable = [8192]float32{1, 2, 3}
