@@ -16,14 +16,15 @@ const (
 	// MaxValueSize is the most bytes of a value one thread holds: a local
 	// variable, a parameter, a result, a lookup table, a constructed value
 	// or a whole-value copy. Private memory is per thread; 16 KiB of it is
-	// 16 MiB for a block of 1024 threads. It also keeps every composite
-	// value within one SPIR-V instruction (at most 65532 parts).
+	// 16 MiB for a block of 1024 threads.
 	MaxValueSize = 16 << 10
 	// MaxValueParts is the most parts (scalars, vectors and matrices,
 	// counted through arrays and structs) a value one thread holds may
 	// have. Drivers lower a whole-array operation (a zero value, a copy, a
 	// table) element by element at a cost that grows with the square of the
 	// count: lavapipe takes 0.16 s for a 1024-entry table, 3 s for 4096.
+	// It also keeps every composite within one SPIR-V instruction (at most
+	// 65532 parts).
 	MaxValueParts = 1024
 	// MaxNesting is the deepest statements may nest (if, for, loop,
 	// switch, block inside one another) in one function.
