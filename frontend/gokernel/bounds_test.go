@@ -1,8 +1,11 @@
 package gokernel_test
 
 import (
+	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -139,9 +142,9 @@ func TestZeroArraysAreSmall(t *testing.T) {
 	t.Logf("Check allocated %d KiB", alloc>>10)
 	require.Less(t, alloc, uint64(32<<20))
 
-	out := interp.NewBuffer(frontend.TU32, 64)
-	require.NoError(t, interp.Run(ks[0].Func, [3]uint32{64, 1, 1}, out))
-	for i := range 64 {
+	out := interp.NewBuffer(frontend.TU32, 2)
+	require.NoError(t, interp.Run(ks[0].Func, [3]uint32{2, 1, 1}, out))
+	for i := range 2 {
 		require.Equal(t, uint32(decls), uint32(out.Data[4*i])|uint32(out.Data[4*i+1])<<8, "out[%d]", i)
 	}
 	if _, err := spvtools.Path(); err != nil {
@@ -168,4 +171,92 @@ func TestSharedPastDeviceNamesTheLine(t *testing.T) {
 	require.ErrorIs(t, err, device.ErrUnsupported)
 	require.ErrorContains(t, err, "device: Compile K: unsupported: k.go:9:2: kernel K: its shared variables take")
 	require.ErrorContains(t, err, "(maxComputeSharedMemorySize); the largest, tile of type")
+}
+
+// TestLongZeroArraysLoop: zero values of arrays longer than 64 elements are
+// stored by a loop, never as one whole-array store (which lavapipe compiles in
+// time square in the length), and read back as zeros on the CPU and the device.
+func TestLongZeroArraysLoop(t *testing.T) {
+	src := `package k
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+type rec struct {
+	N uint32
+	A [100]float32
+}
+
+func ramp() (r [128]float32) {
+	r[3] = 3
+	return r
+}
+
+//lucent:kernel block=64
+func K(out []float32) {
+	i := kernel.DispatchID().X
+	var a [1024]float32
+	b := [256]uint32{}
+	var s rec
+	var small [4]float32
+	a[i%1024] = float32(i)
+	out[i] = a[i%1024] + a[(i+1)%1024] + float32(b[i%256]) + s.A[i%100] + float32(s.N) + ramp()[3] + small[i%4]
+}
+`
+	ks, errs := gokernel.Check("k.go", []byte(src))
+	require.Empty(t, errs)
+	require.Len(t, ks, 1)
+	f := ks[0].Func
+	loops := 0
+	var stmts func(b *frontend.Block)
+	stmts = func(b *frontend.Block) {
+		if b == nil {
+			return
+		}
+		for _, s := range b.Stmts {
+			switch s := s.(type) {
+			case *frontend.Assign:
+				if s.Src.Type().Kind() == frontend.KindArray {
+					require.LessOrEqual(t, s.Src.Type().Len(), 64, "a whole-array store of %s", s.Src.Type())
+				}
+			case *frontend.For:
+				loops++
+				stmts(s.Body)
+			case *frontend.If:
+				stmts(s.Then)
+				stmts(s.Else)
+			case *frontend.Block:
+				stmts(s)
+			}
+		}
+	}
+	for _, g := range append([]*frontend.Function{f}, f.Callees()...) {
+		stmts(g.Body)
+	}
+	require.Equal(t, 4, loops, "a, b, s.A and r are zeroed by loops")
+
+	want := make([]float32, 256)
+	for i := range want {
+		want[i] = float32(i) + 3
+	}
+	out := interp.NewBuffer(frontend.TF32, len(want))
+	require.NoError(t, interp.Run(f, [3]uint32{uint32(len(want)), 1, 1}, out))
+	got := make([]float32, len(want))
+	for i := range got {
+		got[i] = math.Float32frombits(binary.LittleEndian.Uint32(out.Data[4*i:]))
+	}
+	require.Equal(t, want, got, "interp")
+
+	d := openDevice(t)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	buf, err := device.NewBuffer[float32](d, len(want))
+	require.NoError(t, err)
+	defer buf.Close()
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Submit(k.Dispatch([3]uint32{uint32(len(want))}, buf), buf.Download(got)))
+	require.NoError(t, s.Synchronize(context.Background()))
+	require.Equal(t, want, got, "device")
 }

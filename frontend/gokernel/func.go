@@ -251,7 +251,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 			v := fn.AddLocal(res.At(0).Name(), fn.Result)
 			l.results = []*frontend.Var{v}
 			l.vars[res.At(0)] = v
-			l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: v}, Src: zero(fn.Result)})
+			l.zeroInit(&frontend.Ref{Var: v}, fn.Result)
 		}
 	case res.Len() > 1:
 		cl.outs, l.outs = true, true
@@ -270,7 +270,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 			l.results = append(l.results, v)
 			if r.Name() != "" && r.Name() != "_" {
 				l.vars[r] = v
-				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: v}, Src: zero(v.Type)})
+				l.zeroInit(&frontend.Ref{Var: v}, v.Type)
 			}
 		}
 	}
