@@ -82,6 +82,14 @@ func CompileContext(ctx context.Context, d *Device, f *frontend.Function, opts .
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
 	}
+	// Validate before anything walks the AST (the cache key's hash does):
+	// it bounds the AST's depth, and the device limits read a valid kernel.
+	if err := f.Validate(); err != nil {
+		if errors.Is(err, frontend.ErrLimit) {
+			err = fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+		}
+		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
+	}
 	if err := checkDeviceLimits(d.Capabilities(), f); err != nil {
 		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
 	}
