@@ -65,7 +65,7 @@ func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, e
 // CompileContext is Compile that gives up when ctx is done, returning
 // ctx.Err() (wrapped) at once. Codegen and the driver's pipeline build
 // cannot be interrupted, so they run on in the background; the pipeline they
-// finally make is destroyed, not leaked.
+// finally make is destroyed, not leaked, and Device.Close waits for it.
 func CompileContext(ctx context.Context, d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, error) {
 	o := compileOptions{}
 	for _, opt := range opts {
@@ -101,7 +101,13 @@ func CompileContext(ctx context.Context, d *Device, f *frontend.Function, opts .
 		err error
 	}
 	ch := make(chan result) // unbuffered: a send succeeds only to a waiting caller
-	d.compiles.Add(1)
+	d.mu.Lock()
+	if d.closed.Load() {
+		d.mu.Unlock()
+		return nil, fmt.Errorf("device: Compile %s: %w", o.name, ErrClosed)
+	}
+	d.compiles.Add(1) // under mu: Close waits only once no more can start
+	d.mu.Unlock()
 	go func() {
 		defer d.compiles.Done()
 		k, err := d.compile(f, o)

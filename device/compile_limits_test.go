@@ -72,7 +72,7 @@ func TestCompileSharedPastDevice(t *testing.T) {
 }
 
 // slowKernel nests ifs depth deep, each level holding width loops of
-// arithmetic: at depth 24 and width 8 lavapipe spends about 0.8 s building its
+// arithmetic: at depth 24 and width 8 lavapipe spends 0.2-0.8 s building its
 // pipeline (against 25 ms of codegen), within every compiler bound. A fresh
 // salt keeps driver caches (Mesa's disk cache) from knowing the module.
 func slowKernel(t testing.TB, depth, width int) *fe.Function {
@@ -122,15 +122,14 @@ func TestCompileContextAbandons(t *testing.T) {
 	require.Nil(t, k)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.ErrorContains(t, err, "device: Compile kernel: ")
-	t.Logf("returned after %v", took)
-	require.Less(t, took, 400*time.Millisecond, "the caller waited for the driver")
-
 	// The driver finishes in the background; its pipeline is destroyed.
 	device.WaitCompiles(d)
+	done := time.Since(t0)
+	t.Logf("returned after %v, the background compile finished after %v", took, done)
+	require.Less(t, took, done/2, "the caller waited for the driver")
 	v, ok := d.Interface().(*device.Validator)
 	require.True(t, ok)
 	require.Empty(t, v.Leaks())
-	t.Logf("background compile done after %v", time.Since(t0))
 
 	// The same kernel compiles with time to spare.
 	k, err = device.CompileContext(context.Background(), d, f)
@@ -150,4 +149,24 @@ func TestCompileLimitIsInvalidArgument(t *testing.T) {
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 	require.ErrorIs(t, err, fe.ErrLimit)
 	require.False(t, errors.Is(err, device.ErrUnsupported))
+}
+
+// TestCompileContextThenClose: closing the device right after giving up on a
+// compile waits for the driver and destroys the late pipeline.
+func TestCompileContextThenClose(t *testing.T) {
+	d, err := device.Open(context.Background(), "vulkan", device.WithValidation(), device.WithValidationLayer(true),
+		device.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	testenv.Need(t, "a Vulkan device", err)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err = device.CompileContext(ctx, d, slowKernel(t, 24, 8))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	time.Sleep(100 * time.Millisecond) // past codegen: the driver is building
+	t0 := time.Now()
+	require.NoError(t, d.Close(), "nothing leaked")
+	t.Logf("Close waited %v", time.Since(t0))
+	_, err = device.CompileContext(ctx, d, slowKernel(t, 1, 1))
+	require.Error(t, err)
+	_, err = device.CompileContext(context.Background(), d, slowKernel(t, 1, 1))
+	require.ErrorIs(t, err, device.ErrClosed)
 }
