@@ -1,6 +1,7 @@
 package device
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -50,8 +51,22 @@ func WithEmulatedFloatAtomics() CompileOption { return func(o *compileOptions) {
 func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
 
 // Compile generates SPIR-V for kernel f, specialised to d's capabilities
-// (native float atomics where present), and builds its pipeline.
+// (native float atomics where present), and builds its pipeline. A kernel
+// beyond the device's compute limits (its block size against
+// maxComputeWorkGroupSize and maxComputeWorkGroupInvocations, its shared
+// variables together against maxComputeSharedMemorySize) is refused with
+// ErrUnsupported, naming the kernel and, for kernels compiled from source,
+// the file:line:col of the culprit; one beyond the compiler's own bounds
+// (frontend.ErrLimit) with ErrInvalidArgument.
 func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, error) {
+	return CompileContext(context.Background(), d, f, opts...)
+}
+
+// CompileContext is Compile that gives up when ctx is done, returning
+// ctx.Err() (wrapped) at once. Codegen and the driver's pipeline build
+// cannot be interrupted, so they run on in the background; the pipeline they
+// finally make is destroyed, not leaked, and Device.Close waits for it.
+func CompileContext(ctx context.Context, d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, error) {
 	o := compileOptions{}
 	for _, opt := range opts {
 		if opt != nil {
@@ -64,6 +79,101 @@ func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, e
 	if o.name == "" {
 		o.name = f.Name
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
+	}
+	// Validate before anything walks the AST (the cache key's hash does):
+	// it bounds the AST's depth, and the device limits read a valid kernel.
+	if err := f.Validate(); err != nil {
+		if errors.Is(err, frontend.ErrLimit) {
+			err = fmt.Errorf("%w: %w", ErrInvalidArgument, err)
+		}
+		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
+	}
+	if err := checkDeviceLimits(d.Capabilities(), f); err != nil {
+		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
+	}
+	if ctx.Done() == nil {
+		return d.compile(f, o) // never cancelled: no goroutine
+	}
+	type result struct {
+		k   *Kernel
+		err error
+	}
+	ch := make(chan result) // unbuffered: a send succeeds only to a waiting caller
+	d.mu.Lock()
+	if d.closed.Load() {
+		d.mu.Unlock()
+		return nil, fmt.Errorf("device: Compile %s: %w", o.name, ErrClosed)
+	}
+	d.compiles.Add(1) // under mu: Close waits only once no more can start
+	d.mu.Unlock()
+	go func() {
+		defer d.compiles.Done()
+		k, err := d.compile(f, o)
+		select {
+		case ch <- result{k, err}:
+		case <-ctx.Done():
+			// The caller has gone: the late pipeline is nobody's.
+			if k != nil {
+				_ = k.Close()
+			}
+		}
+	}()
+	select {
+	case r := <-ch:
+		return r.k, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("device: Compile %s: %w", o.name, ctx.Err())
+	}
+}
+
+// checkDeviceLimits holds kernel f to the device's compute limits (a zero
+// limit is taken as unknown).
+func checkDeviceLimits(caps Capabilities, f *frontend.Function) error {
+	at := func(pos string) string {
+		if pos == "" {
+			return ""
+		}
+		return pos + ": "
+	}
+	if f.Kind != frontend.KernelFunc {
+		return nil // Emit refuses it with its own error
+	}
+	b := f.BlockSize
+	for i, m := range caps.MaxWorkgroupSize {
+		if m != 0 && b[i] > m {
+			return fmt.Errorf("%w: %skernel %s: its block %v is %d threads in %c, more than the device's %d (maxComputeWorkGroupSize %v)",
+				ErrUnsupported, at(f.Pos), f.Name, b, b[i], "xyz"[i], m, caps.MaxWorkgroupSize)
+		}
+	}
+	if n := uint64(b[0]) * uint64(b[1]) * uint64(b[2]); caps.MaxWorkgroupInvocations != 0 && n > uint64(caps.MaxWorkgroupInvocations) {
+		return fmt.Errorf("%w: %skernel %s: its block %v is %d threads, more than the device's %d (maxComputeWorkGroupInvocations)",
+			ErrUnsupported, at(f.Pos), f.Name, b, n, caps.MaxWorkgroupInvocations)
+	}
+	var total uint64
+	var largest *frontend.Var
+	for _, v := range f.Shared {
+		total += uint64(v.Type.Size())
+		if largest == nil || v.Type.Size() > largest.Type.Size() {
+			largest = v
+		}
+	}
+	if caps.MaxSharedMemory != 0 && total > uint64(caps.MaxSharedMemory) {
+		pos := largest.Pos
+		if pos == "" {
+			pos = f.Pos
+		}
+		return fmt.Errorf("%w: %skernel %s: its shared variables take %s, more than the device's %s (maxComputeSharedMemorySize); the largest, %s of type %s, takes %s",
+			ErrUnsupported, at(pos), f.Name, frontend.SizeText(total), frontend.SizeText(uint64(caps.MaxSharedMemory)),
+			largest.Name, largest.Type, frontend.SizeText(uint64(largest.Type.Size())))
+	}
+	return nil
+}
+
+// compile is Compile past its checks: codegen (through the shader cache)
+// and the backend's pipeline.
+func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error) {
 	caps := d.Capabilities()
 	fo := frontend.Options{
 		Env:            spirv.EnvVulkan1_2,
@@ -77,6 +187,8 @@ func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, e
 	if err != nil {
 		if errors.Is(err, frontend.ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
+		} else if errors.Is(err, frontend.ErrLimit) {
+			err = fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 		}
 		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
 	}

@@ -20,6 +20,8 @@ type Device struct {
 	mu     sync.Mutex // guards live; closed is written under it
 	closed atomic.Bool
 	live   map[Handle]*resource
+
+	compiles sync.WaitGroup // CompileContext's compiles still running; added to under mu while open
 }
 
 func newDevice(backend string, iface Interface, opts Options) *Device {
@@ -81,8 +83,9 @@ func (d *Device) Logger() *slog.Logger {
 
 // Close releases every resource still open, then the device. With validation
 // on, the error lists what the program did not Close itself (it matches
-// ErrLeaked); the resources are released all the same. A second Close
-// returns nil.
+// ErrLeaked); the resources are released all the same. It first waits for
+// the pipelines of compiles CompileContext gave up on to finish building. A
+// second Close returns nil.
 func (d *Device) Close() error {
 	if d == nil || d.iface == nil {
 		return nil
@@ -99,6 +102,10 @@ func (d *Device) Close() error {
 	}
 	d.live = nil
 	d.mu.Unlock()
+	// A compile CompileContext gave up on may still be in the driver: let it
+	// finish (its shader is destroyed on tracking, the device being closed)
+	// before the device goes.
+	d.compiles.Wait()
 
 	var leaks []Leak
 	v, validating := d.iface.(*Validator)

@@ -7,6 +7,9 @@
 // describe the same type exactly when they are the same pointer, and every
 // expression carries its type. Validate checks the AST's invariants before
 // codegen; codegen assumes a valid AST and does no type inference of its own.
+// Validate also holds every kernel to the compiler's input bounds (limits.go:
+// type and per-thread value sizes, nesting, statement and local counts), so
+// no kernel makes codegen or a driver run without bound.
 //
 // A kernel in the DSL is a Go func of DSL types, traced once:
 //

@@ -149,12 +149,18 @@ func NewShared[V Value](k *K, n int) Shared[V] {
 	if err == nil && (n <= 0 || k.fn.Kind != KernelFunc || t.size == 0) {
 		err = fmt.Errorf("%w: shared array of %d %s in %s", ErrDSL, n, t, k.fn.Name)
 	}
+	var at *Type
+	if err == nil {
+		if at, err = ArrayType(t, n); err != nil {
+			err = fmt.Errorf("%w: NewShared in %s: %w", ErrDSL, k.fn.Name, err)
+		}
+	}
 	if err != nil {
 		k.fail(err)
 		return Shared[V]{}
 	}
 	k.n++
-	return Shared[V]{k: k, v: k.fn.AddShared(fmt.Sprintf("shared%d", k.n), Array(t, n))}
+	return Shared[V]{k: k, v: k.fn.AddShared(fmt.Sprintf("shared%d", k.n), at)}
 }
 
 func (s Shared[V]) elem(i U32) (Expr, bool) {
@@ -205,8 +211,18 @@ func NewArray[V Value](k *K, n int) *LocalArray[V] {
 		k.failf("array of %d elements: %v", n, err)
 		return &LocalArray[V]{}
 	}
+	at, err := ArrayType(t, n)
+	if err == nil && at.size > MaxValueSize {
+		err = fmt.Errorf("a local array of %d %s is %s, more than the %s a thread may hold (MaxValueSize): use NewShared or a buffer", n, t, SizeText(uint64(at.size)), SizeText(MaxValueSize))
+	} else if err == nil && Parts(at) > MaxValueParts {
+		err = fmt.Errorf("a local array of %d %s has %d parts, more than the %d a thread's value may have (MaxValueParts): use NewShared or a buffer", n, t, Parts(at), MaxValueParts)
+	}
+	if err != nil {
+		k.failf("NewArray: %v", err)
+		return &LocalArray[V]{}
+	}
 	k.n++
-	return &LocalArray[V]{k: k, v: k.fn.AddLocal(fmt.Sprintf("a%d", k.n), Array(t, n))}
+	return &LocalArray[V]{k: k, v: k.fn.AddLocal(fmt.Sprintf("a%d", k.n), at)}
 }
 
 // At loads element i.

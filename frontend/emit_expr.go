@@ -1,6 +1,8 @@
 package frontend
 
 import (
+	"slices"
+
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
@@ -360,6 +362,9 @@ func (g *gen) exprUncached(e Expr) spirv.ID {
 		}
 		if e.T.kind == KindVector && len(parts) == 1 {
 			return g.splat(e.T, parts[0])
+		}
+		if e.T.kind == KindArray && len(parts) == 1 && e.T.n > 1 {
+			parts = slices.Repeat(parts, e.T.n) // one element for all (Validate bounds n)
 		}
 		return b.CompositeConstruct(g.typ(e.T), parts...)
 	}

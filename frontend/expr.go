@@ -127,7 +127,8 @@ type Cast struct {
 }
 
 // Construct builds a vector, matrix, array or struct from its parts (a
-// vector also from one scalar, splatted).
+// vector also from one scalar, splatted, and an array from one element,
+// repeated: the AST of a zero array stays the size of its element's).
 type Construct struct {
 	T    *Type
 	Args []Expr

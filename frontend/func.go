@@ -54,6 +54,10 @@ type Var struct {
 	// Capture, for a kernel argument created by capturing a host resource or
 	// value, holds that host value; the runtime passes it implicitly.
 	Capture any
+	// Pos is where source code declared the variable ("file:line:col"),
+	// when a compiler from source made it; errors about it name it. It
+	// takes no part in the kernel's Hash.
+	Pos string
 }
 
 // FuncKind tells kernels from callables.
@@ -77,6 +81,10 @@ type Function struct {
 	Body      *Block
 	Locals    []*Var
 	Shared    []*Var // kernels: workgroup-shared variables
+	// Pos is where source code declared the function ("file:line:col"),
+	// when a compiler from source made it; errors about it name it. It
+	// takes no part in the kernel's Hash.
+	Pos string
 }
 
 // NewKernel starts an empty kernel of dim dimensions with the given block size.

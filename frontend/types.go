@@ -192,9 +192,11 @@ func Matrix(cols, rows int) *Type {
 		key: fmt.Sprintf("mat%dx%d", cols, rows)})
 }
 
-// Array is the fixed array of n elements.
+// Array is the fixed array of n elements. It panics where ArrayType errs (n
+// not positive, elem unsized, or more than MaxTypeSize bytes); ArrayType is
+// the form for lengths that come from input.
 func Array(elem *Type, n int) *Type {
-	if n <= 0 || elem.size == 0 {
+	if n <= 0 || elem.size == 0 || n > MaxTypeSize/elem.size {
 		panic(fmt.Sprintf("frontend: no array of %d %s", n, elem))
 	}
 	return intern(&Type{kind: KindArray, elem: elem, n: n, size: elem.size * n, align: elem.align,
@@ -326,6 +328,9 @@ func StructType(name string, fields []Field, size int) (*Type, error) {
 	if size < end || size%align != 0 {
 		return nil, fmt.Errorf("%w: struct %s size %d is too small or misaligned", ErrType, name, size)
 	}
+	if size > MaxTypeSize {
+		return nil, fmt.Errorf("%w: struct %s is %s, more than the %s a type may take", ErrType, name, SizeText(uint64(size)), SizeText(MaxTypeSize))
+	}
 	fmt.Fprintf(&b, "}#%d", size)
 	return intern(&Type{kind: KindStruct, fields: append([]Field(nil), fields...), name: name, size: size, align: align, key: b.String()}), nil
 }
@@ -408,7 +413,7 @@ func typeOf(rt reflect.Type, inAggregate bool) (*Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		return Array(e, rt.Len()), nil
+		return ArrayType(e, rt.Len())
 	case reflect.Struct:
 		fs := make([]Field, 0, rt.NumField())
 		for i := range rt.NumField() {
@@ -428,6 +433,9 @@ func typeOf(rt reflect.Type, inAggregate bool) (*Type, error) {
 		name := rt.Name()
 		if name == "" {
 			name = "anon"
+		}
+		if rt.Size() > MaxTypeSize {
+			return nil, fmt.Errorf("%w: struct %s is %s, more than the %s a type may take", ErrType, rt, SizeText(uint64(rt.Size())), SizeText(MaxTypeSize))
 		}
 		return StructType(name, fs, int(rt.Size()))
 	}

@@ -9,6 +9,11 @@ import (
 // ErrInvalid is wrapped by Validate's errors.
 var ErrInvalid = errors.New("frontend: invalid kernel")
 
+// ErrLimit is wrapped by Validate's errors about a kernel beyond one of the
+// compiler's input bounds (MaxValueSize, MaxNesting, MaxExprDepth,
+// MaxStatements, MaxLocals).
+var ErrLimit = errors.New("frontend: kernel beyond a compiler limit")
+
 // walkFunc calls fn for every expression of f, children after parents.
 func walkFunc(f *Function, fn func(Expr)) {
 	var expr func(e Expr)
@@ -86,7 +91,8 @@ func walkFunc(f *Function, fn func(Expr)) {
 // Validate checks f and every callable it reaches: types agree, variables
 // belong to the function that uses them, breaks and continues sit inside
 // loops, returns match the result type, the kernel's arguments fit ABI v1,
-// and no callable recurses.
+// no callable recurses, and each function keeps within the compiler's
+// bounds (limits.go; those errors wrap ErrLimit).
 func (f *Function) Validate() error {
 	if err := f.validateOne(); err != nil {
 		return err
@@ -121,14 +127,48 @@ func (f *Function) checkRecursion(stack []*Function) error {
 }
 
 type validator struct {
-	f     *Function
-	vars  map[*Var]bool
-	loops int // enclosing loops
-	brk   int // enclosing loops and switches
+	f      *Function
+	vars   map[*Var]bool
+	loops  int // enclosing loops
+	brk    int // enclosing loops and switches
+	depth  int // enclosing statements
+	edepth int // enclosing expressions
+	stmts  int // statements seen
 }
 
 func (v *validator) errf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrInvalid, v.f.Name, fmt.Sprintf(format, args...))
+}
+
+func (v *validator) limitf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrLimit, v.f.Name, fmt.Sprintf(format, args...))
+}
+
+// valueFits reports a value of type t (held by one thread) beyond
+// MaxValueSize or MaxValueParts.
+func (v *validator) valueFits(t *Type, what string) error {
+	if t.size > MaxValueSize {
+		return v.limitf("%s is %s of %s, more than the %s a thread may hold (MaxValueSize): keep it in shared memory or a buffer", what, SizeText(uint64(t.size)), t, SizeText(MaxValueSize))
+	}
+	if n := Parts(t); n > MaxValueParts {
+		return v.limitf("%s has %d parts (%s), more than the %d a thread's value may have (MaxValueParts): keep it in shared memory or a buffer", what, n, t, MaxValueParts)
+	}
+	return nil
+}
+
+// stmtName names a statement for a nesting error.
+func stmtName(s Stmt) string {
+	switch s.(type) {
+	case *If:
+		return "an if"
+	case *Loop:
+		return "a loop"
+	case *For:
+		return "a for loop"
+	case *Switch:
+		return "a switch"
+	}
+	return "a block"
 }
 
 func (f *Function) validateOne() error {
@@ -174,6 +214,14 @@ func (f *Function) validateOne() error {
 	default:
 		return v.errf("unknown function kind %d", f.Kind)
 	}
+	if len(f.Locals) > MaxLocals {
+		return v.limitf("%d local variables, more than %d (MaxLocals)", len(f.Locals), MaxLocals)
+	}
+	if f.Kind == CallableFunc {
+		if err := v.valueFits(f.Result, "the result"); err != nil {
+			return err
+		}
+	}
 	for _, list := range [][]*Var{f.Params, f.Locals, f.Shared} {
 		for _, x := range list {
 			if x.Type == nil || x.Type == TVoid {
@@ -181,6 +229,11 @@ func (f *Function) validateOne() error {
 			}
 			if x.Type.IsResource() && x.Kind != VarArg {
 				return v.errf("variable %s of type %s must be a kernel argument", x.Name, x.Type)
+			}
+			if x.Kind == VarLocal || x.Kind == VarParam {
+				if err := v.valueFits(x.Type, describeVar(x)); err != nil {
+					return err
+				}
 			}
 			v.vars[x] = true
 		}
@@ -213,7 +266,38 @@ func (v *validator) cond(e Expr, what string) error {
 	return nil
 }
 
+// describeVar names a variable for an error: "local a", "parameter p".
+func describeVar(x *Var) string {
+	w := "variable"
+	switch x.Kind {
+	case VarLocal:
+		w = "local"
+	case VarParam, VarRefParam:
+		w = "parameter"
+	case VarShared:
+		w = "shared variable"
+	case VarArg:
+		w = "argument"
+	}
+	if x.Pos != "" {
+		return fmt.Sprintf("%s %s (%s)", w, x.Name, x.Pos)
+	}
+	return w + " " + x.Name
+}
+
 func (v *validator) stmt(s Stmt) error {
+	v.stmts++
+	if v.stmts > MaxStatements {
+		return v.limitf("more than %d statements (MaxStatements): split the kernel", MaxStatements)
+	}
+	switch s.(type) {
+	case *If, *Loop, *For, *Switch, *Block:
+		v.depth++
+		defer func() { v.depth-- }()
+		if v.depth > MaxNesting {
+			return v.limitf("%s nested %d deep, more than %d (MaxNesting): flatten the control flow or move the inner part into a callable", stmtName(s), v.depth, MaxNesting)
+		}
+	}
 	switch s := s.(type) {
 	case *Block:
 		return v.block(s)
@@ -306,6 +390,9 @@ func (v *validator) stmt(s Stmt) error {
 		if !IsPlace(s.Dst) {
 			return v.errf("cannot assign to %s", describe(s.Dst))
 		}
+		if err := v.valueFits(s.Dst.Type(), "the assignment to "+describe(s.Dst)+" copies a value that"); err != nil {
+			return err
+		}
 		if s.Dst.Type() != s.Src.Type() {
 			return v.errf("assignment of %s to %s of type %s", s.Src.Type(), describe(s.Dst), s.Dst.Type())
 		}
@@ -346,6 +433,11 @@ func (v *validator) expr(e Expr) error {
 	if e.Type() == nil {
 		return v.errf("%s has no type", describe(e))
 	}
+	v.edepth++
+	defer func() { v.edepth-- }()
+	if v.edepth > MaxExprDepth {
+		return v.limitf("an expression nested more than %d deep (MaxExprDepth): split it with local variables", MaxExprDepth)
+	}
 	want := func(t *Type, err error) error {
 		if err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrInvalid, v.f.Name, err)
@@ -374,6 +466,9 @@ func (v *validator) expr(e Expr) error {
 			return v.errf("literal of non-scalar type %s", e.T)
 		}
 	case *ConstArray:
+		if err := v.valueFits(e.T, "a constant table"); err != nil {
+			return err
+		}
 		if e.T.kind != KindArray || len(e.Values) != e.T.n {
 			return v.errf("constant array of %d values has type %s", len(e.Values), e.T)
 		}
@@ -477,6 +572,9 @@ func (v *validator) expr(e Expr) error {
 			return fmt.Errorf("%w: %s: %w", ErrInvalid, v.f.Name, err)
 		}
 	case *Construct:
+		if err := v.valueFits(e.T, "a constructed value"); err != nil {
+			return err
+		}
 		for _, a := range e.Args {
 			if err := v.expr(a); err != nil {
 				return err
@@ -511,7 +609,12 @@ func ConstructOK(t *Type, args []Expr) error {
 			return mismatch(stringer("construct "+t.String()), "%d components, want %d", n, t.n)
 		}
 		return nil
-	case KindMatrix, KindArray:
+	case KindArray:
+		if len(args) == 1 && args[0].Type() == t.elem {
+			return nil // every element the same (a zero value)
+		}
+		fallthrough
+	case KindMatrix:
 		if len(args) != t.n {
 			return mismatch(stringer("construct "+t.String()), "%d parts, want %d", len(args), t.n)
 		}

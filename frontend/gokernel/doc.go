@@ -14,9 +14,12 @@
 // calls into the standard library other than math) is reported as an *Error
 // at its file:line:col
 // with a sentence saying what to write instead; all the errors of a load are
-// reported together. Kernels may call Go functions and methods of their own
-// package and of other non-standard packages (loaded from source when
-// first called), and read unexported, never-assigned package variables with
+// reported together. So is source past the compiler's input bounds
+// (frontend's limits.go: array and struct sizes, the size of a value a thread
+// holds, statement and expression nesting, the size of a file given to
+// Check), in memory linear in the source. Kernels may call Go functions and
+// methods of their own package and of other non-standard packages (loaded
+// from source when first called), and read unexported, never-assigned package variables with
 // constant initializers (lookup tables). Kernels read, write and sample
 // (bilinear, clamped) texture parameters, and read, size and sample the
 // textures of a bindless array (arr.Texture2D(slot), with the slot's

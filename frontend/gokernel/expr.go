@@ -275,7 +275,12 @@ func (l *lowerer) selector(e *ast.SelectorExpr) frontend.Expr {
 		l.errorf(e.Pos(), "method values are not supported in kernels: call the method directly")
 		return l.poison(e)
 	}
-	return l.fieldPath(l.expr(e.X), sel, e)
+	before := l.nerrs
+	x := l.expr(e.X)
+	if l.nerrs > before {
+		return l.poison(e) // reported already
+	}
+	return l.fieldPath(x, sel, e)
 }
 
 // fieldPath follows a field selection (through embedded fields) from x.
@@ -355,6 +360,9 @@ func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
 		return l.poison(e)
 	}
 	t := l.typeOf(e)
+	if !l.fitsThread(t, e.Pos(), "the literal of type "+goType(gt)) {
+		return l.poison(e)
+	}
 	switch t.Kind() {
 	case frontend.KindVector, frontend.KindStruct:
 		st := types.Unalias(gt).Underlying().(*types.Struct)
@@ -383,6 +391,13 @@ func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
 		}
 		return &frontend.Construct{T: t, Args: args}
 	case frontend.KindArray, frontend.KindMatrix:
+		if len(e.Elts) == 0 {
+			return zero(t)
+		}
+		if l.elems += t.Len(); l.elems > maxLiteralElems {
+			l.errorf(e.Pos(), "the array literals of this function build more than %d elements (each literal counts its whole length): fill the array in a loop", maxLiteralElems)
+			return zero(t)
+		}
 		args := make([]frontend.Expr, t.Len())
 		next := 0
 		for _, elt := range e.Elts {
@@ -397,9 +412,13 @@ func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
 			}
 			next++
 		}
+		var z frontend.Expr // one zero for every element left out
 		for i, a := range args {
 			if a == nil {
-				args[i] = zero(t.Elem())
+				if z == nil {
+					z = zero(t.Elem())
+				}
+				args[i] = z
 			}
 		}
 		return &frontend.Construct{T: t, Args: args}

@@ -24,6 +24,7 @@ type callable struct {
 // lowerKernel lowers a //lucent:kernel function.
 func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) *frontend.Function {
 	fn := frontend.NewKernel(fd.Name.Name, d.dim, d.block)
+	fn.Pos = c.fset.Position(fd.Name.Pos()).String()
 	l := c.newLowerer(info, fn, true)
 	if fd.Recv != nil {
 		l.errorf(fd.Name.Pos(), "kernel %s is a method: a kernel must be a plain function", fd.Name.Name)
@@ -162,6 +163,10 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 	cl := &callable{results: sig.Results().Len(), lowering: true}
 	c.callables[obj] = cl
 	before := len(c.errs)
+	if !c.checkNesting(fd.Body) {
+		cl.lowering, cl.failed = false, true
+		return nil
+	}
 
 	result := frontend.TVoid
 	fn := frontend.NewCallable(name, result)
@@ -216,6 +221,11 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 		ft := l.typeAt(t, pos)
 		if ft.IsResource() {
 			l.errorf(pos, "parameter %s of %s is a %s: only kernels take textures; read or write it in the kernel", pname, name, ft)
+		} else if !l.fitsThread(ft, pos, "parameter "+pname+" of "+name+" of type "+goType(t)) {
+			ft = frontend.TI32
+			if obj != nil {
+				l.bad[obj] = true
+			}
 		}
 		v := fn.AddParam(pname, ft, frontend.VarParam)
 		cl.refs = append(cl.refs, false)
@@ -234,11 +244,14 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 	switch {
 	case res.Len() == 1:
 		fn.Result = l.typeAt(res.At(0).Type(), fd.Type.Results.Pos())
+		if !l.fitsThread(fn.Result, fd.Type.Results.Pos(), "the result of "+name+" of type "+goType(res.At(0).Type())) {
+			fn.Result = frontend.TI32
+		}
 		if res.At(0).Name() != "" && res.At(0).Name() != "_" {
 			v := fn.AddLocal(res.At(0).Name(), fn.Result)
 			l.results = []*frontend.Var{v}
 			l.vars[res.At(0)] = v
-			l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: v}, Src: zero(fn.Result)})
+			l.zeroInit(&frontend.Ref{Var: v}, fn.Result)
 		}
 	case res.Len() > 1:
 		cl.outs, l.outs = true, true
@@ -248,12 +261,16 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 			if rname == "" || rname == "_" {
 				rname = fmt.Sprintf("r%d", i)
 			}
-			v := fn.AddParam(rname, l.typeAt(r.Type(), fd.Type.Results.Pos()), frontend.VarRefParam)
+			rt := l.typeAt(r.Type(), fd.Type.Results.Pos())
+			if !l.fitsThread(rt, fd.Type.Results.Pos(), "result "+rname+" of "+name+" of type "+goType(r.Type())) {
+				rt = frontend.TI32
+			}
+			v := fn.AddParam(rname, rt, frontend.VarRefParam)
 			cl.refs = append(cl.refs, true)
 			l.results = append(l.results, v)
 			if r.Name() != "" && r.Name() != "_" {
 				l.vars[r] = v
-				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: v}, Src: zero(v.Type)})
+				l.zeroInit(&frontend.Ref{Var: v}, v.Type)
 			}
 		}
 	}

@@ -116,11 +116,17 @@ func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) 
 				continue
 			}
 			before := len(c.errs)
+			if !c.checkNesting(fd.Body) {
+				continue
+			}
 			fn := c.lowerKernelSafely(fd, info, dir)
 			if fn == nil || len(c.errs) > before {
 				continue
 			}
-			if err := fn.Validate(); err != nil {
+			if err := fn.Validate(); errors.Is(err, frontend.ErrLimit) {
+				c.errorf(fd.Name.Pos(), "kernel %s: %v", fd.Name.Name, err)
+				continue
+			} else if err != nil {
 				c.errorf(fd.Name.Pos(), "kernel %s: the lowered kernel is invalid (a compiler bug, please report it): %v", fd.Name.Name, err)
 				continue
 			}
@@ -150,6 +156,10 @@ func (c *compiler) lowerKernelSafely(fd *ast.FuncDecl, info *types.Info, d direc
 // the file may import only math and the kernel package. It is the fast path
 // for tools, tests and fuzzing; Load handles whole packages.
 func Check(filename string, src []byte) ([]*Kernel, []error) {
+	if len(src) > frontend.MaxSourceSize {
+		return nil, []error{&Error{Pos: token.Position{Filename: filename, Line: 1, Column: 1},
+			Msg: fmt.Sprintf("the file is %s, more than the %s of source the kernel compiler reads (frontend.MaxSourceSize): split it", frontend.SizeText(uint64(len(src))), frontend.SizeText(frontend.MaxSourceSize))}}
+	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
@@ -162,6 +172,10 @@ func Check(filename string, src []byte) ([]*Kernel, []error) {
 			return nil, errs
 		}
 		return nil, []error{&Error{Msg: err.Error()}}
+	}
+	// The type checker recurses over the syntax: bound it first.
+	if bc := newCompiler(fset); !bc.checkNesting(f) {
+		return nil, sortErrors(bc.errs)
 	}
 	imp, err := checkImporter()
 	if err != nil {

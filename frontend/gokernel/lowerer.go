@@ -28,6 +28,8 @@ type lowerer struct {
 	breaks   []breakTarget
 	tmp      int
 	nerrs    int
+	elems    int             // array elements the function's literals have built
+	bounded  map[string]bool // line:type of values reported past the bounds
 }
 
 // breakTarget is an enclosing statement a break may leave.
@@ -79,7 +81,10 @@ func zero(t *frontend.Type) frontend.Expr {
 		return frontend.LitFloat(t, 0)
 	case frontend.KindVector:
 		return &frontend.Construct{T: t, Args: []frontend.Expr{zero(t.Elem())}}
-	case frontend.KindMatrix, frontend.KindArray:
+	case frontend.KindArray:
+		// One element for all: the AST stays the size of the element's.
+		return &frontend.Construct{T: t, Args: []frontend.Expr{zero(t.Elem())}}
+	case frontend.KindMatrix:
 		args := make([]frontend.Expr, t.Len())
 		for i := range args {
 			args[i] = zero(t.Elem())
@@ -112,7 +117,11 @@ func (l *lowerer) local(obj types.Object, pos token.Pos) *frontend.Var {
 		l.errorf(pos, "%s cannot be held in a local variable: use the kernel parameter directly", t)
 		t = frontend.TI32
 	}
+	if !l.fitsThread(t, pos, "local "+obj.Name()+" of type "+goType(obj.Type())) {
+		t = frontend.TI32
+	}
 	v := l.fn.AddLocal(obj.Name(), t)
+	v.Pos = l.c.fset.Position(pos).String()
 	l.vars[obj] = v
 	if l.nerrs > before {
 		l.bad[obj] = true

@@ -121,7 +121,7 @@ func (l *lowerer) decl(s *ast.DeclStmt) {
 			for _, n := range vs.Names {
 				if obj := l.info.Defs[n]; obj != nil && n.Name != "_" {
 					v := l.local(obj, n.Pos())
-					l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: v}, Src: zero(v.Type)})
+					l.zeroInit(&frontend.Ref{Var: v}, v.Type)
 				}
 			}
 			continue
@@ -221,7 +221,9 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 	}
 	if len(lhs) == 1 {
 		src := l.expr(rhs[0])
-		if dst := l.target(lhs[0], define); dst != nil {
+		if dst := l.target(lhs[0], define); dst != nil && longArray(src.Type()) && isZero(src) {
+			l.zeroInit(dst, src.Type()) // a := [N]T{}
+		} else if dst != nil {
 			l.emit(&frontend.Assign{Dst: dst, Src: src})
 		} else if _, ok := src.(*frontend.Call); ok {
 			l.emit(&frontend.ExprStmt{X: src})
@@ -261,12 +263,19 @@ func (l *lowerer) sharedDecl(lhs ast.Expr, call *ast.CallExpr, define bool) {
 		l.errorf(call.Pos(), "kernel.Shared needs a type argument: kernel.Shared[[256]float32]()")
 		return
 	}
+	before := l.nerrs
 	t := l.typeAt(ptr.Elem(), call.Pos())
+	if l.nerrs > before {
+		l.bad[obj] = true
+		return
+	}
 	if t.IsResource() {
 		l.errorf(call.Pos(), "shared memory holds values, not %s", t)
 		return
 	}
-	l.shared[obj] = l.fn.AddShared(id.Name, t)
+	v := l.fn.AddShared(id.Name, t)
+	v.Pos = l.c.fset.Position(id.Pos()).String()
+	l.shared[obj] = v
 }
 
 func (l *lowerer) forStmt(s *ast.ForStmt) {

@@ -93,6 +93,9 @@ func (c *compiler) table(obj *types.Var) (frontend.Expr, string) {
 	if ft.Kind() != frontend.KindArray || !ft.Elem().IsScalar() || !ok {
 		return nil, "only numbers and arrays of numbers with constant initializers are read by kernels"
 	}
+	if why := valueBound(ft); why != "" {
+		return nil, "as a lookup table it " + why + "; pass it in a buffer"
+	}
 	vals := make([]*frontend.Literal, ft.Len())
 	next := 0
 	for _, elt := range cl.Elts {

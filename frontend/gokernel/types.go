@@ -3,6 +3,7 @@ package gokernel
 import (
 	"fmt"
 	"go/types"
+	"math/bits"
 
 	"github.com/lucent-gpu/lucent/frontend"
 )
@@ -94,6 +95,13 @@ func (c *compiler) mapType(t types.Type) (*frontend.Type, *typeError) {
 		if e.IsResource() {
 			return nil, typeErrorf("arrays of %s are not supported: pass each as its own kernel parameter", e)
 		}
+		if t.Len() > int64(frontend.MaxTypeSize/e.Size()) {
+			size := "more than 16 EiB"
+			if hi, lo := bits.Mul64(uint64(t.Len()), uint64(e.Size())); hi == 0 {
+				size = frontend.SizeText(lo)
+			}
+			return nil, typeErrorf("%s is %s, more than the %s a type may take (frontend.MaxTypeSize): keep large data in a buffer parameter", goType(t), size, frontend.SizeText(frontend.MaxTypeSize))
+		}
 		return frontend.Array(e, int(t.Len())), nil
 	case *types.Struct:
 		return c.structType("anon", t)
@@ -156,12 +164,12 @@ func basicType(t *types.Basic) (*frontend.Type, *typeError) {
 // structType maps a Go struct to a device struct at Go's field offsets.
 func (c *compiler) structType(name string, st *types.Struct) (*frontend.Type, *typeError) {
 	vars := make([]*types.Var, st.NumFields())
+	fts := make([]*frontend.Type, len(vars))
+	// Fields map first: each is then within MaxTypeSize, so Go's offsets
+	// and size below cannot overflow.
 	for i := range vars {
-		vars[i] = st.Field(i)
-	}
-	offs := sizes.Offsetsof(vars)
-	var fs []frontend.Field
-	for i, v := range vars {
+		v := st.Field(i)
+		vars[i] = v
 		if sizes.Sizeof(v.Type()) == 0 {
 			continue
 		}
@@ -172,7 +180,18 @@ func (c *compiler) structType(name string, st *types.Struct) (*frontend.Type, *t
 		if err != nil {
 			return nil, typeErrorf("field %s.%s: %s", name, v.Name(), err.msg)
 		}
-		fs = append(fs, frontend.Field{Name: v.Name(), Type: ft, Offset: int(offs[i])})
+		fts[i] = ft
+	}
+	if size := sizes.Sizeof(st); size > frontend.MaxTypeSize {
+		return nil, typeErrorf("struct %s is %s, more than the %s a type may take (frontend.MaxTypeSize): keep large data in a buffer parameter", name, frontend.SizeText(uint64(size)), frontend.SizeText(frontend.MaxTypeSize))
+	}
+	offs := sizes.Offsetsof(vars)
+	var fs []frontend.Field
+	for i, v := range vars {
+		if fts[i] == nil {
+			continue
+		}
+		fs = append(fs, frontend.Field{Name: v.Name(), Type: fts[i], Offset: int(offs[i])})
 	}
 	if len(fs) == 0 {
 		return nil, typeErrorf("struct %s has no sized fields: give it at least one field", name)

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"slices"
 
 	fe "github.com/lucent-gpu/lucent/frontend"
 )
@@ -71,6 +72,9 @@ func (m *machine) eval(fr *frame, e fe.Expr) []uint64 {
 			for len(out) < e.T.Len() {
 				out = append(out, out[0])
 			}
+		}
+		if e.T.Kind() == fe.KindArray && len(e.Args) == 1 && e.T.Len() > 1 {
+			out = slices.Repeat(out, e.T.Len()) // one element for all
 		}
 		return out
 	case *fe.Unary:

@@ -1,0 +1,172 @@
+package device_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/device"
+	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/internal/testenv"
+)
+
+func TestCheckDeviceLimits(t *testing.T) {
+	caps := device.Capabilities{MaxWorkgroupSize: [3]uint32{256, 256, 64}, MaxWorkgroupInvocations: 256, MaxSharedMemory: 32 << 10}
+	kernel := func(block [3]uint32, dim int, shared ...int) *fe.Function {
+		f := fe.NewKernel("k", dim, block)
+		f.Pos = "k.go:3:6"
+		for i, n := range shared {
+			v := f.AddShared("tile", fe.Array(fe.TF32, n))
+			if i == 1 {
+				v.Pos = "k.go:5:2"
+			}
+		}
+		return f
+	}
+	cases := map[string]struct {
+		f    *fe.Function
+		want string
+	}{
+		"block too wide":   {kernel([3]uint32{512, 1, 1}, 1), "k.go:3:6: kernel k: its block [512 1 1] is 512 threads in x, more than the device's 256 (maxComputeWorkGroupSize [256 256 64])"},
+		"block too deep":   {kernel([3]uint32{1, 1, 128}, 3), "128 threads in z, more than the device's 64"},
+		"too many threads": {kernel([3]uint32{32, 32, 1}, 2), "k.go:3:6: kernel k: its block [32 32 1] is 1024 threads, more than the device's 256 (maxComputeWorkGroupInvocations)"},
+		"shared too large": {kernel([3]uint32{64, 1, 1}, 1, 4096, 8192+1),
+			"k.go:5:2: kernel k: its shared variables take 49156 bytes, more than the device's 32 KiB (maxComputeSharedMemorySize); the largest, tile of type [8193]f32, takes 32772 bytes"},
+		"shared together too large": {kernel([3]uint32{64, 1, 1}, 1, 6144, 4096),
+			"k.go:3:6: kernel k: its shared variables take 40 KiB, more than the device's 32 KiB"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := device.CheckDeviceLimits(caps, c.f)
+			require.ErrorIs(t, err, device.ErrUnsupported)
+			require.ErrorContains(t, err, c.want)
+		})
+	}
+	require.NoError(t, device.CheckDeviceLimits(caps, kernel([3]uint32{16, 16, 1}, 2, 4096, 4096)))
+	require.NoError(t, device.CheckDeviceLimits(device.Capabilities{}, kernel([3]uint32{1024, 1, 1}, 1, 1<<18)), "unknown limits")
+}
+
+func TestCompileSharedPastDevice(t *testing.T) {
+	d := openDevice(t)
+	caps := d.Capabilities()
+	n := int(caps.MaxSharedMemory/4) + 1
+	if n*4 > fe.MaxTypeSize {
+		t.Skipf("the device's %d bytes of shared memory are more than a type may take", caps.MaxSharedMemory)
+	}
+	f, err := fe.Kernel1D(64, func(k *fe.K, out fe.Buf[fe.F32]) {
+		s := fe.NewShared[fe.F32](k, n)
+		i := k.DispatchID().X()
+		s.Write(i, fe.F(1))
+		out.Write(i, s.Read(i))
+	})
+	require.NoError(t, err)
+	_, err = device.Compile(d, f, device.WithKernelName("tiles"))
+	require.ErrorIs(t, err, device.ErrUnsupported)
+	require.ErrorContains(t, err, "device: Compile tiles: ")
+	require.ErrorContains(t, err, "maxComputeSharedMemorySize")
+}
+
+// slowKernel nests ifs depth deep, each level holding width loops of
+// arithmetic: at depth 24 and width 8 lavapipe spends 0.2-0.8 s building its
+// pipeline (against 25 ms of codegen), within every compiler bound. A fresh
+// salt keeps driver caches (Mesa's disk cache) from knowing the module.
+func slowKernel(t testing.TB, depth, width int) *fe.Function {
+	salt := uint32(time.Now().UnixNano())
+	f, err := fe.Kernel1D(64, func(k *fe.K, out fe.Buf[fe.U32]) {
+		i := k.DispatchID().X()
+		acc := fe.NewVar(k, out.Read(i))
+		var level func(d int)
+		level = func(d int) {
+			if d == 0 {
+				return
+			}
+			k.If(acc.Get().Ne(fe.U(uint32(d))), func() {
+				for w := range width {
+					fe.Range(k, fe.U(0), acc.Get().And(fe.U(7)), func(j fe.U32) {
+						acc.Set(acc.Get().Mul(fe.U(uint32(2*w + 3))).Add(j).Xor(i).Add(fe.U(salt)))
+					})
+				}
+				level(d - 1)
+			})
+		}
+		level(depth)
+		out.Write(i, acc.Get())
+	})
+	require.NoError(t, err)
+	return f
+}
+
+func TestCompileContextAbandons(t *testing.T) {
+	// Validation on: Close reports any shader the late compile leaked.
+	d, err := device.Open(context.Background(), "vulkan", device.WithValidation(), device.WithValidationLayer(true),
+		device.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	testenv.Need(t, "a Vulkan device", err)
+	defer func() { require.NoError(t, d.Close(), "nothing leaked") }()
+	f := slowKernel(t, 24, 8)
+
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = device.CompileContext(cancelled, d, f)
+	require.ErrorIs(t, err, context.Canceled)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	k, err := device.CompileContext(ctx, d, f)
+	took := time.Since(t0)
+	require.Nil(t, k)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorContains(t, err, "device: Compile kernel: ")
+	// The driver finishes in the background; its pipeline is destroyed.
+	device.WaitCompiles(d)
+	done := time.Since(t0)
+	t.Logf("returned after %v, the background compile finished after %v", took, done)
+	require.Less(t, took, done/2, "the caller waited for the driver")
+	v, ok := d.Interface().(*device.Validator)
+	require.True(t, ok)
+	require.Empty(t, v.Leaks())
+
+	// The same kernel compiles with time to spare.
+	k, err = device.CompileContext(context.Background(), d, f)
+	require.NoError(t, err)
+	require.NoError(t, k.Close())
+}
+
+func TestCompileLimitIsInvalidArgument(t *testing.T) {
+	d := openDevice(t)
+	f := fe.NewKernel("deep", 1, [3]uint32{64, 1, 1})
+	var s fe.Stmt = &fe.Block{}
+	for range fe.MaxNesting + 1 {
+		s = &fe.If{Cond: fe.LitBool(true), Then: &fe.Block{Stmts: []fe.Stmt{s}}}
+	}
+	f.Body.Stmts = []fe.Stmt{s}
+	_, err := device.Compile(d, f)
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorIs(t, err, fe.ErrLimit)
+	require.False(t, errors.Is(err, device.ErrUnsupported))
+}
+
+// TestCompileContextThenClose: closing the device right after giving up on a
+// compile waits for the driver and destroys the late pipeline.
+func TestCompileContextThenClose(t *testing.T) {
+	d, err := device.Open(context.Background(), "vulkan", device.WithValidation(), device.WithValidationLayer(true),
+		device.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	testenv.Need(t, "a Vulkan device", err)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err = device.CompileContext(ctx, d, slowKernel(t, 24, 8))
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	time.Sleep(100 * time.Millisecond) // past codegen: the driver is building
+	t0 := time.Now()
+	require.NoError(t, d.Close(), "nothing leaked")
+	t.Logf("Close waited %v", time.Since(t0))
+	_, err = device.CompileContext(ctx, d, slowKernel(t, 1, 1))
+	require.Error(t, err)
+	_, err = device.CompileContext(context.Background(), d, slowKernel(t, 1, 1))
+	require.ErrorIs(t, err, device.ErrClosed)
+}

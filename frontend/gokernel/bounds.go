@@ -1,0 +1,196 @@
+package gokernel
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"github.com/lucent-gpu/lucent/frontend"
+)
+
+// The compiler holds kernel source to frontend's input bounds (limits.go
+// there) at the construct that passes one, so that no source makes it
+// allocate in proportion to an array's length or recurse without bound:
+//
+//   - Check reads at most frontend.MaxSourceSize bytes, and walks the parsed
+//     file for statement nesting (frontend.MaxNesting) and expression depth
+//     (frontend.MaxExprDepth) before the type checker, itself recursive,
+//     sees it; Load walks each kernel and helper before lowering it.
+//   - Types are at most frontend.MaxTypeSize bytes (mapType), and a value a
+//     thread holds (a local, a parameter, a result, a literal, a lookup
+//     table) at most frontend.MaxValueSize bytes and MaxValueParts elements.
+//   - A zero array is one element repeated (frontend.Construct), and the
+//     array literals of one function spell out at most maxLiteralElems
+//     elements, so lowering is linear in the source.
+//
+// The statement and local counts of the lowered function (MaxStatements,
+// MaxLocals) are Validate's, reported at the kernel.
+
+// maxLiteralElems bounds the elements the array literals of one function
+// build (explicit and implied zeros: [4096]float32{7: 1} builds 4096).
+const maxLiteralElems = 1 << 16
+
+// checkNesting reports, at the construct, each statement nested deeper than
+// frontend.MaxNesting and each expression deeper than frontend.MaxExprDepth
+// under root. It does not descend past a bound, so its own recursion is
+// bounded too.
+func (c *compiler) checkNesting(root ast.Node) bool {
+	before := len(c.errs)
+	var stmts, exprs int
+	deep := false    // the current outermost expression was reported
+	var stack []byte // per node entered: 's', 'e' or 0, to undo on the way out
+	ast.Inspect(root, func(n ast.Node) bool {
+		if n == nil {
+			switch stack[len(stack)-1] {
+			case 's':
+				stmts--
+			case 'e':
+				exprs--
+				deep = deep && exprs > 0
+			}
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		k := byte(0)
+		switch n := n.(type) {
+		case *ast.IfStmt, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			if stmts++; stmts > frontend.MaxNesting {
+				c.errorf(n.Pos(), "%s nested %d deep, more than %d (frontend.MaxNesting; each else if counts one): flatten the control flow, or move the inner part into a function", stmtWord(n), stmts, frontend.MaxNesting)
+				stmts--
+				return false
+			}
+			k = 's'
+		case *ast.FuncLit:
+			// Rejected where it is lowered; its body is not walked.
+			return false
+		case ast.Expr:
+			if exprs++; exprs > frontend.MaxExprDepth {
+				if !deep {
+					c.errorf(n.Pos(), "expression nested more than %d deep (frontend.MaxExprDepth): split it with local variables", frontend.MaxExprDepth)
+				}
+				deep = true
+				exprs--
+				return false
+			}
+			k = 'e'
+		}
+		stack = append(stack, k)
+		return true
+	})
+	return len(c.errs) == before
+}
+
+func stmtWord(n ast.Node) string {
+	switch n.(type) {
+	case *ast.IfStmt:
+		return "an if"
+	case *ast.ForStmt, *ast.RangeStmt:
+		return "a for loop"
+	case *ast.SelectStmt:
+		return "a select"
+	}
+	return "a switch"
+}
+
+// fitsThread reports a value of device type t, described by what, that is
+// larger than a thread may hold.
+// One line reports a type once (x := [N]T{} is not also reported at x).
+func (l *lowerer) fitsThread(t *frontend.Type, pos token.Pos, what string) bool {
+	why := valueBound(t)
+	if why == "" {
+		return true
+	}
+	key := fmt.Sprintf("%d:%s", l.c.fset.Position(pos).Line, t)
+	if l.bounded == nil {
+		l.bounded = map[string]bool{}
+	}
+	if l.bounded[key] {
+		l.nerrs++
+		return false
+	}
+	l.bounded[key] = true
+	l.errorf(pos, "%s %s: declare it with kernel.Shared, or keep it in a buffer parameter", what, why)
+	return false
+}
+
+// valueBound says how a value of type t passes MaxValueSize or
+// MaxValueParts, or is "".
+func valueBound(t *frontend.Type) string {
+	if t.Size() > frontend.MaxValueSize {
+		return fmt.Sprintf("is %s, more than the %s a thread may hold (frontend.MaxValueSize)", frontend.SizeText(uint64(t.Size())), frontend.SizeText(frontend.MaxValueSize))
+	}
+	if n := frontend.Parts(t); n > frontend.MaxValueParts {
+		return fmt.Sprintf("has %d elements, more than the %d a thread's value may have (frontend.MaxValueParts)", n, frontend.MaxValueParts)
+	}
+	return ""
+}
+
+// goType writes t as the kernel's source would, packages by name.
+func goType(t types.Type) string {
+	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
+}
+
+// zeroLoopLen is the longest array zeroed by one whole-array store; longer
+// ones are zeroed by a loop over their elements, which drivers compile in
+// time independent of the length (a whole [1024]uint8 store costs lavapipe
+// 0.17 s, the loop about 1 ms).
+const zeroLoopLen = 64
+
+// longArray reports whether t holds an array longer than zeroLoopLen.
+func longArray(t *frontend.Type) bool {
+	switch t.Kind() {
+	case frontend.KindArray:
+		return t.Len() > zeroLoopLen || longArray(t.Elem())
+	case frontend.KindStruct:
+		for _, f := range t.Fields() {
+			if longArray(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isZero reports whether e is a zero value as zero builds it.
+func isZero(e frontend.Expr) bool {
+	switch e := e.(type) {
+	case *frontend.Literal:
+		return e.Bits == 0
+	case *frontend.Construct:
+		for _, a := range e.Args {
+			if !isZero(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// zeroInit stores the zero value of t in the place dst: as one store, or,
+// for the arrays longer than zeroLoopLen in t, element by element in a loop.
+func (l *lowerer) zeroInit(dst frontend.Expr, t *frontend.Type) {
+	switch {
+	case !longArray(t):
+		l.emit(&frontend.Assign{Dst: dst, Src: zero(t)})
+	case t.Kind() == frontend.KindStruct:
+		for i, f := range t.Fields() {
+			l.zeroInit(&frontend.Member{X: dst, Field: i, T: f.Type}, f.Type)
+		}
+	default: // an array
+		i := l.newTemp(frontend.TU32)
+		l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: i}, Src: frontend.LitInt(frontend.TU32, 0)})
+		outer := l.block
+		body := &frontend.Block{}
+		l.block = body
+		l.zeroInit(&frontend.Index{X: dst, I: &frontend.Ref{Var: i}, T: t.Elem()}, t.Elem())
+		l.block = outer
+		next := &frontend.Binary{Op: frontend.Add, X: &frontend.Ref{Var: i}, Y: frontend.LitInt(frontend.TU32, 1), T: frontend.TU32}
+		l.emit(&frontend.For{
+			Cond:   &frontend.Binary{Op: frontend.Lt, X: &frontend.Ref{Var: i}, Y: frontend.LitInt(frontend.TU32, int64(t.Len())), T: frontend.TBool},
+			Body:   body,
+			Update: &frontend.Block{Stmts: []frontend.Stmt{&frontend.Assign{Dst: &frontend.Ref{Var: i}, Src: next}}},
+		})
+	}
+}
