@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -162,4 +164,105 @@ func TestCloseRacesEveryCall(t *testing.T) {
 		require.ErrorIs(t, err, device.ErrClosed)
 		require.Empty(t, formatMessages(msgs.take()), "round %d: validation errors", round)
 	}
+}
+
+// TestEventWaitSeesDownloads: a host wait on an event signalled after a list
+// returns once the list's downloads are in the Go slice (the copy out of
+// staging memory runs on the host after the GPU is done), for
+// SynchronizeEvent and for EventCompleted alike.
+func TestEventWaitSeesDownloads(t *testing.T) {
+	f := newFixture(t)
+	d := f.d
+	const n = 4 << 20
+	b := f.buffer(n)
+	ev, err := d.CreateEvent()
+	require.NoError(t, err)
+	defer func() { require.NoError(t, d.DestroyEvent(ev)) }()
+	src := make([]byte, n)
+	for round := range 6 {
+		for i := range src {
+			src[i] = byte(round + 1)
+		}
+		out := make([]byte, n)
+		require.NoError(t, d.Dispatch(f.s, (&device.CommandList{}).Add(
+			&device.BufferUpload{Buffer: b, Data: src}, &device.BufferDownload{Buffer: b, Data: out})))
+		v := uint64(round + 1)
+		require.NoError(t, d.SignalEvent(ev, f.s, v))
+		if round%2 == 0 {
+			require.NoError(t, d.SynchronizeEvent(context.Background(), ev, v))
+		} else {
+			for {
+				ok, err := d.EventCompleted(ev, v)
+				require.NoError(t, err)
+				if ok {
+					break
+				}
+				time.Sleep(100 * time.Microsecond)
+			}
+		}
+		// The last bytes are copied last.
+		require.Equal(t, byte(round+1), out[n-1], "round %d: the download is not complete", round)
+		require.Equal(t, src, out, "round %d", round)
+	}
+}
+
+// TestCloseAfterHungKernel: Close after a kernel that does not end (spin.comp:
+// minutes of work on lavapipe) returns
+// within its bound, with an error naming the stream and wrapping
+// ErrDeviceLost, and a host wait in flight returns ErrClosed. The device is
+// abandoned (lavapipe keeps a thread spinning on the kernel), so the test
+// runs in a child process, which exits with the spinning thread.
+func TestCloseAfterHungKernel(t *testing.T) {
+	if os.Getenv("LUCENT_TEST_HUNG_CHILD") == "1" {
+		hungKernelChild(t)
+		return
+	}
+	compile(t, "spin") // fails here, not in the child, without glslangValidator
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "-test.run=^TestCloseAfterHungKernel$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), "LUCENT_TEST_HUNG_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, ctx.Err(), "the child did not end:\n%s", out)
+	require.NoError(t, err, "child:\n%s", out)
+	require.Contains(t, string(out), "--- PASS: TestCloseAfterHungKernel")
+}
+
+func hungKernelChild(t *testing.T) {
+	closeTimeout = 500 * time.Millisecond
+	d, err := Open(device.Options{DeviceIndex: -1})
+	testenv.Need(t, "a Vulkan device", err)
+	s, err := d.CreateStream(device.StreamCompute)
+	require.NoError(t, err)
+	sh, _, err := d.CreateShader(device.ShaderDesc{SPIRV: compile(t, "spin"), Name: "spin"})
+	require.NoError(t, err)
+	flag, err := d.CreateBuffer(device.BufferDesc{Size: 8})
+	require.NoError(t, err)
+	require.NoError(t, d.Dispatch(s, (&device.CommandList{}).Add(
+		&device.BufferUpload{Buffer: flag, Data: make([]byte, 8)},
+		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{1 << 20, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: flag}}})))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, d.SynchronizeStream(ctx, s), context.DeadlineExceeded, "the kernel does not end")
+
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- d.SynchronizeStream(context.Background(), s) }()
+	time.Sleep(20 * time.Millisecond)
+	start := time.Now()
+	err = d.Close()
+	took := time.Since(start)
+	require.ErrorIs(t, err, device.ErrDeviceLost)
+	require.Contains(t, err.Error(), fmt.Sprintf("stream %d still running", s))
+	require.Less(t, took, 3*time.Second, "Close is bounded")
+	select {
+	case err := <-waitErr:
+		require.ErrorIs(t, err, device.ErrClosed)
+	case <-time.After(3 * time.Second):
+		t.Fatal("a host wait in flight did not end")
+	}
+	require.NoError(t, d.Close(), "a second Close")
+	_, err = d.CreateBuffer(device.BufferDesc{Size: 4})
+	require.ErrorIs(t, err, device.ErrClosed)
 }
