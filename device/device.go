@@ -62,8 +62,16 @@ func (d *Device) Logger() *slog.Logger { return d.opts.Logger }
 // Close releases every resource still open, then the device. With validation
 // on, the error lists what the program did not Close itself (it matches
 // ErrLeaked); the resources are released all the same. A second Close
-// returns nil.
+// returns nil. Calls racing Close complete or fail with ErrClosed (see
+// Interface.Close for the bound on waiting for submitted work); called from
+// a CommandList callback of the device, Close returns an error wrapping
+// ErrInvalidArgument and releases nothing.
 func (d *Device) Close() error {
+	if g, ok := d.iface.(CloseGuard); ok {
+		if err := g.CloseAllowed(); err != nil {
+			return fmt.Errorf("device: Close: %w", err)
+		}
+	}
 	d.mu.Lock()
 	if d.closed.Load() {
 		d.mu.Unlock()

@@ -529,3 +529,57 @@ func TestVulkanConcurrentStreams(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// TestVulkanDestroyedStreamHazard: a resource written on a stream destroyed
+// without a host wait is a hazard for another stream only while that write
+// may still run; once it has finished, the other stream may use it.
+func TestVulkanDestroyedStreamHazard(t *testing.T) {
+	d := openVulkan(t)
+	b := newStream(t, d, device.StreamCompute)
+	buf := newBuffer[uint32](t, d, 1<<16)
+	a, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	src := make([]uint32, 1<<16)
+	for i := range src {
+		src[i] = uint32(i)
+	}
+	require.NoError(t, a.Submit(buf.Upload(src)))
+	require.NoError(t, a.Close())
+	got := make([]uint32, len(src))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := b.Submit(buf.Download(got))
+		if err == nil {
+			break
+		}
+		require.ErrorIs(t, err, device.ErrHazard)
+		require.Contains(t, err.Error(), "destroyed before that write finished")
+		require.True(t, time.Now().Before(deadline), "still a hazard long after the destroyed stream's work finished")
+		time.Sleep(time.Millisecond)
+	}
+	require.NoError(t, b.Synchronize(ctxT(t)))
+	require.Equal(t, src, got)
+}
+
+// TestVulkanCloseFromCallback: Device.Close called from a CommandList
+// callback returns ErrInvalidArgument at once (it would wait for that
+// callback) and leaves the device open and working.
+func TestVulkanCloseFromCallback(t *testing.T) {
+	d := openVulkan(t)
+	s := newStream(t, d, device.StreamCompute)
+	buf := newBuffer[uint32](t, d, 4)
+	var closeErr, syncErr error
+	l := (&device.CommandList{}).Add(buf.Upload([]uint32{1, 2, 3, 4}))
+	l.OnDone(func() {
+		closeErr = d.Close()
+		syncErr = s.Synchronize(context.Background())
+	})
+	require.NoError(t, s.SubmitList(l))
+	require.NoError(t, s.Synchronize(ctxT(t)))
+	require.ErrorIs(t, closeErr, device.ErrInvalidArgument)
+	require.ErrorIs(t, syncErr, device.ErrInvalidArgument)
+	got := make([]uint32, 4)
+	require.NoError(t, s.Submit(buf.Download(got)))
+	require.NoError(t, s.Synchronize(ctxT(t)))
+	require.Equal(t, []uint32{1, 2, 3, 4}, got)
+}

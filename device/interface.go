@@ -72,6 +72,15 @@ type Interface interface {
 	SynchronizeEvent(ctx context.Context, event Handle, value uint64) error
 }
 
+// CloseGuard is implemented by a backend that runs user callbacks on its own
+// goroutines. CloseAllowed returns an error wrapping ErrInvalidArgument when
+// Close, called now, would wait for the callback it is called from (a
+// CommandList callback closing its device); Device.Close asks before it
+// releases anything.
+type CloseGuard interface {
+	CloseAllowed() error
+}
+
 // BufferDesc describes a buffer.
 type BufferDesc struct {
 	Size     uint64 // bytes, > 0

@@ -385,12 +385,21 @@ func remove[T any](d *Device, h device.Handle, kind string) (T, error) {
 // for), it returns an error wrapping device.ErrInvalidArgument and closes
 // nothing.
 func (d *Device) Close() error {
-	if s := d.callbackStream(); s != nil {
-		return invalidf("Close called from a callback of stream %d: it would wait for that callback to return", s.h)
+	if err := d.CloseAllowed(); err != nil {
+		return err
 	}
 	var err error
 	d.closeOnce.Do(func() { err = d.close() })
 	return err
+}
+
+// CloseAllowed refuses Close from a callback of one of the device's streams
+// (device.CloseGuard).
+func (d *Device) CloseAllowed() error {
+	if s := d.callbackStream(); s != nil {
+		return invalidf("Close called from a callback of stream %d: it would wait for that callback to return", s.h)
+	}
+	return nil
 }
 
 func (d *Device) close() error {
