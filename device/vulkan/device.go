@@ -415,18 +415,25 @@ func (d *Device) close() error {
 	d.live.Unlock()
 
 	var firstErr error
-	// Let every stream finish (callbacks included), then stop its worker.
-	var stuck []*stream
+	// Let every stream finish (callbacks included), all at once, then wait
+	// for their workers to release them.
+	var streams []*stream
+	var dropped []int
 	d.streams.Range(func(k, _ any) bool {
 		s := k.(*stream)
-		done, err := s.finish(deadline)
+		streams = append(streams, s)
+		dropped = append(dropped, s.finish())
+		return true
+	})
+	var stuck []*stream
+	for i, s := range streams {
+		done, err := s.finished(deadline, dropped[i])
 		if !done {
 			stuck = append(stuck, s)
 		} else if err != nil && firstErr == nil {
 			firstErr = err
 		}
-		return true
-	})
+	}
 	if len(stuck) > 0 {
 		var names []string
 		for _, s := range stuck {

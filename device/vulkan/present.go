@@ -537,7 +537,7 @@ func (sc *swapchain) waitStream(v uint64) {
 		// Destroyed and released meanwhile: fall through to watch the
 		// (final) progress.
 	}
-	for s.completed.Load() < v && s.err() == nil {
+	for s.completed.Load() < v && s.err() == nil && !sc.d.abandoned.Load() {
 		s.cmu.Lock()
 		ch := s.progress
 		s.cmu.Unlock()

@@ -719,12 +719,12 @@ func (s *stream) stop() {
 	s.notify()
 }
 
-// finish stops the stream and waits until it has been released, or until
-// deadline (done is then false). Parked work that can never be submitted (it
-// waits for a signal nobody submitted) is dropped.
-func (s *stream) finish(deadline time.Time) (done bool, err error) {
+// finish stops the stream: parked work that can never be submitted (it
+// waits for a signal nobody submitted) is dropped, and the worker drains the
+// rest and releases the stream. It returns how many submissions it dropped.
+func (s *stream) finish() (dropped int) {
 	s.mu.Lock()
-	dropped := len(s.parked)
+	dropped = len(s.parked)
 	for _, sub := range s.parked {
 		if sub.staging != nil {
 			s.d.mem.releaseStaging(sub.staging)
@@ -739,12 +739,23 @@ func (s *stream) finish(deadline time.Time) (done bool, err error) {
 	s.mu.Unlock()
 	s.d.parked.remove(s)
 	s.stop()
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
+	return dropped
+}
+
+// finished waits until the stream finish stopped has been released, or
+// until deadline (done is then false), and reports what went wrong on it:
+// a failure, a callback's panic nobody synchronized for, dropped work.
+func (s *stream) finished(deadline time.Time, dropped int) (done bool, err error) {
 	select {
 	case <-s.exited:
-	case <-timer.C:
-		return false, nil
+	default:
+		timer := time.NewTimer(time.Until(deadline))
+		defer timer.Stop()
+		select {
+		case <-s.exited:
+		case <-timer.C:
+			return false, nil
+		}
 	}
 	if err := s.err(); err != nil {
 		return true, err
