@@ -190,7 +190,8 @@ type BindlessUpdate struct {
 
 // Custom runs Func with the backend's native command buffer (a VkCommandBuffer
 // for the Vulkan backend) while the command list is being encoded. Resources
-// declares what Func touches, so barriers and validation still work.
+// declares what Func touches, so barriers and validation still work. A panic
+// in Func fails the submission with an error wrapping ErrPanicked.
 type Custom struct {
 	Name      string
 	Resources []Usage

@@ -14,7 +14,10 @@ func (l *CommandList) Add(cmds ...Command) *CommandList {
 	return l
 }
 
-// OnDone appends a host callback run after the list's GPU work completes.
+// OnDone appends a host callback run after the list's GPU work completes. A
+// panic in it is recovered: the stream's next Synchronize returns an error
+// wrapping ErrPanicked. From the callback, closing the device or
+// synchronizing the callback's own stream returns ErrInvalidArgument.
 func (l *CommandList) OnDone(f func()) *CommandList {
 	l.Callbacks = append(l.Callbacks, f)
 	return l

@@ -85,10 +85,19 @@ func (d *Device) Logger() *slog.Logger {
 // on, the error lists what the program did not Close itself (it matches
 // ErrLeaked); the resources are released all the same. It first waits for
 // the pipelines of compiles CompileContext gave up on to finish building. A
-// second Close returns nil.
+// second Close returns nil, as does Close on a nil Device. Calls racing Close
+// complete or fail with ErrClosed (see Interface.Close for the bound on
+// waiting for submitted work); called from a CommandList callback of the
+// device, Close returns an error wrapping ErrInvalidArgument and releases
+// nothing.
 func (d *Device) Close() error {
 	if d == nil || d.iface == nil {
 		return nil
+	}
+	if g, ok := d.iface.(CloseGuard); ok {
+		if err := g.CloseAllowed(); err != nil {
+			return fmt.Errorf("device: Close: %w", err)
+		}
 	}
 	d.mu.Lock()
 	if d.closed.Load() {

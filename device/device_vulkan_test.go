@@ -529,3 +529,138 @@ func TestVulkanConcurrentStreams(t *testing.T) {
 		require.NoError(t, err)
 	}
 }
+
+// TestVulkanDestroyedStreamHazard: a resource written on a stream destroyed
+// without a host wait is a hazard for another stream only while that write
+// may still run; once it has finished, the other stream may use it.
+func TestVulkanDestroyedStreamHazard(t *testing.T) {
+	d := openVulkan(t)
+	b := newStream(t, d, device.StreamCompute)
+	buf := newBuffer[uint32](t, d, 1<<16)
+	a, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	src := make([]uint32, 1<<16)
+	for i := range src {
+		src[i] = uint32(i)
+	}
+	require.NoError(t, a.Submit(buf.Upload(src)))
+	require.NoError(t, a.Close())
+	got := make([]uint32, len(src))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		err := b.Submit(buf.Download(got))
+		if err == nil {
+			break
+		}
+		require.ErrorIs(t, err, device.ErrHazard)
+		require.Contains(t, err.Error(), "destroyed before that write finished")
+		require.True(t, time.Now().Before(deadline), "still a hazard long after the destroyed stream's work finished")
+		time.Sleep(time.Millisecond)
+	}
+	require.NoError(t, b.Synchronize(ctxT(t)))
+	require.Equal(t, src, got)
+}
+
+// TestVulkanCloseFromCallback: Device.Close called from a CommandList
+// callback returns ErrInvalidArgument at once (it would wait for that
+// callback) and leaves the device open and working.
+func TestVulkanCloseFromCallback(t *testing.T) {
+	d := openVulkan(t)
+	s := newStream(t, d, device.StreamCompute)
+	buf := newBuffer[uint32](t, d, 4)
+	var closeErr, syncErr error
+	l := (&device.CommandList{}).Add(buf.Upload([]uint32{1, 2, 3, 4}))
+	l.OnDone(func() {
+		closeErr = d.Close()
+		syncErr = s.Synchronize(context.Background())
+	})
+	require.NoError(t, s.SubmitList(l))
+	require.NoError(t, s.Synchronize(ctxT(t)))
+	require.ErrorIs(t, closeErr, device.ErrInvalidArgument)
+	require.ErrorIs(t, syncErr, device.ErrInvalidArgument)
+	got := make([]uint32, 4)
+	require.NoError(t, s.Submit(buf.Download(got)))
+	require.NoError(t, s.Synchronize(ctxT(t)))
+	require.Equal(t, []uint32{1, 2, 3, 4}, got)
+}
+
+// TestVulkanCloseRacesTypedCalls: the typed API's Device.Close racing typed
+// creations, submissions, host waits and Closes on other goroutines: every
+// call completes or fails with ErrClosed, and nothing crashes.
+func TestVulkanCloseRacesTypedCalls(t *testing.T) {
+	for round := range 6 {
+		d, err := device.Open(context.Background(), "vulkan", device.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		testenv.Need(t, "a Vulkan device", err)
+		var wg sync.WaitGroup
+		errc := make(chan error, 16)
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					err := typedRaceStep(d, g)
+					if err != nil {
+						if !errors.Is(err, device.ErrClosed) {
+							errc <- fmt.Errorf("goroutine %d: %w", g, err)
+						}
+						return
+					}
+				}
+			}()
+		}
+		time.Sleep(time.Duration(5+round*4) * time.Millisecond)
+		closed := make(chan error, 2)
+		go func() { closed <- d.Close() }()
+		go func() { closed <- d.Close() }()
+		require.NoError(t, <-closed, "round %d", round)
+		require.NoError(t, <-closed, "round %d", round)
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			require.NoError(t, err, "round %d", round)
+		}
+	}
+}
+
+func typedRaceStep(d *device.Device, g int) error {
+	s, err := d.NewStream(device.StreamCompute)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	b, err := device.NewBuffer[uint32](d, 1024)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	ev, err := d.NewEvent()
+	if err != nil {
+		return err
+	}
+	defer ev.Close()
+	src := make([]uint32, 1024)
+	for i := range src {
+		src[i] = uint32(i + g)
+	}
+	got := make([]uint32, 1024)
+	l := (&device.CommandList{}).Add(b.Upload(src), b.Download(got))
+	l.OnDone(func() {})
+	if err := s.SubmitList(l); err != nil {
+		return err
+	}
+	if err := ev.Signal(s, 1); err != nil {
+		return err
+	}
+	if g%2 == 0 {
+		err = ev.Synchronize(context.Background(), 1)
+	} else {
+		err = s.Synchronize(context.Background())
+	}
+	if err != nil {
+		return err
+	}
+	if got[1023] != src[1023] {
+		return fmt.Errorf("download incomplete after the wait: %d, want %d", got[1023], src[1023])
+	}
+	return nil
+}

@@ -27,6 +27,11 @@ var (
 	// ErrHazard: the validation wrapper found a resource used on one stream
 	// while another stream writes (or reads) it with no event ordering the two.
 	ErrHazard = errors.New("cross-stream hazard")
+	// ErrPanicked: a user callback (CommandList.OnDone, Custom.Func)
+	// panicked; the panic was recovered and logged, and the error is returned
+	// by the next call that reports on it (Stream.Synchronize, or Submit for
+	// Custom.Func).
+	ErrPanicked = errors.New("callback panicked")
 	// ErrLeaked: resources were still alive when the device was closed
 	// (reported by the validation wrapper; see LeakError).
 	ErrLeaked = errors.New("resources leaked")

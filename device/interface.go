@@ -16,10 +16,24 @@ import "context"
 //
 // Destroying a resource still used by submitted work is allowed: the backend
 // defers the release until that work has finished.
+//
+// User callbacks (CommandList callbacks, Custom.Func, Options.Debug) run
+// under recover: a panic in one is logged through the device's logger and
+// becomes an error wrapping ErrPanicked, never a crash (see Dispatch).
 type Interface interface {
 	// Close waits for all submitted work, releases every resource still alive
 	// and the device itself. Later calls fail with ErrClosed; a second Close
 	// returns nil.
+	//
+	// Calls racing Close on other goroutines either complete before Close
+	// releases anything or fail with ErrClosed; host waits in flight return
+	// ErrClosed. Close waits for submitted work for a bounded time (the
+	// Vulkan backend: 10 s); when work is still running then (a kernel that
+	// does not end), it returns an error naming the stream and wrapping
+	// ErrDeviceLost, and leaks the device and its objects rather than destroy
+	// what the GPU may still use. Called from a CommandList callback of the
+	// device, it returns an error wrapping ErrInvalidArgument and closes
+	// nothing (it would wait for that callback).
 	Close() error
 
 	Capabilities() Capabilities
@@ -55,11 +69,18 @@ type Interface interface {
 
 	// Dispatch encodes and submits list on the stream, in order after all
 	// earlier work on it, and returns without waiting. Host callbacks run once
-	// the list's GPU work completes. Upload data has been consumed when
-	// Dispatch returns; download buffers are written before the callbacks run.
+	// the list's GPU work completes, in order, on a goroutine of the
+	// stream's. Upload data has been consumed when Dispatch returns; download
+	// buffers are written before the callbacks run. A callback that panics is
+	// recovered and logged, the list's later callbacks still run, and the
+	// stream's next SynchronizeStream returns an error wrapping ErrPanicked.
+	// A Custom.Func that panics fails Dispatch with an error wrapping
+	// ErrPanicked (nothing of the list runs).
 	Dispatch(stream Handle, list *CommandList) error
 	// SynchronizeStream waits until all work submitted to the stream so far has
-	// finished (and its callbacks have run), or ctx is done.
+	// finished (its downloads written, its callbacks run), or ctx is done.
+	// Called from one of the stream's own callbacks it returns an error
+	// wrapping ErrInvalidArgument at once (it would wait for that callback).
 	SynchronizeStream(ctx context.Context, stream Handle) error
 
 	// Events are timeline semaphores: a monotonically increasing uint64.
@@ -69,10 +90,26 @@ type Interface interface {
 	SignalEvent(event, stream Handle, value uint64) error
 	// WaitEvent makes the stream's later work wait until the event reaches value.
 	WaitEvent(event, stream Handle, value uint64) error
-	// EventCompleted reports whether the event has reached value.
+	// EventCompleted reports whether the event has reached value, with the
+	// host side of the work ordered before the signal done: the downloads of
+	// the lists before it on the signalling stream are in their slices and
+	// their callbacks have run.
 	EventCompleted(event Handle, value uint64) (bool, error)
-	// SynchronizeEvent blocks the host until the event reaches value or ctx is done.
+	// SynchronizeEvent blocks the host until the event reaches value, with
+	// the host side of the work before the signal done as for
+	// EventCompleted, or ctx is done. Called from a callback of the stream
+	// whose later work signals that value, it returns an error wrapping
+	// ErrInvalidArgument (it would wait for that callback).
 	SynchronizeEvent(ctx context.Context, event Handle, value uint64) error
+}
+
+// CloseGuard is implemented by a backend that runs user callbacks on its own
+// goroutines. CloseAllowed returns an error wrapping ErrInvalidArgument when
+// Close, called now, would wait for the callback it is called from (a
+// CommandList callback closing its device); Device.Close asks before it
+// releases anything.
+type CloseGuard interface {
+	CloseAllowed() error
 }
 
 // BufferDesc describes a buffer.

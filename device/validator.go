@@ -27,6 +27,12 @@ import (
 // t of stream A and then used on stream B whose clock for A is below t is a
 // hazard; so is a write on B after an unordered read on A. A Wait must be
 // issued after the Signal it waits for for the validator to see the order.
+//
+// A stream destroyed with work that may still run leaves its accesses in
+// place: using the resources on another stream is a hazard until that work
+// has finished. To know when it has, DestroyStream signals an event of the
+// wrapped Interface after the stream's last work; once the event is reached,
+// the stream's work counts as waited for by the host.
 type Validator struct {
 	inner Interface
 	log   *slog.Logger
@@ -38,6 +44,7 @@ type Validator struct {
 	host     clock                // what the host has waited for
 	signals  map[Handle][]signal  // per event, in signal order
 	accesses map[Handle]*accesses // per buffer, texture or bindless array
+	retiring map[Handle]*vres     // destroyed streams whose work may still run
 }
 
 // clock maps a stream to a tick of it.
@@ -78,8 +85,9 @@ type vres struct {
 	slots  uint32
 
 	// streams only
-	tick uint64
-	vc   clock
+	tick   uint64
+	vc     clock
+	retire Handle // destroyed: an event of the wrapped Interface reaching 1 after its last work
 }
 
 func (r *vres) label(h Handle) string {
@@ -101,6 +109,7 @@ func NewValidator(inner Interface, log *slog.Logger) *Validator {
 		host:     clock{},
 		signals:  map[Handle][]signal{},
 		accesses: map[Handle]*accesses{},
+		retiring: map[Handle]*vres{},
 	}
 }
 
@@ -168,6 +177,14 @@ func (v *Validator) Close() error {
 		return errors.Join(err, le)
 	}
 	return err
+}
+
+// CloseAllowed asks the wrapped Interface, when it is a CloseGuard.
+func (v *Validator) CloseAllowed() error {
+	if g, ok := v.inner.(CloseGuard); ok {
+		return g.CloseAllowed()
+	}
+	return nil
 }
 
 func (v *Validator) Capabilities() Capabilities { return v.inner.Capabilities() }
@@ -286,8 +303,52 @@ func (v *Validator) CreateStream(kind StreamKind) (Handle, error) {
 	return v.create(&vres{kind: KindStream, stream: kind, vc: clock{}}, func() (Handle, error) { return v.inner.CreateStream(kind) })
 }
 
+// DestroyStream destroys the stream; when the host has not waited for all
+// its work, an event signalled after that work tells later hazard checks
+// when it has finished.
 func (v *Validator) DestroyStream(h Handle) error {
-	return v.destroy(h, KindStream, v.inner.DestroyStream)
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return v.errClosed()
+	}
+	r, err := v.lookup(h, KindStream)
+	if err != nil {
+		v.mu.Unlock()
+		return fmt.Errorf("Destroy: %w", err)
+	}
+	r.alive = false
+	pending := r.tick > v.host[h]
+	v.mu.Unlock()
+	if pending {
+		// No retirement event (the device failing): the stream's work
+		// stays unordered, as it may be.
+		if ev, err := v.inner.CreateEvent(); err == nil {
+			if err := v.inner.SignalEvent(ev, h, 1); err != nil {
+				_ = v.inner.DestroyEvent(ev)
+			} else {
+				v.mu.Lock()
+				r.retire = ev
+				v.retiring[h] = r
+				v.mu.Unlock()
+			}
+		}
+	}
+	return v.inner.DestroyStream(h)
+}
+
+// settleRetired counts the work of destroyed streams that has finished as
+// waited for by the host; v.mu held.
+func (v *Validator) settleRetired() {
+	for h, r := range v.retiring {
+		if done, err := v.inner.EventCompleted(r.retire, 1); err != nil || !done {
+			continue
+		}
+		v.host.join(clock{h: r.tick})
+		_ = v.inner.DestroyEvent(r.retire)
+		r.retire = 0
+		delete(v.retiring, h)
+	}
 }
 
 func (v *Validator) CreateShader(d ShaderDesc) (Handle, Signature, error) {
@@ -344,6 +405,9 @@ func (v *Validator) Dispatch(stream Handle, list *CommandList) error {
 			return fmt.Errorf("command %d (%s): %w", i, CommandName(c), err)
 		}
 	}
+	if len(v.retiring) > 0 {
+		v.settleRetired()
+	}
 	vc := maps.Clone(s.vc)
 	vc.join(v.host)
 	t := s.tick + 1
@@ -373,6 +437,11 @@ func (v *Validator) hazard(stream Handle, vc clock, u Usage) error {
 	}
 	r := v.res[u.Handle]
 	if w := a.write; w.stream != 0 && w.stream != stream && vc[w.stream] < w.t {
+		if v.retiring[w.stream] != nil {
+			return fmt.Errorf("validation: %w: %s is %s on stream %d but written on stream %d, destroyed before that write finished "+
+				"(synchronize stream %d before destroying it, or wait until its work is done)",
+				ErrHazard, r.label(u.Handle), accessVerb(u.Access), stream, w.stream, w.stream)
+		}
 		return fmt.Errorf("validation: %w: %s is %s on stream %d but written on stream %d with no event in between "+
 			"(signal an Event on stream %d after the write and Wait on it on stream %d)",
 			ErrHazard, r.label(u.Handle), accessVerb(u.Access), stream, w.stream, w.stream, stream)
@@ -380,6 +449,10 @@ func (v *Validator) hazard(stream Handle, vc clock, u Usage) error {
 	if u.Access&Write != 0 {
 		for _, rs := range slices.Sorted(maps.Keys(a.reads)) {
 			if rs != stream && vc[rs] < a.reads[rs] {
+				if v.retiring[rs] != nil {
+					return fmt.Errorf("validation: %w: %s is written on stream %d while stream %d, destroyed before its read finished, may still read it",
+						ErrHazard, r.label(u.Handle), stream, rs)
+				}
 				return fmt.Errorf("validation: %w: %s is written on stream %d while stream %d may still read it (no event in between)",
 					ErrHazard, r.label(u.Handle), stream, rs)
 			}

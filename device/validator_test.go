@@ -288,6 +288,15 @@ func TestValidatorHazards(t *testing.T) {
 		require.NoError(t, r.v.WaitEvent(ev2, c, 1))
 		require.NoError(t, r.read(c))
 	})
+	t.Run("destroyed stream, its work finished", func(t *testing.T) {
+		r := newHazardRig(t)
+		require.NoError(t, r.write(r.a))
+		require.NoError(t, r.v.DestroyStream(r.a))
+		// The recorder completes every event at once: the destroyed
+		// stream's work is known finished.
+		require.NoError(t, r.read(r.b))
+		require.NoError(t, r.write(r.b))
+	})
 	t.Run("values must increase", func(t *testing.T) {
 		r := newHazardRig(t)
 		require.NoError(t, r.signal(r.a, 3))

@@ -1,6 +1,8 @@
 package vk
 
 import (
+	"fmt"
+	"log/slog"
 	"sync"
 	"unsafe"
 
@@ -24,6 +26,13 @@ var debugCallbacks struct {
 }
 
 func debugTrampoline(severity uint32, types uint32, data *DebugUtilsMessengerCallbackDataEXT, user uintptr) uint32 {
+	// A panic must not unwind through the driver's C frames (the process
+	// would die there): it ends here, logged.
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("vk: a debug messenger callback panicked", "panic", fmt.Sprint(r))
+		}
+	}()
 	debugCallbacks.mu.RLock()
 	fn := debugCallbacks.funcs[user]
 	debugCallbacks.mu.RUnlock()

@@ -49,9 +49,10 @@ func (b *bindless) release() {
 
 // CreateBindlessArray creates an array of size empty slots.
 func (d *Device) CreateBindlessArray(size uint32) (device.Handle, error) {
-	if err := d.alive(); err != nil {
+	if err := d.enter(); err != nil {
 		return 0, err
 	}
+	defer d.exit()
 	if size == 0 {
 		return 0, invalidf("bindless array of 0 slots")
 	}
@@ -77,6 +78,10 @@ func (d *Device) CreateBindlessArray(size uint32) (device.Handle, error) {
 
 // DestroyBindlessArray releases the array once the work using it has finished.
 func (d *Device) DestroyBindlessArray(h device.Handle) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	b, err := remove[*bindless](d, h, "bindless array")
 	if err != nil {
 		return err

@@ -29,9 +29,10 @@ func (b *buffer) label(h device.Handle) string {
 
 // CreateBuffer creates a buffer of desc.Size bytes.
 func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
-	if err := d.alive(); err != nil {
+	if err := d.enter(); err != nil {
 		return 0, err
 	}
+	defer d.exit()
 	if desc.Size == 0 {
 		return 0, invalidf("buffer of 0 bytes")
 	}
@@ -55,6 +56,10 @@ func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
 
 // DestroyBuffer releases the buffer once the work using it has finished.
 func (d *Device) DestroyBuffer(h device.Handle) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	b, err := remove[*buffer](d, h, "buffer")
 	if err != nil {
 		return err

@@ -3,8 +3,11 @@ package vulkan
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
@@ -67,6 +70,15 @@ type Device struct {
 	closed    atomic.Bool
 	closeOnce sync.Once
 
+	// The lifetime gate (lifetime.go): calls in flight, and what wakes
+	// Close when the last one leaves.
+	calls      atomic.Int64
+	drained    chan struct{}
+	abandoned  atomic.Bool  // Close gave up waiting: nothing may touch Vulkan any more
+	inCallback atomic.Int32 // user callbacks running on stream workers
+
+	log *slog.Logger
+
 	graveyard graveyard
 	samplers  samplerCache
 	setIdx    setIndex // cached descriptor sets by resource (descset.go)
@@ -124,7 +136,11 @@ func Open(opts device.Options) (_ *Device, err error) {
 	if p.f12.TimelineSemaphore == 0 || p.f13.Synchronization2 == 0 {
 		return nil, unsupportedf("%s lacks timeline semaphores or synchronization2", p.name())
 	}
-	d := &Device{in: in, phys: p, objects: map[device.Handle]any{}, handles: device.NewHandleSpace()}
+	d := &Device{in: in, phys: p, objects: map[device.Handle]any{}, handles: device.NewHandleSpace(),
+		drained: make(chan struct{}, 1), log: opts.Logger}
+	if d.log == nil {
+		d.log = slog.Default()
+	}
 	if err := d.createDevice(); err != nil {
 		return nil, err
 	}
@@ -247,6 +263,10 @@ func (d *Device) MemoryGranularity() uint64 { return d.caps.MemoryGranularity }
 
 // SetName gives a resource a debug name (shown in validation messages).
 func (d *Device) SetName(h device.Handle, name string) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	d.live.RLock()
 	defer d.live.RUnlock()
 	if err := d.alive(); err != nil {
@@ -353,28 +373,77 @@ func remove[T any](d *Device, h device.Handle, kind string) (T, error) {
 }
 
 // Close waits for all submitted work, releases every resource and the device.
-// A second Close returns nil.
+// A second Close returns nil; so does one racing the first, once the first
+// has finished (an abandoned device's later Close calls return nil too).
+//
+// Calls racing Close either complete before Close releases anything or fail
+// with ErrClosed; host waits in flight return ErrClosed. Close waits at most
+// closeTimeout (10 s) for the calls in flight and the submitted work: when
+// a stream's work has not finished by then (a kernel that does not end), it
+// returns an error naming the stream and wrapping device.ErrDeviceLost, and
+// abandons the device: its Vulkan objects, its memory and the VkDevice are
+// leaked, since destroying what the GPU may still use is undefined. Called
+// from a callback of one of the device's streams (which Close would wait
+// for), it returns an error wrapping device.ErrInvalidArgument and closes
+// nothing.
 func (d *Device) Close() error {
+	if err := d.CloseAllowed(); err != nil {
+		return err
+	}
 	var err error
 	d.closeOnce.Do(func() { err = d.close() })
 	return err
 }
 
+// CloseAllowed refuses Close from a callback of one of the device's streams
+// (device.CloseGuard).
+func (d *Device) CloseAllowed() error {
+	if s := d.callbackStream(); s != nil {
+		return invalidf("Close called from a callback of stream %d: it would wait for that callback to return", s.h)
+	}
+	return nil
+}
+
 func (d *Device) close() error {
-	d.live.Lock()
+	deadline := time.Now().Add(closeTimeout)
 	d.closed.Store(true)
+	if !d.drain(deadline) {
+		return d.abandon(fmt.Errorf("vulkan: Close: %d call(s) still in flight after %v: %w", d.calls.Load(), closeTimeout, device.ErrDeviceLost))
+	}
+	// No call runs any more, and none can start: the table is Close's.
+	d.live.Lock()
 	objs := d.objects
 	d.objects = nil
 	d.live.Unlock()
 
 	var firstErr error
-	// Let every stream finish (callbacks included), then stop its worker.
+	// Let every stream finish (callbacks included), all at once, then wait
+	// for their workers to release them.
+	var streams []*stream
+	var dropped []int
 	d.streams.Range(func(k, _ any) bool {
-		if err := k.(*stream).finish(); err != nil && firstErr == nil {
-			firstErr = err
-		}
+		s := k.(*stream)
+		streams = append(streams, s)
+		dropped = append(dropped, s.finish())
 		return true
 	})
+	var stuck []*stream
+	for i, s := range streams {
+		done, err := s.finished(deadline, dropped[i])
+		if !done {
+			stuck = append(stuck, s)
+		} else if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	if len(stuck) > 0 {
+		var names []string
+		for _, s := range stuck {
+			names = append(names, fmt.Sprintf("stream %d", s.h))
+		}
+		return d.abandon(fmt.Errorf("vulkan: Close: %s still running after %v (a kernel that does not end?); "+
+			"the device and its objects are leaked: %w", strings.Join(names, ", "), closeTimeout, device.ErrDeviceLost))
+	}
 	d.fn.DeviceWaitIdle(d.vk)
 	d.graveyard.reapAll()
 	for _, o := range objs {
@@ -389,4 +458,16 @@ func (d *Device) close() error {
 	d.fn.DestroyDevice(d.vk, nil)
 	d.in.destroy()
 	return firstErr
+}
+
+// abandon gives the device up without destroying anything (its GPU work may
+// still run): stream workers stop, and err is what Close returns.
+func (d *Device) abandon(err error) error {
+	d.abandoned.Store(true)
+	d.streams.Range(func(k, _ any) bool {
+		k.(*stream).notify()
+		return true
+	})
+	d.log.Error("vulkan: device abandoned at Close", "error", err)
+	return err
 }

@@ -146,6 +146,10 @@ func (e *encoder) stagingSize(list *device.CommandList) uint64 {
 
 // Dispatch encodes list into a command buffer and submits it on the stream.
 func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	d.live.RLock()
 	defer d.live.RUnlock()
 	if err := d.alive(); err != nil {
@@ -200,6 +204,18 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	}
 	e.reset()
 	return nil
+}
+
+// runCustom calls a custom command's function; a panic in it fails the list
+// (Dispatch returns it) instead of unwinding through the encoder.
+func (e *encoder) runCustom(c *device.Custom, cmd vk.CommandBuffer) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panicked: %v: %w", r, device.ErrPanicked)
+			e.d.log.Error("vulkan: a custom command panicked", "command", c.Name, "panic", fmt.Sprint(r))
+		}
+	}()
+	return c.Func(uintptr(cmd))
 }
 
 func (e *encoder) reset() {
@@ -649,7 +665,7 @@ func (e *encoder) command(c device.Command) error {
 		e.order(stageAll, accessMemoryWrite, uses...)
 		e.batch.Flush() // the function records directly, after what is queued
 		e.pipeline = 0  // the function may bind its own
-		if err := c.Func(uintptr(cmd)); err != nil {
+		if err := e.runCustom(c, cmd); err != nil {
 			return fmt.Errorf("custom command %q: %w", c.Name, err)
 		}
 

@@ -33,6 +33,65 @@ type event struct {
 
 	destroyed atomic.Bool    // DestroyEvent was called: host waits end
 	waiters   sync.WaitGroup // host waits in progress
+
+	// What the host must have finished before a wait for a signal returns
+	// (under mu): per signal with downloads or callbacks ordered before it
+	// on its stream, the last such submission. The GPU reaching the signal
+	// says nothing of them: the worker copies downloads out and runs
+	// callbacks once it sees the GPU done.
+	hostMarks []hostMark
+}
+
+// hostMark says that the event reaching value is observable only once
+// stream s has completed submission sub on the host.
+type hostMark struct {
+	value uint64
+	s     *stream
+	sub   uint64
+}
+
+// mark records that signal value on s follows host work up to s's last
+// submission with downloads or callbacks; e.mu and s.mu held.
+func (e *event) mark(value uint64, s *stream) {
+	if s.lastEager == 0 || s.completed.Load() >= s.lastEager {
+		return
+	}
+	kept := e.hostMarks[:0]
+	for _, m := range e.hostMarks {
+		if m.s.completed.Load() < m.sub {
+			kept = append(kept, m)
+		}
+	}
+	clear(e.hostMarks[len(kept):])
+	e.hostMarks = append(kept, hostMark{value, s, s.lastEager})
+}
+
+// hostPending returns the marks of signals up to value whose host work is
+// not complete yet.
+func (e *event) hostPending(value uint64) []hostMark {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []hostMark
+	for _, m := range e.hostMarks {
+		if m.value <= value && m.s.completed.Load() < m.sub {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// hostComplete waits until the host work ordered before the event's signals
+// up to value is done: downloads copied out, callbacks run.
+func (d *Device) hostComplete(ctx context.Context, eh device.Handle, e *event, value uint64) error {
+	for _, m := range e.hostPending(value) {
+		if cs := d.callbackStream(); cs == m.s {
+			return invalidf("event %d synchronized from a callback of stream %d, whose later work signals it: it would wait for that callback to return", eh, m.s.h)
+		}
+		if err := m.s.hostWait(ctx, m.sub); err != nil {
+			return fmt.Errorf("vulkan: event %d: %w", eh, err)
+		}
+	}
+	return nil
 }
 
 func (e *event) setName(n string) { e.name = n }
@@ -114,9 +173,10 @@ func (e *event) exact(value uint64) (target uint64, ok bool, raised <-chan struc
 
 // CreateEvent creates an event at value 0.
 func (d *Device) CreateEvent() (device.Handle, error) {
-	if err := d.alive(); err != nil {
+	if err := d.enter(); err != nil {
 		return 0, err
 	}
+	defer d.exit()
 	sem, err := d.newTimeline(0)
 	if err != nil {
 		return 0, err
@@ -132,6 +192,10 @@ func (d *Device) CreateEvent() (device.Handle, error) {
 
 // DestroyEvent releases the event once the work using it has finished.
 func (d *Device) DestroyEvent(h device.Handle) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	e, err := remove[*event](d, h, "event")
 	if err != nil {
 		return err
@@ -184,6 +248,10 @@ func (d *Device) eventAndStream(eh, sh device.Handle) (*event, *stream, error) {
 // SignalEvent makes the event reach value once the stream's earlier work is
 // done. Values must increase from one signal to the next.
 func (d *Device) SignalEvent(eh, sh device.Handle, value uint64) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	d.live.RLock()
 	defer d.live.RUnlock()
 	e, s, err := d.eventAndStream(eh, sh)
@@ -201,6 +269,7 @@ func (d *Device) SignalEvent(eh, sh device.Handle, value uint64) error {
 	if err := s.err(); err != nil {
 		return err
 	}
+	e.mark(value, s)
 	sub := &submission{signals: []semValue{{ev: e, sem: e.sem, value: value}}}
 	s.enqueue(sub)
 	e.use(s, sub.value)
@@ -209,6 +278,10 @@ func (d *Device) SignalEvent(eh, sh device.Handle, value uint64) error {
 
 // WaitEvent makes the stream's later work wait until the event reaches value.
 func (d *Device) WaitEvent(eh, sh device.Handle, value uint64) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	d.live.RLock()
 	defer d.live.RUnlock()
 	e, s, err := d.eventAndStream(eh, sh)
@@ -228,13 +301,28 @@ func (d *Device) WaitEvent(eh, sh device.Handle, value uint64) error {
 
 // EventCompleted reports whether the event has reached value.
 func (d *Device) EventCompleted(eh device.Handle, value uint64) (bool, error) {
+	if err := d.enter(); err != nil {
+		return false, err
+	}
+	defer d.exit()
 	e, err := d.lookupEvent(eh)
 	if err != nil {
 		return false, err
 	}
 	defer e.waiters.Done()
 	v, err := d.semaphoreValue(e.sem)
-	return v >= value, err
+	if err != nil || v < value {
+		return false, err
+	}
+	// Reached on the GPU; complete only once what the host does for the
+	// signals up to v is done too.
+	for _, m := range e.hostPending(v) {
+		m.s.poll()
+		if m.s.completed.Load() < m.sub {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // lookupEvent finds an event for a host wait and registers the wait (the
@@ -259,6 +347,10 @@ func (d *Device) lookupEvent(eh device.Handle) (*event, error) {
 // noticed within a few milliseconds. Until a signal reaching value has been
 // submitted it waits on the host, without the driver.
 func (d *Device) SynchronizeEvent(ctx context.Context, eh device.Handle, value uint64) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	e, err := d.lookupEvent(eh)
 	if err != nil {
 		return err
@@ -295,7 +387,7 @@ func (d *Device) SynchronizeEvent(ctx context.Context, eh device.Handle, value u
 			return err
 		}
 		if ok {
-			return nil
+			return d.hostComplete(ctx, eh, e, target)
 		}
 	}
 }

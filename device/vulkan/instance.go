@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"fmt"
+	"log/slog"
 	"regexp"
 	"unsafe"
 
@@ -34,7 +35,18 @@ func debugSink(opts device.Options) vk.DebugMessageFunc {
 			}
 		}
 	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
 	return func(severity vk.DebugUtilsMessageSeverityFlagsEXT, _ vk.DebugUtilsMessageTypeFlagsEXT, text string) {
+		// The user's function runs under the driver's C frames: a panic
+		// in it ends here, logged with the message it was handed.
+		defer func() {
+			if r := recover(); r != nil {
+				logger.Error("vulkan: the debug message callback panicked", "panic", fmt.Sprint(r), "message", text)
+			}
+		}()
 		msg := device.DebugMessage{Text: text}
 		if m := messageID.FindStringSubmatch(text); m != nil {
 			msg.ID = m[1]

@@ -1,6 +1,101 @@
 package vulkan
 
-import "sync"
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/lucent-gpu/lucent/device"
+)
+
+// The device's lifetime. Every entry point of Device holds the gate for its
+// whole call (enter, then exit on return): Close marks the device closed,
+// which makes every later enter fail with ErrClosed, and waits for the calls
+// in flight to leave before it touches anything. So a call either completes
+// before Close releases anything, or fails with ErrClosed; what a call
+// releases itself (a failure path, a graveyard reap, a resource it could not
+// register) happens inside the gate, and what is left when Close begins is
+// released by Close. The gate is a counter, not a lock: entering never
+// blocks, so a callback that calls the device while Close waits for its
+// stream gets ErrClosed instead of a deadlock. Background goroutines that
+// call Vulkan (stream workers) are waited for by Close itself; the ones that
+// only submit (parkedSet.wake) enter the gate like a call.
+//
+// Host waits in flight notice the closed mark within one wait slice and
+// return ErrClosed. Close waits at most closeTimeout in all for the calls in
+// flight and the streams' work (see Device.Close); a device whose work does
+// not finish in time is abandoned: nothing of it is destroyed.
+
+// closeTimeout bounds how long Close waits for submitted work to finish.
+// A variable so that tests of hung kernels can shorten it.
+var closeTimeout = 10 * time.Second
+
+// enter admits a call into the device, or returns ErrClosed.
+func (d *Device) enter() error {
+	d.calls.Add(1)
+	if d.closed.Load() {
+		d.exit()
+		return fmt.Errorf("vulkan: device: %w", device.ErrClosed)
+	}
+	return nil
+}
+
+// exit ends a call admitted by enter.
+func (d *Device) exit() {
+	if d.calls.Add(-1) == 0 && d.closed.Load() {
+		select {
+		case d.drained <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// drain waits, until deadline, for the calls in flight to leave.
+func (d *Device) drain(deadline time.Time) bool {
+	for d.calls.Load() > 0 {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		select {
+		case <-d.drained:
+		case <-time.After(min(left, time.Millisecond)):
+		}
+	}
+	return true
+}
+
+// goid returns the current goroutine's id, from the first line of its stack
+// ("goroutine 123 [running]:"). It serves only to recognise a stream's
+// worker calling back into the device from a user callback.
+func goid() uint64 {
+	var buf [40]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	var id uint64
+	for i := len("goroutine "); i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		id = id*10 + uint64(b[i]-'0')
+	}
+	return id
+}
+
+// callbackStream returns the stream whose worker is running the caller (a
+// user callback calling the device), or nil.
+func (d *Device) callbackStream() *stream {
+	if d.inCallback.Load() == 0 {
+		return nil // the common case: no callback runs anywhere
+	}
+	id := goid()
+	var found *stream
+	d.streams.Range(func(k, _ any) bool {
+		if s := k.(*stream); s.workerID.Load() == id && s.inCallback.Load() {
+			found = s
+			return false
+		}
+		return true
+	})
+	return found
+}
 
 // Lifetimes. A resource remembers, per stream, the timeline value of the last
 // submission that used it. Destroying it buries it in the graveyard with those

@@ -86,9 +86,10 @@ func (sf *surface) release() {
 // xcb_window_t), "wayland" (wl_display*, wl_surface*), "win32" (HINSTANCE,
 // HWND) or "metal" (display unused, window: CAMetalLayer*).
 func (d *Device) CreateSurface(kind string, display, window uintptr) (device.Handle, error) {
-	if err := d.alive(); err != nil {
+	if err := d.enter(); err != nil {
 		return 0, err
 	}
+	defer d.exit()
 	ext, ok := surfaceExtensions[kind]
 	if !ok {
 		return 0, invalidf("unknown window kind %q (want xlib, xcb, wayland, win32 or metal)", kind)
@@ -156,6 +157,10 @@ func (d *Device) CreateSurface(kind string, display, window uintptr) (device.Han
 
 // DestroySurface destroys a surface; its swapchains must be destroyed first.
 func (d *Device) DestroySurface(h device.Handle) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	d.live.Lock()
 	if err := d.alive(); err != nil {
 		d.live.Unlock()
@@ -223,6 +228,10 @@ type swapchain struct {
 // size; images is the back-buffer count (0: one more than the surface's
 // minimum); flags are Present* bits.
 func (d *Device) CreateSwapchain(surf, str device.Handle, width, height, images, flags uint32) (device.Handle, error) {
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.exit()
 	if flags&^(PresentVSync|PresentHDR|PresentSRGB) != 0 {
 		return 0, invalidf("swapchain flags %#x", flags)
 	}
@@ -528,7 +537,7 @@ func (sc *swapchain) waitStream(v uint64) {
 		// Destroyed and released meanwhile: fall through to watch the
 		// (final) progress.
 	}
-	for s.completed.Load() < v && s.err() == nil {
+	for s.completed.Load() < v && s.err() == nil && !sc.d.abandoned.Load() {
 		s.cmu.Lock()
 		ch := s.progress
 		s.cmu.Unlock()
@@ -546,6 +555,10 @@ func (sc *swapchain) waitStream(v uint64) {
 
 // DestroySwapchain waits for the swapchain's presents and destroys it.
 func (d *Device) DestroySwapchain(h device.Handle) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	sc, err := remove[*swapchain](d, h, "swapchain")
 	if err != nil {
 		return err
@@ -557,6 +570,10 @@ func (d *Device) DestroySwapchain(h device.Handle) error {
 // ResizeSwapchain asks for a new size (used when the surface does not
 // dictate one) and recreates the swapchain before the next frame.
 func (d *Device) ResizeSwapchain(h device.Handle, width, height uint32) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	sc, err := lookupSwapchain(d, h)
 	if err != nil {
 		return err
@@ -596,6 +613,10 @@ func lookupSwapchain(d *Device, h device.Handle) (*swapchain, error) {
 // window is minimised, or the swapchain went out of date and is recreated for
 // the next call.
 func (d *Device) Present(h, tex device.Handle) (bool, error) {
+	if err := d.enter(); err != nil {
+		return false, err
+	}
+	defer d.exit()
 	sc, err := lookupSwapchain(d, h)
 	if err != nil {
 		return false, err

@@ -62,9 +62,10 @@ func descriptorTypeOf(a device.Argument) vk.DescriptorType {
 // CreateShader builds a compute pipeline from SPIR-V, reflecting its
 // signature when desc.Signature is nil.
 func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
-	if err := d.alive(); err != nil {
+	if err := d.enter(); err != nil {
 		return 0, device.Signature{}, err
 	}
+	defer d.exit()
 	entry := desc.EntryPoint
 	if entry == "" {
 		entry = "main"
@@ -189,6 +190,10 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 
 // DestroyShader releases the shader once the work using it has finished.
 func (d *Device) DestroyShader(h device.Handle) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	s, err := remove[*shader](d, h, "shader")
 	if err != nil {
 		return err

@@ -35,7 +35,8 @@ type stream struct {
 	spare     []vk.CommandBuffer // ready for reuse
 	next      uint64             // the last timeline value handed out
 	parked    []*submission
-	wasParked bool // s is in d.parked
+	wasParked bool   // s is in d.parked
+	lastEager uint64 // the last value handed to a submission with downloads or callbacks
 	enc       encoder
 	free      []*submission // completed submissions for reuse (under mu)
 
@@ -61,6 +62,14 @@ type stream struct {
 	nparked   atomic.Int32  // len(parked), readable without mu
 	failed    atomic.Pointer[error]
 	exited    chan struct{}
+
+	// User callbacks run on the worker: its goroutine id, whether it is in a
+	// callback now (so that a callback calling back into the device is
+	// recognised), and the first panic of a callback not yet reported by
+	// SynchronizeStream.
+	workerID   atomic.Uint64
+	inCallback atomic.Bool
+	panicked   atomic.Pointer[error]
 }
 
 // semValue is one semaphore wait or signal of a submission.
@@ -93,9 +102,10 @@ const waitSlice = 5 * time.Millisecond
 
 // CreateStream creates a stream of the given kind.
 func (d *Device) CreateStream(kind device.StreamKind) (device.Handle, error) {
-	if err := d.alive(); err != nil {
+	if err := d.enter(); err != nil {
 		return 0, err
 	}
+	defer d.exit()
 	if kind != device.StreamCompute && kind != device.StreamCopy {
 		return 0, invalidf("stream kind %v", kind)
 	}
@@ -178,6 +188,10 @@ func (d *Device) semaphoreValue(sem vk.Semaphore) (uint64, error) {
 
 // DestroyStream lets the stream finish its work, then releases it.
 func (d *Device) DestroyStream(h device.Handle) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	d.live.Lock()
 	defer d.live.Unlock()
 	if err := d.alive(); err != nil {
@@ -262,6 +276,9 @@ func (s *stream) enqueue(sub *submission) {
 	s.d.inflight.Add(1)
 	s.next++
 	sub.value = s.next
+	if sub.eager() {
+		s.lastEager = sub.value
+	}
 	s.parked = append(s.parked, sub)
 	s.flush()
 }
@@ -439,7 +456,13 @@ func (sub *submission) eager() bool { return len(sub.callbacks) > 0 || len(sub.d
 // worker completes submissions in order as the GPU finishes them, and
 // releases the stream once it is stopped and idle.
 func (s *stream) worker() {
+	s.workerID.Store(goid())
 	for {
+		if s.d.abandoned.Load() {
+			// Close gave up on the device: touch nothing of it.
+			close(s.exited)
+			return
+		}
 		s.cmu.Lock()
 		if len(s.pending) == 0 {
 			done := s.closing && s.nparked.Load() == 0
@@ -536,8 +559,14 @@ func (s *stream) complete(sub *submission) {
 			copy(dl.dst, src[dl.offset:])
 		}
 	}
-	for _, cb := range sub.callbacks {
-		cb()
+	if len(sub.callbacks) > 0 {
+		s.d.inCallback.Add(1)
+		s.inCallback.Store(true)
+		for i, cb := range sub.callbacks {
+			s.runCallback(i, cb)
+		}
+		s.inCallback.Store(false)
+		s.d.inCallback.Add(-1)
 	}
 	if sub.staging != nil {
 		s.d.mem.releaseStaging(sub.staging)
@@ -555,6 +584,19 @@ func (s *stream) complete(sub *submission) {
 	s.cmu.Unlock()
 }
 
+// runCallback runs a user callback; a panic in it is logged and kept for the
+// stream's next SynchronizeStream, and the stream goes on.
+func (s *stream) runCallback(i int, cb func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			err := fmt.Errorf("vulkan: stream %d: callback %d of a command list panicked: %v: %w", s.h, i, r, device.ErrPanicked)
+			s.d.log.Error("vulkan: a stream callback panicked", "stream", uint64(s.h), "panic", fmt.Sprint(r))
+			s.panicked.CompareAndSwap(nil, &err)
+		}
+	}()
+	cb()
+}
+
 // waitFor blocks until the host has completed value (callbacks included), the
 // stream failed, or ctx is done.
 func (s *stream) waitFor(ctx context.Context, value uint64) error {
@@ -567,6 +609,9 @@ func (s *stream) waitFor(ctx context.Context, value uint64) error {
 		}
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("vulkan: waiting for stream %d: %w", s.h, err)
+		}
+		if s.d.closed.Load() {
+			return fmt.Errorf("vulkan: waiting for stream %d: the device is closing: %w", s.h, device.ErrClosed)
 		}
 		if s.drained() && s.completed.Load() < value {
 			// The stream was stopped with work that can never run.
@@ -609,14 +654,27 @@ func (s *stream) drained() bool {
 
 // SynchronizeStream waits for all work submitted to the stream so far.
 func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	s, err := lookupStream(d, h)
 	if err != nil {
 		return err
 	}
+	if cs := d.callbackStream(); cs == s {
+		return invalidf("stream %d synchronized from one of its own callbacks: it would wait for that callback to return", h)
+	}
 	s.mu.Lock()
 	target := s.next
 	s.mu.Unlock()
-	return s.hostWait(ctx, target)
+	if err := s.hostWait(ctx, target); err != nil {
+		return err
+	}
+	if p := s.panicked.Swap(nil); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // hostWait is waitFor registered as a host wait, so that the worker does not
@@ -636,6 +694,23 @@ func (s *stream) hostWait(ctx context.Context, value uint64) error {
 	return s.waitFor(ctx, value)
 }
 
+// poll completes on the host what the GPU has finished and needs no
+// callback, unless another completion is under way or the stream is released.
+func (s *stream) poll() {
+	s.cmu.Lock()
+	if s.released {
+		s.cmu.Unlock()
+		return
+	}
+	s.waiters.Add(1)
+	s.cmu.Unlock()
+	defer s.waiters.Done()
+	if s.procMu.TryLock() {
+		s.process(false)
+		s.procMu.Unlock()
+	}
+}
+
 // stop lets the worker drain the stream and release it.
 func (s *stream) stop() {
 	s.cmu.Lock()
@@ -644,12 +719,12 @@ func (s *stream) stop() {
 	s.notify()
 }
 
-// finish stops the stream and waits until it has been released. Parked work
-// that can never be submitted (it waits for a signal nobody submitted) is
-// dropped.
-func (s *stream) finish() error {
+// finish stops the stream: parked work that can never be submitted (it
+// waits for a signal nobody submitted) is dropped, and the worker drains the
+// rest and releases the stream. It returns how many submissions it dropped.
+func (s *stream) finish() (dropped int) {
 	s.mu.Lock()
-	dropped := len(s.parked)
+	dropped = len(s.parked)
 	for _, sub := range s.parked {
 		if sub.staging != nil {
 			s.d.mem.releaseStaging(sub.staging)
@@ -664,15 +739,35 @@ func (s *stream) finish() error {
 	s.mu.Unlock()
 	s.d.parked.remove(s)
 	s.stop()
-	<-s.exited
+	return dropped
+}
+
+// finished waits until the stream finish stopped has been released, or
+// until deadline (done is then false), and reports what went wrong on it:
+// a failure, a callback's panic nobody synchronized for, dropped work.
+func (s *stream) finished(deadline time.Time, dropped int) (done bool, err error) {
+	select {
+	case <-s.exited:
+	default:
+		timer := time.NewTimer(time.Until(deadline))
+		defer timer.Stop()
+		select {
+		case <-s.exited:
+		case <-timer.C:
+			return false, nil
+		}
+	}
 	if err := s.err(); err != nil {
-		return err
+		return true, err
+	}
+	if p := s.panicked.Load(); p != nil {
+		return true, *p
 	}
 	if dropped > 0 {
-		return fmt.Errorf("vulkan: stream %d: %w: %d submission(s) waited for event signals never submitted",
+		return true, fmt.Errorf("vulkan: stream %d: %w: %d submission(s) waited for event signals never submitted",
 			s.h, device.ErrInvalidArgument, dropped)
 	}
-	return nil
+	return true, nil
 }
 
 // destroyObjects releases the pool and the semaphore (the stream is idle).
@@ -718,6 +813,11 @@ func (p *parkedSet) wake(from *stream) {
 		// On a goroutine: this one holds from.mu, and lock order between
 		// streams is not fixed.
 		go func() {
+			// It submits: inside the device's gate, like a call.
+			if s.d.enter() != nil {
+				return // closing: Close drops what stays parked
+			}
+			defer s.d.exit()
 			s.mu.Lock()
 			s.flush()
 			s.mu.Unlock()

@@ -103,9 +103,10 @@ func (t *texture) extent(l uint32) [3]uint32 { return t.desc.LevelExtent(l) }
 
 // CreateTexture creates a 2D or 3D texture with its mip chain.
 func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
-	if err := d.alive(); err != nil {
+	if err := d.enter(); err != nil {
 		return 0, err
 	}
+	defer d.exit()
 	if desc.Dim != 2 && desc.Dim != 3 {
 		return 0, invalidf("texture of dimension %d (want 2 or 3)", desc.Dim)
 	}
@@ -216,6 +217,10 @@ func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
 
 // DestroyTexture releases the texture once the work using it has finished.
 func (d *Device) DestroyTexture(h device.Handle) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
 	t, err := remove[*texture](d, h, "texture")
 	if err != nil {
 		return err
