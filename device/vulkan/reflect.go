@@ -418,12 +418,17 @@ var imageFormats = map[uint32]device.Format{
 	35: device.RG32Uint, 36: device.RG16Uint, 37: device.RG8Uint, 38: device.R16Uint, 39: device.R8Uint,
 }
 
-// reflect derives the signature of a raw module.
+// reflectSPIRV derives the signature of a raw module.
 func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 	m, err := parseSPIRV(words, entryPoint)
 	if err != nil {
 		return nil, err
 	}
+	return m.reflect(entryPoint)
+}
+
+// reflect derives the signature of a parsed module.
+func (m *spvModule) reflect(entryPoint string) (*reflection, error) {
 	r := &reflection{}
 	r.sig.BlockSize = m.localSize
 	if m.localSize[0] == 0 {

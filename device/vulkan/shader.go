@@ -60,7 +60,9 @@ func descriptorTypeOf(a device.Argument) vk.DescriptorType {
 }
 
 // CreateShader builds a compute pipeline from SPIR-V, reflecting its
-// signature when desc.Signature is nil.
+// signature when desc.Signature is nil. Before the driver sees the module it
+// is validated by spirv-val unless desc.Trusted, then parsed and checked
+// against the device's limits (modulecheck.go).
 func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
 	if err := d.alive(); err != nil {
 		return 0, device.Signature{}, err
@@ -73,6 +75,10 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	if label == "" {
 		label = entry
 	}
+	m, err := d.checkModule(desc, entry, label)
+	if err != nil {
+		return 0, device.Signature{}, err
+	}
 	sh := &shader{d: d, name: desc.Name}
 	if desc.Signature != nil {
 		sh.sig = *desc.Signature
@@ -80,14 +86,10 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 			sh.descType = append(sh.descType, descriptorTypeOf(a))
 		}
 		if sh.sig.BlockSize == ([3]uint32{}) {
-			m, err := parseSPIRV(desc.SPIRV, entry)
-			if err != nil {
-				return 0, device.Signature{}, fmt.Errorf("shader %q: %w", label, err)
-			}
 			sh.sig.BlockSize = m.localSize
 		}
 	} else {
-		r, err := reflectSPIRV(desc.SPIRV, entry)
+		r, err := m.reflect(entry)
 		if err != nil {
 			return 0, device.Signature{}, fmt.Errorf("shader %q: %w", label, err)
 		}
@@ -95,6 +97,9 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	}
 	for i := range sh.sig.BlockSize {
 		sh.sig.BlockSize[i] = max(sh.sig.BlockSize[i], 1)
+	}
+	if err := d.checkLimits(m, sh.sig.BlockSize, label); err != nil {
+		return 0, device.Signature{}, err
 	}
 	sh.pushSize = alignUp32(sh.sig.PushConstantSize, 4)
 	if sh.pushSize > d.caps.MaxPushConstantSize {
