@@ -82,3 +82,18 @@ func (d *Device) checkLimits(m *spvModule, block [3]uint32, label string) error 
 	}
 	return nil
 }
+
+// maxBinding is the highest descriptor binding a shader may use. Drivers
+// size a set layout by its highest binding (lavapipe took 9 s over one at
+// 2^24); kernel ABI v1 numbers bindings from 0, and no real module comes near.
+const maxBinding = 1023
+
+// checkBindings refuses bindings past maxBinding.
+func checkBindings(sig device.Signature, descType []vk.DescriptorType, label string) error {
+	for i, a := range sig.Args {
+		if descType[i] != noDescriptor && a.Binding > maxBinding {
+			return unsupportedf("shader %q: %s at binding %d, past the highest lucent binds (%d)", label, a.Label(i), a.Binding, maxBinding)
+		}
+	}
+	return nil
+}

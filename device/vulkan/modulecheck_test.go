@@ -3,9 +3,12 @@ package vulkan
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 	"github.com/stretchr/testify/require"
@@ -135,4 +138,76 @@ func TestCreateShaderTrustedStillParsed(t *testing.T) {
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 	require.Contains(t, err.Error(), "bound")
 	require.False(t, errors.Is(err, device.ErrUnsupported))
+}
+
+// BenchmarkShaderChecks compares what the checks cost with what the driver
+// takes to build the pipeline, for lucent's saxpy (385 words) and matmul
+// (1057 words) as foreign modules (docs/PERFORMANCE.md).
+func BenchmarkShaderChecks(b *testing.B) {
+	needSPIRVTools(b)
+	d, err := Open(device.Options{DeviceIndex: -1})
+	testenv.Need(b, "a Vulkan device", err)
+	defer func() { require.NoError(b, d.Close()) }()
+	env, opts := d.spirvTarget()
+	for _, name := range []string{"Saxpy", "MatMul"} {
+		raw, err := os.ReadFile(filepath.Join("testdata", "modules", "lucent_"+name+".spv"))
+		require.NoError(b, err)
+		words := u32s(raw)
+		b.Run(name+"/spirv-val", func(b *testing.B) {
+			for b.Loop() {
+				require.NoError(b, validateSPIRV(words, env, opts))
+			}
+		})
+		b.Run(name+"/parse", func(b *testing.B) {
+			for b.Loop() {
+				m, err := parseSPIRV(words, "main")
+				require.NoError(b, err)
+				require.NoError(b, d.checkLimits(m, m.localSize, name))
+			}
+		})
+		for _, trusted := range []bool{true, false} {
+			b.Run(fmt.Sprintf("%s/CreateShader/trusted=%v", name, trusted), func(b *testing.B) {
+				for b.Loop() {
+					h, _, err := d.CreateShader(device.ShaderDesc{SPIRV: words, Name: name, Trusted: trusted})
+					require.NoError(b, err)
+					require.NoError(b, d.DestroyShader(h))
+				}
+			})
+		}
+	}
+}
+
+// withBinding returns words with the Binding 1 decoration made binding b.
+func withBinding(words []uint32, b uint32) []uint32 {
+	out := append([]uint32(nil), words...)
+	for i := 5; i < len(out); i += int(out[i] >> 16) {
+		if out[i] == 4<<16|uint32(spirv.OpDecorate) && out[i+2] == uint32(spirv.DecorationBinding) && out[i+3] == 1 {
+			out[i+3] = b
+		}
+	}
+	return out
+}
+
+// Drivers size a set layout by its highest binding: one resource at
+// binding 2^24 took lavapipe 9 s to create (found by FuzzNewShader).
+// Bindings past maxBinding are refused, reflected or given.
+func TestCreateShaderRefusesHugeBindings(t *testing.T) {
+	needSPIRVTools(t)
+	d, _ := openDevice(t)
+	raw, err := os.ReadFile(filepath.Join("testdata", "modules", "glsl_saxpy.spv"))
+	require.NoError(t, err)
+	words := withBinding(u32s(raw), 1<<24)
+	_, _, err = d.CreateShader(device.ShaderDesc{SPIRV: words, Name: "far"})
+	require.ErrorIs(t, err, device.ErrUnsupported)
+	require.Contains(t, err.Error(), `"far"`)
+	require.Contains(t, err.Error(), "binding 16777216")
+
+	sig := device.Signature{Args: []device.Argument{{Name: "x", Kind: device.ArgBuffer, Binding: 1 << 24}}}
+	_, _, err = d.CreateShader(device.ShaderDesc{SPIRV: u32s(raw), Signature: &sig, Name: "far", Trusted: true})
+	require.ErrorIs(t, err, device.ErrUnsupported)
+	require.Contains(t, err.Error(), "binding 16777216")
+
+	h, _, err := d.CreateShader(device.ShaderDesc{SPIRV: withBinding(u32s(raw), maxBinding), Name: "edge"})
+	require.NoError(t, err)
+	require.NoError(t, d.DestroyShader(h))
 }

@@ -101,6 +101,9 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	if err := d.checkLimits(m, sh.sig.BlockSize, label); err != nil {
 		return 0, device.Signature{}, err
 	}
+	if err := checkBindings(sh.sig, sh.descType, label); err != nil {
+		return 0, device.Signature{}, err
+	}
 	sh.pushSize = alignUp32(sh.sig.PushConstantSize, 4)
 	if sh.pushSize > d.caps.MaxPushConstantSize {
 		return 0, device.Signature{}, unsupportedf("shader %q: %d bytes of push constants exceed the device's %d", label, sh.pushSize, d.caps.MaxPushConstantSize)
