@@ -97,3 +97,14 @@ func checkBindings(sig device.Signature, descType []vk.DescriptorType, label str
 	}
 	return nil
 }
+
+// driverRefused classes an error of vkCreateShaderModule or
+// vkCreateComputePipelines: a module the driver refuses after every check
+// passed is ErrUnsupported (lavapipe answers VK_ERROR_UNKNOWN to some that
+// spirv-val accepts), unless the driver ran out of memory or lost the device.
+func driverRefused(label string, err error) error {
+	if errors.Is(err, device.ErrOutOfMemory) || errors.Is(err, device.ErrDeviceLost) || errors.Is(err, device.ErrUnsupported) {
+		return fmt.Errorf("shader %q: %w", label, err)
+	}
+	return fmt.Errorf("shader %q: %w: the driver refused the module: %w", label, device.ErrUnsupported, err)
+}

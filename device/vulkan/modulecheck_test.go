@@ -11,6 +11,7 @@ import (
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
+	"github.com/lucent-gpu/lucent/vk"
 	"github.com/stretchr/testify/require"
 )
 
@@ -210,4 +211,28 @@ func TestCreateShaderRefusesHugeBindings(t *testing.T) {
 	h, _, err := d.CreateShader(device.ShaderDesc{SPIRV: withBinding(u32s(raw), maxBinding), Name: "edge"})
 	require.NoError(t, err)
 	require.NoError(t, d.DestroyShader(h))
+}
+
+// The header's schema word is reserved (0): spirv-val lets any value pass,
+// lavapipe fails the pipeline with VK_ERROR_UNKNOWN (found by FuzzNewShader,
+// testdata/fuzz/FuzzNewShader/7b72c662dbd8831c).
+func TestReflectRejectsReservedSchema(t *testing.T) {
+	a := computeHeader(32, 8, 1, 1)
+	a.words[4] = 8704
+	_, err := parseSPIRV(a.words, "main")
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.Contains(t, err.Error(), "schema")
+}
+
+// A module the driver refuses after every check passed gives an error of a
+// lucent class: ErrUnsupported, unless the driver ran out of memory or lost
+// the device.
+func TestDriverRefusalIsClassed(t *testing.T) {
+	err := driverRefused("s", check("vkCreateComputePipelines", vk.ERROR_UNKNOWN))
+	require.ErrorIs(t, err, device.ErrUnsupported)
+	require.Contains(t, err.Error(), `shader "s"`)
+	require.Contains(t, err.Error(), "VK_ERROR_UNKNOWN")
+	err = driverRefused("s", check("vkCreateShaderModule", vk.ERROR_OUT_OF_HOST_MEMORY))
+	require.ErrorIs(t, err, device.ErrOutOfMemory)
+	require.False(t, errors.Is(err, device.ErrUnsupported))
 }

@@ -123,6 +123,9 @@ func parseSPIRV(words []uint32, entryPoint string) (*spvModule, error) {
 	if len(words) < 5 || words[0] != spirv.MagicNumber {
 		return nil, invalidf("shader: not a SPIR-V module (bad magic or shorter than the header)")
 	}
+	if words[4] != 0 {
+		return nil, invalidf("shader: header schema word is %d, reserved as 0", words[4])
+	}
 	if words[3] > maxIDBound {
 		return nil, invalidf("shader: id bound %d exceeds %d (spirv-val's limit)", words[3], maxIDBound)
 	}

@@ -127,7 +127,7 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 		SType: vk.STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, CodeSize: uintptr(len(code) * 4), PCode: &code[0],
 	}
 	if err := check("vkCreateShaderModule", d.fn.CreateShaderModule(d.vk, &mci, nil, &sh.module)); err != nil {
-		return fmt.Errorf("shader %q: %w", label, err)
+		return driverRefused(label, err)
 	}
 	var bindings []vk.DescriptorSetLayoutBinding
 	for i, a := range sh.sig.Args {
@@ -190,7 +190,7 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 		cpi.Flags = vk.PIPELINE_CREATE_DISPATCH_BASE_BIT // split dispatches of raw modules use vkCmdDispatchBase
 	}
 	if err := check("vkCreateComputePipelines", d.createComputePipeline(&cpi, &sh.pipeline)); err != nil {
-		return fmt.Errorf("shader %q: %w", label, err)
+		return driverRefused(label, err)
 	}
 	return nil
 }
