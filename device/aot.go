@@ -121,7 +121,10 @@ func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (
 			name, got, rec.Signature, shadercache.ErrBadKernel)
 	}
 	sig := abi.Signature
-	sh, err := d.NewShader(ShaderDesc{SPIRV: rec.SPIRV, Signature: &sig, Name: name})
+	// Trusted: the record is SaveKernel's codegen output, integrity-checked
+	// by shadercache.LoadKernel; a store is as trusted as the program's own
+	// files (RATIONALE.md, "Trust model for SPIR-V").
+	sh, err := d.NewShader(ShaderDesc{SPIRV: rec.SPIRV, Signature: &sig, Name: name, Trusted: true})
 	if err != nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: %w", name, err)
 	}

@@ -200,7 +200,10 @@ func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error
 		textureSets(&sig, f)
 	}
 	t1 := time.Now()
-	sh, err := d.NewShader(ShaderDesc{SPIRV: words, Signature: &sig, Name: o.name})
+	// Trusted: the words are this build's codegen output, fresh or read back
+	// from the shader cache, which verifies what it returns (RATIONALE.md,
+	// "Trust model for SPIR-V").
+	sh, err := d.NewShader(ShaderDesc{SPIRV: words, Signature: &sig, Name: o.name, Trusted: true})
 	if err != nil && cached && d.checkOpen() == nil {
 		// A cached module the backend refuses is compiled again and rewritten.
 		if words, codegen, err = d.recompile(f, fo, o.name, err); err != nil {
@@ -208,7 +211,7 @@ func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error
 		}
 		cached = false
 		t1 = time.Now()
-		sh, err = d.NewShader(ShaderDesc{SPIRV: words, Signature: &sig, Name: o.name})
+		sh, err = d.NewShader(ShaderDesc{SPIRV: words, Signature: &sig, Name: o.name, Trusted: true})
 	}
 	if err != nil {
 		return nil, err

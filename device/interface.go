@@ -149,4 +149,14 @@ type ShaderDesc struct {
 	Signature *Signature
 	// Name is a debug name for the shader.
 	Name string
+	// Trusted says the module is known good, so the backend skips validating
+	// it with SPIRV-Tools. Leave it false for SPIR-V from anywhere but
+	// lucent's own compiler: such a module is checked by spirv-val (for the
+	// device's Vulkan version and the layouts it enables) before the driver
+	// sees it, and refused with an error wrapping ErrUnsupported where
+	// SPIRV-Tools is not installed. Compile, LoadKernel and the launchers
+	// lucentc -go writes set it (RATIONALE.md, "Trust model for SPIR-V").
+	// Either way the module is parsed, and checked against the device's
+	// limits (workgroup size and invocations, shared memory, id bound).
+	Trusted bool
 }

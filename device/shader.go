@@ -14,6 +14,10 @@ type Shader struct {
 
 // NewShader creates a shader from SPIR-V. With desc.Signature nil the backend
 // reflects the argument list from the module; Signature then reports it.
+// Unless desc.Trusted, the module is validated with SPIRV-Tools first (for
+// the device's Vulkan version and layouts), and refused with ErrUnsupported
+// where SPIRV-Tools is missing; every module is checked against the
+// device's limits. See ShaderDesc.Trusted.
 func (d *Device) NewShader(desc ShaderDesc) (*Shader, error) {
 	name := desc.Name
 	if name == "" {

@@ -129,7 +129,7 @@ func BenchmarkCreate(b *testing.B) {
 		b.Run(k.Name+"/launcher", func(b *testing.B) {
 			for b.Loop() {
 				s := sig
-				sh, err := dev.NewShader(device.ShaderDesc{SPIRV: words, Signature: &s, Name: k.Name})
+				sh, err := dev.NewShader(device.ShaderDesc{SPIRV: words, Signature: &s, Name: k.Name, Trusted: true}) // as the launcher does
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -19,6 +19,11 @@
 //	k, err := kernels.NewSaxpy(dev)
 //	err = stream.Submit(k.Dispatch(n, a, x, y))
 //
+// The launchers mark the modules Trusted (device.ShaderDesc), as lucentc
+// validated them, so the program does not validate them again at run time
+// (nor need SPIRV-Tools); with -validate=false they are not, and the device
+// validates them when they are created.
+//
 // Use -goout dir to write the launchers into a separate package instead, to
 // keep the kernel package free of the device dependency. With -check lucentc
 // writes nothing and fails when a generated file is missing or out of date,

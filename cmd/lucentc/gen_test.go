@@ -526,3 +526,25 @@ func TestTypeErrorOnce(t *testing.T) {
 	require.Equal(t, 1, strings.Count(stderr, "undefined: undefinedName"), stderr)
 	require.Regexp(t, `(?m)^\S*kern/kern\.go:5:9: undefined: undefinedName$`, stderr)
 }
+
+// The launchers mark the modules lucentc validated Trusted, so the program
+// does not validate them again (nor need SPIRV-Tools); with -validate=false
+// the device validates them at run time.
+func TestGenerateMarksValidatedModulesTrusted(t *testing.T) {
+	needSPIRVTools(t)
+	dir := tempModule(t, map[string]string{"kern/kern.go": kernSource})
+	gen := filepath.Join(dir, "kern", goFileName)
+
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "./kern")
+	require.Equal(t, 0, code, stderr)
+	src, err := os.ReadFile(gen)
+	require.NoError(t, err)
+	require.Contains(t, string(src), `Name: "kern.Saxpy", Trusted: true})`)
+
+	_, stderr, code = lucentc(t, "-C", dir, "-go", "-validate=false", "./kern")
+	require.Equal(t, 0, code, stderr)
+	src, err = os.ReadFile(gen)
+	require.NoError(t, err)
+	require.Contains(t, string(src), `Name: "kern.Saxpy"})`)
+	require.NotContains(t, string(src), "Trusted")
+}

@@ -343,7 +343,14 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	fmt.Fprintf(b, "func %s(dev *%s.Device) (*%s, error) {\n", d.ctor, dev, d.typ)
 	fmt.Fprintf(b, "\tsig := %s\n", d.sigVar)
 	fmt.Fprintf(b, "\tsig.Args = append([]%s.Argument(nil), sig.Args...)\n", dev)
-	fmt.Fprintf(b, "\tsh, err := dev.NewShader(%s.ShaderDesc{SPIRV: %s, Signature: &sig, Name: %q})\n", dev, d.spirvVar, qualified)
+	// A module lucentc validated is marked Trusted: it is this build's own
+	// output, compiled into the program, and is not validated again at run
+	// time. With -validate=false the device validates it.
+	trust := ""
+	if cfg.validate {
+		trust = ", Trusted: true"
+	}
+	fmt.Fprintf(b, "\tsh, err := dev.NewShader(%s.ShaderDesc{SPIRV: %s, Signature: &sig, Name: %q%s})\n", dev, d.spirvVar, qualified, trust)
 	b.WriteString("\tif err != nil {\n\t\treturn nil, err\n\t}\n")
 	fmt.Fprintf(b, "\treturn &%s{shader: sh}, nil\n}\n", d.typ)
 

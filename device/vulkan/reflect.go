@@ -13,56 +13,36 @@ import (
 	"sort"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/vk"
 )
 
 const (
-	opName              = 5
-	opMemberName        = 6
-	opEntryPoint        = 15
-	opExecutionMode     = 16
-	opTypeBool          = 20
-	opTypeInt           = 21
-	opTypeFloat         = 22
-	opTypeVector        = 23
-	opTypeMatrix        = 24
-	opTypeImage         = 25
-	opTypeSampler       = 26
-	opTypeSampledImage  = 27
-	opTypeArray         = 28
-	opTypeRuntimeArray  = 29
-	opTypeStruct        = 30
-	opTypePointer       = 32
-	opTypeForwardPtr    = 39
-	opConstant          = 43
-	opVariable          = 59
-	opDecorate          = 71
-	opMemberDecorate    = 72
-	opExecutionModeID   = 331
-	decBlock            = 2
-	decBufferBlock      = 3
-	decArrayStride      = 6
-	decMatrixStride     = 7
-	decNonWritable      = 24
-	decNonReadable      = 25
-	decBinding          = 33
-	decDescriptorSet    = 34
-	decOffset           = 35
-	scUniformConstant   = 0
-	scUniform           = 2
-	scPushConstant      = 9
-	scStorageBuffer     = 12
-	scPhysicalStorage   = 5349
-	modelGLCompute      = 5
-	modeLocalSize       = 17
-	modeLocalSizeID     = 38
-	spirvMagic          = 0x07230203
 	maxReflectedMembers = 64
+	// maxIDBound is the largest id bound accepted: spirv-val's own universal
+	// limit (spv_validator_limit_max_id_bound). A driver may size tables by
+	// the bound, so a module claiming 2^32 ids is refused before it sees it.
+	maxIDBound = 0x3FFFFF
+	// maxTypeDepth bounds how deeply types nest (spirv-val's
+	// spv_validator_limit_max_struct_depth is 255 for structs alone).
+	maxTypeDepth = 255
+	// maxTypeBytes is the largest type size reflection reports.
+	maxTypeBytes = 1<<32 - 1
 )
 
+// spvType is a type declaration: its opcode and the operands after the
+// result id, as many as the module gave (arg checks each access).
 type spvType struct {
-	op       uint32
+	op       spirv.Op
 	operands []uint32
+}
+
+// arg returns operand i, or false where the declaration has too few.
+func (t spvType) arg(i int) (uint32, bool) {
+	if i < len(t.operands) {
+		return t.operands[i], true
+	}
+	return 0, false
 }
 
 type spvDecor struct {
@@ -82,19 +62,25 @@ type reflection struct {
 }
 
 type spvModule struct {
-	types     map[uint32]spvType
-	consts    map[uint32]uint32
-	names     map[uint32]string
-	members   map[[2]uint32]string
-	decor     map[uint32]*spvDecor
-	mdecor    map[[2]uint32]*spvDecor
-	vars      []uint32
-	varType   map[uint32]uint32 // variable -> pointer type
-	varClass  map[uint32]uint32
-	entry     uint32
-	entryName string
-	localSize [3]uint32
-	sizeIDs   [3]uint32
+	bound      uint32
+	types      map[uint32]spvType
+	consts     map[uint32]uint32   // OpConstant and OpSpecConstant (default) values, low word
+	composites map[uint32][]uint32 // constant composites' constituents
+	names      map[uint32]string
+	members    map[[2]uint32]string
+	decor      map[uint32]*spvDecor
+	mdecor     map[[2]uint32]*spvDecor
+	vars       []uint32
+	varType    map[uint32]uint32 // variable -> pointer type
+	varClass   map[uint32]uint32
+	entry      uint32
+	entryName  string
+	localSize  [3]uint32
+	sizeIDs    [3]uint32
+	wgSizeID   uint32 // the constant decorated BuiltIn WorkgroupSize, if any
+
+	sizes  map[uint32]uint64 // memoized type sizes
+	sizing map[uint32]bool   // types being sized (a cycle check)
 }
 
 func (m *spvModule) dec(id uint32) *spvDecor {
@@ -130,74 +116,92 @@ func spvString(words []uint32) (string, int) {
 	return string(b), len(words)
 }
 
-// parseSPIRV reads the parts of a module reflection needs.
+// parseSPIRV reads the parts of a module reflection and the limit checks
+// need. It makes one pass over the words and never trusts an operand count:
+// any input gives a module or an error, never a panic.
 func parseSPIRV(words []uint32, entryPoint string) (*spvModule, error) {
-	if len(words) < 5 || words[0] != spirvMagic {
+	if len(words) < 5 || words[0] != spirv.MagicNumber {
 		return nil, invalidf("shader: not a SPIR-V module (bad magic or shorter than the header)")
 	}
+	if words[4] != 0 {
+		return nil, invalidf("shader: header schema word is %d, reserved as 0", words[4])
+	}
+	if words[3] > maxIDBound {
+		return nil, invalidf("shader: id bound %d exceeds %d (spirv-val's limit)", words[3], maxIDBound)
+	}
 	m := &spvModule{
-		types: map[uint32]spvType{}, consts: map[uint32]uint32{}, names: map[uint32]string{},
+		bound: words[3],
+		types: map[uint32]spvType{}, consts: map[uint32]uint32{}, composites: map[uint32][]uint32{}, names: map[uint32]string{},
 		members: map[[2]uint32]string{}, decor: map[uint32]*spvDecor{}, mdecor: map[[2]uint32]*spvDecor{},
 		varType: map[uint32]uint32{}, varClass: map[uint32]uint32{},
+		sizes: map[uint32]uint64{}, sizing: map[uint32]bool{},
 	}
 	found := false
 	for i := 5; i < len(words); {
 		n := int(words[i] >> 16)
-		op := words[i] & 0xffff
+		op := spirv.Op(words[i] & 0xffff)
 		if n == 0 || i+n > len(words) {
 			return nil, invalidf("shader: malformed SPIR-V instruction at word %d", i)
 		}
 		ops := words[i+1 : i+n]
 		i += n
 		switch op {
-		case opName:
+		case spirv.OpName:
 			if len(ops) >= 1 {
 				m.names[ops[0]], _ = spvString(ops[1:])
 			}
-		case opMemberName:
+		case spirv.OpMemberName:
 			if len(ops) >= 2 {
 				m.members[[2]uint32{ops[0], ops[1]}], _ = spvString(ops[2:])
 			}
-		case opEntryPoint:
-			if len(ops) >= 3 && ops[0] == modelGLCompute {
+		case spirv.OpEntryPoint:
+			if len(ops) >= 3 && ops[0] == uint32(spirv.ExecutionModelGLCompute) {
 				name, _ := spvString(ops[2:])
 				if name == entryPoint && !found {
 					m.entry, m.entryName, found = ops[1], name, true
 				}
 			}
-		case opExecutionMode, opExecutionModeID:
+		case spirv.OpExecutionMode, spirv.OpExecutionModeId:
 			if len(ops) >= 5 && ops[0] == m.entry && found {
 				switch {
-				case op == opExecutionMode && ops[1] == modeLocalSize:
+				case op == spirv.OpExecutionMode && ops[1] == uint32(spirv.ExecutionModeLocalSize):
 					m.localSize = [3]uint32{ops[2], ops[3], ops[4]}
-				case op == opExecutionModeID && ops[1] == modeLocalSizeID:
+				case op == spirv.OpExecutionModeId && ops[1] == uint32(spirv.ExecutionModeLocalSizeId):
 					m.sizeIDs = [3]uint32{ops[2], ops[3], ops[4]}
 				}
 			}
-		case opTypeBool, opTypeInt, opTypeFloat, opTypeVector, opTypeMatrix, opTypeImage, opTypeSampler,
-			opTypeSampledImage, opTypeArray, opTypeRuntimeArray, opTypeStruct, opTypePointer, 5341:
+		case spirv.OpTypeBool, spirv.OpTypeInt, spirv.OpTypeFloat, spirv.OpTypeVector, spirv.OpTypeMatrix, spirv.OpTypeImage,
+			spirv.OpTypeSampler, spirv.OpTypeSampledImage, spirv.OpTypeArray, spirv.OpTypeRuntimeArray, spirv.OpTypeStruct,
+			spirv.OpTypePointer, spirv.OpTypeAccelerationStructureKHR:
 			if len(ops) >= 1 {
 				m.types[ops[0]] = spvType{op: op, operands: ops[1:]}
 			}
-		case opConstant:
+		case spirv.OpConstant, spirv.OpSpecConstant:
 			if len(ops) >= 3 {
 				m.consts[ops[1]] = ops[2]
 			}
-		case opVariable:
+		case spirv.OpConstantComposite, spirv.OpSpecConstantComposite:
+			if len(ops) >= 2 {
+				m.composites[ops[1]] = ops[2:]
+			}
+		case spirv.OpVariable:
 			if len(ops) >= 3 {
 				m.vars = append(m.vars, ops[1])
 				m.varType[ops[1]] = ops[0]
 				m.varClass[ops[1]] = ops[2]
 			}
-		case opDecorate:
+		case spirv.OpDecorate:
 			if len(ops) >= 2 {
+				if ops[1] == uint32(spirv.DecorationBuiltIn) && len(ops) >= 3 && ops[2] == uint32(spirv.BuiltInWorkgroupSize) {
+					m.wgSizeID = ops[0]
+				}
 				d := m.dec(ops[0])
-				applyDecoration(d, ops[1], ops[2:])
+				applyDecoration(d, spirv.Decoration(ops[1]), ops[2:])
 			}
-		case opMemberDecorate:
+		case spirv.OpMemberDecorate:
 			if len(ops) >= 3 {
 				d := m.mdec(ops[0], ops[1])
-				applyDecoration(d, ops[2], ops[3:])
+				applyDecoration(d, spirv.Decoration(ops[2]), ops[3:])
 			}
 		}
 	}
@@ -209,111 +213,200 @@ func parseSPIRV(words []uint32, entryPoint string) (*spvModule, error) {
 			m.localSize[i] = m.consts[id]
 		}
 	}
+	// A WorkgroupSize built-in overrides the execution mode (SPIR-V 3.21).
+	if parts, ok := m.composites[m.wgSizeID]; ok && m.wgSizeID != 0 && len(parts) == 3 {
+		for i, id := range parts {
+			m.localSize[i] = m.consts[id]
+		}
+	}
 	return m, nil
 }
 
-func applyDecoration(d *spvDecor, dec uint32, lit []uint32) {
+func applyDecoration(d *spvDecor, dec spirv.Decoration, lit []uint32) {
 	arg := uint32(0)
 	if len(lit) > 0 {
 		arg = lit[0]
 	}
 	switch dec {
-	case decBlock:
+	case spirv.DecorationBlock:
 		d.block = true
-	case decBufferBlock:
+	case spirv.DecorationBufferBlock:
 		d.bufferBlock = true
-	case decArrayStride:
+	case spirv.DecorationArrayStride:
 		d.arrayStride = arg
-	case decMatrixStride:
+	case spirv.DecorationMatrixStride:
 		d.matrixStride = arg
-	case decNonWritable:
+	case spirv.DecorationNonWritable:
 		d.nonWritable = true
-	case decNonReadable:
+	case spirv.DecorationNonReadable:
 		d.nonRead = true
-	case decBinding:
+	case spirv.DecorationBinding:
 		d.binding = int64(arg)
-	case decDescriptorSet:
+	case spirv.DecorationDescriptorSet:
 		d.set = int64(arg)
-	case decOffset:
+	case spirv.DecorationOffset:
 		d.hasOffset, d.offset = true, arg
 	}
 }
 
 // size returns the byte size of a type in the explicit layout its
-// decorations give (scalar layout where they say nothing more).
-func (m *spvModule) size(id uint32, depth int) (uint32, error) {
+// decorations give (scalar layout where they say nothing more). Sizes are
+// memoized, so sizing any set of types takes time linear in the module.
+func (m *spvModule) size(id uint32) (uint32, error) {
+	s, err := m.sizeOf(id, 0)
+	return uint32(s), err
+}
+
+func (m *spvModule) sizeOf(id uint32, depth int) (uint64, error) {
+	if s, ok := m.sizes[id]; ok {
+		return s, nil
+	}
+	if m.sizing[id] {
+		return 0, invalidf("shader: type %%%d contains itself", id)
+	}
+	if depth > maxTypeDepth {
+		return 0, invalidf("shader: type %%%d nests deeper than %d", id, maxTypeDepth)
+	}
 	t, ok := m.types[id]
-	if !ok || depth > 16 {
-		return 0, invalidf("shader: unknown or too deeply nested type %%%d", id)
+	if !ok {
+		return 0, invalidf("shader: %%%d is not a type", id)
+	}
+	m.sizing[id] = true
+	s, err := m.computeSize(id, t, depth)
+	delete(m.sizing, id)
+	if err != nil {
+		return 0, err
+	}
+	if s > maxTypeBytes {
+		return 0, invalidf("shader: type %%%d is larger than 4 GiB", id)
+	}
+	m.sizes[id] = s
+	return s, nil
+}
+
+// mulSize multiplies two sizes, saturating past maxTypeBytes.
+func mulSize(a, b uint64) uint64 {
+	if a != 0 && b > (maxTypeBytes+1)/a {
+		return maxTypeBytes + 1
+	}
+	return a * b
+}
+
+func (m *spvModule) computeSize(id uint32, t spvType, depth int) (uint64, error) {
+	short := func() (uint64, error) {
+		return 0, invalidf("shader: type %%%d (%v) lacks operands", id, t.op)
 	}
 	switch t.op {
-	case opTypeBool:
+	case spirv.OpTypeBool:
 		return 4, nil
-	case opTypeInt, opTypeFloat:
-		return t.operands[0] / 8, nil
-	case opTypeVector:
-		c, err := m.size(t.operands[0], depth+1)
-		return c * t.operands[1], err
-	case opTypeMatrix:
-		col, err := m.size(t.operands[0], depth+1)
-		if d := m.decor[id]; d != nil && d.matrixStride != 0 {
-			col = d.matrixStride
+	case spirv.OpTypeInt, spirv.OpTypeFloat:
+		w, ok := t.arg(0)
+		if !ok || (t.op == spirv.OpTypeInt && len(t.operands) < 2) {
+			return short()
 		}
-		return col * t.operands[1], err
-	case opTypeArray:
-		n := m.consts[t.operands[1]]
-		stride := uint32(0)
-		if d := m.decor[id]; d != nil {
-			stride = d.arrayStride
+		return uint64(w / 8), nil
+	case spirv.OpTypeVector, spirv.OpTypeMatrix:
+		elem, ok1 := t.arg(0)
+		n, ok2 := t.arg(1)
+		if !ok1 || !ok2 {
+			return short()
 		}
-		if stride == 0 {
-			var err error
-			if stride, err = m.size(t.operands[0], depth+1); err != nil {
-				return 0, err
-			}
+		c, err := m.sizeOf(elem, depth+1)
+		if err != nil {
+			return 0, err
 		}
-		return stride * n, nil
-	case opTypeStruct:
-		var end uint32
+		if d := m.decor[id]; t.op == spirv.OpTypeMatrix && d != nil && d.matrixStride != 0 {
+			c = uint64(d.matrixStride)
+		}
+		return mulSize(c, uint64(n)), nil
+	case spirv.OpTypeArray:
+		elem, ok1 := t.arg(0)
+		lenID, ok2 := t.arg(1)
+		if !ok1 || !ok2 {
+			return short()
+		}
+		n, ok := m.consts[lenID]
+		if !ok {
+			return 0, invalidf("shader: the length %%%d of array type %%%d is not a constant", lenID, id)
+		}
+		stride, err := m.sizeOf(elem, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		if d := m.decor[id]; d != nil && d.arrayStride != 0 {
+			stride = uint64(d.arrayStride)
+		}
+		return mulSize(stride, uint64(n)), nil
+	case spirv.OpTypeStruct:
+		var end uint64
 		for i, mt := range t.operands {
-			sz, err := m.size(mt, depth+1)
+			sz, err := m.sizeOf(mt, depth+1)
 			if err != nil {
 				return 0, err
 			}
 			off := end
 			if d := m.mdecor[[2]uint32{id, uint32(i)}]; d != nil && d.hasOffset {
-				off = d.offset
-				if d.matrixStride != 0 && m.types[mt].op == opTypeMatrix {
-					sz = d.matrixStride * m.types[mt].operands[1]
+				off = uint64(d.offset)
+				if mtt := m.types[mt]; d.matrixStride != 0 && mtt.op == spirv.OpTypeMatrix {
+					cols, _ := mtt.arg(1)
+					sz = mulSize(uint64(d.matrixStride), uint64(cols))
 				}
 			}
 			end = max(end, off+sz)
 		}
 		return end, nil
-	case opTypePointer:
+	case spirv.OpTypePointer:
+		if len(t.operands) < 2 {
+			return short()
+		}
 		return 8, nil
 	}
-	return 0, invalidf("shader: type %%%d (opcode %d) has no size", id, t.op)
+	return 0, invalidf("shader: type %%%d (%v) has no size", id, t.op)
+}
+
+// sharedMemory is the bytes of the module's Workgroup variables.
+func (m *spvModule) sharedMemory() (uint64, error) {
+	var total uint64
+	for _, v := range m.vars {
+		if m.varClass[v] != uint32(spirv.StorageClassWorkgroup) {
+			continue
+		}
+		ptr := m.types[m.varType[v]]
+		pointee, ok := ptr.arg(1)
+		if ptr.op != spirv.OpTypePointer || !ok {
+			return 0, invalidf("shader: Workgroup variable %%%d has no pointer type", v)
+		}
+		s, err := m.sizeOf(pointee, 0)
+		if err != nil {
+			return 0, fmt.Errorf("Workgroup variable %%%d: %w", v, err)
+		}
+		total += s
+	}
+	return total, nil
 }
 
 // scalarOf describes scalar and vector types for argument checks.
 func (m *spvModule) scalarOf(id uint32) (device.ScalarKind, uint8, uint8) {
 	t := m.types[id]
 	comps := uint8(1)
-	if t.op == opTypeVector {
-		comps = uint8(t.operands[1])
-		t = m.types[t.operands[0]]
+	if t.op == spirv.OpTypeVector {
+		elem, _ := t.arg(0)
+		n, _ := t.arg(1)
+		comps = uint8(min(n, 255))
+		t = m.types[elem]
 	}
+	width, _ := t.arg(0)
+	bits := uint8(min(width, 255))
 	switch t.op {
-	case opTypeBool:
+	case spirv.OpTypeBool:
 		return device.ScalarBool, 32, comps
-	case opTypeInt:
-		if t.operands[1] == 1 {
-			return device.ScalarInt, uint8(t.operands[0]), comps
+	case spirv.OpTypeInt:
+		if signed, _ := t.arg(1); signed == 1 {
+			return device.ScalarInt, bits, comps
 		}
-		return device.ScalarUint, uint8(t.operands[0]), comps
-	case opTypeFloat:
-		return device.ScalarFloat, uint8(t.operands[0]), comps
+		return device.ScalarUint, bits, comps
+	case spirv.OpTypeFloat:
+		return device.ScalarFloat, bits, comps
 	}
 	return device.ScalarUnknown, 0, 0
 }
@@ -328,12 +421,17 @@ var imageFormats = map[uint32]device.Format{
 	35: device.RG32Uint, 36: device.RG16Uint, 37: device.RG8Uint, 38: device.R16Uint, 39: device.R8Uint,
 }
 
-// reflect derives the signature of a raw module.
+// reflectSPIRV derives the signature of a raw module.
 func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 	m, err := parseSPIRV(words, entryPoint)
 	if err != nil {
 		return nil, err
 	}
+	return m.reflect(entryPoint)
+}
+
+// reflect derives the signature of a parsed module.
+func (m *spvModule) reflect(entryPoint string) (*reflection, error) {
 	r := &reflection{}
 	r.sig.BlockSize = m.localSize
 	if m.localSize[0] == 0 {
@@ -346,38 +444,46 @@ func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 	}
 	var descs []bound
 	var push []device.Argument
+	blockAccess := map[uint32][2]bool{} // per block type: every member NonWritable, NonReadable
 	for _, v := range m.vars {
-		class := m.varClass[v]
+		class := spirv.StorageClass(m.varClass[v])
 		ptr := m.types[m.varType[v]]
-		if ptr.op != opTypePointer || len(ptr.operands) < 2 {
+		pointee, ok := ptr.arg(1)
+		if ptr.op != spirv.OpTypePointer || !ok {
 			continue
 		}
-		pointee := ptr.operands[1]
 		pt := m.types[pointee]
 		switch class {
-		case scPushConstant:
-			if pt.op != opTypeStruct {
+		case spirv.StorageClassPushConstant:
+			if pt.op != spirv.OpTypeStruct {
 				return nil, invalidf("shader: push constant %%%d is not a struct", v)
+			}
+			if len(pt.operands) > maxReflectedMembers {
+				return nil, unsupportedf("shader: push-constant block of %d members", len(pt.operands))
 			}
 			for i, mt := range pt.operands {
 				d := m.mdecor[[2]uint32{pointee, uint32(i)}]
 				if d == nil || !d.hasOffset {
 					return nil, invalidf("shader: push-constant member %d has no Offset", i)
 				}
-				sz, err := m.size(mt, 0)
+				sz, err := m.size(mt)
 				if err != nil {
 					return nil, err
 				}
+				end := uint64(d.offset) + uint64(sz)
+				if end > maxTypeBytes {
+					return nil, invalidf("shader: push-constant member %d ends past 4 GiB", i)
+				}
 				a := device.Argument{Name: m.members[[2]uint32{pointee, uint32(i)}], Kind: device.ArgUniform, Offset: d.offset, Size: sz}
-				if tt := m.types[mt]; tt.op == opTypePointer && tt.operands[0] == scPhysicalStorage {
+				if tt := m.types[mt]; tt.op == spirv.OpTypePointer && len(tt.operands) > 0 && tt.operands[0] == uint32(spirv.StorageClassPhysicalStorageBuffer) {
 					a.Kind, a.Form, a.Access = device.ArgBuffer, device.FormAddress, device.ReadWrite
 				} else {
 					a.Scalar, a.ScalarBits, a.Components = m.scalarOf(mt)
 				}
 				push = append(push, a)
-				r.sig.PushConstantSize = max(r.sig.PushConstantSize, d.offset+sz)
+				r.sig.PushConstantSize = max(r.sig.PushConstantSize, uint32(end))
 			}
-		case scStorageBuffer, scUniform, scUniformConstant:
+		case spirv.StorageClassStorageBuffer, spirv.StorageClassUniform, spirv.StorageClassUniformConstant:
 			d := m.decor[v]
 			if d == nil || d.binding < 0 {
 				continue
@@ -385,17 +491,20 @@ func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 			if d.set != 0 {
 				return nil, unsupportedf("shader: variable %q uses descriptor set %d (only set 0 is bound)", m.names[v], d.set)
 			}
+			if len(descs) >= maxReflectedMembers {
+				return nil, unsupportedf("shader: more than %d resources", maxReflectedMembers)
+			}
 			a := device.Argument{Name: m.names[v], Binding: uint32(d.binding), Access: device.ReadWrite}
 			desc := noDescriptor
 			ty := pt
-			if ty.op == opTypeArray || ty.op == opTypeRuntimeArray {
+			if ty.op == spirv.OpTypeArray || ty.op == spirv.OpTypeRuntimeArray {
 				return nil, unsupportedf("shader: descriptor array %q at binding %d", m.names[v], d.binding)
 			}
 			switch ty.op {
-			case opTypeStruct:
+			case spirv.OpTypeStruct:
 				a.Kind = device.ArgBuffer
 				sd := m.decor[pointee]
-				if class == scUniform && (sd == nil || !sd.bufferBlock) {
+				if class == spirv.StorageClassUniform && (sd == nil || !sd.bufferBlock) {
 					desc = vk.DESCRIPTOR_TYPE_UNIFORM_BUFFER
 				} else {
 					desc = vk.DESCRIPTOR_TYPE_STORAGE_BUFFER
@@ -406,30 +515,37 @@ func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 				// Element stride of a trailing runtime array.
 				if n := len(ty.operands); n > 0 {
 					last := m.types[ty.operands[n-1]]
-					if last.op == opTypeRuntimeArray {
+					if last.op == spirv.OpTypeRuntimeArray {
 						if ad := m.decor[ty.operands[n-1]]; ad != nil {
 							a.ElemSize = ad.arrayStride
 						}
 					}
 				}
-				nonW, nonR := true, true
-				for i := range ty.operands {
-					md := m.mdecor[[2]uint32{pointee, uint32(i)}]
-					nonW = nonW && md != nil && md.nonWritable
-					nonR = nonR && md != nil && md.nonRead
+				// Members are looked at once per block type, however many
+				// variables share it.
+				members, seen := blockAccess[pointee]
+				if !seen {
+					nonW, nonR := true, true
+					for i := range ty.operands {
+						md := m.mdecor[[2]uint32{pointee, uint32(i)}]
+						nonW = nonW && md != nil && md.nonWritable
+						nonR = nonR && md != nil && md.nonRead
+					}
+					members = [2]bool{nonW, nonR}
+					blockAccess[pointee] = members
 				}
-				nonW = nonW || d.nonWritable || desc == vk.DESCRIPTOR_TYPE_UNIFORM_BUFFER
-				nonR = nonR || d.nonRead
+				nonW := members[0] || d.nonWritable || desc == vk.DESCRIPTOR_TYPE_UNIFORM_BUFFER
+				nonR := members[1] || d.nonRead
 				a.Access = accessOf(nonW, nonR)
-			case opTypeImage:
+			case spirv.OpTypeImage:
 				// operands: sampled type, dim, depth, arrayed, ms, sampled, format
 				if len(ty.operands) < 7 {
 					return nil, invalidf("shader: malformed image type")
 				}
-				switch ty.operands[1] {
-				case 1:
+				switch spirv.Dim(ty.operands[1]) {
+				case spirv.Dim2D:
 					a.Dim = 2
-				case 2:
+				case spirv.Dim3D:
 					a.Dim = 3
 				default:
 					return nil, unsupportedf("shader: image %q of SPIR-V Dim %d (2D and 3D only)", m.names[v], ty.operands[1])
@@ -441,11 +557,15 @@ func reflectSPIRV(words []uint32, entryPoint string) (*reflection, error) {
 				a.Format = imageFormats[ty.operands[6]]
 				a.Access = accessOf(d.nonWritable, d.nonRead)
 				desc = vk.DESCRIPTOR_TYPE_STORAGE_IMAGE
-			case opTypeSampledImage:
-				img := m.types[ty.operands[0]]
+			case spirv.OpTypeSampledImage:
+				imgID, ok := ty.arg(0)
+				img := m.types[imgID]
+				if !ok || img.op != spirv.OpTypeImage {
+					return nil, invalidf("shader: sampled image %q has no image type", m.names[v])
+				}
 				a.Kind = device.ArgSampledTexture
 				a.Access = device.Read
-				if len(img.operands) > 1 && img.operands[1] == 2 {
+				if dim, _ := img.arg(1); dim == uint32(spirv.Dim3D) {
 					a.Dim = 3
 				} else {
 					a.Dim = 2

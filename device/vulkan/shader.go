@@ -60,7 +60,9 @@ func descriptorTypeOf(a device.Argument) vk.DescriptorType {
 }
 
 // CreateShader builds a compute pipeline from SPIR-V, reflecting its
-// signature when desc.Signature is nil.
+// signature when desc.Signature is nil. Before the driver sees the module it
+// is validated by spirv-val unless desc.Trusted, then parsed and checked
+// against the device's limits (modulecheck.go).
 func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
 	if err := d.enter(); err != nil {
 		return 0, device.Signature{}, err
@@ -74,6 +76,10 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	if label == "" {
 		label = entry
 	}
+	m, err := d.checkModule(desc, entry, label)
+	if err != nil {
+		return 0, device.Signature{}, err
+	}
 	sh := &shader{d: d, name: desc.Name}
 	if desc.Signature != nil {
 		sh.sig = *desc.Signature
@@ -81,14 +87,10 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 			sh.descType = append(sh.descType, descriptorTypeOf(a))
 		}
 		if sh.sig.BlockSize == ([3]uint32{}) {
-			m, err := parseSPIRV(desc.SPIRV, entry)
-			if err != nil {
-				return 0, device.Signature{}, fmt.Errorf("shader %q: %w", label, err)
-			}
 			sh.sig.BlockSize = m.localSize
 		}
 	} else {
-		r, err := reflectSPIRV(desc.SPIRV, entry)
+		r, err := m.reflect(entry)
 		if err != nil {
 			return 0, device.Signature{}, fmt.Errorf("shader %q: %w", label, err)
 		}
@@ -96,6 +98,12 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	}
 	for i := range sh.sig.BlockSize {
 		sh.sig.BlockSize[i] = max(sh.sig.BlockSize[i], 1)
+	}
+	if err := d.checkLimits(m, sh.sig.BlockSize, label); err != nil {
+		return 0, device.Signature{}, err
+	}
+	if err := checkBindings(sh.sig, sh.descType, label); err != nil {
+		return 0, device.Signature{}, err
 	}
 	sh.pushSize = alignUp32(sh.sig.PushConstantSize, 4)
 	if sh.pushSize > d.caps.MaxPushConstantSize {
@@ -120,7 +128,7 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 		SType: vk.STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, CodeSize: uintptr(len(code) * 4), PCode: &code[0],
 	}
 	if err := check("vkCreateShaderModule", d.fn.CreateShaderModule(d.vk, &mci, nil, &sh.module)); err != nil {
-		return fmt.Errorf("shader %q: %w", label, err)
+		return driverRefused(label, err)
 	}
 	var bindings []vk.DescriptorSetLayoutBinding
 	for i, a := range sh.sig.Args {
@@ -183,7 +191,7 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 		cpi.Flags = vk.PIPELINE_CREATE_DISPATCH_BASE_BIT // split dispatches of raw modules use vkCmdDispatchBase
 	}
 	if err := check("vkCreateComputePipelines", d.createComputePipeline(&cpi, &sh.pipeline)); err != nil {
-		return fmt.Errorf("shader %q: %w", label, err)
+		return driverRefused(label, err)
 	}
 	return nil
 }

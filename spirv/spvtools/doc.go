@@ -2,10 +2,12 @@
 // assembler and disassembler) through its shared library, loaded at run time
 // with purego, so lucent builds without cgo.
 //
-// The library is found through the environment variable LUCENT_SPIRV_TOOLS,
-// then the usual names (libSPIRV-Tools-shared.so, libSPIRV-Tools.so, their
-// macOS and Windows spellings). When it is missing every call returns an error
-// wrapping [ErrUnavailable] that says how to install it.
+// The library is the one the environment variable LUCENT_SPIRV_TOOLS names
+// or, when it is unset, the first of the usual names that loads
+// (libSPIRV-Tools-shared.so, libSPIRV-Tools.so, their macOS and Windows
+// spellings). A library the variable names that does not load is not passed
+// over: every call returns an error naming it. When none loads every call
+// returns an error wrapping [ErrUnavailable] that says how to install it.
 //
 // The optimizer is driven through the C API (spvOptimizerCreate and
 // spvOptimizerRegister{Performance,Size}Passes) where the library has it;

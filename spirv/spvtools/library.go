@@ -17,11 +17,9 @@ var ErrUnavailable = errors.New("spvtools: SPIRV-Tools shared library unavailabl
 // EnvLibrary names the environment variable that points at the library.
 const EnvLibrary = "LUCENT_SPIRV_TOOLS"
 
+// candidates are the names tried when LUCENT_SPIRV_TOOLS is unset.
 func candidates() []string {
 	var out []string
-	if p := os.Getenv(EnvLibrary); p != "" {
-		out = append(out, p)
-	}
 	switch runtime.GOOS {
 	case "darwin":
 		out = append(out, "libSPIRV-Tools-shared.dylib", "libSPIRV-Tools.dylib",
@@ -78,8 +76,23 @@ var (
 )
 
 func load() (*lib, error) {
-	loadOnce.Do(func() { loaded, loadErr = open(candidates()) })
+	loadOnce.Do(func() { loaded, loadErr = openLibrary() })
 	return loaded, loadErr
+}
+
+// openLibrary loads the library LUCENT_SPIRV_TOOLS names, or else the first
+// of the usual names that loads. A library the variable names that does not
+// load is an error naming it: a set variable is never passed over for
+// another copy.
+func openLibrary() (*lib, error) {
+	if p := os.Getenv(EnvLibrary); p != "" {
+		l, err := open([]string{p})
+		if err != nil {
+			return nil, fmt.Errorf("%s=%s: %w", EnvLibrary, p, err)
+		}
+		return l, nil
+	}
+	return open(candidates())
 }
 
 func open(names []string) (*lib, error) {
