@@ -222,7 +222,11 @@ func NewArray[V Value](k *K, n int) *LocalArray[V] {
 		return &LocalArray[V]{}
 	}
 	k.n++
-	return &LocalArray[V]{k: k, v: k.fn.AddLocal(fmt.Sprintf("a%d", k.n), at)}
+	v := k.fn.AddLocal(fmt.Sprintf("a%d", k.n), at)
+	for _, s := range ZeroInit(k.fn, &Ref{Var: v}, at) {
+		k.emit(s)
+	}
+	return &LocalArray[V]{k: k, v: v}
 }
 
 // At loads element i.

@@ -131,27 +131,6 @@ func goType(t types.Type) string {
 	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
 }
 
-// zeroLoopLen is the longest array zeroed by one whole-array store; longer
-// ones are zeroed by a loop over their elements, which drivers compile in
-// time independent of the length (a whole [1024]uint8 store costs lavapipe
-// 0.17 s, the loop about 1 ms).
-const zeroLoopLen = 64
-
-// longArray reports whether t holds an array longer than zeroLoopLen.
-func longArray(t *frontend.Type) bool {
-	switch t.Kind() {
-	case frontend.KindArray:
-		return t.Len() > zeroLoopLen || longArray(t.Elem())
-	case frontend.KindStruct:
-		for _, f := range t.Fields() {
-			if longArray(f.Type) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // isZero reports whether e is a zero value as zero builds it.
 func isZero(e frontend.Expr) bool {
 	switch e := e.(type) {
@@ -166,31 +145,4 @@ func isZero(e frontend.Expr) bool {
 		return true
 	}
 	return false
-}
-
-// zeroInit stores the zero value of t in the place dst: as one store, or,
-// for the arrays longer than zeroLoopLen in t, element by element in a loop.
-func (l *lowerer) zeroInit(dst frontend.Expr, t *frontend.Type) {
-	switch {
-	case !longArray(t):
-		l.emit(&frontend.Assign{Dst: dst, Src: zero(t)})
-	case t.Kind() == frontend.KindStruct:
-		for i, f := range t.Fields() {
-			l.zeroInit(&frontend.Member{X: dst, Field: i, T: f.Type}, f.Type)
-		}
-	default: // an array
-		i := l.newTemp(frontend.TU32)
-		l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: i}, Src: frontend.LitInt(frontend.TU32, 0)})
-		outer := l.block
-		body := &frontend.Block{}
-		l.block = body
-		l.zeroInit(&frontend.Index{X: dst, I: &frontend.Ref{Var: i}, T: t.Elem()}, t.Elem())
-		l.block = outer
-		next := &frontend.Binary{Op: frontend.Add, X: &frontend.Ref{Var: i}, Y: frontend.LitInt(frontend.TU32, 1), T: frontend.TU32}
-		l.emit(&frontend.For{
-			Cond:   &frontend.Binary{Op: frontend.Lt, X: &frontend.Ref{Var: i}, Y: frontend.LitInt(frontend.TU32, int64(t.Len())), T: frontend.TBool},
-			Body:   body,
-			Update: &frontend.Block{Stmts: []frontend.Stmt{&frontend.Assign{Dst: &frontend.Ref{Var: i}, Src: next}}},
-		})
-	}
 }

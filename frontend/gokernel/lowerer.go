@@ -71,33 +71,13 @@ func (l *lowerer) typeAt(t types.Type, pos token.Pos) *frontend.Type {
 }
 
 // zero is the zero value of t.
-func zero(t *frontend.Type) frontend.Expr {
-	switch t.Kind() {
-	case frontend.KindBool:
-		return frontend.LitBool(false)
-	case frontend.KindInt, frontend.KindUint:
-		return frontend.LitInt(t, 0)
-	case frontend.KindFloat:
-		return frontend.LitFloat(t, 0)
-	case frontend.KindVector:
-		return &frontend.Construct{T: t, Args: []frontend.Expr{zero(t.Elem())}}
-	case frontend.KindArray:
-		// One element for all: the AST stays the size of the element's.
-		return &frontend.Construct{T: t, Args: []frontend.Expr{zero(t.Elem())}}
-	case frontend.KindMatrix:
-		args := make([]frontend.Expr, t.Len())
-		for i := range args {
-			args[i] = zero(t.Elem())
-		}
-		return &frontend.Construct{T: t, Args: args}
-	case frontend.KindStruct:
-		var args []frontend.Expr
-		for _, f := range t.Fields() {
-			args = append(args, zero(f.Type))
-		}
-		return &frontend.Construct{T: t, Args: args}
+func zero(t *frontend.Type) frontend.Expr { return frontend.Zero(t) }
+
+// zeroInit stores the zero value of t in the place dst (frontend.ZeroInit).
+func (l *lowerer) zeroInit(dst frontend.Expr, t *frontend.Type) {
+	for _, s := range frontend.ZeroInit(l.fn, dst, t) {
+		l.emit(s)
 	}
-	return frontend.LitInt(frontend.TI32, 0)
 }
 
 // newTemp declares a compiler temporary.

@@ -221,7 +221,7 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 	}
 	if len(lhs) == 1 {
 		src := l.expr(rhs[0])
-		if dst := l.target(lhs[0], define); dst != nil && longArray(src.Type()) && isZero(src) {
+		if dst := l.target(lhs[0], define); dst != nil && isZero(src) {
 			l.zeroInit(dst, src.Type()) // a := [N]T{}
 		} else if dst != nil {
 			l.emit(&frontend.Assign{Dst: dst, Src: src})
