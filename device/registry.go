@@ -1,43 +1,14 @@
 package device
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"sync"
 )
 
-// Factory is what a backend registers: it lists the adapters it sees and opens
-// one of them.
-type Factory interface {
-	// Enumerate lists the adapters, Index 0..n-1 in the backend's order.
-	Enumerate(ctx context.Context, opts Options) ([]Adapter, error)
-	// Open opens adapter opts.DeviceIndex (always a valid index when called
-	// through this package).
-	Open(ctx context.Context, opts Options) (Interface, error)
-}
-
 var registry struct {
 	sync.RWMutex
 	m map[string]Factory
-}
-
-// Register makes a backend available under name. Backends call it from init.
-// It panics, as database/sql.Register does, when name is taken or f is nil:
-// that is a programming error in the backend, found at program start.
-func Register(name string, f Factory) {
-	registry.Lock()
-	defer registry.Unlock()
-	if f == nil {
-		panic("device: Register factory is nil for " + name)
-	}
-	if _, dup := registry.m[name]; dup {
-		panic("device: Register called twice for backend " + name)
-	}
-	if registry.m == nil {
-		registry.m = map[string]Factory{}
-	}
-	registry.m[name] = f
 }
 
 // Backends returns the registered backend names, sorted.
