@@ -25,6 +25,7 @@ func Helpers(y []float32, c []uint32, x float64) {
 	kernel.AtomicAdd(&local, 1)
 	y[i] = sum(y) + scratch() + generic(y[i])
 	y[i] += float32(math.Sin(x)) + float32(math.Mod(x, 2))
+	y[i] += float32(math.Inf(int(c[i])))
 	c[i] = kernel.SubgroupBroadcast(c[i], i)
 	kernel.Run(nil, kernel.Grid1(1, 1), nil)
 	a, b := kernel.Float2{}, kernel.Float2{}
