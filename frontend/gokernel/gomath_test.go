@@ -135,3 +135,47 @@ func TestDeviceFloatMath(t *testing.T) {
 		require.InDelta(t, want[i], got[i], 2e-3*max(1, math.Abs(float64(want[i]))), "x=%v column %d", in[i/kernels.FloatMathCols], i%kernels.FloatMathCols)
 	}
 }
+
+// floatAtomicsInput is a whole number of 64-thread blocks of quarters.
+func floatAtomicsInput(n int) ([]float32, []kernels.FloatTotals) {
+	vals := make([]float32, n)
+	for i := range vals {
+		vals[i] = float32(i*37%41-20) / 4
+	}
+	return vals, []kernels.FloatTotals{{Min: 1e9, Max: -1e9, BlockMin: 1e9}}
+}
+
+func TestCPUFloatAtomics(t *testing.T) {
+	vals, tot := floatAtomicsInput(256)
+	run(t, kernel.Grid1(64, uint32(len(vals))), func() { kernels.FloatAtomics(vals, tot) })
+	want := kernels.FloatTotals{Min: 1e9, Max: -1e9, Last: 7.5, Swapped: 1.5, Winners: 1}
+	for _, v := range vals {
+		want.Sum += v
+		want.Diff -= v
+		want.Min = min(want.Min, v)
+		want.Max = max(want.Max, v)
+	}
+	want.BlockMin = want.Min
+	require.Equal(t, want, tot[0])
+}
+
+func TestDeviceFloatAtomics(t *testing.T) {
+	g := compileOn(t, openDevice(t), corpus(t)["FloatAtomics"])
+	vals, tot := floatAtomicsInput(256)
+	tb := upload(g, tot)
+	g.submit(g.k.Dispatch([3]uint32{uint32(len(vals))}, upload(g, vals), tb))
+	cpu(t, kernel.Grid1(64, uint32(len(vals))), func() { kernels.FloatAtomics(vals, tot) })
+	require.Equal(t, tot, download(g, tb))
+}
+
+// A float32 compare-and-swap compares bit patterns on the CPU, as on the
+// device.
+func TestAtomicCompareExchangeFloatBits(t *testing.T) {
+	x := float32(0)
+	require.Equal(t, float32(0), kernel.AtomicCompareExchange(&x, float32(math.Copysign(0, -1)), 1))
+	require.Equal(t, float32(0), x, "-0 must not match +0")
+	nan := float32(math.NaN())
+	y := nan
+	kernel.AtomicCompareExchange(&y, nan, 2)
+	require.Equal(t, float32(2), y, "a NaN matches its own bits")
+}

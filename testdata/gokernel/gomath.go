@@ -52,3 +52,35 @@ func FloatMath(in []float32, out []float32) {
 	out[o+10] = float32(flags)
 	out[o+11] = kernel.Min(x, inf) + kernel.Max(x, -inf)
 }
+
+// FloatTotals is what FloatAtomics accumulates.
+type FloatTotals struct {
+	Sum, Diff, Min, Max, Last, Swapped, Winners, BlockMin float32
+}
+
+// FloatAtomics updates float32 totals from every thread with each atomic
+// operation that takes float32.
+//
+//lucent:kernel block=64
+func FloatAtomics(vals []float32, t []FloatTotals) {
+	lowest := kernel.Shared[float32]()
+	if kernel.ThreadID().X == 0 {
+		*lowest = float32(math.Inf(1))
+	}
+	kernel.Barrier()
+	i := kernel.DispatchID().X
+	v := vals[i]
+	kernel.AtomicAdd(&t[0].Sum, v) // quarters: exact in any order
+	kernel.AtomicSub(&t[0].Diff, v)
+	kernel.AtomicMin(&t[0].Min, v)
+	kernel.AtomicMax(&t[0].Max, v)
+	kernel.AtomicExchange(&t[0].Last, 7.5)
+	if kernel.AtomicCompareExchange(&t[0].Swapped, 0, 1.5) == 0 { // exactly one thread wins
+		kernel.AtomicAdd(&t[0].Winners, 1)
+	}
+	kernel.AtomicMin(lowest, v)
+	kernel.Barrier()
+	if kernel.ThreadID().X == 0 {
+		kernel.AtomicMin(&t[0].BlockMin, *lowest)
+	}
+}
