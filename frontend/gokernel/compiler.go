@@ -16,7 +16,7 @@ type compiler struct {
 	fset      *token.FileSet
 	errs      []error
 	typeCache map[types.Type]*frontend.Type
-	callables map[*types.Func]*callable
+	callables map[instanceKey]*callable
 	decls     map[*types.Func]*ast.FuncDecl // functions of the packages being compiled
 	infos     map[*types.Func]*types.Info
 	byKey     map[string]*types.Func // funcKey -> declared function, across packages
@@ -30,7 +30,7 @@ func newCompiler(fset *token.FileSet) *compiler {
 	return &compiler{
 		fset:      fset,
 		typeCache: map[types.Type]*frontend.Type{},
-		callables: map[*types.Func]*callable{},
+		callables: map[instanceKey]*callable{},
 		decls:     map[*types.Func]*ast.FuncDecl{},
 		infos:     map[*types.Func]*types.Info{},
 		byKey:     map[string]*types.Func{},

@@ -56,7 +56,7 @@ func (l *lowerer) expr(e ast.Expr) frontend.Expr {
 // expression when possible so no second error follows from it.
 func (l *lowerer) poison(e ast.Expr) frontend.Expr {
 	t := frontend.TI32
-	if gt := l.info.TypeOf(e); gt != nil {
+	if gt := l.goTypeOf(e); gt != nil {
 		if ft, err := l.c.valueType(gt); err == nil && ft.IsScalar() {
 			t = ft
 		} else if err == nil {
@@ -229,7 +229,7 @@ func (l *lowerer) index(e *ast.IndexExpr) frontend.Expr {
 	if v, ok := l.bindlessView(e.X); ok {
 		return l.bindlessRead(v, e.Index)
 	}
-	xt := l.info.TypeOf(e.X)
+	xt := l.goTypeOf(e.X)
 	if _, ok := types.Unalias(xt).Underlying().(*types.Map); ok {
 		l.errorf(e.Pos(), "maps are not supported in kernels: use a buffer ([]T) indexed by a computed key")
 		return l.poison(e)
@@ -253,7 +253,7 @@ func (l *lowerer) index(e *ast.IndexExpr) frontend.Expr {
 }
 
 func (l *lowerer) isFuncValue(e ast.Expr) bool {
-	_, ok := l.info.TypeOf(e).(*types.Signature)
+	_, ok := l.goTypeOf(e).(*types.Signature)
 	return ok
 }
 
@@ -350,7 +350,7 @@ func (l *lowerer) place(e ast.Expr) frontend.Expr {
 
 // composite lowers T{…} for vectors, matrices, arrays and structs.
 func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
-	gt := l.info.TypeOf(e)
+	gt := l.goTypeOf(e)
 	switch types.Unalias(gt).Underlying().(type) {
 	case *types.Slice:
 		l.errorf(e.Pos(), "slice literals allocate, which kernels cannot: use a fixed-size array ([N]T{…})")

@@ -45,7 +45,7 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.
 	if sig := f.Type().(*types.Signature); sig.Recv() != nil {
 		return l.method(e, f)
 	}
-	t := l.info.TypeOf(e)
+	t := l.goTypeOf(e)
 	args := func() []frontend.Expr {
 		out := make([]frontend.Expr, len(e.Args))
 		for i, a := range e.Args {
@@ -196,7 +196,7 @@ func (l *lowerer) method(e *ast.CallExpr, f *types.Func) frontend.Expr {
 	}
 	rt := recv.Type()
 	res := frontend.TVoid
-	if t := l.info.TypeOf(e); t != nil {
+	if t := l.goTypeOf(e); t != nil {
 		if tup, ok := t.(*types.Tuple); !ok || tup.Len() > 0 {
 			res = l.typeAt(t, e.Pos())
 		}
@@ -429,7 +429,7 @@ func (l *lowerer) narrow(a ast.Expr) (frontend.Expr, bool) {
 	if !ok || len(c.Args) != 1 || !l.info.Types[c.Fun].IsType() {
 		return nil, false
 	}
-	if b, ok := l.info.TypeOf(c.Args[0]).Underlying().(*types.Basic); !ok || b.Kind() != types.Float32 {
+	if b, ok := l.goTypeOf(c.Args[0]).Underlying().(*types.Basic); !ok || b.Kind() != types.Float32 {
 		return nil, false
 	}
 	return l.expr(c.Args[0]), true

@@ -28,8 +28,9 @@ type lowerer struct {
 	breaks   []breakTarget
 	tmp      int
 	nerrs    int
-	elems    int             // array elements the function's literals have built
-	bounded  map[string]bool // line:type of values reported past the bounds
+	elems    int                             // array elements the function's literals have built
+	bounded  map[string]bool                 // line:type of values reported past the bounds
+	subst    map[*types.TypeParam]types.Type // the type arguments of a generic helper's instance
 }
 
 // breakTarget is an enclosing statement a break may leave.
@@ -58,6 +59,7 @@ func (l *lowerer) typeOf(e ast.Expr) *frontend.Type {
 }
 
 func (l *lowerer) typeAt(t types.Type, pos token.Pos) *frontend.Type {
+	t = l.substType(t)
 	if t == nil {
 		l.errorf(pos, "expression has no type")
 		return frontend.TI32

@@ -258,7 +258,7 @@ func (l *lowerer) sharedDecl(lhs ast.Expr, call *ast.CallExpr, define bool) {
 		}
 		return
 	}
-	ptr, ok := l.info.TypeOf(call).(*types.Pointer)
+	ptr, ok := l.goTypeOf(call).(*types.Pointer)
 	if obj == nil || !ok {
 		l.errorf(call.Pos(), "kernel.Shared needs a type argument: kernel.Shared[[256]float32]()")
 		return
@@ -308,7 +308,7 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 
 // rangeStmt lowers range over an integer, an array or a buffer to a counted loop.
 func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
-	xt := l.info.TypeOf(s.X)
+	xt := l.goTypeOf(s.X)
 	var (
 		n     frontend.Expr
 		it    *frontend.Type
