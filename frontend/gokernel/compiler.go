@@ -24,6 +24,7 @@ type compiler struct {
 	cfg       *Config                // where Load runs the go command
 	pkgVars   map[*types.Var]packageVar
 	written   map[types.Object]bool // objects some function assigns to
+	badTypes  map[string]bool       // named Go types already reported as having no device type
 }
 
 func newCompiler(fset *token.FileSet) *compiler {
@@ -37,6 +38,7 @@ func newCompiler(fset *token.FileSet) *compiler {
 		loaded:    map[string]bool{},
 		pkgVars:   map[*types.Var]packageVar{},
 		written:   map[types.Object]bool{},
+		badTypes:  map[string]bool{},
 	}
 }
 

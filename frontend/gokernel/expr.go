@@ -230,6 +230,10 @@ func (l *lowerer) index(e *ast.IndexExpr) frontend.Expr {
 		return l.bindlessRead(v, e.Index)
 	}
 	xt := l.goTypeOf(e.X)
+	if l.isBad(e.X) {
+		l.nerrs++ // its declaration was reported
+		return l.poison(e)
+	}
 	if _, ok := types.Unalias(xt).Underlying().(*types.Map); ok {
 		l.errorf(e.Pos(), "maps are not supported in kernels: use a buffer ([]T) indexed by a computed key")
 		return l.poison(e)
@@ -250,6 +254,26 @@ func (l *lowerer) index(e *ast.IndexExpr) frontend.Expr {
 	}
 	l.errorf(e.Pos(), "cannot index a %s in kernels", x.Type())
 	return l.poison(e)
+}
+
+// isBad reports whether e is rooted in an object whose declaration was
+// reported.
+func (l *lowerer) isBad(e ast.Expr) bool {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			obj := l.info.Uses[x]
+			return obj != nil && l.bad[obj]
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		default:
+			return false
+		}
+	}
 }
 
 func (l *lowerer) isFuncValue(e ast.Expr) bool {

@@ -237,7 +237,11 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 			}
 			continue
 		}
+		before := l.nerrs
 		ft := l.typeAt(t, pos)
+		if l.nerrs > before && obj != nil {
+			l.bad[obj] = true // reported: its uses stay quiet
+		}
 		if ft.IsResource() {
 			l.errorf(pos, "parameter %s of %s is a %s: only kernels take textures; read or write it in the kernel", pname, name, ft)
 		} else if !l.fitsThread(ft, pos, "parameter "+pname+" of "+name+" of type "+goType(t)) {

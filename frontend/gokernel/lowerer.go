@@ -66,6 +66,17 @@ func (l *lowerer) typeAt(t types.Type, pos token.Pos) *frontend.Type {
 	}
 	ft, err := l.c.valueType(t)
 	if err != nil {
+		// One error per cause: a user's named type whose declaration has
+		// no device type is reported where it is first met; its other
+		// uses stay quiet (but still count as errors).
+		if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() != kernelPath {
+			key := types.TypeString(n, nil)
+			if l.c.badTypes[key] {
+				l.nerrs++
+				return frontend.TI32
+			}
+			l.c.badTypes[key] = true
+		}
 		l.errorf(pos, "%s", err.msg)
 		return frontend.TI32
 	}

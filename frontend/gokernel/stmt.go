@@ -220,7 +220,15 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 		return
 	}
 	if len(lhs) == 1 {
+		before := l.nerrs
 		src := l.expr(rhs[0])
+		if define && l.nerrs > before {
+			// The value was reported: the new variable stays quiet.
+			if id, ok := lhs[0].(*ast.Ident); ok && l.info.Defs[id] != nil {
+				l.bad[l.info.Defs[id]] = true
+				return
+			}
+		}
 		if dst := l.target(lhs[0], define); dst != nil && isZero(src) {
 			l.zeroInit(dst, src.Type()) // a := [N]T{}
 		} else if dst != nil {
