@@ -383,7 +383,11 @@ func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
 		l.errorf(e.Pos(), "map literals are not supported in kernels: use a buffer ([]T) indexed by a computed key")
 		return l.poison(e)
 	}
+	before := l.nerrs
 	t := l.typeOf(e)
+	if l.nerrs > before {
+		return l.poison(e) // the type was reported
+	}
 	if !l.fitsThread(t, e.Pos(), "the literal of type "+goType(gt)) {
 		return l.poison(e)
 	}

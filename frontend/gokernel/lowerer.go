@@ -58,6 +58,25 @@ func (l *lowerer) typeOf(e ast.Expr) *frontend.Type {
 	return l.typeAt(l.info.TypeOf(e), e.Pos())
 }
 
+// userNamed returns the named type of the user's (not package kernel's)
+// that t is or holds as array, slice or pointer elements.
+func userNamed(t types.Type) (*types.Named, bool) {
+	for {
+		switch x := types.Unalias(t).(type) {
+		case *types.Array:
+			t = x.Elem()
+		case *types.Slice:
+			t = x.Elem()
+		case *types.Pointer:
+			t = x.Elem()
+		case *types.Named:
+			return x, x.Obj().Pkg() != nil && x.Obj().Pkg().Path() != kernelPath
+		default:
+			return nil, false
+		}
+	}
+}
+
 func (l *lowerer) typeAt(t types.Type, pos token.Pos) *frontend.Type {
 	t = l.substType(t)
 	if t == nil {
@@ -67,9 +86,9 @@ func (l *lowerer) typeAt(t types.Type, pos token.Pos) *frontend.Type {
 	ft, err := l.c.valueType(t)
 	if err != nil {
 		// One error per cause: a user's named type whose declaration has
-		// no device type is reported where it is first met; its other
-		// uses stay quiet (but still count as errors).
-		if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() != kernelPath {
+		// no device type is reported where it (or an array of it) is
+		// first met; its other uses stay quiet (but count as errors).
+		if n, ok := userNamed(t); ok {
 			key := types.TypeString(n, nil)
 			if l.c.badTypes[key] {
 				l.nerrs++

@@ -317,6 +317,18 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 // rangeStmt lowers range over an integer, an array or a buffer to a counted loop.
 func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	xt := l.goTypeOf(s.X)
+	if l.isBad(s.X) {
+		// Its declaration was reported: check the body, quietly about the
+		// iteration variables.
+		l.nerrs++
+		for _, v := range []ast.Expr{s.Key, s.Value} {
+			if id, ok := v.(*ast.Ident); ok && l.info.Defs[id] != nil {
+				l.bad[l.info.Defs[id]] = true
+			}
+		}
+		l.sub(s.Body.List)
+		return
+	}
 	var (
 		n     frontend.Expr
 		it    *frontend.Type
