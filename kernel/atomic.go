@@ -85,13 +85,45 @@ func casInt[T Integer](p *T, f func(T) T) T {
 }
 
 // AtomicSub subtracts v from *p and returns the old value.
-func AtomicSub[T Integer](p *T, v T) T { return casInt(p, func(o T) T { return o - v }) }
+func AtomicSub[T Atomic](p *T, v T) T {
+	if q, ok := any(p).(*float32); ok {
+		return any(casFloat(q, func(o float32) float32 { return o - any(v).(float32) })).(T)
+	}
+	return casAny(p, func(o T) T { return o - v })
+}
 
-// AtomicMin stores min(*p, v) in *p and returns the old value.
-func AtomicMin[T Integer](p *T, v T) T { return casInt(p, func(o T) T { return min(o, v) }) }
+// AtomicMin stores min(*p, v) in *p and returns the old value. For float32
+// the result with a NaN operand is undefined on the device.
+func AtomicMin[T Atomic](p *T, v T) T {
+	if q, ok := any(p).(*float32); ok {
+		return any(casFloat(q, func(o float32) float32 { return min(o, any(v).(float32)) })).(T)
+	}
+	return casAny(p, func(o T) T { return min(o, v) })
+}
 
-// AtomicMax stores max(*p, v) in *p and returns the old value.
-func AtomicMax[T Integer](p *T, v T) T { return casInt(p, func(o T) T { return max(o, v) }) }
+// AtomicMax stores max(*p, v) in *p and returns the old value. For float32
+// the result with a NaN operand is undefined on the device.
+func AtomicMax[T Atomic](p *T, v T) T {
+	if q, ok := any(p).(*float32); ok {
+		return any(casFloat(q, func(o float32) float32 { return max(o, any(v).(float32)) })).(T)
+	}
+	return casAny(p, func(o T) T { return max(o, v) })
+}
+
+// casAny is casInt for an Atomic T known not to be float32.
+func casAny[T Atomic](p *T, f func(T) T) T {
+	switch q := any(p).(type) {
+	case *int32:
+		return any(casInt(q, func(o int32) int32 { return any(f(any(o).(T))).(int32) })).(T)
+	case *uint32:
+		return any(casInt(q, func(o uint32) uint32 { return any(f(any(o).(T))).(uint32) })).(T)
+	case *int64:
+		return any(casInt(q, func(o int64) int64 { return any(f(any(o).(T))).(int64) })).(T)
+	case *uint64:
+		return any(casInt(q, func(o uint64) uint64 { return any(f(any(o).(T))).(uint64) })).(T)
+	}
+	panic("unreachable")
+}
 
 // AtomicAnd stores *p & v in *p and returns the old value.
 func AtomicAnd[T Integer](p *T, v T) T { return casInt(p, func(o T) T { return o & v }) }
@@ -125,9 +157,19 @@ func exchangeInt[T Atomic](p *T, v T) T {
 }
 
 // AtomicCompareExchange stores v in *p if *p == cmp, and returns the old value
-// either way.
-func AtomicCompareExchange[T Integer](p *T, cmp, v T) T {
-	return casInt(p, func(o T) T {
+// either way. A float32 compares bit patterns, as the device does: -0 is not
+// +0, and a NaN matches the same NaN.
+func AtomicCompareExchange[T Atomic](p *T, cmp, v T) T {
+	if q, ok := any(p).(*float32); ok {
+		c := math.Float32bits(any(cmp).(float32))
+		return any(casFloat(q, func(o float32) float32 {
+			if math.Float32bits(o) == c {
+				return any(v).(float32)
+			}
+			return o
+		})).(T)
+	}
+	return casAny(p, func(o T) T {
 		if o == cmp {
 			return v
 		}

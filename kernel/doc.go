@@ -15,6 +15,25 @@
 //		}
 //	}
 //
+// The directive line is //lucent:kernel followed by block=X[,Y[,Z]] (threads
+// per block, required, at most 1024 in all) and, per texture parameter that
+// is not stored as rgba32f/rgba32i/rgba32ui, format=param:fmt (rgba16f, rgba8,
+// r32f, r32ui, r32i, …); package gokernel documents every key.
+//
+// Types: kernels compute on the device in the Go types they declare. int32,
+// uint32 and float32 are the GPU's native widths; int and uint are 64-bit, as
+// on the host, which most GPUs emulate with several 32-bit instructions (some
+// lack 64-bit integers altogether), so write indices and loop counters as
+// uint32 or int32, as the ids here are. float64 is 64-bit float, often slow
+// or missing on a GPU, with no device math functions: compute in float32 with
+// the float32 math of this package (Sqrt, Sin, Exp, Pow, Fma, Clamp, Lerp,
+// SmoothStep, IsNaN …) rather than float32(math.Sqrt(float64(x))). Constants
+// come from package math (math.Pi, math.MaxFloat32, float32(math.Inf(1))).
+// Vectors (Float2 … Uint4) and column-major matrices (Float2x2 … Float4x4)
+// are device vectors and matrices, slices ([]T) kernel parameters are
+// buffers, and structs keep Go's field offsets so host and device share one
+// layout; gokernel's package documentation has the whole table.
+//
 // The one design choice to know: a kernel reads its ids (DispatchID, ThreadID,
 // …) from package functions, not from a parameter, so kernels stay plain Go.
 // On the CPU the runner records which kernel thread each of its goroutines

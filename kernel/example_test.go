@@ -101,3 +101,15 @@ func ExampleBindless_Texture2D() {
 	fmt.Println(out, err)
 	// Output: [{1 0 0 1} {0.5 0 0 1} {0 0 0 0.5}] <nil>
 }
+
+// The float32 math of package kernel keeps kernels in float32 (the device's
+// native width) and runs the same on the CPU.
+func ExampleLerp() {
+	y := []float32{0, 0.25, 0.5, 1}
+	_ = kernel.Run(context.Background(), kernel.Grid1(64, uint32(len(y))), func() {
+		i := kernel.DispatchID().X
+		y[i] = kernel.Lerp(10, 20, kernel.SmoothStep(0, 1, y[i])) + kernel.Sqrt(4)
+	})
+	fmt.Println(y)
+	// Output: [12 13.5625 17 22]
+}

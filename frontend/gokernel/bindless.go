@@ -47,7 +47,7 @@ func (l *lowerer) bindlessView(x ast.Expr) (*bindlessView, bool) {
 	if !ok || !l.isIntrinsic(call, "BindlessBuffer") || len(call.Args) != 2 {
 		return nil, false
 	}
-	sl, ok := l.info.TypeOf(call).(*types.Slice)
+	sl, ok := l.goTypeOf(call).(*types.Slice)
 	if !ok {
 		return nil, false
 	}

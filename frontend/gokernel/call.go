@@ -162,7 +162,7 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 		if !ref {
 			x := a
 			if i == 0 && sel != nil && !recvPtr {
-				if _, isPtr := l.info.TypeOf(a).(*types.Pointer); isPtr {
+				if _, isPtr := l.goTypeOf(a).(*types.Pointer); isPtr {
 					args = append(args, l.deref(&ast.StarExpr{Star: a.Pos(), X: a}))
 					continue
 				}
@@ -173,7 +173,7 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 		var p frontend.Expr
 		switch {
 		case i == 0 && sel != nil:
-			if _, isPtr := l.info.TypeOf(a).(*types.Pointer); isPtr {
+			if _, isPtr := l.goTypeOf(a).(*types.Pointer); isPtr {
 				p = l.deref(&ast.StarExpr{Star: a.Pos(), X: a})
 			} else {
 				p = l.place(a)
@@ -181,7 +181,7 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 		default:
 			if u, ok := ast.Unparen(a).(*ast.UnaryExpr); ok && u.Op == token.AND {
 				p = l.place(u.X)
-			} else if _, isPtr := l.info.TypeOf(a).(*types.Pointer); isPtr {
+			} else if _, isPtr := l.goTypeOf(a).(*types.Pointer); isPtr {
 				p = l.deref(&ast.StarExpr{Star: a.Pos(), X: a})
 			} else {
 				l.errorf(a.Pos(), "pass a pointer argument as &variable")
@@ -224,7 +224,7 @@ func passesByRef(p frontend.Expr) bool {
 
 // userCall lowers a call of a function or method of the package.
 func (l *lowerer) userCall(e *ast.CallExpr, obj *types.Func, stmt bool) frontend.Expr {
-	cl := l.c.callableFor(obj, e.Pos())
+	cl := l.c.callableFor(obj, e.Pos(), l.typeArgs(e))
 	if cl == nil {
 		l.nerrs++
 		return nil
@@ -272,7 +272,7 @@ func (l *lowerer) multiCall(e *ast.CallExpr, n int) []*frontend.Var {
 		l.errorf(e.Pos(), "only Go functions of non-standard packages may return several values to a kernel")
 		return nil
 	}
-	cl := l.c.callableFor(obj, e.Pos())
+	cl := l.c.callableFor(obj, e.Pos(), l.typeArgs(e))
 	if cl == nil {
 		l.nerrs++
 		return nil

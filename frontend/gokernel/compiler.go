@@ -16,7 +16,7 @@ type compiler struct {
 	fset      *token.FileSet
 	errs      []error
 	typeCache map[types.Type]*frontend.Type
-	callables map[*types.Func]*callable
+	callables map[instanceKey]*callable
 	decls     map[*types.Func]*ast.FuncDecl // functions of the packages being compiled
 	infos     map[*types.Func]*types.Info
 	byKey     map[string]*types.Func // funcKey -> declared function, across packages
@@ -24,19 +24,21 @@ type compiler struct {
 	cfg       *Config                // where Load runs the go command
 	pkgVars   map[*types.Var]packageVar
 	written   map[types.Object]bool // objects some function assigns to
+	badTypes  map[string]bool       // named Go types already reported as having no device type
 }
 
 func newCompiler(fset *token.FileSet) *compiler {
 	return &compiler{
 		fset:      fset,
 		typeCache: map[types.Type]*frontend.Type{},
-		callables: map[*types.Func]*callable{},
+		callables: map[instanceKey]*callable{},
 		decls:     map[*types.Func]*ast.FuncDecl{},
 		infos:     map[*types.Func]*types.Info{},
 		byKey:     map[string]*types.Func{},
 		loaded:    map[string]bool{},
 		pkgVars:   map[*types.Var]packageVar{},
 		written:   map[types.Object]bool{},
+		badTypes:  map[string]bool{},
 	}
 }
 

@@ -14,16 +14,78 @@
 // calls into the standard library other than math) is reported as an *Error
 // at its file:line:col
 // with a sentence saying what to write instead; all the errors of a load are
-// reported together. So is source past the compiler's input bounds
+// reported together, one per cause (the uses of a declaration that failed
+// stay quiet). So is source past the compiler's input bounds
 // (frontend's limits.go: array and struct sizes, the size of a value a thread
 // holds, statement and expression nesting, the size of a file given to
 // Check), in memory linear in the source. Kernels may call Go functions and
-// methods of their own package and of other non-standard packages (loaded
-// from source when first called), and read unexported, never-assigned package variables with
-// constant initializers (lookup tables). Kernels read, write and sample
-// (bilinear, clamped) texture parameters, and read, size and sample the
-// textures of a bindless array (arr.Texture2D(slot), with the slot's
-// sampler).
+// methods of their own package and of the other packages of the module, or
+// any non-standard package (loaded from source when first called, checked by
+// the same rules, transitively); generic functions are instantiated once per
+// list of type arguments. Kernels read unexported, never-assigned package
+// variables with constant initializers (lookup tables). Kernels read, write
+// and sample (bilinear, clamped) texture parameters, and read, size and
+// sample the textures of a bindless array (arr.Texture2D(slot), with the
+// slot's sampler).
+//
+// # The directive
+//
+// The directive is a line of the function's doc comment: //lucent:kernel, then
+// options separated by spaces, each key=value:
+//
+//	block=X[,Y[,Z]]   required: threads per block (the SPIR-V LocalSize), one to
+//	                  three positive sizes, at most 1024 threads in all; the
+//	                  number of sizes is the kernel's dimension (Kernel.Dim)
+//	format=param:fmt  the storage format of texture parameter param, one of
+//	                  rgba32f, rgba16f, rgba8, r32f (Float4 texels), rgba32ui,
+//	                  r32ui (Uint4 texels), rgba32i, r32i (Int4 texels); may be
+//	                  repeated, once per texture parameter
+//
+// For example:
+//
+//	//lucent:kernel block=8,8 format=mask:r32ui format=img:rgba8
+//	func Mask(img kernel.Texture2D[kernel.Float4], mask kernel.Texture2D[kernel.Uint4]) { … }
+//
+// A texture parameter without a format option is rgba32f, rgba32i or
+// rgba32ui after its texel type. Any other key, a format its texel type
+// cannot read, or a format naming no texture parameter is an error at the
+// directive.
+//
+// # Go types on the device
+//
+//	Go                               device
+//	bool                             bool (not in buffers or struct fields: use uint32)
+//	int8, int16, uint8, uint16       8- and 16-bit integers (device.Capabilities Int8, Int16)
+//	int32, uint32                    32-bit integers: what GPUs compute fastest
+//	int, uint, int64, uint64         64-bit integers, as on the host (Capabilities.Int64)
+//	float32                          32-bit float
+//	float64                          64-bit float (Capabilities.Float64): arithmetic
+//	                                 only, no math functions
+//	kernel.Float2 … Uint4            vectors; .X .Y .Z .W are components
+//	kernel.Float2x2 … Float4x4       column-major float matrices; m[c] is column c
+//	[N]T                             arrays (locals, fields, lookup tables)
+//	struct                           structs at Go's offsets (gc, amd64), so host
+//	                                 and device share one layout
+//	[]T kernel parameter             a buffer; len(x) is its element count
+//	kernel.Texture2D[T], Texture3D[T] storage textures of Float4, Int4 or Uint4 texels
+//	kernel.Bindless                  a bindless array of buffers and textures
+//	other kernel parameters          uniform values, passed in push constants
+//	*T helper parameter              by reference (pass &local, &buf[i], &shared[i])
+//
+// int and uint are 64-bit on the device, faithful to Go: a kernel computing
+// with them (i := 0 in a loop, len(x) compared with an int) does 64-bit
+// arithmetic, which most GPUs emulate with several 32-bit instructions and
+// some lack altogether (device.Capabilities.Int64 says). Kernel ids are
+// uint32 (kernel.DispatchID().X); write loops and indices in int32 or uint32
+// (for k := uint32(0); k < n; k++) where speed matters. Likewise float64:
+// convert to float32 and use package kernel's float32 math (kernel.Sqrt, …)
+// and the float32 forms of package math's tests (math.IsNaN(float64(x)) of a
+// float32 x is computed in float32).
+//
+// The value (non-buffer) parameters of a kernel share the push-constant
+// block of kernel ABI v1 (docs/kernel-abi.md): 128 bytes, 24 of them the
+// dispatch header, so at most 104 bytes of uniforms at their alignment; pass
+// larger values in a buffer.
 //
 // The one design choice to know: checking and lowering are a single walk over
 // the typed Go syntax. The Go type checker has already resolved every name,

@@ -56,7 +56,7 @@ func (l *lowerer) expr(e ast.Expr) frontend.Expr {
 // expression when possible so no second error follows from it.
 func (l *lowerer) poison(e ast.Expr) frontend.Expr {
 	t := frontend.TI32
-	if gt := l.info.TypeOf(e); gt != nil {
+	if gt := l.goTypeOf(e); gt != nil {
 		if ft, err := l.c.valueType(gt); err == nil && ft.IsScalar() {
 			t = ft
 		} else if err == nil {
@@ -229,7 +229,11 @@ func (l *lowerer) index(e *ast.IndexExpr) frontend.Expr {
 	if v, ok := l.bindlessView(e.X); ok {
 		return l.bindlessRead(v, e.Index)
 	}
-	xt := l.info.TypeOf(e.X)
+	xt := l.goTypeOf(e.X)
+	if l.isBad(e.X) {
+		l.nerrs++ // its declaration was reported
+		return l.poison(e)
+	}
 	if _, ok := types.Unalias(xt).Underlying().(*types.Map); ok {
 		l.errorf(e.Pos(), "maps are not supported in kernels: use a buffer ([]T) indexed by a computed key")
 		return l.poison(e)
@@ -252,8 +256,28 @@ func (l *lowerer) index(e *ast.IndexExpr) frontend.Expr {
 	return l.poison(e)
 }
 
+// isBad reports whether e is rooted in an object whose declaration was
+// reported.
+func (l *lowerer) isBad(e ast.Expr) bool {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			obj := l.info.Uses[x]
+			return obj != nil && l.bad[obj]
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		default:
+			return false
+		}
+	}
+}
+
 func (l *lowerer) isFuncValue(e ast.Expr) bool {
-	_, ok := l.info.TypeOf(e).(*types.Signature)
+	_, ok := l.goTypeOf(e).(*types.Signature)
 	return ok
 }
 
@@ -350,7 +374,7 @@ func (l *lowerer) place(e ast.Expr) frontend.Expr {
 
 // composite lowers T{…} for vectors, matrices, arrays and structs.
 func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
-	gt := l.info.TypeOf(e)
+	gt := l.goTypeOf(e)
 	switch types.Unalias(gt).Underlying().(type) {
 	case *types.Slice:
 		l.errorf(e.Pos(), "slice literals allocate, which kernels cannot: use a fixed-size array ([N]T{…})")
@@ -359,7 +383,11 @@ func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
 		l.errorf(e.Pos(), "map literals are not supported in kernels: use a buffer ([]T) indexed by a computed key")
 		return l.poison(e)
 	}
+	before := l.nerrs
 	t := l.typeOf(e)
+	if l.nerrs > before {
+		return l.poison(e) // the type was reported
+	}
 	if !l.fitsThread(t, e.Pos(), "the literal of type "+goType(gt)) {
 		return l.poison(e)
 	}

@@ -1,8 +1,12 @@
 package gokernel
 
 import (
+	"go/build"
 	"go/types"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/packages"
 )
@@ -36,11 +40,26 @@ func funcKey(f *types.Func) string {
 	return f.Pkg().Path() + "." + name
 }
 
-// isStd reports whether an import path belongs to the standard library
-// (its first element has no dot).
+// stdPaths caches isStd.
+var stdPaths sync.Map // import path -> bool
+
+// isStd reports whether an import path belongs to the standard library: its
+// directory is in GOROOT/src. (A path whose first element has no dot is not
+// enough: a module may be called "probe".)
 func isStd(path string) bool {
-	first, _, _ := strings.Cut(path, "/")
-	return !strings.Contains(first, ".")
+	if std, ok := stdPaths.Load(path); ok {
+		return std.(bool)
+	}
+	std := false
+	if goroot := build.Default.GOROOT; goroot != "" && path != "" {
+		fi, err := os.Stat(filepath.Join(goroot, "src", filepath.FromSlash(path)))
+		std = err == nil && fi.IsDir()
+	} else {
+		first, _, _ := strings.Cut(path, "/")
+		std = !strings.Contains(first, ".")
+	}
+	stdPaths.Store(path, std)
+	return std
 }
 
 // resolve returns the function whose body the compiler lowers for a call of

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"github.com/lucent-gpu/lucent/frontend"
 )
@@ -123,12 +124,14 @@ func (l *lowerer) textureFormat(name *ast.Ident, t *frontend.Type, declared fron
 	return ft
 }
 
-// callableFor lowers (once) the Go function obj called at pos.
-func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
+// callableFor lowers (once per list of type arguments) the Go function obj
+// called at pos.
+func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Type) *callable {
 	if r := c.resolve(obj); r != nil {
 		obj = r
 	}
-	if cl, ok := c.callables[obj]; ok {
+	key := keyOf(obj, targs)
+	if cl, ok := c.callables[key]; ok {
 		if cl.lowering {
 			c.errorf(pos, "%s is called recursively: the device has no call stack; rewrite the recursion as a loop", obj.Name())
 			return nil
@@ -155,13 +158,28 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 			name = n.Obj().Name() + "." + name
 		}
 	}
-	if fd.Type.TypeParams != nil || sig.RecvTypeParams() != nil {
-		c.errorf(fd.Name.Pos(), "%s is generic: generic code is not supported in kernels; write the function for a concrete type", name)
-		c.callables[obj] = &callable{failed: true}
+	if sig.RecvTypeParams() != nil {
+		c.errorf(fd.Name.Pos(), "%s is a method of a generic type: generic types are not supported in kernels; write the type for concrete fields (generic functions are)", name)
+		c.callables[key] = &callable{failed: true}
 		return nil
 	}
+	var subst map[*types.TypeParam]types.Type
+	if tps := sig.TypeParams(); tps != nil {
+		if tps.Len() != len(targs) {
+			c.errorf(pos, "%s is generic and its type arguments are unknown here: call it directly with its arguments", name)
+			c.callables[key] = &callable{failed: true}
+			return nil
+		}
+		subst = map[*types.TypeParam]types.Type{}
+		names := make([]string, len(targs))
+		for i, t := range targs {
+			subst[tps.At(i)] = t
+			names[i] = types.TypeString(t, func(p *types.Package) string { return p.Name() })
+		}
+		name += "[" + strings.Join(names, ",") + "]"
+	}
 	cl := &callable{results: sig.Results().Len(), lowering: true}
-	c.callables[obj] = cl
+	c.callables[key] = cl
 	before := len(c.errs)
 	if !c.checkNesting(fd.Body) {
 		cl.lowering, cl.failed = false, true
@@ -171,6 +189,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 	result := frontend.TVoid
 	fn := frontend.NewCallable(name, result)
 	l := c.newLowerer(info, fn, false)
+	l.subst = subst
 	asg := assigned(info, fd.Body)
 	var params []*ast.Ident
 	var ptypes []types.Type
@@ -218,7 +237,11 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos) *callable {
 			}
 			continue
 		}
+		before := l.nerrs
 		ft := l.typeAt(t, pos)
+		if l.nerrs > before && obj != nil {
+			l.bad[obj] = true // reported: its uses stay quiet
+		}
 		if ft.IsResource() {
 			l.errorf(pos, "parameter %s of %s is a %s: only kernels take textures; read or write it in the kernel", pname, name, ft)
 		} else if !l.fitsThread(ft, pos, "parameter "+pname+" of "+name+" of type "+goType(t)) {

@@ -45,7 +45,7 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.
 	if sig := f.Type().(*types.Signature); sig.Recv() != nil {
 		return l.method(e, f)
 	}
-	t := l.info.TypeOf(e)
+	t := l.goTypeOf(e)
 	args := func() []frontend.Expr {
 		out := make([]frontend.Expr, len(e.Args))
 		for i, a := range e.Args {
@@ -83,6 +83,15 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.
 	}
 	if vt, ok := constructors[name]; ok {
 		return &frontend.Construct{T: vt, Args: args()}
+	}
+	if op, ok := kernelMathOps[name]; ok {
+		a := args()
+		rt, err := frontend.CallType(op, a)
+		if err != nil {
+			l.errorf(e.Pos(), "kernel.%s on these operands is not supported on the device: %v", name, err)
+			return nil
+		}
+		return &frontend.Call{Op: op, Args: a, T: rt}
 	}
 	switch name {
 	case "Barrier":
@@ -187,7 +196,7 @@ func (l *lowerer) method(e *ast.CallExpr, f *types.Func) frontend.Expr {
 	}
 	rt := recv.Type()
 	res := frontend.TVoid
-	if t := l.info.TypeOf(e); t != nil {
+	if t := l.goTypeOf(e); t != nil {
 		if tup, ok := t.(*types.Tuple); !ok || tup.Len() > 0 {
 			res = l.typeAt(t, e.Pos())
 		}
@@ -278,7 +287,22 @@ var mathOps = map[string]frontend.Op{
 	"Tan": frontend.OpTan, "Asin": frontend.OpAsin, "Acos": frontend.OpAcos, "Atan": frontend.OpAtan,
 	"Sinh": frontend.OpSinh, "Cosh": frontend.OpCosh, "Tanh": frontend.OpTanh, "Asinh": frontend.OpAsinh,
 	"Acosh": frontend.OpAcosh, "Atanh": frontend.OpAtanh, "Pow": frontend.OpPow, "Atan2": frontend.OpAtan2,
-	"Min": frontend.OpMin, "Max": frontend.OpMax, "FMA": frontend.OpFma, "IsNaN": frontend.OpIsNaN,
+	"Min": frontend.OpMin, "Max": frontend.OpMax, "FMA": frontend.OpFma,
+}
+
+// kernelMathOps are the float32 math functions of package kernel, one
+// built-in each.
+var kernelMathOps = map[string]frontend.Op{
+	"Abs": frontend.OpAbs, "Sign": frontend.OpSign, "Floor": frontend.OpFloor, "Ceil": frontend.OpCeil,
+	"Round": frontend.OpRound, "Trunc": frontend.OpTrunc, "Fract": frontend.OpFract, "Sqrt": frontend.OpSqrt,
+	"InverseSqrt": frontend.OpInverseSqrt, "Exp": frontend.OpExp, "Exp2": frontend.OpExp2, "Log": frontend.OpLog,
+	"Log2": frontend.OpLog2, "Sin": frontend.OpSin, "Cos": frontend.OpCos, "Tan": frontend.OpTan,
+	"Asin": frontend.OpAsin, "Acos": frontend.OpAcos, "Atan": frontend.OpAtan, "Atan2": frontend.OpAtan2,
+	"Sinh": frontend.OpSinh, "Cosh": frontend.OpCosh, "Tanh": frontend.OpTanh, "Asinh": frontend.OpAsinh,
+	"Acosh": frontend.OpAcosh, "Atanh": frontend.OpAtanh, "Radians": frontend.OpRadians, "Degrees": frontend.OpDegrees,
+	"Pow": frontend.OpPow, "Min": frontend.OpMin, "Max": frontend.OpMax, "Clamp": frontend.OpClamp,
+	"Saturate": frontend.OpSaturate, "Step": frontend.OpStep, "SmoothStep": frontend.OpSmoothStep,
+	"Lerp": frontend.OpLerp, "Fma": frontend.OpFma, "IsNaN": frontend.OpIsNaN, "IsInf": frontend.OpIsInf,
 }
 
 // only32 lists the GLSL.std.450 instructions defined for 16- and 32-bit
@@ -300,8 +324,37 @@ func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Ex
 	switch name {
 	case "Float32bits", "Float32frombits", "Float64bits", "Float64frombits":
 		return &frontend.Cast{X: l.expr(e.Args[0]), T: l.typeOf(e), Bit: true}
+	case "Inf", "NaN":
+		v := math.NaN()
+		if name == "Inf" {
+			tv := l.info.Types[e.Args[0]]
+			if tv.Value == nil {
+				l.errorf(e.Args[0].Pos(), "the sign argument of math.Inf must be a constant in kernels")
+				return nil
+			}
+			sign, _ := constant.Int64Val(constant.ToInt(tv.Value))
+			v = math.Inf(1)
+			if sign < 0 {
+				v = math.Inf(-1)
+			}
+		}
+		if f32 {
+			return frontend.LitFloat(frontend.TF32, v)
+		}
+		return frontend.LitFloat(frontend.TF64, v)
+	case "Signbit":
+		x := l.predicateArg(e.Args[0])
+		it := frontend.TI32
+		if x.Type() == frontend.TF64 {
+			it = frontend.TI64
+		}
+		bits := &frontend.Cast{X: x, T: it, Bit: true}
+		return &frontend.Binary{Op: frontend.Lt, X: bits, Y: zero(it), T: frontend.TBool}
+	case "IsNaN":
+		x := l.predicateArg(e.Args[0])
+		return &frontend.Call{Op: frontend.OpIsNaN, Args: []frontend.Expr{x}, T: frontend.TBool}
 	case "IsInf":
-		x := l.expr(e.Args[0])
+		x := l.predicateArg(e.Args[0])
 		tv := l.info.Types[e.Args[1]]
 		if tv.Value == nil {
 			l.errorf(e.Args[1].Pos(), "the sign argument of math.IsInf must be a constant in kernels")
@@ -319,7 +372,7 @@ func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Ex
 	}
 	op, ok := mathOps[name]
 	if !ok {
-		l.errorf(e.Pos(), "math.%s is not supported in kernels: the device offers the GLSL.std.450 set (Abs, Floor, Ceil, Round, Trunc, Sqrt, Exp, Exp2, Log, Log2, Sin … Atanh, Pow, Atan2, Min, Max, FMA, IsNaN, IsInf)", name)
+		l.errorf(e.Pos(), "math.%s is not supported in kernels: the device offers the GLSL.std.450 set (Abs, Floor, Ceil, Round, Trunc, Sqrt, Exp, Exp2, Log, Log2, Sin … Atanh, Pow, Atan2, Min, Max, FMA), math.Inf, NaN, IsNaN, IsInf and Signbit, and their float32 forms in package kernel (kernel.Sqrt, kernel.Clamp, kernel.Lerp …)", name)
 		return nil
 	}
 	var args []frontend.Expr
@@ -343,7 +396,7 @@ func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Ex
 		res = frontend.TBool
 	}
 	if only32[op] && res == frontend.TF64 {
-		l.errorf(e.Pos(), "math.%s on float64 has no device instruction: compute in float32, e.g. float32(math.%s(float64(x))) with x a float32", name, name)
+		l.errorf(e.Pos(), "math.%s on float64 has no device instruction: compute in float32 with kernel.%s(x), x a float32", name, name)
 		return nil
 	}
 	if _, err := frontend.CallType(op, args); err != nil {
@@ -351,6 +404,18 @@ func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Ex
 		return nil
 	}
 	return &frontend.Call{Op: op, Args: args, T: res}
+}
+
+// predicateArg lowers the argument of a float test (IsNaN, IsInf, Signbit):
+// float64(x) of a float32 x is tested as x, which is exact and needs no
+// float64 on the device.
+func (l *lowerer) predicateArg(a ast.Expr) frontend.Expr {
+	if tv := l.info.Types[a]; tv.Value == nil {
+		if x, ok := l.narrow(a); ok {
+			return x
+		}
+	}
+	return l.expr(a)
 }
 
 // narrow returns a float64 argument as float32: float64(x) with x a float32,
@@ -364,7 +429,7 @@ func (l *lowerer) narrow(a ast.Expr) (frontend.Expr, bool) {
 	if !ok || len(c.Args) != 1 || !l.info.Types[c.Fun].IsType() {
 		return nil, false
 	}
-	if b, ok := l.info.TypeOf(c.Args[0]).Underlying().(*types.Basic); !ok || b.Kind() != types.Float32 {
+	if b, ok := l.goTypeOf(c.Args[0]).Underlying().(*types.Basic); !ok || b.Kind() != types.Float32 {
 		return nil, false
 	}
 	return l.expr(c.Args[0]), true

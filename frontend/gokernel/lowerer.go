@@ -28,8 +28,9 @@ type lowerer struct {
 	breaks   []breakTarget
 	tmp      int
 	nerrs    int
-	elems    int             // array elements the function's literals have built
-	bounded  map[string]bool // line:type of values reported past the bounds
+	elems    int                             // array elements the function's literals have built
+	bounded  map[string]bool                 // line:type of values reported past the bounds
+	subst    map[*types.TypeParam]types.Type // the type arguments of a generic helper's instance
 }
 
 // breakTarget is an enclosing statement a break may leave.
@@ -57,13 +58,44 @@ func (l *lowerer) typeOf(e ast.Expr) *frontend.Type {
 	return l.typeAt(l.info.TypeOf(e), e.Pos())
 }
 
+// userNamed returns the named type of the user's (not package kernel's)
+// that t is or holds as array, slice or pointer elements.
+func userNamed(t types.Type) (*types.Named, bool) {
+	for {
+		switch x := types.Unalias(t).(type) {
+		case *types.Array:
+			t = x.Elem()
+		case *types.Slice:
+			t = x.Elem()
+		case *types.Pointer:
+			t = x.Elem()
+		case *types.Named:
+			return x, x.Obj().Pkg() != nil && x.Obj().Pkg().Path() != kernelPath
+		default:
+			return nil, false
+		}
+	}
+}
+
 func (l *lowerer) typeAt(t types.Type, pos token.Pos) *frontend.Type {
+	t = l.substType(t)
 	if t == nil {
 		l.errorf(pos, "expression has no type")
 		return frontend.TI32
 	}
 	ft, err := l.c.valueType(t)
 	if err != nil {
+		// One error per cause: a user's named type whose declaration has
+		// no device type is reported where it (or an array of it) is
+		// first met; its other uses stay quiet (but count as errors).
+		if n, ok := userNamed(t); ok {
+			key := types.TypeString(n, nil)
+			if l.c.badTypes[key] {
+				l.nerrs++
+				return frontend.TI32
+			}
+			l.c.badTypes[key] = true
+		}
 		l.errorf(pos, "%s", err.msg)
 		return frontend.TI32
 	}

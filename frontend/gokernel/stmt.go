@@ -220,7 +220,15 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 		return
 	}
 	if len(lhs) == 1 {
+		before := l.nerrs
 		src := l.expr(rhs[0])
+		if define && l.nerrs > before {
+			// The value was reported: the new variable stays quiet.
+			if id, ok := lhs[0].(*ast.Ident); ok && l.info.Defs[id] != nil {
+				l.bad[l.info.Defs[id]] = true
+				return
+			}
+		}
 		if dst := l.target(lhs[0], define); dst != nil && isZero(src) {
 			l.zeroInit(dst, src.Type()) // a := [N]T{}
 		} else if dst != nil {
@@ -258,7 +266,7 @@ func (l *lowerer) sharedDecl(lhs ast.Expr, call *ast.CallExpr, define bool) {
 		}
 		return
 	}
-	ptr, ok := l.info.TypeOf(call).(*types.Pointer)
+	ptr, ok := l.goTypeOf(call).(*types.Pointer)
 	if obj == nil || !ok {
 		l.errorf(call.Pos(), "kernel.Shared needs a type argument: kernel.Shared[[256]float32]()")
 		return
@@ -308,7 +316,19 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 
 // rangeStmt lowers range over an integer, an array or a buffer to a counted loop.
 func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
-	xt := l.info.TypeOf(s.X)
+	xt := l.goTypeOf(s.X)
+	if l.isBad(s.X) {
+		// Its declaration was reported: check the body, quietly about the
+		// iteration variables.
+		l.nerrs++
+		for _, v := range []ast.Expr{s.Key, s.Value} {
+			if id, ok := v.(*ast.Ident); ok && l.info.Defs[id] != nil {
+				l.bad[l.info.Defs[id]] = true
+			}
+		}
+		l.sub(s.Body.List)
+		return
+	}
 	var (
 		n     frontend.Expr
 		it    *frontend.Type

@@ -118,7 +118,7 @@ func (c *compiler) mapType(t types.Type) (*frontend.Type, *typeError) {
 	case *types.Signature:
 		return nil, typeErrorf("function values are not supported in kernels: call named functions directly")
 	case *types.TypeParam:
-		return nil, typeErrorf("generic code is not supported in kernels: write the function for a concrete type")
+		return nil, typeErrorf("generic types are not instantiated in kernels (generic functions are): write the type for concrete fields")
 	case *types.Tuple:
 		return nil, typeErrorf("a multi-value expression is not a single value: assign its results to variables first")
 	}

@@ -18,13 +18,18 @@ func scratch() float32 {
 
 func generic[T int32 | float32](v T) T { return v }
 
+type box[T any] struct{ v T }
+
+func (b box[T]) get() T { return b.v }
+
 //lucent:kernel block=64
 func Helpers(y []float32, c []uint32, x float64) {
 	i := id()
 	local := uint32(0)
 	kernel.AtomicAdd(&local, 1)
-	y[i] = sum(y) + scratch() + generic(y[i])
+	y[i] = sum(y) + scratch() + generic(y[i]) + box[float32]{y[i]}.get()
 	y[i] += float32(math.Sin(x)) + float32(math.Mod(x, 2))
+	y[i] += float32(math.Inf(int(c[i])))
 	c[i] = kernel.SubgroupBroadcast(c[i], i)
 	kernel.Run(nil, kernel.Grid1(1, 1), nil)
 	a, b := kernel.Float2{}, kernel.Float2{}
