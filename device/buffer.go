@@ -228,8 +228,11 @@ type badCommand struct {
 
 func bad(what string, err error) Command { return &badCommand{what: what, err: err} }
 
-func (*badCommand) command()        {}
-func (*badCommand) Usages() []Usage { return nil }
+func (*badCommand) command()              {}
+func (*badCommand) Usages() []Usage       { return nil }
+func (b *badCommand) CommandName() string { return b.what }
+func (*badCommand) Queue() StreamKind     { return StreamCopy }
+func (b *badCommand) Check() error        { return b.err }
 
 // CommandError returns the error of a command the typed API could not build
 // (a bad range, a mismatched argument), or nil for a valid command.

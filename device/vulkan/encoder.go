@@ -164,8 +164,8 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	}
 	if s.kind == device.StreamCopy {
 		for i, c := range list.Commands {
-			if device.NeedsCompute(c) {
-				return invalidf("command %d (%T) needs a compute stream; stream %d is a copy stream", i, c, sh)
+			if c.Queue() == device.StreamCompute {
+				return invalidf("command %d (%s) needs a compute stream; stream %d is a copy stream", i, c.CommandName(), sh)
 			}
 		}
 	}
