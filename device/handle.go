@@ -77,6 +77,8 @@ const (
 	KindShader
 	KindMesh
 	KindAccel
+	KindSurface   // presentation (Presenter)
+	KindSwapchain // presentation (Presenter)
 )
 
 var kindNames = [...]string{
@@ -89,6 +91,8 @@ var kindNames = [...]string{
 	KindShader:        "shader",
 	KindMesh:          "mesh",
 	KindAccel:         "accel",
+	KindSurface:       "surface",
+	KindSwapchain:     "swapchain",
 }
 
 func (k ResourceKind) String() string {

@@ -84,6 +84,9 @@ type vres struct {
 	sig    Signature
 	slots  uint32
 
+	// swapchains only: the surface and the stream presents run on
+	surface, present Handle
+
 	// streams only
 	tick   uint64
 	vc     clock
@@ -112,9 +115,6 @@ func NewValidator(inner Interface, log *slog.Logger) *Validator {
 		retiring: map[Handle]*vres{},
 	}
 }
-
-// Inner returns the wrapped Interface.
-func (v *Validator) Inner() Interface { return v.inner }
 
 func vinvalid(format string, args ...any) error {
 	return fmt.Errorf("validation: %w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))

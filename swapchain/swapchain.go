@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/vk"
 )
 
 // Config asks for a swapchain. The surface may overrule the size (most
@@ -22,16 +21,14 @@ type Config struct {
 type State struct {
 	Width, Height int // zero while the window is minimised
 	Images        int
-	Format        vk.Format
-	ColorSpace    vk.ColorSpaceKHR
-	PresentMode   vk.PresentModeKHR
+	Format        device.SurfaceFormat
+	ColorSpace    device.ColorSpace
+	PresentMode   device.PresentMode
 	Recreated     int // times recreated after a resize, an out-of-date or suboptimal swapchain
 }
 
 // HDR reports whether the back buffers are in an HDR color space.
-func (s State) HDR() bool {
-	return s.ColorSpace == vk.COLOR_SPACE_HDR10_ST2084_EXT || s.ColorSpace == vk.COLOR_SPACE_EXTENDED_SRGB_LINEAR_EXT
-}
+func (s State) HDR() bool { return s.ColorSpace.HDR() }
 
 // Image is what Present shows: a *device.Image[T] of any pixel type (RGBA8Unorm
 // or RGBA32Float, or any format the device can blit from).
@@ -59,17 +56,11 @@ func New(surf *Surface, stream *device.Stream, cfg Config) (*Swapchain, error) {
 	if cfg.Width < 0 || cfg.Height < 0 || cfg.Images < 0 || cfg.Width > 1<<16 || cfg.Height > 1<<16 || cfg.Images > 16 {
 		return nil, fmt.Errorf("swapchain: New: %w: %dx%d with %d images", errInvalid, cfg.Width, cfg.Height, cfg.Images)
 	}
-	var flags uint32
-	if cfg.VSync {
-		flags |= FlagVSync
-	}
-	if cfg.HDR {
-		flags |= FlagHDR
-	}
-	if cfg.SRGB {
-		flags |= FlagSRGB
-	}
-	h, err := surf.b.CreateSwapchain(surf.h, stream.Handle(), uint32(cfg.Width), uint32(cfg.Height), uint32(cfg.Images), flags)
+	h, err := surf.b.CreateSwapchain(device.SwapchainDesc{
+		Surface: surf.h, Stream: stream.Handle(),
+		Width: uint32(cfg.Width), Height: uint32(cfg.Height), Images: uint32(cfg.Images),
+		VSync: cfg.VSync, HDR: cfg.HDR, SRGB: cfg.SRGB,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("swapchain: New: %w", err)
 	}
@@ -120,13 +111,13 @@ func (sc *Swapchain) Resize(width, height int) error {
 
 // State returns the swapchain's current size, format and present mode.
 func (sc *Swapchain) State() (State, error) {
-	ext, f, mode, n, err := sc.surf.b.SwapchainState(sc.h)
+	st, err := sc.surf.b.SwapchainState(sc.h)
 	if err != nil {
 		return State{}, fmt.Errorf("swapchain: State: %w", err)
 	}
 	return State{
-		Width: int(ext[0]), Height: int(ext[1]), Images: int(ext[2]),
-		Format: f.Format, ColorSpace: f.ColorSpace, PresentMode: mode, Recreated: n,
+		Width: int(st.Width), Height: int(st.Height), Images: int(st.Images),
+		Format: st.Format, ColorSpace: st.ColorSpace, PresentMode: st.PresentMode, Recreated: st.Recreated,
 	}, nil
 }
 

@@ -16,24 +16,17 @@ import (
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/swapchain"
 	"github.com/lucent-gpu/lucent/swapchain/xtest"
-	"github.com/lucent-gpu/lucent/vk"
 	"github.com/stretchr/testify/require"
 )
 
-// The Vulkan backend is the one presenting backend; its flags are ours.
-var _ swapchain.Backend = (*vulkan.Device)(nil)
+// The Vulkan backend is the one presenting backend.
+var _ device.Presenter = (*vulkan.Device)(nil)
 
 func init() {
 	// Synchronization validation reports missing barriers as errors.
 	if os.Getenv("VK_LAYER_ENABLES") == "" {
 		os.Setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT")
 	}
-}
-
-func TestFlagsMatchTheVulkanBackend(t *testing.T) {
-	require.Equal(t, vulkan.PresentVSync, swapchain.FlagVSync)
-	require.Equal(t, vulkan.PresentHDR, swapchain.FlagHDR)
-	require.Equal(t, vulkan.PresentSRGB, swapchain.FlagSRGB)
 }
 
 // validated collects the validation layer's errors of one device.
@@ -389,12 +382,12 @@ func TestSurfaceKindsAndFormats(t *testing.T) {
 		name   string
 		win    swapchain.Window
 		cfg    swapchain.Config
-		format vk.Format
+		format device.SurfaceFormat
 	}{
-		{"xlib unorm", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{}, vk.FORMAT_B8G8R8A8_UNORM},
-		{"xcb unorm", swapchain.Window{Kind: swapchain.XCB, Display: conn, Handle: win.ID}, swapchain.Config{VSync: true}, vk.FORMAT_B8G8R8A8_UNORM},
-		{"xlib srgb", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{SRGB: true}, vk.FORMAT_B8G8R8A8_SRGB},
-		{"xlib hdr fallback", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{HDR: true, Images: 2}, vk.FORMAT_B8G8R8A8_UNORM},
+		{"xlib unorm", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{}, device.SurfaceBGRA8Unorm},
+		{"xcb unorm", swapchain.Window{Kind: swapchain.XCB, Display: conn, Handle: win.ID}, swapchain.Config{VSync: true}, device.SurfaceBGRA8Unorm},
+		{"xlib srgb", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{SRGB: true}, device.SurfaceBGRA8SRGB},
+		{"xlib hdr fallback", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{HDR: true, Images: 2}, device.SurfaceBGRA8Unorm},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			surf, err := swapchain.NewSurface(dev, tc.win)
@@ -408,9 +401,9 @@ func TestSurfaceKindsAndFormats(t *testing.T) {
 			require.Equal(t, tc.format, st.Format)
 			require.False(t, st.HDR(), "lavapipe offers no HDR color space")
 			if tc.cfg.VSync {
-				require.Equal(t, vk.PRESENT_MODE_FIFO_KHR, st.PresentMode)
+				require.Equal(t, device.PresentModeFIFO, st.PresentMode)
 			} else {
-				require.NotEqual(t, vk.PRESENT_MODE_FIFO_KHR, st.PresentMode, "without vsync a lower-latency mode is picked where offered")
+				require.NotEqual(t, device.PresentModeFIFO, st.PresentMode, "without vsync a lower-latency mode is picked where offered")
 			}
 			shown, err := sc.Present(img)
 			require.NoError(t, err)
@@ -420,7 +413,7 @@ func TestSurfaceKindsAndFormats(t *testing.T) {
 			for i := range px {
 				copy(want.Pix[4*i:], px[i][:])
 			}
-			if tc.format == vk.FORMAT_B8G8R8A8_SRGB {
+			if tc.format == device.SurfaceBGRA8SRGB {
 				// The blit encodes the (linear) image to sRGB: 10/255 -> 57.
 				var c color.RGBA
 				for range 50 {

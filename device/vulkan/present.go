@@ -184,18 +184,13 @@ func (d *Device) DestroySurface(h device.Handle) error {
 	return nil
 }
 
-// Swapchain flags (package swapchain mirrors them; its tests check they match).
-const (
-	PresentVSync uint32 = 1 << iota // FIFO; otherwise MAILBOX, IMMEDIATE, then FIFO
-	PresentHDR                      // an HDR10 or extended-sRGB format when the surface offers one
-	PresentSRGB                     // an sRGB-encoding format (the blit encodes linear values)
-)
-
 // swapchainConfig is what CreateSwapchain is asked for.
 type swapchainConfig struct {
 	width, height uint32 // used when the surface does not dictate its size
 	images        uint32 // back buffers; 0: one more than the surface's minimum
-	flags         uint32
+	vsync         bool   // FIFO; otherwise MAILBOX, IMMEDIATE, then FIFO
+	hdr           bool   // an HDR10 or extended-sRGB format when the surface offers one
+	srgb          bool   // an sRGB-encoding format (the blit encodes linear values)
 }
 
 // framesInFlight bounds how many presents may be queued before Present waits.
@@ -224,18 +219,14 @@ type swapchain struct {
 }
 
 // CreateSwapchain creates a swapchain on a surface; its presents run on
-// stream. width and height are used where the surface does not dictate its
-// size; images is the back-buffer count (0: one more than the surface's
-// minimum); flags are Present* bits.
-func (d *Device) CreateSwapchain(surf, str device.Handle, width, height, images, flags uint32) (device.Handle, error) {
+// desc.Stream (see device.SwapchainDesc).
+func (d *Device) CreateSwapchain(desc device.SwapchainDesc) (device.Handle, error) {
 	if err := d.enter(); err != nil {
 		return 0, err
 	}
 	defer d.exit()
-	if flags&^(PresentVSync|PresentHDR|PresentSRGB) != 0 {
-		return 0, invalidf("swapchain flags %#x", flags)
-	}
-	cfg := swapchainConfig{width: width, height: height, images: images, flags: flags}
+	surf, str := desc.Surface, desc.Stream
+	cfg := swapchainConfig{width: desc.Width, height: desc.Height, images: desc.Images, vsync: desc.VSync, hdr: desc.HDR, srgb: desc.SRGB}
 	d.live.RLock()
 	if err := d.alive(); err != nil {
 		d.live.RUnlock()
@@ -435,7 +426,7 @@ func (sc *swapchain) pickFormat() (vk.SurfaceFormatKHR, error) {
 		return fp.OptimalTilingFeatures&vk.FORMAT_FEATURE_BLIT_DST_BIT != 0
 	}
 	var want []vk.SurfaceFormatKHR
-	if sc.cfg.flags&PresentHDR != 0 {
+	if sc.cfg.hdr {
 		want = append(want, hdrFormats...)
 	}
 	unorm := []vk.SurfaceFormatKHR{
@@ -446,7 +437,7 @@ func (sc *swapchain) pickFormat() (vk.SurfaceFormatKHR, error) {
 		{Format: vk.FORMAT_B8G8R8A8_SRGB, ColorSpace: vk.COLOR_SPACE_SRGB_NONLINEAR_KHR},
 		{Format: vk.FORMAT_R8G8B8A8_SRGB, ColorSpace: vk.COLOR_SPACE_SRGB_NONLINEAR_KHR},
 	}
-	if sc.cfg.flags&PresentSRGB != 0 {
+	if sc.cfg.srgb {
 		want = append(append(want, srgb...), unorm...)
 	} else {
 		want = append(append(want, unorm...), srgb...)
@@ -477,7 +468,7 @@ func (sc *swapchain) pickMode() (vk.PresentModeKHR, error) {
 	if err := check("vkGetPhysicalDeviceSurfacePresentModesKHR", d.in.fn.GetPhysicalDeviceSurfacePresentModesKHR(d.phys.handle, sc.surf.handle, &n, &modes[0])); err != nil {
 		return 0, err
 	}
-	if sc.cfg.flags&PresentVSync != 0 {
+	if sc.cfg.vsync {
 		return vk.PRESENT_MODE_FIFO_KHR, nil
 	}
 	for _, want := range []vk.PresentModeKHR{vk.PRESENT_MODE_MAILBOX_KHR, vk.PRESENT_MODE_IMMEDIATE_KHR} {
@@ -588,15 +579,44 @@ func (d *Device) ResizeSwapchain(h device.Handle, width, height uint32) error {
 // SwapchainState returns the swapchain's current back-buffer size and count
 // (zero while the window is minimised), format, present mode, and how many
 // times it was recreated (resize, out of date, suboptimal).
-func (d *Device) SwapchainState(h device.Handle) (extent [3]uint32, format vk.SurfaceFormatKHR, mode vk.PresentModeKHR, recreated int, err error) {
+func (d *Device) SwapchainState(h device.Handle) (device.SwapchainState, error) {
 	sc, err := lookupSwapchain(d, h)
 	if err != nil {
-		return extent, format, mode, 0, err
+		return device.SwapchainState{}, err
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	return [3]uint32{sc.extent.Width, sc.extent.Height, uint32(len(sc.images))}, sc.format, sc.mode, sc.recreate, nil
+	return device.SwapchainState{
+		Width: sc.extent.Width, Height: sc.extent.Height, Images: uint32(len(sc.images)),
+		Format: surfaceFormats[sc.format.Format], ColorSpace: colorSpaces[sc.format.ColorSpace],
+		PresentMode: presentModes[sc.mode], Recreated: sc.recreate,
+	}, nil
 }
+
+// The Vulkan values of lucent's presentation types (those not listed map
+// to the Other values).
+var (
+	surfaceFormats = map[vk.Format]device.SurfaceFormat{
+		vk.FORMAT_B8G8R8A8_UNORM:           device.SurfaceBGRA8Unorm,
+		vk.FORMAT_R8G8B8A8_UNORM:           device.SurfaceRGBA8Unorm,
+		vk.FORMAT_B8G8R8A8_SRGB:            device.SurfaceBGRA8SRGB,
+		vk.FORMAT_R8G8B8A8_SRGB:            device.SurfaceRGBA8SRGB,
+		vk.FORMAT_A2B10G10R10_UNORM_PACK32: device.SurfaceA2B10G10R10Unorm,
+		vk.FORMAT_A2R10G10B10_UNORM_PACK32: device.SurfaceA2R10G10B10Unorm,
+		vk.FORMAT_R16G16B16A16_SFLOAT:      device.SurfaceRGBA16Float,
+	}
+	colorSpaces = map[vk.ColorSpaceKHR]device.ColorSpace{
+		vk.COLOR_SPACE_SRGB_NONLINEAR_KHR:       device.ColorSpaceSRGBNonlinear,
+		vk.COLOR_SPACE_HDR10_ST2084_EXT:         device.ColorSpaceHDR10ST2084,
+		vk.COLOR_SPACE_EXTENDED_SRGB_LINEAR_EXT: device.ColorSpaceExtendedSRGBLinear,
+	}
+	presentModes = map[vk.PresentModeKHR]device.PresentMode{
+		vk.PRESENT_MODE_FIFO_KHR:         device.PresentModeFIFO,
+		vk.PRESENT_MODE_FIFO_RELAXED_KHR: device.PresentModeFIFORelaxed,
+		vk.PRESENT_MODE_MAILBOX_KHR:      device.PresentModeMailbox,
+		vk.PRESENT_MODE_IMMEDIATE_KHR:    device.PresentModeImmediate,
+	}
+)
 
 func lookupSwapchain(d *Device, h device.Handle) (*swapchain, error) {
 	d.live.RLock()

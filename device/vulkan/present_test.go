@@ -6,7 +6,6 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/swapchain/xtest"
-	"github.com/lucent-gpu/lucent/vk"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,13 +37,11 @@ func TestSurfaceErrors(t *testing.T) {
 	// A stream is not a surface, a swapchain or a texture.
 	require.ErrorIs(t, d.DestroySurface(s), device.ErrInvalidArgument)
 	require.ErrorIs(t, d.DestroySwapchain(s), device.ErrInvalidArgument)
-	_, err = d.CreateSwapchain(s, s, 64, 64, 0, 0)
+	_, err = d.CreateSwapchain(device.SwapchainDesc{Surface: s, Stream: s, Width: 64, Height: 64})
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
-	_, err = d.CreateSwapchain(s, s, 64, 64, 0, 1<<7)
-	require.ErrorIs(t, err, device.ErrInvalidArgument, "unknown flags")
 	_, err = d.Present(s, s)
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
-	_, _, _, _, err = d.SwapchainState(12345)
+	_, err = d.SwapchainState(12345)
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 }
 
@@ -58,7 +55,7 @@ func presentSetup(t *testing.T, w, h int) (*Device, *xtest.Window, device.Handle
 	require.NoError(t, err)
 	surf, err := d.CreateSurface("xlib", win.Display, win.ID)
 	require.NoError(t, err)
-	sc, err := d.CreateSwapchain(surf, s, uint32(w), uint32(h), 3, PresentVSync)
+	sc, err := d.CreateSwapchain(device.SwapchainDesc{Surface: surf, Stream: s, Width: uint32(w), Height: uint32(h), Images: 3, VSync: true})
 	require.NoError(t, err)
 	return d, win, s, surf, sc
 }
@@ -66,12 +63,13 @@ func presentSetup(t *testing.T, w, h int) (*Device, *xtest.Window, device.Handle
 // TestPresentTexture presents an uploaded texture and reads the window back.
 func TestPresentTexture(t *testing.T) {
 	d, win, s, surf, sc := presentSetup(t, 64, 48)
-	ext, f, mode, n, err := d.SwapchainState(sc)
+	st, err := d.SwapchainState(sc)
 	require.NoError(t, err)
-	require.Equal(t, [3]uint32{64, 48, 3}, ext)
-	require.Equal(t, vk.FORMAT_B8G8R8A8_UNORM, f.Format, "B8G8R8A8_UNORM is preferred")
-	require.Equal(t, vk.PRESENT_MODE_FIFO_KHR, mode)
-	require.Zero(t, n)
+	require.Equal(t, [3]uint32{64, 48, 3}, [3]uint32{st.Width, st.Height, st.Images})
+	require.Equal(t, device.SurfaceBGRA8Unorm, st.Format, "B8G8R8A8_UNORM is preferred")
+	require.Equal(t, device.ColorSpaceSRGBNonlinear, st.ColorSpace)
+	require.Equal(t, device.PresentModeFIFO, st.PresentMode)
+	require.Zero(t, st.Recreated)
 
 	tex, err := d.CreateTexture(device.TextureDesc{Dim: 2, Format: device.RGBA8Unorm, Width: 64, Height: 48, Depth: 1, Levels: 1})
 	require.NoError(t, err)

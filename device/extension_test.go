@@ -1,0 +1,113 @@
+package device
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// presentingRecorder is the recorder with the presentation extension: it
+// hands out surface and swapchain handles, to test the validator's checks.
+type presentingRecorder struct {
+	*recorder
+	presents int
+}
+
+func (r *presentingRecorder) Extension(t reflect.Type) any {
+	if t == reflect.TypeFor[Presenter]() {
+		return r
+	}
+	return nil
+}
+
+func (r *presentingRecorder) CreateSurface(string, uintptr, uintptr) (Handle, error) {
+	return r.create(KindSurface)
+}
+func (r *presentingRecorder) DestroySurface(h Handle) error { return r.destroy(h) }
+func (r *presentingRecorder) CreateSwapchain(SwapchainDesc) (Handle, error) {
+	return r.create(KindSwapchain)
+}
+func (r *presentingRecorder) DestroySwapchain(h Handle) error              { return r.destroy(h) }
+func (r *presentingRecorder) ResizeSwapchain(Handle, uint32, uint32) error { return nil }
+func (r *presentingRecorder) SwapchainState(Handle) (SwapchainState, error) {
+	return SwapchainState{}, nil
+}
+func (r *presentingRecorder) Present(Handle, Handle) (bool, error) { r.presents++; return true, nil }
+
+func TestExtensionLookup(t *testing.T) {
+	plain := NewDevice("recorder", newRecorder())
+	_, err := Extension[Presenter](plain)
+	require.ErrorIs(t, err, ErrUnsupported)
+	require.Contains(t, err.Error(), `"recorder" backend does not offer device.Presenter`)
+	_, err = Extension[Presenter](NewDevice("recorder", newRecorder(), WithValidation()))
+	require.ErrorIs(t, err, ErrUnsupported, "the validator offers only what the backend has")
+	_, err = Extension[int](plain)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	_, err = Extension[Presenter](nil)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+
+	rec := &presentingRecorder{recorder: newRecorder()}
+	p, err := Extension[Presenter](NewDevice("recorder", rec))
+	require.NoError(t, err)
+	require.Same(t, rec, p, "without validation the backend's own")
+	p, err = Extension[Presenter](NewDevice("recorder", rec, WithValidation()))
+	require.NoError(t, err)
+	require.IsType(t, &validPresenter{}, p, "with validation, wrapped in its checks")
+}
+
+// The validator's checks hold for presentation: surfaces and swapchains
+// are handles it tracks, and it checks their kinds, streams and textures.
+func TestValidatorPresenter(t *testing.T) {
+	rec := &presentingRecorder{recorder: newRecorder()}
+	v := NewValidator(rec, nil)
+	p := v.Extension(reflect.TypeFor[Presenter]()).(Presenter)
+	compute, err := v.CreateStream(StreamCompute)
+	require.NoError(t, err)
+	cp, err := v.CreateStream(StreamCopy)
+	require.NoError(t, err)
+	tex3, err := v.CreateTexture(TextureDesc{Dim: 3, Format: RGBA8Unorm, Width: 4, Height: 4, Depth: 4, Levels: 1})
+	require.NoError(t, err)
+	tex2, err := v.CreateTexture(TextureDesc{Dim: 2, Format: RGBA8Unorm, Width: 4, Height: 4, Depth: 1, Levels: 1})
+	require.NoError(t, err)
+
+	_, err = p.CreateSurface("xlib", 1, 0)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	surf, err := p.CreateSurface("xlib", 1, 2)
+	require.NoError(t, err)
+	_, err = p.CreateSwapchain(SwapchainDesc{Surface: tex2, Stream: compute})
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Contains(t, err.Error(), "is a texture, not a surface")
+	_, err = p.CreateSwapchain(SwapchainDesc{Surface: surf, Stream: cp})
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Contains(t, err.Error(), "copy stream")
+	sc, err := p.CreateSwapchain(SwapchainDesc{Surface: surf, Stream: compute, Width: 8, Height: 8})
+	require.NoError(t, err)
+
+	err = p.DestroySurface(surf)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Contains(t, err.Error(), "still has swapchain")
+
+	_, err = p.Present(sc, tex3)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Contains(t, err.Error(), "3D")
+	_, err = p.Present(surf, tex2)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Contains(t, err.Error(), "is a surface, not a swapchain")
+	shown, err := p.Present(sc, tex2)
+	require.NoError(t, err)
+	require.True(t, shown)
+	require.Equal(t, 1, rec.presents, "only the valid present reached the backend")
+
+	require.NoError(t, p.DestroySwapchain(sc))
+	_, err = p.SwapchainState(sc)
+	require.ErrorIs(t, err, ErrClosed)
+	// A surface left alive is a leak like any other resource.
+	require.NoError(t, v.DestroyTexture(tex2))
+	require.NoError(t, v.DestroyTexture(tex3))
+	require.NoError(t, v.DestroyStream(compute))
+	require.NoError(t, v.DestroyStream(cp))
+	err = v.Close()
+	require.ErrorIs(t, err, ErrLeaked)
+	require.Contains(t, err.Error(), "surface")
+}
