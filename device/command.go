@@ -200,6 +200,23 @@ type Custom struct {
 	Func      func(nativeCommandBuffer uintptr) error
 }
 
+// Present shows level 0 of a 2D texture in a window (see Presenter): after
+// the stream's earlier work, and the list's commands before it, the texture
+// is blitted (scaled where the sizes differ) to the swapchain's next back
+// buffer, which is queued for display once the list's work is done. The
+// stream must be the one the swapchain was made with; a list presents a
+// swapchain at most once. At most two frames are in flight: Dispatch waits
+// for the one before last.
+//
+// Shown, when not nil, is set during Dispatch: false when no frame could be
+// shown (a minimised or out-of-date window; the swapchain is recreated for
+// the next present), which is not an error.
+type Present struct {
+	Swapchain Handle
+	Texture   Handle
+	Shown     *bool
+}
+
 func (*BufferUpload) command()    {}
 func (*BufferDownload) command()  {}
 func (*BufferCopy) command()      {}
@@ -211,6 +228,7 @@ func (*TextureCopy) command()     {}
 func (*ShaderDispatch) command()  {}
 func (*BindlessUpdate) command()  {}
 func (*Custom) command()          {}
+func (*Present) command()         {}
 
 func (*BufferUpload) CommandName() string    { return "buffer upload" }
 func (*BufferDownload) CommandName() string  { return "buffer download" }
@@ -221,6 +239,7 @@ func (*TextureUpload) CommandName() string   { return "texture upload" }
 func (*TextureDownload) CommandName() string { return "texture download" }
 func (*TextureCopy) CommandName() string     { return "texture copy" }
 func (*BindlessUpdate) CommandName() string  { return "bindless update" }
+func (*Present) CommandName() string         { return "present" }
 
 func (c *ShaderDispatch) CommandName() string {
 	if c.Indirect != 0 {
@@ -247,6 +266,7 @@ func (*TextureCopy) Queue() StreamKind     { return StreamCopy }
 func (*ShaderDispatch) Queue() StreamKind  { return StreamCompute }
 func (*BindlessUpdate) Queue() StreamKind  { return StreamCompute }
 func (*Custom) Queue() StreamKind          { return StreamCompute }
+func (*Present) Queue() StreamKind         { return StreamCompute }
 
 func (*BufferUpload) Check() error    { return nil }
 func (*BufferDownload) Check() error  { return nil }
@@ -294,6 +314,13 @@ func (c *BindlessUpdate) Check() error {
 		default:
 			return invalidf("slot %d: operation %d", sl.Slot, sl.Op)
 		}
+	}
+	return nil
+}
+
+func (c *Present) Check() error {
+	if c.Swapchain == 0 || c.Texture == 0 {
+		return invalidf("present of texture %d to swapchain %d: a zero handle", c.Texture, c.Swapchain)
 	}
 	return nil
 }
@@ -373,3 +400,9 @@ func (c *BindlessUpdate) Usages() []Usage {
 }
 
 func (c *Custom) Usages() []Usage { return c.Resources }
+
+// Usages: the blit reads the texture; the swapchain's next back buffer is
+// written.
+func (c *Present) Usages() []Usage {
+	return []Usage{texUse(c.Texture, Read), {Handle: c.Swapchain, Kind: KindSwapchain, Access: Write}}
+}

@@ -28,6 +28,7 @@ func TestCommandFacts(t *testing.T) {
 		{&BindlessUpdate{}, "bindless update", StreamCompute},
 		{&Custom{}, "custom", StreamCompute},
 		{&Custom{Name: "blur"}, "custom blur", StreamCompute},
+		{&Present{}, "present", StreamCompute},
 	} {
 		require.Equal(t, tc.name, tc.c.CommandName(), "%T", tc.c)
 		require.Equal(t, tc.queue, tc.c.Queue(), "%T", tc.c)
@@ -51,6 +52,8 @@ func TestCommandCheckOwnFields(t *testing.T) {
 		{&BindlessUpdate{Array: 1, Slots: []BindlessSlot{{Slot: 3, Op: BindlessSetTexture, Sampler: Sampler{Filter: 99}}}}, "slot 3: sampler"},
 		{&Custom{Name: "x"}, `custom command "x" has no Func`},
 		{&Custom{Name: "x", Func: nop}, ""},
+		{&Present{Swapchain: 4}, "a zero handle"},
+		{&Present{Swapchain: 4, Texture: 5}, ""},
 	} {
 		err := tc.c.Check()
 		if tc.want == "" {

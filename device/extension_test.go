@@ -9,10 +9,7 @@ import (
 
 // presentingRecorder is the recorder with the presentation extension: it
 // hands out surface and swapchain handles, to test the validator's checks.
-type presentingRecorder struct {
-	*recorder
-	presents int
-}
+type presentingRecorder struct{ *recorder }
 
 func (r *presentingRecorder) Extension(t reflect.Type) any {
 	if t == reflect.TypeFor[Presenter]() {
@@ -33,7 +30,6 @@ func (r *presentingRecorder) ResizeSwapchain(Handle, uint32, uint32) error { ret
 func (r *presentingRecorder) SwapchainState(Handle) (SwapchainState, error) {
 	return SwapchainState{}, nil
 }
-func (r *presentingRecorder) Present(Handle, Handle) (bool, error) { r.presents++; return true, nil }
 
 func TestExtensionLookup(t *testing.T) {
 	plain := NewDevice("recorder", newRecorder())
@@ -88,16 +84,33 @@ func TestValidatorPresenter(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidArgument)
 	require.Contains(t, err.Error(), "still has swapchain")
 
-	_, err = p.Present(sc, tex3)
+	// Present is a command: checked, and hazard-tracked, like the others.
+	present := func(stream, sc, tex Handle) error {
+		return v.Dispatch(stream, (&CommandList{}).Add(&Present{Swapchain: sc, Texture: tex}))
+	}
+	err = present(compute, sc, tex3)
 	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Contains(t, err.Error(), "command 0 (present)")
 	require.Contains(t, err.Error(), "3D")
-	_, err = p.Present(surf, tex2)
+	err = present(compute, surf, tex2)
 	require.ErrorIs(t, err, ErrInvalidArgument)
 	require.Contains(t, err.Error(), "is a surface, not a swapchain")
-	shown, err := p.Present(sc, tex2)
+	other, err := v.CreateStream(StreamCompute)
 	require.NoError(t, err)
-	require.True(t, shown)
-	require.Equal(t, 1, rec.presents, "only the valid present reached the backend")
+	err = present(other, sc, tex2)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Contains(t, err.Error(), "presents on stream")
+	err = present(cp, sc, tex2)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Contains(t, err.Error(), "needs a compute stream")
+	// Written on another stream with no event in between: a hazard.
+	require.NoError(t, v.Dispatch(other, (&CommandList{}).Add(&TextureUpload{Texture: tex2, Data: make([]byte, 64)})))
+	require.ErrorIs(t, present(compute, sc, tex2), ErrHazard)
+	require.NoError(t, v.SynchronizeStream(t.Context(), other))
+	n := len(rec.calls)
+	require.NoError(t, present(compute, sc, tex2))
+	require.Len(t, rec.calls, n+1, "the valid present reached the backend")
+	require.NoError(t, v.DestroyStream(other))
 
 	require.NoError(t, p.DestroySwapchain(sc))
 	_, err = p.SwapchainState(sc)

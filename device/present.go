@@ -5,7 +5,8 @@ import "fmt"
 // Presenter is the presentation extension (see Extension): window surfaces
 // and swapchains, as handles like every other resource, released by the
 // backend when the device closes. Package swapchain is its user; the Vulkan
-// backend implements it. Frames are shown with the Present command.
+// backend implements it. Frames are shown with the Present command, on the
+// swapchain's stream, encoded and hazard-checked like every other command.
 type Presenter interface {
 	// CreateSurface makes a surface for a native window. kind is "xlib"
 	// (display: Display*, window: Window), "xcb" (xcb_connection_t*,
@@ -25,9 +26,6 @@ type Presenter interface {
 	ResizeSwapchain(h Handle, width, height uint32) error
 	// SwapchainState returns the swapchain as it is now.
 	SwapchainState(h Handle) (SwapchainState, error)
-	// Present blits level 0 of a 2D texture to the next back buffer and
-	// presents it; false means no frame could be shown this time.
-	Present(swapchain, texture Handle) (bool, error)
 }
 
 // SwapchainDesc asks for a swapchain.

@@ -550,6 +550,13 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 			return vinvalid("copy between %v %v and %v %v", src.tex.Format, src.tex.LevelExtent(c.SrcLevel),
 				dst.tex.Format, dst.tex.LevelExtent(c.DstLevel))
 		}
+	case *Present:
+		if t := v.res[c.Texture]; t.tex.Dim != 2 {
+			return vinvalid("%s is %dD (want a 2D image)", t.label(c.Texture), t.tex.Dim)
+		}
+		if sc := v.res[c.Swapchain]; sc.present != stream {
+			return vinvalid("%s presents on stream %d, not on stream %d", sc.label(c.Swapchain), sc.present, stream)
+		}
 	case *BindlessUpdate:
 		arr := v.res[c.Array]
 		for _, sl := range c.Slots {

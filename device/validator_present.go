@@ -108,27 +108,3 @@ func (p *validPresenter) SwapchainState(h Handle) (SwapchainState, error) {
 	}
 	return p.inner.SwapchainState(h)
 }
-
-func (p *validPresenter) Present(swapchain, texture Handle) (bool, error) {
-	v := p.v
-	v.mu.Lock()
-	if v.closed {
-		v.mu.Unlock()
-		return false, v.errClosed()
-	}
-	sc, err := v.lookup(swapchain, KindSwapchain)
-	if err == nil {
-		var t *vres
-		if t, err = v.lookup(texture, KindTexture); err == nil && t.tex.Dim != 2 {
-			err = vinvalid("%s is %dD (want a 2D image)", t.label(texture), t.tex.Dim)
-		}
-	}
-	if err == nil {
-		_, err = v.lookup(sc.present, KindStream)
-	}
-	v.mu.Unlock()
-	if err != nil {
-		return false, fmt.Errorf("Present: %w", err)
-	}
-	return p.inner.Present(swapchain, texture)
-}

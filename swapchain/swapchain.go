@@ -70,30 +70,48 @@ func New(surf *Surface, stream *device.Stream, cfg Config) (*Swapchain, error) {
 // Stream returns the stream presents run on.
 func (sc *Swapchain) Stream() *device.Stream { return sc.stream }
 
-// Present shows level 0 of img: after the stream's earlier work it is
+// Present shows level 0 of img: it submits a device.Present command on the
+// swapchain's stream, so after the stream's earlier work the image is
 // blitted (scaled when the sizes differ) to the next back buffer, which is
 // queued for display. It returns without waiting for the GPU; at most two
 // frames are in flight, so it waits for the one before last. It reports
 // false, with no error, when no frame could be shown (a minimised or
 // out-of-date window); the swapchain is then recreated for the next call.
+// To present in the same submission as the work writing img, submit
+// Command(img) with it instead.
 func (sc *Swapchain) Present(img Image) (bool, error) {
+	var shown bool
+	c, err := sc.command("Present", img, &shown)
+	if err != nil {
+		return false, err
+	}
+	if err := sc.stream.Submit(c); err != nil {
+		return false, fmt.Errorf("swapchain: Present: %w", err)
+	}
+	return shown, nil
+}
+
+// Command returns the device.Present command showing level 0 of img, for a
+// list submitted on the swapchain's stream (Stream) after the commands
+// writing img.
+func (sc *Swapchain) Command(img Image) (*device.Present, error) {
+	return sc.command("Command", img, nil)
+}
+
+func (sc *Swapchain) command(op string, img Image, shown *bool) (*device.Present, error) {
 	if img == nil {
-		return false, fmt.Errorf("swapchain: Present: %w: nil image", errInvalid)
+		return nil, fmt.Errorf("swapchain: %s: %w: nil image", op, errInvalid)
 	}
 	sc.mu.Lock()
 	closed := sc.closed
 	sc.mu.Unlock()
 	if closed {
-		return false, fmt.Errorf("swapchain: Present: %w", device.ErrClosed)
+		return nil, fmt.Errorf("swapchain: %s: %w", op, device.ErrClosed)
 	}
 	if d := img.Desc(); d.Dim != 2 {
-		return false, fmt.Errorf("swapchain: Present: %w: a %dD texture (want a 2D image)", errInvalid, d.Dim)
+		return nil, fmt.Errorf("swapchain: %s: %w: a %dD texture (want a 2D image)", op, errInvalid, d.Dim)
 	}
-	ok, err := sc.surf.b.Present(sc.h, img.Handle())
-	if err != nil {
-		return false, fmt.Errorf("swapchain: Present: %w", err)
-	}
-	return ok, nil
+	return &device.Present{Swapchain: sc.h, Texture: img.Handle(), Shown: shown}, nil
 }
 
 // Resize asks for back buffers of width×height (where the window system does

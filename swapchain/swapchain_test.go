@@ -431,3 +431,52 @@ func TestSurfaceKindsAndFormats(t *testing.T) {
 		})
 	}
 }
+
+// TestPresentWithTheKernel submits the kernel writing a frame and its
+// Present in one list, and shows that the validation wrapper tracks
+// presents like every other command: an image written on another stream with
+// no event in between is a hazard.
+func TestPresentWithTheKernel(t *testing.T) {
+	display := xtest.StartXvfb(t)
+	dev, msgs := openDevice(t)
+	k := patternKernel(t, dev)
+	s, err := dev.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	const w, h = 64, 48
+	win := xtest.OpenWindow(t, display, w, h)
+	surf, err := swapchain.NewSurface(dev, swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, surf.Close()) }()
+	sc, err := swapchain.New(surf, s, swapchain.Config{Width: w, Height: h})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, sc.Close()) }()
+	img, err := device.NewImage[[4]uint8](dev, device.RGBA8Unorm, w, h, 1)
+	require.NoError(t, err)
+	defer img.Close()
+
+	want := render(t, s, k, img, 3) // the reference, downloaded
+	require.NoError(t, s.Submit(img.Upload(make([][4]uint8, w*h))))
+	p, err := sc.Command(img)
+	require.NoError(t, err)
+	require.NoError(t, s.Submit(k.Dispatch([3]uint32{w, h, 1}, uint32(3), img), p))
+	require.NoError(t, s.Synchronize(context.Background()))
+	got, d, at := captureMatching(t, win, want)
+	require.Equal(t, want.Bounds(), got.Bounds())
+	require.LessOrEqual(t, d, 1, "the present in the kernel's list shows its frame: differs by %d at %v", d, at)
+
+	other, err := dev.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer other.Close()
+	require.NoError(t, other.Submit(k.Dispatch([3]uint32{w, h, 1}, uint32(4), img)))
+	_, err = sc.Present(img)
+	require.ErrorIs(t, err, device.ErrHazard)
+	require.Contains(t, err.Error(), "command 0 (present)")
+	require.NoError(t, other.Synchronize(context.Background()))
+	shown, err := sc.Present(img)
+	require.NoError(t, err)
+	require.True(t, shown)
+	require.ErrorIs(t, other.Submit(p), device.ErrInvalidArgument, "a present on another stream than the swapchain's")
+	require.NoError(t, s.Synchronize(context.Background()))
+	require.Empty(t, msgs.take(), "validation errors")
+}

@@ -97,6 +97,8 @@ type encoder struct {
 	index        int
 	lastDirect   int // direct uploads of the last list submitted (for tests)
 
+	presents []*presentJob // the list's Present commands (present.go)
+
 	// One-time initialisations this list took on (a texture's first layout
 	// transition, a bindless array's first clear): given back if the list
 	// fails, so the next list records them.
@@ -150,6 +152,14 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		return err
 	}
 	defer d.exit()
+	if list == nil {
+		return invalidf("nil command list")
+	}
+	presents, err := d.beginPresents(sh, list)
+	if err != nil {
+		return err
+	}
+	defer endPresents(presents)
 	d.live.RLock()
 	defer d.live.RUnlock()
 	if err := d.alive(); err != nil {
@@ -161,6 +171,10 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	}
 	if list == nil {
 		return invalidf("nil command list")
+	}
+	if len(presents) > 0 && len(s.parked) > 0 {
+		// The blit would be parked too, and the present cannot wait for it.
+		return invalidf("present on stream %d: it has work waiting for an event signal not yet submitted", sh)
 	}
 	if s.kind == device.StreamCopy {
 		for i, c := range list.Commands {
@@ -181,7 +195,9 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		return nil
 	}
 	e := &s.enc
+	e.presents = presents
 	if err := e.encode(sub, list); err != nil {
+		failPresents(presents)
 		for _, c := range e.claims {
 			c.Store(true) // the initialisations this list would have done are still to do
 		}
@@ -203,7 +219,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		t.use(s, sub.value)
 	}
 	e.reset()
-	return nil
+	return d.finishPresents(s, sub, presents)
 }
 
 // runCustom calls a custom command's function; a panic in it fails the list
@@ -237,6 +253,7 @@ func (e *encoder) reset() {
 	clear(e.used)
 	e.used = e.used[:0]
 	e.sub, e.cmd = nil, 0
+	e.presents = nil // Dispatch's, which finishes them after the reset
 }
 
 func (e *encoder) encode(sub *submission, list *device.CommandList) error {
@@ -267,7 +284,7 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	for i, c := range list.Commands {
 		e.index = i
 		if err := e.command(c); err != nil {
-			return fmt.Errorf("command %d (%T): %w", i, c, err)
+			return fmt.Errorf("command %d (%s): %w", i, c.CommandName(), err)
 		}
 	}
 	if e.downloads {
@@ -632,6 +649,9 @@ func (e *encoder) command(c device.Command) error {
 		for _, r := range runs {
 			e.copyBuffer(e.sub.staging.handle, r.src, arr.table.raw.handle, r.dst, r.n)
 		}
+
+	case *device.Present:
+		return e.present(c)
 
 	case *device.Custom:
 		if c.Func == nil {
