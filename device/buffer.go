@@ -197,8 +197,9 @@ func (v BufferView[T]) bindArg() (Arg, argType, error) {
 		return Arg{}, argType{}, err
 	}
 	off, size := v.byteRange()
+	es := uint32(v.buf.ElemSize())
 	return Arg{Kind: ArgBuffer, Handle: v.buf.h, Offset: off, Size: size},
-		argType{elem: typeOf[T](), elemSize: uint32(v.buf.ElemSize())}, nil
+		argType{elem: typeOf[T](), res: ArgResource{Buffer: BufferDesc{Size: uint64(v.buf.n) * uint64(es), ElemSize: es}}}, nil
 }
 
 func (b *Buffer[T]) bindArg() (Arg, argType, error) { return b.All().bindArg() }

@@ -359,7 +359,7 @@ func (l TextureLevel[T]) bindArg() (Arg, argType, error) {
 		return Arg{}, argType{}, err
 	}
 	return Arg{Kind: ArgTexture, Handle: l.tex.h, Level: l.level},
-		argType{elem: typeOf[T](), format: l.tex.desc.Format, dim: l.tex.desc.Dim}, nil
+		argType{elem: typeOf[T](), res: ArgResource{Texture: l.tex.desc}}, nil
 }
 
 // SampledTexture is a texture with a sampler, as a dispatch argument.
@@ -381,5 +381,5 @@ func (s SampledTexture) bindArg() (Arg, argType, error) {
 		return Arg{}, argType{}, invalidf("sampler %v", s.sampler)
 	}
 	return Arg{Kind: ArgSampledTexture, Handle: s.h, Sampler: s.sampler, Access: Read},
-		argType{format: s.desc.Format, dim: s.desc.Dim}, nil
+		argType{res: ArgResource{Texture: s.desc}}, nil
 }

@@ -630,8 +630,8 @@ func (v *Validator) checkDispatch(c *ShaderDispatch) error {
 		return err
 	}
 	sig := sh.sig
-	if len(c.Args) != len(sig.Args) {
-		return vinvalid("%s takes %d argument(s), got %d", sh.label(c.Shader), len(sig.Args), len(c.Args))
+	if err := CheckArgCount(sh.label(c.Shader), &sig, len(c.Args)); err != nil {
+		return fmt.Errorf("validation: %w", err)
 	}
 	if c.Indirect != 0 {
 		if err := v.bufRange(c.Indirect, c.IndirectOffset, 12); err != nil {
@@ -639,66 +639,30 @@ func (v *Validator) checkDispatch(c *ShaderDispatch) error {
 		}
 	}
 	for i, a := range c.Args {
-		want := sig.Args[i]
-		if err := v.checkArg(want, a); err != nil {
-			return fmt.Errorf("%s: %w", want.Label(i), err)
-		}
-	}
-	return nil
-}
-
-func (v *Validator) checkArg(want Argument, a Arg) error {
-	if a.Kind != want.Kind {
-		return vinvalid("kernel expects a %s, got a %s", want.Kind, a.Kind)
-	}
-	switch a.Kind {
-	case ArgUniform:
-		if want.Size != 0 && uint32(len(a.Uniform)) != want.Size {
-			return vinvalid("kernel expects a %d-byte uniform, got %d bytes", want.Size, len(a.Uniform))
-		}
-	case ArgBuffer:
-		b, err := v.lookup(a.Handle, KindBuffer)
-		if err != nil {
-			return err
-		}
-		size := a.Size
-		if size == WholeSize && a.Offset <= b.buf.Size {
-			size = b.buf.Size - a.Offset
-		}
-		if err := v.bufRange(a.Handle, a.Offset, size); err != nil {
-			return err
-		}
-		if want.ElemSize != 0 {
-			if b.buf.ElemSize != 0 && b.buf.ElemSize != want.ElemSize {
-				return vinvalid("kernel expects %d-byte elements, %s has %d-byte elements", want.ElemSize, b.label(a.Handle), b.buf.ElemSize)
+		// The handle is looked up as the kind the argument says it is;
+		// CheckArg compares that kind with the signature's.
+		var r ArgResource
+		switch a.Kind {
+		case ArgBuffer:
+			b, err := v.lookup(a.Handle, KindBuffer)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
 			}
-			if a.Offset%uint64(want.ElemSize) != 0 || size%uint64(want.ElemSize) != 0 {
-				return vinvalid("byte range [%d, %d+%d) is not a whole number of %d-byte elements", a.Offset, a.Offset, size, want.ElemSize)
+			r.Buffer = b.buf
+		case ArgTexture, ArgSampledTexture:
+			t, err := v.lookup(a.Handle, KindTexture)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
+			}
+			r.Texture = t.tex
+		case ArgBindlessArray:
+			if _, err := v.lookup(a.Handle, KindBindlessArray); err != nil {
+				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
 			}
 		}
-	case ArgTexture, ArgSampledTexture:
-		t, err := v.lookup(a.Handle, KindTexture)
-		if err != nil {
-			return err
+		if err := CheckArg(sig.Args[i], a, r); err != nil {
+			return fmt.Errorf("%s: validation: %w", sig.Args[i].Label(i), err)
 		}
-		if a.Level >= t.tex.Levels {
-			return vinvalid("level %d of %d-level %s", a.Level, t.tex.Levels, t.label(a.Handle))
-		}
-		if want.Format != FormatInvalid && want.Format != t.tex.Format {
-			return vinvalid("kernel expects format %v, %s is %v", want.Format, t.label(a.Handle), t.tex.Format)
-		}
-		if want.Dim != 0 && want.Dim != t.tex.Dim {
-			return vinvalid("kernel expects a %dD texture, %s is %dD", want.Dim, t.label(a.Handle), t.tex.Dim)
-		}
-		if a.Kind == ArgSampledTexture && !a.Sampler.Valid() {
-			return vinvalid("sampler %v", a.Sampler)
-		}
-	case ArgBindlessArray:
-		if _, err := v.lookup(a.Handle, KindBindlessArray); err != nil {
-			return err
-		}
-	default:
-		return vinvalid("argument kind %v is not supported", a.Kind)
 	}
 	return nil
 }

@@ -748,7 +748,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	e.used = append(e.used, &sh.tracked)
 	sig := &sh.sig
 	if len(c.Args) != len(sig.Args) {
-		return invalidf("shader %d takes %d arguments, got %d", c.Shader, len(sig.Args), len(c.Args))
+		return device.CheckArgCount(fmt.Sprintf("shader %d", c.Shader), sig, len(c.Args))
 	}
 	wStart := len(e.writes)
 	clear(e.push[:sh.pushSize])
@@ -762,13 +762,13 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	for i, a := range c.Args {
 		p := sig.Args[i]
 		if a.Kind != p.Kind {
-			return invalidf("shader %d %s: got a %v, want a %v", c.Shader, p.Label(i), a.Kind, p.Kind)
+			return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), device.CheckArg(p, a, device.ArgResource{}))
 		}
 		desc := sh.descType[i]
 		switch a.Kind {
 		case device.ArgUniform:
-			if uint32(len(a.Uniform)) != p.Size {
-				return invalidf("shader %d %s: %d bytes, want %d", c.Shader, p.Label(i), len(a.Uniform), p.Size)
+			if err := device.CheckArg(p, a, device.ArgResource{}); err != nil {
+				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
 			copy(e.push[p.Offset:], a.Uniform)
 		case device.ArgBuffer:
@@ -776,9 +776,12 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			if err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
-			n, err := span(b, a.Handle, a.Offset, a.Size)
-			if err != nil {
+			if err := device.CheckArg(p, a, device.ArgResource{Buffer: b.desc}); err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
+			}
+			n := a.Size // in range (CheckArg)
+			if n == device.WholeSize {
+				n = b.desc.Size - a.Offset
 			}
 			acc := p.Access
 			if acc == 0 {
@@ -826,19 +829,13 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			if err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
-			if p.Dim != 0 && p.Dim != t.desc.Dim {
-				return invalidf("shader %d %s: a %dD texture, want %dD", c.Shader, p.Label(i), t.desc.Dim, p.Dim)
+			if err := device.CheckArg(p, a, device.ArgResource{Texture: t.desc}); err != nil {
+				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
 			info := vk.DescriptorImageInfo{ImageLayout: vk.IMAGE_LAYOUT_GENERAL}
 			if a.Kind == device.ArgTexture {
 				if !t.storage {
 					return unsupportedf("shader %d %s: format %v cannot be a storage image on this device", c.Shader, p.Label(i), t.desc.Format)
-				}
-				if p.Format != device.FormatInvalid && p.Format != t.desc.Format {
-					return invalidf("shader %d %s: texture of format %v, want %v", c.Shader, p.Label(i), t.desc.Format, p.Format)
-				}
-				if a.Level >= t.desc.Levels {
-					return invalidf("shader %d %s: mip level %d of %d", c.Shader, p.Label(i), a.Level, t.desc.Levels)
 				}
 				info.ImageView = t.levels[a.Level]
 			} else {
