@@ -124,3 +124,33 @@ func TestValidatorPresenter(t *testing.T) {
 	require.ErrorIs(t, err, ErrLeaked)
 	require.Contains(t, err.Error(), "surface")
 }
+
+// nativeRecorder is the recorder with the native-handles extension.
+type nativeRecorder struct{ *recorder }
+
+func (r *nativeRecorder) Extension(t reflect.Type) any {
+	if t == reflect.TypeFor[NativeHandles]() {
+		return r
+	}
+	return nil
+}
+func (r *nativeRecorder) NativeDevice() uintptr                  { return 7 }
+func (r *nativeRecorder) NativeObject(h Handle) (uintptr, error) { return uintptr(h) + 100, nil }
+
+func TestValidatorNativeHandles(t *testing.T) {
+	dev := NewDevice("recorder", &nativeRecorder{newRecorder()}, WithValidation())
+	n, err := Extension[NativeHandles](dev)
+	require.NoError(t, err)
+	require.Equal(t, uintptr(7), n.NativeDevice())
+	b, err := NewBuffer[float32](dev, 4)
+	require.NoError(t, err)
+	obj, err := n.NativeObject(b.Handle())
+	require.NoError(t, err)
+	require.Equal(t, uintptr(b.Handle())+100, obj)
+	require.NoError(t, b.Close())
+	_, err = n.NativeObject(b.Handle())
+	require.ErrorIs(t, err, ErrClosed, "a destroyed handle has no native object")
+	_, err = n.NativeObject(12345)
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.NoError(t, dev.Close())
+}

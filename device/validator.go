@@ -188,7 +188,6 @@ func (v *Validator) CloseAllowed() error {
 }
 
 func (v *Validator) Capabilities() Capabilities { return v.inner.Capabilities() }
-func (v *Validator) NativeHandle() uintptr      { return v.inner.NativeHandle() }
 func (v *Validator) WarpSize() uint32           { return v.inner.WarpSize() }
 func (v *Validator) MemoryGranularity() uint64  { return v.inner.MemoryGranularity() }
 

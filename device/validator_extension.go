@@ -8,17 +8,44 @@ import (
 // Extension hands out the wrapped Interface's extension t with the
 // validator's checks around it where it has some (Presenter: surfaces and
 // swapchains are tracked like every other handle, so use after Destroy,
-// wrong kinds, wrong streams and leaks are caught). Extensions it has no
+// wrong kinds, wrong streams and leaks are caught; NativeHandles: handles
+// must be alive). Extensions it has no
 // checks for (PipelineCacheReporter) are handed out as they are.
 func (v *Validator) Extension(t reflect.Type) any {
 	x := extensionOf(v.inner, t)
 	if x == nil {
 		return nil
 	}
-	if t == reflect.TypeFor[Presenter]() {
+	switch t {
+	case reflect.TypeFor[Presenter]():
 		return &validPresenter{v: v, inner: x.(Presenter)}
+	case reflect.TypeFor[NativeHandles]():
+		return &validNative{v: v, inner: x.(NativeHandles)}
 	}
 	return x
+}
+
+// validNative is the validator's NativeHandles: handles must be alive.
+type validNative struct {
+	v     *Validator
+	inner NativeHandles
+}
+
+func (n *validNative) NativeDevice() uintptr { return n.inner.NativeDevice() }
+
+func (n *validNative) NativeObject(h Handle) (uintptr, error) {
+	v := n.v
+	v.mu.Lock()
+	if v.closed {
+		v.mu.Unlock()
+		return 0, v.errClosed()
+	}
+	_, err := v.lookup(h, KindInvalid)
+	v.mu.Unlock()
+	if err != nil {
+		return 0, fmt.Errorf("NativeObject: %w", err)
+	}
+	return n.inner.NativeObject(h)
 }
 
 // validPresenter is the validator's Presenter.
