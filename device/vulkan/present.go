@@ -722,12 +722,15 @@ func (e *encoder) present(c *device.Present) error {
 		return unsupportedf("present texture %d: %s cannot blit from format %v (use RGBA8Unorm or RGBA32Float)", c.Texture, d.phys.name(), t.desc.Format)
 	}
 	linear := fp.OptimalTilingFeatures&vk.FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT != 0
+	// Ordered first: a texture never written has claimed its first layout
+	// transition (e.texture), which must be recorded even when no frame
+	// can be shown.
+	e.order(stageCopy, 0, use{t, 0, ^uint64(0), false})
 	image, ok, err := sc.acquireImage(j.slot)
 	if err != nil || !ok {
-		return err // !ok: no frame can be shown; nothing is recorded
+		return err // !ok: no frame can be shown; nothing more is recorded
 	}
 	j.acquired, j.image = true, image
-	e.order(stageCopy, 0, use{t, 0, ^uint64(0), false})
 	e.batch.Flush() // the blit is recorded directly, after what is queued
 	sc.recordBlit(e.cmd, t, image, linear)
 	e.sub.waits = append(e.sub.waits, semValue{sem: sc.acquire[j.slot]})
