@@ -92,3 +92,33 @@ func TestOneArgumentChecker(t *testing.T) {
 		require.NoError(t, s.Synchronize(ctxT(t)))
 	}
 }
+
+// A texture description is checked in one place too: the typed API, the
+// validation wrapper and the Vulkan backend give one message per fault.
+func TestOneTextureDescChecker(t *testing.T) {
+	validated := openVulkan(t)
+	plain, err := device.Open(context.Background(), "vulkan", device.WithValidationLayer(true))
+	testenv.Need(t, "a Vulkan device", err)
+	t.Cleanup(func() { require.NoError(t, plain.Close()) })
+	for _, tc := range []struct {
+		name string
+		desc device.TextureDesc
+		want string
+	}{
+		{"dimension", device.TextureDesc{Dim: 4, Format: device.RGBA8Unorm, Width: 4, Height: 4, Depth: 1, Levels: 1}, "dimension 4 (want 2 or 3)"},
+		{"format", device.TextureDesc{Dim: 2, Format: 0xEE, Width: 4, Height: 4, Depth: 1, Levels: 1}, "format Format(238)"},
+		{"zero extent", device.TextureDesc{Dim: 3, Format: device.RGBA8Unorm, Width: 4, Height: 0, Depth: 2, Levels: 1}, "zero extent 4x0x2"},
+		{"2D depth", device.TextureDesc{Dim: 2, Format: device.RGBA8Unorm, Width: 4, Height: 4, Depth: 2, Levels: 1}, "a 2D texture with depth 2"},
+		{"levels", device.TextureDesc{Dim: 2, Format: device.RGBA8Unorm, Width: 4, Height: 4, Depth: 1, Levels: 4}, "4 mip levels for 4x4x1 (at most 3)"},
+	} {
+		for _, dev := range []*device.Device{validated, plain} {
+			h, err := dev.Interface().CreateTexture(tc.desc)
+			require.Zero(t, h)
+			require.ErrorIs(t, err, device.ErrInvalidArgument, "%s, validation %v", tc.name, dev == validated)
+			require.Contains(t, err.Error(), tc.want, "%s, validation %v", tc.name, dev == validated)
+		}
+	}
+	_, err = device.NewImage[[4]uint8](plain, device.RGBA8Unorm, 4, 4, 4)
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.Contains(t, err.Error(), "4 mip levels for 4x4x1 (at most 3)")
+}

@@ -21,18 +21,12 @@ func newTexture[T any](d *Device, what string, desc TextureDesc) (texture[T], er
 	if err := checkElem[T](); err != nil {
 		return fail(err)
 	}
-	if !desc.Format.Valid() {
-		return fail(invalidf("format %v", desc.Format))
+	if err := desc.Check(); err != nil {
+		return fail(err)
 	}
 	var zero T
 	if int(unsafe.Sizeof(zero)) != desc.Format.PixelSize() {
 		return fail(invalidf("pixel type %s is %d bytes, format %v is %d", typeOf[T](), unsafe.Sizeof(zero), desc.Format, desc.Format.PixelSize()))
-	}
-	if desc.Width == 0 || desc.Height == 0 || desc.Depth == 0 {
-		return fail(invalidf("zero extent"))
-	}
-	if maxL := maxLevels(desc.Width, desc.Height, desc.Depth); desc.Levels == 0 || desc.Levels > maxL {
-		return fail(invalidf("levels must be 1..%d", maxL))
 	}
 	if err := d.checkOpen(); err != nil {
 		return fail(err)

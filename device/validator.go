@@ -265,17 +265,8 @@ func (v *Validator) DestroyBuffer(h Handle) error {
 }
 
 func (v *Validator) CreateTexture(d TextureDesc) (Handle, error) {
-	switch {
-	case d.Dim != 2 && d.Dim != 3:
-		return 0, vinvalid("CreateTexture: dimension %d (want 2 or 3)", d.Dim)
-	case !d.Format.Valid():
-		return 0, vinvalid("CreateTexture: format %v", d.Format)
-	case d.Width == 0 || d.Height == 0 || d.Depth == 0:
-		return 0, vinvalid("CreateTexture: zero extent %dx%dx%d", d.Width, d.Height, d.Depth)
-	case d.Dim == 2 && d.Depth != 1:
-		return 0, vinvalid("CreateTexture: 2D texture with depth %d", d.Depth)
-	case d.Levels == 0 || d.Levels > maxLevels(d.Width, d.Height, d.Depth):
-		return 0, vinvalid("CreateTexture: %d levels for %dx%dx%d", d.Levels, d.Width, d.Height, d.Depth)
+	if err := d.Check(); err != nil {
+		return 0, fmt.Errorf("validation: CreateTexture: %w", err)
 	}
 	return v.create(&vres{kind: KindTexture, tex: d}, func() (Handle, error) { return v.inner.CreateTexture(d) })
 }
