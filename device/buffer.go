@@ -197,8 +197,9 @@ func (v BufferView[T]) bindArg() (Arg, argType, error) {
 		return Arg{}, argType{}, err
 	}
 	off, size := v.byteRange()
+	es := uint32(v.buf.ElemSize())
 	return Arg{Kind: ArgBuffer, Handle: v.buf.h, Offset: off, Size: size},
-		argType{elem: typeOf[T](), elemSize: uint32(v.buf.ElemSize())}, nil
+		argType{elem: typeOf[T](), res: ArgResource{Buffer: BufferDesc{Size: uint64(v.buf.n) * uint64(es), ElemSize: es}}}, nil
 }
 
 func (b *Buffer[T]) bindArg() (Arg, argType, error) { return b.All().bindArg() }
@@ -228,8 +229,11 @@ type badCommand struct {
 
 func bad(what string, err error) Command { return &badCommand{what: what, err: err} }
 
-func (*badCommand) command()        {}
-func (*badCommand) Usages() []Usage { return nil }
+func (*badCommand) command()              {}
+func (*badCommand) Usages() []Usage       { return nil }
+func (b *badCommand) CommandName() string { return b.what }
+func (*badCommand) Queue() StreamKind     { return StreamCopy }
+func (b *badCommand) Check() error        { return b.err }
 
 // CommandError returns the error of a command the typed API could not build
 // (a bad range, a mismatched argument), or nil for a valid command.

@@ -87,11 +87,7 @@ func (d *Device) CacheStats() CacheStats {
 			Hits: c.hits.Load(), Misses: c.misses.Load(), Damaged: c.damaged.Load(), Writes: c.writes.Load(),
 		}
 	}
-	iface := d.iface
-	if v, ok := iface.(*Validator); ok {
-		iface = v.Inner()
-	}
-	if r, ok := iface.(PipelineCacheReporter); ok {
+	if r, err := Extension[PipelineCacheReporter](d); err == nil {
 		s.Pipeline = r.PipelineCacheStats()
 	}
 	return s

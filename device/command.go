@@ -4,22 +4,24 @@ package device
 // is unexported): a backend encodes a CommandList with one type switch over the
 // structs below, and adding a command is adding a struct and a case.
 //
-// Usages reports the resources a command reads and writes; backends derive
-// barriers from it and the validation wrapper checks lifetimes and hazards.
+// Each command states its own facts, so that no code outside the command
+// (Submit, the validation wrapper) switches over the set:
+//
+//   - Usages reports the resources it reads and writes; backends derive
+//     barriers from it and the validation wrapper checks lifetimes and
+//     hazards.
+//   - CommandName is a short name of its kind, for messages ("buffer copy").
+//   - Queue is the stream kind it needs: StreamCopy runs on any stream,
+//     StreamCompute only on a compute stream.
+//   - Check reports the faults in its own fields (those needing no resource
+//     to be looked up), wrapping ErrInvalidArgument; Submit calls it on every
+//     device, with or without validation.
 type Command interface {
 	Usages() []Usage
+	CommandName() string
+	Queue() StreamKind
+	Check() error
 	command()
-}
-
-// NeedsCompute reports whether c may only run on a StreamCompute stream:
-// transfers run on any stream, dispatches, bindless updates and custom
-// commands need a compute one.
-func NeedsCompute(c Command) bool {
-	switch c.(type) {
-	case *ShaderDispatch, *BindlessUpdate, *Custom:
-		return true
-	}
-	return false
 }
 
 // BufferUpload copies host bytes into a buffer at Offset. Data is read when the
@@ -198,6 +200,23 @@ type Custom struct {
 	Func      func(nativeCommandBuffer uintptr) error
 }
 
+// Present shows level 0 of a 2D texture in a window (see Presenter): after
+// the stream's earlier work, and the list's commands before it, the texture
+// is blitted (scaled where the sizes differ) to the swapchain's next back
+// buffer, which is queued for display once the list's work is done. The
+// stream must be the one the swapchain was made with; a list presents a
+// swapchain at most once. At most two frames are in flight: Dispatch waits
+// for the one before last.
+//
+// Shown, when not nil, is set during Dispatch: false when no frame could be
+// shown (a minimised or out-of-date window; the swapchain is recreated for
+// the next present), which is not an error.
+type Present struct {
+	Swapchain Handle
+	Texture   Handle
+	Shown     *bool
+}
+
 func (*BufferUpload) command()    {}
 func (*BufferDownload) command()  {}
 func (*BufferCopy) command()      {}
@@ -209,6 +228,109 @@ func (*TextureCopy) command()     {}
 func (*ShaderDispatch) command()  {}
 func (*BindlessUpdate) command()  {}
 func (*Custom) command()          {}
+func (*Present) command()         {}
+
+func (*BufferUpload) CommandName() string    { return "buffer upload" }
+func (*BufferDownload) CommandName() string  { return "buffer download" }
+func (*BufferCopy) CommandName() string      { return "buffer copy" }
+func (*BufferToTexture) CommandName() string { return "buffer-to-texture copy" }
+func (*TextureToBuffer) CommandName() string { return "texture-to-buffer copy" }
+func (*TextureUpload) CommandName() string   { return "texture upload" }
+func (*TextureDownload) CommandName() string { return "texture download" }
+func (*TextureCopy) CommandName() string     { return "texture copy" }
+func (*BindlessUpdate) CommandName() string  { return "bindless update" }
+func (*Present) CommandName() string         { return "present" }
+
+func (c *ShaderDispatch) CommandName() string {
+	if c.Indirect != 0 {
+		return "indirect dispatch"
+	}
+	return "dispatch"
+}
+
+func (c *Custom) CommandName() string {
+	if c.Name != "" {
+		return "custom " + c.Name
+	}
+	return "custom"
+}
+
+func (*BufferUpload) Queue() StreamKind    { return StreamCopy }
+func (*BufferDownload) Queue() StreamKind  { return StreamCopy }
+func (*BufferCopy) Queue() StreamKind      { return StreamCopy }
+func (*BufferToTexture) Queue() StreamKind { return StreamCopy }
+func (*TextureToBuffer) Queue() StreamKind { return StreamCopy }
+func (*TextureUpload) Queue() StreamKind   { return StreamCopy }
+func (*TextureDownload) Queue() StreamKind { return StreamCopy }
+func (*TextureCopy) Queue() StreamKind     { return StreamCopy }
+func (*ShaderDispatch) Queue() StreamKind  { return StreamCompute }
+func (*BindlessUpdate) Queue() StreamKind  { return StreamCompute }
+func (*Custom) Queue() StreamKind          { return StreamCompute }
+func (*Present) Queue() StreamKind         { return StreamCompute }
+
+func (*BufferUpload) Check() error    { return nil }
+func (*BufferDownload) Check() error  { return nil }
+func (*BufferToTexture) Check() error { return nil }
+func (*TextureToBuffer) Check() error { return nil }
+func (*TextureUpload) Check() error   { return nil }
+func (*TextureDownload) Check() error { return nil }
+
+// Check refuses a copy between overlapping ranges of one buffer. A copy of
+// 0 bytes does nothing; its offsets are checked against the buffers where
+// those are known (the validation wrapper, the backend).
+func (c *BufferCopy) Check() error {
+	if c.Src == c.Dst && c.SrcOffset < c.DstOffset+c.Size && c.DstOffset < c.SrcOffset+c.Size {
+		return invalidf("overlapping copy within buffer %d", c.Src)
+	}
+	return nil
+}
+
+func (c *TextureCopy) Check() error {
+	if c.Src == c.Dst && c.SrcLevel == c.DstLevel {
+		return invalidf("copy of texture %d level %d onto itself", c.Src, c.SrcLevel)
+	}
+	return nil
+}
+
+func (c *ShaderDispatch) Check() error {
+	if c.Indirect != 0 {
+		if c.IndirectOffset%4 != 0 {
+			return invalidf("indirect offset %d is not a multiple of 4", c.IndirectOffset)
+		}
+	} else if c.Size[0] == 0 || c.Size[1] == 0 || c.Size[2] == 0 {
+		return invalidf("dispatch size %v has a zero dimension", c.Size)
+	}
+	return nil
+}
+
+func (c *BindlessUpdate) Check() error {
+	for _, sl := range c.Slots {
+		switch sl.Op {
+		case BindlessSetBuffer, BindlessRemove:
+		case BindlessSetTexture:
+			if !sl.Sampler.Valid() {
+				return invalidf("slot %d: sampler %v", sl.Slot, sl.Sampler)
+			}
+		default:
+			return invalidf("slot %d: operation %d", sl.Slot, sl.Op)
+		}
+	}
+	return nil
+}
+
+func (c *Present) Check() error {
+	if c.Swapchain == 0 || c.Texture == 0 {
+		return invalidf("present of texture %d to swapchain %d: a zero handle", c.Texture, c.Swapchain)
+	}
+	return nil
+}
+
+func (c *Custom) Check() error {
+	if c.Func == nil {
+		return invalidf("custom command %q has no Func", c.Name)
+	}
+	return nil
+}
 
 func bufUse(h Handle, a Access, off, size uint64) Usage {
 	return Usage{Handle: h, Kind: KindBuffer, Access: a, Offset: off, Size: size}
@@ -278,3 +400,9 @@ func (c *BindlessUpdate) Usages() []Usage {
 }
 
 func (c *Custom) Usages() []Usage { return c.Resources }
+
+// Usages: the blit reads the texture; the swapchain's next back buffer is
+// written.
+func (c *Present) Usages() []Usage {
+	return []Usage{texUse(c.Texture, Read), {Handle: c.Swapchain, Kind: KindSwapchain, Access: Write}}
+}

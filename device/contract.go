@@ -46,9 +46,10 @@ type Interface interface {
 	// nothing (it would wait for that callback).
 	Close() error
 
+	// Capabilities describes the device. Optional capabilities beyond this
+	// contract (presentation, native handles) are extensions a backend
+	// offers through Extender.
 	Capabilities() Capabilities
-	// NativeHandle returns the API's device object (a VkDevice for Vulkan).
-	NativeHandle() uintptr
 	// WarpSize returns the subgroup size (1 where there are no subgroups).
 	WarpSize() uint32
 	// MemoryGranularity returns the alignment in bytes that buffer offsets

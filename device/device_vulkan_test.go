@@ -88,7 +88,9 @@ func TestVulkanOpenAndEnumerate(t *testing.T) {
 	require.Equal(t, "vulkan", d.Backend())
 	require.Equal(t, list[device.DefaultAdapter(list)].Name, caps.Adapter.Name)
 	require.NotZero(t, caps.MaxWorkgroupInvocations)
-	require.NotZero(t, d.Interface().NativeHandle())
+	native, err := device.Extension[device.NativeHandles](d)
+	require.NoError(t, err)
+	require.NotZero(t, native.NativeDevice())
 	require.GreaterOrEqual(t, d.Interface().WarpSize(), uint32(1))
 }
 

@@ -16,6 +16,8 @@ const (
 	KindShader
 	KindMesh
 	KindAccel
+	KindSurface   // presentation (Presenter)
+	KindSwapchain // presentation (Presenter)
 )
 
 var kindNames = [...]string{
@@ -28,6 +30,8 @@ var kindNames = [...]string{
 	KindShader:        "shader",
 	KindMesh:          "mesh",
 	KindAccel:         "accel",
+	KindSurface:       "surface",
+	KindSwapchain:     "swapchain",
 }
 
 func (k ResourceKind) String() string {

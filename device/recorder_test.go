@@ -54,7 +54,6 @@ func (r *recorder) Close() error {
 }
 
 func (r *recorder) Capabilities() Capabilities { return Capabilities{Backend: "recorder"} }
-func (r *recorder) NativeHandle() uintptr      { return 0 }
 func (r *recorder) WarpSize() uint32           { return 1 }
 func (r *recorder) MemoryGranularity() uint64  { return 4 }
 func (r *recorder) SetName(h Handle, n string) error {

@@ -123,12 +123,10 @@ func (s *Shader) dispatch(size [3]uint32, ind Handle, indOff uint64, args []any)
 }
 
 // argType is what a typed argument says about itself, for checking against
-// the Signature.
+// the Signature: its Go element or pixel type, and the resource it names.
 type argType struct {
-	elem     reflect.Type // buffer element or pixel type
-	elemSize uint32
-	format   Format
-	dim      uint8
+	elem reflect.Type // buffer element or pixel type
+	res  ArgResource
 }
 
 // binder is a typed resource usable as a dispatch argument.
@@ -138,8 +136,8 @@ type binder interface {
 
 // bindArgs checks args against sig and converts them. Errors name the argument.
 func bindArgs(sig Signature, args []any) ([]Arg, error) {
-	if len(args) != len(sig.Args) {
-		return nil, invalidf("shader takes %d argument(s) %s, got %d", len(sig.Args), sig, len(args))
+	if err := CheckArgCount("shader", &sig, len(args)); err != nil {
+		return nil, err
 	}
 	out := make([]Arg, len(args))
 	for i, v := range args {
@@ -152,29 +150,21 @@ func bindArgs(sig Signature, args []any) ([]Arg, error) {
 	return out, nil
 }
 
+// bindArg converts one typed argument. The checks against the signature are
+// CheckArg's, as in the validation wrapper and the backend; only the Go
+// types (a buffer's element, a uniform's value) are checked here.
 func bindArg(want Argument, v any) (Arg, error) {
 	if b, ok := v.(binder); ok {
 		a, t, err := b.bindArg()
 		if err != nil {
 			return Arg{}, err
 		}
-		if a.Kind != want.Kind {
-			return Arg{}, invalidf("kernel expects a %s, got a %s (%T)", want.Kind, a.Kind, v)
+		if err := CheckArg(want, a, t.res); err != nil {
+			return Arg{}, fmt.Errorf("%w (%T)", err, v)
 		}
-		switch a.Kind {
-		case ArgBuffer:
-			if want.ElemSize != 0 && t.elemSize != want.ElemSize {
-				return Arg{}, invalidf("kernel expects %d-byte elements, buffer of %s has %d", want.ElemSize, t.elem, t.elemSize)
-			}
+		if a.Kind == ArgBuffer {
 			if err := checkScalar(want, t.elem); err != nil {
 				return Arg{}, fmt.Errorf("%w: buffer element: %v", ErrInvalidArgument, err)
-			}
-		case ArgTexture, ArgSampledTexture:
-			if want.Format != FormatInvalid && t.format != want.Format {
-				return Arg{}, invalidf("kernel expects format %v, texture is %v", want.Format, t.format)
-			}
-			if want.Dim != 0 && t.dim != want.Dim {
-				return Arg{}, invalidf("kernel expects a %dD texture, got %dD", want.Dim, t.dim)
 			}
 		}
 		if want.Access != 0 && a.Access == 0 {
@@ -183,17 +173,18 @@ func bindArg(want Argument, v any) (Arg, error) {
 		return a, nil
 	}
 	if want.Kind != ArgUniform {
-		return Arg{}, invalidf("kernel expects a %s, got a value of type %T", want.Kind, v)
+		return Arg{}, fmt.Errorf("%w (%T)", CheckArg(want, Arg{Kind: ArgUniform}, ArgResource{}), v)
 	}
 	b, t, err := uniformBytes(v)
 	if err != nil {
 		return Arg{}, err
 	}
-	if want.Size != 0 && uint32(len(b)) != want.Size {
-		return Arg{}, invalidf("kernel expects a %d-byte uniform, %s is %d bytes", want.Size, t, len(b))
+	a := Arg{Kind: ArgUniform, Uniform: b}
+	if err := CheckArg(want, a, ArgResource{}); err != nil {
+		return Arg{}, fmt.Errorf("%w (%s)", err, t)
 	}
 	if err := checkScalar(want, t); err != nil {
 		return Arg{}, fmt.Errorf("%w: %v", ErrInvalidArgument, err)
 	}
-	return Arg{Kind: ArgUniform, Uniform: b}, nil
+	return a, nil
 }

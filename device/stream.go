@@ -76,9 +76,12 @@ func (s *Stream) SubmitList(l *CommandList) error {
 		if err := CommandError(c); err != nil {
 			return fmt.Errorf("device: Submit: command %d: %w", i, err)
 		}
-		if s.kind == StreamCopy && NeedsCompute(c) {
+		if err := c.Check(); err != nil {
+			return fmt.Errorf("device: Submit: command %d (%s): %w", i, c.CommandName(), err)
+		}
+		if s.kind == StreamCopy && c.Queue() == StreamCompute {
 			return fmt.Errorf("device: Submit: command %d (%s): %w: needs a compute stream, stream %d is a copy stream",
-				i, CommandName(c), ErrInvalidArgument, s.h)
+				i, c.CommandName(), ErrInvalidArgument, s.h)
 		}
 	}
 	for i, f := range l.Callbacks {
@@ -102,41 +105,4 @@ func (s *Stream) Synchronize(ctx context.Context) error {
 		return fmt.Errorf("device: Synchronize: %w", err)
 	}
 	return s.dev.iface.SynchronizeStream(ctx, s.h)
-}
-
-// CommandName returns a short name for a command's kind, for messages.
-func CommandName(c Command) string {
-	switch c := c.(type) {
-	case *BufferUpload:
-		return "buffer upload"
-	case *BufferDownload:
-		return "buffer download"
-	case *BufferCopy:
-		return "buffer copy"
-	case *BufferToTexture:
-		return "buffer-to-texture copy"
-	case *TextureToBuffer:
-		return "texture-to-buffer copy"
-	case *TextureUpload:
-		return "texture upload"
-	case *TextureDownload:
-		return "texture download"
-	case *TextureCopy:
-		return "texture copy"
-	case *ShaderDispatch:
-		if c.Indirect != 0 {
-			return "indirect dispatch"
-		}
-		return "dispatch"
-	case *BindlessUpdate:
-		return "bindless update"
-	case *Custom:
-		if c.Name != "" {
-			return "custom " + c.Name
-		}
-		return "custom"
-	case *badCommand:
-		return c.what
-	}
-	return fmt.Sprintf("%T", c)
 }

@@ -21,18 +21,12 @@ func newTexture[T any](d *Device, what string, desc TextureDesc) (texture[T], er
 	if err := checkElem[T](); err != nil {
 		return fail(err)
 	}
-	if !desc.Format.Valid() {
-		return fail(invalidf("format %v", desc.Format))
+	if err := desc.Check(); err != nil {
+		return fail(err)
 	}
 	var zero T
 	if int(unsafe.Sizeof(zero)) != desc.Format.PixelSize() {
 		return fail(invalidf("pixel type %s is %d bytes, format %v is %d", typeOf[T](), unsafe.Sizeof(zero), desc.Format, desc.Format.PixelSize()))
-	}
-	if desc.Width == 0 || desc.Height == 0 || desc.Depth == 0 {
-		return fail(invalidf("zero extent"))
-	}
-	if maxL := maxLevels(desc.Width, desc.Height, desc.Depth); desc.Levels == 0 || desc.Levels > maxL {
-		return fail(invalidf("levels must be 1..%d", maxL))
 	}
 	if err := d.checkOpen(); err != nil {
 		return fail(err)
@@ -359,7 +353,7 @@ func (l TextureLevel[T]) bindArg() (Arg, argType, error) {
 		return Arg{}, argType{}, err
 	}
 	return Arg{Kind: ArgTexture, Handle: l.tex.h, Level: l.level},
-		argType{elem: typeOf[T](), format: l.tex.desc.Format, dim: l.tex.desc.Dim}, nil
+		argType{elem: typeOf[T](), res: ArgResource{Texture: l.tex.desc}}, nil
 }
 
 // SampledTexture is a texture with a sampler, as a dispatch argument.
@@ -381,5 +375,5 @@ func (s SampledTexture) bindArg() (Arg, argType, error) {
 		return Arg{}, argType{}, invalidf("sampler %v", s.sampler)
 	}
 	return Arg{Kind: ArgSampledTexture, Handle: s.h, Sampler: s.sampler, Access: Read},
-		argType{format: s.desc.Format, dim: s.desc.Dim}, nil
+		argType{res: ArgResource{Texture: s.desc}}, nil
 }

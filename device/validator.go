@@ -84,6 +84,9 @@ type vres struct {
 	sig    Signature
 	slots  uint32
 
+	// swapchains only: the surface and the stream presents run on
+	surface, present Handle
+
 	// streams only
 	tick   uint64
 	vc     clock
@@ -112,9 +115,6 @@ func NewValidator(inner Interface, log *slog.Logger) *Validator {
 		retiring: map[Handle]*vres{},
 	}
 }
-
-// Inner returns the wrapped Interface.
-func (v *Validator) Inner() Interface { return v.inner }
 
 func vinvalid(format string, args ...any) error {
 	return fmt.Errorf("validation: %w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
@@ -188,7 +188,6 @@ func (v *Validator) CloseAllowed() error {
 }
 
 func (v *Validator) Capabilities() Capabilities { return v.inner.Capabilities() }
-func (v *Validator) NativeHandle() uintptr      { return v.inner.NativeHandle() }
 func (v *Validator) WarpSize() uint32           { return v.inner.WarpSize() }
 func (v *Validator) MemoryGranularity() uint64  { return v.inner.MemoryGranularity() }
 
@@ -266,17 +265,8 @@ func (v *Validator) DestroyBuffer(h Handle) error {
 }
 
 func (v *Validator) CreateTexture(d TextureDesc) (Handle, error) {
-	switch {
-	case d.Dim != 2 && d.Dim != 3:
-		return 0, vinvalid("CreateTexture: dimension %d (want 2 or 3)", d.Dim)
-	case !d.Format.Valid():
-		return 0, vinvalid("CreateTexture: format %v", d.Format)
-	case d.Width == 0 || d.Height == 0 || d.Depth == 0:
-		return 0, vinvalid("CreateTexture: zero extent %dx%dx%d", d.Width, d.Height, d.Depth)
-	case d.Dim == 2 && d.Depth != 1:
-		return 0, vinvalid("CreateTexture: 2D texture with depth %d", d.Depth)
-	case d.Levels == 0 || d.Levels > maxLevels(d.Width, d.Height, d.Depth):
-		return 0, vinvalid("CreateTexture: %d levels for %dx%dx%d", d.Levels, d.Width, d.Height, d.Depth)
+	if err := d.Check(); err != nil {
+		return 0, fmt.Errorf("validation: CreateTexture: %w", err)
 	}
 	return v.create(&vres{kind: KindTexture, tex: d}, func() (Handle, error) { return v.inner.CreateTexture(d) })
 }
@@ -402,7 +392,7 @@ func (v *Validator) Dispatch(stream Handle, list *CommandList) error {
 	for i, c := range list.Commands {
 		if err := v.checkCommand(s, stream, c); err != nil {
 			v.mu.Unlock()
-			return fmt.Errorf("command %d (%s): %w", i, CommandName(c), err)
+			return fmt.Errorf("command %d (%s): %w", i, c.CommandName(), err)
 		}
 	}
 	if len(v.retiring) > 0 {
@@ -415,7 +405,7 @@ func (v *Validator) Dispatch(stream Handle, list *CommandList) error {
 		for _, u := range c.Usages() {
 			if err := v.hazard(stream, vc, u); err != nil {
 				v.mu.Unlock()
-				return fmt.Errorf("command %d (%s): %w", i, CommandName(c), err)
+				return fmt.Errorf("command %d (%s): %w", i, c.CommandName(), err)
 			}
 		}
 	}
@@ -491,8 +481,14 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 	if c == nil {
 		return vinvalid("nil command")
 	}
-	if NeedsCompute(c) && s.stream != StreamCompute {
-		return vinvalid("%s needs a compute stream, stream %d is a %s stream", CommandName(c), stream, s.stream)
+	if err := CommandError(c); err != nil {
+		return err
+	}
+	if c.Queue() == StreamCompute && s.stream != StreamCompute {
+		return vinvalid("%s needs a compute stream, stream %d is a %s stream", c.CommandName(), stream, s.stream)
+	}
+	if err := c.Check(); err != nil {
+		return fmt.Errorf("validation: %w", err)
 	}
 	if d, ok := c.(*ShaderDispatch); ok {
 		// Checked argument by argument, so errors name the argument.
@@ -503,6 +499,7 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 			return err
 		}
 	}
+	// What remains needs the resources' descriptions: ranges and levels.
 	switch c := c.(type) {
 	case *BufferUpload:
 		return v.bufRange(c.Buffer, c.Offset, uint64(len(c.Data)))
@@ -516,9 +513,6 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 		}
 		if err := v.bufRange(c.Dst, c.DstOffset, c.Size); err != nil {
 			return fmt.Errorf("destination: %w", err)
-		}
-		if c.Src == c.Dst && c.SrcOffset < c.DstOffset+c.Size && c.DstOffset < c.SrcOffset+c.Size {
-			return vinvalid("overlapping copy within buffer %d", c.Src)
 		}
 	case *BufferToTexture:
 		n, err := v.regionBytes(c.Texture, c.Region)
@@ -546,8 +540,12 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 			return vinvalid("copy between %v %v and %v %v", src.tex.Format, src.tex.LevelExtent(c.SrcLevel),
 				dst.tex.Format, dst.tex.LevelExtent(c.DstLevel))
 		}
-		if c.Src == c.Dst && c.SrcLevel == c.DstLevel {
-			return vinvalid("copy of texture %d level %d onto itself", c.Src, c.SrcLevel)
+	case *Present:
+		if t := v.res[c.Texture]; t.tex.Dim != 2 {
+			return vinvalid("%s is %dD (want a 2D image)", t.label(c.Texture), t.tex.Dim)
+		}
+		if sc := v.res[c.Swapchain]; sc.present != stream {
+			return vinvalid("%s presents on stream %d, not on stream %d", sc.label(c.Swapchain), sc.present, stream)
 		}
 	case *BindlessUpdate:
 		arr := v.res[c.Array]
@@ -555,29 +553,12 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 			if sl.Slot >= arr.slots {
 				return vinvalid("slot %d of %d-slot bindless array %d", sl.Slot, arr.slots, c.Array)
 			}
-			switch sl.Op {
-			case BindlessSetBuffer:
+			if sl.Op == BindlessSetBuffer {
 				if err := v.bufRange(sl.Buffer, sl.Offset, sl.Size); err != nil {
 					return fmt.Errorf("slot %d: %w", sl.Slot, err)
 				}
-			case BindlessSetTexture:
-				if !sl.Sampler.Valid() {
-					return vinvalid("slot %d: sampler %v", sl.Slot, sl.Sampler)
-				}
-			case BindlessRemove:
-			default:
-				return vinvalid("slot %d: operation %d", sl.Slot, sl.Op)
 			}
 		}
-	case *Custom:
-		if c.Func == nil {
-			return vinvalid("custom command %q has no Func", c.Name)
-		}
-	default:
-		if err := CommandError(c); err != nil {
-			return err
-		}
-		return vinvalid("unknown command type %T", c)
 	}
 	return nil
 }
@@ -639,80 +620,39 @@ func (v *Validator) checkDispatch(c *ShaderDispatch) error {
 		return err
 	}
 	sig := sh.sig
-	if len(c.Args) != len(sig.Args) {
-		return vinvalid("%s takes %d argument(s), got %d", sh.label(c.Shader), len(sig.Args), len(c.Args))
+	if err := CheckArgCount(sh.label(c.Shader), &sig, len(c.Args)); err != nil {
+		return fmt.Errorf("validation: %w", err)
 	}
 	if c.Indirect != 0 {
 		if err := v.bufRange(c.Indirect, c.IndirectOffset, 12); err != nil {
 			return fmt.Errorf("indirect buffer: %w", err)
 		}
-		if c.IndirectOffset%4 != 0 {
-			return vinvalid("indirect offset %d is not a multiple of 4", c.IndirectOffset)
-		}
-	} else if c.Size[0] == 0 || c.Size[1] == 0 || c.Size[2] == 0 {
-		return vinvalid("dispatch size %v has a zero dimension", c.Size)
 	}
 	for i, a := range c.Args {
-		want := sig.Args[i]
-		if err := v.checkArg(want, a); err != nil {
-			return fmt.Errorf("%s: %w", want.Label(i), err)
-		}
-	}
-	return nil
-}
-
-func (v *Validator) checkArg(want Argument, a Arg) error {
-	if a.Kind != want.Kind {
-		return vinvalid("kernel expects a %s, got a %s", want.Kind, a.Kind)
-	}
-	switch a.Kind {
-	case ArgUniform:
-		if want.Size != 0 && uint32(len(a.Uniform)) != want.Size {
-			return vinvalid("kernel expects a %d-byte uniform, got %d bytes", want.Size, len(a.Uniform))
-		}
-	case ArgBuffer:
-		b, err := v.lookup(a.Handle, KindBuffer)
-		if err != nil {
-			return err
-		}
-		size := a.Size
-		if size == WholeSize && a.Offset <= b.buf.Size {
-			size = b.buf.Size - a.Offset
-		}
-		if err := v.bufRange(a.Handle, a.Offset, size); err != nil {
-			return err
-		}
-		if want.ElemSize != 0 {
-			if b.buf.ElemSize != 0 && b.buf.ElemSize != want.ElemSize {
-				return vinvalid("kernel expects %d-byte elements, %s has %d-byte elements", want.ElemSize, b.label(a.Handle), b.buf.ElemSize)
+		// The handle is looked up as the kind the argument says it is;
+		// CheckArg compares that kind with the signature's.
+		var r ArgResource
+		switch a.Kind {
+		case ArgBuffer:
+			b, err := v.lookup(a.Handle, KindBuffer)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
 			}
-			if a.Offset%uint64(want.ElemSize) != 0 || size%uint64(want.ElemSize) != 0 {
-				return vinvalid("byte range [%d, %d+%d) is not a whole number of %d-byte elements", a.Offset, a.Offset, size, want.ElemSize)
+			r.Buffer = b.buf
+		case ArgTexture, ArgSampledTexture:
+			t, err := v.lookup(a.Handle, KindTexture)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
+			}
+			r.Texture = t.tex
+		case ArgBindlessArray:
+			if _, err := v.lookup(a.Handle, KindBindlessArray); err != nil {
+				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
 			}
 		}
-	case ArgTexture, ArgSampledTexture:
-		t, err := v.lookup(a.Handle, KindTexture)
-		if err != nil {
-			return err
+		if err := CheckArg(sig.Args[i], a, r); err != nil {
+			return fmt.Errorf("%s: validation: %w", sig.Args[i].Label(i), err)
 		}
-		if a.Level >= t.tex.Levels {
-			return vinvalid("level %d of %d-level %s", a.Level, t.tex.Levels, t.label(a.Handle))
-		}
-		if want.Format != FormatInvalid && want.Format != t.tex.Format {
-			return vinvalid("kernel expects format %v, %s is %v", want.Format, t.label(a.Handle), t.tex.Format)
-		}
-		if want.Dim != 0 && want.Dim != t.tex.Dim {
-			return vinvalid("kernel expects a %dD texture, %s is %dD", want.Dim, t.label(a.Handle), t.tex.Dim)
-		}
-		if a.Kind == ArgSampledTexture && !a.Sampler.Valid() {
-			return vinvalid("sampler %v", a.Sampler)
-		}
-	case ArgBindlessArray:
-		if _, err := v.lookup(a.Handle, KindBindlessArray); err != nil {
-			return err
-		}
-	default:
-		return vinvalid("argument kind %v is not supported", a.Kind)
 	}
 	return nil
 }

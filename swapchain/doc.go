@@ -24,8 +24,10 @@
 //	sc.Close()
 //	surf.Close()
 //
-// The backend does the work: a device whose backend implements Backend (the
-// Vulkan backend does) can present; any other gets an error matching
-// device.ErrUnsupported. Opening a window is left to the caller (the
+// The backend does the work: a device whose backend offers the
+// device.Presenter extension (the Vulkan backend does) can present; any other
+// gets an error matching device.ErrUnsupported. The extension is looked up
+// through the device (device.Extension), so with validation on its checks
+// hold for surfaces, swapchains and presents too. Opening a window is left to the caller (the
 // glfwwindow sub-package, the only cgo in the project, does it with GLFW).
 package swapchain

@@ -10,7 +10,7 @@ import (
 // Surface is a window a device can present to.
 type Surface struct {
 	dev *device.Device
-	b   Backend
+	b   device.Presenter
 	h   device.Handle
 	win Window
 
@@ -26,7 +26,7 @@ func NewSurface(dev *device.Device, win Window) (*Surface, error) {
 	if err := win.check(); err != nil {
 		return nil, err
 	}
-	b, err := backendOf(dev)
+	b, err := presenterOf(dev)
 	if err != nil {
 		return nil, err
 	}

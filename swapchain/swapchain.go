@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/vk"
 )
 
 // Config asks for a swapchain. The surface may overrule the size (most
@@ -22,16 +21,14 @@ type Config struct {
 type State struct {
 	Width, Height int // zero while the window is minimised
 	Images        int
-	Format        vk.Format
-	ColorSpace    vk.ColorSpaceKHR
-	PresentMode   vk.PresentModeKHR
+	Format        device.SurfaceFormat
+	ColorSpace    device.ColorSpace
+	PresentMode   device.PresentMode
 	Recreated     int // times recreated after a resize, an out-of-date or suboptimal swapchain
 }
 
 // HDR reports whether the back buffers are in an HDR color space.
-func (s State) HDR() bool {
-	return s.ColorSpace == vk.COLOR_SPACE_HDR10_ST2084_EXT || s.ColorSpace == vk.COLOR_SPACE_EXTENDED_SRGB_LINEAR_EXT
-}
+func (s State) HDR() bool { return s.ColorSpace.HDR() }
 
 // Image is what Present shows: a *device.Image[T] of any pixel type (RGBA8Unorm
 // or RGBA32Float, or any format the device can blit from).
@@ -59,17 +56,11 @@ func New(surf *Surface, stream *device.Stream, cfg Config) (*Swapchain, error) {
 	if cfg.Width < 0 || cfg.Height < 0 || cfg.Images < 0 || cfg.Width > 1<<16 || cfg.Height > 1<<16 || cfg.Images > 16 {
 		return nil, fmt.Errorf("swapchain: New: %w: %dx%d with %d images", errInvalid, cfg.Width, cfg.Height, cfg.Images)
 	}
-	var flags uint32
-	if cfg.VSync {
-		flags |= FlagVSync
-	}
-	if cfg.HDR {
-		flags |= FlagHDR
-	}
-	if cfg.SRGB {
-		flags |= FlagSRGB
-	}
-	h, err := surf.b.CreateSwapchain(surf.h, stream.Handle(), uint32(cfg.Width), uint32(cfg.Height), uint32(cfg.Images), flags)
+	h, err := surf.b.CreateSwapchain(device.SwapchainDesc{
+		Surface: surf.h, Stream: stream.Handle(),
+		Width: uint32(cfg.Width), Height: uint32(cfg.Height), Images: uint32(cfg.Images),
+		VSync: cfg.VSync, HDR: cfg.HDR, SRGB: cfg.SRGB,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("swapchain: New: %w", err)
 	}
@@ -79,30 +70,48 @@ func New(surf *Surface, stream *device.Stream, cfg Config) (*Swapchain, error) {
 // Stream returns the stream presents run on.
 func (sc *Swapchain) Stream() *device.Stream { return sc.stream }
 
-// Present shows level 0 of img: after the stream's earlier work it is
+// Present shows level 0 of img: it submits a device.Present command on the
+// swapchain's stream, so after the stream's earlier work the image is
 // blitted (scaled when the sizes differ) to the next back buffer, which is
 // queued for display. It returns without waiting for the GPU; at most two
 // frames are in flight, so it waits for the one before last. It reports
 // false, with no error, when no frame could be shown (a minimised or
 // out-of-date window); the swapchain is then recreated for the next call.
+// To present in the same submission as the work writing img, submit
+// Command(img) with it instead.
 func (sc *Swapchain) Present(img Image) (bool, error) {
+	var shown bool
+	c, err := sc.command("Present", img, &shown)
+	if err != nil {
+		return false, err
+	}
+	if err := sc.stream.Submit(c); err != nil {
+		return false, fmt.Errorf("swapchain: Present: %w", err)
+	}
+	return shown, nil
+}
+
+// Command returns the device.Present command showing level 0 of img, for a
+// list submitted on the swapchain's stream (Stream) after the commands
+// writing img.
+func (sc *Swapchain) Command(img Image) (*device.Present, error) {
+	return sc.command("Command", img, nil)
+}
+
+func (sc *Swapchain) command(op string, img Image, shown *bool) (*device.Present, error) {
 	if img == nil {
-		return false, fmt.Errorf("swapchain: Present: %w: nil image", errInvalid)
+		return nil, fmt.Errorf("swapchain: %s: %w: nil image", op, errInvalid)
 	}
 	sc.mu.Lock()
 	closed := sc.closed
 	sc.mu.Unlock()
 	if closed {
-		return false, fmt.Errorf("swapchain: Present: %w", device.ErrClosed)
+		return nil, fmt.Errorf("swapchain: %s: %w", op, device.ErrClosed)
 	}
 	if d := img.Desc(); d.Dim != 2 {
-		return false, fmt.Errorf("swapchain: Present: %w: a %dD texture (want a 2D image)", errInvalid, d.Dim)
+		return nil, fmt.Errorf("swapchain: %s: %w: a %dD texture (want a 2D image)", op, errInvalid, d.Dim)
 	}
-	ok, err := sc.surf.b.Present(sc.h, img.Handle())
-	if err != nil {
-		return false, fmt.Errorf("swapchain: Present: %w", err)
-	}
-	return ok, nil
+	return &device.Present{Swapchain: sc.h, Texture: img.Handle(), Shown: shown}, nil
 }
 
 // Resize asks for back buffers of width×height (where the window system does
@@ -120,13 +129,13 @@ func (sc *Swapchain) Resize(width, height int) error {
 
 // State returns the swapchain's current size, format and present mode.
 func (sc *Swapchain) State() (State, error) {
-	ext, f, mode, n, err := sc.surf.b.SwapchainState(sc.h)
+	st, err := sc.surf.b.SwapchainState(sc.h)
 	if err != nil {
 		return State{}, fmt.Errorf("swapchain: State: %w", err)
 	}
 	return State{
-		Width: int(ext[0]), Height: int(ext[1]), Images: int(ext[2]),
-		Format: f.Format, ColorSpace: f.ColorSpace, PresentMode: mode, Recreated: n,
+		Width: int(st.Width), Height: int(st.Height), Images: int(st.Images),
+		Format: st.Format, ColorSpace: st.ColorSpace, PresentMode: st.PresentMode, Recreated: st.Recreated,
 	}, nil
 }
 

@@ -16,24 +16,17 @@ import (
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/swapchain"
 	"github.com/lucent-gpu/lucent/swapchain/xtest"
-	"github.com/lucent-gpu/lucent/vk"
 	"github.com/stretchr/testify/require"
 )
 
-// The Vulkan backend is the one presenting backend; its flags are ours.
-var _ swapchain.Backend = (*vulkan.Device)(nil)
+// The Vulkan backend is the one presenting backend.
+var _ device.Presenter = (*vulkan.Device)(nil)
 
 func init() {
 	// Synchronization validation reports missing barriers as errors.
 	if os.Getenv("VK_LAYER_ENABLES") == "" {
 		os.Setenv("VK_LAYER_ENABLES", "VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT")
 	}
-}
-
-func TestFlagsMatchTheVulkanBackend(t *testing.T) {
-	require.Equal(t, vulkan.PresentVSync, swapchain.FlagVSync)
-	require.Equal(t, vulkan.PresentHDR, swapchain.FlagHDR)
-	require.Equal(t, vulkan.PresentSRGB, swapchain.FlagSRGB)
 }
 
 // validated collects the validation layer's errors of one device.
@@ -389,12 +382,12 @@ func TestSurfaceKindsAndFormats(t *testing.T) {
 		name   string
 		win    swapchain.Window
 		cfg    swapchain.Config
-		format vk.Format
+		format device.SurfaceFormat
 	}{
-		{"xlib unorm", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{}, vk.FORMAT_B8G8R8A8_UNORM},
-		{"xcb unorm", swapchain.Window{Kind: swapchain.XCB, Display: conn, Handle: win.ID}, swapchain.Config{VSync: true}, vk.FORMAT_B8G8R8A8_UNORM},
-		{"xlib srgb", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{SRGB: true}, vk.FORMAT_B8G8R8A8_SRGB},
-		{"xlib hdr fallback", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{HDR: true, Images: 2}, vk.FORMAT_B8G8R8A8_UNORM},
+		{"xlib unorm", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{}, device.SurfaceBGRA8Unorm},
+		{"xcb unorm", swapchain.Window{Kind: swapchain.XCB, Display: conn, Handle: win.ID}, swapchain.Config{VSync: true}, device.SurfaceBGRA8Unorm},
+		{"xlib srgb", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{SRGB: true}, device.SurfaceBGRA8SRGB},
+		{"xlib hdr fallback", swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID}, swapchain.Config{HDR: true, Images: 2}, device.SurfaceBGRA8Unorm},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			surf, err := swapchain.NewSurface(dev, tc.win)
@@ -408,9 +401,9 @@ func TestSurfaceKindsAndFormats(t *testing.T) {
 			require.Equal(t, tc.format, st.Format)
 			require.False(t, st.HDR(), "lavapipe offers no HDR color space")
 			if tc.cfg.VSync {
-				require.Equal(t, vk.PRESENT_MODE_FIFO_KHR, st.PresentMode)
+				require.Equal(t, device.PresentModeFIFO, st.PresentMode)
 			} else {
-				require.NotEqual(t, vk.PRESENT_MODE_FIFO_KHR, st.PresentMode, "without vsync a lower-latency mode is picked where offered")
+				require.NotEqual(t, device.PresentModeFIFO, st.PresentMode, "without vsync a lower-latency mode is picked where offered")
 			}
 			shown, err := sc.Present(img)
 			require.NoError(t, err)
@@ -420,7 +413,7 @@ func TestSurfaceKindsAndFormats(t *testing.T) {
 			for i := range px {
 				copy(want.Pix[4*i:], px[i][:])
 			}
-			if tc.format == vk.FORMAT_B8G8R8A8_SRGB {
+			if tc.format == device.SurfaceBGRA8SRGB {
 				// The blit encodes the (linear) image to sRGB: 10/255 -> 57.
 				var c color.RGBA
 				for range 50 {
@@ -437,4 +430,53 @@ func TestSurfaceKindsAndFormats(t *testing.T) {
 			require.LessOrEqual(t, d, 1, "differs by %d at %v", d, at)
 		})
 	}
+}
+
+// TestPresentWithTheKernel submits the kernel writing a frame and its
+// Present in one list, and shows that the validation wrapper tracks
+// presents like every other command: an image written on another stream with
+// no event in between is a hazard.
+func TestPresentWithTheKernel(t *testing.T) {
+	display := xtest.StartXvfb(t)
+	dev, msgs := openDevice(t)
+	k := patternKernel(t, dev)
+	s, err := dev.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	const w, h = 64, 48
+	win := xtest.OpenWindow(t, display, w, h)
+	surf, err := swapchain.NewSurface(dev, swapchain.Window{Kind: swapchain.Xlib, Display: win.Display, Handle: win.ID})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, surf.Close()) }()
+	sc, err := swapchain.New(surf, s, swapchain.Config{Width: w, Height: h})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, sc.Close()) }()
+	img, err := device.NewImage[[4]uint8](dev, device.RGBA8Unorm, w, h, 1)
+	require.NoError(t, err)
+	defer img.Close()
+
+	want := render(t, s, k, img, 3) // the reference, downloaded
+	require.NoError(t, s.Submit(img.Upload(make([][4]uint8, w*h))))
+	p, err := sc.Command(img)
+	require.NoError(t, err)
+	require.NoError(t, s.Submit(k.Dispatch([3]uint32{w, h, 1}, uint32(3), img), p))
+	require.NoError(t, s.Synchronize(context.Background()))
+	got, d, at := captureMatching(t, win, want)
+	require.Equal(t, want.Bounds(), got.Bounds())
+	require.LessOrEqual(t, d, 1, "the present in the kernel's list shows its frame: differs by %d at %v", d, at)
+
+	other, err := dev.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer other.Close()
+	require.NoError(t, other.Submit(k.Dispatch([3]uint32{w, h, 1}, uint32(4), img)))
+	_, err = sc.Present(img)
+	require.ErrorIs(t, err, device.ErrHazard)
+	require.Contains(t, err.Error(), "command 0 (present)")
+	require.NoError(t, other.Synchronize(context.Background()))
+	shown, err := sc.Present(img)
+	require.NoError(t, err)
+	require.True(t, shown)
+	require.ErrorIs(t, other.Submit(p), device.ErrInvalidArgument, "a present on another stream than the swapchain's")
+	require.NoError(t, s.Synchronize(context.Background()))
+	require.Empty(t, msgs.take(), "validation errors")
 }

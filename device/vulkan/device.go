@@ -252,8 +252,8 @@ func (d *Device) createDevice() error {
 // Capabilities returns what the device can do.
 func (d *Device) Capabilities() device.Capabilities { return d.caps }
 
-// NativeHandle returns the VkDevice.
-func (d *Device) NativeHandle() uintptr { return uintptr(d.vk) }
+// NativeDevice returns the VkDevice (device.NativeHandles).
+func (d *Device) NativeDevice() uintptr { return uintptr(d.vk) }
 
 // WarpSize returns the subgroup size.
 func (d *Device) WarpSize() uint32 { return d.caps.WarpSize }

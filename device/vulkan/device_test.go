@@ -17,7 +17,7 @@ func TestOpenCapabilities(t *testing.T) {
 	require.NotZero(t, c.MaxWorkgroupCount[0])
 	require.NotZero(t, c.MaxStorageBufferRange)
 	require.GreaterOrEqual(t, c.MaxPushConstantSize, uint32(128))
-	require.Equal(t, uintptr(d.vk), d.NativeHandle())
+	require.Equal(t, uintptr(d.vk), d.NativeDevice())
 	require.Equal(t, c.WarpSize, d.WarpSize())
 	t.Logf("%s: %+v", c.Adapter, c)
 }
@@ -50,4 +50,32 @@ func TestBufferRoundTrip(t *testing.T) {
 	require.Equal(t, in[n/2:], u32s(half))
 	require.NoError(t, d.DestroyBuffer(a))
 	require.NoError(t, d.DestroyBuffer(b))
+}
+
+func TestNativeObjects(t *testing.T) {
+	d, _ := openDevice(t)
+	b, err := d.CreateBuffer(device.BufferDesc{Size: 64})
+	require.NoError(t, err)
+	tex, err := d.CreateTexture(device.TextureDesc{Dim: 2, Format: device.RGBA8Unorm, Width: 4, Height: 4, Depth: 1, Levels: 1})
+	require.NoError(t, err)
+	s, err := d.CreateStream(device.StreamCompute)
+	require.NoError(t, err)
+	d.live.RLock()
+	want := map[device.Handle]uintptr{
+		b:   uintptr(d.objects[b].(*buffer).raw.handle),
+		tex: uintptr(d.objects[tex].(*texture).image),
+		s:   uintptr(d.objects[s].(*stream).sem),
+	}
+	d.live.RUnlock()
+	for h, w := range want {
+		got, err := d.NativeObject(h)
+		require.NoError(t, err)
+		require.NotZero(t, got)
+		require.Equal(t, w, got)
+	}
+	require.NoError(t, d.DestroyBuffer(b))
+	_, err = d.NativeObject(b)
+	require.ErrorIs(t, err, device.ErrClosed)
+	require.NoError(t, d.DestroyTexture(tex))
+	require.NoError(t, d.DestroyStream(s))
 }

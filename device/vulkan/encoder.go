@@ -97,6 +97,8 @@ type encoder struct {
 	index        int
 	lastDirect   int // direct uploads of the last list submitted (for tests)
 
+	presents []*presentJob // the list's Present commands (present.go)
+
 	// One-time initialisations this list took on (a texture's first layout
 	// transition, a bindless array's first clear): given back if the list
 	// fails, so the next list records them.
@@ -150,6 +152,14 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		return err
 	}
 	defer d.exit()
+	if list == nil {
+		return invalidf("nil command list")
+	}
+	presents, err := d.beginPresents(sh, list)
+	if err != nil {
+		return err
+	}
+	defer endPresents(presents)
 	d.live.RLock()
 	defer d.live.RUnlock()
 	if err := d.alive(); err != nil {
@@ -162,10 +172,14 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	if list == nil {
 		return invalidf("nil command list")
 	}
+	if len(presents) > 0 && len(s.parked) > 0 {
+		// The blit would be parked too, and the present cannot wait for it.
+		return invalidf("present on stream %d: it has work waiting for an event signal not yet submitted", sh)
+	}
 	if s.kind == device.StreamCopy {
 		for i, c := range list.Commands {
-			if device.NeedsCompute(c) {
-				return invalidf("command %d (%T) needs a compute stream; stream %d is a copy stream", i, c, sh)
+			if c.Queue() == device.StreamCompute {
+				return invalidf("command %d (%s) needs a compute stream; stream %d is a copy stream", i, c.CommandName(), sh)
 			}
 		}
 	}
@@ -181,7 +195,9 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		return nil
 	}
 	e := &s.enc
+	e.presents = presents
 	if err := e.encode(sub, list); err != nil {
+		failPresents(presents)
 		for _, c := range e.claims {
 			c.Store(true) // the initialisations this list would have done are still to do
 		}
@@ -203,7 +219,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		t.use(s, sub.value)
 	}
 	e.reset()
-	return nil
+	return d.finishPresents(s, sub, presents)
 }
 
 // runCustom calls a custom command's function; a panic in it fails the list
@@ -237,6 +253,7 @@ func (e *encoder) reset() {
 	clear(e.used)
 	e.used = e.used[:0]
 	e.sub, e.cmd = nil, 0
+	e.presents = nil // Dispatch's, which finishes them after the reset
 }
 
 func (e *encoder) encode(sub *submission, list *device.CommandList) error {
@@ -267,7 +284,7 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	for i, c := range list.Commands {
 		e.index = i
 		if err := e.command(c); err != nil {
-			return fmt.Errorf("command %d (%T): %w", i, c, err)
+			return fmt.Errorf("command %d (%s): %w", i, c.CommandName(), err)
 		}
 	}
 	if e.downloads {
@@ -633,6 +650,9 @@ func (e *encoder) command(c device.Command) error {
 			e.copyBuffer(e.sub.staging.handle, r.src, arr.table.raw.handle, r.dst, r.n)
 		}
 
+	case *device.Present:
+		return e.present(c)
+
 	case *device.Custom:
 		if c.Func == nil {
 			return invalidf("custom command %q has no Func", c.Name)
@@ -728,7 +748,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	e.used = append(e.used, &sh.tracked)
 	sig := &sh.sig
 	if len(c.Args) != len(sig.Args) {
-		return invalidf("shader %d takes %d arguments, got %d", c.Shader, len(sig.Args), len(c.Args))
+		return device.CheckArgCount(fmt.Sprintf("shader %d", c.Shader), sig, len(c.Args))
 	}
 	wStart := len(e.writes)
 	clear(e.push[:sh.pushSize])
@@ -742,13 +762,13 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	for i, a := range c.Args {
 		p := sig.Args[i]
 		if a.Kind != p.Kind {
-			return invalidf("shader %d %s: got a %v, want a %v", c.Shader, p.Label(i), a.Kind, p.Kind)
+			return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), device.CheckArg(p, a, device.ArgResource{}))
 		}
 		desc := sh.descType[i]
 		switch a.Kind {
 		case device.ArgUniform:
-			if uint32(len(a.Uniform)) != p.Size {
-				return invalidf("shader %d %s: %d bytes, want %d", c.Shader, p.Label(i), len(a.Uniform), p.Size)
+			if err := device.CheckArg(p, a, device.ArgResource{}); err != nil {
+				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
 			copy(e.push[p.Offset:], a.Uniform)
 		case device.ArgBuffer:
@@ -756,9 +776,12 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			if err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
-			n, err := span(b, a.Handle, a.Offset, a.Size)
-			if err != nil {
+			if err := device.CheckArg(p, a, device.ArgResource{Buffer: b.desc}); err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
+			}
+			n := a.Size // in range (CheckArg)
+			if n == device.WholeSize {
+				n = b.desc.Size - a.Offset
 			}
 			acc := p.Access
 			if acc == 0 {
@@ -806,19 +829,13 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			if err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
-			if p.Dim != 0 && p.Dim != t.desc.Dim {
-				return invalidf("shader %d %s: a %dD texture, want %dD", c.Shader, p.Label(i), t.desc.Dim, p.Dim)
+			if err := device.CheckArg(p, a, device.ArgResource{Texture: t.desc}); err != nil {
+				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
 			info := vk.DescriptorImageInfo{ImageLayout: vk.IMAGE_LAYOUT_GENERAL}
 			if a.Kind == device.ArgTexture {
 				if !t.storage {
 					return unsupportedf("shader %d %s: format %v cannot be a storage image on this device", c.Shader, p.Label(i), t.desc.Format)
-				}
-				if p.Format != device.FormatInvalid && p.Format != t.desc.Format {
-					return invalidf("shader %d %s: texture of format %v, want %v", c.Shader, p.Label(i), t.desc.Format, p.Format)
-				}
-				if a.Level >= t.desc.Levels {
-					return invalidf("shader %d %s: mip level %d of %d", c.Shader, p.Label(i), a.Level, t.desc.Levels)
 				}
 				info.ImageView = t.levels[a.Level]
 			} else {

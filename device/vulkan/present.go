@@ -1,22 +1,29 @@
 package vulkan
 
-// Presentation: window surfaces and swapchains, the backend half of package
-// swapchain. A frame goes like this, all on the presenting stream:
+// Presentation: window surfaces and swapchains (device.Presenter, the
+// backend half of package swapchain) and the device.Present command. A frame
+// goes like this:
 //
-//	wait until acquire[slot] is free (the stream completed the frame that last used it)
-//	vkAcquireNextImageKHR(acquire[slot])                    -> image i
-//	submit on the stream's queue, ordered after its earlier work by the timeline:
-//	    wait acquire[slot]; barrier UNDEFINED -> TRANSFER_DST on image i;
-//	    blit texture (GENERAL) -> image i; barrier -> PRESENT_SRC;
-//	    signal rendered[i] and the stream's next timeline value
-//	vkQueuePresentKHR(wait rendered[i])
+//	Dispatch, before taking the resource table (beginPresents):
+//	    lock the swapchain; wait until acquire[slot] is free (the stream
+//	    completed the frame that last used it)
+//	the encoder, at the Present command (present):
+//	    vkAcquireNextImageKHR(acquire[slot]) -> image i
+//	    order the blit after the list's earlier writes of the texture;
+//	    barrier UNDEFINED -> TRANSFER_DST on image i; blit texture (GENERAL)
+//	    -> image i; barrier -> PRESENT_SRC
+//	    the list's submission waits on acquire[slot] and signals rendered[i]
+//	after the list is submitted (finishPresents):
+//	    vkQueuePresentKHR(wait rendered[i])
 //
 // rendered is per image, not per frame: a present's wait on it is only known
 // to be over once the image is acquired again. OUT_OF_DATE and SUBOPTIMAL mark
 // the swapchain stale; it is recreated (the old one passed as oldSwapchain)
-// before the next acquire.
+// before the next acquire. A list that fails to encode after acquiring gives
+// the image up (drop).
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -184,18 +191,13 @@ func (d *Device) DestroySurface(h device.Handle) error {
 	return nil
 }
 
-// Swapchain flags (package swapchain mirrors them; its tests check they match).
-const (
-	PresentVSync uint32 = 1 << iota // FIFO; otherwise MAILBOX, IMMEDIATE, then FIFO
-	PresentHDR                      // an HDR10 or extended-sRGB format when the surface offers one
-	PresentSRGB                     // an sRGB-encoding format (the blit encodes linear values)
-)
-
 // swapchainConfig is what CreateSwapchain is asked for.
 type swapchainConfig struct {
 	width, height uint32 // used when the surface does not dictate its size
 	images        uint32 // back buffers; 0: one more than the surface's minimum
-	flags         uint32
+	vsync         bool   // FIFO; otherwise MAILBOX, IMMEDIATE, then FIFO
+	hdr           bool   // an HDR10 or extended-sRGB format when the surface offers one
+	srgb          bool   // an sRGB-encoding format (the blit encodes linear values)
 }
 
 // framesInFlight bounds how many presents may be queued before Present waits.
@@ -224,18 +226,14 @@ type swapchain struct {
 }
 
 // CreateSwapchain creates a swapchain on a surface; its presents run on
-// stream. width and height are used where the surface does not dictate its
-// size; images is the back-buffer count (0: one more than the surface's
-// minimum); flags are Present* bits.
-func (d *Device) CreateSwapchain(surf, str device.Handle, width, height, images, flags uint32) (device.Handle, error) {
+// desc.Stream (see device.SwapchainDesc).
+func (d *Device) CreateSwapchain(desc device.SwapchainDesc) (device.Handle, error) {
 	if err := d.enter(); err != nil {
 		return 0, err
 	}
 	defer d.exit()
-	if flags&^(PresentVSync|PresentHDR|PresentSRGB) != 0 {
-		return 0, invalidf("swapchain flags %#x", flags)
-	}
-	cfg := swapchainConfig{width: width, height: height, images: images, flags: flags}
+	surf, str := desc.Surface, desc.Stream
+	cfg := swapchainConfig{width: desc.Width, height: desc.Height, images: desc.Images, vsync: desc.VSync, hdr: desc.HDR, srgb: desc.SRGB}
 	d.live.RLock()
 	if err := d.alive(); err != nil {
 		d.live.RUnlock()
@@ -435,7 +433,7 @@ func (sc *swapchain) pickFormat() (vk.SurfaceFormatKHR, error) {
 		return fp.OptimalTilingFeatures&vk.FORMAT_FEATURE_BLIT_DST_BIT != 0
 	}
 	var want []vk.SurfaceFormatKHR
-	if sc.cfg.flags&PresentHDR != 0 {
+	if sc.cfg.hdr {
 		want = append(want, hdrFormats...)
 	}
 	unorm := []vk.SurfaceFormatKHR{
@@ -446,7 +444,7 @@ func (sc *swapchain) pickFormat() (vk.SurfaceFormatKHR, error) {
 		{Format: vk.FORMAT_B8G8R8A8_SRGB, ColorSpace: vk.COLOR_SPACE_SRGB_NONLINEAR_KHR},
 		{Format: vk.FORMAT_R8G8B8A8_SRGB, ColorSpace: vk.COLOR_SPACE_SRGB_NONLINEAR_KHR},
 	}
-	if sc.cfg.flags&PresentSRGB != 0 {
+	if sc.cfg.srgb {
 		want = append(append(want, srgb...), unorm...)
 	} else {
 		want = append(append(want, unorm...), srgb...)
@@ -477,7 +475,7 @@ func (sc *swapchain) pickMode() (vk.PresentModeKHR, error) {
 	if err := check("vkGetPhysicalDeviceSurfacePresentModesKHR", d.in.fn.GetPhysicalDeviceSurfacePresentModesKHR(d.phys.handle, sc.surf.handle, &n, &modes[0])); err != nil {
 		return 0, err
 	}
-	if sc.cfg.flags&PresentVSync != 0 {
+	if sc.cfg.vsync {
 		return vk.PRESENT_MODE_FIFO_KHR, nil
 	}
 	for _, want := range []vk.PresentModeKHR{vk.PRESENT_MODE_MAILBOX_KHR, vk.PRESENT_MODE_IMMEDIATE_KHR} {
@@ -588,15 +586,44 @@ func (d *Device) ResizeSwapchain(h device.Handle, width, height uint32) error {
 // SwapchainState returns the swapchain's current back-buffer size and count
 // (zero while the window is minimised), format, present mode, and how many
 // times it was recreated (resize, out of date, suboptimal).
-func (d *Device) SwapchainState(h device.Handle) (extent [3]uint32, format vk.SurfaceFormatKHR, mode vk.PresentModeKHR, recreated int, err error) {
+func (d *Device) SwapchainState(h device.Handle) (device.SwapchainState, error) {
 	sc, err := lookupSwapchain(d, h)
 	if err != nil {
-		return extent, format, mode, 0, err
+		return device.SwapchainState{}, err
 	}
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
-	return [3]uint32{sc.extent.Width, sc.extent.Height, uint32(len(sc.images))}, sc.format, sc.mode, sc.recreate, nil
+	return device.SwapchainState{
+		Width: sc.extent.Width, Height: sc.extent.Height, Images: uint32(len(sc.images)),
+		Format: surfaceFormats[sc.format.Format], ColorSpace: colorSpaces[sc.format.ColorSpace],
+		PresentMode: presentModes[sc.mode], Recreated: sc.recreate,
+	}, nil
 }
+
+// The Vulkan values of lucent's presentation types (those not listed map
+// to the Other values).
+var (
+	surfaceFormats = map[vk.Format]device.SurfaceFormat{
+		vk.FORMAT_B8G8R8A8_UNORM:           device.SurfaceBGRA8Unorm,
+		vk.FORMAT_R8G8B8A8_UNORM:           device.SurfaceRGBA8Unorm,
+		vk.FORMAT_B8G8R8A8_SRGB:            device.SurfaceBGRA8SRGB,
+		vk.FORMAT_R8G8B8A8_SRGB:            device.SurfaceRGBA8SRGB,
+		vk.FORMAT_A2B10G10R10_UNORM_PACK32: device.SurfaceA2B10G10R10Unorm,
+		vk.FORMAT_A2R10G10B10_UNORM_PACK32: device.SurfaceA2R10G10B10Unorm,
+		vk.FORMAT_R16G16B16A16_SFLOAT:      device.SurfaceRGBA16Float,
+	}
+	colorSpaces = map[vk.ColorSpaceKHR]device.ColorSpace{
+		vk.COLOR_SPACE_SRGB_NONLINEAR_KHR:       device.ColorSpaceSRGBNonlinear,
+		vk.COLOR_SPACE_HDR10_ST2084_EXT:         device.ColorSpaceHDR10ST2084,
+		vk.COLOR_SPACE_EXTENDED_SRGB_LINEAR_EXT: device.ColorSpaceExtendedSRGBLinear,
+	}
+	presentModes = map[vk.PresentModeKHR]device.PresentMode{
+		vk.PRESENT_MODE_FIFO_KHR:         device.PresentModeFIFO,
+		vk.PRESENT_MODE_FIFO_RELAXED_KHR: device.PresentModeFIFORelaxed,
+		vk.PRESENT_MODE_MAILBOX_KHR:      device.PresentModeMailbox,
+		vk.PRESENT_MODE_IMMEDIATE_KHR:    device.PresentModeImmediate,
+	}
+)
 
 func lookupSwapchain(d *Device, h device.Handle) (*swapchain, error) {
 	d.live.RLock()
@@ -607,71 +634,122 @@ func lookupSwapchain(d *Device, h device.Handle) (*swapchain, error) {
 	return lookup[*swapchain](d, h, "swapchain")
 }
 
-// Present blits level 0 of a 2D texture to the swapchain's next back buffer
-// and queues it for presentation, on the swapchain's stream after its earlier
-// work. It returns false (and no error) when no frame could be shown — the
-// window is minimised, or the swapchain went out of date and is recreated for
-// the next call.
-func (d *Device) Present(h, tex device.Handle) (bool, error) {
-	if err := d.enter(); err != nil {
-		return false, err
-	}
-	defer d.exit()
-	sc, err := lookupSwapchain(d, h)
-	if err != nil {
-		return false, err
-	}
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	if sc.released {
-		return false, fmt.Errorf("vulkan: swapchain %d: %w", h, device.ErrClosed)
-	}
-	// Bound the frames in flight, before taking the resource table: the
-	// stream's callbacks, which the wait may run, may create resources.
-	slot := int(sc.frame % framesInFlight)
-	sc.waitStream(sc.inflight[slot])
+// presentJob is one Present command of a list being dispatched.
+type presentJob struct {
+	c        *device.Present
+	sc       *swapchain
+	slot     int    // the frame slot (acquire semaphore) it uses
+	image    uint32 // the back buffer acquired
+	acquired bool
+}
 
-	d.live.RLock()
-	defer d.live.RUnlock()
-	if err := d.alive(); err != nil {
-		return false, err
+// beginPresents prepares the Present commands of a list dispatched on
+// stream str, before Dispatch takes the resource table: it looks their
+// swapchains up, locks them (until endPresents, after the list is submitted
+// and presented) and waits until each has a free frame slot. The wait goes
+// first because the stream's callbacks, which it may run, may create
+// resources.
+func (d *Device) beginPresents(str device.Handle, list *device.CommandList) ([]*presentJob, error) {
+	var jobs []*presentJob
+	for i, c := range list.Commands {
+		p, ok := c.(*device.Present)
+		if !ok {
+			continue
+		}
+		sc, err := lookupSwapchain(d, p.Swapchain)
+		if err == nil && sc.s.h != str {
+			err = invalidf("swapchain %d presents on stream %d, not on stream %d", p.Swapchain, sc.s.h, str)
+		}
+		for _, j := range jobs {
+			if err == nil && j.sc == sc {
+				err = invalidf("swapchain %d is presented twice in one list", p.Swapchain)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("command %d (present): %w", i, err)
+		}
+		if p.Shown != nil {
+			*p.Shown = false
+		}
+		jobs = append(jobs, &presentJob{c: p, sc: sc})
 	}
-	s := sc.s
-	if obj := d.objects[s.h]; obj != s {
-		return false, fmt.Errorf("vulkan: swapchain %d: its stream %d: %w", h, s.h, device.ErrClosed)
+	// In handle order: two lists presenting the same swapchains lock them
+	// in the same order.
+	slices.SortFunc(jobs, func(a, b *presentJob) int { return cmp.Compare(a.c.Swapchain, b.c.Swapchain) })
+	for i, j := range jobs {
+		sc := j.sc
+		sc.mu.Lock()
+		if sc.released {
+			endPresents(jobs[:i+1])
+			return nil, fmt.Errorf("vulkan: swapchain %d: %w", j.c.Swapchain, device.ErrClosed)
+		}
+		j.slot = int(sc.frame % framesInFlight)
+		sc.waitStream(sc.inflight[j.slot])
 	}
-	t, err := lookup[*texture](d, tex, "texture")
+	return jobs, nil
+}
+
+func endPresents(jobs []*presentJob) {
+	for _, j := range jobs {
+		j.sc.mu.Unlock()
+	}
+}
+
+// present encodes a Present command: it acquires the swapchain's next back
+// buffer and records the blit of the texture to it; the submission waits for
+// the acquire and signals the image's render semaphore.
+func (e *encoder) present(c *device.Present) error {
+	var j *presentJob
+	for _, p := range e.presents {
+		if p.c == c {
+			j = p
+		}
+	}
+	if j == nil {
+		return invalidf("present of swapchain %d: not prepared by Dispatch", c.Swapchain)
+	}
+	d, sc := e.d, j.sc
+	t, err := e.texture(c.Texture)
 	if err != nil {
-		return false, err
+		return err
 	}
 	if t.desc.Dim != 2 {
-		return false, invalidf("present texture %d: a %dD texture (want 2D)", tex, t.desc.Dim)
+		return invalidf("present texture %d: a %dD texture (want 2D)", c.Texture, t.desc.Dim)
 	}
 	var fp vk.FormatProperties
 	d.in.fn.GetPhysicalDeviceFormatProperties(d.phys.handle, t.format, &fp)
 	if k := t.desc.Format.Kind(); k == device.Uint || k == device.Sint || fp.OptimalTilingFeatures&vk.FORMAT_FEATURE_BLIT_SRC_BIT == 0 {
-		return false, unsupportedf("present texture %d: %s cannot blit from format %v (use RGBA8Unorm or RGBA32Float)", tex, d.phys.name(), t.desc.Format)
+		return unsupportedf("present texture %d: %s cannot blit from format %v (use RGBA8Unorm or RGBA32Float)", c.Texture, d.phys.name(), t.desc.Format)
 	}
 	linear := fp.OptimalTilingFeatures&vk.FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT != 0
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.err(); err != nil {
-		return false, err
+	// Ordered first: a texture never written has claimed its first layout
+	// transition (e.texture), which must be recorded even when no frame
+	// can be shown.
+	e.order(stageCopy, 0, use{t, 0, ^uint64(0), false})
+	image, ok, err := sc.acquireImage(j.slot)
+	if err != nil || !ok {
+		return err // !ok: no frame can be shown; nothing more is recorded
 	}
-	if len(s.parked) > 0 {
-		// The blit would be parked too, and the present cannot wait for it.
-		return false, invalidf("present on stream %d: it has work waiting for an event signal not yet submitted", s.h)
-	}
+	j.acquired, j.image = true, image
+	e.batch.Flush() // the blit is recorded directly, after what is queued
+	sc.recordBlit(e.cmd, t, image, linear)
+	e.sub.waits = append(e.sub.waits, semValue{sem: sc.acquire[j.slot]})
+	e.sub.signals = append(e.sub.signals, semValue{sem: sc.rendered[image]})
+	return nil
+}
 
-	var image uint32
+// acquireImage acquires the next back buffer with the slot's semaphore,
+// recreating a stale swapchain first; ok is false when no frame can be shown
+// (a minimised window, or out of date twice). sc.mu held.
+func (sc *swapchain) acquireImage(slot int) (image uint32, ok bool, err error) {
+	d := sc.d
 	for attempt := 0; ; attempt++ {
 		if sc.stale || sc.handle == 0 {
 			if err := sc.rebuild(); err != nil {
-				return false, err
+				return 0, false, err
 			}
 			if sc.handle == 0 {
-				return false, nil // minimised
+				return 0, false, nil // minimised
 			}
 		}
 		r := d.fn.AcquireNextImageKHR(d.vk, sc.handle, uint64(time.Second), sc.acquire[slot], 0, &image)
@@ -684,60 +762,68 @@ func (d *Device) Present(h, tex device.Handle) (bool, error) {
 			continue
 		case r == vk.ERROR_OUT_OF_DATE_KHR:
 			sc.stale = true
-			return false, nil
+			return 0, false, nil
 		case r == vk.TIMEOUT || r == vk.NOT_READY:
-			return false, fmt.Errorf("vulkan: vkAcquireNextImageKHR: no back buffer within a second (%v)", r)
+			return 0, false, fmt.Errorf("vulkan: vkAcquireNextImageKHR: no back buffer within a second (%v)", r)
 		default:
-			return false, check("vkAcquireNextImageKHR", r)
+			return 0, false, check("vkAcquireNextImageKHR", r)
 		}
-		break
+		return image, true, nil
 	}
+}
 
-	cb, err := s.commandBuffer()
-	if err != nil {
-		sc.drop(slot)
-		return false, err
+// failPresents gives up the images a list that failed to encode acquired;
+// s.mu held.
+func failPresents(jobs []*presentJob) {
+	for _, j := range jobs {
+		if j.acquired {
+			j.sc.drop(j.slot)
+		}
 	}
-	if err := sc.record(cb, t, image, linear); err != nil {
-		s.spare = append(s.spare, cb)
-		sc.drop(slot)
-		return false, err
-	}
-	sub := &submission{
-		cmd:     cb,
-		waits:   []semValue{{sem: sc.acquire[slot]}},
-		signals: []semValue{{sem: sc.rendered[image]}},
-	}
-	s.enqueue(sub)
-	t.use(s, sub.value)
-	sc.inflight[slot] = sub.value
-	sc.last = sub.value
-	sc.frame++
-	if err := s.err(); err != nil {
-		sc.stale = true // the submission failed: its image is never presented
-		return false, err
-	}
+}
 
-	var result vk.Result
-	pi := vk.PresentInfoKHR{
-		SType:              vk.STRUCTURE_TYPE_PRESENT_INFO_KHR,
-		WaitSemaphoreCount: 1, PWaitSemaphores: &sc.rendered[image],
-		SwapchainCount: 1, PSwapchains: &sc.handle, PImageIndices: &image, PResults: &result,
+// finishPresents queues the back buffers of a list submitted as sub for
+// display; s.mu held.
+func (d *Device) finishPresents(s *stream, sub *submission, jobs []*presentJob) error {
+	var errs []error
+	for _, j := range jobs {
+		if !j.acquired {
+			continue
+		}
+		sc := j.sc
+		sc.inflight[j.slot] = sub.value
+		sc.last = sub.value
+		sc.frame++
+		if err := s.err(); err != nil {
+			sc.stale = true // the submission failed: its image is never presented
+			errs = append(errs, err)
+			continue
+		}
+		var result vk.Result
+		pi := vk.PresentInfoKHR{
+			SType:              vk.STRUCTURE_TYPE_PRESENT_INFO_KHR,
+			WaitSemaphoreCount: 1, PWaitSemaphores: &sc.rendered[j.image],
+			SwapchainCount: 1, PSwapchains: &sc.handle, PImageIndices: &j.image, PResults: &result,
+		}
+		s.q.mu.Lock()
+		r := d.fn.QueuePresentKHR(s.q.handle, &pi)
+		s.q.mu.Unlock()
+		shown := false
+		switch r {
+		case vk.SUCCESS:
+			shown = true
+		case vk.SUBOPTIMAL_KHR:
+			sc.stale, shown = true, true
+		case vk.ERROR_OUT_OF_DATE_KHR:
+			sc.stale = true
+		default:
+			errs = append(errs, fmt.Errorf("present to swapchain %d: %w", j.c.Swapchain, check("vkQueuePresentKHR", r)))
+		}
+		if j.c.Shown != nil {
+			*j.c.Shown = shown
+		}
 	}
-	s.q.mu.Lock()
-	r := d.fn.QueuePresentKHR(s.q.handle, &pi)
-	s.q.mu.Unlock()
-	switch r {
-	case vk.SUCCESS:
-		return true, nil
-	case vk.SUBOPTIMAL_KHR:
-		sc.stale = true
-		return true, nil
-	case vk.ERROR_OUT_OF_DATE_KHR:
-		sc.stale = true
-		return false, nil
-	}
-	return false, check("vkQueuePresentKHR", r)
+	return errors.Join(errs...)
 }
 
 // drop gives up the acquired image: an empty batch consumes the acquire
@@ -764,27 +850,13 @@ func (sc *swapchain) rebuild() error {
 	return nil
 }
 
-// record fills cb with the blit of t to back buffer image.
-func (sc *swapchain) record(cb vk.CommandBuffer, t *texture, image uint32, linear bool) error {
+// recordBlit records the blit of t (in GENERAL, ordered after earlier work
+// by the encoder) to back buffer image into cb, between the back buffer's
+// layout transitions.
+func (sc *swapchain) recordBlit(cb vk.CommandBuffer, t *texture, image uint32, linear bool) {
 	d := sc.d
-	bi := vk.CommandBufferBeginInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, Flags: vk.COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT}
-	if err := check("vkBeginCommandBuffer", d.fn.BeginCommandBuffer(cb, &bi)); err != nil {
-		return err
-	}
 	color := vk.ImageSubresourceRange{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, LevelCount: 1, LayerCount: 1}
-	srcOld := vk.IMAGE_LAYOUT_GENERAL
-	if t.needsInit.CompareAndSwap(true, false) {
-		srcOld = vk.IMAGE_LAYOUT_UNDEFINED // never written: shows whatever memory holds
-	}
-	before := [2]vk.ImageMemoryBarrier2{{
-		// The stream's earlier work (a kernel, a copy) wrote the texture.
-		SType:        vk.STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-		SrcStageMask: vk.PIPELINE_STAGE_2_ALL_COMMANDS_BIT, SrcAccessMask: vk.ACCESS_2_MEMORY_WRITE_BIT,
-		DstStageMask: vk.PIPELINE_STAGE_2_BLIT_BIT, DstAccessMask: vk.ACCESS_2_TRANSFER_READ_BIT,
-		OldLayout: srcOld, NewLayout: vk.IMAGE_LAYOUT_GENERAL,
-		SrcQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED, DstQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED,
-		Image: t.image, SubresourceRange: vk.ImageSubresourceRange{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, LevelCount: t.desc.Levels, LayerCount: 1},
-	}, {
+	before := vk.ImageMemoryBarrier2{
 		// The acquire semaphore's wait (all commands) orders this after the
 		// presentation engine's read.
 		SType:        vk.STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
@@ -793,8 +865,8 @@ func (sc *swapchain) record(cb vk.CommandBuffer, t *texture, image uint32, linea
 		OldLayout: vk.IMAGE_LAYOUT_UNDEFINED, NewLayout: vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
 		SrcQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED, DstQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED,
 		Image: sc.images[image], SubresourceRange: color,
-	}}
-	d.fn.CmdPipelineBarrier2(cb, &vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, ImageMemoryBarrierCount: 2, PImageMemoryBarriers: &before[0]})
+	}
+	d.fn.CmdPipelineBarrier2(cb, &vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, ImageMemoryBarrierCount: 1, PImageMemoryBarriers: &before})
 	w, h := t.desc.Width, t.desc.Height
 	filter := vk.FILTER_NEAREST
 	if (w != sc.extent.Width || h != sc.extent.Height) && linear {
@@ -817,5 +889,4 @@ func (sc *swapchain) record(cb vk.CommandBuffer, t *texture, image uint32, linea
 		Image: sc.images[image], SubresourceRange: color,
 	}
 	d.fn.CmdPipelineBarrier2(cb, &vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, ImageMemoryBarrierCount: 1, PImageMemoryBarriers: &after})
-	return check("vkEndCommandBuffer", d.fn.EndCommandBuffer(cb))
 }

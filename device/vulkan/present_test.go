@@ -6,7 +6,6 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/swapchain/xtest"
-	"github.com/lucent-gpu/lucent/vk"
 	"github.com/stretchr/testify/require"
 )
 
@@ -38,14 +37,20 @@ func TestSurfaceErrors(t *testing.T) {
 	// A stream is not a surface, a swapchain or a texture.
 	require.ErrorIs(t, d.DestroySurface(s), device.ErrInvalidArgument)
 	require.ErrorIs(t, d.DestroySwapchain(s), device.ErrInvalidArgument)
-	_, err = d.CreateSwapchain(s, s, 64, 64, 0, 0)
+	_, err = d.CreateSwapchain(device.SwapchainDesc{Surface: s, Stream: s, Width: 64, Height: 64})
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
-	_, err = d.CreateSwapchain(s, s, 64, 64, 0, 1<<7)
-	require.ErrorIs(t, err, device.ErrInvalidArgument, "unknown flags")
-	_, err = d.Present(s, s)
+	_, err = present(d, s, s, s)
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
-	_, _, _, _, err = d.SwapchainState(12345)
+	_, err = d.SwapchainState(12345)
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
+}
+
+// present submits a Present command on stream s.
+func present(d *Device, s, sc, tex device.Handle, before ...device.Command) (bool, error) {
+	shown := true // Dispatch sets it
+	list := (&device.CommandList{}).Add(before...).Add(&device.Present{Swapchain: sc, Texture: tex, Shown: &shown})
+	err := d.Dispatch(s, list)
+	return shown, err
 }
 
 // presentSetup opens a device, a window on a fresh Xvfb, a surface and a
@@ -58,7 +63,7 @@ func presentSetup(t *testing.T, w, h int) (*Device, *xtest.Window, device.Handle
 	require.NoError(t, err)
 	surf, err := d.CreateSurface("xlib", win.Display, win.ID)
 	require.NoError(t, err)
-	sc, err := d.CreateSwapchain(surf, s, uint32(w), uint32(h), 3, PresentVSync)
+	sc, err := d.CreateSwapchain(device.SwapchainDesc{Surface: surf, Stream: s, Width: uint32(w), Height: uint32(h), Images: 3, VSync: true})
 	require.NoError(t, err)
 	return d, win, s, surf, sc
 }
@@ -66,12 +71,13 @@ func presentSetup(t *testing.T, w, h int) (*Device, *xtest.Window, device.Handle
 // TestPresentTexture presents an uploaded texture and reads the window back.
 func TestPresentTexture(t *testing.T) {
 	d, win, s, surf, sc := presentSetup(t, 64, 48)
-	ext, f, mode, n, err := d.SwapchainState(sc)
+	st, err := d.SwapchainState(sc)
 	require.NoError(t, err)
-	require.Equal(t, [3]uint32{64, 48, 3}, ext)
-	require.Equal(t, vk.FORMAT_B8G8R8A8_UNORM, f.Format, "B8G8R8A8_UNORM is preferred")
-	require.Equal(t, vk.PRESENT_MODE_FIFO_KHR, mode)
-	require.Zero(t, n)
+	require.Equal(t, [3]uint32{64, 48, 3}, [3]uint32{st.Width, st.Height, st.Images})
+	require.Equal(t, device.SurfaceBGRA8Unorm, st.Format, "B8G8R8A8_UNORM is preferred")
+	require.Equal(t, device.ColorSpaceSRGBNonlinear, st.ColorSpace)
+	require.Equal(t, device.PresentModeFIFO, st.PresentMode)
+	require.Zero(t, st.Recreated)
 
 	tex, err := d.CreateTexture(device.TextureDesc{Dim: 2, Format: device.RGBA8Unorm, Width: 64, Height: 48, Depth: 1, Levels: 1})
 	require.NoError(t, err)
@@ -82,7 +88,7 @@ func TestPresentTexture(t *testing.T) {
 	}
 	require.NoError(t, d.Dispatch(s, (&device.CommandList{}).Add(&device.TextureUpload{Texture: tex, Data: px})))
 	for range 3 {
-		shown, err := d.Present(sc, tex)
+		shown, err := present(d, s, sc, tex)
 		require.NoError(t, err)
 		require.True(t, shown)
 	}
@@ -98,7 +104,7 @@ func TestPresentTexture(t *testing.T) {
 	// The texture may be destroyed while its present is in flight.
 	require.NoError(t, d.DestroyTexture(tex))
 	require.NoError(t, d.DestroySwapchain(sc))
-	_, err = d.Present(sc, tex)
+	_, err = present(d, s, sc, tex)
 	require.ErrorIs(t, err, device.ErrClosed)
 	require.NoError(t, d.DestroySurface(surf))
 }
@@ -110,11 +116,11 @@ func TestPresentAfterStreamAndDeviceClose(t *testing.T) {
 	d, _, s, _, sc := presentSetup(t, 32, 32)
 	tex, err := d.CreateTexture(device.TextureDesc{Dim: 2, Format: device.RGBA32Float, Width: 16, Height: 16, Depth: 1, Levels: 1})
 	require.NoError(t, err)
-	shown, err := d.Present(sc, tex) // never written: UNDEFINED, shown as is
+	shown, err := present(d, s, sc, tex) // never written: UNDEFINED, shown as is
 	require.NoError(t, err)
 	require.True(t, shown)
 	require.NoError(t, d.DestroyStream(s))
-	_, err = d.Present(sc, tex)
+	_, err = present(d, s, sc, tex)
 	require.ErrorIs(t, err, device.ErrClosed, "presenting on a destroyed stream")
 	require.Contains(t, err.Error(), "stream")
 	// The device's Close (the test's cleanup) releases the swapchain and the
@@ -130,14 +136,61 @@ func TestPresentBehindParkedWork(t *testing.T) {
 	ev, err := d.CreateEvent()
 	require.NoError(t, err)
 	require.NoError(t, d.WaitEvent(ev, s, 1))
-	_, err = d.Present(sc, tex)
+	_, err = present(d, s, sc, tex)
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 	require.Contains(t, err.Error(), "event signal")
 	other, err := d.CreateStream(device.StreamCompute)
 	require.NoError(t, err)
 	require.NoError(t, d.SignalEvent(ev, other, 1))
 	require.NoError(t, d.SynchronizeStream(context.Background(), s))
-	shown, err := d.Present(sc, tex)
+	shown, err := present(d, s, sc, tex)
 	require.NoError(t, err)
 	require.True(t, shown)
+}
+
+// TestPresentIsACommand: a Present goes in a list like any other command,
+// ordered after the commands before it by the encoder's barriers (the upload
+// of the same list is what the window shows), and the checks of a list hold
+// for it.
+func TestPresentIsACommand(t *testing.T) {
+	d, win, s, _, sc := presentSetup(t, 32, 24)
+	tex, err := d.CreateTexture(device.TextureDesc{Dim: 2, Format: device.RGBA8Unorm, Width: 32, Height: 24, Depth: 1, Levels: 1})
+	require.NoError(t, err)
+	px := make([]byte, 32*24*4)
+	for i := range 32 * 24 {
+		copy(px[4*i:], []byte{uint8(i % 32 * 8), 90, uint8(i / 32 * 10), 255})
+	}
+	shown, err := present(d, s, sc, tex, &device.TextureUpload{Texture: tex, Data: px})
+	require.NoError(t, err)
+	require.True(t, shown)
+	require.NoError(t, d.SynchronizeStream(context.Background(), s))
+	img := xtest.Capture(t, win)
+	for _, p := range [][2]int{{0, 0}, {31, 0}, {5, 23}, {17, 11}} {
+		c := img.RGBAAt(p[0], p[1])
+		require.Equal(t, [3]uint8{uint8(p[0] * 8), 90, uint8(p[1] * 10)}, [3]uint8{c.R, c.G, c.B}, "pixel %v", p)
+	}
+
+	// Only on the swapchain's stream, and once per list.
+	other, err := d.CreateStream(device.StreamCompute)
+	require.NoError(t, err)
+	_, err = present(d, other, sc, tex)
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.Contains(t, err.Error(), "presents on stream")
+	_, err = present(d, s, sc, tex, &device.Present{Swapchain: sc, Texture: tex})
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.Contains(t, err.Error(), "presented twice")
+
+	// A list failing after its present acquired a back buffer gives it up:
+	// the next present shows a frame.
+	list := (&device.CommandList{}).Add(&device.Present{Swapchain: sc, Texture: tex},
+		&device.BufferUpload{Buffer: tex, Data: []byte{1}})
+	err = d.Dispatch(s, list)
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.Contains(t, err.Error(), "command 1 (buffer upload)")
+	for range 3 {
+		shown, err = present(d, s, sc, tex)
+		require.NoError(t, err)
+		require.True(t, shown)
+	}
+	require.NoError(t, d.SynchronizeStream(context.Background(), s))
 }

@@ -107,20 +107,14 @@ func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
 		return 0, err
 	}
 	defer d.exit()
-	if desc.Dim != 2 && desc.Dim != 3 {
-		return 0, invalidf("texture of dimension %d (want 2 or 3)", desc.Dim)
-	}
 	if desc.Dim == 2 && desc.Depth == 0 {
 		desc.Depth = 1
 	}
-	if desc.Width == 0 || desc.Height == 0 || desc.Depth == 0 {
-		return 0, invalidf("texture of size %dx%dx%d", desc.Width, desc.Height, desc.Depth)
-	}
-	if desc.Dim == 2 && desc.Depth != 1 {
-		return 0, invalidf("2D texture with depth %d", desc.Depth)
-	}
 	if desc.Levels == 0 {
 		desc.Levels = 1
+	}
+	if err := desc.Check(); err != nil {
+		return 0, fmt.Errorf("vulkan: %w", err)
 	}
 	maxDim := d.caps.MaxTextureSize2D
 	if desc.Dim == 3 {
@@ -129,16 +123,9 @@ func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
 	if max(desc.Width, desc.Height, desc.Depth) > maxDim {
 		return 0, unsupportedf("texture of %dx%dx%d exceeds the device's %d", desc.Width, desc.Height, desc.Depth, maxDim)
 	}
-	full := uint32(1)
-	for e := max(desc.Width, desc.Height, desc.Depth); e > 1; e >>= 1 {
-		full++
-	}
-	if desc.Levels > full {
-		return 0, invalidf("texture of %dx%dx%d with %d mip levels (at most %d)", desc.Width, desc.Height, desc.Depth, desc.Levels, full)
-	}
 	vf, ok := vkFormats[desc.Format]
 	if !ok {
-		return 0, invalidf("texture format %v", desc.Format)
+		return 0, unsupportedf("texture format %v has no Vulkan format", desc.Format)
 	}
 	var fp vk.FormatProperties
 	d.in.fn.GetPhysicalDeviceFormatProperties(d.phys.handle, vf, &fp)

@@ -1,0 +1,60 @@
+package vulkan
+
+import (
+	"reflect"
+
+	"github.com/lucent-gpu/lucent/device"
+)
+
+// Extension implements device.Extender: the Vulkan backend presents
+// (device.Presenter), hands out its Vulkan objects (device.NativeHandles) and
+// reports its pipeline cache (device.PipelineCacheReporter).
+func (d *Device) Extension(t reflect.Type) any {
+	switch t {
+	case reflect.TypeFor[device.Presenter](), reflect.TypeFor[device.NativeHandles](),
+		reflect.TypeFor[device.PipelineCacheReporter]():
+		return d
+	}
+	return nil
+}
+
+var (
+	_ device.Presenter             = (*Device)(nil)
+	_ device.NativeHandles         = (*Device)(nil)
+	_ device.PipelineCacheReporter = (*Device)(nil)
+)
+
+// NativeObject returns the Vulkan object behind a handle (see
+// device.NativeHandles).
+func (d *Device) NativeObject(h device.Handle) (uintptr, error) {
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.exit()
+	d.live.RLock()
+	defer d.live.RUnlock()
+	if err := d.alive(); err != nil {
+		return 0, err
+	}
+	obj, err := lookup[any](d, h, "resource")
+	if err != nil {
+		return 0, err
+	}
+	switch o := obj.(type) {
+	case *buffer:
+		return uintptr(o.raw.handle), nil
+	case *texture:
+		return uintptr(o.image), nil
+	case *shader:
+		return uintptr(o.pipeline), nil
+	case *event:
+		return uintptr(o.sem), nil
+	case *stream:
+		return uintptr(o.sem), nil
+	case *bindless:
+		return uintptr(o.table.raw.handle), nil
+	case *surface:
+		return uintptr(o.handle), nil
+	}
+	return 0, invalidf("handle %d is a %s, which has no native object", h, kindName(obj))
+}
