@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/shadercache"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -32,14 +33,14 @@ const aotABIVersion = 1
 // aotABI is the binding layout stored with an ahead-of-time kernel.
 type aotABI struct {
 	Version   int
-	Codegen   int // frontend.CodegenVersion of the SPIR-V
+	Codegen   int // codegen.Version of the SPIR-V
 	Signature Signature
 }
 
 // aotOptions are the codegen options SaveKernel compiles with: the portable
 // path for every device capability (no device is there to ask).
-func aotOptions(names bool) frontend.Options {
-	return frontend.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: false, Names: names}
+func aotOptions(names bool) codegen.Options {
+	return codegen.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: false, Names: names}
 }
 
 // SaveKernel compiles kernel f to SPIR-V without a device and stores it in
@@ -70,14 +71,14 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *frontend.Function, o
 				name, ErrInvalidArgument, sig.Args[i].Label(i), c)
 		}
 	}
-	words, err := frontend.Emit(f, aotOptions(o.names))
+	words, err := codegen.Emit(f, aotOptions(o.names))
 	if err != nil {
 		if errors.Is(err, frontend.ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
 		}
 		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
 	}
-	abi, err := json.Marshal(aotABI{Version: aotABIVersion, Codegen: frontend.CodegenVersion, Signature: sig})
+	abi, err := json.Marshal(aotABI{Version: aotABIVersion, Codegen: codegen.Version, Signature: sig})
 	if err != nil {
 		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
 	}

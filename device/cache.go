@@ -5,9 +5,9 @@ package device
 // words depend on and nothing bound at dispatch:
 //
 //	kernel   frontend.Function.Hash (the AST and every callable it reaches)
-//	codegen  frontend.CodegenVersion
+//	codegen  codegen.Version
 //	record   cacheRecordVersion (the layout of the stored value)
-//	options  the frontend.Options codegen ran with, printed whole — the
+//	options  the codegen.Options codegen ran with, printed whole — the
 //	         target environment and the device capabilities codegen consults
 //	         (native or emulated float atomics) live there, so a field added
 //	         to them later changes the key by itself
@@ -29,6 +29,7 @@ import (
 	"time"
 	"weak"
 
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/shadercache"
 )
@@ -129,11 +130,11 @@ func lookupCacheCounters(d *Device, create bool) *cacheCounters {
 // ShaderCacheKey is the key under which Compile stores the SPIR-V of kernel
 // f generated with fo (the options Compile derives from the device and its
 // CompileOptions). Tools may use it to fill a cache ahead of a run.
-func ShaderCacheKey(f *frontend.Function, fo frontend.Options) shadercache.Key {
+func ShaderCacheKey(f *frontend.Function, fo codegen.Options) shadercache.Key {
 	h := f.Hash()
 	b := shadercache.NewKey().
 		Add("kernel", h[:]).
-		AddUint("codegen", frontend.CodegenVersion).
+		AddUint("codegen", codegen.Version).
 		AddUint("record", cacheRecordVersion).
 		AddString("options", fmt.Sprintf("%#v", fo))
 	if fo.Names {
@@ -163,11 +164,11 @@ func debugNames(f *frontend.Function) string {
 // device's shader cache when it holds the kernel (cached is then true),
 // otherwise from codegen, whose result is stored for the next run. A store
 // that fails is logged and costs only compile time.
-func (d *Device) kernelSPIRV(f *frontend.Function, fo frontend.Options, name string) (words []uint32, cached bool, codegen time.Duration, err error) {
+func (d *Device) kernelSPIRV(f *frontend.Function, fo codegen.Options, name string) (words []uint32, cached bool, emitTime time.Duration, err error) {
 	store := d.opts.ShaderCache
 	if store == nil {
 		t0 := time.Now()
-		words, err = frontend.Emit(f, fo)
+		words, err = codegen.Emit(f, fo)
 		return words, false, time.Since(t0), err
 	}
 	c := lookupCacheCounters(d, true)
@@ -175,7 +176,7 @@ func (d *Device) kernelSPIRV(f *frontend.Function, fo frontend.Options, name str
 		// Caching is off: every compile is a miss, and nothing is written.
 		c.misses.Add(1)
 		t0 := time.Now()
-		words, err = frontend.Emit(f, fo)
+		words, err = codegen.Emit(f, fo)
 		return words, false, time.Since(t0), err
 	}
 	key := ShaderCacheKey(f, fo)
@@ -200,7 +201,7 @@ func (d *Device) kernelSPIRV(f *frontend.Function, fo frontend.Options, name str
 
 // recompile answers a cached module the backend refused (cause): it counts
 // the entry as damaged, runs codegen and overwrites the entry.
-func (d *Device) recompile(f *frontend.Function, fo frontend.Options, name string, cause error) ([]uint32, time.Duration, error) {
+func (d *Device) recompile(f *frontend.Function, fo codegen.Options, name string, cause error) ([]uint32, time.Duration, error) {
 	c := lookupCacheCounters(d, true)
 	key := ShaderCacheKey(f, fo)
 	c.hits.Add(^uint64(0)) // the hit was not one after all
@@ -211,9 +212,9 @@ func (d *Device) recompile(f *frontend.Function, fo frontend.Options, name strin
 	return words, t, err
 }
 
-func (d *Device) emitAndStore(f *frontend.Function, fo frontend.Options, name string, key shadercache.Key, c *cacheCounters) ([]uint32, bool, time.Duration, error) {
+func (d *Device) emitAndStore(f *frontend.Function, fo codegen.Options, name string, key shadercache.Key, c *cacheCounters) ([]uint32, bool, time.Duration, error) {
 	t0 := time.Now()
-	words, err := frontend.Emit(f, fo)
+	words, err := codegen.Emit(f, fo)
 	t := time.Since(t0)
 	if err != nil {
 		return nil, false, t, err

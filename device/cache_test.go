@@ -17,6 +17,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
@@ -174,9 +175,9 @@ func TestShaderCacheKeySensitivity(t *testing.T) {
 
 	// The key covers the options codegen runs with, device capabilities included.
 	f := scaleKernel(t, 3)
-	base := frontend.Options{Env: spirv.EnvVulkan1_2}
+	base := codegen.Options{Env: spirv.EnvVulkan1_2}
 	keys := map[shadercache.Key]string{}
-	for name, o := range map[string]frontend.Options{
+	for name, o := range map[string]codegen.Options{
 		"base":             base,
 		"float atomic add": {Env: spirv.EnvVulkan1_2, FloatAtomicAdd: true},
 		"names":            {Env: spirv.EnvVulkan1_2, Names: true},

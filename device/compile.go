@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/spirv"
 )
@@ -175,7 +176,7 @@ func checkDeviceLimits(caps Capabilities, f *frontend.Function) error {
 // and the backend's pipeline.
 func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error) {
 	caps := d.Capabilities()
-	fo := frontend.Options{
+	fo := codegen.Options{
 		Env:            spirv.EnvVulkan1_2,
 		FloatAtomicAdd: caps.AtomicFloat32Add && !o.emulated,
 		Names:          o.names,
@@ -183,7 +184,7 @@ func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error
 		// them; linear mirrors and sampling in code elsewhere.
 		NativeBindlessTextures: caps.Sampling == PathNative,
 	}
-	words, cached, codegen, err := d.kernelSPIRV(f, fo, o.name) // through the shader cache (cache.go)
+	words, cached, emitTime, err := d.kernelSPIRV(f, fo, o.name) // through the shader cache (cache.go)
 	if err != nil {
 		if errors.Is(err, frontend.ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
@@ -206,7 +207,7 @@ func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error
 	sh, err := d.NewShader(ShaderDesc{SPIRV: words, Signature: &sig, Name: o.name, Trusted: true})
 	if err != nil && cached && d.checkOpen() == nil {
 		// A cached module the backend refuses is compiled again and rewritten.
-		if words, codegen, err = d.recompile(f, fo, o.name, err); err != nil {
+		if words, emitTime, err = d.recompile(f, fo, o.name, err); err != nil {
 			return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
 		}
 		cached = false
@@ -217,7 +218,7 @@ func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error
 		return nil, err
 	}
 	k := &Kernel{Shader: sh, fn: f, words: words, captured: captured, barrier: f.UsesBarrier(),
-		CodegenTime: codegen, PipelineTime: time.Since(t1), CacheHit: cached}
+		CodegenTime: emitTime, PipelineTime: time.Since(t1), CacheHit: cached}
 	for _, c := range captured {
 		if c == nil {
 			k.nUser++
@@ -370,7 +371,7 @@ func KernelSignature(f *frontend.Function) (Signature, []any, error) {
 }
 
 // textureSets gives the bindless arguments whose texture slots kernel f uses
-// their descriptor sets, 1+i for the i-th (frontend.Options.NativeBindlessTextures).
+// their descriptor sets, 1+i for the i-th (codegen.Options.NativeBindlessTextures).
 func textureSets(sig *Signature, f *frontend.Function) {
 	sets := map[*frontend.Var]uint32{}
 	for i, v := range f.BindlessTextureArgs() {

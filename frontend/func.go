@@ -125,7 +125,7 @@ func (f *Function) Callees() []*Function {
 	seen := map[*Function]bool{f: true}
 	var visit func(g *Function)
 	visit = func(g *Function) {
-		walkFunc(g, func(e Expr) {
+		WalkExprs(g, func(e Expr) {
 			if c, ok := e.(*Call); ok && c.Func != nil && !seen[c.Func] {
 				seen[c.Func] = true
 				visit(c.Func)
@@ -200,7 +200,7 @@ func pushSize(t *Type) int {
 // (atomics count as both), for the runtime's automatic barriers.
 func (f *Function) Access(v *Var) (read, write bool) {
 	mark := func(e Expr, w bool) {
-		if r := placeRoot(e); r == v {
+		if r := PlaceRoot(e); r == v {
 			if w {
 				write = true
 			} else {
@@ -236,7 +236,7 @@ func (f *Function) Access(v *Var) (read, write bool) {
 		}
 	}
 	stmts(f.Body)
-	walkFunc(f, func(e Expr) {
+	WalkExprs(f, func(e Expr) {
 		switch e := e.(type) {
 		case *Index:
 			mark(e, false)
@@ -262,7 +262,7 @@ func (f *Function) Access(v *Var) (read, write bool) {
 func (f *Function) UsesBarrier() bool {
 	found := false
 	visit := func(g *Function) {
-		walkFunc(g, func(e Expr) {
+		WalkExprs(g, func(e Expr) {
 			if c, ok := e.(*Call); ok && c.Func == nil && c.Op == OpBarrier {
 				found = true
 			}

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
@@ -130,7 +130,7 @@ func pipeline(cfg *config) []error {
 // build takes one kernel from AST to checked SPIR-V words and signature.
 func (u *unit) build(cfg *config, times *stageTimes) error {
 	t0 := time.Now()
-	words, err := frontend.Emit(u.k.Func, frontend.Options{Env: cfg.env, FloatAtomicAdd: cfg.atomics, Names: cfg.names})
+	words, err := codegen.Emit(u.k.Func, codegen.Options{Env: cfg.env, FloatAtomicAdd: cfg.atomics, Names: cfg.names})
 	times.emit += time.Since(t0)
 	if err != nil {
 		return fmt.Errorf("codegen: %w", err)

@@ -412,7 +412,7 @@ func TestGenerateCorpus(t *testing.T) {
 	}
 	// A test inside the generated package compares each embedded signature
 	// and module with what the runtime path (gokernel, device.KernelSignature,
-	// frontend.Emit) makes of the same kernel.
+	// codegen.Emit) makes of the same kernel.
 	var table strings.Builder
 	for _, name := range corpusKernels(t) {
 		k := strings.TrimPrefix(strings.TrimSuffix(name, ".spv"), "kernels.")
@@ -437,7 +437,7 @@ import (
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/spirv"
 )
@@ -469,7 +469,7 @@ func TestRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(sig, g.sig) {
 			t.Errorf("%s: generated signature\n%#v\nruntime signature\n%#v", k.Name, g.sig, sig)
 		}
-		words, err := frontend.Emit(k.Func, frontend.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: true})
+		words, err := codegen.Emit(k.Func, codegen.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	fe "github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/vk"
 )
@@ -31,7 +32,7 @@ func TestDispatchIDWrapReturnsEarly(t *testing.T) {
 		k.If(i.Lt(fe.U(1024)), func() { out.Write(i, fe.U(1)) })
 	}, "out")
 	require.NoError(t, err)
-	words, err := fe.Emit(k, fe.Options{})
+	words, err := codegen.Emit(k, codegen.Options{})
 	require.NoError(t, err)
 	sig, _, err := device.KernelSignature(k)
 	require.NoError(t, err)

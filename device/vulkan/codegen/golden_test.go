@@ -1,4 +1,4 @@
-package frontend_test
+package codegen_test
 
 import (
 	"flag"
@@ -8,31 +8,31 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden disassembly in testdata/frontend")
+var update = flag.Bool("update", false, "rewrite the golden disassembly in testdata/golden")
 
 // TestGoldenDisassembly compares the disassembly of a few kernels with
-// testdata/frontend/<name>.spvasm; run with -update after an intended
-// codegen change (and bump CodegenVersion).
+// testdata/golden/<name>.spvasm; run with -update after an intended
+// codegen change (and bump Version).
 func TestGoldenDisassembly(t *testing.T) {
 	for _, name := range []string{"saxpy", "mandelbrot", "reduce", "callables", "blur"} {
 		t.Run(name, func(t *testing.T) {
 			f, err := programs.All()[name]()
 			require.NoError(t, err)
-			w, err := frontend.Emit(f, frontend.Options{Env: spirv.EnvVulkan1_2, Names: true})
+			w, err := codegen.Emit(f, codegen.Options{Env: spirv.EnvVulkan1_2, Names: true})
 			require.NoError(t, err)
 			got, err := spvtools.Disassemble(w, spirv.EnvVulkan1_2)
 			if _, lerr := spvtools.Path(); lerr != nil {
 				testenv.Need(t, "SPIRV-Tools", lerr)
 			}
 			require.NoError(t, err)
-			path := filepath.Join("..", "testdata", "frontend", name+".spvasm")
+			path := filepath.Join("testdata", "golden", name+".spvasm")
 			if *update {
 				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 				return
