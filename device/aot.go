@@ -7,9 +7,10 @@ package device
 // as text — what is compared, and what an error shows — and the runtime's
 // binding layout as JSON (aotABI), so loading needs no frontend AST.
 //
-// With no device to ask, codegen takes the portable path for every
-// capability it consults (float atomics become compare-and-swap loops), so a
-// saved kernel runs on any Vulkan 1.2 device.
+// With no device to ask, SaveKernel compiles with the Vulkan backend's
+// offline compiler (RegisterOfflineCompiler), which takes the portable path
+// for every capability its codegen consults (float atomics become
+// compare-and-swap loops), so a saved kernel runs on any Vulkan 1.2 device.
 
 import (
 	"encoding/json"
@@ -17,10 +18,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/shadercache"
-	"github.com/lucent-gpu/lucent/spirv"
 )
 
 // ErrKernelNotFound is wrapped by LoadKernel's error when the store holds no
@@ -33,18 +32,18 @@ const aotABIVersion = 1
 // aotABI is the binding layout stored with an ahead-of-time kernel.
 type aotABI struct {
 	Version   int
-	Codegen   int // codegen.Version of the SPIR-V
+	Codegen   int // the version of the code generator that made the SPIR-V
 	Signature Signature
 }
 
-// aotOptions are the codegen options SaveKernel compiles with: the portable
-// path for every device capability (no device is there to ask).
-func aotOptions(names bool) codegen.Options {
-	return codegen.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: false, Names: names}
-}
+// aotBackend names the backend whose offline compiler SaveKernel uses: the
+// records hold SPIR-V.
+const aotBackend = "vulkan"
 
-// SaveKernel compiles kernel f to SPIR-V without a device and stores it in
-// store under name, with its argument signature. It returns the signature
+// SaveKernel compiles kernel f to SPIR-V without a device (with the offline
+// compiler the Vulkan backend registers: import device/vulkan, or get
+// ErrUnsupported) and stores it in store under name, with its argument
+// signature. It returns the signature
 // text LoadKernel will expect (see SignatureText). Only WithDebugNames of the
 // options matters. A kernel that captures host resources cannot be saved:
 // they do not outlive the process.
@@ -71,14 +70,18 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *frontend.Function, o
 				name, ErrInvalidArgument, sig.Args[i].Label(i), c)
 		}
 	}
-	words, err := codegen.Emit(f, aotOptions(o.names))
+	compile := offlineCompiler(aotBackend)
+	if compile == nil {
+		return "", fmt.Errorf("device: SaveKernel %q: %w: no offline compiler for the %s backend (import its package)", name, ErrUnsupported, aotBackend)
+	}
+	words, version, err := compile(f, KernelOptions{DebugNames: o.names})
 	if err != nil {
 		if errors.Is(err, frontend.ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
 		}
 		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
 	}
-	abi, err := json.Marshal(aotABI{Version: aotABIVersion, Codegen: codegen.Version, Signature: sig})
+	abi, err := json.Marshal(aotABI{Version: aotABIVersion, Codegen: version, Signature: sig})
 	if err != nil {
 		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
 	}

@@ -59,15 +59,28 @@ func descriptorTypeOf(a device.Argument) vk.DescriptorType {
 	return noDescriptor
 }
 
-// CreateShader builds a compute pipeline from SPIR-V, reflecting its
-// signature when desc.Signature is nil. Before the driver sees the module it
-// is validated by spirv-val unless desc.Trusted, then parsed and checked
-// against the device's limits (modulecheck.go).
+// CreateShader builds a compute pipeline from a lucent kernel
+// (desc.Kernel: codegen through the shader cache, kernel.go) or from SPIR-V,
+// reflecting its signature when desc.Signature is nil. Before the driver
+// sees a module from elsewhere it is validated by spirv-val unless
+// desc.Trusted; every module is parsed and checked against the device's
+// limits (modulecheck.go).
 func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
 	if err := d.enter(); err != nil {
 		return 0, device.Signature{}, err
 	}
 	defer d.exit()
+	if desc.Kernel != nil {
+		if len(desc.SPIRV) != 0 {
+			return 0, device.Signature{}, fmt.Errorf("shader %q: %w: both a kernel and SPIR-V", desc.Name, device.ErrInvalidArgument)
+		}
+		return d.createKernel(desc)
+	}
+	return d.createModule(desc)
+}
+
+// createModule is CreateShader for desc.SPIRV; the caller holds the gate.
+func (d *Device) createModule(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
 	entry := desc.EntryPoint
 	if entry == "" {
 		entry = "main"
