@@ -4,8 +4,9 @@ package device
 // device and stores it by name with its signature; LoadKernel builds it on a
 // device later, refusing it unless the signature is the one the program
 // expects. The record (shadercache.Kernel) carries the SPIR-V, the signature
-// as text — what is compared, and what an error shows — and the runtime's
-// binding layout as JSON (aotABI), so loading needs no frontend AST.
+// as text — what is compared, and what an error shows — and the whole
+// (logical) signature as JSON (aotABI), which the backend lays out by its
+// ABI, so loading needs no frontend AST.
 //
 // With no device to ask, SaveKernel compiles with the Vulkan backend's
 // offline compiler (RegisterOfflineCompiler), which takes the portable path
@@ -26,10 +27,12 @@ import (
 // kernel under the name.
 var ErrKernelNotFound = errors.New("kernel not found")
 
-// aotABIVersion versions the JSON layout of aotABI.
-const aotABIVersion = 1
+// aotABIVersion versions the JSON layout of aotABI. Version 1 held the
+// Vulkan binding layout in the signature; version 2 holds the logical
+// signature, which the backend lays out.
+const aotABIVersion = 2
 
-// aotABI is the binding layout stored with an ahead-of-time kernel.
+// aotABI is the signature stored with an ahead-of-time kernel.
 type aotABI struct {
 	Version   int
 	Codegen   int // the version of the code generator that made the SPIR-V

@@ -296,49 +296,41 @@ func (k *Kernel) withCaptured(args []any) ([]any, error) {
 }
 
 // KernelSignature derives the runtime Signature of kernel f from its
-// arguments per kernel ABI v1, and lists the captured host resources by
-// argument (nil for arguments given at dispatch).
+// parameters, and lists the captured host resources by argument (nil for
+// arguments given at dispatch). The signature is logical (kinds, types,
+// access); a backend lays it out by its own ABI.
 func KernelSignature(f *frontend.Function) (Signature, []any, error) {
-	layout, push, err := f.Layout()
-	if err != nil {
+	// Layout's error is the frontend's bound on uniform arguments.
+	if _, _, err := f.Layout(); err != nil {
 		return Signature{}, nil, err
 	}
-	sig := Signature{BlockSize: f.BlockSize, DispatchHeader: true, PushConstantSize: uint32(push)}
-	captured := make([]any, len(layout))
-	for i, a := range layout {
-		v := a.Var
+	sig := Signature{BlockSize: f.BlockSize}
+	captured := make([]any, len(f.Params))
+	for i, v := range f.Params {
 		t := v.Type
 		arg := Argument{Name: v.Name}
 		captured[i] = v.Capture
 		switch t.Kind() {
 		case frontend.KindBuffer:
 			arg.Kind = ArgBuffer
-			if t.ByAddress() {
-				arg.Form = FormAddress
-				arg.Offset = uint32(a.Offset)
-				arg.Size = frontend.AddressArgSize // address, then element count
-			} else {
-				arg.Binding = uint32(a.Binding)
-			}
+			arg.ByAddress = t.ByAddress()
 			arg.ElemSize = uint32(t.Elem().Size())
 			describeScalar(&arg, t.Elem())
 			arg.Access = access(f, v)
 		case frontend.KindTexture:
 			arg.Kind = ArgTexture
-			arg.Binding = uint32(a.Binding)
 			arg.Dim = uint8(t.Len())
 			arg.Format = textureFormats[t.Format()]
 			arg.Access = access(f, v)
 		case frontend.KindBindless:
 			arg.Kind = ArgBindlessArray
-			arg.Binding = uint32(a.Binding)
 			arg.Access = Read
 		case frontend.KindAccel:
 			return Signature{}, nil, fmt.Errorf("%w: kernel argument %s of type %s", ErrUnsupported, v.Name, t)
 		default:
 			arg.Kind = ArgUniform
-			arg.Offset = uint32(a.Offset)
 			arg.Size = uint32(t.Size())
+			arg.Align = uint32(t.Align())
 			describeScalar(&arg, t)
 		}
 		sig.Args = append(sig.Args, arg)

@@ -410,6 +410,11 @@ func TestGenerateCorpus(t *testing.T) {
 		k := strings.TrimPrefix(strings.TrimSuffix(name, ".spv"), "kernels.")
 		require.Contains(t, string(src), "func New"+k+"(dev *device.Device) (*"+k+"Kernel, error)")
 	}
+	// The launchers carry the logical signature only: where arguments go is
+	// the Vulkan backend's layout, derived from it by the kernel ABI.
+	for _, layout := range []string{"Binding:", "Offset:", "Form:", "TextureSet:", "DispatchHeader:", "PushConstantSize:"} {
+		require.NotContains(t, string(src), layout)
+	}
 	// A test inside the generated package compares each embedded signature
 	// and module with what the runtime path (gokernel, device.KernelSignature,
 	// codegen.Emit) makes of the same kernel.

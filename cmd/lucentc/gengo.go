@@ -462,20 +462,17 @@ func signatureLiteral(s device.Signature, dev string) string {
 			add("Name: %q", a.Name)
 		}
 		add("Kind: %s", argKindName(a.Kind, dev))
-		if a.Binding != 0 {
-			add("Binding: %d", a.Binding)
-		}
-		if a.Form != device.FormDescriptor {
-			add("Form: %s", formName(a.Form, dev))
-		}
-		if a.Offset != 0 {
-			add("Offset: %d", a.Offset)
-		}
 		if a.Size != 0 {
 			add("Size: %d", a.Size)
 		}
+		if a.Align != 0 {
+			add("Align: %d", a.Align)
+		}
 		if a.ElemSize != 0 {
 			add("ElemSize: %d", a.ElemSize)
+		}
+		if a.ByAddress {
+			add("ByAddress: true")
 		}
 		if a.Scalar != device.ScalarUnknown {
 			add("Scalar: %s", scalarName(a.Scalar, dev))
@@ -498,11 +495,7 @@ func signatureLiteral(s device.Signature, dev string) string {
 		fmt.Fprintf(&b, "\t\t{%s},\n", strings.Join(fs, ", "))
 	}
 	b.WriteString("\t},\n")
-	fmt.Fprintf(&b, "\tBlockSize: [3]uint32{%d, %d, %d},\n", s.BlockSize[0], s.BlockSize[1], s.BlockSize[2])
-	if s.DispatchHeader {
-		b.WriteString("\tDispatchHeader: true,\n")
-	}
-	fmt.Fprintf(&b, "\tPushConstantSize: %d,\n}", s.PushConstantSize)
+	fmt.Fprintf(&b, "\tBlockSize: [3]uint32{%d, %d, %d},\n}", s.BlockSize[0], s.BlockSize[1], s.BlockSize[2])
 	return b.String()
 }
 
@@ -526,16 +519,6 @@ func formatName(f device.Format, dev string) string {
 		}
 	}
 	return fmt.Sprintf("%s.Format(%d)", dev, uint8(f))
-}
-
-func formName(f device.ArgForm, dev string) string {
-	switch f {
-	case device.FormDescriptor:
-		return dev + ".FormDescriptor"
-	case device.FormAddress:
-		return dev + ".FormAddress"
-	}
-	return fmt.Sprintf("%s.ArgForm(%d)", dev, uint8(f))
 }
 
 func scalarName(s device.ScalarKind, dev string) string {

@@ -238,19 +238,19 @@ func decodeSPIRV(key shadercache.Key, rec []byte) ([]uint32, string) {
 	return words, ""
 }
 
-// textureSets gives the bindless arguments whose texture slots kernel f
-// uses their descriptor sets, 1+i for the i-th (codegen's
-// NativeBindlessTextures).
-func textureSets(sig *device.Signature, f *frontend.Function) {
-	sets := map[*frontend.Var]uint32{}
+// textureSets gives, by parameter of f, the descriptor set of the texture
+// slots of a bindless argument f samples natively: 1+i for the i-th
+// (codegen's NativeBindlessTextures), 0 for the others.
+func textureSets(f *frontend.Function) []uint32 {
+	sets := make([]uint32, len(f.Params))
 	for i, v := range f.BindlessTextureArgs() {
-		sets[v] = uint32(1 + i)
-	}
-	for j, p := range f.Params {
-		if j < len(sig.Args) {
-			sig.Args[j].TextureSet = sets[p]
+		for j, p := range f.Params {
+			if p == v {
+				sets[j] = uint32(1 + i)
+			}
 		}
 	}
+	return sets
 }
 
 // createKernel is CreateShader for desc.Kernel: codegen through the shader
@@ -272,14 +272,13 @@ func (d *Device) createKernel(desc device.ShaderDesc) (device.Handle, device.Sig
 	if err != nil {
 		return 0, device.Signature{}, err
 	}
-	sig := *desc.Signature
-	sig.Args = append([]device.Argument(nil), sig.Args...)
+	var sets []uint32
 	if fo.NativeBindlessTextures {
-		textureSets(&sig, f)
+		sets = textureSets(f)
 	}
-	mod := device.ShaderDesc{SPIRV: words, Signature: &sig, Name: desc.Name, Trusted: true}
+	mod := device.ShaderDesc{SPIRV: words, Signature: desc.Signature, Name: desc.Name, Trusted: true}
 	t1 := time.Now()
-	h, out, err := d.createModule(mod)
+	h, out, err := d.createModule(mod, sets)
 	if err != nil && cached && !d.closed.Load() {
 		if words, emitTime, err = d.recompile(f, fo, name, err); err != nil {
 			return 0, device.Signature{}, err
@@ -287,7 +286,7 @@ func (d *Device) createKernel(desc device.ShaderDesc) (device.Handle, device.Sig
 		cached = false
 		mod.SPIRV = words
 		t1 = time.Now()
-		h, out, err = d.createModule(mod)
+		h, out, err = d.createModule(mod, sets)
 	}
 	if err != nil {
 		return 0, device.Signature{}, err

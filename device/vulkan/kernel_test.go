@@ -8,6 +8,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/programs"
 	"github.com/lucent-gpu/lucent/shadercache"
 	"github.com/lucent-gpu/lucent/spirv"
 )
@@ -50,10 +51,8 @@ func TestShaderCacheKeyCoversOptions(t *testing.T) {
 func TestCreateShaderFromKernel(t *testing.T) {
 	d, _ := openDevice(t)
 	f := scaleBy(t, 3)
-	_, push, err := f.Layout()
-	require.NoError(t, err)
-	sig := device.Signature{BlockSize: f.BlockSize, DispatchHeader: true, PushConstantSize: uint32(push),
-		Args: []device.Argument{{Kind: device.ArgBuffer, Name: "out", Binding: 0, ElemSize: 4, Access: device.Read | device.Write}}}
+	sig := device.Signature{BlockSize: f.BlockSize,
+		Args: []device.Argument{{Kind: device.ArgBuffer, Name: "out", ElemSize: 4, Access: device.Read | device.Write}}}
 	var rep device.ShaderReport
 	h, got, err := d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig, Report: &rep})
 	require.NoError(t, err)
@@ -68,4 +67,33 @@ func TestCreateShaderFromKernel(t *testing.T) {
 	_, _, err = d.CreateShader(device.ShaderDesc{Kernel: f})
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 	require.ErrorContains(t, err, "no signature")
+}
+
+// TestABILayoutMatchesCodegen holds the two places kernel ABI v1 is spelled
+// together: abiLayout, which lays out a logical signature, and
+// frontend.Function.Layout, by which codegen places the arguments, for
+// every kernel of the corpus.
+func TestABILayoutMatchesCodegen(t *testing.T) {
+	for name, build := range programs.All() {
+		f, err := build()
+		require.NoError(t, err, name)
+		args, push, err := f.Layout()
+		require.NoError(t, err, name)
+		sig, _, err := device.KernelSignature(f)
+		require.NoError(t, err, name)
+		lay, err := abiLayout(sig, name)
+		require.NoError(t, err, name)
+		require.True(t, lay.header, name)
+		require.Equal(t, uint32(push), lay.pushSize, name)
+		for i, a := range args {
+			l := lay.args[i]
+			if a.Binding >= 0 {
+				require.NotEqual(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
+				require.Equal(t, uint32(a.Binding), l.binding, "%s %s", name, a.Var.Name)
+			} else {
+				require.Equal(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
+				require.Equal(t, uint32(a.Offset), l.offset, "%s %s", name, a.Var.Name)
+			}
+		}
+	}
 }
