@@ -300,10 +300,6 @@ func (k *Kernel) withCaptured(args []any) ([]any, error) {
 // arguments given at dispatch). The signature is logical (kinds, types,
 // access); a backend lays it out by its own ABI.
 func KernelSignature(f *frontend.Function) (Signature, []any, error) {
-	// Layout's error is the frontend's bound on uniform arguments.
-	if _, _, err := f.Layout(); err != nil {
-		return Signature{}, nil, err
-	}
 	sig := Signature{BlockSize: f.BlockSize}
 	captured := make([]any, len(f.Params))
 	for i, v := range f.Params {
