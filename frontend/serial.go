@@ -407,15 +407,15 @@ func UnmarshalKernel(data []byte) (f *Function, err error) {
 	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
 		return nil, fmt.Errorf("%w: checksum mismatch (damaged)", ErrBadIR)
 	}
-	d := &irDecoder{buf: body[len(irMagic):]}
-	if v := d.u(); v != IRVersion {
-		return nil, fmt.Errorf("%w: version %d, this build reads %d", ErrBadIR, v, IRVersion)
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			f, err = nil, fmt.Errorf("%w: %v", ErrBadIR, r)
 		}
 	}()
+	d := &irDecoder{buf: body[len(irMagic):]}
+	if v := d.u(); v != IRVersion {
+		return nil, fmt.Errorf("%w: version %d, this build reads %d", ErrBadIR, v, IRVersion)
+	}
 	f, err = d.kernel()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadIR, err)
@@ -433,9 +433,16 @@ type irDecoder struct {
 	types []*Type
 	funcs []*Function
 	vars  []*Var
-	exprs []Expr // expressions read, by order of completion
+	exprs []Expr   // expressions read, by order of completion
+	sizes []uint64 // their sizes as trees (shared parts counted each time)
+	total uint64   // the tree size of every expression read so far
 	depth int
 }
+
+// maxIRTree bounds the expressions of a kernel read back, counted as trees
+// (a shared subexpression once per use): sharing lets a few bytes describe a
+// tree of exponential size, which Validate would walk without end.
+const maxIRTree = 1 << 21
 
 type irFault string
 
@@ -657,11 +664,22 @@ func (d *irDecoder) expr() Expr {
 		if len(d.exprs) == 0 {
 			d.fail("reference to an expression before any")
 		}
-		return d.exprs[d.n(len(d.exprs)-1)]
+		i := d.n(len(d.exprs) - 1)
+		d.grow(d.sizes[i])
+		return d.exprs[i]
 	}
+	before := d.total
 	x := d.node(tag)
+	d.grow(1)
 	d.exprs = append(d.exprs, x)
+	d.sizes = append(d.sizes, d.total-before)
 	return x
+}
+
+func (d *irDecoder) grow(n uint64) {
+	if d.total += n; d.total > maxIRTree {
+		d.fail("expressions of more than %d nodes as trees", maxIRTree)
+	}
 }
 
 func (d *irDecoder) node(tag uint64) Expr {

@@ -136,3 +136,45 @@ func TestMarshalKernelRefuses(t *testing.T) {
 	_, err = fe.MarshalKernel(nil)
 	require.True(t, errors.Is(err, fe.ErrInvalid))
 }
+
+// FuzzUnmarshalKernel: whatever the bytes (sealed with a valid checksum, so
+// the decoder sees them), UnmarshalKernel returns a valid kernel or an error
+// wrapping ErrBadIR, and never panics.
+func FuzzUnmarshalKernel(f *testing.F) {
+	for _, build := range []func() (*fe.Function, error){programs.Saxpy, programs.Callables, programs.Control, programs.Blur} {
+		k, err := build()
+		require.NoError(f, err)
+		data, err := fe.MarshalKernel(k)
+		require.NoError(f, err)
+		f.Add(data[:len(data)-sha256.Size])
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sum := sha256.Sum256(body)
+		g, err := fe.UnmarshalKernel(append(bytes.Clone(body), sum[:]...))
+		if err != nil {
+			require.ErrorIs(t, err, fe.ErrBadIR)
+			return
+		}
+		require.NoError(t, g.Validate())
+	})
+}
+
+// TestUnmarshalKernelExponentialTree: sharing each level twice, 22 levels
+// are a few bytes and a tree of 2^23 nodes, past the bound on what is read
+// back (Validate would walk the whole tree; at 60 levels, without end): the
+// read is refused.
+func TestUnmarshalKernelExponentialTree(t *testing.T) {
+	f := fe.NewKernel("k", 1, [3]uint32{64, 1, 1})
+	out := f.AddParam("out", fe.Buffer(fe.TU32), fe.VarArg)
+	var x fe.Expr = fe.LitInt(fe.TU32, 1)
+	for range 22 {
+		x = &fe.Binary{Op: fe.Add, X: x, Y: x, T: fe.TU32}
+	}
+	f.Body.Stmts = []fe.Stmt{&fe.Assign{Dst: &fe.Index{X: &fe.Ref{Var: out}, I: fe.LitInt(fe.TU32, 0), T: fe.TU32}, Src: x}}
+	data, err := fe.MarshalKernel(f)
+	require.NoError(t, err)
+	require.Less(t, len(data), 200, "sharing keeps the bytes few")
+	_, err = fe.UnmarshalKernel(data)
+	require.ErrorIs(t, err, fe.ErrBadIR)
+	require.ErrorContains(t, err, "as trees")
+}
