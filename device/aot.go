@@ -4,12 +4,14 @@ package device
 // device and stores it by name with its signature; LoadKernel builds it on a
 // device later, refusing it unless the signature is the one the program
 // expects. The record (shadercache.Kernel) carries the SPIR-V, the signature
-// as text — what is compared, and what an error shows — and the runtime's
-// binding layout as JSON (aotABI), so loading needs no frontend AST.
+// as text — what is compared, and what an error shows — and the whole
+// (logical) signature as JSON (aotABI), which the backend lays out by its
+// ABI, so loading needs no frontend AST.
 //
-// With no device to ask, codegen takes the portable path for every
-// capability it consults (float atomics become compare-and-swap loops), so a
-// saved kernel runs on any Vulkan 1.2 device.
+// With no device to ask, SaveKernel compiles with the Vulkan backend's
+// offline compiler (RegisterOfflineCompiler), which takes the portable path
+// for every capability its codegen consults (float atomics become
+// compare-and-swap loops), so a saved kernel runs on any Vulkan 1.2 device.
 
 import (
 	"encoding/json"
@@ -19,31 +21,34 @@ import (
 
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/shadercache"
-	"github.com/lucent-gpu/lucent/spirv"
 )
 
 // ErrKernelNotFound is wrapped by LoadKernel's error when the store holds no
 // kernel under the name.
 var ErrKernelNotFound = errors.New("kernel not found")
 
-// aotABIVersion versions the JSON layout of aotABI.
-const aotABIVersion = 1
+// aotABIVersion versions the JSON layout of aotABI. Version 1 held the
+// Vulkan binding layout in the signature; version 2 holds the logical
+// signature, which the backend lays out, and the kernel's IR.
+const aotABIVersion = 2
 
-// aotABI is the binding layout stored with an ahead-of-time kernel.
+// aotABI is the signature stored with an ahead-of-time kernel, and the
+// kernel's IR for backends that take no SPIR-V.
 type aotABI struct {
 	Version   int
-	Codegen   int // frontend.CodegenVersion of the SPIR-V
+	Codegen   int // the version of the code generator that made the SPIR-V
 	Signature Signature
+	IR        []byte // frontend.MarshalKernel
 }
 
-// aotOptions are the codegen options SaveKernel compiles with: the portable
-// path for every device capability (no device is there to ask).
-func aotOptions(names bool) frontend.Options {
-	return frontend.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: false, Names: names}
-}
+// aotBackend names the backend whose offline compiler SaveKernel uses: the
+// records hold SPIR-V.
+const aotBackend = "vulkan"
 
-// SaveKernel compiles kernel f to SPIR-V without a device and stores it in
-// store under name, with its argument signature. It returns the signature
+// SaveKernel compiles kernel f to SPIR-V without a device (with the offline
+// compiler the Vulkan backend registers: import device/vulkan, or get
+// ErrUnsupported) and stores it in store under name, with its argument
+// signature. It returns the signature
 // text LoadKernel will expect (see SignatureText). Only WithDebugNames of the
 // options matters. A kernel that captures host resources cannot be saved:
 // they do not outlive the process.
@@ -70,14 +75,22 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *frontend.Function, o
 				name, ErrInvalidArgument, sig.Args[i].Label(i), c)
 		}
 	}
-	words, err := frontend.Emit(f, aotOptions(o.names))
+	compile := offlineCompiler(aotBackend)
+	if compile == nil {
+		return "", fmt.Errorf("device: SaveKernel %q: %w: no offline compiler for the %s backend (import its package)", name, ErrUnsupported, aotBackend)
+	}
+	words, version, err := compile(f, KernelOptions{DebugNames: o.names})
 	if err != nil {
 		if errors.Is(err, frontend.ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
 		}
 		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
 	}
-	abi, err := json.Marshal(aotABI{Version: aotABIVersion, Codegen: frontend.CodegenVersion, Signature: sig})
+	ir, err := frontend.MarshalKernel(f)
+	if err != nil {
+		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
+	}
+	abi, err := json.Marshal(aotABI{Version: aotABIVersion, Codegen: version, Signature: sig, IR: ir})
 	if err != nil {
 		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
 	}
@@ -92,8 +105,10 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *frontend.Function, o
 // SignatureText the program was written against; a kernel stored with
 // another one is refused with an error naming both (wrapping
 // shadercache.ErrSignatureMismatch). A name the store lacks wraps
-// ErrKernelNotFound. The Kernel has no Function (its AST stayed in the
-// program that saved it) and every argument is passed to Dispatch.
+// ErrKernelNotFound. The Kernel is built from the stored SPIR-V and has no
+// Function; on a backend that takes no SPIR-V (or a device that refuses the
+// module) it is compiled from the stored IR instead. Every argument is passed
+// to Dispatch.
 func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (*Kernel, error) {
 	if store == nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: %w: nil store", name, ErrInvalidArgument)
@@ -125,10 +140,33 @@ func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (
 	// by shadercache.LoadKernel; a store is as trusted as the program's own
 	// files (RATIONALE.md, "Trust model for SPIR-V").
 	sh, err := d.NewShader(ShaderDesc{SPIRV: rec.SPIRV, Signature: &sig, Name: name, Trusted: true})
+	if errors.Is(err, ErrUnsupported) && len(abi.IR) > 0 {
+		// A backend that takes no SPIR-V, or a device that refuses the
+		// module, compiles the kernel from its IR.
+		return loadFromIR(d, name, abi.IR, rec.Signature)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: %w", name, err)
 	}
 	return &Kernel{Shader: sh, words: rec.SPIRV, captured: make([]any, len(sig.Args)), nUser: len(sig.Args)}, nil
+}
+
+// loadFromIR compiles the IR of the ahead-of-time kernel name on d; its
+// signature must be the stored one (text).
+func loadFromIR(d *Device, name string, ir []byte, text string) (*Kernel, error) {
+	f, err := frontend.UnmarshalKernel(ir)
+	if err != nil {
+		return nil, fmt.Errorf("device: LoadKernel %q: %w: %w", name, shadercache.ErrBadKernel, err)
+	}
+	k, err := Compile(d, f, WithKernelName(name))
+	if err != nil {
+		return nil, fmt.Errorf("device: LoadKernel %q: %w", name, err)
+	}
+	if got := SignatureText(k.Signature()); got != text {
+		_ = k.Close()
+		return nil, fmt.Errorf("device: LoadKernel %q: the stored IR has signature %s, the record %s: %w", name, got, text, shadercache.ErrBadKernel)
+	}
+	return k, nil
 }
 
 // SignatureText is a kernel signature as ahead-of-time kernels are checked

@@ -7,13 +7,11 @@ import (
 	"time"
 
 	"github.com/lucent-gpu/lucent/frontend"
-	"github.com/lucent-gpu/lucent/spirv"
 )
 
-// Kernel is a compiled lucent kernel: the Shader built from the codegen's
-// SPIR-V with the Signature the compiler derived from the kernel's
-// arguments, plus the resources the kernel captured, which Dispatch passes
-// implicitly.
+// Kernel is a compiled lucent kernel: the Shader the backend built from the
+// kernel with the Signature derived from the kernel's arguments, plus the
+// resources the kernel captured, which Dispatch passes implicitly.
 type Kernel struct {
 	*Shader
 	fn       *frontend.Function
@@ -22,11 +20,12 @@ type Kernel struct {
 	nUser    int
 	barrier  bool // must be dispatched in whole blocks
 
-	// CodegenTime is how long AST → SPIR-V words took; PipelineTime how long
-	// the backend took to build the pipeline.
+	// CodegenTime is how long the backend's codegen (AST → native code)
+	// took; PipelineTime how long the backend took to build the pipeline
+	// (ShaderReport).
 	CodegenTime, PipelineTime time.Duration
-	// CacheHit is true when the SPIR-V came from the shader cache (codegen
-	// was skipped; CodegenTime is then 0).
+	// CacheHit is true when the native code came from the backend's shader
+	// cache (codegen was skipped; CodegenTime is then 0).
 	CacheHit bool
 }
 
@@ -47,12 +46,12 @@ func WithKernelName(name string) CompileOption { return func(o *compileOptions) 
 // the emulation, or working around a driver).
 func WithEmulatedFloatAtomics() CompileOption { return func(o *compileOptions) { o.emulated = true } }
 
-// WithDebugNames keeps variable and function names in the SPIR-V.
+// WithDebugNames keeps variable and function names in the native code.
 func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
 
-// Compile generates SPIR-V for kernel f, specialised to d's capabilities
-// (native float atomics where present), and builds its pipeline. A kernel
-// beyond the device's compute limits (its block size against
+// Compile has d's backend compile kernel f, specialised to the device's
+// capabilities (native float atomics where present), and build its
+// pipeline. A kernel beyond the device's compute limits (its block size against
 // maxComputeWorkGroupSize and maxComputeWorkGroupInvocations, its shared
 // variables together against maxComputeSharedMemorySize) is refused with
 // ErrUnsupported, naming the kernel and, for kernels compiled from source,
@@ -171,53 +170,30 @@ func checkDeviceLimits(caps Capabilities, f *frontend.Function) error {
 	return nil
 }
 
-// compile is Compile past its checks: codegen (through the shader cache)
-// and the backend's pipeline.
+// compile is Compile past its checks: the backend compiles the kernel (its
+// codegen, through its shader cache) and builds the pipeline.
 func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error) {
-	caps := d.Capabilities()
-	fo := frontend.Options{
-		Env:            spirv.EnvVulkan1_2,
-		FloatAtomicAdd: caps.AtomicFloat32Add && !o.emulated,
-		Names:          o.names,
-		// Texture slots through descriptor arrays where the device indexes
-		// them; linear mirrors and sampling in code elsewhere.
-		NativeBindlessTextures: caps.Sampling == PathNative,
-	}
-	words, cached, codegen, err := d.kernelSPIRV(f, fo, o.name) // through the shader cache (cache.go)
-	if err != nil {
-		if errors.Is(err, frontend.ErrUnsupported) {
-			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
-		} else if errors.Is(err, frontend.ErrLimit) {
-			err = fmt.Errorf("%w: %w", ErrInvalidArgument, err)
-		}
-		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
-	}
 	sig, captured, err := KernelSignature(f)
 	if err != nil {
 		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
 	}
-	if fo.NativeBindlessTextures {
-		textureSets(&sig, f)
-	}
-	t1 := time.Now()
-	// Trusted: the words are this build's codegen output, fresh or read back
-	// from the shader cache, which verifies what it returns (RATIONALE.md,
-	// "Trust model for SPIR-V").
-	sh, err := d.NewShader(ShaderDesc{SPIRV: words, Signature: &sig, Name: o.name, Trusted: true})
-	if err != nil && cached && d.checkOpen() == nil {
-		// A cached module the backend refuses is compiled again and rewritten.
-		if words, codegen, err = d.recompile(f, fo, o.name, err); err != nil {
-			return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
+	var rep ShaderReport
+	sh, err := d.newShader(ShaderDesc{
+		Kernel: f, Signature: &sig, Name: o.name, Report: &rep,
+		KernelOptions: KernelOptions{DebugNames: o.names, EmulatedFloatAtomics: o.emulated},
+	}, func(err error) error {
+		if errors.Is(err, frontend.ErrUnsupported) && !errors.Is(err, ErrUnsupported) {
+			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
+		} else if errors.Is(err, frontend.ErrLimit) && !errors.Is(err, ErrInvalidArgument) {
+			err = fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 		}
-		cached = false
-		t1 = time.Now()
-		sh, err = d.NewShader(ShaderDesc{SPIRV: words, Signature: &sig, Name: o.name, Trusted: true})
-	}
+		return fmt.Errorf("device: Compile %s: %w", o.name, err)
+	})
 	if err != nil {
 		return nil, err
 	}
-	k := &Kernel{Shader: sh, fn: f, words: words, captured: captured, barrier: f.UsesBarrier(),
-		CodegenTime: codegen, PipelineTime: time.Since(t1), CacheHit: cached}
+	k := &Kernel{Shader: sh, fn: f, words: rep.SPIRV, captured: captured, barrier: f.UsesBarrier(),
+		CodegenTime: rep.CodegenTime, PipelineTime: rep.PipelineTime, CacheHit: rep.CacheHit}
 	for _, c := range captured {
 		if c == nil {
 			k.nUser++
@@ -234,7 +210,8 @@ func (k *Kernel) Function() *frontend.Function {
 	return k.fn
 }
 
-// SPIRV is the module the kernel was built from.
+// SPIRV is the module the kernel was built from, on a backend whose native
+// code is SPIR-V (Vulkan); nil elsewhere.
 func (k *Kernel) SPIRV() []uint32 {
 	if k == nil {
 		return nil
@@ -319,66 +296,42 @@ func (k *Kernel) withCaptured(args []any) ([]any, error) {
 }
 
 // KernelSignature derives the runtime Signature of kernel f from its
-// arguments per kernel ABI v1, and lists the captured host resources by
-// argument (nil for arguments given at dispatch).
+// parameters, and lists the captured host resources by argument (nil for
+// arguments given at dispatch). The signature is logical (kinds, types,
+// access); a backend lays it out by its own ABI.
 func KernelSignature(f *frontend.Function) (Signature, []any, error) {
-	layout, push, err := f.Layout()
-	if err != nil {
-		return Signature{}, nil, err
-	}
-	sig := Signature{BlockSize: f.BlockSize, DispatchHeader: true, PushConstantSize: uint32(push)}
-	captured := make([]any, len(layout))
-	for i, a := range layout {
-		v := a.Var
+	sig := Signature{BlockSize: f.BlockSize}
+	captured := make([]any, len(f.Params))
+	for i, v := range f.Params {
 		t := v.Type
 		arg := Argument{Name: v.Name}
 		captured[i] = v.Capture
 		switch t.Kind() {
 		case frontend.KindBuffer:
 			arg.Kind = ArgBuffer
-			if t.ByAddress() {
-				arg.Form = FormAddress
-				arg.Offset = uint32(a.Offset)
-				arg.Size = frontend.AddressArgSize // address, then element count
-			} else {
-				arg.Binding = uint32(a.Binding)
-			}
+			arg.ByAddress = t.ByAddress()
 			arg.ElemSize = uint32(t.Elem().Size())
 			describeScalar(&arg, t.Elem())
 			arg.Access = access(f, v)
 		case frontend.KindTexture:
 			arg.Kind = ArgTexture
-			arg.Binding = uint32(a.Binding)
 			arg.Dim = uint8(t.Len())
 			arg.Format = textureFormats[t.Format()]
 			arg.Access = access(f, v)
 		case frontend.KindBindless:
 			arg.Kind = ArgBindlessArray
-			arg.Binding = uint32(a.Binding)
 			arg.Access = Read
 		case frontend.KindAccel:
 			return Signature{}, nil, fmt.Errorf("%w: kernel argument %s of type %s", ErrUnsupported, v.Name, t)
 		default:
 			arg.Kind = ArgUniform
-			arg.Offset = uint32(a.Offset)
 			arg.Size = uint32(t.Size())
+			arg.Align = uint32(t.Align())
 			describeScalar(&arg, t)
 		}
 		sig.Args = append(sig.Args, arg)
 	}
 	return sig, captured, nil
-}
-
-// textureSets gives the bindless arguments whose texture slots kernel f uses
-// their descriptor sets, 1+i for the i-th (frontend.Options.NativeBindlessTextures).
-func textureSets(sig *Signature, f *frontend.Function) {
-	sets := map[*frontend.Var]uint32{}
-	for i, v := range f.BindlessTextureArgs() {
-		sets[v] = uint32(1 + i)
-	}
-	for j, p := range f.Params {
-		sig.Args[j].TextureSet = sets[p]
-	}
 }
 
 // textureFormats maps the kernel's texel formats to the runtime's.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -54,13 +54,13 @@ func BenchmarkCompile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		words, err := frontend.Emit(f, frontend.Options{Env: spirv.EnvVulkan1_2})
+		words, err := codegen.Emit(f, codegen.Options{Env: spirv.EnvVulkan1_2})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(name+"/lucent-codegen", func(b *testing.B) {
 			for b.Loop() {
-				if _, err := frontend.Emit(f, frontend.Options{Env: spirv.EnvVulkan1_2}); err != nil {
+				if _, err := codegen.Emit(f, codegen.Options{Env: spirv.EnvVulkan1_2}); err != nil {
 					b.Fatal(err)
 				}
 			}

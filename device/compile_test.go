@@ -142,7 +142,7 @@ func TestCompileBufferByAddress(t *testing.T) {
 	require.NoError(t, err)
 	defer k.Close()
 	sig := k.Signature()
-	require.Equal(t, device.FormAddress, sig.Args[1].Form)
+	require.True(t, sig.Args[1].ByAddress)
 	const n = 1000
 	xs, ys := make([]float32, n), make([]float32, n)
 	for i := range xs {

@@ -10,6 +10,9 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
+
+	"github.com/lucent-gpu/lucent/frontend"
 )
 
 // Interface is the backend contract: the only thing a backend implements.
@@ -72,9 +75,13 @@ type Interface interface {
 	CreateStream(kind StreamKind) (Handle, error)
 	DestroyStream(h Handle) error
 
-	// CreateShader builds a compute pipeline from SPIR-V. When desc.Signature
-	// is nil the backend reflects it from the module; either way it returns
-	// the signature it uses to bind arguments.
+	// CreateShader builds a compute pipeline. With desc.Kernel the backend
+	// compiles the kernel itself (its own code generator, its own caches
+	// through Options.ShaderCache); with desc.SPIRV it takes a module from
+	// elsewhere, which only the Vulkan backend accepts (others return
+	// ErrUnsupported). When desc.Signature is nil (SPIR-V only) the backend
+	// reflects it from the module; either way it returns the signature it
+	// uses to bind arguments.
 	CreateShader(desc ShaderDesc) (Handle, Signature, error)
 	DestroyShader(h Handle) error
 
@@ -149,14 +156,25 @@ func (d TextureDesc) LevelExtent(l uint32) [3]uint32 {
 	return e
 }
 
-// ShaderDesc describes a shader to create.
+// ShaderDesc describes a shader to create: a lucent kernel (Kernel), or a
+// SPIR-V module (SPIRV, Vulkan backend only); exactly one of the two.
 type ShaderDesc struct {
-	// SPIRV is the module: one GLCompute entry point.
+	// Kernel is a validated lucent kernel for the backend to compile, with
+	// KernelOptions; Signature must then be the kernel's (KernelSignature).
+	// Compile fills both.
+	Kernel        *frontend.Function
+	KernelOptions KernelOptions
+	// Report, when not nil, receives what compiling Kernel took.
+	Report *ShaderReport
+
+	// SPIRV is a module from elsewhere: one GLCompute entry point.
 	SPIRV []uint32
 	// EntryPoint names it ("" means "main").
 	EntryPoint string
-	// Signature is the argument list from lucent's compiler; nil asks the
-	// backend to reflect it from the module.
+	// Signature is the logical argument list (KernelSignature). Given with
+	// SPIRV, the module must follow the backend's kernel ABI, by which the
+	// backend lays the signature out (docs/kernel-abi.md for Vulkan); nil
+	// asks the backend to reflect it from the module.
 	Signature *Signature
 	// Name is a debug name for the shader.
 	Name string
@@ -165,8 +183,9 @@ type ShaderDesc struct {
 	// lucent's own compiler: such a module is checked by spirv-val (for the
 	// device's Vulkan version and the layouts it enables) before the driver
 	// sees it, and refused with an error wrapping ErrUnsupported where
-	// SPIRV-Tools is not installed. Compile, LoadKernel and the launchers
-	// lucentc -go writes set it (RATIONALE.md, "Trust model for SPIR-V").
+	// SPIRV-Tools is not installed. LoadKernel and the launchers lucentc -go
+	// writes set it; a Kernel's module is the backend's own codegen output,
+	// always trusted (RATIONALE.md, "Trust model for SPIR-V").
 	// Either way the module is parsed, and checked against the device's
 	// limits (workgroup size and invocations, shared memory, id bound).
 	Trusted bool
@@ -256,4 +275,27 @@ func (s *HandleSpace) Missing(h Handle, kind string) error {
 		return fmt.Errorf("%s %d: %w", kind, h, ErrClosed)
 	}
 	return invalidf("unknown %s handle %d", kind, h)
+}
+
+// KernelOptions are the backend-neutral choices a kernel is compiled with;
+// the backend adds its own (native float atomics or textures where its
+// device has them, its target environment).
+type KernelOptions struct {
+	// DebugNames keeps variable and function names in the native code.
+	DebugNames bool
+	// EmulatedFloatAtomics uses compare-and-swap loops for float32 atomic
+	// add and sub even where the device has native ones.
+	EmulatedFloatAtomics bool
+}
+
+// ShaderReport is what a backend reports of compiling a kernel.
+type ShaderReport struct {
+	// CodegenTime is how long kernel → native code took (0 when it came
+	// from the shader cache); PipelineTime how long the pipeline build took.
+	CodegenTime, PipelineTime time.Duration
+	// CacheHit is true when the native code came from the shader cache.
+	CacheHit bool
+	// SPIRV is the module the kernel became, on backends whose native code
+	// is SPIR-V (Vulkan); nil elsewhere.
+	SPIRV []uint32
 }

@@ -437,8 +437,8 @@ func TestVulkanBindlessBuffers(t *testing.T) {
 	// signature says it is a bindless array.
 	sh, err := d.NewShader(device.ShaderDesc{SPIRV: bindlessSumSPIRV, Name: "bindless-sum", Signature: &device.Signature{
 		Args: []device.Argument{
-			{Name: "slots", Kind: device.ArgBindlessArray, Binding: 0, Access: device.Read},
-			{Name: "out", Kind: device.ArgBuffer, Binding: 1, ElemSize: 4, Access: device.Write},
+			{Name: "slots", Kind: device.ArgBindlessArray, Access: device.Read},
+			{Name: "out", Kind: device.ArgBuffer, ElemSize: 4, Access: device.Write},
 		},
 		BlockSize: [3]uint32{1, 1, 1},
 	}})

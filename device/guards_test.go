@@ -36,7 +36,7 @@ func TestBufferByAddressBoundsGuard(t *testing.T) {
 	k, err := device.Compile(d, f)
 	require.NoError(t, err)
 	defer k.Close()
-	require.Equal(t, device.FormAddress, k.Signature().Args[0].Form)
+	require.True(t, k.Signature().Args[0].ByAddress)
 
 	const n, off, view = 64, 16, 16
 	ins := make([]uint32, n)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/lucent-gpu/lucent/frontend"
 )
 
 var registry struct {
@@ -54,4 +56,38 @@ func DefaultAdapter(adapters []Adapter) int {
 		}
 	}
 	return best
+}
+
+// OfflineCompiler compiles a kernel without a device, for SaveKernel: it
+// returns the backend's module (SPIR-V, the format ahead-of-time records
+// hold) and the version of the code generator that made it.
+type OfflineCompiler func(f *frontend.Function, opts KernelOptions) (words []uint32, codegenVersion int, err error)
+
+var offline struct {
+	sync.RWMutex
+	m map[string]OfflineCompiler
+}
+
+// RegisterOfflineCompiler makes a backend's ahead-of-time compiler available
+// under the backend's name. Backends call it from init; like Register it
+// panics when name is taken or c is nil.
+func RegisterOfflineCompiler(name string, c OfflineCompiler) {
+	offline.Lock()
+	defer offline.Unlock()
+	if c == nil {
+		panic("device: RegisterOfflineCompiler compiler is nil for " + name)
+	}
+	if _, dup := offline.m[name]; dup {
+		panic("device: RegisterOfflineCompiler called twice for " + name)
+	}
+	if offline.m == nil {
+		offline.m = map[string]OfflineCompiler{}
+	}
+	offline.m[name] = c
+}
+
+func offlineCompiler(name string) OfflineCompiler {
+	offline.RLock()
+	defer offline.RUnlock()
+	return offline.m[name]
 }

@@ -12,26 +12,45 @@ type Shader struct {
 	name string
 }
 
-// NewShader creates a shader from SPIR-V. With desc.Signature nil the backend
-// reflects the argument list from the module; Signature then reports it.
-// Unless desc.Trusted, the module is validated with SPIRV-Tools first (for
-// the device's Vulkan version and layouts), and refused with ErrUnsupported
-// where SPIRV-Tools is missing; every module is checked against the
-// device's limits. See ShaderDesc.Trusted.
+// NewShader creates a shader: from a lucent kernel (desc.Kernel, which the
+// backend compiles; Compile is the usual way there) or from SPIR-V, which only
+// the Vulkan backend takes. With desc.Signature nil the backend reflects the
+// argument list from the module; Signature then reports it. Unless
+// desc.Trusted, a module is validated with SPIRV-Tools first (for the
+// device's Vulkan version and layouts), and refused with ErrUnsupported where
+// SPIRV-Tools is missing; every module is checked against the device's
+// limits. See ShaderDesc.Trusted.
 func (d *Device) NewShader(desc ShaderDesc) (*Shader, error) {
 	name := desc.Name
 	if name == "" {
 		name = "shader"
 	}
-	if len(desc.SPIRV) < 5 || desc.SPIRV[0] != 0x07230203 {
-		return nil, fmt.Errorf("device: NewShader %s: %w: not a SPIR-V module (%d words)", name, ErrInvalidArgument, len(desc.SPIRV))
+	return d.newShader(desc, func(err error) error { return fmt.Errorf("device: NewShader %s: %w", name, err) })
+}
+
+// newShader is NewShader with wrap applied to the errors of desc and of the
+// backend (Compile wraps them its own way).
+func (d *Device) newShader(desc ShaderDesc, wrap func(error) error) (*Shader, error) {
+	name := desc.Name
+	if name == "" {
+		name = "shader"
+	}
+	switch {
+	case desc.Kernel != nil && len(desc.SPIRV) != 0:
+		return nil, wrap(fmt.Errorf("%w: both a kernel and SPIR-V", ErrInvalidArgument))
+	case desc.Kernel != nil:
+		if desc.Signature == nil {
+			return nil, wrap(fmt.Errorf("%w: kernel %s without its signature (KernelSignature)", ErrInvalidArgument, desc.Kernel.Name))
+		}
+	case len(desc.SPIRV) < 5 || desc.SPIRV[0] != 0x07230203:
+		return nil, wrap(fmt.Errorf("%w: not a SPIR-V module (%d words)", ErrInvalidArgument, len(desc.SPIRV)))
 	}
 	if err := d.checkOpen(); err != nil {
 		return nil, err
 	}
 	h, sig, err := d.iface.CreateShader(desc)
 	if err != nil {
-		return nil, fmt.Errorf("device: NewShader %s: %w", name, err)
+		return nil, wrap(err)
 	}
 	r, err := d.track(h, KindShader)
 	if err != nil {

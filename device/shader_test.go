@@ -10,12 +10,11 @@ import (
 // func saxpy(a float32, x, y Buffer[float32]).
 var saxpySig = Signature{
 	Args: []Argument{
-		{Name: "a", Kind: ArgUniform, Offset: 24, Size: 4, Scalar: ScalarFloat, ScalarBits: 32},
-		{Name: "x", Kind: ArgBuffer, Binding: 0, ElemSize: 4, Scalar: ScalarFloat, ScalarBits: 32, Access: Read},
-		{Name: "y", Kind: ArgBuffer, Binding: 1, ElemSize: 4, Scalar: ScalarFloat, ScalarBits: 32, Access: ReadWrite},
+		{Name: "a", Kind: ArgUniform, Size: 4, Scalar: ScalarFloat, ScalarBits: 32},
+		{Name: "x", Kind: ArgBuffer, ElemSize: 4, Scalar: ScalarFloat, ScalarBits: 32, Access: Read},
+		{Name: "y", Kind: ArgBuffer, ElemSize: 4, Scalar: ScalarFloat, ScalarBits: 32, Access: ReadWrite},
 	},
-	BlockSize:      [3]uint32{64, 1, 1},
-	DispatchHeader: true,
+	BlockSize: [3]uint32{64, 1, 1},
 }
 
 func TestBindArgs(t *testing.T) {

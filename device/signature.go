@@ -52,34 +52,25 @@ func (k ScalarKind) String() string {
 	return [...]string{"unknown", "bool", "int", "uint", "float"}[min(int(k), 4)]
 }
 
-// ArgForm is how a buffer argument reaches the kernel (see docs/kernel-abi.md).
-type ArgForm uint8
-
-const (
-	FormDescriptor ArgForm = iota // a descriptor at Binding in set 0
-	FormAddress                   // a buffer device address at Offset in the push-constant block
-)
-
-// Argument describes one kernel argument, in argument order.
+// Argument describes one kernel argument, in argument order: what it is,
+// not where it goes. Where each argument reaches the kernel (descriptor
+// bindings, push-constant offsets) is the backend's business: the Vulkan
+// backend lays a signature out by its kernel ABI (docs/kernel-abi.md).
 type Argument struct {
 	Name string // source name, or "" (errors then use the index)
 	Kind ArgKind
 
-	// Binding is the descriptor binding in set 0 (resource arguments with
-	// FormDescriptor).
-	Binding uint32
-	Form    ArgForm
-
-	// Offset and Size locate a uniform (or a FormAddress buffer) in the
-	// push-constant block. A FormAddress buffer takes 8 bytes, the device
-	// address of the view's first byte, or 16 in lucent's kernels (kernel
-	// ABI v1): the address, then the u64 number of ElemSize elements in the
-	// view, which codegen checks every access through the address against.
-	Offset uint32
-	Size   uint32
+	// Size is a uniform's size in bytes; Align its alignment (0: that of
+	// its scalar, per Scalar and ScalarBits).
+	Size  uint32
+	Align uint32
 
 	// ElemSize is a buffer's element stride in bytes (0: unknown, unchecked).
 	ElemSize uint32
+	// ByAddress marks a buffer the kernel reaches by device address (a
+	// frontend.BigBuf parameter: views beyond the backend's descriptor
+	// range); the backend passes the view's address and element count.
+	ByAddress bool
 
 	// Scalar, ScalarBits and Components describe a uniform of scalar or vector
 	// type (or a buffer's element of that type); Scalar == ScalarUnknown
@@ -92,13 +83,6 @@ type Argument struct {
 	// Dim is a texture's dimension, 2 or 3 (0: unchecked).
 	Format Format
 	Dim    uint8
-
-	// TextureSet is the descriptor set holding a bindless array's texture
-	// descriptors, for kernels compiled for native bindless textures (a
-	// runtime array of combined image samplers at binding 0, indexed by
-	// slot); 0: the kernel reaches texture slots through the slot records
-	// (emulated sampling).
-	TextureSet uint32
 
 	// Access is how the kernel uses a resource argument. Reflection of raw
 	// SPIR-V reports Read for NonWritable and Write for NonReadable variables,
@@ -114,23 +98,15 @@ func (a Argument) Label(i int) string {
 	return fmt.Sprintf("argument %d", i)
 }
 
-// Signature is a shader's argument list plus what the runtime needs to dispatch
-// it. Kernels compiled by lucent carry one from the compiler; for raw SPIR-V the
-// backend reflects it from the module (descriptor bindings in binding order,
-// then the push-constant block's members in offset order).
+// Signature is a shader's argument list plus its block size. Kernels
+// compiled by lucent carry one derived from the kernel (KernelSignature); for
+// raw SPIR-V the backend reflects it from the module (descriptor bindings in
+// binding order, then the push-constant block's members in offset order).
 type Signature struct {
 	Args []Argument
 
 	// BlockSize is the workgroup size (LocalSize) of the entry point.
 	BlockSize [3]uint32
-
-	// DispatchHeader is true when the push-constant block starts with
-	// kernel ABI v1's dispatch_size and block_offset (24 bytes); lucent's
-	// codegen always emits it, raw modules usually do not.
-	DispatchHeader bool
-
-	// PushConstantSize is the push-constant block's total size in bytes.
-	PushConstantSize uint32
 }
 
 func (s Signature) String() string {

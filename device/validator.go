@@ -342,8 +342,11 @@ func (v *Validator) settleRetired() {
 }
 
 func (v *Validator) CreateShader(d ShaderDesc) (Handle, Signature, error) {
-	if len(d.SPIRV) == 0 {
-		return 0, Signature{}, vinvalid("CreateShader %q: no SPIR-V", d.Name)
+	if len(d.SPIRV) == 0 && d.Kernel == nil {
+		return 0, Signature{}, vinvalid("CreateShader %q: neither a kernel nor SPIR-V", d.Name)
+	}
+	if len(d.SPIRV) != 0 && d.Kernel != nil {
+		return 0, Signature{}, vinvalid("CreateShader %q: both a kernel and SPIR-V", d.Name)
 	}
 	var sig Signature
 	r := &vres{kind: KindShader, name: d.Name}

@@ -67,7 +67,7 @@ func bindlessTexType(op Op, args []Expr) (*Type, error) {
 func (f *Function) BindlessTextureArgs() []*Var {
 	used := map[*Var]bool{}
 	visit := func(g *Function) {
-		walkFunc(g, func(e Expr) {
+		WalkExprs(g, func(e Expr) {
 			if c, ok := e.(*Call); ok && c.Func == nil && c.Op >= OpBindlessTexRead && c.Op <= OpBindlessTexSize {
 				if r, ok := c.Args[0].(*Ref); ok {
 					used[r.Var] = true

@@ -165,8 +165,8 @@ func isInty(t *Type) bool { return t.IsInteger() || t.kind == KindVector && t.el
 
 func isBooly(t *Type) bool { return t == TBool || t.kind == KindVector && t.elem == TBool }
 
-// boolLike is bool shaped like t (bool or a bool vector).
-func boolLike(t *Type) *Type {
+// BoolLike is bool shaped like t (bool or a bool vector).
+func BoolLike(t *Type) *Type {
 	if t.kind == KindVector {
 		return Vector(TBool, t.n)
 	}
@@ -192,8 +192,8 @@ func IsPlace(e Expr) bool {
 	return false
 }
 
-// placeRoot is the variable under a place.
-func placeRoot(e Expr) *Var {
+// PlaceRoot is the variable under a place.
+func PlaceRoot(e Expr) *Var {
 	for {
 		switch x := e.(type) {
 		case *Ref:
@@ -280,8 +280,8 @@ func CallType(op Op, args []Expr) (*Type, error) {
 		if a != b {
 			return nil, mismatch(op, "branches are %s and %s", a, b)
 		}
-		if c != TBool && c != boolLike(a) {
-			return nil, mismatch(op, "condition is %s, want bool or %s", c, boolLike(a))
+		if c != TBool && c != BoolLike(a) {
+			return nil, mismatch(op, "condition is %s, want bool or %s", c, BoolLike(a))
 		}
 		if !a.IsScalar() && a.kind != KindVector {
 			return nil, mismatch(op, "cannot select %s", a)
@@ -294,7 +294,7 @@ func CallType(op Op, args []Expr) (*Type, error) {
 		if !isFloaty(args[0].Type()) {
 			return nil, mismatch(op, "operand is %s, want float", args[0].Type())
 		}
-		return boolLike(args[0].Type()), nil
+		return BoolLike(args[0].Type()), nil
 	case op == OpDot || op == OpDistance || op == OpReflect || op == OpCross:
 		if err := want(2); err != nil {
 			return nil, err
@@ -384,7 +384,7 @@ func CallType(op Op, args []Expr) (*Type, error) {
 		if !IsPlace(args[0]) {
 			return nil, mismatch(op, "operand 0 is not a buffer element or shared variable")
 		}
-		if r := placeRoot(args[0]); r == nil || r.Kind != VarShared && r.Type.kind != KindBuffer {
+		if r := PlaceRoot(args[0]); r == nil || r.Kind != VarShared && r.Type.kind != KindBuffer {
 			return nil, mismatch(op, "operand 0 is not a buffer element or shared variable")
 		}
 		if err := same(); err != nil {

@@ -1,7 +1,8 @@
 // Package frontend holds lucent's kernel language: a typed AST (types,
-// expressions, statements, functions), a Go DSL that builds it by tracing Go
-// calls at run time, and the code generator that lowers it to SPIR-V words
-// following docs/kernel-abi.md.
+// expressions, statements, functions) and a Go DSL that builds it by tracing
+// Go calls at run time. It knows no target: backends compile the AST (the
+// Vulkan backend's code generator, device/vulkan/codegen, lowers it to
+// SPIR-V following docs/kernel-abi.md).
 //
 // The one design choice to know: types are interned, so two *Type values
 // describe the same type exactly when they are the same pointer, and every
@@ -21,7 +22,7 @@
 // Values (F32, U32, F32x3, Mat4, Struct[T] …) are immutable expressions;
 // NewVar makes a mutable local; control flow takes closures (k.If, k.Loop,
 // k.While, Range, k.Switch); built-ins are generic functions (Sqrt, Max,
-// Lerp, …) and methods (Dot, Normalize, Atomic …); Callable makes SPIR-V
-// functions; Capture passes host resources implicitly. Emit produces the
-// SPIR-V; device.Compile builds a runnable device.Kernel from it.
+// Lerp, …) and methods (Dot, Normalize, Atomic …); Callable makes callable
+// functions; Capture passes host resources implicitly. device.Compile builds
+// a runnable device.Kernel from the traced kernel.
 package frontend

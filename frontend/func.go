@@ -1,7 +1,5 @@
 package frontend
 
-import "fmt"
-
 // VarKind says where a variable lives.
 type VarKind uint8
 
@@ -125,7 +123,7 @@ func (f *Function) Callees() []*Function {
 	seen := map[*Function]bool{f: true}
 	var visit func(g *Function)
 	visit = func(g *Function) {
-		walkFunc(g, func(e Expr) {
+		WalkExprs(g, func(e Expr) {
 			if c, ok := e.(*Call); ok && c.Func != nil && !seen[c.Func] {
 				seen[c.Func] = true
 				visit(c.Func)
@@ -137,70 +135,11 @@ func (f *Function) Callees() []*Function {
 	return out
 }
 
-// Argument is a kernel argument with its ABI placement.
-type Argument struct {
-	Var     *Var
-	Binding int // descriptor binding for resources, -1 for uniforms and buffers by address
-	Offset  int // push-constant offset for uniforms and buffers by address, -1 for descriptors
-}
-
-// PushHeaderSize is the size of the dispatch header at the start of the
-// push-constant block (dispatch_size and block_offset, kernel ABI v1).
-const PushHeaderSize = 24
-
-// AddressArgSize is the push-constant size of a buffer argument passed by
-// device address (kernel ABI v1): the u64 address of the view's first
-// element, then the u64 number of elements in the view, which bounds every
-// access through the address.
-const AddressArgSize = 16
-
-// MaxPushSize is the push-constant budget of kernel ABI v1.
-const MaxPushSize = 128
-
-// Layout places the kernel's arguments per kernel ABI v1: resources take
-// descriptor bindings in order, uniforms follow the dispatch header in the
-// push-constant block at their alignment. It returns the push block's size.
-func (f *Function) Layout() ([]Argument, int, error) {
-	args := make([]Argument, len(f.Params))
-	binding, off := 0, PushHeaderSize
-	for i, p := range f.Params {
-		if p.Type.IsResource() && !p.Type.addr {
-			args[i] = Argument{Var: p, Binding: binding, Offset: -1}
-			binding++
-			continue
-		}
-		a := p.Type.align
-		if p.Type.addr {
-			a = 8 // a u64 device address, then the u64 element count
-		}
-		if p.Type == TBool {
-			a = 4 // bools travel as u32 in push constants
-		}
-		off = (off + a - 1) / a * a
-		args[i] = Argument{Var: p, Binding: -1, Offset: off}
-		off += pushSize(p.Type)
-	}
-	if off > MaxPushSize {
-		return nil, 0, fmt.Errorf("%w: kernel %s: uniform arguments need %d push-constant bytes, ABI v1 allows %d", ErrUnsupported, f.Name, off, MaxPushSize)
-	}
-	return args, off, nil
-}
-
-func pushSize(t *Type) int {
-	if t == TBool {
-		return 4
-	}
-	if t.addr {
-		return AddressArgSize
-	}
-	return t.size
-}
-
 // Access reports whether kernel f reads and writes resource argument v
 // (atomics count as both), for the runtime's automatic barriers.
 func (f *Function) Access(v *Var) (read, write bool) {
 	mark := func(e Expr, w bool) {
-		if r := placeRoot(e); r == v {
+		if r := PlaceRoot(e); r == v {
 			if w {
 				write = true
 			} else {
@@ -236,7 +175,7 @@ func (f *Function) Access(v *Var) (read, write bool) {
 		}
 	}
 	stmts(f.Body)
-	walkFunc(f, func(e Expr) {
+	WalkExprs(f, func(e Expr) {
 		switch e := e.(type) {
 		case *Index:
 			mark(e, false)
@@ -262,7 +201,7 @@ func (f *Function) Access(v *Var) (read, write bool) {
 func (f *Function) UsesBarrier() bool {
 	found := false
 	visit := func(g *Function) {
-		walkFunc(g, func(e Expr) {
+		WalkExprs(g, func(e Expr) {
 			if c, ok := e.(*Call); ok && c.Func == nil && c.Op == OpBarrier {
 				found = true
 			}

@@ -60,11 +60,11 @@ func BinaryType(op BinaryOp, x, y *Type) (*Type, error) {
 		}
 	case Eq, Ne:
 		if x == y && (isNumy(x) || isBooly(x)) {
-			return boolLike(x), nil
+			return BoolLike(x), nil
 		}
 	case Lt, Le, Gt, Ge:
 		if x == y && isNumy(x) {
-			return boolLike(x), nil
+			return BoolLike(x), nil
 		}
 	}
 	return nil, mismatch(op, "operands are %s and %s", x, y)

@@ -14,8 +14,8 @@ var ErrInvalid = errors.New("frontend: invalid kernel")
 // MaxStatements, MaxLocals).
 var ErrLimit = errors.New("frontend: kernel beyond a compiler limit")
 
-// walkFunc calls fn for every expression of f, children after parents.
-func walkFunc(f *Function, fn func(Expr)) {
+// WalkExprs calls fn for every expression of f, children after parents.
+func WalkExprs(f *Function, fn func(Expr)) {
 	var expr func(e Expr)
 	expr = func(e Expr) {
 		if e == nil {
@@ -117,7 +117,7 @@ func (f *Function) checkRecursion(stack []*Function) error {
 	stack = append(stack, f)
 	seen := map[*Function]bool{}
 	var err error
-	walkFunc(f, func(e Expr) {
+	WalkExprs(f, func(e Expr) {
 		if c, ok := e.(*Call); ok && c.Func != nil && !seen[c.Func] && err == nil {
 			seen[c.Func] = true
 			err = c.Func.checkRecursion(stack)
@@ -195,9 +195,6 @@ func (f *Function) validateOne() error {
 			if p.Kind != VarArg {
 				return v.errf("kernel parameter %s is not an argument", p.Name)
 			}
-		}
-		if _, _, err := f.Layout(); err != nil {
-			return err
 		}
 	case CallableFunc:
 		if f.Result == nil || f.Result.IsResource() {
@@ -388,13 +385,13 @@ func (v *validator) stmt(s Stmt) error {
 			return err
 		}
 		if !IsPlace(s.Dst) {
-			return v.errf("cannot assign to %s", describe(s.Dst))
+			return v.errf("cannot assign to %s", Describe(s.Dst))
 		}
-		if err := v.valueFits(s.Dst.Type(), "the assignment to "+describe(s.Dst)+" copies a value that"); err != nil {
+		if err := v.valueFits(s.Dst.Type(), "the assignment to "+Describe(s.Dst)+" copies a value that"); err != nil {
 			return err
 		}
 		if s.Dst.Type() != s.Src.Type() {
-			return v.errf("assignment of %s to %s of type %s", s.Src.Type(), describe(s.Dst), s.Dst.Type())
+			return v.errf("assignment of %s to %s of type %s", s.Src.Type(), Describe(s.Dst), s.Dst.Type())
 		}
 	case *ExprStmt:
 		return v.expr(s.X)
@@ -407,15 +404,17 @@ func (v *validator) stmt(s Stmt) error {
 	return nil
 }
 
-func describe(e Expr) string {
+// Describe names expression e for error messages: the variable, member or
+// call it is, else its Go type.
+func Describe(e Expr) string {
 	switch e := e.(type) {
 	case *Ref:
 		return e.Var.Name
 	case *Index:
-		return describe(e.X) + "[…]"
+		return Describe(e.X) + "[…]"
 	case *Member:
 		if e.X.Type().kind == KindStruct {
-			return describe(e.X) + "." + e.X.Type().fields[e.Field].Name
+			return Describe(e.X) + "." + e.X.Type().fields[e.Field].Name
 		}
 	case *Call:
 		if e.Func != nil {
@@ -431,7 +430,7 @@ func (v *validator) expr(e Expr) error {
 		return v.errf("missing expression")
 	}
 	if e.Type() == nil {
-		return v.errf("%s has no type", describe(e))
+		return v.errf("%s has no type", Describe(e))
 	}
 	v.edepth++
 	defer func() { v.edepth-- }()
@@ -443,7 +442,7 @@ func (v *validator) expr(e Expr) error {
 			return fmt.Errorf("%w: %s: %w", ErrInvalid, v.f.Name, err)
 		}
 		if t != e.Type() {
-			return v.errf("%s has type %s, its operands give %s", describe(e), e.Type(), t)
+			return v.errf("%s has type %s, its operands give %s", Describe(e), e.Type(), t)
 		}
 		return nil
 	}
@@ -558,7 +557,7 @@ func (v *validator) expr(e Expr) error {
 				return v.errf("argument %d (%s) of %s is passed by reference and must be a variable", i, p.Name, g.Name)
 			}
 			if p.Kind == VarRefParam {
-				if r := placeRoot(a); r == nil || r.Kind != VarLocal && r.Kind != VarRefParam {
+				if r := PlaceRoot(a); r == nil || r.Kind != VarLocal && r.Kind != VarRefParam {
 					return v.errf("argument %d (%s) of %s: only local variables pass by reference", i, p.Name, g.Name)
 				}
 			}

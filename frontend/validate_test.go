@@ -1,7 +1,6 @@
 package frontend_test
 
 import (
-	"errors"
 	"reflect"
 	"testing"
 
@@ -126,24 +125,6 @@ func TestDSLErrorsNameTheCulprit(t *testing.T) {
 	}
 }
 
-func TestEmitUnsupportedNamesTheOp(t *testing.T) {
-	// A float atomic on a struct member in shared memory has no u32 form.
-	type pair struct{ A, B float32 }
-	f, err := fe.Kernel1D(64, func(k *fe.K) {
-		s := fe.NewShared[fe.Struct[pair]](k, 4)
-		_ = s
-	})
-	require.NoError(t, err)
-	v := f.Shared[0]
-	elem := &fe.Index{X: &fe.Ref{Var: v}, I: fe.LitInt(fe.TU32, 0), T: v.Type.Elem()}
-	place := &fe.Member{X: elem, Field: 1, T: fe.TF32}
-	f.Body.Stmts = append(f.Body.Stmts, &fe.ExprStmt{X: &fe.Call{Op: fe.OpAtomicMax, Args: []fe.Expr{place, fe.LitFloat(fe.TF32, 1)}, T: fe.TF32}})
-	require.NoError(t, f.Validate())
-	_, err = fe.Emit(f, fe.Options{})
-	require.True(t, errors.Is(err, fe.ErrUnsupported))
-	require.ErrorContains(t, err, "atomic_max")
-}
-
 func TestHashStable(t *testing.T) {
 	all := programs.All()
 	seen := map[[32]byte]string{}
@@ -165,22 +146,4 @@ func TestHashStable(t *testing.T) {
 	}
 	require.NotEqual(t, k(1), k(2))
 	require.Equal(t, k(3), k(3))
-}
-
-// TestTraceConcurrently traces kernels sharing callables from several
-// goroutines (run with -race).
-func TestTraceConcurrently(t *testing.T) {
-	errs := make(chan error, 8)
-	for range 8 {
-		go func() {
-			f, err := programs.Callables()
-			if err == nil {
-				_, err = fe.Emit(f, fe.Options{})
-			}
-			errs <- err
-		}()
-	}
-	for range 8 {
-		require.NoError(t, <-errs)
-	}
 }

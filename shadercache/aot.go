@@ -36,7 +36,7 @@ type Kernel struct {
 	// "(Buffer[float32], Buffer[float32], float32)".
 	Signature string
 	// ABI is the caller's own encoding of the signature (the device
-	// runtime's binding layout), opaque to this package and versioned by
+	// runtime's argument signature), opaque to this package and versioned by
 	// its owner.
 	ABI []byte
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
@@ -57,10 +57,10 @@ func BenchmarkStage(b *testing.B) {
 	require.Empty(b, errs)
 	env := spirv.EnvVulkan1_2
 	layout := spvtools.ValidateOptions{ScalarBlockLayout: true}
-	opts := frontend.Options{Env: env, FloatAtomicAdd: true}
+	opts := codegen.Options{Env: env, FloatAtomicAdd: true}
 	words := make([][]uint32, len(ks))
 	for i, k := range ks {
-		words[i], err = frontend.Emit(k.Func, opts)
+		words[i], err = codegen.Emit(k.Func, opts)
 		require.NoError(b, err)
 	}
 	perKernel := func(b *testing.B) {
@@ -77,7 +77,7 @@ func BenchmarkStage(b *testing.B) {
 	b.Run("codegen", func(b *testing.B) {
 		for b.Loop() {
 			for _, k := range ks {
-				if _, err := frontend.Emit(k.Func, opts); err != nil {
+				if _, err := codegen.Emit(k.Func, opts); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -122,7 +122,7 @@ func BenchmarkCreate(b *testing.B) {
 		if k.Name != "Saxpy" && k.Name != "MatMul" {
 			continue
 		}
-		words, err := frontend.Emit(k.Func, frontend.Options{Env: spirv.EnvVulkan1_2})
+		words, err := codegen.Emit(k.Func, codegen.Options{Env: spirv.EnvVulkan1_2})
 		require.NoError(b, err)
 		sig, _, err := device.KernelSignature(k.Func)
 		require.NoError(b, err)

@@ -12,7 +12,7 @@ import (
 // index an array of sampled images with a run-time, non-uniform value, a
 // bindless array's texture slots are also combined image samplers in a
 // descriptor set of its own (one variable-count binding, partially bound),
-// and kernels compiled for it (frontend.Options.NativeBindlessTextures)
+// and kernels compiled for it (codegen.Options.NativeBindlessTextures)
 // sample them with the device's samplers: no mirror refresh, mip levels and
 // every sampled float format.
 //

@@ -15,7 +15,7 @@ import (
 // texture's level 0 as tightly packed rows in the texture's own format,
 // followed by 16 spare bytes (a kernel fetches any texel with four aligned
 // 32-bit loads). Kernels decode texels and emulate the sampler in code
-// (frontend/emit_bindless_tex.go); the record layout is in kernel-abi.md.
+// (codegen/emit_bindless_tex.go); the record layout is in kernel-abi.md.
 //
 // The mirror is refreshed from the texture — one image-to-buffer copy —
 // before every dispatch that binds the array, so a kernel always sees the

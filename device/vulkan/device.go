@@ -83,6 +83,7 @@ type Device struct {
 	samplers  samplerCache
 	setIdx    setIndex // cached descriptor sets by resource (descset.go)
 	pcache    pipelineCache
+	kcache    kernelCache            // the SPIR-V cache of kernels compiled here (kernel.go)
 	texLayout vk.DescriptorSetLayout // bindless texture slots' set layout (native path), or 0
 	inflight  atomic.Int64           // submissions enqueued on any stream and not yet completed on the host
 	streams   sync.Map               // every *stream not yet released, destroyed ones included
@@ -144,6 +145,7 @@ func Open(opts device.Options) (_ *Device, err error) {
 	if err := d.createDevice(); err != nil {
 		return nil, err
 	}
+	d.kcache.open(opts)
 	if err := d.openPipelineCache(opts); err != nil {
 		d.fn.DestroyDevice(d.vk, nil)
 		return nil, err

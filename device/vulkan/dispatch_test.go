@@ -48,26 +48,40 @@ func (f *fixture) run(cmds ...device.Command) {
 
 func TestReflectRawModule(t *testing.T) {
 	f := newFixture(t)
-	_, sig := f.shader("add")
+	h, sig := f.shader("add")
 	require.Equal(t, [3]uint32{64, 1, 1}, sig.BlockSize)
-	require.False(t, sig.DispatchHeader)
+	lay := f.layout(h)
+	require.False(t, lay.header)
 	require.Len(t, sig.Args, 5)
 	for i, want := range []device.Access{device.Read, device.Read, device.Write} {
 		require.Equal(t, device.ArgBuffer, sig.Args[i].Kind)
-		require.Equal(t, uint32(i), sig.Args[i].Binding)
+		require.Equal(t, uint32(i), lay.args[i].binding)
 		require.Equal(t, want, sig.Args[i].Access, "argument %d", i)
 		require.Equal(t, uint32(4), sig.Args[i].ElemSize)
 	}
-	require.Equal(t, device.Argument{Name: "n", Kind: device.ArgUniform, Offset: 0, Size: 4,
+	require.Equal(t, device.Argument{Name: "n", Kind: device.ArgUniform, Size: 4,
 		Scalar: device.ScalarUint, ScalarBits: 32, Components: 1}, sig.Args[3])
-	require.Equal(t, device.Argument{Name: "scale", Kind: device.ArgUniform, Offset: 4, Size: 4,
+	require.Equal(t, device.Argument{Name: "scale", Kind: device.ArgUniform, Size: 4,
 		Scalar: device.ScalarFloat, ScalarBits: 32, Components: 1}, sig.Args[4])
-	require.Equal(t, uint32(8), sig.PushConstantSize)
-	_, bsig := f.shader("bda")
-	require.Equal(t, device.FormAddress, bsig.Args[0].Form)
+	require.Equal(t, argLayout{desc: noDescriptor, offset: 0, size: 4}, lay.args[3])
+	require.Equal(t, argLayout{desc: noDescriptor, offset: 4, size: 4}, lay.args[4])
+	require.Equal(t, uint32(8), lay.pushSize)
+	bh, bsig := f.shader("bda")
+	blay := f.layout(bh)
+	require.True(t, bsig.Args[0].ByAddress)
 	require.Equal(t, device.ArgBuffer, bsig.Args[1].Kind)
-	require.Equal(t, uint32(8), bsig.Args[1].Offset)
+	require.Equal(t, uint32(8), blay.args[1].offset)
 	require.Equal(t, device.ArgUniform, bsig.Args[2].Kind)
+}
+
+// layout is the Vulkan layout the device keeps for shader h.
+func (f *fixture) layout(h device.Handle) shaderLayout {
+	f.t.Helper()
+	f.d.live.RLock()
+	defer f.d.live.RUnlock()
+	sh, err := lookup[*shader](f.d, h, "shader")
+	require.NoError(f.t, err)
+	return sh.lay
 }
 
 func TestDispatchAdd(t *testing.T) {

@@ -760,17 +760,17 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	defer func() { e.setKey, e.setRes = key[:0], res[:0] }()
 	e.texBinds = e.texBinds[:0]
 	for i, a := range c.Args {
-		p := sig.Args[i]
+		p, l := sig.Args[i], sh.lay.args[i]
 		if a.Kind != p.Kind {
 			return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), device.CheckArg(p, a, device.ArgResource{}))
 		}
-		desc := sh.descType[i]
+		desc := l.desc
 		switch a.Kind {
 		case device.ArgUniform:
 			if err := device.CheckArg(p, a, device.ArgResource{}); err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
-			copy(e.push[p.Offset:], a.Uniform)
+			copy(e.push[l.offset:], a.Uniform)
 		case device.ArgBuffer:
 			b, err := e.buffer(a.Handle)
 			if err != nil {
@@ -792,9 +792,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				if b.raw.addr == 0 {
 					return unsupportedf("shader %d %s: buffer device addresses are unavailable", c.Shader, p.Label(i))
 				}
-				binary.LittleEndian.PutUint64(e.push[p.Offset:], b.raw.addr+a.Offset)
-				if p.Size >= 16 { // lucent's form: the element count bounds every access
-					binary.LittleEndian.PutUint64(e.push[p.Offset+8:], n/uint64(max(p.ElemSize, 1)))
+				binary.LittleEndian.PutUint64(e.push[l.offset:], b.raw.addr+a.Offset)
+				if l.size >= abiAddressSize { // lucent's form: the element count bounds every access
+					binary.LittleEndian.PutUint64(e.push[l.offset+8:], n/uint64(max(p.ElemSize, 1)))
 				}
 				continue
 			}
@@ -817,11 +817,11 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 					c.Shader, p.Label(i), n, d.caps.MaxStorageBufferRange)
 			}
 			if cached {
-				key, res = setKey(key, p.Binding, a.Handle, a.Offset, n, 0), append(res, a.Handle)
+				key, res = setKey(key, l.binding, a.Handle, a.Offset, n, 0), append(res, a.Handle)
 			}
 			e.bufInfos = append(e.bufInfos, info)
 			e.writes = append(e.writes, vk.WriteDescriptorSet{
-				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: desc,
+				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: l.binding, DescriptorCount: 1, DescriptorType: desc,
 				PBufferInfo: &e.bufInfos[len(e.bufInfos)-1],
 			})
 		case device.ArgTexture, device.ArgSampledTexture:
@@ -854,11 +854,11 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			}
 			uses = append(uses, use{t, 0, ^uint64(0), acc&device.Write != 0})
 			if cached {
-				key, res = setKey(key, p.Binding, a.Handle, uint64(a.Level), uint64(info.Sampler), uint64(a.Kind)+1), append(res, a.Handle)
+				key, res = setKey(key, l.binding, a.Handle, uint64(a.Level), uint64(info.Sampler), uint64(a.Kind)+1), append(res, a.Handle)
 			}
 			e.imgInfos = append(e.imgInfos, info)
 			e.writes = append(e.writes, vk.WriteDescriptorSet{
-				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: desc,
+				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: l.binding, DescriptorCount: 1, DescriptorType: desc,
 				PImageInfo: &e.imgInfos[len(e.imgInfos)-1],
 			})
 		case device.ArgBindlessArray:
@@ -866,25 +866,25 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			if err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
-			if p.TextureSet != 0 {
+			if l.textureSet != 0 {
 				// Texture slots through the array's descriptor set (native).
 				set, u, err := e.bindTextures(arr, uses)
 				if err != nil {
 					return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 				}
 				uses = u
-				e.texBinds = append(e.texBinds, texBind{p.TextureSet, set})
+				e.texBinds = append(e.texBinds, texBind{l.textureSet, set})
 			} else if err := e.refreshTextures(arr); err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
 			bindlessUsed = true
 			uses = append(uses, use{arr, 0, ^uint64(0), false})
 			if cached {
-				key, res = setKey(key, p.Binding, a.Handle, uint64(arr.table.raw.handle), arr.table.raw.size, 0), append(res, a.Handle)
+				key, res = setKey(key, l.binding, a.Handle, uint64(arr.table.raw.handle), arr.table.raw.size, 0), append(res, a.Handle)
 			}
 			e.bufInfos = append(e.bufInfos, vk.DescriptorBufferInfo{Buffer: arr.table.raw.handle, Range: vk.DeviceSize(arr.table.raw.size)})
 			e.writes = append(e.writes, vk.WriteDescriptorSet{
-				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: p.Binding, DescriptorCount: 1, DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_BUFFER,
+				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: l.binding, DescriptorCount: 1, DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_BUFFER,
 				PBufferInfo: &e.bufInfos[len(e.bufInfos)-1],
 			})
 		default:
@@ -946,7 +946,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			e.batch.CmdPushConstants(cmd, sh.layout, vk.SHADER_STAGE_COMPUTE_BIT, 0, sh.pushSize, unsafe.Pointer(&e.pushArena[off]))
 		}
 	}
-	header := sig.DispatchHeader && sh.pushSize >= 24
+	header := sh.lay.header && sh.pushSize >= abiHeaderSize
 	if ind != nil {
 		if header {
 			// The group count lives on the GPU: every launched thread is in

@@ -12,7 +12,7 @@ import (
 func (d *Device) Extension(t reflect.Type) any {
 	switch t {
 	case reflect.TypeFor[device.Presenter](), reflect.TypeFor[device.NativeHandles](),
-		reflect.TypeFor[device.PipelineCacheReporter]():
+		reflect.TypeFor[device.PipelineCacheReporter](), reflect.TypeFor[device.ShaderCacheReporter]():
 		return d
 	}
 	return nil
@@ -22,6 +22,7 @@ var (
 	_ device.Presenter             = (*Device)(nil)
 	_ device.NativeHandles         = (*Device)(nil)
 	_ device.PipelineCacheReporter = (*Device)(nil)
+	_ device.ShaderCacheReporter   = (*Device)(nil)
 )
 
 // NativeObject returns the Vulkan object behind a handle (see

@@ -8,15 +8,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// abiSignature is abi.comp's signature as lucent's compiler would give it.
+// abiSignature is abi.comp's signature as lucent's compiler would give it
+// (abi.comp follows kernel ABI v1: o at binding 0, the dispatch header, mul
+// at push offset 24).
 var abiSignature = device.Signature{
 	Args: []device.Argument{
-		{Name: "o", Kind: device.ArgBuffer, Binding: 0, ElemSize: 4, Access: device.Write},
-		{Name: "mul", Kind: device.ArgUniform, Offset: 24, Size: 4, Scalar: device.ScalarUint, ScalarBits: 32, Components: 1},
+		{Name: "o", Kind: device.ArgBuffer, ElemSize: 4, Access: device.Write},
+		{Name: "mul", Kind: device.ArgUniform, Size: 4, Scalar: device.ScalarUint, ScalarBits: 32, Components: 1},
 	},
-	BlockSize:        [3]uint32{32, 1, 1},
-	DispatchHeader:   true,
-	PushConstantSize: 28,
+	BlockSize: [3]uint32{32, 1, 1},
 }
 
 // TestSplitDispatch runs more workgroups than maxComputeWorkGroupCount
@@ -155,8 +155,8 @@ func (f *fixture) bindlessShader() device.Handle {
 	f.t.Helper()
 	sig := device.Signature{
 		Args: []device.Argument{
-			{Name: "slots", Kind: device.ArgBindlessArray, Binding: 0, Access: device.Read},
-			{Name: "o", Kind: device.ArgBuffer, Binding: 1, ElemSize: 4, Access: device.Write},
+			{Name: "slots", Kind: device.ArgBindlessArray, Access: device.Read},
+			{Name: "o", Kind: device.ArgBuffer, ElemSize: 4, Access: device.Write},
 		},
 		BlockSize: [3]uint32{1, 1, 1},
 	}

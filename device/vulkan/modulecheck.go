@@ -89,10 +89,10 @@ func (d *Device) checkLimits(m *spvModule, block [3]uint32, label string) error 
 const maxBinding = 1023
 
 // checkBindings refuses bindings past maxBinding.
-func checkBindings(sig device.Signature, descType []vk.DescriptorType, label string) error {
+func checkBindings(sig device.Signature, lay shaderLayout, label string) error {
 	for i, a := range sig.Args {
-		if descType[i] != noDescriptor && a.Binding > maxBinding {
-			return unsupportedf("shader %q: %s at binding %d, past the highest lucent binds (%d)", label, a.Label(i), a.Binding, maxBinding)
+		if l := lay.args[i]; l.desc != noDescriptor && l.binding > maxBinding {
+			return unsupportedf("shader %q: %s at binding %d, past the highest lucent binds (%d)", label, a.Label(i), l.binding, maxBinding)
 		}
 	}
 	return nil

@@ -191,7 +191,8 @@ func withBinding(words []uint32, b uint32) []uint32 {
 
 // Drivers size a set layout by its highest binding: one resource at
 // binding 2^24 took lavapipe 9 s to create (found by FuzzNewShader).
-// Bindings past maxBinding are refused, reflected or given.
+// Reflected bindings past maxBinding are refused (a given signature is laid
+// out by kernel ABI v1, which numbers bindings from 0).
 func TestCreateShaderRefusesHugeBindings(t *testing.T) {
 	needSPIRVTools(t)
 	d, _ := openDevice(t)
@@ -201,11 +202,6 @@ func TestCreateShaderRefusesHugeBindings(t *testing.T) {
 	_, _, err = d.CreateShader(device.ShaderDesc{SPIRV: words, Name: "far"})
 	require.ErrorIs(t, err, device.ErrUnsupported)
 	require.Contains(t, err.Error(), `"far"`)
-	require.Contains(t, err.Error(), "binding 16777216")
-
-	sig := device.Signature{Args: []device.Argument{{Name: "x", Kind: device.ArgBuffer, Binding: 1 << 24}}}
-	_, _, err = d.CreateShader(device.ShaderDesc{SPIRV: u32s(raw), Signature: &sig, Name: "far", Trusted: true})
-	require.ErrorIs(t, err, device.ErrUnsupported)
 	require.Contains(t, err.Error(), "binding 16777216")
 
 	h, _, err := d.CreateShader(device.ShaderDesc{SPIRV: withBinding(u32s(raw), maxBinding), Name: "edge"})

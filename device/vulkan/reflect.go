@@ -57,8 +57,8 @@ type spvDecor struct {
 
 // reflection is what a module says about its interface.
 type reflection struct {
-	sig      device.Signature
-	descType []vk.DescriptorType // per argument, or noDescriptor
+	sig device.Signature
+	lay shaderLayout // no dispatch header: a raw module has none
 }
 
 type spvModule struct {
@@ -442,8 +442,12 @@ func (m *spvModule) reflect(entryPoint string) (*reflection, error) {
 		arg     device.Argument
 		desc    vk.DescriptorType
 	}
+	type pushed struct {
+		arg          device.Argument
+		offset, size uint32
+	}
 	var descs []bound
-	var push []device.Argument
+	var push []pushed
 	blockAccess := map[uint32][2]bool{} // per block type: every member NonWritable, NonReadable
 	for _, v := range m.vars {
 		class := spirv.StorageClass(m.varClass[v])
@@ -474,14 +478,14 @@ func (m *spvModule) reflect(entryPoint string) (*reflection, error) {
 				if end > maxTypeBytes {
 					return nil, invalidf("shader: push-constant member %d ends past 4 GiB", i)
 				}
-				a := device.Argument{Name: m.members[[2]uint32{pointee, uint32(i)}], Kind: device.ArgUniform, Offset: d.offset, Size: sz}
+				a := device.Argument{Name: m.members[[2]uint32{pointee, uint32(i)}], Kind: device.ArgUniform, Size: sz}
 				if tt := m.types[mt]; tt.op == spirv.OpTypePointer && len(tt.operands) > 0 && tt.operands[0] == uint32(spirv.StorageClassPhysicalStorageBuffer) {
-					a.Kind, a.Form, a.Access = device.ArgBuffer, device.FormAddress, device.ReadWrite
+					a.Kind, a.ByAddress, a.Access, a.Size = device.ArgBuffer, true, device.ReadWrite, 0
 				} else {
 					a.Scalar, a.ScalarBits, a.Components = m.scalarOf(mt)
 				}
-				push = append(push, a)
-				r.sig.PushConstantSize = max(r.sig.PushConstantSize, uint32(end))
+				push = append(push, pushed{a, d.offset, sz})
+				r.lay.pushSize = max(r.lay.pushSize, uint32(end))
 			}
 		case spirv.StorageClassStorageBuffer, spirv.StorageClassUniform, spirv.StorageClassUniformConstant:
 			d := m.decor[v]
@@ -494,7 +498,7 @@ func (m *spvModule) reflect(entryPoint string) (*reflection, error) {
 			if len(descs) >= maxReflectedMembers {
 				return nil, unsupportedf("shader: more than %d resources", maxReflectedMembers)
 			}
-			a := device.Argument{Name: m.names[v], Binding: uint32(d.binding), Access: device.ReadWrite}
+			a := device.Argument{Name: m.names[v], Access: device.ReadWrite}
 			desc := noDescriptor
 			ty := pt
 			if ty.op == spirv.OpTypeArray || ty.op == spirv.OpTypeRuntimeArray {
@@ -583,14 +587,14 @@ func (m *spvModule) reflect(entryPoint string) (*reflection, error) {
 			return nil, invalidf("shader: two resources at binding %d", descs[i].binding)
 		}
 	}
-	sort.SliceStable(push, func(i, j int) bool { return push[i].Offset < push[j].Offset })
+	sort.SliceStable(push, func(i, j int) bool { return push[i].offset < push[j].offset })
 	for _, b := range descs {
 		r.sig.Args = append(r.sig.Args, b.arg)
-		r.descType = append(r.descType, b.desc)
+		r.lay.args = append(r.lay.args, argLayout{desc: b.desc, binding: b.binding})
 	}
-	for _, a := range push {
-		r.sig.Args = append(r.sig.Args, a)
-		r.descType = append(r.descType, noDescriptor)
+	for _, p := range push {
+		r.sig.Args = append(r.sig.Args, p.arg)
+		r.lay.args = append(r.lay.args, argLayout{desc: noDescriptor, offset: p.offset, size: p.size})
 	}
 	if len(r.sig.Args) > maxReflectedMembers {
 		return nil, unsupportedf("shader: %d arguments", len(r.sig.Args))

@@ -16,7 +16,7 @@ type shader struct {
 	tracked
 	d        *Device
 	sig      device.Signature
-	descType []vk.DescriptorType // per argument, or noDescriptor
+	lay      shaderLayout // where each argument goes (layout.go)
 	module   vk.ShaderModule
 	setLay   vk.DescriptorSetLayout
 	layout   vk.PipelineLayout
@@ -41,33 +41,30 @@ func (s *shader) release() {
 // buffer passed by device address).
 const noDescriptor vk.DescriptorType = -1
 
-// descriptorTypeOf is the descriptor a lucent argument takes.
-func descriptorTypeOf(a device.Argument) vk.DescriptorType {
-	switch a.Kind {
-	case device.ArgBuffer:
-		if a.Form == device.FormAddress {
-			return noDescriptor
-		}
-		return vk.DESCRIPTOR_TYPE_STORAGE_BUFFER
-	case device.ArgTexture:
-		return vk.DESCRIPTOR_TYPE_STORAGE_IMAGE
-	case device.ArgSampledTexture:
-		return vk.DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
-	case device.ArgBindlessArray:
-		return vk.DESCRIPTOR_TYPE_STORAGE_BUFFER // the slot table (emulated bindless)
-	}
-	return noDescriptor
-}
-
-// CreateShader builds a compute pipeline from SPIR-V, reflecting its
-// signature when desc.Signature is nil. Before the driver sees the module it
-// is validated by spirv-val unless desc.Trusted, then parsed and checked
-// against the device's limits (modulecheck.go).
+// CreateShader builds a compute pipeline from a lucent kernel
+// (desc.Kernel: codegen through the shader cache, kernel.go) or from SPIR-V,
+// reflecting its signature when desc.Signature is nil. Before the driver
+// sees a module from elsewhere it is validated by spirv-val unless
+// desc.Trusted; every module is parsed and checked against the device's
+// limits (modulecheck.go).
 func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
 	if err := d.enter(); err != nil {
 		return 0, device.Signature{}, err
 	}
 	defer d.exit()
+	if desc.Kernel != nil {
+		if len(desc.SPIRV) != 0 {
+			return 0, device.Signature{}, fmt.Errorf("shader %q: %w: both a kernel and SPIR-V", desc.Name, device.ErrInvalidArgument)
+		}
+		return d.createKernel(desc)
+	}
+	return d.createModule(desc, nil)
+}
+
+// createModule is CreateShader for desc.SPIRV; textureSets gives, by
+// argument, the descriptor sets of native bindless texture slots (kernels
+// compiled here). The caller holds the gate.
+func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (device.Handle, device.Signature, error) {
 	entry := desc.EntryPoint
 	if entry == "" {
 		entry = "main"
@@ -82,9 +79,17 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	}
 	sh := &shader{d: d, name: desc.Name}
 	if desc.Signature != nil {
+		// A signature is logical: the module follows kernel ABI v1, which
+		// says where each argument goes.
 		sh.sig = *desc.Signature
-		for _, a := range sh.sig.Args {
-			sh.descType = append(sh.descType, descriptorTypeOf(a))
+		sh.sig.Args = append([]device.Argument(nil), sh.sig.Args...)
+		if sh.lay, err = abiLayout(sh.sig, label); err != nil {
+			return 0, device.Signature{}, err
+		}
+		for i, set := range textureSets {
+			if i < len(sh.lay.args) {
+				sh.lay.args[i].textureSet = set
+			}
 		}
 		if sh.sig.BlockSize == ([3]uint32{}) {
 			sh.sig.BlockSize = m.localSize
@@ -94,7 +99,7 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 		if err != nil {
 			return 0, device.Signature{}, fmt.Errorf("shader %q: %w", label, err)
 		}
-		sh.sig, sh.descType = r.sig, r.descType
+		sh.sig, sh.lay = r.sig, r.lay
 	}
 	for i := range sh.sig.BlockSize {
 		sh.sig.BlockSize[i] = max(sh.sig.BlockSize[i], 1)
@@ -102,10 +107,10 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	if err := d.checkLimits(m, sh.sig.BlockSize, label); err != nil {
 		return 0, device.Signature{}, err
 	}
-	if err := checkBindings(sh.sig, sh.descType, label); err != nil {
+	if err := checkBindings(sh.sig, sh.lay, label); err != nil {
 		return 0, device.Signature{}, err
 	}
-	sh.pushSize = alignUp32(sh.sig.PushConstantSize, 4)
+	sh.pushSize = alignUp32(sh.lay.pushSize, 4)
 	if sh.pushSize > d.caps.MaxPushConstantSize {
 		return 0, device.Signature{}, unsupportedf("shader %q: %d bytes of push constants exceed the device's %d", label, sh.pushSize, d.caps.MaxPushConstantSize)
 	}
@@ -131,12 +136,12 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 		return driverRefused(label, err)
 	}
 	var bindings []vk.DescriptorSetLayoutBinding
-	for i, a := range sh.sig.Args {
-		if sh.descType[i] == noDescriptor {
+	for _, l := range sh.lay.args {
+		if l.desc == noDescriptor {
 			continue
 		}
 		bindings = append(bindings, vk.DescriptorSetLayoutBinding{
-			Binding: a.Binding, DescriptorType: sh.descType[i], DescriptorCount: 1, StageFlags: vk.SHADER_STAGE_COMPUTE_BIT,
+			Binding: l.binding, DescriptorType: l.desc, DescriptorCount: 1, StageFlags: vk.SHADER_STAGE_COMPUTE_BIT,
 		})
 	}
 	if max := d.phys.pushDs.MaxPushDescriptors; d.caps.PushDescriptors && len(bindings) > int(max) {
@@ -158,14 +163,15 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 	// Sets 1..n: the texture slots of bindless arguments sampled natively.
 	setLayouts := []vk.DescriptorSetLayout{sh.setLay}
 	for i, a := range sh.sig.Args {
-		if a.TextureSet == 0 {
+		set := sh.lay.args[i].textureSet
+		if set == 0 {
 			continue
 		}
-		if a.Kind != device.ArgBindlessArray || d.texLayout == 0 || a.TextureSet > maxTextureSets {
+		if a.Kind != device.ArgBindlessArray || d.texLayout == 0 || set > maxTextureSets {
 			return unsupportedf("shader %q: %s: texture set %d needs a bindless array on a device with descriptor indexing (Capabilities.Sampling native) and a set of at most %d",
-				label, a.Label(i), a.TextureSet, maxTextureSets)
+				label, a.Label(i), set, maxTextureSets)
 		}
-		for uint32(len(setLayouts)) <= a.TextureSet {
+		for uint32(len(setLayouts)) <= set {
 			setLayouts = append(setLayouts, d.texLayout)
 		}
 	}
@@ -187,7 +193,7 @@ func (d *Device) buildPipeline(sh *shader, code []uint32, entry, label string) e
 		},
 		Layout: sh.layout,
 	}
-	if !sh.sig.DispatchHeader {
+	if !sh.lay.header {
 		cpi.Flags = vk.PIPELINE_CREATE_DISPATCH_BASE_BIT // split dispatches of raw modules use vkCmdDispatchBase
 	}
 	if err := check("vkCreateComputePipelines", d.createComputePipeline(&cpi, &sh.pipeline)); err != nil {

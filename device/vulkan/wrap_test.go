@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	fe "github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/vk"
 )
@@ -31,7 +32,7 @@ func TestDispatchIDWrapReturnsEarly(t *testing.T) {
 		k.If(i.Lt(fe.U(1024)), func() { out.Write(i, fe.U(1)) })
 	}, "out")
 	require.NoError(t, err)
-	words, err := fe.Emit(k, fe.Options{})
+	words, err := codegen.Emit(k, codegen.Options{})
 	require.NoError(t, err)
 	sig, _, err := device.KernelSignature(k)
 	require.NoError(t, err)
@@ -55,13 +56,13 @@ func TestDispatchIDWrapReturnsEarly(t *testing.T) {
 		{"last group", groups - 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pc := make([]byte, sig.PushConstantSize)
+			pc := make([]byte, shd.lay.pushSize)
 			binary.LittleEndian.PutUint32(pc[0:], size)
 			binary.LittleEndian.PutUint32(pc[4:], 1)
 			binary.LittleEndian.PutUint32(pc[8:], 1)
 			binary.LittleEndian.PutUint32(pc[12:], tc.group)
-			binary.LittleEndian.PutUint64(pc[sig.Args[0].Offset:], bo.raw.addr)
-			binary.LittleEndian.PutUint64(pc[sig.Args[0].Offset+8:], 1024)
+			binary.LittleEndian.PutUint64(pc[shd.lay.args[0].offset:], bo.raw.addr)
+			binary.LittleEndian.PutUint64(pc[shd.lay.args[0].offset+8:], 1024)
 			got := make([]byte, 4*1024)
 			f.run(&device.BufferUpload{Buffer: out, Data: make([]byte, 4*1024)},
 				&device.Custom{

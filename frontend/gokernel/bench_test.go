@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/kernel"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -52,7 +52,7 @@ func BenchmarkCheckAndEmit(b *testing.B) {
 					b.Fatal(errs)
 				}
 				for _, k := range ks {
-					if _, err := frontend.Emit(k.Func, frontend.Options{Env: spirv.EnvVulkan1_2}); err != nil {
+					if _, err := codegen.Emit(k.Func, codegen.Options{Env: spirv.EnvVulkan1_2}); err != nil {
 						b.Fatal(err)
 					}
 				}

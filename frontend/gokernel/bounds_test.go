@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/interp"
@@ -150,7 +151,7 @@ func TestZeroArraysAreSmall(t *testing.T) {
 	if _, err := spvtools.Path(); err != nil {
 		testenv.Need(t, "SPIRV-Tools", err)
 	}
-	words, err := frontend.Emit(ks[0].Func, frontend.Options{Env: spirv.EnvVulkan1_2})
+	words, err := codegen.Emit(ks[0].Func, codegen.Options{Env: spirv.EnvVulkan1_2})
 	require.NoError(t, err)
 	require.NoError(t, spvtools.ValidateWith(words, spirv.EnvVulkan1_2, spvtools.ValidateOptions{ScalarBlockLayout: true}))
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
@@ -26,7 +26,7 @@ func TestEmitCorpus(t *testing.T) {
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			words, err := frontend.Emit(ks[name].Func, frontend.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: true})
+			words, err := codegen.Emit(ks[name].Func, codegen.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: true})
 			require.NoError(t, err)
 			require.Equal(t, uint32(0x07230203), words[0], "SPIR-V magic")
 			err = spvtools.ValidateWith(words, spirv.EnvVulkan1_2, spvtools.ValidateOptions{ScalarBlockLayout: true})

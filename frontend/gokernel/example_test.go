@@ -3,13 +3,13 @@ package gokernel_test
 import (
 	"fmt"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
 // Load compiles every //lucent:kernel function of the packages matched; each
-// Kernel's Func goes to frontend.Emit (or device.Compile) for SPIR-V.
+// Kernel's Func goes to codegen.Emit (or device.Compile) for SPIR-V.
 func ExampleLoad() {
 	kernels, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel")
 	for _, err := range errs {
@@ -19,7 +19,7 @@ func ExampleLoad() {
 		if k.Name != "Saxpy" {
 			continue
 		}
-		words, err := frontend.Emit(k.Func, frontend.Options{Env: spirv.EnvVulkan1_2})
+		words, err := codegen.Emit(k.Func, codegen.Options{Env: spirv.EnvVulkan1_2})
 		fmt.Println(k.Name, k.Block, len(words) > 0, err)
 	}
 	// Output: Saxpy [256 1 1] true <nil>

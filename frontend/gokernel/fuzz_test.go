@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/spirv"
 )
@@ -44,7 +44,7 @@ func checkNoCrash(t *testing.T, src []byte) {
 		if err := k.Func.Validate(); err != nil {
 			t.Fatalf("kernel %s passed the front end but not Validate: %v", k.Name, err)
 		}
-		_, _ = frontend.Emit(k.Func, frontend.Options{Env: spirv.EnvVulkan1_2})
+		_, _ = codegen.Emit(k.Func, codegen.Options{Env: spirv.EnvVulkan1_2})
 	}
 }
 

@@ -123,9 +123,6 @@ func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) 
 			if fn == nil || len(c.errs) > before {
 				continue
 			}
-			if !c.checkUniforms(fd, fn) {
-				continue
-			}
 			if err := fn.Validate(); errors.Is(err, frontend.ErrLimit) {
 				c.errorf(fd.Name.Pos(), "kernel %s: %v", fd.Name.Name, err)
 				continue
@@ -140,39 +137,6 @@ func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) 
 		}
 	}
 	return kernels
-}
-
-// checkUniforms reports, at the parameter that crosses it, uniform
-// arguments past the push-constant budget of the kernel ABI; it reports
-// whether the kernel's arguments fit.
-func (c *compiler) checkUniforms(fd *ast.FuncDecl, fn *frontend.Function) bool {
-	_, _, err := fn.Layout()
-	if err == nil {
-		return true
-	}
-	if !errors.Is(err, frontend.ErrUnsupported) {
-		c.errorf(fd.Name.Pos(), "kernel %s: laying out its arguments failed (a compiler bug, please report it): %v", fd.Name.Name, err)
-		return false
-	}
-	culprit := fn.Params[len(fn.Params)-1]
-	for k := 1; k <= len(fn.Params); k++ {
-		prefix := &frontend.Function{Name: fn.Name, Kind: fn.Kind, Params: fn.Params[:k]}
-		if _, _, err := prefix.Layout(); err != nil {
-			culprit = fn.Params[k-1]
-			break
-		}
-	}
-	pos := fd.Name.Pos()
-	for _, f := range fd.Type.Params.List {
-		for _, n := range f.Names {
-			if n.Name == culprit.Name {
-				pos = n.Pos()
-			}
-		}
-	}
-	c.errorf(pos, "kernel %s: parameter %s (%d bytes) takes its value parameters past the %d bytes of push constants kernel ABI v1 has for them, %d of which hold the dispatch header (frontend.MaxPushSize): pass large values in a buffer parameter instead ([]T, read element 0)",
-		fd.Name.Name, culprit.Name, culprit.Type.Size(), frontend.MaxPushSize, frontend.PushHeaderSize)
-	return false
 }
 
 // lowerKernelSafely lowers one kernel, turning a panic inside the compiler

@@ -1,6 +1,9 @@
-package frontend
+package codegen
 
-import "github.com/lucent-gpu/lucent/spirv"
+import (
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/spirv"
+)
 
 // Bindless texture slots on devices with descriptor indexing (kernel ABI v1,
 // native bindless textures). The i-th argument of BindlessTextureArgs has,
@@ -17,7 +20,7 @@ import "github.com/lucent-gpu/lucent/spirv"
 // addressing and format conversion that the emulated path does in code.
 
 // textureHeaps declares the descriptor arrays of f's bindless texture arguments.
-func (g *gen) textureHeaps(f *Function) {
+func (g *gen) textureHeaps(f *frontend.Function) {
 	b := g.b
 	args := f.BindlessTextureArgs()
 	if len(args) == 0 {
@@ -47,7 +50,7 @@ func (g *gen) sampledImage2D() spirv.ID { return g.b.TypeSampledImage(g.image2D(
 // nativeTexel reads or samples (op) the texture in slot through the
 // argument's descriptor array heap, in the block where the slot is known to
 // hold a texture.
-func (g *gen) nativeTexel(op Op, heap, slot, coord spirv.ID) spirv.ID {
+func (g *gen) nativeTexel(op frontend.Op, heap, slot, coord spirv.ID) spirv.ID {
 	b := g.b
 	ivec2, vec4 := b.TypeVector(g.i32, 2), b.TypeVector(g.f32, 4)
 	si := g.sampledImage2D()
@@ -55,7 +58,7 @@ func (g *gen) nativeTexel(op Op, heap, slot, coord spirv.ID) spirv.ID {
 	b.Decorate(ptr, spirv.DecorationNonUniform)
 	tex := b.Load(si, ptr)
 	b.Decorate(tex, spirv.DecorationNonUniform)
-	if op == OpBindlessTexRead {
+	if op == frontend.OpBindlessTexRead {
 		img := b.Image(g.image2D(), tex)
 		b.Decorate(img, spirv.DecorationNonUniform)
 		return b.ImageFetch(vec4, img, b.Bitcast(ivec2, coord), b.ConstantInt32(0))

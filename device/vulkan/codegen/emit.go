@@ -1,8 +1,9 @@
-package frontend
+package codegen
 
 import (
 	"fmt"
 
+	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
@@ -10,9 +11,9 @@ import (
 // array (kernel ABI v1): u64 device address, u64 size in bytes, 16 reserved bytes.
 const BindlessSlotSize = 32
 
-// CodegenVersion changes whenever codegen changes the words it emits for the
+// Version changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const CodegenVersion = 7
+const Version = 7
 
 // Options tune code generation for a device.
 type Options struct {
@@ -38,19 +39,19 @@ type Options struct {
 
 // Emit generates the SPIR-V module of kernel f (and the callables it
 // reaches) following kernel ABI v1. f is validated first.
-func Emit(f *Function, opts Options) (words []uint32, err error) {
+func Emit(f *frontend.Function, opts Options) (words []uint32, err error) {
 	if f == nil {
-		return nil, fmt.Errorf("%w: nil kernel", ErrInvalid)
+		return nil, fmt.Errorf("%w: nil kernel", frontend.ErrInvalid)
 	}
 	// Validate should reject every AST codegen cannot handle; should one slip
 	// through, report it rather than crash the host.
 	defer func() {
 		if r := recover(); r != nil {
-			words, err = nil, fmt.Errorf("%w: codegen of %s failed on a malformed AST: %v", ErrInvalid, f.Name, r)
+			words, err = nil, fmt.Errorf("%w: codegen of %s failed on a malformed AST: %v", frontend.ErrInvalid, f.Name, r)
 		}
 	}()
-	if f.Kind != KernelFunc {
-		return nil, fmt.Errorf("%w: %s is a callable, not a kernel", ErrInvalid, f.Name)
+	if f.Kind != frontend.KernelFunc {
+		return nil, fmt.Errorf("%w: %s is a callable, not a kernel", frontend.ErrInvalid, f.Name)
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -64,7 +65,7 @@ func Emit(f *Function, opts Options) (words []uint32, err error) {
 	}
 	w, err := g.b.Words()
 	if err != nil {
-		return nil, fmt.Errorf("frontend: codegen of %s: %w", f.Name, err)
+		return nil, fmt.Errorf("codegen: %s: %w", f.Name, err)
 	}
 	return w, nil
 }
@@ -75,33 +76,33 @@ type gen struct {
 	opts Options
 	err  error
 
-	logical  map[*Type]spirv.ID // value types, no layout decorations
-	explicit map[*Type]spirv.ID // types with Offset/ArrayStride, for buffers and push constants
+	logical  map[*frontend.Type]spirv.ID // value types, no layout decorations
+	explicit map[*frontend.Type]spirv.ID // types with Offset/ArrayStride, for buffers and push constants
 	ptrs     map[ptrKey]spirv.ID
-	funcs    map[*Function]*fnInfo
+	funcs    map[*frontend.Function]*fnInfo
 
 	// per kernel
-	vars    map[*Var]place // variables with storage
-	values  map[*Var]spirv.ID
+	vars    map[*frontend.Var]place // variables with storage
+	values  map[*frontend.Var]spirv.ID
 	push    spirv.ID // push-constant variable
 	pushT   spirv.ID
-	argIdx  map[*Var]uint32   // push-constant member of a uniform argument
-	binding map[*Var]int      // descriptor binding of a resource argument
-	aliases map[*Var]spirv.ID // u32 views of buffers, for float atomics
-	texHeap map[*Var]spirv.ID // descriptor arrays of bindless arrays' texture slots (native path)
-	bits    map[*Var]bool     // f32 shared variables stored as u32 bits, for emulated float atomics
+	argIdx  map[*frontend.Var]uint32   // push-constant member of a uniform argument
+	binding map[*frontend.Var]int      // descriptor binding of a resource argument
+	aliases map[*frontend.Var]spirv.ID // u32 views of buffers, for float atomics
+	texHeap map[*frontend.Var]spirv.ID // descriptor arrays of bindless arrays' texture slots (native path)
+	bits    map[*frontend.Var]bool     // f32 shared variables stored as u32 bits, for emulated float atomics
 
 	// builtin values, computed in the kernel's entry block
-	builtins map[BuiltinVar]spirv.ID
+	builtins map[frontend.BuiltinVar]spirv.ID
 
 	// per function
-	fn       *Function
+	fn       *frontend.Function
 	sfn      *spirv.Function
 	targets  []target // break/continue targets, innermost last
-	constArr map[*ConstArray]spirv.ID
-	inv      map[Expr]bool       // invariance of expressions (emit_hoist.go)
-	scopes   []map[Expr]spirv.ID // invariant values by scope, innermost last
-	reuse    reuse               // values of the current statement (emit_reuse.go)
+	constArr map[*frontend.ConstArray]spirv.ID
+	inv      map[frontend.Expr]bool       // invariance of expressions (emit_hoist.go)
+	scopes   []map[frontend.Expr]spirv.ID // invariant values by scope, innermost last
+	reuse    reuse                        // values of the current statement (emit_reuse.go)
 
 	u32, i32, f32, boolT, voidT spirv.ID
 }
@@ -134,18 +135,18 @@ func newGen(opts Options) *gen {
 	b.Capability(spirv.CapabilityShader)
 	g := &gen{
 		b: b, opts: opts,
-		logical:  map[*Type]spirv.ID{},
-		explicit: map[*Type]spirv.ID{},
+		logical:  map[*frontend.Type]spirv.ID{},
+		explicit: map[*frontend.Type]spirv.ID{},
 		ptrs:     map[ptrKey]spirv.ID{},
-		funcs:    map[*Function]*fnInfo{},
-		vars:     map[*Var]place{},
-		values:   map[*Var]spirv.ID{},
-		builtins: map[BuiltinVar]spirv.ID{},
-		argIdx:   map[*Var]uint32{},
-		binding:  map[*Var]int{},
-		aliases:  map[*Var]spirv.ID{},
-		texHeap:  map[*Var]spirv.ID{},
-		bits:     map[*Var]bool{},
+		funcs:    map[*frontend.Function]*fnInfo{},
+		vars:     map[*frontend.Var]place{},
+		values:   map[*frontend.Var]spirv.ID{},
+		builtins: map[frontend.BuiltinVar]spirv.ID{},
+		argIdx:   map[*frontend.Var]uint32{},
+		binding:  map[*frontend.Var]int{},
+		aliases:  map[*frontend.Var]spirv.ID{},
+		texHeap:  map[*frontend.Var]spirv.ID{},
+		bits:     map[*frontend.Var]bool{},
 	}
 	g.u32 = b.TypeInt(32, false)
 	g.i32 = b.TypeInt(32, true)
@@ -157,35 +158,35 @@ func newGen(opts Options) *gen {
 
 func (g *gen) fail(format string, args ...any) {
 	if g.err == nil {
-		g.err = fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
+		g.err = fmt.Errorf("%w: %s", frontend.ErrUnsupported, fmt.Sprintf(format, args...))
 	}
 }
 
 // typ returns the logical SPIR-V type of t.
-func (g *gen) typ(t *Type) spirv.ID {
+func (g *gen) typ(t *frontend.Type) spirv.ID {
 	if id, ok := g.logical[t]; ok {
 		return id
 	}
 	b := g.b
 	var id spirv.ID
-	switch t.kind {
-	case KindVoid:
+	switch t.Kind() {
+	case frontend.KindVoid:
 		id = g.voidT
-	case KindBool:
+	case frontend.KindBool:
 		id = g.boolT
-	case KindInt, KindUint:
-		id = b.TypeInt(uint32(t.bits), t.kind == KindInt)
-	case KindFloat:
-		id = b.TypeFloat(uint32(t.bits))
-	case KindVector:
-		id = b.TypeVector(g.typ(t.elem), uint32(t.n))
-	case KindMatrix:
-		id = b.TypeMatrix(g.typ(t.elem), uint32(t.n))
-	case KindArray:
-		id = b.TypeArray(g.typ(t.elem), uint32(t.n))
-	case KindStruct:
-		ms := make([]spirv.ID, len(t.fields))
-		for i, f := range t.fields {
+	case frontend.KindInt, frontend.KindUint:
+		id = b.TypeInt(uint32(t.Bits()), t.Kind() == frontend.KindInt)
+	case frontend.KindFloat:
+		id = b.TypeFloat(uint32(t.Bits()))
+	case frontend.KindVector:
+		id = b.TypeVector(g.typ(t.Elem()), uint32(t.Len()))
+	case frontend.KindMatrix:
+		id = b.TypeMatrix(g.typ(t.Elem()), uint32(t.Len()))
+	case frontend.KindArray:
+		id = b.TypeArray(g.typ(t.Elem()), uint32(t.Len()))
+	case frontend.KindStruct:
+		ms := make([]spirv.ID, len(t.Fields()))
+		for i, f := range t.Fields() {
 			ms[i] = g.typ(f.Type)
 		}
 		id = b.TypeStruct(ms...)
@@ -198,9 +199,9 @@ func (g *gen) typ(t *Type) spirv.ID {
 }
 
 // etyp returns the explicitly laid out SPIR-V type of t (scalar layout at Go's offsets).
-func (g *gen) etyp(t *Type) spirv.ID {
-	switch t.kind {
-	case KindArray, KindStruct:
+func (g *gen) etyp(t *frontend.Type) spirv.ID {
+	switch t.Kind() {
+	case frontend.KindArray, frontend.KindStruct:
 	default:
 		g.smallStorage(t)
 		return g.typ(t)
@@ -209,27 +210,27 @@ func (g *gen) etyp(t *Type) spirv.ID {
 		return id
 	}
 	var id spirv.ID
-	if t.kind == KindArray {
-		if t.elem.kind == KindMatrix {
+	if t.Kind() == frontend.KindArray {
+		if t.Elem().Kind() == frontend.KindMatrix {
 			g.fail("array of matrices %s in a buffer or push constant", t)
 			return 0
 		}
-		id = g.b.TypeArrayStride(g.etyp(t.elem), uint32(t.n), uint32(t.elem.size))
+		id = g.b.TypeArrayStride(g.etyp(t.Elem()), uint32(t.Len()), uint32(t.Elem().Size()))
 	} else {
-		st := spirv.StructType{Members: make([]spirv.Member, len(t.fields))}
-		for i, f := range t.fields {
+		st := spirv.StructType{Members: make([]spirv.Member, len(t.Fields()))}
+		for i, f := range t.Fields() {
 			m := spirv.Member{Type: g.etyp(f.Type), Offset: spirv.Off(uint32(f.Offset))}
 			if g.opts.Names {
 				m.Name = f.Name
 			}
-			if f.Type.kind == KindMatrix {
+			if f.Type.Kind() == frontend.KindMatrix {
 				m.Decorations = []spirv.Decor{{Decoration: spirv.DecorationColMajor},
-					{Decoration: spirv.DecorationMatrixStride, Literals: []uint32{uint32(f.Type.elem.size)}}}
+					{Decoration: spirv.DecorationMatrixStride, Literals: []uint32{uint32(f.Type.Elem().Size())}}}
 			}
 			st.Members[i] = m
 		}
 		if g.opts.Names {
-			st.Name = t.name
+			st.Name = t.Name()
 		}
 		id = g.b.TypeStructOf(st)
 	}
@@ -238,8 +239,8 @@ func (g *gen) etyp(t *Type) spirv.ID {
 }
 
 // smallStorage declares the capabilities 8- and 16-bit scalars need in buffers and push constants.
-func (g *gen) smallStorage(t *Type) {
-	switch t.Scalar().bits {
+func (g *gen) smallStorage(t *frontend.Type) {
+	switch t.Scalar().Bits() {
 	case 8:
 		g.b.Capability(spirv.CapabilityStorageBuffer8BitAccess)
 		g.b.Capability(spirv.CapabilityStoragePushConstant8)
@@ -261,9 +262,9 @@ func (g *gen) ptr(sc spirv.StorageClass, t spirv.ID) spirv.ID {
 
 // kernel emits the entry point: argument variables, built-ins, the dispatch
 // bounds check, then the body.
-func (g *gen) kernel(f *Function) error {
+func (g *gen) kernel(f *frontend.Function) error {
 	b := g.b
-	args, _, err := f.Layout()
+	args, _, err := Layout(f)
 	if err != nil {
 		return err
 	}
@@ -284,21 +285,21 @@ func (g *gen) kernel(f *Function) error {
 		t := a.Var.Type
 		var mt spirv.ID
 		switch {
-		case t == TBool:
+		case t == frontend.TBool:
 			mt = g.u32
-		case t.addr:
-			mt = g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(t.elem))
+		case t.ByAddress():
+			mt = g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(t.Elem()))
 		default:
 			mt = g.etyp(t)
 		}
 		m := spirv.Member{Type: mt, Offset: spirv.Off(uint32(a.Offset))}
-		if t.kind == KindMatrix {
+		if t.Kind() == frontend.KindMatrix {
 			m.Decorations = []spirv.Decor{{Decoration: spirv.DecorationColMajor},
-				{Decoration: spirv.DecorationMatrixStride, Literals: []uint32{uint32(t.elem.size)}}}
+				{Decoration: spirv.DecorationMatrixStride, Literals: []uint32{uint32(t.Elem().Size())}}}
 		}
 		g.argIdx[a.Var] = uint32(len(st.Members))
 		st.Members = append(st.Members, m)
-		if t.addr {
+		if t.ByAddress() {
 			// The element count follows the address (member argIdx+1).
 			st.Members = append(st.Members, spirv.Member{Type: b.TypeInt(64, false), Offset: spirv.Off(uint32(a.Offset + 8))})
 		}
@@ -308,7 +309,7 @@ func (g *gen) kernel(f *Function) error {
 	// Resources in descriptor set 0.
 	for _, a := range args {
 		if a.Binding < 0 {
-			if a.Var.Type.addr {
+			if a.Var.Type.ByAddress() {
 				g.vars[a.Var] = place{sc: spirv.StorageClassPhysicalStorageBuffer, explicit: true}
 			}
 			continue
@@ -316,15 +317,15 @@ func (g *gen) kernel(f *Function) error {
 		t := a.Var.Type
 		g.binding[a.Var] = a.Binding
 		var v spirv.ID
-		switch t.kind {
-		case KindBuffer:
-			if t.elem.kind == KindMatrix {
-				return fmt.Errorf("%w: buffer of matrices (argument %s); wrap the matrix in a struct", ErrUnsupported, a.Var.Name)
+		switch t.Kind() {
+		case frontend.KindBuffer:
+			if t.Elem().Kind() == frontend.KindMatrix {
+				return fmt.Errorf("%w: buffer of matrices (argument %s); wrap the matrix in a struct", frontend.ErrUnsupported, a.Var.Name)
 			}
-			bt := g.blockOf(t.elem)
+			bt := g.blockOf(t.Elem())
 			v = b.Variable(g.ptr(spirv.StorageClassStorageBuffer, bt), spirv.StorageClassStorageBuffer, 0)
 			g.vars[a.Var] = place{ptr: v, sc: spirv.StorageClassStorageBuffer, explicit: true}
-		case KindBindless:
+		case frontend.KindBindless:
 			// Slot records of kernel ABI v1's emulated bindless arrays:
 			// {u64 address; u64 size in bytes; 16 bytes reserved for textures}.
 			u64 := b.TypeInt(64, false)
@@ -339,12 +340,12 @@ func (g *gen) kernel(f *Function) error {
 			v = b.Variable(g.ptr(spirv.StorageClassStorageBuffer, bt), spirv.StorageClassStorageBuffer, 0)
 			b.Decorate(v, spirv.DecorationNonWritable)
 			g.vars[a.Var] = place{ptr: v, sc: spirv.StorageClassStorageBuffer, explicit: true}
-		case KindTexture:
+		case frontend.KindTexture:
 			it := g.imageType(t)
 			v = b.Variable(g.ptr(spirv.StorageClassUniformConstant, it), spirv.StorageClassUniformConstant, 0)
 			g.vars[a.Var] = place{ptr: v, sc: spirv.StorageClassUniformConstant}
 		default:
-			return fmt.Errorf("%w: kernel argument %s of type %s", ErrUnsupported, a.Var.Name, t)
+			return fmt.Errorf("%w: kernel argument %s of type %s", frontend.ErrUnsupported, a.Var.Name, t)
 		}
 		b.Decorate(v, spirv.DecorationDescriptorSet, 0)
 		b.Decorate(v, spirv.DecorationBinding, uint32(a.Binding))
@@ -391,21 +392,21 @@ func (g *gen) kernel(f *Function) error {
 
 // blockOf is the Block struct holding a runtime array of elem, the type of
 // a buffer.
-func (g *gen) blockOf(elem *Type) spirv.ID {
-	rt := g.b.TypeRuntimeArrayStride(g.etyp(elem), uint32(elem.size))
+func (g *gen) blockOf(elem *frontend.Type) spirv.ID {
+	rt := g.b.TypeRuntimeArrayStride(g.etyp(elem), uint32(elem.Size()))
 	return g.b.TypeStructOf(spirv.StructType{
 		Members:     []spirv.Member{{Type: rt, Offset: spirv.Off(0)}},
 		Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
 	})
 }
 
-func (g *gen) imageType(t *Type) spirv.ID {
-	st := g.typ(t.elem.elem)
+func (g *gen) imageType(t *frontend.Type) spirv.ID {
+	st := g.typ(t.Elem().Elem())
 	dim := spirv.Dim2D
-	if t.n == 3 {
+	if t.Len() == 3 {
 		dim = spirv.Dim3D
 	}
-	f := imageFormats[t.format]
+	f := imageFormats[t.Format()]
 	if f == spirv.ImageFormatUnknown {
 		g.b.Capability(spirv.CapabilityStorageImageReadWithoutFormat)
 		g.b.Capability(spirv.CapabilityStorageImageWriteWithoutFormat)
@@ -414,9 +415,9 @@ func (g *gen) imageType(t *Type) spirv.ID {
 }
 
 var imageFormats = [...]spirv.ImageFormat{
-	FormatAny: spirv.ImageFormatUnknown, FormatRGBA32F: spirv.ImageFormatRgba32f, FormatRGBA16F: spirv.ImageFormatRgba16f,
-	FormatRGBA8: spirv.ImageFormatRgba8, FormatR32F: spirv.ImageFormatR32f, FormatRGBA32UI: spirv.ImageFormatRgba32ui,
-	FormatR32UI: spirv.ImageFormatR32ui, FormatRGBA32I: spirv.ImageFormatRgba32i, FormatR32I: spirv.ImageFormatR32i,
+	frontend.FormatAny: spirv.ImageFormatUnknown, frontend.FormatRGBA32F: spirv.ImageFormatRgba32f, frontend.FormatRGBA16F: spirv.ImageFormatRgba16f,
+	frontend.FormatRGBA8: spirv.ImageFormatRgba8, frontend.FormatR32F: spirv.ImageFormatR32f, frontend.FormatRGBA32UI: spirv.ImageFormatRgba32ui,
+	frontend.FormatR32UI: spirv.ImageFormatR32ui, frontend.FormatRGBA32I: spirv.ImageFormatRgba32i, frontend.FormatR32I: spirv.ImageFormatR32i,
 }
 
 // input declares a built-in input variable.
@@ -429,7 +430,7 @@ func (g *gen) input(t spirv.ID, bi spirv.BuiltIn) spirv.ID {
 // kernelBuiltins computes the built-in values the kernel uses and returns
 // early for threads past dispatch_size (kernel ABI v1) unless the kernel
 // uses barriers.
-func (g *gen) kernelBuiltins(f *Function) {
+func (g *gen) kernelBuiltins(f *frontend.Function) {
 	b := g.b
 	uvec3 := b.TypeVector(g.u32, 3)
 	pu3 := g.ptr(spirv.StorageClassPushConstant, uvec3)
@@ -440,27 +441,27 @@ func (g *gen) kernelBuiltins(f *Function) {
 	bs := b.ConstantComposite(uvec3, b.ConstantUint32(f.BlockSize[0]), b.ConstantUint32(f.BlockSize[1]), b.ConstantUint32(f.BlockSize[2]))
 	block := b.IAdd(uvec3, wg, off)
 	did := b.IAdd(uvec3, b.IMul(uvec3, block, bs), lid)
-	g.builtins[ThreadID] = lid
-	g.builtins[BlockID] = block
-	g.builtins[DispatchID] = did
-	g.builtins[BlockSize] = bs
-	uses := map[BuiltinVar]bool{}
-	walkFunc(f, func(e Expr) {
-		if r, ok := e.(*Ref); ok && r.Var.Kind == VarBuiltin {
+	g.builtins[frontend.ThreadID] = lid
+	g.builtins[frontend.BlockID] = block
+	g.builtins[frontend.DispatchID] = did
+	g.builtins[frontend.BlockSize] = bs
+	uses := map[frontend.BuiltinVar]bool{}
+	frontend.WalkExprs(f, func(e frontend.Expr) {
+		if r, ok := e.(*frontend.Ref); ok && r.Var.Kind == frontend.VarBuiltin {
 			uses[r.Var.Builtin] = true
 		}
 	})
-	if uses[DispatchSize] || uses[DispatchGroups] {
+	if uses[frontend.DispatchSize] || uses[frontend.DispatchGroups] {
 		g.dispatchSize(size, bs)
 	}
-	if uses[SubgroupLane] || uses[SubgroupSize] {
+	if uses[frontend.SubgroupLane] || uses[frontend.SubgroupSize] {
 		b.Capability(spirv.CapabilityGroupNonUniform)
 	}
-	if uses[SubgroupLane] {
-		g.builtins[SubgroupLane] = b.Load(g.u32, g.input(g.u32, spirv.BuiltInSubgroupLocalInvocationId))
+	if uses[frontend.SubgroupLane] {
+		g.builtins[frontend.SubgroupLane] = b.Load(g.u32, g.input(g.u32, spirv.BuiltInSubgroupLocalInvocationId))
 	}
-	if uses[SubgroupSize] {
-		g.builtins[SubgroupSize] = b.Load(g.u32, g.input(g.u32, spirv.BuiltInSubgroupSize))
+	if uses[frontend.SubgroupSize] {
+		g.builtins[frontend.SubgroupSize] = b.Load(g.u32, g.input(g.u32, spirv.BuiltInSubgroupSize))
 	}
 	if f.UsesBarrier() {
 		// Every thread of a block must reach each barrier, so such a kernel
@@ -535,16 +536,16 @@ func (g *gen) dispatchSize(size, bs spirv.ID) {
 	nwg := b.Load(uvec3, g.input(uvec3, spirv.BuiltInNumWorkgroups))
 	ones := b.ConstantComposite(uvec3, one, one, one)
 	groups := b.IAdd(uvec3, b.UDiv(uvec3, b.ISub(uvec3, size, ones), bs), ones)
-	g.builtins[DispatchSize] = b.Select(uvec3, sel, b.IMul(uvec3, nwg, bs), size)
-	g.builtins[DispatchGroups] = b.Select(uvec3, sel, nwg, groups)
+	g.builtins[frontend.DispatchSize] = b.Select(uvec3, sel, b.IMul(uvec3, nwg, bs), size)
+	g.builtins[frontend.DispatchGroups] = b.Select(uvec3, sel, nwg, groups)
 }
 
 // declare makes the SPIR-V function of callable c (its body comes later).
-func (g *gen) declare(c *Function) {
+func (g *gen) declare(c *frontend.Function) {
 	params := make([]spirv.ID, len(c.Params))
 	for i, p := range c.Params {
 		params[i] = g.typ(p.Type)
-		if p.Kind == VarRefParam {
+		if p.Kind == frontend.VarRefParam {
 			params[i] = g.ptr(spirv.StorageClassFunction, params[i])
 		}
 	}
@@ -556,7 +557,7 @@ func (g *gen) declare(c *Function) {
 	info := &fnInfo{id: sf.ID(), fnT: fnT, spirv: sf}
 	for i, p := range c.Params {
 		id := sf.Param(params[i])
-		if p.Kind == VarRefParam {
+		if p.Kind == frontend.VarRefParam {
 			g.vars[p] = place{ptr: id, sc: spirv.StorageClassFunction}
 		} else {
 			g.values[p] = id
@@ -565,7 +566,7 @@ func (g *gen) declare(c *Function) {
 	g.funcs[c] = info
 }
 
-func (g *gen) callable(c *Function) {
+func (g *gen) callable(c *frontend.Function) {
 	info := g.funcs[c]
 	g.b.SetBlock(info.spirv.NewBlock())
 	g.begin(c, info.spirv)
@@ -574,12 +575,12 @@ func (g *gen) callable(c *Function) {
 }
 
 // begin declares f's locals.
-func (g *gen) begin(f *Function, sf *spirv.Function) {
+func (g *gen) begin(f *frontend.Function, sf *spirv.Function) {
 	g.fn, g.sfn = f, sf
-	g.constArr = map[*ConstArray]spirv.ID{}
-	g.inv = map[Expr]bool{}
-	g.reuse = reuse{ok: map[Expr]bool{}}
-	g.scopes = []map[Expr]spirv.ID{{}}
+	g.constArr = map[*frontend.ConstArray]spirv.ID{}
+	g.inv = map[frontend.Expr]bool{}
+	g.reuse = reuse{ok: map[frontend.Expr]bool{}}
+	g.scopes = []map[frontend.Expr]spirv.ID{{}}
 	for _, l := range f.Locals {
 		v := sf.Variable(g.ptr(spirv.StorageClassFunction, g.typ(l.Type)), 0)
 		g.vars[l] = place{ptr: v, sc: spirv.StorageClassFunction}
@@ -592,7 +593,7 @@ func (g *gen) begin(f *Function, sf *spirv.Function) {
 // end terminates the function's last block.
 func (g *gen) end() {
 	if blk := g.b.CurrentBlock(); blk != nil && !blk.Terminated() {
-		if g.fn.Result == TVoid {
+		if g.fn.Result == frontend.TVoid {
 			g.b.Return()
 		} else {
 			g.b.ReturnValue(g.b.ConstantNull(g.typ(g.fn.Result)))

@@ -1,44 +1,47 @@
-package frontend
+package codegen
 
-import "github.com/lucent-gpu/lucent/spirv"
+import (
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/spirv"
+)
 
 // glslFloat maps the float built-ins that are one GLSL.std.450 instruction.
-var glslFloat = map[Op]spirv.GLSLInst{
-	OpFloor: spirv.GLSLFloor, OpCeil: spirv.GLSLCeil, OpTrunc: spirv.GLSLTrunc, OpFract: spirv.GLSLFract,
-	OpSqrt: spirv.GLSLSqrt, OpInverseSqrt: spirv.GLSLInverseSqrt, OpExp: spirv.GLSLExp, OpExp2: spirv.GLSLExp2,
-	OpLog: spirv.GLSLLog, OpLog2: spirv.GLSLLog2, OpSin: spirv.GLSLSin, OpCos: spirv.GLSLCos, OpTan: spirv.GLSLTan,
-	OpAsin: spirv.GLSLAsin, OpAcos: spirv.GLSLAcos, OpAtan: spirv.GLSLAtan, OpSinh: spirv.GLSLSinh,
-	OpCosh: spirv.GLSLCosh, OpTanh: spirv.GLSLTanh, OpAsinh: spirv.GLSLAsinh, OpAcosh: spirv.GLSLAcosh,
-	OpAtanh: spirv.GLSLAtanh, OpRadians: spirv.GLSLRadians, OpDegrees: spirv.GLSLDegrees,
-	OpPow: spirv.GLSLPow, OpAtan2: spirv.GLSLAtan2, OpStep: spirv.GLSLStep, OpLerp: spirv.GLSLFMix,
-	OpSmoothStep: spirv.GLSLSmoothStep, OpFma: spirv.GLSLFma, OpCross: spirv.GLSLCross,
-	OpLength: spirv.GLSLLength, OpDistance: spirv.GLSLDistance, OpNormalize: spirv.GLSLNormalize,
-	OpReflect: spirv.GLSLReflect, OpDeterminant: spirv.GLSLDeterminant, OpInverse: spirv.GLSLMatrixInverse,
+var glslFloat = map[frontend.Op]spirv.GLSLInst{
+	frontend.OpFloor: spirv.GLSLFloor, frontend.OpCeil: spirv.GLSLCeil, frontend.OpTrunc: spirv.GLSLTrunc, frontend.OpFract: spirv.GLSLFract,
+	frontend.OpSqrt: spirv.GLSLSqrt, frontend.OpInverseSqrt: spirv.GLSLInverseSqrt, frontend.OpExp: spirv.GLSLExp, frontend.OpExp2: spirv.GLSLExp2,
+	frontend.OpLog: spirv.GLSLLog, frontend.OpLog2: spirv.GLSLLog2, frontend.OpSin: spirv.GLSLSin, frontend.OpCos: spirv.GLSLCos, frontend.OpTan: spirv.GLSLTan,
+	frontend.OpAsin: spirv.GLSLAsin, frontend.OpAcos: spirv.GLSLAcos, frontend.OpAtan: spirv.GLSLAtan, frontend.OpSinh: spirv.GLSLSinh,
+	frontend.OpCosh: spirv.GLSLCosh, frontend.OpTanh: spirv.GLSLTanh, frontend.OpAsinh: spirv.GLSLAsinh, frontend.OpAcosh: spirv.GLSLAcosh,
+	frontend.OpAtanh: spirv.GLSLAtanh, frontend.OpRadians: spirv.GLSLRadians, frontend.OpDegrees: spirv.GLSLDegrees,
+	frontend.OpPow: spirv.GLSLPow, frontend.OpAtan2: spirv.GLSLAtan2, frontend.OpStep: spirv.GLSLStep, frontend.OpLerp: spirv.GLSLFMix,
+	frontend.OpSmoothStep: spirv.GLSLSmoothStep, frontend.OpFma: spirv.GLSLFma, frontend.OpCross: spirv.GLSLCross,
+	frontend.OpLength: spirv.GLSLLength, frontend.OpDistance: spirv.GLSLDistance, frontend.OpNormalize: spirv.GLSLNormalize,
+	frontend.OpReflect: spirv.GLSLReflect, frontend.OpDeterminant: spirv.GLSLDeterminant, frontend.OpInverse: spirv.GLSLMatrixInverse,
 }
 
-func (g *gen) call(e *Call) spirv.ID {
+func (g *gen) call(e *frontend.Call) spirv.ID {
 	b := g.b
-	if e.Op >= OpAtomicExchange && e.Op <= OpAtomicMax {
+	if e.Op >= frontend.OpAtomicExchange && e.Op <= frontend.OpAtomicMax {
 		return g.atomic(e)
 	}
 	switch e.Op {
-	case OpBarrier:
+	case frontend.OpBarrier:
 		b.ControlBarrier(spirv.ScopeWorkgroup, spirv.ScopeWorkgroup,
 			spirv.MemorySemanticsAcquireRelease|spirv.MemorySemanticsWorkgroupMemory|spirv.MemorySemanticsUniformMemory)
 		return 0
-	case OpBufferSize:
-		v := e.Args[0].(*Ref).Var
-		if v.Type.addr {
+	case frontend.OpBufferSize:
+		v := e.Args[0].(*frontend.Ref).Var
+		if v.Type.ByAddress() {
 			// The view's element count, saturated to u32.
 			n := b.GLSL(b.TypeInt(64, false), spirv.GLSLUMin, g.addrCount(v), b.ConstantUint64(1<<32-1))
 			return b.UConvert(g.u32, n)
 		}
 		return b.ArrayLength(g.u32, g.vars[v].ptr, 0)
-	case OpTextureRead, OpTextureWrite, OpTextureSize, OpTextureSample:
+	case frontend.OpTextureRead, frontend.OpTextureWrite, frontend.OpTextureSize, frontend.OpTextureSample:
 		return g.texture(e)
-	case OpBindlessRead, OpBindlessWrite, OpBindlessSize:
+	case frontend.OpBindlessRead, frontend.OpBindlessWrite, frontend.OpBindlessSize:
 		return g.bindless(e)
-	case OpBindlessTexRead, OpBindlessTexSample, OpBindlessTexSize:
+	case frontend.OpBindlessTexRead, frontend.OpBindlessTexSample, frontend.OpBindlessTexSize:
 		return g.bindlessTexture(e)
 	}
 	args := make([]spirv.ID, len(e.Args))
@@ -46,145 +49,145 @@ func (g *gen) call(e *Call) spirv.ID {
 		args[i] = g.expr(a)
 	}
 	t := g.typ(e.T)
-	var at *Type
+	var at *frontend.Type
 	if len(e.Args) > 0 {
 		at = e.Args[0].Type()
 	}
 	if inst, ok := glslFloat[e.Op]; ok {
 		return b.GLSL(t, inst, args...)
 	}
-	sk := KindVoid
+	sk := frontend.KindVoid
 	if at != nil {
-		sk = at.Scalar().kind
+		sk = at.Scalar().Kind()
 	}
 	pick := func(f, s, u spirv.GLSLInst) spirv.GLSLInst {
 		switch sk {
-		case KindFloat:
+		case frontend.KindFloat:
 			return f
-		case KindInt:
+		case frontend.KindInt:
 			return s
 		}
 		return u
 	}
 	switch e.Op {
-	case OpAbs:
-		if sk == KindUint {
+	case frontend.OpAbs:
+		if sk == frontend.KindUint {
 			return args[0]
 		}
 		return b.GLSL(t, pick(spirv.GLSLFAbs, spirv.GLSLSAbs, 0), args...)
-	case OpSign:
+	case frontend.OpSign:
 		return b.GLSL(t, pick(spirv.GLSLFSign, spirv.GLSLSSign, 0), args...)
-	case OpRound:
+	case frontend.OpRound:
 		// Half away from zero (Go's math.Round), exactly: t = trunc(x);
 		// t + sign(x) when |x - t| >= 0.5.
 		tr := b.GLSL(t, spirv.GLSLTrunc, args[0])
 		d := b.GLSL(t, spirv.GLSLFAbs, b.FSub(t, args[0], tr))
-		up := b.FOrdGreaterThanEqual(g.typ(boolLike(at)), d, g.numConst(at, 0.5))
+		up := b.FOrdGreaterThanEqual(g.typ(frontend.BoolLike(at)), d, g.numConst(at, 0.5))
 		return b.Select(t, up, b.FAdd(t, tr, b.GLSL(t, spirv.GLSLFSign, args[0])), tr)
-	case OpSaturate:
+	case frontend.OpSaturate:
 		return b.GLSL(t, spirv.GLSLFClamp, args[0], g.numConst(at, 0), g.numConst(at, 1))
-	case OpMin:
+	case frontend.OpMin:
 		return b.GLSL(t, pick(spirv.GLSLFMin, spirv.GLSLSMin, spirv.GLSLUMin), args...)
-	case OpMax:
+	case frontend.OpMax:
 		return b.GLSL(t, pick(spirv.GLSLFMax, spirv.GLSLSMax, spirv.GLSLUMax), args...)
-	case OpClamp:
+	case frontend.OpClamp:
 		return b.GLSL(t, pick(spirv.GLSLFClamp, spirv.GLSLSClamp, spirv.GLSLUClamp), args...)
-	case OpSelect:
+	case frontend.OpSelect:
 		return b.Select(t, args[0], args[1], args[2])
-	case OpIsNaN:
+	case frontend.OpIsNaN:
 		return b.IsNan(t, args[0])
-	case OpIsInf:
+	case frontend.OpIsInf:
 		return b.IsInf(t, args[0])
-	case OpDot:
+	case frontend.OpDot:
 		return b.Dot(t, args[0], args[1])
-	case OpTranspose:
+	case frontend.OpTranspose:
 		return b.Transpose(t, args[0])
-	case OpOuterProduct:
+	case frontend.OpOuterProduct:
 		bt := e.Args[1].Type()
-		cols := make([]spirv.ID, bt.n)
+		cols := make([]spirv.ID, bt.Len())
 		for i := range cols {
 			cols[i] = b.VectorTimesScalar(g.typ(at), args[0], b.CompositeExtract(g.f32, args[1], uint32(i)))
 		}
 		return b.CompositeConstruct(t, cols...)
-	case OpReduceSum, OpReduceProd, OpReduceMin, OpReduceMax:
+	case frontend.OpReduceSum, frontend.OpReduceProd, frontend.OpReduceMin, frontend.OpReduceMax:
 		acc := b.CompositeExtract(t, args[0], 0)
-		for i := 1; i < at.n; i++ {
+		for i := 1; i < at.Len(); i++ {
 			c := b.CompositeExtract(t, args[0], uint32(i))
 			switch e.Op {
-			case OpReduceSum:
-				if sk == KindFloat {
+			case frontend.OpReduceSum:
+				if sk == frontend.KindFloat {
 					acc = b.FAdd(t, acc, c)
 				} else {
 					acc = b.IAdd(t, acc, c)
 				}
-			case OpReduceProd:
-				if sk == KindFloat {
+			case frontend.OpReduceProd:
+				if sk == frontend.KindFloat {
 					acc = b.FMul(t, acc, c)
 				} else {
 					acc = b.IMul(t, acc, c)
 				}
-			case OpReduceMin:
+			case frontend.OpReduceMin:
 				acc = b.GLSL(t, pick(spirv.GLSLFMin, spirv.GLSLSMin, spirv.GLSLUMin), acc, c)
-			case OpReduceMax:
+			case frontend.OpReduceMax:
 				acc = b.GLSL(t, pick(spirv.GLSLFMax, spirv.GLSLSMax, spirv.GLSLUMax), acc, c)
 			}
 		}
 		return acc
-	case OpAny:
+	case frontend.OpAny:
 		return b.Any(t, args[0])
-	case OpAll:
+	case frontend.OpAll:
 		return b.All(t, args[0])
-	case OpPopCount:
+	case frontend.OpPopCount:
 		return b.BitCount(t, args[0])
-	case OpBitReverse:
+	case frontend.OpBitReverse:
 		return b.BitReverse(t, args[0])
-	case OpClz:
+	case frontend.OpClz:
 		// 31 - FindUMsb(x); FindUMsb(0) is -1, giving 32.
 		msb := b.GLSL(t, spirv.GLSLFindUMsb, args[0])
 		return b.ISub(t, g.numConst(at, 31), msb)
-	case OpCtz:
+	case frontend.OpCtz:
 		// FindILsb(0) is -1 (all ones): clamp to 32 with an unsigned min.
 		lsb := b.GLSL(t, spirv.GLSLFindILsb, args[0])
-		ut := g.typ(Vector(TU32, max(at.Components(), 2)))
+		ut := g.typ(frontend.Vector(frontend.TU32, max(at.Components(), 2)))
 		if at.Components() == 1 {
 			ut = g.u32
 		}
 		u := lsb
-		if sk == KindInt {
+		if sk == frontend.KindInt {
 			u = b.Bitcast(ut, lsb)
 		}
 		m := b.GLSL(ut, spirv.GLSLUMin, u, g.numConst(uintLike(at), 32))
-		if sk == KindInt {
+		if sk == frontend.KindInt {
 			return b.Bitcast(t, m)
 		}
 		return m
-	case OpSubgroupElect:
+	case frontend.OpSubgroupElect:
 		return b.GroupNonUniformElect(t, spirv.ScopeSubgroup)
-	case OpSubgroupAll:
+	case frontend.OpSubgroupAll:
 		return b.GroupNonUniformVote(spirv.OpGroupNonUniformAll, t, spirv.ScopeSubgroup, args[0])
-	case OpSubgroupAny:
+	case frontend.OpSubgroupAny:
 		return b.GroupNonUniformVote(spirv.OpGroupNonUniformAny, t, spirv.ScopeSubgroup, args[0])
-	case OpSubgroupBallot:
+	case frontend.OpSubgroupBallot:
 		return b.GroupNonUniformBallot(t, spirv.ScopeSubgroup, args[0])
-	case OpSubgroupBroadcastFirst:
+	case frontend.OpSubgroupBroadcastFirst:
 		return b.GroupNonUniformBroadcastFirst(t, spirv.ScopeSubgroup, args[0])
-	case OpSubgroupBroadcast, OpSubgroupShuffle:
+	case frontend.OpSubgroupBroadcast, frontend.OpSubgroupShuffle:
 		return b.GroupNonUniformShuffle(spirv.OpGroupNonUniformShuffle, t, spirv.ScopeSubgroup, args[0], args[1])
-	case OpSubgroupAdd, OpSubgroupMul, OpSubgroupMin, OpSubgroupMax, OpSubgroupInclusiveAdd, OpSubgroupExclusiveAdd:
+	case frontend.OpSubgroupAdd, frontend.OpSubgroupMul, frontend.OpSubgroupMin, frontend.OpSubgroupMax, frontend.OpSubgroupInclusiveAdd, frontend.OpSubgroupExclusiveAdd:
 		gop := spirv.GroupOperationReduce
 		switch e.Op {
-		case OpSubgroupInclusiveAdd:
+		case frontend.OpSubgroupInclusiveAdd:
 			gop = spirv.GroupOperationInclusiveScan
-		case OpSubgroupExclusiveAdd:
+		case frontend.OpSubgroupExclusiveAdd:
 			gop = spirv.GroupOperationExclusiveScan
 		}
 		var op spirv.Op
 		switch e.Op {
-		case OpSubgroupMul:
+		case frontend.OpSubgroupMul:
 			op = pickOp(sk, spirv.OpGroupNonUniformFMul, spirv.OpGroupNonUniformIMul, spirv.OpGroupNonUniformIMul)
-		case OpSubgroupMin:
+		case frontend.OpSubgroupMin:
 			op = pickOp(sk, spirv.OpGroupNonUniformFMin, spirv.OpGroupNonUniformSMin, spirv.OpGroupNonUniformUMin)
-		case OpSubgroupMax:
+		case frontend.OpSubgroupMax:
 			op = pickOp(sk, spirv.OpGroupNonUniformFMax, spirv.OpGroupNonUniformSMax, spirv.OpGroupNonUniformUMax)
 		default:
 			op = pickOp(sk, spirv.OpGroupNonUniformFAdd, spirv.OpGroupNonUniformIAdd, spirv.OpGroupNonUniformIAdd)
@@ -195,29 +198,29 @@ func (g *gen) call(e *Call) spirv.ID {
 	return 0
 }
 
-func pickOp(k Kind, f, s, u spirv.Op) spirv.Op {
+func pickOp(k frontend.Kind, f, s, u spirv.Op) spirv.Op {
 	switch k {
-	case KindFloat:
+	case frontend.KindFloat:
 		return f
-	case KindInt:
+	case frontend.KindInt:
 		return s
 	}
 	return u
 }
 
 // uintLike is the u32 scalar or vector shaped like t.
-func uintLike(t *Type) *Type {
-	if t.kind == KindVector {
-		return Vector(TU32, t.n)
+func uintLike(t *frontend.Type) *frontend.Type {
+	if t.Kind() == frontend.KindVector {
+		return frontend.Vector(frontend.TU32, t.Len())
 	}
-	return TU32
+	return frontend.TU32
 }
 
 // atomic emits an atomic on a buffer element or shared variable, with
 // relaxed semantics (barriers order memory).
 // Outside the view of a buffer reached by device address, it does nothing
 // and gives zero.
-func (g *gen) atomic(e *Call) spirv.ID {
+func (g *gen) atomic(e *frontend.Call) spirv.ID {
 	b := g.b
 	p, sc, _, guard := g.addr(e.Args[0])
 	scope := spirv.ScopeDevice
@@ -225,13 +228,13 @@ func (g *gen) atomic(e *Call) spirv.ID {
 		scope = spirv.ScopeWorkgroup
 	}
 	vt := e.T
-	if vt.bits == 64 {
+	if vt.Bits() == 64 {
 		b.Capability(spirv.CapabilityInt64Atomics)
 	}
 	// The operands are evaluated before the guard (guarded).
 	v := g.expr(e.Args[1])
 	var nv spirv.ID
-	if e.Op == OpAtomicCAS {
+	if e.Op == frontend.OpAtomicCAS {
 		nv = g.expr(e.Args[2])
 	}
 	return g.guarded(guard, vt, func() spirv.ID { return g.atomicAt(e, p, sc, scope, v, nv) })
@@ -239,38 +242,38 @@ func (g *gen) atomic(e *Call) spirv.ID {
 
 // atomicAt emits atomic e on pointer p with operand v (and the new value nv
 // of a compare-and-swap).
-func (g *gen) atomicAt(e *Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v, nv spirv.ID) spirv.ID {
+func (g *gen) atomicAt(e *frontend.Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v, nv spirv.ID) spirv.ID {
 	b := g.b
 	sem := spirv.MemorySemanticsNone
 	vt := e.T
 	t := g.typ(vt)
-	if vt.kind == KindFloat {
+	if vt.Kind() == frontend.KindFloat {
 		return g.floatAtomic(e, p, sc, scope, v, nv)
 	}
-	if e.Op == OpAtomicCAS {
+	if e.Op == frontend.OpAtomicCAS {
 		return b.AtomicCompareExchange(t, p, scope, sem, sem, nv, v)
 	}
-	sg := vt.kind == KindInt
+	sg := vt.Kind() == frontend.KindInt
 	var op spirv.Op
 	switch e.Op {
-	case OpAtomicExchange:
+	case frontend.OpAtomicExchange:
 		op = spirv.OpAtomicExchange
-	case OpAtomicAdd:
+	case frontend.OpAtomicAdd:
 		op = spirv.OpAtomicIAdd
-	case OpAtomicSub:
+	case frontend.OpAtomicSub:
 		op = spirv.OpAtomicISub
-	case OpAtomicAnd:
+	case frontend.OpAtomicAnd:
 		op = spirv.OpAtomicAnd
-	case OpAtomicOr:
+	case frontend.OpAtomicOr:
 		op = spirv.OpAtomicOr
-	case OpAtomicXor:
+	case frontend.OpAtomicXor:
 		op = spirv.OpAtomicXor
-	case OpAtomicMin:
+	case frontend.OpAtomicMin:
 		op = spirv.OpAtomicUMin
 		if sg {
 			op = spirv.OpAtomicSMin
 		}
-	case OpAtomicMax:
+	case frontend.OpAtomicMax:
 		op = spirv.OpAtomicUMax
 		if sg {
 			op = spirv.OpAtomicSMax
@@ -289,13 +292,13 @@ func (g *gen) atomicAt(e *Call, p spirv.ID, sc spirv.StorageClass, scope spirv.S
 //	seen = *u
 //	loop { old = seen; seen = cas(u, old, bits(op(float(old), v))); if seen == old break }
 //	result = float(old)
-func (g *gen) floatAtomic(e *Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v, nv spirv.ID) spirv.ID {
+func (g *gen) floatAtomic(e *frontend.Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v, nv spirv.ID) spirv.ID {
 	b := g.b
 	sem := spirv.MemorySemanticsNone
 	f32 := g.f32
-	root := placeRoot(e.Args[0])
-	if (e.Op == OpAtomicAdd || e.Op == OpAtomicSub) && g.opts.FloatAtomicAdd && !g.bits[root] {
-		if e.Op == OpAtomicSub {
+	root := frontend.PlaceRoot(e.Args[0])
+	if (e.Op == frontend.OpAtomicAdd || e.Op == frontend.OpAtomicSub) && g.opts.FloatAtomicAdd && !g.bits[root] {
+		if e.Op == frontend.OpAtomicSub {
 			v = b.FNegate(f32, v)
 		}
 		b.Capability(spirv.CapabilityAtomicFloat32AddEXT)
@@ -303,7 +306,7 @@ func (g *gen) floatAtomic(e *Call, p spirv.ID, sc spirv.StorageClass, scope spir
 	}
 	u := p // shared variables in g.bits are u32 already
 	switch {
-	case root != nil && root.Type.addr:
+	case root != nil && root.Type.ByAddress():
 		u = 0 // no descriptor to alias
 	case !g.bits[root]:
 		u = g.u32View(e.Args[0])
@@ -313,9 +316,9 @@ func (g *gen) floatAtomic(e *Call, p spirv.ID, sc spirv.StorageClass, scope spir
 		return 0
 	}
 	switch e.Op {
-	case OpAtomicExchange:
+	case frontend.OpAtomicExchange:
 		return b.Bitcast(f32, b.Atomic(spirv.OpAtomicExchange, g.u32, u, scope, sem, b.Bitcast(g.u32, v)))
-	case OpAtomicCAS:
+	case frontend.OpAtomicCAS:
 		return b.Bitcast(f32, b.AtomicCompareExchange(g.u32, u, scope, sem, sem, b.Bitcast(g.u32, nv), b.Bitcast(g.u32, v)))
 	}
 	seenVar := g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.u32), 0)
@@ -330,13 +333,13 @@ func (g *gen) floatAtomic(e *Call, p spirv.ID, sc spirv.StorageClass, scope spir
 	fo := b.Bitcast(f32, old)
 	var nf spirv.ID
 	switch e.Op {
-	case OpAtomicAdd:
+	case frontend.OpAtomicAdd:
 		nf = b.FAdd(f32, fo, v)
-	case OpAtomicSub:
+	case frontend.OpAtomicSub:
 		nf = b.FSub(f32, fo, v)
-	case OpAtomicMin:
+	case frontend.OpAtomicMin:
 		nf = b.GLSL(f32, spirv.GLSLFMin, fo, v)
-	case OpAtomicMax:
+	case frontend.OpAtomicMax:
 		nf = b.GLSL(f32, spirv.GLSLFMax, fo, v)
 	}
 	seen := b.AtomicCompareExchange(g.u32, u, scope, sem, sem, b.Bitcast(g.u32, nf), old)
@@ -350,27 +353,27 @@ func (g *gen) floatAtomic(e *Call, p spirv.ID, sc spirv.StorageClass, scope spir
 
 // u32View returns a u32 pointer to the 4 bytes of buffer place e through an
 // alias of the buffer's descriptor, or 0 when e is not in a buffer.
-func (g *gen) u32View(e Expr) spirv.ID {
+func (g *gen) u32View(e frontend.Expr) spirv.ID {
 	b := g.b
 	var off spirv.ID // byte offset inside the buffer
-	var root *Var
-	var walk func(e Expr) bool
-	walk = func(e Expr) bool {
+	var root *frontend.Var
+	var walk func(e frontend.Expr) bool
+	walk = func(e frontend.Expr) bool {
 		switch e := e.(type) {
-		case *Index:
+		case *frontend.Index:
 			xt := e.X.Type()
 			// The index is evaluated once and brought to u32: a bitcast
 			// only between types of the same width (spirv-val rejects an
 			// int64 bitcast to uint32), a width conversion otherwise.
 			i := g.expr(e.I)
-			if e.I.Type().bits == 32 {
+			if e.I.Type().Bits() == 32 {
 				i = b.Bitcast(g.u32, i)
 			} else {
 				i = b.UConvert(g.u32, i)
 			}
-			step := b.IMul(g.u32, i, b.ConstantUint32(uint32(e.T.size)))
-			if xt.kind == KindBuffer {
-				root = e.X.(*Ref).Var
+			step := b.IMul(g.u32, i, b.ConstantUint32(uint32(e.T.Size())))
+			if xt.Kind() == frontend.KindBuffer {
+				root = e.X.(*frontend.Ref).Var
 				off = step
 				return true
 			}
@@ -379,16 +382,16 @@ func (g *gen) u32View(e Expr) spirv.ID {
 			}
 			off = b.IAdd(g.u32, off, step)
 			return true
-		case *Member:
+		case *frontend.Member:
 			if !walk(e.X) {
 				return false
 			}
-			off = b.IAdd(g.u32, off, b.ConstantUint32(uint32(e.X.Type().fields[e.Field].Offset)))
+			off = b.IAdd(g.u32, off, b.ConstantUint32(uint32(e.X.Type().Fields()[e.Field].Offset)))
 			return true
 		}
 		return false
 	}
-	if !walk(e) || root.Type.addr {
+	if !walk(e) || root.Type.ByAddress() {
 		return 0
 	}
 	alias, ok := g.aliases[root]
@@ -411,28 +414,28 @@ func (g *gen) u32View(e Expr) spirv.ID {
 // sampling emulated on them: bilinear (trilinear in 3D) filtering with
 // clamp-to-edge addressing, from 4 (8) texel reads, so it works on devices
 // without sampled-image support for the format or binding model.
-func (g *gen) texture(e *Call) spirv.ID {
+func (g *gen) texture(e *frontend.Call) spirv.ID {
 	b := g.b
 	tt := e.Args[0].Type()
-	p := g.vars[e.Args[0].(*Ref).Var]
+	p := g.vars[e.Args[0].(*frontend.Ref).Var]
 	it := g.imageType(tt)
 	img := b.Load(it, p.ptr)
-	n := tt.n
-	ivec := g.typ(Vector(TI32, n))
-	texel := g.typ(tt.elem)
+	n := tt.Len()
+	ivec := g.typ(frontend.Vector(frontend.TI32, n))
+	texel := g.typ(tt.Elem())
 	switch e.Op {
-	case OpTextureSize:
+	case frontend.OpTextureSize:
 		b.Capability(spirv.CapabilityImageQuery)
 		return b.Bitcast(g.typ(e.T), b.ImageQuerySize(ivec, img))
-	case OpTextureRead:
+	case frontend.OpTextureRead:
 		return b.ImageRead(texel, img, b.Bitcast(ivec, g.expr(e.Args[1])))
-	case OpTextureWrite:
+	case frontend.OpTextureWrite:
 		b.ImageWrite(img, b.Bitcast(ivec, g.expr(e.Args[1])), g.expr(e.Args[2]))
 		return 0
 	}
 	// OpTextureSample
 	b.Capability(spirv.CapabilityImageQuery)
-	fvecT := Vector(TF32, n)
+	fvecT := frontend.Vector(frontend.TF32, n)
 	fvec := g.typ(fvecT)
 	size := b.ImageQuerySize(ivec, img)
 	fsize := b.ConvertSToF(fvec, size)
@@ -440,10 +443,10 @@ func (g *gen) texture(e *Call) spirv.ID {
 	fl := b.GLSL(fvec, spirv.GLSLFloor, pos)
 	frac := b.FSub(fvec, pos, fl)
 	i0 := b.ConvertFToS(ivec, fl)
-	hi := b.ISub(ivec, size, g.numConst(Vector(TI32, n), 1))
-	lo := g.numConst(Vector(TI32, n), 0)
+	hi := b.ISub(ivec, size, g.numConst(frontend.Vector(frontend.TI32, n), 1))
+	lo := g.numConst(frontend.Vector(frontend.TI32, n), 0)
 	c0 := b.GLSL(ivec, spirv.GLSLSClamp, i0, lo, hi)
-	c1 := b.GLSL(ivec, spirv.GLSLSClamp, b.IAdd(ivec, i0, g.numConst(Vector(TI32, n), 1)), lo, hi)
+	c1 := b.GLSL(ivec, spirv.GLSLSClamp, b.IAdd(ivec, i0, g.numConst(frontend.Vector(frontend.TI32, n), 1)), lo, hi)
 	// Corner c has coordinate bit d from c1 when set, from c0 otherwise.
 	corners := make([]spirv.ID, 1<<n)
 	for c := range corners {
@@ -459,7 +462,7 @@ func (g *gen) texture(e *Call) spirv.ID {
 	}
 	// Blend along x, then y (then z).
 	for d := range n {
-		w := g.splat(tt.elem, b.CompositeExtract(g.f32, frac, uint32(d)))
+		w := g.splat(tt.Elem(), b.CompositeExtract(g.f32, frac, uint32(d)))
 		next := make([]spirv.ID, len(corners)/2)
 		for i := range next {
 			next[i] = b.GLSL(texel, spirv.GLSLFMix, corners[2*i], corners[2*i+1], w)
@@ -476,9 +479,9 @@ func (g *gen) texture(e *Call) spirv.ID {
 //
 //	rec = table[slot]; off = index * size(T)
 //	if off + size(T) <= rec.size && rec.addr != 0 { v = *(T*)(rec.addr + off) }
-func (g *gen) bindless(e *Call) spirv.ID {
+func (g *gen) bindless(e *frontend.Call) spirv.ID {
 	b := g.b
-	p := g.vars[e.Args[0].(*Ref).Var]
+	p := g.vars[e.Args[0].(*frontend.Ref).Var]
 	u64 := b.TypeInt(64, false)
 	slot := g.expr(e.Args[1])
 	field := func(m uint32) spirv.ID {
@@ -486,22 +489,22 @@ func (g *gen) bindless(e *Call) spirv.ID {
 			b.ConstantUint32(0), slot, b.ConstantUint32(m)))
 	}
 	addr, size := field(0), field(1)
-	if e.Op == OpBindlessSize {
-		es := e.Args[2].(*Literal).Bits
+	if e.Op == frontend.OpBindlessSize {
+		es := e.Args[2].(*frontend.Literal).Bits
 		return b.UConvert(g.u32, b.UDiv(u64, size, b.ConstantUint64(es)))
 	}
 	t := e.T
 	var value spirv.ID
-	if e.Op == OpBindlessWrite {
+	if e.Op == frontend.OpBindlessWrite {
 		t = e.Args[3].Type()
 		value = g.relayout(g.expr(e.Args[3]), t, true)
 	}
-	es := b.ConstantUint64(uint64(t.size))
+	es := b.ConstantUint64(uint64(t.Size()))
 	off := b.IMul(u64, b.UConvert(u64, g.expr(e.Args[2])), es)
 	ok := b.LogicalAnd(g.boolT, b.ULessThanEqual(g.boolT, b.IAdd(u64, off, es), size),
 		b.INotEqual(g.boolT, addr, b.ConstantUint64(0)))
 	var result spirv.ID
-	if e.Op == OpBindlessRead {
+	if e.Op == frontend.OpBindlessRead {
 		result = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(t)), 0)
 		b.Store(result, b.ConstantNull(g.typ(t)))
 	}
@@ -510,8 +513,8 @@ func (g *gen) bindless(e *Call) spirv.ID {
 	b.BranchConditional(ok, then.ID(), merge.ID())
 	b.SetBlock(then)
 	ptr := b.ConvertUToPtr(g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.etyp(t)), b.IAdd(u64, addr, off))
-	align := uint32(t.align)
-	if e.Op == OpBindlessWrite {
+	align := uint32(t.Align())
+	if e.Op == frontend.OpBindlessWrite {
 		b.Store(ptr, value, uint32(spirv.MemoryAccessAligned), align)
 	} else {
 		x := b.Load(g.etyp(t), ptr, uint32(spirv.MemoryAccessAligned), align)
@@ -519,7 +522,7 @@ func (g *gen) bindless(e *Call) spirv.ID {
 	}
 	b.Branch(merge.ID())
 	b.SetBlock(merge)
-	if e.Op == OpBindlessWrite {
+	if e.Op == frontend.OpBindlessWrite {
 		return 0
 	}
 	return b.Load(g.typ(t), result)
@@ -528,45 +531,45 @@ func (g *gen) bindless(e *Call) spirv.ID {
 // findBits picks the f32 shared variables (scalars or arrays) that float
 // atomics without native support touch: they are stored as u32 bits, their
 // loads and stores bitcast, so compare-and-swap can work on them.
-func (g *gen) findBits(f *Function) {
-	walkFunc(f, func(e Expr) {
-		c, ok := e.(*Call)
-		if !ok || c.Op < OpAtomicExchange || c.Op > OpAtomicMax || c.T != TF32 {
+func (g *gen) findBits(f *frontend.Function) {
+	frontend.WalkExprs(f, func(e frontend.Expr) {
+		c, ok := e.(*frontend.Call)
+		if !ok || c.Op < frontend.OpAtomicExchange || c.Op > frontend.OpAtomicMax || c.T != frontend.TF32 {
 			return
 		}
-		native := (c.Op == OpAtomicAdd || c.Op == OpAtomicSub) && g.opts.FloatAtomicAdd
-		if r := placeRoot(c.Args[0]); r != nil && r.Kind == VarShared && !native && bitsType(r.Type) != nil {
+		native := (c.Op == frontend.OpAtomicAdd || c.Op == frontend.OpAtomicSub) && g.opts.FloatAtomicAdd
+		if r := frontend.PlaceRoot(c.Args[0]); r != nil && r.Kind == frontend.VarShared && !native && bitsType(r.Type) != nil {
 			g.bits[r] = true
 		}
 	})
 }
 
 // bitsType is t with f32 replaced by u32, for f32 and arrays of f32 (nil otherwise).
-func bitsType(t *Type) *Type {
+func bitsType(t *frontend.Type) *frontend.Type {
 	switch {
-	case t == TF32:
-		return TU32
-	case t.kind == KindArray && t.elem == TF32:
-		return Array(TU32, t.n)
+	case t == frontend.TF32:
+		return frontend.TU32
+	case t.Kind() == frontend.KindArray && t.Elem() == frontend.TF32:
+		return frontend.Array(frontend.TU32, t.Len())
 	}
 	return nil
 }
 
 // fromBits and toBits convert a value of type t between its f32 form and
 // the u32 form of a variable in g.bits.
-func (g *gen) fromBits(v spirv.ID, t *Type) spirv.ID { return g.convertBits(v, t, false) }
-func (g *gen) toBits(v spirv.ID, t *Type) spirv.ID   { return g.convertBits(v, t, true) }
+func (g *gen) fromBits(v spirv.ID, t *frontend.Type) spirv.ID { return g.convertBits(v, t, false) }
+func (g *gen) toBits(v spirv.ID, t *frontend.Type) spirv.ID   { return g.convertBits(v, t, true) }
 
-func (g *gen) convertBits(v spirv.ID, t *Type, to bool) spirv.ID {
+func (g *gen) convertBits(v spirv.ID, t *frontend.Type, to bool) spirv.ID {
 	b := g.b
 	from, dst := g.u32, g.f32
 	if to {
 		from, dst = g.f32, g.u32
 	}
-	if t == TF32 {
+	if t == frontend.TF32 {
 		return b.Bitcast(dst, v)
 	}
-	parts := make([]spirv.ID, t.n)
+	parts := make([]spirv.ID, t.Len())
 	for i := range parts {
 		parts[i] = b.Bitcast(dst, b.CompositeExtract(from, v, uint32(i)))
 	}

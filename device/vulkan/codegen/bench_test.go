@@ -1,9 +1,9 @@
-package frontend_test
+package codegen_test
 
 import (
 	"testing"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/programs"
 )
 
@@ -19,7 +19,7 @@ func BenchmarkEmit(b *testing.B) {
 		b.Run(name+"/codegen", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := fe.Emit(f, fe.Options{}); err != nil {
+				if _, err := codegen.Emit(f, codegen.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -31,7 +31,7 @@ func BenchmarkEmit(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := fe.Emit(f, fe.Options{}); err != nil {
+				if _, err := codegen.Emit(f, codegen.Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

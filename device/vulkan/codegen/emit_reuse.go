@@ -1,6 +1,9 @@
-package frontend
+package codegen
 
-import "github.com/lucent-gpu/lucent/spirv"
+import (
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/spirv"
+)
 
 // Reuse of values inside a statement.
 //
@@ -21,12 +24,12 @@ import "github.com/lucent-gpu/lucent/spirv"
 
 // reuse holds the values computed so far in the current statement.
 type reuse struct {
-	ok   map[Expr]bool // per function: subtree free of effects (memo)
-	vals map[Expr]spirv.ID
+	ok   map[frontend.Expr]bool // per function: subtree free of effects (memo)
+	vals map[frontend.Expr]spirv.ID
 	blk  *spirv.Block // the block vals were computed in
 }
 
-func (r *reuse) lookup(e Expr, blk *spirv.Block) (spirv.ID, bool) {
+func (r *reuse) lookup(e frontend.Expr, blk *spirv.Block) (spirv.ID, bool) {
 	if blk != r.blk {
 		return 0, false
 	}
@@ -34,9 +37,9 @@ func (r *reuse) lookup(e Expr, blk *spirv.Block) (spirv.ID, bool) {
 	return id, ok
 }
 
-func (r *reuse) add(e Expr, blk *spirv.Block, id spirv.ID) {
+func (r *reuse) add(e frontend.Expr, blk *spirv.Block, id spirv.ID) {
 	if blk != r.blk || r.vals == nil {
-		r.vals, r.blk = map[Expr]spirv.ID{}, blk
+		r.vals, r.blk = map[frontend.Expr]spirv.ID{}, blk
 	}
 	r.vals[e] = id
 }
@@ -57,32 +60,32 @@ func (r *reuse) forget() { r.vals, r.blk = nil, nil }
 // shared elements) and pure built-ins; not calls of callables, atomics,
 // subgroup operations or anything else that writes or depends on other
 // threads.
-func (g *gen) reusable(e Expr) bool {
+func (g *gen) reusable(e frontend.Expr) bool {
 	if v, ok := g.reuse.ok[e]; ok {
 		return v
 	}
 	r := false
 	switch e := e.(type) {
-	case *Literal, *ConstArray, *Ref:
+	case *frontend.Literal, *frontend.ConstArray, *frontend.Ref:
 		r = true
-	case *Unary:
+	case *frontend.Unary:
 		r = g.reusable(e.X)
-	case *Binary:
+	case *frontend.Binary:
 		r = g.reusable(e.X) && g.reusable(e.Y)
-	case *Member:
+	case *frontend.Member:
 		r = g.reusable(e.X)
-	case *Swizzle:
+	case *frontend.Swizzle:
 		r = g.reusable(e.X)
-	case *Index:
+	case *frontend.Index:
 		r = g.reusable(e.X) && g.reusable(e.I)
-	case *Cast:
+	case *frontend.Cast:
 		r = g.reusable(e.X)
-	case *Construct:
+	case *frontend.Construct:
 		r = true
 		for _, a := range e.Args {
 			r = r && g.reusable(a)
 		}
-	case *Call:
+	case *frontend.Call:
 		r = e.Func == nil && pure(e.Op)
 		for _, a := range e.Args {
 			r = r && g.reusable(a)

@@ -1,4 +1,4 @@
-package frontend_test
+package codegen_test
 
 import (
 	"flag"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
@@ -15,24 +16,24 @@ import (
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden disassembly in testdata/frontend")
+var update = flag.Bool("update", false, "rewrite the golden disassembly in testdata/golden")
 
 // TestGoldenDisassembly compares the disassembly of a few kernels with
-// testdata/frontend/<name>.spvasm; run with -update after an intended
-// codegen change (and bump CodegenVersion).
+// testdata/golden/<name>.spvasm; run with -update after an intended
+// codegen change (and bump Version).
 func TestGoldenDisassembly(t *testing.T) {
 	for _, name := range []string{"saxpy", "mandelbrot", "reduce", "callables", "blur"} {
 		t.Run(name, func(t *testing.T) {
 			f, err := programs.All()[name]()
 			require.NoError(t, err)
-			w, err := frontend.Emit(f, frontend.Options{Env: spirv.EnvVulkan1_2, Names: true})
+			w, err := codegen.Emit(f, codegen.Options{Env: spirv.EnvVulkan1_2, Names: true})
 			require.NoError(t, err)
 			got, err := spvtools.Disassemble(w, spirv.EnvVulkan1_2)
 			if _, lerr := spvtools.Path(); lerr != nil {
 				testenv.Need(t, "SPIRV-Tools", lerr)
 			}
 			require.NoError(t, err)
-			path := filepath.Join("..", "testdata", "frontend", name+".spvasm")
+			path := filepath.Join("testdata", "golden", name+".spvasm")
 			if *update {
 				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 				return
@@ -41,5 +42,24 @@ func TestGoldenDisassembly(t *testing.T) {
 			require.NoError(t, err, "run go test -update to create it")
 			require.Equal(t, string(want), got, "codegen of %s changed; run go test -update if intended", name)
 		})
+	}
+}
+
+// TestEmitAfterRoundTrip: a kernel read back from its serialised form
+// (frontend.MarshalKernel) compiles to the very same words, debug names
+// included.
+func TestEmitAfterRoundTrip(t *testing.T) {
+	for name, build := range programs.All() {
+		f, err := build()
+		require.NoError(t, err, name)
+		data, err := frontend.MarshalKernel(f)
+		require.NoError(t, err, name)
+		g, err := frontend.UnmarshalKernel(data)
+		require.NoError(t, err, name)
+		want, err := codegen.Emit(f, codegen.Options{Names: true})
+		require.NoError(t, err, name)
+		got, err := codegen.Emit(g, codegen.Options{Names: true})
+		require.NoError(t, err, name)
+		require.Equal(t, want, got, name)
 	}
 }

@@ -1,4 +1,4 @@
-package frontend_test
+package codegen_test
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/programs"
 )
@@ -25,8 +26,8 @@ func TestProgramsValidate(t *testing.T) {
 			f, err := all[name]()
 			require.NoError(t, err)
 			require.NoError(t, f.Validate())
-			emitValid(t, f, frontend.Options{})
-			emitValid(t, f, frontend.Options{FloatAtomicAdd: true, Names: true})
+			emitValid(t, f, codegen.Options{})
+			emitValid(t, f, codegen.Options{FloatAtomicAdd: true, Names: true})
 		})
 	}
 }
@@ -38,7 +39,7 @@ func TestBuiltinKernelsValidate(t *testing.T) {
 		t.Run("f32/"+o.Op.String(), func(t *testing.T) {
 			f, err := programs.FloatBuiltin(o)
 			require.NoError(t, err)
-			emitValid(t, f, frontend.Options{})
+			emitValid(t, f, codegen.Options{})
 			require.NotEmpty(t, programs.FloatCases(o))
 		})
 	}
@@ -50,7 +51,7 @@ func TestBuiltinKernelsValidate(t *testing.T) {
 			t.Run(fmt.Sprintf("int%v/%s", signed, o.Op), func(t *testing.T) {
 				f, err := programs.IntBuiltin(o.Op, o.Arity, signed)
 				require.NoError(t, err)
-				emitValid(t, f, frontend.Options{})
+				emitValid(t, f, codegen.Options{})
 			})
 		}
 	}
@@ -59,7 +60,7 @@ func TestBuiltinKernelsValidate(t *testing.T) {
 			t.Run(fmt.Sprintf("binary%v/%s", signed, op), func(t *testing.T) {
 				f, err := programs.IntBinary(op, signed)
 				require.NoError(t, err)
-				emitValid(t, f, frontend.Options{})
+				emitValid(t, f, codegen.Options{})
 			})
 		}
 	}
@@ -68,13 +69,13 @@ func TestBuiltinKernelsValidate(t *testing.T) {
 func TestFloatAtomics(t *testing.T) {
 	f, err := programs.FloatAtomicAdd()
 	require.NoError(t, err)
-	emitValid(t, f, frontend.Options{FloatAtomicAdd: true})
-	emitValid(t, f, frontend.Options{}) // shared f32 stored as u32 bits, CAS loops
+	emitValid(t, f, codegen.Options{FloatAtomicAdd: true})
+	emitValid(t, f, codegen.Options{}) // shared f32 stored as u32 bits, CAS loops
 
 	f, err = programs.FloatAtomics()
 	require.NoError(t, err)
-	emitValid(t, f, frontend.Options{FloatAtomicAdd: true})
-	emitValid(t, f, frontend.Options{})
+	emitValid(t, f, codegen.Options{FloatAtomicAdd: true})
+	emitValid(t, f, codegen.Options{})
 }
 
 func TestCastKernelsValidate(t *testing.T) {
@@ -93,7 +94,7 @@ func TestCastKernelsValidate(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f, err := build()
 			require.NoError(t, err)
-			emitValid(t, f, frontend.Options{})
+			emitValid(t, f, codegen.Options{})
 		})
 	}
 }
@@ -101,8 +102,8 @@ func TestCastKernelsValidate(t *testing.T) {
 func TestMatrixUniformValidates(t *testing.T) {
 	f, err := programs.Transform()
 	require.NoError(t, err)
-	emitValid(t, f, frontend.Options{})
-	args, push, err := f.Layout()
+	emitValid(t, f, codegen.Options{})
+	args, push, err := codegen.Layout(f)
 	require.NoError(t, err)
 	require.Equal(t, 24, args[0].Offset)
 	require.Equal(t, 24+64, push)
@@ -112,9 +113,9 @@ func TestRandomKernelsValidate(t *testing.T) {
 	for seed := range uint64(20) {
 		f, _, err := programs.RandomInt(seed)
 		require.NoError(t, err, "seed %d", seed)
-		emitValid(t, f, frontend.Options{})
+		emitValid(t, f, codegen.Options{})
 		g, err := programs.RandomFloat(seed)
 		require.NoError(t, err, "seed %d", seed)
-		emitValid(t, g, frontend.Options{})
+		emitValid(t, g, codegen.Options{})
 	}
 }

@@ -1,10 +1,11 @@
-package frontend_test
+package codegen_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -12,12 +13,12 @@ import (
 )
 
 // emitValid emits f and checks the module with spirv-val for Vulkan 1.2 and 1.3.
-func emitValid(t *testing.T, f *frontend.Function, opts frontend.Options) []uint32 {
+func emitValid(t *testing.T, f *frontend.Function, opts codegen.Options) []uint32 {
 	t.Helper()
 	var words []uint32
 	for _, env := range []spirv.TargetEnv{spirv.EnvVulkan1_2, spirv.EnvVulkan1_3} {
 		opts.Env = env
-		w, err := frontend.Emit(f, opts)
+		w, err := codegen.Emit(f, opts)
 		require.NoError(t, err)
 		err = spvtools.ValidateWith(w, env, spvtools.ValidateOptions{ScalarBlockLayout: true})
 		if err != nil {
@@ -39,5 +40,5 @@ func TestEmitSaxpy(t *testing.T) {
 		y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i)))
 	})
 	require.NoError(t, err)
-	emitValid(t, f, frontend.Options{})
+	emitValid(t, f, codegen.Options{})
 }

@@ -1,4 +1,4 @@
-package frontend_test
+package codegen_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	fe "github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -72,12 +73,12 @@ func BenchmarkAddressGuard(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		opts := fe.Options{Env: spirv.EnvVulkan1_2}
+		opts := codegen.Options{Env: spirv.EnvVulkan1_2}
 		forms := []struct {
 			name string
 			f    *fe.Function
-			emit func(*fe.Function, fe.Options) ([]uint32, error)
-		}{{"descriptor", desc, fe.Emit}, {"address-unguarded", addr, fe.EmitUnguarded}, {"address", addr, fe.Emit}}
+			emit func(*fe.Function, codegen.Options) ([]uint32, error)
+		}{{"descriptor", desc, codegen.Emit}, {"address-unguarded", addr, codegen.EmitUnguarded}, {"address", addr, codegen.Emit}}
 		shaders := make([]*device.Shader, len(forms))
 		for i, fm := range forms {
 			words, err := fm.emit(fm.f, opts)

@@ -1,6 +1,9 @@
-package frontend
+package codegen
 
-import "github.com/lucent-gpu/lucent/spirv"
+import (
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/spirv"
+)
 
 // Structured control flow. Expressions never open blocks except the
 // compare-and-swap loops of emulated atomics, which are complete constructs,
@@ -17,7 +20,7 @@ import "github.com/lucent-gpu/lucent/spirv"
 // continue target; statements after a terminator in the same block are dead
 // and skipped.
 
-func (g *gen) block(b *Block) {
+func (g *gen) block(b *frontend.Block) {
 	if b == nil {
 		return
 	}
@@ -30,7 +33,7 @@ func (g *gen) block(b *Block) {
 }
 
 // nested emits body into blk and branches to next unless it ended in a terminator.
-func (g *gen) nested(blk *spirv.Block, body *Block, next spirv.ID) {
+func (g *gen) nested(blk *spirv.Block, body *frontend.Block, next spirv.ID) {
 	g.b.SetBlock(blk)
 	g.enter()
 	defer g.leave()
@@ -40,13 +43,13 @@ func (g *gen) nested(blk *spirv.Block, body *Block, next spirv.ID) {
 	}
 }
 
-func (g *gen) stmt(s Stmt) {
+func (g *gen) stmt(s frontend.Stmt) {
 	b := g.b
 	g.reuse.forget() // the previous statement may have stored to what they read
 	switch s := s.(type) {
-	case *Block:
+	case *frontend.Block:
 		g.block(s)
-	case *If:
+	case *frontend.If:
 		c := g.expr(s.Cond)
 		then, merge := g.sfn.NewBlock(), g.sfn.NewBlock()
 		els := merge
@@ -60,11 +63,11 @@ func (g *gen) stmt(s Stmt) {
 			g.nested(els, s.Else, merge.ID())
 		}
 		b.SetBlock(merge)
-	case *Loop:
+	case *frontend.Loop:
 		g.loop(nil, nil, s.Body)
-	case *For:
+	case *frontend.For:
 		g.loop(s.Cond, s.Update, s.Body)
-	case *Switch:
+	case *frontend.Switch:
 		tag := g.expr(s.Tag)
 		merge := g.sfn.NewBlock()
 		def := merge
@@ -90,30 +93,30 @@ func (g *gen) stmt(s Stmt) {
 		}
 		g.targets = g.targets[:len(g.targets)-1]
 		b.SetBlock(merge)
-	case *Break:
+	case *frontend.Break:
 		b.Branch(g.targets[len(g.targets)-1].brk)
-	case *Continue:
+	case *frontend.Continue:
 		for i := len(g.targets) - 1; i >= 0; i-- {
 			if g.targets[i].cont != 0 {
 				b.Branch(g.targets[i].cont)
 				return
 			}
 		}
-	case *Return:
+	case *frontend.Return:
 		if s.Value != nil {
 			b.ReturnValue(g.expr(s.Value))
 		} else {
 			b.Return()
 		}
-	case *Assign:
+	case *frontend.Assign:
 		g.assign(s.Dst, s.Src)
-	case *ExprStmt:
+	case *frontend.ExprStmt:
 		g.expr(s.X)
-	case *Comment:
+	case *frontend.Comment:
 	}
 }
 
-func (g *gen) loop(cond Expr, update, body *Block) {
+func (g *gen) loop(cond frontend.Expr, update, body *frontend.Block) {
 	b := g.b
 	g.hoist(cond, body, update)
 	header, bodyB, cont, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()

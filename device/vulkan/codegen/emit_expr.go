@@ -1,18 +1,21 @@
-package frontend
+package codegen
 
 import (
 	"slices"
 
+	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
 // needsLayout reports types whose explicit-layout form differs from the
 // logical one (arrays carry an ArrayStride, structs Offsets).
-func needsLayout(t *Type) bool { return t.kind == KindArray || t.kind == KindStruct }
+func needsLayout(t *frontend.Type) bool {
+	return t.Kind() == frontend.KindArray || t.Kind() == frontend.KindStruct
+}
 
 // relayout converts value v of type t between the explicit and the logical
 // form (toExplicit says which way), member by member.
-func (g *gen) relayout(v spirv.ID, t *Type, toExplicit bool) spirv.ID {
+func (g *gen) relayout(v spirv.ID, t *frontend.Type, toExplicit bool) spirv.ID {
 	if !needsLayout(t) {
 		return v
 	}
@@ -21,14 +24,14 @@ func (g *gen) relayout(v spirv.ID, t *Type, toExplicit bool) spirv.ID {
 		from, to = g.etyp, g.typ
 	}
 	var parts []spirv.ID
-	if t.kind == KindArray {
-		parts = make([]spirv.ID, t.n)
+	if t.Kind() == frontend.KindArray {
+		parts = make([]spirv.ID, t.Len())
 		for i := range parts {
-			parts[i] = g.relayout(g.b.CompositeExtract(from(t.elem), v, uint32(i)), t.elem, toExplicit)
+			parts[i] = g.relayout(g.b.CompositeExtract(from(t.Elem()), v, uint32(i)), t.Elem(), toExplicit)
 		}
 	} else {
-		parts = make([]spirv.ID, len(t.fields))
-		for i, f := range t.fields {
+		parts = make([]spirv.ID, len(t.Fields()))
+		for i, f := range t.Fields() {
 			parts[i] = g.relayout(g.b.CompositeExtract(from(f.Type), v, uint32(i)), f.Type, toExplicit)
 		}
 	}
@@ -40,22 +43,22 @@ func (g *gen) relayout(v spirv.ID, t *Type, toExplicit bool) spirv.ID {
 // address, its guard: the bool that the element is inside the view (0: no
 // guard). An access must not happen where the guard is false, as a
 // descriptor-bound buffer's would not under robust access.
-func (g *gen) addr(e Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit bool, guard spirv.ID) {
+func (g *gen) addr(e frontend.Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit bool, guard spirv.ID) {
 	switch e := e.(type) {
-	case *Ref:
+	case *frontend.Ref:
 		p, ok := g.vars[e.Var]
 		if !ok {
 			g.fail("variable %s has no storage", e.Var.Name)
 		}
 		return p.ptr, p.sc, p.explicit, 0
-	case *Index:
-		if bt := e.X.Type(); bt.kind == KindBuffer {
-			v := e.X.(*Ref).Var
+	case *frontend.Index:
+		if bt := e.X.Type(); bt.Kind() == frontend.KindBuffer {
+			v := e.X.(*frontend.Ref).Var
 			p := g.vars[v]
 			base := p.ptr
 			i := g.expr(e.I)
-			if bt.addr {
-				pt := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(bt.elem))
+			if bt.ByAddress() {
+				pt := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(bt.Elem()))
 				base = g.b.Load(pt, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, pt), g.push, g.b.ConstantUint32(g.argIdx[v])))
 				if !g.opts.unguarded {
 					guard = g.b.ULessThan(g.boolT, g.index64(i, e.I.Type()), g.addrCount(v))
@@ -66,21 +69,21 @@ func (g *gen) addr(e Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit bool, 
 		base, sc, ex, guard := g.addr(e.X)
 		i := g.expr(e.I)
 		t := g.layoutType(e.T, ex)
-		if g.bits[placeRoot(e)] {
+		if g.bits[frontend.PlaceRoot(e)] {
 			t = g.u32
 		}
 		return g.b.AccessChain(g.ptr(sc, t), base, i), sc, ex, guard
-	case *Member:
+	case *frontend.Member:
 		base, sc, ex, guard := g.addr(e.X)
 		return g.b.AccessChain(g.ptr(sc, g.layoutType(e.T, ex)), base, g.b.ConstantUint32(uint32(e.Field))), sc, ex, guard
 	}
-	g.fail("%s is not a place", describe(e))
+	g.fail("%s is not a place", frontend.Describe(e))
 	return 0, 0, false, 0
 }
 
 // addrCount loads the element count of buffer argument v passed by device
 // address (the push-constant member after its address).
-func (g *gen) addrCount(v *Var) spirv.ID {
+func (g *gen) addrCount(v *frontend.Var) spirv.ID {
 	u64 := g.b.TypeInt(64, false)
 	return g.b.Load(u64, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, u64), g.push, g.b.ConstantUint32(g.argIdx[v]+1)))
 }
@@ -88,14 +91,14 @@ func (g *gen) addrCount(v *Var) spirv.ID {
 // index64 widens index i of integer type t to u64 for a compare with an
 // element count: a signed index is sign-extended, so a negative one is
 // beyond any count.
-func (g *gen) index64(i spirv.ID, t *Type) spirv.ID {
+func (g *gen) index64(i spirv.ID, t *frontend.Type) spirv.ID {
 	u64 := g.b.TypeInt(64, false)
 	switch {
-	case t.bits == 64 && t.kind == KindUint:
+	case t.Bits() == 64 && t.Kind() == frontend.KindUint:
 		return i
-	case t.bits == 64:
+	case t.Bits() == 64:
 		return g.b.Bitcast(u64, i)
-	case t.kind == KindInt:
+	case t.Kind() == frontend.KindInt:
 		return g.b.Bitcast(u64, g.b.SConvert(g.b.TypeInt(64, true), i))
 	}
 	return g.b.UConvert(u64, i)
@@ -107,7 +110,7 @@ func (g *gen) index64(i spirv.ID, t *Type) spirv.ID {
 // phi. Everything the access needs is computed before: values computed
 // inside must not be reused after it, which the guard's block does not
 // dominate.
-func (g *gen) guarded(guard spirv.ID, t *Type, access func() spirv.ID) spirv.ID {
+func (g *gen) guarded(guard spirv.ID, t *frontend.Type, access func() spirv.ID) spirv.ID {
 	if guard == 0 {
 		return access()
 	}
@@ -122,13 +125,13 @@ func (g *gen) guarded(guard spirv.ID, t *Type, access func() spirv.ID) spirv.ID 
 	b.Branch(merge.ID())
 	b.SetBlock(merge)
 	g.reuse.follow(from, merge) // merge is dominated by from
-	if v == 0 || t == nil || t == TVoid {
+	if v == 0 || t == nil || t == frontend.TVoid {
 		return 0
 	}
 	return b.Phi(g.typ(t), spirv.PhiIncoming{Value: v, Parent: last.ID()}, spirv.PhiIncoming{Value: b.ConstantNull(g.typ(t)), Parent: from.ID()})
 }
 
-func (g *gen) layoutType(t *Type, explicit bool) spirv.ID {
+func (g *gen) layoutType(t *frontend.Type, explicit bool) spirv.ID {
 	if explicit {
 		return g.etyp(t)
 	}
@@ -137,16 +140,16 @@ func (g *gen) layoutType(t *Type, explicit bool) spirv.ID {
 
 // access is the memory-access operand of loads and stores through a pointer
 // of storage class sc: PhysicalStorageBuffer ones must say their alignment.
-func access(sc spirv.StorageClass, t *Type) []uint32 {
+func access(sc spirv.StorageClass, t *frontend.Type) []uint32 {
 	if sc != spirv.StorageClassPhysicalStorageBuffer {
 		return nil
 	}
-	return []uint32{uint32(spirv.MemoryAccessAligned), uint32(t.align)}
+	return []uint32{uint32(spirv.MemoryAccessAligned), uint32(t.Align())}
 }
 
-func (g *gen) load(e Expr) spirv.ID {
+func (g *gen) load(e frontend.Expr) spirv.ID {
 	p, sc, ex, guard := g.addr(e)
-	if g.bits[placeRoot(e)] {
+	if g.bits[frontend.PlaceRoot(e)] {
 		return g.fromBits(g.b.Load(g.typ(bitsType(e.Type())), p), e.Type())
 	}
 	return g.guarded(guard, e.Type(), func() spirv.ID {
@@ -158,10 +161,10 @@ func (g *gen) load(e Expr) spirv.ID {
 	})
 }
 
-func (g *gen) assign(dst, src Expr) {
+func (g *gen) assign(dst, src frontend.Expr) {
 	v := g.expr(src)
 	p, sc, ex, guard := g.addr(dst)
-	if g.bits[placeRoot(dst)] {
+	if g.bits[frontend.PlaceRoot(dst)] {
 		g.b.Store(p, g.toBits(v, dst.Type()))
 		return
 	}
@@ -175,26 +178,26 @@ func (g *gen) assign(dst, src Expr) {
 }
 
 // scalarConst is the constant of scalar type t with value bits (as Literal.Bits).
-func (g *gen) scalarConst(t *Type, bits uint64) spirv.ID {
-	if t == TBool {
+func (g *gen) scalarConst(t *frontend.Type, bits uint64) spirv.ID {
+	if t == frontend.TBool {
 		return g.b.ConstantBool(bits != 0)
 	}
-	if t.bits == 64 {
+	if t.Bits() == 64 {
 		return g.b.Constant(g.typ(t), uint32(bits), uint32(bits>>32))
 	}
-	if t.kind == KindUint || t.kind == KindFloat {
-		bits &= 1<<uint(t.bits) - 1
+	if t.Kind() == frontend.KindUint || t.Kind() == frontend.KindFloat {
+		bits &= 1<<uint(t.Bits()) - 1
 	}
 	return g.b.Constant(g.typ(t), uint32(bits))
 }
 
 // splatConst is the scalar or vector constant of type t whose components have value bits.
-func (g *gen) splatConst(t *Type, bits uint64) spirv.ID {
+func (g *gen) splatConst(t *frontend.Type, bits uint64) spirv.ID {
 	c := g.scalarConst(t.Scalar(), bits)
-	if t.kind != KindVector {
+	if t.Kind() != frontend.KindVector {
 		return c
 	}
-	parts := make([]spirv.ID, t.n)
+	parts := make([]spirv.ID, t.Len())
 	for i := range parts {
 		parts[i] = c
 	}
@@ -202,35 +205,35 @@ func (g *gen) splatConst(t *Type, bits uint64) spirv.ID {
 }
 
 // numConst is splatConst of the number v in t's scalar type.
-func (g *gen) numConst(t *Type, v float64) spirv.ID {
+func (g *gen) numConst(t *frontend.Type, v float64) spirv.ID {
 	s := t.Scalar()
 	var bits uint64
-	switch s.kind {
-	case KindFloat:
-		bits = LitFloat(s, v).Bits
-	case KindBool:
+	switch s.Kind() {
+	case frontend.KindFloat:
+		bits = frontend.LitFloat(s, v).Bits
+	case frontend.KindBool:
 		if v != 0 {
 			bits = 1
 		}
 	default:
-		bits = LitInt(s, int64(v)).Bits
+		bits = frontend.LitInt(s, int64(v)).Bits
 	}
 	return g.splatConst(t, bits)
 }
 
 // splat repeats scalar value x to vector type t (or returns it for a scalar t).
-func (g *gen) splat(t *Type, x spirv.ID) spirv.ID {
-	if t.kind != KindVector {
+func (g *gen) splat(t *frontend.Type, x spirv.ID) spirv.ID {
+	if t.Kind() != frontend.KindVector {
 		return x
 	}
-	parts := make([]spirv.ID, t.n)
+	parts := make([]spirv.ID, t.Len())
 	for i := range parts {
 		parts[i] = x
 	}
 	return g.b.CompositeConstruct(g.typ(t), parts...)
 }
 
-func (g *gen) expr(e Expr) spirv.ID {
+func (g *gen) expr(e frontend.Expr) spirv.ID {
 	if g.err != nil {
 		return 0
 	}
@@ -241,7 +244,7 @@ func (g *gen) expr(e Expr) spirv.ID {
 		id := g.exprUncached(e)
 		top := &g.scopes[len(g.scopes)-1]
 		if *top == nil {
-			*top = map[Expr]spirv.ID{}
+			*top = map[frontend.Expr]spirv.ID{}
 		}
 		(*top)[e] = id
 		return id
@@ -255,37 +258,37 @@ func (g *gen) expr(e Expr) spirv.ID {
 		return id
 	}
 	id := g.exprUncached(e)
-	if c, ok := e.(*Call); ok && (c.Func != nil || !pure(c.Op)) {
+	if c, ok := e.(*frontend.Call); ok && (c.Func != nil || !pure(c.Op)) {
 		g.reuse.forget() // it may have written memory the values read
 	}
 	return id
 }
 
-func (g *gen) exprUncached(e Expr) spirv.ID {
+func (g *gen) exprUncached(e frontend.Expr) spirv.ID {
 	b := g.b
 	switch e := e.(type) {
-	case *Literal:
+	case *frontend.Literal:
 		return g.scalarConst(e.T, e.Bits)
-	case *ConstArray:
+	case *frontend.ConstArray:
 		parts := make([]spirv.ID, len(e.Values))
 		for i, v := range e.Values {
 			parts[i] = g.scalarConst(v.T, v.Bits)
 		}
 		return b.ConstantComposite(g.typ(e.T), parts...)
-	case *Ref:
+	case *frontend.Ref:
 		v := e.Var
 		switch v.Kind {
-		case VarBuiltin:
+		case frontend.VarBuiltin:
 			return g.builtins[v.Builtin]
-		case VarParam:
+		case frontend.VarParam:
 			return g.values[v]
-		case VarArg:
+		case frontend.VarArg:
 			if v.Type.IsResource() { // buffers by address included: they are not values
 				g.fail("resource %s used as a value", v.Name)
 				return 0
 			}
 			idx := b.ConstantUint32(g.argIdx[v])
-			if v.Type == TBool {
+			if v.Type == frontend.TBool {
 				// The host writes one byte; the rest of the word is undefined.
 				u := b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassPushConstant, g.u32), g.push, idx))
 				return b.INotEqual(g.boolT, b.BitwiseAnd(g.u32, u, b.ConstantUint32(0xff)), b.ConstantUint32(0))
@@ -294,16 +297,16 @@ func (g *gen) exprUncached(e Expr) spirv.ID {
 			return g.relayout(x, v.Type, false)
 		}
 		return g.load(e)
-	case *Unary:
+	case *frontend.Unary:
 		return g.unary(e)
-	case *Binary:
+	case *frontend.Binary:
 		return g.binary(e)
-	case *Member:
-		if IsPlace(e) {
+	case *frontend.Member:
+		if frontend.IsPlace(e) {
 			return g.load(e)
 		}
 		return b.CompositeExtract(g.typ(e.T), g.expr(e.X), uint32(e.Field))
-	case *Swizzle:
+	case *frontend.Swizzle:
 		x := g.expr(e.X)
 		if len(e.Comps) == 1 {
 			return b.CompositeExtract(g.typ(e.T), x, uint32(e.Comps[0]))
@@ -313,20 +316,20 @@ func (g *gen) exprUncached(e Expr) spirv.ID {
 			cs[i] = uint32(c)
 		}
 		return b.VectorShuffle(g.typ(e.T), x, x, cs...)
-	case *Index:
-		if IsPlace(e) {
+	case *frontend.Index:
+		if frontend.IsPlace(e) {
 			return g.load(e)
 		}
 		xt := e.X.Type()
-		if lit, ok := e.I.(*Literal); ok && lit.Bits < uint64(xt.n) {
+		if lit, ok := e.I.(*frontend.Literal); ok && lit.Bits < uint64(xt.Len()) {
 			return b.CompositeExtract(g.typ(e.T), g.expr(e.X), uint32(lit.Bits))
 		}
-		if xt.kind == KindVector {
+		if xt.Kind() == frontend.KindVector {
 			return b.VectorExtractDynamic(g.typ(e.T), g.expr(e.X), g.expr(e.I))
 		}
 		// A dynamic index into an array or matrix value goes through memory.
 		var v spirv.ID
-		if ca, ok := e.X.(*ConstArray); ok {
+		if ca, ok := e.X.(*frontend.ConstArray); ok {
 			if v = g.constArr[ca]; v == 0 {
 				v = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(xt)), g.expr(ca))
 				g.constArr[ca] = v
@@ -336,12 +339,12 @@ func (g *gen) exprUncached(e Expr) spirv.ID {
 			b.Store(v, g.expr(e.X))
 		}
 		return b.Load(g.typ(e.T), b.AccessChain(g.ptr(spirv.StorageClassFunction, g.typ(e.T)), v, g.expr(e.I)))
-	case *Call:
+	case *frontend.Call:
 		if e.Func != nil {
 			info := g.funcs[e.Func]
 			args := make([]spirv.ID, len(e.Args))
 			for i, a := range e.Args {
-				if e.Func.Params[i].Kind == VarRefParam {
+				if e.Func.Params[i].Kind == frontend.VarRefParam {
 					var guard spirv.ID
 					if args[i], _, _, guard = g.addr(a); guard != 0 {
 						g.fail("a buffer element passed by reference")
@@ -353,18 +356,18 @@ func (g *gen) exprUncached(e Expr) spirv.ID {
 			return b.FunctionCall(g.typ(e.T), info.id, args...)
 		}
 		return g.call(e)
-	case *Cast:
+	case *frontend.Cast:
 		return g.cast(e)
-	case *Construct:
+	case *frontend.Construct:
 		parts := make([]spirv.ID, len(e.Args))
 		for i, a := range e.Args {
 			parts[i] = g.expr(a)
 		}
-		if e.T.kind == KindVector && len(parts) == 1 {
+		if e.T.Kind() == frontend.KindVector && len(parts) == 1 {
 			return g.splat(e.T, parts[0])
 		}
-		if e.T.kind == KindArray && len(parts) == 1 && e.T.n > 1 {
-			parts = slices.Repeat(parts, e.T.n) // one element for all (Validate bounds n)
+		if e.T.Kind() == frontend.KindArray && len(parts) == 1 && e.T.Len() > 1 {
+			parts = slices.Repeat(parts, e.T.Len()) // one element for all (Validate bounds n)
 		}
 		return b.CompositeConstruct(g.typ(e.T), parts...)
 	}
@@ -372,39 +375,39 @@ func (g *gen) exprUncached(e Expr) spirv.ID {
 	return 0
 }
 
-func (g *gen) unary(e *Unary) spirv.ID {
+func (g *gen) unary(e *frontend.Unary) spirv.ID {
 	x := g.expr(e.X)
 	t := g.typ(e.T)
 	switch e.Op {
-	case Neg:
+	case frontend.Neg:
 		switch {
-		case e.T.kind == KindMatrix:
+		case e.T.Kind() == frontend.KindMatrix:
 			return g.b.MatrixTimesScalar(t, x, g.b.ConstantFloat32(-1))
-		case e.T.Scalar().kind == KindFloat:
+		case e.T.Scalar().Kind() == frontend.KindFloat:
 			return g.b.FNegate(t, x)
 		}
 		return g.b.SNegate(t, x)
-	case Not:
+	case frontend.Not:
 		return g.b.LogicalNot(t, x)
 	}
 	return g.b.Not(t, x)
 }
 
-func (g *gen) binary(e *Binary) spirv.ID {
+func (g *gen) binary(e *frontend.Binary) spirv.ID {
 	b := g.b
 	x, y := g.expr(e.X), g.expr(e.Y)
 	xt, yt := e.X.Type(), e.Y.Type()
 	t := g.typ(e.T)
 	s := xt.Scalar()
-	fl, sg := s.kind == KindFloat, s.kind == KindInt
+	fl, sg := s.Kind() == frontend.KindFloat, s.Kind() == frontend.KindInt
 	switch e.Op {
-	case Add, Sub:
-		if xt.kind == KindMatrix {
-			cols := make([]spirv.ID, xt.n)
-			ct := g.typ(xt.elem)
+	case frontend.Add, frontend.Sub:
+		if xt.Kind() == frontend.KindMatrix {
+			cols := make([]spirv.ID, xt.Len())
+			ct := g.typ(xt.Elem())
 			for i := range cols {
 				cx, cy := b.CompositeExtract(ct, x, uint32(i)), b.CompositeExtract(ct, y, uint32(i))
-				if e.Op == Add {
+				if e.Op == frontend.Add {
 					cols[i] = b.FAdd(ct, cx, cy)
 				} else {
 					cols[i] = b.FSub(ct, cx, cy)
@@ -413,32 +416,32 @@ func (g *gen) binary(e *Binary) spirv.ID {
 			return b.CompositeConstruct(t, cols...)
 		}
 		switch {
-		case e.Op == Add && fl:
+		case e.Op == frontend.Add && fl:
 			return b.FAdd(t, x, y)
-		case e.Op == Add:
+		case e.Op == frontend.Add:
 			return b.IAdd(t, x, y)
 		case fl:
 			return b.FSub(t, x, y)
 		}
 		return b.ISub(t, x, y)
-	case Mul:
+	case frontend.Mul:
 		switch {
-		case xt.kind == KindMatrix && yt.kind == KindMatrix:
+		case xt.Kind() == frontend.KindMatrix && yt.Kind() == frontend.KindMatrix:
 			return b.MatrixTimesMatrix(t, x, y)
-		case xt.kind == KindMatrix && yt.kind == KindVector:
+		case xt.Kind() == frontend.KindMatrix && yt.Kind() == frontend.KindVector:
 			return b.MatrixTimesVector(t, x, y)
-		case xt.kind == KindVector && yt.kind == KindMatrix:
+		case xt.Kind() == frontend.KindVector && yt.Kind() == frontend.KindMatrix:
 			return b.VectorTimesMatrix(t, x, y)
-		case xt.kind == KindMatrix:
+		case xt.Kind() == frontend.KindMatrix:
 			return b.MatrixTimesScalar(t, x, y)
-		case xt.kind == KindVector && yt.kind != KindVector:
+		case xt.Kind() == frontend.KindVector && yt.Kind() != frontend.KindVector:
 			return b.VectorTimesScalar(t, x, y)
 		case fl:
 			return b.FMul(t, x, y)
 		}
 		return b.IMul(t, x, y)
-	case Div:
-		if xt.kind == KindMatrix {
+	case frontend.Div:
+		if xt.Kind() == frontend.KindMatrix {
 			return b.MatrixTimesScalar(t, x, b.FDiv(g.f32, b.ConstantFloat32(1), y))
 		}
 		if xt != yt {
@@ -451,11 +454,11 @@ func (g *gen) binary(e *Binary) spirv.ID {
 			return b.SDiv(t, x, y)
 		}
 		return b.UDiv(t, x, y)
-	case Rem:
+	case frontend.Rem:
 		switch {
 		case fl:
 			return b.FRem(t, x, y)
-		case sg && s.bits == 64 && isLiteral(e.Y):
+		case sg && s.Bits() == 64 && isLiteral(e.Y):
 			// Mesa 22.3 (lavapipe) computes a 64-bit OpSRem by a
 			// constant as a modulo (the sign of the divisor: -1 % 4
 			// gives 3) when x is a 32-bit value sign-extended, as Go's
@@ -468,42 +471,42 @@ func (g *gen) binary(e *Binary) spirv.ID {
 			return b.SRem(t, x, y)
 		}
 		return b.UMod(t, x, y)
-	case And, Or, Xor, LogicAnd, LogicOr:
-		if s == TBool {
+	case frontend.And, frontend.Or, frontend.Xor, frontend.LogicAnd, frontend.LogicOr:
+		if s == frontend.TBool {
 			switch e.Op {
-			case And, LogicAnd:
+			case frontend.And, frontend.LogicAnd:
 				return b.LogicalAnd(t, x, y)
-			case Or, LogicOr:
+			case frontend.Or, frontend.LogicOr:
 				return b.LogicalOr(t, x, y)
 			}
 			return b.LogicalNotEqual(t, x, y)
 		}
 		switch e.Op {
-		case And:
+		case frontend.And:
 			return b.BitwiseAnd(t, x, y)
-		case Or:
+		case frontend.Or:
 			return b.BitwiseOr(t, x, y)
 		}
 		return b.BitwiseXor(t, x, y)
-	case Shl, Shr:
+	case frontend.Shl, frontend.Shr:
 		// Go's rule: a count of the width or more shifts everything out.
-		w := g.numConst(yt, float64(s.bits))
-		in := b.ULessThan(g.typ(boolLike(yt)), y, w)
+		w := g.numConst(yt, float64(s.Bits()))
+		in := b.ULessThan(g.typ(frontend.BoolLike(yt)), y, w)
 		var shifted, out spirv.ID
 		switch {
-		case e.Op == Shl:
+		case e.Op == frontend.Shl:
 			shifted, out = b.ShiftLeftLogical(t, x, y), g.numConst(xt, 0)
 		case sg:
 			shifted = b.ShiftRightArithmetic(t, x, y)
-			out = b.ShiftRightArithmetic(t, x, g.numConst(yt, float64(s.bits-1)))
+			out = b.ShiftRightArithmetic(t, x, g.numConst(yt, float64(s.Bits()-1)))
 		default:
 			shifted, out = b.ShiftRightLogical(t, x, y), g.numConst(xt, 0)
 		}
 		return b.Select(t, in, shifted, out)
 	}
 	// comparisons
-	if s == TBool {
-		if e.Op == Eq {
+	if s == frontend.TBool {
+		if e.Op == frontend.Eq {
 			return b.LogicalEqual(t, x, y)
 		}
 		return b.LogicalNotEqual(t, x, y)
@@ -513,17 +516,17 @@ func (g *gen) binary(e *Binary) spirv.ID {
 	}
 	var o ops
 	switch e.Op {
-	case Eq:
+	case frontend.Eq:
 		o = ops{b.FOrdEqual, b.IEqual, b.IEqual}
-	case Ne:
+	case frontend.Ne:
 		o = ops{b.FUnordNotEqual, b.INotEqual, b.INotEqual}
-	case Lt:
+	case frontend.Lt:
 		o = ops{b.FOrdLessThan, b.SLessThan, b.ULessThan}
-	case Le:
+	case frontend.Le:
 		o = ops{b.FOrdLessThanEqual, b.SLessThanEqual, b.ULessThanEqual}
-	case Gt:
+	case frontend.Gt:
 		o = ops{b.FOrdGreaterThan, b.SGreaterThan, b.UGreaterThan}
-	case Ge:
+	case frontend.Ge:
 		o = ops{b.FOrdGreaterThanEqual, b.SGreaterThanEqual, b.UGreaterThanEqual}
 	}
 	switch {
@@ -535,7 +538,7 @@ func (g *gen) binary(e *Binary) spirv.ID {
 	return o.u(t, x, y)
 }
 
-func (g *gen) cast(e *Cast) spirv.ID {
+func (g *gen) cast(e *frontend.Cast) spirv.ID {
 	b := g.b
 	x := g.expr(e.X)
 	from, to := e.X.Type(), e.T
@@ -548,41 +551,41 @@ func (g *gen) cast(e *Cast) spirv.ID {
 	}
 	fs, ts := from.Scalar(), to.Scalar()
 	switch {
-	case fs == TBool:
+	case fs == frontend.TBool:
 		return b.Select(t, x, g.numConst(to, 1), g.numConst(to, 0))
-	case ts == TBool:
-		if fs.kind == KindFloat {
+	case ts == frontend.TBool:
+		if fs.Kind() == frontend.KindFloat {
 			return b.FUnordNotEqual(t, x, g.numConst(from, 0))
 		}
 		return b.INotEqual(t, x, g.numConst(from, 0))
-	case fs.kind == KindFloat && ts.kind == KindFloat:
+	case fs.Kind() == frontend.KindFloat && ts.Kind() == frontend.KindFloat:
 		return b.FConvert(t, x)
-	case fs.kind == KindFloat && ts.kind == KindInt:
+	case fs.Kind() == frontend.KindFloat && ts.Kind() == frontend.KindInt:
 		return b.ConvertFToS(t, x)
-	case fs.kind == KindFloat:
+	case fs.Kind() == frontend.KindFloat:
 		return b.ConvertFToU(t, x)
-	case ts.kind == KindFloat && fs.kind == KindInt:
+	case ts.Kind() == frontend.KindFloat && fs.Kind() == frontend.KindInt:
 		return b.ConvertSToF(t, x)
-	case ts.kind == KindFloat:
+	case ts.Kind() == frontend.KindFloat:
 		return b.ConvertUToF(t, x)
 	}
 	// integer to integer
-	if fs.bits == ts.bits {
+	if fs.Bits() == ts.Bits() {
 		return b.Bitcast(t, x)
 	}
 	// Extend by the source's signedness, then fix the result's signedness.
 	mid := to
-	if fs.kind != ts.kind {
-		mid = Int(ts.bits)
-		if fs.kind == KindUint {
-			mid = Uint(ts.bits)
+	if fs.Kind() != ts.Kind() {
+		mid = frontend.Int(ts.Bits())
+		if fs.Kind() == frontend.KindUint {
+			mid = frontend.Uint(ts.Bits())
 		}
-		if to.kind == KindVector {
-			mid = Vector(mid, to.n)
+		if to.Kind() == frontend.KindVector {
+			mid = frontend.Vector(mid, to.Len())
 		}
 	}
 	var v spirv.ID
-	if fs.kind == KindInt {
+	if fs.Kind() == frontend.KindInt {
 		v = b.SConvert(g.typ(mid), x)
 	} else {
 		v = b.UConvert(g.typ(mid), x)
@@ -594,7 +597,7 @@ func (g *gen) cast(e *Cast) spirv.ID {
 }
 
 // isLiteral reports whether e is a constant scalar.
-func isLiteral(e Expr) bool {
-	_, ok := e.(*Literal)
+func isLiteral(e frontend.Expr) bool {
+	_, ok := e.(*frontend.Literal)
 	return ok
 }

@@ -1,6 +1,9 @@
-package frontend
+package codegen
 
-import "github.com/lucent-gpu/lucent/spirv"
+import (
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/spirv"
+)
 
 // Loop-invariant code motion and reuse of invariant values.
 //
@@ -18,35 +21,35 @@ import "github.com/lucent-gpu/lucent/spirv"
 // trap, so evaluating one the source would have skipped is harmless.
 
 // invariant reports whether e's value is fixed for the whole function call.
-func (g *gen) invariant(e Expr) bool {
+func (g *gen) invariant(e frontend.Expr) bool {
 	if v, ok := g.inv[e]; ok {
 		return v
 	}
 	r := false
 	switch e := e.(type) {
-	case *Literal, *ConstArray:
+	case *frontend.Literal, *frontend.ConstArray:
 		r = true
-	case *Ref:
+	case *frontend.Ref:
 		k := e.Var.Kind
-		r = k == VarBuiltin || k == VarParam || k == VarArg && !e.Var.Type.IsResource()
-	case *Unary:
+		r = k == frontend.VarBuiltin || k == frontend.VarParam || k == frontend.VarArg && !e.Var.Type.IsResource()
+	case *frontend.Unary:
 		r = g.invariant(e.X)
-	case *Binary:
+	case *frontend.Binary:
 		r = g.invariant(e.X) && g.invariant(e.Y)
-	case *Member:
+	case *frontend.Member:
 		r = g.invariant(e.X)
-	case *Swizzle:
+	case *frontend.Swizzle:
 		r = g.invariant(e.X)
-	case *Index:
-		r = e.X.Type().kind == KindVector && g.invariant(e.X) && g.invariant(e.I)
-	case *Cast:
+	case *frontend.Index:
+		r = e.X.Type().Kind() == frontend.KindVector && g.invariant(e.X) && g.invariant(e.I)
+	case *frontend.Cast:
 		r = g.invariant(e.X)
-	case *Construct:
+	case *frontend.Construct:
 		r = true
 		for _, a := range e.Args {
 			r = r && g.invariant(a)
 		}
-	case *Call:
+	case *frontend.Call:
 		r = e.Func == nil && pure(e.Op)
 		for _, a := range e.Args {
 			r = r && g.invariant(a)
@@ -58,12 +61,12 @@ func (g *gen) invariant(e Expr) bool {
 
 // pure reports built-ins without effects whose result depends only on the
 // operands (not on memory, other lanes or the active set).
-func pure(op Op) bool { return op >= OpAbs && op <= OpBitReverse }
+func pure(op frontend.Op) bool { return op >= frontend.OpAbs && op <= frontend.OpBitReverse }
 
 // worthHoisting excludes leaves, which cost nothing to re-evaluate.
-func worthHoisting(e Expr) bool {
+func worthHoisting(e frontend.Expr) bool {
 	switch e.(type) {
-	case *Literal, *ConstArray, *Ref:
+	case *frontend.Literal, *frontend.ConstArray, *frontend.Ref:
 		return false
 	}
 	return true
@@ -71,9 +74,9 @@ func worthHoisting(e Expr) bool {
 
 // hoist evaluates, in the current block, the maximal invariant subtrees of
 // the statements about to be emitted inside a loop.
-func (g *gen) hoist(cond Expr, blocks ...*Block) {
-	var visit func(e Expr)
-	visit = func(e Expr) {
+func (g *gen) hoist(cond frontend.Expr, blocks ...*frontend.Block) {
+	var visit func(e frontend.Expr)
+	visit = func(e frontend.Expr) {
 		if e == nil {
 			return
 		}
@@ -84,25 +87,25 @@ func (g *gen) hoist(cond Expr, blocks ...*Block) {
 			return
 		}
 		switch e := e.(type) {
-		case *Unary:
+		case *frontend.Unary:
 			visit(e.X)
-		case *Binary:
+		case *frontend.Binary:
 			visit(e.X)
 			visit(e.Y)
-		case *Member:
+		case *frontend.Member:
 			visit(e.X)
-		case *Swizzle:
+		case *frontend.Swizzle:
 			visit(e.X)
-		case *Index:
+		case *frontend.Index:
 			visit(e.X)
 			visit(e.I)
-		case *Call:
+		case *frontend.Call:
 			for _, a := range e.Args {
 				visit(a)
 			}
-		case *Cast:
+		case *frontend.Cast:
 			visit(e.X)
-		case *Construct:
+		case *frontend.Construct:
 			for _, a := range e.Args {
 				visit(a)
 			}
@@ -115,43 +118,43 @@ func (g *gen) hoist(cond Expr, blocks ...*Block) {
 }
 
 // walkBlockExprs calls fn on the top-level expressions of b's statements, recursively.
-func walkBlockExprs(b *Block, fn func(Expr)) {
+func walkBlockExprs(b *frontend.Block, fn func(frontend.Expr)) {
 	if b == nil {
 		return
 	}
 	for _, s := range b.Stmts {
 		switch s := s.(type) {
-		case *Block:
+		case *frontend.Block:
 			walkBlockExprs(s, fn)
-		case *If:
+		case *frontend.If:
 			fn(s.Cond)
 			walkBlockExprs(s.Then, fn)
 			walkBlockExprs(s.Else, fn)
-		case *Loop:
+		case *frontend.Loop:
 			walkBlockExprs(s.Body, fn)
-		case *For:
+		case *frontend.For:
 			fn(s.Cond)
 			walkBlockExprs(s.Body, fn)
 			walkBlockExprs(s.Update, fn)
-		case *Switch:
+		case *frontend.Switch:
 			fn(s.Tag)
 			for _, c := range s.Cases {
 				walkBlockExprs(c.Body, fn)
 			}
 			walkBlockExprs(s.Default, fn)
-		case *Return:
+		case *frontend.Return:
 			fn(s.Value)
-		case *Assign:
+		case *frontend.Assign:
 			fn(s.Dst)
 			fn(s.Src)
-		case *ExprStmt:
+		case *frontend.ExprStmt:
 			fn(s.X)
 		}
 	}
 }
 
 // cached looks an invariant expression up in the enclosing scopes.
-func (g *gen) cached(e Expr) (spirv.ID, bool) {
+func (g *gen) cached(e frontend.Expr) (spirv.ID, bool) {
 	for i := len(g.scopes) - 1; i >= 0; i-- {
 		if id, ok := g.scopes[i][e]; ok {
 			return id, true

@@ -1,8 +1,10 @@
-package frontend
+package codegen
+
+import "github.com/lucent-gpu/lucent/frontend"
 
 // EmitUnguarded is Emit without the bounds guards on accesses through
 // device addresses, for the benchmark that measures them.
-func EmitUnguarded(f *Function, opts Options) ([]uint32, error) {
+func EmitUnguarded(f *frontend.Function, opts Options) ([]uint32, error) {
 	opts.unguarded = true
 	return Emit(f, opts)
 }

@@ -1,4 +1,4 @@
-package frontend_test
+package codegen_test
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	fe "github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
@@ -15,7 +16,7 @@ import (
 )
 
 // disassemble emits f after validating it, and returns its disassembly.
-func disassemble(t *testing.T, f *fe.Function, opts fe.Options) string {
+func disassemble(t *testing.T, f *fe.Function, opts codegen.Options) string {
 	t.Helper()
 	w := emitValid(t, f, opts)
 	dis, err := spvtools.Disassemble(w, spirv.EnvVulkan1_3)
@@ -38,7 +39,7 @@ func TestFloatAtomicCASConstantIndex(t *testing.T) {
 				place := &fe.Index{X: &fe.Ref{Var: buf}, I: fe.LitInt(it, 3), T: fe.TF32}
 				f.Body.Stmts = []fe.Stmt{&fe.ExprStmt{X: &fe.Call{Op: op, Args: []fe.Expr{place, fe.LitFloat(fe.TF32, 1.5)}, T: fe.TF32}}}
 				require.NoError(t, f.Validate())
-				dis := disassemble(t, f, fe.Options{})
+				dis := disassemble(t, f, codegen.Options{})
 				if op == fe.OpAtomicExchange {
 					require.Contains(t, dis, "OpAtomicExchange %uint")
 				} else {
@@ -80,7 +81,7 @@ func TestSRemConstant64(t *testing.T) {
 			}
 			f.Body.Stmts = []fe.Stmt{&fe.Assign{Dst: at(1), Src: &fe.Binary{Op: fe.Rem, X: at(0), Y: y, T: c.t}}}
 			require.NoError(t, f.Validate())
-			dis := disassemble(t, f, fe.Options{})
+			dis := disassemble(t, f, codegen.Options{})
 			if c.want == "" {
 				require.NotContains(t, dis, "OpSRem")
 				require.Contains(t, dis, "OpSDiv %long")
@@ -100,7 +101,7 @@ func TestReuseWithinStatement(t *testing.T) {
 	t.Run("nbody computes inv once", func(t *testing.T) {
 		f, err := programs.NBody()
 		require.NoError(t, err)
-		dis := disassemble(t, f, fe.Options{})
+		dis := disassemble(t, f, codegen.Options{})
 		require.Equal(t, 1, strings.Count(dis, "InverseSqrt"), dis)
 	})
 	t.Run("effects run as often as they appear", func(t *testing.T) {
@@ -114,7 +115,7 @@ func TestReuseWithinStatement(t *testing.T) {
 		dst := &fe.Index{X: &fe.Ref{Var: buf}, I: fe.LitInt(fe.TU32, 1), T: fe.TU32}
 		f.Body.Stmts = []fe.Stmt{&fe.Assign{Dst: dst, Src: sum}}
 		require.NoError(t, f.Validate())
-		dis := disassemble(t, f, fe.Options{})
+		dis := disassemble(t, f, codegen.Options{})
 		require.Equal(t, 2, strings.Count(dis, "OpAtomicIAdd"), dis)
 		require.Equal(t, 2, strings.Count(dis, "OpLoad %uint"), dis)
 	})
@@ -146,7 +147,7 @@ func TestAddressBufferGuards(t *testing.T) {
 					&fe.ExprStmt{X: &fe.Call{Op: fe.OpAtomicAdd, Args: []fe.Expr{bm, fe.LitInt(fe.TU32, 1)}, T: fe.TU32}},
 				}
 				require.NoError(t, f.Validate())
-				dis := disassemble(t, f, fe.Options{})
+				dis := disassemble(t, f, codegen.Options{})
 				n := strings.Count(dis, "OpULessThan")
 				if !addr {
 					require.Zero(t, n, dis)
@@ -168,13 +169,13 @@ func TestAddressBufferGuards(t *testing.T) {
 func TestDispatchSizeOnlyWhereRead(t *testing.T) {
 	f, err := programs.DispatchInfo()
 	require.NoError(t, err)
-	dis := disassemble(t, f, fe.Options{})
+	dis := disassemble(t, f, codegen.Options{})
 	require.Contains(t, dis, "BuiltIn NumWorkgroups")
 	require.Contains(t, dis, "OpSelect %v3uint")
 	for _, build := range []func() (*fe.Function, error){programs.Saxpy, programs.Mandelbrot} {
 		f, err := build()
 		require.NoError(t, err)
-		dis := disassemble(t, f, fe.Options{})
+		dis := disassemble(t, f, codegen.Options{})
 		require.NotContains(t, dis, "NumWorkgroups")
 		require.NotContains(t, dis, "OpSelect %v3uint")
 	}
@@ -189,7 +190,7 @@ func TestEarlyReturnWrapCheck(t *testing.T) {
 			out.Write(k.DispatchID().X(), fe.U(1))
 		}, "out")
 		require.NoError(t, err)
-		return strings.Count(disassemble(t, f, fe.Options{}), "OpULessThan")
+		return strings.Count(disassemble(t, f, codegen.Options{}), "OpULessThan")
 	}
 	require.Zero(t, count(64, 4))
 	require.Equal(t, 1, count(96, 4))

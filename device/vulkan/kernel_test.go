@@ -1,0 +1,99 @@
+package vulkan
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
+	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/shadercache"
+	"github.com/lucent-gpu/lucent/spirv"
+)
+
+func scaleBy(t *testing.T, c float32) *frontend.Function {
+	t.Helper()
+	f, err := frontend.Kernel1D(64, func(k *frontend.K, out frontend.Buf[frontend.F32]) {
+		i := k.DispatchID().X()
+		out.Write(i, out.Read(i).Mul(frontend.F(c)))
+	}, "out")
+	require.NoError(t, err)
+	return f
+}
+
+// TestShaderCacheKeyCoversOptions: the SPIR-V cache key covers the options
+// codegen runs with, device capabilities included, and is stable across
+// traces of the same kernel.
+func TestShaderCacheKeyCoversOptions(t *testing.T) {
+	f := scaleBy(t, 3)
+	base := codegen.Options{Env: spirv.EnvVulkan1_2}
+	keys := map[shadercache.Key]string{}
+	for name, o := range map[string]codegen.Options{
+		"base":                     base,
+		"float atomic add":         {Env: spirv.EnvVulkan1_2, FloatAtomicAdd: true},
+		"names":                    {Env: spirv.EnvVulkan1_2, Names: true},
+		"env":                      {Env: spirv.EnvVulkan1_3},
+		"native bindless textures": {Env: spirv.EnvVulkan1_2, NativeBindlessTextures: true},
+	} {
+		k := ShaderCacheKey(f, o)
+		require.NotContains(t, keys, k, "%s collides with %s", name, keys[k])
+		keys[k] = name
+	}
+	require.Equal(t, ShaderCacheKey(f, base), ShaderCacheKey(scaleBy(t, 3), base), "stable across traces")
+	require.NotEqual(t, ShaderCacheKey(f, base), ShaderCacheKey(scaleBy(t, 5), base))
+}
+
+// TestCreateShaderFromKernel: the backend compiles a kernel handed over as
+// its AST, reports the codegen it ran, and refuses a description carrying
+// SPIR-V beside the kernel or lacking the kernel's signature.
+func TestCreateShaderFromKernel(t *testing.T) {
+	d, _ := openDevice(t)
+	f := scaleBy(t, 3)
+	sig := device.Signature{BlockSize: f.BlockSize,
+		Args: []device.Argument{{Kind: device.ArgBuffer, Name: "out", ElemSize: 4, Access: device.Read | device.Write}}}
+	var rep device.ShaderReport
+	h, got, err := d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig, Report: &rep})
+	require.NoError(t, err)
+	require.NoError(t, d.DestroyShader(h))
+	require.Equal(t, sig.Args, got.Args)
+	require.NotEmpty(t, rep.SPIRV)
+	require.False(t, rep.CacheHit)
+
+	_, _, err = d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig, SPIRV: rep.SPIRV})
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "both a kernel and SPIR-V")
+	_, _, err = d.CreateShader(device.ShaderDesc{Kernel: f})
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "no signature")
+}
+
+// TestABILayoutMatchesCodegen holds the two places kernel ABI v1 is spelled
+// together: abiLayout, which lays out a logical signature, and
+// codegen.Layout, by which codegen places the arguments, for
+// every kernel of the corpus.
+func TestABILayoutMatchesCodegen(t *testing.T) {
+	for name, build := range programs.All() {
+		f, err := build()
+		require.NoError(t, err, name)
+		args, push, err := codegen.Layout(f)
+		require.NoError(t, err, name)
+		sig, _, err := device.KernelSignature(f)
+		require.NoError(t, err, name)
+		lay, err := abiLayout(sig, name)
+		require.NoError(t, err, name)
+		require.True(t, lay.header, name)
+		require.Equal(t, uint32(push), lay.pushSize, name)
+		for i, a := range args {
+			l := lay.args[i]
+			if a.Binding >= 0 {
+				require.NotEqual(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
+				require.Equal(t, uint32(a.Binding), l.binding, "%s %s", name, a.Var.Name)
+			} else {
+				require.Equal(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
+				require.Equal(t, uint32(a.Offset), l.offset, "%s %s", name, a.Var.Name)
+			}
+		}
+	}
+}
