@@ -9,7 +9,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
 // flush maps a float32 denormal to a zero of its sign: Vulkan lets devices

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/interp"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
 // TestRandomKernelsAgainstCPU is a differential test: random integer

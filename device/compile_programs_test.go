@@ -10,7 +10,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"

@@ -10,7 +10,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/frontend"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/shadercache"
 )

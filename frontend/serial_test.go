@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	fe "github.com/lucent-gpu/lucent/frontend"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
-// corpus is every whole kernel of frontend/programs plus a few random ones.
+// corpus is every whole kernel of internal/programs plus a few random ones.
 func corpus(t *testing.T) map[string]*fe.Function {
 	t.Helper()
 	ks := map[string]*fe.Function{}

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	fe "github.com/lucent-gpu/lucent/frontend"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
 func TestTypeOfStructLayout(t *testing.T) {

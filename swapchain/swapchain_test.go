@@ -14,8 +14,8 @@ import (
 	"github.com/lucent-gpu/lucent/device/vulkan"
 	fe "github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/internal/xtest"
 	"github.com/lucent-gpu/lucent/swapchain"
-	"github.com/lucent-gpu/lucent/swapchain/xtest"
 	"github.com/stretchr/testify/require"
 )
 

@@ -1,7 +1,7 @@
 // Package codegen measures the quality of the SPIR-V lucent's code generator
 // emits: eight kernels (saxpy, reduction, prefix sum, histogram, tiled
 // matmul, mandelbrot, n-body, blur) written both in the DSL
-// (frontend/programs) and in GLSL (glsl/*.comp), the GLSL compiled by
+// (internal/programs) and in GLSL (glsl/*.comp), the GLSL compiled by
 // glslangValidator as is and through spirv-opt -O, all three run through the
 // same runtime on the same device, buffers and sizes.
 //

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
 // Sizes every variant runs at.

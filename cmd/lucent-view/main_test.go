@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/internal/xtest"
 	"github.com/lucent-gpu/lucent/swapchain"
 	"github.com/lucent-gpu/lucent/swapchain/glfwwindow"
-	"github.com/lucent-gpu/lucent/swapchain/xtest"
 	"github.com/stretchr/testify/require"
 )
 

@@ -8,7 +8,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/shadercache"
 	"github.com/lucent-gpu/lucent/spirv"
 )

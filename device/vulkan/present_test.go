@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/swapchain/xtest"
+	"github.com/lucent-gpu/lucent/internal/xtest"
 	"github.com/stretchr/testify/require"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	fe "github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/interp"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
 func bytesOf[T any](v []T) []byte {

@@ -4,9 +4,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/lucent-gpu/lucent/internal/xtest"
 	"github.com/lucent-gpu/lucent/swapchain"
 	"github.com/lucent-gpu/lucent/swapchain/glfwwindow"
-	"github.com/lucent-gpu/lucent/swapchain/xtest"
 	"github.com/stretchr/testify/require"
 )
 

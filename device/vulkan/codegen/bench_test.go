@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
 // BenchmarkEmit measures AST → SPIR-V words (codegen alone, the kernel

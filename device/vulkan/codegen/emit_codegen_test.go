@@ -9,7 +9,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	fe "github.com/lucent-gpu/lucent/frontend"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
 // TestProgramsValidate emits every program of the corpus and runs spirv-val

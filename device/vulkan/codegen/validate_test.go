@@ -8,7 +8,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	fe "github.com/lucent-gpu/lucent/frontend"
-	"github.com/lucent-gpu/lucent/frontend/programs"
+	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
 func TestEmitUnsupportedNamesTheOp(t *testing.T) {
