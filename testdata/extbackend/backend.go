@@ -127,10 +127,10 @@ func (b *backend) Capabilities() device.Capabilities {
 	}
 }
 
-func (b *backend) NativeHandle() uintptr                     { return 0 }
-func (b *backend) WarpSize() uint32                          { return 1 }
-func (b *backend) MemoryGranularity() uint64                 { return 4 }
-func (b *backend) SetName(device.Handle, string) error       { return nil }
+func (b *backend) NativeHandle() uintptr               { return 0 }
+func (b *backend) WarpSize() uint32                    { return 1 }
+func (b *backend) MemoryGranularity() uint64           { return 4 }
+func (b *backend) SetName(device.Handle, string) error { return nil }
 func (b *backend) CreateTexture(device.TextureDesc) (device.Handle, error) {
 	return 0, unsupported("textures")
 }
@@ -152,7 +152,7 @@ func (b *backend) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
 func (b *backend) DestroyBuffer(h device.Handle) error { return destroy[*buffer](b, h, "buffer") }
 
 func (b *backend) CreateStream(device.StreamKind) (device.Handle, error) { return b.add(&stream{}) }
-func (b *backend) DestroyStream(h device.Handle) error                 { return destroy[*stream](b, h, "stream") }
+func (b *backend) DestroyStream(h device.Handle) error                   { return destroy[*stream](b, h, "stream") }
 
 func (b *backend) CreateShader(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
 	if desc.Kernel == nil {
