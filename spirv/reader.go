@@ -101,41 +101,91 @@ func ReadBytes(data []byte) (*Module, error) {
 // Read decodes a module from words, checking every instruction against the
 // grammar. Malformed input gives an error wrapping [ErrMalformed], never a panic.
 func Read(words []uint32) (*Module, error) {
+	// Every operand takes at least one word, so one arena of a slot per
+	// word holds them all, and the instructions are counted first: two
+	// allocations for the module, not two per instruction.
+	count := countInstructions(words)
+	m := &Module{Instructions: make([]Instruction, 0, count)}
+	arena := make([]Operand, 0, max(0, len(words)-5))
+	h, err := Scan(words, func(in *Instruction) error {
+		start := len(arena)
+		arena = append(arena, in.Operands...)
+		// The full slice expression: an append to one instruction's
+		// operands never reaches the next's.
+		m.Instructions = append(m.Instructions, Instruction{Op: in.Op, Operands: arena[start:len(arena):len(arena)]})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	m.Header = h
+	return m, nil
+}
+
+// Scan decodes module words as [Read] does, the same checks and errors,
+// calling f with each instruction in turn instead of keeping them: the
+// instruction is valid until f returns (its operands' words alias words), so
+// a consumer that keeps a few facts of a module allocates nothing per
+// instruction. An error of f stops the scan and is returned.
+func Scan(words []uint32, f func(in *Instruction) error) (Header, error) {
 	if len(words) < 5 {
-		return nil, fmt.Errorf("%w: %d words is shorter than the header", ErrMalformed, len(words))
+		return Header{}, fmt.Errorf("%w: %d words is shorter than the header", ErrMalformed, len(words))
 	}
 	if words[0] != MagicNumber {
-		return nil, fmt.Errorf("%w: magic number %#08x", ErrMalformed, words[0])
+		return Header{}, fmt.Errorf("%w: magic number %#08x", ErrMalformed, words[0])
 	}
-	m := &Module{Header: Header{Version(words[1]), words[2], words[3], words[4]}}
+	h := Header{Version(words[1]), words[2], words[3], words[4]}
 	r := newTypeTracker()
+	// One closure for the module, reading the instruction it is called for.
+	var curOp Op
+	var curBody []uint32
+	litWords := func() (int, error) { return r.litWords(curOp, curBody) }
+	buf := make([]Operand, 0, 16) // reused, grown to the longest instruction
+	in := new(Instruction)        // one for the scan: f's argument escapes
 	for pos := 5; pos < len(words); {
 		n := int(words[pos] >> 16)
 		op := Op(words[pos] & 0xffff)
 		if n == 0 {
-			return nil, fmt.Errorf("%w: word %d: %v with word count 0", ErrMalformed, pos, op)
+			return Header{}, fmt.Errorf("%w: word %d: %v with word count 0", ErrMalformed, pos, op)
 		}
 		if pos+n > len(words) {
-			return nil, fmt.Errorf("%w: word %d: %v runs past the end of the module", ErrMalformed, pos, op)
+			return Header{}, fmt.Errorf("%w: word %d: %v runs past the end of the module", ErrMalformed, pos, op)
 		}
 		body := words[pos+1 : pos+n]
-		ops, err := decodeOperands(op, body, r.litWords(op, body))
+		var lit func() (int, error) // only these opcodes have context-dependent literals
+		if op == OpConstant || op == OpSpecConstant || op == OpSwitch {
+			curOp, curBody, lit = op, body, litWords
+		}
+		ops, err := decodeOperandsInto(buf, op, body, lit)
 		if err == nil && op == OpExtInst {
 			ops, err = r.typeExtInst(ops, body)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("word %d: %w", pos, err)
+			return Header{}, fmt.Errorf("word %d: %w", pos, err)
 		}
-		in := Instruction{Op: op, Operands: ops}
-		r.record(&in)
-		m.Instructions = append(m.Instructions, in)
+		buf = ops[:0]
+		*in = Instruction{Op: op, Operands: ops}
+		r.record(in)
+		if err := f(in); err != nil {
+			return Header{}, err
+		}
 		pos += n
 	}
-	return m, nil
+	return h, nil
 }
 
-// typeTracker remembers the numeric types and the types of values, which the
-// widths of context-dependent literals depend on.
+// countInstructions counts the instructions of module words by their word
+// counts, up to the first malformed one.
+func countInstructions(words []uint32) int {
+	n := 0
+	for pos := 5; pos < len(words) && words[pos]>>16 != 0; pos += int(words[pos] >> 16) {
+		n++
+	}
+	return n
+}
+
+// typeTracker remembers the numeric types and the types of numeric values,
+// which the widths of context-dependent literals depend on.
 type typeTracker struct {
 	numeric   map[ID]numType
 	valueType map[ID]ID
@@ -152,26 +202,30 @@ func newTypeTracker() *typeTracker {
 	return &typeTracker{numeric: map[ID]numType{}, valueType: map[ID]ID{}, extSets: map[ID]string{}}
 }
 
-func (r *typeTracker) litWords(op Op, body []uint32) func() (int, error) {
-	return func() (int, error) {
-		var t ID
-		switch op {
-		case OpConstant, OpSpecConstant:
-			t = ID(body[0])
-		case OpSwitch:
-			t = r.valueType[ID(body[0])]
-		default:
-			return 1, nil
+// litWords returns the number of words of the context-dependent literal of
+// an instruction of opcode op and operand words body: the decoder asks once
+// it has decoded the operands before it, so body[0] is there.
+func (r *typeTracker) litWords(op Op, body []uint32) (int, error) {
+	var t ID
+	switch op {
+	case OpConstant, OpSpecConstant:
+		t = ID(body[0])
+	case OpSwitch:
+		var ok bool
+		if t, ok = r.valueType[ID(body[0])]; !ok {
+			return 0, fmt.Errorf("selector %d of a type that is not a numeric scalar type", body[0])
 		}
-		nt, ok := r.numeric[t]
-		if !ok {
-			return 0, fmt.Errorf("literal of type %d, not a numeric scalar type", t)
-		}
-		if nt.width > 32 {
-			return 2, nil
-		}
+	default:
 		return 1, nil
 	}
+	nt, ok := r.numeric[t]
+	if !ok {
+		return 0, fmt.Errorf("literal of type %d, not a numeric scalar type", t)
+	}
+	if nt.width > 32 {
+		return 2, nil
+	}
+	return 1, nil
 }
 
 func (r *typeTracker) record(in *Instruction) {
@@ -183,8 +237,12 @@ func (r *typeTracker) record(in *Instruction) {
 	case OpExtInstImport:
 		r.extSets[in.Result()] = in.Operands[1].String()
 	}
+	// Only a numeric value's type decides a literal's width (a switch
+	// selector's): values of other types are not kept.
 	if t := in.ResultType(); t != 0 {
-		r.valueType[in.Result()] = t
+		if _, ok := r.numeric[t]; ok {
+			r.valueType[in.Result()] = t
+		}
 	}
 }
 

@@ -2,6 +2,8 @@ package spirv_test
 
 import (
 	"encoding/binary"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -55,6 +57,8 @@ func TestReadMalformed(t *testing.T) {
 		{"bad mask", module(inst(spirv.OpTypeInt, 1, 32, 0), inst(spirv.OpTypePointer, 2, uint32(spirv.StorageClassFunction), 1),
 			inst(spirv.OpFunction, 1, 3, 0x40000000, 4)), "not FunctionControl"},
 		{"constant of unknown type", module(inst(spirv.OpConstant, 7, 8, 1)), "not a numeric scalar type"},
+		{"switch on a bool", module(inst(spirv.OpTypeBool, 1), inst(spirv.OpConstantTrue, 1, 2), inst(spirv.OpSwitch, 2, 3, 1, 4)),
+			"selector 2 of a type that is not a numeric scalar type"},
 		{"64-bit constant too short", module(inst(spirv.OpTypeInt, 1, 64, 0), inst(spirv.OpConstant, 1, 2, 5)), "past the end"},
 		{"missing enum parameter", module(inst(spirv.OpDecorate, 1, uint32(spirv.DecorationBinding))), "missing operand"},
 		{"bad spec constant op", module(inst(spirv.OpTypeInt, 1, 32, 0), inst(spirv.OpSpecConstantOp, 1, 2, 0xfffe)), "unknown opcode"},
@@ -68,6 +72,9 @@ func TestReadMalformed(t *testing.T) {
 			require.ErrorContains(t, err, c.want)
 			_, err = spirv.Disassemble(c.words)
 			require.ErrorIs(t, err, spirv.ErrMalformed)
+			_, err = spirv.Scan(c.words, func(*spirv.Instruction) error { return nil })
+			require.ErrorIs(t, err, spirv.ErrMalformed)
+			require.ErrorContains(t, err, c.want)
 		})
 	}
 	_, err := spirv.ReadBytes([]byte{1, 2, 3})
@@ -122,8 +129,70 @@ func TestReadTypesOperands(t *testing.T) {
 	require.True(t, sawName)
 }
 
+// Read decodes a module in a few allocations, not a few per instruction:
+// the operands of every instruction share one arena, and one appended to
+// never runs into the next instruction's.
+func TestReadAllocatesPerModule(t *testing.T) {
+	w, err := control(spirv.EnvVulkan1_2).Words()
+	require.NoError(t, err)
+	m, err := spirv.Read(w)
+	require.NoError(t, err)
+	allocs := testing.AllocsPerRun(20, func() { _, _ = spirv.Read(w) })
+	require.Less(t, allocs, float64(len(m.Instructions))/3, "%d instructions", len(m.Instructions))
+
+	m.Instructions[0].Operands = append(m.Instructions[0].Operands, spirv.Operand{Kind: spirv.KindIdRef, Words: []uint32{7}})
+	require.Equal(t, w[5+m.Instructions[0].WordCount()-1:], m.Words()[5+m.Instructions[0].WordCount():])
+}
+
+// Scan hands over the instructions Read keeps, one at a time, allocating
+// nothing per instruction; an error of its function stops it.
+func TestScan(t *testing.T) {
+	for _, sh := range shapes {
+		w, err := sh.build(spirv.EnvVulkan1_2).Words()
+		require.NoError(t, err)
+		m, err := spirv.Read(w)
+		require.NoError(t, err)
+		var got []spirv.Instruction
+		h, err := spirv.Scan(w, func(in *spirv.Instruction) error {
+			c := *in
+			c.Operands = slices.Clone(in.Operands)
+			got = append(got, c)
+			return nil
+		})
+		require.NoError(t, err)
+		require.Equal(t, m.Header, h, sh.name)
+		require.Equal(t, m.Instructions, got, sh.name)
+	}
+
+	decorations := func(n int) []uint32 {
+		var parts [][]uint32
+		for i := range n {
+			parts = append(parts, inst(spirv.OpDecorate, uint32(i%50+1), uint32(spirv.DecorationBinding), uint32(i)))
+		}
+		return module(parts...)
+	}
+	nothing := func(*spirv.Instruction) error { return nil }
+	small, large := decorations(10), decorations(2000)
+	allocs := func(w []uint32) float64 {
+		return testing.AllocsPerRun(10, func() { _, _ = spirv.Scan(w, nothing) })
+	}
+	require.Equal(t, allocs(small), allocs(large), "allocations grow with the module")
+
+	stop := errors.New("stop")
+	seen := 0
+	_, err := spirv.Scan(large, func(*spirv.Instruction) error {
+		if seen++; seen == 3 {
+			return stop
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, stop)
+	require.Equal(t, 3, seen)
+}
+
 // FuzzRead feeds arbitrary bytes to the reader and the disassembler: they
-// must return an error or a module that writes back to the same words, never panic.
+// must return an error or a module that writes back to the same words (the
+// same bytes, little-endian), never panic.
 func FuzzRead(f *testing.F) {
 	for _, sh := range shapes {
 		w, err := sh.build(spirv.EnvVulkan1_2).Words()
@@ -140,6 +209,9 @@ func FuzzRead(f *testing.F) {
 		}
 		_ = m.Disassemble()
 		w := m.Words()
+		if in := spirv.WordsToBytes(w); binary.BigEndian.Uint32(data) != spirv.MagicNumber && string(in) != string(data) {
+			t.Fatalf("written module differs from the one read")
+		}
 		m2, err := spirv.Read(w)
 		if err != nil {
 			t.Fatalf("re-reading written module: %v", err)

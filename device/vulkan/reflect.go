@@ -6,10 +6,15 @@ package vulkan
 // by offset). A push-constant member that is a PhysicalStorageBuffer pointer
 // becomes a buffer argument passed by device address.
 //
+// The module is read by spirv.Scan, the decoder of spirv.Read (lucent's one
+// SPIR-V parser), which checks every instruction against the grammar;
+// reflection keeps what the few kinds of instruction it needs say.
+//
 // Spec: SPIR-V 1.6, sections 2.3 (physical layout) and 3 (binary form).
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/lucent-gpu/lucent/device"
@@ -30,8 +35,9 @@ const (
 	maxTypeBytes = 1<<32 - 1
 )
 
-// spvType is a type declaration: its opcode and the operands after the
-// result id, as many as the module gave (arg checks each access).
+// spvType is a type declaration: its opcode and the first word of each
+// operand after the result id (every operand of a type is one word). The
+// reader checked the operands the grammar requires; arg checks the optional ones.
 type spvType struct {
 	op       spirv.Op
 	operands []uint32
@@ -61,10 +67,16 @@ type reflection struct {
 	lay shaderLayout // no dispatch header: a raw module has none
 }
 
+// spvConst is a scalar constant's type and value (OpSpecConstant: its default).
+type spvConst struct {
+	typ   uint32
+	value uint64
+}
+
 type spvModule struct {
 	bound      uint32
 	types      map[uint32]spvType
-	consts     map[uint32]uint32   // OpConstant and OpSpecConstant (default) values, low word
+	consts     map[uint32]spvConst
 	composites map[uint32][]uint32 // constant composites' constituents
 	names      map[uint32]string
 	members    map[[2]uint32]string
@@ -76,7 +88,6 @@ type spvModule struct {
 	entry      uint32
 	entryName  string
 	localSize  [3]uint32
-	sizeIDs    [3]uint32
 	wgSizeID   uint32 // the constant decorated BuiltIn WorkgroupSize, if any
 
 	sizes  map[uint32]uint64 // memoized type sizes
@@ -102,131 +113,145 @@ func (m *spvModule) mdec(id, member uint32) *spvDecor {
 	return d
 }
 
-func spvString(words []uint32) (string, int) {
-	var b []byte
-	for i, w := range words {
-		for k := 0; k < 4; k++ {
-			c := byte(w >> (8 * k))
-			if c == 0 {
-				return string(b), i + 1
-			}
-			b = append(b, c)
-		}
+// intConst returns the value of an integer constant.
+func (m *spvModule) intConst(id uint32) (uint64, bool) {
+	c, ok := m.consts[id]
+	if !ok || m.types[c.typ].op != spirv.OpTypeInt {
+		return 0, false
 	}
-	return string(b), len(words)
+	return c.value, true
+}
+
+// sizeConst is an integer constant as a workgroup dimension: one past 32
+// bits (or no integer constant at all) becomes a size no device has, so the
+// limit checks refuse it rather than see it truncated.
+func (m *spvModule) sizeConst(id uint32) uint32 {
+	v, ok := m.intConst(id)
+	if !ok {
+		return 0
+	}
+	return uint32(min(v, math.MaxUint32))
+}
+
+// operand is operand i of in (none, no words, where it has fewer).
+func operand(in *spirv.Instruction, i int) spirv.Operand {
+	if i < len(in.Operands) {
+		return in.Operands[i]
+	}
+	return spirv.Operand{}
+}
+
+// word is the first word of operand i of in (0 where it has none).
+func word(in *spirv.Instruction, i int) uint32 { return uint32(operand(in, i).ID()) }
+
+// words is the first word of each of in's operands from i on.
+func words(in *spirv.Instruction, i int) []uint32 {
+	if i >= len(in.Operands) {
+		return nil
+	}
+	out := make([]uint32, 0, len(in.Operands)-i)
+	for j := i; j < len(in.Operands); j++ {
+		out = append(out, word(in, j))
+	}
+	return out
 }
 
 // parseSPIRV reads the parts of a module reflection and the limit checks
-// need. It makes one pass over the words and never trusts an operand count:
-// any input gives a module or an error, never a panic.
-func parseSPIRV(words []uint32, entryPoint string) (*spvModule, error) {
-	if len(words) < 5 || words[0] != spirv.MagicNumber {
+// need, from the instructions spirv.Scan decodes (spirv.Read's checks, no
+// module kept): any input gives a module or an error, never a panic, in time
+// linear in the module. The header is checked before the module is read.
+func parseSPIRV(code []uint32, entryPoint string) (*spvModule, error) {
+	if len(code) < 5 || code[0] != spirv.MagicNumber {
 		return nil, invalidf("shader: not a SPIR-V module (bad magic or shorter than the header)")
 	}
-	if words[4] != 0 {
-		return nil, invalidf("shader: header schema word is %d, reserved as 0", words[4])
+	if code[4] != 0 {
+		return nil, invalidf("shader: header schema word is %d, reserved as 0", code[4])
 	}
-	if words[3] > maxIDBound {
-		return nil, invalidf("shader: id bound %d exceeds %d (spirv-val's limit)", words[3], maxIDBound)
+	if code[3] > maxIDBound {
+		return nil, invalidf("shader: id bound %d exceeds %d (spirv-val's limit)", code[3], maxIDBound)
 	}
 	m := &spvModule{
-		bound: words[3],
-		types: map[uint32]spvType{}, consts: map[uint32]uint32{}, composites: map[uint32][]uint32{}, names: map[uint32]string{},
+		bound: code[3],
+		types: map[uint32]spvType{}, consts: map[uint32]spvConst{}, composites: map[uint32][]uint32{}, names: map[uint32]string{},
 		members: map[[2]uint32]string{}, decor: map[uint32]*spvDecor{}, mdecor: map[[2]uint32]*spvDecor{},
 		varType: map[uint32]uint32{}, varClass: map[uint32]uint32{},
 		sizes: map[uint32]uint64{}, sizing: map[uint32]bool{},
 	}
 	found := false
-	for i := 5; i < len(words); {
-		n := int(words[i] >> 16)
-		op := spirv.Op(words[i] & 0xffff)
-		if n == 0 || i+n > len(words) {
-			return nil, invalidf("shader: malformed SPIR-V instruction at word %d", i)
-		}
-		ops := words[i+1 : i+n]
-		i += n
-		switch op {
+	type mode struct {
+		op          spirv.Op
+		entry, mode uint32
+		args        [3]uint32
+	}
+	var modes []mode
+	_, err := spirv.Scan(code, func(in *spirv.Instruction) error {
+		// Operand positions below are the grammar's; spirv.Scan checked
+		// that every operand it requires is there.
+		switch in.Op {
 		case spirv.OpName:
-			if len(ops) >= 1 {
-				m.names[ops[0]], _ = spvString(ops[1:])
-			}
+			m.names[word(in, 0)] = operand(in, 1).String()
 		case spirv.OpMemberName:
-			if len(ops) >= 2 {
-				m.members[[2]uint32{ops[0], ops[1]}], _ = spvString(ops[2:])
-			}
+			m.members[[2]uint32{word(in, 0), word(in, 1)}] = operand(in, 2).String()
 		case spirv.OpEntryPoint:
-			if len(ops) >= 3 && ops[0] == uint32(spirv.ExecutionModelGLCompute) {
-				name, _ := spvString(ops[2:])
-				if name == entryPoint && !found {
-					m.entry, m.entryName, found = ops[1], name, true
-				}
+			if word(in, 0) == uint32(spirv.ExecutionModelGLCompute) && !found && operand(in, 2).String() == entryPoint {
+				m.entry, m.entryName, found = word(in, 1), entryPoint, true
 			}
 		case spirv.OpExecutionMode, spirv.OpExecutionModeId:
-			if len(ops) >= 5 && ops[0] == m.entry && found {
-				switch {
-				case op == spirv.OpExecutionMode && ops[1] == uint32(spirv.ExecutionModeLocalSize):
-					m.localSize = [3]uint32{ops[2], ops[3], ops[4]}
-				case op == spirv.OpExecutionModeId && ops[1] == uint32(spirv.ExecutionModeLocalSizeId):
-					m.sizeIDs = [3]uint32{ops[2], ops[3], ops[4]}
-				}
-			}
+			modes = append(modes, mode{in.Op, word(in, 0), word(in, 1), [3]uint32{word(in, 2), word(in, 3), word(in, 4)}})
 		case spirv.OpTypeBool, spirv.OpTypeInt, spirv.OpTypeFloat, spirv.OpTypeVector, spirv.OpTypeMatrix, spirv.OpTypeImage,
 			spirv.OpTypeSampler, spirv.OpTypeSampledImage, spirv.OpTypeArray, spirv.OpTypeRuntimeArray, spirv.OpTypeStruct,
 			spirv.OpTypePointer, spirv.OpTypeAccelerationStructureKHR:
-			if len(ops) >= 1 {
-				m.types[ops[0]] = spvType{op: op, operands: ops[1:]}
-			}
+			m.types[word(in, 0)] = spvType{op: in.Op, operands: words(in, 1)}
 		case spirv.OpConstant, spirv.OpSpecConstant:
-			if len(ops) >= 3 {
-				m.consts[ops[1]] = ops[2]
-			}
+			m.consts[uint32(in.Result())] = spvConst{typ: uint32(in.ResultType()), value: operand(in, 2).Literal()}
 		case spirv.OpConstantComposite, spirv.OpSpecConstantComposite:
-			if len(ops) >= 2 {
-				m.composites[ops[1]] = ops[2:]
-			}
+			m.composites[uint32(in.Result())] = words(in, 2)
 		case spirv.OpVariable:
-			if len(ops) >= 3 {
-				m.vars = append(m.vars, ops[1])
-				m.varType[ops[1]] = ops[0]
-				m.varClass[ops[1]] = ops[2]
-			}
+			v := uint32(in.Result())
+			m.vars = append(m.vars, v)
+			m.varType[v] = uint32(in.ResultType())
+			m.varClass[v] = word(in, 2)
 		case spirv.OpDecorate:
-			if len(ops) >= 2 {
-				if ops[1] == uint32(spirv.DecorationBuiltIn) && len(ops) >= 3 && ops[2] == uint32(spirv.BuiltInWorkgroupSize) {
-					m.wgSizeID = ops[0]
-				}
-				d := m.dec(ops[0])
-				applyDecoration(d, spirv.Decoration(ops[1]), ops[2:])
+			if spirv.Decoration(word(in, 1)) == spirv.DecorationBuiltIn && spirv.BuiltIn(word(in, 2)) == spirv.BuiltInWorkgroupSize {
+				m.wgSizeID = word(in, 0)
 			}
+			applyDecoration(m.dec(word(in, 0)), spirv.Decoration(word(in, 1)), word(in, 2))
 		case spirv.OpMemberDecorate:
-			if len(ops) >= 3 {
-				d := m.mdec(ops[0], ops[1])
-				applyDecoration(d, spirv.Decoration(ops[2]), ops[3:])
-			}
+			applyDecoration(m.mdec(word(in, 0), word(in, 1)), spirv.Decoration(word(in, 2)), word(in, 3))
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: %w: shader: %w", device.ErrInvalidArgument, err)
 	}
 	if !found {
 		return nil, invalidf("shader: no GLCompute entry point named %q", entryPoint)
 	}
-	for i, id := range m.sizeIDs {
-		if id != 0 {
-			m.localSize[i] = m.consts[id]
+	// Execution modes are applied once the entry point is known, wherever
+	// in the module it is.
+	for _, md := range modes {
+		if md.entry != m.entry {
+			continue
+		}
+		switch mode := spirv.ExecutionMode(md.mode); {
+		case md.op == spirv.OpExecutionMode && mode == spirv.ExecutionModeLocalSize:
+			m.localSize = md.args
+		case md.op == spirv.OpExecutionModeId && mode == spirv.ExecutionModeLocalSizeId:
+			m.localSize = [3]uint32{m.sizeConst(md.args[0]), m.sizeConst(md.args[1]), m.sizeConst(md.args[2])}
 		}
 	}
 	// A WorkgroupSize built-in overrides the execution mode (SPIR-V 3.21).
 	if parts, ok := m.composites[m.wgSizeID]; ok && m.wgSizeID != 0 && len(parts) == 3 {
 		for i, id := range parts {
-			m.localSize[i] = m.consts[id]
+			m.localSize[i] = m.sizeConst(id)
 		}
 	}
 	return m, nil
 }
 
-func applyDecoration(d *spvDecor, dec spirv.Decoration, lit []uint32) {
-	arg := uint32(0)
-	if len(lit) > 0 {
-		arg = lit[0]
-	}
+// applyDecoration records a decoration and arg, the first word of its
+// first parameter (0 if it has none).
+func applyDecoration(d *spvDecor, dec spirv.Decoration, arg uint32) {
 	switch dec {
 	case spirv.DecorationBlock:
 		d.block = true
@@ -325,9 +350,9 @@ func (m *spvModule) computeSize(id uint32, t spvType, depth int) (uint64, error)
 		if !ok1 || !ok2 {
 			return short()
 		}
-		n, ok := m.consts[lenID]
+		n, ok := m.intConst(lenID)
 		if !ok {
-			return 0, invalidf("shader: the length %%%d of array type %%%d is not a constant", lenID, id)
+			return 0, invalidf("shader: the length %%%d of array type %%%d is not an integer constant", lenID, id)
 		}
 		stride, err := m.sizeOf(elem, depth+1)
 		if err != nil {

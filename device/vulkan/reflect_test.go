@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -79,28 +80,33 @@ func reflectSoon(t *testing.T, words []uint32, limit time.Duration) (*reflection
 	}
 }
 
-// Types with operands missing are errors naming the type, never panics.
+// Types with operands missing are errors naming the culprit, never panics:
+// spirv.Read refuses an instruction short of the operands the grammar
+// requires (naming the word, the opcode and the operand), reflection a type
+// it cannot size.
 func TestReflectTypesWithMissingOperands(t *testing.T) {
 	i32 := func(a *asm) { a.op(spirv.OpTypeInt, 14, 32, 1) }
+	const missing = "missing operand"
 	cases := []struct {
 		name string
 		def  func(a *asm)
+		want string
 	}{
-		{"int without width", func(a *asm) { a.op(spirv.OpTypeInt, 11) }},
-		{"int without signedness", func(a *asm) { a.op(spirv.OpTypeInt, 11, 32) }},
-		{"float without width", func(a *asm) { a.op(spirv.OpTypeFloat, 11) }},
-		{"vector without component", func(a *asm) { a.op(spirv.OpTypeVector, 11) }},
-		{"vector without count", func(a *asm) { i32(a); a.op(spirv.OpTypeVector, 11, 14) }},
+		{"int without width", func(a *asm) { a.op(spirv.OpTypeInt, 11) }, missing},
+		{"int without signedness", func(a *asm) { a.op(spirv.OpTypeInt, 11, 32) }, missing},
+		{"float without width", func(a *asm) { a.op(spirv.OpTypeFloat, 11) }, missing},
+		{"vector without component", func(a *asm) { a.op(spirv.OpTypeVector, 11) }, missing},
+		{"vector without count", func(a *asm) { i32(a); a.op(spirv.OpTypeVector, 11, 14) }, missing},
 		{"matrix without count", func(a *asm) {
 			i32(a)
 			a.op(spirv.OpTypeVector, 15, 14, 4)
 			a.op(spirv.OpTypeMatrix, 11, 15)
-		}},
-		{"array without length", func(a *asm) { i32(a); a.op(spirv.OpTypeArray, 11, 14) }},
-		{"array without element", func(a *asm) { a.op(spirv.OpTypeArray, 11) }},
-		{"pointer without class", func(a *asm) { a.op(spirv.OpTypePointer, 11) }},
-		{"runtime array", func(a *asm) { i32(a); a.op(spirv.OpTypeRuntimeArray, 11, 14) }},
-		{"undefined member", func(a *asm) {}},
+		}, missing},
+		{"array without length", func(a *asm) { i32(a); a.op(spirv.OpTypeArray, 11, 14) }, missing},
+		{"array without element", func(a *asm) { a.op(spirv.OpTypeArray, 11) }, missing},
+		{"pointer without class", func(a *asm) { a.op(spirv.OpTypePointer, 11) }, missing},
+		{"runtime array", func(a *asm) { i32(a); a.op(spirv.OpTypeRuntimeArray, 11, 14) }, "%11 (OpTypeRuntimeArray) has no size"},
+		{"undefined member", func(a *asm) {}, "%11 is not a type"},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
@@ -110,6 +116,10 @@ func TestReflectTypesWithMissingOperands(t *testing.T) {
 			var err error
 			require.NotPanics(t, func() { _, err = reflectSPIRV(a.words, "main") })
 			require.ErrorIs(t, err, device.ErrInvalidArgument)
+			require.ErrorContains(t, err, c.want)
+			if c.want == missing {
+				require.ErrorIs(t, err, spirv.ErrMalformed)
+			}
 		})
 	}
 	// Resources whose types lack operands.
@@ -223,6 +233,51 @@ func TestReflectWorkgroupSizeAndSharedMemory(t *testing.T) {
 	shared, err := m.sharedMemory()
 	require.NoError(t, err)
 	require.Equal(t, uint64(2*64*4), shared)
+}
+
+// Reflection reads modules with spirv.Read: an instruction the grammar does
+// not know, or one with words left over, is refused with the word it is at,
+// rather than skipped.
+func TestReflectRefusesWhatTheReaderRefuses(t *testing.T) {
+	for name, in := range map[string][]uint32{
+		"unknown opcode": {1<<16 | 0xfffe},
+		"extra words":    {3<<16 | uint32(spirv.OpTypeVoid), 20, 21},
+		"bad enumerant":  {2<<16 | uint32(spirv.OpCapability), 0xdead},
+	} {
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			a := computeHeader(32, 8, 1, 1)
+			a.words = append(a.words, in...)
+			_, err := reflectSPIRV(a.words, "main")
+			require.ErrorIs(t, err, device.ErrInvalidArgument)
+			require.ErrorIs(t, err, spirv.ErrMalformed)
+			require.ErrorContains(t, err, "word 16")
+		})
+	}
+}
+
+// Constants that size things are integers of their full width: a 64-bit
+// LocalSizeId dimension past 32 bits is no device's size (not its low word),
+// and a float constant is no array length.
+func TestReflectConstantsAreTypedIntegers(t *testing.T) {
+	a := newAsm(64)
+	a.op(spirv.OpEntryPoint, append([]uint32{uint32(spirv.ExecutionModelGLCompute), 1}, str("main")...)...)
+	a.op(spirv.OpExecutionModeId, 1, uint32(spirv.ExecutionModeLocalSizeId), 22, 23, 23)
+	a.op(spirv.OpTypeInt, 20, 64, 0)
+	a.op(spirv.OpTypeInt, 21, 32, 0)
+	a.op(spirv.OpConstant, 20, 22, 8, 1) // 1<<32 | 8
+	a.op(spirv.OpConstant, 21, 23, 1)
+	m, err := parseSPIRV(a.words, "main")
+	require.NoError(t, err)
+	require.Equal(t, [3]uint32{math.MaxUint32, 1, 1}, m.localSize)
+
+	a = computeHeader(32, 1, 1, 1)
+	a.op(spirv.OpTypeFloat, 14, 32)
+	a.op(spirv.OpConstant, 14, 15, math.Float32bits(4))
+	a.op(spirv.OpTypeArray, 11, 14, 15)
+	pushOf(a)
+	_, err = reflectSPIRV(a.words, "main")
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "length %15 of array type %11 is not an integer constant")
 }
 
 // FuzzReflect feeds arbitrary words to the reflection parser: it returns a
