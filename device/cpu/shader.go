@@ -1,0 +1,381 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lucent-gpu/lucent/device"
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+// program is a compiled kernel.
+type program struct {
+	name, pos     string
+	block         [3]uint32
+	barrier       bool
+	params        []*fe.Var
+	shared        []int // leaves of each shared variable
+	entry         *compiledFunc
+	nslots, nrefs int
+}
+
+type shader struct {
+	prog *program
+	sig  device.Signature
+}
+
+func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
+	if err := d.enter(); err != nil {
+		return 0, device.Signature{}, err
+	}
+	defer d.exit()
+	if desc.Kernel == nil {
+		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader: %w: SPIR-V modules do not run on the cpu backend (it compiles lucent kernels: ShaderDesc.Kernel)", device.ErrUnsupported)
+	}
+	f := desc.Kernel
+	if desc.Signature == nil {
+		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader: %w: kernel %s without its signature", device.ErrInvalidArgument, f.Name)
+	}
+	if err := f.Validate(); err != nil {
+		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w", f.Name, err)
+	}
+	start := time.Now()
+	p, err := compileKernel(f)
+	if err != nil {
+		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w", f.Name, err)
+	}
+	sig := *desc.Signature
+	if len(sig.Args) != len(f.Params) {
+		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w: signature has %d arguments, kernel %d", f.Name, device.ErrInvalidArgument, len(sig.Args), len(f.Params))
+	}
+	if desc.Report != nil {
+		*desc.Report = device.ShaderReport{CodegenTime: time.Since(start)}
+	}
+	return d.add(&shader{prog: p, sig: sig}), sig, nil
+}
+
+func (d *Device) DestroyShader(h device.Handle) error {
+	_, err := remove[*shader](d, h, "shader")
+	return err
+}
+
+// launch is one dispatch's arguments and outcome.
+type launch struct {
+	prog                *program
+	bufs                [][]byte
+	uni                 [][]uint64
+	size, block, groups [3]uint32
+	indirect            bool
+
+	failed atomic.Bool
+	mu     sync.Mutex
+	err    error
+}
+
+func (l *launch) fail(err error) {
+	l.mu.Lock()
+	if l.err == nil {
+		l.err = err
+	}
+	l.mu.Unlock()
+	l.failed.Store(true)
+}
+
+func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error) {
+	sh, err := lookup[*shader](d, c.Shader, "shader")
+	if err != nil {
+		return nil, err
+	}
+	p := sh.prog
+	if len(c.Args) != len(p.params) {
+		return nil, fmt.Errorf("%w: kernel %s takes %d argument(s), got %d", device.ErrInvalidArgument, p.name, len(p.params), len(c.Args))
+	}
+	l := &launch{prog: p, bufs: make([][]byte, len(c.Args)), uni: make([][]uint64, len(c.Args)), block: p.block}
+	for i, a := range c.Args {
+		v := p.params[i]
+		label := sh.sig.Args[i].Label(i)
+		switch v.Type.Kind() {
+		case fe.KindBuffer:
+			if a.Kind != device.ArgBuffer {
+				return nil, fmt.Errorf("%w: %s: kernel expects a buffer, got a %s", device.ErrInvalidArgument, label, a.Kind)
+			}
+			b, err := lookup[*buffer](d, a.Handle, "buffer")
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", label, err)
+			}
+			size := a.Size
+			if size == device.WholeSize {
+				if a.Offset > uint64(len(b.data)) {
+					return nil, fmt.Errorf("%w: %s: offset %d past buffer %d's %d bytes", device.ErrInvalidArgument, label, a.Offset, a.Handle, len(b.data))
+				}
+				size = uint64(len(b.data)) - a.Offset
+			}
+			span, err := d.span(a.Handle, a.Offset, size, label)
+			if err != nil {
+				return nil, err
+			}
+			l.bufs[i] = span
+		default:
+			if a.Kind != device.ArgUniform {
+				return nil, fmt.Errorf("%w: %s: kernel expects a uniform %s, got a %s", device.ErrInvalidArgument, label, v.Type, a.Kind)
+			}
+			vals, err := decodeUniform(v.Type, a.Uniform)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", device.ErrInvalidArgument, label, err)
+			}
+			l.uni[i] = vals
+		}
+	}
+	var ind []byte
+	if c.Indirect != 0 {
+		ind, err = d.span(c.Indirect, c.IndirectOffset, 12, "indirect buffer")
+		if err != nil {
+			return nil, err
+		}
+		l.indirect = true
+	} else {
+		for i := range 3 {
+			s := max(c.Size[i], 1)
+			l.size[i] = s
+			l.groups[i] = uint32((uint64(s) + uint64(p.block[i]) - 1) / uint64(p.block[i]))
+		}
+	}
+	return func() error {
+		if ind != nil {
+			for i := range 3 {
+				l.groups[i] = binary.LittleEndian.Uint32(ind[4*i:])
+				l.size[i] = uint32(min(uint64(l.groups[i])*uint64(p.block[i]), 1<<32-1))
+			}
+		}
+		return p.exec(l)
+	}, nil
+}
+
+func decodeUniform(t *fe.Type, b []byte) ([]uint64, error) {
+	if t == fe.TBool {
+		if len(b) != 1 && len(b) != 4 {
+			return nil, fmt.Errorf("%d bytes for a bool", len(b))
+		}
+		return []uint64{b2u(b[0] != 0)}, nil
+	}
+	if len(b) != t.Size() {
+		return nil, fmt.Errorf("%d bytes for %s of %d", len(b), t, t.Size())
+	}
+	lay := layout(t)
+	out := make([]uint64, len(lay))
+	for i, l := range lay {
+		out[i] = getLeaf(b[l.off:], l.size)
+	}
+	return out, nil
+}
+
+func (p *program) newThread(l *launch) *th {
+	return &th{r: make([]uint64, p.nslots), refs: make([][]uint64, p.nrefs), run: l}
+}
+
+// exec runs every block of the dispatch, spread over GOMAXPROCS workers.
+func (p *program) exec(l *launch) error {
+	g := l.groups
+	total := uint64(g[0]) * uint64(g[1]) * uint64(g[2])
+	if total == 0 {
+		return nil
+	}
+	workers := uint64(runtime.GOMAXPROCS(0))
+	workers = min(workers, total)
+	var nextBlock atomic.Uint64
+	work := func() {
+		t := p.newThread(l)
+		var bs *blockState
+		if len(p.shared) > 0 || p.barrier {
+			bs = &blockState{}
+			for _, n := range p.shared {
+				bs.shared = append(bs.shared, make([]uint64, n))
+			}
+		}
+		t.blk = bs
+		for !l.failed.Load() {
+			b := nextBlock.Add(1) - 1
+			if b >= total {
+				return
+			}
+			if bs != nil {
+				for _, s := range bs.shared {
+					clear(s)
+				}
+			}
+			bid := [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
+			if p.barrier {
+				p.blockThreads(l, bid, bs)
+			} else {
+				p.blockLoop(l, bid, t)
+			}
+		}
+	}
+	if workers == 1 {
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() { defer wg.Done(); work() }()
+		}
+		wg.Wait()
+	}
+	return l.err
+}
+
+// recoverFault turns a panic in a thread into the launch's error.
+func (p *program) recoverFault(l *launch, t *th) {
+	r := recover()
+	if r == nil || r == errAbort {
+		return
+	}
+	at := ""
+	if p.pos != "" {
+		at = " (" + p.pos + ")"
+	}
+	msg := fmt.Sprint(r)
+	if kf, ok := r.(kernelFault); ok {
+		msg = kf.msg
+	}
+	l.fail(fmt.Errorf("%w: kernel %s%s: %s, in thread %v (block %v, thread %v of the block)",
+		device.ErrInvalidArgument, p.name, at, msg, t.id, t.bid, t.tid))
+	if t.blk != nil && t.blk.bar != nil {
+		t.blk.bar.abort()
+	}
+}
+
+// blockLoop runs the threads of a block without barriers one after another.
+func (p *program) blockLoop(l *launch, bid [3]uint32, t *th) {
+	defer p.recoverFault(l, t)
+	t.bid = bid
+	body, lo, hi := p.entry.body, p.entry.lo, p.entry.hi
+	var base [3]uint64
+	for i := range 3 {
+		base[i] = uint64(bid[i]) * uint64(p.block[i])
+	}
+	for z := uint32(0); z < p.block[2]; z++ {
+		if base[2]+uint64(z) >= uint64(l.size[2]) {
+			break
+		}
+		for y := uint32(0); y < p.block[1]; y++ {
+			if base[1]+uint64(y) >= uint64(l.size[1]) {
+				break
+			}
+			for x := uint32(0); x < p.block[0]; x++ {
+				if base[0]+uint64(x) >= uint64(l.size[0]) {
+					break
+				}
+				t.tid = [3]uint32{x, y, z}
+				t.id = [3]uint32{uint32(base[0]) + x, uint32(base[1]) + y, uint32(base[2]) + z}
+				clear(t.r[lo:hi])
+				body(t)
+			}
+		}
+	}
+}
+
+// blockThreads runs a block with barriers: one goroutine per thread.
+func (p *program) blockThreads(l *launch, bid [3]uint32, bs *blockState) {
+	var ids [][3]uint32
+	for z := uint32(0); z < p.block[2]; z++ {
+		for y := uint32(0); y < p.block[1]; y++ {
+			for x := uint32(0); x < p.block[0]; x++ {
+				id := [3]uint64{uint64(bid[0])*uint64(p.block[0]) + uint64(x), uint64(bid[1])*uint64(p.block[1]) + uint64(y), uint64(bid[2])*uint64(p.block[2]) + uint64(z)}
+				if id[0] < uint64(l.size[0]) && id[1] < uint64(l.size[1]) && id[2] < uint64(l.size[2]) {
+					ids = append(ids, [3]uint32{x, y, z})
+				}
+			}
+		}
+	}
+	bs.bar = newBarrier(len(ids))
+	var wg sync.WaitGroup
+	for _, tid := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := p.newThread(l)
+			t.blk, t.bid, t.tid = bs, bid, tid
+			for i := range 3 {
+				t.id[i] = bid[i]*p.block[i] + tid[i]
+			}
+			defer bs.bar.leave()
+			defer p.recoverFault(l, t)
+			p.entry.body(t)
+		}()
+	}
+	wg.Wait()
+}
+
+// blockState is what the threads of one block share.
+type blockState struct {
+	shared [][]uint64
+	bar    *barrier
+}
+
+type abortT struct{}
+
+func (abortT) String() string { return "aborted" }
+
+var errAbort any = abortT{}
+
+// barrier is a reusable barrier for the live threads of a block; a thread
+// that returns leaves it, and a failing thread aborts it.
+type barrier struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	n       int
+	waiting int
+	gen     uint64
+	broken  bool
+}
+
+func newBarrier(n int) *barrier {
+	b := &barrier{n: n}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+func (b *barrier) wait() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.broken {
+		panic(errAbort)
+	}
+	b.waiting++
+	if b.waiting >= b.n {
+		b.waiting = 0
+		b.gen++
+		b.cond.Broadcast()
+		return
+	}
+	g := b.gen
+	for g == b.gen && !b.broken {
+		b.cond.Wait()
+	}
+	if b.broken {
+		panic(errAbort)
+	}
+}
+
+func (b *barrier) leave() {
+	b.mu.Lock()
+	b.n--
+	if b.waiting > 0 && b.waiting >= b.n {
+		b.waiting = 0
+		b.gen++
+		b.cond.Broadcast()
+	}
+	b.mu.Unlock()
+}
+
+func (b *barrier) abort() {
+	b.mu.Lock()
+	b.broken = true
+	b.cond.Broadcast()
+	b.mu.Unlock()
+}
