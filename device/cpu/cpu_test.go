@@ -23,6 +23,16 @@ func open(t *testing.T) *device.Device {
 	return d
 }
 
+// openPlain opens a cpu device without the validation wrapper, so that the
+// backend's own checks are what a test sees.
+func openPlain(t *testing.T) *device.Device {
+	t.Helper()
+	d, err := device.Open(context.Background(), "cpu")
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
+	return d
+}
+
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)

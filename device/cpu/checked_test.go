@@ -1,0 +1,75 @@
+package cpu_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/device"
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+// Kernels are checked: an out-of-range access or an integer division by zero
+// fails the stream's Synchronize with an error naming the kernel, the
+// argument or variable, the index and the thread.
+func TestCheckedAccesses(t *testing.T) {
+	// Without the validation wrapper: it takes a stream whose Synchronize
+	// failed as one whose work may still run.
+	d := openPlain(t)
+	oob, err := fe.Kernel1D(64, func(k *fe.K, src, dst fe.Buf[fe.U32]) {
+		i := k.DispatchID().X()
+		dst.Write(i, src.Read(i.Add(fe.U(1))))
+	}, "src", "dst")
+	require.NoError(t, err)
+	oob.Name = "shift"
+	k, err := device.Compile(d, oob)
+	require.NoError(t, err)
+	defer k.Close()
+	src, dst := upload(t, d, make([]uint32, 100)), upload(t, d, make([]uint32, 100))
+	err = runErr(t, d, k.Dispatch([3]uint32{100}, src, dst))
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "kernel shift")
+	require.ErrorContains(t, err, "argument 0 (src): index 100 out of range [0, 100)")
+	require.ErrorContains(t, err, "thread [99 0 0]")
+	run(t, d, k.Dispatch([3]uint32{99}, src, dst)) // in range: no error, and the stream goes on
+
+	div, err := fe.Kernel1D(64, func(k *fe.K, a, b fe.Buf[fe.I32]) {
+		i := k.DispatchID().X()
+		a.Write(i, a.Read(i).Div(b.Read(i)))
+	}, "a", "b")
+	require.NoError(t, err)
+	kd, err := device.Compile(d, div)
+	require.NoError(t, err)
+	defer kd.Close()
+	a, b := upload(t, d, []int32{10, 20, 30, 40}), upload(t, d, []int32{2, 5, 0, 1})
+	err = runErr(t, d, kd.Dispatch([3]uint32{4}, a, b))
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "integer division by zero")
+	require.ErrorContains(t, err, "thread [2 0 0]")
+
+	sh, err := fe.Kernel1D(32, func(k *fe.K, idx, out fe.Buf[fe.U32]) {
+		s := fe.NewShared[fe.U32](k, 32)
+		tid := k.ThreadID().X()
+		s.Write(tid, tid)
+		k.Barrier()
+		out.Write(tid, s.Read(idx.Read(tid)))
+	}, "idx", "out")
+	require.NoError(t, err)
+	ks, err := device.Compile(d, sh)
+	require.NoError(t, err)
+	defer ks.Close()
+	ids := make([]uint32, 32)
+	for i := range ids {
+		ids[i] = uint32(31 - i)
+	}
+	bi, bo := upload(t, d, ids), upload(t, d, make([]uint32, 32))
+	run(t, d, ks.Dispatch([3]uint32{32}, bi, bo))
+	require.Equal(t, ids, download(t, d, bo), "the shared array reversed")
+	ids[7] = 32
+	run(t, d, bi.Upload(ids))
+	err = runErr(t, d, ks.Dispatch([3]uint32{32}, bi, bo))
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "shared variable")
+	require.ErrorContains(t, err, "index 32 out of range [0, 32)")
+	require.ErrorContains(t, err, "thread [7 0 0]")
+}
