@@ -46,12 +46,12 @@ func WithKernelName(name string) CompileOption { return func(o *compileOptions) 
 // the emulation, or working around a driver).
 func WithEmulatedFloatAtomics() CompileOption { return func(o *compileOptions) { o.emulated = true } }
 
-// WithDebugNames keeps variable and function names in the SPIR-V.
+// WithDebugNames keeps variable and function names in the native code.
 func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
 
 // Compile has d's backend compile kernel f, specialised to the device's
-// capabilities (native float atomics where present), and build its pipeline. A kernel
-// beyond the device's compute limits (its block size against
+// capabilities (native float atomics where present), and build its
+// pipeline. A kernel beyond the device's compute limits (its block size against
 // maxComputeWorkGroupSize and maxComputeWorkGroupInvocations, its shared
 // variables together against maxComputeSharedMemorySize) is refused with
 // ErrUnsupported, naming the kernel and, for kernels compiled from source,
@@ -300,10 +300,6 @@ func (k *Kernel) withCaptured(args []any) ([]any, error) {
 // arguments given at dispatch). The signature is logical (kinds, types,
 // access); a backend lays it out by its own ABI.
 func KernelSignature(f *frontend.Function) (Signature, []any, error) {
-	// Layout's error is the frontend's bound on uniform arguments.
-	if _, _, err := f.Layout(); err != nil {
-		return Signature{}, nil, err
-	}
 	sig := Signature{BlockSize: f.BlockSize}
 	captured := make([]any, len(f.Params))
 	for i, v := range f.Params {

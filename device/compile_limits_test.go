@@ -170,3 +170,23 @@ func TestCompileContextThenClose(t *testing.T) {
 	_, err = device.CompileContext(context.Background(), d, slowKernel(t, 1, 1))
 	require.ErrorIs(t, err, device.ErrClosed)
 }
+
+// TestCompileRefusesTooManyUniformBytes: the push-constant budget is the
+// Vulkan backend's (kernel ABI v1, 128 bytes), not the kernel language's:
+// the kernel validates, and Compile refuses it with ErrUnsupported naming
+// the bytes it needs.
+func TestCompileRefusesTooManyUniformBytes(t *testing.T) {
+	d := openVulkan(t)
+	f := fe.NewKernel("wide", 1, [3]uint32{64, 1, 1})
+	out := f.AddParam("out", fe.Buffer(fe.TF32), fe.VarArg)
+	var sum fe.Expr = fe.LitFloat(fe.TF32, 0)
+	for i := range 7 {
+		v := f.AddParam(string(rune('a'+i)), fe.Vector(fe.TF32, 4), fe.VarArg)
+		sum = &fe.Binary{Op: fe.Add, X: sum, Y: &fe.Swizzle{X: &fe.Ref{Var: v}, Comps: []uint8{0}, T: fe.TF32}, T: fe.TF32}
+	}
+	f.Body.Stmts = []fe.Stmt{&fe.Assign{Dst: &fe.Index{X: &fe.Ref{Var: out}, I: fe.LitInt(fe.TU32, 0), T: fe.TF32}, Src: sum}}
+	require.NoError(t, f.Validate(), "the kernel language has no push-constant budget")
+	_, err := device.Compile(d, f)
+	require.ErrorIs(t, err, device.ErrUnsupported)
+	require.ErrorContains(t, err, "uniform arguments need 136 push-constant bytes")
+}

@@ -162,8 +162,10 @@ type ShaderDesc struct {
 	SPIRV []uint32
 	// EntryPoint names it ("" means "main").
 	EntryPoint string
-	// Signature is the argument list from lucent's compiler; nil asks the
-	// backend to reflect it from the module.
+	// Signature is the logical argument list (KernelSignature). Given with
+	// SPIRV, the module must follow the backend's kernel ABI, by which the
+	// backend lays the signature out (docs/kernel-abi.md for Vulkan); nil
+	// asks the backend to reflect it from the module.
 	Signature *Signature
 	// Name is a debug name for the shader.
 	Name string

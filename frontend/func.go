@@ -1,7 +1,5 @@
 package frontend
 
-import "fmt"
-
 // VarKind says where a variable lives.
 type VarKind uint8
 
@@ -135,65 +133,6 @@ func (f *Function) Callees() []*Function {
 	}
 	visit(f)
 	return out
-}
-
-// Argument is a kernel argument with its ABI placement.
-type Argument struct {
-	Var     *Var
-	Binding int // descriptor binding for resources, -1 for uniforms and buffers by address
-	Offset  int // push-constant offset for uniforms and buffers by address, -1 for descriptors
-}
-
-// PushHeaderSize is the size of the dispatch header at the start of the
-// push-constant block (dispatch_size and block_offset, kernel ABI v1).
-const PushHeaderSize = 24
-
-// AddressArgSize is the push-constant size of a buffer argument passed by
-// device address (kernel ABI v1): the u64 address of the view's first
-// element, then the u64 number of elements in the view, which bounds every
-// access through the address.
-const AddressArgSize = 16
-
-// MaxPushSize is the push-constant budget of kernel ABI v1.
-const MaxPushSize = 128
-
-// Layout places the kernel's arguments per kernel ABI v1: resources take
-// descriptor bindings in order, uniforms follow the dispatch header in the
-// push-constant block at their alignment. It returns the push block's size.
-func (f *Function) Layout() ([]Argument, int, error) {
-	args := make([]Argument, len(f.Params))
-	binding, off := 0, PushHeaderSize
-	for i, p := range f.Params {
-		if p.Type.IsResource() && !p.Type.addr {
-			args[i] = Argument{Var: p, Binding: binding, Offset: -1}
-			binding++
-			continue
-		}
-		a := p.Type.align
-		if p.Type.addr {
-			a = 8 // a u64 device address, then the u64 element count
-		}
-		if p.Type == TBool {
-			a = 4 // bools travel as u32 in push constants
-		}
-		off = (off + a - 1) / a * a
-		args[i] = Argument{Var: p, Binding: -1, Offset: off}
-		off += pushSize(p.Type)
-	}
-	if off > MaxPushSize {
-		return nil, 0, fmt.Errorf("%w: kernel %s: uniform arguments need %d push-constant bytes, ABI v1 allows %d", ErrUnsupported, f.Name, off, MaxPushSize)
-	}
-	return args, off, nil
-}
-
-func pushSize(t *Type) int {
-	if t == TBool {
-		return 4
-	}
-	if t.addr {
-		return AddressArgSize
-	}
-	return t.size
 }
 
 // Access reports whether kernel f reads and writes resource argument v

@@ -211,9 +211,10 @@ func Buffer(elem *Type) *Type {
 	return intern(&Type{kind: KindBuffer, elem: elem, key: fmt.Sprintf("buffer<%s>", elem)})
 }
 
-// BufferAddress is a device buffer of elements passed by its device address
-// in the push-constant block instead of a descriptor (kernel ABI v1's form
-// for buffers larger than maxStorageBufferRange).
+// BufferAddress is a device buffer of elements the kernel reaches by device
+// address, for views larger than a backend binds directly (the Vulkan
+// backend passes the address in the push-constant block instead of a
+// descriptor, for buffers beyond maxStorageBufferRange: docs/kernel-abi.md).
 func BufferAddress(elem *Type) *Type {
 	if elem.size == 0 || elem.kind == KindBool {
 		panic(fmt.Sprintf("frontend: no buffer of %s", elem))

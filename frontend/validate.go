@@ -196,9 +196,6 @@ func (f *Function) validateOne() error {
 				return v.errf("kernel parameter %s is not an argument", p.Name)
 			}
 		}
-		if _, _, err := f.Layout(); err != nil {
-			return err
-		}
 	case CallableFunc:
 		if f.Result == nil || f.Result.IsResource() {
 			return v.errf("callable result type %v is not a value type", f.Result)

@@ -71,13 +71,13 @@ func TestCreateShaderFromKernel(t *testing.T) {
 
 // TestABILayoutMatchesCodegen holds the two places kernel ABI v1 is spelled
 // together: abiLayout, which lays out a logical signature, and
-// frontend.Function.Layout, by which codegen places the arguments, for
+// codegen.Layout, by which codegen places the arguments, for
 // every kernel of the corpus.
 func TestABILayoutMatchesCodegen(t *testing.T) {
 	for name, build := range programs.All() {
 		f, err := build()
 		require.NoError(t, err, name)
-		args, push, err := f.Layout()
+		args, push, err := codegen.Layout(f)
 		require.NoError(t, err, name)
 		sig, _, err := device.KernelSignature(f)
 		require.NoError(t, err, name)

@@ -7,7 +7,7 @@ import (
 
 // Kernel ABI v1 (docs/kernel-abi.md): where the arguments of a logical
 // signature reach the module. abiLayout is the one function that says it;
-// codegen places arguments by the same rules (frontend.Function.Layout), and
+// codegen places arguments by the same rules (codegen.Layout), and
 // TestABILayoutMatchesCodegen holds the two together.
 const (
 	abiHeaderSize  = 24 // dispatch_size, then block_offset: two uvec3

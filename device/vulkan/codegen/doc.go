@@ -6,7 +6,8 @@
 //
 // Emit is the one entry point; Options carry the device's choices (target
 // environment, native float atomics, native bindless textures, debug
-// names), and Version belongs in every cache key of its output. Nothing
-// above the Vulkan backend imports this package: the neutral runtime hands
-// kernels to backends, which compile them.
+// names), and Version belongs in every cache key of its output. The
+// neutral runtime (package device) does not import this package: it hands
+// kernels to backends, which compile them; besides the Vulkan backend only
+// tools (cmd/lucentc), benchmarks and tests use it.
 package codegen

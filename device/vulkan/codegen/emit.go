@@ -264,7 +264,7 @@ func (g *gen) ptr(sc spirv.StorageClass, t spirv.ID) spirv.ID {
 // bounds check, then the body.
 func (g *gen) kernel(f *frontend.Function) error {
 	b := g.b
-	args, _, err := f.Layout()
+	args, _, err := Layout(f)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,23 @@ func ExampleEmit() {
 	if err != nil {
 		panic(err)
 	}
-	args, push, _ := f.Layout()
+	args, push, _ := codegen.Layout(f)
 	fmt.Printf("magic %#x, a at push offset %d, x at binding %d, %d push bytes\n", words[0], args[0].Offset, args[1].Binding, push)
 	// Output: magic 0x7230203, a at push offset 24, x at binding 0, 28 push bytes
+}
+
+// A BigBuf is reached by device address under kernel ABI v1: 16
+// push-constant bytes, the address and the view's element count, which
+// bounds every access.
+func ExampleLayout() {
+	f, err := frontend.Kernel1D(64, func(k *frontend.K, a frontend.F32, big frontend.BigBuf[frontend.F32]) {
+		i := k.DispatchID().X()
+		big.Write(i, a.Mul(big.Read(i)))
+	})
+	if err != nil {
+		panic(err)
+	}
+	args, push, _ := codegen.Layout(f)
+	fmt.Println(args[1].Binding, args[1].Offset, push)
+	// Output: -1 32 48
 }

@@ -103,7 +103,7 @@ func TestMatrixUniformValidates(t *testing.T) {
 	f, err := programs.Transform()
 	require.NoError(t, err)
 	emitValid(t, f, codegen.Options{})
-	args, push, err := f.Layout()
+	args, push, err := codegen.Layout(f)
 	require.NoError(t, err)
 	require.Equal(t, 24, args[0].Offset)
 	require.Equal(t, 24+64, push)

@@ -1,0 +1,69 @@
+package codegen
+
+import (
+	"fmt"
+
+	"github.com/lucent-gpu/lucent/frontend"
+)
+
+// Argument is a kernel argument with its placement under kernel ABI v1.
+type Argument struct {
+	Var     *frontend.Var
+	Binding int // descriptor binding for resources, -1 for uniforms and buffers by address
+	Offset  int // push-constant offset for uniforms and buffers by address, -1 for descriptors
+}
+
+// PushHeaderSize is the size of the dispatch header at the start of the
+// push-constant block (dispatch_size and block_offset, kernel ABI v1).
+const PushHeaderSize = 24
+
+// AddressArgSize is the push-constant size of a buffer argument passed by
+// device address (kernel ABI v1): the u64 address of the view's first
+// element, then the u64 number of elements in the view, which bounds every
+// access through the address.
+const AddressArgSize = 16
+
+// MaxPushSize is the push-constant budget of kernel ABI v1.
+const MaxPushSize = 128
+
+// Layout places kernel f's arguments per kernel ABI v1: resources take
+// descriptor bindings in order, uniforms follow the dispatch header in the
+// push-constant block at their alignment. It returns the push block's size;
+// a kernel whose uniforms exceed MaxPushSize is refused (wrapping
+// frontend.ErrUnsupported).
+func Layout(f *frontend.Function) ([]Argument, int, error) {
+	args := make([]Argument, len(f.Params))
+	binding, off := 0, PushHeaderSize
+	for i, p := range f.Params {
+		t := p.Type
+		if t.IsResource() && !t.ByAddress() {
+			args[i] = Argument{Var: p, Binding: binding, Offset: -1}
+			binding++
+			continue
+		}
+		a := t.Align()
+		if t.ByAddress() {
+			a = 8 // a u64 device address, then the u64 element count
+		}
+		if t == frontend.TBool {
+			a = 4 // bools travel as u32 in push constants
+		}
+		off = (off + a - 1) / a * a
+		args[i] = Argument{Var: p, Binding: -1, Offset: off}
+		off += pushSize(t)
+	}
+	if off > MaxPushSize {
+		return nil, 0, fmt.Errorf("%w: kernel %s: uniform arguments need %d push-constant bytes, ABI v1 allows %d", frontend.ErrUnsupported, f.Name, off, MaxPushSize)
+	}
+	return args, off, nil
+}
+
+func pushSize(t *frontend.Type) int {
+	if t == frontend.TBool {
+		return 4
+	}
+	if t.ByAddress() {
+		return AddressArgSize
+	}
+	return t.Size()
+}
