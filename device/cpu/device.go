@@ -111,7 +111,7 @@ func (d *Device) Capabilities() device.Capabilities {
 		MaxWorkgroupSize: [3]uint32{1024, 1024, 64}, MaxWorkgroupInvocations: 1024,
 		MaxWorkgroupCount: [3]uint32{1<<32 - 1, 1<<32 - 1, 1<<32 - 1}, MaxSharedMemory: 64 << 10,
 		MaxPushConstantSize: 128, MaxStorageBufferRange: 1<<32 - 1, MaxBufferSize: 1 << 40,
-		MemoryGranularity: granularity, TimelineSemaphores: true, ScalarBlockLayout: true,
+		MemoryGranularity: granularity, TimelineSemaphores: true, ScalarBlockLayout: true, BufferDeviceAddress: true,
 		Float64: true, Int8: true, Int16: true, Int64: true, Storage8: true, Storage16: true,
 		AtomicFloat32Add: true, AtomicInt64: true,
 	}
