@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -47,6 +48,11 @@ type ex struct {
 	s sfn
 	v vfn
 	n int
+	// For the operand forms of fastOperands: reg is 1 + the register of an
+	// expression that reads one register (0 otherwise), lit a constant's.
+	reg   int
+	isLit bool
+	lit   uint64
 }
 
 func scalarEx(s sfn) ex { return ex{s: s, v: func(t *th, d []uint64) { d[0] = s(t) }, n: 1} }
@@ -305,6 +311,19 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 
 func (c *compiler) assign(s *fe.Assign) stmtFn {
 	src := c.expr(s.Src)
+	if k, idx, label, ok := c.word32(s.Dst); ok {
+		sv := src.s
+		return func(t *th) flow {
+			v := sv(t)
+			b := t.run.bufs[k]
+			i := idx(t)
+			if n := uint64(len(b)) / 4; i >= n {
+				fault("%s: index %d out of range [0, %d)", label, i, n)
+			}
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+			return next
+		}
+	}
 	pl := c.place(s.Dst)
 	n := src.n
 	if pl.buf != nil {

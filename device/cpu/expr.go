@@ -235,8 +235,60 @@ func (p placeC) store(t *fe.Type) func(*th, uint64, []uint64) {
 	}
 }
 
+// directComp compiles one component of a built-in or uniform vector
+// straight from where it lies, or returns nil.
+func (c *compiler) directComp(e *fe.Swizzle) sfn {
+	r, ok := e.X.(*fe.Ref)
+	if !ok || len(e.Comps) != 1 {
+		return nil
+	}
+	i := int(e.Comps[0])
+	switch v := r.Var; {
+	case v.Kind == fe.VarBuiltin:
+		switch v.Builtin {
+		case fe.DispatchID:
+			return func(t *th) uint64 { return uint64(t.id[i]) }
+		case fe.ThreadID:
+			return func(t *th) uint64 { return uint64(t.tid[i]) }
+		case fe.BlockID:
+			return func(t *th) uint64 { return uint64(t.bid[i]) }
+		case fe.DispatchSize:
+			return func(t *th) uint64 { return uint64(t.run.size[i]) }
+		case fe.BlockSize:
+			return func(t *th) uint64 { return uint64(t.run.block[i]) }
+		case fe.DispatchGroups:
+			return func(t *th) uint64 { return uint64(t.run.groups[i]) }
+		}
+	case v.Kind == fe.VarArg && !v.Type.IsResource():
+		k := c.params[v]
+		return func(t *th) uint64 { return t.run.uni[k][i] }
+	}
+	return nil
+}
+
+// word32 recognises buf[i] on a buffer of 4-byte scalars: the commonest
+// access, compiled into one closure.
+func (c *compiler) word32(e fe.Expr) (k int, idx sfn, label string, ok bool) {
+	ix, isIndex := e.(*fe.Index)
+	if !isIndex || ix.X.Type().Kind() != fe.KindBuffer || ix.T.Size() != 4 || !ix.T.IsScalar() || ix.I.Type().Kind() != fe.KindUint {
+		return 0, nil, "", false
+	}
+	v := ix.X.(*fe.Ref).Var
+	return c.params[v], c.expr(ix.I).s, c.argLabel(v), true
+}
+
 // load compiles a read of place e.
 func (c *compiler) load(e fe.Expr) ex {
+	if k, idx, label, ok := c.word32(e); ok {
+		return scalarEx(func(t *th) uint64 {
+			b := t.run.bufs[k]
+			i := idx(t)
+			if n := uint64(len(b)) / 4; i >= n {
+				fault("%s: index %d out of range [0, %d)", label, i, n)
+			}
+			return uint64(binary.LittleEndian.Uint32(b[4*i:]))
+		})
+	}
 	p := c.place(e)
 	t := e.Type()
 	n := leaves(t)
@@ -260,7 +312,9 @@ func (c *compiler) load(e fe.Expr) ex {
 	if p.local >= 0 {
 		o := p.local
 		if n == 1 {
-			return scalarEx(func(t *th) uint64 { return t.r[o] })
+			x := scalarEx(func(t *th) uint64 { return t.r[o] })
+			x.reg = o + 1
+			return x
 		}
 		return ex{n: n, v: func(t *th, d []uint64) { copy(d, t.r[o:o+n]) }}
 	}
@@ -286,7 +340,9 @@ func (c *compiler) expr(e fe.Expr) ex {
 	switch e := e.(type) {
 	case *fe.Literal:
 		v := trunc(e.Bits, e.T)
-		return scalarEx(func(*th) uint64 { return v })
+		x := scalarEx(func(*th) uint64 { return v })
+		x.isLit, x.lit = true, v
+		return x
 	case *fe.ConstArray:
 		vals := make([]uint64, len(e.Values))
 		for i, v := range e.Values {
@@ -342,6 +398,9 @@ func (c *compiler) expr(e fe.Expr) ex {
 		}
 		return ex{n: n, v: func(t *th, d []uint64) { eval(t); copy(d, t.r[o:o+n]) }}
 	case *fe.Swizzle:
+		if f := c.directComp(e); f != nil {
+			return scalarEx(f)
+		}
 		x := c.expr(e.X)
 		var o int
 		var eval func(*th)
@@ -574,6 +633,9 @@ func (c *compiler) binary(e *fe.Binary) ex {
 				return yss(t)
 			})
 		}
+		if f := fastOperands(e.Op, s, ys, x, y); f != nil {
+			return scalarEx(f)
+		}
 		if f := fastBinary(e.Op, s, ys, xs, yss); f != nil {
 			return scalarEx(f)
 		}
@@ -582,6 +644,86 @@ func (c *compiler) binary(e *fe.Binary) ex {
 	}
 	op := scalarOp(e.Op, s, ys)
 	return c.lift(n, []ex{x, y}, func(a []uint64) uint64 { return op(a[0], a[1]) })
+}
+
+// fastOperands specialises the commonest float32 operations on the operand
+// forms that make up most of a loop body (a register, a constant), saving a
+// closure call per operand.
+func fastOperands(op fe.BinaryOp, s, ys *fe.Type, x, y ex) sfn {
+	if s != fe.TF32 {
+		return nil
+	}
+	switch {
+	case x.reg > 0 && y.reg > 0:
+		a, b := x.reg-1, y.reg-1
+		switch op {
+		case fe.Add:
+			return func(t *th) uint64 { return uf32(f32(t.r[a]) + f32(t.r[b])) }
+		case fe.Sub:
+			return func(t *th) uint64 { return uf32(f32(t.r[a]) - f32(t.r[b])) }
+		case fe.Mul:
+			return func(t *th) uint64 { return uf32(f32(t.r[a]) * f32(t.r[b])) }
+		}
+	case x.reg > 0 && y.isLit:
+		a, c := x.reg-1, f32(y.lit)
+		switch op {
+		case fe.Add:
+			return func(t *th) uint64 { return uf32(f32(t.r[a]) + c) }
+		case fe.Sub:
+			return func(t *th) uint64 { return uf32(f32(t.r[a]) - c) }
+		case fe.Mul:
+			return func(t *th) uint64 { return uf32(f32(t.r[a]) * c) }
+		case fe.Gt:
+			return func(t *th) uint64 { return b2u(f32(t.r[a]) > c) }
+		case fe.Lt:
+			return func(t *th) uint64 { return b2u(f32(t.r[a]) < c) }
+		}
+	case x.isLit && y.reg > 0:
+		c, b := f32(x.lit), y.reg-1
+		switch op {
+		case fe.Add:
+			return func(t *th) uint64 { return uf32(c + f32(t.r[b])) }
+		case fe.Mul:
+			return func(t *th) uint64 { return uf32(c * f32(t.r[b])) }
+		}
+	case y.isLit:
+		xs, c := x.s, f32(y.lit)
+		switch op {
+		case fe.Add:
+			return func(t *th) uint64 { return uf32(f32(xs(t)) + c) }
+		case fe.Sub:
+			return func(t *th) uint64 { return uf32(f32(xs(t)) - c) }
+		case fe.Mul:
+			return func(t *th) uint64 { return uf32(f32(xs(t)) * c) }
+		case fe.Div:
+			return func(t *th) uint64 { return uf32(f32(xs(t)) / c) }
+		case fe.Gt:
+			return func(t *th) uint64 { return b2u(f32(xs(t)) > c) }
+		case fe.Lt:
+			return func(t *th) uint64 { return b2u(f32(xs(t)) < c) }
+		}
+	case y.reg > 0:
+		xs, b := x.s, y.reg-1
+		switch op {
+		case fe.Add:
+			return func(t *th) uint64 { return uf32(f32(xs(t)) + f32(t.r[b])) }
+		case fe.Sub:
+			return func(t *th) uint64 { return uf32(f32(xs(t)) - f32(t.r[b])) }
+		case fe.Mul:
+			return func(t *th) uint64 { return uf32(f32(xs(t)) * f32(t.r[b])) }
+		}
+	case x.reg > 0:
+		a, ys := x.reg-1, y.s
+		switch op {
+		case fe.Add:
+			return func(t *th) uint64 { return uf32(f32(t.r[a]) + f32(ys(t))) }
+		case fe.Sub:
+			return func(t *th) uint64 { return uf32(f32(t.r[a]) - f32(ys(t))) }
+		case fe.Mul:
+			return func(t *th) uint64 { return uf32(f32(t.r[a]) * f32(ys(t))) }
+		}
+	}
+	return nil
 }
 
 // fastBinary specialises the commonest scalar operations.
