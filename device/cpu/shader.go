@@ -21,6 +21,7 @@ type program struct {
 	shared        []int // leaves of each shared variable
 	entry         *compiledFunc
 	nslots, nrefs int
+	threads       sync.Pool // of *th
 }
 
 type shader struct {
@@ -97,7 +98,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 	l := &launch{prog: p, bufs: make([][]byte, len(c.Args)), uni: make([][]uint64, len(c.Args)), block: p.block}
 	for i, a := range c.Args {
 		v := p.params[i]
-		label := sh.sig.Args[i].Label(i)
+		label := argLabel{&sh.sig.Args[i], i}
 		switch v.Type.Kind() {
 		case fe.KindBuffer:
 			if a.Kind != device.ArgBuffer {
@@ -105,7 +106,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 			}
 			b, err := lookup[*buffer](d, a.Handle, "buffer")
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", label, err)
+				return nil, fmt.Errorf("%v: %w", label, err)
 			}
 			size := a.Size
 			if size == device.WholeSize {
@@ -155,6 +156,15 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 	}, nil
 }
 
+// argLabel names argument i in errors, formatted only when one is printed
+// (every submission checks its dispatches' arguments).
+type argLabel struct {
+	a *device.Argument
+	i int
+}
+
+func (l argLabel) String() string { return l.a.Label(l.i) }
+
 func decodeUniform(t *fe.Type, b []byte) ([]uint64, error) {
 	if t == fe.TBool {
 		if len(b) != 1 && len(b) != 4 {
@@ -174,7 +184,17 @@ func decodeUniform(t *fe.Type, b []byte) ([]uint64, error) {
 }
 
 func (p *program) newThread(l *launch) *th {
+	if t, ok := p.threads.Get().(*th); ok {
+		t.run, t.blk = l, nil
+		return t
+	}
 	return &th{r: make([]uint64, p.nslots), refs: make([][]uint64, p.nrefs), run: l}
+}
+
+func (p *program) freeThread(t *th) {
+	t.run, t.blk = nil, nil
+	clear(t.refs)
+	p.threads.Put(t)
 }
 
 // exec runs every block of the dispatch, spread over GOMAXPROCS workers.
@@ -189,6 +209,7 @@ func (p *program) exec(l *launch) error {
 	var nextBlock atomic.Uint64
 	work := func() {
 		t := p.newThread(l)
+		defer p.freeThread(t)
 		var bs *blockState
 		if len(p.shared) > 0 || p.barrier {
 			bs = &blockState{}

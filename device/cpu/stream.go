@@ -441,14 +441,14 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 }
 
 // span checks [off, off+n) against a buffer and returns its bytes.
-func (d *Device) span(h device.Handle, off, n uint64, what string) ([]byte, error) {
+func (d *Device) span(h device.Handle, off, n uint64, what any) ([]byte, error) {
 	b, err := lookup[*buffer](d, h, "buffer")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, fmt.Errorf("%v: %w", what, err)
 	}
 	size := uint64(len(b.data))
 	if off > size || n > size-off {
-		return nil, fmt.Errorf("%w: %s: bytes [%d, %d+%d) out of buffer %d's %d bytes", device.ErrInvalidArgument, what, off, off, n, h, size)
+		return nil, fmt.Errorf("%w: %v: bytes [%d, %d+%d) out of buffer %d's %d bytes", device.ErrInvalidArgument, what, off, off, n, h, size)
 	}
 	return b.data[off : off+n : off+n], nil
 }
