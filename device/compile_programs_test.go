@@ -249,7 +249,6 @@ func TestProgramBlur(t *testing.T) {
 // tolerance 1e-4; inverse and determinant of well-conditioned matrices).
 func TestProgramVectorOps(t *testing.T) {
 	d := openDevice(t)
-	skipOn(t, d, "cpu", "matrix built-ins and reflect are not implemented")
 	k := compile(t, d, programs.VectorOps)
 	r := rand.New(rand.NewPCG(9, 10))
 	in := make([]programs.VecIn, 40)
@@ -325,7 +324,6 @@ func TestProgramBindless(t *testing.T) {
 
 func TestProgramMatrixUniform(t *testing.T) {
 	d := openDevice(t)
-	skipOn(t, d, "cpu", "matrix arithmetic is not implemented")
 	k := compile(t, d, programs.Transform)
 	m := frontend.Float4x4{{2, 0.5, 0, 0}, {0, 1, 0.25, 0}, {0.1, 0, 3, 0}, {1, 2, 3, 1}}
 	pts := []frontend.Float4{{1, 2, 3, 1}, {0, 0, 0, 1}, {-1, 4, 0.5, 0}}

@@ -25,6 +25,12 @@ func (c *compiler) builtin(e *fe.Call) ex {
 		e.Op >= fe.OpBindlessTexRead && e.Op <= fe.OpBindlessTexSize:
 		refuse(unsupported("built-in %s (textures and bindless arrays are not implemented)", e.Op))
 	}
+	switch e.Op {
+	case fe.OpTranspose, fe.OpDeterminant, fe.OpInverse, fe.OpOuterProduct:
+		return c.matBuiltin(e)
+	case fe.OpReflect:
+		return c.reflect(e)
+	}
 	args := make([]ex, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = c.expr(a)

@@ -16,7 +16,7 @@
 // Not implemented (refused with errors wrapping device.ErrUnsupported that
 // name what): textures and the commands that copy them, bindless arrays,
 // Custom commands, SPIR-V shaders, and kernels that use textures, bindless
-// arrays, matrices or f16 arithmetic. The subgroup size is 1.
+// arrays or f16 arithmetic. The subgroup size is 1.
 package cpu
 
 import (

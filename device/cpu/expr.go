@@ -609,7 +609,7 @@ func uf32(x float32) uint64 { return uint64(math.Float32bits(x)) }
 func (c *compiler) binary(e *fe.Binary) ex {
 	xt, yt := e.X.Type(), e.Y.Type()
 	if xt.Kind() == fe.KindMatrix || yt.Kind() == fe.KindMatrix {
-		refuse(unsupported("matrix arithmetic (%s %s %s)", xt, e.Op, yt))
+		return c.matBinary(e)
 	}
 	checkFloat(xt, "arithmetic")
 	x, y := c.expr(e.X), c.expr(e.Y)
