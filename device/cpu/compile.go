@@ -102,7 +102,8 @@ func compileKernel(f *fe.Function) (p *program, err error) {
 				p, err = nil, e.err
 				return
 			}
-			panic(r)
+			// A kernel shape the compiler did not foresee: refused, never a crash.
+			p, err = nil, unsupported("kernel %s: %v", f.Name, r)
 		}
 	}()
 	if f.Kind != fe.KernelFunc {
