@@ -226,6 +226,9 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 		body := c.block(s.Body)
 		return func(t *th) flow {
 			for {
+				if t.run.failed.Load() || t.run.stop.Load() {
+					panic(errAbort) // a closing device, or a fault in another thread
+				}
 				switch body(t) {
 				case brk:
 					return next
@@ -238,6 +241,9 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 		cond, body, upd := c.cond(s.Cond), c.block(s.Body), c.block(s.Update)
 		return func(t *th) flow {
 			for cond(t) {
+				if t.run.failed.Load() || t.run.stop.Load() {
+					panic(errAbort)
+				}
 				switch body(t) {
 				case brk:
 					return next

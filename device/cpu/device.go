@@ -69,6 +69,7 @@ type Device struct {
 	name map[device.Handle]string
 
 	inCallback atomic.Int32 // callbacks running now, on any stream
+	abandon    atomic.Bool  // set when Close gives up waiting: running kernels stop at their next loop iteration
 	streams    []*stream    // every stream made, destroyed or not (Close waits for all)
 }
 
@@ -216,7 +217,11 @@ func (d *Device) Close() error {
 	d.mu.Unlock()
 	for _, s := range streams {
 		if !s.idle(deadline) {
+			d.abandon.Store(true)
 			close(d.done)
+			for _, s := range streams {
+				s.stop()
+			}
 			return fmt.Errorf("cpu: Close: stream %d still runs work after %v: %w", s.h, closeTimeout, device.ErrDeviceLost)
 		}
 	}

@@ -72,6 +72,9 @@ type launch struct {
 	size, block, groups [3]uint32
 	indirect            bool
 
+	// Every loop iteration polls failed (a fault in another thread) and
+	// stop (the device's: Close gave up waiting), and ends the dispatch.
+	stop   *atomic.Bool
 	failed atomic.Bool
 	mu     sync.Mutex
 	err    error
@@ -96,6 +99,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 		return nil, fmt.Errorf("%w: kernel %s takes %d argument(s), got %d", device.ErrInvalidArgument, p.name, len(p.params), len(c.Args))
 	}
 	l := &launch{prog: p, bufs: make([][]byte, len(c.Args)), uni: make([][]uint64, len(c.Args)), block: p.block}
+	l.stop = &d.abandon
 	for i, a := range c.Args {
 		v := p.params[i]
 		label := argLabel{&sh.sig.Args[i], i}
@@ -151,6 +155,9 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 				l.groups[i] = binary.LittleEndian.Uint32(ind[4*i:])
 				l.size[i] = uint32(min(uint64(l.groups[i])*uint64(p.block[i]), 1<<32-1))
 			}
+		}
+		if l.stop.Load() {
+			return fmt.Errorf("kernel %s: %w: the device was closed", p.name, device.ErrDeviceLost)
 		}
 		return p.exec(l)
 	}, nil
