@@ -217,7 +217,7 @@ func TestProgramControl(t *testing.T) {
 
 func TestProgramBlur(t *testing.T) {
 	d := openDevice(t)
-	skipOn(t, d, "cpu", "textures are not implemented")
+	skipOn(t, d, "cpu", "sampled textures are not implemented")
 	k := compile(t, d, programs.Blur)
 	const w, h = 21, 13
 	src := make([][4]float32, w*h)
@@ -359,7 +359,6 @@ func TestProgramMisc(t *testing.T) {
 
 func TestProgramTonemapRGBA8(t *testing.T) {
 	d := openDevice(t)
-	skipOn(t, d, "cpu", "textures are not implemented")
 	k := compile(t, d, programs.Tonemap)
 	const w, h = 9, 7
 	src := make([][4]float32, w*h)

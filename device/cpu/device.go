@@ -13,10 +13,12 @@
 // stream's next Synchronize returns an error naming the kernel, the argument,
 // the index and the thread.
 //
+// Textures (2D and 3D, every format, mip levels) are Go memory too; kernels
+// read, write and size storage textures, converting texels as Vulkan does.
+//
 // Not implemented (refused with errors wrapping device.ErrUnsupported that
-// name what): textures and the commands that copy them, bindless arrays,
-// Custom commands, SPIR-V shaders, and kernels that use textures, bindless
-// arrays or f16 arithmetic. The subgroup size is 1.
+// name what): sampled textures, bindless arrays, Custom commands, SPIR-V
+// shaders, and f16 arithmetic in kernels. The subgroup size is 1.
 package cpu
 
 import (
@@ -271,19 +273,6 @@ func newBuffer(size uint64) (b *buffer, err error) {
 
 func (d *Device) DestroyBuffer(h device.Handle) error {
 	_, err := remove[*buffer](d, h, "buffer")
-	return err
-}
-
-func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
-	if err := d.enter(); err != nil {
-		return 0, err
-	}
-	defer d.exit()
-	return 0, fmt.Errorf("cpu: CreateTexture: %w: textures are not implemented by the cpu backend", device.ErrUnsupported)
-}
-
-func (d *Device) DestroyTexture(h device.Handle) error {
-	_, err := remove[struct{}](d, h, "texture")
 	return err
 }
 

@@ -69,6 +69,7 @@ type launch struct {
 	prog                *program
 	bufs                [][]byte
 	uni                 [][]uint64
+	texs                []*texView
 	size, block, groups [3]uint32
 	indirect            bool
 
@@ -104,6 +105,24 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 		v := p.params[i]
 		label := argLabel{&sh.sig.Args[i], i}
 		switch v.Type.Kind() {
+		case fe.KindTexture:
+			if a.Kind != device.ArgTexture {
+				return nil, fmt.Errorf("%w: %v: kernel expects a storage texture, got a %s", device.ErrInvalidArgument, label, a.Kind)
+			}
+			tx, err := lookup[*texture](d, a.Handle, "texture")
+			if err != nil {
+				return nil, fmt.Errorf("%v: %w", label, err)
+			}
+			if a.Level >= tx.desc.Levels {
+				return nil, fmt.Errorf("%w: %v: level %d of the %d-level texture %d", device.ErrInvalidArgument, label, a.Level, tx.desc.Levels, a.Handle)
+			}
+			if int(tx.desc.Dim) != v.Type.Len() {
+				return nil, fmt.Errorf("%w: %v: kernel expects a %dD texture, got %dD", device.ErrInvalidArgument, label, v.Type.Len(), tx.desc.Dim)
+			}
+			if l.texs == nil {
+				l.texs = make([]*texView, len(c.Args))
+			}
+			l.texs[i] = &texView{data: tx.levels[a.Level], ext: tx.desc.LevelExtent(a.Level), format: tx.desc.Format, label: label.String()}
 		case fe.KindBuffer:
 			if a.Kind != device.ArgBuffer {
 				return nil, fmt.Errorf("%w: %s: kernel expects a buffer, got a %s", device.ErrInvalidArgument, label, a.Kind)

@@ -482,7 +482,7 @@ func (d *Device) prepare(c device.Command) (func() error, error) {
 	case *device.ShaderDispatch:
 		return d.prepareDispatch(c)
 	case *device.BufferToTexture, *device.TextureToBuffer, *device.TextureUpload, *device.TextureDownload, *device.TextureCopy:
-		return nil, fmt.Errorf("%w: textures are not implemented by the cpu backend", device.ErrUnsupported)
+		return d.prepareTexture(c)
 	case *device.BindlessUpdate:
 		return nil, fmt.Errorf("%w: bindless arrays are not implemented by the cpu backend", device.ErrUnsupported)
 	case *device.Custom:
