@@ -217,7 +217,6 @@ func TestProgramControl(t *testing.T) {
 
 func TestProgramBlur(t *testing.T) {
 	d := openDevice(t)
-	skipOn(t, d, "cpu", "sampled textures are not implemented")
 	k := compile(t, d, programs.Blur)
 	const w, h = 21, 13
 	src := make([][4]float32, w*h)

@@ -20,10 +20,8 @@ func (c *compiler) builtin(e *fe.Call) ex {
 		return scalarEx(func(t *th) uint64 { return uint64(uint32(uint64(len(t.run.bufs[k])) / es)) })
 	case e.Op >= fe.OpSubgroupElect && e.Op <= fe.OpSubgroupExclusiveAdd:
 		return c.subgroup(e)
-	case e.Op == fe.OpTextureRead || e.Op == fe.OpTextureWrite || e.Op == fe.OpTextureSize:
+	case e.Op >= fe.OpTextureRead && e.Op <= fe.OpTextureSample:
 		return c.textureOp(e)
-	case e.Op == fe.OpTextureSample:
-		refuse(unsupported("built-in %s (sampled textures are not implemented)", e.Op))
 	case e.Op >= fe.OpBindlessRead && e.Op <= fe.OpBindlessSize,
 		e.Op >= fe.OpBindlessTexRead && e.Op <= fe.OpBindlessTexSize:
 		refuse(unsupported("built-in %s (textures and bindless arrays are not implemented)", e.Op))

@@ -14,10 +14,11 @@
 // the index and the thread.
 //
 // Textures (2D and 3D, every format, mip levels) are Go memory too; kernels
-// read, write and size storage textures, converting texels as Vulkan does.
+// read, write, size and sample storage textures, converting texels and
+// filtering as the Vulkan backend does.
 //
 // Not implemented (refused with errors wrapping device.ErrUnsupported that
-// name what): sampled textures, bindless arrays, Custom commands, SPIR-V
+// name what): bindless arrays, Custom commands, SPIR-V
 // shaders, and f16 arithmetic in kernels. The subgroup size is 1.
 package cpu
 

@@ -220,7 +220,7 @@ func TestUnsupported(t *testing.T) {
 	require.ErrorIs(t, err, device.ErrUnsupported)
 	require.ErrorContains(t, err, "SPIR-V")
 	for name, build := range map[string]func() (*fe.Function, error){
-		"texture_read": programs.Blur, "bindless": programs.BindlessGather,
+		"bindless": programs.BindlessGather,
 	} {
 		f, err := build()
 		require.NoError(t, err)

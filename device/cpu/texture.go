@@ -306,8 +306,54 @@ func f2half(f float32) uint16 {
 	return sign | uint16(h)
 }
 
-// textureOp compiles texture_read, texture_write and texture_size on a
-// storage texture argument (checked: a coordinate outside the level faults).
+// sample filters the level at normalised coordinates uv (f32 bits) as the
+// Vulkan backend's codegen does on storage textures: bilinear (trilinear in
+// 3D) from the 4 (8) texels around uv*size-0.5, clamped to the edge, blended
+// along x, then y, then z with mix(a, b, t) = a*(1-t) + b*t in float32.
+func (v *texView) sample(dim int, uv []uint64, d []uint64) {
+	var c0, c1 [3]uint64
+	var frac [3]float32
+	for i := range dim {
+		size := float32(v.ext[i])
+		pos := f32(uv[i])*size - 0.5
+		fl := float32(math.Floor(float64(pos)))
+		frac[i] = pos - fl
+		i0 := int64(math.MinInt32)
+		if fl >= math.MinInt32 && fl <= math.MaxInt32 {
+			i0 = int64(fl)
+		}
+		hi := int64(v.ext[i]) - 1
+		c0[i], c1[i] = uint64(min(max(i0, 0), hi)), uint64(min(max(i0+1, 0), hi))
+	}
+	var corners [8][4]uint64
+	n := 1 << dim
+	for c := range n {
+		var p [3]uint64
+		for i := range dim {
+			p[i] = c0[i]
+			if c>>i&1 == 1 {
+				p[i] = c1[i]
+			}
+		}
+		v.readTexel((p[2]*uint64(v.ext[1])+p[1])*uint64(v.ext[0])+p[0], corners[c][:])
+	}
+	for i := range dim {
+		w := frac[i]
+		for j := range n >> (i + 1) {
+			a, b := &corners[2*j], &corners[2*j+1]
+			var m [4]uint64
+			for ch := range 4 {
+				m[ch] = uf32(f32(a[ch])*(1-w) + f32(b[ch])*w)
+			}
+			corners[j] = m
+		}
+	}
+	copy(d[:4], corners[0][:])
+}
+
+// textureOp compiles texture_read, texture_write, texture_size and
+// texture_sample on a storage texture argument (checked: a coordinate
+// outside the level faults).
 func (c *compiler) textureOp(e *fe.Call) ex {
 	r, ok := e.Args[0].(*fe.Ref)
 	if !ok || r.Var.Kind != fe.VarArg {
@@ -324,6 +370,9 @@ func (c *compiler) textureOp(e *fe.Call) ex {
 		}}
 	}
 	co, ce := c.agg(c.expr(e.Args[1]))
+	if e.Op == fe.OpTextureSample {
+		return ex{n: 4, v: func(t *th, d []uint64) { ce(t); t.run.texs[k].sample(dim, t.r[co:co+dim], d) }}
+	}
 	index := func(t *th) (*texView, uint64) {
 		ce(t)
 		v := t.run.texs[k]
