@@ -301,7 +301,6 @@ func reflectFloats(v any) []float64 {
 // indices past a buffer and empty slots read zero instead of faulting.
 func TestProgramBindless(t *testing.T) {
 	d := openDevice(t)
-	skipOn(t, d, "cpu", "bindless arrays are not implemented")
 	k := compile(t, d, programs.BindlessGather)
 	arr, err := d.NewBindlessArray(4)
 	require.NoError(t, err)

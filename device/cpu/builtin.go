@@ -24,7 +24,7 @@ func (c *compiler) builtin(e *fe.Call) ex {
 		return c.textureOp(e)
 	case e.Op >= fe.OpBindlessRead && e.Op <= fe.OpBindlessSize,
 		e.Op >= fe.OpBindlessTexRead && e.Op <= fe.OpBindlessTexSize:
-		refuse(unsupported("built-in %s (textures and bindless arrays are not implemented)", e.Op))
+		return c.bindlessOp(e)
 	}
 	switch e.Op {
 	case fe.OpTranspose, fe.OpDeterminant, fe.OpInverse, fe.OpOuterProduct:

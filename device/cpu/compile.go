@@ -113,7 +113,7 @@ func compileKernel(f *fe.Function) (p *program, err error) {
 		params: map[*fe.Var]int{}, funcs: map[*fe.Function]*compiledFunc{}, barrier: f.UsesBarrier()}
 	for i, v := range f.Params {
 		switch v.Type.Kind() {
-		case fe.KindBindless, fe.KindAccel:
+		case fe.KindAccel:
 			return nil, unsupported("kernel %s: argument %s of type %s", f.Name, v.Name, v.Type)
 		}
 		c.params[v] = i

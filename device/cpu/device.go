@@ -15,11 +15,13 @@
 //
 // Textures (2D and 3D, every format, mip levels) are Go memory too; kernels
 // read, write, size and sample storage textures, converting texels and
-// filtering as the Vulkan backend does.
+// filtering as the Vulkan backend does. Bindless arrays hold buffer ranges
+// and 2D textures with samplers, on the emulated path's rules (formats,
+// zero past a slot's range, sampling as kernel.Texture2D).
 //
 // Not implemented (refused with errors wrapping device.ErrUnsupported that
-// name what): bindless arrays, Custom commands, SPIR-V
-// shaders, and f16 arithmetic in kernels. The subgroup size is 1.
+// name what): Custom commands, SPIR-V shaders (so ahead-of-time records and
+// lucentc launchers), and f16 arithmetic in kernels. The subgroup size is 1.
 package cpu
 
 import (
@@ -118,6 +120,7 @@ func (d *Device) Capabilities() device.Capabilities {
 		MemoryGranularity: granularity, TimelineSemaphores: true, ScalarBlockLayout: true, BufferDeviceAddress: true,
 		Float64: true, Int8: true, Int16: true, Int64: true, Storage8: true, Storage16: true,
 		AtomicFloat32Add: true, AtomicInt64: true,
+		Bindless: device.PathEmulated, Sampling: device.PathEmulated,
 	}
 }
 
@@ -274,18 +277,5 @@ func newBuffer(size uint64) (b *buffer, err error) {
 
 func (d *Device) DestroyBuffer(h device.Handle) error {
 	_, err := remove[*buffer](d, h, "buffer")
-	return err
-}
-
-func (d *Device) CreateBindlessArray(size uint32) (device.Handle, error) {
-	if err := d.enter(); err != nil {
-		return 0, err
-	}
-	defer d.exit()
-	return 0, fmt.Errorf("cpu: CreateBindlessArray: %w: bindless arrays are not implemented by the cpu backend", device.ErrUnsupported)
-}
-
-func (d *Device) DestroyBindlessArray(h device.Handle) error {
-	_, err := remove[struct{}](d, h, "bindless array")
 	return err
 }

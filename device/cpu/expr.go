@@ -336,7 +336,17 @@ func (c *compiler) agg(x ex) (int, func(*th)) {
 	return o, func(t *th) { v(t, t.r[o:o+n]) }
 }
 
+// expr compiles e; every one-leaf expression has its scalar form.
 func (c *compiler) expr(e fe.Expr) ex {
+	x := c.expr0(e)
+	if x.n == 1 && x.s == nil {
+		o, v := c.tmp(1), x.v
+		x.s = func(t *th) uint64 { v(t, t.r[o:o+1]); return t.r[o] }
+	}
+	return x
+}
+
+func (c *compiler) expr0(e fe.Expr) ex {
 	switch e := e.(type) {
 	case *fe.Literal:
 		v := trunc(e.Bits, e.T)

@@ -70,6 +70,7 @@ type launch struct {
 	bufs                [][]byte
 	uni                 [][]uint64
 	texs                []*texView
+	binds               [][]bslot // bindless arrays: their slots when the dispatch was submitted
 	size, block, groups [3]uint32
 	indirect            bool
 
@@ -105,6 +106,21 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 		v := p.params[i]
 		label := argLabel{&sh.sig.Args[i], i}
 		switch v.Type.Kind() {
+		case fe.KindBindless:
+			if a.Kind != device.ArgBindlessArray {
+				return nil, fmt.Errorf("%w: %v: kernel expects a bindless array, got a %s", device.ErrInvalidArgument, label, a.Kind)
+			}
+			arr, err := lookup[*bindless](d, a.Handle, "bindless array")
+			if err != nil {
+				return nil, fmt.Errorf("%v: %w", label, err)
+			}
+			if err := arr.check(); err != nil {
+				return nil, fmt.Errorf("%v: bindless array %d: %w", label, a.Handle, err)
+			}
+			if l.binds == nil {
+				l.binds = make([][]bslot, len(c.Args))
+			}
+			l.binds[i] = arr.snapshot()
 		case fe.KindTexture:
 			if a.Kind != device.ArgTexture {
 				return nil, fmt.Errorf("%w: %v: kernel expects a storage texture, got a %s", device.ErrInvalidArgument, label, a.Kind)
@@ -178,6 +194,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 		if l.stop.Load() {
 			return fmt.Errorf("kernel %s: %w: the device was closed", p.name, device.ErrDeviceLost)
 		}
+
 		return p.exec(l)
 	}, nil
 }

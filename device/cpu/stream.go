@@ -484,7 +484,7 @@ func (d *Device) prepare(c device.Command) (func() error, error) {
 	case *device.BufferToTexture, *device.TextureToBuffer, *device.TextureUpload, *device.TextureDownload, *device.TextureCopy:
 		return d.prepareTexture(c)
 	case *device.BindlessUpdate:
-		return nil, fmt.Errorf("%w: bindless arrays are not implemented by the cpu backend", device.ErrUnsupported)
+		return d.prepareBindless(c)
 	case *device.Custom:
 		return nil, fmt.Errorf("%w: custom commands (a native command buffer) do not exist on the cpu backend", device.ErrUnsupported)
 	}

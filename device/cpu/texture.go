@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/lucent-gpu/lucent/device"
 	fe "github.com/lucent-gpu/lucent/frontend"
@@ -12,8 +13,9 @@ import (
 // texture is a 2D or 3D texture: each mip level's texels tightly packed,
 // x fastest, then y, then z.
 type texture struct {
-	desc   device.TextureDesc
-	levels [][]byte
+	desc      device.TextureDesc
+	levels    [][]byte
+	destroyed atomic.Bool // bindless slots holding it refuse dispatches
 }
 
 func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
@@ -43,7 +45,10 @@ func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
 }
 
 func (d *Device) DestroyTexture(h device.Handle) error {
-	_, err := remove[*texture](d, h, "texture")
+	t, err := remove[*texture](d, h, "texture")
+	if err == nil {
+		t.destroyed.Store(true)
+	}
 	return err
 }
 
