@@ -29,14 +29,16 @@ var ErrKernelNotFound = errors.New("kernel not found")
 
 // aotABIVersion versions the JSON layout of aotABI. Version 1 held the
 // Vulkan binding layout in the signature; version 2 holds the logical
-// signature, which the backend lays out.
+// signature, which the backend lays out, and the kernel's IR.
 const aotABIVersion = 2
 
-// aotABI is the signature stored with an ahead-of-time kernel.
+// aotABI is the signature stored with an ahead-of-time kernel, and the
+// kernel's IR for backends that take no SPIR-V.
 type aotABI struct {
 	Version   int
 	Codegen   int // the version of the code generator that made the SPIR-V
 	Signature Signature
+	IR        []byte // frontend.MarshalKernel
 }
 
 // aotBackend names the backend whose offline compiler SaveKernel uses: the
@@ -84,7 +86,11 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *frontend.Function, o
 		}
 		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
 	}
-	abi, err := json.Marshal(aotABI{Version: aotABIVersion, Codegen: version, Signature: sig})
+	ir, err := frontend.MarshalKernel(f)
+	if err != nil {
+		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
+	}
+	abi, err := json.Marshal(aotABI{Version: aotABIVersion, Codegen: version, Signature: sig, IR: ir})
 	if err != nil {
 		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
 	}
@@ -99,8 +105,10 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *frontend.Function, o
 // SignatureText the program was written against; a kernel stored with
 // another one is refused with an error naming both (wrapping
 // shadercache.ErrSignatureMismatch). A name the store lacks wraps
-// ErrKernelNotFound. The Kernel has no Function (its AST stayed in the
-// program that saved it) and every argument is passed to Dispatch.
+// ErrKernelNotFound. The Kernel is built from the stored SPIR-V and has no
+// Function; on a backend that takes no SPIR-V (or a device that refuses the
+// module) it is compiled from the stored IR instead. Every argument is passed
+// to Dispatch.
 func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (*Kernel, error) {
 	if store == nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: %w: nil store", name, ErrInvalidArgument)
@@ -132,10 +140,33 @@ func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (
 	// by shadercache.LoadKernel; a store is as trusted as the program's own
 	// files (RATIONALE.md, "Trust model for SPIR-V").
 	sh, err := d.NewShader(ShaderDesc{SPIRV: rec.SPIRV, Signature: &sig, Name: name, Trusted: true})
+	if errors.Is(err, ErrUnsupported) && len(abi.IR) > 0 {
+		// A backend that takes no SPIR-V, or a device that refuses the
+		// module, compiles the kernel from its IR.
+		return loadFromIR(d, name, abi.IR, rec.Signature)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: %w", name, err)
 	}
 	return &Kernel{Shader: sh, words: rec.SPIRV, captured: make([]any, len(sig.Args)), nUser: len(sig.Args)}, nil
+}
+
+// loadFromIR compiles the IR of the ahead-of-time kernel name on d; its
+// signature must be the stored one (text).
+func loadFromIR(d *Device, name string, ir []byte, text string) (*Kernel, error) {
+	f, err := frontend.UnmarshalKernel(ir)
+	if err != nil {
+		return nil, fmt.Errorf("device: LoadKernel %q: %w: %w", name, shadercache.ErrBadKernel, err)
+	}
+	k, err := Compile(d, f, WithKernelName(name))
+	if err != nil {
+		return nil, fmt.Errorf("device: LoadKernel %q: %w", name, err)
+	}
+	if got := SignatureText(k.Signature()); got != text {
+		_ = k.Close()
+		return nil, fmt.Errorf("device: LoadKernel %q: the stored IR has signature %s, the record %s: %w", name, got, text, shadercache.ErrBadKernel)
+	}
+	return k, nil
 }
 
 // SignatureText is a kernel signature as ahead-of-time kernels are checked

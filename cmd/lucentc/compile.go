@@ -16,6 +16,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
+	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
@@ -33,6 +34,7 @@ type unit struct {
 	k     *gokernel.Kernel
 	pkg   *packages.Package // the kernel's package (name, directory, and types with -go)
 	words []uint32
+	ir    []byte // the kernel serialised (frontend.MarshalKernel), for launchers
 	sig   device.Signature
 	file  string // <pkg>.<Kernel>.spv
 }
@@ -165,7 +167,11 @@ func (u *unit) build(cfg *config, times *stageTimes) error {
 			return fmt.Errorf("argument %d (%s) captures a host resource, which an offline kernel cannot carry", i, sig.Args[i].Name)
 		}
 	}
-	u.words, u.sig = words, sig
+	ir, err := marshalPortable(u.k.Func)
+	if err != nil {
+		return fmt.Errorf("serialising the kernel: %w", err)
+	}
+	u.words, u.ir, u.sig = words, ir, sig
 	return nil
 }
 
@@ -362,6 +368,36 @@ func relPosition(p token.Position) token.Position {
 }
 
 func relPos(p token.Position) string { return relPosition(p).String() }
+
+// marshalPortable serialises kernel f with its source positions cut to the
+// file's name ("kern.go:14:6"), so a generated launcher is the same on every
+// machine. The positions are put back afterwards.
+func marshalPortable(f *frontend.Function) ([]byte, error) {
+	var undo []func()
+	short := func(pos *string) {
+		old := *pos
+		if i := strings.LastIndex(old, ":"); i > 0 {
+			if j := strings.LastIndex(old[:i], ":"); j > 0 {
+				*pos = filepath.Base(old[:j]) + old[j:]
+				undo = append(undo, func() { *pos = old })
+			}
+		}
+	}
+	for _, g := range append([]*frontend.Function{f}, f.Callees()...) {
+		short(&g.Pos)
+		for _, list := range [][]*frontend.Var{g.Params, g.Locals, g.Shared} {
+			for _, v := range list {
+				short(&v.Pos)
+			}
+		}
+	}
+	defer func() {
+		for _, u := range undo {
+			u()
+		}
+	}()
+	return frontend.MarshalKernel(f)
+}
 
 // dropRepeats removes the errors without a position that only repeat
 // positioned ones: the go command's build output ("# pkg" and then

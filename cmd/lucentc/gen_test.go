@@ -421,7 +421,7 @@ func TestGenerateCorpus(t *testing.T) {
 	var table strings.Builder
 	for _, name := range corpusKernels(t) {
 		k := strings.TrimPrefix(strings.TrimSuffix(name, ".spv"), "kernels.")
-		fmt.Fprintf(&table, "\t%q: {signature%s, spirv%s},\n", k, k, k)
+		fmt.Fprintf(&table, "\t%q: {signature%s, spirv%s, ir%s},\n", k, k, k, k)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "corpusgen", "roundtrip_test.go"),
 		[]byte(strings.Replace(roundTripSource, "TABLE\n", table.String(), 1)), 0o644))
@@ -429,20 +429,28 @@ func TestGenerateCorpus(t *testing.T) {
 	defer cancel()
 	out, err := goCommand(t, ctx, dir, "vet", "./corpusgen")
 	require.NoError(t, err, out)
-	out, err = goCommand(t, ctx, dir, "test", "-count=1", "./corpusgen")
+	out, err = goCommand(t, ctx, dir, "test", "-count=1", "-v", "./corpusgen")
 	require.NoError(t, err, out)
+	require.Contains(t, out, "--- PASS: TestRoundTrip")
+	if strings.Contains(out, "--- SKIP: TestFromIR") {
+		testenv.Need(t, "a Vulkan device for the launchers' IR path", errors.New(out))
+	}
+	require.Contains(t, out, "--- PASS: TestFromIR")
 }
 
 // roundTripSource is the test run inside a generated package.
 const roundTripSource = `package corpusgen
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
+	_ "github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
+	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/spirv"
 )
@@ -450,6 +458,7 @@ import (
 var generated = map[string]struct {
 	sig   device.Signature
 	words []uint32
+	ir    []byte
 }{
 TABLE
 }
@@ -480,6 +489,35 @@ func TestRoundTrip(t *testing.T) {
 		}
 		if !slices.Equal(words, g.words) {
 			t.Errorf("%s: embedded SPIR-V differs from codegen", k.Name)
+		}
+		f, err := frontend.UnmarshalKernel(g.ir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Hash() != k.Func.Hash() {
+			t.Errorf("%s: embedded IR is another kernel", k.Name)
+		}
+	}
+}
+
+// TestFromIR builds every kernel from its embedded IR, the path a backend
+// without SPIR-V takes.
+func TestFromIR(t *testing.T) {
+	dev, err := device.Open(context.Background(), "vulkan")
+	if err != nil {
+		t.Skip("no Vulkan device:", err)
+	}
+	defer dev.Close()
+	for name, g := range generated {
+		sh, err := lucentcFromIR(dev, g.ir, name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := sh.Signature(); !reflect.DeepEqual(got.Args, g.sig.Args) {
+			t.Errorf("%s: signature from the IR\n%#v\nembedded\n%#v", name, got.Args, g.sig.Args)
+		}
+		if err := sh.Close(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

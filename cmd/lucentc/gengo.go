@@ -48,6 +48,8 @@ import (
 const goFileName = "lucent_kernels.go"
 
 const devicePath = "github.com/lucent-gpu/lucent/device"
+
+const frontendPath = "github.com/lucent-gpu/lucent/frontend"
 const kernelPkgPath = "github.com/lucent-gpu/lucent/kernel"
 
 // goFile is one generated Go file being assembled.
@@ -58,6 +60,8 @@ type goFile struct {
 	units   []*unit
 	imports map[string]string // path → name
 	names   map[string]bool   // import names in use
+	errs    string            // the names of packages errors and frontend
+	fe      string
 }
 
 // genGo produces the Go files of -go, keyed by file name.
@@ -137,6 +141,7 @@ type kernelDecl struct {
 	u                *unit
 	typ, ctor        string // launcher type and constructor names
 	spirvVar, sigVar string
+	irVar            string
 	params           []param
 	sizeNames        []string
 	hasBuffers       bool
@@ -159,6 +164,8 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 		}
 	}
 	dev := f.importName(types.NewPackage(devicePath, "device"))
+	f.errs = f.importName(types.NewPackage("errors", "errors"))
+	f.fe = f.importName(types.NewPackage(frontendPath, "frontend"))
 
 	var errs []error
 	var decls []*kernelDecl
@@ -169,7 +176,7 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 			errs = append(errs, newKernelError(u.k, err))
 			continue
 		}
-		for _, n := range []string{d.typ, d.ctor, d.spirvVar, d.sigVar} {
+		for _, n := range []string{d.typ, d.ctor, d.spirvVar, d.sigVar, d.irVar} {
 			if prev, ok := declared[n]; ok {
 				errs = append(errs, newKernelError(u.k, fmt.Errorf("generated name %s is also generated for the kernel at %s", n, relPos(prev.k.Pos))))
 				continue
@@ -211,6 +218,21 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 		f.writeKernel(&b, d, dev, cfg)
 		anyBuffers = anyBuffers || d.hasBuffers
 	}
+	fmt.Fprintf(&b, `
+// lucentcFromIR compiles a kernel from its IR on dev, for a backend that
+// takes no SPIR-V.
+func lucentcFromIR(dev *%[1]s.Device, ir []byte, name string) (*%[1]s.Shader, error) {
+	f, err := %[2]s.UnmarshalKernel(ir)
+	if err != nil {
+		return nil, err
+	}
+	k, err := %[1]s.Compile(dev, f, %[1]s.WithKernelName(name))
+	if err != nil {
+		return nil, err
+	}
+	return k.Shader, nil
+}
+`, dev, f.fe)
 	if anyBuffers {
 		fmt.Fprintf(&b, `
 // lucentcAll is the whole of buffer b; a nil b gives the zero view, which
@@ -250,12 +272,12 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 	} else {
 		d.typ, d.ctor = u.k.Name+"Kernel", "new"+upper
 	}
-	d.spirvVar, d.sigVar = "spirv"+upper, "signature"+upper
+	d.spirvVar, d.sigVar, d.irVar = "spirv"+upper, "signature"+upper, "ir"+upper
 
 	// Parameter names: the kernel's own, unless they would shadow something
 	// the launcher's body uses (parameters are scoped to the body, so the
 	// types in the signature are safe).
-	reserved := map[string]bool{"k": true, "_": true, "": true, "lucentcAll": true}
+	reserved := map[string]bool{"k": true, "_": true, "": true, "lucentcAll": true, "lucentcFromIR": true}
 	switch u.k.Dim {
 	case 1:
 		d.sizeNames = []string{"threads"}
@@ -339,7 +361,7 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	fmt.Fprintf(b, "\n// %s runs kernel %s (%s, blocks of %s) on a device.\n", d.typ, u.k.Name, filepath.Base(u.k.Pos.Filename)+fmt.Sprintf(":%d", u.k.Pos.Line), blockText(u.k))
 	fmt.Fprintf(b, "type %s struct{ shader *%s.Shader }\n", d.typ, dev)
 
-	fmt.Fprintf(b, "\n// %s creates kernel %s's pipeline on dev from the SPIR-V lucentc\n// compiled for %s; no compiler runs.\n", d.ctor, u.k.Name, cfg.env)
+	fmt.Fprintf(b, "\n// %s creates kernel %s's pipeline on dev from the SPIR-V lucentc\n// compiled for %s; no compiler runs. A backend that takes no SPIR-V, or a\n// device that refuses the module, compiles the kernel from its IR instead.\n", d.ctor, u.k.Name, cfg.env)
 	fmt.Fprintf(b, "func %s(dev *%s.Device) (*%s, error) {\n", d.ctor, dev, d.typ)
 	fmt.Fprintf(b, "\tsig := %s\n", d.sigVar)
 	fmt.Fprintf(b, "\tsig.Args = append([]%s.Argument(nil), sig.Args...)\n", dev)
@@ -351,6 +373,9 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 		trust = ", Trusted: true"
 	}
 	fmt.Fprintf(b, "\tsh, err := dev.NewShader(%s.ShaderDesc{SPIRV: %s, Signature: &sig, Name: %q%s})\n", dev, d.spirvVar, qualified, trust)
+	// A backend that takes no SPIR-V, or a device that refuses this module
+	// (a feature it lacks), compiles the kernel from its IR instead.
+	fmt.Fprintf(b, "\tif %s.Is(err, %s.ErrUnsupported) {\n\t\tsh, err = lucentcFromIR(dev, %s, %q)\n\t}\n", f.errs, dev, d.irVar, qualified)
 	b.WriteString("\tif err != nil {\n\t\treturn nil, err\n\t}\n")
 	fmt.Fprintf(b, "\treturn &%s{shader: sh}, nil\n}\n", d.typ)
 
@@ -424,7 +449,8 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 		fmt.Fprintf(b, "0x%08x,", w)
 	}
 	b.WriteString("\n}\n")
-	fmt.Fprintf(b, "\n// %s is kernel %s's argument list (kernel ABI v1).\nvar %s = %s\n", d.sigVar, u.k.Name, d.sigVar, signatureLiteral(u.sig, dev))
+	fmt.Fprintf(b, "\n// %s is kernel %s's argument list.\nvar %s = %s\n", d.sigVar, u.k.Name, d.sigVar, signatureLiteral(u.sig, dev))
+	fmt.Fprintf(b, "\n// %s is kernel %s's IR (frontend.MarshalKernel, %d bytes), compiled by a\n// backend that takes no SPIR-V.\nvar %s = []byte(%q)\n", d.irVar, u.k.Name, len(u.ir), d.irVar, string(u.ir))
 }
 
 func sizeExpr(names []string) string {

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
+	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -41,5 +42,24 @@ func TestGoldenDisassembly(t *testing.T) {
 			require.NoError(t, err, "run go test -update to create it")
 			require.Equal(t, string(want), got, "codegen of %s changed; run go test -update if intended", name)
 		})
+	}
+}
+
+// TestEmitAfterRoundTrip: a kernel read back from its serialised form
+// (frontend.MarshalKernel) compiles to the very same words, debug names
+// included.
+func TestEmitAfterRoundTrip(t *testing.T) {
+	for name, build := range programs.All() {
+		f, err := build()
+		require.NoError(t, err, name)
+		data, err := frontend.MarshalKernel(f)
+		require.NoError(t, err, name)
+		g, err := frontend.UnmarshalKernel(data)
+		require.NoError(t, err, name)
+		want, err := codegen.Emit(f, codegen.Options{Names: true})
+		require.NoError(t, err, name)
+		got, err := codegen.Emit(g, codegen.Options{Names: true})
+		require.NoError(t, err, name)
+		require.Equal(t, want, got, name)
 	}
 }

@@ -1,0 +1,180 @@
+package frontend_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/programs"
+)
+
+// corpus is every whole kernel of frontend/programs plus a few random ones.
+func corpus(t *testing.T) map[string]*fe.Function {
+	t.Helper()
+	ks := map[string]*fe.Function{}
+	for name, build := range programs.All() {
+		f, err := build()
+		require.NoError(t, err, name)
+		ks[name] = f
+	}
+	for _, build := range []func() (*fe.Function, error){programs.FloatAtomics, programs.FloatAtomicsShared,
+		programs.Subgroups, programs.Control, programs.BindlessGather, programs.Transform, programs.VectorOps,
+		programs.BoolUniform, programs.DispatchInfo, programs.SaxpyAddress} {
+		f, err := build()
+		require.NoError(t, err)
+		ks[f.Name] = f
+	}
+	for seed := range uint64(4) {
+		f, _, err := programs.RandomInt(seed)
+		require.NoError(t, err)
+		ks[fmt.Sprint("randint", seed)] = f
+		g, err := programs.RandomFloat(seed)
+		require.NoError(t, err)
+		ks[fmt.Sprint("randfloat", seed)] = g
+	}
+	return ks
+}
+
+// names lists every function and variable name of f and its callables.
+func names(f *fe.Function) string {
+	var b bytes.Buffer
+	for _, g := range append([]*fe.Function{f}, f.Callees()...) {
+		fmt.Fprintf(&b, "%s@%s(", g.Name, g.Pos)
+		for _, list := range [][]*fe.Var{g.Params, g.Locals, g.Shared} {
+			for _, v := range list {
+				fmt.Fprintf(&b, "%s@%s,", v.Name, v.Pos)
+			}
+			b.WriteByte(';')
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
+}
+
+// TestKernelRoundTrip serialises every corpus kernel and reads it back: the
+// same kernel (Hash), the same names, and the same bytes when written again.
+func TestKernelRoundTrip(t *testing.T) {
+	for name, f := range corpus(t) {
+		data, err := fe.MarshalKernel(f)
+		require.NoError(t, err, name)
+		g, err := fe.UnmarshalKernel(data)
+		require.NoError(t, err, name)
+		require.Equal(t, f.Hash(), g.Hash(), name)
+		require.Equal(t, names(f), names(g), name)
+		again, err := fe.MarshalKernel(g)
+		require.NoError(t, err, name)
+		require.Equal(t, data, again, name)
+	}
+}
+
+// TestUnmarshalKernelDamaged: truncated or altered data is an error wrapping
+// ErrBadIR, and so is a payload altered under a recomputed checksum (or it
+// reads as some valid kernel); nothing panics.
+func TestUnmarshalKernelDamaged(t *testing.T) {
+	f, err := programs.Callables()
+	require.NoError(t, err)
+	data, err := fe.MarshalKernel(f)
+	require.NoError(t, err)
+	for n := range len(data) {
+		_, err := fe.UnmarshalKernel(data[:n])
+		require.ErrorIs(t, err, fe.ErrBadIR, "truncated to %d bytes", n)
+	}
+	body := data[:len(data)-sha256.Size]
+	for i := range body {
+		for _, x := range []byte{0x01, 0x80, 0xff} {
+			bad := bytes.Clone(data)
+			bad[i] ^= x
+			_, err := fe.UnmarshalKernel(bad)
+			require.ErrorIs(t, err, fe.ErrBadIR, "byte %d ^ %#x", i, x)
+
+			// The same change under a valid checksum reaches the decoder.
+			resealed := bytes.Clone(body)
+			resealed[i] ^= x
+			sum := sha256.Sum256(resealed)
+			g, err := fe.UnmarshalKernel(append(resealed, sum[:]...))
+			if err != nil {
+				require.ErrorIs(t, err, fe.ErrBadIR, "byte %d ^ %#x", i, x)
+			} else {
+				require.NoError(t, g.Validate())
+			}
+		}
+	}
+}
+
+func TestUnmarshalKernelVersion(t *testing.T) {
+	f, err := programs.Saxpy()
+	require.NoError(t, err)
+	data, err := fe.MarshalKernel(f)
+	require.NoError(t, err)
+	body := bytes.Clone(data[:len(data)-sha256.Size])
+	body[4] = fe.IRVersion + 1 // the version follows the magic
+	sum := sha256.Sum256(body)
+	_, err = fe.UnmarshalKernel(append(body, sum[:]...))
+	require.ErrorIs(t, err, fe.ErrBadIR)
+	require.ErrorContains(t, err, fmt.Sprintf("version %d, this build reads %d", fe.IRVersion+1, fe.IRVersion))
+}
+
+// TestMarshalKernelRefuses: a callable, an invalid kernel and a kernel that
+// captures a host value are errors naming the fault.
+func TestMarshalKernelRefuses(t *testing.T) {
+	f, err := fe.Kernel1D(64, func(k *fe.K, out fe.Buf[fe.F32]) {
+		s := fe.Capture[fe.F32](k, float32(2))
+		out.Write(k.DispatchID().X(), s)
+	}, "out")
+	require.NoError(t, err)
+	_, err = fe.MarshalKernel(f)
+	require.True(t, errors.Is(err, fe.ErrInvalid), "%v", err)
+	require.ErrorContains(t, err, "captures a host value")
+
+	_, err = fe.MarshalKernel(fe.NewCallable("c", fe.TVoid))
+	require.ErrorContains(t, err, "is a callable")
+	_, err = fe.MarshalKernel(nil)
+	require.True(t, errors.Is(err, fe.ErrInvalid))
+}
+
+// FuzzUnmarshalKernel: whatever the bytes (sealed with a valid checksum, so
+// the decoder sees them), UnmarshalKernel returns a valid kernel or an error
+// wrapping ErrBadIR, and never panics.
+func FuzzUnmarshalKernel(f *testing.F) {
+	for _, build := range []func() (*fe.Function, error){programs.Saxpy, programs.Callables, programs.Control, programs.Blur} {
+		k, err := build()
+		require.NoError(f, err)
+		data, err := fe.MarshalKernel(k)
+		require.NoError(f, err)
+		f.Add(data[:len(data)-sha256.Size])
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		sum := sha256.Sum256(body)
+		g, err := fe.UnmarshalKernel(append(bytes.Clone(body), sum[:]...))
+		if err != nil {
+			require.ErrorIs(t, err, fe.ErrBadIR)
+			return
+		}
+		require.NoError(t, g.Validate())
+	})
+}
+
+// TestUnmarshalKernelExponentialTree: sharing each level twice, 22 levels
+// are a few bytes and a tree of 2^23 nodes, past the bound on what is read
+// back (Validate would walk the whole tree; at 60 levels, without end): the
+// read is refused.
+func TestUnmarshalKernelExponentialTree(t *testing.T) {
+	f := fe.NewKernel("k", 1, [3]uint32{64, 1, 1})
+	out := f.AddParam("out", fe.Buffer(fe.TU32), fe.VarArg)
+	var x fe.Expr = fe.LitInt(fe.TU32, 1)
+	for range 22 {
+		x = &fe.Binary{Op: fe.Add, X: x, Y: x, T: fe.TU32}
+	}
+	f.Body.Stmts = []fe.Stmt{&fe.Assign{Dst: &fe.Index{X: &fe.Ref{Var: out}, I: fe.LitInt(fe.TU32, 0), T: fe.TU32}, Src: x}}
+	data, err := fe.MarshalKernel(f)
+	require.NoError(t, err)
+	require.Less(t, len(data), 200, "sharing keeps the bytes few")
+	_, err = fe.UnmarshalKernel(data)
+	require.ErrorIs(t, err, fe.ErrBadIR)
+	require.ErrorContains(t, err, "as trees")
+}
