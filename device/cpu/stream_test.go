@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
+	fe "github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/programs"
 )
 
@@ -220,4 +221,49 @@ func TestUnsupported(t *testing.T) {
 	err = s.Submit(&device.Custom{Name: "x", Func: func(uintptr) error { return nil }})
 	require.ErrorIs(t, err, device.ErrUnsupported)
 	require.ErrorContains(t, err, "custom commands")
+}
+
+func TestArgumentErrors(t *testing.T) {
+	d := open(t)
+	s := stream(t, d, device.StreamCompute)
+	k := compile(t, d, programs.Saxpy)
+	bx, err := device.NewBuffer[float32](d, 8)
+	require.NoError(t, err)
+	defer bx.Close()
+	b2, err := device.NewBuffer[[2]float32](d, 8)
+	require.NoError(t, err)
+	defer b2.Close()
+	for _, c := range []struct {
+		name string
+		args []any
+		want string
+	}{
+		{"count", []any{float32(1), bx}, "takes 3 argument(s)"},
+		{"uniform for buffer", []any{float32(1), float32(1), bx}, "argument 1 (x)"},
+		{"element size", []any{float32(1), b2, bx}, "argument 1 (x)"},
+		{"uniform type", []any{int32(1), bx, bx}, "argument 0 (a)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := s.Submit(k.Dispatch([3]uint32{8}, c.args...))
+			require.ErrorIs(t, err, device.ErrInvalidArgument)
+			require.ErrorContains(t, err, c.want)
+		})
+	}
+	require.NoError(t, s.Synchronize(ctxT(t)))
+}
+
+// TestRefusedAtCompile: an operation the backend does not run is refused
+// when the kernel is compiled, naming it, never at run time.
+func TestRefusedAtCompile(t *testing.T) {
+	d := open(t)
+	f := fe.NewKernel("half", 1, [3]uint32{64, 1, 1})
+	out := f.AddParam("out", fe.Buffer(fe.TF16), fe.VarArg)
+	did := &fe.Ref{Var: &fe.Var{Name: "dispatch_id", Type: fe.DispatchID.Type(), Kind: fe.VarBuiltin, Builtin: fe.DispatchID}}
+	i := &fe.Swizzle{X: did, Comps: []uint8{0}, T: fe.TU32}
+	dst := &fe.Index{X: &fe.Ref{Var: out}, I: i, T: fe.TF16}
+	f.Body.Stmts = append(f.Body.Stmts, &fe.Assign{Dst: dst, Src: &fe.Binary{Op: fe.Add, X: dst, Y: dst, T: fe.TF16}})
+	require.NoError(t, f.Validate())
+	_, err := device.Compile(d, f)
+	require.ErrorIs(t, err, device.ErrUnsupported)
+	require.ErrorContains(t, err, "f16")
 }
