@@ -73,3 +73,41 @@ func TestCheckedAccesses(t *testing.T) {
 	require.ErrorContains(t, err, "index 32 out of range [0, 32)")
 	require.ErrorContains(t, err, "thread [7 0 0]")
 }
+
+// TestLoopInvariants: expressions hoisted out of loops give the loop's
+// results, and an invariant integer division the loop guards is not
+// evaluated early (it would divide by zero).
+func TestLoopInvariants(t *testing.T) {
+	d := openPlain(t)
+	f, err := fe.Kernel1D(64, func(k *fe.K, n, q fe.U32, out fe.Buf[fe.U32]) {
+		i := k.DispatchID().X()
+		base := i.Mul(fe.U(3)).Add(n) // invariant: hoisted
+		acc := fe.NewVar(k, fe.U(0))
+		fe.Range(k, fe.U(0), n, func(j fe.U32) {
+			acc.Set(acc.Get().Add(base).Add(j)) // acc varies: not hoisted
+			k.If(q.Ne(fe.U(0)), func() {
+				acc.Set(acc.Get().Add(n.Div(q))) // guarded: never evaluated with q == 0
+			})
+		})
+		out.Write(i, acc.Get())
+	}, "n", "q", "out")
+	require.NoError(t, err)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	out := upload(t, d, make([]uint32, 64))
+	for _, q := range []uint32{0, 3} {
+		run(t, d, k.Dispatch([3]uint32{64}, uint32(10), q, out))
+		got := download(t, d, out)
+		for i := range got {
+			want := uint32(0)
+			for j := range uint32(10) {
+				want += uint32(i)*3 + 10 + j
+				if q != 0 {
+					want += 10 / q
+				}
+			}
+			require.Equal(t, want, got[i], "q=%d thread %d", q, i)
+		}
+	}
+}

@@ -73,6 +73,7 @@ type compiler struct {
 	funcs   map[*fe.Function]*compiledFunc
 	barrier bool
 	cur     *compiledFunc
+	hoisted map[fe.Expr]int // loop-invariant expressions: their registers (hoist.go)
 }
 
 type compiledFunc struct {
@@ -110,7 +111,7 @@ func compileKernel(f *fe.Function) (p *program, err error) {
 		return nil, fmt.Errorf("%w: %s is not a kernel", device.ErrInvalidArgument, f.Name)
 	}
 	c := &compiler{kernel: f, slots: map[*fe.Var]int{}, refs: map[*fe.Var]int{}, shared: map[*fe.Var]int{},
-		params: map[*fe.Var]int{}, funcs: map[*fe.Function]*compiledFunc{}, barrier: f.UsesBarrier()}
+		params: map[*fe.Var]int{}, funcs: map[*fe.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[fe.Expr]int{}}
 	for i, v := range f.Params {
 		switch v.Type.Kind() {
 		case fe.KindAccel:
@@ -162,10 +163,10 @@ func (c *compiler) function(f *fe.Function) *compiledFunc {
 		c.slots[l] = c.tmp(leaves(l.Type))
 	}
 	cf.hi = c.nslots
-	prev := c.cur
-	c.cur = cf
+	prev, hoisted := c.cur, c.hoisted
+	c.cur, c.hoisted = cf, map[fe.Expr]int{} // a callee's loops hoist on their own
 	cf.body = c.block(f.Body)
-	c.cur = prev
+	c.cur, c.hoisted = prev, hoisted
 	return cf
 }
 
@@ -223,8 +224,10 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 			return els(t)
 		}
 	case *fe.Loop:
+		pre, added := c.hoist(s.Body)
 		body := c.block(s.Body)
-		return func(t *th) flow {
+		c.unhoist(added)
+		loop := func(t *th) flow {
 			for {
 				if t.run.failed.Load() || t.run.stop.Load() {
 					panic(errAbort) // a closing device, or a fault in another thread
@@ -237,9 +240,12 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 				}
 			}
 		}
+		return withPre(pre, loop)
 	case *fe.For:
+		pre, added := c.hoist(s.Cond, s.Body, s.Update)
 		cond, body, upd := c.cond(s.Cond), c.block(s.Body), c.block(s.Update)
-		return func(t *th) flow {
+		c.unhoist(added)
+		loop := func(t *th) flow {
 			for cond(t) {
 				if t.run.failed.Load() || t.run.stop.Load() {
 					panic(errAbort)
@@ -254,6 +260,7 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 			}
 			return next
 		}
+		return withPre(pre, loop)
 	case *fe.Switch:
 		tag := c.expr(s.Tag).s
 		tt := s.Tag.Type()
@@ -314,6 +321,20 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 	}
 	refuse(unsupported("statement %T", s))
 	return nil
+}
+
+// withPre runs pre (the loop's hoisted expressions), then the loop.
+func withPre(pre func(*th), loop stmtFn) stmtFn {
+	if pre == nil {
+		return loop
+	}
+	return func(t *th) flow { pre(t); return loop(t) }
+}
+
+func (c *compiler) unhoist(added []fe.Expr) {
+	for _, e := range added {
+		delete(c.hoisted, e)
+	}
 }
 
 func (c *compiler) assign(s *fe.Assign) stmtFn {

@@ -338,6 +338,15 @@ func (c *compiler) agg(x ex) (int, func(*th)) {
 
 // expr compiles e; every one-leaf expression has its scalar form.
 func (c *compiler) expr(e fe.Expr) ex {
+	if o, ok := c.hoisted[e]; ok {
+		n := leaves(e.Type())
+		if n == 1 {
+			x := scalarEx(func(t *th) uint64 { return t.r[o] })
+			x.reg = o + 1
+			return x
+		}
+		return ex{n: n, v: func(t *th, d []uint64) { copy(d, t.r[o:o+n]) }}
+	}
 	x := c.expr0(e)
 	if x.n == 1 && x.s == nil {
 		o, v := c.tmp(1), x.v
