@@ -7,6 +7,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
 )
 
 // Kernels are checked: an out-of-range access or an integer division by zero
@@ -110,4 +111,28 @@ func TestLoopInvariants(t *testing.T) {
 			require.Equal(t, want, got[i], "q=%d thread %d", q, i)
 		}
 	}
+}
+
+// TestFaultNamesSource: for a kernel compiled from Go source the fault
+// names the kernel's file:line:col (the IR carries no position per access).
+func TestFaultNamesSource(t *testing.T) {
+	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel")
+	require.Empty(t, errs)
+	var saxpy *gokernel.Kernel
+	for _, k := range ks {
+		if k.Name == "Saxpy" {
+			saxpy = k
+		}
+	}
+	require.NotNil(t, saxpy)
+	d := openPlain(t)
+	k, err := device.Compile(d, saxpy.Func)
+	require.NoError(t, err)
+	defer k.Close()
+	x, y := upload(t, d, make([]float32, 10)), upload(t, d, make([]float32, 20)) // x too short
+	err = runErr(t, d, k.Dispatch([3]uint32{20}, float32(2), x, y))
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.Regexp(t, `kernel Saxpy \(.*basic\.go:\d+:\d+\)`, err.Error())
+	require.ErrorContains(t, err, "argument 1 (x): index 10 out of range [0, 10)")
+	require.ErrorContains(t, err, "thread [10 0 0]")
 }
