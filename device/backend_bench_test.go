@@ -46,6 +46,16 @@ func BenchmarkBackends(b *testing.B) {
 			out, _ := device.NewBuffer[uint32](d, 256*256)
 			return k.Dispatch([3]uint32{256, 256}, uint32(256), uint32(256), out)
 		}},
+		{"reduce-64K", func(d *device.Device) device.Command { // barriers and shared memory
+			f, err := programs.Reduce()
+			require.NoError(b, err)
+			k, err := device.Compile(d, f)
+			require.NoError(b, err)
+			const n = 1 << 16
+			in, _ := device.NewBuffer[uint32](d, n)
+			out, _ := device.NewBuffer[uint32](d, n/programs.ReduceBlock)
+			return k.Dispatch([3]uint32{n}, in, out)
+		}},
 		{"empty", func(d *device.Device) device.Command {
 			f, err := programs.Saxpy()
 			require.NoError(b, err)
