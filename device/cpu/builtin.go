@@ -13,7 +13,11 @@ func (c *compiler) builtin(e *fe.Call) ex {
 	case e.Op >= fe.OpAtomicExchange && e.Op <= fe.OpAtomicMax:
 		return c.atomic(e)
 	case e.Op == fe.OpBarrier:
-		return ex{v: func(t *th, _ []uint64) { t.blk.bar.wait() }}
+		return ex{v: func(t *th, _ []uint64) {
+			if !t.yield(false) {
+				panic(errAbort) // the worker stopped this coroutine
+			}
+		}}
 	case e.Op == fe.OpBufferSize:
 		v := e.Args[0].(*fe.Ref).Var
 		k, es := c.params[v], uint64(v.Type.Elem().Size())

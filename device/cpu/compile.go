@@ -28,6 +28,9 @@ type th struct {
 	bid  [3]uint32  // block id
 	blk  *blockState
 	run  *launch
+	// yield, in a kernel with barriers, suspends the thread's coroutine at
+	// a barrier (false) or at its end (true); false back means stop.
+	yield func(bool) bool
 }
 
 type flow uint8

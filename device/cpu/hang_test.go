@@ -17,13 +17,24 @@ import (
 // never ends, reports ErrDeviceLost naming the stream, and the kernel stops
 // at its next loop iteration instead of spinning on.
 func TestCloseStopsAHungKernel(t *testing.T) {
+	for _, barrier := range []bool{false, true} {
+		t.Run(map[bool]string{false: "loop", true: "barriers"}[barrier], func(t *testing.T) { testHung(t, barrier) })
+	}
+}
+
+func testHung(t *testing.T, barrier bool) {
 	defer cpu.SetCloseTimeout(cpu.SetCloseTimeout(50 * time.Millisecond))
 	before := runtime.NumGoroutine()
 	d, err := device.Open(context.Background(), "cpu")
 	require.NoError(t, err)
 	f, err := fe.Kernel1D(64, func(k *fe.K, out fe.Buf[fe.U32]) {
 		n := fe.NewVar(k, fe.U(0))
-		k.Loop(func() { n.Set(n.Get().Add(fe.U(1))) })
+		k.Loop(func() {
+			n.Set(n.Get().Add(fe.U(1)))
+			if barrier {
+				k.Barrier()
+			}
+		})
 		out.Write(k.DispatchID().X(), n.Get())
 	}, "out")
 	require.NoError(t, err)
@@ -44,7 +55,8 @@ func TestCloseStopsAHungKernel(t *testing.T) {
 }
 
 // TestFaultInBarrierKernel: a thread failing before a barrier does not leave
-// the others of its block waiting for it.
+// the others of its block waiting for it, and a dispatch with barriers
+// leaves no coroutine behind.
 func TestFaultInBarrierKernel(t *testing.T) {
 	d := openPlain(t)
 	f, err := fe.Kernel1D(64, func(k *fe.K, idx, out fe.Buf[fe.U32]) {
@@ -65,4 +77,9 @@ func TestFaultInBarrierKernel(t *testing.T) {
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 	require.ErrorContains(t, err, "argument 1 (out): index 1000 out of range [0, 64)")
 	require.ErrorContains(t, err, "thread [5 0 0]")
+
+	before := runtime.NumGoroutine()
+	ids[5] = 5
+	run(t, d, bi.Upload(ids), k.Dispatch([3]uint32{64}, bi, bo))
+	require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before }, 5*time.Second, 10*time.Millisecond)
 }

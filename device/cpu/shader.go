@@ -3,6 +3,7 @@ package cpu
 import (
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -261,7 +262,12 @@ func (p *program) exec(l *launch) error {
 			}
 		}
 		t.blk = bs
-		for !l.failed.Load() {
+		var cw *coWorker
+		if p.barrier {
+			cw = &coWorker{}
+			defer cw.release()
+		}
+		for !l.failed.Load() && !l.stop.Load() {
 			b := nextBlock.Add(1) - 1
 			if b >= total {
 				return
@@ -273,7 +279,7 @@ func (p *program) exec(l *launch) error {
 			}
 			bid := [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
 			if p.barrier {
-				p.blockThreads(l, bid, bs)
+				p.blockCoroutines(l, bid, bs, cw)
 			} else {
 				p.blockLoop(l, bid, t)
 			}
@@ -294,8 +300,15 @@ func (p *program) exec(l *launch) error {
 
 // recoverFault turns a panic in a thread into the launch's error.
 func (p *program) recoverFault(l *launch, t *th) {
-	r := recover()
-	if r == nil || r == errAbort {
+	if r := recover(); r != nil {
+		p.fault(l, t, r)
+	}
+}
+
+// fault records panic r of thread t as the launch's error (errAbort, the
+// unwinding of a dispatch already ending, is not one).
+func (p *program) fault(l *launch, t *th, r any) {
+	if r == errAbort {
 		return
 	}
 	at := ""
@@ -308,9 +321,6 @@ func (p *program) recoverFault(l *launch, t *th) {
 	}
 	l.fail(fmt.Errorf("%w: kernel %s%s: %s, in thread %v (block %v, thread %v of the block)",
 		device.ErrInvalidArgument, p.name, at, msg, t.id, t.bid, t.tid))
-	if t.blk != nil && t.blk.bar != nil {
-		t.blk.bar.abort()
-	}
 }
 
 // blockLoop runs the threads of a block without barriers one after another.
@@ -343,42 +353,99 @@ func (p *program) blockLoop(l *launch, bid [3]uint32, t *th) {
 	}
 }
 
-// blockThreads runs a block with barriers: one goroutine per thread.
-func (p *program) blockThreads(l *launch, bid [3]uint32, bs *blockState) {
-	var ids [][3]uint32
+// Blocks with barriers run their threads as coroutines (iter.Pull) on the
+// worker's goroutine: each thread runs to its next barrier, then the next
+// thread does; when every live thread has reached it, the round starts
+// again. Barriers are in uniform control flow (the language's rule, as
+// Vulkan's), so all threads of a block meet the same barriers in the same
+// order; a thread that returns leaves the rounds. A switch between
+// coroutines is a direct hand-off, not a wake-up through the scheduler, and
+// a worker keeps its coroutines from block to block.
+
+// coThread is one thread's coroutine: next runs it to its next barrier
+// (false) or to its end (true).
+type coThread struct {
+	t    *th
+	next func() (bool, bool)
+	stop func()
+}
+
+type coWorker struct{ threads []*coThread }
+
+func (w *coWorker) release() {
+	for _, c := range w.threads {
+		if c != nil {
+			func() {
+				defer func() { _ = recover() }() // a coroutine stopped at a barrier unwinds with errAbort
+				c.stop()
+			}()
+		}
+	}
+}
+
+func (p *program) newCoThread(l *launch, bs *blockState) *coThread {
+	t := &th{r: make([]uint64, p.nslots), refs: make([][]uint64, p.nrefs), run: l, blk: bs}
+	body, lo, hi := p.entry.body, p.entry.lo, p.entry.hi
+	c := &coThread{t: t}
+	c.next, c.stop = iter.Pull(func(yield func(bool) bool) {
+		t.yield = yield
+		for {
+			clear(t.r[lo:hi])
+			body(t)
+			if !yield(true) {
+				return
+			}
+		}
+	})
+	return c
+}
+
+// blockCoroutines runs a block with barriers.
+func (p *program) blockCoroutines(l *launch, bid [3]uint32, bs *blockState, w *coWorker) {
+	var live []*coThread
 	for z := uint32(0); z < p.block[2]; z++ {
 		for y := uint32(0); y < p.block[1]; y++ {
 			for x := uint32(0); x < p.block[0]; x++ {
 				id := [3]uint64{uint64(bid[0])*uint64(p.block[0]) + uint64(x), uint64(bid[1])*uint64(p.block[1]) + uint64(y), uint64(bid[2])*uint64(p.block[2]) + uint64(z)}
-				if id[0] < uint64(l.size[0]) && id[1] < uint64(l.size[1]) && id[2] < uint64(l.size[2]) {
-					ids = append(ids, [3]uint32{x, y, z})
+				if id[0] >= uint64(l.size[0]) || id[1] >= uint64(l.size[1]) || id[2] >= uint64(l.size[2]) {
+					continue
 				}
+				j := len(live)
+				if j == len(w.threads) {
+					w.threads = append(w.threads, p.newCoThread(l, bs))
+				}
+				c := w.threads[j]
+				c.t.bid, c.t.tid = bid, [3]uint32{x, y, z}
+				c.t.id = [3]uint32{uint32(id[0]), uint32(id[1]), uint32(id[2])}
+				live = append(live, c)
 			}
 		}
 	}
-	bs.bar = newBarrier(len(ids))
-	var wg sync.WaitGroup
-	for _, tid := range ids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t := p.newThread(l)
-			t.blk, t.bid, t.tid = bs, bid, tid
-			for i := range 3 {
-				t.id[i] = bid[i]*p.block[i] + tid[i]
+	var cur *coThread
+	defer func() {
+		if r := recover(); r != nil {
+			p.fault(l, cur.t, r)
+			// The panicking coroutine is done; the worker's others are
+			// stopped when it ends (the dispatch has failed).
+		}
+	}()
+	for len(live) > 0 {
+		n := 0
+		for _, c := range live {
+			cur = c
+			done, ok := c.next()
+			if ok && !done {
+				live[n] = c
+				n++
 			}
-			defer bs.bar.leave()
-			defer p.recoverFault(l, t)
-			p.entry.body(t)
-		}()
+		}
+		live = live[:n]
 	}
-	wg.Wait()
 }
 
 // blockState is what the threads of one block share.
 type blockState struct {
 	shared [][]uint64
-	bar    *barrier
 }
 
 type abortT struct{}
@@ -386,60 +453,3 @@ type abortT struct{}
 func (abortT) String() string { return "aborted" }
 
 var errAbort any = abortT{}
-
-// barrier is a reusable barrier for the live threads of a block; a thread
-// that returns leaves it, and a failing thread aborts it.
-type barrier struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	n       int
-	waiting int
-	gen     uint64
-	broken  bool
-}
-
-func newBarrier(n int) *barrier {
-	b := &barrier{n: n}
-	b.cond = sync.NewCond(&b.mu)
-	return b
-}
-
-func (b *barrier) wait() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.broken {
-		panic(errAbort)
-	}
-	b.waiting++
-	if b.waiting >= b.n {
-		b.waiting = 0
-		b.gen++
-		b.cond.Broadcast()
-		return
-	}
-	g := b.gen
-	for g == b.gen && !b.broken {
-		b.cond.Wait()
-	}
-	if b.broken {
-		panic(errAbort)
-	}
-}
-
-func (b *barrier) leave() {
-	b.mu.Lock()
-	b.n--
-	if b.waiting > 0 && b.waiting >= b.n {
-		b.waiting = 0
-		b.gen++
-		b.cond.Broadcast()
-	}
-	b.mu.Unlock()
-}
-
-func (b *barrier) abort() {
-	b.mu.Lock()
-	b.broken = true
-	b.cond.Broadcast()
-	b.mu.Unlock()
-}
