@@ -64,10 +64,11 @@ type Device struct {
 	handles *device.HandleSpace
 	log     *slog.Logger
 
-	calls   atomic.Int64
-	closed  atomic.Bool
-	drained chan struct{}
-	done    chan struct{} // closed by Close: host waits return ErrClosed
+	calls    atomic.Int64
+	closed   atomic.Bool
+	drained  chan struct{}
+	done     chan struct{} // closed once Close has waited for the work: event waits in streams end
+	hostDone chan struct{} // closed when Close begins: host waits in flight return ErrClosed
 
 	mu   sync.Mutex
 	objs map[device.Handle]any // *buffer, *stream, *event, *shader
@@ -84,7 +85,7 @@ func New(opts device.Options) *Device {
 	if l == nil {
 		l = slog.Default()
 	}
-	return &Device{handles: device.NewHandleSpace(), log: l, drained: make(chan struct{}, 1), done: make(chan struct{}),
+	return &Device{handles: device.NewHandleSpace(), log: l, drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}),
 		objs: map[device.Handle]any{}, name: map[device.Handle]string{}}
 }
 
@@ -131,8 +132,6 @@ const granularity = 16
 func (d *Device) NativeHandle() uintptr     { return 0 }
 func (d *Device) WarpSize() uint32          { return 1 }
 func (d *Device) MemoryGranularity() uint64 { return granularity }
-func (d *Device) logger() *slog.Logger      { return d.log }
-func (d *Device) closing() <-chan struct{}  { return d.done }
 func (d *Device) handleName(h device.Handle) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -211,6 +210,7 @@ func (d *Device) Close() error {
 	if d.closed.Swap(true) {
 		return nil
 	}
+	close(d.hostDone)
 	deadline := time.Now().Add(closeTimeout)
 	for d.calls.Load() > 0 && time.Now().Before(deadline) {
 		select {

@@ -83,3 +83,32 @@ func TestFaultInBarrierKernel(t *testing.T) {
 	run(t, d, bi.Upload(ids), k.Dispatch([3]uint32{64}, bi, bo))
 	require.Eventually(t, func() bool { return runtime.NumGoroutine() <= before }, 5*time.Second, 10*time.Millisecond)
 }
+
+// TestCloseEndsHostWaits: host waits in flight return ErrClosed when Close
+// begins, not once it gives up on the work.
+func TestCloseEndsHostWaits(t *testing.T) {
+	defer cpu.SetCloseTimeout(cpu.SetCloseTimeout(200 * time.Millisecond))
+	d, err := device.Open(context.Background(), "cpu")
+	require.NoError(t, err)
+	ev, err := d.NewEvent()
+	require.NoError(t, err)
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	require.NoError(t, ev.Wait(s, 1)) // the stream waits for a value nobody signals
+	errs := make(chan error, 2)
+	go func() { errs <- ev.Synchronize(context.Background(), 1) }()
+	go func() { errs <- s.Synchronize(context.Background()) }()
+	time.Sleep(20 * time.Millisecond)
+	done := make(chan error, 1)
+	go func() { done <- d.Close() }()
+	for range 2 {
+		select {
+		case err := <-errs:
+			require.ErrorIs(t, err, device.ErrClosed)
+		case <-time.After(5 * time.Second):
+			t.Fatal("a host wait did not end when Close began")
+		}
+	}
+	require.ErrorIs(t, ev.Signal(s, 1), device.ErrClosed, "a call after Close began")
+	require.ErrorIs(t, <-done, device.ErrDeviceLost, "the stream never got its value")
+}

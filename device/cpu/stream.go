@@ -173,8 +173,8 @@ func (s *stream) callback(i int, cb func()) (err error) {
 	return nil
 }
 
-// waitFor blocks until the stream completed value, ctx is done or the device closes.
-func (s *stream) waitFor(ctx context.Context, value uint64) error {
+// waitFor blocks until the stream completed value, ctx is done or closing is.
+func (s *stream) waitFor(ctx context.Context, value uint64, closing <-chan struct{}) error {
 	for {
 		s.mu.Lock()
 		if s.completed >= value {
@@ -187,7 +187,7 @@ func (s *stream) waitFor(ctx context.Context, value uint64) error {
 		case <-ch:
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-s.d.done:
+		case <-closing:
 			return errClosed
 		}
 	}
@@ -200,7 +200,7 @@ func (s *stream) idle(deadline time.Time) bool {
 	s.mu.Lock()
 	v := s.submitted
 	s.mu.Unlock()
-	return s.waitFor(ctx, v) == nil
+	return s.waitFor(ctx, v, nil) == nil
 }
 
 func (s *stream) stop() {
@@ -253,7 +253,7 @@ func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
 	s.mu.Lock()
 	v := s.submitted
 	s.mu.Unlock()
-	if err := s.waitFor(ctx, v); err != nil {
+	if err := s.waitFor(ctx, v, d.hostDone); err != nil {
 		return fmt.Errorf("cpu: SynchronizeStream %d: %w", h, err)
 	}
 	s.mu.Lock()
@@ -397,7 +397,7 @@ func (d *Device) SynchronizeEvent(ctx context.Context, eh device.Handle, value u
 			}
 		}
 	}
-	if err := e.await(ctx, d.done, value); err != nil {
+	if err := e.await(ctx, d.hostDone, value); err != nil {
 		return fmt.Errorf("cpu: SynchronizeEvent %d: %w", eh, err)
 	}
 	return nil
