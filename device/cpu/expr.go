@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 
+	"github.com/lucent-gpu/lucent/device"
 	fe "github.com/lucent-gpu/lucent/frontend"
 )
 
@@ -14,42 +15,14 @@ type placeC struct {
 	buf   func(*th) ([]byte, int) // the element's bytes and byte offset, bounds checked
 }
 
+// argLabel names kernel argument v in faults, as device.Argument.Label
+// does, with its declaration position where the kernel came from source.
 func (c *compiler) argLabel(v *fe.Var) string {
-	i := c.params[v]
-	s := ""
+	s := device.Argument{Name: v.Name}.Label(c.params[v])
 	if v.Pos != "" {
-		s = " declared at " + v.Pos
+		s += " declared at " + v.Pos
 	}
-	return device_label(i, v.Name) + s
-}
-
-func device_label(i int, name string) string {
-	if name != "" {
-		return "argument " + itoa(i) + " (" + name + ")"
-	}
-	return "argument " + itoa(i)
-}
-
-func itoa(i int) string {
-	return string(appendInt(nil, int64(i)))
-}
-
-func appendInt(b []byte, v int64) []byte {
-	if v < 0 {
-		b = append(b, '-')
-		v = -v
-	}
-	var d [20]byte
-	i := len(d)
-	for {
-		i--
-		d[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			break
-		}
-	}
-	return append(b, d[i:]...)
+	return s
 }
 
 func (c *compiler) index(e fe.Expr) func(*th) int64 {
