@@ -1,6 +1,7 @@
 package cpu_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -135,4 +136,43 @@ func TestFaultNamesSource(t *testing.T) {
 	require.Regexp(t, `kernel Saxpy \(.*basic\.go:\d+:\d+\)`, err.Error())
 	require.ErrorContains(t, err, "argument 1 (x): index 10 out of range [0, 10)")
 	require.ErrorContains(t, err, "thread [10 0 0]")
+}
+
+// TestFaultWithValidation: a fault reported by Synchronize still orders the
+// stream's work before the host, so the validation wrapper lets the
+// buffers it used be used on another stream (it took the stream as still
+// running before, and refused that as a hazard).
+func TestFaultWithValidation(t *testing.T) {
+	d := open(t)
+	f, err := fe.Kernel1D(64, func(k *fe.K, src, dst fe.Buf[fe.U32]) {
+		i := k.DispatchID().X()
+		dst.Write(i, src.Read(i.Add(fe.U(1))))
+	}, "src", "dst")
+	require.NoError(t, err)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	src, dst := upload(t, d, make([]uint32, 100)), upload(t, d, make([]uint32, 100))
+	err = runErr(t, d, k.Dispatch([3]uint32{100}, src, dst))
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "index 100 out of range")
+	run(t, d, k.Dispatch([3]uint32{99}, src, dst)) // on another stream
+
+	// The same after a callback that panicked.
+	q, err := device.Open(context.Background(), "cpu", device.WithValidation(), quiet())
+	require.NoError(t, err)
+	defer func() { require.NoError(t, q.Close()) }()
+	b, err := device.NewBuffer[uint32](q, 4)
+	require.NoError(t, err)
+	defer b.Close()
+	s1, err := q.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s1.Close()
+	l := &device.CommandList{Commands: []device.Command{b.Upload([]uint32{1, 2, 3, 4})}}
+	l.OnDone(func() { panic("boom") })
+	require.NoError(t, s1.SubmitList(l))
+	require.ErrorIs(t, s1.Synchronize(ctxT(t)), device.ErrPanicked)
+	got := make([]uint32, 4)
+	run(t, q, b.Download(got))
+	require.Equal(t, []uint32{1, 2, 3, 4}, got)
 }

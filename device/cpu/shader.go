@@ -319,9 +319,17 @@ func (p *program) fault(l *launch, t *th, r any) {
 	if kf, ok := r.(kernelFault); ok {
 		msg = kf.msg
 	}
-	l.fail(fmt.Errorf("%w: kernel %s%s: %s, in thread %v (block %v, thread %v of the block)",
-		device.ErrInvalidArgument, p.name, at, msg, t.id, t.bid, t.tid))
+	l.fail(&faultError{fmt.Errorf("%w: kernel %s%s: %s, in thread %v (block %v, thread %v of the block)",
+		device.ErrInvalidArgument, p.name, at, msg, t.id, t.bid, t.tid)})
 }
+
+// faultError is a kernel fault: the dispatch stopped, and the stream's
+// work went on, so a Synchronize reporting it did wait for that work.
+type faultError struct{ err error }
+
+func (e *faultError) Error() string      { return e.err.Error() }
+func (e *faultError) Unwrap() error      { return e.err }
+func (e *faultError) WorkFinished() bool { return true }
 
 // blockLoop runs the threads of a block without barriers one after another.
 func (p *program) blockLoop(l *launch, bid [3]uint32, t *th) {
