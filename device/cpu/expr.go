@@ -642,6 +642,9 @@ func (c *compiler) binary(e *fe.Binary) ex {
 // forms that make up most of a loop body (a register, a constant), saving a
 // closure call per operand.
 func fastOperands(op fe.BinaryOp, s, ys *fe.Type, x, y ex) sfn {
+	if s == fe.TU32 && ys == fe.TU32 {
+		return fastU32(op, x, y)
+	}
 	if s != fe.TF32 {
 		return nil
 	}
@@ -713,6 +716,43 @@ func fastOperands(op fe.BinaryOp, s, ys *fe.Type, x, y ex) sfn {
 			return func(t *th) uint64 { return uf32(f32(t.r[a]) - f32(ys(t))) }
 		case fe.Mul:
 			return func(t *th) uint64 { return uf32(f32(t.r[a]) * f32(ys(t))) }
+		}
+	}
+	return nil
+}
+
+// fastU32 is fastOperands for u32: counters and indices.
+func fastU32(op fe.BinaryOp, x, y ex) sfn {
+	switch {
+	case x.reg > 0 && y.isLit:
+		a, c := x.reg-1, uint32(y.lit)
+		switch op {
+		case fe.Add:
+			return func(t *th) uint64 { return uint64(uint32(t.r[a]) + c) }
+		case fe.Mul:
+			return func(t *th) uint64 { return uint64(uint32(t.r[a]) * c) }
+		case fe.Lt:
+			return func(t *th) uint64 { return b2u(uint32(t.r[a]) < c) }
+		}
+	case x.reg > 0 && y.reg > 0:
+		a, b := x.reg-1, y.reg-1
+		switch op {
+		case fe.Add:
+			return func(t *th) uint64 { return uint64(uint32(t.r[a]) + uint32(t.r[b])) }
+		case fe.Mul:
+			return func(t *th) uint64 { return uint64(uint32(t.r[a]) * uint32(t.r[b])) }
+		case fe.Lt:
+			return func(t *th) uint64 { return b2u(t.r[a] < t.r[b]) }
+		}
+	case y.isLit:
+		xs, c := x.s, uint32(y.lit)
+		switch op {
+		case fe.Add:
+			return func(t *th) uint64 { return uint64(uint32(xs(t)) + c) }
+		case fe.Mul:
+			return func(t *th) uint64 { return uint64(uint32(xs(t)) * c) }
+		case fe.Lt:
+			return func(t *th) uint64 { return b2u(uint32(xs(t)) < c) }
 		}
 	}
 	return nil
