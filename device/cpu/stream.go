@@ -89,9 +89,14 @@ func (s *stream) ring() {
 	}
 }
 
-// enqueue appends it and returns its sequence number.
-func (s *stream) enqueue(it item) {
+// enqueue appends it, or fails once the stream is destroyed (its worker
+// may have ended: the item would never run).
+func (s *stream) enqueue(it item) error {
 	s.mu.Lock()
+	if s.stopping {
+		s.mu.Unlock()
+		return fmt.Errorf("stream %d: %w", s.h, device.ErrClosed)
+	}
 	s.submitted++
 	it.seq = s.submitted
 	if it.signal != nil {
@@ -100,11 +105,22 @@ func (s *stream) enqueue(it item) {
 	s.q = append(s.q, it)
 	s.mu.Unlock()
 	s.ring()
+	return nil
 }
 
 func (s *stream) worker() {
 	s.workerID.Store(goid())
-	defer close(s.exited)
+	defer func() {
+		s.d.mu.Lock()
+		for i, o := range s.d.streams { // a finished stream needs no waiting for
+			if o == s {
+				s.d.streams = append(s.d.streams[:i], s.d.streams[i+1:]...)
+				break
+			}
+		}
+		s.d.mu.Unlock()
+		close(s.exited)
+	}()
 	for {
 		s.mu.Lock()
 		for len(s.q) == 0 {
@@ -349,7 +365,9 @@ func (d *Device) SignalEvent(eh, sh device.Handle, value uint64) error {
 	if err != nil {
 		return err
 	}
-	s.enqueue(item{signal: e, value: value})
+	if err := s.enqueue(item{signal: e, value: value}); err != nil {
+		return fmt.Errorf("cpu: SignalEvent: %w", err)
+	}
 	return nil
 }
 
@@ -362,7 +380,9 @@ func (d *Device) WaitEvent(eh, sh device.Handle, value uint64) error {
 	if err != nil {
 		return err
 	}
-	s.enqueue(item{wait: e, value: value})
+	if err := s.enqueue(item{wait: e, value: value}); err != nil {
+		return fmt.Errorf("cpu: WaitEvent: %w", err)
+	}
 	return nil
 }
 
@@ -436,7 +456,9 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 			it.ops = append(it.ops, op)
 		}
 	}
-	s.enqueue(it)
+	if err := s.enqueue(it); err != nil {
+		return fmt.Errorf("cpu: Dispatch: %w", err)
+	}
 	return nil
 }
 
