@@ -77,6 +77,7 @@ type compiler struct {
 	barrier bool
 	cur     *compiledFunc
 	hoisted map[fe.Expr]int // loop-invariant expressions: their registers (hoist.go)
+	uniSlot map[*fe.Var]int // uniform arguments: their registers
 }
 
 type compiledFunc struct {
@@ -114,7 +115,7 @@ func compileKernel(f *fe.Function) (p *program, err error) {
 		return nil, fmt.Errorf("%w: %s is not a kernel", device.ErrInvalidArgument, f.Name)
 	}
 	c := &compiler{kernel: f, slots: map[*fe.Var]int{}, refs: map[*fe.Var]int{}, shared: map[*fe.Var]int{},
-		params: map[*fe.Var]int{}, funcs: map[*fe.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[fe.Expr]int{}}
+		params: map[*fe.Var]int{}, funcs: map[*fe.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[fe.Expr]int{}, uniSlot: map[*fe.Var]int{}}
 	for i, v := range f.Params {
 		switch v.Type.Kind() {
 		case fe.KindAccel:
@@ -123,6 +124,16 @@ func compileKernel(f *fe.Function) (p *program, err error) {
 		c.params[v] = i
 	}
 	p = &program{name: f.Name, pos: f.Pos, block: f.BlockSize, barrier: c.barrier, params: f.Params}
+	// Uniforms live in registers too (copied in when a worker starts a
+	// dispatch), so operations on them take the register forms.
+	p.uniSlots = make([]int, len(f.Params))
+	for i, v := range f.Params {
+		p.uniSlots[i] = -1
+		if !v.Type.IsResource() {
+			p.uniSlots[i] = c.tmp(leaves(v.Type))
+			c.uniSlot[v] = p.uniSlots[i]
+		}
+	}
 	for i, v := range f.Shared {
 		c.shared[v] = i
 		p.shared = append(p.shared, leaves(v.Type))

@@ -233,8 +233,8 @@ func (c *compiler) directComp(e *fe.Swizzle) sfn {
 			return func(t *th) uint64 { return uint64(t.run.groups[i]) }
 		}
 	case v.Kind == fe.VarArg && !v.Type.IsResource():
-		k := c.params[v]
-		return func(t *th) uint64 { return t.run.uni[k][i] }
+		o := c.uniSlot[v] + i
+		return func(t *th) uint64 { return t.r[o] }
 	}
 	return nil
 }
@@ -445,11 +445,13 @@ func (c *compiler) ref(e *fe.Ref) ex {
 		if v.Type.IsResource() {
 			refuse(unsupported("resource %s used as a value", v.Name))
 		}
-		k, n := c.params[v], leaves(v.Type)
+		o, n := c.uniSlot[v], leaves(v.Type)
 		if n == 1 {
-			return scalarEx(func(t *th) uint64 { return t.run.uni[k][0] })
+			x := scalarEx(func(t *th) uint64 { return t.r[o] })
+			x.reg = o + 1
+			return x
 		}
-		return ex{n: n, v: func(t *th, d []uint64) { copy(d, t.run.uni[k]) }}
+		return ex{n: n, v: func(t *th, d []uint64) { copy(d, t.r[o:o+n]) }}
 	}
 	return c.load(e)
 }

@@ -22,6 +22,7 @@ type program struct {
 	shared        []int // leaves of each shared variable
 	entry         *compiledFunc
 	nslots, nrefs int
+	uniSlots      []int // per argument: the register of a uniform's first leaf, or -1
 	threads       sync.Pool // of *th
 }
 
@@ -228,11 +229,23 @@ func decodeUniform(t *fe.Type, b []byte) ([]uint64, error) {
 }
 
 func (p *program) newThread(l *launch) *th {
-	if t, ok := p.threads.Get().(*th); ok {
+	t, ok := p.threads.Get().(*th)
+	if ok {
 		t.run, t.blk = l, nil
-		return t
+	} else {
+		t = &th{r: make([]uint64, p.nslots), refs: make([][]uint64, p.nrefs), run: l}
 	}
-	return &th{r: make([]uint64, p.nslots), refs: make([][]uint64, p.nrefs), run: l}
+	p.loadUniforms(t, l)
+	return t
+}
+
+// loadUniforms copies the dispatch's uniform arguments into t's registers.
+func (p *program) loadUniforms(t *th, l *launch) {
+	for i, o := range p.uniSlots {
+		if o >= 0 {
+			copy(t.r[o:], l.uni[i])
+		}
+	}
 }
 
 func (p *program) freeThread(t *th) {
@@ -393,6 +406,7 @@ func (w *coWorker) release() {
 
 func (p *program) newCoThread(l *launch, bs *blockState) *coThread {
 	t := &th{r: make([]uint64, p.nslots), refs: make([][]uint64, p.nrefs), run: l, blk: bs}
+	p.loadUniforms(t, l)
 	body, lo, hi := p.entry.body, p.entry.lo, p.entry.hi
 	c := &coThread{t: t}
 	c.next, c.stop = iter.Pull(func(yield func(bool) bool) {
