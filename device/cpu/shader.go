@@ -22,7 +22,7 @@ type program struct {
 	shared        []int // leaves of each shared variable
 	entry         *compiledFunc
 	nslots, nrefs int
-	uniSlots      []int // per argument: the register of a uniform's first leaf, or -1
+	uniSlots      []int     // per argument: the register of a uniform's first leaf, or -1
 	threads       sync.Pool // of *th
 }
 
