@@ -140,7 +140,6 @@ func TestBindlessTextureNativeFormats(t *testing.T) {
 // through the linear mirrors kept for such kernels.
 func TestBindlessTextureAheadOfTimeOnNative(t *testing.T) {
 	d := openDevice(t)
-	skipOn(t, d, "cpu", "ahead-of-time records hold SPIR-V, which the cpu backend does not run")
 	f, err := bindlessTexKernel()
 	require.NoError(t, err)
 	store := shadercache.NewMemory()

@@ -20,8 +20,9 @@
 // zero past a slot's range, sampling as kernel.Texture2D).
 //
 // Not implemented (refused with errors wrapping device.ErrUnsupported that
-// name what): Custom commands, SPIR-V shaders (so ahead-of-time records and
-// lucentc launchers), and f16 arithmetic in kernels. The subgroup size is 1.
+// name what): Custom commands, SPIR-V shaders (ahead-of-time records and
+// lucentc launchers run through the IR they carry), and f16 arithmetic in
+// kernels. The subgroup size is 1.
 package cpu
 
 import (
