@@ -22,6 +22,8 @@ test: setup
 	$(GO) test -count=1 -timeout 30m ./...
 	$(GO) test -run '^$$' -fuzz FuzzNewShader -fuzztime 10s -fuzzminimizetime 0s ./device/vulkan
 	$(GO) test -count=1 -race -timeout 30m $(RACE_PKGS)
+	@echo "== the kernel suites again on the cpu backend"
+	LUCENT_TEST_BACKEND=cpu $(GO) test -count=1 -race -timeout 30m ./device/
 	@if [ -f "$(LAVAPIPE_NEXT)" ]; then \
 	  echo "== the device suites again on $$(cat $(dir $(LAVAPIPE_NEXT))VERSION) lavapipe (native descriptor indexing)"; \
 	  VK_DRIVER_FILES=$(LAVAPIPE_NEXT) LUCENT_EXPECT_SAMPLING=native $(GO) test -count=1 -timeout 30m $(NEXT_PKGS); \

@@ -14,12 +14,13 @@ import (
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
-// openDevice opens the default Vulkan device with the validation layer on;
-// any validation error fails the test.
+// openDevice opens the default device of the backend under test
+// (testBackend: Vulkan unless LUCENT_TEST_BACKEND says otherwise) with the
+// validation layer on; any validation error fails the test.
 func openDevice(t *testing.T) *device.Device {
 	t.Helper()
 	var mu sync.Mutex
-	d, err := device.Open(context.Background(), "vulkan",
+	d, err := device.Open(context.Background(), testBackend(),
 		device.WithValidationLayer(true),
 		device.WithDebug(func(m device.DebugMessage) {
 			if m.Severity == device.SeverityError {

@@ -673,13 +673,24 @@ func (v *Validator) SynchronizeStream(ctx context.Context, stream Handle) error 
 	}
 	t := s.tick
 	v.mu.Unlock()
-	if err := v.inner.SynchronizeStream(ctx, stream); err != nil {
+	err = v.inner.SynchronizeStream(ctx, stream)
+	if err != nil && !workFinished(err) {
 		return err
 	}
 	v.mu.Lock()
 	v.host.join(clock{stream: t})
 	v.mu.Unlock()
-	return nil
+	return err
+}
+
+// workFinished reports whether an error of SynchronizeStream still saw the
+// stream's work finish: a callback that panicked (ErrPanicked), or a failure
+// a backend reports with an error whose WorkFinished method says so (a
+// kernel fault on the cpu backend). The work is then ordered before the
+// host all the same.
+func workFinished(err error) bool {
+	var f interface{ WorkFinished() bool }
+	return errors.Is(err, ErrPanicked) || errors.As(err, &f) && f.WorkFinished()
 }
 
 func (v *Validator) eventAndStream(op string, event, stream Handle) (*vres, error) {

@@ -1,0 +1,472 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/lucent-gpu/lucent/device"
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+// The kernel compiler: each node of the kernel AST becomes one Go closure,
+// built once at CreateShader; running a thread calls the closures, with no
+// look at the AST. Values are flattened to scalar leaves, each a uint64
+// holding the scalar's bits at its own width (a float32 as its IEEE bits,
+// integers zero-extended), as in frontend/interp, the oracle.
+//
+// Every variable and every temporary of a kernel and of the callables it
+// reaches has a fixed range of slots in the thread's register file (the
+// language has no recursion, so no function is active twice in one thread).
+
+// th is one thread's state.
+type th struct {
+	r    []uint64   // the register file
+	refs [][]uint64 // by-reference parameters, bound at each call
+	id   [3]uint32  // dispatch id
+	tid  [3]uint32  // thread id in the block
+	bid  [3]uint32  // block id
+	blk  *blockState
+	run  *launch
+	// yield, in a kernel with barriers, suspends the thread's coroutine at
+	// a barrier (false) or at its end (true); false back means stop.
+	yield func(bool) bool
+}
+
+type flow uint8
+
+const (
+	next flow = iota
+	brk
+	cont
+	ret
+)
+
+type sfn = func(*th) uint64    // a scalar expression
+type vfn = func(*th, []uint64) // an expression of n leaves, written to dst
+type stmtFn = func(*th) flow
+
+// ex is a compiled expression: s for scalars, v for anything (n leaves).
+type ex struct {
+	s sfn
+	v vfn
+	n int
+	// For the operand forms of fastOperands: reg is 1 + the register of an
+	// expression that reads one register (0 otherwise), lit a constant's.
+	reg   int
+	isLit bool
+	lit   uint64
+}
+
+func scalarEx(s sfn) ex { return ex{s: s, v: func(t *th, d []uint64) { d[0] = s(t) }, n: 1} }
+
+// unsupported is an error for what the cpu backend does not compile.
+func unsupported(format string, args ...any) error {
+	return fmt.Errorf("%w: cpu backend: %s", device.ErrUnsupported, fmt.Sprintf(format, args...))
+}
+
+type compiler struct {
+	kernel  *fe.Function
+	nslots  int
+	slots   map[*fe.Var]int // locals and by-value parameters
+	refs    map[*fe.Var]int // by-reference parameters: index into th.refs
+	nrefs   int
+	shared  map[*fe.Var]int // index into blockState.shared
+	params  map[*fe.Var]int // kernel arguments: index into launch
+	funcs   map[*fe.Function]*compiledFunc
+	barrier bool
+	cur     *compiledFunc
+	hoisted map[fe.Expr]int // loop-invariant expressions: their registers (hoist.go)
+	uniSlot map[*fe.Var]int // uniform arguments: their registers
+}
+
+type compiledFunc struct {
+	f         *fe.Function
+	body      stmtFn
+	lo, hi    int // the slot range of its locals (zeroed at entry)
+	params    []int
+	res, nres int
+}
+
+// kernelFault is a checked error raised inside a thread.
+type kernelFault struct{ msg string }
+
+func fault(format string, args ...any) { panic(kernelFault{fmt.Sprintf(format, args...)}) }
+
+func (c *compiler) tmp(n int) int {
+	o := c.nslots
+	c.nslots += n
+	return o
+}
+
+// compileKernel compiles kernel f.
+func compileKernel(f *fe.Function) (p *program, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(compileErr); ok {
+				p, err = nil, e.err
+				return
+			}
+			// A kernel shape the compiler did not foresee: refused, never a crash.
+			p, err = nil, unsupported("kernel %s: %v", f.Name, r)
+		}
+	}()
+	if f.Kind != fe.KernelFunc {
+		return nil, fmt.Errorf("%w: %s is not a kernel", device.ErrInvalidArgument, f.Name)
+	}
+	c := &compiler{kernel: f, slots: map[*fe.Var]int{}, refs: map[*fe.Var]int{}, shared: map[*fe.Var]int{},
+		params: map[*fe.Var]int{}, funcs: map[*fe.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[fe.Expr]int{}, uniSlot: map[*fe.Var]int{}}
+	for i, v := range f.Params {
+		switch v.Type.Kind() {
+		case fe.KindAccel:
+			return nil, unsupported("kernel %s: argument %s of type %s", f.Name, v.Name, v.Type)
+		}
+		c.params[v] = i
+	}
+	p = &program{name: f.Name, pos: f.Pos, block: f.BlockSize, barrier: c.barrier, params: f.Params}
+	// Uniforms live in registers too (copied in when a worker starts a
+	// dispatch), so operations on them take the register forms.
+	p.uniSlots = make([]int, len(f.Params))
+	for i, v := range f.Params {
+		p.uniSlots[i] = -1
+		if !v.Type.IsResource() {
+			p.uniSlots[i] = c.tmp(leaves(v.Type))
+			c.uniSlot[v] = p.uniSlots[i]
+		}
+	}
+	for i, v := range f.Shared {
+		c.shared[v] = i
+		p.shared = append(p.shared, leaves(v.Type))
+	}
+	kf := c.function(f)
+	p.entry = kf
+	p.nslots = c.nslots
+	p.nrefs = c.nrefs
+	return p, nil
+}
+
+type compileErr struct{ err error }
+
+func refuse(err error) { panic(compileErr{err}) }
+
+func (c *compiler) function(f *fe.Function) *compiledFunc {
+	if cf, ok := c.funcs[f]; ok {
+		return cf
+	}
+	cf := &compiledFunc{f: f}
+	c.funcs[f] = cf
+	if f.Kind == fe.CallableFunc {
+		for _, p := range f.Params {
+			if p.Kind == fe.VarRefParam {
+				c.refs[p] = c.nrefs
+				cf.params = append(cf.params, -1)
+				c.nrefs++
+				continue
+			}
+			o := c.tmp(leaves(p.Type))
+			c.slots[p] = o
+			cf.params = append(cf.params, o)
+		}
+		if f.Result != nil && f.Result != fe.TVoid {
+			cf.nres = leaves(f.Result)
+			cf.res = c.tmp(cf.nres)
+		}
+	}
+	cf.lo = c.nslots
+	for _, l := range f.Locals {
+		c.slots[l] = c.tmp(leaves(l.Type))
+	}
+	cf.hi = c.nslots
+	prev, hoisted := c.cur, c.hoisted
+	c.cur, c.hoisted = cf, map[fe.Expr]int{} // a callee's loops hoist on their own
+	cf.body = c.block(f.Body)
+	c.cur, c.hoisted = prev, hoisted
+	return cf
+}
+
+func (c *compiler) block(b *fe.Block) stmtFn {
+	if b == nil || len(b.Stmts) == 0 {
+		return func(*th) flow { return next }
+	}
+	var fns []stmtFn
+	for _, s := range b.Stmts {
+		if _, ok := s.(*fe.Comment); ok {
+			continue
+		}
+		fns = append(fns, c.stmt(s))
+	}
+	switch len(fns) {
+	case 0:
+		return func(*th) flow { return next }
+	case 1:
+		return fns[0]
+	}
+	return func(t *th) flow {
+		for _, f := range fns {
+			if fl := f(t); fl != next {
+				return fl
+			}
+		}
+		return next
+	}
+}
+
+func (c *compiler) cond(e fe.Expr) func(*th) bool {
+	s := c.expr(e).s
+	if b, ok := e.(*fe.Binary); ok && b.X.Type() == fe.TU32 && b.Y.Type() == fe.TU32 {
+		x, y := c.expr(b.X).s, c.expr(b.Y).s
+		switch b.Op {
+		case fe.Lt:
+			return func(t *th) bool { return x(t) < y(t) }
+		case fe.Ge:
+			return func(t *th) bool { return x(t) >= y(t) }
+		}
+	}
+	return func(t *th) bool { return s(t) != 0 }
+}
+
+func (c *compiler) stmt(s fe.Stmt) stmtFn {
+	switch s := s.(type) {
+	case *fe.Block:
+		return c.block(s)
+	case *fe.If:
+		cond, then, els := c.cond(s.Cond), c.block(s.Then), c.block(s.Else)
+		return func(t *th) flow {
+			if cond(t) {
+				return then(t)
+			}
+			return els(t)
+		}
+	case *fe.Loop:
+		pre, added := c.hoist(s.Body)
+		body := c.block(s.Body)
+		c.unhoist(added)
+		loop := func(t *th) flow {
+			for {
+				if t.run.failed.Load() || t.run.stop.Load() {
+					panic(errAbort) // a closing device, or a fault in another thread
+				}
+				switch body(t) {
+				case brk:
+					return next
+				case ret:
+					return ret
+				}
+			}
+		}
+		return withPre(pre, loop)
+	case *fe.For:
+		pre, added := c.hoist(s.Cond, s.Body, s.Update)
+		cond, body, upd := c.cond(s.Cond), c.block(s.Body), c.block(s.Update)
+		c.unhoist(added)
+		loop := func(t *th) flow {
+			for cond(t) {
+				if t.run.failed.Load() || t.run.stop.Load() {
+					panic(errAbort)
+				}
+				switch body(t) {
+				case brk:
+					return next
+				case ret:
+					return ret
+				}
+				upd(t)
+			}
+			return next
+		}
+		return withPre(pre, loop)
+	case *fe.Switch:
+		tag := c.expr(s.Tag).s
+		tt := s.Tag.Type()
+		idx := map[int64]int{}
+		bodies := make([]stmtFn, len(s.Cases)+1)
+		for i, cs := range s.Cases {
+			bodies[i] = c.block(cs.Body)
+			for _, v := range cs.Values {
+				if _, dup := idx[v]; !dup {
+					idx[v] = i
+				}
+			}
+		}
+		def := len(s.Cases)
+		bodies[def] = c.block(s.Default)
+		return func(t *th) flow {
+			v := int64(signExtend(tag(t), tt))
+			if tt == fe.TU32 {
+				v = int64(uint32(v))
+			}
+			i, ok := idx[v]
+			if !ok {
+				i = def
+			}
+			if fl := bodies[i](t); fl == ret || fl == cont {
+				return fl
+			}
+			return next
+		}
+	case *fe.Break:
+		return func(*th) flow { return brk }
+	case *fe.Continue:
+		return func(*th) flow { return cont }
+	case *fe.Return:
+		cf := c.cur
+		if s.Value == nil || cf.nres == 0 {
+			return func(*th) flow { return ret }
+		}
+		v := c.expr(s.Value)
+		res, n := cf.res, cf.nres
+		if v.n == 1 {
+			sv := v.s
+			return func(t *th) flow { t.r[res] = sv(t); return ret }
+		}
+		vv := v.v
+		return func(t *th) flow { vv(t, t.r[res:res+n]); return ret }
+	case *fe.Assign:
+		return c.assign(s)
+	case *fe.ExprStmt:
+		x := c.expr(s.X)
+		if x.n == 0 {
+			vv := x.v
+			return func(t *th) flow { vv(t, nil); return next }
+		}
+		tmp := c.tmp(x.n)
+		vv, n := x.v, x.n
+		return func(t *th) flow { vv(t, t.r[tmp:tmp+n]); return next }
+	}
+	refuse(unsupported("statement %T", s))
+	return nil
+}
+
+// withPre runs pre (the loop's hoisted expressions), then the loop.
+func withPre(pre func(*th), loop stmtFn) stmtFn {
+	if pre == nil {
+		return loop
+	}
+	return func(t *th) flow { pre(t); return loop(t) }
+}
+
+func (c *compiler) unhoist(added []fe.Expr) {
+	for _, e := range added {
+		delete(c.hoisted, e)
+	}
+}
+
+func (c *compiler) assign(s *fe.Assign) stmtFn {
+	src := c.expr(s.Src)
+	if k, idx, label, ok := c.word32(s.Dst); ok {
+		sv := src.s
+		return func(t *th) flow {
+			v := sv(t)
+			b := t.run.bufs[k]
+			i := idx(t)
+			if n := uint64(len(b)) / 4; i >= n {
+				fault("%s: index %d out of range [0, %d)", label, i, n)
+			}
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+			return next
+		}
+	}
+	pl := c.place(s.Dst)
+	n := src.n
+	if pl.buf != nil {
+		st := pl.store(s.Dst.Type())
+		if n == 1 {
+			sv := src.s
+			return func(t *th) flow { st(t, sv(t), nil); return next }
+		}
+		tmp := c.tmp(n)
+		vv := src.v
+		return func(t *th) flow {
+			d := t.r[tmp : tmp+n]
+			vv(t, d)
+			st(t, 0, d)
+			return next
+		}
+	}
+	if pl.local >= 0 && n == 1 {
+		o, sv := pl.local, src.s
+		return func(t *th) flow { t.r[o] = sv(t); return next }
+	}
+	mem := pl.mem
+	if n == 1 {
+		sv := src.s
+		return func(t *th) flow {
+			v := sv(t)
+			m, o := mem(t)
+			m[o] = v
+			return next
+		}
+	}
+	tmp := c.tmp(n)
+	vv := src.v
+	return func(t *th) flow {
+		d := t.r[tmp : tmp+n]
+		vv(t, d)
+		m, o := mem(t)
+		copy(m[o:o+n], d)
+		return next
+	}
+}
+
+// leaves is the number of scalars of t.
+func leaves(t *fe.Type) int {
+	switch t.Kind() {
+	case fe.KindVector:
+		return t.Len()
+	case fe.KindMatrix, fe.KindArray:
+		return t.Len() * leaves(t.Elem())
+	case fe.KindStruct:
+		n := 0
+		for _, f := range t.Fields() {
+			n += leaves(f.Type)
+		}
+		return n
+	case fe.KindVoid:
+		return 0
+	}
+	return 1
+}
+
+func signExtend(v uint64, t *fe.Type) uint64 {
+	s := t.Scalar()
+	if s.Kind() != fe.KindInt || s.Bits() == 64 {
+		return v
+	}
+	sh := 64 - uint(s.Bits())
+	return uint64(int64(v<<sh) >> sh)
+}
+
+func trunc(v uint64, t *fe.Type) uint64 {
+	if t.Bits() >= 64 || t == fe.TBool {
+		return v
+	}
+	return v & (1<<uint(t.Bits()) - 1)
+}
+
+// checkFloat refuses float arithmetic the backend does not do (f16).
+func checkFloat(t *fe.Type, what string) {
+	if s := t.Scalar(); s.Kind() == fe.KindFloat && s.Bits() != 32 && s.Bits() != 64 {
+		refuse(unsupported("%s on %s (f16 arithmetic)", what, t))
+	}
+}
+
+func toF(v uint64, t *fe.Type) float64 {
+	if t.Bits() == 32 {
+		return float64(math.Float32frombits(uint32(v)))
+	}
+	return math.Float64frombits(v)
+}
+
+func fromF(x float64, t *fe.Type) uint64 {
+	if t.Bits() == 32 {
+		return uint64(math.Float32bits(float32(x)))
+	}
+	return math.Float64bits(x)
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,282 @@
+// Package cpu is lucent's pure-Go backend, registered as "cpu": buffers in Go
+// memory, streams that run their command lists in order on one goroutine
+// each, events as timeline values, and kernels compiled once from the
+// kernel AST into Go closures whose blocks run across GOMAXPROCS workers.
+//
+// It needs no driver and no cgo, so a lucent program runs wherever Go runs:
+//
+//	import _ "github.com/lucent-gpu/lucent/device/cpu"
+//	d, err := device.Open(ctx, "cpu")
+//
+// Kernels are checked by default: an out-of-range buffer, shared or local
+// array access, or an integer division by zero stops the dispatch, and the
+// stream's next Synchronize returns an error naming the kernel, the argument,
+// the index and the thread.
+//
+// Textures (2D and 3D, every format, mip levels) are Go memory too; kernels
+// read, write, size and sample storage textures, converting texels and
+// filtering as the Vulkan backend does. Bindless arrays hold buffer ranges
+// and 2D textures with samplers, on the emulated path's rules (formats,
+// zero past a slot's range, sampling as kernel.Texture2D).
+//
+// Not implemented (refused with errors wrapping device.ErrUnsupported that
+// name what): Custom commands, SPIR-V shaders (ahead-of-time records and
+// lucentc launchers run through the IR they carry), and f16 arithmetic in
+// kernels. The subgroup size is 1.
+package cpu
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lucent-gpu/lucent/device"
+)
+
+func init() { device.Register("cpu", factory{}) }
+
+type factory struct{}
+
+func adapter() device.Adapter {
+	return device.Adapter{Index: 0, Name: fmt.Sprintf("lucent cpu (%d threads)", runtime.GOMAXPROCS(0)),
+		Type: device.AdapterCPU, Driver: "lucent cpu backend (pure Go, " + runtime.Version() + ")", APIVersion: "1.0"}
+}
+
+func (factory) Enumerate(ctx context.Context, opts device.Options) ([]device.Adapter, error) {
+	return []device.Adapter{adapter()}, nil
+}
+
+func (factory) Open(ctx context.Context, opts device.Options) (device.Interface, error) {
+	if opts.DeviceIndex != 0 && opts.DeviceIndex != -1 {
+		return nil, fmt.Errorf("cpu: %w: adapter %d (there is one, #0)", device.ErrInvalidArgument, opts.DeviceIndex)
+	}
+	return New(opts), nil
+}
+
+// closeTimeout bounds how long Close waits for submitted work.
+var closeTimeout = 10 * time.Second
+
+// Device is an open cpu device. It implements device.Interface.
+type Device struct {
+	handles *device.HandleSpace
+	log     *slog.Logger
+
+	calls    atomic.Int64
+	closed   atomic.Bool
+	drained  chan struct{}
+	done     chan struct{} // closed once Close has waited for the work: event waits in streams end
+	hostDone chan struct{} // closed when Close begins: host waits in flight return ErrClosed
+
+	mu   sync.Mutex
+	objs map[device.Handle]any // *buffer, *stream, *event, *shader
+	name map[device.Handle]string
+
+	inCallback atomic.Int32 // callbacks running now, on any stream
+	abandon    atomic.Bool  // set when Close gives up waiting: running kernels stop at their next loop iteration
+	streams    []*stream    // every stream made, destroyed or not (Close waits for all)
+}
+
+// New opens a cpu device (device.Open(ctx, "cpu") is the usual way in).
+func New(opts device.Options) *Device {
+	l := opts.Logger
+	if l == nil {
+		l = slog.Default()
+	}
+	return &Device{handles: device.NewHandleSpace(), log: l, drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}),
+		objs: map[device.Handle]any{}, name: map[device.Handle]string{}}
+}
+
+var errClosed = fmt.Errorf("cpu: device: %w", device.ErrClosed)
+
+// enter admits a call, or fails with ErrClosed once Close began.
+func (d *Device) enter() error {
+	d.calls.Add(1)
+	if d.closed.Load() {
+		d.exit()
+		return errClosed
+	}
+	return nil
+}
+
+func (d *Device) exit() {
+	if d.calls.Add(-1) == 0 && d.closed.Load() {
+		select {
+		case d.drained <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Capabilities reports what the backend does: no subgroups beyond size 1,
+// no textures or bindless arrays.
+func (d *Device) Capabilities() device.Capabilities {
+	return device.Capabilities{
+		Backend: "cpu", Adapter: adapter(), WarpSize: 1, Subgroups: true,
+		MaxWorkgroupSize: [3]uint32{1024, 1024, 64}, MaxWorkgroupInvocations: 1024,
+		MaxWorkgroupCount: [3]uint32{1<<32 - 1, 1<<32 - 1, 1<<32 - 1}, MaxSharedMemory: 64 << 10,
+		MaxPushConstantSize: 128, MaxStorageBufferRange: 1<<32 - 1, MaxBufferSize: 1 << 40,
+		MemoryGranularity: granularity, TimelineSemaphores: true, ScalarBlockLayout: true, BufferDeviceAddress: true,
+		Float64: true, Int8: true, Int16: true, Int64: true, Storage8: true, Storage16: true,
+		AtomicFloat32Add: true, AtomicInt64: true,
+		Bindless: device.PathEmulated, Sampling: device.PathEmulated,
+	}
+}
+
+// granularity is the alignment of buffer offsets: a view's elements are then
+// aligned for the atomics of sync/atomic.
+const granularity = 16
+
+func (d *Device) NativeHandle() uintptr     { return 0 }
+func (d *Device) WarpSize() uint32          { return 1 }
+func (d *Device) MemoryGranularity() uint64 { return granularity }
+func (d *Device) handleName(h device.Handle) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.name[h]
+}
+
+func (d *Device) SetName(h device.Handle, name string) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if _, ok := d.objs[h]; !ok {
+		return fmt.Errorf("cpu: SetName: %w", d.handles.Missing(h, "resource"))
+	}
+	d.name[h] = name
+	return nil
+}
+
+func (d *Device) add(o any) device.Handle {
+	h := d.handles.New()
+	d.mu.Lock()
+	d.objs[h] = o
+	d.mu.Unlock()
+	return h
+}
+
+// lookup returns the live object of h as a T, or an error naming kind.
+func lookup[T any](d *Device, h device.Handle, kind string) (T, error) {
+	d.mu.Lock()
+	o, ok := d.objs[h]
+	d.mu.Unlock()
+	t, isT := o.(T)
+	if !ok {
+		return t, d.handles.Missing(h, kind)
+	}
+	if !isT {
+		return t, fmt.Errorf("%w: handle %d is not a %s", device.ErrInvalidArgument, h, kind)
+	}
+	return t, nil
+}
+
+// remove destroys h's object; resources in flight stay alive through the
+// command lists that hold them (Go's collector releases them after).
+func remove[T any](d *Device, h device.Handle, kind string) (T, error) {
+	var zero T
+	if err := d.enter(); err != nil {
+		return zero, err
+	}
+	defer d.exit()
+	o, err := lookup[T](d, h, kind)
+	if err != nil {
+		return zero, fmt.Errorf("cpu: Destroy: %w", err)
+	}
+	d.mu.Lock()
+	delete(d.objs, h)
+	delete(d.name, h)
+	d.mu.Unlock()
+	return o, nil
+}
+
+// CloseAllowed refuses Close from a callback of one of the device's streams.
+func (d *Device) CloseAllowed() error {
+	if s := d.callbackStream(); s != nil {
+		return fmt.Errorf("cpu: Close: %w: called from a callback of stream %d, it would wait for that callback", device.ErrInvalidArgument, s.h)
+	}
+	return nil
+}
+
+// Close waits (at most closeTimeout) for submitted work and releases the device.
+func (d *Device) Close() error {
+	if err := d.CloseAllowed(); err != nil {
+		return err
+	}
+	if d.closed.Swap(true) {
+		return nil
+	}
+	close(d.hostDone)
+	deadline := time.Now().Add(closeTimeout)
+	for d.calls.Load() > 0 && time.Now().Before(deadline) {
+		select {
+		case <-d.drained:
+		case <-time.After(time.Millisecond):
+		}
+	}
+	d.mu.Lock()
+	streams := append([]*stream(nil), d.streams...)
+	d.mu.Unlock()
+	for _, s := range streams {
+		if !s.idle(deadline) {
+			d.abandon.Store(true)
+			close(d.done)
+			for _, s := range streams {
+				s.stop()
+			}
+			return fmt.Errorf("cpu: Close: stream %d still runs work after %v: %w", s.h, closeTimeout, device.ErrDeviceLost)
+		}
+	}
+	close(d.done)
+	for _, s := range streams {
+		s.stop()
+	}
+	d.mu.Lock()
+	d.objs = map[device.Handle]any{}
+	d.mu.Unlock()
+	return nil
+}
+
+// buffer is a device buffer: Go memory, 8-byte aligned for atomics.
+type buffer struct {
+	data []byte
+	back []uint64 // keeps the aligned backing
+}
+
+func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.exit()
+	if desc.Size == 0 {
+		return 0, fmt.Errorf("cpu: CreateBuffer: %w: size 0", device.ErrInvalidArgument)
+	}
+	if desc.Size > d.Capabilities().MaxBufferSize {
+		return 0, fmt.Errorf("cpu: CreateBuffer: %w: %d bytes, more than the backend's %d", device.ErrOutOfMemory, desc.Size, d.Capabilities().MaxBufferSize)
+	}
+	b, err := newBuffer(desc.Size)
+	if err != nil {
+		return 0, fmt.Errorf("cpu: CreateBuffer(%d bytes): %w", desc.Size, err)
+	}
+	return d.add(b), nil
+}
+
+func newBuffer(size uint64) (b *buffer, err error) {
+	defer func() {
+		if recover() != nil {
+			b, err = nil, device.ErrOutOfMemory
+		}
+	}()
+	back := make([]uint64, (size+7)/8)
+	return &buffer{back: back, data: bytesOf(back)[:size]}, nil
+}
+
+func (d *Device) DestroyBuffer(h device.Handle) error {
+	_, err := remove[*buffer](d, h, "buffer")
+	return err
+}

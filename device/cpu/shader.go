@@ -1,0 +1,477 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"iter"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lucent-gpu/lucent/device"
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+// program is a compiled kernel.
+type program struct {
+	name, pos     string
+	block         [3]uint32
+	barrier       bool
+	params        []*fe.Var
+	shared        []int // leaves of each shared variable
+	entry         *compiledFunc
+	nslots, nrefs int
+	uniSlots      []int     // per argument: the register of a uniform's first leaf, or -1
+	threads       sync.Pool // of *th
+}
+
+type shader struct {
+	prog *program
+	sig  device.Signature
+}
+
+func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
+	if err := d.enter(); err != nil {
+		return 0, device.Signature{}, err
+	}
+	defer d.exit()
+	if desc.Kernel == nil {
+		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader: %w: SPIR-V modules do not run on the cpu backend (it compiles lucent kernels: ShaderDesc.Kernel)", device.ErrUnsupported)
+	}
+	f := desc.Kernel
+	if desc.Signature == nil {
+		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader: %w: kernel %s without its signature", device.ErrInvalidArgument, f.Name)
+	}
+	if err := f.Validate(); err != nil {
+		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w", f.Name, err)
+	}
+	start := time.Now()
+	p, err := compileKernel(f)
+	if err != nil {
+		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w", f.Name, err)
+	}
+	sig := *desc.Signature
+	if len(sig.Args) != len(f.Params) {
+		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w: signature has %d arguments, kernel %d", f.Name, device.ErrInvalidArgument, len(sig.Args), len(f.Params))
+	}
+	if desc.Report != nil {
+		*desc.Report = device.ShaderReport{CodegenTime: time.Since(start)}
+	}
+	return d.add(&shader{prog: p, sig: sig}), sig, nil
+}
+
+func (d *Device) DestroyShader(h device.Handle) error {
+	_, err := remove[*shader](d, h, "shader")
+	return err
+}
+
+// launch is one dispatch's arguments and outcome.
+type launch struct {
+	prog                *program
+	bufs                [][]byte
+	uni                 [][]uint64
+	texs                []*texView
+	binds               [][]bslot // bindless arrays: their slots when the dispatch was submitted
+	size, block, groups [3]uint32
+	indirect            bool
+
+	// Every loop iteration polls failed (a fault in another thread) and
+	// stop (the device's: Close gave up waiting), and ends the dispatch.
+	stop   *atomic.Bool
+	failed atomic.Bool
+	mu     sync.Mutex
+	err    error
+}
+
+func (l *launch) fail(err error) {
+	l.mu.Lock()
+	if l.err == nil {
+		l.err = err
+	}
+	l.mu.Unlock()
+	l.failed.Store(true)
+}
+
+func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error) {
+	sh, err := lookup[*shader](d, c.Shader, "shader")
+	if err != nil {
+		return nil, err
+	}
+	p := sh.prog
+	if len(c.Args) != len(p.params) {
+		return nil, fmt.Errorf("%w: kernel %s takes %d argument(s), got %d", device.ErrInvalidArgument, p.name, len(p.params), len(c.Args))
+	}
+	l := &launch{prog: p, bufs: make([][]byte, len(c.Args)), uni: make([][]uint64, len(c.Args)), block: p.block}
+	l.stop = &d.abandon
+	for i, a := range c.Args {
+		v := p.params[i]
+		label := argLabel{&sh.sig.Args[i], i}
+		switch v.Type.Kind() {
+		case fe.KindBindless:
+			if a.Kind != device.ArgBindlessArray {
+				return nil, fmt.Errorf("%w: %v: kernel expects a bindless array, got a %s", device.ErrInvalidArgument, label, a.Kind)
+			}
+			arr, err := lookup[*bindless](d, a.Handle, "bindless array")
+			if err != nil {
+				return nil, fmt.Errorf("%v: %w", label, err)
+			}
+			if err := arr.check(); err != nil {
+				return nil, fmt.Errorf("%v: bindless array %d: %w", label, a.Handle, err)
+			}
+			if l.binds == nil {
+				l.binds = make([][]bslot, len(c.Args))
+			}
+			l.binds[i] = arr.snapshot()
+		case fe.KindTexture:
+			if a.Kind != device.ArgTexture {
+				return nil, fmt.Errorf("%w: %v: kernel expects a storage texture, got a %s", device.ErrInvalidArgument, label, a.Kind)
+			}
+			tx, err := lookup[*texture](d, a.Handle, "texture")
+			if err != nil {
+				return nil, fmt.Errorf("%v: %w", label, err)
+			}
+			if a.Level >= tx.desc.Levels {
+				return nil, fmt.Errorf("%w: %v: level %d of the %d-level texture %d", device.ErrInvalidArgument, label, a.Level, tx.desc.Levels, a.Handle)
+			}
+			if int(tx.desc.Dim) != v.Type.Len() {
+				return nil, fmt.Errorf("%w: %v: kernel expects a %dD texture, got %dD", device.ErrInvalidArgument, label, v.Type.Len(), tx.desc.Dim)
+			}
+			if l.texs == nil {
+				l.texs = make([]*texView, len(c.Args))
+			}
+			l.texs[i] = &texView{data: tx.levels[a.Level], ext: tx.desc.LevelExtent(a.Level), format: tx.desc.Format, label: label.String()}
+		case fe.KindBuffer:
+			if a.Kind != device.ArgBuffer {
+				return nil, fmt.Errorf("%w: %s: kernel expects a buffer, got a %s", device.ErrInvalidArgument, label, a.Kind)
+			}
+			b, err := lookup[*buffer](d, a.Handle, "buffer")
+			if err != nil {
+				return nil, fmt.Errorf("%v: %w", label, err)
+			}
+			size := a.Size
+			if size == device.WholeSize {
+				if a.Offset > uint64(len(b.data)) {
+					return nil, fmt.Errorf("%w: %s: offset %d past buffer %d's %d bytes", device.ErrInvalidArgument, label, a.Offset, a.Handle, len(b.data))
+				}
+				size = uint64(len(b.data)) - a.Offset
+			}
+			span, err := d.span(a.Handle, a.Offset, size, label)
+			if err != nil {
+				return nil, err
+			}
+			l.bufs[i] = span
+		default:
+			if a.Kind != device.ArgUniform {
+				return nil, fmt.Errorf("%w: %s: kernel expects a uniform %s, got a %s", device.ErrInvalidArgument, label, v.Type, a.Kind)
+			}
+			vals, err := decodeUniform(v.Type, a.Uniform)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %v", device.ErrInvalidArgument, label, err)
+			}
+			l.uni[i] = vals
+		}
+	}
+	var ind []byte
+	if c.Indirect != 0 {
+		ind, err = d.span(c.Indirect, c.IndirectOffset, 12, "indirect buffer")
+		if err != nil {
+			return nil, err
+		}
+		l.indirect = true
+	} else {
+		for i := range 3 {
+			s := max(c.Size[i], 1)
+			l.size[i] = s
+			l.groups[i] = uint32((uint64(s) + uint64(p.block[i]) - 1) / uint64(p.block[i]))
+		}
+	}
+	return func() error {
+		if ind != nil {
+			for i := range 3 {
+				l.groups[i] = binary.LittleEndian.Uint32(ind[4*i:])
+				l.size[i] = uint32(min(uint64(l.groups[i])*uint64(p.block[i]), 1<<32-1))
+			}
+		}
+		if l.stop.Load() {
+			return fmt.Errorf("kernel %s: %w: the device was closed", p.name, device.ErrDeviceLost)
+		}
+
+		return p.exec(l)
+	}, nil
+}
+
+// argLabel names argument i in errors, formatted only when one is printed
+// (every submission checks its dispatches' arguments).
+type argLabel struct {
+	a *device.Argument
+	i int
+}
+
+func (l argLabel) String() string { return l.a.Label(l.i) }
+
+func decodeUniform(t *fe.Type, b []byte) ([]uint64, error) {
+	if t == fe.TBool {
+		if len(b) != 1 && len(b) != 4 {
+			return nil, fmt.Errorf("%d bytes for a bool", len(b))
+		}
+		return []uint64{b2u(b[0] != 0)}, nil
+	}
+	if len(b) != t.Size() {
+		return nil, fmt.Errorf("%d bytes for %s of %d", len(b), t, t.Size())
+	}
+	lay := layout(t)
+	out := make([]uint64, len(lay))
+	for i, l := range lay {
+		out[i] = getLeaf(b[l.off:], l.size)
+	}
+	return out, nil
+}
+
+func (p *program) newThread(l *launch) *th {
+	t, ok := p.threads.Get().(*th)
+	if ok {
+		t.run, t.blk = l, nil
+	} else {
+		t = &th{r: make([]uint64, p.nslots), refs: make([][]uint64, p.nrefs), run: l}
+	}
+	p.loadUniforms(t, l)
+	return t
+}
+
+// loadUniforms copies the dispatch's uniform arguments into t's registers.
+func (p *program) loadUniforms(t *th, l *launch) {
+	for i, o := range p.uniSlots {
+		if o >= 0 {
+			copy(t.r[o:], l.uni[i])
+		}
+	}
+}
+
+func (p *program) freeThread(t *th) {
+	t.run, t.blk = nil, nil
+	clear(t.refs)
+	p.threads.Put(t)
+}
+
+// exec runs every block of the dispatch, spread over GOMAXPROCS workers.
+func (p *program) exec(l *launch) error {
+	g := l.groups
+	total := uint64(g[0]) * uint64(g[1]) * uint64(g[2])
+	if total == 0 {
+		return nil
+	}
+	workers := uint64(runtime.GOMAXPROCS(0))
+	workers = min(workers, total)
+	var nextBlock atomic.Uint64
+	work := func() {
+		t := p.newThread(l)
+		defer p.freeThread(t)
+		var bs *blockState
+		if len(p.shared) > 0 || p.barrier {
+			bs = &blockState{}
+			for _, n := range p.shared {
+				bs.shared = append(bs.shared, make([]uint64, n))
+			}
+		}
+		t.blk = bs
+		var cw *coWorker
+		if p.barrier {
+			cw = &coWorker{}
+			defer cw.release()
+		}
+		for !l.failed.Load() && !l.stop.Load() {
+			b := nextBlock.Add(1) - 1
+			if b >= total {
+				return
+			}
+			if bs != nil {
+				for _, s := range bs.shared {
+					clear(s)
+				}
+			}
+			bid := [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
+			if p.barrier {
+				p.blockCoroutines(l, bid, bs, cw)
+			} else {
+				p.blockLoop(l, bid, t)
+			}
+		}
+	}
+	if workers == 1 {
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() { defer wg.Done(); work() }()
+		}
+		wg.Wait()
+	}
+	return l.err
+}
+
+// recoverFault turns a panic in a thread into the launch's error.
+func (p *program) recoverFault(l *launch, t *th) {
+	if r := recover(); r != nil {
+		p.fault(l, t, r)
+	}
+}
+
+// fault records panic r of thread t as the launch's error (errAbort, the
+// unwinding of a dispatch already ending, is not one).
+func (p *program) fault(l *launch, t *th, r any) {
+	if r == errAbort {
+		return
+	}
+	at := ""
+	if p.pos != "" {
+		at = " (" + p.pos + ")"
+	}
+	msg := fmt.Sprint(r)
+	if kf, ok := r.(kernelFault); ok {
+		msg = kf.msg
+	}
+	l.fail(&faultError{fmt.Errorf("%w: kernel %s%s: %s, in thread %v (block %v, thread %v of the block)",
+		device.ErrInvalidArgument, p.name, at, msg, t.id, t.bid, t.tid)})
+}
+
+// faultError is a kernel fault: the dispatch stopped, and the stream's
+// work went on, so a Synchronize reporting it did wait for that work.
+type faultError struct{ err error }
+
+func (e *faultError) Error() string      { return e.err.Error() }
+func (e *faultError) Unwrap() error      { return e.err }
+func (e *faultError) WorkFinished() bool { return true }
+
+// blockLoop runs the threads of a block without barriers one after another.
+func (p *program) blockLoop(l *launch, bid [3]uint32, t *th) {
+	defer p.recoverFault(l, t)
+	t.bid = bid
+	body, lo, hi := p.entry.body, p.entry.lo, p.entry.hi
+	var base [3]uint64
+	for i := range 3 {
+		base[i] = uint64(bid[i]) * uint64(p.block[i])
+	}
+	for z := uint32(0); z < p.block[2]; z++ {
+		if base[2]+uint64(z) >= uint64(l.size[2]) {
+			break
+		}
+		for y := uint32(0); y < p.block[1]; y++ {
+			if base[1]+uint64(y) >= uint64(l.size[1]) {
+				break
+			}
+			for x := uint32(0); x < p.block[0]; x++ {
+				if base[0]+uint64(x) >= uint64(l.size[0]) {
+					break
+				}
+				t.tid = [3]uint32{x, y, z}
+				t.id = [3]uint32{uint32(base[0]) + x, uint32(base[1]) + y, uint32(base[2]) + z}
+				clear(t.r[lo:hi])
+				body(t)
+			}
+		}
+	}
+}
+
+// Blocks with barriers run their threads as coroutines (iter.Pull) on the
+// worker's goroutine: each thread runs to its next barrier, then the next
+// thread does; when every live thread has reached it, the round starts
+// again. Barriers are in uniform control flow (the language's rule, as
+// Vulkan's), so all threads of a block meet the same barriers in the same
+// order; a thread that returns leaves the rounds. A switch between
+// coroutines is a direct hand-off, not a wake-up through the scheduler, and
+// a worker keeps its coroutines from block to block.
+
+// coThread is one thread's coroutine: next runs it to its next barrier
+// (false) or to its end (true).
+type coThread struct {
+	t    *th
+	next func() (bool, bool)
+	stop func()
+}
+
+type coWorker struct{ threads []*coThread }
+
+func (w *coWorker) release() {
+	for _, c := range w.threads {
+		if c != nil {
+			func() {
+				defer func() { _ = recover() }() // a coroutine stopped at a barrier unwinds with errAbort
+				c.stop()
+			}()
+		}
+	}
+}
+
+func (p *program) newCoThread(l *launch, bs *blockState) *coThread {
+	t := &th{r: make([]uint64, p.nslots), refs: make([][]uint64, p.nrefs), run: l, blk: bs}
+	p.loadUniforms(t, l)
+	body, lo, hi := p.entry.body, p.entry.lo, p.entry.hi
+	c := &coThread{t: t}
+	c.next, c.stop = iter.Pull(func(yield func(bool) bool) {
+		t.yield = yield
+		for {
+			clear(t.r[lo:hi])
+			body(t)
+			if !yield(true) {
+				return
+			}
+		}
+	})
+	return c
+}
+
+// blockCoroutines runs a block with barriers.
+func (p *program) blockCoroutines(l *launch, bid [3]uint32, bs *blockState, w *coWorker) {
+	var live []*coThread
+	for z := uint32(0); z < p.block[2]; z++ {
+		for y := uint32(0); y < p.block[1]; y++ {
+			for x := uint32(0); x < p.block[0]; x++ {
+				id := [3]uint64{uint64(bid[0])*uint64(p.block[0]) + uint64(x), uint64(bid[1])*uint64(p.block[1]) + uint64(y), uint64(bid[2])*uint64(p.block[2]) + uint64(z)}
+				if id[0] >= uint64(l.size[0]) || id[1] >= uint64(l.size[1]) || id[2] >= uint64(l.size[2]) {
+					continue
+				}
+				j := len(live)
+				if j == len(w.threads) {
+					w.threads = append(w.threads, p.newCoThread(l, bs))
+				}
+				c := w.threads[j]
+				c.t.bid, c.t.tid = bid, [3]uint32{x, y, z}
+				c.t.id = [3]uint32{uint32(id[0]), uint32(id[1]), uint32(id[2])}
+				live = append(live, c)
+			}
+		}
+	}
+	var cur *coThread
+	defer func() {
+		if r := recover(); r != nil {
+			p.fault(l, cur.t, r)
+			// The panicking coroutine is done; the worker's others are
+			// stopped when it ends (the dispatch has failed).
+		}
+	}()
+	for len(live) > 0 {
+		n := 0
+		for _, c := range live {
+			cur = c
+			done, ok := c.next()
+			if ok && !done {
+				live[n] = c
+				n++
+			}
+		}
+		live = live[:n]
+	}
+}
+
+// blockState is what the threads of one block share.
+type blockState struct {
+	shared [][]uint64
+}
+
+type abortT struct{}
+
+func (abortT) String() string { return "aborted" }
+
+var errAbort any = abortT{}

@@ -1,0 +1,520 @@
+package cpu
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/lucent-gpu/lucent/device"
+)
+
+func bytesOf(w []uint64) []byte {
+	if len(w) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*8)
+}
+
+// item is one unit of a stream's queue: a command list (its operations, then
+// its callbacks), an event signal or an event wait.
+type item struct {
+	ops       []func() error
+	callbacks []func()
+	signal    *event
+	wait      *event
+	value     uint64
+	seq       uint64
+}
+
+// stream runs its items in order on its own goroutine.
+type stream struct {
+	d    *Device
+	h    device.Handle
+	kind device.StreamKind
+
+	mu        sync.Mutex
+	q         []item
+	submitted uint64
+	completed uint64
+	changed   chan struct{} // closed and replaced when completed grows
+	wakeup    chan struct{} // the worker's doorbell (buffered, 1)
+	errs      []error       // reported by the next SynchronizeStream
+	pending   map[*event]uint64
+	stopping  bool
+	exited    chan struct{}
+
+	workerID   atomic.Uint64
+	inCallback atomic.Bool
+}
+
+func (d *Device) CreateStream(kind device.StreamKind) (device.Handle, error) {
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.exit()
+	if kind != device.StreamCompute && kind != device.StreamCopy {
+		return 0, fmt.Errorf("cpu: CreateStream: %w: kind %v", device.ErrInvalidArgument, kind)
+	}
+	s := &stream{d: d, kind: kind, changed: make(chan struct{}), wakeup: make(chan struct{}, 1),
+		pending: map[*event]uint64{}, exited: make(chan struct{})}
+	s.h = d.add(s)
+	d.mu.Lock()
+	d.streams = append(d.streams, s)
+	d.mu.Unlock()
+	go s.worker()
+	return s.h, nil
+}
+
+func (d *Device) DestroyStream(h device.Handle) error {
+	s, err := remove[*stream](d, h, "stream")
+	if err != nil {
+		return err
+	}
+	// The stream finishes what was submitted, then its worker ends.
+	s.mu.Lock()
+	s.stopping = true
+	s.mu.Unlock()
+	s.ring()
+	return nil
+}
+
+func (s *stream) ring() {
+	select {
+	case s.wakeup <- struct{}{}:
+	default:
+	}
+}
+
+// enqueue appends it, or fails once the stream is destroyed (its worker
+// may have ended: the item would never run).
+func (s *stream) enqueue(it item) error {
+	s.mu.Lock()
+	if s.stopping {
+		s.mu.Unlock()
+		return fmt.Errorf("stream %d: %w", s.h, device.ErrClosed)
+	}
+	s.submitted++
+	it.seq = s.submitted
+	if it.signal != nil {
+		s.pending[it.signal] = max(s.pending[it.signal], it.value)
+	}
+	s.q = append(s.q, it)
+	s.mu.Unlock()
+	s.ring()
+	return nil
+}
+
+func (s *stream) worker() {
+	s.workerID.Store(goid())
+	defer func() {
+		s.d.mu.Lock()
+		for i, o := range s.d.streams { // a finished stream needs no waiting for
+			if o == s {
+				s.d.streams = append(s.d.streams[:i], s.d.streams[i+1:]...)
+				break
+			}
+		}
+		s.d.mu.Unlock()
+		close(s.exited)
+	}()
+	for {
+		s.mu.Lock()
+		for len(s.q) == 0 {
+			if s.stopping {
+				s.mu.Unlock()
+				return
+			}
+			s.mu.Unlock()
+			<-s.wakeup
+			s.mu.Lock()
+		}
+		it := s.q[0]
+		s.q[0] = item{}
+		s.q = s.q[1:]
+		s.mu.Unlock()
+		errs := s.run(&it)
+		s.mu.Lock()
+		s.errs = append(s.errs, errs...)
+		if it.signal != nil && s.pending[it.signal] <= it.value {
+			delete(s.pending, it.signal)
+		}
+		s.completed = it.seq
+		close(s.changed)
+		s.changed = make(chan struct{})
+		s.mu.Unlock()
+	}
+}
+
+// run executes one item and returns the errors to report.
+func (s *stream) run(it *item) []error {
+	var errs []error
+	switch {
+	case it.signal != nil:
+		it.signal.raise(it.value)
+	case it.wait != nil:
+		if err := it.wait.await(context.Background(), s.d.done, it.value); err != nil {
+			return []error{fmt.Errorf("cpu: stream %d: waiting for event: %w", s.h, err)}
+		}
+	}
+	for _, op := range it.ops {
+		if err := op(); err != nil {
+			errs = append(errs, fmt.Errorf("cpu: stream %d: %w", s.h, err))
+			break // the list's later commands depend on this one
+		}
+	}
+	for i, cb := range it.callbacks {
+		if err := s.callback(i, cb); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+func (s *stream) callback(i int, cb func()) (err error) {
+	s.d.inCallback.Add(1)
+	s.inCallback.Store(true)
+	defer func() {
+		s.inCallback.Store(false)
+		s.d.inCallback.Add(-1)
+		if r := recover(); r != nil {
+			s.d.log.Error("cpu: a command list callback panicked", "stream", s.h, "callback", i, "panic", r)
+			err = fmt.Errorf("cpu: stream %d: callback %d: %w: %v", s.h, i, device.ErrPanicked, r)
+		}
+	}()
+	cb()
+	return nil
+}
+
+// waitFor blocks until the stream completed value, ctx is done or closing is.
+func (s *stream) waitFor(ctx context.Context, value uint64, closing <-chan struct{}) error {
+	for {
+		s.mu.Lock()
+		if s.completed >= value {
+			s.mu.Unlock()
+			return nil
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-closing:
+			return errClosed
+		}
+	}
+}
+
+// idle waits until everything submitted has completed, or deadline.
+func (s *stream) idle(deadline time.Time) bool {
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	s.mu.Lock()
+	v := s.submitted
+	s.mu.Unlock()
+	return s.waitFor(ctx, v, nil) == nil
+}
+
+func (s *stream) stop() {
+	s.mu.Lock()
+	s.stopping = true
+	s.mu.Unlock()
+	s.ring()
+}
+
+// goid returns the current goroutine's id ("goroutine 123 [running]:"), to
+// recognise a stream's worker calling back into the device.
+func goid() uint64 {
+	var buf [40]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	var id uint64
+	for i := len("goroutine "); i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		id = id*10 + uint64(b[i]-'0')
+	}
+	return id
+}
+
+// callbackStream returns the stream whose callback is calling, or nil.
+func (d *Device) callbackStream() *stream {
+	if d.inCallback.Load() == 0 {
+		return nil
+	}
+	id := goid()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, s := range d.streams {
+		if s.inCallback.Load() && s.workerID.Load() == id {
+			return s
+		}
+	}
+	return nil
+}
+
+func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
+	s, err := lookup[*stream](d, h, "stream")
+	if err != nil {
+		return fmt.Errorf("cpu: SynchronizeStream: %w", err)
+	}
+	if s.inCallback.Load() && s.workerID.Load() == goid() {
+		return fmt.Errorf("cpu: SynchronizeStream: %w: called from a callback of stream %d, it would wait for that callback", device.ErrInvalidArgument, h)
+	}
+	s.mu.Lock()
+	v := s.submitted
+	s.mu.Unlock()
+	if err := s.waitFor(ctx, v, d.hostDone); err != nil {
+		return fmt.Errorf("cpu: SynchronizeStream %d: %w", h, err)
+	}
+	s.mu.Lock()
+	errs := s.errs
+	s.errs = nil
+	s.mu.Unlock()
+	if len(errs) > 0 {
+		return joinErrs(errs)
+	}
+	return nil
+}
+
+func joinErrs(errs []error) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return fmt.Errorf("%w (and %d more error(s))", errs[0], len(errs)-1)
+}
+
+// event is a timeline value.
+type event struct {
+	mu      sync.Mutex
+	value   uint64
+	changed chan struct{}
+}
+
+func (e *event) raise(v uint64) {
+	e.mu.Lock()
+	if v > e.value {
+		e.value = v
+		close(e.changed)
+		e.changed = make(chan struct{})
+	}
+	e.mu.Unlock()
+}
+
+func (e *event) reached(v uint64) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.value >= v
+}
+
+func (e *event) await(ctx context.Context, closing <-chan struct{}, v uint64) error {
+	for {
+		e.mu.Lock()
+		if e.value >= v {
+			e.mu.Unlock()
+			return nil
+		}
+		ch := e.changed
+		e.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-closing:
+			return errClosed
+		}
+	}
+}
+
+func (d *Device) CreateEvent() (device.Handle, error) {
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.exit()
+	return d.add(&event{changed: make(chan struct{})}), nil
+}
+
+func (d *Device) DestroyEvent(h device.Handle) error {
+	_, err := remove[*event](d, h, "event")
+	return err
+}
+
+func (d *Device) eventAndStream(op string, eh, sh device.Handle) (*event, *stream, error) {
+	e, err := lookup[*event](d, eh, "event")
+	if err != nil {
+		return nil, nil, fmt.Errorf("cpu: %s: %w", op, err)
+	}
+	s, err := lookup[*stream](d, sh, "stream")
+	if err != nil {
+		return nil, nil, fmt.Errorf("cpu: %s: %w", op, err)
+	}
+	return e, s, nil
+}
+
+func (d *Device) SignalEvent(eh, sh device.Handle, value uint64) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
+	e, s, err := d.eventAndStream("SignalEvent", eh, sh)
+	if err != nil {
+		return err
+	}
+	if err := s.enqueue(item{signal: e, value: value}); err != nil {
+		return fmt.Errorf("cpu: SignalEvent: %w", err)
+	}
+	return nil
+}
+
+func (d *Device) WaitEvent(eh, sh device.Handle, value uint64) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
+	e, s, err := d.eventAndStream("WaitEvent", eh, sh)
+	if err != nil {
+		return err
+	}
+	if err := s.enqueue(item{wait: e, value: value}); err != nil {
+		return fmt.Errorf("cpu: WaitEvent: %w", err)
+	}
+	return nil
+}
+
+func (d *Device) EventCompleted(eh device.Handle, value uint64) (bool, error) {
+	if err := d.enter(); err != nil {
+		return false, err
+	}
+	defer d.exit()
+	e, err := lookup[*event](d, eh, "event")
+	if err != nil {
+		return false, fmt.Errorf("cpu: EventCompleted: %w", err)
+	}
+	return e.reached(value), nil
+}
+
+func (d *Device) SynchronizeEvent(ctx context.Context, eh device.Handle, value uint64) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
+	e, err := lookup[*event](d, eh, "event")
+	if err != nil {
+		return fmt.Errorf("cpu: SynchronizeEvent: %w", err)
+	}
+	if !e.reached(value) {
+		if s := d.callbackStream(); s != nil {
+			s.mu.Lock()
+			p, ok := s.pending[e]
+			s.mu.Unlock()
+			if ok && p >= value {
+				return fmt.Errorf("cpu: SynchronizeEvent: %w: called from a callback of stream %d, whose later work signals value %d", device.ErrInvalidArgument, s.h, value)
+			}
+		}
+	}
+	if err := e.await(ctx, d.hostDone, value); err != nil {
+		return fmt.Errorf("cpu: SynchronizeEvent %d: %w", eh, err)
+	}
+	return nil
+}
+
+// Dispatch checks list against the device's resources, turns each command
+// into an operation and queues them on the stream.
+func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.exit()
+	s, err := lookup[*stream](d, sh, "stream")
+	if err != nil {
+		return fmt.Errorf("cpu: Dispatch: %w", err)
+	}
+	if list == nil {
+		return fmt.Errorf("cpu: Dispatch: %w: nil command list", device.ErrInvalidArgument)
+	}
+	it := item{callbacks: append([]func(){}, list.Callbacks...)}
+	for i, cb := range it.callbacks {
+		if cb == nil {
+			return fmt.Errorf("cpu: Dispatch: %w: callback %d is nil", device.ErrInvalidArgument, i)
+		}
+	}
+	for i, c := range list.Commands {
+		if c == nil {
+			return fmt.Errorf("cpu: Dispatch: command %d: %w: nil command", i, device.ErrInvalidArgument)
+		}
+		if s.kind == device.StreamCopy && c.Queue() == device.StreamCompute {
+			return fmt.Errorf("cpu: Dispatch: command %d (%s): %w: needs a compute stream, stream %d is a copy stream",
+				i, c.CommandName(), device.ErrInvalidArgument, sh)
+		}
+		op, err := d.prepare(c)
+		if err != nil {
+			return fmt.Errorf("cpu: Dispatch: command %d (%s): %w", i, c.CommandName(), err)
+		}
+		if op != nil {
+			it.ops = append(it.ops, op)
+		}
+	}
+	if err := s.enqueue(it); err != nil {
+		return fmt.Errorf("cpu: Dispatch: %w", err)
+	}
+	return nil
+}
+
+// span checks [off, off+n) against a buffer and returns its bytes.
+func (d *Device) span(h device.Handle, off, n uint64, what any) ([]byte, error) {
+	b, err := lookup[*buffer](d, h, "buffer")
+	if err != nil {
+		return nil, fmt.Errorf("%v: %w", what, err)
+	}
+	size := uint64(len(b.data))
+	if off > size || n > size-off {
+		return nil, fmt.Errorf("%w: %v: bytes [%d, %d+%d) out of buffer %d's %d bytes", device.ErrInvalidArgument, what, off, off, n, h, size)
+	}
+	return b.data[off : off+n : off+n], nil
+}
+
+func (d *Device) prepare(c device.Command) (func() error, error) {
+	switch c := c.(type) {
+	case *device.BufferUpload:
+		dst, err := d.span(c.Buffer, c.Offset, uint64(len(c.Data)), "buffer")
+		if err != nil {
+			return nil, err
+		}
+		data := append([]byte(nil), c.Data...)
+		return func() error { copy(dst, data); return nil }, nil
+	case *device.BufferDownload:
+		src, err := d.span(c.Buffer, c.Offset, uint64(len(c.Data)), "buffer")
+		if err != nil {
+			return nil, err
+		}
+		out := c.Data
+		return func() error { copy(out, src); return nil }, nil
+	case *device.BufferCopy:
+		src, err := d.span(c.Src, c.SrcOffset, c.Size, "source")
+		if err != nil {
+			return nil, err
+		}
+		dst, err := d.span(c.Dst, c.DstOffset, c.Size, "destination")
+		if err != nil {
+			return nil, err
+		}
+		return func() error { copy(dst, src); return nil }, nil
+	case *device.ShaderDispatch:
+		return d.prepareDispatch(c)
+	case *device.BufferToTexture, *device.TextureToBuffer, *device.TextureUpload, *device.TextureDownload, *device.TextureCopy:
+		return d.prepareTexture(c)
+	case *device.BindlessUpdate:
+		return d.prepareBindless(c)
+	case *device.Custom:
+		return nil, fmt.Errorf("%w: custom commands (a native command buffer) do not exist on the cpu backend", device.ErrUnsupported)
+	}
+	if err := device.CommandError(c); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("%w: command %T", device.ErrUnsupported, c)
+}
