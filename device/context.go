@@ -3,6 +3,7 @@ package device
 import (
 	"context"
 	"fmt"
+	"os"
 )
 
 // Context finds backends and opens devices with a set of default options
@@ -26,8 +27,13 @@ func (c *Context) options(opts []Option) Options {
 // Backends returns the registered backend names.
 func (c *Context) Backends() []string { return Backends() }
 
-// Enumerate lists the adapters the named backend sees.
+// Enumerate lists the adapters the named backend sees; an empty name lists
+// those of the default backend (DefaultBackend).
 func (c *Context) Enumerate(ctx context.Context, backend string, opts ...Option) ([]Adapter, error) {
+	if backend == "" {
+		_, adapters, err := c.DefaultBackend(ctx, opts...)
+		return adapters, err
+	}
 	f, err := lookup(backend)
 	if err != nil {
 		return nil, err
@@ -36,8 +42,14 @@ func (c *Context) Enumerate(ctx context.Context, backend string, opts ...Option)
 }
 
 // Open opens a device of the named backend: the adapter chosen by
-// WithDeviceIndex, or DefaultAdapter's choice.
+// WithDeviceIndex, or DefaultAdapter's choice. An empty backend name opens
+// the default backend (see DefaultOrder and EnvBackend): LUCENT_BACKEND's
+// if set, else the first of "vulkan", "cpu" that is registered and sees an
+// adapter.
 func (c *Context) Open(ctx context.Context, backend string, opts ...Option) (*Device, error) {
+	if backend == "" {
+		return c.openDefault(ctx, os.Getenv(EnvBackend), DefaultOrder(), opts)
+	}
 	f, err := lookup(backend)
 	if err != nil {
 		return nil, err
@@ -47,6 +59,11 @@ func (c *Context) Open(ctx context.Context, backend string, opts ...Option) (*De
 	if err != nil {
 		return nil, fmt.Errorf("device: enumerate %s adapters: %w", backend, err)
 	}
+	return openAdapters(ctx, backend, f, adapters, o)
+}
+
+// openAdapters opens one of the adapters f enumerated.
+func openAdapters(ctx context.Context, backend string, f Factory, adapters []Adapter, o Options) (*Device, error) {
 	if len(adapters) == 0 {
 		return nil, fmt.Errorf("device: %w: backend %s sees no adapter", ErrUnsupported, backend)
 	}
@@ -66,7 +83,8 @@ func (c *Context) Open(ctx context.Context, backend string, opts ...Option) (*De
 	return newDevice(backend, iface, o), nil
 }
 
-// Open opens a device of the named backend with a zero Context.
+// Open opens a device of the named backend with a zero Context; "" opens
+// the default backend (Context.Open).
 func Open(ctx context.Context, backend string, opts ...Option) (*Device, error) {
 	return (&Context{}).Open(ctx, backend, opts...)
 }
