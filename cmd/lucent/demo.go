@@ -18,8 +18,9 @@ func init() {
 	register("demo", "render a ray-marched scene with a kernel written in the Go DSL and write a PNG", runDemo)
 }
 
-// runDemo renders the demo scene on the default device, band by band so it
-// can show progress, and writes a PNG.
+// runDemo renders the demo scene on the default device (device.Open(ctx, ""):
+// Vulkan where it finds an adapter, else the cpu backend; LUCENT_BACKEND
+// overrides), band by band so it can show progress, and writes a PNG.
 func runDemo(args []string) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	out := fs.String("out", "lucent-demo.png", "PNG file to write")
@@ -34,13 +35,13 @@ func runDemo(args []string) error {
 		return fmt.Errorf("bad size %dx%d, samples %d or bands %d", *width, *height, *samples, *bands)
 	}
 	ctx := context.Background()
-	dev, err := device.Open(ctx, "vulkan")
+	dev, err := device.Open(ctx, "") // the default backend: vulkan, else cpu
 	if err != nil {
 		return err
 	}
 	defer dev.Close()
 	caps := dev.Capabilities()
-	fmt.Printf("device: %s (%s, %s)\n", caps.Adapter.Name, caps.Adapter.Type, caps.Adapter.Driver)
+	fmt.Printf("backend: %s\ndevice: %s (%s, %s)\n", dev.Backend(), caps.Adapter.Name, caps.Adapter.Type, caps.Adapter.Driver)
 
 	t0 := time.Now()
 	f, err := demoKernel()
@@ -53,8 +54,8 @@ func runDemo(args []string) error {
 		return err
 	}
 	defer k.Close()
-	fmt.Printf("kernel: traced in %v, SPIR-V in %v (%d words), pipeline in %v\n",
-		trace.Round(time.Microsecond), k.CodegenTime.Round(time.Microsecond), len(k.SPIRV()), k.PipelineTime.Round(time.Millisecond))
+	fmt.Printf("kernel: traced in %v, compiled in %v, pipeline in %v\n",
+		trace.Round(time.Microsecond), k.CodegenTime.Round(time.Microsecond), k.PipelineTime.Round(time.Millisecond))
 
 	w, h := uint32(*width), uint32(*height)
 	pix, err := device.NewBuffer[uint32](dev, int(w*h))

@@ -6,15 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/lucent-gpu/lucent/device"
+	_ "github.com/lucent-gpu/lucent/device/cpu"    // registers the "cpu" backend
 	_ "github.com/lucent-gpu/lucent/device/vulkan" // registers the "vulkan" backend
 	"github.com/lucent-gpu/lucent/vk"
 )
 
 func init() {
-	register("info", "list the devices lucent sees, their limits and the capability set in use", runInfo)
+	register("info", "list the backends and devices lucent sees, their limits and capabilities, and the default choice", runInfo)
 }
 
 func runInfo(args []string) error {
@@ -25,42 +27,81 @@ func runInfo(args []string) error {
 	return writeInfo(os.Stdout)
 }
 
-// writeInfo prints, for each Vulkan device, what the driver reports (name,
-// versions, memory heaps, limits that matter to compute) and the capability
-// set the runtime derived from it (which paths are native and which lowered).
+// writeInfo prints every registered backend (those of DefaultOrder first)
+// with, for each of its devices, what the driver reports (name, versions,
+// memory heaps for Vulkan, limits that matter to compute) and the capability
+// set the runtime derived from it (which paths are native and which
+// lowered), then which backend the default choice (device.Open(ctx, ""))
+// picks. A backend that cannot enumerate is reported, not an error.
 func writeInfo(w io.Writer) error {
 	ctx := context.Background()
-	adapters, err := device.Enumerate(ctx, "vulkan")
-	if err != nil {
-		return err
-	}
-	heaps, err := memoryHeaps()
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "lucent: %d Vulkan device(s), Vulkan headers %d\n", len(adapters), vk.HEADER_VERSION)
-	for _, a := range adapters {
-		fmt.Fprintf(w, "\ndevice %d: %s\n", a.Index, a.Name)
-		fmt.Fprintf(w, "  type            %s\n", a.Type)
-		fmt.Fprintf(w, "  vendor/device   %#04x/%#04x\n", a.VendorID, a.DeviceID)
-		fmt.Fprintf(w, "  API version     %s\n", a.APIVersion)
-		fmt.Fprintf(w, "  driver          %s\n", a.Driver)
-		if a.Index < len(heaps) {
-			for i, h := range heaps[a.Index] {
-				fmt.Fprintf(w, "  memory heap %d   %s\n", i, h)
-			}
-		}
-		dev, err := device.Open(ctx, "vulkan", device.WithDeviceIndex(a.Index))
+	for _, name := range infoBackends() {
+		adapters, err := device.Enumerate(ctx, name)
 		if err != nil {
-			fmt.Fprintf(w, "  (cannot open: %v)\n", err)
+			fmt.Fprintf(w, "backend %s: unavailable: %v\n\n", name, err)
 			continue
 		}
-		writeCapabilities(w, dev.Capabilities())
-		if err := dev.Close(); err != nil {
-			return err
+		fmt.Fprintf(w, "backend %s: %d device(s)", name, len(adapters))
+		var heaps [][]string
+		if name == "vulkan" {
+			fmt.Fprintf(w, ", Vulkan headers %d", vk.HEADER_VERSION)
+			if heaps, err = memoryHeaps(); err != nil {
+				fmt.Fprintf(w, " (memory heaps unavailable: %v)", err)
+			}
 		}
+		fmt.Fprintln(w)
+		for _, a := range adapters {
+			fmt.Fprintf(w, "device %d: %s\n", a.Index, a.Name)
+			fmt.Fprintf(w, "  type            %s\n", a.Type)
+			fmt.Fprintf(w, "  vendor/device   %#04x/%#04x\n", a.VendorID, a.DeviceID)
+			fmt.Fprintf(w, "  API version     %s\n", a.APIVersion)
+			fmt.Fprintf(w, "  driver          %s\n", a.Driver)
+			if a.Index < len(heaps) {
+				for i, h := range heaps[a.Index] {
+					fmt.Fprintf(w, "  memory heap %d   %s\n", i, h)
+				}
+			}
+			dev, err := device.Open(ctx, name, device.WithDeviceIndex(a.Index))
+			if err != nil {
+				fmt.Fprintf(w, "  (cannot open: %v)\n", err)
+				continue
+			}
+			writeCapabilities(w, dev.Capabilities())
+			if err := dev.Close(); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	name, _, err := device.DefaultBackend(ctx)
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "default: none: %v\n", err)
+	case os.Getenv(device.EnvBackend) != "":
+		fmt.Fprintf(w, "default: %s (%s=%s)\n", name, device.EnvBackend, os.Getenv(device.EnvBackend))
+	default:
+		fmt.Fprintf(w, "default: %s (the first of %s with a device; %s=<name> overrides)\n",
+			name, strings.Join(device.DefaultOrder(), ", "), device.EnvBackend)
 	}
 	return nil
+}
+
+// infoBackends lists the registered backends, those of DefaultOrder first in
+// that order, then the rest by name.
+func infoBackends() []string {
+	registered := device.Backends()
+	var out []string
+	for _, n := range device.DefaultOrder() {
+		if slices.Contains(registered, n) {
+			out = append(out, n)
+		}
+	}
+	for _, n := range registered {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func writeCapabilities(w io.Writer, c device.Capabilities) {

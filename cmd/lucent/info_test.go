@@ -5,13 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lucent-gpu/lucent/internal/testenv"
-	"github.com/lucent-gpu/lucent/vk"
 	"github.com/stretchr/testify/require"
 )
 
 func TestInfoListsDevicesAndCapabilities(t *testing.T) {
-	testenv.Need(t, "Vulkan loader", vk.Available())
+	needVulkanDevice(t)
 	var out bytes.Buffer
 	require.NoError(t, writeInfo(&out))
 	text := out.String()
