@@ -14,7 +14,7 @@
 //
 //	import _ "github.com/lucent-gpu/lucent/device/vulkan"
 //
-//	dev, err := device.Open(ctx, "vulkan")
+//	dev, err := device.Open(ctx, "vulkan") // or "": the default backend (DefaultOrder)
 //	...
 //	defer dev.Close()
 //	stream, _ := dev.NewStream(device.StreamCompute)

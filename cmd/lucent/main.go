@@ -1,5 +1,7 @@
-// Command lucent is lucent's front door: it lists the devices the runtime sees
-// (`lucent info`) and renders the demo scene (`lucent demo`). Benchmarks that
+// Command lucent is lucent's front door: it lists the backends and devices the
+// runtime sees and the default choice (`lucent info`), and renders the demo
+// scene on the default device (`lucent demo`; the cpu backend where there is
+// no Vulkan, LUCENT_BACKEND=<name> to choose). Benchmarks that
 // compare lucent with a reference live under bench/ (`make bench`).
 //
 // Each subcommand lives in its own file and registers itself in init, so this
