@@ -22,7 +22,9 @@ var (
 	// ErrInvalidArgument: bad input — a wrong argument kind or type, a range out
 	// of bounds, an unknown handle, a command on the wrong kind of stream.
 	ErrInvalidArgument = errors.New("invalid argument")
-	// ErrNoBackend: no backend is registered under the name given to Open.
+	// ErrNoBackend: no backend is registered under the name given to Open (or
+	// in LUCENT_BACKEND), or, for Open(ctx, ""), none of DefaultOrder is
+	// registered with an adapter.
 	ErrNoBackend = errors.New("no such backend")
 	// ErrHazard: the validation wrapper found a resource used on one stream
 	// while another stream writes (or reads) it with no event ordering the two.
