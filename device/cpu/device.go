@@ -111,20 +111,28 @@ func (d *Device) exit() {
 	}
 }
 
-// Capabilities reports what the backend does: no subgroups beyond size 1,
-// no textures or bindless arrays.
+// Capabilities reports what the backend does: subgroups of one thread,
+// textures up to maxTexture2D and maxTexture3D per side, bindless arrays on
+// the emulated path.
 func (d *Device) Capabilities() device.Capabilities {
 	return device.Capabilities{
 		Backend: "cpu", Adapter: adapter(), WarpSize: 1, Subgroups: true,
 		MaxWorkgroupSize: [3]uint32{1024, 1024, 64}, MaxWorkgroupInvocations: 1024,
 		MaxWorkgroupCount: [3]uint32{1<<32 - 1, 1<<32 - 1, 1<<32 - 1}, MaxSharedMemory: 64 << 10,
 		MaxPushConstantSize: 128, MaxStorageBufferRange: 1<<32 - 1, MaxBufferSize: 1 << 40,
+		MaxTextureSize2D: maxTexture2D, MaxTextureSize3D: maxTexture3D,
 		MemoryGranularity: granularity, TimelineSemaphores: true, ScalarBlockLayout: true, BufferDeviceAddress: true,
 		Float64: true, Int8: true, Int16: true, Int64: true, Storage8: true, Storage16: true,
 		AtomicFloat32Add: true, AtomicInt64: true,
 		Bindless: device.PathEmulated, Sampling: device.PathEmulated,
 	}
 }
+
+// The largest texture side the backend makes, per dimension.
+const (
+	maxTexture2D = 16384
+	maxTexture3D = 2048
+)
 
 // granularity is the alignment of buffer offsets: a view's elements are then
 // aligned for the atomics of sync/atomic.

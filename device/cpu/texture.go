@@ -29,9 +29,9 @@ func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
 	if desc.Dim != 2 && desc.Dim != 3 || desc.Width == 0 || desc.Height == 0 || desc.Depth == 0 || desc.Levels == 0 || desc.Dim == 2 && desc.Depth != 1 {
 		return 0, fmt.Errorf("cpu: CreateTexture: %w: %dD %dx%dx%d with %d level(s)", device.ErrInvalidArgument, desc.Dim, desc.Width, desc.Height, desc.Depth, desc.Levels)
 	}
-	lim := uint32(16384)
+	lim := uint32(maxTexture2D)
 	if desc.Dim == 3 {
-		lim = 2048
+		lim = maxTexture3D
 	}
 	if desc.Width > lim || desc.Height > lim || desc.Depth > lim || desc.Levels > 32 {
 		return 0, fmt.Errorf("cpu: CreateTexture: %w: %dx%dx%d (%d levels) is beyond the backend's %d per side", device.ErrUnsupported, desc.Width, desc.Height, desc.Depth, desc.Levels, lim)
