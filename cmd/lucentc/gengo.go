@@ -17,6 +17,7 @@ package main
 //
 //	func (k *SaxpyKernel) Dispatch(threads uint32, a float32, x, y *device.Buffer[float32]) device.Command
 //	func (k *SaxpyKernel) DispatchViews(threads uint32, a float32, x, y device.BufferView[float32]) device.Command
+//	func (k *SaxpyKernel) DispatchIndirect(groups device.BufferView[uint32], a float32, x, y device.BufferView[float32]) device.Command
 //	func (k *SaxpyKernel) Shader() *device.Shader
 //	func (k *SaxpyKernel) Close() error
 //
@@ -277,7 +278,7 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 	// Parameter names: the kernel's own, unless they would shadow something
 	// the launcher's body uses (parameters are scoped to the body, so the
 	// types in the signature are safe).
-	reserved := map[string]bool{"k": true, "_": true, "": true, "lucentcAll": true, "lucentcFromIR": true}
+	reserved := map[string]bool{"k": true, "_": true, "": true, "groups": true, "lucentcAll": true, "lucentcFromIR": true}
 	switch u.k.Dim {
 	case 1:
 		d.sizeNames = []string{"threads"}
@@ -372,6 +373,11 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	if cfg.validate {
 		trust = ", Trusted: true"
 	}
+	// A kernel with barriers runs in whole blocks only: Shader.Dispatch
+	// checks it, as for a Kernel (the IR path has it from the kernel).
+	if u.k.Func != nil && u.k.Func.UsesBarrier() {
+		trust += ", WholeBlocks: true"
+	}
 	fmt.Fprintf(b, "\tsh, err := dev.NewShader(%s.ShaderDesc{SPIRV: %s, Signature: &sig, Name: %q%s})\n", dev, d.spirvVar, qualified, trust)
 	// A backend that takes no SPIR-V, or a device that refuses this module
 	// (a feature it lacks), compiles the kernel from its IR instead.
@@ -436,6 +442,14 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 		fmt.Fprintf(b, "func (k *%s) DispatchViews(%s) %s.Command {\n", d.typ, paramList(true), dev)
 		fmt.Fprintf(b, "\treturn k.shader.Dispatch(%s%s)\n}\n", size, argList(false))
 	}
+	// The indirect form: workgroup counts read on the device.
+	indirectParams := "groups " + dev + ".BufferView[uint32]"
+	if rest := strings.TrimPrefix(paramList(d.hasBuffers), sizeParams); rest != "" {
+		indirectParams += rest
+	}
+	fmt.Fprintf(b, "\n// DispatchIndirect returns a command running %s over the workgroups\n// (blocks of %s) counted by the three uint32 groups holds (x, y, z) on the\n// device when the command runs%s.\n", u.k.Name, blockText(u.k), viewsNote(d.hasBuffers))
+	fmt.Fprintf(b, "func (k *%s) DispatchIndirect(%s) %s.Command {\n", d.typ, indirectParams, dev)
+	fmt.Fprintf(b, "\treturn k.shader.DispatchIndirect(groups%s)\n}\n", argList(false))
 	fmt.Fprintf(b, "\n// Shader is the kernel's pipeline.\nfunc (k *%s) Shader() *%s.Shader { return k.shader }\n", d.typ, dev)
 	fmt.Fprintf(b, "\n// Close destroys the pipeline.\nfunc (k *%s) Close() error { return k.shader.Close() }\n", d.typ)
 
@@ -451,6 +465,13 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	b.WriteString("\n}\n")
 	fmt.Fprintf(b, "\n// %s is kernel %s's argument list.\nvar %s = %s\n", d.sigVar, u.k.Name, d.sigVar, signatureLiteral(u.sig, dev))
 	fmt.Fprintf(b, "\n// %s is kernel %s's IR (frontend.MarshalKernel, %d bytes), compiled by a\n// backend that takes no SPIR-V.\nvar %s = []byte(%q)\n", d.irVar, u.k.Name, len(u.ir), d.irVar, string(u.ir))
+}
+
+func viewsNote(buffers bool) string {
+	if buffers {
+		return "; buffers are given as views"
+	}
+	return ""
 }
 
 func sizeExpr(names []string) string {
