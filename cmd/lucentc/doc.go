@@ -15,10 +15,11 @@
 // device that refuses the module, compiles instead, and a typed launcher per
 // kernel, so
 //
-//	//go:generate lucentc -go .
+//	//go:generate go tool lucentc -go .
 //
-// (or //go:generate go run github.com/lucent-gpu/lucent/cmd/lucentc -go .)
-// is all a kernel package needs, and a program calls
+// (after go get -tool github.com/lucent-gpu/lucent/cmd/lucentc, which
+// records lucentc and its dependencies in the module's go.mod) is all a
+// kernel package needs, and a program calls
 //
 //	k, err := kernels.NewSaxpy(dev)
 //	err = stream.Submit(k.Dispatch(n, a, x, y))

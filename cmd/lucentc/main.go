@@ -46,7 +46,8 @@ lucentc compiles every //lucent:kernel function of the named packages
 (default ".") to SPIR-V: one <pkg>.<Kernel>.spv file per kernel in the -o
 directory, and with -go a Go file per package embedding the modules with a
 typed launcher per kernel (NewKernel(dev), Dispatch, Close), so that a
-"//go:generate lucentc -go ." line is all a package needs.
+"//go:generate go tool lucentc -go ." line (after go get -tool
+github.com/lucent-gpu/lucent/cmd/lucentc) is all a package needs.
 
 Errors are listed together as file:line:col: message; the exit status is 1
 when any kernel fails to compile and 2 for a bad command line.
