@@ -1,6 +1,7 @@
 package device
 
 import (
+	"context"
 	"fmt"
 	"unsafe"
 )
@@ -37,6 +38,66 @@ func NewBuffer[T any](d *Device, n int) (*Buffer[T], error) {
 		return nil, err
 	}
 	return &Buffer[T]{resource: r, n: n}, nil
+}
+
+// NewBufferFrom creates a buffer of len(src) elements of T holding a copy of
+// src: it uploads src on a stream of its own and waits for the upload, so the
+// buffer is ready (and src free to change) when it returns, on every backend.
+// An empty src is refused (a buffer has at least one element).
+func NewBufferFrom[T any](d *Device, src []T) (*Buffer[T], error) {
+	if err := checkElem[T](); err != nil {
+		return nil, fmt.Errorf("device: NewBufferFrom: %w", err)
+	}
+	if len(src) == 0 {
+		return nil, fmt.Errorf("device: NewBufferFrom[%s]: %w: an empty slice", typeOf[T](), ErrInvalidArgument)
+	}
+	if err := d.checkOpen(); err != nil {
+		return nil, fmt.Errorf("device: NewBufferFrom[%s]: %w", typeOf[T](), err)
+	}
+	b, err := NewBuffer[T](d, len(src))
+	if err != nil {
+		return nil, err
+	}
+	if err := d.runCopy(context.Background(), b.Upload(src)); err != nil {
+		_ = b.Close()
+		return nil, fmt.Errorf("device: NewBufferFrom[%s](%d): %w", typeOf[T](), len(src), err)
+	}
+	return b, nil
+}
+
+// Read returns the buffer's contents: it downloads them on a stream of its
+// own and waits. Work on other streams that writes the buffer must have
+// finished (synchronize those streams first); Read does not order itself
+// after it. When ctx is done first Read returns ctx's error, and the
+// download finishes in the background.
+func (b *Buffer[T]) Read(ctx context.Context) ([]T, error) {
+	if err := b.base().usable("Buffer"); err != nil {
+		return nil, fmt.Errorf("device: Buffer.Read: %w", err)
+	}
+	out := make([]T, b.n)
+	if err := b.dev.runCopy(ctx, b.Download(out)); err != nil {
+		return nil, fmt.Errorf("device: Buffer.Read %d: %w", b.h, err)
+	}
+	return out, nil
+}
+
+// runCopy submits cmd on a new copy stream and waits for it (or ctx).
+func (d *Device) runCopy(ctx context.Context, cmd Command) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s, err := d.NewStream(StreamCopy)
+	if err != nil {
+		return err
+	}
+	err = s.Submit(cmd)
+	if err == nil {
+		err = s.Synchronize(ctx)
+	}
+	if cerr := s.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Len returns the number of elements (0 for a nil Buffer).

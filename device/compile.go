@@ -18,7 +18,6 @@ type Kernel struct {
 	words    []uint32
 	captured []any // per argument: the captured resource, or nil for arguments given at dispatch
 	nUser    int
-	barrier  bool // must be dispatched in whole blocks
 
 	// CodegenTime is how long the backend's codegen (AST → native code)
 	// took; PipelineTime how long the backend took to build the pipeline
@@ -192,7 +191,7 @@ func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error
 	if err != nil {
 		return nil, err
 	}
-	k := &Kernel{Shader: sh, fn: f, words: rep.SPIRV, captured: captured, barrier: f.UsesBarrier(),
+	k := &Kernel{Shader: sh, fn: f, words: rep.SPIRV, captured: captured,
 		CodegenTime: rep.CodegenTime, PipelineTime: rep.PipelineTime, CacheHit: rep.CacheHit}
 	for _, c := range captured {
 		if c == nil {
@@ -242,18 +241,11 @@ func (k *Kernel) Signature() Signature { return k.shader().Signature() }
 // Dispatch runs the kernel over size threads with the arguments the kernel
 // declares (captured resources are added in their places). A wrong count or
 // a mismatched argument gives a command whose error names the argument. A
-// kernel with barriers must be dispatched in whole blocks.
+// kernel with barriers must be dispatched in whole blocks (the check is
+// Shader.Dispatch's, which generated launchers take too).
 func (k *Kernel) Dispatch(size [3]uint32, args ...any) Command {
 	if k == nil || k.Shader == nil {
 		return bad("dispatch", zeroErr("Kernel"))
-	}
-	if k.barrier {
-		bs := k.fn.BlockSize
-		for i := range 3 {
-			if s := max(size[i], 1); s%bs[i] != 0 {
-				return bad("dispatch "+k.name, invalidf("kernel %s uses barriers, so its size %v must be a multiple of its block %v", k.name, size, bs))
-			}
-		}
 	}
 	all, err := k.withCaptured(args)
 	if err != nil {

@@ -189,6 +189,12 @@ type ShaderDesc struct {
 	// Either way the module is parsed, and checked against the device's
 	// limits (workgroup size and invocations, shared memory, id bound).
 	Trusted bool
+	// WholeBlocks says the shader must be dispatched in whole blocks of
+	// Signature.BlockSize, as a kernel with barriers must (threads past the
+	// size return early and would miss the barrier): Dispatch refuses any
+	// other size. A Kernel's shader has it when the kernel uses barriers;
+	// the launchers lucentc -go writes set it from the kernel.
+	WholeBlocks bool
 }
 
 // Factory is what a backend registers: it lists the adapters it sees and opens

@@ -8,8 +8,9 @@ import (
 // Shader is a compute pipeline with its Signature.
 type Shader struct {
 	*resource
-	sig  Signature
-	name string
+	sig         Signature
+	name        string
+	wholeBlocks bool // ShaderDesc.WholeBlocks
 }
 
 // NewShader creates a shader: from a lucent kernel (desc.Kernel, which the
@@ -56,7 +57,8 @@ func (d *Device) newShader(desc ShaderDesc, wrap func(error) error) (*Shader, er
 	if err != nil {
 		return nil, err
 	}
-	return &Shader{resource: r, sig: sig, name: name}, nil
+	whole := desc.WholeBlocks || (desc.Kernel != nil && desc.Kernel.UsesBarrier())
+	return &Shader{resource: r, sig: sig, name: name, wholeBlocks: whole}, nil
 }
 
 // Signature returns the argument list the shader is dispatched with.
@@ -89,10 +91,20 @@ func (s *Shader) SetName(name string) error { return s.base().SetName(name) }
 // *Volume[T] or a TextureLevel[T] for storage textures, SampledTexture for
 // sampled ones, *BindlessArray, and plain values for uniforms. A zero y or z
 // size counts as 1. A mismatch (count, kind, element or value type) gives a
-// command whose error, naming the argument, Stream.Submit returns.
+// command whose error, naming the argument, Stream.Submit returns. A shader
+// that must run in whole blocks (ShaderDesc.WholeBlocks: a kernel with
+// barriers) refuses a size that is not a multiple of its block.
 func (s *Shader) Dispatch(size [3]uint32, args ...any) Command {
 	if err := s.base().usable("Shader"); err != nil {
 		return bad("dispatch", err)
+	}
+	if s.wholeBlocks {
+		bs := s.sig.BlockSize
+		for i := range 3 {
+			if b := max(bs[i], 1); max(size[i], 1)%b != 0 {
+				return bad("dispatch "+s.name, invalidf("kernel %s uses barriers, so its size %v must be a multiple of its block %v", s.name, size, bs))
+			}
+		}
 	}
 	if size[1] == 0 {
 		size[1] = 1

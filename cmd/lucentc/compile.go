@@ -123,10 +123,14 @@ func pipeline(cfg *config) []error {
 			return errs
 		}
 	}
-	if err := write(cfg, units, goFiles); err != nil {
-		return []error{err}
+	var stale []error
+	if cfg.check {
+		stale = checkLaunchers(cfg, units)
 	}
-	return nil
+	if err := write(cfg, units, goFiles); err != nil {
+		return append(stale, err)
+	}
+	return stale
 }
 
 // build takes one kernel from AST to checked SPIR-V words and signature.

@@ -15,10 +15,11 @@
 // device that refuses the module, compiles instead, and a typed launcher per
 // kernel, so
 //
-//	//go:generate lucentc -go .
+//	//go:generate go tool lucentc -go .
 //
-// (or //go:generate go run github.com/lucent-gpu/lucent/cmd/lucentc -go .)
-// is all a kernel package needs, and a program calls
+// (after go get -tool github.com/lucent-gpu/lucent/cmd/lucentc, which
+// records lucentc and its dependencies in the module's go.mod) is all a
+// kernel package needs, and a program calls
 //
 //	k, err := kernels.NewSaxpy(dev)
 //	err = stream.Submit(k.Dispatch(n, a, x, y))
@@ -29,9 +30,14 @@
 // validates them when they are created.
 //
 // Use -goout dir to write the launchers into a separate package instead, to
-// keep the kernel package free of the device dependency. With -check lucentc
-// writes nothing and fails when a generated file is missing or out of date,
-// which is the test a CI step runs.
+// keep the kernel package free of the device dependency. A launcher file
+// records the hash of each kernel's IR in its header ("// lucentc kernel
+// Saxpy ir-sha256 …"). With -check lucentc writes nothing and exits 1 naming
+// each kernel changed since its launcher was generated, added without one or
+// removed with one still there, with the command that regenerates the file
+// (found beside the kernels with or without -go; a -goout file with -go
+// -goout), and each generated file missing or out of date: the test a CI
+// step runs.
 //
 // The one design choice to know: the generated file carries the build
 // constraint !lucentc and lucentc loads packages with -tags=lucentc, so a

@@ -51,6 +51,17 @@ func Affine2D(w, h uint32, in []Pair, out []float32) {
 	out[id.Y*w+id.X] = p.A*float32(id.X) + p.B*float32(id.Y)
 }
 
+// Reverse reverses each block of 128 elements of buf, through shared memory.
+//
+//lucent:kernel block=128
+func Reverse(buf []uint32) {
+	tile := kernel.Shared[[128]uint32]()
+	t, i := kernel.ThreadID().X, kernel.DispatchID().X
+	tile[t] = buf[i]
+	kernel.Barrier()
+	buf[i] = tile[127-t]
+}
+
 // Invert writes 1-c for each colour channel of src's texels to dst, keeping alpha.
 //
 //lucent:kernel block=8,8
@@ -73,8 +84,10 @@ const programSource = `package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"example.com/e2e/kern"
@@ -185,6 +198,48 @@ func check(ctx context.Context, dev *device.Device) error {
 	fmt.Println("nil buffer:", err)
 	if err := saxpy.Close(); err != nil {
 		return err
+	}
+
+	// Reverse has barriers: its launcher refuses a size that is not whole
+	// blocks, as device.Kernel.Dispatch does, and runs in whole blocks, direct
+	// and indirect.
+	reverse, err := kern.NewReverse(dev)
+	if err != nil {
+		return err
+	}
+	defer reverse.Close()
+	words := make([]uint32, 256)
+	for i := range words {
+		words[i] = uint32(i)
+	}
+	rb, err := device.NewBuffer[uint32](dev, 256)
+	if err != nil {
+		return err
+	}
+	defer rb.Close()
+	err = stream.Submit(reverse.Dispatch(200, rb))
+	if !errors.Is(err, device.ErrInvalidArgument) || !strings.Contains(err.Error(), "must be a multiple of its block [128 1 1]") {
+		return fmt.Errorf("reverse over 200 threads: got %v, want the whole-block error", err)
+	}
+	fmt.Println("partial block:", err)
+	groups, err := device.NewBuffer[uint32](dev, 3)
+	if err != nil {
+		return err
+	}
+	defer groups.Close()
+	rev := make([]uint32, 256)
+	if err := submit(rb.Upload(words), groups.Upload([]uint32{1, 1, 1}), reverse.Dispatch(256, rb),
+		reverse.DispatchIndirect(groups.All(), rb.View(128, 128)), rb.Download(rev)); err != nil {
+		return fmt.Errorf("reverse: %w", err)
+	}
+	for i, v := range rev {
+		want := uint32(i/128*128 + 127 - i%128) // reversed by the direct dispatch
+		if i >= 128 {
+			want = uint32(i) // and back by the indirect one
+		}
+		if v != want {
+			return fmt.Errorf("reverse[%d] = %d, want %d", i, v, want)
+		}
 	}
 
 	// Affine2D through the launcher generated into a separate package.
@@ -321,6 +376,8 @@ func TestGenerateEndToEnd(t *testing.T) {
 	require.Contains(t, src, "func (k *SaxpyKernel) Dispatch(threads uint32, a float32, x, y *device.Buffer[float32]) device.Command")
 	require.Contains(t, src, "func (k *InvertKernel) Dispatch(threadsX, threadsY uint32, src, dst any) device.Command")
 	require.Contains(t, src, "Format: device.RGBA32Float")
+	require.Contains(t, src, "func (k *SaxpyKernel) DispatchIndirect(groups device.BufferView[uint32], a float32, x, y device.BufferView[float32]) device.Command")
+	require.Contains(t, src, "WholeBlocks: true})", "Reverse has barriers")
 	require.Contains(t, src, "func (k *Affine2DKernel) Dispatch(threadsX, threadsY uint32, w, h uint32, in *device.Buffer[Pair], out *device.Buffer[float32]) device.Command")
 	require.NotContains(t, src, "example.com/e2e/kern\"", "the kernel package must not import itself")
 
@@ -353,6 +410,7 @@ func TestGenerateEndToEnd(t *testing.T) {
 	}
 	require.NoError(t, err, string(b))
 	require.Contains(t, string(b), "nil buffer:")
+	require.Contains(t, string(b), "partial block:")
 	require.True(t, strings.HasSuffix(string(b), "ok\n"), string(b))
 	t.Logf("program output:\n%s", b)
 }
@@ -381,6 +439,56 @@ func TestGenerateStaleFile(t *testing.T) {
 	after, err := os.ReadFile(filepath.Join(dir, "kern", goFileName))
 	require.NoError(t, err)
 	require.Equal(t, string(src), string(after), "-check wrote the file")
+}
+
+// TestCheckNamesStaleKernels: each launcher file records the hash of every
+// kernel's IR, so -check, with or without -go, names the kernel whose source
+// changed (and one added or removed) and the command that regenerates it.
+func TestCheckNamesStaleKernels(t *testing.T) {
+	needSPIRVTools(t)
+	dir := tempModule(t, map[string]string{"kern/kern.go": kernSource})
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "./kern")
+	require.Equal(t, 0, code, stderr)
+	gen := filepath.Join(dir, "kern", goFileName)
+	src, err := os.ReadFile(gen)
+	require.NoError(t, err)
+	require.Regexp(t, `(?m)^// lucentc kernel Saxpy ir-sha256 [0-9a-f]{32}$`, string(src))
+	for _, args := range [][]string{{"-check"}, {"-go", "-check"}} {
+		_, stderr, code = lucentc(t, append([]string{"-C", dir}, append(args, "./kern")...)...)
+		require.Equal(t, 0, code, "%v: %s", args, stderr)
+	}
+
+	// Saxpy's body changes (same lines, so the other kernels' IR does not);
+	// a kernel is added after the last one.
+	edited := strings.Replace(kernSource, "y[i] = a*x[i] + y[i]", "y[i] = a*x[i] - y[i]", 1) +
+		"\n//lucent:kernel block=64\nfunc Zero(out []float32) { out[kernel.DispatchID().X] = 0 }\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kern", "kern.go"), []byte(edited), 0o644))
+	for _, args := range [][]string{{"-check"}, {"-go", "-check"}} {
+		_, stderr, code = lucentc(t, append([]string{"-C", dir}, append(args, "./kern")...)...)
+		require.Equal(t, 1, code, "%v: %s", args, stderr)
+		require.Regexp(t, `kern\.go:\d+:6: kernel Saxpy: changed since its launcher in \S*kern/lucent_kernels\.go was generated: rerun lucentc -go -target vulkan1\.2 example\.com/e2e/kern`, stderr, args)
+		require.Regexp(t, `kern\.go:\d+:6: kernel Zero: has no launcher in \S*kern/lucent_kernels\.go: rerun lucentc -go -target vulkan1\.2 example\.com/e2e/kern`, stderr, args)
+		require.NotContains(t, stderr, "kernel Affine2D", args)
+		require.NotContains(t, stderr, "kernel Invert", args)
+	}
+	after, err := os.ReadFile(gen)
+	require.NoError(t, err)
+	require.Equal(t, string(src), string(after), "-check wrote the file")
+
+	// A kernel removed from the package is named too.
+	removed := strings.Replace(kernSource, "//lucent:kernel block=8,8\nfunc Invert(", "func Invert(", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kern", "kern.go"), []byte(removed), 0o644))
+	_, stderr, code = lucentc(t, "-C", dir, "-check", "./kern")
+	require.Equal(t, 1, code, stderr)
+	require.Regexp(t, `\S*kern/lucent_kernels\.go: kernel Invert: has a launcher but is no longer a kernel: rerun lucentc -go -target vulkan1\.2 example\.com/e2e/kern`, stderr)
+	t.Logf("-check:\n%s", stderr)
+
+	// A launcher file without hashes (an older lucentc's) is named once.
+	require.NoError(t, os.WriteFile(gen, []byte("// Code generated by lucentc. DO NOT EDIT.\n// lucentc -go -target vulkan1.2\n\npackage kern\n"), 0o644))
+	_, stderr, code = lucentc(t, "-C", dir, "-check", "./kern")
+	require.Equal(t, 1, code, stderr)
+	require.Regexp(t, `\S*kern/lucent_kernels\.go: records no kernel hashes .*: rerun lucentc -go -target vulkan1\.2 example\.com/e2e/kern`, stderr)
+	require.NotContains(t, stderr, "has no launcher")
 }
 
 // TestGenerateNameClash: a package declaring a name the launcher needs gets

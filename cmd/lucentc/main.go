@@ -46,7 +46,8 @@ lucentc compiles every //lucent:kernel function of the named packages
 (default ".") to SPIR-V: one <pkg>.<Kernel>.spv file per kernel in the -o
 directory, and with -go a Go file per package embedding the modules with a
 typed launcher per kernel (NewKernel(dev), Dispatch, Close), so that a
-"//go:generate lucentc -go ." line is all a package needs.
+"//go:generate go tool lucentc -go ." line (after go get -tool
+github.com/lucent-gpu/lucent/cmd/lucentc) is all a package needs.
 
 Errors are listed together as file:line:col: message; the exit status is 1
 when any kernel fails to compile and 2 for a bad command line.
@@ -97,7 +98,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.goPkg, "gopkg", "", "package `name` of the -goout file (default: the directory's base name)")
 	fs.BoolVar(&cfg.atomics, "atomicfloat", false, "use native float32 atomic add (SPV_EXT_shader_atomic_float_add) instead of compare-and-swap loops")
 	fs.BoolVar(&cfg.names, "names", false, "keep debug names (OpName) in the modules")
-	fs.BoolVar(&cfg.check, "check", false, "write nothing; fail listing each output file that is missing or differs (for a test or CI step that catches stale generated files)")
+	fs.BoolVar(&cfg.check, "check", false, "write nothing; fail naming each kernel whose launcher (lucent_kernels.go, found with or without -go) was generated from other source, and each output file that is missing or differs (for a test or CI step that catches stale generated files)")
 	fs.BoolVar(&cfg.verbose, "v", false, "print each kernel and the time of each stage on standard error")
 	fs.StringVar(&cfg.dir, "C", "", "resolve packages in `dir` (as go -C)")
 	fs.Usage = func() {
@@ -125,7 +126,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if cfg.goPkg != "" && !isIdent(cfg.goPkg) {
 		return nil, fmt.Errorf("-gopkg %q is not a Go identifier", cfg.goPkg)
 	}
-	if cfg.outDir == "" && !cfg.asm && !cfg.goFile {
+	if cfg.outDir == "" && !cfg.asm && !cfg.goFile && !cfg.check {
 		cfg.outDir = "."
 	}
 	cfg.patterns = fs.Args()

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// kernelHashPrefix starts the line of a launcher file that records the hash
+// of one kernel's IR: "// lucentc kernel Saxpy ir-sha256 <hex>".
+const kernelHashPrefix = "// lucentc kernel "
+
+// irHash is the hash a launcher records of the kernel IR it embeds (the
+// first 16 bytes of its SHA-256, in hex).
+func irHash(ir []byte) string {
+	h := sha256.Sum256(ir)
+	return hex.EncodeToString(h[:16])
+}
+
+// launcherFile is the file -go writes kernel u's launcher into.
+func launcherFile(cfg *config, u *unit) (string, error) {
+	if cfg.goFile && cfg.goOut != "" {
+		dir := cfg.goOut
+		if cfg.dir != "" && !filepath.IsAbs(dir) {
+			dir = filepath.Join(cfg.dir, dir)
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", fmt.Errorf("lucentc: -goout: %w", err)
+		}
+		return filepath.Join(abs, goFileName), nil
+	}
+	if len(u.pkg.GoFiles) == 0 {
+		return "", nil
+	}
+	return filepath.Join(filepath.Dir(u.pkg.GoFiles[0]), goFileName), nil
+}
+
+// launcherHeader is what a launcher file's header records: the flags it was
+// generated with and the hash of each kernel's IR.
+type launcherHeader struct {
+	flags  string
+	hashes map[string]string
+	order  []string
+}
+
+func readLauncherHeader(src []byte) launcherHeader {
+	h := launcherHeader{hashes: map[string]string{}}
+	sc := bufio.NewScanner(bytes.NewReader(src))
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "//") {
+			break // the header ends at the first line that is not a comment
+		}
+		if rest, ok := strings.CutPrefix(line, kernelHashPrefix); ok {
+			if name, hash, ok := strings.Cut(rest, " ir-sha256 "); ok {
+				h.hashes[name] = hash
+				h.order = append(h.order, name)
+			}
+			continue
+		}
+		if rest, ok := strings.CutPrefix(line, "// lucentc -go"); ok && h.flags == "" {
+			h.flags = "-go" + rest
+		}
+	}
+	return h
+}
+
+// checkLaunchers is -check's look at the launcher files: for each one it
+// finds (with -go, the files -go writes; without, a lucent_kernels.go beside
+// the kernels), it names each kernel whose IR differs from the one the
+// launcher was generated from, each kernel without a launcher, and each
+// launcher whose kernel is gone, with the command that regenerates the file.
+func checkLaunchers(cfg *config, units []*unit) []error {
+	byFile := map[string][]*unit{}
+	var files []string
+	for _, u := range units {
+		f, err := launcherFile(cfg, u)
+		if err != nil {
+			return []error{err}
+		}
+		if f == "" {
+			continue
+		}
+		if _, ok := byFile[f]; !ok {
+			files = append(files, f)
+		}
+		byFile[f] = append(byFile[f], u)
+	}
+	sort.Strings(files)
+	var errs []error
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			if !cfg.goFile && os.IsNotExist(err) {
+				continue // no launchers for this package
+			}
+			if !os.IsNotExist(err) {
+				errs = append(errs, fmt.Errorf("lucentc: -check: %w", err))
+			}
+			continue // -go's comparison reports the missing file
+		}
+		h := readLauncherHeader(src)
+		us := byFile[f]
+		flags := h.flags
+		if flags == "" {
+			flags = flagLine(cfg)
+		}
+		pkgs := map[string]bool{}
+		var pkgList []string
+		for _, u := range us {
+			if !pkgs[u.pkg.PkgPath] {
+				pkgs[u.pkg.PkgPath] = true
+				pkgList = append(pkgList, u.pkg.PkgPath)
+			}
+		}
+		rerun := "rerun lucentc " + flags + " " + strings.Join(pkgList, " ")
+		name := relFile(f)
+		if len(h.order) == 0 {
+			errs = append(errs, fmt.Errorf("%s: records no kernel hashes (written by an older lucentc, or by hand): %s", name, rerun))
+			continue
+		}
+		seen := map[string]bool{}
+		for _, u := range us {
+			seen[u.k.Name] = true
+			old, ok := h.hashes[u.k.Name]
+			switch {
+			case !ok:
+				errs = append(errs, newKernelError(u.k, fmt.Errorf("has no launcher in %s: %s", name, rerun)))
+			case old != irHash(u.ir):
+				errs = append(errs, newKernelError(u.k, fmt.Errorf("changed since its launcher in %s was generated: %s", name, rerun)))
+			}
+		}
+		for _, k := range h.order {
+			if !seen[k] {
+				errs = append(errs, fmt.Errorf("%s: kernel %s: has a launcher but is no longer a kernel: %s", name, k, rerun))
+			}
+		}
+	}
+	return errs
+}
