@@ -89,6 +89,10 @@ type encoder struct {
 
 	texBinds []texBind // a dispatch's native texture sets (scratch)
 
+	// What the command buffer has bound (bindstate.go); lastBind is the
+	// last list's, for tests.
+	bind, lastBind bindState
+
 	// Direct uploads (direct.go): which commands write directly, what
 	// they write, the handles seen while planning, the command encoding.
 	direct       []bool
@@ -246,6 +250,9 @@ func (e *encoder) reset() {
 	e.srcStage, e.srcAccess, e.global = 0, 0, false
 	e.imgInit = e.imgInit[:0]
 	e.pipeline = 0
+	e.lastBind.skippedSets, e.lastBind.skippedPush = e.bind.skippedSets, e.bind.skippedPush
+	e.bind.forget()
+	e.bind.skippedSets, e.bind.skippedPush = 0, 0
 	e.downloads = false
 	e.staging, e.stagingOff = nil, 0
 	clear(e.writesDirect)
@@ -685,6 +692,7 @@ func (e *encoder) command(c device.Command) error {
 		e.order(stageAll, accessMemoryWrite, uses...)
 		e.batch.Flush() // the function records directly, after what is queued
 		e.pipeline = 0  // the function may bind its own
+		e.bind.forget() // and its own sets and push constants
 		if err := e.runCustom(c, cmd); err != nil {
 			return fmt.Errorf("custom command %q: %w", c.Name, err)
 		}
@@ -923,24 +931,35 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	if sh.pipeline != e.pipeline {
 		e.batch.CmdBindPipeline(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.pipeline)
 		e.pipeline = sh.pipeline
+		e.bind.forget() // a new pipeline binds everything again
 	}
+	e.bind.use(sh.layout)
 	if n := len(e.writes) - wStart; n > 0 && cached {
 		set, err := e.descriptorSet(sh, key, res, e.writes[wStart:])
 		e.writes = e.writes[:wStart] // written (or cached) already
 		if err != nil {
 			return err
 		}
-		e.setArena = append(e.setArena, set)
-		e.batch.CmdBindDescriptorSets(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, 1, &e.setArena[len(e.setArena)-1], 0, nil)
+		if !e.bind.boundSet(0, set) {
+			e.setArena = append(e.setArena, set)
+			e.batch.CmdBindDescriptorSets(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, 1, &e.setArena[len(e.setArena)-1], 0, nil)
+		}
 	} else if n > 0 {
-		e.batch.CmdPushDescriptorSetKHR(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, uint32(n), &e.writes[wStart])
+		if e.bind.pushedSet0(e.writes[wStart:]) {
+			e.writes = e.writes[:wStart] // bound already
+		} else {
+			e.batch.CmdPushDescriptorSetKHR(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, 0, uint32(n), &e.writes[wStart])
+		}
 	}
 	for _, tb := range e.texBinds {
+		if e.bind.boundSet(tb.index, tb.set) {
+			continue
+		}
 		e.setArena = append(e.setArena, tb.set)
 		e.batch.CmdBindDescriptorSets(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.layout, tb.index, 1, &e.setArena[len(e.setArena)-1], 0, nil)
 	}
 	pushConstants := func() {
-		if sh.pushSize > 0 {
+		if sh.pushSize > 0 && !e.bind.pushed(e.push[:sh.pushSize]) {
 			off := len(e.pushArena)
 			e.pushArena = append(e.pushArena, e.push[:sh.pushSize]...)
 			e.batch.CmdPushConstants(cmd, sh.layout, vk.SHADER_STAGE_COMPUTE_BIT, 0, sh.pushSize, unsafe.Pointer(&e.pushArena[off]))
