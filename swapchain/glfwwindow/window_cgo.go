@@ -22,6 +22,7 @@ type Window struct {
 	onDrag   func(dx, dy float64)
 	onResize func(w, h int)
 	dragging bool
+	havePos  bool // lastX, lastY hold a position the window was told of
 	lastX    float64
 	lastY    float64
 	closed   bool
@@ -64,14 +65,21 @@ func Open(title string, width, height int) (_ *Window, err error) {
 	gw.SetMouseButtonCallback(func(_ *glfw.Window, b glfw.MouseButton, action glfw.Action, _ glfw.ModifierKey) {
 		if b == glfw.MouseButtonLeft {
 			w.dragging = action == glfw.Press
-			w.lastX, w.lastY = gw.GetCursorPos()
+			// The position is the last motion event's, in event order:
+			// GetCursorPos asks the server for where the pointer is now,
+			// which is past motion events still queued behind this press
+			// (a press and a drag taken in one poll then turned nothing).
+			if !w.havePos {
+				w.lastX, w.lastY = gw.GetCursorPos()
+				w.havePos = true
+			}
 		}
 	})
 	gw.SetCursorPosCallback(func(_ *glfw.Window, x, y float64) {
 		if w.dragging && w.onDrag != nil {
 			w.onDrag(x-w.lastX, y-w.lastY)
 		}
-		w.lastX, w.lastY = x, y
+		w.lastX, w.lastY, w.havePos = x, y, true
 	})
 	gw.SetFramebufferSizeCallback(func(_ *glfw.Window, fw, fh int) {
 		if w.onResize != nil {
