@@ -162,7 +162,7 @@ func (*Construct) exprNode()  {}
 func LitFloat(t *Type, v float64) *Literal {
 	switch t.bits {
 	case 16:
-		return &Literal{T: t, Bits: uint64(f32to16(float32(v)))}
+		return &Literal{T: t, Bits: uint64(Float32ToHalf(float32(v)))}
 	case 32:
 		return &Literal{T: t, Bits: uint64(math.Float32bits(float32(v)))}
 	}
@@ -198,15 +198,16 @@ func truncBits(v uint64, t *Type) uint64 {
 func (e *Literal) Float() float64 {
 	switch e.T.bits {
 	case 16:
-		return float64(f16to32(uint16(e.Bits)))
+		return float64(HalfToFloat32(uint16(e.Bits)))
 	case 32:
 		return float64(math.Float32frombits(uint32(e.Bits)))
 	}
 	return math.Float64frombits(e.Bits)
 }
 
-// f32to16 rounds a float32 to the nearest half (ties to even).
-func f32to16(f float32) uint16 {
+// Float32ToHalf rounds a float32 to the nearest IEEE binary16 (ties to even):
+// the conversion every 16-bit float in lucent goes through.
+func Float32ToHalf(f float32) uint16 {
 	b := math.Float32bits(f)
 	sign := uint16(b>>16) & 0x8000
 	exp := int(b>>23&0xff) - 127 + 15
@@ -238,8 +239,8 @@ func f32to16(f float32) uint16 {
 	return sign | uint16(h)
 }
 
-// f16to32 widens a half exactly.
-func f16to32(h uint16) float32 {
+// HalfToFloat32 widens a half exactly.
+func HalfToFloat32(h uint16) float32 {
 	sign := uint32(h&0x8000) << 16
 	exp := uint32(h>>10) & 0x1f
 	man := uint32(h & 0x3ff)

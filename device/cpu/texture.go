@@ -206,7 +206,7 @@ func (v *texView) readTexel(i uint64, d []uint64) {
 			d[c] = uf32(float32(max(float64(s)/float64(int64(1)<<(bits-1)-1), -1)))
 		case device.Float:
 			if bits == 16 {
-				d[c] = uf32(half2f(uint16(raw)))
+				d[c] = uf32(fe.HalfToFloat32(uint16(raw)))
 			} else {
 				d[c] = raw
 			}
@@ -244,7 +244,7 @@ func (v *texView) writeTexel(i uint64, d []uint64) {
 		case device.Float:
 			raw = d[c]
 			if bits == 16 {
-				raw = uint64(f2half(f32(d[c])))
+				raw = uint64(fe.Float32ToHalf(f32(d[c])))
 			}
 		default:
 			raw = d[c]
@@ -258,57 +258,6 @@ func (v *texView) writeTexel(i uint64, d []uint64) {
 			binary.LittleEndian.PutUint32(b[4*c:], uint32(raw))
 		}
 	}
-}
-
-// half2f widens an IEEE binary16.
-func half2f(h uint16) float32 {
-	sign := uint32(h&0x8000) << 16
-	exp := uint32(h>>10) & 0x1f
-	man := uint32(h & 0x3ff)
-	switch {
-	case exp == 0x1f:
-		return math.Float32frombits(sign | 0x7f800000 | man<<13)
-	case exp == 0:
-		f := float32(man) / (1 << 24)
-		if sign != 0 {
-			return -f
-		}
-		return f
-	}
-	return math.Float32frombits(sign | (exp+127-15)<<23 | man<<13)
-}
-
-// f2half rounds a float32 to the nearest binary16, ties to even.
-func f2half(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23&0xff) - 127 + 15
-	man := b & 0x7fffff
-	switch {
-	case b&0x7fffffff > 0x7f800000:
-		return sign | 0x7e00
-	case exp >= 31:
-		return sign | 0x7c00
-	case exp <= 0:
-		if exp < -10 {
-			return sign
-		}
-		man |= 0x800000
-		shift := uint(14 - exp)
-		h := man >> shift
-		rem := man & (1<<shift - 1)
-		half := uint32(1) << (shift - 1)
-		if rem > half || rem == half && h&1 == 1 {
-			h++
-		}
-		return sign | uint16(h)
-	}
-	h := uint32(exp)<<10 | man>>13
-	rem := man & 0x1fff
-	if rem > 0x1000 || rem == 0x1000 && h&1 == 1 {
-		h++
-	}
-	return sign | uint16(h)
 }
 
 // sample filters the level at normalised coordinates uv (f32 bits) as the
