@@ -39,8 +39,7 @@ type stream struct {
 	mu        sync.Mutex
 	q         []item
 	submitted uint64
-	completed uint64
-	changed   chan struct{} // closed and replaced when completed grows
+	done      timeline      // the seq of the last item completed
 	wakeup    chan struct{} // the worker's doorbell (buffered, 1)
 	errs      []error       // reported by the next SynchronizeStream
 	pending   map[*event]uint64
@@ -59,7 +58,7 @@ func (d *Device) CreateStream(kind device.StreamKind) (device.Handle, error) {
 	if kind != device.StreamCompute && kind != device.StreamCopy {
 		return 0, fmt.Errorf("cpu: CreateStream: %w: kind %v", device.ErrInvalidArgument, kind)
 	}
-	s := &stream{d: d, kind: kind, changed: make(chan struct{}), wakeup: make(chan struct{}, 1),
+	s := &stream{d: d, kind: kind, wakeup: make(chan struct{}, 1),
 		pending: map[*event]uint64{}, exited: make(chan struct{})}
 	s.h = d.add(s)
 	d.mu.Lock()
@@ -142,9 +141,7 @@ func (s *stream) worker() {
 		if it.signal != nil && s.pending[it.signal] <= it.value {
 			delete(s.pending, it.signal)
 		}
-		s.completed = it.seq
-		close(s.changed)
-		s.changed = make(chan struct{})
+		s.done.raise(it.seq)
 		s.mu.Unlock()
 	}
 }
@@ -191,22 +188,7 @@ func (s *stream) callback(i int, cb func()) (err error) {
 
 // waitFor blocks until the stream completed value, ctx is done or closing is.
 func (s *stream) waitFor(ctx context.Context, value uint64, closing <-chan struct{}) error {
-	for {
-		s.mu.Lock()
-		if s.completed >= value {
-			s.mu.Unlock()
-			return nil
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-closing:
-			return errClosed
-		}
-	}
+	return s.done.await(ctx, closing, value)
 }
 
 // idle waits until everything submitted has completed, or deadline.
@@ -290,37 +272,47 @@ func joinErrs(errs []error) error {
 }
 
 // event is a timeline value.
-type event struct {
+type event struct{ timeline }
+
+// timeline is a value that only grows, with its waiters: an event's value,
+// and the last item a stream completed. The zero value is at 0.
+type timeline struct {
 	mu      sync.Mutex
 	value   uint64
-	changed chan struct{}
+	changed chan struct{} // closed when value grows; nil until someone waits
 }
 
-func (e *event) raise(v uint64) {
-	e.mu.Lock()
-	if v > e.value {
-		e.value = v
-		close(e.changed)
-		e.changed = make(chan struct{})
+func (t *timeline) raise(v uint64) {
+	t.mu.Lock()
+	if v > t.value {
+		t.value = v
+		if t.changed != nil {
+			close(t.changed)
+			t.changed = nil
+		}
 	}
-	e.mu.Unlock()
+	t.mu.Unlock()
 }
 
-func (e *event) reached(v uint64) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.value >= v
+func (t *timeline) reached(v uint64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.value >= v
 }
 
-func (e *event) await(ctx context.Context, closing <-chan struct{}, v uint64) error {
+// await blocks until the value reaches v, ctx is done or closing is.
+func (t *timeline) await(ctx context.Context, closing <-chan struct{}, v uint64) error {
 	for {
-		e.mu.Lock()
-		if e.value >= v {
-			e.mu.Unlock()
+		t.mu.Lock()
+		if t.value >= v {
+			t.mu.Unlock()
 			return nil
 		}
-		ch := e.changed
-		e.mu.Unlock()
+		if t.changed == nil {
+			t.changed = make(chan struct{})
+		}
+		ch := t.changed
+		t.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
@@ -336,7 +328,7 @@ func (d *Device) CreateEvent() (device.Handle, error) {
 		return 0, err
 	}
 	defer d.exit()
-	return d.add(&event{changed: make(chan struct{})}), nil
+	return d.add(&event{}), nil
 }
 
 func (d *Device) DestroyEvent(h device.Handle) error {
