@@ -2,7 +2,6 @@ package cpu_test
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -175,102 +174,5 @@ func TestBarriersSharedAtomics(t *testing.T) {
 		for i := range want {
 			require.InDelta(t, want[i], got[i], 1e-4, "element %d", i)
 		}
-	})
-}
-
-func TestPrograms(t *testing.T) {
-	d := open(t)
-	t.Run("nbody", func(t *testing.T) {
-		k := compile(t, d, programs.NBody)
-		const n = 100
-		r := rand.New(rand.NewPCG(5, 6))
-		pos, vel := make([][4]float32, n), make([][4]float32, n)
-		for i := range pos {
-			pos[i] = [4]float32{r.Float32()*10 - 5, r.Float32()*10 - 5, r.Float32()*10 - 5, r.Float32() + 0.5}
-			vel[i] = [4]float32{r.Float32() - 0.5, r.Float32() - 0.5, r.Float32() - 0.5, 0}
-		}
-		const dt = 0.01
-		bp, bv, bn := upload(t, d, pos), upload(t, d, vel), upload(t, d, make([][4]float32, n))
-		run(t, d, k.Dispatch([3]uint32{n}, float32(dt), uint32(n), bp, bv, bn))
-		wantPos, wantVel := programs.NBodyRef(dt, pos, vel)
-		gotPos, gotVel := download(t, d, bn), download(t, d, bv)
-		for i := range n {
-			for c := range 4 {
-				require.InDelta(t, wantPos[i][c], gotPos[i][c], 1e-4, "pos %d.%d", i, c)
-				require.InDelta(t, wantVel[i][c], gotVel[i][c], 1e-3, "vel %d.%d", i, c)
-			}
-		}
-	})
-	t.Run("life", func(t *testing.T) {
-		k := compile(t, d, programs.Life)
-		const w, h, steps = 37, 29, 6
-		cells := make([]uint32, w*h)
-		r := rand.New(rand.NewPCG(7, 8))
-		for i := range cells {
-			if r.IntN(3) == 0 {
-				cells[i] = 1
-			}
-		}
-		a, b := upload(t, d, cells), upload(t, d, make([]uint32, w*h))
-		var cmds []device.Command
-		for s := range steps {
-			if s%2 == 0 {
-				cmds = append(cmds, k.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), a, b))
-			} else {
-				cmds = append(cmds, k.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), b, a))
-			}
-		}
-		run(t, d, cmds...)
-		want := cells
-		for range steps {
-			want = programs.LifeRef(w, h, want)
-		}
-		require.Equal(t, want, download(t, d, a))
-	})
-	t.Run("structs", func(t *testing.T) {
-		k := compile(t, d, programs.Particles)
-		ps := make([]programs.Particle, 100)
-		for i := range ps {
-			f := float32(i)
-			ps[i] = programs.Particle{Pos: fe.Float3{f, -f, 1}, Mass: f * 2, Vel: fe.Float3{1, 2, 3}, ID: uint32(i * 7), Tag: 9, Age: uint16(i * 300)}
-		}
-		b := upload(t, d, ps)
-		run(t, d, k.Dispatch([3]uint32{uint32(len(ps))}, float32(0.5), b))
-		require.Equal(t, programs.ParticlesRef(0.5, ps), download(t, d, b))
-	})
-	t.Run("callables", func(t *testing.T) {
-		k := compile(t, d, programs.Callables)
-		in := []int32{0, 1, -1, 5, -7, 99, 100, 101, -100, -101, 1 << 20, -1 << 30, 46340, 12, 13}
-		src, dst := upload(t, d, in), upload(t, d, make([]uint32, len(in)))
-		run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, src, dst))
-		require.Equal(t, programs.CallablesRef(in), download(t, d, dst))
-	})
-	t.Run("control", func(t *testing.T) {
-		k := compile(t, d, programs.Control)
-		in := make([]int32, 200)
-		for i := range in {
-			in[i] = int32(i - 100)
-		}
-		in = append(in, math.MaxInt32, math.MinInt32, 51, 53, -51)
-		src, dst := upload(t, d, in), upload(t, d, make([]int32, len(in)))
-		run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, src, dst))
-		require.Equal(t, programs.ControlRef(in), download(t, d, dst))
-	})
-	t.Run("misc", func(t *testing.T) {
-		k := compile(t, d, programs.Misc)
-		const n = 64
-		out, first, elected := upload(t, d, make([]uint32, n)), upload(t, d, make([]uint32, n)), upload(t, d, []uint32{0})
-		run(t, d, k.Dispatch([3]uint32{n}, out, first, elected))
-		primes := []uint32{2, 3, 5, 7, 11, 13, 17, 19}
-		gotOut, gotFirst := download(t, d, out), download(t, d, first)
-		for i := range n {
-			want := primes[i%8]
-			if i%4 == 3 {
-				want = 0
-			}
-			require.Equal(t, want, gotOut[i], "out[%d]", i)
-			require.Equal(t, uint32(i+100), gotFirst[i], "first[%d] (subgroups of one)", i)
-		}
-		require.Equal(t, []uint32{n}, download(t, d, elected), "one elected lane per subgroup of one")
 	})
 }
