@@ -167,7 +167,7 @@ func (c *compiler) bindlessOp(e *fe.Call) ex {
 			t = e.Args[3].Type()
 		}
 		lay, size := layout(t), uint64(t.Size())
-		n := leaves(t)
+		n := fe.Leaves(t)
 		if e.Op == fe.OpBindlessRead {
 			return ex{n: n, v: func(th *th, d []uint64) {
 				s := get(th)

@@ -48,7 +48,7 @@ func (c *compiler) builtin(e *fe.Call) ex {
 		}
 		checkFloat(at, "built-in "+e.Op.String())
 	}
-	n := leaves(e.T)
+	n := fe.Leaves(e.T)
 	switch e.Op {
 	case fe.OpSelect:
 		return c.lift(n, args, func(a []uint64) uint64 {

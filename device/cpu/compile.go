@@ -130,13 +130,13 @@ func compileKernel(f *fe.Function) (p *program, err error) {
 	for i, v := range f.Params {
 		p.uniSlots[i] = -1
 		if !v.Type.IsResource() {
-			p.uniSlots[i] = c.tmp(leaves(v.Type))
+			p.uniSlots[i] = c.tmp(fe.Leaves(v.Type))
 			c.uniSlot[v] = p.uniSlots[i]
 		}
 	}
 	for i, v := range f.Shared {
 		c.shared[v] = i
-		p.shared = append(p.shared, leaves(v.Type))
+		p.shared = append(p.shared, fe.Leaves(v.Type))
 	}
 	kf := c.function(f)
 	p.entry = kf
@@ -163,18 +163,18 @@ func (c *compiler) function(f *fe.Function) *compiledFunc {
 				c.nrefs++
 				continue
 			}
-			o := c.tmp(leaves(p.Type))
+			o := c.tmp(fe.Leaves(p.Type))
 			c.slots[p] = o
 			cf.params = append(cf.params, o)
 		}
 		if f.Result != nil && f.Result != fe.TVoid {
-			cf.nres = leaves(f.Result)
+			cf.nres = fe.Leaves(f.Result)
 			cf.res = c.tmp(cf.nres)
 		}
 	}
 	cf.lo = c.nslots
 	for _, l := range f.Locals {
-		c.slots[l] = c.tmp(leaves(l.Type))
+		c.slots[l] = c.tmp(fe.Leaves(l.Type))
 	}
 	cf.hi = c.nslots
 	prev, hoisted := c.cur, c.hoisted
@@ -291,7 +291,7 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 		def := len(s.Cases)
 		bodies[def] = c.block(s.Default)
 		return func(t *th) flow {
-			v := int64(signExtend(tag(t), tt))
+			v := int64(fe.SignExtend(tag(t), tt))
 			if tt == fe.TU32 {
 				v = int64(uint32(v))
 			}
@@ -406,41 +406,6 @@ func (c *compiler) assign(s *fe.Assign) stmtFn {
 		copy(m[o:o+n], d)
 		return next
 	}
-}
-
-// leaves is the number of scalars of t.
-func leaves(t *fe.Type) int {
-	switch t.Kind() {
-	case fe.KindVector:
-		return t.Len()
-	case fe.KindMatrix, fe.KindArray:
-		return t.Len() * leaves(t.Elem())
-	case fe.KindStruct:
-		n := 0
-		for _, f := range t.Fields() {
-			n += leaves(f.Type)
-		}
-		return n
-	case fe.KindVoid:
-		return 0
-	}
-	return 1
-}
-
-func signExtend(v uint64, t *fe.Type) uint64 {
-	s := t.Scalar()
-	if s.Kind() != fe.KindInt || s.Bits() == 64 {
-		return v
-	}
-	sh := 64 - uint(s.Bits())
-	return uint64(int64(v<<sh) >> sh)
-}
-
-func trunc(v uint64, t *fe.Type) uint64 {
-	if t.Bits() >= 64 || t == fe.TBool {
-		return v
-	}
-	return v & (1<<uint(t.Bits()) - 1)
 }
 
 // checkFloat refuses float arithmetic the backend does not do (f16).

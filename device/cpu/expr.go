@@ -30,7 +30,7 @@ func (c *compiler) index(e fe.Expr) func(*th) int64 {
 	if it.Kind() == fe.KindUint {
 		return func(t *th) int64 { return int64(s(t)) }
 	}
-	return func(t *th) int64 { return int64(signExtend(s(t), it)) }
+	return func(t *th) int64 { return int64(fe.SignExtend(s(t), it)) }
 }
 
 func (c *compiler) place(e fe.Expr) placeC {
@@ -77,11 +77,11 @@ func (c *compiler) place(e fe.Expr) placeC {
 				return b, o + int(i*es)
 			}}
 		}
-		el := int64(leaves(e.T))
+		el := int64(fe.Leaves(e.T))
 		if l, ok := e.I.(*fe.Literal); ok && p.local >= 0 {
-			i := int64(signExtend(l.Bits, l.T))
+			i := int64(fe.SignExtend(l.Bits, l.T))
 			if l.T.Kind() == fe.KindUint {
-				i = int64(trunc(l.Bits, l.T))
+				i = int64(fe.Truncate(l.Bits, l.T))
 			}
 			if i >= 0 && i < n {
 				o := p.local + int(i*el)
@@ -106,7 +106,7 @@ func (c *compiler) place(e fe.Expr) placeC {
 		}
 		off := 0
 		for _, f := range fs[:e.Field] {
-			off += leaves(f.Type)
+			off += fe.Leaves(f.Type)
 		}
 		if p.local >= 0 {
 			o := p.local + off
@@ -264,7 +264,7 @@ func (c *compiler) load(e fe.Expr) ex {
 	}
 	p := c.place(e)
 	t := e.Type()
-	n := leaves(t)
+	n := fe.Leaves(t)
 	if p.buf != nil {
 		addr := p.buf
 		lay := layout(t)
@@ -312,7 +312,7 @@ func (c *compiler) agg(x ex) (int, func(*th)) {
 // expr compiles e; every one-leaf expression has its scalar form.
 func (c *compiler) expr(e fe.Expr) ex {
 	if o, ok := c.hoisted[e]; ok {
-		n := leaves(e.Type())
+		n := fe.Leaves(e.Type())
 		if n == 1 {
 			x := scalarEx(func(t *th) uint64 { return t.r[o] })
 			x.reg = o + 1
@@ -331,14 +331,14 @@ func (c *compiler) expr(e fe.Expr) ex {
 func (c *compiler) expr0(e fe.Expr) ex {
 	switch e := e.(type) {
 	case *fe.Literal:
-		v := trunc(e.Bits, e.T)
+		v := fe.Truncate(e.Bits, e.T)
 		x := scalarEx(func(*th) uint64 { return v })
 		x.isLit, x.lit = true, v
 		return x
 	case *fe.ConstArray:
 		vals := make([]uint64, len(e.Values))
 		for i, v := range e.Values {
-			vals[i] = trunc(v.Bits, v.T)
+			vals[i] = fe.Truncate(v.Bits, v.T)
 		}
 		return ex{n: len(vals), v: func(_ *th, d []uint64) { copy(d, vals) }}
 	case *fe.Ref:
@@ -350,7 +350,7 @@ func (c *compiler) expr0(e fe.Expr) ex {
 		x := c.expr(e.X)
 		o, eval := c.agg(x)
 		idx := c.index(e.I)
-		n, el := int64(e.X.Type().Len()), leaves(e.T)
+		n, el := int64(e.X.Type().Len()), fe.Leaves(e.T)
 		if e.X.Type().Kind() == fe.KindMatrix || e.X.Type().Kind() == fe.KindArray || e.X.Type().Kind() == fe.KindVector {
 			what := "index of " + e.X.Type().String()
 			if el == 1 {
@@ -381,9 +381,9 @@ func (c *compiler) expr0(e fe.Expr) ex {
 		o, eval := c.agg(x)
 		off := 0
 		for _, f := range e.X.Type().Fields()[:e.Field] {
-			off += leaves(f.Type)
+			off += fe.Leaves(f.Type)
 		}
-		n := leaves(e.T)
+		n := fe.Leaves(e.T)
 		o += off
 		if n == 1 {
 			return scalarEx(func(t *th) uint64 { eval(t); return t.r[o] })
@@ -445,7 +445,7 @@ func (c *compiler) ref(e *fe.Ref) ex {
 		if v.Type.IsResource() {
 			refuse(unsupported("resource %s used as a value", v.Name))
 		}
-		o, n := c.uniSlot[v], leaves(v.Type)
+		o, n := c.uniSlot[v], fe.Leaves(v.Type)
 		if n == 1 {
 			x := scalarEx(func(t *th) uint64 { return t.r[o] })
 			x.reg = o + 1
@@ -486,7 +486,7 @@ func builtinVar(b fe.BuiltinVar) ex {
 }
 
 func (c *compiler) construct(e *fe.Construct) ex {
-	n := leaves(e.T)
+	n := fe.Leaves(e.T)
 	parts := make([]ex, len(e.Args))
 	total := 0
 	for i, a := range e.Args {
@@ -582,13 +582,13 @@ func (c *compiler) unary(e *fe.Unary) ex {
 	case e.Op == fe.Not:
 		f = func(v uint64) uint64 { return v ^ 1 }
 	case e.Op == fe.BitNot:
-		f = func(v uint64) uint64 { return trunc(^v, s) }
+		f = func(v uint64) uint64 { return fe.Truncate(^v, s) }
 	case s == fe.TF32:
 		f = func(v uint64) uint64 { return v ^ 1<<31 }
 	case s.Kind() == fe.KindFloat:
 		f = func(v uint64) uint64 { return v ^ 1<<63 }
 	default:
-		f = func(v uint64) uint64 { return trunc(-v, s) }
+		f = func(v uint64) uint64 { return fe.Truncate(-v, s) }
 	}
 	if x.n == 1 {
 		xs := x.s
@@ -608,7 +608,7 @@ func (c *compiler) binary(e *fe.Binary) ex {
 	checkFloat(xt, "arithmetic")
 	x, y := c.expr(e.X), c.expr(e.Y)
 	s, ys := xt.Scalar(), yt.Scalar()
-	n := leaves(e.T)
+	n := fe.Leaves(e.T)
 	if x.n == 1 && y.n == 1 {
 		xs, yss := x.s, y.s
 		if e.Op == fe.LogicAnd {
@@ -873,14 +873,14 @@ func scalarOp(op fe.BinaryOp, s, ys *fe.Type) func(a, b uint64) uint64 {
 	}
 	w := uint64(s.Bits())
 	signed := s.Kind() == fe.KindInt
-	se := func(v uint64) int64 { return int64(signExtend(v, s)) }
+	se := func(v uint64) int64 { return int64(fe.SignExtend(v, s)) }
 	switch op {
 	case fe.Add:
-		return func(a, b uint64) uint64 { return trunc(a+b, s) }
+		return func(a, b uint64) uint64 { return fe.Truncate(a+b, s) }
 	case fe.Sub:
-		return func(a, b uint64) uint64 { return trunc(a-b, s) }
+		return func(a, b uint64) uint64 { return fe.Truncate(a-b, s) }
 	case fe.Mul:
-		return func(a, b uint64) uint64 { return trunc(a*b, s) }
+		return func(a, b uint64) uint64 { return fe.Truncate(a*b, s) }
 	case fe.Div, fe.Rem:
 		minInt := se(1 << (w - 1))
 		return func(a, b uint64) uint64 {
@@ -891,14 +891,14 @@ func scalarOp(op fe.BinaryOp, s, ys *fe.Type) func(a, b uint64) uint64 {
 				sa, sb := se(a), se(b)
 				if sb == -1 && sa == minInt {
 					if op == fe.Div {
-						return trunc(uint64(sa), s) // Go's wrap-around
+						return fe.Truncate(uint64(sa), s) // Go's wrap-around
 					}
 					return 0
 				}
 				if op == fe.Div {
-					return trunc(uint64(sa/sb), s)
+					return fe.Truncate(uint64(sa/sb), s)
 				}
-				return trunc(uint64(sa%sb), s)
+				return fe.Truncate(uint64(sa%sb), s)
 			}
 			if op == fe.Div {
 				return a / b
@@ -913,18 +913,18 @@ func scalarOp(op fe.BinaryOp, s, ys *fe.Type) func(a, b uint64) uint64 {
 		return func(a, b uint64) uint64 { return a ^ b }
 	case fe.Shl:
 		return func(a, b uint64) uint64 {
-			n := trunc(b, ys)
+			n := fe.Truncate(b, ys)
 			if n >= w {
 				return 0
 			}
-			return trunc(a<<n, s)
+			return fe.Truncate(a<<n, s)
 		}
 	case fe.Shr:
 		return func(a, b uint64) uint64 {
-			n := trunc(b, ys)
+			n := fe.Truncate(b, ys)
 			if signed {
 				n = min(n, w-1)
-				return trunc(uint64(se(a)>>n), s)
+				return fe.Truncate(uint64(se(a)>>n), s)
 			}
 			if n >= w {
 				return 0
@@ -973,7 +973,7 @@ func (c *compiler) cast(e *fe.Cast) ex {
 	x := c.expr(e.X)
 	fs, ts := e.X.Type().Scalar(), e.T.Scalar()
 	if e.Bit {
-		if fs.Bits() != ts.Bits() || leaves(e.X.Type()) != leaves(e.T) {
+		if fs.Bits() != ts.Bits() || fe.Leaves(e.X.Type()) != fe.Leaves(e.T) {
 			refuse(unsupported("bitcast between %s and %s", e.X.Type(), e.T))
 		}
 		return x
@@ -993,19 +993,19 @@ func (c *compiler) cast(e *fe.Cast) ex {
 	case fs.Kind() == fe.KindFloat && ts.Kind() == fe.KindFloat:
 		f = func(v uint64) uint64 { return fromF(toF(v, fs), ts) }
 	case fs.Kind() == fe.KindFloat && ts.Kind() == fe.KindInt:
-		f = func(v uint64) uint64 { return trunc(uint64(int64(math.Trunc(toF(v, fs)))), ts) }
+		f = func(v uint64) uint64 { return fe.Truncate(uint64(int64(math.Trunc(toF(v, fs)))), ts) }
 	case fs.Kind() == fe.KindFloat:
-		f = func(v uint64) uint64 { return trunc(uint64(math.Trunc(toF(v, fs))), ts) }
+		f = func(v uint64) uint64 { return fe.Truncate(uint64(math.Trunc(toF(v, fs))), ts) }
 	case ts == fe.TF32 && fs.Kind() == fe.KindInt:
-		f = func(v uint64) uint64 { return uf32(float32(int64(signExtend(v, fs)))) }
+		f = func(v uint64) uint64 { return uf32(float32(int64(fe.SignExtend(v, fs)))) }
 	case ts == fe.TF32:
 		f = func(v uint64) uint64 { return uf32(float32(v)) }
 	case ts.Kind() == fe.KindFloat && fs.Kind() == fe.KindInt:
-		f = func(v uint64) uint64 { return fromF(float64(int64(signExtend(v, fs))), ts) }
+		f = func(v uint64) uint64 { return fromF(float64(int64(fe.SignExtend(v, fs))), ts) }
 	case ts.Kind() == fe.KindFloat:
 		f = func(v uint64) uint64 { return fromF(float64(v), ts) }
 	default:
-		f = func(v uint64) uint64 { return trunc(signExtend(v, fs), ts) }
+		f = func(v uint64) uint64 { return fe.Truncate(fe.SignExtend(v, fs), ts) }
 	}
 	if x.n == 1 {
 		xs := x.s
@@ -1032,7 +1032,7 @@ func (c *compiler) call(e *fe.Call) ex {
 			if pl.buf != nil {
 				refuse(unsupported("a buffer element passed by reference to %s", e.Func.Name))
 			}
-			args[i] = arg{mem: pl.mem, n: leaves(a.Type()), ref: c.refs[p], tmpRf: c.nrefs}
+			args[i] = arg{mem: pl.mem, n: fe.Leaves(a.Type()), ref: c.refs[p], tmpRf: c.nrefs}
 			c.nrefs++
 			continue
 		}

@@ -18,11 +18,11 @@ func (c *compiler) matBinary(e *fe.Binary) ex {
 			refuse(unsupported("matrix operation %s %s %s", xt, e.Op, yt))
 		}
 		op := scalarOp(e.Op, fe.TF32, fe.TF32)
-		return c.lift(leaves(e.T), []ex{x, y}, func(a []uint64) uint64 { return op(a[0], a[1]) })
+		return c.lift(fe.Leaves(e.T), []ex{x, y}, func(a []uint64) uint64 { return op(a[0], a[1]) })
 	}
 	xo, xe := c.agg(x)
 	yo, ye := c.agg(y)
-	n := leaves(e.T)
+	n := fe.Leaves(e.T)
 	var f func(r []uint64, d []uint64)
 	switch {
 	case xt.Kind() == fe.KindMatrix && yt.Kind() == fe.KindVector: // M·v

@@ -17,11 +17,11 @@ func b2u(b bool) uint64 {
 func (m *machine) eval(fr *frame, e fe.Expr) []uint64 {
 	switch e := e.(type) {
 	case *fe.Literal:
-		return []uint64{trunc(e.Bits, e.T)}
+		return []uint64{fe.Truncate(e.Bits, e.T)}
 	case *fe.ConstArray:
 		out := make([]uint64, len(e.Values))
 		for i, v := range e.Values {
-			out[i] = trunc(v.Bits, v.T)
+			out[i] = fe.Truncate(v.Bits, v.T)
 		}
 		return out
 	case *fe.Ref:
@@ -40,8 +40,8 @@ func (m *machine) eval(fr *frame, e fe.Expr) []uint64 {
 			return m.load(fr, e)
 		}
 		x := m.eval(fr, e.X)
-		i := int(signExtend(m.eval(fr, e.I)[0], e.I.Type()))
-		n := leaves(e.T)
+		i := int(fe.SignExtend(m.eval(fr, e.I)[0], e.I.Type()))
+		n := fe.Leaves(e.T)
 		if i < 0 || (i+1)*n > len(x) {
 			fail("index %d out of range of %s", i, e.X.Type())
 		}
@@ -53,9 +53,9 @@ func (m *machine) eval(fr *frame, e fe.Expr) []uint64 {
 		x := m.eval(fr, e.X)
 		off := 0
 		for _, f := range e.X.Type().Fields()[:e.Field] {
-			off += leaves(f.Type)
+			off += fe.Leaves(f.Type)
 		}
-		return x[off : off+leaves(e.T)]
+		return x[off : off+fe.Leaves(e.T)]
 	case *fe.Swizzle:
 		x := m.eval(fr, e.X)
 		out := make([]uint64, len(e.Comps))
@@ -86,11 +86,11 @@ func (m *machine) eval(fr *frame, e fe.Expr) []uint64 {
 			case e.Op == fe.Not:
 				out[i] = v ^ 1
 			case e.Op == fe.BitNot:
-				out[i] = trunc(^v, s)
+				out[i] = fe.Truncate(^v, s)
 			case s.Kind() == fe.KindFloat:
 				out[i] = fromF(-toF(v, s), s)
 			default:
-				out[i] = trunc(-v, s)
+				out[i] = fe.Truncate(-v, s)
 			}
 		}
 		return out
@@ -184,23 +184,23 @@ func scalarBinary(op fe.BinaryOp, s, ys *fe.Type, a, b uint64) uint64 {
 	}
 	w := uint(s.Bits())
 	signed := s.Kind() == fe.KindInt
-	sa, sb := int64(signExtend(a, s)), int64(signExtend(b, ys))
+	sa, sb := int64(fe.SignExtend(a, s)), int64(fe.SignExtend(b, ys))
 	switch op {
 	case fe.Add:
-		return trunc(a+b, s)
+		return fe.Truncate(a+b, s)
 	case fe.Sub:
-		return trunc(a-b, s)
+		return fe.Truncate(a-b, s)
 	case fe.Mul:
-		return trunc(a*b, s)
+		return fe.Truncate(a*b, s)
 	case fe.Div, fe.Rem:
-		if b == 0 || signed && sb == -1 && sa == int64(signExtend(1<<(w-1), s)) {
+		if b == 0 || signed && sb == -1 && sa == int64(fe.SignExtend(1<<(w-1), s)) {
 			return 0 // undefined on the device; any value is right
 		}
 		switch {
 		case signed && op == fe.Div:
-			return trunc(uint64(sa/sb), s)
+			return fe.Truncate(uint64(sa/sb), s)
 		case signed:
-			return trunc(uint64(sa%sb), s)
+			return fe.Truncate(uint64(sa%sb), s)
 		case op == fe.Div:
 			return a / b
 		}
@@ -212,17 +212,17 @@ func scalarBinary(op fe.BinaryOp, s, ys *fe.Type, a, b uint64) uint64 {
 	case fe.Xor:
 		return a ^ b
 	case fe.Shl:
-		if trunc(b, ys) >= uint64(w) {
+		if fe.Truncate(b, ys) >= uint64(w) {
 			return 0
 		}
-		return trunc(a<<trunc(b, ys), s)
+		return fe.Truncate(a<<fe.Truncate(b, ys), s)
 	case fe.Shr:
-		n := trunc(b, ys)
+		n := fe.Truncate(b, ys)
 		if signed {
 			if n >= uint64(w) {
 				n = uint64(w - 1)
 			}
-			return trunc(uint64(sa>>n), s)
+			return fe.Truncate(uint64(sa>>n), s)
 		}
 		if n >= uint64(w) {
 			return 0
@@ -286,13 +286,13 @@ func (m *machine) cast(x []uint64, from, to *fe.Type, bit bool) []uint64 {
 		case fs.Kind() == fe.KindFloat:
 			f := math.Trunc(toF(v, fs))
 			if ts.Kind() == fe.KindInt {
-				out[i] = trunc(uint64(int64(f)), ts)
+				out[i] = fe.Truncate(uint64(int64(f)), ts)
 			} else {
-				out[i] = trunc(uint64(f), ts)
+				out[i] = fe.Truncate(uint64(f), ts)
 			}
 		case ts.Kind() == fe.KindFloat:
 			if fs.Kind() == fe.KindInt {
-				out[i] = fromF(float64(int64(signExtend(v, fs))), ts)
+				out[i] = fromF(float64(int64(fe.SignExtend(v, fs))), ts)
 			} else if fs.Bits() == 64 {
 				out[i] = fromF(float64(v), ts)
 			} else {
@@ -300,13 +300,13 @@ func (m *machine) cast(x []uint64, from, to *fe.Type, bit bool) []uint64 {
 			}
 			if ts.Bits() == 32 { // round once, from the exact integer
 				if fs.Kind() == fe.KindInt {
-					out[i] = uint64(math.Float32bits(float32(int64(signExtend(v, fs)))))
+					out[i] = uint64(math.Float32bits(float32(int64(fe.SignExtend(v, fs)))))
 				} else {
 					out[i] = uint64(math.Float32bits(float32(v)))
 				}
 			}
 		default:
-			out[i] = trunc(signExtend(v, fs), ts)
+			out[i] = fe.Truncate(fe.SignExtend(v, fs), ts)
 		}
 	}
 	return out

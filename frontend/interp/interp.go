@@ -132,26 +132,9 @@ func uniform(t *fe.Type, v any) ([]uint64, error) {
 	return decode(t, raw), nil
 }
 
-// leaves is the number of scalars of t.
-func leaves(t *fe.Type) int {
-	switch t.Kind() {
-	case fe.KindVector:
-		return t.Len()
-	case fe.KindMatrix, fe.KindArray:
-		return t.Len() * leaves(t.Elem())
-	case fe.KindStruct:
-		n := 0
-		for _, f := range t.Fields() {
-			n += leaves(f.Type)
-		}
-		return n
-	}
-	return 1
-}
-
 // decode reads a value of t from its Go layout.
 func decode(t *fe.Type, b []byte) []uint64 {
-	out := make([]uint64, 0, leaves(t))
+	out := make([]uint64, 0, fe.Leaves(t))
 	var rec func(t *fe.Type, off int)
 	rec = func(t *fe.Type, off int) {
 		switch t.Kind() {

@@ -42,7 +42,7 @@ func (m *machine) call(f *fe.Function, args []*[]uint64) []uint64 {
 		}
 	}
 	for _, l := range f.Locals {
-		v := make([]uint64, leaves(l.Type))
+		v := make([]uint64, fe.Leaves(l.Type))
 		fr.vars[l] = &v
 	}
 	m.block_(fr, f.Body)
@@ -92,7 +92,7 @@ func (m *machine) stmt(fr *frame, s fe.Stmt) flow {
 		}
 		return next
 	case *fe.Switch:
-		tag := int64(signExtend(m.eval(fr, s.Tag)[0], s.Tag.Type()))
+		tag := int64(fe.SignExtend(m.eval(fr, s.Tag)[0], s.Tag.Type()))
 		if s.Tag.Type() == fe.TU32 {
 			tag = int64(uint32(tag))
 		}
@@ -144,7 +144,7 @@ func (m *machine) place(fr *frame, e fe.Expr) place {
 		}
 		fail("variable %s has no storage here", e.Var.Name)
 	case *fe.Index:
-		i := int64(signExtend(m.eval(fr, e.I)[0], e.I.Type()))
+		i := int64(fe.SignExtend(m.eval(fr, e.I)[0], e.I.Type()))
 		xt := e.X.Type()
 		if xt.Kind() == fe.KindBuffer {
 			b := m.bufs[e.X.(*fe.Ref).Var]
@@ -160,7 +160,7 @@ func (m *machine) place(fr *frame, e fe.Expr) place {
 		if i < 0 || int(i) >= xt.Len() {
 			fail("index %d out of range of %s", i, xt)
 		}
-		p.leaf += int(i) * leaves(e.T)
+		p.leaf += int(i) * fe.Leaves(e.T)
 		return p
 	case *fe.Member:
 		p := m.place(fr, e.X)
@@ -169,7 +169,7 @@ func (m *machine) place(fr *frame, e fe.Expr) place {
 			return p
 		}
 		for _, f := range e.X.Type().Fields()[:e.Field] {
-			p.leaf += leaves(f.Type)
+			p.leaf += fe.Leaves(f.Type)
 		}
 		return p
 	}
@@ -182,11 +182,11 @@ func (m *machine) load(fr *frame, e fe.Expr) []uint64 {
 	t := e.Type()
 	if p.buf != nil {
 		if !p.ok {
-			return make([]uint64, leaves(t)) // robust buffer access: zero
+			return make([]uint64, fe.Leaves(t)) // robust buffer access: zero
 		}
 		return decode(t, p.buf.Data[p.off:])
 	}
-	return append([]uint64(nil), (*p.vals)[p.leaf:p.leaf+leaves(t)]...)
+	return append([]uint64(nil), (*p.vals)[p.leaf:p.leaf+fe.Leaves(t)]...)
 }
 
 func (m *machine) store(fr *frame, e fe.Expr, v []uint64) {
@@ -226,22 +226,6 @@ func (m *machine) builtin(b fe.BuiltinVar) []uint64 {
 	}
 	fail("built-in %s (subgroups) on the CPU", b)
 	return nil
-}
-
-func signExtend(v uint64, t *fe.Type) uint64 {
-	s := t.Scalar()
-	if s.Kind() != fe.KindInt || s.Bits() == 64 {
-		return v
-	}
-	sh := 64 - uint(s.Bits())
-	return uint64(int64(v<<sh) >> sh)
-}
-
-func trunc(v uint64, t *fe.Type) uint64 {
-	if t.Bits() >= 64 || t == fe.TBool {
-		return v
-	}
-	return v & (1<<uint(t.Bits()) - 1)
 }
 
 func toF(v uint64, t *fe.Type) float64 {
