@@ -19,7 +19,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/shadercache"
 )
 
@@ -38,7 +38,7 @@ type aotABI struct {
 	Version   int
 	Codegen   int // the version of the code generator that made the SPIR-V
 	Signature Signature
-	IR        []byte // frontend.MarshalKernel
+	IR        []byte // ir.MarshalKernel
 }
 
 // aotBackend names the backend whose offline compiler SaveKernel uses: the
@@ -52,7 +52,7 @@ const aotBackend = "vulkan"
 // text LoadKernel will expect (see SignatureText). Only WithDebugNames of the
 // options matters. A kernel that captures host resources cannot be saved:
 // they do not outlive the process.
-func SaveKernel(store shadercache.BinaryIO, name string, f *frontend.Function, opts ...CompileOption) (string, error) {
+func SaveKernel(store shadercache.BinaryIO, name string, f *ir.Function, opts ...CompileOption) (string, error) {
 	o := compileOptions{}
 	for _, opt := range opts {
 		if opt != nil {
@@ -81,12 +81,12 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *frontend.Function, o
 	}
 	words, version, err := compile(f, KernelOptions{DebugNames: o.names})
 	if err != nil {
-		if errors.Is(err, frontend.ErrUnsupported) {
+		if errors.Is(err, ir.ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
 		}
 		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
 	}
-	ir, err := frontend.MarshalKernel(f)
+	ir, err := ir.MarshalKernel(f)
 	if err != nil {
 		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
 	}
@@ -153,8 +153,8 @@ func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (
 
 // loadFromIR compiles the IR of the ahead-of-time kernel name on d; its
 // signature must be the stored one (text).
-func loadFromIR(d *Device, name string, ir []byte, text string) (*Kernel, error) {
-	f, err := frontend.UnmarshalKernel(ir)
+func loadFromIR(d *Device, name string, blob []byte, text string) (*Kernel, error) {
+	f, err := ir.UnmarshalKernel(blob)
 	if err != nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: %w: %w", name, shadercache.ErrBadKernel, err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/shadercache"
 )
@@ -88,8 +88,8 @@ func TestAOTLoadErrors(t *testing.T) {
 
 func TestAOTSaveErrors(t *testing.T) {
 	store := shadercache.NewMemory()
-	captures, err := frontend.Kernel1D(64, func(k *frontend.K, out frontend.Buf[frontend.F32]) {
-		s := frontend.Capture[frontend.F32](k, float32(2))
+	captures, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) {
+		s := dsl.Capture[dsl.F32](k, float32(2))
 		out.Write(k.DispatchID().X(), s)
 	})
 	require.NoError(t, err)

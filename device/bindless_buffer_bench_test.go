@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
@@ -28,14 +28,14 @@ func BenchmarkBindlessBufferGather(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	direct, err := fe.Kernel1D(64, func(k *fe.K, src fe.Buf[fe.F32x4], idx fe.Buf[fe.U32], out fe.Buf[fe.F32x4]) {
+	direct, err := dsl.Kernel1D(64, func(k *dsl.K, src dsl.Buf[dsl.F32x4], idx dsl.Buf[dsl.U32], out dsl.Buf[dsl.F32x4]) {
 		i := k.DispatchID().X()
 		out.Write(i, src.Read(idx.Read(i)))
 	})
 	fatal(err)
-	bindless, err := fe.Kernel1D(64, func(k *fe.K, arr fe.BindlessArray, idx fe.Buf[fe.U32], out fe.Buf[fe.F32x4]) {
+	bindless, err := dsl.Kernel1D(64, func(k *dsl.K, arr dsl.BindlessArray, idx dsl.Buf[dsl.U32], out dsl.Buf[dsl.F32x4]) {
 		i := k.DispatchID().X()
-		out.Write(i, fe.ReadBuffer[fe.F32x4](arr, fe.U(0), idx.Read(i)))
+		out.Write(i, dsl.ReadBuffer[dsl.F32x4](arr, dsl.U(0), idx.Read(i)))
 	})
 	fatal(err)
 	kd, err := device.Compile(dev, direct)

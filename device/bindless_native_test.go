@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/shadercache"
 )
 
@@ -208,9 +208,9 @@ func TestBindlessTextureSetLimit(t *testing.T) {
 	if d.Capabilities().Sampling != device.PathNative {
 		t.Skip("the limit belongs to the native path; this device emulates texture slots")
 	}
-	f, err := fe.Kernel1D(32, func(k *fe.K, a, b, c, e, g fe.BindlessArray, out fe.Buf[fe.F32x4]) {
+	f, err := dsl.Kernel1D(32, func(k *dsl.K, a, b, c, e, g dsl.BindlessArray, out dsl.Buf[dsl.F32x4]) {
 		i := k.DispatchID().X()
-		uv := fe.V2(fe.F(0.5), fe.F(0.5))
+		uv := dsl.V2(dsl.F(0.5), dsl.F(0.5))
 		v := a.Texture2D(i).Sample(uv).Add(b.Texture2D(i).Sample(uv)).Add(c.Texture2D(i).Sample(uv))
 		out.Write(i, v.Add(e.Texture2D(i).Sample(uv)).Add(g.Texture2D(i).Sample(uv)))
 	}, "a", "b", "c", "e", "g", "out")

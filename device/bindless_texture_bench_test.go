@@ -8,7 +8,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
@@ -48,22 +48,22 @@ func benchBindlessTextureSample(b *testing.B, dev *device.Device) {
 			b.Fatal(err)
 		}
 	}
-	uvOf := func(k *fe.K) fe.F32x2 {
+	uvOf := func(k *dsl.K) dsl.F32x2 {
 		x, y := k.DispatchID().X(), k.DispatchID().Y()
 		// Half a texel off the centres: every sample blends four texels.
-		return fe.V2(fe.Convert[float32](x).Add(fe.F(1)).Div(fe.F(w)), fe.Convert[float32](y).Add(fe.F(1)).Div(fe.F(h)))
+		return dsl.V2(dsl.Convert[float32](x).Add(dsl.F(1)).Div(dsl.F(w)), dsl.Convert[float32](y).Add(dsl.F(1)).Div(dsl.F(h)))
 	}
-	direct, err := fe.Kernel2D(8, 8, func(k *fe.K, src fe.Tex2D, out fe.Buf[fe.F32x4]) {
-		out.Write(k.DispatchID().Y().Mul(fe.U(w)).Add(k.DispatchID().X()), src.Sample(uvOf(k)))
+	direct, err := dsl.Kernel2D(8, 8, func(k *dsl.K, src dsl.Tex2D, out dsl.Buf[dsl.F32x4]) {
+		out.Write(k.DispatchID().Y().Mul(dsl.U(w)).Add(k.DispatchID().X()), src.Sample(uvOf(k)))
 	})
 	fatal(err)
-	bindless, err := fe.Kernel2D(8, 8, func(k *fe.K, arr fe.BindlessArray, out fe.Buf[fe.F32x4]) {
-		out.Write(k.DispatchID().Y().Mul(fe.U(w)).Add(k.DispatchID().X()), arr.Texture2D(fe.U(0)).Sample(uvOf(k)))
+	bindless, err := dsl.Kernel2D(8, 8, func(k *dsl.K, arr dsl.BindlessArray, out dsl.Buf[dsl.F32x4]) {
+		out.Write(k.DispatchID().Y().Mul(dsl.U(w)).Add(k.DispatchID().X()), arr.Texture2D(dsl.U(0)).Sample(uvOf(k)))
 	})
 	fatal(err)
-	sizeOnly, err := fe.Kernel2D(8, 8, func(k *fe.K, arr fe.BindlessArray, out fe.Buf[fe.F32x4]) {
-		sz := fe.Convert[float32](arr.Texture2D(fe.U(0)).Size().X())
-		out.Write(k.DispatchID().Y().Mul(fe.U(w)).Add(k.DispatchID().X()), fe.V4(sz, sz, sz, sz))
+	sizeOnly, err := dsl.Kernel2D(8, 8, func(k *dsl.K, arr dsl.BindlessArray, out dsl.Buf[dsl.F32x4]) {
+		sz := dsl.Convert[float32](arr.Texture2D(dsl.U(0)).Size().X())
+		out.Write(k.DispatchID().Y().Mul(dsl.U(w)).Add(k.DispatchID().X()), dsl.V4(sz, sz, sz, sz))
 	})
 	fatal(err)
 	kd, err := device.Compile(dev, direct)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 // A kernel samples a texture it finds in a bindless slot; on devices without
@@ -19,10 +19,10 @@ func ExampleBindlessArray_EmplaceTexture() {
 		return
 	}
 	defer dev.Close()
-	f, err := fe.Kernel1D(1, func(k *fe.K, arr fe.BindlessArray, out fe.Buf[fe.F32x4]) {
-		tex := arr.Texture2D(fe.U(2))
-		out.Write(fe.U(0), tex.Sample(fe.V2(fe.F(0.5), fe.F(0.5)))) // the centre: all four texels
-		out.Write(fe.U(1), tex.Read(fe.V2(fe.U(1), fe.U(0))))
+	f, err := dsl.Kernel1D(1, func(k *dsl.K, arr dsl.BindlessArray, out dsl.Buf[dsl.F32x4]) {
+		tex := arr.Texture2D(dsl.U(2))
+		out.Write(dsl.U(0), tex.Sample(dsl.V2(dsl.F(0.5), dsl.F(0.5)))) // the centre: all four texels
+		out.Write(dsl.U(1), tex.Read(dsl.V2(dsl.U(1), dsl.U(0))))
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -7,15 +7,16 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/stretchr/testify/require"
 )
 
 // bindlessTexKernel reads, samples and sizes, for each i, the texture in slot
 // slots[i] of a bindless array.
-func bindlessTexKernel() (*fe.Function, error) {
-	return fe.Kernel1D(32, func(k *fe.K, arr fe.BindlessArray, slots fe.Buf[fe.U32], xy fe.Buf[fe.U32x2], uv fe.Buf[fe.F32x2],
-		read, sampled fe.Buf[fe.F32x4], sizes fe.Buf[fe.U32x2]) {
+func bindlessTexKernel() (*ir.Function, error) {
+	return dsl.Kernel1D(32, func(k *dsl.K, arr dsl.BindlessArray, slots dsl.Buf[dsl.U32], xy dsl.Buf[dsl.U32x2], uv dsl.Buf[dsl.F32x2],
+		read, sampled dsl.Buf[dsl.F32x4], sizes dsl.Buf[dsl.U32x2]) {
 		i := k.DispatchID().X()
 		tex := arr.Texture2D(slots.Read(i))
 		read.Write(i, tex.Read(xy.Read(i)))

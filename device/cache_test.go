@@ -17,7 +17,8 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/shadercache"
@@ -25,11 +26,11 @@ import (
 
 // scaleKernel builds out[i] = in[i]*c + b: c is baked into the code (each c
 // is a different kernel), b is a uniform bound at dispatch.
-func scaleKernel(t testing.TB, c float32) *frontend.Function {
+func scaleKernel(t testing.TB, c float32) *ir.Function {
 	t.Helper()
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, b frontend.F32, in, out frontend.Buf[frontend.F32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, b dsl.F32, in, out dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
-		out.Write(i, in.Read(i).Mul(frontend.F(c)).Add(b))
+		out.Write(i, in.Read(i).Mul(dsl.F(c)).Add(b))
 	})
 	require.NoError(t, err)
 	return f
@@ -81,7 +82,7 @@ func (h *recordHandler) count(s string) int {
 	return n
 }
 
-func compileK(t *testing.T, d *device.Device, f *frontend.Function, opts ...device.CompileOption) *device.Kernel {
+func compileK(t *testing.T, d *device.Device, f *ir.Function, opts ...device.CompileOption) *device.Kernel {
 	t.Helper()
 	k, err := device.Compile(d, f, opts...)
 	require.NoError(t, err)
@@ -143,7 +144,7 @@ func TestShaderCacheOff(t *testing.T) {
 // at dispatch does not.
 func TestShaderCacheKeySensitivity(t *testing.T) {
 	d := openVulkan(t, device.WithShaderCache(shadercache.NewMemory()))
-	hit := func(f *frontend.Function, opts ...device.CompileOption) bool {
+	hit := func(f *ir.Function, opts ...device.CompileOption) bool {
 		return compileK(t, d, f, opts...).CacheHit
 	}
 	require.False(t, hit(scaleKernel(t, 3)))
@@ -157,12 +158,12 @@ func TestShaderCacheKeySensitivity(t *testing.T) {
 	// value is the same code.
 	a := newBuffer[float32](t, d, 4)
 	b := newBuffer[float32](t, d, 4)
-	capturing := func(buf *device.Buffer[float32], v float32) *frontend.Function {
-		f, err := frontend.Kernel1D(64, func(k *frontend.K, out frontend.Buf[frontend.F32]) {
-			lut := frontend.Capture[frontend.Buf[frontend.F32]](k, buf)
-			s := frontend.Capture[frontend.F32](k, v)
+	capturing := func(buf *device.Buffer[float32], v float32) *ir.Function {
+		f, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) {
+			lut := dsl.Capture[dsl.Buf[dsl.F32]](k, buf)
+			s := dsl.Capture[dsl.F32](k, v)
 			i := k.DispatchID().X()
-			out.Write(i, lut.Read(i.Rem(frontend.U(4))).Mul(s))
+			out.Write(i, lut.Read(i.Rem(dsl.U(4))).Mul(s))
 		})
 		require.NoError(t, err)
 		return f

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
@@ -45,7 +45,7 @@ func TestBuiltinsFloat(t *testing.T) {
 	for _, o := range programs.FloatOps {
 		t.Run(o.Op.String(), func(t *testing.T) {
 			cases := programs.FloatCases(o)
-			k := compile(t, d, func() (*frontend.Function, error) { return programs.FloatBuiltin(o) })
+			k := compile(t, d, func() (*ir.Function, error) { return programs.FloatBuiltin(o) })
 			cols := make([][]float32, o.Arity)
 			for _, c := range cases {
 				for j := range cols {
@@ -61,13 +61,13 @@ func TestBuiltinsFloat(t *testing.T) {
 			run(t, d, k.Dispatch([3]uint32{uint32(len(cases))}, args...))
 			got := download(t, d, out)
 			for i, c := range cases {
-				want, ok := frontend.RefFloat32(o.Op, c...)
+				want, ok := ir.RefFloat32(o.Op, c...)
 				require.True(t, ok)
 				flushed := make([]float32, len(c))
 				for j := range c {
 					flushed[j] = flush(c[j])
 				}
-				want2, _ := frontend.RefFloat32(o.Op, flushed...)
+				want2, _ := ir.RefFloat32(o.Op, flushed...)
 				require.True(t, floatClose(got[i], want, o.Tol, o.SignedZero) || floatClose(got[i], want2, o.Tol, o.SignedZero),
 					"%s%v = %v (bits %#x), want %v (tolerance %g)", o.Op, c, got[i], math.Float32bits(got[i]), want, o.Tol)
 			}
@@ -82,7 +82,7 @@ func TestBuiltinsInt(t *testing.T) {
 	in := programs.IntInputs
 	for _, o := range programs.IntOps {
 		for _, signed := range []bool{true, false} {
-			if o.Op == frontend.OpSign && !signed {
+			if o.Op == ir.OpSign && !signed {
 				continue
 			}
 			t.Run(fmt.Sprintf("%s/signed=%v", o.Op, signed), func(t *testing.T) {
@@ -95,13 +95,13 @@ func TestBuiltinsInt(t *testing.T) {
 						a, b, c = append(a, x), append(b, y), append(c, y^0x55555555)
 					}
 				}
-				k := compile(t, d, func() (*frontend.Function, error) { return programs.IntBuiltin(o.Op, o.Arity, signed) })
+				k := compile(t, d, func() (*ir.Function, error) { return programs.IntBuiltin(o.Op, o.Arity, signed) })
 				got := runInts(t, d, k, signed, a, b, c)
 				for i := range a {
-					if o.Op == frontend.OpClamp && lessInt(signed, c[i], b[i]) {
+					if o.Op == ir.OpClamp && lessInt(signed, c[i], b[i]) {
 						continue // clamp with lo > hi is undefined
 					}
-					want, ok := frontend.RefInt(o.Op, signed, a[i], b[i], c[i])
+					want, ok := ir.RefInt(o.Op, signed, a[i], b[i], c[i])
 					require.True(t, ok)
 					require.Equal(t, want, got[i], "%s(%#x, %#x, %#x)", o.Op, a[i], b[i], c[i])
 				}
@@ -167,15 +167,15 @@ func TestOperatorsInt(t *testing.T) {
 				var a, b []uint32
 				for _, x := range in {
 					for _, y := range in {
-						if _, ok := frontend.RefBinary32(op, signed, x, y); ok {
+						if _, ok := ir.RefBinary32(op, signed, x, y); ok {
 							a, b = append(a, x), append(b, y)
 						}
 					}
 				}
-				k := compile(t, d, func() (*frontend.Function, error) { return programs.IntBinary(op, signed) })
+				k := compile(t, d, func() (*ir.Function, error) { return programs.IntBinary(op, signed) })
 				got := runInts(t, d, k, signed, a, b)
 				for i := range a {
-					want, _ := frontend.RefBinary32(op, signed, a[i], b[i])
+					want, _ := ir.RefBinary32(op, signed, a[i], b[i])
 					require.Equal(t, want, got[i], "%#x %s %#x", a[i], op, b[i])
 				}
 			})

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 // A service that compiles kernels it is handed bounds the time it waits for
@@ -19,9 +19,9 @@ func ExampleCompileContext() {
 		return
 	}
 	defer dev.Close()
-	double, err := frontend.Kernel1D(64, func(k *frontend.K, x frontend.Buf[frontend.F32]) {
+	double, err := dsl.Kernel1D(64, func(k *dsl.K, x dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
-		x.Write(i, x.Read(i).Mul(frontend.F(2)))
+		x.Write(i, x.Read(i).Mul(dsl.F(2)))
 	}, "x")
 	if err != nil {
 		fmt.Println(err)

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/interp"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
@@ -33,7 +33,7 @@ func TestRandomKernelsAgainstCPU(t *testing.T) {
 	for seed := range seeds {
 		f, ref, err := programs.RandomInt(seed)
 		require.NoError(t, err)
-		k := compile(t, d, func() (*frontend.Function, error) { return f, nil })
+		k := compile(t, d, func() (*ir.Function, error) { return f, nil })
 		run(t, d, k.Dispatch([3]uint32{uint32(len(xs))}, bx, by, out))
 		got := download(t, d, out)
 		for i := range xs {
@@ -61,12 +61,12 @@ func TestRandomFloatKernelsAgainstInterp(t *testing.T) {
 	for seed := range uint64(20) {
 		f, err := programs.RandomFloat(seed)
 		require.NoError(t, err)
-		k := compile(t, d, func() (*frontend.Function, error) { return f, nil })
+		k := compile(t, d, func() (*ir.Function, error) { return f, nil })
 		run(t, d, k.Dispatch([3]uint32{n}, bx, by, out))
 		got := download(t, d, out)
-		ref := interp.NewBuffer(frontend.TF32, n*programs.RandomExprs)
+		ref := interp.NewBuffer(ir.TF32, n*programs.RandomExprs)
 		require.NoError(t, interp.Run(f, [3]uint32{n, 1, 1},
-			&interp.Buffer{Elem: frontend.TF32, Data: f32bytes(xs)}, &interp.Buffer{Elem: frontend.TF32, Data: f32bytes(ys)}, ref))
+			&interp.Buffer{Elem: ir.TF32, Data: f32bytes(xs)}, &interp.Buffer{Elem: ir.TF32, Data: f32bytes(ys)}, ref))
 		want := bytesF32(ref.Data)
 		for i := range want {
 			require.InDelta(t, want[i], got[i], 1e-5*math.Max(1, math.Abs(float64(want[i]))), "seed %d element %d", seed, i)

@@ -11,17 +11,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
 func TestCheckDeviceLimits(t *testing.T) {
 	caps := device.Capabilities{MaxWorkgroupSize: [3]uint32{256, 256, 64}, MaxWorkgroupInvocations: 256, MaxSharedMemory: 32 << 10}
-	kernel := func(block [3]uint32, dim int, shared ...int) *fe.Function {
-		f := fe.NewKernel("k", dim, block)
+	kernel := func(block [3]uint32, dim int, shared ...int) *ir.Function {
+		f := ir.NewKernel("k", dim, block)
 		f.Pos = "k.go:3:6"
 		for i, n := range shared {
-			v := f.AddShared("tile", fe.Array(fe.TF32, n))
+			v := f.AddShared("tile", ir.Array(ir.TF32, n))
 			if i == 1 {
 				v.Pos = "k.go:5:2"
 			}
@@ -29,7 +30,7 @@ func TestCheckDeviceLimits(t *testing.T) {
 		return f
 	}
 	cases := map[string]struct {
-		f    *fe.Function
+		f    *ir.Function
 		want string
 	}{
 		"block too wide":   {kernel([3]uint32{512, 1, 1}, 1), "k.go:3:6: kernel k: its block [512 1 1] is 512 threads in x, more than the device's 256 (maxComputeWorkGroupSize [256 256 64])"},
@@ -55,13 +56,13 @@ func TestCompileSharedPastDevice(t *testing.T) {
 	d := openDevice(t)
 	caps := d.Capabilities()
 	n := int(caps.MaxSharedMemory/4) + 1
-	if n*4 > fe.MaxTypeSize {
+	if n*4 > ir.MaxTypeSize {
 		t.Skipf("the device's %d bytes of shared memory are more than a type may take", caps.MaxSharedMemory)
 	}
-	f, err := fe.Kernel1D(64, func(k *fe.K, out fe.Buf[fe.F32]) {
-		s := fe.NewShared[fe.F32](k, n)
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) {
+		s := dsl.NewShared[dsl.F32](k, n)
 		i := k.DispatchID().X()
-		s.Write(i, fe.F(1))
+		s.Write(i, dsl.F(1))
 		out.Write(i, s.Read(i))
 	})
 	require.NoError(t, err)
@@ -75,20 +76,20 @@ func TestCompileSharedPastDevice(t *testing.T) {
 // arithmetic: at depth 24 and width 8 lavapipe spends 0.2-0.8 s building its
 // pipeline (against 25 ms of codegen), within every compiler bound. A fresh
 // salt keeps driver caches (Mesa's disk cache) from knowing the module.
-func slowKernel(t testing.TB, depth, width int) *fe.Function {
+func slowKernel(t testing.TB, depth, width int) *ir.Function {
 	salt := uint32(time.Now().UnixNano())
-	f, err := fe.Kernel1D(64, func(k *fe.K, out fe.Buf[fe.U32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		acc := fe.NewVar(k, out.Read(i))
+		acc := dsl.NewVar(k, out.Read(i))
 		var level func(d int)
 		level = func(d int) {
 			if d == 0 {
 				return
 			}
-			k.If(acc.Get().Ne(fe.U(uint32(d))), func() {
+			k.If(acc.Get().Ne(dsl.U(uint32(d))), func() {
 				for w := range width {
-					fe.Range(k, fe.U(0), acc.Get().And(fe.U(7)), func(j fe.U32) {
-						acc.Set(acc.Get().Mul(fe.U(uint32(2*w + 3))).Add(j).Xor(i).Add(fe.U(salt)))
+					dsl.Range(k, dsl.U(0), acc.Get().And(dsl.U(7)), func(j dsl.U32) {
+						acc.Set(acc.Get().Mul(dsl.U(uint32(2*w + 3))).Add(j).Xor(i).Add(dsl.U(salt)))
 					})
 				}
 				level(d - 1)
@@ -139,15 +140,15 @@ func TestCompileContextAbandons(t *testing.T) {
 
 func TestCompileLimitIsInvalidArgument(t *testing.T) {
 	d := openDevice(t)
-	f := fe.NewKernel("deep", 1, [3]uint32{64, 1, 1})
-	var s fe.Stmt = &fe.Block{}
-	for range fe.MaxNesting + 1 {
-		s = &fe.If{Cond: fe.LitBool(true), Then: &fe.Block{Stmts: []fe.Stmt{s}}}
+	f := ir.NewKernel("deep", 1, [3]uint32{64, 1, 1})
+	var s ir.Stmt = &ir.Block{}
+	for range ir.MaxNesting + 1 {
+		s = &ir.If{Cond: ir.LitBool(true), Then: &ir.Block{Stmts: []ir.Stmt{s}}}
 	}
-	f.Body.Stmts = []fe.Stmt{s}
+	f.Body.Stmts = []ir.Stmt{s}
 	_, err := device.Compile(d, f)
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
-	require.ErrorIs(t, err, fe.ErrLimit)
+	require.ErrorIs(t, err, ir.ErrLimit)
 	require.False(t, errors.Is(err, device.ErrUnsupported))
 }
 
@@ -177,14 +178,14 @@ func TestCompileContextThenClose(t *testing.T) {
 // the bytes it needs.
 func TestCompileRefusesTooManyUniformBytes(t *testing.T) {
 	d := openVulkan(t)
-	f := fe.NewKernel("wide", 1, [3]uint32{64, 1, 1})
-	out := f.AddParam("out", fe.Buffer(fe.TF32), fe.VarArg)
-	var sum fe.Expr = fe.LitFloat(fe.TF32, 0)
+	f := ir.NewKernel("wide", 1, [3]uint32{64, 1, 1})
+	out := f.AddParam("out", ir.Buffer(ir.TF32), ir.VarArg)
+	var sum ir.Expr = ir.LitFloat(ir.TF32, 0)
 	for i := range 7 {
-		v := f.AddParam(string(rune('a'+i)), fe.Vector(fe.TF32, 4), fe.VarArg)
-		sum = &fe.Binary{Op: fe.Add, X: sum, Y: &fe.Swizzle{X: &fe.Ref{Var: v}, Comps: []uint8{0}, T: fe.TF32}, T: fe.TF32}
+		v := f.AddParam(string(rune('a'+i)), ir.Vector(ir.TF32, 4), ir.VarArg)
+		sum = &ir.Binary{Op: ir.Add, X: sum, Y: &ir.Swizzle{X: &ir.Ref{Var: v}, Comps: []uint8{0}, T: ir.TF32}, T: ir.TF32}
 	}
-	f.Body.Stmts = []fe.Stmt{&fe.Assign{Dst: &fe.Index{X: &fe.Ref{Var: out}, I: fe.LitInt(fe.TU32, 0), T: fe.TF32}, Src: sum}}
+	f.Body.Stmts = []ir.Stmt{&ir.Assign{Dst: &ir.Index{X: &ir.Ref{Var: out}, I: ir.LitInt(ir.TU32, 0), T: ir.TF32}, Src: sum}}
 	require.NoError(t, f.Validate(), "the kernel language has no push-constant budget")
 	_, err := device.Compile(d, f)
 	require.ErrorIs(t, err, device.ErrUnsupported)

@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
 
-func compile(t *testing.T, d *device.Device, build func() (*frontend.Function, error)) *device.Kernel {
+func compile(t *testing.T, d *device.Device, build func() (*ir.Function, error)) *device.Kernel {
 	t.Helper()
 	f, err := build()
 	require.NoError(t, err)
@@ -186,7 +186,7 @@ func TestProgramStructs(t *testing.T) {
 	ps := make([]programs.Particle, 100)
 	for i := range ps {
 		f := float32(i)
-		ps[i] = programs.Particle{Pos: frontend.Float3{f, -f, 1}, Mass: f * 2, Vel: frontend.Float3{1, 2, 3}, ID: uint32(i * 7), Tag: 9, Age: uint16(i * 300)}
+		ps[i] = programs.Particle{Pos: ir.Float3{f, -f, 1}, Mass: f * 2, Vel: ir.Float3{1, 2, 3}, ID: uint32(i * 7), Tag: 9, Age: uint16(i * 300)}
 	}
 	b := upload(t, d, ps)
 	run(t, d, k.Dispatch([3]uint32{uint32(len(ps))}, float32(0.5), b))
@@ -323,9 +323,9 @@ func TestProgramBindless(t *testing.T) {
 func TestProgramMatrixUniform(t *testing.T) {
 	d := openDevice(t)
 	k := compile(t, d, programs.Transform)
-	m := frontend.Float4x4{{2, 0.5, 0, 0}, {0, 1, 0.25, 0}, {0.1, 0, 3, 0}, {1, 2, 3, 1}}
-	pts := []frontend.Float4{{1, 2, 3, 1}, {0, 0, 0, 1}, {-1, 4, 0.5, 0}}
-	src, dst := upload(t, d, pts), upload(t, d, make([]frontend.Float4, 2*len(pts)))
+	m := ir.Float4x4{{2, 0.5, 0, 0}, {0, 1, 0.25, 0}, {0.1, 0, 3, 0}, {1, 2, 3, 1}}
+	pts := []ir.Float4{{1, 2, 3, 1}, {0, 0, 0, 1}, {-1, 4, 0.5, 0}}
+	src, dst := upload(t, d, pts), upload(t, d, make([]ir.Float4, 2*len(pts)))
 	run(t, d, k.Dispatch([3]uint32{uint32(len(pts))}, m, src, dst))
 	got, want := download(t, d, dst), programs.TransformRef(m, pts)
 	for i := range want {

@@ -5,7 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
@@ -20,10 +21,10 @@ func TestSignedRemainderByConstant(t *testing.T) {
 	}
 	in64 := []int64{-9, -8, -5, -4, -3, -1, 0, 1, 3, 4, 5, 9, -1 << 40, 1<<40 + 3}
 	for _, c := range []int64{4, -4, 3, 7} {
-		k := compile(t, d, func() (*fe.Function, error) {
-			return fe.Kernel1D(64, func(k *fe.K, in, out fe.Buf[fe.I64]) {
+		k := compile(t, d, func() (*ir.Function, error) {
+			return dsl.Kernel1D(64, func(k *dsl.K, in, out dsl.Buf[dsl.I64]) {
 				i := k.DispatchID().X()
-				out.Write(i, in.Read(i).Rem(fe.Lit(c)))
+				out.Write(i, in.Read(i).Rem(dsl.Lit(c)))
 			})
 		})
 		src, dst := upload(t, d, in64), upload(t, d, make([]int64, len(in64)))
@@ -35,10 +36,10 @@ func TestSignedRemainderByConstant(t *testing.T) {
 	}
 	in32 := []int32{-9, -5, -4, -1, 0, 1, 5, 9}
 	// A 32-bit value widened to 64 bits, as Go's int64(v) % 4.
-	k := compile(t, d, func() (*fe.Function, error) {
-		return fe.Kernel1D(64, func(k *fe.K, in, out fe.Buf[fe.I32]) {
+	k := compile(t, d, func() (*ir.Function, error) {
+		return dsl.Kernel1D(64, func(k *dsl.K, in, out dsl.Buf[dsl.I32]) {
 			i := k.DispatchID().X()
-			out.Write(i, fe.Convert[int32](fe.Convert[int64](in.Read(i)).Rem(fe.Lit[int64](4))))
+			out.Write(i, dsl.Convert[int32](dsl.Convert[int64](in.Read(i)).Rem(dsl.Lit[int64](4))))
 		})
 	})
 	src, dst := upload(t, d, in32), upload(t, d, make([]int32, len(in32)))
@@ -47,10 +48,10 @@ func TestSignedRemainderByConstant(t *testing.T) {
 	for i, v := range in32 {
 		require.Equal(t, int32(int64(v)%4), got[i], "int64(%d) %% 4", v)
 	}
-	k = compile(t, d, func() (*fe.Function, error) {
-		return fe.Kernel1D(64, func(k *fe.K, in, out fe.Buf[fe.I32]) {
+	k = compile(t, d, func() (*ir.Function, error) {
+		return dsl.Kernel1D(64, func(k *dsl.K, in, out dsl.Buf[dsl.I32]) {
 			i := k.DispatchID().X()
-			out.Write(i, in.Read(i).Rem(fe.I(4)))
+			out.Write(i, in.Read(i).Rem(dsl.I(4)))
 		})
 	})
 	src, dst = upload(t, d, in32), upload(t, d, make([]int32, len(in32)))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
@@ -46,7 +46,7 @@ func run(t *testing.T, d *device.Device, cmds ...device.Command) {
 
 func TestCompileSaxpy(t *testing.T) {
 	d := openDevice(t)
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, a frontend.F32, x, y frontend.Buf[frontend.F32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, a dsl.F32, x, y dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
 		y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i)))
 	})
@@ -113,10 +113,10 @@ func TestCompileCapturesResources(t *testing.T) {
 	table, err := device.NewBuffer[float32](d, 4)
 	require.NoError(t, err)
 	defer table.Close()
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, out frontend.Buf[frontend.F32]) {
-		lut := frontend.Capture[frontend.Buf[frontend.F32]](k, table) // a hidden argument
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) {
+		lut := dsl.Capture[dsl.Buf[dsl.F32]](k, table) // a hidden argument
 		i := k.DispatchID().X()
-		out.Write(i, lut.Read(i.Rem(frontend.U(4))).Mul(frontend.F(10)))
+		out.Write(i, lut.Read(i.Rem(dsl.U(4))).Mul(dsl.F(10)))
 	})
 	require.NoError(t, err)
 	k, err := device.Compile(d, f)

@@ -7,7 +7,7 @@
 // typed: NewBuffer[T], NewImage[T] and NewVolume[T] take any plain-data T
 // (no Go pointers; checked once per type), and host and device share Go's
 // layout, so a []T uploads as it is. Kernels come from Compile (a
-// frontend.Function, from the Go DSL or a //lucent:kernel Go function),
+// ir.Function, from the Go DSL or a //lucent:kernel Go function),
 // LoadKernel (saved ahead of time by name) or Device.NewShader (SPIR-V from
 // elsewhere, validated before the driver sees it). A Stream runs commands in
 // order; an Event orders streams; host waits take a context.Context.

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
@@ -21,16 +21,16 @@ func TestBufferByAddressBoundsGuard(t *testing.T) {
 	if !d.Capabilities().BufferDeviceAddress {
 		testenv.Need(t, "buffer device addresses", errUnsupported("BufferDeviceAddress"))
 	}
-	f, err := fe.Kernel1D(64, func(k *fe.K, in fe.BigBuf[fe.U32], got fe.Buf[fe.U32], out fe.BigBuf[fe.U32], far fe.U32) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, in dsl.BigBuf[dsl.U32], got dsl.Buf[dsl.U32], out dsl.BigBuf[dsl.U32], far dsl.U32) {
 		i := k.DispatchID().X()
 		got.Write(i, in.Read(i))
-		out.Write(i, i.Add(fe.U(1000)))
+		out.Write(i, i.Add(dsl.U(1000)))
 		// Thread 0 also reaches far: a read, a write and an atomic.
-		k.If(i.Eq(fe.U(0)), func() {
-			got.Write(fe.U(32), in.Read(far).Add(fe.U(5)))
-			out.Write(far, fe.U(77))
-			got.Write(fe.U(33), out.AtomicAdd(far, fe.U(1)).Add(fe.U(9)))
-			got.Write(fe.U(34), in.Len())
+		k.If(i.Eq(dsl.U(0)), func() {
+			got.Write(dsl.U(32), in.Read(far).Add(dsl.U(5)))
+			out.Write(far, dsl.U(77))
+			got.Write(dsl.U(33), out.AtomicAdd(far, dsl.U(1)).Add(dsl.U(9)))
+			got.Write(dsl.U(34), in.Len())
 		})
 	}, "in", "got", "out", "far")
 	require.NoError(t, err)

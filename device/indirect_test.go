@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 // TestDispatchSizeAndGroups: DispatchSize is the threads asked for in a
@@ -15,19 +15,19 @@ import (
 // number of blocks launched in both.
 func TestDispatchSizeAndGroups(t *testing.T) {
 	d := openDevice(t)
-	f, err := fe.Kernel2D(8, 4, func(k *fe.K, out fe.Buf[fe.U32]) {
+	f, err := dsl.Kernel2D(8, 4, func(k *dsl.K, out dsl.Buf[dsl.U32]) {
 		id := k.DispatchID()
-		k.If(id.X().Eq(fe.U(0)).And(id.Y().Eq(fe.U(0))), func() {
+		k.If(id.X().Eq(dsl.U(0)).And(id.Y().Eq(dsl.U(0))), func() {
 			s, g := k.DispatchSize(), k.DispatchGroups()
-			out.Write(fe.U(0), s.X())
-			out.Write(fe.U(1), s.Y())
-			out.Write(fe.U(2), s.Z())
-			out.Write(fe.U(3), g.X())
-			out.Write(fe.U(4), g.Y())
-			out.Write(fe.U(5), g.Z())
+			out.Write(dsl.U(0), s.X())
+			out.Write(dsl.U(1), s.Y())
+			out.Write(dsl.U(2), s.Z())
+			out.Write(dsl.U(3), g.X())
+			out.Write(dsl.U(4), g.Y())
+			out.Write(dsl.U(5), g.Z())
 		})
 		// Every launched thread counts itself.
-		out.AtomicAdd(fe.U(6), fe.U(1))
+		out.AtomicAdd(dsl.U(6), dsl.U(1))
 	}, "out")
 	require.NoError(t, err)
 	k, err := device.Compile(d, f)

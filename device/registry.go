@@ -5,7 +5,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 var registry struct {
@@ -61,7 +61,7 @@ func DefaultAdapter(adapters []Adapter) int {
 // OfflineCompiler compiles a kernel without a device, for SaveKernel: it
 // returns the backend's module (SPIR-V, the format ahead-of-time records
 // hold) and the version of the code generator that made it.
-type OfflineCompiler func(f *frontend.Function, opts KernelOptions) (words []uint32, codegenVersion int, err error)
+type OfflineCompiler func(f *ir.Function, opts KernelOptions) (words []uint32, codegenVersion int, err error)
 
 var offline struct {
 	sync.RWMutex

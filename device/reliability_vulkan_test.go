@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 // Two devices once handed out the same handle numbers, so a buffer of device
@@ -85,10 +85,10 @@ func TestVulkanForeignHandles(t *testing.T) {
 func TestVulkanEmptyViews(t *testing.T) {
 	d := openVulkan(t)
 	s := newStream(t, d, device.StreamCompute)
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, out, n frontend.Buf[frontend.U32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, out, n dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		k.If(i.Eq(frontend.Lit[uint32](0)), func() { n.Write(i, out.Len()) })
-		k.If(i.Lt(out.Len()), func() { out.Write(i, frontend.Lit[uint32](7)) })
+		k.If(i.Eq(dsl.Lit[uint32](0)), func() { n.Write(i, out.Len()) })
+		k.If(i.Lt(out.Len()), func() { out.Write(i, dsl.Lit[uint32](7)) })
 	}, "out", "n")
 	require.NoError(t, err)
 	k, err := device.Compile(d, f)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/internal/xtest"
 	"github.com/lucent-gpu/lucent/swapchain"
@@ -70,14 +70,14 @@ func openDevice(t *testing.T) (*device.Device, *validated) {
 // patternKernel writes a gradient that changes with the frame number.
 func patternKernel(t *testing.T, dev *device.Device) *device.Kernel {
 	t.Helper()
-	f, err := fe.Kernel2D(8, 8, func(k *fe.K, frame fe.U32, img fe.Tex2DRGBA8) {
+	f, err := dsl.Kernel2D(8, 8, func(k *dsl.K, frame dsl.U32, img dsl.Tex2DRGBA8) {
 		id := k.DispatchID()
 		x, y := id.X(), id.Y()
 		size := img.Size()
-		r := fe.Convert[float32](x).Div(fe.Convert[float32](size.X()))
-		g := fe.Convert[float32](y).Div(fe.Convert[float32](size.Y()))
-		b := fe.Convert[float32](frame.Mul(fe.U(37)).Rem(fe.U(256))).Div(fe.F(255))
-		img.Write(fe.V2(x, y), fe.V4(r, g, b, fe.F(1)))
+		r := dsl.Convert[float32](x).Div(dsl.Convert[float32](size.X()))
+		g := dsl.Convert[float32](y).Div(dsl.Convert[float32](size.Y()))
+		b := dsl.Convert[float32](frame.Mul(dsl.U(37)).Rem(dsl.U(256))).Div(dsl.F(255))
+		img.Write(dsl.V2(x, y), dsl.V4(r, g, b, dsl.F(1)))
 	})
 	require.NoError(t, err)
 	k, err := device.Compile(dev, f, device.WithKernelName("pattern"))

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -31,7 +31,7 @@ type rig struct {
 // kernel is one benchmark kernel: its DSL builder, its GLSL file and a rig.
 type kernel struct {
 	name  string
-	build func() (*fe.Function, error)
+	build func() (*ir.Function, error)
 	rig   func(d *device.Device, s *device.Stream) (*rig, error)
 }
 

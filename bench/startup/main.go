@@ -24,7 +24,8 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/shadercache"
 )
 
@@ -33,11 +34,11 @@ const elems = 256
 
 // kernel i computes out[j] = in[j]*c(i) + b: kernels differ by a constant
 // baked into their code, so each is a distinct cache entry and pipeline.
-func kernel(i int) (*frontend.Function, error) {
+func kernel(i int) (*ir.Function, error) {
 	c := constant(i)
-	return frontend.Kernel1D(64, func(k *frontend.K, b frontend.F32, in, out frontend.Buf[frontend.F32]) {
+	return dsl.Kernel1D(64, func(k *dsl.K, b dsl.F32, in, out dsl.Buf[dsl.F32]) {
 		j := k.DispatchID().X()
-		out.Write(j, in.Read(j).Mul(frontend.F(c)).Add(b))
+		out.Write(j, in.Read(j).Mul(dsl.F(c)).Add(b))
 	})
 }
 
@@ -116,7 +117,7 @@ func run(n int, dir string, aot, save bool) error {
 			}
 			k, err = device.LoadKernel(d, store, kernelName(i), sig)
 		} else {
-			var f *frontend.Function
+			var f *ir.Function
 			if f, err = kernel(i); err == nil {
 				k, err = device.Compile(d, f)
 			}

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 func init() {
@@ -109,38 +110,38 @@ func runDemo(args []string) error {
 	return nil
 }
 
-func v3(x, y, z float32) fe.F32x3 { return fe.V3(fe.F(x), fe.F(y), fe.F(z)) }
+func v3(x, y, z float32) dsl.F32x3 { return dsl.V3(dsl.F(x), dsl.F(y), dsl.F(z)) }
 
 // The scene: three spheres and a torus over a checkered floor, lit by a sun
 // with soft shadows, ambient occlusion, sky light and fog.
 var (
-	sphere = fe.Callable("sphere", func(k *fe.K, p, c fe.F32x3, r fe.F32) fe.F32 {
+	sphere = dsl.Callable("sphere", func(k *dsl.K, p, c dsl.F32x3, r dsl.F32) dsl.F32 {
 		return p.Sub(c).Length().Sub(r)
 	})
-	torus = fe.Callable("torus", func(k *fe.K, p fe.F32x3, r1, r2 fe.F32) fe.F32 {
-		q := fe.V2(fe.V2(p.X(), p.Z()).Length().Sub(r1), p.Y())
+	torus = dsl.Callable("torus", func(k *dsl.K, p dsl.F32x3, r1, r2 dsl.F32) dsl.F32 {
+		q := dsl.V2(dsl.V2(p.X(), p.Z()).Length().Sub(r1), p.Y())
 		return q.Length().Sub(r2)
 	})
 	// scene returns the distance to the nearest surface.
-	scene = fe.Callable("scene", func(k *fe.K, p fe.F32x3) fe.F32 {
-		d := fe.Min(sphere(k, p, v3(0, 0, 0), fe.F(1)), sphere(k, p, v3(1.9, -0.35, 0.7), fe.F(0.65)))
-		d = fe.Min(d, sphere(k, p, v3(-1.8, -0.4, 1.0), fe.F(0.6)))
-		d = fe.Min(d, torus(k, p.Sub(v3(1.15, -0.85, -1.5)), fe.F(0.55), fe.F(0.15)))
-		return fe.Min(d, p.Y().Add(fe.F(1)))
+	scene = dsl.Callable("scene", func(k *dsl.K, p dsl.F32x3) dsl.F32 {
+		d := dsl.Min(sphere(k, p, v3(0, 0, 0), dsl.F(1)), sphere(k, p, v3(1.9, -0.35, 0.7), dsl.F(0.65)))
+		d = dsl.Min(d, sphere(k, p, v3(-1.8, -0.4, 1.0), dsl.F(0.6)))
+		d = dsl.Min(d, torus(k, p.Sub(v3(1.15, -0.85, -1.5)), dsl.F(0.55), dsl.F(0.15)))
+		return dsl.Min(d, p.Y().Add(dsl.F(1)))
 	})
 	// material is the nearest surface's id: 0 floor, 1 big sphere, 2 small
 	// spheres, 3 torus.
-	material = fe.Callable("material", func(k *fe.K, p fe.F32x3) fe.U32 {
-		m, best := fe.NewVar(k, fe.U(0)), fe.NewVar(k, p.Y().Add(fe.F(1)))
-		pick := func(id uint32, d fe.F32) {
-			k.If(d.Lt(best.Get()), func() { m.Set(fe.U(id)); best.Set(d) })
+	material = dsl.Callable("material", func(k *dsl.K, p dsl.F32x3) dsl.U32 {
+		m, best := dsl.NewVar(k, dsl.U(0)), dsl.NewVar(k, p.Y().Add(dsl.F(1)))
+		pick := func(id uint32, d dsl.F32) {
+			k.If(d.Lt(best.Get()), func() { m.Set(dsl.U(id)); best.Set(d) })
 		}
-		pick(1, sphere(k, p, v3(0, 0, 0), fe.F(1)))
-		pick(2, fe.Min(sphere(k, p, v3(1.9, -0.35, 0.7), fe.F(0.65)), sphere(k, p, v3(-1.8, -0.4, 1.0), fe.F(0.6))))
-		pick(3, torus(k, p.Sub(v3(1.15, -0.85, -1.5)), fe.F(0.55), fe.F(0.15)))
+		pick(1, sphere(k, p, v3(0, 0, 0), dsl.F(1)))
+		pick(2, dsl.Min(sphere(k, p, v3(1.9, -0.35, 0.7), dsl.F(0.65)), sphere(k, p, v3(-1.8, -0.4, 1.0), dsl.F(0.6))))
+		pick(3, torus(k, p.Sub(v3(1.15, -0.85, -1.5)), dsl.F(0.55), dsl.F(0.15)))
 		return m.Get()
 	})
-	normal = fe.Callable("normal", func(k *fe.K, p fe.F32x3) fe.F32x3 {
+	normal = dsl.Callable("normal", func(k *dsl.K, p dsl.F32x3) dsl.F32x3 {
 		const e = 0.0007
 		a, b, c, d := v3(e, -e, -e), v3(-e, -e, e), v3(-e, e, -e), v3(e, e, e)
 		n := a.Scale(scene(k, p.Add(a))).Add(b.Scale(scene(k, p.Add(b)))).
@@ -148,65 +149,65 @@ var (
 		return n.Normalize()
 	})
 	// march returns the distance along rd to the first hit, or -1.
-	march = fe.Callable("march", func(k *fe.K, ro, rd fe.F32x3) fe.F32 {
-		t := fe.NewVar(k, fe.F(0.01))
-		hit := fe.NewVar(k, fe.F(-1))
-		fe.Range(k, fe.U(0), fe.U(160), func(i fe.U32) {
+	march = dsl.Callable("march", func(k *dsl.K, ro, rd dsl.F32x3) dsl.F32 {
+		t := dsl.NewVar(k, dsl.F(0.01))
+		hit := dsl.NewVar(k, dsl.F(-1))
+		dsl.Range(k, dsl.U(0), dsl.U(160), func(i dsl.U32) {
 			tt := t.Get()
 			d := scene(k, ro.Add(rd.Scale(tt)))
-			k.If(d.Lt(fe.F(0.0004).Mul(tt)), func() { hit.Set(tt); k.Break() })
-			k.If(tt.Gt(fe.F(40)), k.Break)
+			k.If(d.Lt(dsl.F(0.0004).Mul(tt)), func() { hit.Set(tt); k.Break() })
+			k.If(tt.Gt(dsl.F(40)), k.Break)
 			t.Set(tt.Add(d))
 		})
 		return hit.Get()
 	})
-	shadow = fe.Callable("shadow", func(k *fe.K, ro, rd fe.F32x3) fe.F32 {
-		res := fe.NewVar(k, fe.F(1))
-		t := fe.NewVar(k, fe.F(0.02))
-		fe.Range(k, fe.U(0), fe.U(48), func(i fe.U32) {
+	shadow = dsl.Callable("shadow", func(k *dsl.K, ro, rd dsl.F32x3) dsl.F32 {
+		res := dsl.NewVar(k, dsl.F(1))
+		t := dsl.NewVar(k, dsl.F(0.02))
+		dsl.Range(k, dsl.U(0), dsl.U(48), func(i dsl.U32) {
 			tt := t.Get()
 			h := scene(k, ro.Add(rd.Scale(tt)))
-			res.Set(fe.Min(res.Get(), fe.F(10).Mul(h).Div(tt)))
-			k.If(res.Get().Lt(fe.F(0.001)).Or(tt.Gt(fe.F(12))), k.Break)
-			t.Set(tt.Add(fe.Clamp(h, fe.F(0.01), fe.F(0.4))))
+			res.Set(dsl.Min(res.Get(), dsl.F(10).Mul(h).Div(tt)))
+			k.If(res.Get().Lt(dsl.F(0.001)).Or(tt.Gt(dsl.F(12))), k.Break)
+			t.Set(tt.Add(dsl.Clamp(h, dsl.F(0.01), dsl.F(0.4))))
 		})
-		return fe.Saturate(res.Get())
+		return dsl.Saturate(res.Get())
 	})
-	occlusion = fe.Callable("occlusion", func(k *fe.K, p, n fe.F32x3) fe.F32 {
-		occ := fe.NewVar(k, fe.F(0))
+	occlusion = dsl.Callable("occlusion", func(k *dsl.K, p, n dsl.F32x3) dsl.F32 {
+		occ := dsl.NewVar(k, dsl.F(0))
 		for i := 1; i <= 5; i++ {
 			h := float32(i) * 0.06
-			d := scene(k, p.Add(n.Scale(fe.F(h))))
-			occ.Set(occ.Get().Add(fe.F(h).Sub(d).Mul(fe.F(1 / float32(i)))))
+			d := scene(k, p.Add(n.Scale(dsl.F(h))))
+			occ.Set(occ.Get().Add(dsl.F(h).Sub(d).Mul(dsl.F(1 / float32(i)))))
 		}
-		return fe.Saturate(fe.F(1).Sub(fe.F(2.5).Mul(occ.Get())))
+		return dsl.Saturate(dsl.F(1).Sub(dsl.F(2.5).Mul(occ.Get())))
 	})
 	// shade returns the color seen along the ray.
-	shade = fe.Callable("shade", func(k *fe.K, ro, rd fe.F32x3) fe.F32x3 {
-		sky := v3(0.55, 0.7, 0.95).Sub(v3(0.3, 0.25, 0.1).Scale(fe.Max(rd.Y(), fe.F(0))))
-		col := fe.NewVar(k, sky)
+	shade = dsl.Callable("shade", func(k *dsl.K, ro, rd dsl.F32x3) dsl.F32x3 {
+		sky := v3(0.55, 0.7, 0.95).Sub(v3(0.3, 0.25, 0.1).Scale(dsl.Max(rd.Y(), dsl.F(0))))
+		col := dsl.NewVar(k, sky)
 		t := march(k, ro, rd)
-		k.If(t.Gt(fe.F(0)), func() {
+		k.If(t.Gt(dsl.F(0)), func() {
 			p := ro.Add(rd.Scale(t))
 			n := normal(k, p)
-			albedo := fe.NewVar(k, v3(0.85, 0.2, 0.15))
+			albedo := dsl.NewVar(k, v3(0.85, 0.2, 0.15))
 			k.Switch(material(k, p)).
 				Case(func() {
-					c := fe.Convert[int32](fe.Floor(p.X().Mul(fe.F(1.5)))).Add(fe.Convert[int32](fe.Floor(p.Z().Mul(fe.F(1.5)))))
-					albedo.Set(fe.Select(c.And(fe.I(1)).Eq(fe.I(0)), v3(0.85, 0.85, 0.8), v3(0.25, 0.3, 0.35)))
+					c := dsl.Convert[int32](dsl.Floor(p.X().Mul(dsl.F(1.5)))).Add(dsl.Convert[int32](dsl.Floor(p.Z().Mul(dsl.F(1.5)))))
+					albedo.Set(dsl.Select(c.And(dsl.I(1)).Eq(dsl.I(0)), v3(0.85, 0.85, 0.8), v3(0.25, 0.3, 0.35)))
 				}, 0).
 				Case(func() { albedo.Set(v3(0.2, 0.45, 0.9)) }, 1).
 				Case(func() { albedo.Set(v3(0.95, 0.8, 0.25)) }, 3)
 			sun := v3(-0.5, 0.75, -0.45).Normalize()
-			dif := fe.Saturate(n.Dot(sun)).Mul(shadow(k, p.Add(n.Scale(fe.F(0.002))), sun))
+			dif := dsl.Saturate(n.Dot(sun)).Mul(shadow(k, p.Add(n.Scale(dsl.F(0.002))), sun))
 			ao := occlusion(k, p, n)
-			amb := fe.F(0.5).Add(fe.F(0.5).Mul(n.Y())).Mul(ao)
+			amb := dsl.F(0.5).Add(dsl.F(0.5).Mul(n.Y())).Mul(ao)
 			hv := sun.Sub(rd).Normalize()
-			spe := fe.Pow(fe.Saturate(n.Dot(hv)), fe.F(48)).Mul(dif)
+			spe := dsl.Pow(dsl.Saturate(n.Dot(hv)), dsl.F(48)).Mul(dif)
 			light := v3(1.3, 1.15, 0.95).Scale(dif).Add(v3(0.3, 0.38, 0.5).Scale(amb))
-			c := albedo.Get().Mul(light).Add(v3(1, 0.95, 0.85).Scale(spe.Mul(fe.F(0.6))))
-			fog := fe.Exp(fe.F(-0.0002).Mul(t).Mul(t).Mul(t))
-			col.Set(fe.Lerp(sky, c, fe.Splat3(fog)))
+			c := albedo.Get().Mul(light).Add(v3(1, 0.95, 0.85).Scale(spe.Mul(dsl.F(0.6))))
+			fog := dsl.Exp(dsl.F(-0.0002).Mul(t).Mul(t).Mul(t))
+			col.Set(dsl.Lerp(sky, c, dsl.Splat3(fog)))
 		})
 		return col.Get()
 	})
@@ -214,28 +215,28 @@ var (
 
 // demoKernel renders rows [y0, y0+rows) of a w×h image into pix (RGBA8
 // packed in a uint32), averaging n×n samples per pixel.
-func demoKernel() (*fe.Function, error) {
-	return fe.Kernel2D(8, 8, func(k *fe.K, w, h, y0, n fe.U32, pix fe.Buf[fe.U32]) {
+func demoKernel() (*ir.Function, error) {
+	return dsl.Kernel2D(8, 8, func(k *dsl.K, w, h, y0, n dsl.U32, pix dsl.Buf[dsl.U32]) {
 		x, y := k.DispatchID().X(), k.DispatchID().Y().Add(y0)
-		fw, fh, fn := fe.Convert[float32](w), fe.Convert[float32](h), fe.Convert[float32](n)
+		fw, fh, fn := dsl.Convert[float32](w), dsl.Convert[float32](h), dsl.Convert[float32](n)
 		ro := v3(0.4, 0.9, -4.6)
 		ta := v3(0, -0.2, 0.6)
 		fwd := ta.Sub(ro).Normalize()
 		right := fwd.Cross(v3(0, 1, 0)).Normalize().Neg()
 		up := right.Cross(fwd).Neg()
-		sum := fe.NewVar(k, v3(0, 0, 0))
-		fe.Range(k, fe.U(0), n.Mul(n), func(s fe.U32) {
-			sx := fe.Convert[float32](s.Rem(n)).Add(fe.F(0.5)).Div(fn)
-			sy := fe.Convert[float32](s.Div(n)).Add(fe.F(0.5)).Div(fn)
-			u := fe.F(2).Mul(fe.Convert[float32](x).Add(sx)).Sub(fw).Div(fh)
-			v := fh.Sub(fe.F(2).Mul(fe.Convert[float32](y).Add(sy))).Div(fh)
-			rd := right.Scale(u).Add(up.Scale(v)).Add(fwd.Scale(fe.F(1.8))).Normalize()
+		sum := dsl.NewVar(k, v3(0, 0, 0))
+		dsl.Range(k, dsl.U(0), n.Mul(n), func(s dsl.U32) {
+			sx := dsl.Convert[float32](s.Rem(n)).Add(dsl.F(0.5)).Div(fn)
+			sy := dsl.Convert[float32](s.Div(n)).Add(dsl.F(0.5)).Div(fn)
+			u := dsl.F(2).Mul(dsl.Convert[float32](x).Add(sx)).Sub(fw).Div(fh)
+			v := fh.Sub(dsl.F(2).Mul(dsl.Convert[float32](y).Add(sy))).Div(fh)
+			rd := right.Scale(u).Add(up.Scale(v)).Add(fwd.Scale(dsl.F(1.8))).Normalize()
 			sum.Set(sum.Get().Add(shade(k, ro, rd)))
 		})
-		c := sum.Get().Scale(fe.F(1).Div(fn.Mul(fn)))
-		c = fe.Pow(fe.Max(c, v3(0, 0, 0)), v3(1/2.2, 1/2.2, 1/2.2))
-		c = fe.Saturate(c).Scale(fe.F(255)).Add(v3(0.5, 0.5, 0.5))
-		r, g, b := fe.Convert[uint32](c.X()), fe.Convert[uint32](c.Y()), fe.Convert[uint32](c.Z())
-		pix.Write(y.Mul(w).Add(x), r.Or(g.Shl(fe.U(8))).Or(b.Shl(fe.U(16))).Or(fe.U(0xff000000)))
+		c := sum.Get().Scale(dsl.F(1).Div(fn.Mul(fn)))
+		c = dsl.Pow(dsl.Max(c, v3(0, 0, 0)), v3(1/2.2, 1/2.2, 1/2.2))
+		c = dsl.Saturate(c).Scale(dsl.F(255)).Add(v3(0.5, 0.5, 0.5))
+		r, g, b := dsl.Convert[uint32](c.X()), dsl.Convert[uint32](c.Y()), dsl.Convert[uint32](c.Z())
+		pix.Write(y.Mul(w).Add(x), r.Or(g.Shl(dsl.U(8))).Or(b.Shl(dsl.U(16))).Or(dsl.U(0xff000000)))
 	})
 }

@@ -16,8 +16,8 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
 
@@ -34,7 +34,7 @@ type unit struct {
 	k     *gokernel.Kernel
 	pkg   *packages.Package // the kernel's package (name, directory, and types with -go)
 	words []uint32
-	ir    []byte // the kernel serialised (frontend.MarshalKernel), for launchers
+	ir    []byte // the kernel serialised (ir.MarshalKernel), for launchers
 	sig   device.Signature
 	file  string // <pkg>.<Kernel>.spv
 }
@@ -376,7 +376,7 @@ func relPos(p token.Position) string { return relPosition(p).String() }
 // marshalPortable serialises kernel f with its source positions cut to the
 // file's name ("kern.go:14:6"), so a generated launcher is the same on every
 // machine. The positions are put back afterwards.
-func marshalPortable(f *frontend.Function) ([]byte, error) {
+func marshalPortable(f *ir.Function) ([]byte, error) {
 	var undo []func()
 	short := func(pos *string) {
 		old := *pos
@@ -387,9 +387,9 @@ func marshalPortable(f *frontend.Function) ([]byte, error) {
 			}
 		}
 	}
-	for _, g := range append([]*frontend.Function{f}, f.Callees()...) {
+	for _, g := range append([]*ir.Function{f}, f.Callees()...) {
 		short(&g.Pos)
-		for _, list := range [][]*frontend.Var{g.Params, g.Locals, g.Shared} {
+		for _, list := range [][]*ir.Var{g.Params, g.Locals, g.Shared} {
 			for _, v := range list {
 				short(&v.Pos)
 			}
@@ -400,7 +400,7 @@ func marshalPortable(f *frontend.Function) ([]byte, error) {
 			u()
 		}
 	}()
-	return frontend.MarshalKernel(f)
+	return ir.MarshalKernel(f)
 }
 
 // dropRepeats removes the errors without a position that only repeat

@@ -50,7 +50,7 @@ const goFileName = "lucent_kernels.go"
 
 const devicePath = "github.com/lucent-gpu/lucent/device"
 
-const frontendPath = "github.com/lucent-gpu/lucent/frontend"
+const irPath = "github.com/lucent-gpu/lucent/frontend/ir"
 const kernelPkgPath = "github.com/lucent-gpu/lucent/kernel"
 
 // goFile is one generated Go file being assembled.
@@ -61,8 +61,8 @@ type goFile struct {
 	units   []*unit
 	imports map[string]string // path → name
 	names   map[string]bool   // import names in use
-	errs    string            // the names of packages errors and frontend
-	fe      string
+	errs    string            // the names of packages errors and frontend/ir
+	ir      string
 }
 
 // genGo produces the Go files of -go, keyed by file name.
@@ -166,7 +166,7 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 	}
 	dev := f.importName(types.NewPackage(devicePath, "device"))
 	f.errs = f.importName(types.NewPackage("errors", "errors"))
-	f.fe = f.importName(types.NewPackage(frontendPath, "frontend"))
+	f.ir = f.importName(types.NewPackage(irPath, "ir"))
 
 	var errs []error
 	var decls []*kernelDecl
@@ -228,8 +228,8 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 	fmt.Fprintf(&b, `
 // lucentcFromIR compiles a kernel from its IR on dev, for a backend that
 // takes no SPIR-V.
-func lucentcFromIR(dev *%[1]s.Device, ir []byte, name string) (*%[1]s.Shader, error) {
-	f, err := %[2]s.UnmarshalKernel(ir)
+func lucentcFromIR(dev *%[1]s.Device, blob []byte, name string) (*%[1]s.Shader, error) {
+	f, err := %[2]s.UnmarshalKernel(blob)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +239,7 @@ func lucentcFromIR(dev *%[1]s.Device, ir []byte, name string) (*%[1]s.Shader, er
 	}
 	return k.Shader, nil
 }
-`, dev, f.fe)
+`, dev, f.ir)
 	if anyBuffers {
 		fmt.Fprintf(&b, `
 // lucentcAll is the whole of buffer b; a nil b gives the zero view, which
@@ -470,7 +470,7 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	}
 	b.WriteString("\n}\n")
 	fmt.Fprintf(b, "\n// %s is kernel %s's argument list.\nvar %s = %s\n", d.sigVar, u.k.Name, d.sigVar, signatureLiteral(u.sig, dev))
-	fmt.Fprintf(b, "\n// %s is kernel %s's IR (frontend.MarshalKernel, %d bytes), compiled by a\n// backend that takes no SPIR-V.\nvar %s = []byte(%q)\n", d.irVar, u.k.Name, len(u.ir), d.irVar, string(u.ir))
+	fmt.Fprintf(b, "\n// %s is kernel %s's IR (ir.MarshalKernel, %d bytes), compiled by a\n// backend that takes no SPIR-V.\nvar %s = []byte(%q)\n", d.irVar, u.k.Name, len(u.ir), d.irVar, string(u.ir))
 }
 
 func viewsNote(buffers bool) string {

@@ -29,9 +29,9 @@ func TestLimits(t *testing.T) {
 	_, stderr, code := lucentc(t, "-C", dir, "-o", out, "./kern")
 	require.Equal(t, 1, code, stderr)
 	for _, want := range []string{
-		"kern.go:7:6: [1099511627776]float32 is 4 TiB, more than the 1 MiB a type may take (frontend.MaxTypeSize)",
-		"kern.go:15:11: expression nested more than 1024 deep (frontend.MaxExprDepth)",
-		fmt.Sprintf("kern.go:%d:1: an if nested 65 deep, more than 64 (frontend.MaxNesting", 25+64),
+		"kern.go:7:6: [1099511627776]float32 is 4 TiB, more than the 1 MiB a type may take (ir.MaxTypeSize)",
+		"kern.go:15:11: expression nested more than 1024 deep (ir.MaxExprDepth)",
+		fmt.Sprintf("kern.go:%d:1: an if nested 65 deep, more than 64 (ir.MaxNesting", 25+64),
 	} {
 		require.Contains(t, stderr, want)
 	}

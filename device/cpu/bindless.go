@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // bindless is a bindless array: slots of buffer ranges and 2D textures with
@@ -136,9 +136,9 @@ func (d *Device) prepareBindless(c *device.BindlessUpdate) (func() error, error)
 // bindlessOp compiles the bindless built-ins. Accesses past a slot's range,
 // to an empty slot or one of the other kind read zero and drop writes: the
 // contract of the ops, on every backend.
-func (c *compiler) bindlessOp(e *fe.Call) ex {
-	r, ok := e.Args[0].(*fe.Ref)
-	if !ok || r.Var.Kind != fe.VarArg {
+func (c *compiler) bindlessOp(e *ir.Call) ex {
+	r, ok := e.Args[0].(*ir.Ref)
+	if !ok || r.Var.Kind != ir.VarArg {
 		refuse(unsupported("%s on a bindless array that is not a kernel argument", e.Op))
 	}
 	k := c.params[r.Var]
@@ -152,23 +152,23 @@ func (c *compiler) bindlessOp(e *fe.Call) ex {
 		return &sl[s]
 	}
 	switch e.Op {
-	case fe.OpBindlessSize:
-		es := e.Args[2].(*fe.Literal).Bits
+	case ir.OpBindlessSize:
+		es := e.Args[2].(*ir.Literal).Bits
 		return scalarEx(func(t *th) uint64 {
 			if s := get(t); s != nil && s.isBuf {
 				return uint64(uint32(uint64(len(s.buf)) / es))
 			}
 			return 0
 		})
-	case fe.OpBindlessRead, fe.OpBindlessWrite:
+	case ir.OpBindlessRead, ir.OpBindlessWrite:
 		idx := c.expr(e.Args[2]).s
 		t := e.T
-		if e.Op == fe.OpBindlessWrite {
+		if e.Op == ir.OpBindlessWrite {
 			t = e.Args[3].Type()
 		}
 		lay, size := layout(t), uint64(t.Size())
-		n := fe.Leaves(t)
-		if e.Op == fe.OpBindlessRead {
+		n := ir.Leaves(t)
+		if e.Op == ir.OpBindlessRead {
 			return ex{n: n, v: func(th *th, d []uint64) {
 				s := get(th)
 				off := idx(th) * size
@@ -194,14 +194,14 @@ func (c *compiler) bindlessOp(e *fe.Call) ex {
 				putLeaf(s.buf[off+uint64(l.off):], l.size, th.r[vo+j])
 			}
 		}}
-	case fe.OpBindlessTexSize:
+	case ir.OpBindlessTexSize:
 		return ex{n: 2, v: func(t *th, d []uint64) {
 			d[0], d[1] = 0, 0
 			if s := get(t); s != nil && s.tex != nil {
 				d[0], d[1] = uint64(s.tex.desc.Width), uint64(s.tex.desc.Height)
 			}
 		}}
-	case fe.OpBindlessTexRead:
+	case ir.OpBindlessTexRead:
 		co, ce := c.agg(c.expr(e.Args[2]))
 		return ex{n: 4, v: func(t *th, d []uint64) {
 			ce(t)
@@ -217,7 +217,7 @@ func (c *compiler) bindlessOp(e *fe.Call) ex {
 			v := texView{data: s.tex.levels[0], ext: s.tex.desc.LevelExtent(0), format: s.tex.desc.Format}
 			v.readTexel(y*uint64(v.ext[0])+x, d)
 		}}
-	case fe.OpBindlessTexSample:
+	case ir.OpBindlessTexSample:
 		co, ce := c.agg(c.expr(e.Args[2]))
 		return ex{n: 4, v: func(t *th, d []uint64) {
 			ce(t)

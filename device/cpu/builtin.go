@@ -5,82 +5,82 @@ import (
 	"sync/atomic"
 	"unsafe"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
-func (c *compiler) builtin(e *fe.Call) ex {
+func (c *compiler) builtin(e *ir.Call) ex {
 	switch {
-	case e.Op >= fe.OpAtomicExchange && e.Op <= fe.OpAtomicMax:
+	case e.Op >= ir.OpAtomicExchange && e.Op <= ir.OpAtomicMax:
 		return c.atomic(e)
-	case e.Op == fe.OpBarrier:
+	case e.Op == ir.OpBarrier:
 		return ex{v: func(t *th, _ []uint64) {
 			if !t.yield(false) {
 				panic(errAbort) // the worker stopped this coroutine
 			}
 		}}
-	case e.Op == fe.OpBufferSize:
-		v := e.Args[0].(*fe.Ref).Var
+	case e.Op == ir.OpBufferSize:
+		v := e.Args[0].(*ir.Ref).Var
 		k, es := c.params[v], uint64(v.Type.Elem().Size())
 		return scalarEx(func(t *th) uint64 { return uint64(uint32(uint64(len(t.run.bufs[k])) / es)) })
-	case e.Op >= fe.OpSubgroupElect && e.Op <= fe.OpSubgroupExclusiveAdd:
+	case e.Op >= ir.OpSubgroupElect && e.Op <= ir.OpSubgroupExclusiveAdd:
 		return c.subgroup(e)
-	case e.Op >= fe.OpTextureRead && e.Op <= fe.OpTextureSample:
+	case e.Op >= ir.OpTextureRead && e.Op <= ir.OpTextureSample:
 		return c.textureOp(e)
-	case e.Op >= fe.OpBindlessRead && e.Op <= fe.OpBindlessSize,
-		e.Op >= fe.OpBindlessTexRead && e.Op <= fe.OpBindlessTexSize:
+	case e.Op >= ir.OpBindlessRead && e.Op <= ir.OpBindlessSize,
+		e.Op >= ir.OpBindlessTexRead && e.Op <= ir.OpBindlessTexSize:
 		return c.bindlessOp(e)
 	}
 	switch e.Op {
-	case fe.OpTranspose, fe.OpDeterminant, fe.OpInverse, fe.OpOuterProduct:
+	case ir.OpTranspose, ir.OpDeterminant, ir.OpInverse, ir.OpOuterProduct:
 		return c.matBuiltin(e)
-	case fe.OpReflect:
+	case ir.OpReflect:
 		return c.reflect(e)
 	}
 	args := make([]ex, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = c.expr(a)
 	}
-	var at *fe.Type
+	var at *ir.Type
 	if len(e.Args) > 0 {
 		at = e.Args[0].Type()
-		if at.Kind() == fe.KindMatrix {
+		if at.Kind() == ir.KindMatrix {
 			refuse(unsupported("built-in %s on %s (matrix arithmetic)", e.Op, at))
 		}
 		checkFloat(at, "built-in "+e.Op.String())
 	}
-	n := fe.Leaves(e.T)
+	n := ir.Leaves(e.T)
 	switch e.Op {
-	case fe.OpSelect:
+	case ir.OpSelect:
 		return c.lift(n, args, func(a []uint64) uint64 {
 			if a[0] != 0 {
 				return a[1]
 			}
 			return a[2]
 		})
-	case fe.OpIsNaN, fe.OpIsInf:
+	case ir.OpIsNaN, ir.OpIsInf:
 		s := at.Scalar()
-		if e.Op == fe.OpIsNaN {
+		if e.Op == ir.OpIsNaN {
 			return c.lift(n, args, func(a []uint64) uint64 { f := toF(a[0], s); return b2u(f != f) })
 		}
 		return c.lift(n, args, func(a []uint64) uint64 { return b2u(math.IsInf(toF(a[0], s), 0)) })
-	case fe.OpDot, fe.OpLength, fe.OpDistance, fe.OpNormalize, fe.OpCross, fe.OpAny, fe.OpAll,
-		fe.OpReduceSum, fe.OpReduceProd, fe.OpReduceMin, fe.OpReduceMax:
+	case ir.OpDot, ir.OpLength, ir.OpDistance, ir.OpNormalize, ir.OpCross, ir.OpAny, ir.OpAll,
+		ir.OpReduceSum, ir.OpReduceProd, ir.OpReduceMin, ir.OpReduceMax:
 		return c.vectorOp(e, args, at)
 	}
 	s := at.Scalar()
 	ops := make([]float32, len(args))
 	iops := make([]uint32, len(args))
-	if s == fe.TF32 {
-		if !probe(func() bool { _, ok := fe.RefFloat32(e.Op, ops...); return ok }) {
+	if s == ir.TF32 {
+		if !probe(func() bool { _, ok := ir.RefFloat32(e.Op, ops...); return ok }) {
 			refuse(unsupported("built-in %s on %s", e.Op, s))
 		}
 		op := e.Op
 		if len(args) == 1 && n == 1 {
 			x := args[0].s
 			switch op {
-			case fe.OpSqrt:
+			case ir.OpSqrt:
 				return scalarEx(func(t *th) uint64 { return uf32(float32(math.Sqrt(float64(f32(x(t)))))) })
-			case fe.OpAbs:
+			case ir.OpAbs:
 				return scalarEx(func(t *th) uint64 { return x(t) &^ (1 << 31) })
 			}
 		}
@@ -90,13 +90,13 @@ func (c *compiler) builtin(e *fe.Call) ex {
 			for i, v := range a {
 				o[i] = f32(v)
 			}
-			r, _ := fe.RefFloat32(op, o...)
+			r, _ := ir.RefFloat32(op, o...)
 			return uf32(r)
 		})
 	}
 	if s.Bits() == 32 && s.IsInteger() {
-		signed := s.Kind() == fe.KindInt
-		if !probe(func() bool { _, ok := fe.RefInt(e.Op, signed, iops...); return ok }) {
+		signed := s.Kind() == ir.KindInt
+		if !probe(func() bool { _, ok := ir.RefInt(e.Op, signed, iops...); return ok }) {
 			refuse(unsupported("built-in %s on %s", e.Op, s))
 		}
 		op := e.Op
@@ -106,7 +106,7 @@ func (c *compiler) builtin(e *fe.Call) ex {
 			for i, v := range a {
 				o[i] = uint32(v)
 			}
-			r, _ := fe.RefInt(op, signed, o...)
+			r, _ := ir.RefInt(op, signed, o...)
 			return uint64(r)
 		})
 	}
@@ -124,7 +124,7 @@ func probe(f func() bool) (ok bool) {
 	return f()
 }
 
-func (c *compiler) vectorOp(e *fe.Call, args []ex, at *fe.Type) ex {
+func (c *compiler) vectorOp(e *ir.Call, args []ex, at *ir.Type) ex {
 	offs := make([]int, len(args))
 	evals := make([]func(*th), len(args))
 	for i, a := range args {
@@ -143,15 +143,15 @@ func (c *compiler) vectorOp(e *fe.Call, args []ex, at *fe.Type) ex {
 		b = offs[1]
 	}
 	switch e.Op {
-	case fe.OpDot, fe.OpLength, fe.OpDistance, fe.OpNormalize:
+	case ir.OpDot, ir.OpLength, ir.OpDistance, ir.OpNormalize:
 		op := e.Op
 		sum := func(t *th) float64 {
 			var sum float64
 			for i := range m {
 				x, y := toF(t.r[a+i], s), toF(t.r[b+i], s)
-				if op == fe.OpDistance {
+				if op == ir.OpDistance {
 					x, y = x-y, x-y
-				} else if op != fe.OpDot {
+				} else if op != ir.OpDot {
 					y = x
 				}
 				sum += x * y
@@ -159,9 +159,9 @@ func (c *compiler) vectorOp(e *fe.Call, args []ex, at *fe.Type) ex {
 			return sum
 		}
 		switch op {
-		case fe.OpDot:
+		case ir.OpDot:
 			return scalarEx(func(t *th) uint64 { pre(t); return fromF(sum(t), s) })
-		case fe.OpNormalize:
+		case ir.OpNormalize:
 			return ex{n: m, v: func(t *th, d []uint64) {
 				pre(t)
 				l := math.Sqrt(sum(t))
@@ -171,7 +171,7 @@ func (c *compiler) vectorOp(e *fe.Call, args []ex, at *fe.Type) ex {
 			}}
 		}
 		return scalarEx(func(t *th) uint64 { pre(t); return fromF(math.Sqrt(sum(t)), s) })
-	case fe.OpCross:
+	case ir.OpCross:
 		return ex{n: 3, v: func(t *th, d []uint64) {
 			pre(t)
 			f := func(o, i int) float64 { return toF(t.r[o+i], s) }
@@ -179,8 +179,8 @@ func (c *compiler) vectorOp(e *fe.Call, args []ex, at *fe.Type) ex {
 			d[1] = fromF(f(a, 2)*f(b, 0)-f(a, 0)*f(b, 2), s)
 			d[2] = fromF(f(a, 0)*f(b, 1)-f(a, 1)*f(b, 0), s)
 		}}
-	case fe.OpAny, fe.OpAll:
-		all := e.Op == fe.OpAll
+	case ir.OpAny, ir.OpAll:
+		all := e.Op == ir.OpAll
 		return scalarEx(func(t *th) uint64 {
 			pre(t)
 			r := all
@@ -196,12 +196,12 @@ func (c *compiler) vectorOp(e *fe.Call, args []ex, at *fe.Type) ex {
 	}
 	var f func(acc, v uint64) uint64
 	switch e.Op {
-	case fe.OpReduceSum:
-		f = scalarOp(fe.Add, s, s)
-	case fe.OpReduceProd:
-		f = scalarOp(fe.Mul, s, s)
-	case fe.OpReduceMin:
-		lt := scalarOp(fe.Lt, s, s)
+	case ir.OpReduceSum:
+		f = scalarOp(ir.Add, s, s)
+	case ir.OpReduceProd:
+		f = scalarOp(ir.Mul, s, s)
+	case ir.OpReduceMin:
+		lt := scalarOp(ir.Lt, s, s)
 		f = func(acc, v uint64) uint64 {
 			if lt(v, acc) != 0 {
 				return v
@@ -209,7 +209,7 @@ func (c *compiler) vectorOp(e *fe.Call, args []ex, at *fe.Type) ex {
 			return acc
 		}
 	default:
-		gt := scalarOp(fe.Gt, s, s)
+		gt := scalarOp(ir.Gt, s, s)
 		f = func(acc, v uint64) uint64 {
 			if gt(v, acc) != 0 {
 				return v
@@ -228,14 +228,14 @@ func (c *compiler) vectorOp(e *fe.Call, args []ex, at *fe.Type) ex {
 }
 
 // subgroup compiles the subgroup operations for a subgroup of one thread.
-func (c *compiler) subgroup(e *fe.Call) ex {
+func (c *compiler) subgroup(e *ir.Call) ex {
 	switch e.Op {
-	case fe.OpSubgroupElect:
+	case ir.OpSubgroupElect:
 		return scalarEx(func(*th) uint64 { return 1 })
-	case fe.OpSubgroupBallot:
+	case ir.OpSubgroupBallot:
 		x := c.expr(e.Args[0]).s
 		return ex{n: 4, v: func(t *th, d []uint64) { d[0], d[1], d[2], d[3] = x(t)&1, 0, 0, 0 }}
-	case fe.OpSubgroupExclusiveAdd:
+	case ir.OpSubgroupExclusiveAdd:
 		x := c.expr(e.Args[0])
 		n := x.n
 		if n == 1 {
@@ -262,7 +262,7 @@ func (c *compiler) subgroup(e *fe.Call) ex {
 }
 
 // atomic compiles an atomic read-modify-write of a buffer element or shared variable.
-func (c *compiler) atomic(e *fe.Call) ex {
+func (c *compiler) atomic(e *ir.Call) ex {
 	t := e.Args[0].Type()
 	pl := c.place(e.Args[0])
 	vals := make([]sfn, len(e.Args)-1)
@@ -270,7 +270,7 @@ func (c *compiler) atomic(e *fe.Call) ex {
 		vals[i] = c.expr(a).s
 	}
 	f := rmw(e.Op, t)
-	if e.Op == fe.OpAtomicCAS {
+	if e.Op == ir.OpAtomicCAS {
 		cmp, val := vals[0], vals[1]
 		if pl.buf != nil {
 			addr := pl.buf
@@ -316,7 +316,7 @@ func (c *compiler) atomic(e *fe.Call) ex {
 	if pl.buf != nil {
 		addr := pl.buf
 		if t.Size() == 4 {
-			if e.Op == fe.OpAtomicAdd && t.IsInteger() {
+			if e.Op == ir.OpAtomicAdd && t.IsInteger() {
 				return scalarEx(func(th *th) uint64 {
 					v := uint32(val(th))
 					b, o := addr(th)
@@ -362,22 +362,22 @@ func (c *compiler) atomic(e *fe.Call) ex {
 }
 
 // rmw is the new value of an atomic op on bits of t.
-func rmw(op fe.Op, t *fe.Type) func(old, v uint64) uint64 {
+func rmw(op ir.Op, t *ir.Type) func(old, v uint64) uint64 {
 	switch op {
-	case fe.OpAtomicExchange, fe.OpAtomicCAS:
+	case ir.OpAtomicExchange, ir.OpAtomicCAS:
 		return func(_, v uint64) uint64 { return v }
-	case fe.OpAtomicAdd:
-		return scalarOp(fe.Add, t, t)
-	case fe.OpAtomicSub:
-		return scalarOp(fe.Sub, t, t)
-	case fe.OpAtomicAnd:
-		return scalarOp(fe.And, t, t)
-	case fe.OpAtomicOr:
-		return scalarOp(fe.Or, t, t)
-	case fe.OpAtomicXor:
-		return scalarOp(fe.Xor, t, t)
-	case fe.OpAtomicMin:
-		lt := scalarOp(fe.Lt, t, t)
+	case ir.OpAtomicAdd:
+		return scalarOp(ir.Add, t, t)
+	case ir.OpAtomicSub:
+		return scalarOp(ir.Sub, t, t)
+	case ir.OpAtomicAnd:
+		return scalarOp(ir.And, t, t)
+	case ir.OpAtomicOr:
+		return scalarOp(ir.Or, t, t)
+	case ir.OpAtomicXor:
+		return scalarOp(ir.Xor, t, t)
+	case ir.OpAtomicMin:
+		lt := scalarOp(ir.Lt, t, t)
 		return func(old, v uint64) uint64 {
 			if lt(v, old) != 0 {
 				return v
@@ -385,7 +385,7 @@ func rmw(op fe.Op, t *fe.Type) func(old, v uint64) uint64 {
 			return old
 		}
 	}
-	gt := scalarOp(fe.Gt, t, t)
+	gt := scalarOp(ir.Gt, t, t)
 	return func(old, v uint64) uint64 {
 		if gt(v, old) != 0 {
 			return v

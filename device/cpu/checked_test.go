@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 )
 
@@ -18,9 +18,9 @@ func TestCheckedAccesses(t *testing.T) {
 	// Without the validation wrapper: it takes a stream whose Synchronize
 	// failed as one whose work may still run.
 	d := openPlain(t)
-	oob, err := fe.Kernel1D(64, func(k *fe.K, src, dst fe.Buf[fe.U32]) {
+	oob, err := dsl.Kernel1D(64, func(k *dsl.K, src, dst dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		dst.Write(i, src.Read(i.Add(fe.U(1))))
+		dst.Write(i, src.Read(i.Add(dsl.U(1))))
 	}, "src", "dst")
 	require.NoError(t, err)
 	oob.Name = "shift"
@@ -35,7 +35,7 @@ func TestCheckedAccesses(t *testing.T) {
 	require.ErrorContains(t, err, "thread [99 0 0]")
 	run(t, d, k.Dispatch([3]uint32{99}, src, dst)) // in range: no error, and the stream goes on
 
-	div, err := fe.Kernel1D(64, func(k *fe.K, a, b fe.Buf[fe.I32]) {
+	div, err := dsl.Kernel1D(64, func(k *dsl.K, a, b dsl.Buf[dsl.I32]) {
 		i := k.DispatchID().X()
 		a.Write(i, a.Read(i).Div(b.Read(i)))
 	}, "a", "b")
@@ -49,8 +49,8 @@ func TestCheckedAccesses(t *testing.T) {
 	require.ErrorContains(t, err, "integer division by zero")
 	require.ErrorContains(t, err, "thread [2 0 0]")
 
-	sh, err := fe.Kernel1D(32, func(k *fe.K, idx, out fe.Buf[fe.U32]) {
-		s := fe.NewShared[fe.U32](k, 32)
+	sh, err := dsl.Kernel1D(32, func(k *dsl.K, idx, out dsl.Buf[dsl.U32]) {
+		s := dsl.NewShared[dsl.U32](k, 32)
 		tid := k.ThreadID().X()
 		s.Write(tid, tid)
 		k.Barrier()
@@ -81,13 +81,13 @@ func TestCheckedAccesses(t *testing.T) {
 // evaluated early (it would divide by zero).
 func TestLoopInvariants(t *testing.T) {
 	d := openPlain(t)
-	f, err := fe.Kernel1D(64, func(k *fe.K, n, q fe.U32, out fe.Buf[fe.U32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, n, q dsl.U32, out dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		base := i.Mul(fe.U(3)).Add(n) // invariant: hoisted
-		acc := fe.NewVar(k, fe.U(0))
-		fe.Range(k, fe.U(0), n, func(j fe.U32) {
+		base := i.Mul(dsl.U(3)).Add(n) // invariant: hoisted
+		acc := dsl.NewVar(k, dsl.U(0))
+		dsl.Range(k, dsl.U(0), n, func(j dsl.U32) {
 			acc.Set(acc.Get().Add(base).Add(j)) // acc varies: not hoisted
-			k.If(q.Ne(fe.U(0)), func() {
+			k.If(q.Ne(dsl.U(0)), func() {
 				acc.Set(acc.Get().Add(n.Div(q))) // guarded: never evaluated with q == 0
 			})
 		})
@@ -144,9 +144,9 @@ func TestFaultNamesSource(t *testing.T) {
 // running before, and refused that as a hazard).
 func TestFaultWithValidation(t *testing.T) {
 	d := open(t)
-	f, err := fe.Kernel1D(64, func(k *fe.K, src, dst fe.Buf[fe.U32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, src, dst dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		dst.Write(i, src.Read(i.Add(fe.U(1))))
+		dst.Write(i, src.Read(i.Add(dsl.U(1))))
 	}, "src", "dst")
 	require.NoError(t, err)
 	k, err := device.Compile(d, f)

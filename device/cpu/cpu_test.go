@@ -10,7 +10,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/cpu"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
@@ -46,7 +46,7 @@ func stream(t *testing.T, d *device.Device, kind device.StreamKind) *device.Stre
 	return s
 }
 
-func compile(t *testing.T, d *device.Device, build func() (*fe.Function, error)) *device.Kernel {
+func compile(t *testing.T, d *device.Device, build func() (*ir.Function, error)) *device.Kernel {
 	t.Helper()
 	f, err := build()
 	require.NoError(t, err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/cpu"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 // TestCloseStopsAHungKernel: Close waits a bounded time for a kernel that
@@ -27,10 +27,10 @@ func testHung(t *testing.T, barrier bool) {
 	before := runtime.NumGoroutine()
 	d, err := device.Open(context.Background(), "cpu")
 	require.NoError(t, err)
-	f, err := fe.Kernel1D(64, func(k *fe.K, out fe.Buf[fe.U32]) {
-		n := fe.NewVar(k, fe.U(0))
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.U32]) {
+		n := dsl.NewVar(k, dsl.U(0))
 		k.Loop(func() {
-			n.Set(n.Get().Add(fe.U(1)))
+			n.Set(n.Get().Add(dsl.U(1)))
 			if barrier {
 				k.Barrier()
 			}
@@ -59,12 +59,12 @@ func testHung(t *testing.T, barrier bool) {
 // leaves no coroutine behind.
 func TestFaultInBarrierKernel(t *testing.T) {
 	d := openPlain(t)
-	f, err := fe.Kernel1D(64, func(k *fe.K, idx, out fe.Buf[fe.U32]) {
-		s := fe.NewShared[fe.U32](k, 64)
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, idx, out dsl.Buf[dsl.U32]) {
+		s := dsl.NewShared[dsl.U32](k, 64)
 		tid := k.ThreadID().X()
 		s.Write(tid, out.Read(idx.Read(tid))) // thread 5 reads past out
 		k.Barrier()
-		out.Write(tid, s.Read(fe.U(63).Sub(tid)))
+		out.Write(tid, s.Read(dsl.U(63).Sub(tid)))
 	}, "idx", "out")
 	require.NoError(t, err)
 	k, err := device.Compile(d, f)

@@ -3,29 +3,29 @@ package cpu
 import (
 	"math"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Matrices are float32, column-major: leaf c*rows + r is column c, row r.
 
 // matBinary compiles the products of matrices with vectors and matrices,
 // and their sums, differences and scaling (componentwise).
-func (c *compiler) matBinary(e *fe.Binary) ex {
+func (c *compiler) matBinary(e *ir.Binary) ex {
 	xt, yt := e.X.Type(), e.Y.Type()
 	x, y := c.expr(e.X), c.expr(e.Y)
-	if e.Op != fe.Mul || xt.Kind() != fe.KindMatrix && yt.Kind() != fe.KindMatrix || xt.IsScalar() || yt.IsScalar() {
-		if xt != yt && !(yt.IsScalar() && (e.Op == fe.Mul || e.Op == fe.Div)) || e.Op != fe.Add && e.Op != fe.Sub && e.Op != fe.Mul && e.Op != fe.Div {
+	if e.Op != ir.Mul || xt.Kind() != ir.KindMatrix && yt.Kind() != ir.KindMatrix || xt.IsScalar() || yt.IsScalar() {
+		if xt != yt && !(yt.IsScalar() && (e.Op == ir.Mul || e.Op == ir.Div)) || e.Op != ir.Add && e.Op != ir.Sub && e.Op != ir.Mul && e.Op != ir.Div {
 			refuse(unsupported("matrix operation %s %s %s", xt, e.Op, yt))
 		}
-		op := scalarOp(e.Op, fe.TF32, fe.TF32)
-		return c.lift(fe.Leaves(e.T), []ex{x, y}, func(a []uint64) uint64 { return op(a[0], a[1]) })
+		op := scalarOp(e.Op, ir.TF32, ir.TF32)
+		return c.lift(ir.Leaves(e.T), []ex{x, y}, func(a []uint64) uint64 { return op(a[0], a[1]) })
 	}
 	xo, xe := c.agg(x)
 	yo, ye := c.agg(y)
-	n := fe.Leaves(e.T)
+	n := ir.Leaves(e.T)
 	var f func(r []uint64, d []uint64)
 	switch {
-	case xt.Kind() == fe.KindMatrix && yt.Kind() == fe.KindVector: // M·v
+	case xt.Kind() == ir.KindMatrix && yt.Kind() == ir.KindVector: // M·v
 		cols, rows := xt.Len(), xt.Elem().Len()
 		f = func(r, d []uint64) {
 			for i := range rows {
@@ -36,7 +36,7 @@ func (c *compiler) matBinary(e *fe.Binary) ex {
 				d[i] = uf32(s)
 			}
 		}
-	case xt.Kind() == fe.KindVector: // v·M
+	case xt.Kind() == ir.KindVector: // v·M
 		cols, rows := yt.Len(), yt.Elem().Len()
 		f = func(r, d []uint64) {
 			for j := range cols {
@@ -65,7 +65,7 @@ func (c *compiler) matBinary(e *fe.Binary) ex {
 }
 
 // matBuiltin compiles transpose, determinant, inverse and outer products.
-func (c *compiler) matBuiltin(e *fe.Call) ex {
+func (c *compiler) matBuiltin(e *ir.Call) ex {
 	args := make([]ex, len(e.Args))
 	offs := make([]int, len(e.Args))
 	evals := make([]func(*th), len(e.Args))
@@ -81,7 +81,7 @@ func (c *compiler) matBuiltin(e *fe.Call) ex {
 	a := offs[0]
 	at := e.Args[0].Type()
 	switch e.Op {
-	case fe.OpTranspose:
+	case ir.OpTranspose:
 		cols, rows := at.Len(), at.Elem().Len()
 		return ex{n: cols * rows, v: func(t *th, d []uint64) {
 			pre(t)
@@ -91,7 +91,7 @@ func (c *compiler) matBuiltin(e *fe.Call) ex {
 				}
 			}
 		}}
-	case fe.OpOuterProduct:
+	case ir.OpOuterProduct:
 		rows, cols := at.Len(), e.Args[1].Type().Len()
 		b := offs[1]
 		return ex{n: cols * rows, v: func(t *th, d []uint64) {
@@ -102,9 +102,9 @@ func (c *compiler) matBuiltin(e *fe.Call) ex {
 				}
 			}
 		}}
-	case fe.OpDeterminant, fe.OpInverse:
+	case ir.OpDeterminant, ir.OpInverse:
 		n := at.Len()
-		inverse := e.Op == fe.OpInverse
+		inverse := e.Op == ir.OpInverse
 		get := func(t *th) [16]float64 {
 			var m [16]float64 // row-major n×n
 			for j := range n {
@@ -205,7 +205,7 @@ func invert(m []float64, n int) []float64 {
 }
 
 // reflect is i - 2·dot(n, i)·n.
-func (c *compiler) reflect(e *fe.Call) ex {
+func (c *compiler) reflect(e *ir.Call) ex {
 	io, ie := c.agg(c.expr(e.Args[0]))
 	no, ne := c.agg(c.expr(e.Args[1]))
 	s := e.Args[0].Type().Scalar()

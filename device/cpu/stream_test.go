@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
@@ -256,12 +256,12 @@ func TestArgumentErrors(t *testing.T) {
 // when the kernel is compiled, naming it, never at run time.
 func TestRefusedAtCompile(t *testing.T) {
 	d := open(t)
-	f := fe.NewKernel("half", 1, [3]uint32{64, 1, 1})
-	out := f.AddParam("out", fe.Buffer(fe.TF16), fe.VarArg)
-	did := &fe.Ref{Var: &fe.Var{Name: "dispatch_id", Type: fe.DispatchID.Type(), Kind: fe.VarBuiltin, Builtin: fe.DispatchID}}
-	i := &fe.Swizzle{X: did, Comps: []uint8{0}, T: fe.TU32}
-	dst := &fe.Index{X: &fe.Ref{Var: out}, I: i, T: fe.TF16}
-	f.Body.Stmts = append(f.Body.Stmts, &fe.Assign{Dst: dst, Src: &fe.Binary{Op: fe.Add, X: dst, Y: dst, T: fe.TF16}})
+	f := ir.NewKernel("half", 1, [3]uint32{64, 1, 1})
+	out := f.AddParam("out", ir.Buffer(ir.TF16), ir.VarArg)
+	did := &ir.Ref{Var: &ir.Var{Name: "dispatch_id", Type: ir.DispatchID.Type(), Kind: ir.VarBuiltin, Builtin: ir.DispatchID}}
+	i := &ir.Swizzle{X: did, Comps: []uint8{0}, T: ir.TU32}
+	dst := &ir.Index{X: &ir.Ref{Var: out}, I: i, T: ir.TF16}
+	f.Body.Stmts = append(f.Body.Stmts, &ir.Assign{Dst: dst, Src: &ir.Binary{Op: ir.Add, X: dst, Y: dst, T: ir.TF16}})
 	require.NoError(t, f.Validate())
 	_, err := device.Compile(d, f)
 	require.ErrorIs(t, err, device.ErrUnsupported)

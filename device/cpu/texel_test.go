@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // TestTexelConversions: what a storage texel reads as and is stored as,
@@ -38,6 +38,6 @@ func TestTexelConversions(t *testing.T) {
 		v.readTexel(0, out[:])
 		require.Equal(t, c.back, out, "%v read back", c.format)
 	}
-	require.Equal(t, uint16(0x3c00), fe.Float32ToHalf(1))
-	require.Equal(t, float32(-0.25), fe.HalfToFloat32(0xb400))
+	require.Equal(t, uint16(0x3c00), ir.Float32ToHalf(1))
+	require.Equal(t, float32(-0.25), ir.HalfToFloat32(0xb400))
 }

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // texture is a 2D or 3D texture: each mip level's texels tightly packed,
@@ -206,7 +206,7 @@ func (v *texView) readTexel(i uint64, d []uint64) {
 			d[c] = uf32(float32(max(float64(s)/float64(int64(1)<<(bits-1)-1), -1)))
 		case device.Float:
 			if bits == 16 {
-				d[c] = uf32(fe.HalfToFloat32(uint16(raw)))
+				d[c] = uf32(ir.HalfToFloat32(uint16(raw)))
 			} else {
 				d[c] = raw
 			}
@@ -244,7 +244,7 @@ func (v *texView) writeTexel(i uint64, d []uint64) {
 		case device.Float:
 			raw = d[c]
 			if bits == 16 {
-				raw = uint64(fe.Float32ToHalf(f32(d[c])))
+				raw = uint64(ir.Float32ToHalf(f32(d[c])))
 			}
 		default:
 			raw = d[c]
@@ -308,14 +308,14 @@ func (v *texView) sample(dim int, uv []uint64, d []uint64) {
 // textureOp compiles texture_read, texture_write, texture_size and
 // texture_sample on a storage texture argument (checked: a coordinate
 // outside the level faults).
-func (c *compiler) textureOp(e *fe.Call) ex {
-	r, ok := e.Args[0].(*fe.Ref)
-	if !ok || r.Var.Kind != fe.VarArg {
+func (c *compiler) textureOp(e *ir.Call) ex {
+	r, ok := e.Args[0].(*ir.Ref)
+	if !ok || r.Var.Kind != ir.VarArg {
 		refuse(unsupported("%s on a texture that is not a kernel argument", e.Op))
 	}
 	k := c.params[r.Var]
 	dim := r.Var.Type.Len()
-	if e.Op == fe.OpTextureSize {
+	if e.Op == ir.OpTextureSize {
 		return ex{n: dim, v: func(t *th, d []uint64) {
 			v := t.run.texs[k]
 			for i := range dim {
@@ -324,7 +324,7 @@ func (c *compiler) textureOp(e *fe.Call) ex {
 		}}
 	}
 	co, ce := c.agg(c.expr(e.Args[1]))
-	if e.Op == fe.OpTextureSample {
+	if e.Op == ir.OpTextureSample {
 		return ex{n: 4, v: func(t *th, d []uint64) { ce(t); t.run.texs[k].sample(dim, t.r[co:co+dim], d) }}
 	}
 	index := func(t *th) (*texView, uint64) {
@@ -339,7 +339,7 @@ func (c *compiler) textureOp(e *fe.Call) ex {
 		}
 		return v, (p[2]*uint64(v.ext[1])+p[1])*uint64(v.ext[0]) + p[0]
 	}
-	if e.Op == fe.OpTextureRead {
+	if e.Op == ir.OpTextureRead {
 		return ex{n: 4, v: func(t *th, d []uint64) { v, i := index(t); v.readTexel(i, d) }}
 	}
 	vo, ve := c.agg(c.expr(e.Args[2]))

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 // TestImage: levels uploaded and downloaded, a kernel inverting a storage
@@ -15,10 +15,10 @@ import (
 func TestImage(t *testing.T) {
 	d := open(t)
 	s := stream(t, d, device.StreamCompute)
-	inv, err := fe.Kernel2D(8, 8, func(k *fe.K, img fe.Tex2DRGBA8) {
+	inv, err := dsl.Kernel2D(8, 8, func(k *dsl.K, img dsl.Tex2DRGBA8) {
 		p := k.DispatchID().XY()
 		k.If(p.X().Lt(img.Size().X()).And(p.Y().Lt(img.Size().Y())), func() {
-			one := fe.V4(fe.F(1), fe.F(1), fe.F(1), fe.F(1))
+			one := dsl.V4(dsl.F(1), dsl.F(1), dsl.F(1), dsl.F(1))
 			img.Write(p, one.Sub(img.Read(p)))
 		})
 	}, "img")
@@ -77,10 +77,10 @@ func TestImage(t *testing.T) {
 // TestTextureFormats writes texels of a 3D float volume through a kernel.
 func TestTextureFormats(t *testing.T) {
 	d := open(t)
-	vol, err := fe.Kernel3D(4, 4, 4, func(k *fe.K, v fe.Tex3D) {
+	vol, err := dsl.Kernel3D(4, 4, 4, func(k *dsl.K, v dsl.Tex3D) {
 		p := k.DispatchID()
-		f := fe.Convert[float32](p.X().Add(p.Y().Mul(fe.U(10))).Add(p.Z().Mul(fe.U(100))))
-		v.Write(p, fe.V4(f, f.Mul(fe.F(0.5)), fe.F(-0.25), fe.F(1)))
+		f := dsl.Convert[float32](p.X().Add(p.Y().Mul(dsl.U(10))).Add(p.Z().Mul(dsl.U(100))))
+		v.Write(p, dsl.V4(f, f.Mul(dsl.F(0.5)), dsl.F(-0.25), dsl.F(1)))
 	}, "v")
 	require.NoError(t, err)
 	k, err := device.Compile(d, vol)

@@ -6,7 +6,7 @@ package vulkan
 // the device's BinaryIO (device.Options.ShaderCache), keyed by everything
 // the generated words depend on and nothing bound at dispatch:
 //
-//	kernel   frontend.Function.Hash (the AST and every callable it reaches)
+//	kernel   ir.Function.Hash (the AST and every callable it reaches)
 //	codegen  codegen.Version
 //	record   cacheRecordVersion (the layout of the stored value)
 //	options  the codegen.Options codegen ran with, printed whole — the
@@ -31,7 +31,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/shadercache"
 	"github.com/lucent-gpu/lucent/spirv"
 )
@@ -86,7 +86,7 @@ func OfflineOptions(o device.KernelOptions) codegen.Options {
 }
 
 // compileOffline is the Vulkan backend's device.OfflineCompiler.
-func compileOffline(f *frontend.Function, o device.KernelOptions) ([]uint32, int, error) {
+func compileOffline(f *ir.Function, o device.KernelOptions) ([]uint32, int, error) {
 	words, err := codegen.Emit(f, OfflineOptions(o))
 	return words, codegen.Version, err
 }
@@ -95,7 +95,7 @@ func init() { device.RegisterOfflineCompiler("vulkan", compileOffline) }
 
 // ShaderCacheKey is the key under which a device stores the SPIR-V of kernel
 // f generated with fo. Tools may use it to fill a cache ahead of a run.
-func ShaderCacheKey(f *frontend.Function, fo codegen.Options) shadercache.Key {
+func ShaderCacheKey(f *ir.Function, fo codegen.Options) shadercache.Key {
 	h := f.Hash()
 	b := shadercache.NewKey().
 		Add("kernel", h[:]).
@@ -110,11 +110,11 @@ func ShaderCacheKey(f *frontend.Function, fo codegen.Options) shadercache.Key {
 
 // debugNames lists the names OpName records for f and its callees, in the
 // order Hash numbers them.
-func debugNames(f *frontend.Function) string {
+func debugNames(f *ir.Function) string {
 	var sb strings.Builder
-	for _, g := range append([]*frontend.Function{f}, f.Callees()...) {
+	for _, g := range append([]*ir.Function{f}, f.Callees()...) {
 		fmt.Fprintf(&sb, "%q(", g.Name)
-		for _, list := range [][]*frontend.Var{g.Params, g.Locals, g.Shared} {
+		for _, list := range [][]*ir.Var{g.Params, g.Locals, g.Shared} {
 			for _, v := range list {
 				fmt.Fprintf(&sb, "%q,", v.Name)
 			}
@@ -129,7 +129,7 @@ func debugNames(f *frontend.Function) string {
 // shader cache when it holds the kernel (cached is then true), otherwise
 // from codegen, whose result is stored for the next run. A store that fails
 // is logged and costs only compile time.
-func (d *Device) kernelSPIRV(f *frontend.Function, fo codegen.Options, name string) (words []uint32, cached bool, emitTime time.Duration, err error) {
+func (d *Device) kernelSPIRV(f *ir.Function, fo codegen.Options, name string) (words []uint32, cached bool, emitTime time.Duration, err error) {
 	c := &d.kcache
 	if c.store == nil {
 		t0 := time.Now()
@@ -165,7 +165,7 @@ func (d *Device) kernelSPIRV(f *frontend.Function, fo codegen.Options, name stri
 
 // recompile answers a cached module the driver refused (cause): it counts
 // the entry as damaged, runs codegen and overwrites the entry.
-func (d *Device) recompile(f *frontend.Function, fo codegen.Options, name string, cause error) ([]uint32, time.Duration, error) {
+func (d *Device) recompile(f *ir.Function, fo codegen.Options, name string, cause error) ([]uint32, time.Duration, error) {
 	c := &d.kcache
 	key := ShaderCacheKey(f, fo)
 	c.hits.Add(^uint64(0)) // the hit was not one after all
@@ -176,7 +176,7 @@ func (d *Device) recompile(f *frontend.Function, fo codegen.Options, name string
 	return words, t, err
 }
 
-func (d *Device) emitAndStore(f *frontend.Function, fo codegen.Options, name string, key shadercache.Key) ([]uint32, bool, time.Duration, error) {
+func (d *Device) emitAndStore(f *ir.Function, fo codegen.Options, name string, key shadercache.Key) ([]uint32, bool, time.Duration, error) {
 	c := &d.kcache
 	t0 := time.Now()
 	words, err := codegen.Emit(f, fo)
@@ -241,7 +241,7 @@ func decodeSPIRV(key shadercache.Key, rec []byte) ([]uint32, string) {
 // textureSets gives, by parameter of f, the descriptor set of the texture
 // slots of a bindless argument f samples natively: 1+i for the i-th
 // (codegen's NativeBindlessTextures), 0 for the others.
-func textureSets(f *frontend.Function) []uint32 {
+func textureSets(f *ir.Function) []uint32 {
 	sets := make([]uint32, len(f.Params))
 	for i, v := range f.BindlessTextureArgs() {
 		for j, p := range f.Params {

@@ -7,17 +7,18 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/shadercache"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
-func scaleBy(t *testing.T, c float32) *frontend.Function {
+func scaleBy(t *testing.T, c float32) *ir.Function {
 	t.Helper()
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, out frontend.Buf[frontend.F32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
-		out.Write(i, out.Read(i).Mul(frontend.F(c)))
+		out.Write(i, out.Read(i).Mul(dsl.F(c)))
 	}, "out")
 	require.NoError(t, err)
 	return f

@@ -9,7 +9,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/vk"
 )
 
@@ -27,9 +27,9 @@ func TestDispatchIDWrapReturnsEarly(t *testing.T) {
 		t.Skip("no buffer device addresses")
 	}
 	const block = 96 // 2³² is not a multiple: the last group overshoots it by 32 threads
-	k, err := fe.Kernel1D(block, func(k *fe.K, out fe.BigBuf[fe.U32]) {
+	k, err := dsl.Kernel1D(block, func(k *dsl.K, out dsl.BigBuf[dsl.U32]) {
 		i := k.DispatchID().X()
-		k.If(i.Lt(fe.U(1024)), func() { out.Write(i, fe.U(1)) })
+		k.If(i.Lt(dsl.U(1024)), func() { out.Write(i, dsl.U(1)) })
 	}, "out")
 	require.NoError(t, err)
 	words, err := codegen.Emit(k, codegen.Options{})

@@ -5,7 +5,7 @@ import (
 	"go/token"
 	"go/types"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Bindless buffers.
@@ -22,17 +22,17 @@ import (
 
 // bindlessView is a slot of a bindless array seen as a buffer of elem.
 type bindlessView struct {
-	arr, slot frontend.Expr
-	elem      *frontend.Type
+	arr, slot ir.Expr
+	elem      *ir.Type
 }
 
 // toU32 converts an integer expression to u32.
-func (l *lowerer) toU32(e frontend.Expr, pos token.Pos) frontend.Expr {
+func (l *lowerer) toU32(e ir.Expr, pos token.Pos) ir.Expr {
 	if !e.Type().IsInteger() {
 		l.errorf(pos, "index of type %s: indices are integers", e.Type())
-		return frontend.LitInt(frontend.TU32, 0)
+		return ir.LitInt(ir.TU32, 0)
 	}
-	return l.convert(e, frontend.TU32)
+	return l.convert(e, ir.TU32)
 }
 
 // bindlessView recognises a bindless buffer: a BindlessBuffer call or a
@@ -52,7 +52,7 @@ func (l *lowerer) bindlessView(x ast.Expr) (*bindlessView, bool) {
 		return nil, false
 	}
 	elem := l.typeAt(sl.Elem(), call.Pos())
-	if elem == frontend.TBool || elem.IsResource() {
+	if elem == ir.TBool || elem.IsResource() {
 		l.errorf(call.Pos(), "bindless buffers of %s have no device layout: use uint32 for flags", elem)
 	}
 	return &bindlessView{
@@ -74,24 +74,24 @@ func (l *lowerer) bindlessDecl(lhs ast.Expr, call *ast.CallExpr, define bool) {
 	if v == nil {
 		return
 	}
-	if _, ok := v.slot.(*frontend.Literal); !ok {
-		tmp := l.newTemp(frontend.TU32)
-		l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: v.slot})
-		v.slot = &frontend.Ref{Var: tmp}
+	if _, ok := v.slot.(*ir.Literal); !ok {
+		tmp := l.newTemp(ir.TU32)
+		l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: v.slot})
+		v.slot = &ir.Ref{Var: tmp}
 	}
 	l.bviews[obj] = v
 }
 
 // bindlessRead is view[i].
-func (l *lowerer) bindlessRead(v *bindlessView, i ast.Expr) frontend.Expr {
+func (l *lowerer) bindlessRead(v *bindlessView, i ast.Expr) ir.Expr {
 	idx := l.toU32(l.expr(i), i.Pos())
-	return &frontend.Call{Op: frontend.OpBindlessRead, Args: []frontend.Expr{v.arr, v.slot, idx}, T: v.elem}
+	return &ir.Call{Op: ir.OpBindlessRead, Args: []ir.Expr{v.arr, v.slot, idx}, T: v.elem}
 }
 
 // bindlessStore lowers a store to view[i] (op is token.ILLEGAL for a plain
 // assignment, else the operator of op= or ++/--); it reports false when lhs
 // is not a bindless element.
-func (l *lowerer) bindlessStore(lhs ast.Expr, op token.Token, rhs func() frontend.Expr) bool {
+func (l *lowerer) bindlessStore(lhs ast.Expr, op token.Token, rhs func() ir.Expr) bool {
 	ix, ok := ast.Unparen(lhs).(*ast.IndexExpr)
 	if !ok {
 		return false
@@ -101,21 +101,21 @@ func (l *lowerer) bindlessStore(lhs ast.Expr, op token.Token, rhs func() fronten
 		return false
 	}
 	idx := l.toU32(l.expr(ix.Index), ix.Index.Pos())
-	if _, ok := idx.(*frontend.Literal); !ok && op != token.ILLEGAL {
-		tmp := l.newTemp(frontend.TU32)
-		l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: idx})
-		idx = &frontend.Ref{Var: tmp}
+	if _, ok := idx.(*ir.Literal); !ok && op != token.ILLEGAL {
+		tmp := l.newTemp(ir.TU32)
+		l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: idx})
+		idx = &ir.Ref{Var: tmp}
 	}
 	val := rhs()
 	if op != token.ILLEGAL {
-		old := &frontend.Call{Op: frontend.OpBindlessRead, Args: []frontend.Expr{v.arr, v.slot, idx}, T: v.elem}
+		old := &ir.Call{Op: ir.OpBindlessRead, Args: []ir.Expr{v.arr, v.slot, idx}, T: v.elem}
 		val = l.binary(op, old, val, v.elem, lhs.Pos())
 	}
-	l.emit(&frontend.ExprStmt{X: &frontend.Call{Op: frontend.OpBindlessWrite, Args: []frontend.Expr{v.arr, v.slot, idx, val}, T: frontend.TVoid}})
+	l.emit(&ir.ExprStmt{X: &ir.Call{Op: ir.OpBindlessWrite, Args: []ir.Expr{v.arr, v.slot, idx, val}, T: ir.TVoid}})
 	return true
 }
 
 // bindlessLen is len(view).
-func bindlessLen(v *bindlessView) frontend.Expr {
-	return &frontend.Call{Op: frontend.OpBindlessSize, Args: []frontend.Expr{v.arr, v.slot, frontend.LitInt(frontend.TU32, int64(v.elem.Size()))}, T: frontend.TU32}
+func bindlessLen(v *bindlessView) ir.Expr {
+	return &ir.Call{Op: ir.OpBindlessSize, Args: []ir.Expr{v.arr, v.slot, ir.LitInt(ir.TU32, int64(v.elem.Size()))}, T: ir.TU32}
 }

@@ -4,7 +4,7 @@ import (
 	"go/ast"
 	"go/types"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Bindless textures.
@@ -22,7 +22,7 @@ import (
 
 // bindlessTexView is the texture in a slot of a bindless array.
 type bindlessTexView struct {
-	arr, slot frontend.Expr
+	arr, slot ir.Expr
 }
 
 // isBindlessTexCall reports whether e calls the Texture2D method of
@@ -66,16 +66,16 @@ func (l *lowerer) bindlessTexDecl(lhs ast.Expr, call *ast.CallExpr, define bool)
 	if v == nil {
 		return
 	}
-	if _, ok := v.slot.(*frontend.Literal); !ok {
-		tmp := l.newTemp(frontend.TU32)
-		l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: v.slot})
-		v.slot = &frontend.Ref{Var: tmp}
+	if _, ok := v.slot.(*ir.Literal); !ok {
+		tmp := l.newTemp(ir.TU32)
+		l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: v.slot})
+		v.slot = &ir.Ref{Var: tmp}
 	}
 	l.btviews[obj] = v
 }
 
 // bindlessTexMethod lowers Read, Size or Sample of a bindless texture.
-func (l *lowerer) bindlessTexMethod(e *ast.CallExpr, f *types.Func) frontend.Expr {
+func (l *lowerer) bindlessTexMethod(e *ast.CallExpr, f *types.Func) ir.Expr {
 	sel := e.Fun.(*ast.SelectorExpr)
 	v, ok := l.bindlessTexView(sel.X)
 	if id, isID := ast.Unparen(sel.X).(*ast.Ident); !ok && isID && l.bad[l.info.Uses[id]] {
@@ -86,24 +86,24 @@ func (l *lowerer) bindlessTexMethod(e *ast.CallExpr, f *types.Func) frontend.Exp
 		l.errorf(sel.X.Pos(), "a bindless texture must come from arr.Texture2D(slot) or a variable declared from it (tex := arr.Texture2D(slot))")
 		return nil
 	}
-	args := make([]frontend.Expr, len(e.Args))
+	args := make([]ir.Expr, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = l.expr(a)
 	}
-	var c *frontend.Call
+	var c *ir.Call
 	switch f.Name() {
 	case "Read":
-		xy := &frontend.Construct{T: frontend.Vector(frontend.TU32, 2), Args: args}
-		c = &frontend.Call{Op: frontend.OpBindlessTexRead, Args: []frontend.Expr{v.arr, v.slot, xy}}
+		xy := &ir.Construct{T: ir.Vector(ir.TU32, 2), Args: args}
+		c = &ir.Call{Op: ir.OpBindlessTexRead, Args: []ir.Expr{v.arr, v.slot, xy}}
 	case "Size":
-		c = &frontend.Call{Op: frontend.OpBindlessTexSize, Args: []frontend.Expr{v.arr, v.slot}}
+		c = &ir.Call{Op: ir.OpBindlessTexSize, Args: []ir.Expr{v.arr, v.slot}}
 	case "Sample":
-		c = &frontend.Call{Op: frontend.OpBindlessTexSample, Args: []frontend.Expr{v.arr, v.slot, args[0]}}
+		c = &ir.Call{Op: ir.OpBindlessTexSample, Args: []ir.Expr{v.arr, v.slot, args[0]}}
 	default:
 		l.errorf(e.Pos(), "BindlessTexture2D.%s is host code, not a kernel intrinsic: call it outside the kernel", f.Name())
 		return nil
 	}
-	t, err := frontend.CallType(c.Op, c.Args)
+	t, err := ir.CallType(c.Op, c.Args)
 	if err != nil {
 		l.errorf(e.Pos(), "BindlessTexture2D.%s is not supported on the device: %v", f.Name(), err)
 		return nil

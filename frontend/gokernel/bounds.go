@@ -6,21 +6,21 @@ import (
 	"go/token"
 	"go/types"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // The compiler holds kernel source to frontend's input bounds (limits.go
 // there) at the construct that passes one, so that no source makes it
 // allocate in proportion to an array's length or recurse without bound:
 //
-//   - Check reads at most frontend.MaxSourceSize bytes, and walks the parsed
-//     file for statement nesting (frontend.MaxNesting) and expression depth
-//     (frontend.MaxExprDepth) before the type checker, itself recursive,
+//   - Check reads at most ir.MaxSourceSize bytes, and walks the parsed
+//     file for statement nesting (ir.MaxNesting) and expression depth
+//     (ir.MaxExprDepth) before the type checker, itself recursive,
 //     sees it; Load walks each kernel and helper before lowering it.
-//   - Types are at most frontend.MaxTypeSize bytes (mapType), and a value a
+//   - Types are at most ir.MaxTypeSize bytes (mapType), and a value a
 //     thread holds (a local, a parameter, a result, a literal, a lookup
-//     table) at most frontend.MaxValueSize bytes and MaxValueParts elements.
-//   - A zero array is one element repeated (frontend.Construct), and the
+//     table) at most ir.MaxValueSize bytes and MaxValueParts elements.
+//   - A zero array is one element repeated (ir.Construct), and the
 //     array literals of one function spell out at most maxLiteralElems
 //     elements, so lowering is linear in the source.
 //
@@ -32,7 +32,7 @@ import (
 const maxLiteralElems = 1 << 16
 
 // checkNesting reports, at the construct, each statement nested deeper than
-// frontend.MaxNesting and each expression deeper than frontend.MaxExprDepth
+// ir.MaxNesting and each expression deeper than ir.MaxExprDepth
 // under root. It does not descend past a bound, so its own recursion is
 // bounded too.
 func (c *compiler) checkNesting(root ast.Node) bool {
@@ -55,8 +55,8 @@ func (c *compiler) checkNesting(root ast.Node) bool {
 		k := byte(0)
 		switch n := n.(type) {
 		case *ast.IfStmt, *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
-			if stmts++; stmts > frontend.MaxNesting {
-				c.errorf(n.Pos(), "%s nested %d deep, more than %d (frontend.MaxNesting; each else if counts one): flatten the control flow, or move the inner part into a function", stmtWord(n), stmts, frontend.MaxNesting)
+			if stmts++; stmts > ir.MaxNesting {
+				c.errorf(n.Pos(), "%s nested %d deep, more than %d (ir.MaxNesting; each else if counts one): flatten the control flow, or move the inner part into a function", stmtWord(n), stmts, ir.MaxNesting)
 				stmts--
 				return false
 			}
@@ -65,9 +65,9 @@ func (c *compiler) checkNesting(root ast.Node) bool {
 			// Rejected where it is lowered; its body is not walked.
 			return false
 		case ast.Expr:
-			if exprs++; exprs > frontend.MaxExprDepth {
+			if exprs++; exprs > ir.MaxExprDepth {
 				if !deep {
-					c.errorf(n.Pos(), "expression nested more than %d deep (frontend.MaxExprDepth): split it with local variables", frontend.MaxExprDepth)
+					c.errorf(n.Pos(), "expression nested more than %d deep (ir.MaxExprDepth): split it with local variables", ir.MaxExprDepth)
 				}
 				deep = true
 				exprs--
@@ -96,7 +96,7 @@ func stmtWord(n ast.Node) string {
 // fitsThread reports a value of device type t, described by what, that is
 // larger than a thread may hold.
 // One line reports a type once (x := [N]T{} is not also reported at x).
-func (l *lowerer) fitsThread(t *frontend.Type, pos token.Pos, what string) bool {
+func (l *lowerer) fitsThread(t *ir.Type, pos token.Pos, what string) bool {
 	why := valueBound(t)
 	if why == "" {
 		return true
@@ -116,12 +116,12 @@ func (l *lowerer) fitsThread(t *frontend.Type, pos token.Pos, what string) bool 
 
 // valueBound says how a value of type t passes MaxValueSize or
 // MaxValueParts, or is "".
-func valueBound(t *frontend.Type) string {
-	if t.Size() > frontend.MaxValueSize {
-		return fmt.Sprintf("is %s, more than the %s a thread may hold (frontend.MaxValueSize)", frontend.SizeText(uint64(t.Size())), frontend.SizeText(frontend.MaxValueSize))
+func valueBound(t *ir.Type) string {
+	if t.Size() > ir.MaxValueSize {
+		return fmt.Sprintf("is %s, more than the %s a thread may hold (ir.MaxValueSize)", ir.SizeText(uint64(t.Size())), ir.SizeText(ir.MaxValueSize))
 	}
-	if n := frontend.Parts(t); n > frontend.MaxValueParts {
-		return fmt.Sprintf("has %d elements, more than the %d a thread's value may have (frontend.MaxValueParts)", n, frontend.MaxValueParts)
+	if n := ir.Parts(t); n > ir.MaxValueParts {
+		return fmt.Sprintf("has %d elements, more than the %d a thread's value may have (ir.MaxValueParts)", n, ir.MaxValueParts)
 	}
 	return ""
 }
@@ -132,11 +132,11 @@ func goType(t types.Type) string {
 }
 
 // isZero reports whether e is a zero value as zero builds it.
-func isZero(e frontend.Expr) bool {
+func isZero(e ir.Expr) bool {
 	switch e := e.(type) {
-	case *frontend.Literal:
+	case *ir.Literal:
 		return e.Bits == 0
-	case *frontend.Construct:
+	case *ir.Construct:
 		for _, a := range e.Args {
 			if !isZero(a) {
 				return false

@@ -14,9 +14,9 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/interp"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
@@ -62,26 +62,26 @@ func requireOneError(t *testing.T, errs []error, line, col int, want string) {
 
 func TestCheckBoundsNesting(t *testing.T) {
 	t.Run("ifs at the limit", func(t *testing.T) {
-		ks, errs := gokernel.Check("k.go", []byte(nestedIfs(frontend.MaxNesting, false)))
+		ks, errs := gokernel.Check("k.go", []byte(nestedIfs(ir.MaxNesting, false)))
 		require.Empty(t, errs)
 		require.Len(t, ks, 1)
 	})
 	t.Run("ifs past the limit", func(t *testing.T) {
-		_, errs := gokernel.Check("k.go", []byte(nestedIfs(frontend.MaxNesting+1, false)))
-		requireOneError(t, errs, 8+frontend.MaxNesting, 1, "an if nested 65 deep, more than 64 (frontend.MaxNesting")
+		_, errs := gokernel.Check("k.go", []byte(nestedIfs(ir.MaxNesting+1, false)))
+		requireOneError(t, errs, 8+ir.MaxNesting, 1, "an if nested 65 deep, more than 64 (ir.MaxNesting")
 	})
 	t.Run("else if chain past the limit", func(t *testing.T) {
-		_, errs := gokernel.Check("k.go", []byte(nestedIfs(frontend.MaxNesting+1, true)))
-		requireOneError(t, errs, 8+frontend.MaxNesting, 8, "an if nested 65 deep")
+		_, errs := gokernel.Check("k.go", []byte(nestedIfs(ir.MaxNesting+1, true)))
+		requireOneError(t, errs, 8+ir.MaxNesting, 8, "an if nested 65 deep")
 	})
 	t.Run("10000 ifs", func(t *testing.T) {
 		_, errs := gokernel.Check("k.go", []byte(nestedIfs(10000, false)))
-		requireOneError(t, errs, 8+frontend.MaxNesting, 1, "more than 64")
+		requireOneError(t, errs, 8+ir.MaxNesting, 1, "more than 64")
 	})
 	t.Run("expression past the limit", func(t *testing.T) {
-		src := boundsHead + "out[i] = i" + strings.Repeat("+i", frontend.MaxExprDepth) + "\n}\n"
+		src := boundsHead + "out[i] = i" + strings.Repeat("+i", ir.MaxExprDepth) + "\n}\n"
 		_, errs := gokernel.Check("k.go", []byte(src))
-		requireOneError(t, errs, 8, 10, "expression nested more than 1024 deep (frontend.MaxExprDepth)")
+		requireOneError(t, errs, 8, 10, "expression nested more than 1024 deep (ir.MaxExprDepth)")
 	})
 	t.Run("50000 terms", func(t *testing.T) {
 		// As deep as go/parser allows; the type checker never sees it.
@@ -90,9 +90,9 @@ func TestCheckBoundsNesting(t *testing.T) {
 		requireOneError(t, errs, 8, 10, "more than 1024 deep")
 	})
 	t.Run("source too large", func(t *testing.T) {
-		src := boundsHead + "out[i] = 1\n}\n//" + strings.Repeat("x", frontend.MaxSourceSize) + "\n"
+		src := boundsHead + "out[i] = 1\n}\n//" + strings.Repeat("x", ir.MaxSourceSize) + "\n"
 		_, errs := gokernel.Check("k.go", []byte(src))
-		requireOneError(t, errs, 1, 1, "more than the 4 MiB of source the kernel compiler reads (frontend.MaxSourceSize)")
+		requireOneError(t, errs, 1, 1, "more than the 4 MiB of source the kernel compiler reads (ir.MaxSourceSize)")
 	})
 }
 
@@ -110,7 +110,7 @@ func TestCheckBoundsLiterals(t *testing.T) {
 func TestCheckBoundsStatements(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(boundsHead)
-	for range frontend.MaxStatements {
+	for range ir.MaxStatements {
 		b.WriteString("out[i]++\n")
 	}
 	b.WriteString("}\n")
@@ -143,7 +143,7 @@ func TestZeroArraysAreSmall(t *testing.T) {
 	t.Logf("Check allocated %d KiB", alloc>>10)
 	require.Less(t, alloc, uint64(32<<20))
 
-	out := interp.NewBuffer(frontend.TU32, 2)
+	out := interp.NewBuffer(ir.TU32, 2)
 	require.NoError(t, interp.Run(ks[0].Func, [3]uint32{2, 1, 1}, out))
 	for i := range 2 {
 		require.Equal(t, uint32(decls), uint32(out.Data[4*i])|uint32(out.Data[4*i+1])<<8, "out[%d]", i)
@@ -161,7 +161,7 @@ func TestZeroArraysAreSmall(t *testing.T) {
 func TestSharedPastDeviceNamesTheLine(t *testing.T) {
 	d := openDevice(t)
 	n := d.Capabilities().MaxSharedMemory/4 + 1
-	if n*4 > frontend.MaxTypeSize {
+	if n*4 > ir.MaxTypeSize {
 		t.Skip("the device has more shared memory than a type may take")
 	}
 	src := boundsHead + fmt.Sprintf("\tsmall := kernel.Shared[[64]uint32]()\n\ttile := kernel.Shared[[%d]uint32]()\n", n) +
@@ -208,29 +208,29 @@ func K(out []float32) {
 	require.Len(t, ks, 1)
 	f := ks[0].Func
 	loops := 0
-	var stmts func(b *frontend.Block)
-	stmts = func(b *frontend.Block) {
+	var stmts func(b *ir.Block)
+	stmts = func(b *ir.Block) {
 		if b == nil {
 			return
 		}
 		for _, s := range b.Stmts {
 			switch s := s.(type) {
-			case *frontend.Assign:
-				if s.Src.Type().Kind() == frontend.KindArray {
+			case *ir.Assign:
+				if s.Src.Type().Kind() == ir.KindArray {
 					require.LessOrEqual(t, s.Src.Type().Len(), 64, "a whole-array store of %s", s.Src.Type())
 				}
-			case *frontend.For:
+			case *ir.For:
 				loops++
 				stmts(s.Body)
-			case *frontend.If:
+			case *ir.If:
 				stmts(s.Then)
 				stmts(s.Else)
-			case *frontend.Block:
+			case *ir.Block:
 				stmts(s)
 			}
 		}
 	}
-	for _, g := range append([]*frontend.Function{f}, f.Callees()...) {
+	for _, g := range append([]*ir.Function{f}, f.Callees()...) {
 		stmts(g.Body)
 	}
 	require.Equal(t, 4, loops, "a, b, s.A and r are zeroed by loops")
@@ -239,7 +239,7 @@ func K(out []float32) {
 	for i := range want {
 		want[i] = float32(i) + 3
 	}
-	out := interp.NewBuffer(frontend.TF32, len(want))
+	out := interp.NewBuffer(ir.TF32, len(want))
 	require.NoError(t, interp.Run(f, [3]uint32{uint32(len(want)), 1, 1}, out))
 	got := make([]float32, len(want))
 	for i := range got {

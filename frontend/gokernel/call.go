@@ -7,12 +7,12 @@ import (
 
 	"golang.org/x/tools/go/types/typeutil"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // call lowers a call, conversion or intrinsic. stmt says the call stands as
 // a statement; a nil result means nothing (more) is to be emitted.
-func (l *lowerer) call(e *ast.CallExpr, stmt bool) frontend.Expr {
+func (l *lowerer) call(e *ast.CallExpr, stmt bool) ir.Expr {
 	if tv := l.info.Types[e.Fun]; tv.IsType() {
 		return l.conversion(e)
 	}
@@ -48,16 +48,16 @@ func (l *lowerer) isIntrinsic(e *ast.CallExpr, name string) bool {
 }
 
 // conversion lowers T(x).
-func (l *lowerer) conversion(e *ast.CallExpr) frontend.Expr {
+func (l *lowerer) conversion(e *ast.CallExpr) ir.Expr {
 	if len(e.Args) != 1 {
 		l.errorf(e.Pos(), "conversion takes one value")
 		return l.poison(e)
 	}
 	t := l.typeOf(e)
-	if t == frontend.TF32 {
+	if t == ir.TF32 {
 		if inner, ok := ast.Unparen(e.Args[0]).(*ast.CallExpr); ok {
 			if f, ok := typeutil.Callee(l.info, inner).(*types.Func); ok && f.Pkg() != nil && f.Pkg().Path() == "math" {
-				if r := l.mathCall(inner, f, true); r != nil && r.Type() == frontend.TF32 {
+				if r := l.mathCall(inner, f, true); r != nil && r.Type() == ir.TF32 {
 					return r
 				} else if r != nil {
 					return l.castTo(r, t, e.Pos())
@@ -70,47 +70,47 @@ func (l *lowerer) conversion(e *ast.CallExpr) frontend.Expr {
 }
 
 // castTo converts x to t.
-func (l *lowerer) castTo(x frontend.Expr, t *frontend.Type, pos token.Pos) frontend.Expr {
+func (l *lowerer) castTo(x ir.Expr, t *ir.Type, pos token.Pos) ir.Expr {
 	if x.Type() == t {
 		return x
 	}
-	if err := frontend.CastOK(x.Type(), t, false); err != nil {
+	if err := ir.CastOK(x.Type(), t, false); err != nil {
 		l.errorf(pos, "conversion of %s to %s is not supported on the device", x.Type(), t)
 		return zero(t)
 	}
-	return &frontend.Cast{X: x, T: t}
+	return &ir.Cast{X: x, T: t}
 }
 
-func (l *lowerer) builtinCall(e *ast.CallExpr, b *types.Builtin) frontend.Expr {
+func (l *lowerer) builtinCall(e *ast.CallExpr, b *types.Builtin) ir.Expr {
 	switch b.Name() {
 	case "len":
 		if v, ok := l.bindlessView(e.Args[0]); ok {
-			return &frontend.Cast{X: bindlessLen(v), T: l.typeOf(e)}
+			return &ir.Cast{X: bindlessLen(v), T: l.typeOf(e)}
 		}
 		before := l.nerrs
 		x := l.expr(e.Args[0])
 		if l.nerrs > before {
 			return l.poison(e)
 		}
-		if x.Type().Kind() != frontend.KindBuffer {
+		if x.Type().Kind() != ir.KindBuffer {
 			l.errorf(e.Pos(), "len of a %s is not supported in kernels", x.Type())
 			return l.poison(e)
 		}
-		n := &frontend.Call{Op: frontend.OpBufferSize, Args: []frontend.Expr{x}, T: frontend.TU32}
-		return &frontend.Cast{X: n, T: l.typeOf(e)}
+		n := &ir.Call{Op: ir.OpBufferSize, Args: []ir.Expr{x}, T: ir.TU32}
+		return &ir.Cast{X: n, T: l.typeOf(e)}
 	case "min", "max":
-		op := frontend.OpMin
+		op := ir.OpMin
 		if b.Name() == "max" {
-			op = frontend.OpMax
+			op = ir.OpMax
 		}
 		t := l.typeOf(e)
-		var r frontend.Expr
+		var r ir.Expr
 		for _, a := range e.Args {
 			x := l.castTo(l.expr(a), t, a.Pos())
 			if r == nil {
 				r = x
 			} else {
-				r = &frontend.Call{Op: op, Args: []frontend.Expr{r, x}, T: t}
+				r = &ir.Call{Op: op, Args: []ir.Expr{r, x}, T: t}
 			}
 		}
 		return r
@@ -142,9 +142,9 @@ func (l *lowerer) builtinCall(e *ast.CallExpr, b *types.Builtin) frontend.Expr {
 // the argument list and the copy-back assignments for pointer arguments that
 // are not local variables (buffer elements, shared memory), which pass
 // through a temporary.
-func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) ([]frontend.Expr, []frontend.Stmt) {
-	var args []frontend.Expr
-	var back []frontend.Stmt
+func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) ([]ir.Expr, []ir.Stmt) {
+	var args []ir.Expr
+	var back []ir.Stmt
 	var exprs []ast.Expr
 	recvPtr := false
 	if sel != nil && len(sel.Index()) > 1 {
@@ -170,7 +170,7 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 			args = append(args, l.expr(x))
 			continue
 		}
-		var p frontend.Expr
+		var p ir.Expr
 		switch {
 		case i == 0 && sel != nil:
 			if _, isPtr := l.goTypeOf(a).(*types.Pointer); isPtr {
@@ -190,11 +190,11 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 		}
 		if !passesByRef(p) {
 			tmp := l.newTemp(p.Type())
-			l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: p})
-			if frontend.IsPlace(p) {
-				back = append(back, &frontend.Assign{Dst: p, Src: &frontend.Ref{Var: tmp}})
+			l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: p})
+			if ir.IsPlace(p) {
+				back = append(back, &ir.Assign{Dst: p, Src: &ir.Ref{Var: tmp}})
 			}
-			p = &frontend.Ref{Var: tmp}
+			p = &ir.Ref{Var: tmp}
 		}
 		args = append(args, p)
 	}
@@ -204,17 +204,17 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 // passesByRef reports whether a place may be handed to a by-reference
 // parameter directly (frontend: only local variables and by-reference
 // parameters).
-func passesByRef(p frontend.Expr) bool {
+func passesByRef(p ir.Expr) bool {
 	for {
 		switch x := p.(type) {
-		case *frontend.Ref:
-			return x.Var.Kind == frontend.VarLocal || x.Var.Kind == frontend.VarRefParam
-		case *frontend.Index:
-			if x.X.Type().Kind() == frontend.KindBuffer {
+		case *ir.Ref:
+			return x.Var.Kind == ir.VarLocal || x.Var.Kind == ir.VarRefParam
+		case *ir.Index:
+			if x.X.Type().Kind() == ir.KindBuffer {
 				return false
 			}
 			p = x.X
-		case *frontend.Member:
+		case *ir.Member:
 			p = x.X
 		default:
 			return false
@@ -223,7 +223,7 @@ func passesByRef(p frontend.Expr) bool {
 }
 
 // userCall lowers a call of a function or method of the package.
-func (l *lowerer) userCall(e *ast.CallExpr, obj *types.Func, stmt bool) frontend.Expr {
+func (l *lowerer) userCall(e *ast.CallExpr, obj *types.Func, stmt bool) ir.Expr {
 	cl := l.c.callableFor(obj, e.Pos(), l.typeArgs(e))
 	if cl == nil {
 		l.nerrs++
@@ -245,28 +245,28 @@ func (l *lowerer) userCall(e *ast.CallExpr, obj *types.Func, stmt bool) frontend
 	if len(args) != len(cl.fn.Params) {
 		return nil
 	}
-	c := &frontend.Call{Func: cl.fn, Args: args, T: cl.fn.Result}
+	c := &ir.Call{Func: cl.fn, Args: args, T: cl.fn.Result}
 	if len(back) == 0 {
 		return c
 	}
-	if c.T == frontend.TVoid {
-		l.emit(&frontend.ExprStmt{X: c})
+	if c.T == ir.TVoid {
+		l.emit(&ir.ExprStmt{X: c})
 		for _, s := range back {
 			l.emit(s)
 		}
 		return nil
 	}
 	tmp := l.newTemp(c.T)
-	l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: c})
+	l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: c})
 	for _, s := range back {
 		l.emit(s)
 	}
-	return &frontend.Ref{Var: tmp}
+	return &ir.Ref{Var: tmp}
 }
 
 // multiCall lowers a call of a function with n results, returning the
 // temporaries that hold them.
-func (l *lowerer) multiCall(e *ast.CallExpr, n int) []*frontend.Var {
+func (l *lowerer) multiCall(e *ast.CallExpr, n int) []*ir.Var {
 	obj, ok := typeutil.Callee(l.info, e).(*types.Func)
 	if !ok || l.c.resolve(obj) == nil {
 		l.errorf(e.Pos(), "only Go functions of non-standard packages may return several values to a kernel")
@@ -289,12 +289,12 @@ func (l *lowerer) multiCall(e *ast.CallExpr, n int) []*frontend.Var {
 	if len(args)+n != len(cl.fn.Params) {
 		return nil
 	}
-	outs := make([]*frontend.Var, n)
+	outs := make([]*ir.Var, n)
 	for i := range outs {
 		outs[i] = l.newTemp(cl.fn.Params[len(cl.fn.Params)-n+i].Type)
-		args = append(args, &frontend.Ref{Var: outs[i]})
+		args = append(args, &ir.Ref{Var: outs[i]})
 	}
-	l.emit(&frontend.ExprStmt{X: &frontend.Call{Func: cl.fn, Args: args, T: frontend.TVoid}})
+	l.emit(&ir.ExprStmt{X: &ir.Call{Func: cl.fn, Args: args, T: ir.TVoid}})
 	for _, s := range back {
 		l.emit(s)
 	}

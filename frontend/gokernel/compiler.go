@@ -6,7 +6,7 @@ import (
 	"go/token"
 	"go/types"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // compiler holds what one load shares: errors, type mappings and the
@@ -15,7 +15,7 @@ import (
 type compiler struct {
 	fset      *token.FileSet
 	errs      []error
-	typeCache map[types.Type]*frontend.Type
+	typeCache map[types.Type]*ir.Type
 	callables map[instanceKey]*callable
 	decls     map[*types.Func]*ast.FuncDecl // functions of the packages being compiled
 	infos     map[*types.Func]*types.Info
@@ -30,7 +30,7 @@ type compiler struct {
 func newCompiler(fset *token.FileSet) *compiler {
 	return &compiler{
 		fset:      fset,
-		typeCache: map[types.Type]*frontend.Type{},
+		typeCache: map[types.Type]*ir.Type{},
 		callables: map[instanceKey]*callable{},
 		decls:     map[*types.Func]*ast.FuncDecl{},
 		infos:     map[*types.Func]*types.Info{},

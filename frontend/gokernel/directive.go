@@ -3,7 +3,7 @@ package gokernel
 import (
 	"fmt"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"go/ast"
 	"strconv"
 	"strings"
@@ -17,15 +17,15 @@ type directive struct {
 	comment *ast.Comment
 	dim     int
 	block   [3]uint32
-	formats map[string]frontend.TexelFormat // texture parameter -> declared storage format
+	formats map[string]ir.TexelFormat // texture parameter -> declared storage format
 }
 
 // texelFormats names the storage formats a texture parameter may declare
 // with format=param:name.
-var texelFormats = map[string]frontend.TexelFormat{
-	"rgba32f": frontend.FormatRGBA32F, "rgba16f": frontend.FormatRGBA16F, "rgba8": frontend.FormatRGBA8,
-	"r32f": frontend.FormatR32F, "rgba32ui": frontend.FormatRGBA32UI, "r32ui": frontend.FormatR32UI,
-	"rgba32i": frontend.FormatRGBA32I, "r32i": frontend.FormatR32I,
+var texelFormats = map[string]ir.TexelFormat{
+	"rgba32f": ir.FormatRGBA32F, "rgba16f": ir.FormatRGBA16F, "rgba8": ir.FormatRGBA8,
+	"r32f": ir.FormatR32F, "rgba32ui": ir.FormatRGBA32UI, "r32ui": ir.FormatR32UI,
+	"rgba32i": ir.FormatRGBA32I, "r32i": ir.FormatR32I,
 }
 
 // findDirective returns the function's //lucent:kernel directive, or nil.
@@ -47,7 +47,7 @@ func findDirective(fn *ast.FuncDecl) *ast.Comment {
 // (rgba32f, rgba16f, rgba8, r32f, rgba32ui, r32ui, rgba32i, r32i); without
 // one a texture of Float4/Int4/Uint4 texels is rgba32f/rgba32i/rgba32ui.
 func parseDirective(c *ast.Comment) (directive, error) {
-	d := directive{comment: c, block: [3]uint32{1, 1, 1}, formats: map[string]frontend.TexelFormat{}}
+	d := directive{comment: c, block: [3]uint32{1, 1, 1}, formats: map[string]ir.TexelFormat{}}
 	fields := strings.Fields(strings.TrimPrefix(c.Text, directivePrefix))
 	sawBlock := false
 	for _, f := range fields {

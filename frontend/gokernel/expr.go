@@ -6,11 +6,11 @@ import (
 	"go/token"
 	"go/types"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // expr lowers a Go expression to a value.
-func (l *lowerer) expr(e ast.Expr) frontend.Expr {
+func (l *lowerer) expr(e ast.Expr) ir.Expr {
 	if tv, ok := l.info.Types[e]; ok && tv.Value != nil {
 		return l.constant(tv.Value, tv.Type, e.Pos())
 	}
@@ -54,8 +54,8 @@ func (l *lowerer) expr(e ast.Expr) frontend.Expr {
 
 // poison stands in for an expression that was rejected, typed as the Go
 // expression when possible so no second error follows from it.
-func (l *lowerer) poison(e ast.Expr) frontend.Expr {
-	t := frontend.TI32
+func (l *lowerer) poison(e ast.Expr) ir.Expr {
+	t := ir.TI32
 	if gt := l.goTypeOf(e); gt != nil {
 		if ft, err := l.c.valueType(gt); err == nil && ft.IsScalar() {
 			t = ft
@@ -67,26 +67,26 @@ func (l *lowerer) poison(e ast.Expr) frontend.Expr {
 }
 
 // constant lowers a value the type checker folded.
-func (l *lowerer) constant(v constant.Value, t types.Type, pos token.Pos) frontend.Expr {
+func (l *lowerer) constant(v constant.Value, t types.Type, pos token.Pos) ir.Expr {
 	ft := l.typeAt(t, pos)
 	switch {
-	case ft == frontend.TBool:
-		return frontend.LitBool(constant.BoolVal(v))
-	case ft.Kind() == frontend.KindFloat:
+	case ft == ir.TBool:
+		return ir.LitBool(constant.BoolVal(v))
+	case ft.Kind() == ir.KindFloat:
 		f, _ := constant.Float64Val(constant.ToFloat(v))
-		return frontend.LitFloat(ft, f)
+		return ir.LitFloat(ft, f)
 	case ft.IsInteger():
 		iv := constant.ToInt(v)
 		if x, ok := constant.Int64Val(iv); ok {
-			return frontend.LitInt(ft, x)
+			return ir.LitInt(ft, x)
 		}
 		x, _ := constant.Uint64Val(iv)
-		return &frontend.Literal{T: ft, Bits: x}
+		return &ir.Literal{T: ft, Bits: x}
 	}
 	return zero(ft)
 }
 
-func (l *lowerer) ident(id *ast.Ident) frontend.Expr {
+func (l *lowerer) ident(id *ast.Ident) ir.Expr {
 	obj := l.info.Uses[id]
 	if obj == nil {
 		obj = l.info.Defs[id]
@@ -106,10 +106,10 @@ func (l *lowerer) ident(id *ast.Ident) frontend.Expr {
 	switch o := obj.(type) {
 	case *types.Var:
 		if v, ok := l.vars[o]; ok {
-			return &frontend.Ref{Var: v}
+			return &ir.Ref{Var: v}
 		}
 		if v, ok := l.shared[o]; ok {
-			return &frontend.Ref{Var: v}
+			return &ir.Ref{Var: v}
 		}
 		if o.Parent() == o.Pkg().Scope() {
 			x, why := l.c.table(o)
@@ -119,7 +119,7 @@ func (l *lowerer) ident(id *ast.Ident) frontend.Expr {
 			l.errorf(id.Pos(), "package variable %s lives in host memory (%s): pass it as a kernel parameter, or make it a constant or an unexported, never-assigned variable with a constant initializer", id.Name, why)
 			return l.poison(id)
 		}
-		return &frontend.Ref{Var: l.local(o, id.Pos())}
+		return &ir.Ref{Var: l.local(o, id.Pos())}
 	case *types.Nil:
 		l.errorf(id.Pos(), "nil is not supported in kernels: there are no pointers, slices to allocate, maps or interfaces on the device")
 	case *types.Func:
@@ -130,15 +130,15 @@ func (l *lowerer) ident(id *ast.Ident) frontend.Expr {
 	return l.poison(id)
 }
 
-var binaryOps = map[token.Token]frontend.BinaryOp{
-	token.ADD: frontend.Add, token.SUB: frontend.Sub, token.MUL: frontend.Mul, token.QUO: frontend.Div,
-	token.REM: frontend.Rem, token.AND: frontend.And, token.OR: frontend.Or, token.XOR: frontend.Xor,
-	token.SHL: frontend.Shl, token.SHR: frontend.Shr, token.LAND: frontend.LogicAnd, token.LOR: frontend.LogicOr,
-	token.EQL: frontend.Eq, token.NEQ: frontend.Ne, token.LSS: frontend.Lt, token.LEQ: frontend.Le,
-	token.GTR: frontend.Gt, token.GEQ: frontend.Ge,
+var binaryOps = map[token.Token]ir.BinaryOp{
+	token.ADD: ir.Add, token.SUB: ir.Sub, token.MUL: ir.Mul, token.QUO: ir.Div,
+	token.REM: ir.Rem, token.AND: ir.And, token.OR: ir.Or, token.XOR: ir.Xor,
+	token.SHL: ir.Shl, token.SHR: ir.Shr, token.LAND: ir.LogicAnd, token.LOR: ir.LogicOr,
+	token.EQL: ir.Eq, token.NEQ: ir.Ne, token.LSS: ir.Lt, token.LEQ: ir.Le,
+	token.GTR: ir.Gt, token.GEQ: ir.Ge,
 }
 
-func (l *lowerer) binaryExpr(e *ast.BinaryExpr) frontend.Expr {
+func (l *lowerer) binaryExpr(e *ast.BinaryExpr) ir.Expr {
 	x, y := l.expr(e.X), l.expr(e.Y)
 	switch e.Op {
 	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
@@ -148,68 +148,68 @@ func (l *lowerer) binaryExpr(e *ast.BinaryExpr) frontend.Expr {
 }
 
 // binary builds x op y of result type t.
-func (l *lowerer) binary(op token.Token, x, y frontend.Expr, t *frontend.Type, pos token.Pos) frontend.Expr {
+func (l *lowerer) binary(op token.Token, x, y ir.Expr, t *ir.Type, pos token.Pos) ir.Expr {
 	if op == token.AND_NOT {
-		ny := &frontend.Unary{Op: frontend.BitNot, X: y, T: y.Type()}
-		return &frontend.Binary{Op: frontend.And, X: x, Y: ny, T: t}
+		ny := &ir.Unary{Op: ir.BitNot, X: y, T: y.Type()}
+		return &ir.Binary{Op: ir.And, X: x, Y: ny, T: t}
 	}
 	bop, ok := binaryOps[op]
 	if !ok {
 		l.errorf(pos, "operator %s is not supported in kernels", op)
 		return zero(t)
 	}
-	if (bop == frontend.Shl || bop == frontend.Shr) && y.Type().Components() != x.Type().Components() {
-		y = &frontend.Construct{T: frontend.Vector(y.Type(), x.Type().Components()), Args: []frontend.Expr{y}}
+	if (bop == ir.Shl || bop == ir.Shr) && y.Type().Components() != x.Type().Components() {
+		y = &ir.Construct{T: ir.Vector(y.Type(), x.Type().Components()), Args: []ir.Expr{y}}
 	}
-	if _, err := frontend.BinaryType(bop, x.Type(), y.Type()); err != nil {
+	if _, err := ir.BinaryType(bop, x.Type(), y.Type()); err != nil {
 		l.errorf(pos, "operator %s on %s and %s is not supported on the device", op, x.Type(), y.Type())
 		return zero(t)
 	}
-	return &frontend.Binary{Op: bop, X: x, Y: y, T: t}
+	return &ir.Binary{Op: bop, X: x, Y: y, T: t}
 }
 
 // compare builds a comparison; == and != on vectors compare every component.
-func (l *lowerer) compare(op token.Token, x, y frontend.Expr, pos token.Pos) frontend.Expr {
+func (l *lowerer) compare(op token.Token, x, y ir.Expr, pos token.Pos) ir.Expr {
 	bop := binaryOps[op]
 	xt := x.Type()
 	switch xt.Kind() {
-	case frontend.KindVector:
+	case ir.KindVector:
 		if op != token.EQL && op != token.NEQ {
 			break
 		}
-		cmp := &frontend.Binary{Op: bop, X: x, Y: y, T: frontend.Vector(frontend.TBool, xt.Len())}
-		red := frontend.OpAll
+		cmp := &ir.Binary{Op: bop, X: x, Y: y, T: ir.Vector(ir.TBool, xt.Len())}
+		red := ir.OpAll
 		if op == token.NEQ {
-			red = frontend.OpAny
+			red = ir.OpAny
 		}
-		return &frontend.Call{Op: red, Args: []frontend.Expr{cmp}, T: frontend.TBool}
-	case frontend.KindStruct, frontend.KindArray, frontend.KindMatrix:
+		return &ir.Call{Op: red, Args: []ir.Expr{cmp}, T: ir.TBool}
+	case ir.KindStruct, ir.KindArray, ir.KindMatrix:
 		l.errorf(pos, "comparing %s values with %s is not supported in kernels: compare their fields or elements one by one", xt, op)
-		return frontend.LitBool(false)
+		return ir.LitBool(false)
 	}
-	if _, err := frontend.BinaryType(bop, xt, y.Type()); err != nil {
+	if _, err := ir.BinaryType(bop, xt, y.Type()); err != nil {
 		l.errorf(pos, "comparison %s on %s and %s is not supported on the device", op, xt, y.Type())
-		return frontend.LitBool(false)
+		return ir.LitBool(false)
 	}
-	return &frontend.Binary{Op: bop, X: x, Y: y, T: frontend.TBool}
+	return &ir.Binary{Op: bop, X: x, Y: y, T: ir.TBool}
 }
 
-func (l *lowerer) unary(e *ast.UnaryExpr) frontend.Expr {
+func (l *lowerer) unary(e *ast.UnaryExpr) ir.Expr {
 	switch e.Op {
 	case token.ADD:
 		return l.expr(e.X)
 	case token.SUB, token.NOT, token.XOR:
 		x := l.expr(e.X)
-		op := map[token.Token]frontend.UnaryOp{token.SUB: frontend.Neg, token.NOT: frontend.Not, token.XOR: frontend.BitNot}[e.Op]
-		if op == frontend.Neg && x.Type().Scalar().Kind() == frontend.KindUint {
+		op := map[token.Token]ir.UnaryOp{token.SUB: ir.Neg, token.NOT: ir.Not, token.XOR: ir.BitNot}[e.Op]
+		if op == ir.Neg && x.Type().Scalar().Kind() == ir.KindUint {
 			// -u on unsigned wraps, as 0-u does.
-			return &frontend.Binary{Op: frontend.Sub, X: zero(x.Type()), Y: x, T: x.Type()}
+			return &ir.Binary{Op: ir.Sub, X: zero(x.Type()), Y: x, T: x.Type()}
 		}
-		if _, err := frontend.UnaryType(op, x.Type()); err != nil {
+		if _, err := ir.UnaryType(op, x.Type()); err != nil {
 			l.errorf(e.Pos(), "operator %s on %s is not supported on the device", e.Op, x.Type())
 			return x
 		}
-		return &frontend.Unary{Op: op, X: x, T: x.Type()}
+		return &ir.Unary{Op: op, X: x, T: x.Type()}
 	case token.AND:
 		l.errorf(e.Pos(), "taking an address is not supported here: kernels use & only for the first argument of kernel.Atomic* (&buf[i]) and for pointer parameters of helper functions (&local)")
 	case token.ARROW:
@@ -221,7 +221,7 @@ func (l *lowerer) unary(e *ast.UnaryExpr) frontend.Expr {
 }
 
 // index lowers x[i] on a buffer, an array, a shared array or a matrix.
-func (l *lowerer) index(e *ast.IndexExpr) frontend.Expr {
+func (l *lowerer) index(e *ast.IndexExpr) ir.Expr {
 	if tv := l.info.Types[e.X]; tv.IsType() || l.isFuncValue(e.X) {
 		l.errorf(e.Pos(), "generic instantiation is only supported in calls of the kernel package's intrinsics")
 		return l.poison(e)
@@ -249,8 +249,8 @@ func (l *lowerer) index(e *ast.IndexExpr) frontend.Expr {
 		return l.poison(e)
 	}
 	switch x.Type().Kind() {
-	case frontend.KindBuffer, frontend.KindArray, frontend.KindVector, frontend.KindMatrix:
-		return &frontend.Index{X: x, I: i, T: x.Type().Elem()}
+	case ir.KindBuffer, ir.KindArray, ir.KindVector, ir.KindMatrix:
+		return &ir.Index{X: x, I: i, T: x.Type().Elem()}
 	}
 	l.errorf(e.Pos(), "cannot index a %s in kernels", x.Type())
 	return l.poison(e)
@@ -284,7 +284,7 @@ func (l *lowerer) isFuncValue(e ast.Expr) bool {
 var components = map[string]uint8{"X": 0, "Y": 1, "Z": 2, "W": 3}
 
 // selector lowers x.f: a struct field, a vector component or a qualified name.
-func (l *lowerer) selector(e *ast.SelectorExpr) frontend.Expr {
+func (l *lowerer) selector(e *ast.SelectorExpr) ir.Expr {
 	sel := l.info.Selections[e]
 	if sel == nil {
 		// A qualified identifier (constants were folded already).
@@ -308,7 +308,7 @@ func (l *lowerer) selector(e *ast.SelectorExpr) frontend.Expr {
 }
 
 // fieldPath follows a field selection (through embedded fields) from x.
-func (l *lowerer) fieldPath(x frontend.Expr, sel *types.Selection, e *ast.SelectorExpr) frontend.Expr {
+func (l *lowerer) fieldPath(x ir.Expr, sel *types.Selection, e *ast.SelectorExpr) ir.Expr {
 	t := sel.Recv()
 	for _, idx := range sel.Index() {
 		if p, ok := types.Unalias(t).Underlying().(*types.Pointer); ok {
@@ -320,16 +320,16 @@ func (l *lowerer) fieldPath(x frontend.Expr, sel *types.Selection, e *ast.Select
 			return l.poison(e)
 		}
 		f := st.Field(idx)
-		if x.Type().Kind() == frontend.KindVector {
+		if x.Type().Kind() == ir.KindVector {
 			c, ok := components[f.Name()]
 			if !ok || int(c) >= x.Type().Len() {
 				l.errorf(e.Pos(), "vector component %s", f.Name())
 				return l.poison(e)
 			}
 			// A component place is an index, which an assignment can store to.
-			x = &frontend.Index{X: x, I: frontend.LitInt(frontend.TI32, int64(c)), T: x.Type().Elem()}
-		} else if x.Type().Kind() == frontend.KindStruct {
-			x = &frontend.Member{X: x, Field: fieldIndex(st, idx), T: x.Type().Fields()[fieldIndex(st, idx)].Type}
+			x = &ir.Index{X: x, I: ir.LitInt(ir.TI32, int64(c)), T: x.Type().Elem()}
+		} else if x.Type().Kind() == ir.KindStruct {
+			x = &ir.Member{X: x, Field: fieldIndex(st, idx), T: x.Type().Fields()[fieldIndex(st, idx)].Type}
 		} else {
 			l.errorf(e.Pos(), "field %s of a %s", f.Name(), x.Type())
 			return l.poison(e)
@@ -340,7 +340,7 @@ func (l *lowerer) fieldPath(x frontend.Expr, sel *types.Selection, e *ast.Select
 }
 
 // deref lowers *p for a pointer parameter or a shared variable.
-func (l *lowerer) deref(e *ast.StarExpr) frontend.Expr {
+func (l *lowerer) deref(e *ast.StarExpr) ir.Expr {
 	if id, ok := ast.Unparen(e.X).(*ast.Ident); ok {
 		obj := l.info.Uses[id]
 		if l.bad[obj] {
@@ -348,10 +348,10 @@ func (l *lowerer) deref(e *ast.StarExpr) frontend.Expr {
 			return l.poison(e)
 		}
 		if v, ok := l.shared[obj]; ok {
-			return &frontend.Ref{Var: v}
+			return &ir.Ref{Var: v}
 		}
 		if l.refs[obj] {
-			return &frontend.Ref{Var: l.vars[obj]}
+			return &ir.Ref{Var: l.vars[obj]}
 		}
 	}
 	l.errorf(e.Pos(), "pointer dereference is not supported here: kernels dereference only pointer parameters of helper functions and kernel.Shared variables")
@@ -359,10 +359,10 @@ func (l *lowerer) deref(e *ast.StarExpr) frontend.Expr {
 }
 
 // place lowers an expression that is assigned to.
-func (l *lowerer) place(e ast.Expr) frontend.Expr {
+func (l *lowerer) place(e ast.Expr) ir.Expr {
 	before := l.nerrs
 	x := l.expr(e)
-	if l.nerrs == before && !frontend.IsPlace(x) {
+	if l.nerrs == before && !ir.IsPlace(x) {
 		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
 			l.errorf(e.Pos(), "cannot assign to %s here", id.Name)
 		} else {
@@ -373,7 +373,7 @@ func (l *lowerer) place(e ast.Expr) frontend.Expr {
 }
 
 // composite lowers T{…} for vectors, matrices, arrays and structs.
-func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
+func (l *lowerer) composite(e *ast.CompositeLit) ir.Expr {
 	gt := l.goTypeOf(e)
 	switch types.Unalias(gt).Underlying().(type) {
 	case *types.Slice:
@@ -392,9 +392,9 @@ func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
 		return l.poison(e)
 	}
 	switch t.Kind() {
-	case frontend.KindVector, frontend.KindStruct:
+	case ir.KindVector, ir.KindStruct:
 		st := types.Unalias(gt).Underlying().(*types.Struct)
-		parts := make([]frontend.Expr, st.NumFields())
+		parts := make([]ir.Expr, st.NumFields())
 		for i, elt := range e.Elts {
 			if kv, ok := elt.(*ast.KeyValueExpr); ok {
 				name := kv.Key.(*ast.Ident).Name
@@ -407,7 +407,7 @@ func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
 			}
 			parts[i] = l.expr(elt)
 		}
-		var args []frontend.Expr
+		var args []ir.Expr
 		for i, p := range parts {
 			if sizes.Sizeof(st.Field(i).Type()) == 0 {
 				continue
@@ -417,8 +417,8 @@ func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
 			}
 			args = append(args, p)
 		}
-		return &frontend.Construct{T: t, Args: args}
-	case frontend.KindArray, frontend.KindMatrix:
+		return &ir.Construct{T: t, Args: args}
+	case ir.KindArray, ir.KindMatrix:
 		if len(e.Elts) == 0 {
 			return zero(t)
 		}
@@ -426,7 +426,7 @@ func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
 			l.errorf(e.Pos(), "the array literals of this function build more than %d elements (each literal counts its whole length): fill the array in a loop", maxLiteralElems)
 			return zero(t)
 		}
-		args := make([]frontend.Expr, t.Len())
+		args := make([]ir.Expr, t.Len())
 		next := 0
 		for _, elt := range e.Elts {
 			if kv, ok := elt.(*ast.KeyValueExpr); ok {
@@ -440,7 +440,7 @@ func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
 			}
 			next++
 		}
-		var z frontend.Expr // one zero for every element left out
+		var z ir.Expr // one zero for every element left out
 		for i, a := range args {
 			if a == nil {
 				if z == nil {
@@ -449,7 +449,7 @@ func (l *lowerer) composite(e *ast.CompositeLit) frontend.Expr {
 				args[i] = z
 			}
 		}
-		return &frontend.Construct{T: t, Args: args}
+		return &ir.Construct{T: t, Args: args}
 	}
 	l.errorf(e.Pos(), "composite literal of %s is not supported in kernels", t)
 	return l.poison(e)

@@ -7,14 +7,14 @@ import (
 	"go/types"
 	"strings"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // callable is a Go function lowered to a frontend callable. A function with
 // several results returns them through by-reference parameters appended
 // after its own (frontend callables return at most one value).
 type callable struct {
-	fn       *frontend.Function
+	fn       *ir.Function
 	results  int  // Go result count
 	outs     bool // results travel in the trailing by-reference parameters
 	refs     []bool
@@ -23,8 +23,8 @@ type callable struct {
 }
 
 // lowerKernel lowers a //lucent:kernel function.
-func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) *frontend.Function {
-	fn := frontend.NewKernel(fd.Name.Name, d.dim, d.block)
+func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) *ir.Function {
+	fn := ir.NewKernel(fd.Name.Name, d.dim, d.block)
 	fn.Pos = c.fset.Position(fd.Name.Pos()).String()
 	l := c.newLowerer(info, fn, true)
 	if fd.Recv != nil {
@@ -52,7 +52,7 @@ func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) 
 	for p := range d.formats {
 		found := false
 		for _, v := range fn.Params {
-			found = found || v.Name == p && v.Type.Kind() == frontend.KindTexture
+			found = found || v.Name == p && v.Type.Kind() == ir.KindTexture
 		}
 		if !found {
 			l.errorf(d.comment.Pos(), "format=%s:… names no texture parameter of %s", p, fd.Name.Name)
@@ -64,7 +64,7 @@ func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) 
 
 // kernelParam declares one kernel argument: a slice is a buffer, a texture a
 // texture, anything else a uniform value.
-func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool, formats map[string]frontend.TexelFormat) {
+func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool, formats map[string]ir.TexelFormat) {
 	t := obj.Type()
 	if sl, ok := types.Unalias(t).Underlying().(*types.Slice); ok {
 		et, err := l.c.valueType(sl.Elem())
@@ -73,7 +73,7 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 			l.bad[obj] = true
 			return
 		}
-		if et == frontend.TBool || et.IsResource() {
+		if et == ir.TBool || et.IsResource() {
 			l.errorf(name.Pos(), "buffer parameter %s has elements of type %s, which have no device layout: use uint32 for flags", name.Name, et)
 			l.bad[obj] = true
 			return
@@ -81,7 +81,7 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 		if isAssigned {
 			l.errorf(name.Pos(), "buffer parameter %s is reassigned or its address is taken: a kernel cannot change which buffer a parameter names", name.Name)
 		}
-		l.vars[obj] = l.fn.AddParam(name.Name, frontend.Buffer(et), frontend.VarArg)
+		l.vars[obj] = l.fn.AddParam(name.Name, ir.Buffer(et), ir.VarArg)
 		return
 	}
 	if _, ok := types.Unalias(t).Underlying().(*types.Pointer); ok {
@@ -94,14 +94,14 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 	if l.nerrs > before {
 		l.bad[obj] = true
 	}
-	if ft.Kind() == frontend.KindTexture {
+	if ft.Kind() == ir.KindTexture {
 		ft = l.textureFormat(name, ft, formats[name.Name])
 	}
-	v := l.fn.AddParam(name.Name, ft, frontend.VarArg)
+	v := l.fn.AddParam(name.Name, ft, ir.VarArg)
 	l.vars[obj] = v
 	if isAssigned && !ft.IsResource() {
 		local := l.fn.AddLocal(name.Name, ft)
-		l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: local}, Src: &frontend.Ref{Var: v}})
+		l.emit(&ir.Assign{Dst: &ir.Ref{Var: local}, Src: &ir.Ref{Var: v}})
 		l.vars[obj] = local
 	}
 }
@@ -109,17 +109,17 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 // textureFormat gives a texture parameter its storage format: the declared
 // one, which must read as the Go texel type, or the texel type's 32-bit
 // four-channel format.
-func (l *lowerer) textureFormat(name *ast.Ident, t *frontend.Type, declared frontend.TexelFormat) *frontend.Type {
-	def := map[frontend.Kind]frontend.TexelFormat{
-		frontend.KindFloat: frontend.FormatRGBA32F, frontend.KindInt: frontend.FormatRGBA32I, frontend.KindUint: frontend.FormatRGBA32UI,
+func (l *lowerer) textureFormat(name *ast.Ident, t *ir.Type, declared ir.TexelFormat) *ir.Type {
+	def := map[ir.Kind]ir.TexelFormat{
+		ir.KindFloat: ir.FormatRGBA32F, ir.KindInt: ir.FormatRGBA32I, ir.KindUint: ir.FormatRGBA32UI,
 	}[t.Elem().Scalar().Kind()]
-	if declared == frontend.FormatAny {
-		return frontend.TextureOf(t.Len(), def)
+	if declared == ir.FormatAny {
+		return ir.TextureOf(t.Len(), def)
 	}
-	ft := frontend.TextureOf(t.Len(), declared)
+	ft := ir.TextureOf(t.Len(), declared)
 	if ft.Elem() != t.Elem() {
 		l.errorf(name.Pos(), "texture %s is declared %s, whose texels read as %s, but its Go texels are %s", name.Name, declared, ft.Elem(), t.Elem())
-		return frontend.TextureOf(t.Len(), def)
+		return ir.TextureOf(t.Len(), def)
 	}
 	return ft
 }
@@ -186,8 +186,8 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 		return nil
 	}
 
-	result := frontend.TVoid
-	fn := frontend.NewCallable(name, result)
+	result := ir.TVoid
+	fn := ir.NewCallable(name, result)
 	l := c.newLowerer(info, fn, false)
 	l.subst = subst
 	asg := assigned(info, fd.Body)
@@ -227,7 +227,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 			continue
 		}
 		if p, ok := types.Unalias(t).(*types.Pointer); ok {
-			v := fn.AddParam(pname, l.typeAt(p.Elem(), pos), frontend.VarRefParam)
+			v := fn.AddParam(pname, l.typeAt(p.Elem(), pos), ir.VarRefParam)
 			cl.refs = append(cl.refs, true)
 			if obj != nil {
 				l.vars[obj], l.refs[obj] = v, true
@@ -245,18 +245,18 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 		if ft.IsResource() {
 			l.errorf(pos, "parameter %s of %s is a %s: only kernels take textures; read or write it in the kernel", pname, name, ft)
 		} else if !l.fitsThread(ft, pos, "parameter "+pname+" of "+name+" of type "+goType(t)) {
-			ft = frontend.TI32
+			ft = ir.TI32
 			if obj != nil {
 				l.bad[obj] = true
 			}
 		}
-		v := fn.AddParam(pname, ft, frontend.VarParam)
+		v := fn.AddParam(pname, ft, ir.VarParam)
 		cl.refs = append(cl.refs, false)
 		if obj != nil {
 			l.vars[obj] = v
 			if asg[obj] {
 				local := fn.AddLocal(pname, ft)
-				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: local}, Src: &frontend.Ref{Var: v}})
+				l.emit(&ir.Assign{Dst: &ir.Ref{Var: local}, Src: &ir.Ref{Var: v}})
 				l.vars[obj] = local
 			}
 		}
@@ -268,13 +268,13 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 	case res.Len() == 1:
 		fn.Result = l.typeAt(res.At(0).Type(), fd.Type.Results.Pos())
 		if !l.fitsThread(fn.Result, fd.Type.Results.Pos(), "the result of "+name+" of type "+goType(res.At(0).Type())) {
-			fn.Result = frontend.TI32
+			fn.Result = ir.TI32
 		}
 		if res.At(0).Name() != "" && res.At(0).Name() != "_" {
 			v := fn.AddLocal(res.At(0).Name(), fn.Result)
-			l.results = []*frontend.Var{v}
+			l.results = []*ir.Var{v}
 			l.vars[res.At(0)] = v
-			l.zeroInit(&frontend.Ref{Var: v}, fn.Result)
+			l.zeroInit(&ir.Ref{Var: v}, fn.Result)
 		}
 	case res.Len() > 1:
 		cl.outs, l.outs = true, true
@@ -286,14 +286,14 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 			}
 			rt := l.typeAt(r.Type(), fd.Type.Results.Pos())
 			if !l.fitsThread(rt, fd.Type.Results.Pos(), "result "+rname+" of "+name+" of type "+goType(r.Type())) {
-				rt = frontend.TI32
+				rt = ir.TI32
 			}
-			v := fn.AddParam(rname, rt, frontend.VarRefParam)
+			v := fn.AddParam(rname, rt, ir.VarRefParam)
 			cl.refs = append(cl.refs, true)
 			l.results = append(l.results, v)
 			if r.Name() != "" && r.Name() != "_" {
 				l.vars[r] = v
-				l.zeroInit(&frontend.Ref{Var: v}, v.Type)
+				l.zeroInit(&ir.Ref{Var: v}, v.Type)
 			}
 		}
 	}
@@ -301,7 +301,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 	if res.Len() == 1 && !endsInReturn(fd.Body) {
 		// Go requires a terminating statement; a function ending in a loop
 		// without a return still needs one for SPIR-V's structured exits.
-		l.emit(&frontend.Return{Value: zero(fn.Result)})
+		l.emit(&ir.Return{Value: zero(fn.Result)})
 	}
 	cl.lowering = false
 	cl.fn = fn

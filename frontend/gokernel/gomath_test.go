@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/kernel"
 	kernels "github.com/lucent-gpu/lucent/testdata/gokernel"
 )
@@ -15,23 +15,23 @@ import (
 // The float32 math of package kernel computes on the CPU exactly what
 // frontend's references of the built-ins it compiles to compute.
 func TestKernelMathMatchesBuiltins(t *testing.T) {
-	unary := map[frontend.Op]func(float32) float32{
-		frontend.OpAbs: kernel.Abs, frontend.OpSign: kernel.Sign, frontend.OpFloor: kernel.Floor, frontend.OpCeil: kernel.Ceil,
-		frontend.OpRound: kernel.Round, frontend.OpTrunc: kernel.Trunc, frontend.OpFract: kernel.Fract, frontend.OpSqrt: kernel.Sqrt,
-		frontend.OpInverseSqrt: kernel.InverseSqrt, frontend.OpExp: kernel.Exp, frontend.OpExp2: kernel.Exp2, frontend.OpLog: kernel.Log,
-		frontend.OpLog2: kernel.Log2, frontend.OpSin: kernel.Sin, frontend.OpCos: kernel.Cos, frontend.OpTan: kernel.Tan,
-		frontend.OpAsin: kernel.Asin, frontend.OpAcos: kernel.Acos, frontend.OpAtan: kernel.Atan, frontend.OpSinh: kernel.Sinh,
-		frontend.OpCosh: kernel.Cosh, frontend.OpTanh: kernel.Tanh, frontend.OpAsinh: kernel.Asinh, frontend.OpAcosh: kernel.Acosh,
-		frontend.OpAtanh: kernel.Atanh, frontend.OpRadians: kernel.Radians, frontend.OpDegrees: kernel.Degrees, frontend.OpSaturate: kernel.Saturate,
+	unary := map[ir.Op]func(float32) float32{
+		ir.OpAbs: kernel.Abs, ir.OpSign: kernel.Sign, ir.OpFloor: kernel.Floor, ir.OpCeil: kernel.Ceil,
+		ir.OpRound: kernel.Round, ir.OpTrunc: kernel.Trunc, ir.OpFract: kernel.Fract, ir.OpSqrt: kernel.Sqrt,
+		ir.OpInverseSqrt: kernel.InverseSqrt, ir.OpExp: kernel.Exp, ir.OpExp2: kernel.Exp2, ir.OpLog: kernel.Log,
+		ir.OpLog2: kernel.Log2, ir.OpSin: kernel.Sin, ir.OpCos: kernel.Cos, ir.OpTan: kernel.Tan,
+		ir.OpAsin: kernel.Asin, ir.OpAcos: kernel.Acos, ir.OpAtan: kernel.Atan, ir.OpSinh: kernel.Sinh,
+		ir.OpCosh: kernel.Cosh, ir.OpTanh: kernel.Tanh, ir.OpAsinh: kernel.Asinh, ir.OpAcosh: kernel.Acosh,
+		ir.OpAtanh: kernel.Atanh, ir.OpRadians: kernel.Radians, ir.OpDegrees: kernel.Degrees, ir.OpSaturate: kernel.Saturate,
 	}
-	binary := map[frontend.Op]func(a, b float32) float32{
-		frontend.OpPow: kernel.Pow, frontend.OpAtan2: kernel.Atan2, frontend.OpStep: kernel.Step,
-		frontend.OpMin: kernel.Min, frontend.OpMax: kernel.Max,
+	binary := map[ir.Op]func(a, b float32) float32{
+		ir.OpPow: kernel.Pow, ir.OpAtan2: kernel.Atan2, ir.OpStep: kernel.Step,
+		ir.OpMin: kernel.Min, ir.OpMax: kernel.Max,
 	}
-	ternary := map[frontend.Op]func(a, b, c float32) float32{
-		frontend.OpClamp: kernel.Clamp, frontend.OpLerp: kernel.Lerp, frontend.OpSmoothStep: kernel.SmoothStep, frontend.OpFma: kernel.Fma,
+	ternary := map[ir.Op]func(a, b, c float32) float32{
+		ir.OpClamp: kernel.Clamp, ir.OpLerp: kernel.Lerp, ir.OpSmoothStep: kernel.SmoothStep, ir.OpFma: kernel.Fma,
 	}
-	same := func(op frontend.Op, want, got float32) {
+	same := func(op ir.Op, want, got float32) {
 		if math.IsNaN(float64(want)) {
 			require.True(t, math.IsNaN(float64(got)), "%s: got %v, want NaN", op, got)
 			return
@@ -41,24 +41,24 @@ func TestKernelMathMatchesBuiltins(t *testing.T) {
 	vals := []float32{0, float32(math.Copysign(0, -1)), 0.25, -0.5, 0.5, 1, -1, 1.75, -2.5, 3, 10, 1e-3, float32(math.Inf(1)), float32(math.NaN())}
 	for _, a := range vals {
 		for op, f := range unary {
-			want, ok := frontend.RefFloat32(op, a)
+			want, ok := ir.RefFloat32(op, a)
 			require.True(t, ok)
 			same(op, want, f(a))
 		}
 		for _, b := range vals {
 			for op, f := range binary {
-				if (op == frontend.OpMin || op == frontend.OpMax) && (a != a || b != b) {
+				if (op == ir.OpMin || op == ir.OpMax) && (a != a || b != b) {
 					continue // undefined on the device
 				}
-				want, _ := frontend.RefFloat32(op, a, b)
+				want, _ := ir.RefFloat32(op, a, b)
 				same(op, want, f(a, b))
 			}
 			for _, c := range vals {
 				for op, f := range ternary {
-					if op == frontend.OpClamp && (a != a || b != b || c != c || b > c) {
+					if op == ir.OpClamp && (a != a || b != b || c != c || b > c) {
 						continue // undefined on the device
 					}
-					want, _ := frontend.RefFloat32(op, a, b, c)
+					want, _ := ir.RefFloat32(op, a, b, c)
 					same(op, want, f(a, b, c))
 				}
 			}

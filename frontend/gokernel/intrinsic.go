@@ -7,47 +7,47 @@ import (
 	"go/types"
 	"math"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
-var builtinIDs = map[string]frontend.BuiltinVar{
-	"DispatchID": frontend.DispatchID, "ThreadID": frontend.ThreadID, "BlockID": frontend.BlockID,
-	"DispatchSize": frontend.DispatchSize, "BlockSize": frontend.BlockSize, "DispatchGroups": frontend.DispatchGroups,
-	"SubgroupLaneID": frontend.SubgroupLane, "SubgroupSize": frontend.SubgroupSize,
+var builtinIDs = map[string]ir.BuiltinVar{
+	"DispatchID": ir.DispatchID, "ThreadID": ir.ThreadID, "BlockID": ir.BlockID,
+	"DispatchSize": ir.DispatchSize, "BlockSize": ir.BlockSize, "DispatchGroups": ir.DispatchGroups,
+	"SubgroupLaneID": ir.SubgroupLane, "SubgroupSize": ir.SubgroupSize,
 }
 
 // constructors are the positional vector constructors kernel.F3(x, y, z) etc.
-var constructors = map[string]*frontend.Type{
+var constructors = map[string]*ir.Type{
 	"F2": kernelVectors["Float2"], "F3": kernelVectors["Float3"], "F4": kernelVectors["Float4"],
 	"I2": kernelVectors["Int2"], "I3": kernelVectors["Int3"], "I4": kernelVectors["Int4"],
 	"U2": kernelVectors["Uint2"], "U3": kernelVectors["Uint3"], "U4": kernelVectors["Uint4"],
 }
 
-var atomicOps = map[string]frontend.Op{
-	"AtomicAdd": frontend.OpAtomicAdd, "AtomicSub": frontend.OpAtomicSub, "AtomicMin": frontend.OpAtomicMin,
-	"AtomicMax": frontend.OpAtomicMax, "AtomicAnd": frontend.OpAtomicAnd, "AtomicOr": frontend.OpAtomicOr,
-	"AtomicXor": frontend.OpAtomicXor, "AtomicExchange": frontend.OpAtomicExchange,
-	"AtomicCompareExchange": frontend.OpAtomicCAS, "AtomicLoad": frontend.OpAtomicOr, "AtomicStore": frontend.OpAtomicExchange,
+var atomicOps = map[string]ir.Op{
+	"AtomicAdd": ir.OpAtomicAdd, "AtomicSub": ir.OpAtomicSub, "AtomicMin": ir.OpAtomicMin,
+	"AtomicMax": ir.OpAtomicMax, "AtomicAnd": ir.OpAtomicAnd, "AtomicOr": ir.OpAtomicOr,
+	"AtomicXor": ir.OpAtomicXor, "AtomicExchange": ir.OpAtomicExchange,
+	"AtomicCompareExchange": ir.OpAtomicCAS, "AtomicLoad": ir.OpAtomicOr, "AtomicStore": ir.OpAtomicExchange,
 }
 
-var subgroupOps = map[string]frontend.Op{
-	"SubgroupElect": frontend.OpSubgroupElect, "SubgroupAll": frontend.OpSubgroupAll, "SubgroupAny": frontend.OpSubgroupAny,
-	"SubgroupBallot": frontend.OpSubgroupBallot, "SubgroupBroadcast": frontend.OpSubgroupBroadcast,
-	"SubgroupBroadcastFirst": frontend.OpSubgroupBroadcastFirst, "SubgroupShuffle": frontend.OpSubgroupShuffle,
-	"SubgroupAdd": frontend.OpSubgroupAdd, "SubgroupMul": frontend.OpSubgroupMul, "SubgroupMin": frontend.OpSubgroupMin,
-	"SubgroupMax": frontend.OpSubgroupMax, "SubgroupInclusiveAdd": frontend.OpSubgroupInclusiveAdd,
-	"SubgroupExclusiveAdd": frontend.OpSubgroupExclusiveAdd,
+var subgroupOps = map[string]ir.Op{
+	"SubgroupElect": ir.OpSubgroupElect, "SubgroupAll": ir.OpSubgroupAll, "SubgroupAny": ir.OpSubgroupAny,
+	"SubgroupBallot": ir.OpSubgroupBallot, "SubgroupBroadcast": ir.OpSubgroupBroadcast,
+	"SubgroupBroadcastFirst": ir.OpSubgroupBroadcastFirst, "SubgroupShuffle": ir.OpSubgroupShuffle,
+	"SubgroupAdd": ir.OpSubgroupAdd, "SubgroupMul": ir.OpSubgroupMul, "SubgroupMin": ir.OpSubgroupMin,
+	"SubgroupMax": ir.OpSubgroupMax, "SubgroupInclusiveAdd": ir.OpSubgroupInclusiveAdd,
+	"SubgroupExclusiveAdd": ir.OpSubgroupExclusiveAdd,
 }
 
 // intrinsic lowers a call of a function or method of package kernel.
-func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.Expr {
+func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) ir.Expr {
 	name := f.Name()
 	if sig := f.Type().(*types.Signature); sig.Recv() != nil {
 		return l.method(e, f)
 	}
 	t := l.goTypeOf(e)
-	args := func() []frontend.Expr {
-		out := make([]frontend.Expr, len(e.Args))
+	args := func() []ir.Expr {
+		out := make([]ir.Expr, len(e.Args))
 		for i, a := range e.Args {
 			out[i] = l.expr(a)
 		}
@@ -58,48 +58,48 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.
 			l.errorf(e.Pos(), "kernel.%s is available only in the kernel function itself, not in helper functions: read it in the kernel and pass it as a parameter", name)
 			return nil
 		}
-		return &frontend.Ref{Var: l.builtin(b)}
+		return &ir.Ref{Var: l.builtin(b)}
 	}
 	if op, ok := atomicOps[name]; ok {
 		return l.atomic(e, name, op)
 	}
 	if op, ok := subgroupOps[name]; ok {
 		a := args()
-		if op == frontend.OpSubgroupBroadcast {
+		if op == ir.OpSubgroupBroadcast {
 			if tv := l.info.Types[e.Args[1]]; tv.Value == nil {
 				l.errorf(e.Args[1].Pos(), "the lane of kernel.SubgroupBroadcast must be a constant on the device: use kernel.SubgroupShuffle for a computed lane")
 				return nil
 			}
 		}
-		rt := frontend.TBool
+		rt := ir.TBool
 		if t != nil {
 			rt = l.typeAt(t, e.Pos())
 		}
-		if _, err := frontend.CallType(op, a); err != nil {
+		if _, err := ir.CallType(op, a); err != nil {
 			l.errorf(e.Pos(), "kernel.%s on these operands is not supported on the device: %v", name, err)
 			return nil
 		}
-		return &frontend.Call{Op: op, Args: a, T: rt}
+		return &ir.Call{Op: op, Args: a, T: rt}
 	}
 	if vt, ok := constructors[name]; ok {
-		return &frontend.Construct{T: vt, Args: args()}
+		return &ir.Construct{T: vt, Args: args()}
 	}
 	if op, ok := kernelMathOps[name]; ok {
 		a := args()
-		rt, err := frontend.CallType(op, a)
+		rt, err := ir.CallType(op, a)
 		if err != nil {
 			l.errorf(e.Pos(), "kernel.%s on these operands is not supported on the device: %v", name, err)
 			return nil
 		}
-		return &frontend.Call{Op: op, Args: a, T: rt}
+		return &ir.Call{Op: op, Args: a, T: rt}
 	}
 	switch name {
 	case "Barrier":
-		return &frontend.Call{Op: frontend.OpBarrier, T: frontend.TVoid}
+		return &ir.Call{Op: ir.OpBarrier, T: ir.TVoid}
 	case "BallotCount":
 		a := args()
-		pc := &frontend.Call{Op: frontend.OpPopCount, Args: a, T: frontend.Vector(frontend.TU32, 4)}
-		return &frontend.Call{Op: frontend.OpReduceSum, Args: []frontend.Expr{pc}, T: frontend.TU32}
+		pc := &ir.Call{Op: ir.OpPopCount, Args: a, T: ir.Vector(ir.TU32, 4)}
+		return &ir.Call{Op: ir.OpReduceSum, Args: []ir.Expr{pc}, T: ir.TU32}
 	case "Shared":
 		l.errorf(e.Pos(), "kernel.Shared must initialise a new variable in the kernel function: write name := kernel.Shared[T]()")
 		return nil
@@ -112,54 +112,54 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) frontend.
 }
 
 // atomic lowers kernel.Atomic*(&place, …).
-func (l *lowerer) atomic(e *ast.CallExpr, name string, op frontend.Op) frontend.Expr {
-	var p frontend.Expr
+func (l *lowerer) atomic(e *ast.CallExpr, name string, op ir.Op) ir.Expr {
+	var p ir.Expr
 	if id, ok := ast.Unparen(e.Args[0]).(*ast.Ident); ok && l.shared[l.info.Uses[id]] != nil {
-		p = &frontend.Ref{Var: l.shared[l.info.Uses[id]]} // a scalar kernel.Shared variable
+		p = &ir.Ref{Var: l.shared[l.info.Uses[id]]} // a scalar kernel.Shared variable
 	} else if u, ok := ast.Unparen(e.Args[0]).(*ast.UnaryExpr); ok && u.Op == token.AND {
 		p = l.expr(u.X)
 	} else {
 		l.errorf(e.Args[0].Pos(), "the first argument of kernel.%s must be &buf[i], &shared[i] or a kernel.Shared variable: the address of a buffer element or of shared memory", name)
 		return nil
 	}
-	if !frontend.IsPlace(p) || !atomicRoot(p) {
+	if !ir.IsPlace(p) || !atomicRoot(p) {
 		l.errorf(e.Args[0].Pos(), "kernel.%s needs the address of a buffer element or of kernel.Shared memory: locals are private to a thread and need no atomics", name)
 		return nil
 	}
-	args := []frontend.Expr{p}
+	args := []ir.Expr{p}
 	for _, a := range e.Args[1:] {
 		args = append(args, l.expr(a))
 	}
 	t := p.Type()
 	switch name {
 	case "AtomicLoad":
-		if t == frontend.TF32 {
+		if t == ir.TF32 {
 			// Adding -0 leaves every float, -0 included, unchanged.
-			return &frontend.Call{Op: frontend.OpAtomicAdd, Args: []frontend.Expr{p, frontend.LitFloat(frontend.TF32, math.Copysign(0, -1))}, T: t}
+			return &ir.Call{Op: ir.OpAtomicAdd, Args: []ir.Expr{p, ir.LitFloat(ir.TF32, math.Copysign(0, -1))}, T: t}
 		}
-		return &frontend.Call{Op: frontend.OpAtomicOr, Args: []frontend.Expr{p, zero(t)}, T: t}
+		return &ir.Call{Op: ir.OpAtomicOr, Args: []ir.Expr{p, zero(t)}, T: t}
 	case "AtomicStore":
-		return &frontend.Call{Op: frontend.OpAtomicExchange, Args: args, T: t}
+		return &ir.Call{Op: ir.OpAtomicExchange, Args: args, T: t}
 	}
-	if _, err := frontend.CallType(op, args); err != nil {
+	if _, err := ir.CallType(op, args); err != nil {
 		l.errorf(e.Pos(), "kernel.%s on %s is not supported on the device", name, t)
 		return nil
 	}
-	return &frontend.Call{Op: op, Args: args, T: t}
+	return &ir.Call{Op: op, Args: args, T: t}
 }
 
 // atomicRoot reports whether a place lies in a buffer or shared memory.
-func atomicRoot(p frontend.Expr) bool {
+func atomicRoot(p ir.Expr) bool {
 	for {
 		switch x := p.(type) {
-		case *frontend.Ref:
-			return x.Var.Kind == frontend.VarShared
-		case *frontend.Index:
-			if x.X.Type().Kind() == frontend.KindBuffer {
+		case *ir.Ref:
+			return x.Var.Kind == ir.VarShared
+		case *ir.Index:
+			if x.X.Type().Kind() == ir.KindBuffer {
 				return true
 			}
 			p = x.X
-		case *frontend.Member:
+		case *ir.Member:
 			p = x.X
 		default:
 			return false
@@ -168,7 +168,7 @@ func atomicRoot(p frontend.Expr) bool {
 }
 
 // method lowers a method of a kernel vector, matrix or texture type.
-func (l *lowerer) method(e *ast.CallExpr, f *types.Func) frontend.Expr {
+func (l *lowerer) method(e *ast.CallExpr, f *types.Func) ir.Expr {
 	sel := e.Fun.(*ast.SelectorExpr)
 	recvT := f.Type().(*types.Signature).Recv().Type()
 	if p, ok := recvT.(*types.Pointer); ok {
@@ -190,140 +190,140 @@ func (l *lowerer) method(e *ast.CallExpr, f *types.Func) frontend.Expr {
 	if l.nerrs > before {
 		return nil
 	}
-	var args []frontend.Expr
+	var args []ir.Expr
 	for _, a := range e.Args {
 		args = append(args, l.expr(a))
 	}
 	rt := recv.Type()
-	res := frontend.TVoid
+	res := ir.TVoid
 	if t := l.goTypeOf(e); t != nil {
 		if tup, ok := t.(*types.Tuple); !ok || tup.Len() > 0 {
 			res = l.typeAt(t, e.Pos())
 		}
 	}
-	bin := func(op frontend.BinaryOp, y frontend.Expr) frontend.Expr {
-		if _, err := frontend.BinaryType(op, rt, y.Type()); err != nil {
+	bin := func(op ir.BinaryOp, y ir.Expr) ir.Expr {
+		if _, err := ir.BinaryType(op, rt, y.Type()); err != nil {
 			l.errorf(e.Pos(), "%s.%s is not supported on the device", tname, f.Name())
 			return zero(res)
 		}
-		return &frontend.Binary{Op: op, X: recv, Y: y, T: res}
+		return &ir.Binary{Op: op, X: recv, Y: y, T: res}
 	}
-	op := func(o frontend.Op, a ...frontend.Expr) frontend.Expr {
-		all := append([]frontend.Expr{recv}, a...)
-		if _, err := frontend.CallType(o, all); err != nil {
+	op := func(o ir.Op, a ...ir.Expr) ir.Expr {
+		all := append([]ir.Expr{recv}, a...)
+		if _, err := ir.CallType(o, all); err != nil {
 			l.errorf(e.Pos(), "%s.%s is not supported on the device", tname, f.Name())
 			return zero(res)
 		}
-		return &frontend.Call{Op: o, Args: all, T: res}
+		return &ir.Call{Op: o, Args: all, T: res}
 	}
-	isFloat := rt.Scalar().Kind() == frontend.KindFloat
+	isFloat := rt.Scalar().Kind() == ir.KindFloat
 	switch rt.Kind() {
-	case frontend.KindVector, frontend.KindMatrix:
+	case ir.KindVector, ir.KindMatrix:
 		switch f.Name() {
 		case "Add":
-			return bin(frontend.Add, args[0])
+			return bin(ir.Add, args[0])
 		case "Sub":
-			return bin(frontend.Sub, args[0])
+			return bin(ir.Sub, args[0])
 		case "Mul", "MulVec":
-			return bin(frontend.Mul, args[0])
+			return bin(ir.Mul, args[0])
 		case "Div":
-			return bin(frontend.Div, args[0])
+			return bin(ir.Div, args[0])
 		case "Scale":
 			if isFloat {
-				return bin(frontend.Mul, args[0])
+				return bin(ir.Mul, args[0])
 			}
-			return bin(frontend.Mul, &frontend.Construct{T: rt, Args: args})
+			return bin(ir.Mul, &ir.Construct{T: rt, Args: args})
 		case "Dot":
 			if isFloat {
-				return op(frontend.OpDot, args[0])
+				return op(ir.OpDot, args[0])
 			}
-			prod := &frontend.Binary{Op: frontend.Mul, X: recv, Y: args[0], T: rt}
-			return &frontend.Call{Op: frontend.OpReduceSum, Args: []frontend.Expr{prod}, T: res}
+			prod := &ir.Binary{Op: ir.Mul, X: recv, Y: args[0], T: rt}
+			return &ir.Call{Op: ir.OpReduceSum, Args: []ir.Expr{prod}, T: res}
 		case "Min":
-			return op(frontend.OpMin, args[0])
+			return op(ir.OpMin, args[0])
 		case "Max":
-			return op(frontend.OpMax, args[0])
+			return op(ir.OpMax, args[0])
 		case "Neg":
-			return &frontend.Unary{Op: frontend.Neg, X: recv, T: rt}
+			return &ir.Unary{Op: ir.Neg, X: recv, T: rt}
 		case "Length":
-			return op(frontend.OpLength)
+			return op(ir.OpLength)
 		case "Distance":
-			return op(frontend.OpDistance, args[0])
+			return op(ir.OpDistance, args[0])
 		case "Normalize":
-			return op(frontend.OpNormalize)
+			return op(ir.OpNormalize)
 		case "Cross":
-			return op(frontend.OpCross, args[0])
+			return op(ir.OpCross, args[0])
 		case "Transpose":
-			return op(frontend.OpTranspose)
+			return op(ir.OpTranspose)
 		}
-	case frontend.KindTexture:
+	case ir.KindTexture:
 		n := rt.Len()
-		coord := func(a []frontend.Expr) frontend.Expr {
-			return &frontend.Construct{T: frontend.Vector(frontend.TU32, n), Args: a}
+		coord := func(a []ir.Expr) ir.Expr {
+			return &ir.Construct{T: ir.Vector(ir.TU32, n), Args: a}
 		}
 		switch f.Name() {
 		case "Read":
-			return op(frontend.OpTextureRead, coord(args))
+			return op(ir.OpTextureRead, coord(args))
 		case "Write":
-			return op(frontend.OpTextureWrite, coord(args[:n]), args[n])
+			return op(ir.OpTextureWrite, coord(args[:n]), args[n])
 		case "Size":
-			return op(frontend.OpTextureSize)
+			return op(ir.OpTextureSize)
 		case "Sample":
-			if rt.Elem().Scalar().Kind() != frontend.KindFloat {
+			if rt.Elem().Scalar().Kind() != ir.KindFloat {
 				l.errorf(e.Pos(), "%s.Sample needs a texture of Float4 texels: %s textures are read with Read", tname, rt.Elem())
 				return zero(res)
 			}
-			return op(frontend.OpTextureSample, args[0])
+			return op(ir.OpTextureSample, args[0])
 		}
 	}
 	l.errorf(e.Pos(), "%s.%s is host code, not a kernel intrinsic: call it outside the kernel", tname, f.Name())
 	return nil
 }
 
-var mathOps = map[string]frontend.Op{
-	"Abs": frontend.OpAbs, "Floor": frontend.OpFloor, "Ceil": frontend.OpCeil, "Round": frontend.OpRound,
-	"Trunc": frontend.OpTrunc, "Sqrt": frontend.OpSqrt, "Exp": frontend.OpExp, "Exp2": frontend.OpExp2,
-	"Log": frontend.OpLog, "Log2": frontend.OpLog2, "Sin": frontend.OpSin, "Cos": frontend.OpCos,
-	"Tan": frontend.OpTan, "Asin": frontend.OpAsin, "Acos": frontend.OpAcos, "Atan": frontend.OpAtan,
-	"Sinh": frontend.OpSinh, "Cosh": frontend.OpCosh, "Tanh": frontend.OpTanh, "Asinh": frontend.OpAsinh,
-	"Acosh": frontend.OpAcosh, "Atanh": frontend.OpAtanh, "Pow": frontend.OpPow, "Atan2": frontend.OpAtan2,
-	"Min": frontend.OpMin, "Max": frontend.OpMax, "FMA": frontend.OpFma,
+var mathOps = map[string]ir.Op{
+	"Abs": ir.OpAbs, "Floor": ir.OpFloor, "Ceil": ir.OpCeil, "Round": ir.OpRound,
+	"Trunc": ir.OpTrunc, "Sqrt": ir.OpSqrt, "Exp": ir.OpExp, "Exp2": ir.OpExp2,
+	"Log": ir.OpLog, "Log2": ir.OpLog2, "Sin": ir.OpSin, "Cos": ir.OpCos,
+	"Tan": ir.OpTan, "Asin": ir.OpAsin, "Acos": ir.OpAcos, "Atan": ir.OpAtan,
+	"Sinh": ir.OpSinh, "Cosh": ir.OpCosh, "Tanh": ir.OpTanh, "Asinh": ir.OpAsinh,
+	"Acosh": ir.OpAcosh, "Atanh": ir.OpAtanh, "Pow": ir.OpPow, "Atan2": ir.OpAtan2,
+	"Min": ir.OpMin, "Max": ir.OpMax, "FMA": ir.OpFma,
 }
 
 // kernelMathOps are the float32 math functions of package kernel, one
 // built-in each.
-var kernelMathOps = map[string]frontend.Op{
-	"Abs": frontend.OpAbs, "Sign": frontend.OpSign, "Floor": frontend.OpFloor, "Ceil": frontend.OpCeil,
-	"Round": frontend.OpRound, "Trunc": frontend.OpTrunc, "Fract": frontend.OpFract, "Sqrt": frontend.OpSqrt,
-	"InverseSqrt": frontend.OpInverseSqrt, "Exp": frontend.OpExp, "Exp2": frontend.OpExp2, "Log": frontend.OpLog,
-	"Log2": frontend.OpLog2, "Sin": frontend.OpSin, "Cos": frontend.OpCos, "Tan": frontend.OpTan,
-	"Asin": frontend.OpAsin, "Acos": frontend.OpAcos, "Atan": frontend.OpAtan, "Atan2": frontend.OpAtan2,
-	"Sinh": frontend.OpSinh, "Cosh": frontend.OpCosh, "Tanh": frontend.OpTanh, "Asinh": frontend.OpAsinh,
-	"Acosh": frontend.OpAcosh, "Atanh": frontend.OpAtanh, "Radians": frontend.OpRadians, "Degrees": frontend.OpDegrees,
-	"Pow": frontend.OpPow, "Min": frontend.OpMin, "Max": frontend.OpMax, "Clamp": frontend.OpClamp,
-	"Saturate": frontend.OpSaturate, "Step": frontend.OpStep, "SmoothStep": frontend.OpSmoothStep,
-	"Lerp": frontend.OpLerp, "Fma": frontend.OpFma, "IsNaN": frontend.OpIsNaN, "IsInf": frontend.OpIsInf,
+var kernelMathOps = map[string]ir.Op{
+	"Abs": ir.OpAbs, "Sign": ir.OpSign, "Floor": ir.OpFloor, "Ceil": ir.OpCeil,
+	"Round": ir.OpRound, "Trunc": ir.OpTrunc, "Fract": ir.OpFract, "Sqrt": ir.OpSqrt,
+	"InverseSqrt": ir.OpInverseSqrt, "Exp": ir.OpExp, "Exp2": ir.OpExp2, "Log": ir.OpLog,
+	"Log2": ir.OpLog2, "Sin": ir.OpSin, "Cos": ir.OpCos, "Tan": ir.OpTan,
+	"Asin": ir.OpAsin, "Acos": ir.OpAcos, "Atan": ir.OpAtan, "Atan2": ir.OpAtan2,
+	"Sinh": ir.OpSinh, "Cosh": ir.OpCosh, "Tanh": ir.OpTanh, "Asinh": ir.OpAsinh,
+	"Acosh": ir.OpAcosh, "Atanh": ir.OpAtanh, "Radians": ir.OpRadians, "Degrees": ir.OpDegrees,
+	"Pow": ir.OpPow, "Min": ir.OpMin, "Max": ir.OpMax, "Clamp": ir.OpClamp,
+	"Saturate": ir.OpSaturate, "Step": ir.OpStep, "SmoothStep": ir.OpSmoothStep,
+	"Lerp": ir.OpLerp, "Fma": ir.OpFma, "IsNaN": ir.OpIsNaN, "IsInf": ir.OpIsInf,
 }
 
 // only32 lists the GLSL.std.450 instructions defined for 16- and 32-bit
 // floats only.
-var only32 = map[frontend.Op]bool{
-	frontend.OpExp: true, frontend.OpExp2: true, frontend.OpLog: true, frontend.OpLog2: true,
-	frontend.OpSin: true, frontend.OpCos: true, frontend.OpTan: true, frontend.OpAsin: true,
-	frontend.OpAcos: true, frontend.OpAtan: true, frontend.OpSinh: true, frontend.OpCosh: true,
-	frontend.OpTanh: true, frontend.OpAsinh: true, frontend.OpAcosh: true, frontend.OpAtanh: true,
-	frontend.OpPow: true, frontend.OpAtan2: true,
+var only32 = map[ir.Op]bool{
+	ir.OpExp: true, ir.OpExp2: true, ir.OpLog: true, ir.OpLog2: true,
+	ir.OpSin: true, ir.OpCos: true, ir.OpTan: true, ir.OpAsin: true,
+	ir.OpAcos: true, ir.OpAtan: true, ir.OpSinh: true, ir.OpCosh: true,
+	ir.OpTanh: true, ir.OpAsinh: true, ir.OpAcosh: true, ir.OpAtanh: true,
+	ir.OpPow: true, ir.OpAtan2: true,
 }
 
 // mathCall lowers math.F(args). With f32 set, the call sits in float32(…):
 // when every argument is float64(x) of a float32 x (or a constant), the
 // operation is emitted on float32 directly, which is what such Go code means
 // on a GPU.
-func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Expr {
+func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) ir.Expr {
 	name := f.Name()
 	switch name {
 	case "Float32bits", "Float32frombits", "Float64bits", "Float64frombits":
-		return &frontend.Cast{X: l.expr(e.Args[0]), T: l.typeOf(e), Bit: true}
+		return &ir.Cast{X: l.expr(e.Args[0]), T: l.typeOf(e), Bit: true}
 	case "Inf", "NaN":
 		v := math.NaN()
 		if name == "Inf" {
@@ -339,20 +339,20 @@ func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Ex
 			}
 		}
 		if f32 {
-			return frontend.LitFloat(frontend.TF32, v)
+			return ir.LitFloat(ir.TF32, v)
 		}
-		return frontend.LitFloat(frontend.TF64, v)
+		return ir.LitFloat(ir.TF64, v)
 	case "Signbit":
 		x := l.predicateArg(e.Args[0])
-		it := frontend.TI32
-		if x.Type() == frontend.TF64 {
-			it = frontend.TI64
+		it := ir.TI32
+		if x.Type() == ir.TF64 {
+			it = ir.TI64
 		}
-		bits := &frontend.Cast{X: x, T: it, Bit: true}
-		return &frontend.Binary{Op: frontend.Lt, X: bits, Y: zero(it), T: frontend.TBool}
+		bits := &ir.Cast{X: x, T: it, Bit: true}
+		return &ir.Binary{Op: ir.Lt, X: bits, Y: zero(it), T: ir.TBool}
 	case "IsNaN":
 		x := l.predicateArg(e.Args[0])
-		return &frontend.Call{Op: frontend.OpIsNaN, Args: []frontend.Expr{x}, T: frontend.TBool}
+		return &ir.Call{Op: ir.OpIsNaN, Args: []ir.Expr{x}, T: ir.TBool}
 	case "IsInf":
 		x := l.predicateArg(e.Args[0])
 		tv := l.info.Types[e.Args[1]]
@@ -363,11 +363,11 @@ func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Ex
 		sign, _ := constant.Int64Val(constant.ToInt(tv.Value))
 		switch {
 		case sign == 0:
-			return &frontend.Call{Op: frontend.OpIsInf, Args: []frontend.Expr{x}, T: frontend.TBool}
+			return &ir.Call{Op: ir.OpIsInf, Args: []ir.Expr{x}, T: ir.TBool}
 		case sign > 0:
-			return &frontend.Binary{Op: frontend.Eq, X: x, Y: frontend.LitFloat(x.Type(), math.Inf(1)), T: frontend.TBool}
+			return &ir.Binary{Op: ir.Eq, X: x, Y: ir.LitFloat(x.Type(), math.Inf(1)), T: ir.TBool}
 		default:
-			return &frontend.Binary{Op: frontend.Eq, X: x, Y: frontend.LitFloat(x.Type(), math.Inf(-1)), T: frontend.TBool}
+			return &ir.Binary{Op: ir.Eq, X: x, Y: ir.LitFloat(x.Type(), math.Inf(-1)), T: ir.TBool}
 		}
 	}
 	op, ok := mathOps[name]
@@ -375,7 +375,7 @@ func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Ex
 		l.errorf(e.Pos(), "math.%s is not supported in kernels: the device offers the GLSL.std.450 set (Abs, Floor, Ceil, Round, Trunc, Sqrt, Exp, Exp2, Log, Log2, Sin … Atanh, Pow, Atan2, Min, Max, FMA), math.Inf, NaN, IsNaN, IsInf and Signbit, and their float32 forms in package kernel (kernel.Sqrt, kernel.Clamp, kernel.Lerp …)", name)
 		return nil
 	}
-	var args []frontend.Expr
+	var args []ir.Expr
 	if f32 {
 		for _, a := range e.Args {
 			x, ok := l.narrow(a)
@@ -392,24 +392,24 @@ func (l *lowerer) mathCall(e *ast.CallExpr, f *types.Func, f32 bool) frontend.Ex
 		}
 	}
 	res := args[0].Type()
-	if op == frontend.OpIsNaN {
-		res = frontend.TBool
+	if op == ir.OpIsNaN {
+		res = ir.TBool
 	}
-	if only32[op] && res == frontend.TF64 {
+	if only32[op] && res == ir.TF64 {
 		l.errorf(e.Pos(), "math.%s on float64 has no device instruction: compute in float32 with kernel.%s(x), x a float32", name, name)
 		return nil
 	}
-	if _, err := frontend.CallType(op, args); err != nil {
+	if _, err := ir.CallType(op, args); err != nil {
 		l.errorf(e.Pos(), "math.%s is not supported on the device for these operands", name)
 		return nil
 	}
-	return &frontend.Call{Op: op, Args: args, T: res}
+	return &ir.Call{Op: op, Args: args, T: res}
 }
 
 // predicateArg lowers the argument of a float test (IsNaN, IsInf, Signbit):
 // float64(x) of a float32 x is tested as x, which is exact and needs no
 // float64 on the device.
-func (l *lowerer) predicateArg(a ast.Expr) frontend.Expr {
+func (l *lowerer) predicateArg(a ast.Expr) ir.Expr {
 	if tv := l.info.Types[a]; tv.Value == nil {
 		if x, ok := l.narrow(a); ok {
 			return x
@@ -420,10 +420,10 @@ func (l *lowerer) predicateArg(a ast.Expr) frontend.Expr {
 
 // narrow returns a float64 argument as float32: float64(x) with x a float32,
 // or a constant.
-func (l *lowerer) narrow(a ast.Expr) (frontend.Expr, bool) {
+func (l *lowerer) narrow(a ast.Expr) (ir.Expr, bool) {
 	if tv := l.info.Types[a]; tv.Value != nil {
 		v, _ := constant.Float64Val(constant.ToFloat(tv.Value))
-		return frontend.LitFloat(frontend.TF32, v), true
+		return ir.LitFloat(ir.TF32, v), true
 	}
 	c, ok := ast.Unparen(a).(*ast.CallExpr)
 	if !ok || len(c.Args) != 1 || !l.info.Types[c.Fun].IsType() {

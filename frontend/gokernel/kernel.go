@@ -3,7 +3,7 @@ package gokernel
 import (
 	"go/token"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Kernel is one compiled //lucent:kernel function.
@@ -15,7 +15,7 @@ type Kernel struct {
 	Block   [3]uint32      // threads per block
 	// Func is the kernel lowered to the frontend AST; it has passed
 	// frontend's Validate. Codegen takes it from here.
-	Func *frontend.Function
+	Func *ir.Function
 }
 
 // String names the kernel as package.Function.

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/tools/go/packages"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Config says where and how to load kernel packages.
@@ -123,7 +123,7 @@ func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) 
 			if fn == nil || len(c.errs) > before {
 				continue
 			}
-			if err := fn.Validate(); errors.Is(err, frontend.ErrLimit) {
+			if err := fn.Validate(); errors.Is(err, ir.ErrLimit) {
 				c.errorf(fd.Name.Pos(), "kernel %s: %v", fd.Name.Name, err)
 				continue
 			} else if err != nil {
@@ -142,7 +142,7 @@ func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) 
 // lowerKernelSafely lowers one kernel, turning a panic inside the compiler
 // (a bug) into an error at the kernel so that a build tool reports it and
 // the other kernels still compile.
-func (c *compiler) lowerKernelSafely(fd *ast.FuncDecl, info *types.Info, d directive) (fn *frontend.Function) {
+func (c *compiler) lowerKernelSafely(fd *ast.FuncDecl, info *types.Info, d directive) (fn *ir.Function) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.errorf(fd.Name.Pos(), "internal error compiling kernel %s (a compiler bug, please report it): %v", fd.Name.Name, r)
@@ -156,9 +156,9 @@ func (c *compiler) lowerKernelSafely(fd *ast.FuncDecl, info *types.Info, d direc
 // the file may import only math and the kernel package. It is the fast path
 // for tools, tests and fuzzing; Load handles whole packages.
 func Check(filename string, src []byte) ([]*Kernel, []error) {
-	if len(src) > frontend.MaxSourceSize {
+	if len(src) > ir.MaxSourceSize {
 		return nil, []error{&Error{Pos: token.Position{Filename: filename, Line: 1, Column: 1},
-			Msg: fmt.Sprintf("the file is %s, more than the %s of source the kernel compiler reads (frontend.MaxSourceSize): split it", frontend.SizeText(uint64(len(src))), frontend.SizeText(frontend.MaxSourceSize))}}
+			Msg: fmt.Sprintf("the file is %s, more than the %s of source the kernel compiler reads (ir.MaxSourceSize): split it", ir.SizeText(uint64(len(src))), ir.SizeText(ir.MaxSourceSize))}}
 	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)

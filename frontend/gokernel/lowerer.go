@@ -6,25 +6,25 @@ import (
 	"go/token"
 	"go/types"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // lowerer lowers one function body.
 type lowerer struct {
 	c        *compiler
 	info     *types.Info
-	fn       *frontend.Function
+	fn       *ir.Function
 	kernel   bool
-	vars     map[types.Object]*frontend.Var
+	vars     map[types.Object]*ir.Var
 	refs     map[types.Object]bool // pointer parameters (by-reference vars)
 	bad      map[types.Object]bool // objects already reported: uses stay quiet
 	bviews   map[types.Object]*bindlessView
 	btviews  map[types.Object]*bindlessTexView
-	shared   map[types.Object]*frontend.Var
-	builtins map[frontend.BuiltinVar]*frontend.Var
-	results  []*frontend.Var // named results or out-parameters
+	shared   map[types.Object]*ir.Var
+	builtins map[ir.BuiltinVar]*ir.Var
+	results  []*ir.Var // named results or out-parameters
 	outs     bool
-	block    *frontend.Block
+	block    *ir.Block
 	breaks   []breakTarget
 	tmp      int
 	nerrs    int
@@ -39,10 +39,10 @@ type breakTarget struct {
 	native bool // lowered to a frontend loop or switch, which a Break leaves
 }
 
-func (c *compiler) newLowerer(info *types.Info, fn *frontend.Function, kernel bool) *lowerer {
+func (c *compiler) newLowerer(info *types.Info, fn *ir.Function, kernel bool) *lowerer {
 	return &lowerer{c: c, info: info, fn: fn, kernel: kernel,
-		vars: map[types.Object]*frontend.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{},
-		shared: map[types.Object]*frontend.Var{}, bviews: map[types.Object]*bindlessView{}, btviews: map[types.Object]*bindlessTexView{}, builtins: map[frontend.BuiltinVar]*frontend.Var{},
+		vars: map[types.Object]*ir.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{},
+		shared: map[types.Object]*ir.Var{}, bviews: map[types.Object]*bindlessView{}, btviews: map[types.Object]*bindlessTexView{}, builtins: map[ir.BuiltinVar]*ir.Var{},
 		block: fn.Body}
 }
 
@@ -51,10 +51,10 @@ func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
 	l.c.errorf(pos, format, args...)
 }
 
-func (l *lowerer) emit(s frontend.Stmt) { l.block.Stmts = append(l.block.Stmts, s) }
+func (l *lowerer) emit(s ir.Stmt) { l.block.Stmts = append(l.block.Stmts, s) }
 
 // typeOf maps the type of e, reporting at e when it has no device type.
-func (l *lowerer) typeOf(e ast.Expr) *frontend.Type {
+func (l *lowerer) typeOf(e ast.Expr) *ir.Type {
 	return l.typeAt(l.info.TypeOf(e), e.Pos())
 }
 
@@ -77,11 +77,11 @@ func userNamed(t types.Type) (*types.Named, bool) {
 	}
 }
 
-func (l *lowerer) typeAt(t types.Type, pos token.Pos) *frontend.Type {
+func (l *lowerer) typeAt(t types.Type, pos token.Pos) *ir.Type {
 	t = l.substType(t)
 	if t == nil {
 		l.errorf(pos, "expression has no type")
-		return frontend.TI32
+		return ir.TI32
 	}
 	ft, err := l.c.valueType(t)
 	if err != nil {
@@ -92,34 +92,34 @@ func (l *lowerer) typeAt(t types.Type, pos token.Pos) *frontend.Type {
 			key := types.TypeString(n, nil)
 			if l.c.badTypes[key] {
 				l.nerrs++
-				return frontend.TI32
+				return ir.TI32
 			}
 			l.c.badTypes[key] = true
 		}
 		l.errorf(pos, "%s", err.msg)
-		return frontend.TI32
+		return ir.TI32
 	}
 	return ft
 }
 
 // zero is the zero value of t.
-func zero(t *frontend.Type) frontend.Expr { return frontend.Zero(t) }
+func zero(t *ir.Type) ir.Expr { return ir.Zero(t) }
 
-// zeroInit stores the zero value of t in the place dst (frontend.ZeroInit).
-func (l *lowerer) zeroInit(dst frontend.Expr, t *frontend.Type) {
-	for _, s := range frontend.ZeroInit(l.fn, dst, t) {
+// zeroInit stores the zero value of t in the place dst (ir.ZeroInit).
+func (l *lowerer) zeroInit(dst ir.Expr, t *ir.Type) {
+	for _, s := range ir.ZeroInit(l.fn, dst, t) {
 		l.emit(s)
 	}
 }
 
 // newTemp declares a compiler temporary.
-func (l *lowerer) newTemp(t *frontend.Type) *frontend.Var {
+func (l *lowerer) newTemp(t *ir.Type) *ir.Var {
 	l.tmp++
 	return l.fn.AddLocal(fmt.Sprintf("tmp%d", l.tmp), t)
 }
 
 // local returns (declaring on first use) the frontend variable of a Go local.
-func (l *lowerer) local(obj types.Object, pos token.Pos) *frontend.Var {
+func (l *lowerer) local(obj types.Object, pos token.Pos) *ir.Var {
 	if v, ok := l.vars[obj]; ok {
 		return v
 	}
@@ -127,10 +127,10 @@ func (l *lowerer) local(obj types.Object, pos token.Pos) *frontend.Var {
 	t := l.typeAt(obj.Type(), pos)
 	if t.IsResource() {
 		l.errorf(pos, "%s cannot be held in a local variable: use the kernel parameter directly", t)
-		t = frontend.TI32
+		t = ir.TI32
 	}
 	if !l.fitsThread(t, pos, "local "+obj.Name()+" of type "+goType(obj.Type())) {
-		t = frontend.TI32
+		t = ir.TI32
 	}
 	v := l.fn.AddLocal(obj.Name(), t)
 	v.Pos = l.c.fset.Position(pos).String()
@@ -142,11 +142,11 @@ func (l *lowerer) local(obj types.Object, pos token.Pos) *frontend.Var {
 }
 
 // builtin returns the kernel's variable for a built-in id.
-func (l *lowerer) builtin(b frontend.BuiltinVar) *frontend.Var {
+func (l *lowerer) builtin(b ir.BuiltinVar) *ir.Var {
 	if v, ok := l.builtins[b]; ok {
 		return v
 	}
-	v := &frontend.Var{Name: b.String(), Type: b.Type(), Kind: frontend.VarBuiltin, Builtin: b}
+	v := &ir.Var{Name: b.String(), Type: b.Type(), Kind: ir.VarBuiltin, Builtin: b}
 	l.builtins[b] = v
 	return v
 }

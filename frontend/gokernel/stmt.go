@@ -6,7 +6,7 @@ import (
 	"go/token"
 	"go/types"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // body lowers a function body.
@@ -17,9 +17,9 @@ func (l *lowerer) body(b *ast.BlockStmt) {
 }
 
 // sub lowers statements into a fresh block.
-func (l *lowerer) sub(stmts []ast.Stmt) *frontend.Block {
+func (l *lowerer) sub(stmts []ast.Stmt) *ir.Block {
 	outer := l.block
-	b := &frontend.Block{}
+	b := &ir.Block{}
 	l.block = b
 	for _, s := range stmts {
 		l.stmt(s)
@@ -40,7 +40,7 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			return
 		}
 		if e := l.call(call, true); e != nil {
-			l.emit(&frontend.ExprStmt{X: e})
+			l.emit(&ir.ExprStmt{X: e})
 		}
 	case *ast.AssignStmt:
 		l.assign(s)
@@ -50,11 +50,11 @@ func (l *lowerer) stmt(s ast.Stmt) {
 			op = token.SUB
 		}
 		t := l.typeOf(s.X)
-		if l.bindlessStore(s.X, op, func() frontend.Expr { return one(t) }) {
+		if l.bindlessStore(s.X, op, func() ir.Expr { return one(t) }) {
 			return
 		}
 		dst := l.place(s.X)
-		l.emit(&frontend.Assign{Dst: dst, Src: l.binary(op, dst, one(t), t, s.Pos())})
+		l.emit(&ir.Assign{Dst: dst, Src: l.binary(op, dst, one(t), t, s.Pos())})
 	case *ast.DeclStmt:
 		l.decl(s)
 	case *ast.IfStmt:
@@ -63,11 +63,11 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		}
 		cond := l.expr(s.Cond)
 		then := l.sub(s.Body.List)
-		var els *frontend.Block
+		var els *ir.Block
 		if s.Else != nil {
 			els = l.sub([]ast.Stmt{s.Else})
 		}
-		l.emit(&frontend.If{Cond: cond, Then: then, Else: els})
+		l.emit(&ir.If{Cond: cond, Then: then, Else: els})
 	case *ast.ForStmt:
 		l.forStmt(s)
 	case *ast.RangeStmt:
@@ -97,14 +97,14 @@ func (l *lowerer) stmt(s ast.Stmt) {
 }
 
 // one is the literal 1 of a numeric type.
-func one(t *frontend.Type) frontend.Expr {
-	if t.Kind() == frontend.KindFloat {
-		return frontend.LitFloat(t, 1)
+func one(t *ir.Type) ir.Expr {
+	if t.Kind() == ir.KindFloat {
+		return ir.LitFloat(t, 1)
 	}
 	if t.IsInteger() {
-		return frontend.LitInt(t, 1)
+		return ir.LitInt(t, 1)
 	}
-	return frontend.LitInt(frontend.TI32, 1)
+	return ir.LitInt(ir.TI32, 1)
 }
 
 func (l *lowerer) decl(s *ast.DeclStmt) {
@@ -121,7 +121,7 @@ func (l *lowerer) decl(s *ast.DeclStmt) {
 			for _, n := range vs.Names {
 				if obj := l.info.Defs[n]; obj != nil && n.Name != "_" {
 					v := l.local(obj, n.Pos())
-					l.zeroInit(&frontend.Ref{Var: v}, v.Type)
+					l.zeroInit(&ir.Ref{Var: v}, v.Type)
 				}
 			}
 			continue
@@ -146,13 +146,13 @@ func (l *lowerer) assign(s *ast.AssignStmt) {
 		l.errorf(s.Pos(), "assignment operator %s is not supported", s.Tok)
 		return
 	}
-	if l.bindlessStore(s.Lhs[0], op, func() frontend.Expr { return l.expr(s.Rhs[0]) }) {
+	if l.bindlessStore(s.Lhs[0], op, func() ir.Expr { return l.expr(s.Rhs[0]) }) {
 		return
 	}
 	dst := l.place(s.Lhs[0])
 	t := l.typeOf(s.Lhs[0])
 	y := l.expr(s.Rhs[0])
-	l.emit(&frontend.Assign{Dst: dst, Src: l.binary(op, dst, y, t, s.Pos())})
+	l.emit(&ir.Assign{Dst: dst, Src: l.binary(op, dst, y, t, s.Pos())})
 }
 
 var opAssign = map[token.Token]token.Token{
@@ -163,14 +163,14 @@ var opAssign = map[token.Token]token.Token{
 }
 
 // target lowers the left side of an assignment or definition; nil for _.
-func (l *lowerer) target(e ast.Expr, define bool) frontend.Expr {
+func (l *lowerer) target(e ast.Expr, define bool) ir.Expr {
 	if id, ok := e.(*ast.Ident); ok {
 		if id.Name == "_" {
 			return nil
 		}
 		if define {
 			if obj := l.info.Defs[id]; obj != nil {
-				return &frontend.Ref{Var: l.local(obj, id.Pos())}
+				return &ir.Ref{Var: l.local(obj, id.Pos())}
 			}
 		}
 	}
@@ -194,7 +194,7 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 			l.bindlessTexDecl(lhs[0], call, define)
 			return
 		}
-		if l.bindlessStore(lhs[0], token.ILLEGAL, func() frontend.Expr { return l.expr(rhs[0]) }) {
+		if l.bindlessStore(lhs[0], token.ILLEGAL, func() ir.Expr { return l.expr(rhs[0]) }) {
 			return
 		}
 	}
@@ -210,7 +210,7 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 		}
 		for i, e := range lhs {
 			if dst := l.target(e, define); dst != nil {
-				l.emit(&frontend.Assign{Dst: dst, Src: &frontend.Ref{Var: outs[i]}})
+				l.emit(&ir.Assign{Dst: dst, Src: &ir.Ref{Var: outs[i]}})
 			}
 		}
 		return
@@ -232,21 +232,21 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 		if dst := l.target(lhs[0], define); dst != nil && isZero(src) {
 			l.zeroInit(dst, src.Type()) // a := [N]T{}
 		} else if dst != nil {
-			l.emit(&frontend.Assign{Dst: dst, Src: src})
-		} else if _, ok := src.(*frontend.Call); ok {
-			l.emit(&frontend.ExprStmt{X: src})
+			l.emit(&ir.Assign{Dst: dst, Src: src})
+		} else if _, ok := src.(*ir.Call); ok {
+			l.emit(&ir.ExprStmt{X: src})
 		}
 		return
 	}
-	tmps := make([]*frontend.Var, len(rhs))
+	tmps := make([]*ir.Var, len(rhs))
 	for i, r := range rhs {
 		src := l.expr(r)
 		tmps[i] = l.newTemp(src.Type())
-		l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmps[i]}, Src: src})
+		l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmps[i]}, Src: src})
 	}
 	for i, e := range lhs {
 		if dst := l.target(e, define); dst != nil {
-			l.emit(&frontend.Assign{Dst: dst, Src: &frontend.Ref{Var: tmps[i]}})
+			l.emit(&ir.Assign{Dst: dst, Src: &ir.Ref{Var: tmps[i]}})
 		}
 	}
 }
@@ -292,26 +292,26 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 	}
 	l.breaks = append(l.breaks, breakTarget{s, true})
 	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
-	var cond frontend.Expr
+	var cond ir.Expr
 	if s.Cond != nil {
 		cond = l.pureExpr(s.Cond, "loop condition")
 	}
-	var update *frontend.Block
+	var update *ir.Block
 	if s.Post != nil {
 		update = l.sub([]ast.Stmt{s.Post})
 	}
 	body := l.sub(s.Body.List)
 	if cond == nil && update == nil {
-		l.emit(&frontend.Loop{Body: body})
+		l.emit(&ir.Loop{Body: body})
 		return
 	}
 	if cond == nil {
-		cond = frontend.LitBool(true)
+		cond = ir.LitBool(true)
 	}
 	if update == nil {
-		update = &frontend.Block{}
+		update = &ir.Block{}
 	}
-	l.emit(&frontend.For{Cond: cond, Update: update, Body: body})
+	l.emit(&ir.For{Cond: cond, Update: update, Body: body})
 }
 
 // rangeStmt lowers range over an integer, an array or a buffer to a counted loop.
@@ -330,20 +330,20 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		return
 	}
 	var (
-		n     frontend.Expr
-		it    *frontend.Type
-		elems frontend.Expr // the array or buffer, when ranging over one
+		n     ir.Expr
+		it    *ir.Type
+		elems ir.Expr // the array or buffer, when ranging over one
 	)
 	view, isView := l.bindlessView(s.X)
 	if isView {
 		xt = types.Typ[types.Invalid] // handled below, not by the switch
-		if _, ok := view.slot.(*frontend.Ref); !ok {
-			tmp := l.newTemp(frontend.TU32)
-			l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: view.slot})
-			view.slot = &frontend.Ref{Var: tmp}
+		if _, ok := view.slot.(*ir.Ref); !ok {
+			tmp := l.newTemp(ir.TU32)
+			l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: view.slot})
+			view.slot = &ir.Ref{Var: tmp}
 		}
-		it = frontend.TI64
-		n = &frontend.Cast{X: bindlessLen(view), T: it}
+		it = ir.TI64
+		n = &ir.Cast{X: bindlessLen(view), T: it}
 	}
 	switch u := types.Unalias(xt).Underlying().(type) {
 	case *types.Basic:
@@ -357,72 +357,72 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		n = l.expr(s.X)
 		it = n.Type()
 	case *types.Array:
-		it = frontend.TI64
-		n = frontend.LitInt(it, u.Len())
+		it = ir.TI64
+		n = ir.LitInt(it, u.Len())
 		elems = l.expr(s.X)
 	case *types.Slice:
-		it = frontend.TI64
+		it = ir.TI64
 		elems = l.expr(s.X)
-		n = &frontend.Cast{X: &frontend.Call{Op: frontend.OpBufferSize, Args: []frontend.Expr{elems}, T: frontend.TU32}, T: it}
+		n = &ir.Cast{X: &ir.Call{Op: ir.OpBufferSize, Args: []ir.Expr{elems}, T: ir.TU32}, T: it}
 	case *types.Pointer: // a kernel.Shared array
 		a, ok := u.Elem().Underlying().(*types.Array)
 		if !ok {
 			l.errorf(s.X.Pos(), "range over %s is not supported in kernels: range over an integer, an array or a buffer", xt)
 			return
 		}
-		it = frontend.TI64
-		n = frontend.LitInt(it, a.Len())
+		it = ir.TI64
+		n = ir.LitInt(it, a.Len())
 		elems = l.expr(s.X)
 	default:
 		l.errorf(s.X.Pos(), "range over %s is not supported in kernels: range over an integer, an array or a buffer", xt)
 		return
 	}
 	if elems != nil {
-		if _, ok := elems.(*frontend.Ref); !ok && elems.Type().Kind() != frontend.KindBuffer {
+		if _, ok := elems.(*ir.Ref); !ok && elems.Type().Kind() != ir.KindBuffer {
 			tmp := l.newTemp(elems.Type())
-			l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: elems})
-			elems = &frontend.Ref{Var: tmp}
+			l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: elems})
+			elems = &ir.Ref{Var: tmp}
 		}
 	}
 	limit := l.newTemp(it)
-	l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: limit}, Src: n})
+	l.emit(&ir.Assign{Dst: &ir.Ref{Var: limit}, Src: n})
 	idx := l.newTemp(it)
-	l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: idx}, Src: frontend.LitInt(it, 0)})
+	l.emit(&ir.Assign{Dst: &ir.Ref{Var: idx}, Src: ir.LitInt(it, 0)})
 	l.breaks = append(l.breaks, breakTarget{s, true})
 	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
 
 	outer := l.block
-	body := &frontend.Block{}
+	body := &ir.Block{}
 	l.block = body
 	define := s.Tok == token.DEFINE
 	if s.Key != nil {
 		if dst := l.target(s.Key, define); dst != nil {
-			l.emit(&frontend.Assign{Dst: dst, Src: l.convert(&frontend.Ref{Var: idx}, dst.Type())})
+			l.emit(&ir.Assign{Dst: dst, Src: l.convert(&ir.Ref{Var: idx}, dst.Type())})
 		}
 	}
 	if s.Value != nil {
 		if dst := l.target(s.Value, define); dst != nil && elems != nil {
-			l.emit(&frontend.Assign{Dst: dst, Src: &frontend.Index{X: elems, I: &frontend.Ref{Var: idx}, T: dst.Type()}})
+			l.emit(&ir.Assign{Dst: dst, Src: &ir.Index{X: elems, I: &ir.Ref{Var: idx}, T: dst.Type()}})
 		} else if dst != nil && isView {
-			i32 := &frontend.Cast{X: &frontend.Ref{Var: idx}, T: frontend.TU32}
-			l.emit(&frontend.Assign{Dst: dst, Src: &frontend.Call{Op: frontend.OpBindlessRead, Args: []frontend.Expr{view.arr, view.slot, i32}, T: view.elem}})
+			i32 := &ir.Cast{X: &ir.Ref{Var: idx}, T: ir.TU32}
+			l.emit(&ir.Assign{Dst: dst, Src: &ir.Call{Op: ir.OpBindlessRead, Args: []ir.Expr{view.arr, view.slot, i32}, T: view.elem}})
 		}
 	}
 	for _, st := range s.Body.List {
 		l.stmt(st)
 	}
 	l.block = outer
-	cond := &frontend.Binary{Op: frontend.Lt, X: &frontend.Ref{Var: idx}, Y: &frontend.Ref{Var: limit}, T: frontend.TBool}
-	update := &frontend.Block{Stmts: []frontend.Stmt{&frontend.Assign{Dst: &frontend.Ref{Var: idx},
-		Src: &frontend.Binary{Op: frontend.Add, X: &frontend.Ref{Var: idx}, Y: frontend.LitInt(it, 1), T: it}}}}
-	l.emit(&frontend.For{Cond: cond, Update: update, Body: body})
+	cond := &ir.Binary{Op: ir.Lt, X: &ir.Ref{Var: idx}, Y: &ir.Ref{Var: limit}, T: ir.TBool}
+	update := &ir.Block{Stmts: []ir.Stmt{&ir.Assign{Dst: &ir.Ref{Var: idx},
+		Src: &ir.Binary{Op: ir.Add, X: &ir.Ref{Var: idx}, Y: ir.LitInt(it, 1), T: it}}}}
+	l.emit(&ir.For{Cond: cond, Update: update, Body: body})
 }
 
 // pureExpr lowers an expression evaluated repeatedly (a loop condition),
 // which must not need statements of its own.
-func (l *lowerer) pureExpr(e ast.Expr, what string) frontend.Expr {
+func (l *lowerer) pureExpr(e ast.Expr, what string) ir.Expr {
 	outer := l.block
-	scratch := &frontend.Block{}
+	scratch := &ir.Block{}
 	l.block = scratch
 	x := l.expr(e)
 	l.block = outer
@@ -433,11 +433,11 @@ func (l *lowerer) pureExpr(e ast.Expr, what string) frontend.Expr {
 }
 
 // convert casts e to t unless it already has that type.
-func (l *lowerer) convert(e frontend.Expr, t *frontend.Type) frontend.Expr {
+func (l *lowerer) convert(e ir.Expr, t *ir.Type) ir.Expr {
 	if e.Type() == t {
 		return e
 	}
-	return &frontend.Cast{X: e, T: t}
+	return &ir.Cast{X: e, T: t}
 }
 
 // switchStmt lowers a switch: to a frontend Switch when the tag is a 32-bit
@@ -447,10 +447,10 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 		l.stmt(s.Init)
 	}
 	native := s.Tag != nil
-	var tag frontend.Expr
+	var tag ir.Expr
 	if s.Tag != nil {
 		tag = l.expr(s.Tag)
-		if tag.Type() != frontend.TI32 && tag.Type() != frontend.TU32 {
+		if tag.Type() != ir.TI32 && tag.Type() != ir.TU32 {
 			native = false
 		}
 	}
@@ -471,7 +471,7 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 		}
 	}
 	if native {
-		sw := &frontend.Switch{Tag: tag}
+		sw := &ir.Switch{Tag: tag}
 		for _, st := range s.Body.List {
 			cc := st.(*ast.CaseClause)
 			body := l.sub(cc.Body)
@@ -479,10 +479,10 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 				sw.Default = body
 				continue
 			}
-			c := frontend.Case{Body: body}
+			c := ir.Case{Body: body}
 			for _, e := range cc.List {
 				v, _ := constant.Int64Val(constant.ToInt(l.info.Types[e].Value))
-				if tag.Type() == frontend.TU32 {
+				if tag.Type() == ir.TU32 {
 					v = int64(uint32(v))
 				}
 				c.Values = append(c.Values, v)
@@ -493,10 +493,10 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 		return
 	}
 	if tag != nil {
-		if _, ok := tag.(*frontend.Ref); !ok {
+		if _, ok := tag.(*ir.Ref); !ok {
 			tmp := l.newTemp(tag.Type())
-			l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: tag})
-			tag = &frontend.Ref{Var: tmp}
+			l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: tag})
+			tag = &ir.Ref{Var: tmp}
 		}
 	}
 	var def *ast.CaseClause
@@ -509,8 +509,8 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			chain = append(chain, cc)
 		}
 	}
-	var build func(i int) *frontend.Block
-	build = func(i int) *frontend.Block {
+	var build func(i int) *ir.Block
+	build = func(i int) *ir.Block {
 		if i == len(chain) {
 			if def == nil {
 				return nil
@@ -518,9 +518,9 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			return l.sub(def.Body)
 		}
 		cc := chain[i]
-		var cond frontend.Expr
+		var cond ir.Expr
 		for _, e := range cc.List {
-			var c frontend.Expr
+			var c ir.Expr
 			if tag != nil {
 				c = l.compare(token.EQL, tag, l.expr(e), e.Pos())
 			} else {
@@ -529,11 +529,11 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			if cond == nil {
 				cond = c
 			} else {
-				cond = &frontend.Binary{Op: frontend.LogicOr, X: cond, Y: c, T: frontend.TBool}
+				cond = &ir.Binary{Op: ir.LogicOr, X: cond, Y: c, T: ir.TBool}
 			}
 		}
 		then := l.sub(cc.Body)
-		return &frontend.Block{Stmts: []frontend.Stmt{&frontend.If{Cond: cond, Then: then, Else: build(i + 1)}}}
+		return &ir.Block{Stmts: []ir.Stmt{&ir.If{Cond: cond, Then: then, Else: build(i + 1)}}}
 	}
 	if b := build(0); b != nil {
 		l.emit(b)
@@ -555,9 +555,9 @@ func (l *lowerer) branch(s *ast.BranchStmt) {
 			l.errorf(s.Pos(), "break inside this switch is not supported: a switch on a non-int32/uint32 tag or with non-constant cases becomes an if/else chain; use if/else, or switch on an int32 or uint32 tag with constant cases")
 			return
 		}
-		l.emit(&frontend.Break{})
+		l.emit(&ir.Break{})
 	case token.CONTINUE:
-		l.emit(&frontend.Continue{})
+		l.emit(&ir.Continue{})
 	case token.FALLTHROUGH:
 		// reported by switchStmt
 	}
@@ -565,8 +565,8 @@ func (l *lowerer) branch(s *ast.BranchStmt) {
 
 func (l *lowerer) returnStmt(s *ast.ReturnStmt) {
 	switch {
-	case l.kernel || l.fn.Result == frontend.TVoid && !l.outs:
-		l.emit(&frontend.Return{})
+	case l.kernel || l.fn.Result == ir.TVoid && !l.outs:
+		l.emit(&ir.Return{})
 	case l.outs:
 		if len(s.Results) == 1 {
 			call, ok := ast.Unparen(s.Results[0]).(*ast.CallExpr)
@@ -576,26 +576,26 @@ func (l *lowerer) returnStmt(s *ast.ReturnStmt) {
 			}
 			outs := l.multiCall(call, len(l.results))
 			for i, o := range outs {
-				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: l.results[i]}, Src: &frontend.Ref{Var: o}})
+				l.emit(&ir.Assign{Dst: &ir.Ref{Var: l.results[i]}, Src: &ir.Ref{Var: o}})
 			}
 		} else if len(s.Results) > 0 {
-			vals := make([]frontend.Expr, len(s.Results))
+			vals := make([]ir.Expr, len(s.Results))
 			for i, r := range s.Results {
 				v := l.expr(r)
 				tmp := l.newTemp(v.Type())
-				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: tmp}, Src: v})
-				vals[i] = &frontend.Ref{Var: tmp}
+				l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: v})
+				vals[i] = &ir.Ref{Var: tmp}
 			}
 			for i, v := range vals {
-				l.emit(&frontend.Assign{Dst: &frontend.Ref{Var: l.results[i]}, Src: v})
+				l.emit(&ir.Assign{Dst: &ir.Ref{Var: l.results[i]}, Src: v})
 			}
 		}
-		l.emit(&frontend.Return{})
+		l.emit(&ir.Return{})
 	default:
 		if len(s.Results) == 0 {
-			l.emit(&frontend.Return{Value: &frontend.Ref{Var: l.results[0]}})
+			l.emit(&ir.Return{Value: &ir.Ref{Var: l.results[0]}})
 			return
 		}
-		l.emit(&frontend.Return{Value: l.expr(s.Results[0])})
+		l.emit(&ir.Return{Value: l.expr(s.Results[0])})
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"go/token"
 	"go/types"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Package-level tables.
@@ -57,7 +57,7 @@ func (c *compiler) addPackageVars(files []*ast.File, info *types.Info) {
 
 // table returns the constant value of a read-only package variable, or nil
 // with the reason it is not one.
-func (c *compiler) table(obj *types.Var) (frontend.Expr, string) {
+func (c *compiler) table(obj *types.Var) (ir.Expr, string) {
 	if obj.Exported() {
 		return nil, "it is exported, so other packages may change it"
 	}
@@ -72,13 +72,13 @@ func (c *compiler) table(obj *types.Var) (frontend.Expr, string) {
 	if terr != nil {
 		return nil, terr.msg
 	}
-	lit := func(e ast.Expr, t *frontend.Type) *frontend.Literal {
+	lit := func(e ast.Expr, t *ir.Type) *ir.Literal {
 		tv := pv.info.Types[e]
 		if tv.Value == nil || !t.IsScalar() {
 			return nil
 		}
 		l := (&lowerer{c: c, info: pv.info}).constant(tv.Value, tv.Type, e.Pos())
-		if x, ok := l.(*frontend.Literal); ok && x.T == t {
+		if x, ok := l.(*ir.Literal); ok && x.T == t {
 			return x
 		}
 		return nil
@@ -90,13 +90,13 @@ func (c *compiler) table(obj *types.Var) (frontend.Expr, string) {
 		return nil, "its initializer is not a constant"
 	}
 	cl, ok := ast.Unparen(pv.init).(*ast.CompositeLit)
-	if ft.Kind() != frontend.KindArray || !ft.Elem().IsScalar() || !ok {
+	if ft.Kind() != ir.KindArray || !ft.Elem().IsScalar() || !ok {
 		return nil, "only numbers and arrays of numbers with constant initializers are read by kernels"
 	}
 	if why := valueBound(ft); why != "" {
 		return nil, "as a lookup table it " + why + "; pass it in a buffer"
 	}
-	vals := make([]*frontend.Literal, ft.Len())
+	vals := make([]*ir.Literal, ft.Len())
 	next := 0
 	for _, elt := range cl.Elts {
 		if kv, ok := elt.(*ast.KeyValueExpr); ok {
@@ -116,10 +116,10 @@ func (c *compiler) table(obj *types.Var) (frontend.Expr, string) {
 	}
 	for i, v := range vals {
 		if v == nil {
-			vals[i] = zero(ft.Elem()).(*frontend.Literal)
+			vals[i] = zero(ft.Elem()).(*ir.Literal)
 		}
 	}
-	return &frontend.ConstArray{T: ft, Values: vals}, ""
+	return &ir.ConstArray{T: ft, Values: vals}, ""
 }
 
 func constantIndex(tv types.TypeAndValue) (int, bool) {

@@ -5,7 +5,7 @@ import (
 	"go/types"
 	"math/bits"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // kernelPath is the import path of the intrinsics package kernels import.
@@ -21,11 +21,11 @@ func isKernelType(t types.Type, name string) bool {
 }
 
 // kernelVectors maps the kernel package's vector and matrix types.
-var kernelVectors = map[string]*frontend.Type{
-	"Float2": frontend.Vector(frontend.TF32, 2), "Float3": frontend.Vector(frontend.TF32, 3), "Float4": frontend.Vector(frontend.TF32, 4),
-	"Int2": frontend.Vector(frontend.TI32, 2), "Int3": frontend.Vector(frontend.TI32, 3), "Int4": frontend.Vector(frontend.TI32, 4),
-	"Uint2": frontend.Vector(frontend.TU32, 2), "Uint3": frontend.Vector(frontend.TU32, 3), "Uint4": frontend.Vector(frontend.TU32, 4),
-	"Float2x2": frontend.Matrix(2, 2), "Float3x3": frontend.Matrix(3, 3), "Float4x4": frontend.Matrix(4, 4),
+var kernelVectors = map[string]*ir.Type{
+	"Float2": ir.Vector(ir.TF32, 2), "Float3": ir.Vector(ir.TF32, 3), "Float4": ir.Vector(ir.TF32, 4),
+	"Int2": ir.Vector(ir.TI32, 2), "Int3": ir.Vector(ir.TI32, 3), "Int4": ir.Vector(ir.TI32, 4),
+	"Uint2": ir.Vector(ir.TU32, 2), "Uint3": ir.Vector(ir.TU32, 3), "Uint4": ir.Vector(ir.TU32, 4),
+	"Float2x2": ir.Matrix(2, 2), "Float3x3": ir.Matrix(3, 3), "Float4x4": ir.Matrix(4, 4),
 }
 
 // typeError is a type the kernel language cannot express, with the advice
@@ -40,7 +40,7 @@ func typeErrorf(format string, args ...any) *typeError {
 
 // valueType maps a Go type of a value (a local, a parameter, an
 // expression) to its device type.
-func (c *compiler) valueType(t types.Type) (*frontend.Type, *typeError) {
+func (c *compiler) valueType(t types.Type) (*ir.Type, *typeError) {
 	if ft, ok := c.typeCache[t]; ok {
 		return ft, nil
 	}
@@ -51,7 +51,7 @@ func (c *compiler) valueType(t types.Type) (*frontend.Type, *typeError) {
 	return ft, err
 }
 
-func (c *compiler) mapType(t types.Type) (*frontend.Type, *typeError) {
+func (c *compiler) mapType(t types.Type) (*ir.Type, *typeError) {
 	t = types.Unalias(t)
 	switch t := t.(type) {
 	case *types.Basic:
@@ -72,9 +72,9 @@ func (c *compiler) mapType(t types.Type) (*frontend.Type, *typeError) {
 				if err != nil {
 					return nil, err
 				}
-				return frontend.Texture(dim, texel), nil
+				return ir.Texture(dim, texel), nil
 			case "Bindless":
-				return frontend.Bindless, nil
+				return ir.Bindless, nil
 			case "BindlessTexture2D":
 				return nil, typeErrorf("a bindless texture cannot be held in a value: use arr.Texture2D(slot) directly, or name it with tex := arr.Texture2D(slot)")
 			}
@@ -95,14 +95,14 @@ func (c *compiler) mapType(t types.Type) (*frontend.Type, *typeError) {
 		if e.IsResource() {
 			return nil, typeErrorf("arrays of %s are not supported: pass each as its own kernel parameter", e)
 		}
-		if t.Len() > int64(frontend.MaxTypeSize/e.Size()) {
+		if t.Len() > int64(ir.MaxTypeSize/e.Size()) {
 			size := "more than 16 EiB"
 			if hi, lo := bits.Mul64(uint64(t.Len()), uint64(e.Size())); hi == 0 {
-				size = frontend.SizeText(lo)
+				size = ir.SizeText(lo)
 			}
-			return nil, typeErrorf("%s is %s, more than the %s a type may take (frontend.MaxTypeSize): keep large data in a buffer parameter", goType(t), size, frontend.SizeText(frontend.MaxTypeSize))
+			return nil, typeErrorf("%s is %s, more than the %s a type may take (ir.MaxTypeSize): keep large data in a buffer parameter", goType(t), size, ir.SizeText(ir.MaxTypeSize))
 		}
-		return frontend.Array(e, int(t.Len())), nil
+		return ir.Array(e, int(t.Len())), nil
 	case *types.Struct:
 		return c.structType("anon", t)
 	case *types.Slice:
@@ -125,30 +125,30 @@ func (c *compiler) mapType(t types.Type) (*frontend.Type, *typeError) {
 	return nil, typeErrorf("type %s is not supported in kernels", t)
 }
 
-func basicType(t *types.Basic) (*frontend.Type, *typeError) {
+func basicType(t *types.Basic) (*ir.Type, *typeError) {
 	switch t.Kind() {
 	case types.Bool, types.UntypedBool:
-		return frontend.TBool, nil
+		return ir.TBool, nil
 	case types.Int8:
-		return frontend.TI8, nil
+		return ir.TI8, nil
 	case types.Int16:
-		return frontend.TI16, nil
+		return ir.TI16, nil
 	case types.Int32, types.UntypedRune:
-		return frontend.TI32, nil
+		return ir.TI32, nil
 	case types.Int, types.Int64, types.UntypedInt:
-		return frontend.TI64, nil
+		return ir.TI64, nil
 	case types.Uint8:
-		return frontend.TU8, nil
+		return ir.TU8, nil
 	case types.Uint16:
-		return frontend.TU16, nil
+		return ir.TU16, nil
 	case types.Uint32:
-		return frontend.TU32, nil
+		return ir.TU32, nil
 	case types.Uint, types.Uint64:
-		return frontend.TU64, nil
+		return ir.TU64, nil
 	case types.Float32:
-		return frontend.TF32, nil
+		return ir.TF32, nil
 	case types.Float64, types.UntypedFloat:
-		return frontend.TF64, nil
+		return ir.TF64, nil
 	case types.String, types.UntypedString:
 		return nil, typeErrorf("strings are not supported in kernels: the device has no string type; pass numbers instead (e.g. byte codes in a []uint32 buffer)")
 	case types.Complex64, types.Complex128, types.UntypedComplex:
@@ -162,9 +162,9 @@ func basicType(t *types.Basic) (*frontend.Type, *typeError) {
 }
 
 // structType maps a Go struct to a device struct at Go's field offsets.
-func (c *compiler) structType(name string, st *types.Struct) (*frontend.Type, *typeError) {
+func (c *compiler) structType(name string, st *types.Struct) (*ir.Type, *typeError) {
 	vars := make([]*types.Var, st.NumFields())
-	fts := make([]*frontend.Type, len(vars))
+	fts := make([]*ir.Type, len(vars))
 	// Fields map first: each is then within MaxTypeSize, so Go's offsets
 	// and size below cannot overflow.
 	for i := range vars {
@@ -182,21 +182,21 @@ func (c *compiler) structType(name string, st *types.Struct) (*frontend.Type, *t
 		}
 		fts[i] = ft
 	}
-	if size := sizes.Sizeof(st); size > frontend.MaxTypeSize {
-		return nil, typeErrorf("struct %s is %s, more than the %s a type may take (frontend.MaxTypeSize): keep large data in a buffer parameter", name, frontend.SizeText(uint64(size)), frontend.SizeText(frontend.MaxTypeSize))
+	if size := sizes.Sizeof(st); size > ir.MaxTypeSize {
+		return nil, typeErrorf("struct %s is %s, more than the %s a type may take (ir.MaxTypeSize): keep large data in a buffer parameter", name, ir.SizeText(uint64(size)), ir.SizeText(ir.MaxTypeSize))
 	}
 	offs := sizes.Offsetsof(vars)
-	var fs []frontend.Field
+	var fs []ir.Field
 	for i, v := range vars {
 		if fts[i] == nil {
 			continue
 		}
-		fs = append(fs, frontend.Field{Name: v.Name(), Type: fts[i], Offset: int(offs[i])})
+		fs = append(fs, ir.Field{Name: v.Name(), Type: fts[i], Offset: int(offs[i])})
 	}
 	if len(fs) == 0 {
 		return nil, typeErrorf("struct %s has no sized fields: give it at least one field", name)
 	}
-	ft, err := frontend.StructType(name, fs, int(sizes.Sizeof(st)))
+	ft, err := ir.StructType(name, fs, int(sizes.Sizeof(st)))
 	if err != nil {
 		return nil, typeErrorf("struct %s has no device layout: %v", name, err)
 	}

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 func b2u(b bool) uint64 {
@@ -14,95 +14,95 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-func (m *machine) eval(fr *frame, e fe.Expr) []uint64 {
+func (m *machine) eval(fr *frame, e ir.Expr) []uint64 {
 	switch e := e.(type) {
-	case *fe.Literal:
-		return []uint64{fe.Truncate(e.Bits, e.T)}
-	case *fe.ConstArray:
+	case *ir.Literal:
+		return []uint64{ir.Truncate(e.Bits, e.T)}
+	case *ir.ConstArray:
 		out := make([]uint64, len(e.Values))
 		for i, v := range e.Values {
-			out[i] = fe.Truncate(v.Bits, v.T)
+			out[i] = ir.Truncate(v.Bits, v.T)
 		}
 		return out
-	case *fe.Ref:
+	case *ir.Ref:
 		switch e.Var.Kind {
-		case fe.VarBuiltin:
+		case ir.VarBuiltin:
 			return m.builtin(e.Var.Builtin)
-		case fe.VarArg:
+		case ir.VarArg:
 			if v, ok := m.uniforms[e.Var]; ok {
 				return v
 			}
 			fail("resource %s used as a value", e.Var.Name)
 		}
 		return m.load(fr, e)
-	case *fe.Index:
-		if fe.IsPlace(e) {
+	case *ir.Index:
+		if ir.IsPlace(e) {
 			return m.load(fr, e)
 		}
 		x := m.eval(fr, e.X)
-		i := int(fe.SignExtend(m.eval(fr, e.I)[0], e.I.Type()))
-		n := fe.Leaves(e.T)
+		i := int(ir.SignExtend(m.eval(fr, e.I)[0], e.I.Type()))
+		n := ir.Leaves(e.T)
 		if i < 0 || (i+1)*n > len(x) {
 			fail("index %d out of range of %s", i, e.X.Type())
 		}
 		return x[i*n : (i+1)*n]
-	case *fe.Member:
-		if fe.IsPlace(e) {
+	case *ir.Member:
+		if ir.IsPlace(e) {
 			return m.load(fr, e)
 		}
 		x := m.eval(fr, e.X)
 		off := 0
 		for _, f := range e.X.Type().Fields()[:e.Field] {
-			off += fe.Leaves(f.Type)
+			off += ir.Leaves(f.Type)
 		}
-		return x[off : off+fe.Leaves(e.T)]
-	case *fe.Swizzle:
+		return x[off : off+ir.Leaves(e.T)]
+	case *ir.Swizzle:
 		x := m.eval(fr, e.X)
 		out := make([]uint64, len(e.Comps))
 		for i, c := range e.Comps {
 			out[i] = x[c]
 		}
 		return out
-	case *fe.Construct:
+	case *ir.Construct:
 		var out []uint64
 		for _, a := range e.Args {
 			out = append(out, m.eval(fr, a)...)
 		}
-		if e.T.Kind() == fe.KindVector && len(out) == 1 {
+		if e.T.Kind() == ir.KindVector && len(out) == 1 {
 			for len(out) < e.T.Len() {
 				out = append(out, out[0])
 			}
 		}
-		if e.T.Kind() == fe.KindArray && len(e.Args) == 1 && e.T.Len() > 1 {
+		if e.T.Kind() == ir.KindArray && len(e.Args) == 1 && e.T.Len() > 1 {
 			out = slices.Repeat(out, e.T.Len()) // one element for all
 		}
 		return out
-	case *fe.Unary:
+	case *ir.Unary:
 		x := m.eval(fr, e.X)
 		s := e.T.Scalar()
 		out := make([]uint64, len(x))
 		for i, v := range x {
 			switch {
-			case e.Op == fe.Not:
+			case e.Op == ir.Not:
 				out[i] = v ^ 1
-			case e.Op == fe.BitNot:
-				out[i] = fe.Truncate(^v, s)
-			case s.Kind() == fe.KindFloat:
+			case e.Op == ir.BitNot:
+				out[i] = ir.Truncate(^v, s)
+			case s.Kind() == ir.KindFloat:
 				out[i] = fromF(-toF(v, s), s)
 			default:
-				out[i] = fe.Truncate(-v, s)
+				out[i] = ir.Truncate(-v, s)
 			}
 		}
 		return out
-	case *fe.Binary:
+	case *ir.Binary:
 		return m.binary(fr, e)
-	case *fe.Cast:
+	case *ir.Cast:
 		return m.cast(m.eval(fr, e.X), e.X.Type(), e.T, e.Bit)
-	case *fe.Call:
+	case *ir.Call:
 		if e.Func != nil {
 			args := make([]*[]uint64, len(e.Args))
 			for i, a := range e.Args {
-				if e.Func.Params[i].Kind == fe.VarRefParam {
+				if e.Func.Params[i].Kind == ir.VarRefParam {
 					p := m.place(fr, a)
 					if p.buf != nil || p.leaf != 0 {
 						fail("by-reference argument that is not a whole variable")
@@ -121,9 +121,9 @@ func (m *machine) eval(fr *frame, e fe.Expr) []uint64 {
 	return nil
 }
 
-func (m *machine) binary(fr *frame, e *fe.Binary) []uint64 {
+func (m *machine) binary(fr *frame, e *ir.Binary) []uint64 {
 	xt, yt := e.X.Type(), e.Y.Type()
-	if xt.Kind() == fe.KindMatrix || yt.Kind() == fe.KindMatrix {
+	if xt.Kind() == ir.KindMatrix || yt.Kind() == ir.KindMatrix {
 		fail("matrix arithmetic on the CPU")
 	}
 	x, y := m.eval(fr, e.X), m.eval(fr, e.Y)
@@ -141,113 +141,113 @@ func (m *machine) binary(fr *frame, e *fe.Binary) []uint64 {
 	return out
 }
 
-func scalarBinary(op fe.BinaryOp, s, ys *fe.Type, a, b uint64) uint64 {
-	if s.Kind() == fe.KindFloat {
+func scalarBinary(op ir.BinaryOp, s, ys *ir.Type, a, b uint64) uint64 {
+	if s.Kind() == ir.KindFloat {
 		x, y := toF(a, s), toF(b, s)
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return fromF(x+y, s)
-		case fe.Sub:
+		case ir.Sub:
 			return fromF(x-y, s)
-		case fe.Mul:
+		case ir.Mul:
 			return fromF(x*y, s)
-		case fe.Div:
+		case ir.Div:
 			return fromF(x/y, s)
-		case fe.Rem:
+		case ir.Rem:
 			return fromF(math.Mod(x, y), s)
-		case fe.Eq:
+		case ir.Eq:
 			return b2u(x == y)
-		case fe.Ne:
+		case ir.Ne:
 			return b2u(x != y)
-		case fe.Lt:
+		case ir.Lt:
 			return b2u(x < y)
-		case fe.Le:
+		case ir.Le:
 			return b2u(x <= y)
-		case fe.Gt:
+		case ir.Gt:
 			return b2u(x > y)
-		case fe.Ge:
+		case ir.Ge:
 			return b2u(x >= y)
 		}
 		fail("%s on floats", op)
 	}
-	if s == fe.TBool {
+	if s == ir.TBool {
 		switch op {
-		case fe.And, fe.LogicAnd:
+		case ir.And, ir.LogicAnd:
 			return a & b
-		case fe.Or, fe.LogicOr:
+		case ir.Or, ir.LogicOr:
 			return a | b
-		case fe.Xor, fe.Ne:
+		case ir.Xor, ir.Ne:
 			return a ^ b
-		case fe.Eq:
+		case ir.Eq:
 			return 1 ^ a ^ b
 		}
 	}
 	w := uint(s.Bits())
-	signed := s.Kind() == fe.KindInt
-	sa, sb := int64(fe.SignExtend(a, s)), int64(fe.SignExtend(b, ys))
+	signed := s.Kind() == ir.KindInt
+	sa, sb := int64(ir.SignExtend(a, s)), int64(ir.SignExtend(b, ys))
 	switch op {
-	case fe.Add:
-		return fe.Truncate(a+b, s)
-	case fe.Sub:
-		return fe.Truncate(a-b, s)
-	case fe.Mul:
-		return fe.Truncate(a*b, s)
-	case fe.Div, fe.Rem:
-		if b == 0 || signed && sb == -1 && sa == int64(fe.SignExtend(1<<(w-1), s)) {
+	case ir.Add:
+		return ir.Truncate(a+b, s)
+	case ir.Sub:
+		return ir.Truncate(a-b, s)
+	case ir.Mul:
+		return ir.Truncate(a*b, s)
+	case ir.Div, ir.Rem:
+		if b == 0 || signed && sb == -1 && sa == int64(ir.SignExtend(1<<(w-1), s)) {
 			return 0 // undefined on the device; any value is right
 		}
 		switch {
-		case signed && op == fe.Div:
-			return fe.Truncate(uint64(sa/sb), s)
+		case signed && op == ir.Div:
+			return ir.Truncate(uint64(sa/sb), s)
 		case signed:
-			return fe.Truncate(uint64(sa%sb), s)
-		case op == fe.Div:
+			return ir.Truncate(uint64(sa%sb), s)
+		case op == ir.Div:
 			return a / b
 		}
 		return a % b
-	case fe.And:
+	case ir.And:
 		return a & b
-	case fe.Or:
+	case ir.Or:
 		return a | b
-	case fe.Xor:
+	case ir.Xor:
 		return a ^ b
-	case fe.Shl:
-		if fe.Truncate(b, ys) >= uint64(w) {
+	case ir.Shl:
+		if ir.Truncate(b, ys) >= uint64(w) {
 			return 0
 		}
-		return fe.Truncate(a<<fe.Truncate(b, ys), s)
-	case fe.Shr:
-		n := fe.Truncate(b, ys)
+		return ir.Truncate(a<<ir.Truncate(b, ys), s)
+	case ir.Shr:
+		n := ir.Truncate(b, ys)
 		if signed {
 			if n >= uint64(w) {
 				n = uint64(w - 1)
 			}
-			return fe.Truncate(uint64(sa>>n), s)
+			return ir.Truncate(uint64(sa>>n), s)
 		}
 		if n >= uint64(w) {
 			return 0
 		}
 		return a >> n
-	case fe.Eq:
+	case ir.Eq:
 		return b2u(a == b)
-	case fe.Ne:
+	case ir.Ne:
 		return b2u(a != b)
-	case fe.Lt:
+	case ir.Lt:
 		if signed {
 			return b2u(sa < sb)
 		}
 		return b2u(a < b)
-	case fe.Le:
+	case ir.Le:
 		if signed {
 			return b2u(sa <= sb)
 		}
 		return b2u(a <= b)
-	case fe.Gt:
+	case ir.Gt:
 		if signed {
 			return b2u(sa > sb)
 		}
 		return b2u(a > b)
-	case fe.Ge:
+	case ir.Ge:
 		if signed {
 			return b2u(sa >= sb)
 		}
@@ -257,7 +257,7 @@ func scalarBinary(op fe.BinaryOp, s, ys *fe.Type, a, b uint64) uint64 {
 	return 0
 }
 
-func (m *machine) cast(x []uint64, from, to *fe.Type, bit bool) []uint64 {
+func (m *machine) cast(x []uint64, from, to *ir.Type, bit bool) []uint64 {
 	fs, ts := from.Scalar(), to.Scalar()
 	out := make([]uint64, len(x))
 	if bit {
@@ -268,64 +268,64 @@ func (m *machine) cast(x []uint64, from, to *fe.Type, bit bool) []uint64 {
 	}
 	for i, v := range x {
 		switch {
-		case fs == fe.TBool:
-			if ts.Kind() == fe.KindFloat {
+		case fs == ir.TBool:
+			if ts.Kind() == ir.KindFloat {
 				out[i] = fromF(float64(v), ts)
 			} else {
 				out[i] = v
 			}
-		case ts == fe.TBool:
-			if fs.Kind() == fe.KindFloat {
+		case ts == ir.TBool:
+			if fs.Kind() == ir.KindFloat {
 				f := toF(v, fs)
 				out[i] = b2u(f != 0)
 			} else {
 				out[i] = b2u(v != 0)
 			}
-		case fs.Kind() == fe.KindFloat && ts.Kind() == fe.KindFloat:
+		case fs.Kind() == ir.KindFloat && ts.Kind() == ir.KindFloat:
 			out[i] = fromF(toF(v, fs), ts)
-		case fs.Kind() == fe.KindFloat:
+		case fs.Kind() == ir.KindFloat:
 			f := math.Trunc(toF(v, fs))
-			if ts.Kind() == fe.KindInt {
-				out[i] = fe.Truncate(uint64(int64(f)), ts)
+			if ts.Kind() == ir.KindInt {
+				out[i] = ir.Truncate(uint64(int64(f)), ts)
 			} else {
-				out[i] = fe.Truncate(uint64(f), ts)
+				out[i] = ir.Truncate(uint64(f), ts)
 			}
-		case ts.Kind() == fe.KindFloat:
-			if fs.Kind() == fe.KindInt {
-				out[i] = fromF(float64(int64(fe.SignExtend(v, fs))), ts)
+		case ts.Kind() == ir.KindFloat:
+			if fs.Kind() == ir.KindInt {
+				out[i] = fromF(float64(int64(ir.SignExtend(v, fs))), ts)
 			} else if fs.Bits() == 64 {
 				out[i] = fromF(float64(v), ts)
 			} else {
 				out[i] = fromF(float64(v), ts)
 			}
 			if ts.Bits() == 32 { // round once, from the exact integer
-				if fs.Kind() == fe.KindInt {
-					out[i] = uint64(math.Float32bits(float32(int64(fe.SignExtend(v, fs)))))
+				if fs.Kind() == ir.KindInt {
+					out[i] = uint64(math.Float32bits(float32(int64(ir.SignExtend(v, fs)))))
 				} else {
 					out[i] = uint64(math.Float32bits(float32(v)))
 				}
 			}
 		default:
-			out[i] = fe.Truncate(fe.SignExtend(v, fs), ts)
+			out[i] = ir.Truncate(ir.SignExtend(v, fs), ts)
 		}
 	}
 	return out
 }
 
-func (m *machine) builtinCall(fr *frame, e *fe.Call) []uint64 {
-	if e.Op == fe.OpBufferSize {
-		return []uint64{uint64(m.bufs[e.Args[0].(*fe.Ref).Var].Len())}
+func (m *machine) builtinCall(fr *frame, e *ir.Call) []uint64 {
+	if e.Op == ir.OpBufferSize {
+		return []uint64{uint64(m.bufs[e.Args[0].(*ir.Ref).Var].Len())}
 	}
 	args := make([][]uint64, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = m.eval(fr, a)
 	}
-	var at *fe.Type
+	var at *ir.Type
 	if len(e.Args) > 0 {
 		at = e.Args[0].Type()
 	}
 	switch e.Op {
-	case fe.OpSelect:
+	case ir.OpSelect:
 		out := make([]uint64, len(args[1]))
 		for i := range out {
 			c := args[0][0]
@@ -339,35 +339,35 @@ func (m *machine) builtinCall(fr *frame, e *fe.Call) []uint64 {
 			}
 		}
 		return out
-	case fe.OpIsNaN, fe.OpIsInf:
+	case ir.OpIsNaN, ir.OpIsInf:
 		out := make([]uint64, len(args[0]))
 		for i, v := range args[0] {
 			f := toF(v, at.Scalar())
-			if e.Op == fe.OpIsNaN {
+			if e.Op == ir.OpIsNaN {
 				out[i] = b2u(f != f)
 			} else {
 				out[i] = b2u(math.IsInf(f, 0))
 			}
 		}
 		return out
-	case fe.OpDot, fe.OpLength, fe.OpDistance, fe.OpNormalize:
+	case ir.OpDot, ir.OpLength, ir.OpDistance, ir.OpNormalize:
 		s := at.Scalar()
 		a, b := args[0], args[0]
-		if e.Op == fe.OpDot || e.Op == fe.OpDistance {
+		if e.Op == ir.OpDot || e.Op == ir.OpDistance {
 			b = args[1]
 		}
 		var sum float64
 		for i := range a {
 			x, y := toF(a[i], s), toF(b[i], s)
-			if e.Op == fe.OpDistance {
+			if e.Op == ir.OpDistance {
 				x, y = x-y, x-y
 			}
 			sum += x * y
 		}
 		switch e.Op {
-		case fe.OpDot:
+		case ir.OpDot:
 			return []uint64{fromF(sum, s)}
-		case fe.OpNormalize:
+		case ir.OpNormalize:
 			out := make([]uint64, len(a))
 			for i := range a {
 				out[i] = fromF(toF(a[i], s)/math.Sqrt(sum), s)
@@ -375,7 +375,7 @@ func (m *machine) builtinCall(fr *frame, e *fe.Call) []uint64 {
 			return out
 		}
 		return []uint64{fromF(math.Sqrt(sum), s)}
-	case fe.OpCross:
+	case ir.OpCross:
 		s := at.Scalar()
 		f := func(v []uint64, i int) float64 { return toF(v[i], s) }
 		a, b := args[0], args[1]
@@ -384,31 +384,31 @@ func (m *machine) builtinCall(fr *frame, e *fe.Call) []uint64 {
 			fromF(f(a, 2)*f(b, 0)-f(a, 0)*f(b, 2), s),
 			fromF(f(a, 0)*f(b, 1)-f(a, 1)*f(b, 0), s),
 		}
-	case fe.OpAny, fe.OpAll:
-		r := e.Op == fe.OpAll
+	case ir.OpAny, ir.OpAll:
+		r := e.Op == ir.OpAll
 		for _, v := range args[0] {
-			if e.Op == fe.OpAny {
+			if e.Op == ir.OpAny {
 				r = r || v != 0
 			} else {
 				r = r && v != 0
 			}
 		}
 		return []uint64{b2u(r)}
-	case fe.OpReduceSum, fe.OpReduceProd, fe.OpReduceMin, fe.OpReduceMax:
+	case ir.OpReduceSum, ir.OpReduceProd, ir.OpReduceMin, ir.OpReduceMax:
 		s := at.Scalar()
 		acc := args[0][0]
 		for _, v := range args[0][1:] {
 			switch e.Op {
-			case fe.OpReduceSum:
-				acc = scalarBinary(fe.Add, s, s, acc, v)
-			case fe.OpReduceProd:
-				acc = scalarBinary(fe.Mul, s, s, acc, v)
-			case fe.OpReduceMin:
-				if scalarBinary(fe.Lt, s, s, v, acc) != 0 {
+			case ir.OpReduceSum:
+				acc = scalarBinary(ir.Add, s, s, acc, v)
+			case ir.OpReduceProd:
+				acc = scalarBinary(ir.Mul, s, s, acc, v)
+			case ir.OpReduceMin:
+				if scalarBinary(ir.Lt, s, s, v, acc) != 0 {
 					acc = v
 				}
 			default:
-				if scalarBinary(fe.Gt, s, s, v, acc) != 0 {
+				if scalarBinary(ir.Gt, s, s, v, acc) != 0 {
 					acc = v
 				}
 			}
@@ -419,12 +419,12 @@ func (m *machine) builtinCall(fr *frame, e *fe.Call) []uint64 {
 	s := at.Scalar()
 	out := make([]uint64, len(args[0]))
 	for i := range out {
-		if s == fe.TF32 {
+		if s == ir.TF32 {
 			ops := make([]float32, len(args))
 			for j, a := range args {
 				ops[j] = math.Float32frombits(uint32(a[i]))
 			}
-			r, ok := fe.RefFloat32(e.Op, ops...)
+			r, ok := ir.RefFloat32(e.Op, ops...)
 			if !ok {
 				fail("built-in %s on the CPU", e.Op)
 			}
@@ -436,7 +436,7 @@ func (m *machine) builtinCall(fr *frame, e *fe.Call) []uint64 {
 			for j, a := range args {
 				ops[j] = uint32(a[i])
 			}
-			r, ok := fe.RefInt(e.Op, s.Kind() == fe.KindInt, ops...)
+			r, ok := ir.RefInt(e.Op, s.Kind() == ir.KindInt, ops...)
 			if !ok {
 				fail("built-in %s on the CPU", e.Op)
 			}

@@ -16,7 +16,7 @@ import (
 	"fmt"
 	"math"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // ErrUnsupported is wrapped by errors about kernels the interpreter cannot run.
@@ -24,12 +24,12 @@ var ErrUnsupported = errors.New("interp: unsupported")
 
 // Buffer is a buffer argument: Data holds elements of Elem in Go's layout.
 type Buffer struct {
-	Elem *fe.Type
+	Elem *ir.Type
 	Data []byte
 }
 
 // NewBuffer makes a buffer of n zero elements.
-func NewBuffer(elem *fe.Type, n int) *Buffer {
+func NewBuffer(elem *ir.Type, n int) *Buffer {
 	return &Buffer{Elem: elem, Data: make([]byte, n*elem.Size())}
 }
 
@@ -40,7 +40,7 @@ func (b *Buffer) Len() int { return len(b.Data) / b.Elem.Size() }
 // dispatch. args are the kernel's arguments in order: *Buffer for buffers,
 // and for uniforms a Go value of the argument's type (bool, ints, floats,
 // or any value whose bytes have the type's layout, given as []byte).
-func Run(f *fe.Function, size [3]uint32, args ...any) (err error) {
+func Run(f *ir.Function, size [3]uint32, args ...any) (err error) {
 	if err := f.Validate(); err != nil {
 		return err
 	}
@@ -50,9 +50,9 @@ func Run(f *fe.Function, size [3]uint32, args ...any) (err error) {
 	if len(f.Shared) > 0 {
 		return fmt.Errorf("%w: %s uses shared memory", ErrUnsupported, f.Name)
 	}
-	m := &machine{bufs: map[*fe.Var]*Buffer{}, uniforms: map[*fe.Var][]uint64{}}
+	m := &machine{bufs: map[*ir.Var]*Buffer{}, uniforms: map[*ir.Var][]uint64{}}
 	for i, p := range f.Params {
-		if p.Type.Kind() == fe.KindBuffer {
+		if p.Type.Kind() == ir.KindBuffer {
 			b, ok := args[i].(*Buffer)
 			if !ok || b.Elem != p.Type.Elem() {
 				return fmt.Errorf("interp: argument %d (%s) wants a buffer of %s, got %T", i, p.Name, p.Type.Elem(), args[i])
@@ -98,13 +98,13 @@ func fail(format string, args ...any) {
 }
 
 // uniform converts a host value to leaves.
-func uniform(t *fe.Type, v any) ([]uint64, error) {
+func uniform(t *ir.Type, v any) ([]uint64, error) {
 	var raw []byte
 	switch x := v.(type) {
 	case []byte:
 		raw = x
 	case bool:
-		if t != fe.TBool {
+		if t != ir.TBool {
 			return nil, fmt.Errorf("bool for %s", t)
 		}
 		if x {
@@ -133,16 +133,16 @@ func uniform(t *fe.Type, v any) ([]uint64, error) {
 }
 
 // decode reads a value of t from its Go layout.
-func decode(t *fe.Type, b []byte) []uint64 {
-	out := make([]uint64, 0, fe.Leaves(t))
-	var rec func(t *fe.Type, off int)
-	rec = func(t *fe.Type, off int) {
+func decode(t *ir.Type, b []byte) []uint64 {
+	out := make([]uint64, 0, ir.Leaves(t))
+	var rec func(t *ir.Type, off int)
+	rec = func(t *ir.Type, off int) {
 		switch t.Kind() {
-		case fe.KindVector, fe.KindMatrix, fe.KindArray:
+		case ir.KindVector, ir.KindMatrix, ir.KindArray:
 			for i := range t.Len() {
 				rec(t.Elem(), off+i*t.Elem().Size())
 			}
-		case fe.KindStruct:
+		case ir.KindStruct:
 			for _, f := range t.Fields() {
 				rec(f.Type, off+f.Offset)
 			}
@@ -159,16 +159,16 @@ func decode(t *fe.Type, b []byte) []uint64 {
 }
 
 // encode writes a value of t in its Go layout.
-func encode(t *fe.Type, v []uint64, b []byte) {
+func encode(t *ir.Type, v []uint64, b []byte) {
 	i := 0
-	var rec func(t *fe.Type, off int)
-	rec = func(t *fe.Type, off int) {
+	var rec func(t *ir.Type, off int)
+	rec = func(t *ir.Type, off int) {
 		switch t.Kind() {
-		case fe.KindVector, fe.KindMatrix, fe.KindArray:
+		case ir.KindVector, ir.KindMatrix, ir.KindArray:
 			for j := range t.Len() {
 				rec(t.Elem(), off+j*t.Elem().Size())
 			}
-		case fe.KindStruct:
+		case ir.KindStruct:
 			for _, f := range t.Fields() {
 				rec(f.Type, off+f.Offset)
 			}

@@ -3,18 +3,18 @@ package interp
 import (
 	"math"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 type machine struct {
-	bufs     map[*fe.Var]*Buffer
-	uniforms map[*fe.Var][]uint64
+	bufs     map[*ir.Var]*Buffer
+	uniforms map[*ir.Var][]uint64
 	id, size [3]uint32
 	block    [3]uint32
 }
 
 type frame struct {
-	vars map[*fe.Var]*[]uint64 // locals, by-value and by-reference parameters
+	vars map[*ir.Var]*[]uint64 // locals, by-value and by-reference parameters
 	ret  []uint64
 }
 
@@ -28,13 +28,13 @@ const (
 )
 
 // call runs f with parameter values args (pointers for by-reference ones).
-func (m *machine) call(f *fe.Function, args []*[]uint64) []uint64 {
-	fr := &frame{vars: map[*fe.Var]*[]uint64{}}
+func (m *machine) call(f *ir.Function, args []*[]uint64) []uint64 {
+	fr := &frame{vars: map[*ir.Var]*[]uint64{}}
 	for i, p := range f.Params {
-		if f.Kind == fe.KernelFunc {
+		if f.Kind == ir.KernelFunc {
 			break
 		}
-		if p.Kind == fe.VarRefParam {
+		if p.Kind == ir.VarRefParam {
 			fr.vars[p] = args[i]
 		} else {
 			v := append([]uint64(nil), *args[i]...)
@@ -42,14 +42,14 @@ func (m *machine) call(f *fe.Function, args []*[]uint64) []uint64 {
 		}
 	}
 	for _, l := range f.Locals {
-		v := make([]uint64, fe.Leaves(l.Type))
+		v := make([]uint64, ir.Leaves(l.Type))
 		fr.vars[l] = &v
 	}
 	m.block_(fr, f.Body)
 	return fr.ret
 }
 
-func (m *machine) block_(fr *frame, b *fe.Block) flow {
+func (m *machine) block_(fr *frame, b *ir.Block) flow {
 	if b == nil {
 		return next
 	}
@@ -61,16 +61,16 @@ func (m *machine) block_(fr *frame, b *fe.Block) flow {
 	return next
 }
 
-func (m *machine) stmt(fr *frame, s fe.Stmt) flow {
+func (m *machine) stmt(fr *frame, s ir.Stmt) flow {
 	switch s := s.(type) {
-	case *fe.Block:
+	case *ir.Block:
 		return m.block_(fr, s)
-	case *fe.If:
+	case *ir.If:
 		if m.eval(fr, s.Cond)[0] != 0 {
 			return m.block_(fr, s.Then)
 		}
 		return m.block_(fr, s.Else)
-	case *fe.Loop:
+	case *ir.Loop:
 		for {
 			switch m.block_(fr, s.Body) {
 			case brk:
@@ -79,7 +79,7 @@ func (m *machine) stmt(fr *frame, s fe.Stmt) flow {
 				return ret
 			}
 		}
-	case *fe.For:
+	case *ir.For:
 		for m.eval(fr, s.Cond)[0] != 0 {
 			fl := m.block_(fr, s.Body)
 			if fl == brk {
@@ -91,9 +91,9 @@ func (m *machine) stmt(fr *frame, s fe.Stmt) flow {
 			m.block_(fr, s.Update)
 		}
 		return next
-	case *fe.Switch:
-		tag := int64(fe.SignExtend(m.eval(fr, s.Tag)[0], s.Tag.Type()))
-		if s.Tag.Type() == fe.TU32 {
+	case *ir.Switch:
+		tag := int64(ir.SignExtend(m.eval(fr, s.Tag)[0], s.Tag.Type()))
+		if s.Tag.Type() == ir.TU32 {
 			tag = int64(uint32(tag))
 		}
 		body := s.Default
@@ -108,21 +108,21 @@ func (m *machine) stmt(fr *frame, s fe.Stmt) flow {
 			return fl
 		}
 		return next
-	case *fe.Break:
+	case *ir.Break:
 		return brk
-	case *fe.Continue:
+	case *ir.Continue:
 		return cont
-	case *fe.Return:
+	case *ir.Return:
 		if s.Value != nil {
 			fr.ret = m.eval(fr, s.Value)
 		}
 		return ret
-	case *fe.Assign:
+	case *ir.Assign:
 		v := m.eval(fr, s.Src)
 		m.store(fr, s.Dst, v)
-	case *fe.ExprStmt:
+	case *ir.ExprStmt:
 		m.eval(fr, s.X)
-	case *fe.Comment:
+	case *ir.Comment:
 	}
 	return next
 }
@@ -136,18 +136,18 @@ type place struct {
 	ok   bool // in range (buffers)
 }
 
-func (m *machine) place(fr *frame, e fe.Expr) place {
+func (m *machine) place(fr *frame, e ir.Expr) place {
 	switch e := e.(type) {
-	case *fe.Ref:
+	case *ir.Ref:
 		if v, ok := fr.vars[e.Var]; ok {
 			return place{vals: v, ok: true}
 		}
 		fail("variable %s has no storage here", e.Var.Name)
-	case *fe.Index:
-		i := int64(fe.SignExtend(m.eval(fr, e.I)[0], e.I.Type()))
+	case *ir.Index:
+		i := int64(ir.SignExtend(m.eval(fr, e.I)[0], e.I.Type()))
 		xt := e.X.Type()
-		if xt.Kind() == fe.KindBuffer {
-			b := m.bufs[e.X.(*fe.Ref).Var]
+		if xt.Kind() == ir.KindBuffer {
+			b := m.bufs[e.X.(*ir.Ref).Var]
 			es := xt.Elem().Size()
 			return place{buf: b, off: int(i) * es, ok: i >= 0 && (int(i)+1)*es <= len(b.Data)}
 		}
@@ -160,16 +160,16 @@ func (m *machine) place(fr *frame, e fe.Expr) place {
 		if i < 0 || int(i) >= xt.Len() {
 			fail("index %d out of range of %s", i, xt)
 		}
-		p.leaf += int(i) * fe.Leaves(e.T)
+		p.leaf += int(i) * ir.Leaves(e.T)
 		return p
-	case *fe.Member:
+	case *ir.Member:
 		p := m.place(fr, e.X)
 		if p.buf != nil {
 			p.off += e.X.Type().Fields()[e.Field].Offset
 			return p
 		}
 		for _, f := range e.X.Type().Fields()[:e.Field] {
-			p.leaf += fe.Leaves(f.Type)
+			p.leaf += ir.Leaves(f.Type)
 		}
 		return p
 	}
@@ -177,19 +177,19 @@ func (m *machine) place(fr *frame, e fe.Expr) place {
 	return place{}
 }
 
-func (m *machine) load(fr *frame, e fe.Expr) []uint64 {
+func (m *machine) load(fr *frame, e ir.Expr) []uint64 {
 	p := m.place(fr, e)
 	t := e.Type()
 	if p.buf != nil {
 		if !p.ok {
-			return make([]uint64, fe.Leaves(t)) // robust buffer access: zero
+			return make([]uint64, ir.Leaves(t)) // robust buffer access: zero
 		}
 		return decode(t, p.buf.Data[p.off:])
 	}
-	return append([]uint64(nil), (*p.vals)[p.leaf:p.leaf+fe.Leaves(t)]...)
+	return append([]uint64(nil), (*p.vals)[p.leaf:p.leaf+ir.Leaves(t)]...)
 }
 
-func (m *machine) store(fr *frame, e fe.Expr, v []uint64) {
+func (m *machine) store(fr *frame, e ir.Expr, v []uint64) {
 	p := m.place(fr, e)
 	if p.buf != nil {
 		if p.ok { // writes out of range are dropped
@@ -200,24 +200,24 @@ func (m *machine) store(fr *frame, e fe.Expr, v []uint64) {
 	copy((*p.vals)[p.leaf:], v)
 }
 
-func (m *machine) builtin(b fe.BuiltinVar) []uint64 {
+func (m *machine) builtin(b ir.BuiltinVar) []uint64 {
 	u3 := func(a [3]uint32) []uint64 { return []uint64{uint64(a[0]), uint64(a[1]), uint64(a[2])} }
 	var t, blk [3]uint32
 	for i := range 3 {
 		t[i], blk[i] = m.id[i]%m.block[i], m.id[i]/m.block[i]
 	}
 	switch b {
-	case fe.DispatchID:
+	case ir.DispatchID:
 		return u3(m.id)
-	case fe.ThreadID:
+	case ir.ThreadID:
 		return u3(t)
-	case fe.BlockID:
+	case ir.BlockID:
 		return u3(blk)
-	case fe.DispatchSize:
+	case ir.DispatchSize:
 		return u3(m.size)
-	case fe.BlockSize:
+	case ir.BlockSize:
 		return u3(m.block)
-	case fe.DispatchGroups:
+	case ir.DispatchGroups:
 		var g [3]uint32
 		for i := range 3 {
 			g[i] = (m.size[i]-1)/m.block[i] + 1
@@ -228,7 +228,7 @@ func (m *machine) builtin(b fe.BuiltinVar) []uint64 {
 	return nil
 }
 
-func toF(v uint64, t *fe.Type) float64 {
+func toF(v uint64, t *ir.Type) float64 {
 	if t.Bits() == 32 {
 		return float64(math.Float32frombits(uint32(v)))
 	}
@@ -239,7 +239,7 @@ func toF(v uint64, t *fe.Type) float64 {
 	return 0
 }
 
-func fromF(x float64, t *fe.Type) uint64 {
+func fromF(x float64, t *ir.Type) uint64 {
 	if t.Bits() == 32 {
 		return uint64(math.Float32bits(float32(x)))
 	}

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"math"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // FloatOp is a float built-in with the operand count and the tolerance its
 // device result deserves against RefFloat32.
 type FloatOp struct {
-	Op    fe.Op
+	Op    ir.Op
 	Arity int
 	// SignedZero is false when GLSL leaves the sign of a zero result open
 	// (sign(-0), min/max/clamp of -0 and +0): zeros then match either way.
@@ -26,33 +27,33 @@ type FloatOp struct {
 // devices: correctly rounded ops are exact, sqrt/inversesqrt within a few
 // ULP, exp/log/pow within 3+2|x| ULP, trig absolute 2^-11 in [-π, π].
 var FloatOps = []FloatOp{
-	{Op: fe.OpAbs, Arity: 1, SignedZero: true}, {Op: fe.OpSign, Arity: 1, Domain: notNaN}, {Op: fe.OpFloor, Arity: 1, SignedZero: true}, {Op: fe.OpCeil, Arity: 1, SignedZero: true},
-	{Op: fe.OpRound, Arity: 1, SignedZero: true}, {Op: fe.OpTrunc, Arity: 1, SignedZero: true},
-	{Op: fe.OpFract, Arity: 1, Tol: 1e-6, Domain: finite},
-	{Op: fe.OpSqrt, Arity: 1, Tol: 1e-6, Domain: nonNeg},
-	{Op: fe.OpInverseSqrt, Arity: 1, Tol: 1e-6, Domain: positiveFinite},
-	{Op: fe.OpExp, Arity: 1, Tol: 1e-5, Domain: within(80)}, {Op: fe.OpExp2, Arity: 1, Tol: 1e-5, Domain: within(100)},
-	{Op: fe.OpLog, Arity: 1, Tol: 1e-5, Domain: positiveNormal}, {Op: fe.OpLog2, Arity: 1, Tol: 1e-5, Domain: positiveNormal},
-	{Op: fe.OpSin, Arity: 1, Tol: 1e-3, Domain: within(math.Pi)}, {Op: fe.OpCos, Arity: 1, Tol: 1e-3, Domain: within(math.Pi)},
-	{Op: fe.OpTan, Arity: 1, Tol: 1e-3, Domain: within(1.2)},
-	{Op: fe.OpAsin, Arity: 1, Tol: 1e-3, Domain: within(1)}, {Op: fe.OpAcos, Arity: 1, Tol: 1e-3, Domain: within(1)},
-	{Op: fe.OpAtan, Arity: 1, Tol: 1e-3, Domain: finite},
-	{Op: fe.OpSinh, Arity: 1, Tol: 1e-4, Domain: within(10)}, {Op: fe.OpCosh, Arity: 1, Tol: 1e-4, Domain: within(10)},
-	{Op: fe.OpTanh, Arity: 1, Tol: 1e-4, Domain: within(10)},
-	{Op: fe.OpAsinh, Arity: 1, Tol: 1e-4, Domain: within(1e3)}, {Op: fe.OpAcosh, Arity: 1, Tol: 1e-4, Domain: between(1, 1e3)},
-	{Op: fe.OpAtanh, Arity: 1, Tol: 1e-4, Domain: within(0.9)},
-	{Op: fe.OpRadians, Arity: 1, Tol: 1e-6, Domain: finite}, {Op: fe.OpDegrees, Arity: 1, Tol: 1e-6, Domain: finite},
-	{Op: fe.OpSaturate, Arity: 1, SignedZero: true, Domain: notNaN},
-	{Op: fe.OpPow, Arity: 2, Tol: 1e-4, Domain: func(a ...float32) bool {
+	{Op: ir.OpAbs, Arity: 1, SignedZero: true}, {Op: ir.OpSign, Arity: 1, Domain: notNaN}, {Op: ir.OpFloor, Arity: 1, SignedZero: true}, {Op: ir.OpCeil, Arity: 1, SignedZero: true},
+	{Op: ir.OpRound, Arity: 1, SignedZero: true}, {Op: ir.OpTrunc, Arity: 1, SignedZero: true},
+	{Op: ir.OpFract, Arity: 1, Tol: 1e-6, Domain: finite},
+	{Op: ir.OpSqrt, Arity: 1, Tol: 1e-6, Domain: nonNeg},
+	{Op: ir.OpInverseSqrt, Arity: 1, Tol: 1e-6, Domain: positiveFinite},
+	{Op: ir.OpExp, Arity: 1, Tol: 1e-5, Domain: within(80)}, {Op: ir.OpExp2, Arity: 1, Tol: 1e-5, Domain: within(100)},
+	{Op: ir.OpLog, Arity: 1, Tol: 1e-5, Domain: positiveNormal}, {Op: ir.OpLog2, Arity: 1, Tol: 1e-5, Domain: positiveNormal},
+	{Op: ir.OpSin, Arity: 1, Tol: 1e-3, Domain: within(math.Pi)}, {Op: ir.OpCos, Arity: 1, Tol: 1e-3, Domain: within(math.Pi)},
+	{Op: ir.OpTan, Arity: 1, Tol: 1e-3, Domain: within(1.2)},
+	{Op: ir.OpAsin, Arity: 1, Tol: 1e-3, Domain: within(1)}, {Op: ir.OpAcos, Arity: 1, Tol: 1e-3, Domain: within(1)},
+	{Op: ir.OpAtan, Arity: 1, Tol: 1e-3, Domain: finite},
+	{Op: ir.OpSinh, Arity: 1, Tol: 1e-4, Domain: within(10)}, {Op: ir.OpCosh, Arity: 1, Tol: 1e-4, Domain: within(10)},
+	{Op: ir.OpTanh, Arity: 1, Tol: 1e-4, Domain: within(10)},
+	{Op: ir.OpAsinh, Arity: 1, Tol: 1e-4, Domain: within(1e3)}, {Op: ir.OpAcosh, Arity: 1, Tol: 1e-4, Domain: between(1, 1e3)},
+	{Op: ir.OpAtanh, Arity: 1, Tol: 1e-4, Domain: within(0.9)},
+	{Op: ir.OpRadians, Arity: 1, Tol: 1e-6, Domain: finite}, {Op: ir.OpDegrees, Arity: 1, Tol: 1e-6, Domain: finite},
+	{Op: ir.OpSaturate, Arity: 1, SignedZero: true, Domain: notNaN},
+	{Op: ir.OpPow, Arity: 2, Tol: 1e-4, Domain: func(a ...float32) bool {
 		return a[0] > 0 && a[0] < 100 && math.Abs(float64(a[1])) < 10
 	}},
-	{Op: fe.OpAtan2, Arity: 2, Tol: 1e-3, Domain: func(a ...float32) bool { return finite(a...) && (a[0] != 0 || a[1] != 0) }},
-	{Op: fe.OpStep, Arity: 2, Domain: notNaN},
-	{Op: fe.OpMin, Arity: 2, Domain: notNaN}, {Op: fe.OpMax, Arity: 2, Domain: notNaN},
-	{Op: fe.OpClamp, Arity: 3, Domain: func(a ...float32) bool { return notNaN(a...) && a[1] <= a[2] }},
-	{Op: fe.OpLerp, Arity: 3, Tol: 1e-5, Domain: within(1e3)},
-	{Op: fe.OpSmoothStep, Arity: 3, Tol: 1e-5, Domain: func(a ...float32) bool { return within(1e3)(a...) && a[0] < a[1] }},
-	{Op: fe.OpFma, Arity: 3, Tol: 1e-6, Domain: within(1e3)},
+	{Op: ir.OpAtan2, Arity: 2, Tol: 1e-3, Domain: func(a ...float32) bool { return finite(a...) && (a[0] != 0 || a[1] != 0) }},
+	{Op: ir.OpStep, Arity: 2, Domain: notNaN},
+	{Op: ir.OpMin, Arity: 2, Domain: notNaN}, {Op: ir.OpMax, Arity: 2, Domain: notNaN},
+	{Op: ir.OpClamp, Arity: 3, Domain: func(a ...float32) bool { return notNaN(a...) && a[1] <= a[2] }},
+	{Op: ir.OpLerp, Arity: 3, Tol: 1e-5, Domain: within(1e3)},
+	{Op: ir.OpSmoothStep, Arity: 3, Tol: 1e-5, Domain: func(a ...float32) bool { return within(1e3)(a...) && a[0] < a[1] }},
+	{Op: ir.OpFma, Arity: 3, Tol: 1e-6, Domain: within(1e3)},
 }
 
 func finite(a ...float32) bool {
@@ -130,22 +131,22 @@ func FloatCases(o FloatOp) [][]float32 {
 
 // FloatBuiltin is a kernel computing out[i] = op(a[i], b[i], c[i]) (as many
 // operand buffers as the op's arity).
-func FloatBuiltin(o FloatOp) (*fe.Function, error) {
-	body := func(k *fe.K, ins []fe.Buf[fe.F32], out fe.Buf[fe.F32]) {
+func FloatBuiltin(o FloatOp) (*ir.Function, error) {
+	body := func(k *dsl.K, ins []dsl.Buf[dsl.F32], out dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
-		args := make([]fe.F32, len(ins))
+		args := make([]dsl.F32, len(ins))
 		for j, b := range ins {
 			args[j] = b.Read(i)
 		}
-		out.Write(i, fe.Apply(o.Op, args...))
+		out.Write(i, dsl.Apply(o.Op, args...))
 	}
 	switch o.Arity {
 	case 1:
-		return fe.Kernel1D(64, func(k *fe.K, a, out fe.Buf[fe.F32]) { body(k, []fe.Buf[fe.F32]{a}, out) })
+		return dsl.Kernel1D(64, func(k *dsl.K, a, out dsl.Buf[dsl.F32]) { body(k, []dsl.Buf[dsl.F32]{a}, out) })
 	case 2:
-		return fe.Kernel1D(64, func(k *fe.K, a, b, out fe.Buf[fe.F32]) { body(k, []fe.Buf[fe.F32]{a, b}, out) })
+		return dsl.Kernel1D(64, func(k *dsl.K, a, b, out dsl.Buf[dsl.F32]) { body(k, []dsl.Buf[dsl.F32]{a, b}, out) })
 	case 3:
-		return fe.Kernel1D(64, func(k *fe.K, a, b, c, out fe.Buf[fe.F32]) { body(k, []fe.Buf[fe.F32]{a, b, c}, out) })
+		return dsl.Kernel1D(64, func(k *dsl.K, a, b, c, out dsl.Buf[dsl.F32]) { body(k, []dsl.Buf[dsl.F32]{a, b, c}, out) })
 	}
 	return nil, fmt.Errorf("arity %d", o.Arity)
 }
@@ -155,69 +156,69 @@ var IntInputs = []uint32{0, 1, 2, 3, 7, 31, 32, 33, 100, 0x7fffffff, 0x80000000,
 
 // IntOps are the integer built-ins.
 var IntOps = []struct {
-	Op    fe.Op
+	Op    ir.Op
 	Arity int
-}{{fe.OpAbs, 1}, {fe.OpSign, 1}, {fe.OpMin, 2}, {fe.OpMax, 2}, {fe.OpClamp, 3}, {fe.OpPopCount, 1}, {fe.OpClz, 1}, {fe.OpCtz, 1}, {fe.OpBitReverse, 1}}
+}{{ir.OpAbs, 1}, {ir.OpSign, 1}, {ir.OpMin, 2}, {ir.OpMax, 2}, {ir.OpClamp, 3}, {ir.OpPopCount, 1}, {ir.OpClz, 1}, {ir.OpCtz, 1}, {ir.OpBitReverse, 1}}
 
 // IntBuiltin is a kernel computing out[i] = op(a[i], b[i], c[i]) on i32
 // (signed) or u32 operands, all three buffers always bound.
-func IntBuiltin(op fe.Op, arity int, signed bool) (*fe.Function, error) {
+func IntBuiltin(op ir.Op, arity int, signed bool) (*ir.Function, error) {
 	if signed {
-		return fe.Kernel1D(64, func(k *fe.K, a, b, c, out fe.Buf[fe.I32]) {
+		return dsl.Kernel1D(64, func(k *dsl.K, a, b, c, out dsl.Buf[dsl.I32]) {
 			i := k.DispatchID().X()
-			args := []fe.I32{a.Read(i), b.Read(i), c.Read(i)}[:arity]
-			out.Write(i, fe.Apply(op, args...))
+			args := []dsl.I32{a.Read(i), b.Read(i), c.Read(i)}[:arity]
+			out.Write(i, dsl.Apply(op, args...))
 		})
 	}
-	return fe.Kernel1D(64, func(k *fe.K, a, b, c, out fe.Buf[fe.U32]) {
+	return dsl.Kernel1D(64, func(k *dsl.K, a, b, c, out dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		args := []fe.U32{a.Read(i), b.Read(i), c.Read(i)}[:arity]
-		out.Write(i, fe.Apply(op, args...))
+		args := []dsl.U32{a.Read(i), b.Read(i), c.Read(i)}[:arity]
+		out.Write(i, dsl.Apply(op, args...))
 	})
 }
 
 // IntBinary is a kernel computing out[i] = a[i] op b[i] on i32 or u32
 // (comparisons give 1 or 0); shifts take b[i] as the count.
-func IntBinary(op fe.BinaryOp, signed bool) (*fe.Function, error) {
+func IntBinary(op ir.BinaryOp, signed bool) (*ir.Function, error) {
 	if signed {
-		return fe.Kernel1D(64, func(k *fe.K, a, b, out fe.Buf[fe.I32]) {
+		return dsl.Kernel1D(64, func(k *dsl.K, a, b, out dsl.Buf[dsl.I32]) {
 			i := k.DispatchID().X()
 			x, y := a.Read(i), b.Read(i)
-			out.Write(i, intBin(op, x, y, func(v fe.U32) fe.I32 { return fe.Bitcast[int32](v) }))
+			out.Write(i, intBin(op, x, y, func(v dsl.U32) dsl.I32 { return dsl.Bitcast[int32](v) }))
 		})
 	}
-	return fe.Kernel1D(64, func(k *fe.K, a, b, out fe.Buf[fe.U32]) {
+	return dsl.Kernel1D(64, func(k *dsl.K, a, b, out dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		out.Write(i, intBin(op, a.Read(i), b.Read(i), func(v fe.U32) fe.U32 { return v }))
+		out.Write(i, intBin(op, a.Read(i), b.Read(i), func(v dsl.U32) dsl.U32 { return v }))
 	})
 }
 
-func intBin[E int32 | uint32](op fe.BinaryOp, x, y fe.Val[E], from func(fe.U32) fe.Val[E]) fe.Val[E] {
+func intBin[E int32 | uint32](op ir.BinaryOp, x, y dsl.Val[E], from func(dsl.U32) dsl.Val[E]) dsl.Val[E] {
 	switch {
-	case op == fe.Shl:
-		return x.Shl(fe.Bitcast[uint32](y))
-	case op == fe.Shr:
-		return x.Shr(fe.Bitcast[uint32](y))
+	case op == ir.Shl:
+		return x.Shl(dsl.Bitcast[uint32](y))
+	case op == ir.Shr:
+		return x.Shr(dsl.Bitcast[uint32](y))
 	case op.IsCompare():
-		var c fe.Bool
+		var c dsl.Bool
 		switch op {
-		case fe.Eq:
+		case ir.Eq:
 			c = x.Eq(y)
-		case fe.Ne:
+		case ir.Ne:
 			c = x.Ne(y)
-		case fe.Lt:
+		case ir.Lt:
 			c = x.Lt(y)
-		case fe.Le:
+		case ir.Le:
 			c = x.Le(y)
-		case fe.Gt:
+		case ir.Gt:
 			c = x.Gt(y)
 		default:
 			c = x.Ge(y)
 		}
-		return from(fe.Convert[uint32](c))
+		return from(dsl.Convert[uint32](c))
 	}
-	return fe.ApplyBinary(op, x, y)
+	return dsl.ApplyBinary(op, x, y)
 }
 
 // IntBinaryOps are the operators IntBinary tests.
-var IntBinaryOps = []fe.BinaryOp{fe.Add, fe.Sub, fe.Mul, fe.Div, fe.Rem, fe.And, fe.Or, fe.Xor, fe.Shl, fe.Shr, fe.Eq, fe.Ne, fe.Lt, fe.Le, fe.Gt, fe.Ge}
+var IntBinaryOps = []ir.BinaryOp{ir.Add, ir.Sub, ir.Mul, ir.Div, ir.Rem, ir.And, ir.Or, ir.Xor, ir.Shl, ir.Shr, ir.Eq, ir.Ne, ir.Lt, ir.Le, ir.Gt, ir.Ge}

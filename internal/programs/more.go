@@ -1,37 +1,38 @@
 package programs
 
 import (
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 var (
 	// hash is an integer hash (a callable with a value result).
-	hash = fe.Callable("hash", func(k *fe.K, x fe.U32) fe.U32 {
-		x = x.Xor(x.Shr(fe.U(16))).Mul(fe.U(0x7feb352d))
-		x = x.Xor(x.Shr(fe.U(15))).Mul(fe.U(0x846ca68b))
-		return x.Xor(x.Shr(fe.U(16)))
+	hash = dsl.Callable("hash", func(k *dsl.K, x dsl.U32) dsl.U32 {
+		x = x.Xor(x.Shr(dsl.U(16))).Mul(dsl.U(0x7feb352d))
+		x = x.Xor(x.Shr(dsl.U(15))).Mul(dsl.U(0x846ca68b))
+		return x.Xor(x.Shr(dsl.U(16)))
 	})
 	// accumulate adds v to *acc (a by-reference parameter) and calls hash.
-	accumulate = fe.Callable("accumulate", func(k *fe.K, acc *fe.Local[fe.U32], v fe.U32) {
+	accumulate = dsl.Callable("accumulate", func(k *dsl.K, acc *dsl.Local[dsl.U32], v dsl.U32) {
 		acc.Set(acc.Get().Add(hash(k, v)))
 	})
 	// clampedSquare uses early returns.
-	clampedSquare = fe.Callable("clampedSquare", func(k *fe.K, x fe.I32) fe.I32 {
-		k.If(x.Lt(fe.I(-100)), func() { k.ReturnValue(fe.I(-1)) })
-		k.If(x.Gt(fe.I(100)), func() { k.ReturnValue(fe.I(10000)) })
+	clampedSquare = dsl.Callable("clampedSquare", func(k *dsl.K, x dsl.I32) dsl.I32 {
+		k.If(x.Lt(dsl.I(-100)), func() { k.ReturnValue(dsl.I(-1)) })
+		k.If(x.Gt(dsl.I(100)), func() { k.ReturnValue(dsl.I(10000)) })
 		return x.Mul(x)
 	})
 )
 
 // Callables sums hash(i*j) over j < 4 through a by-reference accumulator,
 // then adds clampedSquare of the signed input.
-func Callables() (*fe.Function, error) {
-	return fe.Kernel1D(64, func(k *fe.K, in fe.Buf[fe.I32], out fe.Buf[fe.U32]) {
+func Callables() (*ir.Function, error) {
+	return dsl.Kernel1D(64, func(k *dsl.K, in dsl.Buf[dsl.I32], out dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		acc := fe.NewVar(k, fe.U(0))
-		fe.Range(k, fe.U(0), fe.U(4), func(j fe.U32) { accumulate(k, acc, i.Mul(j)) })
+		acc := dsl.NewVar(k, dsl.U(0))
+		dsl.Range(k, dsl.U(0), dsl.U(4), func(j dsl.U32) { accumulate(k, acc, i.Mul(j)) })
 		sq := clampedSquare(k, in.Read(i))
-		out.Write(i, acc.Get().Add(fe.Bitcast[uint32](sq)))
+		out.Write(i, acc.Get().Add(dsl.Bitcast[uint32](sq)))
 	})
 }
 
@@ -63,27 +64,27 @@ func CallablesRef(in []int32) []uint32 {
 
 // Control exercises switch (with default and break), loop with continue
 // and break, and nested ifs: out[i] = f(in[i]).
-func Control() (*fe.Function, error) {
-	return fe.Kernel1D(32, func(k *fe.K, in, out fe.Buf[fe.I32]) {
+func Control() (*ir.Function, error) {
+	return dsl.Kernel1D(32, func(k *dsl.K, in, out dsl.Buf[dsl.I32]) {
 		i := k.DispatchID().X()
 		x := in.Read(i)
-		r := fe.NewVar(k, fe.I(0))
-		k.Switch(x.Rem(fe.I(4))).
-			Case(func() { r.Set(fe.I(10)) }, 0).
+		r := dsl.NewVar(k, dsl.I(0))
+		k.Switch(x.Rem(dsl.I(4))).
+			Case(func() { r.Set(dsl.I(10)) }, 0).
 			Case(func() {
-				k.If(x.Gt(fe.I(50)), func() { k.Break() })
-				r.Set(fe.I(20))
+				k.If(x.Gt(dsl.I(50)), func() { k.Break() })
+				r.Set(dsl.I(20))
 			}, 1, -1).
 			Default(func() { r.Set(x.Neg()) })
 		// sum of odd j below |x| % 16, stopping past 9
-		j := fe.NewVar(k, fe.I(0))
-		lim := fe.Abs(x).Rem(fe.I(16))
+		j := dsl.NewVar(k, dsl.I(0))
+		lim := dsl.Abs(x).Rem(dsl.I(16))
 		k.Loop(func() {
 			jj := j.Get()
 			k.If(jj.Ge(lim), k.Break)
-			j.Set(jj.Add(fe.I(1)))
-			k.If(jj.And(fe.I(1)).Eq(fe.I(0)), k.Continue)
-			k.If(jj.Gt(fe.I(9)), k.Break)
+			j.Set(jj.Add(dsl.I(1)))
+			k.If(jj.And(dsl.I(1)).Eq(dsl.I(0)), k.Continue)
+			k.If(jj.Gt(dsl.I(9)), k.Break)
 			r.Set(r.Get().Add(jj))
 		})
 		out.Write(i, r.Get())
@@ -126,8 +127,8 @@ func ControlRef(in []int32) []int32 {
 }
 
 // All lists the corpus by name.
-func All() map[string]func() (*fe.Function, error) {
-	return map[string]func() (*fe.Function, error){
+func All() map[string]func() (*ir.Function, error) {
+	return map[string]func() (*ir.Function, error){
 		"saxpy": Saxpy, "mandelbrot": Mandelbrot, "reduce": Reduce, "scan": Scan, "histogram": Histogram,
 		"matmul": MatMul, "nbody": NBody, "life": Life, "particles": Particles, "callables": Callables,
 		"control": Control, "atomics-i32": Atomics[int32], "atomics-u64": Atomics[uint64], "swap": AtomicSwap,
@@ -139,22 +140,22 @@ func All() map[string]func() (*fe.Function, error) {
 // Blur is a 3×3 box blur of a 2D texture into out, reading texels, plus a
 // second output sampled (bilinear, clamped) at the pixel centres shifted by
 // half a texel, which averages 2×2 texels.
-func Blur() (*fe.Function, error) {
-	return fe.Kernel2D(8, 8, func(k *fe.K, src, dst, sampled fe.Tex2D) {
+func Blur() (*ir.Function, error) {
+	return dsl.Kernel2D(8, 8, func(k *dsl.K, src, dst, sampled dsl.Tex2D) {
 		x, y := k.DispatchID().X(), k.DispatchID().Y()
 		size := src.Size()
-		sum := fe.NewVar(k, fe.V4(fe.F(0), fe.F(0), fe.F(0), fe.F(0)))
+		sum := dsl.NewVar(k, dsl.V4(dsl.F(0), dsl.F(0), dsl.F(0), dsl.F(0)))
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
-				sx := fe.Convert[uint32](fe.Clamp(fe.Bitcast[int32](x).Add(fe.I(int32(dx))), fe.I(0), fe.Bitcast[int32](size.X()).Sub(fe.I(1))))
-				sy := fe.Convert[uint32](fe.Clamp(fe.Bitcast[int32](y).Add(fe.I(int32(dy))), fe.I(0), fe.Bitcast[int32](size.Y()).Sub(fe.I(1))))
-				sum.Set(sum.Get().Add(src.Read(fe.V2(sx, sy))))
+				sx := dsl.Convert[uint32](dsl.Clamp(dsl.Bitcast[int32](x).Add(dsl.I(int32(dx))), dsl.I(0), dsl.Bitcast[int32](size.X()).Sub(dsl.I(1))))
+				sy := dsl.Convert[uint32](dsl.Clamp(dsl.Bitcast[int32](y).Add(dsl.I(int32(dy))), dsl.I(0), dsl.Bitcast[int32](size.Y()).Sub(dsl.I(1))))
+				sum.Set(sum.Get().Add(src.Read(dsl.V2(sx, sy))))
 			}
 		}
-		dst.Write(fe.V2(x, y), sum.Get().Scale(fe.F(1.0/9)))
-		uv := fe.V2(fe.Convert[float32](x).Add(fe.F(1)), fe.Convert[float32](y).Add(fe.F(1))).
-			Mul(fe.V2(fe.F(1).Div(fe.Convert[float32](size.X())), fe.F(1).Div(fe.Convert[float32](size.Y()))))
-		sampled.Write(fe.V2(x, y), src.Sample(uv))
+		dst.Write(dsl.V2(x, y), sum.Get().Scale(dsl.F(1.0/9)))
+		uv := dsl.V2(dsl.Convert[float32](x).Add(dsl.F(1)), dsl.Convert[float32](y).Add(dsl.F(1))).
+			Mul(dsl.V2(dsl.F(1).Div(dsl.Convert[float32](size.X())), dsl.F(1).Div(dsl.Convert[float32](size.Y()))))
+		sampled.Write(dsl.V2(x, y), src.Sample(uv))
 	})
 }
 
@@ -196,13 +197,13 @@ func BlurRef(w, h int, src [][4]float32) (box, sampled [][4]float32) {
 // BindlessGather reads, for each i, element idx[i] of the buffer in slot
 // slots[i] of a bindless array of f32 buffers, writes it times 2 into the
 // buffer in slot 0 at i, and records each source buffer's length.
-func BindlessGather() (*fe.Function, error) {
-	return fe.Kernel1D(32, func(k *fe.K, arr fe.BindlessArray, slots, idx, lens fe.Buf[fe.U32]) {
+func BindlessGather() (*ir.Function, error) {
+	return dsl.Kernel1D(32, func(k *dsl.K, arr dsl.BindlessArray, slots, idx, lens dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
 		s := slots.Read(i)
-		v := fe.ReadBuffer[fe.F32](arr, s, idx.Read(i))
-		fe.WriteBuffer(arr, fe.U(0), i, v.Mul(fe.F(2)))
-		lens.Write(i, fe.BufferLen[fe.F32](arr, s))
+		v := dsl.ReadBuffer[dsl.F32](arr, s, idx.Read(i))
+		dsl.WriteBuffer(arr, dsl.U(0), i, v.Mul(dsl.F(2)))
+		lens.Write(i, dsl.BufferLen[dsl.F32](arr, s))
 	})
 }
 
@@ -210,24 +211,24 @@ func BindlessGather() (*fe.Function, error) {
 // broadcast-first: out[i] = primes[i%8] for even i, nothing (returned early)
 // for i%4 == 3, and per subgroup the first lane's value added to one elected
 // lane's slot in counts.
-func Misc() (*fe.Function, error) {
-	primes := fe.ConstTable[uint32](2, 3, 5, 7, 11, 13, 17, 19)
-	return fe.Kernel1D(32, func(k *fe.K, out, first, elected fe.Buf[fe.U32]) {
+func Misc() (*ir.Function, error) {
+	primes := dsl.ConstTable[uint32](2, 3, 5, 7, 11, 13, 17, 19)
+	return dsl.Kernel1D(32, func(k *dsl.K, out, first, elected dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		first.Write(i, fe.SubgroupBroadcastFirst(i.Add(fe.U(100))))
-		k.If(fe.SubgroupElect(), func() { elected.AtomicAdd(fe.U(0), fe.U(1)) })
-		k.If(i.Rem(fe.U(4)).Eq(fe.U(3)), k.Return)
-		out.Write(i, primes.At(i.Rem(fe.U(8))))
+		first.Write(i, dsl.SubgroupBroadcastFirst(i.Add(dsl.U(100))))
+		k.If(dsl.SubgroupElect(), func() { elected.AtomicAdd(dsl.U(0), dsl.U(1)) })
+		k.If(i.Rem(dsl.U(4)).Eq(dsl.U(3)), k.Return)
+		out.Write(i, primes.At(i.Rem(dsl.U(8))))
 	})
 }
 
 // Tonemap reads an RGBA32F texture, applies x/(1+x) per channel and writes
 // an RGBA8 (unorm) texture.
-func Tonemap() (*fe.Function, error) {
-	return fe.Kernel2D(8, 8, func(k *fe.K, src fe.Tex2D, dst fe.Tex2DRGBA8) {
+func Tonemap() (*ir.Function, error) {
+	return dsl.Kernel2D(8, 8, func(k *dsl.K, src dsl.Tex2D, dst dsl.Tex2DRGBA8) {
 		xy := k.DispatchID().XY()
 		c := src.Read(xy)
-		one := fe.V4(fe.F(1), fe.F(1), fe.F(1), fe.F(1))
-		dst.Write(xy, fe.V4(c.X().Div(fe.F(1).Add(c.X())), c.Y().Div(fe.F(1).Add(c.Y())), c.Z().Div(fe.F(1).Add(c.Z())), fe.F(1)).Mul(one))
+		one := dsl.V4(dsl.F(1), dsl.F(1), dsl.F(1), dsl.F(1))
+		dst.Write(xy, dsl.V4(c.X().Div(dsl.F(1).Add(c.X())), c.Y().Div(dsl.F(1).Add(c.Y())), c.Z().Div(dsl.F(1).Add(c.Z())), dsl.F(1)).Mul(one))
 	})
 }

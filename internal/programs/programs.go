@@ -3,12 +3,13 @@ package programs
 import (
 	"math"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Saxpy computes y = a*x + y.
-func Saxpy() (*fe.Function, error) {
-	return fe.Kernel1D(256, func(k *fe.K, a fe.F32, x, y fe.Buf[fe.F32]) {
+func Saxpy() (*ir.Function, error) {
+	return dsl.Kernel1D(256, func(k *dsl.K, a dsl.F32, x, y dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
 		y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i)))
 	}, "a", "x", "y")
@@ -26,22 +27,22 @@ const MandelbrotMaxIter = 256
 
 // Mandelbrot writes, per pixel of a w×h image over [-2,1]×[-1.5,1.5], the
 // iteration at which z escapes |z| > 2 (MandelbrotMaxIter if never).
-func Mandelbrot() (*fe.Function, error) {
-	return fe.Kernel2D(16, 16, func(k *fe.K, w, h fe.U32, out fe.Buf[fe.U32]) {
+func Mandelbrot() (*ir.Function, error) {
+	return dsl.Kernel2D(16, 16, func(k *dsl.K, w, h dsl.U32, out dsl.Buf[dsl.U32]) {
 		id := k.DispatchID()
 		px, py := id.X(), id.Y()
-		cx := fe.Convert[float32](px).Div(fe.Convert[float32](w)).Mul(fe.F(3)).Sub(fe.F(2))
-		cy := fe.Convert[float32](py).Div(fe.Convert[float32](h)).Mul(fe.F(3)).Sub(fe.F(1.5))
-		zx, zy := fe.NewVar(k, fe.F(0)), fe.NewVar(k, fe.F(0))
-		n := fe.NewVar(k, fe.U(MandelbrotMaxIter))
-		fe.Range(k, fe.U(0), fe.U(MandelbrotMaxIter), func(i fe.U32) {
+		cx := dsl.Convert[float32](px).Div(dsl.Convert[float32](w)).Mul(dsl.F(3)).Sub(dsl.F(2))
+		cy := dsl.Convert[float32](py).Div(dsl.Convert[float32](h)).Mul(dsl.F(3)).Sub(dsl.F(1.5))
+		zx, zy := dsl.NewVar(k, dsl.F(0)), dsl.NewVar(k, dsl.F(0))
+		n := dsl.NewVar(k, dsl.U(MandelbrotMaxIter))
+		dsl.Range(k, dsl.U(0), dsl.U(MandelbrotMaxIter), func(i dsl.U32) {
 			x, y := zx.Get(), zy.Get()
-			k.If(x.Mul(x).Add(y.Mul(y)).Gt(fe.F(4)), func() {
+			k.If(x.Mul(x).Add(y.Mul(y)).Gt(dsl.F(4)), func() {
 				n.Set(i)
 				k.Break()
 			})
 			zx.Set(x.Mul(x).Sub(y.Mul(y)).Add(cx))
-			zy.Set(fe.F(2).Mul(x).Mul(y).Add(cy))
+			zy.Set(dsl.F(2).Mul(x).Mul(y).Add(cy))
 		})
 		out.Write(py.Mul(w).Add(px), n.Get())
 	})
@@ -74,22 +75,22 @@ const ReduceBlock = 256
 
 // Reduce sums each block of ReduceBlock elements of in into
 // partial[block] with a shared-memory tree and barriers.
-func Reduce() (*fe.Function, error) {
-	return fe.Kernel1D(ReduceBlock, func(k *fe.K, in, partial fe.Buf[fe.U32]) {
-		s := fe.NewShared[fe.U32](k, ReduceBlock)
+func Reduce() (*ir.Function, error) {
+	return dsl.Kernel1D(ReduceBlock, func(k *dsl.K, in, partial dsl.Buf[dsl.U32]) {
+		s := dsl.NewShared[dsl.U32](k, ReduceBlock)
 		tid := k.ThreadID().X()
 		s.Write(tid, in.Read(k.DispatchID().X()))
 		k.Barrier()
-		stride := fe.NewVar(k, fe.U(ReduceBlock/2))
-		k.While(func() fe.Bool { return stride.Get().Gt(fe.U(0)) }, func() {
+		stride := dsl.NewVar(k, dsl.U(ReduceBlock/2))
+		k.While(func() dsl.Bool { return stride.Get().Gt(dsl.U(0)) }, func() {
 			st := stride.Get()
 			k.If(tid.Lt(st), func() {
 				s.Write(tid, s.Read(tid).Add(s.Read(tid.Add(st))))
 			})
 			k.Barrier()
-			stride.Set(st.Shr(fe.U(1)))
+			stride.Set(st.Shr(dsl.U(1)))
 		})
-		k.If(tid.Eq(fe.U(0)), func() { partial.Write(k.BlockID().X(), s.Read(fe.U(0))) })
+		k.If(tid.Eq(dsl.U(0)), func() { partial.Write(k.BlockID().X(), s.Read(dsl.U(0))) })
 	})
 }
 
@@ -104,18 +105,18 @@ func ReduceRef(in []uint32) []uint32 {
 
 // Scan is an inclusive prefix sum within each block of ReduceBlock
 // elements (Hillis–Steele in shared memory, double-buffered).
-func Scan() (*fe.Function, error) {
-	return fe.Kernel1D(ReduceBlock, func(k *fe.K, in, out fe.Buf[fe.F32]) {
-		a := fe.NewShared[fe.F32](k, 2*ReduceBlock)
+func Scan() (*ir.Function, error) {
+	return dsl.Kernel1D(ReduceBlock, func(k *dsl.K, in, out dsl.Buf[dsl.F32]) {
+		a := dsl.NewShared[dsl.F32](k, 2*ReduceBlock)
 		tid := k.ThreadID().X()
 		gid := k.DispatchID().X()
 		a.Write(tid, in.Read(gid))
 		k.Barrier()
-		src := fe.NewVar(k, fe.U(0))
-		fe.Range(k, fe.U(0), fe.U(8), func(step fe.U32) { // log2(ReduceBlock) steps
-			off := fe.U(1).Shl(step)
+		src := dsl.NewVar(k, dsl.U(0))
+		dsl.Range(k, dsl.U(0), dsl.U(8), func(step dsl.U32) { // log2(ReduceBlock) steps
+			off := dsl.U(1).Shl(step)
 			s := src.Get()
-			d := fe.U(ReduceBlock).Sub(s)
+			d := dsl.U(ReduceBlock).Sub(s)
 			v := a.Read(s.Add(tid))
 			k.If(tid.Ge(off), func() {
 				a.Write(d.Add(tid), v.Add(a.Read(s.Add(tid).Sub(off))))
@@ -148,15 +149,15 @@ const HistogramBins = 64
 
 // Histogram counts in[i] % HistogramBins into bins with atomic adds,
 // first per block in shared memory, then into the global bins.
-func Histogram() (*fe.Function, error) {
-	return fe.Kernel1D(HistogramBins, func(k *fe.K, in, bins fe.Buf[fe.U32]) {
-		local := fe.NewShared[fe.U32](k, HistogramBins)
+func Histogram() (*ir.Function, error) {
+	return dsl.Kernel1D(HistogramBins, func(k *dsl.K, in, bins dsl.Buf[dsl.U32]) {
+		local := dsl.NewShared[dsl.U32](k, HistogramBins)
 		tid := k.ThreadID().X()
-		local.Write(tid, fe.U(0))
+		local.Write(tid, dsl.U(0))
 		k.Barrier()
 		i := k.DispatchID().X()
 		k.If(i.Lt(in.Len()), func() {
-			local.Atomic(fe.OpAtomicAdd, in.Read(i).Rem(fe.U(HistogramBins)), fe.U(1))
+			local.Atomic(ir.OpAtomicAdd, in.Read(i).Rem(dsl.U(HistogramBins)), dsl.U(1))
 		})
 		k.Barrier()
 		bins.AtomicAdd(tid, local.Read(tid))
@@ -177,20 +178,20 @@ const Tile = 16
 
 // MatMul computes C = A·B for n×n row-major matrices (n a multiple of
 // Tile) with Tile×Tile tiles staged in shared memory.
-func MatMul() (*fe.Function, error) {
-	return fe.Kernel2D(Tile, Tile, func(k *fe.K, n fe.U32, a, b, c fe.Buf[fe.F32]) {
-		ta := fe.NewShared[fe.F32](k, Tile*Tile)
-		tb := fe.NewShared[fe.F32](k, Tile*Tile)
+func MatMul() (*ir.Function, error) {
+	return dsl.Kernel2D(Tile, Tile, func(k *dsl.K, n dsl.U32, a, b, c dsl.Buf[dsl.F32]) {
+		ta := dsl.NewShared[dsl.F32](k, Tile*Tile)
+		tb := dsl.NewShared[dsl.F32](k, Tile*Tile)
 		tx, ty := k.ThreadID().X(), k.ThreadID().Y()
 		col, row := k.DispatchID().X(), k.DispatchID().Y()
-		acc := fe.NewVar(k, fe.F(0))
-		fe.Range(k, fe.U(0), n.Div(fe.U(Tile)), func(t fe.U32) {
-			base := t.Mul(fe.U(Tile))
-			ta.Write(ty.Mul(fe.U(Tile)).Add(tx), a.Read(row.Mul(n).Add(base).Add(tx)))
-			tb.Write(ty.Mul(fe.U(Tile)).Add(tx), b.Read(base.Add(ty).Mul(n).Add(col)))
+		acc := dsl.NewVar(k, dsl.F(0))
+		dsl.Range(k, dsl.U(0), n.Div(dsl.U(Tile)), func(t dsl.U32) {
+			base := t.Mul(dsl.U(Tile))
+			ta.Write(ty.Mul(dsl.U(Tile)).Add(tx), a.Read(row.Mul(n).Add(base).Add(tx)))
+			tb.Write(ty.Mul(dsl.U(Tile)).Add(tx), b.Read(base.Add(ty).Mul(n).Add(col)))
 			k.Barrier()
-			fe.Range(k, fe.U(0), fe.U(Tile), func(j fe.U32) {
-				acc.Set(fe.Fma(ta.Read(ty.Mul(fe.U(Tile)).Add(j)), tb.Read(j.Mul(fe.U(Tile)).Add(tx)), acc.Get()))
+			dsl.Range(k, dsl.U(0), dsl.U(Tile), func(j dsl.U32) {
+				acc.Set(dsl.Fma(ta.Read(ty.Mul(dsl.U(Tile)).Add(j)), tb.Read(j.Mul(dsl.U(Tile)).Add(tx)), acc.Get()))
 			})
 			k.Barrier()
 		})
@@ -215,21 +216,21 @@ func MatMulRef(n int, a, b []float32) []float32 {
 
 // NBody advances bodies (xyz position, w mass) by one step of dt with
 // softened gravity: vel += dt * Σ m_j d/(|d|²+eps)^1.5, pos += dt * vel.
-func NBody() (*fe.Function, error) {
-	return fe.Kernel1D(64, func(k *fe.K, dt fe.F32, n fe.U32, pos, vel, newPos fe.Buf[fe.F32x4]) {
+func NBody() (*ir.Function, error) {
+	return dsl.Kernel1D(64, func(k *dsl.K, dt dsl.F32, n dsl.U32, pos, vel, newPos dsl.Buf[dsl.F32x4]) {
 		i := k.DispatchID().X()
 		p := pos.Read(i)
-		acc := fe.NewVar(k, fe.Splat3(fe.F(0)))
-		fe.Range(k, fe.U(0), n, func(j fe.U32) {
+		acc := dsl.NewVar(k, dsl.Splat3(dsl.F(0)))
+		dsl.Range(k, dsl.U(0), n, func(j dsl.U32) {
 			q := pos.Read(j)
 			d := q.XYZ().Sub(p.XYZ())
-			r2 := d.Dot(d).Add(fe.F(NBodyEps))
-			inv := fe.InverseSqrt(r2)
+			r2 := d.Dot(d).Add(dsl.F(NBodyEps))
+			inv := dsl.InverseSqrt(r2)
 			acc.Set(acc.Get().Add(d.Scale(q.W().Mul(inv).Mul(inv).Mul(inv))))
 		})
 		v := vel.Read(i).XYZ().Add(acc.Get().Scale(dt))
-		vel.Write(i, fe.Extend4(v, fe.F(0)))
-		newPos.Write(i, fe.Extend4(p.XYZ().Add(v.Scale(dt)), p.W()))
+		vel.Write(i, dsl.Extend4(v, dsl.F(0)))
+		newPos.Write(i, dsl.Extend4(p.XYZ().Add(v.Scale(dt)), p.W()))
 	})
 }
 
@@ -260,23 +261,23 @@ func NBodyRef(dt float32, pos, vel [][4]float32) (newPos, newVel [][4]float32) {
 }
 
 // Life steps Conway's game of life on a w×h torus of 0/1 cells.
-func Life() (*fe.Function, error) {
-	return fe.Kernel2D(8, 8, func(k *fe.K, w, h fe.U32, src, dst fe.Buf[fe.U32]) {
+func Life() (*ir.Function, error) {
+	return dsl.Kernel2D(8, 8, func(k *dsl.K, w, h dsl.U32, src, dst dsl.Buf[dsl.U32]) {
 		x, y := k.DispatchID().X(), k.DispatchID().Y()
-		count := fe.NewVar(k, fe.U(0))
+		count := dsl.NewVar(k, dsl.U(0))
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
 				if dx == 0 && dy == 0 {
 					continue
 				}
-				nx := x.Add(w).Add(fe.U(uint32(int32(dx)))).Rem(w)
-				ny := y.Add(h).Add(fe.U(uint32(int32(dy)))).Rem(h)
+				nx := x.Add(w).Add(dsl.U(uint32(int32(dx)))).Rem(w)
+				ny := y.Add(h).Add(dsl.U(uint32(int32(dy)))).Rem(h)
 				count.Set(count.Get().Add(src.Read(ny.Mul(w).Add(nx))))
 			}
 		}
 		c := count.Get()
-		alive := src.Read(y.Mul(w).Add(x)).Eq(fe.U(1))
-		next := fe.Select(c.Eq(fe.U(3)).Or(alive.And(c.Eq(fe.U(2)))), fe.U(1), fe.U(0))
+		alive := src.Read(y.Mul(w).Add(x)).Eq(dsl.U(1))
+		next := dsl.Select(c.Eq(dsl.U(3)).Or(alive.And(c.Eq(dsl.U(2)))), dsl.U(1), dsl.U(0))
 		dst.Write(y.Mul(w).Add(x), next)
 	})
 }
@@ -305,25 +306,25 @@ func LifeRef(w, h int, src []uint32) []uint32 {
 // Particle is a Go struct shared with kernels: the device sees the same
 // layout (Go offsets, scalar block layout).
 type Particle struct {
-	Pos  fe.Float3
+	Pos  ir.Float3
 	Mass float32
-	Vel  fe.Float3
+	Vel  ir.Float3
 	ID   uint32
 	Tag  uint8
 	Age  uint16
 }
 
 // Particles moves each particle by dt*Vel, ages it and tags it by ID parity.
-func Particles() (*fe.Function, error) {
-	return fe.Kernel1D(64, func(k *fe.K, dt fe.F32, ps fe.Buf[fe.Struct[Particle]]) {
+func Particles() (*ir.Function, error) {
+	return dsl.Kernel1D(64, func(k *dsl.K, dt dsl.F32, ps dsl.Buf[dsl.Struct[Particle]]) {
 		i := k.DispatchID().X()
 		p := ps.Read(i)
-		pos := fe.Get[fe.F32x3](p, "Pos")
-		vel := fe.Get[fe.F32x3](p, "Vel")
-		id := fe.Get[fe.U32](p, "ID")
-		tag := fe.Convert[uint8](id.And(fe.U(1)))
-		age := fe.Get[fe.Val[uint16]](p, "Age").Add(fe.Lit[uint16](1))
-		ps.Write(i, fe.Make[Particle](pos.Add(vel.Scale(dt)), fe.Get[fe.F32](p, "Mass"), vel, id, tag, age))
+		pos := dsl.Get[dsl.F32x3](p, "Pos")
+		vel := dsl.Get[dsl.F32x3](p, "Vel")
+		id := dsl.Get[dsl.U32](p, "ID")
+		tag := dsl.Convert[uint8](id.And(dsl.U(1)))
+		age := dsl.Get[dsl.Val[uint16]](p, "Age").Add(dsl.Lit[uint16](1))
+		ps.Write(i, dsl.Make[Particle](pos.Add(vel.Scale(dt)), dsl.Get[dsl.F32](p, "Mass"), vel, id, tag, age))
 	})
 }
 
@@ -344,23 +345,23 @@ func ParticlesRef(dt float32, ps []Particle) []Particle {
 // SaxpyAddress is Saxpy with x and y passed by device address (the form
 // for buffers larger than maxStorageBufferRange), plus an atomic count of
 // the elements it touched into count[0].
-func SaxpyAddress() (*fe.Function, error) {
-	return fe.Kernel1D(256, func(k *fe.K, a fe.F32, x, y fe.BigBuf[fe.F32], count fe.BigBuf[fe.U32]) {
+func SaxpyAddress() (*ir.Function, error) {
+	return dsl.Kernel1D(256, func(k *dsl.K, a dsl.F32, x, y dsl.BigBuf[dsl.F32], count dsl.BigBuf[dsl.U32]) {
 		i := k.DispatchID().X()
 		y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i)))
-		count.AtomicAdd(fe.U(0), fe.U(1))
+		count.AtomicAdd(dsl.U(0), dsl.U(1))
 	}, "a", "x", "y", "count")
 }
 
 // DispatchInfo writes DispatchSize and DispatchGroups into out[0:6] from the
 // first thread.
-func DispatchInfo() (*fe.Function, error) {
-	return fe.Kernel2D(8, 4, func(k *fe.K, out fe.Buf[fe.U32]) {
+func DispatchInfo() (*ir.Function, error) {
+	return dsl.Kernel2D(8, 4, func(k *dsl.K, out dsl.Buf[dsl.U32]) {
 		id := k.DispatchID()
-		k.If(id.X().Eq(fe.U(0)).And(id.Y().Eq(fe.U(0))), func() {
+		k.If(id.X().Eq(dsl.U(0)).And(id.Y().Eq(dsl.U(0))), func() {
 			s, g := k.DispatchSize(), k.DispatchGroups()
-			for c, v := range []fe.U32{s.X(), s.Y(), s.Z(), g.X(), g.Y(), g.Z()} {
-				out.Write(fe.U(uint32(c)), v)
+			for c, v := range []dsl.U32{s.X(), s.Y(), s.Z(), g.X(), g.Y(), g.Z()} {
+				out.Write(dsl.U(uint32(c)), v)
 			}
 		})
 	}, "out")

@@ -4,7 +4,8 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // RandomExprs is the number of expressions a RandomInt kernel evaluates.
@@ -16,13 +17,13 @@ const RandomExprs = 12
 // expression j to out[i*RandomExprs+j], together with its CPU evaluation:
 // the kernel and the reference are built from the same random choices, so
 // the device is compared against Go's semantics (the oracle).
-func RandomInt(seed uint64) (*fe.Function, func(x, y uint32) []uint32, error) {
+func RandomInt(seed uint64) (*ir.Function, func(x, y uint32) []uint32, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	type node struct {
-		v    fe.U32
+		v    dsl.U32
 		eval func(x, y uint32) uint32
 	}
-	var x, y fe.U32 // set while tracing
+	var x, y dsl.U32 // set while tracing
 	var gen func(depth int) node
 	gen = func(depth int) node {
 		if depth == 0 || r.IntN(5) == 0 {
@@ -33,12 +34,12 @@ func RandomInt(seed uint64) (*fe.Function, func(x, y uint32) []uint32, error) {
 				return node{y, func(_, y uint32) uint32 { return y }}
 			}
 			c := []uint32{0, 1, 7, 31, 32, 0x80000000, 0xffffffff, r.Uint32()}[r.IntN(8)]
-			return node{fe.U(c), func(_, _ uint32) uint32 { return c }}
+			return node{dsl.U(c), func(_, _ uint32) uint32 { return c }}
 		}
 		a, b := gen(depth-1), gen(depth-1)
 		ea, eb := a.eval, b.eval
-		sa := func(v fe.U32) fe.I32 { return fe.Bitcast[int32](v) }
-		us := func(v fe.I32) fe.U32 { return fe.Bitcast[uint32](v) }
+		sa := func(v dsl.U32) dsl.I32 { return dsl.Bitcast[int32](v) }
+		us := func(v dsl.I32) dsl.U32 { return dsl.Bitcast[uint32](v) }
 		switch r.IntN(16) {
 		case 0:
 			return node{a.v.Add(b.v), func(x, y uint32) uint32 { return ea(x, y) + eb(x, y) }}
@@ -58,52 +59,52 @@ func RandomInt(seed uint64) (*fe.Function, func(x, y uint32) []uint32, error) {
 		case 6:
 			return node{us(sa(a.v).Shr(b.v)), func(x, y uint32) uint32 { return uint32(int32(ea(x, y)) >> eb(x, y)) }}
 		case 7:
-			return node{a.v.Div(b.v.Or(fe.U(1))), func(x, y uint32) uint32 { return ea(x, y) / (eb(x, y) | 1) }}
+			return node{a.v.Div(b.v.Or(dsl.U(1))), func(x, y uint32) uint32 { return ea(x, y) / (eb(x, y) | 1) }}
 		case 8:
-			return node{a.v.Rem(b.v.Or(fe.U(1))), func(x, y uint32) uint32 { return ea(x, y) % (eb(x, y) | 1) }}
+			return node{a.v.Rem(b.v.Or(dsl.U(1))), func(x, y uint32) uint32 { return ea(x, y) % (eb(x, y) | 1) }}
 		case 9:
 			// signed remainder by a positive divisor (no overflow case)
-			return node{us(sa(a.v).Rem(sa(b.v.And(fe.U(0x7fff)).Or(fe.U(1))))), func(x, y uint32) uint32 {
+			return node{us(sa(a.v).Rem(sa(b.v.And(dsl.U(0x7fff)).Or(dsl.U(1))))), func(x, y uint32) uint32 {
 				return uint32(int32(ea(x, y)) % int32(eb(x, y)&0x7fff|1))
 			}}
 		case 10:
-			return node{fe.Select(sa(a.v).Lt(sa(b.v)), a.v, b.v.BitNot()), func(x, y uint32) uint32 {
+			return node{dsl.Select(sa(a.v).Lt(sa(b.v)), a.v, b.v.BitNot()), func(x, y uint32) uint32 {
 				if int32(ea(x, y)) < int32(eb(x, y)) {
 					return ea(x, y)
 				}
 				return ^eb(x, y)
 			}}
 		case 11:
-			return node{fe.Max(a.v, b.v).Add(us(fe.Min(sa(a.v), sa(b.v)))), func(x, y uint32) uint32 {
+			return node{dsl.Max(a.v, b.v).Add(us(dsl.Min(sa(a.v), sa(b.v)))), func(x, y uint32) uint32 {
 				return max(ea(x, y), eb(x, y)) + uint32(min(int32(ea(x, y)), int32(eb(x, y))))
 			}}
 		case 12:
-			return node{fe.PopCount(a.v).Add(fe.Clz(b.v)), func(x, y uint32) uint32 {
+			return node{dsl.PopCount(a.v).Add(dsl.Clz(b.v)), func(x, y uint32) uint32 {
 				return uint32(bits.OnesCount32(ea(x, y)) + bits.LeadingZeros32(eb(x, y)))
 			}}
 		case 13:
-			return node{fe.Ctz(a.v).Xor(fe.BitReverse(b.v)), func(x, y uint32) uint32 {
+			return node{dsl.Ctz(a.v).Xor(dsl.BitReverse(b.v)), func(x, y uint32) uint32 {
 				return uint32(bits.TrailingZeros32(ea(x, y))) ^ bits.Reverse32(eb(x, y))
 			}}
 		case 14:
 			// widen to 64 bits and back: high half of the product
-			return node{fe.Convert[uint32](fe.Convert[uint64](a.v).Mul(fe.Convert[uint64](b.v)).Shr(fe.U(32))), func(x, y uint32) uint32 {
+			return node{dsl.Convert[uint32](dsl.Convert[uint64](a.v).Mul(dsl.Convert[uint64](b.v)).Shr(dsl.U(32))), func(x, y uint32) uint32 {
 				return uint32(uint64(ea(x, y)) * uint64(eb(x, y)) >> 32)
 			}}
 		}
 		// narrow through int8 and back (sign extension)
-		return node{us(fe.Convert[int32](fe.Convert[int8](a.v))).Add(b.v), func(x, y uint32) uint32 {
+		return node{us(dsl.Convert[int32](dsl.Convert[int8](a.v))).Add(b.v), func(x, y uint32) uint32 {
 			return uint32(int32(int8(ea(x, y)))) + eb(x, y)
 		}}
 	}
 	var evals []func(x, y uint32) uint32
-	f, err := fe.Kernel1D(64, func(k *fe.K, a, b, out fe.Buf[fe.U32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, a, b, out dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
 		x, y = a.Read(i), b.Read(i)
 		for j := range RandomExprs {
 			n := gen(4)
 			evals = append(evals, n.eval)
-			out.Write(i.Mul(fe.U(RandomExprs)).Add(fe.U(uint32(j))), n.v)
+			out.Write(i.Mul(dsl.U(RandomExprs)).Add(dsl.U(uint32(j))), n.v)
 		}
 	})
 	return f, func(x, y uint32) []uint32 {
@@ -121,11 +122,11 @@ func RandomInt(seed uint64) (*fe.Function, func(x, y uint32) []uint32, error) {
 // 1+v, square root, min, max, select on a comparison, lerp, fma, floor+1),
 // so results can be compared with a relative tolerance; expression j goes
 // to out[i*RandomExprs+j]. Run it with positive inputs.
-func RandomFloat(seed uint64) (*fe.Function, error) {
+func RandomFloat(seed uint64) (*ir.Function, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
-	var x, y fe.F32
-	var gen func(depth int) fe.F32
-	gen = func(depth int) fe.F32 {
+	var x, y dsl.F32
+	var gen func(depth int) dsl.F32
+	gen = func(depth int) dsl.F32 {
 		if depth == 0 || r.IntN(5) == 0 {
 			switch r.IntN(3) {
 			case 0:
@@ -133,7 +134,7 @@ func RandomFloat(seed uint64) (*fe.Function, error) {
 			case 1:
 				return y
 			}
-			return fe.F(0.25 + r.Float32()*4)
+			return dsl.F(0.25 + r.Float32()*4)
 		}
 		a, b := gen(depth-1), gen(depth-1)
 		switch r.IntN(10) {
@@ -142,27 +143,27 @@ func RandomFloat(seed uint64) (*fe.Function, error) {
 		case 1:
 			return a.Mul(b)
 		case 2:
-			return a.Div(fe.F(1).Add(b))
+			return a.Div(dsl.F(1).Add(b))
 		case 3:
-			return fe.Sqrt(a)
+			return dsl.Sqrt(a)
 		case 4:
-			return fe.Min(a, b)
+			return dsl.Min(a, b)
 		case 5:
-			return fe.Max(a, b)
+			return dsl.Max(a, b)
 		case 6:
-			return fe.Select(a.Lt(b), a.Add(fe.F(1)), b)
+			return dsl.Select(a.Lt(b), a.Add(dsl.F(1)), b)
 		case 7:
-			return fe.Lerp(a, b, fe.F(0.25))
+			return dsl.Lerp(a, b, dsl.F(0.25))
 		case 8:
-			return fe.Fma(a, fe.F(0.5), b)
+			return dsl.Fma(a, dsl.F(0.5), b)
 		}
-		return fe.Floor(a).Add(fe.F(1))
+		return dsl.Floor(a).Add(dsl.F(1))
 	}
-	return fe.Kernel1D(64, func(k *fe.K, a, b, out fe.Buf[fe.F32]) {
+	return dsl.Kernel1D(64, func(k *dsl.K, a, b, out dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
 		x, y = a.Read(i), b.Read(i)
 		for j := range RandomExprs {
-			out.Write(i.Mul(fe.U(RandomExprs)).Add(fe.U(uint32(j))), gen(5))
+			out.Write(i.Mul(dsl.U(RandomExprs)).Add(dsl.U(uint32(j))), gen(5))
 		}
 	})
 }

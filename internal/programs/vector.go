@@ -4,84 +4,85 @@ import (
 	"math"
 	"reflect"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // VecIn is the input record of VectorOps.
 type VecIn struct {
-	A, B fe.Float4
-	M    fe.Float4x4
+	A, B ir.Float4
+	M    ir.Float4x4
 }
 
 // VecOut is the output record of VectorOps.
 type VecOut struct {
 	Dot, Len, Dist       float32
-	Cross                fe.Float3
-	Norm                 fe.Float4
-	Refl                 fe.Float3
-	T, Inv, Outer, MM    fe.Float4x4
+	Cross                ir.Float3
+	Norm                 ir.Float4
+	Refl                 ir.Float3
+	T, Inv, Outer, MM    ir.Float4x4
 	Det                  float32
-	MV, VM               fe.Float4
+	MV, VM               ir.Float4
 	Sum, Prod, Min, Max  float32
 	AnyGt, AllGt, IntSum uint32
-	Mix                  fe.Float4
+	Mix                  ir.Float4
 }
 
 // VectorOps applies the vector and matrix built-ins to each VecIn record.
 // It is built with the AST directly (the DSL has no matrix values yet),
 // which also exercises that API.
-func VectorOps() (*fe.Function, error) {
-	inT, err := fe.TypeOf(reflect.TypeFor[VecIn]())
+func VectorOps() (*ir.Function, error) {
+	inT, err := ir.TypeOf(reflect.TypeFor[VecIn]())
 	if err != nil {
 		return nil, err
 	}
-	outT, err := fe.TypeOf(reflect.TypeFor[VecOut]())
+	outT, err := ir.TypeOf(reflect.TypeFor[VecOut]())
 	if err != nil {
 		return nil, err
 	}
-	f := fe.NewKernel("vector_ops", 1, [3]uint32{32, 1, 1})
-	in := f.AddParam("in", fe.Buffer(inT), fe.VarArg)
-	out := f.AddParam("out", fe.Buffer(outT), fe.VarArg)
-	did := &fe.Ref{Var: &fe.Var{Name: "dispatch_id", Type: fe.DispatchID.Type(), Kind: fe.VarBuiltin, Builtin: fe.DispatchID}}
-	i := &fe.Swizzle{X: did, Comps: []uint8{0}, T: fe.TU32}
-	rec := &fe.Index{X: &fe.Ref{Var: in}, I: i, T: inT}
-	field := func(x fe.Expr, n int) fe.Expr {
-		return &fe.Member{X: x, Field: n, T: x.Type().Fields()[n].Type}
+	f := ir.NewKernel("vector_ops", 1, [3]uint32{32, 1, 1})
+	in := f.AddParam("in", ir.Buffer(inT), ir.VarArg)
+	out := f.AddParam("out", ir.Buffer(outT), ir.VarArg)
+	did := &ir.Ref{Var: &ir.Var{Name: "dispatch_id", Type: ir.DispatchID.Type(), Kind: ir.VarBuiltin, Builtin: ir.DispatchID}}
+	i := &ir.Swizzle{X: did, Comps: []uint8{0}, T: ir.TU32}
+	rec := &ir.Index{X: &ir.Ref{Var: in}, I: i, T: inT}
+	field := func(x ir.Expr, n int) ir.Expr {
+		return &ir.Member{X: x, Field: n, T: x.Type().Fields()[n].Type}
 	}
 	a, b, m := field(rec, 0), field(rec, 1), field(rec, 2)
-	v3 := fe.Vector(fe.TF32, 3)
-	a3 := &fe.Swizzle{X: a, Comps: []uint8{0, 1, 2}, T: v3}
-	b3 := &fe.Swizzle{X: b, Comps: []uint8{0, 1, 2}, T: v3}
-	call := func(op fe.Op, args ...fe.Expr) fe.Expr {
-		t, err2 := fe.CallType(op, args)
+	v3 := ir.Vector(ir.TF32, 3)
+	a3 := &ir.Swizzle{X: a, Comps: []uint8{0, 1, 2}, T: v3}
+	b3 := &ir.Swizzle{X: b, Comps: []uint8{0, 1, 2}, T: v3}
+	call := func(op ir.Op, args ...ir.Expr) ir.Expr {
+		t, err2 := ir.CallType(op, args)
 		if err2 != nil && err == nil {
 			err = err2
 		}
-		return &fe.Call{Op: op, Args: args, T: t}
+		return &ir.Call{Op: op, Args: args, T: t}
 	}
-	bin := func(op fe.BinaryOp, x, y fe.Expr) fe.Expr {
-		t, err2 := fe.BinaryType(op, x.Type(), y.Type())
+	bin := func(op ir.BinaryOp, x, y ir.Expr) ir.Expr {
+		t, err2 := ir.BinaryType(op, x.Type(), y.Type())
 		if err2 != nil && err == nil {
 			err = err2
 		}
-		return &fe.Binary{Op: op, X: x, Y: y, T: t}
+		return &ir.Binary{Op: op, X: x, Y: y, T: t}
 	}
-	gt := bin(fe.Gt, a, b)
-	ivec := fe.Vector(fe.TI32, 4)
-	values := []fe.Expr{
-		call(fe.OpDot, a, b), call(fe.OpLength, a), call(fe.OpDistance, a, b),
-		call(fe.OpCross, a3, b3), call(fe.OpNormalize, a), call(fe.OpReflect, a3, call(fe.OpNormalize, b3)),
-		call(fe.OpTranspose, m), call(fe.OpInverse, m), call(fe.OpOuterProduct, a, b), bin(fe.Mul, m, call(fe.OpTranspose, m)),
-		call(fe.OpDeterminant, m),
-		bin(fe.Mul, m, a), bin(fe.Mul, a, m),
-		call(fe.OpReduceSum, a), call(fe.OpReduceProd, a), call(fe.OpReduceMin, a), call(fe.OpReduceMax, a),
-		&fe.Cast{X: call(fe.OpAny, gt), T: fe.TU32}, &fe.Cast{X: call(fe.OpAll, gt), T: fe.TU32},
-		&fe.Cast{X: call(fe.OpReduceSum, &fe.Cast{X: a, T: ivec}), T: fe.TU32},
-		call(fe.OpLerp, a, b, &fe.Construct{T: a.Type(), Args: []fe.Expr{fe.LitFloat(fe.TF32, 0.25)}}),
+	gt := bin(ir.Gt, a, b)
+	ivec := ir.Vector(ir.TI32, 4)
+	values := []ir.Expr{
+		call(ir.OpDot, a, b), call(ir.OpLength, a), call(ir.OpDistance, a, b),
+		call(ir.OpCross, a3, b3), call(ir.OpNormalize, a), call(ir.OpReflect, a3, call(ir.OpNormalize, b3)),
+		call(ir.OpTranspose, m), call(ir.OpInverse, m), call(ir.OpOuterProduct, a, b), bin(ir.Mul, m, call(ir.OpTranspose, m)),
+		call(ir.OpDeterminant, m),
+		bin(ir.Mul, m, a), bin(ir.Mul, a, m),
+		call(ir.OpReduceSum, a), call(ir.OpReduceProd, a), call(ir.OpReduceMin, a), call(ir.OpReduceMax, a),
+		&ir.Cast{X: call(ir.OpAny, gt), T: ir.TU32}, &ir.Cast{X: call(ir.OpAll, gt), T: ir.TU32},
+		&ir.Cast{X: call(ir.OpReduceSum, &ir.Cast{X: a, T: ivec}), T: ir.TU32},
+		call(ir.OpLerp, a, b, &ir.Construct{T: a.Type(), Args: []ir.Expr{ir.LitFloat(ir.TF32, 0.25)}}),
 	}
-	dst := &fe.Index{X: &fe.Ref{Var: out}, I: i, T: outT}
+	dst := &ir.Index{X: &ir.Ref{Var: out}, I: i, T: outT}
 	for n, v := range values {
-		f.Body.Stmts = append(f.Body.Stmts, &fe.Assign{Dst: field(dst, n), Src: v})
+		f.Body.Stmts = append(f.Body.Stmts, &ir.Assign{Dst: field(dst, n), Src: v})
 	}
 	if err != nil {
 		return nil, err
@@ -102,7 +103,7 @@ func VectorOpsRef(in []VecIn) []VecOut {
 			dd += float64(a[c]-b[c]) * float64(a[c]-b[c])
 		}
 		o.Dot, o.Len, o.Dist = float32(dot), float32(math.Sqrt(la)), float32(math.Sqrt(dd))
-		o.Cross = fe.Float3{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+		o.Cross = ir.Float3{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
 		for c := range 4 {
 			o.Norm[c] = float32(float64(a[c]) / math.Sqrt(la))
 		}
@@ -159,7 +160,7 @@ func VectorOpsRef(in []VecIn) []VecOut {
 
 // det4inv is the determinant and inverse of a column-major 4×4 matrix by
 // cofactors, in float64.
-func det4inv(m fe.Float4x4) (float64, fe.Float4x4) {
+func det4inv(m ir.Float4x4) (float64, ir.Float4x4) {
 	var a [4][4]float64 // a[row][col]
 	for c := range 4 {
 		for r := range 4 {
@@ -187,7 +188,7 @@ func det4inv(m fe.Float4x4) (float64, fe.Float4x4) {
 	for c := range 4 {
 		det += math.Pow(-1, float64(c)) * a[0][c] * minor(0, c)
 	}
-	var inv fe.Float4x4
+	var inv ir.Float4x4
 	for r := range 4 {
 		for c := range 4 {
 			// inverse[r][c] = cofactor(c, r) / det; stored column-major: inv[c][r]
@@ -199,19 +200,19 @@ func det4inv(m fe.Float4x4) (float64, fe.Float4x4) {
 
 // Transform applies the uniform matrix m (and its inverse transpose) to
 // points: out[2i] = m·p, out[2i+1] = (m⁻¹)ᵀ·p.
-func Transform() (*fe.Function, error) {
-	return fe.Kernel1D(32, func(k *fe.K, m fe.Mat4, pts, out fe.Buf[fe.F32x4]) {
+func Transform() (*ir.Function, error) {
+	return dsl.Kernel1D(32, func(k *dsl.K, m dsl.Mat4, pts, out dsl.Buf[dsl.F32x4]) {
 		i := k.DispatchID().X()
 		p := pts.Read(i)
-		out.Write(i.Mul(fe.U(2)), m.Apply(p))
-		out.Write(i.Mul(fe.U(2)).Add(fe.U(1)), m.Inverse().Transpose().Apply(p))
+		out.Write(i.Mul(dsl.U(2)), m.Apply(p))
+		out.Write(i.Mul(dsl.U(2)).Add(dsl.U(1)), m.Inverse().Transpose().Apply(p))
 	})
 }
 
 // TransformRef is Transform on the CPU, in float64.
-func TransformRef(m fe.Float4x4, pts []fe.Float4) []fe.Float4 {
+func TransformRef(m ir.Float4x4, pts []ir.Float4) []ir.Float4 {
 	_, inv := det4inv(m)
-	out := make([]fe.Float4, 2*len(pts))
+	out := make([]ir.Float4, 2*len(pts))
 	for i, p := range pts {
 		for r := range 4 {
 			var a, b float64

@@ -19,8 +19,8 @@ import (
 	"sync"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/interp"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 func init() { device.Register("interp", factory{}) }
@@ -48,7 +48,7 @@ type event struct {
 }
 
 type shader struct {
-	fn  *fe.Function
+	fn  *ir.Function
 	sig device.Signature
 }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 
 	_ "example.com/lucentinterp"
 )
@@ -22,7 +22,7 @@ func TestOutsideBackendRunsAKernel(t *testing.T) {
 	require.NoError(t, err)
 	defer func() { require.NoError(t, dev.Close()) }()
 
-	saxpy, err := fe.Kernel1D(64, func(k *fe.K, a fe.F32, x, y fe.Buf[fe.F32]) {
+	saxpy, err := dsl.Kernel1D(64, func(k *dsl.K, a dsl.F32, x, y dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
 		k.If(i.Lt(y.Len()), func() { y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i))) })
 	}, "a", "x", "y")

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
@@ -16,15 +16,15 @@ import (
 // spirv-val for Vulkan 1.2 and 1.3; the array stays read-only and texels are
 // fetched by device address.
 func TestEmitBindlessTexture(t *testing.T) {
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, arr frontend.BindlessArray, slots frontend.Buf[frontend.U32], out frontend.Buf[frontend.F32x4]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, arr dsl.BindlessArray, slots dsl.Buf[dsl.U32], out dsl.Buf[dsl.F32x4]) {
 		i := k.DispatchID().X()
 		tex := arr.Texture2D(slots.Read(i))
-		acc := frontend.NewVar(k, tex.Read(frontend.V2(i, i)))
-		frontend.Range(k, frontend.U(0), frontend.U(3), func(j frontend.U32) {
-			acc.Set(acc.Get().Add(tex.Sample(frontend.V2(frontend.Convert[float32](j), frontend.F(0.5)))))
+		acc := dsl.NewVar(k, tex.Read(dsl.V2(i, i)))
+		dsl.Range(k, dsl.U(0), dsl.U(3), func(j dsl.U32) {
+			acc.Set(acc.Get().Add(tex.Sample(dsl.V2(dsl.Convert[float32](j), dsl.F(0.5)))))
 		})
 		size := tex.Size()
-		out.Write(i, acc.Get().Scale(frontend.Convert[float32](size.X().Add(size.Y()))))
+		out.Write(i, acc.Get().Scale(dsl.Convert[float32](size.X().Add(size.Y()))))
 	})
 	require.NoError(t, err)
 	words := emitValid(t, f, codegen.Options{})
@@ -43,13 +43,13 @@ func TestEmitBindlessTexture(t *testing.T) {
 // an argument used only for buffers gets none, and nothing is fetched by
 // address.
 func TestEmitNativeBindlessTexture(t *testing.T) {
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, bufs frontend.BindlessArray, a, b frontend.BindlessArray, out frontend.Buf[frontend.F32x4]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, bufs dsl.BindlessArray, a, b dsl.BindlessArray, out dsl.Buf[dsl.F32x4]) {
 		i := k.DispatchID().X()
-		ta, tb := a.Texture2D(i), b.Texture2D(i.Add(frontend.U(1)))
-		v := ta.Read(frontend.V2(i, i)).Add(tb.Sample(frontend.V2(frontend.F(0.25), frontend.F(0.5))))
+		ta, tb := a.Texture2D(i), b.Texture2D(i.Add(dsl.U(1)))
+		v := ta.Read(dsl.V2(i, i)).Add(tb.Sample(dsl.V2(dsl.F(0.25), dsl.F(0.5))))
 		size := ta.Size()
-		n := frontend.ReadBuffer[frontend.F32](bufs, frontend.U(0), i)
-		out.Write(i, v.Scale(n.Add(frontend.Convert[float32](size.X()))))
+		n := dsl.ReadBuffer[dsl.F32](bufs, dsl.U(0), i)
+		out.Write(i, v.Scale(n.Add(dsl.Convert[float32](size.X()))))
 	})
 	require.NoError(t, err)
 	args := f.BindlessTextureArgs()

@@ -3,7 +3,7 @@ package codegen
 import (
 	"fmt"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
@@ -39,19 +39,19 @@ type Options struct {
 
 // Emit generates the SPIR-V module of kernel f (and the callables it
 // reaches) following kernel ABI v1. f is validated first.
-func Emit(f *frontend.Function, opts Options) (words []uint32, err error) {
+func Emit(f *ir.Function, opts Options) (words []uint32, err error) {
 	if f == nil {
-		return nil, fmt.Errorf("%w: nil kernel", frontend.ErrInvalid)
+		return nil, fmt.Errorf("%w: nil kernel", ir.ErrInvalid)
 	}
 	// Validate should reject every AST codegen cannot handle; should one slip
 	// through, report it rather than crash the host.
 	defer func() {
 		if r := recover(); r != nil {
-			words, err = nil, fmt.Errorf("%w: codegen of %s failed on a malformed AST: %v", frontend.ErrInvalid, f.Name, r)
+			words, err = nil, fmt.Errorf("%w: codegen of %s failed on a malformed AST: %v", ir.ErrInvalid, f.Name, r)
 		}
 	}()
-	if f.Kind != frontend.KernelFunc {
-		return nil, fmt.Errorf("%w: %s is a callable, not a kernel", frontend.ErrInvalid, f.Name)
+	if f.Kind != ir.KernelFunc {
+		return nil, fmt.Errorf("%w: %s is a callable, not a kernel", ir.ErrInvalid, f.Name)
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err
@@ -76,33 +76,33 @@ type gen struct {
 	opts Options
 	err  error
 
-	logical  map[*frontend.Type]spirv.ID // value types, no layout decorations
-	explicit map[*frontend.Type]spirv.ID // types with Offset/ArrayStride, for buffers and push constants
+	logical  map[*ir.Type]spirv.ID // value types, no layout decorations
+	explicit map[*ir.Type]spirv.ID // types with Offset/ArrayStride, for buffers and push constants
 	ptrs     map[ptrKey]spirv.ID
-	funcs    map[*frontend.Function]*fnInfo
+	funcs    map[*ir.Function]*fnInfo
 
 	// per kernel
-	vars    map[*frontend.Var]place // variables with storage
-	values  map[*frontend.Var]spirv.ID
+	vars    map[*ir.Var]place // variables with storage
+	values  map[*ir.Var]spirv.ID
 	push    spirv.ID // push-constant variable
 	pushT   spirv.ID
-	argIdx  map[*frontend.Var]uint32   // push-constant member of a uniform argument
-	binding map[*frontend.Var]int      // descriptor binding of a resource argument
-	aliases map[*frontend.Var]spirv.ID // u32 views of buffers, for float atomics
-	texHeap map[*frontend.Var]spirv.ID // descriptor arrays of bindless arrays' texture slots (native path)
-	bits    map[*frontend.Var]bool     // f32 shared variables stored as u32 bits, for emulated float atomics
+	argIdx  map[*ir.Var]uint32   // push-constant member of a uniform argument
+	binding map[*ir.Var]int      // descriptor binding of a resource argument
+	aliases map[*ir.Var]spirv.ID // u32 views of buffers, for float atomics
+	texHeap map[*ir.Var]spirv.ID // descriptor arrays of bindless arrays' texture slots (native path)
+	bits    map[*ir.Var]bool     // f32 shared variables stored as u32 bits, for emulated float atomics
 
 	// builtin values, computed in the kernel's entry block
-	builtins map[frontend.BuiltinVar]spirv.ID
+	builtins map[ir.BuiltinVar]spirv.ID
 
 	// per function
-	fn       *frontend.Function
+	fn       *ir.Function
 	sfn      *spirv.Function
 	targets  []target // break/continue targets, innermost last
-	constArr map[*frontend.ConstArray]spirv.ID
-	inv      map[frontend.Expr]bool       // invariance of expressions (emit_hoist.go)
-	scopes   []map[frontend.Expr]spirv.ID // invariant values by scope, innermost last
-	reuse    reuse                        // values of the current statement (emit_reuse.go)
+	constArr map[*ir.ConstArray]spirv.ID
+	inv      map[ir.Expr]bool       // invariance of expressions (emit_hoist.go)
+	scopes   []map[ir.Expr]spirv.ID // invariant values by scope, innermost last
+	reuse    reuse                  // values of the current statement (emit_reuse.go)
 
 	u32, i32, f32, boolT, voidT spirv.ID
 }
@@ -135,18 +135,18 @@ func newGen(opts Options) *gen {
 	b.Capability(spirv.CapabilityShader)
 	g := &gen{
 		b: b, opts: opts,
-		logical:  map[*frontend.Type]spirv.ID{},
-		explicit: map[*frontend.Type]spirv.ID{},
+		logical:  map[*ir.Type]spirv.ID{},
+		explicit: map[*ir.Type]spirv.ID{},
 		ptrs:     map[ptrKey]spirv.ID{},
-		funcs:    map[*frontend.Function]*fnInfo{},
-		vars:     map[*frontend.Var]place{},
-		values:   map[*frontend.Var]spirv.ID{},
-		builtins: map[frontend.BuiltinVar]spirv.ID{},
-		argIdx:   map[*frontend.Var]uint32{},
-		binding:  map[*frontend.Var]int{},
-		aliases:  map[*frontend.Var]spirv.ID{},
-		texHeap:  map[*frontend.Var]spirv.ID{},
-		bits:     map[*frontend.Var]bool{},
+		funcs:    map[*ir.Function]*fnInfo{},
+		vars:     map[*ir.Var]place{},
+		values:   map[*ir.Var]spirv.ID{},
+		builtins: map[ir.BuiltinVar]spirv.ID{},
+		argIdx:   map[*ir.Var]uint32{},
+		binding:  map[*ir.Var]int{},
+		aliases:  map[*ir.Var]spirv.ID{},
+		texHeap:  map[*ir.Var]spirv.ID{},
+		bits:     map[*ir.Var]bool{},
 	}
 	g.u32 = b.TypeInt(32, false)
 	g.i32 = b.TypeInt(32, true)
@@ -158,33 +158,33 @@ func newGen(opts Options) *gen {
 
 func (g *gen) fail(format string, args ...any) {
 	if g.err == nil {
-		g.err = fmt.Errorf("%w: %s", frontend.ErrUnsupported, fmt.Sprintf(format, args...))
+		g.err = fmt.Errorf("%w: %s", ir.ErrUnsupported, fmt.Sprintf(format, args...))
 	}
 }
 
 // typ returns the logical SPIR-V type of t.
-func (g *gen) typ(t *frontend.Type) spirv.ID {
+func (g *gen) typ(t *ir.Type) spirv.ID {
 	if id, ok := g.logical[t]; ok {
 		return id
 	}
 	b := g.b
 	var id spirv.ID
 	switch t.Kind() {
-	case frontend.KindVoid:
+	case ir.KindVoid:
 		id = g.voidT
-	case frontend.KindBool:
+	case ir.KindBool:
 		id = g.boolT
-	case frontend.KindInt, frontend.KindUint:
-		id = b.TypeInt(uint32(t.Bits()), t.Kind() == frontend.KindInt)
-	case frontend.KindFloat:
+	case ir.KindInt, ir.KindUint:
+		id = b.TypeInt(uint32(t.Bits()), t.Kind() == ir.KindInt)
+	case ir.KindFloat:
 		id = b.TypeFloat(uint32(t.Bits()))
-	case frontend.KindVector:
+	case ir.KindVector:
 		id = b.TypeVector(g.typ(t.Elem()), uint32(t.Len()))
-	case frontend.KindMatrix:
+	case ir.KindMatrix:
 		id = b.TypeMatrix(g.typ(t.Elem()), uint32(t.Len()))
-	case frontend.KindArray:
+	case ir.KindArray:
 		id = b.TypeArray(g.typ(t.Elem()), uint32(t.Len()))
-	case frontend.KindStruct:
+	case ir.KindStruct:
 		ms := make([]spirv.ID, len(t.Fields()))
 		for i, f := range t.Fields() {
 			ms[i] = g.typ(f.Type)
@@ -199,9 +199,9 @@ func (g *gen) typ(t *frontend.Type) spirv.ID {
 }
 
 // etyp returns the explicitly laid out SPIR-V type of t (scalar layout at Go's offsets).
-func (g *gen) etyp(t *frontend.Type) spirv.ID {
+func (g *gen) etyp(t *ir.Type) spirv.ID {
 	switch t.Kind() {
-	case frontend.KindArray, frontend.KindStruct:
+	case ir.KindArray, ir.KindStruct:
 	default:
 		g.smallStorage(t)
 		return g.typ(t)
@@ -210,8 +210,8 @@ func (g *gen) etyp(t *frontend.Type) spirv.ID {
 		return id
 	}
 	var id spirv.ID
-	if t.Kind() == frontend.KindArray {
-		if t.Elem().Kind() == frontend.KindMatrix {
+	if t.Kind() == ir.KindArray {
+		if t.Elem().Kind() == ir.KindMatrix {
 			g.fail("array of matrices %s in a buffer or push constant", t)
 			return 0
 		}
@@ -223,7 +223,7 @@ func (g *gen) etyp(t *frontend.Type) spirv.ID {
 			if g.opts.Names {
 				m.Name = f.Name
 			}
-			if f.Type.Kind() == frontend.KindMatrix {
+			if f.Type.Kind() == ir.KindMatrix {
 				m.Decorations = []spirv.Decor{{Decoration: spirv.DecorationColMajor},
 					{Decoration: spirv.DecorationMatrixStride, Literals: []uint32{uint32(f.Type.Elem().Size())}}}
 			}
@@ -239,7 +239,7 @@ func (g *gen) etyp(t *frontend.Type) spirv.ID {
 }
 
 // smallStorage declares the capabilities 8- and 16-bit scalars need in buffers and push constants.
-func (g *gen) smallStorage(t *frontend.Type) {
+func (g *gen) smallStorage(t *ir.Type) {
 	switch t.Scalar().Bits() {
 	case 8:
 		g.b.Capability(spirv.CapabilityStorageBuffer8BitAccess)
@@ -262,7 +262,7 @@ func (g *gen) ptr(sc spirv.StorageClass, t spirv.ID) spirv.ID {
 
 // kernel emits the entry point: argument variables, built-ins, the dispatch
 // bounds check, then the body.
-func (g *gen) kernel(f *frontend.Function) error {
+func (g *gen) kernel(f *ir.Function) error {
 	b := g.b
 	args, _, err := Layout(f)
 	if err != nil {
@@ -285,7 +285,7 @@ func (g *gen) kernel(f *frontend.Function) error {
 		t := a.Var.Type
 		var mt spirv.ID
 		switch {
-		case t == frontend.TBool:
+		case t == ir.TBool:
 			mt = g.u32
 		case t.ByAddress():
 			mt = g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(t.Elem()))
@@ -293,7 +293,7 @@ func (g *gen) kernel(f *frontend.Function) error {
 			mt = g.etyp(t)
 		}
 		m := spirv.Member{Type: mt, Offset: spirv.Off(uint32(a.Offset))}
-		if t.Kind() == frontend.KindMatrix {
+		if t.Kind() == ir.KindMatrix {
 			m.Decorations = []spirv.Decor{{Decoration: spirv.DecorationColMajor},
 				{Decoration: spirv.DecorationMatrixStride, Literals: []uint32{uint32(t.Elem().Size())}}}
 		}
@@ -318,14 +318,14 @@ func (g *gen) kernel(f *frontend.Function) error {
 		g.binding[a.Var] = a.Binding
 		var v spirv.ID
 		switch t.Kind() {
-		case frontend.KindBuffer:
-			if t.Elem().Kind() == frontend.KindMatrix {
-				return fmt.Errorf("%w: buffer of matrices (argument %s); wrap the matrix in a struct", frontend.ErrUnsupported, a.Var.Name)
+		case ir.KindBuffer:
+			if t.Elem().Kind() == ir.KindMatrix {
+				return fmt.Errorf("%w: buffer of matrices (argument %s); wrap the matrix in a struct", ir.ErrUnsupported, a.Var.Name)
 			}
 			bt := g.blockOf(t.Elem())
 			v = b.Variable(g.ptr(spirv.StorageClassStorageBuffer, bt), spirv.StorageClassStorageBuffer, 0)
 			g.vars[a.Var] = place{ptr: v, sc: spirv.StorageClassStorageBuffer, explicit: true}
-		case frontend.KindBindless:
+		case ir.KindBindless:
 			// Slot records of kernel ABI v1's emulated bindless arrays:
 			// {u64 address; u64 size in bytes; 16 bytes reserved for textures}.
 			u64 := b.TypeInt(64, false)
@@ -340,12 +340,12 @@ func (g *gen) kernel(f *frontend.Function) error {
 			v = b.Variable(g.ptr(spirv.StorageClassStorageBuffer, bt), spirv.StorageClassStorageBuffer, 0)
 			b.Decorate(v, spirv.DecorationNonWritable)
 			g.vars[a.Var] = place{ptr: v, sc: spirv.StorageClassStorageBuffer, explicit: true}
-		case frontend.KindTexture:
+		case ir.KindTexture:
 			it := g.imageType(t)
 			v = b.Variable(g.ptr(spirv.StorageClassUniformConstant, it), spirv.StorageClassUniformConstant, 0)
 			g.vars[a.Var] = place{ptr: v, sc: spirv.StorageClassUniformConstant}
 		default:
-			return fmt.Errorf("%w: kernel argument %s of type %s", frontend.ErrUnsupported, a.Var.Name, t)
+			return fmt.Errorf("%w: kernel argument %s of type %s", ir.ErrUnsupported, a.Var.Name, t)
 		}
 		b.Decorate(v, spirv.DecorationDescriptorSet, 0)
 		b.Decorate(v, spirv.DecorationBinding, uint32(a.Binding))
@@ -392,7 +392,7 @@ func (g *gen) kernel(f *frontend.Function) error {
 
 // blockOf is the Block struct holding a runtime array of elem, the type of
 // a buffer.
-func (g *gen) blockOf(elem *frontend.Type) spirv.ID {
+func (g *gen) blockOf(elem *ir.Type) spirv.ID {
 	rt := g.b.TypeRuntimeArrayStride(g.etyp(elem), uint32(elem.Size()))
 	return g.b.TypeStructOf(spirv.StructType{
 		Members:     []spirv.Member{{Type: rt, Offset: spirv.Off(0)}},
@@ -400,7 +400,7 @@ func (g *gen) blockOf(elem *frontend.Type) spirv.ID {
 	})
 }
 
-func (g *gen) imageType(t *frontend.Type) spirv.ID {
+func (g *gen) imageType(t *ir.Type) spirv.ID {
 	st := g.typ(t.Elem().Elem())
 	dim := spirv.Dim2D
 	if t.Len() == 3 {
@@ -415,9 +415,9 @@ func (g *gen) imageType(t *frontend.Type) spirv.ID {
 }
 
 var imageFormats = [...]spirv.ImageFormat{
-	frontend.FormatAny: spirv.ImageFormatUnknown, frontend.FormatRGBA32F: spirv.ImageFormatRgba32f, frontend.FormatRGBA16F: spirv.ImageFormatRgba16f,
-	frontend.FormatRGBA8: spirv.ImageFormatRgba8, frontend.FormatR32F: spirv.ImageFormatR32f, frontend.FormatRGBA32UI: spirv.ImageFormatRgba32ui,
-	frontend.FormatR32UI: spirv.ImageFormatR32ui, frontend.FormatRGBA32I: spirv.ImageFormatRgba32i, frontend.FormatR32I: spirv.ImageFormatR32i,
+	ir.FormatAny: spirv.ImageFormatUnknown, ir.FormatRGBA32F: spirv.ImageFormatRgba32f, ir.FormatRGBA16F: spirv.ImageFormatRgba16f,
+	ir.FormatRGBA8: spirv.ImageFormatRgba8, ir.FormatR32F: spirv.ImageFormatR32f, ir.FormatRGBA32UI: spirv.ImageFormatRgba32ui,
+	ir.FormatR32UI: spirv.ImageFormatR32ui, ir.FormatRGBA32I: spirv.ImageFormatRgba32i, ir.FormatR32I: spirv.ImageFormatR32i,
 }
 
 // input declares a built-in input variable.
@@ -430,7 +430,7 @@ func (g *gen) input(t spirv.ID, bi spirv.BuiltIn) spirv.ID {
 // kernelBuiltins computes the built-in values the kernel uses and returns
 // early for threads past dispatch_size (kernel ABI v1) unless the kernel
 // uses barriers.
-func (g *gen) kernelBuiltins(f *frontend.Function) {
+func (g *gen) kernelBuiltins(f *ir.Function) {
 	b := g.b
 	uvec3 := b.TypeVector(g.u32, 3)
 	pu3 := g.ptr(spirv.StorageClassPushConstant, uvec3)
@@ -441,27 +441,27 @@ func (g *gen) kernelBuiltins(f *frontend.Function) {
 	bs := b.ConstantComposite(uvec3, b.ConstantUint32(f.BlockSize[0]), b.ConstantUint32(f.BlockSize[1]), b.ConstantUint32(f.BlockSize[2]))
 	block := b.IAdd(uvec3, wg, off)
 	did := b.IAdd(uvec3, b.IMul(uvec3, block, bs), lid)
-	g.builtins[frontend.ThreadID] = lid
-	g.builtins[frontend.BlockID] = block
-	g.builtins[frontend.DispatchID] = did
-	g.builtins[frontend.BlockSize] = bs
-	uses := map[frontend.BuiltinVar]bool{}
-	frontend.WalkExprs(f, func(e frontend.Expr) {
-		if r, ok := e.(*frontend.Ref); ok && r.Var.Kind == frontend.VarBuiltin {
+	g.builtins[ir.ThreadID] = lid
+	g.builtins[ir.BlockID] = block
+	g.builtins[ir.DispatchID] = did
+	g.builtins[ir.BlockSize] = bs
+	uses := map[ir.BuiltinVar]bool{}
+	ir.WalkExprs(f, func(e ir.Expr) {
+		if r, ok := e.(*ir.Ref); ok && r.Var.Kind == ir.VarBuiltin {
 			uses[r.Var.Builtin] = true
 		}
 	})
-	if uses[frontend.DispatchSize] || uses[frontend.DispatchGroups] {
+	if uses[ir.DispatchSize] || uses[ir.DispatchGroups] {
 		g.dispatchSize(size, bs)
 	}
-	if uses[frontend.SubgroupLane] || uses[frontend.SubgroupSize] {
+	if uses[ir.SubgroupLane] || uses[ir.SubgroupSize] {
 		b.Capability(spirv.CapabilityGroupNonUniform)
 	}
-	if uses[frontend.SubgroupLane] {
-		g.builtins[frontend.SubgroupLane] = b.Load(g.u32, g.input(g.u32, spirv.BuiltInSubgroupLocalInvocationId))
+	if uses[ir.SubgroupLane] {
+		g.builtins[ir.SubgroupLane] = b.Load(g.u32, g.input(g.u32, spirv.BuiltInSubgroupLocalInvocationId))
 	}
-	if uses[frontend.SubgroupSize] {
-		g.builtins[frontend.SubgroupSize] = b.Load(g.u32, g.input(g.u32, spirv.BuiltInSubgroupSize))
+	if uses[ir.SubgroupSize] {
+		g.builtins[ir.SubgroupSize] = b.Load(g.u32, g.input(g.u32, spirv.BuiltInSubgroupSize))
 	}
 	if f.UsesBarrier() {
 		// Every thread of a block must reach each barrier, so such a kernel
@@ -536,16 +536,16 @@ func (g *gen) dispatchSize(size, bs spirv.ID) {
 	nwg := b.Load(uvec3, g.input(uvec3, spirv.BuiltInNumWorkgroups))
 	ones := b.ConstantComposite(uvec3, one, one, one)
 	groups := b.IAdd(uvec3, b.UDiv(uvec3, b.ISub(uvec3, size, ones), bs), ones)
-	g.builtins[frontend.DispatchSize] = b.Select(uvec3, sel, b.IMul(uvec3, nwg, bs), size)
-	g.builtins[frontend.DispatchGroups] = b.Select(uvec3, sel, nwg, groups)
+	g.builtins[ir.DispatchSize] = b.Select(uvec3, sel, b.IMul(uvec3, nwg, bs), size)
+	g.builtins[ir.DispatchGroups] = b.Select(uvec3, sel, nwg, groups)
 }
 
 // declare makes the SPIR-V function of callable c (its body comes later).
-func (g *gen) declare(c *frontend.Function) {
+func (g *gen) declare(c *ir.Function) {
 	params := make([]spirv.ID, len(c.Params))
 	for i, p := range c.Params {
 		params[i] = g.typ(p.Type)
-		if p.Kind == frontend.VarRefParam {
+		if p.Kind == ir.VarRefParam {
 			params[i] = g.ptr(spirv.StorageClassFunction, params[i])
 		}
 	}
@@ -557,7 +557,7 @@ func (g *gen) declare(c *frontend.Function) {
 	info := &fnInfo{id: sf.ID(), fnT: fnT, spirv: sf}
 	for i, p := range c.Params {
 		id := sf.Param(params[i])
-		if p.Kind == frontend.VarRefParam {
+		if p.Kind == ir.VarRefParam {
 			g.vars[p] = place{ptr: id, sc: spirv.StorageClassFunction}
 		} else {
 			g.values[p] = id
@@ -566,7 +566,7 @@ func (g *gen) declare(c *frontend.Function) {
 	g.funcs[c] = info
 }
 
-func (g *gen) callable(c *frontend.Function) {
+func (g *gen) callable(c *ir.Function) {
 	info := g.funcs[c]
 	g.b.SetBlock(info.spirv.NewBlock())
 	g.begin(c, info.spirv)
@@ -575,12 +575,12 @@ func (g *gen) callable(c *frontend.Function) {
 }
 
 // begin declares f's locals.
-func (g *gen) begin(f *frontend.Function, sf *spirv.Function) {
+func (g *gen) begin(f *ir.Function, sf *spirv.Function) {
 	g.fn, g.sfn = f, sf
-	g.constArr = map[*frontend.ConstArray]spirv.ID{}
-	g.inv = map[frontend.Expr]bool{}
-	g.reuse = reuse{ok: map[frontend.Expr]bool{}}
-	g.scopes = []map[frontend.Expr]spirv.ID{{}}
+	g.constArr = map[*ir.ConstArray]spirv.ID{}
+	g.inv = map[ir.Expr]bool{}
+	g.reuse = reuse{ok: map[ir.Expr]bool{}}
+	g.scopes = []map[ir.Expr]spirv.ID{{}}
 	for _, l := range f.Locals {
 		v := sf.Variable(g.ptr(spirv.StorageClassFunction, g.typ(l.Type)), 0)
 		g.vars[l] = place{ptr: v, sc: spirv.StorageClassFunction}
@@ -593,7 +593,7 @@ func (g *gen) begin(f *frontend.Function, sf *spirv.Function) {
 // end terminates the function's last block.
 func (g *gen) end() {
 	if blk := g.b.CurrentBlock(); blk != nil && !blk.Terminated() {
-		if g.fn.Result == frontend.TVoid {
+		if g.fn.Result == ir.TVoid {
 			g.b.Return()
 		} else {
 			g.b.ReturnValue(g.b.ConstantNull(g.typ(g.fn.Result)))

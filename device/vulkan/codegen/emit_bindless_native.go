@@ -1,7 +1,7 @@
 package codegen
 
 import (
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
@@ -20,7 +20,7 @@ import (
 // addressing and format conversion that the emulated path does in code.
 
 // textureHeaps declares the descriptor arrays of f's bindless texture arguments.
-func (g *gen) textureHeaps(f *frontend.Function) {
+func (g *gen) textureHeaps(f *ir.Function) {
 	b := g.b
 	args := f.BindlessTextureArgs()
 	if len(args) == 0 {
@@ -50,7 +50,7 @@ func (g *gen) sampledImage2D() spirv.ID { return g.b.TypeSampledImage(g.image2D(
 // nativeTexel reads or samples (op) the texture in slot through the
 // argument's descriptor array heap, in the block where the slot is known to
 // hold a texture.
-func (g *gen) nativeTexel(op frontend.Op, heap, slot, coord spirv.ID) spirv.ID {
+func (g *gen) nativeTexel(op ir.Op, heap, slot, coord spirv.ID) spirv.ID {
 	b := g.b
 	ivec2, vec4 := b.TypeVector(g.i32, 2), b.TypeVector(g.f32, 4)
 	si := g.sampledImage2D()
@@ -58,7 +58,7 @@ func (g *gen) nativeTexel(op frontend.Op, heap, slot, coord spirv.ID) spirv.ID {
 	b.Decorate(ptr, spirv.DecorationNonUniform)
 	tex := b.Load(si, ptr)
 	b.Decorate(tex, spirv.DecorationNonUniform)
-	if op == frontend.OpBindlessTexRead {
+	if op == ir.OpBindlessTexRead {
 		img := b.Image(g.image2D(), tex)
 		b.Decorate(img, spirv.DecorationNonUniform)
 		return b.ImageFetch(vec4, img, b.Bitcast(ivec2, coord), b.ConstantInt32(0))

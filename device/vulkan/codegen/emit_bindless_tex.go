@@ -1,7 +1,7 @@
 package codegen
 
 import (
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
@@ -37,9 +37,9 @@ const (
 // texture, and the texel comes from the mirror (emulated) or the argument's
 // descriptor array (native, emit_bindless_native.go) inside a block guarded
 // by that.
-func (g *gen) bindlessTexture(e *frontend.Call) spirv.ID {
+func (g *gen) bindlessTexture(e *ir.Call) spirv.ID {
 	b := g.b
-	v := e.Args[0].(*frontend.Ref).Var
+	v := e.Args[0].(*ir.Ref).Var
 	p := g.vars[v]
 	heap, native := g.texHeap[v]
 	u64 := b.TypeInt(64, false)
@@ -54,7 +54,7 @@ func (g *gen) bindlessTexture(e *frontend.Call) spirv.ID {
 	info := b.Load(uvec4, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, uvec4), p.ptr,
 		b.ConstantUint32(0), slot, b.ConstantUint32(2)))
 	w, h := b.CompositeExtract(g.u32, info, 0), b.CompositeExtract(g.u32, info, 1)
-	if e.Op == frontend.OpBindlessTexSize {
+	if e.Op == ir.OpBindlessTexSize {
 		return b.CompositeConstruct(uvec2, w, h)
 	}
 	coord := g.expr(e.Args[2])
@@ -65,7 +65,7 @@ func (g *gen) bindlessTexture(e *frontend.Call) spirv.ID {
 		word = b.CompositeExtract(g.u32, info, 3)
 		ok = b.INotEqual(g.boolT, addr, b.ConstantUint64(0))
 	}
-	if e.Op == frontend.OpBindlessTexRead {
+	if e.Op == ir.OpBindlessTexRead {
 		x, y := b.CompositeExtract(g.u32, coord, 0), b.CompositeExtract(g.u32, coord, 1)
 		ok = b.LogicalAnd(g.boolT, ok, b.LogicalAnd(g.boolT, b.ULessThan(g.boolT, x, w), b.ULessThan(g.boolT, y, h)))
 	}
@@ -78,7 +78,7 @@ func (g *gen) bindlessTexture(e *frontend.Call) spirv.ID {
 	fetch := func(x, y spirv.ID) spirv.ID { return g.texelFetch(addr, w, word, x, y) }
 	if native {
 		b.Store(result, g.nativeTexel(e.Op, heap, slot, coord))
-	} else if e.Op == frontend.OpBindlessTexRead {
+	} else if e.Op == ir.OpBindlessTexRead {
 		// Clamped although ok already holds: the address stays on the
 		// mirror even where a driver runs the block for inactive lanes.
 		last := func(n spirv.ID) spirv.ID { return b.ISub(g.u32, n, b.ConstantUint32(1)) }

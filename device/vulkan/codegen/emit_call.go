@@ -1,47 +1,47 @@
 package codegen
 
 import (
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
 // glslFloat maps the float built-ins that are one GLSL.std.450 instruction.
-var glslFloat = map[frontend.Op]spirv.GLSLInst{
-	frontend.OpFloor: spirv.GLSLFloor, frontend.OpCeil: spirv.GLSLCeil, frontend.OpTrunc: spirv.GLSLTrunc, frontend.OpFract: spirv.GLSLFract,
-	frontend.OpSqrt: spirv.GLSLSqrt, frontend.OpInverseSqrt: spirv.GLSLInverseSqrt, frontend.OpExp: spirv.GLSLExp, frontend.OpExp2: spirv.GLSLExp2,
-	frontend.OpLog: spirv.GLSLLog, frontend.OpLog2: spirv.GLSLLog2, frontend.OpSin: spirv.GLSLSin, frontend.OpCos: spirv.GLSLCos, frontend.OpTan: spirv.GLSLTan,
-	frontend.OpAsin: spirv.GLSLAsin, frontend.OpAcos: spirv.GLSLAcos, frontend.OpAtan: spirv.GLSLAtan, frontend.OpSinh: spirv.GLSLSinh,
-	frontend.OpCosh: spirv.GLSLCosh, frontend.OpTanh: spirv.GLSLTanh, frontend.OpAsinh: spirv.GLSLAsinh, frontend.OpAcosh: spirv.GLSLAcosh,
-	frontend.OpAtanh: spirv.GLSLAtanh, frontend.OpRadians: spirv.GLSLRadians, frontend.OpDegrees: spirv.GLSLDegrees,
-	frontend.OpPow: spirv.GLSLPow, frontend.OpAtan2: spirv.GLSLAtan2, frontend.OpStep: spirv.GLSLStep, frontend.OpLerp: spirv.GLSLFMix,
-	frontend.OpSmoothStep: spirv.GLSLSmoothStep, frontend.OpFma: spirv.GLSLFma, frontend.OpCross: spirv.GLSLCross,
-	frontend.OpLength: spirv.GLSLLength, frontend.OpDistance: spirv.GLSLDistance, frontend.OpNormalize: spirv.GLSLNormalize,
-	frontend.OpReflect: spirv.GLSLReflect, frontend.OpDeterminant: spirv.GLSLDeterminant, frontend.OpInverse: spirv.GLSLMatrixInverse,
+var glslFloat = map[ir.Op]spirv.GLSLInst{
+	ir.OpFloor: spirv.GLSLFloor, ir.OpCeil: spirv.GLSLCeil, ir.OpTrunc: spirv.GLSLTrunc, ir.OpFract: spirv.GLSLFract,
+	ir.OpSqrt: spirv.GLSLSqrt, ir.OpInverseSqrt: spirv.GLSLInverseSqrt, ir.OpExp: spirv.GLSLExp, ir.OpExp2: spirv.GLSLExp2,
+	ir.OpLog: spirv.GLSLLog, ir.OpLog2: spirv.GLSLLog2, ir.OpSin: spirv.GLSLSin, ir.OpCos: spirv.GLSLCos, ir.OpTan: spirv.GLSLTan,
+	ir.OpAsin: spirv.GLSLAsin, ir.OpAcos: spirv.GLSLAcos, ir.OpAtan: spirv.GLSLAtan, ir.OpSinh: spirv.GLSLSinh,
+	ir.OpCosh: spirv.GLSLCosh, ir.OpTanh: spirv.GLSLTanh, ir.OpAsinh: spirv.GLSLAsinh, ir.OpAcosh: spirv.GLSLAcosh,
+	ir.OpAtanh: spirv.GLSLAtanh, ir.OpRadians: spirv.GLSLRadians, ir.OpDegrees: spirv.GLSLDegrees,
+	ir.OpPow: spirv.GLSLPow, ir.OpAtan2: spirv.GLSLAtan2, ir.OpStep: spirv.GLSLStep, ir.OpLerp: spirv.GLSLFMix,
+	ir.OpSmoothStep: spirv.GLSLSmoothStep, ir.OpFma: spirv.GLSLFma, ir.OpCross: spirv.GLSLCross,
+	ir.OpLength: spirv.GLSLLength, ir.OpDistance: spirv.GLSLDistance, ir.OpNormalize: spirv.GLSLNormalize,
+	ir.OpReflect: spirv.GLSLReflect, ir.OpDeterminant: spirv.GLSLDeterminant, ir.OpInverse: spirv.GLSLMatrixInverse,
 }
 
-func (g *gen) call(e *frontend.Call) spirv.ID {
+func (g *gen) call(e *ir.Call) spirv.ID {
 	b := g.b
-	if e.Op >= frontend.OpAtomicExchange && e.Op <= frontend.OpAtomicMax {
+	if e.Op >= ir.OpAtomicExchange && e.Op <= ir.OpAtomicMax {
 		return g.atomic(e)
 	}
 	switch e.Op {
-	case frontend.OpBarrier:
+	case ir.OpBarrier:
 		b.ControlBarrier(spirv.ScopeWorkgroup, spirv.ScopeWorkgroup,
 			spirv.MemorySemanticsAcquireRelease|spirv.MemorySemanticsWorkgroupMemory|spirv.MemorySemanticsUniformMemory)
 		return 0
-	case frontend.OpBufferSize:
-		v := e.Args[0].(*frontend.Ref).Var
+	case ir.OpBufferSize:
+		v := e.Args[0].(*ir.Ref).Var
 		if v.Type.ByAddress() {
 			// The view's element count, saturated to u32.
 			n := b.GLSL(b.TypeInt(64, false), spirv.GLSLUMin, g.addrCount(v), b.ConstantUint64(1<<32-1))
 			return b.UConvert(g.u32, n)
 		}
 		return b.ArrayLength(g.u32, g.vars[v].ptr, 0)
-	case frontend.OpTextureRead, frontend.OpTextureWrite, frontend.OpTextureSize, frontend.OpTextureSample:
+	case ir.OpTextureRead, ir.OpTextureWrite, ir.OpTextureSize, ir.OpTextureSample:
 		return g.texture(e)
-	case frontend.OpBindlessRead, frontend.OpBindlessWrite, frontend.OpBindlessSize:
+	case ir.OpBindlessRead, ir.OpBindlessWrite, ir.OpBindlessSize:
 		return g.bindless(e)
-	case frontend.OpBindlessTexRead, frontend.OpBindlessTexSample, frontend.OpBindlessTexSize:
+	case ir.OpBindlessTexRead, ir.OpBindlessTexSample, ir.OpBindlessTexSize:
 		return g.bindlessTexture(e)
 	}
 	args := make([]spirv.ID, len(e.Args))
@@ -49,145 +49,145 @@ func (g *gen) call(e *frontend.Call) spirv.ID {
 		args[i] = g.expr(a)
 	}
 	t := g.typ(e.T)
-	var at *frontend.Type
+	var at *ir.Type
 	if len(e.Args) > 0 {
 		at = e.Args[0].Type()
 	}
 	if inst, ok := glslFloat[e.Op]; ok {
 		return b.GLSL(t, inst, args...)
 	}
-	sk := frontend.KindVoid
+	sk := ir.KindVoid
 	if at != nil {
 		sk = at.Scalar().Kind()
 	}
 	pick := func(f, s, u spirv.GLSLInst) spirv.GLSLInst {
 		switch sk {
-		case frontend.KindFloat:
+		case ir.KindFloat:
 			return f
-		case frontend.KindInt:
+		case ir.KindInt:
 			return s
 		}
 		return u
 	}
 	switch e.Op {
-	case frontend.OpAbs:
-		if sk == frontend.KindUint {
+	case ir.OpAbs:
+		if sk == ir.KindUint {
 			return args[0]
 		}
 		return b.GLSL(t, pick(spirv.GLSLFAbs, spirv.GLSLSAbs, 0), args...)
-	case frontend.OpSign:
+	case ir.OpSign:
 		return b.GLSL(t, pick(spirv.GLSLFSign, spirv.GLSLSSign, 0), args...)
-	case frontend.OpRound:
+	case ir.OpRound:
 		// Half away from zero (Go's math.Round), exactly: t = trunc(x);
 		// t + sign(x) when |x - t| >= 0.5.
 		tr := b.GLSL(t, spirv.GLSLTrunc, args[0])
 		d := b.GLSL(t, spirv.GLSLFAbs, b.FSub(t, args[0], tr))
-		up := b.FOrdGreaterThanEqual(g.typ(frontend.BoolLike(at)), d, g.numConst(at, 0.5))
+		up := b.FOrdGreaterThanEqual(g.typ(ir.BoolLike(at)), d, g.numConst(at, 0.5))
 		return b.Select(t, up, b.FAdd(t, tr, b.GLSL(t, spirv.GLSLFSign, args[0])), tr)
-	case frontend.OpSaturate:
+	case ir.OpSaturate:
 		return b.GLSL(t, spirv.GLSLFClamp, args[0], g.numConst(at, 0), g.numConst(at, 1))
-	case frontend.OpMin:
+	case ir.OpMin:
 		return b.GLSL(t, pick(spirv.GLSLFMin, spirv.GLSLSMin, spirv.GLSLUMin), args...)
-	case frontend.OpMax:
+	case ir.OpMax:
 		return b.GLSL(t, pick(spirv.GLSLFMax, spirv.GLSLSMax, spirv.GLSLUMax), args...)
-	case frontend.OpClamp:
+	case ir.OpClamp:
 		return b.GLSL(t, pick(spirv.GLSLFClamp, spirv.GLSLSClamp, spirv.GLSLUClamp), args...)
-	case frontend.OpSelect:
+	case ir.OpSelect:
 		return b.Select(t, args[0], args[1], args[2])
-	case frontend.OpIsNaN:
+	case ir.OpIsNaN:
 		return b.IsNan(t, args[0])
-	case frontend.OpIsInf:
+	case ir.OpIsInf:
 		return b.IsInf(t, args[0])
-	case frontend.OpDot:
+	case ir.OpDot:
 		return b.Dot(t, args[0], args[1])
-	case frontend.OpTranspose:
+	case ir.OpTranspose:
 		return b.Transpose(t, args[0])
-	case frontend.OpOuterProduct:
+	case ir.OpOuterProduct:
 		bt := e.Args[1].Type()
 		cols := make([]spirv.ID, bt.Len())
 		for i := range cols {
 			cols[i] = b.VectorTimesScalar(g.typ(at), args[0], b.CompositeExtract(g.f32, args[1], uint32(i)))
 		}
 		return b.CompositeConstruct(t, cols...)
-	case frontend.OpReduceSum, frontend.OpReduceProd, frontend.OpReduceMin, frontend.OpReduceMax:
+	case ir.OpReduceSum, ir.OpReduceProd, ir.OpReduceMin, ir.OpReduceMax:
 		acc := b.CompositeExtract(t, args[0], 0)
 		for i := 1; i < at.Len(); i++ {
 			c := b.CompositeExtract(t, args[0], uint32(i))
 			switch e.Op {
-			case frontend.OpReduceSum:
-				if sk == frontend.KindFloat {
+			case ir.OpReduceSum:
+				if sk == ir.KindFloat {
 					acc = b.FAdd(t, acc, c)
 				} else {
 					acc = b.IAdd(t, acc, c)
 				}
-			case frontend.OpReduceProd:
-				if sk == frontend.KindFloat {
+			case ir.OpReduceProd:
+				if sk == ir.KindFloat {
 					acc = b.FMul(t, acc, c)
 				} else {
 					acc = b.IMul(t, acc, c)
 				}
-			case frontend.OpReduceMin:
+			case ir.OpReduceMin:
 				acc = b.GLSL(t, pick(spirv.GLSLFMin, spirv.GLSLSMin, spirv.GLSLUMin), acc, c)
-			case frontend.OpReduceMax:
+			case ir.OpReduceMax:
 				acc = b.GLSL(t, pick(spirv.GLSLFMax, spirv.GLSLSMax, spirv.GLSLUMax), acc, c)
 			}
 		}
 		return acc
-	case frontend.OpAny:
+	case ir.OpAny:
 		return b.Any(t, args[0])
-	case frontend.OpAll:
+	case ir.OpAll:
 		return b.All(t, args[0])
-	case frontend.OpPopCount:
+	case ir.OpPopCount:
 		return b.BitCount(t, args[0])
-	case frontend.OpBitReverse:
+	case ir.OpBitReverse:
 		return b.BitReverse(t, args[0])
-	case frontend.OpClz:
+	case ir.OpClz:
 		// 31 - FindUMsb(x); FindUMsb(0) is -1, giving 32.
 		msb := b.GLSL(t, spirv.GLSLFindUMsb, args[0])
 		return b.ISub(t, g.numConst(at, 31), msb)
-	case frontend.OpCtz:
+	case ir.OpCtz:
 		// FindILsb(0) is -1 (all ones): clamp to 32 with an unsigned min.
 		lsb := b.GLSL(t, spirv.GLSLFindILsb, args[0])
-		ut := g.typ(frontend.Vector(frontend.TU32, max(at.Components(), 2)))
+		ut := g.typ(ir.Vector(ir.TU32, max(at.Components(), 2)))
 		if at.Components() == 1 {
 			ut = g.u32
 		}
 		u := lsb
-		if sk == frontend.KindInt {
+		if sk == ir.KindInt {
 			u = b.Bitcast(ut, lsb)
 		}
 		m := b.GLSL(ut, spirv.GLSLUMin, u, g.numConst(uintLike(at), 32))
-		if sk == frontend.KindInt {
+		if sk == ir.KindInt {
 			return b.Bitcast(t, m)
 		}
 		return m
-	case frontend.OpSubgroupElect:
+	case ir.OpSubgroupElect:
 		return b.GroupNonUniformElect(t, spirv.ScopeSubgroup)
-	case frontend.OpSubgroupAll:
+	case ir.OpSubgroupAll:
 		return b.GroupNonUniformVote(spirv.OpGroupNonUniformAll, t, spirv.ScopeSubgroup, args[0])
-	case frontend.OpSubgroupAny:
+	case ir.OpSubgroupAny:
 		return b.GroupNonUniformVote(spirv.OpGroupNonUniformAny, t, spirv.ScopeSubgroup, args[0])
-	case frontend.OpSubgroupBallot:
+	case ir.OpSubgroupBallot:
 		return b.GroupNonUniformBallot(t, spirv.ScopeSubgroup, args[0])
-	case frontend.OpSubgroupBroadcastFirst:
+	case ir.OpSubgroupBroadcastFirst:
 		return b.GroupNonUniformBroadcastFirst(t, spirv.ScopeSubgroup, args[0])
-	case frontend.OpSubgroupBroadcast, frontend.OpSubgroupShuffle:
+	case ir.OpSubgroupBroadcast, ir.OpSubgroupShuffle:
 		return b.GroupNonUniformShuffle(spirv.OpGroupNonUniformShuffle, t, spirv.ScopeSubgroup, args[0], args[1])
-	case frontend.OpSubgroupAdd, frontend.OpSubgroupMul, frontend.OpSubgroupMin, frontend.OpSubgroupMax, frontend.OpSubgroupInclusiveAdd, frontend.OpSubgroupExclusiveAdd:
+	case ir.OpSubgroupAdd, ir.OpSubgroupMul, ir.OpSubgroupMin, ir.OpSubgroupMax, ir.OpSubgroupInclusiveAdd, ir.OpSubgroupExclusiveAdd:
 		gop := spirv.GroupOperationReduce
 		switch e.Op {
-		case frontend.OpSubgroupInclusiveAdd:
+		case ir.OpSubgroupInclusiveAdd:
 			gop = spirv.GroupOperationInclusiveScan
-		case frontend.OpSubgroupExclusiveAdd:
+		case ir.OpSubgroupExclusiveAdd:
 			gop = spirv.GroupOperationExclusiveScan
 		}
 		var op spirv.Op
 		switch e.Op {
-		case frontend.OpSubgroupMul:
+		case ir.OpSubgroupMul:
 			op = pickOp(sk, spirv.OpGroupNonUniformFMul, spirv.OpGroupNonUniformIMul, spirv.OpGroupNonUniformIMul)
-		case frontend.OpSubgroupMin:
+		case ir.OpSubgroupMin:
 			op = pickOp(sk, spirv.OpGroupNonUniformFMin, spirv.OpGroupNonUniformSMin, spirv.OpGroupNonUniformUMin)
-		case frontend.OpSubgroupMax:
+		case ir.OpSubgroupMax:
 			op = pickOp(sk, spirv.OpGroupNonUniformFMax, spirv.OpGroupNonUniformSMax, spirv.OpGroupNonUniformUMax)
 		default:
 			op = pickOp(sk, spirv.OpGroupNonUniformFAdd, spirv.OpGroupNonUniformIAdd, spirv.OpGroupNonUniformIAdd)
@@ -198,29 +198,29 @@ func (g *gen) call(e *frontend.Call) spirv.ID {
 	return 0
 }
 
-func pickOp(k frontend.Kind, f, s, u spirv.Op) spirv.Op {
+func pickOp(k ir.Kind, f, s, u spirv.Op) spirv.Op {
 	switch k {
-	case frontend.KindFloat:
+	case ir.KindFloat:
 		return f
-	case frontend.KindInt:
+	case ir.KindInt:
 		return s
 	}
 	return u
 }
 
 // uintLike is the u32 scalar or vector shaped like t.
-func uintLike(t *frontend.Type) *frontend.Type {
-	if t.Kind() == frontend.KindVector {
-		return frontend.Vector(frontend.TU32, t.Len())
+func uintLike(t *ir.Type) *ir.Type {
+	if t.Kind() == ir.KindVector {
+		return ir.Vector(ir.TU32, t.Len())
 	}
-	return frontend.TU32
+	return ir.TU32
 }
 
 // atomic emits an atomic on a buffer element or shared variable, with
 // relaxed semantics (barriers order memory).
 // Outside the view of a buffer reached by device address, it does nothing
 // and gives zero.
-func (g *gen) atomic(e *frontend.Call) spirv.ID {
+func (g *gen) atomic(e *ir.Call) spirv.ID {
 	b := g.b
 	p, sc, _, guard := g.addr(e.Args[0])
 	scope := spirv.ScopeDevice
@@ -234,7 +234,7 @@ func (g *gen) atomic(e *frontend.Call) spirv.ID {
 	// The operands are evaluated before the guard (guarded).
 	v := g.expr(e.Args[1])
 	var nv spirv.ID
-	if e.Op == frontend.OpAtomicCAS {
+	if e.Op == ir.OpAtomicCAS {
 		nv = g.expr(e.Args[2])
 	}
 	return g.guarded(guard, vt, func() spirv.ID { return g.atomicAt(e, p, sc, scope, v, nv) })
@@ -242,38 +242,38 @@ func (g *gen) atomic(e *frontend.Call) spirv.ID {
 
 // atomicAt emits atomic e on pointer p with operand v (and the new value nv
 // of a compare-and-swap).
-func (g *gen) atomicAt(e *frontend.Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v, nv spirv.ID) spirv.ID {
+func (g *gen) atomicAt(e *ir.Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v, nv spirv.ID) spirv.ID {
 	b := g.b
 	sem := spirv.MemorySemanticsNone
 	vt := e.T
 	t := g.typ(vt)
-	if vt.Kind() == frontend.KindFloat {
+	if vt.Kind() == ir.KindFloat {
 		return g.floatAtomic(e, p, sc, scope, v, nv)
 	}
-	if e.Op == frontend.OpAtomicCAS {
+	if e.Op == ir.OpAtomicCAS {
 		return b.AtomicCompareExchange(t, p, scope, sem, sem, nv, v)
 	}
-	sg := vt.Kind() == frontend.KindInt
+	sg := vt.Kind() == ir.KindInt
 	var op spirv.Op
 	switch e.Op {
-	case frontend.OpAtomicExchange:
+	case ir.OpAtomicExchange:
 		op = spirv.OpAtomicExchange
-	case frontend.OpAtomicAdd:
+	case ir.OpAtomicAdd:
 		op = spirv.OpAtomicIAdd
-	case frontend.OpAtomicSub:
+	case ir.OpAtomicSub:
 		op = spirv.OpAtomicISub
-	case frontend.OpAtomicAnd:
+	case ir.OpAtomicAnd:
 		op = spirv.OpAtomicAnd
-	case frontend.OpAtomicOr:
+	case ir.OpAtomicOr:
 		op = spirv.OpAtomicOr
-	case frontend.OpAtomicXor:
+	case ir.OpAtomicXor:
 		op = spirv.OpAtomicXor
-	case frontend.OpAtomicMin:
+	case ir.OpAtomicMin:
 		op = spirv.OpAtomicUMin
 		if sg {
 			op = spirv.OpAtomicSMin
 		}
-	case frontend.OpAtomicMax:
+	case ir.OpAtomicMax:
 		op = spirv.OpAtomicUMax
 		if sg {
 			op = spirv.OpAtomicSMax
@@ -292,13 +292,13 @@ func (g *gen) atomicAt(e *frontend.Call, p spirv.ID, sc spirv.StorageClass, scop
 //	seen = *u
 //	loop { old = seen; seen = cas(u, old, bits(op(float(old), v))); if seen == old break }
 //	result = float(old)
-func (g *gen) floatAtomic(e *frontend.Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v, nv spirv.ID) spirv.ID {
+func (g *gen) floatAtomic(e *ir.Call, p spirv.ID, sc spirv.StorageClass, scope spirv.Scope, v, nv spirv.ID) spirv.ID {
 	b := g.b
 	sem := spirv.MemorySemanticsNone
 	f32 := g.f32
-	root := frontend.PlaceRoot(e.Args[0])
-	if (e.Op == frontend.OpAtomicAdd || e.Op == frontend.OpAtomicSub) && g.opts.FloatAtomicAdd && !g.bits[root] {
-		if e.Op == frontend.OpAtomicSub {
+	root := ir.PlaceRoot(e.Args[0])
+	if (e.Op == ir.OpAtomicAdd || e.Op == ir.OpAtomicSub) && g.opts.FloatAtomicAdd && !g.bits[root] {
+		if e.Op == ir.OpAtomicSub {
 			v = b.FNegate(f32, v)
 		}
 		b.Capability(spirv.CapabilityAtomicFloat32AddEXT)
@@ -316,9 +316,9 @@ func (g *gen) floatAtomic(e *frontend.Call, p spirv.ID, sc spirv.StorageClass, s
 		return 0
 	}
 	switch e.Op {
-	case frontend.OpAtomicExchange:
+	case ir.OpAtomicExchange:
 		return b.Bitcast(f32, b.Atomic(spirv.OpAtomicExchange, g.u32, u, scope, sem, b.Bitcast(g.u32, v)))
-	case frontend.OpAtomicCAS:
+	case ir.OpAtomicCAS:
 		return b.Bitcast(f32, b.AtomicCompareExchange(g.u32, u, scope, sem, sem, b.Bitcast(g.u32, nv), b.Bitcast(g.u32, v)))
 	}
 	seenVar := g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.u32), 0)
@@ -333,13 +333,13 @@ func (g *gen) floatAtomic(e *frontend.Call, p spirv.ID, sc spirv.StorageClass, s
 	fo := b.Bitcast(f32, old)
 	var nf spirv.ID
 	switch e.Op {
-	case frontend.OpAtomicAdd:
+	case ir.OpAtomicAdd:
 		nf = b.FAdd(f32, fo, v)
-	case frontend.OpAtomicSub:
+	case ir.OpAtomicSub:
 		nf = b.FSub(f32, fo, v)
-	case frontend.OpAtomicMin:
+	case ir.OpAtomicMin:
 		nf = b.GLSL(f32, spirv.GLSLFMin, fo, v)
-	case frontend.OpAtomicMax:
+	case ir.OpAtomicMax:
 		nf = b.GLSL(f32, spirv.GLSLFMax, fo, v)
 	}
 	seen := b.AtomicCompareExchange(g.u32, u, scope, sem, sem, b.Bitcast(g.u32, nf), old)
@@ -353,14 +353,14 @@ func (g *gen) floatAtomic(e *frontend.Call, p spirv.ID, sc spirv.StorageClass, s
 
 // u32View returns a u32 pointer to the 4 bytes of buffer place e through an
 // alias of the buffer's descriptor, or 0 when e is not in a buffer.
-func (g *gen) u32View(e frontend.Expr) spirv.ID {
+func (g *gen) u32View(e ir.Expr) spirv.ID {
 	b := g.b
 	var off spirv.ID // byte offset inside the buffer
-	var root *frontend.Var
-	var walk func(e frontend.Expr) bool
-	walk = func(e frontend.Expr) bool {
+	var root *ir.Var
+	var walk func(e ir.Expr) bool
+	walk = func(e ir.Expr) bool {
 		switch e := e.(type) {
-		case *frontend.Index:
+		case *ir.Index:
 			xt := e.X.Type()
 			// The index is evaluated once and brought to u32: a bitcast
 			// only between types of the same width (spirv-val rejects an
@@ -372,8 +372,8 @@ func (g *gen) u32View(e frontend.Expr) spirv.ID {
 				i = b.UConvert(g.u32, i)
 			}
 			step := b.IMul(g.u32, i, b.ConstantUint32(uint32(e.T.Size())))
-			if xt.Kind() == frontend.KindBuffer {
-				root = e.X.(*frontend.Ref).Var
+			if xt.Kind() == ir.KindBuffer {
+				root = e.X.(*ir.Ref).Var
 				off = step
 				return true
 			}
@@ -382,7 +382,7 @@ func (g *gen) u32View(e frontend.Expr) spirv.ID {
 			}
 			off = b.IAdd(g.u32, off, step)
 			return true
-		case *frontend.Member:
+		case *ir.Member:
 			if !walk(e.X) {
 				return false
 			}
@@ -414,28 +414,28 @@ func (g *gen) u32View(e frontend.Expr) spirv.ID {
 // sampling emulated on them: bilinear (trilinear in 3D) filtering with
 // clamp-to-edge addressing, from 4 (8) texel reads, so it works on devices
 // without sampled-image support for the format or binding model.
-func (g *gen) texture(e *frontend.Call) spirv.ID {
+func (g *gen) texture(e *ir.Call) spirv.ID {
 	b := g.b
 	tt := e.Args[0].Type()
-	p := g.vars[e.Args[0].(*frontend.Ref).Var]
+	p := g.vars[e.Args[0].(*ir.Ref).Var]
 	it := g.imageType(tt)
 	img := b.Load(it, p.ptr)
 	n := tt.Len()
-	ivec := g.typ(frontend.Vector(frontend.TI32, n))
+	ivec := g.typ(ir.Vector(ir.TI32, n))
 	texel := g.typ(tt.Elem())
 	switch e.Op {
-	case frontend.OpTextureSize:
+	case ir.OpTextureSize:
 		b.Capability(spirv.CapabilityImageQuery)
 		return b.Bitcast(g.typ(e.T), b.ImageQuerySize(ivec, img))
-	case frontend.OpTextureRead:
+	case ir.OpTextureRead:
 		return b.ImageRead(texel, img, b.Bitcast(ivec, g.expr(e.Args[1])))
-	case frontend.OpTextureWrite:
+	case ir.OpTextureWrite:
 		b.ImageWrite(img, b.Bitcast(ivec, g.expr(e.Args[1])), g.expr(e.Args[2]))
 		return 0
 	}
 	// OpTextureSample
 	b.Capability(spirv.CapabilityImageQuery)
-	fvecT := frontend.Vector(frontend.TF32, n)
+	fvecT := ir.Vector(ir.TF32, n)
 	fvec := g.typ(fvecT)
 	size := b.ImageQuerySize(ivec, img)
 	fsize := b.ConvertSToF(fvec, size)
@@ -443,10 +443,10 @@ func (g *gen) texture(e *frontend.Call) spirv.ID {
 	fl := b.GLSL(fvec, spirv.GLSLFloor, pos)
 	frac := b.FSub(fvec, pos, fl)
 	i0 := b.ConvertFToS(ivec, fl)
-	hi := b.ISub(ivec, size, g.numConst(frontend.Vector(frontend.TI32, n), 1))
-	lo := g.numConst(frontend.Vector(frontend.TI32, n), 0)
+	hi := b.ISub(ivec, size, g.numConst(ir.Vector(ir.TI32, n), 1))
+	lo := g.numConst(ir.Vector(ir.TI32, n), 0)
 	c0 := b.GLSL(ivec, spirv.GLSLSClamp, i0, lo, hi)
-	c1 := b.GLSL(ivec, spirv.GLSLSClamp, b.IAdd(ivec, i0, g.numConst(frontend.Vector(frontend.TI32, n), 1)), lo, hi)
+	c1 := b.GLSL(ivec, spirv.GLSLSClamp, b.IAdd(ivec, i0, g.numConst(ir.Vector(ir.TI32, n), 1)), lo, hi)
 	// Corner c has coordinate bit d from c1 when set, from c0 otherwise.
 	corners := make([]spirv.ID, 1<<n)
 	for c := range corners {
@@ -479,9 +479,9 @@ func (g *gen) texture(e *frontend.Call) spirv.ID {
 //
 //	rec = table[slot]; off = index * size(T)
 //	if off + size(T) <= rec.size && rec.addr != 0 { v = *(T*)(rec.addr + off) }
-func (g *gen) bindless(e *frontend.Call) spirv.ID {
+func (g *gen) bindless(e *ir.Call) spirv.ID {
 	b := g.b
-	p := g.vars[e.Args[0].(*frontend.Ref).Var]
+	p := g.vars[e.Args[0].(*ir.Ref).Var]
 	u64 := b.TypeInt(64, false)
 	slot := g.expr(e.Args[1])
 	field := func(m uint32) spirv.ID {
@@ -489,13 +489,13 @@ func (g *gen) bindless(e *frontend.Call) spirv.ID {
 			b.ConstantUint32(0), slot, b.ConstantUint32(m)))
 	}
 	addr, size := field(0), field(1)
-	if e.Op == frontend.OpBindlessSize {
-		es := e.Args[2].(*frontend.Literal).Bits
+	if e.Op == ir.OpBindlessSize {
+		es := e.Args[2].(*ir.Literal).Bits
 		return b.UConvert(g.u32, b.UDiv(u64, size, b.ConstantUint64(es)))
 	}
 	t := e.T
 	var value spirv.ID
-	if e.Op == frontend.OpBindlessWrite {
+	if e.Op == ir.OpBindlessWrite {
 		t = e.Args[3].Type()
 		value = g.relayout(g.expr(e.Args[3]), t, true)
 	}
@@ -504,7 +504,7 @@ func (g *gen) bindless(e *frontend.Call) spirv.ID {
 	ok := b.LogicalAnd(g.boolT, b.ULessThanEqual(g.boolT, b.IAdd(u64, off, es), size),
 		b.INotEqual(g.boolT, addr, b.ConstantUint64(0)))
 	var result spirv.ID
-	if e.Op == frontend.OpBindlessRead {
+	if e.Op == ir.OpBindlessRead {
 		result = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(t)), 0)
 		b.Store(result, b.ConstantNull(g.typ(t)))
 	}
@@ -514,7 +514,7 @@ func (g *gen) bindless(e *frontend.Call) spirv.ID {
 	b.SetBlock(then)
 	ptr := b.ConvertUToPtr(g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.etyp(t)), b.IAdd(u64, addr, off))
 	align := uint32(t.Align())
-	if e.Op == frontend.OpBindlessWrite {
+	if e.Op == ir.OpBindlessWrite {
 		b.Store(ptr, value, uint32(spirv.MemoryAccessAligned), align)
 	} else {
 		x := b.Load(g.etyp(t), ptr, uint32(spirv.MemoryAccessAligned), align)
@@ -522,7 +522,7 @@ func (g *gen) bindless(e *frontend.Call) spirv.ID {
 	}
 	b.Branch(merge.ID())
 	b.SetBlock(merge)
-	if e.Op == frontend.OpBindlessWrite {
+	if e.Op == ir.OpBindlessWrite {
 		return 0
 	}
 	return b.Load(g.typ(t), result)
@@ -531,42 +531,42 @@ func (g *gen) bindless(e *frontend.Call) spirv.ID {
 // findBits picks the f32 shared variables (scalars or arrays) that float
 // atomics without native support touch: they are stored as u32 bits, their
 // loads and stores bitcast, so compare-and-swap can work on them.
-func (g *gen) findBits(f *frontend.Function) {
-	frontend.WalkExprs(f, func(e frontend.Expr) {
-		c, ok := e.(*frontend.Call)
-		if !ok || c.Op < frontend.OpAtomicExchange || c.Op > frontend.OpAtomicMax || c.T != frontend.TF32 {
+func (g *gen) findBits(f *ir.Function) {
+	ir.WalkExprs(f, func(e ir.Expr) {
+		c, ok := e.(*ir.Call)
+		if !ok || c.Op < ir.OpAtomicExchange || c.Op > ir.OpAtomicMax || c.T != ir.TF32 {
 			return
 		}
-		native := (c.Op == frontend.OpAtomicAdd || c.Op == frontend.OpAtomicSub) && g.opts.FloatAtomicAdd
-		if r := frontend.PlaceRoot(c.Args[0]); r != nil && r.Kind == frontend.VarShared && !native && bitsType(r.Type) != nil {
+		native := (c.Op == ir.OpAtomicAdd || c.Op == ir.OpAtomicSub) && g.opts.FloatAtomicAdd
+		if r := ir.PlaceRoot(c.Args[0]); r != nil && r.Kind == ir.VarShared && !native && bitsType(r.Type) != nil {
 			g.bits[r] = true
 		}
 	})
 }
 
 // bitsType is t with f32 replaced by u32, for f32 and arrays of f32 (nil otherwise).
-func bitsType(t *frontend.Type) *frontend.Type {
+func bitsType(t *ir.Type) *ir.Type {
 	switch {
-	case t == frontend.TF32:
-		return frontend.TU32
-	case t.Kind() == frontend.KindArray && t.Elem() == frontend.TF32:
-		return frontend.Array(frontend.TU32, t.Len())
+	case t == ir.TF32:
+		return ir.TU32
+	case t.Kind() == ir.KindArray && t.Elem() == ir.TF32:
+		return ir.Array(ir.TU32, t.Len())
 	}
 	return nil
 }
 
 // fromBits and toBits convert a value of type t between its f32 form and
 // the u32 form of a variable in g.bits.
-func (g *gen) fromBits(v spirv.ID, t *frontend.Type) spirv.ID { return g.convertBits(v, t, false) }
-func (g *gen) toBits(v spirv.ID, t *frontend.Type) spirv.ID   { return g.convertBits(v, t, true) }
+func (g *gen) fromBits(v spirv.ID, t *ir.Type) spirv.ID { return g.convertBits(v, t, false) }
+func (g *gen) toBits(v spirv.ID, t *ir.Type) spirv.ID   { return g.convertBits(v, t, true) }
 
-func (g *gen) convertBits(v spirv.ID, t *frontend.Type, to bool) spirv.ID {
+func (g *gen) convertBits(v spirv.ID, t *ir.Type, to bool) spirv.ID {
 	b := g.b
 	from, dst := g.u32, g.f32
 	if to {
 		from, dst = g.f32, g.u32
 	}
-	if t == frontend.TF32 {
+	if t == ir.TF32 {
 		return b.Bitcast(dst, v)
 	}
 	parts := make([]spirv.ID, t.Len())

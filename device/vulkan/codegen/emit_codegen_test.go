@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -16,7 +17,7 @@ import (
 )
 
 // disassemble emits f after validating it, and returns its disassembly.
-func disassemble(t *testing.T, f *fe.Function, opts codegen.Options) string {
+func disassemble(t *testing.T, f *ir.Function, opts codegen.Options) string {
 	t.Helper()
 	w := emitValid(t, f, opts)
 	dis, err := spvtools.Disassemble(w, spirv.EnvVulkan1_3)
@@ -31,16 +32,16 @@ func disassemble(t *testing.T, f *fe.Function, opts codegen.Options) string {
 // indices of every integer width and signedness; the index reaches the u32
 // view by a conversion, never by a bitcast between widths.
 func TestFloatAtomicCASConstantIndex(t *testing.T) {
-	for _, it := range []*fe.Type{fe.TI64, fe.TU64, fe.TI32, fe.TU32} {
-		for _, op := range []fe.Op{fe.OpAtomicAdd, fe.OpAtomicSub, fe.OpAtomicMin, fe.OpAtomicMax, fe.OpAtomicExchange} {
+	for _, it := range []*ir.Type{ir.TI64, ir.TU64, ir.TI32, ir.TU32} {
+		for _, op := range []ir.Op{ir.OpAtomicAdd, ir.OpAtomicSub, ir.OpAtomicMin, ir.OpAtomicMax, ir.OpAtomicExchange} {
 			t.Run(it.String()+"/"+op.String(), func(t *testing.T) {
-				f := fe.NewKernel("k", 1, [3]uint32{64, 1, 1})
-				buf := f.AddParam("buf", fe.Buffer(fe.TF32), fe.VarArg)
-				place := &fe.Index{X: &fe.Ref{Var: buf}, I: fe.LitInt(it, 3), T: fe.TF32}
-				f.Body.Stmts = []fe.Stmt{&fe.ExprStmt{X: &fe.Call{Op: op, Args: []fe.Expr{place, fe.LitFloat(fe.TF32, 1.5)}, T: fe.TF32}}}
+				f := ir.NewKernel("k", 1, [3]uint32{64, 1, 1})
+				buf := f.AddParam("buf", ir.Buffer(ir.TF32), ir.VarArg)
+				place := &ir.Index{X: &ir.Ref{Var: buf}, I: ir.LitInt(it, 3), T: ir.TF32}
+				f.Body.Stmts = []ir.Stmt{&ir.ExprStmt{X: &ir.Call{Op: op, Args: []ir.Expr{place, ir.LitFloat(ir.TF32, 1.5)}, T: ir.TF32}}}
 				require.NoError(t, f.Validate())
 				dis := disassemble(t, f, codegen.Options{})
-				if op == fe.OpAtomicExchange {
+				if op == ir.OpAtomicExchange {
 					require.Contains(t, dis, "OpAtomicExchange %uint")
 				} else {
 					require.Contains(t, dis, "OpAtomicCompareExchange %uint")
@@ -60,26 +61,26 @@ func TestFloatAtomicCASConstantIndex(t *testing.T) {
 func TestSRemConstant64(t *testing.T) {
 	cases := []struct {
 		name     string
-		t        *fe.Type
+		t        *ir.Type
 		constant bool
 		want     string
 	}{
-		{"i64 by constant", fe.TI64, true, ""},
-		{"i64 by variable", fe.TI64, false, "OpSRem %long"},
-		{"i32 by constant", fe.TI32, true, "OpSRem %int"},
-		{"u64 by constant", fe.TU64, true, "OpUMod %ulong"},
+		{"i64 by constant", ir.TI64, true, ""},
+		{"i64 by variable", ir.TI64, false, "OpSRem %long"},
+		{"i32 by constant", ir.TI32, true, "OpSRem %int"},
+		{"u64 by constant", ir.TU64, true, "OpUMod %ulong"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := fe.NewKernel("k", 1, [3]uint32{64, 1, 1})
-			buf := f.AddParam("buf", fe.Buffer(c.t), fe.VarArg)
-			d := f.AddParam("d", c.t, fe.VarArg)
-			at := func(i int64) fe.Expr { return &fe.Index{X: &fe.Ref{Var: buf}, I: fe.LitInt(fe.TU32, i), T: c.t} }
-			var y fe.Expr = &fe.Ref{Var: d}
+			f := ir.NewKernel("k", 1, [3]uint32{64, 1, 1})
+			buf := f.AddParam("buf", ir.Buffer(c.t), ir.VarArg)
+			d := f.AddParam("d", c.t, ir.VarArg)
+			at := func(i int64) ir.Expr { return &ir.Index{X: &ir.Ref{Var: buf}, I: ir.LitInt(ir.TU32, i), T: c.t} }
+			var y ir.Expr = &ir.Ref{Var: d}
 			if c.constant {
-				y = fe.LitInt(c.t, 4)
+				y = ir.LitInt(c.t, 4)
 			}
-			f.Body.Stmts = []fe.Stmt{&fe.Assign{Dst: at(1), Src: &fe.Binary{Op: fe.Rem, X: at(0), Y: y, T: c.t}}}
+			f.Body.Stmts = []ir.Stmt{&ir.Assign{Dst: at(1), Src: &ir.Binary{Op: ir.Rem, X: at(0), Y: y, T: c.t}}}
 			require.NoError(t, f.Validate())
 			dis := disassemble(t, f, codegen.Options{})
 			if c.want == "" {
@@ -105,15 +106,15 @@ func TestReuseWithinStatement(t *testing.T) {
 		require.Equal(t, 1, strings.Count(dis, "InverseSqrt"), dis)
 	})
 	t.Run("effects run as often as they appear", func(t *testing.T) {
-		f := fe.NewKernel("k", 1, [3]uint32{64, 1, 1})
-		buf := f.AddParam("buf", fe.Buffer(fe.TU32), fe.VarArg)
-		at := &fe.Index{X: &fe.Ref{Var: buf}, I: fe.LitInt(fe.TU32, 0), T: fe.TU32}
-		add := &fe.Call{Op: fe.OpAtomicAdd, Args: []fe.Expr{at, fe.LitInt(fe.TU32, 1)}, T: fe.TU32}
+		f := ir.NewKernel("k", 1, [3]uint32{64, 1, 1})
+		buf := f.AddParam("buf", ir.Buffer(ir.TU32), ir.VarArg)
+		at := &ir.Index{X: &ir.Ref{Var: buf}, I: ir.LitInt(ir.TU32, 0), T: ir.TU32}
+		add := &ir.Call{Op: ir.OpAtomicAdd, Args: []ir.Expr{at, ir.LitInt(ir.TU32, 1)}, T: ir.TU32}
 		// buf[0] + (add + add) + buf[0]: the second load follows the atomics.
-		sum := &fe.Binary{Op: fe.Add, X: at, Y: &fe.Binary{Op: fe.Add, X: add, Y: add, T: fe.TU32}, T: fe.TU32}
-		sum = &fe.Binary{Op: fe.Add, X: sum, Y: at, T: fe.TU32}
-		dst := &fe.Index{X: &fe.Ref{Var: buf}, I: fe.LitInt(fe.TU32, 1), T: fe.TU32}
-		f.Body.Stmts = []fe.Stmt{&fe.Assign{Dst: dst, Src: sum}}
+		sum := &ir.Binary{Op: ir.Add, X: at, Y: &ir.Binary{Op: ir.Add, X: add, Y: add, T: ir.TU32}, T: ir.TU32}
+		sum = &ir.Binary{Op: ir.Add, X: sum, Y: at, T: ir.TU32}
+		dst := &ir.Index{X: &ir.Ref{Var: buf}, I: ir.LitInt(ir.TU32, 1), T: ir.TU32}
+		f.Body.Stmts = []ir.Stmt{&ir.Assign{Dst: dst, Src: sum}}
 		require.NoError(t, f.Validate())
 		dis := disassemble(t, f, codegen.Options{})
 		require.Equal(t, 2, strings.Count(dis, "OpAtomicIAdd"), dis)
@@ -127,24 +128,24 @@ func TestReuseWithinStatement(t *testing.T) {
 // element count, the push-constant member after the address, and the
 // module validates; a descriptor-bound buffer gets no such compare.
 func TestAddressBufferGuards(t *testing.T) {
-	pair, err := fe.StructType("pair", []fe.Field{{Name: "a", Type: fe.TF32}, {Name: "b", Type: fe.TU32, Offset: 4}}, 8)
+	pair, err := ir.StructType("pair", []ir.Field{{Name: "a", Type: ir.TF32}, {Name: "b", Type: ir.TU32, Offset: 4}}, 8)
 	require.NoError(t, err)
-	for _, it := range []*fe.Type{fe.TU32, fe.TI32, fe.TU64, fe.TI64} {
+	for _, it := range []*ir.Type{ir.TU32, ir.TI32, ir.TU64, ir.TI64} {
 		for _, addr := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/address=%v", it, addr), func(t *testing.T) {
-				f := fe.NewKernel("k", 1, [3]uint32{64, 1, 1})
-				bt := fe.Buffer(pair)
+				f := ir.NewKernel("k", 1, [3]uint32{64, 1, 1})
+				bt := ir.Buffer(pair)
 				if addr {
-					bt = fe.BufferAddress(pair)
+					bt = ir.BufferAddress(pair)
 				}
-				buf := f.AddParam("buf", bt, fe.VarArg)
-				idx := f.AddParam("i", it, fe.VarArg)
-				el := &fe.Index{X: &fe.Ref{Var: buf}, I: &fe.Ref{Var: idx}, T: pair}
-				a := &fe.Member{X: el, Field: 0, T: fe.TF32}
-				bm := &fe.Member{X: el, Field: 1, T: fe.TU32}
-				f.Body.Stmts = []fe.Stmt{
-					&fe.Assign{Dst: a, Src: &fe.Binary{Op: fe.Add, X: a, Y: fe.LitFloat(fe.TF32, 1), T: fe.TF32}},
-					&fe.ExprStmt{X: &fe.Call{Op: fe.OpAtomicAdd, Args: []fe.Expr{bm, fe.LitInt(fe.TU32, 1)}, T: fe.TU32}},
+				buf := f.AddParam("buf", bt, ir.VarArg)
+				idx := f.AddParam("i", it, ir.VarArg)
+				el := &ir.Index{X: &ir.Ref{Var: buf}, I: &ir.Ref{Var: idx}, T: pair}
+				a := &ir.Member{X: el, Field: 0, T: ir.TF32}
+				bm := &ir.Member{X: el, Field: 1, T: ir.TU32}
+				f.Body.Stmts = []ir.Stmt{
+					&ir.Assign{Dst: a, Src: &ir.Binary{Op: ir.Add, X: a, Y: ir.LitFloat(ir.TF32, 1), T: ir.TF32}},
+					&ir.ExprStmt{X: &ir.Call{Op: ir.OpAtomicAdd, Args: []ir.Expr{bm, ir.LitInt(ir.TU32, 1)}, T: ir.TU32}},
 				}
 				require.NoError(t, f.Validate())
 				dis := disassemble(t, f, codegen.Options{})
@@ -172,7 +173,7 @@ func TestDispatchSizeOnlyWhereRead(t *testing.T) {
 	dis := disassemble(t, f, codegen.Options{})
 	require.Contains(t, dis, "BuiltIn NumWorkgroups")
 	require.Contains(t, dis, "OpSelect %v3uint")
-	for _, build := range []func() (*fe.Function, error){programs.Saxpy, programs.Mandelbrot} {
+	for _, build := range []func() (*ir.Function, error){programs.Saxpy, programs.Mandelbrot} {
 		f, err := build()
 		require.NoError(t, err)
 		dis := disassemble(t, f, codegen.Options{})
@@ -186,8 +187,8 @@ func TestDispatchSizeOnlyWhereRead(t *testing.T) {
 // return of that dimension; a power of two adds none.
 func TestEarlyReturnWrapCheck(t *testing.T) {
 	count := func(bx, by int) int {
-		f, err := fe.Kernel2D(bx, by, func(k *fe.K, out fe.Buf[fe.U32]) {
-			out.Write(k.DispatchID().X(), fe.U(1))
+		f, err := dsl.Kernel2D(bx, by, func(k *dsl.K, out dsl.Buf[dsl.U32]) {
+			out.Write(k.DispatchID().X(), dsl.U(1))
 		}, "out")
 		require.NoError(t, err)
 		return strings.Count(disassemble(t, f, codegen.Options{}), "OpULessThan")

@@ -3,19 +3,19 @@ package codegen
 import (
 	"slices"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
 // needsLayout reports types whose explicit-layout form differs from the
 // logical one (arrays carry an ArrayStride, structs Offsets).
-func needsLayout(t *frontend.Type) bool {
-	return t.Kind() == frontend.KindArray || t.Kind() == frontend.KindStruct
+func needsLayout(t *ir.Type) bool {
+	return t.Kind() == ir.KindArray || t.Kind() == ir.KindStruct
 }
 
 // relayout converts value v of type t between the explicit and the logical
 // form (toExplicit says which way), member by member.
-func (g *gen) relayout(v spirv.ID, t *frontend.Type, toExplicit bool) spirv.ID {
+func (g *gen) relayout(v spirv.ID, t *ir.Type, toExplicit bool) spirv.ID {
 	if !needsLayout(t) {
 		return v
 	}
@@ -24,7 +24,7 @@ func (g *gen) relayout(v spirv.ID, t *frontend.Type, toExplicit bool) spirv.ID {
 		from, to = g.etyp, g.typ
 	}
 	var parts []spirv.ID
-	if t.Kind() == frontend.KindArray {
+	if t.Kind() == ir.KindArray {
 		parts = make([]spirv.ID, t.Len())
 		for i := range parts {
 			parts[i] = g.relayout(g.b.CompositeExtract(from(t.Elem()), v, uint32(i)), t.Elem(), toExplicit)
@@ -43,17 +43,17 @@ func (g *gen) relayout(v spirv.ID, t *frontend.Type, toExplicit bool) spirv.ID {
 // address, its guard: the bool that the element is inside the view (0: no
 // guard). An access must not happen where the guard is false, as a
 // descriptor-bound buffer's would not under robust access.
-func (g *gen) addr(e frontend.Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit bool, guard spirv.ID) {
+func (g *gen) addr(e ir.Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit bool, guard spirv.ID) {
 	switch e := e.(type) {
-	case *frontend.Ref:
+	case *ir.Ref:
 		p, ok := g.vars[e.Var]
 		if !ok {
 			g.fail("variable %s has no storage", e.Var.Name)
 		}
 		return p.ptr, p.sc, p.explicit, 0
-	case *frontend.Index:
-		if bt := e.X.Type(); bt.Kind() == frontend.KindBuffer {
-			v := e.X.(*frontend.Ref).Var
+	case *ir.Index:
+		if bt := e.X.Type(); bt.Kind() == ir.KindBuffer {
+			v := e.X.(*ir.Ref).Var
 			p := g.vars[v]
 			base := p.ptr
 			i := g.expr(e.I)
@@ -69,21 +69,21 @@ func (g *gen) addr(e frontend.Expr) (ptr spirv.ID, sc spirv.StorageClass, explic
 		base, sc, ex, guard := g.addr(e.X)
 		i := g.expr(e.I)
 		t := g.layoutType(e.T, ex)
-		if g.bits[frontend.PlaceRoot(e)] {
+		if g.bits[ir.PlaceRoot(e)] {
 			t = g.u32
 		}
 		return g.b.AccessChain(g.ptr(sc, t), base, i), sc, ex, guard
-	case *frontend.Member:
+	case *ir.Member:
 		base, sc, ex, guard := g.addr(e.X)
 		return g.b.AccessChain(g.ptr(sc, g.layoutType(e.T, ex)), base, g.b.ConstantUint32(uint32(e.Field))), sc, ex, guard
 	}
-	g.fail("%s is not a place", frontend.Describe(e))
+	g.fail("%s is not a place", ir.Describe(e))
 	return 0, 0, false, 0
 }
 
 // addrCount loads the element count of buffer argument v passed by device
 // address (the push-constant member after its address).
-func (g *gen) addrCount(v *frontend.Var) spirv.ID {
+func (g *gen) addrCount(v *ir.Var) spirv.ID {
 	u64 := g.b.TypeInt(64, false)
 	return g.b.Load(u64, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, u64), g.push, g.b.ConstantUint32(g.argIdx[v]+1)))
 }
@@ -91,14 +91,14 @@ func (g *gen) addrCount(v *frontend.Var) spirv.ID {
 // index64 widens index i of integer type t to u64 for a compare with an
 // element count: a signed index is sign-extended, so a negative one is
 // beyond any count.
-func (g *gen) index64(i spirv.ID, t *frontend.Type) spirv.ID {
+func (g *gen) index64(i spirv.ID, t *ir.Type) spirv.ID {
 	u64 := g.b.TypeInt(64, false)
 	switch {
-	case t.Bits() == 64 && t.Kind() == frontend.KindUint:
+	case t.Bits() == 64 && t.Kind() == ir.KindUint:
 		return i
 	case t.Bits() == 64:
 		return g.b.Bitcast(u64, i)
-	case t.Kind() == frontend.KindInt:
+	case t.Kind() == ir.KindInt:
 		return g.b.Bitcast(u64, g.b.SConvert(g.b.TypeInt(64, true), i))
 	}
 	return g.b.UConvert(u64, i)
@@ -110,7 +110,7 @@ func (g *gen) index64(i spirv.ID, t *frontend.Type) spirv.ID {
 // phi. Everything the access needs is computed before: values computed
 // inside must not be reused after it, which the guard's block does not
 // dominate.
-func (g *gen) guarded(guard spirv.ID, t *frontend.Type, access func() spirv.ID) spirv.ID {
+func (g *gen) guarded(guard spirv.ID, t *ir.Type, access func() spirv.ID) spirv.ID {
 	if guard == 0 {
 		return access()
 	}
@@ -125,13 +125,13 @@ func (g *gen) guarded(guard spirv.ID, t *frontend.Type, access func() spirv.ID) 
 	b.Branch(merge.ID())
 	b.SetBlock(merge)
 	g.reuse.follow(from, merge) // merge is dominated by from
-	if v == 0 || t == nil || t == frontend.TVoid {
+	if v == 0 || t == nil || t == ir.TVoid {
 		return 0
 	}
 	return b.Phi(g.typ(t), spirv.PhiIncoming{Value: v, Parent: last.ID()}, spirv.PhiIncoming{Value: b.ConstantNull(g.typ(t)), Parent: from.ID()})
 }
 
-func (g *gen) layoutType(t *frontend.Type, explicit bool) spirv.ID {
+func (g *gen) layoutType(t *ir.Type, explicit bool) spirv.ID {
 	if explicit {
 		return g.etyp(t)
 	}
@@ -140,16 +140,16 @@ func (g *gen) layoutType(t *frontend.Type, explicit bool) spirv.ID {
 
 // access is the memory-access operand of loads and stores through a pointer
 // of storage class sc: PhysicalStorageBuffer ones must say their alignment.
-func access(sc spirv.StorageClass, t *frontend.Type) []uint32 {
+func access(sc spirv.StorageClass, t *ir.Type) []uint32 {
 	if sc != spirv.StorageClassPhysicalStorageBuffer {
 		return nil
 	}
 	return []uint32{uint32(spirv.MemoryAccessAligned), uint32(t.Align())}
 }
 
-func (g *gen) load(e frontend.Expr) spirv.ID {
+func (g *gen) load(e ir.Expr) spirv.ID {
 	p, sc, ex, guard := g.addr(e)
-	if g.bits[frontend.PlaceRoot(e)] {
+	if g.bits[ir.PlaceRoot(e)] {
 		return g.fromBits(g.b.Load(g.typ(bitsType(e.Type())), p), e.Type())
 	}
 	return g.guarded(guard, e.Type(), func() spirv.ID {
@@ -161,10 +161,10 @@ func (g *gen) load(e frontend.Expr) spirv.ID {
 	})
 }
 
-func (g *gen) assign(dst, src frontend.Expr) {
+func (g *gen) assign(dst, src ir.Expr) {
 	v := g.expr(src)
 	p, sc, ex, guard := g.addr(dst)
-	if g.bits[frontend.PlaceRoot(dst)] {
+	if g.bits[ir.PlaceRoot(dst)] {
 		g.b.Store(p, g.toBits(v, dst.Type()))
 		return
 	}
@@ -178,23 +178,23 @@ func (g *gen) assign(dst, src frontend.Expr) {
 }
 
 // scalarConst is the constant of scalar type t with value bits (as Literal.Bits).
-func (g *gen) scalarConst(t *frontend.Type, bits uint64) spirv.ID {
-	if t == frontend.TBool {
+func (g *gen) scalarConst(t *ir.Type, bits uint64) spirv.ID {
+	if t == ir.TBool {
 		return g.b.ConstantBool(bits != 0)
 	}
 	if t.Bits() == 64 {
 		return g.b.Constant(g.typ(t), uint32(bits), uint32(bits>>32))
 	}
-	if t.Kind() == frontend.KindUint || t.Kind() == frontend.KindFloat {
+	if t.Kind() == ir.KindUint || t.Kind() == ir.KindFloat {
 		bits &= 1<<uint(t.Bits()) - 1
 	}
 	return g.b.Constant(g.typ(t), uint32(bits))
 }
 
 // splatConst is the scalar or vector constant of type t whose components have value bits.
-func (g *gen) splatConst(t *frontend.Type, bits uint64) spirv.ID {
+func (g *gen) splatConst(t *ir.Type, bits uint64) spirv.ID {
 	c := g.scalarConst(t.Scalar(), bits)
-	if t.Kind() != frontend.KindVector {
+	if t.Kind() != ir.KindVector {
 		return c
 	}
 	parts := make([]spirv.ID, t.Len())
@@ -205,25 +205,25 @@ func (g *gen) splatConst(t *frontend.Type, bits uint64) spirv.ID {
 }
 
 // numConst is splatConst of the number v in t's scalar type.
-func (g *gen) numConst(t *frontend.Type, v float64) spirv.ID {
+func (g *gen) numConst(t *ir.Type, v float64) spirv.ID {
 	s := t.Scalar()
 	var bits uint64
 	switch s.Kind() {
-	case frontend.KindFloat:
-		bits = frontend.LitFloat(s, v).Bits
-	case frontend.KindBool:
+	case ir.KindFloat:
+		bits = ir.LitFloat(s, v).Bits
+	case ir.KindBool:
 		if v != 0 {
 			bits = 1
 		}
 	default:
-		bits = frontend.LitInt(s, int64(v)).Bits
+		bits = ir.LitInt(s, int64(v)).Bits
 	}
 	return g.splatConst(t, bits)
 }
 
 // splat repeats scalar value x to vector type t (or returns it for a scalar t).
-func (g *gen) splat(t *frontend.Type, x spirv.ID) spirv.ID {
-	if t.Kind() != frontend.KindVector {
+func (g *gen) splat(t *ir.Type, x spirv.ID) spirv.ID {
+	if t.Kind() != ir.KindVector {
 		return x
 	}
 	parts := make([]spirv.ID, t.Len())
@@ -233,7 +233,7 @@ func (g *gen) splat(t *frontend.Type, x spirv.ID) spirv.ID {
 	return g.b.CompositeConstruct(g.typ(t), parts...)
 }
 
-func (g *gen) expr(e frontend.Expr) spirv.ID {
+func (g *gen) expr(e ir.Expr) spirv.ID {
 	if g.err != nil {
 		return 0
 	}
@@ -244,7 +244,7 @@ func (g *gen) expr(e frontend.Expr) spirv.ID {
 		id := g.exprUncached(e)
 		top := &g.scopes[len(g.scopes)-1]
 		if *top == nil {
-			*top = map[frontend.Expr]spirv.ID{}
+			*top = map[ir.Expr]spirv.ID{}
 		}
 		(*top)[e] = id
 		return id
@@ -258,37 +258,37 @@ func (g *gen) expr(e frontend.Expr) spirv.ID {
 		return id
 	}
 	id := g.exprUncached(e)
-	if c, ok := e.(*frontend.Call); ok && (c.Func != nil || !pure(c.Op)) {
+	if c, ok := e.(*ir.Call); ok && (c.Func != nil || !pure(c.Op)) {
 		g.reuse.forget() // it may have written memory the values read
 	}
 	return id
 }
 
-func (g *gen) exprUncached(e frontend.Expr) spirv.ID {
+func (g *gen) exprUncached(e ir.Expr) spirv.ID {
 	b := g.b
 	switch e := e.(type) {
-	case *frontend.Literal:
+	case *ir.Literal:
 		return g.scalarConst(e.T, e.Bits)
-	case *frontend.ConstArray:
+	case *ir.ConstArray:
 		parts := make([]spirv.ID, len(e.Values))
 		for i, v := range e.Values {
 			parts[i] = g.scalarConst(v.T, v.Bits)
 		}
 		return b.ConstantComposite(g.typ(e.T), parts...)
-	case *frontend.Ref:
+	case *ir.Ref:
 		v := e.Var
 		switch v.Kind {
-		case frontend.VarBuiltin:
+		case ir.VarBuiltin:
 			return g.builtins[v.Builtin]
-		case frontend.VarParam:
+		case ir.VarParam:
 			return g.values[v]
-		case frontend.VarArg:
+		case ir.VarArg:
 			if v.Type.IsResource() { // buffers by address included: they are not values
 				g.fail("resource %s used as a value", v.Name)
 				return 0
 			}
 			idx := b.ConstantUint32(g.argIdx[v])
-			if v.Type == frontend.TBool {
+			if v.Type == ir.TBool {
 				// The host writes one byte; the rest of the word is undefined.
 				u := b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassPushConstant, g.u32), g.push, idx))
 				return b.INotEqual(g.boolT, b.BitwiseAnd(g.u32, u, b.ConstantUint32(0xff)), b.ConstantUint32(0))
@@ -297,16 +297,16 @@ func (g *gen) exprUncached(e frontend.Expr) spirv.ID {
 			return g.relayout(x, v.Type, false)
 		}
 		return g.load(e)
-	case *frontend.Unary:
+	case *ir.Unary:
 		return g.unary(e)
-	case *frontend.Binary:
+	case *ir.Binary:
 		return g.binary(e)
-	case *frontend.Member:
-		if frontend.IsPlace(e) {
+	case *ir.Member:
+		if ir.IsPlace(e) {
 			return g.load(e)
 		}
 		return b.CompositeExtract(g.typ(e.T), g.expr(e.X), uint32(e.Field))
-	case *frontend.Swizzle:
+	case *ir.Swizzle:
 		x := g.expr(e.X)
 		if len(e.Comps) == 1 {
 			return b.CompositeExtract(g.typ(e.T), x, uint32(e.Comps[0]))
@@ -316,20 +316,20 @@ func (g *gen) exprUncached(e frontend.Expr) spirv.ID {
 			cs[i] = uint32(c)
 		}
 		return b.VectorShuffle(g.typ(e.T), x, x, cs...)
-	case *frontend.Index:
-		if frontend.IsPlace(e) {
+	case *ir.Index:
+		if ir.IsPlace(e) {
 			return g.load(e)
 		}
 		xt := e.X.Type()
-		if lit, ok := e.I.(*frontend.Literal); ok && lit.Bits < uint64(xt.Len()) {
+		if lit, ok := e.I.(*ir.Literal); ok && lit.Bits < uint64(xt.Len()) {
 			return b.CompositeExtract(g.typ(e.T), g.expr(e.X), uint32(lit.Bits))
 		}
-		if xt.Kind() == frontend.KindVector {
+		if xt.Kind() == ir.KindVector {
 			return b.VectorExtractDynamic(g.typ(e.T), g.expr(e.X), g.expr(e.I))
 		}
 		// A dynamic index into an array or matrix value goes through memory.
 		var v spirv.ID
-		if ca, ok := e.X.(*frontend.ConstArray); ok {
+		if ca, ok := e.X.(*ir.ConstArray); ok {
 			if v = g.constArr[ca]; v == 0 {
 				v = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(xt)), g.expr(ca))
 				g.constArr[ca] = v
@@ -339,12 +339,12 @@ func (g *gen) exprUncached(e frontend.Expr) spirv.ID {
 			b.Store(v, g.expr(e.X))
 		}
 		return b.Load(g.typ(e.T), b.AccessChain(g.ptr(spirv.StorageClassFunction, g.typ(e.T)), v, g.expr(e.I)))
-	case *frontend.Call:
+	case *ir.Call:
 		if e.Func != nil {
 			info := g.funcs[e.Func]
 			args := make([]spirv.ID, len(e.Args))
 			for i, a := range e.Args {
-				if e.Func.Params[i].Kind == frontend.VarRefParam {
+				if e.Func.Params[i].Kind == ir.VarRefParam {
 					var guard spirv.ID
 					if args[i], _, _, guard = g.addr(a); guard != 0 {
 						g.fail("a buffer element passed by reference")
@@ -356,17 +356,17 @@ func (g *gen) exprUncached(e frontend.Expr) spirv.ID {
 			return b.FunctionCall(g.typ(e.T), info.id, args...)
 		}
 		return g.call(e)
-	case *frontend.Cast:
+	case *ir.Cast:
 		return g.cast(e)
-	case *frontend.Construct:
+	case *ir.Construct:
 		parts := make([]spirv.ID, len(e.Args))
 		for i, a := range e.Args {
 			parts[i] = g.expr(a)
 		}
-		if e.T.Kind() == frontend.KindVector && len(parts) == 1 {
+		if e.T.Kind() == ir.KindVector && len(parts) == 1 {
 			return g.splat(e.T, parts[0])
 		}
-		if e.T.Kind() == frontend.KindArray && len(parts) == 1 && e.T.Len() > 1 {
+		if e.T.Kind() == ir.KindArray && len(parts) == 1 && e.T.Len() > 1 {
 			parts = slices.Repeat(parts, e.T.Len()) // one element for all (Validate bounds n)
 		}
 		return b.CompositeConstruct(g.typ(e.T), parts...)
@@ -375,39 +375,39 @@ func (g *gen) exprUncached(e frontend.Expr) spirv.ID {
 	return 0
 }
 
-func (g *gen) unary(e *frontend.Unary) spirv.ID {
+func (g *gen) unary(e *ir.Unary) spirv.ID {
 	x := g.expr(e.X)
 	t := g.typ(e.T)
 	switch e.Op {
-	case frontend.Neg:
+	case ir.Neg:
 		switch {
-		case e.T.Kind() == frontend.KindMatrix:
+		case e.T.Kind() == ir.KindMatrix:
 			return g.b.MatrixTimesScalar(t, x, g.b.ConstantFloat32(-1))
-		case e.T.Scalar().Kind() == frontend.KindFloat:
+		case e.T.Scalar().Kind() == ir.KindFloat:
 			return g.b.FNegate(t, x)
 		}
 		return g.b.SNegate(t, x)
-	case frontend.Not:
+	case ir.Not:
 		return g.b.LogicalNot(t, x)
 	}
 	return g.b.Not(t, x)
 }
 
-func (g *gen) binary(e *frontend.Binary) spirv.ID {
+func (g *gen) binary(e *ir.Binary) spirv.ID {
 	b := g.b
 	x, y := g.expr(e.X), g.expr(e.Y)
 	xt, yt := e.X.Type(), e.Y.Type()
 	t := g.typ(e.T)
 	s := xt.Scalar()
-	fl, sg := s.Kind() == frontend.KindFloat, s.Kind() == frontend.KindInt
+	fl, sg := s.Kind() == ir.KindFloat, s.Kind() == ir.KindInt
 	switch e.Op {
-	case frontend.Add, frontend.Sub:
-		if xt.Kind() == frontend.KindMatrix {
+	case ir.Add, ir.Sub:
+		if xt.Kind() == ir.KindMatrix {
 			cols := make([]spirv.ID, xt.Len())
 			ct := g.typ(xt.Elem())
 			for i := range cols {
 				cx, cy := b.CompositeExtract(ct, x, uint32(i)), b.CompositeExtract(ct, y, uint32(i))
-				if e.Op == frontend.Add {
+				if e.Op == ir.Add {
 					cols[i] = b.FAdd(ct, cx, cy)
 				} else {
 					cols[i] = b.FSub(ct, cx, cy)
@@ -416,32 +416,32 @@ func (g *gen) binary(e *frontend.Binary) spirv.ID {
 			return b.CompositeConstruct(t, cols...)
 		}
 		switch {
-		case e.Op == frontend.Add && fl:
+		case e.Op == ir.Add && fl:
 			return b.FAdd(t, x, y)
-		case e.Op == frontend.Add:
+		case e.Op == ir.Add:
 			return b.IAdd(t, x, y)
 		case fl:
 			return b.FSub(t, x, y)
 		}
 		return b.ISub(t, x, y)
-	case frontend.Mul:
+	case ir.Mul:
 		switch {
-		case xt.Kind() == frontend.KindMatrix && yt.Kind() == frontend.KindMatrix:
+		case xt.Kind() == ir.KindMatrix && yt.Kind() == ir.KindMatrix:
 			return b.MatrixTimesMatrix(t, x, y)
-		case xt.Kind() == frontend.KindMatrix && yt.Kind() == frontend.KindVector:
+		case xt.Kind() == ir.KindMatrix && yt.Kind() == ir.KindVector:
 			return b.MatrixTimesVector(t, x, y)
-		case xt.Kind() == frontend.KindVector && yt.Kind() == frontend.KindMatrix:
+		case xt.Kind() == ir.KindVector && yt.Kind() == ir.KindMatrix:
 			return b.VectorTimesMatrix(t, x, y)
-		case xt.Kind() == frontend.KindMatrix:
+		case xt.Kind() == ir.KindMatrix:
 			return b.MatrixTimesScalar(t, x, y)
-		case xt.Kind() == frontend.KindVector && yt.Kind() != frontend.KindVector:
+		case xt.Kind() == ir.KindVector && yt.Kind() != ir.KindVector:
 			return b.VectorTimesScalar(t, x, y)
 		case fl:
 			return b.FMul(t, x, y)
 		}
 		return b.IMul(t, x, y)
-	case frontend.Div:
-		if xt.Kind() == frontend.KindMatrix {
+	case ir.Div:
+		if xt.Kind() == ir.KindMatrix {
 			return b.MatrixTimesScalar(t, x, b.FDiv(g.f32, b.ConstantFloat32(1), y))
 		}
 		if xt != yt {
@@ -454,7 +454,7 @@ func (g *gen) binary(e *frontend.Binary) spirv.ID {
 			return b.SDiv(t, x, y)
 		}
 		return b.UDiv(t, x, y)
-	case frontend.Rem:
+	case ir.Rem:
 		switch {
 		case fl:
 			return b.FRem(t, x, y)
@@ -471,30 +471,30 @@ func (g *gen) binary(e *frontend.Binary) spirv.ID {
 			return b.SRem(t, x, y)
 		}
 		return b.UMod(t, x, y)
-	case frontend.And, frontend.Or, frontend.Xor, frontend.LogicAnd, frontend.LogicOr:
-		if s == frontend.TBool {
+	case ir.And, ir.Or, ir.Xor, ir.LogicAnd, ir.LogicOr:
+		if s == ir.TBool {
 			switch e.Op {
-			case frontend.And, frontend.LogicAnd:
+			case ir.And, ir.LogicAnd:
 				return b.LogicalAnd(t, x, y)
-			case frontend.Or, frontend.LogicOr:
+			case ir.Or, ir.LogicOr:
 				return b.LogicalOr(t, x, y)
 			}
 			return b.LogicalNotEqual(t, x, y)
 		}
 		switch e.Op {
-		case frontend.And:
+		case ir.And:
 			return b.BitwiseAnd(t, x, y)
-		case frontend.Or:
+		case ir.Or:
 			return b.BitwiseOr(t, x, y)
 		}
 		return b.BitwiseXor(t, x, y)
-	case frontend.Shl, frontend.Shr:
+	case ir.Shl, ir.Shr:
 		// Go's rule: a count of the width or more shifts everything out.
 		w := g.numConst(yt, float64(s.Bits()))
-		in := b.ULessThan(g.typ(frontend.BoolLike(yt)), y, w)
+		in := b.ULessThan(g.typ(ir.BoolLike(yt)), y, w)
 		var shifted, out spirv.ID
 		switch {
-		case e.Op == frontend.Shl:
+		case e.Op == ir.Shl:
 			shifted, out = b.ShiftLeftLogical(t, x, y), g.numConst(xt, 0)
 		case sg:
 			shifted = b.ShiftRightArithmetic(t, x, y)
@@ -505,8 +505,8 @@ func (g *gen) binary(e *frontend.Binary) spirv.ID {
 		return b.Select(t, in, shifted, out)
 	}
 	// comparisons
-	if s == frontend.TBool {
-		if e.Op == frontend.Eq {
+	if s == ir.TBool {
+		if e.Op == ir.Eq {
 			return b.LogicalEqual(t, x, y)
 		}
 		return b.LogicalNotEqual(t, x, y)
@@ -516,17 +516,17 @@ func (g *gen) binary(e *frontend.Binary) spirv.ID {
 	}
 	var o ops
 	switch e.Op {
-	case frontend.Eq:
+	case ir.Eq:
 		o = ops{b.FOrdEqual, b.IEqual, b.IEqual}
-	case frontend.Ne:
+	case ir.Ne:
 		o = ops{b.FUnordNotEqual, b.INotEqual, b.INotEqual}
-	case frontend.Lt:
+	case ir.Lt:
 		o = ops{b.FOrdLessThan, b.SLessThan, b.ULessThan}
-	case frontend.Le:
+	case ir.Le:
 		o = ops{b.FOrdLessThanEqual, b.SLessThanEqual, b.ULessThanEqual}
-	case frontend.Gt:
+	case ir.Gt:
 		o = ops{b.FOrdGreaterThan, b.SGreaterThan, b.UGreaterThan}
-	case frontend.Ge:
+	case ir.Ge:
 		o = ops{b.FOrdGreaterThanEqual, b.SGreaterThanEqual, b.UGreaterThanEqual}
 	}
 	switch {
@@ -538,7 +538,7 @@ func (g *gen) binary(e *frontend.Binary) spirv.ID {
 	return o.u(t, x, y)
 }
 
-func (g *gen) cast(e *frontend.Cast) spirv.ID {
+func (g *gen) cast(e *ir.Cast) spirv.ID {
 	b := g.b
 	x := g.expr(e.X)
 	from, to := e.X.Type(), e.T
@@ -551,22 +551,22 @@ func (g *gen) cast(e *frontend.Cast) spirv.ID {
 	}
 	fs, ts := from.Scalar(), to.Scalar()
 	switch {
-	case fs == frontend.TBool:
+	case fs == ir.TBool:
 		return b.Select(t, x, g.numConst(to, 1), g.numConst(to, 0))
-	case ts == frontend.TBool:
-		if fs.Kind() == frontend.KindFloat {
+	case ts == ir.TBool:
+		if fs.Kind() == ir.KindFloat {
 			return b.FUnordNotEqual(t, x, g.numConst(from, 0))
 		}
 		return b.INotEqual(t, x, g.numConst(from, 0))
-	case fs.Kind() == frontend.KindFloat && ts.Kind() == frontend.KindFloat:
+	case fs.Kind() == ir.KindFloat && ts.Kind() == ir.KindFloat:
 		return b.FConvert(t, x)
-	case fs.Kind() == frontend.KindFloat && ts.Kind() == frontend.KindInt:
+	case fs.Kind() == ir.KindFloat && ts.Kind() == ir.KindInt:
 		return b.ConvertFToS(t, x)
-	case fs.Kind() == frontend.KindFloat:
+	case fs.Kind() == ir.KindFloat:
 		return b.ConvertFToU(t, x)
-	case ts.Kind() == frontend.KindFloat && fs.Kind() == frontend.KindInt:
+	case ts.Kind() == ir.KindFloat && fs.Kind() == ir.KindInt:
 		return b.ConvertSToF(t, x)
-	case ts.Kind() == frontend.KindFloat:
+	case ts.Kind() == ir.KindFloat:
 		return b.ConvertUToF(t, x)
 	}
 	// integer to integer
@@ -576,16 +576,16 @@ func (g *gen) cast(e *frontend.Cast) spirv.ID {
 	// Extend by the source's signedness, then fix the result's signedness.
 	mid := to
 	if fs.Kind() != ts.Kind() {
-		mid = frontend.Int(ts.Bits())
-		if fs.Kind() == frontend.KindUint {
-			mid = frontend.Uint(ts.Bits())
+		mid = ir.Int(ts.Bits())
+		if fs.Kind() == ir.KindUint {
+			mid = ir.Uint(ts.Bits())
 		}
-		if to.Kind() == frontend.KindVector {
-			mid = frontend.Vector(mid, to.Len())
+		if to.Kind() == ir.KindVector {
+			mid = ir.Vector(mid, to.Len())
 		}
 	}
 	var v spirv.ID
-	if fs.Kind() == frontend.KindInt {
+	if fs.Kind() == ir.KindInt {
 		v = b.SConvert(g.typ(mid), x)
 	} else {
 		v = b.UConvert(g.typ(mid), x)
@@ -597,7 +597,7 @@ func (g *gen) cast(e *frontend.Cast) spirv.ID {
 }
 
 // isLiteral reports whether e is a constant scalar.
-func isLiteral(e frontend.Expr) bool {
-	_, ok := e.(*frontend.Literal)
+func isLiteral(e ir.Expr) bool {
+	_, ok := e.(*ir.Literal)
 	return ok
 }

@@ -1,7 +1,7 @@
 package codegen
 
 import (
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
@@ -21,35 +21,35 @@ import (
 // trap, so evaluating one the source would have skipped is harmless.
 
 // invariant reports whether e's value is fixed for the whole function call.
-func (g *gen) invariant(e frontend.Expr) bool {
+func (g *gen) invariant(e ir.Expr) bool {
 	if v, ok := g.inv[e]; ok {
 		return v
 	}
 	r := false
 	switch e := e.(type) {
-	case *frontend.Literal, *frontend.ConstArray:
+	case *ir.Literal, *ir.ConstArray:
 		r = true
-	case *frontend.Ref:
+	case *ir.Ref:
 		k := e.Var.Kind
-		r = k == frontend.VarBuiltin || k == frontend.VarParam || k == frontend.VarArg && !e.Var.Type.IsResource()
-	case *frontend.Unary:
+		r = k == ir.VarBuiltin || k == ir.VarParam || k == ir.VarArg && !e.Var.Type.IsResource()
+	case *ir.Unary:
 		r = g.invariant(e.X)
-	case *frontend.Binary:
+	case *ir.Binary:
 		r = g.invariant(e.X) && g.invariant(e.Y)
-	case *frontend.Member:
+	case *ir.Member:
 		r = g.invariant(e.X)
-	case *frontend.Swizzle:
+	case *ir.Swizzle:
 		r = g.invariant(e.X)
-	case *frontend.Index:
-		r = e.X.Type().Kind() == frontend.KindVector && g.invariant(e.X) && g.invariant(e.I)
-	case *frontend.Cast:
+	case *ir.Index:
+		r = e.X.Type().Kind() == ir.KindVector && g.invariant(e.X) && g.invariant(e.I)
+	case *ir.Cast:
 		r = g.invariant(e.X)
-	case *frontend.Construct:
+	case *ir.Construct:
 		r = true
 		for _, a := range e.Args {
 			r = r && g.invariant(a)
 		}
-	case *frontend.Call:
+	case *ir.Call:
 		r = e.Func == nil && pure(e.Op)
 		for _, a := range e.Args {
 			r = r && g.invariant(a)
@@ -61,12 +61,12 @@ func (g *gen) invariant(e frontend.Expr) bool {
 
 // pure reports built-ins without effects whose result depends only on the
 // operands (not on memory, other lanes or the active set).
-func pure(op frontend.Op) bool { return op >= frontend.OpAbs && op <= frontend.OpBitReverse }
+func pure(op ir.Op) bool { return op >= ir.OpAbs && op <= ir.OpBitReverse }
 
 // worthHoisting excludes leaves, which cost nothing to re-evaluate.
-func worthHoisting(e frontend.Expr) bool {
+func worthHoisting(e ir.Expr) bool {
 	switch e.(type) {
-	case *frontend.Literal, *frontend.ConstArray, *frontend.Ref:
+	case *ir.Literal, *ir.ConstArray, *ir.Ref:
 		return false
 	}
 	return true
@@ -74,9 +74,9 @@ func worthHoisting(e frontend.Expr) bool {
 
 // hoist evaluates, in the current block, the maximal invariant subtrees of
 // the statements about to be emitted inside a loop.
-func (g *gen) hoist(cond frontend.Expr, blocks ...*frontend.Block) {
-	var visit func(e frontend.Expr)
-	visit = func(e frontend.Expr) {
+func (g *gen) hoist(cond ir.Expr, blocks ...*ir.Block) {
+	var visit func(e ir.Expr)
+	visit = func(e ir.Expr) {
 		if e == nil {
 			return
 		}
@@ -87,25 +87,25 @@ func (g *gen) hoist(cond frontend.Expr, blocks ...*frontend.Block) {
 			return
 		}
 		switch e := e.(type) {
-		case *frontend.Unary:
+		case *ir.Unary:
 			visit(e.X)
-		case *frontend.Binary:
+		case *ir.Binary:
 			visit(e.X)
 			visit(e.Y)
-		case *frontend.Member:
+		case *ir.Member:
 			visit(e.X)
-		case *frontend.Swizzle:
+		case *ir.Swizzle:
 			visit(e.X)
-		case *frontend.Index:
+		case *ir.Index:
 			visit(e.X)
 			visit(e.I)
-		case *frontend.Call:
+		case *ir.Call:
 			for _, a := range e.Args {
 				visit(a)
 			}
-		case *frontend.Cast:
+		case *ir.Cast:
 			visit(e.X)
-		case *frontend.Construct:
+		case *ir.Construct:
 			for _, a := range e.Args {
 				visit(a)
 			}
@@ -118,43 +118,43 @@ func (g *gen) hoist(cond frontend.Expr, blocks ...*frontend.Block) {
 }
 
 // walkBlockExprs calls fn on the top-level expressions of b's statements, recursively.
-func walkBlockExprs(b *frontend.Block, fn func(frontend.Expr)) {
+func walkBlockExprs(b *ir.Block, fn func(ir.Expr)) {
 	if b == nil {
 		return
 	}
 	for _, s := range b.Stmts {
 		switch s := s.(type) {
-		case *frontend.Block:
+		case *ir.Block:
 			walkBlockExprs(s, fn)
-		case *frontend.If:
+		case *ir.If:
 			fn(s.Cond)
 			walkBlockExprs(s.Then, fn)
 			walkBlockExprs(s.Else, fn)
-		case *frontend.Loop:
+		case *ir.Loop:
 			walkBlockExprs(s.Body, fn)
-		case *frontend.For:
+		case *ir.For:
 			fn(s.Cond)
 			walkBlockExprs(s.Body, fn)
 			walkBlockExprs(s.Update, fn)
-		case *frontend.Switch:
+		case *ir.Switch:
 			fn(s.Tag)
 			for _, c := range s.Cases {
 				walkBlockExprs(c.Body, fn)
 			}
 			walkBlockExprs(s.Default, fn)
-		case *frontend.Return:
+		case *ir.Return:
 			fn(s.Value)
-		case *frontend.Assign:
+		case *ir.Assign:
 			fn(s.Dst)
 			fn(s.Src)
-		case *frontend.ExprStmt:
+		case *ir.ExprStmt:
 			fn(s.X)
 		}
 	}
 }
 
 // cached looks an invariant expression up in the enclosing scopes.
-func (g *gen) cached(e frontend.Expr) (spirv.ID, bool) {
+func (g *gen) cached(e ir.Expr) (spirv.ID, bool) {
 	for i := len(g.scopes) - 1; i >= 0; i-- {
 		if id, ok := g.scopes[i][e]; ok {
 			return id, true

@@ -1,7 +1,7 @@
 package codegen
 
 import (
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
@@ -24,12 +24,12 @@ import (
 
 // reuse holds the values computed so far in the current statement.
 type reuse struct {
-	ok   map[frontend.Expr]bool // per function: subtree free of effects (memo)
-	vals map[frontend.Expr]spirv.ID
+	ok   map[ir.Expr]bool // per function: subtree free of effects (memo)
+	vals map[ir.Expr]spirv.ID
 	blk  *spirv.Block // the block vals were computed in
 }
 
-func (r *reuse) lookup(e frontend.Expr, blk *spirv.Block) (spirv.ID, bool) {
+func (r *reuse) lookup(e ir.Expr, blk *spirv.Block) (spirv.ID, bool) {
 	if blk != r.blk {
 		return 0, false
 	}
@@ -37,9 +37,9 @@ func (r *reuse) lookup(e frontend.Expr, blk *spirv.Block) (spirv.ID, bool) {
 	return id, ok
 }
 
-func (r *reuse) add(e frontend.Expr, blk *spirv.Block, id spirv.ID) {
+func (r *reuse) add(e ir.Expr, blk *spirv.Block, id spirv.ID) {
 	if blk != r.blk || r.vals == nil {
-		r.vals, r.blk = map[frontend.Expr]spirv.ID{}, blk
+		r.vals, r.blk = map[ir.Expr]spirv.ID{}, blk
 	}
 	r.vals[e] = id
 }
@@ -60,32 +60,32 @@ func (r *reuse) forget() { r.vals, r.blk = nil, nil }
 // shared elements) and pure built-ins; not calls of callables, atomics,
 // subgroup operations or anything else that writes or depends on other
 // threads.
-func (g *gen) reusable(e frontend.Expr) bool {
+func (g *gen) reusable(e ir.Expr) bool {
 	if v, ok := g.reuse.ok[e]; ok {
 		return v
 	}
 	r := false
 	switch e := e.(type) {
-	case *frontend.Literal, *frontend.ConstArray, *frontend.Ref:
+	case *ir.Literal, *ir.ConstArray, *ir.Ref:
 		r = true
-	case *frontend.Unary:
+	case *ir.Unary:
 		r = g.reusable(e.X)
-	case *frontend.Binary:
+	case *ir.Binary:
 		r = g.reusable(e.X) && g.reusable(e.Y)
-	case *frontend.Member:
+	case *ir.Member:
 		r = g.reusable(e.X)
-	case *frontend.Swizzle:
+	case *ir.Swizzle:
 		r = g.reusable(e.X)
-	case *frontend.Index:
+	case *ir.Index:
 		r = g.reusable(e.X) && g.reusable(e.I)
-	case *frontend.Cast:
+	case *ir.Cast:
 		r = g.reusable(e.X)
-	case *frontend.Construct:
+	case *ir.Construct:
 		r = true
 		for _, a := range e.Args {
 			r = r && g.reusable(a)
 		}
-	case *frontend.Call:
+	case *ir.Call:
 		r = e.Func == nil && pure(e.Op)
 		for _, a := range e.Args {
 			r = r && g.reusable(a)

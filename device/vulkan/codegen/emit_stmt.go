@@ -1,7 +1,7 @@
 package codegen
 
 import (
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
@@ -20,7 +20,7 @@ import (
 // continue target; statements after a terminator in the same block are dead
 // and skipped.
 
-func (g *gen) block(b *frontend.Block) {
+func (g *gen) block(b *ir.Block) {
 	if b == nil {
 		return
 	}
@@ -33,7 +33,7 @@ func (g *gen) block(b *frontend.Block) {
 }
 
 // nested emits body into blk and branches to next unless it ended in a terminator.
-func (g *gen) nested(blk *spirv.Block, body *frontend.Block, next spirv.ID) {
+func (g *gen) nested(blk *spirv.Block, body *ir.Block, next spirv.ID) {
 	g.b.SetBlock(blk)
 	g.enter()
 	defer g.leave()
@@ -43,13 +43,13 @@ func (g *gen) nested(blk *spirv.Block, body *frontend.Block, next spirv.ID) {
 	}
 }
 
-func (g *gen) stmt(s frontend.Stmt) {
+func (g *gen) stmt(s ir.Stmt) {
 	b := g.b
 	g.reuse.forget() // the previous statement may have stored to what they read
 	switch s := s.(type) {
-	case *frontend.Block:
+	case *ir.Block:
 		g.block(s)
-	case *frontend.If:
+	case *ir.If:
 		c := g.expr(s.Cond)
 		then, merge := g.sfn.NewBlock(), g.sfn.NewBlock()
 		els := merge
@@ -63,11 +63,11 @@ func (g *gen) stmt(s frontend.Stmt) {
 			g.nested(els, s.Else, merge.ID())
 		}
 		b.SetBlock(merge)
-	case *frontend.Loop:
+	case *ir.Loop:
 		g.loop(nil, nil, s.Body)
-	case *frontend.For:
+	case *ir.For:
 		g.loop(s.Cond, s.Update, s.Body)
-	case *frontend.Switch:
+	case *ir.Switch:
 		tag := g.expr(s.Tag)
 		merge := g.sfn.NewBlock()
 		def := merge
@@ -93,30 +93,30 @@ func (g *gen) stmt(s frontend.Stmt) {
 		}
 		g.targets = g.targets[:len(g.targets)-1]
 		b.SetBlock(merge)
-	case *frontend.Break:
+	case *ir.Break:
 		b.Branch(g.targets[len(g.targets)-1].brk)
-	case *frontend.Continue:
+	case *ir.Continue:
 		for i := len(g.targets) - 1; i >= 0; i-- {
 			if g.targets[i].cont != 0 {
 				b.Branch(g.targets[i].cont)
 				return
 			}
 		}
-	case *frontend.Return:
+	case *ir.Return:
 		if s.Value != nil {
 			b.ReturnValue(g.expr(s.Value))
 		} else {
 			b.Return()
 		}
-	case *frontend.Assign:
+	case *ir.Assign:
 		g.assign(s.Dst, s.Src)
-	case *frontend.ExprStmt:
+	case *ir.ExprStmt:
 		g.expr(s.X)
-	case *frontend.Comment:
+	case *ir.Comment:
 	}
 }
 
-func (g *gen) loop(cond frontend.Expr, update, body *frontend.Block) {
+func (g *gen) loop(cond ir.Expr, update, body *ir.Block) {
 	b := g.b
 	g.hoist(cond, body, update)
 	header, bodyB, cont, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()

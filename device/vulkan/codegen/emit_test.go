@@ -6,14 +6,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
 
 // emitValid emits f and checks the module with spirv-val for Vulkan 1.2 and 1.3.
-func emitValid(t *testing.T, f *frontend.Function, opts codegen.Options) []uint32 {
+func emitValid(t *testing.T, f *ir.Function, opts codegen.Options) []uint32 {
 	t.Helper()
 	var words []uint32
 	for _, env := range []spirv.TargetEnv{spirv.EnvVulkan1_2, spirv.EnvVulkan1_3} {
@@ -35,7 +36,7 @@ func emitValid(t *testing.T, f *frontend.Function, opts codegen.Options) []uint3
 }
 
 func TestEmitSaxpy(t *testing.T) {
-	f, err := frontend.Kernel1D(256, func(k *frontend.K, a frontend.F32, x, y frontend.Buf[frontend.F32]) {
+	f, err := dsl.Kernel1D(256, func(k *dsl.K, a dsl.F32, x, y dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
 		y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i)))
 	})

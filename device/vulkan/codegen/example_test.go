@@ -4,13 +4,13 @@ import (
 	"fmt"
 
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 // Emit turns a kernel into SPIR-V words per kernel ABI v1; Layout says where
 // each argument goes.
 func ExampleEmit() {
-	f, err := frontend.Kernel1D(256, func(k *frontend.K, a frontend.F32, x frontend.Buf[frontend.F32]) {
+	f, err := dsl.Kernel1D(256, func(k *dsl.K, a dsl.F32, x dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
 		x.Write(i, x.Read(i).Mul(a))
 	})
@@ -30,7 +30,7 @@ func ExampleEmit() {
 // push-constant bytes, the address and the view's element count, which
 // bounds every access.
 func ExampleLayout() {
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, a frontend.F32, big frontend.BigBuf[frontend.F32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, a dsl.F32, big dsl.BigBuf[dsl.F32]) {
 		i := k.DispatchID().X()
 		big.Write(i, a.Mul(big.Read(i)))
 	})

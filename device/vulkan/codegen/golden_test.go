@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -46,15 +46,15 @@ func TestGoldenDisassembly(t *testing.T) {
 }
 
 // TestEmitAfterRoundTrip: a kernel read back from its serialised form
-// (frontend.MarshalKernel) compiles to the very same words, debug names
+// (ir.MarshalKernel) compiles to the very same words, debug names
 // included.
 func TestEmitAfterRoundTrip(t *testing.T) {
 	for name, build := range programs.All() {
 		f, err := build()
 		require.NoError(t, err, name)
-		data, err := frontend.MarshalKernel(f)
+		data, err := ir.MarshalKernel(f)
 		require.NoError(t, err, name)
-		g, err := frontend.UnmarshalKernel(data)
+		g, err := ir.UnmarshalKernel(data)
 		require.NoError(t, err, name)
 		want, err := codegen.Emit(f, codegen.Options{Names: true})
 		require.NoError(t, err, name)

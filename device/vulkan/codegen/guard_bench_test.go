@@ -12,7 +12,8 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/spirv"
 )
@@ -49,26 +50,26 @@ func BenchmarkAddressGuard(b *testing.B) {
 	if err := s.Submit(x.Upload(make([]float32, n)), y.Upload(make([]float32, n)), idx.Upload(perm)); err != nil {
 		b.Fatal(err)
 	}
-	saxpy := func(k *fe.K, a fe.F32, read func(int, fe.U32) fe.F32, write func(fe.U32, fe.F32), _ func(fe.U32) fe.U32) {
+	saxpy := func(k *dsl.K, a dsl.F32, read func(int, dsl.U32) dsl.F32, write func(dsl.U32, dsl.F32), _ func(dsl.U32) dsl.U32) {
 		i := k.DispatchID().X()
 		write(i, a.Mul(read(0, i)).Add(read(1, i)))
 	}
-	gather := func(k *fe.K, a fe.F32, read func(int, fe.U32) fe.F32, write func(fe.U32, fe.F32), index func(fe.U32) fe.U32) {
+	gather := func(k *dsl.K, a dsl.F32, read func(int, dsl.U32) dsl.F32, write func(dsl.U32, dsl.F32), index func(dsl.U32) dsl.U32) {
 		i := k.DispatchID().X()
 		write(i, a.Mul(read(0, index(i))))
 	}
 	for _, kc := range []struct {
 		name string
-		body func(k *fe.K, a fe.F32, read func(int, fe.U32) fe.F32, write func(fe.U32, fe.F32), index func(fe.U32) fe.U32)
+		body func(k *dsl.K, a dsl.F32, read func(int, dsl.U32) dsl.F32, write func(dsl.U32, dsl.F32), index func(dsl.U32) dsl.U32)
 	}{{"saxpy", saxpy}, {"gather", gather}} {
-		desc, err := fe.Kernel1D(256, func(k *fe.K, a fe.F32, x, y fe.Buf[fe.F32], idx fe.Buf[fe.U32]) {
-			kc.body(k, a, func(w int, i fe.U32) fe.F32 { return [2]fe.Buf[fe.F32]{x, y}[w].Read(i) }, y.Write, idx.Read)
+		desc, err := dsl.Kernel1D(256, func(k *dsl.K, a dsl.F32, x, y dsl.Buf[dsl.F32], idx dsl.Buf[dsl.U32]) {
+			kc.body(k, a, func(w int, i dsl.U32) dsl.F32 { return [2]dsl.Buf[dsl.F32]{x, y}[w].Read(i) }, y.Write, idx.Read)
 		}, "a", "x", "y", "idx")
 		if err != nil {
 			b.Fatal(err)
 		}
-		addr, err := fe.Kernel1D(256, func(k *fe.K, a fe.F32, x, y fe.BigBuf[fe.F32], idx fe.BigBuf[fe.U32]) {
-			kc.body(k, a, func(w int, i fe.U32) fe.F32 { return [2]fe.BigBuf[fe.F32]{x, y}[w].Read(i) }, y.Write, idx.Read)
+		addr, err := dsl.Kernel1D(256, func(k *dsl.K, a dsl.F32, x, y dsl.BigBuf[dsl.F32], idx dsl.BigBuf[dsl.U32]) {
+			kc.body(k, a, func(w int, i dsl.U32) dsl.F32 { return [2]dsl.BigBuf[dsl.F32]{x, y}[w].Read(i) }, y.Write, idx.Read)
 		}, "a", "x", "y", "idx")
 		if err != nil {
 			b.Fatal(err)
@@ -76,8 +77,8 @@ func BenchmarkAddressGuard(b *testing.B) {
 		opts := codegen.Options{Env: spirv.EnvVulkan1_2}
 		forms := []struct {
 			name string
-			f    *fe.Function
-			emit func(*fe.Function, codegen.Options) ([]uint32, error)
+			f    *ir.Function
+			emit func(*ir.Function, codegen.Options) ([]uint32, error)
 		}{{"descriptor", desc, codegen.Emit}, {"address-unguarded", addr, codegen.EmitUnguarded}, {"address", addr, codegen.Emit}}
 		shaders := make([]*device.Shader, len(forms))
 		for i, fm := range forms {

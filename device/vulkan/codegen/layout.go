@@ -3,12 +3,12 @@ package codegen
 import (
 	"fmt"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Argument is a kernel argument with its placement under kernel ABI v1.
 type Argument struct {
-	Var     *frontend.Var
+	Var     *ir.Var
 	Binding int // descriptor binding for resources, -1 for uniforms and buffers by address
 	Offset  int // push-constant offset for uniforms and buffers by address, -1 for descriptors
 }
@@ -30,8 +30,8 @@ const MaxPushSize = 128
 // descriptor bindings in order, uniforms follow the dispatch header in the
 // push-constant block at their alignment. It returns the push block's size;
 // a kernel whose uniforms exceed MaxPushSize is refused (wrapping
-// frontend.ErrUnsupported).
-func Layout(f *frontend.Function) ([]Argument, int, error) {
+// ir.ErrUnsupported).
+func Layout(f *ir.Function) ([]Argument, int, error) {
 	args := make([]Argument, len(f.Params))
 	binding, off := 0, PushHeaderSize
 	for i, p := range f.Params {
@@ -45,7 +45,7 @@ func Layout(f *frontend.Function) ([]Argument, int, error) {
 		if t.ByAddress() {
 			a = 8 // a u64 device address, then the u64 element count
 		}
-		if t == frontend.TBool {
+		if t == ir.TBool {
 			a = 4 // bools travel as u32 in push constants
 		}
 		off = (off + a - 1) / a * a
@@ -53,13 +53,13 @@ func Layout(f *frontend.Function) ([]Argument, int, error) {
 		off += pushSize(t)
 	}
 	if off > MaxPushSize {
-		return nil, 0, fmt.Errorf("%w: kernel %s: uniform arguments need %d push-constant bytes, ABI v1 allows %d", frontend.ErrUnsupported, f.Name, off, MaxPushSize)
+		return nil, 0, fmt.Errorf("%w: kernel %s: uniform arguments need %d push-constant bytes, ABI v1 allows %d", ir.ErrUnsupported, f.Name, off, MaxPushSize)
 	}
 	return args, off, nil
 }
 
-func pushSize(t *frontend.Type) int {
-	if t == frontend.TBool {
+func pushSize(t *ir.Type) int {
+	if t == ir.TBool {
 		return 4
 	}
 	if t.ByAddress() {

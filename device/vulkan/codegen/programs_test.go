@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
@@ -45,7 +46,7 @@ func TestBuiltinKernelsValidate(t *testing.T) {
 	}
 	for _, o := range programs.IntOps {
 		for _, signed := range []bool{true, false} {
-			if o.Op == frontend.OpSign && !signed {
+			if o.Op == ir.OpSign && !signed {
 				continue
 			}
 			t.Run(fmt.Sprintf("int%v/%s", signed, o.Op), func(t *testing.T) {
@@ -79,14 +80,14 @@ func TestFloatAtomics(t *testing.T) {
 }
 
 func TestCastKernelsValidate(t *testing.T) {
-	for name, build := range map[string]func() (*frontend.Function, error){
+	for name, build := range map[string]func() (*ir.Function, error){
 		"f32<-i8": programs.Cast[float32, int8], "u8<-f32": programs.Cast[uint8, float32], "i16<-u64": programs.Cast[int16, uint64],
 		"f64<-i64": programs.Cast[float64, int64], "u32<-i16": programs.Cast[uint32, int16], "f32<-f64": programs.Cast[float32, float64],
 		"bits": programs.BitcastKernel[uint32, float32], "bool-uniform": programs.BoolUniform,
-		"tex3d": func() (*frontend.Function, error) {
-			return frontend.Kernel3D(4, 4, 4, func(k *frontend.K, src, dst frontend.Tex3D) {
+		"tex3d": func() (*ir.Function, error) {
+			return dsl.Kernel3D(4, 4, 4, func(k *dsl.K, src, dst dsl.Tex3D) {
 				id := k.DispatchID()
-				uvw := frontend.V3(frontend.Convert[float32](id.X()), frontend.Convert[float32](id.Y()), frontend.Convert[float32](id.Z())).Scale(frontend.F(0.1))
+				uvw := dsl.V3(dsl.Convert[float32](id.X()), dsl.Convert[float32](id.Y()), dsl.Convert[float32](id.Z())).Scale(dsl.F(0.1))
 				dst.Write(id, src.Sample(uvw).Add(src.Read(id)))
 			})
 		},

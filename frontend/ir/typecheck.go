@@ -1,4 +1,4 @@
-package frontend
+package ir
 
 // UnaryType type-checks op x and returns the result type.
 func UnaryType(op UnaryOp, x *Type) (*Type, error) {

@@ -1,4 +1,4 @@
-package frontend
+package ir
 
 // ZeroLoopLen is the longest array ZeroInit zeroes by one whole-array store;
 // longer ones are zeroed by a loop over their elements, which drivers compile

@@ -1,4 +1,4 @@
-package frontend
+package ir
 
 import (
 	"errors"
@@ -523,9 +523,9 @@ func storable(t *Type) bool {
 	return t != nil && t.size > 0 && t.kind != KindBool && t.kind != KindMatrix && !(t.kind == KindVector && t.elem == TBool)
 }
 
-// callResult type-checks call c of a built-in, taking a bindless read's
+// CallResult type-checks call c of a built-in, taking a bindless read's
 // element type from c.T.
-func callResult(c *Call) (*Type, error) {
+func CallResult(c *Call) (*Type, error) {
 	t, err := CallType(c.Op, c.Args)
 	if err == nil && c.Op == OpBindlessRead {
 		if !storable(c.T) {

@@ -1,36 +1,38 @@
-package frontend
+package dsl
 
 import (
 	"fmt"
 	"reflect"
 	"sync"
+
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Local is a mutable local variable holding a V.
 type Local[V Value] struct {
 	k *K
-	v *Var
+	v *ir.Var
 }
 
 // NewVar declares a local initialised to init.
 func NewVar[V Value](k *K, init V) *Local[V] {
 	e := init.Expr()
 	if !k.check(e) {
-		return &Local[V]{k: k, v: k.fn.AddLocal("bad", TVoid)}
+		return &Local[V]{k: k, v: k.fn.AddLocal("bad", ir.TVoid)}
 	}
 	k.n++
 	v := k.fn.AddLocal(fmt.Sprintf("v%d", k.n), e.Type())
-	k.emit(&Assign{Dst: &Ref{Var: v}, Src: e})
+	k.emit(&ir.Assign{Dst: &ir.Ref{Var: v}, Src: e})
 	return &Local[V]{k: k, v: v}
 }
 
 // Get reads the variable's current value.
-func (x *Local[V]) Get() V { return wrapAs[V](x.k.let(&Ref{Var: x.v})) }
+func (x *Local[V]) Get() V { return wrapAs[V](x.k.let(&ir.Ref{Var: x.v})) }
 
 // Set stores v.
 func (x *Local[V]) Set(v V) {
 	if x.k.check(v.Expr()) {
-		x.k.emit(&Assign{Dst: &Ref{Var: x.v}, Src: v.Expr()})
+		x.k.emit(&ir.Assign{Dst: &ir.Ref{Var: x.v}, Src: v.Expr()})
 	}
 }
 
@@ -38,21 +40,21 @@ func (x *Local[V]) Set(v V) {
 // Buf[Struct[Particle]]).
 type Buf[V Value] struct {
 	k *K
-	v *Var
+	v *ir.Var
 }
 
-func (Buf[V]) paramType() (*Type, error) {
+func (Buf[V]) paramType() (*ir.Type, error) {
 	t, err := typeOfValue[V]()
 	if err != nil {
 		return nil, err
 	}
-	if t.size == 0 || t.kind == KindBool {
-		return nil, fmt.Errorf("%w: no buffer of %s", ErrType, t)
+	if t.Size() == 0 || t.Kind() == ir.KindBool {
+		return nil, fmt.Errorf("%w: no buffer of %s", ir.ErrType, t)
 	}
-	return Buffer(t), nil
+	return ir.Buffer(t), nil
 }
 
-func (Buf[V]) bind(k *K, v *Var) any { return Buf[V]{k: k, v: v} }
+func (Buf[V]) bind(k *K, v *ir.Var) any { return Buf[V]{k: k, v: v} }
 
 // BigBuf is a buffer argument passed by device address rather than a
 // descriptor (kernel ABI v1's form for buffers past maxStorageBufferRange,
@@ -62,31 +64,31 @@ func (Buf[V]) bind(k *K, v *Var) any { return Buf[V]{k: k, v: v} }
 // dropped.
 type BigBuf[V Value] struct{ Buf[V] }
 
-func (BigBuf[V]) paramType() (*Type, error) {
+func (BigBuf[V]) paramType() (*ir.Type, error) {
 	t, err := Buf[V]{}.paramType()
 	if err != nil {
 		return nil, err
 	}
-	return BufferAddress(t.elem), nil
+	return ir.BufferAddress(t.Elem()), nil
 }
 
-func (BigBuf[V]) bind(k *K, v *Var) any { return BigBuf[V]{Buf[V]{k: k, v: v}} }
+func (BigBuf[V]) bind(k *K, v *ir.Var) any { return BigBuf[V]{Buf[V]{k: k, v: v}} }
 
-func (b Buf[V]) elem(i U32) (Expr, bool) {
+func (b Buf[V]) elem(i U32) (ir.Expr, bool) {
 	if b.k == nil {
-		return &poison{fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}, false
+		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}, false
 	}
 	if !b.k.check(i.Expr()) {
 		return nil, false
 	}
-	return &Index{X: &Ref{Var: b.v}, I: i.e, T: b.v.Type.elem}, true
+	return &ir.Index{X: &ir.Ref{Var: b.v}, I: i.e, T: b.v.Type.Elem()}, true
 }
 
 // Read loads element i (out of range reads yield zero under robust access).
 func (b Buf[V]) Read(i U32) V {
 	e, ok := b.elem(i)
 	if !ok {
-		return wrapAs[V](&poison{fmt.Errorf("%w: bad buffer index", ErrDSL)})
+		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad buffer index", ErrDSL)})
 	}
 	return wrapAs[V](b.k.let(e))
 }
@@ -95,33 +97,33 @@ func (b Buf[V]) Read(i U32) V {
 func (b Buf[V]) Write(i U32, x V) {
 	e, ok := b.elem(i)
 	if ok && b.k.check(x.Expr()) {
-		b.k.emit(&Assign{Dst: e, Src: x.Expr()})
+		b.k.emit(&ir.Assign{Dst: e, Src: x.Expr()})
 	}
 }
 
 // Len is the number of elements.
 func (b Buf[V]) Len() U32 {
 	if b.k == nil {
-		return U32{&poison{fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}}
+		return U32{&ir.Poison{Err: fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}}
 	}
-	return U32{b.k.let(&Call{Op: OpBufferSize, Args: []Expr{&Ref{Var: b.v}}, T: TU32})}
+	return U32{b.k.let(&ir.Call{Op: ir.OpBufferSize, Args: []ir.Expr{&ir.Ref{Var: b.v}}, T: ir.TU32})}
 }
 
 // Atomic applies an atomic op (OpAtomicAdd …) to element i with operands and
 // returns the element's old value.
-func (b Buf[V]) Atomic(op Op, i U32, operands ...V) V {
+func (b Buf[V]) Atomic(op ir.Op, i U32, operands ...V) V {
 	e, ok := b.elem(i)
 	if !ok {
-		return wrapAs[V](&poison{fmt.Errorf("%w: bad buffer index", ErrDSL)})
+		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad buffer index", ErrDSL)})
 	}
 	return atomic(b.k, op, e, operands)
 }
 
 // AtomicAdd adds x to element i and returns the old value.
-func (b Buf[V]) AtomicAdd(i U32, x V) V { return b.Atomic(OpAtomicAdd, i, x) }
+func (b Buf[V]) AtomicAdd(i U32, x V) V { return b.Atomic(ir.OpAtomicAdd, i, x) }
 
-func atomic[V Value](k *K, op Op, place Expr, operands []V) V {
-	args := []Expr{place}
+func atomic[V Value](k *K, op ir.Op, place ir.Expr, operands []V) V {
+	args := []ir.Expr{place}
 	for _, o := range operands {
 		args = append(args, o.Expr())
 	}
@@ -129,29 +131,29 @@ func atomic[V Value](k *K, op Op, place Expr, operands []V) V {
 		k.check(p)
 		return wrapAs[V](p)
 	}
-	t, err := CallType(op, args)
+	t, err := ir.CallType(op, args)
 	if err != nil {
 		k.fail(fmt.Errorf("%s: %w", k.fn.Name, err))
-		return wrapAs[V](&poison{err})
+		return wrapAs[V](&ir.Poison{Err: err})
 	}
-	return wrapAs[V](k.let(&Call{Op: op, Args: args, T: t}))
+	return wrapAs[V](k.let(&ir.Call{Op: op, Args: args, T: t}))
 }
 
 // Shared is a workgroup-shared array of V.
 type Shared[V Value] struct {
 	k *K
-	v *Var
+	v *ir.Var
 }
 
 // NewShared declares a shared array of n elements (kernels only).
 func NewShared[V Value](k *K, n int) Shared[V] {
 	t, err := typeOfValue[V]()
-	if err == nil && (n <= 0 || k.fn.Kind != KernelFunc || t.size == 0) {
+	if err == nil && (n <= 0 || k.fn.Kind != ir.KernelFunc || t.Size() == 0) {
 		err = fmt.Errorf("%w: shared array of %d %s in %s", ErrDSL, n, t, k.fn.Name)
 	}
-	var at *Type
+	var at *ir.Type
 	if err == nil {
-		if at, err = ArrayType(t, n); err != nil {
+		if at, err = ir.ArrayType(t, n); err != nil {
 			err = fmt.Errorf("%w: NewShared in %s: %w", ErrDSL, k.fn.Name, err)
 		}
 	}
@@ -163,21 +165,21 @@ func NewShared[V Value](k *K, n int) Shared[V] {
 	return Shared[V]{k: k, v: k.fn.AddShared(fmt.Sprintf("shared%d", k.n), at)}
 }
 
-func (s Shared[V]) elem(i U32) (Expr, bool) {
+func (s Shared[V]) elem(i U32) (ir.Expr, bool) {
 	if s.k == nil {
 		return nil, false
 	}
 	if !s.k.check(i.Expr()) {
 		return nil, false
 	}
-	return &Index{X: &Ref{Var: s.v}, I: i.e, T: s.v.Type.elem}, true
+	return &ir.Index{X: &ir.Ref{Var: s.v}, I: i.e, T: s.v.Type.Elem()}, true
 }
 
 // Read loads element i.
 func (s Shared[V]) Read(i U32) V {
 	e, ok := s.elem(i)
 	if !ok {
-		return wrapAs[V](&poison{fmt.Errorf("%w: bad shared access", ErrDSL)})
+		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad shared access", ErrDSL)})
 	}
 	return wrapAs[V](s.k.let(e))
 }
@@ -185,15 +187,15 @@ func (s Shared[V]) Read(i U32) V {
 // Write stores x at element i.
 func (s Shared[V]) Write(i U32, x V) {
 	if e, ok := s.elem(i); ok && s.k.check(x.Expr()) {
-		s.k.emit(&Assign{Dst: e, Src: x.Expr()})
+		s.k.emit(&ir.Assign{Dst: e, Src: x.Expr()})
 	}
 }
 
 // Atomic applies an atomic op to element i.
-func (s Shared[V]) Atomic(op Op, i U32, operands ...V) V {
+func (s Shared[V]) Atomic(op ir.Op, i U32, operands ...V) V {
 	e, ok := s.elem(i)
 	if !ok {
-		return wrapAs[V](&poison{fmt.Errorf("%w: bad shared access", ErrDSL)})
+		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad shared access", ErrDSL)})
 	}
 	return atomic(s.k, op, e, operands)
 }
@@ -201,7 +203,7 @@ func (s Shared[V]) Atomic(op Op, i U32, operands ...V) V {
 // LocalArray is a local fixed array of V.
 type LocalArray[V Value] struct {
 	k *K
-	v *Var
+	v *ir.Var
 }
 
 // NewArray declares a local array of n zero elements.
@@ -211,11 +213,11 @@ func NewArray[V Value](k *K, n int) *LocalArray[V] {
 		k.failf("array of %d elements: %v", n, err)
 		return &LocalArray[V]{}
 	}
-	at, err := ArrayType(t, n)
-	if err == nil && at.size > MaxValueSize {
-		err = fmt.Errorf("a local array of %d %s is %s, more than the %s a thread may hold (MaxValueSize): use NewShared or a buffer", n, t, SizeText(uint64(at.size)), SizeText(MaxValueSize))
-	} else if err == nil && Parts(at) > MaxValueParts {
-		err = fmt.Errorf("a local array of %d %s has %d parts, more than the %d a thread's value may have (MaxValueParts): use NewShared or a buffer", n, t, Parts(at), MaxValueParts)
+	at, err := ir.ArrayType(t, n)
+	if err == nil && at.Size() > ir.MaxValueSize {
+		err = fmt.Errorf("a local array of %d %s is %s, more than the %s a thread may hold (MaxValueSize): use NewShared or a buffer", n, t, ir.SizeText(uint64(at.Size())), ir.SizeText(ir.MaxValueSize))
+	} else if err == nil && ir.Parts(at) > ir.MaxValueParts {
+		err = fmt.Errorf("a local array of %d %s has %d parts, more than the %d a thread's value may have (MaxValueParts): use NewShared or a buffer", n, t, ir.Parts(at), ir.MaxValueParts)
 	}
 	if err != nil {
 		k.failf("NewArray: %v", err)
@@ -223,7 +225,7 @@ func NewArray[V Value](k *K, n int) *LocalArray[V] {
 	}
 	k.n++
 	v := k.fn.AddLocal(fmt.Sprintf("a%d", k.n), at)
-	for _, s := range ZeroInit(k.fn, &Ref{Var: v}, at) {
+	for _, s := range ir.ZeroInit(k.fn, &ir.Ref{Var: v}, at) {
 		k.emit(s)
 	}
 	return &LocalArray[V]{k: k, v: v}
@@ -232,89 +234,89 @@ func NewArray[V Value](k *K, n int) *LocalArray[V] {
 // At loads element i.
 func (a *LocalArray[V]) At(i U32) V {
 	if a.k == nil || !a.k.check(i.Expr()) {
-		return wrapAs[V](&poison{fmt.Errorf("%w: bad array access", ErrDSL)})
+		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad array access", ErrDSL)})
 	}
-	return wrapAs[V](a.k.let(&Index{X: &Ref{Var: a.v}, I: i.e, T: a.v.Type.elem}))
+	return wrapAs[V](a.k.let(&ir.Index{X: &ir.Ref{Var: a.v}, I: i.e, T: a.v.Type.Elem()}))
 }
 
 // Set stores x at element i.
 func (a *LocalArray[V]) Set(i U32, x V) {
 	if a.k != nil && a.k.check(i.Expr(), x.Expr()) {
-		a.k.emit(&Assign{Dst: &Index{X: &Ref{Var: a.v}, I: i.e, T: a.v.Type.elem}, Src: x.Expr()})
+		a.k.emit(&ir.Assign{Dst: &ir.Index{X: &ir.Ref{Var: a.v}, I: i.e, T: a.v.Type.Elem()}, Src: x.Expr()})
 	}
 }
 
 // Tex2D is a 2D RGBA32F texture argument (texels read as F32x4).
 type Tex2D struct {
 	k *K
-	v *Var
+	v *ir.Var
 }
 
-func (Tex2D) paramType() (*Type, error) { return TextureOf(2, FormatRGBA32F), nil }
-func (Tex2D) bind(k *K, v *Var) any     { return Tex2D{k: k, v: v} }
+func (Tex2D) paramType() (*ir.Type, error) { return ir.TextureOf(2, ir.FormatRGBA32F), nil }
+func (Tex2D) bind(k *K, v *ir.Var) any     { return Tex2D{k: k, v: v} }
 
 // Tex3D is a 3D RGBA32F texture argument.
 type Tex3D struct {
 	k *K
-	v *Var
+	v *ir.Var
 }
 
-func (Tex3D) paramType() (*Type, error) { return TextureOf(3, FormatRGBA32F), nil }
-func (Tex3D) bind(k *K, v *Var) any     { return Tex3D{k: k, v: v} }
+func (Tex3D) paramType() (*ir.Type, error) { return ir.TextureOf(3, ir.FormatRGBA32F), nil }
+func (Tex3D) bind(k *K, v *ir.Var) any     { return Tex3D{k: k, v: v} }
 
-func (t Tex3D) call(op Op, args ...Expr) Expr { return Tex2D(t).call(op, args...) }
+func (t Tex3D) call(op ir.Op, args ...ir.Expr) ir.Expr { return Tex2D(t).call(op, args...) }
 
 // Read loads the texel at integer coordinates.
-func (t Tex3D) Read(xyz U32x3) F32x4 { return F32x4{t.call(OpTextureRead, xyz.Expr())} }
+func (t Tex3D) Read(xyz U32x3) F32x4 { return F32x4{t.call(ir.OpTextureRead, xyz.Expr())} }
 
 // Write stores a texel.
-func (t Tex3D) Write(xyz U32x3, v F32x4) { t.call(OpTextureWrite, xyz.Expr(), v.Expr()) }
+func (t Tex3D) Write(xyz U32x3, v F32x4) { t.call(ir.OpTextureWrite, xyz.Expr(), v.Expr()) }
 
 // Size is the texture's extent.
-func (t Tex3D) Size() U32x3 { return U32x3{t.call(OpTextureSize)} }
+func (t Tex3D) Size() U32x3 { return U32x3{t.call(ir.OpTextureSize)} }
 
 // Sample filters trilinearly at normalised coordinates, clamping to the edge.
-func (t Tex3D) Sample(uvw F32x3) F32x4 { return F32x4{t.call(OpTextureSample, uvw.Expr())} }
+func (t Tex3D) Sample(uvw F32x3) F32x4 { return F32x4{t.call(ir.OpTextureSample, uvw.Expr())} }
 
 // Tex2DRGBA8 is a 2D RGBA8 (unorm) texture argument whose texels read and
 // write as F32x4 in [0, 1].
 type Tex2DRGBA8 struct{ Tex2D }
 
-func (Tex2DRGBA8) paramType() (*Type, error) { return TextureOf(2, FormatRGBA8), nil }
-func (Tex2DRGBA8) bind(k *K, v *Var) any     { return Tex2DRGBA8{Tex2D{k: k, v: v}} }
+func (Tex2DRGBA8) paramType() (*ir.Type, error) { return ir.TextureOf(2, ir.FormatRGBA8), nil }
+func (Tex2DRGBA8) bind(k *K, v *ir.Var) any     { return Tex2DRGBA8{Tex2D{k: k, v: v}} }
 
-func (t Tex2D) call(op Op, args ...Expr) Expr {
+func (t Tex2D) call(op ir.Op, args ...ir.Expr) ir.Expr {
 	if t.k == nil {
-		return &poison{fmt.Errorf("%w: use of an unbound texture", ErrDSL)}
+		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound texture", ErrDSL)}
 	}
-	args = append([]Expr{&Ref{Var: t.v}}, args...)
+	args = append([]ir.Expr{&ir.Ref{Var: t.v}}, args...)
 	if !t.k.check(args...) {
-		return &poison{t.k.err}
+		return &ir.Poison{Err: t.k.err}
 	}
-	r, err := CallType(op, args)
+	r, err := ir.CallType(op, args)
 	if err != nil {
 		t.k.fail(err)
-		return &poison{err}
+		return &ir.Poison{Err: err}
 	}
-	c := &Call{Op: op, Args: args, T: r}
-	if r == TVoid {
-		t.k.emit(&ExprStmt{X: c})
+	c := &ir.Call{Op: op, Args: args, T: r}
+	if r == ir.TVoid {
+		t.k.emit(&ir.ExprStmt{X: c})
 		return nil
 	}
 	return t.k.let(c)
 }
 
 // Read loads the texel at integer coordinates.
-func (t Tex2D) Read(xy U32x2) F32x4 { return F32x4{t.call(OpTextureRead, xy.Expr())} }
+func (t Tex2D) Read(xy U32x2) F32x4 { return F32x4{t.call(ir.OpTextureRead, xy.Expr())} }
 
 // Write stores a texel.
-func (t Tex2D) Write(xy U32x2, v F32x4) { t.call(OpTextureWrite, xy.Expr(), v.Expr()) }
+func (t Tex2D) Write(xy U32x2, v F32x4) { t.call(ir.OpTextureWrite, xy.Expr(), v.Expr()) }
 
 // Size is the texture's extent.
-func (t Tex2D) Size() U32x2 { return U32x2{t.call(OpTextureSize)} }
+func (t Tex2D) Size() U32x2 { return U32x2{t.call(ir.OpTextureSize)} }
 
 // Sample filters bilinearly at normalised coordinates uv, clamping to the edge.
-func (t Tex2D) Sample(uv F32x2) F32x4 { return F32x4{t.call(OpTextureSample, uv.Expr())} }
+func (t Tex2D) Sample(uv F32x2) F32x4 { return F32x4{t.call(ir.OpTextureSample, uv.Expr())} }
 
 // Callable turns fn, a func(*K, params…) [result] whose parameters are DSL
 // values (by value) or *Local (by reference), into a function of the same
@@ -324,15 +326,15 @@ func Callable[F any](name string, fn F) F {
 	fv := reflect.ValueOf(fn)
 	ft := fv.Type()
 	var (
-		g   *Function
+		g   *ir.Function
 		err error
 	)
 	define := func() {
 		if fv.Kind() != reflect.Func || fv.IsNil() || ft.NumIn() == 0 || ft.In(0) != kType || ft.NumOut() > 1 {
-			err = fmt.Errorf("%w: callable %s is not a func(*frontend.K, params…) with at most one result", ErrDSL, name)
+			err = fmt.Errorf("%w: callable %s is not a func(*dsl.K, params…) with at most one result", ErrDSL, name)
 			return
 		}
-		result := TVoid
+		result := ir.TVoid
 		if ft.NumOut() == 1 {
 			z, ok := reflect.New(ft.Out(0)).Elem().Interface().(Value)
 			if !ok {
@@ -343,7 +345,7 @@ func Callable[F any](name string, fn F) F {
 				return
 			}
 		}
-		g = NewCallable(name, result)
+		g = ir.NewCallable(name, result)
 		k := &K{fn: g, cur: g.Body}
 		args := []reflect.Value{reflect.ValueOf(k)}
 		for i := 1; i < ft.NumIn(); i++ {
@@ -355,14 +357,14 @@ func Callable[F any](name string, fn F) F {
 					err = terr
 					return
 				}
-				args = append(args, reflect.ValueOf(p.wrap(&Ref{Var: g.AddParam(fmt.Sprintf("p%d", i-1), t, VarParam)})))
+				args = append(args, reflect.ValueOf(p.wrap(&ir.Ref{Var: g.AddParam(fmt.Sprintf("p%d", i-1), t, ir.VarParam)})))
 			case refParam:
 				t, terr := p.refType()
 				if terr != nil {
 					err = terr
 					return
 				}
-				args = append(args, reflect.ValueOf(p.bindRef(k, g.AddParam(fmt.Sprintf("p%d", i-1), t, VarRefParam))))
+				args = append(args, reflect.ValueOf(p.bindRef(k, g.AddParam(fmt.Sprintf("p%d", i-1), t, ir.VarRefParam))))
 			default:
 				err = fmt.Errorf("%w: parameter %d of callable %s has type %s", ErrDSL, i, name, ft.In(i))
 				return
@@ -373,12 +375,12 @@ func Callable[F any](name string, fn F) F {
 			if len(out) == 1 {
 				r := out[0].Interface().(Value).Expr()
 				if k.check(r) {
-					k.emit(&Return{Value: r})
+					k.emit(&ir.Return{Value: r})
 				}
 			}
 		})
 		if err == nil {
-			err = g.validateOne()
+			err = g.ValidateOne()
 		}
 	}
 	var once sync.Once // kernels may be traced from several goroutines
@@ -393,7 +395,7 @@ func Callable[F any](name string, fn F) F {
 			k.fail(err)
 			return out
 		}
-		args := make([]Expr, 0, len(in)-1)
+		args := make([]ir.Expr, 0, len(in)-1)
 		for _, a := range in[1:] {
 			switch a := a.Interface().(type) {
 			case Value:
@@ -405,58 +407,58 @@ func Callable[F any](name string, fn F) F {
 		if !k.check(args...) {
 			return out
 		}
-		c := &Call{Func: g, Args: args, T: g.Result}
+		c := &ir.Call{Func: g, Args: args, T: g.Result}
 		if len(out) == 1 {
 			out[0] = reflect.ValueOf(out[0].Interface().(Value).wrap(k.let(c)))
 		} else {
-			k.emit(&ExprStmt{X: c})
+			k.emit(&ir.ExprStmt{X: c})
 		}
 		return out
 	}).Interface().(F)
 }
 
 type refParam interface {
-	refType() (*Type, error)
-	bindRef(k *K, v *Var) any
-	refExpr() Expr
+	refType() (*ir.Type, error)
+	bindRef(k *K, v *ir.Var) any
+	refExpr() ir.Expr
 }
 
-func (*Local[V]) refType() (*Type, error)  { return typeOfValue[V]() }
-func (*Local[V]) bindRef(k *K, v *Var) any { return &Local[V]{k: k, v: v} }
-func (x *Local[V]) refExpr() Expr {
+func (*Local[V]) refType() (*ir.Type, error)  { return typeOfValue[V]() }
+func (*Local[V]) bindRef(k *K, v *ir.Var) any { return &Local[V]{k: k, v: v} }
+func (x *Local[V]) refExpr() ir.Expr {
 	if x == nil || x.v == nil {
-		return &poison{fmt.Errorf("%w: nil variable passed by reference", ErrDSL)}
+		return &ir.Poison{Err: fmt.Errorf("%w: nil variable passed by reference", ErrDSL)}
 	}
-	return &Ref{Var: x.v}
+	return &ir.Ref{Var: x.v}
 }
 
 // BindlessArray is a bindless array argument: a table of buffers (and,
 // later, textures) indexed by slot at run time.
 type BindlessArray struct {
 	k *K
-	v *Var
+	v *ir.Var
 }
 
-func (BindlessArray) paramType() (*Type, error) { return Bindless, nil }
-func (BindlessArray) bind(k *K, v *Var) any     { return BindlessArray{k: k, v: v} }
+func (BindlessArray) paramType() (*ir.Type, error) { return ir.Bindless, nil }
+func (BindlessArray) bind(k *K, v *ir.Var) any     { return BindlessArray{k: k, v: v} }
 
-func (a BindlessArray) call(op Op, t *Type, args ...Expr) Expr {
+func (a BindlessArray) call(op ir.Op, t *ir.Type, args ...ir.Expr) ir.Expr {
 	if a.k == nil {
-		return &poison{fmt.Errorf("%w: use of an unbound bindless array", ErrDSL)}
+		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound bindless array", ErrDSL)}
 	}
-	args = append([]Expr{&Ref{Var: a.v}}, args...)
+	args = append([]ir.Expr{&ir.Ref{Var: a.v}}, args...)
 	if !a.k.check(args...) {
-		return &poison{a.k.err}
+		return &ir.Poison{Err: a.k.err}
 	}
-	c := &Call{Op: op, Args: args, T: t}
-	r, err := callResult(c)
+	c := &ir.Call{Op: op, Args: args, T: t}
+	r, err := ir.CallResult(c)
 	if err != nil {
 		a.k.fail(fmt.Errorf("%s: %w", a.k.fn.Name, err))
-		return &poison{err}
+		return &ir.Poison{Err: err}
 	}
 	c.T = r
-	if r == TVoid {
-		a.k.emit(&ExprStmt{X: c})
+	if r == ir.TVoid {
+		a.k.emit(&ir.ExprStmt{X: c})
 		return nil
 	}
 	return a.k.let(c)
@@ -467,21 +469,21 @@ func (a BindlessArray) call(op Op, t *Type, args ...Expr) Expr {
 func ReadBuffer[V Value](a BindlessArray, slot, i U32) V {
 	t, err := typeOfValue[V]()
 	if err != nil {
-		return wrapAs[V](&poison{err})
+		return wrapAs[V](&ir.Poison{Err: err})
 	}
-	return wrapAs[V](a.call(OpBindlessRead, t, slot.Expr(), i.Expr()))
+	return wrapAs[V](a.call(ir.OpBindlessRead, t, slot.Expr(), i.Expr()))
 }
 
 // WriteBuffer stores x at element i of the buffer in slot (ignored past its end).
 func WriteBuffer[V Value](a BindlessArray, slot, i U32, x V) {
-	a.call(OpBindlessWrite, TVoid, slot.Expr(), i.Expr(), x.Expr())
+	a.call(ir.OpBindlessWrite, ir.TVoid, slot.Expr(), i.Expr(), x.Expr())
 }
 
 // BufferLen is the number of V elements of the buffer in slot (0 when empty).
 func BufferLen[V Value](a BindlessArray, slot U32) U32 {
 	t, err := typeOfValue[V]()
 	if err != nil {
-		return U32{&poison{err}}
+		return U32{&ir.Poison{Err: err}}
 	}
-	return U32{a.call(OpBindlessSize, TU32, slot.Expr(), LitInt(TU32, int64(t.size)))}
+	return U32{a.call(ir.OpBindlessSize, ir.TU32, slot.Expr(), ir.LitInt(ir.TU32, int64(t.Size())))}
 }

@@ -1,4 +1,4 @@
-package frontend
+package ir
 
 import "math"
 
@@ -133,6 +133,14 @@ type Construct struct {
 	T    *Type
 	Args []Expr
 }
+
+// Poison stands for an expression whose construction failed (a builder such
+// as the DSL makes one and keeps going); it carries the error to the first
+// statement that uses it. Validate rejects it.
+type Poison struct{ Err error }
+
+func (*Poison) Type() *Type { return TVoid }
+func (*Poison) exprNode()   {}
 
 func (e *Unary) Type() *Type      { return e.T }
 func (e *Binary) Type() *Type     { return e.T }

@@ -1,14 +1,15 @@
-package frontend_test
+package dsl_test
 
 import (
 	"fmt"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Saxpy traces y = a*x + y over a 1-D grid of 256-thread blocks.
 func ExampleKernel1D() {
-	saxpy, err := frontend.Kernel1D(256, func(k *frontend.K, a frontend.F32, x, y frontend.Buf[frontend.F32]) {
+	saxpy, err := dsl.Kernel1D(256, func(k *dsl.K, a dsl.F32, x, y dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
 		y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i)))
 	})
@@ -22,14 +23,14 @@ func ExampleKernel1D() {
 // A callable is a Go func of the DSL types; calling the returned function
 // while tracing emits a SPIR-V function call. Local variables pass by reference.
 func ExampleCallable() {
-	square := frontend.Callable("square", func(k *frontend.K, x frontend.F32) frontend.F32 { return x.Mul(x) })
-	bump := frontend.Callable("bump", func(k *frontend.K, n *frontend.Local[frontend.U32]) {
-		n.Set(n.Get().Add(frontend.U(1)))
+	square := dsl.Callable("square", func(k *dsl.K, x dsl.F32) dsl.F32 { return x.Mul(x) })
+	bump := dsl.Callable("bump", func(k *dsl.K, n *dsl.Local[dsl.U32]) {
+		n.Set(n.Get().Add(dsl.U(1)))
 	})
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, xs frontend.Buf[frontend.F32], count frontend.Buf[frontend.U32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, xs dsl.Buf[dsl.F32], count dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
 		xs.Write(i, square(k, xs.Read(i)))
-		n := frontend.NewVar(k, frontend.U(0))
+		n := dsl.NewVar(k, dsl.U(0))
 		bump(k, n)
 		count.Write(i, n.Get())
 	})
@@ -37,7 +38,7 @@ func ExampleCallable() {
 		panic(err)
 	}
 	for _, c := range f.Callees() {
-		fmt.Println(c.Name, c.Params[0].Kind == frontend.VarRefParam)
+		fmt.Println(c.Name, c.Params[0].Kind == ir.VarRefParam)
 	}
 	// Output:
 	// square false
@@ -46,14 +47,14 @@ func ExampleCallable() {
 
 // Control flow takes closures: If/ElseIf/Else, Loop, While, Range, Switch.
 func ExampleK_If() {
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, xs frontend.Buf[frontend.I32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, xs dsl.Buf[dsl.I32]) {
 		i := k.DispatchID().X()
 		x := xs.Read(i)
-		r := frontend.NewVar(k, frontend.I(0))
-		k.If(x.Lt(frontend.I(0)), func() { r.Set(x.Neg()) }).
-			ElseIf(x.Eq(frontend.I(0)), func() { r.Set(frontend.I(-1)) }).
+		r := dsl.NewVar(k, dsl.I(0))
+		k.If(x.Lt(dsl.I(0)), func() { r.Set(x.Neg()) }).
+			ElseIf(x.Eq(dsl.I(0)), func() { r.Set(dsl.I(-1)) }).
 			Else(func() {
-				frontend.Range(k, frontend.I(0), x, func(j frontend.I32) { r.Set(r.Get().Add(j)) })
+				dsl.Range(k, dsl.I(0), x, func(j dsl.I32) { r.Set(r.Get().Add(j)) })
 			})
 		xs.Write(i, r.Get())
 	})
@@ -64,7 +65,7 @@ func ExampleK_If() {
 // A BigBuf parameter is a buffer the kernel reaches by device address, for
 // views beyond what a backend binds directly; its type says so.
 func ExampleBigBuf() {
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, a frontend.F32, big frontend.BigBuf[frontend.F32]) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, a dsl.F32, big dsl.BigBuf[dsl.F32]) {
 		i := k.DispatchID().X()
 		big.Write(i, a.Mul(big.Read(i)))
 	})

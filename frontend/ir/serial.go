@@ -1,4 +1,4 @@
-package frontend
+package ir
 
 // The serialised form of a kernel, for artefacts that outlive the process
 // (ahead-of-time kernels, generated launchers), so that any backend can

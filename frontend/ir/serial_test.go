@@ -1,4 +1,4 @@
-package frontend_test
+package ir_test
 
 import (
 	"bytes"
@@ -9,20 +9,21 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
 // corpus is every whole kernel of internal/programs plus a few random ones.
-func corpus(t *testing.T) map[string]*fe.Function {
+func corpus(t *testing.T) map[string]*ir.Function {
 	t.Helper()
-	ks := map[string]*fe.Function{}
+	ks := map[string]*ir.Function{}
 	for name, build := range programs.All() {
 		f, err := build()
 		require.NoError(t, err, name)
 		ks[name] = f
 	}
-	for _, build := range []func() (*fe.Function, error){programs.FloatAtomics, programs.FloatAtomicsShared,
+	for _, build := range []func() (*ir.Function, error){programs.FloatAtomics, programs.FloatAtomicsShared,
 		programs.Subgroups, programs.Control, programs.BindlessGather, programs.Transform, programs.VectorOps,
 		programs.BoolUniform, programs.DispatchInfo, programs.SaxpyAddress} {
 		f, err := build()
@@ -41,11 +42,11 @@ func corpus(t *testing.T) map[string]*fe.Function {
 }
 
 // names lists every function and variable name of f and its callables.
-func names(f *fe.Function) string {
+func names(f *ir.Function) string {
 	var b bytes.Buffer
-	for _, g := range append([]*fe.Function{f}, f.Callees()...) {
+	for _, g := range append([]*ir.Function{f}, f.Callees()...) {
 		fmt.Fprintf(&b, "%s@%s(", g.Name, g.Pos)
-		for _, list := range [][]*fe.Var{g.Params, g.Locals, g.Shared} {
+		for _, list := range [][]*ir.Var{g.Params, g.Locals, g.Shared} {
 			for _, v := range list {
 				fmt.Fprintf(&b, "%s@%s,", v.Name, v.Pos)
 			}
@@ -60,13 +61,13 @@ func names(f *fe.Function) string {
 // same kernel (Hash), the same names, and the same bytes when written again.
 func TestKernelRoundTrip(t *testing.T) {
 	for name, f := range corpus(t) {
-		data, err := fe.MarshalKernel(f)
+		data, err := ir.MarshalKernel(f)
 		require.NoError(t, err, name)
-		g, err := fe.UnmarshalKernel(data)
+		g, err := ir.UnmarshalKernel(data)
 		require.NoError(t, err, name)
 		require.Equal(t, f.Hash(), g.Hash(), name)
 		require.Equal(t, names(f), names(g), name)
-		again, err := fe.MarshalKernel(g)
+		again, err := ir.MarshalKernel(g)
 		require.NoError(t, err, name)
 		require.Equal(t, data, again, name)
 	}
@@ -78,27 +79,27 @@ func TestKernelRoundTrip(t *testing.T) {
 func TestUnmarshalKernelDamaged(t *testing.T) {
 	f, err := programs.Callables()
 	require.NoError(t, err)
-	data, err := fe.MarshalKernel(f)
+	data, err := ir.MarshalKernel(f)
 	require.NoError(t, err)
 	for n := range len(data) {
-		_, err := fe.UnmarshalKernel(data[:n])
-		require.ErrorIs(t, err, fe.ErrBadIR, "truncated to %d bytes", n)
+		_, err := ir.UnmarshalKernel(data[:n])
+		require.ErrorIs(t, err, ir.ErrBadIR, "truncated to %d bytes", n)
 	}
 	body := data[:len(data)-sha256.Size]
 	for i := range body {
 		for _, x := range []byte{0x01, 0x80, 0xff} {
 			bad := bytes.Clone(data)
 			bad[i] ^= x
-			_, err := fe.UnmarshalKernel(bad)
-			require.ErrorIs(t, err, fe.ErrBadIR, "byte %d ^ %#x", i, x)
+			_, err := ir.UnmarshalKernel(bad)
+			require.ErrorIs(t, err, ir.ErrBadIR, "byte %d ^ %#x", i, x)
 
 			// The same change under a valid checksum reaches the decoder.
 			resealed := bytes.Clone(body)
 			resealed[i] ^= x
 			sum := sha256.Sum256(resealed)
-			g, err := fe.UnmarshalKernel(append(resealed, sum[:]...))
+			g, err := ir.UnmarshalKernel(append(resealed, sum[:]...))
 			if err != nil {
-				require.ErrorIs(t, err, fe.ErrBadIR, "byte %d ^ %#x", i, x)
+				require.ErrorIs(t, err, ir.ErrBadIR, "byte %d ^ %#x", i, x)
 			} else {
 				require.NoError(t, g.Validate())
 			}
@@ -109,50 +110,50 @@ func TestUnmarshalKernelDamaged(t *testing.T) {
 func TestUnmarshalKernelVersion(t *testing.T) {
 	f, err := programs.Saxpy()
 	require.NoError(t, err)
-	data, err := fe.MarshalKernel(f)
+	data, err := ir.MarshalKernel(f)
 	require.NoError(t, err)
 	body := bytes.Clone(data[:len(data)-sha256.Size])
-	body[4] = fe.IRVersion + 1 // the version follows the magic
+	body[4] = ir.IRVersion + 1 // the version follows the magic
 	sum := sha256.Sum256(body)
-	_, err = fe.UnmarshalKernel(append(body, sum[:]...))
-	require.ErrorIs(t, err, fe.ErrBadIR)
-	require.ErrorContains(t, err, fmt.Sprintf("version %d, this build reads %d", fe.IRVersion+1, fe.IRVersion))
+	_, err = ir.UnmarshalKernel(append(body, sum[:]...))
+	require.ErrorIs(t, err, ir.ErrBadIR)
+	require.ErrorContains(t, err, fmt.Sprintf("version %d, this build reads %d", ir.IRVersion+1, ir.IRVersion))
 }
 
 // TestMarshalKernelRefuses: a callable, an invalid kernel and a kernel that
 // captures a host value are errors naming the fault.
 func TestMarshalKernelRefuses(t *testing.T) {
-	f, err := fe.Kernel1D(64, func(k *fe.K, out fe.Buf[fe.F32]) {
-		s := fe.Capture[fe.F32](k, float32(2))
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) {
+		s := dsl.Capture[dsl.F32](k, float32(2))
 		out.Write(k.DispatchID().X(), s)
 	}, "out")
 	require.NoError(t, err)
-	_, err = fe.MarshalKernel(f)
-	require.True(t, errors.Is(err, fe.ErrInvalid), "%v", err)
+	_, err = ir.MarshalKernel(f)
+	require.True(t, errors.Is(err, ir.ErrInvalid), "%v", err)
 	require.ErrorContains(t, err, "captures a host value")
 
-	_, err = fe.MarshalKernel(fe.NewCallable("c", fe.TVoid))
+	_, err = ir.MarshalKernel(ir.NewCallable("c", ir.TVoid))
 	require.ErrorContains(t, err, "is a callable")
-	_, err = fe.MarshalKernel(nil)
-	require.True(t, errors.Is(err, fe.ErrInvalid))
+	_, err = ir.MarshalKernel(nil)
+	require.True(t, errors.Is(err, ir.ErrInvalid))
 }
 
 // FuzzUnmarshalKernel: whatever the bytes (sealed with a valid checksum, so
 // the decoder sees them), UnmarshalKernel returns a valid kernel or an error
 // wrapping ErrBadIR, and never panics.
 func FuzzUnmarshalKernel(f *testing.F) {
-	for _, build := range []func() (*fe.Function, error){programs.Saxpy, programs.Callables, programs.Control, programs.Blur} {
+	for _, build := range []func() (*ir.Function, error){programs.Saxpy, programs.Callables, programs.Control, programs.Blur} {
 		k, err := build()
 		require.NoError(f, err)
-		data, err := fe.MarshalKernel(k)
+		data, err := ir.MarshalKernel(k)
 		require.NoError(f, err)
 		f.Add(data[:len(data)-sha256.Size])
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		sum := sha256.Sum256(body)
-		g, err := fe.UnmarshalKernel(append(bytes.Clone(body), sum[:]...))
+		g, err := ir.UnmarshalKernel(append(bytes.Clone(body), sum[:]...))
 		if err != nil {
-			require.ErrorIs(t, err, fe.ErrBadIR)
+			require.ErrorIs(t, err, ir.ErrBadIR)
 			return
 		}
 		require.NoError(t, g.Validate())
@@ -164,17 +165,17 @@ func FuzzUnmarshalKernel(f *testing.F) {
 // back (Validate would walk the whole tree; at 60 levels, without end): the
 // read is refused.
 func TestUnmarshalKernelExponentialTree(t *testing.T) {
-	f := fe.NewKernel("k", 1, [3]uint32{64, 1, 1})
-	out := f.AddParam("out", fe.Buffer(fe.TU32), fe.VarArg)
-	var x fe.Expr = fe.LitInt(fe.TU32, 1)
+	f := ir.NewKernel("k", 1, [3]uint32{64, 1, 1})
+	out := f.AddParam("out", ir.Buffer(ir.TU32), ir.VarArg)
+	var x ir.Expr = ir.LitInt(ir.TU32, 1)
 	for range 22 {
-		x = &fe.Binary{Op: fe.Add, X: x, Y: x, T: fe.TU32}
+		x = &ir.Binary{Op: ir.Add, X: x, Y: x, T: ir.TU32}
 	}
-	f.Body.Stmts = []fe.Stmt{&fe.Assign{Dst: &fe.Index{X: &fe.Ref{Var: out}, I: fe.LitInt(fe.TU32, 0), T: fe.TU32}, Src: x}}
-	data, err := fe.MarshalKernel(f)
+	f.Body.Stmts = []ir.Stmt{&ir.Assign{Dst: &ir.Index{X: &ir.Ref{Var: out}, I: ir.LitInt(ir.TU32, 0), T: ir.TU32}, Src: x}}
+	data, err := ir.MarshalKernel(f)
 	require.NoError(t, err)
 	require.Less(t, len(data), 200, "sharing keeps the bytes few")
-	_, err = fe.UnmarshalKernel(data)
-	require.ErrorIs(t, err, fe.ErrBadIR)
+	_, err = ir.UnmarshalKernel(data)
+	require.ErrorIs(t, err, ir.ErrBadIR)
 	require.ErrorContains(t, err, "as trees")
 }

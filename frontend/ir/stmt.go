@@ -1,4 +1,4 @@
-package frontend
+package ir
 
 // Stmt is a statement node.
 type Stmt interface{ stmtNode() }

@@ -1,9 +1,11 @@
-package frontend
+package dsl
 
 import (
 	"errors"
 	"fmt"
 	"reflect"
+
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // K traces the body of a kernel or callable: the DSL's control flow and
@@ -18,8 +20,8 @@ import (
 // used by a statement (a value never used generates no code and reports
 // nothing).
 type K struct {
-	fn  *Function
-	cur *Block
+	fn  *ir.Function
+	cur *ir.Block
 	err error
 	n   int // temporaries made
 }
@@ -31,7 +33,7 @@ var ErrDSL = errors.New("frontend: kernel DSL")
 func (k *K) Err() error { return k.err }
 
 // Function is the function being traced.
-func (k *K) Function() *Function { return k.fn }
+func (k *K) Function() *ir.Function { return k.fn }
 
 func (k *K) fail(err error) {
 	if k.err == nil && err != nil {
@@ -43,33 +45,26 @@ func (k *K) failf(format string, args ...any) {
 	k.fail(fmt.Errorf("%w: %s: %s", ErrDSL, k.fn.Name, fmt.Sprintf(format, args...)))
 }
 
-// poison stands for a value whose construction failed; it carries the error
-// to the first statement that uses it.
-type poison struct{ err error }
-
-func (*poison) Type() *Type { return TVoid }
-func (*poison) exprNode()   {}
-
-func poisoned(es ...Expr) Expr {
+func poisoned(es ...ir.Expr) ir.Expr {
 	for _, e := range es {
-		if p, ok := e.(*poison); ok {
+		if p, ok := e.(*ir.Poison); ok {
 			return p
 		}
 		if e == nil {
-			return &poison{fmt.Errorf("%w: use of a zero (unset) value", ErrDSL)}
+			return &ir.Poison{Err: fmt.Errorf("%w: use of a zero (unset) value", ErrDSL)}
 		}
 	}
 	return nil
 }
 
 // check records the first poison inside e and reports whether e is sound.
-func (k *K) check(es ...Expr) bool {
+func (k *K) check(es ...ir.Expr) bool {
 	for _, e := range es {
 		bad := false
-		walkExpr(e, func(x Expr) {
-			if p, ok := x.(*poison); ok && !bad {
+		walkExpr(e, func(x ir.Expr) {
+			if p, ok := x.(*ir.Poison); ok && !bad {
 				bad = true
-				k.fail(fmt.Errorf("%s: %w", k.fn.Name, p.err))
+				k.fail(fmt.Errorf("%s: %w", k.fn.Name, p.Err))
 			}
 		})
 		if e == nil {
@@ -83,53 +78,53 @@ func (k *K) check(es ...Expr) bool {
 	return true
 }
 
-func walkExpr(e Expr, fn func(Expr)) {
+func walkExpr(e ir.Expr, fn func(ir.Expr)) {
 	if e == nil {
 		return
 	}
 	fn(e)
 	switch e := e.(type) {
-	case *Unary:
+	case *ir.Unary:
 		walkExpr(e.X, fn)
-	case *Binary:
+	case *ir.Binary:
 		walkExpr(e.X, fn)
 		walkExpr(e.Y, fn)
-	case *Member:
+	case *ir.Member:
 		walkExpr(e.X, fn)
-	case *Swizzle:
+	case *ir.Swizzle:
 		walkExpr(e.X, fn)
-	case *Index:
+	case *ir.Index:
 		walkExpr(e.X, fn)
 		walkExpr(e.I, fn)
-	case *Call:
+	case *ir.Call:
 		for _, a := range e.Args {
 			walkExpr(a, fn)
 		}
-	case *Cast:
+	case *ir.Cast:
 		walkExpr(e.X, fn)
-	case *Construct:
+	case *ir.Construct:
 		for _, a := range e.Args {
 			walkExpr(a, fn)
 		}
 	}
 }
 
-func (k *K) emit(s Stmt) { k.cur.Stmts = append(k.cur.Stmts, s) }
+func (k *K) emit(s ir.Stmt) { k.cur.Stmts = append(k.cur.Stmts, s) }
 
 // let evaluates e here, into a fresh local, and returns a reference to it.
-func (k *K) let(e Expr) Expr {
+func (k *K) let(e ir.Expr) ir.Expr {
 	if !k.check(e) {
-		return &poison{k.err}
+		return &ir.Poison{Err: k.err}
 	}
 	k.n++
 	v := k.fn.AddLocal(fmt.Sprintf("t%d", k.n), e.Type())
-	k.emit(&Assign{Dst: &Ref{Var: v}, Src: e})
-	return &Ref{Var: v}
+	k.emit(&ir.Assign{Dst: &ir.Ref{Var: v}, Src: e})
+	return &ir.Ref{Var: v}
 }
 
 // nested traces body into a new block.
-func (k *K) nested(body func()) *Block {
-	b := &Block{}
+func (k *K) nested(body func()) *ir.Block {
+	b := &ir.Block{}
 	saved := k.cur
 	k.cur = b
 	defer func() { k.cur = saved }()
@@ -139,52 +134,52 @@ func (k *K) nested(body func()) *Block {
 	return b
 }
 
-func (k *K) builtin(b BuiltinVar) Expr {
-	if k.fn.Kind != KernelFunc {
+func (k *K) builtin(b ir.BuiltinVar) ir.Expr {
+	if k.fn.Kind != ir.KernelFunc {
 		k.failf("built-in %s is only available in kernels (pass it to the callable)", b)
 	}
-	return &Ref{Var: &Var{Name: b.String(), Type: b.Type(), Kind: VarBuiltin, Builtin: b}}
+	return &ir.Ref{Var: &ir.Var{Name: b.String(), Type: b.Type(), Kind: ir.VarBuiltin, Builtin: b}}
 }
 
 // DispatchID is the thread's id in the whole dispatch.
-func (k *K) DispatchID() U32x3 { return U32x3{k.builtin(DispatchID)} }
+func (k *K) DispatchID() U32x3 { return U32x3{k.builtin(ir.DispatchID)} }
 
 // ThreadID is the thread's id inside its block.
-func (k *K) ThreadID() U32x3 { return U32x3{k.builtin(ThreadID)} }
+func (k *K) ThreadID() U32x3 { return U32x3{k.builtin(ir.ThreadID)} }
 
 // BlockID is the id of the thread's block.
-func (k *K) BlockID() U32x3 { return U32x3{k.builtin(BlockID)} }
+func (k *K) BlockID() U32x3 { return U32x3{k.builtin(ir.BlockID)} }
 
 // DispatchSize is the number of threads asked for; in an indirect dispatch
 // (Shader.DispatchIndirect), where the group count is read on the device,
 // the number of threads launched: DispatchGroups × BlockSize.
-func (k *K) DispatchSize() U32x3 { return U32x3{k.builtin(DispatchSize)} }
+func (k *K) DispatchSize() U32x3 { return U32x3{k.builtin(ir.DispatchSize)} }
 
 // DispatchGroups is the number of blocks launched: DispatchSize divided by
 // BlockSize, rounded up, or the group count of an indirect dispatch.
-func (k *K) DispatchGroups() U32x3 { return U32x3{k.builtin(DispatchGroups)} }
+func (k *K) DispatchGroups() U32x3 { return U32x3{k.builtin(ir.DispatchGroups)} }
 
 // BlockSize is the kernel's block size.
-func (k *K) BlockSize() U32x3 { return U32x3{k.builtin(BlockSize)} }
+func (k *K) BlockSize() U32x3 { return U32x3{k.builtin(ir.BlockSize)} }
 
 // SubgroupLane is the thread's lane in its subgroup.
-func (k *K) SubgroupLane() U32 { return U32{k.builtin(SubgroupLane)} }
+func (k *K) SubgroupLane() U32 { return U32{k.builtin(ir.SubgroupLane)} }
 
 // SubgroupSize is the number of lanes of a subgroup.
-func (k *K) SubgroupSize() U32 { return U32{k.builtin(SubgroupSize)} }
+func (k *K) SubgroupSize() U32 { return U32{k.builtin(ir.SubgroupSize)} }
 
 // IfChain continues an If with Else or ElseIf.
 type IfChain struct {
 	k    *K
-	last *If
+	last *ir.If
 }
 
 // If runs then when cond holds.
 func (k *K) If(cond Bool, then func()) *IfChain {
 	if !k.check(cond.e) {
-		return &IfChain{k: k, last: &If{}}
+		return &IfChain{k: k, last: &ir.If{}}
 	}
-	s := &If{Cond: cond.e, Then: k.nested(then)}
+	s := &ir.If{Cond: cond.e, Then: k.nested(then)}
 	k.emit(s)
 	return &IfChain{k: k, last: s}
 }
@@ -195,15 +190,15 @@ func (c *IfChain) ElseIf(cond Bool, then func()) *IfChain {
 		c.k.failf("ElseIf after Else")
 		return c
 	}
-	var inner *If
+	var inner *ir.If
 	c.last.Else = c.k.nested(func() {
 		if c.k.check(cond.e) {
-			inner = &If{Cond: cond.e, Then: c.k.nested(then)}
+			inner = &ir.If{Cond: cond.e, Then: c.k.nested(then)}
 			c.k.emit(inner)
 		}
 	})
 	if inner == nil {
-		inner = &If{}
+		inner = &ir.If{}
 	}
 	return &IfChain{k: c.k, last: inner}
 }
@@ -218,7 +213,7 @@ func (c *IfChain) Else(body func()) {
 }
 
 // Loop repeats body until Break or Return.
-func (k *K) Loop(body func()) { k.emit(&Loop{Body: k.nested(body)}) }
+func (k *K) Loop(body func()) { k.emit(&ir.Loop{Body: k.nested(body)}) }
 
 // While repeats body while cond holds; cond is traced once and evaluated
 // before each iteration.
@@ -231,26 +226,26 @@ func (k *K) While(cond func() Bool, body func()) {
 }
 
 // Break leaves the innermost loop or switch.
-func (k *K) Break() { k.emit(&Break{}) }
+func (k *K) Break() { k.emit(&ir.Break{}) }
 
 // Continue starts the next iteration of the innermost loop.
-func (k *K) Continue() { k.emit(&Continue{}) }
+func (k *K) Continue() { k.emit(&ir.Continue{}) }
 
 // Return leaves a kernel or a callable without a result.
-func (k *K) Return() { k.emit(&Return{}) }
+func (k *K) Return() { k.emit(&ir.Return{}) }
 
 // ReturnValue leaves a callable with result v.
 func (k *K) ReturnValue(v Value) {
 	if k.check(v.Expr()) {
-		k.emit(&Return{Value: v.Expr()})
+		k.emit(&ir.Return{Value: v.Expr()})
 	}
 }
 
 // Barrier is a workgroup execution and memory barrier.
-func (k *K) Barrier() { k.emit(&ExprStmt{X: &Call{Op: OpBarrier, T: TVoid}}) }
+func (k *K) Barrier() { k.emit(&ir.ExprStmt{X: &ir.Call{Op: ir.OpBarrier, T: ir.TVoid}}) }
 
 // Comment records a note in the AST.
-func (k *K) Comment(text string) { k.emit(&Comment{Text: text}) }
+func (k *K) Comment(text string) { k.emit(&ir.Comment{Text: text}) }
 
 // Range runs body(i) for i = lo, lo+1, … while i < hi.
 func Range[E Integer](k *K, lo, hi Val[E], body func(i Val[E])) {
@@ -259,12 +254,12 @@ func Range[E Integer](k *K, lo, hi Val[E], body func(i Val[E])) {
 	}
 	k.n++
 	v := k.fn.AddLocal(fmt.Sprintf("i%d", k.n), lo.e.Type())
-	k.emit(&Assign{Dst: &Ref{Var: v}, Src: lo.e})
-	i := &Ref{Var: v}
-	one := LitInt(lo.e.Type(), 1)
-	k.emit(&For{
-		Cond:   &Binary{Op: Lt, X: i, Y: hi.e, T: TBool},
-		Update: &Block{Stmts: []Stmt{&Assign{Dst: i, Src: &Binary{Op: Add, X: i, Y: one, T: i.Type()}}}},
+	k.emit(&ir.Assign{Dst: &ir.Ref{Var: v}, Src: lo.e})
+	i := &ir.Ref{Var: v}
+	one := ir.LitInt(lo.e.Type(), 1)
+	k.emit(&ir.For{
+		Cond:   &ir.Binary{Op: ir.Lt, X: i, Y: hi.e, T: ir.TBool},
+		Update: &ir.Block{Stmts: []ir.Stmt{&ir.Assign{Dst: i, Src: &ir.Binary{Op: ir.Add, X: i, Y: one, T: i.Type()}}}},
 		Body:   k.nested(func() { body(Val[E]{k.let(i)}) }),
 	})
 }
@@ -272,12 +267,12 @@ func Range[E Integer](k *K, lo, hi Val[E], body func(i Val[E])) {
 // SwitchB builds a switch.
 type SwitchB struct {
 	k *K
-	s *Switch
+	s *ir.Switch
 }
 
 // Switch branches on an i32 or u32 tag; add arms with Case and Default.
 func (k *K) Switch(tag Value) *SwitchB {
-	s := &Switch{Tag: tag.Expr()}
+	s := &ir.Switch{Tag: tag.Expr()}
 	if k.check(tag.Expr()) {
 		k.emit(s)
 	}
@@ -286,7 +281,7 @@ func (k *K) Switch(tag Value) *SwitchB {
 
 // Case adds an arm for values.
 func (b *SwitchB) Case(body func(), values ...int64) *SwitchB {
-	b.s.Cases = append(b.s.Cases, Case{Values: values, Body: b.k.nested(body)})
+	b.s.Cases = append(b.s.Cases, ir.Case{Values: values, Body: b.k.nested(body)})
 	return b
 }
 
@@ -298,8 +293,8 @@ func (b *SwitchB) Default(body func()) *SwitchB {
 
 // kernelParam is implemented by the DSL types a kernel takes as arguments.
 type kernelParam interface {
-	paramType() (*Type, error)
-	bind(k *K, v *Var) any
+	paramType() (*ir.Type, error)
+	bind(k *K, v *ir.Var) any
 }
 
 // Kernel1D traces fn, a func(*K, args…) whose arguments are DSL values
@@ -307,27 +302,27 @@ type kernelParam interface {
 // kernel whose blocks have block threads. names, optional, name the
 // arguments in order (Go cannot tell a func's parameter names), for errors
 // at dispatch such as "argument 1 (x): …".
-func Kernel1D(block int, fn any, names ...string) (*Function, error) {
+func Kernel1D(block int, fn any, names ...string) (*ir.Function, error) {
 	return trace("kernel", 1, [3]uint32{uint32(block), 1, 1}, fn, names)
 }
 
 // Kernel2D is Kernel1D over a 2-D grid with bx×by blocks.
-func Kernel2D(bx, by int, fn any, names ...string) (*Function, error) {
+func Kernel2D(bx, by int, fn any, names ...string) (*ir.Function, error) {
 	return trace("kernel", 2, [3]uint32{uint32(bx), uint32(by), 1}, fn, names)
 }
 
 // Kernel3D is Kernel1D over a 3-D grid.
-func Kernel3D(bx, by, bz int, fn any, names ...string) (*Function, error) {
+func Kernel3D(bx, by, bz int, fn any, names ...string) (*ir.Function, error) {
 	return trace("kernel", 3, [3]uint32{uint32(bx), uint32(by), uint32(bz)}, fn, names)
 }
 
 var kType = reflect.TypeFor[*K]()
 
-func trace(name string, dim int, block [3]uint32, fn any, names []string) (f *Function, err error) {
+func trace(name string, dim int, block [3]uint32, fn any, names []string) (f *ir.Function, err error) {
 	fv := reflect.ValueOf(fn)
 	ft := fv.Type()
 	if fv.Kind() != reflect.Func || ft.NumIn() == 0 || ft.In(0) != kType || ft.NumOut() != 0 {
-		return nil, fmt.Errorf("%w: a kernel is a func(*frontend.K, args…) without results, got %T", ErrDSL, fn)
+		return nil, fmt.Errorf("%w: a kernel is a func(*dsl.K, args…) without results, got %T", ErrDSL, fn)
 	}
 	if fv.IsNil() {
 		return nil, fmt.Errorf("%w: nil kernel function", ErrDSL)
@@ -335,7 +330,7 @@ func trace(name string, dim int, block [3]uint32, fn any, names []string) (f *Fu
 	if len(names) > ft.NumIn()-1 {
 		return nil, fmt.Errorf("%w: %d argument names for %d arguments", ErrDSL, len(names), ft.NumIn()-1)
 	}
-	f = NewKernel(name, dim, block)
+	f = ir.NewKernel(name, dim, block)
 	k := &K{fn: f, cur: f.Body}
 	args := []reflect.Value{reflect.ValueOf(k)}
 	for i := 1; i < ft.NumIn(); i++ {
@@ -351,7 +346,7 @@ func trace(name string, dim int, block [3]uint32, fn any, names []string) (f *Fu
 		if i-1 < len(names) && names[i-1] != "" {
 			argName = names[i-1]
 		}
-		v := f.AddParam(argName, t, VarArg)
+		v := f.AddParam(argName, t, ir.VarArg)
 		args = append(args, reflect.ValueOf(p.bind(k, v)))
 	}
 	if err := k.run(func() { fv.Call(args) }); err != nil {
@@ -381,14 +376,14 @@ func (k *K) run(body func()) (err error) {
 func Capture[P kernelParam](k *K, host any) P {
 	var p P
 	t, err := p.paramType()
-	if err != nil || k.fn.Kind != KernelFunc || host == nil {
+	if err != nil || k.fn.Kind != ir.KernelFunc || host == nil {
 		if err == nil {
 			err = fmt.Errorf("only kernels capture non-nil resources")
 		}
 		k.failf("capture: %v", err)
 		return p
 	}
-	v := k.fn.AddParam(fmt.Sprintf("capture%d", len(k.fn.Params)), t, VarArg)
+	v := k.fn.AddParam(fmt.Sprintf("capture%d", len(k.fn.Params)), t, ir.VarArg)
 	v.Capture = host
 	return p.bind(k, v).(P)
 }

@@ -1,4 +1,4 @@
-package frontend
+package ir
 
 import (
 	"errors"
@@ -94,14 +94,14 @@ func WalkExprs(f *Function, fn func(Expr)) {
 // no callable recurses, and each function keeps within the compiler's
 // bounds (limits.go; those errors wrap ErrLimit).
 func (f *Function) Validate() error {
-	if err := f.validateOne(); err != nil {
+	if err := f.ValidateOne(); err != nil {
 		return err
 	}
 	if err := f.checkRecursion(nil); err != nil {
 		return err
 	}
 	for _, g := range f.Callees() {
-		if err := g.validateOne(); err != nil {
+		if err := g.ValidateOne(); err != nil {
 			return err
 		}
 	}
@@ -171,7 +171,9 @@ func stmtName(s Stmt) string {
 	return "a block"
 }
 
-func (f *Function) validateOne() error {
+// ValidateOne checks f alone, not the callables it calls (Validate checks
+// those too); builders check a callable with it once its body is done.
+func (f *Function) ValidateOne() error {
 	v := &validator{f: f, vars: map[*Var]bool{}}
 	switch f.Kind {
 	case KernelFunc:
@@ -539,7 +541,7 @@ func (v *validator) expr(e Expr) error {
 			}
 		}
 		if e.Func == nil {
-			return want(callResult(e))
+			return want(CallResult(e))
 		}
 		g := e.Func
 		if g.Kind != CallableFunc {
@@ -580,6 +582,8 @@ func (v *validator) expr(e Expr) error {
 			}
 		}
 		return ConstructOK(e.T, e.Args)
+	case *Poison:
+		return fmt.Errorf("%w: %s: %w", ErrInvalid, v.f.Name, e.Err)
 	default:
 		return v.errf("unknown expression %T", e)
 	}

@@ -1,4 +1,4 @@
-package frontend
+package ir
 
 // A value held on the CPU (by frontend/interp and the cpu backend) is its
 // scalar leaves, each a uint64 with the scalar's bits at its own width.

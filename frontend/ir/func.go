@@ -1,4 +1,4 @@
-package frontend
+package ir
 
 // VarKind says where a variable lives.
 type VarKind uint8
