@@ -1,6 +1,6 @@
 // Package gokernel compiles GPU kernels written in a subset of Go into the
-// kernel AST of package frontend (and from there, through frontend's codegen,
-// to SPIR-V).
+// kernel IR of package frontend/ir (which each backend compiles: the Vulkan
+// backend to SPIR-V, the cpu backend to Go closures).
 //
 // A kernel is a function marked with a directive in its doc comment:
 //
@@ -16,7 +16,7 @@
 // with a sentence saying what to write instead; all the errors of a load are
 // reported together, one per cause (the uses of a declaration that failed
 // stay quiet). So is source past the compiler's input bounds
-// (frontend's limits.go: array and struct sizes, the size of a value a thread
+// (frontend/ir's limits.go: array and struct sizes, the size of a value a thread
 // holds, statement and expression nesting, the size of a file given to
 // Check), in memory linear in the source. Kernels may call Go functions and
 // methods of their own package and of the other packages of the module, or
@@ -89,7 +89,7 @@
 //
 // The one design choice to know: checking and lowering are a single walk over
 // the typed Go syntax. The Go type checker has already resolved every name,
-// constant and type, so the walk maps each Go construct either to frontend AST
+// constant and type, so the walk maps each Go construct either to IR
 // (typed from go/types) or to an error, and keeps going after an error so that
 // one load reports every problem. The same kernel functions also run unchanged
 // on the CPU with kernel.Run, which the tests use as the oracle.

@@ -1,5 +1,5 @@
 // Package codegen is the Vulkan backend's code generator: it lowers a
-// validated kernel AST (package frontend) to SPIR-V words following the
+// validated kernel AST (package frontend/ir) to SPIR-V words following the
 // kernel ABI of docs/kernel-abi.md (descriptor set 0 with push descriptors,
 // a push-constant block with the dispatch header, device addresses for
 // BigBuf views and bindless slots).
