@@ -171,16 +171,21 @@ func (u *unit) build(cfg *config, times *stageTimes) error {
 			return fmt.Errorf("argument %d (%s) captures a host resource, which an offline kernel cannot carry", i, sig.Args[i].Name)
 		}
 	}
-	ir, err := marshalPortable(u.k.Func)
+	blob, err := marshalPortable(u.k.Func)
 	if err != nil {
 		return fmt.Errorf("serialising the kernel: %w", err)
 	}
-	u.words, u.ir, u.sig = words, ir, sig
+	u.words, u.ir, u.sig = words, blob, sig
 	return nil
 }
 
 // write produces every output once all kernels compiled.
 func write(cfg *config, units []*unit, goFiles map[string][]byte) error {
+	if cfg.printIR {
+		for _, u := range units {
+			fmt.Fprintf(cfg.stdout, "// %s.%s (%s)\n%s\n", u.pkg.Name, u.k.Name, relPos(u.k.Pos), u.k.Func)
+		}
+	}
 	if cfg.asm {
 		for _, u := range units {
 			text, err := spvtools.Disassemble(u.words, cfg.env)

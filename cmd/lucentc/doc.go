@@ -5,7 +5,7 @@
 //	lucentc [flags] ./pkg...
 //
 // Each kernel becomes <pkg>.<Kernel>.spv in the -o directory; -S prints the
-// disassembly, -O runs the SPIRV-Tools optimizer, and every module is checked
+// disassembly, -ir the kernel IR's text form, -O runs the SPIRV-Tools optimizer, and every module is checked
 // by the SPIR-V validator for the -target environment unless -validate=false.
 // With -go, lucentc writes lucent_kernels.go into each kernel package: the
 // SPIR-V as a []uint32 literal (the Vulkan backend's artefact), the

@@ -14,6 +14,7 @@ import (
 type config struct {
 	outDir   string          // -o: where .spv files go ("" writes none)
 	asm      bool            // -S: print disassembly on stdout
+	printIR  bool            // -ir: print each kernel's IR on stdout
 	optimize bool            // -O
 	size     bool            // -Os
 	validate bool            // -validate
@@ -89,6 +90,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.outDir, "o", "", "write one `dir`/<pkg>.<Kernel>.spv per kernel (default: the current directory when neither -S nor -go is given)")
 	fs.BoolVar(&cfg.asm, "S", false, "print each module's disassembly on standard output")
+	fs.BoolVar(&cfg.printIR, "ir", false, "print each kernel's IR (its text form, with the callables it calls) on standard output")
 	fs.BoolVar(&cfg.optimize, "O", false, "optimize for speed with SPIRV-Tools (spirv-opt -O); measure first, it can be slower on some drivers")
 	fs.BoolVar(&cfg.size, "Os", false, "optimize for size with SPIRV-Tools (spirv-opt -Os)")
 	fs.BoolVar(&cfg.validate, "validate", true, "check every module with the SPIR-V validator")
@@ -126,7 +128,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if cfg.goPkg != "" && !isIdent(cfg.goPkg) {
 		return nil, fmt.Errorf("-gopkg %q is not a Go identifier", cfg.goPkg)
 	}
-	if cfg.outDir == "" && !cfg.asm && !cfg.goFile && !cfg.check {
+	if cfg.outDir == "" && !cfg.asm && !cfg.printIR && !cfg.goFile && !cfg.check {
 		cfg.outDir = "."
 	}
 	cfg.patterns = fs.Args()

@@ -193,6 +193,26 @@ func TestOnlyDisassembly(t *testing.T) {
 	require.Equal(t, before, after)
 }
 
+// TestPrintIR: -ir prints every kernel's IR under a header naming it, and
+// writes no files.
+func TestPrintIR(t *testing.T) {
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	before, _ := filepath.Glob(filepath.Join(wd, "*.spv"))
+	stdout, stderr, code := lucentc(t, "-ir", "-validate=false", corpusDir)
+	require.Equal(t, 0, code, stderr)
+	kernels := corpusKernels(t)
+	require.NotEmpty(t, kernels)
+	for _, name := range kernels {
+		kernel := strings.TrimSuffix(name, ".spv")
+		i := strings.Index(stdout, "// "+kernel+" (")
+		require.GreaterOrEqual(t, i, 0, "no header for %s in\n%s", kernel, stdout)
+		require.Contains(t, stdout[i:], "\nkernel ", kernel)
+	}
+	after, _ := filepath.Glob(filepath.Join(wd, "*.spv"))
+	require.Equal(t, before, after)
+}
+
 // TestBadPackage compiles the rejected corpus: every expected diagnostic is
 // listed, with its position, in one run; the status is 1 and nothing is written.
 func TestBadPackage(t *testing.T) {
