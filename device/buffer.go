@@ -161,6 +161,9 @@ func (b *Buffer[T]) Download(dst []T) Command { return b.All().Download(dst) }
 // elements.
 func (b *Buffer[T]) CopyFrom(src BufferView[T]) Command { return b.All().CopyFrom(src) }
 
+// Fill returns a command writing value to every element (BufferView.Fill).
+func (b *Buffer[T]) Fill(value T) Command { return b.All().Fill(value) }
+
 // BufferView is a range of a Buffer's elements.
 type BufferView[T any] struct {
 	buf    *Buffer[T]
@@ -234,6 +237,38 @@ func (v BufferView[T]) Download(dst []T) Command {
 	}
 	off, _ := v.byteRange()
 	return &BufferDownload{Buffer: v.buf.h, Offset: off, Data: asBytes(dst)}
+}
+
+// Fill returns a command writing value to every element of the view: a
+// BufferFill where the elements' bytes repeat every 4 bytes from a 4-aligned
+// offset (zeros, any 4-byte element, bytes and halves that pair up), else an
+// upload of the filled range from host memory.
+func (v BufferView[T]) Fill(value T) Command {
+	if err := v.check(); err != nil {
+		return bad("fill", err)
+	}
+	off, size := v.byteRange()
+	p := asBytes([]T{value})
+	sz := uint64(len(p))
+	if sz == 0 || size == 0 {
+		return &BufferFill{Buffer: v.buf.h, Offset: off, Size: 0}
+	}
+	periodic := off%4 == 0 && size%4 == 0
+	for i := uint64(0); periodic && i < 4*sz; i++ {
+		periodic = p[i%sz] == p[(i%4)%sz]
+	}
+	if periodic {
+		var w uint32
+		for i := uint64(0); i < 4; i++ {
+			w |= uint32(p[i%sz]) << (8 * i)
+		}
+		return &BufferFill{Buffer: v.buf.h, Offset: off, Size: size, Value: w}
+	}
+	data := make([]byte, size)
+	for i := uint64(0); i < size; i += sz {
+		copy(data[i:], p)
+	}
+	return &BufferUpload{Buffer: v.buf.h, Offset: off, Data: data}
 }
 
 // CopyFrom returns a command copying src into the view's first src.Len() elements.

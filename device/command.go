@@ -51,6 +51,17 @@ type BufferCopy struct {
 	Size      uint64
 }
 
+// BufferFill writes the 32-bit Value, little-endian, over Size bytes of a
+// buffer at Offset; both must be multiples of 4 (vkCmdFillBuffer's rule, and
+// cuMemsetD32's). The typed API's Fill takes any element value and falls
+// back to an upload where the element's bytes do not repeat every 4.
+type BufferFill struct {
+	Buffer Handle
+	Offset uint64
+	Size   uint64
+	Value  uint32
+}
+
 // Region is a box of texels in one mip level of a texture. A zero Size means
 // the whole level (Origin must then be zero).
 type Region struct {
@@ -220,6 +231,7 @@ type Present struct {
 func (*BufferUpload) command()    {}
 func (*BufferDownload) command()  {}
 func (*BufferCopy) command()      {}
+func (*BufferFill) command()      {}
 func (*BufferToTexture) command() {}
 func (*TextureToBuffer) command() {}
 func (*TextureUpload) command()   {}
@@ -233,6 +245,7 @@ func (*Present) command()         {}
 func (*BufferUpload) CommandName() string    { return "buffer upload" }
 func (*BufferDownload) CommandName() string  { return "buffer download" }
 func (*BufferCopy) CommandName() string      { return "buffer copy" }
+func (*BufferFill) CommandName() string      { return "buffer fill" }
 func (*BufferToTexture) CommandName() string { return "buffer-to-texture copy" }
 func (*TextureToBuffer) CommandName() string { return "texture-to-buffer copy" }
 func (*TextureUpload) CommandName() string   { return "texture upload" }
@@ -258,6 +271,7 @@ func (c *Custom) CommandName() string {
 func (*BufferUpload) Queue() StreamKind    { return StreamCopy }
 func (*BufferDownload) Queue() StreamKind  { return StreamCopy }
 func (*BufferCopy) Queue() StreamKind      { return StreamCopy }
+func (*BufferFill) Queue() StreamKind      { return StreamCopy }
 func (*BufferToTexture) Queue() StreamKind { return StreamCopy }
 func (*TextureToBuffer) Queue() StreamKind { return StreamCopy }
 func (*TextureUpload) Queue() StreamKind   { return StreamCopy }
@@ -281,6 +295,14 @@ func (*TextureDownload) Check() error { return nil }
 func (c *BufferCopy) Check() error {
 	if c.Src == c.Dst && c.SrcOffset < c.DstOffset+c.Size && c.DstOffset < c.SrcOffset+c.Size {
 		return invalidf("overlapping copy within buffer %d", c.Src)
+	}
+	return nil
+}
+
+// Check refuses an offset or size that is not a multiple of 4.
+func (c *BufferFill) Check() error {
+	if c.Offset%4 != 0 || c.Size%4 != 0 {
+		return invalidf("fill of buffer %d at offset %d, %d bytes: offset and size must be multiples of 4", c.Buffer, c.Offset, c.Size)
 	}
 	return nil
 }
@@ -348,6 +370,10 @@ func (c *BufferDownload) Usages() []Usage {
 
 func (c *BufferCopy) Usages() []Usage {
 	return []Usage{bufUse(c.Src, Read, c.SrcOffset, c.Size), bufUse(c.Dst, Write, c.DstOffset, c.Size)}
+}
+
+func (c *BufferFill) Usages() []Usage {
+	return []Usage{bufUse(c.Buffer, Write, c.Offset, c.Size)}
 }
 
 func (c *BufferToTexture) Usages() []Usage {

@@ -508,6 +508,8 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 		return v.bufRange(c.Buffer, c.Offset, uint64(len(c.Data)))
 	case *BufferDownload:
 		return v.bufRange(c.Buffer, c.Offset, uint64(len(c.Data)))
+	case *BufferFill:
+		return v.bufRange(c.Buffer, c.Offset, c.Size)
 	case *BufferCopy:
 		// A copy of 0 bytes (between empty views) does nothing; its offsets
 		// must still lie in the buffers.

@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"sync"
@@ -496,6 +497,18 @@ func (d *Device) prepare(c device.Command) (func() error, error) {
 			return nil, err
 		}
 		return func() error { copy(dst, src); return nil }, nil
+	case *device.BufferFill:
+		dst, err := d.span(c.Buffer, c.Offset, c.Size, "buffer")
+		if err != nil {
+			return nil, err
+		}
+		v := c.Value
+		return func() error {
+			for i := 0; i+4 <= len(dst); i += 4 {
+				binary.LittleEndian.PutUint32(dst[i:], v)
+			}
+			return nil
+		}, nil
 	case *device.ShaderDispatch:
 		return d.prepareDispatch(c)
 	case *device.BufferToTexture, *device.TextureToBuffer, *device.TextureUpload, *device.TextureDownload, *device.TextureCopy:

@@ -522,6 +522,20 @@ func (e *encoder) command(c device.Command) error {
 			use{src, c.SrcOffset, c.SrcOffset + c.Size, false}, use{dst, c.DstOffset, c.DstOffset + c.Size, true})
 		e.copyBuffer(src.raw.handle, c.SrcOffset, dst.raw.handle, c.DstOffset, c.Size)
 
+	case *device.BufferFill:
+		b, err := e.buffer(c.Buffer)
+		if err != nil {
+			return err
+		}
+		if c.Size == 0 {
+			return nil
+		}
+		if _, err := span(b, c.Buffer, c.Offset, c.Size); err != nil {
+			return err
+		}
+		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + c.Size, true})
+		e.batch.CmdFillBuffer(e.cmd, b.raw.handle, vk.DeviceSize(c.Offset), vk.DeviceSize(c.Size), c.Value)
+
 	case *device.BufferToTexture:
 		b, t, r, n, err := e.bufferTexture(c.Buffer, c.Offset, c.Texture, c.Region)
 		if err != nil {
