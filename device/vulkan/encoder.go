@@ -195,6 +195,9 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	sub := s.newSubmission()
 	sub.callbacks = list.Callbacks
 	if len(list.Commands) == 0 {
+		if list.Timings != nil {
+			list.Timings.Reset(list) // nothing to time
+		}
 		s.enqueue(sub)
 		return nil
 	}
@@ -213,6 +216,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		if sub.staging != nil {
 			d.mem.releaseStaging(sub.staging)
 		}
+		s.releaseQueries(sub)
 		e.reset()
 		s.recycle(sub)
 		return err
@@ -288,10 +292,19 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	// makes no memory available or visible.
 	e.srcStage, e.srcAccess = stageAll, accessMemoryWrite
 	e.global = true
+	timed := list.Timings != nil
+	if timed {
+		if err := e.beginTimings(list); err != nil {
+			return err
+		}
+	}
 	for i, c := range list.Commands {
 		e.index = i
 		if err := e.command(c); err != nil {
 			return fmt.Errorf("command %d (%s): %w", i, c.CommandName(), err)
+		}
+		if timed {
+			e.timestamp(i)
 		}
 	}
 	if e.downloads {
@@ -754,6 +767,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		return err
 	}
 	e.used = append(e.used, &sh.tracked)
+	e.kernelName(sh)
 	sig := &sh.sig
 	if len(c.Args) != len(sig.Args) {
 		return device.CheckArgCount(fmt.Sprintf("shader %d", c.Shader), sig, len(c.Args))
