@@ -118,3 +118,39 @@ func TestTimedListRefusedWithoutTimestamps(t *testing.T) {
 	f.run(&device.BufferDownload{Buffer: buf, Data: out})
 	require.Equal(t, []byte{1, 2, 3, 4}, out)
 }
+
+// BenchmarkTimedChain is BenchmarkDispatchChain (10,000 dependent empty
+// dispatches in one list) without and with timings: the difference is the
+// cost of a timestamp per command (docs/PERFORMANCE.md, GPU timings).
+func BenchmarkTimedChain(b *testing.B) {
+	for _, timed := range []bool{false, true} {
+		name := "off"
+		if timed {
+			name = "on"
+		}
+		b.Run(name, func(b *testing.B) {
+			f := benchFixture(b)
+			sh := f.mustShader(b, "empty")
+			buf := f.mustBuffer(b, 256)
+			list := &device.CommandList{}
+			for range chainLength {
+				list.Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf, Size: device.WholeSize}}})
+			}
+			var tm device.Timings
+			if timed {
+				list.Timings = &tm
+			}
+			f.submitWait(b, list)
+			var gpu time.Duration
+			b.ResetTimer()
+			for range b.N {
+				f.submitWait(b, list)
+				gpu += tm.Total
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chainLength), "ns/dispatch")
+			if timed {
+				b.ReportMetric(float64(gpu.Nanoseconds())/float64(b.N*chainLength), "gpu-ns/dispatch")
+			}
+		})
+	}
+}
