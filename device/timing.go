@@ -87,7 +87,11 @@ func (t *Timings) Reset(list *CommandList) {
 	t.Commands = t.Commands[:0]
 	t.Total = 0
 	for i, c := range list.Commands {
-		t.Commands = append(t.Commands, Timing{Index: i, Command: c.CommandName()})
+		name := ""
+		if c != nil { // a nil command is the backend's to refuse
+			name = c.CommandName()
+		}
+		t.Commands = append(t.Commands, Timing{Index: i, Command: name})
 	}
 }
 

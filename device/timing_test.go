@@ -278,3 +278,23 @@ func TestTimedListWithoutCommands(t *testing.T) {
 	require.NoError(t, s.SubmitList((&device.CommandList{}).Timed(&tm)))
 	require.Zero(t, tm.Total)
 }
+
+// TestTimedListWithNilCommand: a nil command in a list, timed or not,
+// handed to a backend directly (not through Submit, which refuses it
+// first) is an error naming it, not a panic.
+func TestTimedListWithNilCommand(t *testing.T) {
+	d := timedDevice(t, false)
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	buf, err := device.NewBuffer[uint32](d, 4)
+	require.NoError(t, err)
+	defer buf.Close()
+	for _, tm := range []*device.Timings{nil, {}} {
+		l := &device.CommandList{Commands: []device.Command{buf.Upload([]uint32{1, 2, 3, 4}), nil}, Timings: tm}
+		err = d.Interface().Dispatch(s.Handle(), l)
+		require.ErrorIs(t, err, device.ErrInvalidArgument, "timed: %v", tm != nil)
+		require.ErrorContains(t, err, "command 1")
+		require.NoError(t, s.Synchronize(context.Background()))
+	}
+}

@@ -159,6 +159,11 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	if list == nil {
 		return invalidf("nil command list")
 	}
+	for i, c := range list.Commands {
+		if c == nil {
+			return invalidf("command %d: nil command", i)
+		}
+	}
 	presents, err := d.beginPresents(sh, list)
 	if err != nil {
 		return err
