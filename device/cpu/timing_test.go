@@ -7,16 +7,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 // TestTimedListWithFault: a command that faults ends its list; the timings
 // still have an entry per command, the ones left out taking no time.
 func TestTimedListWithFault(t *testing.T) {
 	d := openPlain(t)
-	oob, err := fe.Kernel1D(64, func(k *fe.K, src, dst fe.Buf[fe.U32]) {
+	oob, err := dsl.Kernel1D(64, func(k *dsl.K, src, dst dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		dst.Write(i, src.Read(i.Add(fe.U(1))))
+		dst.Write(i, src.Read(i.Add(dsl.U(1))))
 	}, "src", "dst")
 	require.NoError(t, err)
 	oob.Name = "shift"

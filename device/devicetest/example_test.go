@@ -6,7 +6,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/devicetest"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 // BenchmarkSaxpy is a benchmark of a kernel that reports its device time
@@ -17,7 +17,7 @@ func BenchmarkSaxpy(b *testing.B) {
 		b.Skip(err)
 	}
 	defer d.Close()
-	f, err := frontend.Kernel1D(256, func(k *frontend.K, a frontend.F32, x, y frontend.Buf[frontend.F32]) {
+	f, err := dsl.Kernel1D(256, func(k *dsl.K, a dsl.F32, x, y dsl.Buf[dsl.F32]) {
 		i := k.DispatchID().X()
 		y.Write(i, a.Mul(x.Read(i)).Add(y.Read(i)))
 	})
