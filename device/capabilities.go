@@ -110,4 +110,10 @@ type Capabilities struct {
 	MaxBindlessTextures uint32
 	RayQuery            Path // native ray query, or software BVH traversal
 	SeparateCopyQueue   bool // StreamCopy maps to a dedicated transfer queue
+	// Timings says compute streams can time their command lists
+	// (CommandList.Timings): the Vulkan backend where the compute queue
+	// family has timestamps (timestampValidBits > 0), the cpu backend always.
+	// A copy stream on a transfer queue without timestamps refuses timed
+	// lists with ErrUnsupported.
+	Timings bool
 }

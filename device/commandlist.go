@@ -6,6 +6,13 @@ package device
 type CommandList struct {
 	Commands  []Command
 	Callbacks []func()
+
+	// Timings, when not nil, asks for the device time of each command: the
+	// backend fills it once the list's work has finished, before the
+	// callbacks run (see Timings). Submitting a timed list where
+	// Capabilities.Timings is false fails with ErrUnsupported. A nil
+	// Timings costs nothing.
+	Timings *Timings
 }
 
 // Add appends commands.
@@ -20,6 +27,12 @@ func (l *CommandList) Add(cmds ...Command) *CommandList {
 // synchronizing the callback's own stream returns ErrInvalidArgument.
 func (l *CommandList) OnDone(f func()) *CommandList {
 	l.Callbacks = append(l.Callbacks, f)
+	return l
+}
+
+// Timed sets t as the list's Timings and returns the list.
+func (l *CommandList) Timed(t *Timings) *CommandList {
+	l.Timings = t
 	return l
 }
 

@@ -94,6 +94,15 @@ type Interface interface {
 	// stream's next SynchronizeStream returns an error wrapping ErrPanicked.
 	// A Custom.Func that panics fails Dispatch with an error wrapping
 	// ErrPanicked (nothing of the list runs).
+	//
+	// A list with Timings is timed: the backend calls list.Timings.Reset
+	// during Dispatch and names each dispatch's kernel, then, once the
+	// list's work is done and before its callbacks, calls Record with the
+	// instants it took before the first command and after each (its
+	// downloads' rule: a host wait covering the list covers its timings).
+	// A backend that cannot time the stream returns an error wrapping
+	// ErrUnsupported and runs nothing; one that never can leaves
+	// Capabilities.Timings false, and Submit refuses timed lists for it.
 	Dispatch(stream Handle, list *CommandList) error
 	// SynchronizeStream waits until all work submitted to the stream so far has
 	// finished (its downloads written, its callbacks run), or ctx is done.

@@ -126,3 +126,48 @@ func ExampleFormatOf() {
 	// RGBA16Float 8
 	// invalid argument: format: no 32-bit Unorm channels
 }
+
+// A timed list reports how long each command took on the device, and the
+// time per kernel, once the list has run.
+func ExampleTimings() {
+	ctx := context.Background()
+	dev, err := device.Open(ctx, "vulkan")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer dev.Close()
+	stream, _ := dev.NewStream(device.StreamCompute)
+	saxpy, err := dev.NewShader(device.ShaderDesc{SPIRV: saxpySPIRV, Name: "saxpy"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	const n = 1 << 16
+	x, _ := device.NewBuffer[float32](dev, n)
+	y, _ := device.NewBuffer[float32](dev, n)
+	var timings device.Timings
+	list := (&device.CommandList{}).Add(
+		x.Upload(make([]float32, n)),
+		saxpy.Dispatch([3]uint32{n}, x, y, float32(2), uint32(n)),
+		saxpy.Dispatch([3]uint32{n}, x, y, float32(2), uint32(n)),
+	).Timed(&timings)
+	if err = stream.SubmitList(list); err == nil {
+		err = stream.Synchronize(ctx)
+	}
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, c := range timings.Commands {
+		fmt.Println(c.Index, c.Command, c.Kernel, c.Start+c.Duration <= timings.Total)
+	}
+	for _, k := range timings.ByKernel() {
+		fmt.Println(k.Kernel, k.Count, k.Total > 0)
+	}
+	// Output:
+	// 0 buffer upload  true
+	// 1 dispatch saxpy true
+	// 2 dispatch saxpy true
+	// saxpy 2 true
+}

@@ -89,7 +89,14 @@ func (s *Stream) SubmitList(l *CommandList) error {
 			return fmt.Errorf("device: Submit: %w: callback %d is nil", ErrInvalidArgument, i)
 		}
 	}
+	if l.Timings != nil && !s.dev.caps.Timings {
+		return fmt.Errorf("device: Submit: %w: timed command list: the %s backend's device reports no timestamps (Capabilities.Timings)",
+			ErrUnsupported, s.dev.backend)
+	}
 	if len(l.Commands) == 0 && len(l.Callbacks) == 0 {
+		if l.Timings != nil {
+			l.Timings.Reset(l)
+		}
 		return nil
 	}
 	if err := s.dev.iface.Dispatch(s.h, l); err != nil {

@@ -5,7 +5,8 @@
 //	lucent-view                                  # a 640×480 window; WASD/arrows move, drag turns, Esc quits
 //	lucent-view --headless --frames 60 --out frame.png
 //
-// The title shows the frame time. With --headless no window is opened (and
+// The title shows the frame time on the host and the scene kernel's time on
+// the GPU (from a timed command list per frame). With --headless no window is opened (and
 // no cgo is needed): the frames are rendered off-screen and the last one is
 // written as a PNG. --fixed makes a windowed run's animation advance 1/60 s
 // per frame, so that frame n is the same picture as in a headless run.
@@ -161,8 +162,8 @@ func headless(ctx context.Context, v *viewer, o options, stdout io.Writer) error
 		return err
 	}
 	el := time.Since(start)
-	fmt.Fprintf(stdout, "rendered %d frame(s) of %dx%d in %v: %.2f ms/frame\n",
-		o.frames, v.width(), v.height(), el.Round(time.Millisecond), el.Seconds()*1000/float64(o.frames))
+	fmt.Fprintf(stdout, "rendered %d frame(s) of %dx%d in %v: %.2f ms/frame%s\n",
+		o.frames, v.width(), v.height(), el.Round(time.Millisecond), el.Seconds()*1000/float64(o.frames), v.gpu.summary())
 	return writeFrame(ctx, v, o.out, stdout)
 }
 
@@ -265,8 +266,8 @@ func windowed(ctx context.Context, v *viewer, o options, stdout io.Writer, hook 
 		count++
 		frames++
 		if el := time.Since(start); count >= 10 || el > 500*time.Millisecond && count > 0 {
-			win.SetTitle(fmt.Sprintf("lucent-view — %dx%d — %.1f ms/frame (%.0f fps)",
-				v.width(), v.height(), sum.Seconds()*1000/float64(count), float64(count)/max(sum.Seconds(), 1e-9)))
+			gpu, gpuFrames := v.gpu.take()
+			win.SetTitle(frameTitle(v.width(), v.height(), sum, count, gpu, gpuFrames))
 			sum, count = 0, 0
 		}
 		if hook != nil {
@@ -279,8 +280,8 @@ func windowed(ctx context.Context, v *viewer, o options, stdout io.Writer, hook 
 		return err
 	}
 	if frames > 0 {
-		fmt.Fprintf(stdout, "presented %d of %d frame(s) at %dx%d: %.2f ms/frame on the host (render and present calls)\n",
-			shown, frames, v.width(), v.height(), total.Seconds()*1000/float64(frames))
+		fmt.Fprintf(stdout, "presented %d of %d frame(s) at %dx%d: %.2f ms/frame on the host (render and present calls)%s\n",
+			shown, frames, v.width(), v.height(), total.Seconds()*1000/float64(frames), v.gpu.summary())
 	}
 	if o.out != "" {
 		return writeFrame(ctx, v, o.out, stdout)
@@ -315,14 +316,64 @@ func move(win *glfwwindow.Window, cam *Camera, dt float32) {
 	}
 }
 
+// frameTitle is the window's title: the size, the host's time per frame
+// over the last frames, and the scene kernel's GPU time per frame over the
+// frames whose timings came back (none where the device has no timestamps).
+func frameTitle(w, h int, host time.Duration, frames int, gpu time.Duration, gpuFrames int) string {
+	t := fmt.Sprintf("lucent-view — %dx%d — %.1f ms/frame (%.0f fps)",
+		w, h, host.Seconds()*1000/float64(frames), float64(frames)/max(host.Seconds(), 1e-9))
+	if gpuFrames > 0 {
+		t += fmt.Sprintf(" — GPU %.2f ms", gpu.Seconds()*1000/float64(gpuFrames))
+	}
+	return t
+}
+
+// gpuClock adds up the GPU time of the frames rendered: each frame's list is
+// timed, and its callback adds the time once the frame's work is done.
+type gpuClock struct {
+	mu                    sync.Mutex
+	window, total         time.Duration
+	windowFrames, nFrames int
+}
+
+func (g *gpuClock) add(d time.Duration) {
+	g.mu.Lock()
+	g.window += d
+	g.total += d
+	g.windowFrames++
+	g.nFrames++
+	g.mu.Unlock()
+}
+
+// take returns the GPU time of the frames completed since the last take, and
+// how many they are.
+func (g *gpuClock) take() (time.Duration, int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	d, n := g.window, g.windowFrames
+	g.window, g.windowFrames = 0, 0
+	return d, n
+}
+
+// summary is ", x ms/frame on the GPU" over every frame completed, or "".
+func (g *gpuClock) summary() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.nFrames == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %.2f ms/frame on the GPU (the scene kernel)", g.total.Seconds()*1000/float64(g.nFrames))
+}
+
 // viewer is the device side: the scene kernel, a stream and the image it
-// renders into, and the camera.
+// renders into, the camera, and the GPU time of the frames.
 type viewer struct {
 	dev *device.Device
 	k   *device.Kernel
 	s   *device.Stream
 	img *device.Image[[4]uint8]
 	cam Camera
+	gpu gpuClock
 }
 
 func newViewer(dev *device.Device, w, h int) (*viewer, error) {
@@ -347,10 +398,15 @@ func newViewer(dev *device.Device, w, h int) (*viewer, error) {
 func (v *viewer) width() int  { return v.img.Width() }
 func (v *viewer) height() int { return v.img.Height() }
 
-// render submits one frame.
+// render submits one frame, timed where the device has timestamps.
 func (v *viewer) render(t float32, cam Camera) error {
 	w, h := uint32(v.img.Width()), uint32(v.img.Height())
-	return v.s.Submit(v.k.Dispatch([3]uint32{w, h, 1}, t, cam.Pos[0], cam.Pos[1], cam.Pos[2], cam.Yaw, cam.Pitch, v.img))
+	l := (&device.CommandList{}).Add(v.k.Dispatch([3]uint32{w, h, 1}, t, cam.Pos[0], cam.Pos[1], cam.Pos[2], cam.Yaw, cam.Pitch, v.img))
+	if v.dev.Capabilities().Timings {
+		tm := new(device.Timings)
+		l.Timed(tm).OnDone(func() { v.gpu.add(tm.Total) })
+	}
+	return v.s.SubmitList(l)
 }
 
 // resize replaces the image (the old one is released once the GPU is done with it).

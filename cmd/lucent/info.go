@@ -129,6 +129,7 @@ func writeCapabilities(w io.Writer, c device.Capabilities) {
 		{"8-bit-storage", c.Storage8}, {"16-bit-storage", c.Storage16},
 		{"subgroup-ops", c.Subgroups}, {"shader-clock", c.ShaderClock},
 		{"separate-copy-queue", c.SeparateCopyQueue},
+		{"timings", c.Timings},
 	}
 	var have, lack []string
 	for _, f := range flags {

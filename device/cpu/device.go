@@ -125,6 +125,7 @@ func (d *Device) Capabilities() device.Capabilities {
 		Float64: true, Int8: true, Int16: true, Int64: true, Storage8: true, Storage16: true,
 		AtomicFloat32Add: true, AtomicInt64: true,
 		Bindless: device.PathEmulated, Sampling: device.PathEmulated,
+		Timings: true, // wall clock per command, on the stream's goroutine
 	}
 }
 

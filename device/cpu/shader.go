@@ -29,6 +29,7 @@ type program struct {
 type shader struct {
 	prog *program
 	sig  device.Signature
+	name string // the shader's name (the kernel's unless ShaderDesc.Name says otherwise), for timings
 }
 
 func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
@@ -58,7 +59,11 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	if desc.Report != nil {
 		*desc.Report = device.ShaderReport{CodegenTime: time.Since(start)}
 	}
-	return d.add(&shader{prog: p, sig: sig}), sig, nil
+	name := desc.Name
+	if name == "" {
+		name = f.Name
+	}
+	return d.add(&shader{prog: p, sig: sig, name: name}), sig, nil
 }
 
 func (d *Device) DestroyShader(h device.Handle) error {

@@ -25,6 +25,7 @@ func bytesOf(w []uint64) []byte {
 type item struct {
 	ops       []func() error
 	callbacks []func()
+	timings   *device.Timings // a timed list's: one op per command, each timed
 	signal    *event
 	wait      *event
 	value     uint64
@@ -49,6 +50,8 @@ type stream struct {
 
 	workerID   atomic.Uint64
 	inCallback atomic.Bool
+
+	stamps []time.Duration // a timed list's instants (the worker's)
 }
 
 func (d *Device) CreateStream(kind device.StreamKind) (device.Handle, error) {
@@ -158,10 +161,14 @@ func (s *stream) run(it *item) []error {
 			return []error{fmt.Errorf("cpu: stream %d: waiting for event: %w", s.h, err)}
 		}
 	}
-	for _, op := range it.ops {
-		if err := op(); err != nil {
-			errs = append(errs, fmt.Errorf("cpu: stream %d: %w", s.h, err))
-			break // the list's later commands depend on this one
+	if it.timings != nil {
+		errs = s.runTimed(it)
+	} else {
+		for _, op := range it.ops {
+			if err := op(); err != nil {
+				errs = append(errs, fmt.Errorf("cpu: stream %d: %w", s.h, err))
+				break // the list's later commands depend on this one
+			}
 		}
 	}
 	for i, cb := range it.callbacks {
@@ -169,6 +176,27 @@ func (s *stream) run(it *item) []error {
 			errs = append(errs, err)
 		}
 	}
+	return errs
+}
+
+// runTimed runs a timed list's operations, one per command, taking the
+// wall-clock instant before the first and after each; a failed command
+// ends the list, and the commands it leaves out take no time.
+func (s *stream) runTimed(it *item) []error {
+	var errs []error
+	t0 := time.Now()
+	s.stamps = append(s.stamps[:0], 0)
+	for _, op := range it.ops {
+		if err := op(); err != nil {
+			errs = append(errs, fmt.Errorf("cpu: stream %d: %w", s.h, err))
+			break
+		}
+		s.stamps = append(s.stamps, time.Since(t0))
+	}
+	for len(s.stamps) < len(it.ops)+1 {
+		s.stamps = append(s.stamps, s.stamps[len(s.stamps)-1])
+	}
+	it.timings.Record(s.stamps)
 	return errs
 }
 
@@ -430,7 +458,10 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	if list == nil {
 		return fmt.Errorf("cpu: Dispatch: %w: nil command list", device.ErrInvalidArgument)
 	}
-	it := item{callbacks: append([]func(){}, list.Callbacks...)}
+	it := item{callbacks: append([]func(){}, list.Callbacks...), timings: list.Timings}
+	if it.timings != nil {
+		it.timings.Reset(list)
+	}
 	for i, cb := range it.callbacks {
 		if cb == nil {
 			return fmt.Errorf("cpu: Dispatch: %w: callback %d is nil", device.ErrInvalidArgument, i)
@@ -448,6 +479,17 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		if err != nil {
 			return fmt.Errorf("cpu: Dispatch: command %d (%s): %w", i, c.CommandName(), err)
 		}
+		if it.timings != nil {
+			// One op per command, so that op i is command i.
+			if op == nil {
+				op = noop
+			}
+			if sd, ok := c.(*device.ShaderDispatch); ok {
+				if sh, err := lookup[*shader](d, sd.Shader, "shader"); err == nil {
+					it.timings.Commands[i].Kernel = sh.name
+				}
+			}
+		}
 		if op != nil {
 			it.ops = append(it.ops, op)
 		}
@@ -457,6 +499,8 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	}
 	return nil
 }
+
+func noop() error { return nil }
 
 // span checks [off, off+n) against a buffer and returns its bytes.
 func (d *Device) span(h device.Handle, off, n uint64, what any) ([]byte, error) {

@@ -95,6 +95,9 @@ type queue struct {
 	mu     sync.Mutex
 	handle vk.Queue
 	family uint32
+	// timestampBits is the family's timestampValidBits: 0 where it has no
+	// timestamps (timed lists are refused there).
+	timestampBits uint32
 }
 
 // Open opens the physical device opts.DeviceIndex (-1: the default choice,
@@ -155,6 +158,7 @@ func Open(opts device.Options) (_ *Device, err error) {
 		d.caps.PushDescriptors = false // resources bind through cached descriptor sets
 	}
 	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
+	d.caps.Timings = d.queues[0].timestampBits > 0
 	if d.caps.Sampling == device.PathNative {
 		if err := d.createTextureLayout(); err != nil {
 			d.closePipelineCache()
@@ -239,12 +243,12 @@ func (d *Device) createDevice() error {
 	}
 	d.fn = fn
 	for i := uint32(0); i < nCompute; i++ {
-		q := &queue{family: uint32(compute)}
+		q := &queue{family: uint32(compute), timestampBits: p.queues[compute].TimestampValidBits}
 		fn.GetDeviceQueue(d.vk, uint32(compute), i, &q.handle)
 		d.queues = append(d.queues, q)
 	}
 	for i := uint32(0); i < nTransfer; i++ {
-		q := &queue{family: uint32(transfer)}
+		q := &queue{family: uint32(transfer), timestampBits: p.queues[transfer].TimestampValidBits}
 		fn.GetDeviceQueue(d.vk, uint32(transfer), i, &q.handle)
 		d.copyQueues = append(d.copyQueues, q)
 	}

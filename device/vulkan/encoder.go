@@ -159,6 +159,11 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	if list == nil {
 		return invalidf("nil command list")
 	}
+	for i, c := range list.Commands {
+		if c == nil {
+			return invalidf("command %d: nil command", i)
+		}
+	}
 	presents, err := d.beginPresents(sh, list)
 	if err != nil {
 		return err
@@ -195,6 +200,9 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	sub := s.newSubmission()
 	sub.callbacks = list.Callbacks
 	if len(list.Commands) == 0 {
+		if list.Timings != nil {
+			list.Timings.Reset(list) // nothing to time
+		}
 		s.enqueue(sub)
 		return nil
 	}
@@ -213,6 +221,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		if sub.staging != nil {
 			d.mem.releaseStaging(sub.staging)
 		}
+		s.releaseQueries(sub)
 		e.reset()
 		s.recycle(sub)
 		return err
@@ -288,10 +297,19 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	// makes no memory available or visible.
 	e.srcStage, e.srcAccess = stageAll, accessMemoryWrite
 	e.global = true
+	timed := list.Timings != nil
+	if timed {
+		if err := e.beginTimings(list); err != nil {
+			return err
+		}
+	}
 	for i, c := range list.Commands {
 		e.index = i
 		if err := e.command(c); err != nil {
 			return fmt.Errorf("command %d (%s): %w", i, c.CommandName(), err)
+		}
+		if timed {
+			e.timestamp(i)
 		}
 	}
 	if e.downloads {
@@ -768,6 +786,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		return err
 	}
 	e.used = append(e.used, &sh.tracked)
+	e.kernelName(sh)
 	sig := &sh.sig
 	if len(c.Args) != len(sig.Args) {
 		return device.CheckArgCount(fmt.Sprintf("shader %d", c.Shader), sig, len(c.Args))

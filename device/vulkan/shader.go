@@ -23,6 +23,7 @@ type shader struct {
 	pipeline vk.Pipeline
 	pushSize uint32 // push-constant range, bytes
 	name     string
+	kernel   string   // the name timings give its dispatches: the kernel's, else the debug name or entry point
 	sets     setCache // descriptor sets, when push descriptors are not in use
 }
 
@@ -77,7 +78,10 @@ func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (dev
 	if err != nil {
 		return 0, device.Signature{}, err
 	}
-	sh := &shader{d: d, name: desc.Name}
+	sh := &shader{d: d, name: desc.Name, kernel: label}
+	if desc.Kernel != nil && desc.Name == "" {
+		sh.kernel = desc.Kernel.Name
+	}
 	if desc.Signature != nil {
 		// A signature is logical: the module follows kernel ABI v1, which
 		// says where each argument goes.

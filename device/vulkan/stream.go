@@ -40,6 +40,10 @@ type stream struct {
 	enc       encoder
 	free      []*submission // completed submissions for reuse (under mu)
 
+	spareQueries []*queryPool    // timestamp pools for timed lists (timing.go; under mu)
+	ticks        []uint64        // a completed timed list's timestamps (under procMu)
+	stamps       []time.Duration // and as durations
+
 	// What submit hands vkQueueSubmit2, kept here (under mu) so that a
 	// submission allocates nothing: the driver copies it before returning.
 	subWaits   []vk.SemaphoreSubmitInfo
@@ -88,6 +92,8 @@ type submission struct {
 	staging   *rawBuffer
 	downloads []download
 	callbacks []func()
+	timings   *device.Timings // a timed list's, filled on completion (timing.go)
+	queries   *queryPool
 }
 
 // download copies staging bytes to host memory once the GPU is done.
@@ -449,9 +455,11 @@ func (s *stream) notify() {
 }
 
 // eager reports whether sub must be completed as soon as the GPU is done:
-// its callbacks must run, and its downloads must be visible to whoever
-// synchronizes an event signalled after it.
-func (sub *submission) eager() bool { return len(sub.callbacks) > 0 || len(sub.downloads) > 0 }
+// its callbacks must run, and its downloads and timings must be visible to
+// whoever synchronizes an event signalled after it.
+func (sub *submission) eager() bool {
+	return len(sub.callbacks) > 0 || len(sub.downloads) > 0 || sub.timings != nil
+}
 
 // worker completes submissions in order as the GPU finishes them, and
 // releases the stream once it is stopped and idle.
@@ -559,6 +567,9 @@ func (s *stream) complete(sub *submission) {
 			copy(dl.dst, src[dl.offset:])
 		}
 	}
+	if sub.timings != nil {
+		s.recordTimings(sub)
+	}
 	if len(sub.callbacks) > 0 {
 		s.d.inCallback.Add(1)
 		s.inCallback.Store(true)
@@ -576,6 +587,7 @@ func (s *stream) complete(sub *submission) {
 	if sub.cmd != 0 {
 		s.spare = append(s.spare, sub.cmd)
 	}
+	s.releaseQueries(sub)
 	s.recycle(sub)
 	s.mu.Unlock()
 	s.cmu.Lock()
@@ -732,6 +744,7 @@ func (s *stream) finish() (dropped int) {
 		if sub.cmd != 0 {
 			s.spare = append(s.spare, sub.cmd)
 		}
+		s.releaseQueries(sub)
 	}
 	s.d.inflight.Add(-int64(len(s.parked)))
 	s.parked = nil
@@ -773,6 +786,7 @@ func (s *stream) finished(deadline time.Time, dropped int) (done bool, err error
 // destroyObjects releases the pool and the semaphore (the stream is idle).
 func (s *stream) destroyObjects() {
 	s.enc.release()
+	s.destroyQueries()
 	s.d.fn.DestroyCommandPool(s.d.vk, s.pool, nil)
 	s.d.fn.DestroySemaphore(s.d.vk, s.sem, nil)
 	s.d.streams.Delete(s)
