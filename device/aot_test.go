@@ -86,6 +86,11 @@ func TestAOTLoadErrors(t *testing.T) {
 		_, err := device.LoadKernel(d, nil, "saxpy", saxpySignature)
 		require.ErrorIs(t, err, device.ErrInvalidArgument)
 	})
+	t.Run("nil device", func(t *testing.T) {
+		_, err := device.LoadKernel(nil, store, "saxpy", saxpySignature)
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		require.ErrorContains(t, err, `"saxpy"`)
+	})
 }
 
 // rewrite replaces the record of name in store by edit's change to it, as
