@@ -1,17 +1,21 @@
 package device
 
-// Ahead-of-time kernels: SaveKernel compiles a kernel to SPIR-V without a
-// device and stores it by name with its signature; LoadKernel builds it on a
-// device later, refusing it unless the signature is the one the program
-// expects. The record (shadercache.Kernel) carries the SPIR-V, the signature
-// as text — what is compared, and what an error shows — and the whole
-// (logical) signature as JSON (aotABI), which the backend lays out by its
-// ABI, so loading needs no frontend AST.
+// Ahead-of-time kernels: SaveKernel stores a kernel by name, without a
+// device, with its signature and its IR, plus an artefact from each
+// registered offline compiler (RegisterOfflineCompiler; the Vulkan backend's
+// is its SPIR-V); LoadKernel builds it on a device later, refusing it unless
+// the signature is the one the program expects. The record
+// (shadercache.Kernel) carries the signature as text — what is compared, and
+// what an error shows — and the whole (logical) signature as JSON (aotABI),
+// which the backend lays out by its ABI, so loading an artefact needs no IR.
+// A device whose backend has no artefact in the record (or one of another
+// code generator's version) compiles the IR, so a kernel saved anywhere
+// loads on every backend.
 //
-// With no device to ask, SaveKernel compiles with the Vulkan backend's
-// offline compiler (RegisterOfflineCompiler), which takes the portable path
-// for every capability its codegen consults (float atomics become
-// compare-and-swap loops), so a saved kernel runs on any Vulkan 1.2 device.
+// With no device to ask, an offline compiler takes the portable path for
+// every capability its codegen consults (the Vulkan backend's float atomics
+// become compare-and-swap loops), so a saved kernel runs on any device of
+// the backend (for Vulkan, any Vulkan 1.2 device).
 
 import (
 	"encoding/json"
@@ -28,30 +32,28 @@ import (
 var ErrKernelNotFound = errors.New("kernel not found")
 
 // aotABIVersion versions the JSON layout of aotABI. Version 1 held the
-// Vulkan binding layout in the signature; version 2 holds the logical
-// signature, which the backend lays out, and the kernel's IR.
-const aotABIVersion = 2
+// Vulkan binding layout in the signature; version 2 the logical signature,
+// the code generator's version and the IR; version 3 the logical signature
+// and whether the kernel runs in whole blocks (the IR is the record's own,
+// the code generator's version the backend's artefact's).
+const aotABIVersion = 3
 
-// aotABI is the signature stored with an ahead-of-time kernel, and the
-// kernel's IR for backends that take no SPIR-V.
+// aotABI is the signature stored with an ahead-of-time kernel.
 type aotABI struct {
 	Version   int
-	Codegen   int // the version of the code generator that made the SPIR-V
 	Signature Signature
-	IR        []byte // ir.MarshalKernel
+	// WholeBlocks is ShaderDesc.WholeBlocks: the kernel uses barriers.
+	WholeBlocks bool
 }
 
-// aotBackend names the backend whose offline compiler SaveKernel uses: the
-// records hold SPIR-V.
-const aotBackend = "vulkan"
-
-// SaveKernel compiles kernel f to SPIR-V without a device (with the offline
-// compiler the Vulkan backend registers: import device/vulkan, or get
-// ErrUnsupported) and stores it in store under name, with its argument
-// signature. It returns the signature
-// text LoadKernel will expect (see SignatureText). Only WithDebugNames of the
+// SaveKernel stores kernel f in store under name, with its argument
+// signature and its IR, and compiles it with every registered offline
+// compiler (the Vulkan backend's, where device/vulkan is imported) for an
+// artefact each; no device is involved. It returns the signature text
+// LoadKernel will expect (see SignatureText). Only WithDebugNames of the
 // options matters. A kernel that captures host resources cannot be saved:
-// they do not outlive the process.
+// they do not outlive the process. A kernel an offline compiler refuses is
+// not saved (the error names the backend).
 func SaveKernel(store shadercache.BinaryIO, name string, f *ir.Function, opts ...CompileOption) (string, error) {
 	o := compileOptions{}
 	for _, opt := range opts {
@@ -75,40 +77,42 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *ir.Function, opts ..
 				name, ErrInvalidArgument, sig.Args[i].Label(i), c)
 		}
 	}
-	compile := offlineCompiler(aotBackend)
-	if compile == nil {
-		return "", fmt.Errorf("device: SaveKernel %q: %w: no offline compiler for the %s backend (import its package)", name, ErrUnsupported, aotBackend)
-	}
-	words, version, err := compile(f, KernelOptions{DebugNames: o.names})
+	blob, err := ir.MarshalKernel(f)
 	if err != nil {
-		if errors.Is(err, ir.ErrUnsupported) {
-			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
+		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
+	}
+	rec := shadercache.Kernel{Signature: SignatureText(sig), IR: blob}
+	for _, backend := range offlineCompilers() {
+		art, err := offlineCompiler(backend).Compile(f, KernelOptions{DebugNames: o.names})
+		if err != nil {
+			if errors.Is(err, ir.ErrUnsupported) && !errors.Is(err, ErrUnsupported) {
+				err = fmt.Errorf("%w: %w", ErrUnsupported, err)
+			}
+			return "", fmt.Errorf("device: SaveKernel %q: the %s backend: %w", name, backend, err)
 		}
-		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
+		rec.Artefacts = append(rec.Artefacts, shadercache.Artefact{Backend: backend, Data: art})
 	}
-	ir, err := ir.MarshalKernel(f)
+	rec.ABI, err = json.Marshal(aotABI{Version: aotABIVersion, Signature: sig, WholeBlocks: f.UsesBarrier()})
 	if err != nil {
 		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
 	}
-	abi, err := json.Marshal(aotABI{Version: aotABIVersion, Codegen: version, Signature: sig, IR: ir})
-	if err != nil {
-		return "", fmt.Errorf("device: SaveKernel %q: %w", name, err)
-	}
-	text := SignatureText(sig)
-	if err := shadercache.SaveKernel(store, name, shadercache.Kernel{SPIRV: words, Signature: text, ABI: abi}); err != nil {
+	if err := shadercache.SaveKernel(store, name, rec); err != nil {
 		return "", fmt.Errorf("device: SaveKernel: %w", err)
 	}
-	return text, nil
+	return rec.Signature, nil
 }
 
 // LoadKernel builds the kernel stored under name on d. signature is the
 // SignatureText the program was written against; a kernel stored with
 // another one is refused with an error naming both (wrapping
 // shadercache.ErrSignatureMismatch). A name the store lacks wraps
-// ErrKernelNotFound. The Kernel is built from the stored SPIR-V and has no
-// Function; on a backend that takes no SPIR-V (or a device that refuses the
-// module) it is compiled from the stored IR instead. Every argument is passed
-// to Dispatch.
+// ErrKernelNotFound. Where the record holds an artefact of d's backend, made
+// by this build's code generator, the Kernel is built from it and has no
+// Function; otherwise (no artefact for the backend, an artefact of another
+// version, or a device that refuses the module with ErrUnsupported) it is
+// compiled from the stored IR. Artefacts of other backends are ignored. An
+// artefact of d's backend that does not decode is an error wrapping
+// shadercache.ErrBadKernel. Every argument is passed to Dispatch.
 func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (*Kernel, error) {
 	if store == nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: %w: nil store", name, ErrInvalidArgument)
@@ -125,30 +129,41 @@ func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (
 	}
 	var abi aotABI
 	if err := json.Unmarshal(rec.ABI, &abi); err != nil {
-		return nil, fmt.Errorf("device: LoadKernel %q: binding layout: %w: %w", name, shadercache.ErrBadKernel, err)
+		return nil, fmt.Errorf("device: LoadKernel %q: signature: %w: %w", name, shadercache.ErrBadKernel, err)
 	}
 	if abi.Version != aotABIVersion {
-		return nil, fmt.Errorf("device: LoadKernel %q: binding layout version %d, this build reads %d (save the kernel again): %w",
+		return nil, fmt.Errorf("device: LoadKernel %q: signature version %d, this build reads %d (save the kernel again): %w",
 			name, abi.Version, aotABIVersion, shadercache.ErrBadKernel)
 	}
 	if got := SignatureText(abi.Signature); got != rec.Signature {
-		return nil, fmt.Errorf("device: LoadKernel %q: binding layout %s disagrees with the stored signature %s: %w",
+		return nil, fmt.Errorf("device: LoadKernel %q: signature %s disagrees with the stored text %s: %w",
 			name, got, rec.Signature, shadercache.ErrBadKernel)
 	}
+	backend := d.Backend()
+	art, hasArt := rec.Artefact(backend)
+	oc := offlineCompiler(backend)
+	if !hasArt || oc == nil {
+		return loadFromIR(d, name, rec.IR, rec.Signature)
+	}
+	desc, current, err := oc.Load(art)
+	if err != nil {
+		return nil, fmt.Errorf("device: LoadKernel %q: the %s artefact: %w: %w", name, backend, shadercache.ErrBadKernel, err)
+	}
+	if !current {
+		return loadFromIR(d, name, rec.IR, rec.Signature)
+	}
 	sig := abi.Signature
-	// Trusted: the record is SaveKernel's codegen output, integrity-checked
-	// by shadercache.LoadKernel; a store is as trusted as the program's own
-	// files (RATIONALE.md, "Trust model for SPIR-V").
-	sh, err := d.NewShader(ShaderDesc{SPIRV: rec.SPIRV, Signature: &sig, Name: name, Trusted: true})
-	if errors.Is(err, ErrUnsupported) && len(abi.IR) > 0 {
-		// A backend that takes no SPIR-V, or a device that refuses the
-		// module, compiles the kernel from its IR.
-		return loadFromIR(d, name, abi.IR, rec.Signature)
+	desc.Signature, desc.Name, desc.WholeBlocks = &sig, name, abi.WholeBlocks
+	sh, err := d.NewShader(desc)
+	if errors.Is(err, ErrUnsupported) {
+		// A device that refuses the module (a feature it lacks) compiles
+		// the kernel from its IR.
+		return loadFromIR(d, name, rec.IR, rec.Signature)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: %w", name, err)
 	}
-	return &Kernel{Shader: sh, words: rec.SPIRV, captured: make([]any, len(sig.Args)), nUser: len(sig.Args)}, nil
+	return &Kernel{Shader: sh, words: desc.SPIRV, captured: make([]any, len(sig.Args)), nUser: len(sig.Args)}, nil
 }
 
 // loadFromIR compiles the IR of the ahead-of-time kernel name on d; its

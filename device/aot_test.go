@@ -1,6 +1,7 @@
 package device_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log"
@@ -12,6 +13,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/shadercache"
 )
@@ -59,7 +61,7 @@ func TestAOTLoadErrors(t *testing.T) {
 	_, err = device.SaveKernel(store, "saxpy", f)
 	require.NoError(t, err)
 	require.NoError(t, shadercache.SaveKernel(store, "bad-abi", shadercache.Kernel{
-		SPIRV: []uint32{0x07230203, 0x00010500, 0, 1, 0}, Signature: "()", ABI: []byte("{not json"),
+		IR: []byte{1}, Signature: "()", ABI: []byte("{not json"),
 	}))
 	d := openVulkan(t)
 
@@ -84,6 +86,195 @@ func TestAOTLoadErrors(t *testing.T) {
 		_, err := device.LoadKernel(d, nil, "saxpy", saxpySignature)
 		require.ErrorIs(t, err, device.ErrInvalidArgument)
 	})
+	t.Run("nil device", func(t *testing.T) {
+		_, err := device.LoadKernel(nil, store, "saxpy", saxpySignature)
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		require.ErrorContains(t, err, `"saxpy"`)
+	})
+}
+
+// rewrite replaces the record of name in store by edit's change to it, as
+// a build step of another program (or another lucent) might have saved it.
+func rewrite(t *testing.T, store shadercache.BinaryIO, name, sig string, edit func(*shadercache.Kernel)) {
+	t.Helper()
+	rec, ok, err := shadercache.LoadKernel(store, name, sig)
+	require.NoError(t, err)
+	require.True(t, ok)
+	edit(&rec)
+	require.NoError(t, shadercache.SaveKernel(store, name, rec))
+}
+
+// runSaxpy runs k, a saxpy kernel, on d and checks its output.
+func runSaxpy(t *testing.T, d *device.Device, k *device.Kernel) {
+	t.Helper()
+	const n = 300
+	xs, ys := make([]float32, n), make([]float32, n)
+	for i := range xs {
+		xs[i], ys[i] = float32(i), 1
+	}
+	x, y := upload(t, d, xs), upload(t, d, ys)
+	run(t, d, k.Dispatch([3]uint32{n}, float32(3), x, y))
+	got := download(t, d, y)
+	for i := range got {
+		require.InDelta(t, 3*xs[i]+1, got[i], 1e-5, "element %d", i)
+	}
+}
+
+func openCPU(t *testing.T) *device.Device {
+	t.Helper()
+	d, err := device.Open(context.Background(), "cpu", device.WithValidation())
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
+	return d
+}
+
+// TestAOTRecord: a saved kernel's record holds its IR and the Vulkan
+// backend's artefact, and nothing else.
+func TestAOTRecord(t *testing.T) {
+	store := shadercache.NewMemory()
+	f, err := programs.Saxpy()
+	require.NoError(t, err)
+	sig, err := device.SaveKernel(store, "saxpy", f)
+	require.NoError(t, err)
+	rec, ok, err := shadercache.LoadKernel(store, "saxpy", sig)
+	require.NoError(t, err)
+	require.True(t, ok)
+	g, err := ir.UnmarshalKernel(rec.IR)
+	require.NoError(t, err)
+	require.Equal(t, f.Hash(), g.Hash())
+	require.Len(t, rec.Artefacts, 1)
+	require.Equal(t, "vulkan", rec.Artefacts[0].Backend)
+	// The codegen version, then the module's little-endian words.
+	require.Equal(t, []byte{0x03, 0x02, 0x23, 0x07}, rec.Artefacts[0].Data[4:8])
+	require.NotContains(t, string(rec.ABI), `"IR"`, "the IR is the record's own")
+}
+
+// TestAOTIROnly: a record with the IR and no artefact, as a build where
+// only the cpu backend exists saves it, loads on Vulkan (compiled from the
+// IR) and on cpu, and runs.
+func TestAOTIROnly(t *testing.T) {
+	store := shadercache.NewMemory()
+	f, err := programs.Saxpy()
+	require.NoError(t, err)
+	sig, err := device.SaveKernel(store, "saxpy", f)
+	require.NoError(t, err)
+	rewrite(t, store, "saxpy", sig, func(k *shadercache.Kernel) { k.Artefacts = nil })
+
+	for name, d := range map[string]*device.Device{"vulkan": openVulkan(t), "cpu": openCPU(t)} {
+		t.Run(name, func(t *testing.T) {
+			k, err := device.LoadKernel(d, store, "saxpy", sig)
+			require.NoError(t, err)
+			defer func() { require.NoError(t, k.Close()) }()
+			require.NotNil(t, k.Function(), "compiled from the IR")
+			require.Equal(t, sig, device.SignatureText(k.Signature()))
+			runSaxpy(t, d, k)
+		})
+	}
+}
+
+// TestAOTOtherBackendsArtefact: an artefact of another backend is ignored,
+// whatever it holds; the device compiles the IR.
+func TestAOTOtherBackendsArtefact(t *testing.T) {
+	store := shadercache.NewMemory()
+	f, err := programs.Saxpy()
+	require.NoError(t, err)
+	sig, err := device.SaveKernel(store, "saxpy", f)
+	require.NoError(t, err)
+
+	t.Run("cpu ignores the Vulkan artefact", func(t *testing.T) {
+		d := openCPU(t)
+		k, err := device.LoadKernel(d, store, "saxpy", sig)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, k.Close()) }()
+		require.NotNil(t, k.Function(), "compiled from the IR")
+		runSaxpy(t, d, k)
+	})
+	t.Run("vulkan ignores another backend's", func(t *testing.T) {
+		rewrite(t, store, "saxpy", sig, func(k *shadercache.Kernel) {
+			k.Artefacts = []shadercache.Artefact{{Backend: "metal", Data: []byte("not SPIR-V at all")}}
+		})
+		d := openVulkan(t)
+		k, err := device.LoadKernel(d, store, "saxpy", sig)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, k.Close()) }()
+		require.NotNil(t, k.Function(), "compiled from the IR")
+		runSaxpy(t, d, k)
+	})
+}
+
+// TestAOTVulkanArtefact: the Vulkan backend uses its artefact when this
+// build's codegen made it, compiles the IR when another version did, and
+// refuses bytes that are not a module.
+func TestAOTVulkanArtefact(t *testing.T) {
+	f, err := programs.Saxpy()
+	require.NoError(t, err)
+	d := openVulkan(t)
+	saved := func(t *testing.T, edit func([]byte) []byte) (shadercache.BinaryIO, string) {
+		store := shadercache.NewMemory()
+		sig, err := device.SaveKernel(store, "saxpy", f)
+		require.NoError(t, err)
+		if edit != nil {
+			rewrite(t, store, "saxpy", sig, func(k *shadercache.Kernel) {
+				k.Artefacts[0].Data = edit(bytes.Clone(k.Artefacts[0].Data))
+			})
+		}
+		return store, sig
+	}
+
+	t.Run("current", func(t *testing.T) {
+		store, sig := saved(t, nil)
+		k, err := device.LoadKernel(d, store, "saxpy", sig)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, k.Close()) }()
+		require.Nil(t, k.Function(), "built from the artefact")
+		require.Equal(t, uint32(0x07230203), k.SPIRV()[0])
+		runSaxpy(t, d, k)
+	})
+	t.Run("another codegen version", func(t *testing.T) {
+		store, sig := saved(t, func(b []byte) []byte { b[0]++; return b })
+		k, err := device.LoadKernel(d, store, "saxpy", sig)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, k.Close()) }()
+		require.NotNil(t, k.Function(), "compiled from the IR")
+		runSaxpy(t, d, k)
+	})
+	for why, edit := range map[string]func([]byte) []byte{
+		"not SPIR-V":   func(b []byte) []byte { b[4] ^= 1; return b },
+		"truncated":    func(b []byte) []byte { return b[:len(b)-2] },
+		"version only": func(b []byte) []byte { return b[:4] },
+		"empty":        func([]byte) []byte { return nil },
+	} {
+		t.Run(why, func(t *testing.T) {
+			store, sig := saved(t, edit)
+			_, err := device.LoadKernel(d, store, "saxpy", sig)
+			require.ErrorIs(t, err, shadercache.ErrBadKernel)
+			require.ErrorContains(t, err, `"saxpy"`)
+			require.ErrorContains(t, err, "vulkan artefact")
+			require.ErrorContains(t, err, "not a SPIR-V artefact")
+		})
+	}
+}
+
+// TestAOTWholeBlocks: a loaded kernel with barriers refuses a size that is
+// not a multiple of its block, as a compiled one does.
+func TestAOTWholeBlocks(t *testing.T) {
+	store := shadercache.NewMemory()
+	f, err := programs.Reduce()
+	require.NoError(t, err)
+	sig, err := device.SaveKernel(store, "reduce", f)
+	require.NoError(t, err)
+	d := openVulkan(t)
+	k, err := device.LoadKernel(d, store, "reduce", sig)
+	require.NoError(t, err)
+	defer func() { require.NoError(t, k.Close()) }()
+	require.Nil(t, k.Function(), "built from the artefact")
+	in := upload(t, d, make([]uint32, 2*programs.ReduceBlock))
+	out := upload(t, d, make([]uint32, 2))
+	s := newStream(t, d, device.StreamCompute)
+	err = s.Submit(k.Dispatch([3]uint32{programs.ReduceBlock + 1}, in, out))
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "uses barriers")
+	require.NoError(t, s.Submit(k.Dispatch([3]uint32{2 * programs.ReduceBlock}, in, out)))
 }
 
 func TestAOTSaveErrors(t *testing.T) {

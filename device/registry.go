@@ -58,10 +58,24 @@ func DefaultAdapter(adapters []Adapter) int {
 	return best
 }
 
-// OfflineCompiler compiles a kernel without a device, for SaveKernel: it
-// returns the backend's module (SPIR-V, the format ahead-of-time records
-// hold) and the version of the code generator that made it.
-type OfflineCompiler func(f *ir.Function, opts KernelOptions) (words []uint32, codegenVersion int, err error)
+// OfflineCompiler is a backend's ahead-of-time compiler, registered under
+// the backend's name (RegisterOfflineCompiler). SaveKernel stores what
+// Compile makes as the kernel's artefact for that backend, beside the
+// kernel's IR; LoadKernel, on a device of that backend, hands the artefact
+// to Load. The artefact's bytes are the backend's own encoding, which should
+// carry the version of the code generator that made it, so that Load can
+// tell an artefact of another build.
+type OfflineCompiler interface {
+	// Compile compiles f without a device, for any device of the backend.
+	Compile(f *ir.Function, opts KernelOptions) (artefact []byte, err error)
+	// Load decodes an artefact Compile made, perhaps in another build, into
+	// the shader to create (the backend's module, whether it is trusted);
+	// LoadKernel adds the signature and the name. ok false, with no error,
+	// says the artefact is from another version of the code generator:
+	// LoadKernel compiles the kernel's IR instead. An artefact that does not
+	// decode is an error.
+	Load(artefact []byte) (desc ShaderDesc, ok bool, err error)
+}
 
 var offline struct {
 	sync.RWMutex
@@ -69,8 +83,9 @@ var offline struct {
 }
 
 // RegisterOfflineCompiler makes a backend's ahead-of-time compiler available
-// under the backend's name. Backends call it from init; like Register it
-// panics when name is taken or c is nil.
+// under the backend's name, which must be the name it registers its Factory
+// under and a valid artefact name (shadercache.Artefact). Backends call it
+// from init; like Register it panics when name is taken or c is nil.
 func RegisterOfflineCompiler(name string, c OfflineCompiler) {
 	offline.Lock()
 	defer offline.Unlock()
@@ -90,4 +105,17 @@ func offlineCompiler(name string) OfflineCompiler {
 	offline.RLock()
 	defer offline.RUnlock()
 	return offline.m[name]
+}
+
+// offlineCompilers returns the registered offline compilers' backend names,
+// sorted.
+func offlineCompilers() []string {
+	offline.RLock()
+	defer offline.RUnlock()
+	names := make([]string, 0, len(offline.m))
+	for n := range offline.m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -1,18 +1,29 @@
 package shadercache
 
-// An ahead-of-time kernel is stored as bytecode: one record holding the
-// SPIR-V words, the kernel's signature as text, and the caller's opaque
-// signature blob. Worked example: a kernel with signature "(Buffer[float32])",
-// a 2-byte blob 01 07 and the 5 words of a SPIR-V header is
+// An ahead-of-time kernel is stored as one record holding the kernel's
+// signature as text, the caller's opaque signature blob, the serialised
+// kernel (its IR, which every backend can compile) and any number of
+// artefacts, each a backend's compiled form of the kernel under the
+// backend's name. Every part but the signature text is opaque bytes here:
+// each backend encodes and decodes its own artefact. Worked example: a
+// kernel with signature "(Buffer[float32])", a 2-byte blob 01 07, a 3-byte
+// IR aa bb cc and one artefact "vulkan" of 4 bytes is
 //
 //	4c 41 4f 54   magic "LAOT"
-//	01 00         record version 1 (little-endian)
+//	02 00         record version 2 (little-endian)
 //	00 00         reserved, zero
 //	11 00 00 00   signature length 17
 //	02 00 00 00   blob length 2
-//	05 00 00 00   word count 5
-//	"(Buffer[float32])" 01 07
-//	03 02 23 07 …  the words, little-endian
+//	03 00 00 00   IR length 3
+//	01 00 00 00   artefact count 1
+//	"(Buffer[float32])" 01 07 aa bb cc
+//	06 00 00 00   artefact 0: backend name length 6
+//	04 00 00 00   artefact 0: data length 4
+//	"vulkan" 03 02 23 07
+//
+// Artefacts are sorted by backend name, and a name appears once, so a
+// kernel has one encoding. Version 1 records held SPIR-V words in place of
+// the IR and artefacts; they are refused (save the kernel again).
 //
 // The record is sealed in a RecordKernel record (record.go) keyed by the
 // kernel's name, so bytes from a store that checks nothing (a user's own
@@ -24,13 +35,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
-// Kernel is a compiled kernel as the ahead-of-time path stores it.
+// Kernel is a kernel as the ahead-of-time path stores it.
 type Kernel struct {
-	// SPIRV is the module's words. The first must be the SPIR-V magic number.
-	SPIRV []uint32
 	// Signature is the kernel's argument signature as text, the form the
 	// loader compares and error messages show, e.g.
 	// "(Buffer[float32], Buffer[float32], float32)".
@@ -39,6 +50,32 @@ type Kernel struct {
 	// runtime's argument signature), opaque to this package and versioned by
 	// its owner.
 	ABI []byte
+	// IR is the serialised kernel, from which any backend can compile it;
+	// required, and opaque to this package.
+	IR []byte
+	// Artefacts are the kernel compiled ahead of time by backends, at most
+	// one per backend. SaveKernel stores them sorted by backend name, and
+	// LoadKernel returns them so.
+	Artefacts []Artefact
+}
+
+// Artefact is one backend's compiled form of a kernel, in that backend's
+// own encoding.
+type Artefact struct {
+	// Backend names the backend that made Data and reads it: 1 to
+	// MaxBackendNameLen bytes of UTF-8, no control characters.
+	Backend string
+	Data    []byte
+}
+
+// Artefact returns the data of the artefact of backend, if k has one.
+func (k Kernel) Artefact(backend string) ([]byte, bool) {
+	for _, a := range k.Artefacts {
+		if a.Backend == backend {
+			return a.Data, true
+		}
+	}
+	return nil, false
 }
 
 // ErrSignatureMismatch is wrapped by the error [LoadKernel] returns when the
@@ -46,15 +83,22 @@ type Kernel struct {
 var ErrSignatureMismatch = errors.New("kernel signature mismatch")
 
 // ErrBadKernel is wrapped by errors about a kernel that cannot be stored
-// (no SPIR-V, a signature that is not UTF-8) or a stored record that does
-// not decode.
+// (no IR, a signature that is not UTF-8, a bad or repeated backend name) or
+// a stored record that does not decode.
 var ErrBadKernel = errors.New("bad kernel record")
+
+// MaxBackendNameLen is the longest backend name, in bytes, an artefact may
+// carry; MaxArtefacts the most artefacts one kernel may carry.
+const (
+	MaxBackendNameLen = 64
+	MaxArtefacts      = 64
+)
 
 const (
 	kernelMagic      = "LAOT"
-	kernelVersion    = 1
-	kernelHeaderSize = 20
-	spirvMagic       = 0x07230203
+	kernelVersion    = 2
+	kernelHeaderSize = 24
+	artefactHeader   = 8
 	// maxSignatureLen bounds a signature's text (1 MiB).
 	maxSignatureLen = 1 << 20
 )
@@ -75,7 +119,9 @@ func SaveKernel(s BinaryIO, name string, k Kernel) error {
 // was built against another version of the kernel. Stored bytes that are
 // not an intact record of this name (damaged by a store that checks
 // nothing, or saved by a lucent before records carried checksums) are an
-// error wrapping [ErrBadKernel] and [ErrBadRecord].
+// error wrapping [ErrBadKernel] and [ErrBadRecord]; a record of another
+// version (version 1 held SPIR-V only) is an error wrapping [ErrBadKernel]
+// that asks for the kernel to be saved again.
 func LoadKernel(s BinaryIO, name, want string) (Kernel, bool, error) {
 	b, ok, err := s.ReadBytecode(name)
 	if err != nil || !ok {
@@ -97,58 +143,134 @@ func LoadKernel(s BinaryIO, name, want string) (Kernel, bool, error) {
 	return k, true, nil
 }
 
+// checkBackendName says what is wrong with an artefact's backend name, or
+// returns nil.
+func checkBackendName(s string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("artefact with no backend name: %w", ErrBadKernel)
+	case len(s) > MaxBackendNameLen:
+		return fmt.Errorf("artefact backend name of %d bytes, more than %d: %w", len(s), MaxBackendNameLen, ErrBadKernel)
+	case !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return fmt.Errorf("artefact backend name %q is not UTF-8 without control characters: %w", s, ErrBadKernel)
+	}
+	return nil
+}
+
 func encodeKernel(k Kernel) ([]byte, error) {
 	switch {
-	case len(k.SPIRV) == 0:
-		return nil, fmt.Errorf("no SPIR-V words: %w", ErrBadKernel)
-	case k.SPIRV[0] != spirvMagic:
-		return nil, fmt.Errorf("first word %#08x is not the SPIR-V magic number %#08x: %w", k.SPIRV[0], spirvMagic, ErrBadKernel)
+	case len(k.IR) == 0:
+		return nil, fmt.Errorf("no IR: %w", ErrBadKernel)
 	case !utf8.ValidString(k.Signature):
 		return nil, fmt.Errorf("signature %q is not UTF-8: %w", k.Signature, ErrBadKernel)
 	case len(k.Signature) > maxSignatureLen:
 		return nil, fmt.Errorf("signature of %d bytes, more than %d: %w", len(k.Signature), maxSignatureLen, ErrBadKernel)
-	case len(k.ABI)+4*len(k.SPIRV) > MaxEntrySize:
-		return nil, fmt.Errorf("%d words and %d ABI bytes: %w", len(k.SPIRV), len(k.ABI), ErrTooLarge)
+	case len(k.Artefacts) > MaxArtefacts:
+		return nil, fmt.Errorf("%d artefacts, more than %d: %w", len(k.Artefacts), MaxArtefacts, ErrBadKernel)
 	}
-	b := make([]byte, kernelHeaderSize, kernelHeaderSize+len(k.Signature)+len(k.ABI)+4*len(k.SPIRV))
+	arts := slices.Clone(k.Artefacts)
+	slices.SortFunc(arts, func(a, b Artefact) int { return strings.Compare(a.Backend, b.Backend) })
+	size := uint64(kernelHeaderSize + len(k.Signature) + len(k.ABI) + len(k.IR))
+	for i, a := range arts {
+		if err := checkBackendName(a.Backend); err != nil {
+			return nil, err
+		}
+		if i > 0 && arts[i-1].Backend == a.Backend {
+			return nil, fmt.Errorf("two artefacts for backend %q: %w", a.Backend, ErrBadKernel)
+		}
+		size += uint64(artefactHeader + len(a.Backend) + len(a.Data))
+	}
+	if size > MaxEntrySize {
+		return nil, fmt.Errorf("%d bytes of signature, ABI, IR and artefacts: %w", size, ErrTooLarge)
+	}
+	b := make([]byte, kernelHeaderSize, size)
 	copy(b, kernelMagic)
 	binary.LittleEndian.PutUint16(b[4:], kernelVersion)
 	binary.LittleEndian.PutUint32(b[8:], uint32(len(k.Signature)))
 	binary.LittleEndian.PutUint32(b[12:], uint32(len(k.ABI)))
-	binary.LittleEndian.PutUint32(b[16:], uint32(len(k.SPIRV)))
+	binary.LittleEndian.PutUint32(b[16:], uint32(len(k.IR)))
+	binary.LittleEndian.PutUint32(b[20:], uint32(len(arts)))
 	b = append(b, k.Signature...)
 	b = append(b, k.ABI...)
-	for _, w := range k.SPIRV {
-		b = binary.LittleEndian.AppendUint32(b, w)
+	b = append(b, k.IR...)
+	for _, a := range arts {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(a.Backend)))
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(a.Data)))
+		b = append(b, a.Backend...)
+		b = append(b, a.Data...)
 	}
 	return b, nil
 }
 
 func decodeKernel(b []byte) (Kernel, error) {
-	if len(b) < kernelHeaderSize || string(b[:4]) != kernelMagic {
+	if len(b) < 8 || string(b[:4]) != kernelMagic {
 		return Kernel{}, fmt.Errorf("not a kernel record: %w", ErrBadKernel)
 	}
-	if v := binary.LittleEndian.Uint16(b[4:]); v != kernelVersion {
-		return Kernel{}, fmt.Errorf("record version %d, this build reads %d (compile the kernel again): %w", v, kernelVersion, ErrBadKernel)
+	switch v := binary.LittleEndian.Uint16(b[4:]); {
+	case v == 1:
+		return Kernel{}, fmt.Errorf("record version 1 holds SPIR-V only, this build reads version %d, which holds the IR (save the kernel again): %w",
+			kernelVersion, ErrBadKernel)
+	case v != kernelVersion:
+		return Kernel{}, fmt.Errorf("record version %d, this build reads %d (save the kernel again with this build): %w", v, kernelVersion, ErrBadKernel)
+	}
+	bad := func() (Kernel, error) {
+		return Kernel{}, fmt.Errorf("lengths do not match the record's %d bytes: %w", len(b), ErrBadKernel)
+	}
+	if len(b) < kernelHeaderSize || binary.LittleEndian.Uint16(b[6:]) != 0 {
+		return bad()
 	}
 	sigLen := uint64(binary.LittleEndian.Uint32(b[8:]))
 	abiLen := uint64(binary.LittleEndian.Uint32(b[12:]))
-	words := uint64(binary.LittleEndian.Uint32(b[16:]))
-	if binary.LittleEndian.Uint16(b[6:]) != 0 || sigLen > maxSignatureLen ||
-		uint64(len(b)) != kernelHeaderSize+sigLen+abiLen+4*words {
-		return Kernel{}, fmt.Errorf("lengths do not match the record's %d bytes: %w", len(b), ErrBadKernel)
-	}
+	irLen := uint64(binary.LittleEndian.Uint32(b[16:]))
+	count := uint64(binary.LittleEndian.Uint32(b[20:]))
 	rest := b[kernelHeaderSize:]
+	if sigLen > maxSignatureLen || count > MaxArtefacts || sigLen+abiLen+irLen > uint64(len(rest)) {
+		return bad()
+	}
+	// The parts are copies (b may be the store's), and nil when empty.
+	clone := func(p []byte) []byte {
+		if len(p) == 0 {
+			return nil
+		}
+		return slices.Clone(p)
+	}
 	k := Kernel{Signature: string(rest[:sigLen])}
 	rest = rest[sigLen:]
-	k.ABI = append([]byte{}, rest[:abiLen]...)
+	k.ABI = clone(rest[:abiLen])
 	rest = rest[abiLen:]
-	k.SPIRV = make([]uint32, words)
-	for i := range k.SPIRV {
-		k.SPIRV[i] = binary.LittleEndian.Uint32(rest[4*i:])
+	k.IR = clone(rest[:irLen])
+	rest = rest[irLen:]
+	if count > 0 {
+		k.Artefacts = make([]Artefact, count)
 	}
-	if !utf8.ValidString(k.Signature) || len(k.SPIRV) == 0 || k.SPIRV[0] != spirvMagic {
-		return Kernel{}, fmt.Errorf("malformed signature or SPIR-V: %w", ErrBadKernel)
+	for i := range k.Artefacts {
+		if len(rest) < artefactHeader {
+			return bad()
+		}
+		nameLen := uint64(binary.LittleEndian.Uint32(rest))
+		dataLen := uint64(binary.LittleEndian.Uint32(rest[4:]))
+		rest = rest[artefactHeader:]
+		if nameLen > MaxBackendNameLen || nameLen+dataLen > uint64(len(rest)) {
+			return bad()
+		}
+		a := Artefact{Backend: string(rest[:nameLen]), Data: clone(rest[nameLen : nameLen+dataLen])}
+		rest = rest[nameLen+dataLen:]
+		if err := checkBackendName(a.Backend); err != nil {
+			return Kernel{}, err
+		}
+		if i > 0 && k.Artefacts[i-1].Backend >= a.Backend {
+			return Kernel{}, fmt.Errorf("artefact %q after %q: not sorted by backend, or repeated: %w", a.Backend, k.Artefacts[i-1].Backend, ErrBadKernel)
+		}
+		k.Artefacts[i] = a
+	}
+	if len(rest) != 0 {
+		return bad()
+	}
+	if !utf8.ValidString(k.Signature) {
+		return Kernel{}, fmt.Errorf("signature is not UTF-8: %w", ErrBadKernel)
+	}
+	if len(k.IR) == 0 {
+		return Kernel{}, fmt.Errorf("no IR: %w", ErrBadKernel)
 	}
 	return k, nil
 }

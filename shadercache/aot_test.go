@@ -3,6 +3,8 @@ package shadercache
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,9 +13,13 @@ import (
 
 func testKernel() Kernel {
 	return Kernel{
-		SPIRV:     []uint32{spirvMagic, 0x00010600, 0x000d000b, 42, 0, 0x00020011, 1},
 		Signature: "(Buffer[float32], Buffer[float32], float32)",
 		ABI:       []byte{1, 0, 3, 'b', 'b', 'u'},
+		IR:        []byte("the kernel, serialised"),
+		Artefacts: []Artefact{
+			{Backend: "metal", Data: []byte("a library")},
+			{Backend: "vulkan", Data: []byte{0x03, 0x02, 0x23, 0x07, 0, 6, 1, 0}},
+		},
 	}
 }
 
@@ -26,21 +32,57 @@ func TestKernelRoundTrip(t *testing.T) {
 			require.NoError(t, err)
 			require.True(t, ok)
 			require.Equal(t, k, got)
+			data, ok := got.Artefact("vulkan")
+			require.True(t, ok)
+			require.Equal(t, k.Artefacts[1].Data, data)
+			_, ok = got.Artefact("cuda")
+			require.False(t, ok)
 
 			_, ok, err = LoadKernel(s, "mandelbrot", k.Signature)
 			require.NoError(t, err)
 			require.False(t, ok, "a kernel never saved is a miss")
 
-			empty := Kernel{SPIRV: []uint32{spirvMagic}}
-			require.NoError(t, SaveKernel(s, "nothing", empty))
+			// The IR alone: no artefact, no ABI, no signature.
+			bare := Kernel{IR: []byte{1}}
+			require.NoError(t, SaveKernel(s, "nothing", bare))
 			got, ok, err = LoadKernel(s, "nothing", "")
 			require.NoError(t, err)
 			require.True(t, ok)
-			require.Equal(t, empty.SPIRV, got.SPIRV)
-			require.Empty(t, got.Signature)
-			require.Empty(t, got.ABI)
+			require.Equal(t, bare, got)
+			_, ok = got.Artefact("vulkan")
+			require.False(t, ok)
 		})
 	}
+}
+
+// TestKernelArtefactsSorted: artefacts given in any order are stored in one
+// order, so a kernel has one encoding.
+func TestKernelArtefactsSorted(t *testing.T) {
+	k := testKernel()
+	want, err := encodeKernel(k)
+	require.NoError(t, err)
+	k.Artefacts = []Artefact{k.Artefacts[1], k.Artefacts[0]}
+	got, err := encodeKernel(k)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	require.Equal(t, "vulkan", k.Artefacts[0].Backend, "the caller's slice is left as it was")
+	back, err := decodeKernel(got)
+	require.NoError(t, err)
+	require.Equal(t, testKernel().Artefacts, back.Artefacts)
+}
+
+// TestKernelWorkedExample holds the encoding to the example in aot.go's
+// comment, byte for byte.
+func TestKernelWorkedExample(t *testing.T) {
+	b, err := encodeKernel(Kernel{
+		Signature: "(Buffer[float32])", ABI: []byte{1, 7}, IR: []byte{0xaa, 0xbb, 0xcc},
+		Artefacts: []Artefact{{Backend: "vulkan", Data: []byte{0x03, 0x02, 0x23, 0x07}}},
+	})
+	require.NoError(t, err)
+	want := "4c414f54" + "0200" + "0000" + "11000000" + "02000000" + "03000000" + "01000000" +
+		hex.EncodeToString([]byte("(Buffer[float32])")) + "0107" + "aabbcc" +
+		"06000000" + "04000000" + hex.EncodeToString([]byte("vulkan")) + "03022307"
+	require.Equal(t, want, hex.EncodeToString(b))
 }
 
 func TestKernelSignatureMismatch(t *testing.T) {
@@ -56,51 +98,138 @@ func TestKernelSignatureMismatch(t *testing.T) {
 }
 
 func TestKernelSaveRejects(t *testing.T) {
-	cases := map[string]Kernel{
-		"no words":          {Signature: "()"},
-		"not SPIR-V":        {SPIRV: []uint32{0xdeadbeef}, Signature: "()"},
-		"byte-swapped":      {SPIRV: []uint32{0x03022307}, Signature: "()"},
-		"signature not UTF": {SPIRV: []uint32{spirvMagic}, Signature: "(\xff)"},
-		"huge signature":    {SPIRV: []uint32{spirvMagic}, Signature: strings.Repeat("x", maxSignatureLen+1)},
+	ir := []byte{1}
+	many := make([]Artefact, MaxArtefacts+1)
+	for i := range many {
+		many[i] = Artefact{Backend: fmt.Sprintf("b%02d", i)}
 	}
-	for why, k := range cases {
+	cases := map[string]struct {
+		k    Kernel
+		want string
+	}{
+		"no IR":             {Kernel{Signature: "()"}, "no IR"},
+		"signature not UTF": {Kernel{IR: ir, Signature: "(\xff)"}, "not UTF-8"},
+		"huge signature":    {Kernel{IR: ir, Signature: strings.Repeat("x", maxSignatureLen+1)}, "more than"},
+		"unnamed artefact":  {Kernel{IR: ir, Artefacts: []Artefact{{Data: []byte{1}}}}, "no backend name"},
+		"long name": {Kernel{IR: ir, Artefacts: []Artefact{{Backend: strings.Repeat("v", MaxBackendNameLen+1)}}},
+			"more than 64"},
+		"name not UTF-8":  {Kernel{IR: ir, Artefacts: []Artefact{{Backend: "vulk\xffan"}}}, "not UTF-8"},
+		"control in name": {Kernel{IR: ir, Artefacts: []Artefact{{Backend: "vulkan\n"}}}, "control"},
+		"repeated backend": {Kernel{IR: ir, Artefacts: []Artefact{{Backend: "vulkan", Data: []byte{1}}, {Backend: "cpu"}, {Backend: "vulkan"}}},
+			`two artefacts for backend "vulkan"`},
+		"too many artefacts": {Kernel{IR: ir, Artefacts: many}, "65 artefacts"},
+	}
+	for why, c := range cases {
 		t.Run(why, func(t *testing.T) {
-			err := SaveKernel(NewMemory(), "k", k)
+			err := SaveKernel(NewMemory(), "k", c.k)
 			require.ErrorIs(t, err, ErrBadKernel)
-			require.Contains(t, err.Error(), `"k"`)
+			require.ErrorContains(t, err, `"k"`)
+			require.ErrorContains(t, err, c.want)
 		})
 	}
 	require.ErrorIs(t, SaveKernel(NewMemory(), "", testKernel()), ErrInvalidName)
+}
+
+// v1Record is a version 1 record as lucent stored it before records held
+// the IR: the example of its layout, a signature, a blob and 5 SPIR-V words.
+func v1Record() []byte {
+	b := []byte("LAOT\x01\x00\x00\x00")
+	b = binary.LittleEndian.AppendUint32(b, 17)
+	b = binary.LittleEndian.AppendUint32(b, 2)
+	b = binary.LittleEndian.AppendUint32(b, 5)
+	b = append(b, "(Buffer[float32])\x01\x07"...)
+	for _, w := range []uint32{0x07230203, 0x00010500, 0, 1, 0} {
+		b = binary.LittleEndian.AppendUint32(b, w)
+	}
+	return b
 }
 
 func TestKernelLoadRejectsBadRecords(t *testing.T) {
 	good, err := encodeKernel(testKernel())
 	require.NoError(t, err)
 	mutate := func(f func([]byte) []byte) []byte { return f(append([]byte(nil), good...)) }
-	cases := map[string][]byte{
-		"raw SPIR-V":     binary.LittleEndian.AppendUint32(nil, spirvMagic),
-		"empty":          {},
-		"truncated":      good[:len(good)-1],
-		"extended":       append(append([]byte(nil), good...), 0, 0, 0, 0),
-		"future version": mutate(func(b []byte) []byte { b[4] = 2; return b }),
-		"reserved set":   mutate(func(b []byte) []byte { b[6] = 1; return b }),
-		"lying sig len":  mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 1<<31); return b }),
-		"lying word cnt": mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[16:], 1<<30); return b }),
-		"not SPIR-V":     mutate(func(b []byte) []byte { b[len(b)-4*7] ^= 1; return b }),
-		"sig not UTF-8":  mutate(func(b []byte) []byte { b[kernelHeaderSize] = 0xff; return b }),
+	sigLen := len(testKernel().Signature)
+	irAt := kernelHeaderSize + sigLen + len(testKernel().ABI)
+	firstArt := irAt + len(testKernel().IR)
+	// The second artefact's header: after the first's header, name and data.
+	secondArt := firstArt + artefactHeader + len("metal") + len("a library")
+	cases := map[string]struct {
+		b    []byte
+		want string
+	}{
+		"raw SPIR-V":        {binary.LittleEndian.AppendUint32(nil, 0x07230203), "not a kernel record"},
+		"empty":             {[]byte{}, "not a kernel record"},
+		"header only":       {good[:8], "lengths"},
+		"truncated":         {good[:len(good)-1], "lengths"},
+		"extended":          {append(append([]byte(nil), good...), 0, 0, 0, 0), "lengths"},
+		"version 1":         {v1Record(), "record version 1 holds SPIR-V only"},
+		"future version":    {mutate(func(b []byte) []byte { b[4] = 3; return b }), "record version 3"},
+		"reserved set":      {mutate(func(b []byte) []byte { b[6] = 1; return b }), "lengths"},
+		"lying sig len":     {mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 1<<31); return b }), "lengths"},
+		"lying IR len":      {mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[16:], 1<<30); return b }), "lengths"},
+		"lying count":       {mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[20:], 3); return b }), "lengths"},
+		"huge count":        {mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[20:], 1<<31); return b }), "lengths"},
+		"fewer artefacts":   {mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[20:], 1); return b }), "lengths"},
+		"lying name len":    {mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[firstArt:], 1<<20); return b }), "lengths"},
+		"lying data len":    {mutate(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[secondArt+4:], 1<<30); return b }), "lengths"},
+		"sig not UTF-8":     {mutate(func(b []byte) []byte { b[kernelHeaderSize] = 0xff; return b }), "not UTF-8"},
+		"name not UTF-8":    {mutate(func(b []byte) []byte { b[firstArt+artefactHeader] = 0xff; return b }), "not UTF-8"},
+		"unsorted":          {mutate(func(b []byte) []byte { b[secondArt+artefactHeader] = 'a'; return b }), "not sorted"},
+		"repeated backend":  {repeatedBackend(t), "repeated"},
+		"no IR":             {noIR(t), "no IR"},
+		"empty name":        {emptyName(t), "no backend name"},
+		"control char name": {mutate(func(b []byte) []byte { b[firstArt+artefactHeader] = '\t'; return b }), "control"},
 	}
-	for why, b := range cases {
+	for why, c := range cases {
 		t.Run(why, func(t *testing.T) {
 			s := NewMemory()
 			// Sealed in an intact record, so that the kernel decoder is what
 			// must refuse the bytes.
-			require.NoError(t, s.WriteBytecode("k", AppendRecord(nil, RecordKernel, "k", b)))
+			require.NoError(t, s.WriteBytecode("k", AppendRecord(nil, RecordKernel, "k", c.b)))
 			_, ok, err := LoadKernel(s, "k", testKernel().Signature)
 			require.ErrorIs(t, err, ErrBadKernel)
 			require.False(t, ok)
-			require.Contains(t, err.Error(), `"k"`)
+			require.ErrorContains(t, err, `"k"`)
+			require.ErrorContains(t, err, c.want)
 		})
 	}
+	t.Run("version 1 says what to do", func(t *testing.T) {
+		_, err := decodeKernel(v1Record())
+		require.ErrorContains(t, err, "save the kernel again")
+	})
+}
+
+// repeatedBackend is a record with two artefacts of one backend, which
+// encodeKernel refuses to write.
+func repeatedBackend(t *testing.T) []byte {
+	k := testKernel()
+	k.Artefacts[0].Backend = "vulkaa" // sorts first; then renamed to the second's name
+	b, err := encodeKernel(k)
+	require.NoError(t, err)
+	at := kernelHeaderSize + len(k.Signature) + len(k.ABI) + len(k.IR) + artefactHeader
+	copy(b[at:], "vulkan")
+	return b
+}
+
+// noIR is a record with an empty IR.
+func noIR(t *testing.T) []byte {
+	k := testKernel()
+	k.IR = []byte{1}
+	b, err := encodeKernel(k)
+	require.NoError(t, err)
+	binary.LittleEndian.PutUint32(b[16:], 0)
+	at := kernelHeaderSize + len(k.Signature) + len(k.ABI)
+	return append(b[:at:at], b[at+1:]...)
+}
+
+// emptyName is a record with one artefact whose backend name is empty.
+func emptyName(t *testing.T) []byte {
+	k := Kernel{IR: []byte{1}, Artefacts: []Artefact{{Backend: "x", Data: []byte{2}}}}
+	b, err := encodeKernel(k)
+	require.NoError(t, err)
+	at := kernelHeaderSize + 1
+	binary.LittleEndian.PutUint32(b[at:], 0)
+	return append(b[:at+artefactHeader:at+artefactHeader], b[at+artefactHeader+1:]...)
 }
 
 // TestKernelRecordChecked: a store that checks nothing (a user's own
@@ -109,19 +238,21 @@ func TestKernelLoadRejectsBadRecords(t *testing.T) {
 func TestKernelRecordChecked(t *testing.T) {
 	s := NewMemory()
 	require.NoError(t, SaveKernel(s, "saxpy", testKernel()))
-	require.NoError(t, SaveKernel(s, "other", Kernel{SPIRV: []uint32{spirvMagic, 1, 2, 3, 0}, Signature: testKernel().Signature}))
+	other := testKernel()
+	other.IR = []byte("another kernel")
+	require.NoError(t, SaveKernel(s, "other", other))
 	sealed, ok, err := s.ReadBytecode("saxpy")
 	require.NoError(t, err)
 	require.True(t, ok)
 	bare, err := encodeKernel(testKernel())
 	require.NoError(t, err)
-	other, _, err := s.ReadBytecode("other")
+	otherRec, _, err := s.ReadBytecode("other")
 	require.NoError(t, err)
 	cases := map[string][]byte{
-		"last word flipped": func() []byte { b := bytes.Clone(sealed); b[len(b)-4] ^= 1; return b }(),
+		"last byte flipped": func() []byte { b := bytes.Clone(sealed); b[len(b)-1] ^= 1; return b }(),
 		"truncated":         sealed[:len(sealed)-4],
 		"no record":         bare,
-		"another kernel's":  other,
+		"another kernel's":  otherRec,
 	}
 	for why, b := range cases {
 		t.Run(why, func(t *testing.T) {
@@ -152,6 +283,7 @@ func FuzzDecodeKernel(f *testing.F) {
 	require.NoError(f, err)
 	f.Add(good)
 	f.Add(good[:kernelHeaderSize])
+	f.Add(v1Record())
 	f.Add([]byte("LAOT"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		k, err := decodeKernel(b)
@@ -164,4 +296,18 @@ func FuzzDecodeKernel(f *testing.F) {
 		require.NoError(t, err)
 		require.Equal(t, b, again)
 	})
+}
+
+// TestKernelTooLarge: a kernel whose record would pass MaxEntrySize is
+// refused before anything is allocated for it (the artefacts here share one
+// buffer, so the test itself stays small).
+func TestKernelTooLarge(t *testing.T) {
+	data := make([]byte, MaxEntrySize/MaxArtefacts+1)
+	k := Kernel{IR: []byte{1}}
+	for i := range MaxArtefacts {
+		k.Artefacts = append(k.Artefacts, Artefact{Backend: fmt.Sprintf("b%02d", i), Data: data})
+	}
+	err := SaveKernel(NewMemory(), "k", k)
+	require.ErrorIs(t, err, ErrTooLarge)
+	require.ErrorContains(t, err, `"k"`)
 }

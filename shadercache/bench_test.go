@@ -229,7 +229,7 @@ func sideBySide(b *testing.B, store, plain func(i int) error) {
 func BenchmarkRecordRead(b *testing.B) {
 	const size = 64 << 10
 	key := keyFor("bench")
-	rec := AppendRecord(nil, RecordSPIRV, key.String(), payload("bench", size))
+	rec := AppendRecord(nil, RecordShader, key.String(), payload("bench", size))
 	dir, _ := NewDir(b.TempDir(), WithLogger(quiet))
 	for _, st := range []struct {
 		name string
@@ -250,7 +250,7 @@ func BenchmarkRecordRead(b *testing.B) {
 				if err != nil || !ok {
 					b.Fatal("miss", err)
 				}
-				if _, err := DecodeRecord(got, RecordSPIRV, key.String()); err != nil {
+				if _, err := DecodeRecord(got, RecordShader, key.String()); err != nil {
 					b.Fatal(err)
 				}
 				tRead += t1.Sub(t0)

@@ -77,7 +77,7 @@ var pid = strconv.Itoa(os.Getpid())
 // level with its path and the reason, and used all the same: a team's shared
 // cache looks just like that, and entries are checked on every read. The
 // checks catch damage, not malice, so such a directory lets those users
-// choose the SPIR-V the program runs; fix its permissions.
+// choose the code the program runs; fix its permissions.
 func NewDir(path string, opts ...Option) (*Dir, error) {
 	if path == "" {
 		return nil, errors.New("shadercache: NewDir: empty path")

@@ -19,8 +19,8 @@
 // A Dir opens only regular files at entry paths, without blocking: a FIFO,
 // device node, directory or symbolic link there is a miss.
 //
-// What lucent itself stores — SPIR-V cache records, pipeline-cache blobs,
-// ahead-of-time kernels — is sealed in a record ([AppendRecord],
+// What lucent itself stores — backends' shader-cache records, pipeline-cache
+// blobs, ahead-of-time kernels — is sealed in a record ([AppendRecord],
 // [DecodeRecord]) that carries its own kind, key and checksum, so that a
 // store that checks nothing (a user's own BinaryIO) cannot hand a driver
 // damaged bytes or another key's: the reader sees a bad record and compiles
@@ -28,6 +28,8 @@
 //
 // Just-in-time cache entries are addressed by a [Key], a SHA-256 digest of the
 // named parts that determine the generated code (see [NewKey]). Ahead-of-time
-// kernels are stored by name with their argument signature ([SaveKernel]) and
-// loaded with the signature checked ([LoadKernel]).
+// kernels are stored by name with their argument signature, their IR and
+// each backend's compiled form ([SaveKernel]), and loaded with the signature
+// checked ([LoadKernel]). The package knows no shader format: what a backend
+// stores is bytes in the backend's own encoding.
 package shadercache

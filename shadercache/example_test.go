@@ -156,27 +156,35 @@ func ExampleBinaryIO_ReadPipelineCache() {
 	// 29 true <nil>
 }
 
-// The ahead-of-time path: a build step saves a compiled kernel by name; the
-// program loads it, stating the signature its code was written against.
+// The ahead-of-time path: a build step saves a kernel by name, its IR and
+// any backend's compiled form of it; the program loads it, stating the
+// signature its code was written against, and picks its backend's artefact.
 func ExampleLoadKernel() {
 	store := shadercache.NewMemory() // a build would use NewDir("shaders")
 	err := shadercache.SaveKernel(store, "saxpy", shadercache.Kernel{
-		SPIRV:     []uint32{0x07230203, 0x00010600, 0, 8, 0},
 		Signature: "(Buffer[float32], Buffer[float32], float32)",
-		ABI:       []byte{1}, // the runtime's binding layout, opaque here
+		ABI:       []byte{1},            // the runtime's signature, opaque here
+		IR:        []byte("the kernel"), // the serialised kernel, opaque here
+		Artefacts: []shadercache.Artefact{{Backend: "vulkan", Data: []byte{0x03, 0x02, 0x23, 0x07}}},
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 
 	k, ok, err := shadercache.LoadKernel(store, "saxpy", "(Buffer[float32], Buffer[float32], float32)")
-	fmt.Println(len(k.SPIRV), ok, err)
+	fmt.Println(ok, err)
+	data, ok := k.Artefact("vulkan")
+	fmt.Printf("% x %v\n", data, ok)
+	_, ok = k.Artefact("metal")
+	fmt.Println(ok)
 
 	_, _, err = shadercache.LoadKernel(store, "saxpy", "(Buffer[int32], int32)")
 	fmt.Println(errors.Is(err, shadercache.ErrSignatureMismatch))
 	fmt.Println(err)
 	// Output:
-	// 5 true <nil>
+	// true <nil>
+	// 03 02 23 07 true
+	// false
 	// true
 	// shadercache: load kernel "saxpy": stored signature "(Buffer[float32], Buffer[float32], float32)", expected "(Buffer[int32], int32)": kernel signature mismatch
 }
@@ -217,15 +225,15 @@ func ExampleParseKey() {
 // store hands back damaged or from another key are refused before use.
 func ExampleDecodeRecord() {
 	key := shadercache.NewKey().Add("kernel", []byte("stable hash")).Sum()
-	rec := shadercache.AppendRecord(nil, shadercache.RecordSPIRV, key.String(), compile())
+	rec := shadercache.AppendRecord(nil, shadercache.RecordShader, key.String(), compile())
 
-	words, err := shadercache.DecodeRecord(rec, shadercache.RecordSPIRV, key.String())
+	words, err := shadercache.DecodeRecord(rec, shadercache.RecordShader, key.String())
 	fmt.Printf("% x %v\n", words, err)
 
 	rec[len(rec)-1] ^= 1 // a store that checks nothing returns a flipped bit
-	_, err = shadercache.DecodeRecord(rec, shadercache.RecordSPIRV, key.String())
+	_, err = shadercache.DecodeRecord(rec, shadercache.RecordShader, key.String())
 	fmt.Println(errors.Is(err, shadercache.ErrBadRecord), err)
 	// Output:
 	// 03 02 23 07 <nil>
-	// true bad cache record: SPIR-V record of 92 bytes: checksum mismatch
+	// true bad cache record: shader record of 92 bytes: checksum mismatch
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // Key addresses a just-in-time shader cache entry: a SHA-256 digest of every
-// input that changes the generated SPIR-V.
+// input that changes the code a backend generates.
 type Key [sha256.Size]byte
 
 // String returns the key in lower-case hex (64 characters).
@@ -29,7 +29,7 @@ func ParseKey(s string) (Key, error) {
 }
 
 // KeyBuilder collects the named parts of a [Key]. A key must cover everything
-// that changes the SPIR-V a kernel compiles to, and nothing else:
+// that changes the code a kernel compiles to, and nothing else:
 //
 //   - the kernel's stable hash (of its AST, not of its Go source position),
 //   - the codegen version (bump it whenever codegen output changes),

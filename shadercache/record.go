@@ -1,23 +1,24 @@
 package shadercache
 
-// A record is what lucent itself keeps in a store: the payload (SPIR-V words,
-// a pipeline-cache blob, an ahead-of-time kernel) sealed in the entry layout
+// A record is what lucent itself keeps in a store: the payload (a backend's
+// compiled kernel, a pipeline-cache blob, an ahead-of-time kernel) sealed in the entry layout
 // of entry.go under the magic "LREC", with the record's kind and key in the
 // header and a CRC-32C over all of it. A [Dir] checks its own entries
 // already, but a store may be a user's own BinaryIO that checks nothing (a
 // database, an asset bundle); the record is what keeps its rotten, truncated
-// or misplaced bytes from reaching a driver. Worked example: the SPIR-V
-// record of key k (64 hex digits) holding 5 words is
+// or misplaced bytes from reaching a driver. Worked example: the shader
+// record of key k (64 hex digits) holding 20 bytes (the Vulkan backend's
+// 5 SPIR-V words) is
 //
 //	4c 52 45 43   magic "LREC"
 //	01 00         record format version 1
-//	01            kind: RecordSPIRV
+//	01            kind: RecordShader
 //	00            reserved, zero
 //	40 00 00 00   key length 64
 //	xx xx xx xx   CRC-32C of the other 20 header bytes, the key and the payload
 //	14 00 00 00 00 00 00 00   payload length 20
 //	"0f3a…"       the key, as its String form
-//	03 02 23 07 …  the words, little-endian
+//	03 02 23 07 …  the payload
 //
 // The checksum detects damage, not malice: anyone who can write the store
 // can write a record that decodes.
@@ -32,9 +33,11 @@ import (
 type RecordKind uint8
 
 const (
-	// RecordSPIRV is a just-in-time SPIR-V module (the device's shader
-	// cache); its key is the [Key]'s String form.
-	RecordSPIRV RecordKind = iota + 1
+	// RecordShader is a backend's just-in-time compiled kernel (the
+	// device's shader cache; the Vulkan backend's SPIR-V), in the backend's
+	// own encoding; its key is the [Key]'s String form, chosen by the
+	// backend.
+	RecordShader RecordKind = iota + 1
 	// RecordPipelineCache is a Vulkan pipeline-cache blob; its key is the
 	// [PipelineID]'s String form.
 	RecordPipelineCache
@@ -45,8 +48,8 @@ const (
 
 func (k RecordKind) String() string {
 	switch k {
-	case RecordSPIRV:
-		return "SPIR-V"
+	case RecordShader:
+		return "shader"
 	case RecordPipelineCache:
 		return "pipeline cache"
 	case RecordKernel:

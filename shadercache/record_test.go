@@ -10,11 +10,11 @@ import (
 
 func TestRecordRoundTrip(t *testing.T) {
 	for _, payload := range [][]byte{{}, {0x03, 0x02, 0x23, 0x07}, make([]byte, 65536)} {
-		b := AppendRecord([]byte("kept"), RecordSPIRV, "k", payload)
+		b := AppendRecord([]byte("kept"), RecordShader, "k", payload)
 		require.Equal(t, "kept", string(b[:4]), "AppendRecord appends")
 		b = b[4:]
 		require.Len(t, b, headerSize+len("k")+len(payload))
-		got, err := DecodeRecord(b, RecordSPIRV, "k")
+		got, err := DecodeRecord(b, RecordShader, "k")
 		require.NoError(t, err)
 		require.Equal(t, payload, got)
 	}
@@ -37,7 +37,7 @@ func TestRecordLayout(t *testing.T) {
 }
 
 func TestRecordRejects(t *testing.T) {
-	good := AppendRecord(nil, RecordSPIRV, "key", []byte("the words of a module"))
+	good := AppendRecord(nil, RecordShader, "key", []byte("the words of a module"))
 	mutate := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
 	cases := []struct {
 		name string
@@ -46,15 +46,15 @@ func TestRecordRejects(t *testing.T) {
 		key  string
 		want string
 	}{
-		{"empty", nil, RecordSPIRV, "key", "shorter than its header"},
-		{"truncated", good[:len(good)-1], RecordSPIRV, "key", "length"},
-		{"extended", append(append([]byte(nil), good...), 0), RecordSPIRV, "key", "length"},
-		{"raw payload", []byte("the words of a module, no header"), RecordSPIRV, "key", "magic"},
-		{"store entry", encodeEntry(kindShader, "key", []byte("x")), RecordSPIRV, "key", "magic"},
-		{"future version", mutate(func(b []byte) []byte { b[4] = 2; return b }), RecordSPIRV, "key", "version 2"},
-		{"flipped payload bit", mutate(func(b []byte) []byte { b[len(b)-5] ^= 4; return b }), RecordSPIRV, "key", "checksum"},
-		{"flipped key bit", mutate(func(b []byte) []byte { b[headerSize] ^= 1; return b }), RecordSPIRV, "key", "checksum"},
-		{"another key", good, RecordSPIRV, "kez", "another name"},
+		{"empty", nil, RecordShader, "key", "shorter than its header"},
+		{"truncated", good[:len(good)-1], RecordShader, "key", "length"},
+		{"extended", append(append([]byte(nil), good...), 0), RecordShader, "key", "length"},
+		{"raw payload", []byte("the words of a module, no header"), RecordShader, "key", "magic"},
+		{"store entry", encodeEntry(kindShader, "key", []byte("x")), RecordShader, "key", "magic"},
+		{"future version", mutate(func(b []byte) []byte { b[4] = 2; return b }), RecordShader, "key", "version 2"},
+		{"flipped payload bit", mutate(func(b []byte) []byte { b[len(b)-5] ^= 4; return b }), RecordShader, "key", "checksum"},
+		{"flipped key bit", mutate(func(b []byte) []byte { b[headerSize] ^= 1; return b }), RecordShader, "key", "checksum"},
+		{"another key", good, RecordShader, "kez", "another name"},
 		{"another kind", good, RecordKernel, "key", "another kind"},
 	}
 	for _, c := range cases {
@@ -82,10 +82,10 @@ func TestRecordEveryBitFlipDetected(t *testing.T) {
 // FuzzDecodeRecord: random bytes never panic, and only the exact encoding of
 // (kind, key, payload), checksum included, is accepted.
 func FuzzDecodeRecord(f *testing.F) {
-	f.Add(AppendRecord(nil, RecordSPIRV, "k", []byte("payload")), "k", uint8(RecordSPIRV))
+	f.Add(AppendRecord(nil, RecordShader, "k", []byte("payload")), "k", uint8(RecordShader))
 	f.Add(AppendRecord(nil, RecordPipelineCache, "", nil), "", uint8(RecordPipelineCache))
-	f.Add([]byte("LREC\x01\x00\x01\x00"), "k", uint8(RecordSPIRV))
-	f.Add(encodeEntry(kindShader, "k", []byte("payload")), "k", uint8(RecordSPIRV))
+	f.Add([]byte("LREC\x01\x00\x01\x00"), "k", uint8(RecordShader))
+	f.Add(encodeEntry(kindShader, "k", []byte("payload")), "k", uint8(RecordShader))
 	f.Fuzz(func(t *testing.T, b []byte, key string, kind uint8) {
 		payload, err := DecodeRecord(b, RecordKind(kind), key)
 		if err != nil {

@@ -37,7 +37,7 @@ import (
 )
 
 // cacheRecordVersion is the version of the value stored under a key: a
-// shadercache.RecordSPIRV record of the key holding the SPIR-V words,
+// shadercache.RecordShader record of the key holding the SPIR-V words,
 // little-endian. Bump it when that layout changes. Version 1 held the bare
 // words.
 const cacheRecordVersion = 2
@@ -77,21 +77,6 @@ func (d *Device) codegenOptions(o device.KernelOptions) codegen.Options {
 		NativeBindlessTextures: d.caps.Sampling == device.PathNative,
 	}
 }
-
-// OfflineOptions are the codegen options a kernel is compiled with when no
-// device is there to ask (device.SaveKernel): the portable path for every
-// capability codegen consults, so the module runs on any Vulkan 1.2 device.
-func OfflineOptions(o device.KernelOptions) codegen.Options {
-	return codegen.Options{Env: spirv.EnvVulkan1_2, Names: o.DebugNames}
-}
-
-// compileOffline is the Vulkan backend's device.OfflineCompiler.
-func compileOffline(f *ir.Function, o device.KernelOptions) ([]uint32, int, error) {
-	words, err := codegen.Emit(f, OfflineOptions(o))
-	return words, codegen.Version, err
-}
-
-func init() { device.RegisterOfflineCompiler("vulkan", compileOffline) }
 
 // ShaderCacheKey is the key under which a device stores the SPIR-V of kernel
 // f generated with fo. Tools may use it to fill a cache ahead of a run.
@@ -208,7 +193,7 @@ func encodeSPIRV(key shadercache.Key, words []uint32) []byte {
 	for _, w := range words {
 		b = binary.LittleEndian.AppendUint32(b, w)
 	}
-	return shadercache.AppendRecord(nil, shadercache.RecordSPIRV, key.String(), b)
+	return shadercache.AppendRecord(nil, shadercache.RecordShader, key.String(), b)
 }
 
 // decodeSPIRV reads the cache record of key back, or says why it is
@@ -217,10 +202,16 @@ func encodeSPIRV(key shadercache.Key, words []uint32) []byte {
 // another key; the header check after it catches an intact record of words
 // that are not a module.
 func decodeSPIRV(key shadercache.Key, rec []byte) ([]uint32, string) {
-	b, err := shadercache.DecodeRecord(rec, shadercache.RecordSPIRV, key.String())
+	b, err := shadercache.DecodeRecord(rec, shadercache.RecordShader, key.String())
 	if err != nil {
 		return nil, err.Error()
 	}
+	return spirvWords(b)
+}
+
+// spirvWords reads the little-endian words of a SPIR-V module from b, or
+// says why b is not one.
+func spirvWords(b []byte) ([]uint32, string) {
 	const header = 5 // magic, version, generator, bound, schema
 	if len(b)%4 != 0 || len(b) < 4*header {
 		return nil, fmt.Sprintf("%d bytes is not a SPIR-V module", len(b))
