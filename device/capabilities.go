@@ -109,5 +109,8 @@ type Capabilities struct {
 	// textures on the native Sampling path (0 on the emulated path: any slot).
 	MaxBindlessTextures uint32
 	RayQuery            Path // native ray query, or software BVH traversal
-	SeparateCopyQueue   bool // StreamCopy maps to a dedicated transfer queue
+	// RayTracing is how meshes, procedurals and accels are built (the
+	// RayTracing extension): by the device (native), or none.
+	RayTracing        Path
+	SeparateCopyQueue bool // StreamCopy maps to a dedicated transfer queue
 }
