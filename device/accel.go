@@ -301,6 +301,10 @@ func (c *AccelBuild) Check() error {
 	return nil
 }
 
+// Check reports the faults of the update's fields (its index is checked
+// against an accel's count by AccelBuild.Check).
+func (u InstanceUpdate) Check() error { return u.check(max(u.Index+1, u.Index)) }
+
 func (u InstanceUpdate) check(count uint32) error {
 	in := u.Instance
 	switch {
