@@ -328,7 +328,7 @@ func lookup[T any](d *Device, h device.Handle, kind string) (T, error) {
 }
 
 func kindName(obj any) string {
-	switch obj.(type) {
+	switch o := obj.(type) {
 	case *buffer:
 		return "buffer"
 	case *texture:
@@ -341,6 +341,8 @@ func kindName(obj any) string {
 		return "shader"
 	case *bindless:
 		return "bindless array"
+	case *structure:
+		return o.kind.String()
 	}
 	return "resource"
 }

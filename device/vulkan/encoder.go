@@ -103,6 +103,8 @@ type encoder struct {
 
 	presents []*presentJob // the list's Present commands (present.go)
 
+	touched []*accelTouch // structures the list changes (accel_encode.go)
+
 	// One-time initialisations this list took on (a texture's first layout
 	// transition, a bindless array's first clear): given back if the list
 	// fails, so the next list records them.
@@ -145,6 +147,8 @@ func (e *encoder) stagingSize(list *device.CommandList) uint64 {
 			n += alignUp(uint64(len(c.Data)), 16)
 		case *device.BindlessUpdate:
 			n += alignUp(uint64(len(c.Slots))*slotRecordSize, 16)
+		case *device.AccelBuild:
+			n += alignUp(uint64(c.Count)*instanceRecord, 16)
 		}
 	}
 	return n
@@ -213,6 +217,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		if sub.staging != nil {
 			d.mem.releaseStaging(sub.staging)
 		}
+		e.settleAccels(false)
 		e.reset()
 		s.recycle(sub)
 		return err
@@ -222,6 +227,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	for _, t := range e.used {
 		t.use(s, sub.value)
 	}
+	e.settleAccels(true)
 	e.reset()
 	return d.finishPresents(s, sub, presents)
 }
@@ -659,6 +665,15 @@ func (e *encoder) command(c device.Command) error {
 
 	case *device.Present:
 		return e.present(c)
+
+	case *device.MeshBuild:
+		return e.meshBuild(c)
+	case *device.ProceduralBuild:
+		return e.proceduralBuild(c)
+	case *device.AccelBuild:
+		return e.accelBuild(c)
+	case *device.AccelCompact:
+		return e.accelCompact(c)
 
 	case *device.Custom:
 		if c.Func == nil {

@@ -8,12 +8,18 @@ import (
 
 // Extension implements device.Extender: the Vulkan backend presents
 // (device.Presenter), hands out its Vulkan objects (device.NativeHandles) and
-// reports its pipeline cache (device.PipelineCacheReporter).
+// reports its pipeline cache (device.PipelineCacheReporter) and, where the
+// device has VK_KHR_acceleration_structure, builds acceleration structures
+// (device.RayTracing, accel.go).
 func (d *Device) Extension(t reflect.Type) any {
 	switch t {
 	case reflect.TypeFor[device.Presenter](), reflect.TypeFor[device.NativeHandles](),
 		reflect.TypeFor[device.PipelineCacheReporter](), reflect.TypeFor[device.ShaderCacheReporter]():
 		return d
+	case reflect.TypeFor[device.RayTracing]():
+		if d.caps.RayTracing == device.PathNative {
+			return d
+		}
 	}
 	return nil
 }
@@ -23,6 +29,7 @@ var (
 	_ device.NativeHandles         = (*Device)(nil)
 	_ device.PipelineCacheReporter = (*Device)(nil)
 	_ device.ShaderCacheReporter   = (*Device)(nil)
+	_ device.RayTracing            = (*Device)(nil)
 )
 
 // NativeObject returns the Vulkan object behind a handle (see
@@ -56,6 +63,8 @@ func (d *Device) NativeObject(h device.Handle) (uintptr, error) {
 		return uintptr(o.table.raw.handle), nil
 	case *surface:
 		return uintptr(o.handle), nil
+	case *structure:
+		return uintptr(o.as.handle), nil
 	}
 	return 0, invalidf("handle %d is a %s, which has no native object", h, kindName(obj))
 }
