@@ -25,18 +25,18 @@ func init() {
 // openVulkan opens the default Vulkan device with the Khronos validation
 // layer and lucent's validation wrapper; a layer error or a leak fails the
 // test.
-func openVulkan(t *testing.T) *device.Device {
+func openVulkan(t *testing.T, opts ...device.Option) *device.Device {
 	t.Helper()
 	var mu sync.Mutex
 	var layerErrors []string
-	d, err := device.Open(context.Background(), "vulkan", device.WithValidation(), device.WithValidationLayer(true),
+	d, err := device.Open(context.Background(), "vulkan", append([]device.Option{device.WithValidation(), device.WithValidationLayer(true),
 		device.WithDebug(func(m device.DebugMessage) {
 			if m.Severity == device.SeverityError {
 				mu.Lock()
 				layerErrors = append(layerErrors, m.ID+": "+m.Text)
 				mu.Unlock()
 			}
-		}))
+		})}, opts...)...)
 	testenv.Need(t, "a Vulkan device", err)
 	t.Cleanup(func() {
 		require.NoError(t, d.Close(), "Close (a leak fails the test)")
@@ -50,8 +50,8 @@ func openVulkan(t *testing.T) *device.Device {
 // nativeDevice opens a Vulkan device that builds acceleration structures, or
 // checks that one without says so and skips. Under
 // LUCENT_EXPECT_SAMPLING=native (Mesa 25's lavapipe) it must have them.
-func nativeDevice(t *testing.T) *device.Device {
-	d := openVulkan(t)
+func nativeDevice(t *testing.T, opts ...device.Option) *device.Device {
+	d := openVulkan(t, opts...)
 	if d.Capabilities().RayTracing != device.PathNative {
 		require.NotEqual(t, "native", os.Getenv("LUCENT_EXPECT_SAMPLING"), "Mesa 25's lavapipe builds acceleration structures")
 		_, err := accel.NewAccel(d, accel.Options{})

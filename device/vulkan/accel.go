@@ -50,6 +50,11 @@ type structure struct {
 	count       uint32 // triangles, boxes or instances of the last full build
 	vertices    uint32 // meshes: vertices of the last full build
 
+	// meshes only: the index-check kernel and the checked copy of the
+	// indices (accel_indices.go)
+	indexShader device.Handle
+	indices     *buffer
+
 	// accels only
 	insts   []device.Instance
 	set     []bool
@@ -61,6 +66,7 @@ type structure struct {
 type saved struct {
 	as               asStore
 	scratch, instBuf *rawBuffer
+	indices          *buffer
 	queried, built   bool
 	buildStream      *stream
 	buildValue       uint64
@@ -70,13 +76,13 @@ type saved struct {
 }
 
 func (s *structure) save() saved {
-	return saved{s.as, s.scratch, s.instBuf, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices,
+	return saved{s.as, s.scratch, s.instBuf, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices,
 		append([]device.Instance(nil), s.insts...), append([]bool(nil), s.set...)}
 }
 
 func (s *structure) restore(v saved) {
-	s.as, s.scratch, s.instBuf, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices, s.insts, s.set =
-		v.as, v.scratch, v.instBuf, v.queried, v.built, v.buildStream, v.buildValue, v.count, v.vertices, v.insts, v.set
+	s.as, s.scratch, s.instBuf, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices, s.insts, s.set =
+		v.as, v.scratch, v.instBuf, v.indices, v.queried, v.built, v.buildStream, v.buildValue, v.count, v.vertices, v.insts, v.set
 }
 
 func (s *structure) setName(n string) { s.name = n }
@@ -102,6 +108,9 @@ func (s *structure) release() {
 		if b != nil {
 			s.d.mem.destroyRawBuffer(b)
 		}
+	}
+	if s.indices != nil {
+		s.indices.release()
 	}
 	if s.query != 0 {
 		s.d.fn.DestroyQueryPool(s.d.vk, s.query, nil)
@@ -153,6 +162,13 @@ func (d *Device) createStructure(kind device.ResourceKind, opt device.AccelOptio
 		return 0, fmt.Errorf("vulkan: %w", err)
 	}
 	s := &structure{d: d, kind: kind, opt: opt}
+	if kind == device.KindMesh {
+		sh, err := d.indexShader()
+		if err != nil {
+			return 0, err
+		}
+		s.indexShader = sh
+	}
 	if opt.AllowCompaction {
 		ci := vk.QueryPoolCreateInfo{SType: vk.STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
 			QueryType: vk.QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR, QueryCount: 1}

@@ -147,6 +147,10 @@ func (e *encoder) meshBuild(c *device.MeshBuild) error {
 			return invalidf("update of %s: %d vertices, its build had %d", s.label(c.Mesh), g.VertexCount, s.vertices)
 		}
 	}
+	checked, err := e.checkedIndices(s, t, g)
+	if err != nil {
+		return fmt.Errorf("index check: %w", err)
+	}
 	geom := vk.AccelerationStructureGeometryKHR{
 		SType: vk.STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR, GeometryType: vk.GEOMETRY_TYPE_TRIANGLES_KHR,
 		Flags: vk.GEOMETRY_OPAQUE_BIT_KHR,
@@ -158,9 +162,9 @@ func (e *encoder) meshBuild(c *device.MeshBuild) error {
 	tri.VertexStride = vk.DeviceSize(g.VertexStride)
 	tri.MaxVertex = g.VertexCount - 1
 	tri.IndexType = vk.INDEX_TYPE_UINT32
-	*tri.IndexData.DeviceAddress() = vk.DeviceAddress(ib.raw.addr + g.IndexOffset)
+	*tri.IndexData.DeviceAddress() = vk.DeviceAddress(checked.raw.addr)
 	err = e.buildStructure(s, t, c.Mesh, c.Mode, &geom, g.Triangles,
-		use{vb, g.VertexOffset, g.VertexOffset + vbytes, false}, use{ib, g.IndexOffset, g.IndexOffset + 12*uint64(g.Triangles), false})
+		use{vb, g.VertexOffset, g.VertexOffset + vbytes, false}, use{checked, 0, 12 * uint64(g.Triangles), false})
 	if err == nil && c.Mode == device.BuildFull {
 		s.vertices = g.VertexCount
 	}

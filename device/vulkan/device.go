@@ -79,15 +79,16 @@ type Device struct {
 
 	log *slog.Logger
 
-	graveyard graveyard
-	samplers  samplerCache
-	setIdx    setIndex // cached descriptor sets by resource (descset.go)
-	pcache    pipelineCache
-	kcache    kernelCache            // the SPIR-V cache of kernels compiled here (kernel.go)
-	texLayout vk.DescriptorSetLayout // bindless texture slots' set layout (native path), or 0
-	inflight  atomic.Int64           // submissions enqueued on any stream and not yet completed on the host
-	streams   sync.Map               // every *stream not yet released, destroyed ones included
-	parked    parkedSet
+	graveyard  graveyard
+	samplers   samplerCache
+	setIdx     setIndex // cached descriptor sets by resource (descset.go)
+	pcache     pipelineCache
+	kcache     kernelCache            // the SPIR-V cache of kernels compiled here (kernel.go)
+	texLayout  vk.DescriptorSetLayout // bindless texture slots' set layout (native path), or 0
+	inflight   atomic.Int64           // submissions enqueued on any stream and not yet completed on the host
+	streams    sync.Map               // every *stream not yet released, destroyed ones included
+	parked     parkedSet
+	indexCheck indexCheck // the mesh index check (accel_indices.go)
 }
 
 // queue is a VkQueue; submissions to it are serialised.

@@ -103,7 +103,8 @@ type encoder struct {
 
 	presents []*presentJob // the list's Present commands (present.go)
 
-	touched []*accelTouch // structures the list changes (accel_encode.go)
+	touched []*accelTouch             // structures the list changes (accel_encode.go)
+	hidden  map[device.Handle]*buffer // buffers of the backend's own a dispatch sees (accel_indices.go)
 
 	// One-time initialisations this list took on (a texture's first layout
 	// transition, a bindless array's first clear): given back if the list
@@ -382,6 +383,9 @@ func (e *encoder) stage(n uint64) ([]byte, uint64) {
 }
 
 func (e *encoder) buffer(h device.Handle) (*buffer, error) {
+	if b, ok := e.hidden[h]; ok {
+		return b, nil
+	}
 	b, err := lookup[*buffer](e.d, h, "buffer")
 	if err == nil {
 		e.used = append(e.used, &b.tracked)
