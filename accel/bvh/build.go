@@ -34,8 +34,18 @@ type bin struct {
 	n   int
 }
 
+// scratch is a builder's reusable binning space.
+type scratch struct {
+	bins      [3][64]bin
+	rightArea [64]float64
+	rightBox  [64]AABB
+	rightN    [64]int
+}
+
 type builder struct {
+	scratch  *scratch
 	refs     []ref
+	opt      Options
 	nodes    []Node
 	leafSize int
 	bins     int
@@ -59,11 +69,13 @@ const (
 )
 
 func newBuilder(refs []ref, opt Options) *builder {
-	b := &builder{refs: refs, leafSize: opt.LeafSize, bins: opt.Bins, allAxes: !opt.FastBuild}
+	b := &builder{refs: refs, opt: opt, leafSize: opt.LeafSize, bins: opt.Bins, allAxes: !opt.FastBuild}
 	if b.leafSize <= 0 {
 		b.leafSize = 4
 	}
-	b.leafSize = min(b.leafSize, MaxLeafSize)
+	if MaxLeafSize < b.leafSize {
+		b.leafSize = MaxLeafSize
+	}
 	if b.bins <= 0 {
 		b.bins = 16
 		if opt.FastBuild {
@@ -77,16 +89,19 @@ func newBuilder(refs []ref, opt Options) *builder {
 	return b
 }
 
-// build returns the nodes of a hierarchy over refs, which it reorders into
-// leaf order. No refs gives no nodes.
-func (b *builder) build() []Node {
+// build returns the nodes of a hierarchy over refs and the refs in leaf
+// order (refs itself, reordered, or a new slice). No refs give no nodes.
+func (b *builder) build() ([]Node, []ref) {
 	if len(b.refs) == 0 {
-		return nil
+		return nil, b.refs
+	}
+	if !b.allAxes {
+		return buildMorton(b.refs, b.opt)
 	}
 	box, cbox := b.bounds(0, len(b.refs))
 	b.nodes = make([]Node, 1, 2*len(b.refs)/max(1, b.leafSize/2)+1)
 	b.split(0, 0, len(b.refs), 0, box, cbox)
-	return b.nodes
+	return b.nodes, b.refs
 }
 
 // bounds returns the union of refs[lo:hi]'s boxes and of their centroids.
@@ -95,11 +110,19 @@ func (b *builder) bounds(lo, hi int) (box, cbox AABB) {
 	for i := lo; i < hi; i++ {
 		r := &b.refs[i]
 		for k := 0; k < 3; k++ {
-			box.Min[k] = min(box.Min[k], r.min[k])
-			box.Max[k] = max(box.Max[k], r.max[k])
+			if r.min[k] < box.Min[k] {
+				box.Min[k] = r.min[k]
+			}
+			if r.max[k] > box.Max[k] {
+				box.Max[k] = r.max[k]
+			}
 			c := r.centroid(k)
-			cbox.Min[k] = min(cbox.Min[k], c)
-			cbox.Max[k] = max(cbox.Max[k], c)
+			if c < cbox.Min[k] {
+				cbox.Min[k] = c
+			}
+			if c > cbox.Max[k] {
+				cbox.Max[k] = c
+			}
 		}
 	}
 	return box, cbox
@@ -158,18 +181,7 @@ func (b *builder) split(ni, lo, hi, depth int, box, cbox AABB) {
 		}()
 		b.split(c, lo, mid, depth+1, lbox, lcbox)
 		wg.Wait()
-		// sub's node j ≥ 1 lands at base+j-1; its root is the right child.
-		base := uint32(len(b.nodes))
-		fix := func(nd Node) Node {
-			if nd.Count == 0 {
-				nd.LeftFirst = nd.LeftFirst - 1 + base
-			}
-			return nd
-		}
-		b.nodes[c+1] = fix(sub.nodes[0])
-		for _, nd := range sub.nodes[1:] {
-			b.nodes = append(b.nodes, fix(nd))
-		}
+		b.nodes = appendSubtree(b.nodes, c+1, sub.nodes)
 		return
 	}
 	b.split(c, lo, mid, depth+1, lbox, lcbox)
@@ -201,6 +213,17 @@ func binScale(cbox *AABB, k, nbins int) float32 {
 	return s
 }
 
+// nbins is the bins a node of n primitives is cut with: small nodes need
+// few, about one cut between each pair of centroids.
+func (b *builder) nbins(n int) int { return max(4, min(b.bins, n)) }
+
+var emptyBins = func() (e [64]bin) {
+	for i := range e {
+		e[i].box = emptyBox()
+	}
+	return e
+}()
+
 // bestCut bins refs[lo:hi] and returns the cheapest cut (axis, the last bin
 // on the left, its SAH cost and the child boxes), or axis -1 when no cut
 // separates anything.
@@ -220,8 +243,12 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		}
 		axes[0], na = k, 1
 	}
-	nb := b.bins
-	var bins [3][64]bin
+	nb := b.nbins(hi - lo)
+	if b.scratch == nil {
+		b.scratch = new(scratch)
+	}
+	bins := &b.scratch.bins
+	rightArea, rightBox, rightN := &b.scratch.rightArea, &b.scratch.rightBox, &b.scratch.rightN
 	var scale [3]float32
 	live := false
 	for a := 0; a < na; a++ {
@@ -230,9 +257,7 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		if scale[a] != 0 {
 			live = true
 		}
-		for i := 0; i < nb; i++ {
-			bins[a][i].box = emptyBox()
-		}
+		copy(bins[a][:nb], emptyBins[:nb])
 	}
 	if !live {
 		return
@@ -247,20 +272,21 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 			bn := &bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)]
 			bn.n++
 			for j := 0; j < 3; j++ {
-				bn.box.Min[j] = min(bn.box.Min[j], r.min[j])
-				bn.box.Max[j] = max(bn.box.Max[j], r.max[j])
+				if r.min[j] < bn.box.Min[j] {
+					bn.box.Min[j] = r.min[j]
+				}
+				if r.max[j] > bn.box.Max[j] {
+					bn.box.Max[j] = r.max[j]
+				}
 			}
 		}
 	}
-	var rightArea [64]float64
-	var rightBox [64]AABB
 	for a := 0; a < na; a++ {
 		if scale[a] == 0 {
 			continue
 		}
 		bs := &bins[a]
 		acc, cnt := emptyBox(), 0
-		var rightN [64]int
 		for i := nb - 1; i > 0; i-- {
 			acc.union(&bs[i].box)
 			cnt += bs[i].n
@@ -286,12 +312,13 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 // the front and returns the first index of the rest, with each side's
 // centroid box.
 func (b *builder) partition(lo, hi, axis, cut int, cbox AABB) (mid int, lcbox, rcbox AABB) {
-	scale := binScale(&cbox, axis, b.bins)
+	nb := b.nbins(hi - lo)
+	scale := binScale(&cbox, axis, nb)
 	cmin := cbox.Min[axis]
 	lcbox, rcbox = emptyBox(), emptyBox()
 	i, j := lo, hi-1
 	for i <= j {
-		if binOf(b.refs[i].centroid(axis), cmin, scale, b.bins) <= cut {
+		if binOf(b.refs[i].centroid(axis), cmin, scale, nb) <= cut {
 			i++
 		} else {
 			b.refs[i], b.refs[j] = b.refs[j], b.refs[i]
@@ -306,8 +333,12 @@ func (b *builder) partition(lo, hi, axis, cut int, cbox AABB) (mid int, lcbox, r
 		}
 		for k := 0; k < 3; k++ {
 			c := r.centroid(k)
-			cb.Min[k] = min(cb.Min[k], c)
-			cb.Max[k] = max(cb.Max[k], c)
+			if c < cb.Min[k] {
+				cb.Min[k] = c
+			}
+			if c > cb.Max[k] {
+				cb.Max[k] = c
+			}
 		}
 	}
 	return i, lcbox, rcbox

@@ -1,6 +1,9 @@
 package bvh
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // Mesh is a bottom-level hierarchy over triangles or over boxes (procedural
 // primitives). Nodes[0] is the root; a leaf's entries are
@@ -58,29 +61,61 @@ func checkCount(n int) error {
 }
 
 // BuildTriangles builds a mesh over tris. A triangle with a NaN or infinite
-// coordinate is an error naming it; no triangles give an empty mesh.
+// coordinate is an error naming it (the first such); no triangles give an
+// empty mesh.
 func BuildTriangles(tris []Triangle, opt Options) (*Mesh, error) {
 	if err := checkCount(len(tris)); err != nil {
 		return nil, err
 	}
-	refs := make([]ref, len(tris))
-	for i := range tris {
-		t := &tris[i]
-		if err := checkTriangle(i, t); err != nil {
-			return nil, err
+	if opt.FastBuild {
+		m, bad := buildMortonTriangles(tris, opt)
+		if bad >= 0 {
+			return nil, checkTriangle(bad, &tris[bad])
 		}
-		b := t.bounds()
-		refs[i] = ref{min: b.Min, max: b.Max, id: uint32(i)}
+		return m, nil
+	}
+	refs := make([]ref, len(tris))
+	if bad := firstBad(len(tris), func(lo, hi int) int {
+		for i := lo; i < hi; i++ {
+			t := &tris[i]
+			if !finite(t.A) || !finite(t.B) || !finite(t.C) {
+				return i
+			}
+			b := t.bounds()
+			refs[i] = ref{min: b.Min, max: b.Max, id: uint32(i)}
+		}
+		return -1
+	}); bad >= 0 {
+		return nil, checkTriangle(bad, &tris[bad])
 	}
 	m := &Mesh{}
-	m.Nodes = newBuilder(refs, opt).build()
+	m.Nodes, refs = newBuilder(refs, opt).build()
 	m.Prims = make([]uint32, len(refs))
 	m.Tris = make([]Triangle, len(refs))
-	for i := range refs {
-		m.Prims[i] = refs[i].id
-		m.Tris[i] = tris[refs[i].id]
-	}
+	parallelFor(len(refs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			m.Prims[i] = refs[i].id
+			m.Tris[i] = tris[refs[i].id]
+		}
+	})
 	return m, nil
+}
+
+// firstBad runs check over [0, n) in parts on GOMAXPROCS goroutines and
+// returns the lowest index a part reports (check returns -1 for none).
+func firstBad(n int, check func(lo, hi int) int) int {
+	var mu sync.Mutex
+	bad := -1
+	parallelFor(n, func(lo, hi int) {
+		if i := check(lo, hi); i >= 0 {
+			mu.Lock()
+			if bad < 0 || i < bad {
+				bad = i
+			}
+			mu.Unlock()
+		}
+	})
+	return bad
 }
 
 // BuildAABBs builds a procedural mesh over boxes. A box with a non-finite
@@ -98,7 +133,7 @@ func BuildAABBs(boxes []AABB, opt Options) (*Mesh, error) {
 		refs[i] = ref{min: b.Min, max: b.Max, id: uint32(i)}
 	}
 	m := &Mesh{Procedural: true}
-	m.Nodes = newBuilder(refs, opt).build()
+	m.Nodes, refs = newBuilder(refs, opt).build()
 	m.Prims = make([]uint32, len(refs))
 	m.Boxes = make([]AABB, len(refs))
 	for i := range refs {

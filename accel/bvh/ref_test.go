@@ -113,7 +113,9 @@ func grid(rng *rand.Rand, w, h int) []Triangle {
 	for i := range z {
 		z[i] = 0.2 * rng.Float32()
 	}
-	p := func(x, y int) [3]float32 { return [3]float32{float32(x) / float32(w), float32(y) / float32(h), z[y*(w+1)+x]} }
+	p := func(x, y int) [3]float32 {
+		return [3]float32{float32(x) / float32(w), float32(y) / float32(h), z[y*(w+1)+x]}
+	}
 	var tris []Triangle
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {

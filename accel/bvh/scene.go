@@ -154,7 +154,7 @@ func BuildScene(inst []Instance, opt Options) (*Scene, error) {
 		s.Inverse[i], s.World[i] = inv, wb
 		refs[i] = ref{min: wb.Min, max: wb.Max, id: uint32(i)}
 	}
-	s.Nodes = newBuilder(refs, opt).build()
+	s.Nodes, refs = newBuilder(refs, opt).build()
 	s.Order = make([]uint32, len(refs))
 	for i := range refs {
 		s.Order[i] = refs[i].id

@@ -108,13 +108,11 @@ const MaxLeafSize = 255
 // each level: no path from the root to a leaf is longer than StackSize nodes.
 const StackSize = 64
 
+// finite reports whether no coordinate of v is NaN or infinite (an
+// exponent of all ones).
 func finite(v [3]float32) bool {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
-	}
-	return true
+	const exp = 0x7f800000
+	return math.Float32bits(v[0])&exp != exp && math.Float32bits(v[1])&exp != exp && math.Float32bits(v[2])&exp != exp
 }
 
 func emptyBox() AABB {
@@ -124,15 +122,23 @@ func emptyBox() AABB {
 
 func (b *AABB) grow(p [3]float32) {
 	for k := 0; k < 3; k++ {
-		b.Min[k] = min(b.Min[k], p[k])
-		b.Max[k] = max(b.Max[k], p[k])
+		if p[k] < b.Min[k] {
+			b.Min[k] = p[k]
+		}
+		if p[k] > b.Max[k] {
+			b.Max[k] = p[k]
+		}
 	}
 }
 
 func (b *AABB) union(o *AABB) {
 	for k := 0; k < 3; k++ {
-		b.Min[k] = min(b.Min[k], o.Min[k])
-		b.Max[k] = max(b.Max[k], o.Max[k])
+		if o.Min[k] < b.Min[k] {
+			b.Min[k] = o.Min[k]
+		}
+		if o.Max[k] > b.Max[k] {
+			b.Max[k] = o.Max[k]
+		}
 	}
 }
 
@@ -149,8 +155,20 @@ func (b *AABB) halfArea() float64 {
 }
 
 func (t *Triangle) bounds() AABB {
-	b := AABB{t.A, t.A}
-	b.grow(t.B)
-	b.grow(t.C)
+	var b AABB
+	for k := 0; k < 3; k++ {
+		lo, hi := t.A[k], t.A[k]
+		if t.B[k] < lo {
+			lo = t.B[k]
+		} else if t.B[k] > hi {
+			hi = t.B[k]
+		}
+		if t.C[k] < lo {
+			lo = t.C[k]
+		} else if t.C[k] > hi {
+			hi = t.C[k]
+		}
+		b.Min[k], b.Max[k] = lo, hi
+	}
 	return b
 }
