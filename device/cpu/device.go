@@ -19,6 +19,9 @@
 // and 2D textures with samplers, on the emulated path's rules (formats,
 // zero past a slot's range, sampling as kernel.Texture2D).
 //
+// Ray tracing builds accel/bvh hierarchies on the stream's goroutine
+// (device.RayTracing, accel.go).
+//
 // Not implemented (refused with errors wrapping device.ErrUnsupported that
 // name what): Custom commands, SPIR-V shaders (ahead-of-time records and
 // lucentc launchers run through the IR they carry), and f16 arithmetic in
@@ -125,6 +128,7 @@ func (d *Device) Capabilities() device.Capabilities {
 		Float64: true, Int8: true, Int16: true, Int64: true, Storage8: true, Storage16: true,
 		AtomicFloat32Add: true, AtomicInt64: true,
 		Bindless: device.PathEmulated, Sampling: device.PathEmulated,
+		RayTracing: device.PathEmulated, // accel/bvh hierarchies in Go memory (accel.go)
 	}
 }
 
