@@ -21,7 +21,5 @@ func SceneOf(d *Device, h device.Handle) *bvh.Scene {
 	if err != nil {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.scene
+	return s.Scene()
 }
