@@ -14,8 +14,14 @@ import (
 // Bad input on the native path, with the validation layer on: each a clear
 // error or a defined result, never a fault.
 
-// buildMesh builds a mesh over verts and idx and returns its compacted size.
-func buildMesh(t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx [][3]uint32) uint64 {
+// buildMeshErr builds a mesh over verts and idx and returns the error of
+// Submit or Synchronize.
+func buildMeshErr(t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx [][3]uint32) error {
+	_, err := buildMeshWith(t, d, s, verts, idx)
+	return err
+}
+
+func buildMeshWith(t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx [][3]uint32) (*accel.Mesh, error) {
 	vb, err := device.NewBufferFrom(d, verts)
 	require.NoError(t, err)
 	ib, err := device.NewBufferFrom(d, idx)
@@ -23,15 +29,23 @@ func buildMesh(t *testing.T, d *device.Device, s *device.Stream, verts [][3]floa
 	m, err := accel.NewMesh(d, vb.All(), ib.All(), accel.Options{AllowCompaction: true})
 	require.NoError(t, err)
 	closeAll(t, m, ib, vb)
-	require.NoError(t, s.Submit(m.Build()))
-	require.NoError(t, s.Synchronize(context.Background()))
+	if err := s.Submit(m.Build()); err != nil {
+		return m, err
+	}
+	return m, s.Synchronize(context.Background())
+}
+
+// buildMesh builds a mesh over verts and idx and returns its compacted size.
+func buildMesh(t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx [][3]uint32) uint64 {
+	m, err := buildMeshWith(t, d, s, verts, idx)
+	require.NoError(t, err)
 	sz, err := m.Size()
 	require.NoError(t, err)
 	require.NotZero(t, sz.Compacted)
 	return sz.Compacted
 }
 
-func TestNativeIndicesOutOfRange(t *testing.T) {
+func TestVulkanIndicesOutOfRange(t *testing.T) {
 	// Before the index check, lavapipe faulted (SIGSEGV) on this build.
 	for _, validated := range []bool{true, false} {
 		var opts []device.Option
@@ -43,25 +57,41 @@ func TestNativeIndicesOutOfRange(t *testing.T) {
 		require.NoError(t, err)
 		closeAll(t, s)
 		verts := [][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}
-		bad := buildMesh(t, d, s, verts, [][3]uint32{{0, 1, 2}, {1, 3, 1 << 30}, {math.MaxUint32, 5, 7}, {1, 2, 3}})
+		badIdx := [][3]uint32{{0, 1, 2}, {1, 3, 1 << 30}, {math.MaxUint32, 5, 7}, {1, 2, 3}}
+		if !native(d) {
+			// The software path reads the indices: an error naming the triangle.
+			err := buildMeshErr(t, d, s, verts, badIdx)
+			require.ErrorIs(t, err, device.ErrInvalidArgument)
+			require.ErrorContains(t, err, "triangle 1: index 1073741824 past its 4 vertices")
+			continue
+		}
+		bad := buildMesh(t, d, s, verts, badIdx)
 		// A triangle with an index past the vertices is built as (0, 0, 0).
 		dropped := buildMesh(t, d, s, verts, [][3]uint32{{0, 1, 2}, {0, 0, 0}, {0, 0, 0}, {1, 2, 3}})
 		require.Equal(t, dropped, bad, "the bad triangles are the degenerate (0, 0, 0)")
 	}
 }
 
-func TestNativeNonFiniteVertices(t *testing.T) {
+func TestVulkanNonFiniteVertices(t *testing.T) {
 	d := nativeDevice(t)
 	s, err := d.NewStream(device.StreamCompute)
 	require.NoError(t, err)
 	closeAll(t, s)
 	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	verts := [][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {nan, 0, 0}, {inf, -inf, 0}}
+	idx := [][3]uint32{{0, 1, 2}, {0, 1, 3}, {0, 1, 4}}
+	if !native(d) {
+		// The software path refuses them, naming the triangle.
+		err := buildMeshErr(t, d, s, verts, idx)
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		require.ErrorContains(t, err, "triangle 1")
+		return
+	}
 	// Vulkan defines a triangle with a NaN vertex as inactive; Inf builds.
-	buildMesh(t, d, s, [][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {nan, 0, 0}, {inf, -inf, 0}},
-		[][3]uint32{{0, 1, 2}, {0, 1, 3}, {0, 1, 4}})
+	buildMesh(t, d, s, verts, idx)
 }
 
-func TestNativeZeroTriangles(t *testing.T) {
+func TestVulkanZeroTriangles(t *testing.T) {
 	d := nativeDevice(t)
 	vb, err := device.NewBuffer[[3]float32](d, 3)
 	require.NoError(t, err)
@@ -83,7 +113,7 @@ func TestNativeZeroTriangles(t *testing.T) {
 	require.ErrorContains(t, device.CommandError(a.Build()), "has no instances")
 }
 
-func TestNativeClosedMeshInInstance(t *testing.T) {
+func TestVulkanClosedMeshInInstance(t *testing.T) {
 	for _, validated := range []bool{true, false} {
 		var d *device.Device
 		if validated {
@@ -128,7 +158,7 @@ func TestNativeClosedMeshInInstance(t *testing.T) {
 	}
 }
 
-func TestNativeBuildFromBufferInFlight(t *testing.T) {
+func TestVulkanBuildFromBufferInFlight(t *testing.T) {
 	d := nativeDevice(t)
 	writer, err := d.NewStream(device.StreamCompute)
 	require.NoError(t, err)

@@ -110,7 +110,9 @@ type Capabilities struct {
 	MaxBindlessTextures uint32
 	RayQuery            Path // native ray query, or software BVH traversal
 	// RayTracing is how meshes, procedurals and accels are built (the
-	// RayTracing extension): by the device (native), or none.
+	// RayTracing extension): by the device (native), on the host with
+	// accel/bvh (emulated: the software path; LUCENT_ACCEL=software forces
+	// it on a Vulkan device with native ones), or not at all (none).
 	RayTracing        Path
 	SeparateCopyQueue bool // StreamCopy maps to a dedicated transfer queue
 }

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/internal/softaccel"
 	"github.com/lucent-gpu/lucent/vk"
 )
 
@@ -55,6 +56,13 @@ type structure struct {
 	indexShader device.Handle
 	indices     *buffer
 
+	// the software path (accel_soft.go): the host hierarchy, the device
+	// buffer holding its arrays, and for accels the instances' primitives
+	soft        *softaccel.Structure
+	nodes       *buffer
+	nodesHandle device.Handle
+	softPrims   []*structure
+
 	// accels only
 	insts   []device.Instance
 	set     []bool
@@ -103,6 +111,9 @@ func (s *structure) vkType() vk.AccelerationStructureTypeKHR {
 
 // release destroys everything the structure holds (its work is done).
 func (s *structure) release() {
+	if s.nodesHandle != 0 {
+		s.d.dropHidden(s.nodesHandle)
+	}
 	s.d.releaseStore(s.as)
 	for _, b := range []*rawBuffer{s.scratch, s.instBuf} {
 		if b != nil {
@@ -155,13 +166,17 @@ func (d *Device) createStructure(kind device.ResourceKind, opt device.AccelOptio
 		return 0, err
 	}
 	defer d.exit()
-	if d.caps.RayTracing != device.PathNative {
-		return 0, unsupportedf("%s builds no acceleration structures", d.phys.name())
-	}
 	if err := opt.Check(); err != nil {
 		return 0, fmt.Errorf("vulkan: %w", err)
 	}
 	s := &structure{d: d, kind: kind, opt: opt}
+	if d.softAccel {
+		h, err := d.add(s)
+		if err == nil {
+			s.soft = softaccel.New(h, kind, opt)
+		}
+		return h, err
+	}
 	if kind == device.KindMesh {
 		sh, err := d.indexShader()
 		if err != nil {
@@ -192,6 +207,9 @@ func (d *Device) destroyStructure(h device.Handle, kind device.ResourceKind) err
 	s, err := removeStructure(d, h, kind)
 	if err != nil {
 		return err
+	}
+	if s.soft != nil {
+		s.soft.Destroy() // later accel builds over it fail
 	}
 	recycle := d.dropResource(h)
 	d.graveyard.bury(s.waits(), func() { s.release(); recycle() })
@@ -272,6 +290,9 @@ func (d *Device) AccelSize(h device.Handle) (device.AccelSize, error) {
 	if err != nil {
 		return device.AccelSize{}, err
 	}
+	if s.soft != nil {
+		return s.soft.Size(), nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := device.AccelSize{Bytes: s.as.size}
@@ -296,4 +317,21 @@ func (s *structure) compactedSize() (uint64, bool) {
 // unsafeBytes returns the bytes of a plain struct.
 func unsafeBytes[T any](p *T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(p)), unsafe.Sizeof(*p))
+}
+
+// dropHidden releases a buffer of the backend's own (a software
+// structure's arrays) once its work is done; at Close the table's release
+// covers it.
+func (d *Device) dropHidden(h device.Handle) {
+	d.live.Lock()
+	if d.objects == nil {
+		d.live.Unlock()
+		return
+	}
+	b, _ := d.objects[h].(*buffer)
+	delete(d.objects, h)
+	d.live.Unlock()
+	if b != nil {
+		d.graveyard.bury(b.waits(), b.release)
+	}
 }

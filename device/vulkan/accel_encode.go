@@ -47,6 +47,9 @@ func (e *encoder) structure(h device.Handle, kind device.ResourceKind) (*structu
 	if err != nil {
 		return nil, nil, err
 	}
+	if s.soft != nil {
+		return nil, nil, invalidf("%s is built in software, not by the encoder", s.label(h))
+	}
 	e.used = append(e.used, &s.tracked)
 	s.mu.Lock()
 	for _, t := range e.touched {

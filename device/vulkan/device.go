@@ -89,6 +89,7 @@ type Device struct {
 	streams    sync.Map               // every *stream not yet released, destroyed ones included
 	parked     parkedSet
 	indexCheck indexCheck // the mesh index check (accel_indices.go)
+	softAccel  bool       // structures built in software (accel_soft.go)
 }
 
 // queue is a VkQueue; submissions to it are serialised.
@@ -156,6 +157,9 @@ func Open(opts device.Options) (_ *Device, err error) {
 		d.caps.PushDescriptors = false // resources bind through cached descriptor sets
 	}
 	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
+	if d.caps.RayTracing != device.PathNative || softwareForced() {
+		d.softAccel, d.caps.RayTracing = true, device.PathEmulated
+	}
 	if d.caps.Sampling == device.PathNative {
 		if err := d.createTextureLayout(); err != nil {
 			d.closePipelineCache()

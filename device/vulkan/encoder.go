@@ -18,6 +18,7 @@ package vulkan
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -155,8 +156,20 @@ func (e *encoder) stagingSize(list *device.CommandList) uint64 {
 	return n
 }
 
-// Dispatch encodes list into a command buffer and submits it on the stream.
+// Dispatch encodes list into a command buffer and submits it on the stream
+// (in pieces where it builds structures in software, accel_soft.go).
 func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
+	if d.softAccel && list != nil && slices.ContainsFunc(list.Commands, isAccelCommand) {
+		if err := d.enter(); err != nil {
+			return err
+		}
+		defer d.exit()
+		return d.dispatchSoftware(sh, list)
+	}
+	return d.dispatch(sh, list)
+}
+
+func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 	if err := d.enter(); err != nil {
 		return err
 	}

@@ -9,17 +9,16 @@ import (
 // Extension implements device.Extender: the Vulkan backend presents
 // (device.Presenter), hands out its Vulkan objects (device.NativeHandles) and
 // reports its pipeline cache (device.PipelineCacheReporter) and, where the
-// device has VK_KHR_acceleration_structure, builds acceleration structures
-// (device.RayTracing, accel.go).
+// builds acceleration structures (device.RayTracing: natively where the
+// device has VK_KHR_acceleration_structure, accel.go; in software elsewhere,
+// accel_soft.go).
 func (d *Device) Extension(t reflect.Type) any {
 	switch t {
 	case reflect.TypeFor[device.Presenter](), reflect.TypeFor[device.NativeHandles](),
 		reflect.TypeFor[device.PipelineCacheReporter](), reflect.TypeFor[device.ShaderCacheReporter]():
 		return d
 	case reflect.TypeFor[device.RayTracing]():
-		if d.caps.RayTracing == device.PathNative {
-			return d
-		}
+		return d
 	}
 	return nil
 }
