@@ -63,6 +63,11 @@ func (d *Device) NativeObject(h device.Handle) (uintptr, error) {
 	case *surface:
 		return uintptr(o.handle), nil
 	case *structure:
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.soft != nil && o.nodes != nil {
+			return uintptr(o.nodes.raw.handle), nil // the buffer of its arrays
+		}
 		return uintptr(o.as.handle), nil
 	}
 	return 0, invalidf("handle %d is a %s, which has no native object", h, kindName(obj))
