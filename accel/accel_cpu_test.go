@@ -124,3 +124,27 @@ func TestSoftwareClosedMeshInInstance(t *testing.T) {
 		require.ErrorContains(t, err, "instance 0: ")
 	}
 }
+
+func TestSoftwareBuildFromBufferInFlight(t *testing.T) {
+	d := openCPU(t, true)
+	writer, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	builder, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	closeAll(t, builder, writer)
+	vb, err := device.NewBuffer[[3]float32](d, 3)
+	require.NoError(t, err)
+	ib, err := device.NewBufferFrom(d, [][3]uint32{{0, 1, 2}})
+	require.NoError(t, err)
+	m, err := accel.NewMesh(d, vb.All(), ib.All(), accel.Options{})
+	require.NoError(t, err)
+	closeAll(t, m, ib, vb)
+	require.NoError(t, writer.Submit(vb.Upload([][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}})))
+	err = builder.Submit(m.Build())
+	require.ErrorIs(t, err, device.ErrHazard)
+	require.NoError(t, writer.Synchronize(context.Background()))
+	require.NoError(t, builder.Submit(m.Build()))
+	require.NoError(t, builder.Synchronize(context.Background()))
+	_, err = accel.NewMesh(d, vb.All(), ib.View(0, 0), accel.Options{})
+	require.ErrorContains(t, err, "Triangles 0")
+}
