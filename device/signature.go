@@ -68,7 +68,7 @@ type Argument struct {
 	// ElemSize is a buffer's element stride in bytes (0: unknown, unchecked).
 	ElemSize uint32
 	// ByAddress marks a buffer the kernel reaches by device address (a
-	// frontend.BigBuf parameter: views beyond the backend's descriptor
+	// dsl.BigBuf parameter: views beyond the backend's descriptor
 	// range); the backend passes the view's address and element count.
 	ByAddress bool
 

@@ -16,7 +16,8 @@ import (
 	"sync"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // indexCheck is the device's index-checking kernel, made with its first mesh.
@@ -28,15 +29,15 @@ type indexCheck struct {
 
 // indexCheckKernel: thread i copies triangle i of src to dst, or writes
 // (0, 0, 0) when one of its indices is above last.
-func indexCheckKernel() (*frontend.Function, error) {
-	return frontend.Kernel1D(64, func(k *frontend.K, last frontend.U32, src, dst frontend.BigBuf[frontend.U32]) {
-		i := k.DispatchID().X().Mul(frontend.U(3))
-		a, b, c := src.Read(i), src.Read(i.Add(frontend.U(1))), src.Read(i.Add(frontend.U(2)))
+func indexCheckKernel() (*ir.Function, error) {
+	return dsl.Kernel1D(64, func(k *dsl.K, last dsl.U32, src, dst dsl.BigBuf[dsl.U32]) {
+		i := k.DispatchID().X().Mul(dsl.U(3))
+		a, b, c := src.Read(i), src.Read(i.Add(dsl.U(1))), src.Read(i.Add(dsl.U(2)))
 		ok := a.Le(last).And(b.Le(last)).And(c.Le(last))
-		zero := frontend.U(0)
-		dst.Write(i, frontend.Select(ok, a, zero))
-		dst.Write(i.Add(frontend.U(1)), frontend.Select(ok, b, zero))
-		dst.Write(i.Add(frontend.U(2)), frontend.Select(ok, c, zero))
+		zero := dsl.U(0)
+		dst.Write(i, dsl.Select(ok, a, zero))
+		dst.Write(i.Add(dsl.U(1)), dsl.Select(ok, b, zero))
+		dst.Write(i.Add(dsl.U(2)), dsl.Select(ok, c, zero))
 	}, "last", "src", "dst")
 }
 
