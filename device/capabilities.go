@@ -109,11 +109,16 @@ type Capabilities struct {
 	// textures on the native Sampling path (0 on the emulated path: any slot).
 	MaxBindlessTextures uint32
 	RayQuery            Path // native ray query, or software BVH traversal
-	SeparateCopyQueue   bool // StreamCopy maps to a dedicated transfer queue
 	// Timings says compute streams can time their command lists
 	// (CommandList.Timings): the Vulkan backend where the compute queue
 	// family has timestamps (timestampValidBits > 0), the cpu backend always.
 	// A copy stream on a transfer queue without timestamps refuses timed
 	// lists with ErrUnsupported.
 	Timings bool
+	// RayTracing is how meshes, procedurals and accels are built (the
+	// RayTracing extension): by the device (native), on the host with
+	// accel/bvh (emulated: the software path; LUCENT_ACCEL=software forces
+	// it on a Vulkan device with native ones), or not at all (none).
+	RayTracing        Path
+	SeparateCopyQueue bool // StreamCopy maps to a dedicated transfer queue
 }

@@ -6,8 +6,7 @@ import (
 )
 
 // Extender is implemented by a backend with optional capabilities beyond
-// Interface (presentation, pipeline-cache statistics, and next ray tracing
-// and printing). Extension returns the backend's implementation of the
+// Interface (presentation, pipeline-cache statistics, ray tracing). Extension returns the backend's implementation of the
 // interface type t, or nil where it has none.
 //
 // A wrapper (the validation wrapper) implements Extender too: it asks the

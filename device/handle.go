@@ -5,7 +5,8 @@ import "fmt"
 // ResourceKind says what a handle names.
 type ResourceKind uint8
 
-// Resource kinds. Mesh and Accel are reserved for ray tracing (package accel).
+// Resource kinds. Mesh, Procedural and Accel are ray tracing's (RayTracing,
+// package accel).
 const (
 	KindInvalid ResourceKind = iota
 	KindBuffer
@@ -16,8 +17,9 @@ const (
 	KindShader
 	KindMesh
 	KindAccel
-	KindSurface   // presentation (Presenter)
-	KindSwapchain // presentation (Presenter)
+	KindSurface    // presentation (Presenter)
+	KindSwapchain  // presentation (Presenter)
+	KindProcedural // ray tracing: axis-aligned boxes (RayTracing)
 )
 
 var kindNames = [...]string{
@@ -32,6 +34,7 @@ var kindNames = [...]string{
 	KindAccel:         "accel",
 	KindSurface:       "surface",
 	KindSwapchain:     "swapchain",
+	KindProcedural:    "procedural",
 }
 
 func (k ResourceKind) String() string {

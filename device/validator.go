@@ -45,6 +45,7 @@ type Validator struct {
 	signals  map[Handle][]signal  // per event, in signal order
 	accesses map[Handle]*accesses // per buffer, texture or bindless array
 	retiring map[Handle]*vres     // destroyed streams whose work may still run
+	pend     map[Handle]*accelRec // ray tracing: what the list being checked does (validator_accel.go)
 }
 
 // clock maps a stream to a tick of it.
@@ -86,6 +87,9 @@ type vres struct {
 
 	// swapchains only: the surface and the stream presents run on
 	surface, present Handle
+
+	// meshes, procedurals and accels only
+	accel *accelRec
 
 	// streams only
 	tick   uint64
@@ -392,6 +396,7 @@ func (v *Validator) Dispatch(stream Handle, list *CommandList) error {
 		v.mu.Unlock()
 		return fmt.Errorf("Dispatch: %w", err)
 	}
+	clear(v.pend)
 	for i, c := range list.Commands {
 		if err := v.checkCommand(s, stream, c); err != nil {
 			v.mu.Unlock()
@@ -405,7 +410,7 @@ func (v *Validator) Dispatch(stream Handle, list *CommandList) error {
 	vc.join(v.host)
 	t := s.tick + 1
 	for i, c := range list.Commands {
-		for _, u := range c.Usages() {
+		for _, u := range append(c.Usages(), v.accelUsages(c)...) {
 			if err := v.hazard(stream, vc, u); err != nil {
 				v.mu.Unlock()
 				return fmt.Errorf("command %d (%s): %w", i, c.CommandName(), err)
@@ -415,10 +420,11 @@ func (v *Validator) Dispatch(stream Handle, list *CommandList) error {
 	s.tick, s.vc = t, vc
 	vc[stream] = t
 	for _, c := range list.Commands {
-		for _, u := range c.Usages() {
+		for _, u := range append(c.Usages(), v.accelUsages(c)...) {
 			v.record(stream, t, u)
 		}
 	}
+	v.commitAccels(stream, t)
 	v.mu.Unlock()
 	return v.inner.Dispatch(stream, list)
 }
@@ -496,6 +502,10 @@ func (v *Validator) checkCommand(s *vres, stream Handle, c Command) error {
 	if d, ok := c.(*ShaderDispatch); ok {
 		// Checked argument by argument, so errors name the argument.
 		return v.checkDispatch(d)
+	}
+	switch c.(type) {
+	case *MeshBuild, *ProceduralBuild, *AccelBuild, *AccelCompact:
+		return v.checkAccelCommand(c)
 	}
 	for _, u := range c.Usages() {
 		if _, err := v.lookup(u.Handle, u.Kind); err != nil {

@@ -9,7 +9,7 @@ import (
 // validator's checks around it where it has some (Presenter: surfaces and
 // swapchains are tracked like every other handle, so use after Destroy,
 // wrong kinds, wrong streams and leaks are caught; NativeHandles: handles
-// must be alive). Extensions it has no
+// must be alive; RayTracing: validator_accel.go). Extensions it has no
 // checks for (PipelineCacheReporter) are handed out as they are.
 func (v *Validator) Extension(t reflect.Type) any {
 	x := extensionOf(v.inner, t)
@@ -21,6 +21,8 @@ func (v *Validator) Extension(t reflect.Type) any {
 		return &validPresenter{v: v, inner: x.(Presenter)}
 	case reflect.TypeFor[NativeHandles]():
 		return &validNative{v: v, inner: x.(NativeHandles)}
+	case reflect.TypeFor[RayTracing]():
+		return &validRayTracing{v: v, inner: x.(RayTracing)}
 	}
 	return x
 }

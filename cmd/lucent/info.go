@@ -143,7 +143,7 @@ func writeCapabilities(w io.Writer, c device.Capabilities) {
 	if len(lack) > 0 {
 		fmt.Fprintf(w, "  lacks           %s\n", strings.Join(lack, " "))
 	}
-	fmt.Fprintf(w, "  paths           bindless=%s sampling=%s ray-query=%s\n", c.Bindless, c.Sampling, c.RayQuery)
+	fmt.Fprintf(w, "  paths           bindless=%s sampling=%s ray-query=%s ray-tracing=%s\n", c.Bindless, c.Sampling, c.RayQuery, c.RayTracing)
 	if c.MaxBindlessTextures > 0 {
 		fmt.Fprintf(w, "  bindless        %d texture slots per array (descriptor indexing)\n", c.MaxBindlessTextures)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -16,6 +17,11 @@ func TestInfoListsDevicesAndCapabilities(t *testing.T) {
 	require.Contains(t, text, "device 0: ")
 	for _, want := range []string{"API version", "memory heap 0", "subgroup size", "storage range", "has ", "paths "} {
 		require.Contains(t, text, want)
+	}
+	// Each device says how it builds acceleration structures.
+	require.Equal(t, strings.Count(text, "\ndevice "), strings.Count(text, " ray-tracing="), text)
+	if os.Getenv("LUCENT_EXPECT_SAMPLING") == "native" && os.Getenv("LUCENT_ACCEL") != "software" {
+		require.Contains(t, text, " ray-tracing=native", "Mesa 25's lavapipe builds acceleration structures")
 	}
 	// Every device this runtime supports has timeline semaphores (Vulkan 1.2).
 	require.Equal(t, strings.Count(text, "\ndevice "), strings.Count(text, "timeline-semaphores"), text)

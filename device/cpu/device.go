@@ -19,6 +19,9 @@
 // and 2D textures with samplers, on the emulated path's rules (formats,
 // zero past a slot's range, sampling as kernel.Texture2D).
 //
+// Ray tracing builds accel/bvh hierarchies on the stream's goroutine
+// (device.RayTracing, accel.go).
+//
 // Not implemented (refused with errors wrapping device.ErrUnsupported that
 // name what): Custom commands, SPIR-V shaders (ahead-of-time records and
 // lucentc launchers run through the IR they carry), and f16 arithmetic in
@@ -126,6 +129,8 @@ func (d *Device) Capabilities() device.Capabilities {
 		AtomicFloat32Add: true, AtomicInt64: true,
 		Bindless: device.PathEmulated, Sampling: device.PathEmulated,
 		Timings: true, // wall clock per command, on the stream's goroutine
+
+		RayTracing: device.PathEmulated, // accel/bvh hierarchies in Go memory (accel.go)
 	}
 }
 

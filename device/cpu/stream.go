@@ -561,6 +561,8 @@ func (d *Device) prepare(c device.Command) (func() error, error) {
 		return d.prepareBindless(c)
 	case *device.Custom:
 		return nil, fmt.Errorf("%w: custom commands (a native command buffer) do not exist on the cpu backend", device.ErrUnsupported)
+	case *device.MeshBuild, *device.ProceduralBuild, *device.AccelBuild, *device.AccelCompact:
+		return d.prepareAccel(c)
 	}
 	if err := device.CommandError(c); err != nil {
 		return nil, err

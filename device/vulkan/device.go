@@ -79,15 +79,17 @@ type Device struct {
 
 	log *slog.Logger
 
-	graveyard graveyard
-	samplers  samplerCache
-	setIdx    setIndex // cached descriptor sets by resource (descset.go)
-	pcache    pipelineCache
-	kcache    kernelCache            // the SPIR-V cache of kernels compiled here (kernel.go)
-	texLayout vk.DescriptorSetLayout // bindless texture slots' set layout (native path), or 0
-	inflight  atomic.Int64           // submissions enqueued on any stream and not yet completed on the host
-	streams   sync.Map               // every *stream not yet released, destroyed ones included
-	parked    parkedSet
+	graveyard  graveyard
+	samplers   samplerCache
+	setIdx     setIndex // cached descriptor sets by resource (descset.go)
+	pcache     pipelineCache
+	kcache     kernelCache            // the SPIR-V cache of kernels compiled here (kernel.go)
+	texLayout  vk.DescriptorSetLayout // bindless texture slots' set layout (native path), or 0
+	inflight   atomic.Int64           // submissions enqueued on any stream and not yet completed on the host
+	streams    sync.Map               // every *stream not yet released, destroyed ones included
+	parked     parkedSet
+	indexCheck indexCheck // the mesh index check (accel_indices.go)
+	softAccel  bool       // structures built in software (accel_soft.go)
 }
 
 // queue is a VkQueue; submissions to it are serialised.
@@ -159,6 +161,10 @@ func Open(opts device.Options) (_ *Device, err error) {
 	}
 	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
 	d.caps.Timings = d.queues[0].timestampBits > 0
+
+	if d.caps.RayTracing != device.PathNative || softwareForced() {
+		d.softAccel, d.caps.RayTracing = true, device.PathEmulated
+	}
 	if d.caps.Sampling == device.PathNative {
 		if err := d.createTextureLayout(); err != nil {
 			d.closePipelineCache()
@@ -332,7 +338,7 @@ func lookup[T any](d *Device, h device.Handle, kind string) (T, error) {
 }
 
 func kindName(obj any) string {
-	switch obj.(type) {
+	switch o := obj.(type) {
 	case *buffer:
 		return "buffer"
 	case *texture:
@@ -345,6 +351,8 @@ func kindName(obj any) string {
 		return "shader"
 	case *bindless:
 		return "bindless array"
+	case *structure:
+		return o.kind.String()
 	}
 	return "resource"
 }

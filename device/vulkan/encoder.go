@@ -18,6 +18,7 @@ package vulkan
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -103,6 +104,9 @@ type encoder struct {
 
 	presents []*presentJob // the list's Present commands (present.go)
 
+	touched []*accelTouch             // structures the list changes (accel_encode.go)
+	hidden  map[device.Handle]*buffer // buffers of the backend's own a dispatch sees (accel_indices.go)
+
 	// One-time initialisations this list took on (a texture's first layout
 	// transition, a bindless array's first clear): given back if the list
 	// fails, so the next list records them.
@@ -145,13 +149,27 @@ func (e *encoder) stagingSize(list *device.CommandList) uint64 {
 			n += alignUp(uint64(len(c.Data)), 16)
 		case *device.BindlessUpdate:
 			n += alignUp(uint64(len(c.Slots))*slotRecordSize, 16)
+		case *device.AccelBuild:
+			n += alignUp(uint64(c.Count)*instanceRecord, 16)
 		}
 	}
 	return n
 }
 
-// Dispatch encodes list into a command buffer and submits it on the stream.
+// Dispatch encodes list into a command buffer and submits it on the stream
+// (in pieces where it builds structures in software, accel_soft.go).
 func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
+	if d.softAccel && list != nil && slices.ContainsFunc(list.Commands, isAccelCommand) {
+		if err := d.enter(); err != nil {
+			return err
+		}
+		defer d.exit()
+		return d.dispatchSoftware(sh, list)
+	}
+	return d.dispatch(sh, list)
+}
+
+func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 	if err := d.enter(); err != nil {
 		return err
 	}
@@ -222,6 +240,8 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 			d.mem.releaseStaging(sub.staging)
 		}
 		s.releaseQueries(sub)
+
+		e.settleAccels(false)
 		e.reset()
 		s.recycle(sub)
 		return err
@@ -231,6 +251,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	for _, t := range e.used {
 		t.use(s, sub.value)
 	}
+	e.settleAccels(true)
 	e.reset()
 	return d.finishPresents(s, sub, presents)
 }
@@ -394,6 +415,9 @@ func (e *encoder) stage(n uint64) ([]byte, uint64) {
 }
 
 func (e *encoder) buffer(h device.Handle) (*buffer, error) {
+	if b, ok := e.hidden[h]; ok {
+		return b, nil
+	}
 	b, err := lookup[*buffer](e.d, h, "buffer")
 	if err == nil {
 		e.used = append(e.used, &b.tracked)
@@ -691,6 +715,15 @@ func (e *encoder) command(c device.Command) error {
 
 	case *device.Present:
 		return e.present(c)
+
+	case *device.MeshBuild:
+		return e.meshBuild(c)
+	case *device.ProceduralBuild:
+		return e.proceduralBuild(c)
+	case *device.AccelBuild:
+		return e.accelBuild(c)
+	case *device.AccelCompact:
+		return e.accelCompact(c)
 
 	case *device.Custom:
 		if c.Func == nil {

@@ -8,11 +8,16 @@ import (
 
 // Extension implements device.Extender: the Vulkan backend presents
 // (device.Presenter), hands out its Vulkan objects (device.NativeHandles) and
-// reports its pipeline cache (device.PipelineCacheReporter).
+// reports its pipeline cache (device.PipelineCacheReporter) and, where the
+// builds acceleration structures (device.RayTracing: natively where the
+// device has VK_KHR_acceleration_structure, accel.go; in software elsewhere,
+// accel_soft.go).
 func (d *Device) Extension(t reflect.Type) any {
 	switch t {
 	case reflect.TypeFor[device.Presenter](), reflect.TypeFor[device.NativeHandles](),
 		reflect.TypeFor[device.PipelineCacheReporter](), reflect.TypeFor[device.ShaderCacheReporter]():
+		return d
+	case reflect.TypeFor[device.RayTracing]():
 		return d
 	}
 	return nil
@@ -23,6 +28,7 @@ var (
 	_ device.NativeHandles         = (*Device)(nil)
 	_ device.PipelineCacheReporter = (*Device)(nil)
 	_ device.ShaderCacheReporter   = (*Device)(nil)
+	_ device.RayTracing            = (*Device)(nil)
 )
 
 // NativeObject returns the Vulkan object behind a handle (see
@@ -56,6 +62,13 @@ func (d *Device) NativeObject(h device.Handle) (uintptr, error) {
 		return uintptr(o.table.raw.handle), nil
 	case *surface:
 		return uintptr(o.handle), nil
+	case *structure:
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.soft != nil && o.nodes != nil {
+			return uintptr(o.nodes.raw.handle), nil // the buffer of its arrays
+		}
+		return uintptr(o.as.handle), nil
 	}
 	return 0, invalidf("handle %d is a %s, which has no native object", h, kindName(obj))
 }

@@ -195,10 +195,20 @@ type rawBuffer struct {
 const bufferUsage = vk.BUFFER_USAGE_TRANSFER_SRC_BIT | vk.BUFFER_USAGE_TRANSFER_DST_BIT | vk.BUFFER_USAGE_STORAGE_BUFFER_BIT |
 	vk.BUFFER_USAGE_UNIFORM_BUFFER_BIT | vk.BUFFER_USAGE_INDIRECT_BUFFER_BIT
 
-// newRawBuffer creates a buffer of size bytes placed as asked.
+// newRawBuffer creates a buffer of size bytes placed as asked. Where the
+// device builds acceleration structures every buffer may be a build's input.
 func (m *memory) newRawBuffer(size uint64, p placement) (*rawBuffer, error) {
-	d := m.d
 	usage := vk.BufferUsageFlags(bufferUsage)
+	if m.d.caps.RayTracing == device.PathNative {
+		usage |= vk.BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR
+	}
+	return m.newRawBufferFor(size, p, usage)
+}
+
+// newRawBufferFor creates a buffer of size bytes with the given usage (and a
+// device address where the device has them).
+func (m *memory) newRawBufferFor(size uint64, p placement, usage vk.BufferUsageFlags) (*rawBuffer, error) {
+	d := m.d
 	if d.caps.BufferDeviceAddress {
 		usage |= vk.BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT
 	}

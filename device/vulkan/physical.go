@@ -18,6 +18,7 @@ type physical struct {
 	p12    vk.PhysicalDeviceVulkan12Properties
 	p13    vk.PhysicalDeviceVulkan13Properties
 	pushDs vk.PhysicalDevicePushDescriptorPropertiesKHR
+	asProp vk.PhysicalDeviceAccelerationStructurePropertiesKHR
 
 	f   vk.PhysicalDeviceFeatures
 	f11 vk.PhysicalDeviceVulkan11Features
@@ -70,6 +71,11 @@ func queryPhysical(in *instance, pd vk.PhysicalDevice) (*physical, error) {
 	}
 	if p.exts["VK_KHR_push_descriptor"] {
 		*tail = unsafe.Pointer(&p.pushDs)
+		tail = &p.pushDs.PNext
+	}
+	if p.exts["VK_KHR_acceleration_structure"] {
+		p.asProp.SType = vk.STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_PROPERTIES_KHR
+		*tail = unsafe.Pointer(&p.asProp)
 	}
 	in.fn.GetPhysicalDeviceProperties2(pd, &pp2)
 
@@ -222,6 +228,9 @@ func (p *physical) capabilities(index int) device.Capabilities {
 	if p.rq.RayQuery != 0 && p.as.AccelerationStructure != 0 {
 		c.RayQuery = device.PathNative
 	}
+	if p.nativeAccel() {
+		c.RayTracing = device.PathNative
+	}
 	return c
 }
 
@@ -230,4 +239,11 @@ func (p *physical) maxBufferSize() uint64 {
 		return uint64(p.p13.MaxBufferSize)
 	}
 	return uint64(p.p11.MaxMemoryAllocationSize)
+}
+
+// nativeAccel reports whether the device builds acceleration structures
+// (VK_KHR_acceleration_structure with what it needs: deferred host
+// operations, enabled with it, and buffer device addresses).
+func (p *physical) nativeAccel() bool {
+	return p.as.AccelerationStructure != 0 && p.exts["VK_KHR_deferred_host_operations"] && p.f12.BufferDeviceAddress != 0
 }

@@ -1,0 +1,143 @@
+// Package accel is the typed API of ray tracing: triangle meshes and
+// procedural primitives (axis-aligned boxes) over device buffers, and
+// instance accels placing them in a scene. Each is built, updated (refit)
+// and compacted by a command put in a stream's command list like any other,
+// so that the reads of its geometry and the writes of the structure are
+// ordered by the stream's derived barriers and hazard-checked by the
+// validation wrapper.
+//
+// The one design choice to know: everything goes through the device's
+// RayTracing extension (device.Extension), which a backend offers where it
+// can build acceleration structures (Capabilities().RayTracing says how);
+// New functions give an error wrapping device.ErrUnsupported where it
+// cannot. docs/accel.md has the contract and what is checked where.
+package accel
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/lucent-gpu/lucent/device"
+)
+
+// Options are fixed when a structure is made (see device.AccelOptions).
+type Options = device.AccelOptions
+
+// Build hints (see device.AccelHint).
+const (
+	FastTrace = device.FastTrace
+	FastBuild = device.FastBuild
+)
+
+// Size is a structure's memory (see device.AccelSize).
+type Size = device.AccelSize
+
+// resource is the part every structure shares: its handle on the device's
+// RayTracing extension and an idempotent Close.
+type resource struct {
+	rt   device.RayTracing
+	h    device.Handle
+	kind device.ResourceKind
+
+	mu     sync.Mutex
+	closed bool
+}
+
+func zeroErr(what string) error {
+	return fmt.Errorf("accel: %w: nil or zero-value %s (make one with its New function)", device.ErrInvalidArgument, what)
+}
+
+// rayTracing returns the device's extension, with an error naming op.
+func rayTracing(d *device.Device, op string) (device.RayTracing, error) {
+	if d == nil {
+		return nil, fmt.Errorf("accel: %s: %w: nil device", op, device.ErrInvalidArgument)
+	}
+	rt, err := device.Extension[device.RayTracing](d)
+	if err != nil {
+		return nil, fmt.Errorf("accel: %s: %w", op, err)
+	}
+	return rt, nil
+}
+
+func newResource(d *device.Device, kind device.ResourceKind, op string, opt Options,
+	create func(device.RayTracing, Options) (device.Handle, error)) (*resource, error) {
+	rt, err := rayTracing(d, op)
+	if err != nil {
+		return nil, err
+	}
+	if err := opt.Check(); err != nil {
+		return nil, fmt.Errorf("accel: %s: %w", op, err)
+	}
+	h, err := create(rt, opt)
+	if err != nil {
+		return nil, fmt.Errorf("accel: %s: %w", op, err)
+	}
+	return &resource{rt: rt, h: h, kind: kind}, nil
+}
+
+// usable returns nil for a live resource.
+func (r *resource) usable(what string) error {
+	if r == nil || r.rt == nil {
+		return zeroErr(what)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return fmt.Errorf("accel: %s %d: %w", r.kind, r.h, device.ErrClosed)
+	}
+	return nil
+}
+
+// Close destroys the structure once the work using it has finished; later
+// calls, calls on a nil or zero value, and calls after the device closed
+// (which released it) return nil.
+func (r *resource) Close() error {
+	if r == nil || r.rt == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	var err error
+	switch r.kind {
+	case device.KindMesh:
+		err = r.rt.DestroyMesh(r.h)
+	case device.KindProcedural:
+		err = r.rt.DestroyProcedural(r.h)
+	default:
+		err = r.rt.DestroyAccel(r.h)
+	}
+	if errors.Is(err, device.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Handle returns the backend handle (0 for a nil or zero value).
+func (r *resource) Handle() device.Handle {
+	if r == nil {
+		return 0
+	}
+	return r.h
+}
+
+// Size reports the structure's memory now and, once a build with
+// AllowCompaction has finished, its compacted size.
+func (r *resource) Size() (Size, error) {
+	if err := r.usable("structure"); err != nil {
+		return Size{}, err
+	}
+	return r.rt.AccelSize(r.h)
+}
+
+// compact is the compaction command of a structure.
+func (r *resource) compact(what string) device.Command {
+	if err := r.usable(what); err != nil {
+		return device.FailedCommand("compaction", err)
+	}
+	return &device.AccelCompact{Handle: r.h, Kind: r.kind}
+}

@@ -1,0 +1,191 @@
+package accel_test
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/accel"
+	"github.com/lucent-gpu/lucent/device"
+)
+
+// Bad input on the native path, with the validation layer on: each a clear
+// error or a defined result, never a fault.
+
+// buildMeshErr builds a mesh over verts and idx and returns the error of
+// Submit or Synchronize.
+func buildMeshErr(t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx [][3]uint32) error {
+	_, err := buildMeshWith(t, d, s, verts, idx)
+	return err
+}
+
+func buildMeshWith(t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx [][3]uint32) (*accel.Mesh, error) {
+	vb, err := device.NewBufferFrom(d, verts)
+	require.NoError(t, err)
+	ib, err := device.NewBufferFrom(d, idx)
+	require.NoError(t, err)
+	m, err := accel.NewMesh(d, vb.All(), ib.All(), accel.Options{AllowCompaction: true})
+	require.NoError(t, err)
+	closeAll(t, m, ib, vb)
+	if err := s.Submit(m.Build()); err != nil {
+		return m, err
+	}
+	return m, s.Synchronize(context.Background())
+}
+
+// buildMesh builds a mesh over verts and idx and returns its compacted size.
+func buildMesh(t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx [][3]uint32) uint64 {
+	m, err := buildMeshWith(t, d, s, verts, idx)
+	require.NoError(t, err)
+	sz, err := m.Size()
+	require.NoError(t, err)
+	require.NotZero(t, sz.Compacted)
+	return sz.Compacted
+}
+
+func TestVulkanIndicesOutOfRange(t *testing.T) {
+	// Before the index check, lavapipe faulted (SIGSEGV) on this build.
+	for _, validated := range []bool{true, false} {
+		var opts []device.Option
+		if !validated {
+			opts = append(opts, func(o *device.Options) { o.Validation = false })
+		}
+		d := nativeDevice(t, opts...)
+		s, err := d.NewStream(device.StreamCompute)
+		require.NoError(t, err)
+		closeAll(t, s)
+		verts := [][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}
+		badIdx := [][3]uint32{{0, 1, 2}, {1, 3, 1 << 30}, {math.MaxUint32, 5, 7}, {1, 2, 3}}
+		if !native(d) {
+			// The software path reads the indices: an error naming the triangle.
+			err := buildMeshErr(t, d, s, verts, badIdx)
+			require.ErrorIs(t, err, device.ErrInvalidArgument)
+			require.ErrorContains(t, err, "triangle 1: index 1073741824 past its 4 vertices")
+			continue
+		}
+		bad := buildMesh(t, d, s, verts, badIdx)
+		// A triangle with an index past the vertices is built as (0, 0, 0).
+		dropped := buildMesh(t, d, s, verts, [][3]uint32{{0, 1, 2}, {0, 0, 0}, {0, 0, 0}, {1, 2, 3}})
+		require.Equal(t, dropped, bad, "the bad triangles are the degenerate (0, 0, 0)")
+	}
+}
+
+func TestVulkanNonFiniteVertices(t *testing.T) {
+	d := nativeDevice(t)
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	closeAll(t, s)
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	verts := [][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {nan, 0, 0}, {inf, -inf, 0}}
+	idx := [][3]uint32{{0, 1, 2}, {0, 1, 3}, {0, 1, 4}}
+	if !native(d) {
+		// The software path refuses them, naming the triangle.
+		err := buildMeshErr(t, d, s, verts, idx)
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		require.ErrorContains(t, err, "triangle 1")
+		return
+	}
+	// Vulkan defines a triangle with a NaN vertex as inactive; Inf builds.
+	buildMesh(t, d, s, verts, idx)
+}
+
+func TestVulkanZeroTriangles(t *testing.T) {
+	d := nativeDevice(t)
+	vb, err := device.NewBuffer[[3]float32](d, 3)
+	require.NoError(t, err)
+	ib, err := device.NewBuffer[[3]uint32](d, 1)
+	require.NoError(t, err)
+	closeAll(t, ib, vb)
+	_, err = accel.NewMesh(d, vb.All(), ib.View(0, 0), accel.Options{})
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "Triangles 0")
+	_, err = accel.NewMesh(d, vb.View(0, 0), ib.All(), accel.Options{})
+	require.ErrorContains(t, err, "VertexCount 0")
+	_, err = accel.NewProcedural(d, device.BufferView[accel.AABB]{}, accel.Options{})
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	_, err = accel.NewAccel(d, accel.Options{Hint: 7})
+	require.ErrorContains(t, err, "hint")
+	a, err := accel.NewAccel(d, accel.Options{})
+	require.NoError(t, err)
+	closeAll(t, a)
+	require.ErrorContains(t, device.CommandError(a.Build()), "has no instances")
+}
+
+func TestVulkanClosedMeshInInstance(t *testing.T) {
+	for _, validated := range []bool{true, false} {
+		var d *device.Device
+		if validated {
+			d = nativeDevice(t)
+		} else {
+			d = nativeDevice(t, func(o *device.Options) { o.Validation = false })
+		}
+		s, err := d.NewStream(device.StreamCompute)
+		require.NoError(t, err)
+		closeAll(t, s)
+		vb, err := device.NewBufferFrom(d, [][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}})
+		require.NoError(t, err)
+		ib, err := device.NewBufferFrom(d, [][3]uint32{{0, 1, 2}})
+		require.NoError(t, err)
+		closeAll(t, ib, vb)
+		m, err := accel.NewMesh(d, vb.All(), ib.All(), accel.Options{})
+		require.NoError(t, err)
+		other, err := accel.NewMesh(d, vb.All(), ib.All(), accel.Options{})
+		require.NoError(t, err)
+		a, err := accel.NewAccel(d, accel.Options{})
+		require.NoError(t, err)
+		closeAll(t, a, other)
+		_, err = a.Add(accel.Instance{Primitive: m, Mask: 1})
+		require.NoError(t, err)
+		_, err = a.Add(accel.Instance{Primitive: other, Mask: 1})
+		require.NoError(t, err)
+		require.NoError(t, s.Submit(m.Build(), other.Build(), a.Build()))
+		require.NoError(t, s.Synchronize(context.Background()))
+
+		// The mesh goes; a later build that leaves its instance alone fails.
+		require.NoError(t, m.Close())
+		require.NoError(t, a.SetTransform(1, accel.Identity))
+		err = s.Submit(a.Build())
+		require.ErrorIs(t, err, device.ErrClosed, "validated: %v", validated)
+		require.ErrorContains(t, err, "instance 0: ")
+		_, err = a.Add(accel.Instance{Primitive: m})
+		require.ErrorIs(t, err, device.ErrClosed)
+		// Replacing the instance mends it.
+		require.NoError(t, a.Set(0, accel.Instance{Primitive: other, Mask: 1}))
+		require.NoError(t, s.Submit(a.Build()))
+		require.NoError(t, s.Synchronize(context.Background()))
+	}
+}
+
+func TestVulkanBuildFromBufferInFlight(t *testing.T) {
+	d := nativeDevice(t)
+	writer, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	builder, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	closeAll(t, builder, writer)
+	vb, err := device.NewBuffer[[3]float32](d, 3)
+	require.NoError(t, err)
+	ib, err := device.NewBufferFrom(d, [][3]uint32{{0, 1, 2}})
+	require.NoError(t, err)
+	m, err := accel.NewMesh(d, vb.All(), ib.All(), accel.Options{})
+	require.NoError(t, err)
+	closeAll(t, m, ib, vb)
+
+	// Written on one stream, built from on another with no event between.
+	require.NoError(t, writer.Submit(vb.Upload([][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}})))
+	err = builder.Submit(m.Build())
+	require.ErrorIs(t, err, device.ErrHazard)
+	require.ErrorContains(t, err, "signal an Event")
+	// With the event, it builds.
+	ev, err := d.NewEvent()
+	require.NoError(t, err)
+	closeAll(t, ev)
+	require.NoError(t, ev.Signal(writer, 1))
+	require.NoError(t, ev.Wait(builder, 1))
+	require.NoError(t, builder.Submit(m.Build()))
+	// In one list the encoder orders the upload before the build.
+	require.NoError(t, builder.Submit(vb.Upload([][3]float32{{0, 0, 1}, {1, 0, 1}, {0, 1, 1}}), m.Build()))
+	require.NoError(t, builder.Synchronize(context.Background()))
+}

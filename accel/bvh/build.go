@@ -1,0 +1,345 @@
+package bvh
+
+// The builder: top-down binned SAH over primitive boxes.
+//
+// Worked example, four boxes along x with centroids 0, 1, 8, 9 and 8 bins:
+// the centroid extent 0..9 maps the centroids to bins 0, 0, 7, 7; the sweep
+// over the 7 possible cuts finds that cutting after bin 0 (or anywhere up to
+// bin 6) gives two children of area 1·2 + 1·2 instead of the parent's 9·4, so
+// the node splits {0,1} | {8,9} and each side recurses with the child boxes
+// the bins already summed. A node becomes a leaf when it holds at most
+// LeafSize boxes and the heuristic says a split does not pay; when no cut
+// separates anything (all centroids in one bin) or the path grows deep, the
+// node is halved in its current order, which bounds the depth by StackSize.
+
+import (
+	"math"
+	"math/bits"
+	"runtime"
+	"sync"
+)
+
+// ref is one primitive's box and id while the builder partitions them.
+type ref struct {
+	min [3]float32
+	id  uint32
+	max [3]float32
+	_   uint32
+}
+
+func (r *ref) centroid(k int) float32 { return r.min[k]*0.5 + r.max[k]*0.5 }
+
+type bin struct {
+	box AABB
+	n   int
+}
+
+// scratch is a builder's reusable binning space.
+type scratch struct {
+	bins      [3][64]bin
+	rightArea [64]float64
+	rightBox  [64]AABB
+	rightN    [64]int
+}
+
+type builder struct {
+	scratch  *scratch
+	refs     []ref
+	opt      Options
+	nodes    []Node
+	leafSize int
+	bins     int
+	allAxes  bool
+	parDepth int
+}
+
+const (
+	// maxSAHDepth is the depth past which nodes are halved rather than cut
+	// by the heuristic: halving adds at most log2(maxPrims) levels more.
+	maxSAHDepth = 32
+	// maxPrims bounds the primitives of one hierarchy so that depth stays
+	// under StackSize (maxSAHDepth + 28 < 64).
+	maxPrims = 1 << 28
+	// parallelMin is the fewest primitives a subtree needs for its right
+	// half to be built on a goroutine of its own.
+	parallelMin = 1 << 14
+	// costTraverse is the cost of visiting a node in units of one
+	// primitive test.
+	costTraverse = 1.0
+)
+
+func newBuilder(refs []ref, opt Options) *builder {
+	b := &builder{refs: refs, opt: opt, leafSize: opt.LeafSize, bins: opt.Bins, allAxes: !opt.FastBuild}
+	if b.leafSize <= 0 {
+		b.leafSize = 4
+	}
+	if MaxLeafSize < b.leafSize {
+		b.leafSize = MaxLeafSize
+	}
+	if b.bins <= 0 {
+		b.bins = 16
+		if opt.FastBuild {
+			b.bins = 8
+		}
+	}
+	b.bins = max(4, min(b.bins, 64))
+	if p := runtime.GOMAXPROCS(0); p > 1 {
+		b.parDepth = bits.Len(uint(p-1)) + 2
+	}
+	return b
+}
+
+// build returns the nodes of a hierarchy over refs and the refs in leaf
+// order (refs itself, reordered, or a new slice). No refs give no nodes.
+func (b *builder) build() ([]Node, []ref) {
+	if len(b.refs) == 0 {
+		return nil, b.refs
+	}
+	if !b.allAxes {
+		return buildMorton(b.refs, b.opt)
+	}
+	box, cbox := b.bounds(0, len(b.refs))
+	b.nodes = make([]Node, 1, 2*len(b.refs)/max(1, b.leafSize/2)+1)
+	b.split(0, 0, len(b.refs), 0, box, cbox)
+	return b.nodes, b.refs
+}
+
+// bounds returns the union of refs[lo:hi]'s boxes and of their centroids.
+func (b *builder) bounds(lo, hi int) (box, cbox AABB) {
+	box, cbox = emptyBox(), emptyBox()
+	for i := lo; i < hi; i++ {
+		r := &b.refs[i]
+		for k := 0; k < 3; k++ {
+			if r.min[k] < box.Min[k] {
+				box.Min[k] = r.min[k]
+			}
+			if r.max[k] > box.Max[k] {
+				box.Max[k] = r.max[k]
+			}
+			c := r.centroid(k)
+			if c < cbox.Min[k] {
+				cbox.Min[k] = c
+			}
+			if c > cbox.Max[k] {
+				cbox.Max[k] = c
+			}
+		}
+	}
+	return box, cbox
+}
+
+func (b *builder) leaf(ni, lo, hi int) {
+	b.nodes[ni].LeftFirst = uint32(lo)
+	b.nodes[ni].Count = uint32(hi - lo)
+}
+
+// split makes nodes[ni] (whose box is already set) a leaf or an interior
+// node over refs[lo:hi], recursively.
+func (b *builder) split(ni, lo, hi, depth int, box, cbox AABB) {
+	n := hi - lo
+	b.nodes[ni].Min, b.nodes[ni].Max = box.Min, box.Max
+	if n == 1 {
+		b.leaf(ni, lo, hi)
+		return
+	}
+	mid := -1
+	var lbox, rbox, lcbox, rcbox AABB
+	if depth < maxSAHDepth {
+		axis, cut, cost, lb, rb := b.bestCut(lo, hi, cbox)
+		if axis >= 0 {
+			leafCost := float64(n)
+			splitCost := costTraverse + cost/box.halfArea()
+			if n <= b.leafSize && !(splitCost < leafCost) {
+				b.leaf(ni, lo, hi)
+				return
+			}
+			mid, lcbox, rcbox = b.partition(lo, hi, axis, cut, cbox)
+			lbox, rbox = lb, rb
+		}
+	}
+	if mid < 0 {
+		if n <= b.leafSize {
+			b.leaf(ni, lo, hi)
+			return
+		}
+		mid = lo + n/2
+		lbox, lcbox = b.bounds(lo, mid)
+		rbox, rcbox = b.bounds(mid, hi)
+	}
+	c := len(b.nodes)
+	b.nodes = append(b.nodes, Node{}, Node{})
+	b.nodes[ni].LeftFirst = uint32(c)
+	b.nodes[ni].Count = 0
+	if depth < b.parDepth && n >= parallelMin {
+		sub := &builder{refs: b.refs, leafSize: b.leafSize, bins: b.bins, allAxes: b.allAxes, parDepth: b.parDepth}
+		sub.nodes = make([]Node, 1, 2*(hi-mid)/max(1, b.leafSize/2)+1)
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sub.split(0, mid, hi, depth+1, rbox, rcbox)
+		}()
+		b.split(c, lo, mid, depth+1, lbox, lcbox)
+		wg.Wait()
+		b.nodes = appendSubtree(b.nodes, c+1, sub.nodes)
+		return
+	}
+	b.split(c, lo, mid, depth+1, lbox, lcbox)
+	b.split(c+1, mid, hi, depth+1, rbox, rcbox)
+}
+
+// binOf maps a centroid coordinate to its bin; partition and bestCut must
+// agree on it exactly.
+func binOf(c, cmin, scale float32, nbins int) int {
+	f := (c - cmin) * scale
+	if !(f > 0) { // also NaN
+		return 0
+	}
+	if f >= float32(nbins) {
+		return nbins - 1
+	}
+	return int(f)
+}
+
+func binScale(cbox *AABB, k, nbins int) float32 {
+	ext := cbox.Max[k] - cbox.Min[k]
+	if !(ext > 0) || math.IsInf(float64(ext), 0) {
+		return 0
+	}
+	s := float32(nbins) / ext
+	if math.IsInf(float64(s), 0) {
+		return 0
+	}
+	return s
+}
+
+// nbins is the bins a node of n primitives is cut with: small nodes need
+// few, about one cut between each pair of centroids.
+func (b *builder) nbins(n int) int { return max(4, min(b.bins, n)) }
+
+var emptyBins = func() (e [64]bin) {
+	for i := range e {
+		e[i].box = emptyBox()
+	}
+	return e
+}()
+
+// bestCut bins refs[lo:hi] and returns the cheapest cut (axis, the last bin
+// on the left, its SAH cost and the child boxes), or axis -1 when no cut
+// separates anything.
+func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, lbox, rbox AABB) {
+	axis = -1
+	cost = math.Inf(1)
+	var axes [3]int
+	na := 0
+	if b.allAxes {
+		axes, na = [3]int{0, 1, 2}, 3
+	} else {
+		k := 0
+		for j := 1; j < 3; j++ {
+			if cbox.Max[j]-cbox.Min[j] > cbox.Max[k]-cbox.Min[k] {
+				k = j
+			}
+		}
+		axes[0], na = k, 1
+	}
+	nb := b.nbins(hi - lo)
+	if b.scratch == nil {
+		b.scratch = new(scratch)
+	}
+	bins := &b.scratch.bins
+	rightArea, rightBox, rightN := &b.scratch.rightArea, &b.scratch.rightBox, &b.scratch.rightN
+	var scale [3]float32
+	live := false
+	for a := 0; a < na; a++ {
+		k := axes[a]
+		scale[a] = binScale(&cbox, k, nb)
+		if scale[a] != 0 {
+			live = true
+		}
+		copy(bins[a][:nb], emptyBins[:nb])
+	}
+	if !live {
+		return
+	}
+	for i := lo; i < hi; i++ {
+		r := &b.refs[i]
+		for a := 0; a < na; a++ {
+			if scale[a] == 0 {
+				continue
+			}
+			k := axes[a]
+			bn := &bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)]
+			bn.n++
+			for j := 0; j < 3; j++ {
+				if r.min[j] < bn.box.Min[j] {
+					bn.box.Min[j] = r.min[j]
+				}
+				if r.max[j] > bn.box.Max[j] {
+					bn.box.Max[j] = r.max[j]
+				}
+			}
+		}
+	}
+	for a := 0; a < na; a++ {
+		if scale[a] == 0 {
+			continue
+		}
+		bs := &bins[a]
+		acc, cnt := emptyBox(), 0
+		for i := nb - 1; i > 0; i-- {
+			acc.union(&bs[i].box)
+			cnt += bs[i].n
+			rightArea[i], rightBox[i], rightN[i] = acc.halfArea(), acc, cnt
+		}
+		acc, cnt = emptyBox(), 0
+		for i := 0; i < nb-1; i++ {
+			acc.union(&bs[i].box)
+			cnt += bs[i].n
+			if cnt == 0 || rightN[i+1] == 0 {
+				continue
+			}
+			c := acc.halfArea()*float64(cnt) + rightArea[i+1]*float64(rightN[i+1])
+			if c < cost {
+				axis, cut, cost, lbox, rbox = axes[a], i, c, acc, rightBox[i+1]
+			}
+		}
+	}
+	return
+}
+
+// partition moves refs[lo:hi] whose centroid falls in a bin ≤ cut on axis to
+// the front and returns the first index of the rest, with each side's
+// centroid box.
+func (b *builder) partition(lo, hi, axis, cut int, cbox AABB) (mid int, lcbox, rcbox AABB) {
+	nb := b.nbins(hi - lo)
+	scale := binScale(&cbox, axis, nb)
+	cmin := cbox.Min[axis]
+	lcbox, rcbox = emptyBox(), emptyBox()
+	i, j := lo, hi-1
+	for i <= j {
+		if binOf(b.refs[i].centroid(axis), cmin, scale, nb) <= cut {
+			i++
+		} else {
+			b.refs[i], b.refs[j] = b.refs[j], b.refs[i]
+			j--
+		}
+	}
+	for x := lo; x < hi; x++ {
+		r := &b.refs[x]
+		cb := &rcbox
+		if x < i {
+			cb = &lcbox
+		}
+		for k := 0; k < 3; k++ {
+			c := r.centroid(k)
+			if c < cb.Min[k] {
+				cb.Min[k] = c
+			}
+			if c > cb.Max[k] {
+				cb.Max[k] = c
+			}
+		}
+	}
+	return i, lcbox, rcbox
+}

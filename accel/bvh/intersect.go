@@ -1,0 +1,131 @@
+package bvh
+
+// The ray–triangle test is the watertight one of Woop, Benthin and Wald
+// (JCGT 2(1), 2013): the vertices are moved into a frame where the ray
+// starts at the origin and runs along +z (a translation, a permutation of
+// axes that makes z the largest component of the direction, and a shear),
+// and the hit is decided by the signs of the three 2D edge functions there.
+// Every edge function is x₁·y₂ − y₁·x₂ of its two sheared vertices, with each
+// product rounded on its own, so the two triangles sharing an edge compute
+// exactly negated values for it: a ray through the edge is inside one of
+// them. A zero edge function is recomputed in float64 (exact products), as
+// the paper does. Both windings are hit.
+
+import "math"
+
+// ray is a Ray prepared for traversal: reciprocal direction for the box test,
+// axis permutation and shear for the triangle test.
+type ray struct {
+	o, d, inv  [3]float32
+	kx, ky, kz int
+	sx, sy, sz float32
+	tmin, tmax float32
+	mask       uint8
+}
+
+// prepare returns r ready for traversal, or false when no point of it can
+// hit anything: a non-finite field, a zero direction, TMin > TMax.
+func prepare(r Ray) (ray, bool) {
+	p := ray{o: r.Origin, d: r.Dir, tmin: r.TMin, tmax: r.TMax, mask: r.Mask}
+	if !finite(r.Origin) || !finite(r.Dir) || math.IsNaN(float64(r.TMin)) || math.IsNaN(float64(r.TMax)) || !(r.TMin <= r.TMax) {
+		return p, false
+	}
+	if r.Dir == [3]float32{} {
+		return p, false
+	}
+	for k := 0; k < 3; k++ {
+		p.inv[k] = 1 / r.Dir[k]
+	}
+	kz := 0
+	if abs32(r.Dir[1]) > abs32(r.Dir[kz]) {
+		kz = 1
+	}
+	if abs32(r.Dir[2]) > abs32(r.Dir[kz]) {
+		kz = 2
+	}
+	kx, ky := (kz+1)%3, (kz+2)%3
+	if r.Dir[kz] < 0 {
+		kx, ky = ky, kx
+	}
+	p.kx, p.ky, p.kz = kx, ky, kz
+	p.sx = r.Dir[kx] / r.Dir[kz]
+	p.sy = r.Dir[ky] / r.Dir[kz]
+	p.sz = 1 / r.Dir[kz]
+	return p, true
+}
+
+func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
+
+// boxGrow widens a slab's far distance by 2γ₃ (Ize 2013), so rounding in the
+// slab test never culls a box the exact ray enters.
+const boxGrow = 2 * (3 * 0x1p-24) / (1 - 3*0x1p-24)
+
+// box returns where p enters [lo, hi] within [p.tmin, tmax], and whether it
+// does. A NaN slab (a zero direction component with the origin on a face)
+// does not cull.
+func (p *ray) box(lo, hi *[3]float32, tmax float32) (float32, bool) {
+	tn, tf := p.tmin, tmax
+	for k := 0; k < 3; k++ {
+		t0 := (lo[k] - p.o[k]) * p.inv[k]
+		t1 := (hi[k] - p.o[k]) * p.inv[k]
+		if t0 > t1 {
+			t0, t1 = t1, t0
+		}
+		t1 += float32(abs32(t1) * boxGrow)
+		if t0 > tn {
+			tn = t0
+		}
+		if t1 < tf {
+			tf = t1
+		}
+	}
+	return tn, tn <= tf
+}
+
+// tri is the watertight test of p against t within [p.tmin, tmax].
+func (p *ray) tri(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
+	kx, ky, kz := p.kx, p.ky, p.kz
+	ax, ay, az := t.A[kx]-p.o[kx], t.A[ky]-p.o[ky], t.A[kz]-p.o[kz]
+	bx, by, bz := t.B[kx]-p.o[kx], t.B[ky]-p.o[ky], t.B[kz]-p.o[kz]
+	cx, cy, cz := t.C[kx]-p.o[kx], t.C[ky]-p.o[ky], t.C[kz]-p.o[kz]
+	// Explicit conversions round each product on its own: no fused
+	// multiply-add may make one triangle's edge differ from its neighbour's.
+	Ax, Ay := ax-float32(p.sx*az), ay-float32(p.sy*az)
+	Bx, By := bx-float32(p.sx*bz), by-float32(p.sy*bz)
+	Cx, Cy := cx-float32(p.sx*cz), cy-float32(p.sy*cz)
+	U := float32(Cx*By) - float32(Cy*Bx)
+	V := float32(Ax*Cy) - float32(Ay*Cx)
+	W := float32(Bx*Ay) - float32(By*Ax)
+	if U == 0 || V == 0 || W == 0 {
+		U = float32(float64(Cx)*float64(By) - float64(Cy)*float64(Bx))
+		V = float32(float64(Ax)*float64(Cy) - float64(Ay)*float64(Cx))
+		W = float32(float64(Bx)*float64(Ay) - float64(By)*float64(Ax))
+	}
+	if (U < 0 || V < 0 || W < 0) && (U > 0 || V > 0 || W > 0) {
+		return 0, 0, 0, false
+	}
+	det := U + V + W
+	if det == 0 {
+		return 0, 0, 0, false
+	}
+	Az, Bz, Cz := float32(p.sz*az), float32(p.sz*bz), float32(p.sz*cz)
+	T := float32(U*Az) + float32(V*Bz) + float32(W*Cz)
+	rcp := 1 / det
+	tt = float32(T * rcp)
+	if !(tt >= p.tmin && tt <= tmax) {
+		return 0, 0, 0, false
+	}
+	return tt, float32(V * rcp), float32(W * rcp), true
+}
+
+// IntersectTriangle is the watertight test of r against t on [r.TMin,
+// r.TMax] (the package comment, docs/bvh.md): the hit's t, its barycentrics
+// (u, v) with the point at (1−u−v)·A + u·B + v·C, and whether there is one.
+// Both windings hit; a degenerate triangle never does.
+func IntersectTriangle(r Ray, t Triangle) (tHit float32, u, v float32, ok bool) {
+	p, live := prepare(r)
+	if !live {
+		return 0, 0, 0, false
+	}
+	return p.tri(&t, r.TMax)
+}

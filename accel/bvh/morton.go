@@ -1,0 +1,302 @@
+package bvh
+
+// The fast builder: a linear BVH. Every primitive's centroid is quantised
+// to 10 bits per axis in the centroid box and the bits interleaved into a
+// 30-bit Morton code; the codes are radix-sorted, and the tree is cut top
+// down where the highest differing bit of a range's first and last code
+// changes (a binary search, since the codes are sorted): the split of
+// Karras's LBVH, made top down so children stay adjacent and follow their
+// parents. Equal codes are halved. Boxes are summed bottom up at the end.
+//
+// Worked example, codes 0b000, 0b001, 0b100, 0b101: the first and last code
+// differ first in bit 2, the first code with bit 2 set is the third, so the
+// root splits {000, 001} | {100, 101}; each half then splits on bit 0.
+
+import (
+	"math/bits"
+	"runtime"
+	"sync"
+)
+
+// parallelFor runs f over [0, n) in GOMAXPROCS contiguous parts.
+func parallelFor(n int, f func(lo, hi int)) {
+	p := runtime.GOMAXPROCS(0)
+	if p == 1 || n < 1<<14 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < p; w++ {
+		lo, hi := n*w/p, n*(w+1)/p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// spread3 spaces the low 10 bits of x two zero bits apart.
+func spread3(x uint32) uint32 {
+	x &= 0x3ff
+	x = (x | x<<16) & 0x030000ff
+	x = (x | x<<8) & 0x0300f00f
+	x = (x | x<<4) & 0x030c30c3
+	x = (x | x<<2) & 0x09249249
+	return x
+}
+
+// lbvh is a linear build in flight: keys sorted (code<<32 | input index),
+// and the primitives in the same order, as triangles or as refs.
+type lbvh struct {
+	keys     []uint64
+	tris     []Triangle
+	refs     []ref
+	leafSize int
+	parDepth int
+}
+
+func leafSizeOf(opt Options) int {
+	if opt.LeafSize <= 0 {
+		return 4
+	}
+	return min(opt.LeafSize, MaxLeafSize)
+}
+
+// mortonKeys returns the sorted keys of n centroids given by cent, whose
+// box is cbox.
+func mortonKeys(n int, cbox AABB, cent func(i int) [3]float32) []uint64 {
+	var scale [3]float32
+	for k := 0; k < 3; k++ {
+		scale[k] = binScale(&cbox, k, 1024)
+	}
+	keys := make([]uint64, n)
+	parallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := cent(i)
+			x := spread3(uint32(binOf(c[0], cbox.Min[0], scale[0], 1024)))
+			y := spread3(uint32(binOf(c[1], cbox.Min[1], scale[1], 1024)))
+			z := spread3(uint32(binOf(c[2], cbox.Min[2], scale[2], 1024)))
+			keys[i] = uint64(x<<2|y<<1|z)<<32 | uint64(i)
+		}
+	})
+	radixSort30(keys)
+	return keys
+}
+
+// centroid is the mean of the vertices (each scaled first: no overflow).
+func (t *Triangle) centroid() [3]float32 {
+	const third = 1.0 / 3
+	return [3]float32{
+		float32(t.A[0]*third) + float32(t.B[0]*third) + float32(t.C[0]*third),
+		float32(t.A[1]*third) + float32(t.B[1]*third) + float32(t.C[1]*third),
+		float32(t.A[2]*third) + float32(t.B[2]*third) + float32(t.C[2]*third),
+	}
+}
+
+// buildMortonTriangles is the fast build of a triangle mesh straight from
+// the input: one pass checks the triangles and bounds their centroids, one
+// computes the keys, and after the sort one gathers the triangles into leaf
+// order, which the tree's leaves then bound. It returns the index of the
+// first non-finite triangle, or -1.
+func buildMortonTriangles(tris []Triangle, opt Options) (*Mesh, int) {
+	n := len(tris)
+	var mu sync.Mutex
+	cbox := emptyBox()
+	bad := firstBad(n, func(lo, hi int) int {
+		cb := emptyBox()
+		for i := lo; i < hi; i++ {
+			t := &tris[i]
+			if !finite(t.A) || !finite(t.B) || !finite(t.C) {
+				return i
+			}
+			cb.grow(t.centroid())
+		}
+		mu.Lock()
+		cbox.union(&cb)
+		mu.Unlock()
+		return -1
+	})
+	if bad >= 0 {
+		return nil, bad
+	}
+	m := &Mesh{Prims: make([]uint32, n), Tris: make([]Triangle, n)}
+	if n == 0 {
+		return m, -1
+	}
+	keys := mortonKeys(n, cbox, func(i int) [3]float32 { return tris[i].centroid() })
+	parallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			id := uint32(keys[i])
+			m.Prims[i] = id
+			m.Tris[i] = tris[id]
+		}
+	})
+	l := &lbvh{keys: keys, tris: m.Tris, leafSize: leafSizeOf(opt), parDepth: parDepth()}
+	m.Nodes, _ = l.emit(make([]Node, 1, 2*n/max(1, l.leafSize/2)+1), 0, 0, n, 0)
+	return m, -1
+}
+
+// buildMorton returns the nodes of a linear BVH over refs and the refs in
+// leaf order.
+func buildMorton(refs []ref, opt Options) ([]Node, []ref) {
+	n := len(refs)
+	if n == 0 {
+		return nil, refs
+	}
+	cbox := emptyBox()
+	for i := range refs {
+		r := &refs[i]
+		cbox.grow([3]float32{r.centroid(0), r.centroid(1), r.centroid(2)})
+	}
+	keys := mortonKeys(n, cbox, func(i int) [3]float32 {
+		r := &refs[i]
+		return [3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}
+	})
+	sorted := make([]ref, n)
+	for i := range sorted {
+		sorted[i] = refs[uint32(keys[i])]
+	}
+	l := &lbvh{keys: keys, refs: sorted, leafSize: leafSizeOf(opt), parDepth: parDepth()}
+	nodes, _ := l.emit(make([]Node, 1, 2*n/max(1, l.leafSize/2)+1), 0, 0, n, 0)
+	return nodes, sorted
+}
+
+// parDepth is the depth down to which builds split work across goroutines.
+func parDepth() int {
+	if p := runtime.GOMAXPROCS(0); p > 1 {
+		return bits.Len(uint(p-1)) + 1
+	}
+	return 0
+}
+
+// emit makes nodes[ni] a leaf or interior node over refs[lo:hi], appends
+// its descendants and returns its box.
+func (l *lbvh) emit(nodes []Node, ni, lo, hi, depth int) ([]Node, AABB) {
+	if hi-lo <= l.leafSize {
+		box := emptyBox()
+		if l.tris != nil {
+			for i := lo; i < hi; i++ {
+				t := &l.tris[i]
+				box.grow(t.A)
+				box.grow(t.B)
+				box.grow(t.C)
+			}
+		} else {
+			for i := lo; i < hi; i++ {
+				r := &l.refs[i]
+				box.grow(r.min)
+				box.grow(r.max)
+			}
+		}
+		nodes[ni] = Node{Min: box.Min, LeftFirst: uint32(lo), Max: box.Max, Count: uint32(hi - lo)}
+		return nodes, box
+	}
+	mid := lo + (hi-lo)/2
+	if a, b := uint32(l.keys[lo]>>32), uint32(l.keys[hi-1]>>32); a != b {
+		bit := uint32(1) << (31 - bits.LeadingZeros32(a^b))
+		// The first code in [lo, hi) with bit set; all codes share the bits
+		// above it.
+		i, j := lo+1, hi-1
+		for i < j {
+			m := int(uint(i+j) >> 1)
+			if uint32(l.keys[m]>>32)&bit != 0 {
+				j = m
+			} else {
+				i = m + 1
+			}
+		}
+		mid = i
+	}
+	c := len(nodes)
+	nodes = append(nodes, Node{}, Node{})
+	var lb, rb AABB
+	if depth < l.parDepth && hi-lo >= parallelMin {
+		var right []Node
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			right, rb = l.emit(make([]Node, 1, 2*(hi-mid)/max(1, l.leafSize/2)+1), 0, mid, hi, depth+1)
+		}()
+		nodes, lb = l.emit(nodes, c, lo, mid, depth+1)
+		wg.Wait()
+		nodes = appendSubtree(nodes, c+1, right)
+	} else {
+		nodes, lb = l.emit(nodes, c, lo, mid, depth+1)
+		nodes, rb = l.emit(nodes, c+1, mid, hi, depth+1)
+	}
+	lb.union(&rb)
+	nodes[ni] = Node{Min: lb.Min, LeftFirst: uint32(c), Max: lb.Max}
+	return nodes, lb
+}
+
+// appendSubtree puts sub (a subtree built with its root at index 0) into
+// nodes: the root at slot, the rest appended, child indices moved.
+func appendSubtree(nodes []Node, slot int, sub []Node) []Node {
+	base := uint32(len(nodes))
+	fix := func(nd Node) Node {
+		if nd.Count == 0 {
+			nd.LeftFirst = nd.LeftFirst - 1 + base
+		}
+		return nd
+	}
+	nodes[slot] = fix(sub[0])
+	for _, nd := range sub[1:] {
+		nodes = append(nodes, fix(nd))
+	}
+	return nodes
+}
+
+// radixSort30 sorts keys by their top 32 bits (codes below 2³⁰), index in
+// the low bits breaking ties, in three 10-bit passes, each counted and
+// scattered by GOMAXPROCS workers over contiguous parts.
+func radixSort30(keys []uint64) {
+	n := len(keys)
+	p := runtime.GOMAXPROCS(0)
+	if n < 1<<14 {
+		p = 1
+	}
+	tmp := make([]uint64, n)
+	src, dst := keys, tmp
+	counts := make([][1024]int, p)
+	var wg sync.WaitGroup
+	each := func(f func(w, lo, hi int)) {
+		for w := 0; w < p; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				f(w, n*w/p, n*(w+1)/p)
+			}()
+		}
+		wg.Wait()
+	}
+	for shift := uint(32); shift < 62; shift += 10 {
+		each(func(w, lo, hi int) {
+			c := &counts[w]
+			*c = [1024]int{}
+			for _, k := range src[lo:hi] {
+				c[(k>>shift)&1023]++
+			}
+		})
+		sum := 0
+		for d := 0; d < 1024; d++ {
+			for w := 0; w < p; w++ {
+				c := counts[w][d]
+				counts[w][d] = sum
+				sum += c
+			}
+		}
+		each(func(w, lo, hi int) {
+			c := &counts[w]
+			for _, k := range src[lo:hi] {
+				d := (k >> shift) & 1023
+				dst[c[d]] = k
+				c[d]++
+			}
+		})
+		src, dst = dst, src
+	}
+	copy(keys, src)
+}

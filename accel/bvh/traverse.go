@@ -1,0 +1,243 @@
+package bvh
+
+// Traversal: a fixed stack of StackSize entries per level, near child first.
+// At an interior node both children's boxes are tested; when both are
+// entered the farther is pushed with its entry distance and the nearer is
+// visited; a popped entry whose distance now lies past the committed hit is
+// dropped. A top-level leaf moves the ray into each of its instances' object
+// space and traverses that instance's mesh the same way.
+
+type stackEntry struct {
+	node uint32
+	t    float32
+}
+
+// query is one traversal in flight.
+type query struct {
+	s      *Scene
+	world  Ray
+	best   Hit
+	tmax   float32
+	have   bool
+	anyHit bool
+	stop   bool
+	cb     func(Candidate) (float32, bool, bool)
+}
+
+// better says whether a hit at t on (inst, prim) replaces the committed one:
+// nearer, or as near with a lower instance index, then primitive id.
+func (q *query) better(t float32, inst, prim uint32) bool {
+	if !q.have {
+		return t <= q.tmax
+	}
+	if t != q.tmax {
+		return t < q.tmax
+	}
+	return inst < q.best.Instance || inst == q.best.Instance && prim < q.best.Prim
+}
+
+func (q *query) commit(h Hit) {
+	q.best, q.tmax, q.have = h, h.T, true
+	if q.anyHit {
+		q.stop = true
+	}
+}
+
+// Closest returns the nearest hit of r on a triangle, every triangle
+// committed as if opaque; procedural primitives are not hit (they need
+// Query). A ray with a non-finite field, a zero direction or TMin > TMax
+// misses.
+func (s *Scene) Closest(r Ray) Hit {
+	q := query{s: s, world: r, tmax: r.TMax}
+	q.run()
+	return q.best
+}
+
+// Any reports whether r hits any triangle, stopping at the first it finds.
+func (s *Scene) Any(r Ray) bool {
+	q := query{s: s, world: r, tmax: r.TMax, anyHit: true}
+	q.run()
+	return q.have
+}
+
+// Query traverses r as a ray query does. Triangles of opaque instances are
+// committed as they are found; onCandidate is called for each triangle of a
+// non-opaque instance the ray hits before the committed hit, and for each
+// procedural primitive whose box it enters before it. For a triangle,
+// commit accepts the candidate at its own T (commitT is ignored); for a
+// procedural primitive, commit accepts a hit at commitT when commitT lies in
+// [r.TMin, Candidate.Committed] (a tie goes to the lower instance, then
+// primitive). stop ends the traversal after the commit, if any. A nil
+// onCandidate makes Query Closest. The committed hit is returned.
+func (s *Scene) Query(r Ray, onCandidate func(c Candidate) (commitT float32, commit bool, stop bool)) Hit {
+	q := query{s: s, world: r, tmax: r.TMax, cb: onCandidate}
+	q.run()
+	return q.best
+}
+
+func (q *query) run() {
+	s := q.s
+	if len(s.Nodes) == 0 {
+		return
+	}
+	p, ok := prepare(q.world)
+	if !ok {
+		return
+	}
+	if _, in := p.box(&s.Nodes[0].Min, &s.Nodes[0].Max, q.tmax); !in {
+		return
+	}
+	var stack [StackSize]stackEntry
+	sp := 0
+	ni := uint32(0)
+	for {
+		n := &s.Nodes[ni]
+		if n.Count != 0 {
+			for j := n.LeftFirst; j < n.LeftFirst+n.Count; j++ {
+				q.instance(s.Order[j])
+				if q.stop {
+					return
+				}
+			}
+		} else {
+			l, r := n.LeftFirst, n.LeftFirst+1
+			tl, hl := p.box(&s.Nodes[l].Min, &s.Nodes[l].Max, q.tmax)
+			tr, hr := p.box(&s.Nodes[r].Min, &s.Nodes[r].Max, q.tmax)
+			switch {
+			case hl && hr:
+				if tr < tl {
+					l, r, tl, tr = r, l, tr, tl
+				}
+				stack[sp] = stackEntry{r, tr}
+				sp++
+				ni = l
+				continue
+			case hl:
+				ni = l
+				continue
+			case hr:
+				ni = r
+				continue
+			}
+		}
+		for {
+			if sp == 0 {
+				return
+			}
+			sp--
+			if stack[sp].t <= q.tmax {
+				break
+			}
+		}
+		ni = stack[sp].node
+	}
+}
+
+// instance traverses instance ii's mesh.
+func (q *query) instance(ii uint32) {
+	inst := &q.s.Instances[ii]
+	if inst.Mask&q.world.Mask == 0 {
+		return
+	}
+	m := inst.Mesh
+	if len(m.Nodes) == 0 || m.Procedural && q.cb == nil {
+		return
+	}
+	or := objectRay(&q.s.Inverse[ii], &q.world)
+	p, ok := prepare(or)
+	if !ok {
+		return
+	}
+	if _, in := p.box(&m.Nodes[0].Min, &m.Nodes[0].Max, q.tmax); !in {
+		return
+	}
+	var stack [StackSize]stackEntry
+	sp := 0
+	ni := uint32(0)
+	for {
+		n := &m.Nodes[ni]
+		if n.Count != 0 {
+			for j := n.LeftFirst; j < n.LeftFirst+n.Count; j++ {
+				if m.Procedural {
+					q.procedural(inst, ii, m, j, &p, &or)
+				} else {
+					q.triangle(inst, ii, m, j, &p, &or)
+				}
+				if q.stop {
+					return
+				}
+			}
+		} else {
+			l, r := n.LeftFirst, n.LeftFirst+1
+			tl, hl := p.box(&m.Nodes[l].Min, &m.Nodes[l].Max, q.tmax)
+			tr, hr := p.box(&m.Nodes[r].Min, &m.Nodes[r].Max, q.tmax)
+			switch {
+			case hl && hr:
+				if tr < tl {
+					l, r, tl, tr = r, l, tr, tl
+				}
+				stack[sp] = stackEntry{r, tr}
+				sp++
+				ni = l
+				continue
+			case hl:
+				ni = l
+				continue
+			case hr:
+				ni = r
+				continue
+			}
+		}
+		for {
+			if sp == 0 {
+				return
+			}
+			sp--
+			if stack[sp].t <= q.tmax {
+				break
+			}
+		}
+		ni = stack[sp].node
+	}
+}
+
+func (q *query) triangle(inst *Instance, ii uint32, m *Mesh, j uint32, p *ray, or *Ray) {
+	t, u, v, ok := p.tri(&m.Tris[j], q.tmax)
+	if !ok {
+		return
+	}
+	prim := m.Prims[j]
+	if !q.better(t, ii, prim) {
+		return
+	}
+	h := Hit{Instance: ii, Prim: prim, Bary: [2]float32{u, v}, T: t, Kind: KindTriangle, ID: inst.ID}
+	if inst.Opaque || q.cb == nil {
+		q.commit(h)
+		return
+	}
+	_, commit, stop := q.cb(Candidate{
+		Instance: ii, Prim: prim, ID: inst.ID, Kind: KindTriangle,
+		T: t, Bary: h.Bary, ObjectRay: *or, Committed: q.tmax,
+	})
+	if commit {
+		q.commit(h)
+	}
+	q.stop = q.stop || stop
+}
+
+func (q *query) procedural(inst *Instance, ii uint32, m *Mesh, j uint32, p *ray, or *Ray) {
+	b := &m.Boxes[j]
+	tn, in := p.box(&b.Min, &b.Max, q.tmax)
+	if !in {
+		return
+	}
+	prim := m.Prims[j]
+	ct, commit, stop := q.cb(Candidate{
+		Instance: ii, Prim: prim, ID: inst.ID, Kind: KindProcedural,
+		T: tn, ObjectRay: *or, Committed: q.tmax,
+	})
+	if commit && ct >= q.world.TMin && q.better(ct, ii, prim) {
+		q.commit(Hit{Instance: ii, Prim: prim, T: ct, Kind: KindProcedural, ID: inst.ID})
+	}
+	q.stop = q.stop || stop
+}

@@ -1,0 +1,167 @@
+package accel
+
+import (
+	"fmt"
+
+	"github.com/lucent-gpu/lucent/device"
+)
+
+// Mesh is a bottom-level structure over triangles: vertex positions and
+// index triples in device buffers, read when a build or update runs.
+type Mesh struct {
+	r *resource
+	g device.MeshGeometry
+}
+
+// NewMesh makes a mesh over the triangles of triangles (three indices into
+// vertices each). Nothing is read until a Build command runs; the buffers
+// must stay open while builds and updates use them.
+func NewMesh(d *device.Device, vertices device.BufferView[[3]float32], triangles device.BufferView[[3]uint32], opt Options) (*Mesh, error) {
+	vh, voff, vsize, err := device.BufferRange(vertices)
+	if err != nil {
+		return nil, fmt.Errorf("accel: NewMesh: vertices: %w", err)
+	}
+	ih, ioff, isize, err := device.BufferRange(triangles)
+	if err != nil {
+		return nil, fmt.Errorf("accel: NewMesh: triangles: %w", err)
+	}
+	g := device.MeshGeometry{
+		Vertices: vh, VertexOffset: voff, VertexStride: 12, VertexCount: uint32(min(vsize/12, 1<<32-1)),
+		Indices: ih, IndexOffset: ioff, Triangles: uint32(min(isize/12, 1<<32-1)),
+	}
+	if err := g.Check(); err != nil {
+		return nil, fmt.Errorf("accel: NewMesh: %w", err)
+	}
+	r, err := newResource(d, device.KindMesh, "NewMesh", opt, device.RayTracing.CreateMesh)
+	if err != nil {
+		return nil, err
+	}
+	return &Mesh{r: r, g: g}, nil
+}
+
+func (m *Mesh) base() *resource {
+	if m == nil {
+		return nil
+	}
+	return m.r
+}
+
+func (m *Mesh) build(mode device.BuildMode) device.Command {
+	if err := m.base().usable("Mesh"); err != nil {
+		return device.FailedCommand("mesh "+mode.String(), err)
+	}
+	return &device.MeshBuild{Mesh: m.r.h, Mode: mode, Geometry: m.g}
+}
+
+// Build returns the command that builds the mesh from its buffers.
+func (m *Mesh) Build() device.Command { return m.build(device.BuildFull) }
+
+// Update returns the command that refits the last build to the vertices as
+// they are now (the options must have AllowUpdate).
+func (m *Mesh) Update() device.Command { return m.build(device.BuildUpdate) }
+
+// Compact returns the command that compacts the mesh (AllowCompaction; its
+// build finished and waited for). Accels over it must be built again.
+func (m *Mesh) Compact() device.Command { return m.base().compact("Mesh") }
+
+// Triangles returns the triangle count (0 for a nil Mesh).
+func (m *Mesh) Triangles() int {
+	if m == nil {
+		return 0
+	}
+	return int(m.g.Triangles)
+}
+
+// Size reports the mesh's memory (see Size).
+func (m *Mesh) Size() (Size, error) { return m.base().Size() }
+
+// Handle returns the backend handle (0 for a nil Mesh).
+func (m *Mesh) Handle() device.Handle { return m.base().Handle() }
+
+// Close destroys the mesh once the work using it has finished.
+func (m *Mesh) Close() error { return m.base().Close() }
+
+func (m *Mesh) primitive() (device.Handle, device.ResourceKind, error) {
+	if err := m.base().usable("Mesh"); err != nil {
+		return 0, 0, err
+	}
+	return m.r.h, device.KindMesh, nil
+}
+
+// AABB is an axis-aligned box, the layout of a procedural primitive's
+// elements in device memory.
+type AABB struct{ Min, Max [3]float32 }
+
+// Procedural is a bottom-level structure over axis-aligned boxes; a ray's
+// candidates in a box are the kernel's to intersect.
+type Procedural struct {
+	r     *resource
+	boxes device.Handle
+	off   uint64
+	n     uint32
+}
+
+// NewProcedural makes a procedural primitive over the boxes of boxes.
+func NewProcedural(d *device.Device, boxes device.BufferView[AABB], opt Options) (*Procedural, error) {
+	h, off, size, err := device.BufferRange(boxes)
+	if err != nil {
+		return nil, fmt.Errorf("accel: NewProcedural: boxes: %w", err)
+	}
+	c := device.ProceduralBuild{Procedural: 1, AABBs: h, Offset: off, Count: uint32(min(size/24, 1<<32-1))}
+	if err := c.Check(); err != nil {
+		return nil, fmt.Errorf("accel: NewProcedural: %w", err)
+	}
+	r, err := newResource(d, device.KindProcedural, "NewProcedural", opt, device.RayTracing.CreateProcedural)
+	if err != nil {
+		return nil, err
+	}
+	return &Procedural{r: r, boxes: h, off: off, n: c.Count}, nil
+}
+
+func (p *Procedural) base() *resource {
+	if p == nil {
+		return nil
+	}
+	return p.r
+}
+
+func (p *Procedural) build(mode device.BuildMode) device.Command {
+	if err := p.base().usable("Procedural"); err != nil {
+		return device.FailedCommand("procedural "+mode.String(), err)
+	}
+	return &device.ProceduralBuild{Procedural: p.r.h, Mode: mode, AABBs: p.boxes, Offset: p.off, Count: p.n}
+}
+
+// Build returns the command that builds the primitive from its boxes.
+func (p *Procedural) Build() device.Command { return p.build(device.BuildFull) }
+
+// Update returns the command that refits the last build to the boxes as
+// they are now (AllowUpdate).
+func (p *Procedural) Update() device.Command { return p.build(device.BuildUpdate) }
+
+// Compact returns the command that compacts the primitive (see Mesh.Compact).
+func (p *Procedural) Compact() device.Command { return p.base().compact("Procedural") }
+
+// Boxes returns the box count (0 for a nil Procedural).
+func (p *Procedural) Boxes() int {
+	if p == nil {
+		return 0
+	}
+	return int(p.n)
+}
+
+// Size reports the primitive's memory (see Size).
+func (p *Procedural) Size() (Size, error) { return p.base().Size() }
+
+// Handle returns the backend handle (0 for a nil Procedural).
+func (p *Procedural) Handle() device.Handle { return p.base().Handle() }
+
+// Close destroys the primitive once the work using it has finished.
+func (p *Procedural) Close() error { return p.base().Close() }
+
+func (p *Procedural) primitive() (device.Handle, device.ResourceKind, error) {
+	if err := p.base().usable("Procedural"); err != nil {
+		return 0, 0, err
+	}
+	return p.r.h, device.KindProcedural, nil
+}

@@ -1,0 +1,330 @@
+package vulkan
+
+// The software path (Capabilities().RayTracing = emulated): on a device
+// without VK_KHR_acceleration_structure (lavapipe 22.3), or with
+// LUCENT_ACCEL=software, structures are internal/softaccel hierarchies
+// built on the host, and their node arrays are uploaded to a device buffer
+// of the structure's for the traversal kernels will do (layout in
+// docs/accel.md). A build needs its geometry as earlier commands left it,
+// so a list with ray-tracing commands is submitted in pieces: the commands
+// before a build go as one list, the geometry is read back (a download and
+// a wait for the stream: the documented cost), the hierarchy is built and
+// uploaded, and the rest of the list follows. Submit returns once the
+// list's last build is uploaded; its other work runs as usual.
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/lucent-gpu/lucent/accel/bvh"
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/internal/softaccel"
+)
+
+// softwareForced reports LUCENT_ACCEL=software: software structures on a
+// device that has native ones, so both paths run in one test.
+func softwareForced() bool { return os.Getenv("LUCENT_ACCEL") == "software" }
+
+func isAccelCommand(c device.Command) bool {
+	switch c.(type) {
+	case *device.MeshBuild, *device.ProceduralBuild, *device.AccelBuild, *device.AccelCompact:
+		return true
+	}
+	return false
+}
+
+// dispatchSoftware submits a list with ray-tracing commands in pieces.
+func (d *Device) dispatchSoftware(sh device.Handle, list *device.CommandList) error {
+	// Every ray-tracing command is checked before anything is submitted.
+	for i, c := range list.Commands {
+		if isAccelCommand(c) {
+			if err := d.checkSoftware(c); err != nil {
+				return fmt.Errorf("command %d (%s): %w", i, c.CommandName(), err)
+			}
+		}
+	}
+	var pending []device.Command
+	flush := func(callbacks []func()) error {
+		if len(pending) == 0 && len(callbacks) == 0 {
+			return nil
+		}
+		l := &device.CommandList{Commands: pending, Callbacks: callbacks}
+		pending = nil
+		return d.dispatch(sh, l)
+	}
+	for i, c := range list.Commands {
+		if !isAccelCommand(c) {
+			pending = append(pending, c)
+			continue
+		}
+		if err := flush(nil); err != nil {
+			return err
+		}
+		if err := d.buildSoftware(sh, c); err != nil {
+			return fmt.Errorf("command %d (%s): %w", i, c.CommandName(), err)
+		}
+	}
+	return flush(list.Callbacks)
+}
+
+// softStructure looks up a software structure of the kind.
+func (d *Device) softStructure(h device.Handle, kind device.ResourceKind) (*structure, error) {
+	d.live.RLock()
+	defer d.live.RUnlock()
+	if err := d.alive(); err != nil {
+		return nil, err
+	}
+	return structureOf(d, h, kind)
+}
+
+// checkSoftware checks a command's handles and ranges.
+func (d *Device) checkSoftware(c device.Command) error {
+	if err := c.Check(); err != nil {
+		return err
+	}
+	d.live.RLock()
+	defer d.live.RUnlock()
+	rng := func(what string, h device.Handle, off, n uint64) error {
+		b, err := lookup[*buffer](d, h, "buffer")
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if _, err := span(b, h, off, n); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}
+	switch c := c.(type) {
+	case *device.MeshBuild:
+		g := c.Geometry
+		if err := rng("Vertices", g.Vertices, g.VertexOffset, uint64(g.VertexCount-1)*uint64(g.VertexStride)+12); err != nil {
+			return err
+		}
+		if err := rng("Indices", g.Indices, g.IndexOffset, 12*uint64(g.Triangles)); err != nil {
+			return err
+		}
+		_, err := structureOf(d, c.Mesh, device.KindMesh)
+		return err
+	case *device.ProceduralBuild:
+		if err := rng("AABBs", c.AABBs, c.Offset, 24*uint64(c.Count)); err != nil {
+			return err
+		}
+		_, err := structureOf(d, c.Procedural, device.KindProcedural)
+		return err
+	case *device.AccelBuild:
+		for i, u := range c.Updates {
+			if u.Change&device.ChangePrimitive != 0 {
+				if _, err := structureOf(d, u.Instance.Primitive, u.Instance.Kind); err != nil {
+					return fmt.Errorf("update %d (instance %d): %w", i, u.Index, err)
+				}
+			}
+		}
+		_, err := structureOf(d, c.Accel, device.KindAccel)
+		return err
+	case *device.AccelCompact:
+		_, err := structureOf(d, c.Handle, c.Kind)
+		return err
+	}
+	return nil
+}
+
+// readBack downloads byte ranges on the stream and waits for them, after
+// the stream's earlier work.
+func (d *Device) readBack(sh device.Handle, ranges ...[3]uint64) ([][]byte, error) {
+	s, err := lookupStream(d, sh)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	parked := len(s.parked) > 0
+	s.mu.Unlock()
+	if parked {
+		return nil, invalidf("stream %d waits for an event signal not yet submitted: a software build, which reads its geometry back, would wait for it", sh)
+	}
+	out := make([][]byte, len(ranges))
+	l := &device.CommandList{}
+	for i, r := range ranges {
+		out[i] = make([]byte, r[2])
+		l.Commands = append(l.Commands, &device.BufferDownload{Buffer: device.Handle(r[0]), Offset: r[1], Data: out[i]})
+	}
+	if err := d.dispatch(sh, l); err != nil {
+		return nil, err
+	}
+	if err := d.SynchronizeStream(context.Background(), sh); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
+	switch c := c.(type) {
+	case *device.MeshBuild:
+		g := c.Geometry
+		data, err := d.readBack(sh, [3]uint64{uint64(g.Vertices), g.VertexOffset, uint64(g.VertexCount-1)*uint64(g.VertexStride) + 12},
+			[3]uint64{uint64(g.Indices), g.IndexOffset, 12 * uint64(g.Triangles)})
+		if err != nil {
+			return err
+		}
+		s, err := d.softStructure(c.Mesh, device.KindMesh)
+		if err != nil {
+			return err
+		}
+		if err := s.soft.BuildMesh(c.Mode, g, data[0], data[1]); err != nil {
+			return err
+		}
+		return d.uploadSoftware(sh, s, meshBytes(s.soft.Mesh()))
+	case *device.ProceduralBuild:
+		data, err := d.readBack(sh, [3]uint64{uint64(c.AABBs), c.Offset, 24 * uint64(c.Count)})
+		if err != nil {
+			return err
+		}
+		s, err := d.softStructure(c.Procedural, device.KindProcedural)
+		if err != nil {
+			return err
+		}
+		if err := s.soft.BuildProcedural(c.Mode, c.Count, data[0]); err != nil {
+			return err
+		}
+		return d.uploadSoftware(sh, s, meshBytes(s.soft.Mesh()))
+	case *device.AccelBuild:
+		s, err := d.softStructure(c.Accel, device.KindAccel)
+		if err != nil {
+			return err
+		}
+		prims := make([]*softaccel.Structure, len(c.Updates))
+		for i, u := range c.Updates {
+			if u.Change&device.ChangePrimitive != 0 {
+				p, err := d.softStructure(u.Instance.Primitive, u.Instance.Kind)
+				if err != nil {
+					return fmt.Errorf("update %d (instance %d): %w", i, u.Index, err)
+				}
+				prims[i] = p.soft
+				s.mu.Lock()
+				for len(s.softPrims) <= int(u.Index) {
+					s.softPrims = append(s.softPrims, nil)
+				}
+				s.softPrims[u.Index] = p
+				s.mu.Unlock()
+			}
+		}
+		if err := s.soft.BuildAccel(c.Mode, c.Count, slices.Clone(c.Updates), prims); err != nil {
+			return err
+		}
+		// The instances' meshes by the device addresses of their buffers.
+		sc := s.soft.Scene()
+		addrs := make([]uint64, len(sc.Instances))
+		s.mu.Lock()
+		for i := range addrs {
+			if p := s.softPrims[i]; p != nil {
+				p.mu.Lock()
+				if p.nodes != nil {
+					addrs[i] = p.nodes.raw.addr
+				}
+				p.mu.Unlock()
+			}
+		}
+		s.mu.Unlock()
+		return d.uploadSoftware(sh, s, sceneBytes(sc, addrs))
+	case *device.AccelCompact:
+		s, err := d.softStructure(c.Handle, c.Kind)
+		if err != nil {
+			return err
+		}
+		// The device copy is exact already; the host's slices shrink.
+		return s.soft.Compact()
+	}
+	return nil
+}
+
+// uploadSoftware puts a structure's arrays in a fresh device buffer (the
+// one before may still be read by work in flight: it goes once that work
+// is done).
+func (d *Device) uploadSoftware(sh device.Handle, s *structure, data []byte) error {
+	raw, err := d.mem.newRawBuffer(alignUp(uint64(max(len(data), 4)), 4), placeDevice)
+	if err != nil {
+		return fmt.Errorf("vulkan: the structure's %d bytes: %w", len(data), err)
+	}
+	b := &buffer{raw: raw, desc: device.BufferDesc{Size: uint64(max(len(data), 4))}, d: d}
+	h, err := d.add(b)
+	if err != nil {
+		b.release()
+		return err
+	}
+	if err := d.dispatch(sh, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}); err != nil {
+		_ = d.DestroyBuffer(h)
+		return err
+	}
+	s.mu.Lock()
+	old, oldH := s.nodes, s.nodesHandle
+	s.nodes, s.nodesHandle = b, h
+	s.mu.Unlock()
+	if old != nil {
+		return d.DestroyBuffer(oldH)
+	}
+	return nil
+}
+
+// meshBytes lays a hierarchy out for the device: the nodes (bvh.Node, 32
+// bytes), then its primitives in leaf order (triangles of 36 bytes or boxes
+// of 24), then their input ids (uint32).
+func meshBytes(m *bvh.Mesh) []byte {
+	var out []byte
+	for _, n := range m.Nodes {
+		out = appendF32(out, n.Min[:]...)
+		out = binary.LittleEndian.AppendUint32(out, n.LeftFirst)
+		out = appendF32(out, n.Max[:]...)
+		out = binary.LittleEndian.AppendUint32(out, n.Count)
+	}
+	for _, t := range m.Tris {
+		out = appendF32(out, t.A[:]...)
+		out = appendF32(out, t.B[:]...)
+		out = appendF32(out, t.C[:]...)
+	}
+	for _, b := range m.Boxes {
+		out = appendF32(out, b.Min[:]...)
+		out = appendF32(out, b.Max[:]...)
+	}
+	for _, p := range m.Prims {
+		out = binary.LittleEndian.AppendUint32(out, p)
+	}
+	return out
+}
+
+// sceneBytes lays a top level out: the nodes, the leaf order (uint32), then
+// per instance 64 bytes: its world→object transform (12 float32), its
+// mesh's buffer address (uint64), id (uint32), mask, opaque, procedural.
+func sceneBytes(sc *bvh.Scene, addrs []uint64) []byte {
+	out := meshBytes(&bvh.Mesh{Nodes: sc.Nodes})
+	for _, o := range sc.Order {
+		out = binary.LittleEndian.AppendUint32(out, o)
+	}
+	for len(out)%16 != 0 {
+		out = append(out, 0)
+	}
+	for i, in := range sc.Instances {
+		out = appendF32(out, sc.Inverse[i][:]...)
+		out = binary.LittleEndian.AppendUint64(out, addrs[i])
+		out = binary.LittleEndian.AppendUint32(out, in.ID)
+		proc := in.Mesh != nil && in.Mesh.Procedural
+		out = append(out, in.Mask, b2u(in.Opaque), b2u(proc), 0)
+	}
+	return out
+}
+
+func appendF32(b []byte, fs ...float32) []byte {
+	for _, f := range fs {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+	}
+	return b
+}
+
+func b2u(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
+}
