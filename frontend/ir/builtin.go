@@ -117,6 +117,11 @@ const (
 	OpBindlessTexRead   // (bindless, slot, uvec2) → vec4<f32>; zero outside or when empty
 	OpBindlessTexSample // (bindless, slot, vec2) → vec4<f32>, filtered as the slot's sampler says
 	OpBindlessTexSize   // (bindless, slot) → uvec2; zero when empty
+	// Ray tracing: (accel, origin vec3<f32>, tmin f32, dir vec3<f32>, tmax
+	// f32, mask u32), the ray of docs/accel.md; instances whose mask ANDed
+	// with the ray's is zero are skipped.
+	OpRayClosest // → RayHit: the closest hit in [tmin, tmax] (Kind HitMiss when none)
+	OpRayAny     // → bool: whether anything is hit in [tmin, tmax] (shadow rays)
 	opCount
 )
 

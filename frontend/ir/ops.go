@@ -179,6 +179,9 @@ var ops = [opCount]OpInfo{
 	OpBindlessTexRead:   {Name: "bindless_texture_read", Arity: 3, rule: bindlessTexType},
 	OpBindlessTexSample: {Name: "bindless_texture_sample", Arity: 3, rule: bindlessTexType},
 	OpBindlessTexSize:   {Name: "bindless_texture_size", Arity: 2, rule: bindlessTexType},
+
+	OpRayClosest: {Name: "ray_closest", Arity: 6, rule: ruleRay},
+	OpRayAny:     {Name: "ray_any", Arity: 6, rule: ruleRay},
 }
 
 func init() {
@@ -513,4 +516,19 @@ func ruleSubgroupNum(op Op, args []Expr) (*Type, error) {
 		return nil, mismatch(op, "operand is %s, want numeric", args[0].Type())
 	}
 	return args[0].Type(), nil
+}
+
+func ruleRay(op Op, args []Expr) (*Type, error) {
+	v3 := Vector(TF32, 3)
+	want := []*Type{Accel, v3, TF32, v3, TF32, TU32}
+	names := []string{"the accel", "the origin", "tmin", "the direction", "tmax", "the mask"}
+	for i, w := range want {
+		if args[i].Type() != w {
+			return nil, mismatch(op, "operand %d (%s) is %s, want %s", i, names[i], args[i].Type(), w)
+		}
+	}
+	if op == OpRayAny {
+		return TBool, nil
+	}
+	return RayHit, nil
 }

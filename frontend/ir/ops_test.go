@@ -77,3 +77,21 @@ func TestOpsTableReferences(t *testing.T) {
 		require.Equal(t, ir.TF32, typ, op.String())
 	}
 }
+
+func TestRayOpsTypes(t *testing.T) {
+	k := ir.NewKernel("trace", 1, [3]uint32{64, 1, 1})
+	acc := &ir.Ref{Var: k.AddParam("scene", ir.Accel, ir.VarArg)}
+	v3 := &ir.Construct{T: ir.Vector(ir.TF32, 3), Args: []ir.Expr{ir.LitFloat(ir.TF32, 0)}}
+	f := ir.LitFloat(ir.TF32, 1)
+	mask := ir.LitInt(ir.TU32, 0xff)
+	typ, err := ir.CallType(ir.OpRayClosest, []ir.Expr{acc, v3, f, v3, f, mask})
+	require.NoError(t, err)
+	require.Equal(t, ir.RayHit, typ)
+	require.Equal(t, 24, ir.RayHit.Size())
+	typ, err = ir.CallType(ir.OpRayAny, []ir.Expr{acc, v3, f, v3, f, mask})
+	require.NoError(t, err)
+	require.Equal(t, ir.TBool, typ)
+	_, err = ir.CallType(ir.OpRayAny, []ir.Expr{acc, v3, f, v3, f, f})
+	require.ErrorIs(t, err, ir.ErrTypeMismatch)
+	require.ErrorContains(t, err, "operand 5 (the mask) is f32, want u32")
+}

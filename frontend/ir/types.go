@@ -299,7 +299,36 @@ func Texture(dim int, elem *Type) *Type {
 // Bindless is the bindless array type.
 var Bindless = intern(&Type{kind: KindBindless, key: "bindless"})
 
-// Accel is the (reserved) acceleration-structure type.
+// RayHit is what OpRayClosest yields, laid out as kernel.Hit: the hit
+// instance's user id and the primitive's index in its mesh or procedural,
+// the triangle's barycentrics (u, v: the hit is (1-u-v)·A + u·B + v·C), the
+// distance t along the ray, and Kind (HitMiss, HitTriangle or
+// HitProcedural; the other fields are zero on a miss).
+var RayHit = mustStruct("RayHit", []Field{
+	{Name: "Instance", Type: TU32, Offset: 0},
+	{Name: "Prim", Type: TU32, Offset: 4},
+	{Name: "Bary", Type: Vector(TF32, 2), Offset: 8},
+	{Name: "T", Type: TF32, Offset: 16},
+	{Name: "Kind", Type: TU32, Offset: 20},
+}, 24)
+
+// The kinds of a RayHit.
+const (
+	HitMiss       = 0
+	HitTriangle   = 1
+	HitProcedural = 2 // a procedural box hit, at the distance the ray enters it
+)
+
+func mustStruct(name string, fields []Field, size int) *Type {
+	t, err := StructType(name, fields, size)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Accel is the acceleration-structure type (docs/accel.md): a kernel
+// argument that ray queries (OpRayClosest, OpRayAny) trace.
 var Accel = intern(&Type{kind: KindAccel, key: "accel"})
 
 // ErrType is wrapped by errors about types the kernel language cannot express.
