@@ -129,3 +129,111 @@ func newBuf[T any](t *testing.T, d *device.Device, data []T) *device.Buffer[T] {
 	run(t, d, b.Upload(data))
 	return b
 }
+
+// TestHelperTakesTextures: a texture reader helper (clamped reads, through
+// a nested helper), called on an RGBA32F and an RGBA8 texture (the Tex2D of
+// a Tex2DRGBA8: the clone takes the argument's format), and a writer helper.
+func TestHelperTakesTextures(t *testing.T) {
+	at := dsl.Callable("at", func(k *dsl.K, src dsl.Tex2D, x, y dsl.U32) dsl.F32x4 {
+		return src.Read(dsl.V2(x, y))
+	})
+	clamped := dsl.Callable("clamped", func(k *dsl.K, src dsl.Tex2D, x, y dsl.I32) dsl.F32 {
+		size := src.Size()
+		cx := dsl.Convert[uint32](dsl.Clamp(x, dsl.I(0), dsl.Convert[int32](size.X()).Sub(dsl.I(1))))
+		cy := dsl.Convert[uint32](dsl.Clamp(y, dsl.I(0), dsl.Convert[int32](size.Y()).Sub(dsl.I(1))))
+		return at(k, src, cx, cy).X()
+	})
+	put := dsl.Callable("put", func(k *dsl.K, dst dsl.Tex2D, x, y dsl.U32, v dsl.F32) {
+		dst.Write(dsl.V2(x, y), dsl.V4(v, dsl.F(0), dsl.F(0), dsl.F(1)))
+	})
+	f, err := dsl.Kernel2D(8, 8, func(k *dsl.K, a dsl.Tex2D, b dsl.Tex2DRGBA8, dst dsl.Tex2D) {
+		id := k.DispatchID()
+		x, y := dsl.Convert[int32](id.X()), dsl.Convert[int32](id.Y())
+		s := clamped(k, a, x.Sub(dsl.I(1)), y).Add(clamped(k, a, x.Add(dsl.I(1)), y)).Add(clamped(k, b.Tex2D, x, y.Add(dsl.I(1))))
+		put(k, dst, id.X(), id.Y(), s)
+	}, "a", "b", "dst")
+	require.NoError(t, err)
+	var names []string
+	for _, g := range f.Callees() {
+		names = append(names, g.Name)
+	}
+	require.ElementsMatch(t, []string{"at<a>", "clamped<a>", "at<b>", "clamped<b>", "put<dst>"}, names)
+
+	const w, h = 11, 7
+	r := rand.New(rand.NewPCG(2, 9))
+	pa, pb := make([][4]float32, w*h), make([][4]uint8, w*h)
+	for i := range pa {
+		pa[i] = [4]float32{r.Float32(), r.Float32(), 0, 1}
+		pb[i] = [4]uint8{uint8(r.IntN(256)), 0, 0, 255}
+	}
+	d := openDevice(t)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	ia, err := device.NewImage[[4]float32](d, device.RGBA32Float, w, h, 1)
+	require.NoError(t, err)
+	defer ia.Close()
+	ib, err := device.NewImage[[4]uint8](d, device.RGBA8Unorm, w, h, 1)
+	require.NoError(t, err)
+	defer ib.Close()
+	id, err := device.NewImage[[4]float32](d, device.RGBA32Float, w, h, 1)
+	require.NoError(t, err)
+	defer id.Close()
+	got := make([][4]float32, w*h)
+	run(t, d, ia.Upload(pa), ib.Upload(pb), k.Dispatch([3]uint32{w, h}, ia, ib, id), id.Download(got))
+	for y := range h {
+		for x := range w {
+			ax := func(x int) float32 { return pa[y*w+min(max(x, 0), w-1)][0] }
+			bv := float32(pb[min(y+1, h-1)*w+x][0]) / 255
+			want := ax(x-1) + ax(x+1) + bv
+			require.InDelta(t, want, got[y*w+x][0], 1e-5, "texel (%d, %d)", x, y)
+			require.Equal(t, float32(1), got[y*w+x][3])
+		}
+	}
+}
+
+// TestHelperTakesBindless: a bindless loader helper over two bindless
+// arrays.
+func TestHelperTakesBindless(t *testing.T) {
+	load := dsl.Callable("load", func(k *dsl.K, arr dsl.BindlessArray, slot, i dsl.U32) dsl.F32 {
+		v := dsl.NewVar(k, dsl.F(0))
+		k.If(i.Lt(dsl.BufferLen[dsl.F32](arr, slot)), func() { v.Set(dsl.ReadBuffer[dsl.F32](arr, slot, i)) })
+		return v.Get()
+	})
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, p, q dsl.BindlessArray, out dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		out.Write(i, load(k, p, dsl.U(0), i).Add(load(k, p, dsl.U(1), i)).Add(load(k, q, dsl.U(0), i).Mul(dsl.F(100))))
+	}, "p", "q", "out")
+	require.NoError(t, err)
+	require.Len(t, f.Callees(), 2) // load<p>, load<q>
+
+	d := openDevice(t)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	s0, s1, s2 := []float32{1, 2, 3, 4, 5}, []float32{10, 20, 30}, []float32{7, 8, 9, 10, 11, 12, 13, 14}
+	p, err := d.NewBindlessArray(2)
+	require.NoError(t, err)
+	defer p.Close()
+	q, err := d.NewBindlessArray(1)
+	require.NoError(t, err)
+	defer q.Close()
+	require.NoError(t, p.EmplaceBuffer(0, newBuf(t, d, s0)))
+	require.NoError(t, p.EmplaceBuffer(1, newBuf(t, d, s1)))
+	require.NoError(t, q.EmplaceBuffer(0, newBuf(t, d, s2)))
+	const n = 10
+	ob, err := device.NewBuffer[float32](d, n)
+	require.NoError(t, err)
+	defer ob.Close()
+	got := make([]float32, n)
+	run(t, d, p.Update(), q.Update(), k.Dispatch([3]uint32{n}, p, q, ob), ob.Download(got))
+	at := func(s []float32, i int) float32 {
+		if i < len(s) {
+			return s[i]
+		}
+		return 0
+	}
+	for i := range n {
+		require.Equal(t, at(s0, i)+at(s1, i)+at(s2, i)*100, got[i], "element %d", i)
+	}
+}

@@ -372,6 +372,12 @@ func Callable[F any](name string, fn F) F {
 		k := &K{fn: g, cur: g.Body}
 		args := []reflect.Value{reflect.ValueOf(k)}
 		for i := 1; i < ft.NumIn(); i++ {
+			if pt := ft.In(i); pt.Kind() == reflect.Pointer {
+				if t, ok := resourceType(pt.Elem()); ok {
+					err = fmt.Errorf("%w: %s", ErrDSL, ir.ResourcePointerMsg(fmt.Sprintf("p%d", i-1), "callable "+name, t))
+					return
+				}
+			}
 			z := reflect.New(ft.In(i)).Elem().Interface()
 			switch p := z.(type) {
 			case Value:
@@ -396,12 +402,6 @@ func Callable[F any](name string, fn F) F {
 				}
 				args = append(args, reflect.ValueOf(p.bind(k, g.AddParam(fmt.Sprintf("p%d", i-1), t, ir.VarParam))))
 			default:
-				if pt := ft.In(i); pt.Kind() == reflect.Pointer {
-					if t, ok := resourceType(pt.Elem()); ok {
-						err = fmt.Errorf("%w: %s", ErrDSL, ir.ResourcePointerMsg(fmt.Sprintf("p%d", i-1), "callable "+name, t))
-						return
-					}
-				}
 				err = fmt.Errorf("%w: parameter %d of callable %s has type %s, which is not a DSL value, *Local or resource", ErrDSL, i, name, ft.In(i))
 				return
 			}
@@ -449,7 +449,8 @@ func Callable[F any](name string, fn F) F {
 				rk, v := a.resource()
 				switch {
 				case rk == nil:
-					k.failf("argument %d of callable %s is an unbound %s (a zero value): pass a kernel's or callable's parameter", i+1, name, reflect.TypeOf(a))
+					t, _ := a.paramType()
+					k.failf("argument %d of callable %s is an unbound %s (a zero value): pass a kernel's or callable's parameter", i+1, name, t)
 					return out
 				case rk != k:
 					k.failf("argument %d of callable %s is %s of %s, not of %s: pass it down as a parameter", i+1, name, v.Name, rk.fn.Name, k.fn.Name)
