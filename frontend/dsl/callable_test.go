@@ -79,11 +79,26 @@ func TestCallableResourceErrors(t *testing.T) {
 		})
 	}
 
+	first := dsl.Callable("first", func(k *dsl.K, b dsl.Buf[dsl.F32]) dsl.F32 { return b.Read(dsl.U(0)) })
+	// A captured buffer is a kernel argument like the others; a callable
+	// takes it as a parameter rather than capturing it.
+	host := new(int)
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) {
+		c := dsl.Capture[dsl.Buf[dsl.F32]](k, host)
+		out.Write(dsl.U(0), first(k, c))
+	}, "out")
+	require.NoError(t, err)
+	require.Equal(t, "first<capture1>", f.Callees()[0].Name)
+	_, err = dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) {
+		grab := dsl.Callable("grab", func(k *dsl.K) dsl.F32 { return dsl.Capture[dsl.Buf[dsl.F32]](k, host).Read(dsl.U(0)) })
+		out.Write(dsl.U(0), grab(k))
+	}, "out")
+	require.ErrorContains(t, err, "only kernels capture resources: capture it in the kernel and pass it to the callable as a parameter")
+
 	// A buffer of another kernel.
 	var other dsl.Buf[dsl.F32]
-	_, err := dsl.Kernel1D(64, func(k *dsl.K, b dsl.Buf[dsl.F32]) { other = b }, "b")
+	_, err = dsl.Kernel1D(64, func(k *dsl.K, b dsl.Buf[dsl.F32]) { other = b }, "b")
 	require.NoError(t, err)
-	first := dsl.Callable("first", func(k *dsl.K, b dsl.Buf[dsl.F32]) dsl.F32 { return b.Read(dsl.U(0)) })
 	_, err = dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) { out.Write(dsl.U(0), first(k, other)) }, "out")
 	require.ErrorIs(t, err, dsl.ErrDSL)
 	require.ErrorContains(t, err, "argument 1 of callable first is b of kernel, not of kernel")

@@ -397,8 +397,12 @@ func Capture[P kernelParam](k *K, host any) P {
 	var p P
 	t, err := p.paramType()
 	if err != nil || k.fn.Kind != ir.KernelFunc || host == nil {
-		if err == nil {
-			err = fmt.Errorf("only kernels capture non-nil resources")
+		switch {
+		case err != nil:
+		case host == nil:
+			err = fmt.Errorf("nil host resource")
+		default:
+			err = fmt.Errorf("only kernels capture resources: capture it in the kernel and pass it to the callable as a parameter")
 		}
 		k.failf("capture: %v", err)
 		return p

@@ -1,7 +1,9 @@
 package gokernel_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -11,6 +13,9 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/cpu"
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/frontend/interp"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/kernel"
 	kernels "github.com/lucent-gpu/lucent/testdata/gokernel"
@@ -245,4 +250,71 @@ func TestDeviceHelpersTakeResources(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestHelperResourceForms: a method, a helper with several results and a
+// generic helper (two instantiations) take buffers; compiled from one file
+// (Check), the kernel runs on the interpreter and on each backend.
+func TestHelperResourceForms(t *testing.T) {
+	src := `package p
+
+type acc struct{ n uint32 }
+
+func (a *acc) add(b []float32, i uint32) { a.n += uint32(b[i]) }
+
+func minMax(b []float32, n uint32) (lo, hi float32) {
+	lo, hi = b[0], b[0]
+	for i := uint32(1); i < n; i++ {
+		lo, hi = min(lo, b[i]), max(hi, b[i])
+	}
+	return
+}
+
+func sumOf[T float32 | int32](b []T, n uint32) T {
+	var s T
+	for i := range n {
+		s += b[i]
+	}
+	return s
+}
+
+//lucent:kernel block=64
+func K(x []float32, y []int32, out []float32) {
+	lo, hi := minMax(x, 4)
+	var a acc
+	a.add(x, 1)
+	out[0] = lo + hi + sumOf(x, 3) + float32(sumOf(y, 2)) + float32(a.n)
+}
+`
+	ks, errs := gokernel.Check("p.go", []byte(src))
+	require.Empty(t, errs)
+	f := ks[0].Func
+	var names []string
+	for _, g := range f.Callees() {
+		names = append(names, g.Name)
+	}
+	sort.Strings(names)
+	require.Equal(t, []string{"acc.add<x>", "minMax<x>", "sumOf[float32]<x>", "sumOf[int32]<y>"}, names)
+	x, y := []float32{3, 1, 4, 1, 5}, []int32{2, 7, 100}
+	const want = 1 + 4 + (3 + 1 + 4) + (2 + 7) + 1
+
+	out := interp.NewBuffer(ir.TF32, 1)
+	require.NoError(t, interp.Run(f, [3]uint32{1, 1, 1}, ibuf(ir.TF32, x), ibuf(ir.TI32, y), out))
+	require.Equal(t, float32(want), math.Float32frombits(binary.LittleEndian.Uint32(out.Data)))
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			g := compileOn(t, openBackend(t, backend), ks[0])
+			ob := upload(g, []float32{0})
+			g.submit(g.k.Dispatch([3]uint32{1}, upload(g, x), upload(g, y), ob))
+			require.Equal(t, []float32{want}, download(g, ob))
+		})
+	}
+}
+
+func ibuf[T any](elem *ir.Type, data []T) *interp.Buffer {
+	var w bytes.Buffer
+	if err := binary.Write(&w, binary.LittleEndian, data); err != nil {
+		panic(err)
+	}
+	return &interp.Buffer{Elem: elem, Data: w.Bytes()}
 }
