@@ -60,6 +60,11 @@ func TestCallableResourceErrors(t *testing.T) {
 			peek := dsl.Callable("peek", func(k *dsl.K) dsl.U32 { return tex.Size().X() })
 			out.Write(dsl.U(0), dsl.Convert[float32](peek(k)))
 		}, "peek: uses texture tex of kernel, which it does not take"},
+		{"uses a kernel's value it is not given", func(k *dsl.K, out dsl.Buf[dsl.F32]) {
+			x := out.Read(dsl.U(0))
+			peek := dsl.Callable("peek", func(k *dsl.K) dsl.F32 { return x.Add(dsl.F(1)) })
+			out.Write(dsl.U(0), peek(k))
+		}, "peek: variable t1 does not belong to this function: a callable uses only its parameters and its own variables; pass the value as a parameter"},
 		{"is given an unbound buffer", func(k *dsl.K, out dsl.Buf[dsl.F32]) {
 			first := dsl.Callable("first", func(k *dsl.K, b dsl.Buf[dsl.F32]) dsl.F32 { return b.Read(dsl.U(0)) })
 			out.Write(dsl.U(0), first(k, dsl.Buf[dsl.F32]{}))

@@ -420,7 +420,9 @@ func Callable[F any](name string, fn F) F {
 			}
 		})
 		if err == nil {
-			err = g.ValidateOne()
+			if verr := g.ValidateOne(); verr != nil {
+				err = fmt.Errorf("%w: %w", ErrDSL, verr)
+			}
 		}
 	}
 	var once sync.Once // kernels may be traced from several goroutines

@@ -485,6 +485,9 @@ func (v *validator) expr(e Expr) error {
 		if !v.vars[e.Var] && (v.f.Kind != CallableFunc || e.Var.Kind != VarArg || !e.Var.Type.IsResource()) {
 			// A callable may name a kernel's resource argument: a clone
 			// of a template does (Validate checks it is the kernel's).
+			if v.f.Kind == CallableFunc {
+				return v.errf("variable %s does not belong to this function: a callable uses only its parameters and its own variables; pass the value as a parameter", e.Var.Name)
+			}
 			return v.errf("variable %s does not belong to this function", e.Var.Name)
 		}
 	case *Literal:
