@@ -10,8 +10,10 @@
 // NewVar makes a mutable local; control flow takes closures (k.If, k.Loop,
 // k.While, Range, k.Switch); built-ins are generic functions (Sqrt, Max,
 // Lerp, …) and methods (Dot, Normalize, Atomic …); Callable makes callable
-// functions; Capture passes host resources implicitly. An operation on
-// operands of the wrong type yields a poisoned value (ir.Poison) and the
-// kernel's first error, reported by K.Err and by the kernel constructor.
+// functions, which take values, locals by reference and resources (each
+// tuple of resources passed gets its own copy of the callable); Capture
+// passes host resources implicitly. An operation on operands of the wrong
+// type yields a poisoned value (ir.Poison) and the kernel's first error,
+// reported by K.Err and by the kernel constructor.
 // device.Compile builds a runnable device.Kernel from the traced kernel.
 package dsl

@@ -20,10 +20,27 @@ import (
 // used by a statement (a value never used generates no code and reports
 // nothing).
 type K struct {
-	fn  *ir.Function
-	cur *ir.Block
-	err error
-	n   int // temporaries made
+	fn    *ir.Function
+	cur   *ir.Block
+	err   error
+	n     int // temporaries made
+	inner *K  // the callable being traced from inside this function, if any
+}
+
+// suspended reports (and records, in the callable being traced) a use of
+// what, which belongs to k, while a callable traced from inside k is being
+// traced: the callable must take it as a parameter.
+func (k *K) suspended(what string) bool {
+	if k.inner == nil {
+		return false
+	}
+	in := k.inner
+	for in.inner != nil {
+		in = in.inner
+	}
+	in.failf("uses %s of %s, which it does not take: pass it to the callable as a parameter", what, k.fn.Name)
+	k.fail(in.err)
+	return true
 }
 
 // ErrDSL is wrapped by errors found while tracing a DSL kernel.
@@ -352,6 +369,9 @@ func trace(name string, dim int, block [3]uint32, fn any, names []string) (f *ir
 	if err := k.run(func() { fv.Call(args) }); err != nil {
 		return nil, err
 	}
+	if err := ir.Specialize(f); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrDSL, err)
+	}
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -377,8 +397,12 @@ func Capture[P kernelParam](k *K, host any) P {
 	var p P
 	t, err := p.paramType()
 	if err != nil || k.fn.Kind != ir.KernelFunc || host == nil {
-		if err == nil {
-			err = fmt.Errorf("only kernels capture non-nil resources")
+		switch {
+		case err != nil:
+		case host == nil:
+			err = fmt.Errorf("nil host resource")
+		default:
+			err = fmt.Errorf("only kernels capture resources: capture it in the kernel and pass it to the callable as a parameter")
 		}
 		k.failf("capture: %v", err)
 		return p

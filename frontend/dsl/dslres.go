@@ -78,6 +78,9 @@ func (b Buf[V]) elem(i U32) (ir.Expr, bool) {
 	if b.k == nil {
 		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}, false
 	}
+	if b.k.suspended("buffer " + b.v.Name) {
+		return nil, false
+	}
 	if !b.k.check(i.Expr()) {
 		return nil, false
 	}
@@ -105,6 +108,9 @@ func (b Buf[V]) Write(i U32, x V) {
 func (b Buf[V]) Len() U32 {
 	if b.k == nil {
 		return U32{&ir.Poison{Err: fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}}
+	}
+	if b.k.suspended("buffer " + b.v.Name) {
+		return U32{&ir.Poison{Err: b.k.err}}
 	}
 	return U32{b.k.let(&ir.Call{Op: ir.OpBufferSize, Args: []ir.Expr{&ir.Ref{Var: b.v}}, T: ir.TU32})}
 }
@@ -289,6 +295,9 @@ func (t Tex2D) call(op ir.Op, args ...ir.Expr) ir.Expr {
 	if t.k == nil {
 		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound texture", ErrDSL)}
 	}
+	if t.k.suspended("texture " + t.v.Name) {
+		return &ir.Poison{Err: t.k.err}
+	}
 	args = append([]ir.Expr{&ir.Ref{Var: t.v}}, args...)
 	if !t.k.check(args...) {
 		return &ir.Poison{Err: t.k.err}
@@ -319,15 +328,25 @@ func (t Tex2D) Size() U32x2 { return U32x2{t.call(ir.OpTextureSize)} }
 func (t Tex2D) Sample(uv F32x2) F32x4 { return F32x4{t.call(ir.OpTextureSample, uv.Expr())} }
 
 // Callable turns fn, a func(*K, params…) [result] whose parameters are DSL
-// values (by value) or *Local (by reference), into a function of the same
-// type that, called while tracing, emits a call of a SPIR-V function traced
-// once from fn.
+// values (by value), *Local (by reference) or resources (Buf, BigBuf, Tex2D,
+// Tex3D, Tex2DRGBA8, BindlessArray), into a function of the same type that,
+// called while tracing, emits a call of a function traced once from fn.
+//
+// A resource parameter takes the kernel's argument (or the calling
+// callable's parameter, passed on) and is read and written in place: fn is
+// traced once, and the kernel gets one copy of it per distinct tuple of
+// resources it is called with (ir.Specialize), so callables never pass
+// resources at run time. A Tex2D parameter also takes a Tex2DRGBA8's Tex2D,
+// a Buf a BigBuf's. A callable cannot return a resource or take one by
+// pointer, and uses the resources it is given: one of a kernel that is used
+// in the callable's body without being passed is an error.
 func Callable[F any](name string, fn F) F {
 	fv := reflect.ValueOf(fn)
 	ft := fv.Type()
 	var (
-		g   *ir.Function
-		err error
+		g      *ir.Function
+		err    error
+		caller *K // the function being traced when fn is traced
 	)
 	define := func() {
 		if fv.Kind() != reflect.Func || fv.IsNil() || ft.NumIn() == 0 || ft.In(0) != kType || ft.NumOut() > 1 {
@@ -337,6 +356,10 @@ func Callable[F any](name string, fn F) F {
 		result := ir.TVoid
 		if ft.NumOut() == 1 {
 			z, ok := reflect.New(ft.Out(0)).Elem().Interface().(Value)
+			if t, res := resourceType(ft.Out(0)); !ok && res {
+				err = fmt.Errorf("%w: %s", ErrDSL, ir.ResourceResultMsg("callable "+name, t))
+				return
+			}
 			if !ok {
 				err = fmt.Errorf("%w: callable %s returns %s, not a DSL value", ErrDSL, name, ft.Out(0))
 				return
@@ -349,6 +372,12 @@ func Callable[F any](name string, fn F) F {
 		k := &K{fn: g, cur: g.Body}
 		args := []reflect.Value{reflect.ValueOf(k)}
 		for i := 1; i < ft.NumIn(); i++ {
+			if pt := ft.In(i); pt.Kind() == reflect.Pointer {
+				if t, ok := resourceType(pt.Elem()); ok {
+					err = fmt.Errorf("%w: %s", ErrDSL, ir.ResourcePointerMsg(fmt.Sprintf("p%d", i-1), "callable "+name, t))
+					return
+				}
+			}
 			z := reflect.New(ft.In(i)).Elem().Interface()
 			switch p := z.(type) {
 			case Value:
@@ -365,11 +394,22 @@ func Callable[F any](name string, fn F) F {
 					return
 				}
 				args = append(args, reflect.ValueOf(p.bindRef(k, g.AddParam(fmt.Sprintf("p%d", i-1), t, ir.VarRefParam))))
+			case resource:
+				t, terr := p.paramType()
+				if terr != nil {
+					err = fmt.Errorf("%w: parameter %d of callable %s: %w", ErrDSL, i, name, terr)
+					return
+				}
+				args = append(args, reflect.ValueOf(p.bind(k, g.AddParam(fmt.Sprintf("p%d", i-1), t, ir.VarParam))))
 			default:
-				err = fmt.Errorf("%w: parameter %d of callable %s has type %s", ErrDSL, i, name, ft.In(i))
+				err = fmt.Errorf("%w: parameter %d of callable %s has type %s, which is not a DSL value, *Local or resource", ErrDSL, i, name, ft.In(i))
 				return
 			}
 		}
+		// The caller is suspended while fn is traced: a resource of its
+		// used in fn's body without being passed is refused (K.suspended).
+		caller.inner = k
+		defer func() { caller.inner = nil }()
 		err = k.run(func() {
 			out := fv.Call(args)
 			if len(out) == 1 {
@@ -380,28 +420,45 @@ func Callable[F any](name string, fn F) F {
 			}
 		})
 		if err == nil {
-			err = g.ValidateOne()
+			if verr := g.ValidateOne(); verr != nil {
+				err = fmt.Errorf("%w: %w", ErrDSL, verr)
+			}
 		}
 	}
 	var once sync.Once // kernels may be traced from several goroutines
 	return reflect.MakeFunc(ft, func(in []reflect.Value) []reflect.Value {
 		k := in[0].Interface().(*K)
-		once.Do(define)
+		once.Do(func() { caller = k; define() })
 		var out []reflect.Value
 		if ft.NumOut() == 1 {
 			out = []reflect.Value{reflect.New(ft.Out(0)).Elem()}
+		}
+		if err == nil && k.suspended("the *K") {
+			return out
 		}
 		if err != nil {
 			k.fail(err)
 			return out
 		}
 		args := make([]ir.Expr, 0, len(in)-1)
-		for _, a := range in[1:] {
+		for i, a := range in[1:] {
 			switch a := a.Interface().(type) {
 			case Value:
 				args = append(args, a.Expr())
 			case refParam:
 				args = append(args, a.refExpr())
+			case resource:
+				rk, v := a.resource()
+				switch {
+				case rk == nil:
+					t, _ := a.paramType()
+					k.failf("argument %d of callable %s is an unbound %s (a zero value): pass a kernel's or callable's parameter", i+1, name, t)
+					return out
+				case rk != k:
+					k.failf("argument %d of callable %s is %s of %s, not of %s: pass it down as a parameter", i+1, name, v.Name, rk.fn.Name, k.fn.Name)
+					return out
+				}
+				args = append(args, &ir.Ref{Var: v})
 			}
 		}
 		if !k.check(args...) {
@@ -446,6 +503,9 @@ func (a BindlessArray) call(op ir.Op, t *ir.Type, args ...ir.Expr) ir.Expr {
 	if a.k == nil {
 		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound bindless array", ErrDSL)}
 	}
+	if a.k.suspended("bindless array " + a.v.Name) {
+		return &ir.Poison{Err: a.k.err}
+	}
 	args = append([]ir.Expr{&ir.Ref{Var: a.v}}, args...)
 	if !a.k.check(args...) {
 		return &ir.Poison{Err: a.k.err}
@@ -486,4 +546,26 @@ func BufferLen[V Value](a BindlessArray, slot U32) U32 {
 		return U32{&ir.Poison{Err: err}}
 	}
 	return U32{a.call(ir.OpBindlessSize, ir.TU32, slot.Expr(), ir.LitInt(ir.TU32, int64(t.Size())))}
+}
+
+// resource is implemented by the DSL's resource types: what they stand for
+// (the function being traced that has them, and its variable).
+type resource interface {
+	kernelParam
+	resource() (*K, *ir.Var)
+}
+
+func (b Buf[V]) resource() (*K, *ir.Var)        { return b.k, b.v }
+func (t Tex2D) resource() (*K, *ir.Var)         { return t.k, t.v }
+func (t Tex3D) resource() (*K, *ir.Var)         { return t.k, t.v }
+func (a BindlessArray) resource() (*K, *ir.Var) { return a.k, a.v }
+
+// resourceType is the IR type of DSL resource type rt, if it is one.
+func resourceType(rt reflect.Type) (*ir.Type, bool) {
+	p, ok := reflect.New(rt).Elem().Interface().(resource)
+	if !ok {
+		return nil, false
+	}
+	t, err := p.paramType()
+	return t, err == nil
 }

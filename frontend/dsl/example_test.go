@@ -45,6 +45,30 @@ func ExampleCallable() {
 	// bump true
 }
 
+// A callable takes buffers (and textures, bindless arrays) as parameters,
+// reads and writes them in place; each tuple of buffers it is called with
+// gets its own copy, which names the kernel's buffers directly.
+func ExampleCallable_resources() {
+	add := dsl.Callable("add", func(k *dsl.K, dst, src dsl.Buf[dsl.F32], i dsl.U32) {
+		dst.Write(i, dst.Read(i).Add(src.Read(i)))
+	})
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, x, y, z dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		add(k, x, y, i)
+		add(k, x, z, i)
+		add(k, x, y, i.Add(dsl.U(1)))
+	}, "x", "y", "z")
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range f.Callees() {
+		fmt.Println(c.Name, len(c.Params))
+	}
+	// Output:
+	// add<x,y> 1
+	// add<x,z> 1
+}
+
 // Control flow takes closures: If/ElseIf/Else, Loop, While, Range, Switch.
 func ExampleK_If() {
 	f, err := dsl.Kernel1D(64, func(k *dsl.K, xs dsl.Buf[dsl.I32]) {

@@ -167,6 +167,11 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 					continue
 				}
 			}
+			if _, isView := l.bindlessView(x); isView && i < len(cl.fn.Params) && cl.fn.Params[i].Type.Kind() == ir.KindBuffer {
+				l.errorf(a.Pos(), "a bindless buffer is a slot of a bindless array, not a buffer: pass the array and the slot to %s, and index kernel.BindlessBuffer[T](arr, slot) there", cl.fn.Name)
+				args = append(args, l.poison(a))
+				continue
+			}
 			args = append(args, l.expr(x))
 			continue
 		}

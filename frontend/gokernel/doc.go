@@ -66,7 +66,7 @@
 //	[N]T                             arrays (locals, fields, lookup tables)
 //	struct                           structs at Go's offsets (gc, amd64), so host
 //	                                 and device share one layout
-//	[]T kernel parameter             a buffer; len(x) is its element count
+//	[]T kernel or helper parameter   a buffer; len(x) is its element count
 //	kernel.Texture2D[T], Texture3D[T] storage textures of Float4, Int4 or Uint4 texels
 //	kernel.Bindless                  a bindless array of buffers and textures
 //	other kernel parameters          uniform values, passed in push constants
@@ -81,6 +81,26 @@
 // convert to float32 and use package kernel's float32 math (kernel.Sqrt, …)
 // and the float32 forms of package math's tests (math.IsNaN(float64(x)) of a
 // float32 x is computed in float32).
+//
+// # Helpers that take resources
+//
+// A helper (any Go function a kernel calls) takes buffers ([]T), textures
+// and bindless arrays as parameters, and reads, writes, sizes and passes
+// them on to other helpers as the kernel does:
+//
+//	func closestHit(nodes []Node, spheres []Sphere, r Ray) Hit { … }
+//
+// A helper is compiled once per distinct tuple of kernel arguments it is
+// called with (closestHit(nodes, a, r) and closestHit(nodes, b, r) are two
+// device functions, each naming its kernel's buffers directly:
+// ir.Specialize), so a resource is never a run-time value: a helper cannot
+// return one, take one through a pointer (*[]T), reassign or take the
+// address of a resource parameter, or keep one in a local variable, a
+// struct or an array; those are errors at their file:line:col, worded as
+// the DSL's (frontend/dsl's Callable). A slot of a bindless array
+// (kernel.BindlessBuffer[T](arr, slot)) is not a buffer: pass the array and
+// the slot. A buffer parameter bound to a view (device.Buffer.View) is that
+// sub-range, len included, in the kernel and its helpers alike.
 //
 // The value (non-buffer) parameters of a kernel share the push-constant
 // block of kernel ABI v1 (docs/kernel-abi.md): 128 bytes, 24 of them the

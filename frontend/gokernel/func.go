@@ -218,15 +218,39 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 			pname, pos, obj = n.Name, n.Pos(), info.Defs[n]
 		}
 		t := ptypes[i]
-		if _, ok := types.Unalias(t).Underlying().(*types.Slice); ok {
-			l.errorf(pos, "parameter %s of %s is a buffer (slice): only kernels take buffers; index the buffer in the kernel and pass the element, or move the code into the kernel", pname, name)
+		if rt, ok := l.resourceOf(t, pos); ok {
+			// A resource parameter makes the helper a template, specialised
+			// per call for the kernel arguments passed (ir.Specialize).
+			if rt == nil {
+				rt = ir.Buffer(ir.TU32) // its element was reported
+				if obj != nil {
+					l.bad[obj] = true
+				}
+			}
+			v := fn.AddParam(pname, rt, ir.VarParam)
 			cl.refs = append(cl.refs, false)
 			if obj != nil {
-				l.bad[obj] = true
+				l.vars[obj] = v
+				if asg[obj] {
+					l.errorf(pos, "%s parameter %s of %s is reassigned or its address is taken: a helper cannot change which %s a parameter names", resourceWord(rt), pname, name, resourceWord(rt))
+					l.bad[obj] = true // reported: its uses stay quiet
+				}
 			}
 			continue
 		}
 		if p, ok := types.Unalias(t).(*types.Pointer); ok {
+			if rt, isRes := l.resourceOf(p.Elem(), pos); isRes {
+				if rt == nil {
+					rt = ir.Buffer(ir.TU32)
+				}
+				l.errorf(pos, "%s", ir.ResourcePointerMsg(pname, name, rt))
+				fn.AddParam(pname, ir.TI32, ir.VarParam)
+				cl.refs = append(cl.refs, false)
+				if obj != nil {
+					l.bad[obj] = true
+				}
+				continue
+			}
 			v := fn.AddParam(pname, l.typeAt(p.Elem(), pos), ir.VarRefParam)
 			cl.refs = append(cl.refs, true)
 			if obj != nil {
@@ -242,9 +266,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 		if l.nerrs > before && obj != nil {
 			l.bad[obj] = true // reported: its uses stay quiet
 		}
-		if ft.IsResource() {
-			l.errorf(pos, "parameter %s of %s is a %s: only kernels take textures; read or write it in the kernel", pname, name, ft)
-		} else if !l.fitsThread(ft, pos, "parameter "+pname+" of "+name+" of type "+goType(t)) {
+		if !l.fitsThread(ft, pos, "parameter "+pname+" of "+name+" of type "+goType(t)) {
 			ft = ir.TI32
 			if obj != nil {
 				l.bad[obj] = true
@@ -264,6 +286,13 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 	// Results: one unnamed result is the callable's value; named results are
 	// locals; several results travel in by-reference parameters.
 	res := sig.Results()
+	for i := range res.Len() {
+		if rt, ok := l.resourceOf(res.At(i).Type(), fd.Type.Results.Pos()); ok && rt != nil {
+			l.errorf(fd.Type.Results.Pos(), "%s", ir.ResourceResultMsg(name, rt))
+			cl.lowering, cl.failed = false, true
+			return nil
+		}
+	}
 	switch {
 	case res.Len() == 1:
 		fn.Result = l.typeAt(res.At(0).Type(), fd.Type.Results.Pos())
@@ -318,4 +347,43 @@ func endsInReturn(b *ast.BlockStmt) bool {
 	}
 	_, ok := b.List[len(b.List)-1].(*ast.ReturnStmt)
 	return ok
+}
+
+// resourceOf reports whether Go type t is a resource a helper may take (a
+// buffer slice, a texture, a bindless array), with its IR type (nil when its
+// element has no device type, reported here).
+func (l *lowerer) resourceOf(t types.Type, pos token.Pos) (*ir.Type, bool) {
+	t = l.substType(t)
+	if t == nil {
+		return nil, false
+	}
+	if sl, ok := types.Unalias(t).Underlying().(*types.Slice); ok {
+		et, err := l.c.valueType(sl.Elem())
+		if err != nil {
+			l.errorf(pos, "buffer element %s", err.msg)
+			return nil, true
+		}
+		if et == ir.TBool || et.IsResource() {
+			l.errorf(pos, "buffers of %s have no device layout: use uint32 for flags", et)
+			return nil, true
+		}
+		return ir.Buffer(et), true
+	}
+	if ft, err := l.c.valueType(t); err == nil && ft.IsResource() {
+		return ft, true
+	}
+	return nil, false
+}
+
+// resourceWord names the kind of resource t is.
+func resourceWord(t *ir.Type) string {
+	switch t.Kind() {
+	case ir.KindBuffer:
+		return "buffer"
+	case ir.KindTexture:
+		return "texture"
+	case ir.KindBindless:
+		return "bindless array"
+	}
+	return t.String()
 }

@@ -69,6 +69,7 @@ var splices = []string{
 	"kernel.F3(1, 2, 3)", "kernel.Float4x4{}", "struct{ A bool }{}", "any(1)", "interface{}", "chan int",
 	"goto L", "L:", "select {}", "panic(0)", "println()", "complex(1, 2)", "y[1:]", "append(y, 1)",
 	"arr.Texture2D(0)", "arr.Texture2D(i)", ".Sample(kernel.F2(0, 1))", ".Sample(", "tex", "src", ".Read(0, 0)", ".Size()",
+	"[]float32", "*[]float32", "nodes", "spheres", "prev", "closestHit(nodes, b, r)", "readState(prev, 0, 0)", "load(arr, 0, i)",
 }
 
 // FuzzSplice inserts or replaces fragments at token boundaries of corpus kernels.

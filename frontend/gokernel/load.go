@@ -123,6 +123,10 @@ func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) 
 			if fn == nil || len(c.errs) > before {
 				continue
 			}
+			if err := ir.Specialize(fn); err != nil {
+				c.errorf(fd.Name.Pos(), "kernel %s: %v", fd.Name.Name, err)
+				continue
+			}
 			if err := fn.Validate(); errors.Is(err, ir.ErrLimit) {
 				c.errorf(fd.Name.Pos(), "kernel %s: %v", fd.Name.Name, err)
 				continue

@@ -123,12 +123,16 @@ func (l *lowerer) local(obj types.Object, pos token.Pos) *ir.Var {
 	if v, ok := l.vars[obj]; ok {
 		return v
 	}
+	if rt, ok := l.resourceOf(obj.Type(), pos); ok {
+		if rt != nil {
+			l.errorf(pos, "%s", ir.ResourceLocalMsg("local "+obj.Name(), rt))
+		}
+		v := l.fn.AddLocal(obj.Name(), ir.TI32)
+		l.vars[obj], l.bad[obj] = v, true
+		return v
+	}
 	before := l.nerrs
 	t := l.typeAt(obj.Type(), pos)
-	if t.IsResource() {
-		l.errorf(pos, "%s cannot be held in a local variable: use the kernel parameter directly", t)
-		t = ir.TI32
-	}
 	if !l.fitsThread(t, pos, "local "+obj.Name()+" of type "+goType(obj.Type())) {
 		t = ir.TI32
 	}

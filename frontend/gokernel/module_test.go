@@ -41,5 +41,5 @@ func TestLoadModuleHelperRejected(t *testing.T) {
 	var ge *gokernel.Error
 	require.True(t, errors.As(errs[0], &ge))
 	require.Equal(t, "sum.go", filepath.Base(ge.Pos.Filename))
-	require.Contains(t, ge.Msg, "parameter xs of Sum is a buffer")
+	require.Contains(t, ge.Msg, "local ys would hold a buffer<f32>: a resource cannot be kept in a local variable")
 }

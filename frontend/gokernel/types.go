@@ -106,7 +106,7 @@ func (c *compiler) mapType(t types.Type) (*ir.Type, *typeError) {
 	case *types.Struct:
 		return c.structType("anon", t)
 	case *types.Slice:
-		return nil, typeErrorf("slices are device buffers and may only be kernel parameters: take the buffer as a parameter of the kernel and index it there (make, append and slicing allocate, which kernels cannot)")
+		return nil, typeErrorf("slices are device buffers, which kernels and their helpers take only as parameters: take the buffer as a parameter and index it there (make, append and slicing allocate, which kernels cannot)")
 	case *types.Pointer:
 		return nil, typeErrorf("pointers are not supported here: kernels reach host memory only through buffer (slice) parameters; use a value, or a pointer parameter of a helper function passed &local")
 	case *types.Map:

@@ -135,9 +135,18 @@ func (f *Function) Callees() []*Function {
 	return out
 }
 
-// Access reports whether kernel f reads and writes resource argument v
-// (atomics count as both), for the runtime's automatic barriers.
+// Access reports whether kernel f, or a callable it reaches, reads and
+// writes resource argument v (atomics count as both), for the runtime's
+// automatic barriers.
 func (f *Function) Access(v *Var) (read, write bool) {
+	for _, g := range append([]*Function{f}, f.Callees()...) {
+		r, w := g.access(v)
+		read, write = read || r, write || w
+	}
+	return read, write
+}
+
+func (f *Function) access(v *Var) (read, write bool) {
 	mark := func(e Expr, w bool) {
 		if r := PlaceRoot(e); r == v {
 			if w {

@@ -13,8 +13,9 @@ package ir
 //	[32]    SHA-256 of everything before it
 //
 // Types are a table, children before parents, referred to by index;
-// variables by their index in their function (parameters, locals, shared),
-// built-ins by their number; callables by their index. Names and source
+// variables by their index in their function (parameters, locals, shared;
+// in a callable, then the kernel's parameters, which a specialised helper
+// names: version 2), built-ins by their number; callables by their index. Names and source
 // positions are kept (errors and debug names use them); captured host values
 // are not: a kernel that captures one cannot be serialised.
 
@@ -28,8 +29,9 @@ import (
 )
 
 // IRVersion is the version of the serialised form MarshalKernel writes and
-// UnmarshalKernel reads; it changes whenever that form does.
-const IRVersion = 1
+// UnmarshalKernel reads; it changes whenever that form does. Version 2 let
+// callables name the kernel's arguments; this build reads version 1 too.
+const IRVersion = 2
 
 var irMagic = []byte("LCIR")
 
@@ -91,6 +93,12 @@ func MarshalKernel(f *Function) ([]byte, error) {
 		i := 0
 		for _, list := range [][]*Var{g.Params, g.Locals, g.Shared} {
 			for _, v := range list {
+				e.vars[v] = i
+				i++
+			}
+		}
+		if g != f {
+			for _, v := range f.Params {
 				e.vars[v] = i
 				i++
 			}
@@ -413,7 +421,7 @@ func UnmarshalKernel(data []byte) (f *Function, err error) {
 		}
 	}()
 	d := &irDecoder{buf: body[len(irMagic):]}
-	if v := d.u(); v != IRVersion {
+	if v := d.u(); v != IRVersion && v != 1 {
 		return nil, fmt.Errorf("%w: version %d, this build reads %d", ErrBadIR, v, IRVersion)
 	}
 	f, err = d.kernel()
@@ -517,6 +525,9 @@ func (d *irDecoder) kernel() (*Function, error) {
 	}
 	for i, g := range d.funcs {
 		d.vars = perFunc[i]
+		if i > 0 {
+			d.vars = append(append([]*Var(nil), perFunc[i]...), d.funcs[0].Params...)
+		}
 		g.Body = d.block()
 		if g.Body == nil {
 			g.Body = &Block{}

@@ -100,8 +100,29 @@ func (f *Function) Validate() error {
 	if err := f.checkRecursion(nil); err != nil {
 		return err
 	}
+	args := map[*Var]bool{}
+	for _, p := range f.Params {
+		args[p] = true
+	}
 	for _, g := range f.Callees() {
 		if err := g.ValidateOne(); err != nil {
+			return err
+		}
+		if f.Kind != KernelFunc {
+			continue
+		}
+		for _, p := range g.Params {
+			if p.Type.IsResource() {
+				return fmt.Errorf("%w: %s: callable %s takes %s of type %s: a helper that takes resources reaches a kernel only specialised per call (Specialize)", ErrInvalid, f.Name, g.Name, describeVar(p), p.Type)
+			}
+		}
+		var err error
+		WalkExprs(g, func(e Expr) {
+			if r, ok := e.(*Ref); ok && r.Var.Kind == VarArg && !args[r.Var] && err == nil {
+				err = fmt.Errorf("%w: %s: callable %s uses argument %s, which is not an argument of kernel %s", ErrInvalid, f.Name, g.Name, r.Var.Name, f.Name)
+			}
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -226,7 +247,9 @@ func (f *Function) ValidateOne() error {
 			if x.Type == nil || x.Type == TVoid {
 				return v.errf("variable %s has no type", x.Name)
 			}
-			if x.Type.IsResource() && x.Kind != VarArg {
+			// A callable's resource parameter makes it a template
+			// (specialize.go), which Validate refuses at a kernel.
+			if x.Type.IsResource() && x.Kind != VarArg && (f.Kind != CallableFunc || x.Kind != VarParam) {
 				return v.errf("variable %s of type %s must be a kernel argument", x.Name, x.Type)
 			}
 			if x.Kind == VarLocal || x.Kind == VarParam {
@@ -459,7 +482,12 @@ func (v *validator) expr(e Expr) error {
 			}
 			return nil
 		}
-		if !v.vars[e.Var] {
+		if !v.vars[e.Var] && (v.f.Kind != CallableFunc || e.Var.Kind != VarArg || !e.Var.Type.IsResource()) {
+			// A callable may name a kernel's resource argument: a clone
+			// of a template does (Validate checks it is the kernel's).
+			if v.f.Kind == CallableFunc {
+				return v.errf("variable %s does not belong to this function: a callable uses only its parameters and its own variables; pass the value as a parameter", e.Var.Name)
+			}
 			return v.errf("variable %s does not belong to this function", e.Var.Name)
 		}
 	case *Literal:
@@ -552,7 +580,7 @@ func (v *validator) expr(e Expr) error {
 		}
 		for i, a := range e.Args {
 			p := g.Params[i]
-			if a.Type() != p.Type {
+			if a.Type() != p.Type && !(p.Type.IsResource() && ResourceFits(p.Type, a.Type())) {
 				return v.errf("argument %d (%s) of %s is %s, want %s", i, p.Name, g.Name, a.Type(), p.Type)
 			}
 			if p.Kind == VarRefParam && !IsPlace(a) {
