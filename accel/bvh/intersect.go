@@ -17,6 +17,7 @@ import "math"
 // axis permutation and shear for the triangle test.
 type ray struct {
 	o, d, inv  [3]float32
+	neg        [3]bool // inv[k] < 0: the slab is entered at the max face
 	kx, ky, kz int
 	sx, sy, sz float32
 	tmin, tmax float32
@@ -35,6 +36,7 @@ func prepare(r Ray) (ray, bool) {
 	}
 	for k := 0; k < 3; k++ {
 		p.inv[k] = 1 / r.Dir[k]
+		p.neg[k] = math.Signbit(float64(p.inv[k]))
 	}
 	kz := 0
 	if abs32(r.Dir[1]) > abs32(r.Dir[kz]) {
@@ -64,20 +66,38 @@ const boxGrow = 2 * (3 * 0x1p-24) / (1 - 3*0x1p-24)
 // does. A NaN slab (a zero direction component with the origin on a face)
 // does not cull.
 func (p *ray) box(lo, hi *[3]float32, tmax float32) (float32, bool) {
-	tn, tf := p.tmin, tmax
-	for k := 0; k < 3; k++ {
-		t0 := (lo[k] - p.o[k]) * p.inv[k]
-		t1 := (hi[k] - p.o[k]) * p.inv[k]
-		if t0 > t1 {
-			t0, t1 = t1, t0
-		}
-		t1 += float32(abs32(t1) * boxGrow)
-		if t0 > tn {
-			tn = t0
-		}
-		if t1 < tf {
-			tf = t1
-		}
+	x0, x1 := (lo[0]-p.o[0])*p.inv[0], (hi[0]-p.o[0])*p.inv[0]
+	y0, y1 := (lo[1]-p.o[1])*p.inv[1], (hi[1]-p.o[1])*p.inv[1]
+	z0, z1 := (lo[2]-p.o[2])*p.inv[2], (hi[2]-p.o[2])*p.inv[2]
+	if p.neg[0] {
+		x0, x1 = x1, x0
+	}
+	if p.neg[1] {
+		y0, y1 = y1, y0
+	}
+	if p.neg[2] {
+		z0, z1 = z1, z0
+	}
+	tn := p.tmin
+	if x0 > tn {
+		tn = x0
+	}
+	if y0 > tn {
+		tn = y0
+	}
+	if z0 > tn {
+		tn = z0
+	}
+	tf := x1
+	if y1 < tf || tf != tf { // a NaN far distance does not cull
+		tf = y1
+	}
+	if z1 < tf || tf != tf {
+		tf = z1
+	}
+	tf += abs32(tf) * boxGrow
+	if !(tf <= tmax) {
+		tf = tmax
 	}
 	return tn, tn <= tf
 }
