@@ -63,6 +63,9 @@ const (
 	// parallelMin is the fewest primitives a subtree needs for its right
 	// half to be built on a goroutine of its own.
 	parallelMin = 1 << 14
+	// parallelBinMin is the fewest primitives a node needs to be binned by
+	// GOMAXPROCS goroutines.
+	parallelBinMin = 1 << 16
 	// costTraverse is the cost of visiting a node in units of one
 	// primitive test.
 	costTraverse = 1.0
@@ -262,24 +265,33 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 	if !live {
 		return
 	}
-	for i := lo; i < hi; i++ {
-		r := &b.refs[i]
-		for a := 0; a < na; a++ {
-			if scale[a] == 0 {
-				continue
-			}
-			k := axes[a]
-			bn := &bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)]
-			bn.n++
-			for j := 0; j < 3; j++ {
-				if r.min[j] < bn.box.Min[j] {
-					bn.box.Min[j] = r.min[j]
+	if p := runtime.GOMAXPROCS(0); p > 1 && hi-lo >= parallelBinMin {
+		// Large nodes (the top few levels) bin in parallel parts, merged.
+		parts := make([][3][64]bin, p-1)
+		var wg sync.WaitGroup
+		for w := 1; w < p; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pb := &parts[w-1]
+				for a := 0; a < na; a++ {
+					copy(pb[a][:nb], emptyBins[:nb])
 				}
-				if r.max[j] > bn.box.Max[j] {
-					bn.box.Max[j] = r.max[j]
+				binRefs(b.refs[lo+(hi-lo)*w/p:lo+(hi-lo)*(w+1)/p], pb, &axes, na, &scale, &cbox, nb)
+			}()
+		}
+		binRefs(b.refs[lo:lo+(hi-lo)/p], bins, &axes, na, &scale, &cbox, nb)
+		wg.Wait()
+		for w := range parts {
+			for a := 0; a < na; a++ {
+				for i := 0; i < nb; i++ {
+					bins[a][i].n += parts[w][a][i].n
+					bins[a][i].box.union(&parts[w][a][i].box)
 				}
 			}
 		}
+	} else {
+		binRefs(b.refs[lo:hi], bins, &axes, na, &scale, &cbox, nb)
 	}
 	for a := 0; a < na; a++ {
 		if scale[a] == 0 {
@@ -306,6 +318,39 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		}
 	}
 	return
+}
+
+// binRefs adds refs to the bins of each of the na axes whose scale is not 0.
+func binRefs(refs []ref, bins *[3][64]bin, axes *[3]int, na int, scale *[3]float32, cbox *AABB, nb int) {
+	for i := range refs {
+		r := &refs[i]
+		for a := 0; a < na; a++ {
+			if scale[a] == 0 {
+				continue
+			}
+			k := axes[a]
+			bn := &bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)]
+			bn.n++
+			if r.min[0] < bn.box.Min[0] {
+				bn.box.Min[0] = r.min[0]
+			}
+			if r.min[1] < bn.box.Min[1] {
+				bn.box.Min[1] = r.min[1]
+			}
+			if r.min[2] < bn.box.Min[2] {
+				bn.box.Min[2] = r.min[2]
+			}
+			if r.max[0] > bn.box.Max[0] {
+				bn.box.Max[0] = r.max[0]
+			}
+			if r.max[1] > bn.box.Max[1] {
+				bn.box.Max[1] = r.max[1]
+			}
+			if r.max[2] > bn.box.Max[2] {
+				bn.box.Max[2] = r.max[2]
+			}
+		}
+	}
 }
 
 // partition moves refs[lo:hi] whose centroid falls in a bin ≤ cut on axis to

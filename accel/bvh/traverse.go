@@ -101,8 +101,7 @@ func (q *query) run() {
 			}
 		} else {
 			l, r := n.LeftFirst, n.LeftFirst+1
-			tl, hl := p.box(&s.Nodes[l].Min, &s.Nodes[l].Max, q.tmax)
-			tr, hr := p.box(&s.Nodes[r].Min, &s.Nodes[r].Max, q.tmax)
+			tl, tr, hl, hr := p.pair((*[2]Node)(s.Nodes[l:r+1]), q.tmax)
 			switch {
 			case hl && hr:
 				if tr < tl {
@@ -169,8 +168,7 @@ func (q *query) instance(ii uint32) {
 			}
 		} else {
 			l, r := n.LeftFirst, n.LeftFirst+1
-			tl, hl := p.box(&m.Nodes[l].Min, &m.Nodes[l].Max, q.tmax)
-			tr, hr := p.box(&m.Nodes[r].Min, &m.Nodes[r].Max, q.tmax)
+			tl, tr, hl, hr := p.pair((*[2]Node)(m.Nodes[l:r+1]), q.tmax)
 			switch {
 			case hl && hr:
 				if tr < tl {
