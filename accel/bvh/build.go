@@ -49,7 +49,6 @@ type builder struct {
 	nodes    []Node
 	leafSize int
 	bins     int
-	allAxes  bool
 	parDepth int
 }
 
@@ -72,7 +71,7 @@ const (
 )
 
 func newBuilder(refs []ref, opt Options) *builder {
-	b := &builder{refs: refs, opt: opt, leafSize: opt.LeafSize, bins: opt.Bins, allAxes: !opt.FastBuild}
+	b := &builder{refs: refs, opt: opt, leafSize: opt.LeafSize, bins: opt.Bins}
 	if b.leafSize <= 0 {
 		b.leafSize = 4
 	}
@@ -81,9 +80,6 @@ func newBuilder(refs []ref, opt Options) *builder {
 	}
 	if b.bins <= 0 {
 		b.bins = 16
-		if opt.FastBuild {
-			b.bins = 8
-		}
 	}
 	b.bins = max(4, min(b.bins, 64))
 	if p := runtime.GOMAXPROCS(0); p > 1 {
@@ -98,7 +94,7 @@ func (b *builder) build() ([]Node, []ref) {
 	if len(b.refs) == 0 {
 		return nil, b.refs
 	}
-	if !b.allAxes {
+	if b.opt.FastBuild {
 		return buildMorton(b.refs, b.opt)
 	}
 	box, cbox := b.bounds(0, len(b.refs))
@@ -174,7 +170,7 @@ func (b *builder) split(ni, lo, hi, depth int, box, cbox AABB) {
 	b.nodes[ni].LeftFirst = uint32(c)
 	b.nodes[ni].Count = 0
 	if depth < b.parDepth && n >= parallelMin {
-		sub := &builder{refs: b.refs, leafSize: b.leafSize, bins: b.bins, allAxes: b.allAxes, parDepth: b.parDepth}
+		sub := &builder{refs: b.refs, opt: b.opt, leafSize: b.leafSize, bins: b.bins, parDepth: b.parDepth}
 		sub.nodes = make([]Node, 1, 2*(hi-mid)/max(1, b.leafSize/2)+1)
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -233,19 +229,7 @@ var emptyBins = func() (e [64]bin) {
 func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, lbox, rbox AABB) {
 	axis = -1
 	cost = math.Inf(1)
-	var axes [3]int
-	na := 0
-	if b.allAxes {
-		axes, na = [3]int{0, 1, 2}, 3
-	} else {
-		k := 0
-		for j := 1; j < 3; j++ {
-			if cbox.Max[j]-cbox.Min[j] > cbox.Max[k]-cbox.Min[k] {
-				k = j
-			}
-		}
-		axes[0], na = k, 1
-	}
+	axes, na := [3]int{0, 1, 2}, 3
 	nb := b.nbins(hi - lo)
 	if b.scratch == nil {
 		b.scratch = new(scratch)

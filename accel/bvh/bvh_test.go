@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -380,4 +381,25 @@ func TestDegenerateBuilds(t *testing.T) {
 func TestErrorsWrap(t *testing.T) {
 	_, err := BuildTriangles([]Triangle{{A: [3]float32{float32(math.NaN())}}}, Options{})
 	require.True(t, errors.Is(err, ErrInvalidArgument))
+}
+
+// The parallel parts of a build are spliced in order: the hierarchy does not
+// depend on GOMAXPROCS.
+func TestBuildIndependentOfGOMAXPROCS(t *testing.T) {
+	tris := terrain(200) // 80,000 triangles: past the parallel thresholds
+	for _, opt := range []Options{{}, {FastBuild: true}} {
+		var meshes []*Mesh
+		for _, p := range []int{1, 2, 5} {
+			old := runtime.GOMAXPROCS(p)
+			m, err := BuildTriangles(tris, opt)
+			runtime.GOMAXPROCS(old)
+			require.NoError(t, err)
+			require.NoError(t, m.Validate())
+			meshes = append(meshes, m)
+		}
+		for _, m := range meshes[1:] {
+			require.Equal(t, meshes[0].Nodes, m.Nodes, "%+v", opt)
+			require.Equal(t, meshes[0].Prims, m.Prims, "%+v", opt)
+		}
+	}
 }
