@@ -250,30 +250,7 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		return
 	}
 	if p := runtime.GOMAXPROCS(0); p > 1 && hi-lo >= parallelBinMin {
-		// Large nodes (the top few levels) bin in parallel parts, merged.
-		parts := make([][3][64]bin, p-1)
-		var wg sync.WaitGroup
-		for w := 1; w < p; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				pb := &parts[w-1]
-				for a := 0; a < na; a++ {
-					copy(pb[a][:nb], emptyBins[:nb])
-				}
-				binRefs(b.refs[lo+(hi-lo)*w/p:lo+(hi-lo)*(w+1)/p], pb, &axes, na, &scale, &cbox, nb)
-			}()
-		}
-		binRefs(b.refs[lo:lo+(hi-lo)/p], bins, &axes, na, &scale, &cbox, nb)
-		wg.Wait()
-		for w := range parts {
-			for a := 0; a < na; a++ {
-				for i := 0; i < nb; i++ {
-					bins[a][i].n += parts[w][a][i].n
-					bins[a][i].box.union(&parts[w][a][i].box)
-				}
-			}
-		}
+		binParallel(b.refs[lo:hi], p, bins, axes, na, scale, cbox, nb)
 	} else {
 		binRefs(b.refs[lo:hi], bins, &axes, na, &scale, &cbox, nb)
 	}
@@ -302,6 +279,35 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		}
 	}
 	return
+}
+
+// binParallel is binRefs by p goroutines over parts of refs, merged. It is
+// apart from bestCut so that only large nodes put its arguments on the heap.
+func binParallel(refs []ref, p int, bins *[3][64]bin, axes [3]int, na int, scale [3]float32, cbox AABB, nb int) {
+	n := len(refs)
+	parts := make([][3][64]bin, p-1)
+	var wg sync.WaitGroup
+	for w := 1; w < p; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pb := &parts[w-1]
+			for a := 0; a < na; a++ {
+				copy(pb[a][:nb], emptyBins[:nb])
+			}
+			binRefs(refs[n*w/p:n*(w+1)/p], pb, &axes, na, &scale, &cbox, nb)
+		}()
+	}
+	binRefs(refs[:n/p], bins, &axes, na, &scale, &cbox, nb)
+	wg.Wait()
+	for w := range parts {
+		for a := 0; a < na; a++ {
+			for i := 0; i < nb; i++ {
+				bins[a][i].n += parts[w][a][i].n
+				bins[a][i].box.union(&parts[w][a][i].box)
+			}
+		}
+	}
 }
 
 // binRefs adds refs to the bins of each of the na axes whose scale is not 0.
