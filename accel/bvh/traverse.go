@@ -84,14 +84,15 @@ func (q *query) run() {
 	if !ok {
 		return
 	}
-	if _, in := p.box(&s.Nodes[0].Min, &s.Nodes[0].Max, q.tmax); !in {
+	nodes := s.Nodes
+	if _, in := p.box(&nodes[0].Min, &nodes[0].Max, q.tmax); !in {
 		return
 	}
 	var stack [StackSize]stackEntry
 	sp := 0
 	ni := uint32(0)
 	for {
-		n := &s.Nodes[ni]
+		n := &nodes[ni]
 		if n.Count != 0 {
 			for j := n.LeftFirst; j < n.LeftFirst+n.Count; j++ {
 				q.instance(s.Order[j])
@@ -101,7 +102,7 @@ func (q *query) run() {
 			}
 		} else {
 			l, r := n.LeftFirst, n.LeftFirst+1
-			tl, tr, hl, hr := p.pair((*[2]Node)(s.Nodes[l:r+1]), q.tmax)
+			tl, tr, hl, hr := p.pair((*[2]Node)(nodes[l:r+1]), q.tmax)
 			switch {
 			case hl && hr:
 				if tr < tl {
@@ -147,14 +148,15 @@ func (q *query) instance(ii uint32) {
 	if !ok {
 		return
 	}
-	if _, in := p.box(&m.Nodes[0].Min, &m.Nodes[0].Max, q.tmax); !in {
+	nodes := m.Nodes
+	if _, in := p.box(&nodes[0].Min, &nodes[0].Max, q.tmax); !in {
 		return
 	}
 	var stack [StackSize]stackEntry
 	sp := 0
 	ni := uint32(0)
 	for {
-		n := &m.Nodes[ni]
+		n := &nodes[ni]
 		if n.Count != 0 {
 			for j := n.LeftFirst; j < n.LeftFirst+n.Count; j++ {
 				if m.Procedural {
@@ -168,7 +170,7 @@ func (q *query) instance(ii uint32) {
 			}
 		} else {
 			l, r := n.LeftFirst, n.LeftFirst+1
-			tl, tr, hl, hr := p.pair((*[2]Node)(m.Nodes[l:r+1]), q.tmax)
+			tl, tr, hl, hr := p.pair((*[2]Node)(nodes[l:r+1]), q.tmax)
 			switch {
 			case hl && hr:
 				if tr < tl {
