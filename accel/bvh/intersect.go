@@ -8,8 +8,9 @@ package bvh
 // Every edge function is x₁·y₂ − y₁·x₂ of its two sheared vertices, with each
 // product rounded on its own, so the two triangles sharing an edge compute
 // exactly negated values for it: a ray through the edge is inside one of
-// them. A zero edge function is recomputed in float64 (exact products), as
-// the paper does. Both windings are hit.
+// them. Where an edge function rounds to zero the test is finished in
+// float64, where the products are exact. Both windings are hit. A hit also
+// needs the ray to enter the triangle's box (tri).
 
 import "math"
 
@@ -185,8 +186,35 @@ func (p *ray) pair(ns *[2]Node, tmax float32) (t0, t1 float32, h0, h1 bool) {
 	return
 }
 
-// tri is the watertight test of p against t within [p.tmin, tmax].
+// tri is the hit rule: the watertight test at t, and the ray entering the
+// triangle's box by the box test no later than widen(t). The second half
+// makes traversal exactly a brute-force loop (cullGrow).
 func (p *ray) tri(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
+	tt, u, v, ok = p.watertight(t, tmax)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	b := t.bounds()
+	if _, in := p.box(&b.Min, &b.Max, widen(tt)); !in {
+		return 0, 0, 0, false
+	}
+	return tt, u, v, true
+}
+
+// cullGrow is how far past the committed distance, relatively, traversal
+// still enters boxes, and how far past a triangle's own hit distance the ray
+// may enter its box. The two together make the proof of exactness: a hit at
+// t ≤ committed has its box entered by widen(t) ≤ widen(committed), and so
+// has every box around it (the slab test is monotone in the box), so none
+// is culled. Genuine hits lie inside their boxes; the bound only has to
+// absorb the rounding of t, a few ulps.
+const cullGrow = 0x1p-10
+
+func widen(t float32) float32 { return t + abs32(t)*cullGrow }
+
+// watertight is the test of Woop et al. of p against t within
+// [p.tmin, tmax].
+func (p *ray) watertight(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
 	kx, ky, kz := p.kx, p.ky, p.kz
 	ax, ay, az := t.A[kx]-p.o[kx], t.A[ky]-p.o[ky], t.A[kz]-p.o[kz]
 	bx, by, bz := t.B[kx]-p.o[kx], t.B[ky]-p.o[ky], t.B[kz]-p.o[kz]
@@ -199,10 +227,9 @@ func (p *ray) tri(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
 	U := float32(Cx*By) - float32(Cy*Bx)
 	V := float32(Ax*Cy) - float32(Ay*Cx)
 	W := float32(Bx*Ay) - float32(By*Ax)
+	Az, Bz, Cz := float32(p.sz*az), float32(p.sz*bz), float32(p.sz*cz)
 	if U == 0 || V == 0 || W == 0 {
-		U = float32(float64(Cx)*float64(By) - float64(Cy)*float64(Bx))
-		V = float32(float64(Ax)*float64(Cy) - float64(Ay)*float64(Cx))
-		W = float32(float64(Bx)*float64(Ay) - float64(By)*float64(Ax))
+		return p.watertight64(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax)
 	}
 	if (U < 0 || V < 0 || W < 0) && (U > 0 || V > 0 || W > 0) {
 		return 0, 0, 0, false
@@ -211,7 +238,6 @@ func (p *ray) tri(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
 	if det == 0 {
 		return 0, 0, 0, false
 	}
-	Az, Bz, Cz := float32(p.sz*az), float32(p.sz*bz), float32(p.sz*cz)
 	T := float32(U*Az) + float32(V*Bz) + float32(W*Cz)
 	rcp := 1 / det
 	tt = float32(T * rcp)
@@ -221,8 +247,31 @@ func (p *ray) tri(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
 	return tt, float32(V * rcp), float32(W * rcp), true
 }
 
-// IntersectTriangle is the watertight test of r against t on [r.TMin,
-// r.TMax] (the package comment, docs/bvh.md): the hit's t, its barycentrics
+// watertight64 finishes the test in float64 when an edge function rounded
+// to zero: the products of float32 values are exact there (no underflow
+// either), so the signs are the exact ones.
+func (p *ray) watertight64(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax float32) (tt, u, v float32, ok bool) {
+	U := float64(Cx)*float64(By) - float64(Cy)*float64(Bx)
+	V := float64(Ax)*float64(Cy) - float64(Ay)*float64(Cx)
+	W := float64(Bx)*float64(Ay) - float64(By)*float64(Ax)
+	if (U < 0 || V < 0 || W < 0) && (U > 0 || V > 0 || W > 0) {
+		return 0, 0, 0, false
+	}
+	det := U + V + W
+	if det == 0 {
+		return 0, 0, 0, false
+	}
+	T := U*float64(Az) + V*float64(Bz) + W*float64(Cz)
+	tt = float32(T / det)
+	if !(tt >= p.tmin && tt <= tmax) {
+		return 0, 0, 0, false
+	}
+	return tt, float32(V / det), float32(W / det), true
+}
+
+// IntersectTriangle is the hit rule traversal applies, the watertight test
+// of r against t on [r.TMin, r.TMax] and the ray entering t's box
+// (docs/bvh.md §6): the hit's t, its barycentrics
 // (u, v) with the point at (1−u−v)·A + u·B + v·C, and whether there is one.
 // Both windings hit; a degenerate triangle never does.
 func IntersectTriangle(r Ray, t Triangle) (tHit float32, u, v float32, ok bool) {
