@@ -49,7 +49,6 @@ type builder struct {
 	nodes    []Node
 	leafSize int
 	bins     int
-	allAxes  bool
 	parDepth int
 }
 
@@ -63,13 +62,16 @@ const (
 	// parallelMin is the fewest primitives a subtree needs for its right
 	// half to be built on a goroutine of its own.
 	parallelMin = 1 << 14
+	// parallelBinMin is the fewest primitives a node needs to be binned by
+	// GOMAXPROCS goroutines.
+	parallelBinMin = 1 << 16
 	// costTraverse is the cost of visiting a node in units of one
 	// primitive test.
 	costTraverse = 1.0
 )
 
 func newBuilder(refs []ref, opt Options) *builder {
-	b := &builder{refs: refs, opt: opt, leafSize: opt.LeafSize, bins: opt.Bins, allAxes: !opt.FastBuild}
+	b := &builder{refs: refs, opt: opt, leafSize: opt.LeafSize, bins: opt.Bins}
 	if b.leafSize <= 0 {
 		b.leafSize = 4
 	}
@@ -78,9 +80,6 @@ func newBuilder(refs []ref, opt Options) *builder {
 	}
 	if b.bins <= 0 {
 		b.bins = 16
-		if opt.FastBuild {
-			b.bins = 8
-		}
 	}
 	b.bins = max(4, min(b.bins, 64))
 	if p := runtime.GOMAXPROCS(0); p > 1 {
@@ -95,7 +94,7 @@ func (b *builder) build() ([]Node, []ref) {
 	if len(b.refs) == 0 {
 		return nil, b.refs
 	}
-	if !b.allAxes {
+	if b.opt.FastBuild {
 		return buildMorton(b.refs, b.opt)
 	}
 	box, cbox := b.bounds(0, len(b.refs))
@@ -171,7 +170,7 @@ func (b *builder) split(ni, lo, hi, depth int, box, cbox AABB) {
 	b.nodes[ni].LeftFirst = uint32(c)
 	b.nodes[ni].Count = 0
 	if depth < b.parDepth && n >= parallelMin {
-		sub := &builder{refs: b.refs, leafSize: b.leafSize, bins: b.bins, allAxes: b.allAxes, parDepth: b.parDepth}
+		sub := &builder{refs: b.refs, opt: b.opt, leafSize: b.leafSize, bins: b.bins, parDepth: b.parDepth}
 		sub.nodes = make([]Node, 1, 2*(hi-mid)/max(1, b.leafSize/2)+1)
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -230,19 +229,7 @@ var emptyBins = func() (e [64]bin) {
 func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, lbox, rbox AABB) {
 	axis = -1
 	cost = math.Inf(1)
-	var axes [3]int
-	na := 0
-	if b.allAxes {
-		axes, na = [3]int{0, 1, 2}, 3
-	} else {
-		k := 0
-		for j := 1; j < 3; j++ {
-			if cbox.Max[j]-cbox.Min[j] > cbox.Max[k]-cbox.Min[k] {
-				k = j
-			}
-		}
-		axes[0], na = k, 1
-	}
+	axes, na := [3]int{0, 1, 2}, 3
 	nb := b.nbins(hi - lo)
 	if b.scratch == nil {
 		b.scratch = new(scratch)
@@ -262,24 +249,10 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 	if !live {
 		return
 	}
-	for i := lo; i < hi; i++ {
-		r := &b.refs[i]
-		for a := 0; a < na; a++ {
-			if scale[a] == 0 {
-				continue
-			}
-			k := axes[a]
-			bn := &bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)]
-			bn.n++
-			for j := 0; j < 3; j++ {
-				if r.min[j] < bn.box.Min[j] {
-					bn.box.Min[j] = r.min[j]
-				}
-				if r.max[j] > bn.box.Max[j] {
-					bn.box.Max[j] = r.max[j]
-				}
-			}
-		}
+	if p := runtime.GOMAXPROCS(0); p > 1 && hi-lo >= parallelBinMin {
+		binParallel(b.refs[lo:hi], p, bins, axes, na, scale, cbox, nb)
+	} else {
+		binRefs(b.refs[lo:hi], bins, &axes, na, &scale, &cbox, nb)
 	}
 	for a := 0; a < na; a++ {
 		if scale[a] == 0 {
@@ -306,6 +279,68 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		}
 	}
 	return
+}
+
+// binParallel is binRefs by p goroutines over parts of refs, merged. It is
+// apart from bestCut so that only large nodes put its arguments on the heap.
+func binParallel(refs []ref, p int, bins *[3][64]bin, axes [3]int, na int, scale [3]float32, cbox AABB, nb int) {
+	n := len(refs)
+	parts := make([][3][64]bin, p-1)
+	var wg sync.WaitGroup
+	for w := 1; w < p; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pb := &parts[w-1]
+			for a := 0; a < na; a++ {
+				copy(pb[a][:nb], emptyBins[:nb])
+			}
+			binRefs(refs[n*w/p:n*(w+1)/p], pb, &axes, na, &scale, &cbox, nb)
+		}()
+	}
+	binRefs(refs[:n/p], bins, &axes, na, &scale, &cbox, nb)
+	wg.Wait()
+	for w := range parts {
+		for a := 0; a < na; a++ {
+			for i := 0; i < nb; i++ {
+				bins[a][i].n += parts[w][a][i].n
+				bins[a][i].box.union(&parts[w][a][i].box)
+			}
+		}
+	}
+}
+
+// binRefs adds refs to the bins of each of the na axes whose scale is not 0.
+func binRefs(refs []ref, bins *[3][64]bin, axes *[3]int, na int, scale *[3]float32, cbox *AABB, nb int) {
+	for i := range refs {
+		r := &refs[i]
+		for a := 0; a < na; a++ {
+			if scale[a] == 0 {
+				continue
+			}
+			k := axes[a]
+			bn := &bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)]
+			bn.n++
+			if r.min[0] < bn.box.Min[0] {
+				bn.box.Min[0] = r.min[0]
+			}
+			if r.min[1] < bn.box.Min[1] {
+				bn.box.Min[1] = r.min[1]
+			}
+			if r.min[2] < bn.box.Min[2] {
+				bn.box.Min[2] = r.min[2]
+			}
+			if r.max[0] > bn.box.Max[0] {
+				bn.box.Max[0] = r.max[0]
+			}
+			if r.max[1] > bn.box.Max[1] {
+				bn.box.Max[1] = r.max[1]
+			}
+			if r.max[2] > bn.box.Max[2] {
+				bn.box.Max[2] = r.max[2]
+			}
+		}
+	}
 }
 
 // partition moves refs[lo:hi] whose centroid falls in a bin ≤ cut on axis to

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -380,4 +381,52 @@ func TestDegenerateBuilds(t *testing.T) {
 func TestErrorsWrap(t *testing.T) {
 	_, err := BuildTriangles([]Triangle{{A: [3]float32{float32(math.NaN())}}}, Options{})
 	require.True(t, errors.Is(err, ErrInvalidArgument))
+}
+
+// The parallel parts of a build are spliced in order: the hierarchy does not
+// depend on GOMAXPROCS.
+func TestBuildIndependentOfGOMAXPROCS(t *testing.T) {
+	tris := terrain(200) // 80,000 triangles: past the parallel thresholds
+	for _, opt := range []Options{{}, {FastBuild: true}} {
+		var meshes []*Mesh
+		for _, p := range []int{1, 2, 5} {
+			old := runtime.GOMAXPROCS(p)
+			m, err := BuildTriangles(tris, opt)
+			runtime.GOMAXPROCS(old)
+			require.NoError(t, err)
+			require.NoError(t, m.Validate())
+			meshes = append(meshes, m)
+		}
+		for _, m := range meshes[1:] {
+			require.Equal(t, meshes[0].Nodes, m.Nodes, "%+v", opt)
+			require.Equal(t, meshes[0].Prims, m.Prims, "%+v", opt)
+		}
+	}
+}
+
+// Coplanar triangles across a ray's path, seen head on: their t differ by
+// an ulp or tie, and the box entries round to other values than the
+// triangles' t. Traversal still returns exactly brute force's hit: no box is
+// culled for lying an ulp past the committed distance.
+func TestCoplanarTiesMatchBruteForce(t *testing.T) {
+	const z = 6.4096906e-10
+	rng := rand.New(rand.NewPCG(13, 14))
+	for k := 0; k < 400; k++ {
+		tris := make([]Triangle, 2+rng.IntN(4))
+		for i := range tris {
+			s := 0.5 + 2*rng.Float32()
+			tris[i] = Triangle{[3]float32{-s * rng.Float32(), -s, z}, [3]float32{s, -s * rng.Float32(), z}, [3]float32{0, s, z}}
+		}
+		opt := buildOptions[k%len(buildOptions)]
+		opt.LeafSize = 1
+		m, err := BuildTriangles(tris, opt)
+		require.NoError(t, err)
+		s, err := BuildScene([]Instance{{Mesh: m, Transform: Identity, Mask: 1, Opaque: true}}, opt)
+		require.NoError(t, err)
+		rs := &refScene{inst: s.Instances, tris: map[*Mesh][]Triangle{m: tris}}
+		for i := 0; i < 20; i++ {
+			r := Ray{Origin: [3]float32{0.4*rng.Float32() - 0.2, 0.4*rng.Float32() - 0.2, -10}, Dir: [3]float32{0, 0, 1}, TMax: 20, Mask: 1}
+			requireSameHit(t, rs.query(s, r, nil), s.Closest(r), "%+v %v ray %+v", opt, tris, r)
+		}
+	}
 }

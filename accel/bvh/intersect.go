@@ -8,8 +8,9 @@ package bvh
 // Every edge function is x₁·y₂ − y₁·x₂ of its two sheared vertices, with each
 // product rounded on its own, so the two triangles sharing an edge compute
 // exactly negated values for it: a ray through the edge is inside one of
-// them. A zero edge function is recomputed in float64 (exact products), as
-// the paper does. Both windings are hit.
+// them. Where an edge function rounds to zero the test is finished in
+// float64, where the products are exact. Both windings are hit. A hit also
+// needs the ray to enter the triangle's box (tri).
 
 import "math"
 
@@ -17,6 +18,7 @@ import "math"
 // axis permutation and shear for the triangle test.
 type ray struct {
 	o, d, inv  [3]float32
+	neg        [3]bool // inv[k] < 0: the slab is entered at the max face
 	kx, ky, kz int
 	sx, sy, sz float32
 	tmin, tmax float32
@@ -35,6 +37,7 @@ func prepare(r Ray) (ray, bool) {
 	}
 	for k := 0; k < 3; k++ {
 		p.inv[k] = 1 / r.Dir[k]
+		p.neg[k] = math.Signbit(float64(p.inv[k]))
 	}
 	kz := 0
 	if abs32(r.Dir[1]) > abs32(r.Dir[kz]) {
@@ -64,26 +67,154 @@ const boxGrow = 2 * (3 * 0x1p-24) / (1 - 3*0x1p-24)
 // does. A NaN slab (a zero direction component with the origin on a face)
 // does not cull.
 func (p *ray) box(lo, hi *[3]float32, tmax float32) (float32, bool) {
-	tn, tf := p.tmin, tmax
-	for k := 0; k < 3; k++ {
-		t0 := (lo[k] - p.o[k]) * p.inv[k]
-		t1 := (hi[k] - p.o[k]) * p.inv[k]
-		if t0 > t1 {
-			t0, t1 = t1, t0
-		}
-		t1 += float32(abs32(t1) * boxGrow)
-		if t0 > tn {
-			tn = t0
-		}
-		if t1 < tf {
-			tf = t1
-		}
+	x0, x1 := (lo[0]-p.o[0])*p.inv[0], (hi[0]-p.o[0])*p.inv[0]
+	y0, y1 := (lo[1]-p.o[1])*p.inv[1], (hi[1]-p.o[1])*p.inv[1]
+	z0, z1 := (lo[2]-p.o[2])*p.inv[2], (hi[2]-p.o[2])*p.inv[2]
+	if p.neg[0] {
+		x0, x1 = x1, x0
+	}
+	if p.neg[1] {
+		y0, y1 = y1, y0
+	}
+	if p.neg[2] {
+		z0, z1 = z1, z0
+	}
+	tn := p.tmin
+	if x0 > tn {
+		tn = x0
+	}
+	if y0 > tn {
+		tn = y0
+	}
+	if z0 > tn {
+		tn = z0
+	}
+	tf := x1
+	if y1 < tf || tf != tf { // a NaN far distance does not cull
+		tf = y1
+	}
+	if z1 < tf || tf != tf {
+		tf = z1
+	}
+	tf += abs32(tf) * boxGrow
+	if !(tf <= tmax) {
+		tf = tmax
 	}
 	return tn, tn <= tf
 }
 
-// tri is the watertight test of p against t within [p.tmin, tmax].
+// pair is box for the two children of an interior node at once, the
+// ray's fields loaded once.
+func (p *ray) pair(ns *[2]Node, tmax float32) (t0, t1 float32, h0, h1 bool) {
+	ox, oy, oz := p.o[0], p.o[1], p.o[2]
+	ix, iy, iz := p.inv[0], p.inv[1], p.inv[2]
+	nx, ny, nz := p.neg[0], p.neg[1], p.neg[2]
+	{
+		lo, hi := &ns[0].Min, &ns[0].Max
+		x0, x1 := (lo[0]-ox)*ix, (hi[0]-ox)*ix
+		y0, y1 := (lo[1]-oy)*iy, (hi[1]-oy)*iy
+		z0, z1 := (lo[2]-oz)*iz, (hi[2]-oz)*iz
+		if nx {
+			x0, x1 = x1, x0
+		}
+		if ny {
+			y0, y1 = y1, y0
+		}
+		if nz {
+			z0, z1 = z1, z0
+		}
+		tn := p.tmin
+		if x0 > tn {
+			tn = x0
+		}
+		if y0 > tn {
+			tn = y0
+		}
+		if z0 > tn {
+			tn = z0
+		}
+		tf := x1
+		if y1 < tf || tf != tf {
+			tf = y1
+		}
+		if z1 < tf || tf != tf {
+			tf = z1
+		}
+		tf += abs32(tf) * boxGrow
+		if !(tf <= tmax) {
+			tf = tmax
+		}
+		t0, h0 = tn, tn <= tf
+	}
+	{
+		lo, hi := &ns[1].Min, &ns[1].Max
+		x0, x1 := (lo[0]-ox)*ix, (hi[0]-ox)*ix
+		y0, y1 := (lo[1]-oy)*iy, (hi[1]-oy)*iy
+		z0, z1 := (lo[2]-oz)*iz, (hi[2]-oz)*iz
+		if nx {
+			x0, x1 = x1, x0
+		}
+		if ny {
+			y0, y1 = y1, y0
+		}
+		if nz {
+			z0, z1 = z1, z0
+		}
+		tn := p.tmin
+		if x0 > tn {
+			tn = x0
+		}
+		if y0 > tn {
+			tn = y0
+		}
+		if z0 > tn {
+			tn = z0
+		}
+		tf := x1
+		if y1 < tf || tf != tf {
+			tf = y1
+		}
+		if z1 < tf || tf != tf {
+			tf = z1
+		}
+		tf += abs32(tf) * boxGrow
+		if !(tf <= tmax) {
+			tf = tmax
+		}
+		t1, h1 = tn, tn <= tf
+	}
+	return
+}
+
+// tri is the hit rule: the watertight test at t, and the ray entering the
+// triangle's box by the box test no later than widen(t). The second half
+// makes traversal exactly a brute-force loop (cullGrow).
 func (p *ray) tri(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
+	tt, u, v, ok = p.watertight(t, tmax)
+	if !ok {
+		return 0, 0, 0, false
+	}
+	b := t.bounds()
+	if _, in := p.box(&b.Min, &b.Max, widen(tt)); !in {
+		return 0, 0, 0, false
+	}
+	return tt, u, v, true
+}
+
+// cullGrow is how far past the committed distance, relatively, traversal
+// still enters boxes, and how far past a triangle's own hit distance the ray
+// may enter its box. The two together make the proof of exactness: a hit at
+// t ≤ committed has its box entered by widen(t) ≤ widen(committed), and so
+// has every box around it (the slab test is monotone in the box), so none
+// is culled. Genuine hits lie inside their boxes; the bound only has to
+// absorb the rounding of t, a few ulps.
+const cullGrow = 0x1p-10
+
+func widen(t float32) float32 { return t + abs32(t)*cullGrow }
+
+// watertight is the test of Woop et al. of p against t within
+// [p.tmin, tmax].
+func (p *ray) watertight(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
 	kx, ky, kz := p.kx, p.ky, p.kz
 	ax, ay, az := t.A[kx]-p.o[kx], t.A[ky]-p.o[ky], t.A[kz]-p.o[kz]
 	bx, by, bz := t.B[kx]-p.o[kx], t.B[ky]-p.o[ky], t.B[kz]-p.o[kz]
@@ -96,10 +227,9 @@ func (p *ray) tri(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
 	U := float32(Cx*By) - float32(Cy*Bx)
 	V := float32(Ax*Cy) - float32(Ay*Cx)
 	W := float32(Bx*Ay) - float32(By*Ax)
+	Az, Bz, Cz := float32(p.sz*az), float32(p.sz*bz), float32(p.sz*cz)
 	if U == 0 || V == 0 || W == 0 {
-		U = float32(float64(Cx)*float64(By) - float64(Cy)*float64(Bx))
-		V = float32(float64(Ax)*float64(Cy) - float64(Ay)*float64(Cx))
-		W = float32(float64(Bx)*float64(Ay) - float64(By)*float64(Ax))
+		return p.watertight64(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax)
 	}
 	if (U < 0 || V < 0 || W < 0) && (U > 0 || V > 0 || W > 0) {
 		return 0, 0, 0, false
@@ -108,7 +238,6 @@ func (p *ray) tri(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
 	if det == 0 {
 		return 0, 0, 0, false
 	}
-	Az, Bz, Cz := float32(p.sz*az), float32(p.sz*bz), float32(p.sz*cz)
 	T := float32(U*Az) + float32(V*Bz) + float32(W*Cz)
 	rcp := 1 / det
 	tt = float32(T * rcp)
@@ -118,8 +247,31 @@ func (p *ray) tri(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
 	return tt, float32(V * rcp), float32(W * rcp), true
 }
 
-// IntersectTriangle is the watertight test of r against t on [r.TMin,
-// r.TMax] (the package comment, docs/bvh.md): the hit's t, its barycentrics
+// watertight64 finishes the test in float64 when an edge function rounded
+// to zero: the products of float32 values are exact there (no underflow
+// either), so the signs are the exact ones.
+func (p *ray) watertight64(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax float32) (tt, u, v float32, ok bool) {
+	U := float64(Cx)*float64(By) - float64(Cy)*float64(Bx)
+	V := float64(Ax)*float64(Cy) - float64(Ay)*float64(Cx)
+	W := float64(Bx)*float64(Ay) - float64(By)*float64(Ax)
+	if (U < 0 || V < 0 || W < 0) && (U > 0 || V > 0 || W > 0) {
+		return 0, 0, 0, false
+	}
+	det := U + V + W
+	if det == 0 {
+		return 0, 0, 0, false
+	}
+	T := U*float64(Az) + V*float64(Bz) + W*float64(Cz)
+	tt = float32(T / det)
+	if !(tt >= p.tmin && tt <= tmax) {
+		return 0, 0, 0, false
+	}
+	return tt, float32(V / det), float32(W / det), true
+}
+
+// IntersectTriangle is the hit rule traversal applies, the watertight test
+// of r against t on [r.TMin, r.TMax] and the ray entering t's box
+// (docs/bvh.md §6): the hit's t, its barycentrics
 // (u, v) with the point at (1−u−v)·A + u·B + v·C, and whether there is one.
 // Both windings hit; a degenerate triangle never does.
 func IntersectTriangle(r Ray, t Triangle) (tHit float32, u, v float32, ok bool) {

@@ -146,7 +146,8 @@ func BuildAABBs(boxes []AABB, opt Options) (*Mesh, error) {
 // Refit keeps the mesh's topology and moves its triangles to tris (in input
 // order, as many as the mesh was built over), recomputing every box bottom
 // up. Trace speed degrades as the motion departs from the built shape; a
-// rebuild restores it.
+// rebuild restores it. A scene's top level does not see the new bounds until
+// Scene.Update is called for each instance of the mesh.
 func (m *Mesh) Refit(tris []Triangle) error {
 	if m.Procedural {
 		return fmt.Errorf("bvh: Refit of a procedural mesh (use RefitAABBs): %w", ErrInvalidArgument)

@@ -213,16 +213,9 @@ func (l *lbvh) emit(nodes []Node, ni, lo, hi, depth int) ([]Node, AABB) {
 	nodes = append(nodes, Node{}, Node{})
 	var lb, rb AABB
 	if depth < l.parDepth && hi-lo >= parallelMin {
-		var right []Node
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			right, rb = l.emit(make([]Node, 1, 2*(hi-mid)/max(1, l.leafSize/2)+1), 0, mid, hi, depth+1)
-		}()
-		nodes, lb = l.emit(nodes, c, lo, mid, depth+1)
-		wg.Wait()
-		nodes = appendSubtree(nodes, c+1, right)
+		rb = l.emitParallel(mid, hi, depth+1, func() { nodes, lb = l.emit(nodes, c, lo, mid, depth+1) }, func(right []Node) {
+			nodes = appendSubtree(nodes, c+1, right)
+		})
 	} else {
 		nodes, lb = l.emit(nodes, c, lo, mid, depth+1)
 		nodes, rb = l.emit(nodes, c+1, mid, hi, depth+1)
@@ -230,6 +223,24 @@ func (l *lbvh) emit(nodes []Node, ni, lo, hi, depth int) ([]Node, AABB) {
 	lb.union(&rb)
 	nodes[ni] = Node{Min: lb.Min, LeftFirst: uint32(c), Max: lb.Max}
 	return nodes, lb
+}
+
+// emitParallel builds the subtree over refs[lo:hi] on a goroutine while
+// left runs, then hands it to splice and returns its box. It is apart from
+// emit so that only parallel splits put their results on the heap.
+func (l *lbvh) emitParallel(lo, hi, depth int, left func(), splice func([]Node)) AABB {
+	var right []Node
+	var box AABB
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		right, box = l.emit(make([]Node, 1, 2*(hi-lo)/max(1, l.leafSize/2)+1), 0, lo, hi, depth)
+	}()
+	left()
+	wg.Wait()
+	splice(right)
+	return box
 }
 
 // appendSubtree puts sub (a subtree built with its root at index 0) into

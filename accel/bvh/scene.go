@@ -25,6 +25,9 @@ var Identity = [12]float32{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0}
 // Order[LeftFirst : LeftFirst+Count], each an index into Instances. Inverse[i]
 // is instance i's world→object transform, computed once when the instance is
 // set; a ray is moved into object space with it and keeps its t there.
+//
+// Closest, Any and Query only read the scene and its meshes: any number may
+// run at once, but not alongside Update or a Refit of one of its meshes.
 type Scene struct {
 	Nodes     []Node
 	Order     []uint32

@@ -17,7 +17,8 @@ type query struct {
 	s      *Scene
 	world  Ray
 	best   Hit
-	tmax   float32
+	tmax   float32 // the committed distance (the ray's TMax before a hit)
+	cull   float32 // widen(tmax): boxes entered past it are culled
 	have   bool
 	anyHit bool
 	stop   bool
@@ -37,7 +38,7 @@ func (q *query) better(t float32, inst, prim uint32) bool {
 }
 
 func (q *query) commit(h Hit) {
-	q.best, q.tmax, q.have = h, h.T, true
+	q.best, q.tmax, q.cull, q.have = h, h.T, widen(h.T), true
 	if q.anyHit {
 		q.stop = true
 	}
@@ -48,14 +49,14 @@ func (q *query) commit(h Hit) {
 // Query). A ray with a non-finite field, a zero direction or TMin > TMax
 // misses.
 func (s *Scene) Closest(r Ray) Hit {
-	q := query{s: s, world: r, tmax: r.TMax}
+	q := query{s: s, world: r, tmax: r.TMax, cull: widen(r.TMax)}
 	q.run()
 	return q.best
 }
 
 // Any reports whether r hits any triangle, stopping at the first it finds.
 func (s *Scene) Any(r Ray) bool {
-	q := query{s: s, world: r, tmax: r.TMax, anyHit: true}
+	q := query{s: s, world: r, tmax: r.TMax, anyHit: true, cull: widen(r.TMax)}
 	q.run()
 	return q.have
 }
@@ -70,7 +71,7 @@ func (s *Scene) Any(r Ray) bool {
 // primitive). stop ends the traversal after the commit, if any. A nil
 // onCandidate makes Query Closest. The committed hit is returned.
 func (s *Scene) Query(r Ray, onCandidate func(c Candidate) (commitT float32, commit bool, stop bool)) Hit {
-	q := query{s: s, world: r, tmax: r.TMax, cb: onCandidate}
+	q := query{s: s, world: r, tmax: r.TMax, cb: onCandidate, cull: widen(r.TMax)}
 	q.run()
 	return q.best
 }
@@ -84,14 +85,15 @@ func (q *query) run() {
 	if !ok {
 		return
 	}
-	if _, in := p.box(&s.Nodes[0].Min, &s.Nodes[0].Max, q.tmax); !in {
+	nodes := s.Nodes
+	if _, in := p.box(&nodes[0].Min, &nodes[0].Max, q.cull); !in {
 		return
 	}
 	var stack [StackSize]stackEntry
 	sp := 0
 	ni := uint32(0)
 	for {
-		n := &s.Nodes[ni]
+		n := &nodes[ni]
 		if n.Count != 0 {
 			for j := n.LeftFirst; j < n.LeftFirst+n.Count; j++ {
 				q.instance(s.Order[j])
@@ -101,8 +103,7 @@ func (q *query) run() {
 			}
 		} else {
 			l, r := n.LeftFirst, n.LeftFirst+1
-			tl, hl := p.box(&s.Nodes[l].Min, &s.Nodes[l].Max, q.tmax)
-			tr, hr := p.box(&s.Nodes[r].Min, &s.Nodes[r].Max, q.tmax)
+			tl, tr, hl, hr := p.pair((*[2]Node)(nodes[l:r+1]), q.cull)
 			switch {
 			case hl && hr:
 				if tr < tl {
@@ -125,7 +126,7 @@ func (q *query) run() {
 				return
 			}
 			sp--
-			if stack[sp].t <= q.tmax {
+			if stack[sp].t <= q.cull {
 				break
 			}
 		}
@@ -148,14 +149,15 @@ func (q *query) instance(ii uint32) {
 	if !ok {
 		return
 	}
-	if _, in := p.box(&m.Nodes[0].Min, &m.Nodes[0].Max, q.tmax); !in {
+	nodes := m.Nodes
+	if _, in := p.box(&nodes[0].Min, &nodes[0].Max, q.cull); !in {
 		return
 	}
 	var stack [StackSize]stackEntry
 	sp := 0
 	ni := uint32(0)
 	for {
-		n := &m.Nodes[ni]
+		n := &nodes[ni]
 		if n.Count != 0 {
 			for j := n.LeftFirst; j < n.LeftFirst+n.Count; j++ {
 				if m.Procedural {
@@ -169,8 +171,7 @@ func (q *query) instance(ii uint32) {
 			}
 		} else {
 			l, r := n.LeftFirst, n.LeftFirst+1
-			tl, hl := p.box(&m.Nodes[l].Min, &m.Nodes[l].Max, q.tmax)
-			tr, hr := p.box(&m.Nodes[r].Min, &m.Nodes[r].Max, q.tmax)
+			tl, tr, hl, hr := p.pair((*[2]Node)(nodes[l:r+1]), q.cull)
 			switch {
 			case hl && hr:
 				if tr < tl {
@@ -193,7 +194,7 @@ func (q *query) instance(ii uint32) {
 				return
 			}
 			sp--
-			if stack[sp].t <= q.tmax {
+			if stack[sp].t <= q.cull {
 				break
 			}
 		}
@@ -227,7 +228,7 @@ func (q *query) triangle(inst *Instance, ii uint32, m *Mesh, j uint32, p *ray, o
 
 func (q *query) procedural(inst *Instance, ii uint32, m *Mesh, j uint32, p *ray, or *Ray) {
 	b := &m.Boxes[j]
-	tn, in := p.box(&b.Min, &b.Max, q.tmax)
+	tn, in := p.box(&b.Min, &b.Max, q.cull)
 	if !in {
 		return
 	}

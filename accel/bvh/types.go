@@ -88,16 +88,18 @@ type Candidate struct {
 	Committed      float32
 }
 
-// Options steer a build. The zero value is a sound default.
+// Options steer a build. The zero value is a sound default: a binned SAH
+// build (docs/bvh.md §8).
 type Options struct {
-	// FastBuild trades trace speed for build speed: fewer bins, one axis.
+	// FastBuild trades trace speed for build speed: a linear BVH over
+	// Morton codes instead of the surface area heuristic.
 	FastBuild bool
 	// LeafSize is the most primitives one leaf holds (default 4, at most
-	// MaxLeafSize). Leaves are cut smaller where the surface area heuristic
+	// MaxLeafSize). The SAH build cuts leaves smaller where the heuristic
 	// says it pays.
 	LeafSize int
-	// Bins is the number of SAH bins per axis (default 16, or 8 with
-	// FastBuild; clamped to [4, 64]).
+	// Bins is the number of SAH bins per axis (default 16, clamped to
+	// [4, 64]); FastBuild has none.
 	Bins int
 }
 
