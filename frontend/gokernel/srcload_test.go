@@ -1,0 +1,180 @@
+package gokernel
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// summary is what a load returned, in a comparable form.
+func summary(ks []*Kernel, errs []error) []string {
+	var out []string
+	for _, k := range ks {
+		out = append(out, fmt.Sprintf("kernel %s %s %s dim=%d block=%v %x", k.Package, k.Name, k.Pos, k.Dim, k.Block, k.Func.Hash()))
+	}
+	for _, e := range errs {
+		out = append(out, "error "+e.Error())
+	}
+	return out
+}
+
+// The source loader answers for the corpus and the probe module, and what
+// it returns (kernels, their positions and IR, and errors) is what
+// go/packages returns.
+func TestSourceLoadMatchesGoPackages(t *testing.T) {
+	for _, tc := range []struct{ dir, pattern string }{
+		{"../..", "./testdata/gokernel"},
+		{"../..", "./testdata/gokernel/dispatch"},
+		{"../../testdata/gokernel/probe", "./kern"},
+		{"../../testdata/gokernel/probe", "./kernbad"},
+		{"../../testdata/gokernel/probe", "./..."},
+	} {
+		t.Run(tc.pattern, func(t *testing.T) {
+			cfg := &Config{Dir: tc.dir}
+			ks, errs, err := cfg.sourceLoad([]string{tc.pattern})
+			require.NoError(t, err)
+			want := summary(cfg.packagesLoad([]string{tc.pattern}))
+			require.NotEmpty(t, want)
+			require.Equal(t, want, summary(ks, errs))
+			ks, errs = cfg.Load(tc.pattern)
+			require.Equal(t, want, summary(ks, errs), "Load")
+		})
+	}
+}
+
+// writeModule writes a module m with the given files into a new directory.
+func writeModule(t *testing.T, files map[string]string) string {
+	dir := t.TempDir()
+	files["go.mod"] = "module m\n\ngo 1.26\n"
+	for name, src := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	}
+	return dir
+}
+
+// Packages the source loader does not serve, and packages with errors, are
+// loaded through go/packages, which reports the errors.
+func TestSourceLoadFallsBack(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"host/host.go": "package host\n\nimport \"fmt\"\n\nfunc Hello() { fmt.Println() }\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+		"bad/bad.go":   "package bad\n\nimport \"math\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = math.Sqrt(2) }\n",
+		"syn/syn.go":   "package syn\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = }\n",
+		"cgo/cgo.go":   "package cgo\n\nimport \"C\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+		"gone/gone.go": "package gone\n\nimport \"m/nothere\"\n\nvar _ = nothere.X\n",
+	})
+	cfg := &Config{Dir: dir}
+	for _, pattern := range []string{"./host", "./bad", "./syn", "./cgo", "./gone", "./none"} {
+		_, _, err := cfg.sourceLoad([]string{pattern})
+		require.ErrorIs(t, err, errFallBack, pattern)
+	}
+	ks, errs := cfg.Load("./host")
+	require.Empty(t, errs)
+	require.Len(t, ks, 1)
+	// go/packages reports the type error (and, for the go command's build,
+	// the same error again without a position).
+	_, errs = cfg.Load("./bad")
+	require.Equal(t, summary(cfg.packagesLoad([]string{"./bad"})), summary(nil, errs))
+	var ge *Error
+	require.True(t, errors.As(errs[len(errs)-1], &ge))
+	require.Equal(t, 6, ge.Pos.Line)
+	require.Equal(t, 34, ge.Pos.Column)
+	require.Contains(t, ge.Msg, "cannot use math.Sqrt(2)")
+	_, errs = cfg.Load("./syn")
+	require.Equal(t, summary(cfg.packagesLoad([]string{"./syn"})), summary(nil, errs))
+	require.True(t, errors.As(errs[len(errs)-1], &ge))
+	require.Equal(t, 4, ge.Pos.Line)
+}
+
+// A second Load of unchanged files reuses the checked package; an edited
+// file, or a file added to the package, is read again.
+func TestSourceLoadCache(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"k/k.go": "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+	})
+	cfg := &Config{Dir: dir}
+	load := func() []string {
+		ks, errs, err := cfg.sourceLoad([]string{"./k"})
+		require.NoError(t, err)
+		require.Empty(t, errs)
+		var names []string
+		for _, k := range ks {
+			names = append(names, fmt.Sprintf("%s %x", k.Name, k.Func.Hash()))
+		}
+		return names
+	}
+	first := load()
+	require.Len(t, first, 1)
+	cached := srcCache.pkgs["m/k"]
+	require.NotNil(t, cached)
+	require.Equal(t, first, load())
+	require.Same(t, cached, srcCache.pkgs["m/k"])
+
+	// The same size, a later time: read again.
+	path := filepath.Join(dir, "k", "k.go")
+	require.NoError(t, os.WriteFile(path, []byte("package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 2 }\n"), 0o644))
+	later := time.Now().Add(2 * time.Second)
+	require.NoError(t, os.Chtimes(path, later, later))
+	second := load()
+	require.Len(t, second, 1)
+	require.NotEqual(t, first, second)
+	require.NotSame(t, cached, srcCache.pkgs["m/k"])
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "k", "j.go"), []byte("package k\n\n//lucent:kernel block=64\nfunc J(out []float32) { out[0] = 3 }\n"), 0o644))
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "k"), later, later))
+	third := load()
+	require.Len(t, third, 2)
+	require.Equal(t, second[0], third[1])
+}
+
+// Check serves a file that imports only math and the kernel package from
+// source, without the go command; other imports go through go/packages.
+func TestCheckImporterChoice(t *testing.T) {
+	parse := func(src string) *ast.File {
+		f, err := parser.ParseFile(token.NewFileSet(), "k.go", src, parser.ImportsOnly)
+		require.NoError(t, err)
+		return f
+	}
+	imp, err := checkFileImporter(parse("package k\nimport (\n\t\"math\"\n\t\"github.com/lucent-gpu/lucent/kernel\"\n)\n"))
+	require.NoError(t, err)
+	require.IsType(t, &sourceImporter{}, imp)
+	imp, err = checkFileImporter(parse("package k\nimport \"strings\"\n"))
+	require.NoError(t, err)
+	require.IsType(t, &checkImports{}, imp)
+
+	// The source importer's kernel package has what kernels use.
+	src := &sourceImporter{}
+	kp, err := src.Import(kernelPath)
+	require.NoError(t, err)
+	for _, name := range []string{"DispatchID", "Float4", "AtomicAdd", "Texture2D", "Run", "ErrGrid"} {
+		require.NotNil(t, kp.Scope().Lookup(name), name)
+	}
+	run := kp.Scope().Lookup("Run").Type().(*types.Signature)
+	require.Equal(t, "context.Context", run.Params().At(0).Type().String())
+}
+
+// An exported type of the kernel package that holds a stubbed type by value
+// keeps the kernel package off the source loader.
+func TestStubByValue(t *testing.T) {
+	check := func(src string) error {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, "k.go", src, 0)
+		require.NoError(t, err)
+		p, err := (&types.Config{Importer: stubImporter{}}).Check("k", fset, []*ast.File{f}, nil)
+		require.NoError(t, err)
+		return stubByValue(p)
+	}
+	require.NoError(t, check("package k\nimport \"sync\"\ntype T struct{ mu *sync.Mutex }\ntype u struct{ mu sync.Mutex }\n"))
+	require.Error(t, check("package k\nimport \"sync\"\ntype T struct{ x [2]struct{ mu sync.Mutex } }\n"))
+	require.Error(t, check("package k\nimport \"sync\"\nvar M sync.Cond\n"))
+}
