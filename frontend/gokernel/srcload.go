@@ -18,6 +18,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -65,28 +66,33 @@ type listedPackage struct {
 	Dir        string
 	GoFiles    []string
 	CgoFiles   []string
-	Imports    []string
-	ImportMap  map[string]string
-	Standard   bool
-	DepOnly    bool
-	Incomplete bool
-	Error      *struct{ Err string }
-	DepsErrors []*struct{ Err string }
-	Module     *struct {
+	// IgnoredGoFiles are the files build constraints leave out: an edit
+	// may bring one in, so the listing cache watches them too.
+	IgnoredGoFiles []string
+	Imports        []string
+	ImportMap      map[string]string
+	Standard       bool
+	DepOnly        bool
+	Incomplete     bool
+	Error          *struct{ Err string }
+	DepsErrors     []*struct{ Err string }
+	Module         *struct {
 		Path      string
+		Main      bool
 		GoMod     string
 		GoVersion string
 	}
 }
 
 // listFields are the fields asked of go list.
-const listFields = "ImportPath,Name,Dir,GoFiles,CgoFiles,Imports,ImportMap,Standard,DepOnly,Incomplete,Error,DepsErrors,Module"
+const listFields = "ImportPath,Name,Dir,GoFiles,CgoFiles,IgnoredGoFiles,Imports,ImportMap,Standard,DepOnly,Incomplete,Error,DepsErrors,Module"
 
 // goList runs `go list` without export data for patterns and their
 // dependencies, listed dependencies first.
 func goList(cfg *Config, patterns []string) ([]*listedPackage, error) {
 	args := append([]string{"list", "-e", "-json=" + listFields, "-deps", "-compiled=false", "-test=false",
 		"-export=false", "-find=false", "-buildvcs=false", "-pgo=off", "--"}, patterns...)
+	goListRuns.Add(1)
 	cmd := exec.Command("go", args...)
 	cmd.Env = cfg.Env
 	if cmd.Env == nil {
@@ -181,65 +187,9 @@ func sameFiles(a, b *listedPackage) bool {
 // srcCache holds what the source loader has loaded in this process.
 var srcCache = struct {
 	sync.Mutex
-	fset  *token.FileSet             // every file the source loader parsed
-	pkgs  map[string]*checkedPackage // by import path
-	lists map[string]*listResult     // go list results by configuration and patterns
-}{fset: token.NewFileSet(), pkgs: map[string]*checkedPackage{}, lists: map[string]*listResult{}}
-
-// listResult is a go list answer and what it was read from: the module
-// files and the directories and files of every non-standard package (an
-// added or removed file changes its directory's time).
-type listResult struct {
-	pkgs   []*listedPackage
-	stamps []fileStamp
-}
-
-// cachedList returns go list's answer for patterns, from the cache when
-// nothing it was read from changed. Patterns with "..." are listed each
-// time: a new package may appear anywhere below them.
-func cachedList(cfg *Config, patterns []string) ([]*listedPackage, error) {
-	key := cfg.Dir + "\x00" + strings.Join(cfg.Env, "\x00") + "\x00" + strings.Join(patterns, "\x00")
-	if cfg.Env == nil {
-		key += "\x00" + strings.Join(os.Environ(), "\x00")
-	}
-	wild := false
-	for _, p := range patterns {
-		wild = wild || strings.Contains(p, "...")
-	}
-	if r := srcCache.lists[key]; r != nil && !wild && unchanged(r.stamps) {
-		return r.pkgs, nil
-	}
-	pkgs, err := goList(cfg, patterns)
-	if err != nil {
-		return nil, err
-	}
-	var stamps []fileStamp
-	add := func(path string) {
-		if s, err := stamp(path); err == nil {
-			stamps = append(stamps, s)
-		}
-	}
-	mods := map[string]bool{}
-	for _, p := range pkgs {
-		if p.Standard {
-			continue
-		}
-		add(p.Dir)
-		for _, f := range p.GoFiles {
-			add(filepath.Join(p.Dir, f))
-		}
-		if p.Module != nil && p.Module.GoMod != "" && !mods[p.Module.GoMod] {
-			mods[p.Module.GoMod] = true
-			add(p.Module.GoMod)
-			add(strings.TrimSuffix(p.Module.GoMod, ".mod") + ".sum")
-			add(filepath.Join(filepath.Dir(p.Module.GoMod), "go.work"))
-		}
-	}
-	if !wild {
-		srcCache.lists[key] = &listResult{pkgs, stamps}
-	}
-	return pkgs, nil
-}
+	fset *token.FileSet             // every file the source loader parsed
+	pkgs map[string]*checkedPackage // by import path
+}{fset: token.NewFileSet(), pkgs: map[string]*checkedPackage{}}
 
 // errFallBack says the source loader cannot answer: Load uses go/packages.
 var errFallBack = errors.New("not loadable from source")
@@ -254,7 +204,9 @@ func (cfg *Config) sourceLoad(patterns []string) ([]*Kernel, []error, error) {
 	}
 	srcCache.Lock()
 	defer srcCache.Unlock()
+	prefetched := prefetchOnce()
 	listed, err := cachedList(cfg, patterns)
+	<-prefetched
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", errFallBack, err)
 	}
@@ -476,9 +428,23 @@ func (d *declsPackages) load(fset *token.FileSet, lp *listedPackage, m *sourceIm
 	if cp != nil && sameFiles(cp.list, lp) && (lp.Standard || unchanged(cp.stamps)) {
 		return cp, nil
 	}
-	cp, err := checkDecls(lp, m)
-	if err != nil {
-		return nil, err
+	var stamps []fileStamp
+	for _, name := range lp.GoFiles {
+		s, err := stamp(filepath.Join(lp.Dir, name))
+		if err != nil {
+			return nil, err
+		}
+		stamps = append(stamps, s)
+	}
+	if pkg := readDecls(declsKey(lp, stamps), lp.ImportPath); pkg != nil {
+		cp = &checkedPackage{pkg: pkg, stamps: stamps, list: lp}
+	} else {
+		fset := token.NewFileSet()
+		var err error
+		if cp, err = checkDecls(fset, lp, m); err != nil {
+			return nil, err
+		}
+		writeDecls(declsKey(lp, cp.stamps), fset, cp.pkg)
 	}
 	d.Lock()
 	d.pkgs[lp.Dir] = cp
@@ -489,8 +455,8 @@ func (d *declsPackages) load(fset *token.FileSet, lp *listedPackage, m *sourceIm
 // checkDecls type-checks the declarations of math, math/bits, internal/cpu
 // or the kernel package: function bodies are skipped, and so are variables
 // no other package can name.
-func checkDecls(lp *listedPackage, m *sourceImporter) (*checkedPackage, error) {
-	fset := token.NewFileSet()
+func checkDecls(fset *token.FileSet, lp *listedPackage, m *sourceImporter) (*checkedPackage, error) {
+	declChecks.Add(1)
 	cp := &checkedPackage{list: lp}
 	var files []*ast.File
 	for _, name := range lp.GoFiles {
@@ -585,6 +551,9 @@ func isStub(p *types.Package) bool {
 	return stubs.pkgs[p.Path()] == p
 }
 
+// declChecks counts checkDecls calls (for tests).
+var declChecks atomic.Int64
+
 // exportsVar reports whether a var declaration declares an exported name.
 func exportsVar(g *ast.GenDecl) bool {
 	for _, sp := range g.Specs {
@@ -671,8 +640,15 @@ func stubPackageLocked(path, src string) (*types.Package, error) {
 // findPackage locates math, math/bits, internal/cpu or the kernel package
 // without the go command: the standard ones in GOROOT, the kernel package
 // next to this package's own source (a checkout of lucent) or in the module
-// cache at the version this binary was built with.
+// cache at the version this binary was built with. What it found is kept
+// for the process, the kernel package's while its directory is unchanged.
 func findPackage(path string) (*listedPackage, error) {
+	if f, ok := found.Load(path); ok {
+		f := f.(foundPackage)
+		if f.lp.Standard || unchanged([]fileStamp{f.dir}) {
+			return f.lp, nil
+		}
+	}
 	lp := &listedPackage{ImportPath: path}
 	var dir string
 	if path == kernelPath {
@@ -684,13 +660,41 @@ func findPackage(path string) (*listedPackage, error) {
 		lp.Standard = true
 		dir = filepath.Join(build.Default.GOROOT, "src", filepath.FromSlash(path))
 	}
+	s, err := stamp(dir)
+	if err != nil {
+		return nil, err
+	}
 	bp, err := build.Default.ImportDir(dir, 0)
 	if err != nil {
 		return nil, err
 	}
 	lp.Dir, lp.GoFiles, lp.Imports = bp.Dir, bp.GoFiles, bp.Imports
+	found.Store(path, foundPackage{lp, s})
 	return lp, nil
 }
+
+// found caches findPackage.
+var found sync.Map // import path -> foundPackage
+
+type foundPackage struct {
+	lp  *listedPackage
+	dir fileStamp
+}
+
+// prefetchOnce starts, on the first source load of the process, checking
+// math and the kernel package where findPackage finds them, while go list
+// runs; a load waits for it after go list, and finds them in declsCache
+// when go list agrees on their files.
+var prefetchOnce = sync.OnceValue(func() chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		src := &sourceImporter{}
+		src.load("math")
+		src.load(kernelPath)
+	}()
+	return done
+})
 
 var kernelDirOnce = sync.OnceValue(func() string {
 	// A checkout: this file is frontend/gokernel/srcload.go in it.

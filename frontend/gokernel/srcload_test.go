@@ -15,6 +15,18 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// The on-disk caches of this test binary live in a directory of their own.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gokernel-cache")
+	if err != nil {
+		panic(err)
+	}
+	cacheDir = func() string { return dir }
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // summary is what a load returned, in a comparable form.
 func summary(ks []*Kernel, errs []error) []string {
 	var out []string
@@ -47,6 +59,17 @@ func TestSourceLoadMatchesGoPackages(t *testing.T) {
 			require.Equal(t, want, summary(ks, errs))
 			ks, errs = cfg.Load(tc.pattern)
 			require.Equal(t, want, summary(ks, errs), "Load")
+
+			// A new process reads math and the kernel package back from
+			// the declarations cache.
+			declsCache.Lock()
+			clear(declsCache.pkgs)
+			declsCache.Unlock()
+			checks := declChecks.Load()
+			ks, errs, err = cfg.sourceLoad([]string{tc.pattern})
+			require.NoError(t, err)
+			require.Equal(t, checks, declChecks.Load(), "declarations checked again")
+			require.Equal(t, want, summary(ks, errs), "from the declarations cache")
 		})
 	}
 }
@@ -177,4 +200,72 @@ func TestStubByValue(t *testing.T) {
 	require.NoError(t, check("package k\nimport \"sync\"\ntype T struct{ mu *sync.Mutex }\ntype u struct{ mu sync.Mutex }\n"))
 	require.Error(t, check("package k\nimport \"sync\"\ntype T struct{ x [2]struct{ mu sync.Mutex } }\n"))
 	require.Error(t, check("package k\nimport \"sync\"\nvar M sync.Cond\n"))
+}
+
+// The go list answer is kept across processes (on disk) and loads: it is
+// asked again when a file is added, an import or a build constraint
+// changes, and not when only a body does.
+func TestListCache(t *testing.T) {
+	newProcess := func() {
+		listCache.Lock()
+		clear(listCache.byKey)
+		listCache.Unlock()
+	}
+	dir := writeModule(t, map[string]string{
+		"k/k.go": "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+		"k/x.go": "//go:build ignore\n\npackage k\n\n//lucent:kernel block=64\nfunc X(out []float32) { out[0] = 1 }\n",
+	})
+	cfg := &Config{Dir: dir}
+	later := time.Now()
+	load := func(wantListRuns int64) []string {
+		t.Helper()
+		// Every write below gets a later time than the last.
+		later = later.Add(2 * time.Second)
+		runs := goListRuns.Load()
+		ks, errs, err := cfg.sourceLoad([]string{"./k"})
+		require.NoError(t, err)
+		require.Empty(t, errs)
+		require.Equal(t, wantListRuns, goListRuns.Load()-runs, "go list runs")
+		var names []string
+		for _, k := range ks {
+			names = append(names, fmt.Sprintf("%s %x", k.Name, k.Func.Hash()))
+		}
+		return names
+	}
+	write := func(name, src string) {
+		path := filepath.Join(dir, "k", name)
+		require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+		require.NoError(t, os.Chtimes(path, later, later))
+	}
+	newProcess()
+	first := load(1)
+	require.Len(t, first, 1)
+	newProcess()
+	require.Equal(t, first, load(0))
+
+	// A new body: the same listing, a new kernel.
+	write("k.go", "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 2.5 }\n")
+	newProcess()
+	second := load(0)
+	require.NotEqual(t, first, second)
+
+	// A new import: listed again.
+	write("k.go", "package k\n\nimport \"math\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = math.Pi }\n")
+	load(1)
+	require.Equal(t, load(0), load(0))
+
+	// A build constraint lifted from a file the listing left out.
+	write("x.go", "package k\n\n//lucent:kernel block=64\nfunc X(out []float32) { out[0] = 1 }\n")
+	require.Len(t, load(1), 2)
+
+	// A file added.
+	write("y.go", "package k\n\n//lucent:kernel block=64\nfunc Y(out []float32) { out[0] = 1 }\n")
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "k"), later, later))
+	require.Len(t, load(1), 3)
+
+	// go.mod touched.
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "go.mod"), later, later))
+	load(1)
+	newProcess()
+	require.Len(t, load(0), 3)
 }
