@@ -394,7 +394,7 @@ func (m *sourceImporter) Import(path string) (*types.Package, error) {
 // directory.
 func (m *sourceImporter) load(path string) (*checkedPackage, error) {
 	if path == "unsafe" {
-		return &checkedPackage{pkg: types.Unsafe}, nil
+		return unsafePackage, nil
 	}
 	var lp *listedPackage
 	if m.std != nil {
@@ -410,6 +410,10 @@ func (m *sourceImporter) load(path string) (*checkedPackage, error) {
 	}
 	return declsCache.load(m.fset, lp, m)
 }
+
+// unsafePackage is unsafe for every load (a package checked against it
+// stays fresh).
+var unsafePackage = &checkedPackage{pkg: types.Unsafe}
 
 // declsCache holds the declaration-only packages by directory.
 var declsCache = &declsPackages{pkgs: map[string]*checkedPackage{}}
@@ -657,6 +661,9 @@ func findPackage(path string) (*listedPackage, error) {
 			return nil, errors.New("the kernel package's source was not found")
 		}
 	} else {
+		if build.Default.GOROOT == "" {
+			return nil, errors.New("GOROOT is not known")
+		}
 		lp.Standard = true
 		dir = filepath.Join(build.Default.GOROOT, "src", filepath.FromSlash(path))
 	}

@@ -119,11 +119,13 @@ func TestSourceLoadFallsBack(t *testing.T) {
 	require.Equal(t, 4, ge.Pos.Line)
 }
 
-// A second Load of unchanged files reuses the checked package; an edited
-// file, or a file added to the package, is read again.
+// A second Load of unchanged files reuses the checked package (one that
+// imports unsafe too); an edited file, or a file added to the package, is
+// read again.
 func TestSourceLoadCache(t *testing.T) {
 	dir := writeModule(t, map[string]string{
 		"k/k.go": "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+		"k/u.go": "package k\n\nimport \"unsafe\"\n\nconst size = unsafe.Sizeof(int32(0))\n",
 	})
 	cfg := &Config{Dir: dir}
 	load := func() []string {
