@@ -47,8 +47,10 @@ func Load(patterns ...string) ([]*Kernel, []error) { return (&Config{}).Load(pat
 // each other are listed by one `go list` (files and imports, no export
 // data) and type-checked from source, math and the kernel package once per
 // process; what was loaded is kept for the next Load of unchanged files.
-// Anything else, and any package with a go list, syntax or type error, is
-// loaded through go/packages.
+// The go list answer and math and the kernel package (as export data) are
+// also kept on disk for later processes, in the directory CacheEnvVar
+// names. Anything else, and any package with a go list, syntax or type
+// error, is loaded through go/packages, so errors read the same either way.
 func (cfg *Config) Load(patterns ...string) ([]*Kernel, []error) {
 	if !cfg.GoPackages {
 		if ks, errs, err := cfg.sourceLoad(patterns); err == nil {
