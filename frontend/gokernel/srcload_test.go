@@ -271,3 +271,29 @@ func TestListCache(t *testing.T) {
 	newProcess()
 	require.Len(t, load(0), 3)
 }
+
+// Loads and checks may run at once (run with -race).
+func TestSourceLoadConcurrent(t *testing.T) {
+	declsCache.Lock()
+	clear(declsCache.pkgs)
+	declsCache.Unlock()
+	dir := writeModule(t, map[string]string{
+		"k/k.go": "package k\n\nimport \"math\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = float32(math.Sqrt(2)) }\n",
+	})
+	src := []byte("package k\n\nimport \"github.com/lucent-gpu/lucent/kernel\"\n\n//lucent:kernel block=64\nfunc K(out []uint32) { out[kernel.DispatchID().X] = 1 }\n")
+	done := make(chan []string)
+	for i := range 4 {
+		go func() {
+			if i%2 == 0 {
+				done <- summary((&Config{Dir: dir}).Load("./k"))
+			} else {
+				done <- summary(Check("k.go", src))
+			}
+		}()
+	}
+	for range 4 {
+		s := <-done
+		require.Len(t, s, 1)
+		require.Contains(t, s[0], "kernel ")
+	}
+}
