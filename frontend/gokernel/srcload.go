@@ -218,13 +218,16 @@ func (cfg *Config) sourceLoad(patterns []string) ([]*Kernel, []error, error) {
 		}
 		byPath[p.ImportPath] = p
 		if !p.DepOnly {
+			if p.Standard || p.ImportPath == kernelPath {
+				return nil, nil, fmt.Errorf("%w: %s is not a package of the user's", errFallBack, p.ImportPath)
+			}
 			roots = append(roots, p)
 		}
 	}
 	if len(roots) == 0 {
 		return nil, nil, fmt.Errorf("%w: no packages", errFallBack)
 	}
-	imp := &sourceImporter{std: byPath, fset: srcCache.fset}
+	imp := &sourceImporter{std: byPath}
 	sizes := types.SizesFor("gc", goarch(cfg.Env))
 	// go list -deps lists every package after its dependencies.
 	var user []*checkedPackage
@@ -373,7 +376,6 @@ func readStamped(path string) ([]byte, fileStamp, error) {
 type sourceImporter struct {
 	std  map[string]*listedPackage // go list's packages, nil for Check (go/build finds them)
 	user map[string]*checkedPackage
-	fset *token.FileSet
 }
 
 func (m *sourceImporter) Import(path string) (*types.Package, error) {
@@ -408,7 +410,7 @@ func (m *sourceImporter) load(path string) (*checkedPackage, error) {
 			return nil, err
 		}
 	}
-	return declsCache.load(m.fset, lp, m)
+	return declsCache.load(lp, m)
 }
 
 // unsafePackage is unsafe for every load (a package checked against it
@@ -423,7 +425,7 @@ type declsPackages struct {
 	pkgs map[string]*checkedPackage
 }
 
-func (d *declsPackages) load(fset *token.FileSet, lp *listedPackage, m *sourceImporter) (*checkedPackage, error) {
+func (d *declsPackages) load(lp *listedPackage, m *sourceImporter) (*checkedPackage, error) {
 	d.Lock()
 	cp := d.pkgs[lp.Dir]
 	d.Unlock()
@@ -705,7 +707,7 @@ var prefetchOnce = sync.OnceValue(func() chan struct{} {
 
 var kernelDirOnce = sync.OnceValue(func() string {
 	// A checkout: this file is frontend/gokernel/srcload.go in it.
-	if _, file, _, ok := runtime.Caller(0); ok {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) { // not under -trimpath
 		dir := filepath.Join(filepath.Dir(file), "..", "..", "kernel")
 		if isKernelDir(dir) {
 			return dir

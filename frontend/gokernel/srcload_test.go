@@ -49,6 +49,7 @@ func TestSourceLoadMatchesGoPackages(t *testing.T) {
 		{"../../testdata/gokernel/probe", "./kern"},
 		{"../../testdata/gokernel/probe", "./kernbad"},
 		{"../../testdata/gokernel/probe", "./..."},
+		{"../../testdata/gokernel/dispatch", "dispatch.go"},
 	} {
 		t.Run(tc.pattern, func(t *testing.T) {
 			cfg := &Config{Dir: tc.dir}
@@ -97,7 +98,7 @@ func TestSourceLoadFallsBack(t *testing.T) {
 		"gone/gone.go": "package gone\n\nimport \"m/nothere\"\n\nvar _ = nothere.X\n",
 	})
 	cfg := &Config{Dir: dir}
-	for _, pattern := range []string{"./host", "./bad", "./syn", "./cgo", "./gone", "./none"} {
+	for _, pattern := range []string{"./host", "./bad", "./syn", "./cgo", "./gone", "./none", "math", "github.com/lucent-gpu/lucent/kernel"} {
 		_, _, err := cfg.sourceLoad([]string{pattern})
 		require.ErrorIs(t, err, errFallBack, pattern)
 	}
