@@ -191,6 +191,9 @@ var srcCache = struct {
 	pkgs map[string]*checkedPackage // by import path
 }{fset: token.NewFileSet(), pkgs: map[string]*checkedPackage{}}
 
+// maxParsed bounds the bytes of source srcCache.fset spans.
+const maxParsed = 256 << 20
+
 // errFallBack says the source loader cannot answer: Load uses go/packages.
 var errFallBack = errors.New("not loadable from source")
 
@@ -202,8 +205,17 @@ func (cfg *Config) sourceLoad(patterns []string) ([]*Kernel, []error, error) {
 			return nil, nil, fmt.Errorf("%w: pattern %q", errFallBack, p)
 		}
 	}
+	// A go/packages driver (Bazel, say) answers instead of go list.
+	if d := envValue(cfg.Env, "GOPACKAGESDRIVER"); d != "" && d != "off" {
+		return nil, nil, fmt.Errorf("%w: GOPACKAGESDRIVER is set", errFallBack)
+	}
 	srcCache.Lock()
 	defer srcCache.Unlock()
+	if srcCache.fset.Base() > maxParsed {
+		// The file set keeps every file parsed (a long-running tool
+		// reloading edited kernels): start again.
+		srcCache.fset, srcCache.pkgs = token.NewFileSet(), map[string]*checkedPackage{}
+	}
 	prefetched := prefetchOnce()
 	listed, err := cachedList(cfg, patterns)
 	<-prefetched
@@ -290,15 +302,27 @@ func (cfg *Config) sourceLoad(patterns []string) ([]*Kernel, []error, error) {
 
 // goarch is the GOARCH go list ran for.
 func goarch(env []string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], "GOARCH="); ok && v != "" {
-			return v
-		}
+	if v := envValue(env, "GOARCH"); v != "" {
+		return v
 	}
 	if env == nil {
 		return build.Default.GOARCH
 	}
 	return runtime.GOARCH
+}
+
+// envValue is the value of key in env (the process's environment if env is
+// nil), the last one if it is there twice.
+func envValue(env []string, key string) string {
+	if env == nil {
+		return os.Getenv(key)
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // checkUser parses and type-checks one of the user's packages. Any syntax

@@ -102,6 +102,10 @@ func TestSourceLoadFallsBack(t *testing.T) {
 		_, _, err := cfg.sourceLoad([]string{pattern})
 		require.ErrorIs(t, err, errFallBack, pattern)
 	}
+	// A go/packages driver answers instead of go list.
+	_, _, err := (&Config{Dir: "../..", Env: append(os.Environ(), "GOPACKAGESDRIVER=/bin/false")}).sourceLoad([]string{"./testdata/gokernel/dispatch"})
+	require.ErrorIs(t, err, errFallBack)
+
 	ks, errs := cfg.Load("./host")
 	require.Empty(t, errs)
 	require.Len(t, ks, 1)
