@@ -192,7 +192,7 @@ var srcCache = struct {
 }{fset: token.NewFileSet(), pkgs: map[string]*checkedPackage{}}
 
 // maxParsed bounds the bytes of source srcCache.fset spans.
-const maxParsed = 256 << 20
+var maxParsed = 256 << 20
 
 // errFallBack says the source loader cannot answer: Load uses go/packages.
 var errFallBack = errors.New("not loadable from source")

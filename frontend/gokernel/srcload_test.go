@@ -302,3 +302,28 @@ func TestSourceLoadConcurrent(t *testing.T) {
 		require.Contains(t, s[0], "kernel ")
 	}
 }
+
+// Past maxParsed bytes of parsed source the loader starts a new file set
+// and parses again.
+func TestSourceLoadFileSetBound(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"k/k.go": "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+	})
+	cfg := &Config{Dir: dir}
+	_, _, err := cfg.sourceLoad([]string{"./k"})
+	require.NoError(t, err)
+	first := srcCache.pkgs["m/k"]
+	_, _, err = cfg.sourceLoad([]string{"./k"})
+	require.NoError(t, err)
+	require.Same(t, first, srcCache.pkgs["m/k"])
+	fset := srcCache.fset
+	old := maxParsed
+	maxParsed = 1
+	t.Cleanup(func() { maxParsed = old })
+	ks, errs, err := cfg.sourceLoad([]string{"./k"})
+	require.NoError(t, err)
+	require.Empty(t, errs)
+	require.Len(t, ks, 1)
+	require.NotSame(t, first, srcCache.pkgs["m/k"])
+	require.NotSame(t, fset, srcCache.fset)
+}
