@@ -24,6 +24,14 @@ type Config struct {
 	Dir string
 	// Env, when set, replaces the environment of the go command Load runs.
 	Env []string
+	// GoPackages makes Load type-check through go/packages, with the
+	// compiler's export data for every dependency, even where the source
+	// loader could answer. Load takes that path by itself for packages
+	// that import more than math, math/bits, unsafe, the kernel package
+	// and each other, and for any package with an error, so that errors
+	// read the same either way; this is for comparison and as an escape
+	// hatch.
+	GoPackages bool
 }
 
 // Load loads the packages matching patterns (as `go list` reads them) and
@@ -34,7 +42,26 @@ type Config struct {
 func Load(patterns ...string) ([]*Kernel, []error) { return (&Config{}).Load(patterns...) }
 
 // Load is the package-level Load with this configuration.
+//
+// Packages that import only math, math/bits, unsafe, the kernel package and
+// each other are listed by one `go list` (files and imports, no export
+// data) and type-checked from source, math and the kernel package once per
+// process; what was loaded is kept for the next Load of unchanged files.
+// The go list answer and math and the kernel package (as export data) are
+// also kept on disk for later processes, in the directory CacheEnvVar
+// names. Anything else, and any package with a go list, syntax or type
+// error, is loaded through go/packages, so errors read the same either way.
 func (cfg *Config) Load(patterns ...string) ([]*Kernel, []error) {
+	if !cfg.GoPackages {
+		if ks, errs, err := cfg.sourceLoad(patterns); err == nil {
+			return ks, errs
+		}
+	}
+	return cfg.packagesLoad(patterns)
+}
+
+// packagesLoad is Load through go/packages.
+func (cfg *Config) packagesLoad(patterns []string) ([]*Kernel, []error) {
 	fset := token.NewFileSet()
 	pc := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
@@ -156,8 +183,11 @@ func (c *compiler) lowerKernelSafely(fd *ast.FuncDecl, info *types.Info, d direc
 	return c.lowerKernel(fd, info, d)
 }
 
-// Check compiles the kernels of one Go source file without the go command:
-// the file may import only math and the kernel package. It is the fast path
+// Check compiles the kernels of one Go source file. A file that imports only
+// math, math/bits, unsafe and the kernel package is checked without the go
+// command, against those packages type-checked from source once per process
+// (the kernel package found next to this package's source or in the module
+// cache); other imports are loaded through go/packages. It is the fast path
 // for tools, tests and fuzzing; Load handles whole packages.
 func Check(filename string, src []byte) ([]*Kernel, []error) {
 	if len(src) > ir.MaxSourceSize {
@@ -181,16 +211,11 @@ func Check(filename string, src []byte) ([]*Kernel, []error) {
 	if bc := newCompiler(fset); !bc.checkNesting(f) {
 		return nil, sortErrors(bc.errs)
 	}
-	imp, err := checkImporter()
+	imp, err := checkFileImporter(f)
 	if err != nil {
 		return nil, []error{fmt.Errorf("gokernel: loading the kernel and math packages: %w", err)}
 	}
-	info := &types.Info{
-		Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
-		Uses: map[*ast.Ident]types.Object{}, Selections: map[*ast.SelectorExpr]*types.Selection{},
-		Instances: map[*ast.Ident]types.Instance{}, Implicits: map[ast.Node]types.Object{},
-		Scopes: map[ast.Node]*types.Scope{},
-	}
+	info := newInfo()
 	var errs []error
 	conf := types.Config{Importer: imp, Error: func(err error) {
 		if te, ok := err.(types.Error); ok && !te.Soft {
@@ -239,6 +264,22 @@ func (m *checkImports) Import(path string) (*types.Package, error) {
 	}
 	m.pkgs[path] = pkgs[0].Types
 	return pkgs[0].Types, nil
+}
+
+// checkFileImporter returns the importer Check uses for f: the source
+// importer when it serves every import of f, else checkImporter.
+func checkFileImporter(f *ast.File) (types.Importer, error) {
+	src := &sourceImporter{}
+	for _, is := range f.Imports {
+		path, err := strconv.Unquote(is.Path.Value)
+		if err != nil || path != kernelPath && !sourceImports[path] {
+			return checkImporter()
+		}
+		if _, err := src.load(path); err != nil {
+			return checkImporter()
+		}
+	}
+	return src, nil
 }
 
 func checkImporter() (types.Importer, error) {

@@ -1,0 +1,329 @@
+package gokernel
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The on-disk caches of this test binary live in a directory of their own.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gokernel-cache")
+	if err != nil {
+		panic(err)
+	}
+	cacheDir = func() string { return dir }
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// summary is what a load returned, in a comparable form.
+func summary(ks []*Kernel, errs []error) []string {
+	var out []string
+	for _, k := range ks {
+		out = append(out, fmt.Sprintf("kernel %s %s %s dim=%d block=%v %x", k.Package, k.Name, k.Pos, k.Dim, k.Block, k.Func.Hash()))
+	}
+	for _, e := range errs {
+		out = append(out, "error "+e.Error())
+	}
+	return out
+}
+
+// The source loader answers for the corpus and the probe module, and what
+// it returns (kernels, their positions and IR, and errors) is what
+// go/packages returns.
+func TestSourceLoadMatchesGoPackages(t *testing.T) {
+	for _, tc := range []struct{ dir, pattern string }{
+		{"../..", "./testdata/gokernel"},
+		{"../..", "./testdata/gokernel/dispatch"},
+		{"../../testdata/gokernel/probe", "./kern"},
+		{"../../testdata/gokernel/probe", "./kernbad"},
+		{"../../testdata/gokernel/probe", "./..."},
+		{"../../testdata/gokernel/dispatch", "dispatch.go"},
+	} {
+		t.Run(tc.pattern, func(t *testing.T) {
+			cfg := &Config{Dir: tc.dir}
+			ks, errs, err := cfg.sourceLoad([]string{tc.pattern})
+			require.NoError(t, err)
+			want := summary(cfg.packagesLoad([]string{tc.pattern}))
+			require.NotEmpty(t, want)
+			require.Equal(t, want, summary(ks, errs))
+			ks, errs = cfg.Load(tc.pattern)
+			require.Equal(t, want, summary(ks, errs), "Load")
+
+			// A new process reads math and the kernel package back from
+			// the declarations cache.
+			declsCache.Lock()
+			clear(declsCache.pkgs)
+			declsCache.Unlock()
+			checks := declChecks.Load()
+			ks, errs, err = cfg.sourceLoad([]string{tc.pattern})
+			require.NoError(t, err)
+			require.Equal(t, checks, declChecks.Load(), "declarations checked again")
+			require.Equal(t, want, summary(ks, errs), "from the declarations cache")
+		})
+	}
+}
+
+// writeModule writes a module m with the given files into a new directory.
+func writeModule(t *testing.T, files map[string]string) string {
+	dir := t.TempDir()
+	files["go.mod"] = "module m\n\ngo 1.26\n"
+	for name, src := range files {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+	}
+	return dir
+}
+
+// Packages the source loader does not serve, and packages with errors, are
+// loaded through go/packages, which reports the errors.
+func TestSourceLoadFallsBack(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"host/host.go": "package host\n\nimport \"fmt\"\n\nfunc Hello() { fmt.Println() }\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+		"bad/bad.go":   "package bad\n\nimport \"math\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = math.Sqrt(2) }\n",
+		"syn/syn.go":   "package syn\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = }\n",
+		"cgo/cgo.go":   "package cgo\n\nimport \"C\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+		"gone/gone.go": "package gone\n\nimport \"m/nothere\"\n\nvar _ = nothere.X\n",
+	})
+	cfg := &Config{Dir: dir}
+	for _, pattern := range []string{"./host", "./bad", "./syn", "./cgo", "./gone", "./none", "math", "github.com/lucent-gpu/lucent/kernel"} {
+		_, _, err := cfg.sourceLoad([]string{pattern})
+		require.ErrorIs(t, err, errFallBack, pattern)
+	}
+	// A go/packages driver answers instead of go list.
+	_, _, err := (&Config{Dir: "../..", Env: append(os.Environ(), "GOPACKAGESDRIVER=/bin/false")}).sourceLoad([]string{"./testdata/gokernel/dispatch"})
+	require.ErrorIs(t, err, errFallBack)
+
+	ks, errs := cfg.Load("./host")
+	require.Empty(t, errs)
+	require.Len(t, ks, 1)
+	// go/packages reports the type error (and, for the go command's build,
+	// the same error again without a position).
+	_, errs = cfg.Load("./bad")
+	require.Equal(t, summary(cfg.packagesLoad([]string{"./bad"})), summary(nil, errs))
+	var ge *Error
+	require.True(t, errors.As(errs[len(errs)-1], &ge))
+	require.Equal(t, 6, ge.Pos.Line)
+	require.Equal(t, 34, ge.Pos.Column)
+	require.Contains(t, ge.Msg, "cannot use math.Sqrt(2)")
+	_, errs = cfg.Load("./syn")
+	require.Equal(t, summary(cfg.packagesLoad([]string{"./syn"})), summary(nil, errs))
+	require.True(t, errors.As(errs[len(errs)-1], &ge))
+	require.Equal(t, 4, ge.Pos.Line)
+}
+
+// A second Load of unchanged files reuses the checked package (one that
+// imports unsafe too); an edited file, or a file added to the package, is
+// read again.
+func TestSourceLoadCache(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"k/k.go": "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+		"k/u.go": "package k\n\nimport \"unsafe\"\n\nconst size = unsafe.Sizeof(int32(0))\n",
+	})
+	cfg := &Config{Dir: dir}
+	load := func() []string {
+		ks, errs, err := cfg.sourceLoad([]string{"./k"})
+		require.NoError(t, err)
+		require.Empty(t, errs)
+		var names []string
+		for _, k := range ks {
+			names = append(names, fmt.Sprintf("%s %x", k.Name, k.Func.Hash()))
+		}
+		return names
+	}
+	first := load()
+	require.Len(t, first, 1)
+	cached := srcCache.pkgs["m/k"]
+	require.NotNil(t, cached)
+	require.Equal(t, first, load())
+	require.Same(t, cached, srcCache.pkgs["m/k"])
+
+	// The same size, a later time: read again.
+	path := filepath.Join(dir, "k", "k.go")
+	require.NoError(t, os.WriteFile(path, []byte("package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 2 }\n"), 0o644))
+	later := time.Now().Add(2 * time.Second)
+	require.NoError(t, os.Chtimes(path, later, later))
+	second := load()
+	require.Len(t, second, 1)
+	require.NotEqual(t, first, second)
+	require.NotSame(t, cached, srcCache.pkgs["m/k"])
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "k", "j.go"), []byte("package k\n\n//lucent:kernel block=64\nfunc J(out []float32) { out[0] = 3 }\n"), 0o644))
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "k"), later, later))
+	third := load()
+	require.Len(t, third, 2)
+	require.Equal(t, second[0], third[1])
+}
+
+// Check serves a file that imports only math and the kernel package from
+// source, without the go command; other imports go through go/packages.
+func TestCheckImporterChoice(t *testing.T) {
+	parse := func(src string) *ast.File {
+		f, err := parser.ParseFile(token.NewFileSet(), "k.go", src, parser.ImportsOnly)
+		require.NoError(t, err)
+		return f
+	}
+	imp, err := checkFileImporter(parse("package k\nimport (\n\t\"math\"\n\t\"github.com/lucent-gpu/lucent/kernel\"\n)\n"))
+	require.NoError(t, err)
+	require.IsType(t, &sourceImporter{}, imp)
+	imp, err = checkFileImporter(parse("package k\nimport \"strings\"\n"))
+	require.NoError(t, err)
+	require.IsType(t, &checkImports{}, imp)
+
+	// The source importer's kernel package has what kernels use.
+	src := &sourceImporter{}
+	kp, err := src.Import(kernelPath)
+	require.NoError(t, err)
+	for _, name := range []string{"DispatchID", "Float4", "AtomicAdd", "Texture2D", "Run", "ErrGrid"} {
+		require.NotNil(t, kp.Scope().Lookup(name), name)
+	}
+	run := kp.Scope().Lookup("Run").Type().(*types.Signature)
+	require.Equal(t, "context.Context", run.Params().At(0).Type().String())
+}
+
+// An exported type of the kernel package that holds a stubbed type by value
+// keeps the kernel package off the source loader.
+func TestStubByValue(t *testing.T) {
+	check := func(src string) error {
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, "k.go", src, 0)
+		require.NoError(t, err)
+		p, err := (&types.Config{Importer: stubImporter{}}).Check("k", fset, []*ast.File{f}, nil)
+		require.NoError(t, err)
+		return stubByValue(p)
+	}
+	require.NoError(t, check("package k\nimport \"sync\"\ntype T struct{ mu *sync.Mutex }\ntype u struct{ mu sync.Mutex }\n"))
+	require.Error(t, check("package k\nimport \"sync\"\ntype T struct{ x [2]struct{ mu sync.Mutex } }\n"))
+	require.Error(t, check("package k\nimport \"sync\"\nvar M sync.Cond\n"))
+}
+
+// The go list answer is kept across processes (on disk) and loads: it is
+// asked again when a file is added, an import or a build constraint
+// changes, and not when only a body does.
+func TestListCache(t *testing.T) {
+	newProcess := func() {
+		listCache.Lock()
+		clear(listCache.byKey)
+		listCache.Unlock()
+	}
+	dir := writeModule(t, map[string]string{
+		"k/k.go": "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+		"k/x.go": "//go:build ignore\n\npackage k\n\n//lucent:kernel block=64\nfunc X(out []float32) { out[0] = 1 }\n",
+	})
+	cfg := &Config{Dir: dir}
+	later := time.Now()
+	load := func(wantListRuns int64) []string {
+		t.Helper()
+		// Every write below gets a later time than the last.
+		later = later.Add(2 * time.Second)
+		runs := goListRuns.Load()
+		ks, errs, err := cfg.sourceLoad([]string{"./k"})
+		require.NoError(t, err)
+		require.Empty(t, errs)
+		require.Equal(t, wantListRuns, goListRuns.Load()-runs, "go list runs")
+		var names []string
+		for _, k := range ks {
+			names = append(names, fmt.Sprintf("%s %x", k.Name, k.Func.Hash()))
+		}
+		return names
+	}
+	write := func(name, src string) {
+		path := filepath.Join(dir, "k", name)
+		require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+		require.NoError(t, os.Chtimes(path, later, later))
+	}
+	newProcess()
+	first := load(1)
+	require.Len(t, first, 1)
+	newProcess()
+	require.Equal(t, first, load(0))
+
+	// A new body: the same listing, a new kernel.
+	write("k.go", "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 2.5 }\n")
+	newProcess()
+	second := load(0)
+	require.NotEqual(t, first, second)
+
+	// A new import: listed again.
+	write("k.go", "package k\n\nimport \"math\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = math.Pi }\n")
+	load(1)
+	require.Equal(t, load(0), load(0))
+
+	// A build constraint lifted from a file the listing left out.
+	write("x.go", "package k\n\n//lucent:kernel block=64\nfunc X(out []float32) { out[0] = 1 }\n")
+	require.Len(t, load(1), 2)
+
+	// A file added.
+	write("y.go", "package k\n\n//lucent:kernel block=64\nfunc Y(out []float32) { out[0] = 1 }\n")
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "k"), later, later))
+	require.Len(t, load(1), 3)
+
+	// go.mod touched.
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "go.mod"), later, later))
+	load(1)
+	newProcess()
+	require.Len(t, load(0), 3)
+}
+
+// Loads and checks may run at once (run with -race).
+func TestSourceLoadConcurrent(t *testing.T) {
+	declsCache.Lock()
+	clear(declsCache.pkgs)
+	declsCache.Unlock()
+	dir := writeModule(t, map[string]string{
+		"k/k.go": "package k\n\nimport \"math\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = float32(math.Sqrt(2)) }\n",
+	})
+	src := []byte("package k\n\nimport \"github.com/lucent-gpu/lucent/kernel\"\n\n//lucent:kernel block=64\nfunc K(out []uint32) { out[kernel.DispatchID().X] = 1 }\n")
+	done := make(chan []string)
+	for i := range 4 {
+		go func() {
+			if i%2 == 0 {
+				done <- summary((&Config{Dir: dir}).Load("./k"))
+			} else {
+				done <- summary(Check("k.go", src))
+			}
+		}()
+	}
+	for range 4 {
+		s := <-done
+		require.Len(t, s, 1)
+		require.Contains(t, s[0], "kernel ")
+	}
+}
+
+// Past maxParsed bytes of parsed source the loader starts a new file set
+// and parses again.
+func TestSourceLoadFileSetBound(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"k/k.go": "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+	})
+	cfg := &Config{Dir: dir}
+	_, _, err := cfg.sourceLoad([]string{"./k"})
+	require.NoError(t, err)
+	first := srcCache.pkgs["m/k"]
+	_, _, err = cfg.sourceLoad([]string{"./k"})
+	require.NoError(t, err)
+	require.Same(t, first, srcCache.pkgs["m/k"])
+	fset := srcCache.fset
+	old := maxParsed
+	maxParsed = 1
+	t.Cleanup(func() { maxParsed = old })
+	ks, errs, err := cfg.sourceLoad([]string{"./k"})
+	require.NoError(t, err)
+	require.Empty(t, errs)
+	require.Len(t, ks, 1)
+	require.NotSame(t, first, srcCache.pkgs["m/k"])
+	require.NotSame(t, fset, srcCache.fset)
+}
