@@ -77,7 +77,11 @@ type Device struct {
 
 	inCallback atomic.Int32 // callbacks running now, on any stream
 	abandon    atomic.Bool  // set when Close gives up waiting: running kernels stop at their next loop iteration
-	streams    []*stream    // every stream made, destroyed or not (Close waits for all)
+	// hostCtx is the context of kernels run as compiled Go (ShaderDesc.Host),
+	// cancelled when Close gives up waiting: kernel.Run starts no more blocks.
+	hostCtx    context.Context
+	hostCancel context.CancelFunc
+	streams    []*stream // every stream made, destroyed or not (Close waits for all)
 }
 
 // New opens a cpu device (device.Open(ctx, "cpu") is the usual way in).
@@ -86,8 +90,9 @@ func New(opts device.Options) *Device {
 	if l == nil {
 		l = slog.Default()
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	return &Device{handles: device.NewHandleSpace(), log: l, drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}),
-		objs: map[device.Handle]any{}, name: map[device.Handle]string{}}
+		objs: map[device.Handle]any{}, name: map[device.Handle]string{}, hostCtx: ctx, hostCancel: cancel}
 }
 
 var errClosed = fmt.Errorf("cpu: device: %w", device.ErrClosed)
@@ -233,6 +238,7 @@ func (d *Device) Close() error {
 	for _, s := range streams {
 		if !s.idle(deadline) {
 			d.abandon.Store(true)
+			d.hostCancel()
 			close(d.done)
 			for _, s := range streams {
 				s.stop()
@@ -241,6 +247,7 @@ func (d *Device) Close() error {
 		}
 	}
 	close(d.done)
+	d.hostCancel()
 	for _, s := range streams {
 		s.stop()
 	}

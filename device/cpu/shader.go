@@ -1,7 +1,9 @@
 package cpu
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"iter"
 	"runtime"
@@ -29,6 +31,7 @@ type program struct {
 type shader struct {
 	prog *program
 	sig  device.Signature
+	host device.HostFunc // the kernel as compiled Go (ShaderDesc.Host), run instead of prog
 }
 
 func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
@@ -55,10 +58,17 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	if len(sig.Args) != len(f.Params) {
 		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w: signature has %d arguments, kernel %d", f.Name, device.ErrInvalidArgument, len(sig.Args), len(f.Params))
 	}
+	if desc.Host != nil {
+		for i, v := range f.Params {
+			if k := v.Type.Kind(); k != fe.KindBuffer && v.Type.IsResource() {
+				return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w: a host function takes buffers and uniforms, not the %s %v", f.Name, device.ErrInvalidArgument, k, argLabel{&sig.Args[i], i})
+			}
+		}
+	}
 	if desc.Report != nil {
 		*desc.Report = device.ShaderReport{CodegenTime: time.Since(start)}
 	}
-	return d.add(&shader{prog: p, sig: sig}), sig, nil
+	return d.add(&shader{prog: p, sig: sig, host: desc.Host}), sig, nil
 }
 
 func (d *Device) DestroyShader(h device.Handle) error {
@@ -104,6 +114,10 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 	}
 	l := &launch{prog: p, bufs: make([][]byte, len(c.Args)), uni: make([][]uint64, len(c.Args)), block: p.block}
 	l.stop = &d.abandon
+	var hostArgs [][]byte
+	if sh.host != nil {
+		hostArgs = make([][]byte, len(c.Args))
+	}
 	for i, a := range c.Args {
 		v := p.params[i]
 		label := argLabel{&sh.sig.Args[i], i}
@@ -161,6 +175,9 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 				return nil, err
 			}
 			l.bufs[i] = span
+			if hostArgs != nil {
+				hostArgs[i] = span
+			}
 		default:
 			if a.Kind != device.ArgUniform {
 				return nil, fmt.Errorf("%w: %s: kernel expects a uniform %s, got a %s", device.ErrInvalidArgument, label, v.Type, a.Kind)
@@ -170,6 +187,9 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 				return nil, fmt.Errorf("%w: %s: %v", device.ErrInvalidArgument, label, err)
 			}
 			l.uni[i] = vals
+			if hostArgs != nil {
+				hostArgs[i] = append([]byte(nil), a.Uniform...)
+			}
 		}
 	}
 	var ind []byte
@@ -196,9 +216,38 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 		if l.stop.Load() {
 			return fmt.Errorf("kernel %s: %w: the device was closed", p.name, device.ErrDeviceLost)
 		}
-
+		if sh.host != nil {
+			return p.execHost(d.hostCtx, sh.host, l, hostArgs)
+		}
 		return p.exec(l)
 	}, nil
+}
+
+// execHost runs the kernel's compiled Go function over the dispatch. Its
+// checks are Go's: an index past a buffer's bound range or an integer
+// division by zero panics the thread, and kernel.Run returns that as an
+// error, which becomes the dispatch's fault naming the kernel; a panic
+// outside the threads is caught here the same way.
+func (p *program) execHost(ctx context.Context, host device.HostFunc, l *launch, args [][]byte) (err error) {
+	at := ""
+	if p.pos != "" {
+		at = " (" + p.pos + ")"
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = &faultError{fmt.Errorf("%w: kernel %s%s, as compiled Go: panic: %v", device.ErrInvalidArgument, p.name, at, r)}
+		}
+	}()
+	if err = host(ctx, l.size, args); err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("kernel %s: %w: the device was closed: %w", p.name, device.ErrDeviceLost, err)
+	}
+	if errors.Is(err, device.ErrInvalidArgument) {
+		return fmt.Errorf("kernel %s%s, as compiled Go: %w", p.name, at, err)
+	}
+	return &faultError{fmt.Errorf("%w: kernel %s%s, as compiled Go: %w", device.ErrInvalidArgument, p.name, at, err)}
 }
 
 // argLabel names argument i in errors, formatted only when one is printed
