@@ -1,6 +1,10 @@
 package cpu
 
-import "time"
+import (
+	"time"
+
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
 
 // SetCloseTimeout shortens how long Close waits, for tests of kernels that
 // do not end; it returns the previous value.
@@ -8,4 +12,22 @@ func SetCloseTimeout(d time.Duration) time.Duration {
 	old := closeTimeout
 	closeTimeout = d
 	return old
+}
+
+// SetLaneEngine turns the lane engine on or off for shaders created after
+// it (off: every kernel runs on the per-thread engine); it returns the
+// previous setting.
+func SetLaneEngine(on bool) bool {
+	old := laneEngine
+	laneEngine = on
+	return old
+}
+
+// LaneEngine reports whether kernel f runs on the lane engine, or why not.
+func LaneEngine(f *fe.Function) (bool, string, error) {
+	p, err := compileKernel(f)
+	if err != nil {
+		return false, "", err
+	}
+	return p.lanes != nil, p.laneWhy, nil
 }

@@ -58,3 +58,40 @@ func HostShift(k uint32, in, out []uint32) {
 		out[i] = in[i+k]
 	}
 }
+
+// HostBranches takes lanes of a block down different paths: an early
+// return, an if-else chain, a loop with continue and break, and an access
+// guarded by &&.
+//
+//lucent:kernel block=32
+func HostBranches(k uint32, in, out []int32) {
+	i := kernel.DispatchID().X
+	if i >= uint32(len(out)) {
+		return
+	}
+	x := in[i]
+	r := int32(0)
+	if x < 0 {
+		r = -x
+	} else if x%3 == 0 {
+		r = 100
+	} else {
+		r = x / 2
+	}
+	for j := int32(0); j < x%16; j++ {
+		if j%2 == 1 {
+			continue
+		}
+		if j > 9 {
+			break
+		}
+		r += j
+	}
+	if i+k < uint32(len(in)) && in[i+k] > 50 {
+		r += 1000
+	}
+	if r == 7 {
+		return
+	}
+	out[i] = r
+}

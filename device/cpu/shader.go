@@ -26,6 +26,9 @@ type program struct {
 	nslots, nrefs int
 	uniSlots      []int     // per argument: the register of a uniform's first leaf, or -1
 	threads       sync.Pool // of *th
+	lanes         *laneProg // the kernel for the lane engine (nil: the per-thread engine runs it)
+	laneWhy       string    // what kept it off the lane engine
+	lanePool      sync.Pool // of *lth
 }
 
 type shader struct {
@@ -314,6 +317,18 @@ func (p *program) exec(l *launch) error {
 	workers = min(workers, total)
 	var nextBlock atomic.Uint64
 	work := func() {
+		if p.lanes != nil {
+			t := p.newLanes(l)
+			defer p.freeLanes(t)
+			for !l.failed.Load() && !l.stop.Load() {
+				b := nextBlock.Add(1) - 1
+				if b >= total {
+					return
+				}
+				p.blockLanes(l, [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}, t)
+			}
+			return
+		}
 		t := p.newThread(l)
 		defer p.freeThread(t)
 		var bs *blockState

@@ -1,0 +1,1344 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	fe "github.com/lucent-gpu/lucent/frontend"
+)
+
+// The lane engine: a second compilation of a kernel whose closures each run
+// a batch of threads (lanes) of one block, so that a closure call is paid
+// once per batch rather than once per thread. Registers are
+// struct-of-arrays: slot s of lane l is r[s*w+l]. Control flow is by lane
+// lists: a statement gets the lanes that run it and returns those that go
+// on; an if splits its lanes by the condition, a loop runs while any lane
+// is in it, and break, continue and return mark a lane's status, which the
+// enclosing loop (or the end of the kernel) reads. Every check of the
+// per-thread engine stays (a buffer index out of range or an integer
+// division by zero faults naming the lane's thread).
+//
+// It compiles the shapes that make up most kernels: scalar arithmetic,
+// comparisons, conversions and pure built-ins, components of vectors,
+// loads and stores of 4-byte buffer elements, locals, uniforms, built-in
+// ids, if, for, loop, break, continue and return. A kernel with anything
+// else (barriers, shared memory, atomics, callables, textures, aggregates
+// built at run time, switch) runs on the per-thread engine.
+
+// laneWidth is the most lanes of a batch.
+const laneWidth = 128
+
+// Lane statuses.
+const (
+	stRun uint8 = iota
+	stBrk
+	stCont
+	stRet
+)
+
+// lth is one worker's lane state.
+type lth struct {
+	w     int      // lanes per batch
+	r     []uint64 // slot s of lane l at s*w+l
+	st    []uint8
+	lists []int32 // lane list k of a node at k*w
+	all   []int32 // 0..w-1
+	run   *launch
+	bid   [3]uint32
+	lin0  uint32 // the linear index in the block of lane 0
+	flane int32  // the lane a generic operation runs for (faults name it)
+}
+
+func (t *lth) list(k int) []int32 { return t.lists[k*t.w : (k+1)*t.w] }
+
+// lex is a compiled lane expression: after eval (nil: nothing to do) its n
+// leaves are in slots slot..slot+n-1 for the lanes it ran on.
+type lex struct {
+	eval func(*lth, []int32)
+	slot int
+	n    int
+}
+
+type lstmt = func(*lth, []int32) []int32
+
+type laneUnsupported struct{ what string }
+
+func noLanes(format string, args ...any) { panic(laneUnsupported{fmt.Sprintf(format, args...)}) }
+
+// laneProg is a kernel compiled for the lane engine.
+type laneProg struct {
+	w      int
+	body   lstmt
+	nslots int
+	nlists int
+	consts []laneConst // slots equal in every lane: literals, uniforms, sizes
+	locals [][2]int    // slot ranges zeroed per batch
+	tid    [3][]uint32 // ThreadID per linear index in the block
+	ids    int         // the slots of DispatchID's components, or -1
+	tids   int         // ThreadID's, or -1
+	bids   int         // BlockID's, or -1
+}
+
+// laneConst is a slot holding the same value in every lane: a literal
+// (val), or something of the dispatch (get).
+type laneConst struct {
+	slot int
+	val  uint64
+	get  func(l *launch) uint64
+}
+
+type laneCompiler struct {
+	c      *compiler // the per-thread compiler: argument indices and labels
+	p      *laneProg
+	slots  map[*fe.Var]int
+	uni    map[*fe.Var]int
+	lits   map[uint64]int
+	consts map[string]int // dispatch-wide values by name
+}
+
+// compileLanes compiles f for the lane engine, or returns nil (and what it
+// does not take) where the kernel has a shape it does not compile.
+func compileLanes(c *compiler, f *fe.Function, threads uint32) (lp *laneProg, why string) {
+	if c.barrier || len(f.Shared) > 0 {
+		return nil, "barriers or shared memory"
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			u, ok := r.(laneUnsupported)
+			if !ok {
+				panic(r)
+			}
+			lp, why = nil, u.what
+		}
+	}()
+	w := int(min(threads, laneWidth))
+	lc := &laneCompiler{c: c, p: &laneProg{w: w, ids: -1, tids: -1, bids: -1},
+		slots: map[*fe.Var]int{}, uni: map[*fe.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}}
+	for i, v := range f.Params {
+		if v.Type.IsResource() {
+			if v.Type.Kind() != fe.KindBuffer {
+				noLanes("argument %s of type %s", v.Name, v.Type)
+			}
+			continue
+		}
+		n := fe.Leaves(v.Type)
+		o := lc.tmp(n)
+		lc.uni[v] = o
+		for k := range n {
+			i, k := i, k
+			lc.p.consts = append(lc.p.consts, laneConst{slot: o + k, get: func(l *launch) uint64 { return l.uni[i][k] }})
+		}
+	}
+	for _, l := range f.Locals {
+		n := fe.Leaves(l.Type)
+		o := lc.tmp(n)
+		lc.slots[l] = o
+		lc.p.locals = append(lc.p.locals, [2]int{o, o + n})
+	}
+	lc.p.body = lc.block(f.Body)
+	b := f.BlockSize
+	for i := range threads {
+		lc.p.tid[0] = append(lc.p.tid[0], i%b[0])
+		lc.p.tid[1] = append(lc.p.tid[1], i/b[0]%b[1])
+		lc.p.tid[2] = append(lc.p.tid[2], i/(b[0]*b[1]))
+	}
+	return lc.p, ""
+}
+
+func (lc *laneCompiler) tmp(n int) int {
+	o := lc.p.nslots
+	lc.p.nslots += n
+	return o
+}
+
+func (lc *laneCompiler) newList() int {
+	k := lc.p.nlists
+	lc.p.nlists++
+	return k
+}
+
+func (lc *laneCompiler) lit(v uint64) int {
+	if o, ok := lc.lits[v]; ok {
+		return o
+	}
+	o := lc.tmp(1)
+	lc.lits[v] = o
+	lc.p.consts = append(lc.p.consts, laneConst{slot: o, val: v})
+	return o
+}
+
+// dispatchConst is a slot holding get(launch) in every lane.
+func (lc *laneCompiler) dispatchConst(name string, get func(l *launch) uint64) int {
+	if o, ok := lc.consts[name]; ok {
+		return o
+	}
+	o := lc.tmp(1)
+	lc.consts[name] = o
+	lc.p.consts = append(lc.p.consts, laneConst{slot: o, get: get})
+	return o
+}
+
+func (lc *laneCompiler) block(b *fe.Block) lstmt {
+	var fns []lstmt
+	if b != nil {
+		for _, s := range b.Stmts {
+			if _, ok := s.(*fe.Comment); ok {
+				continue
+			}
+			fns = append(fns, lc.stmt(s))
+		}
+	}
+	switch len(fns) {
+	case 0:
+		return func(_ *lth, act []int32) []int32 { return act }
+	case 1:
+		return fns[0]
+	}
+	return func(t *lth, act []int32) []int32 {
+		for _, f := range fns {
+			if act = f(t, act); len(act) == 0 {
+				return act
+			}
+		}
+		return act
+	}
+}
+
+// mark sets the status of every lane of act to s: they leave.
+func mark(s uint8) lstmt {
+	return func(t *lth, act []int32) []int32 {
+		for _, l := range act {
+			t.st[l] = s
+		}
+		return act[:0]
+	}
+}
+
+func (lc *laneCompiler) stmt(s fe.Stmt) lstmt {
+	switch s := s.(type) {
+	case *fe.Block:
+		return lc.block(s)
+	case *fe.If:
+		return lc.ifStmt(s)
+	case *fe.For:
+		return lc.loop(s.Cond, s.Body, s.Update)
+	case *fe.Loop:
+		return lc.loop(nil, s.Body, nil)
+	case *fe.Break:
+		return mark(stBrk)
+	case *fe.Continue:
+		return mark(stCont)
+	case *fe.Return:
+		if s.Value != nil {
+			noLanes("a kernel returning a value")
+		}
+		return mark(stRet)
+	case *fe.Assign:
+		return lc.assign(s)
+	}
+	noLanes("statement %T", s)
+	return nil
+}
+
+func (lc *laneCompiler) ifStmt(s *fe.If) lstmt {
+	cond := lc.scalar(s.Cond, -1)
+	then, els := lc.block(s.Then), lc.block(s.Else)
+	a, b, m := lc.newList(), lc.newList(), lc.newList()
+	ev, cs := cond.eval, cond.slot
+	return func(t *lth, act []int32) []int32 {
+		if ev != nil {
+			ev(t, act)
+		}
+		r := t.r[cs*t.w : (cs+1)*t.w]
+		ta, tb := t.list(a), t.list(b)
+		na, nb := 0, 0
+		for _, l := range act {
+			if r[l] != 0 {
+				ta[na] = l
+				na++
+			} else {
+				tb[nb] = l
+				nb++
+			}
+		}
+		var oa, ob []int32
+		if na > 0 {
+			oa = then(t, ta[:na])
+		}
+		if nb > 0 {
+			ob = els(t, tb[:nb])
+		}
+		if len(oa) == na && len(ob) == nb {
+			return act
+		}
+		// The lanes going on are those still running: kept in order, so a
+		// list of every lane stays recognisable (dense).
+		tm := t.list(m)
+		n := 0
+		for _, l := range act {
+			if t.st[l] == stRun {
+				tm[n] = l
+				n++
+			}
+		}
+		return tm[:n]
+	}
+}
+
+// loop is For (cond and update may be nil) and Loop.
+func (lc *laneCompiler) loop(condE fe.Expr, bodyB, updB *fe.Block) lstmt {
+	var cond lex
+	if condE != nil {
+		cond = lc.scalar(condE, -1)
+	}
+	body, upd := lc.block(bodyB), lc.block(updB)
+	hasUpd := updB != nil && len(updB.Stmts) > 0
+	in, out := lc.newList(), lc.newList()
+	hasCond := condE != nil
+	ev, cs := cond.eval, cond.slot
+	return func(t *lth, act []int32) []int32 {
+		cur := t.list(in)
+		cur = cur[:copy(cur, act)]
+		returned := false
+		for len(cur) > 0 {
+			if t.run.failed.Load() || t.run.stop.Load() {
+				panic(errAbort) // a closing device, or a fault in another thread
+			}
+			if hasCond {
+				if ev != nil {
+					ev(t, cur)
+				}
+				r := t.r[cs*t.w : (cs+1)*t.w]
+				k := 0
+				for _, l := range cur {
+					if r[l] != 0 {
+						cur[k] = l
+						k++
+					}
+				}
+				if cur = cur[:k]; k == 0 {
+					break
+				}
+			}
+			body(t, cur)
+			k := 0
+			for _, l := range cur {
+				switch t.st[l] {
+				case stCont:
+					t.st[l] = stRun
+					fallthrough
+				case stRun:
+					cur[k] = l
+					k++
+				case stBrk:
+					t.st[l] = stRun
+				case stRet:
+					returned = true
+				}
+			}
+			cur = cur[:k]
+			if hasUpd && k > 0 {
+				upd(t, cur)
+			}
+		}
+		if !returned {
+			return act
+		}
+		xl := t.list(out)
+		n := 0
+		for _, l := range act {
+			if t.st[l] == stRun {
+				xl[n] = l
+				n++
+			}
+		}
+		return xl[:n]
+	}
+}
+
+func (lc *laneCompiler) assign(s *fe.Assign) lstmt {
+	if ix, ok := s.Dst.(*fe.Index); ok && ix.X.Type().Kind() == fe.KindBuffer {
+		return lc.store(ix, s.Src)
+	}
+	r, ok := s.Dst.(*fe.Ref)
+	if !ok {
+		noLanes("assignment to %T", s.Dst)
+	}
+	d, ok := lc.slots[r.Var]
+	if !ok {
+		noLanes("assignment to %s", r.Var.Name)
+	}
+	n := fe.Leaves(r.Var.Type)
+	dst := -1
+	if n == 1 {
+		dst = d // the operation writes the variable itself
+	}
+	src := lc.expr(s.Src, dst)
+	if src.n != n {
+		noLanes("assignment of %d leaves to %d", src.n, n)
+	}
+	ev, so := src.eval, src.slot
+	if so == d {
+		return func(t *lth, act []int32) []int32 {
+			if ev != nil {
+				ev(t, act)
+			}
+			return act
+		}
+	}
+	return func(t *lth, act []int32) []int32 {
+		if ev != nil {
+			ev(t, act)
+		}
+		w := t.w
+		dn := dense(act)
+		for k := range n {
+			a, b := t.r[(d+k)*w:(d+k+1)*w], t.r[(so+k)*w:(so+k+1)*w]
+			if dn > 0 {
+				copy(a[:dn], b[:dn])
+				continue
+			}
+			for _, l := range act {
+				a[l] = b[l]
+			}
+		}
+		return act
+	}
+}
+
+// word32 is a buffer argument of 4-byte elements indexed by an integer.
+func (lc *laneCompiler) word32(ix *fe.Index) (k int, idx lex, signed bool, label string) {
+	if ix.T.Size() != 4 || !ix.T.IsScalar() || !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
+		noLanes("buffer access of %s", ix.T)
+	}
+	v := ix.X.(*fe.Ref).Var
+	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == fe.KindInt, lc.c.argLabel(v)
+}
+
+func (lc *laneCompiler) store(ix *fe.Index, src fe.Expr) lstmt {
+	k, idx, signed, label := lc.word32(ix)
+	v := lc.scalar(src, -1)
+	iev, is, vev, vs := idx.eval, idx.slot, v.eval, v.slot
+	return func(t *lth, act []int32) []int32 {
+		if vev != nil {
+			vev(t, act)
+		}
+		if iev != nil {
+			iev(t, act)
+		}
+		w := t.w
+		b := t.run.bufs[k]
+		n := uint64(len(b)) / 4
+		ri, rv := t.r[is*w:(is+1)*w], t.r[vs*w:(vs+1)*w]
+		if d := dense(act); d > 0 && !signed {
+			ri, rv := ri[:d], rv[:d]
+			for l, i := range ri {
+				if i >= n {
+					t.fault(int32(l), "%s: index %d out of range [0, %d)", label, i, n)
+				}
+				binary.LittleEndian.PutUint32(b[4*i:], uint32(rv[l]))
+			}
+			return act
+		}
+		for _, l := range act {
+			i := ri[l]
+			if signed {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= n {
+				t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed), n)
+			}
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(rv[l]))
+		}
+		return act
+	}
+}
+
+// index is a checked index as the per-thread engine prints it.
+func index(i uint64, signed bool) int64 {
+	if signed {
+		return int64(i)
+	}
+	return int64(uint32(i))
+}
+
+// fault fails the dispatch for lane l's thread.
+func (t *lth) fault(l int32, format string, args ...any) {
+	t.flane = l
+	fault(format, args...)
+}
+
+// scalar compiles a one-leaf expression.
+func (lc *laneCompiler) scalar(e fe.Expr, dst int) lex {
+	x := lc.expr(e, dst)
+	if x.n != 1 {
+		noLanes("%d-leaf value where a scalar goes", x.n)
+	}
+	return x
+}
+
+// out is the slot an operation writes: dst, or a new temporary.
+func (lc *laneCompiler) out(dst int) int {
+	if dst >= 0 {
+		return dst
+	}
+	return lc.tmp(1)
+}
+
+// expr compiles e; an operation writes its result into dst when dst >= 0
+// (lanes read their own operands before writing, so dst may be an operand).
+func (lc *laneCompiler) expr(e fe.Expr, dst int) lex {
+	switch e := e.(type) {
+	case *fe.Literal:
+		return lex{slot: lc.lit(fe.Truncate(e.Bits, e.T)), n: 1}
+	case *fe.Ref:
+		return lc.ref(e.Var)
+	case *fe.Swizzle:
+		if len(e.Comps) != 1 {
+			noLanes("a swizzle of %d components", len(e.Comps))
+		}
+		x := lc.expr(e.X, -1)
+		return lex{eval: x.eval, slot: x.slot + int(e.Comps[0]), n: 1}
+	case *fe.Index:
+		xt := e.X.Type()
+		if xt.Kind() == fe.KindBuffer {
+			return lc.load(e, dst)
+		}
+		// A constant component of a vector (id.X from Go source).
+		if l, ok := e.I.(*fe.Literal); ok && xt.Kind() == fe.KindVector {
+			if i := fe.Truncate(l.Bits, l.T); i < uint64(xt.Len()) && (l.T.Kind() == fe.KindUint || int64(fe.SignExtend(l.Bits, l.T)) >= 0) {
+				x := lc.expr(e.X, -1)
+				return lex{eval: x.eval, slot: x.slot + int(i), n: 1}
+			}
+		}
+		noLanes("index of %s", xt)
+	case *fe.Binary:
+		return lc.binary(e, dst)
+	case *fe.Unary:
+		return lc.unary(e, dst)
+	case *fe.Cast:
+		return lc.cast(e, dst)
+	case *fe.Call:
+		if e.Func == nil {
+			return lc.builtin(e, dst)
+		}
+	}
+	noLanes("expression %T", e)
+	return lex{}
+}
+
+func (lc *laneCompiler) ref(v *fe.Var) lex {
+	switch v.Kind {
+	case fe.VarLocal:
+		return lex{slot: lc.slots[v], n: fe.Leaves(v.Type)}
+	case fe.VarArg:
+		if v.Type.IsResource() {
+			noLanes("resource %s used as a value", v.Name)
+		}
+		return lex{slot: lc.uni[v], n: fe.Leaves(v.Type)}
+	case fe.VarBuiltin:
+		return lc.builtinVar(v.Builtin)
+	}
+	noLanes("variable %s (%v)", v.Name, v.Kind)
+	return lex{}
+}
+
+func (lc *laneCompiler) builtinVar(b fe.BuiltinVar) lex {
+	filled := func(o *int) lex { // filled per batch (ids) or per block
+		if *o < 0 {
+			*o = lc.tmp(3)
+		}
+		return lex{slot: *o, n: 3}
+	}
+	vec := func(name string, get func(l *launch, i int) uint64) lex {
+		if o, ok := lc.consts[name]; ok {
+			return lex{slot: o, n: 3}
+		}
+		o := lc.tmp(3)
+		lc.consts[name] = o
+		for i := range 3 {
+			lc.p.consts = append(lc.p.consts, laneConst{slot: o + i, get: func(l *launch) uint64 { return get(l, i) }})
+		}
+		return lex{slot: o, n: 3}
+	}
+	switch b {
+	case fe.DispatchID:
+		return filled(&lc.p.ids)
+	case fe.ThreadID:
+		return filled(&lc.p.tids)
+	case fe.BlockID:
+		return filled(&lc.p.bids)
+	case fe.DispatchSize:
+		return vec("size", func(l *launch, i int) uint64 { return uint64(l.size[i]) })
+	case fe.BlockSize:
+		return vec("block", func(l *launch, i int) uint64 { return uint64(l.block[i]) })
+	case fe.DispatchGroups:
+		return vec("groups", func(l *launch, i int) uint64 { return uint64(l.groups[i]) })
+	case fe.SubgroupLane:
+		return lex{slot: lc.lit(0), n: 1}
+	case fe.SubgroupSize:
+		return lex{slot: lc.lit(1), n: 1}
+	}
+	noLanes("built-in variable %v", b)
+	return lex{}
+}
+
+func (lc *laneCompiler) load(e *fe.Index, dst int) lex {
+	k, idx, signed, label := lc.word32(e)
+	o := lc.out(dst)
+	iev, is := idx.eval, idx.slot
+	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+		if iev != nil {
+			iev(t, act)
+		}
+		w := t.w
+		b := t.run.bufs[k]
+		n := uint64(len(b)) / 4
+		ri, rd := t.r[is*w:(is+1)*w], t.r[o*w:(o+1)*w]
+		if d := dense(act); d > 0 && !signed {
+			ri, rd := ri[:d], rd[:d]
+			for l, i := range ri {
+				if i >= n {
+					t.fault(int32(l), "%s: index %d out of range [0, %d)", label, i, n)
+				}
+				rd[l] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
+			}
+			return
+		}
+		for _, l := range act {
+			i := ri[l]
+			if signed {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= n {
+				t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed), n)
+			}
+			rd[l] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	}}
+}
+
+// dense returns n where act is every lane 0..n-1 (lists are kept in
+// order), else 0: the lane loop then runs without the list.
+func dense(act []int32) int {
+	n := len(act)
+	if n > 0 && act[0] == 0 && int(act[n-1]) == n-1 {
+		return n
+	}
+	return 0
+}
+
+// seq runs evals in order.
+func seq(evs ...func(*lth, []int32)) func(*lth, []int32) {
+	var fs []func(*lth, []int32)
+	for _, f := range evs {
+		if f != nil {
+			fs = append(fs, f)
+		}
+	}
+	switch len(fs) {
+	case 0:
+		return nil
+	case 1:
+		return fs[0]
+	case 2:
+		a, b := fs[0], fs[1]
+		return func(t *lth, act []int32) { a(t, act); b(t, act) }
+	}
+	return func(t *lth, act []int32) {
+		for _, f := range fs {
+			f(t, act)
+		}
+	}
+}
+
+// op2 makes the lane loop of a binary operation f from slots a and b to o.
+func op2(pre func(*lth, []int32), a, b, o int, f func(x, y uint64) uint64) func(*lth, []int32) {
+	return func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		ra, rb, ro := t.r[a*w:(a+1)*w], t.r[b*w:(b+1)*w], t.r[o*w:(o+1)*w]
+		for _, l := range act {
+			t.flane = l
+			ro[l] = f(ra[l], rb[l])
+		}
+	}
+}
+
+func (lc *laneCompiler) binary(e *fe.Binary, dst int) lex {
+	xt, yt := e.X.Type(), e.Y.Type()
+	if !xt.IsScalar() || !yt.IsScalar() {
+		noLanes("%s on %s and %s", e.Op, xt, yt)
+	}
+	checkFloat(xt, "arithmetic")
+	if e.Op == fe.LogicAnd || e.Op == fe.LogicOr {
+		return lc.logic(e, dst)
+	}
+	x, y := lc.scalar(e.X, -1), lc.scalar(e.Y, -1)
+	o := lc.out(dst)
+	pre := seq(x.eval, y.eval)
+	a, b := x.slot, y.slot
+	s := xt.Scalar()
+	if f := laneFast(e.Op, s, yt.Scalar(), pre, a, b, o); f != nil {
+		return lex{eval: f, slot: o, n: 1}
+	}
+	return lex{eval: op2(pre, a, b, o, scalarOp(e.Op, s, yt.Scalar())), slot: o, n: 1}
+}
+
+// laneFast is the lane loop of the commonest float32 and u32 operations,
+// written out (no call per lane).
+func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o int) func(*lth, []int32) {
+	type k = struct {
+		s  *fe.Type
+		op fe.BinaryOp
+	}
+	var f func(ra, rb, ro []uint64, act []int32)
+	switch (k{s, op}) {
+	case k{fe.TF32, fe.Add}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(f32(ra[l]) + f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(f32(ra[l]) + f32(rb[l]))
+			}
+		}
+	case k{fe.TF32, fe.Sub}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(f32(ra[l]) - f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(f32(ra[l]) - f32(rb[l]))
+			}
+		}
+	case k{fe.TF32, fe.Mul}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(f32(ra[l]) * f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(f32(ra[l]) * f32(rb[l]))
+			}
+		}
+	case k{fe.TF32, fe.Div}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(f32(ra[l]) / f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(f32(ra[l]) / f32(rb[l]))
+			}
+		}
+	case k{fe.TF32, fe.Lt}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(f32(ra[l]) < f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(f32(ra[l]) < f32(rb[l]))
+			}
+		}
+	case k{fe.TF32, fe.Le}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(f32(ra[l]) <= f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(f32(ra[l]) <= f32(rb[l]))
+			}
+		}
+	case k{fe.TF32, fe.Gt}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(f32(ra[l]) > f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(f32(ra[l]) > f32(rb[l]))
+			}
+		}
+	case k{fe.TF32, fe.Ge}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(f32(ra[l]) >= f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(f32(ra[l]) >= f32(rb[l]))
+			}
+		}
+	case k{fe.TU32, fe.Add}, k{fe.TI32, fe.Add}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uint64(uint32(ra[l]) + uint32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uint64(uint32(ra[l]) + uint32(rb[l]))
+			}
+		}
+	case k{fe.TU32, fe.Sub}, k{fe.TI32, fe.Sub}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uint64(uint32(ra[l]) - uint32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uint64(uint32(ra[l]) - uint32(rb[l]))
+			}
+		}
+	case k{fe.TU32, fe.Mul}, k{fe.TI32, fe.Mul}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uint64(uint32(ra[l]) * uint32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uint64(uint32(ra[l]) * uint32(rb[l]))
+			}
+		}
+	case k{fe.TU32, fe.And}, k{fe.TI32, fe.And}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = ra[l] & rb[l]
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = ra[l] & rb[l]
+			}
+		}
+	case k{fe.TU32, fe.Or}, k{fe.TI32, fe.Or}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = ra[l] | rb[l]
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = ra[l] | rb[l]
+			}
+		}
+	case k{fe.TU32, fe.Xor}, k{fe.TI32, fe.Xor}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = ra[l] ^ rb[l]
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = ra[l] ^ rb[l]
+			}
+		}
+	case k{fe.TU32, fe.Lt}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] < rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] < rb[l])
+			}
+		}
+	case k{fe.TU32, fe.Le}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] <= rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] <= rb[l])
+			}
+		}
+	case k{fe.TU32, fe.Gt}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] > rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] > rb[l])
+			}
+		}
+	case k{fe.TU32, fe.Ge}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] >= rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] >= rb[l])
+			}
+		}
+	case k{fe.TU32, fe.Eq}, k{fe.TI32, fe.Eq}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] == rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] == rb[l])
+			}
+		}
+	case k{fe.TU32, fe.Ne}, k{fe.TI32, fe.Ne}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] != rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] != rb[l])
+			}
+		}
+	case k{fe.TI32, fe.Lt}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(int32(uint32(ra[l])) < int32(uint32(rb[l])))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(int32(uint32(ra[l])) < int32(uint32(rb[l])))
+			}
+		}
+	case k{fe.TI32, fe.Ge}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(int32(uint32(ra[l])) >= int32(uint32(rb[l])))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(int32(uint32(ra[l])) >= int32(uint32(rb[l])))
+			}
+		}
+	}
+	if f == nil || (s.IsInteger() && ys != s) {
+		return nil
+	}
+	return func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		f(t.r[a*w:(a+1)*w], t.r[b*w:(b+1)*w], t.r[o*w:(o+1)*w], act)
+	}
+}
+
+// logic is && and ||: the right operand runs only on the lanes whose left
+// operand does not decide (it may guard an access).
+func (lc *laneCompiler) logic(e *fe.Binary, dst int) lex {
+	x, y := lc.scalar(e.X, -1), lc.scalar(e.Y, -1)
+	o := lc.out(dst)
+	sub := lc.newList()
+	and := e.Op == fe.LogicAnd
+	xev, xs, yev, ys := x.eval, x.slot, y.eval, y.slot
+	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+		if xev != nil {
+			xev(t, act)
+		}
+		w := t.w
+		rx, ry, ro := t.r[xs*w:(xs+1)*w], t.r[ys*w:(ys+1)*w], t.r[o*w:(o+1)*w]
+		rest := t.list(sub)
+		n := 0
+		for _, l := range act {
+			if (rx[l] != 0) == and { // undecided
+				rest[n] = l
+				n++
+			} else {
+				ro[l] = rx[l]
+			}
+		}
+		if n == 0 {
+			return
+		}
+		rest = rest[:n]
+		if yev != nil {
+			yev(t, rest)
+		}
+		for _, l := range rest {
+			ro[l] = ry[l]
+		}
+	}}
+}
+
+// op1 makes the lane loop of a one-operand operation f.
+func op1(pre func(*lth, []int32), a, o int, f func(uint64) uint64) func(*lth, []int32) {
+	return func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		ra, ro := t.r[a*w:(a+1)*w], t.r[o*w:(o+1)*w]
+		for _, l := range act {
+			ro[l] = f(ra[l])
+		}
+	}
+}
+
+func (lc *laneCompiler) unary(e *fe.Unary, dst int) lex {
+	x := lc.scalar(e.X, -1)
+	s := e.T.Scalar()
+	checkFloat(s, "negation")
+	var f func(uint64) uint64
+	switch {
+	case e.Op == fe.Not:
+		f = func(v uint64) uint64 { return v ^ 1 }
+	case e.Op == fe.BitNot:
+		f = func(v uint64) uint64 { return fe.Truncate(^v, s) }
+	case s == fe.TF32:
+		f = func(v uint64) uint64 { return v ^ 1<<31 }
+	case s.Kind() == fe.KindFloat:
+		f = func(v uint64) uint64 { return v ^ 1<<63 }
+	default:
+		f = func(v uint64) uint64 { return fe.Truncate(-v, s) }
+	}
+	o := lc.out(dst)
+	return lex{eval: op1(x.eval, x.slot, o, f), slot: o, n: 1}
+}
+
+func (lc *laneCompiler) cast(e *fe.Cast, dst int) lex {
+	fs, ts := e.X.Type(), e.T
+	if !fs.IsScalar() || !ts.IsScalar() {
+		noLanes("conversion from %s to %s", fs, ts)
+	}
+	if e.Bit {
+		if fs.Bits() != ts.Bits() {
+			noLanes("bitcast between %s and %s", fs, ts)
+		}
+		return lc.scalar(e.X, dst)
+	}
+	x := lc.scalar(e.X, -1)
+	o := lc.out(dst)
+	pre, a := x.eval, x.slot
+	var f func(ra, ro []uint64, act []int32)
+	switch {
+	case fs == fe.TU32 && ts == fe.TF32:
+		f = func(ra, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, ro := ra[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(float32(uint32(ra[l])))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(float32(uint32(ra[l])))
+			}
+		}
+	case fs == fe.TI32 && ts == fe.TF32:
+		f = func(ra, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, ro := ra[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(float32(int32(uint32(ra[l]))))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(float32(int32(uint32(ra[l]))))
+			}
+		}
+	}
+	if f != nil {
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			f(t.r[a*w:(a+1)*w], t.r[o*w:(o+1)*w], act)
+		}}
+	}
+	return lex{eval: op1(pre, a, o, castFn(fs.Scalar(), ts.Scalar())), slot: o, n: 1}
+}
+
+// builtin compiles the pure scalar built-ins (on float32 and 32-bit
+// integers, as the per-thread engine computes them), select and a buffer's
+// length.
+func (lc *laneCompiler) builtin(e *fe.Call, dst int) lex {
+	if e.Op == fe.OpBufferSize {
+		v := e.Args[0].(*fe.Ref).Var
+		k, es := lc.c.params[v], uint64(v.Type.Elem().Size())
+		return lex{slot: lc.dispatchConst(fmt.Sprint("len", k), func(l *launch) uint64 { return uint64(uint32(uint64(len(l.bufs[k])) / es)) }), n: 1}
+	}
+	switch op := e.Op; {
+	case op >= fe.OpAtomicExchange && op <= fe.OpAtomicMax, op == fe.OpBarrier,
+		op >= fe.OpSubgroupElect && op <= fe.OpSubgroupExclusiveAdd,
+		op >= fe.OpTextureRead && op <= fe.OpTextureSample,
+		op >= fe.OpBindlessRead && op <= fe.OpBindlessSize, op >= fe.OpBindlessTexRead && op <= fe.OpBindlessTexSize,
+		op == fe.OpTranspose, op == fe.OpDeterminant, op == fe.OpInverse, op == fe.OpOuterProduct, op == fe.OpReflect,
+		op == fe.OpIsNaN, op == fe.OpIsInf, op == fe.OpDot, op == fe.OpLength, op == fe.OpDistance, op == fe.OpNormalize,
+		op == fe.OpCross, op == fe.OpAny, op == fe.OpAll,
+		op == fe.OpReduceSum, op == fe.OpReduceProd, op == fe.OpReduceMin, op == fe.OpReduceMax:
+		noLanes("built-in %s", op) // the per-thread engine's own forms
+	}
+	if !e.T.IsScalar() {
+		noLanes("built-in %s of %s", e.Op, e.T)
+	}
+	args := make([]lex, len(e.Args))
+	var evs []func(*lth, []int32)
+	for i, a := range e.Args {
+		if !a.Type().IsScalar() {
+			noLanes("built-in %s on %s", e.Op, a.Type())
+		}
+		args[i] = lc.scalar(a, -1)
+		evs = append(evs, args[i].eval)
+	}
+	pre := seq(evs...)
+	o := lc.out(dst)
+	if e.Op == fe.OpSelect {
+		c, a, b := args[0].slot, args[1].slot, args[2].slot
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			rc, ra, rb, ro := t.r[c*w:(c+1)*w], t.r[a*w:(a+1)*w], t.r[b*w:(b+1)*w], t.r[o*w:(o+1)*w]
+			for _, l := range act {
+				if rc[l] != 0 {
+					ro[l] = ra[l]
+				} else {
+					ro[l] = rb[l]
+				}
+			}
+		}}
+	}
+	if len(args) == 0 || len(args) > 4 {
+		noLanes("built-in %s", e.Op)
+	}
+	s := e.Args[0].Type()
+	slots := make([]int, len(args))
+	for i, a := range args {
+		slots[i] = a.slot
+	}
+	op := e.Op
+	switch {
+	case s == fe.TF32:
+		ops := make([]float32, len(args))
+		if !probe(func() bool { _, ok := fe.RefFloat32(op, ops...); return ok }) {
+			noLanes("built-in %s on %s", op, s)
+		}
+		if op == fe.OpSqrt {
+			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Sqrt(float64(f32(v))))) }), slot: o, n: 1}
+		}
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			ro := t.r[o*w : (o+1)*w]
+			var buf [4]float32
+			in := buf[:len(slots)]
+			for _, l := range act {
+				for i, sl := range slots {
+					in[i] = f32(t.r[sl*w+int(l)])
+				}
+				r, _ := fe.RefFloat32(op, in...)
+				ro[l] = uf32(r)
+			}
+		}}
+	case s.IsInteger() && s.Bits() == 32:
+		signed := s.Kind() == fe.KindInt
+		ops := make([]uint32, len(args))
+		if !probe(func() bool { _, ok := fe.RefInt(op, signed, ops...); return ok }) {
+			noLanes("built-in %s on %s", op, s)
+		}
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			ro := t.r[o*w : (o+1)*w]
+			var buf [4]uint32
+			in := buf[:len(slots)]
+			for _, l := range act {
+				for i, sl := range slots {
+					in[i] = uint32(t.r[sl*w+int(l)])
+				}
+				r, _ := fe.RefInt(op, signed, in...)
+				ro[l] = uint64(r)
+			}
+		}}
+	}
+	noLanes("built-in %s on %s", op, s)
+	return lex{}
+}
+
+// laneEngine says whether CreateShader compiles kernels for the lane
+// engine too (tests compare the engines).
+var laneEngine = true
+
+// newLanes is a worker's lane state for launch l.
+func (p *program) newLanes(l *launch) *lth {
+	lp := p.lanes
+	t, ok := p.lanePool.Get().(*lth)
+	if !ok {
+		w := lp.w
+		t = &lth{w: w, r: make([]uint64, lp.nslots*w), st: make([]uint8, w), lists: make([]int32, (lp.nlists+1)*w), all: make([]int32, w)}
+		for i := range t.all {
+			t.all[i] = int32(i)
+		}
+	}
+	t.run = l
+	w := t.w
+	for _, c := range lp.consts {
+		v := c.val
+		if c.get != nil {
+			v = c.get(l)
+		}
+		row := t.r[c.slot*w : (c.slot+1)*w]
+		for i := range row {
+			row[i] = v
+		}
+	}
+	return t
+}
+
+func (p *program) freeLanes(t *lth) {
+	t.run = nil
+	p.lanePool.Put(t)
+}
+
+// blockLanes runs the threads of a block without barriers in batches of
+// lanes.
+func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
+	lp := p.lanes
+	w := t.w
+	b := p.block
+	n := b[0] * b[1] * b[2]
+	base := [3]uint32{bid[0] * b[0], bid[1] * b[1], bid[2] * b[2]}
+	t.bid = bid
+	defer func() {
+		if r := recover(); r != nil {
+			lin := t.lin0 + uint32(t.flane)
+			tid := [3]uint32{lin % b[0], lin / b[0] % b[1], lin / (b[0] * b[1])}
+			p.fault(l, &th{tid: tid, bid: bid, id: [3]uint32{base[0] + tid[0], base[1] + tid[1], base[2] + tid[2]}}, r)
+		}
+	}()
+	if lp.bids >= 0 {
+		for i := range 3 {
+			row := t.r[(lp.bids+i)*w : (lp.bids+i+1)*w]
+			for j := range row {
+				row[j] = uint64(bid[i])
+			}
+		}
+	}
+	act := t.lists[lp.nlists*w : (lp.nlists+1)*w]
+	whole := true // every thread of the block is in the dispatch
+	for i := range 3 {
+		whole = whole && uint64(base[i])+uint64(b[i]) <= uint64(l.size[i])
+	}
+	tx, ty, tz := lp.tid[0], lp.tid[1], lp.tid[2]
+	for lin0 := uint32(0); lin0 < n; lin0 += uint32(w) {
+		t.lin0 = lin0
+		cnt := int(min(uint32(w), n-lin0))
+		bx, by, bz := tx[lin0:int(lin0)+cnt], ty[lin0:int(lin0)+cnt], tz[lin0:int(lin0)+cnt]
+		na := 0
+		if whole {
+			na = copy(act, t.all[:cnt])
+		} else {
+			for j := range cnt {
+				if uint64(base[0])+uint64(bx[j]) < uint64(l.size[0]) && uint64(base[1])+uint64(by[j]) < uint64(l.size[1]) && uint64(base[2])+uint64(bz[j]) < uint64(l.size[2]) {
+					act[na] = int32(j)
+					na++
+				}
+			}
+		}
+		if lp.ids >= 0 {
+			for i, src := range [3][]uint32{bx, by, bz} {
+				row, o := t.r[(lp.ids+i)*w:(lp.ids+i)*w+cnt], uint64(base[i])
+				for j, v := range src {
+					row[j] = o + uint64(v) // past 2^32 only outside the dispatch: those lanes do not run
+				}
+			}
+		}
+		if lp.tids >= 0 {
+			for i, src := range [3][]uint32{bx, by, bz} {
+				row := t.r[(lp.tids+i)*w : (lp.tids+i)*w+cnt]
+				for j, v := range src {
+					row[j] = uint64(v)
+				}
+			}
+		}
+		if na == 0 {
+			continue
+		}
+		clear(t.st)
+		for _, r := range lp.locals {
+			clear(t.r[r[0]*w : r[1]*w])
+		}
+		t.flane = 0
+		lp.body(t, act[:na])
+	}
+}
