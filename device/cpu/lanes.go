@@ -416,7 +416,82 @@ func (lc *laneCompiler) word32(ix *fe.Index) (k int, idx lex, signed bool, label
 	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == fe.KindInt, lc.c.argLabel(v)
 }
 
+// words is an access to a buffer element of several 4-byte leaves (a vec4,
+// a struct of 4-byte fields): the checked element index, then each leaf.
+func (lc *laneCompiler) words(ix *fe.Index) (k int, idx lex, signed bool, label string, offs []int, es uint64) {
+	if !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
+		noLanes("buffer index of %s", ix.I.Type())
+	}
+	for _, l := range layout(ix.T) {
+		if l.size != 4 {
+			noLanes("buffer access of %s", ix.T)
+		}
+		offs = append(offs, l.off)
+	}
+	v := ix.X.(*fe.Ref).Var
+	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == fe.KindInt, lc.c.argLabel(v), offs, uint64(ix.T.Size())
+}
+
+// elemAt is the checked byte offset of element i (as its index's bits).
+func (t *lth) elemAt(l int32, i uint64, signed bool, b []byte, es uint64, label string) uint64 {
+	if signed {
+		i = uint64(int64(int32(uint32(i))))
+	}
+	if n := uint64(len(b)) / es; i >= n {
+		t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed), n)
+	}
+	return i * es
+}
+
+func (lc *laneCompiler) storeWords(ix *fe.Index, src fe.Expr) lstmt {
+	k, idx, signed, label, offs, es := lc.words(ix)
+	v := lc.expr(src, -1)
+	if v.n != len(offs) {
+		noLanes("a store of %d leaves into %s", v.n, ix.T)
+	}
+	pre := seq(v.eval, idx.eval)
+	is, vs := idx.slot, v.slot
+	return func(t *lth, act []int32) []int32 {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		b := t.run.bufs[k]
+		ri := t.r[is*w : (is+1)*w]
+		for _, l := range act {
+			at := t.elemAt(l, ri[l], signed, b, es, label)
+			for j, off := range offs {
+				binary.LittleEndian.PutUint32(b[at+uint64(off):], uint32(t.r[(vs+j)*w+int(l)]))
+			}
+		}
+		return act
+	}
+}
+
+func (lc *laneCompiler) loadWords(ix *fe.Index) lex {
+	k, idx, signed, label, offs, es := lc.words(ix)
+	o := lc.tmp(len(offs))
+	iev, is := idx.eval, idx.slot
+	return lex{slot: o, n: len(offs), eval: func(t *lth, act []int32) {
+		if iev != nil {
+			iev(t, act)
+		}
+		w := t.w
+		b := t.run.bufs[k]
+		ri := t.r[is*w : (is+1)*w]
+		for _, l := range act {
+			at := t.elemAt(l, ri[l], signed, b, es, label)
+			for j, off := range offs {
+				t.r[(o+j)*w+int(l)] = uint64(binary.LittleEndian.Uint32(b[at+uint64(off):]))
+			}
+		}
+	}}
+}
+
 func (lc *laneCompiler) store(ix *fe.Index, src fe.Expr) lstmt {
+	if !ix.T.IsScalar() {
+		return lc.storeWords(ix, src)
+	}
 	k, idx, signed, label := lc.word32(ix)
 	v := lc.scalar(src, -1)
 	iev, is, vev, vs := idx.eval, idx.slot, v.eval, v.slot
@@ -490,16 +565,49 @@ func (lc *laneCompiler) out(dst int) int {
 // (lanes read their own operands before writing, so dst may be an operand).
 func (lc *laneCompiler) expr(e fe.Expr, dst int) lex {
 	switch e := e.(type) {
+	case *slotExpr:
+		return lex{slot: e.slot, n: 1}
 	case *fe.Literal:
 		return lex{slot: lc.lit(fe.Truncate(e.Bits, e.T)), n: 1}
 	case *fe.Ref:
 		return lc.ref(e.Var)
 	case *fe.Swizzle:
-		if len(e.Comps) != 1 {
-			noLanes("a swizzle of %d components", len(e.Comps))
-		}
 		x := lc.expr(e.X, -1)
-		return lex{eval: x.eval, slot: x.slot + int(e.Comps[0]), n: 1}
+		run := true // components in order, one after another: a view
+		for i, c := range e.Comps {
+			run = run && int(c) == int(e.Comps[0])+i
+		}
+		if run {
+			return lex{eval: x.eval, slot: x.slot + int(e.Comps[0]), n: len(e.Comps)}
+		}
+		srcs := make([]int, len(e.Comps))
+		for i, c := range e.Comps {
+			srcs[i] = x.slot + int(c)
+		}
+		return lc.gather(x.eval, srcs)
+	case *fe.Construct:
+		if e.T.Kind() != fe.KindVector {
+			noLanes("construct of %s", e.T)
+		}
+		n := fe.Leaves(e.T)
+		var evs []func(*lth, []int32)
+		var srcs []int
+		for _, a := range e.Args {
+			x := lc.expr(a, -1)
+			evs = append(evs, x.eval)
+			for k := range x.n {
+				srcs = append(srcs, x.slot+k)
+			}
+		}
+		if len(srcs) == 1 { // a splat
+			for len(srcs) < n {
+				srcs = append(srcs, srcs[0])
+			}
+		}
+		if len(srcs) != n {
+			noLanes("construct of %s from %d scalars", e.T, len(srcs))
+		}
+		return lc.gather(seq(evs...), srcs)
 	case *fe.Index:
 		xt := e.X.Type()
 		if xt.Kind() == fe.KindBuffer {
@@ -526,6 +634,57 @@ func (lc *laneCompiler) expr(e fe.Expr, dst int) lex {
 	}
 	noLanes("expression %T", e)
 	return lex{}
+}
+
+// slotExpr is an operand already in a slot (a component, in compwise).
+type slotExpr struct {
+	fe.Expr
+	slot int
+	t    *fe.Type
+}
+
+func (e *slotExpr) Type() *fe.Type { return e.t }
+
+// norm is dot, length and distance on vectors of floats: the sum in
+// float64, as the per-thread engine computes it.
+func (lc *laneCompiler) norm(e *fe.Call, dst int) lex {
+	at := e.Args[0].Type()
+	if at.Kind() != fe.KindVector || at.Scalar().Kind() != fe.KindFloat {
+		noLanes("built-in %s on %s", e.Op, at)
+	}
+	s := at.Scalar()
+	x := lc.expr(e.Args[0], -1)
+	y := x
+	if len(e.Args) > 1 {
+		y = lc.expr(e.Args[1], -1)
+	}
+	pre := seq(x.eval, y.eval)
+	if len(e.Args) == 1 {
+		pre = x.eval
+	}
+	o, m, a, b, op := lc.out(dst), x.n, x.slot, y.slot, e.Op
+	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		for _, l := range act {
+			var sum float64
+			for i := range m {
+				p, q := toF(t.r[(a+i)*w+int(l)], s), toF(t.r[(b+i)*w+int(l)], s)
+				if op == fe.OpDistance {
+					p, q = p-q, p-q
+				} else if op != fe.OpDot {
+					q = p
+				}
+				sum += p * q
+			}
+			if op != fe.OpDot {
+				sum = math.Sqrt(sum)
+			}
+			t.r[o*w+int(l)] = fromF(sum, s)
+		}
+	}}
 }
 
 func (lc *laneCompiler) ref(v *fe.Var) lex {
@@ -585,6 +744,9 @@ func (lc *laneCompiler) builtinVar(b fe.BuiltinVar) lex {
 }
 
 func (lc *laneCompiler) load(e *fe.Index, dst int) lex {
+	if !e.T.IsScalar() {
+		return lc.loadWords(e)
+	}
 	k, idx, signed, label := lc.word32(e)
 	o := lc.out(dst)
 	iev, is := idx.eval, idx.slot
@@ -615,6 +777,60 @@ func (lc *laneCompiler) load(e *fe.Index, dst int) lex {
 				t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed), n)
 			}
 			rd[l] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	}}
+}
+
+// gather copies slots srcs into new consecutive slots, after pre.
+func (lc *laneCompiler) gather(pre func(*lth, []int32), srcs []int) lex {
+	o := lc.tmp(len(srcs))
+	return lex{slot: o, n: len(srcs), eval: func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		for j, sl := range srcs {
+			a, b := t.r[(o+j)*w:(o+j+1)*w], t.r[sl*w:(sl+1)*w]
+			if d := dense(act); d > 0 {
+				copy(a[:d], b[:d])
+				continue
+			}
+			for _, l := range act {
+				a[l] = b[l]
+			}
+		}
+	}}
+}
+
+// compwise is an operation on vectors, component by component: comp(k)
+// makes component k's lane loop; operands of one leaf are broadcast.
+func (lc *laneCompiler) compwise(n int, args []lex, comp func(slots []int, o int) func(*lth, []int32)) lex {
+	var evs []func(*lth, []int32)
+	for _, a := range args {
+		if a.n != 1 && a.n != n {
+			noLanes("an operation on %d and %d leaves", a.n, n)
+		}
+		evs = append(evs, a.eval)
+	}
+	pre := seq(evs...)
+	o := lc.tmp(n)
+	comps := make([]func(*lth, []int32), n)
+	for k := range n {
+		slots := make([]int, len(args))
+		for i, a := range args {
+			slots[i] = a.slot
+			if a.n > 1 {
+				slots[i] += k
+			}
+		}
+		comps[k] = comp(slots, o+k)
+	}
+	return lex{slot: o, n: n, eval: func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		for _, c := range comps {
+			c(t, act)
 		}
 	}}
 }
@@ -670,10 +886,23 @@ func op2(pre func(*lth, []int32), a, b, o int, f func(x, y uint64) uint64) func(
 
 func (lc *laneCompiler) binary(e *fe.Binary, dst int) lex {
 	xt, yt := e.X.Type(), e.Y.Type()
-	if !xt.IsScalar() || !yt.IsScalar() {
+	if xt.Kind() == fe.KindMatrix || yt.Kind() == fe.KindMatrix {
 		noLanes("%s on %s and %s", e.Op, xt, yt)
 	}
 	checkFloat(xt, "arithmetic")
+	if n := fe.Leaves(e.T); n > 1 || !xt.IsScalar() || !yt.IsScalar() {
+		if e.Op == fe.LogicAnd || e.Op == fe.LogicOr {
+			noLanes("%s on vectors", e.Op)
+		}
+		s, ys := xt.Scalar(), yt.Scalar()
+		op := scalarOp(e.Op, s, ys)
+		return lc.compwise(n, []lex{lc.expr(e.X, -1), lc.expr(e.Y, -1)}, func(sl []int, o int) func(*lth, []int32) {
+			if f := laneFast(e.Op, s, ys, nil, sl[0], sl[1], o); f != nil {
+				return f
+			}
+			return op2(nil, sl[0], sl[1], o, op)
+		})
+	}
 	if e.Op == fe.LogicAnd || e.Op == fe.LogicOr {
 		return lc.logic(e, dst)
 	}
@@ -1048,7 +1277,7 @@ func op1(pre func(*lth, []int32), a, o int, f func(uint64) uint64) func(*lth, []
 }
 
 func (lc *laneCompiler) unary(e *fe.Unary, dst int) lex {
-	x := lc.scalar(e.X, -1)
+	x := lc.expr(e.X, -1)
 	s := e.T.Scalar()
 	checkFloat(s, "negation")
 	var f func(uint64) uint64
@@ -1064,12 +1293,19 @@ func (lc *laneCompiler) unary(e *fe.Unary, dst int) lex {
 	default:
 		f = func(v uint64) uint64 { return fe.Truncate(-v, s) }
 	}
+	if x.n > 1 {
+		return lc.compwise(x.n, []lex{x}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) })
+	}
 	o := lc.out(dst)
 	return lex{eval: op1(x.eval, x.slot, o, f), slot: o, n: 1}
 }
 
 func (lc *laneCompiler) cast(e *fe.Cast, dst int) lex {
 	fs, ts := e.X.Type(), e.T
+	if (fs.Kind() == fe.KindVector && ts.Kind() == fe.KindVector && fs.Len() == ts.Len()) && !e.Bit {
+		f := castFn(fs.Scalar(), ts.Scalar())
+		return lc.compwise(fs.Len(), []lex{lc.expr(e.X, -1)}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) })
+	}
 	if !fs.IsScalar() || !ts.IsScalar() {
 		noLanes("conversion from %s to %s", fs, ts)
 	}
@@ -1138,13 +1374,30 @@ func (lc *laneCompiler) builtin(e *fe.Call, dst int) lex {
 		op >= fe.OpTextureRead && op <= fe.OpTextureSample,
 		op >= fe.OpBindlessRead && op <= fe.OpBindlessSize, op >= fe.OpBindlessTexRead && op <= fe.OpBindlessTexSize,
 		op == fe.OpTranspose, op == fe.OpDeterminant, op == fe.OpInverse, op == fe.OpOuterProduct, op == fe.OpReflect,
-		op == fe.OpIsNaN, op == fe.OpIsInf, op == fe.OpDot, op == fe.OpLength, op == fe.OpDistance, op == fe.OpNormalize,
+		op == fe.OpIsNaN, op == fe.OpIsInf, op == fe.OpNormalize,
 		op == fe.OpCross, op == fe.OpAny, op == fe.OpAll,
 		op == fe.OpReduceSum, op == fe.OpReduceProd, op == fe.OpReduceMin, op == fe.OpReduceMax:
 		noLanes("built-in %s", op) // the per-thread engine's own forms
 	}
-	if !e.T.IsScalar() {
-		noLanes("built-in %s of %s", e.Op, e.T)
+	if e.Op == fe.OpDot || e.Op == fe.OpLength || e.Op == fe.OpDistance {
+		return lc.norm(e, dst)
+	}
+	if n := fe.Leaves(e.T); n > 1 {
+		if e.T.Kind() != fe.KindVector {
+			noLanes("built-in %s of %s", e.Op, e.T)
+		}
+		// Component by component, each the scalar built-in on components.
+		var args []lex
+		for _, a := range e.Args {
+			args = append(args, lc.expr(a, -1))
+		}
+		return lc.compwise(n, args, func(sl []int, o int) func(*lth, []int32) {
+			parts := make([]fe.Expr, len(e.Args))
+			for i, a := range e.Args {
+				parts[i] = &slotExpr{slot: sl[i], t: a.Type().Scalar()}
+			}
+			return lc.builtin(&fe.Call{Op: e.Op, Args: parts, T: e.T.Scalar()}, o).eval
+		})
 	}
 	args := make([]lex, len(e.Args))
 	var evs []func(*lth, []int32)

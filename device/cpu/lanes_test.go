@@ -94,6 +94,48 @@ func TestLaneEnginePrograms(t *testing.T) {
 		require.Equal(t, programs.MandelbrotRef(w, h), got2)
 		require.Equal(t, got1, got2)
 	})
+	t.Run("nbody", func(t *testing.T) {
+		f, err := programs.NBody()
+		require.NoError(t, err)
+		pt, ln := bothEngines(t, d, f)
+		const n = 100 // one block of 64 and a part
+		r := rand.New(rand.NewPCG(3, 4))
+		pos, vel := make([][4]float32, n), make([][4]float32, n)
+		for i := range pos {
+			pos[i] = [4]float32{r.Float32(), r.Float32(), r.Float32(), 0.5 + r.Float32()}
+			vel[i] = [4]float32{r.Float32() - 0.5, 0, r.Float32() - 0.5, 0}
+		}
+		bp := newBuf(t, d, pos)
+		v1, v2 := newBuf(t, d, vel), newBuf(t, d, vel)
+		p1, p2 := newBuf(t, d, make([][4]float32, n)), newBuf(t, d, make([][4]float32, n))
+		gp1, gp2, gv1, gv2 := make([][4]float32, n), make([][4]float32, n), make([][4]float32, n), make([][4]float32, n)
+		require.NoError(t, s.Submit(pt.Dispatch([3]uint32{n}, float32(0.01), uint32(n), bp, v1, p1), ln.Dispatch([3]uint32{n}, float32(0.01), uint32(n), bp, v2, p2),
+			p1.Download(gp1), p2.Download(gp2), v1.Download(gv1), v2.Download(gv2)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		require.Equal(t, gp1, gp2)
+		require.Equal(t, gv1, gv2)
+		wantPos, _ := programs.NBodyRef(0.01, pos, vel)
+		require.InDelta(t, wantPos[7][0], gp2[7][0], 1e-4)
+	})
+	t.Run("life", func(t *testing.T) {
+		f, err := programs.Life()
+		require.NoError(t, err)
+		pt, ln := bothEngines(t, d, f)
+		const w, h = 20, 13
+		r := rand.New(rand.NewPCG(5, 6))
+		cells := make([]uint32, w*h)
+		for i := range cells {
+			cells[i] = r.Uint32N(2)
+		}
+		src := newBuf(t, d, cells)
+		o1, o2 := newBuf(t, d, make([]uint32, w*h)), newBuf(t, d, make([]uint32, w*h))
+		got1, got2 := make([]uint32, w*h), make([]uint32, w*h)
+		require.NoError(t, s.Submit(pt.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), src, o1), ln.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), src, o2),
+			o1.Download(got1), o2.Download(got2)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		require.Equal(t, programs.LifeRef(w, h, cells), got2)
+		require.Equal(t, got1, got2)
+	})
 }
 
 // TestLaneEngineFault: an index out of range on the lane engine fails the
