@@ -48,6 +48,7 @@ type lth struct {
 	bid   [3]uint32
 	lin0  uint32 // the linear index in the block of lane 0
 	flane int32  // the lane a generic operation runs for (faults name it)
+	sum   []float64
 }
 
 func (t *lth) list(k int) []int32 { return t.lists[k*t.w : (k+1)*t.w] }
@@ -663,6 +664,44 @@ func (lc *laneCompiler) norm(e *fe.Call, dst int) lex {
 		pre = x.eval
 	}
 	o, m, a, b, op := lc.out(dst), x.n, x.slot, y.slot, e.Op
+	if s == fe.TF32 {
+		// Component by component over the lanes, each lane's sum in float64
+		// in the same order.
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			if len(t.sum) < w {
+				t.sum = make([]float64, w)
+			}
+			sum := t.sum[:w]
+			for _, l := range act {
+				sum[l] = 0
+			}
+			for i := range m {
+				ra, rb := t.r[(a+i)*w:(a+i+1)*w], t.r[(b+i)*w:(b+i+1)*w]
+				for _, l := range act {
+					p, q := float64(f32(ra[l])), float64(f32(rb[l]))
+					switch op {
+					case fe.OpDistance:
+						p, q = p-q, p-q
+					case fe.OpLength:
+						q = p
+					}
+					sum[l] += p * q
+				}
+			}
+			ro := t.r[o*w : (o+1)*w]
+			for _, l := range act {
+				v := sum[l]
+				if op != fe.OpDot {
+					v = math.Sqrt(v)
+				}
+				ro[l] = uf32(float32(v))
+			}
+		}}
+	}
 	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
 		if pre != nil {
 			pre(t, act)
@@ -1442,8 +1481,20 @@ func (lc *laneCompiler) builtin(e *fe.Call, dst int) lex {
 		if !probe(func() bool { _, ok := fe.RefFloat32(op, ops...); return ok }) {
 			noLanes("built-in %s on %s", op, s)
 		}
-		if op == fe.OpSqrt {
+		// The commonest, as RefFloat32 computes them, without its switch per lane.
+		switch op {
+		case fe.OpSqrt:
 			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Sqrt(float64(f32(v))))) }), slot: o, n: 1}
+		case fe.OpInverseSqrt:
+			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(1 / math.Sqrt(float64(f32(v))))) }), slot: o, n: 1}
+		case fe.OpAbs:
+			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Abs(float64(f32(v))))) }), slot: o, n: 1}
+		case fe.OpFloor:
+			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Floor(float64(f32(v))))) }), slot: o, n: 1}
+		case fe.OpMin:
+			return lex{eval: op2(pre, slots[0], slots[1], o, func(a, b uint64) uint64 { return uf32(float32(math.Min(float64(f32(a)), float64(f32(b))))) }), slot: o, n: 1}
+		case fe.OpMax:
+			return lex{eval: op2(pre, slots[0], slots[1], o, func(a, b uint64) uint64 { return uf32(float32(math.Max(float64(f32(a)), float64(f32(b))))) }), slot: o, n: 1}
 		}
 		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
 			if pre != nil {
