@@ -8,10 +8,27 @@
 //	import _ "github.com/lucent-gpu/lucent/device/cpu"
 //	d, err := device.Open(ctx, "cpu")
 //
+// Kernels compile twice where they can: the lane engine (lanes.go) runs a
+// batch of up to 128 threads of a block per closure call, with divergent
+// branches and loops on lists of lanes, for kernels without barriers,
+// shared memory, atomics, callables, textures or switches; every kernel
+// also has the per-thread engine, one thread per call (threads as
+// coroutines where the kernel has barriers), which runs the rest.
+//
 // Kernels are checked by default: an out-of-range buffer, shared or local
 // array access, or an integer division by zero stops the dispatch, and the
 // stream's next Synchronize returns an error naming the kernel, the argument,
-// the index and the thread.
+// the index and the thread (the same words on both engines).
+//
+// A shader created with its kernel's compiled Go function
+// (device.ShaderDesc.Host, device.WithHost: the launchers lucentc -go writes
+// pass it for Go-subset kernels) runs that function under kernel.Run instead
+// of the AST. Its checks are Go's: an index past a buffer argument's bound
+// range or an integer division by zero panics the thread, and the stream's
+// Synchronize returns an error wrapping device.ErrInvalidArgument and
+// kernel.ErrKernelPanic naming the kernel, its position and the thread; the
+// process does not crash. Unlike the AST's loops, a Go function that never
+// returns cannot be stopped: Close gives up on it after its timeout.
 //
 // Textures (2D and 3D, every format, mip levels) are Go memory too; kernels
 // read, write, size and sample storage textures, converting texels and
@@ -21,8 +38,8 @@
 //
 // Not implemented (refused with errors wrapping device.ErrUnsupported that
 // name what): Custom commands, SPIR-V shaders (ahead-of-time records and
-// lucentc launchers run through the IR they carry), and f16 arithmetic in
-// kernels. The subgroup size is 1.
+// lucentc launchers run through the IR they carry, or their Go function),
+// and f16 arithmetic in kernels. The subgroup size is 1.
 package cpu
 
 import (
