@@ -48,7 +48,10 @@ type lth struct {
 	bid   [3]uint32
 	lin0  uint32 // the linear index in the block of lane 0
 	flane int32  // the lane a generic operation runs for (faults name it)
-	sum   []float64
+	// marked counts lanes given a status other than stRun: a loop whose
+	// body marked none has every lane still in it.
+	marked int
+	sum    []float64
 }
 
 func (t *lth) list(k int) []int32 { return t.lists[k*t.w : (k+1)*t.w] }
@@ -90,12 +93,13 @@ type laneConst struct {
 }
 
 type laneCompiler struct {
-	c      *compiler // the per-thread compiler: argument indices and labels
-	p      *laneProg
-	slots  map[*fe.Var]int
-	uni    map[*fe.Var]int
-	lits   map[uint64]int
-	consts map[string]int // dispatch-wide values by name
+	c       *compiler // the per-thread compiler: argument indices and labels
+	p       *laneProg
+	slots   map[*fe.Var]int
+	uni     map[*fe.Var]int
+	lits    map[uint64]int
+	consts  map[string]int  // dispatch-wide values by name
+	hoisted map[fe.Expr]lex // loop-invariant expressions computed before their loop
 }
 
 // compileLanes compiles f for the lane engine, or returns nil (and what it
@@ -115,7 +119,7 @@ func compileLanes(c *compiler, f *fe.Function, threads uint32) (lp *laneProg, wh
 	}()
 	w := int(min(threads, laneWidth))
 	lc := &laneCompiler{c: c, p: &laneProg{w: w, ids: -1, tids: -1, bids: -1},
-		slots: map[*fe.Var]int{}, uni: map[*fe.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}}
+		slots: map[*fe.Var]int{}, uni: map[*fe.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}, hoisted: map[fe.Expr]lex{}}
 	for i, v := range f.Params {
 		if v.Type.IsResource() {
 			if v.Type.Kind() != fe.KindBuffer {
@@ -212,6 +216,7 @@ func mark(s uint8) lstmt {
 		for _, l := range act {
 			t.st[l] = s
 		}
+		t.marked += len(act)
 		return act[:0]
 	}
 }
@@ -289,6 +294,23 @@ func (lc *laneCompiler) ifStmt(s *fe.If) lstmt {
 
 // loop is For (cond and update may be nil) and Loop.
 func (lc *laneCompiler) loop(condE fe.Expr, bodyB, updB *fe.Block) lstmt {
+	// Loop-invariant expressions (the DSL writes them into the body) are
+	// computed once for the lanes entering the loop, as on the per-thread
+	// engine (hoist.go: they cannot fault).
+	var hoisted []fe.Expr
+	var evs []func(*lth, []int32)
+	for _, e := range hoistable([]any{condE, bodyB, updB}, func(e fe.Expr) bool { _, done := lc.hoisted[e]; return done }) {
+		x := lc.expr(e, -1)
+		evs = append(evs, x.eval)
+		lc.hoisted[e] = lex{slot: x.slot, n: x.n}
+		hoisted = append(hoisted, e)
+	}
+	defer func() {
+		for _, e := range hoisted {
+			delete(lc.hoisted, e)
+		}
+	}()
+	pre := seq(evs...)
 	var cond lex
 	if condE != nil {
 		cond = lc.scalar(condE, -1)
@@ -299,6 +321,9 @@ func (lc *laneCompiler) loop(condE fe.Expr, bodyB, updB *fe.Block) lstmt {
 	hasCond := condE != nil
 	ev, cs := cond.eval, cond.slot
 	return func(t *lth, act []int32) []int32 {
+		if pre != nil {
+			pre(t, act)
+		}
 		cur := t.list(in)
 		cur = cur[:copy(cur, act)]
 		returned := false
@@ -322,7 +347,14 @@ func (lc *laneCompiler) loop(condE fe.Expr, bodyB, updB *fe.Block) lstmt {
 					break
 				}
 			}
+			m0 := t.marked
 			body(t, cur)
+			if t.marked == m0 { // no lane broke, continued or returned
+				if hasUpd {
+					upd(t, cur)
+				}
+				continue
+			}
 			k := 0
 			for _, l := range cur {
 				switch t.st[l] {
@@ -565,6 +597,9 @@ func (lc *laneCompiler) out(dst int) int {
 // expr compiles e; an operation writes its result into dst when dst >= 0
 // (lanes read their own operands before writing, so dst may be an operand).
 func (lc *laneCompiler) expr(e fe.Expr, dst int) lex {
+	if h, ok := lc.hoisted[e]; ok {
+		return h
+	}
 	switch e := e.(type) {
 	case *slotExpr:
 		return lex{slot: e.slot, n: 1}
