@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Kernel is a compiled lucent kernel: the Shader the backend built from the
@@ -14,7 +14,7 @@ import (
 // resources the kernel captured, which Dispatch passes implicitly.
 type Kernel struct {
 	*Shader
-	fn       *frontend.Function
+	fn       *ir.Function
 	words    []uint32
 	captured []any // per argument: the captured resource, or nil for arguments given at dispatch
 	nUser    int
@@ -61,8 +61,8 @@ func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names =
 // variables together against maxComputeSharedMemorySize) is refused with
 // ErrUnsupported, naming the kernel and, for kernels compiled from source,
 // the file:line:col of the culprit; one beyond the compiler's own bounds
-// (frontend.ErrLimit) with ErrInvalidArgument.
-func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, error) {
+// (ir.ErrLimit) with ErrInvalidArgument.
+func Compile(d *Device, f *ir.Function, opts ...CompileOption) (*Kernel, error) {
 	return CompileContext(context.Background(), d, f, opts...)
 }
 
@@ -70,7 +70,7 @@ func Compile(d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, e
 // ctx.Err() (wrapped) at once. Codegen and the driver's pipeline build
 // cannot be interrupted, so they run on in the background; the pipeline they
 // finally make is destroyed, not leaked, and Device.Close waits for it.
-func CompileContext(ctx context.Context, d *Device, f *frontend.Function, opts ...CompileOption) (*Kernel, error) {
+func CompileContext(ctx context.Context, d *Device, f *ir.Function, opts ...CompileOption) (*Kernel, error) {
 	o := compileOptions{}
 	for _, opt := range opts {
 		if opt != nil {
@@ -89,7 +89,7 @@ func CompileContext(ctx context.Context, d *Device, f *frontend.Function, opts .
 	// Validate before anything walks the AST (the cache key's hash does):
 	// it bounds the AST's depth, and the device limits read a valid kernel.
 	if err := f.Validate(); err != nil {
-		if errors.Is(err, frontend.ErrLimit) {
+		if errors.Is(err, ir.ErrLimit) {
 			err = fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 		}
 		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
@@ -134,14 +134,14 @@ func CompileContext(ctx context.Context, d *Device, f *frontend.Function, opts .
 
 // checkDeviceLimits holds kernel f to the device's compute limits (a zero
 // limit is taken as unknown).
-func checkDeviceLimits(caps Capabilities, f *frontend.Function) error {
+func checkDeviceLimits(caps Capabilities, f *ir.Function) error {
 	at := func(pos string) string {
 		if pos == "" {
 			return ""
 		}
 		return pos + ": "
 	}
-	if f.Kind != frontend.KernelFunc {
+	if f.Kind != ir.KernelFunc {
 		return nil // Emit refuses it with its own error
 	}
 	b := f.BlockSize
@@ -156,7 +156,7 @@ func checkDeviceLimits(caps Capabilities, f *frontend.Function) error {
 			ErrUnsupported, at(f.Pos), f.Name, b, n, caps.MaxWorkgroupInvocations)
 	}
 	var total uint64
-	var largest *frontend.Var
+	var largest *ir.Var
 	for _, v := range f.Shared {
 		total += uint64(v.Type.Size())
 		if largest == nil || v.Type.Size() > largest.Type.Size() {
@@ -169,15 +169,15 @@ func checkDeviceLimits(caps Capabilities, f *frontend.Function) error {
 			pos = f.Pos
 		}
 		return fmt.Errorf("%w: %skernel %s: its shared variables take %s, more than the device's %s (maxComputeSharedMemorySize); the largest, %s of type %s, takes %s",
-			ErrUnsupported, at(pos), f.Name, frontend.SizeText(total), frontend.SizeText(uint64(caps.MaxSharedMemory)),
-			largest.Name, largest.Type, frontend.SizeText(uint64(largest.Type.Size())))
+			ErrUnsupported, at(pos), f.Name, ir.SizeText(total), ir.SizeText(uint64(caps.MaxSharedMemory)),
+			largest.Name, largest.Type, ir.SizeText(uint64(largest.Type.Size())))
 	}
 	return nil
 }
 
 // compile is Compile past its checks: the backend compiles the kernel (its
 // codegen, through its shader cache) and builds the pipeline.
-func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error) {
+func (d *Device) compile(f *ir.Function, o compileOptions) (*Kernel, error) {
 	sig, captured, err := KernelSignature(f)
 	if err != nil {
 		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
@@ -187,9 +187,9 @@ func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error
 		Kernel: f, Signature: &sig, Name: o.name, Report: &rep, Host: o.host,
 		KernelOptions: KernelOptions{DebugNames: o.names, EmulatedFloatAtomics: o.emulated},
 	}, func(err error) error {
-		if errors.Is(err, frontend.ErrUnsupported) && !errors.Is(err, ErrUnsupported) {
+		if errors.Is(err, ir.ErrUnsupported) && !errors.Is(err, ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
-		} else if errors.Is(err, frontend.ErrLimit) && !errors.Is(err, ErrInvalidArgument) {
+		} else if errors.Is(err, ir.ErrLimit) && !errors.Is(err, ErrInvalidArgument) {
 			err = fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 		}
 		return fmt.Errorf("device: Compile %s: %w", o.name, err)
@@ -208,7 +208,7 @@ func (d *Device) compile(f *frontend.Function, o compileOptions) (*Kernel, error
 }
 
 // Function is the kernel's AST.
-func (k *Kernel) Function() *frontend.Function {
+func (k *Kernel) Function() *ir.Function {
 	if k == nil {
 		return nil
 	}
@@ -297,7 +297,7 @@ func (k *Kernel) withCaptured(args []any) ([]any, error) {
 // parameters, and lists the captured host resources by argument (nil for
 // arguments given at dispatch). The signature is logical (kinds, types,
 // access); a backend lays it out by its own ABI.
-func KernelSignature(f *frontend.Function) (Signature, []any, error) {
+func KernelSignature(f *ir.Function) (Signature, []any, error) {
 	sig := Signature{BlockSize: f.BlockSize}
 	captured := make([]any, len(f.Params))
 	for i, v := range f.Params {
@@ -305,21 +305,21 @@ func KernelSignature(f *frontend.Function) (Signature, []any, error) {
 		arg := Argument{Name: v.Name}
 		captured[i] = v.Capture
 		switch t.Kind() {
-		case frontend.KindBuffer:
+		case ir.KindBuffer:
 			arg.Kind = ArgBuffer
 			arg.ByAddress = t.ByAddress()
 			arg.ElemSize = uint32(t.Elem().Size())
 			describeScalar(&arg, t.Elem())
 			arg.Access = access(f, v)
-		case frontend.KindTexture:
+		case ir.KindTexture:
 			arg.Kind = ArgTexture
 			arg.Dim = uint8(t.Len())
 			arg.Format = textureFormats[t.Format()]
 			arg.Access = access(f, v)
-		case frontend.KindBindless:
+		case ir.KindBindless:
 			arg.Kind = ArgBindlessArray
 			arg.Access = Read
-		case frontend.KindAccel:
+		case ir.KindAccel:
 			return Signature{}, nil, fmt.Errorf("%w: kernel argument %s of type %s", ErrUnsupported, v.Name, t)
 		default:
 			arg.Kind = ArgUniform
@@ -333,32 +333,32 @@ func KernelSignature(f *frontend.Function) (Signature, []any, error) {
 }
 
 // textureFormats maps the kernel's texel formats to the runtime's.
-var textureFormats = map[frontend.TexelFormat]Format{
-	frontend.FormatAny: FormatInvalid, frontend.FormatRGBA32F: RGBA32Float, frontend.FormatRGBA16F: RGBA16Float,
-	frontend.FormatRGBA8: RGBA8Unorm, frontend.FormatR32F: R32Float, frontend.FormatRGBA32UI: RGBA32Uint,
-	frontend.FormatR32UI: R32Uint, frontend.FormatRGBA32I: RGBA32Sint, frontend.FormatR32I: R32Sint,
+var textureFormats = map[ir.TexelFormat]Format{
+	ir.FormatAny: FormatInvalid, ir.FormatRGBA32F: RGBA32Float, ir.FormatRGBA16F: RGBA16Float,
+	ir.FormatRGBA8: RGBA8Unorm, ir.FormatR32F: R32Float, ir.FormatRGBA32UI: RGBA32Uint,
+	ir.FormatR32UI: R32Uint, ir.FormatRGBA32I: RGBA32Sint, ir.FormatR32I: R32Sint,
 }
 
-func describeScalar(a *Argument, t *frontend.Type) {
-	if !t.IsScalar() && t.Kind() != frontend.KindVector {
+func describeScalar(a *Argument, t *ir.Type) {
+	if !t.IsScalar() && t.Kind() != ir.KindVector {
 		return
 	}
 	s := t.Scalar()
 	switch s.Kind() {
-	case frontend.KindBool:
+	case ir.KindBool:
 		a.Scalar = ScalarBool
-	case frontend.KindInt:
+	case ir.KindInt:
 		a.Scalar = ScalarInt
-	case frontend.KindUint:
+	case ir.KindUint:
 		a.Scalar = ScalarUint
-	case frontend.KindFloat:
+	case ir.KindFloat:
 		a.Scalar = ScalarFloat
 	}
 	a.ScalarBits = uint8(s.Bits())
 	a.Components = uint8(t.Components())
 }
 
-func access(f *frontend.Function, v *frontend.Var) Access {
+func access(f *ir.Function, v *ir.Var) Access {
 	r, w := f.Access(v)
 	var a Access
 	if r {

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // Interface is the backend contract: the only thing a backend implements.
@@ -162,7 +162,7 @@ type ShaderDesc struct {
 	// Kernel is a validated lucent kernel for the backend to compile, with
 	// KernelOptions; Signature must then be the kernel's (KernelSignature).
 	// Compile fills both.
-	Kernel        *frontend.Function
+	Kernel        *ir.Function
 	KernelOptions KernelOptions
 	// Report, when not nil, receives what compiling Kernel took.
 	Report *ShaderReport

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -399,8 +399,8 @@ func TestValidatorHostFunc(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidArgument)
 	require.Contains(t, err.Error(), "a host function without the kernel it implements")
 
-	f, err := frontend.Kernel1D(64, func(k *frontend.K, x frontend.Buf[frontend.F32]) {
-		x.Write(k.DispatchID().X(), frontend.F(1))
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, x dsl.Buf[dsl.F32]) {
+		x.Write(k.DispatchID().X(), dsl.F(1))
 	})
 	require.NoError(t, err)
 	sig, _, err := KernelSignature(f)

@@ -11,7 +11,7 @@
 // SPIR-V as a []uint32 literal (the Vulkan backend's artefact), the
 // kernel's logical signature as a device.Signature literal (no binding
 // numbers: the Vulkan backend lays it out by its kernel ABI), the kernel's
-// IR (frontend.MarshalKernel), which a backend that takes no SPIR-V, or a
+// IR (ir.MarshalKernel), which a backend that takes no SPIR-V, or a
 // device that refuses the module, compiles instead, and a typed launcher per
 // kernel, so
 //

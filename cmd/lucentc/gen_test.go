@@ -622,7 +622,6 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
-	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/spirv"
 )
@@ -662,7 +661,7 @@ func TestRoundTrip(t *testing.T) {
 		if !slices.Equal(words, g.words) {
 			t.Errorf("%s: embedded SPIR-V differs from codegen", k.Name)
 		}
-		f, err := frontend.UnmarshalKernel(g.ir)
+		f, err := ir.UnmarshalKernel(g.ir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -55,8 +55,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // goFileName is the file -go writes.
@@ -355,7 +355,7 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 		if err := f.checkVisible(v.Type()); err != nil {
 			return nil, fmt.Errorf("parameter %s: %w", v.Name(), err)
 		}
-		var irType *frontend.Type
+		var irType *ir.Type
 		if u.k.Func != nil && i < len(u.k.Func.Params) {
 			irType = u.k.Func.Params[i].Type
 		}
@@ -367,7 +367,7 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 			p.buffer = true
 			d.hasBuffers = true
 			p.goType = elem
-			p.host = irType != nil && irType.Kind() == frontend.KindBuffer && hostLayout(t.Elem(), irType.Elem())
+			p.host = irType != nil && irType.Kind() == ir.KindBuffer && hostLayout(t.Elem(), irType.Elem())
 		default:
 			if isTexture(v.Type()) {
 				p.typ, p.vtyp = "any", "any"
@@ -401,7 +401,7 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 // on 64-bit and 32-bit targets alike (gc's sizes for amd64 and 386, where
 // 8-byte fields align to 4), so that a buffer's bytes are a []g as they are
 // (kernel.HostSlice). Bools (one byte in Go, four on a device) do not.
-func hostLayout(g types.Type, t *frontend.Type) bool {
+func hostLayout(g types.Type, t *ir.Type) bool {
 	for _, arch := range []string{"amd64", "386"} {
 		if !sameLayout(types.SizesFor("gc", arch), g, t) {
 			return false
@@ -410,7 +410,7 @@ func hostLayout(g types.Type, t *frontend.Type) bool {
 	return true
 }
 
-func sameLayout(sz types.Sizes, g types.Type, t *frontend.Type) bool {
+func sameLayout(sz types.Sizes, g types.Type, t *ir.Type) bool {
 	if t == nil || sz.Sizeof(g) != int64(t.Size()) {
 		return false
 	}
@@ -418,16 +418,16 @@ func sameLayout(sz types.Sizes, g types.Type, t *frontend.Type) bool {
 	case *types.Basic:
 		info := u.Info()
 		switch t.Kind() {
-		case frontend.KindFloat:
+		case ir.KindFloat:
 			return info&types.IsFloat != 0
-		case frontend.KindInt:
+		case ir.KindInt:
 			return info&types.IsInteger != 0 && info&types.IsUnsigned == 0
-		case frontend.KindUint:
+		case ir.KindUint:
 			return info&types.IsUnsigned != 0
 		}
 	case *types.Array:
 		switch t.Kind() {
-		case frontend.KindArray, frontend.KindVector, frontend.KindMatrix:
+		case ir.KindArray, ir.KindVector, ir.KindMatrix:
 			return u.Len() == int64(t.Len()) && sameLayout(sz, u.Elem(), t.Elem())
 		}
 	case *types.Struct:
@@ -437,7 +437,7 @@ func sameLayout(sz types.Sizes, g types.Type, t *frontend.Type) bool {
 		}
 		offs := sz.Offsetsof(fields)
 		switch t.Kind() {
-		case frontend.KindStruct:
+		case ir.KindStruct:
 			fs := t.Fields()
 			if len(fs) != len(fields) {
 				return false
@@ -448,7 +448,7 @@ func sameLayout(sz types.Sizes, g types.Type, t *frontend.Type) bool {
 				}
 			}
 			return true
-		case frontend.KindVector, frontend.KindMatrix:
+		case ir.KindVector, ir.KindMatrix:
 			// kernel.Float4 and friends: one field per component (column).
 			if len(fields) != t.Len() {
 				return false
@@ -606,7 +606,7 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	}
 	b.WriteString("\n}\n")
 	fmt.Fprintf(b, "\n// %s is kernel %s's argument list.\nvar %s = %s\n", d.sigVar, u.k.Name, d.sigVar, signatureLiteral(u.sig, dev))
-	fmt.Fprintf(b, "\n// %s is kernel %s's IR (frontend.MarshalKernel, %d bytes), compiled by a\n// backend that takes no SPIR-V.\nvar %s = []byte(%q)\n", d.irVar, u.k.Name, len(u.ir), d.irVar, string(u.ir))
+	fmt.Fprintf(b, "\n// %s is kernel %s's IR (ir.MarshalKernel, %d bytes), compiled by a\n// backend that takes no SPIR-V.\nvar %s = []byte(%q)\n", d.irVar, u.k.Name, len(u.ir), d.irVar, string(u.ir))
 	if d.hostFunc != "" {
 		f.writeHost(b, d)
 	}

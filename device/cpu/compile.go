@@ -6,7 +6,7 @@ import (
 	"math"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // The kernel compiler: each node of the kernel AST becomes one Go closure,
@@ -66,22 +66,22 @@ func unsupported(format string, args ...any) error {
 }
 
 type compiler struct {
-	kernel  *fe.Function
+	kernel  *ir.Function
 	nslots  int
-	slots   map[*fe.Var]int // locals and by-value parameters
-	refs    map[*fe.Var]int // by-reference parameters: index into th.refs
+	slots   map[*ir.Var]int // locals and by-value parameters
+	refs    map[*ir.Var]int // by-reference parameters: index into th.refs
 	nrefs   int
-	shared  map[*fe.Var]int // index into blockState.shared
-	params  map[*fe.Var]int // kernel arguments: index into launch
-	funcs   map[*fe.Function]*compiledFunc
+	shared  map[*ir.Var]int // index into blockState.shared
+	params  map[*ir.Var]int // kernel arguments: index into launch
+	funcs   map[*ir.Function]*compiledFunc
 	barrier bool
 	cur     *compiledFunc
-	hoisted map[fe.Expr]int // loop-invariant expressions: their registers (hoist.go)
-	uniSlot map[*fe.Var]int // uniform arguments: their registers
+	hoisted map[ir.Expr]int // loop-invariant expressions: their registers (hoist.go)
+	uniSlot map[*ir.Var]int // uniform arguments: their registers
 }
 
 type compiledFunc struct {
-	f         *fe.Function
+	f         *ir.Function
 	body      stmtFn
 	lo, hi    int // the slot range of its locals (zeroed at entry)
 	params    []int
@@ -100,7 +100,7 @@ func (c *compiler) tmp(n int) int {
 }
 
 // compileKernel compiles kernel f.
-func compileKernel(f *fe.Function) (p *program, err error) {
+func compileKernel(f *ir.Function) (p *program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(compileErr); ok {
@@ -111,14 +111,14 @@ func compileKernel(f *fe.Function) (p *program, err error) {
 			p, err = nil, unsupported("kernel %s: %v", f.Name, r)
 		}
 	}()
-	if f.Kind != fe.KernelFunc {
+	if f.Kind != ir.KernelFunc {
 		return nil, fmt.Errorf("%w: %s is not a kernel", device.ErrInvalidArgument, f.Name)
 	}
-	c := &compiler{kernel: f, slots: map[*fe.Var]int{}, refs: map[*fe.Var]int{}, shared: map[*fe.Var]int{},
-		params: map[*fe.Var]int{}, funcs: map[*fe.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[fe.Expr]int{}, uniSlot: map[*fe.Var]int{}}
+	c := &compiler{kernel: f, slots: map[*ir.Var]int{}, refs: map[*ir.Var]int{}, shared: map[*ir.Var]int{},
+		params: map[*ir.Var]int{}, funcs: map[*ir.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[ir.Expr]int{}, uniSlot: map[*ir.Var]int{}}
 	for i, v := range f.Params {
 		switch v.Type.Kind() {
-		case fe.KindAccel:
+		case ir.KindAccel:
 			return nil, unsupported("kernel %s: argument %s of type %s", f.Name, v.Name, v.Type)
 		}
 		c.params[v] = i
@@ -130,13 +130,13 @@ func compileKernel(f *fe.Function) (p *program, err error) {
 	for i, v := range f.Params {
 		p.uniSlots[i] = -1
 		if !v.Type.IsResource() {
-			p.uniSlots[i] = c.tmp(fe.Leaves(v.Type))
+			p.uniSlots[i] = c.tmp(ir.Leaves(v.Type))
 			c.uniSlot[v] = p.uniSlots[i]
 		}
 	}
 	for i, v := range f.Shared {
 		c.shared[v] = i
-		p.shared = append(p.shared, fe.Leaves(v.Type))
+		p.shared = append(p.shared, ir.Leaves(v.Type))
 	}
 	kf := c.function(f)
 	p.entry = kf
@@ -152,48 +152,48 @@ type compileErr struct{ err error }
 
 func refuse(err error) { panic(compileErr{err}) }
 
-func (c *compiler) function(f *fe.Function) *compiledFunc {
+func (c *compiler) function(f *ir.Function) *compiledFunc {
 	if cf, ok := c.funcs[f]; ok {
 		return cf
 	}
 	cf := &compiledFunc{f: f}
 	c.funcs[f] = cf
-	if f.Kind == fe.CallableFunc {
+	if f.Kind == ir.CallableFunc {
 		for _, p := range f.Params {
-			if p.Kind == fe.VarRefParam {
+			if p.Kind == ir.VarRefParam {
 				c.refs[p] = c.nrefs
 				cf.params = append(cf.params, -1)
 				c.nrefs++
 				continue
 			}
-			o := c.tmp(fe.Leaves(p.Type))
+			o := c.tmp(ir.Leaves(p.Type))
 			c.slots[p] = o
 			cf.params = append(cf.params, o)
 		}
-		if f.Result != nil && f.Result != fe.TVoid {
-			cf.nres = fe.Leaves(f.Result)
+		if f.Result != nil && f.Result != ir.TVoid {
+			cf.nres = ir.Leaves(f.Result)
 			cf.res = c.tmp(cf.nres)
 		}
 	}
 	cf.lo = c.nslots
 	for _, l := range f.Locals {
-		c.slots[l] = c.tmp(fe.Leaves(l.Type))
+		c.slots[l] = c.tmp(ir.Leaves(l.Type))
 	}
 	cf.hi = c.nslots
 	prev, hoisted := c.cur, c.hoisted
-	c.cur, c.hoisted = cf, map[fe.Expr]int{} // a callee's loops hoist on their own
+	c.cur, c.hoisted = cf, map[ir.Expr]int{} // a callee's loops hoist on their own
 	cf.body = c.block(f.Body)
 	c.cur, c.hoisted = prev, hoisted
 	return cf
 }
 
-func (c *compiler) block(b *fe.Block) stmtFn {
+func (c *compiler) block(b *ir.Block) stmtFn {
 	if b == nil || len(b.Stmts) == 0 {
 		return func(*th) flow { return next }
 	}
 	var fns []stmtFn
 	for _, s := range b.Stmts {
-		if _, ok := s.(*fe.Comment); ok {
+		if _, ok := s.(*ir.Comment); ok {
 			continue
 		}
 		fns = append(fns, c.stmt(s))
@@ -214,25 +214,25 @@ func (c *compiler) block(b *fe.Block) stmtFn {
 	}
 }
 
-func (c *compiler) cond(e fe.Expr) func(*th) bool {
+func (c *compiler) cond(e ir.Expr) func(*th) bool {
 	s := c.expr(e).s
-	if b, ok := e.(*fe.Binary); ok && b.X.Type() == fe.TU32 && b.Y.Type() == fe.TU32 {
+	if b, ok := e.(*ir.Binary); ok && b.X.Type() == ir.TU32 && b.Y.Type() == ir.TU32 {
 		x, y := c.expr(b.X).s, c.expr(b.Y).s
 		switch b.Op {
-		case fe.Lt:
+		case ir.Lt:
 			return func(t *th) bool { return x(t) < y(t) }
-		case fe.Ge:
+		case ir.Ge:
 			return func(t *th) bool { return x(t) >= y(t) }
 		}
 	}
 	return func(t *th) bool { return s(t) != 0 }
 }
 
-func (c *compiler) stmt(s fe.Stmt) stmtFn {
+func (c *compiler) stmt(s ir.Stmt) stmtFn {
 	switch s := s.(type) {
-	case *fe.Block:
+	case *ir.Block:
 		return c.block(s)
-	case *fe.If:
+	case *ir.If:
 		cond, then, els := c.cond(s.Cond), c.block(s.Then), c.block(s.Else)
 		return func(t *th) flow {
 			if cond(t) {
@@ -240,7 +240,7 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 			}
 			return els(t)
 		}
-	case *fe.Loop:
+	case *ir.Loop:
 		pre, added := c.hoist(s.Body)
 		body := c.block(s.Body)
 		c.unhoist(added)
@@ -258,7 +258,7 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 			}
 		}
 		return withPre(pre, loop)
-	case *fe.For:
+	case *ir.For:
 		pre, added := c.hoist(s.Cond, s.Body, s.Update)
 		cond, body, upd := c.cond(s.Cond), c.block(s.Body), c.block(s.Update)
 		c.unhoist(added)
@@ -278,7 +278,7 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 			return next
 		}
 		return withPre(pre, loop)
-	case *fe.Switch:
+	case *ir.Switch:
 		tag := c.expr(s.Tag).s
 		tt := s.Tag.Type()
 		idx := map[int64]int{}
@@ -294,8 +294,8 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 		def := len(s.Cases)
 		bodies[def] = c.block(s.Default)
 		return func(t *th) flow {
-			v := int64(fe.SignExtend(tag(t), tt))
-			if tt == fe.TU32 {
+			v := int64(ir.SignExtend(tag(t), tt))
+			if tt == ir.TU32 {
 				v = int64(uint32(v))
 			}
 			i, ok := idx[v]
@@ -307,11 +307,11 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 			}
 			return next
 		}
-	case *fe.Break:
+	case *ir.Break:
 		return func(*th) flow { return brk }
-	case *fe.Continue:
+	case *ir.Continue:
 		return func(*th) flow { return cont }
-	case *fe.Return:
+	case *ir.Return:
 		cf := c.cur
 		if s.Value == nil || cf.nres == 0 {
 			return func(*th) flow { return ret }
@@ -324,9 +324,9 @@ func (c *compiler) stmt(s fe.Stmt) stmtFn {
 		}
 		vv := v.v
 		return func(t *th) flow { vv(t, t.r[res:res+n]); return ret }
-	case *fe.Assign:
+	case *ir.Assign:
 		return c.assign(s)
-	case *fe.ExprStmt:
+	case *ir.ExprStmt:
 		x := c.expr(s.X)
 		if x.n == 0 {
 			vv := x.v
@@ -348,13 +348,13 @@ func withPre(pre func(*th), loop stmtFn) stmtFn {
 	return func(t *th) flow { pre(t); return loop(t) }
 }
 
-func (c *compiler) unhoist(added []fe.Expr) {
+func (c *compiler) unhoist(added []ir.Expr) {
 	for _, e := range added {
 		delete(c.hoisted, e)
 	}
 }
 
-func (c *compiler) assign(s *fe.Assign) stmtFn {
+func (c *compiler) assign(s *ir.Assign) stmtFn {
 	src := c.expr(s.Src)
 	if k, idx, label, ok := c.word32(s.Dst); ok {
 		sv := src.s
@@ -412,20 +412,20 @@ func (c *compiler) assign(s *fe.Assign) stmtFn {
 }
 
 // checkFloat refuses float arithmetic the backend does not do (f16).
-func checkFloat(t *fe.Type, what string) {
-	if s := t.Scalar(); s.Kind() == fe.KindFloat && s.Bits() != 32 && s.Bits() != 64 {
+func checkFloat(t *ir.Type, what string) {
+	if s := t.Scalar(); s.Kind() == ir.KindFloat && s.Bits() != 32 && s.Bits() != 64 {
 		refuse(unsupported("%s on %s (f16 arithmetic)", what, t))
 	}
 }
 
-func toF(v uint64, t *fe.Type) float64 {
+func toF(v uint64, t *ir.Type) float64 {
 	if t.Bits() == 32 {
 		return float64(math.Float32frombits(uint32(v)))
 	}
 	return math.Float64frombits(v)
 }
 
-func fromF(x float64, t *fe.Type) uint64 {
+func fromF(x float64, t *ir.Type) uint64 {
 	if t.Bits() == 32 {
 		return uint64(math.Float32bits(float32(x)))
 	}

@@ -3,7 +3,7 @@ package cpu
 import (
 	"time"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // SetCloseTimeout shortens how long Close waits, for tests of kernels that
@@ -24,7 +24,7 @@ func SetLaneEngine(on bool) bool {
 }
 
 // LaneEngine reports whether kernel f runs on the lane engine, or why not.
-func LaneEngine(f *fe.Function) (bool, string, error) {
+func LaneEngine(f *ir.Function) (bool, string, error) {
 	p, err := compileKernel(f)
 	if err != nil {
 		return false, "", err

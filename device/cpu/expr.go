@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // placeC is compiled storage: leaf storage (mem), or bytes of a buffer argument.
@@ -17,7 +17,7 @@ type placeC struct {
 
 // argLabel names kernel argument v in faults, as device.Argument.Label
 // does, with its declaration position where the kernel came from source.
-func (c *compiler) argLabel(v *fe.Var) string {
+func (c *compiler) argLabel(v *ir.Var) string {
 	s := device.Argument{Name: v.Name}.Label(c.params[v])
 	if v.Pos != "" {
 		s += " declared at " + v.Pos
@@ -25,17 +25,17 @@ func (c *compiler) argLabel(v *fe.Var) string {
 	return s
 }
 
-func (c *compiler) index(e fe.Expr) func(*th) int64 {
+func (c *compiler) index(e ir.Expr) func(*th) int64 {
 	s, it := c.expr(e).s, e.Type()
-	if it.Kind() == fe.KindUint {
+	if it.Kind() == ir.KindUint {
 		return func(t *th) int64 { return int64(s(t)) }
 	}
-	return func(t *th) int64 { return int64(fe.SignExtend(s(t), it)) }
+	return func(t *th) int64 { return int64(ir.SignExtend(s(t), it)) }
 }
 
-func (c *compiler) place(e fe.Expr) placeC {
+func (c *compiler) place(e ir.Expr) placeC {
 	switch e := e.(type) {
-	case *fe.Ref:
+	case *ir.Ref:
 		v := e.Var
 		if o, ok := c.slots[v]; ok {
 			return placeC{local: o, mem: func(t *th) ([]uint64, int) { return t.r, o }}
@@ -47,11 +47,11 @@ func (c *compiler) place(e fe.Expr) placeC {
 			return placeC{local: -1, mem: func(t *th) ([]uint64, int) { return t.blk.shared[k], 0 }}
 		}
 		refuse(unsupported("variable %s (%v) as storage", v.Name, v.Kind))
-	case *fe.Index:
+	case *ir.Index:
 		xt := e.X.Type()
 		idx := c.index(e.I)
-		if xt.Kind() == fe.KindBuffer {
-			v := e.X.(*fe.Ref).Var
+		if xt.Kind() == ir.KindBuffer {
+			v := e.X.(*ir.Ref).Var
 			k, es := c.params[v], int64(xt.Elem().Size())
 			label := c.argLabel(v)
 			return placeC{local: -1, buf: func(t *th) ([]byte, int) {
@@ -77,11 +77,11 @@ func (c *compiler) place(e fe.Expr) placeC {
 				return b, o + int(i*es)
 			}}
 		}
-		el := int64(fe.Leaves(e.T))
-		if l, ok := e.I.(*fe.Literal); ok && p.local >= 0 {
-			i := int64(fe.SignExtend(l.Bits, l.T))
-			if l.T.Kind() == fe.KindUint {
-				i = int64(fe.Truncate(l.Bits, l.T))
+		el := int64(ir.Leaves(e.T))
+		if l, ok := e.I.(*ir.Literal); ok && p.local >= 0 {
+			i := int64(ir.SignExtend(l.Bits, l.T))
+			if l.T.Kind() == ir.KindUint {
+				i = int64(ir.Truncate(l.Bits, l.T))
 			}
 			if i >= 0 && i < n {
 				o := p.local + int(i*el)
@@ -97,7 +97,7 @@ func (c *compiler) place(e fe.Expr) placeC {
 			}
 			return m, o + int(i*el)
 		}}
-	case *fe.Member:
+	case *ir.Member:
 		p := c.place(e.X)
 		fs := e.X.Type().Fields()
 		if p.buf != nil {
@@ -106,7 +106,7 @@ func (c *compiler) place(e fe.Expr) placeC {
 		}
 		off := 0
 		for _, f := range fs[:e.Field] {
-			off += fe.Leaves(f.Type)
+			off += ir.Leaves(f.Type)
 		}
 		if p.local >= 0 {
 			o := p.local + off
@@ -120,13 +120,13 @@ func (c *compiler) place(e fe.Expr) placeC {
 }
 
 // placeName names the variable under a place, for faults.
-func placeName(e fe.Expr) string {
-	v := fe.PlaceRoot(e)
+func placeName(e ir.Expr) string {
+	v := ir.PlaceRoot(e)
 	if v == nil {
 		return "value"
 	}
 	kind := "variable"
-	if v.Kind == fe.VarShared {
+	if v.Kind == ir.VarShared {
 		kind = "shared variable"
 	}
 	s := kind + " " + v.Name
@@ -139,16 +139,16 @@ func placeName(e fe.Expr) string {
 // leafAt is where one leaf of a type lies in its Go layout.
 type leafAt struct{ off, size int }
 
-func layout(t *fe.Type) []leafAt {
+func layout(t *ir.Type) []leafAt {
 	var out []leafAt
-	var rec func(t *fe.Type, off int)
-	rec = func(t *fe.Type, off int) {
+	var rec func(t *ir.Type, off int)
+	rec = func(t *ir.Type, off int) {
 		switch t.Kind() {
-		case fe.KindVector, fe.KindMatrix, fe.KindArray:
+		case ir.KindVector, ir.KindMatrix, ir.KindArray:
 			for i := range t.Len() {
 				rec(t.Elem(), off+i*t.Elem().Size())
 			}
-		case fe.KindStruct:
+		case ir.KindStruct:
 			for _, f := range t.Fields() {
 				rec(f.Type, off+f.Offset)
 			}
@@ -187,7 +187,7 @@ func putLeaf(b []byte, size int, v uint64) {
 
 // store returns the function storing a value of type t into buffer place p:
 // a scalar in v, or the leaves in d.
-func (p placeC) store(t *fe.Type) func(*th, uint64, []uint64) {
+func (p placeC) store(t *ir.Type) func(*th, uint64, []uint64) {
 	addr := p.buf
 	lay := layout(t)
 	if len(lay) == 1 {
@@ -210,29 +210,29 @@ func (p placeC) store(t *fe.Type) func(*th, uint64, []uint64) {
 
 // directComp compiles one component of a built-in or uniform vector
 // straight from where it lies, or returns nil.
-func (c *compiler) directComp(e *fe.Swizzle) sfn {
-	r, ok := e.X.(*fe.Ref)
+func (c *compiler) directComp(e *ir.Swizzle) sfn {
+	r, ok := e.X.(*ir.Ref)
 	if !ok || len(e.Comps) != 1 {
 		return nil
 	}
 	i := int(e.Comps[0])
 	switch v := r.Var; {
-	case v.Kind == fe.VarBuiltin:
+	case v.Kind == ir.VarBuiltin:
 		switch v.Builtin {
-		case fe.DispatchID:
+		case ir.DispatchID:
 			return func(t *th) uint64 { return uint64(t.id[i]) }
-		case fe.ThreadID:
+		case ir.ThreadID:
 			return func(t *th) uint64 { return uint64(t.tid[i]) }
-		case fe.BlockID:
+		case ir.BlockID:
 			return func(t *th) uint64 { return uint64(t.bid[i]) }
-		case fe.DispatchSize:
+		case ir.DispatchSize:
 			return func(t *th) uint64 { return uint64(t.run.size[i]) }
-		case fe.BlockSize:
+		case ir.BlockSize:
 			return func(t *th) uint64 { return uint64(t.run.block[i]) }
-		case fe.DispatchGroups:
+		case ir.DispatchGroups:
 			return func(t *th) uint64 { return uint64(t.run.groups[i]) }
 		}
-	case v.Kind == fe.VarArg && !v.Type.IsResource():
+	case v.Kind == ir.VarArg && !v.Type.IsResource():
 		o := c.uniSlot[v] + i
 		return func(t *th) uint64 { return t.r[o] }
 	}
@@ -241,17 +241,17 @@ func (c *compiler) directComp(e *fe.Swizzle) sfn {
 
 // word32 recognises buf[i] on a buffer of 4-byte scalars: the commonest
 // access, compiled into one closure.
-func (c *compiler) word32(e fe.Expr) (k int, idx sfn, label string, ok bool) {
-	ix, isIndex := e.(*fe.Index)
-	if !isIndex || ix.X.Type().Kind() != fe.KindBuffer || ix.T.Size() != 4 || !ix.T.IsScalar() || ix.I.Type().Kind() != fe.KindUint {
+func (c *compiler) word32(e ir.Expr) (k int, idx sfn, label string, ok bool) {
+	ix, isIndex := e.(*ir.Index)
+	if !isIndex || ix.X.Type().Kind() != ir.KindBuffer || ix.T.Size() != 4 || !ix.T.IsScalar() || ix.I.Type().Kind() != ir.KindUint {
 		return 0, nil, "", false
 	}
-	v := ix.X.(*fe.Ref).Var
+	v := ix.X.(*ir.Ref).Var
 	return c.params[v], c.expr(ix.I).s, c.argLabel(v), true
 }
 
 // load compiles a read of place e.
-func (c *compiler) load(e fe.Expr) ex {
+func (c *compiler) load(e ir.Expr) ex {
 	if k, idx, label, ok := c.word32(e); ok {
 		return scalarEx(func(t *th) uint64 {
 			b := t.run.bufs[k]
@@ -264,7 +264,7 @@ func (c *compiler) load(e fe.Expr) ex {
 	}
 	p := c.place(e)
 	t := e.Type()
-	n := fe.Leaves(t)
+	n := ir.Leaves(t)
 	if p.buf != nil {
 		addr := p.buf
 		lay := layout(t)
@@ -310,9 +310,9 @@ func (c *compiler) agg(x ex) (int, func(*th)) {
 }
 
 // expr compiles e; every one-leaf expression has its scalar form.
-func (c *compiler) expr(e fe.Expr) ex {
+func (c *compiler) expr(e ir.Expr) ex {
 	if o, ok := c.hoisted[e]; ok {
-		n := fe.Leaves(e.Type())
+		n := ir.Leaves(e.Type())
 		if n == 1 {
 			x := scalarEx(func(t *th) uint64 { return t.r[o] })
 			x.reg = o + 1
@@ -328,30 +328,30 @@ func (c *compiler) expr(e fe.Expr) ex {
 	return x
 }
 
-func (c *compiler) expr0(e fe.Expr) ex {
+func (c *compiler) expr0(e ir.Expr) ex {
 	switch e := e.(type) {
-	case *fe.Literal:
-		v := fe.Truncate(e.Bits, e.T)
+	case *ir.Literal:
+		v := ir.Truncate(e.Bits, e.T)
 		x := scalarEx(func(*th) uint64 { return v })
 		x.isLit, x.lit = true, v
 		return x
-	case *fe.ConstArray:
+	case *ir.ConstArray:
 		vals := make([]uint64, len(e.Values))
 		for i, v := range e.Values {
-			vals[i] = fe.Truncate(v.Bits, v.T)
+			vals[i] = ir.Truncate(v.Bits, v.T)
 		}
 		return ex{n: len(vals), v: func(_ *th, d []uint64) { copy(d, vals) }}
-	case *fe.Ref:
+	case *ir.Ref:
 		return c.ref(e)
-	case *fe.Index:
-		if fe.IsPlace(e) {
+	case *ir.Index:
+		if ir.IsPlace(e) {
 			return c.load(e)
 		}
 		x := c.expr(e.X)
 		o, eval := c.agg(x)
 		idx := c.index(e.I)
-		n, el := int64(e.X.Type().Len()), fe.Leaves(e.T)
-		if e.X.Type().Kind() == fe.KindMatrix || e.X.Type().Kind() == fe.KindArray || e.X.Type().Kind() == fe.KindVector {
+		n, el := int64(e.X.Type().Len()), ir.Leaves(e.T)
+		if e.X.Type().Kind() == ir.KindMatrix || e.X.Type().Kind() == ir.KindArray || e.X.Type().Kind() == ir.KindVector {
 			what := "index of " + e.X.Type().String()
 			if el == 1 {
 				return scalarEx(func(t *th) uint64 {
@@ -373,30 +373,30 @@ func (c *compiler) expr0(e fe.Expr) ex {
 			}}
 		}
 		refuse(unsupported("index of %s", e.X.Type()))
-	case *fe.Member:
-		if fe.IsPlace(e) {
+	case *ir.Member:
+		if ir.IsPlace(e) {
 			return c.load(e)
 		}
 		x := c.expr(e.X)
 		o, eval := c.agg(x)
 		off := 0
 		for _, f := range e.X.Type().Fields()[:e.Field] {
-			off += fe.Leaves(f.Type)
+			off += ir.Leaves(f.Type)
 		}
-		n := fe.Leaves(e.T)
+		n := ir.Leaves(e.T)
 		o += off
 		if n == 1 {
 			return scalarEx(func(t *th) uint64 { eval(t); return t.r[o] })
 		}
 		return ex{n: n, v: func(t *th, d []uint64) { eval(t); copy(d, t.r[o:o+n]) }}
-	case *fe.Swizzle:
+	case *ir.Swizzle:
 		if f := c.directComp(e); f != nil {
 			return scalarEx(f)
 		}
 		x := c.expr(e.X)
 		var o int
 		var eval func(*th)
-		if fe.IsPlace(e.X) {
+		if ir.IsPlace(e.X) {
 			if p := c.place(e.X); p.local >= 0 {
 				o, eval = p.local, func(*th) {}
 			}
@@ -418,15 +418,15 @@ func (c *compiler) expr0(e fe.Expr) ex {
 				d[i] = t.r[k]
 			}
 		}}
-	case *fe.Construct:
+	case *ir.Construct:
 		return c.construct(e)
-	case *fe.Unary:
+	case *ir.Unary:
 		return c.unary(e)
-	case *fe.Binary:
+	case *ir.Binary:
 		return c.binary(e)
-	case *fe.Cast:
+	case *ir.Cast:
 		return c.cast(e)
-	case *fe.Call:
+	case *ir.Call:
 		if e.Func != nil {
 			return c.call(e)
 		}
@@ -436,16 +436,16 @@ func (c *compiler) expr0(e fe.Expr) ex {
 	return ex{}
 }
 
-func (c *compiler) ref(e *fe.Ref) ex {
+func (c *compiler) ref(e *ir.Ref) ex {
 	v := e.Var
 	switch v.Kind {
-	case fe.VarBuiltin:
+	case ir.VarBuiltin:
 		return builtinVar(v.Builtin)
-	case fe.VarArg:
+	case ir.VarArg:
 		if v.Type.IsResource() {
 			refuse(unsupported("resource %s used as a value", v.Name))
 		}
-		o, n := c.uniSlot[v], fe.Leaves(v.Type)
+		o, n := c.uniSlot[v], ir.Leaves(v.Type)
 		if n == 1 {
 			x := scalarEx(func(t *th) uint64 { return t.r[o] })
 			x.reg = o + 1
@@ -456,7 +456,7 @@ func (c *compiler) ref(e *fe.Ref) ex {
 	return c.load(e)
 }
 
-func builtinVar(b fe.BuiltinVar) ex {
+func builtinVar(b ir.BuiltinVar) ex {
 	vec := func(f func(t *th) [3]uint32) ex {
 		return ex{n: 3, v: func(t *th, d []uint64) {
 			a := f(t)
@@ -464,36 +464,36 @@ func builtinVar(b fe.BuiltinVar) ex {
 		}}
 	}
 	switch b {
-	case fe.DispatchID:
+	case ir.DispatchID:
 		return vec(func(t *th) [3]uint32 { return t.id })
-	case fe.ThreadID:
+	case ir.ThreadID:
 		return vec(func(t *th) [3]uint32 { return t.tid })
-	case fe.BlockID:
+	case ir.BlockID:
 		return vec(func(t *th) [3]uint32 { return t.bid })
-	case fe.DispatchSize:
+	case ir.DispatchSize:
 		return vec(func(t *th) [3]uint32 { return t.run.size })
-	case fe.BlockSize:
+	case ir.BlockSize:
 		return vec(func(t *th) [3]uint32 { return t.run.block })
-	case fe.DispatchGroups:
+	case ir.DispatchGroups:
 		return vec(func(t *th) [3]uint32 { return t.run.groups })
-	case fe.SubgroupLane:
+	case ir.SubgroupLane:
 		return scalarEx(func(*th) uint64 { return 0 })
-	case fe.SubgroupSize:
+	case ir.SubgroupSize:
 		return scalarEx(func(*th) uint64 { return 1 })
 	}
 	refuse(unsupported("built-in variable %v", b))
 	return ex{}
 }
 
-func (c *compiler) construct(e *fe.Construct) ex {
-	n := fe.Leaves(e.T)
+func (c *compiler) construct(e *ir.Construct) ex {
+	n := ir.Leaves(e.T)
 	parts := make([]ex, len(e.Args))
 	total := 0
 	for i, a := range e.Args {
 		parts[i] = c.expr(a)
 		total += parts[i].n
 	}
-	if total == 1 && n > 1 && e.T.Kind() == fe.KindVector { // a splat
+	if total == 1 && n > 1 && e.T.Kind() == ir.KindVector { // a splat
 		s := parts[0].s
 		return ex{n: n, v: func(t *th, d []uint64) {
 			x := s(t)
@@ -502,7 +502,7 @@ func (c *compiler) construct(e *fe.Construct) ex {
 			}
 		}}
 	}
-	if e.T.Kind() == fe.KindArray && len(e.Args) == 1 && e.T.Len() > 1 { // one element for all
+	if e.T.Kind() == ir.KindArray && len(e.Args) == 1 && e.T.Len() > 1 { // one element for all
 		p := parts[0]
 		return ex{n: n, v: func(t *th, d []uint64) {
 			p.v(t, d[:p.n])
@@ -573,22 +573,22 @@ func (c *compiler) lift(n int, ops []ex, f func(a []uint64) uint64) ex {
 	}}
 }
 
-func (c *compiler) unary(e *fe.Unary) ex {
+func (c *compiler) unary(e *ir.Unary) ex {
 	x := c.expr(e.X)
 	s := e.T.Scalar()
 	checkFloat(s, "negation")
 	var f func(uint64) uint64
 	switch {
-	case e.Op == fe.Not:
+	case e.Op == ir.Not:
 		f = func(v uint64) uint64 { return v ^ 1 }
-	case e.Op == fe.BitNot:
-		f = func(v uint64) uint64 { return fe.Truncate(^v, s) }
-	case s == fe.TF32:
+	case e.Op == ir.BitNot:
+		f = func(v uint64) uint64 { return ir.Truncate(^v, s) }
+	case s == ir.TF32:
 		f = func(v uint64) uint64 { return v ^ 1<<31 }
-	case s.Kind() == fe.KindFloat:
+	case s.Kind() == ir.KindFloat:
 		f = func(v uint64) uint64 { return v ^ 1<<63 }
 	default:
-		f = func(v uint64) uint64 { return fe.Truncate(-v, s) }
+		f = func(v uint64) uint64 { return ir.Truncate(-v, s) }
 	}
 	if x.n == 1 {
 		xs := x.s
@@ -600,18 +600,18 @@ func (c *compiler) unary(e *fe.Unary) ex {
 func f32(v uint64) float32  { return math.Float32frombits(uint32(v)) }
 func uf32(x float32) uint64 { return uint64(math.Float32bits(x)) }
 
-func (c *compiler) binary(e *fe.Binary) ex {
+func (c *compiler) binary(e *ir.Binary) ex {
 	xt, yt := e.X.Type(), e.Y.Type()
-	if xt.Kind() == fe.KindMatrix || yt.Kind() == fe.KindMatrix {
+	if xt.Kind() == ir.KindMatrix || yt.Kind() == ir.KindMatrix {
 		return c.matBinary(e)
 	}
 	checkFloat(xt, "arithmetic")
 	x, y := c.expr(e.X), c.expr(e.Y)
 	s, ys := xt.Scalar(), yt.Scalar()
-	n := fe.Leaves(e.T)
+	n := ir.Leaves(e.T)
 	if x.n == 1 && y.n == 1 {
 		xs, yss := x.s, y.s
-		if e.Op == fe.LogicAnd {
+		if e.Op == ir.LogicAnd {
 			return scalarEx(func(t *th) uint64 {
 				if xs(t) == 0 {
 					return 0
@@ -619,7 +619,7 @@ func (c *compiler) binary(e *fe.Binary) ex {
 				return yss(t)
 			})
 		}
-		if e.Op == fe.LogicOr {
+		if e.Op == ir.LogicOr {
 			return scalarEx(func(t *th) uint64 {
 				if xs(t) != 0 {
 					return 1
@@ -643,80 +643,80 @@ func (c *compiler) binary(e *fe.Binary) ex {
 // fastOperands specialises the commonest float32 operations on the operand
 // forms that make up most of a loop body (a register, a constant), saving a
 // closure call per operand.
-func fastOperands(op fe.BinaryOp, s, ys *fe.Type, x, y ex) sfn {
-	if s == fe.TU32 && ys == fe.TU32 {
+func fastOperands(op ir.BinaryOp, s, ys *ir.Type, x, y ex) sfn {
+	if s == ir.TU32 && ys == ir.TU32 {
 		return fastU32(op, x, y)
 	}
-	if s != fe.TF32 {
+	if s != ir.TF32 {
 		return nil
 	}
 	switch {
 	case x.reg > 0 && y.reg > 0:
 		a, b := x.reg-1, y.reg-1
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uf32(f32(t.r[a]) + f32(t.r[b])) }
-		case fe.Sub:
+		case ir.Sub:
 			return func(t *th) uint64 { return uf32(f32(t.r[a]) - f32(t.r[b])) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uf32(f32(t.r[a]) * f32(t.r[b])) }
 		}
 	case x.reg > 0 && y.isLit:
 		a, c := x.reg-1, f32(y.lit)
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uf32(f32(t.r[a]) + c) }
-		case fe.Sub:
+		case ir.Sub:
 			return func(t *th) uint64 { return uf32(f32(t.r[a]) - c) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uf32(f32(t.r[a]) * c) }
-		case fe.Gt:
+		case ir.Gt:
 			return func(t *th) uint64 { return b2u(f32(t.r[a]) > c) }
-		case fe.Lt:
+		case ir.Lt:
 			return func(t *th) uint64 { return b2u(f32(t.r[a]) < c) }
 		}
 	case x.isLit && y.reg > 0:
 		c, b := f32(x.lit), y.reg-1
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uf32(c + f32(t.r[b])) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uf32(c * f32(t.r[b])) }
 		}
 	case y.isLit:
 		xs, c := x.s, f32(y.lit)
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uf32(f32(xs(t)) + c) }
-		case fe.Sub:
+		case ir.Sub:
 			return func(t *th) uint64 { return uf32(f32(xs(t)) - c) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uf32(f32(xs(t)) * c) }
-		case fe.Div:
+		case ir.Div:
 			return func(t *th) uint64 { return uf32(f32(xs(t)) / c) }
-		case fe.Gt:
+		case ir.Gt:
 			return func(t *th) uint64 { return b2u(f32(xs(t)) > c) }
-		case fe.Lt:
+		case ir.Lt:
 			return func(t *th) uint64 { return b2u(f32(xs(t)) < c) }
 		}
 	case y.reg > 0:
 		xs, b := x.s, y.reg-1
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uf32(f32(xs(t)) + f32(t.r[b])) }
-		case fe.Sub:
+		case ir.Sub:
 			return func(t *th) uint64 { return uf32(f32(xs(t)) - f32(t.r[b])) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uf32(f32(xs(t)) * f32(t.r[b])) }
 		}
 	case x.reg > 0:
 		a, ys := x.reg-1, y.s
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uf32(f32(t.r[a]) + f32(ys(t))) }
-		case fe.Sub:
+		case ir.Sub:
 			return func(t *th) uint64 { return uf32(f32(t.r[a]) - f32(ys(t))) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uf32(f32(t.r[a]) * f32(ys(t))) }
 		}
 	}
@@ -724,36 +724,36 @@ func fastOperands(op fe.BinaryOp, s, ys *fe.Type, x, y ex) sfn {
 }
 
 // fastU32 is fastOperands for u32: counters and indices.
-func fastU32(op fe.BinaryOp, x, y ex) sfn {
+func fastU32(op ir.BinaryOp, x, y ex) sfn {
 	switch {
 	case x.reg > 0 && y.isLit:
 		a, c := x.reg-1, uint32(y.lit)
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uint64(uint32(t.r[a]) + c) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uint64(uint32(t.r[a]) * c) }
-		case fe.Lt:
+		case ir.Lt:
 			return func(t *th) uint64 { return b2u(uint32(t.r[a]) < c) }
 		}
 	case x.reg > 0 && y.reg > 0:
 		a, b := x.reg-1, y.reg-1
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uint64(uint32(t.r[a]) + uint32(t.r[b])) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uint64(uint32(t.r[a]) * uint32(t.r[b])) }
-		case fe.Lt:
+		case ir.Lt:
 			return func(t *th) uint64 { return b2u(t.r[a] < t.r[b]) }
 		}
 	case y.isLit:
 		xs, c := x.s, uint32(y.lit)
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uint64(uint32(xs(t)) + c) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uint64(uint32(xs(t)) * c) }
-		case fe.Lt:
+		case ir.Lt:
 			return func(t *th) uint64 { return b2u(uint32(xs(t)) < c) }
 		}
 	}
@@ -761,67 +761,67 @@ func fastU32(op fe.BinaryOp, x, y ex) sfn {
 }
 
 // fastBinary specialises the commonest scalar operations.
-func fastBinary(op fe.BinaryOp, s, ys *fe.Type, x, y sfn) sfn {
+func fastBinary(op ir.BinaryOp, s, ys *ir.Type, x, y sfn) sfn {
 	switch {
-	case s == fe.TF32:
+	case s == ir.TF32:
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uf32(f32(x(t)) + f32(y(t))) }
-		case fe.Sub:
+		case ir.Sub:
 			return func(t *th) uint64 { return uf32(f32(x(t)) - f32(y(t))) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uf32(f32(x(t)) * f32(y(t))) }
-		case fe.Div:
+		case ir.Div:
 			return func(t *th) uint64 { return uf32(f32(x(t)) / f32(y(t))) }
-		case fe.Lt:
+		case ir.Lt:
 			return func(t *th) uint64 { return b2u(f32(x(t)) < f32(y(t))) }
-		case fe.Le:
+		case ir.Le:
 			return func(t *th) uint64 { return b2u(f32(x(t)) <= f32(y(t))) }
-		case fe.Gt:
+		case ir.Gt:
 			return func(t *th) uint64 { return b2u(f32(x(t)) > f32(y(t))) }
-		case fe.Ge:
+		case ir.Ge:
 			return func(t *th) uint64 { return b2u(f32(x(t)) >= f32(y(t))) }
 		}
-	case s == fe.TU32 && ys == fe.TU32:
+	case s == ir.TU32 && ys == ir.TU32:
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uint64(uint32(x(t)) + uint32(y(t))) }
-		case fe.Sub:
+		case ir.Sub:
 			return func(t *th) uint64 { return uint64(uint32(x(t)) - uint32(y(t))) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uint64(uint32(x(t)) * uint32(y(t))) }
-		case fe.And:
+		case ir.And:
 			return func(t *th) uint64 { return x(t) & y(t) }
-		case fe.Or:
+		case ir.Or:
 			return func(t *th) uint64 { return x(t) | y(t) }
-		case fe.Lt:
+		case ir.Lt:
 			return func(t *th) uint64 { return b2u(x(t) < y(t)) }
-		case fe.Le:
+		case ir.Le:
 			return func(t *th) uint64 { return b2u(x(t) <= y(t)) }
-		case fe.Gt:
+		case ir.Gt:
 			return func(t *th) uint64 { return b2u(x(t) > y(t)) }
-		case fe.Ge:
+		case ir.Ge:
 			return func(t *th) uint64 { return b2u(x(t) >= y(t)) }
-		case fe.Eq:
+		case ir.Eq:
 			return func(t *th) uint64 { return b2u(x(t) == y(t)) }
-		case fe.Ne:
+		case ir.Ne:
 			return func(t *th) uint64 { return b2u(x(t) != y(t)) }
 		}
-	case s == fe.TI32 && ys == fe.TI32:
+	case s == ir.TI32 && ys == ir.TI32:
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(t *th) uint64 { return uint64(uint32(x(t)) + uint32(y(t))) }
-		case fe.Sub:
+		case ir.Sub:
 			return func(t *th) uint64 { return uint64(uint32(x(t)) - uint32(y(t))) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(t *th) uint64 { return uint64(uint32(x(t)) * uint32(y(t))) }
-		case fe.Lt:
+		case ir.Lt:
 			return func(t *th) uint64 { return b2u(int32(x(t)) < int32(y(t))) }
-		case fe.Le:
+		case ir.Le:
 			return func(t *th) uint64 { return b2u(int32(x(t)) <= int32(y(t))) }
-		case fe.Gt:
+		case ir.Gt:
 			return func(t *th) uint64 { return b2u(int32(x(t)) > int32(y(t))) }
-		case fe.Ge:
+		case ir.Ge:
 			return func(t *th) uint64 { return b2u(int32(x(t)) >= int32(y(t))) }
 		}
 	}
@@ -830,58 +830,58 @@ func fastBinary(op fe.BinaryOp, s, ys *fe.Type, x, y sfn) sfn {
 
 // scalarOp is the scalar operation op on bits of type s (ys: the right
 // operand's type, for shifts), with Go's semantics, as frontend/interp.
-func scalarOp(op fe.BinaryOp, s, ys *fe.Type) func(a, b uint64) uint64 {
-	if s.Kind() == fe.KindFloat {
+func scalarOp(op ir.BinaryOp, s, ys *ir.Type) func(a, b uint64) uint64 {
+	if s.Kind() == ir.KindFloat {
 		switch op {
-		case fe.Add:
+		case ir.Add:
 			return func(a, b uint64) uint64 { return fromF(toF(a, s)+toF(b, s), s) }
-		case fe.Sub:
+		case ir.Sub:
 			return func(a, b uint64) uint64 { return fromF(toF(a, s)-toF(b, s), s) }
-		case fe.Mul:
+		case ir.Mul:
 			return func(a, b uint64) uint64 { return fromF(toF(a, s)*toF(b, s), s) }
-		case fe.Div:
+		case ir.Div:
 			return func(a, b uint64) uint64 { return fromF(toF(a, s)/toF(b, s), s) }
-		case fe.Rem:
+		case ir.Rem:
 			return func(a, b uint64) uint64 { return fromF(math.Mod(toF(a, s), toF(b, s)), s) }
-		case fe.Eq:
+		case ir.Eq:
 			return func(a, b uint64) uint64 { return b2u(toF(a, s) == toF(b, s)) }
-		case fe.Ne:
+		case ir.Ne:
 			return func(a, b uint64) uint64 { return b2u(toF(a, s) != toF(b, s)) }
-		case fe.Lt:
+		case ir.Lt:
 			return func(a, b uint64) uint64 { return b2u(toF(a, s) < toF(b, s)) }
-		case fe.Le:
+		case ir.Le:
 			return func(a, b uint64) uint64 { return b2u(toF(a, s) <= toF(b, s)) }
-		case fe.Gt:
+		case ir.Gt:
 			return func(a, b uint64) uint64 { return b2u(toF(a, s) > toF(b, s)) }
-		case fe.Ge:
+		case ir.Ge:
 			return func(a, b uint64) uint64 { return b2u(toF(a, s) >= toF(b, s)) }
 		}
 		refuse(unsupported("%s on %s", op, s))
 	}
-	if s == fe.TBool {
+	if s == ir.TBool {
 		switch op {
-		case fe.And, fe.LogicAnd:
+		case ir.And, ir.LogicAnd:
 			return func(a, b uint64) uint64 { return a & b }
-		case fe.Or, fe.LogicOr:
+		case ir.Or, ir.LogicOr:
 			return func(a, b uint64) uint64 { return a | b }
-		case fe.Xor, fe.Ne:
+		case ir.Xor, ir.Ne:
 			return func(a, b uint64) uint64 { return a ^ b }
-		case fe.Eq:
+		case ir.Eq:
 			return func(a, b uint64) uint64 { return 1 ^ a ^ b }
 		}
 		refuse(unsupported("%s on bool", op))
 	}
 	w := uint64(s.Bits())
-	signed := s.Kind() == fe.KindInt
-	se := func(v uint64) int64 { return int64(fe.SignExtend(v, s)) }
+	signed := s.Kind() == ir.KindInt
+	se := func(v uint64) int64 { return int64(ir.SignExtend(v, s)) }
 	switch op {
-	case fe.Add:
-		return func(a, b uint64) uint64 { return fe.Truncate(a+b, s) }
-	case fe.Sub:
-		return func(a, b uint64) uint64 { return fe.Truncate(a-b, s) }
-	case fe.Mul:
-		return func(a, b uint64) uint64 { return fe.Truncate(a*b, s) }
-	case fe.Div, fe.Rem:
+	case ir.Add:
+		return func(a, b uint64) uint64 { return ir.Truncate(a+b, s) }
+	case ir.Sub:
+		return func(a, b uint64) uint64 { return ir.Truncate(a-b, s) }
+	case ir.Mul:
+		return func(a, b uint64) uint64 { return ir.Truncate(a*b, s) }
+	case ir.Div, ir.Rem:
 		minInt := se(1 << (w - 1))
 		return func(a, b uint64) uint64 {
 			if b == 0 {
@@ -890,52 +890,52 @@ func scalarOp(op fe.BinaryOp, s, ys *fe.Type) func(a, b uint64) uint64 {
 			if signed {
 				sa, sb := se(a), se(b)
 				if sb == -1 && sa == minInt {
-					if op == fe.Div {
-						return fe.Truncate(uint64(sa), s) // Go's wrap-around
+					if op == ir.Div {
+						return ir.Truncate(uint64(sa), s) // Go's wrap-around
 					}
 					return 0
 				}
-				if op == fe.Div {
-					return fe.Truncate(uint64(sa/sb), s)
+				if op == ir.Div {
+					return ir.Truncate(uint64(sa/sb), s)
 				}
-				return fe.Truncate(uint64(sa%sb), s)
+				return ir.Truncate(uint64(sa%sb), s)
 			}
-			if op == fe.Div {
+			if op == ir.Div {
 				return a / b
 			}
 			return a % b
 		}
-	case fe.And:
+	case ir.And:
 		return func(a, b uint64) uint64 { return a & b }
-	case fe.Or:
+	case ir.Or:
 		return func(a, b uint64) uint64 { return a | b }
-	case fe.Xor:
+	case ir.Xor:
 		return func(a, b uint64) uint64 { return a ^ b }
-	case fe.Shl:
+	case ir.Shl:
 		return func(a, b uint64) uint64 {
-			n := fe.Truncate(b, ys)
+			n := ir.Truncate(b, ys)
 			if n >= w {
 				return 0
 			}
-			return fe.Truncate(a<<n, s)
+			return ir.Truncate(a<<n, s)
 		}
-	case fe.Shr:
+	case ir.Shr:
 		return func(a, b uint64) uint64 {
-			n := fe.Truncate(b, ys)
+			n := ir.Truncate(b, ys)
 			if signed {
 				n = min(n, w-1)
-				return fe.Truncate(uint64(se(a)>>n), s)
+				return ir.Truncate(uint64(se(a)>>n), s)
 			}
 			if n >= w {
 				return 0
 			}
 			return a >> n
 		}
-	case fe.Eq:
+	case ir.Eq:
 		return func(a, b uint64) uint64 { return b2u(a == b) }
-	case fe.Ne:
+	case ir.Ne:
 		return func(a, b uint64) uint64 { return b2u(a != b) }
-	case fe.Lt, fe.Le, fe.Gt, fe.Ge:
+	case ir.Lt, ir.Le, ir.Gt, ir.Ge:
 		cmp := func(a, b uint64) int {
 			if signed {
 				x, y := se(a), se(b)
@@ -956,11 +956,11 @@ func scalarOp(op fe.BinaryOp, s, ys *fe.Type) func(a, b uint64) uint64 {
 			return 0
 		}
 		switch op {
-		case fe.Lt:
+		case ir.Lt:
 			return func(a, b uint64) uint64 { return b2u(cmp(a, b) < 0) }
-		case fe.Le:
+		case ir.Le:
 			return func(a, b uint64) uint64 { return b2u(cmp(a, b) <= 0) }
-		case fe.Gt:
+		case ir.Gt:
 			return func(a, b uint64) uint64 { return b2u(cmp(a, b) > 0) }
 		}
 		return func(a, b uint64) uint64 { return b2u(cmp(a, b) >= 0) }
@@ -969,11 +969,11 @@ func scalarOp(op fe.BinaryOp, s, ys *fe.Type) func(a, b uint64) uint64 {
 	return nil
 }
 
-func (c *compiler) cast(e *fe.Cast) ex {
+func (c *compiler) cast(e *ir.Cast) ex {
 	x := c.expr(e.X)
 	fs, ts := e.X.Type().Scalar(), e.T.Scalar()
 	if e.Bit {
-		if fs.Bits() != ts.Bits() || fe.Leaves(e.X.Type()) != fe.Leaves(e.T) {
+		if fs.Bits() != ts.Bits() || ir.Leaves(e.X.Type()) != ir.Leaves(e.T) {
 			refuse(unsupported("bitcast between %s and %s", e.X.Type(), e.T))
 		}
 		return x
@@ -987,42 +987,42 @@ func (c *compiler) cast(e *fe.Cast) ex {
 }
 
 // castFn is the value conversion of a scalar from fs to ts.
-func castFn(fs, ts *fe.Type) func(uint64) uint64 {
+func castFn(fs, ts *ir.Type) func(uint64) uint64 {
 	checkFloat(fs, "conversion")
 	checkFloat(ts, "conversion")
 	var f func(uint64) uint64
 	switch {
-	case fs == fe.TBool && ts.Kind() == fe.KindFloat:
+	case fs == ir.TBool && ts.Kind() == ir.KindFloat:
 		f = func(v uint64) uint64 { return fromF(float64(v), ts) }
-	case fs == fe.TBool:
+	case fs == ir.TBool:
 		f = func(v uint64) uint64 { return v }
-	case ts == fe.TBool && fs.Kind() == fe.KindFloat:
+	case ts == ir.TBool && fs.Kind() == ir.KindFloat:
 		f = func(v uint64) uint64 { return b2u(toF(v, fs) != 0) }
-	case ts == fe.TBool:
+	case ts == ir.TBool:
 		f = func(v uint64) uint64 { return b2u(v != 0) }
-	case fs.Kind() == fe.KindFloat && ts.Kind() == fe.KindFloat:
+	case fs.Kind() == ir.KindFloat && ts.Kind() == ir.KindFloat:
 		f = func(v uint64) uint64 { return fromF(toF(v, fs), ts) }
-	case fs.Kind() == fe.KindFloat && ts.Kind() == fe.KindInt:
-		f = func(v uint64) uint64 { return fe.Truncate(uint64(int64(math.Trunc(toF(v, fs)))), ts) }
-	case fs.Kind() == fe.KindFloat:
-		f = func(v uint64) uint64 { return fe.Truncate(uint64(math.Trunc(toF(v, fs))), ts) }
-	case ts == fe.TF32 && fs.Kind() == fe.KindInt:
-		f = func(v uint64) uint64 { return uf32(float32(int64(fe.SignExtend(v, fs)))) }
-	case ts == fe.TF32:
+	case fs.Kind() == ir.KindFloat && ts.Kind() == ir.KindInt:
+		f = func(v uint64) uint64 { return ir.Truncate(uint64(int64(math.Trunc(toF(v, fs)))), ts) }
+	case fs.Kind() == ir.KindFloat:
+		f = func(v uint64) uint64 { return ir.Truncate(uint64(math.Trunc(toF(v, fs))), ts) }
+	case ts == ir.TF32 && fs.Kind() == ir.KindInt:
+		f = func(v uint64) uint64 { return uf32(float32(int64(ir.SignExtend(v, fs)))) }
+	case ts == ir.TF32:
 		f = func(v uint64) uint64 { return uf32(float32(v)) }
-	case ts.Kind() == fe.KindFloat && fs.Kind() == fe.KindInt:
-		f = func(v uint64) uint64 { return fromF(float64(int64(fe.SignExtend(v, fs))), ts) }
-	case ts.Kind() == fe.KindFloat:
+	case ts.Kind() == ir.KindFloat && fs.Kind() == ir.KindInt:
+		f = func(v uint64) uint64 { return fromF(float64(int64(ir.SignExtend(v, fs))), ts) }
+	case ts.Kind() == ir.KindFloat:
 		f = func(v uint64) uint64 { return fromF(float64(v), ts) }
 	default:
-		f = func(v uint64) uint64 { return fe.Truncate(fe.SignExtend(v, fs), ts) }
+		f = func(v uint64) uint64 { return ir.Truncate(ir.SignExtend(v, fs), ts) }
 	}
 	return f
 }
 
 // call compiles a call of a callable: arguments into temporaries first (an
 // argument may call the same callable), then into the parameters.
-func (c *compiler) call(e *fe.Call) ex {
+func (c *compiler) call(e *ir.Call) ex {
 	cf := c.function(e.Func)
 	type arg struct {
 		tmp, n, param int
@@ -1033,12 +1033,12 @@ func (c *compiler) call(e *fe.Call) ex {
 	args := make([]arg, len(e.Args))
 	for i, a := range e.Args {
 		p := e.Func.Params[i]
-		if p.Kind == fe.VarRefParam {
+		if p.Kind == ir.VarRefParam {
 			pl := c.place(a)
 			if pl.buf != nil {
 				refuse(unsupported("a buffer element passed by reference to %s", e.Func.Name))
 			}
-			args[i] = arg{mem: pl.mem, n: fe.Leaves(a.Type()), ref: c.refs[p], tmpRf: c.nrefs}
+			args[i] = arg{mem: pl.mem, n: ir.Leaves(a.Type()), ref: c.refs[p], tmpRf: c.nrefs}
 			c.nrefs++
 			continue
 		}

@@ -1,6 +1,6 @@
 package cpu
 
-import fe "github.com/lucent-gpu/lucent/frontend"
+import "github.com/lucent-gpu/lucent/frontend/ir"
 
 // Loop-invariant code motion: an expression inside a loop that reads only
 // values the loop does not change (uniforms, built-ins, locals it never
@@ -13,8 +13,8 @@ import fe "github.com/lucent-gpu/lucent/frontend"
 // hoist finds the invariant expressions of loop body parts, compiles them
 // into registers and returns the closure computing them, with the map
 // entries to remove once the loop is compiled.
-func (c *compiler) hoist(parts ...any) (pre func(*th), added []fe.Expr) {
-	found := hoistable(parts, func(e fe.Expr) bool { _, done := c.hoisted[e]; return done })
+func (c *compiler) hoist(parts ...any) (pre func(*th), added []ir.Expr) {
+	found := hoistable(parts, func(e ir.Expr) bool { _, done := c.hoisted[e]; return done })
 	if len(found) == 0 {
 		return nil, nil
 	}
@@ -34,20 +34,20 @@ func (c *compiler) hoist(parts ...any) (pre func(*th), added []fe.Expr) {
 
 // hoistable lists the largest loop-invariant expressions worth computing
 // before a loop made of parts, but for those done says are hoisted already.
-func hoistable(parts []any, done func(fe.Expr) bool) []fe.Expr {
-	assigned := map[*fe.Var]bool{}
+func hoistable(parts []any, done func(ir.Expr) bool) []ir.Expr {
+	assigned := map[*ir.Var]bool{}
 	for _, p := range parts {
-		walkStmts(p, func(s fe.Stmt) {
-			if a, ok := s.(*fe.Assign); ok {
-				if v := fe.PlaceRoot(a.Dst); v != nil {
+		walkStmts(p, func(s ir.Stmt) {
+			if a, ok := s.(*ir.Assign); ok {
+				if v := ir.PlaceRoot(a.Dst); v != nil {
 					assigned[v] = true
 				}
 			}
-		}, func(e fe.Expr) {
-			if call, ok := e.(*fe.Call); ok {
+		}, func(e ir.Expr) {
+			if call, ok := e.(*ir.Call); ok {
 				for i, a := range call.Args {
-					if call.Func != nil && call.Func.Params[i].Kind == fe.VarRefParam || call.Func == nil && i == 0 && call.Op >= fe.OpAtomicExchange && call.Op <= fe.OpAtomicMax {
-						if v := fe.PlaceRoot(a); v != nil {
+					if call.Func != nil && call.Func.Params[i].Kind == ir.VarRefParam || call.Func == nil && i == 0 && call.Op >= ir.OpAtomicExchange && call.Op <= ir.OpAtomicMax {
+						if v := ir.PlaceRoot(a); v != nil {
 							assigned[v] = true
 						}
 					}
@@ -55,10 +55,10 @@ func hoistable(parts []any, done func(fe.Expr) bool) []fe.Expr {
 			}
 		})
 	}
-	var found []fe.Expr
-	seen := map[fe.Expr]bool{}
-	var visit func(e fe.Expr)
-	visit = func(e fe.Expr) {
+	var found []ir.Expr
+	seen := map[ir.Expr]bool{}
+	var visit func(e ir.Expr)
+	visit = func(e ir.Expr) {
 		if e == nil || seen[e] || done(e) {
 			return
 		}
@@ -79,27 +79,27 @@ func hoistable(parts []any, done func(fe.Expr) bool) []fe.Expr {
 
 // invariant reports whether e's value cannot change while the loop runs and
 // evaluating it early cannot fault.
-func invariant(e fe.Expr, assigned map[*fe.Var]bool) bool {
+func invariant(e ir.Expr, assigned map[*ir.Var]bool) bool {
 	switch e := e.(type) {
-	case *fe.Literal, *fe.ConstArray:
+	case *ir.Literal, *ir.ConstArray:
 		return true
-	case *fe.Ref:
+	case *ir.Ref:
 		switch e.Var.Kind {
-		case fe.VarBuiltin:
+		case ir.VarBuiltin:
 			return true
-		case fe.VarArg:
+		case ir.VarArg:
 			return !e.Var.Type.IsResource()
-		case fe.VarLocal, fe.VarParam:
+		case ir.VarLocal, ir.VarParam:
 			return !assigned[e.Var]
 		}
 		return false
-	case *fe.Binary:
-		if (e.Op == fe.Div || e.Op == fe.Rem) && !isFloat(e.T) {
+	case *ir.Binary:
+		if (e.Op == ir.Div || e.Op == ir.Rem) && !isFloat(e.T) {
 			return false // may divide by zero where the loop would not
 		}
-	case *fe.Index:
+	case *ir.Index:
 		return false // a load, or a checked index
-	case *fe.Call:
+	case *ir.Call:
 		if e.Func != nil || !pureOp(e.Op) {
 			return false
 		}
@@ -112,56 +112,56 @@ func invariant(e fe.Expr, assigned map[*fe.Var]bool) bool {
 	return true
 }
 
-func isFloat(t *fe.Type) bool { return t.Scalar().Kind() == fe.KindFloat }
+func isFloat(t *ir.Type) bool { return t.Scalar().Kind() == ir.KindFloat }
 
 // pureOp reports the built-ins with no effects and no faults.
-func pureOp(op fe.Op) bool {
-	return op >= fe.OpAbs && op <= fe.OpBitReverse
+func pureOp(op ir.Op) bool {
+	return op >= ir.OpAbs && op <= ir.OpBitReverse
 }
 
 // worth reports whether hoisting e saves work: not a plain read.
-func worth(e fe.Expr) bool {
+func worth(e ir.Expr) bool {
 	switch e := e.(type) {
-	case *fe.Literal, *fe.ConstArray, *fe.Ref:
+	case *ir.Literal, *ir.ConstArray, *ir.Ref:
 		return false
-	case *fe.Swizzle:
-		_, ref := e.X.(*fe.Ref)
+	case *ir.Swizzle:
+		_, ref := e.X.(*ir.Ref)
 		return !ref
-	case *fe.Cast:
+	case *ir.Cast:
 		return worth(e.X) || !e.Bit
 	}
 	return true
 }
 
-func children(e fe.Expr) []fe.Expr {
+func children(e ir.Expr) []ir.Expr {
 	switch e := e.(type) {
-	case *fe.Unary:
-		return []fe.Expr{e.X}
-	case *fe.Binary:
-		return []fe.Expr{e.X, e.Y}
-	case *fe.Member:
-		return []fe.Expr{e.X}
-	case *fe.Swizzle:
-		return []fe.Expr{e.X}
-	case *fe.Index:
-		return []fe.Expr{e.X, e.I}
-	case *fe.Call:
+	case *ir.Unary:
+		return []ir.Expr{e.X}
+	case *ir.Binary:
+		return []ir.Expr{e.X, e.Y}
+	case *ir.Member:
+		return []ir.Expr{e.X}
+	case *ir.Swizzle:
+		return []ir.Expr{e.X}
+	case *ir.Index:
+		return []ir.Expr{e.X, e.I}
+	case *ir.Call:
 		return e.Args
-	case *fe.Cast:
-		return []fe.Expr{e.X}
-	case *fe.Construct:
+	case *ir.Cast:
+		return []ir.Expr{e.X}
+	case *ir.Construct:
 		return e.Args
 	}
 	return nil
 }
 
-// walkStmts calls stmt for every statement under p (a *fe.Block or an
-// fe.Expr loop condition) and expr for the expressions the statements hold:
+// walkStmts calls stmt for every statement under p (a *ir.Block or an
+// ir.Expr loop condition) and expr for the expressions the statements hold:
 // with stmt set (the scan for assignments) every expression node, with stmt
 // nil (hoisting, which descends itself) the top-level ones.
-func walkStmts(p any, stmt func(fe.Stmt), expr func(fe.Expr)) {
-	var exprs func(e fe.Expr)
-	exprs = func(e fe.Expr) {
+func walkStmts(p any, stmt func(ir.Stmt), expr func(ir.Expr)) {
+	var exprs func(e ir.Expr)
+	exprs = func(e ir.Expr) {
 		if e == nil {
 			return
 		}
@@ -172,51 +172,51 @@ func walkStmts(p any, stmt func(fe.Stmt), expr func(fe.Expr)) {
 			}
 		}
 	}
-	var dst func(e fe.Expr)
-	dst = func(e fe.Expr) { // a place: its index expressions are values
+	var dst func(e ir.Expr)
+	dst = func(e ir.Expr) { // a place: its index expressions are values
 		switch x := e.(type) {
-		case *fe.Index:
+		case *ir.Index:
 			dst(x.X)
 			exprs(x.I)
-		case *fe.Member:
+		case *ir.Member:
 			dst(x.X)
 		}
 	}
-	var block func(b *fe.Block)
-	var one func(s fe.Stmt)
-	one = func(s fe.Stmt) {
+	var block func(b *ir.Block)
+	var one func(s ir.Stmt)
+	one = func(s ir.Stmt) {
 		if stmt != nil {
 			stmt(s)
 		}
 		switch s := s.(type) {
-		case *fe.Block:
+		case *ir.Block:
 			block(s)
-		case *fe.If:
+		case *ir.If:
 			exprs(s.Cond)
 			block(s.Then)
 			block(s.Else)
-		case *fe.Loop:
+		case *ir.Loop:
 			block(s.Body)
-		case *fe.For:
+		case *ir.For:
 			exprs(s.Cond)
 			block(s.Body)
 			block(s.Update)
-		case *fe.Switch:
+		case *ir.Switch:
 			exprs(s.Tag)
 			for _, cs := range s.Cases {
 				block(cs.Body)
 			}
 			block(s.Default)
-		case *fe.Return:
+		case *ir.Return:
 			exprs(s.Value)
-		case *fe.Assign:
+		case *ir.Assign:
 			exprs(s.Src)
 			dst(s.Dst)
-		case *fe.ExprStmt:
+		case *ir.ExprStmt:
 			exprs(s.X)
 		}
 	}
-	block = func(b *fe.Block) {
+	block = func(b *ir.Block) {
 		if b == nil {
 			return
 		}
@@ -225,9 +225,9 @@ func walkStmts(p any, stmt func(fe.Stmt), expr func(fe.Expr)) {
 		}
 	}
 	switch p := p.(type) {
-	case *fe.Block:
+	case *ir.Block:
 		block(p)
-	case fe.Expr:
+	case ir.Expr:
 		exprs(p)
 	}
 }

@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/kernel"
 )
 
 // hostKernel is the IR of kernel name in hostkernels_test.go.
-func hostKernel(t testing.TB, name string) *fe.Function {
+func hostKernel(t testing.TB, name string) *ir.Function {
 	t.Helper()
 	src, err := os.ReadFile("hostkernels_test.go")
 	require.NoError(t, err)
@@ -211,7 +211,7 @@ func newBuf[T any](t *testing.T, d *device.Device, vals []T) *device.Buffer[T] {
 	return b
 }
 
-func hostTextureKernel(t *testing.T) *fe.Function {
+func hostTextureKernel(t *testing.T) *ir.Function {
 	t.Helper()
 	f, err := programs.Tonemap()
 	require.NoError(t, err)

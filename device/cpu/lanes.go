@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // The lane engine: a second compilation of a kernel whose closures each run
@@ -95,16 +95,16 @@ type laneConst struct {
 type laneCompiler struct {
 	c       *compiler // the per-thread compiler: argument indices and labels
 	p       *laneProg
-	slots   map[*fe.Var]int
-	uni     map[*fe.Var]int
+	slots   map[*ir.Var]int
+	uni     map[*ir.Var]int
 	lits    map[uint64]int
 	consts  map[string]int  // dispatch-wide values by name
-	hoisted map[fe.Expr]lex // loop-invariant expressions computed before their loop
+	hoisted map[ir.Expr]lex // loop-invariant expressions computed before their loop
 }
 
 // compileLanes compiles f for the lane engine, or returns nil (and what it
 // does not take) where the kernel has a shape it does not compile.
-func compileLanes(c *compiler, f *fe.Function, threads uint32) (lp *laneProg, why string) {
+func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, why string) {
 	if c.barrier || len(f.Shared) > 0 {
 		return nil, "barriers or shared memory"
 	}
@@ -119,15 +119,15 @@ func compileLanes(c *compiler, f *fe.Function, threads uint32) (lp *laneProg, wh
 	}()
 	w := int(min(threads, laneWidth))
 	lc := &laneCompiler{c: c, p: &laneProg{w: w, ids: -1, tids: -1, bids: -1},
-		slots: map[*fe.Var]int{}, uni: map[*fe.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}, hoisted: map[fe.Expr]lex{}}
+		slots: map[*ir.Var]int{}, uni: map[*ir.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}, hoisted: map[ir.Expr]lex{}}
 	for i, v := range f.Params {
 		if v.Type.IsResource() {
-			if v.Type.Kind() != fe.KindBuffer {
+			if v.Type.Kind() != ir.KindBuffer {
 				noLanes("argument %s of type %s", v.Name, v.Type)
 			}
 			continue
 		}
-		n := fe.Leaves(v.Type)
+		n := ir.Leaves(v.Type)
 		o := lc.tmp(n)
 		lc.uni[v] = o
 		for k := range n {
@@ -136,7 +136,7 @@ func compileLanes(c *compiler, f *fe.Function, threads uint32) (lp *laneProg, wh
 		}
 	}
 	for _, l := range f.Locals {
-		n := fe.Leaves(l.Type)
+		n := ir.Leaves(l.Type)
 		o := lc.tmp(n)
 		lc.slots[l] = o
 		lc.p.locals = append(lc.p.locals, [2]int{o, o + n})
@@ -184,11 +184,11 @@ func (lc *laneCompiler) dispatchConst(name string, get func(l *launch) uint64) i
 	return o
 }
 
-func (lc *laneCompiler) block(b *fe.Block) lstmt {
+func (lc *laneCompiler) block(b *ir.Block) lstmt {
 	var fns []lstmt
 	if b != nil {
 		for _, s := range b.Stmts {
-			if _, ok := s.(*fe.Comment); ok {
+			if _, ok := s.(*ir.Comment); ok {
 				continue
 			}
 			fns = append(fns, lc.stmt(s))
@@ -221,33 +221,33 @@ func mark(s uint8) lstmt {
 	}
 }
 
-func (lc *laneCompiler) stmt(s fe.Stmt) lstmt {
+func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 	switch s := s.(type) {
-	case *fe.Block:
+	case *ir.Block:
 		return lc.block(s)
-	case *fe.If:
+	case *ir.If:
 		return lc.ifStmt(s)
-	case *fe.For:
+	case *ir.For:
 		return lc.loop(s.Cond, s.Body, s.Update)
-	case *fe.Loop:
+	case *ir.Loop:
 		return lc.loop(nil, s.Body, nil)
-	case *fe.Break:
+	case *ir.Break:
 		return mark(stBrk)
-	case *fe.Continue:
+	case *ir.Continue:
 		return mark(stCont)
-	case *fe.Return:
+	case *ir.Return:
 		if s.Value != nil {
 			noLanes("a kernel returning a value")
 		}
 		return mark(stRet)
-	case *fe.Assign:
+	case *ir.Assign:
 		return lc.assign(s)
 	}
 	noLanes("statement %T", s)
 	return nil
 }
 
-func (lc *laneCompiler) ifStmt(s *fe.If) lstmt {
+func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 	cond := lc.scalar(s.Cond, -1)
 	then, els := lc.block(s.Then), lc.block(s.Else)
 	a, b, m := lc.newList(), lc.newList(), lc.newList()
@@ -293,13 +293,13 @@ func (lc *laneCompiler) ifStmt(s *fe.If) lstmt {
 }
 
 // loop is For (cond and update may be nil) and Loop.
-func (lc *laneCompiler) loop(condE fe.Expr, bodyB, updB *fe.Block) lstmt {
+func (lc *laneCompiler) loop(condE ir.Expr, bodyB, updB *ir.Block) lstmt {
 	// Loop-invariant expressions (the DSL writes them into the body) are
 	// computed once for the lanes entering the loop, as on the per-thread
 	// engine (hoist.go: they cannot fault).
-	var hoisted []fe.Expr
+	var hoisted []ir.Expr
 	var evs []func(*lth, []int32)
-	for _, e := range hoistable([]any{condE, bodyB, updB}, func(e fe.Expr) bool { _, done := lc.hoisted[e]; return done }) {
+	for _, e := range hoistable([]any{condE, bodyB, updB}, func(e ir.Expr) bool { _, done := lc.hoisted[e]; return done }) {
 		x := lc.expr(e, -1)
 		evs = append(evs, x.eval)
 		lc.hoisted[e] = lex{slot: x.slot, n: x.n}
@@ -390,11 +390,11 @@ func (lc *laneCompiler) loop(condE fe.Expr, bodyB, updB *fe.Block) lstmt {
 	}
 }
 
-func (lc *laneCompiler) assign(s *fe.Assign) lstmt {
-	if ix, ok := s.Dst.(*fe.Index); ok && ix.X.Type().Kind() == fe.KindBuffer {
+func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
+	if ix, ok := s.Dst.(*ir.Index); ok && ix.X.Type().Kind() == ir.KindBuffer {
 		return lc.store(ix, s.Src)
 	}
-	r, ok := s.Dst.(*fe.Ref)
+	r, ok := s.Dst.(*ir.Ref)
 	if !ok {
 		noLanes("assignment to %T", s.Dst)
 	}
@@ -402,7 +402,7 @@ func (lc *laneCompiler) assign(s *fe.Assign) lstmt {
 	if !ok {
 		noLanes("assignment to %s", r.Var.Name)
 	}
-	n := fe.Leaves(r.Var.Type)
+	n := ir.Leaves(r.Var.Type)
 	dst := -1
 	if n == 1 {
 		dst = d // the operation writes the variable itself
@@ -441,17 +441,17 @@ func (lc *laneCompiler) assign(s *fe.Assign) lstmt {
 }
 
 // word32 is a buffer argument of 4-byte elements indexed by an integer.
-func (lc *laneCompiler) word32(ix *fe.Index) (k int, idx lex, signed bool, label string) {
+func (lc *laneCompiler) word32(ix *ir.Index) (k int, idx lex, signed bool, label string) {
 	if ix.T.Size() != 4 || !ix.T.IsScalar() || !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
 		noLanes("buffer access of %s", ix.T)
 	}
-	v := ix.X.(*fe.Ref).Var
-	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == fe.KindInt, lc.c.argLabel(v)
+	v := ix.X.(*ir.Ref).Var
+	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == ir.KindInt, lc.c.argLabel(v)
 }
 
 // words is an access to a buffer element of several 4-byte leaves (a vec4,
 // a struct of 4-byte fields): the checked element index, then each leaf.
-func (lc *laneCompiler) words(ix *fe.Index) (k int, idx lex, signed bool, label string, offs []int, es uint64) {
+func (lc *laneCompiler) words(ix *ir.Index) (k int, idx lex, signed bool, label string, offs []int, es uint64) {
 	if !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
 		noLanes("buffer index of %s", ix.I.Type())
 	}
@@ -461,8 +461,8 @@ func (lc *laneCompiler) words(ix *fe.Index) (k int, idx lex, signed bool, label 
 		}
 		offs = append(offs, l.off)
 	}
-	v := ix.X.(*fe.Ref).Var
-	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == fe.KindInt, lc.c.argLabel(v), offs, uint64(ix.T.Size())
+	v := ix.X.(*ir.Ref).Var
+	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == ir.KindInt, lc.c.argLabel(v), offs, uint64(ix.T.Size())
 }
 
 // elemAt is the checked byte offset of element i (as its index's bits).
@@ -476,7 +476,7 @@ func (t *lth) elemAt(l int32, i uint64, signed bool, b []byte, es uint64, label 
 	return i * es
 }
 
-func (lc *laneCompiler) storeWords(ix *fe.Index, src fe.Expr) lstmt {
+func (lc *laneCompiler) storeWords(ix *ir.Index, src ir.Expr) lstmt {
 	k, idx, signed, label, offs, es := lc.words(ix)
 	v := lc.expr(src, -1)
 	if v.n != len(offs) {
@@ -501,7 +501,7 @@ func (lc *laneCompiler) storeWords(ix *fe.Index, src fe.Expr) lstmt {
 	}
 }
 
-func (lc *laneCompiler) loadWords(ix *fe.Index) lex {
+func (lc *laneCompiler) loadWords(ix *ir.Index) lex {
 	k, idx, signed, label, offs, es := lc.words(ix)
 	o := lc.tmp(len(offs))
 	iev, is := idx.eval, idx.slot
@@ -521,7 +521,7 @@ func (lc *laneCompiler) loadWords(ix *fe.Index) lex {
 	}}
 }
 
-func (lc *laneCompiler) store(ix *fe.Index, src fe.Expr) lstmt {
+func (lc *laneCompiler) store(ix *ir.Index, src ir.Expr) lstmt {
 	if !ix.T.IsScalar() {
 		return lc.storeWords(ix, src)
 	}
@@ -578,7 +578,7 @@ func (t *lth) fault(l int32, format string, args ...any) {
 }
 
 // scalar compiles a one-leaf expression.
-func (lc *laneCompiler) scalar(e fe.Expr, dst int) lex {
+func (lc *laneCompiler) scalar(e ir.Expr, dst int) lex {
 	x := lc.expr(e, dst)
 	if x.n != 1 {
 		noLanes("%d-leaf value where a scalar goes", x.n)
@@ -596,18 +596,18 @@ func (lc *laneCompiler) out(dst int) int {
 
 // expr compiles e; an operation writes its result into dst when dst >= 0
 // (lanes read their own operands before writing, so dst may be an operand).
-func (lc *laneCompiler) expr(e fe.Expr, dst int) lex {
+func (lc *laneCompiler) expr(e ir.Expr, dst int) lex {
 	if h, ok := lc.hoisted[e]; ok {
 		return h
 	}
 	switch e := e.(type) {
 	case *slotExpr:
 		return lex{slot: e.slot, n: 1}
-	case *fe.Literal:
-		return lex{slot: lc.lit(fe.Truncate(e.Bits, e.T)), n: 1}
-	case *fe.Ref:
+	case *ir.Literal:
+		return lex{slot: lc.lit(ir.Truncate(e.Bits, e.T)), n: 1}
+	case *ir.Ref:
 		return lc.ref(e.Var)
-	case *fe.Swizzle:
+	case *ir.Swizzle:
 		x := lc.expr(e.X, -1)
 		run := true // components in order, one after another: a view
 		for i, c := range e.Comps {
@@ -621,11 +621,11 @@ func (lc *laneCompiler) expr(e fe.Expr, dst int) lex {
 			srcs[i] = x.slot + int(c)
 		}
 		return lc.gather(x.eval, srcs)
-	case *fe.Construct:
-		if e.T.Kind() != fe.KindVector {
+	case *ir.Construct:
+		if e.T.Kind() != ir.KindVector {
 			noLanes("construct of %s", e.T)
 		}
-		n := fe.Leaves(e.T)
+		n := ir.Leaves(e.T)
 		var evs []func(*lth, []int32)
 		var srcs []int
 		for _, a := range e.Args {
@@ -644,26 +644,26 @@ func (lc *laneCompiler) expr(e fe.Expr, dst int) lex {
 			noLanes("construct of %s from %d scalars", e.T, len(srcs))
 		}
 		return lc.gather(seq(evs...), srcs)
-	case *fe.Index:
+	case *ir.Index:
 		xt := e.X.Type()
-		if xt.Kind() == fe.KindBuffer {
+		if xt.Kind() == ir.KindBuffer {
 			return lc.load(e, dst)
 		}
 		// A constant component of a vector (id.X from Go source).
-		if l, ok := e.I.(*fe.Literal); ok && xt.Kind() == fe.KindVector {
-			if i := fe.Truncate(l.Bits, l.T); i < uint64(xt.Len()) && (l.T.Kind() == fe.KindUint || int64(fe.SignExtend(l.Bits, l.T)) >= 0) {
+		if l, ok := e.I.(*ir.Literal); ok && xt.Kind() == ir.KindVector {
+			if i := ir.Truncate(l.Bits, l.T); i < uint64(xt.Len()) && (l.T.Kind() == ir.KindUint || int64(ir.SignExtend(l.Bits, l.T)) >= 0) {
 				x := lc.expr(e.X, -1)
 				return lex{eval: x.eval, slot: x.slot + int(i), n: 1}
 			}
 		}
 		noLanes("index of %s", xt)
-	case *fe.Binary:
+	case *ir.Binary:
 		return lc.binary(e, dst)
-	case *fe.Unary:
+	case *ir.Unary:
 		return lc.unary(e, dst)
-	case *fe.Cast:
+	case *ir.Cast:
 		return lc.cast(e, dst)
-	case *fe.Call:
+	case *ir.Call:
 		if e.Func == nil {
 			return lc.builtin(e, dst)
 		}
@@ -674,18 +674,18 @@ func (lc *laneCompiler) expr(e fe.Expr, dst int) lex {
 
 // slotExpr is an operand already in a slot (a component, in compwise).
 type slotExpr struct {
-	fe.Expr
+	ir.Expr
 	slot int
-	t    *fe.Type
+	t    *ir.Type
 }
 
-func (e *slotExpr) Type() *fe.Type { return e.t }
+func (e *slotExpr) Type() *ir.Type { return e.t }
 
 // norm is dot, length and distance on vectors of floats: the sum in
 // float64, as the per-thread engine computes it.
-func (lc *laneCompiler) norm(e *fe.Call, dst int) lex {
+func (lc *laneCompiler) norm(e *ir.Call, dst int) lex {
 	at := e.Args[0].Type()
-	if at.Kind() != fe.KindVector || at.Scalar().Kind() != fe.KindFloat {
+	if at.Kind() != ir.KindVector || at.Scalar().Kind() != ir.KindFloat {
 		noLanes("built-in %s on %s", e.Op, at)
 	}
 	s := at.Scalar()
@@ -699,7 +699,7 @@ func (lc *laneCompiler) norm(e *fe.Call, dst int) lex {
 		pre = x.eval
 	}
 	o, m, a, b, op := lc.out(dst), x.n, x.slot, y.slot, e.Op
-	if s == fe.TF32 {
+	if s == ir.TF32 {
 		// Component by component over the lanes, each lane's sum in float64
 		// in the same order.
 		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
@@ -719,9 +719,9 @@ func (lc *laneCompiler) norm(e *fe.Call, dst int) lex {
 				for _, l := range act {
 					p, q := float64(f32(ra[l])), float64(f32(rb[l]))
 					switch op {
-					case fe.OpDistance:
+					case ir.OpDistance:
 						p, q = p-q, p-q
-					case fe.OpLength:
+					case ir.OpLength:
 						q = p
 					}
 					sum[l] += p * q
@@ -730,7 +730,7 @@ func (lc *laneCompiler) norm(e *fe.Call, dst int) lex {
 			ro := t.r[o*w : (o+1)*w]
 			for _, l := range act {
 				v := sum[l]
-				if op != fe.OpDot {
+				if op != ir.OpDot {
 					v = math.Sqrt(v)
 				}
 				ro[l] = uf32(float32(v))
@@ -746,14 +746,14 @@ func (lc *laneCompiler) norm(e *fe.Call, dst int) lex {
 			var sum float64
 			for i := range m {
 				p, q := toF(t.r[(a+i)*w+int(l)], s), toF(t.r[(b+i)*w+int(l)], s)
-				if op == fe.OpDistance {
+				if op == ir.OpDistance {
 					p, q = p-q, p-q
-				} else if op != fe.OpDot {
+				} else if op != ir.OpDot {
 					q = p
 				}
 				sum += p * q
 			}
-			if op != fe.OpDot {
+			if op != ir.OpDot {
 				sum = math.Sqrt(sum)
 			}
 			t.r[o*w+int(l)] = fromF(sum, s)
@@ -761,23 +761,23 @@ func (lc *laneCompiler) norm(e *fe.Call, dst int) lex {
 	}}
 }
 
-func (lc *laneCompiler) ref(v *fe.Var) lex {
+func (lc *laneCompiler) ref(v *ir.Var) lex {
 	switch v.Kind {
-	case fe.VarLocal:
-		return lex{slot: lc.slots[v], n: fe.Leaves(v.Type)}
-	case fe.VarArg:
+	case ir.VarLocal:
+		return lex{slot: lc.slots[v], n: ir.Leaves(v.Type)}
+	case ir.VarArg:
 		if v.Type.IsResource() {
 			noLanes("resource %s used as a value", v.Name)
 		}
-		return lex{slot: lc.uni[v], n: fe.Leaves(v.Type)}
-	case fe.VarBuiltin:
+		return lex{slot: lc.uni[v], n: ir.Leaves(v.Type)}
+	case ir.VarBuiltin:
 		return lc.builtinVar(v.Builtin)
 	}
 	noLanes("variable %s (%v)", v.Name, v.Kind)
 	return lex{}
 }
 
-func (lc *laneCompiler) builtinVar(b fe.BuiltinVar) lex {
+func (lc *laneCompiler) builtinVar(b ir.BuiltinVar) lex {
 	filled := func(o *int) lex { // filled per batch (ids) or per block
 		if *o < 0 {
 			*o = lc.tmp(3)
@@ -796,28 +796,28 @@ func (lc *laneCompiler) builtinVar(b fe.BuiltinVar) lex {
 		return lex{slot: o, n: 3}
 	}
 	switch b {
-	case fe.DispatchID:
+	case ir.DispatchID:
 		return filled(&lc.p.ids)
-	case fe.ThreadID:
+	case ir.ThreadID:
 		return filled(&lc.p.tids)
-	case fe.BlockID:
+	case ir.BlockID:
 		return filled(&lc.p.bids)
-	case fe.DispatchSize:
+	case ir.DispatchSize:
 		return vec("size", func(l *launch, i int) uint64 { return uint64(l.size[i]) })
-	case fe.BlockSize:
+	case ir.BlockSize:
 		return vec("block", func(l *launch, i int) uint64 { return uint64(l.block[i]) })
-	case fe.DispatchGroups:
+	case ir.DispatchGroups:
 		return vec("groups", func(l *launch, i int) uint64 { return uint64(l.groups[i]) })
-	case fe.SubgroupLane:
+	case ir.SubgroupLane:
 		return lex{slot: lc.lit(0), n: 1}
-	case fe.SubgroupSize:
+	case ir.SubgroupSize:
 		return lex{slot: lc.lit(1), n: 1}
 	}
 	noLanes("built-in variable %v", b)
 	return lex{}
 }
 
-func (lc *laneCompiler) load(e *fe.Index, dst int) lex {
+func (lc *laneCompiler) load(e *ir.Index, dst int) lex {
 	if !e.T.IsScalar() {
 		return lc.loadWords(e)
 	}
@@ -958,14 +958,14 @@ func op2(pre func(*lth, []int32), a, b, o int, f func(x, y uint64) uint64) func(
 	}
 }
 
-func (lc *laneCompiler) binary(e *fe.Binary, dst int) lex {
+func (lc *laneCompiler) binary(e *ir.Binary, dst int) lex {
 	xt, yt := e.X.Type(), e.Y.Type()
-	if xt.Kind() == fe.KindMatrix || yt.Kind() == fe.KindMatrix {
+	if xt.Kind() == ir.KindMatrix || yt.Kind() == ir.KindMatrix {
 		noLanes("%s on %s and %s", e.Op, xt, yt)
 	}
 	checkFloat(xt, "arithmetic")
-	if n := fe.Leaves(e.T); n > 1 || !xt.IsScalar() || !yt.IsScalar() {
-		if e.Op == fe.LogicAnd || e.Op == fe.LogicOr {
+	if n := ir.Leaves(e.T); n > 1 || !xt.IsScalar() || !yt.IsScalar() {
+		if e.Op == ir.LogicAnd || e.Op == ir.LogicOr {
 			noLanes("%s on vectors", e.Op)
 		}
 		s, ys := xt.Scalar(), yt.Scalar()
@@ -977,7 +977,7 @@ func (lc *laneCompiler) binary(e *fe.Binary, dst int) lex {
 			return op2(nil, sl[0], sl[1], o, op)
 		})
 	}
-	if e.Op == fe.LogicAnd || e.Op == fe.LogicOr {
+	if e.Op == ir.LogicAnd || e.Op == ir.LogicOr {
 		return lc.logic(e, dst)
 	}
 	x, y := lc.scalar(e.X, -1), lc.scalar(e.Y, -1)
@@ -993,14 +993,14 @@ func (lc *laneCompiler) binary(e *fe.Binary, dst int) lex {
 
 // laneFast is the lane loop of the commonest float32 and u32 operations,
 // written out (no call per lane).
-func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o int) func(*lth, []int32) {
+func laneFast(op ir.BinaryOp, s, ys *ir.Type, pre func(*lth, []int32), a, b, o int) func(*lth, []int32) {
 	type k = struct {
-		s  *fe.Type
-		op fe.BinaryOp
+		s  *ir.Type
+		op ir.BinaryOp
 	}
 	var f func(ra, rb, ro []uint64, act []int32)
 	switch (k{s, op}) {
-	case k{fe.TF32, fe.Add}:
+	case k{ir.TF32, ir.Add}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1013,7 +1013,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = uf32(f32(ra[l]) + f32(rb[l]))
 			}
 		}
-	case k{fe.TF32, fe.Sub}:
+	case k{ir.TF32, ir.Sub}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1026,7 +1026,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = uf32(f32(ra[l]) - f32(rb[l]))
 			}
 		}
-	case k{fe.TF32, fe.Mul}:
+	case k{ir.TF32, ir.Mul}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1039,7 +1039,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = uf32(f32(ra[l]) * f32(rb[l]))
 			}
 		}
-	case k{fe.TF32, fe.Div}:
+	case k{ir.TF32, ir.Div}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1052,7 +1052,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = uf32(f32(ra[l]) / f32(rb[l]))
 			}
 		}
-	case k{fe.TF32, fe.Lt}:
+	case k{ir.TF32, ir.Lt}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1065,7 +1065,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = b2u(f32(ra[l]) < f32(rb[l]))
 			}
 		}
-	case k{fe.TF32, fe.Le}:
+	case k{ir.TF32, ir.Le}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1078,7 +1078,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = b2u(f32(ra[l]) <= f32(rb[l]))
 			}
 		}
-	case k{fe.TF32, fe.Gt}:
+	case k{ir.TF32, ir.Gt}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1091,7 +1091,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = b2u(f32(ra[l]) > f32(rb[l]))
 			}
 		}
-	case k{fe.TF32, fe.Ge}:
+	case k{ir.TF32, ir.Ge}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1104,7 +1104,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = b2u(f32(ra[l]) >= f32(rb[l]))
 			}
 		}
-	case k{fe.TU32, fe.Add}, k{fe.TI32, fe.Add}:
+	case k{ir.TU32, ir.Add}, k{ir.TI32, ir.Add}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1117,7 +1117,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = uint64(uint32(ra[l]) + uint32(rb[l]))
 			}
 		}
-	case k{fe.TU32, fe.Sub}, k{fe.TI32, fe.Sub}:
+	case k{ir.TU32, ir.Sub}, k{ir.TI32, ir.Sub}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1130,7 +1130,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = uint64(uint32(ra[l]) - uint32(rb[l]))
 			}
 		}
-	case k{fe.TU32, fe.Mul}, k{fe.TI32, fe.Mul}:
+	case k{ir.TU32, ir.Mul}, k{ir.TI32, ir.Mul}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1143,7 +1143,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = uint64(uint32(ra[l]) * uint32(rb[l]))
 			}
 		}
-	case k{fe.TU32, fe.And}, k{fe.TI32, fe.And}:
+	case k{ir.TU32, ir.And}, k{ir.TI32, ir.And}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1156,7 +1156,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = ra[l] & rb[l]
 			}
 		}
-	case k{fe.TU32, fe.Or}, k{fe.TI32, fe.Or}:
+	case k{ir.TU32, ir.Or}, k{ir.TI32, ir.Or}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1169,7 +1169,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = ra[l] | rb[l]
 			}
 		}
-	case k{fe.TU32, fe.Xor}, k{fe.TI32, fe.Xor}:
+	case k{ir.TU32, ir.Xor}, k{ir.TI32, ir.Xor}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1182,7 +1182,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = ra[l] ^ rb[l]
 			}
 		}
-	case k{fe.TU32, fe.Lt}:
+	case k{ir.TU32, ir.Lt}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1195,7 +1195,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = b2u(ra[l] < rb[l])
 			}
 		}
-	case k{fe.TU32, fe.Le}:
+	case k{ir.TU32, ir.Le}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1208,7 +1208,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = b2u(ra[l] <= rb[l])
 			}
 		}
-	case k{fe.TU32, fe.Gt}:
+	case k{ir.TU32, ir.Gt}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1221,7 +1221,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = b2u(ra[l] > rb[l])
 			}
 		}
-	case k{fe.TU32, fe.Ge}:
+	case k{ir.TU32, ir.Ge}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1234,7 +1234,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = b2u(ra[l] >= rb[l])
 			}
 		}
-	case k{fe.TU32, fe.Eq}, k{fe.TI32, fe.Eq}:
+	case k{ir.TU32, ir.Eq}, k{ir.TI32, ir.Eq}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1247,7 +1247,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = b2u(ra[l] == rb[l])
 			}
 		}
-	case k{fe.TU32, fe.Ne}, k{fe.TI32, fe.Ne}:
+	case k{ir.TU32, ir.Ne}, k{ir.TI32, ir.Ne}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1260,7 +1260,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = b2u(ra[l] != rb[l])
 			}
 		}
-	case k{fe.TI32, fe.Lt}:
+	case k{ir.TI32, ir.Lt}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1273,7 +1273,7 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 				ro[l] = b2u(int32(uint32(ra[l])) < int32(uint32(rb[l])))
 			}
 		}
-	case k{fe.TI32, fe.Ge}:
+	case k{ir.TI32, ir.Ge}:
 		f = func(ra, rb, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, rb, ro := ra[:n], rb[:n], ro[:n]
@@ -1301,11 +1301,11 @@ func laneFast(op fe.BinaryOp, s, ys *fe.Type, pre func(*lth, []int32), a, b, o i
 
 // logic is && and ||: the right operand runs only on the lanes whose left
 // operand does not decide (it may guard an access).
-func (lc *laneCompiler) logic(e *fe.Binary, dst int) lex {
+func (lc *laneCompiler) logic(e *ir.Binary, dst int) lex {
 	x, y := lc.scalar(e.X, -1), lc.scalar(e.Y, -1)
 	o := lc.out(dst)
 	sub := lc.newList()
-	and := e.Op == fe.LogicAnd
+	and := e.Op == ir.LogicAnd
 	xev, xs, yev, ys := x.eval, x.slot, y.eval, y.slot
 	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
 		if xev != nil {
@@ -1350,22 +1350,22 @@ func op1(pre func(*lth, []int32), a, o int, f func(uint64) uint64) func(*lth, []
 	}
 }
 
-func (lc *laneCompiler) unary(e *fe.Unary, dst int) lex {
+func (lc *laneCompiler) unary(e *ir.Unary, dst int) lex {
 	x := lc.expr(e.X, -1)
 	s := e.T.Scalar()
 	checkFloat(s, "negation")
 	var f func(uint64) uint64
 	switch {
-	case e.Op == fe.Not:
+	case e.Op == ir.Not:
 		f = func(v uint64) uint64 { return v ^ 1 }
-	case e.Op == fe.BitNot:
-		f = func(v uint64) uint64 { return fe.Truncate(^v, s) }
-	case s == fe.TF32:
+	case e.Op == ir.BitNot:
+		f = func(v uint64) uint64 { return ir.Truncate(^v, s) }
+	case s == ir.TF32:
 		f = func(v uint64) uint64 { return v ^ 1<<31 }
-	case s.Kind() == fe.KindFloat:
+	case s.Kind() == ir.KindFloat:
 		f = func(v uint64) uint64 { return v ^ 1<<63 }
 	default:
-		f = func(v uint64) uint64 { return fe.Truncate(-v, s) }
+		f = func(v uint64) uint64 { return ir.Truncate(-v, s) }
 	}
 	if x.n > 1 {
 		return lc.compwise(x.n, []lex{x}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) })
@@ -1374,9 +1374,9 @@ func (lc *laneCompiler) unary(e *fe.Unary, dst int) lex {
 	return lex{eval: op1(x.eval, x.slot, o, f), slot: o, n: 1}
 }
 
-func (lc *laneCompiler) cast(e *fe.Cast, dst int) lex {
+func (lc *laneCompiler) cast(e *ir.Cast, dst int) lex {
 	fs, ts := e.X.Type(), e.T
-	if (fs.Kind() == fe.KindVector && ts.Kind() == fe.KindVector && fs.Len() == ts.Len()) && !e.Bit {
+	if (fs.Kind() == ir.KindVector && ts.Kind() == ir.KindVector && fs.Len() == ts.Len()) && !e.Bit {
 		f := castFn(fs.Scalar(), ts.Scalar())
 		return lc.compwise(fs.Len(), []lex{lc.expr(e.X, -1)}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) })
 	}
@@ -1394,7 +1394,7 @@ func (lc *laneCompiler) cast(e *fe.Cast, dst int) lex {
 	pre, a := x.eval, x.slot
 	var f func(ra, ro []uint64, act []int32)
 	switch {
-	case fs == fe.TU32 && ts == fe.TF32:
+	case fs == ir.TU32 && ts == ir.TF32:
 		f = func(ra, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, ro := ra[:n], ro[:n]
@@ -1407,7 +1407,7 @@ func (lc *laneCompiler) cast(e *fe.Cast, dst int) lex {
 				ro[l] = uf32(float32(uint32(ra[l])))
 			}
 		}
-	case fs == fe.TI32 && ts == fe.TF32:
+	case fs == ir.TI32 && ts == ir.TF32:
 		f = func(ra, ro []uint64, act []int32) {
 			if n := dense(act); n > 0 {
 				ra, ro := ra[:n], ro[:n]
@@ -1436,28 +1436,28 @@ func (lc *laneCompiler) cast(e *fe.Cast, dst int) lex {
 // builtin compiles the pure scalar built-ins (on float32 and 32-bit
 // integers, as the per-thread engine computes them), select and a buffer's
 // length.
-func (lc *laneCompiler) builtin(e *fe.Call, dst int) lex {
-	if e.Op == fe.OpBufferSize {
-		v := e.Args[0].(*fe.Ref).Var
+func (lc *laneCompiler) builtin(e *ir.Call, dst int) lex {
+	if e.Op == ir.OpBufferSize {
+		v := e.Args[0].(*ir.Ref).Var
 		k, es := lc.c.params[v], uint64(v.Type.Elem().Size())
 		return lex{slot: lc.dispatchConst(fmt.Sprint("len", k), func(l *launch) uint64 { return uint64(uint32(uint64(len(l.bufs[k])) / es)) }), n: 1}
 	}
 	switch op := e.Op; {
-	case op >= fe.OpAtomicExchange && op <= fe.OpAtomicMax, op == fe.OpBarrier,
-		op >= fe.OpSubgroupElect && op <= fe.OpSubgroupExclusiveAdd,
-		op >= fe.OpTextureRead && op <= fe.OpTextureSample,
-		op >= fe.OpBindlessRead && op <= fe.OpBindlessSize, op >= fe.OpBindlessTexRead && op <= fe.OpBindlessTexSize,
-		op == fe.OpTranspose, op == fe.OpDeterminant, op == fe.OpInverse, op == fe.OpOuterProduct, op == fe.OpReflect,
-		op == fe.OpIsNaN, op == fe.OpIsInf, op == fe.OpNormalize,
-		op == fe.OpCross, op == fe.OpAny, op == fe.OpAll,
-		op == fe.OpReduceSum, op == fe.OpReduceProd, op == fe.OpReduceMin, op == fe.OpReduceMax:
+	case op >= ir.OpAtomicExchange && op <= ir.OpAtomicMax, op == ir.OpBarrier,
+		op >= ir.OpSubgroupElect && op <= ir.OpSubgroupExclusiveAdd,
+		op >= ir.OpTextureRead && op <= ir.OpTextureSample,
+		op >= ir.OpBindlessRead && op <= ir.OpBindlessSize, op >= ir.OpBindlessTexRead && op <= ir.OpBindlessTexSize,
+		op == ir.OpTranspose, op == ir.OpDeterminant, op == ir.OpInverse, op == ir.OpOuterProduct, op == ir.OpReflect,
+		op == ir.OpIsNaN, op == ir.OpIsInf, op == ir.OpNormalize,
+		op == ir.OpCross, op == ir.OpAny, op == ir.OpAll,
+		op == ir.OpReduceSum, op == ir.OpReduceProd, op == ir.OpReduceMin, op == ir.OpReduceMax:
 		noLanes("built-in %s", op) // the per-thread engine's own forms
 	}
-	if e.Op == fe.OpDot || e.Op == fe.OpLength || e.Op == fe.OpDistance {
+	if e.Op == ir.OpDot || e.Op == ir.OpLength || e.Op == ir.OpDistance {
 		return lc.norm(e, dst)
 	}
-	if n := fe.Leaves(e.T); n > 1 {
-		if e.T.Kind() != fe.KindVector {
+	if n := ir.Leaves(e.T); n > 1 {
+		if e.T.Kind() != ir.KindVector {
 			noLanes("built-in %s of %s", e.Op, e.T)
 		}
 		// Component by component, each the scalar built-in on components.
@@ -1466,11 +1466,11 @@ func (lc *laneCompiler) builtin(e *fe.Call, dst int) lex {
 			args = append(args, lc.expr(a, -1))
 		}
 		return lc.compwise(n, args, func(sl []int, o int) func(*lth, []int32) {
-			parts := make([]fe.Expr, len(e.Args))
+			parts := make([]ir.Expr, len(e.Args))
 			for i, a := range e.Args {
 				parts[i] = &slotExpr{slot: sl[i], t: a.Type().Scalar()}
 			}
-			return lc.builtin(&fe.Call{Op: e.Op, Args: parts, T: e.T.Scalar()}, o).eval
+			return lc.builtin(&ir.Call{Op: e.Op, Args: parts, T: e.T.Scalar()}, o).eval
 		})
 	}
 	args := make([]lex, len(e.Args))
@@ -1484,7 +1484,7 @@ func (lc *laneCompiler) builtin(e *fe.Call, dst int) lex {
 	}
 	pre := seq(evs...)
 	o := lc.out(dst)
-	if e.Op == fe.OpSelect {
+	if e.Op == ir.OpSelect {
 		c, a, b := args[0].slot, args[1].slot, args[2].slot
 		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
 			if pre != nil {
@@ -1511,24 +1511,24 @@ func (lc *laneCompiler) builtin(e *fe.Call, dst int) lex {
 	}
 	op := e.Op
 	switch {
-	case s == fe.TF32:
+	case s == ir.TF32:
 		ops := make([]float32, len(args))
-		if !probe(func() bool { _, ok := fe.RefFloat32(op, ops...); return ok }) {
+		if !probe(func() bool { _, ok := ir.RefFloat32(op, ops...); return ok }) {
 			noLanes("built-in %s on %s", op, s)
 		}
 		// The commonest, as RefFloat32 computes them, without its switch per lane.
 		switch op {
-		case fe.OpSqrt:
+		case ir.OpSqrt:
 			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Sqrt(float64(f32(v))))) }), slot: o, n: 1}
-		case fe.OpInverseSqrt:
+		case ir.OpInverseSqrt:
 			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(1 / math.Sqrt(float64(f32(v))))) }), slot: o, n: 1}
-		case fe.OpAbs:
+		case ir.OpAbs:
 			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Abs(float64(f32(v))))) }), slot: o, n: 1}
-		case fe.OpFloor:
+		case ir.OpFloor:
 			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Floor(float64(f32(v))))) }), slot: o, n: 1}
-		case fe.OpMin:
+		case ir.OpMin:
 			return lex{eval: op2(pre, slots[0], slots[1], o, func(a, b uint64) uint64 { return uf32(float32(math.Min(float64(f32(a)), float64(f32(b))))) }), slot: o, n: 1}
-		case fe.OpMax:
+		case ir.OpMax:
 			return lex{eval: op2(pre, slots[0], slots[1], o, func(a, b uint64) uint64 { return uf32(float32(math.Max(float64(f32(a)), float64(f32(b))))) }), slot: o, n: 1}
 		}
 		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
@@ -1543,14 +1543,14 @@ func (lc *laneCompiler) builtin(e *fe.Call, dst int) lex {
 				for i, sl := range slots {
 					in[i] = f32(t.r[sl*w+int(l)])
 				}
-				r, _ := fe.RefFloat32(op, in...)
+				r, _ := ir.RefFloat32(op, in...)
 				ro[l] = uf32(r)
 			}
 		}}
 	case s.IsInteger() && s.Bits() == 32:
-		signed := s.Kind() == fe.KindInt
+		signed := s.Kind() == ir.KindInt
 		ops := make([]uint32, len(args))
-		if !probe(func() bool { _, ok := fe.RefInt(op, signed, ops...); return ok }) {
+		if !probe(func() bool { _, ok := ir.RefInt(op, signed, ops...); return ok }) {
 			noLanes("built-in %s on %s", op, s)
 		}
 		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
@@ -1565,7 +1565,7 @@ func (lc *laneCompiler) builtin(e *fe.Call, dst int) lex {
 				for i, sl := range slots {
 					in[i] = uint32(t.r[sl*w+int(l)])
 				}
-				r, _ := fe.RefInt(op, signed, in...)
+				r, _ := ir.RefInt(op, signed, in...)
 				ro[l] = uint64(r)
 			}
 		}}

@@ -8,14 +8,14 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/cpu"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/kernel"
 )
 
 // bothEngines compiles f twice on d: on the per-thread engine and (where the
 // lane engine takes it) on the lane engine.
-func bothEngines(t *testing.T, d *device.Device, f *fe.Function) (perThread, lanes *device.Kernel) {
+func bothEngines(t *testing.T, d *device.Device, f *ir.Function) (perThread, lanes *device.Kernel) {
 	t.Helper()
 	on, why, err := cpu.LaneEngine(f)
 	require.NoError(t, err)

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // program is a compiled kernel.
@@ -20,7 +20,7 @@ type program struct {
 	name, pos     string
 	block         [3]uint32
 	barrier       bool
-	params        []*fe.Var
+	params        []*ir.Var
 	shared        []int // leaves of each shared variable
 	entry         *compiledFunc
 	nslots, nrefs int
@@ -63,7 +63,7 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	}
 	if desc.Host != nil {
 		for i, v := range f.Params {
-			if k := v.Type.Kind(); k != fe.KindBuffer && v.Type.IsResource() {
+			if k := v.Type.Kind(); k != ir.KindBuffer && v.Type.IsResource() {
 				return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w: a host function takes buffers and uniforms, not the %s %v", f.Name, device.ErrInvalidArgument, k, argLabel{&sig.Args[i], i})
 			}
 		}
@@ -125,7 +125,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 		v := p.params[i]
 		label := argLabel{&sh.sig.Args[i], i}
 		switch v.Type.Kind() {
-		case fe.KindBindless:
+		case ir.KindBindless:
 			if a.Kind != device.ArgBindlessArray {
 				return nil, fmt.Errorf("%w: %v: kernel expects a bindless array, got a %s", device.ErrInvalidArgument, label, a.Kind)
 			}
@@ -140,7 +140,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 				l.binds = make([][]bslot, len(c.Args))
 			}
 			l.binds[i] = arr.snapshot()
-		case fe.KindTexture:
+		case ir.KindTexture:
 			if a.Kind != device.ArgTexture {
 				return nil, fmt.Errorf("%w: %v: kernel expects a storage texture, got a %s", device.ErrInvalidArgument, label, a.Kind)
 			}
@@ -158,7 +158,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 				l.texs = make([]*texView, len(c.Args))
 			}
 			l.texs[i] = &texView{data: tx.levels[a.Level], ext: tx.desc.LevelExtent(a.Level), format: tx.desc.Format, label: label.String()}
-		case fe.KindBuffer:
+		case ir.KindBuffer:
 			if a.Kind != device.ArgBuffer {
 				return nil, fmt.Errorf("%w: %s: kernel expects a buffer, got a %s", device.ErrInvalidArgument, label, a.Kind)
 			}
@@ -262,8 +262,8 @@ type argLabel struct {
 
 func (l argLabel) String() string { return l.a.Label(l.i) }
 
-func decodeUniform(t *fe.Type, b []byte) ([]uint64, error) {
-	if t == fe.TBool {
+func decodeUniform(t *ir.Type, b []byte) ([]uint64, error) {
+	if t == ir.TBool {
 		if len(b) != 1 && len(b) != 4 {
 			return nil, fmt.Errorf("%d bytes for a bool", len(b))
 		}
