@@ -32,6 +32,7 @@ type compileOptions struct {
 	name     string
 	names    bool
 	emulated bool
+	host     HostFunc
 }
 
 // CompileOption tunes Compile.
@@ -44,6 +45,11 @@ func WithKernelName(name string) CompileOption { return func(o *compileOptions) 
 // add and sub on buffers even where the device has native ones (for testing
 // the emulation, or working around a driver).
 func WithEmulatedFloatAtomics() CompileOption { return func(o *compileOptions) { o.emulated = true } }
+
+// WithHost gives the kernel's compiled Go function (ShaderDesc.Host), for a
+// backend that runs kernels on the host: the launchers lucentc -go writes pass
+// the Go-subset kernel they were made from.
+func WithHost(fn HostFunc) CompileOption { return func(o *compileOptions) { o.host = fn } }
 
 // WithDebugNames keeps variable and function names in the native code.
 func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
@@ -178,7 +184,7 @@ func (d *Device) compile(f *ir.Function, o compileOptions) (*Kernel, error) {
 	}
 	var rep ShaderReport
 	sh, err := d.newShader(ShaderDesc{
-		Kernel: f, Signature: &sig, Name: o.name, Report: &rep,
+		Kernel: f, Signature: &sig, Name: o.name, Report: &rep, Host: o.host,
 		KernelOptions: KernelOptions{DebugNames: o.names, EmulatedFloatAtomics: o.emulated},
 	}, func(err error) error {
 		if errors.Is(err, ir.ErrUnsupported) && !errors.Is(err, ErrUnsupported) {

@@ -199,6 +199,13 @@ type ShaderDesc struct {
 	// Either way the module is parsed, and checked against the device's
 	// limits (workgroup size and invocations, shared memory, id bound).
 	Trusted bool
+	// Host, given with Kernel, is the same kernel as a compiled Go function
+	// (the launchers lucentc -go writes pass the Go-subset kernel they were
+	// made from). A backend that runs kernels on the host CPU may call it
+	// instead of compiling Kernel; the others ignore it. Kernel stays the
+	// description: the signature, the argument checks and the limits come
+	// from it, and Host must compute what it does.
+	Host HostFunc
 	// WholeBlocks says the shader must be dispatched in whole blocks of
 	// Signature.BlockSize, as a kernel with barriers must (threads past the
 	// size return early and would miss the barrier): Dispatch refuses any
@@ -206,6 +213,17 @@ type ShaderDesc struct {
 	// the launchers lucentc -go writes set it from the kernel.
 	WholeBlocks bool
 }
+
+// HostFunc runs a kernel over size threads (in the kernel's blocks) as
+// compiled Go, on the calling goroutine and as many more as it likes,
+// returning when every thread has finished. args[i] is argument i's bytes,
+// by the signature: a buffer's bound range (the device's memory, aligned for
+// the element type), a uniform's value as Argument.Uniform holds it. It
+// returns ctx's error, wrapped, when ctx is done before the work is; an error
+// wrapping ErrInvalidArgument when an argument does not fit the function
+// (its size), and any other error (a panicking thread) as what went wrong in
+// the kernel. The backend names the kernel around it.
+type HostFunc func(ctx context.Context, size [3]uint32, args [][]byte) error
 
 // Factory is what a backend registers: it lists the adapters it sees and opens
 // one of them.

@@ -11,12 +11,13 @@ import (
 // forwards, what it rejects); it runs nothing and is never a stand-in for a
 // real backend in tests of behaviour.
 type recorder struct {
-	mu        sync.Mutex
-	next      Handle
-	live      map[Handle]ResourceKind
-	calls     []string
-	closed    bool
-	shaderSig Signature
+	mu         sync.Mutex
+	next       Handle
+	live       map[Handle]ResourceKind
+	calls      []string
+	closed     bool
+	shaderSig  Signature
+	lastShader ShaderDesc // the last CreateShader's descriptor
 }
 
 func newRecorder() *recorder { return &recorder{live: map[Handle]ResourceKind{}} }
@@ -77,7 +78,10 @@ func (r *recorder) DestroyShader(h Handle) error                    { return r.d
 func (r *recorder) EventCompleted(Handle, uint64) (bool, error)     { return true, nil }
 func (r *recorder) SynchronizeStream(context.Context, Handle) error { return nil }
 
-func (r *recorder) CreateShader(ShaderDesc) (Handle, Signature, error) {
+func (r *recorder) CreateShader(d ShaderDesc) (Handle, Signature, error) {
+	r.mu.Lock()
+	r.lastShader = d
+	r.mu.Unlock()
 	h, err := r.create(KindShader)
 	return h, r.shaderSig, err
 }

@@ -37,6 +37,8 @@ func (d *Device) newShader(desc ShaderDesc, wrap func(error) error) (*Shader, er
 		name = "shader"
 	}
 	switch {
+	case desc.Host != nil && desc.Kernel == nil:
+		return nil, wrap(fmt.Errorf("%w: a host function without the kernel it implements (ShaderDesc.Kernel)", ErrInvalidArgument))
 	case desc.Kernel != nil && len(desc.SPIRV) != 0:
 		return nil, wrap(fmt.Errorf("%w: both a kernel and SPIR-V", ErrInvalidArgument))
 	case desc.Kernel != nil:

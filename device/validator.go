@@ -352,6 +352,9 @@ func (v *Validator) CreateShader(d ShaderDesc) (Handle, Signature, error) {
 	if len(d.SPIRV) != 0 && d.Kernel != nil {
 		return 0, Signature{}, vinvalid("CreateShader %q: both a kernel and SPIR-V", d.Name)
 	}
+	if d.Host != nil && d.Kernel == nil {
+		return 0, Signature{}, vinvalid("CreateShader %q: a host function without the kernel it implements", d.Name)
+	}
 	var sig Signature
 	r := &vres{kind: KindShader, name: d.Name}
 	h, err := v.create(r, func() (Handle, error) {

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -385,4 +387,27 @@ func TestValidatorConcurrent(t *testing.T) {
 	}
 	require.Empty(t, v.Leaks())
 	require.NoError(t, v.Close())
+}
+
+// TestValidatorHostFunc: the wrapper hands a kernel's host function on to
+// the backend, and refuses one without the kernel it implements.
+func TestValidatorHostFunc(t *testing.T) {
+	v, rec := newTestValidator(t)
+	called := false
+	host := HostFunc(func(context.Context, [3]uint32, [][]byte) error { called = true; return nil })
+	_, _, err := v.CreateShader(ShaderDesc{SPIRV: []uint32{0x07230203}, Host: host})
+	require.ErrorIs(t, err, ErrInvalidArgument)
+	require.Contains(t, err.Error(), "a host function without the kernel it implements")
+
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, x dsl.Buf[dsl.F32]) {
+		x.Write(k.DispatchID().X(), dsl.F(1))
+	})
+	require.NoError(t, err)
+	sig, _, err := KernelSignature(f)
+	require.NoError(t, err)
+	_, _, err = v.CreateShader(ShaderDesc{Kernel: f, Signature: &sig, Host: host})
+	require.NoError(t, err)
+	require.NotNil(t, rec.lastShader.Host, "the backend got the host function")
+	require.NoError(t, rec.lastShader.Host(context.Background(), [3]uint32{1, 1, 1}, nil))
+	require.True(t, called)
 }

@@ -97,6 +97,8 @@ func Run(ctx context.Context, g Grid, body func()) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			own, unregister := register()
+			defer unregister()
 			for {
 				if ctx.Err() != nil {
 					fail(ctx.Err())
@@ -107,7 +109,7 @@ func Run(ctx context.Context, g Grid, body func()) error {
 					return
 				}
 				id := Uint3{uint32(b % uint64(blocks.X)), uint32(b / uint64(blocks.X) % uint64(blocks.Y)), uint32(b / (uint64(blocks.X) * uint64(blocks.Y)))}
-				if err := runBlock(g, id, body); err != nil {
+				if err := runBlock(g, id, own, body); err != nil {
 					fail(err)
 				}
 			}
@@ -121,110 +123,162 @@ func Run(ctx context.Context, g Grid, body func()) error {
 type workgroup struct {
 	grid     Grid
 	id       Uint3
+	base     Uint3 // the dispatch id of thread (0, 0, 0)
 	barrier  *barrier
 	sharedMu sync.Mutex
 	shared   map[uintptr]any // Shared call site -> variable
 
 	mu         sync.Mutex
-	next       int  // the next thread to start
-	concurrent bool // the threads not started when a collective was reached run as goroutines
-	spawnRest  func()
+	concurrent bool    // the threads not started when a collective was reached run as goroutines
+	cur        *thread // the thread running on the block's own goroutine, while not concurrent
+	body       func()
+
+	wg       sync.WaitGroup
+	errOnce  sync.Once
+	firstErr error
 }
 
-// runBlock runs the threads of one block to completion.
-func runBlock(g Grid, id Uint3, body func()) error {
-	base := Uint3{id.X * g.Block.X, id.Y * g.Block.Y, id.Z * g.Block.Z}
-	var ts []*thread
-	grp := &workgroup{grid: g, id: id, shared: map[uintptr]any{}}
-	var subs []*subgroup
-	index := uint32(0)
-	for z := range g.Block.Z {
-		for y := range g.Block.Y {
-			for x := range g.Block.X {
-				local := Uint3{x, y, z}
-				d := base.Add(local)
-				i := index
-				index++
-				if d.X >= g.Size.X || d.Y >= g.Size.Y || d.Z >= g.Size.Z {
-					continue
-				}
-				s := i / g.SubgroupSize
-				for uint32(len(subs)) <= s {
-					subs = append(subs, &subgroup{size: g.SubgroupSize})
-				}
-				subs[s].live++
-				ts = append(ts, &thread{group: grp, local: local, dispatch: d, index: i, sub: subs[s], lane: i % g.SubgroupSize})
-			}
-		}
+// runBlock runs the threads of one block to completion on the calling
+// goroutine, registered as own. Threads run one after another, in one
+// thread record (no allocation, registration or deferred call per thread),
+// until one of them reaches a collective operation (Barrier or a subgroup
+// operation); then every thread not started yet gets a goroutine of its
+// own, so that all of them can meet. Kernels without collectives never pay
+// for a goroutine per thread, nor for the barriers' bookkeeping.
+func runBlock(g Grid, id Uint3, own *slot, body func()) error {
+	grp := &workgroup{grid: g, id: id, base: Uint3{id.X * g.Block.X, id.Y * g.Block.Y, id.Z * g.Block.Z}, body: body}
+	t := &thread{group: grp}
+	grp.cur = t
+	own.t = t
+	n := g.Block.X * g.Block.Y * g.Block.Z
+	for i := uint32(0); i < n && !grp.concurrent; { // concurrent is set by this goroutine, in t's collective
+		i = grp.runSequential(t, i)
 	}
-	grp.barrier = newBarrier(len(ts))
-	for _, s := range subs {
-		s.init()
-	}
-	var (
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	// runThread runs t on the calling goroutine, whose registered slot is s.
-	runThread := func(s *slot, t *thread) {
-		s.t = t
-		defer func() {
-			s.t = nil
+	own.t = nil
+	grp.wg.Wait()
+	return grp.firstErr
+}
+
+// runSequential runs the block's threads from linear index from on, one
+// after another in t, until a collective made the threads concurrent or one
+// panicked (recorded); it returns the index to go on from.
+func (grp *workgroup) runSequential(t *thread, from uint32) (next uint32) {
+	defer func() {
+		if t.sub != nil { // it took part in the concurrent threads' rendezvous
 			t.sub.barrier.leave()
 			grp.barrier.leave()
-			if r := recover(); r != nil {
-				errOnce.Do(func() {
-					firstErr = fmt.Errorf("%w: thread %v of block %v (dispatch id %v): %v", ErrKernelPanic, t.local, grp.id, t.dispatch, r)
-				})
+		}
+		if r := recover(); r != nil {
+			grp.fail(t, r)
+		}
+	}()
+	g := grp.grid
+	b, sz, n := g.Block, g.SubgroupSize, g.Block.X*g.Block.Y*g.Block.Z
+	x, y, z := from%b.X, from/b.X%b.Y, from/(b.X*b.Y)
+	lane := from % sz
+	for i := from; i < n; i++ {
+		next = i + 1
+		d := Uint3{grp.base.X + x, grp.base.Y + y, grp.base.Z + z}
+		if d.X < g.Size.X && d.Y < g.Size.Y && d.Z < g.Size.Z {
+			t.local, t.dispatch, t.index, t.lane = Uint3{x, y, z}, d, i, lane
+			grp.body()
+			if grp.concurrent {
+				return next
 			}
-		}()
-		body()
-	}
-	// Threads run one after another on this goroutine until one of them
-	// reaches a collective operation (Barrier or a subgroup operation); then
-	// every thread not started yet gets a goroutine of its own, so that all
-	// of them can meet. Kernels without collectives never pay for a
-	// goroutine per thread.
-	grp.spawnRest = func() {
-		grp.mu.Lock()
-		from := grp.next
-		grp.next, grp.concurrent = len(ts), true
-		grp.mu.Unlock()
-		for _, t := range ts[from:] {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				s, unregister := register()
-				defer unregister()
-				runThread(s, t)
-			}()
+		}
+		if lane++; lane == sz {
+			lane = 0
+		}
+		if x++; x == b.X {
+			x = 0
+			if y++; y == b.Y {
+				y = 0
+				z++
+			}
 		}
 	}
-	own, unregister := register()
-	for {
-		grp.mu.Lock()
-		if grp.concurrent || grp.next == len(ts) {
-			grp.mu.Unlock()
-			break
+	return next
+}
+
+// runThread runs t, a thread of a block running concurrently, on the
+// calling goroutine, whose registered slot is s.
+func (grp *workgroup) runThread(s *slot, t *thread, body func()) {
+	s.t = t
+	defer func() {
+		s.t = nil
+		t.sub.barrier.leave()
+		grp.barrier.leave()
+		if r := recover(); r != nil {
+			grp.fail(t, r)
 		}
-		t := ts[grp.next]
-		grp.next++
-		grp.mu.Unlock()
-		runThread(own, t)
-	}
-	unregister()
-	wg.Wait()
-	return firstErr
+	}()
+	body()
+}
+
+// fail records thread t's panic r as the block's error (the first one).
+func (grp *workgroup) fail(t *thread, r any) {
+	grp.errOnce.Do(func() {
+		grp.firstErr = fmt.Errorf("%w: thread %v of block %v (dispatch id %v): %v", ErrKernelPanic, t.local, grp.id, t.dispatch, r)
+	})
 }
 
 // collective makes sure every thread of the block runs concurrently before
-// a thread waits for the others.
+// a thread waits for the others. Before that only one thread of the block
+// runs (the one on the block's goroutine), so only it can get here first.
 func (g *workgroup) collective() {
 	g.mu.Lock()
 	c := g.concurrent
+	if !c {
+		g.concurrent = true
+	}
 	g.mu.Unlock()
 	if !c {
 		g.spawnRest()
+	}
+}
+
+// spawnRest starts a goroutine for each thread after the current one and
+// sets up the barriers of the threads still to finish: the current one and
+// those.
+func (g *workgroup) spawnRest() {
+	cur := g.cur
+	b, sz := g.grid.Block, g.grid.SubgroupSize
+	n := b.X * b.Y * b.Z
+	var subs []*subgroup
+	var rest []*thread
+	parties := 0
+	for i := cur.index; i < n; i++ {
+		local := Uint3{i % b.X, i / b.X % b.Y, i / (b.X * b.Y)}
+		d := g.base.Add(local)
+		if d.X >= g.grid.Size.X || d.Y >= g.grid.Size.Y || d.Z >= g.grid.Size.Z {
+			continue
+		}
+		k := i / sz
+		for uint32(len(subs)) <= k {
+			subs = append(subs, &subgroup{size: sz})
+		}
+		subs[k].live++
+		parties++
+		if i == cur.index {
+			cur.sub = subs[k]
+			continue
+		}
+		rest = append(rest, &thread{group: g, local: local, dispatch: d, index: i, sub: subs[k], lane: i % sz})
+	}
+	g.barrier = newBarrier(parties)
+	for _, s := range subs {
+		if s.live > 0 {
+			s.init()
+		}
+	}
+	body := g.body
+	for _, t := range rest {
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			s, unregister := register()
+			defer unregister()
+			g.runThread(s, t, body)
+		}()
 	}
 }

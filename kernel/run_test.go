@@ -271,3 +271,53 @@ func TestVectorMath(t *testing.T) {
 	require.Equal(t, kernel.Int2{-1, 2}, kernel.Int2{1, -2}.Neg())
 	require.Equal(t, kernel.Uint4{1, 2, 3, 4}, kernel.Uint4{1, 5, 3, 9}.Min(kernel.Uint4{2, 2, 7, 4}))
 }
+
+// TestRunAllocationsPerBlock: threads of a block without collectives run in
+// one thread record, so a dispatch allocates per block, not per thread.
+func TestRunAllocationsPerBlock(t *testing.T) {
+	const n, block = 1 << 16, 256
+	out := make([]uint32, n)
+	allocs := testing.AllocsPerRun(3, func() {
+		err := kernel.Run(context.Background(), kernel.Grid1(block, n), func() {
+			i := kernel.DispatchID().X
+			out[i] = i
+		})
+		require.NoError(t, err)
+	})
+	require.Less(t, allocs, float64(16*n/block), "allocations for %d threads in %d blocks", n, n/block)
+	require.Equal(t, uint32(n-1), out[n-1])
+}
+
+// TestRunBarrierAfterEarlyReturns: threads that returned before the first
+// barrier, while the block still ran its threads one after another, are not
+// waited for; threads past the size do not run.
+func TestRunBarrierAfterEarlyReturns(t *testing.T) {
+	const block = 64
+	out := make([]uint32, 2*block)
+	err := kernel.Run(context.Background(), kernel.Grid1(block, 2*block-5), func() {
+		tile := kernel.Shared[[block]uint32]()
+		tid, i := kernel.ThreadID().X, kernel.DispatchID().X
+		if tid < 10 {
+			out[i] = 1000 + tid
+			return
+		}
+		tile[tid] = i
+		kernel.Barrier()
+		out[i] = tile[10+(tid-10+1)%(block-10)] // a neighbour's, after the barrier
+		kernel.Barrier()
+	})
+	require.NoError(t, err)
+	for i := range out {
+		tid := uint32(i % block)
+		switch {
+		case i >= 2*block-5:
+			require.Zero(t, out[i], "thread %d is past the size", i)
+		case tid < 10:
+			require.Equal(t, 1000+tid, out[i])
+		case i >= block && 10+(tid-10+1)%(block-10)+block >= 2*block-5:
+			require.Zero(t, out[i], "thread %d read the tile of a thread past the size", i)
+		default:
+			require.Equal(t, uint32(i/block*block)+10+(tid-10+1)%(block-10), out[i], "thread %d", i)
+		}
+	}
+}

@@ -24,6 +24,9 @@ func Shared[T any]() *T {
 		return v.(*T)
 	}
 	v := new(T)
+	if g.shared == nil {
+		g.shared = map[uintptr]any{}
+	}
 	g.shared[pc] = v
 	return v
 }

@@ -40,7 +40,7 @@ type Number interface {
 }
 
 // SubgroupSize returns the number of lanes of a subgroup.
-func SubgroupSize() uint32 { return current("SubgroupSize").sub.size }
+func SubgroupSize() uint32 { return current("SubgroupSize").group.grid.SubgroupSize }
 
 // SubgroupLaneID returns the calling thread's lane within its subgroup.
 func SubgroupLaneID() uint32 { return current("SubgroupLaneID").lane }

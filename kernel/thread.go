@@ -3,14 +3,17 @@ package kernel
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // How an intrinsic finds its thread.
 //
 // Go has no goroutine-local storage, and kernels take no thread parameter, so
 // the CPU runner keys each thread's state by the identity of the goroutine it
-// runs on: Run starts one goroutine per kernel thread and records it in
-// threads; DispatchID and friends look the calling goroutine up.
+// runs on: each goroutine running kernel threads (a worker running a block's
+// threads one after another, or a thread's own goroutine once its block needs
+// them concurrent) registers a slot saying which thread it runs now;
+// DispatchID and friends look the calling goroutine's slot up.
 //
 // The identity is the address of the goroutine's runtime descriptor, read by
 // a three-instruction assembly function on amd64 and arm64 (goid_*.s), and
@@ -29,23 +32,47 @@ type thread struct {
 	local    Uint3 // ThreadID
 	dispatch Uint3 // DispatchID
 	index    uint32
-	sub      *subgroup
+	sub      *subgroup // set once the block's threads run concurrently (collectives)
 	lane     uint32
 }
 
 // slot is a goroutine's registration: the kernel thread it is running now
 // (a goroutine runs several threads one after another until a block needs
 // its threads to run at once). Only its goroutine touches t.
-type slot struct{ t *thread }
+type slot struct {
+	g uintptr // the goroutine's identity
+	t *thread
+}
 
-var threads sync.Map // goroutineID() -> *slot
+// The registry maps a goroutine to its slot: a table indexed by a hash of
+// the goroutine's identity, where a lookup is one atomic load and a compare
+// (every id a kernel reads costs one), and a sync.Map for the goroutines
+// whose entry of the table another holds. A goroutine only ever looks
+// itself up, after registering, so it finds its own entry wherever it went.
+const slotBits = 12
+
+var (
+	slotTable [1 << slotBits]atomic.Pointer[slot]
+	overflow  sync.Map // goroutine identity -> *slot
+	overflowN atomic.Int64
+)
+
+func slotIndex(g uintptr) uint64 { return (uint64(g) * 0x9E3779B97F4A7C15) >> (64 - slotBits) }
 
 // register records the calling goroutine as a runner of kernel threads.
 func register() (*slot, func()) {
 	id := goroutineID()
-	s := &slot{}
-	threads.Store(id, s)
-	return s, func() { threads.Delete(id) }
+	s := &slot{g: id}
+	e := &slotTable[slotIndex(id)]
+	if e.CompareAndSwap(nil, s) {
+		return s, func() { e.CompareAndSwap(s, nil) }
+	}
+	overflowN.Add(1)
+	overflow.Store(id, s)
+	return s, func() {
+		overflow.Delete(id)
+		overflowN.Add(-1)
+	}
 }
 
 // goid returns the calling goroutine's id.
@@ -66,8 +93,14 @@ func goid() uint64 {
 // current returns the calling kernel thread; what names the intrinsic, for
 // the panic raised when it is called outside Run.
 func current(what string) *thread {
-	if s, ok := threads.Load(goroutineID()); ok && s.(*slot).t != nil {
-		return s.(*slot).t
+	id := goroutineID()
+	if s := slotTable[slotIndex(id)].Load(); s != nil && s.g == id && s.t != nil {
+		return s.t
+	}
+	if overflowN.Load() > 0 {
+		if s, ok := overflow.Load(id); ok && s.(*slot).t != nil {
+			return s.(*slot).t
+		}
 	}
 	panic("kernel." + what + " called outside a kernel: run the kernel with kernel.Run, or compile it with the gokernel front end")
 }

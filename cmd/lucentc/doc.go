@@ -24,6 +24,12 @@
 //	k, err := kernels.NewSaxpy(dev)
 //	err = stream.Submit(k.Dispatch(n, a, x, y))
 //
+// Where a kernel's parameters are Go memory as they are (no textures, no
+// bools), the launcher also carries the kernel as compiled Go
+// (device.WithHost): the cpu backend runs that function with kernel.Run
+// instead of the IR, at the speed of Go with Go's bounds checks (a thread's
+// panic is the stream's error naming the kernel).
+//
 // The launchers mark the modules Trusted (device.ShaderDesc), as lucentc
 // validated them, so the program does not validate them again at run time
 // (nor need SPIRV-Tools); with -validate=false they are not, and the device
@@ -43,6 +49,6 @@
 // constraint !lucentc and lucentc loads packages with -tags=lucentc, so a
 // stale generated file (a kernel renamed, a type removed) never stops lucentc
 // from loading the package that it is about to regenerate; the file imports
-// only device and the packages of the kernels' own parameter types, so the
+// only device, kernel and the packages of the kernels' own parameter types, so the
 // kernel package's CPU build (kernel.Run) and its imports stay acyclic.
 package main

@@ -79,7 +79,9 @@ func Invert(src, dst kernel.Texture2D[kernel.Float4]) {
 
 // programSource uses the launchers generated into the kernel package (kern)
 // and into a separate package (launch), runs the same kernel on the CPU with
-// kernel.Run, and checks every element against a plain-Go reference.
+// kernel.Run, and checks every element against a plain-Go reference: first
+// on the cpu backend (which runs the kernels as compiled Go where the
+// launcher carries them), then on Vulkan.
 const programSource = `package main
 
 import (
@@ -93,12 +95,28 @@ import (
 	"example.com/e2e/kern"
 	"example.com/e2e/launch"
 	"github.com/lucent-gpu/lucent/device"
+	_ "github.com/lucent-gpu/lucent/device/cpu"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/kernel"
 )
 
 func main() {
 	ctx := context.Background()
+	cpu, err := device.Open(ctx, "cpu", device.WithValidation())
+	if err == nil {
+		err = check(ctx, cpu)
+	}
+	if err == nil {
+		err = hostFault(ctx, cpu)
+	}
+	if cerr := cpu.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		fmt.Println("FAIL on cpu:", err)
+		os.Exit(1)
+	}
+	fmt.Println("cpu ok")
 	var mu sync.Mutex
 	var validation []string
 	dev, err := device.Open(ctx, "vulkan", device.WithValidationLayer(true),
@@ -314,6 +332,41 @@ func check(ctx context.Context, dev *device.Device) error {
 	}
 	return nil
 }
+
+// hostFault reads past Affine2D's input on the cpu backend, which runs the
+// kernel as compiled Go: Go's bounds check panics the thread, and the error
+// says so (kernel.ErrKernelPanic) and names the kernel.
+func hostFault(ctx context.Context, dev *device.Device) error {
+	stream, err := dev.NewStream(device.StreamCompute)
+	if err != nil {
+		return err
+	}
+	defer stream.Close()
+	affine, err := launch.NewAffine2D(dev)
+	if err != nil {
+		return err
+	}
+	defer affine.Close()
+	in, err := device.NewBuffer[kern.Pair](dev, 10)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := device.NewBuffer[float32](dev, 100)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	if err := stream.Submit(affine.Dispatch(10, 10, 10, 10, in, out)); err != nil {
+		return err
+	}
+	err = stream.Synchronize(ctx)
+	if !errors.Is(err, kernel.ErrKernelPanic) || !errors.Is(err, device.ErrInvalidArgument) || !strings.Contains(err.Error(), "kernel Affine2D (kern.go:") {
+		return fmt.Errorf("affine2d past its input: got %v, want a thread panic naming the kernel", err)
+	}
+	fmt.Println("host fault:", err)
+	return nil
+}
 `
 
 // repoRoot is the module root of lucent.
@@ -380,6 +433,14 @@ func TestGenerateEndToEnd(t *testing.T) {
 	require.Contains(t, src, "WholeBlocks: true})", "Reverse has barriers")
 	require.Contains(t, src, "func (k *Affine2DKernel) Dispatch(threadsX, threadsY uint32, w, h uint32, in *device.Buffer[Pair], out *device.Buffer[float32]) device.Command")
 	require.NotContains(t, src, "example.com/e2e/kern\"", "the kernel package must not import itself")
+	// Kernels whose arguments are Go memory as they are carry their Go
+	// function for a backend running kernels on the host; Invert's textures
+	// are not.
+	require.Contains(t, src, "func hostSaxpy(ctx context.Context, size [3]uint32, args [][]byte) error {")
+	require.Contains(t, src, "kernel.Run(ctx, grid, func() { Saxpy(a0, a1, a2) })")
+	require.Contains(t, src, `lucentcFromIR(dev, irSaxpy, "kern.Saxpy", hostSaxpy)`)
+	require.Contains(t, src, `lucentcFromIR(dev, irReverse, "kern.Reverse", hostReverse)`)
+	require.Contains(t, src, `lucentcFromIR(dev, irInvert, "kern.Invert", nil)`)
 
 	// A second run (the generated file now present) reproduces it byte for byte.
 	_, stderr, code = lucentc(t, "-C", dir, "-go", "./kern")
@@ -394,6 +455,7 @@ func TestGenerateEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(launch), "package launch\n")
 	require.Contains(t, string(launch), "in *device.Buffer[kern.Pair]")
+	require.Contains(t, string(launch), "kern.Affine2D(a0, a1, a2, a3)")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -404,6 +466,8 @@ func TestGenerateEndToEnd(t *testing.T) {
 	cmd := exec.CommandContext(ctx, prog)
 	cmd.Dir = dir
 	b, err := cmd.CombinedOutput()
+	require.Contains(t, string(b), "host fault:", "the cpu backend ran Affine2D as compiled Go")
+	require.Contains(t, string(b), "cpu ok\n")
 	var exit *exec.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 3 {
 		testenv.Need(t, "Vulkan device", errors.New(strings.TrimSpace(string(b))))
@@ -617,7 +681,7 @@ func TestFromIR(t *testing.T) {
 	}
 	defer dev.Close()
 	for name, g := range generated {
-		sh, err := lucentcFromIR(dev, g.ir, name)
+		sh, err := lucentcFromIR(dev, g.ir, name, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -23,6 +23,19 @@ package main
 //
 //	var spirvSaxpy = []uint32{0x07230203, …}
 //	var signatureSaxpy = device.Signature{…}
+//	var irSaxpy = []byte(…)
+//
+//	// The kernel as compiled Go: a backend running kernels on the host
+//	// (cpu) calls it instead of compiling irSaxpy (device.WithHost).
+//	func hostSaxpy(ctx context.Context, size [3]uint32, args [][]byte) error {
+//		… kernel.HostValue[float32](args[0]), kernel.HostSlice[float32](args[1]) …
+//		return kernel.Run(ctx, grid, func() { Saxpy(a0, a1, a2) })
+//	}
+//
+// A kernel gets a host function where every parameter's Go type lies in
+// memory as the kernel's type does (checked for 64- and 32-bit targets;
+// not bools, not textures) and the launcher can call it (with -goout, an
+// exported kernel).
 //
 // The parameter types come from go/types, so user structs and the kernel
 // package's vectors are spelled as the user spells them; textures are `any`
@@ -43,6 +56,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // goFileName is the file -go writes.
@@ -63,6 +77,9 @@ type goFile struct {
 	names   map[string]bool   // import names in use
 	errs    string            // the names of packages errors and frontend/ir
 	ir      string
+	ctx     string // the names of packages context, kernel and fmt, where a launcher has a host function
+	kernel  string
+	fmt     string
 }
 
 // genGo produces the Go files of -go, keyed by file name.
@@ -146,12 +163,18 @@ type kernelDecl struct {
 	params           []param
 	sizeNames        []string
 	hasBuffers       bool
+	// hostFunc names the kernel's device.HostFunc ("" where it has none:
+	// a parameter whose Go layout is not the kernel's, a texture, or an
+	// unexported kernel of another package); call is the Go function.
+	hostFunc, call string
 }
 
 type param struct {
 	name      string
 	typ, vtyp string // the Dispatch type and the DispatchViews type
 	buffer    bool
+	goType    string // the Go parameter type (a slice's element type for a buffer)
+	host      bool   // the Go type lays out as the kernel's (kernel.HostSlice/HostValue can take it)
 }
 
 func (f *goFile) generate(cfg *config) ([]byte, []error) {
@@ -177,7 +200,11 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 			errs = append(errs, newKernelError(u.k, err))
 			continue
 		}
-		for _, n := range []string{d.typ, d.ctor, d.spirvVar, d.sigVar, d.irVar} {
+		names := []string{d.typ, d.ctor, d.spirvVar, d.sigVar, d.irVar}
+		if d.hostFunc != "" {
+			names = append(names, d.hostFunc)
+		}
+		for _, n := range names {
 			if prev, ok := declared[n]; ok {
 				errs = append(errs, newKernelError(u.k, fmt.Errorf("generated name %s is also generated for the kernel at %s", n, relPos(prev.k.Pos))))
 				continue
@@ -194,6 +221,13 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 	}
 	if len(errs) > 0 {
 		return nil, errs
+	}
+	for _, d := range decls {
+		if d.hostFunc != "" && f.kernel == "" {
+			f.ctx = f.importName(types.NewPackage("context", "context"))
+			f.kernel = f.importName(types.NewPackage(kernelPkgPath, "kernel"))
+			f.fmt = f.importName(types.NewPackage("fmt", "fmt"))
+		}
 	}
 
 	var b bytes.Buffer
@@ -227,13 +261,14 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 	}
 	fmt.Fprintf(&b, `
 // lucentcFromIR compiles a kernel from its IR on dev, for a backend that
-// takes no SPIR-V.
-func lucentcFromIR(dev *%[1]s.Device, blob []byte, name string) (*%[1]s.Shader, error) {
+// takes no SPIR-V; host, when not nil, is the kernel as compiled Go, which
+// a backend running kernels on the host calls instead.
+func lucentcFromIR(dev *%[1]s.Device, blob []byte, name string, host %[1]s.HostFunc) (*%[1]s.Shader, error) {
 	f, err := %[2]s.UnmarshalKernel(blob)
 	if err != nil {
 		return nil, err
 	}
-	k, err := %[1]s.Compile(dev, f, %[1]s.WithKernelName(name))
+	k, err := %[1]s.Compile(dev, f, %[1]s.WithKernelName(name), %[1]s.WithHost(host))
 	if err != nil {
 		return nil, err
 	}
@@ -251,6 +286,14 @@ func lucentcAll[T any](b *%[1]s.Buffer[T]) %[1]s.BufferView[T] {
 	return b.All()
 }
 `, dev)
+	}
+	if f.kernel != "" {
+		fmt.Fprintf(&b, `
+// lucentcHostArg wraps the error of argument name not fitting a host function.
+func lucentcHostArg(name string, err error) error {
+	return %[2]s.Errorf("%%w: argument %%s: %%w", %[1]s.ErrInvalidArgument, name, err)
+}
+`, dev, f.fmt)
 	}
 	src, err := format.Source(b.Bytes())
 	if err != nil {
@@ -312,6 +355,10 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 		if err := f.checkVisible(v.Type()); err != nil {
 			return nil, fmt.Errorf("parameter %s: %w", v.Name(), err)
 		}
+		var irType *ir.Type
+		if u.k.Func != nil && i < len(u.k.Func.Params) {
+			irType = u.k.Func.Params[i].Type
+		}
 		switch t := types.Unalias(v.Type()).(type) {
 		case *types.Slice:
 			elem := types.TypeString(t.Elem(), qual)
@@ -319,17 +366,102 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 			p.vtyp = fmt.Sprintf("%s.BufferView[%s]", dev, elem)
 			p.buffer = true
 			d.hasBuffers = true
+			p.goType = elem
+			p.host = irType != nil && irType.Kind() == ir.KindBuffer && hostLayout(t.Elem(), irType.Elem())
 		default:
 			if isTexture(v.Type()) {
 				p.typ, p.vtyp = "any", "any"
 			} else {
 				p.typ = types.TypeString(v.Type(), qual)
 				p.vtyp = p.typ
+				p.goType = p.typ
+				p.host = irType != nil && !irType.IsResource() && hostLayout(v.Type(), irType)
 			}
 		}
 		d.params = append(d.params, p)
 	}
+	// The kernel as compiled Go, for a backend running kernels on the host:
+	// where every argument's bytes can be the Go parameter as they are, and
+	// the launcher can call the function.
+	host := u.k.Func != nil && (f.self == u.pkg.PkgPath || token.IsExported(u.k.Name))
+	for _, p := range d.params {
+		host = host && p.host
+	}
+	if host {
+		d.hostFunc = "host" + upper
+		d.call = u.k.Name
+		if q := f.importName(u.pkg.Types); q != "" {
+			d.call = q + "." + u.k.Name
+		}
+	}
 	return d, nil
+}
+
+// hostLayout says whether Go type g lies in memory as kernel type t does,
+// on 64-bit and 32-bit targets alike (gc's sizes for amd64 and 386, where
+// 8-byte fields align to 4), so that a buffer's bytes are a []g as they are
+// (kernel.HostSlice). Bools (one byte in Go, four on a device) do not.
+func hostLayout(g types.Type, t *ir.Type) bool {
+	for _, arch := range []string{"amd64", "386"} {
+		if !sameLayout(types.SizesFor("gc", arch), g, t) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameLayout(sz types.Sizes, g types.Type, t *ir.Type) bool {
+	if t == nil || sz.Sizeof(g) != int64(t.Size()) {
+		return false
+	}
+	switch u := g.Underlying().(type) {
+	case *types.Basic:
+		info := u.Info()
+		switch t.Kind() {
+		case ir.KindFloat:
+			return info&types.IsFloat != 0
+		case ir.KindInt:
+			return info&types.IsInteger != 0 && info&types.IsUnsigned == 0
+		case ir.KindUint:
+			return info&types.IsUnsigned != 0
+		}
+	case *types.Array:
+		switch t.Kind() {
+		case ir.KindArray, ir.KindVector, ir.KindMatrix:
+			return u.Len() == int64(t.Len()) && sameLayout(sz, u.Elem(), t.Elem())
+		}
+	case *types.Struct:
+		fields := make([]*types.Var, u.NumFields())
+		for i := range fields {
+			fields[i] = u.Field(i)
+		}
+		offs := sz.Offsetsof(fields)
+		switch t.Kind() {
+		case ir.KindStruct:
+			fs := t.Fields()
+			if len(fs) != len(fields) {
+				return false
+			}
+			for i, f := range fs {
+				if offs[i] != int64(f.Offset) || !sameLayout(sz, fields[i].Type(), f.Type) {
+					return false
+				}
+			}
+			return true
+		case ir.KindVector, ir.KindMatrix:
+			// kernel.Float4 and friends: one field per component (column).
+			if len(fields) != t.Len() {
+				return false
+			}
+			for i, f := range fields {
+				if offs[i] != int64(i*t.Elem().Size()) || !sameLayout(sz, f.Type(), t.Elem()) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // checkVisible rejects a parameter type the generated file cannot name: an
@@ -387,7 +519,11 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	fmt.Fprintf(b, "\tsh, err := dev.NewShader(%s.ShaderDesc{SPIRV: %s, Signature: &sig, Name: %q%s})\n", dev, d.spirvVar, qualified, trust)
 	// A backend that takes no SPIR-V, or a device that refuses this module
 	// (a feature it lacks), compiles the kernel from its IR instead.
-	fmt.Fprintf(b, "\tif %s.Is(err, %s.ErrUnsupported) {\n\t\tsh, err = lucentcFromIR(dev, %s, %q)\n\t}\n", f.errs, dev, d.irVar, qualified)
+	host := "nil"
+	if d.hostFunc != "" {
+		host = d.hostFunc
+	}
+	fmt.Fprintf(b, "\tif %s.Is(err, %s.ErrUnsupported) {\n\t\tsh, err = lucentcFromIR(dev, %s, %q, %s)\n\t}\n", f.errs, dev, d.irVar, qualified, host)
 	b.WriteString("\tif err != nil {\n\t\treturn nil, err\n\t}\n")
 	fmt.Fprintf(b, "\treturn &%s{shader: sh}, nil\n}\n", d.typ)
 
@@ -471,6 +607,32 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	b.WriteString("\n}\n")
 	fmt.Fprintf(b, "\n// %s is kernel %s's argument list.\nvar %s = %s\n", d.sigVar, u.k.Name, d.sigVar, signatureLiteral(u.sig, dev))
 	fmt.Fprintf(b, "\n// %s is kernel %s's IR (ir.MarshalKernel, %d bytes), compiled by a\n// backend that takes no SPIR-V.\nvar %s = []byte(%q)\n", d.irVar, u.k.Name, len(u.ir), d.irVar, string(u.ir))
+	if d.hostFunc != "" {
+		f.writeHost(b, d)
+	}
+}
+
+// writeHost writes kernel d as a device.HostFunc: the arguments' bytes
+// viewed as the Go parameters, the function run by kernel.Run in the
+// kernel's blocks, with subgroups of one thread (the host backend's).
+func (f *goFile) writeHost(b *bytes.Buffer, d *kernelDecl) {
+	u := d.u
+	fmt.Fprintf(b, "\n// %s is kernel %s as compiled Go (kernel.Run), which a backend running\n// kernels on the host calls instead of compiling the IR.\n", d.hostFunc, u.k.Name)
+	fmt.Fprintf(b, "func %s(ctx %s.Context, size [3]uint32, args [][]byte) error {\n", d.hostFunc, f.ctx)
+	fmt.Fprintf(b, "\tif len(args) != %d {\n\t\treturn lucentcHostArg(\"list\", %s.Errorf(\"%%d arguments for %d\", len(args)))\n\t}\n", len(d.params), f.fmt, len(d.params))
+	var names []string
+	for i, p := range d.params {
+		v := fmt.Sprintf("a%d", i)
+		names = append(names, v)
+		helper := "HostValue"
+		if p.buffer {
+			helper = "HostSlice"
+		}
+		fmt.Fprintf(b, "\t%s, err := %s.%s[%s](args[%d])\n\tif err != nil {\n\t\treturn lucentcHostArg(%q, err)\n\t}\n", v, f.kernel, helper, p.goType, i, p.name)
+	}
+	bl := u.k.Block
+	fmt.Fprintf(b, "\tgrid := %[1]s.Grid{Block: %[1]s.Uint3{X: %d, Y: %d, Z: %d}, Size: %[1]s.Uint3{X: size[0], Y: size[1], Z: size[2]}, SubgroupSize: 1}\n", f.kernel, max(bl[0], 1), max(bl[1], 1), max(bl[2], 1))
+	fmt.Fprintf(b, "\treturn %s.Run(ctx, grid, func() { %s(%s) })\n}\n", f.kernel, d.call, strings.Join(names, ", "))
 }
 
 func viewsNote(buffers bool) string {

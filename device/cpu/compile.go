@@ -140,6 +140,9 @@ func compileKernel(f *ir.Function) (p *program, err error) {
 	}
 	kf := c.function(f)
 	p.entry = kf
+	if laneEngine {
+		p.lanes, p.laneWhy = compileLanes(c, f, f.BlockSize[0]*f.BlockSize[1]*f.BlockSize[2])
+	}
 	p.nslots = c.nslots
 	p.nrefs = c.nrefs
 	return p, nil

@@ -8,10 +8,27 @@
 //	import _ "github.com/lucent-gpu/lucent/device/cpu"
 //	d, err := device.Open(ctx, "cpu")
 //
+// Kernels compile twice where they can: the lane engine (lanes.go) runs a
+// batch of up to 128 threads of a block per closure call, with divergent
+// branches and loops on lists of lanes, for kernels without barriers,
+// shared memory, atomics, callables, textures or switches; every kernel
+// also has the per-thread engine, one thread per call (threads as
+// coroutines where the kernel has barriers), which runs the rest.
+//
 // Kernels are checked by default: an out-of-range buffer, shared or local
 // array access, or an integer division by zero stops the dispatch, and the
 // stream's next Synchronize returns an error naming the kernel, the argument,
-// the index and the thread.
+// the index and the thread (the same words on both engines).
+//
+// A shader created with its kernel's compiled Go function
+// (device.ShaderDesc.Host, device.WithHost: the launchers lucentc -go writes
+// pass it for Go-subset kernels) runs that function under kernel.Run instead
+// of the AST. Its checks are Go's: an index past a buffer argument's bound
+// range or an integer division by zero panics the thread, and the stream's
+// Synchronize returns an error wrapping device.ErrInvalidArgument and
+// kernel.ErrKernelPanic naming the kernel, its position and the thread; the
+// process does not crash. Unlike the AST's loops, a Go function that never
+// returns cannot be stopped: Close gives up on it after its timeout.
 //
 // Textures (2D and 3D, every format, mip levels) are Go memory too; kernels
 // read, write, size and sample storage textures, converting texels and
@@ -24,8 +41,8 @@
 //
 // Not implemented (refused with errors wrapping device.ErrUnsupported that
 // name what): Custom commands, SPIR-V shaders (ahead-of-time records and
-// lucentc launchers run through the IR they carry), and f16 arithmetic in
-// kernels. The subgroup size is 1.
+// lucentc launchers run through the IR they carry, or their Go function),
+// and f16 arithmetic in kernels. The subgroup size is 1.
 package cpu
 
 import (
@@ -80,7 +97,11 @@ type Device struct {
 
 	inCallback atomic.Int32 // callbacks running now, on any stream
 	abandon    atomic.Bool  // set when Close gives up waiting: running kernels stop at their next loop iteration
-	streams    []*stream    // every stream made, destroyed or not (Close waits for all)
+	// hostCtx is the context of kernels run as compiled Go (ShaderDesc.Host),
+	// cancelled when Close gives up waiting: kernel.Run starts no more blocks.
+	hostCtx    context.Context
+	hostCancel context.CancelFunc
+	streams    []*stream // every stream made, destroyed or not (Close waits for all)
 }
 
 // New opens a cpu device (device.Open(ctx, "cpu") is the usual way in).
@@ -89,8 +110,9 @@ func New(opts device.Options) *Device {
 	if l == nil {
 		l = slog.Default()
 	}
+	ctx, cancel := context.WithCancel(context.Background())
 	return &Device{handles: device.NewHandleSpace(), log: l, drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}),
-		objs: map[device.Handle]any{}, name: map[device.Handle]string{}}
+		objs: map[device.Handle]any{}, name: map[device.Handle]string{}, hostCtx: ctx, hostCancel: cancel}
 }
 
 var errClosed = fmt.Errorf("cpu: device: %w", device.ErrClosed)
@@ -239,6 +261,7 @@ func (d *Device) Close() error {
 	for _, s := range streams {
 		if !s.idle(deadline) {
 			d.abandon.Store(true)
+			d.hostCancel()
 			close(d.done)
 			for _, s := range streams {
 				s.stop()
@@ -247,6 +270,7 @@ func (d *Device) Close() error {
 		}
 	}
 	close(d.done)
+	d.hostCancel()
 	for _, s := range streams {
 		s.stop()
 	}

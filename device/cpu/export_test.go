@@ -5,6 +5,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // SetCloseTimeout shortens how long Close waits, for tests of kernels that
@@ -22,4 +23,22 @@ func SceneOf(d *Device, h device.Handle) *bvh.Scene {
 		return nil
 	}
 	return s.Scene()
+}
+
+// SetLaneEngine turns the lane engine on or off for shaders created after
+// it (off: every kernel runs on the per-thread engine); it returns the
+// previous setting.
+func SetLaneEngine(on bool) bool {
+	old := laneEngine
+	laneEngine = on
+	return old
+}
+
+// LaneEngine reports whether kernel f runs on the lane engine, or why not.
+func LaneEngine(f *ir.Function) (bool, string, error) {
+	p, err := compileKernel(f)
+	if err != nil {
+		return false, "", err
+	}
+	return p.lanes != nil, p.laneWhy, nil
 }

@@ -978,6 +978,16 @@ func (c *compiler) cast(e *ir.Cast) ex {
 		}
 		return x
 	}
+	f := castFn(fs, ts)
+	if x.n == 1 {
+		xs := x.s
+		return scalarEx(func(t *th) uint64 { return f(xs(t)) })
+	}
+	return c.lift(x.n, []ex{x}, func(a []uint64) uint64 { return f(a[0]) })
+}
+
+// castFn is the value conversion of a scalar from fs to ts.
+func castFn(fs, ts *ir.Type) func(uint64) uint64 {
 	checkFloat(fs, "conversion")
 	checkFloat(ts, "conversion")
 	var f func(uint64) uint64
@@ -1007,11 +1017,7 @@ func (c *compiler) cast(e *ir.Cast) ex {
 	default:
 		f = func(v uint64) uint64 { return ir.Truncate(ir.SignExtend(v, fs), ts) }
 	}
-	if x.n == 1 {
-		xs := x.s
-		return scalarEx(func(t *th) uint64 { return f(xs(t)) })
-	}
-	return c.lift(x.n, []ex{x}, func(a []uint64) uint64 { return f(a[0]) })
+	return f
 }
 
 // call compiles a call of a callable: arguments into temporaries first (an

@@ -14,6 +14,27 @@ import "github.com/lucent-gpu/lucent/frontend/ir"
 // into registers and returns the closure computing them, with the map
 // entries to remove once the loop is compiled.
 func (c *compiler) hoist(parts ...any) (pre func(*th), added []ir.Expr) {
+	found := hoistable(parts, func(e ir.Expr) bool { _, done := c.hoisted[e]; return done })
+	if len(found) == 0 {
+		return nil, nil
+	}
+	var evals []func(*th)
+	for _, e := range found {
+		x := c.expr(e)
+		o, ev := c.agg(x)
+		evals = append(evals, ev)
+		c.hoisted[e] = o
+	}
+	return func(t *th) {
+		for _, ev := range evals {
+			ev(t)
+		}
+	}, found
+}
+
+// hoistable lists the largest loop-invariant expressions worth computing
+// before a loop made of parts, but for those done says are hoisted already.
+func hoistable(parts []any, done func(ir.Expr) bool) []ir.Expr {
 	assigned := map[*ir.Var]bool{}
 	for _, p := range parts {
 		walkStmts(p, func(s ir.Stmt) {
@@ -38,10 +59,7 @@ func (c *compiler) hoist(parts ...any) (pre func(*th), added []ir.Expr) {
 	seen := map[ir.Expr]bool{}
 	var visit func(e ir.Expr)
 	visit = func(e ir.Expr) {
-		if e == nil || seen[e] {
-			return
-		}
-		if _, done := c.hoisted[e]; done {
+		if e == nil || seen[e] || done(e) {
 			return
 		}
 		if invariant(e, assigned) && worth(e) {
@@ -56,21 +74,7 @@ func (c *compiler) hoist(parts ...any) (pre func(*th), added []ir.Expr) {
 	for _, p := range parts {
 		walkStmts(p, nil, visit)
 	}
-	if len(found) == 0 {
-		return nil, nil
-	}
-	var evals []func(*th)
-	for _, e := range found {
-		x := c.expr(e)
-		o, ev := c.agg(x)
-		evals = append(evals, ev)
-		c.hoisted[e] = o
-	}
-	return func(t *th) {
-		for _, ev := range evals {
-			ev(t)
-		}
-	}, found
+	return found
 }
 
 // invariant reports whether e's value cannot change while the loop runs and

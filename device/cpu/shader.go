@@ -1,7 +1,9 @@
 package cpu
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"iter"
 	"runtime"
@@ -24,12 +26,16 @@ type program struct {
 	nslots, nrefs int
 	uniSlots      []int     // per argument: the register of a uniform's first leaf, or -1
 	threads       sync.Pool // of *th
+	lanes         *laneProg // the kernel for the lane engine (nil: the per-thread engine runs it)
+	laneWhy       string    // what kept it off the lane engine
+	lanePool      sync.Pool // of *lth
 }
 
 type shader struct {
 	prog *program
 	sig  device.Signature
-	name string // the shader's name (the kernel's unless ShaderDesc.Name says otherwise), for timings
+	name string          // the shader's name (the kernel's unless ShaderDesc.Name says otherwise), for timings
+	host device.HostFunc // the kernel as compiled Go (ShaderDesc.Host), run instead of prog
 }
 
 func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Signature, error) {
@@ -56,6 +62,13 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	if len(sig.Args) != len(f.Params) {
 		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w: signature has %d arguments, kernel %d", f.Name, device.ErrInvalidArgument, len(sig.Args), len(f.Params))
 	}
+	if desc.Host != nil {
+		for i, v := range f.Params {
+			if k := v.Type.Kind(); k != ir.KindBuffer && v.Type.IsResource() {
+				return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w: a host function takes buffers and uniforms, not the %s %v", f.Name, device.ErrInvalidArgument, k, argLabel{&sig.Args[i], i})
+			}
+		}
+	}
 	if desc.Report != nil {
 		*desc.Report = device.ShaderReport{CodegenTime: time.Since(start)}
 	}
@@ -63,7 +76,7 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	if name == "" {
 		name = f.Name
 	}
-	return d.add(&shader{prog: p, sig: sig, name: name}), sig, nil
+	return d.add(&shader{prog: p, sig: sig, name: name, host: desc.Host}), sig, nil
 }
 
 func (d *Device) DestroyShader(h device.Handle) error {
@@ -109,6 +122,10 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 	}
 	l := &launch{prog: p, bufs: make([][]byte, len(c.Args)), uni: make([][]uint64, len(c.Args)), block: p.block}
 	l.stop = &d.abandon
+	var hostArgs [][]byte
+	if sh.host != nil {
+		hostArgs = make([][]byte, len(c.Args))
+	}
 	for i, a := range c.Args {
 		v := p.params[i]
 		label := argLabel{&sh.sig.Args[i], i}
@@ -166,6 +183,9 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 				return nil, err
 			}
 			l.bufs[i] = span
+			if hostArgs != nil {
+				hostArgs[i] = span
+			}
 		default:
 			if a.Kind != device.ArgUniform {
 				return nil, fmt.Errorf("%w: %s: kernel expects a uniform %s, got a %s", device.ErrInvalidArgument, label, v.Type, a.Kind)
@@ -175,6 +195,9 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 				return nil, fmt.Errorf("%w: %s: %v", device.ErrInvalidArgument, label, err)
 			}
 			l.uni[i] = vals
+			if hostArgs != nil {
+				hostArgs[i] = append([]byte(nil), a.Uniform...)
+			}
 		}
 	}
 	var ind []byte
@@ -201,9 +224,38 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 		if l.stop.Load() {
 			return fmt.Errorf("kernel %s: %w: the device was closed", p.name, device.ErrDeviceLost)
 		}
-
+		if sh.host != nil {
+			return p.execHost(d.hostCtx, sh.host, l, hostArgs)
+		}
 		return p.exec(l)
 	}, nil
+}
+
+// execHost runs the kernel's compiled Go function over the dispatch. Its
+// checks are Go's: an index past a buffer's bound range or an integer
+// division by zero panics the thread, and kernel.Run returns that as an
+// error, which becomes the dispatch's fault naming the kernel; a panic
+// outside the threads is caught here the same way.
+func (p *program) execHost(ctx context.Context, host device.HostFunc, l *launch, args [][]byte) (err error) {
+	at := ""
+	if p.pos != "" {
+		at = " (" + p.pos + ")"
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = &faultError{fmt.Errorf("%w: kernel %s%s, as compiled Go: panic: %v", device.ErrInvalidArgument, p.name, at, r)}
+		}
+	}()
+	if err = host(ctx, l.size, args); err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("kernel %s: %w: the device was closed: %w", p.name, device.ErrDeviceLost, err)
+	}
+	if errors.Is(err, device.ErrInvalidArgument) {
+		return fmt.Errorf("kernel %s%s, as compiled Go: %w", p.name, at, err)
+	}
+	return &faultError{fmt.Errorf("%w: kernel %s%s, as compiled Go: %w", device.ErrInvalidArgument, p.name, at, err)}
 }
 
 // argLabel names argument i in errors, formatted only when one is printed
@@ -270,6 +322,18 @@ func (p *program) exec(l *launch) error {
 	workers = min(workers, total)
 	var nextBlock atomic.Uint64
 	work := func() {
+		if p.lanes != nil {
+			t := p.newLanes(l)
+			defer p.freeLanes(t)
+			for !l.failed.Load() && !l.stop.Load() {
+				b := nextBlock.Add(1) - 1
+				if b >= total {
+					return
+				}
+				p.blockLanes(l, [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}, t)
+			}
+			return
+		}
 		t := p.newThread(l)
 		defer p.freeThread(t)
 		var bs *blockState

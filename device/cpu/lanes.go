@@ -1,0 +1,1683 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/lucent-gpu/lucent/frontend/ir"
+)
+
+// The lane engine: a second compilation of a kernel whose closures each run
+// a batch of threads (lanes) of one block, so that a closure call is paid
+// once per batch rather than once per thread. Registers are
+// struct-of-arrays: slot s of lane l is r[s*w+l]. Control flow is by lane
+// lists: a statement gets the lanes that run it and returns those that go
+// on; an if splits its lanes by the condition, a loop runs while any lane
+// is in it, and break, continue and return mark a lane's status, which the
+// enclosing loop (or the end of the kernel) reads. Every check of the
+// per-thread engine stays (a buffer index out of range or an integer
+// division by zero faults naming the lane's thread).
+//
+// It compiles the shapes that make up most kernels: scalar arithmetic,
+// comparisons, conversions and pure built-ins, components of vectors,
+// loads and stores of 4-byte buffer elements, locals, uniforms, built-in
+// ids, if, for, loop, break, continue and return. A kernel with anything
+// else (barriers, shared memory, atomics, callables, textures, aggregates
+// built at run time, switch) runs on the per-thread engine.
+
+// laneWidth is the most lanes of a batch.
+const laneWidth = 128
+
+// Lane statuses.
+const (
+	stRun uint8 = iota
+	stBrk
+	stCont
+	stRet
+)
+
+// lth is one worker's lane state.
+type lth struct {
+	w     int      // lanes per batch
+	r     []uint64 // slot s of lane l at s*w+l
+	st    []uint8
+	lists []int32 // lane list k of a node at k*w
+	all   []int32 // 0..w-1
+	run   *launch
+	bid   [3]uint32
+	lin0  uint32 // the linear index in the block of lane 0
+	flane int32  // the lane a generic operation runs for (faults name it)
+	// marked counts lanes given a status other than stRun: a loop whose
+	// body marked none has every lane still in it.
+	marked int
+	sum    []float64
+}
+
+func (t *lth) list(k int) []int32 { return t.lists[k*t.w : (k+1)*t.w] }
+
+// lex is a compiled lane expression: after eval (nil: nothing to do) its n
+// leaves are in slots slot..slot+n-1 for the lanes it ran on.
+type lex struct {
+	eval func(*lth, []int32)
+	slot int
+	n    int
+}
+
+type lstmt = func(*lth, []int32) []int32
+
+type laneUnsupported struct{ what string }
+
+func noLanes(format string, args ...any) { panic(laneUnsupported{fmt.Sprintf(format, args...)}) }
+
+// laneProg is a kernel compiled for the lane engine.
+type laneProg struct {
+	w      int
+	body   lstmt
+	nslots int
+	nlists int
+	consts []laneConst // slots equal in every lane: literals, uniforms, sizes
+	locals [][2]int    // slot ranges zeroed per batch
+	tid    [3][]uint32 // ThreadID per linear index in the block
+	ids    int         // the slots of DispatchID's components, or -1
+	tids   int         // ThreadID's, or -1
+	bids   int         // BlockID's, or -1
+}
+
+// laneConst is a slot holding the same value in every lane: a literal
+// (val), or something of the dispatch (get).
+type laneConst struct {
+	slot int
+	val  uint64
+	get  func(l *launch) uint64
+}
+
+type laneCompiler struct {
+	c       *compiler // the per-thread compiler: argument indices and labels
+	p       *laneProg
+	slots   map[*ir.Var]int
+	uni     map[*ir.Var]int
+	lits    map[uint64]int
+	consts  map[string]int  // dispatch-wide values by name
+	hoisted map[ir.Expr]lex // loop-invariant expressions computed before their loop
+}
+
+// compileLanes compiles f for the lane engine, or returns nil (and what it
+// does not take) where the kernel has a shape it does not compile.
+func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, why string) {
+	if c.barrier || len(f.Shared) > 0 {
+		return nil, "barriers or shared memory"
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			u, ok := r.(laneUnsupported)
+			if !ok {
+				panic(r)
+			}
+			lp, why = nil, u.what
+		}
+	}()
+	w := int(min(threads, laneWidth))
+	lc := &laneCompiler{c: c, p: &laneProg{w: w, ids: -1, tids: -1, bids: -1},
+		slots: map[*ir.Var]int{}, uni: map[*ir.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}, hoisted: map[ir.Expr]lex{}}
+	for i, v := range f.Params {
+		if v.Type.IsResource() {
+			if v.Type.Kind() != ir.KindBuffer {
+				noLanes("argument %s of type %s", v.Name, v.Type)
+			}
+			continue
+		}
+		n := ir.Leaves(v.Type)
+		o := lc.tmp(n)
+		lc.uni[v] = o
+		for k := range n {
+			i, k := i, k
+			lc.p.consts = append(lc.p.consts, laneConst{slot: o + k, get: func(l *launch) uint64 { return l.uni[i][k] }})
+		}
+	}
+	for _, l := range f.Locals {
+		n := ir.Leaves(l.Type)
+		o := lc.tmp(n)
+		lc.slots[l] = o
+		lc.p.locals = append(lc.p.locals, [2]int{o, o + n})
+	}
+	lc.p.body = lc.block(f.Body)
+	b := f.BlockSize
+	for i := range threads {
+		lc.p.tid[0] = append(lc.p.tid[0], i%b[0])
+		lc.p.tid[1] = append(lc.p.tid[1], i/b[0]%b[1])
+		lc.p.tid[2] = append(lc.p.tid[2], i/(b[0]*b[1]))
+	}
+	return lc.p, ""
+}
+
+func (lc *laneCompiler) tmp(n int) int {
+	o := lc.p.nslots
+	lc.p.nslots += n
+	return o
+}
+
+func (lc *laneCompiler) newList() int {
+	k := lc.p.nlists
+	lc.p.nlists++
+	return k
+}
+
+func (lc *laneCompiler) lit(v uint64) int {
+	if o, ok := lc.lits[v]; ok {
+		return o
+	}
+	o := lc.tmp(1)
+	lc.lits[v] = o
+	lc.p.consts = append(lc.p.consts, laneConst{slot: o, val: v})
+	return o
+}
+
+// dispatchConst is a slot holding get(launch) in every lane.
+func (lc *laneCompiler) dispatchConst(name string, get func(l *launch) uint64) int {
+	if o, ok := lc.consts[name]; ok {
+		return o
+	}
+	o := lc.tmp(1)
+	lc.consts[name] = o
+	lc.p.consts = append(lc.p.consts, laneConst{slot: o, get: get})
+	return o
+}
+
+func (lc *laneCompiler) block(b *ir.Block) lstmt {
+	var fns []lstmt
+	if b != nil {
+		for _, s := range b.Stmts {
+			if _, ok := s.(*ir.Comment); ok {
+				continue
+			}
+			fns = append(fns, lc.stmt(s))
+		}
+	}
+	switch len(fns) {
+	case 0:
+		return func(_ *lth, act []int32) []int32 { return act }
+	case 1:
+		return fns[0]
+	}
+	return func(t *lth, act []int32) []int32 {
+		for _, f := range fns {
+			if act = f(t, act); len(act) == 0 {
+				return act
+			}
+		}
+		return act
+	}
+}
+
+// mark sets the status of every lane of act to s: they leave.
+func mark(s uint8) lstmt {
+	return func(t *lth, act []int32) []int32 {
+		for _, l := range act {
+			t.st[l] = s
+		}
+		t.marked += len(act)
+		return act[:0]
+	}
+}
+
+func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
+	switch s := s.(type) {
+	case *ir.Block:
+		return lc.block(s)
+	case *ir.If:
+		return lc.ifStmt(s)
+	case *ir.For:
+		return lc.loop(s.Cond, s.Body, s.Update)
+	case *ir.Loop:
+		return lc.loop(nil, s.Body, nil)
+	case *ir.Break:
+		return mark(stBrk)
+	case *ir.Continue:
+		return mark(stCont)
+	case *ir.Return:
+		if s.Value != nil {
+			noLanes("a kernel returning a value")
+		}
+		return mark(stRet)
+	case *ir.Assign:
+		return lc.assign(s)
+	}
+	noLanes("statement %T", s)
+	return nil
+}
+
+func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
+	cond := lc.scalar(s.Cond, -1)
+	then, els := lc.block(s.Then), lc.block(s.Else)
+	a, b, m := lc.newList(), lc.newList(), lc.newList()
+	ev, cs := cond.eval, cond.slot
+	return func(t *lth, act []int32) []int32 {
+		if ev != nil {
+			ev(t, act)
+		}
+		r := t.r[cs*t.w : (cs+1)*t.w]
+		ta, tb := t.list(a), t.list(b)
+		na, nb := 0, 0
+		for _, l := range act {
+			if r[l] != 0 {
+				ta[na] = l
+				na++
+			} else {
+				tb[nb] = l
+				nb++
+			}
+		}
+		var oa, ob []int32
+		if na > 0 {
+			oa = then(t, ta[:na])
+		}
+		if nb > 0 {
+			ob = els(t, tb[:nb])
+		}
+		if len(oa) == na && len(ob) == nb {
+			return act
+		}
+		// The lanes going on are those still running: kept in order, so a
+		// list of every lane stays recognisable (dense).
+		tm := t.list(m)
+		n := 0
+		for _, l := range act {
+			if t.st[l] == stRun {
+				tm[n] = l
+				n++
+			}
+		}
+		return tm[:n]
+	}
+}
+
+// loop is For (cond and update may be nil) and Loop.
+func (lc *laneCompiler) loop(condE ir.Expr, bodyB, updB *ir.Block) lstmt {
+	// Loop-invariant expressions (the DSL writes them into the body) are
+	// computed once for the lanes entering the loop, as on the per-thread
+	// engine (hoist.go: they cannot fault).
+	var hoisted []ir.Expr
+	var evs []func(*lth, []int32)
+	for _, e := range hoistable([]any{condE, bodyB, updB}, func(e ir.Expr) bool { _, done := lc.hoisted[e]; return done }) {
+		x := lc.expr(e, -1)
+		evs = append(evs, x.eval)
+		lc.hoisted[e] = lex{slot: x.slot, n: x.n}
+		hoisted = append(hoisted, e)
+	}
+	defer func() {
+		for _, e := range hoisted {
+			delete(lc.hoisted, e)
+		}
+	}()
+	pre := seq(evs...)
+	var cond lex
+	if condE != nil {
+		cond = lc.scalar(condE, -1)
+	}
+	body, upd := lc.block(bodyB), lc.block(updB)
+	hasUpd := updB != nil && len(updB.Stmts) > 0
+	in, out := lc.newList(), lc.newList()
+	hasCond := condE != nil
+	ev, cs := cond.eval, cond.slot
+	return func(t *lth, act []int32) []int32 {
+		if pre != nil {
+			pre(t, act)
+		}
+		cur := t.list(in)
+		cur = cur[:copy(cur, act)]
+		returned := false
+		for len(cur) > 0 {
+			if t.run.failed.Load() || t.run.stop.Load() {
+				panic(errAbort) // a closing device, or a fault in another thread
+			}
+			if hasCond {
+				if ev != nil {
+					ev(t, cur)
+				}
+				r := t.r[cs*t.w : (cs+1)*t.w]
+				k := 0
+				for _, l := range cur {
+					if r[l] != 0 {
+						cur[k] = l
+						k++
+					}
+				}
+				if cur = cur[:k]; k == 0 {
+					break
+				}
+			}
+			m0 := t.marked
+			body(t, cur)
+			if t.marked == m0 { // no lane broke, continued or returned
+				if hasUpd {
+					upd(t, cur)
+				}
+				continue
+			}
+			k := 0
+			for _, l := range cur {
+				switch t.st[l] {
+				case stCont:
+					t.st[l] = stRun
+					fallthrough
+				case stRun:
+					cur[k] = l
+					k++
+				case stBrk:
+					t.st[l] = stRun
+				case stRet:
+					returned = true
+				}
+			}
+			cur = cur[:k]
+			if hasUpd && k > 0 {
+				upd(t, cur)
+			}
+		}
+		if !returned {
+			return act
+		}
+		xl := t.list(out)
+		n := 0
+		for _, l := range act {
+			if t.st[l] == stRun {
+				xl[n] = l
+				n++
+			}
+		}
+		return xl[:n]
+	}
+}
+
+func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
+	if ix, ok := s.Dst.(*ir.Index); ok && ix.X.Type().Kind() == ir.KindBuffer {
+		return lc.store(ix, s.Src)
+	}
+	r, ok := s.Dst.(*ir.Ref)
+	if !ok {
+		noLanes("assignment to %T", s.Dst)
+	}
+	d, ok := lc.slots[r.Var]
+	if !ok {
+		noLanes("assignment to %s", r.Var.Name)
+	}
+	n := ir.Leaves(r.Var.Type)
+	dst := -1
+	if n == 1 {
+		dst = d // the operation writes the variable itself
+	}
+	src := lc.expr(s.Src, dst)
+	if src.n != n {
+		noLanes("assignment of %d leaves to %d", src.n, n)
+	}
+	ev, so := src.eval, src.slot
+	if so == d {
+		return func(t *lth, act []int32) []int32 {
+			if ev != nil {
+				ev(t, act)
+			}
+			return act
+		}
+	}
+	return func(t *lth, act []int32) []int32 {
+		if ev != nil {
+			ev(t, act)
+		}
+		w := t.w
+		dn := dense(act)
+		for k := range n {
+			a, b := t.r[(d+k)*w:(d+k+1)*w], t.r[(so+k)*w:(so+k+1)*w]
+			if dn > 0 {
+				copy(a[:dn], b[:dn])
+				continue
+			}
+			for _, l := range act {
+				a[l] = b[l]
+			}
+		}
+		return act
+	}
+}
+
+// word32 is a buffer argument of 4-byte elements indexed by an integer.
+func (lc *laneCompiler) word32(ix *ir.Index) (k int, idx lex, signed bool, label string) {
+	if ix.T.Size() != 4 || !ix.T.IsScalar() || !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
+		noLanes("buffer access of %s", ix.T)
+	}
+	v := ix.X.(*ir.Ref).Var
+	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == ir.KindInt, lc.c.argLabel(v)
+}
+
+// words is an access to a buffer element of several 4-byte leaves (a vec4,
+// a struct of 4-byte fields): the checked element index, then each leaf.
+func (lc *laneCompiler) words(ix *ir.Index) (k int, idx lex, signed bool, label string, offs []int, es uint64) {
+	if !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
+		noLanes("buffer index of %s", ix.I.Type())
+	}
+	for _, l := range layout(ix.T) {
+		if l.size != 4 {
+			noLanes("buffer access of %s", ix.T)
+		}
+		offs = append(offs, l.off)
+	}
+	v := ix.X.(*ir.Ref).Var
+	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == ir.KindInt, lc.c.argLabel(v), offs, uint64(ix.T.Size())
+}
+
+// elemAt is the checked byte offset of element i (as its index's bits).
+func (t *lth) elemAt(l int32, i uint64, signed bool, b []byte, es uint64, label string) uint64 {
+	if signed {
+		i = uint64(int64(int32(uint32(i))))
+	}
+	if n := uint64(len(b)) / es; i >= n {
+		t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed), n)
+	}
+	return i * es
+}
+
+func (lc *laneCompiler) storeWords(ix *ir.Index, src ir.Expr) lstmt {
+	k, idx, signed, label, offs, es := lc.words(ix)
+	v := lc.expr(src, -1)
+	if v.n != len(offs) {
+		noLanes("a store of %d leaves into %s", v.n, ix.T)
+	}
+	pre := seq(v.eval, idx.eval)
+	is, vs := idx.slot, v.slot
+	return func(t *lth, act []int32) []int32 {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		b := t.run.bufs[k]
+		ri := t.r[is*w : (is+1)*w]
+		for _, l := range act {
+			at := t.elemAt(l, ri[l], signed, b, es, label)
+			for j, off := range offs {
+				binary.LittleEndian.PutUint32(b[at+uint64(off):], uint32(t.r[(vs+j)*w+int(l)]))
+			}
+		}
+		return act
+	}
+}
+
+func (lc *laneCompiler) loadWords(ix *ir.Index) lex {
+	k, idx, signed, label, offs, es := lc.words(ix)
+	o := lc.tmp(len(offs))
+	iev, is := idx.eval, idx.slot
+	return lex{slot: o, n: len(offs), eval: func(t *lth, act []int32) {
+		if iev != nil {
+			iev(t, act)
+		}
+		w := t.w
+		b := t.run.bufs[k]
+		ri := t.r[is*w : (is+1)*w]
+		for _, l := range act {
+			at := t.elemAt(l, ri[l], signed, b, es, label)
+			for j, off := range offs {
+				t.r[(o+j)*w+int(l)] = uint64(binary.LittleEndian.Uint32(b[at+uint64(off):]))
+			}
+		}
+	}}
+}
+
+func (lc *laneCompiler) store(ix *ir.Index, src ir.Expr) lstmt {
+	if !ix.T.IsScalar() {
+		return lc.storeWords(ix, src)
+	}
+	k, idx, signed, label := lc.word32(ix)
+	v := lc.scalar(src, -1)
+	iev, is, vev, vs := idx.eval, idx.slot, v.eval, v.slot
+	return func(t *lth, act []int32) []int32 {
+		if vev != nil {
+			vev(t, act)
+		}
+		if iev != nil {
+			iev(t, act)
+		}
+		w := t.w
+		b := t.run.bufs[k]
+		n := uint64(len(b)) / 4
+		ri, rv := t.r[is*w:(is+1)*w], t.r[vs*w:(vs+1)*w]
+		if d := dense(act); d > 0 && !signed {
+			ri, rv := ri[:d], rv[:d]
+			for l, i := range ri {
+				if i >= n {
+					t.fault(int32(l), "%s: index %d out of range [0, %d)", label, i, n)
+				}
+				binary.LittleEndian.PutUint32(b[4*i:], uint32(rv[l]))
+			}
+			return act
+		}
+		for _, l := range act {
+			i := ri[l]
+			if signed {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= n {
+				t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed), n)
+			}
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(rv[l]))
+		}
+		return act
+	}
+}
+
+// index is a checked index as the per-thread engine prints it.
+func index(i uint64, signed bool) int64 {
+	if signed {
+		return int64(i)
+	}
+	return int64(uint32(i))
+}
+
+// fault fails the dispatch for lane l's thread.
+func (t *lth) fault(l int32, format string, args ...any) {
+	t.flane = l
+	fault(format, args...)
+}
+
+// scalar compiles a one-leaf expression.
+func (lc *laneCompiler) scalar(e ir.Expr, dst int) lex {
+	x := lc.expr(e, dst)
+	if x.n != 1 {
+		noLanes("%d-leaf value where a scalar goes", x.n)
+	}
+	return x
+}
+
+// out is the slot an operation writes: dst, or a new temporary.
+func (lc *laneCompiler) out(dst int) int {
+	if dst >= 0 {
+		return dst
+	}
+	return lc.tmp(1)
+}
+
+// expr compiles e; an operation writes its result into dst when dst >= 0
+// (lanes read their own operands before writing, so dst may be an operand).
+func (lc *laneCompiler) expr(e ir.Expr, dst int) lex {
+	if h, ok := lc.hoisted[e]; ok {
+		return h
+	}
+	switch e := e.(type) {
+	case *slotExpr:
+		return lex{slot: e.slot, n: 1}
+	case *ir.Literal:
+		return lex{slot: lc.lit(ir.Truncate(e.Bits, e.T)), n: 1}
+	case *ir.Ref:
+		return lc.ref(e.Var)
+	case *ir.Swizzle:
+		x := lc.expr(e.X, -1)
+		run := true // components in order, one after another: a view
+		for i, c := range e.Comps {
+			run = run && int(c) == int(e.Comps[0])+i
+		}
+		if run {
+			return lex{eval: x.eval, slot: x.slot + int(e.Comps[0]), n: len(e.Comps)}
+		}
+		srcs := make([]int, len(e.Comps))
+		for i, c := range e.Comps {
+			srcs[i] = x.slot + int(c)
+		}
+		return lc.gather(x.eval, srcs)
+	case *ir.Construct:
+		if e.T.Kind() != ir.KindVector {
+			noLanes("construct of %s", e.T)
+		}
+		n := ir.Leaves(e.T)
+		var evs []func(*lth, []int32)
+		var srcs []int
+		for _, a := range e.Args {
+			x := lc.expr(a, -1)
+			evs = append(evs, x.eval)
+			for k := range x.n {
+				srcs = append(srcs, x.slot+k)
+			}
+		}
+		if len(srcs) == 1 { // a splat
+			for len(srcs) < n {
+				srcs = append(srcs, srcs[0])
+			}
+		}
+		if len(srcs) != n {
+			noLanes("construct of %s from %d scalars", e.T, len(srcs))
+		}
+		return lc.gather(seq(evs...), srcs)
+	case *ir.Index:
+		xt := e.X.Type()
+		if xt.Kind() == ir.KindBuffer {
+			return lc.load(e, dst)
+		}
+		// A constant component of a vector (id.X from Go source).
+		if l, ok := e.I.(*ir.Literal); ok && xt.Kind() == ir.KindVector {
+			if i := ir.Truncate(l.Bits, l.T); i < uint64(xt.Len()) && (l.T.Kind() == ir.KindUint || int64(ir.SignExtend(l.Bits, l.T)) >= 0) {
+				x := lc.expr(e.X, -1)
+				return lex{eval: x.eval, slot: x.slot + int(i), n: 1}
+			}
+		}
+		noLanes("index of %s", xt)
+	case *ir.Binary:
+		return lc.binary(e, dst)
+	case *ir.Unary:
+		return lc.unary(e, dst)
+	case *ir.Cast:
+		return lc.cast(e, dst)
+	case *ir.Call:
+		if e.Func == nil {
+			return lc.builtin(e, dst)
+		}
+	}
+	noLanes("expression %T", e)
+	return lex{}
+}
+
+// slotExpr is an operand already in a slot (a component, in compwise).
+type slotExpr struct {
+	ir.Expr
+	slot int
+	t    *ir.Type
+}
+
+func (e *slotExpr) Type() *ir.Type { return e.t }
+
+// norm is dot, length and distance on vectors of floats: the sum in
+// float64, as the per-thread engine computes it.
+func (lc *laneCompiler) norm(e *ir.Call, dst int) lex {
+	at := e.Args[0].Type()
+	if at.Kind() != ir.KindVector || at.Scalar().Kind() != ir.KindFloat {
+		noLanes("built-in %s on %s", e.Op, at)
+	}
+	s := at.Scalar()
+	x := lc.expr(e.Args[0], -1)
+	y := x
+	if len(e.Args) > 1 {
+		y = lc.expr(e.Args[1], -1)
+	}
+	pre := seq(x.eval, y.eval)
+	if len(e.Args) == 1 {
+		pre = x.eval
+	}
+	o, m, a, b, op := lc.out(dst), x.n, x.slot, y.slot, e.Op
+	if s == ir.TF32 {
+		// Component by component over the lanes, each lane's sum in float64
+		// in the same order.
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			if len(t.sum) < w {
+				t.sum = make([]float64, w)
+			}
+			sum := t.sum[:w]
+			for _, l := range act {
+				sum[l] = 0
+			}
+			for i := range m {
+				ra, rb := t.r[(a+i)*w:(a+i+1)*w], t.r[(b+i)*w:(b+i+1)*w]
+				for _, l := range act {
+					p, q := float64(f32(ra[l])), float64(f32(rb[l]))
+					switch op {
+					case ir.OpDistance:
+						p, q = p-q, p-q
+					case ir.OpLength:
+						q = p
+					}
+					sum[l] += p * q
+				}
+			}
+			ro := t.r[o*w : (o+1)*w]
+			for _, l := range act {
+				v := sum[l]
+				if op != ir.OpDot {
+					v = math.Sqrt(v)
+				}
+				ro[l] = uf32(float32(v))
+			}
+		}}
+	}
+	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		for _, l := range act {
+			var sum float64
+			for i := range m {
+				p, q := toF(t.r[(a+i)*w+int(l)], s), toF(t.r[(b+i)*w+int(l)], s)
+				if op == ir.OpDistance {
+					p, q = p-q, p-q
+				} else if op != ir.OpDot {
+					q = p
+				}
+				sum += p * q
+			}
+			if op != ir.OpDot {
+				sum = math.Sqrt(sum)
+			}
+			t.r[o*w+int(l)] = fromF(sum, s)
+		}
+	}}
+}
+
+func (lc *laneCompiler) ref(v *ir.Var) lex {
+	switch v.Kind {
+	case ir.VarLocal:
+		return lex{slot: lc.slots[v], n: ir.Leaves(v.Type)}
+	case ir.VarArg:
+		if v.Type.IsResource() {
+			noLanes("resource %s used as a value", v.Name)
+		}
+		return lex{slot: lc.uni[v], n: ir.Leaves(v.Type)}
+	case ir.VarBuiltin:
+		return lc.builtinVar(v.Builtin)
+	}
+	noLanes("variable %s (%v)", v.Name, v.Kind)
+	return lex{}
+}
+
+func (lc *laneCompiler) builtinVar(b ir.BuiltinVar) lex {
+	filled := func(o *int) lex { // filled per batch (ids) or per block
+		if *o < 0 {
+			*o = lc.tmp(3)
+		}
+		return lex{slot: *o, n: 3}
+	}
+	vec := func(name string, get func(l *launch, i int) uint64) lex {
+		if o, ok := lc.consts[name]; ok {
+			return lex{slot: o, n: 3}
+		}
+		o := lc.tmp(3)
+		lc.consts[name] = o
+		for i := range 3 {
+			lc.p.consts = append(lc.p.consts, laneConst{slot: o + i, get: func(l *launch) uint64 { return get(l, i) }})
+		}
+		return lex{slot: o, n: 3}
+	}
+	switch b {
+	case ir.DispatchID:
+		return filled(&lc.p.ids)
+	case ir.ThreadID:
+		return filled(&lc.p.tids)
+	case ir.BlockID:
+		return filled(&lc.p.bids)
+	case ir.DispatchSize:
+		return vec("size", func(l *launch, i int) uint64 { return uint64(l.size[i]) })
+	case ir.BlockSize:
+		return vec("block", func(l *launch, i int) uint64 { return uint64(l.block[i]) })
+	case ir.DispatchGroups:
+		return vec("groups", func(l *launch, i int) uint64 { return uint64(l.groups[i]) })
+	case ir.SubgroupLane:
+		return lex{slot: lc.lit(0), n: 1}
+	case ir.SubgroupSize:
+		return lex{slot: lc.lit(1), n: 1}
+	}
+	noLanes("built-in variable %v", b)
+	return lex{}
+}
+
+func (lc *laneCompiler) load(e *ir.Index, dst int) lex {
+	if !e.T.IsScalar() {
+		return lc.loadWords(e)
+	}
+	k, idx, signed, label := lc.word32(e)
+	o := lc.out(dst)
+	iev, is := idx.eval, idx.slot
+	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+		if iev != nil {
+			iev(t, act)
+		}
+		w := t.w
+		b := t.run.bufs[k]
+		n := uint64(len(b)) / 4
+		ri, rd := t.r[is*w:(is+1)*w], t.r[o*w:(o+1)*w]
+		if d := dense(act); d > 0 && !signed {
+			ri, rd := ri[:d], rd[:d]
+			for l, i := range ri {
+				if i >= n {
+					t.fault(int32(l), "%s: index %d out of range [0, %d)", label, i, n)
+				}
+				rd[l] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
+			}
+			return
+		}
+		for _, l := range act {
+			i := ri[l]
+			if signed {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= n {
+				t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed), n)
+			}
+			rd[l] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	}}
+}
+
+// gather copies slots srcs into new consecutive slots, after pre.
+func (lc *laneCompiler) gather(pre func(*lth, []int32), srcs []int) lex {
+	o := lc.tmp(len(srcs))
+	return lex{slot: o, n: len(srcs), eval: func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		for j, sl := range srcs {
+			a, b := t.r[(o+j)*w:(o+j+1)*w], t.r[sl*w:(sl+1)*w]
+			if d := dense(act); d > 0 {
+				copy(a[:d], b[:d])
+				continue
+			}
+			for _, l := range act {
+				a[l] = b[l]
+			}
+		}
+	}}
+}
+
+// compwise is an operation on vectors, component by component: comp(k)
+// makes component k's lane loop; operands of one leaf are broadcast.
+func (lc *laneCompiler) compwise(n int, args []lex, comp func(slots []int, o int) func(*lth, []int32)) lex {
+	var evs []func(*lth, []int32)
+	for _, a := range args {
+		if a.n != 1 && a.n != n {
+			noLanes("an operation on %d and %d leaves", a.n, n)
+		}
+		evs = append(evs, a.eval)
+	}
+	pre := seq(evs...)
+	o := lc.tmp(n)
+	comps := make([]func(*lth, []int32), n)
+	for k := range n {
+		slots := make([]int, len(args))
+		for i, a := range args {
+			slots[i] = a.slot
+			if a.n > 1 {
+				slots[i] += k
+			}
+		}
+		comps[k] = comp(slots, o+k)
+	}
+	return lex{slot: o, n: n, eval: func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		for _, c := range comps {
+			c(t, act)
+		}
+	}}
+}
+
+// dense returns n where act is every lane 0..n-1 (lists are kept in
+// order), else 0: the lane loop then runs without the list.
+func dense(act []int32) int {
+	n := len(act)
+	if n > 0 && act[0] == 0 && int(act[n-1]) == n-1 {
+		return n
+	}
+	return 0
+}
+
+// seq runs evals in order.
+func seq(evs ...func(*lth, []int32)) func(*lth, []int32) {
+	var fs []func(*lth, []int32)
+	for _, f := range evs {
+		if f != nil {
+			fs = append(fs, f)
+		}
+	}
+	switch len(fs) {
+	case 0:
+		return nil
+	case 1:
+		return fs[0]
+	case 2:
+		a, b := fs[0], fs[1]
+		return func(t *lth, act []int32) { a(t, act); b(t, act) }
+	}
+	return func(t *lth, act []int32) {
+		for _, f := range fs {
+			f(t, act)
+		}
+	}
+}
+
+// op2 makes the lane loop of a binary operation f from slots a and b to o.
+func op2(pre func(*lth, []int32), a, b, o int, f func(x, y uint64) uint64) func(*lth, []int32) {
+	return func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		ra, rb, ro := t.r[a*w:(a+1)*w], t.r[b*w:(b+1)*w], t.r[o*w:(o+1)*w]
+		for _, l := range act {
+			t.flane = l
+			ro[l] = f(ra[l], rb[l])
+		}
+	}
+}
+
+func (lc *laneCompiler) binary(e *ir.Binary, dst int) lex {
+	xt, yt := e.X.Type(), e.Y.Type()
+	if xt.Kind() == ir.KindMatrix || yt.Kind() == ir.KindMatrix {
+		noLanes("%s on %s and %s", e.Op, xt, yt)
+	}
+	checkFloat(xt, "arithmetic")
+	if n := ir.Leaves(e.T); n > 1 || !xt.IsScalar() || !yt.IsScalar() {
+		if e.Op == ir.LogicAnd || e.Op == ir.LogicOr {
+			noLanes("%s on vectors", e.Op)
+		}
+		s, ys := xt.Scalar(), yt.Scalar()
+		op := scalarOp(e.Op, s, ys)
+		return lc.compwise(n, []lex{lc.expr(e.X, -1), lc.expr(e.Y, -1)}, func(sl []int, o int) func(*lth, []int32) {
+			if f := laneFast(e.Op, s, ys, nil, sl[0], sl[1], o); f != nil {
+				return f
+			}
+			return op2(nil, sl[0], sl[1], o, op)
+		})
+	}
+	if e.Op == ir.LogicAnd || e.Op == ir.LogicOr {
+		return lc.logic(e, dst)
+	}
+	x, y := lc.scalar(e.X, -1), lc.scalar(e.Y, -1)
+	o := lc.out(dst)
+	pre := seq(x.eval, y.eval)
+	a, b := x.slot, y.slot
+	s := xt.Scalar()
+	if f := laneFast(e.Op, s, yt.Scalar(), pre, a, b, o); f != nil {
+		return lex{eval: f, slot: o, n: 1}
+	}
+	return lex{eval: op2(pre, a, b, o, scalarOp(e.Op, s, yt.Scalar())), slot: o, n: 1}
+}
+
+// laneFast is the lane loop of the commonest float32 and u32 operations,
+// written out (no call per lane).
+func laneFast(op ir.BinaryOp, s, ys *ir.Type, pre func(*lth, []int32), a, b, o int) func(*lth, []int32) {
+	type k = struct {
+		s  *ir.Type
+		op ir.BinaryOp
+	}
+	var f func(ra, rb, ro []uint64, act []int32)
+	switch (k{s, op}) {
+	case k{ir.TF32, ir.Add}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(f32(ra[l]) + f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(f32(ra[l]) + f32(rb[l]))
+			}
+		}
+	case k{ir.TF32, ir.Sub}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(f32(ra[l]) - f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(f32(ra[l]) - f32(rb[l]))
+			}
+		}
+	case k{ir.TF32, ir.Mul}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(f32(ra[l]) * f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(f32(ra[l]) * f32(rb[l]))
+			}
+		}
+	case k{ir.TF32, ir.Div}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(f32(ra[l]) / f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(f32(ra[l]) / f32(rb[l]))
+			}
+		}
+	case k{ir.TF32, ir.Lt}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(f32(ra[l]) < f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(f32(ra[l]) < f32(rb[l]))
+			}
+		}
+	case k{ir.TF32, ir.Le}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(f32(ra[l]) <= f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(f32(ra[l]) <= f32(rb[l]))
+			}
+		}
+	case k{ir.TF32, ir.Gt}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(f32(ra[l]) > f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(f32(ra[l]) > f32(rb[l]))
+			}
+		}
+	case k{ir.TF32, ir.Ge}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(f32(ra[l]) >= f32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(f32(ra[l]) >= f32(rb[l]))
+			}
+		}
+	case k{ir.TU32, ir.Add}, k{ir.TI32, ir.Add}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uint64(uint32(ra[l]) + uint32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uint64(uint32(ra[l]) + uint32(rb[l]))
+			}
+		}
+	case k{ir.TU32, ir.Sub}, k{ir.TI32, ir.Sub}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uint64(uint32(ra[l]) - uint32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uint64(uint32(ra[l]) - uint32(rb[l]))
+			}
+		}
+	case k{ir.TU32, ir.Mul}, k{ir.TI32, ir.Mul}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uint64(uint32(ra[l]) * uint32(rb[l]))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uint64(uint32(ra[l]) * uint32(rb[l]))
+			}
+		}
+	case k{ir.TU32, ir.And}, k{ir.TI32, ir.And}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = ra[l] & rb[l]
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = ra[l] & rb[l]
+			}
+		}
+	case k{ir.TU32, ir.Or}, k{ir.TI32, ir.Or}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = ra[l] | rb[l]
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = ra[l] | rb[l]
+			}
+		}
+	case k{ir.TU32, ir.Xor}, k{ir.TI32, ir.Xor}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = ra[l] ^ rb[l]
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = ra[l] ^ rb[l]
+			}
+		}
+	case k{ir.TU32, ir.Lt}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] < rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] < rb[l])
+			}
+		}
+	case k{ir.TU32, ir.Le}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] <= rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] <= rb[l])
+			}
+		}
+	case k{ir.TU32, ir.Gt}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] > rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] > rb[l])
+			}
+		}
+	case k{ir.TU32, ir.Ge}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] >= rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] >= rb[l])
+			}
+		}
+	case k{ir.TU32, ir.Eq}, k{ir.TI32, ir.Eq}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] == rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] == rb[l])
+			}
+		}
+	case k{ir.TU32, ir.Ne}, k{ir.TI32, ir.Ne}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(ra[l] != rb[l])
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(ra[l] != rb[l])
+			}
+		}
+	case k{ir.TI32, ir.Lt}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(int32(uint32(ra[l])) < int32(uint32(rb[l])))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(int32(uint32(ra[l])) < int32(uint32(rb[l])))
+			}
+		}
+	case k{ir.TI32, ir.Ge}:
+		f = func(ra, rb, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, rb, ro := ra[:n], rb[:n], ro[:n]
+				for l := range ro {
+					ro[l] = b2u(int32(uint32(ra[l])) >= int32(uint32(rb[l])))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = b2u(int32(uint32(ra[l])) >= int32(uint32(rb[l])))
+			}
+		}
+	}
+	if f == nil || (s.IsInteger() && ys != s) {
+		return nil
+	}
+	return func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		f(t.r[a*w:(a+1)*w], t.r[b*w:(b+1)*w], t.r[o*w:(o+1)*w], act)
+	}
+}
+
+// logic is && and ||: the right operand runs only on the lanes whose left
+// operand does not decide (it may guard an access).
+func (lc *laneCompiler) logic(e *ir.Binary, dst int) lex {
+	x, y := lc.scalar(e.X, -1), lc.scalar(e.Y, -1)
+	o := lc.out(dst)
+	sub := lc.newList()
+	and := e.Op == ir.LogicAnd
+	xev, xs, yev, ys := x.eval, x.slot, y.eval, y.slot
+	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+		if xev != nil {
+			xev(t, act)
+		}
+		w := t.w
+		rx, ry, ro := t.r[xs*w:(xs+1)*w], t.r[ys*w:(ys+1)*w], t.r[o*w:(o+1)*w]
+		rest := t.list(sub)
+		n := 0
+		for _, l := range act {
+			if (rx[l] != 0) == and { // undecided
+				rest[n] = l
+				n++
+			} else {
+				ro[l] = rx[l]
+			}
+		}
+		if n == 0 {
+			return
+		}
+		rest = rest[:n]
+		if yev != nil {
+			yev(t, rest)
+		}
+		for _, l := range rest {
+			ro[l] = ry[l]
+		}
+	}}
+}
+
+// op1 makes the lane loop of a one-operand operation f.
+func op1(pre func(*lth, []int32), a, o int, f func(uint64) uint64) func(*lth, []int32) {
+	return func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		ra, ro := t.r[a*w:(a+1)*w], t.r[o*w:(o+1)*w]
+		for _, l := range act {
+			ro[l] = f(ra[l])
+		}
+	}
+}
+
+func (lc *laneCompiler) unary(e *ir.Unary, dst int) lex {
+	x := lc.expr(e.X, -1)
+	s := e.T.Scalar()
+	checkFloat(s, "negation")
+	var f func(uint64) uint64
+	switch {
+	case e.Op == ir.Not:
+		f = func(v uint64) uint64 { return v ^ 1 }
+	case e.Op == ir.BitNot:
+		f = func(v uint64) uint64 { return ir.Truncate(^v, s) }
+	case s == ir.TF32:
+		f = func(v uint64) uint64 { return v ^ 1<<31 }
+	case s.Kind() == ir.KindFloat:
+		f = func(v uint64) uint64 { return v ^ 1<<63 }
+	default:
+		f = func(v uint64) uint64 { return ir.Truncate(-v, s) }
+	}
+	if x.n > 1 {
+		return lc.compwise(x.n, []lex{x}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) })
+	}
+	o := lc.out(dst)
+	return lex{eval: op1(x.eval, x.slot, o, f), slot: o, n: 1}
+}
+
+func (lc *laneCompiler) cast(e *ir.Cast, dst int) lex {
+	fs, ts := e.X.Type(), e.T
+	if (fs.Kind() == ir.KindVector && ts.Kind() == ir.KindVector && fs.Len() == ts.Len()) && !e.Bit {
+		f := castFn(fs.Scalar(), ts.Scalar())
+		return lc.compwise(fs.Len(), []lex{lc.expr(e.X, -1)}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) })
+	}
+	if !fs.IsScalar() || !ts.IsScalar() {
+		noLanes("conversion from %s to %s", fs, ts)
+	}
+	if e.Bit {
+		if fs.Bits() != ts.Bits() {
+			noLanes("bitcast between %s and %s", fs, ts)
+		}
+		return lc.scalar(e.X, dst)
+	}
+	x := lc.scalar(e.X, -1)
+	o := lc.out(dst)
+	pre, a := x.eval, x.slot
+	var f func(ra, ro []uint64, act []int32)
+	switch {
+	case fs == ir.TU32 && ts == ir.TF32:
+		f = func(ra, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, ro := ra[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(float32(uint32(ra[l])))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(float32(uint32(ra[l])))
+			}
+		}
+	case fs == ir.TI32 && ts == ir.TF32:
+		f = func(ra, ro []uint64, act []int32) {
+			if n := dense(act); n > 0 {
+				ra, ro := ra[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(float32(int32(uint32(ra[l]))))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(float32(int32(uint32(ra[l]))))
+			}
+		}
+	}
+	if f != nil {
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			f(t.r[a*w:(a+1)*w], t.r[o*w:(o+1)*w], act)
+		}}
+	}
+	return lex{eval: op1(pre, a, o, castFn(fs.Scalar(), ts.Scalar())), slot: o, n: 1}
+}
+
+// builtin compiles the pure scalar built-ins (on float32 and 32-bit
+// integers, as the per-thread engine computes them), select and a buffer's
+// length.
+func (lc *laneCompiler) builtin(e *ir.Call, dst int) lex {
+	if e.Op == ir.OpBufferSize {
+		v := e.Args[0].(*ir.Ref).Var
+		k, es := lc.c.params[v], uint64(v.Type.Elem().Size())
+		return lex{slot: lc.dispatchConst(fmt.Sprint("len", k), func(l *launch) uint64 { return uint64(uint32(uint64(len(l.bufs[k])) / es)) }), n: 1}
+	}
+	switch op := e.Op; {
+	case op >= ir.OpAtomicExchange && op <= ir.OpAtomicMax, op == ir.OpBarrier,
+		op >= ir.OpSubgroupElect && op <= ir.OpSubgroupExclusiveAdd,
+		op >= ir.OpTextureRead && op <= ir.OpTextureSample,
+		op >= ir.OpBindlessRead && op <= ir.OpBindlessSize, op >= ir.OpBindlessTexRead && op <= ir.OpBindlessTexSize,
+		op == ir.OpTranspose, op == ir.OpDeterminant, op == ir.OpInverse, op == ir.OpOuterProduct, op == ir.OpReflect,
+		op == ir.OpIsNaN, op == ir.OpIsInf, op == ir.OpNormalize,
+		op == ir.OpCross, op == ir.OpAny, op == ir.OpAll,
+		op == ir.OpReduceSum, op == ir.OpReduceProd, op == ir.OpReduceMin, op == ir.OpReduceMax:
+		noLanes("built-in %s", op) // the per-thread engine's own forms
+	}
+	if e.Op == ir.OpDot || e.Op == ir.OpLength || e.Op == ir.OpDistance {
+		return lc.norm(e, dst)
+	}
+	if n := ir.Leaves(e.T); n > 1 {
+		if e.T.Kind() != ir.KindVector {
+			noLanes("built-in %s of %s", e.Op, e.T)
+		}
+		// Component by component, each the scalar built-in on components.
+		var args []lex
+		for _, a := range e.Args {
+			args = append(args, lc.expr(a, -1))
+		}
+		return lc.compwise(n, args, func(sl []int, o int) func(*lth, []int32) {
+			parts := make([]ir.Expr, len(e.Args))
+			for i, a := range e.Args {
+				parts[i] = &slotExpr{slot: sl[i], t: a.Type().Scalar()}
+			}
+			return lc.builtin(&ir.Call{Op: e.Op, Args: parts, T: e.T.Scalar()}, o).eval
+		})
+	}
+	args := make([]lex, len(e.Args))
+	var evs []func(*lth, []int32)
+	for i, a := range e.Args {
+		if !a.Type().IsScalar() {
+			noLanes("built-in %s on %s", e.Op, a.Type())
+		}
+		args[i] = lc.scalar(a, -1)
+		evs = append(evs, args[i].eval)
+	}
+	pre := seq(evs...)
+	o := lc.out(dst)
+	if e.Op == ir.OpSelect {
+		c, a, b := args[0].slot, args[1].slot, args[2].slot
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			rc, ra, rb, ro := t.r[c*w:(c+1)*w], t.r[a*w:(a+1)*w], t.r[b*w:(b+1)*w], t.r[o*w:(o+1)*w]
+			for _, l := range act {
+				if rc[l] != 0 {
+					ro[l] = ra[l]
+				} else {
+					ro[l] = rb[l]
+				}
+			}
+		}}
+	}
+	if len(args) == 0 || len(args) > 4 {
+		noLanes("built-in %s", e.Op)
+	}
+	s := e.Args[0].Type()
+	slots := make([]int, len(args))
+	for i, a := range args {
+		slots[i] = a.slot
+	}
+	op := e.Op
+	switch {
+	case s == ir.TF32:
+		ops := make([]float32, len(args))
+		if !probe(func() bool { _, ok := ir.RefFloat32(op, ops...); return ok }) {
+			noLanes("built-in %s on %s", op, s)
+		}
+		// The commonest, as RefFloat32 computes them, without its switch per lane.
+		switch op {
+		case ir.OpSqrt:
+			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Sqrt(float64(f32(v))))) }), slot: o, n: 1}
+		case ir.OpInverseSqrt:
+			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(1 / math.Sqrt(float64(f32(v))))) }), slot: o, n: 1}
+		case ir.OpAbs:
+			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Abs(float64(f32(v))))) }), slot: o, n: 1}
+		case ir.OpFloor:
+			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Floor(float64(f32(v))))) }), slot: o, n: 1}
+		case ir.OpMin:
+			return lex{eval: op2(pre, slots[0], slots[1], o, func(a, b uint64) uint64 { return uf32(float32(math.Min(float64(f32(a)), float64(f32(b))))) }), slot: o, n: 1}
+		case ir.OpMax:
+			return lex{eval: op2(pre, slots[0], slots[1], o, func(a, b uint64) uint64 { return uf32(float32(math.Max(float64(f32(a)), float64(f32(b))))) }), slot: o, n: 1}
+		}
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			ro := t.r[o*w : (o+1)*w]
+			var buf [4]float32
+			in := buf[:len(slots)]
+			for _, l := range act {
+				for i, sl := range slots {
+					in[i] = f32(t.r[sl*w+int(l)])
+				}
+				r, _ := ir.RefFloat32(op, in...)
+				ro[l] = uf32(r)
+			}
+		}}
+	case s.IsInteger() && s.Bits() == 32:
+		signed := s.Kind() == ir.KindInt
+		ops := make([]uint32, len(args))
+		if !probe(func() bool { _, ok := ir.RefInt(op, signed, ops...); return ok }) {
+			noLanes("built-in %s on %s", op, s)
+		}
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			ro := t.r[o*w : (o+1)*w]
+			var buf [4]uint32
+			in := buf[:len(slots)]
+			for _, l := range act {
+				for i, sl := range slots {
+					in[i] = uint32(t.r[sl*w+int(l)])
+				}
+				r, _ := ir.RefInt(op, signed, in...)
+				ro[l] = uint64(r)
+			}
+		}}
+	}
+	noLanes("built-in %s on %s", op, s)
+	return lex{}
+}
+
+// laneEngine says whether CreateShader compiles kernels for the lane
+// engine too (tests compare the engines).
+var laneEngine = true
+
+// newLanes is a worker's lane state for launch l.
+func (p *program) newLanes(l *launch) *lth {
+	lp := p.lanes
+	t, ok := p.lanePool.Get().(*lth)
+	if !ok {
+		w := lp.w
+		t = &lth{w: w, r: make([]uint64, lp.nslots*w), st: make([]uint8, w), lists: make([]int32, (lp.nlists+1)*w), all: make([]int32, w)}
+		for i := range t.all {
+			t.all[i] = int32(i)
+		}
+	}
+	t.run = l
+	w := t.w
+	for _, c := range lp.consts {
+		v := c.val
+		if c.get != nil {
+			v = c.get(l)
+		}
+		row := t.r[c.slot*w : (c.slot+1)*w]
+		for i := range row {
+			row[i] = v
+		}
+	}
+	return t
+}
+
+func (p *program) freeLanes(t *lth) {
+	t.run = nil
+	p.lanePool.Put(t)
+}
+
+// blockLanes runs the threads of a block without barriers in batches of
+// lanes.
+func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
+	lp := p.lanes
+	w := t.w
+	b := p.block
+	n := b[0] * b[1] * b[2]
+	base := [3]uint32{bid[0] * b[0], bid[1] * b[1], bid[2] * b[2]}
+	t.bid = bid
+	defer func() {
+		if r := recover(); r != nil {
+			lin := t.lin0 + uint32(t.flane)
+			tid := [3]uint32{lin % b[0], lin / b[0] % b[1], lin / (b[0] * b[1])}
+			p.fault(l, &th{tid: tid, bid: bid, id: [3]uint32{base[0] + tid[0], base[1] + tid[1], base[2] + tid[2]}}, r)
+		}
+	}()
+	if lp.bids >= 0 {
+		for i := range 3 {
+			row := t.r[(lp.bids+i)*w : (lp.bids+i+1)*w]
+			for j := range row {
+				row[j] = uint64(bid[i])
+			}
+		}
+	}
+	act := t.lists[lp.nlists*w : (lp.nlists+1)*w]
+	whole := true // every thread of the block is in the dispatch
+	for i := range 3 {
+		whole = whole && uint64(base[i])+uint64(b[i]) <= uint64(l.size[i])
+	}
+	tx, ty, tz := lp.tid[0], lp.tid[1], lp.tid[2]
+	for lin0 := uint32(0); lin0 < n; lin0 += uint32(w) {
+		t.lin0 = lin0
+		cnt := int(min(uint32(w), n-lin0))
+		bx, by, bz := tx[lin0:int(lin0)+cnt], ty[lin0:int(lin0)+cnt], tz[lin0:int(lin0)+cnt]
+		na := 0
+		if whole {
+			na = copy(act, t.all[:cnt])
+		} else {
+			for j := range cnt {
+				if uint64(base[0])+uint64(bx[j]) < uint64(l.size[0]) && uint64(base[1])+uint64(by[j]) < uint64(l.size[1]) && uint64(base[2])+uint64(bz[j]) < uint64(l.size[2]) {
+					act[na] = int32(j)
+					na++
+				}
+			}
+		}
+		if lp.ids >= 0 {
+			for i, src := range [3][]uint32{bx, by, bz} {
+				row, o := t.r[(lp.ids+i)*w:(lp.ids+i)*w+cnt], uint64(base[i])
+				for j, v := range src {
+					row[j] = o + uint64(v) // past 2^32 only outside the dispatch: those lanes do not run
+				}
+			}
+		}
+		if lp.tids >= 0 {
+			for i, src := range [3][]uint32{bx, by, bz} {
+				row := t.r[(lp.tids+i)*w : (lp.tids+i)*w+cnt]
+				for j, v := range src {
+					row[j] = uint64(v)
+				}
+			}
+		}
+		if na == 0 {
+			continue
+		}
+		clear(t.st)
+		for _, r := range lp.locals {
+			clear(t.r[r[0]*w : r[1]*w])
+		}
+		t.flane = 0
+		lp.body(t, act[:na])
+	}
+}

@@ -1,0 +1,157 @@
+package cpu_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/cpu"
+	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/internal/programs"
+	"github.com/lucent-gpu/lucent/kernel"
+)
+
+// bothEngines compiles f twice on d: on the per-thread engine and (where the
+// lane engine takes it) on the lane engine.
+func bothEngines(t *testing.T, d *device.Device, f *ir.Function) (perThread, lanes *device.Kernel) {
+	t.Helper()
+	on, why, err := cpu.LaneEngine(f)
+	require.NoError(t, err)
+	require.True(t, on, "the lane engine runs %s: %s", f.Name, why)
+	old := cpu.SetLaneEngine(false)
+	perThread, err = device.Compile(d, f)
+	cpu.SetLaneEngine(old)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, perThread.Close()) })
+	lanes, err = device.Compile(d, f)
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, lanes.Close()) })
+	return perThread, lanes
+}
+
+// TestLaneEngineDivergence: lanes of one batch taking different paths
+// (early return, if-else, continue, break, an access guarded by &&, partial
+// blocks) give what the per-thread engine and the kernel as Go give.
+func TestLaneEngineDivergence(t *testing.T) {
+	d := open(t)
+	s := stream(t, d, device.StreamCompute)
+	pt, ln := bothEngines(t, d, hostKernel(t, "HostBranches"))
+	const n = 1000 // 31 whole blocks of 32 and a part
+	in := make([]int32, n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range in {
+		in[i] = r.Int32N(200) - 60
+	}
+	in[5], in[5+7] = -7, 0 // r == 7 at 5: no write
+	const k = 7
+	bin := newBuf(t, d, in)
+	o1, o2 := newBuf(t, d, make([]int32, n)), newBuf(t, d, make([]int32, n))
+	got1, got2 := make([]int32, n), make([]int32, n)
+	require.NoError(t, s.Submit(pt.Dispatch([3]uint32{n}, uint32(k), bin, o1), ln.Dispatch([3]uint32{n}, uint32(k), bin, o2),
+		o1.Download(got1), o2.Download(got2)))
+	require.NoError(t, s.Synchronize(ctxT(t)))
+	want := make([]int32, n)
+	require.NoError(t, kernel.Run(ctxT(t), kernel.Grid1(32, n), func() { HostBranches(k, in, want) }))
+	require.Equal(t, want, got1, "per-thread engine")
+	require.Equal(t, want, got2, "lane engine")
+	require.Zero(t, got2[5], "the lane that returned early wrote nothing")
+}
+
+// TestLaneEnginePrograms: the programs the lane engine takes give the same
+// results on both engines, over sizes that are not whole blocks.
+func TestLaneEnginePrograms(t *testing.T) {
+	d := open(t)
+	s := stream(t, d, device.StreamCompute)
+	t.Run("saxpy", func(t *testing.T) {
+		f, err := programs.Saxpy()
+		require.NoError(t, err)
+		pt, ln := bothEngines(t, d, f)
+		const n = 1000
+		xs, ys := make([]float32, n), make([]float32, n)
+		for i := range xs {
+			xs[i], ys[i] = float32(i)*0.37, float32(3*i+1)
+		}
+		x, y1, y2 := newBuf(t, d, xs), newBuf(t, d, ys), newBuf(t, d, ys)
+		got1, got2 := make([]float32, n), make([]float32, n)
+		require.NoError(t, s.Submit(pt.Dispatch([3]uint32{n - 3}, float32(1.5), x, y1), ln.Dispatch([3]uint32{n - 3}, float32(1.5), x, y2),
+			y1.Download(got1), y2.Download(got2)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		require.Equal(t, got1, got2)
+		require.Equal(t, ys[n-1], got2[n-1], "past the size")
+	})
+	t.Run("mandelbrot", func(t *testing.T) {
+		f, err := programs.Mandelbrot()
+		require.NoError(t, err)
+		pt, ln := bothEngines(t, d, f)
+		const w, h = 50, 37
+		o1, o2 := newBuf(t, d, make([]uint32, w*h)), newBuf(t, d, make([]uint32, w*h))
+		got1, got2 := make([]uint32, w*h), make([]uint32, w*h)
+		require.NoError(t, s.Submit(pt.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), o1), ln.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), o2),
+			o1.Download(got1), o2.Download(got2)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		require.Equal(t, programs.MandelbrotRef(w, h), got2)
+		require.Equal(t, got1, got2)
+	})
+	t.Run("nbody", func(t *testing.T) {
+		f, err := programs.NBody()
+		require.NoError(t, err)
+		pt, ln := bothEngines(t, d, f)
+		const n = 100 // one block of 64 and a part
+		r := rand.New(rand.NewPCG(3, 4))
+		pos, vel := make([][4]float32, n), make([][4]float32, n)
+		for i := range pos {
+			pos[i] = [4]float32{r.Float32(), r.Float32(), r.Float32(), 0.5 + r.Float32()}
+			vel[i] = [4]float32{r.Float32() - 0.5, 0, r.Float32() - 0.5, 0}
+		}
+		bp := newBuf(t, d, pos)
+		v1, v2 := newBuf(t, d, vel), newBuf(t, d, vel)
+		p1, p2 := newBuf(t, d, make([][4]float32, n)), newBuf(t, d, make([][4]float32, n))
+		gp1, gp2, gv1, gv2 := make([][4]float32, n), make([][4]float32, n), make([][4]float32, n), make([][4]float32, n)
+		require.NoError(t, s.Submit(pt.Dispatch([3]uint32{n}, float32(0.01), uint32(n), bp, v1, p1), ln.Dispatch([3]uint32{n}, float32(0.01), uint32(n), bp, v2, p2),
+			p1.Download(gp1), p2.Download(gp2), v1.Download(gv1), v2.Download(gv2)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		require.Equal(t, gp1, gp2)
+		require.Equal(t, gv1, gv2)
+		wantPos, _ := programs.NBodyRef(0.01, pos, vel)
+		require.InDelta(t, wantPos[7][0], gp2[7][0], 1e-4)
+	})
+	t.Run("life", func(t *testing.T) {
+		f, err := programs.Life()
+		require.NoError(t, err)
+		pt, ln := bothEngines(t, d, f)
+		const w, h = 20, 13
+		r := rand.New(rand.NewPCG(5, 6))
+		cells := make([]uint32, w*h)
+		for i := range cells {
+			cells[i] = r.Uint32N(2)
+		}
+		src := newBuf(t, d, cells)
+		o1, o2 := newBuf(t, d, make([]uint32, w*h)), newBuf(t, d, make([]uint32, w*h))
+		got1, got2 := make([]uint32, w*h), make([]uint32, w*h)
+		require.NoError(t, s.Submit(pt.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), src, o1), ln.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), src, o2),
+			o1.Download(got1), o2.Download(got2)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		require.Equal(t, programs.LifeRef(w, h, cells), got2)
+		require.Equal(t, got1, got2)
+	})
+}
+
+// TestLaneEngineFault: an index out of range on the lane engine fails the
+// dispatch with the per-thread engine's error, word for word: the same
+// argument, index, range and thread.
+func TestLaneEngineFault(t *testing.T) {
+	d := openPlain(t)
+	s := stream(t, d, device.StreamCompute)
+	pt, ln := bothEngines(t, d, hostKernel(t, "HostShift"))
+	in, out := newBuf(t, d, make([]uint32, 100)), newBuf(t, d, make([]uint32, 100))
+	var errs [2]error
+	for i, k := range []*device.Kernel{pt, ln} {
+		require.NoError(t, s.Submit(k.Dispatch([3]uint32{100}, uint32(1), in, out)))
+		errs[i] = s.Synchronize(ctxT(t))
+		require.ErrorIs(t, errs[i], device.ErrInvalidArgument)
+	}
+	require.Contains(t, errs[1].Error(), "index 100 out of range [0, 100), in thread [99 0 0] (block [1 0 0], thread [35 0 0] of the block)")
+	require.Equal(t, errs[0].Error(), errs[1].Error())
+}
