@@ -36,6 +36,7 @@ func TestFill(t *testing.T) {
 		v3.Fill(rgb{1, 2, 3}), // 12-byte pattern: uploaded
 		v3.View(4, 2).Fill(rgb{}),
 	))
+	require.NoError(t, s.Synchronize(ctxT(t))) // Read orders itself after no other stream
 	gotF, err := f32.Read(ctxT(t))
 	require.NoError(t, err)
 	gotU, err := u8.Read(ctxT(t))
