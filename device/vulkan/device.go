@@ -88,6 +88,10 @@ type Device struct {
 	inflight  atomic.Int64           // submissions enqueued on any stream and not yet completed on the host
 	streams   sync.Map               // every *stream not yet released, destroyed ones included
 	parked    parkedSet
+	reads     readSet    // direct reads not yet made (directread.go)
+	readMu    sync.Mutex // held by the list with direct reads being encoded
+	// stagedDownloads: every download goes through staging (EnvStagedDownloads).
+	stagedDownloads bool
 }
 
 // queue is a VkQueue; submissions to it are serialised.
@@ -155,6 +159,7 @@ func Open(opts device.Options) (_ *Device, err error) {
 		d.caps.PushDescriptors = false // resources bind through cached descriptor sets
 	}
 	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
+	d.stagedDownloads = stagedDownloadsForced()
 	if d.caps.Sampling == device.PathNative {
 		if err := d.createTextureLayout(); err != nil {
 			d.closePipelineCache()

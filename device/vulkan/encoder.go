@@ -101,6 +101,18 @@ type encoder struct {
 	index        int
 	lastDirect   int // direct uploads of the last list submitted (for tests)
 
+	// Direct reads (directread.go): which downloads read directly, their
+	// registered reads (in reverse command order), the buffers written by
+	// later commands while planning, reads to settle (scratch), whether
+	// the list holds d.readMu, and the last list's count (for tests).
+	readDirect []bool
+	reads      []*directRead
+	written    map[device.Handle]bool
+	settling   []*directRead
+	readLocked bool
+	hostReads  bool // the list has direct reads: its end barrier covers every write
+	lastReads  int
+
 	presents []*presentJob // the list's Present commands (present.go)
 
 	// One-time initialisations this list took on (a texture's first layout
@@ -138,7 +150,9 @@ func (e *encoder) stagingSize(list *device.CommandList) uint64 {
 				n += alignUp(uint64(len(c.Data)), 16)
 			}
 		case *device.BufferDownload:
-			n += alignUp(uint64(len(c.Data)), 16)
+			if !e.isReadDirect(i) {
+				n += alignUp(uint64(len(c.Data)), 16)
+			}
 		case *device.TextureUpload:
 			n += alignUp(uint64(len(c.Data)), 16)
 		case *device.TextureDownload:
@@ -213,12 +227,15 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		if sub.staging != nil {
 			d.mem.releaseStaging(sub.staging)
 		}
+		e.dropReads()
 		e.reset()
 		s.recycle(sub)
 		return err
 	}
 	e.writeDirect()
 	s.enqueue(sub)
+	e.lastReads = len(e.reads)
+	e.finishReads()
 	for _, t := range e.used {
 		t.use(s, sub.value)
 	}
@@ -253,7 +270,7 @@ func (e *encoder) reset() {
 	e.lastBind.skippedSets, e.lastBind.skippedPush = e.bind.skippedSets, e.bind.skippedPush
 	e.bind.forget()
 	e.bind.skippedSets, e.bind.skippedPush = 0, 0
-	e.downloads = false
+	e.downloads, e.hostReads = false, false
 	e.staging, e.stagingOff = nil, 0
 	clear(e.writesDirect)
 	e.writesDirect = e.writesDirect[:0]
@@ -267,6 +284,7 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	d := e.d
 	e.sub = sub
 	e.planDirect(list)
+	e.planReads(list)
 	if n := e.stagingSize(list); n > 0 {
 		st, err := d.mem.newStaging(n)
 		if err != nil {
@@ -299,6 +317,9 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 			SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER_2, SrcStageMask: stageCopy, SrcAccessMask: accessTransferWrite,
 			DstStageMask: vk.PIPELINE_STAGE_2_HOST_BIT, DstAccessMask: vk.ACCESS_2_HOST_READ_BIT,
 		}
+		if e.hostReads { // the host reads buffers whatever wrote them, in this list or before
+			mb.SrcStageMask, mb.SrcAccessMask = stageAll, accessMemoryWrite
+		}
 		e.batch.CmdPipelineBarrier2(cmd, &vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, MemoryBarrierCount: 1, PMemoryBarriers: &mb})
 	}
 	e.batch.Flush()
@@ -315,6 +336,7 @@ type use struct {
 
 // order emits the barrier the next command needs, then records its uses.
 func (e *encoder) order(stage vk.PipelineStageFlags2, acc vk.AccessFlags2, uses ...use) {
+	e.settleWrites(false, uses)
 	conflict := e.global
 	for _, u := range uses {
 		if conflict {
@@ -490,6 +512,12 @@ func (e *encoder) command(c device.Command) error {
 		n := uint64(len(c.Data))
 		if _, err := span(b, c.Buffer, c.Offset, n); err != nil || n == 0 {
 			return err
+		}
+		if e.isReadDirect(e.index) {
+			// Read by the host after the list (no GPU command).
+			e.sub.downloads = append(e.sub.downloads, download{dst: c.Data, read: e.directRead(e.index)})
+			e.downloads, e.hostReads = true, true
+			return nil
 		}
 		_, off := e.stage(n)
 		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, false})
@@ -689,6 +717,7 @@ func (e *encoder) command(c device.Command) error {
 				uses = append(uses, use{t, 0, ^uint64(0), u.Access&device.Write != 0})
 			}
 		}
+		e.settleWrites(true, nil) // the function may write anything
 		e.order(stageAll, accessMemoryWrite, uses...)
 		e.batch.Flush() // the function records directly, after what is queued
 		e.pipeline = 0  // the function may bind its own
@@ -925,7 +954,8 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		}
 	}
 	if bindlessUsed {
-		e.global = true // the kernel may read anything the slots point at
+		e.global = true           // the kernel may read anything the slots point at
+		e.settleWrites(true, nil) // and write it
 	}
 	e.order(stage, accessShaderWrite, uses...)
 	if sh.pipeline != e.pipeline {

@@ -223,6 +223,9 @@ type rawBuffer struct {
 	// coherent: mapped, host-coherent memory the host may write directly
 	// (direct uploads, direct.go).
 	coherent bool
+	// readable: coherent and host-cached too, memory the host reads at
+	// memory speed (direct reads, directread.go).
+	readable bool
 }
 
 const bufferUsage = vk.BUFFER_USAGE_TRANSFER_SRC_BIT | vk.BUFFER_USAGE_TRANSFER_DST_BIT | vk.BUFFER_USAGE_STORAGE_BUFFER_BIT |
@@ -251,7 +254,9 @@ func (m *memory) newRawBuffer(size uint64, p placement) (*rawBuffer, error) {
 	}
 	if err == nil {
 		const hostCoherent = vk.MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.MEMORY_PROPERTY_HOST_COHERENT_BIT
-		b.coherent = d.phys.mem.MemoryTypes[ti].PropertyFlags&hostCoherent == hostCoherent && b.al.mapped() != 0
+		fl := d.phys.mem.MemoryTypes[ti].PropertyFlags
+		b.coherent = fl&hostCoherent == hostCoherent && b.al.mapped() != 0
+		b.readable = b.coherent && fl&vk.MEMORY_PROPERTY_HOST_CACHED_BIT != 0
 	}
 	if err != nil {
 		d.fn.DestroyBuffer(d.vk, b.handle, nil)
