@@ -53,15 +53,16 @@ type encoder struct {
 	sub   *submission
 	begin vk.CommandBufferBeginInfo // here, not on the stack: it would escape
 
-	accesses  []access
-	srcStage  vk.PipelineStageFlags2
-	srcAccess vk.AccessFlags2
-	global    bool // unknown memory was touched (bindless, custom): next command needs a barrier
-	imgInit   []vk.ImageMemoryBarrier2
-	pipeline  vk.Pipeline
-	downloads bool
-	barriers  int // memory barriers in the list being encoded
-	last      int // barriers in the last list encoded (for tests)
+	accesses    []access
+	srcStage    vk.PipelineStageFlags2
+	srcAccess   vk.AccessFlags2
+	global      bool                     // unknown memory was touched (bindless, custom): next command needs a barrier
+	imgBarriers []vk.ImageMemoryBarrier2 // layout transitions for the next barrier
+	layouts     []texLayout              // the layouts of the textures the list touched (imagelayout.go)
+	pipeline    vk.Pipeline
+	downloads   bool
+	barriers    int // memory barriers in the list being encoded
+	last        int // barriers in the last list encoded (for tests)
 
 	staging    []byte
 	stagingOff uint64
@@ -265,7 +266,8 @@ func (e *encoder) reset() {
 	e.last, e.barriers = e.barriers, 0
 	e.accesses = e.accesses[:0]
 	e.srcStage, e.srcAccess, e.global = 0, 0, false
-	e.imgInit = e.imgInit[:0]
+	e.imgBarriers = e.imgBarriers[:0]
+	e.layouts = e.layouts[:0]
 	e.pipeline = 0
 	e.lastBind.skippedSets, e.lastBind.skippedPush = e.bind.skippedSets, e.bind.skippedPush
 	e.bind.forget()
@@ -312,6 +314,7 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 			return fmt.Errorf("command %d (%s): %w", i, c.CommandName(), err)
 		}
 	}
+	e.restLayouts()
 	if e.downloads {
 		mb := vk.MemoryBarrier2{
 			SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER_2, SrcStageMask: stageCopy, SrcAccessMask: accessTransferWrite,
@@ -349,7 +352,7 @@ func (e *encoder) order(stage vk.PipelineStageFlags2, acc vk.AccessFlags2, uses 
 			}
 		}
 	}
-	if conflict || len(e.imgInit) > 0 {
+	if conflict || len(e.imgBarriers) > 0 {
 		e.barrier(conflict)
 	}
 	for _, u := range uses {
@@ -373,16 +376,16 @@ func (e *encoder) barrier(memory bool) {
 		di.PMemoryBarriers = &e.mbs[len(e.mbs)-1]
 		e.barriers++
 	}
-	if len(e.imgInit) > 0 {
-		// A copy: imgInit is reused before the batch is flushed.
-		imgs := append([]vk.ImageMemoryBarrier2(nil), e.imgInit...)
+	if len(e.imgBarriers) > 0 {
+		// A copy: imgBarriers is reused before the batch is flushed.
+		imgs := append([]vk.ImageMemoryBarrier2(nil), e.imgBarriers...)
 		di.ImageMemoryBarrierCount = uint32(len(imgs))
 		di.PImageMemoryBarriers = &imgs[0]
 	}
 	if di.MemoryBarrierCount+di.ImageMemoryBarrierCount > 0 {
 		e.batch.CmdPipelineBarrier2(e.cmd, di)
 	}
-	e.imgInit = e.imgInit[:0]
+	e.imgBarriers = e.imgBarriers[:0]
 	if memory {
 		e.accesses = e.accesses[:0]
 		e.srcStage, e.srcAccess = 0, 0
@@ -412,15 +415,9 @@ func (e *encoder) texture(h device.Handle) (*texture, error) {
 	}
 	e.used = append(e.used, &t.tracked)
 	if t.needsInit.CompareAndSwap(true, false) {
+		// Its first list: every level starts out of UNDEFINED.
 		e.claims = append(e.claims, &t.needsInit)
-		e.imgInit = append(e.imgInit, vk.ImageMemoryBarrier2{
-			SType:        vk.STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-			SrcStageMask: vk.PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, DstStageMask: stageAll, DstAccessMask: dstAccess,
-			OldLayout: vk.IMAGE_LAYOUT_UNDEFINED, NewLayout: vk.IMAGE_LAYOUT_GENERAL,
-			SrcQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED, DstQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED,
-			Image:            t.image,
-			SubresourceRange: vk.ImageSubresourceRange{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, LevelCount: t.desc.Levels, LayerCount: 1},
-		})
+		e.layoutOf(t, vk.IMAGE_LAYOUT_UNDEFINED)
 	}
 	return t, nil
 }
@@ -555,16 +552,18 @@ func (e *encoder) command(c device.Command) error {
 		if err != nil {
 			return err
 		}
+		e.transition(t, c.Region.Level, 1, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, false}, use{t, 0, ^uint64(0), true})
-		e.batch.CmdCopyBufferToImage(cmd, b.raw.handle, t.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
+		e.batch.CmdCopyBufferToImage(cmd, b.raw.handle, t.image, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &r)
 
 	case *device.TextureToBuffer:
 		b, t, r, n, err := e.bufferTexture(c.Buffer, c.Offset, c.Texture, c.Region)
 		if err != nil {
 			return err
 		}
+		e.transition(t, c.Region.Level, 1, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false}, use{b, c.Offset, c.Offset + n, true})
-		e.batch.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, b.raw.handle, 1, &r)
+		e.batch.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.raw.handle, 1, &r)
 
 	case *device.TextureUpload:
 		t, err := e.texture(c.Texture)
@@ -580,9 +579,10 @@ func (e *encoder) command(c device.Command) error {
 		}
 		dst, off := e.stage(n)
 		copy(dst, c.Data)
+		e.transition(t, c.Region.Level, 1, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), true})
 		r := t.copyRegion(off, c.Region.Level, origin, size)
-		e.batch.CmdCopyBufferToImage(cmd, e.sub.staging.handle, t.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
+		e.batch.CmdCopyBufferToImage(cmd, e.sub.staging.handle, t.image, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &r)
 
 	case *device.TextureDownload:
 		t, err := e.texture(c.Texture)
@@ -597,9 +597,10 @@ func (e *encoder) command(c device.Command) error {
 			return invalidf("texture %d: %d bytes of room for a region of %d bytes", c.Texture, len(c.Data), n)
 		}
 		_, off := e.stage(n)
+		e.transition(t, c.Region.Level, 1, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false})
 		r := t.copyRegion(off, c.Region.Level, origin, size)
-		e.batch.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, e.sub.staging.handle, 1, &r)
+		e.batch.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, e.sub.staging.handle, 1, &r)
 		e.sub.downloads = append(e.sub.downloads, download{offset: off, dst: c.Data})
 		e.downloads = true
 
@@ -631,8 +632,10 @@ func (e *encoder) command(c device.Command) error {
 		if src != dst {
 			uses = append(uses, use{src, 0, ^uint64(0), false})
 		}
+		e.transition(src, c.SrcLevel, 1, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
+		e.transition(dst, c.DstLevel, 1, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, uses...)
-		e.batch.CmdCopyImage(cmd, src.image, vk.IMAGE_LAYOUT_GENERAL, dst.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
+		e.batch.CmdCopyImage(cmd, src.image, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst.image, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &r)
 
 	case *device.ShaderDispatch:
 		return e.dispatch(c)
@@ -714,6 +717,7 @@ func (e *encoder) command(c device.Command) error {
 				if err != nil {
 					return err
 				}
+				e.transition(t, 0, t.desc.Levels, vk.IMAGE_LAYOUT_GENERAL) // what custom commands are promised
 				uses = append(uses, use{t, 0, ^uint64(0), u.Access&device.Write != 0})
 			}
 		}
@@ -730,6 +734,16 @@ func (e *encoder) command(c device.Command) error {
 		return unsupportedf("command %T", c)
 	}
 	return nil
+}
+
+// storageArg reports whether args bind texture h as a storage image.
+func storageArg(args []device.Arg, h device.Handle) bool {
+	for _, a := range args {
+		if a.Kind == device.ArgTexture && a.Handle == h {
+			return true
+		}
+	}
+	return false
 }
 
 // maxDispatchPieces bounds how many dispatches one ShaderDispatch may be split
@@ -875,6 +889,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 					return unsupportedf("shader %d %s: format %v cannot be a storage image on this device", c.Shader, p.Label(i), t.desc.Format)
 				}
 				info.ImageView = t.levels[a.Level]
+				e.transition(t, a.Level, 1, vk.IMAGE_LAYOUT_GENERAL)
 			} else {
 				if !t.sampled {
 					return unsupportedf("shader %d %s: format %v cannot be sampled on this device", c.Shader, p.Label(i), t.desc.Format)
@@ -884,6 +899,12 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 					return err
 				}
 				info.ImageView, info.Sampler = t.full, smp
+				// Sampled through a view of every level: all of them in one
+				// layout, GENERAL if the dispatch also writes the texture.
+				if !storageArg(c.Args, a.Handle) {
+					info.ImageLayout = vk.IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+				}
+				e.transition(t, 0, t.desc.Levels, info.ImageLayout)
 			}
 			acc := p.Access
 			if acc == 0 {
@@ -891,7 +912,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			}
 			uses = append(uses, use{t, 0, ^uint64(0), acc&device.Write != 0})
 			if cached {
-				key, res = setKey(key, l.binding, a.Handle, uint64(a.Level), uint64(info.Sampler), uint64(a.Kind)+1), append(res, a.Handle)
+				key, res = setKey(key, l.binding, a.Handle, uint64(a.Level), uint64(info.Sampler), uint64(a.Kind)+1+uint64(info.ImageLayout)<<8), append(res, a.Handle)
 			}
 			e.imgInfos = append(e.imgInfos, info)
 			e.writes = append(e.writes, vk.WriteDescriptorSet{
