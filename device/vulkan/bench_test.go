@@ -109,20 +109,15 @@ func roundTripOp(b *testing.B, f *fixture) func() {
 
 // BenchmarkDescriptorPath runs BenchmarkDispatchChain and BenchmarkRoundTrip
 // side by side with push descriptors and with cached descriptor sets
-// (LUCENT_VULKAN_NO_PUSH_DESCRIPTORS=1): the steady-state cost of the
-// fallback (RATIONALE.md, Vulkan backend).
+// (LUCENT_VULKAN_BINDING=push, =sets): the steady-state cost of each way.
 func BenchmarkDescriptorPath(b *testing.B) {
 	for _, path := range []string{"push", "sets"} {
-		env := ""
-		if path == "sets" {
-			env = "1"
-		}
 		b.Run("chain/"+path, func(b *testing.B) {
-			b.Setenv(EnvNoPushDescriptors, env)
+			b.Setenv(EnvBinding, path)
 			benchDispatchChain(b)
 		})
 		b.Run("roundtrip/"+path, func(b *testing.B) {
-			b.Setenv(EnvNoPushDescriptors, env)
+			b.Setenv(EnvBinding, path)
 			benchRoundTrip(b)
 		})
 	}
@@ -237,7 +232,10 @@ func BenchmarkBinding(b *testing.B) {
 // BenchmarkRoundTripRawVk is BenchmarkRoundTrip written directly against the
 // vk package (one command buffer re-recorded, one timeline semaphore): what
 // the same Vulkan calls cost from Go, without the runtime around them.
-func BenchmarkRoundTripRawVk(b *testing.B) { benchOp(b, rawVkRoundTripOp, 0) }
+func BenchmarkRoundTripRawVk(b *testing.B) {
+	b.Setenv(EnvBinding, "push") // it records push descriptors, as bench/vkbench.c does
+	benchOp(b, rawVkRoundTripOp, 0)
+}
 
 // rawVkRoundTripOp sets up BenchmarkRoundTripRawVk; its semaphore is
 // destroyed when the benchmark ends.
@@ -340,5 +338,68 @@ func BenchmarkDownloadSizes(b *testing.B) {
 	}
 	for i, l := range legs {
 		b.ReportMetric(float64(l.dl)/float64(l.local), fmt.Sprintf("x_copy_%dMiB", sizes[i]>>20))
+	}
+}
+
+// BenchmarkBindingChoice keeps the binding table (binding.go) true: the same
+// chain of dispatches on a device bound each way, interleaved in one run,
+// once on one buffer (rebinds skipped) and once alternating two buffers
+// (every dispatch rebinds). The metrics are ns per dispatch for each way and
+// the chosen way's time over the other's (below 1: the table is right).
+func BenchmarkBindingChoice(b *testing.B) {
+	for _, alternate := range []bool{false, true} {
+		name := "same"
+		if alternate {
+			name = "alternating"
+		}
+		b.Run(name, func(b *testing.B) {
+			const n = 2000
+			type way struct {
+				f    *fixture
+				list *device.CommandList
+				took time.Duration
+			}
+			var ways [2]*way
+			chosen := ""
+			for i, env := range []string{"push", "sets"} {
+				b.Setenv(EnvBinding, env)
+				f := benchFixture(b)
+				if env == "push" && f.d.caps.Binding != BindPush {
+					b.Skip("no push descriptors on this device")
+				}
+				b.Setenv(EnvBinding, "")
+				if c, _ := chooseBinding(f.d.phys, f.d.phys.exts["VK_KHR_push_descriptor"]); chosen == "" {
+					chosen = c
+				}
+				sh := f.mustShader(b, "empty")
+				bufs := [2]device.Handle{f.mustBuffer(b, 256), f.mustBuffer(b, 256)}
+				list := &device.CommandList{}
+				for j := range n {
+					buf := bufs[0]
+					if alternate {
+						buf = bufs[j%2]
+					}
+					list.Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf, Size: device.WholeSize}}})
+				}
+				f.submitWait(b, list)
+				ways[i] = &way{f: f, list: list}
+			}
+			b.ResetTimer()
+			for range b.N {
+				for _, w := range ways {
+					t0 := time.Now()
+					w.f.submitWait(b, w.list)
+					w.took += time.Since(t0)
+				}
+			}
+			per := func(w *way) float64 { return float64(w.took.Nanoseconds()) / float64(b.N*n) }
+			b.ReportMetric(per(ways[0]), "ns/dispatch_push")
+			b.ReportMetric(per(ways[1]), "ns/dispatch_sets")
+			ratio := per(ways[0]) / per(ways[1])
+			if chosen == BindSets {
+				ratio = 1 / ratio
+			}
+			b.ReportMetric(ratio, "chosen/other")
+		})
 	}
 }

@@ -155,9 +155,8 @@ func Open(opts device.Options) (_ *Device, err error) {
 		return nil, err
 	}
 	d.caps = p.capabilities(idx)
-	if noPushDescriptorsForced() {
-		d.caps.PushDescriptors = false // resources bind through cached descriptor sets
-	}
+	d.caps.Binding, d.caps.BindingReason = chooseBinding(p, d.caps.PushDescriptors)
+	d.caps.PushDescriptors = d.caps.Binding == BindPush // in use, not merely present
 	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
 	d.stagedDownloads = stagedDownloadsForced()
 	if d.caps.Sampling == device.PathNative {
