@@ -3,6 +3,8 @@ package vulkan
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -43,8 +45,10 @@ func (f *fixture) mustBuffer(b *testing.B, size uint64) device.Handle {
 	return h
 }
 
+// mustShader creates a test shader, trusted: the suite validates these
+// modules with spirv-val, and a benchmark machine may lack SPIRV-Tools.
 func (f *fixture) mustShader(b *testing.B, name string) device.Handle {
-	h, _, err := f.d.CreateShader(device.ShaderDesc{SPIRV: compile(b, name), Name: name})
+	h, _, err := f.d.CreateShader(device.ShaderDesc{SPIRV: compile(b, name), Name: name, Trusted: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -170,6 +174,39 @@ func saxpyOp(b *testing.B, f *fixture) func() {
 	return func() { f.submitWait(b, list) }
 }
 
+// BenchmarkSaxpySize is BenchmarkSaxpy over LUCENT_BENCH_SAXPY_N floats
+// (default 16M; bench/gpu.sh runs 256M, the size a big GPU needs to reach
+// its bandwidth), by device address where a buffer exceeds
+// maxStorageBufferRange. The buffers are not initialised: the figure is the
+// memory traffic, 12 bytes an element.
+func BenchmarkSaxpySize(b *testing.B) {
+	n := uint64(saxpyN)
+	if s := os.Getenv("LUCENT_BENCH_SAXPY_N"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 32)
+		if err != nil || v == 0 {
+			b.Fatalf("LUCENT_BENCH_SAXPY_N=%q: want a count of floats below 2^32", s)
+		}
+		n = v
+	}
+	f := benchFixture(b)
+	name := "saxpy"
+	if 4*n > f.d.caps.MaxStorageBufferRange {
+		name = "saxpy_bda"
+	}
+	sh := f.mustShader(b, name)
+	x, y := f.mustBuffer(b, 4*n), f.mustBuffer(b, 4*n)
+	list := (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{uint32(n), 1, 1}, Args: []device.Arg{
+		{Kind: device.ArgBuffer, Handle: x, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: y, Size: device.WholeSize},
+		{Kind: device.ArgUniform, Uniform: uniform32(uint32(n))}, {Kind: device.ArgUniform, Uniform: uniformF(2)}}})
+	f.submitWait(b, list)
+	b.SetBytes(int64(12 * n))
+	b.ResetTimer()
+	for range b.N {
+		f.submitWait(b, list)
+	}
+	b.ReportMetric(float64(12*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+}
+
 // benchOp times one operation set up by setup; bytes > 0 reports MB/s.
 func benchOp(b *testing.B, setup func(*testing.B, *fixture) func(), bytes int64) {
 	op := setup(b, benchFixture(b))
@@ -241,6 +278,9 @@ func BenchmarkRoundTripRawVk(b *testing.B) {
 // destroyed when the benchmark ends.
 func rawVkRoundTripOp(b *testing.B, f *fixture) func() {
 	d := f.d
+	if !d.caps.PushDescriptors {
+		b.Skip("it records push descriptors; the device binds with sets (LUCENT_VULKAN_BINDING=push)")
+	}
 	shH := f.mustShader(b, "empty")
 	bufH := f.mustBuffer(b, 256)
 	d.live.RLock()
