@@ -89,6 +89,7 @@ type encoder struct {
 	setArena []vk.DescriptorSet
 
 	texBinds []texBind // a dispatch's native texture sets (scratch)
+	texWants []texWant // the layouts a dispatch's texture arguments need (scratch)
 
 	// What the command buffer has bound (bindstate.go); lastBind is the
 	// last list's, for tests.
@@ -810,6 +811,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	key, res := e.setKey[:0], e.setRes[:0]
 	defer func() { e.setKey, e.setRes = key[:0], res[:0] }()
 	e.texBinds = e.texBinds[:0]
+	e.texWants = e.texWants[:0]
 	for i, a := range c.Args {
 		p, l := sig.Args[i], sh.lay.args[i]
 		if a.Kind != p.Kind {
@@ -889,7 +891,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 					return unsupportedf("shader %d %s: format %v cannot be a storage image on this device", c.Shader, p.Label(i), t.desc.Format)
 				}
 				info.ImageView = t.levels[a.Level]
-				e.transition(t, a.Level, 1, vk.IMAGE_LAYOUT_GENERAL)
+				e.texWants = append(e.texWants, texWant{t, a.Level, 1, vk.IMAGE_LAYOUT_GENERAL})
 			} else {
 				if !t.sampled {
 					return unsupportedf("shader %d %s: format %v cannot be sampled on this device", c.Shader, p.Label(i), t.desc.Format)
@@ -904,7 +906,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				if !storageArg(c.Args, a.Handle) {
 					info.ImageLayout = vk.IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
 				}
-				e.transition(t, 0, t.desc.Levels, info.ImageLayout)
+				e.texWants = append(e.texWants, texWant{t, 0, t.desc.Levels, info.ImageLayout})
 			}
 			acc := p.Access
 			if acc == 0 {
@@ -978,6 +980,12 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		e.global = true           // the kernel may read anything the slots point at
 		e.settleWrites(true, nil) // and write it
 	}
+	// After the loop: a bindless array's mirror refresh (a copy out of a
+	// texture, recorded while the loop ran) comes before the dispatch.
+	for _, w := range e.texWants {
+		e.transition(w.t, w.base, w.count, w.layout)
+	}
+	clear(e.texWants)
 	e.order(stage, accessShaderWrite, uses...)
 	if sh.pipeline != e.pipeline {
 		e.batch.CmdBindPipeline(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.pipeline)

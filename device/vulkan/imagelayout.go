@@ -38,6 +38,13 @@ type texLayout struct {
 	cur []vk.ImageLayout
 }
 
+// texWant is the layout levels [base, base+count) of t must be in.
+type texWant struct {
+	t           *texture
+	base, count uint32
+	layout      vk.ImageLayout
+}
+
 // restingLayout is the layout t is in between command lists.
 func restingLayout(t *texture) vk.ImageLayout {
 	if t.sampled {
