@@ -7,7 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	fe "github.com/lucent-gpu/lucent/frontend"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 // TestTextureBoundAndInBindlessArray: one dispatch reads a texture bound as
@@ -19,11 +20,11 @@ import (
 func TestTextureBoundAndInBindlessArray(t *testing.T) {
 	samplingPaths(t, func(t *testing.T) *device.Device { return openVulkan(t) }, func(t *testing.T, d *device.Device) {
 		const w, h = 8, 4
-		k := compile(t, d, func() (*fe.Function, error) {
-			return fe.Kernel2D(8, 4, func(k *fe.K, src fe.Tex2D, arr fe.BindlessArray, out fe.Buf[fe.F32x4]) {
+		k := compile(t, d, func() (*ir.Function, error) {
+			return dsl.Kernel2D(8, 4, func(k *dsl.K, src dsl.Tex2D, arr dsl.BindlessArray, out dsl.Buf[dsl.F32x4]) {
 				xy := k.DispatchID().XY()
-				i := xy.Y().Mul(fe.U(w)).Add(xy.X())
-				out.Write(i, src.Read(xy).Add(arr.Texture2D(fe.U(0)).Read(xy)))
+				i := xy.Y().Mul(dsl.U(w)).Add(xy.X())
+				out.Write(i, src.Read(xy).Add(arr.Texture2D(dsl.U(0)).Read(xy)))
 			}, "src", "arr", "out")
 		})
 		img, err := device.NewImage[[4]float32](d, device.RGBA32Float, w, h, 1)
