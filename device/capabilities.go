@@ -91,7 +91,9 @@ type Capabilities struct {
 	MaxTextureSize3D        uint32
 	MemoryGranularity       uint64 // alignment of buffer offsets a backend honours
 
-	TimelineSemaphores  bool
+	TimelineSemaphores bool
+	// PushDescriptors: resource arguments are bound with push descriptors
+	// (the device has them and Binding chose them).
 	PushDescriptors     bool
 	BufferDeviceAddress bool
 	ScalarBlockLayout   bool
@@ -121,4 +123,9 @@ type Capabilities struct {
 	// it on a Vulkan device with native ones), or not at all (none).
 	RayTracing        Path
 	SeparateCopyQueue bool // StreamCopy maps to a dedicated transfer queue
+	// Binding is how resource arguments reach kernels, chosen per driver by
+	// the backend: "push descriptors" or "descriptor sets" on Vulkan (see
+	// device/vulkan's binding table), empty where the question does not
+	// arise (cpu). BindingReason says why.
+	Binding, BindingReason string
 }

@@ -113,6 +113,9 @@ func writeCapabilities(w io.Writer, c device.Capabilities) {
 	fmt.Fprintf(w, "  storage range   %s (larger buffers are bound by address)\n", byteSize(c.MaxStorageBufferRange))
 	fmt.Fprintf(w, "  max buffer      %s\n", byteSize(c.MaxBufferSize))
 	fmt.Fprintf(w, "  max texture     2D %d, 3D %d\n", c.MaxTextureSize2D, c.MaxTextureSize3D)
+	if c.Binding != "" {
+		fmt.Fprintf(w, "  binding         %s (%s)\n", c.Binding, c.BindingReason)
+	}
 	flags := []struct {
 		name string
 		on   bool

@@ -25,4 +25,8 @@ func TestInfoListsDevicesAndCapabilities(t *testing.T) {
 	}
 	// Every device this runtime supports has timeline semaphores (Vulkan 1.2).
 	require.Equal(t, strings.Count(text, "\ndevice "), strings.Count(text, "timeline-semaphores"), text)
+	// Each Vulkan device says how it binds resources, and why.
+	vulkan := text[:strings.Index(text+"backend cpu", "backend cpu")]
+	require.Equal(t, strings.Count(vulkan, "\ndevice "), strings.Count(vulkan, "\n  binding         "), vulkan)
+	require.Regexp(t, `binding         (push descriptors|descriptor sets) \(.+\)`, vulkan)
 }

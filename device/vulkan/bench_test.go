@@ -2,7 +2,11 @@ package vulkan
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/vk"
@@ -41,8 +45,10 @@ func (f *fixture) mustBuffer(b *testing.B, size uint64) device.Handle {
 	return h
 }
 
+// mustShader creates a test shader, trusted: the suite validates these
+// modules with spirv-val, and a benchmark machine may lack SPIRV-Tools.
 func (f *fixture) mustShader(b *testing.B, name string) device.Handle {
-	h, _, err := f.d.CreateShader(device.ShaderDesc{SPIRV: compile(b, name), Name: name})
+	h, _, err := f.d.CreateShader(device.ShaderDesc{SPIRV: compile(b, name), Name: name, Trusted: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,20 +113,15 @@ func roundTripOp(b *testing.B, f *fixture) func() {
 
 // BenchmarkDescriptorPath runs BenchmarkDispatchChain and BenchmarkRoundTrip
 // side by side with push descriptors and with cached descriptor sets
-// (LUCENT_VULKAN_NO_PUSH_DESCRIPTORS=1): the steady-state cost of the
-// fallback (RATIONALE.md, Vulkan backend).
+// (LUCENT_VULKAN_BINDING=push, =sets): the steady-state cost of each way.
 func BenchmarkDescriptorPath(b *testing.B) {
 	for _, path := range []string{"push", "sets"} {
-		env := ""
-		if path == "sets" {
-			env = "1"
-		}
 		b.Run("chain/"+path, func(b *testing.B) {
-			b.Setenv(EnvNoPushDescriptors, env)
+			b.Setenv(EnvBinding, path)
 			benchDispatchChain(b)
 		})
 		b.Run("roundtrip/"+path, func(b *testing.B) {
-			b.Setenv(EnvNoPushDescriptors, env)
+			b.Setenv(EnvBinding, path)
 			benchRoundTrip(b)
 		})
 	}
@@ -171,6 +172,39 @@ func saxpyOp(b *testing.B, f *fixture) func() {
 		{Kind: device.ArgUniform, Uniform: uniform32(saxpyN)}, {Kind: device.ArgUniform, Uniform: uniformF(2)}}})
 	f.submitWait(b, list)
 	return func() { f.submitWait(b, list) }
+}
+
+// BenchmarkSaxpySize is BenchmarkSaxpy over LUCENT_BENCH_SAXPY_N floats
+// (default 16M; bench/gpu.sh runs 256M, the size a big GPU needs to reach
+// its bandwidth), by device address where a buffer exceeds
+// maxStorageBufferRange. The buffers are not initialised: the figure is the
+// memory traffic, 12 bytes an element.
+func BenchmarkSaxpySize(b *testing.B) {
+	n := uint64(saxpyN)
+	if s := os.Getenv("LUCENT_BENCH_SAXPY_N"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 32)
+		if err != nil || v == 0 {
+			b.Fatalf("LUCENT_BENCH_SAXPY_N=%q: want a count of floats below 2^32", s)
+		}
+		n = v
+	}
+	f := benchFixture(b)
+	name := "saxpy"
+	if 4*n > f.d.caps.MaxStorageBufferRange {
+		name = "saxpy_bda"
+	}
+	sh := f.mustShader(b, name)
+	x, y := f.mustBuffer(b, 4*n), f.mustBuffer(b, 4*n)
+	list := (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{uint32(n), 1, 1}, Args: []device.Arg{
+		{Kind: device.ArgBuffer, Handle: x, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: y, Size: device.WholeSize},
+		{Kind: device.ArgUniform, Uniform: uniform32(uint32(n))}, {Kind: device.ArgUniform, Uniform: uniformF(2)}}})
+	f.submitWait(b, list)
+	b.SetBytes(int64(12 * n))
+	b.ResetTimer()
+	for range b.N {
+		f.submitWait(b, list)
+	}
+	b.ReportMetric(float64(12*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 }
 
 // benchOp times one operation set up by setup; bytes > 0 reports MB/s.
@@ -235,12 +269,18 @@ func BenchmarkBinding(b *testing.B) {
 // BenchmarkRoundTripRawVk is BenchmarkRoundTrip written directly against the
 // vk package (one command buffer re-recorded, one timeline semaphore): what
 // the same Vulkan calls cost from Go, without the runtime around them.
-func BenchmarkRoundTripRawVk(b *testing.B) { benchOp(b, rawVkRoundTripOp, 0) }
+func BenchmarkRoundTripRawVk(b *testing.B) {
+	b.Setenv(EnvBinding, "push") // it records push descriptors, as bench/vkbench.c does
+	benchOp(b, rawVkRoundTripOp, 0)
+}
 
 // rawVkRoundTripOp sets up BenchmarkRoundTripRawVk; its semaphore is
 // destroyed when the benchmark ends.
 func rawVkRoundTripOp(b *testing.B, f *fixture) func() {
 	d := f.d
+	if !d.caps.PushDescriptors {
+		b.Skip("it records push descriptors; the device binds with sets (LUCENT_VULKAN_BINDING=push)")
+	}
 	shH := f.mustShader(b, "empty")
 	bufH := f.mustBuffer(b, 256)
 	d.live.RLock()
@@ -297,4 +337,110 @@ func rawVkRoundTripOp(b *testing.B, f *fixture) func() {
 	}
 	round()
 	return round
+}
+
+// BenchmarkDownloadSizes downloads 16 MiB and then 256 MiB (the second after
+// the first: a staging keep that counted the small buffer re-faulted the big
+// one every time) and makes Go's copy of the same bytes, interleaved in each
+// iteration; the metrics are the medians over iterations of each download's
+// time over its copy's (medians: one preempted copy of a few milliseconds
+// would swamp a mean on a loaded machine).
+func BenchmarkDownloadSizes(b *testing.B) {
+	f := benchFixture(b)
+	sizes := []int{16 << 20, 256 << 20}
+	type leg struct {
+		list     *device.CommandList
+		src, dst []byte
+		ratios   []float64
+	}
+	legs := make([]*leg, len(sizes))
+	for i, n := range sizes {
+		buf := f.mustBuffer(b, uint64(n))
+		src, dst := make([]byte, n), make([]byte, n)
+		for j := range src {
+			src[j] = byte(j)
+		}
+		f.submitWait(b, (&device.CommandList{}).Add(&device.BufferUpload{Buffer: buf, Data: src}))
+		legs[i] = &leg{list: (&device.CommandList{}).Add(&device.BufferDownload{Buffer: buf, Data: dst}), src: src, dst: dst}
+	}
+	for _, l := range legs { // touch everything once
+		f.submitWait(b, l.list)
+		copy(l.dst, l.src)
+	}
+	b.ResetTimer()
+	for range b.N {
+		for _, l := range legs {
+			t0 := time.Now()
+			f.submitWait(b, l.list)
+			t1 := time.Now()
+			copy(l.dst, l.src)
+			l.ratios = append(l.ratios, float64(t1.Sub(t0))/float64(time.Since(t1)))
+		}
+	}
+	for i, l := range legs {
+		b.ReportMetric(quantile(l.ratios, 0.5), fmt.Sprintf("x_copy_%dMiB", sizes[i]>>20))
+	}
+}
+
+// BenchmarkBindingChoice keeps the binding table (binding.go) true: the same
+// chain of dispatches on a device bound each way, interleaved in one run,
+// once on one buffer (rebinds skipped) and once alternating two buffers
+// (every dispatch rebinds). The metrics are ns per dispatch for each way and
+// the chosen way's time over the other's (below 1: the table is right).
+func BenchmarkBindingChoice(b *testing.B) {
+	for _, alternate := range []bool{false, true} {
+		name := "same"
+		if alternate {
+			name = "alternating"
+		}
+		b.Run(name, func(b *testing.B) {
+			const n = 2000
+			type way struct {
+				f    *fixture
+				list *device.CommandList
+				took time.Duration
+			}
+			var ways [2]*way
+			chosen := ""
+			for i, env := range []string{"push", "sets"} {
+				b.Setenv(EnvBinding, env)
+				f := benchFixture(b)
+				if env == "push" && f.d.caps.Binding != BindPush {
+					b.Skip("no push descriptors on this device")
+				}
+				b.Setenv(EnvBinding, "")
+				if c, _ := chooseBinding(f.d.phys, f.d.phys.exts["VK_KHR_push_descriptor"]); chosen == "" {
+					chosen = c
+				}
+				sh := f.mustShader(b, "empty")
+				bufs := [2]device.Handle{f.mustBuffer(b, 256), f.mustBuffer(b, 256)}
+				list := &device.CommandList{}
+				for j := range n {
+					buf := bufs[0]
+					if alternate {
+						buf = bufs[j%2]
+					}
+					list.Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{{Kind: device.ArgBuffer, Handle: buf, Size: device.WholeSize}}})
+				}
+				f.submitWait(b, list)
+				ways[i] = &way{f: f, list: list}
+			}
+			b.ResetTimer()
+			for range b.N {
+				for _, w := range ways {
+					t0 := time.Now()
+					w.f.submitWait(b, w.list)
+					w.took += time.Since(t0)
+				}
+			}
+			per := func(w *way) float64 { return float64(w.took.Nanoseconds()) / float64(b.N*n) }
+			b.ReportMetric(per(ways[0]), "ns/dispatch_push")
+			b.ReportMetric(per(ways[1]), "ns/dispatch_sets")
+			ratio := per(ways[0]) / per(ways[1])
+			if chosen == BindSets {
+				ratio = 1 / ratio
+			}
+			b.ReportMetric(ratio, "chosen/other")
+		})
+	}
 }

@@ -146,7 +146,7 @@ func (e *encoder) setNativeTexture(arr *bindless, sl device.BindlessSlot, t *tex
 	if arr.heap.slots == nil {
 		arr.heap.slots = map[uint32]texDesc{}
 	}
-	arr.heap.slots[sl.Slot] = texDesc{tex: sl.Texture, info: vk.DescriptorImageInfo{Sampler: smp, ImageView: t.full, ImageLayout: vk.IMAGE_LAYOUT_GENERAL}}
+	arr.heap.slots[sl.Slot] = texDesc{tex: sl.Texture, info: vk.DescriptorImageInfo{Sampler: smp, ImageView: t.full, ImageLayout: t.rest}}
 	arr.heap.changed = append(arr.heap.changed, sl.Slot)
 	return nil
 }
@@ -219,6 +219,7 @@ func (e *encoder) bindTextures(arr *bindless, uses []use) (vk.DescriptorSet, []u
 		if err != nil {
 			return 0, uses, invalidf("bindless array slot %d: %v", slot, err)
 		}
+		e.transition(t, 0, t.desc.Levels, t.rest) // the layout its descriptor names
 		uses = append(uses, use{t, 0, ^uint64(0), false})
 	}
 	h.cur.bound = true

@@ -188,9 +188,10 @@ func (e *encoder) refreshTextures(arr *bindless) error {
 			e.order(stageCopy, accessTransferWrite, use{arr, at, at + 16, true})
 			e.batch.CmdUpdateBuffer(e.cmd, arr.table.raw.handle, vk.DeviceSize(at), 16, unsafe.Pointer(&e.pushArena[off]))
 		}
+		e.transition(t, 0, 1, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false}, use{m, 0, m.size, true})
 		r := t.copyRegion(0, 0, [3]uint32{}, t.extent(0))
-		e.batch.CmdCopyImageToBuffer(e.cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, m.raw.handle, 1, &r)
+		e.batch.CmdCopyImageToBuffer(e.cmd, t.image, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, m.raw.handle, 1, &r)
 	}
 	return nil
 }

@@ -16,9 +16,7 @@ import (
 func TestSkippedRebinds(t *testing.T) {
 	for _, path := range []string{"push", "sets"} {
 		t.Run(path, func(t *testing.T) {
-			if path == "sets" {
-				t.Setenv(EnvNoPushDescriptors, "1")
-			}
+			t.Setenv(EnvBinding, path)
 			testSkippedRebinds(t)
 		})
 	}

@@ -1,7 +1,8 @@
 package vulkan
 
-// Descriptor sets for devices without VK_KHR_push_descriptor (kernel ABI v1,
-// "descriptor-set fallback"). Each shader with resource arguments owns pools
+// Descriptor sets, for devices without VK_KHR_push_descriptor and those the
+// binding table (binding.go) binds this way (kernel ABI v1, "descriptor-set
+// fallback"). Each shader with resource arguments owns pools
 // of sets of its layout; a set is written once for one tuple of bound
 // resources (binding, handle, offset, range, mip level, sampler) and cached
 // under that tuple, so the steady state allocates and writes no set per

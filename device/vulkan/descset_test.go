@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/vk"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,6 +17,22 @@ func TestDescriptorSetFallback(t *testing.T) {
 	t.Setenv(EnvNoPushDescriptors, "1")
 	d, _ := openDevice(t)
 	require.False(t, d.Capabilities().PushDescriptors, "the forced fallback must be reported")
+	runBindingSuite(t)
+}
+
+// TestPushDescriptorPath re-runs the same tests with push descriptors
+// forced (LUCENT_VULKAN_BINDING=push), so the path the binding table does
+// not choose on this driver stays tested.
+func TestPushDescriptorPath(t *testing.T) {
+	t.Setenv(EnvBinding, "push")
+	d, _ := openDevice(t)
+	if !d.Capabilities().PushDescriptors {
+		t.Skip("no VK_KHR_push_descriptor on this device")
+	}
+	runBindingSuite(t)
+}
+
+func runBindingSuite(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		fn   func(*testing.T)
@@ -30,6 +47,7 @@ func TestDescriptorSetFallback(t *testing.T) {
 		{"BindlessBuffers", TestBindlessBuffers},
 		{"StorageImageDispatch", TestStorageImageDispatch},
 		{"SampledTexture", TestSampledTexture},
+		{"ImageLayouts", TestImageLayoutsNoPerformanceWarnings},
 		{"ConcurrentUse", TestConcurrentUse},
 		{"DestroyWhileInFlight", TestDestroyWhileInFlight},
 		{"BadInput", TestBadInput},
@@ -38,12 +56,53 @@ func TestDescriptorSetFallback(t *testing.T) {
 	}
 }
 
-// TestPushDescriptorsReported: without the override, the capability says
-// whether the device has (and so the backend uses) VK_KHR_push_descriptor.
+// TestPushDescriptorsReported: without an override, the capabilities say
+// what the binding table chose, and PushDescriptors agrees with it.
 func TestPushDescriptorsReported(t *testing.T) {
 	t.Setenv(EnvNoPushDescriptors, "")
+	t.Setenv(EnvBinding, "")
 	d, _ := openDevice(t)
-	require.Equal(t, d.phys.exts["VK_KHR_push_descriptor"], d.Capabilities().PushDescriptors)
+	want, why := chooseBinding(d.phys, d.phys.exts["VK_KHR_push_descriptor"])
+	c := d.Capabilities()
+	require.Equal(t, want, c.Binding)
+	require.Equal(t, why, c.BindingReason)
+	require.Equal(t, want == BindPush, c.PushDescriptors)
+	if d.phys.p12.DriverID == vk.DRIVER_ID_MESA_LLVMPIPE {
+		require.Equal(t, BindSets, c.Binding, "lavapipe binds cached sets (BenchmarkBindingChoice)")
+	}
+}
+
+// TestBindingTable: the table's rows, the default, the missing extension and
+// the overrides.
+func TestBindingTable(t *testing.T) {
+	phys := func(id vk.DriverId, version uint32) *physical {
+		p := &physical{}
+		p.p12.DriverID, p.props.DriverVersion = id, version
+		return p
+	}
+	for _, tc := range []struct {
+		name    string
+		p       *physical
+		hasPush bool
+		env     string
+		want    string
+	}{
+		{"lavapipe 22.3", phys(vk.DRIVER_ID_MESA_LLVMPIPE, 22<<22|3<<12|6), true, "", BindSets},
+		{"lavapipe 25", phys(vk.DRIVER_ID_MESA_LLVMPIPE, 25<<22), true, "", BindSets},
+		{"nvidia", phys(vk.DRIVER_ID_NVIDIA_PROPRIETARY, 570<<22), true, "", BindPush},
+		{"no extension", phys(vk.DRIVER_ID_NVIDIA_PROPRIETARY, 570<<22), false, "", BindSets},
+		{"forced push", phys(vk.DRIVER_ID_MESA_LLVMPIPE, 25<<22), true, "push", BindPush},
+		{"forced push, no extension", phys(vk.DRIVER_ID_MESA_LLVMPIPE, 25<<22), false, "push", BindSets},
+		{"forced sets", phys(vk.DRIVER_ID_NVIDIA_PROPRIETARY, 570<<22), true, "sets", BindSets},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(EnvNoPushDescriptors, "")
+			t.Setenv(EnvBinding, tc.env)
+			got, why := chooseBinding(tc.p, tc.hasPush)
+			require.Equal(t, tc.want, got)
+			require.NotEmpty(t, why)
+		})
+	}
 }
 
 // addArgs binds c = a + b*scale over n elements of views starting at

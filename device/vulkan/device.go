@@ -90,6 +90,10 @@ type Device struct {
 	parked     parkedSet
 	indexCheck indexCheck // the mesh index check (accel_indices.go)
 	softAccel  bool       // structures built in software (accel_soft.go)
+	reads      readSet    // direct reads not yet made (directread.go)
+	readMu     sync.Mutex // held by the list with direct reads being encoded
+	// stagedDownloads: every download goes through staging (EnvStagedDownloads).
+	stagedDownloads bool
 }
 
 // queue is a VkQueue; submissions to it are serialised.
@@ -156,15 +160,15 @@ func Open(opts device.Options) (_ *Device, err error) {
 		return nil, err
 	}
 	d.caps = p.capabilities(idx)
-	if noPushDescriptorsForced() {
-		d.caps.PushDescriptors = false // resources bind through cached descriptor sets
-	}
+	d.caps.Binding, d.caps.BindingReason = chooseBinding(p, d.caps.PushDescriptors)
+	d.caps.PushDescriptors = d.caps.Binding == BindPush // in use, not merely present
 	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
 	d.caps.Timings = d.queues[0].timestampBits > 0
 
 	if d.caps.RayTracing != device.PathNative || softwareForced() {
 		d.softAccel, d.caps.RayTracing = true, device.PathEmulated
 	}
+	d.stagedDownloads = stagedDownloadsForced()
 	if d.caps.Sampling == device.PathNative {
 		if err := d.createTextureLayout(); err != nil {
 			d.closePipelineCache()

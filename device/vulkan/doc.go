@@ -12,9 +12,11 @@
 // Barriers are never written by users: the encoder derives them from what each
 // command reads and writes (see encoder.go).
 //
-// Resource arguments are bound with push descriptors where the device has
-// VK_KHR_push_descriptor, and otherwise with descriptor sets cached by the
-// tuple of bound resources (see descset.go). Setting the environment variable
-// LUCENT_VULKAN_NO_PUSH_DESCRIPTORS=1 before Open forces the cached sets;
-// Capabilities.PushDescriptors reports which path is in use.
+// Resource arguments are bound with push descriptors or with descriptor sets
+// cached by the tuple of bound resources (see descset.go), chosen per driver
+// by a table (binding.go): cached sets on lavapipe, push descriptors where a
+// device has VK_KHR_push_descriptor and no row says otherwise. Setting
+// LUCENT_VULKAN_BINDING=push or =sets (or LUCENT_VULKAN_NO_PUSH_DESCRIPTORS=1)
+// before Open overrides the table; Capabilities.Binding and
+// Capabilities.PushDescriptors report which path is in use.
 package vulkan

@@ -54,15 +54,16 @@ type encoder struct {
 	sub   *submission
 	begin vk.CommandBufferBeginInfo // here, not on the stack: it would escape
 
-	accesses  []access
-	srcStage  vk.PipelineStageFlags2
-	srcAccess vk.AccessFlags2
-	global    bool // unknown memory was touched (bindless, custom): next command needs a barrier
-	imgInit   []vk.ImageMemoryBarrier2
-	pipeline  vk.Pipeline
-	downloads bool
-	barriers  int // memory barriers in the list being encoded
-	last      int // barriers in the last list encoded (for tests)
+	accesses    []access
+	srcStage    vk.PipelineStageFlags2
+	srcAccess   vk.AccessFlags2
+	global      bool                     // unknown memory was touched (bindless, custom): next command needs a barrier
+	imgBarriers []vk.ImageMemoryBarrier2 // layout transitions for the next barrier
+	layouts     []texLayout              // the layouts of the textures the list touched (imagelayout.go)
+	pipeline    vk.Pipeline
+	downloads   bool
+	barriers    int // memory barriers in the list being encoded
+	last        int // barriers in the last list encoded (for tests)
 
 	staging    []byte
 	stagingOff uint64
@@ -89,6 +90,7 @@ type encoder struct {
 	setArena []vk.DescriptorSet
 
 	texBinds []texBind // a dispatch's native texture sets (scratch)
+	texWants []texWant // the layouts a dispatch's texture arguments need (scratch)
 
 	// What the command buffer has bound (bindstate.go); lastBind is the
 	// last list's, for tests.
@@ -101,6 +103,18 @@ type encoder struct {
 	seen         map[device.Handle]bool
 	index        int
 	lastDirect   int // direct uploads of the last list submitted (for tests)
+
+	// Direct reads (directread.go): which downloads read directly, their
+	// registered reads (in reverse command order), the buffers written by
+	// later commands while planning, reads to settle (scratch), whether
+	// the list holds d.readMu, and the last list's count (for tests).
+	readDirect []bool
+	reads      []*directRead
+	written    map[device.Handle]bool
+	settling   []*directRead
+	readLocked bool
+	hostReads  bool // the list has direct reads: its end barrier covers every write
+	lastReads  int
 
 	presents []*presentJob // the list's Present commands (present.go)
 
@@ -142,7 +156,9 @@ func (e *encoder) stagingSize(list *device.CommandList) uint64 {
 				n += alignUp(uint64(len(c.Data)), 16)
 			}
 		case *device.BufferDownload:
-			n += alignUp(uint64(len(c.Data)), 16)
+			if !e.isReadDirect(i) {
+				n += alignUp(uint64(len(c.Data)), 16)
+			}
 		case *device.TextureUpload:
 			n += alignUp(uint64(len(c.Data)), 16)
 		case *device.TextureDownload:
@@ -240,14 +256,16 @@ func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 			d.mem.releaseStaging(sub.staging)
 		}
 		s.releaseQueries(sub)
-
 		e.settleAccels(false)
+		e.dropReads()
 		e.reset()
 		s.recycle(sub)
 		return err
 	}
 	e.writeDirect()
 	s.enqueue(sub)
+	e.lastReads = len(e.reads)
+	e.finishReads()
 	for _, t := range e.used {
 		t.use(s, sub.value)
 	}
@@ -278,12 +296,13 @@ func (e *encoder) reset() {
 	e.last, e.barriers = e.barriers, 0
 	e.accesses = e.accesses[:0]
 	e.srcStage, e.srcAccess, e.global = 0, 0, false
-	e.imgInit = e.imgInit[:0]
+	e.imgBarriers = e.imgBarriers[:0]
+	e.layouts = e.layouts[:0]
 	e.pipeline = 0
 	e.lastBind.skippedSets, e.lastBind.skippedPush = e.bind.skippedSets, e.bind.skippedPush
 	e.bind.forget()
 	e.bind.skippedSets, e.bind.skippedPush = 0, 0
-	e.downloads = false
+	e.downloads, e.hostReads = false, false
 	e.staging, e.stagingOff = nil, 0
 	clear(e.writesDirect)
 	e.writesDirect = e.writesDirect[:0]
@@ -297,6 +316,7 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	d := e.d
 	e.sub = sub
 	e.planDirect(list)
+	e.planReads(list)
 	if n := e.stagingSize(list); n > 0 {
 		st, err := d.mem.newStaging(n)
 		if err != nil {
@@ -333,10 +353,14 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 			e.timestamp(i)
 		}
 	}
+	e.restLayouts()
 	if e.downloads {
 		mb := vk.MemoryBarrier2{
 			SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER_2, SrcStageMask: stageCopy, SrcAccessMask: accessTransferWrite,
 			DstStageMask: vk.PIPELINE_STAGE_2_HOST_BIT, DstAccessMask: vk.ACCESS_2_HOST_READ_BIT,
+		}
+		if e.hostReads { // the host reads buffers whatever wrote them, in this list or before
+			mb.SrcStageMask, mb.SrcAccessMask = stageAll, accessMemoryWrite
 		}
 		e.batch.CmdPipelineBarrier2(cmd, &vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, MemoryBarrierCount: 1, PMemoryBarriers: &mb})
 	}
@@ -354,6 +378,7 @@ type use struct {
 
 // order emits the barrier the next command needs, then records its uses.
 func (e *encoder) order(stage vk.PipelineStageFlags2, acc vk.AccessFlags2, uses ...use) {
+	e.settleWrites(false, uses)
 	conflict := e.global
 	for _, u := range uses {
 		if conflict {
@@ -366,7 +391,7 @@ func (e *encoder) order(stage vk.PipelineStageFlags2, acc vk.AccessFlags2, uses 
 			}
 		}
 	}
-	if conflict || len(e.imgInit) > 0 {
+	if conflict || len(e.imgBarriers) > 0 {
 		e.barrier(conflict)
 	}
 	for _, u := range uses {
@@ -390,16 +415,16 @@ func (e *encoder) barrier(memory bool) {
 		di.PMemoryBarriers = &e.mbs[len(e.mbs)-1]
 		e.barriers++
 	}
-	if len(e.imgInit) > 0 {
-		// A copy: imgInit is reused before the batch is flushed.
-		imgs := append([]vk.ImageMemoryBarrier2(nil), e.imgInit...)
+	if len(e.imgBarriers) > 0 {
+		// A copy: imgBarriers is reused before the batch is flushed.
+		imgs := append([]vk.ImageMemoryBarrier2(nil), e.imgBarriers...)
 		di.ImageMemoryBarrierCount = uint32(len(imgs))
 		di.PImageMemoryBarriers = &imgs[0]
 	}
 	if di.MemoryBarrierCount+di.ImageMemoryBarrierCount > 0 {
 		e.batch.CmdPipelineBarrier2(e.cmd, di)
 	}
-	e.imgInit = e.imgInit[:0]
+	e.imgBarriers = e.imgBarriers[:0]
 	if memory {
 		e.accesses = e.accesses[:0]
 		e.srcStage, e.srcAccess = 0, 0
@@ -432,15 +457,9 @@ func (e *encoder) texture(h device.Handle) (*texture, error) {
 	}
 	e.used = append(e.used, &t.tracked)
 	if t.needsInit.CompareAndSwap(true, false) {
+		// Its first list: every level starts out of UNDEFINED.
 		e.claims = append(e.claims, &t.needsInit)
-		e.imgInit = append(e.imgInit, vk.ImageMemoryBarrier2{
-			SType:        vk.STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
-			SrcStageMask: vk.PIPELINE_STAGE_2_TOP_OF_PIPE_BIT, DstStageMask: stageAll, DstAccessMask: dstAccess,
-			OldLayout: vk.IMAGE_LAYOUT_UNDEFINED, NewLayout: vk.IMAGE_LAYOUT_GENERAL,
-			SrcQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED, DstQueueFamilyIndex: vk.QUEUE_FAMILY_IGNORED,
-			Image:            t.image,
-			SubresourceRange: vk.ImageSubresourceRange{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, LevelCount: t.desc.Levels, LayerCount: 1},
-		})
+		e.layoutOf(t, vk.IMAGE_LAYOUT_UNDEFINED)
 	}
 	return t, nil
 }
@@ -533,6 +552,12 @@ func (e *encoder) command(c device.Command) error {
 		if _, err := span(b, c.Buffer, c.Offset, n); err != nil || n == 0 {
 			return err
 		}
+		if e.isReadDirect(e.index) {
+			// Read by the host after the list (no GPU command).
+			e.sub.downloads = append(e.sub.downloads, download{dst: c.Data, read: e.directRead(e.index)})
+			e.downloads, e.hostReads = true, true
+			return nil
+		}
 		_, off := e.stage(n)
 		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, false})
 		e.copyBuffer(b.raw.handle, c.Offset, e.sub.staging.handle, off, n)
@@ -583,16 +608,18 @@ func (e *encoder) command(c device.Command) error {
 		if err != nil {
 			return err
 		}
+		e.transition(t, c.Region.Level, 1, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, false}, use{t, 0, ^uint64(0), true})
-		e.batch.CmdCopyBufferToImage(cmd, b.raw.handle, t.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
+		e.batch.CmdCopyBufferToImage(cmd, b.raw.handle, t.image, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &r)
 
 	case *device.TextureToBuffer:
 		b, t, r, n, err := e.bufferTexture(c.Buffer, c.Offset, c.Texture, c.Region)
 		if err != nil {
 			return err
 		}
+		e.transition(t, c.Region.Level, 1, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false}, use{b, c.Offset, c.Offset + n, true})
-		e.batch.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, b.raw.handle, 1, &r)
+		e.batch.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, b.raw.handle, 1, &r)
 
 	case *device.TextureUpload:
 		t, err := e.texture(c.Texture)
@@ -608,9 +635,10 @@ func (e *encoder) command(c device.Command) error {
 		}
 		dst, off := e.stage(n)
 		copy(dst, c.Data)
+		e.transition(t, c.Region.Level, 1, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), true})
 		r := t.copyRegion(off, c.Region.Level, origin, size)
-		e.batch.CmdCopyBufferToImage(cmd, e.sub.staging.handle, t.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
+		e.batch.CmdCopyBufferToImage(cmd, e.sub.staging.handle, t.image, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &r)
 
 	case *device.TextureDownload:
 		t, err := e.texture(c.Texture)
@@ -625,9 +653,10 @@ func (e *encoder) command(c device.Command) error {
 			return invalidf("texture %d: %d bytes of room for a region of %d bytes", c.Texture, len(c.Data), n)
 		}
 		_, off := e.stage(n)
+		e.transition(t, c.Region.Level, 1, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false})
 		r := t.copyRegion(off, c.Region.Level, origin, size)
-		e.batch.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_GENERAL, e.sub.staging.handle, 1, &r)
+		e.batch.CmdCopyImageToBuffer(cmd, t.image, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, e.sub.staging.handle, 1, &r)
 		e.sub.downloads = append(e.sub.downloads, download{offset: off, dst: c.Data})
 		e.downloads = true
 
@@ -659,8 +688,10 @@ func (e *encoder) command(c device.Command) error {
 		if src != dst {
 			uses = append(uses, use{src, 0, ^uint64(0), false})
 		}
+		e.transition(src, c.SrcLevel, 1, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
+		e.transition(dst, c.DstLevel, 1, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, uses...)
-		e.batch.CmdCopyImage(cmd, src.image, vk.IMAGE_LAYOUT_GENERAL, dst.image, vk.IMAGE_LAYOUT_GENERAL, 1, &r)
+		e.batch.CmdCopyImage(cmd, src.image, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, dst.image, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &r)
 
 	case *device.ShaderDispatch:
 		return e.dispatch(c)
@@ -751,9 +782,11 @@ func (e *encoder) command(c device.Command) error {
 				if err != nil {
 					return err
 				}
+				e.transition(t, 0, t.desc.Levels, vk.IMAGE_LAYOUT_GENERAL) // what custom commands are promised
 				uses = append(uses, use{t, 0, ^uint64(0), u.Access&device.Write != 0})
 			}
 		}
+		e.settleWrites(true, nil) // the function may write anything
 		e.order(stageAll, accessMemoryWrite, uses...)
 		e.batch.Flush() // the function records directly, after what is queued
 		e.pipeline = 0  // the function may bind its own
@@ -766,6 +799,16 @@ func (e *encoder) command(c device.Command) error {
 		return unsupportedf("command %T", c)
 	}
 	return nil
+}
+
+// storageArg reports whether args bind texture h as a storage image.
+func storageArg(args []device.Arg, h device.Handle) bool {
+	for _, a := range args {
+		if a.Kind == device.ArgTexture && a.Handle == h {
+			return true
+		}
+	}
+	return false
 }
 
 // maxDispatchPieces bounds how many dispatches one ShaderDispatch may be split
@@ -833,6 +876,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	key, res := e.setKey[:0], e.setRes[:0]
 	defer func() { e.setKey, e.setRes = key[:0], res[:0] }()
 	e.texBinds = e.texBinds[:0]
+	e.texWants = e.texWants[:0]
 	for i, a := range c.Args {
 		p, l := sig.Args[i], sh.lay.args[i]
 		if a.Kind != p.Kind {
@@ -912,6 +956,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 					return unsupportedf("shader %d %s: format %v cannot be a storage image on this device", c.Shader, p.Label(i), t.desc.Format)
 				}
 				info.ImageView = t.levels[a.Level]
+				e.texWants = append(e.texWants, texWant{t, a.Level, 1, vk.IMAGE_LAYOUT_GENERAL})
 			} else {
 				if !t.sampled {
 					return unsupportedf("shader %d %s: format %v cannot be sampled on this device", c.Shader, p.Label(i), t.desc.Format)
@@ -921,6 +966,12 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 					return err
 				}
 				info.ImageView, info.Sampler = t.full, smp
+				// Sampled through a view of every level: all of them in one
+				// layout, GENERAL if the dispatch also writes the texture.
+				if !storageArg(c.Args, a.Handle) {
+					info.ImageLayout = vk.IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+				}
+				e.texWants = append(e.texWants, texWant{t, 0, t.desc.Levels, info.ImageLayout})
 			}
 			acc := p.Access
 			if acc == 0 {
@@ -928,7 +979,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			}
 			uses = append(uses, use{t, 0, ^uint64(0), acc&device.Write != 0})
 			if cached {
-				key, res = setKey(key, l.binding, a.Handle, uint64(a.Level), uint64(info.Sampler), uint64(a.Kind)+1), append(res, a.Handle)
+				key, res = setKey(key, l.binding, a.Handle, uint64(a.Level), uint64(info.Sampler), uint64(a.Kind)+1+uint64(info.ImageLayout)<<8), append(res, a.Handle)
 			}
 			e.imgInfos = append(e.imgInfos, info)
 			e.writes = append(e.writes, vk.WriteDescriptorSet{
@@ -991,8 +1042,15 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		}
 	}
 	if bindlessUsed {
-		e.global = true // the kernel may read anything the slots point at
+		e.global = true           // the kernel may read anything the slots point at
+		e.settleWrites(true, nil) // and write it
 	}
+	// After the loop: a bindless array's mirror refresh (a copy out of a
+	// texture, recorded while the loop ran) comes before the dispatch.
+	for _, w := range e.texWants {
+		e.transition(w.t, w.base, w.count, w.layout)
+	}
+	clear(e.texWants)
 	e.order(stage, accessShaderWrite, uses...)
 	if sh.pipeline != e.pipeline {
 		e.batch.CmdBindPipeline(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.pipeline)

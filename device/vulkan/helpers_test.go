@@ -75,7 +75,10 @@ var (
 	spvCache = map[string][]uint32{}
 )
 
-// compile compiles testdata/device/<name>.comp with glslangValidator.
+// compile compiles testdata/device/<name>.comp with glslangValidator, or
+// without it (a machine with only a GPU driver) reads the module glslang made
+// of it, committed as testdata/modules/glsl_<name>.spv
+// (TestCommittedModulesAreCurrent keeps them equal).
 func compile(t testing.TB, name string) []uint32 {
 	t.Helper()
 	spvMu.Lock()
@@ -83,21 +86,47 @@ func compile(t testing.TB, name string) []uint32 {
 	if w, ok := spvCache[name]; ok {
 		return w
 	}
-	glslang, err := exec.LookPath("glslangValidator")
-	testenv.Need(t, "glslangValidator", err)
 	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(file), "..", "..", "testdata", "device", name+".comp")
-	out := filepath.Join(t.TempDir(), name+".spv")
-	b, err := exec.Command(glslang, "-V", "--target-env", "vulkan1.3", "-o", out, src).CombinedOutput()
-	require.NoError(t, err, "glslangValidator %s: %s", name, b)
-	raw, err := os.ReadFile(out)
-	require.NoError(t, err)
+	var raw []byte
+	glslang, err := exec.LookPath("glslangValidator")
+	if err != nil {
+		raw, err = os.ReadFile(filepath.Join(filepath.Dir(file), "testdata", "modules", "glsl_"+name+".spv"))
+		testenv.Need(t, "glslangValidator or a committed module", err)
+	} else {
+		raw = glslangCompile(t, glslang, filepath.Join(filepath.Dir(file), "..", "..", "testdata", "device", name+".comp"))
+	}
 	words := make([]uint32, len(raw)/4)
 	for i := range words {
 		words[i] = binary.LittleEndian.Uint32(raw[4*i:])
 	}
 	spvCache[name] = words
 	return words
+}
+
+func glslangCompile(t testing.TB, glslang, src string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), filepath.Base(src)+".spv")
+	b, err := exec.Command(glslang, "-V", "--target-env", "vulkan1.3", "-o", out, src).CombinedOutput()
+	require.NoError(t, err, "glslangValidator %s: %s", src, b)
+	raw, err := os.ReadFile(out)
+	require.NoError(t, err)
+	return raw
+}
+
+// TestCommittedModulesAreCurrent: every device test shader has its
+// committed module, byte for byte what glslangValidator makes of it now.
+func TestCommittedModulesAreCurrent(t *testing.T) {
+	glslang, err := exec.LookPath("glslangValidator")
+	testenv.Need(t, "glslangValidator", err)
+	srcs, err := filepath.Glob(filepath.Join("..", "..", "testdata", "device", "*.comp"))
+	require.NoError(t, err)
+	require.NotEmpty(t, srcs)
+	for _, src := range srcs {
+		name := strings.TrimSuffix(filepath.Base(src), ".comp")
+		committed, err := os.ReadFile(filepath.Join("testdata", "modules", "glsl_"+name+".spv"))
+		require.NoError(t, err, "%s has no committed module", src)
+		require.Equal(t, glslangCompile(t, glslang, src), committed, "testdata/modules/glsl_%s.spv is stale: recompile %s", name, src)
+	}
 }
 
 func u32s(b []byte) []uint32 {

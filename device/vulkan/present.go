@@ -725,6 +725,7 @@ func (e *encoder) present(c *device.Present) error {
 	// Ordered first: a texture never written has claimed its first layout
 	// transition (e.texture), which must be recorded even when no frame
 	// can be shown.
+	e.transition(t, 0, 1, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
 	e.order(stageCopy, 0, use{t, 0, ^uint64(0), false})
 	image, ok, err := sc.acquireImage(j.slot)
 	if err != nil || !ok {
@@ -850,7 +851,7 @@ func (sc *swapchain) rebuild() error {
 	return nil
 }
 
-// recordBlit records the blit of t (in GENERAL, ordered after earlier work
+// recordBlit records the blit of t (in TRANSFER_SRC_OPTIMAL, ordered after earlier work
 // by the encoder) to back buffer image into cb, between the back buffer's
 // layout transitions.
 func (sc *swapchain) recordBlit(cb vk.CommandBuffer, t *texture, image uint32, linear bool) {
@@ -879,7 +880,7 @@ func (sc *swapchain) recordBlit(cb vk.CommandBuffer, t *texture, image uint32, l
 		DstSubresource: layers,
 		DstOffsets:     [2]vk.Offset3D{{}, {X: int32(sc.extent.Width), Y: int32(sc.extent.Height), Z: 1}},
 	}
-	d.fn.CmdBlitImage(cb, t.image, vk.IMAGE_LAYOUT_GENERAL, sc.images[image], vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region, filter)
+	d.fn.CmdBlitImage(cb, t.image, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, sc.images[image], vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region, filter)
 	after := vk.ImageMemoryBarrier2{
 		SType:        vk.STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2,
 		SrcStageMask: vk.PIPELINE_STAGE_2_BLIT_BIT, SrcAccessMask: vk.ACCESS_2_TRANSFER_WRITE_BIT,

@@ -96,10 +96,12 @@ type submission struct {
 	queries   *queryPool
 }
 
-// download copies staging bytes to host memory once the GPU is done.
+// download copies staging bytes to host memory once the GPU is done, or
+// makes a direct read (directread.go).
 type download struct {
 	offset uint64
 	dst    []byte
+	read   *directRead
 }
 
 // waitSlice bounds one vkWaitSemaphores call so that a cancelled context is
@@ -561,9 +563,14 @@ func (s *stream) processUpTo(callbacks bool, reached uint64) {
 // complete finishes sub on the host.
 func (s *stream) complete(sub *submission) {
 	defer s.d.inflight.Add(-1)
+	var src []byte
 	if sub.staging != nil {
-		src := sub.staging.bytes()
-		for _, dl := range sub.downloads {
+		src = sub.staging.bytes()
+	}
+	for _, dl := range sub.downloads {
+		if dl.read != nil {
+			dl.read.read()
+		} else {
 			copy(dl.dst, src[dl.offset:])
 		}
 	}
@@ -805,6 +812,13 @@ func (p *parkedSet) add(s *stream) {
 	}
 	p.m[s] = true
 	p.mu.Unlock()
+}
+
+// empty reports whether no stream has parked work.
+func (p *parkedSet) empty() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.m) == 0
 }
 
 func (p *parkedSet) remove(s *stream) {

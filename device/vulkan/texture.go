@@ -8,12 +8,9 @@ import (
 	"github.com/lucent-gpu/lucent/vk"
 )
 
-// Textures live in VK_IMAGE_LAYOUT_GENERAL for their whole life: compute
-// kernels (storage and sampled reads) and copies all accept it, so the only
-// layout transition is the first one, out of UNDEFINED, which the encoder
-// records before a texture's first use. On lavapipe layouts make no
-// difference; on GPUs where TRANSFER_DST_OPTIMAL would be faster for uploads,
-// per-command transitions can be derived from usages the same way.
+// Textures rest in SHADER_READ_ONLY_OPTIMAL (GENERAL where the format cannot
+// be sampled) between command lists; the encoder moves them to the layout
+// each command needs (imagelayout.go).
 
 // vkFormats maps device formats to VkFormat.
 var vkFormats = map[device.Format]vk.Format{
@@ -78,6 +75,7 @@ type texture struct {
 	full      vk.ImageView   // a view of every level (sampling)
 	storage   bool           // usable as a storage image
 	sampled   bool           // usable as a sampled image
+	rest      vk.ImageLayout // its layout between command lists (imagelayout.go)
 	needsInit atomic.Bool
 	name      string
 }
@@ -133,6 +131,7 @@ func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
 	t := &texture{d: d, desc: desc, format: vf}
 	t.storage = feat&vk.FORMAT_FEATURE_STORAGE_IMAGE_BIT != 0
 	t.sampled = feat&vk.FORMAT_FEATURE_SAMPLED_IMAGE_BIT != 0
+	t.rest = restingLayout(t)
 	const copyBits = vk.FORMAT_FEATURE_TRANSFER_SRC_BIT | vk.FORMAT_FEATURE_TRANSFER_DST_BIT
 	if feat&copyBits != copyBits || (!t.storage && !t.sampled) {
 		return 0, unsupportedf("texture format %v is not supported by %s for storage or sampling", desc.Format, d.phys.name())

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# gpu.sh: one prepared run on a machine with one NVIDIA GPU that holds only
+# this working tree (no network): it finds the NVIDIA Vulkan driver and the
+# Vulkan loader, then runs `lucent info`, the device suites, saxpy over 256M
+# floats and the submit+wait round trip against the raw-C twin
+# (bench/vkbench.c), each under its own timeout (8 minutes in all at most),
+# and writes the figures to OUTDIR/table.md (the logs beside it).
+#
+#   bench/gpu.sh OUTDIR
+#
+# Environment:
+#   GPU_SH_ALLOW_ANY=1   run on whatever Vulkan driver the loader picks (no
+#                        NVIDIA check), e.g. lavapipe, to try the script
+#   SAXPY_N              floats per saxpy buffer (default 268435456 = 256M)
+#   SAXPY_ITERS          timed saxpy dispatches (default 20)
+#   PEAK_GBS             the bandwidth saxpy is compared with (default 4800,
+#                        an H200's HBM3e)
+#   SUITES               the packages of the device suites (default ./device/...)
+#   ROUNDS               round-trip rounds against C (default 21)
+#
+# The script needs the Go toolchain and the module's dependencies offline (a
+# vendor/ directory, or a module cache that holds them). It exits non-zero,
+# saying why, when one of those, the driver or the loader is missing; a step
+# that fails or times out is marked so in the table and the run goes on
+# (the exit status is then 1).
+set -uo pipefail
+
+die() { echo "gpu.sh: $*" >&2; exit 2; }
+
+[ $# -eq 1 ] || die "usage: bench/gpu.sh OUTDIR"
+mkdir -p "$1" || die "cannot create $1"
+out=$(cd "$1" && pwd)
+cd "$(dirname "$0")/.." || die "cannot enter the working tree"
+tree=$(pwd)
+
+# --- The toolchain and the dependencies -----------------------------------
+command -v go >/dev/null 2>&1 ||
+	die "no Go toolchain (go is not on PATH): this machine cannot build lucent; install Go $(sed -n 's/^go //p' go.mod) or put it on PATH"
+export GOTOOLCHAIN=local GOPROXY=off GOFLAGS="${GOFLAGS:-}"
+if [ -f vendor/modules.txt ]; then
+	GOFLAGS="$GOFLAGS -mod=vendor"
+fi
+go list -deps -test ./device/... ./cmd/lucent >/dev/null 2>"$out/deps.txt" ||
+	die "the module's dependencies are not available offline ($(head -c 300 "$out/deps.txt")); run 'go mod vendor' on a machine with a network and copy vendor/ with the tree"
+
+# --- The driver ------------------------------------------------------------
+if [ "${GPU_SH_ALLOW_ANY:-}" != 1 ]; then
+	icd=""
+	for dir in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d; do
+		for f in "$dir"/nvidia*.json; do
+			[ -f "$f" ] && { icd=$f; break 2; }
+		done
+	done
+	[ -n "$icd" ] || die "no NVIDIA Vulkan driver: no nvidia*.json under /usr/share/vulkan/icd.d, /etc/vulkan/icd.d or /usr/local/share/vulkan/icd.d (GPU_SH_ALLOW_ANY=1 runs on any driver)"
+	export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
+	driver="NVIDIA ($icd)"
+else
+	driver="any (GPU_SH_ALLOW_ANY=1${VK_DRIVER_FILES:+, VK_DRIVER_FILES=$VK_DRIVER_FILES})"
+fi
+
+# --- The loader --------------------------------------------------------------
+loader=$(ldconfig -p 2>/dev/null | awk '/libvulkan\.so\.1 / {print $NF; exit}')
+if [ -z "$loader" ]; then
+	for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib /usr/local/lib /lib/x86_64-linux-gnu; do
+		[ -e "$d/libvulkan.so.1" ] && { loader=$d/libvulkan.so.1; break; }
+	done
+	[ -n "$loader" ] || die "no Vulkan loader (libvulkan.so.1) on this machine: the NVIDIA driver provides the ICD, the loader comes from the libvulkan1 package"
+	export LUCENT_VULKAN_LIBRARY=$loader LIBRARY_PATH="$(dirname "$loader")${LIBRARY_PATH:+:$LIBRARY_PATH}"
+fi
+
+status=0
+declare -a rows
+row() { rows+=("| $1 | $2 | $3 |"); }
+# step NAME SECONDS LOG CMD...: runs CMD under timeout, logs, returns its status.
+step() {
+	local name=$1 secs=$2 log=$3
+	shift 3
+	echo "== $name (at most ${secs}s)"
+	local t0=$SECONDS
+	timeout --kill-after=10 "$secs" "$@" >"$out/$log" 2>&1
+	local rc=$?
+	echo "   rc $rc in $((SECONDS - t0))s, log $log"
+	return $rc
+}
+verdict() { # rc → words
+	case $1 in
+	0) echo "ok" ;;
+	124 | 137) echo "TIMED OUT" ;;
+	*) echo "FAILED (rc $1)" ;;
+	esac
+}
+
+# --- 1. lucent info -----------------------------------------------------------
+step "lucent info" 60 info.txt go run ./cmd/lucent info
+rc=$?
+[ $rc -eq 0 ] || status=1
+dev=$(sed -n 's/^device 0: //p' "$out/info.txt" | head -1)
+binding=$(sed -n 's/^  binding *//p' "$out/info.txt" | head -1)
+row "lucent info" "$(verdict $rc)" "device 0: ${dev:-?}; binding: ${binding:-?}"
+
+# --- 2. the device suites -------------------------------------------------
+# SUITES is split into packages on purpose.
+step "device suites" 210 suites.txt env LUCENT_REQUIRE_VULKAN=1 go test -count=1 -timeout 190s ${SUITES:-./device/...}
+rc=$?
+[ $rc -eq 0 ] || status=1
+pkgs=$(awk '$1 == "ok" {ok++} $1 == "FAIL" && $2 ~ /\// {bad = bad " " $2} $1 == "---" && $2 == "FAIL:" {tests++}
+	END {printf "%d packages ok%s%s", ok, (bad ? "; failed:" bad : ""), (tests ? "; " tests " failing tests (suites.txt)" : "")}' "$out/suites.txt")
+row "device suites (LUCENT_REQUIRE_VULKAN=1)" "$(verdict $rc)" "$pkgs"
+
+# --- 3. saxpy over 256M floats ------------------------------------------------
+bin=$out/vulkan.test
+step "build the benchmarks" 60 build.txt go test -c -o "$bin" ./device/vulkan
+rc=$?
+if [ $rc -ne 0 ]; then
+	status=1
+	row "benchmarks" "$(verdict $rc)" "go test -c failed: see build.txt"
+else
+	n=${SAXPY_N:-268435456}
+	(cd device/vulkan && step "saxpy over $n floats" 60 saxpy.txt env LUCENT_BENCH_SAXPY_N="$n" "$bin" \
+		-test.run '^$' -test.bench '^BenchmarkSaxpySize$' -test.benchtime "${SAXPY_ITERS:-20}x")
+	rc=$?
+	[ $rc -eq 0 ] || status=1
+	gbs=$(awk '/^BenchmarkSaxpySize/ {for (i = 1; i < NF; i++) if ($(i + 1) == "GB/s") print $i}' "$out/saxpy.txt")
+	nsop=$(awk '/^BenchmarkSaxpySize/ {print $3}' "$out/saxpy.txt")
+	if [ -n "$gbs" ]; then
+		pct=$(awk -v g="$gbs" -v p="${PEAK_GBS:-4800}" 'BEGIN {printf "%.1f", 100 * g / p}')
+		row "saxpy, $n floats (12 B/element)" "$(verdict $rc)" "$gbs GB/s = $pct% of ${PEAK_GBS:-4800} GB/s; $nsop ns a dispatch"
+	else
+		row "saxpy, $n floats" "$(verdict $rc)" "no figure: see saxpy.txt"
+	fi
+
+	# --- 4. the round trip against the raw-C twin ---------------------------
+	if ! command -v cc >/dev/null 2>&1; then
+		row "round trip vs raw C" "skipped" "no C compiler (cc) on this machine"
+		echo "== round trip vs raw C: skipped, no C compiler (cc)"
+	elif ! echo '#include <vulkan/vulkan.h>' | cc -E -x c - >/dev/null 2>&1; then
+		row "round trip vs raw C" "skipped" "cc finds no Vulkan headers (vulkan/vulkan.h)"
+		echo "== round trip vs raw C: skipped, no Vulkan headers"
+	else
+		(cd device/vulkan && step "round trip vs raw C" 60 roundtrip.txt env LUCENT_REQUIRE_VULKAN=1 "$bin" \
+			-test.run '^$' -test.bench '^BenchmarkVsC$/^RoundTrip$' -test.benchtime "${ROUNDS:-21}x")
+		rc=$?
+		[ $rc -eq 0 ] || status=1
+		fig=$(awk '/^BenchmarkVsC\/RoundTrip/ {
+			for (i = 3; i < NF; i += 2) v[$(i + 1)] = $(i)
+			printf "lucent %s ns, C %s ns: %s× C (95%% CI %s–%s)", v["ns/op"], v["C-ns/op"], v["x-C"], v["x-C-lo"], v["x-C-hi"] }' "$out/roundtrip.txt")
+		row "submit + wait round trip vs raw C" "$(verdict $rc)" "${fig:-no figure: see roundtrip.txt}"
+	fi
+
+	# --- 5. the binding table's check ----------------------------------------
+	(cd device/vulkan && step "binding choice" 40 binding.txt "$bin" \
+		-test.run '^$' -test.bench '^BenchmarkBindingChoice$' -test.benchtime 10x)
+	rc=$?
+	[ $rc -eq 0 ] || status=1
+	fig=$(awk '/^BenchmarkBindingChoice\// {
+		n = $1; sub(/^BenchmarkBindingChoice\//, "", n); sub(/-[0-9]+$/, "", n)
+		for (i = 3; i < NF; i += 2) v[$(i + 1)] = $(i)
+		printf "%s%s: push %s, sets %s ns a dispatch, chosen/other %s", sep, n, v["ns/dispatch_push"], v["ns/dispatch_sets"], v["chosen/other"]; sep = "; " }' "$out/binding.txt")
+	row "binding choice (chain of 2,000 dispatches)" "$(verdict $rc)" "${fig:-no figure: see binding.txt}"
+fi
+rm -f "$bin"
+
+{
+	echo "# bench/gpu.sh, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo
+	echo "Driver: $driver. Loader: ${loader}. $(go version). Tree: $(git -C "$tree" rev-parse --short HEAD 2>/dev/null || echo '?')."
+	echo
+	echo "| step | result | figures |"
+	echo "|---|---|---|"
+	printf '%s\n' "${rows[@]}"
+} >"$out/table.md"
+cat "$out/table.md"
+exit $status
