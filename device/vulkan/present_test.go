@@ -2,7 +2,9 @@ package vulkan
 
 import (
 	"context"
+	"image"
 	"testing"
+	"time"
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/internal/xtest"
@@ -93,7 +95,10 @@ func TestPresentTexture(t *testing.T) {
 		require.True(t, shown)
 	}
 	require.NoError(t, d.SynchronizeStream(context.Background(), s))
-	img := xtest.Capture(t, win)
+	img := xtest.CaptureUntil(t, win, 5*time.Second, func(img *image.RGBA) bool {
+		c := img.RGBAAt(33, 21)
+		return c.R == 33*4 && c.G == 21*5 && c.B == 200
+	})
 	for _, p := range [][2]int{{0, 0}, {63, 0}, {10, 47}, {33, 21}} {
 		c := img.RGBAAt(p[0], p[1])
 		require.Equal(t, [3]uint8{uint8(p[0] * 4), uint8(p[1] * 5), 200}, [3]uint8{c.R, c.G, c.B}, "pixel %v", p)
@@ -164,7 +169,10 @@ func TestPresentIsACommand(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, shown)
 	require.NoError(t, d.SynchronizeStream(context.Background(), s))
-	img := xtest.Capture(t, win)
+	img := xtest.CaptureUntil(t, win, 5*time.Second, func(img *image.RGBA) bool {
+		c := img.RGBAAt(17, 11)
+		return c.R == 17*8 && c.G == 90 && c.B == 11*10
+	})
 	for _, p := range [][2]int{{0, 0}, {31, 0}, {5, 23}, {17, 11}} {
 		c := img.RGBAAt(p[0], p[1])
 		require.Equal(t, [3]uint8{uint8(p[0] * 8), 90, uint8(p[1] * 10)}, [3]uint8{c.R, c.G, c.B}, "pixel %v", p)

@@ -242,6 +242,22 @@ func Capture(t testing.TB, w *Window) *image.RGBA {
 	return img
 }
 
+// CaptureUntil reads the window until ok accepts what it shows, or timeout
+// passes, and returns the last image read: presentation is asynchronous
+// (vkQueuePresentKHR completing on the queue does not mean the X server
+// shows the image yet), so a test of what a window shows polls for it.
+func CaptureUntil(t testing.TB, w *Window, timeout time.Duration, ok func(*image.RGBA) bool) *image.RGBA {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		img := Capture(t, w)
+		if ok(img) || time.Now().After(deadline) {
+			return img
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // CaptureWindow runs xwd on window id of display name and decodes its dump.
 func CaptureWindow(name string, id uintptr) (*image.RGBA, error) {
 	bin, err := exec.LookPath("xwd")
