@@ -76,8 +76,8 @@ func from[T any](t *testing.T, d *device.Device, v []T) *device.Buffer[T] {
 }
 
 // trace runs every kernel over rays (with cmds first in the same list) and
-// checks each against the reference of s.
-func (r *rayRig) trace(s *raytest.Scene, a *accel.Accel, rays []kernel.Ray, what string, cmds ...device.Command) {
+// checks each against the reference of s; it returns the Go-subset hits.
+func (r *rayRig) trace(s *raytest.Scene, a *accel.Accel, rays []kernel.Ray, what string, cmds ...device.Command) []kernel.Hit {
 	t, d, n := r.t, r.d, len(rays)
 	size := [3]uint32{uint32(n)}
 	rb := from(t, d, rays)
@@ -110,7 +110,8 @@ func (r *rayRig) trace(s *raytest.Scene, a *accel.Accel, rays []kernel.Ray, what
 		}
 		panic("buffer type")
 	}
-	s.Check(t, what+": Go subset", rays, get(hb).([]kernel.Hit), get(ab).([]uint32))
+	goHits := get(hb).([]kernel.Hit)
+	s.Check(t, what+": Go subset", rays, goHits, get(ab).([]uint32))
 	hits, err := raytest.FromFields(rays, get(ib).([]uint32), get(tb).([]float32), true)
 	require.NoError(t, err)
 	s.Check(t, what+": Go subset, fields", rays, hits, nil)
@@ -118,6 +119,7 @@ func (r *rayRig) trace(s *raytest.Scene, a *accel.Accel, rays []kernel.Ray, what
 	hits, err = raytest.FromFields(rays, get(di).([]uint32), get(dt).([]float32), false)
 	require.NoError(t, err)
 	s.Check(t, what+": DSL, fields", rays, hits, nil)
+	return goHits
 }
 
 func TestCPUTraceRandomScenes(t *testing.T) {
@@ -130,7 +132,13 @@ func TestCPUTraceRandomScenes(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(func() { require.NoError(t, o.Close()) })
 			// Built in the same list as the dispatches: they wait for it.
-			r.trace(s, o.Accel, raytest.Rays(seed, 800), "cpu", o.Build()...)
+			rays := raytest.Rays(seed, 800)
+			got := r.trace(s, o.Accel, rays, "cpu", o.Build()...)
+			// The same hierarchy and traversal as the CPU runner's: the same bits.
+			sc, err := s.BVH()
+			require.NoError(t, err)
+			want, _ := hostRun(t, sc, rays)
+			require.Equal(t, want, got)
 		}
 	}
 }

@@ -1,15 +1,18 @@
 package interp_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/accel"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/interp"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/raytest"
 	"github.com/lucent-gpu/lucent/kernel"
+	"github.com/lucent-gpu/lucent/testdata/gokernel/rayquery"
 )
 
 // The interpreter traces the ray-query kernels (Go subset and DSL) with
@@ -40,6 +43,13 @@ func TestInterpRayQueries(t *testing.T) {
 	require.NoError(t, interp.Run(byName["Closest"], size, sc, rb, hb))
 	require.NoError(t, interp.Run(byName["Shadow"], size, sc, rb, ab))
 	s.Check(t, "interp, Go subset", rays, sliceOf[kernel.Hit](hb.Data), sliceOf[uint32](ab.Data))
+	// The CPU runner over accel.Host traces with the same bvh.Scene.Trace:
+	// the same bits.
+	acc, err := accel.Host(sc)
+	require.NoError(t, err)
+	want := make([]kernel.Hit, n)
+	require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, n), func() { rayquery.Closest(acc, rays, want) }))
+	require.Equal(t, want, sliceOf[kernel.Hit](hb.Data))
 
 	ib, tb := interp.NewBuffer(ir.TU32, 3*len(rays)), interp.NewBuffer(ir.TF32, 3*len(rays))
 	require.NoError(t, interp.Run(byName["Fields"], size, sc, rb, ib, tb))
