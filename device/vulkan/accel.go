@@ -63,6 +63,10 @@ type structure struct {
 	nodesHandle device.Handle
 	softPrims   []*structure
 
+	// procedurals only: the copy of the boxes of the last build, which the
+	// build reads and kernels read to commit a box where a ray enters it
+	boxes *rawBuffer
+
 	// accels only
 	insts   []device.Instance
 	set     []bool
@@ -74,6 +78,7 @@ type structure struct {
 type saved struct {
 	as               asStore
 	scratch, instBuf *rawBuffer
+	boxes            *rawBuffer
 	indices          *buffer
 	queried, built   bool
 	buildStream      *stream
@@ -84,13 +89,13 @@ type saved struct {
 }
 
 func (s *structure) save() saved {
-	return saved{s.as, s.scratch, s.instBuf, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices,
+	return saved{s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices,
 		append([]device.Instance(nil), s.insts...), append([]bool(nil), s.set...)}
 }
 
 func (s *structure) restore(v saved) {
-	s.as, s.scratch, s.instBuf, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices, s.insts, s.set =
-		v.as, v.scratch, v.instBuf, v.indices, v.queried, v.built, v.buildStream, v.buildValue, v.count, v.vertices, v.insts, v.set
+	s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices, s.insts, s.set =
+		v.as, v.scratch, v.instBuf, v.boxes, v.indices, v.queried, v.built, v.buildStream, v.buildValue, v.count, v.vertices, v.insts, v.set
 }
 
 func (s *structure) setName(n string) { s.name = n }
@@ -115,7 +120,7 @@ func (s *structure) release() {
 		s.d.dropHidden(s.nodesHandle)
 	}
 	s.d.releaseStore(s.as)
-	for _, b := range []*rawBuffer{s.scratch, s.instBuf} {
+	for _, b := range []*rawBuffer{s.scratch, s.instBuf, s.boxes} {
 		if b != nil {
 			s.d.mem.destroyRawBuffer(b)
 		}

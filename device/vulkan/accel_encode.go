@@ -21,6 +21,7 @@ package vulkan
 // it replaces are released once the list's work is done.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"runtime"
@@ -196,12 +197,29 @@ func (e *encoder) proceduralBuild(c *device.ProceduralBuild) error {
 			return err
 		}
 	}
+	// The boxes are copied to a buffer of the procedural's, which the build
+	// reads and ray queries read to find where a ray enters a box (kernel
+	// ABI v1, "Accels"): the program may change its own buffer after the build.
+	if s.boxes == nil || s.boxes.size < n {
+		nb, err := e.d.mem.newRawBufferFor(n, placeDevice,
+			vk.BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR|vk.BUFFER_USAGE_TRANSFER_DST_BIT|vk.BUFFER_USAGE_STORAGE_BUFFER_BIT)
+		if err != nil {
+			return fmt.Errorf("box copy of %d bytes: %w", n, err)
+		}
+		if old := s.boxes; old != nil {
+			t.retired = append(t.retired, func() { e.d.mem.destroyRawBuffer(old) })
+		}
+		t.made = append(t.made, func() { e.d.mem.destroyRawBuffer(nb) })
+		s.boxes = nb
+	}
+	e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, false}, use{s.boxes, 0, n, true})
+	e.copyBuffer(b.raw.handle, c.Offset, s.boxes.handle, 0, n)
 	geom := vk.AccelerationStructureGeometryKHR{SType: vk.STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR, GeometryType: vk.GEOMETRY_TYPE_AABBS_KHR}
 	ab := geom.Geometry.Aabbs()
 	ab.SType = vk.STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_AABBS_DATA_KHR
-	*ab.Data.DeviceAddress() = vk.DeviceAddress(b.raw.addr + c.Offset)
+	*ab.Data.DeviceAddress() = vk.DeviceAddress(s.boxes.addr)
 	ab.Stride = 24
-	return e.buildStructure(s, t, c.Procedural, c.Mode, &geom, c.Count, use{b, c.Offset, c.Offset + n, false})
+	return e.buildStructure(s, t, c.Procedural, c.Mode, &geom, c.Count, use{s.boxes, 0, n, false})
 }
 
 // instanceRecord is VkAccelerationStructureInstanceKHR's size.
@@ -249,7 +267,10 @@ func (e *encoder) accelBuild(c *device.AccelBuild) error {
 	}
 
 	// The instance records, in staging memory; every primitive alive and built.
-	recs, off := e.stage(instanceRecord * uint64(c.Count))
+	// After the records, the box table: per instance the address of its
+	// procedural's boxes, 0 for a mesh (kernel ABI v1, "Accels").
+	table := instanceRecord * uint64(c.Count)
+	recs, off := e.stage((instanceRecord + 8) * uint64(c.Count))
 	uses := make([]use, 0, c.Count+1)
 	for i := range c.Count {
 		if !s.set[i] {
@@ -266,7 +287,12 @@ func (e *encoder) accelBuild(c *device.AccelBuild) error {
 		e.used = append(e.used, &p.tracked)
 		p.mu.Lock()
 		built, addr := p.built, p.as.addr
+		var boxes uint64
+		if p.boxes != nil {
+			boxes = p.boxes.addr
+		}
 		p.mu.Unlock()
+		binary.LittleEndian.PutUint64(recs[table+8*uint64(i):], boxes)
 		if !built {
 			return invalidf("instance %d: %s has not been built", i, p.label(in.Primitive))
 		}
@@ -287,7 +313,7 @@ func (e *encoder) accelBuild(c *device.AccelBuild) error {
 		copy(recs[instanceRecord*uint64(i):], unsafeBytes(&r))
 		uses = append(uses, use{p, 0, math.MaxUint64, false})
 	}
-	need := instanceRecord * uint64(c.Count)
+	need := (instanceRecord + 8) * uint64(c.Count)
 	if s.instBuf == nil || s.instBuf.size < need {
 		b, err := e.d.mem.newRawBufferFor(max(need, 2*instanceRecord), placeDevice,
 			vk.BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR|vk.BUFFER_USAGE_TRANSFER_DST_BIT)
@@ -430,4 +456,30 @@ func (e *encoder) accelCompact(c *device.AccelCompact) error {
 	}
 	s.as, s.queried = st, false
 	return nil
+}
+
+// accelArg is what a kernel's accel argument holds (kernel ABI v1,
+// "Accels"): natively the structure's device address and its box table's;
+// in software the address of its buffer (docs/accel.md) and 0.
+func (e *encoder) accelArg(h device.Handle) (addr, aux uint64, err error) {
+	s, err := structureOf(e.d, h, device.KindAccel)
+	if err != nil {
+		return 0, 0, err
+	}
+	e.used = append(e.used, &s.tracked)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.soft != nil {
+		if s.nodes == nil {
+			return 0, 0, invalidf("%s has not been built", s.label(h))
+		}
+		if s.nodes.raw.addr == 0 {
+			return 0, 0, unsupportedf("%s: buffer device addresses are unavailable", s.label(h))
+		}
+		return s.nodes.raw.addr, 0, nil
+	}
+	if !s.built || s.instBuf == nil {
+		return 0, 0, invalidf("%s has not been built", s.label(h))
+	}
+	return s.as.addr, s.instBuf.addr + instanceRecord*uint64(s.count), nil
 }
