@@ -29,12 +29,12 @@ import (
 
 // swVars are the function variables of one software traversal.
 type swVars struct {
-	bestT, u, v                   spirv.ID // f32
-	have, stop, done, descend     spirv.ID // bool
-	ii, prim, id, kind            spirv.ID // u32: the committed hit
-	sp, ni, j, end, found         spirv.ID // top level (found: bool)
-	bsp, bni, bj, bend, bdone     spirv.ID // bottom level (bdone: bool)
-	bdescend, bfound              spirv.ID // bool
+	bestT, u, v                    spirv.ID // f32
+	have, stop, done, descend      spirv.ID // bool
+	ii, prim, id, kind             spirv.ID // u32: the committed hit
+	sp, ni, j, end, found          spirv.ID // top level (found: bool)
+	bsp, bni, bj, bend, bdone      spirv.ID // bottom level (bdone: bool)
+	bdescend, bfound               spirv.ID // bool
 	stack, stackT, bstack, bstack2 spirv.ID // [StackSize]u32, [StackSize]f32, …
 }
 
@@ -271,7 +271,9 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 				c[i] = g.loadPSB(f32, b.IAdd(u64, base, b.ConstantUint64(uint64(4*i))), 4)
 			}
 			tn, in := g.slab(oo, oinv, [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, r.tmin, b.Load(f32, v.bestT))
-			g.ifThen(in, func() { g.softCommit(op, v, tn, b.ConstantFloat32(0), b.ConstantFloat32(0), ii, prim, id, ir.HitProcedural) })
+			g.ifThen(in, func() {
+				g.softCommit(op, v, tn, b.ConstantFloat32(0), b.ConstantFloat32(0), ii, prim, id, ir.HitProcedural)
+			})
 			b.Branch(after.ID())
 
 			b.SetBlock(tb)
