@@ -13,33 +13,8 @@ import (
 	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/internal/programs"
 )
-
-// traceKernel is, per thread i, hits[i] = ray_closest(scene, ray i, mask)
-// and any[i] = ray_any(…) as 0 or 1; ray i is rays[8i : 8i+8] = origin,
-// tmin, direction, tmax.
-func traceKernel() *ir.Function {
-	k := ir.NewKernel("trace", 1, [3]uint32{64, 1, 1})
-	scene := &ir.Ref{Var: k.AddParam("scene", ir.Accel, ir.VarArg)}
-	rays := &ir.Ref{Var: k.AddParam("rays", ir.Buffer(ir.TF32), ir.VarArg)}
-	hits := &ir.Ref{Var: k.AddParam("hits", ir.Buffer(ir.RayHit), ir.VarArg)}
-	anys := &ir.Ref{Var: k.AddParam("any", ir.Buffer(ir.TU32), ir.VarArg)}
-	mask := &ir.Ref{Var: k.AddParam("mask", ir.TU32, ir.VarArg)}
-	did := &ir.Ref{Var: &ir.Var{Name: "dispatch_id", Type: ir.Vector(ir.TU32, 3), Kind: ir.VarBuiltin, Builtin: ir.DispatchID}}
-	i := &ir.Swizzle{X: did, Comps: []uint8{0}, T: ir.TU32}
-	at := func(j int64) ir.Expr {
-		idx := &ir.Binary{Op: ir.Add, X: &ir.Binary{Op: ir.Mul, X: i, Y: ir.LitInt(ir.TU32, 8), T: ir.TU32}, Y: ir.LitInt(ir.TU32, j), T: ir.TU32}
-		return &ir.Index{X: rays, I: idx, T: ir.TF32}
-	}
-	v3 := ir.Vector(ir.TF32, 3)
-	args := []ir.Expr{scene, &ir.Construct{T: v3, Args: []ir.Expr{at(0), at(1), at(2)}}, at(3),
-		&ir.Construct{T: v3, Args: []ir.Expr{at(4), at(5), at(6)}}, at(7), mask}
-	k.Body.Stmts = append(k.Body.Stmts,
-		&ir.Assign{Dst: &ir.Index{X: hits, I: i, T: ir.RayHit}, Src: &ir.Call{Op: ir.OpRayClosest, Args: args, T: ir.RayHit}},
-		&ir.If{Cond: &ir.Call{Op: ir.OpRayAny, Args: args, T: ir.TBool},
-			Then: &ir.Block{Stmts: []ir.Stmt{&ir.Assign{Dst: &ir.Index{X: anys, I: i, T: ir.TU32}, Src: ir.LitInt(ir.TU32, 1)}}}})
-	return k
-}
 
 // rayScene is a random scene: meshes of small triangles and procedurals
 // of boxes, placed by instances with random transforms, masks and ids.
@@ -277,8 +252,7 @@ func randomRays(rng *rand.Rand, n int) []bvh.Ray {
 	for i := range rays {
 		o := [3]float32{rng.Float32()*16 - 8, rng.Float32()*16 - 8, rng.Float32()*16 - 8}
 		to := [3]float32{rng.Float32()*6 - 3, rng.Float32()*6 - 3, rng.Float32()*6 - 3}
-		rays[i] = bvh.Ray{Origin: o, Dir: [3]float32{to[0] - o[0], to[1] - o[1], to[2] - o[2]}, TMin: 0, TMax: 2,
-			Mask: []uint8{0xff, 1, 2, 4 | 8, 0}[rng.IntN(5)]}
+		rays[i] = bvh.Ray{Origin: o, Dir: [3]float32{to[0] - o[0], to[1] - o[1], to[2] - o[2]}, TMin: 0, TMax: 2, Mask: 0xff}
 		if i%7 == 0 {
 			rays[i].TMax = 0.5 + rng.Float32()
 		}
@@ -286,7 +260,7 @@ func randomRays(rng *rand.Rand, n int) []bvh.Ray {
 	return rays
 }
 
-// trace runs traceKernel over rays with one mask per call (the kernel's
+// trace runs programs.RayTrace over rays with one mask per call (the kernel's
 // uniform), returning the hits and any flags.
 func trace(t *testing.T, d *Device, st, sh, a device.Handle, rays []bvh.Ray, mask uint8) ([]refHit, []bool) {
 	var raw []byte
@@ -363,7 +337,7 @@ func TestRayQueriesMatchBruteForce(t *testing.T) {
 	st, err := d.CreateStream(device.StreamCompute)
 	require.NoError(t, err)
 	defer d.DestroyStream(st)
-	f := traceKernel()
+	f := programs.RayTrace()
 	sig, _, err := device.KernelSignature(f)
 	require.NoError(t, err)
 	sh, _, err := d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig})
@@ -385,4 +359,66 @@ func TestRayQueriesMatchBruteForce(t *testing.T) {
 		}
 	}
 	require.Greater(t, total, 300, "too few hits for the test to mean much")
+}
+
+// TestRayQueriesAfterUpdateAndCompaction moves instances (a refit, then a
+// full rebuild), compacts every structure, and after each step traces the
+// rays again against the brute-force reference of the scene as it is.
+func TestRayQueriesAfterUpdateAndCompaction(t *testing.T) {
+	d, _ := openDevice(t)
+	if d.Capabilities().RayQuery == device.PathNone {
+		t.Skip("no ray queries on this device")
+	}
+	st, err := d.CreateStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer d.DestroyStream(st)
+	f := programs.RayTrace()
+	sig, _, err := device.KernelSignature(f)
+	require.NoError(t, err)
+	sh, _, err := d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig})
+	require.NoError(t, err)
+	defer d.DestroyShader(sh)
+	rng := rand.New(rand.NewPCG(7, 19))
+	s := newRayScene(rng)
+	opt := device.AccelOptions{AllowUpdate: true, AllowCompaction: true}
+	a, prims := buildScene(t, d, st, s, opt)
+	rays := randomRays(rng, 512)
+	check := func(what string) {
+		got, anys := trace(t, d, st, sh, a, rays, 0xff)
+		require.Greater(t, checkHits(t, s, rays, got, anys, what), 50, what)
+	}
+	check("built")
+
+	move := func(mode device.BuildMode) {
+		var ups []device.InstanceUpdate
+		for i := range s.inst {
+			if i%2 == 0 {
+				s.inst[i].transform = randomTransform(rng)
+				ups = append(ups, device.InstanceUpdate{Index: uint32(i), Change: device.ChangeTransform,
+					Instance: device.Instance{Transform: s.inst[i].transform}})
+			}
+		}
+		require.NoError(t, d.Dispatch(st, &device.CommandList{Commands: []device.Command{
+			&device.AccelBuild{Accel: a, Mode: mode, Count: uint32(len(s.inst)), Updates: ups}}}))
+	}
+	move(device.BuildUpdate)
+	check("after an update moving half the instances")
+	move(device.BuildFull)
+	check("after a rebuild moving half the instances")
+
+	// Compaction: the primitives first (which moves them: the accel is
+	// built again), then the accel.
+	var cmds []device.Command
+	for i, p := range prims {
+		kind := device.KindMesh
+		if i >= len(s.tris) {
+			kind = device.KindProcedural
+		}
+		cmds = append(cmds, &device.AccelCompact{Handle: p, Kind: kind})
+	}
+	require.NoError(t, d.Dispatch(st, &device.CommandList{Commands: cmds}))
+	move(device.BuildFull)
+	check("after compacting the primitives and a rebuild")
+	require.NoError(t, d.Dispatch(st, &device.CommandList{Commands: []device.Command{&device.AccelCompact{Handle: a, Kind: device.KindAccel}}}))
+	check("after compacting the accel")
 }
