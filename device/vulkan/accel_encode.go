@@ -460,8 +460,10 @@ func (e *encoder) accelCompact(c *device.AccelCompact) error {
 
 // accelArg is what a kernel's accel argument holds (kernel ABI v1,
 // "Accels"): natively the structure's device address and its box table's;
-// in software the address of its buffer (docs/accel.md) and 0.
-func (e *encoder) accelArg(h device.Handle) (addr, aux uint64, err error) {
+// in software the address of its buffer (docs/accel.md) and 0. A kernel
+// compiled for the other path (an ahead-of-time one, say) is refused: it
+// would read the one structure as the other.
+func (e *encoder) accelArg(h device.Handle, native bool) (addr, aux uint64, err error) {
 	s, err := structureOf(e.d, h, device.KindAccel)
 	if err != nil {
 		return 0, 0, err
@@ -469,6 +471,11 @@ func (e *encoder) accelArg(h device.Handle) (addr, aux uint64, err error) {
 	e.used = append(e.used, &s.tracked)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if (s.soft == nil) != native {
+		path := map[bool]string{false: "the software traversal", true: "native ray queries"}
+		return 0, 0, unsupportedf("%s is built for %s, the kernel was compiled for %s (kernel ABI v1, \"Accels\")",
+			s.label(h), path[s.soft == nil], path[native])
+	}
 	if s.soft != nil {
 		if s.nodes == nil {
 			return 0, 0, invalidf("%s has not been built", s.label(h))

@@ -962,7 +962,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				PBufferInfo: &e.bufInfos[len(e.bufInfos)-1],
 			})
 		case device.ArgAccel:
-			addr, aux, err := e.accelArg(a.Handle)
+			addr, aux, err := e.accelArg(a.Handle, sh.nativeRay)
 			if err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}

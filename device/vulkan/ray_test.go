@@ -12,6 +12,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 )
@@ -424,4 +425,50 @@ func TestRayQueriesAfterUpdateAndCompaction(t *testing.T) {
 	check("after compacting the primitives and a rebuild")
 	require.NoError(t, d.Dispatch(st, &device.CommandList{Commands: []device.Command{&device.AccelCompact{Handle: a, Kind: device.KindAccel}}}))
 	check("after compacting the accel")
+}
+
+// TestRayKernelForTheOtherPath dispatches a kernel compiled for the other
+// ray path than the device's structures (as an ahead-of-time kernel may
+// be): refused with ErrUnsupported naming both, never traced; a device
+// without ray queries refuses a native kernel when it is created.
+func TestRayKernelForTheOtherPath(t *testing.T) {
+	d, _ := openDevice(t)
+	if d.Capabilities().RayQuery == device.PathNone {
+		t.Skip("no ray queries on this device")
+	}
+	st, err := d.CreateStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer d.DestroyStream(st)
+	rng := rand.New(rand.NewPCG(3, 19))
+	s := newRayScene(rng)
+	a, _ := buildScene(t, d, st, s, device.AccelOptions{})
+	f := programs.RayTrace()
+	sig, _, err := device.KernelSignature(f)
+	require.NoError(t, err)
+	native := d.Capabilities().RayQuery == device.PathNative
+	words, err := codegen.Emit(f, codegen.Options{NativeRayQuery: !native})
+	require.NoError(t, err)
+	sh, _, err := d.CreateShader(device.ShaderDesc{SPIRV: words, Signature: &sig, Trusted: true})
+	if !native && !d.phys.nativeAccel() && d.phys.rq.RayQuery == 0 {
+		// lavapipe 22.3: the device has no ray queries at all.
+		require.ErrorIs(t, err, device.ErrUnsupported)
+		require.ErrorContains(t, err, "RayQueryKHR")
+		return
+	}
+	require.NoError(t, err)
+	defer d.DestroyShader(sh)
+	mk := func(size uint64) device.Handle {
+		h, err := d.CreateBuffer(device.BufferDesc{Size: size})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, d.DestroyBuffer(h)) })
+		return h
+	}
+	err = d.Dispatch(st, &device.CommandList{Commands: []device.Command{
+		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{
+			{Kind: device.ArgAccel, Handle: a}, {Kind: device.ArgBuffer, Handle: mk(32 * 64), Size: device.WholeSize},
+			{Kind: device.ArgBuffer, Handle: mk(24 * 64), Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: mk(4 * 64), Size: device.WholeSize},
+			{Kind: device.ArgUniform, Uniform: []byte{0xff, 0, 0, 0}}}}}})
+	require.ErrorIs(t, err, device.ErrUnsupported)
+	require.ErrorContains(t, err, "the kernel was compiled for")
+	require.ErrorContains(t, err, "accel")
 }
