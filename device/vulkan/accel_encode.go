@@ -272,6 +272,7 @@ func (e *encoder) accelBuild(c *device.AccelBuild) error {
 	table := instanceRecord * uint64(c.Count)
 	recs, off := e.stage((instanceRecord + 8) * uint64(c.Count))
 	uses := make([]use, 0, c.Count+1)
+	refs := make([]primRef, c.Count)
 	for i := range c.Count {
 		if !s.set[i] {
 			return invalidf("instance %d of %d of %s was never set", i, c.Count, s.label(c.Accel))
@@ -293,6 +294,7 @@ func (e *encoder) accelBuild(c *device.AccelBuild) error {
 		}
 		p.mu.Unlock()
 		binary.LittleEndian.PutUint64(recs[table+8*uint64(i):], boxes)
+		refs[i] = primRef{p, addr}
 		if !built {
 			return invalidf("instance %d: %s has not been built", i, p.label(in.Primitive))
 		}
@@ -334,6 +336,7 @@ func (e *encoder) accelBuild(c *device.AccelBuild) error {
 	gi := geom.Geometry.Instances()
 	gi.SType = vk.STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_INSTANCES_DATA_KHR
 	*gi.Data.DeviceAddress() = vk.DeviceAddress(s.instBuf.addr)
+	s.refs = refs
 	return e.buildStructure(s, t, c.Accel, c.Mode, &geom, c.Count, uses...)
 }
 
@@ -475,6 +478,20 @@ func (e *encoder) accelArg(h device.Handle, native bool) (addr, aux uint64, err 
 		path := map[bool]string{false: "the software traversal", true: "native ray queries"}
 		return 0, 0, unsupportedf("%s is built for %s, the kernel was compiled for %s (kernel ABI v1, \"Accels\")",
 			s.label(h), path[s.soft == nil], path[native])
+	}
+	for i, r := range s.refs {
+		if r.s == nil {
+			continue
+		}
+		r.s.mu.Lock()
+		gone, moved := r.s.destroyed, r.s.addr() != r.addr
+		r.s.mu.Unlock()
+		switch {
+		case gone:
+			return 0, 0, invalidf("instance %d of %s places %s, which was destroyed", i, s.label(h), r.s.kind)
+		case moved:
+			return 0, 0, invalidf("instance %d of %s places a %s rebuilt into other memory or compacted since the accel's build: build the accel again", i, s.label(h), r.s.kind)
+		}
 	}
 	if s.soft != nil {
 		if s.nodes == nil {

@@ -217,16 +217,17 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 		// The instances' meshes by the device addresses of their buffers.
 		sc := s.soft.Scene()
 		addrs := make([]uint64, len(sc.Instances))
+		refs := make([]primRef, len(addrs))
 		s.mu.Lock()
 		for i := range addrs {
 			if p := s.softPrims[i]; p != nil {
 				p.mu.Lock()
-				if p.nodes != nil {
-					addrs[i] = p.nodes.raw.addr
-				}
+				addrs[i] = p.addr()
 				p.mu.Unlock()
+				refs[i] = primRef{p, addrs[i]}
 			}
 		}
+		s.refs = refs
 		s.mu.Unlock()
 		return d.uploadSoftware(sh, s, sceneBytes(sc, addrs))
 	case *device.AccelCompact:

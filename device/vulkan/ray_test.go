@@ -472,3 +472,76 @@ func TestRayKernelForTheOtherPath(t *testing.T) {
 	require.ErrorContains(t, err, "the kernel was compiled for")
 	require.ErrorContains(t, err, "accel")
 }
+
+// TestRayAccelOverMovedOrDestroyedMesh traces an accel whose mesh was
+// rebuilt into other memory, then one whose mesh was destroyed: both are
+// refused naming the instance (the accel would point at released memory),
+// and building the accel again after the rebuild makes it traceable.
+func TestRayAccelOverMovedOrDestroyedMesh(t *testing.T) {
+	d, _ := openDevice(t)
+	if d.Capabilities().RayQuery == device.PathNone {
+		t.Skip("no ray queries on this device")
+	}
+	st, err := d.CreateStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer d.DestroyStream(st)
+	f := programs.RayTrace()
+	sig, _, err := device.KernelSignature(f)
+	require.NoError(t, err)
+	sh, _, err := d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig})
+	require.NoError(t, err)
+	defer d.DestroyShader(sh)
+	mk := func(data []byte) device.Handle {
+		h, err := d.CreateBuffer(device.BufferDesc{Size: uint64(len(data))})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, d.DestroyBuffer(h)) })
+		require.NoError(t, d.Dispatch(st, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}))
+		return h
+	}
+	// 64 triangles; the first build uses 1 of them, the rebuild all.
+	var verts, idx []byte
+	for i := range 64 {
+		z := float32(i)
+		verts = appendF32(verts, -1, -1, z, 1, -1, z, 0, 1, z)
+		idx = binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(idx, uint32(3*i)), uint32(3*i+1)), uint32(3*i+2))
+	}
+	vb, ib := mk(verts), mk(idx)
+	m, err := d.CreateMesh(device.AccelOptions{})
+	require.NoError(t, err)
+	a, err := d.CreateAccel(device.AccelOptions{})
+	require.NoError(t, err)
+	defer d.DestroyAccel(a)
+	meshBuild := func(tris uint32) device.Command {
+		return &device.MeshBuild{Mesh: m, Geometry: device.MeshGeometry{Vertices: vb, VertexStride: 12, VertexCount: 3 * tris, Indices: ib, Triangles: tris}}
+	}
+	accelBuild := &device.AccelBuild{Accel: a, Count: 1, Updates: []device.InstanceUpdate{{Change: device.ChangeAll,
+		Instance: device.Instance{Primitive: m, Kind: device.KindMesh, Transform: device.IdentityTransform, Mask: 1, Opaque: true, ID: 5}}}}
+	require.NoError(t, d.Dispatch(st, &device.CommandList{Commands: []device.Command{meshBuild(1), accelBuild}}))
+	rays := []bvh.Ray{{Origin: [3]float32{0, 0, -1}, Dir: [3]float32{0, 0, 1}, TMax: 100, Mask: 0xff}}
+	hits, _ := trace(t, d, st, sh, a, rays, 0xff)
+	require.Equal(t, refHit{id: 5, t: 1, kind: ir.HitTriangle}, hits[0])
+
+	out := make([]byte, 24)
+	hb := mk(out)
+	rb := mk(appendF32(nil, 0, 0, -1, 0, 0, 0, 1, 100))
+	dispatch := func() error {
+		return d.Dispatch(st, &device.CommandList{Commands: []device.Command{
+			&device.ShaderDispatch{Shader: sh, Size: [3]uint32{1, 1, 1}, Args: []device.Arg{
+				{Kind: device.ArgAccel, Handle: a}, {Kind: device.ArgBuffer, Handle: rb, Size: device.WholeSize},
+				{Kind: device.ArgBuffer, Handle: hb, Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: hb, Offset: 0, Size: 4},
+				{Kind: device.ArgUniform, Uniform: []byte{0xff, 0, 0, 0}}}}}})
+	}
+	require.NoError(t, d.Dispatch(st, &device.CommandList{Commands: []device.Command{meshBuild(64)}}))
+	err = dispatch()
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "instance 0")
+	require.ErrorContains(t, err, "build the accel again")
+	require.NoError(t, d.Dispatch(st, &device.CommandList{Commands: []device.Command{accelBuild}}))
+	require.NoError(t, dispatch())
+	require.NoError(t, d.SynchronizeStream(context.Background(), st))
+
+	require.NoError(t, d.DestroyMesh(m))
+	err = dispatch()
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "destroyed")
+}
