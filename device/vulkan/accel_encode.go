@@ -483,6 +483,7 @@ func (e *encoder) accelArg(h device.Handle, native bool) (addr, aux uint64, err 
 		if r.s == nil {
 			continue
 		}
+		e.used = append(e.used, &r.s.tracked) // destroyed once this trace is done, not before
 		r.s.mu.Lock()
 		gone, moved := r.s.destroyed, r.s.addr() != r.addr
 		r.s.mu.Unlock()
