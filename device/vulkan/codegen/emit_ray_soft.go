@@ -38,7 +38,7 @@ type swVars struct {
 	stack, stackT, bstack, bstack2 spirv.ID // [StackSize]u32, [StackSize]f32, …
 }
 
-// node is a loaded bvh.Node.
+// swNode is a loaded bvh.Node.
 type swNode struct {
 	lo, hi    [3]spirv.ID
 	lf, count spirv.ID
