@@ -179,3 +179,15 @@ func (a *Accel) Handle() device.Handle { return a.base().Handle() }
 
 // Close destroys the accel once the work using it has finished.
 func (a *Accel) Close() error { return a.base().Close() }
+
+// AccelArgHandle implements device.AccelArg: an accel is a dispatch
+// argument of kernels taking one (ray queries). A nil, zero or closed accel
+// is an error; the validation wrapper refuses one that has not been built.
+func (a *Accel) AccelArgHandle() (device.Handle, error) {
+	if err := a.base().usable("Accel"); err != nil {
+		return 0, err
+	}
+	return a.r.h, nil
+}
+
+var _ device.AccelArg = (*Accel)(nil)

@@ -66,7 +66,7 @@ func CheckArg(want Argument, a Arg, r ArgResource) error {
 		if a.Kind == ArgSampledTexture && !a.Sampler.Valid() {
 			return invalidf("sampler %v", a.Sampler)
 		}
-	case ArgBindlessArray:
+	case ArgBindlessArray, ArgAccel:
 	default:
 		return invalidf("argument kind %v is not supported", a.Kind)
 	}

@@ -404,6 +404,10 @@ func (c *ShaderDispatch) Usages() []Usage {
 			// The array's slots are read; what the slots point at is the
 			// caller's to order (as in LuisaCompute).
 			u = append(u, Usage{Handle: a.Handle, Kind: KindBindlessArray, Access: Read})
+		case ArgAccel:
+			// Ray queries read the accel: a build of it earlier in the
+			// list is waited for, one on another stream is a hazard.
+			u = append(u, Usage{Handle: a.Handle, Kind: KindAccel, Access: Read})
 		}
 	}
 	if c.Indirect != 0 {

@@ -320,7 +320,8 @@ func KernelSignature(f *ir.Function) (Signature, []any, error) {
 			arg.Kind = ArgBindlessArray
 			arg.Access = Read
 		case ir.KindAccel:
-			return Signature{}, nil, fmt.Errorf("%w: kernel argument %s of type %s", ErrUnsupported, v.Name, t)
+			arg.Kind = ArgAccel
+			arg.Access = Read
 		default:
 			arg.Kind = ArgUniform
 			arg.Size = uint32(t.Size())

@@ -91,9 +91,10 @@ func (s *Shader) SetName(name string) error { return s.base().SetName(name) }
 // Dispatch returns a command running the shader over size threads with args,
 // in Signature order: *Buffer[T] or BufferView[T] for buffers, *Image[T],
 // *Volume[T] or a TextureLevel[T] for storage textures, SampledTexture for
-// sampled ones, *BindlessArray, and plain values for uniforms. A zero y or z
-// size counts as 1. A mismatch (count, kind, element or value type) gives a
-// command whose error, naming the argument, Stream.Submit returns. A shader
+// sampled ones, *BindlessArray, an AccelArg (an *accel.Accel) for accels,
+// and plain values for uniforms. A zero y or z size counts as 1. A mismatch
+// (count, kind, element or value type) gives a command whose error, naming
+// the argument, Stream.Submit returns. A shader
 // that must run in whole blocks (ShaderDesc.WholeBlocks: a kernel with
 // barriers) refuses a size that is not a multiple of its block.
 func (s *Shader) Dispatch(size [3]uint32, args ...any) Command {
@@ -162,6 +163,15 @@ type argType struct {
 	res  ArgResource
 }
 
+// AccelArg is an accel as a dispatch argument: package accel's *Accel
+// implements it (this package cannot import accel). AccelArgHandle returns
+// the accel's handle on its device's RayTracing extension, or an error for
+// a zero value or a closed accel. Whether it has been built is checked by
+// the validation wrapper when the dispatch is submitted.
+type AccelArg interface {
+	AccelArgHandle() (Handle, error)
+}
+
 // binder is a typed resource usable as a dispatch argument.
 type binder interface {
 	bindArg() (Arg, argType, error)
@@ -187,6 +197,17 @@ func bindArgs(sig Signature, args []any) ([]Arg, error) {
 // CheckArg's, as in the validation wrapper and the backend; only the Go
 // types (a buffer's element, a uniform's value) are checked here.
 func bindArg(want Argument, v any) (Arg, error) {
+	if x, ok := v.(AccelArg); ok {
+		h, err := x.AccelArgHandle()
+		if err != nil {
+			return Arg{}, err
+		}
+		a := Arg{Kind: ArgAccel, Handle: h, Access: Read}
+		if err := CheckArg(want, a, ArgResource{}); err != nil {
+			return Arg{}, fmt.Errorf("%w (%T)", err, v)
+		}
+		return a, nil
+	}
 	if b, ok := v.(binder); ok {
 		a, t, err := b.bindArg()
 		if err != nil {

@@ -14,7 +14,7 @@ const (
 	ArgTexture                       // a storage image (read/write texels of one mip level)
 	ArgSampledTexture                // a sampled image with its sampler
 	ArgBindlessArray                 // a BindlessArray
-	ArgAccel                         // an accel (RayTracing); kernels take it with the kernel-language support
+	ArgAccel                         // an accel (RayTracing), read by ray queries (an AccelArg at Dispatch)
 )
 
 func (k ArgKind) String() string {

@@ -667,6 +667,18 @@ func (v *Validator) checkDispatch(c *ShaderDispatch) error {
 			if _, err := v.lookup(a.Handle, KindBindlessArray); err != nil {
 				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
 			}
+		case ArgAccel:
+			r, err := v.lookup(a.Handle, KindAccel)
+			if err != nil {
+				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
+			}
+			p := v.pend[a.Handle] // as the list's earlier builds leave it
+			if p == nil {
+				p = r.accel
+			}
+			if !p.built {
+				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), vinvalid("%s has not been built: submit its Build before tracing it", r.label(a.Handle)))
+			}
 		}
 		if err := CheckArg(sig.Args[i], a, r); err != nil {
 			return fmt.Errorf("%s: validation: %w", sig.Args[i].Label(i), err)

@@ -3,8 +3,8 @@ package cpu
 // Ray tracing in software (device.RayTracing, Capabilities().RayTracing =
 // emulated): internal/softaccel's hierarchies, built on the stream's
 // goroutine from the buffers' bytes when the command runs (so a build sees
-// what earlier commands wrote). The node arrays stay in Go memory for the
-// traversal kernels will do. Faults the Vulkan backend turns into defined
+// what earlier commands wrote). The node arrays stay in Go memory, where
+// the kernels' ray queries (rayOp) traverse them. Faults the Vulkan backend turns into defined
 // results are errors here, where the geometry is read: an index past the
 // vertices, a NaN or infinite vertex or box; the stream's next Synchronize
 // returns them.
@@ -14,7 +14,9 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/softaccel"
 )
 
@@ -158,4 +160,42 @@ func (d *Device) prepareAccel(c device.Command) (func() error, error) {
 		return s.Compact, nil
 	}
 	return nil, fmt.Errorf("%w: command %T", device.ErrUnsupported, c)
+}
+
+// rayOp compiles OpRayClosest and OpRayAny: bvh.Scene.Trace over the
+// accel's top level as the dispatch found it (docs/accel.md has the
+// semantics). The mask's low 8 bits are the ray's: instance masks have 8.
+func (c *compiler) rayOp(e *ir.Call) ex {
+	r, ok := e.Args[0].(*ir.Ref)
+	if !ok || r.Var.Kind != ir.VarArg {
+		refuse(unsupported("%s on an accel that is not a kernel argument", e.Op))
+	}
+	k := c.params[r.Var]
+	oo, oe := c.agg(c.expr(e.Args[1]))
+	tmin := c.expr(e.Args[2]).s
+	do, de := c.agg(c.expr(e.Args[3]))
+	tmax := c.expr(e.Args[4]).s
+	mask := c.expr(e.Args[5]).s
+	ray := func(t *th) bvh.Ray {
+		oe(t)
+		de(t)
+		return bvh.Ray{
+			Origin: [3]float32{f32(t.r[oo]), f32(t.r[oo+1]), f32(t.r[oo+2])}, TMin: f32(tmin(t)),
+			Dir: [3]float32{f32(t.r[do]), f32(t.r[do+1]), f32(t.r[do+2])}, TMax: f32(tmax(t)),
+			Mask: uint8(mask(t)),
+		}
+	}
+	if e.Op == ir.OpRayAny {
+		return scalarEx(func(t *th) uint64 {
+			return b2u(t.run.scenes[k].Trace(ray(t), true).Kind != bvh.KindMiss)
+		})
+	}
+	return ex{n: 6, v: func(t *th, d []uint64) {
+		h := t.run.scenes[k].Trace(ray(t), false)
+		if h.Kind == bvh.KindMiss {
+			clear(d[:6])
+			return
+		}
+		d[0], d[1], d[2], d[3], d[4], d[5] = uint64(h.ID), uint64(h.Prim), uf32(h.Bary[0]), uf32(h.Bary[1]), uf32(h.T), uint64(h.Kind)
+	}}
 }

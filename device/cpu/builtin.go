@@ -29,6 +29,8 @@ func (c *compiler) builtin(e *ir.Call) ex {
 	case e.Op >= ir.OpBindlessRead && e.Op <= ir.OpBindlessSize,
 		e.Op >= ir.OpBindlessTexRead && e.Op <= ir.OpBindlessTexSize:
 		return c.bindlessOp(e)
+	case e.Op == ir.OpRayClosest || e.Op == ir.OpRayAny:
+		return c.rayOp(e)
 	}
 	switch e.Op {
 	case ir.OpTranspose, ir.OpDeterminant, ir.OpInverse, ir.OpOuterProduct:

@@ -117,10 +117,6 @@ func compileKernel(f *ir.Function) (p *program, err error) {
 	c := &compiler{kernel: f, slots: map[*ir.Var]int{}, refs: map[*ir.Var]int{}, shared: map[*ir.Var]int{},
 		params: map[*ir.Var]int{}, funcs: map[*ir.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[ir.Expr]int{}, uniSlot: map[*ir.Var]int{}}
 	for i, v := range f.Params {
-		switch v.Type.Kind() {
-		case ir.KindAccel:
-			return nil, unsupported("kernel %s: argument %s of type %s", f.Name, v.Name, v.Type)
-		}
 		c.params[v] = i
 	}
 	p = &program{name: f.Name, pos: f.Pos, block: f.BlockSize, barrier: c.barrier, params: f.Params}

@@ -11,8 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/internal/softaccel"
 )
 
 // program is a compiled kernel.
@@ -91,6 +93,8 @@ type launch struct {
 	uni                 [][]uint64
 	texs                []*texView
 	binds               [][]bslot // bindless arrays: their slots when the dispatch was submitted
+	accels              []*softaccel.Structure
+	scenes              []*bvh.Scene // accels: their top levels when the dispatch runs
 	size, block, groups [3]uint32
 	indirect            bool
 
@@ -130,6 +134,19 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 		v := p.params[i]
 		label := argLabel{&sh.sig.Args[i], i}
 		switch v.Type.Kind() {
+		case ir.KindAccel:
+			if a.Kind != device.ArgAccel {
+				return nil, fmt.Errorf("%w: %v: kernel expects an accel, got a %s", device.ErrInvalidArgument, label, a.Kind)
+			}
+			s, err := d.structure(a.Handle, device.KindAccel)
+			if err != nil {
+				return nil, fmt.Errorf("%v: %w", label, err)
+			}
+			if l.accels == nil {
+				l.accels = make([]*softaccel.Structure, len(c.Args))
+				l.scenes = make([]*bvh.Scene, len(c.Args))
+			}
+			l.accels[i] = s
 		case ir.KindBindless:
 			if a.Kind != device.ArgBindlessArray {
 				return nil, fmt.Errorf("%w: %v: kernel expects a bindless array, got a %s", device.ErrInvalidArgument, label, a.Kind)
@@ -215,6 +232,18 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 		}
 	}
 	return func() error {
+		// An accel is read when the dispatch runs, after the builds before
+		// it on the stream.
+		for i, s := range l.accels {
+			if s == nil {
+				continue
+			}
+			sc := s.Scene()
+			if sc == nil {
+				return fmt.Errorf("kernel %s: %w: %v: accel %d has not been built", p.name, device.ErrInvalidArgument, argLabel{&sh.sig.Args[i], i}, c.Args[i].Handle)
+			}
+			l.scenes[i] = sc
+		}
 		if ind != nil {
 			for i := range 3 {
 				l.groups[i] = binary.LittleEndian.Uint32(ind[4*i:])

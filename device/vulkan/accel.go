@@ -63,7 +63,17 @@ type structure struct {
 	nodesHandle device.Handle
 	softPrims   []*structure
 
-	// accels only
+	// procedurals only: the copy of the boxes of the last build, which the
+	// build reads and kernels read to commit a box where a ray enters it
+	boxes *rawBuffer
+
+	// destroyed: the program destroyed the structure (its memory goes
+	// once the work using it is done); accels placing it cannot be traced
+	destroyed bool
+
+	// accels only: refs are the primitives the last build placed, with the
+	// address each had then (kernels check them before tracing)
+	refs    []primRef
 	insts   []device.Instance
 	set     []bool
 	instBuf *rawBuffer
@@ -74,6 +84,7 @@ type structure struct {
 type saved struct {
 	as               asStore
 	scratch, instBuf *rawBuffer
+	boxes            *rawBuffer
 	indices          *buffer
 	queried, built   bool
 	buildStream      *stream
@@ -81,16 +92,36 @@ type saved struct {
 	count, vertices  uint32
 	insts            []device.Instance
 	set              []bool
+	refs             []primRef
+}
+
+// primRef is a primitive an accel's build placed, and the address of its
+// structure (native) or buffer (software) at that build.
+type primRef struct {
+	s    *structure
+	addr uint64
+}
+
+// addr is where the structure is now: its VkAccelerationStructureKHR's
+// address, or its software buffer's. The caller holds s.mu.
+func (s *structure) addr() uint64 {
+	if s.soft != nil {
+		if s.nodes == nil {
+			return 0
+		}
+		return s.nodes.raw.addr
+	}
+	return s.as.addr
 }
 
 func (s *structure) save() saved {
-	return saved{s.as, s.scratch, s.instBuf, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices,
-		append([]device.Instance(nil), s.insts...), append([]bool(nil), s.set...)}
+	return saved{s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices,
+		append([]device.Instance(nil), s.insts...), append([]bool(nil), s.set...), s.refs}
 }
 
 func (s *structure) restore(v saved) {
-	s.as, s.scratch, s.instBuf, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices, s.insts, s.set =
-		v.as, v.scratch, v.instBuf, v.indices, v.queried, v.built, v.buildStream, v.buildValue, v.count, v.vertices, v.insts, v.set
+	s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices, s.insts, s.set, s.refs =
+		v.as, v.scratch, v.instBuf, v.boxes, v.indices, v.queried, v.built, v.buildStream, v.buildValue, v.count, v.vertices, v.insts, v.set, v.refs
 }
 
 func (s *structure) setName(n string) { s.name = n }
@@ -115,7 +146,7 @@ func (s *structure) release() {
 		s.d.dropHidden(s.nodesHandle)
 	}
 	s.d.releaseStore(s.as)
-	for _, b := range []*rawBuffer{s.scratch, s.instBuf} {
+	for _, b := range []*rawBuffer{s.scratch, s.instBuf, s.boxes} {
 		if b != nil {
 			s.d.mem.destroyRawBuffer(b)
 		}
@@ -211,6 +242,9 @@ func (d *Device) destroyStructure(h device.Handle, kind device.ResourceKind) err
 	if s.soft != nil {
 		s.soft.Destroy() // later accel builds over it fail
 	}
+	s.mu.Lock()
+	s.destroyed = true
+	s.mu.Unlock()
 	recycle := d.dropResource(h)
 	d.graveyard.bury(s.waits(), func() { s.release(); recycle() })
 	return nil

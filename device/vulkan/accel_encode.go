@@ -21,6 +21,7 @@ package vulkan
 // it replaces are released once the list's work is done.
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"runtime"
@@ -196,12 +197,29 @@ func (e *encoder) proceduralBuild(c *device.ProceduralBuild) error {
 			return err
 		}
 	}
+	// The boxes are copied to a buffer of the procedural's, which the build
+	// reads and ray queries read to find where a ray enters a box (kernel
+	// ABI v1, "Accels"): the program may change its own buffer after the build.
+	if s.boxes == nil || s.boxes.size < n {
+		nb, err := e.d.mem.newRawBufferFor(n, placeDevice,
+			vk.BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR|vk.BUFFER_USAGE_TRANSFER_DST_BIT|vk.BUFFER_USAGE_STORAGE_BUFFER_BIT)
+		if err != nil {
+			return fmt.Errorf("box copy of %d bytes: %w", n, err)
+		}
+		if old := s.boxes; old != nil {
+			t.retired = append(t.retired, func() { e.d.mem.destroyRawBuffer(old) })
+		}
+		t.made = append(t.made, func() { e.d.mem.destroyRawBuffer(nb) })
+		s.boxes = nb
+	}
+	e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, false}, use{s.boxes, 0, n, true})
+	e.copyBuffer(b.raw.handle, c.Offset, s.boxes.handle, 0, n)
 	geom := vk.AccelerationStructureGeometryKHR{SType: vk.STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR, GeometryType: vk.GEOMETRY_TYPE_AABBS_KHR}
 	ab := geom.Geometry.Aabbs()
 	ab.SType = vk.STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_AABBS_DATA_KHR
-	*ab.Data.DeviceAddress() = vk.DeviceAddress(b.raw.addr + c.Offset)
+	*ab.Data.DeviceAddress() = vk.DeviceAddress(s.boxes.addr)
 	ab.Stride = 24
-	return e.buildStructure(s, t, c.Procedural, c.Mode, &geom, c.Count, use{b, c.Offset, c.Offset + n, false})
+	return e.buildStructure(s, t, c.Procedural, c.Mode, &geom, c.Count, use{s.boxes, 0, n, false})
 }
 
 // instanceRecord is VkAccelerationStructureInstanceKHR's size.
@@ -249,8 +267,12 @@ func (e *encoder) accelBuild(c *device.AccelBuild) error {
 	}
 
 	// The instance records, in staging memory; every primitive alive and built.
-	recs, off := e.stage(instanceRecord * uint64(c.Count))
+	// After the records, the box table: per instance the address of its
+	// procedural's boxes, 0 for a mesh (kernel ABI v1, "Accels").
+	table := instanceRecord * uint64(c.Count)
+	recs, off := e.stage((instanceRecord + 8) * uint64(c.Count))
 	uses := make([]use, 0, c.Count+1)
+	refs := make([]primRef, c.Count)
 	for i := range c.Count {
 		if !s.set[i] {
 			return invalidf("instance %d of %d of %s was never set", i, c.Count, s.label(c.Accel))
@@ -266,7 +288,13 @@ func (e *encoder) accelBuild(c *device.AccelBuild) error {
 		e.used = append(e.used, &p.tracked)
 		p.mu.Lock()
 		built, addr := p.built, p.as.addr
+		var boxes uint64
+		if p.boxes != nil {
+			boxes = p.boxes.addr
+		}
 		p.mu.Unlock()
+		binary.LittleEndian.PutUint64(recs[table+8*uint64(i):], boxes)
+		refs[i] = primRef{p, addr}
 		if !built {
 			return invalidf("instance %d: %s has not been built", i, p.label(in.Primitive))
 		}
@@ -287,7 +315,7 @@ func (e *encoder) accelBuild(c *device.AccelBuild) error {
 		copy(recs[instanceRecord*uint64(i):], unsafeBytes(&r))
 		uses = append(uses, use{p, 0, math.MaxUint64, false})
 	}
-	need := instanceRecord * uint64(c.Count)
+	need := (instanceRecord + 8) * uint64(c.Count)
 	if s.instBuf == nil || s.instBuf.size < need {
 		b, err := e.d.mem.newRawBufferFor(max(need, 2*instanceRecord), placeDevice,
 			vk.BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR|vk.BUFFER_USAGE_TRANSFER_DST_BIT)
@@ -308,6 +336,7 @@ func (e *encoder) accelBuild(c *device.AccelBuild) error {
 	gi := geom.Geometry.Instances()
 	gi.SType = vk.STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_INSTANCES_DATA_KHR
 	*gi.Data.DeviceAddress() = vk.DeviceAddress(s.instBuf.addr)
+	s.refs = refs
 	return e.buildStructure(s, t, c.Accel, c.Mode, &geom, c.Count, uses...)
 }
 
@@ -430,4 +459,52 @@ func (e *encoder) accelCompact(c *device.AccelCompact) error {
 	}
 	s.as, s.queried = st, false
 	return nil
+}
+
+// accelArg is what a kernel's accel argument holds (kernel ABI v1,
+// "Accels"): natively the structure's device address and its box table's;
+// in software the address of its buffer (docs/accel.md) and 0. A kernel
+// compiled for the other path (an ahead-of-time one, say) is refused: it
+// would read the one structure as the other.
+func (e *encoder) accelArg(h device.Handle, native bool) (addr, aux uint64, err error) {
+	s, err := structureOf(e.d, h, device.KindAccel)
+	if err != nil {
+		return 0, 0, err
+	}
+	e.used = append(e.used, &s.tracked)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if (s.soft == nil) != native {
+		path := map[bool]string{false: "the software traversal", true: "native ray queries"}
+		return 0, 0, unsupportedf("%s is built for %s, the kernel was compiled for %s (kernel ABI v1, \"Accels\")",
+			s.label(h), path[s.soft == nil], path[native])
+	}
+	for i, r := range s.refs {
+		if r.s == nil {
+			continue
+		}
+		e.used = append(e.used, &r.s.tracked) // destroyed once this trace is done, not before
+		r.s.mu.Lock()
+		gone, moved := r.s.destroyed, r.s.addr() != r.addr
+		r.s.mu.Unlock()
+		switch {
+		case gone:
+			return 0, 0, invalidf("instance %d of %s places %s, which was destroyed", i, s.label(h), r.s.kind)
+		case moved:
+			return 0, 0, invalidf("instance %d of %s places a %s rebuilt into other memory or compacted since the accel's build: build the accel again", i, s.label(h), r.s.kind)
+		}
+	}
+	if s.soft != nil {
+		if s.nodes == nil {
+			return 0, 0, invalidf("%s has not been built", s.label(h))
+		}
+		if s.nodes.raw.addr == 0 {
+			return 0, 0, unsupportedf("%s: buffer device addresses are unavailable", s.label(h))
+		}
+		return s.nodes.raw.addr, 0, nil
+	}
+	if !s.built || s.instBuf == nil {
+		return 0, 0, invalidf("%s has not been built", s.label(h))
+	}
+	return s.as.addr, s.instBuf.addr + instanceRecord*uint64(s.count), nil
 }

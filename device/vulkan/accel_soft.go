@@ -217,16 +217,17 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 		// The instances' meshes by the device addresses of their buffers.
 		sc := s.soft.Scene()
 		addrs := make([]uint64, len(sc.Instances))
+		refs := make([]primRef, len(addrs))
 		s.mu.Lock()
 		for i := range addrs {
 			if p := s.softPrims[i]; p != nil {
 				p.mu.Lock()
-				if p.nodes != nil {
-					addrs[i] = p.nodes.raw.addr
-				}
+				addrs[i] = p.addr()
 				p.mu.Unlock()
+				refs[i] = primRef{p, addrs[i]}
 			}
 		}
+		s.refs = refs
 		s.mu.Unlock()
 		return d.uploadSoftware(sh, s, sceneBytes(sc, addrs))
 	case *device.AccelCompact:
@@ -268,17 +269,19 @@ func (d *Device) uploadSoftware(sh device.Handle, s *structure, data []byte) err
 	return nil
 }
 
-// meshBytes lays a hierarchy out for the device: the nodes (bvh.Node, 32
-// bytes), then its primitives in leaf order (triangles of 36 bytes or boxes
-// of 24), then their input ids (uint32).
+// meshBytes lays a hierarchy out for the device: a 16-byte header (u32:
+// the primitives' offset, the ids' offset, the primitive count, 1 for
+// boxes), the nodes (bvh.Node, 32 bytes) from byte 16, then its primitives
+// in leaf order (triangles of 36 bytes or boxes of 24), then their input
+// ids (uint32). Kernels read it (codegen's software traversal).
 func meshBytes(m *bvh.Mesh) []byte {
-	var out []byte
-	for _, n := range m.Nodes {
-		out = appendF32(out, n.Min[:]...)
-		out = binary.LittleEndian.AppendUint32(out, n.LeftFirst)
-		out = appendF32(out, n.Max[:]...)
-		out = binary.LittleEndian.AppendUint32(out, n.Count)
-	}
+	prims := 16 + 32*len(m.Nodes)
+	ids := prims + 36*len(m.Tris) + 24*len(m.Boxes)
+	out := binary.LittleEndian.AppendUint32(nil, uint32(prims))
+	out = binary.LittleEndian.AppendUint32(out, uint32(ids))
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(m.Prims)))
+	out = binary.LittleEndian.AppendUint32(out, uint32(b2u(m.Procedural)))
+	out = appendNodes(out, m.Nodes)
 	for _, t := range m.Tris {
 		out = appendF32(out, t.A[:]...)
 		out = appendF32(out, t.B[:]...)
@@ -294,15 +297,33 @@ func meshBytes(m *bvh.Mesh) []byte {
 	return out
 }
 
-// sceneBytes lays a top level out: the nodes, the leaf order (uint32), then
-// per instance 64 bytes: its world→object transform (12 float32), its
-// mesh's buffer address (uint64), id (uint32), mask, opaque, procedural.
+func appendNodes(out []byte, nodes []bvh.Node) []byte {
+	for _, n := range nodes {
+		out = appendF32(out, n.Min[:]...)
+		out = binary.LittleEndian.AppendUint32(out, n.LeftFirst)
+		out = appendF32(out, n.Max[:]...)
+		out = binary.LittleEndian.AppendUint32(out, n.Count)
+	}
+	return out
+}
+
+// sceneBytes lays a top level out: a 16-byte header (u32: the leaf
+// order's offset, the instances' offset, the instance count, 0), the nodes
+// from byte 16, the leaf order (uint32), padded to 16 bytes, then per
+// instance 64 bytes: its world→object transform (12 float32), its mesh's
+// buffer address (uint64), id (uint32), mask, opaque, procedural.
 func sceneBytes(sc *bvh.Scene, addrs []uint64) []byte {
-	out := meshBytes(&bvh.Mesh{Nodes: sc.Nodes})
+	order := 16 + 32*len(sc.Nodes)
+	insts := (order + 4*len(sc.Order) + 15) &^ 15
+	out := binary.LittleEndian.AppendUint32(nil, uint32(order))
+	out = binary.LittleEndian.AppendUint32(out, uint32(insts))
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(sc.Instances)))
+	out = binary.LittleEndian.AppendUint32(out, 0)
+	out = appendNodes(out, sc.Nodes)
 	for _, o := range sc.Order {
 		out = binary.LittleEndian.AppendUint32(out, o)
 	}
-	for len(out)%16 != 0 {
+	for len(out) < insts {
 		out = append(out, 0)
 	}
 	for i, in := range sc.Instances {

@@ -167,6 +167,12 @@ func Open(opts device.Options) (_ *Device, err error) {
 
 	if d.caps.RayTracing != device.PathNative || softwareForced() {
 		d.softAccel, d.caps.RayTracing = true, device.PathEmulated
+		// Kernels trace the software structures in code, through their
+		// device addresses (kernel ABI v1, "Accels").
+		d.caps.RayQuery = device.PathNone
+		if d.caps.BufferDeviceAddress {
+			d.caps.RayQuery = device.PathEmulated
+		}
 	}
 	d.stagedDownloads = stagedDownloadsForced()
 	if d.caps.Sampling == device.PathNative {

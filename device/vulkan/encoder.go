@@ -1012,6 +1012,14 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: l.binding, DescriptorCount: 1, DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_BUFFER,
 				PBufferInfo: &e.bufInfos[len(e.bufInfos)-1],
 			})
+		case device.ArgAccel:
+			addr, aux, err := e.accelArg(a.Handle, sh.nativeRay)
+			if err != nil {
+				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
+			}
+			binary.LittleEndian.PutUint64(e.push[l.offset:], addr)
+			binary.LittleEndian.PutUint64(e.push[l.offset+8:], aux)
+			bindlessUsed = true // a global barrier: the kernel reads the structures and what they point at
 		default:
 			return unsupportedf("shader %d %s: %v arguments", c.Shader, p.Label(i), a.Kind)
 		}

@@ -75,6 +75,7 @@ func (d *Device) codegenOptions(o device.KernelOptions) codegen.Options {
 		FloatAtomicAdd:         d.caps.AtomicFloat32Add && !o.EmulatedFloatAtomics,
 		Names:                  o.DebugNames,
 		NativeBindlessTextures: d.caps.Sampling == device.PathNative,
+		NativeRayQuery:         d.caps.RayQuery == device.PathNative,
 	}
 }
 

@@ -78,6 +78,8 @@ func abiLayout(sig device.Signature, label string) (shaderLayout, error) {
 		switch {
 		case a.Kind == device.ArgBuffer: // by address
 			align, size = 8, abiAddressSize
+		case a.Kind == device.ArgAccel: // two addresses (kernel ABI v1, "Accels")
+			align, size = 8, abiAddressSize
 		case a.Kind != device.ArgUniform:
 			return shaderLayout{}, unsupportedf("shader %q: %s: a %v argument", label, a.Label(i), a.Kind)
 		case a.Scalar == device.ScalarBool && a.Components <= 1:

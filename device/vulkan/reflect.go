@@ -89,6 +89,7 @@ type spvModule struct {
 	entryName  string
 	localSize  [3]uint32
 	wgSizeID   uint32 // the constant decorated BuiltIn WorkgroupSize, if any
+	rayQuery   bool   // declares RayQueryKHR: accels are traced natively (kernel ABI v1, "Accels")
 
 	sizes  map[uint32]uint64 // memoized type sizes
 	sizing map[uint32]bool   // types being sized (a cycle check)
@@ -188,6 +189,8 @@ func parseSPIRV(code []uint32, entryPoint string) (*spvModule, error) {
 		// Operand positions below are the grammar's; spirv.Scan checked
 		// that every operand it requires is there.
 		switch in.Op {
+		case spirv.OpCapability:
+			m.rayQuery = m.rayQuery || spirv.Capability(word(in, 0)) == spirv.CapabilityRayQueryKHR
 		case spirv.OpName:
 			m.names[word(in, 0)] = operand(in, 1).String()
 		case spirv.OpMemberName:

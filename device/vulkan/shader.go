@@ -25,6 +25,9 @@ type shader struct {
 	name     string
 	kernel   string   // the name timings give its dispatches: the kernel's, else the debug name or entry point
 	sets     setCache // descriptor sets, when push descriptors are not in use
+	// nativeRay: the module traces accels with ray queries (it declares
+	// RayQueryKHR); otherwise its accel arguments are software buffers.
+	nativeRay bool
 }
 
 func (s *shader) setName(n string) { s.name = n }
@@ -78,7 +81,10 @@ func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (dev
 	if err != nil {
 		return 0, device.Signature{}, err
 	}
-	sh := &shader{d: d, name: desc.Name, kernel: label}
+	if m.rayQuery && d.phys.rq.RayQuery == 0 {
+		return 0, device.Signature{}, unsupportedf("shader %q uses ray queries (RayQueryKHR), which %s lacks", label, d.phys.name())
+	}
+	sh := &shader{d: d, name: desc.Name, kernel: label, nativeRay: m.rayQuery}
 	if desc.Kernel != nil && desc.Name == "" {
 		sh.kernel = desc.Kernel.Name
 	}

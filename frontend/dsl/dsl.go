@@ -315,7 +315,7 @@ type kernelParam interface {
 }
 
 // Kernel1D traces fn, a func(*K, args…) whose arguments are DSL values
-// (uniforms), Buf[…], Tex2D, Tex3D or BindlessArray (resources), into a 1-D
+// (uniforms), Buf[…], Tex2D, Tex3D, BindlessArray or Accel (resources), into a 1-D
 // kernel whose blocks have block threads. names, optional, name the
 // arguments in order (Go cannot tell a func's parameter names), for errors
 // at dispatch such as "argument 1 (x): …".

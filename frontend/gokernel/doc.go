@@ -69,6 +69,8 @@
 //	[]T kernel or helper parameter   a buffer; len(x) is its element count
 //	kernel.Texture2D[T], Texture3D[T] storage textures of Float4, Int4 or Uint4 texels
 //	kernel.Bindless                  a bindless array of buffers and textures
+//	kernel.Accel                     an accel: TraceClosest(kernel.Ray) kernel.Hit, TraceAny
+//	                                 (kernel.Hit is lowered to ir.RayHit, docs/accel.md)
 //	other kernel parameters          uniform values, passed in push constants
 //	*T helper parameter              by reference (pass &local, &buf[i], &shared[i])
 //

@@ -181,6 +181,8 @@ func (l *lowerer) method(e *ast.CallExpr, f *types.Func) ir.Expr {
 	switch {
 	case tname == "BindlessTexture2D":
 		return l.bindlessTexMethod(e, f)
+	case tname == "Accel":
+		return l.rayQuery(e, f)
 	case tname == "Bindless" && f.Name() == "Texture2D":
 		l.errorf(e.Pos(), "a bindless texture can only be read, sized or sampled (arr.Texture2D(slot).Sample(uv)) or named (tex := arr.Texture2D(slot))")
 		return nil

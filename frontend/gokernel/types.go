@@ -75,6 +75,14 @@ func (c *compiler) mapType(t types.Type) (*ir.Type, *typeError) {
 				return ir.Texture(dim, texel), nil
 			case "Bindless":
 				return ir.Bindless, nil
+			case "Accel":
+				return ir.Accel, nil
+			case "Ray":
+				return c.structType(obj.Name(), t.Underlying().(*types.Struct))
+			case "Hit":
+				return c.hitType(t)
+			case "Tracer":
+				return nil, typeErrorf("kernel.Tracer is the host side of a kernel.Accel: kernels take the kernel.Accel")
 			case "BindlessTexture2D":
 				return nil, typeErrorf("a bindless texture cannot be held in a value: use arr.Texture2D(slot) directly, or name it with tex := arr.Texture2D(slot)")
 			}
@@ -213,4 +221,23 @@ func fieldIndex(st *types.Struct, i int) int {
 		}
 	}
 	return n
+}
+
+// hitType maps kernel.Hit to ir.RayHit, the result of the ray-query ops,
+// after checking that Go lays the two out alike (field by field: name,
+// type, offset; and the size).
+func (c *compiler) hitType(t *types.Named) (*ir.Type, *typeError) {
+	st, err := c.structType("Hit", t.Underlying().(*types.Struct))
+	if err != nil {
+		return nil, err
+	}
+	got, want := st.Fields(), ir.RayHit.Fields()
+	same := st.Size() == ir.RayHit.Size() && len(got) == len(want)
+	for i := 0; same && i < len(got); i++ {
+		same = got[i].Name == want[i].Name && got[i].Type == want[i].Type && got[i].Offset == want[i].Offset
+	}
+	if !same {
+		return nil, typeErrorf("kernel.Hit %v does not have the layout of the device's ray hit %v", got, want)
+	}
+	return ir.RayHit, nil
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
@@ -316,6 +317,9 @@ func (m *machine) builtinCall(fr *frame, e *ir.Call) []uint64 {
 	if e.Op == ir.OpBufferSize {
 		return []uint64{uint64(m.bufs[e.Args[0].(*ir.Ref).Var].Len())}
 	}
+	if e.Op == ir.OpRayClosest || e.Op == ir.OpRayAny {
+		return m.ray(fr, e)
+	}
 	args := make([][]uint64, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = m.eval(fr, a)
@@ -446,4 +450,28 @@ func (m *machine) builtinCall(fr *frame, e *ir.Call) []uint64 {
 		fail("built-in %s on %s on the CPU", e.Op, s)
 	}
 	return out
+}
+
+// ray traces a ray query (the mask's low 8 bits: instance masks have 8).
+func (m *machine) ray(fr *frame, e *ir.Call) []uint64 {
+	r, ok := e.Args[0].(*ir.Ref)
+	if !ok || m.accels[r.Var] == nil {
+		fail("%s on an accel that is not a kernel argument", e.Op)
+	}
+	f := func(v uint64) float32 { return math.Float32frombits(uint32(v)) }
+	o, d := m.eval(fr, e.Args[1]), m.eval(fr, e.Args[3])
+	ray := bvh.Ray{
+		Origin: [3]float32{f(o[0]), f(o[1]), f(o[2])}, TMin: f(m.eval(fr, e.Args[2])[0]),
+		Dir: [3]float32{f(d[0]), f(d[1]), f(d[2])}, TMax: f(m.eval(fr, e.Args[4])[0]),
+		Mask: uint8(m.eval(fr, e.Args[5])[0]),
+	}
+	h := m.accels[r.Var].Trace(ray, e.Op == ir.OpRayAny)
+	if e.Op == ir.OpRayAny {
+		return []uint64{b2u(h.Kind != bvh.KindMiss)}
+	}
+	if h.Kind == bvh.KindMiss {
+		return make([]uint64, 6)
+	}
+	u := func(x float32) uint64 { return uint64(math.Float32bits(x)) }
+	return []uint64{uint64(h.ID), uint64(h.Prim), u(h.Bary[0]), u(h.Bary[1]), u(h.T), uint64(h.Kind)}
 }

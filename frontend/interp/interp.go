@@ -7,7 +7,8 @@
 // scalar's bits at its own width (a float32 as its IEEE bits). Threads run
 // one after another, so kernels that synchronise (barriers, shared memory,
 // subgroups) or race (atomics) are rejected, as are textures, bindless
-// arrays and f16 or matrix arithmetic.
+// arrays and f16 or matrix arithmetic. Ray queries trace an accel/bvh scene
+// (bvh.Scene.Trace), as the cpu backend does.
 package interp
 
 import (
@@ -16,6 +17,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
@@ -38,7 +40,7 @@ func (b *Buffer) Len() int { return len(b.Data) / b.Elem.Size() }
 
 // Run executes kernel f for every thread of a size[0]×size[1]×size[2]
 // dispatch. args are the kernel's arguments in order: *Buffer for buffers,
-// and for uniforms a Go value of the argument's type (bool, ints, floats,
+// *bvh.Scene for accels, and for uniforms a Go value of the argument's type (bool, ints, floats,
 // or any value whose bytes have the type's layout, given as []byte).
 func Run(f *ir.Function, size [3]uint32, args ...any) (err error) {
 	if err := f.Validate(); err != nil {
@@ -50,8 +52,16 @@ func Run(f *ir.Function, size [3]uint32, args ...any) (err error) {
 	if len(f.Shared) > 0 {
 		return fmt.Errorf("%w: %s uses shared memory", ErrUnsupported, f.Name)
 	}
-	m := &machine{bufs: map[*ir.Var]*Buffer{}, uniforms: map[*ir.Var][]uint64{}}
+	m := &machine{bufs: map[*ir.Var]*Buffer{}, uniforms: map[*ir.Var][]uint64{}, accels: map[*ir.Var]*bvh.Scene{}}
 	for i, p := range f.Params {
+		if p.Type == ir.Accel {
+			s, ok := args[i].(*bvh.Scene)
+			if !ok || s == nil {
+				return fmt.Errorf("interp: argument %d (%s) wants an accel (a non-nil *bvh.Scene), got %T", i, p.Name, args[i])
+			}
+			m.accels[p] = s
+			continue
+		}
 		if p.Type.Kind() == ir.KindBuffer {
 			b, ok := args[i].(*Buffer)
 			if !ok || b.Elem != p.Type.Elem() {

@@ -3,12 +3,14 @@ package interp
 import (
 	"math"
 
+	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
 type machine struct {
 	bufs     map[*ir.Var]*Buffer
 	uniforms map[*ir.Var][]uint64
+	accels   map[*ir.Var]*bvh.Scene
 	id, size [3]uint32
 	block    [3]uint32
 }

@@ -31,6 +31,11 @@ type Options struct {
 	// Function.BindlessTextureArgs) instead of decoding linear mirrors in
 	// code. The slot records still give presence and size.
 	NativeBindlessTextures bool
+	// NativeRayQuery traces ray queries with SPV_KHR_ray_query against the
+	// VkAccelerationStructureKHR whose address the accel argument holds;
+	// otherwise the traversal of the software layout (docs/accel.md) is
+	// code. Kernel ABI v1, "Accels".
+	NativeRayQuery bool
 
 	// unguarded leaves accesses through device addresses without their
 	// bounds guard; only the benchmark measuring the guard sets it.
@@ -289,6 +294,8 @@ func (g *gen) kernel(f *ir.Function) error {
 			mt = g.u32
 		case t.ByAddress():
 			mt = g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(t.Elem()))
+		case t == ir.Accel:
+			mt = b.TypeInt(64, false) // the address; the second word follows
 		default:
 			mt = g.etyp(t)
 		}
@@ -299,8 +306,9 @@ func (g *gen) kernel(f *ir.Function) error {
 		}
 		g.argIdx[a.Var] = uint32(len(st.Members))
 		st.Members = append(st.Members, m)
-		if t.ByAddress() {
-			// The element count follows the address (member argIdx+1).
+		if t.ByAddress() || t == ir.Accel {
+			// The element count (a buffer's) or the box table (an accel's)
+			// follows the address (member argIdx+1).
 			st.Members = append(st.Members, spirv.Member{Type: b.TypeInt(64, false), Offset: spirv.Off(uint32(a.Offset + 8))})
 		}
 	}

@@ -43,6 +43,8 @@ func (g *gen) call(e *ir.Call) spirv.ID {
 		return g.bindless(e)
 	case ir.OpBindlessTexRead, ir.OpBindlessTexSample, ir.OpBindlessTexSize:
 		return g.bindlessTexture(e)
+	case ir.OpRayClosest, ir.OpRayAny:
+		return g.ray(e)
 	}
 	args := make([]spirv.ID, len(e.Args))
 	for i, a := range e.Args {

@@ -36,14 +36,14 @@ func Layout(f *ir.Function) ([]Argument, int, error) {
 	binding, off := 0, PushHeaderSize
 	for i, p := range f.Params {
 		t := p.Type
-		if t.IsResource() && !t.ByAddress() {
+		if t.IsResource() && !t.ByAddress() && t != ir.Accel {
 			args[i] = Argument{Var: p, Binding: binding, Offset: -1}
 			binding++
 			continue
 		}
 		a := t.Align()
-		if t.ByAddress() {
-			a = 8 // a u64 device address, then the u64 element count
+		if t.ByAddress() || t == ir.Accel {
+			a = 8 // a u64 device address, then the u64 element count (an accel's: its box table)
 		}
 		if t == ir.TBool {
 			a = 4 // bools travel as u32 in push constants
@@ -62,7 +62,7 @@ func pushSize(t *ir.Type) int {
 	if t == ir.TBool {
 		return 4
 	}
-	if t.ByAddress() {
+	if t.ByAddress() || t == ir.Accel {
 		return AddressArgSize
 	}
 	return t.Size()

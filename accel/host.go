@@ -1,0 +1,47 @@
+package accel
+
+import (
+	"fmt"
+
+	"github.com/lucent-gpu/lucent/accel/bvh"
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/kernel"
+)
+
+// Host returns the kernel.Accel that traces scene on the CPU, for kernels
+// run by kernel.Run: the same queries, with the same results, as an accel
+// of those instances traced on a device (bvh.Scene.Trace). A nil scene is
+// an error.
+func Host(scene *bvh.Scene) (kernel.Accel, error) {
+	if scene == nil {
+		return kernel.Accel{}, fmt.Errorf("accel: Host: %w: nil scene", device.ErrInvalidArgument)
+	}
+	return kernel.NewAccel(hostScene{scene}), nil
+}
+
+type hostScene struct{ s *bvh.Scene }
+
+// hostRay is r as accel/bvh traces it (the mask's low 8 bits: instance
+// masks have 8).
+func hostRay(r kernel.Ray) bvh.Ray {
+	return bvh.Ray{
+		Origin: [3]float32{r.Origin.X, r.Origin.Y, r.Origin.Z}, TMin: r.TMin,
+		Dir: [3]float32{r.Dir.X, r.Dir.Y, r.Dir.Z}, TMax: r.TMax, Mask: uint8(r.Mask),
+	}
+}
+
+// kernelHit is h as a kernel reads it: Instance is the instance's user id.
+func kernelHit(h bvh.Hit) kernel.Hit {
+	if h.Kind == bvh.KindMiss {
+		return kernel.Hit{}
+	}
+	return kernel.Hit{Instance: h.ID, Prim: h.Prim, Bary: kernel.Float2{X: h.Bary[0], Y: h.Bary[1]}, T: h.T, Kind: uint32(h.Kind)}
+}
+
+func (h hostScene) TraceClosest(r kernel.Ray) kernel.Hit {
+	return kernelHit(h.s.Trace(hostRay(r), false))
+}
+
+func (h hostScene) TraceAny(r kernel.Ray) bool {
+	return h.s.Trace(hostRay(r), true).Kind != bvh.KindMiss
+}

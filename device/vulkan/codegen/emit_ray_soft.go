@@ -1,0 +1,357 @@
+package codegen
+
+import (
+	"github.com/lucent-gpu/lucent/accel/bvh"
+	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/spirv"
+)
+
+// The software traversal: accel/bvh's, in code, over the device layout of
+// docs/accel.md ("The software path"), read through device addresses. Each
+// buffer starts with a 16-byte header (four u32); its nodes (bvh.Node, 32
+// bytes) follow from byte 16:
+//
+//	accel:  order offset, instance offset, instance count, 0
+//	mesh:   primitive offset, id offset, primitive count, procedural (0/1)
+//
+// An accel's instances are 64 bytes: the world→object transform (12 f32,
+// rows), the mesh's buffer address (u64), the user id (u32), then mask,
+// opaque and procedural bytes. Both levels keep a stack of bvh.StackSize
+// (node, entry t) pairs in function memory, visit the near child first and
+// drop popped entries past the committed hit, as bvh's traversal does;
+// triangles take its watertight test (products kept apart: NoContraction),
+// a box is a hit where the ray enters it. Ties in t go to the lower instance
+// index, then the lower primitive id, so the hit is bvh's whatever the
+// order the tree is visited in. One difference: bvh recomputes a zero edge
+// function in float64; here it stays zero (the ray is taken to pass the
+// edge), which keeps the test watertight (a ray through an edge hits both
+// triangles, the tie rule picks one) and needs no Float64.
+
+// swVars are the function variables of one software traversal.
+type swVars struct {
+	bestT, u, v                    spirv.ID // f32
+	have, stop, done, descend      spirv.ID // bool
+	ii, prim, id, kind             spirv.ID // u32: the committed hit
+	sp, ni, j, end, found          spirv.ID // top level (found: bool)
+	bsp, bni, bj, bend, bdone      spirv.ID // bottom level (bdone: bool)
+	bdescend, bfound               spirv.ID // bool
+	stack, stackT, bstack, bstack2 spirv.ID // [StackSize]u32, [StackSize]f32, …
+}
+
+// swNode is a loaded bvh.Node.
+type swNode struct {
+	lo, hi    [3]spirv.ID
+	lf, count spirv.ID
+}
+
+func (g *gen) raySoft(op ir.Op, r rayOperands) spirv.ID {
+	b := g.b
+	u32, f32 := g.u32, g.f32
+	u64 := b.TypeInt(64, false)
+	arrU := b.TypeArray(u32, bvh.StackSize)
+	arrF := b.TypeArray(f32, bvh.StackSize)
+	fv := func(t spirv.ID) spirv.ID { return g.sfn.Variable(g.ptr(spirv.StorageClassFunction, t), 0) }
+	var v swVars
+	for _, p := range []*spirv.ID{&v.bestT, &v.u, &v.v} {
+		*p = fv(f32)
+	}
+	for _, p := range []*spirv.ID{&v.have, &v.stop, &v.done, &v.descend, &v.found, &v.bdone, &v.bdescend, &v.bfound} {
+		*p = fv(g.boolT)
+	}
+	for _, p := range []*spirv.ID{&v.ii, &v.prim, &v.id, &v.kind, &v.sp, &v.ni, &v.j, &v.end, &v.bsp, &v.bni, &v.bj, &v.bend} {
+		*p = fv(u32)
+	}
+	v.stack, v.stackT, v.bstack, v.bstack2 = fv(arrU), fv(arrF), fv(arrU), fv(arrF)
+	b.Store(v.have, b.ConstantNull(g.boolT))
+	b.Store(v.stop, b.ConstantNull(g.boolT))
+	b.Store(v.kind, b.ConstantUint32(0))
+
+	g.ifThen(g.rayValid(r), func() {
+		b.Store(v.bestT, r.tmax)
+		o, d := g.split3(r.o), g.split3(r.d)
+		inv := g.recip3(d)
+		hdr := g.loadPSB(b.TypeVector(u32, 4), r.addr, 16)
+		orderOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 0))
+		instOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 1))
+		nodes := b.IAdd(u64, r.addr, b.ConstantUint64(16))
+		g.traverse(&v, nodes, o, inv, r.tmin, false, func(j spirv.ID) {
+			ii := g.loadPSB(u32, b.IAdd(u64, b.IAdd(u64, r.addr, orderOff), b.IMul(u64, b.UConvert(u64, j), b.ConstantUint64(4))), 4)
+			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(64)))
+			g.softInstance(op, &v, r, rec, ii, o, d)
+		})
+	})
+	if op == ir.OpRayAny {
+		return b.Load(g.boolT, v.have)
+	}
+	hit := b.Load(g.boolT, v.have)
+	rh := g.typ(ir.RayHit)
+	val := b.CompositeConstruct(rh, b.Load(u32, v.id), b.Load(u32, v.prim),
+		b.CompositeConstruct(b.TypeVector(f32, 2), b.Load(f32, v.u), b.Load(f32, v.v)), b.Load(f32, v.bestT), b.Load(u32, v.kind))
+	return b.Select(rh, hit, val, b.ConstantNull(rh))
+}
+
+// loadNode loads node i of the array at nodes.
+func (g *gen) loadNode(nodes, i spirv.ID) swNode {
+	b := g.b
+	u64 := b.TypeInt(64, false)
+	uvec4 := b.TypeVector(g.u32, 4)
+	a := b.IAdd(u64, nodes, b.IMul(u64, b.UConvert(u64, i), b.ConstantUint64(32)))
+	q0 := g.loadPSB(uvec4, a, 16)
+	q1 := g.loadPSB(uvec4, b.IAdd(u64, a, b.ConstantUint64(16)), 16)
+	var n swNode
+	for k := range 3 {
+		n.lo[k] = b.Bitcast(g.f32, b.CompositeExtract(g.u32, q0, uint32(k)))
+		n.hi[k] = b.Bitcast(g.f32, b.CompositeExtract(g.u32, q1, uint32(k)))
+	}
+	n.lf, n.count = b.CompositeExtract(g.u32, q0, 3), b.CompositeExtract(g.u32, q1, 3)
+	return n
+}
+
+// whileLoop emits "for cond() { body() }" with cond evaluated in the loop.
+func (g *gen) whileLoop(cond func() spirv.ID, body func()) {
+	b := g.b
+	header, test, bodyB, cont, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.Branch(header.ID())
+	b.SetBlock(header)
+	b.LoopMerge(merge.ID(), cont.ID(), spirv.LoopControlNone)
+	b.Branch(test.ID())
+	b.SetBlock(test)
+	b.BranchConditional(cond(), bodyB.ID(), merge.ID())
+	b.SetBlock(bodyB)
+	body()
+	b.Branch(cont.ID())
+	b.SetBlock(cont)
+	b.Branch(header.ID())
+	b.SetBlock(merge)
+}
+
+// traverse walks one level's hierarchy (nodes at address nodes) with the
+// ray (o, inv) from tmin to the committed t, calling leaf for each entry j
+// of each leaf it reaches, until the level is done or v.stop.
+func (g *gen) traverse(v *swVars, nodes spirv.ID, o, inv [3]spirv.ID, tmin spirv.ID, bottom bool, leaf func(j spirv.ID)) {
+	b := g.b
+	u32, f32 := g.u32, g.f32
+	sp, ni, j, end, done, descend, found, stack, stackT := v.sp, v.ni, v.j, v.end, v.done, v.descend, v.found, v.stack, v.stackT
+	if bottom {
+		sp, ni, j, end, done, descend, found, stack, stackT = v.bsp, v.bni, v.bj, v.bend, v.bdone, v.bdescend, v.bfound, v.bstack, v.bstack2
+	}
+	pu, pf := g.ptr(spirv.StorageClassFunction, u32), g.ptr(spirv.StorageClassFunction, f32)
+	root := g.loadNode(nodes, b.ConstantUint32(0))
+	_, in := g.slab(o, inv, root.lo, root.hi, tmin, b.Load(f32, v.bestT))
+	b.Store(done, b.LogicalNot(g.boolT, in))
+	b.Store(ni, b.ConstantUint32(0))
+	b.Store(sp, b.ConstantUint32(0))
+	g.whileLoop(func() spirv.ID { return b.LogicalNot(g.boolT, b.Load(g.boolT, done)) }, func() {
+		n := g.loadNode(nodes, b.Load(u32, ni))
+		b.Store(descend, b.ConstantNull(g.boolT))
+		isLeaf := b.INotEqual(g.boolT, n.count, b.ConstantUint32(0))
+		leafB, inner, next := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
+		b.SelectionMerge(next.ID(), spirv.SelectionControlNone)
+		b.BranchConditional(isLeaf, leafB.ID(), inner.ID())
+
+		b.SetBlock(leafB)
+		b.Store(j, n.lf)
+		b.Store(end, b.IAdd(u32, n.lf, n.count))
+		g.whileLoop(func() spirv.ID {
+			return b.LogicalAnd(g.boolT, b.ULessThan(g.boolT, b.Load(u32, j), b.Load(u32, end)), b.LogicalNot(g.boolT, b.Load(g.boolT, v.stop)))
+		}, func() {
+			jj := b.Load(u32, j)
+			leaf(jj)
+			b.Store(j, b.IAdd(u32, jj, b.ConstantUint32(1)))
+		})
+		b.Branch(next.ID())
+
+		b.SetBlock(inner)
+		l, r := n.lf, b.IAdd(u32, n.lf, b.ConstantUint32(1))
+		nl, nr := g.loadNode(nodes, l), g.loadNode(nodes, r)
+		bt := b.Load(f32, v.bestT)
+		tl, hl := g.slab(o, inv, nl.lo, nl.hi, tmin, bt)
+		tr, hr := g.slab(o, inv, nr.lo, nr.hi, tmin, bt)
+		both := b.LogicalAnd(g.boolT, hl, hr)
+		swap := b.FOrdLessThan(g.boolT, tr, tl)
+		near, far := b.Select(u32, swap, r, l), b.Select(u32, swap, l, r)
+		tfar := b.Select(f32, swap, tl, tr)
+		g.ifThen(both, func() {
+			s := b.Load(u32, sp)
+			s = b.GLSL(u32, spirv.GLSLUMin, s, b.ConstantUint32(bvh.StackSize-1)) // bvh bounds the depth; never past the array
+			b.Store(b.AccessChain(pu, stack, s), far)
+			b.Store(b.AccessChain(pf, stackT, s), tfar)
+			b.Store(sp, b.IAdd(u32, s, b.ConstantUint32(1)))
+		})
+		any := b.LogicalOr(g.boolT, hl, hr)
+		g.ifThen(any, func() {
+			b.Store(ni, b.Select(u32, both, near, b.Select(u32, hl, l, r)))
+			b.Store(descend, b.ConstantBool(true))
+		})
+		b.Branch(next.ID())
+
+		b.SetBlock(next)
+		stop := b.Load(g.boolT, v.stop)
+		g.ifThen(stop, func() { b.Store(done, b.ConstantBool(true)) })
+		pop := b.LogicalAnd(g.boolT, b.LogicalNot(g.boolT, stop), b.LogicalNot(g.boolT, b.Load(g.boolT, descend)))
+		g.ifThen(pop, func() {
+			b.Store(found, b.ConstantNull(g.boolT))
+			g.whileLoop(func() spirv.ID {
+				return b.LogicalAnd(g.boolT, b.LogicalNot(g.boolT, b.Load(g.boolT, found)), b.UGreaterThan(g.boolT, b.Load(u32, sp), b.ConstantUint32(0)))
+			}, func() {
+				s := b.ISub(u32, b.Load(u32, sp), b.ConstantUint32(1))
+				b.Store(sp, s)
+				ok := b.FOrdLessThanEqual(g.boolT, b.Load(f32, b.AccessChain(pf, stackT, s)), b.Load(f32, v.bestT))
+				g.ifThen(ok, func() {
+					b.Store(found, b.ConstantBool(true))
+					b.Store(ni, b.Load(u32, b.AccessChain(pu, stack, s)))
+				})
+			})
+			b.Store(done, b.LogicalNot(g.boolT, b.Load(g.boolT, found)))
+		})
+	})
+}
+
+// softInstance traverses instance ii (its record at rec) of the software
+// accel: mask test, the ray into object space, the mesh's hierarchy.
+func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID, o, d [3]spirv.ID) {
+	b := g.b
+	u32, f32 := g.u32, g.f32
+	u64 := b.TypeInt(64, false)
+	vec4, uvec4 := b.TypeVector(f32, 4), b.TypeVector(u32, 4)
+	var m [3]spirv.ID
+	for k := range m {
+		m[k] = g.loadPSB(vec4, b.IAdd(u64, rec, b.ConstantUint64(uint64(16*k))), 16)
+	}
+	q := g.loadPSB(uvec4, b.IAdd(u64, rec, b.ConstantUint64(48)), 16)
+	mesh := b.BitwiseOr(u64, b.UConvert(u64, b.CompositeExtract(u32, q, 0)),
+		b.ShiftLeftLogical(u64, b.UConvert(u64, b.CompositeExtract(u32, q, 1)), b.ConstantUint32(32)))
+	id := b.CompositeExtract(u32, q, 2)
+	flags := b.CompositeExtract(u32, q, 3)
+	mask := b.BitwiseAnd(u32, flags, b.ConstantUint32(0xff))
+	live := b.LogicalAnd(g.boolT, b.INotEqual(g.boolT, b.BitwiseAnd(u32, mask, r.mk), b.ConstantUint32(0)),
+		b.INotEqual(g.boolT, mesh, b.ConstantUint64(0)))
+	g.ifThen(live, func() {
+		nc := g.noContract
+		var oo, od [3]spirv.ID
+		for k := range 3 {
+			e := func(c uint32) spirv.ID { return b.CompositeExtract(f32, m[k], c) }
+			oo[k] = nc(b.FAdd(f32, nc(b.FAdd(f32, nc(b.FAdd(f32, nc(b.FMul(f32, e(0), o[0])), nc(b.FMul(f32, e(1), o[1])))), nc(b.FMul(f32, e(2), o[2])))), e(3)))
+			od[k] = nc(b.FAdd(f32, nc(b.FAdd(f32, nc(b.FMul(f32, e(0), d[0])), nc(b.FMul(f32, e(1), d[1])))), nc(b.FMul(f32, e(2), d[2]))))
+		}
+		oinv := g.recip3(od)
+		// The watertight test's frame: kz the largest |component|, kx and
+		// ky the next two (swapped when dir[kz] < 0, keeping the winding).
+		abs := func(x spirv.ID) spirv.ID { return b.GLSL(f32, spirv.GLSLFAbs, x) }
+		kz := b.Select(u32, b.FOrdGreaterThan(g.boolT, abs(od[1]), abs(od[0])), b.ConstantUint32(1), b.ConstantUint32(0))
+		vec3 := b.TypeVector(f32, 3)
+		odv := b.CompositeConstruct(vec3, od[0], od[1], od[2])
+		dyn := func(vv, k spirv.ID) spirv.ID { return b.VectorExtractDynamic(f32, vv, k) }
+		kz = b.Select(u32, b.FOrdGreaterThan(g.boolT, abs(od[2]), abs(dyn(odv, kz))), b.ConstantUint32(2), kz)
+		kx := b.UMod(u32, b.IAdd(u32, kz, b.ConstantUint32(1)), b.ConstantUint32(3))
+		ky := b.UMod(u32, b.IAdd(u32, kz, b.ConstantUint32(2)), b.ConstantUint32(3))
+		dz := dyn(odv, kz)
+		neg := b.FOrdLessThan(g.boolT, dz, b.ConstantFloat32(0))
+		kx, ky = b.Select(u32, neg, ky, kx), b.Select(u32, neg, kx, ky)
+		sx := b.FDiv(f32, dyn(odv, kx), dz)
+		sy := b.FDiv(f32, dyn(odv, ky), dz)
+		sz := b.FDiv(f32, b.ConstantFloat32(1), dz)
+		oov := b.CompositeConstruct(vec3, oo[0], oo[1], oo[2])
+
+		mh := g.loadPSB(uvec4, mesh, 16)
+		primOff := b.UConvert(u64, b.CompositeExtract(u32, mh, 0))
+		idOff := b.UConvert(u64, b.CompositeExtract(u32, mh, 1))
+		proc := b.INotEqual(g.boolT, b.CompositeExtract(u32, mh, 3), b.ConstantUint32(0))
+		g.traverse(v, b.IAdd(u64, mesh, b.ConstantUint64(16)), oo, oinv, r.tmin, true, func(j spirv.ID) {
+			j64 := b.UConvert(u64, j)
+			prim := g.loadPSB(u32, b.IAdd(u64, b.IAdd(u64, mesh, idOff), b.IMul(u64, j64, b.ConstantUint64(4))), 4)
+			pb, tb, after := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
+			b.SelectionMerge(after.ID(), spirv.SelectionControlNone)
+			b.BranchConditional(proc, pb.ID(), tb.ID())
+
+			b.SetBlock(pb)
+			base := b.IAdd(u64, b.IAdd(u64, mesh, primOff), b.IMul(u64, j64, b.ConstantUint64(24)))
+			var c [6]spirv.ID
+			for i := range c {
+				c[i] = g.loadPSB(f32, b.IAdd(u64, base, b.ConstantUint64(uint64(4*i))), 4)
+			}
+			tn, in := g.slab(oo, oinv, [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, r.tmin, b.Load(f32, v.bestT))
+			g.ifThen(in, func() {
+				g.softCommit(op, v, tn, b.ConstantFloat32(0), b.ConstantFloat32(0), ii, prim, id, ir.HitProcedural)
+			})
+			b.Branch(after.ID())
+
+			b.SetBlock(tb)
+			base = b.IAdd(u64, b.IAdd(u64, mesh, primOff), b.IMul(u64, j64, b.ConstantUint64(36)))
+			var vert [3]spirv.ID
+			for i := range vert {
+				vert[i] = g.loadPSB(vec3, b.IAdd(u64, base, b.ConstantUint64(uint64(12*i))), 4)
+			}
+			t, u, vv, ok := g.watertight(oov, vert, kx, ky, kz, sx, sy, sz, r.tmin, b.Load(f32, v.bestT))
+			g.ifThen(ok, func() { g.softCommit(op, v, t, u, vv, ii, prim, id, ir.HitTriangle) })
+			b.Branch(after.ID())
+			b.SetBlock(after)
+		})
+	})
+}
+
+// noContract keeps a float operation from being fused with another (no
+// FMA), so that shared edges compute the same values as the host's.
+func (g *gen) noContract(id spirv.ID) spirv.ID {
+	g.b.Decorate(id, spirv.DecorationNoContraction)
+	return id
+}
+
+// watertight is bvh's ray–triangle test in the ray's sheared frame
+// (accel/bvh/intersect.go), within [tmin, tmax].
+func (g *gen) watertight(o spirv.ID, v [3]spirv.ID, kx, ky, kz, sx, sy, sz, tmin, tmax spirv.ID) (t, u, w, ok spirv.ID) {
+	b := g.b
+	f32 := g.f32
+	vec3 := b.TypeVector(f32, 3)
+	nc := g.noContract
+	sub := func(x, y spirv.ID) spirv.ID { return nc(b.FSub(f32, x, y)) }
+	mul := func(x, y spirv.ID) spirv.ID { return nc(b.FMul(f32, x, y)) }
+	dyn := func(vv, k spirv.ID) spirv.ID { return b.VectorExtractDynamic(f32, vv, k) }
+	var X, Y, Z [3]spirv.ID
+	for i := range v {
+		a := nc(b.FSub(vec3, v[i], o))
+		ax, ay, az := dyn(a, kx), dyn(a, ky), dyn(a, kz)
+		X[i], Y[i], Z[i] = sub(ax, mul(sx, az)), sub(ay, mul(sy, az)), az
+	}
+	U := sub(mul(X[2], Y[1]), mul(Y[2], X[1]))
+	V := sub(mul(X[0], Y[2]), mul(Y[0], X[2]))
+	W := sub(mul(X[1], Y[0]), mul(Y[1], X[0]))
+	zero := b.ConstantFloat32(0)
+	lt := func(x spirv.ID) spirv.ID { return b.FOrdLessThan(g.boolT, x, zero) }
+	gt := func(x spirv.ID) spirv.ID { return b.FOrdGreaterThan(g.boolT, x, zero) }
+	or3 := func(x, y, z spirv.ID) spirv.ID { return b.LogicalOr(g.boolT, b.LogicalOr(g.boolT, x, y), z) }
+	mixed := b.LogicalAnd(g.boolT, or3(lt(U), lt(V), lt(W)), or3(gt(U), gt(V), gt(W)))
+	det := nc(b.FAdd(f32, nc(b.FAdd(f32, U, V)), W))
+	T := nc(b.FAdd(f32, nc(b.FAdd(f32, mul(U, mul(sz, Z[0])), mul(V, mul(sz, Z[1])))), mul(W, mul(sz, Z[2]))))
+	rcp := nc(b.FDiv(f32, b.ConstantFloat32(1), det))
+	t = mul(T, rcp)
+	inRange := b.LogicalAnd(g.boolT, b.FOrdGreaterThanEqual(g.boolT, t, tmin), b.FOrdLessThanEqual(g.boolT, t, tmax))
+	ok = b.LogicalAnd(g.boolT, b.LogicalAnd(g.boolT, b.LogicalNot(g.boolT, mixed), b.FOrdNotEqual(g.boolT, det, zero)), inRange)
+	return t, mul(V, rcp), mul(W, rcp), ok
+}
+
+// softCommit commits a hit at t on (ii, prim) when it beats the committed
+// one: nearer, or as near on a lower instance index, then primitive id.
+func (g *gen) softCommit(op ir.Op, v *swVars, t, u, w, ii, prim, id spirv.ID, kind uint32) {
+	b := g.b
+	u32, f32 := g.u32, g.f32
+	have := b.Load(g.boolT, v.have)
+	bt := b.Load(f32, v.bestT)
+	bi, bp := b.Load(u32, v.ii), b.Load(u32, v.prim)
+	tie := b.LogicalOr(g.boolT, b.ULessThan(g.boolT, ii, bi), b.LogicalAnd(g.boolT, b.IEqual(g.boolT, ii, bi), b.ULessThan(g.boolT, prim, bp)))
+	better := b.Select(g.boolT, b.FOrdNotEqual(g.boolT, t, bt), b.FOrdLessThan(g.boolT, t, bt), tie)
+	better = b.Select(g.boolT, have, better, b.FOrdLessThanEqual(g.boolT, t, bt))
+	g.ifThen(better, func() {
+		b.Store(v.bestT, t)
+		b.Store(v.u, u)
+		b.Store(v.v, w)
+		b.Store(v.ii, ii)
+		b.Store(v.prim, prim)
+		b.Store(v.id, id)
+		b.Store(v.kind, b.ConstantUint32(kind))
+		b.Store(v.have, b.ConstantBool(true))
+		if op == ir.OpRayAny {
+			b.Store(v.stop, b.ConstantBool(true))
+		}
+	})
+}

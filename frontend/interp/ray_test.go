@@ -1,0 +1,74 @@
+package interp_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/accel"
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/frontend/interp"
+	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/internal/raytest"
+	"github.com/lucent-gpu/lucent/kernel"
+	"github.com/lucent-gpu/lucent/testdata/gokernel/rayquery"
+)
+
+// The interpreter traces the ray-query kernels (Go subset and DSL) with
+// accel/bvh and agrees with the brute-force reference.
+func TestInterpRayQueries(t *testing.T) {
+	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/rayquery")
+	require.Empty(t, errs)
+	byName := map[string]*ir.Function{}
+	for _, k := range ks {
+		byName[k.Name] = k.Func
+	}
+	closest, err := raytest.DSLClosest()
+	require.NoError(t, err)
+	fields, err := raytest.DSLFields()
+	require.NoError(t, err)
+	rayT := byName["Closest"].Params[1].Type.Elem()
+
+	s := raytest.Random(11)
+	sc, err := s.BVH()
+	require.NoError(t, err)
+	rays := raytest.Rays(12, 600)
+	n := uint32(len(rays))
+	size := [3]uint32{n, 1, 1}
+
+	hb := interp.NewBuffer(ir.RayHit, len(rays))
+	ab := interp.NewBuffer(ir.TU32, len(rays))
+	rb := buf(rayT, rays)
+	require.NoError(t, interp.Run(byName["Closest"], size, sc, rb, hb))
+	require.NoError(t, interp.Run(byName["Shadow"], size, sc, rb, ab))
+	s.Check(t, "interp, Go subset", rays, sliceOf[kernel.Hit](hb.Data), sliceOf[uint32](ab.Data))
+	// The CPU runner over accel.Host traces with the same bvh.Scene.Trace:
+	// the same bits.
+	acc, err := accel.Host(sc)
+	require.NoError(t, err)
+	want := make([]kernel.Hit, n)
+	require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, n), func() { rayquery.Closest(acc, rays, want) }))
+	require.Equal(t, want, sliceOf[kernel.Hit](hb.Data))
+
+	ib, tb := interp.NewBuffer(ir.TU32, 3*len(rays)), interp.NewBuffer(ir.TF32, 3*len(rays))
+	require.NoError(t, interp.Run(byName["Fields"], size, sc, rb, ib, tb))
+	hits, err := raytest.FromFields(rays, sliceOf[uint32](ib.Data), sliceOf[float32](tb.Data), true)
+	require.NoError(t, err)
+	s.Check(t, "interp, Go subset, fields", rays, hits, nil)
+
+	org, dir, masks := raytest.Pack(rays)
+	v4 := ir.Vector(ir.TF32, 4)
+	ob, db, mb := buf(v4, org), buf(v4, dir), buf(ir.TU32, masks)
+	hb, ab = interp.NewBuffer(ir.RayHit, len(rays)), interp.NewBuffer(ir.TU32, len(rays))
+	require.NoError(t, interp.Run(closest, size, sc, ob, db, mb, hb, ab))
+	s.Check(t, "interp, DSL", rays, sliceOf[kernel.Hit](hb.Data), sliceOf[uint32](ab.Data))
+	ib, tb = interp.NewBuffer(ir.TU32, 3*len(rays)), interp.NewBuffer(ir.TF32, 3*len(rays))
+	require.NoError(t, interp.Run(fields, size, sc, ob, db, mb, ib, tb))
+	hits, err = raytest.FromFields(rays, sliceOf[uint32](ib.Data), sliceOf[float32](tb.Data), false)
+	require.NoError(t, err)
+	s.Check(t, "interp, DSL, fields", rays, hits, nil)
+
+	err = interp.Run(closest, size, nil, ob, db, mb, hb, ab)
+	require.ErrorContains(t, err, "argument 0 (scene) wants an accel")
+}
