@@ -7,7 +7,7 @@ package bvh
 // anyHit the traversal stops at the first commit. Ties go to the lower
 // instance index, then primitive, as in Query.
 func (s *Scene) Trace(r Ray, anyHit bool) Hit {
-	q := query{s: s, world: r, tmax: r.TMax, anyHit: anyHit, cb: commitCandidate}
+	q := query{s: s, world: r, tmax: r.TMax, cull: widen(r.TMax), anyHit: anyHit, cb: commitCandidate}
 	q.run()
 	return q.best
 }
