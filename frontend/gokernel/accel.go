@@ -33,8 +33,10 @@ func (l *lowerer) rayQuery(e *ast.CallExpr, f *types.Func) ir.Expr {
 	if l.nerrs > before {
 		return nil
 	}
-	if r, ok := acc.(*ir.Ref); !ok || r.Var.Kind != ir.VarArg {
-		l.errorf(sel.X.Pos(), "an accel must be a kernel parameter (kernel.Accel) to be traced")
+	// A helper's accel parameter is specialised per call site (ir.Specialize)
+	// into the kernel's own argument.
+	if r, ok := acc.(*ir.Ref); !ok || r.Var.Kind != ir.VarArg && r.Var.Kind != ir.VarParam {
+		l.errorf(sel.X.Pos(), "an accel must be a kernel or helper parameter (kernel.Accel) to be traced")
 		return nil
 	}
 	ray := l.expr(e.Args[0])

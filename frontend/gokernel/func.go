@@ -266,12 +266,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 		if l.nerrs > before && obj != nil {
 			l.bad[obj] = true // reported: its uses stay quiet
 		}
-		if ft == ir.Accel {
-			l.errorf(pos, "parameter %s of %s is an accel: only kernels take accels; trace it in the kernel", pname, name)
-			if obj != nil {
-				l.bad[obj] = true // reported: its uses stay quiet
-			}
-		} else if !l.fitsThread(ft, pos, "parameter "+pname+" of "+name+" of type "+goType(t)) {
+		if !l.fitsThread(ft, pos, "parameter "+pname+" of "+name+" of type "+goType(t)) {
 			ft = ir.TI32
 			if obj != nil {
 				l.bad[obj] = true

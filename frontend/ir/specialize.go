@@ -301,5 +301,9 @@ func ResourcePointerMsg(param, helper string, t *Type) string {
 // ResourceLocalMsg says that local variable name would hold a resource of
 // type t.
 func ResourceLocalMsg(name string, t *Type) string {
-	return fmt.Sprintf("%s would hold a %s: a resource cannot be kept in a local variable; use the kernel's or the helper's parameter directly", name, t)
+	a := "a"
+	if k := t.String(); k != "" && strings.ContainsRune("aeiou", rune(k[0])) {
+		a = "an"
+	}
+	return fmt.Sprintf("%s would hold %s %s: a resource cannot be kept in a local variable; use the kernel's or the helper's parameter directly", name, a, t)
 }

@@ -17,7 +17,8 @@ func Closest(scene kernel.Accel, rays []kernel.Ray, hits []kernel.Hit) {
 	}
 }
 
-// Shadow writes 1 to hit[i] when rays[i] hits anything, else 0.
+// Shadow writes 1 to hit[i] when rays[i] hits anything, else 0, through a
+// helper that takes the accel.
 //
 //lucent:kernel block=64
 func Shadow(scene kernel.Accel, rays []kernel.Ray, hit []uint32) {
@@ -25,10 +26,15 @@ func Shadow(scene kernel.Accel, rays []kernel.Ray, hit []uint32) {
 	if i >= uint32(len(rays)) {
 		return
 	}
-	hit[i] = 0
-	if scene.TraceAny(rays[i]) {
-		hit[i] = 1
+	hit[i] = occluded(scene, rays[i])
+}
+
+// occluded is 1 when r hits anything in scene.
+func occluded(scene kernel.Accel, r kernel.Ray) uint32 {
+	if scene.TraceAny(r) {
+		return 1
 	}
+	return 0
 }
 
 // Fields traces rays built field by field in the kernel (a ray value that
