@@ -103,6 +103,9 @@ func (l *lowerer) ident(id *ast.Ident) ir.Expr {
 		l.errorf(id.Pos(), "bindless texture %s can only be read (%s.Read), sized (%s.Size) or sampled (%s.Sample) in kernels", id.Name, id.Name, id.Name, id.Name)
 		return l.poison(id)
 	}
+	if p, ok := l.aliasOf(obj); ok {
+		return p
+	}
 	switch o := obj.(type) {
 	case *types.Var:
 		if v, ok := l.vars[o]; ok {
@@ -211,7 +214,7 @@ func (l *lowerer) unary(e *ast.UnaryExpr) ir.Expr {
 		}
 		return &ir.Unary{Op: op, X: x, T: x.Type()}
 	case token.AND:
-		l.errorf(e.Pos(), "taking an address is not supported here: kernels use & only for the first argument of kernel.Atomic* (&buf[i]) and for pointer parameters of helper functions (&local)")
+		l.errorf(e.Pos(), "taking an address is not supported here: kernels use & only to bind a pointer local (p := &buf[i]), for the first argument of kernel.Atomic* (&buf[i]) and for pointer parameters of helper functions (&local)")
 	case token.ARROW:
 		l.errorf(e.Pos(), "channel receives are not supported in kernels: read the value from a buffer or kernel.Shared memory instead")
 	default:
@@ -339,7 +342,8 @@ func (l *lowerer) fieldPath(x ir.Expr, sel *types.Selection, e *ast.SelectorExpr
 	return x
 }
 
-// deref lowers *p for a pointer parameter or a shared variable.
+// deref lowers *p for a pointer local, a pointer parameter or a shared
+// variable.
 func (l *lowerer) deref(e *ast.StarExpr) ir.Expr {
 	if id, ok := ast.Unparen(e.X).(*ast.Ident); ok {
 		obj := l.info.Uses[id]
@@ -353,8 +357,11 @@ func (l *lowerer) deref(e *ast.StarExpr) ir.Expr {
 		if l.refs[obj] {
 			return &ir.Ref{Var: l.vars[obj]}
 		}
+		if p, ok := l.aliasOf(obj); ok {
+			return p
+		}
 	}
-	l.errorf(e.Pos(), "pointer dereference is not supported here: kernels dereference only pointer parameters of helper functions and kernel.Shared variables")
+	l.errorf(e.Pos(), "pointer dereference is not supported here: kernels dereference pointer locals bound to a place (p := &buf[i]), pointer parameters of helper functions and kernel.Shared variables")
 	return l.poison(e)
 }
 

@@ -37,6 +37,7 @@ func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) 
 		l.errorf(fd.Type.Results.Pos(), "kernel %s returns results: a kernel returns nothing; write its output to a buffer parameter", fd.Name.Name)
 	}
 	asg := assigned(info, fd.Body)
+	l.asg = asg
 	for _, field := range fd.Type.Params.List {
 		for _, name := range field.Names {
 			obj := info.Defs[name]
@@ -191,6 +192,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 	l := c.newLowerer(info, fn, false)
 	l.subst = subst
 	asg := assigned(info, fd.Body)
+	l.asg = asg
 	var params []*ast.Ident
 	var ptypes []types.Type
 	if fd.Recv != nil {
@@ -256,7 +258,8 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 			if obj != nil {
 				l.vars[obj], l.refs[obj] = v, true
 				if asg[obj] {
-					l.errorf(pos, "pointer parameter %s of %s is reassigned: assign through it (*%s = …) instead", pname, name, pname)
+					l.errorf(pos, "pointer parameter %s of %s is reassigned or its address is taken: assign through it (*%s = …) instead", pname, name, pname)
+					l.bad[obj] = true // reported: its uses stay quiet
 				}
 			}
 			continue

@@ -16,8 +16,10 @@ type lowerer struct {
 	fn       *ir.Function
 	kernel   bool
 	vars     map[types.Object]*ir.Var
-	refs     map[types.Object]bool // pointer parameters (by-reference vars)
-	bad      map[types.Object]bool // objects already reported: uses stay quiet
+	refs     map[types.Object]bool    // pointer parameters (by-reference vars)
+	aliases  map[types.Object]ir.Expr // pointer locals: the place each is bound to (pointer.go)
+	asg      map[types.Object]bool    // objects the body assigns to or takes the address of
+	bad      map[types.Object]bool    // objects already reported: uses stay quiet
 	bviews   map[types.Object]*bindlessView
 	btviews  map[types.Object]*bindlessTexView
 	shared   map[types.Object]*ir.Var
@@ -41,7 +43,7 @@ type breakTarget struct {
 
 func (c *compiler) newLowerer(info *types.Info, fn *ir.Function, kernel bool) *lowerer {
 	return &lowerer{c: c, info: info, fn: fn, kernel: kernel,
-		vars: map[types.Object]*ir.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{},
+		vars: map[types.Object]*ir.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{}, aliases: map[types.Object]ir.Expr{},
 		shared: map[types.Object]*ir.Var{}, bviews: map[types.Object]*bindlessView{}, btviews: map[types.Object]*bindlessTexView{}, builtins: map[ir.BuiltinVar]*ir.Var{},
 		block: fn.Body}
 }

@@ -119,6 +119,11 @@ func (l *lowerer) decl(s *ast.DeclStmt) {
 		vs := spec.(*ast.ValueSpec)
 		if len(vs.Values) == 0 {
 			for _, n := range vs.Names {
+				if obj, ok := l.isPointerLocal(n); ok {
+					l.errorf(n.Pos(), "pointer local %s is declared without a value: a pointer local is bound where it is declared, to one place (%s := &buf[i])", n.Name, n.Name)
+					l.bad[obj] = true
+					continue
+				}
 				if obj := l.info.Defs[n]; obj != nil && n.Name != "_" {
 					v := l.local(obj, n.Pos())
 					l.zeroInit(&ir.Ref{Var: v}, v.Type)
@@ -218,6 +223,43 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 	if len(lhs) != len(rhs) {
 		l.errorf(pos, "assignment count mismatch")
 		return
+	}
+	if !define {
+		// A pointer variable is never reassigned (reported at its
+		// declaration): the assignment stays quiet.
+		for _, e := range lhs {
+			if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+				if _, isPtr := types.Unalias(l.goTypeOf(id)).(*types.Pointer); isPtr {
+					if !l.isBad(id) {
+						l.errorf(id.Pos(), "pointer %s cannot be reassigned in a kernel: a pointer names the one place it is bound to", id.Name)
+					}
+					l.nerrs++
+					return
+				}
+			}
+		}
+	}
+	if define {
+		// Pointer locals are aliases of places (pointer.go), bound here.
+		bound := false
+		for i, e := range lhs {
+			if obj, ok := l.isPointerLocal(e); ok {
+				l.bindPointer(e.(*ast.Ident), obj, rhs[i])
+				bound = true
+			}
+		}
+		if bound {
+			var rl, rr []ast.Expr
+			for i, e := range lhs {
+				if _, ok := l.isPointerLocal(e); !ok {
+					rl, rr = append(rl, e), append(rr, rhs[i])
+				}
+			}
+			if len(rl) > 0 {
+				l.assignList(rl, rr, define, pos)
+			}
+			return
+		}
 	}
 	if len(lhs) == 1 {
 		before := l.nerrs

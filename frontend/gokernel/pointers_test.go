@@ -1,0 +1,101 @@
+package gokernel_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/kernel"
+	kernels "github.com/lucent-gpu/lucent/testdata/gokernel"
+)
+
+// Pointers into buffers, views from sub-slices and run-time indexed vector
+// components (testdata/gokernel/pointers.go): each kernel runs on the
+// Vulkan device and on the cpu backend, equal to the CPU runner.
+
+func motesInput(n int) []kernels.Mote {
+	r := rand.New(rand.NewPCG(15, 3))
+	ms := make([]kernels.Mote, n)
+	for i := range ms {
+		ms[i] = kernels.Mote{Pos: kernel.F3(r.Float32(), r.Float32()*2-1.5, r.Float32()),
+			Vel: kernel.F3(r.Float32()-0.5, r.Float32()*4-2, 0), Life: 1 + r.Float32()}
+	}
+	return ms
+}
+
+// stackProgs returns n postfix programs of 8 ops each.
+func stackProgs(n int) []uint32 {
+	r := rand.New(rand.NewPCG(15, 4))
+	progs := make([]uint32, 0, 8*n)
+	for range n {
+		// d d op d op d d op: always well-formed.
+		d := func() uint32 { return uint32(r.IntN(10)) }
+		o := func() uint32 { return 10 + uint32(r.IntN(2)) }
+		progs = append(progs, d(), d(), o(), d(), o(), d(), d(), o())
+		// The last op leaves two values: fold them.
+		progs[len(progs)-1] = o()
+	}
+	return progs
+}
+
+func TestCPUPointers(t *testing.T) {
+	ms := motesInput(5)
+	ages := make([]float32, len(ms))
+	want := append([]kernels.Mote(nil), ms...)
+	run(t, kernel.Grid1(64, uint32(len(ms))), func() { kernels.PointerStep(0.1, ms, ages) })
+	for i := range want {
+		m := &want[i]
+		m.Vel.Y -= 9.8 * 0.1
+		m.Pos = m.Pos.Add(m.Vel.Scale(0.1))
+		for _, floor := range []float32{0, -1} {
+			if m.Pos.Y < floor {
+				m.Pos.Y, m.Vel.Y = floor, -m.Vel.Y
+				m.Hits++
+			}
+		}
+		m.Life -= 0.1
+		require.Equal(t, *m, ms[i], "mote %d", i)
+		require.Equal(t, m.Life, ages[i])
+	}
+	out := make([]uint32, 1)
+	run(t, kernel.Grid1(64, 1), func() { kernels.StackEval([]uint32{2, 3, 10, 4, 11, 1, 1, 10}, out) })
+	// 2 3 + 4 * 1 1 + leaves 20, 2 on the stack: the top is 2.
+	require.Equal(t, []uint32{2}, out)
+}
+
+func TestDevicePointers(t *testing.T) {
+	ks := corpus(t)
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			d := openBackend(t, backend)
+			t.Run("PointerStep", func(t *testing.T) {
+				g := compileOn(t, d, ks["PointerStep"])
+				ms := motesInput(300)
+				mb, ab := upload(g, ms), upload(g, make([]float32, len(ms)))
+				g.submit(g.k.Dispatch([3]uint32{uint32(len(ms))}, float32(0.1), mb, ab))
+				ages := make([]float32, len(ms))
+				cpu(t, kernel.Grid1(64, uint32(len(ms))), func() { kernels.PointerStep(0.1, ms, ages) })
+				got := download(g, mb)
+				for i := range ms {
+					require.Equal(t, ms[i].Hits, got[i].Hits, "mote %d", i)
+					require.InDelta(t, ms[i].Pos.Y, got[i].Pos.Y, 1e-5, "mote %d", i)
+					require.InDelta(t, ms[i].Vel.Y, got[i].Vel.Y, 1e-5, "mote %d", i)
+					require.InDelta(t, ms[i].Pos.X, got[i].Pos.X, 1e-5, "mote %d", i)
+					require.InDelta(t, ms[i].Life, got[i].Life, 1e-6, "mote %d", i)
+				}
+				requireClose(t, ages, download(g, ab), 1e-6)
+			})
+			t.Run("StackEval", func(t *testing.T) {
+				g := compileOn(t, d, ks["StackEval"])
+				const n = 200
+				progs := stackProgs(n)
+				ob := upload(g, make([]uint32, n))
+				g.submit(g.k.Dispatch([3]uint32{n}, upload(g, progs), ob))
+				want := make([]uint32, n)
+				cpu(t, kernel.Grid1(64, n), func() { kernels.StackEval(progs, want) })
+				require.Equal(t, want, download(g, ob))
+			})
+		})
+	}
+}
