@@ -41,7 +41,11 @@ func (l *lowerer) expr(e ast.Expr) ir.Expr {
 	case *ast.TypeAssertExpr:
 		l.errorf(e.Pos(), "type assertions are not supported in kernels: there are no interfaces on the device; use concrete types")
 	case *ast.SliceExpr:
-		l.errorf(e.Pos(), "slicing is not supported in kernels: a kernel cannot make a new buffer view; pass an offset and index the whole buffer")
+		if l.isViewExpr(e) {
+			l.errorf(e.Pos(), "a view x[lo:hi] of a buffer can only be indexed, measured (len), ranged over, sliced, named (v := x[lo:hi]) or passed to a helper")
+		} else {
+			l.errorf(e.Pos(), "slicing is not supported in kernels: only buffers are sliced, into views (x[lo:hi] of a buffer parameter)")
+		}
 	case *ast.IndexListExpr:
 		l.errorf(e.Pos(), "generic instantiation is only supported in calls of the kernel package's intrinsics")
 	case *ast.BasicLit:
@@ -105,6 +109,10 @@ func (l *lowerer) ident(id *ast.Ident) ir.Expr {
 	}
 	if p, ok := l.aliasOf(obj); ok {
 		return p
+	}
+	if _, ok := l.views[obj]; ok {
+		l.errorf(id.Pos(), "view %s can only be indexed (%s[i]), measured (len(%s)), ranged over, sliced or passed to a helper", id.Name, id.Name, id.Name)
+		return l.poison(id)
 	}
 	switch o := obj.(type) {
 	case *types.Var:
@@ -231,6 +239,19 @@ func (l *lowerer) index(e *ast.IndexExpr) ir.Expr {
 	}
 	if v, ok := l.bindlessView(e.X); ok {
 		return l.bindlessRead(v, e.Index)
+	}
+	if !l.isBad(e.X) && l.isViewExpr(e.X) {
+		before := l.nerrs
+		v, _ := l.viewOf(e.X)
+		i := l.expr(e.Index)
+		if l.nerrs > before || v.buf == nil {
+			return l.poison(e)
+		}
+		if !i.Type().IsInteger() {
+			l.errorf(e.Index.Pos(), "index of type %s: indices are integers", i.Type())
+			return l.poison(e)
+		}
+		return v.at(i)
 	}
 	xt := l.goTypeOf(e.X)
 	if l.isBad(e.X) {

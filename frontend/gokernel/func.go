@@ -18,6 +18,7 @@ type callable struct {
 	results  int  // Go result count
 	outs     bool // results travel in the trailing by-reference parameters
 	refs     []bool
+	views    int  // view arguments, each with two hidden parameters after the callable's own
 	lowering bool // on the current call path: a call now is recursion
 	failed   bool
 }
@@ -127,11 +128,14 @@ func (l *lowerer) textureFormat(name *ast.Ident, t *ir.Type, declared ir.TexelFo
 
 // callableFor lowers (once per list of type arguments) the Go function obj
 // called at pos.
-func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Type) *callable {
+//
+// views marks the arguments that are views (viewMask), "" for none.
+func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Type, views string) *callable {
 	if r := c.resolve(obj); r != nil {
 		obj = r
 	}
 	key := keyOf(obj, targs)
+	key.targs += "|" + views
 	if cl, ok := c.callables[key]; ok {
 		if cl.lowering {
 			c.errorf(pos, "%s is called recursively: the device has no call stack; rewrite the recursion as a loop", obj.Name())
@@ -213,6 +217,16 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 			params, ptypes = append(params, nil), append(ptypes, info.TypeOf(f.Type))
 		}
 	}
+	var viewParams []types.Object // the view parameters, whose hidden parameters follow
+	if views != "" {
+		names := make([]string, len(params))
+		for i, n := range params {
+			if n != nil {
+				names[i] = n.Name
+			}
+		}
+		fn.Name = viewName(fn.Name, views, names)
+	}
 	for i, n := range params {
 		pname, pos := fmt.Sprintf("p%d", i), fd.Pos()
 		var obj types.Object
@@ -231,6 +245,13 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 			}
 			v := fn.AddParam(pname, rt, ir.VarParam)
 			cl.refs = append(cl.refs, false)
+			if i < len(views) && views[i] == 'v' && rt.Kind() == ir.KindBuffer {
+				viewParams = append(viewParams, obj)
+				cl.views++
+				if obj != nil {
+					l.views[obj] = &view{buf: &ir.Ref{Var: v}}
+				}
+			}
 			if obj != nil {
 				l.vars[obj] = v
 				if asg[obj] {
@@ -284,6 +305,14 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 				l.emit(&ir.Assign{Dst: &ir.Ref{Var: local}, Src: &ir.Ref{Var: v}})
 				l.vars[obj] = local
 			}
+		}
+	}
+	for i, obj := range viewParams {
+		lo := fn.AddParam(fmt.Sprintf("view%d_lo", i), ir.TU32, ir.VarParam)
+		n := fn.AddParam(fmt.Sprintf("view%d_len", i), ir.TU32, ir.VarParam)
+		cl.refs = append(cl.refs, false, false)
+		if v := l.views[obj]; v != nil {
+			v.lo, v.n = &ir.Ref{Var: lo}, &ir.Ref{Var: n}
 		}
 	}
 	// Results: one unnamed result is the callable's value; named results are

@@ -19,6 +19,7 @@ type lowerer struct {
 	refs     map[types.Object]bool    // pointer parameters (by-reference vars)
 	aliases  map[types.Object]ir.Expr // pointer locals: the place each is bound to (pointer.go)
 	asg      map[types.Object]bool    // objects the body assigns to or takes the address of
+	views    map[types.Object]*view   // view locals and parameters (view.go)
 	bad      map[types.Object]bool    // objects already reported: uses stay quiet
 	bviews   map[types.Object]*bindlessView
 	btviews  map[types.Object]*bindlessTexView
@@ -43,7 +44,7 @@ type breakTarget struct {
 
 func (c *compiler) newLowerer(info *types.Info, fn *ir.Function, kernel bool) *lowerer {
 	return &lowerer{c: c, info: info, fn: fn, kernel: kernel,
-		vars: map[types.Object]*ir.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{}, aliases: map[types.Object]ir.Expr{},
+		vars: map[types.Object]*ir.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{}, aliases: map[types.Object]ir.Expr{}, views: map[types.Object]*view{},
 		shared: map[types.Object]*ir.Var{}, bviews: map[types.Object]*bindlessView{}, btviews: map[types.Object]*bindlessTexView{}, builtins: map[ir.BuiltinVar]*ir.Var{},
 		block: fn.Body}
 }

@@ -62,6 +62,13 @@ func TestCPUPointers(t *testing.T) {
 	run(t, kernel.Grid1(64, 1), func() { kernels.StackEval([]uint32{2, 3, 10, 4, 11, 1, 1, 10}, out) })
 	// 2 3 + 4 * 1 1 + leaves 20, 2 on the stack: the top is 2.
 	require.Equal(t, []uint32{2}, out)
+
+	x := []float32{1, 2, 3, 4, 5, 6}
+	wout := make([]float32, 3)
+	run(t, kernel.Grid1(64, 3), func() { kernels.Windows(x, wout, 3) })
+	// Thread 1: window 2 3 4, inner 3, 100*1 + 1000*3 + 0, doubled.
+	require.Equal(t, float32(2*(9+100+3000)), wout[1])
+	require.Equal(t, float32(2*(6+100+2000))+21+6, wout[0])
 }
 
 func TestDevicePointers(t *testing.T) {
@@ -95,6 +102,16 @@ func TestDevicePointers(t *testing.T) {
 				want := make([]uint32, n)
 				cpu(t, kernel.Grid1(64, n), func() { kernels.StackEval(progs, want) })
 				require.Equal(t, want, download(g, ob))
+			})
+			t.Run("Windows", func(t *testing.T) {
+				g := compileOn(t, d, ks["Windows"])
+				const n, w = 150, 5
+				x := randFloats(rand.New(rand.NewPCG(15, 5)), n+w, -1, 1)
+				ob := upload(g, make([]float32, n))
+				g.submit(g.k.Dispatch([3]uint32{n}, upload(g, x), ob, uint32(w)))
+				want := make([]float32, n)
+				cpu(t, kernel.Grid1(64, n), func() { kernels.Windows(x, want, w) })
+				requireClose(t, want, download(g, ob), 1e-4)
 			})
 		})
 	}

@@ -227,8 +227,14 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 	if !define {
 		// A pointer variable is never reassigned (reported at its
 		// declaration): the assignment stays quiet.
-		for _, e := range lhs {
+		for i, e := range lhs {
 			if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+				if i < len(rhs) && l.isViewExpr(rhs[i]) {
+					// Views are never reassigned: reported at the
+					// declaration (a view) or the parameter (a buffer).
+					l.nerrs++
+					return
+				}
 				if _, isPtr := types.Unalias(l.goTypeOf(id)).(*types.Pointer); isPtr {
 					if !l.isBad(id) {
 						l.errorf(id.Pos(), "pointer %s cannot be reassigned in a kernel: a pointer names the one place it is bound to", id.Name)
@@ -236,6 +242,14 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 					l.nerrs++
 					return
 				}
+			}
+		}
+	}
+	if define && len(lhs) == len(rhs) {
+		// View locals name a range of a buffer (view.go), bound here.
+		if id, ok := lhs[0].(*ast.Ident); ok && len(lhs) == 1 && l.info.Defs[id] != nil && l.isViewExpr(rhs[0]) {
+			if l.bindView(id, l.info.Defs[id], rhs[0]) {
+				return
 			}
 		}
 	}
@@ -376,6 +390,19 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		it    *ir.Type
 		elems ir.Expr // the array or buffer, when ranging over one
 	)
+	var vw *view // ranging over a view: elems is its buffer, indexed from vw.lo
+	if !l.isBad(s.X) && l.isViewExpr(s.X) {
+		before := l.nerrs
+		vw, _ = l.viewOf(s.X)
+		if l.nerrs > before || vw.buf == nil {
+			l.sub(s.Body.List)
+			return
+		}
+		xt = types.Typ[types.Invalid]
+		it = ir.TI64
+		elems = vw.buf
+		n = &ir.Cast{X: vw.n, T: it}
+	}
 	view, isView := l.bindlessView(s.X)
 	if isView {
 		xt = types.Typ[types.Invalid] // handled below, not by the switch
@@ -389,7 +416,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	}
 	switch u := types.Unalias(xt).Underlying().(type) {
 	case *types.Basic:
-		if isView {
+		if isView || vw != nil {
 			break
 		}
 		if u.Info()&types.IsInteger == 0 {
@@ -443,7 +470,9 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		}
 	}
 	if s.Value != nil {
-		if dst := l.target(s.Value, define); dst != nil && elems != nil {
+		if dst := l.target(s.Value, define); dst != nil && vw != nil {
+			l.emit(&ir.Assign{Dst: dst, Src: vw.at(&ir.Ref{Var: idx})})
+		} else if dst != nil && elems != nil {
 			l.emit(&ir.Assign{Dst: dst, Src: &ir.Index{X: elems, I: &ir.Ref{Var: idx}, T: dst.Type()}})
 		} else if dst != nil && isView {
 			i32 := &ir.Cast{X: &ir.Ref{Var: idx}, T: ir.TU32}

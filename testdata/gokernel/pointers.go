@@ -79,3 +79,37 @@ func StackEval(progs []uint32, out []uint32) {
 	}
 	out[i] = pop(&stack, &sp)
 }
+
+// total adds the elements of b, a whole buffer or a view of one.
+func total(b []float32) float32 {
+	s := float32(0)
+	for _, x := range b {
+		s += x
+	}
+	return s
+}
+
+// scaleAll multiplies each element of b by k.
+func scaleAll(b []float32, k float32) {
+	for i := range b {
+		b[i] *= k
+	}
+}
+
+// Windows sums a window of w elements of x per thread through views: a
+// view local, a view of a view, views passed to helpers and sliced there.
+//
+//lucent:kernel block=64
+func Windows(x, out []float32, w uint32) {
+	i := kernel.DispatchID().X
+	if i >= uint32(len(out)) {
+		return
+	}
+	win := x[i : i+w]
+	inner := win[1 : w-1]
+	out[i] = total(win) + 100*float32(len(inner)) + 1000*inner[0] + total(inner[1:])
+	scaleAll(out[i:i+1], 2)
+	if i == 0 {
+		out[0] += total(x) + total(x[:w])
+	}
+}
