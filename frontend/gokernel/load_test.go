@@ -35,7 +35,7 @@ func TestLoadCorpus(t *testing.T) {
 	want := []string{"Saxpy", "Mandelbrot", "Waves", "Reduce", "PrefixSum", "Histogram", "MatMul", "SubgroupSum",
 		"NBody", "Life", "Particles", "Corners", "Transform", "Lang", "Gradient", "Trace", "Blur", "Gather", "Atomics", "Subgroups", "Matrices", "BlockStats",
 		"SampleBlur", "TextureGather", "FloatMath", "FloatAtomics", "Generics", "ClosestHits", "TextureLife", "BindlessLoad",
-		"PointerStep", "StackEval", "Windows"}
+		"PointerStep", "StackEval", "Windows", "Axes"}
 	for _, name := range want {
 		k, ok := ks[name]
 		require.True(t, ok, "kernel %s not found", name)

@@ -69,6 +69,13 @@ func TestCPUPointers(t *testing.T) {
 	// Thread 1: window 2 3 4, inner 3, 100*1 + 1000*3 + 0, doubled.
 	require.Equal(t, float32(2*(9+100+3000)), wout[1])
 	require.Equal(t, float32(2*(6+100+2000))+21+6, wout[0])
+
+	vs := []kernel.Float3{{X: 1, Y: -5, Z: 2}, {X: 0, Y: 1, Z: -3}, {X: 4, Y: 0, Z: 0}}
+	vout, axes := make([]kernel.Float3, 3), make([]uint32, 3)
+	run(t, kernel.Grid1(64, 3), func() { kernels.Axes(vs, vout, axes) })
+	require.Equal(t, []uint32{1, 2, 0}, axes)
+	require.Equal(t, []kernel.Float3{{X: 1, Y: 1, Z: 2}, {X: 1, Y: 1, Z: 0}, {X: 0, Y: 0, Z: 1}}, vout)
+	require.Equal(t, []kernel.Float3{{X: 1, Y: 7, Z: 2}, {X: 0, Y: 1, Z: 7}, {X: 7, Y: 0, Z: 0}}, vs)
 }
 
 func TestDevicePointers(t *testing.T) {
@@ -112,6 +119,22 @@ func TestDevicePointers(t *testing.T) {
 				want := make([]float32, n)
 				cpu(t, kernel.Grid1(64, n), func() { kernels.Windows(x, want, w) })
 				requireClose(t, want, download(g, ob), 1e-4)
+			})
+			t.Run("Axes", func(t *testing.T) {
+				g := compileOn(t, d, ks["Axes"])
+				const n = 200
+				r := rand.New(rand.NewPCG(15, 6))
+				vs := make([]kernel.Float3, n)
+				for i := range vs {
+					vs[i] = kernel.F3(r.Float32()*2-1, r.Float32()*2-1, r.Float32()*2-1)
+				}
+				vb, ob, ab := upload(g, vs), upload(g, make([]kernel.Float3, n)), upload(g, make([]uint32, n))
+				g.submit(g.k.Dispatch([3]uint32{n}, vb, ob, ab))
+				out, axes := make([]kernel.Float3, n), make([]uint32, n)
+				cpu(t, kernel.Grid1(64, n), func() { kernels.Axes(vs, out, axes) })
+				require.Equal(t, axes, download(g, ab))
+				require.Equal(t, out, download(g, ob))
+				require.Equal(t, vs, download(g, vb))
 			})
 		})
 	}

@@ -113,3 +113,32 @@ func Windows(x, out []float32, w uint32) {
 		out[0] += total(x) + total(x[:w])
 	}
 }
+
+// bump adds one to component k of the vector v points to.
+func bump(v *kernel.Float3, k int) { v.Set(k, v.At(k)+1) }
+
+// Axes finds the axis of largest magnitude of each vector with run-time
+// component indices (At, Set) on a local, through a pointer and on a buffer
+// element.
+//
+//lucent:kernel block=64
+func Axes(vs, out []kernel.Float3, axes []uint32) {
+	i := kernel.DispatchID().X
+	if i >= uint32(len(vs)) {
+		return
+	}
+	v := vs[i]
+	axis := uint32(0)
+	for a := uint32(1); a < 3; a++ {
+		if kernel.Abs(v.At(int(a))) > kernel.Abs(v.At(int(axis))) {
+			axis = a
+		}
+	}
+	axes[i] = axis
+	v.Set(int(axis), 0)
+	bump(&v, int(2-axis))
+	var h kernel.Uint4
+	h.Set(int(axis)+1, 7)
+	out[i] = v
+	vs[i].Set(int(axis), float32(h.At(int(axis)+1)))
+}
