@@ -61,6 +61,11 @@ func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) 
 		}
 	}
 	l.body(fd.Body)
+	if l.nerrs > 0 {
+		// Some errors stayed quiet, their cause reported elsewhere (in
+		// another kernel, say): the kernel fails all the same.
+		return nil
+	}
 	return fn
 }
 
@@ -71,7 +76,7 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 	if sl, ok := types.Unalias(t).Underlying().(*types.Slice); ok {
 		et, err := l.c.valueType(sl.Elem())
 		if err != nil {
-			l.errorf(name.Pos(), "buffer parameter %s: element %s", name.Name, err.msg)
+			l.typeErrorf(sl.Elem(), name.Pos(), "buffer parameter %s: element %s", name.Name, err.msg)
 			l.bad[obj] = true
 			return
 		}
@@ -274,10 +279,14 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 				}
 				continue
 			}
+			before := l.nerrs
 			v := fn.AddParam(pname, l.typeAt(p.Elem(), pos), ir.VarRefParam)
 			cl.refs = append(cl.refs, true)
 			if obj != nil {
 				l.vars[obj], l.refs[obj] = v, true
+				if l.nerrs > before {
+					l.bad[obj] = true // reported: its uses stay quiet
+				}
 				if asg[obj] {
 					l.errorf(pos, "pointer parameter %s of %s is reassigned or its address is taken: assign through it (*%s = …) instead", pname, name, pname)
 					l.bad[obj] = true // reported: its uses stay quiet
@@ -366,7 +375,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 	}
 	cl.lowering = false
 	cl.fn = fn
-	if len(c.errs) > before {
+	if len(c.errs) > before || l.nerrs > 0 { // quiet errors count: their cause was reported
 		cl.failed = true
 		return nil
 	}
@@ -392,7 +401,7 @@ func (l *lowerer) resourceOf(t types.Type, pos token.Pos) (*ir.Type, bool) {
 	if sl, ok := types.Unalias(t).Underlying().(*types.Slice); ok {
 		et, err := l.c.valueType(sl.Elem())
 		if err != nil {
-			l.errorf(pos, "buffer element %s", err.msg)
+			l.typeErrorf(sl.Elem(), pos, "buffer element %s", err.msg)
 			return nil, true
 		}
 		if et == ir.TBool || et.IsResource() {

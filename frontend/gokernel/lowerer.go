@@ -88,21 +88,26 @@ func (l *lowerer) typeAt(t types.Type, pos token.Pos) *ir.Type {
 	}
 	ft, err := l.c.valueType(t)
 	if err != nil {
-		// One error per cause: a user's named type whose declaration has
-		// no device type is reported where it (or an array of it) is
-		// first met; its other uses stay quiet (but count as errors).
-		if n, ok := userNamed(t); ok {
-			key := types.TypeString(n, nil)
-			if l.c.badTypes[key] {
-				l.nerrs++
-				return ir.TI32
-			}
-			l.c.badTypes[key] = true
-		}
-		l.errorf(pos, "%s", err.msg)
+		l.typeErrorf(t, pos, "%s", err.msg)
 		return ir.TI32
 	}
 	return ft
+}
+
+// typeErrorf reports that Go type t has no device type. One error per
+// cause: a user's named type whose declaration has no device type is
+// reported where it (or an array, slice or buffer of it) is first met; its
+// other uses stay quiet (but count as errors).
+func (l *lowerer) typeErrorf(t types.Type, pos token.Pos, format string, args ...any) {
+	if n, ok := userNamed(t); ok {
+		key := types.TypeString(n, nil)
+		if l.c.badTypes[key] {
+			l.nerrs++
+			return
+		}
+		l.c.badTypes[key] = true
+	}
+	l.errorf(pos, format, args...)
 }
 
 // zero is the zero value of t.
