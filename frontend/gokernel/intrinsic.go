@@ -116,10 +116,12 @@ func (l *lowerer) atomic(e *ast.CallExpr, name string, op ir.Op) ir.Expr {
 	var p ir.Expr
 	if id, ok := ast.Unparen(e.Args[0]).(*ast.Ident); ok && l.shared[l.info.Uses[id]] != nil {
 		p = &ir.Ref{Var: l.shared[l.info.Uses[id]]} // a scalar kernel.Shared variable
+	} else if ok && l.aliases[l.info.Uses[id]] != nil {
+		p, _ = l.aliasOf(l.info.Uses[id]) // a pointer local bound to &buf[i]
 	} else if u, ok := ast.Unparen(e.Args[0]).(*ast.UnaryExpr); ok && u.Op == token.AND {
 		p = l.expr(u.X)
 	} else {
-		l.errorf(e.Args[0].Pos(), "the first argument of kernel.%s must be &buf[i], &shared[i] or a kernel.Shared variable: the address of a buffer element or of shared memory", name)
+		l.errorf(e.Args[0].Pos(), "the first argument of kernel.%s must be &buf[i], &shared[i], a pointer local bound to one, or a kernel.Shared variable: the address of a buffer element or of shared memory", name)
 		return nil
 	}
 	if !ir.IsPlace(p) || !atomicRoot(p) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/kernel"
 	kernels "github.com/lucent-gpu/lucent/testdata/gokernel"
 )
@@ -136,6 +137,70 @@ func TestDevicePointers(t *testing.T) {
 				require.Equal(t, out, download(g, ob))
 				require.Equal(t, vs, download(g, vb))
 			})
+		})
+	}
+}
+
+// TestPointerForms: the other places a pointer local may be bound to (a
+// local's field and component, an element of a local array, shared memory,
+// another pointer), a pointer-receiver method through it, an atomic through
+// it, and a view ranged over in the kernel, on both backends.
+func TestPointerForms(t *testing.T) {
+	src := `package p
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+type acc struct{ n, m uint32 }
+
+func (a *acc) add(k uint32) { a.n += k; a.m++ }
+
+//lucent:kernel block=4
+func K(x []uint32, out []uint32) {
+	i := kernel.DispatchID().X
+	sh := kernel.Shared[[4]uint32]()
+	s := sh
+	e := &s[i]
+	*e = i + 1
+	kernel.Barrier()
+	var a acc
+	pa := &a
+	pa.add(sh[(i+1)%4])
+	pn := &a.n
+	*pn *= 10
+	v := kernel.U3(1, 2, 3)
+	py := &v.Y
+	*py = 7
+	var arr [3]uint32
+	pe := &arr
+	pe[i%3] = 5
+	for _, w := range pe {
+		a.m += w
+	}
+	c := &out[4]
+	kernel.AtomicAdd(c, 1)
+	sum := uint32(0)
+	for _, w := range x[i : i+2] {
+		sum += w
+	}
+	out[i] = a.n + a.m*1000 + v.Y*100000 + sum*1000000
+}
+`
+	ks, errs := gokernel.Check("p.go", []byte(src))
+	require.Empty(t, errs)
+	x := []uint32{1, 2, 3, 4, 5}
+	want := make([]uint32, 5)
+	for i := range uint32(4) {
+		n := ((i+1)%4 + 1) * 10
+		m := uint32(1 + 5)
+		want[i] = n + m*1000 + 7*100000 + (x[i]+x[i+1])*1000000
+	}
+	want[4] = 4
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			g := compileOn(t, openBackend(t, backend), ks[0])
+			ob := upload(g, make([]uint32, 5))
+			g.submit(g.k.Dispatch([3]uint32{4}, upload(g, x), ob))
+			require.Equal(t, want, download(g, ob))
 		})
 	}
 }
