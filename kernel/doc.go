@@ -32,7 +32,21 @@
 // Vectors (Float2 … Uint4) and column-major matrices (Float2x2 … Float4x4)
 // are device vectors and matrices, slices ([]T) kernel parameters are
 // buffers, and structs keep Go's field offsets so host and device share one
-// layout; gokernel's package documentation has the whole table.
+// layout:
+//
+//	Go                               device
+//	int32, uint32, float32           native 32-bit integers and float
+//	int, uint, int64, uint64         64-bit integers (emulated on most GPUs)
+//	int8 … uint16, float64           narrow integers, 64-bit float (device capabilities)
+//	bool                             bool (in buffers and fields use uint32)
+//	Float2 … Uint4, Float2x2 …       vectors and column-major matrices
+//	[N]T, struct                     arrays and structs at Go's layout
+//	[]T parameter                    a buffer; x[lo:hi] of it is a view
+//	*T helper parameter, p := &x[i]  a reference to that place
+//	Texture2D[T], Bindless           textures and bindless arrays
+//
+// gokernel's package documentation has the whole table and its rules. A
+// vector's component i computed at run time is v.At(i) and v.Set(i, c).
 //
 // The one design choice to know: a kernel reads its ids (DispatchID, ThreadID,
 // …) from package functions, not from a parameter, so kernels stay plain Go.

@@ -38,6 +38,31 @@ func (a Float2) Min(b Float2) Float2 { return Float2{min(a.X, b.X), min(a.Y, b.Y
 // Max returns the component-wise maximum of a and b.
 func (a Float2) Max(b Float2) Float2 { return Float2{max(a.X, b.X), max(a.Y, b.Y)} }
 
+// At returns component i (0 is X), i computed at run time. On the host an
+// i out of range panics; on the device it is clamped to [0, 2).
+func (a Float2) At(i int) float32 {
+	switch i {
+	case 0:
+		return a.X
+	case 1:
+		return a.Y
+	}
+	panic("kernel: Float2 component index out of range")
+}
+
+// Set sets component i (0 is X), i computed at run time, to x. On the host
+// an i out of range panics; on the device it is clamped to [0, 2).
+func (a *Float2) Set(i int, x float32) {
+	switch i {
+	case 0:
+		a.X = x
+	case 1:
+		a.Y = x
+	default:
+		panic("kernel: Float2 component index out of range")
+	}
+}
+
 // Neg returns -a.
 func (a Float2) Neg() Float2 { return Float2{-a.X, -a.Y} }
 
@@ -81,6 +106,35 @@ func (a Float3) Min(b Float3) Float3 { return Float3{min(a.X, b.X), min(a.Y, b.Y
 
 // Max returns the component-wise maximum of a and b.
 func (a Float3) Max(b Float3) Float3 { return Float3{max(a.X, b.X), max(a.Y, b.Y), max(a.Z, b.Z)} }
+
+// At returns component i (0 is X), i computed at run time. On the host an
+// i out of range panics; on the device it is clamped to [0, 3).
+func (a Float3) At(i int) float32 {
+	switch i {
+	case 0:
+		return a.X
+	case 1:
+		return a.Y
+	case 2:
+		return a.Z
+	}
+	panic("kernel: Float3 component index out of range")
+}
+
+// Set sets component i (0 is X), i computed at run time, to x. On the host
+// an i out of range panics; on the device it is clamped to [0, 3).
+func (a *Float3) Set(i int, x float32) {
+	switch i {
+	case 0:
+		a.X = x
+	case 1:
+		a.Y = x
+	case 2:
+		a.Z = x
+	default:
+		panic("kernel: Float3 component index out of range")
+	}
+}
 
 // Neg returns -a.
 func (a Float3) Neg() Float3 { return Float3{-a.X, -a.Y, -a.Z} }
@@ -135,6 +189,39 @@ func (a Float4) Max(b Float4) Float4 {
 	return Float4{max(a.X, b.X), max(a.Y, b.Y), max(a.Z, b.Z), max(a.W, b.W)}
 }
 
+// At returns component i (0 is X), i computed at run time. On the host an
+// i out of range panics; on the device it is clamped to [0, 4).
+func (a Float4) At(i int) float32 {
+	switch i {
+	case 0:
+		return a.X
+	case 1:
+		return a.Y
+	case 2:
+		return a.Z
+	case 3:
+		return a.W
+	}
+	panic("kernel: Float4 component index out of range")
+}
+
+// Set sets component i (0 is X), i computed at run time, to x. On the host
+// an i out of range panics; on the device it is clamped to [0, 4).
+func (a *Float4) Set(i int, x float32) {
+	switch i {
+	case 0:
+		a.X = x
+	case 1:
+		a.Y = x
+	case 2:
+		a.Z = x
+	case 3:
+		a.W = x
+	default:
+		panic("kernel: Float4 component index out of range")
+	}
+}
+
 // Neg returns -a.
 func (a Float4) Neg() Float4 { return Float4{-a.X, -a.Y, -a.Z, -a.W} }
 
@@ -179,6 +266,31 @@ func (a Int2) Min(b Int2) Int2 { return Int2{min(a.X, b.X), min(a.Y, b.Y)} }
 // Max returns the component-wise maximum of a and b.
 func (a Int2) Max(b Int2) Int2 { return Int2{max(a.X, b.X), max(a.Y, b.Y)} }
 
+// At returns component i (0 is X), i computed at run time. On the host an
+// i out of range panics; on the device it is clamped to [0, 2).
+func (a Int2) At(i int) int32 {
+	switch i {
+	case 0:
+		return a.X
+	case 1:
+		return a.Y
+	}
+	panic("kernel: Int2 component index out of range")
+}
+
+// Set sets component i (0 is X), i computed at run time, to x. On the host
+// an i out of range panics; on the device it is clamped to [0, 2).
+func (a *Int2) Set(i int, x int32) {
+	switch i {
+	case 0:
+		a.X = x
+	case 1:
+		a.Y = x
+	default:
+		panic("kernel: Int2 component index out of range")
+	}
+}
+
 // Neg returns -a.
 func (a Int2) Neg() Int2 { return Int2{-a.X, -a.Y} }
 
@@ -213,6 +325,35 @@ func (a Int3) Min(b Int3) Int3 { return Int3{min(a.X, b.X), min(a.Y, b.Y), min(a
 
 // Max returns the component-wise maximum of a and b.
 func (a Int3) Max(b Int3) Int3 { return Int3{max(a.X, b.X), max(a.Y, b.Y), max(a.Z, b.Z)} }
+
+// At returns component i (0 is X), i computed at run time. On the host an
+// i out of range panics; on the device it is clamped to [0, 3).
+func (a Int3) At(i int) int32 {
+	switch i {
+	case 0:
+		return a.X
+	case 1:
+		return a.Y
+	case 2:
+		return a.Z
+	}
+	panic("kernel: Int3 component index out of range")
+}
+
+// Set sets component i (0 is X), i computed at run time, to x. On the host
+// an i out of range panics; on the device it is clamped to [0, 3).
+func (a *Int3) Set(i int, x int32) {
+	switch i {
+	case 0:
+		a.X = x
+	case 1:
+		a.Y = x
+	case 2:
+		a.Z = x
+	default:
+		panic("kernel: Int3 component index out of range")
+	}
+}
 
 // Neg returns -a.
 func (a Int3) Neg() Int3 { return Int3{-a.X, -a.Y, -a.Z} }
@@ -253,6 +394,39 @@ func (a Int4) Max(b Int4) Int4 {
 	return Int4{max(a.X, b.X), max(a.Y, b.Y), max(a.Z, b.Z), max(a.W, b.W)}
 }
 
+// At returns component i (0 is X), i computed at run time. On the host an
+// i out of range panics; on the device it is clamped to [0, 4).
+func (a Int4) At(i int) int32 {
+	switch i {
+	case 0:
+		return a.X
+	case 1:
+		return a.Y
+	case 2:
+		return a.Z
+	case 3:
+		return a.W
+	}
+	panic("kernel: Int4 component index out of range")
+}
+
+// Set sets component i (0 is X), i computed at run time, to x. On the host
+// an i out of range panics; on the device it is clamped to [0, 4).
+func (a *Int4) Set(i int, x int32) {
+	switch i {
+	case 0:
+		a.X = x
+	case 1:
+		a.Y = x
+	case 2:
+		a.Z = x
+	case 3:
+		a.W = x
+	default:
+		panic("kernel: Int4 component index out of range")
+	}
+}
+
 // Neg returns -a.
 func (a Int4) Neg() Int4 { return Int4{-a.X, -a.Y, -a.Z, -a.W} }
 
@@ -288,6 +462,31 @@ func (a Uint2) Min(b Uint2) Uint2 { return Uint2{min(a.X, b.X), min(a.Y, b.Y)} }
 // Max returns the component-wise maximum of a and b.
 func (a Uint2) Max(b Uint2) Uint2 { return Uint2{max(a.X, b.X), max(a.Y, b.Y)} }
 
+// At returns component i (0 is X), i computed at run time. On the host an
+// i out of range panics; on the device it is clamped to [0, 2).
+func (a Uint2) At(i int) uint32 {
+	switch i {
+	case 0:
+		return a.X
+	case 1:
+		return a.Y
+	}
+	panic("kernel: Uint2 component index out of range")
+}
+
+// Set sets component i (0 is X), i computed at run time, to x. On the host
+// an i out of range panics; on the device it is clamped to [0, 2).
+func (a *Uint2) Set(i int, x uint32) {
+	switch i {
+	case 0:
+		a.X = x
+	case 1:
+		a.Y = x
+	default:
+		panic("kernel: Uint2 component index out of range")
+	}
+}
+
 // Uint3 is a 3-component vector of uint32; on the device it is a
 // SPIR-V vector with the same layout (3 packed uint32s).
 type Uint3 struct{ X, Y, Z uint32 }
@@ -319,6 +518,35 @@ func (a Uint3) Min(b Uint3) Uint3 { return Uint3{min(a.X, b.X), min(a.Y, b.Y), m
 
 // Max returns the component-wise maximum of a and b.
 func (a Uint3) Max(b Uint3) Uint3 { return Uint3{max(a.X, b.X), max(a.Y, b.Y), max(a.Z, b.Z)} }
+
+// At returns component i (0 is X), i computed at run time. On the host an
+// i out of range panics; on the device it is clamped to [0, 3).
+func (a Uint3) At(i int) uint32 {
+	switch i {
+	case 0:
+		return a.X
+	case 1:
+		return a.Y
+	case 2:
+		return a.Z
+	}
+	panic("kernel: Uint3 component index out of range")
+}
+
+// Set sets component i (0 is X), i computed at run time, to x. On the host
+// an i out of range panics; on the device it is clamped to [0, 3).
+func (a *Uint3) Set(i int, x uint32) {
+	switch i {
+	case 0:
+		a.X = x
+	case 1:
+		a.Y = x
+	case 2:
+		a.Z = x
+	default:
+		panic("kernel: Uint3 component index out of range")
+	}
+}
 
 // Uint4 is a 4-component vector of uint32; on the device it is a
 // SPIR-V vector with the same layout (4 packed uint32s).
@@ -354,6 +582,39 @@ func (a Uint4) Min(b Uint4) Uint4 {
 // Max returns the component-wise maximum of a and b.
 func (a Uint4) Max(b Uint4) Uint4 {
 	return Uint4{max(a.X, b.X), max(a.Y, b.Y), max(a.Z, b.Z), max(a.W, b.W)}
+}
+
+// At returns component i (0 is X), i computed at run time. On the host an
+// i out of range panics; on the device it is clamped to [0, 4).
+func (a Uint4) At(i int) uint32 {
+	switch i {
+	case 0:
+		return a.X
+	case 1:
+		return a.Y
+	case 2:
+		return a.Z
+	case 3:
+		return a.W
+	}
+	panic("kernel: Uint4 component index out of range")
+}
+
+// Set sets component i (0 is X), i computed at run time, to x. On the host
+// an i out of range panics; on the device it is clamped to [0, 4).
+func (a *Uint4) Set(i int, x uint32) {
+	switch i {
+	case 0:
+		a.X = x
+	case 1:
+		a.Y = x
+	case 2:
+		a.Z = x
+	case 3:
+		a.W = x
+	default:
+		panic("kernel: Uint4 component index out of range")
+	}
 }
 
 // Float2x2 is a 2×2 float32 matrix stored as 2 columns (column-major,

@@ -36,6 +36,21 @@ func (x *Local[V]) Set(v V) {
 	}
 }
 
+// SetAt stores c in component i (0 is X, computed at run time) of the
+// vector the variable holds; an i past the end writes the last component.
+// The variable must hold a vector whose components have c's type.
+func (x *Local[V]) SetAt(i U32, c Value) {
+	if !x.k.check(i.e, c.Expr()) {
+		return
+	}
+	t := x.v.Type
+	if t.Kind() != ir.KindVector || c.Expr().Type() != t.Elem() {
+		x.k.failf("SetAt of a %s component in a variable of type %s: the variable must hold a vector of %s", c.Expr().Type(), t, c.Expr().Type())
+		return
+	}
+	x.k.emit(&ir.Assign{Dst: &ir.Index{X: &ir.Ref{Var: x.v}, I: clampComp(i.e, t.Len()), T: t.Elem()}, Src: c.Expr()})
+}
+
 // Buf is a buffer argument of elements V (e.g. Buf[F32], Buf[F32x4],
 // Buf[Struct[Particle]]).
 type Buf[V Value] struct {

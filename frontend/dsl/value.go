@@ -286,6 +286,35 @@ func comp[E Scalar](v ir.Expr, i uint8) Val[E] {
 	return Val[E]{&ir.Swizzle{X: v, Comps: []uint8{i}, T: t.Elem()}}
 }
 
+// dynComp is component i of vector v, i computed at run time and clamped
+// to the vector (an index past it reads or writes the last component).
+func dynComp[E Scalar](v, i ir.Expr) Val[E] {
+	if p := poisoned(v, i); p != nil {
+		return Val[E]{p}
+	}
+	t := v.Type()
+	if t.Kind() != ir.KindVector {
+		return Val[E]{&ir.Poison{Err: fmt.Errorf("%w: run-time component of %s, which is not a vector", ErrDSL, t)}}
+	}
+	return Val[E]{&ir.Index{X: v, I: clampComp(i, t.Len()), T: t.Elem()}}
+}
+
+func clampComp(i ir.Expr, n int) ir.Expr {
+	return &ir.Call{Op: ir.OpMin, Args: []ir.Expr{i, ir.LitInt(ir.TU32, int64(n-1))}, T: ir.TU32}
+}
+
+// At is component i (0 is X), i computed at run time; an i past the end
+// reads the last component.
+func (v Vec2[E]) At(i U32) Val[E] { return dynComp[E](v.e, i.e) }
+
+// At is component i (0 is X), i computed at run time; an i past the end
+// reads the last component.
+func (v Vec3[E]) At(i U32) Val[E] { return dynComp[E](v.e, i.e) }
+
+// At is component i (0 is X), i computed at run time; an i past the end
+// reads the last component.
+func (v Vec4[E]) At(i U32) Val[E] { return dynComp[E](v.e, i.e) }
+
 func swz(v ir.Expr, comps ...uint8) ir.Expr {
 	if p := poisoned(v); p != nil {
 		return p

@@ -20,8 +20,11 @@ func assigned(info *types.Info, body *ast.BlockStmt) map[types.Object]bool {
 				}
 				return
 			case *ast.IndexExpr:
-				if _, ok := info.TypeOf(x.X).Underlying().(*types.Slice); ok {
+				switch info.TypeOf(x.X).Underlying().(type) {
+				case *types.Slice:
 					return // a buffer element: the buffer itself is not assigned
+				case *types.Pointer:
+					return // an element of a pointed-to array: assigns through the pointer
 				}
 				e = x.X
 			case *ast.SelectorExpr:

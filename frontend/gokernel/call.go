@@ -87,6 +87,14 @@ func (l *lowerer) builtinCall(e *ast.CallExpr, b *types.Builtin) ir.Expr {
 		if v, ok := l.bindlessView(e.Args[0]); ok {
 			return &ir.Cast{X: bindlessLen(v), T: l.typeOf(e)}
 		}
+		if !l.isBad(e.Args[0]) && l.isViewExpr(e.Args[0]) {
+			before := l.nerrs
+			v, _ := l.viewOf(e.Args[0])
+			if l.nerrs > before || v.buf == nil {
+				return l.poison(e)
+			}
+			return l.convert(v.n, l.typeOf(e))
+		}
 		before := l.nerrs
 		x := l.expr(e.Args[0])
 		if l.nerrs > before {
@@ -157,8 +165,18 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 		_, recvPtr = sig.Recv().Type().(*types.Pointer)
 	}
 	exprs = append(exprs, e.Args...)
+	var hidden []ir.Expr // the start and length of each view argument
 	for i, a := range exprs {
 		ref := i < len(cl.refs) && cl.refs[i]
+		if v, ok := l.viewOf(a); ok && !ref {
+			if v.buf == nil {
+				args = append(args, l.poison(a))
+				continue
+			}
+			args = append(args, v.buf)
+			hidden = append(hidden, v.lo, v.n)
+			continue
+		}
 		if !ref {
 			x := a
 			if i == 0 && sel != nil && !recvPtr {
@@ -203,7 +221,7 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 		}
 		args = append(args, p)
 	}
-	return args, back
+	return append(args, hidden...), back
 }
 
 // passesByRef reports whether a place may be handed to a by-reference
@@ -229,7 +247,7 @@ func passesByRef(p ir.Expr) bool {
 
 // userCall lowers a call of a function or method of the package.
 func (l *lowerer) userCall(e *ast.CallExpr, obj *types.Func, stmt bool) ir.Expr {
-	cl := l.c.callableFor(obj, e.Pos(), l.typeArgs(e))
+	cl := l.c.callableFor(obj, e.Pos(), l.typeArgs(e), l.viewMask(e))
 	if cl == nil {
 		l.nerrs++
 		return nil
@@ -277,7 +295,7 @@ func (l *lowerer) multiCall(e *ast.CallExpr, n int) []*ir.Var {
 		l.errorf(e.Pos(), "only Go functions of non-standard packages may return several values to a kernel")
 		return nil
 	}
-	cl := l.c.callableFor(obj, e.Pos(), l.typeArgs(e))
+	cl := l.c.callableFor(obj, e.Pos(), l.typeArgs(e), l.viewMask(e))
 	if cl == nil {
 		l.nerrs++
 		return nil

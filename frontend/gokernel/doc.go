@@ -30,8 +30,10 @@
 //
 // # The directive
 //
-// The directive is a line of the function's doc comment: //lucent:kernel, then
-// options separated by spaces, each key=value:
+// The directive is a line of the doc comment of a top-level function,
+// spelled exactly //lucent:kernel (no space after //, like //go:generate),
+// then options separated by spaces, in any order, each key=value with no
+// spaces around the =:
 //
 //	block=X[,Y[,Z]]   required: threads per block (the SPIR-V LocalSize), one to
 //	                  three positive sizes, at most 1024 threads in all; the
@@ -50,6 +52,15 @@
 // rgba32ui after its texel type. Any other key, a format its texel type
 // cannot read, or a format naming no texture parameter is an error at the
 // directive.
+//
+// The marked function is the kernel: a plain function (not a method, not
+// generic) that returns nothing and names every parameter. Its slice
+// parameters are buffers, its texture and bindless parameters those
+// resources, and every other parameter a uniform value; a pointer parameter
+// is an error (it would point into host memory). The kernel's arguments are
+// passed to device.Kernel.Dispatch in parameter order. Only the marked
+// functions are kernels; the functions they call are helpers, compiled as
+// needed.
 //
 // # Go types on the device
 //
@@ -73,6 +84,9 @@
 //	                                 (kernel.Hit is lowered to ir.RayHit, docs/accel.md)
 //	other kernel parameters          uniform values, passed in push constants
 //	*T helper parameter              by reference (pass &local, &buf[i], &shared[i])
+//	p := &buf[i], &v.F, &arr[j]      a pointer local: an alias of that place
+//	x[lo:hi] of a buffer             a view of it: index i is x[lo+i], len is hi-lo
+//	v.At(i), v.Set(i, c) on vectors  component i, i computed at run time
 //
 // int and uint are 64-bit on the device, faithful to Go: a kernel computing
 // with them (i := 0 in a loop, len(x) compared with an int) does 64-bit
@@ -83,6 +97,34 @@
 // convert to float32 and use package kernel's float32 math (kernel.Sqrt, …)
 // and the float32 forms of package math's tests (math.IsNaN(float64(x)) of a
 // float32 x is computed in float32).
+//
+// # Pointers, views and run-time components
+//
+// The device has no pointers a thread can store, so a pointer local is an
+// alias of the place it is bound to: p := &ps[i] (or &ps[i].Vel, &local,
+// &arr[j], another pointer) makes every later p.Vel, *p and helper call
+// taking p mean ps[i], with i as it was at the binding (the indices are
+// kept in temporaries, as Go evaluates them there). A pointer local must be
+// bound where it is declared and never reassigned or have its address
+// taken; var p *T without a value, &T{…} and pointers returned by functions
+// are errors at the declaration, whose later uses stay quiet. A helper's
+// pointer parameter to a local array is indexed as Go allows: stack[*sp]
+// and (*stack)[i] on stack *[16]uint32.
+//
+// A sub-slice x[lo:hi] of a buffer (or of a view) is a view: v := x[lo:hi]
+// names it, v[i] is x[lo+i], len(v) is hi-lo, range v covers it, v[a:b] is
+// a view of it, and a helper taking []T may be passed a view, the helper
+// then compiled once more with the view's start and length as hidden
+// parameters. Bounds are clamped to the buffer (hi to len(x), lo to hi), so
+// a view never reaches past its buffer and its length never wraps, where Go
+// on the host would panic; an index past a view's end is not checked, as a
+// buffer index is not. Three-index slices, slices of arrays and reassigned
+// views are errors.
+//
+// Vector components are .X .Y .Z .W, or v.At(i) and v.Set(i, c) with i
+// computed at run time (a Go struct cannot be indexed, so v[i] is not Go).
+// On the device an i out of range is clamped to the last component (on the
+// host it panics).
 //
 // # Helpers that take resources
 //

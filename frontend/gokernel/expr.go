@@ -41,7 +41,11 @@ func (l *lowerer) expr(e ast.Expr) ir.Expr {
 	case *ast.TypeAssertExpr:
 		l.errorf(e.Pos(), "type assertions are not supported in kernels: there are no interfaces on the device; use concrete types")
 	case *ast.SliceExpr:
-		l.errorf(e.Pos(), "slicing is not supported in kernels: a kernel cannot make a new buffer view; pass an offset and index the whole buffer")
+		if l.isViewExpr(e) {
+			l.errorf(e.Pos(), "a view x[lo:hi] of a buffer can only be indexed, measured (len), ranged over, sliced, named (v := x[lo:hi]) or passed to a helper")
+		} else {
+			l.errorf(e.Pos(), "slicing is not supported in kernels: only buffers are sliced, into views (x[lo:hi] of a buffer parameter)")
+		}
 	case *ast.IndexListExpr:
 		l.errorf(e.Pos(), "generic instantiation is only supported in calls of the kernel package's intrinsics")
 	case *ast.BasicLit:
@@ -101,6 +105,13 @@ func (l *lowerer) ident(id *ast.Ident) ir.Expr {
 	}
 	if _, ok := l.btviews[obj]; ok {
 		l.errorf(id.Pos(), "bindless texture %s can only be read (%s.Read), sized (%s.Size) or sampled (%s.Sample) in kernels", id.Name, id.Name, id.Name, id.Name)
+		return l.poison(id)
+	}
+	if p, ok := l.aliasOf(obj); ok {
+		return p
+	}
+	if _, ok := l.views[obj]; ok {
+		l.errorf(id.Pos(), "view %s can only be indexed (%s[i]), measured (len(%s)), ranged over, sliced or passed to a helper", id.Name, id.Name, id.Name)
 		return l.poison(id)
 	}
 	switch o := obj.(type) {
@@ -211,7 +222,7 @@ func (l *lowerer) unary(e *ast.UnaryExpr) ir.Expr {
 		}
 		return &ir.Unary{Op: op, X: x, T: x.Type()}
 	case token.AND:
-		l.errorf(e.Pos(), "taking an address is not supported here: kernels use & only for the first argument of kernel.Atomic* (&buf[i]) and for pointer parameters of helper functions (&local)")
+		l.errorf(e.Pos(), "taking an address is not supported here: kernels use & only to bind a pointer local (p := &buf[i]), for the first argument of kernel.Atomic* (&buf[i]) and for pointer parameters of helper functions (&local)")
 	case token.ARROW:
 		l.errorf(e.Pos(), "channel receives are not supported in kernels: read the value from a buffer or kernel.Shared memory instead")
 	default:
@@ -228,6 +239,19 @@ func (l *lowerer) index(e *ast.IndexExpr) ir.Expr {
 	}
 	if v, ok := l.bindlessView(e.X); ok {
 		return l.bindlessRead(v, e.Index)
+	}
+	if !l.isBad(e.X) && l.isViewExpr(e.X) {
+		before := l.nerrs
+		v, _ := l.viewOf(e.X)
+		i := l.expr(e.Index)
+		if l.nerrs > before || v.buf == nil {
+			return l.poison(e)
+		}
+		if !i.Type().IsInteger() {
+			l.errorf(e.Index.Pos(), "index of type %s: indices are integers", i.Type())
+			return l.poison(e)
+		}
+		return v.at(i)
 	}
 	xt := l.goTypeOf(e.X)
 	if l.isBad(e.X) {
@@ -339,7 +363,8 @@ func (l *lowerer) fieldPath(x ir.Expr, sel *types.Selection, e *ast.SelectorExpr
 	return x
 }
 
-// deref lowers *p for a pointer parameter or a shared variable.
+// deref lowers *p for a pointer local, a pointer parameter or a shared
+// variable.
 func (l *lowerer) deref(e *ast.StarExpr) ir.Expr {
 	if id, ok := ast.Unparen(e.X).(*ast.Ident); ok {
 		obj := l.info.Uses[id]
@@ -353,8 +378,11 @@ func (l *lowerer) deref(e *ast.StarExpr) ir.Expr {
 		if l.refs[obj] {
 			return &ir.Ref{Var: l.vars[obj]}
 		}
+		if p, ok := l.aliasOf(obj); ok {
+			return p
+		}
 	}
-	l.errorf(e.Pos(), "pointer dereference is not supported here: kernels dereference only pointer parameters of helper functions and kernel.Shared variables")
+	l.errorf(e.Pos(), "pointer dereference is not supported here: kernels dereference pointer locals bound to a place (p := &buf[i]), pointer parameters of helper functions and kernel.Shared variables")
 	return l.poison(e)
 }
 

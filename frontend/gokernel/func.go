@@ -18,6 +18,7 @@ type callable struct {
 	results  int  // Go result count
 	outs     bool // results travel in the trailing by-reference parameters
 	refs     []bool
+	views    int  // view arguments, each with two hidden parameters after the callable's own
 	lowering bool // on the current call path: a call now is recursion
 	failed   bool
 }
@@ -37,6 +38,7 @@ func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) 
 		l.errorf(fd.Type.Results.Pos(), "kernel %s returns results: a kernel returns nothing; write its output to a buffer parameter", fd.Name.Name)
 	}
 	asg := assigned(info, fd.Body)
+	l.asg = asg
 	for _, field := range fd.Type.Params.List {
 		for _, name := range field.Names {
 			obj := info.Defs[name]
@@ -59,6 +61,11 @@ func (c *compiler) lowerKernel(fd *ast.FuncDecl, info *types.Info, d directive) 
 		}
 	}
 	l.body(fd.Body)
+	if l.nerrs > 0 {
+		// Some errors stayed quiet, their cause reported elsewhere (in
+		// another kernel, say): the kernel fails all the same.
+		return nil
+	}
 	return fn
 }
 
@@ -69,7 +76,7 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 	if sl, ok := types.Unalias(t).Underlying().(*types.Slice); ok {
 		et, err := l.c.valueType(sl.Elem())
 		if err != nil {
-			l.errorf(name.Pos(), "buffer parameter %s: element %s", name.Name, err.msg)
+			l.typeErrorf(sl.Elem(), name.Pos(), "buffer parameter %s: element %s", name.Name, err.msg)
 			l.bad[obj] = true
 			return
 		}
@@ -126,11 +133,14 @@ func (l *lowerer) textureFormat(name *ast.Ident, t *ir.Type, declared ir.TexelFo
 
 // callableFor lowers (once per list of type arguments) the Go function obj
 // called at pos.
-func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Type) *callable {
+//
+// views marks the arguments that are views (viewMask), "" for none.
+func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Type, views string) *callable {
 	if r := c.resolve(obj); r != nil {
 		obj = r
 	}
 	key := keyOf(obj, targs)
+	key.targs += "|" + views
 	if cl, ok := c.callables[key]; ok {
 		if cl.lowering {
 			c.errorf(pos, "%s is called recursively: the device has no call stack; rewrite the recursion as a loop", obj.Name())
@@ -191,6 +201,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 	l := c.newLowerer(info, fn, false)
 	l.subst = subst
 	asg := assigned(info, fd.Body)
+	l.asg = asg
 	var params []*ast.Ident
 	var ptypes []types.Type
 	if fd.Recv != nil {
@@ -211,6 +222,16 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 			params, ptypes = append(params, nil), append(ptypes, info.TypeOf(f.Type))
 		}
 	}
+	var viewParams []types.Object // the view parameters, whose hidden parameters follow
+	if views != "" {
+		names := make([]string, len(params))
+		for i, n := range params {
+			if n != nil {
+				names[i] = n.Name
+			}
+		}
+		fn.Name = viewName(fn.Name, views, names)
+	}
 	for i, n := range params {
 		pname, pos := fmt.Sprintf("p%d", i), fd.Pos()
 		var obj types.Object
@@ -229,6 +250,13 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 			}
 			v := fn.AddParam(pname, rt, ir.VarParam)
 			cl.refs = append(cl.refs, false)
+			if i < len(views) && views[i] == 'v' && rt.Kind() == ir.KindBuffer {
+				viewParams = append(viewParams, obj)
+				cl.views++
+				if obj != nil {
+					l.views[obj] = &view{buf: &ir.Ref{Var: v}}
+				}
+			}
 			if obj != nil {
 				l.vars[obj] = v
 				if asg[obj] {
@@ -251,12 +279,17 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 				}
 				continue
 			}
+			before := l.nerrs
 			v := fn.AddParam(pname, l.typeAt(p.Elem(), pos), ir.VarRefParam)
 			cl.refs = append(cl.refs, true)
 			if obj != nil {
 				l.vars[obj], l.refs[obj] = v, true
+				if l.nerrs > before {
+					l.bad[obj] = true // reported: its uses stay quiet
+				}
 				if asg[obj] {
-					l.errorf(pos, "pointer parameter %s of %s is reassigned: assign through it (*%s = …) instead", pname, name, pname)
+					l.errorf(pos, "pointer parameter %s of %s is reassigned or its address is taken: assign through it (*%s = …) instead", pname, name, pname)
+					l.bad[obj] = true // reported: its uses stay quiet
 				}
 			}
 			continue
@@ -281,6 +314,14 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 				l.emit(&ir.Assign{Dst: &ir.Ref{Var: local}, Src: &ir.Ref{Var: v}})
 				l.vars[obj] = local
 			}
+		}
+	}
+	for i, obj := range viewParams {
+		lo := fn.AddParam(fmt.Sprintf("view%d_lo", i), ir.TU32, ir.VarParam)
+		n := fn.AddParam(fmt.Sprintf("view%d_len", i), ir.TU32, ir.VarParam)
+		cl.refs = append(cl.refs, false, false)
+		if v := l.views[obj]; v != nil {
+			v.lo, v.n = &ir.Ref{Var: lo}, &ir.Ref{Var: n}
 		}
 	}
 	// Results: one unnamed result is the callable's value; named results are
@@ -334,7 +375,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 	}
 	cl.lowering = false
 	cl.fn = fn
-	if len(c.errs) > before {
+	if len(c.errs) > before || l.nerrs > 0 { // quiet errors count: their cause was reported
 		cl.failed = true
 		return nil
 	}
@@ -360,7 +401,7 @@ func (l *lowerer) resourceOf(t types.Type, pos token.Pos) (*ir.Type, bool) {
 	if sl, ok := types.Unalias(t).Underlying().(*types.Slice); ok {
 		et, err := l.c.valueType(sl.Elem())
 		if err != nil {
-			l.errorf(pos, "buffer element %s", err.msg)
+			l.typeErrorf(sl.Elem(), pos, "buffer element %s", err.msg)
 			return nil, true
 		}
 		if et == ir.TBool || et.IsResource() {

@@ -70,6 +70,8 @@ var splices = []string{
 	"goto L", "L:", "select {}", "panic(0)", "println()", "complex(1, 2)", "y[1:]", "append(y, 1)",
 	"arr.Texture2D(0)", "arr.Texture2D(i)", ".Sample(kernel.F2(0, 1))", ".Sample(", "tex", "src", ".Read(0, 0)", ".Size()",
 	"[]float32", "*[]float32", "nodes", "spheres", "prev", "closestHit(nodes, b, r)", "readState(prev, 0, 0)", "load(arr, 0, i)",
+	"p := &y[i]", "&y[i].Pos", "p.Vel", "*p", "y[1:3]", "y[i:i+w]", "y[:n]", "[1:]", "[lo:hi:max]", "win", "inner",
+	".At(i)", ".At(int(i))", ".Set(0, 1)", ".Set(int(axis), v.At(2))", "(*stack)[*sp]", "stack[*sp]", "&stack", "&sp",
 }
 
 // FuzzSplice inserts or replaces fragments at token boundaries of corpus kernels.

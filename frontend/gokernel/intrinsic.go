@@ -116,10 +116,12 @@ func (l *lowerer) atomic(e *ast.CallExpr, name string, op ir.Op) ir.Expr {
 	var p ir.Expr
 	if id, ok := ast.Unparen(e.Args[0]).(*ast.Ident); ok && l.shared[l.info.Uses[id]] != nil {
 		p = &ir.Ref{Var: l.shared[l.info.Uses[id]]} // a scalar kernel.Shared variable
+	} else if ok && l.aliases[l.info.Uses[id]] != nil {
+		p, _ = l.aliasOf(l.info.Uses[id]) // a pointer local bound to &buf[i]
 	} else if u, ok := ast.Unparen(e.Args[0]).(*ast.UnaryExpr); ok && u.Op == token.AND {
 		p = l.expr(u.X)
 	} else {
-		l.errorf(e.Args[0].Pos(), "the first argument of kernel.%s must be &buf[i], &shared[i] or a kernel.Shared variable: the address of a buffer element or of shared memory", name)
+		l.errorf(e.Args[0].Pos(), "the first argument of kernel.%s must be &buf[i], &shared[i], a pointer local bound to one, or a kernel.Shared variable: the address of a buffer element or of shared memory", name)
 		return nil
 	}
 	if !ir.IsPlace(p) || !atomicRoot(p) {
@@ -167,6 +169,48 @@ func atomicRoot(p ir.Expr) bool {
 	}
 }
 
+// component lowers v.At(i) and v.Set(i, x) on a kernel vector: an index
+// computed at run time (OpVectorExtractDynamic, or an access chain into the
+// variable holding v), clamped to the vector so that no index reaches
+// past it.
+func (l *lowerer) component(e *ast.CallExpr, sel *ast.SelectorExpr, set bool) ir.Expr {
+	before := l.nerrs
+	var v ir.Expr
+	if set {
+		v = l.place(sel.X)
+	} else {
+		v = l.expr(sel.X)
+	}
+	i := l.expr(e.Args[0])
+	var x ir.Expr
+	if set {
+		x = l.expr(e.Args[1])
+	}
+	if l.nerrs > before {
+		return nil
+	}
+	if c, ok := i.(*ir.Cast); ok && c.X.Type().IsInteger() && c.X.Type().Size() == 4 {
+		i = c.X // int(axis) of a 32-bit axis: index with the axis itself
+	}
+	n := v.Type().Len()
+	var idx ir.Expr
+	if lit, ok := i.(*ir.Literal); ok {
+		k := ir.SignExtend(lit.Bits, lit.T)
+		if int64(k) < 0 || int64(k) >= int64(n) {
+			k = uint64(n - 1)
+		}
+		idx = ir.LitInt(ir.TU32, int64(k))
+	} else {
+		idx = &ir.Call{Op: ir.OpMin, Args: []ir.Expr{toU32(i), ir.LitInt(ir.TU32, int64(n-1))}, T: ir.TU32}
+	}
+	at := &ir.Index{X: v, I: idx, T: v.Type().Elem()}
+	if !set {
+		return at
+	}
+	l.emit(&ir.Assign{Dst: at, Src: x})
+	return nil
+}
+
 // method lowers a method of a kernel vector, matrix or texture type.
 func (l *lowerer) method(e *ast.CallExpr, f *types.Func) ir.Expr {
 	sel := e.Fun.(*ast.SelectorExpr)
@@ -186,6 +230,9 @@ func (l *lowerer) method(e *ast.CallExpr, f *types.Func) ir.Expr {
 	case tname == "Bindless" && f.Name() == "Texture2D":
 		l.errorf(e.Pos(), "a bindless texture can only be read, sized or sampled (arr.Texture2D(slot).Sample(uv)) or named (tex := arr.Texture2D(slot))")
 		return nil
+	}
+	if _, isVec := kernelVectors[tname]; isVec && (f.Name() == "At" || f.Name() == "Set") {
+		return l.component(e, sel, f.Name() == "Set")
 	}
 	before := l.nerrs
 	recv := l.expr(sel.X)

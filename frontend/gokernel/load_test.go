@@ -34,7 +34,8 @@ func TestLoadCorpus(t *testing.T) {
 	ks := corpus(t)
 	want := []string{"Saxpy", "Mandelbrot", "Waves", "Reduce", "PrefixSum", "Histogram", "MatMul", "SubgroupSum",
 		"NBody", "Life", "Particles", "Corners", "Transform", "Lang", "Gradient", "Trace", "Blur", "Gather", "Atomics", "Subgroups", "Matrices", "BlockStats",
-		"SampleBlur", "TextureGather", "FloatMath", "FloatAtomics", "Generics", "ClosestHits", "TextureLife", "BindlessLoad"}
+		"SampleBlur", "TextureGather", "FloatMath", "FloatAtomics", "Generics", "ClosestHits", "TextureLife", "BindlessLoad",
+		"PointerStep", "StackEval", "Windows", "Axes"}
 	for _, name := range want {
 		k, ok := ks[name]
 		require.True(t, ok, "kernel %s not found", name)

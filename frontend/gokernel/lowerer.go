@@ -16,8 +16,11 @@ type lowerer struct {
 	fn       *ir.Function
 	kernel   bool
 	vars     map[types.Object]*ir.Var
-	refs     map[types.Object]bool // pointer parameters (by-reference vars)
-	bad      map[types.Object]bool // objects already reported: uses stay quiet
+	refs     map[types.Object]bool    // pointer parameters (by-reference vars)
+	aliases  map[types.Object]ir.Expr // pointer locals: the place each is bound to (pointer.go)
+	asg      map[types.Object]bool    // objects the body assigns to or takes the address of
+	views    map[types.Object]*view   // view locals and parameters (view.go)
+	bad      map[types.Object]bool    // objects already reported: uses stay quiet
 	bviews   map[types.Object]*bindlessView
 	btviews  map[types.Object]*bindlessTexView
 	shared   map[types.Object]*ir.Var
@@ -41,7 +44,7 @@ type breakTarget struct {
 
 func (c *compiler) newLowerer(info *types.Info, fn *ir.Function, kernel bool) *lowerer {
 	return &lowerer{c: c, info: info, fn: fn, kernel: kernel,
-		vars: map[types.Object]*ir.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{},
+		vars: map[types.Object]*ir.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{}, aliases: map[types.Object]ir.Expr{}, views: map[types.Object]*view{},
 		shared: map[types.Object]*ir.Var{}, bviews: map[types.Object]*bindlessView{}, btviews: map[types.Object]*bindlessTexView{}, builtins: map[ir.BuiltinVar]*ir.Var{},
 		block: fn.Body}
 }
@@ -85,21 +88,26 @@ func (l *lowerer) typeAt(t types.Type, pos token.Pos) *ir.Type {
 	}
 	ft, err := l.c.valueType(t)
 	if err != nil {
-		// One error per cause: a user's named type whose declaration has
-		// no device type is reported where it (or an array of it) is
-		// first met; its other uses stay quiet (but count as errors).
-		if n, ok := userNamed(t); ok {
-			key := types.TypeString(n, nil)
-			if l.c.badTypes[key] {
-				l.nerrs++
-				return ir.TI32
-			}
-			l.c.badTypes[key] = true
-		}
-		l.errorf(pos, "%s", err.msg)
+		l.typeErrorf(t, pos, "%s", err.msg)
 		return ir.TI32
 	}
 	return ft
+}
+
+// typeErrorf reports that Go type t has no device type. One error per
+// cause: a user's named type whose declaration has no device type is
+// reported where it (or an array, slice or buffer of it) is first met; its
+// other uses stay quiet (but count as errors).
+func (l *lowerer) typeErrorf(t types.Type, pos token.Pos, format string, args ...any) {
+	if n, ok := userNamed(t); ok {
+		key := types.TypeString(n, nil)
+		if l.c.badTypes[key] {
+			l.nerrs++
+			return
+		}
+		l.c.badTypes[key] = true
+	}
+	l.errorf(pos, format, args...)
 }
 
 // zero is the zero value of t.

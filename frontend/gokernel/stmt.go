@@ -119,6 +119,11 @@ func (l *lowerer) decl(s *ast.DeclStmt) {
 		vs := spec.(*ast.ValueSpec)
 		if len(vs.Values) == 0 {
 			for _, n := range vs.Names {
+				if obj, ok := l.isPointerLocal(n); ok {
+					l.errorf(n.Pos(), "pointer local %s is declared without a value: a pointer local is bound where it is declared, to one place (%s := &buf[i])", n.Name, n.Name)
+					l.bad[obj] = true
+					continue
+				}
 				if obj := l.info.Defs[n]; obj != nil && n.Name != "_" {
 					v := l.local(obj, n.Pos())
 					l.zeroInit(&ir.Ref{Var: v}, v.Type)
@@ -218,6 +223,57 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 	if len(lhs) != len(rhs) {
 		l.errorf(pos, "assignment count mismatch")
 		return
+	}
+	if !define {
+		// A pointer variable is never reassigned (reported at its
+		// declaration): the assignment stays quiet.
+		for i, e := range lhs {
+			if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+				if i < len(rhs) && l.isViewExpr(rhs[i]) {
+					// Views are never reassigned: reported at the
+					// declaration (a view) or the parameter (a buffer).
+					l.nerrs++
+					return
+				}
+				if _, isPtr := types.Unalias(l.goTypeOf(id)).(*types.Pointer); isPtr {
+					if !l.isBad(id) {
+						l.errorf(id.Pos(), "pointer %s cannot be reassigned in a kernel: a pointer names the one place it is bound to", id.Name)
+					}
+					l.nerrs++
+					return
+				}
+			}
+		}
+	}
+	if define && len(lhs) == len(rhs) {
+		// View locals name a range of a buffer (view.go), bound here.
+		if id, ok := lhs[0].(*ast.Ident); ok && len(lhs) == 1 && l.info.Defs[id] != nil && l.isViewExpr(rhs[0]) {
+			if l.bindView(id, l.info.Defs[id], rhs[0]) {
+				return
+			}
+		}
+	}
+	if define {
+		// Pointer locals are aliases of places (pointer.go), bound here.
+		bound := false
+		for i, e := range lhs {
+			if obj, ok := l.isPointerLocal(e); ok {
+				l.bindPointer(e.(*ast.Ident), obj, rhs[i])
+				bound = true
+			}
+		}
+		if bound {
+			var rl, rr []ast.Expr
+			for i, e := range lhs {
+				if _, ok := l.isPointerLocal(e); !ok {
+					rl, rr = append(rl, e), append(rr, rhs[i])
+				}
+			}
+			if len(rl) > 0 {
+				l.assignList(rl, rr, define, pos)
+			}
+			return
+		}
 	}
 	if len(lhs) == 1 {
 		before := l.nerrs
@@ -334,6 +390,19 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		it    *ir.Type
 		elems ir.Expr // the array or buffer, when ranging over one
 	)
+	var vw *view // ranging over a view: elems is its buffer, indexed from vw.lo
+	if !l.isBad(s.X) && l.isViewExpr(s.X) {
+		before := l.nerrs
+		vw, _ = l.viewOf(s.X)
+		if l.nerrs > before || vw.buf == nil {
+			l.sub(s.Body.List)
+			return
+		}
+		xt = types.Typ[types.Invalid]
+		it = ir.TI64
+		elems = vw.buf
+		n = &ir.Cast{X: vw.n, T: it}
+	}
 	view, isView := l.bindlessView(s.X)
 	if isView {
 		xt = types.Typ[types.Invalid] // handled below, not by the switch
@@ -347,7 +416,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	}
 	switch u := types.Unalias(xt).Underlying().(type) {
 	case *types.Basic:
-		if isView {
+		if isView || vw != nil {
 			break
 		}
 		if u.Info()&types.IsInteger == 0 {
@@ -401,7 +470,9 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		}
 	}
 	if s.Value != nil {
-		if dst := l.target(s.Value, define); dst != nil && elems != nil {
+		if dst := l.target(s.Value, define); dst != nil && vw != nil {
+			l.emit(&ir.Assign{Dst: dst, Src: vw.at(&ir.Ref{Var: idx})})
+		} else if dst != nil && elems != nil {
 			l.emit(&ir.Assign{Dst: dst, Src: &ir.Index{X: elems, I: &ir.Ref{Var: idx}, T: dst.Type()}})
 		} else if dst != nil && isView {
 			i32 := &ir.Cast{X: &ir.Ref{Var: idx}, T: ir.TU32}

@@ -116,7 +116,7 @@ func (c *compiler) mapType(t types.Type) (*ir.Type, *typeError) {
 	case *types.Slice:
 		return nil, typeErrorf("slices are device buffers, which kernels and their helpers take only as parameters: take the buffer as a parameter and index it there (make, append and slicing allocate, which kernels cannot)")
 	case *types.Pointer:
-		return nil, typeErrorf("pointers are not supported here: kernels reach host memory only through buffer (slice) parameters; use a value, or a pointer parameter of a helper function passed &local")
+		return nil, typeErrorf("pointers are not supported here: kernels reach host memory only through buffer (slice) parameters; a pointer is a local bound once to a place (p := &buf[i]) or a pointer parameter of a helper function")
 	case *types.Map:
 		return nil, typeErrorf("maps are not supported in kernels: use a buffer ([]T) indexed by a computed key")
 	case *types.Chan:

@@ -126,6 +126,27 @@ func (a {{.Name}}) Min(b {{.Name}}) {{.Name}} { return {{.Name}}{ {{join (each "
 
 // Max returns the component-wise maximum of a and b.
 func (a {{.Name}}) Max(b {{.Name}}) {{.Name}} { return {{.Name}}{ {{join (each "max(a.$, b.$)" .Comps) ", "}} } }
+
+// At returns component i (0 is X), i computed at run time. On the host an
+// i out of range panics; on the device it is clamped to [0, {{.N}}).
+func (a {{.Name}}) At(i int) {{.Scalar}} {
+	switch i {
+{{range $k, $c := .Comps}}	case {{$k}}:
+		return a.{{$c}}
+{{end}}	}
+	panic("kernel: {{.Name}} component index out of range")
+}
+
+// Set sets component i (0 is X), i computed at run time, to x. On the host
+// an i out of range panics; on the device it is clamped to [0, {{.N}}).
+func (a *{{.Name}}) Set(i int, x {{.Scalar}}) {
+	switch i {
+{{range $k, $c := .Comps}}	case {{$k}}:
+		a.{{$c}} = x
+{{end}}	default:
+		panic("kernel: {{.Name}} component index out of range")
+	}
+}
 {{if .Signed}}
 // Neg returns -a.
 func (a {{.Name}}) Neg() {{.Name}} { return {{.Name}}{ {{join (each "-a.$" .Comps) ", "}} } }
