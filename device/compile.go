@@ -323,6 +323,7 @@ func KernelSignature(f *ir.Function) (Signature, []any, error) {
 		}
 		sig.Args = append(sig.Args, arg)
 	}
+	sig.Prints = printSites(f)
 	return sig, captured, nil
 }
 

@@ -31,6 +31,12 @@ type Options struct {
 
 	// Logger receives the runtime's diagnostics (nil: slog.Default()).
 	Logger *slog.Logger
+
+	// Print receives what kernels print (nil: Logger, at Info level);
+	// PrintCapacity is the bytes of each stream's print buffer (0:
+	// DefaultPrintCapacity). See WithPrint and WithPrintCapacity.
+	Print         func(KernelPrint)
+	PrintCapacity int
 }
 
 // Severity grades a DebugMessage.

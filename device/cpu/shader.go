@@ -87,6 +87,7 @@ type launch struct {
 	failed atomic.Bool
 	mu     sync.Mutex
 	err    error
+	prints []device.KernelPrint // what the threads printed, in the order they did (under mu)
 }
 
 func (l *launch) fail(err error) {
@@ -202,7 +203,9 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 			return fmt.Errorf("kernel %s: %w: the device was closed", p.name, device.ErrDeviceLost)
 		}
 
-		return p.exec(l)
+		err := p.exec(l)
+		d.deliverPrints(l)
+		return err
 	}, nil
 }
 
