@@ -258,6 +258,13 @@ func (d *Device) createKernel(desc device.ShaderDesc) (device.Handle, device.Sig
 	if name == "" {
 		name = f.Name
 	}
+	// The print sites come from the kernel: codegen lays out a print ring
+	// exactly when the kernel prints, whatever the given signature says.
+	sig := *desc.Signature
+	if own, _, err := device.KernelSignature(f); err == nil {
+		sig.Prints = own.Prints
+	}
+	desc.Signature = &sig
 	fo := d.codegenOptions(desc.KernelOptions)
 	words, cached, emitTime, err := d.kernelSPIRV(f, fo, name)
 	if err != nil {

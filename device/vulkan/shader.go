@@ -25,6 +25,7 @@ type shader struct {
 	name     string
 	kernel   string   // the name timings give its dispatches: the kernel's, else the debug name or entry point
 	sets     setCache // descriptor sets, when push descriptors are not in use
+	prints   []printSite // the kernel's print sites (print.go)
 }
 
 func (s *shader) setName(n string) { s.name = n }
@@ -97,6 +98,9 @@ func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (dev
 		}
 		if sh.sig.BlockSize == ([3]uint32{}) {
 			sh.sig.BlockSize = m.localSize
+		}
+		if sh.prints, err = printSites(sh.sig, label); err != nil {
+			return 0, device.Signature{}, err
 		}
 	} else {
 		r, err := m.reflect(entry)

@@ -95,6 +95,13 @@ type gen struct {
 	// builtin values, computed in the kernel's entry block
 	builtins map[ir.BuiltinVar]spirv.ID
 
+	// printing (emit_print.go), in kernels that print: the push-constant
+	// member of the ring's address, each Print's site, and the Private
+	// variable holding the dispatch id for prints in callables.
+	printRing uint32
+	sites     map[*ir.Print]uint32
+	printTID  spirv.ID
+
 	// per function
 	fn       *ir.Function
 	sfn      *spirv.Function
@@ -264,7 +271,7 @@ func (g *gen) ptr(sc spirv.StorageClass, t spirv.ID) spirv.ID {
 // bounds check, then the body.
 func (g *gen) kernel(f *ir.Function) error {
 	b := g.b
-	args, _, err := Layout(f)
+	args, ring, _, err := LayoutPrint(f)
 	if err != nil {
 		return err
 	}
@@ -303,6 +310,11 @@ func (g *gen) kernel(f *ir.Function) error {
 			// The element count follows the address (member argIdx+1).
 			st.Members = append(st.Members, spirv.Member{Type: b.TypeInt(64, false), Offset: spirv.Off(uint32(a.Offset + 8))})
 		}
+	}
+	if ring >= 0 {
+		g.printRing = uint32(len(st.Members))
+		st.Members = append(st.Members, spirv.Member{Type: b.TypeInt(64, false), Offset: spirv.Off(uint32(ring))},
+			spirv.Member{Type: g.u32, Offset: spirv.Off(uint32(ring + 8))})
 	}
 	g.pushT = b.TypeStructOf(st)
 	g.push = b.Variable(g.ptr(spirv.StorageClassPushConstant, g.pushT), spirv.StorageClassPushConstant, 0)
@@ -375,6 +387,9 @@ func (g *gen) kernel(f *ir.Function) error {
 	b.LocalSize(sf.ID(), f.BlockSize[0], f.BlockSize[1], f.BlockSize[2])
 	b.SetBlock(sf.NewBlock())
 	g.begin(f, sf)
+	if ring >= 0 {
+		g.printSites(f)
+	}
 	g.kernelBuiltins(f)
 	g.block(f.Body)
 	g.end()
@@ -444,6 +459,9 @@ func (g *gen) kernelBuiltins(f *ir.Function) {
 	g.builtins[ir.ThreadID] = lid
 	g.builtins[ir.BlockID] = block
 	g.builtins[ir.DispatchID] = did
+	if g.printTID != 0 {
+		b.Store(g.printTID, did) // for prints in callables
+	}
 	g.builtins[ir.BlockSize] = bs
 	uses := map[ir.BuiltinVar]bool{}
 	ir.WalkExprs(f, func(e ir.Expr) {

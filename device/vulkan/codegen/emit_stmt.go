@@ -110,6 +110,8 @@ func (g *gen) stmt(s ir.Stmt) {
 		}
 	case *ir.Assign:
 		g.assign(s.Dst, s.Src)
+	case *ir.Print:
+		g.print(s)
 	case *ir.ExprStmt:
 		g.expr(s.X)
 	case *ir.Comment:

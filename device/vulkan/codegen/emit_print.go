@@ -1,0 +1,132 @@
+package codegen
+
+import (
+	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/spirv"
+)
+
+// Printing (kernel ABI v1). A kernel that prints has two more push-constant
+// members: the u64 device address of its stream's print ring, and a u32
+// tag naming the dispatch to the host. The ring is a buffer of u32 words:
+//
+//	word 0: cursor, the data words taken so far (atomic)
+//	word 1: prints dropped for want of room (atomic)
+//	word 2: capacity, the data words there are (written by the host)
+//	word 3: reserved
+//	word 4…: records, each {tag, site, dispatch id x, y, z, argument words…}
+//
+// A Print of n words looks at the cursor, takes n words with one atomic
+// add when they may fit, writes its record if they did, and otherwise
+// counts itself dropped:
+//
+//	cur := ring[0]
+//	off := cur <= cap-n ? atomicAdd(&ring[0], n) : ~0
+//	if off <= cap-n { ring[4+off …] = record } else { atomicAdd(&ring[1], 1) }
+//
+// Looking first keeps the cursor from running on (and wrapping) once the
+// ring is full. The host makes cap at least the largest record. Each
+// argument takes ir.PrintWords words: components in order, 64-bit ones as
+// two words low first, bools as 0 or 1, small integers widened, f16 as f32.
+// A kernel that never prints has neither the member nor any of this code.
+
+// printSites numbers kernel f's Print statements (ir.Function.Prints) and
+// declares the Private copy of the dispatch id that prints in callables read.
+func (g *gen) printSites(f *ir.Function) {
+	g.sites = map[*ir.Print]uint32{}
+	for i, p := range f.Prints() {
+		g.sites[p] = uint32(i)
+	}
+	uvec3 := g.b.TypeVector(g.u32, 3)
+	g.printTID = g.b.Variable(g.ptr(spirv.StorageClassPrivate, uvec3), spirv.StorageClassPrivate, 0)
+}
+
+// print emits a Print statement's record.
+func (g *gen) print(p *ir.Print) {
+	b := g.b
+	uvec3 := b.TypeVector(g.u32, 3)
+	tid := g.builtins[ir.DispatchID]
+	if g.fn.Kind != ir.KernelFunc {
+		tid = b.Load(uvec3, g.printTID)
+	}
+	tag := b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassPushConstant, g.u32), g.push, b.ConstantUint32(g.printRing+1)))
+	words := []spirv.ID{tag, b.ConstantUint32(g.sites[p])}
+	for i := range uint32(3) {
+		words = append(words, b.CompositeExtract(g.u32, tid, i))
+	}
+	for _, a := range p.Args {
+		words = g.printWords(words, a.Type(), g.expr(a))
+	}
+	n := b.ConstantUint32(uint32(len(words)))
+
+	u64 := b.TypeInt(64, false)
+	ringT := b.TypeStructOf(spirv.StructType{
+		Members:     []spirv.Member{{Type: b.TypeRuntimeArrayStride(g.u32, 4), Offset: spirv.Off(0)}},
+		Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
+	})
+	addr := b.Load(u64, b.AccessChain(g.ptr(spirv.StorageClassPushConstant, u64), g.push, b.ConstantUint32(g.printRing)))
+	ring := b.ConvertUToPtr(g.ptr(spirv.StorageClassPhysicalStorageBuffer, ringT), addr)
+	pu32 := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.u32)
+	word := func(i spirv.ID) spirv.ID { return b.AccessChain(pu32, ring, b.ConstantUint32(0), i) }
+	aligned := []uint32{uint32(spirv.MemoryAccessAligned), 4}
+
+	limit := b.ISub(g.u32, b.Load(g.u32, word(b.ConstantUint32(2)), aligned...), n)
+	cur := b.Load(g.u32, word(b.ConstantUint32(0)), aligned...)
+	room := b.ULessThanEqual(g.boolT, cur, limit)
+	head := b.CurrentBlock().ID()
+	take, taken := g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.SelectionMerge(taken.ID(), spirv.SelectionControlNone)
+	b.BranchConditional(room, take.ID(), taken.ID())
+	b.SetBlock(take)
+	got := b.AtomicIAdd(g.u32, word(b.ConstantUint32(0)), spirv.ScopeDevice, spirv.MemorySemanticsNone, n)
+	b.Branch(taken.ID())
+	b.SetBlock(taken)
+	off := b.Phi(g.u32, spirv.PhiIncoming{Value: got, Parent: take.ID()},
+		spirv.PhiIncoming{Value: b.ConstantUint32(^uint32(0)), Parent: head})
+
+	write, drop, done := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.SelectionMerge(done.ID(), spirv.SelectionControlNone)
+	b.BranchConditional(b.ULessThanEqual(g.boolT, off, limit), write.ID(), drop.ID())
+	b.SetBlock(write)
+	base := b.IAdd(g.u32, off, b.ConstantUint32(4))
+	for i, w := range words {
+		b.Store(word(b.IAdd(g.u32, base, b.ConstantUint32(uint32(i)))), w, aligned...)
+	}
+	b.Branch(done.ID())
+	b.SetBlock(drop)
+	b.AtomicIAdd(g.u32, word(b.ConstantUint32(1)), spirv.ScopeDevice, spirv.MemorySemanticsNone, b.ConstantUint32(1))
+	b.Branch(done.ID())
+	b.SetBlock(done)
+}
+
+// printWords appends the record words of value v of type t.
+func (g *gen) printWords(words []spirv.ID, t *ir.Type, v spirv.ID) []spirv.ID {
+	b := g.b
+	if t.Kind() == ir.KindVector {
+		for i := range t.Len() {
+			words = g.printWords(words, t.Elem(), b.CompositeExtract(g.typ(t.Elem()), v, uint32(i)))
+		}
+		return words
+	}
+	switch {
+	case t.Kind() == ir.KindBool:
+		return append(words, b.Select(g.u32, v, b.ConstantUint32(1), b.ConstantUint32(0)))
+	case t.Bits() == 64:
+		two := b.Bitcast(b.TypeVector(g.u32, 2), v)
+		return append(words, b.CompositeExtract(g.u32, two, 0), b.CompositeExtract(g.u32, two, 1))
+	case t.Kind() == ir.KindFloat:
+		if t.Bits() != 32 {
+			v = b.FConvert(g.f32, v)
+		}
+		return append(words, b.Bitcast(g.u32, v))
+	case t.Kind() == ir.KindInt:
+		if t.Bits() != 32 {
+			v = b.SConvert(g.i32, v)
+		}
+		return append(words, b.Bitcast(g.u32, v))
+	default:
+		if t.Bits() != 32 {
+			v = b.UConvert(g.u32, v)
+		}
+		return append(words, v)
+	}
+}
