@@ -23,8 +23,8 @@ type shader struct {
 	pipeline vk.Pipeline
 	pushSize uint32 // push-constant range, bytes
 	name     string
-	kernel   string   // the name timings give its dispatches: the kernel's, else the debug name or entry point
-	sets     setCache // descriptor sets, when push descriptors are not in use
+	kernel   string      // the name timings give its dispatches: the kernel's, else the debug name or entry point
+	sets     setCache    // descriptor sets, when push descriptors are not in use
 	prints   []printSite // the kernel's print sites (print.go)
 }
 
