@@ -13,6 +13,7 @@ import (
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/kernel"
+	"github.com/lucent-gpu/lucent/shadercache"
 )
 
 // printLog collects what kernels print.
@@ -40,7 +41,7 @@ func openPrinting(t *testing.T, opts ...device.Option) (*device.Device, *printLo
 	t.Helper()
 	log := &printLog{}
 	var mu sync.Mutex
-	opts = append([]device.Option{device.WithPrint(log.add), device.WithValidationLayer(true),
+	opts = append([]device.Option{device.WithPrint(log.add), device.WithValidation(), device.WithValidationLayer(true),
 		device.WithDebug(func(m device.DebugMessage) {
 			if m.Severity == device.SeverityError {
 				mu.Lock()
@@ -188,4 +189,29 @@ func TestKernelSignaturePrints(t *testing.T) {
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 	_, err = device.PrintSite{Format: "%d", Args: []device.PrintArg{{Scalar: device.ScalarFloat, ScalarBits: 32, Components: 1}}}.PrintStatement()
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
+}
+
+// A printing kernel saved ahead of time prints once loaded: the saved
+// signature keeps its print sites.
+func TestKernelPrintAOT(t *testing.T) {
+	store, err := shadercache.NewDir(t.TempDir())
+	require.NoError(t, err)
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		k.Printf("aot %d", i)
+		out.Write(i, i)
+	}, "out")
+	require.NoError(t, err)
+	sig, err := device.SaveKernel(store, "aot-print", f)
+	require.NoError(t, err)
+	d, log := openPrinting(t)
+	k, err := device.LoadKernel(d, store, "aot-print", sig)
+	require.NoError(t, err)
+	defer k.Close()
+	out, err := device.NewBuffer[uint32](d, 3)
+	require.NoError(t, err)
+	defer out.Close()
+	run(t, d, k.Dispatch([3]uint32{3}, out))
+	got := byThread(log.take())
+	require.Equal(t, map[[3]uint32][]string{{0, 0, 0}: {"aot 0"}, {1, 0, 0}: {"aot 1"}, {2, 0, 0}: {"aot 2"}}, got)
 }
