@@ -32,6 +32,7 @@ type compileOptions struct {
 	name     string
 	names    bool
 	emulated bool
+	checked  bool
 }
 
 // CompileOption tunes Compile.
@@ -47,6 +48,11 @@ func WithEmulatedFloatAtomics() CompileOption { return func(o *compileOptions) {
 
 // WithDebugNames keeps variable and function names in the native code.
 func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
+
+// WithChecked compiles the kernel in the checked mode (KernelOptions.Checked):
+// faults are recorded on the device and fail the stream's Synchronize with a
+// *KernelFault. WithCheckedKernels does it for every kernel of a device.
+func WithChecked() CompileOption { return func(o *compileOptions) { o.checked = true } }
 
 // Compile has d's backend compile kernel f, specialised to the device's
 // capabilities (native float atomics where present), and build its
@@ -179,7 +185,7 @@ func (d *Device) compile(f *ir.Function, o compileOptions) (*Kernel, error) {
 	var rep ShaderReport
 	sh, err := d.newShader(ShaderDesc{
 		Kernel: f, Signature: &sig, Name: o.name, Report: &rep,
-		KernelOptions: KernelOptions{DebugNames: o.names, EmulatedFloatAtomics: o.emulated},
+		KernelOptions: KernelOptions{DebugNames: o.names, EmulatedFloatAtomics: o.emulated, Checked: o.checked || d.opts.CheckedKernels},
 	}, func(err error) error {
 		if errors.Is(err, ir.ErrUnsupported) && !errors.Is(err, ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)

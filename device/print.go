@@ -126,3 +126,47 @@ func printSites(f *ir.Function) []PrintSite {
 	}
 	return sites
 }
+
+// FaultKind is what a checked kernel did wrong.
+type FaultKind uint8
+
+const (
+	FaultBufferIndex  FaultKind = iota + 1 // a buffer (or view) index out of range
+	FaultSharedIndex                       // a shared-memory index out of range
+	FaultDivideByZero                      // an integer division or remainder by zero
+)
+
+// KernelFault is the error a stream's Synchronize returns after a kernel
+// compiled in the checked mode (WithChecked, WithCheckedKernels) faulted:
+// the first fault recorded, and how many there were. It wraps
+// ErrInvalidArgument, as the cpu backend's checked accesses do.
+type KernelFault struct {
+	Kernel string
+	Kind   FaultKind
+	// What names the argument ("argument 0 (src)") or shared variable
+	// ("shared variable 1") indexed; empty for a division.
+	What   string
+	Index  uint64 // the index used (low 32 bits)
+	Len    uint64 // the length it was out of
+	Thread [3]uint32
+	// Count is the faults recorded in the list (at least 1); more may have
+	// been lost with a full print buffer (WithPrintCapacity).
+	Count int
+}
+
+func (f *KernelFault) Error() string {
+	var what string
+	switch f.Kind {
+	case FaultDivideByZero:
+		what = "integer division by zero"
+	default:
+		what = fmt.Sprintf("%s: index %d out of range [0, %d)", f.What, f.Index, f.Len)
+	}
+	more := ""
+	if f.Count > 1 {
+		more = fmt.Sprintf(" (and %d more faults)", f.Count-1)
+	}
+	return fmt.Sprintf("kernel %s: thread %v: %s%s: %v", f.Kernel, f.Thread, what, more, ErrInvalidArgument)
+}
+
+func (f *KernelFault) Unwrap() error { return ErrInvalidArgument }

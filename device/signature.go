@@ -112,6 +112,9 @@ type Signature struct {
 	// ir.Print in ir.Function.Prints), for backends that format what the
 	// kernel wrote after it ran; nil for a kernel that never prints.
 	Prints []PrintSite `json:",omitempty"`
+	// Checked says the kernel was compiled in the checked mode
+	// (KernelOptions.Checked), so that it records faults as it runs.
+	Checked bool `json:",omitempty"`
 }
 
 func (s Signature) String() string {

@@ -75,6 +75,7 @@ func (d *Device) codegenOptions(o device.KernelOptions) codegen.Options {
 		FloatAtomicAdd:         d.caps.AtomicFloat32Add && !o.EmulatedFloatAtomics,
 		Names:                  o.DebugNames,
 		NativeBindlessTextures: d.caps.Sampling == device.PathNative,
+		Checked:                o.Checked,
 	}
 }
 
@@ -264,6 +265,7 @@ func (d *Device) createKernel(desc device.ShaderDesc) (device.Handle, device.Sig
 	if own, _, err := device.KernelSignature(f); err == nil {
 		sig.Prints = own.Prints
 	}
+	sig.Checked = desc.KernelOptions.Checked
 	desc.Signature = &sig
 	fo := d.codegenOptions(desc.KernelOptions)
 	words, cached, emitTime, err := d.kernelSPIRV(f, fo, name)

@@ -84,7 +84,7 @@ func TestABILayoutMatchesCodegen(t *testing.T) {
 	for name, build := range all {
 		f, err := build()
 		require.NoError(t, err, name)
-		args, ring, push, err := codegen.LayoutPrint(f)
+		args, ring, push, err := codegen.LayoutPrint(f, false)
 		require.NoError(t, err, name)
 		sig, _, err := device.KernelSignature(f)
 		require.NoError(t, err, name)

@@ -103,7 +103,7 @@ func abiLayout(sig device.Signature, label string) (shaderLayout, error) {
 			return shaderLayout{}, unsupportedf("shader %q: uniform arguments need %d push-constant bytes, kernel ABI v1 allows %d", label, off, abiMaxPush)
 		}
 	}
-	if len(sig.Prints) > 0 {
+	if len(sig.Prints) > 0 || sig.Checked {
 		off = alignUp32(off, 8)
 		l.prints, l.printOffset = true, off
 		off += abiPrintSize

@@ -40,6 +40,28 @@ func printRingWords(bytes int) uint32 {
 	return uint32(bytes/4 - printHeaderWords)
 }
 
+// faultSite and faultWords are the site word and the size of the fault
+// records of checked kernels: {tag, faultSite, dispatch id, kind, what,
+// index, length} (codegen's emit_print.go).
+const (
+	faultSite  = ^uint32(0)
+	faultWords = 9
+)
+
+// fault describes a fault record of sh.
+func (sh *shader) fault(kind, what, index, length uint32) *device.KernelFault {
+	f := &device.KernelFault{Kernel: sh.kernel, Kind: device.FaultKind(kind), Index: uint64(index), Len: uint64(length)}
+	switch f.Kind {
+	case device.FaultBufferIndex:
+		if int(what) < len(sh.sig.Args) {
+			f.What = sh.sig.Args[what].Label(int(what))
+		}
+	case device.FaultSharedIndex:
+		f.What = fmt.Sprintf("shared variable %d", what)
+	}
+	return f
+}
+
 // printSite is a print statement of a shader, ready to format records.
 type printSite struct {
 	p     *ir.Print
@@ -173,12 +195,25 @@ func (s *stream) deliverPrints(sub *submission) {
 		fill(m[4*printHeaderWords:4*(printHeaderWords+used)], 0xff)
 	}()
 	var args []uint32
+	var fault *device.KernelFault
+	faults := 0
 	for i := uint32(0); i+printRecordHead <= used; {
 		tag, site := word(i), word(i+1)
 		if tag >= uint32(len(sub.printers)) {
 			break // the gap a dropped record left at the end
 		}
 		sh := sub.printers[tag]
+		if site == faultSite {
+			if i+faultWords > used {
+				break
+			}
+			if faults++; fault == nil {
+				fault = sh.fault(word(i+5), word(i+6), word(i+7), word(i+8))
+				fault.Thread = [3]uint32{word(i + 2), word(i + 3), word(i + 4)}
+			}
+			i += faultWords
+			continue
+		}
 		if site >= uint32(len(sh.prints)) {
 			break
 		}
@@ -192,6 +227,11 @@ func (s *stream) deliverPrints(sub *submission) {
 		}
 		s.d.print(device.KernelPrint{Kernel: sh.kernel, Thread: [3]uint32{word(i + 2), word(i + 3), word(i + 4)}, Text: ir.PrintText(ps.p, args)})
 		i += uint32(ps.words)
+	}
+	if fault != nil {
+		fault.Count = faults
+		var err error = fault
+		s.faulted.CompareAndSwap(nil, &err)
 	}
 	if dropped > 0 {
 		names := make([]string, len(sub.printers))

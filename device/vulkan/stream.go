@@ -75,6 +75,9 @@ type stream struct {
 	workerID   atomic.Uint64
 	inCallback atomic.Bool
 	panicked   atomic.Pointer[error]
+	// faulted is the first fault of a checked kernel (print.go) not yet
+	// reported by SynchronizeStream.
+	faulted atomic.Pointer[error]
 }
 
 // semValue is one semaphore wait or signal of a submission.
@@ -699,6 +702,9 @@ func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
 		return err
 	}
 	if p := s.panicked.Swap(nil); p != nil {
+		return *p
+	}
+	if p := s.faulted.Swap(nil); p != nil {
 		return *p
 	}
 	return nil

@@ -31,6 +31,12 @@ type Options struct {
 	// Function.BindlessTextureArgs) instead of decoding linear mirrors in
 	// code. The slot records still give presence and size.
 	NativeBindlessTextures bool
+	// Checked emits the checked mode: every buffer and shared-memory index
+	// is compared with the length, every integer divisor with zero, and a
+	// fault appends a record to the print ring (emit_print.go); a shared
+	// index out of range is replaced by 0. The accesses otherwise behave as
+	// unchecked ones.
+	Checked bool
 
 	// unguarded leaves accesses through device addresses without their
 	// bounds guard; only the benchmark measuring the guard sets it.
@@ -99,6 +105,7 @@ type gen struct {
 	// member of the ring's address, each Print's site, and the Private
 	// variable holding the dispatch id for prints in callables.
 	printRing uint32
+	kernelFn  *ir.Function // the kernel, whose argument and shared indices fault records name
 	sites     map[*ir.Print]uint32
 	printTID  spirv.ID
 
@@ -271,7 +278,8 @@ func (g *gen) ptr(sc spirv.StorageClass, t spirv.ID) spirv.ID {
 // bounds check, then the body.
 func (g *gen) kernel(f *ir.Function) error {
 	b := g.b
-	args, ring, _, err := LayoutPrint(f)
+	g.kernelFn = f
+	args, ring, _, err := LayoutPrint(f, g.opts.Checked)
 	if err != nil {
 		return err
 	}

@@ -42,19 +42,60 @@ func (g *gen) printSites(f *ir.Function) {
 
 // print emits a Print statement's record.
 func (g *gen) print(p *ir.Print) {
-	b := g.b
-	uvec3 := b.TypeVector(g.u32, 3)
-	tid := g.builtins[ir.DispatchID]
-	if g.fn.Kind != ir.KernelFunc {
-		tid = b.Load(uvec3, g.printTID)
-	}
-	tag := b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassPushConstant, g.u32), g.push, b.ConstantUint32(g.printRing+1)))
-	words := []spirv.ID{tag, b.ConstantUint32(g.sites[p])}
-	for i := range uint32(3) {
-		words = append(words, b.CompositeExtract(g.u32, tid, i))
-	}
+	words := []spirv.ID{0, g.b.ConstantUint32(g.sites[p])}
+	words = append(words, g.threadWords()...)
 	for _, a := range p.Args {
 		words = g.printWords(words, a.Type(), g.expr(a))
+	}
+	g.appendRecord(words)
+}
+
+// faultSite is the site word of a fault record of the checked mode:
+// {tag, faultSite, dispatch id x, y, z, kind, what, index, length}.
+const faultSite = ^uint32(0)
+
+// Fault kinds, as device.FaultKind numbers them.
+const (
+	faultBufferIndex  = 1
+	faultSharedIndex  = 2
+	faultDivideByZero = 3
+)
+
+// checkFault records a fault of kind on what (an argument or shared
+// variable index) with index and length (u32 values) where ok is false.
+func (g *gen) checkFault(ok spirv.ID, kind, what uint32, index, length spirv.ID) {
+	b := g.b
+	bad, next := g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.SelectionMerge(next.ID(), spirv.SelectionControlNone)
+	b.BranchConditional(ok, next.ID(), bad.ID())
+	b.SetBlock(bad)
+	words := []spirv.ID{0, b.ConstantUint32(faultSite)}
+	words = append(words, g.threadWords()...)
+	words = append(words, b.ConstantUint32(kind), b.ConstantUint32(what), index, length)
+	g.appendRecord(words)
+	b.Branch(next.ID())
+	b.SetBlock(next)
+}
+
+// low32 is the low word of a u64 value.
+func (g *gen) low32(x spirv.ID) spirv.ID { return g.b.UConvert(g.u32, x) }
+
+// threadWords are the dispatch id's three words.
+func (g *gen) threadWords() []spirv.ID {
+	b := g.b
+	tid := g.builtins[ir.DispatchID]
+	if g.fn.Kind != ir.KernelFunc {
+		tid = b.Load(b.TypeVector(g.u32, 3), g.printTID)
+	}
+	return []spirv.ID{b.CompositeExtract(g.u32, tid, 0), b.CompositeExtract(g.u32, tid, 1), b.CompositeExtract(g.u32, tid, 2)}
+}
+
+// appendRecord appends a record to the ring; words[0], the tag, is loaded
+// here when 0.
+func (g *gen) appendRecord(words []spirv.ID) {
+	b := g.b
+	if words[0] == 0 {
+		words[0] = b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassPushConstant, g.u32), g.push, b.ConstantUint32(g.printRing+1)))
 	}
 	n := b.ConstantUint32(uint32(len(words)))
 
@@ -129,4 +170,56 @@ func (g *gen) printWords(words []spirv.ID, t *ir.Type, v spirv.ID) []spirv.ID {
 		}
 		return append(words, v)
 	}
+}
+
+// checkBuffer records a fault where index i (of integer type t) of buffer
+// argument v is past the view's elements.
+func (g *gen) checkBuffer(v *ir.Var, i spirv.ID, t *ir.Type) {
+	b := g.b
+	u64 := b.TypeInt(64, false)
+	var n spirv.ID
+	if v.Type.ByAddress() {
+		n = g.addrCount(v)
+	} else {
+		n = b.UConvert(u64, b.ArrayLength(g.u32, g.vars[v].ptr, 0))
+	}
+	i64 := g.index64(i, t)
+	what := uint32(0)
+	for k, p := range g.kernelFn.Params {
+		if p == v {
+			what = uint32(k)
+		}
+	}
+	g.checkFault(b.ULessThan(g.boolT, i64, n), faultBufferIndex, what, g.low32(i64), g.low32(n))
+}
+
+// checkShared records a fault where index i (of integer type t) of an array
+// of length n in shared variable v is out of range, and returns the index to
+// use: i, or 0 when out of range (shared memory has no robust access).
+func (g *gen) checkShared(v *ir.Var, i spirv.ID, t *ir.Type, n int) spirv.ID {
+	b := g.b
+	i64 := g.index64(i, t)
+	ok := b.ULessThan(g.boolT, i64, b.ConstantUint64(uint64(n)))
+	what := uint32(0)
+	for k, s := range g.kernelFn.Shared {
+		if s == v {
+			what = uint32(k)
+		}
+	}
+	g.checkFault(ok, faultSharedIndex, what, g.low32(i64), b.ConstantUint32(uint32(n)))
+	return b.Select(g.typ(t), ok, i, b.ConstantNull(g.typ(t)))
+}
+
+// checkDivisor records a fault where integer divisor y (of type t, a scalar
+// or vector) is zero in any component.
+func (g *gen) checkDivisor(y spirv.ID, t *ir.Type) {
+	b := g.b
+	zero := b.ConstantNull(g.typ(t))
+	var ok spirv.ID
+	if t.Kind() == ir.KindVector {
+		ok = b.All(g.boolT, b.INotEqual(b.TypeVector(g.boolT, uint32(t.Len())), y, zero))
+	} else {
+		ok = b.INotEqual(g.boolT, y, zero)
+	}
+	g.checkFault(ok, faultDivideByZero, 0, b.ConstantUint32(0), b.ConstantUint32(0))
 }

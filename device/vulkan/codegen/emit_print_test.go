@@ -8,6 +8,7 @@ import (
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/spirv"
 )
 
@@ -37,13 +38,13 @@ func printing(t *testing.T, prints bool) *ir.Function {
 func TestEmitPrint(t *testing.T) {
 	f := printing(t, true)
 	emitValid(t, f, codegen.Options{})
-	_, ring, size, err := codegen.LayoutPrint(f)
+	_, ring, size, err := codegen.LayoutPrint(f, false)
 	require.NoError(t, err)
 	require.Equal(t, 32, ring, "after the header (24) and a (4), 8-aligned")
 	require.Equal(t, 48, size)
 
 	g := printing(t, false)
-	_, ring, size, err = codegen.LayoutPrint(g)
+	_, ring, size, err = codegen.LayoutPrint(g, false)
 	require.NoError(t, err)
 	require.Equal(t, -1, ring)
 	require.Equal(t, 28, size)
@@ -67,4 +68,24 @@ func capabilities(words []uint32) []spirv.Capability {
 		i += int(n)
 	}
 	return out
+}
+
+// The checked mode passes spirv-val on the corpus, adds the print ring, and
+// leaves the unchecked module as it was: off, the words are the same as
+// those of a build that never heard of checking (the golden disassembly).
+func TestEmitChecked(t *testing.T) {
+	for _, build := range []func() (*ir.Function, error){programs.Saxpy, programs.Mandelbrot, programs.Reduce, programs.Histogram, programs.SaxpyAddress, programs.Control} {
+		f, err := build()
+		require.NoError(t, err)
+		plain := emitValid(t, f, codegen.Options{})
+		checked := emitValid(t, f, codegen.Options{Checked: true})
+		require.NotEqual(t, plain, checked, f.Name)
+		require.Contains(t, capabilities(checked), spirv.CapabilityPhysicalStorageBufferAddresses, f.Name)
+		again, err := codegen.Emit(f, codegen.Options{Env: spirv.EnvVulkan1_3, Checked: false}) // emitValid returns the 1.3 module
+		require.NoError(t, err)
+		require.Equal(t, plain, again, f.Name)
+		_, ring, _, err := codegen.LayoutPrint(f, true)
+		require.NoError(t, err)
+		require.Positive(t, ring, f.Name)
+	}
 }

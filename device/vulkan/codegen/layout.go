@@ -43,13 +43,13 @@ func Layout(f *ir.Function) ([]Argument, int, error) {
 const PrintRingSize = 16
 
 // LayoutPrint is Layout, with the push-constant offset of the print ring's
-// address in a kernel that prints (ir.Function.Prints), -1 in one that
-// does not.
-func LayoutPrint(f *ir.Function) (args []Argument, ring, size int, err error) {
-	return layout(f)
+// address in a kernel that prints (ir.Function.Prints) or is compiled
+// checked (Options.Checked), -1 in others.
+func LayoutPrint(f *ir.Function, checked bool) (args []Argument, ring, size int, err error) {
+	return layout(f, checked)
 }
 
-func layout(f *ir.Function) ([]Argument, int, int, error) {
+func layout(f *ir.Function, checked ...bool) ([]Argument, int, int, error) {
 	args := make([]Argument, len(f.Params))
 	binding, off := 0, PushHeaderSize
 	for i, p := range f.Params {
@@ -71,7 +71,7 @@ func layout(f *ir.Function) ([]Argument, int, int, error) {
 		off += pushSize(t)
 	}
 	ring := -1
-	if len(f.Prints()) > 0 {
+	if len(f.Prints()) > 0 || len(checked) > 0 && checked[0] {
 		off = (off + 7) / 8 * 8
 		ring = off
 		off += PrintRingSize
