@@ -76,6 +76,7 @@ func (d *Device) codegenOptions(o device.KernelOptions) codegen.Options {
 		Names:                  o.DebugNames,
 		NativeBindlessTextures: d.caps.Sampling == device.PathNative,
 		Checked:                o.Checked,
+		SubgroupVote:           o.Checked && d.caps.Subgroups,
 	}
 }
 

@@ -37,6 +37,9 @@ type Options struct {
 	// index out of range is replaced by 0. The accesses otherwise behave as
 	// unchecked ones.
 	Checked bool
+	// SubgroupVote lets the checked mode branch on subgroupAny around its
+	// fault records (the device has subgroup vote operations).
+	SubgroupVote bool
 
 	// unguarded leaves accesses through device addresses without their
 	// bounds guard; only the benchmark measuring the guard sets it.
@@ -106,6 +109,7 @@ type gen struct {
 	// variable holding the dispatch id for prints in callables.
 	printRing uint32
 	kernelFn  *ir.Function // the kernel, whose argument and shared indices fault records name
+	fault     [4]spirv.ID  // checked mode: the Private words of the thread's first fault (kind, what, index, length)
 	sites     map[*ir.Print]uint32
 	printTID  spirv.ID
 
@@ -398,6 +402,9 @@ func (g *gen) kernel(f *ir.Function) error {
 	if ring >= 0 {
 		g.printSites(f)
 	}
+	if g.opts.Checked {
+		g.declareFault()
+	}
 	g.kernelBuiltins(f)
 	g.block(f.Body)
 	g.end()
@@ -619,6 +626,7 @@ func (g *gen) begin(f *ir.Function, sf *spirv.Function) {
 // end terminates the function's last block.
 func (g *gen) end() {
 	if blk := g.b.CurrentBlock(); blk != nil && !blk.Terminated() {
+		g.flushFault()
 		if g.fn.Result == ir.TVoid {
 			g.b.Return()
 		} else {

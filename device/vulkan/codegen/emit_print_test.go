@@ -79,6 +79,7 @@ func TestEmitChecked(t *testing.T) {
 		require.NoError(t, err)
 		plain := emitValid(t, f, codegen.Options{})
 		checked := emitValid(t, f, codegen.Options{Checked: true})
+		emitValid(t, f, codegen.Options{Checked: true, SubgroupVote: true})
 		require.NotEqual(t, plain, checked, f.Name)
 		require.Contains(t, capabilities(checked), spirv.CapabilityPhysicalStorageBufferAddresses, f.Name)
 		again, err := codegen.Emit(f, codegen.Options{Env: spirv.EnvVulkan1_3, Checked: false}) // emitValid returns the 1.3 module

@@ -103,6 +103,7 @@ func (g *gen) stmt(s ir.Stmt) {
 			}
 		}
 	case *ir.Return:
+		g.flushFault()
 		if s.Value != nil {
 			b.ReturnValue(g.expr(s.Value))
 		} else {
