@@ -32,10 +32,11 @@ type Options struct {
 	// code. The slot records still give presence and size.
 	NativeBindlessTextures bool
 	// Checked emits the checked mode: every buffer and shared-memory index
-	// is compared with the length, every integer divisor with zero, and a
-	// fault appends a record to the print ring (emit_print.go); a shared
-	// index out of range is replaced by 0. The accesses otherwise behave as
-	// unchecked ones.
+	// is compared with the length, every integer divisor with zero; a
+	// thread's first fault is kept and appended to the print ring as a
+	// record when the kernel returns (emit_print.go); a shared index out of
+	// range is replaced by 0. The accesses otherwise behave as unchecked
+	// ones.
 	Checked bool
 	// SubgroupVote lets the checked mode branch on subgroupAny around its
 	// fault records (the device has subgroup vote operations).
