@@ -84,6 +84,16 @@ func TestCheckedKernel(t *testing.T) {
 	err = syncErr(t, d, div.Dispatch([3]uint32{4}, a, bb))
 	faultOf(t, d, err, device.FaultDivideByZero, "integer division by zero", "thread [2 0 0]")
 
+	// In a callable: the fault is kept and reported by the kernel.
+	quot := dsl.Callable("quot", func(k *dsl.K, x, y dsl.I32) dsl.I32 { return x.Div(y) })
+	divc := compile(dsl.Kernel1D(64, func(k *dsl.K, a, b dsl.Buf[dsl.I32]) {
+		i := k.DispatchID().X()
+		a.Write(i, quot(k, a.Read(i), b.Read(i)))
+	}, "a", "b"))
+	run(t, d, a.Upload([]int32{10, 20, 30, 40}), bb.Upload([]int32{2, 0, 3, 1}))
+	err = syncErr(t, d, divc.Dispatch([3]uint32{4}, a, bb))
+	faultOf(t, d, err, device.FaultDivideByZero, "integer division by zero", "thread [1 0 0]")
+
 	sh := compile(dsl.Kernel1D(32, func(k *dsl.K, idx, out dsl.Buf[dsl.U32]) {
 		s := dsl.NewShared[dsl.U32](k, 32)
 		tid := k.ThreadID().X()
