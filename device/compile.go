@@ -183,9 +183,13 @@ func (d *Device) compile(f *ir.Function, o compileOptions) (*Kernel, error) {
 		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
 	}
 	var rep ShaderReport
+	checked := o.checked
+	if d != nil {
+		checked = checked || d.opts.CheckedKernels
+	}
 	sh, err := d.newShader(ShaderDesc{
 		Kernel: f, Signature: &sig, Name: o.name, Report: &rep,
-		KernelOptions: KernelOptions{DebugNames: o.names, EmulatedFloatAtomics: o.emulated, Checked: o.checked || d.opts.CheckedKernels},
+		KernelOptions: KernelOptions{DebugNames: o.names, EmulatedFloatAtomics: o.emulated, Checked: checked},
 	}, func(err error) error {
 		if errors.Is(err, ir.ErrUnsupported) && !errors.Is(err, ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
