@@ -33,6 +33,7 @@ type compileOptions struct {
 	names    bool
 	emulated bool
 	host     HostFunc
+	checked  bool
 }
 
 // CompileOption tunes Compile.
@@ -53,6 +54,11 @@ func WithHost(fn HostFunc) CompileOption { return func(o *compileOptions) { o.ho
 
 // WithDebugNames keeps variable and function names in the native code.
 func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
+
+// WithChecked compiles the kernel in the checked mode (KernelOptions.Checked):
+// faults are recorded on the device and fail the stream's Synchronize with a
+// *KernelFault. WithCheckedKernels does it for every kernel of a device.
+func WithChecked() CompileOption { return func(o *compileOptions) { o.checked = true } }
 
 // Compile has d's backend compile kernel f, specialised to the device's
 // capabilities (native float atomics where present), and build its
@@ -183,9 +189,13 @@ func (d *Device) compile(f *ir.Function, o compileOptions) (*Kernel, error) {
 		return nil, fmt.Errorf("device: Compile %s: %w", o.name, err)
 	}
 	var rep ShaderReport
+	checked := o.checked
+	if d != nil {
+		checked = checked || d.opts.CheckedKernels
+	}
 	sh, err := d.newShader(ShaderDesc{
 		Kernel: f, Signature: &sig, Name: o.name, Report: &rep, Host: o.host,
-		KernelOptions: KernelOptions{DebugNames: o.names, EmulatedFloatAtomics: o.emulated},
+		KernelOptions: KernelOptions{DebugNames: o.names, EmulatedFloatAtomics: o.emulated, Checked: checked},
 	}, func(err error) error {
 		if errors.Is(err, ir.ErrUnsupported) && !errors.Is(err, ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)
@@ -330,6 +340,7 @@ func KernelSignature(f *ir.Function) (Signature, []any, error) {
 		}
 		sig.Args = append(sig.Args, arg)
 	}
+	sig.Prints = printSites(f)
 	return sig, captured, nil
 }
 

@@ -320,6 +320,13 @@ type KernelOptions struct {
 	// EmulatedFloatAtomics uses compare-and-swap loops for float32 atomic
 	// add and sub even where the device has native ones.
 	EmulatedFloatAtomics bool
+	// Checked compiles the checked mode: buffer and shared-memory indices
+	// out of range and integer divisions by zero are recorded (the access
+	// itself is then dropped or reads zero, as robust buffer access does)
+	// and reported after the list as a *KernelFault from the stream's
+	// Synchronize. Off, the native code is exactly the unchecked kernel's.
+	// The cpu backend checks every kernel, whatever this says.
+	Checked bool
 }
 
 // ShaderReport is what a backend reports of compiling a kernel.

@@ -31,6 +31,16 @@ type Options struct {
 
 	// Logger receives the runtime's diagnostics (nil: slog.Default()).
 	Logger *slog.Logger
+
+	// Print receives what kernels print (nil: Logger, at Info level);
+	// PrintCapacity is the bytes of each stream's print buffer (0:
+	// DefaultPrintCapacity). See WithPrint and WithPrintCapacity.
+	Print         func(KernelPrint)
+	PrintCapacity int
+
+	// CheckedKernels compiles every kernel of the device in the checked
+	// mode (KernelOptions.Checked), for debugging sessions.
+	CheckedKernels bool
 }
 
 // Severity grades a DebugMessage.
@@ -71,6 +81,11 @@ func WithDebug(f func(DebugMessage)) Option { return func(o *Options) { o.Debug 
 
 // WithShaderCache sets the shader and pipeline cache, e.g. a shadercache.Dir.
 func WithShaderCache(c shadercache.BinaryIO) Option { return func(o *Options) { o.ShaderCache = c } }
+
+// WithCheckedKernels compiles every kernel of the device in the checked mode
+// (WithChecked, KernelOptions.Checked): slower kernels that report their
+// faults, for debugging sessions.
+func WithCheckedKernels() Option { return func(o *Options) { o.CheckedKernels = true } }
 
 // WithLogger sets the logger for the runtime's diagnostics.
 func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }

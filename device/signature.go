@@ -107,6 +107,14 @@ type Signature struct {
 
 	// BlockSize is the workgroup size (LocalSize) of the entry point.
 	BlockSize [3]uint32
+
+	// Prints lists the kernel's print statements by site (the index of the
+	// ir.Print in ir.Function.Prints), for backends that format what the
+	// kernel wrote after it ran; nil for a kernel that never prints.
+	Prints []PrintSite `json:",omitempty"`
+	// Checked says the kernel was compiled in the checked mode
+	// (KernelOptions.Checked), so that it records faults as it runs.
+	Checked bool `json:",omitempty"`
 }
 
 func (s Signature) String() string {

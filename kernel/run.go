@@ -19,6 +19,10 @@ type Grid struct {
 	// subgroup size of the test device. It must divide into the block or the
 	// last subgroup is partial, as on a device.
 	SubgroupSize uint32
+	// Print receives what the threads print (Printf), with the printing
+	// thread's dispatch id; it is called from the threads themselves, so
+	// concurrently. nil: the default slog logger.
+	Print func(thread Uint3, text string)
 }
 
 // Grid1 is the grid of n threads in blocks of block threads.

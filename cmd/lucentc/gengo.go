@@ -710,7 +710,21 @@ func signatureLiteral(s device.Signature, dev string) string {
 		fmt.Fprintf(&b, "\t\t{%s},\n", strings.Join(fs, ", "))
 	}
 	b.WriteString("\t},\n")
-	fmt.Fprintf(&b, "\tBlockSize: [3]uint32{%d, %d, %d},\n}", s.BlockSize[0], s.BlockSize[1], s.BlockSize[2])
+	fmt.Fprintf(&b, "\tBlockSize: [3]uint32{%d, %d, %d},\n", s.BlockSize[0], s.BlockSize[1], s.BlockSize[2])
+	if len(s.Prints) > 0 {
+		// The module has a print ring exactly when the signature lists
+		// print sites (kernel ABI v1).
+		fmt.Fprintf(&b, "\tPrints: []%s.PrintSite{\n", dev)
+		for _, p := range s.Prints {
+			var as []string
+			for _, a := range p.Args {
+				as = append(as, fmt.Sprintf("{Scalar: %s, ScalarBits: %d, Components: %d}", scalarName(a.Scalar, dev), a.ScalarBits, a.Components))
+			}
+			fmt.Fprintf(&b, "\t\t{Format: %q, Args: []%s.PrintArg{%s}},\n", p.Format, dev, strings.Join(as, ", "))
+		}
+		b.WriteString("\t},\n")
+	}
+	b.WriteString("}")
 	return b.String()
 }
 

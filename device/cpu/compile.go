@@ -322,6 +322,8 @@ func (c *compiler) stmt(s ir.Stmt) stmtFn {
 		return func(t *th) flow { vv(t, t.r[res:res+n]); return ret }
 	case *ir.Assign:
 		return c.assign(s)
+	case *ir.Print:
+		return c.print(s)
 	case *ir.ExprStmt:
 		x := c.expr(s.X)
 		if x.n == 0 {

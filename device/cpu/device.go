@@ -84,6 +84,7 @@ var closeTimeout = 10 * time.Second
 type Device struct {
 	handles *device.HandleSpace
 	log     *slog.Logger
+	print   func(device.KernelPrint) // what kernels print goes here (print.go)
 
 	calls    atomic.Int64
 	closed   atomic.Bool
@@ -111,7 +112,8 @@ func New(opts device.Options) *Device {
 		l = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Device{handles: device.NewHandleSpace(), log: l, drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}),
+	opts.Logger = l
+	return &Device{handles: device.NewHandleSpace(), log: l, print: opts.PrintTo(), drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}),
 		objs: map[device.Handle]any{}, name: map[device.Handle]string{}, hostCtx: ctx, hostCancel: cancel}
 }
 

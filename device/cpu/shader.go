@@ -104,6 +104,7 @@ type launch struct {
 	failed atomic.Bool
 	mu     sync.Mutex
 	err    error
+	prints []device.KernelPrint // what the threads printed, in the order they did (under mu)
 }
 
 func (l *launch) fail(err error) {
@@ -253,10 +254,14 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 		if l.stop.Load() {
 			return fmt.Errorf("kernel %s: %w: the device was closed", p.name, device.ErrDeviceLost)
 		}
+		var err error
 		if sh.host != nil {
-			return p.execHost(d.hostCtx, sh.host, l, hostArgs)
+			err = p.execHost(d.hostCtx, sh.host, l, hostArgs)
+		} else {
+			err = p.exec(l)
 		}
-		return p.exec(l)
+		d.deliverPrints(l)
+		return err
 	}, nil
 }
 

@@ -78,6 +78,10 @@ type Device struct {
 	inCallback atomic.Int32 // user callbacks running on stream workers
 
 	log *slog.Logger
+	// print receives what kernels print; printWords is the data words of
+	// each stream's print rings (print.go).
+	print      func(device.KernelPrint)
+	printWords uint32
 
 	graveyard  graveyard
 	samplers   samplerCache
@@ -151,6 +155,9 @@ func Open(opts device.Options) (_ *Device, err error) {
 	if d.log == nil {
 		d.log = slog.Default()
 	}
+	po := opts
+	po.Logger = d.log
+	d.print, d.printWords = po.PrintTo(), printRingWords(opts.PrintCapacity)
 	if err := d.createDevice(); err != nil {
 		return nil, err
 	}

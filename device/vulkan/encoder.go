@@ -258,6 +258,7 @@ func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 		s.releaseQueries(sub)
 		e.settleAccels(false)
 		e.dropReads()
+		s.releaseRing(sub)
 		e.reset()
 		s.recycle(sub)
 		return err
@@ -354,6 +355,14 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 		}
 	}
 	e.restLayouts()
+	if e.sub.ring != nil {
+		// The host reads the records once the list is done.
+		mb := vk.MemoryBarrier2{
+			SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER_2, SrcStageMask: stageCompute, SrcAccessMask: accessShaderWrite,
+			DstStageMask: vk.PIPELINE_STAGE_2_HOST_BIT, DstAccessMask: vk.ACCESS_2_HOST_READ_BIT,
+		}
+		e.batch.CmdPipelineBarrier2(cmd, &vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, MemoryBarrierCount: 1, PMemoryBarriers: &mb})
+	}
 	if e.downloads {
 		mb := vk.MemoryBarrier2{
 			SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER_2, SrcStageMask: stageCopy, SrcAccessMask: accessTransferWrite,
@@ -1025,6 +1034,11 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		}
 	}
 
+	if sh.lay.prints {
+		if err := e.bindPrintRing(sh); err != nil {
+			return fmt.Errorf("shader %d: %w", c.Shader, err)
+		}
+	}
 	var groups [3]uint32
 	stage := stageCompute
 	var ind *buffer

@@ -76,6 +76,8 @@ func (d *Device) codegenOptions(o device.KernelOptions) codegen.Options {
 		Names:                  o.DebugNames,
 		NativeBindlessTextures: d.caps.Sampling == device.PathNative,
 		NativeRayQuery:         d.caps.RayQuery == device.PathNative,
+		Checked:                o.Checked,
+		SubgroupVote:           o.Checked && d.caps.Subgroups,
 	}
 }
 
@@ -259,6 +261,14 @@ func (d *Device) createKernel(desc device.ShaderDesc) (device.Handle, device.Sig
 	if name == "" {
 		name = f.Name
 	}
+	// The print sites come from the kernel: codegen lays out a print ring
+	// exactly when the kernel prints, whatever the given signature says.
+	sig := *desc.Signature
+	if own, _, err := device.KernelSignature(f); err == nil {
+		sig.Prints = own.Prints
+	}
+	sig.Checked = desc.KernelOptions.Checked
+	desc.Signature = &sig
 	fo := d.codegenOptions(desc.KernelOptions)
 	words, cached, emitTime, err := d.kernelSPIRV(f, fo, name)
 	if err != nil {

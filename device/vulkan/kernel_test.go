@@ -75,10 +75,16 @@ func TestCreateShaderFromKernel(t *testing.T) {
 // codegen.Layout, by which codegen places the arguments, for
 // every kernel of the corpus.
 func TestABILayoutMatchesCodegen(t *testing.T) {
-	for name, build := range programs.All() {
+	all := programs.All()
+	all["printing"] = func() (*ir.Function, error) {
+		return dsl.Kernel1D(64, func(k *dsl.K, a dsl.U32, b dsl.Buf[dsl.U32], c dsl.Val[uint16]) {
+			k.Printf("%d %d", a, c)
+		}, "a", "b", "c")
+	}
+	for name, build := range all {
 		f, err := build()
 		require.NoError(t, err, name)
-		args, push, err := codegen.Layout(f)
+		args, ring, push, err := codegen.LayoutPrint(f, false)
 		require.NoError(t, err, name)
 		sig, _, err := device.KernelSignature(f)
 		require.NoError(t, err, name)
@@ -86,6 +92,10 @@ func TestABILayoutMatchesCodegen(t *testing.T) {
 		require.NoError(t, err, name)
 		require.True(t, lay.header, name)
 		require.Equal(t, uint32(push), lay.pushSize, name)
+		require.Equal(t, ring >= 0, lay.prints, name)
+		if ring >= 0 {
+			require.Equal(t, uint32(ring), lay.printOffset, name)
+		}
 		for i, a := range args {
 			l := lay.args[i]
 			if a.Binding >= 0 {

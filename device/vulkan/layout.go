@@ -12,6 +12,7 @@ import (
 const (
 	abiHeaderSize  = 24 // dispatch_size, then block_offset: two uvec3
 	abiAddressSize = 16 // a buffer by device address: u64 address, u64 element count
+	abiPrintSize   = 16 // the print ring of a kernel that prints: u64 address, u32 dispatch tag, 4 spare bytes
 	abiMaxPush     = 128
 )
 
@@ -39,6 +40,10 @@ type shaderLayout struct {
 	header bool
 	// pushSize is the push-constant block's size in bytes.
 	pushSize uint32
+	// prints: the kernel prints (Signature.Prints), and printOffset is
+	// where its print ring goes in the push-constant block.
+	prints      bool
+	printOffset uint32
 }
 
 // descriptorOf is the descriptor a resource argument takes in set 0.
@@ -98,6 +103,14 @@ func abiLayout(sig device.Signature, label string) (shaderLayout, error) {
 		off += size
 		if off > abiMaxPush {
 			return shaderLayout{}, unsupportedf("shader %q: uniform arguments need %d push-constant bytes, kernel ABI v1 allows %d", label, off, abiMaxPush)
+		}
+	}
+	if len(sig.Prints) > 0 || sig.Checked {
+		off = alignUp32(off, 8)
+		l.prints, l.printOffset = true, off
+		off += abiPrintSize
+		if off > abiMaxPush {
+			return shaderLayout{}, unsupportedf("shader %q: uniform arguments and the print ring need %d push-constant bytes, kernel ABI v1 allows %d", label, off, abiMaxPush)
 		}
 	}
 	l.pushSize = off

@@ -28,6 +28,7 @@ type shader struct {
 	// nativeRay: the module traces accels with ray queries (it declares
 	// RayQueryKHR); otherwise its accel arguments are software buffers.
 	nativeRay bool
+	prints    []printSite // the kernel's print sites (print.go)
 }
 
 func (s *shader) setName(n string) { s.name = n }
@@ -103,6 +104,9 @@ func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (dev
 		}
 		if sh.sig.BlockSize == ([3]uint32{}) {
 			sh.sig.BlockSize = m.localSize
+		}
+		if sh.prints, err = printSites(sh.sig, label); err != nil {
+			return 0, device.Signature{}, err
 		}
 	} else {
 		r, err := m.reflect(entry)

@@ -41,6 +41,7 @@ type stream struct {
 	free      []*submission // completed submissions for reuse (under mu)
 
 	spareQueries []*queryPool    // timestamp pools for timed lists (timing.go; under mu)
+	spareRings   []*printRing    // print rings for lists that print (print.go; under mu)
 	ticks        []uint64        // a completed timed list's timestamps (under procMu)
 	stamps       []time.Duration // and as durations
 
@@ -74,6 +75,9 @@ type stream struct {
 	workerID   atomic.Uint64
 	inCallback atomic.Bool
 	panicked   atomic.Pointer[error]
+	// faulted is the first fault of a checked kernel (print.go) not yet
+	// reported by SynchronizeStream.
+	faulted atomic.Pointer[error]
 }
 
 // semValue is one semaphore wait or signal of a submission.
@@ -94,6 +98,8 @@ type submission struct {
 	callbacks []func()
 	timings   *device.Timings // a timed list's, filled on completion (timing.go)
 	queries   *queryPool
+	ring      *printRing // where the list's kernels print (print.go)
+	printers  []*shader  // the printing shaders of the list, by dispatch tag
 }
 
 // download copies staging bytes to host memory once the GPU is done, or
@@ -460,8 +466,12 @@ func (s *stream) notify() {
 // its callbacks must run, and its downloads and timings must be visible to
 // whoever synchronizes an event signalled after it.
 func (sub *submission) eager() bool {
-	return len(sub.callbacks) > 0 || len(sub.downloads) > 0 || sub.timings != nil
+	return len(sub.callbacks) > 0 || len(sub.downloads) > 0 || sub.timings != nil || sub.ring != nil
 }
+
+// userCode reports whether completing sub runs user code (callbacks, the
+// print handler), which runs on the worker.
+func (sub *submission) userCode() bool { return len(sub.callbacks) > 0 || sub.ring != nil }
 
 // worker completes submissions in order as the GPU finishes them, and
 // releases the stream once it is stopped and idle.
@@ -542,7 +552,7 @@ func (s *stream) processUpTo(callbacks bool, reached uint64) {
 	n := 0
 	for {
 		s.cmu.Lock()
-		if len(s.pending) == 0 || s.pending[0].value > cur || (!callbacks && len(s.pending[0].callbacks) > 0) {
+		if len(s.pending) == 0 || s.pending[0].value > cur || (!callbacks && s.pending[0].userCode()) {
 			s.cmu.Unlock()
 			break
 		}
@@ -577,6 +587,13 @@ func (s *stream) complete(sub *submission) {
 	if sub.timings != nil {
 		s.recordTimings(sub)
 	}
+	if sub.ring != nil {
+		s.d.inCallback.Add(1)
+		s.inCallback.Store(true)
+		s.deliverPrints(sub)
+		s.inCallback.Store(false)
+		s.d.inCallback.Add(-1)
+	}
 	if len(sub.callbacks) > 0 {
 		s.d.inCallback.Add(1)
 		s.inCallback.Store(true)
@@ -595,6 +612,7 @@ func (s *stream) complete(sub *submission) {
 		s.spare = append(s.spare, sub.cmd)
 	}
 	s.releaseQueries(sub)
+	s.releaseRing(sub)
 	s.recycle(sub)
 	s.mu.Unlock()
 	s.cmu.Lock()
@@ -691,6 +709,9 @@ func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
 		return err
 	}
 	if p := s.panicked.Swap(nil); p != nil {
+		return *p
+	}
+	if p := s.faulted.Swap(nil); p != nil {
 		return *p
 	}
 	return nil
@@ -794,6 +815,7 @@ func (s *stream) finished(deadline time.Time, dropped int) (done bool, err error
 func (s *stream) destroyObjects() {
 	s.enc.release()
 	s.destroyQueries()
+	s.destroyRings()
 	s.d.fn.DestroyCommandPool(s.d.vk, s.pool, nil)
 	s.d.fn.DestroySemaphore(s.d.vk, s.sem, nil)
 	s.d.streams.Delete(s)

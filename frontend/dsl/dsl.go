@@ -3,7 +3,9 @@ package dsl
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
+	"runtime"
 
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
@@ -263,6 +265,42 @@ func (k *K) Barrier() { k.emit(&ir.ExprStmt{X: &ir.Call{Op: ir.OpBarrier, T: ir.
 
 // Comment records a note in the AST.
 func (k *K) Comment(text string) { k.emit(&ir.Comment{Text: text}) }
+
+// Printf prints values formatted by format (Go's fmt verbs %d %x %f %e %g
+// %t %v, with flags, width and precision, and %u for unsigned integers) to
+// the log of the stream running the kernel, with the kernel's name and the
+// thread's dispatch id: the default logger, or the device's print handler
+// (device.WithPrint). Each value is a scalar or a vector; a vector prints
+// as the kernel package's struct does ({1 2 3}). A format the values do not
+// fit is an error naming the call site.
+func (k *K) Printf(format string, values ...Value) {
+	p := &ir.Print{Format: format, Args: make([]ir.Expr, len(values))}
+	for i, v := range values {
+		if v == nil {
+			k.failf("%s: Printf %q: value %d is nil", callSite(), format, i)
+			return
+		}
+		p.Args[i] = v.Expr()
+	}
+	if !k.check(p.Args...) {
+		return
+	}
+	if err := ir.CheckPrint(p); err != nil {
+		k.failf("%s: Printf: %v", callSite(), err)
+		return
+	}
+	k.emit(p)
+}
+
+// callSite is "file:line" of the kernel code calling the DSL method that
+// calls callSite.
+func callSite() string {
+	_, file, line, ok := runtime.Caller(2)
+	if !ok {
+		return "?"
+	}
+	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
+}
 
 // Range runs body(i) for i = lo, lo+1, … while i < hi.
 func Range[E Integer](k *K, lo, hi Val[E], body func(i Val[E])) {

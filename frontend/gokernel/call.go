@@ -127,7 +127,7 @@ func (l *lowerer) builtinCall(e *ast.CallExpr, b *types.Builtin) ir.Expr {
 	case "panic":
 		l.errorf(e.Pos(), "panic is not supported in kernels: the device cannot stop a dispatch; write an error code to a buffer and return")
 	case "print", "println":
-		l.errorf(e.Pos(), "%s is not supported in kernels: write values to a buffer parameter and print them on the host", b.Name())
+		l.errorf(e.Pos(), "%s is not supported in kernels: use kernel.Printf(format, values…), which prints on the device and on the CPU runner", b.Name())
 	case "close":
 		l.errorf(e.Pos(), "channels are not supported in kernels: threads of a block communicate through kernel.Shared memory with kernel.Barrier, or through atomics")
 	case "cap":

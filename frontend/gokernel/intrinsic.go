@@ -94,6 +94,9 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) ir.Expr {
 		return &ir.Call{Op: op, Args: a, T: rt}
 	}
 	switch name {
+	case "Printf":
+		l.printf(e, stmt)
+		return nil
 	case "Barrier":
 		return &ir.Call{Op: ir.OpBarrier, T: ir.TVoid}
 	case "BallotCount":
@@ -482,4 +485,36 @@ func (l *lowerer) narrow(a ast.Expr) (ir.Expr, bool) {
 		return nil, false
 	}
 	return l.expr(c.Args[0]), true
+}
+
+// printf lowers kernel.Printf(format, args…) to a Print statement: the
+// format must be a constant string, the arguments scalars or vectors whose
+// types its verbs fit (ir.CheckPrint).
+func (l *lowerer) printf(e *ast.CallExpr, stmt bool) {
+	if !stmt {
+		l.errorf(e.Pos(), "kernel.Printf returns nothing: call it as a statement")
+		return
+	}
+	if e.Ellipsis.IsValid() {
+		l.errorf(e.Ellipsis, "kernel.Printf takes its arguments one by one on the device, not as a slice (args...)")
+		return
+	}
+	tv := l.info.Types[e.Args[0]]
+	if tv.Value == nil || tv.Value.Kind() != constant.String {
+		l.errorf(e.Args[0].Pos(), "the format of kernel.Printf must be a constant string")
+		return
+	}
+	p := &ir.Print{Format: constant.StringVal(tv.Value)}
+	for _, a := range e.Args[1:] {
+		x := l.expr(a)
+		if x == nil {
+			return
+		}
+		p.Args = append(p.Args, x)
+	}
+	if err := ir.CheckPrint(p); err != nil {
+		l.errorf(e.Pos(), "kernel.Printf: %v", err)
+		return
+	}
+	l.emit(p)
 }

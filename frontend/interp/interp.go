@@ -15,6 +15,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 
 	"github.com/lucent-gpu/lucent/accel/bvh"
@@ -42,7 +43,22 @@ func (b *Buffer) Len() int { return len(b.Data) / b.Elem.Size() }
 // dispatch. args are the kernel's arguments in order: *Buffer for buffers,
 // *bvh.Scene for accels, and for uniforms a Go value of the argument's type (bool, ints, floats,
 // or any value whose bytes have the type's layout, given as []byte).
+//
+// What the kernel prints goes to slog.Default(), with the kernel's name and
+// the thread's dispatch id; RunPrint takes a function instead.
 func Run(f *ir.Function, size [3]uint32, args ...any) (err error) {
+	return RunPrint(f, size, func(thread [3]uint32, text string) {
+		slog.Info("kernel print", "kernel", f.Name, "thread", thread, "text", text)
+	}, args...)
+}
+
+// RunPrint is Run handing each text the kernel prints (ir.Print, formatted
+// as Go's fmt would format the same values) to print, with the printing
+// thread's dispatch id, in the order the threads print.
+func RunPrint(f *ir.Function, size [3]uint32, print func(thread [3]uint32, text string), args ...any) (err error) {
+	if print == nil {
+		return errors.New("interp: nil print function")
+	}
 	if err := f.Validate(); err != nil {
 		return err
 	}
@@ -52,7 +68,7 @@ func Run(f *ir.Function, size [3]uint32, args ...any) (err error) {
 	if len(f.Shared) > 0 {
 		return fmt.Errorf("%w: %s uses shared memory", ErrUnsupported, f.Name)
 	}
-	m := &machine{bufs: map[*ir.Var]*Buffer{}, uniforms: map[*ir.Var][]uint64{}, accels: map[*ir.Var]*bvh.Scene{}}
+	m := &machine{bufs: map[*ir.Var]*Buffer{}, uniforms: map[*ir.Var][]uint64{}, accels: map[*ir.Var]*bvh.Scene{}, print: print}
 	for i, p := range f.Params {
 		if p.Type == ir.Accel {
 			s, ok := args[i].(*bvh.Scene)

@@ -13,6 +13,7 @@ type machine struct {
 	accels   map[*ir.Var]*bvh.Scene
 	id, size [3]uint32
 	block    [3]uint32
+	print    func(thread [3]uint32, text string)
 }
 
 type frame struct {
@@ -124,6 +125,12 @@ func (m *machine) stmt(fr *frame, s ir.Stmt) flow {
 		m.store(fr, s.Dst, v)
 	case *ir.ExprStmt:
 		m.eval(fr, s.X)
+	case *ir.Print:
+		var words []uint32
+		for _, a := range s.Args {
+			words = ir.AppendPrintWords(words, a.Type(), m.eval(fr, a))
+		}
+		m.print(m.id, ir.PrintText(s, words))
 	case *ir.Comment:
 	}
 	return next

@@ -133,6 +133,13 @@ func (h *hasher) stmt(s Stmt) {
 		h.expr(s.X)
 	case *Comment:
 		h.u(11)
+	case *Print:
+		h.u(12)
+		h.s(s.Format)
+		h.u(uint64(len(s.Args)))
+		for _, a := range s.Args {
+			h.expr(a)
+		}
 	default:
 		h.s(fmt.Sprintf("%T", s))
 	}

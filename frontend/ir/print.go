@@ -141,6 +141,12 @@ func (p *printer) stmt(s Stmt) {
 		p.line("%s", p.expr(s.X))
 	case *Comment:
 		p.line("// %s", s.Text)
+	case *Print:
+		if len(s.Args) == 0 {
+			p.line("print %q", s.Format)
+		} else {
+			p.line("print %q, %s", s.Format, p.exprs(s.Args))
+		}
 	default:
 		p.line("<statement %T>", s)
 	}

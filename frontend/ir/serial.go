@@ -239,6 +239,7 @@ const (
 	irAssign
 	irExprStmt
 	irComment
+	irPrint
 )
 
 const (
@@ -303,6 +304,13 @@ func (e *irEncoder) stmt(s Stmt) {
 	case *Comment:
 		e.u(irComment)
 		e.s(s.Text)
+	case *Print:
+		e.u(irPrint)
+		e.s(s.Format)
+		e.u(uint64(len(s.Args)))
+		for _, a := range s.Args {
+			e.expr(a)
+		}
 	default:
 		e.err = fmt.Errorf("statement %T", s)
 	}
@@ -658,6 +666,12 @@ func (d *irDecoder) stmt() Stmt {
 		return &ExprStmt{X: d.expr()}
 	case irComment:
 		return &Comment{Text: d.s()}
+	case irPrint:
+		p := &Print{Format: d.s()}
+		for range d.count() {
+			p.Args = append(p.Args, d.expr())
+		}
+		return p
 	default:
 		d.fail("statement tag %d", tag)
 		return nil

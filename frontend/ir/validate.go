@@ -75,6 +75,10 @@ func WalkExprs(f *Function, fn func(Expr)) {
 			expr(s.Src)
 		case *ExprStmt:
 			expr(s.X)
+		case *Print:
+			for _, a := range s.Args {
+				expr(a)
+			}
 		}
 	}
 	block = func(b *Block) {
@@ -420,6 +424,18 @@ func (v *validator) stmt(s Stmt) error {
 		}
 	case *ExprStmt:
 		return v.expr(s.X)
+	case *Print:
+		for _, a := range s.Args {
+			if a == nil {
+				return v.errf("print %q: nil argument", s.Format)
+			}
+			if err := v.expr(a); err != nil {
+				return err
+			}
+		}
+		if err := CheckPrint(s); err != nil {
+			return v.errf("%s", err)
+		}
 	case *Comment:
 	case nil:
 		return v.errf("nil statement")

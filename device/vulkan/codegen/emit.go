@@ -36,6 +36,16 @@ type Options struct {
 	// otherwise the traversal of the software layout (docs/accel.md) is
 	// code. Kernel ABI v1, "Accels".
 	NativeRayQuery bool
+	// Checked emits the checked mode: every buffer and shared-memory index
+	// is compared with the length, every integer divisor with zero; a
+	// thread's first fault is kept and appended to the print ring as a
+	// record when the kernel returns (emit_print.go); a shared index out of
+	// range is replaced by 0. The accesses otherwise behave as unchecked
+	// ones.
+	Checked bool
+	// SubgroupVote lets the checked mode branch on subgroupAny around its
+	// fault records (the device has subgroup vote operations).
+	SubgroupVote bool
 
 	// unguarded leaves accesses through device addresses without their
 	// bounds guard; only the benchmark measuring the guard sets it.
@@ -99,6 +109,15 @@ type gen struct {
 
 	// builtin values, computed in the kernel's entry block
 	builtins map[ir.BuiltinVar]spirv.ID
+
+	// printing (emit_print.go), in kernels that print: the push-constant
+	// member of the ring's address, each Print's site, and the Private
+	// variable holding the dispatch id for prints in callables.
+	printRing uint32
+	kernelFn  *ir.Function // the kernel, whose argument and shared indices fault records name
+	fault     [4]spirv.ID  // checked mode: the Private words of the thread's first fault (kind, what, index, length)
+	sites     map[*ir.Print]uint32
+	printTID  spirv.ID
 
 	// per function
 	fn       *ir.Function
@@ -269,7 +288,8 @@ func (g *gen) ptr(sc spirv.StorageClass, t spirv.ID) spirv.ID {
 // bounds check, then the body.
 func (g *gen) kernel(f *ir.Function) error {
 	b := g.b
-	args, _, err := Layout(f)
+	g.kernelFn = f
+	args, ring, _, err := LayoutPrint(f, g.opts.Checked)
 	if err != nil {
 		return err
 	}
@@ -311,6 +331,11 @@ func (g *gen) kernel(f *ir.Function) error {
 			// follows the address (member argIdx+1).
 			st.Members = append(st.Members, spirv.Member{Type: b.TypeInt(64, false), Offset: spirv.Off(uint32(a.Offset + 8))})
 		}
+	}
+	if ring >= 0 {
+		g.printRing = uint32(len(st.Members))
+		st.Members = append(st.Members, spirv.Member{Type: b.TypeInt(64, false), Offset: spirv.Off(uint32(ring))},
+			spirv.Member{Type: g.u32, Offset: spirv.Off(uint32(ring + 8))})
 	}
 	g.pushT = b.TypeStructOf(st)
 	g.push = b.Variable(g.ptr(spirv.StorageClassPushConstant, g.pushT), spirv.StorageClassPushConstant, 0)
@@ -383,6 +408,12 @@ func (g *gen) kernel(f *ir.Function) error {
 	b.LocalSize(sf.ID(), f.BlockSize[0], f.BlockSize[1], f.BlockSize[2])
 	b.SetBlock(sf.NewBlock())
 	g.begin(f, sf)
+	if ring >= 0 {
+		g.printSites(f)
+	}
+	if g.opts.Checked {
+		g.declareFault()
+	}
 	g.kernelBuiltins(f)
 	g.block(f.Body)
 	g.end()
@@ -452,6 +483,9 @@ func (g *gen) kernelBuiltins(f *ir.Function) {
 	g.builtins[ir.ThreadID] = lid
 	g.builtins[ir.BlockID] = block
 	g.builtins[ir.DispatchID] = did
+	if g.printTID != 0 {
+		b.Store(g.printTID, did) // for prints in callables
+	}
 	g.builtins[ir.BlockSize] = bs
 	uses := map[ir.BuiltinVar]bool{}
 	ir.WalkExprs(f, func(e ir.Expr) {
@@ -601,6 +635,7 @@ func (g *gen) begin(f *ir.Function, sf *spirv.Function) {
 // end terminates the function's last block.
 func (g *gen) end() {
 	if blk := g.b.CurrentBlock(); blk != nil && !blk.Terminated() {
+		g.flushFault()
 		if g.fn.Result == ir.TVoid {
 			g.b.Return()
 		} else {

@@ -64,10 +64,18 @@ func (g *gen) addr(e ir.Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit boo
 					guard = g.b.ULessThan(g.boolT, g.index64(i, e.I.Type()), g.addrCount(v))
 				}
 			}
+			if g.opts.Checked {
+				g.checkBuffer(v, i, e.I.Type())
+			}
 			return g.b.AccessChain(g.ptr(p.sc, g.etyp(e.T)), base, g.b.ConstantUint32(0), i), p.sc, true, guard
 		}
 		base, sc, ex, guard := g.addr(e.X)
 		i := g.expr(e.I)
+		if g.opts.Checked && e.X.Type().Kind() == ir.KindArray {
+			if root := ir.PlaceRoot(e); root != nil && root.Kind == ir.VarShared {
+				i = g.checkShared(root, i, e.I.Type(), e.X.Type().Len())
+			}
+		}
 		t := g.layoutType(e.T, ex)
 		if g.bits[ir.PlaceRoot(e)] {
 			t = g.u32
@@ -440,6 +448,12 @@ func (g *gen) binary(e *ir.Binary) spirv.ID {
 			return b.FMul(t, x, y)
 		}
 		return b.IMul(t, x, y)
+	case ir.Div, ir.Rem:
+		if g.opts.Checked && !fl && xt.Kind() != ir.KindMatrix {
+			g.checkDivisor(y, yt)
+		}
+	}
+	switch e.Op {
 	case ir.Div:
 		if xt.Kind() == ir.KindMatrix {
 			return b.MatrixTimesScalar(t, x, b.FDiv(g.f32, b.ConstantFloat32(1), y))

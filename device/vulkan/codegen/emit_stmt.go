@@ -103,6 +103,7 @@ func (g *gen) stmt(s ir.Stmt) {
 			}
 		}
 	case *ir.Return:
+		g.flushFault()
 		if s.Value != nil {
 			b.ReturnValue(g.expr(s.Value))
 		} else {
@@ -110,6 +111,8 @@ func (g *gen) stmt(s ir.Stmt) {
 		}
 	case *ir.Assign:
 		g.assign(s.Dst, s.Src)
+	case *ir.Print:
+		g.print(s)
 	case *ir.ExprStmt:
 		g.expr(s.X)
 	case *ir.Comment:

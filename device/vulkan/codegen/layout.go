@@ -32,6 +32,24 @@ const MaxPushSize = 128
 // a kernel whose uniforms exceed MaxPushSize is refused (wrapping
 // ir.ErrUnsupported).
 func Layout(f *ir.Function) ([]Argument, int, error) {
+	args, _, size, err := layout(f)
+	return args, size, err
+}
+
+// PrintRingSize is the push-constant size of the print ring (kernel ABI
+// v1), at the first 8-aligned offset after the uniform arguments, in kernels
+// that print: the u64 device address of the ring, then a u32 the runtime
+// gives the dispatch (each record starts with it), then 4 spare bytes.
+const PrintRingSize = 16
+
+// LayoutPrint is Layout, with the push-constant offset of the print ring's
+// address in a kernel that prints (ir.Function.Prints) or is compiled
+// checked (Options.Checked), -1 in others.
+func LayoutPrint(f *ir.Function, checked bool) (args []Argument, ring, size int, err error) {
+	return layout(f, checked)
+}
+
+func layout(f *ir.Function, checked ...bool) ([]Argument, int, int, error) {
 	args := make([]Argument, len(f.Params))
 	binding, off := 0, PushHeaderSize
 	for i, p := range f.Params {
@@ -52,10 +70,16 @@ func Layout(f *ir.Function) ([]Argument, int, error) {
 		args[i] = Argument{Var: p, Binding: -1, Offset: off}
 		off += pushSize(t)
 	}
-	if off > MaxPushSize {
-		return nil, 0, fmt.Errorf("%w: kernel %s: uniform arguments need %d push-constant bytes, ABI v1 allows %d", ir.ErrUnsupported, f.Name, off, MaxPushSize)
+	ring := -1
+	if len(f.Prints()) > 0 || len(checked) > 0 && checked[0] {
+		off = (off + 7) / 8 * 8
+		ring = off
+		off += PrintRingSize
 	}
-	return args, off, nil
+	if off > MaxPushSize {
+		return nil, 0, 0, fmt.Errorf("%w: kernel %s: uniform arguments need %d push-constant bytes, ABI v1 allows %d", ir.ErrUnsupported, f.Name, off, MaxPushSize)
+	}
+	return args, ring, off, nil
 }
 
 func pushSize(t *ir.Type) int {

@@ -1,0 +1,154 @@
+package device_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
+)
+
+// syncErr submits cmds on a fresh stream and returns Synchronize's error.
+func syncErr(t *testing.T, d *device.Device, cmds ...device.Command) error {
+	t.Helper()
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	require.NoError(t, s.Submit(cmds...))
+	return s.Synchronize(context.Background())
+}
+
+// faultOf checks that err is a fault naming kernel and thread, a
+// *device.KernelFault of kind on Vulkan (the cpu backend checks every
+// kernel and says the same in words).
+func faultOf(t *testing.T, d *device.Device, err error, kind device.FaultKind, text ...string) {
+	t.Helper()
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	for _, s := range text {
+		require.ErrorContains(t, err, s)
+	}
+	if d.Backend() == "vulkan" {
+		var f *device.KernelFault
+		require.True(t, errors.As(err, &f), "%v is not a *KernelFault", err)
+		require.Equal(t, kind, f.Kind)
+		require.GreaterOrEqual(t, f.Count, 1)
+	}
+}
+
+// A kernel compiled checked reports an index out of range, a shared index
+// out of range and an integer division by zero from the stream's
+// Synchronize, naming the kernel, the argument, the index and the thread;
+// in range, it runs as the unchecked kernel does and the stream goes on.
+func TestCheckedKernel(t *testing.T) {
+	d := openDevice(t)
+	compile := func(f *ir.Function, err error) *device.Kernel {
+		t.Helper()
+		require.NoError(t, err)
+		k, err := device.Compile(d, f, device.WithChecked())
+		require.NoError(t, err)
+		t.Cleanup(func() { k.Close() })
+		return k
+	}
+	buf := func(data []uint32) *device.Buffer[uint32] {
+		b, err := device.NewBuffer[uint32](d, len(data))
+		require.NoError(t, err)
+		t.Cleanup(func() { b.Close() })
+		run(t, d, b.Upload(data))
+		return b
+	}
+
+	shift := compile(dsl.Kernel1D(64, func(k *dsl.K, src, dst dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		dst.Write(i, src.Read(i.Add(dsl.U(1))))
+	}, "src", "dst"))
+	src, dst := buf(make([]uint32, 100)), buf(make([]uint32, 100))
+	err := syncErr(t, d, shift.Dispatch([3]uint32{100}, src, dst))
+	faultOf(t, d, err, device.FaultBufferIndex, "argument 0 (src): index 100 out of range [0, 100)", "thread [99 0 0]")
+	require.NoError(t, syncErr(t, d, shift.Dispatch([3]uint32{99}, src, dst)), "in range: no fault, and the device goes on")
+
+	div := compile(dsl.Kernel1D(64, func(k *dsl.K, a, b dsl.Buf[dsl.I32]) {
+		i := k.DispatchID().X()
+		a.Write(i, a.Read(i).Div(b.Read(i)))
+	}, "a", "b"))
+	a, err := device.NewBuffer[int32](d, 4)
+	require.NoError(t, err)
+	defer a.Close()
+	bb, err := device.NewBuffer[int32](d, 4)
+	require.NoError(t, err)
+	defer bb.Close()
+	run(t, d, a.Upload([]int32{10, 20, 30, 40}), bb.Upload([]int32{2, 5, 0, 1}))
+	err = syncErr(t, d, div.Dispatch([3]uint32{4}, a, bb))
+	faultOf(t, d, err, device.FaultDivideByZero, "integer division by zero", "thread [2 0 0]")
+
+	// In a callable: the fault is kept and reported by the kernel.
+	quot := dsl.Callable("quot", func(k *dsl.K, x, y dsl.I32) dsl.I32 { return x.Div(y) })
+	divc := compile(dsl.Kernel1D(64, func(k *dsl.K, a, b dsl.Buf[dsl.I32]) {
+		i := k.DispatchID().X()
+		a.Write(i, quot(k, a.Read(i), b.Read(i)))
+	}, "a", "b"))
+	run(t, d, a.Upload([]int32{10, 20, 30, 40}), bb.Upload([]int32{2, 0, 3, 1}))
+	err = syncErr(t, d, divc.Dispatch([3]uint32{4}, a, bb))
+	faultOf(t, d, err, device.FaultDivideByZero, "integer division by zero", "thread [1 0 0]")
+
+	sh := compile(dsl.Kernel1D(32, func(k *dsl.K, idx, out dsl.Buf[dsl.U32]) {
+		s := dsl.NewShared[dsl.U32](k, 32)
+		tid := k.ThreadID().X()
+		s.Write(tid, tid)
+		k.Barrier()
+		out.Write(tid, s.Read(idx.Read(tid)))
+	}, "idx", "out"))
+	ids := make([]uint32, 32)
+	for i := range ids {
+		ids[i] = uint32(31 - i)
+	}
+	bi, bo := buf(ids), buf(make([]uint32, 32))
+	require.NoError(t, syncErr(t, d, sh.Dispatch([3]uint32{32}, bi, bo)))
+	got := make([]uint32, 32)
+	run(t, d, bo.Download(got))
+	require.Equal(t, ids, got, "the shared array reversed")
+	ids[7] = 32
+	run(t, d, bi.Upload(ids))
+	err = syncErr(t, d, sh.Dispatch([3]uint32{32}, bi, bo))
+	faultOf(t, d, err, device.FaultSharedIndex, "shared variable", "index 32 out of range [0, 32)", "thread [7 0 0]")
+}
+
+// WithCheckedKernels checks every kernel of the device; without it a kernel
+// out of range reports nothing on Vulkan (robust access reads zero).
+func TestCheckedKernelsDeviceWide(t *testing.T) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, src, dst dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		dst.Write(i, src.Read(i.Add(dsl.U(5))))
+	}, "src", "dst")
+	require.NoError(t, err)
+	for _, checked := range []bool{false, true} {
+		var opts []device.Option
+		if checked {
+			opts = append(opts, device.WithCheckedKernels())
+		}
+		d, _ := openPrinting(t, opts...)
+		k, err := device.Compile(d, f)
+		require.NoError(t, err)
+		src, err := device.NewBuffer[uint32](d, 10)
+		require.NoError(t, err)
+		dst, err := device.NewBuffer[uint32](d, 10)
+		require.NoError(t, err)
+		err = syncErr(t, d, k.Dispatch([3]uint32{10}, src, dst))
+		if checked || d.Backend() == "cpu" {
+			faultOf(t, d, err, device.FaultBufferIndex, "index 10 out of range [0, 10)")
+		} else {
+			require.NoError(t, err)
+		}
+		if checked && d.Backend() == "vulkan" {
+			var kf *device.KernelFault
+			require.ErrorAs(t, err, &kf)
+			require.Equal(t, 5, kf.Count, "threads 5 to 9 read past the end")
+		}
+		require.NoError(t, k.Close())
+		require.NoError(t, src.Close())
+		require.NoError(t, dst.Close())
+	}
+}

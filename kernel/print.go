@@ -1,0 +1,54 @@
+package kernel
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+)
+
+// Printf formats args as fmt.Sprintf does and prints the text with the
+// calling thread's dispatch id: on the CPU runner to Grid.Print (nil: the
+// default slog logger), on a device to the device's print handler
+// (device.WithPrint) after the command list has run. format must be a
+// constant string; it takes the verbs %d %x %X %f %F %e %E %g %G %t %v with
+// flags, width and precision, %%, and %u, which is %d for unsigned integers.
+// Each argument is a scalar (bool, integers, float32, float64) or a vector of
+// this package; a device formats a vector as fmt formats these structs.
+func Printf(format string, args ...any) {
+	t := current("Printf")
+	text := fmt.Sprintf(goFormat(format), args...)
+	if p := t.group.grid.Print; p != nil {
+		p(t.dispatch, text)
+		return
+	}
+	slog.Info("kernel print", "thread", [3]uint32{t.dispatch.X, t.dispatch.Y, t.dispatch.Z}, "text", text)
+}
+
+// goFormat is format with %u as %d, the one verb fmt lacks (frontend/ir's
+// GoPrintFormat does the same for devices).
+func goFormat(format string) string {
+	if !strings.Contains(format, "u") {
+		return format
+	}
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		b.WriteByte(c)
+		if c != '%' {
+			continue
+		}
+		for i+1 < len(format) && strings.IndexByte("+-# 0.0123456789", format[i+1]) >= 0 {
+			i++
+			b.WriteByte(format[i])
+		}
+		if i+1 < len(format) {
+			i++
+			if format[i] == 'u' {
+				b.WriteByte('d')
+			} else {
+				b.WriteByte(format[i])
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,27 @@
+// Package printing holds a kernel that prints, on the CPU runner and on a
+// device: scalars, vectors, a loop, and a helper function that prints.
+package printing
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+// Show prints three lines per thread from the kernel and one from a helper,
+// and writes i*scale to out[i].
+//
+//lucent:kernel block=64
+func Show(scale float32, out []float32) {
+	i := kernel.DispatchID().X
+	if i >= uint32(len(out)) {
+		return
+	}
+	x := float32(i) * scale
+	for j := uint32(0); j < 2; j++ {
+		kernel.Printf("i=%d j=%u x=%.2f %g\n", i, j, x, x)
+	}
+	kernel.Printf("v=%v h=%#x n=%d ok=%t", kernel.F3(x, x+1, -x), i*4096, int32(i)-5, i%2 == 0)
+	note(x, uint64(i)<<40)
+	out[i] = x
+}
+
+func note(x float32, big uint64) {
+	kernel.Printf("helper %e %d %v", x, big, float64(x)/3)
+}
