@@ -38,9 +38,12 @@ package main
 // exported kernel).
 //
 // The parameter types come from go/types, so user structs and the kernel
-// package's vectors are spelled as the user spells them; textures are `any`
-// because a device texture's pixel type (the storage type, e.g. [4]uint8)
-// is not the kernel's texel type (kernel.Float4).
+// package's vectors are spelled as the user spells them. A texture is an
+// image (2D) or volume (3D) of the pixel type of its declared format (the
+// storage type: *device.Image[[4]uint8] for rgba8, *device.Image[float32]
+// for r32f, kernel.Float4 pixels for rgba32f), a TextureLevel of one in the
+// views; a kernel.Bindless is a *device.BindlessArray. Dispatch's doc
+// comment says which resources the kernel only reads or only writes.
 
 import (
 	"bytes"
@@ -163,6 +166,7 @@ type kernelDecl struct {
 	params           []param
 	sizeNames        []string
 	hasBuffers       bool
+	hasTextures      bool // typed texture arguments, given as levels in the views
 	// hostFunc names the kernel's device.HostFunc ("" where it has none:
 	// a parameter whose Go layout is not the kernel's, a texture, or an
 	// unexported kernel of another package); call is the Go function.
@@ -173,6 +177,7 @@ type param struct {
 	name      string
 	typ, vtyp string // the Dispatch type and the DispatchViews type
 	buffer    bool
+	texture   bool   // a typed texture: an image or volume, a level in the views
 	goType    string // the Go parameter type (a slice's element type for a buffer)
 	host      bool   // the Go type lays out as the kernel's (kernel.HostSlice/HostValue can take it)
 }
@@ -369,8 +374,29 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 			p.goType = elem
 			p.host = irType != nil && irType.Kind() == ir.KindBuffer && hostLayout(t.Elem(), irType.Elem())
 		default:
-			if isTexture(v.Type()) {
-				p.typ, p.vtyp = "any", "any"
+			var arg device.Argument
+			if i < len(u.sig.Args) {
+				arg = u.sig.Args[i]
+			}
+			if isKernelType(v.Type(), "Texture2D", "Texture3D") {
+				// An image (2D) or volume (3D) of the pixel type of the
+				// texture's declared format; a level of one in the views.
+				pix := f.pixelType(arg.Format)
+				if pix == "" {
+					p.typ, p.vtyp = "any", "any"
+					break
+				}
+				container := "Image"
+				if arg.Dim == 3 {
+					container = "Volume"
+				}
+				p.typ = fmt.Sprintf("*%s.%s[%s]", dev, container, pix)
+				p.vtyp = fmt.Sprintf("%s.TextureLevel[%s]", dev, pix)
+				p.texture = true
+				d.hasTextures = true
+			} else if isKernelType(v.Type(), "Bindless") {
+				p.typ = "*" + dev + ".BindlessArray"
+				p.vtyp = p.typ
 			} else {
 				p.typ = types.TypeString(v.Type(), qual)
 				p.vtyp = p.typ
@@ -488,10 +514,72 @@ func (f *goFile) checkVisible(t types.Type) error {
 	return nil
 }
 
-func isTexture(t types.Type) bool {
+// isKernelType says whether t is one of the named types of the kernel
+// package.
+func isKernelType(t types.Type, names ...string) bool {
 	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == kernelPkgPath &&
-		(n.Obj().Name() == "Texture2D" || n.Obj().Name() == "Texture3D")
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != kernelPkgPath {
+		return false
+	}
+	for _, name := range names {
+		if n.Obj().Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// pixelType is the Go pixel type of a device texture in the format a
+// kernel texture declares, as the launcher spells it: the kernel's texel
+// type where the pixel is four 32-bit components (kernel.Float4 for
+// rgba32f), else the storage type ([4]uint8 for rgba8, [4]uint16 for
+// rgba16f's halves, float32 for r32f). "" for a format without one.
+func (f *goFile) pixelType(fm device.Format) string {
+	kernel := func(n string) string {
+		return f.importName(types.NewPackage(kernelPkgPath, "kernel")) + "." + n
+	}
+	switch fm {
+	case device.RGBA32Float:
+		return kernel("Float4")
+	case device.RGBA32Uint:
+		return kernel("Uint4")
+	case device.RGBA32Sint:
+		return kernel("Int4")
+	case device.RGBA16Float:
+		return "[4]uint16"
+	case device.RGBA8Unorm:
+		return "[4]uint8"
+	case device.R32Float:
+		return "float32"
+	case device.R32Uint:
+		return "uint32"
+	case device.R32Sint:
+		return "int32"
+	}
+	return ""
+}
+
+// accessNote says how the kernel uses each resource argument (from its
+// signature), for the launcher's doc comment: "" when it takes none.
+func accessNote(d *kernelDecl) string {
+	var parts []string
+	for i, p := range d.params {
+		if i >= len(d.u.sig.Args) || d.u.sig.Args[i].Kind == device.ArgUniform {
+			continue
+		}
+		switch d.u.sig.Args[i].Access {
+		case device.Read:
+			parts = append(parts, p.name+" read-only")
+		case device.Write:
+			parts = append(parts, p.name+" write-only")
+		default:
+			parts = append(parts, p.name+" read-write")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "\n// Access by the kernel: " + strings.Join(parts, ", ") + "."
 }
 
 func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *config) {
@@ -576,20 +664,21 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 			texNote = "\n// Texture arguments are *device.Image[T], *device.Volume[T] or a device.TextureLevel[T]."
 		}
 	}
-	fmt.Fprintf(b, "\n// Dispatch returns a command running %s %s.\n// Submit it on a stream of the device the kernel was created on.%s\n", u.k.Name, sizeText(d.sizeNames), texNote)
+	views := d.hasBuffers || d.hasTextures
+	fmt.Fprintf(b, "\n// Dispatch returns a command running %s %s.\n// Submit it on a stream of the device the kernel was created on.%s%s\n", u.k.Name, sizeText(d.sizeNames), texNote, accessNote(d))
 	fmt.Fprintf(b, "func (k *%s) Dispatch(%s) %s.Command {\n", d.typ, paramList(false), dev)
 	fmt.Fprintf(b, "\treturn k.shader.Dispatch(%s%s)\n}\n", size, argList(d.hasBuffers))
-	if d.hasBuffers {
-		fmt.Fprintf(b, "\n// DispatchViews is Dispatch with buffer views (ranges of buffers).\n")
+	if views {
+		fmt.Fprintf(b, "\n// DispatchViews is Dispatch with %s.\n", viewsText(d))
 		fmt.Fprintf(b, "func (k *%s) DispatchViews(%s) %s.Command {\n", d.typ, paramList(true), dev)
 		fmt.Fprintf(b, "\treturn k.shader.Dispatch(%s%s)\n}\n", size, argList(false))
 	}
 	// The indirect form: workgroup counts read on the device.
 	indirectParams := "groups " + dev + ".BufferView[uint32]"
-	if rest := strings.TrimPrefix(paramList(d.hasBuffers), sizeParams); rest != "" {
+	if rest := strings.TrimPrefix(paramList(views), sizeParams); rest != "" {
 		indirectParams += rest
 	}
-	fmt.Fprintf(b, "\n// DispatchIndirect returns a command running %s over the workgroups\n// (blocks of %s) counted by the three uint32 groups holds (x, y, z) on the\n// device when the command runs%s.\n", u.k.Name, blockText(u.k), viewsNote(d.hasBuffers))
+	fmt.Fprintf(b, "\n// DispatchIndirect returns a command running %s over the workgroups\n// (blocks of %s) counted by the three uint32 groups holds (x, y, z) on the\n// device when the command runs%s.\n", u.k.Name, blockText(u.k), viewsNote(d))
 	fmt.Fprintf(b, "func (k *%s) DispatchIndirect(%s) %s.Command {\n", d.typ, indirectParams, dev)
 	fmt.Fprintf(b, "\treturn k.shader.DispatchIndirect(groups%s)\n}\n", argList(false))
 	fmt.Fprintf(b, "\n// Shader is the kernel's pipeline.\nfunc (k *%s) Shader() *%s.Shader { return k.shader }\n", d.typ, dev)
@@ -635,11 +724,26 @@ func (f *goFile) writeHost(b *bytes.Buffer, d *kernelDecl) {
 	fmt.Fprintf(b, "\treturn %s.Run(ctx, grid, func() { %s(%s) })\n}\n", f.kernel, d.call, strings.Join(names, ", "))
 }
 
-func viewsNote(buffers bool) string {
-	if buffers {
+func viewsNote(d *kernelDecl) string {
+	switch {
+	case d.hasBuffers && d.hasTextures:
+		return "; buffers are given as views, textures as levels"
+	case d.hasBuffers:
 		return "; buffers are given as views"
+	case d.hasTextures:
+		return "; textures are given as levels"
 	}
 	return ""
+}
+
+func viewsText(d *kernelDecl) string {
+	switch {
+	case d.hasBuffers && d.hasTextures:
+		return "buffer views (ranges of buffers) and texture levels"
+	case d.hasBuffers:
+		return "buffer views (ranges of buffers)"
+	}
+	return "texture levels (a mip level of an image or volume)"
 }
 
 func sizeExpr(names []string) string {
