@@ -80,7 +80,8 @@ type goFile struct {
 	names   map[string]bool   // import names in use
 	errs    string            // the names of packages errors and frontend/ir
 	ir      string
-	ctx     string // the names of packages context, kernel and fmt, where a launcher has a host function
+	sources sourceHashes // the kernels' files, for their source hashes
+	ctx     string       // the names of packages context, kernel and fmt, where a launcher has a host function
 	kernel  string
 	fmt     string
 }
@@ -167,6 +168,10 @@ type kernelDecl struct {
 	sizeNames        []string
 	hasBuffers       bool
 	hasTextures      bool // typed texture arguments, given as levels in the views
+	// ref is the kernel's Go function as the launcher names it and srcHash
+	// the hash of its source (kernelSourceHash), which the constructor
+	// checks; "" where the launcher cannot name it or hash it.
+	ref, srcHash string
 	// hostFunc names the kernel's device.HostFunc ("" where it has none:
 	// a parameter whose Go layout is not the kernel's, a texture, or an
 	// unexported kernel of another package); call is the Go function.
@@ -185,6 +190,7 @@ type param struct {
 func (f *goFile) generate(cfg *config) ([]byte, []error) {
 	f.imports = map[string]string{}
 	f.names = map[string]bool{}
+	f.sources = sourceHashes{}
 	sortUnits(f.units)
 	// An import may not take a name the package declares.
 	if p := f.units[0].pkg; p.Types != nil && p.PkgPath == f.self {
@@ -232,6 +238,15 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 			f.ctx = f.importName(types.NewPackage("context", "context"))
 			f.kernel = f.importName(types.NewPackage(kernelPkgPath, "kernel"))
 			f.fmt = f.importName(types.NewPackage("fmt", "fmt"))
+		}
+	}
+
+	// The constructors check their kernel's source at run time.
+	var staleCode string
+	for _, d := range decls {
+		if d.srcHash != "" {
+			staleCode = f.sourceHashCode()
+			break
 		}
 	}
 
@@ -292,6 +307,7 @@ func lucentcAll[T any](b *%[1]s.Buffer[T]) %[1]s.BufferView[T] {
 }
 `, dev)
 	}
+	b.WriteString(staleCode)
 	if f.kernel != "" {
 		fmt.Fprintf(&b, `
 // lucentcHostArg wraps the error of argument name not fitting a host function.
@@ -332,7 +348,7 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 	// Parameter names: the kernel's own, unless they would shadow something
 	// the launcher's body uses (parameters are scoped to the body, so the
 	// types in the signature are safe).
-	reserved := map[string]bool{"k": true, "_": true, "": true, "groups": true, "lucentcAll": true, "lucentcFromIR": true}
+	reserved := map[string]bool{"k": true, "_": true, "": true, "groups": true, "lucentcAll": true, "lucentcFromIR": true, "lucentcStale": true}
 	switch u.k.Dim {
 	case 1:
 		d.sizeNames = []string{"threads"}
@@ -412,6 +428,15 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 	host := u.k.Func != nil && (f.self == u.pkg.PkgPath || token.IsExported(u.k.Name))
 	for _, p := range d.params {
 		host = host && p.host
+	}
+	if f.self == u.pkg.PkgPath || token.IsExported(u.k.Name) {
+		if h, ok := f.sources.hash(u.k.Pos.Filename, u.k.Name); ok {
+			d.srcHash = h
+			d.ref = u.k.Name
+			if q := f.importName(u.pkg.Types); q != "" {
+				d.ref = q + "." + u.k.Name
+			}
+		}
 	}
 	if host {
 		d.hostFunc = "host" + upper
@@ -590,6 +615,12 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 
 	fmt.Fprintf(b, "\n// %s creates kernel %s's pipeline on dev from the SPIR-V lucentc\n// compiled for %s; no compiler runs. A backend that takes no SPIR-V, or a\n// device that refuses the module, compiles the kernel from its IR instead.\n", d.ctor, u.k.Name, cfg.env)
 	fmt.Fprintf(b, "func %s(dev *%s.Device) (*%s, error) {\n", d.ctor, dev, d.typ)
+	if d.srcHash != "" {
+		// The kernel's source, where the program can read it, is the one
+		// the launcher was generated from.
+		rerun := fmt.Sprintf(`rerun "go generate" in %s (or "go tool lucentc %s %s")`, u.pkg.PkgPath, flagLine(cfg), u.pkg.PkgPath)
+		fmt.Fprintf(b, "\tif err := lucentcStale(%q, %q, %s, %q, %q); err != nil {\n\t\treturn nil, err\n\t}\n", qualified, u.k.Name, d.ref, d.srcHash, rerun)
+	}
 	fmt.Fprintf(b, "\tsig := %s\n", d.sigVar)
 	fmt.Fprintf(b, "\tsig.Args = append([]%s.Argument(nil), sig.Args...)\n", dev)
 	// A module lucentc validated is marked Trusted: it is this build's own

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// staleProgram creates two launchers' kernels on the cpu backend and prints
+// what each constructor returns.
+const staleProgram = `package main
+
+import (
+	"context"
+	"fmt"
+
+	"example.com/e2e/kern"
+	"github.com/lucent-gpu/lucent/device"
+	_ "github.com/lucent-gpu/lucent/device/cpu"
+)
+
+func main() {
+	dev, err := device.Open(context.Background(), "cpu")
+	if err != nil {
+		panic(err)
+	}
+	defer dev.Close()
+	if k, err := kern.NewSaxpy(dev); err != nil {
+		fmt.Println("saxpy:", err)
+	} else {
+		fmt.Println("saxpy: ok")
+		k.Close()
+	}
+	if k, err := kern.NewReverse(dev); err != nil {
+		fmt.Println("reverse:", err)
+	} else {
+		fmt.Println("reverse: ok")
+		k.Close()
+	}
+}
+`
+
+// TestLauncherStaleAtRunTime: a launcher's constructor refuses a kernel
+// whose source changed since the launcher was generated (naming the kernel
+// and the command to rerun), where the program can read the source it was
+// built from; a comment or layout change, an edit to another kernel, and
+// an edit made after the build do not count.
+func TestLauncherStaleAtRunTime(t *testing.T) {
+	needSPIRVTools(t)
+	dir := tempModule(t, map[string]string{"kern/kern.go": kernSource, "main.go": staleProgram})
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "./kern")
+	require.Equal(t, 0, code, stderr)
+	gen, err := os.ReadFile(filepath.Join(dir, "kern", goFileName))
+	require.NoError(t, err)
+	require.Regexp(t, `if err := lucentcStale\("kern.Saxpy", "Saxpy", Saxpy, "[0-9a-f]{32}", `, string(gen))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	prog := filepath.Join(t.TempDir(), "prog")
+	runProg := func() string {
+		t.Helper()
+		out, err := goCommand(t, ctx, dir, "build", "-o", prog, ".")
+		require.NoError(t, err, out)
+		return runBuilt(t, ctx, dir, prog)
+	}
+	kernFile := filepath.Join(dir, "kern", "kern.go")
+	edit := func(src string) {
+		t.Helper()
+		require.NoError(t, os.WriteFile(kernFile, []byte(src), 0o644))
+	}
+
+	require.Equal(t, "saxpy: ok\nreverse: ok\n", runProg())
+
+	// Comments and layout do not change the kernel.
+	edit(strings.Replace(kernSource, "y[i] = a*x[i] + y[i]", "y[i] = a * x[i] + y[i] // unchanged", 1))
+	require.Equal(t, "saxpy: ok\nreverse: ok\n", runProg())
+
+	// Saxpy's body changes: its constructor refuses, Reverse's does not.
+	edit(strings.Replace(kernSource, "y[i] = a*x[i] + y[i]", "y[i] = a*x[i] - y[i]", 1))
+	out := runProg()
+	require.Regexp(t, `^saxpy: kernel kern.Saxpy \(\S*kern/kern\.go\) changed since its launcher was generated: the launcher would run the old kernel; rerun "go generate" in example\.com/e2e/kern \(or "go tool lucentc -go -target vulkan1\.2 example\.com/e2e/kern"\)\nreverse: ok\n$`, out)
+
+	// So does a changed directive (the block size).
+	edit(strings.Replace(kernSource, "//lucent:kernel block=128", "//lucent:kernel block=64", 1))
+	require.Regexp(t, `^saxpy: ok\nreverse: kernel kern.Reverse .* changed since its launcher was generated`, runProg())
+
+	// An edit made after the program was built is not what it runs.
+	edit(kernSource)
+	out, err = goCommand(t, ctx, dir, "build", "-o", prog, ".")
+	require.NoError(t, err, out)
+	time.Sleep(10 * time.Millisecond)
+	edit(strings.Replace(kernSource, "y[i] = a*x[i] + y[i]", "y[i] = a*x[i] - y[i]", 1))
+	future := time.Now().Add(time.Minute)
+	require.NoError(t, os.Chtimes(kernFile, future, future))
+	require.Equal(t, "saxpy: ok\nreverse: ok\n", runBuilt(t, ctx, dir, prog))
+}
+
+func runBuilt(t *testing.T, ctx context.Context, dir, prog string) string {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, prog)
+	cmd.Dir = dir
+	b, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(b))
+	return string(b)
+}
