@@ -3,8 +3,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"go/ast"
-	"go/parser"
 	"go/scanner"
 	"go/token"
 	"go/types"
@@ -13,48 +11,73 @@ import (
 )
 
 // kernelSourceHash is the hash of kernel name's source in the Go file src:
-// its //lucent:kernel directive (fields joined by one space) and the tokens
-// of its declaration (comments and layout do not count), the first 16 bytes
-// of their SHA-256 in hex. ok is false when src does not parse or declares
-// no such function.
+// the last //lucent:kernel comment before its declaration (fields joined
+// by one space) and the tokens of the declaration from func to the closing
+// brace of its body (comments and layout do not count), the first 16 bytes
+// of their SHA-256 in hex. ok is false when src declares no such function.
+// It scans (go/scanner) rather than parses, so that the launchers, which
+// carry a copy of it, do not link go/parser into every program.
 //
 // A launcher embeds the hash of the source it was generated from and its
 // constructor computes it again from the file the program was built from
 // (lucentcSourceHash, generated from sourceHashTemplate): the two must stay
 // the same algorithm, which TestLauncherStaleAtRunTime checks.
 func kernelSourceHash(src []byte, name string) (hash string, ok bool) {
-	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, "", src, parser.ParseComments|parser.SkipObjectResolution)
-	if err != nil {
-		return "", false
-	}
-	for _, decl := range file.Decls {
-		fd, isFunc := decl.(*ast.FuncDecl)
-		if !isFunc || fd.Recv != nil || fd.Name.Name != name {
+	var s scanner.Scanner
+	s.Init(token.NewFileSet().AddFile("", -1, len(src)), src, nil, scanner.ScanComments)
+	depth, directive := 0, ""
+	for {
+		_, tok, lit := s.Scan()
+		switch {
+		case tok == token.EOF:
+			return "", false
+		case tok == token.COMMENT:
+			if depth == 0 && (lit == "//lucent:kernel" || strings.HasPrefix(lit, "//lucent:kernel ")) {
+				directive = strings.Join(strings.Fields(lit), " ")
+			}
 			continue
-		}
-		h := sha256.New()
-		if fd.Doc != nil {
-			for _, c := range fd.Doc.List {
-				if c.Text == "//lucent:kernel" || strings.HasPrefix(c.Text, "//lucent:kernel ") {
-					h.Write([]byte(strings.Join(strings.Fields(c.Text), " ") + "\n"))
+		case tok == token.LPAREN || tok == token.LBRACE || tok == token.LBRACK:
+			depth++
+		case tok == token.RPAREN || tok == token.RBRACE || tok == token.RBRACK:
+			depth--
+		case tok == token.FUNC && depth == 0:
+			_, t2, l2 := s.Scan()
+			if t2 != token.IDENT || l2 != name {
+				if t2 == token.LPAREN {
+					depth++ // a method's receiver
+				}
+				break
+			}
+			h := sha256.New()
+			h.Write([]byte(directive + "\n" + "func\n" + l2 + "\n"))
+			body := false
+			for d := 0; ; {
+				_, tok, lit := s.Scan()
+				switch tok {
+				case token.EOF:
+					return "", false
+				case token.COMMENT:
+					continue
+				case token.LPAREN, token.LBRACK:
+					d++
+				case token.RPAREN, token.RBRACK:
+					d--
+				case token.LBRACE:
+					body = body || d == 0
+					d++
+				case token.RBRACE:
+					d--
+				}
+				h.Write([]byte(tok.String() + " " + lit + "\n"))
+				if body && d == 0 {
+					return hex.EncodeToString(h.Sum(nil)[:16]), true
 				}
 			}
 		}
-		tf := fset.File(fd.Pos())
-		start, end := tf.Offset(fd.Pos()), tf.Offset(fd.End())
-		var s scanner.Scanner
-		s.Init(token.NewFileSet().AddFile("", -1, end-start), src[start:end], nil, 0)
-		for {
-			_, tok, lit := s.Scan()
-			if tok == token.EOF {
-				break
-			}
-			h.Write([]byte(tok.String() + " " + lit + "\n"))
+		if tok != token.SEMICOLON {
+			directive = "" // the directive is in the comments right before func
 		}
-		return hex.EncodeToString(h.Sum(nil)[:16]), true
 	}
-	return "", false
 }
 
 // sourceHashes computes kernelSourceHash for kernels by file, reading each
@@ -133,46 +156,69 @@ func lucentcStale(qualified, name string, fn any, want, rerun string) error {
 	return @fmt.Errorf("kernel %s (%s) changed since its launcher was generated: the launcher would run the old kernel; %s", qualified, file, rerun)
 }
 
-// lucentcSourceHash is lucentc's hash of kernel name's source in src: its
-// //lucent:kernel directive and the tokens of its declaration.
+// lucentcSourceHash is lucentc's hash of kernel name's source in src: the
+// //lucent:kernel directive before it and the tokens of its declaration.
 func lucentcSourceHash(src []byte, name string) (hash string, ok bool) {
-	fset := @token.NewFileSet()
-	file, err := @parser.ParseFile(fset, "", src, @parser.ParseComments|@parser.SkipObjectResolution)
-	if err != nil {
-		return "", false
-	}
-	for _, decl := range file.Decls {
-		fd, isFunc := decl.(*@ast.FuncDecl)
-		if !isFunc || fd.Recv != nil || fd.Name.Name != name {
+	var s @scanner.Scanner
+	s.Init(@token.NewFileSet().AddFile("", -1, len(src)), src, nil, @scanner.ScanComments)
+	depth, directive := 0, ""
+	for {
+		_, tok, lit := s.Scan()
+		switch {
+		case tok == @token.EOF:
+			return "", false
+		case tok == @token.COMMENT:
+			if depth == 0 && (lit == "//lucent:kernel" || @strings.HasPrefix(lit, "//lucent:kernel ")) {
+				directive = @strings.Join(@strings.Fields(lit), " ")
+			}
 			continue
-		}
-		h := @sha256.New()
-		if fd.Doc != nil {
-			for _, c := range fd.Doc.List {
-				if c.Text == "//lucent:kernel" || @strings.HasPrefix(c.Text, "//lucent:kernel ") {
-					h.Write([]byte(@strings.Join(@strings.Fields(c.Text), " ") + "\n"))
+		case tok == @token.LPAREN || tok == @token.LBRACE || tok == @token.LBRACK:
+			depth++
+		case tok == @token.RPAREN || tok == @token.RBRACE || tok == @token.RBRACK:
+			depth--
+		case tok == @token.FUNC && depth == 0:
+			_, t2, l2 := s.Scan()
+			if t2 != @token.IDENT || l2 != name {
+				if t2 == @token.LPAREN {
+					depth++ // a method's receiver
+				}
+				break
+			}
+			h := @sha256.New()
+			h.Write([]byte(directive + "\n" + "func\n" + l2 + "\n"))
+			body := false
+			for d := 0; ; {
+				_, tok, lit := s.Scan()
+				switch tok {
+				case @token.EOF:
+					return "", false
+				case @token.COMMENT:
+					continue
+				case @token.LPAREN, @token.LBRACK:
+					d++
+				case @token.RPAREN, @token.RBRACK:
+					d--
+				case @token.LBRACE:
+					body = body || d == 0
+					d++
+				case @token.RBRACE:
+					d--
+				}
+				h.Write([]byte(tok.String() + " " + lit + "\n"))
+				if body && d == 0 {
+					return @hex.EncodeToString(h.Sum(nil)[:16]), true
 				}
 			}
 		}
-		tf := fset.File(fd.Pos())
-		start, end := tf.Offset(fd.Pos()), tf.Offset(fd.End())
-		var s @scanner.Scanner
-		s.Init(@token.NewFileSet().AddFile("", -1, end-start), src[start:end], nil, 0)
-		for {
-			_, tok, lit := s.Scan()
-			if tok == @token.EOF {
-				break
-			}
-			h.Write([]byte(tok.String() + " " + lit + "\n"))
+		if tok != @token.SEMICOLON {
+			directive = "" // the directive is in the comments right before func
 		}
-		return @hex.EncodeToString(h.Sum(nil)[:16]), true
 	}
-	return "", false
 }
 `
 
 // sourceHashImports are the packages sourceHashTemplate names.
-var sourceHashImports = []string{"crypto/sha256", "encoding/hex", "fmt", "go/ast", "go/parser", "go/scanner", "go/token", "os", "reflect", "runtime", "strings", "sync"}
+var sourceHashImports = []string{"crypto/sha256", "encoding/hex", "fmt", "go/scanner", "go/token", "os", "reflect", "runtime", "strings", "sync"}
 
 // sourceHashCode is sourceHashTemplate with the import names of f.
 func (f *goFile) sourceHashCode() string {

@@ -109,3 +109,64 @@ func runBuilt(t *testing.T, ctx context.Context, dir, prog string) string {
 	require.NoError(t, err, string(b))
 	return string(b)
 }
+
+// TestKernelSourceHash: the hash sees a kernel's tokens and directive, not
+// its comments or layout, nor other declarations (a method of the same
+// name); and the copy the launchers carry is the same code.
+func TestKernelSourceHash(t *testing.T) {
+	const src = `package p
+
+// M is a method named as the kernel.
+func (T) K(x []float32) { x[0] = 2 }
+
+// K is a kernel.
+//
+//lucent:kernel block=64
+func K(x []float32) {
+	x[0] = 1 // one
+}
+
+func G[T any](v T) {}
+`
+	h, ok := kernelSourceHash([]byte(src), "K")
+	require.True(t, ok)
+	require.Regexp(t, `^[0-9a-f]{32}$`, h)
+	same := []string{
+		strings.Replace(src, "x[0] = 1 // one", "x[0]   =   1", 1),
+		strings.Replace(src, "// K is a kernel.\n", "", 1),
+		strings.Replace(src, "block=64", " block=64 ", 1),
+		strings.Replace(src, "x[0] = 2", "x[0] = 3", 1),
+	}
+	for _, s := range same {
+		got, ok := kernelSourceHash([]byte(s), "K")
+		require.True(t, ok)
+		require.Equal(t, h, got, s)
+	}
+	differ := []string{
+		strings.Replace(src, "x[0] = 1", "x[0] = 2", 1),
+		strings.Replace(src, "block=64", "block=32", 1),
+		strings.Replace(src, "(x []float32) {\n", "(x []float64) {\n", 1),
+	}
+	for _, s := range differ {
+		got, ok := kernelSourceHash([]byte(s), "K")
+		require.True(t, ok)
+		require.NotEqual(t, h, got, s)
+	}
+	_, ok = kernelSourceHash([]byte(src), "G")
+	require.True(t, ok, "a generic function")
+	_, ok = kernelSourceHash([]byte(src), "Missing")
+	require.False(t, ok)
+
+	// The generated copy is kernelSourceHash with the import names marked.
+	self, err := os.ReadFile("srchash.go")
+	require.NoError(t, err)
+	body := func(s, name string) string {
+		i := strings.Index(s, "func "+name+"(")
+		require.GreaterOrEqual(t, i, 0, name)
+		j := strings.Index(s[i:], "\n}\n")
+		require.GreaterOrEqual(t, j, 0, name)
+		return strings.TrimPrefix(s[i:i+j], "func "+name)
+	}
+	require.Equal(t, body(string(self), "kernelSourceHash"),
+		strings.ReplaceAll(body(sourceHashTemplate, "lucentcSourceHash"), "@", ""))
+}
