@@ -170,3 +170,35 @@ func G[T any](v T) {}
 	require.Equal(t, body(string(self), "kernelSourceHash"),
 		strings.ReplaceAll(body(sourceHashTemplate, "lucentcSourceHash"), "@", ""))
 }
+
+// TestGenerateGoTest: -gotest writes a test beside the launchers that
+// passes while they are fresh and, in go test, names each kernel changed
+// since (a callee's change included), as -check does.
+func TestGenerateGoTest(t *testing.T) {
+	needSPIRVTools(t)
+	const helper = "\nfunc twice(v float32) float32 { return 2 * v }\n"
+	src := strings.Replace(kernSource, "y[i] = a*x[i] + y[i]", "y[i] = twice(a)*x[i] + y[i]", 1) + helper
+	dir := tempModule(t, map[string]string{"kern/kern.go": src})
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "-gotest", "./kern")
+	require.Equal(t, 0, code, stderr)
+	test, err := os.ReadFile(filepath.Join(dir, "kern", goTestFileName))
+	require.NoError(t, err)
+	require.Contains(t, string(test), "//go:build !lucentc\n\npackage kern\n")
+	require.Regexp(t, `"example\.com/e2e/kern\.Saxpy": +irSaxpy,`, string(test))
+	_, stderr, code = lucentc(t, "-C", dir, "-go", "-gotest", "-check", "./kern")
+	require.Equal(t, 0, code, stderr)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, err := goCommand(t, ctx, dir, "test", "-count=1", "-run", "TestLucentKernelsFresh", "./kern")
+	require.NoError(t, err, out)
+
+	// The helper Saxpy calls changes: the IR, not Saxpy's own source.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "kern", "kern.go"),
+		[]byte(strings.Replace(src, "return 2 * v", "return 3 * v", 1)), 0o644))
+	out, err = goCommand(t, ctx, dir, "test", "-count=1", "-run", "TestLucentKernelsFresh", "./kern")
+	require.Error(t, err, out)
+	require.Regexp(t, `kern\.go:\d+:6: kernel example\.com/e2e/kern\.Saxpy changed since its launcher in lucent_kernels\.go was generated: rerun "go generate" \(or "go tool lucentc -go -gotest -target vulkan1\.2 example\.com/e2e/kern"\)`, out)
+	require.NotContains(t, out, "Reverse")
+	require.NotContains(t, out, "Affine2D")
+}
