@@ -203,9 +203,9 @@ func TestGenerateExactTypes(t *testing.T) {
 	require.Contains(t, src, "func (k *LumaKernel) DispatchViews(threadsX, threadsY uint32, src device.TextureLevel[[4]uint8], dst device.TextureLevel[float32]) device.Command")
 	require.Contains(t, src, "func (k *StampKernel) Dispatch(threadsX, threadsY, threadsZ uint32, vol *device.Volume[uint32]) device.Command")
 	require.Contains(t, src, "func (k *StampKernel) DispatchIndirect(groups device.BufferView[uint32], vol device.TextureLevel[uint32]) device.Command")
-	require.Contains(t, src, "// Access by the kernel: in read-only, out read-write.\n")
+	require.Contains(t, src, "// Access by the kernel: in read-only, out write-only.\n")
 	require.Contains(t, src, "// Access by the kernel: src read-only, dst write-only.\n")
-	require.Contains(t, src, "// Access by the kernel: tab read-only, out read-write.\n")
+	require.Contains(t, src, "// Access by the kernel: tab read-only, out write-only.\n")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
