@@ -626,6 +626,9 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	fmt.Fprintf(b, "type %s struct{ shader *%s.Shader }\n", d.typ, dev)
 
 	fmt.Fprintf(b, "\n// %s creates kernel %s's pipeline on dev from the SPIR-V lucentc\n// compiled for %s; no compiler runs. A backend that takes no SPIR-V, or a\n// device that refuses the module, compiles the kernel from its IR instead.\n", d.ctor, u.k.Name, cfg.env)
+	if d.srcHash != "" {
+		fmt.Fprintf(b, "// It fails when %s's source, where the program can read the file it was\n// built from, changed since this launcher was generated.\n", u.k.Name)
+	}
 	fmt.Fprintf(b, "func %s(dev *%s.Device) (*%s, error) {\n", d.ctor, dev, d.typ)
 	if d.srcHash != "" {
 		// The kernel's source, where the program can read it, is the one
