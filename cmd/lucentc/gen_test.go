@@ -295,7 +295,7 @@ func check(ctx context.Context, dev *device.Device) error {
 		}
 	}
 
-	// Invert: storage textures, typed any in the launcher.
+	// Invert: storage textures, images of the format's pixel type in the launcher.
 	invert, err := kern.NewInvert(dev)
 	if err != nil {
 		return err
@@ -326,9 +326,9 @@ func check(ctx context.Context, dev *device.Device) error {
 			return fmt.Errorf("invert[%d] = %v, want %v", i, inv[i], want)
 		}
 	}
-	// A buffer where the kernel takes a texture is an error, not a crash.
-	if err := stream.Submit(invert.Dispatch(tw, th, src, out)); err == nil {
-		return fmt.Errorf("invert with a buffer for a texture: no error")
+	// A nil image is an error naming the argument, not a crash.
+	if err := stream.Submit(invert.Dispatch(tw, th, src, nil)); err == nil || !strings.Contains(err.Error(), "argument 1 (dst)") {
+		return fmt.Errorf("invert with a nil image: got %v, want an error naming dst", err)
 	}
 	return nil
 }
@@ -427,7 +427,7 @@ func TestGenerateEndToEnd(t *testing.T) {
 	require.Contains(t, src, "//go:build !lucentc\n\npackage kern\n")
 	require.Contains(t, src, "func NewSaxpy(dev *device.Device) (*SaxpyKernel, error)")
 	require.Contains(t, src, "func (k *SaxpyKernel) Dispatch(threads uint32, a float32, x, y *device.Buffer[float32]) device.Command")
-	require.Contains(t, src, "func (k *InvertKernel) Dispatch(threadsX, threadsY uint32, src, dst any) device.Command")
+	require.Contains(t, src, "func (k *InvertKernel) Dispatch(threadsX, threadsY uint32, src, dst *device.Image[kernel.Float4]) device.Command")
 	require.Contains(t, src, "Format: device.RGBA32Float")
 	require.Contains(t, src, "func (k *SaxpyKernel) DispatchIndirect(groups device.BufferView[uint32], a float32, x, y device.BufferView[float32]) device.Command")
 	require.Contains(t, src, "WholeBlocks: true})", "Reverse has barriers")

@@ -38,9 +38,12 @@ package main
 // exported kernel).
 //
 // The parameter types come from go/types, so user structs and the kernel
-// package's vectors are spelled as the user spells them; textures are `any`
-// because a device texture's pixel type (the storage type, e.g. [4]uint8)
-// is not the kernel's texel type (kernel.Float4).
+// package's vectors are spelled as the user spells them. A texture is an
+// image (2D) or volume (3D) of the pixel type of its declared format (the
+// storage type: *device.Image[[4]uint8] for rgba8, *device.Image[float32]
+// for r32f, kernel.Float4 pixels for rgba32f), a TextureLevel of one in the
+// views; a kernel.Bindless is a *device.BindlessArray. Dispatch's doc
+// comment says which resources the kernel only reads or only writes.
 
 import (
 	"bytes"
@@ -59,12 +62,16 @@ import (
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
-// goFileName is the file -go writes.
-const goFileName = "lucent_kernels.go"
+// goFileName is the file -go writes, goTestFileName the one -gotest adds.
+const (
+	goFileName     = "lucent_kernels.go"
+	goTestFileName = "lucent_kernels_test.go"
+)
 
 const devicePath = "github.com/lucent-gpu/lucent/device"
 
 const irPath = "github.com/lucent-gpu/lucent/frontend/ir"
+const gokernelPath = "github.com/lucent-gpu/lucent/frontend/gokernel"
 const kernelPkgPath = "github.com/lucent-gpu/lucent/kernel"
 
 // goFile is one generated Go file being assembled.
@@ -77,7 +84,8 @@ type goFile struct {
 	names   map[string]bool   // import names in use
 	errs    string            // the names of packages errors and frontend/ir
 	ir      string
-	ctx     string // the names of packages context, kernel and fmt, where a launcher has a host function
+	sources sourceHashes // the kernels' files, for their source hashes
+	ctx     string       // the names of packages context, kernel and fmt, where a launcher has a host function
 	kernel  string
 	fmt     string
 }
@@ -132,6 +140,14 @@ func genGo(cfg *config, units []*unit) (map[string][]byte, []error) {
 		errs = append(errs, ferrs...)
 		if len(ferrs) == 0 {
 			out[f.path] = src
+			if cfg.goTest {
+				test, err := f.generateTest(cfg)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				out[filepath.Join(filepath.Dir(f.path), goTestFileName)] = test
+			}
 		}
 	}
 	return out, errs
@@ -163,6 +179,11 @@ type kernelDecl struct {
 	params           []param
 	sizeNames        []string
 	hasBuffers       bool
+	hasTextures      bool // typed texture arguments, given as levels in the views
+	// ref is the kernel's Go function as the launcher names it and srcHash
+	// the hash of its source (kernelSourceHash), which the constructor
+	// checks; "" where the launcher cannot name it or hash it.
+	ref, srcHash string
 	// hostFunc names the kernel's device.HostFunc ("" where it has none:
 	// a parameter whose Go layout is not the kernel's, a texture, or an
 	// unexported kernel of another package); call is the Go function.
@@ -173,6 +194,7 @@ type param struct {
 	name      string
 	typ, vtyp string // the Dispatch type and the DispatchViews type
 	buffer    bool
+	texture   bool   // a typed texture: an image or volume, a level in the views
 	goType    string // the Go parameter type (a slice's element type for a buffer)
 	host      bool   // the Go type lays out as the kernel's (kernel.HostSlice/HostValue can take it)
 }
@@ -180,6 +202,7 @@ type param struct {
 func (f *goFile) generate(cfg *config) ([]byte, []error) {
 	f.imports = map[string]string{}
 	f.names = map[string]bool{}
+	f.sources = sourceHashes{}
 	sortUnits(f.units)
 	// An import may not take a name the package declares.
 	if p := f.units[0].pkg; p.Types != nil && p.PkgPath == f.self {
@@ -227,6 +250,15 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 			f.ctx = f.importName(types.NewPackage("context", "context"))
 			f.kernel = f.importName(types.NewPackage(kernelPkgPath, "kernel"))
 			f.fmt = f.importName(types.NewPackage("fmt", "fmt"))
+		}
+	}
+
+	// The constructors check their kernel's source at run time.
+	var staleCode string
+	for _, d := range decls {
+		if d.srcHash != "" {
+			staleCode = f.sourceHashCode()
+			break
 		}
 	}
 
@@ -287,6 +319,7 @@ func lucentcAll[T any](b *%[1]s.Buffer[T]) %[1]s.BufferView[T] {
 }
 `, dev)
 	}
+	b.WriteString(staleCode)
 	if f.kernel != "" {
 		fmt.Fprintf(&b, `
 // lucentcHostArg wraps the error of argument name not fitting a host function.
@@ -327,7 +360,7 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 	// Parameter names: the kernel's own, unless they would shadow something
 	// the launcher's body uses (parameters are scoped to the body, so the
 	// types in the signature are safe).
-	reserved := map[string]bool{"k": true, "_": true, "": true, "groups": true, "lucentcAll": true, "lucentcFromIR": true}
+	reserved := map[string]bool{"k": true, "_": true, "": true, "groups": true, "lucentcAll": true, "lucentcFromIR": true, "lucentcStale": true}
 	switch u.k.Dim {
 	case 1:
 		d.sizeNames = []string{"threads"}
@@ -369,8 +402,29 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 			p.goType = elem
 			p.host = irType != nil && irType.Kind() == ir.KindBuffer && hostLayout(t.Elem(), irType.Elem())
 		default:
-			if isTexture(v.Type()) {
-				p.typ, p.vtyp = "any", "any"
+			var arg device.Argument
+			if i < len(u.sig.Args) {
+				arg = u.sig.Args[i]
+			}
+			if isKernelType(v.Type(), "Texture2D", "Texture3D") {
+				// An image (2D) or volume (3D) of the pixel type of the
+				// texture's declared format; a level of one in the views.
+				pix := f.pixelType(arg.Format)
+				if pix == "" {
+					p.typ, p.vtyp = "any", "any"
+					break
+				}
+				container := "Image"
+				if arg.Dim == 3 {
+					container = "Volume"
+				}
+				p.typ = fmt.Sprintf("*%s.%s[%s]", dev, container, pix)
+				p.vtyp = fmt.Sprintf("%s.TextureLevel[%s]", dev, pix)
+				p.texture = true
+				d.hasTextures = true
+			} else if isKernelType(v.Type(), "Bindless") {
+				p.typ = "*" + dev + ".BindlessArray"
+				p.vtyp = p.typ
 			} else {
 				p.typ = types.TypeString(v.Type(), qual)
 				p.vtyp = p.typ
@@ -386,6 +440,15 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 	host := u.k.Func != nil && (f.self == u.pkg.PkgPath || token.IsExported(u.k.Name))
 	for _, p := range d.params {
 		host = host && p.host
+	}
+	if f.self == u.pkg.PkgPath || token.IsExported(u.k.Name) {
+		if h, ok := f.sources.hash(u.k.Pos.Filename, u.k.Name); ok {
+			d.srcHash = h
+			d.ref = u.k.Name
+			if q := f.importName(u.pkg.Types); q != "" {
+				d.ref = q + "." + u.k.Name
+			}
+		}
 	}
 	if host {
 		d.hostFunc = "host" + upper
@@ -488,10 +551,72 @@ func (f *goFile) checkVisible(t types.Type) error {
 	return nil
 }
 
-func isTexture(t types.Type) bool {
+// isKernelType says whether t is one of the named types of the kernel
+// package.
+func isKernelType(t types.Type, names ...string) bool {
 	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == kernelPkgPath &&
-		(n.Obj().Name() == "Texture2D" || n.Obj().Name() == "Texture3D")
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != kernelPkgPath {
+		return false
+	}
+	for _, name := range names {
+		if n.Obj().Name() == name {
+			return true
+		}
+	}
+	return false
+}
+
+// pixelType is the Go pixel type of a device texture in the format a
+// kernel texture declares, as the launcher spells it: the kernel's texel
+// type where the pixel is four 32-bit components (kernel.Float4 for
+// rgba32f), else the storage type ([4]uint8 for rgba8, [4]uint16 for
+// rgba16f's halves, float32 for r32f). "" for a format without one.
+func (f *goFile) pixelType(fm device.Format) string {
+	kernel := func(n string) string {
+		return f.importName(types.NewPackage(kernelPkgPath, "kernel")) + "." + n
+	}
+	switch fm {
+	case device.RGBA32Float:
+		return kernel("Float4")
+	case device.RGBA32Uint:
+		return kernel("Uint4")
+	case device.RGBA32Sint:
+		return kernel("Int4")
+	case device.RGBA16Float:
+		return "[4]uint16"
+	case device.RGBA8Unorm:
+		return "[4]uint8"
+	case device.R32Float:
+		return "float32"
+	case device.R32Uint:
+		return "uint32"
+	case device.R32Sint:
+		return "int32"
+	}
+	return ""
+}
+
+// accessNote says how the kernel uses each resource argument (from its
+// signature), for the launcher's doc comment: "" when it takes none.
+func accessNote(d *kernelDecl) string {
+	var parts []string
+	for i, p := range d.params {
+		if i >= len(d.u.sig.Args) || d.u.sig.Args[i].Kind == device.ArgUniform {
+			continue
+		}
+		switch d.u.sig.Args[i].Access {
+		case device.Read:
+			parts = append(parts, p.name+" read-only")
+		case device.Write:
+			parts = append(parts, p.name+" write-only")
+		default:
+			parts = append(parts, p.name+" read-write")
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "\n// Access by the kernel: " + strings.Join(parts, ", ") + "."
 }
 
 func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *config) {
@@ -501,7 +626,16 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	fmt.Fprintf(b, "type %s struct{ shader *%s.Shader }\n", d.typ, dev)
 
 	fmt.Fprintf(b, "\n// %s creates kernel %s's pipeline on dev from the SPIR-V lucentc\n// compiled for %s; no compiler runs. A backend that takes no SPIR-V, or a\n// device that refuses the module, compiles the kernel from its IR instead.\n", d.ctor, u.k.Name, cfg.env)
+	if d.srcHash != "" {
+		fmt.Fprintf(b, "// It fails when %s's source, where the program can read the file it was\n// built from, changed since this launcher was generated.\n", u.k.Name)
+	}
 	fmt.Fprintf(b, "func %s(dev *%s.Device) (*%s, error) {\n", d.ctor, dev, d.typ)
+	if d.srcHash != "" {
+		// The kernel's source, where the program can read it, is the one
+		// the launcher was generated from.
+		rerun := fmt.Sprintf(`rerun "go generate" in %s (or "go tool lucentc %s %s")`, u.pkg.PkgPath, flagLine(cfg), u.pkg.PkgPath)
+		fmt.Fprintf(b, "\tif err := lucentcStale(%q, %q, %s, %q, %q); err != nil {\n\t\treturn nil, err\n\t}\n", qualified, u.k.Name, d.ref, d.srcHash, rerun)
+	}
 	fmt.Fprintf(b, "\tsig := %s\n", d.sigVar)
 	fmt.Fprintf(b, "\tsig.Args = append([]%s.Argument(nil), sig.Args...)\n", dev)
 	// A module lucentc validated is marked Trusted: it is this build's own
@@ -576,20 +710,21 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 			texNote = "\n// Texture arguments are *device.Image[T], *device.Volume[T] or a device.TextureLevel[T]."
 		}
 	}
-	fmt.Fprintf(b, "\n// Dispatch returns a command running %s %s.\n// Submit it on a stream of the device the kernel was created on.%s\n", u.k.Name, sizeText(d.sizeNames), texNote)
+	views := d.hasBuffers || d.hasTextures
+	fmt.Fprintf(b, "\n// Dispatch returns a command running %s %s.\n// Submit it on a stream of the device the kernel was created on.%s%s\n", u.k.Name, sizeText(d.sizeNames), texNote, accessNote(d))
 	fmt.Fprintf(b, "func (k *%s) Dispatch(%s) %s.Command {\n", d.typ, paramList(false), dev)
 	fmt.Fprintf(b, "\treturn k.shader.Dispatch(%s%s)\n}\n", size, argList(d.hasBuffers))
-	if d.hasBuffers {
-		fmt.Fprintf(b, "\n// DispatchViews is Dispatch with buffer views (ranges of buffers).\n")
+	if views {
+		fmt.Fprintf(b, "\n// DispatchViews is Dispatch with %s.\n", viewsText(d))
 		fmt.Fprintf(b, "func (k *%s) DispatchViews(%s) %s.Command {\n", d.typ, paramList(true), dev)
 		fmt.Fprintf(b, "\treturn k.shader.Dispatch(%s%s)\n}\n", size, argList(false))
 	}
 	// The indirect form: workgroup counts read on the device.
 	indirectParams := "groups " + dev + ".BufferView[uint32]"
-	if rest := strings.TrimPrefix(paramList(d.hasBuffers), sizeParams); rest != "" {
+	if rest := strings.TrimPrefix(paramList(views), sizeParams); rest != "" {
 		indirectParams += rest
 	}
-	fmt.Fprintf(b, "\n// DispatchIndirect returns a command running %s over the workgroups\n// (blocks of %s) counted by the three uint32 groups holds (x, y, z) on the\n// device when the command runs%s.\n", u.k.Name, blockText(u.k), viewsNote(d.hasBuffers))
+	fmt.Fprintf(b, "\n// DispatchIndirect returns a command running %s over the workgroups\n// (blocks of %s) counted by the three uint32 groups holds (x, y, z) on the\n// device when the command runs%s.\n", u.k.Name, blockText(u.k), viewsNote(d))
 	fmt.Fprintf(b, "func (k *%s) DispatchIndirect(%s) %s.Command {\n", d.typ, indirectParams, dev)
 	fmt.Fprintf(b, "\treturn k.shader.DispatchIndirect(groups%s)\n}\n", argList(false))
 	fmt.Fprintf(b, "\n// Shader is the kernel's pipeline.\nfunc (k *%s) Shader() *%s.Shader { return k.shader }\n", d.typ, dev)
@@ -635,11 +770,26 @@ func (f *goFile) writeHost(b *bytes.Buffer, d *kernelDecl) {
 	fmt.Fprintf(b, "\treturn %s.Run(ctx, grid, func() { %s(%s) })\n}\n", f.kernel, d.call, strings.Join(names, ", "))
 }
 
-func viewsNote(buffers bool) string {
-	if buffers {
+func viewsNote(d *kernelDecl) string {
+	switch {
+	case d.hasBuffers && d.hasTextures:
+		return "; buffers are given as views, textures as levels"
+	case d.hasBuffers:
 		return "; buffers are given as views"
+	case d.hasTextures:
+		return "; textures are given as levels"
 	}
 	return ""
+}
+
+func viewsText(d *kernelDecl) string {
+	switch {
+	case d.hasBuffers && d.hasTextures:
+		return "buffer views (ranges of buffers) and texture levels"
+	case d.hasBuffers:
+		return "buffer views (ranges of buffers)"
+	}
+	return "texture levels (a mip level of an image or volume)"
 }
 
 func sizeExpr(names []string) string {
@@ -781,6 +931,9 @@ func flagLine(cfg *config) string {
 	if cfg.goPkg != "" {
 		parts = append(parts, "-gopkg "+cfg.goPkg)
 	}
+	if cfg.goTest {
+		parts = append(parts, "-gotest")
+	}
 	parts = append(parts, "-target "+targetName(cfg))
 	if cfg.optimize {
 		parts = append(parts, "-O")
@@ -827,4 +980,105 @@ func isIdent(s string) bool {
 
 func isPredeclared(s string) bool {
 	return types.Universe.Lookup(s) != nil
+}
+
+// generateTest writes the test -gotest adds beside f: lucentc -check's
+// comparison of the launchers' kernels with the packages' in go test. It
+// loads the kernel packages (gokernel, with the lucentc build tag, so the
+// launchers themselves are not loaded) and compares each kernel's IR hash
+// with that of the IR its launcher embeds, which sees every change -check
+// sees (callees and types included).
+func (f *goFile) generateTest(cfg *config) ([]byte, error) {
+	var pkgs []string
+	seen := map[string]bool{}
+	var table strings.Builder
+	for _, u := range f.units {
+		if !seen[u.pkg.PkgPath] {
+			seen[u.pkg.PkgPath] = true
+			pkgs = append(pkgs, u.pkg.PkgPath)
+		}
+		fmt.Fprintf(&table, "\t\t%q: ir%s,\n", u.pkg.PkgPath+"."+u.k.Name, upperFirst(u.k.Name))
+	}
+	rerun := fmt.Sprintf(`rerun "go generate" (or "go tool lucentc %s %s")`, flagLine(cfg), strings.Join(pkgs, " "))
+	// The imports take names the package does not declare.
+	t := &goFile{pkgName: f.pkgName, self: f.self, imports: map[string]string{}, names: map[string]bool{}}
+	if p := f.units[0].pkg; p.Types != nil && p.PkgPath == f.self {
+		for _, n := range p.Types.Scope().Names() {
+			t.names[n] = true
+		}
+	}
+	var names []string
+	var b strings.Builder
+	fmt.Fprintf(&b, "// Code generated by lucentc. DO NOT EDIT.\n\n//go:build !%s\n\npackage %s\n\nimport (\n", buildTag, f.pkgName)
+	for _, p := range []string{"os", "strings", "testing", gokernelPath, irPath} {
+		n := t.importName(types.NewPackage(p, lastElem(p)))
+		names = append(names, n)
+		if n == lastElem(p) {
+			fmt.Fprintf(&b, "\t%q\n", p)
+		} else {
+			fmt.Fprintf(&b, "\t%s %q\n", n, p)
+		}
+	}
+	b.WriteString(")\n")
+	fmt.Fprintf(&b, `
+
+// TestLucentKernelsFresh fails for each kernel of %[1]s
+// whose launcher in %[2]s was generated from other source (its IR
+// differs), each kernel without a launcher and each launcher whose kernel
+// is gone, as lucentc -check does.
+func TestLucentKernelsFresh(t *@testing.T) {
+	const rerun = %[3]q
+	launchers := map[string][]byte{
+%[4]s	}
+	// The lucentc build tag leaves the launchers out of the load.
+	cfg := &@gokernel.Config{Env: append(@os.Environ(), "GOFLAGS="+@strings.TrimSpace(@os.Getenv("GOFLAGS")+" -tags=%[5]s"))}
+	kernels, errs := cfg.Load(%[6]s)
+	for _, err := range errs {
+		t.Error(err)
+	}
+	if len(errs) > 0 {
+		return
+	}
+	found := map[string]bool{}
+	for _, k := range kernels {
+		name := k.Package + "." + k.Name
+		found[name] = true
+		blob, ok := launchers[name]
+		if !ok {
+			t.Errorf("%%s: kernel %%s has no launcher in %[2]s: %%s", k.Pos, name, rerun)
+			continue
+		}
+		f, err := @ir.UnmarshalKernel(blob)
+		if err != nil {
+			t.Errorf("kernel %%s: the launcher's IR: %%v", name, err)
+			continue
+		}
+		if f.Hash() != k.Func.Hash() {
+			t.Errorf("%%s: kernel %%s changed since its launcher in %[2]s was generated: %%s", k.Pos, name, rerun)
+		}
+	}
+	for name := range launchers {
+		if !found[name] {
+			t.Errorf("kernel %%s has a launcher in %[2]s but is no longer a kernel: %%s", name, rerun)
+		}
+	}
+}
+`, strings.Join(pkgs, ", "), goFileName, rerun, table.String(), buildTag, quoteList(pkgs))
+	var pairs []string
+	for i, p := range []string{"os", "strings", "testing", "gokernel", "ir"} {
+		pairs = append(pairs, "@"+p+".", names[i]+".")
+	}
+	src, err := format.Source([]byte(strings.NewReplacer(pairs...).Replace(b.String())))
+	if err != nil {
+		return nil, fmt.Errorf("lucentc: generated %s does not parse (a lucentc bug): %w", goTestFileName, err)
+	}
+	return src, nil
+}
+
+func quoteList(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
 }

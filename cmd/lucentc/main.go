@@ -22,6 +22,7 @@ type config struct {
 	goFile   bool            // -go: write lucent_kernels.go into each package
 	goOut    string          // -goout: write the launchers into this directory instead
 	goPkg    string          // -gopkg: package name of the -goout package
+	goTest   bool            // -gotest: with -go, also write lucent_kernels_test.go
 	atomics  bool            // -atomicfloat: native float32 atomic add
 	names    bool            // -names: keep debug names
 	verbose  bool            // -v
@@ -98,6 +99,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.goFile, "go", false, "write lucent_kernels.go with the modules and typed launchers into each kernel package")
 	fs.StringVar(&cfg.goOut, "goout", "", "with -go, write the launchers into `dir` (a separate package) instead of the kernel package")
 	fs.StringVar(&cfg.goPkg, "gopkg", "", "package `name` of the -goout file (default: the directory's base name)")
+	fs.BoolVar(&cfg.goTest, "gotest", false, "with -go, also write lucent_kernels_test.go beside the launchers: a test failing, as -check does, for each kernel changed since its launcher was generated, without one, or gone")
 	fs.BoolVar(&cfg.atomics, "atomicfloat", false, "use native float32 atomic add (SPV_EXT_shader_atomic_float_add) instead of compare-and-swap loops")
 	fs.BoolVar(&cfg.names, "names", false, "keep debug names (OpName) in the modules")
 	fs.BoolVar(&cfg.check, "check", false, "write nothing; fail naming each kernel whose launcher (lucent_kernels.go, found with or without -go) was generated from other source, and each output file that is missing or differs (for a test or CI step that catches stale generated files)")
@@ -122,8 +124,8 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if cfg.optimize && cfg.size {
 		return nil, fmt.Errorf("-O and -Os exclude each other")
 	}
-	if (cfg.goOut != "" || cfg.goPkg != "") && !cfg.goFile {
-		return nil, fmt.Errorf("-goout and -gopkg need -go")
+	if (cfg.goOut != "" || cfg.goPkg != "" || cfg.goTest) && !cfg.goFile {
+		return nil, fmt.Errorf("-goout, -gopkg and -gotest need -go")
 	}
 	if cfg.goPkg != "" && !isIdent(cfg.goPkg) {
 		return nil, fmt.Errorf("-gopkg %q is not a Go identifier", cfg.goPkg)

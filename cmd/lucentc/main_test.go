@@ -265,6 +265,7 @@ func TestCommandLine(t *testing.T) {
 		{"bad target", []string{"-target", "vulkan9", corpusDir}, 2, "", `-target "vulkan9"`},
 		{"O and Os", []string{"-O", "-Os", corpusDir}, 2, "", "exclude each other"},
 		{"goout without go", []string{"-goout", "x", corpusDir}, 2, "", "need -go"},
+		{"gotest without go", []string{"-gotest", corpusDir}, 2, "", "-gotest need -go"},
 		{"bad gopkg", []string{"-go", "-gopkg", "a-b", corpusDir}, 2, "", "not a Go identifier"},
 		{"unknown flag", []string{"-nope"}, 2, "", "flag provided but not defined"},
 		{"missing package", []string{"./nonexistent"}, 1, "", "nonexistent"},

@@ -5,6 +5,10 @@
 // It measures through timed command lists (device.CommandList.Timings), so
 // it works on every backend whose Capabilities.Timings is true: the Vulkan
 // backend's timestamps, the cpu backend's wall clock per command.
+//
+// Compare runs a Go-subset kernel on a device (through its launcher's
+// shader or one compiled from it) and as Go with kernel.Run, and reports
+// the first element of a buffer argument where the two differ.
 package devicetest
 
 import (

@@ -137,7 +137,8 @@ func (f *Function) Callees() []*Function {
 
 // Access reports whether kernel f, or a callable it reaches, reads and
 // writes resource argument v (atomics count as both), for the runtime's
-// automatic barriers.
+// automatic barriers. A store's place (b[i] = x, b[i].f = x) is a write
+// only, and a buffer's length is no read of its elements.
 func (f *Function) Access(v *Var) (read, write bool) {
 	for _, g := range append([]*Function{f}, f.Callees()...) {
 		r, w := g.access(v)
@@ -156,6 +157,20 @@ func (f *Function) access(v *Var) (read, write bool) {
 			}
 		}
 	}
+	// stored counts the times each element place is a store's destination:
+	// an Index visited no more often than that is not read (one node can
+	// stand for both sides of b[i] = b[i] + 1, and is then visited again).
+	stored := map[*Index]int{}
+	var place func(e Expr)
+	place = func(e Expr) {
+		switch x := e.(type) {
+		case *Index:
+			stored[x]++
+			place(x.X)
+		case *Member:
+			place(x.X)
+		}
+	}
 	var stmts func(b *Block)
 	stmts = func(b *Block) {
 		if b == nil {
@@ -165,6 +180,7 @@ func (f *Function) access(v *Var) (read, write bool) {
 			switch s := s.(type) {
 			case *Assign:
 				mark(s.Dst, true)
+				place(s.Dst)
 			case *Block:
 				stmts(s)
 			case *If:
@@ -187,6 +203,10 @@ func (f *Function) access(v *Var) (read, write bool) {
 	WalkExprs(f, func(e Expr) {
 		switch e := e.(type) {
 		case *Index:
+			if stored[e] > 0 {
+				stored[e]--
+				return
+			}
 			mark(e, false)
 		case *Call:
 			switch {
@@ -195,7 +215,7 @@ func (f *Function) access(v *Var) (read, write bool) {
 				mark(e.Args[0], false)
 			case e.Op == OpTextureWrite:
 				mark(e.Args[0], true)
-			case e.Op == OpTextureRead || e.Op == OpTextureSample || e.Op == OpBufferSize || e.Op >= OpBindlessRead && e.Op <= OpBindlessSize,
+			case e.Op == OpTextureRead || e.Op == OpTextureSample || e.Op >= OpBindlessRead && e.Op <= OpBindlessSize,
 				e.Op >= OpBindlessTexRead && e.Op <= OpBindlessTexSize:
 				mark(e.Args[0], false)
 			}
