@@ -81,7 +81,7 @@ func run(rounds int, names []string) error {
 		return fmt.Errorf("wgpu: %w", err)
 	}
 	defer w.close()
-	fmt.Printf("device: lucent %s; wgpu %s\n", l.device, w.device)
+	fmt.Printf("lucent: %s\nwgpu:   %s\n", l.device, w.device)
 	sides := []side{l, w}
 	for _, s := range sides {
 		if err := s.check(); err != nil {

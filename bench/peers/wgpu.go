@@ -66,7 +66,7 @@ func newWGPU() (*wgpuSide, error) {
 		return nil, err
 	}
 	info := w.ad.Info()
-	w.device = fmt.Sprintf("%s (%s, %v)", info.Name, info.Driver, info.Backend)
+	w.device = fmt.Sprintf("%s (%s, %v backend)", info.Name, info.DriverInfo, info.Backend)
 	if w.d, err = w.ad.RequestDevice(nil); err != nil {
 		w.ad.Release()
 		w.inst.Release()
