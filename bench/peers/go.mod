@@ -6,6 +6,7 @@ require (
 	github.com/gogpu/gputypes v0.5.2
 	github.com/gogpu/wgpu v0.31.5
 	github.com/lucent-gpu/lucent v0.0.0
+	github.com/stretchr/testify v1.12.1
 )
 
 require (
@@ -14,6 +15,7 @@ require (
 	github.com/go-webgpu/webgpu v0.5.5 // indirect
 	github.com/gogpu/gpucontext v0.28.0 // indirect
 	github.com/gogpu/naga v0.18.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
 replace github.com/lucent-gpu/lucent => ../..
