@@ -51,6 +51,12 @@ type Adapter struct {
 	DeviceID   uint32
 	Driver     string // driver name and version, e.g. "llvmpipe (Mesa 22.3.6)"
 	APIVersion string // e.g. "1.3.230"
+	// DriverID is the driver's id where the backend has one (Vulkan:
+	// VkDriverId), 0 elsewhere. DriverVersion is its version as
+	// major<<22 | minor<<12 | patch: for Mesa drivers the Mesa release their
+	// driver info names (lavapipe reports a driverVersion of 1), else the
+	// driverVersion reported. Driver workarounds are keyed by the two.
+	DriverID, DriverVersion uint32
 }
 
 func (a Adapter) String() string {
@@ -128,4 +134,8 @@ type Capabilities struct {
 	// device/vulkan's binding table), empty where the question does not
 	// arise (cpu). BindingReason says why.
 	Binding, BindingReason string
+	// Workarounds names the driver workarounds the backend's code
+	// generator applies on this device (known miscompilations it avoids),
+	// e.g. "loop-exit-flags" on Mesa 22's lavapipe.
+	Workarounds []string
 }

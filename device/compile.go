@@ -34,6 +34,7 @@ type compileOptions struct {
 	emulated bool
 	host     HostFunc
 	checked  bool
+	noWork   bool
 }
 
 // CompileOption tunes Compile.
@@ -51,6 +52,12 @@ func WithEmulatedFloatAtomics() CompileOption { return func(o *compileOptions) {
 // backend that runs kernels on the host: the launchers lucentc -go writes pass
 // the Go-subset kernel they were made from.
 func WithHost(fn HostFunc) CompileOption { return func(o *compileOptions) { o.host = fn } }
+
+// WithoutDriverWorkarounds compiles without the driver workarounds the
+// backend would apply on the device (Capabilities.Workarounds): for
+// measuring their cost, or checking one is still needed. The kernel may then
+// compute wrong results on the drivers they are for.
+func WithoutDriverWorkarounds() CompileOption { return func(o *compileOptions) { o.noWork = true } }
 
 // WithDebugNames keeps variable and function names in the native code.
 func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
@@ -195,7 +202,7 @@ func (d *Device) compile(f *ir.Function, o compileOptions) (*Kernel, error) {
 	}
 	sh, err := d.newShader(ShaderDesc{
 		Kernel: f, Signature: &sig, Name: o.name, Report: &rep, Host: o.host,
-		KernelOptions: KernelOptions{DebugNames: o.names, EmulatedFloatAtomics: o.emulated, Checked: checked},
+		KernelOptions: KernelOptions{DebugNames: o.names, EmulatedFloatAtomics: o.emulated, Checked: checked, NoDriverWorkarounds: o.noWork},
 	}, func(err error) error {
 		if errors.Is(err, ir.ErrUnsupported) && !errors.Is(err, ErrUnsupported) {
 			err = fmt.Errorf("%w: %w", ErrUnsupported, err)

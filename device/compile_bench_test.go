@@ -150,6 +150,22 @@ func BenchmarkRun(b *testing.B) {
 			sync(b, k.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), img))
 		}
 	})
+	// The device's driver workarounds off (on Mesa 22 the loop exit of
+	// mandelbrot's escape test becomes a flag: the cost of loop-exit-flags).
+	b.Run("mandelbrot512/lucent-noworkarounds", func(b *testing.B) {
+		f, err := programs.Mandelbrot()
+		if err != nil {
+			b.Fatal(err)
+		}
+		k, err := device.Compile(d, f, device.WithoutDriverWorkarounds())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer k.Close()
+		for b.Loop() {
+			sync(b, k.Dispatch([3]uint32{w, h}, uint32(w), uint32(h), img))
+		}
+	})
 	b.Run("mandelbrot512/glslang", func(b *testing.B) {
 		sh := compileGLSL(b, "mandelbrot")
 		for b.Loop() {

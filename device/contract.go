@@ -327,6 +327,11 @@ type KernelOptions struct {
 	// Synchronize. Off, the native code is exactly the unchecked kernel's.
 	// The cpu backend checks every kernel, whatever this says.
 	Checked bool
+	// NoDriverWorkarounds compiles without the driver workarounds the
+	// backend applies on the device (Capabilities.Workarounds), to measure
+	// their cost or see one is still needed; the code may then be wrong on
+	// the drivers they are for.
+	NoDriverWorkarounds bool
 }
 
 // ShaderReport is what a backend reports of compiling a kernel.

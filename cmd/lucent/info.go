@@ -150,6 +150,11 @@ func writeCapabilities(w io.Writer, c device.Capabilities) {
 	if c.MaxBindlessTextures > 0 {
 		fmt.Fprintf(w, "  bindless        %d texture slots per array (descriptor indexing)\n", c.MaxBindlessTextures)
 	}
+	if len(c.Workarounds) > 0 {
+		fmt.Fprintf(w, "  workarounds     %s (driver bugs the code generator avoids)\n", strings.Join(c.Workarounds, " "))
+	} else {
+		fmt.Fprintf(w, "  workarounds     none\n")
+	}
 }
 
 func byteSize(n uint64) string {

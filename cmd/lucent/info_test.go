@@ -23,6 +23,15 @@ func TestInfoListsDevicesAndCapabilities(t *testing.T) {
 	if os.Getenv("LUCENT_EXPECT_SAMPLING") == "native" && os.Getenv("LUCENT_ACCEL") != "software" {
 		require.Contains(t, text, " ray-tracing=native", "Mesa 25's lavapipe builds acceleration structures")
 	}
+	// Each device lists its driver workarounds: on Mesa 22, loop exits in
+	// flag form; none on Mesa 25.
+	require.Equal(t, strings.Count(text, "\ndevice "), strings.Count(text, "\n  workarounds     "), text)
+	if strings.Contains(text, "llvmpipe (Mesa 22.") {
+		require.Contains(t, text, "  workarounds     loop-exit-flags ", text)
+	}
+	if strings.Contains(text, "llvmpipe (Mesa 25.") {
+		require.Contains(t, text, "  workarounds     none\n", text)
+	}
 	// Every device this runtime supports has timeline semaphores (Vulkan 1.2).
 	require.Equal(t, strings.Count(text, "\ndevice "), strings.Count(text, "timeline-semaphores"), text)
 	// Each Vulkan device says how it binds resources, and why.

@@ -27,9 +27,14 @@ import (
 
 // OfflineOptions are the codegen options a kernel is compiled with when no
 // device is there to ask (device.SaveKernel): the portable path for every
-// capability codegen consults, so the module runs on any Vulkan 1.2 device.
+// capability codegen consults, and every driver workaround of codegen's
+// table, so the module runs right on any Vulkan 1.2 device.
 func OfflineOptions(o device.KernelOptions) codegen.Options {
-	return codegen.Options{Env: spirv.EnvVulkan1_2, Names: o.DebugNames}
+	fo := codegen.Options{Env: spirv.EnvVulkan1_2, Names: o.DebugNames}
+	for _, w := range codegen.AllWorkarounds() {
+		w.Apply(&fo)
+	}
+	return fo
 }
 
 // offlineCompiler is the Vulkan backend's device.OfflineCompiler.

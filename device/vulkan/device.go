@@ -171,6 +171,9 @@ func Open(opts device.Options) (_ *Device, err error) {
 	d.caps.PushDescriptors = d.caps.Binding == BindPush // in use, not merely present
 	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
 	d.caps.Timings = d.queues[0].timestampBits > 0
+	for _, w := range d.workarounds() {
+		d.caps.Workarounds = append(d.caps.Workarounds, w.Name)
+	}
 
 	if d.caps.RayTracing != device.PathNative || softwareForced() {
 		d.softAccel, d.caps.RayTracing = true, device.PathEmulated

@@ -68,9 +68,10 @@ func (d *Device) ShaderCacheStats() shadercache.Stats {
 // codegenOptions are the codegen choices this device makes for a kernel
 // compiled with o: native float atomics where the device has them (unless
 // o asks for the emulation), texture slots through descriptor arrays where
-// the device indexes them (linear mirrors and sampling in code elsewhere).
+// the device indexes them (linear mirrors and sampling in code elsewhere),
+// and the driver workarounds of codegen's table for the device's driver.
 func (d *Device) codegenOptions(o device.KernelOptions) codegen.Options {
-	return codegen.Options{
+	fo := codegen.Options{
 		Env:                    spirv.EnvVulkan1_2,
 		FloatAtomicAdd:         d.caps.AtomicFloat32Add && !o.EmulatedFloatAtomics,
 		Names:                  o.DebugNames,
@@ -79,6 +80,18 @@ func (d *Device) codegenOptions(o device.KernelOptions) codegen.Options {
 		Checked:                o.Checked,
 		SubgroupVote:           o.Checked && d.caps.Subgroups,
 	}
+	if !o.NoDriverWorkarounds {
+		for _, w := range d.workarounds() {
+			w.Apply(&fo)
+		}
+	}
+	return fo
+}
+
+// workarounds are the entries of codegen's driver-workaround table for this
+// device's driver.
+func (d *Device) workarounds() []codegen.Workaround {
+	return codegen.Workarounds(d.caps.Adapter.DriverID, d.caps.Adapter.DriverVersion)
 }
 
 // ShaderCacheKey is the key under which a device stores the SPIR-V of kernel

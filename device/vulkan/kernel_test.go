@@ -37,6 +37,7 @@ func TestShaderCacheKeyCoversOptions(t *testing.T) {
 		"names":                    {Env: spirv.EnvVulkan1_2, Names: true},
 		"env":                      {Env: spirv.EnvVulkan1_3},
 		"native bindless textures": {Env: spirv.EnvVulkan1_2, NativeBindlessTextures: true},
+		"loop exit flags":          {Env: spirv.EnvVulkan1_2, LoopExitFlags: true},
 	} {
 		k := ShaderCacheKey(f, o)
 		require.NotContains(t, keys, k, "%s collides with %s", name, keys[k])
@@ -106,5 +107,21 @@ func TestABILayoutMatchesCodegen(t *testing.T) {
 				require.Equal(t, uint32(a.Offset), l.offset, "%s %s", name, a.Var.Name)
 			}
 		}
+	}
+}
+
+// TestDriverVersion: the workaround table's version of a driver is the Mesa
+// release its driver info names (lavapipe's driverVersion is 1), else the
+// driverVersion it reports.
+func TestDriverVersion(t *testing.T) {
+	for info, want := range map[string]uint32{
+		"Mesa 22.3.6 (LLVM 15.0.6)":           codegen.MesaVersion(22, 3, 6),
+		"Mesa 25.0.7-2~bpo12+1 (LLVM 15.0.6)": codegen.MesaVersion(25, 0, 7),
+		"Mesa 23.1":                           codegen.MesaVersion(23, 1, 0),
+		"535.104.05":                          1,
+		"":                                    1,
+		"Mesa x":                              1,
+	} {
+		require.Equal(t, want, driverVersion(1, info), info)
 	}
 }

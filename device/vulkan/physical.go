@@ -2,6 +2,8 @@ package vulkan
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
@@ -134,6 +136,25 @@ func (p *physical) chainFeatures(f2 *vk.PhysicalDeviceFeatures2) {
 	}
 }
 
+// driverVersion is the driver's version as major<<22 | minor<<12 | patch:
+// the Mesa release a Mesa driver's info string starts with ("Mesa 22.3.6
+// (LLVM 15.0.6)"; lavapipe's driverVersion is 1), else reported, the
+// driverVersion reported.
+func driverVersion(reported uint32, info string) uint32 {
+	m := mesaRelease.FindStringSubmatch(info)
+	if m == nil {
+		return reported
+	}
+	var v [3]uint32
+	for i, d := range m[1:] {
+		x, _ := strconv.ParseUint(d, 10, 32) // "" (no patch) is 0
+		v[i] = uint32(x)
+	}
+	return min(v[0], 0x3FF)<<22 | min(v[1], 0x3FF)<<12 | min(v[2], 0xFFF)
+}
+
+var mesaRelease = regexp.MustCompile(`^Mesa (\d{1,4})\.(\d{1,4})(?:\.(\d{1,4}))?`)
+
 func versionString(v uint32) string {
 	return fmt.Sprintf("%d.%d.%d", vk.APIVersionMajor(v), vk.APIVersionMinor(v), vk.APIVersionPatch(v))
 }
@@ -157,13 +178,15 @@ func (p *physical) adapter(index int) device.Adapter {
 		driver += " (" + info + ")"
 	}
 	return device.Adapter{
-		Index:      index,
-		Name:       p.name(),
-		Type:       t,
-		VendorID:   p.props.VendorID,
-		DeviceID:   p.props.DeviceID,
-		Driver:     driver,
-		APIVersion: versionString(p.props.ApiVersion),
+		Index:         index,
+		Name:          p.name(),
+		Type:          t,
+		VendorID:      p.props.VendorID,
+		DeviceID:      p.props.DeviceID,
+		Driver:        driver,
+		APIVersion:    versionString(p.props.ApiVersion),
+		DriverID:      uint32(p.p12.DriverID),
+		DriverVersion: driverVersion(p.props.DriverVersion, vk.ByteString(p.p12.DriverInfo[:])),
 	}
 }
 

@@ -46,6 +46,11 @@ type Options struct {
 	// SubgroupVote lets the checked mode branch on subgroupAny around its
 	// fault records (the device has subgroup vote operations).
 	SubgroupVote bool
+	// LoopExitFlags ends every loop left by break or return on a flag its
+	// condition tests, with the statements after the exit guarded by it
+	// (loopexit.go), instead of branching out of the loop: the
+	// loop-exit-flags driver workaround (Workarounds).
+	LoopExitFlags bool
 
 	// unguarded leaves accesses through device addresses without their
 	// bounds guard; only the benchmark measuring the guard sets it.
@@ -407,7 +412,7 @@ func (g *gen) kernel(f *ir.Function) error {
 	b.EntryPoint(spirv.ExecutionModelGLCompute, sf.ID(), "main")
 	b.LocalSize(sf.ID(), f.BlockSize[0], f.BlockSize[1], f.BlockSize[2])
 	b.SetBlock(sf.NewBlock())
-	g.begin(f, sf)
+	body := g.begin(f, sf)
 	if ring >= 0 {
 		g.printSites(f)
 	}
@@ -415,7 +420,7 @@ func (g *gen) kernel(f *ir.Function) error {
 		g.declareFault()
 	}
 	g.kernelBuiltins(f)
-	g.block(f.Body)
+	g.block(body)
 	g.end()
 	if g.err != nil {
 		return g.err
@@ -611,25 +616,33 @@ func (g *gen) declare(c *ir.Function) {
 func (g *gen) callable(c *ir.Function) {
 	info := g.funcs[c]
 	g.b.SetBlock(info.spirv.NewBlock())
-	g.begin(c, info.spirv)
-	g.block(c.Body)
+	g.block(g.begin(c, info.spirv))
 	g.end()
 }
 
-// begin declares f's locals.
-func (g *gen) begin(f *ir.Function, sf *spirv.Function) {
+// begin declares f's locals and returns the body to emit: f's own, or its
+// rewrite with loop exits in flag form (Options.LoopExitFlags), whose flags
+// are declared with the locals.
+func (g *gen) begin(f *ir.Function, sf *spirv.Function) *ir.Block {
 	g.fn, g.sfn = f, sf
 	g.constArr = map[*ir.ConstArray]spirv.ID{}
 	g.inv = map[ir.Expr]bool{}
 	g.reuse = reuse{ok: map[ir.Expr]bool{}}
 	g.scopes = []map[ir.Expr]spirv.ID{{}}
-	for _, l := range f.Locals {
+	body, locals := f.Body, f.Locals
+	if g.opts.LoopExitFlags {
+		var flags []*ir.Var
+		body, flags = loopExits(f)
+		locals = append(locals[:len(locals):len(locals)], flags...)
+	}
+	for _, l := range locals {
 		v := sf.Variable(g.ptr(spirv.StorageClassFunction, g.typ(l.Type)), 0)
 		g.vars[l] = place{ptr: v, sc: spirv.StorageClassFunction}
 		if g.opts.Names {
 			g.b.Name(v, l.Name)
 		}
 	}
+	return body
 }
 
 // end terminates the function's last block.

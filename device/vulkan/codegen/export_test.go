@@ -8,3 +8,7 @@ func EmitUnguarded(f *ir.Function, opts Options) ([]uint32, error) {
 	opts.unguarded = true
 	return Emit(f, opts)
 }
+
+// LoopExits is the rewrite of Options.LoopExitFlags: f's body with its loop
+// exits in flag form and the flags it adds.
+func LoopExits(f *ir.Function) (*ir.Block, []*ir.Var) { return loopExits(f) }
