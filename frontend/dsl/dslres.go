@@ -344,7 +344,7 @@ func (t Tex2D) Sample(uv F32x2) F32x4 { return F32x4{t.call(ir.OpTextureSample, 
 
 // Callable turns fn, a func(*K, params…) [result] whose parameters are DSL
 // values (by value), *Local (by reference) or resources (Buf, BigBuf, Tex2D,
-// Tex3D, Tex2DRGBA8, BindlessArray), into a function of the same type that,
+// Tex3D and the texture types of the other formats, BindlessArray), into a function of the same type that,
 // called while tracing, emits a call of a function traced once from fn.
 //
 // A resource parameter takes the kernel's argument (or the calling

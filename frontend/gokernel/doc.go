@@ -53,6 +53,12 @@
 // cannot read, or a format naming no texture parameter is an error at the
 // directive.
 //
+// A one-channel format (r32f, r32ui, r32i) holds x: a read gives (x, 0, 0, 1)
+// and a write stores x. Integer formats keep all 32 bits of a texel. The DSL
+// has the same formats as parameter types: dsl.Tex2DR32UI for
+// format=mask:r32ui on a kernel.Texture2D[kernel.Uint4], dsl.Tex3DRGBA32I,
+// and so on for each format and dimension.
+//
 // The marked function is the kernel: a plain function (not a method, not
 // generic) that returns nothing and names every parameter. Its slice
 // parameters are buffers, its texture and bindless parameters those
