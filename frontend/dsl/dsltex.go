@@ -90,8 +90,12 @@ func (Tex3DRGBA32I) bind(k *K, v *ir.Var) any      { return Tex3DRGBA32I{IntTex3
 func (Tex3DR32I) paramType() (*ir.Type, error)     { return ir.TextureOf(3, ir.FormatR32I), nil }
 func (Tex3DR32I) bind(k *K, v *ir.Var) any         { return Tex3DR32I{IntTex3D[int32]{k, v}} }
 
-func (t IntTex2D[E]) call(op ir.Op, args ...ir.Expr) ir.Expr { return Tex2D{t.k, t.v}.call(op, args...) }
-func (t IntTex3D[E]) call(op ir.Op, args ...ir.Expr) ir.Expr { return Tex2D{t.k, t.v}.call(op, args...) }
+func (t IntTex2D[E]) call(op ir.Op, args ...ir.Expr) ir.Expr {
+	return Tex2D{t.k, t.v}.call(op, args...)
+}
+func (t IntTex3D[E]) call(op ir.Op, args ...ir.Expr) ir.Expr {
+	return Tex2D{t.k, t.v}.call(op, args...)
+}
 
 // Read loads the texel at integer coordinates.
 func (t IntTex2D[E]) Read(xy U32x2) Vec4[E] { return Vec4[E]{t.call(ir.OpTextureRead, xy.Expr())} }

@@ -27,9 +27,15 @@ func TestTextureTypesCoverEveryFormat(t *testing.T) {
 		elem *ir.Type
 	}{
 		{func(k *dsl.K, t dsl.Tex2D) { t.Write(dsl.V2(dsl.U(0), dsl.U(0)), t.Read(dsl.V2(dsl.U(1), dsl.U(1)))) }, 2, ir.FormatRGBA32F, ir.Vector(ir.TF32, 4)},
-		{func(k *dsl.K, t dsl.Tex2DRGBA16F) { t.Write(dsl.V2(dsl.U(0), dsl.U(0)), t.Sample(dsl.V2(dsl.F(0), dsl.F(0)))) }, 2, ir.FormatRGBA16F, ir.Vector(ir.TF32, 4)},
-		{func(k *dsl.K, t dsl.Tex2DRGBA8) { t.Write(dsl.V2(dsl.U(0), dsl.U(0)), t.Read(dsl.V2(dsl.U(1), dsl.U(1)))) }, 2, ir.FormatRGBA8, ir.Vector(ir.TF32, 4)},
-		{func(k *dsl.K, t dsl.Tex2DR32F) { t.Write(dsl.V2(dsl.U(0), dsl.U(0)), t.Read(dsl.V2(dsl.U(1), dsl.U(1)))) }, 2, ir.FormatR32F, ir.Vector(ir.TF32, 4)},
+		{func(k *dsl.K, t dsl.Tex2DRGBA16F) {
+			t.Write(dsl.V2(dsl.U(0), dsl.U(0)), t.Sample(dsl.V2(dsl.F(0), dsl.F(0))))
+		}, 2, ir.FormatRGBA16F, ir.Vector(ir.TF32, 4)},
+		{func(k *dsl.K, t dsl.Tex2DRGBA8) {
+			t.Write(dsl.V2(dsl.U(0), dsl.U(0)), t.Read(dsl.V2(dsl.U(1), dsl.U(1))))
+		}, 2, ir.FormatRGBA8, ir.Vector(ir.TF32, 4)},
+		{func(k *dsl.K, t dsl.Tex2DR32F) {
+			t.Write(dsl.V2(dsl.U(0), dsl.U(0)), t.Read(dsl.V2(dsl.U(1), dsl.U(1))))
+		}, 2, ir.FormatR32F, ir.Vector(ir.TF32, 4)},
 		{func(k *dsl.K, t dsl.Tex2DRGBA32UI) { t.Write(dsl.V2(dsl.U(0), dsl.U(0)), t.Read(t.Size())) }, 2, ir.FormatRGBA32UI, ir.Vector(ir.TU32, 4)},
 		{func(k *dsl.K, t dsl.Tex2DR32UI) { t.Write(dsl.V2(dsl.U(0), dsl.U(0)), t.Read(t.Size())) }, 2, ir.FormatR32UI, ir.Vector(ir.TU32, 4)},
 		{func(k *dsl.K, t dsl.Tex2DRGBA32I) { t.Write(dsl.V2(dsl.U(0), dsl.U(0)), t.Read(t.Size())) }, 2, ir.FormatRGBA32I, ir.Vector(ir.TI32, 4)},
