@@ -21,7 +21,9 @@ import "github.com/lucent-gpu/lucent/frontend/ir"
 //
 // Statements after a point that may set a flag are guarded by it; the flag
 // of a return (ret, set once per call) is tested by every loop around it,
-// and the return itself happens after the outermost one. A break out of a
+// and the return itself happens after the outermost one. A condition that
+// calls something is tested at the top of the body instead (failing, it
+// sets brk), so it never runs once more after an exit. A break out of a
 // switch stays a break (it leaves the switch, not the loop); loops with
 // neither exit are left alone.
 
@@ -196,6 +198,13 @@ func (r *exitRewriter) loop(cond ir.Expr, update, body *ir.Block, c exitCtx) ([]
 		}
 		return []ir.Stmt{&ir.For{Cond: cond, Update: nu, Body: nb}}, sets{}, false
 	}
+	if cond != nil && hasCall(cond) {
+		// A condition with effects runs only where the loop goes on, at
+		// the top of the body: failing, it ends the loop like a break.
+		nb = &ir.Block{Stmts: []ir.Stmt{&ir.If{Cond: cond, Then: nb,
+			Else: &ir.Block{Stmts: []ir.Stmt{assignBool(brk, true)}}}}}
+		bs.brk, cond = true, nil
+	}
 	exit := r.exit(exitCtx{brk: brk}, bs)
 	stay := not(exit)
 	if cond != nil {
@@ -232,4 +241,18 @@ func (r *exitRewriter) dropLocal(v *ir.Var) {
 			return
 		}
 	}
+}
+
+// hasCall reports whether e calls a callable or an op: a condition the
+// rewrite must not evaluate once more after the loop's exit.
+func hasCall(e ir.Expr) bool {
+	found := false
+	// ir.WalkExprs knows every expression node; it walks a function.
+	holder := &ir.Function{Body: &ir.Block{Stmts: []ir.Stmt{&ir.ExprStmt{X: e}}}}
+	ir.WalkExprs(holder, func(x ir.Expr) {
+		if _, ok := x.(*ir.Call); ok {
+			found = true
+		}
+	})
+	return found
 }

@@ -80,6 +80,43 @@ func loopExitKernels() map[string]func() (*ir.Function, error) {
 				out.Write(i, out.Read(i).Add(dsl.I(1000)))
 			})
 		},
+		"condition with effects": func() (*ir.Function, error) {
+			// for step(&j) < 40 { if j*j > x { break } }; out = j*100 + n,
+			// with step incrementing j and n counting the steps: the
+			// condition must not run once more after the break.
+			step := ir.NewCallable("step", ir.TI32)
+			p := step.AddParam("p", ir.TI32, ir.VarRefParam)
+			pr := &ir.Ref{Var: p}
+			step.Body.Stmts = []ir.Stmt{
+				&ir.Assign{Dst: pr, Src: &ir.Binary{Op: ir.Add, X: pr, Y: ir.LitInt(ir.TI32, 1), T: ir.TI32}},
+				&ir.Return{Value: pr},
+			}
+			f := ir.NewKernel("k", 1, [3]uint32{32, 1, 1})
+			in := f.AddParam("in", ir.Buffer(ir.TI32), ir.VarArg)
+			out := f.AddParam("out", ir.Buffer(ir.TI32), ir.VarArg)
+			j, n := f.AddLocal("j", ir.TI32), f.AddLocal("n", ir.TI32)
+			did := &ir.Var{Name: "dispatch_id", Type: ir.DispatchID.Type(), Kind: ir.VarBuiltin, Builtin: ir.DispatchID}
+			id := &ir.Swizzle{X: &ir.Ref{Var: did}, Comps: []uint8{0}, T: ir.TU32}
+			x := &ir.Index{X: &ir.Ref{Var: in}, I: id, T: ir.TI32}
+			jr, nr := &ir.Ref{Var: j}, &ir.Ref{Var: n}
+			f.Body.Stmts = []ir.Stmt{
+				&ir.Assign{Dst: jr, Src: ir.LitInt(ir.TI32, 0)},
+				&ir.Assign{Dst: nr, Src: ir.LitInt(ir.TI32, 0)},
+				&ir.For{
+					Cond: &ir.Binary{Op: ir.Lt, X: &ir.Call{Func: step, Args: []ir.Expr{jr}, T: ir.TI32}, Y: ir.LitInt(ir.TI32, 40), T: ir.TBool},
+					Body: &ir.Block{Stmts: []ir.Stmt{
+						&ir.Assign{Dst: nr, Src: &ir.Binary{Op: ir.Add, X: nr, Y: ir.LitInt(ir.TI32, 1), T: ir.TI32}},
+						&ir.If{
+							Cond: &ir.Binary{Op: ir.Gt, X: &ir.Binary{Op: ir.Mul, X: jr, Y: jr, T: ir.TI32}, Y: x, T: ir.TBool},
+							Then: &ir.Block{Stmts: []ir.Stmt{&ir.Break{}}},
+						},
+					}},
+				},
+				&ir.Assign{Dst: &ir.Index{X: &ir.Ref{Var: out}, I: id, T: ir.TI32},
+					Src: &ir.Binary{Op: ir.Add, X: &ir.Binary{Op: ir.Mul, X: jr, Y: ir.LitInt(ir.TI32, 100), T: ir.TI32}, Y: nr, T: ir.TI32}},
+			}
+			return f, f.Validate()
+		},
 		"break before update": func() (*ir.Function, error) {
 			f := ir.NewKernel("k", 1, [3]uint32{32, 1, 1})
 			in := f.AddParam("in", ir.Buffer(ir.TI32), ir.VarArg)
