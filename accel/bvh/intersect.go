@@ -103,86 +103,10 @@ func (p *ray) box(lo, hi *[3]float32, tmax float32) (float32, bool) {
 	return tn, tn <= tf
 }
 
-// pair is box for the two children of an interior node at once, the
-// ray's fields loaded once.
+// pair is box for the two children of an interior node.
 func (p *ray) pair(ns *[2]Node, tmax float32) (t0, t1 float32, h0, h1 bool) {
-	ox, oy, oz := p.o[0], p.o[1], p.o[2]
-	ix, iy, iz := p.inv[0], p.inv[1], p.inv[2]
-	nx, ny, nz := p.neg[0], p.neg[1], p.neg[2]
-	{
-		lo, hi := &ns[0].Min, &ns[0].Max
-		x0, x1 := (lo[0]-ox)*ix, (hi[0]-ox)*ix
-		y0, y1 := (lo[1]-oy)*iy, (hi[1]-oy)*iy
-		z0, z1 := (lo[2]-oz)*iz, (hi[2]-oz)*iz
-		if nx {
-			x0, x1 = x1, x0
-		}
-		if ny {
-			y0, y1 = y1, y0
-		}
-		if nz {
-			z0, z1 = z1, z0
-		}
-		tn := p.tmin
-		if x0 > tn {
-			tn = x0
-		}
-		if y0 > tn {
-			tn = y0
-		}
-		if z0 > tn {
-			tn = z0
-		}
-		tf := x1
-		if y1 < tf || tf != tf {
-			tf = y1
-		}
-		if z1 < tf || tf != tf {
-			tf = z1
-		}
-		tf += abs32(tf) * boxGrow
-		if !(tf <= tmax) {
-			tf = tmax
-		}
-		t0, h0 = tn, tn <= tf
-	}
-	{
-		lo, hi := &ns[1].Min, &ns[1].Max
-		x0, x1 := (lo[0]-ox)*ix, (hi[0]-ox)*ix
-		y0, y1 := (lo[1]-oy)*iy, (hi[1]-oy)*iy
-		z0, z1 := (lo[2]-oz)*iz, (hi[2]-oz)*iz
-		if nx {
-			x0, x1 = x1, x0
-		}
-		if ny {
-			y0, y1 = y1, y0
-		}
-		if nz {
-			z0, z1 = z1, z0
-		}
-		tn := p.tmin
-		if x0 > tn {
-			tn = x0
-		}
-		if y0 > tn {
-			tn = y0
-		}
-		if z0 > tn {
-			tn = z0
-		}
-		tf := x1
-		if y1 < tf || tf != tf {
-			tf = y1
-		}
-		if z1 < tf || tf != tf {
-			tf = z1
-		}
-		tf += abs32(tf) * boxGrow
-		if !(tf <= tmax) {
-			tf = tmax
-		}
-		t1, h1 = tn, tn <= tf
-	}
+	t0, h0 = p.box(&ns[0].Min, &ns[0].Max, tmax)
+	t1, h1 = p.box(&ns[1].Min, &ns[1].Max, tmax)
 	return
 }
 
