@@ -56,6 +56,20 @@ type lth struct {
 
 func (t *lth) list(k int) []int32 { return t.lists[k*t.w : (k+1)*t.w] }
 
+// running is the lanes of act still running (stRun), in order, in list k:
+// kept in order, a list of every lane stays recognisable (dense).
+func (t *lth) running(k int, act []int32) []int32 {
+	out := t.list(k)
+	n := 0
+	for _, l := range act {
+		if t.st[l] == stRun {
+			out[n] = l
+			n++
+		}
+	}
+	return out[:n]
+}
+
 // lex is a compiled lane expression: after eval (nil: nothing to do) its n
 // leaves are in slots slot..slot+n-1 for the lanes it ran on.
 type lex struct {
@@ -278,17 +292,7 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 		if len(oa) == na && len(ob) == nb {
 			return act
 		}
-		// The lanes going on are those still running: kept in order, so a
-		// list of every lane stays recognisable (dense).
-		tm := t.list(m)
-		n := 0
-		for _, l := range act {
-			if t.st[l] == stRun {
-				tm[n] = l
-				n++
-			}
-		}
-		return tm[:n]
+		return t.running(m, act) // the lanes going on
 	}
 }
 
@@ -378,15 +382,7 @@ func (lc *laneCompiler) loop(condE ir.Expr, bodyB, updB *ir.Block) lstmt {
 		if !returned {
 			return act
 		}
-		xl := t.list(out)
-		n := 0
-		for _, l := range act {
-			if t.st[l] == stRun {
-				xl[n] = l
-				n++
-			}
-		}
-		return xl[:n]
+		return t.running(out, act)
 	}
 }
 
