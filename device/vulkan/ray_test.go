@@ -3,6 +3,7 @@ package vulkan
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
 // rayScene is a random scene: meshes of small triangles and procedurals
@@ -325,28 +327,43 @@ func checkHits(t *testing.T, s *rayScene, rays []bvh.Ray, got []refHit, anys []b
 	return hits
 }
 
+// rayDevice opens a device with ray queries (native or software: every
+// test device has one or the other) and a compute stream on it.
+func rayDevice(t *testing.T) (*Device, device.Handle) {
+	t.Helper()
+	d, _ := openDevice(t)
+	if d.Capabilities().RayQuery == device.PathNone {
+		testenv.Need(t, "ray queries", errors.New("the device has neither native nor software ones"))
+	}
+	st, err := d.CreateStream(device.StreamCompute)
+	require.NoError(t, err)
+	t.Cleanup(func() { d.DestroyStream(st) })
+	return d, st
+}
+
+// rayTraceShader is programs.RayTrace compiled on d.
+func rayTraceShader(t *testing.T, d *Device) device.Handle {
+	t.Helper()
+	f := programs.RayTrace()
+	sig, _, err := device.KernelSignature(f)
+	require.NoError(t, err)
+	sh, _, err := d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig})
+	require.NoError(t, err)
+	t.Cleanup(func() { d.DestroyShader(sh) })
+	return sh
+}
+
 // TestRayQueriesMatchBruteForce traces random rays through random scenes
 // (meshes and procedurals, instances with transforms, masks, opaque or
 // not) and compares every closest hit and any-hit with the brute-force
 // reference, on the device's path (native on Mesa 25's lavapipe, software
 // on lavapipe 22.3 and with LUCENT_ACCEL=software).
 func TestRayQueriesMatchBruteForce(t *testing.T) {
-	d, _ := openDevice(t)
+	d, st := rayDevice(t)
 	if os.Getenv("LUCENT_EXPECT_SAMPLING") == "native" && os.Getenv("LUCENT_ACCEL") != "software" {
 		require.Equal(t, device.PathNative, d.Capabilities().RayQuery)
 	}
-	if d.Capabilities().RayQuery == device.PathNone {
-		t.Skip("no ray queries on this device")
-	}
-	st, err := d.CreateStream(device.StreamCompute)
-	require.NoError(t, err)
-	defer d.DestroyStream(st)
-	f := programs.RayTrace()
-	sig, _, err := device.KernelSignature(f)
-	require.NoError(t, err)
-	sh, _, err := d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig})
-	require.NoError(t, err)
-	defer d.DestroyShader(sh)
+	sh := rayTraceShader(t, d)
 	total := 0
 	for seed := range uint64(3) {
 		rng := rand.New(rand.NewPCG(seed, 19))
@@ -369,19 +386,8 @@ func TestRayQueriesMatchBruteForce(t *testing.T) {
 // full rebuild), compacts every structure, and after each step traces the
 // rays again against the brute-force reference of the scene as it is.
 func TestRayQueriesAfterUpdateAndCompaction(t *testing.T) {
-	d, _ := openDevice(t)
-	if d.Capabilities().RayQuery == device.PathNone {
-		t.Skip("no ray queries on this device")
-	}
-	st, err := d.CreateStream(device.StreamCompute)
-	require.NoError(t, err)
-	defer d.DestroyStream(st)
-	f := programs.RayTrace()
-	sig, _, err := device.KernelSignature(f)
-	require.NoError(t, err)
-	sh, _, err := d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig})
-	require.NoError(t, err)
-	defer d.DestroyShader(sh)
+	d, st := rayDevice(t)
+	sh := rayTraceShader(t, d)
 	rng := rand.New(rand.NewPCG(7, 19))
 	s := newRayScene(rng)
 	opt := device.AccelOptions{AllowUpdate: true, AllowCompaction: true}
@@ -432,13 +438,7 @@ func TestRayQueriesAfterUpdateAndCompaction(t *testing.T) {
 // be): refused with ErrUnsupported naming both, never traced; a device
 // without ray queries refuses a native kernel when it is created.
 func TestRayKernelForTheOtherPath(t *testing.T) {
-	d, _ := openDevice(t)
-	if d.Capabilities().RayQuery == device.PathNone {
-		t.Skip("no ray queries on this device")
-	}
-	st, err := d.CreateStream(device.StreamCompute)
-	require.NoError(t, err)
-	defer d.DestroyStream(st)
+	d, st := rayDevice(t)
 	rng := rand.New(rand.NewPCG(3, 19))
 	s := newRayScene(rng)
 	a, _ := buildScene(t, d, st, s, device.AccelOptions{})
@@ -478,19 +478,8 @@ func TestRayKernelForTheOtherPath(t *testing.T) {
 // refused naming the instance (the accel would point at released memory),
 // and building the accel again after the rebuild makes it traceable.
 func TestRayAccelOverMovedOrDestroyedMesh(t *testing.T) {
-	d, _ := openDevice(t)
-	if d.Capabilities().RayQuery == device.PathNone {
-		t.Skip("no ray queries on this device")
-	}
-	st, err := d.CreateStream(device.StreamCompute)
-	require.NoError(t, err)
-	defer d.DestroyStream(st)
-	f := programs.RayTrace()
-	sig, _, err := device.KernelSignature(f)
-	require.NoError(t, err)
-	sh, _, err := d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig})
-	require.NoError(t, err)
-	defer d.DestroyShader(sh)
+	d, st := rayDevice(t)
+	sh := rayTraceShader(t, d)
 	mk := func(data []byte) device.Handle {
 		h, err := d.CreateBuffer(device.BufferDesc{Size: uint64(len(data))})
 		require.NoError(t, err)
