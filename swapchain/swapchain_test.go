@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"image"
-	"image/color"
 	"os"
 	"sync"
 	"testing"
@@ -161,17 +160,14 @@ func maxDiff(a, b *image.RGBA) (int, image.Point) {
 // show a presented image a little after the GPU work is done.
 func captureMatching(t *testing.T, win *xtest.Window, want *image.RGBA) (*image.RGBA, int, image.Point) {
 	t.Helper()
-	var got *image.RGBA
 	d, at := 0, image.Point{}
-	for range 50 {
-		got = xtest.Capture(t, win)
-		if got.Bounds() == want.Bounds() {
-			if d, at = maxDiff(want, got); d <= 1 {
-				break
-			}
+	got := xtest.CaptureUntil(t, win, 3*time.Second, func(got *image.RGBA) bool {
+		if got.Bounds() != want.Bounds() {
+			return false
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		d, at = maxDiff(want, got)
+		return d <= 1
+	})
 	return got, d, at
 }
 
@@ -415,13 +411,10 @@ func TestSurfaceKindsAndFormats(t *testing.T) {
 			}
 			if tc.format == device.SurfaceBGRA8SRGB {
 				// The blit encodes the (linear) image to sRGB: 10/255 -> 57.
-				var c color.RGBA
-				for range 50 {
-					if c = xtest.Capture(t, win).RGBAAt(5, 5); c.R >= 55 && c.R <= 59 {
-						break
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
+				c := xtest.CaptureUntil(t, win, 3*time.Second, func(img *image.RGBA) bool {
+					c := img.RGBAAt(5, 5)
+					return c.R >= 55 && c.R <= 59
+				}).RGBAAt(5, 5)
 				require.InDelta(t, 57, int(c.R), 2)
 				return
 			}
