@@ -172,22 +172,65 @@ func TestCompileContextThenClose(t *testing.T) {
 	require.ErrorIs(t, err, device.ErrClosed)
 }
 
-// TestCompileRefusesTooManyUniformBytes: the push-constant budget is the
-// Vulkan backend's (kernel ABI v1, 128 bytes), not the kernel language's:
-// the kernel validates, and Compile refuses it with ErrUnsupported naming
-// the bytes it needs.
-func TestCompileRefusesTooManyUniformBytes(t *testing.T) {
+// TestCompilePastPushBudget: the push-constant budget is the Vulkan
+// backend's (kernel ABI v1, 128 bytes), not the kernel language's, and it
+// is no limit: what does not fit spills to a per-dispatch block reached by
+// address. Seven vec4 uniforms (136 bytes with the header), and seven
+// buffers by address (24 + 8 + 7×16 bytes), compile and run.
+func TestCompilePastPushBudget(t *testing.T) {
 	d := openVulkan(t)
 	f := ir.NewKernel("wide", 1, [3]uint32{64, 1, 1})
 	out := f.AddParam("out", ir.Buffer(ir.TF32), ir.VarArg)
 	var sum ir.Expr = ir.LitFloat(ir.TF32, 0)
+	var vals []any
 	for i := range 7 {
 		v := f.AddParam(string(rune('a'+i)), ir.Vector(ir.TF32, 4), ir.VarArg)
-		sum = &ir.Binary{Op: ir.Add, X: sum, Y: &ir.Swizzle{X: &ir.Ref{Var: v}, Comps: []uint8{0}, T: ir.TF32}, T: ir.TF32}
+		sum = &ir.Binary{Op: ir.Add, X: sum, Y: &ir.Swizzle{X: &ir.Ref{Var: v}, Comps: []uint8{uint8(i % 4)}, T: ir.TF32}, T: ir.TF32}
+		vals = append(vals, [4]float32{float32(i), float32(10 * i), float32(100 * i), float32(1000 * i)})
 	}
 	f.Body.Stmts = []ir.Stmt{&ir.Assign{Dst: &ir.Index{X: &ir.Ref{Var: out}, I: ir.LitInt(ir.TU32, 0), T: ir.TF32}, Src: sum}}
 	require.NoError(t, f.Validate(), "the kernel language has no push-constant budget")
-	_, err := device.Compile(d, f)
-	require.ErrorIs(t, err, device.ErrUnsupported)
-	require.ErrorContains(t, err, "uniform arguments need 136 push-constant bytes")
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	o := upload(t, d, []float32{0})
+	run(t, d, k.Dispatch([3]uint32{1}, append([]any{o}, vals...)...))
+	require.Equal(t, []float32{0 + 10 + 200 + 3000 + 4 + 50 + 600}, download(t, d, o))
+
+	// Buffers by address: out[i] = Σ_j (j+1)·b_j[i], every one read and the
+	// last written.
+	g := ir.NewKernel("addresses", 1, [3]uint32{64, 1, 1})
+	did := &ir.Var{Name: "dispatch_id", Type: ir.DispatchID.Type(), Kind: ir.VarBuiltin, Builtin: ir.DispatchID}
+	i := &ir.Swizzle{X: &ir.Ref{Var: did}, Comps: []uint8{0}, T: ir.TU32}
+	var bs []*ir.Var
+	var acc ir.Expr = ir.LitInt(ir.TU32, 0)
+	for j := range 7 {
+		b := g.AddParam(string(rune('a'+j)), ir.BufferAddress(ir.TU32), ir.VarArg)
+		bs = append(bs, b)
+		acc = &ir.Binary{Op: ir.Add, X: acc, Y: &ir.Binary{Op: ir.Mul, X: &ir.Index{X: &ir.Ref{Var: b}, I: i, T: ir.TU32}, Y: ir.LitInt(ir.TU32, int64(j+1)), T: ir.TU32}, T: ir.TU32}
+	}
+	g.Body.Stmts = []ir.Stmt{&ir.Assign{Dst: &ir.Index{X: &ir.Ref{Var: bs[6]}, I: i, T: ir.TU32}, Src: acc}}
+	require.NoError(t, g.Validate())
+	kg, err := device.Compile(d, g)
+	require.NoError(t, err)
+	defer kg.Close()
+	const n = 100
+	var args []any
+	var bufs []*device.Buffer[uint32]
+	for j := range 7 {
+		data := make([]uint32, n)
+		for e := range data {
+			data[e] = uint32(e*(j+3)) % 97
+		}
+		b := upload(t, d, data)
+		bufs, args = append(bufs, b), append(args, b)
+	}
+	want := make([]uint32, n)
+	for e := range want {
+		for j := range 7 {
+			want[e] += uint32(j+1) * (uint32(e*(j+3)) % 97)
+		}
+	}
+	run(t, d, kg.Dispatch([3]uint32{n}, args...))
+	require.Equal(t, want, download(t, d, bufs[6]))
 }

@@ -167,6 +167,11 @@ func (e *encoder) stagingSize(list *device.CommandList) uint64 {
 			n += alignUp(uint64(len(c.Slots))*slotRecordSize, 16)
 		case *device.AccelBuild:
 			n += alignUp(uint64(c.Count)*instanceRecord, 16)
+		case *device.ShaderDispatch:
+			// Arguments past the push budget (kernel ABI v1's spill block).
+			if sh, err := lookup[*shader](e.d, c.Shader, "shader"); err == nil {
+				n += alignUp(uint64(sh.lay.spillSize), 16)
+			}
 		}
 	}
 	return n
@@ -878,6 +883,24 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	}
 	wStart := len(e.writes)
 	clear(e.push[:sh.pushSize])
+	// The arguments past the push budget go to the spill block, in this
+	// submission's staging memory: written by the host before the submit,
+	// which makes them visible to the device (no barrier), and freed with
+	// the submission. The push constants hold its address.
+	var spill []byte
+	if n := uint64(sh.lay.spillSize); n > 0 {
+		var off uint64
+		spill, off = e.stage(n)
+		clear(spill)
+		binary.LittleEndian.PutUint64(e.push[abiSpillOffset:], e.sub.staging.addr+off)
+	}
+	// at is where argument layout l goes.
+	at := func(l argLayout) []byte {
+		if l.spilled {
+			return spill[l.offset:]
+		}
+		return e.push[l.offset:]
+	}
 	uses := e.uses[:0]
 	defer func() { e.uses = uses[:0] }()
 	bindlessUsed := false
@@ -897,7 +920,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			if err := device.CheckArg(p, a, device.ArgResource{}); err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
-			copy(e.push[l.offset:], a.Uniform)
+			copy(at(l), a.Uniform)
 		case device.ArgBuffer:
 			b, err := e.buffer(a.Handle)
 			if err != nil {
@@ -919,9 +942,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				if b.raw.addr == 0 {
 					return unsupportedf("shader %d %s: buffer device addresses are unavailable", c.Shader, p.Label(i))
 				}
-				binary.LittleEndian.PutUint64(e.push[l.offset:], b.raw.addr+a.Offset)
+				binary.LittleEndian.PutUint64(at(l), b.raw.addr+a.Offset)
 				if l.size >= abiAddressSize { // lucent's form: the element count bounds every access
-					binary.LittleEndian.PutUint64(e.push[l.offset+8:], n/uint64(max(p.ElemSize, 1)))
+					binary.LittleEndian.PutUint64(at(l)[8:], n/uint64(max(p.ElemSize, 1)))
 				}
 				continue
 			}
@@ -1026,8 +1049,8 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			if err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
 			}
-			binary.LittleEndian.PutUint64(e.push[l.offset:], addr)
-			binary.LittleEndian.PutUint64(e.push[l.offset+8:], aux)
+			binary.LittleEndian.PutUint64(at(l), addr)
+			binary.LittleEndian.PutUint64(at(l)[8:], aux)
 			bindlessUsed = true // a global barrier: the kernel reads the structures and what they point at
 		default:
 			return unsupportedf("shader %d %s: %v arguments", c.Shader, p.Label(i), a.Kind)

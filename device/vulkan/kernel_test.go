@@ -1,6 +1,7 @@
 package vulkan
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -71,10 +72,12 @@ func TestCreateShaderFromKernel(t *testing.T) {
 	require.ErrorContains(t, err, "no signature")
 }
 
-// TestABILayoutMatchesCodegen holds the two places kernel ABI v1 is spelled
-// together: abiLayout, which lays out a logical signature, and
-// codegen.Layout, by which codegen places the arguments, for
-// every kernel of the corpus.
+// TestABILayoutMatchesCodegen holds the two descriptions of a kernel's
+// arguments that codegen.Place lays out together: the one abiLayout makes
+// of a logical signature and the one codegen.Layout makes of the kernel,
+// for every kernel of the corpus, plain and checked, and kernels past the
+// push budget (spilled arguments of every kind and alignment among ones
+// that still fit, printing or not).
 func TestABILayoutMatchesCodegen(t *testing.T) {
 	all := programs.All()
 	all["printing"] = func() (*ir.Function, error) {
@@ -82,32 +85,60 @@ func TestABILayoutMatchesCodegen(t *testing.T) {
 			k.Printf("%d %d", a, c)
 		}, "a", "b", "c")
 	}
+	for _, nBig := range []int{1, 7} {
+		all[fmt.Sprintf("spill%d", nBig)] = func() (*ir.Function, error) {
+			f := ir.NewKernel("spill", 1, [3]uint32{64, 1, 1})
+			f.AddParam("out", ir.Buffer(ir.TF32), ir.VarArg)
+			for i := range 20 {
+				f.AddParam(fmt.Sprintf("f%d", i), ir.TF32, ir.VarArg)
+			}
+			for i := range nBig {
+				f.AddParam(fmt.Sprintf("big%d", i), ir.BufferAddress(ir.TU32), ir.VarArg)
+			}
+			f.AddParam("scene", ir.Accel, ir.VarArg)
+			f.AddParam("v", ir.Vector(ir.TF32, 3), ir.VarArg)
+			f.AddParam("m", ir.Matrix(4, 4), ir.VarArg)
+			f.AddParam("b", ir.TBool, ir.VarArg)
+			f.AddParam("d", ir.TU64, ir.VarArg)
+			f.AddParam("small", ir.TU16, ir.VarArg)
+			return f, f.Validate()
+		}
+	}
+	spilled := 0
 	for name, build := range all {
 		f, err := build()
 		require.NoError(t, err, name)
-		args, ring, push, err := codegen.LayoutPrint(f, false)
-		require.NoError(t, err, name)
-		sig, _, err := device.KernelSignature(f)
-		require.NoError(t, err, name)
-		lay, err := abiLayout(sig, name)
-		require.NoError(t, err, name)
-		require.True(t, lay.header, name)
-		require.Equal(t, uint32(push), lay.pushSize, name)
-		require.Equal(t, ring >= 0, lay.prints, name)
-		if ring >= 0 {
-			require.Equal(t, uint32(ring), lay.printOffset, name)
-		}
-		for i, a := range args {
-			l := lay.args[i]
-			if a.Binding >= 0 {
-				require.NotEqual(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
-				require.Equal(t, uint32(a.Binding), l.binding, "%s %s", name, a.Var.Name)
-			} else {
-				require.Equal(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
-				require.Equal(t, uint32(a.Offset), l.offset, "%s %s", name, a.Var.Name)
+		for _, checked := range []bool{false, true} {
+			args, push := codegen.Layout(f, checked)
+			sig, _, err := device.KernelSignature(f)
+			require.NoError(t, err, name)
+			sig.Checked = checked
+			lay, err := abiLayout(sig, name)
+			require.NoError(t, err, name)
+			require.True(t, lay.header, name)
+			require.Equal(t, uint32(push.Size), lay.pushSize, name)
+			require.Equal(t, uint32(push.Spill), lay.spillSize, name)
+			require.Equal(t, push.Ring >= 0, lay.prints, name)
+			if push.Ring >= 0 {
+				require.Equal(t, uint32(push.Ring), lay.printOffset, name)
+			}
+			for i, a := range args {
+				l := lay.args[i]
+				if a.Binding >= 0 {
+					require.NotEqual(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
+					require.Equal(t, uint32(a.Binding), l.binding, "%s %s", name, a.Var.Name)
+				} else {
+					require.Equal(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
+					require.Equal(t, uint32(a.Offset), l.offset, "%s %s", name, a.Var.Name)
+					require.Equal(t, a.Spilled, l.spilled, "%s %s", name, a.Var.Name)
+					if a.Spilled {
+						spilled++
+					}
+				}
 			}
 		}
 	}
+	require.NotZero(t, spilled)
 }
 
 // TestDriverVersion: the workaround table's version of a driver is the Mesa

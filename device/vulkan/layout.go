@@ -2,18 +2,20 @@ package vulkan
 
 import (
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/vk"
 )
 
 // Kernel ABI v1 (docs/kernel-abi.md): where the arguments of a logical
-// signature reach the module. abiLayout is the one function that says it;
-// codegen places arguments by the same rules (codegen.Layout), and
-// TestABILayoutMatchesCodegen holds the two together.
+// signature reach the module. codegen.Place is the one function that says
+// it, for codegen (codegen.Layout) and abiLayout alike;
+// TestABILayoutMatchesCodegen holds the two descriptions of the arguments
+// it is given together.
 const (
-	abiHeaderSize  = 24 // dispatch_size, then block_offset: two uvec3
-	abiAddressSize = 16 // a buffer by device address: u64 address, u64 element count
-	abiPrintSize   = 16 // the print ring of a kernel that prints: u64 address, u32 dispatch tag, 4 spare bytes
-	abiMaxPush     = 128
+	abiHeaderSize  = codegen.PushHeaderSize     // dispatch_size, then block_offset: two uvec3
+	abiAddressSize = codegen.AddressArgSize     // a buffer by device address: u64 address, u64 element count
+	abiSpillOffset = codegen.SpillAddressOffset // the spill block's u64 address, in a kernel that spills
+	abiMaxPush     = codegen.MaxPushSize
 )
 
 // argLayout is where one argument reaches the module.
@@ -21,11 +23,13 @@ type argLayout struct {
 	desc    vk.DescriptorType // the descriptor it takes in set 0, or noDescriptor
 	binding uint32            // its binding in set 0 (desc != noDescriptor)
 	// offset and size locate a uniform, or a buffer by device address, in
-	// the push-constant block. A buffer by address takes 8 bytes, the
-	// device address of the view's first byte, or 16 under kernel ABI v1:
-	// the address, then the u64 number of elements in the view, which
-	// codegen checks every access through the address against.
+	// the push-constant block (in the spill block when spilled). A buffer
+	// by address takes 8 bytes, the device address of the view's first
+	// byte, or 16 under kernel ABI v1: the address, then the u64 number of
+	// elements in the view, which codegen checks every access through the
+	// address against.
 	offset, size uint32
+	spilled      bool
 	// textureSet is the descriptor set holding a bindless array's texture
 	// descriptors, for kernels compiled for native bindless textures; 0:
 	// texture slots are reached through the slot records.
@@ -44,6 +48,9 @@ type shaderLayout struct {
 	// where its print ring goes in the push-constant block.
 	prints      bool
 	printOffset uint32
+	// spillSize is the size of the spill block, whose device address the
+	// push constants hold at abiSpillOffset; 0: none.
+	spillSize uint32
 }
 
 // descriptorOf is the descriptor a resource argument takes in set 0.
@@ -64,27 +71,26 @@ func descriptorOf(a device.Argument) vk.DescriptorType {
 	return noDescriptor
 }
 
-// abiLayout lays sig out by kernel ABI v1: resources take descriptor
-// bindings of set 0 in argument order; uniforms and buffers by device
-// address follow the dispatch header in the push-constant block, each at
-// its alignment (8 for an address, 4 for a bool, else the value's).
+// abiLayout lays sig out by kernel ABI v1 (codegen.Place): resources take
+// descriptor bindings of set 0 in argument order; uniforms, buffers by
+// device address and accels go to the push-constant block after the
+// dispatch header, each at its alignment (8 for an address, 4 for a bool,
+// else the value's), or to the spill block past the budget.
 func abiLayout(sig device.Signature, label string) (shaderLayout, error) {
 	l := shaderLayout{args: make([]argLayout, len(sig.Args)), header: true}
-	binding, off := uint32(0), uint32(abiHeaderSize)
+	ms := make([]codegen.Member, len(sig.Args))
 	for i, a := range sig.Args {
 		al := &l.args[i]
 		al.desc = descriptorOf(a)
 		if al.desc != noDescriptor {
-			al.binding = binding
-			binding++
+			ms[i].Descriptor = true
 			continue
 		}
 		var align, size uint32
+		addr := false
 		switch {
-		case a.Kind == device.ArgBuffer: // by address
-			align, size = 8, abiAddressSize
-		case a.Kind == device.ArgAccel: // two addresses (kernel ABI v1, "Accels")
-			align, size = 8, abiAddressSize
+		case a.Kind == device.ArgBuffer, a.Kind == device.ArgAccel: // by address; an accel's two words
+			align, size, addr = 8, abiAddressSize, true
 		case a.Kind != device.ArgUniform:
 			return shaderLayout{}, unsupportedf("shader %q: %s: a %v argument", label, a.Label(i), a.Kind)
 		case a.Scalar == device.ScalarBool && a.Components <= 1:
@@ -98,21 +104,21 @@ func abiLayout(sig device.Signature, label string) (shaderLayout, error) {
 		if align&(align-1) != 0 || align > 16 {
 			return shaderLayout{}, invalidf("shader %q: %s: alignment %d is not a power of two of at most 16", label, a.Label(i), align)
 		}
-		off = alignUp32(off, align)
-		al.offset, al.size = off, size
-		off += size
-		if off > abiMaxPush {
-			return shaderLayout{}, unsupportedf("shader %q: uniform arguments need %d push-constant bytes, kernel ABI v1 allows %d", label, off, abiMaxPush)
+		al.size = size
+		ms[i] = codegen.Member{Address: addr, Size: int(size), Align: int(align)}
+	}
+	p := codegen.Place(ms, len(sig.Prints) > 0 || sig.Checked)
+	for i, s := range p.Args {
+		al := &l.args[i]
+		if al.desc != noDescriptor {
+			al.binding = uint32(s.Binding)
+		} else {
+			al.offset, al.spilled = uint32(s.Offset), s.Spilled
 		}
 	}
-	if len(sig.Prints) > 0 || sig.Checked {
-		off = alignUp32(off, 8)
-		l.prints, l.printOffset = true, off
-		off += abiPrintSize
-		if off > abiMaxPush {
-			return shaderLayout{}, unsupportedf("shader %q: uniform arguments and the print ring need %d push-constant bytes, kernel ABI v1 allows %d", label, off, abiMaxPush)
-		}
+	if p.Ring >= 0 {
+		l.prints, l.printOffset = true, uint32(p.Ring)
 	}
-	l.pushSize = off
+	l.pushSize, l.spillSize = uint32(p.Size), uint32(p.Spill)
 	return l, nil
 }

@@ -97,6 +97,10 @@ func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (dev
 		if sh.lay, err = abiLayout(sh.sig, label); err != nil {
 			return 0, device.Signature{}, err
 		}
+		if sh.lay.spillSize > 0 && !d.caps.BufferDeviceAddress {
+			return 0, device.Signature{}, unsupportedf("shader %q: its arguments need %d bytes past the %d of the push constants, passed by buffer device address, which %s lacks",
+				label, sh.lay.spillSize, abiMaxPush, d.phys.name())
+		}
 		for i, set := range textureSets {
 			if i < len(sh.lay.args) {
 				sh.lay.args[i].textureSet = set

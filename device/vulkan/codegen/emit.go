@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -106,7 +107,10 @@ type gen struct {
 	values  map[*ir.Var]spirv.ID
 	push    spirv.ID // push-constant variable
 	pushT   spirv.ID
-	argIdx  map[*ir.Var]uint32   // push-constant member of a uniform argument
+	argIdx  map[*ir.Var]uint32   // push-constant member of a uniform argument (spill-block member of a spilled one)
+	spilled map[*ir.Var]bool     // arguments in the spill block
+	spillT  spirv.ID             // the spill block's type (0: none)
+	spillM  uint32               // the push-constant member holding its address
 	binding map[*ir.Var]int      // descriptor binding of a resource argument
 	aliases map[*ir.Var]spirv.ID // u32 views of buffers, for float atomics
 	texHeap map[*ir.Var]spirv.ID // descriptor arrays of bindless arrays' texture slots (native path)
@@ -172,6 +176,7 @@ func newGen(opts Options) *gen {
 		values:   map[*ir.Var]spirv.ID{},
 		builtins: map[ir.BuiltinVar]spirv.ID{},
 		argIdx:   map[*ir.Var]uint32{},
+		spilled:  map[*ir.Var]bool{},
 		binding:  map[*ir.Var]int{},
 		aliases:  map[*ir.Var]spirv.ID{},
 		texHeap:  map[*ir.Var]spirv.ID{},
@@ -294,53 +299,47 @@ func (g *gen) ptr(sc spirv.StorageClass, t spirv.ID) spirv.ID {
 func (g *gen) kernel(f *ir.Function) error {
 	b := g.b
 	g.kernelFn = f
-	args, ring, _, err := LayoutPrint(f, g.opts.Checked)
-	if err != nil {
-		return err
-	}
+	args, lay := Layout(f, g.opts.Checked)
+	ring := lay.Ring
 	// Callables first, so that calls find their ids.
 	for _, c := range f.Callees() {
 		g.declare(c)
 	}
-	// Push constants: the dispatch header, then the uniforms.
+	// Push constants: the dispatch header, then the members Layout places
+	// there, in offset order; the arguments that spill are members of the
+	// spill block, reached through its address (read-only, scalar layout).
 	uvec3 := b.TypeVector(g.u32, 3)
 	st := spirv.StructType{Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}}}
 	st.Members = append(st.Members,
 		spirv.Member{Type: uvec3, Offset: spirv.Off(0)},
 		spirv.Member{Type: uvec3, Offset: spirv.Off(12)})
-	for _, a := range args {
-		if a.Binding >= 0 {
-			continue
+	var spill spirv.StructType
+	if lay.Spill > 0 {
+		spill.Decorations = []spirv.Decor{{Decoration: spirv.DecorationBlock}}
+		for _, a := range slices.SortedStableFunc(slices.Values(args), func(x, y Argument) int { return x.Offset - y.Offset }) {
+			if a.Spilled {
+				g.spilled[a.Var] = true
+				g.argIdx[a.Var] = uint32(len(spill.Members))
+				spill.Members = append(spill.Members, g.argMembers(a)...)
+			}
 		}
-		t := a.Var.Type
-		var mt spirv.ID
-		switch {
-		case t == ir.TBool:
-			mt = g.u32
-		case t.ByAddress():
-			mt = g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(t.Elem()))
-		case t == ir.Accel:
-			mt = b.TypeInt(64, false) // the address; the second word follows
-		default:
-			mt = g.etyp(t)
-		}
-		m := spirv.Member{Type: mt, Offset: spirv.Off(uint32(a.Offset))}
-		if t.Kind() == ir.KindMatrix {
-			m.Decorations = []spirv.Decor{{Decoration: spirv.DecorationColMajor},
-				{Decoration: spirv.DecorationMatrixStride, Literals: []uint32{uint32(t.Elem().Size())}}}
-		}
-		g.argIdx[a.Var] = uint32(len(st.Members))
-		st.Members = append(st.Members, m)
-		if t.ByAddress() || t == ir.Accel {
-			// The element count (a buffer's) or the box table (an accel's)
-			// follows the address (member argIdx+1).
-			st.Members = append(st.Members, spirv.Member{Type: b.TypeInt(64, false), Offset: spirv.Off(uint32(a.Offset + 8))})
-		}
+		g.spillT = b.TypeStructOf(spill)
+		g.spillM = uint32(len(st.Members))
+		st.Members = append(st.Members, spirv.Member{Type: g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.spillT), Offset: spirv.Off(SpillAddressOffset)})
 	}
-	if ring >= 0 {
+	if ring >= 0 && lay.Spill > 0 {
 		g.printRing = uint32(len(st.Members))
-		st.Members = append(st.Members, spirv.Member{Type: b.TypeInt(64, false), Offset: spirv.Off(uint32(ring))},
-			spirv.Member{Type: g.u32, Offset: spirv.Off(uint32(ring + 8))})
+		st.Members = append(st.Members, g.ringMembers(ring)...)
+	}
+	inPush := slices.DeleteFunc(slices.Clone(args), func(a Argument) bool { return a.Binding >= 0 || a.Spilled })
+	slices.SortStableFunc(inPush, func(x, y Argument) int { return x.Offset - y.Offset })
+	for _, a := range inPush {
+		g.argIdx[a.Var] = uint32(len(st.Members))
+		st.Members = append(st.Members, g.argMembers(a)...)
+	}
+	if ring >= 0 && lay.Spill == 0 {
+		g.printRing = uint32(len(st.Members))
+		st.Members = append(st.Members, g.ringMembers(ring)...)
 	}
 	g.pushT = b.TypeStructOf(st)
 	g.push = b.Variable(g.ptr(spirv.StorageClassPushConstant, g.pushT), spirv.StorageClassPushConstant, 0)
@@ -462,6 +461,54 @@ var imageFormats = [...]spirv.ImageFormat{
 	ir.FormatAny: spirv.ImageFormatUnknown, ir.FormatRGBA32F: spirv.ImageFormatRgba32f, ir.FormatRGBA16F: spirv.ImageFormatRgba16f,
 	ir.FormatRGBA8: spirv.ImageFormatRgba8, ir.FormatR32F: spirv.ImageFormatR32f, ir.FormatRGBA32UI: spirv.ImageFormatRgba32ui,
 	ir.FormatR32UI: spirv.ImageFormatR32ui, ir.FormatRGBA32I: spirv.ImageFormatRgba32i, ir.FormatR32I: spirv.ImageFormatR32i,
+}
+
+// argMembers are the block members of argument a, a uniform or an
+// argument by address, at its offset: one for a uniform; for a buffer by
+// address its pointer then its element count (member +1), for an accel its
+// two u64 words.
+func (g *gen) argMembers(a Argument) []spirv.Member {
+	b, t := g.b, a.Var.Type
+	var mt spirv.ID
+	switch {
+	case t == ir.TBool:
+		mt = g.u32
+	case t.ByAddress():
+		mt = g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(t.Elem()))
+	case t == ir.Accel:
+		mt = b.TypeInt(64, false) // the address; the second word follows
+	default:
+		mt = g.etyp(t)
+	}
+	m := spirv.Member{Type: mt, Offset: spirv.Off(uint32(a.Offset))}
+	if t.Kind() == ir.KindMatrix {
+		m.Decorations = []spirv.Decor{{Decoration: spirv.DecorationColMajor},
+			{Decoration: spirv.DecorationMatrixStride, Literals: []uint32{uint32(t.Elem().Size())}}}
+	}
+	if t.ByAddress() || t == ir.Accel {
+		// The element count (a buffer's) or the box table (an accel's)
+		// follows the address.
+		return []spirv.Member{m, {Type: b.TypeInt(64, false), Offset: spirv.Off(uint32(a.Offset + 8))}}
+	}
+	return []spirv.Member{m}
+}
+
+// ringMembers are the print ring's push-constant members at offset ring:
+// its address, then the dispatch's tag.
+func (g *gen) ringMembers(ring int) []spirv.Member {
+	return []spirv.Member{{Type: g.b.TypeInt(64, false), Offset: spirv.Off(uint32(ring))},
+		{Type: g.u32, Offset: spirv.Off(uint32(ring + 8))}}
+}
+
+// spillLoad loads member k of spilled argument v (1: the second word of an
+// argument by address), of type t and alignment align, through the spill
+// block's address in the push constants.
+func (g *gen) spillLoad(v *ir.Var, k uint32, t spirv.ID, align uint32) spirv.ID {
+	b := g.b
+	pt := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.spillT)
+	blk := b.Load(pt, b.AccessChain(g.ptr(spirv.StorageClassPushConstant, pt), g.push, b.ConstantUint32(g.spillM)))
+	return b.Load(t, b.AccessChain(g.ptr(spirv.StorageClassPhysicalStorageBuffer, t), blk, b.ConstantUint32(g.argIdx[v]+k)),
+		uint32(spirv.MemoryAccessAligned), align)
 }
 
 // input declares a built-in input variable.

@@ -59,7 +59,11 @@ func (g *gen) addr(e ir.Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit boo
 			i := g.expr(e.I)
 			if bt.ByAddress() {
 				pt := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(bt.Elem()))
-				base = g.b.Load(pt, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, pt), g.push, g.b.ConstantUint32(g.argIdx[v])))
+				if g.spilled[v] {
+					base = g.spillLoad(v, 0, pt, 8)
+				} else {
+					base = g.b.Load(pt, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, pt), g.push, g.b.ConstantUint32(g.argIdx[v])))
+				}
 				if !g.opts.unguarded {
 					guard = g.b.ULessThan(g.boolT, g.index64(i, e.I.Type()), g.addrCount(v))
 				}
@@ -93,6 +97,9 @@ func (g *gen) addr(e ir.Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit boo
 // address (the push-constant member after its address).
 func (g *gen) addrCount(v *ir.Var) spirv.ID {
 	u64 := g.b.TypeInt(64, false)
+	if g.spilled[v] {
+		return g.spillLoad(v, 1, u64, 8)
+	}
 	return g.b.Load(u64, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, u64), g.push, g.b.ConstantUint32(g.argIdx[v]+1)))
 }
 
@@ -294,6 +301,13 @@ func (g *gen) exprUncached(e ir.Expr) spirv.ID {
 			if v.Type.IsResource() { // buffers by address included: they are not values
 				g.fail("resource %s used as a value", v.Name)
 				return 0
+			}
+			if g.spilled[v] {
+				if v.Type == ir.TBool {
+					u := g.spillLoad(v, 0, g.u32, 4)
+					return b.INotEqual(g.boolT, b.BitwiseAnd(g.u32, u, b.ConstantUint32(0xff)), b.ConstantUint32(0))
+				}
+				return g.relayout(g.spillLoad(v, 0, g.etyp(v.Type), uint32(max(v.Type.Align(), 1))), v.Type, false)
 			}
 			idx := b.ConstantUint32(g.argIdx[v])
 			if v.Type == ir.TBool {

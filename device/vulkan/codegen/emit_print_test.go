@@ -38,16 +38,14 @@ func printing(t *testing.T, prints bool) *ir.Function {
 func TestEmitPrint(t *testing.T) {
 	f := printing(t, true)
 	emitValid(t, f, codegen.Options{})
-	_, ring, size, err := codegen.LayoutPrint(f, false)
-	require.NoError(t, err)
-	require.Equal(t, 32, ring, "after the header (24) and a (4), 8-aligned")
-	require.Equal(t, 48, size)
+	_, lay := codegen.Layout(f, false)
+	require.Equal(t, 32, lay.Ring, "after the header (24) and a (4), 8-aligned")
+	require.Equal(t, 48, lay.Size)
 
 	g := printing(t, false)
-	_, ring, size, err = codegen.LayoutPrint(g, false)
-	require.NoError(t, err)
-	require.Equal(t, -1, ring)
-	require.Equal(t, 28, size)
+	_, lay = codegen.Layout(g, false)
+	require.Equal(t, -1, lay.Ring)
+	require.Equal(t, 28, lay.Size)
 	words := emitValid(t, g, codegen.Options{})
 	for _, c := range []spirv.Capability{spirv.CapabilityPhysicalStorageBufferAddresses, spirv.CapabilityInt64, spirv.CapabilityInt16} {
 		require.NotContains(t, capabilities(words), c)
@@ -85,8 +83,7 @@ func TestEmitChecked(t *testing.T) {
 		again, err := codegen.Emit(f, codegen.Options{Env: spirv.EnvVulkan1_3, Checked: false}) // emitValid returns the 1.3 module
 		require.NoError(t, err)
 		require.Equal(t, plain, again, f.Name)
-		_, ring, _, err := codegen.LayoutPrint(f, true)
-		require.NoError(t, err)
-		require.Positive(t, ring, f.Name)
+		_, lay := codegen.Layout(f, true)
+		require.Positive(t, lay.Ring, f.Name)
 	}
 }

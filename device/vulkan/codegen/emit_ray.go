@@ -37,11 +37,14 @@ func (g *gen) ray(e *ir.Call) spirv.ID {
 	}
 	u64 := b.TypeInt(64, false)
 	pu64 := g.ptr(spirv.StorageClassPushConstant, u64)
-	r := rayOperands{
-		addr: b.Load(u64, b.AccessChain(pu64, g.push, b.ConstantUint32(idx))),
-		aux:  b.Load(u64, b.AccessChain(pu64, g.push, b.ConstantUint32(idx+1))),
-		o:    g.expr(e.Args[1]), tmin: g.expr(e.Args[2]), d: g.expr(e.Args[3]), tmax: g.expr(e.Args[4]), mk: g.expr(e.Args[5]),
+	var r rayOperands
+	if g.spilled[v.Var] {
+		r.addr, r.aux = g.spillLoad(v.Var, 0, u64, 8), g.spillLoad(v.Var, 1, u64, 8)
+	} else {
+		r.addr = b.Load(u64, b.AccessChain(pu64, g.push, b.ConstantUint32(idx)))
+		r.aux = b.Load(u64, b.AccessChain(pu64, g.push, b.ConstantUint32(idx+1)))
 	}
+	r.o, r.tmin, r.d, r.tmax, r.mk = g.expr(e.Args[1]), g.expr(e.Args[2]), g.expr(e.Args[3]), g.expr(e.Args[4]), g.expr(e.Args[5])
 	from := b.CurrentBlock()
 	var res spirv.ID
 	if g.opts.NativeRayQuery {

@@ -21,8 +21,8 @@ func ExampleEmit() {
 	if err != nil {
 		panic(err)
 	}
-	args, push, _ := codegen.Layout(f)
-	fmt.Printf("magic %#x, a at push offset %d, x at binding %d, %d push bytes\n", words[0], args[0].Offset, args[1].Binding, push)
+	args, lay := codegen.Layout(f, false)
+	fmt.Printf("magic %#x, a at push offset %d, x at binding %d, %d push bytes\n", words[0], args[0].Offset, args[1].Binding, lay.Size)
 	// Output: magic 0x7230203, a at push offset 24, x at binding 0, 28 push bytes
 }
 
@@ -37,7 +37,7 @@ func ExampleLayout() {
 	if err != nil {
 		panic(err)
 	}
-	args, push, _ := codegen.Layout(f)
-	fmt.Println(args[1].Binding, args[1].Offset, push)
+	args, lay := codegen.Layout(f, false)
+	fmt.Println(args[1].Binding, args[1].Offset, lay.Size)
 	// Output: -1 32 48
 }

@@ -1,17 +1,8 @@
 package codegen
 
 import (
-	"fmt"
-
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
-
-// Argument is a kernel argument with its placement under kernel ABI v1.
-type Argument struct {
-	Var     *ir.Var
-	Binding int // descriptor binding for resources, -1 for uniforms and buffers by address
-	Offset  int // push-constant offset for uniforms and buffers by address, -1 for descriptors
-}
 
 // PushHeaderSize is the size of the dispatch header at the start of the
 // push-constant block (dispatch_size and block_offset, kernel ABI v1).
@@ -20,74 +11,157 @@ const PushHeaderSize = 24
 // AddressArgSize is the push-constant size of a buffer argument passed by
 // device address (kernel ABI v1): the u64 address of the view's first
 // element, then the u64 number of elements in the view, which bounds every
-// access through the address.
+// access through the address. An accel takes as much (its two words).
 const AddressArgSize = 16
+
+// PrintRingSize is the push-constant size of the print ring (kernel ABI
+// v1) of a kernel that prints or is compiled checked: the u64 device
+// address of the ring, then a u32 the runtime gives the dispatch (each
+// record starts with it), then 4 spare bytes.
+const PrintRingSize = 16
 
 // MaxPushSize is the push-constant budget of kernel ABI v1.
 const MaxPushSize = 128
 
-// Layout places kernel f's arguments per kernel ABI v1: resources take
-// descriptor bindings in order, uniforms follow the dispatch header in the
-// push-constant block at their alignment. It returns the push block's size;
-// a kernel whose uniforms exceed MaxPushSize is refused (wrapping
-// ir.ErrUnsupported).
-func Layout(f *ir.Function) ([]Argument, int, error) {
-	args, _, size, err := layout(f)
-	return args, size, err
+// SpillAddressOffset is where the push-constant block of a kernel whose
+// arguments pass MaxPushSize holds the u64 device address of its spill
+// block.
+const SpillAddressOffset = PushHeaderSize
+
+// Member is what Place knows of one kernel argument.
+type Member struct {
+	// Descriptor: the argument takes the next binding of descriptor set 0
+	// (a resource other than a buffer by address or an accel).
+	Descriptor bool
+	// Address: two u64 words read on every access (a buffer by address,
+	// an accel); in a kernel that spills these come before the uniforms.
+	Address bool
+	// Size and Align are the bytes the argument takes and their alignment
+	// (a power of two of at most 16).
+	Size, Align int
 }
 
-// PrintRingSize is the push-constant size of the print ring (kernel ABI
-// v1), at the first 8-aligned offset after the uniform arguments, in kernels
-// that print: the u64 device address of the ring, then a u32 the runtime
-// gives the dispatch (each record starts with it), then 4 spare bytes.
-const PrintRingSize = 16
-
-// LayoutPrint is Layout, with the push-constant offset of the print ring's
-// address in a kernel that prints (ir.Function.Prints) or is compiled
-// checked (Options.Checked), -1 in others.
-func LayoutPrint(f *ir.Function, checked bool) (args []Argument, ring, size int, err error) {
-	return layout(f, checked)
+// Slot is where Place puts one argument.
+type Slot struct {
+	// Binding is the argument's binding in descriptor set 0, -1 for one in
+	// the push constants or the spill block.
+	Binding int
+	// Offset is its offset in the push-constant block, or in the spill
+	// block when Spilled; -1 for a descriptor.
+	Offset  int
+	Spilled bool
 }
 
-func layout(f *ir.Function, checked ...bool) ([]Argument, int, int, error) {
-	args := make([]Argument, len(f.Params))
+// PushLayout is where a kernel's arguments and the members the ABI adds go.
+type PushLayout struct {
+	Args []Slot
+	// Size is the push-constant block's size in bytes, at most MaxPushSize.
+	Size int
+	// Ring is the offset of the print ring (PrintRingSize bytes), -1 in a
+	// kernel without one.
+	Ring int
+	// Spill is the size of the spill block, 0 when nothing spills; else the
+	// push constants hold its address at SpillAddressOffset.
+	Spill int
+}
+
+// Place lays out the push constants of kernel ABI v1, every member of them:
+// the one function that does, for codegen (Layout) and the runtime alike.
+// Descriptors take bindings of set 0 in argument order. The push-constant
+// block starts with the dispatch header; then, when everything fits in
+// MaxPushSize bytes, come the arguments in order, each at its alignment,
+// and the print ring (when ring) at the next 8-aligned offset. Otherwise
+// the block holds the u64 address of a spill block at SpillAddressOffset,
+// then the ring, then the arguments by address in order, then the uniforms
+// in order: each takes the next offset of the push constants while it
+// fits in MaxPushSize, else the next offset of the spill block (from 0, at
+// its alignment).
+func Place(ms []Member, ring bool) PushLayout {
+	if l := placeAll(ms, ring, false); l.Size <= MaxPushSize {
+		return l
+	}
+	return placeAll(ms, ring, true)
+}
+
+func placeAll(ms []Member, ring, spill bool) PushLayout {
+	l := PushLayout{Args: make([]Slot, len(ms)), Ring: -1}
 	binding, off := 0, PushHeaderSize
-	for i, p := range f.Params {
-		t := p.Type
-		if t.IsResource() && !t.ByAddress() && t != ir.Accel {
-			args[i] = Argument{Var: p, Binding: binding, Offset: -1}
-			binding++
-			continue
-		}
-		a := t.Align()
-		if t.ByAddress() || t == ir.Accel {
-			a = 8 // a u64 device address, then the u64 element count (an accel's: its box table)
-		}
-		if t == ir.TBool {
-			a = 4 // bools travel as u32 in push constants
-		}
-		off = (off + a - 1) / a * a
-		args[i] = Argument{Var: p, Binding: -1, Offset: off}
-		off += pushSize(t)
+	next := func(size, align int) int {
+		at := alignUp(off, align)
+		off = at + size
+		return at
 	}
-	ring := -1
-	if len(f.Prints()) > 0 || len(checked) > 0 && checked[0] {
-		off = (off + 7) / 8 * 8
-		ring = off
-		off += PrintRingSize
+	if spill {
+		next(8, 8) // SpillAddressOffset
+		if ring {
+			l.Ring = next(PrintRingSize, 8)
+		}
 	}
-	if off > MaxPushSize {
-		return nil, 0, 0, fmt.Errorf("%w: kernel %s: uniform arguments need %d push-constant bytes, ABI v1 allows %d", ir.ErrUnsupported, f.Name, off, MaxPushSize)
+	// Without a spill block one pass places everything in order; with one
+	// the first places the addresses, the second the uniforms.
+	for pass := range 2 {
+		for i, m := range ms {
+			switch {
+			case m.Descriptor:
+				if pass == 0 {
+					l.Args[i] = Slot{Binding: binding, Offset: -1}
+					binding++
+				}
+				continue
+			case !spill && pass == 1, spill && m.Address != (pass == 0):
+				continue
+			}
+			if at := alignUp(off, m.Align); !spill || at+m.Size <= MaxPushSize {
+				l.Args[i] = Slot{Binding: -1, Offset: next(m.Size, m.Align)}
+				continue
+			}
+			at := alignUp(l.Spill, m.Align)
+			l.Args[i] = Slot{Binding: -1, Offset: at, Spilled: true}
+			l.Spill = at + m.Size
+		}
 	}
-	return args, ring, off, nil
+	if !spill && ring {
+		l.Ring = next(PrintRingSize, 8)
+	}
+	l.Size = off
+	return l
 }
 
-func pushSize(t *ir.Type) int {
-	if t == ir.TBool {
-		return 4
+func alignUp(n, a int) int {
+	a = max(a, 1)
+	return (n + a - 1) / a * a
+}
+
+// Argument is a kernel argument with its placement under kernel ABI v1.
+type Argument struct {
+	Var *ir.Var
+	Slot
+}
+
+// MemberOf is how kernel ABI v1 passes an argument of type t.
+func MemberOf(t *ir.Type) Member {
+	switch {
+	case t.ByAddress() || t == ir.Accel:
+		return Member{Address: true, Size: AddressArgSize, Align: 8}
+	case t.IsResource():
+		return Member{Descriptor: true}
+	case t == ir.TBool:
+		return Member{Size: 4, Align: 4} // bools travel as u32
 	}
-	if t.ByAddress() || t == ir.Accel {
-		return AddressArgSize
+	return Member{Size: t.Size(), Align: t.Align()}
+}
+
+// Layout places kernel f's arguments, and the print ring of a kernel that
+// prints (ir.Function.Prints) or is compiled checked, by Place.
+func Layout(f *ir.Function, checked bool) ([]Argument, PushLayout) {
+	ms := make([]Member, len(f.Params))
+	for i, p := range f.Params {
+		ms[i] = MemberOf(p.Type)
 	}
-	return t.Size()
+	l := Place(ms, len(f.Prints()) > 0 || checked)
+	args := make([]Argument, len(f.Params))
+	for i, p := range f.Params {
+		args[i] = Argument{Var: p, Slot: l.Args[i]}
+	}
+	return args, l
 }

@@ -104,10 +104,9 @@ func TestMatrixUniformValidates(t *testing.T) {
 	f, err := programs.Transform()
 	require.NoError(t, err)
 	emitValid(t, f, codegen.Options{})
-	args, push, err := codegen.Layout(f)
-	require.NoError(t, err)
+	args, lay := codegen.Layout(f, false)
 	require.Equal(t, 24, args[0].Offset)
-	require.Equal(t, 24+64, push)
+	require.Equal(t, 24+64, lay.Size)
 }
 
 func TestRandomKernelsValidate(t *testing.T) {

@@ -30,13 +30,12 @@ func TestRayKernelValidates(t *testing.T) {
 // TestRayAccelLayout places an accel argument: 16 push-constant bytes at an
 // 8-aligned offset (its two addresses), no descriptor binding.
 func TestRayAccelLayout(t *testing.T) {
-	args, push, err := codegen.Layout(programs.RayTrace())
-	require.NoError(t, err)
+	args, lay := codegen.Layout(programs.RayTrace(), false)
 	require.Equal(t, -1, args[0].Binding)
 	require.Equal(t, 24, args[0].Offset)
 	require.Equal(t, 0, args[1].Binding, "buffers still take bindings from 0")
 	require.Equal(t, 40, args[4].Offset, "the uniform after the accel")
-	require.Equal(t, 44, push)
+	require.Equal(t, 44, lay.Size)
 }
 
 // TestNoTraceUnchangedByRayOption: a kernel that does not trace emits the
