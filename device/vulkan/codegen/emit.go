@@ -56,6 +56,15 @@ type Options struct {
 	// unguarded leaves accesses through device addresses without their
 	// bounds guard; only the benchmark measuring the guard sets it.
 	unguarded bool
+
+	// HelpersByReference emits a kernel whose helpers still take buffers
+	// (templates, not specialised: ir.Specialize not run) with each buffer
+	// parameter passed by reference, as two function parameters: the
+	// PhysicalStorageBuffer pointer and the element count. Only buffers by
+	// address can be passed so. The kernel is not validated (Validate
+	// refuses templates): this is the measurement of specialisation
+	// against passing by reference (docs/PERFORMANCE.md), not a mode.
+	HelpersByReference bool
 }
 
 // Emit generates the SPIR-V module of kernel f (and the callables it
@@ -74,8 +83,14 @@ func Emit(f *ir.Function, opts Options) (words []uint32, err error) {
 	if f.Kind != ir.KernelFunc {
 		return nil, fmt.Errorf("%w: %s is a callable, not a kernel", ir.ErrInvalid, f.Name)
 	}
-	if err := f.Validate(); err != nil {
-		return nil, err
+	if !opts.HelpersByReference {
+		if err := f.Validate(); err != nil {
+			return nil, err
+		}
+	} else if opts.Checked {
+		// A fault names the kernel argument; through a parameter passed
+		// by reference there is none to name.
+		return nil, fmt.Errorf("%w: %s: helpers by reference are not checked", ir.ErrUnsupported, f.Name)
 	}
 	if opts.Env == 0 {
 		opts.Env = spirv.EnvVulkan1_2
@@ -112,6 +127,7 @@ type gen struct {
 	spillT  spirv.ID             // the spill block's type (0: none)
 	spillM  uint32               // the push-constant member holding its address
 	binding map[*ir.Var]int      // descriptor binding of a resource argument
+	refs    map[*ir.Var]refParam // buffer parameters passed by reference (Options.HelpersByReference)
 	aliases map[*ir.Var]spirv.ID // u32 views of buffers, for float atomics
 	texHeap map[*ir.Var]spirv.ID // descriptor arrays of bindless arrays' texture slots (native path)
 	bits    map[*ir.Var]bool     // f32 shared variables stored as u32 bits, for emulated float atomics
@@ -177,6 +193,7 @@ func newGen(opts Options) *gen {
 		builtins: map[ir.BuiltinVar]spirv.ID{},
 		argIdx:   map[*ir.Var]uint32{},
 		spilled:  map[*ir.Var]bool{},
+		refs:     map[*ir.Var]refParam{},
 		binding:  map[*ir.Var]int{},
 		aliases:  map[*ir.Var]spirv.ID{},
 		texHeap:  map[*ir.Var]spirv.ID{},
@@ -636,12 +653,26 @@ func (g *gen) dispatchSize(size, bs spirv.ID) {
 
 // declare makes the SPIR-V function of callable c (its body comes later).
 func (g *gen) declare(c *ir.Function) {
-	params := make([]spirv.ID, len(c.Params))
-	for i, p := range c.Params {
-		params[i] = g.typ(p.Type)
-		if p.Kind == ir.VarRefParam {
-			params[i] = g.ptr(spirv.StorageClassFunction, params[i])
+	var params []spirv.ID
+	u64 := spirv.ID(0)
+	for _, p := range c.Params {
+		if p.Type.IsResource() {
+			// A template's buffer passed by reference: pointer, count.
+			if !g.opts.HelpersByReference || !p.Type.ByAddress() {
+				g.fail("callable %s takes %s of type %s: only a buffer by address passes by reference", c.Name, p.Name, p.Type)
+				return
+			}
+			if u64 == 0 {
+				u64 = g.b.TypeInt(64, false)
+			}
+			params = append(params, g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(p.Type.Elem())), u64)
+			continue
 		}
+		t := g.typ(p.Type)
+		if p.Kind == ir.VarRefParam {
+			t = g.ptr(spirv.StorageClassFunction, t)
+		}
+		params = append(params, t)
 	}
 	fnT := g.b.TypeFunction(g.typ(c.Result), params...)
 	sf := g.b.Function(g.typ(c.Result), fnT)
@@ -649,15 +680,41 @@ func (g *gen) declare(c *ir.Function) {
 		g.b.Name(sf.ID(), c.Name)
 	}
 	info := &fnInfo{id: sf.ID(), fnT: fnT, spirv: sf}
-	for i, p := range c.Params {
+	i := 0
+	for _, p := range c.Params {
 		id := sf.Param(params[i])
-		if p.Kind == ir.VarRefParam {
+		i++
+		switch {
+		case p.Type.IsResource():
+			g.b.Decorate(id, spirv.DecorationAliased) // two parameters may be the same buffer
+			g.refs[p] = refParam{ptr: id, count: sf.Param(params[i])}
+			i++
+			g.vars[p] = place{sc: spirv.StorageClassPhysicalStorageBuffer, explicit: true}
+		case p.Kind == ir.VarRefParam:
 			g.vars[p] = place{ptr: id, sc: spirv.StorageClassFunction}
-		} else {
+		default:
 			g.values[p] = id
 		}
 	}
 	g.funcs[c] = info
+}
+
+// refParam is a buffer parameter passed by reference: the function
+// parameters holding its pointer and its element count.
+type refParam struct{ ptr, count spirv.ID }
+
+// addrPtr is the pointer to the first element of buffer v by address: a
+// kernel argument's from the push constants (or the spill block), a
+// parameter's passed by reference.
+func (g *gen) addrPtr(v *ir.Var) spirv.ID {
+	if r, ok := g.refs[v]; ok {
+		return r.ptr
+	}
+	pt := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(v.Type.Elem()))
+	if g.spilled[v] {
+		return g.spillLoad(v, 0, pt, 8)
+	}
+	return g.b.Load(pt, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, pt), g.push, g.b.ConstantUint32(g.argIdx[v])))
 }
 
 func (g *gen) callable(c *ir.Function) {

@@ -58,12 +58,7 @@ func (g *gen) addr(e ir.Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit boo
 			base := p.ptr
 			i := g.expr(e.I)
 			if bt.ByAddress() {
-				pt := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.blockOf(bt.Elem()))
-				if g.spilled[v] {
-					base = g.spillLoad(v, 0, pt, 8)
-				} else {
-					base = g.b.Load(pt, g.b.AccessChain(g.ptr(spirv.StorageClassPushConstant, pt), g.push, g.b.ConstantUint32(g.argIdx[v])))
-				}
+				base = g.addrPtr(v)
 				if !g.opts.unguarded {
 					guard = g.b.ULessThan(g.boolT, g.index64(i, e.I.Type()), g.addrCount(v))
 				}
@@ -96,6 +91,9 @@ func (g *gen) addr(e ir.Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit boo
 // addrCount loads the element count of buffer argument v passed by device
 // address (the push-constant member after its address).
 func (g *gen) addrCount(v *ir.Var) spirv.ID {
+	if r, ok := g.refs[v]; ok {
+		return r.count
+	}
 	u64 := g.b.TypeInt(64, false)
 	if g.spilled[v] {
 		return g.spillLoad(v, 1, u64, 8)
@@ -364,15 +362,25 @@ func (g *gen) exprUncached(e ir.Expr) spirv.ID {
 	case *ir.Call:
 		if e.Func != nil {
 			info := g.funcs[e.Func]
-			args := make([]spirv.ID, len(e.Args))
+			args := make([]spirv.ID, 0, len(e.Args)+2)
 			for i, a := range e.Args {
-				if e.Func.Params[i].Kind == ir.VarRefParam {
+				switch {
+				case e.Func.Params[i].Type.IsResource(): // by reference (Options.HelpersByReference)
+					v := a.(*ir.Ref).Var
+					if !v.Type.ByAddress() {
+						g.fail("%s passed by reference: only a buffer by address can be", v.Name)
+						return 0
+					}
+					args = append(args, g.addrPtr(v), g.addrCount(v))
+				case e.Func.Params[i].Kind == ir.VarRefParam:
 					var guard spirv.ID
-					if args[i], _, _, guard = g.addr(a); guard != 0 {
+					var p spirv.ID
+					if p, _, _, guard = g.addr(a); guard != 0 {
 						g.fail("a buffer element passed by reference")
 					}
-				} else {
-					args[i] = g.expr(a)
+					args = append(args, p)
+				default:
+					args = append(args, g.expr(a))
 				}
 			}
 			return b.FunctionCall(g.typ(e.T), info.id, args...)
