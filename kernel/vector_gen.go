@@ -39,7 +39,9 @@ func (a Float2) Min(b Float2) Float2 { return Float2{min(a.X, b.X), min(a.Y, b.Y
 func (a Float2) Max(b Float2) Float2 { return Float2{max(a.X, b.X), max(a.Y, b.Y)} }
 
 // At returns component i (0 is X), i computed at run time. On the host an
-// i out of range panics; on the device it is clamped to [0, 2).
+// i out of range panics; in a compiled kernel (Vulkan and the cpu backend
+// alike) it is clamped: an i whose uint32 is 2 or more, a negative one
+// included, gives the last component.
 func (a Float2) At(i int) float32 {
 	switch i {
 	case 0:
@@ -51,7 +53,9 @@ func (a Float2) At(i int) float32 {
 }
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
-// an i out of range panics; on the device it is clamped to [0, 2).
+// an i out of range panics; in a compiled kernel (Vulkan and the cpu
+// backend alike) it is clamped: an i whose uint32 is 2 or more, a
+// negative one included, sets the last component.
 func (a *Float2) Set(i int, x float32) {
 	switch i {
 	case 0:
@@ -108,7 +112,9 @@ func (a Float3) Min(b Float3) Float3 { return Float3{min(a.X, b.X), min(a.Y, b.Y
 func (a Float3) Max(b Float3) Float3 { return Float3{max(a.X, b.X), max(a.Y, b.Y), max(a.Z, b.Z)} }
 
 // At returns component i (0 is X), i computed at run time. On the host an
-// i out of range panics; on the device it is clamped to [0, 3).
+// i out of range panics; in a compiled kernel (Vulkan and the cpu backend
+// alike) it is clamped: an i whose uint32 is 3 or more, a negative one
+// included, gives the last component.
 func (a Float3) At(i int) float32 {
 	switch i {
 	case 0:
@@ -122,7 +128,9 @@ func (a Float3) At(i int) float32 {
 }
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
-// an i out of range panics; on the device it is clamped to [0, 3).
+// an i out of range panics; in a compiled kernel (Vulkan and the cpu
+// backend alike) it is clamped: an i whose uint32 is 3 or more, a
+// negative one included, sets the last component.
 func (a *Float3) Set(i int, x float32) {
 	switch i {
 	case 0:
@@ -190,7 +198,9 @@ func (a Float4) Max(b Float4) Float4 {
 }
 
 // At returns component i (0 is X), i computed at run time. On the host an
-// i out of range panics; on the device it is clamped to [0, 4).
+// i out of range panics; in a compiled kernel (Vulkan and the cpu backend
+// alike) it is clamped: an i whose uint32 is 4 or more, a negative one
+// included, gives the last component.
 func (a Float4) At(i int) float32 {
 	switch i {
 	case 0:
@@ -206,7 +216,9 @@ func (a Float4) At(i int) float32 {
 }
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
-// an i out of range panics; on the device it is clamped to [0, 4).
+// an i out of range panics; in a compiled kernel (Vulkan and the cpu
+// backend alike) it is clamped: an i whose uint32 is 4 or more, a
+// negative one included, sets the last component.
 func (a *Float4) Set(i int, x float32) {
 	switch i {
 	case 0:
@@ -267,7 +279,9 @@ func (a Int2) Min(b Int2) Int2 { return Int2{min(a.X, b.X), min(a.Y, b.Y)} }
 func (a Int2) Max(b Int2) Int2 { return Int2{max(a.X, b.X), max(a.Y, b.Y)} }
 
 // At returns component i (0 is X), i computed at run time. On the host an
-// i out of range panics; on the device it is clamped to [0, 2).
+// i out of range panics; in a compiled kernel (Vulkan and the cpu backend
+// alike) it is clamped: an i whose uint32 is 2 or more, a negative one
+// included, gives the last component.
 func (a Int2) At(i int) int32 {
 	switch i {
 	case 0:
@@ -279,7 +293,9 @@ func (a Int2) At(i int) int32 {
 }
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
-// an i out of range panics; on the device it is clamped to [0, 2).
+// an i out of range panics; in a compiled kernel (Vulkan and the cpu
+// backend alike) it is clamped: an i whose uint32 is 2 or more, a
+// negative one included, sets the last component.
 func (a *Int2) Set(i int, x int32) {
 	switch i {
 	case 0:
@@ -327,7 +343,9 @@ func (a Int3) Min(b Int3) Int3 { return Int3{min(a.X, b.X), min(a.Y, b.Y), min(a
 func (a Int3) Max(b Int3) Int3 { return Int3{max(a.X, b.X), max(a.Y, b.Y), max(a.Z, b.Z)} }
 
 // At returns component i (0 is X), i computed at run time. On the host an
-// i out of range panics; on the device it is clamped to [0, 3).
+// i out of range panics; in a compiled kernel (Vulkan and the cpu backend
+// alike) it is clamped: an i whose uint32 is 3 or more, a negative one
+// included, gives the last component.
 func (a Int3) At(i int) int32 {
 	switch i {
 	case 0:
@@ -341,7 +359,9 @@ func (a Int3) At(i int) int32 {
 }
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
-// an i out of range panics; on the device it is clamped to [0, 3).
+// an i out of range panics; in a compiled kernel (Vulkan and the cpu
+// backend alike) it is clamped: an i whose uint32 is 3 or more, a
+// negative one included, sets the last component.
 func (a *Int3) Set(i int, x int32) {
 	switch i {
 	case 0:
@@ -395,7 +415,9 @@ func (a Int4) Max(b Int4) Int4 {
 }
 
 // At returns component i (0 is X), i computed at run time. On the host an
-// i out of range panics; on the device it is clamped to [0, 4).
+// i out of range panics; in a compiled kernel (Vulkan and the cpu backend
+// alike) it is clamped: an i whose uint32 is 4 or more, a negative one
+// included, gives the last component.
 func (a Int4) At(i int) int32 {
 	switch i {
 	case 0:
@@ -411,7 +433,9 @@ func (a Int4) At(i int) int32 {
 }
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
-// an i out of range panics; on the device it is clamped to [0, 4).
+// an i out of range panics; in a compiled kernel (Vulkan and the cpu
+// backend alike) it is clamped: an i whose uint32 is 4 or more, a
+// negative one included, sets the last component.
 func (a *Int4) Set(i int, x int32) {
 	switch i {
 	case 0:
@@ -463,7 +487,9 @@ func (a Uint2) Min(b Uint2) Uint2 { return Uint2{min(a.X, b.X), min(a.Y, b.Y)} }
 func (a Uint2) Max(b Uint2) Uint2 { return Uint2{max(a.X, b.X), max(a.Y, b.Y)} }
 
 // At returns component i (0 is X), i computed at run time. On the host an
-// i out of range panics; on the device it is clamped to [0, 2).
+// i out of range panics; in a compiled kernel (Vulkan and the cpu backend
+// alike) it is clamped: an i whose uint32 is 2 or more, a negative one
+// included, gives the last component.
 func (a Uint2) At(i int) uint32 {
 	switch i {
 	case 0:
@@ -475,7 +501,9 @@ func (a Uint2) At(i int) uint32 {
 }
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
-// an i out of range panics; on the device it is clamped to [0, 2).
+// an i out of range panics; in a compiled kernel (Vulkan and the cpu
+// backend alike) it is clamped: an i whose uint32 is 2 or more, a
+// negative one included, sets the last component.
 func (a *Uint2) Set(i int, x uint32) {
 	switch i {
 	case 0:
@@ -520,7 +548,9 @@ func (a Uint3) Min(b Uint3) Uint3 { return Uint3{min(a.X, b.X), min(a.Y, b.Y), m
 func (a Uint3) Max(b Uint3) Uint3 { return Uint3{max(a.X, b.X), max(a.Y, b.Y), max(a.Z, b.Z)} }
 
 // At returns component i (0 is X), i computed at run time. On the host an
-// i out of range panics; on the device it is clamped to [0, 3).
+// i out of range panics; in a compiled kernel (Vulkan and the cpu backend
+// alike) it is clamped: an i whose uint32 is 3 or more, a negative one
+// included, gives the last component.
 func (a Uint3) At(i int) uint32 {
 	switch i {
 	case 0:
@@ -534,7 +564,9 @@ func (a Uint3) At(i int) uint32 {
 }
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
-// an i out of range panics; on the device it is clamped to [0, 3).
+// an i out of range panics; in a compiled kernel (Vulkan and the cpu
+// backend alike) it is clamped: an i whose uint32 is 3 or more, a
+// negative one included, sets the last component.
 func (a *Uint3) Set(i int, x uint32) {
 	switch i {
 	case 0:
@@ -585,7 +617,9 @@ func (a Uint4) Max(b Uint4) Uint4 {
 }
 
 // At returns component i (0 is X), i computed at run time. On the host an
-// i out of range panics; on the device it is clamped to [0, 4).
+// i out of range panics; in a compiled kernel (Vulkan and the cpu backend
+// alike) it is clamped: an i whose uint32 is 4 or more, a negative one
+// included, gives the last component.
 func (a Uint4) At(i int) uint32 {
 	switch i {
 	case 0:
@@ -601,7 +635,9 @@ func (a Uint4) At(i int) uint32 {
 }
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
-// an i out of range panics; on the device it is clamped to [0, 4).
+// an i out of range panics; in a compiled kernel (Vulkan and the cpu
+// backend alike) it is clamped: an i whose uint32 is 4 or more, a
+// negative one included, sets the last component.
 func (a *Uint4) Set(i int, x uint32) {
 	switch i {
 	case 0:

@@ -204,3 +204,62 @@ func K(x []uint32, out []uint32) {
 		})
 	}
 }
+
+// TestClampedBounds: without the checked mode a view's bounds past its
+// buffer, or lo past hi, are clamped (hi to len(x), lo to hi: an empty
+// view at hi), and a run-time component index past the vector (a negative
+// one included: the index is taken as unsigned) reads the last component,
+// the same on the Vulkan device and the cpu backend.
+func TestClampedBounds(t *testing.T) {
+	src := `package p
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+//lucent:kernel block=8
+func K(x []uint32, lo, hi []uint32, axes []int32, out []uint32, comp []float32) {
+	i := kernel.DispatchID().X
+	v := x[lo[i]:hi[i]]
+	s := uint32(0)
+	for _, w := range v {
+		s += w
+	}
+	out[i] = uint32(len(v))*1000 + s
+	if len(v) > 0 {
+		out[i] += v[0] * 100000
+	}
+	f := kernel.F3(10, 20, 30)
+	comp[i] = f.At(int(axes[i]))
+}
+`
+	ks, errs := gokernel.Check("p.go", []byte(src))
+	require.Empty(t, errs)
+	x := []uint32{1, 2, 3, 4, 5, 6}
+	lo := []uint32{1, 4, 5, 9, 0, 2, 7, 3}
+	hi := []uint32{3, 2, 9, 9, 6, 2, 1, 100}
+	axes := []int32{0, 1, 2, 3, -1, 7, 1 << 30, -1 << 31}
+	// The view is [min(lo, h), h) with h = min(hi, 6).
+	var want []uint32
+	for i := range lo {
+		h := min(hi[i], 6)
+		l := min(lo[i], h)
+		s := uint32(0)
+		for _, w := range x[l:h] {
+			s += w
+		}
+		w := (h-l)*1000 + s
+		if h > l {
+			w += x[l] * 100000
+		}
+		want = append(want, w)
+	}
+	wantComp := []float32{10, 20, 30, 30, 30, 30, 30, 30}
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			g := compileOn(t, openBackend(t, backend), ks[0])
+			ob, cb := upload(g, make([]uint32, 8)), upload(g, make([]float32, 8))
+			g.submit(g.k.Dispatch([3]uint32{8}, upload(g, x), upload(g, lo), upload(g, hi), upload(g, axes), ob, cb))
+			require.Equal(t, want, download(g, ob))
+			require.Equal(t, wantComp, download(g, cb))
+		})
+	}
+}

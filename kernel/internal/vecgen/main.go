@@ -128,7 +128,9 @@ func (a {{.Name}}) Min(b {{.Name}}) {{.Name}} { return {{.Name}}{ {{join (each "
 func (a {{.Name}}) Max(b {{.Name}}) {{.Name}} { return {{.Name}}{ {{join (each "max(a.$, b.$)" .Comps) ", "}} } }
 
 // At returns component i (0 is X), i computed at run time. On the host an
-// i out of range panics; on the device it is clamped to [0, {{.N}}).
+// i out of range panics; in a compiled kernel (Vulkan and the cpu backend
+// alike) it is clamped: an i whose uint32 is {{.N}} or more, a negative one
+// included, gives the last component.
 func (a {{.Name}}) At(i int) {{.Scalar}} {
 	switch i {
 {{range $k, $c := .Comps}}	case {{$k}}:
@@ -138,7 +140,9 @@ func (a {{.Name}}) At(i int) {{.Scalar}} {
 }
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
-// an i out of range panics; on the device it is clamped to [0, {{.N}}).
+// an i out of range panics; in a compiled kernel (Vulkan and the cpu
+// backend alike) it is clamped: an i whose uint32 is {{.N}} or more, a
+// negative one included, sets the last component.
 func (a *{{.Name}}) Set(i int, x {{.Scalar}}) {
 	switch i {
 {{range $k, $c := .Comps}}	case {{$k}}:
