@@ -154,8 +154,9 @@
 //
 // The value (non-buffer) parameters of a kernel share the push-constant
 // block of kernel ABI v1 (docs/kernel-abi.md): 128 bytes, 24 of them the
-// dispatch header, so at most 104 bytes of uniforms at their alignment; pass
-// larger values in a buffer.
+// dispatch header. Arguments past that budget spill to a per-dispatch block
+// the kernel reads by its device address, so there is no limit to write
+// around; only the first 104 bytes of arguments are read from push constants.
 //
 // The one design choice to know: checking and lowering are a single walk over
 // the typed Go syntax. The Go type checker has already resolved every name,
