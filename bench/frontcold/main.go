@@ -12,9 +12,10 @@
 // same with gokernel.Config.GoPackages (go/packages with export data, the
 // path before the source loader), the same file through gokernel.Check, the
 // two source loads again with LUCENT_GOKERNEL_CACHE=off (what the first
-// compile in a fresh cache costs: go list and math and the kernel package
-// checked from source), and `glslangValidator -V` and `naga` when they are
-// on PATH. It prints, per
+// compile in a fresh cache costs), this program as a child that compiles
+// nothing (the process's start-up: what a compile adds is the difference),
+// and `glslangValidator -V` and `naga` when they are on PATH, naga also on
+// an empty WGSL file (its start-up, likewise). It prints, per
 // tool, the median wall and CPU time (user+system, the go command's included)
 // with the fastest and slowest round, and the median over rounds of each
 // tool's wall time divided by glslangValidator's in the same round.
@@ -49,7 +50,7 @@ const (
 
 func main() {
 	child := flag.String("child", "", "compile the kernels of this package directory (load, gopackages) or file (check) and exit")
-	mode := flag.String("mode", "load", "the child's front end: load, gopackages or check")
+	mode := flag.String("mode", "load", "the child's front end: load, gopackages, check, or none (start-up only)")
 	out := flag.String("o", "", "where the child writes the SPIR-V of the first kernel")
 	rounds := flag.Int("rounds", 21, "interleaved rounds")
 	warm := flag.Int("warm", 0, "compile in this process this many times instead")
@@ -79,6 +80,8 @@ func compile(path, mode string) (kernels int, words [][]uint32, err error) {
 		ks, errs = (&gokernel.Config{Dir: path}).Load(".")
 	case "gopackages":
 		ks, errs = (&gokernel.Config{Dir: path, GoPackages: true}).Load(".")
+	case "none":
+		return 0, nil, nil
 	case "check":
 		src, err := os.ReadFile(path)
 		if err != nil {
@@ -91,7 +94,7 @@ func compile(path, mode string) (kernels int, words [][]uint32, err error) {
 	if len(errs) > 0 {
 		return 0, nil, errs[0]
 	}
-	if len(ks) == 0 {
+	if len(ks) == 0 && mode != "none" {
 		return 0, nil, fmt.Errorf("%s: no kernels", path)
 	}
 	for _, k := range ks {
@@ -109,7 +112,7 @@ func compileOnce(path, mode, out string) error {
 	if err != nil {
 		return err
 	}
-	if out != "" {
+	if out != "" && len(words) > 0 {
 		b := make([]byte, 0, 4*len(words[0]))
 		for _, w := range words[0] {
 			b = append(b, byte(w), byte(w>>8), byte(w>>16), byte(w>>24))
@@ -145,6 +148,7 @@ func coldRounds(n int) error {
 		{name: "lucent Load, go/packages (before)", args: []string{self, "-child", pkgDir, "-mode", "gopackages", "-o", outFile}},
 		{name: "lucent Check", args: []string{self, "-child", filepath.Join(pkgDir, "saxpy.go"), "-mode", "check", "-o", outFile}},
 		{name: "lucent Check, no disk cache", args: []string{self, "-child", filepath.Join(pkgDir, "saxpy.go"), "-mode", "check", "-o", outFile}, env: []string{"LUCENT_GOKERNEL_CACHE=off"}},
+		{name: "lucent start-up only (no compile)", args: []string{self, "-child", pkgDir, "-mode", "none"}},
 	}
 	var glslang *tool
 	if p, err := exec.LookPath("glslangValidator"); err == nil {
@@ -153,6 +157,11 @@ func coldRounds(n int) error {
 	}
 	if p, err := exec.LookPath("naga"); err == nil {
 		tools = append(tools, &tool{name: "naga (WGSL)", args: []string{p, wgslFile, outFile}})
+		empty := filepath.Join(tmp, "empty.wgsl")
+		if err := os.WriteFile(empty, nil, 0o644); err != nil {
+			return err
+		}
+		tools = append(tools, &tool{name: "naga, empty WGSL file (start-up only)", args: []string{p, empty, filepath.Join(tmp, "empty.spv")}})
 	}
 	// One unmeasured round fills the caches (the go command's, the page cache).
 	for _, t := range tools {
