@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/mod/modfile"
 )
@@ -24,8 +25,37 @@ import (
 // compiler's) sends the load to go list.
 
 // directList lists the package of patterns without the go command, or
-// returns nil when go list must.
+// returns nil when go list must. The answer, either way, is kept for the
+// process with stamps of everything it was read from (as go list's is).
 func directList(cfg *Config, patterns []string) []*listedPackage {
+	key := "direct\x00" + listKey(cfg, patterns)
+	listCache.Lock()
+	r := listCache.byKey[key]
+	listCache.Unlock()
+	if r != nil && r.valid() {
+		return r.Pkgs
+	}
+	directLists.Add(1)
+	r = &listResult{Key: key}
+	seen := map[string]bool{}
+	r.Pkgs = listDirect(cfg, patterns, func(path string, goFile bool) {
+		if !seen[path] {
+			seen[path] = true
+			r.Stamps = append(r.Stamps, newListStamp(path, goFile))
+		}
+	})
+	listCache.Lock()
+	listCache.byKey[key] = r
+	listCache.Unlock()
+	return r.Pkgs
+}
+
+// directLists counts the listings directList made (for tests).
+var directLists atomic.Int64
+
+// listDirect is directList without the cache; it stamps each input it
+// reads, a Go file by its header.
+func listDirect(cfg *Config, patterns []string, stamp func(path string, goFile bool)) []*listedPackage {
 	if len(patterns) != 1 {
 		return nil
 	}
@@ -34,7 +64,7 @@ func directList(cfg *Config, patterns []string) []*listedPackage {
 		strings.HasPrefix(p, "../") || filepath.IsAbs(p)) {
 		return nil
 	}
-	get, ok := goEnv(cfg)
+	get, ok := goEnv(cfg, stamp)
 	if !ok || get("GOEXPERIMENT") != "" || !harmlessFlags(get("GOFLAGS")) {
 		return nil
 	}
@@ -58,6 +88,7 @@ func directList(cfg *Config, patterns []string) []*listedPackage {
 	dir = filepath.Clean(dir)
 	root := base
 	for {
+		stamp(filepath.Join(root, "go.mod"), false)
 		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
 			break
 		}
@@ -72,12 +103,14 @@ func directList(cfg *Config, patterns []string) []*listedPackage {
 		return nil
 	}
 	for d := dir; d != root; d = filepath.Dir(d) {
+		stamp(filepath.Join(d, "go.mod"), false)
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
 			return nil
 		}
 	}
 	if work == "" {
 		for d := root; ; d = filepath.Dir(d) {
+			stamp(filepath.Join(d, "go.work"), false)
 			if _, err := os.Stat(filepath.Join(d, "go.work")); err == nil {
 				return nil
 			}
@@ -86,6 +119,7 @@ func directList(cfg *Config, patterns []string) []*listedPackage {
 			}
 		}
 	}
+	stamp(filepath.Join(root, "vendor"), false)
 	if _, err := os.Stat(filepath.Join(root, "vendor")); err == nil {
 		return nil
 	}
@@ -119,7 +153,15 @@ func directList(cfg *Config, patterns []string) []*listedPackage {
 	default:
 		return nil
 	}
+	stamp(dir, false)
 	bp, err := ctx.ImportDir(dir, 0)
+	if bp != nil {
+		for _, files := range [][]string{bp.GoFiles, bp.CgoFiles, bp.IgnoredGoFiles} {
+			for _, f := range files {
+				stamp(filepath.Join(dir, f), true)
+			}
+		}
+	}
 	if err != nil || len(bp.GoFiles) == 0 {
 		return nil
 	}
@@ -155,7 +197,7 @@ func directList(cfg *Config, patterns []string) []*listedPackage {
 // environment: from cfg's environment when set there, else from its
 // configuration file (go env -w). ok is false when that file is there but
 // cannot be read.
-func goEnv(cfg *Config) (get func(key string) string, ok bool) {
+func goEnv(cfg *Config, stamp func(string, bool)) (get func(key string) string, ok bool) {
 	file := envValue(cfg.Env, "GOENV")
 	if file == "" {
 		d, err := os.UserConfigDir()
@@ -166,6 +208,7 @@ func goEnv(cfg *Config) (get func(key string) string, ok bool) {
 	}
 	vars := map[string]string{}
 	if file != "off" {
+		stamp(file, false)
 		src, err := os.ReadFile(file)
 		if err != nil && !os.IsNotExist(err) {
 			return nil, false

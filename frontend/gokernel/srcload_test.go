@@ -399,3 +399,38 @@ func TestDirectList(t *testing.T) {
 		})
 	}
 }
+
+// directList's answer is kept while what it read is unchanged: a body
+// edit keeps it, a new import or a new file does not.
+func TestDirectListCache(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"k/k.go": "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+	})
+	cfg := &Config{Dir: dir}
+	later := time.Now()
+	write := func(name, src string) {
+		later = later.Add(2 * time.Second)
+		path := filepath.Join(dir, "k", name)
+		require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+		require.NoError(t, os.Chtimes(path, later, later))
+	}
+	list := func(wantListings int64) []*listedPackage {
+		t.Helper()
+		n := directLists.Load()
+		pkgs := directList(cfg, []string{"./k"})
+		require.Equal(t, wantListings, directLists.Load()-n, "listings")
+		return pkgs
+	}
+	require.Len(t, list(1), 1)
+	require.Len(t, list(0), 1)
+	write("k.go", "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 2 }\n")
+	require.Len(t, list(0), 1, "a body edit")
+	write("k.go", "package k\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n")
+	require.Nil(t, list(1), "an import of fmt")
+	require.Nil(t, list(0))
+	write("k.go", "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 2 }\n")
+	require.Len(t, list(1), 1)
+	write("j.go", "package k\n")
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "k"), later, later))
+	require.Equal(t, []string{"j.go", "k.go"}, list(1)[0].GoFiles)
+}
