@@ -89,7 +89,8 @@ func (s *Shader) Handle() Handle { return s.base().Handle() }
 func (s *Shader) SetName(name string) error { return s.base().SetName(name) }
 
 // Dispatch returns a command running the shader over size threads with args,
-// in Signature order: *Buffer[T] or BufferView[T] for buffers, *Image[T],
+// in Signature order: *Buffer[T] or BufferView[T] for buffers (a ReadView[T]
+// for one the shader only reads), *Image[T],
 // *Volume[T] or a TextureLevel[T] for storage textures, SampledTexture for
 // sampled ones, *BindlessArray, an AccelArg (an *accel.Accel) for accels,
 // and plain values for uniforms. A zero y or z size counts as 1. A mismatch
@@ -215,6 +216,10 @@ func bindArg(want Argument, v any) (Arg, error) {
 		}
 		if err := CheckArg(want, a, t.res); err != nil {
 			return Arg{}, fmt.Errorf("%w (%T)", err, v)
+		}
+		if a.Kind == ArgBuffer && a.Access == Read && want.Access != Read {
+			// A ReadView: the shader must only read the argument.
+			return Arg{}, fmt.Errorf("%w: a read-only view (%T) for an argument the shader may write (access %v)", ErrInvalidArgument, v, want.Access)
 		}
 		if a.Kind == ArgBuffer {
 			if err := checkScalar(want, t.elem); err != nil {

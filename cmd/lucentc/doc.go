@@ -49,8 +49,11 @@
 // The launchers' types are exact: a slice is a *device.Buffer, a texture a
 // *device.Image or *device.Volume of its declared format's pixel type (a
 // device.TextureLevel in DispatchViews and DispatchIndirect), a
-// kernel.Bindless a *device.BindlessArray; Dispatch's doc comment gives
-// each resource's access. Each constructor refuses a stale launcher at run
+// kernel.Bindless a *device.BindlessArray, a kernel.Accel an *accel.Accel;
+// a buffer the kernel only reads is a device.ReadView in DispatchViews and
+// DispatchIndirect (x.ReadOnly() of a buffer or view: a view with no method
+// that writes, so a read-only view handed where a kernel writes does not
+// compile). Dispatch's doc comment gives each resource's access. Each constructor refuses a stale launcher at run
 // time: it hashes the kernel's directive and tokens in the file the program
 // was built from (go/scanner, about 0.2 ms a file, once) and compares the
 // hash lucentc embedded, where the file is there and not newer than the

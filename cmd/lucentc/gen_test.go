@@ -195,7 +195,7 @@ func check(ctx context.Context, dev *device.Device) error {
 
 	// The view form: only the first m elements change.
 	const m = 300
-	if err := submit(y.Upload(ys), saxpy.DispatchViews(n, -1, x.View(0, m), y.View(0, m)), y.Download(got)); err != nil {
+	if err := submit(y.Upload(ys), saxpy.DispatchViews(n, -1, x.View(0, m).ReadOnly(), y.View(0, m)), y.Download(got)); err != nil {
 		return fmt.Errorf("saxpy on views: %w", err)
 	}
 	for i := range got {
@@ -429,7 +429,8 @@ func TestGenerateEndToEnd(t *testing.T) {
 	require.Contains(t, src, "func (k *SaxpyKernel) Dispatch(threads uint32, a float32, x, y *device.Buffer[float32]) device.Command")
 	require.Contains(t, src, "func (k *InvertKernel) Dispatch(threadsX, threadsY uint32, src, dst *device.Image[kernel.Float4]) device.Command")
 	require.Contains(t, src, "Format: device.RGBA32Float")
-	require.Contains(t, src, "func (k *SaxpyKernel) DispatchIndirect(groups device.BufferView[uint32], a float32, x, y device.BufferView[float32]) device.Command")
+	require.Contains(t, src, "func (k *SaxpyKernel) DispatchIndirect(groups device.BufferView[uint32], a float32, x device.ReadView[float32], y device.BufferView[float32]) device.Command")
+	require.Contains(t, src, "return k.shader.Dispatch([3]uint32{threads, 1, 1}, a, x.ReadOnly(), lucentcAll(y))")
 	require.Contains(t, src, "WholeBlocks: true})", "Reverse has barriers")
 	require.Contains(t, src, "func (k *Affine2DKernel) Dispatch(threadsX, threadsY uint32, w, h uint32, in *device.Buffer[Pair], out *device.Buffer[float32]) device.Command")
 	require.NotContains(t, src, "example.com/e2e/kern\"", "the kernel package must not import itself")

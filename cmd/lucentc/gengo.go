@@ -16,8 +16,8 @@ package main
 //	func NewSaxpy(dev *device.Device) (*SaxpyKernel, error) { … dev.NewShader(spirvSaxpy, signatureSaxpy) … }
 //
 //	func (k *SaxpyKernel) Dispatch(threads uint32, a float32, x, y *device.Buffer[float32]) device.Command
-//	func (k *SaxpyKernel) DispatchViews(threads uint32, a float32, x, y device.BufferView[float32]) device.Command
-//	func (k *SaxpyKernel) DispatchIndirect(groups device.BufferView[uint32], a float32, x, y device.BufferView[float32]) device.Command
+//	func (k *SaxpyKernel) DispatchViews(threads uint32, a float32, x device.ReadView[float32], y device.BufferView[float32]) device.Command
+//	func (k *SaxpyKernel) DispatchIndirect(groups device.BufferView[uint32], a float32, x device.ReadView[float32], y device.BufferView[float32]) device.Command
 //	func (k *SaxpyKernel) Shader() *device.Shader
 //	func (k *SaxpyKernel) Close() error
 //
@@ -42,7 +42,10 @@ package main
 // image (2D) or volume (3D) of the pixel type of its declared format (the
 // storage type: *device.Image[[4]uint8] for rgba8, *device.Image[float32]
 // for r32f, kernel.Float4 pixels for rgba32f), a TextureLevel of one in the
-// views; a kernel.Bindless is a *device.BindlessArray. Dispatch's doc
+// views; a kernel.Bindless is a *device.BindlessArray, a kernel.Accel an
+// *accel.Accel. A buffer the kernel only reads is a device.ReadView in the
+// views (DispatchViews, DispatchIndirect), which has no method that writes;
+// Dispatch takes any buffer for it and binds it read-only. Dispatch's doc
 // comment says which resources the kernel only reads or only writes.
 
 import (
@@ -73,6 +76,7 @@ const devicePath = "github.com/lucent-gpu/lucent/device"
 const irPath = "github.com/lucent-gpu/lucent/frontend/ir"
 const gokernelPath = "github.com/lucent-gpu/lucent/frontend/gokernel"
 const kernelPkgPath = "github.com/lucent-gpu/lucent/kernel"
+const accelPath = "github.com/lucent-gpu/lucent/accel"
 
 // goFile is one generated Go file being assembled.
 type goFile struct {
@@ -194,6 +198,7 @@ type param struct {
 	name      string
 	typ, vtyp string // the Dispatch type and the DispatchViews type
 	buffer    bool
+	readOnly  bool   // a buffer the kernel only reads: a device.ReadView in the views
 	texture   bool   // a typed texture: an image or volume, a level in the views
 	goType    string // the Go parameter type (a slice's element type for a buffer)
 	host      bool   // the Go type lays out as the kernel's (kernel.HostSlice/HostValue can take it)
@@ -392,20 +397,26 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 		if u.k.Func != nil && i < len(u.k.Func.Params) {
 			irType = u.k.Func.Params[i].Type
 		}
+		var arg device.Argument
+		if i < len(u.sig.Args) {
+			arg = u.sig.Args[i]
+		}
 		switch t := types.Unalias(v.Type()).(type) {
 		case *types.Slice:
 			elem := types.TypeString(t.Elem(), qual)
 			p.typ = fmt.Sprintf("*%s.Buffer[%s]", dev, elem)
 			p.vtyp = fmt.Sprintf("%s.BufferView[%s]", dev, elem)
+			if arg.Kind == device.ArgBuffer && arg.Access == device.Read {
+				// Read-only in the views: a kernel that only reads the
+				// buffer takes a view no one can write through.
+				p.vtyp = fmt.Sprintf("%s.ReadView[%s]", dev, elem)
+				p.readOnly = true
+			}
 			p.buffer = true
 			d.hasBuffers = true
 			p.goType = elem
 			p.host = irType != nil && irType.Kind() == ir.KindBuffer && hostLayout(t.Elem(), irType.Elem())
 		default:
-			var arg device.Argument
-			if i < len(u.sig.Args) {
-				arg = u.sig.Args[i]
-			}
 			if isKernelType(v.Type(), "Texture2D", "Texture3D") {
 				// An image (2D) or volume (3D) of the pixel type of the
 				// texture's declared format; a level of one in the views.
@@ -424,6 +435,12 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 				d.hasTextures = true
 			} else if isKernelType(v.Type(), "Bindless") {
 				p.typ = "*" + dev + ".BindlessArray"
+				p.vtyp = p.typ
+			} else if isKernelType(v.Type(), "Accel") {
+				p.typ = "*Accel"
+				if n := f.importName(types.NewPackage(accelPath, "accel")); n != "" {
+					p.typ = "*" + n + ".Accel"
+				}
 				p.vtyp = p.typ
 			} else {
 				p.typ = types.TypeString(v.Type(), qual)
@@ -693,7 +710,9 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	argList := func(wrap bool) string {
 		var parts []string
 		for _, p := range d.params {
-			if wrap && p.buffer {
+			if wrap && p.readOnly {
+				parts = append(parts, p.name+".ReadOnly()")
+			} else if wrap && p.buffer {
 				parts = append(parts, "lucentcAll("+p.name+")")
 			} else {
 				parts = append(parts, p.name)

@@ -113,10 +113,9 @@ var listCache = struct {
 }{byKey: map[string]*listResult{}}
 
 // CacheEnvVar is the environment variable that places the source loader's
-// on-disk caches (go list answers, math and the kernel package as export
-// data): "off" keeps them in memory only, any other non-empty value is the
-// directory to use; unset, they live in "lucent/gokernel" under
-// [os.UserCacheDir].
+// on-disk cache of go list answers: "off" keeps them in memory only, any
+// other non-empty value is the directory to use; unset, they live in
+// "lucent/gokernel" under [os.UserCacheDir].
 const CacheEnvVar = "LUCENT_GOKERNEL_CACHE"
 
 // cacheDir is the directory of the on-disk caches, "" for none.

@@ -44,12 +44,13 @@ func Load(patterns ...string) ([]*Kernel, []error) { return (&Config{}).Load(pat
 // Load is the package-level Load with this configuration.
 //
 // Packages that import only math, math/bits, unsafe, the kernel package and
-// each other are listed by one `go list` (files and imports, no export
-// data) and type-checked from source, math and the kernel package once per
-// process; what was loaded is kept for the next Load of unchanged files.
-// The go list answer and math and the kernel package (as export data) are
-// also kept on disk for later processes, in the directory CacheEnvVar
-// names. Anything else, and any package with a go list, syntax or type
+// each other are type-checked from source against the checked form of math,
+// math/bits and the kernel package that lucent ships. One package directory
+// that imports nothing else is listed without the go command (its files
+// from go/build, its import path from its go.mod); other packages by one
+// `go list` (files and imports, no export data), whose answer is also kept
+// on disk for later processes, in the directory CacheEnvVar names. What was
+// loaded is kept for the next Load of unchanged files. Anything else, and any package with a go list, syntax or type
 // error, is loaded through go/packages, so errors read the same either way.
 func (cfg *Config) Load(patterns ...string) ([]*Kernel, []error) {
 	if !cfg.GoPackages {
@@ -185,9 +186,8 @@ func (c *compiler) lowerKernelSafely(fd *ast.FuncDecl, info *types.Info, d direc
 
 // Check compiles the kernels of one Go source file. A file that imports only
 // math, math/bits, unsafe and the kernel package is checked without the go
-// command, against those packages type-checked from source once per process
-// (the kernel package found next to this package's source or in the module
-// cache); other imports are loaded through go/packages. It is the fast path
+// command, against the checked form of those packages lucent ships (read
+// once per process); other imports are loaded through go/packages. It is the fast path
 // for tools, tests and fuzzing; Load handles whole packages.
 func Check(filename string, src []byte) ([]*Kernel, []error) {
 	if len(src) > ir.MaxSourceSize {
@@ -272,10 +272,10 @@ func checkFileImporter(f *ast.File) (types.Importer, error) {
 	src := &sourceImporter{}
 	for _, is := range f.Imports {
 		path, err := strconv.Unquote(is.Path.Value)
-		if err != nil || path != kernelPath && !sourceImports[path] {
+		if err != nil || !isKnown(path) {
 			return checkImporter()
 		}
-		if _, err := src.load(path); err != nil {
+		if _, err := knownPackage(path); err != nil {
 			return checkImporter()
 		}
 	}

@@ -15,10 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -28,39 +26,19 @@ import (
 // dependency, which makes the go command build (or check its cache for) the
 // whole import graph: tens of milliseconds before the first kernel is
 // looked at. Kernel packages import little: the kernel package, math and
-// each other. For those, the source loader runs `go list` once without
-// export data (files and import paths only), type-checks math and the kernel
-// package from source once per process (declarations only: their bodies are
-// never lowered), and type-checks the user's packages from their parsed
-// files in dependency order. Loaded packages are cached for the process,
-// keyed by their files' paths, sizes and modification times.
+// each other. Those three lucent ships checked (known.go). A package
+// directory whose files import nothing else is listed without the go
+// command (directList: its files from go/build, its import path from its
+// go.mod); packages that import other packages of the user's are listed by
+// one `go list` (files and import paths only, no export data). The user's
+// packages are then type-checked from their parsed files in dependency
+// order. Loaded packages are cached for the process, keyed by their files'
+// paths, sizes and modification times.
 //
 // The source loader only ever answers when it found no error at all: a go
 // list error, a package outside that set (fmt, device, cgo …), a syntax or a
 // type error, all make Load fall back to the go/packages path, so that what
 // is reported, and where, is exactly what that path reports.
-
-// sourceImports are the packages, besides the kernel package and the user's
-// own, that a package the source loader checks may import.
-var sourceImports = map[string]bool{"math": true, "math/bits": true, "unsafe": true}
-
-// kernelStubs declares, for the packages the kernel package imports for its
-// CPU runner, the few names its declarations (not its bodies, which are not
-// checked) use. They are opaque: nothing a kernel package can do with them
-// type-checks that would not with the real ones, and a kernel package that
-// imports any of these packages itself is loaded through go/packages.
-var kernelStubs = map[string]string{
-	"context":     "package context\nimport \"time\"\ntype Context interface {\n\tDeadline() (deadline time.Time, ok bool)\n\tDone() <-chan struct{}\n\tErr() error\n\tValue(key any) any\n}\n",
-	"errors":      "package errors\nfunc New(text string) error\n",
-	"fmt":         "package fmt\n",
-	"log/slog":    "package slog\n",
-	"strings":     "package strings\ntype Builder struct{ _ [0]func() }\n",
-	"reflect":     "package reflect\ntype Type interface{ Size() uintptr }\n",
-	"runtime":     "package runtime\n",
-	"sync":        "package sync\ntype Mutex struct{ _ [0]func() }\ntype Cond struct{ _ [0]func() }\ntype WaitGroup struct{ _ [0]func() }\ntype Once struct{ _ [0]func() }\ntype Map struct{ _ [0]func() }\n",
-	"sync/atomic": "package atomic\ntype Int32 struct{ _ [0]func() }\ntype Uint32 struct{ _ [0]func() }\ntype Int64 struct{ _ [0]func() }\ntype Uint64 struct{ _ [0]func() }\ntype Bool struct{ _ [0]func() }\n",
-	"time":        "package time\ntype Time struct{ _ [0]func() }\n",
-}
 
 // listedPackage is the part of `go list -json` the source loader reads.
 type listedPackage struct {
@@ -219,19 +197,18 @@ func (cfg *Config) sourceLoad(patterns []string) ([]*Kernel, []error, error) {
 		// reloading edited kernels): start again.
 		srcCache.fset, srcCache.pkgs = token.NewFileSet(), map[string]*checkedPackage{}
 	}
-	prefetched := prefetchOnce()
-	listed, err := cachedList(cfg, patterns)
-	<-prefetched
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", errFallBack, err)
+	listed := directList(cfg, patterns)
+	if listed == nil {
+		var err error
+		if listed, err = cachedList(cfg, patterns); err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", errFallBack, err)
+		}
 	}
-	byPath := map[string]*listedPackage{}
 	var roots []*listedPackage
 	for _, p := range listed {
 		if p.Error != nil || len(p.DepsErrors) > 0 || p.Incomplete {
 			return nil, nil, fmt.Errorf("%w: %s has errors", errFallBack, p.ImportPath)
 		}
-		byPath[p.ImportPath] = p
 		if !p.DepOnly {
 			if p.Standard || p.ImportPath == kernelPath {
 				return nil, nil, fmt.Errorf("%w: %s is not a package of the user's", errFallBack, p.ImportPath)
@@ -242,7 +219,7 @@ func (cfg *Config) sourceLoad(patterns []string) ([]*Kernel, []error, error) {
 	if len(roots) == 0 {
 		return nil, nil, fmt.Errorf("%w: no packages", errFallBack)
 	}
-	imp := &sourceImporter{std: byPath}
+	imp := &sourceImporter{}
 	sizes := types.SizesFor("gc", goarch(cfg.Env))
 	// go list -deps lists every package after its dependencies.
 	var user []*checkedPackage
@@ -255,12 +232,12 @@ func (cfg *Config) sourceLoad(patterns []string) ([]*Kernel, []error, error) {
 		}
 		var deps []*checkedPackage
 		for _, path := range lp.Imports {
-			if path == kernelPath || sourceImports[path] {
-				dep, err := imp.load(path)
-				if err != nil {
+			if isKnown(path) {
+				// The same for the whole process: not a dependency
+				// freshness needs to follow.
+				if _, err := knownPackage(path); err != nil {
 					return nil, nil, fmt.Errorf("%w: %v", errFallBack, err)
 				}
-				deps = append(deps, dep)
 				continue
 			}
 			dep := imp.user[path]
@@ -276,6 +253,7 @@ func (cfg *Config) sourceLoad(patterns []string) ([]*Kernel, []error, error) {
 		key := goVersion + "\x00" + fmt.Sprint(sizes)
 		cp := srcCache.pkgs[lp.ImportPath]
 		if !cp.fresh(lp, key, deps) {
+			var err error
 			cp, err = checkUser(srcCache.fset, lp, imp, goVersion, sizes)
 			if err != nil {
 				return nil, nil, fmt.Errorf("%w: %v", errFallBack, err)
@@ -398,10 +376,9 @@ func readStamped(path string) ([]byte, fileStamp, error) {
 }
 
 // sourceImporter serves a source check: the user's packages checked so
-// far, and math, math/bits, unsafe and the kernel package from their
-// declarations.
+// far, and the known packages (math, math/bits, unsafe and the kernel
+// package).
 type sourceImporter struct {
-	std  map[string]*listedPackage // go list's packages, nil for Check (go/build finds them)
 	user map[string]*checkedPackage
 }
 
@@ -409,369 +386,5 @@ func (m *sourceImporter) Import(path string) (*types.Package, error) {
 	if cp := m.user[path]; cp != nil {
 		return cp.pkg, nil
 	}
-	if path != kernelPath && !sourceImports[path] {
-		return nil, fmt.Errorf("%s is not loaded from source", path)
-	}
-	cp, err := m.load(path)
-	if err != nil {
-		return nil, err
-	}
-	return cp.pkg, nil
-}
-
-// load returns a declaration-only package, checked once per process and
-// directory.
-func (m *sourceImporter) load(path string) (*checkedPackage, error) {
-	if path == "unsafe" {
-		return unsafePackage, nil
-	}
-	var lp *listedPackage
-	if m.std != nil {
-		lp = m.std[path]
-		if lp == nil {
-			return nil, fmt.Errorf("%s is not in the go list answer", path)
-		}
-	} else {
-		var err error
-		if lp, err = findPackage(path); err != nil {
-			return nil, err
-		}
-	}
-	return declsCache.load(lp, m)
-}
-
-// unsafePackage is unsafe for every load (a package checked against it
-// stays fresh).
-var unsafePackage = &checkedPackage{pkg: types.Unsafe}
-
-// declsCache holds the declaration-only packages by directory.
-var declsCache = &declsPackages{pkgs: map[string]*checkedPackage{}}
-
-type declsPackages struct {
-	sync.Mutex
-	pkgs map[string]*checkedPackage
-}
-
-func (d *declsPackages) load(lp *listedPackage, m *sourceImporter) (*checkedPackage, error) {
-	d.Lock()
-	cp := d.pkgs[lp.Dir]
-	d.Unlock()
-	// The standard library does not change under a process; the kernel
-	// package may (a hot-reloading tool, a test editing it).
-	if cp != nil && sameFiles(cp.list, lp) && (lp.Standard || unchanged(cp.stamps)) {
-		return cp, nil
-	}
-	var stamps []fileStamp
-	for _, name := range lp.GoFiles {
-		s, err := stamp(filepath.Join(lp.Dir, name))
-		if err != nil {
-			return nil, err
-		}
-		stamps = append(stamps, s)
-	}
-	if pkg := readDecls(declsKey(lp, stamps), lp.ImportPath); pkg != nil {
-		cp = &checkedPackage{pkg: pkg, stamps: stamps, list: lp}
-	} else {
-		fset := token.NewFileSet()
-		var err error
-		if cp, err = checkDecls(fset, lp, m); err != nil {
-			return nil, err
-		}
-		writeDecls(declsKey(lp, cp.stamps), fset, cp.pkg)
-	}
-	d.Lock()
-	d.pkgs[lp.Dir] = cp
-	d.Unlock()
-	return cp, nil
-}
-
-// checkDecls type-checks the declarations of math, math/bits, internal/cpu
-// or the kernel package: function bodies are skipped, and so are variables
-// no other package can name.
-func checkDecls(fset *token.FileSet, lp *listedPackage, m *sourceImporter) (*checkedPackage, error) {
-	declChecks.Add(1)
-	cp := &checkedPackage{list: lp}
-	var files []*ast.File
-	for _, name := range lp.GoFiles {
-		path := filepath.Join(lp.Dir, name)
-		src, s, err := readStamped(path)
-		if err != nil {
-			return nil, err
-		}
-		cp.stamps = append(cp.stamps, s)
-		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
-		if err != nil {
-			return nil, err
-		}
-		decls := f.Decls[:0]
-		for _, d := range f.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.VAR && !exportsVar(g) {
-				continue
-			}
-			decls = append(decls, d)
-		}
-		f.Decls = decls
-		files = append(files, f)
-	}
-	var imp types.ImporterFrom = declsImporter{m, lp}
-	var typeErr error
-	conf := types.Config{Importer: imp, IgnoreFuncBodies: true, Error: func(err error) {
-		if typeErr == nil {
-			typeErr = err
-		}
-	}}
-	pkg, _ := conf.Check(lp.ImportPath, fset, files, nil)
-	if typeErr != nil {
-		return nil, fmt.Errorf("checking %s from source: %w", lp.ImportPath, typeErr)
-	}
-	if lp.ImportPath == kernelPath {
-		if err := stubByValue(pkg); err != nil {
-			return nil, err
-		}
-	}
-	cp.pkg = pkg
-	return cp, nil
-}
-
-// stubByValue reports an exported type or variable of pkg whose layout
-// holds a stub type: its size would be the stub's, so the kernel package
-// is not served from source.
-func stubByValue(pkg *types.Package) error {
-	seen := map[types.Type]bool{}
-	var walk func(t types.Type) bool
-	walk = func(t types.Type) bool {
-		t = types.Unalias(t)
-		if seen[t] {
-			return false
-		}
-		seen[t] = true
-		switch t := t.(type) {
-		case *types.Named:
-			if p := t.Obj().Pkg(); p != nil && isStub(p) {
-				return true
-			}
-			return walk(t.Underlying())
-		case *types.Struct:
-			for i := range t.NumFields() {
-				if walk(t.Field(i).Type()) {
-					return true
-				}
-			}
-		case *types.Array:
-			return walk(t.Elem())
-		}
-		return false
-	}
-	for _, name := range pkg.Scope().Names() {
-		obj := pkg.Scope().Lookup(name)
-		if !obj.Exported() {
-			continue
-		}
-		switch obj.(type) {
-		case *types.TypeName, *types.Var:
-			if walk(obj.Type()) {
-				return fmt.Errorf("%s.%s holds a type the source loader only stubs", pkg.Path(), name)
-			}
-		}
-	}
-	return nil
-}
-
-// isStub reports whether p is one of kernelStubs.
-func isStub(p *types.Package) bool {
-	stubs.Lock()
-	defer stubs.Unlock()
-	return stubs.pkgs[p.Path()] == p
-}
-
-// declChecks counts checkDecls calls (for tests).
-var declChecks atomic.Int64
-
-// exportsVar reports whether a var declaration declares an exported name.
-func exportsVar(g *ast.GenDecl) bool {
-	for _, sp := range g.Specs {
-		for _, n := range sp.(*ast.ValueSpec).Names {
-			if n.IsExported() {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// declsImporter serves the imports of a declaration-only package: the
-// standard packages math needs from source, the kernel package's other
-// imports from kernelStubs.
-type declsImporter struct {
-	m  *sourceImporter
-	lp *listedPackage
-}
-
-func (d declsImporter) Import(path string) (*types.Package, error) {
-	return d.ImportFrom(path, "", 0)
-}
-
-func (d declsImporter) ImportFrom(path, _ string, _ types.ImportMode) (*types.Package, error) {
-	if d.lp.ImportPath == kernelPath {
-		if src, ok := kernelStubs[path]; ok {
-			return stubPackage(path, src)
-		}
-	}
-	if path == "unsafe" || path == "math" || path == "math/bits" || (path == "internal/cpu" && d.lp.Standard) {
-		if d.m.std != nil && d.m.std[path] == nil {
-			return nil, fmt.Errorf("%s is not in the go list answer", path)
-		}
-		cp, err := d.m.load(path)
-		if err != nil {
-			return nil, err
-		}
-		return cp.pkg, nil
-	}
-	return nil, fmt.Errorf("%s imports %s, which the source loader does not serve", d.lp.ImportPath, path)
-}
-
-// stubImporter serves the stubs to each other (context imports time).
-type stubImporter struct{}
-
-func (stubImporter) Import(path string) (*types.Package, error) {
-	src, ok := kernelStubs[path]
-	if !ok {
-		return nil, fmt.Errorf("no stub for %s", path)
-	}
-	return stubPackageLocked(path, src)
-}
-
-var stubs = struct {
-	sync.Mutex
-	pkgs map[string]*types.Package
-}{pkgs: map[string]*types.Package{}}
-
-// stubPackage type-checks one of kernelStubs (once).
-func stubPackage(path, src string) (*types.Package, error) {
-	stubs.Lock()
-	defer stubs.Unlock()
-	return stubPackageLocked(path, src)
-}
-
-func stubPackageLocked(path, src string) (*types.Package, error) {
-	if p := stubs.pkgs[path]; p != nil {
-		return p, nil
-	}
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path+".go", src, 0)
-	if err != nil {
-		return nil, err
-	}
-	p, err := (&types.Config{Importer: stubImporter{}}).Check(path, fset, []*ast.File{f}, nil)
-	if err != nil {
-		return nil, err
-	}
-	stubs.pkgs[path] = p
-	return p, nil
-}
-
-// findPackage locates math, math/bits, internal/cpu or the kernel package
-// without the go command: the standard ones in GOROOT, the kernel package
-// next to this package's own source (a checkout of lucent) or in the module
-// cache at the version this binary was built with. What it found is kept
-// for the process, the kernel package's while its directory is unchanged.
-func findPackage(path string) (*listedPackage, error) {
-	if f, ok := found.Load(path); ok {
-		f := f.(foundPackage)
-		if f.lp.Standard || unchanged([]fileStamp{f.dir}) {
-			return f.lp, nil
-		}
-	}
-	lp := &listedPackage{ImportPath: path}
-	var dir string
-	if path == kernelPath {
-		dir = kernelDir()
-		if dir == "" {
-			return nil, errors.New("the kernel package's source was not found")
-		}
-	} else {
-		if build.Default.GOROOT == "" {
-			return nil, errors.New("GOROOT is not known")
-		}
-		lp.Standard = true
-		dir = filepath.Join(build.Default.GOROOT, "src", filepath.FromSlash(path))
-	}
-	s, err := stamp(dir)
-	if err != nil {
-		return nil, err
-	}
-	bp, err := build.Default.ImportDir(dir, 0)
-	if err != nil {
-		return nil, err
-	}
-	lp.Dir, lp.GoFiles, lp.Imports = bp.Dir, bp.GoFiles, bp.Imports
-	found.Store(path, foundPackage{lp, s})
-	return lp, nil
-}
-
-// found caches findPackage.
-var found sync.Map // import path -> foundPackage
-
-type foundPackage struct {
-	lp  *listedPackage
-	dir fileStamp
-}
-
-// prefetchOnce starts, on the first source load of the process, checking
-// math and the kernel package where findPackage finds them, while go list
-// runs; a load waits for it after go list, and finds them in declsCache
-// when go list agrees on their files.
-var prefetchOnce = sync.OnceValue(func() chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		src := &sourceImporter{}
-		src.load("math")
-		src.load(kernelPath)
-	}()
-	return done
-})
-
-var kernelDirOnce = sync.OnceValue(func() string {
-	// A checkout: this file is frontend/gokernel/srcload.go in it.
-	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) { // not under -trimpath
-		dir := filepath.Join(filepath.Dir(file), "..", "..", "kernel")
-		if isKernelDir(dir) {
-			return dir
-		}
-	}
-	// The module cache, at the version the binary was built with.
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		mods := append([]*debug.Module{&bi.Main}, bi.Deps...)
-		for _, m := range mods {
-			if m.Path != "github.com/lucent-gpu/lucent" {
-				continue
-			}
-			if m.Replace != nil {
-				m = m.Replace
-			}
-			var dir string
-			if filepath.IsAbs(m.Path) {
-				dir = filepath.Join(m.Path, "kernel")
-			} else if m.Version != "" && m.Version != "(devel)" {
-				cache := os.Getenv("GOMODCACHE")
-				if cache == "" {
-					cache = filepath.Join(build.Default.GOPATH, "pkg", "mod")
-				}
-				dir = filepath.Join(cache, "github.com", "lucent-gpu", "lucent@"+m.Version, "kernel")
-			}
-			if dir != "" && isKernelDir(dir) {
-				return dir
-			}
-		}
-	}
-	return ""
-})
-
-func kernelDir() string { return kernelDirOnce() }
-
-// isKernelDir reports whether dir holds the kernel package's source.
-func isKernelDir(dir string) bool {
-	bp, err := build.Default.ImportDir(dir, build.ImportComment)
-	return err == nil && bp.Name == "kernel" && len(bp.GoFiles) > 0
+	return knownPackage(path)
 }

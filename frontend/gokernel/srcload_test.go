@@ -39,38 +39,42 @@ func summary(ks []*Kernel, errs []error) []string {
 	return out
 }
 
+// newProcess forgets the go list answers this process kept in memory.
+func newProcess() {
+	listCache.Lock()
+	clear(listCache.byKey)
+	listCache.Unlock()
+}
+
 // The source loader answers for the corpus and the probe module, and what
 // it returns (kernels, their positions and IR, and errors) is what
-// go/packages returns.
+// go/packages returns. A package directory importing only known packages
+// is loaded without the go command.
 func TestSourceLoadMatchesGoPackages(t *testing.T) {
-	for _, tc := range []struct{ dir, pattern string }{
-		{"../..", "./testdata/gokernel"},
-		{"../..", "./testdata/gokernel/dispatch"},
-		{"../../testdata/gokernel/probe", "./kern"},
-		{"../../testdata/gokernel/probe", "./kernbad"},
-		{"../../testdata/gokernel/probe", "./..."},
-		{"../../testdata/gokernel/dispatch", "dispatch.go"},
+	for _, tc := range []struct {
+		dir, pattern string
+		direct       bool
+	}{
+		{"../..", "./testdata/gokernel", false}, // imports testdata/gokernel/vecmath
+		{"../..", "./testdata/gokernel/dispatch", true},
+		{"../..", "./bench/frontcold/testdata/saxpy", true},
+		{"../../testdata/gokernel/probe", "./kern", false},
+		{"../../testdata/gokernel/probe", "./kernbad", false},
+		{"../../testdata/gokernel/probe", "./...", false},
+		{"../../testdata/gokernel/dispatch", "dispatch.go", false},
 	} {
 		t.Run(tc.pattern, func(t *testing.T) {
 			cfg := &Config{Dir: tc.dir}
+			newProcess()
+			runs := goListRuns.Load()
 			ks, errs, err := cfg.sourceLoad([]string{tc.pattern})
 			require.NoError(t, err)
+			require.Equal(t, tc.direct, goListRuns.Load() == runs, "loaded without go list")
 			want := summary(cfg.packagesLoad([]string{tc.pattern}))
 			require.NotEmpty(t, want)
 			require.Equal(t, want, summary(ks, errs))
 			ks, errs = cfg.Load(tc.pattern)
 			require.Equal(t, want, summary(ks, errs), "Load")
-
-			// A new process reads math and the kernel package back from
-			// the declarations cache.
-			declsCache.Lock()
-			clear(declsCache.pkgs)
-			declsCache.Unlock()
-			checks := declChecks.Load()
-			ks, errs, err = cfg.sourceLoad([]string{tc.pattern})
-			require.NoError(t, err)
-			require.Equal(t, checks, declChecks.Load(), "declarations checked again")
-			require.Equal(t, want, summary(ks, errs), "from the declarations cache")
 		})
 	}
 }
@@ -183,8 +187,7 @@ func TestCheckImporterChoice(t *testing.T) {
 	require.IsType(t, &checkImports{}, imp)
 
 	// The source importer's kernel package has what kernels use.
-	src := &sourceImporter{}
-	kp, err := src.Import(kernelPath)
+	kp, err := (&sourceImporter{}).Import(kernelPath)
 	require.NoError(t, err)
 	for _, name := range []string{"DispatchID", "Float4", "AtomicAdd", "Texture2D", "Run", "ErrGrid"} {
 		require.NotNil(t, kp.Scope().Lookup(name), name)
@@ -193,34 +196,16 @@ func TestCheckImporterChoice(t *testing.T) {
 	require.Equal(t, "context.Context", run.Params().At(0).Type().String())
 }
 
-// An exported type of the kernel package that holds a stubbed type by value
-// keeps the kernel package off the source loader.
-func TestStubByValue(t *testing.T) {
-	check := func(src string) error {
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, "k.go", src, 0)
-		require.NoError(t, err)
-		p, err := (&types.Config{Importer: stubImporter{}}).Check("k", fset, []*ast.File{f}, nil)
-		require.NoError(t, err)
-		return stubByValue(p)
-	}
-	require.NoError(t, check("package k\nimport \"sync\"\ntype T struct{ mu *sync.Mutex }\ntype u struct{ mu sync.Mutex }\n"))
-	require.Error(t, check("package k\nimport \"sync\"\ntype T struct{ x [2]struct{ mu sync.Mutex } }\n"))
-	require.Error(t, check("package k\nimport \"sync\"\nvar M sync.Cond\n"))
-}
-
 // The go list answer is kept across processes (on disk) and loads: it is
 // asked again when a file is added, an import or a build constraint
 // changes, and not when only a body does.
 func TestListCache(t *testing.T) {
-	newProcess := func() {
-		listCache.Lock()
-		clear(listCache.byKey)
-		listCache.Unlock()
-	}
+	// k imports another package of the module's: it is listed by go list.
 	dir := writeModule(t, map[string]string{
-		"k/k.go": "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
-		"k/x.go": "//go:build ignore\n\npackage k\n\n//lucent:kernel block=64\nfunc X(out []float32) { out[0] = 1 }\n",
+		"util/util.go": "package util\n\nconst One = 1\n",
+		"k/dep.go":     "package k\n\nimport \"m/util\"\n\nconst one = util.One\n",
+		"k/k.go":       "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+		"k/x.go":       "//go:build ignore\n\npackage k\n\n//lucent:kernel block=64\nfunc X(out []float32) { out[0] = 1 }\n",
 	})
 	cfg := &Config{Dir: dir}
 	later := time.Now()
@@ -279,9 +264,6 @@ func TestListCache(t *testing.T) {
 
 // Loads and checks may run at once (run with -race).
 func TestSourceLoadConcurrent(t *testing.T) {
-	declsCache.Lock()
-	clear(declsCache.pkgs)
-	declsCache.Unlock()
 	dir := writeModule(t, map[string]string{
 		"k/k.go": "package k\n\nimport \"math\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = float32(math.Sqrt(2)) }\n",
 	})
@@ -326,4 +308,129 @@ func TestSourceLoadFileSetBound(t *testing.T) {
 	require.Len(t, ks, 1)
 	require.NotSame(t, first, srcCache.pkgs["m/k"])
 	require.NotSame(t, fset, srcCache.fset)
+}
+
+// directList answers what go list answers for a package directory that
+// imports only known packages, and leaves to go list whatever could make
+// it answer otherwise.
+func TestDirectList(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"k/k.go":         "package k\n\nimport \"math\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = float32(math.Pi) }\n",
+		"k/k_windows.go": "package k\n\nimport \"math/bits\"\n\nconst w = bits.UintSize\n",
+		"k/x.go":         "//go:build ignore\n\npackage k\n",
+		"k/k_test.go":    "package k\n\nimport \"testing\"\n\nfunc TestK(t *testing.T) {}\n",
+		"h/h.go":         "package h\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n",
+		"kern/kern.go":   "package kern\n\nimport \"github.com/lucent-gpu/lucent/kernel\"\n\nvar _ = kernel.DispatchID\n",
+	})
+	envFile := filepath.Join(t.TempDir(), "env")
+	require.NoError(t, os.WriteFile(envFile, []byte("GOOS=windows\nGOFLAGS=-buildvcs=false\n"), 0o644))
+	listed := func(cfg *Config, pattern string) *listedPackage {
+		t.Helper()
+		pkgs, err := goList(cfg, []string{pattern})
+		require.NoError(t, err)
+		for _, p := range pkgs {
+			if !p.DepOnly {
+				require.Nil(t, p.Error)
+				return p
+			}
+		}
+		t.Fatal("no package")
+		return nil
+	}
+	for _, tc := range []struct {
+		cfg     *Config
+		pattern string
+	}{
+		{&Config{Dir: "../.."}, "./testdata/gokernel/dispatch"},
+		{&Config{Dir: dir}, "./k"},
+		{&Config{Dir: filepath.Join(dir, "k")}, "."},
+		{&Config{Dir: dir, Env: append(os.Environ(), "GOENV="+envFile)}, filepath.Join(dir, "k")},
+		{&Config{Dir: filepath.Join(dir, "h")}, "../k"},
+		{&Config{Dir: dir, Env: append(os.Environ(), "CGO_ENABLED=0", "GOARCH=arm64")}, "./k"},
+	} {
+		got := directList(tc.cfg, []string{tc.pattern})
+		require.Len(t, got, 1, tc.pattern)
+		want := listed(tc.cfg, tc.pattern)
+		g := got[0]
+		require.Equal(t, []any{want.ImportPath, want.Name, want.Dir, want.GoFiles, want.CgoFiles, want.IgnoredGoFiles, want.Imports},
+			[]any{g.ImportPath, g.Name, g.Dir, g.GoFiles, g.CgoFiles, g.IgnoredGoFiles, g.Imports}, tc.pattern)
+		require.Equal(t, *want.Module, *g.Module, tc.pattern)
+	}
+	windows := directList(&Config{Dir: dir, Env: append(os.Environ(), "GOENV="+envFile)}, []string{filepath.Join(dir, "k")})
+	require.Contains(t, windows[0].GoFiles, "k_windows.go")
+
+	// Left to go list.
+	cfg := &Config{Dir: dir}
+	for _, tc := range []struct {
+		cfg     *Config
+		pattern string
+	}{
+		{cfg, "./..."},
+		{cfg, "m/k"},
+		{cfg, "./h"},    // imports fmt
+		{cfg, "./kern"}, // imports the kernel package; go.mod does not require lucent
+		{cfg, "./none"},
+		{&Config{}, filepath.Join(dir, "k")}, // outside the main module
+		{&Config{Dir: dir, Env: append(os.Environ(), "GOFLAGS=-tags=gpu")}, "./k"},
+		{&Config{Dir: dir, Env: append(os.Environ(), "GOWORK="+filepath.Join(dir, "go.work"))}, "./k"},
+		{&Config{Dir: dir, Env: append(os.Environ(), "GO111MODULE=off")}, "./k"},
+	} {
+		require.Nil(t, directList(tc.cfg, []string{tc.pattern}), "%s %v", tc.pattern, tc.cfg.Env)
+	}
+	for name, src := range map[string]string{
+		"go.work":            "go 1.26\n\nuse .\n",
+		"vendor/modules.txt": "",
+		"k/go.mod":           "module k\n\ngo 1.26\n",
+		"go.mod":             "module m\n\ngo 1.99\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			old, _ := os.ReadFile(path)
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+			require.Nil(t, directList(cfg, []string{"./k"}))
+			if name == "go.mod" {
+				require.NoError(t, os.WriteFile(path, old, 0o644))
+			} else {
+				require.NoError(t, os.RemoveAll(filepath.Join(dir, filepath.Dir(name)+"/"+filepath.Base(name))))
+				require.NoError(t, os.RemoveAll(filepath.Join(dir, "vendor")))
+			}
+			require.NotNil(t, directList(cfg, []string{"./k"}))
+		})
+	}
+}
+
+// directList's answer is kept while what it read is unchanged: a body
+// edit keeps it, a new import or a new file does not.
+func TestDirectListCache(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"k/k.go": "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+	})
+	cfg := &Config{Dir: dir}
+	later := time.Now()
+	write := func(name, src string) {
+		later = later.Add(2 * time.Second)
+		path := filepath.Join(dir, "k", name)
+		require.NoError(t, os.WriteFile(path, []byte(src), 0o644))
+		require.NoError(t, os.Chtimes(path, later, later))
+	}
+	list := func(wantListings int64) []*listedPackage {
+		t.Helper()
+		n := directLists.Load()
+		pkgs := directList(cfg, []string{"./k"})
+		require.Equal(t, wantListings, directLists.Load()-n, "listings")
+		return pkgs
+	}
+	require.Len(t, list(1), 1)
+	require.Len(t, list(0), 1)
+	write("k.go", "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 2 }\n")
+	require.Len(t, list(0), 1, "a body edit")
+	write("k.go", "package k\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n")
+	require.Nil(t, list(1), "an import of fmt")
+	require.Nil(t, list(0))
+	write("k.go", "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 2 }\n")
+	require.Len(t, list(1), 1)
+	write("j.go", "package k\n")
+	require.NoError(t, os.Chtimes(filepath.Join(dir, "k"), later, later))
+	require.Equal(t, []string{"j.go", "k.go"}, list(1)[0].GoFiles)
 }
