@@ -85,6 +85,7 @@ type Device struct {
 	handles *device.HandleSpace
 	log     *slog.Logger
 	print   func(device.KernelPrint) // what kernels print goes here (print.go)
+	race    bool                     // kernels run with the race detector (race.go)
 
 	calls    atomic.Int64
 	closed   atomic.Bool
@@ -113,7 +114,7 @@ func New(opts device.Options) *Device {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	opts.Logger = l
-	return &Device{handles: device.NewHandleSpace(), log: l, print: opts.PrintTo(), drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}),
+	return &Device{handles: device.NewHandleSpace(), log: l, print: opts.PrintTo(), race: opts.RaceDetector, drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}),
 		objs: map[device.Handle]any{}, name: map[device.Handle]string{}, hostCtx: ctx, hostCancel: cancel}
 }
 

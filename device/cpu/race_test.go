@@ -1,0 +1,188 @@
+package cpu_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/frontend/ir"
+)
+
+// openRace opens a cpu device with the race detector.
+func openRace(t *testing.T) *device.Device {
+	t.Helper()
+	d, err := device.Open(context.Background(), "cpu", device.WithRaceDetector())
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
+	return d
+}
+
+// racyKernels loads testdata/gokernel/racy by name.
+func racyKernels(t *testing.T) map[string]*ir.Function {
+	t.Helper()
+	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/racy")
+	require.Empty(t, errs)
+	m := map[string]*ir.Function{}
+	for _, k := range ks {
+		m[k.Name] = k.Func
+	}
+	return m
+}
+
+// raceOf runs f over n elements of in into out on d and returns its race
+// report (nil: none) and out.
+func raceOf(t *testing.T, d *device.Device, f *ir.Function, in []float32, nout int) (*device.KernelRace, []float32) {
+	t.Helper()
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	bin, bout := upload(t, d, in), upload(t, d, make([]float32, nout))
+	err = runErr(t, d, k.Dispatch([3]uint32{uint32(len(in))}, bin, bout))
+	if err == nil {
+		return nil, download(t, d, bout)
+	}
+	var r *device.KernelRace
+	require.True(t, errors.As(err, &r), "%v is not a race report", err)
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	return r, download(t, d, bout)
+}
+
+func iota32(n int) []float32 {
+	in := make([]float32, n)
+	for i := range in {
+		in[i] = float32(i + 1)
+	}
+	return in
+}
+
+// TestRaceMissingBarrier: the motivating bug, a shared tile of 128 threads
+// read before the barrier that should order it after its writes, is found
+// by name, variable, element and threads, in a Go-subset kernel and in a
+// DSL one; with the barrier, the detector is silent and the output right.
+func TestRaceMissingBarrier(t *testing.T) {
+	ks := racyKernels(t)
+	build := func(barrier bool) *ir.Function {
+		f, err := dsl.Kernel1D(128, func(k *dsl.K, in, out dsl.Buf[dsl.F32]) {
+			tile := dsl.NewShared[dsl.F32](k, 128)
+			tid, i := k.ThreadID().X(), k.DispatchID().X()
+			tile.Write(tid, in.Read(i))
+			if barrier {
+				k.Barrier()
+			}
+			out.Write(i, tile.Read(dsl.U(127).Sub(tid)))
+		}, "in", "out")
+		require.NoError(t, err)
+		f.Name = "reverse"
+		return f
+	}
+	d := openRace(t)
+	in := iota32(256)
+	for _, c := range []struct {
+		name    string
+		bad, ok *ir.Function
+		what    string // the shared variable, as the report names it
+	}{
+		{"gokernel", ks["ReverseNoBarrier"], ks["Reverse"], `^shared variable tile \(.*racy\.go:\d+:\d+\)$`},
+		{"dsl", build(false), build(true), `^shared variable `},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, _ := raceOf(t, d, c.bad, in[:128], 128) // one block: the report is deterministic
+			require.NotNil(t, r, "the missing barrier")
+			require.Equal(t, c.bad.Name, r.Kernel)
+			require.Regexp(t, c.what, r.What)
+			// The threads of a block run in order: thread 63 reads element 64
+			// (127-63), then thread 64 writes it.
+			require.Equal(t, uint64(64), r.Index)
+			require.Equal(t, device.RaceAccess{Thread: [3]uint32{63, 0, 0}}, r.First)
+			require.Equal(t, device.RaceAccess{Thread: [3]uint32{64, 0, 0}, Write: true}, r.Second)
+			require.Equal(t, 128, r.Count, "threads 64-127 each write an element read before, and read one written before")
+			require.ErrorContains(t, r, "kernel "+c.bad.Name+": data race on shared variable")
+			require.ErrorContains(t, r, "element 64: thread [63 0 0] read it")
+			require.ErrorContains(t, r, "then thread [64 0 0] wrote it")
+
+			r, out := raceOf(t, d, c.ok, in, len(in))
+			require.Nil(t, r, "with the barrier")
+			for i := range out {
+				require.Equal(t, in[i/128*128+127-i%128], out[i], "element %d", i)
+			}
+		})
+	}
+}
+
+// TestRaceBuffer: two threads writing one buffer element race, within a
+// block and across blocks; the report names the argument and the element.
+func TestRaceBuffer(t *testing.T) {
+	d := openRace(t)
+	pairs := racyKernels(t)["Pairs"]
+	r, _ := raceOf(t, d, pairs, iota32(64), 32)
+	require.NotNil(t, r)
+	require.Equal(t, "Pairs", r.Kernel)
+	require.Contains(t, r.What, "argument 1 (out)")
+	require.Equal(t, uint64(0), r.Index)
+	require.Equal(t, device.RaceAccess{Thread: [3]uint32{0, 0, 0}, Write: true}, r.First)
+	require.Equal(t, device.RaceAccess{Thread: [3]uint32{1, 0, 0}, Write: true}, r.Second)
+	require.Equal(t, 32, r.Count, "one pair per element")
+
+	// Across blocks: thread 63 of block 0 and thread 0 of block 1 both
+	// write out[0]; no barrier could order them.
+	cross, err := dsl.Kernel1D(64, func(k *dsl.K, in, out dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		k.If(i.Eq(dsl.U(63)).Or(i.Eq(dsl.U(64))), func() { out.Write(dsl.U(0), in.Read(i)) })
+	}, "in", "out")
+	require.NoError(t, err)
+	cross.Name = "cross"
+	r, _ = raceOf(t, d, cross, iota32(128), 1)
+	require.NotNil(t, r)
+	require.Equal(t, 1, r.Count)
+	require.ElementsMatch(t, [][3]uint32{{63, 0, 0}, {64, 0, 0}}, [][3]uint32{r.First.Thread, r.Second.Thread})
+}
+
+// TestRaceAtomics: atomic updates of one element do not race with each
+// other, in shared memory or in a buffer; an atomic and a plain access of
+// one element do.
+func TestRaceAtomics(t *testing.T) {
+	d := openRace(t)
+	k, err := device.Compile(d, racyKernels(t)["Histogram"])
+	require.NoError(t, err)
+	defer k.Close()
+	in := make([]uint32, 256)
+	for i := range in {
+		in[i] = uint32(i * 7)
+	}
+	bin, bins := upload(t, d, in), upload(t, d, make([]uint32, 4))
+	require.NoError(t, runErr(t, d, k.Dispatch([3]uint32{256}, bin, bins)))
+	require.Equal(t, []uint32{64, 64, 64, 64}, download(t, d, bins))
+
+	mixed, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		k.If(i.Eq(dsl.U(5)), func() { out.Write(dsl.U(0), i) }).Else(func() { out.AtomicAdd(dsl.U(0), dsl.U(1)) })
+	}, "out")
+	require.NoError(t, err)
+	mixed.Name = "mixed"
+	km, err := device.Compile(d, mixed)
+	require.NoError(t, err)
+	defer km.Close()
+	bout := upload(t, d, make([]uint32, 1))
+	err = runErr(t, d, km.Dispatch([3]uint32{64}, bout))
+	var r *device.KernelRace
+	require.True(t, errors.As(err, &r), "%v", err)
+	require.Equal(t, device.RaceAccess{Thread: [3]uint32{4, 0, 0}, Write: true, Atomic: true}, r.First)
+	require.Equal(t, device.RaceAccess{Thread: [3]uint32{5, 0, 0}, Write: true}, r.Second)
+	require.ErrorContains(t, r, "thread [4 0 0] atomically updated it, then thread [5 0 0] wrote it")
+}
+
+// TestRaceOff: without the detector a racy kernel runs as before, with no
+// report.
+func TestRaceOff(t *testing.T) {
+	d := openPlain(t)
+	k, err := device.Compile(d, racyKernels(t)["Pairs"])
+	require.NoError(t, err)
+	defer k.Close()
+	bin, bout := upload(t, d, iota32(64)), upload(t, d, make([]float32, 32))
+	require.NoError(t, runErr(t, d, k.Dispatch([3]uint32{64}, bin, bout)))
+}
