@@ -79,6 +79,7 @@ type compiler struct {
 	hoisted   map[ir.Expr]int // loop-invariant expressions: their registers (hoist.go)
 	race      bool            // instrument accesses for the race detector (race.go)
 	raceSites []raceSite
+	pos       string          // the position of the statement being compiled (ir.StmtPos)
 	uniSlot   map[*ir.Var]int // uniform arguments: their registers
 }
 
@@ -242,6 +243,10 @@ func (c *compiler) cond(e ir.Expr) func(*th) bool {
 }
 
 func (c *compiler) stmt(s ir.Stmt) stmtFn {
+	if p := ir.StmtPos(s); p != "" {
+		defer func(outer string) { c.pos = outer }(c.pos)
+		c.pos = p // the position of the accesses compiled within it
+	}
 	switch s := s.(type) {
 	case *ir.Block:
 		return c.block(s)

@@ -38,7 +38,7 @@ import (
 
 // raceSite is one instrumented access of the kernel.
 type raceSite struct {
-	pos           string // the access's source position, if the kernel carries one
+	pos           string // the position of the access's statement (ir.StmtPos), if the kernel carries one
 	write, atomic bool
 	arg           int   // the buffer argument accessed, or -1 (shared memory)
 	elem          int64 // bytes of the buffer's element (the reported index is in these)
@@ -57,6 +57,17 @@ type raceCell struct{ w, r0, r1 raceAccess }
 
 const racePageCells = 1024
 
+// raceLock is a stripe's lock, alone in its cache line: the workers take
+// their blocks' stripes at once.
+type raceLock struct {
+	sync.Mutex
+	_ [56]byte
+}
+
+// raceStripe is the stripe of cell c: runs of 128 cells (about a block's
+// elements) take turns over the locks.
+func raceStripe(c uintptr, n int) int { return int(c>>7) % n }
+
 type racePage [racePageCells]raceCell
 
 // raceRegion is the shadow of one piece of memory: a shared variable of a
@@ -65,10 +76,10 @@ type raceRegion struct {
 	base, size uintptr // the bytes shadowed
 	gran       uintptr // bytes per cell
 	pages      []atomic.Pointer[racePage]
-	locks      []sync.Mutex // per stripe of cells; nil for shared memory
-	shared     bool         // a shared variable: accesses of different blocks never meet
-	what       string       // the shared variable's name, for reports
-	elemLeaves int          // leaves per element of the shared variable (reported index)
+	locks      []raceLock // per stripe of cells; nil for shared memory
+	shared     bool       // a shared variable: accesses of different blocks never meet
+	what       string     // the shared variable's name, for reports
+	elemLeaves int        // leaves per element of the shared variable (reported index)
 }
 
 func newRaceRegion(base unsafe.Pointer, size, gran uintptr, shared bool) *raceRegion {
@@ -76,7 +87,7 @@ func newRaceRegion(base unsafe.Pointer, size, gran uintptr, shared bool) *raceRe
 	cells := (size + gran - 1) / gran
 	r.pages = make([]atomic.Pointer[racePage], (cells+racePageCells-1)/racePageCells)
 	if !shared {
-		r.locks = make([]sync.Mutex, 64)
+		r.locks = make([]raceLock, 64)
 	}
 	return r
 }
@@ -111,7 +122,7 @@ func (r *raceRegion) access(a raceAccess, write bool, off, n uintptr, report fun
 	for c := off / r.gran; c <= (off+n-1)/r.gran; c++ {
 		var mu *sync.Mutex
 		if r.locks != nil {
-			mu = &r.locks[c%uintptr(len(r.locks))]
+			mu = &r.locks[raceStripe(c, len(r.locks))].Mutex
 			mu.Lock()
 		}
 		s := r.cell(c)
@@ -299,17 +310,13 @@ func (l *launch) raceErr() error {
 
 // newRaceSite registers the access of place e.
 func (c *compiler) newRaceSite(e ir.Expr, write, atomic bool) uint32 {
-	s := raceSite{pos: accessPos(e), write: write, atomic: atomic, arg: -1}
+	s := raceSite{pos: c.pos, write: write, atomic: atomic, arg: -1}
 	if v := ir.PlaceRoot(e); v != nil && v.Type.Kind() == ir.KindBuffer {
 		s.arg, s.elem = c.params[v], int64(v.Type.Elem().Size())
 	}
 	c.raceSites = append(c.raceSites, s)
 	return uint32(len(c.raceSites))
 }
-
-// accessPos is the source position of the access of place e, where the IR
-// carries one.
-func accessPos(e ir.Expr) string { return "" }
 
 // raceBuf wraps the address of a buffer place e so that the access of n
 // bytes it makes is checked first.

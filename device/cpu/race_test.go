@@ -3,11 +3,16 @@ package cpu_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/cpu"
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/ir"
@@ -52,6 +57,29 @@ func raceOf(t *testing.T, d *device.Device, f *ir.Function, in []float32, nout i
 	return r, download(t, d, bout)
 }
 
+const racySource = "../../testdata/gokernel/racy/racy.go"
+
+func thisFile() string {
+	_, file, _, _ := runtime.Caller(0)
+	return file
+}
+
+// lineOf is the line of the nth occurrence of text in file.
+func lineOf(t *testing.T, file, text string, nth int) int {
+	t.Helper()
+	src, err := os.ReadFile(file)
+	require.NoError(t, err)
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.Contains(l, text) {
+			if nth--; nth == 0 {
+				return i + 1
+			}
+		}
+	}
+	t.Fatalf("%s: no line %d with %q", file, nth, text)
+	return 0
+}
+
 func iota32(n int) []float32 {
 	in := make([]float32, n)
 	for i := range in {
@@ -86,9 +114,17 @@ func TestRaceMissingBarrier(t *testing.T) {
 		name    string
 		bad, ok *ir.Function
 		what    string // the shared variable, as the report names it
+		// the positions of the read (out[i] = tile[127-t]) and the write
+		// (tile[t] = in[i])
+		read, write string
 	}{
-		{"gokernel", ks["ReverseNoBarrier"], ks["Reverse"], `^shared variable tile \(.*racy\.go:\d+:\d+\)$`},
-		{"dsl", build(false), build(true), `^shared variable `},
+		{"gokernel", ks["ReverseNoBarrier"], ks["Reverse"],
+			fmt.Sprintf(`^shared variable tile \(.*racy\.go:%d:2\)$`, lineOf(t, racySource, "tile := kernel.Shared", 2)),
+			fmt.Sprintf("racy/racy.go:%d:2", lineOf(t, racySource, "out[i] = tile[Block-1-t]", 2)),
+			fmt.Sprintf("racy/racy.go:%d:2", lineOf(t, racySource, "tile[t] = in[i]", 2))},
+		{"dsl", build(false), build(true), `^shared variable `,
+			fmt.Sprintf("race_test.go:%d", lineOf(t, thisFile(), "out.Write(i, tile.Read(", 1)),
+			fmt.Sprintf("race_test.go:%d", lineOf(t, thisFile(), "tile.Write(tid, in.Read(i))", 1))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, _ := raceOf(t, d, c.bad, in[:128], 128) // one block: the report is deterministic
@@ -98,12 +134,14 @@ func TestRaceMissingBarrier(t *testing.T) {
 			// The threads of a block run in order: thread 63 reads element 64
 			// (127-63), then thread 64 writes it.
 			require.Equal(t, uint64(64), r.Index)
-			require.Equal(t, device.RaceAccess{Thread: [3]uint32{63, 0, 0}}, r.First)
-			require.Equal(t, device.RaceAccess{Thread: [3]uint32{64, 0, 0}, Write: true}, r.Second)
+			require.Equal(t, device.RaceAccess{Thread: [3]uint32{63, 0, 0}, Pos: r.First.Pos}, r.First)
+			require.Equal(t, device.RaceAccess{Thread: [3]uint32{64, 0, 0}, Write: true, Pos: r.Second.Pos}, r.Second)
+			require.True(t, strings.HasSuffix(r.First.Pos, c.read), "the read at %s", r.First.Pos)
+			require.True(t, strings.HasSuffix(r.Second.Pos, c.write), "the write at %s", r.Second.Pos)
 			require.Equal(t, 128, r.Count, "threads 64-127 each write an element read before, and read one written before")
 			require.ErrorContains(t, r, "kernel "+c.bad.Name+": data race on shared variable")
-			require.ErrorContains(t, r, "element 64: thread [63 0 0] read it")
-			require.ErrorContains(t, r, "then thread [64 0 0] wrote it")
+			require.ErrorContains(t, r, "element 64: thread [63 0 0] read it at "+r.First.Pos)
+			require.ErrorContains(t, r, "then thread [64 0 0] wrote it at "+r.Second.Pos)
 
 			r, out := raceOf(t, d, c.ok, in, len(in))
 			require.Nil(t, r, "with the barrier")
@@ -124,8 +162,9 @@ func TestRaceBuffer(t *testing.T) {
 	require.Equal(t, "Pairs", r.Kernel)
 	require.Contains(t, r.What, "argument 1 (out)")
 	require.Equal(t, uint64(0), r.Index)
-	require.Equal(t, device.RaceAccess{Thread: [3]uint32{0, 0, 0}, Write: true}, r.First)
-	require.Equal(t, device.RaceAccess{Thread: [3]uint32{1, 0, 0}, Write: true}, r.Second)
+	require.Equal(t, device.RaceAccess{Thread: [3]uint32{0, 0, 0}, Write: true, Pos: r.First.Pos}, r.First)
+	require.Equal(t, device.RaceAccess{Thread: [3]uint32{1, 0, 0}, Write: true, Pos: r.First.Pos}, r.Second)
+	require.True(t, strings.HasSuffix(r.First.Pos, fmt.Sprintf("racy/racy.go:%d:2", lineOf(t, racySource, "out[i/2] = in[i]", 1))), r.First.Pos)
 	require.Equal(t, 32, r.Count, "one pair per element")
 
 	// Across blocks: thread 63 of block 0 and thread 0 of block 1 both
@@ -171,9 +210,9 @@ func TestRaceAtomics(t *testing.T) {
 	err = runErr(t, d, km.Dispatch([3]uint32{64}, bout))
 	var r *device.KernelRace
 	require.True(t, errors.As(err, &r), "%v", err)
-	require.Equal(t, device.RaceAccess{Thread: [3]uint32{4, 0, 0}, Write: true, Atomic: true}, r.First)
-	require.Equal(t, device.RaceAccess{Thread: [3]uint32{5, 0, 0}, Write: true}, r.Second)
-	require.ErrorContains(t, r, "thread [4 0 0] atomically updated it, then thread [5 0 0] wrote it")
+	require.Equal(t, device.RaceAccess{Thread: [3]uint32{4, 0, 0}, Write: true, Atomic: true, Pos: r.First.Pos}, r.First)
+	require.Equal(t, device.RaceAccess{Thread: [3]uint32{5, 0, 0}, Write: true, Pos: r.Second.Pos}, r.Second)
+	require.ErrorContains(t, r, "thread [4 0 0] atomically updated it at "+r.First.Pos+", then thread [5 0 0] wrote it at "+r.Second.Pos)
 }
 
 // TestRaceOff: without the detector a racy kernel runs as before, with no
@@ -185,4 +224,63 @@ func TestRaceOff(t *testing.T) {
 	defer k.Close()
 	bin, bout := upload(t, d, iota32(64)), upload(t, d, make([]float32, 32))
 	require.NoError(t, runErr(t, d, k.Dispatch([3]uint32{64}, bin, bout)))
+}
+
+// BenchmarkRaceDetector runs Reverse (a shared tile and a barrier) and
+// scale (one load and one store per thread) over 2^16 elements, with the
+// race detector off, on, and (scale) off on the per-thread engine, which
+// the detector runs every kernel on.
+func BenchmarkRaceDetector(b *testing.B) {
+	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/racy")
+	require.Empty(b, errs)
+	copyK, err := dsl.Kernel1D(128, func(k *dsl.K, in, out dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		out.Write(i, in.Read(i).Mul(dsl.F(2)))
+	}, "in", "out")
+	require.NoError(b, err)
+	var reverse *ir.Function
+	for _, k := range ks {
+		if k.Name == "Reverse" {
+			reverse = k.Func
+		}
+	}
+	const n = 1 << 16
+	for _, kc := range []struct {
+		name string
+		f    *ir.Function
+	}{{"reverse", reverse}, {"scale", copyK}} {
+		for _, mode := range []string{"off", "perthread", "race"} {
+			if mode == "perthread" && kc.name == "reverse" {
+				continue // a barrier kernel runs on it anyway
+			}
+			opts := []device.Option{}
+			if mode == "race" {
+				opts = append(opts, device.WithRaceDetector())
+			}
+			b.Run(kc.name+"/"+mode, func(b *testing.B) {
+				if mode == "perthread" {
+					defer cpu.SetLaneEngine(cpu.SetLaneEngine(false))
+				}
+				d, err := device.Open(context.Background(), "cpu", opts...)
+				require.NoError(b, err)
+				defer d.Close()
+				k, err := device.Compile(d, kc.f)
+				require.NoError(b, err)
+				defer k.Close()
+				in, err := device.NewBuffer[float32](d, n)
+				require.NoError(b, err)
+				defer in.Close()
+				out, err := device.NewBuffer[float32](d, n)
+				require.NoError(b, err)
+				defer out.Close()
+				s, err := d.NewStream(device.StreamCompute)
+				require.NoError(b, err)
+				defer s.Close()
+				for b.Loop() {
+					require.NoError(b, s.Submit(k.Dispatch([3]uint32{n}, in, out)))
+					require.NoError(b, s.Synchronize(context.Background()))
+				}
+			})
+		}
+	}
 }
