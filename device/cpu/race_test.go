@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,6 +17,7 @@ import (
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/kernel"
 )
 
 // openRace opens a cpu device with the race detector.
@@ -283,4 +285,50 @@ func BenchmarkRaceDetector(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestRaceIgnoresHost: a shader carrying its compiled Go function
+// (ShaderDesc.Host) runs its IR in race mode, where the detector sees the
+// accesses; without race mode the Go function runs.
+func TestRaceIgnoresHost(t *testing.T) {
+	pairs := racyKernels(t)["Pairs"]
+	var calls atomic.Int32
+	host := hostFunc(kernel.Uint3{X: 64, Y: 1, Z: 1}, &calls, func(args [][]byte) (func(), error) {
+		in, out := must(kernel.HostSlice[float32](args[0])), must(kernel.HostSlice[float32](args[1]))
+		return func() {
+			// Pairs' even threads: a -race build of this test would report
+			// the odd ones' race.
+			if i := kernel.DispatchID().X; i%2 == 0 {
+				out[i/2] = in[i]
+			}
+		}, nil
+	})
+	for _, race := range []bool{false, true} {
+		d := openPlain(t)
+		if race {
+			d = openRace(t)
+		}
+		k, err := device.Compile(d, pairs, device.WithHost(host))
+		require.NoError(t, err)
+		bin, bout := upload(t, d, iota32(64)), upload(t, d, make([]float32, 32))
+		err = runErr(t, d, k.Dispatch([3]uint32{64}, bin, bout))
+		require.NoError(t, k.Close())
+		var r *device.KernelRace
+		if race {
+			require.True(t, errors.As(err, &r), "%v", err)
+			require.Equal(t, int32(1), calls.Load(), "the Go function did not run again")
+		} else {
+			require.NoError(t, err)
+			require.Equal(t, int32(1), calls.Load())
+		}
+	}
+}
+
+// TestRaceFromEnv: LUCENT_RACE=1 switches the detector on for devices
+// opened without the option.
+func TestRaceFromEnv(t *testing.T) {
+	t.Setenv(device.EnvRace, "1")
+	r, _ := raceOf(t, openPlain(t), racyKernels(t)["Pairs"], iota32(64), 32)
+	require.NotNil(t, r)
+	require.Equal(t, "Pairs", r.Kernel)
 }
