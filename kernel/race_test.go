@@ -54,6 +54,8 @@ func TestRaceChild(t *testing.T) {
 		g, body = kernel.Grid1(64, 64), func() { racy.Pairs(in, out[:32]) }
 	case "Histogram":
 		g, body = kernel.Grid1(64, 256), func() { racy.Histogram(keys, bins) }
+	case "ViaHelper":
+		g, body = kernel.Grid1(64, 64), func() { racy.ViaHelper(in, out) }
 	case "CrossBlock": // two blocks write out[0]
 		g, body = kernel.Grid1(64, 128), func() {
 			if i := kernel.DispatchID().X; i == 63 || i == 64 {
@@ -104,6 +106,7 @@ func TestRaceDetector(t *testing.T) {
 		{"Reverse", nil, nil},
 		{"Pairs", nil, []string{line("out[i/2] = in[i]", 1)}},
 		{"Histogram", nil, nil},
+		{"ViaHelper", nil, []string{line("func store(", 1), line("out[i] = tile[63-t]", 1)}},
 		{"CrossBlock", nil, []string{"race_test.go"}},
 	} {
 		t.Run(c.kernel, func(t *testing.T) {

@@ -332,3 +332,16 @@ func TestRaceFromEnv(t *testing.T) {
 	require.NotNil(t, r)
 	require.Equal(t, "Pairs", r.Kernel)
 }
+
+// TestRaceThroughReference: a shared element written through a helper's
+// pointer parameter is watched as the variable itself.
+func TestRaceThroughReference(t *testing.T) {
+	r, _ := raceOf(t, openRace(t), racyKernels(t)["ViaHelper"], iota32(64), 64)
+	require.NotNil(t, r)
+	require.Regexp(t, `^shared variable tile `, r.What)
+	require.Equal(t, uint64(32), r.Index)
+	require.Equal(t, [3]uint32{31, 0, 0}, r.First.Thread)
+	require.Equal(t, [3]uint32{32, 0, 0}, r.Second.Thread)
+	require.True(t, r.Second.Write)
+	require.True(t, strings.HasSuffix(r.Second.Pos, fmt.Sprintf("racy/racy.go:%d:2", lineOf(t, racySource, "store(&tile[t], in[i])", 1))), r.Second.Pos)
+}

@@ -58,3 +58,18 @@ func Histogram(in, bins []uint32) {
 		kernel.AtomicAdd(&bins[t], local[t])
 	}
 }
+
+// store writes v through p.
+func store(p *float32, v float32) { *p = v }
+
+// ViaHelper is ReverseNoBarrier over 64 threads, writing its tile through
+// a helper's pointer parameter.
+//
+//lucent:kernel block=64
+func ViaHelper(in, out []float32) {
+	tile := kernel.Shared[[64]float32]()
+	t := kernel.ThreadID().X
+	i := kernel.DispatchID().X
+	store(&tile[t], in[i])
+	out[i] = tile[63-t]
+}
