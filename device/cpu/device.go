@@ -20,6 +20,16 @@
 // stream's next Synchronize returns an error naming the kernel, the argument,
 // the index and the thread (the same words on both engines).
 //
+// With the race detector (device.WithRaceDetector, or LUCENT_RACE=1) every
+// kernel runs on the per-thread engine, even one carrying its compiled Go
+// function, with each load, store and atomic of shared memory and of
+// buffer arguments checked against a shadow of the element: two threads of
+// a block touching one element with no barrier between them, or two
+// blocks touching one buffer element, one of them writing and not both
+// atomically, make Synchronize return a *device.KernelRace naming the
+// kernel, the variable or argument, the element, both threads and the
+// positions of both statements (race.go).
+//
 // A shader created with its kernel's compiled Go function
 // (device.ShaderDesc.Host, device.WithHost: the launchers lucentc -go writes
 // pass it for Go-subset kernels) runs that function under kernel.Run instead
