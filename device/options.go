@@ -41,6 +41,10 @@ type Options struct {
 	// CheckedKernels compiles every kernel of the device in the checked
 	// mode (KernelOptions.Checked), for debugging sessions.
 	CheckedKernels bool
+
+	// RaceDetector runs kernels with the race detector where the backend
+	// has one (WithRaceDetector; LUCENT_RACE=1 sets it too).
+	RaceDetector bool
 }
 
 // Severity grades a DebugMessage.
@@ -92,6 +96,7 @@ func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l 
 
 func buildOptions(opts []Option) Options {
 	o := Options{DeviceIndex: -1}
+	raceFromEnv(&o)
 	for _, f := range opts {
 		if f != nil {
 			f(&o)

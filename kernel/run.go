@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Grid describes a dispatch: the block (workgroup) size and the number of
@@ -60,6 +61,9 @@ var ErrGrid = errors.New("kernel: invalid grid")
 // index out of range, a division by zero, …).
 var ErrKernelPanic = errors.New("kernel: thread panicked")
 
+// raceThreads bounds the threads a Run has going at once in a -race build.
+const raceThreads = 2048
+
 // maxBlockThreads bounds a block as Vulkan's maxComputeWorkGroupInvocations
 // does on common devices.
 const maxBlockThreads = 1024
@@ -77,6 +81,14 @@ const maxBlockThreads = 1024
 // thread does not crash the process: Run returns an error wrapping
 // ErrKernelPanic naming the first such thread. Run stops starting blocks when
 // ctx is done and returns ctx's error.
+//
+// In a binary built with -race, every thread of a block runs on a goroutine
+// of its own from the start, and nothing of the runner orders the threads
+// but Barrier (and the subgroup operations, atomics and printing, which
+// synchronise as in Go), so Go's race detector reports a kernel's data
+// races (a missing barrier, two threads writing one element) with the
+// file:line of both accesses; at most 2048 threads of a Run are live at
+// once there (the detector allows 8128 goroutines).
 func Run(ctx context.Context, g Grid, body func()) error {
 	g = g.normal()
 	bt := uint64(g.Block.X) * uint64(g.Block.Y) * uint64(g.Block.Z)
@@ -97,8 +109,20 @@ func Run(ctx context.Context, g Grid, body func()) error {
 	)
 	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
 	workers := min(uint64(runtime.GOMAXPROCS(0)), total)
-	for range workers {
+	done := unsafe.Pointer(new(byte)) // what a -race build's threads release when they end
+	if raceBuild {
+		// A goroutine per thread: stay well below the detector's limit of
+		// 8128 live goroutines, with other Runs going on.
+		// At least two blocks at once: Go's detector sees races with a
+		// goroutine that ended dozens of goroutine starts ago poorly.
+		// Each holds two blocks' threads (raceWorker).
+		workers = min(total, max(2, min(workers, raceThreads/(2*bt))))
+	}
+	rws := make([]raceWorker, workers)
+	for w := range workers {
 		wg.Add(1)
+		rw := &rws[w]
+		rw.done = done
 		go func() {
 			defer wg.Done()
 			own, unregister := register()
@@ -113,13 +137,17 @@ func Run(ctx context.Context, g Grid, body func()) error {
 					return
 				}
 				id := Uint3{uint32(b % uint64(blocks.X)), uint32(b / uint64(blocks.X) % uint64(blocks.Y)), uint32(b / (uint64(blocks.X) * uint64(blocks.Y)))}
-				if err := runBlock(g, id, own, body); err != nil {
+				if err := runBlock(g, id, own, body, rw); err != nil {
 					fail(err)
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	for i := range rws {
+		rws[i].release() // a -race build: the last blocks' threads, held till every block ran
+	}
+	raceAcquire(done) // a -race build: everything the threads did comes before Run's return
 	return firstErr
 }
 
@@ -131,6 +159,12 @@ type workgroup struct {
 	barrier  *barrier
 	sharedMu sync.Mutex
 	shared   map[uintptr]any // Shared call site -> variable
+	// In -race builds: Run's token, which the threads release as they
+	// end, and the channel they wait on after that (raceWorker).
+	done unsafe.Pointer
+	hold chan struct{}
+	// raceShared is Shared's table in a -race build (sharedRace).
+	raceShared *[raceSharedSites]sharedSite
 
 	mu         sync.Mutex
 	concurrent bool    // the threads not started when a collective was reached run as goroutines
@@ -149,8 +183,24 @@ type workgroup struct {
 // operation); then every thread not started yet gets a goroutine of its
 // own, so that all of them can meet. Kernels without collectives never pay
 // for a goroutine per thread, nor for the barriers' bookkeeping.
-func runBlock(g Grid, id Uint3, own *slot, body func()) error {
+func runBlock(g Grid, id Uint3, own *slot, body func(), rw *raceWorker) error {
 	grp := &workgroup{grid: g, id: id, base: Uint3{id.X * g.Block.X, id.Y * g.Block.Y, id.Z * g.Block.Z}, body: body}
+	if raceBuild {
+		// Every thread on a goroutine of its own from the start, and the
+		// wait for them hidden from the detector, so that nothing but
+		// barriers orders the threads of a block, nor the blocks a worker
+		// runs one after another.
+		grp.concurrent, grp.done, grp.hold = true, rw.done, make(chan struct{})
+		grp.raceShared = new([raceSharedSites]sharedSite)
+		grp.spawn(nil)
+		raceOff()
+		grp.wg.Wait()
+		raceOn()
+		rw.release()
+		rw.held = grp.hold
+		raceAcquire(unsafe.Pointer(grp)) // a failing thread's error
+		return grp.firstErr
+	}
 	t := &thread{group: grp}
 	grp.cur = t
 	own.t = t
@@ -215,6 +265,7 @@ func (grp *workgroup) runThread(s *slot, t *thread, body func()) {
 		if r := recover(); r != nil {
 			grp.fail(t, r)
 		}
+		raceRelease(grp.done)
 	}()
 	body()
 }
@@ -224,12 +275,16 @@ func (grp *workgroup) fail(t *thread, r any) {
 	grp.errOnce.Do(func() {
 		grp.firstErr = fmt.Errorf("%w: thread %v of block %v (dispatch id %v): %v", ErrKernelPanic, t.local, grp.id, t.dispatch, r)
 	})
+	raceRelease(unsafe.Pointer(grp))
 }
 
 // collective makes sure every thread of the block runs concurrently before
 // a thread waits for the others. Before that only one thread of the block
 // runs (the one on the block's goroutine), so only it can get here first.
 func (g *workgroup) collective() {
+	if raceBuild {
+		return // the threads run concurrently from the start
+	}
 	g.mu.Lock()
 	c := g.concurrent
 	if !c {
@@ -237,21 +292,24 @@ func (g *workgroup) collective() {
 	}
 	g.mu.Unlock()
 	if !c {
-		g.spawnRest()
+		g.spawn(g.cur)
 	}
 }
 
-// spawnRest starts a goroutine for each thread after the current one and
-// sets up the barriers of the threads still to finish: the current one and
+// spawn starts a goroutine for each thread after cur (every thread, if cur
+// is nil) and sets up the barriers of the threads still to finish: cur and
 // those.
-func (g *workgroup) spawnRest() {
-	cur := g.cur
+func (g *workgroup) spawn(cur *thread) {
 	b, sz := g.grid.Block, g.grid.SubgroupSize
 	n := b.X * b.Y * b.Z
 	var subs []*subgroup
 	var rest []*thread
 	parties := 0
-	for i := cur.index; i < n; i++ {
+	from := uint32(0)
+	if cur != nil {
+		from = cur.index
+	}
+	for i := from; i < n; i++ {
 		local := Uint3{i % b.X, i / b.X % b.Y, i / (b.X * b.Y)}
 		d := g.base.Add(local)
 		if d.X >= g.grid.Size.X || d.Y >= g.grid.Size.Y || d.Z >= g.grid.Size.Z {
@@ -263,7 +321,7 @@ func (g *workgroup) spawnRest() {
 		}
 		subs[k].live++
 		parties++
-		if i == cur.index {
+		if cur != nil && i == cur.index {
 			cur.sub = subs[k]
 			continue
 		}
@@ -279,10 +337,17 @@ func (g *workgroup) spawnRest() {
 	for _, t := range rest {
 		g.wg.Add(1)
 		go func() {
-			defer g.wg.Done()
 			s, unregister := register()
 			defer unregister()
-			g.runThread(s, t, body)
+			func() {
+				defer g.wg.Done()
+				g.runThread(s, t, body)
+			}()
+			if g.hold != nil {
+				raceOff()
+				<-g.hold // see raceWorker
+				raceOn()
+			}
 		}()
 	}
 }

@@ -275,6 +275,9 @@ func TestVectorMath(t *testing.T) {
 // TestRunAllocationsPerBlock: threads of a block without collectives run in
 // one thread record, so a dispatch allocates per block, not per thread.
 func TestRunAllocationsPerBlock(t *testing.T) {
+	if raceBuild {
+		t.Skip("a -race build runs every thread on a goroutine of its own")
+	}
 	const n, block = 1 << 16, 256
 	out := make([]uint32, n)
 	allocs := testing.AllocsPerRun(3, func() {

@@ -1,6 +1,9 @@
 package kernel
 
-import "runtime"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // Shared returns the calling block's instance of a workgroup-shared variable
 // of type T, typically an array:
@@ -18,6 +21,11 @@ func Shared[T any]() *T {
 	t := current("Shared")
 	pc, _, _, _ := runtime.Caller(1)
 	g := t.group
+	if g.raceShared != nil {
+		if p, ok := g.sharedRace(pc, func() *byte { return (*byte)(unsafe.Pointer(new(T))) }); ok {
+			return (*T)(unsafe.Pointer(p))
+		}
+	}
 	g.sharedMu.Lock()
 	defer g.sharedMu.Unlock()
 	if v, ok := g.shared[pc]; ok {

@@ -61,6 +61,9 @@ func slotIndex(g uintptr) uint64 { return (uint64(g) * 0x9E3779B97F4A7C15) >> (6
 
 // register records the calling goroutine as a runner of kernel threads.
 func register() (*slot, func()) {
+	if raceBuild {
+		return raceRegister()
+	}
 	id := goroutineID()
 	s := &slot{g: id}
 	e := &slotTable[slotIndex(id)]
@@ -94,10 +97,14 @@ func goid() uint64 {
 // the panic raised when it is called outside Run.
 func current(what string) *thread {
 	id := goroutineID()
-	if s := slotTable[slotIndex(id)].Load(); s != nil && s.g == id && s.t != nil {
+	if raceBuild {
+		if s := raceLookup(id); s != nil && s.t != nil {
+			return s.t
+		}
+	} else if s := slotTable[slotIndex(id)].Load(); s != nil && s.g == id && s.t != nil {
 		return s.t
 	}
-	if overflowN.Load() > 0 {
+	if !raceBuild && overflowN.Load() > 0 {
 		if s, ok := overflow.Load(id); ok && s.(*slot).t != nil {
 			return s.(*slot).t
 		}

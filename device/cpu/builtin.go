@@ -267,6 +267,11 @@ func (c *compiler) subgroup(e *ir.Call) ex {
 func (c *compiler) atomic(e *ir.Call) ex {
 	t := e.Args[0].Type()
 	pl := c.place(e.Args[0])
+	if pl.buf != nil {
+		pl.buf = c.raceBuf(e.Args[0], pl.buf, t.Size(), true, true)
+	} else {
+		pl.mem = c.raceMem(e.Args[0], pl.mem, 1, true, true)
+	}
 	vals := make([]sfn, len(e.Args)-1)
 	for i, a := range e.Args[1:] {
 		vals[i] = c.expr(a).s

@@ -66,18 +66,21 @@ func unsupported(format string, args ...any) error {
 }
 
 type compiler struct {
-	kernel  *ir.Function
-	nslots  int
-	slots   map[*ir.Var]int // locals and by-value parameters
-	refs    map[*ir.Var]int // by-reference parameters: index into th.refs
-	nrefs   int
-	shared  map[*ir.Var]int // index into blockState.shared
-	params  map[*ir.Var]int // kernel arguments: index into launch
-	funcs   map[*ir.Function]*compiledFunc
-	barrier bool
-	cur     *compiledFunc
-	hoisted map[ir.Expr]int // loop-invariant expressions: their registers (hoist.go)
-	uniSlot map[*ir.Var]int // uniform arguments: their registers
+	kernel    *ir.Function
+	nslots    int
+	slots     map[*ir.Var]int // locals and by-value parameters
+	refs      map[*ir.Var]int // by-reference parameters: index into th.refs
+	nrefs     int
+	shared    map[*ir.Var]int // index into blockState.shared
+	params    map[*ir.Var]int // kernel arguments: index into launch
+	funcs     map[*ir.Function]*compiledFunc
+	barrier   bool
+	cur       *compiledFunc
+	hoisted   map[ir.Expr]int // loop-invariant expressions: their registers (hoist.go)
+	race      bool            // instrument accesses for the race detector (race.go)
+	raceSites []raceSite
+	pos       string          // the position of the statement being compiled (ir.StmtPos)
+	uniSlot   map[*ir.Var]int // uniform arguments: their registers
 }
 
 type compiledFunc struct {
@@ -99,8 +102,9 @@ func (c *compiler) tmp(n int) int {
 	return o
 }
 
-// compileKernel compiles kernel f.
-func compileKernel(f *ir.Function) (p *program, err error) {
+// compileKernel compiles kernel f; race instruments it for the race
+// detector (race.go), on the per-thread engine only.
+func compileKernel(f *ir.Function, race bool) (p *program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(compileErr); ok {
@@ -115,11 +119,11 @@ func compileKernel(f *ir.Function) (p *program, err error) {
 		return nil, fmt.Errorf("%w: %s is not a kernel", device.ErrInvalidArgument, f.Name)
 	}
 	c := &compiler{kernel: f, slots: map[*ir.Var]int{}, refs: map[*ir.Var]int{}, shared: map[*ir.Var]int{},
-		params: map[*ir.Var]int{}, funcs: map[*ir.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[ir.Expr]int{}, uniSlot: map[*ir.Var]int{}}
+		params: map[*ir.Var]int{}, funcs: map[*ir.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[ir.Expr]int{}, uniSlot: map[*ir.Var]int{}, race: race}
 	for i, v := range f.Params {
 		c.params[v] = i
 	}
-	p = &program{name: f.Name, pos: f.Pos, block: f.BlockSize, barrier: c.barrier, params: f.Params}
+	p = &program{name: f.Name, pos: f.Pos, block: f.BlockSize, barrier: c.barrier, params: f.Params, race: race}
 	// Uniforms live in registers too (copied in when a worker starts a
 	// dispatch), so operations on them take the register forms.
 	p.uniSlots = make([]int, len(f.Params))
@@ -136,7 +140,21 @@ func compileKernel(f *ir.Function) (p *program, err error) {
 	}
 	kf := c.function(f)
 	p.entry = kf
-	if laneEngine {
+	if race {
+		p.raceSites = c.raceSites
+		for _, v := range f.Params {
+			p.argWhat = append(p.argWhat, c.argLabel(v))
+		}
+		for _, v := range f.Shared {
+			p.sharedWhat = append(p.sharedWhat, placeName(&ir.Ref{Var: v}))
+			el := ir.Leaves(v.Type)
+			if v.Type.Kind() == ir.KindArray {
+				el = ir.Leaves(v.Type.Elem())
+			}
+			p.sharedElem = append(p.sharedElem, max(el, 1))
+		}
+	}
+	if laneEngine && !race {
 		p.lanes, p.laneWhy = compileLanes(c, f, f.BlockSize[0]*f.BlockSize[1]*f.BlockSize[2])
 	}
 	p.nslots = c.nslots
@@ -225,6 +243,10 @@ func (c *compiler) cond(e ir.Expr) func(*th) bool {
 }
 
 func (c *compiler) stmt(s ir.Stmt) stmtFn {
+	if p := ir.StmtPos(s); p != "" {
+		defer func(outer string) { c.pos = outer }(c.pos)
+		c.pos = p // the position of the accesses compiled within it
+	}
 	switch s := s.(type) {
 	case *ir.Block:
 		return c.block(s)
@@ -354,7 +376,7 @@ func (c *compiler) unhoist(added []ir.Expr) {
 
 func (c *compiler) assign(s *ir.Assign) stmtFn {
 	src := c.expr(s.Src)
-	if k, idx, label, ok := c.word32(s.Dst); ok {
+	if k, idx, label, ok := c.word32(s.Dst); ok && !c.race {
 		sv := src.s
 		return func(t *th) flow {
 			v := sv(t)
@@ -370,6 +392,7 @@ func (c *compiler) assign(s *ir.Assign) stmtFn {
 	pl := c.place(s.Dst)
 	n := src.n
 	if pl.buf != nil {
+		pl.buf = c.raceBuf(s.Dst, pl.buf, s.Dst.Type().Size(), true, false)
 		st := pl.store(s.Dst.Type())
 		if n == 1 {
 			sv := src.s
@@ -388,7 +411,7 @@ func (c *compiler) assign(s *ir.Assign) stmtFn {
 		o, sv := pl.local, src.s
 		return func(t *th) flow { t.r[o] = sv(t); return next }
 	}
-	mem := pl.mem
+	mem := c.raceMem(s.Dst, pl.mem, n, true, false)
 	if n == 1 {
 		sv := src.s
 		return func(t *th) flow {

@@ -20,6 +20,16 @@
 // stream's next Synchronize returns an error naming the kernel, the argument,
 // the index and the thread (the same words on both engines).
 //
+// With the race detector (device.WithRaceDetector, or LUCENT_RACE=1) every
+// kernel runs on the per-thread engine, even one carrying its compiled Go
+// function, with each load, store and atomic of shared memory and of
+// buffer arguments checked against a shadow of the element: two threads of
+// a block touching one element with no barrier between them, or two
+// blocks touching one buffer element, one of them writing and not both
+// atomically, make Synchronize return a *device.KernelRace naming the
+// kernel, the variable or argument, the element, both threads and the
+// positions of both statements (race.go).
+//
 // A shader created with its kernel's compiled Go function
 // (device.ShaderDesc.Host, device.WithHost: the launchers lucentc -go writes
 // pass it for Go-subset kernels) runs that function under kernel.Run instead
@@ -85,6 +95,7 @@ type Device struct {
 	handles *device.HandleSpace
 	log     *slog.Logger
 	print   func(device.KernelPrint) // what kernels print goes here (print.go)
+	race    bool                     // kernels run with the race detector (race.go)
 
 	calls    atomic.Int64
 	closed   atomic.Bool
@@ -113,7 +124,7 @@ func New(opts device.Options) *Device {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	opts.Logger = l
-	return &Device{handles: device.NewHandleSpace(), log: l, print: opts.PrintTo(), drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}),
+	return &Device{handles: device.NewHandleSpace(), log: l, print: opts.PrintTo(), race: opts.RaceDetector, drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}),
 		objs: map[device.Handle]any{}, name: map[device.Handle]string{}, hostCtx: ctx, hostCancel: cancel}
 }
 

@@ -252,7 +252,7 @@ func (c *compiler) word32(e ir.Expr) (k int, idx sfn, label string, ok bool) {
 
 // load compiles a read of place e.
 func (c *compiler) load(e ir.Expr) ex {
-	if k, idx, label, ok := c.word32(e); ok {
+	if k, idx, label, ok := c.word32(e); ok && !c.race {
 		return scalarEx(func(t *th) uint64 {
 			b := t.run.bufs[k]
 			i := idx(t)
@@ -266,7 +266,7 @@ func (c *compiler) load(e ir.Expr) ex {
 	t := e.Type()
 	n := ir.Leaves(t)
 	if p.buf != nil {
-		addr := p.buf
+		addr := c.raceBuf(e, p.buf, t.Size(), false, false)
 		lay := layout(t)
 		if n == 1 {
 			size := lay[0].size
@@ -291,7 +291,7 @@ func (c *compiler) load(e ir.Expr) ex {
 		}
 		return ex{n: n, v: func(t *th, d []uint64) { copy(d, t.r[o:o+n]) }}
 	}
-	mem := p.mem
+	mem := c.raceMem(e, p.mem, n, false, false)
 	if n == 1 {
 		return scalarEx(func(t *th) uint64 { m, o := mem(t); return m[o] })
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/device"
@@ -31,6 +32,15 @@ type program struct {
 	lanes         *laneProg // the kernel for the lane engine (nil: the per-thread engine runs it)
 	laneWhy       string    // what kept it off the lane engine
 	lanePool      sync.Pool // of *lth
+
+	// The race detector's (race.go): whether the kernel is instrumented,
+	// its access sites, the names of its arguments and shared variables,
+	// and the leaves of each shared variable's element.
+	race       bool
+	raceSites  []raceSite
+	argWhat    []string
+	sharedWhat []string
+	sharedElem []int
 }
 
 type shader struct {
@@ -56,7 +66,7 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w", f.Name, err)
 	}
 	start := time.Now()
-	p, err := compileKernel(f)
+	p, err := compileKernel(f, d.race)
 	if err != nil {
 		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w", f.Name, err)
 	}
@@ -105,6 +115,7 @@ type launch struct {
 	mu     sync.Mutex
 	err    error
 	prints []device.KernelPrint // what the threads printed, in the order they did (under mu)
+	race   *raceState           // the race detector's, in race mode
 }
 
 func (l *launch) fail(err error) {
@@ -128,7 +139,15 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 	l := &launch{prog: p, bufs: make([][]byte, len(c.Args)), uni: make([][]uint64, len(c.Args)), block: p.block}
 	l.stop = &d.abandon
 	var hostArgs [][]byte
-	if sh.host != nil {
+	var raceBufs []raceBuffer
+	if p.race {
+		raceBufs = make([]raceBuffer, len(c.Args))
+	}
+	host := sh.host
+	if p.race {
+		host = nil // the detector watches the IR's accesses
+	}
+	if host != nil {
 		hostArgs = make([][]byte, len(c.Args))
 	}
 	for i, a := range c.Args {
@@ -201,6 +220,9 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 				return nil, err
 			}
 			l.bufs[i] = span
+			if raceBufs != nil && len(span) > 0 {
+				raceBufs[i] = raceBuffer{b: b, off: uintptr(unsafe.Pointer(unsafe.SliceData(span))) - uintptr(unsafe.Pointer(unsafe.SliceData(b.data))), leaf: smallestLeaf(v.Type.Elem())}
+			}
 			if hostArgs != nil {
 				hostArgs[i] = span
 			}
@@ -255,10 +277,16 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 			return fmt.Errorf("kernel %s: %w: the device was closed", p.name, device.ErrDeviceLost)
 		}
 		var err error
-		if sh.host != nil {
-			err = p.execHost(d.hostCtx, sh.host, l, hostArgs)
+		if host != nil {
+			err = p.execHost(d.hostCtx, host, l, hostArgs)
 		} else {
+			if p.race {
+				l.race = newRaceState(raceBufs)
+			}
 			err = p.exec(l)
+			if err == nil {
+				err = l.raceErr()
+			}
 		}
 		d.deliverPrints(l)
 		return err
@@ -371,10 +399,13 @@ func (p *program) exec(l *launch) error {
 		t := p.newThread(l)
 		defer p.freeThread(t)
 		var bs *blockState
-		if len(p.shared) > 0 || p.barrier {
+		if len(p.shared) > 0 || p.barrier || p.race {
 			bs = &blockState{}
 			for _, n := range p.shared {
 				bs.shared = append(bs.shared, make([]uint64, n))
+			}
+			if p.race {
+				p.raceShared(bs)
 			}
 		}
 		t.blk = bs
@@ -451,6 +482,9 @@ func (e *faultError) WorkFinished() bool { return true }
 func (p *program) blockLoop(l *launch, bid [3]uint32, t *th) {
 	defer p.recoverFault(l, t)
 	t.bid = bid
+	if t.blk != nil {
+		t.blk.epoch++ // a new block: nothing it does is ordered with the last one's shared memory
+	}
 	body, lo, hi := p.entry.body, p.entry.lo, p.entry.hi
 	var base [3]uint64
 	for i := range 3 {
@@ -555,6 +589,7 @@ func (p *program) blockCoroutines(l *launch, bid [3]uint32, bs *blockState, w *c
 		}
 	}()
 	for len(live) > 0 {
+		bs.epoch++ // a barrier round: what comes before it is ordered before what follows
 		n := 0
 		for _, c := range live {
 			cur = c
@@ -571,6 +606,10 @@ func (p *program) blockCoroutines(l *launch, bid [3]uint32, bs *blockState, w *c
 // blockState is what the threads of one block share.
 type blockState struct {
 	shared [][]uint64
+	// In race mode: the shadows of shared, and the epoch, counting the
+	// block starts and barrier rounds of the worker (race.go).
+	race  []*raceRegion
+	epoch uint32
 }
 
 type abortT struct{}

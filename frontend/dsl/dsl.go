@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
@@ -128,7 +129,32 @@ func walkExpr(e ir.Expr, fn func(ir.Expr)) {
 	}
 }
 
-func (k *K) emit(s ir.Stmt) { k.cur.Stmts = append(k.cur.Stmts, s) }
+// emit appends s to the current block, at the position of the kernel code
+// that called the DSL (ir.StmtPos: the first caller outside this package).
+func (k *K) emit(s ir.Stmt) {
+	ir.SetStmtPos(s, userSite())
+	k.cur.Stmts = append(k.cur.Stmts, s)
+}
+
+// dslPrefix is the function-name prefix of this package's code.
+const dslPrefix = "github.com/lucent-gpu/lucent/frontend/dsl."
+
+// userSite is "file:line" of the innermost caller outside this package:
+// the line of the kernel builder that made the statement being emitted.
+func userSite() string {
+	var pcs [32]uintptr
+	n := runtime.Callers(3, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		fr, more := frames.Next()
+		if fr.Function != "" && !strings.HasPrefix(fr.Function, dslPrefix) && !strings.HasPrefix(fr.Function, "runtime.") {
+			return fmt.Sprintf("%s:%d", fr.File, fr.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
+}
 
 // let evaluates e here, into a fresh local, and returns a reference to it.
 func (k *K) let(e ir.Expr) ir.Expr {

@@ -34,6 +34,7 @@ type lowerer struct {
 	elems    int                             // array elements the function's literals have built
 	bounded  map[string]bool                 // line:type of values reported past the bounds
 	subst    map[*types.TypeParam]types.Type // the type arguments of a generic helper's instance
+	pos      token.Pos                       // the Go statement being lowered: the position of what it emits
 }
 
 // breakTarget is an enclosing statement a break may leave.
@@ -54,7 +55,14 @@ func (l *lowerer) errorf(pos token.Pos, format string, args ...any) {
 	l.c.errorf(pos, format, args...)
 }
 
-func (l *lowerer) emit(s ir.Stmt) { l.block.Stmts = append(l.block.Stmts, s) }
+// emit appends s to the current block, at the position of the Go statement
+// being lowered (ir.StmtPos), unless s has one.
+func (l *lowerer) emit(s ir.Stmt) {
+	if l.pos.IsValid() {
+		ir.SetStmtPos(s, l.c.fset.Position(l.pos).String())
+	}
+	l.block.Stmts = append(l.block.Stmts, s)
+}
 
 // typeOf maps the type of e, reporting at e when it has no device type.
 func (l *lowerer) typeOf(e ast.Expr) *ir.Type {

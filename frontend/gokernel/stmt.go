@@ -29,6 +29,8 @@ func (l *lowerer) sub(stmts []ast.Stmt) *ir.Block {
 }
 
 func (l *lowerer) stmt(s ast.Stmt) {
+	defer func(outer token.Pos) { l.pos = outer }(l.pos)
+	l.pos = s.Pos()
 	switch s := s.(type) {
 	case *ast.EmptyStmt:
 	case *ast.BlockStmt:

@@ -14,8 +14,18 @@ import (
 // reader needs them (literals, casts, constructions and built-in calls).
 // The form is for reading (dumps, `lucentc -ir`, test failures); it is not
 // parsed back: MarshalKernel is the IR's interchange form.
-func Fprint(w io.Writer, f *Function) error {
-	p := &printer{}
+func Fprint(w io.Writer, f *Function) error { return FprintWith(w, f, PrintOptions{}) }
+
+// PrintOptions choose what FprintWith shows beyond Fprint's form.
+type PrintOptions struct {
+	// Positions ends each statement's first line with its source position
+	// (StmtPos) as a comment, where it has one.
+	Positions bool
+}
+
+// FprintWith is Fprint with options.
+func FprintWith(w io.Writer, f *Function, opts PrintOptions) error {
+	p := &printer{positions: opts.Positions}
 	callees := f.Callees()
 	for i := len(callees) - 1; i >= 0; i-- {
 		p.function(callees[i])
@@ -34,13 +44,19 @@ func (f *Function) String() string {
 }
 
 type printer struct {
-	b      strings.Builder
-	indent int
+	b         strings.Builder
+	indent    int
+	positions bool
+	pos       string // the position the next line ends with
 }
 
 func (p *printer) line(format string, args ...any) {
 	p.b.WriteString(strings.Repeat("\t", p.indent))
 	fmt.Fprintf(&p.b, format, args...)
+	if p.pos != "" {
+		p.b.WriteString("\t// " + p.pos)
+		p.pos = ""
+	}
 	p.b.WriteByte('\n')
 }
 
@@ -87,6 +103,9 @@ func (p *printer) nested(head string, b *Block) {
 }
 
 func (p *printer) stmt(s Stmt) {
+	if p.positions {
+		p.pos = StmtPos(s)
+	}
 	switch s := s.(type) {
 	case *Block:
 		p.nested("", s)

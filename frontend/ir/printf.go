@@ -20,6 +20,7 @@ import (
 type Print struct {
 	Format string
 	Args   []Expr
+	Pos    string // source position (StmtPos)
 }
 
 func (*Print) stmtNode() {}

@@ -16,7 +16,7 @@ package ir
 // variables by their index in their function (parameters, locals, shared;
 // in a callable, then the kernel's parameters, which a specialised helper
 // names: version 2), built-ins by their number; callables by their index. Names and source
-// positions are kept (errors and debug names use them); captured host values
+// positions, of functions, variables and statements, are kept (errors, debug names and the checked mode's faults use them); captured host values
 // are not: a kernel that captures one cannot be serialised.
 
 import (
@@ -30,8 +30,10 @@ import (
 
 // IRVersion is the version of the serialised form MarshalKernel writes and
 // UnmarshalKernel reads; it changes whenever that form does. Version 2 let
-// callables name the kernel's arguments; this build reads version 1 too.
-const IRVersion = 2
+// callables name the kernel's arguments, version 3 keeps the statements'
+// source positions (StmtPos); this build reads versions 1 and 2 too (their
+// statements have no positions).
+const IRVersion = 3
 
 var irMagic = []byte("LCIR")
 
@@ -258,6 +260,12 @@ const (
 )
 
 func (e *irEncoder) stmt(s Stmt) {
+	defer func() {
+		// The position follows the statement's parts (version 3).
+		if posOf(s) != nil {
+			e.s(StmtPos(s))
+		}
+	}()
 	switch s := s.(type) {
 	case *Block:
 		e.u(irBlock)
@@ -429,8 +437,8 @@ func UnmarshalKernel(data []byte) (f *Function, err error) {
 		}
 	}()
 	d := &irDecoder{buf: body[len(irMagic):]}
-	if v := d.u(); v != IRVersion && v != 1 {
-		return nil, fmt.Errorf("%w: version %d, this build reads %d", ErrBadIR, v, IRVersion)
+	if d.version = d.u(); d.version < 1 || d.version > IRVersion {
+		return nil, fmt.Errorf("%w: version %d, this build reads %d", ErrBadIR, d.version, IRVersion)
 	}
 	f, err = d.kernel()
 	if err != nil {
@@ -445,14 +453,15 @@ func UnmarshalKernel(data []byte) (f *Function, err error) {
 // irDecoder reads the payload; a malformed one panics with an irFault,
 // which UnmarshalKernel turns into an error.
 type irDecoder struct {
-	buf   []byte
-	types []*Type
-	funcs []*Function
-	vars  []*Var
-	exprs []Expr   // expressions read, by order of completion
-	sizes []uint64 // their sizes as trees (shared parts counted each time)
-	total uint64   // the tree size of every expression read so far
-	depth int
+	version uint64
+	buf     []byte
+	types   []*Type
+	funcs   []*Function
+	vars    []*Var
+	exprs   []Expr   // expressions read, by order of completion
+	sizes   []uint64 // their sizes as trees (shared parts counted each time)
+	total   uint64   // the tree size of every expression read so far
+	depth   int
 }
 
 // maxIRTree bounds the expressions of a kernel read back, counted as trees
@@ -629,6 +638,14 @@ func (d *irDecoder) block() *Block {
 }
 
 func (d *irDecoder) stmt() Stmt {
+	s := d.stmtParts()
+	if p := posOf(s); p != nil && d.version >= 3 {
+		*p = d.s()
+	}
+	return s
+}
+
+func (d *irDecoder) stmtParts() Stmt {
 	switch tag := d.u(); tag {
 	case irBlock:
 		b := d.block()

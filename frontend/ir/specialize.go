@@ -199,6 +199,7 @@ func (m *cloner) block(b *Block) *Block {
 	out := &Block{Stmts: make([]Stmt, len(b.Stmts))}
 	for i, s := range b.Stmts {
 		out.Stmts[i] = m.stmt(s)
+		SetStmtPos(out.Stmts[i], StmtPos(s))
 	}
 	return out
 }

@@ -10,6 +10,7 @@ type Block struct{ Stmts []Stmt }
 type If struct {
 	Cond       Expr
 	Then, Else *Block
+	Pos        string // source position (StmtPos)
 }
 
 // Loop repeats Body until a Break (or Return).
@@ -21,6 +22,7 @@ type For struct {
 	Cond   Expr
 	Update *Block
 	Body   *Block
+	Pos    string // source position (StmtPos)
 }
 
 // Case is one arm of a Switch: the body runs for any of Values. Arms do not
@@ -36,6 +38,7 @@ type Switch struct {
 	Tag     Expr
 	Cases   []Case
 	Default *Block
+	Pos     string // source position (StmtPos)
 }
 
 // Break leaves the innermost loop or switch.
@@ -45,14 +48,23 @@ type Break struct{}
 type Continue struct{}
 
 // Return leaves the function, with Value for callables that return one.
-type Return struct{ Value Expr }
+type Return struct {
+	Value Expr
+	Pos   string // source position (StmtPos)
+}
 
 // Assign stores Src into the place Dst (a variable, or a member, swizzle-free
 // index chain rooted at one).
-type Assign struct{ Dst, Src Expr }
+type Assign struct {
+	Dst, Src Expr
+	Pos      string // source position (StmtPos)
+}
 
 // ExprStmt evaluates X for its effects (a call).
-type ExprStmt struct{ X Expr }
+type ExprStmt struct {
+	X   Expr
+	Pos string // source position (StmtPos)
+}
 
 // Comment is carried into the output as an OpName-free note for dumps; it
 // does not change the program.
@@ -69,3 +81,85 @@ func (*Return) stmtNode()   {}
 func (*Assign) stmtNode()   {}
 func (*ExprStmt) stmtNode() {}
 func (*Comment) stmtNode()  {}
+
+// StmtPos is the source position of statement s ("file:line:col" for Go
+// kernels, "file:line" of the builder's call for DSL kernels), or "" where
+// none was given. The statements that evaluate expressions (If, For,
+// Switch, Return, Assign, ExprStmt, Print, Assert) carry one; a fault of the
+// checked mode names the position of the statement it happened in.
+// Positions take no part in Hash: moving a statement to another line does
+// not change the kernel.
+func StmtPos(s Stmt) string {
+	if p := posOf(s); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// SetStmtPos sets the position of s if s carries one and has none yet (a
+// front end sets positions as it emits statements; an inner one's stays).
+func SetStmtPos(s Stmt, pos string) {
+	if p := posOf(s); p != nil && *p == "" {
+		*p = pos
+	}
+}
+
+func posOf(s Stmt) *string {
+	switch s := s.(type) {
+	case *If:
+		return &s.Pos
+	case *For:
+		return &s.Pos
+	case *Switch:
+		return &s.Pos
+	case *Return:
+		return &s.Pos
+	case *Assign:
+		return &s.Pos
+	case *ExprStmt:
+		return &s.Pos
+	case *Print:
+		return &s.Pos
+	}
+	return nil
+}
+
+// Sites lists the statements of kernel f and of the callables it reaches
+// that carry a position (StmtPos), f's first, then each callable's in
+// Callees order, each in WalkStmts order. A statement's index here is its
+// site: the checked mode's fault records name the statement by its site,
+// and the host looks the position up (SitePositions). The numbering
+// depends only on the kernel's structure, as Hash does, so code cached
+// under a Hash names the right statements of a kernel whose positions
+// moved.
+func (f *Function) Sites() []Stmt {
+	var out []Stmt
+	visit := func(g *Function) {
+		WalkStmts(g.Body, func(s Stmt) {
+			if posOf(s) != nil {
+				out = append(out, s)
+			}
+		})
+	}
+	visit(f)
+	for _, g := range f.Callees() {
+		visit(g)
+	}
+	return out
+}
+
+// SitePositions is the position of each site of f (Sites), by site;
+// nil when no statement has a position.
+func (f *Function) SitePositions() []string {
+	sites := f.Sites()
+	out := make([]string, len(sites))
+	any := false
+	for i, s := range sites {
+		out[i] = StmtPos(s)
+		any = any || out[i] != ""
+	}
+	if !any {
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+package device
+
+import (
+	"fmt"
+	"os"
+)
+
+// EnvRace switches the race detector on for every device opened while it
+// is "1", as WithRaceDetector does: a whole test suite can run with it.
+const EnvRace = "LUCENT_RACE"
+
+// WithRaceDetector runs the device's kernels with the race detector, where
+// the backend has one (the cpu backend; other backends ignore it): two
+// threads touching the same shared-memory or buffer element with no
+// barrier between them, one of them writing and not both atomically, make
+// the stream's Synchronize return a *KernelRace. Kernels run on the
+// per-thread engine and several times slower; the results are the ones the
+// kernel computes on that engine.
+func WithRaceDetector() Option { return func(o *Options) { o.RaceDetector = true } }
+
+// RaceAccess is one of the two accesses of a KernelRace.
+type RaceAccess struct {
+	Thread [3]uint32 // the dispatch id of the thread
+	Write  bool      // a store (or an atomic), else a load
+	Atomic bool
+	// Pos is where the kernel's source made the access ("file:line:col"
+	// for Go kernels, the DSL call site for DSL kernels); empty where the
+	// kernel carries no positions.
+	Pos string
+}
+
+func (a RaceAccess) verb() string {
+	switch {
+	case a.Atomic:
+		return "atomically updated"
+	case a.Write:
+		return "wrote"
+	}
+	return "read"
+}
+
+func (a RaceAccess) String() string {
+	s := fmt.Sprintf("thread %v %s it", a.Thread, a.verb())
+	if a.Pos != "" {
+		s += " at " + a.Pos
+	}
+	return s
+}
+
+// KernelRace is the error a stream's Synchronize returns when the race
+// detector (WithRaceDetector) saw a data race in a dispatch: the first one
+// seen, and how many conflicting pairs of accesses there were. Within a
+// block the first is the earliest in the order the threads ran; across
+// blocks, which is first depends on the schedule. It wraps
+// ErrInvalidArgument, as the cpu backend's checked accesses do.
+type KernelRace struct {
+	Kernel string
+	// What names the memory: "shared variable tile (file:line:col)" or
+	// "argument 1 (out)".
+	What  string
+	Index uint64 // the element: the array index in a shared variable, the buffer index in a buffer
+	// First is the earlier access, Second the one that found it.
+	First, Second RaceAccess
+	Count         int // conflicting pairs seen in the dispatch (at least 1)
+}
+
+func (r *KernelRace) Error() string {
+	more := ""
+	if r.Count > 1 {
+		more = fmt.Sprintf(" (and %d more)", r.Count-1)
+	}
+	return fmt.Sprintf("kernel %s: data race on %s element %d: %v, then %v, with no barrier between%s: %v",
+		r.Kernel, r.What, r.Index, r.First, r.Second, more, ErrInvalidArgument)
+}
+
+func (r *KernelRace) Unwrap() error { return ErrInvalidArgument }
+
+func raceFromEnv(o *Options) {
+	if os.Getenv(EnvRace) == "1" {
+		o.RaceDetector = true
+	}
+}
