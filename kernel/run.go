@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
-	"sync/atomic"
 )
 
 // Grid describes a dispatch: the block (workgroup) size and the number of
@@ -78,49 +76,14 @@ const maxBlockThreads = 1024
 // ErrKernelPanic naming the first such thread. Run stops starting blocks when
 // ctx is done and returns ctx's error.
 func Run(ctx context.Context, g Grid, body func()) error {
-	g = g.normal()
-	bt := uint64(g.Block.X) * uint64(g.Block.Y) * uint64(g.Block.Z)
-	if bt > maxBlockThreads {
-		return fmt.Errorf("%w: block %v has %d threads, more than %d", ErrGrid, g.Block, bt, maxBlockThreads)
-	}
 	if body == nil {
 		return fmt.Errorf("%w: nil kernel body", ErrGrid)
 	}
-	blocks := g.Blocks()
-	total := uint64(blocks.X) * uint64(blocks.Y) * uint64(blocks.Z)
-
-	var (
-		next     atomic.Uint64
-		errOnce  sync.Once
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
-	workers := min(uint64(runtime.GOMAXPROCS(0)), total)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			own, unregister := register()
-			defer unregister()
-			for {
-				if ctx.Err() != nil {
-					fail(ctx.Err())
-					return
-				}
-				b := next.Add(1) - 1
-				if b >= total {
-					return
-				}
-				id := Uint3{uint32(b % uint64(blocks.X)), uint32(b / uint64(blocks.X) % uint64(blocks.Y)), uint32(b / (uint64(blocks.X) * uint64(blocks.Y)))}
-				if err := runBlock(g, id, own, body); err != nil {
-					fail(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return firstErr
+	g = g.normal()
+	return eachBlock(ctx, g, func() (func(id Uint3) error, func()) {
+		own, unregister := register()
+		return func(id Uint3) error { return runBlock(g, id, own, body) }, unregister
+	})
 }
 
 // workgroup is the state a block's threads share.
