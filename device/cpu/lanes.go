@@ -1650,24 +1650,38 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				}
 			}
 		}
+		if na == 0 {
+			continue
+		}
+		// The ids of the running lanes only: the others are not read (a
+		// one-thread dispatch of a 256-thread block fills one lane, not 256).
 		if lp.ids >= 0 {
 			for i, src := range [3][]uint32{bx, by, bz} {
 				row, o := t.r[(lp.ids+i)*w:(lp.ids+i)*w+cnt], uint64(base[i])
-				for j, v := range src {
-					row[j] = o + uint64(v) // past 2^32 only outside the dispatch: those lanes do not run
+				if na == cnt {
+					for j, v := range src {
+						row[j] = o + uint64(v)
+					}
+					continue
+				}
+				for _, j := range act[:na] {
+					row[j] = o + uint64(src[j])
 				}
 			}
 		}
 		if lp.tids >= 0 {
 			for i, src := range [3][]uint32{bx, by, bz} {
 				row := t.r[(lp.tids+i)*w : (lp.tids+i)*w+cnt]
-				for j, v := range src {
-					row[j] = uint64(v)
+				if na == cnt {
+					for j, v := range src {
+						row[j] = uint64(v)
+					}
+					continue
+				}
+				for _, j := range act[:na] {
+					row[j] = uint64(src[j])
 				}
 			}
-		}
-		if na == 0 {
-			continue
 		}
 		clear(t.st)
 		for _, r := range lp.locals {
