@@ -13,12 +13,13 @@ package main
 // write; kernel.RunBlocks spreads the blocks over GOMAXPROCS workers:
 //
 //	func lucentcLoopSaxpy(lucentcB *kernel.Block, a float32, x []float32, y []float32) {
-//		lucentcD := lucentcB.Base
+//		lucentcBase := lucentcB.Base
+//		lucentcD := lucentcBase
 //		lucentcNX := … // the block's threads inside the dispatch
 //	lucentcThreads:
 //		for lucentcX := uint32(0); lucentcX < lucentcNX; lucentcX++ {
 //			lucentcB.Thread.X = lucentcX
-//			lucentcD.X = lucentcB.Base.X + lucentcX
+//			lucentcD.X = lucentcBase.X + lucentcX
 //			{ i := lucentcD.X; … } // the kernel's body, return as continue lucentcThreads
 //		}
 //	}
@@ -485,8 +486,11 @@ func (g *hostGen) writeLoop(d *kernelDecl, fn *types.Func, fd *ast.FuncDecl, c *
 	}
 	fmt.Fprintf(b, "\n// %s is kernel %s over the threads of block lucentcB, the thread ids\n// loop variables (kernel.RunBlocks); made by lucentc from the kernel's source.\n", name, d.u.k.Name)
 	fmt.Fprintf(b, "func %s(lucentcB *%s.Block%s) {\n", name, kn, params)
+	// The base in a local: the stores to lucentcB.Thread would make Go
+	// load lucentcB.Base again for every thread.
+	b.WriteString("\tlucentcBase := lucentcB.Base\n")
 	if c.usesD {
-		b.WriteString("\tlucentcD := lucentcB.Base\n")
+		b.WriteString("\tlucentcD := lucentcBase\n")
 	}
 	bl := d.u.k.Block
 	axes := []string{"X", "Y", "Z"}
@@ -499,13 +503,13 @@ func (g *hostGen) writeLoop(d *kernelDecl, fn *types.Func, fd *ast.FuncDecl, c *
 			continue // the block's one row or layer: its ids are the base's
 		}
 		ax := axes[i]
-		fmt.Fprintf(b, "\tlucentcN%[1]s := lucentcB.Grid.Size.%[1]s - lucentcB.Base.%[1]s\n\tif lucentcN%[1]s > %[2]d {\n\t\tlucentcN%[1]s = %[2]d\n\t}\n", ax, n)
+		fmt.Fprintf(b, "\tlucentcN%[1]s := lucentcB.Grid.Size.%[1]s - lucentcBase.%[1]s\n\tif lucentcN%[1]s > %[2]d {\n\t\tlucentcN%[1]s = %[2]d\n\t}\n", ax, n)
 		if i == 0 && c.returns {
 			b.WriteString("lucentcThreads:\n")
 		}
 		fmt.Fprintf(b, "\tfor lucentc%[1]s := uint32(0); lucentc%[1]s < lucentcN%[1]s; lucentc%[1]s++ {\n\t\tlucentcB.Thread.%[1]s = lucentc%[1]s\n", ax)
 		if c.usesD {
-			fmt.Fprintf(b, "\t\tlucentcD.%[1]s = lucentcB.Base.%[1]s + lucentc%[1]s\n", ax)
+			fmt.Fprintf(b, "\t\tlucentcD.%[1]s = lucentcBase.%[1]s + lucentc%[1]s\n", ax)
 		}
 		open++
 	}
