@@ -205,7 +205,9 @@ import (
 	"math"
 	"runtime"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/kernel"
@@ -370,10 +372,25 @@ func parallel(n int, f func(lo, hi int)) {
 	wg.Wait()
 }
 
-func must(b *testing.B, err error) {
-	if err != nil {
-		b.Fatal(err)
+// cpuTime is the process's user and system time: on a shared machine the
+// figure that waiting for a core does not inflate.
+func cpuTime() time.Duration {
+	var u syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &u) != nil {
+		return 0
 	}
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+}
+
+// loop runs f b.N times and reports its CPU time per run beside the wall time.
+func loop(b *testing.B, f func() error) {
+	t0 := cpuTime()
+	for b.Loop() {
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-t0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkLoops: each kernel as a parallel Go loop (go), as the host
@@ -385,23 +402,20 @@ func BenchmarkLoops(b *testing.B) {
 		x, y := make([]float32, n), make([]float32, n)
 		args := [][]byte{val(float32(2)), raw(x), raw(y)}
 		b.Run("go", func(b *testing.B) {
-			for b.Loop() {
+			loop(b, func() error {
 				parallel(n, func(lo, hi int) {
 					for i := lo; i < hi; i++ {
 						y[i] = 2*x[i] + y[i]
 					}
 				})
-			}
+				return nil
+			})
 		})
 		b.Run("host", func(b *testing.B) {
-			for b.Loop() {
-				must(b, hostSaxpy(ctx, [3]uint32{n, 1, 1}, args))
-			}
+			loop(b, func() error { return hostSaxpy(ctx, [3]uint32{n, 1, 1}, args) })
 		})
 		b.Run("run", func(b *testing.B) {
-			for b.Loop() {
-				must(b, kernel.Run(ctx, grid(256, 1, 1, [3]uint32{n, 1, 1}), func() { Saxpy(2, x, y) }))
-			}
+			loop(b, func() error { return kernel.Run(ctx, grid(256, 1, 1, [3]uint32{n, 1, 1}), func() { Saxpy(2, x, y) }) })
 		})
 	})
 	b.Run("mandel", func(b *testing.B) {
@@ -409,7 +423,7 @@ func BenchmarkLoops(b *testing.B) {
 		out := make([]uint32, w*h)
 		args := [][]byte{val(uint32(w)), val(uint32(h)), raw(out)}
 		b.Run("go", func(b *testing.B) {
-			for b.Loop() {
+			loop(b, func() error {
 				parallel(h, func(lo, hi int) {
 					for py := lo; py < hi; py++ {
 						for px := range w {
@@ -427,17 +441,16 @@ func BenchmarkLoops(b *testing.B) {
 						}
 					}
 				})
-			}
+				return nil
+			})
 		})
 		b.Run("host", func(b *testing.B) {
-			for b.Loop() {
-				must(b, hostMandel(ctx, [3]uint32{w, h, 1}, args))
-			}
+			loop(b, func() error { return hostMandel(ctx, [3]uint32{w, h, 1}, args) })
 		})
 		b.Run("run", func(b *testing.B) {
-			for b.Loop() {
-				must(b, kernel.Run(ctx, grid(16, 16, 1, [3]uint32{w, h, 1}), func() { Mandel(w, h, out) }))
-			}
+			loop(b, func() error {
+				return kernel.Run(ctx, grid(16, 16, 1, [3]uint32{w, h, 1}), func() { Mandel(w, h, out) })
+			})
 		})
 	})
 	b.Run("life", func(b *testing.B) {
@@ -449,7 +462,7 @@ func BenchmarkLoops(b *testing.B) {
 		args := [][]byte{val(uint32(w)), val(uint32(h)), raw(in), raw(out)}
 		dims := []uint32{w, h}
 		b.Run("go", func(b *testing.B) {
-			for b.Loop() {
+			loop(b, func() error {
 				parallel(h, func(lo, hi int) {
 					w, h := dims[0], dims[1] // not constants, as the kernel's are not
 					for y := uint32(lo); y < uint32(hi); y++ {
@@ -471,17 +484,16 @@ func BenchmarkLoops(b *testing.B) {
 						}
 					}
 				})
-			}
+				return nil
+			})
 		})
 		b.Run("host", func(b *testing.B) {
-			for b.Loop() {
-				must(b, hostLife(ctx, [3]uint32{w, h, 1}, args))
-			}
+			loop(b, func() error { return hostLife(ctx, [3]uint32{w, h, 1}, args) })
 		})
 		b.Run("run", func(b *testing.B) {
-			for b.Loop() {
-				must(b, kernel.Run(ctx, grid(16, 16, 1, [3]uint32{w, h, 1}), func() { Life(w, h, in, out) }))
-			}
+			loop(b, func() error {
+				return kernel.Run(ctx, grid(16, 16, 1, [3]uint32{w, h, 1}), func() { Life(w, h, in, out) })
+			})
 		})
 	})
 	b.Run("nbody", func(b *testing.B) {
@@ -492,7 +504,7 @@ func BenchmarkLoops(b *testing.B) {
 		}
 		args := [][]byte{val(uint32(n)), raw(bodies), raw(acc)}
 		b.Run("go", func(b *testing.B) {
-			for b.Loop() {
+			loop(b, func() error {
 				parallel(n, func(lo, hi int) {
 					for i := lo; i < hi; i++ {
 						p := bodies[i]
@@ -506,17 +518,16 @@ func BenchmarkLoops(b *testing.B) {
 						acc[i] = Body{ax, ay, az, p.M}
 					}
 				})
-			}
+				return nil
+			})
 		})
 		b.Run("host", func(b *testing.B) {
-			for b.Loop() {
-				must(b, hostNBody(ctx, [3]uint32{n, 1, 1}, args))
-			}
+			loop(b, func() error { return hostNBody(ctx, [3]uint32{n, 1, 1}, args) })
 		})
 		b.Run("run", func(b *testing.B) {
-			for b.Loop() {
-				must(b, kernel.Run(ctx, grid(64, 1, 1, [3]uint32{n, 1, 1}), func() { NBody(n, bodies, acc) }))
-			}
+			loop(b, func() error {
+				return kernel.Run(ctx, grid(64, 1, 1, [3]uint32{n, 1, 1}), func() { NBody(n, bodies, acc) })
+			})
 		})
 	})
 	b.Run("hist", func(b *testing.B) {
@@ -527,23 +538,20 @@ func BenchmarkLoops(b *testing.B) {
 		}
 		args := [][]byte{raw(in), raw(bins)}
 		b.Run("go", func(b *testing.B) {
-			for b.Loop() {
+			loop(b, func() error {
 				parallel(n, func(lo, hi int) {
 					for i := lo; i < hi; i++ {
 						kernel.AtomicAdd(&bins[in[i]%16], 1)
 					}
 				})
-			}
+				return nil
+			})
 		})
 		b.Run("host", func(b *testing.B) {
-			for b.Loop() {
-				must(b, hostHist(ctx, [3]uint32{n, 1, 1}, args))
-			}
+			loop(b, func() error { return hostHist(ctx, [3]uint32{n, 1, 1}, args) })
 		})
 		b.Run("run", func(b *testing.B) {
-			for b.Loop() {
-				must(b, kernel.Run(ctx, grid(64, 1, 1, [3]uint32{n, 1, 1}), func() { Hist(in, bins) }))
-			}
+			loop(b, func() error { return kernel.Run(ctx, grid(64, 1, 1, [3]uint32{n, 1, 1}), func() { Hist(in, bins) }) })
 		})
 	})
 }
