@@ -301,7 +301,10 @@ func (g *hostGen) copyOf(pkg *packages.Package, fd *ast.FuncDecl) (*copier, erro
 				return true
 			}
 			switch p := fn.Pkg(); {
-			case p != nil && p.Path() == kernelPkgPath && fn.Signature().Recv() == nil:
+			case p != nil && p.Path() == kernelPkgPath && fn.Signature().Recv() != nil:
+				// Methods of the kernel package's types (vectors,
+				// matrices) read no thread.
+			case p != nil && p.Path() == kernelPkgPath:
 				if collective(fn.Name()) {
 					return fail(noLoop("kernel.%s", fn.Name()))
 				}

@@ -15,7 +15,7 @@ import (
 // loopSource is the kernel package of TestHostLoops: the benchmark kernels
 // (saxpy, mandelbrot, a Life stencil, n-body, a histogram with atomics),
 // early returns from inside loops and a switch, a 3-D kernel reading every
-// id and printing, helpers, a thread that faults, and a kernel with shared
+// id, calling vector methods and printing, helpers, a thread that faults, and a kernel with shared
 // memory (kept on kernel.Run). The kernel and math packages are imported
 // under names of their own, which the copies must rename.
 const loopSource = `package kern
@@ -163,6 +163,10 @@ func Ids(out []float32) {
 	d, t, b := k.DispatchID(), k.ThreadID(), k.BlockID()
 	bs, ds, g := k.BlockSize(), k.DispatchSize(), k.DispatchGroups()
 	i := (d.Z*ds.Y+d.Y)*ds.X + d.X
+	if e := b.Mul(bs).Add(t); e != d { // methods of the kernel package's vectors
+		out[i] = -1
+		return
+	}
 	if d.X == 3 && d.Y == 0 && d.Z == 0 {
 		k.Printf("thread %u of %v", k.DispatchID().X, k.DispatchSize())
 	}
