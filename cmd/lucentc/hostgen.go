@@ -185,7 +185,7 @@ func (g *hostGen) kernel(d *kernelDecl) error {
 	// Kept: register the name and imports, write the copy.
 	g.taken[loopName] = true
 	g.loops[d] = loopName
-	g.writeLoop(d, fn, fd, c, loopName)
+	g.writeLoop(d, fd, c, loopName)
 	return nil
 }
 
@@ -480,7 +480,7 @@ func (c *copier) text(lo, hi token.Pos) string {
 }
 
 // writeLoop writes kernel d's loop function.
-func (g *hostGen) writeLoop(d *kernelDecl, fn *types.Func, fd *ast.FuncDecl, c *copier, name string) {
+func (g *hostGen) writeLoop(d *kernelDecl, fd *ast.FuncDecl, c *copier, name string) {
 	b := &g.code
 	kn := g.f.kernel
 	params := c.text(fd.Type.Params.Opening+1, fd.Type.Params.Closing)
