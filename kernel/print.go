@@ -1,10 +1,6 @@
 package kernel
 
-import (
-	"fmt"
-	"log/slog"
-	"strings"
-)
+import "strings"
 
 // Printf formats args as fmt.Sprintf does and prints the text with the
 // calling thread's dispatch id: on the CPU runner to Grid.Print (nil: the
@@ -16,12 +12,7 @@ import (
 // this package; a device formats a vector as fmt formats these structs.
 func Printf(format string, args ...any) {
 	t := current("Printf")
-	text := fmt.Sprintf(goFormat(format), args...)
-	if p := t.group.grid.Print; p != nil {
-		p(t.dispatch, text)
-		return
-	}
-	slog.Info("kernel print", "thread", [3]uint32{t.dispatch.X, t.dispatch.Y, t.dispatch.Z}, "text", text)
+	printAt(t.group.grid.Print, t.dispatch, format, args...)
 }
 
 // goFormat is format with %u as %d, the one verb fmt lacks (frontend/ir's

@@ -90,13 +90,27 @@ const maxBlockThreads = 1024
 // file:line of both accesses; at most 2048 threads of a Run are live at
 // once there (the detector allows 8128 goroutines).
 func Run(ctx context.Context, g Grid, body func()) error {
+	if body == nil {
+		return fmt.Errorf("%w: nil kernel body", ErrGrid)
+	}
 	g = g.normal()
+	if raceBuild {
+		return runRaced(ctx, g, body)
+	}
+	return eachBlock(ctx, g, func() (func(id Uint3) error, func()) {
+		own, unregister := register()
+		return func(id Uint3) error { return runBlock(g, id, own, body, nil) }, unregister
+	})
+}
+
+// runRaced is Run in a -race build: fewer workers (a goroutine per thread
+// must stay well below the detector's limit), one block at a time, and the
+// threads of each worker's last block held until every block has run
+// (raceWorker).
+func runRaced(ctx context.Context, g Grid, body func()) error {
 	bt := uint64(g.Block.X) * uint64(g.Block.Y) * uint64(g.Block.Z)
 	if bt > maxBlockThreads {
 		return fmt.Errorf("%w: block %v has %d threads, more than %d", ErrGrid, g.Block, bt, maxBlockThreads)
-	}
-	if body == nil {
-		return fmt.Errorf("%w: nil kernel body", ErrGrid)
 	}
 	blocks := g.Blocks()
 	total := uint64(blocks.X) * uint64(blocks.Y) * uint64(blocks.Z)

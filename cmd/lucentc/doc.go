@@ -26,9 +26,14 @@
 //
 // Where a kernel's parameters are Go memory as they are (no textures, no
 // bools), the launcher also carries the kernel as compiled Go
-// (device.WithHost): the cpu backend runs that function with kernel.Run
-// instead of the IR, at the speed of Go with Go's bounds checks (a thread's
-// panic is the stream's error naming the kernel).
+// (device.WithHost): the cpu backend runs that function instead of the IR,
+// at the speed of Go with Go's bounds checks (a thread's panic is the
+// stream's error naming the kernel). For a kernel in the launcher's own
+// package without Barrier, Shared or subgroup operations, the launcher
+// carries a copy of the kernel's body with the thread ids as loop variables
+// of a loop over a block's threads (kernel.RunBlocks): a plain Go loop, not
+// a call and an id look-up per thread; the others run under kernel.Run, and
+// the host function says why in a comment.
 //
 // The launchers mark the modules Trusted (device.ShaderDesc), as lucentc
 // validated them, so the program does not validate them again at run time

@@ -438,7 +438,8 @@ func TestGenerateEndToEnd(t *testing.T) {
 	// function for a backend running kernels on the host; Invert's textures
 	// are not.
 	require.Contains(t, src, "func hostSaxpy(ctx context.Context, size [3]uint32, args [][]byte) error {")
-	require.Contains(t, src, "kernel.Run(ctx, grid, func() { Saxpy(a0, a1, a2) })")
+	require.Contains(t, src, "kernel.RunBlocks(ctx, grid, func(b *kernel.Block) { lucentcLoopSaxpy(b, a0, a1, a2) })")
+	require.Contains(t, src, "// kernel.Run, not a loop over the threads: kernel.Shared.\n\treturn kernel.Run(ctx, grid, func() { Reverse(a0) })")
 	require.Contains(t, src, `lucentcFromIR(dev, irSaxpy, "kern.Saxpy", hostSaxpy)`)
 	require.Contains(t, src, `lucentcFromIR(dev, irReverse, "kern.Reverse", hostReverse)`)
 	require.Contains(t, src, `lucentcFromIR(dev, irInvert, "kern.Invert", nil)`)

@@ -92,6 +92,9 @@ type goFile struct {
 	ctx     string       // the names of packages context, kernel and fmt, where a launcher has a host function
 	kernel  string
 	fmt     string
+	// hostLoops holds the kernels copied as loops over a block's threads
+	// (hostgen.go), for their host functions.
+	hostLoops *hostGen
 }
 
 // genGo produces the Go files of -go, keyed by file name.
@@ -257,6 +260,7 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 			f.fmt = f.importName(types.NewPackage("fmt", "fmt"))
 		}
 	}
+	f.prepareHostLoops(decls)
 
 	// The constructors check their kernel's source at run time.
 	var staleCode string
@@ -296,6 +300,7 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 		f.writeKernel(&b, d, dev, cfg)
 		anyBuffers = anyBuffers || d.hasBuffers
 	}
+	b.Write(f.hostLoops.code.Bytes())
 	fmt.Fprintf(&b, `
 // lucentcFromIR compiles a kernel from its IR on dev, for a backend that
 // takes no SPIR-V; host, when not nil, is the kernel as compiled Go, which
@@ -767,11 +772,13 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 }
 
 // writeHost writes kernel d as a device.HostFunc: the arguments' bytes
-// viewed as the Go parameters, the function run by kernel.Run in the
-// kernel's blocks, with subgroups of one thread (the host backend's).
+// viewed as the Go parameters, the function run in the kernel's blocks,
+// with subgroups of one thread (the host backend's): its loop copy
+// (hostgen.go) by kernel.RunBlocks where it has one, else the function
+// itself by kernel.Run.
 func (f *goFile) writeHost(b *bytes.Buffer, d *kernelDecl) {
 	u := d.u
-	fmt.Fprintf(b, "\n// %s is kernel %s as compiled Go (kernel.Run), which a backend running\n// kernels on the host calls instead of compiling the IR.\n", d.hostFunc, u.k.Name)
+	fmt.Fprintf(b, "\n// %s is kernel %s as compiled Go, which a backend running kernels on\n// the host calls instead of compiling the IR.\n", d.hostFunc, u.k.Name)
 	fmt.Fprintf(b, "func %s(ctx %s.Context, size [3]uint32, args [][]byte) error {\n", d.hostFunc, f.ctx)
 	fmt.Fprintf(b, "\tif len(args) != %d {\n\t\treturn lucentcHostArg(\"list\", %s.Errorf(\"%%d arguments for %d\", len(args)))\n\t}\n", len(d.params), f.fmt, len(d.params))
 	var names []string
@@ -786,6 +793,13 @@ func (f *goFile) writeHost(b *bytes.Buffer, d *kernelDecl) {
 	}
 	bl := u.k.Block
 	fmt.Fprintf(b, "\tgrid := %[1]s.Grid{Block: %[1]s.Uint3{X: %d, Y: %d, Z: %d}, Size: %[1]s.Uint3{X: size[0], Y: size[1], Z: size[2]}, SubgroupSize: 1}\n", f.kernel, max(bl[0], 1), max(bl[1], 1), max(bl[2], 1))
+	if loop := f.hostLoops.loop(d); loop != "" {
+		fmt.Fprintf(b, "\treturn %s.RunBlocks(ctx, grid, func(b *%s.Block) { %s(b, %s) })\n}\n", f.kernel, f.kernel, loop, strings.Join(names, ", "))
+		return
+	}
+	if why := f.hostLoops.why[d]; why != "" {
+		fmt.Fprintf(b, "\t// kernel.Run, not a loop over the threads: %s.\n", why)
+	}
 	fmt.Fprintf(b, "\treturn %s.Run(ctx, grid, func() { %s(%s) })\n}\n", f.kernel, d.call, strings.Join(names, ", "))
 }
 

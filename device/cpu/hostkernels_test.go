@@ -95,3 +95,25 @@ func HostBranches(k uint32, in, out []int32) {
 	}
 	out[i] = r
 }
+
+// HostAtomics takes lanes of a batch through buffer atomics: a count whose
+// old value is dropped, a counter whose old value places the thread, min,
+// max, a compare-and-swap claiming a slot, and a float add.
+//
+//lucent:kernel block=64
+func HostAtomics(in []int32, bins []uint32, order, claimed []uint32, minmax []int32, sum []float32) {
+	i := kernel.DispatchID().X
+	if i >= uint32(len(in)) {
+		return
+	}
+	v := in[i]
+	kernel.AtomicAdd(&bins[uint32(v)%8], 1)
+	slot := kernel.AtomicAdd(&order[0], 1)
+	order[1+slot] = i
+	kernel.AtomicMin(&minmax[0], v)
+	kernel.AtomicMax(&minmax[1], v)
+	if kernel.AtomicCompareExchange(&claimed[uint32(v)%16], 0, i+1) == 0 {
+		kernel.AtomicAdd(&claimed[16], 1)
+	}
+	kernel.AtomicAdd(&sum[0], float32(v%4))
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
@@ -21,9 +23,9 @@ import (
 //
 // It compiles the shapes that make up most kernels: scalar arithmetic,
 // comparisons, conversions and pure built-ins, components of vectors,
-// loads and stores of 4-byte buffer elements, locals, uniforms, built-in
-// ids, if, for, loop, break, continue and return. A kernel with anything
-// else (barriers, shared memory, atomics, callables, textures, aggregates
+// loads, stores and atomics of 4-byte buffer elements, locals, uniforms,
+// built-in ids, if, for, loop, break, continue and return. A kernel with
+// anything else (barriers, shared memory, callables, textures, aggregates
 // built at run time, switch) runs on the per-thread engine.
 
 // laneWidth is the most lanes of a batch.
@@ -256,6 +258,15 @@ func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 		return mark(stRet)
 	case *ir.Assign:
 		return lc.assign(s)
+	case *ir.ExprStmt:
+		// A call for its effect (an atomic whose old value goes unused).
+		ev := lc.expr(s.X, -1).eval
+		return func(t *lth, act []int32) []int32 {
+			if ev != nil {
+				ev(t, act)
+			}
+			return act
+		}
 	}
 	noLanes("statement %T", s)
 	return nil
@@ -1429,6 +1440,83 @@ func (lc *laneCompiler) cast(e *ir.Cast, dst int) lex {
 	return lex{eval: op1(pre, a, o, castFn(fs.Scalar(), ts.Scalar())), slot: o, n: 1}
 }
 
+// atomic compiles an atomic read-modify-write of a 4-byte buffer element:
+// the lanes one after another, each with sync/atomic as the per-thread
+// engine does (other workers run other blocks at the same time), each
+// lane's old value in its slot.
+func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
+	ix, ok := e.Args[0].(*ir.Index)
+	if !ok || ix.X.Type().Kind() != ir.KindBuffer {
+		noLanes("%s on %T", e.Op, e.Args[0])
+	}
+	if _, ok := ix.X.(*ir.Ref); !ok {
+		noLanes("%s on a buffer view", e.Op)
+	}
+	if ix.T.Size() != 4 || !ix.T.IsScalar() || !ix.I.Type().IsInteger() {
+		noLanes("%s on %s", e.Op, ix.T)
+	}
+	v := ix.X.(*ir.Ref).Var
+	k, idx, label := lc.c.params[v], lc.scalar(ix.I, -1), lc.c.argLabel(v)
+	signed, wide := ix.I.Type().Kind() == ir.KindInt, ix.I.Type().Bits() == 64 // Go's int: an i64 index
+	var evs []func(*lth, []int32)
+	var vals []int
+	for _, a := range e.Args[1:] {
+		x := lc.scalar(a, -1)
+		evs = append(evs, x.eval)
+		vals = append(vals, x.slot)
+	}
+	pre := seq(append(evs, idx.eval)...)
+	f := rmw(e.Op, ix.T)
+	cas := e.Op == ir.OpAtomicCAS
+	add := e.Op == ir.OpAtomicAdd && ix.T.IsInteger()
+	is, o := idx.slot, lc.out(dst)
+	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		b := t.run.bufs[k]
+		n := uint64(len(b)) / 4
+		ri, rv, ro := t.r[is*w:(is+1)*w], t.r[vals[0]*w:(vals[0]+1)*w], t.r[o*w:(o+1)*w]
+		var rc []uint64
+		if cas {
+			rc, rv = rv, t.r[vals[1]*w:(vals[1]+1)*w]
+		}
+		for _, l := range act {
+			i := ri[l]
+			if signed && !wide {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= n {
+				t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed || wide), n)
+			}
+			p := (*uint32)(unsafe.Pointer(&b[4*i]))
+			v := uint32(rv[l])
+			switch {
+			case add:
+				ro[l] = uint64(atomic.AddUint32(p, v) - v)
+			case cas:
+				want := uint32(rc[l])
+				for {
+					old := atomic.LoadUint32(p)
+					if old != want || atomic.CompareAndSwapUint32(p, old, v) {
+						ro[l] = uint64(old)
+						break
+					}
+				}
+			default:
+				for {
+					old := atomic.LoadUint32(p)
+					if atomic.CompareAndSwapUint32(p, old, uint32(f(uint64(old), uint64(v)))) {
+						ro[l] = uint64(old)
+						break
+					}
+				}
+			}
+		}
+	}}
+}
+
 // builtin compiles the pure scalar built-ins (on float32 and 32-bit
 // integers, as the per-thread engine computes them), select and a buffer's
 // length.
@@ -1438,8 +1526,11 @@ func (lc *laneCompiler) builtin(e *ir.Call, dst int) lex {
 		k, es := lc.c.params[v], uint64(v.Type.Elem().Size())
 		return lex{slot: lc.dispatchConst(fmt.Sprint("len", k), func(l *launch) uint64 { return uint64(uint32(uint64(len(l.bufs[k])) / es)) }), n: 1}
 	}
+	if e.Op >= ir.OpAtomicExchange && e.Op <= ir.OpAtomicMax {
+		return lc.atomic(e, dst)
+	}
 	switch op := e.Op; {
-	case op >= ir.OpAtomicExchange && op <= ir.OpAtomicMax, op == ir.OpBarrier,
+	case op == ir.OpBarrier,
 		op >= ir.OpSubgroupElect && op <= ir.OpSubgroupExclusiveAdd,
 		op >= ir.OpTextureRead && op <= ir.OpTextureSample,
 		op >= ir.OpBindlessRead && op <= ir.OpBindlessSize, op >= ir.OpBindlessTexRead && op <= ir.OpBindlessTexSize,
@@ -1650,24 +1741,38 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				}
 			}
 		}
+		if na == 0 {
+			continue
+		}
+		// The ids of the running lanes only: the others are not read (a
+		// one-thread dispatch of a 256-thread block fills one lane, not 256).
 		if lp.ids >= 0 {
 			for i, src := range [3][]uint32{bx, by, bz} {
 				row, o := t.r[(lp.ids+i)*w:(lp.ids+i)*w+cnt], uint64(base[i])
-				for j, v := range src {
-					row[j] = o + uint64(v) // past 2^32 only outside the dispatch: those lanes do not run
+				if na == cnt {
+					for j, v := range src {
+						row[j] = o + uint64(v)
+					}
+					continue
+				}
+				for _, j := range act[:na] {
+					row[j] = o + uint64(src[j])
 				}
 			}
 		}
 		if lp.tids >= 0 {
 			for i, src := range [3][]uint32{bx, by, bz} {
 				row := t.r[(lp.tids+i)*w : (lp.tids+i)*w+cnt]
-				for j, v := range src {
-					row[j] = uint64(v)
+				if na == cnt {
+					for j, v := range src {
+						row[j] = uint64(v)
+					}
+					continue
+				}
+				for _, j := range act[:na] {
+					row[j] = uint64(src[j])
 				}
 			}
-		}
-		if na == 0 {
-			continue
 		}
 		clear(t.st)
 		for _, r := range lp.locals {

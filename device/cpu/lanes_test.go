@@ -155,3 +155,76 @@ func TestLaneEngineFault(t *testing.T) {
 	require.Contains(t, errs[1].Error(), "index 100 out of range [0, 100), in thread [99 0 0] (block [1 0 0], thread [35 0 0] of the block)")
 	require.Equal(t, errs[0].Error(), errs[1].Error())
 }
+
+// TestLaneEngineAtomics: buffer atomics on the lane engine give what the
+// per-thread engine and the kernel as Go give: counts, old values that
+// place each thread once, min and max, compare-and-swap claims.
+func TestLaneEngineAtomics(t *testing.T) {
+	d := open(t)
+	s := stream(t, d, device.StreamCompute)
+	pt, ln := bothEngines(t, d, hostKernel(t, "HostAtomics"))
+	const n = 1000
+	in := make([]int32, n)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range in {
+		in[i] = r.Int32N(2000) - 1000
+	}
+	type outs struct {
+		bins, order, claimed []uint32
+		minmax               []int32
+		sum                  []float32
+	}
+	run := func(k *device.Kernel) outs {
+		bin := newBuf(t, d, in)
+		bb, bo, bc := newBuf(t, d, make([]uint32, 8)), newBuf(t, d, make([]uint32, n+1)), newBuf(t, d, make([]uint32, 17))
+		bm, bs := newBuf(t, d, []int32{1 << 30, -1 << 30}), newBuf(t, d, make([]float32, 1))
+		o := outs{make([]uint32, 8), make([]uint32, n+1), make([]uint32, 17), make([]int32, 2), make([]float32, 1)}
+		require.NoError(t, s.Submit(k.Dispatch([3]uint32{n}, bin, bb, bo, bc, bm, bs),
+			bb.Download(o.bins), bo.Download(o.order), bc.Download(o.claimed), bm.Download(o.minmax), bs.Download(o.sum)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		return o
+	}
+	want := outs{make([]uint32, 8), make([]uint32, n+1), make([]uint32, 17), []int32{1 << 30, -1 << 30}, make([]float32, 1)}
+	require.NoError(t, kernel.Run(ctxT(t), kernel.Grid1(64, n), func() { HostAtomics(in, want.bins, want.order, want.claimed, want.minmax, want.sum) }))
+	for name, got := range map[string]outs{"per-thread engine": run(pt), "lane engine": run(ln)} {
+		require.Equal(t, want.bins, got.bins, name)
+		require.Equal(t, want.minmax, got.minmax, name)
+		require.Equal(t, want.sum, got.sum, name) // small integers: exact in any order
+		require.Equal(t, uint32(n), got.order[0], name)
+		seen := make([]bool, n)
+		for _, i := range got.order[1:] {
+			require.False(t, seen[i], "%s: thread %d placed twice", name, i)
+			seen[i] = true
+		}
+		// Each claimed slot holds a thread whose value maps to it; the
+		// claims are counted once each.
+		claims := uint32(0)
+		for j, c := range got.claimed[:16] {
+			if c != 0 {
+				claims++
+				require.Equal(t, uint32(j), uint32(in[c-1])%16, name)
+			}
+		}
+		require.Equal(t, claims, got.claimed[16], name)
+		require.Equal(t, want.claimed[16], got.claimed[16], name)
+	}
+}
+
+// TestLaneEngineAtomicFault: an atomic past the end of its buffer on the
+// lane engine faults naming the argument, the index and the thread.
+func TestLaneEngineAtomicFault(t *testing.T) {
+	d := open(t)
+	s := stream(t, d, device.StreamCompute)
+	_, ln := bothEngines(t, d, hostKernel(t, "HostAtomics"))
+	in := []int32{1, 2, 3, 4, 5}
+	bin := newBuf(t, d, in)
+	bb, bo, bc := newBuf(t, d, make([]uint32, 2)), newBuf(t, d, make([]uint32, 6)), newBuf(t, d, make([]uint32, 17))
+	bm, bs := newBuf(t, d, make([]int32, 2)), newBuf(t, d, make([]float32, 1))
+	require.NoError(t, s.Submit(ln.Dispatch([3]uint32{5}, bin, bb, bo, bc, bm, bs)))
+	err := s.Synchronize(ctxT(t))
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	t.Log(err)
+	require.ErrorContains(t, err, "bins")
+	require.ErrorContains(t, err, "index 2 out of range [0, 2)")
+	require.ErrorContains(t, err, "thread [1 0 0]")
+}
