@@ -240,6 +240,7 @@ const (
 	irExprStmt
 	irComment
 	irPrint
+	irRayQuery
 )
 
 const (
@@ -311,6 +312,14 @@ func (e *irEncoder) stmt(s Stmt) {
 		for _, a := range s.Args {
 			e.expr(a)
 		}
+	case *RayQuery:
+		e.u(irRayQuery)
+		e.u(uint64(len(s.Args)))
+		for _, a := range s.Args {
+			e.expr(a)
+		}
+		e.block(s.Body)
+		e.expr(s.Result)
 	default:
 		e.err = fmt.Errorf("statement %T", s)
 	}
@@ -672,6 +681,14 @@ func (d *irDecoder) stmt() Stmt {
 			p.Args = append(p.Args, d.expr())
 		}
 		return p
+	case irRayQuery:
+		q := &RayQuery{}
+		for range d.count() {
+			q.Args = append(q.Args, d.expr())
+		}
+		q.Body = d.block()
+		q.Result = d.expr()
+		return q
 	default:
 		d.fail("statement tag %d", tag)
 		return nil
