@@ -87,3 +87,10 @@ func TestCPUCandidateLoops(t *testing.T) {
 		checkCandidateLoops(t, openCPU(t, validated), fmt.Sprintf("cpu (validated %v)", validated))
 	}
 }
+
+// On Vulkan: native on Mesa 25's lavapipe, software on 22.3 and with
+// LUCENT_ACCEL=software; the validation layer stays silent.
+func TestVulkanCandidateLoops(t *testing.T) {
+	d := nativeDevice(t)
+	checkCandidateLoops(t, d, "vulkan, "+d.Capabilities().RayTracing.String())
+}

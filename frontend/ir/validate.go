@@ -79,6 +79,12 @@ func WalkExprs(f *Function, fn func(Expr)) {
 			for _, a := range s.Args {
 				expr(a)
 			}
+		case *RayQuery:
+			for _, a := range s.Args {
+				expr(a)
+			}
+			block(s.Body)
+			expr(s.Result)
 		}
 	}
 	block = func(b *Block) {
