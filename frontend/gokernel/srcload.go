@@ -53,6 +53,7 @@ var kernelStubs = map[string]string{
 	"context":     "package context\nimport \"time\"\ntype Context interface {\n\tDeadline() (deadline time.Time, ok bool)\n\tDone() <-chan struct{}\n\tErr() error\n\tValue(key any) any\n}\n",
 	"errors":      "package errors\nfunc New(text string) error\n",
 	"fmt":         "package fmt\n",
+	"iter":        "package iter\n",
 	"log/slog":    "package slog\n",
 	"strings":     "package strings\ntype Builder struct{ _ [0]func() }\n",
 	"reflect":     "package reflect\ntype Type interface{ Size() uintptr }\n",
