@@ -75,6 +75,15 @@ func (s *Scene) CheckQuery(t testing.TB, what string, rays []kernel.Ray, res []k
 	require.NotZero(t, saw, "%s: no ray saw a candidate", what)
 	if !first {
 		s.check(t, what, rays, hits, nil, true)
+		// The loop's rule must matter: TraceClosest's answers would fail.
+		differ := 0
+		for _, r := range rays {
+			a, b := s.QueryReference(r), s.Reference(r)
+			if !a.Ambiguous && !b.Ambiguous && (a.Hit.Kind != b.Hit.Kind || a.Hit.Instance != b.Hit.Instance || a.Hit.Prim != b.Hit.Prim) {
+				differ++
+			}
+		}
+		require.Greater(t, differ, len(rays)/50, "%s: the candidate loop's rule changes too few answers for the test to mean much", what)
 	}
 	for i, r := range res {
 		h := r.Hit

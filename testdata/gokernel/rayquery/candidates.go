@@ -7,7 +7,8 @@ import "github.com/lucent-gpu/lucent/kernel"
 // extent), intersected in the loop; a triangle of a non-opaque instance is
 // committed when its primitive is even. It writes what the query committed
 // to out[i] and the number of candidates it saw to seen[i]; with first set
-// it terminates the traversal at the first candidate.
+// it terminates the traversal at the first candidate. The query runs in a
+// helper that takes the accel.
 //
 //lucent:kernel block=64
 func Spheres(scene kernel.Accel, rays []kernel.Ray, out []kernel.QueryResult, seen []uint32, first uint32) {
@@ -15,7 +16,11 @@ func Spheres(scene kernel.Accel, rays []kernel.Ray, out []kernel.QueryResult, se
 	if i >= uint32(len(rays)) {
 		return
 	}
-	r := rays[i]
+	out[i], seen[i] = spheres(scene, rays[i], first)
+}
+
+// spheres is Spheres' query of r: what it committed and the candidates seen.
+func spheres(scene kernel.Accel, r kernel.Ray, first uint32) (kernel.QueryResult, uint32) {
 	q := scene.Query(r)
 	n := uint32(0)
 	for q.Next() {
@@ -33,8 +38,7 @@ func Spheres(scene kernel.Accel, rays []kernel.Ray, out []kernel.QueryResult, se
 			q.Terminate()
 		}
 	}
-	out[i] = q.Result()
-	seen[i] = n
+	return q.Result(), n
 }
 
 // sphere is the first t ≥ tmin where the candidate's ray (in object space)
