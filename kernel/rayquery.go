@@ -1,6 +1,9 @@
 package kernel
 
-import "iter"
+import (
+	"iter"
+	"runtime"
+)
 
 // Ray-query loops.
 //
@@ -69,7 +72,12 @@ type QueryResult struct {
 }
 
 // RayQuery is a ray's traversal in flight (Accel.Query).
-type RayQuery struct {
+type RayQuery struct{ *query }
+
+// query is a RayQuery's state, which the traversal's coroutine holds; the
+// RayQuery handle, which it does not, ends a traversal its thread left
+// unfinished (a panic in the loop) once the handle is unreachable.
+type query struct {
 	next    func() (Candidate, bool)
 	stop    func()
 	cand    Candidate
@@ -86,17 +94,25 @@ type RayQuery struct {
 // candidate in turn.
 func (a Accel) Query(r Ray) *RayQuery {
 	t := a.tracer()
-	q := &RayQuery{}
+	q := &query{}
 	q.next, q.stop = iter.Pull(func(yield func(Candidate) bool) {
 		q.res = t.Query(r, func(c Candidate) (float32, bool, bool) {
 			q.commit, q.term = false, false
 			if !yield(c) {
-				return 0, false, true
+				// The loop was left (Result before the end): the
+				// candidate's commit counts, the traversal ends.
+				return q.commitT, q.commit, true
 			}
 			return q.commitT, q.commit, q.term
 		})
 	})
-	return q
+	h := &RayQuery{q}
+	runtime.AddCleanup(h, func(q *query) {
+		if !q.done {
+			q.stop()
+		}
+	}, q)
+	return h
 }
 
 // Next moves to the next candidate, reporting whether there is one; once it
@@ -114,12 +130,12 @@ func (q *RayQuery) Next() bool {
 	return true
 }
 
-func (q *RayQuery) finish() {
+func (q *query) finish() {
 	q.stop()
 	q.done, q.in = true, false
 }
 
-func (q *RayQuery) candidate(what string) *Candidate {
+func (q *query) candidate(what string) *Candidate {
 	if !q.in {
 		panic("kernel: RayQuery." + what + " outside the query's for q.Next() loop")
 	}
@@ -157,7 +173,8 @@ func (q *RayQuery) Terminate() {
 }
 
 // Result returns what the query committed, ending the traversal first if
-// the loop left it early.
+// the loop left it early (on the CPU: the candidate in hand keeps its
+// commit, as with Terminate).
 func (q *RayQuery) Result() QueryResult {
 	if !q.done {
 		q.finish()
