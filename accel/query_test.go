@@ -61,20 +61,22 @@ func checkCandidateLoops(t *testing.T, d *device.Device, what string) {
 			closeAll(t, k)
 			for _, first := range []uint32{0, 1} {
 				w := fmt.Sprintf("%s, %s, seed %d, first %d", what, name, seed, first)
-				ob, sb := buffer[kernel.QueryResult](t, d, n), buffer[uint32](t, d, n)
+				ob, sb, lb := buffer[kernel.QueryResult](t, d, n), buffer[uint32](t, d, n), buffer[kernel.Candidate](t, d, n)
 				if name == "DSL" {
 					org, dir, masks := raytest.Pack(rays)
-					run(k.Dispatch([3]uint32{uint32(n)}, o.Accel, from(t, d, org), from(t, d, dir), from(t, d, masks), ob, sb, first))
+					run(k.Dispatch([3]uint32{uint32(n)}, o.Accel, from(t, d, org), from(t, d, dir), from(t, d, masks), ob, sb, lb, first))
 				} else {
-					run(k.Dispatch([3]uint32{uint32(n)}, o.Accel, from(t, d, rays), ob, sb, first))
+					run(k.Dispatch([3]uint32{uint32(n)}, o.Accel, from(t, d, rays), ob, sb, lb, first))
 				}
-				res, seen := make([]kernel.QueryResult, n), make([]uint32, n)
-				run(ob.Download(res), sb.Download(seen))
+				res, seen, last := make([]kernel.QueryResult, n), make([]uint32, n), make([]kernel.Candidate, n)
+				run(ob.Download(res), sb.Download(seen), lb.Download(last))
 				sc.CheckQuery(t, w, rays, res, seen, first != 0)
+				sc.CheckCandidates(t, w, rays, last, seen)
 				if !ran {
-					want, wantSeen := make([]kernel.QueryResult, n), make([]uint32, n)
-					require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, uint32(n)), func() { rayquery.Spheres(host, rays, want, wantSeen, first) }))
+					want, wantSeen, wantLast := make([]kernel.QueryResult, n), make([]uint32, n), make([]kernel.Candidate, n)
+					require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, uint32(n)), func() { rayquery.Spheres(host, rays, want, wantSeen, wantLast, first) }))
 					sc.CheckQuery(t, w+", kernel.Run", rays, want, wantSeen, first != 0)
+					sc.CheckCandidates(t, w+", kernel.Run", rays, wantLast, wantSeen)
 				}
 			}
 		}

@@ -100,14 +100,16 @@ func TestInterpCandidateLoops(t *testing.T) {
 		n := uint32(len(rays))
 		for _, first := range []uint32{0, 1} {
 			what := fmt.Sprintf("seed %d, first %d", seed, first)
-			ob, sb := interp.NewBuffer(ir.RayCommitted, len(rays)), interp.NewBuffer(ir.TU32, len(rays))
-			require.NoError(t, interp.Run(spheres, [3]uint32{n, 1, 1}, sc, buf(rayT, rays), ob, sb, first))
+			ob, sb, lb := interp.NewBuffer(ir.RayCommitted, len(rays)), interp.NewBuffer(ir.TU32, len(rays)), interp.NewBuffer(ir.RayCandidate, len(rays))
+			require.NoError(t, interp.Run(spheres, [3]uint32{n, 1, 1}, sc, buf(rayT, rays), ob, sb, lb, first))
 			res, seen := sliceOf[kernel.QueryResult](ob.Data), sliceOf[uint32](sb.Data)
 			s.CheckQuery(t, "interp, "+what, rays, res, seen, first != 0)
+			s.CheckCandidates(t, "interp, "+what, rays, sliceOf[kernel.Candidate](lb.Data), seen)
 
-			want, wantSeen := make([]kernel.QueryResult, n), make([]uint32, n)
-			require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, n), func() { rayquery.Spheres(acc, rays, want, wantSeen, first) }))
+			want, wantSeen, wantLast := make([]kernel.QueryResult, n), make([]uint32, n), make([]kernel.Candidate, n)
+			require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, n), func() { rayquery.Spheres(acc, rays, want, wantSeen, wantLast, first) }))
 			s.CheckQuery(t, "kernel.Run, "+what, rays, want, wantSeen, first != 0)
+			s.CheckCandidates(t, "kernel.Run, "+what, rays, wantLast, wantSeen)
 			// The same traversal: the same candidates and hits (the sphere's
 			// t may round apart: Go may fuse a*b+c).
 			require.Equal(t, wantSeen, seen, what)

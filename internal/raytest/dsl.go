@@ -77,10 +77,11 @@ func FromFields(rays []kernel.Ray, ids []uint32, ts []float32, missMask bool) ([
 // DSLSpheres is rayquery.Spheres in the DSL, over rays as Pack gives them:
 // a candidate loop intersecting the sphere inscribed in each procedural box
 // and committing a non-opaque instance's even triangles; it writes the
-// query's result to out[i], the candidates seen to seen[i], and terminates
+// query's result to out[i], the candidates seen to seen[i], the last of them
+// to last[i] (where it saw one), and terminates
 // at the first one when first is set.
 func DSLSpheres() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, scene dsl.Accel, org, dir dsl.Buf[dsl.F32x4], mask dsl.Buf[dsl.U32], out dsl.Buf[dsl.QueryResult], seen dsl.Buf[dsl.U32], first dsl.U32) {
+	return dsl.Kernel1D(64, func(k *dsl.K, scene dsl.Accel, org, dir dsl.Buf[dsl.F32x4], mask dsl.Buf[dsl.U32], out dsl.Buf[dsl.QueryResult], seen dsl.Buf[dsl.U32], last dsl.Buf[dsl.Candidate], first dsl.U32) {
 		i := k.DispatchID().X()
 		k.If(i.Lt(org.Len()), func() {
 			o, d := org.Read(i), dir.Read(i)
@@ -88,6 +89,7 @@ func DSLSpheres() (*ir.Function, error) {
 			n := dsl.NewVar(k, dsl.U(0))
 			res := scene.Query(o.XYZ(), tmin, d.XYZ(), d.W(), mask.Read(i), func(q dsl.Query) {
 				c := q.Candidate()
+				last.Write(i, c)
 				n.Set(n.Get().Add(dsl.U(1)))
 				k.If(c.Kind().Eq(dsl.U(dsl.HitProcedural)), func() {
 					lo, hi := c.BoxMin(), c.BoxMax()
@@ -115,5 +117,5 @@ func DSLSpheres() (*ir.Function, error) {
 			out.Write(i, res)
 			seen.Write(i, n.Get())
 		})
-	}, "scene", "org", "dir", "mask", "out", "seen", "first")
+	}, "scene", "org", "dir", "mask", "out", "seen", "last", "first")
 }

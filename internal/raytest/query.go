@@ -104,23 +104,75 @@ func (s *Scene) CheckQuery(t testing.TB, what string, rays []kernel.Ray, res []k
 		require.Less(t, int(r.Index), len(s.Insts), "%s: ray %d: instance index", what, i)
 		in := s.Insts[r.Index]
 		require.Equal(t, in.ID, h.Instance, "%s: ray %d: the index %d is not the hit instance's", what, i, r.Index)
-		inv := inverse(&in.Transform)
-		for row := range 3 {
-			got := [4]float32{r.ObjectToWorld[row].X, r.ObjectToWorld[row].Y, r.ObjectToWorld[row].Z, r.ObjectToWorld[row].W}
-			gotInv := [4]float32{r.WorldToObject[row].X, r.WorldToObject[row].Y, r.WorldToObject[row].Z, r.WorldToObject[row].W}
-			for c := range 4 {
-				w := float64(in.Transform[4*row+c])
-				require.InDelta(t, w, got[c], Eps*max(1, math.Abs(w)), "%s: ray %d: object to world [%d][%d]", what, i, row, c)
-				require.InDelta(t, inv[row][c], gotInv[c], Eps*max(1, math.Abs(inv[row][c])), "%s: ray %d: world to object [%d][%d]", what, i, row, c)
+		s.checkSpace(t, what, i, rays[i], in, r.ObjectOrigin, r.ObjectDir, r.ObjectToWorld, r.WorldToObject)
+	}
+}
+
+// CheckCandidates checks the last candidate each ray saw (where it saw
+// any): its instance (index and user id agree, a box only from a procedural
+// instance, a triangle only from a non-opaque one), the instance's
+// transforms, the ray in its object space, a box candidate's box and entry
+// distance, a triangle candidate's t and barycentrics, against the
+// reference's hit on that primitive.
+func (s *Scene) CheckCandidates(t testing.TB, what string, rays []kernel.Ray, last []kernel.Candidate, seen []uint32) {
+	t.Helper()
+	checked := [3]int{}
+	for i, c := range last {
+		if seen[i] == 0 {
+			continue
+		}
+		require.Less(t, int(c.Index), len(s.Insts), "%s: ray %d: candidate instance index", what, i)
+		in := s.Insts[c.Index]
+		require.Equal(t, in.ID, c.Instance, "%s: ray %d: candidate %+v: user id", what, i, c)
+		if c.Kind == kernel.HitProcedural {
+			require.True(t, in.Procedural, "%s: ray %d: a box candidate from a mesh instance", what, i)
+			b := s.Procs[in.Prim][c.Prim]
+			require.Equal(t, [2][3]float32{b.Min, b.Max}, [2][3]float32{{c.BoxMin.X, c.BoxMin.Y, c.BoxMin.Z}, {c.BoxMax.X, c.BoxMax.Y, c.BoxMax.Z}}, "%s: ray %d: box", what, i)
+		} else {
+			require.Equal(t, uint32(kernel.HitTriangle), c.Kind, "%s: ray %d: kind", what, i)
+			require.False(t, in.Procedural || in.Opaque, "%s: ray %d: a triangle candidate from an opaque or procedural instance", what, i)
+		}
+		var ref *cand
+		for _, r := range s.cands(rays[i], false) {
+			if r.inst == int(c.Index) && r.hit.Prim == c.Prim {
+				ref = &r
 			}
 		}
-		wo, wd := k3(rays[i].Origin), k3(rays[i].Dir)
-		gotO, gotD := k3(r.ObjectOrigin), k3(r.ObjectDir)
-		for k := range 3 {
-			o := inv[k][0]*wo[0] + inv[k][1]*wo[1] + inv[k][2]*wo[2] + inv[k][3]
-			d := inv[k][0]*wd[0] + inv[k][1]*wd[1] + inv[k][2]*wd[2]
-			require.InDelta(t, o, gotO[k], 10*Eps*max(1, math.Abs(o)), "%s: ray %d: object origin %d", what, i, k)
-			require.InDelta(t, d, gotD[k], 10*Eps*max(1, math.Abs(d)), "%s: ray %d: object direction %d", what, i, k)
+		require.NotNil(t, ref, "%s: ray %d: candidate %+v meets nothing of the reference", what, i, c)
+		if ref.definite {
+			require.InDelta(t, ref.t, c.T, 10*tol(ref.t), "%s: ray %d: candidate t", what, i)
+			if c.Kind == kernel.HitTriangle {
+				require.InDelta(t, ref.hit.Bary.X, c.Bary.X, BaryTol, "%s: ray %d: u", what, i)
+				require.InDelta(t, ref.hit.Bary.Y, c.Bary.Y, BaryTol, "%s: ray %d: v", what, i)
+			}
+			checked[c.Kind]++
 		}
+		s.checkSpace(t, what, i, rays[i], in, c.ObjectOrigin, c.ObjectDir, c.ObjectToWorld, c.WorldToObject)
+	}
+	require.NotZero(t, checked[kernel.HitTriangle], "%s: no triangle candidate checked", what)
+	require.NotZero(t, checked[kernel.HitProcedural], "%s: no box candidate checked", what)
+}
+
+// checkSpace checks transforms and an object-space ray against instance in
+// and ray r.
+func (s *Scene) checkSpace(t testing.TB, what string, i int, ray kernel.Ray, in Instance, oo, od kernel.Float3, o2w, w2o kernel.Transform) {
+	t.Helper()
+	inv := inverse(&in.Transform)
+	for row := range 3 {
+		got := [4]float32{o2w[row].X, o2w[row].Y, o2w[row].Z, o2w[row].W}
+		gotInv := [4]float32{w2o[row].X, w2o[row].Y, w2o[row].Z, w2o[row].W}
+		for c := range 4 {
+			w := float64(in.Transform[4*row+c])
+			require.InDelta(t, w, got[c], Eps*max(1, math.Abs(w)), "%s: ray %d: object to world [%d][%d]", what, i, row, c)
+			require.InDelta(t, inv[row][c], gotInv[c], Eps*max(1, math.Abs(inv[row][c])), "%s: ray %d: world to object [%d][%d]", what, i, row, c)
+		}
+	}
+	wo, wd := k3(ray.Origin), k3(ray.Dir)
+	gotO, gotD := k3(oo), k3(od)
+	for k := range 3 {
+		o := inv[k][0]*wo[0] + inv[k][1]*wo[1] + inv[k][2]*wo[2] + inv[k][3]
+		d := inv[k][0]*wd[0] + inv[k][1]*wd[1] + inv[k][2]*wd[2]
+		require.InDelta(t, o, gotO[k], 10*Eps*max(1, math.Abs(o)), "%s: ray %d: object origin %d", what, i, k)
+		require.InDelta(t, d, gotD[k], 10*Eps*max(1, math.Abs(d)), "%s: ray %d: object direction %d", what, i, k)
 	}
 }

@@ -78,13 +78,26 @@ func (g *gen) queryNative(s *ir.RayQuery, r rayOperands) spirv.ID {
 		as := g.emitOp(spirv.OpConvertUToAccelerationStructureKHR, b.TypeAccelerationStructure(), r.addr)
 		cull := b.BitwiseAnd(u32, r.mk, b.ConstantUint32(0xff))
 		g.emitOp(spirv.OpRayQueryInitializeKHR, rq, as, b.ConstantUint32(uint32(spirv.RayFlagsNoneKHR)), cull, r.o, r.tmin, r.d, r.tmax)
+		run := g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.boolT), 0)
 		g.whileLoop(func() spirv.ID { return g.emitOp(spirv.OpRayQueryProceedKHR, g.boolT, rq) }, func() {
-			outer := g.query
-			g.query = &queryState{r: r, rq: rq}
-			g.enter()
-			g.block(s.Body)
-			g.leave()
-			g.query = outer
+			qs := &queryState{r: r, rq: rq}
+			// A driver may report a box the ray misses (the spec lets it):
+			// the body sees only boxes the ray enters, as on the other paths.
+			b.Store(run, b.ConstantBool(true))
+			g.ifThen(g.nativeIsBox(qs), func() {
+				_, _, in := g.nativeBox(qs)
+				b.Store(run, in)
+			})
+			g.ifThen(b.Load(g.boolT, run), func() {
+				outer := g.query
+				g.query = qs
+				g.enter()
+				g.reuse.forget()
+				g.block(s.Body)
+				g.reuse.forget()
+				g.leave()
+				g.query = outer
+			})
 		})
 		committed := g.emitOp(spirv.OpRayQueryGetIntersectionTypeKHR, u32, rq, comm)
 		g.ifThen(b.INotEqual(g.boolT, committed, b.ConstantUint32(0)), func() {
@@ -134,13 +147,10 @@ func (g *gen) nativeTMax(q *queryState) spirv.ID {
 func (g *gen) candidateNative(q *queryState, e *ir.Call) spirv.ID {
 	b := g.b
 	u32, f32 := g.u32, g.f32
-	u64 := b.TypeInt(64, false)
+
 	vec3 := b.TypeVector(f32, 3)
 	cand := b.ConstantUint32(0)
-	isBox := func() spirv.ID {
-		kind := g.emitOp(spirv.OpRayQueryGetIntersectionTypeKHR, u32, q.rq, cand)
-		return b.IEqual(g.boolT, kind, b.ConstantUint32(uint32(spirv.RayQueryCandidateIntersectionTypeRayQueryCandidateIntersectionAABBKHR)))
-	}
+	isBox := func() spirv.ID { return g.nativeIsBox(q) }
 	switch e.Op {
 	case ir.OpRayCommitProcedural:
 		t := g.expr(e.Args[0])
@@ -185,19 +195,44 @@ func (g *gen) candidateNative(q *queryState, e *ir.Call) spirv.ID {
 		oo, od, zero3, zero3, o2w, w2o))
 	b.Branch(next.ID())
 	b.SetBlock(bx)
-	boxes := g.loadPSB(u64, b.IAdd(u64, q.r.aux, b.IMul(u64, b.UConvert(u64, inst), b.ConstantUint64(8))), 8)
-	base := b.IAdd(u64, boxes, b.IMul(u64, b.UConvert(u64, prim), b.ConstantUint64(24)))
-	var c [6]spirv.ID
-	for i := range c {
-		c[i] = g.loadPSB(f32, b.IAdd(u64, base, b.ConstantUint64(uint64(4*i))), 4)
-	}
-	tn, _ := g.slab(g.split3(oo), g.recip3(g.split3(od)), [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, q.r.tmin, g.nativeTMax(q))
+	c, tn, _ := g.nativeBox(q)
 	b.Store(out, b.CompositeConstruct(rc, id, inst, prim, b.ConstantUint32(ir.HitProcedural),
 		b.ConstantNull(b.TypeVector(f32, 2)), tn, oo, od,
 		b.CompositeConstruct(vec3, c[0], c[1], c[2]), b.CompositeConstruct(vec3, c[3], c[4], c[5]), o2w, w2o))
 	b.Branch(next.ID())
 	b.SetBlock(next)
 	return b.Load(rc, out)
+}
+
+// nativeIsBox reports whether the candidate in hand is a procedural box.
+func (g *gen) nativeIsBox(q *queryState) spirv.ID {
+	b := g.b
+	kind := g.emitOp(spirv.OpRayQueryGetIntersectionTypeKHR, g.u32, q.rq, b.ConstantUint32(0))
+	return b.IEqual(g.boolT, kind, b.ConstantUint32(uint32(spirv.RayQueryCandidateIntersectionTypeRayQueryCandidateIntersectionAABBKHR)))
+}
+
+// nativeBox loads the box of the box candidate in hand from the accel's box
+// table (six f32: min, max) and tests the object-space ray against it, as
+// the software path does: its corners, where the ray enters it and whether
+// it does before the committed hit.
+func (g *gen) nativeBox(q *queryState) ([6]spirv.ID, spirv.ID, spirv.ID) {
+	b := g.b
+	u32, f32 := g.u32, g.f32
+	u64 := b.TypeInt(64, false)
+	vec3 := b.TypeVector(f32, 3)
+	cand := b.ConstantUint32(0)
+	inst := g.emitOp(spirv.OpRayQueryGetIntersectionInstanceIdKHR, u32, q.rq, cand)
+	prim := g.emitOp(spirv.OpRayQueryGetIntersectionPrimitiveIndexKHR, u32, q.rq, cand)
+	oo := g.emitOp(spirv.OpRayQueryGetIntersectionObjectRayOriginKHR, vec3, q.rq, cand)
+	od := g.emitOp(spirv.OpRayQueryGetIntersectionObjectRayDirectionKHR, vec3, q.rq, cand)
+	boxes := g.loadPSB(u64, b.IAdd(u64, q.r.aux, b.IMul(u64, b.UConvert(u64, inst), b.ConstantUint64(8))), 8)
+	base := b.IAdd(u64, boxes, b.IMul(u64, b.UConvert(u64, prim), b.ConstantUint64(24)))
+	var c [6]spirv.ID
+	for i := range c {
+		c[i] = g.loadPSB(f32, b.IAdd(u64, base, b.ConstantUint64(uint64(4*i))), 4)
+	}
+	tn, in := g.slab(g.split3(oo), g.recip3(g.split3(od)), [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, q.r.tmin, g.nativeTMax(q))
+	return c, tn, in
 }
 
 // affineInverse inverts the 3×4 affine transform of rows m (vec4s).

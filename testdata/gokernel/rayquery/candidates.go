@@ -7,24 +7,27 @@ import "github.com/lucent-gpu/lucent/kernel"
 // extent), intersected in the loop; a triangle of a non-opaque instance is
 // committed when its primitive is even. It writes what the query committed
 // to out[i] and the number of candidates it saw to seen[i]; with first set
-// it terminates the traversal at the first candidate. The query runs in a
-// helper that takes the accel.
+// it terminates the traversal at the first candidate. last[i] is the last
+// candidate seen. The query runs in a helper that takes the accel.
 //
 //lucent:kernel block=64
-func Spheres(scene kernel.Accel, rays []kernel.Ray, out []kernel.QueryResult, seen []uint32, first uint32) {
+func Spheres(scene kernel.Accel, rays []kernel.Ray, out []kernel.QueryResult, seen []uint32, last []kernel.Candidate, first uint32) {
 	i := kernel.DispatchID().X
 	if i >= uint32(len(rays)) {
 		return
 	}
-	out[i], seen[i] = spheres(scene, rays[i], first)
+	out[i], seen[i], last[i] = spheres(scene, rays[i], first)
 }
 
-// spheres is Spheres' query of r: what it committed and the candidates seen.
-func spheres(scene kernel.Accel, r kernel.Ray, first uint32) (kernel.QueryResult, uint32) {
+// spheres is Spheres' query of r: what it committed, the candidates seen
+// and the last of them.
+func spheres(scene kernel.Accel, r kernel.Ray, first uint32) (kernel.QueryResult, uint32, kernel.Candidate) {
 	q := scene.Query(r)
 	n := uint32(0)
+	var last kernel.Candidate
 	for q.Next() {
 		c := q.Candidate()
+		last = c
 		n++
 		if c.Kind == kernel.HitProcedural {
 			t := sphere(c, r.TMin)
@@ -38,7 +41,7 @@ func spheres(scene kernel.Accel, r kernel.Ray, first uint32) (kernel.QueryResult
 			q.Terminate()
 		}
 	}
-	return q.Result(), n
+	return q.Result(), n, last
 }
 
 // sphere is the first t ≥ tmin where the candidate's ray (in object space)
