@@ -45,3 +45,35 @@ func (h hostScene) TraceClosest(r kernel.Ray) kernel.Hit {
 func (h hostScene) TraceAny(r kernel.Ray) bool {
 	return h.s.Trace(hostRay(r), true).Kind != bvh.KindMiss
 }
+
+func transform(m [12]float32) kernel.Transform {
+	var t kernel.Transform
+	for r := range t {
+		t[r] = kernel.Float4{X: m[4*r], Y: m[4*r+1], Z: m[4*r+2], W: m[4*r+3]}
+	}
+	return t
+}
+
+func float3(v [3]float32) kernel.Float3 { return kernel.Float3{X: v[0], Y: v[1], Z: v[2]} }
+
+func (h hostScene) Query(r kernel.Ray, visit func(c kernel.Candidate) (float32, bool, bool)) kernel.QueryResult {
+	s := h.s
+	hit := s.Query(hostRay(r), func(c bvh.Candidate) (float32, bool, bool) {
+		return visit(kernel.Candidate{
+			Instance: c.ID, Index: c.Instance, Prim: c.Prim, Kind: uint32(c.Kind),
+			Bary: kernel.Float2{X: c.Bary[0], Y: c.Bary[1]}, T: c.T,
+			ObjectOrigin: float3(c.ObjectRay.Origin), ObjectDir: float3(c.ObjectRay.Dir),
+			BoxMin: float3(c.Box.Min), BoxMax: float3(c.Box.Max),
+			ObjectToWorld: transform(s.Instances[c.Instance].Transform), WorldToObject: transform(s.Inverse[c.Instance]),
+		})
+	})
+	if hit.Kind == bvh.KindMiss {
+		return kernel.QueryResult{}
+	}
+	or := s.ObjectRay(hit.Instance, hostRay(r))
+	return kernel.QueryResult{
+		Hit: kernelHit(hit), Index: hit.Instance,
+		ObjectOrigin: float3(or.Origin), ObjectDir: float3(or.Dir),
+		ObjectToWorld: transform(s.Instances[hit.Instance].Transform), WorldToObject: transform(s.Inverse[hit.Instance]),
+	}
+}

@@ -48,6 +48,10 @@ const (
 type Tracer interface {
 	TraceClosest(r Ray) Hit
 	TraceAny(r Ray) bool
+	// Query traverses r as a ray query (RayQuery), calling visit for each
+	// candidate: visit returns the commit (commitT for a procedural
+	// candidate) and whether to stop. It returns what was committed.
+	Query(r Ray, visit func(c Candidate) (commitT float32, commit, stop bool)) QueryResult
 }
 
 // Accel is an acceleration structure a kernel traces rays against. A

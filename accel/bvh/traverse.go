@@ -235,7 +235,7 @@ func (q *query) procedural(inst *Instance, ii uint32, m *Mesh, j uint32, p *ray,
 	prim := m.Prims[j]
 	ct, commit, stop := q.cb(Candidate{
 		Instance: ii, Prim: prim, ID: inst.ID, Kind: KindProcedural,
-		T: tn, ObjectRay: *or, Committed: q.tmax,
+		T: tn, ObjectRay: *or, Committed: q.tmax, Box: *b,
 	})
 	if commit && ct >= q.world.TMin && q.better(ct, ii, prim) {
 		q.commit(Hit{Instance: ii, Prim: prim, T: ct, Kind: KindProcedural, ID: inst.ID})

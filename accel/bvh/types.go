@@ -77,7 +77,8 @@ type Hit struct {
 // instance's object space (the same t); T and Bary are the triangle's hit
 // (for a procedural candidate, T is where the ray enters the box and Bary is
 // zero). Committed is the ray's current TMax: the committed hit's T, or the
-// ray's TMax while nothing is committed.
+// ray's TMax while nothing is committed. Box is a procedural candidate's box
+// in object space (zero for a triangle).
 type Candidate struct {
 	Instance, Prim uint32
 	ID             uint32
@@ -86,6 +87,7 @@ type Candidate struct {
 	Bary           [2]float32
 	ObjectRay      Ray
 	Committed      float32
+	Box            AABB
 }
 
 // Options steer a build. The zero value is a sound default: a binned SAH

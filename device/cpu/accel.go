@@ -166,25 +166,7 @@ func (d *Device) prepareAccel(c device.Command) (func() error, error) {
 // accel's top level as the dispatch found it (docs/accel.md has the
 // semantics). The mask's low 8 bits are the ray's: instance masks have 8.
 func (c *compiler) rayOp(e *ir.Call) ex {
-	r, ok := e.Args[0].(*ir.Ref)
-	if !ok || r.Var.Kind != ir.VarArg {
-		refuse(unsupported("%s on an accel that is not a kernel argument", e.Op))
-	}
-	k := c.params[r.Var]
-	oo, oe := c.agg(c.expr(e.Args[1]))
-	tmin := c.expr(e.Args[2]).s
-	do, de := c.agg(c.expr(e.Args[3]))
-	tmax := c.expr(e.Args[4]).s
-	mask := c.expr(e.Args[5]).s
-	ray := func(t *th) bvh.Ray {
-		oe(t)
-		de(t)
-		return bvh.Ray{
-			Origin: [3]float32{f32(t.r[oo]), f32(t.r[oo+1]), f32(t.r[oo+2])}, TMin: f32(tmin(t)),
-			Dir: [3]float32{f32(t.r[do]), f32(t.r[do+1]), f32(t.r[do+2])}, TMax: f32(tmax(t)),
-			Mask: uint8(mask(t)),
-		}
-	}
+	k, ray := c.rayOf(e.Args)
 	if e.Op == ir.OpRayAny {
 		return scalarEx(func(t *th) uint64 {
 			return b2u(t.run.scenes[k].Trace(ray(t), true).Kind != bvh.KindMiss)
@@ -198,4 +180,28 @@ func (c *compiler) rayOp(e *ir.Call) ex {
 		}
 		d[0], d[1], d[2], d[3], d[4], d[5] = uint64(h.ID), uint64(h.Prim), uf32(h.Bary[0]), uf32(h.Bary[1]), uf32(h.T), uint64(h.Kind)
 	}}
+}
+
+// rayOf compiles a ray query's operands (accel, origin, tmin, dir, tmax,
+// mask): the accel's argument index and the ray.
+func (c *compiler) rayOf(args []ir.Expr) (int, func(t *th) bvh.Ray) {
+	r, ok := args[0].(*ir.Ref)
+	if !ok || r.Var.Kind != ir.VarArg {
+		refuse(unsupported("a ray query on an accel that is not a kernel argument"))
+	}
+	k := c.params[r.Var]
+	oo, oe := c.agg(c.expr(args[1]))
+	tmin := c.expr(args[2]).s
+	do, de := c.agg(c.expr(args[3]))
+	tmax := c.expr(args[4]).s
+	mask := c.expr(args[5]).s
+	return k, func(t *th) bvh.Ray {
+		oe(t)
+		de(t)
+		return bvh.Ray{
+			Origin: [3]float32{f32(t.r[oo]), f32(t.r[oo+1]), f32(t.r[oo+2])}, TMin: f32(tmin(t)),
+			Dir: [3]float32{f32(t.r[do]), f32(t.r[do+1]), f32(t.r[do+2])}, TMax: f32(tmax(t)),
+			Mask: uint8(mask(t)),
+		}
+	}
 }

@@ -31,6 +31,8 @@ func (c *compiler) builtin(e *ir.Call) ex {
 		return c.bindlessOp(e)
 	case e.Op == ir.OpRayClosest || e.Op == ir.OpRayAny:
 		return c.rayOp(e)
+	case ir.CandidateOp(e.Op):
+		return c.candidateOp(e)
 	}
 	switch e.Op {
 	case ir.OpTranspose, ir.OpDeterminant, ir.OpInverse, ir.OpOuterProduct:

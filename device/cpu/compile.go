@@ -31,6 +31,8 @@ type th struct {
 	// yield, in a kernel with barriers, suspends the thread's coroutine at
 	// a barrier (false) or at its end (true); false back means stop.
 	yield func(bool) bool
+	// The candidate in hand while a RayQuery's body runs (rayquery.go).
+	cand *candidate
 }
 
 type flow uint8
@@ -346,6 +348,8 @@ func (c *compiler) stmt(s ir.Stmt) stmtFn {
 		return c.assign(s)
 	case *ir.Print:
 		return c.print(s)
+	case *ir.RayQuery:
+		return c.rayQuery(s)
 	case *ir.ExprStmt:
 		x := c.expr(s.X)
 		if x.n == 0 {

@@ -88,6 +88,8 @@
 //	kernel.Bindless                  a bindless array of buffers and textures
 //	kernel.Accel                     an accel: TraceClosest(kernel.Ray) kernel.Hit, TraceAny
 //	                                 (kernel.Hit is lowered to ir.RayHit, docs/accel.md)
+//	q := acc.Query(r); for q.Next()  a candidate loop (ir.RayQuery): q.Candidate, CommitProcedural,
+//	                                 CommitTriangle, Terminate in it; q.Result, Committed after it
 //	other kernel parameters          uniform values, passed in push constants
 //	*T helper parameter              by reference (pass &local, &buf[i], &shared[i])
 //	p := &buf[i], &v.F, &arr[j]      a pointer local: an alias of that place

@@ -230,6 +230,8 @@ func (l *lowerer) method(e *ast.CallExpr, f *types.Func) ir.Expr {
 		return l.bindlessTexMethod(e, f)
 	case tname == "Accel":
 		return l.rayQuery(e, f)
+	case tname == "RayQuery":
+		return l.queryMethod(e, f)
 	case tname == "Bindless" && f.Name() == "Texture2D":
 		l.errorf(e.Pos(), "a bindless texture can only be read, sized or sampled (arr.Texture2D(slot).Sample(uv)) or named (tex := arr.Texture2D(slot))")
 		return nil

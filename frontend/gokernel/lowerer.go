@@ -23,6 +23,8 @@ type lowerer struct {
 	bad      map[types.Object]bool    // objects already reported: uses stay quiet
 	bviews   map[types.Object]*bindlessView
 	btviews  map[types.Object]*bindlessTexView
+	queries  map[types.Object]*rayQueryDecl // declared ray queries (rayquery.go)
+	query    *rayQueryDecl                  // the query whose loop body is being lowered
 	shared   map[types.Object]*ir.Var
 	builtins map[ir.BuiltinVar]*ir.Var
 	results  []*ir.Var // named results or out-parameters
@@ -46,7 +48,7 @@ type breakTarget struct {
 func (c *compiler) newLowerer(info *types.Info, fn *ir.Function, kernel bool) *lowerer {
 	return &lowerer{c: c, info: info, fn: fn, kernel: kernel,
 		vars: map[types.Object]*ir.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{}, aliases: map[types.Object]ir.Expr{}, views: map[types.Object]*view{},
-		shared: map[types.Object]*ir.Var{}, bviews: map[types.Object]*bindlessView{}, btviews: map[types.Object]*bindlessTexView{}, builtins: map[ir.BuiltinVar]*ir.Var{},
+		shared: map[types.Object]*ir.Var{}, bviews: map[types.Object]*bindlessView{}, btviews: map[types.Object]*bindlessTexView{}, queries: map[types.Object]*rayQueryDecl{}, builtins: map[ir.BuiltinVar]*ir.Var{},
 		block: fn.Body}
 }
 

@@ -201,6 +201,10 @@ func (l *lowerer) assignList(lhs, rhs []ast.Expr, define bool, pos token.Pos) {
 			l.bindlessTexDecl(lhs[0], call, define)
 			return
 		}
+		if call, ok := l.isQueryCall(rhs[0]); ok {
+			l.queryDecl(lhs[0], call, define)
+			return
+		}
 		if l.bindlessStore(lhs[0], token.ILLEGAL, func() ir.Expr { return l.expr(rhs[0]) }) {
 			return
 		}
@@ -345,6 +349,9 @@ func (l *lowerer) sharedDecl(lhs ast.Expr, call *ast.CallExpr, define bool) {
 }
 
 func (l *lowerer) forStmt(s *ast.ForStmt) {
+	if l.queryLoop(s) {
+		return
+	}
 	if s.Init != nil {
 		l.stmt(s.Init)
 	}
@@ -622,6 +629,10 @@ func (l *lowerer) branch(s *ast.BranchStmt) {
 		l.errorf(s.Pos(), "labelled %s is not supported in kernels: restructure the loops, e.g. with a bool flag checked after the inner loop", s.Tok)
 		return
 	}
+	if l.query != nil && l.query.depth == len(l.breaks) && s.Tok != token.FALLTHROUGH {
+		l.errorf(s.Pos(), "%s out of a ray query's loop is not supported: end the traversal with q.Terminate(), or put the rest of the body in an if", s.Tok)
+		return
+	}
 	switch s.Tok {
 	case token.BREAK:
 		if len(l.breaks) > 0 && !l.breaks[len(l.breaks)-1].native {
@@ -637,6 +648,10 @@ func (l *lowerer) branch(s *ast.BranchStmt) {
 }
 
 func (l *lowerer) returnStmt(s *ast.ReturnStmt) {
+	if l.query != nil {
+		l.errorf(s.Pos(), "return inside a ray query's loop is not supported: set a flag, call q.Terminate() and return after the loop")
+		return
+	}
 	switch {
 	case l.kernel || l.fn.Result == ir.TVoid && !l.outs:
 		l.emit(&ir.Return{})

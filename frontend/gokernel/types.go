@@ -80,7 +80,15 @@ func (c *compiler) mapType(t types.Type) (*ir.Type, *typeError) {
 			case "Ray":
 				return c.structType(obj.Name(), t.Underlying().(*types.Struct))
 			case "Hit":
-				return c.hitType(t)
+				return c.layoutType(t, ir.RayHit, "the device's ray hit")
+			case "Candidate":
+				return c.layoutType(t, ir.RayCandidate, "the device's ray-query candidate")
+			case "QueryResult":
+				return c.layoutType(t, ir.RayCommitted, "the device's ray-query result")
+			case "Transform":
+				return c.valueType(t.Underlying())
+			case "RayQuery":
+				return nil, typeErrorf("a kernel.RayQuery is not a value: declare it with q := acc.Query(r), loop over it with for q.Next() { … } and read q.Committed() after the loop")
 			case "Tracer":
 				return nil, typeErrorf("kernel.Tracer is the host side of a kernel.Accel: kernels take the kernel.Accel")
 			case "BindlessTexture2D":
@@ -223,21 +231,23 @@ func fieldIndex(st *types.Struct, i int) int {
 	return n
 }
 
-// hitType maps kernel.Hit to ir.RayHit, the result of the ray-query ops,
-// after checking that Go lays the two out alike (field by field: name,
-// type, offset; and the size).
-func (c *compiler) hitType(t *types.Named) (*ir.Type, *typeError) {
-	st, err := c.structType("Hit", t.Underlying().(*types.Struct))
+// layoutType maps a kernel struct of the ray-query ops (kernel.Hit,
+// Candidate, QueryResult) to its IR type ir (ir.RayHit, …), after checking
+// that Go lays the two out alike (field by field: name, type, offset; and
+// the size).
+func (c *compiler) layoutType(t *types.Named, ir_ *ir.Type, what string) (*ir.Type, *typeError) {
+	name := t.Obj().Name()
+	st, err := c.structType(name, t.Underlying().(*types.Struct))
 	if err != nil {
 		return nil, err
 	}
-	got, want := st.Fields(), ir.RayHit.Fields()
-	same := st.Size() == ir.RayHit.Size() && len(got) == len(want)
+	got, want := st.Fields(), ir_.Fields()
+	same := st.Size() == ir_.Size() && len(got) == len(want)
 	for i := 0; same && i < len(got); i++ {
 		same = got[i].Name == want[i].Name && got[i].Type == want[i].Type && got[i].Offset == want[i].Offset
 	}
 	if !same {
-		return nil, typeErrorf("kernel.Hit %v does not have the layout of the device's ray hit %v", got, want)
+		return nil, typeErrorf("kernel.%s %v does not have the layout of %s %v", name, got, what, want)
 	}
-	return ir.RayHit, nil
+	return ir_, nil
 }

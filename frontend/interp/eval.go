@@ -320,6 +320,9 @@ func (m *machine) builtinCall(fr *frame, e *ir.Call) []uint64 {
 	if e.Op == ir.OpRayClosest || e.Op == ir.OpRayAny {
 		return m.ray(fr, e)
 	}
+	if ir.CandidateOp(e.Op) {
+		return m.candidateOp(fr, e)
+	}
 	args := make([][]uint64, len(e.Args))
 	for i, a := range e.Args {
 		args[i] = m.eval(fr, a)
@@ -452,20 +455,69 @@ func (m *machine) builtinCall(fr *frame, e *ir.Call) []uint64 {
 	return out
 }
 
-// ray traces a ray query (the mask's low 8 bits: instance masks have 8).
-func (m *machine) ray(fr *frame, e *ir.Call) []uint64 {
-	r, ok := e.Args[0].(*ir.Ref)
+// rayOf evaluates a ray query's operands (accel, origin, tmin, dir, tmax,
+// mask; the mask's low 8 bits: instance masks have 8).
+func (m *machine) rayOf(fr *frame, op string, args []ir.Expr) (*bvh.Scene, bvh.Ray) {
+	r, ok := args[0].(*ir.Ref)
 	if !ok || m.accels[r.Var] == nil {
-		fail("%s on an accel that is not a kernel argument", e.Op)
+		fail("%s on an accel that is not a kernel argument", op)
 	}
 	f := func(v uint64) float32 { return math.Float32frombits(uint32(v)) }
-	o, d := m.eval(fr, e.Args[1]), m.eval(fr, e.Args[3])
-	ray := bvh.Ray{
-		Origin: [3]float32{f(o[0]), f(o[1]), f(o[2])}, TMin: f(m.eval(fr, e.Args[2])[0]),
-		Dir: [3]float32{f(d[0]), f(d[1]), f(d[2])}, TMax: f(m.eval(fr, e.Args[4])[0]),
-		Mask: uint8(m.eval(fr, e.Args[5])[0]),
+	o, d := m.eval(fr, args[1]), m.eval(fr, args[3])
+	return m.accels[r.Var], bvh.Ray{
+		Origin: [3]float32{f(o[0]), f(o[1]), f(o[2])}, TMin: f(m.eval(fr, args[2])[0]),
+		Dir: [3]float32{f(d[0]), f(d[1]), f(d[2])}, TMax: f(m.eval(fr, args[4])[0]),
+		Mask: uint8(m.eval(fr, args[5])[0]),
 	}
-	h := m.accels[r.Var].Trace(ray, e.Op == ir.OpRayAny)
+}
+
+// rayQuery runs a candidate loop: its body as bvh's Query callback, once
+// per candidate; then the committed result to s.Result.
+func (m *machine) rayQuery(fr *frame, s *ir.RayQuery) {
+	sc, ray := m.rayOf(fr, "ray query", s.Args)
+	defer func() { m.cand, m.dec, m.candScene = nil, nil, nil }()
+	var dec bvh.Decision
+	h := sc.Query(ray, func(c bvh.Candidate) (float32, bool, bool) {
+		dec.Reset(&c)
+		m.cand, m.dec, m.candScene = &c, &dec, sc
+		m.block_(fr, s.Body)
+		return dec.Verdict()
+	})
+	w := sc.ResultWords(h, ray)
+	out := make([]uint64, len(w))
+	for i, x := range w {
+		out[i] = uint64(x)
+	}
+	m.store(fr, s.Result, out)
+}
+
+// candidateOp evaluates an op of a candidate loop's body.
+func (m *machine) candidateOp(fr *frame, e *ir.Call) []uint64 {
+	if m.cand == nil {
+		fail("%s outside a ray query's candidate loop", e.Op)
+	}
+	switch e.Op {
+	case ir.OpRayCandidate:
+		w := m.candScene.CandidateWords(m.cand)
+		out := make([]uint64, len(w))
+		for i, x := range w {
+			out[i] = uint64(x)
+		}
+		return out
+	case ir.OpRayCommitProcedural:
+		m.dec.CommitProcedural(math.Float32frombits(uint32(m.eval(fr, e.Args[0])[0])))
+	case ir.OpRayCommitTriangle:
+		m.dec.CommitTriangle()
+	case ir.OpRayTerminate:
+		m.dec.Terminate()
+	}
+	return nil
+}
+
+// ray traces a ray query.
+func (m *machine) ray(fr *frame, e *ir.Call) []uint64 {
+	sc, ray := m.rayOf(fr, e.Op.String(), e.Args)
+	h := sc.Trace(ray, e.Op == ir.OpRayAny)
 	if e.Op == ir.OpRayAny {
 		return []uint64{b2u(h.Kind != bvh.KindMiss)}
 	}

@@ -14,6 +14,11 @@ type machine struct {
 	id, size [3]uint32
 	block    [3]uint32
 	print    func(thread [3]uint32, text string)
+	// The candidate in hand while a RayQuery's body runs, its scene and
+	// what the body decides about it.
+	cand      *bvh.Candidate
+	candScene *bvh.Scene
+	dec       *bvh.Decision
 }
 
 type frame struct {
@@ -131,6 +136,8 @@ func (m *machine) stmt(fr *frame, s ir.Stmt) flow {
 			words = ir.AppendPrintWords(words, a.Type(), m.eval(fr, a))
 		}
 		m.print(m.id, ir.PrintText(s, words))
+	case *ir.RayQuery:
+		m.rayQuery(fr, s)
 	case *ir.Comment:
 	}
 	return next

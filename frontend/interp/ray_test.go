@@ -2,6 +2,7 @@ package interp_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -71,4 +72,50 @@ func TestInterpRayQueries(t *testing.T) {
 
 	err = interp.Run(closest, size, nil, ob, db, mb, hb, ab)
 	require.ErrorContains(t, err, "argument 0 (scene) wants an accel")
+}
+
+// The interpreter runs the candidate loop of rayquery.Spheres (procedural
+// spheres intersected in the loop, a non-opaque instance's odd triangles
+// rejected) as bvh's Query callback: every ray's committed result agrees
+// with the reference and with the CPU runner's; terminated at
+// its first candidate, no ray sees a second one.
+func TestInterpCandidateLoops(t *testing.T) {
+	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/rayquery")
+	require.Empty(t, errs)
+	var spheres *ir.Function
+	for _, k := range ks {
+		if k.Name == "Spheres" {
+			spheres = k.Func
+		}
+	}
+	require.NotNil(t, spheres)
+	rayT := spheres.Params[1].Type.Elem()
+	for seed := range uint64(2) {
+		s := raytest.Random(seed + 60)
+		sc, err := s.BVH()
+		require.NoError(t, err)
+		acc, err := accel.Host(sc)
+		require.NoError(t, err)
+		rays := raytest.Rays(seed+61, 600)
+		n := uint32(len(rays))
+		for _, first := range []uint32{0, 1} {
+			what := fmt.Sprintf("seed %d, first %d", seed, first)
+			ob, sb, lb := interp.NewBuffer(ir.RayCommitted, len(rays)), interp.NewBuffer(ir.TU32, len(rays)), interp.NewBuffer(ir.RayCandidate, len(rays))
+			require.NoError(t, interp.Run(spheres, [3]uint32{n, 1, 1}, sc, buf(rayT, rays), ob, sb, lb, first))
+			res, seen := sliceOf[kernel.QueryResult](ob.Data), sliceOf[uint32](sb.Data)
+			s.CheckQuery(t, "interp, "+what, rays, res, seen, first != 0)
+			s.CheckCandidates(t, "interp, "+what, rays, sliceOf[kernel.Candidate](lb.Data), seen)
+
+			want, wantSeen, wantLast := make([]kernel.QueryResult, n), make([]uint32, n), make([]kernel.Candidate, n)
+			require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, n), func() { rayquery.Spheres(acc, rays, want, wantSeen, wantLast, first) }))
+			s.CheckQuery(t, "kernel.Run, "+what, rays, want, wantSeen, first != 0)
+			s.CheckCandidates(t, "kernel.Run, "+what, rays, wantLast, wantSeen)
+			// The same traversal: the same candidates and hits (the sphere's
+			// t may round apart: Go may fuse a*b+c).
+			require.Equal(t, wantSeen, seen, what)
+			for i := range res {
+				require.Equal(t, [3]uint32{want[i].Hit.Kind, want[i].Hit.Instance, want[i].Hit.Prim}, [3]uint32{res[i].Hit.Kind, res[i].Hit.Instance, res[i].Hit.Prim}, "%s: ray %d", what, i)
+			}
+		}
+	}
 }

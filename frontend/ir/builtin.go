@@ -122,6 +122,11 @@ const (
 	// with the ray's is zero are skipped.
 	OpRayClosest // → RayHit: the closest hit in [tmin, tmax] (Kind HitMiss when none)
 	OpRayAny     // → bool: whether anything is hit in [tmin, tmax] (shadow rays)
+	// Candidate loops (rayquery.go): valid only inside a RayQuery's body.
+	OpRayCandidate        // () → RayCandidate: the candidate in hand
+	OpRayCommitProcedural // (t f32) → void: commit the procedural candidate at t
+	OpRayCommitTriangle   // () → void: commit the triangle candidate
+	OpRayTerminate        // () → void: end the traversal after this candidate
 	opCount
 )
 

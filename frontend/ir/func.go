@@ -188,6 +188,10 @@ func (f *Function) access(v *Var) (read, write bool) {
 				stmts(s.Else)
 			case *Loop:
 				stmts(s.Body)
+			case *RayQuery:
+				mark(s.Result, true)
+				place(s.Result)
+				stmts(s.Body)
 			case *For:
 				stmts(s.Body)
 				stmts(s.Update)

@@ -140,6 +140,14 @@ func (h *hasher) stmt(s Stmt) {
 		for _, a := range s.Args {
 			h.expr(a)
 		}
+	case *RayQuery:
+		h.u(13)
+		h.u(uint64(len(s.Args)))
+		for _, a := range s.Args {
+			h.expr(a)
+		}
+		h.block(s.Body)
+		h.expr(s.Result)
 	default:
 		h.s(fmt.Sprintf("%T", s))
 	}

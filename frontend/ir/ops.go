@@ -182,6 +182,11 @@ var ops = [opCount]OpInfo{
 
 	OpRayClosest: {Name: "ray_closest", Arity: 6, rule: ruleRay},
 	OpRayAny:     {Name: "ray_any", Arity: 6, rule: ruleRay},
+
+	OpRayCandidate:        {Name: "ray_candidate", Arity: 0, rule: ruleCandidate},
+	OpRayCommitProcedural: {Name: "ray_commit_procedural", Arity: 1, rule: ruleCandidate},
+	OpRayCommitTriangle:   {Name: "ray_commit_triangle", Arity: 0, rule: ruleCandidate},
+	OpRayTerminate:        {Name: "ray_terminate", Arity: 0, rule: ruleCandidate},
 }
 
 func init() {

@@ -122,6 +122,9 @@ func (p *printer) stmt(s Stmt) {
 	case *Loop:
 		p.nested("loop", s.Body)
 		p.line("}")
+	case *RayQuery:
+		p.nested("ray_query "+p.exprs(s.Args)+" -> "+p.expr(s.Result), s.Body)
+		p.line("}")
 	case *For:
 		p.nested("for "+p.expr(s.Cond), s.Body)
 		if s.Update != nil && len(s.Update.Stmts) > 0 {

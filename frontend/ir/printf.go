@@ -287,6 +287,8 @@ func WalkStmts(b *Block, fn func(Stmt)) {
 			WalkStmts(s.Else, fn)
 		case *Loop:
 			WalkStmts(s.Body, fn)
+		case *RayQuery:
+			WalkStmts(s.Body, fn)
 		case *For:
 			WalkStmts(s.Body, fn)
 			WalkStmts(s.Update, fn)

@@ -242,6 +242,7 @@ const (
 	irExprStmt
 	irComment
 	irPrint
+	irRayQuery
 )
 
 const (
@@ -319,6 +320,14 @@ func (e *irEncoder) stmt(s Stmt) {
 		for _, a := range s.Args {
 			e.expr(a)
 		}
+	case *RayQuery:
+		e.u(irRayQuery)
+		e.u(uint64(len(s.Args)))
+		for _, a := range s.Args {
+			e.expr(a)
+		}
+		e.block(s.Body)
+		e.expr(s.Result)
 	default:
 		e.err = fmt.Errorf("statement %T", s)
 	}
@@ -689,6 +698,14 @@ func (d *irDecoder) stmtParts() Stmt {
 			p.Args = append(p.Args, d.expr())
 		}
 		return p
+	case irRayQuery:
+		q := &RayQuery{}
+		for range d.count() {
+			q.Args = append(q.Args, d.expr())
+		}
+		q.Body = d.block()
+		q.Result = d.expr()
+		return q
 	default:
 		d.fail("statement tag %d", tag)
 		return nil

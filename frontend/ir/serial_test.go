@@ -25,7 +25,7 @@ func corpus(t *testing.T) map[string]*ir.Function {
 	}
 	for _, build := range []func() (*ir.Function, error){programs.FloatAtomics, programs.FloatAtomicsShared,
 		programs.Subgroups, programs.Control, programs.BindlessGather, programs.Transform, programs.VectorOps,
-		programs.BoolUniform, programs.DispatchInfo, programs.SaxpyAddress} {
+		programs.BoolUniform, programs.DispatchInfo, programs.SaxpyAddress, programs.RayQuery} {
 		f, err := build()
 		require.NoError(t, err)
 		ks[f.Name] = f

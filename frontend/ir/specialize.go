@@ -212,6 +212,8 @@ func (m *cloner) stmt(s Stmt) Stmt {
 		return &If{Cond: m.expr(s.Cond), Then: m.block(s.Then), Else: m.block(s.Else)}
 	case *Loop:
 		return &Loop{Body: m.block(s.Body)}
+	case *RayQuery:
+		return &RayQuery{Args: m.exprs(s.Args), Body: m.block(s.Body), Result: m.expr(s.Result)}
 	case *For:
 		return &For{Cond: m.expr(s.Cond), Update: m.block(s.Update), Body: m.block(s.Body)}
 	case *Switch:

@@ -79,6 +79,12 @@ func WalkExprs(f *Function, fn func(Expr)) {
 			for _, a := range s.Args {
 				expr(a)
 			}
+		case *RayQuery:
+			for _, a := range s.Args {
+				expr(a)
+			}
+			block(s.Body)
+			expr(s.Result)
 		}
 	}
 	block = func(b *Block) {
@@ -154,11 +160,12 @@ func (f *Function) checkRecursion(stack []*Function) error {
 type validator struct {
 	f      *Function
 	vars   map[*Var]bool
-	loops  int // enclosing loops
-	brk    int // enclosing loops and switches
-	depth  int // enclosing statements
-	edepth int // enclosing expressions
-	stmts  int // statements seen
+	loops  int  // enclosing loops
+	brk    int  // enclosing loops and switches
+	depth  int  // enclosing statements
+	edepth int  // enclosing expressions
+	stmts  int  // statements seen
+	query  bool // inside a RayQuery's body
 }
 
 func (v *validator) errf(format string, args ...any) error {
@@ -192,6 +199,8 @@ func stmtName(s Stmt) string {
 		return "a for loop"
 	case *Switch:
 		return "a switch"
+	case *RayQuery:
+		return "a ray query"
 	}
 	return "a block"
 }
@@ -317,7 +326,7 @@ func (v *validator) stmt(s Stmt) error {
 		return v.limitf("more than %d statements (MaxStatements): split the kernel", MaxStatements)
 	}
 	switch s.(type) {
-	case *If, *Loop, *For, *Switch, *Block:
+	case *If, *Loop, *For, *Switch, *Block, *RayQuery:
 		v.depth++
 		defer func() { v.depth-- }()
 		if v.depth > MaxNesting {
@@ -385,15 +394,26 @@ func (v *validator) stmt(s Stmt) error {
 			}
 		}
 		return v.block(s.Default)
+	case *RayQuery:
+		return v.rayQuery(s)
 	case *Break:
 		if v.brk == 0 {
+			if v.query {
+				return v.errf("break out of a ray query's candidate loop: end the traversal with a terminate (OpRayTerminate) instead")
+			}
 			return v.errf("break outside a loop or switch")
 		}
 	case *Continue:
 		if v.loops == 0 {
+			if v.query {
+				return v.errf("continue in a ray query's candidate loop: the next candidate comes when the body ends; put the rest in an if")
+			}
 			return v.errf("continue outside a loop")
 		}
 	case *Return:
+		if v.query {
+			return v.errf("return inside a ray query's candidate loop: set a flag, terminate the traversal (OpRayTerminate) and return after it")
+		}
 		if s.Value == nil {
 			if v.f.Result != TVoid {
 				return v.errf("return without a value in a callable returning %s", v.f.Result)
@@ -585,6 +605,9 @@ func (v *validator) expr(e Expr) error {
 			}
 		}
 		if e.Func == nil {
+			if CandidateOp(e.Op) && !v.query {
+				return v.errf("%s outside a ray query's candidate loop: the candidate exists only in the loop's body", e.Op)
+			}
 			return want(CallResult(e))
 		}
 		g := e.Func

@@ -73,3 +73,49 @@ func FromFields(rays []kernel.Ray, ids []uint32, ts []float32, missMask bool) ([
 	}
 	return out, nil
 }
+
+// DSLSpheres is rayquery.Spheres in the DSL, over rays as Pack gives them:
+// a candidate loop intersecting the sphere inscribed in each procedural box
+// and committing a non-opaque instance's even triangles; it writes the
+// query's result to out[i], the candidates seen to seen[i], the last of them
+// to last[i] (where it saw one), and terminates
+// at the first one when first is set.
+func DSLSpheres() (*ir.Function, error) {
+	return dsl.Kernel1D(64, func(k *dsl.K, scene dsl.Accel, org, dir dsl.Buf[dsl.F32x4], mask dsl.Buf[dsl.U32], out dsl.Buf[dsl.QueryResult], seen dsl.Buf[dsl.U32], last dsl.Buf[dsl.Candidate], first dsl.U32) {
+		i := k.DispatchID().X()
+		k.If(i.Lt(org.Len()), func() {
+			o, d := org.Read(i), dir.Read(i)
+			tmin := o.W()
+			n := dsl.NewVar(k, dsl.U(0))
+			res := scene.Query(o.XYZ(), tmin, d.XYZ(), d.W(), mask.Read(i), func(q dsl.Query) {
+				c := q.Candidate()
+				last.Write(i, c)
+				n.Set(n.Get().Add(dsl.U(1)))
+				k.If(c.Kind().Eq(dsl.U(dsl.HitProcedural)), func() {
+					lo, hi := c.BoxMin(), c.BoxMax()
+					half := dsl.F(0.5)
+					centre := lo.Add(hi).Scale(half)
+					h := hi.Sub(lo).Scale(half)
+					rad := dsl.Min(h.X(), dsl.Min(h.Y(), h.Z()))
+					od := c.ObjectDir()
+					a := od.Dot(od)
+					f := c.ObjectOrigin().Sub(centre)
+					b := f.Dot(od)
+					l := f.Sub(od.Scale(b.Div(a)))
+					disc := a.Mul(rad.Mul(rad).Sub(l.Dot(l)))
+					k.If(disc.Ge(dsl.F(0)), func() {
+						s := dsl.Sqrt(disc)
+						t := dsl.NewVar(k, b.Neg().Sub(s).Div(a))
+						k.If(t.Get().Lt(tmin), func() { t.Set(b.Neg().Add(s).Div(a)) })
+						k.If(t.Get().Ge(tmin), func() { q.CommitProcedural(t.Get()) })
+					})
+				}).Else(func() {
+					k.If(c.Prim().Rem(dsl.U(2)).Eq(dsl.U(0)), q.CommitTriangle)
+				})
+				k.If(first.Ne(dsl.U(0)), q.Terminate)
+			})
+			out.Write(i, res)
+			seen.Write(i, n.Get())
+		})
+	}, "scene", "org", "dir", "mask", "out", "seen", "last", "first")
+}

@@ -224,7 +224,12 @@ func k3(v kernel.Float3) v3          { return v3{float64(v.X), float64(v.Y), flo
 func inRange(t, lo, hi float64) bool { return t >= lo && t <= hi }
 
 // Reference traces r against every primitive of every instance.
-func (s *Scene) Reference(r kernel.Ray) Answer {
+func (s *Scene) Reference(r kernel.Ray) Answer { return answer(s.cands(r, false)) }
+
+// cands are r's hits on every primitive: with query, as the candidate loop
+// of rayquery.Spheres decides them (spheres in the boxes, a non-opaque
+// instance's odd triangles rejected), else as TraceClosest does.
+func (s *Scene) cands(r kernel.Ray, query bool) []cand {
 	var cands []cand
 	tmin, tmax := float64(r.TMin), float64(r.TMax)
 	for ii, in := range s.Insts {
@@ -237,6 +242,15 @@ func (s *Scene) Reference(r kernel.Ray) Answer {
 		for k := range 3 {
 			o[k] = inv[k][0]*wo[0] + inv[k][1]*wo[1] + inv[k][2]*wo[2] + inv[k][3]
 			d[k] = inv[k][0]*wd[0] + inv[k][1]*wd[1] + inv[k][2]*wd[2]
+		}
+		if in.Procedural && query {
+			for j, b := range s.Procs[in.Prim] {
+				if c, ok := sphere(o, d, b, tmin, tmax); ok {
+					c.inst, c.hit.Instance, c.hit.Prim = ii, in.ID, uint32(j)
+					cands = append(cands, c)
+				}
+			}
+			continue
 		}
 		if in.Procedural {
 			for j, b := range s.Procs[in.Prim] {
@@ -266,6 +280,9 @@ func (s *Scene) Reference(r kernel.Ray) Answer {
 			continue
 		}
 		for j, tr := range s.Meshes[in.Prim] {
+			if query && !in.Opaque && j%2 == 1 {
+				continue
+			}
 			a, b, c := f64(tr.A), f64(tr.B), f64(tr.C)
 			e1, e2 := sub(b, a), sub(c, a)
 			p := cross(d, e2)
@@ -290,6 +307,10 @@ func (s *Scene) Reference(r kernel.Ray) Answer {
 			cands = append(cands, cd)
 		}
 	}
+	return cands
+}
+
+func answer(cands []cand) Answer {
 	var ans Answer
 	best := -1
 	for i, c := range cands {
@@ -317,6 +338,11 @@ func (s *Scene) Reference(r kernel.Ray) Answer {
 // triangle hits, procedural hits and misses.
 func (s *Scene) Check(t testing.TB, what string, rays []kernel.Ray, hits []kernel.Hit, anys []uint32) {
 	t.Helper()
+	s.check(t, what, rays, hits, anys, false)
+}
+
+func (s *Scene) check(t testing.TB, what string, rays []kernel.Ray, hits []kernel.Hit, anys []uint32, query bool) {
+	t.Helper()
 	if hits != nil {
 		require.Len(t, hits, len(rays), what)
 	}
@@ -325,7 +351,7 @@ func (s *Scene) Check(t testing.TB, what string, rays []kernel.Ray, hits []kerne
 	}
 	ambiguous, kinds := 0, [3]int{}
 	for i, r := range rays {
-		a := s.Reference(r)
+		a := answer(s.cands(r, query))
 		if hits != nil && !a.Ambiguous {
 			h, w := hits[i], a.Hit
 			kinds[w.Kind]++

@@ -152,6 +152,7 @@ type gen struct {
 	inv      map[ir.Expr]bool       // invariance of expressions (emit_hoist.go)
 	scopes   []map[ir.Expr]spirv.ID // invariant values by scope, innermost last
 	reuse    reuse                  // values of the current statement (emit_reuse.go)
+	query    *queryState            // the ray query whose body is being emitted (emit_rayquery.go)
 
 	u32, i32, f32, boolT, voidT spirv.ID
 }

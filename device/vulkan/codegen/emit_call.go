@@ -45,6 +45,8 @@ func (g *gen) call(e *ir.Call) spirv.ID {
 		return g.bindlessTexture(e)
 	case ir.OpRayClosest, ir.OpRayAny:
 		return g.ray(e)
+	case ir.OpRayCandidate, ir.OpRayCommitProcedural, ir.OpRayCommitTriangle, ir.OpRayTerminate:
+		return g.candidateOp(e)
 	}
 	args := make([]spirv.ID, len(e.Args))
 	for i, a := range e.Args {

@@ -174,8 +174,10 @@ func (g *gen) load(e ir.Expr) spirv.ID {
 	})
 }
 
-func (g *gen) assign(dst, src ir.Expr) {
-	v := g.expr(src)
+func (g *gen) assign(dst, src ir.Expr) { g.store(dst, g.expr(src)) }
+
+// store stores value v (of dst's type) to the place dst.
+func (g *gen) store(dst ir.Expr, v spirv.ID) {
 	p, sc, ex, guard := g.addr(dst)
 	if g.bits[ir.PlaceRoot(dst)] {
 		g.b.Store(p, g.toBits(v, dst.Type()))

@@ -23,17 +23,19 @@ type rayOperands struct {
 	o, tmin, d, tmax, mk spirv.ID
 }
 
-func (g *gen) ray(e *ir.Call) spirv.ID {
+// rayOperandsOf evaluates a ray query's operands (accel, origin, tmin,
+// dir, tmax, mask).
+func (g *gen) rayOperandsOf(args []ir.Expr) (rayOperands, bool) {
 	b := g.b
-	v, ok := e.Args[0].(*ir.Ref)
+	v, ok := args[0].(*ir.Ref)
 	if !ok || v.Var.Kind != ir.VarArg {
-		g.fail("ray query on %s: the accel must be a kernel argument", ir.Describe(e.Args[0]))
-		return 0
+		g.fail("ray query on %s: the accel must be a kernel argument", ir.Describe(args[0]))
+		return rayOperands{}, false
 	}
 	idx, ok := g.argIdx[v.Var]
 	if !ok {
 		g.fail("ray query on %s outside its kernel", v.Var.Name)
-		return 0
+		return rayOperands{}, false
 	}
 	u64 := b.TypeInt(64, false)
 	pu64 := g.ptr(spirv.StorageClassPushConstant, u64)
@@ -44,13 +46,22 @@ func (g *gen) ray(e *ir.Call) spirv.ID {
 		r.addr = b.Load(u64, b.AccessChain(pu64, g.push, b.ConstantUint32(idx)))
 		r.aux = b.Load(u64, b.AccessChain(pu64, g.push, b.ConstantUint32(idx+1)))
 	}
-	r.o, r.tmin, r.d, r.tmax, r.mk = g.expr(e.Args[1]), g.expr(e.Args[2]), g.expr(e.Args[3]), g.expr(e.Args[4]), g.expr(e.Args[5])
+	r.o, r.tmin, r.d, r.tmax, r.mk = g.expr(args[1]), g.expr(args[2]), g.expr(args[3]), g.expr(args[4]), g.expr(args[5])
+	return r, true
+}
+
+func (g *gen) ray(e *ir.Call) spirv.ID {
+	b := g.b
+	r, ok := g.rayOperandsOf(e.Args)
+	if !ok {
+		return 0
+	}
 	from := b.CurrentBlock()
 	var res spirv.ID
 	if g.opts.NativeRayQuery {
 		res = g.rayNative(e.Op, r)
 	} else {
-		res = g.raySoft(e.Op, r)
+		res = g.raySoft(e.Op, r, nil)
 	}
 	g.reuse.follow(from, b.CurrentBlock()) // the traversal's merge is dominated by from
 	return res

@@ -44,7 +44,14 @@ type swNode struct {
 	lf, count spirv.ID
 }
 
-func (g *gen) raySoft(op ir.Op, r rayOperands) spirv.ID {
+// querySoft is the software traversal of a ray-query loop (emit_rayquery.go).
+func (g *gen) querySoft(s *ir.RayQuery, r rayOperands) spirv.ID {
+	return g.raySoft(ir.OpRayClosest, r, s)
+}
+
+// raySoft emits the software traversal of a ray (op), or of a ray-query
+// loop s, whose committed RayCommitted it returns.
+func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 	b := g.b
 	u32, f32 := g.u32, g.f32
 	u64 := b.TypeInt(64, false)
@@ -65,6 +72,16 @@ func (g *gen) raySoft(op ir.Op, r rayOperands) spirv.ID {
 	b.Store(v.have, b.ConstantNull(g.boolT))
 	b.Store(v.stop, b.ConstantNull(g.boolT))
 	b.Store(v.kind, b.ConstantUint32(0))
+	var qs *queryState
+	var out spirv.ID
+	rc := g.typ(ir.RayCommitted)
+	vec3 := b.TypeVector(f32, 3)
+	if s != nil {
+		qs = &queryState{r: r, body: s.Body, kind: fv(u32), prim: fv(u32), t: fv(f32), u: fv(f32), v: fv(f32),
+			lo: fv(vec3), hi: fv(vec3), commit: fv(g.boolT), term: fv(g.boolT), ct: fv(f32), pending: fv(g.boolT)}
+		out = fv(rc)
+		b.Store(out, b.ConstantNull(rc))
+	}
 
 	g.ifThen(g.rayValid(r), func() {
 		b.Store(v.bestT, r.tmax)
@@ -77,9 +94,25 @@ func (g *gen) raySoft(op ir.Op, r rayOperands) spirv.ID {
 		g.traverse(&v, nodes, o, inv, r.tmin, false, func(j spirv.ID) {
 			ii := g.loadPSB(u32, b.IAdd(u64, b.IAdd(u64, r.addr, orderOff), b.IMul(u64, b.UConvert(u64, j), b.ConstantUint64(4))), 4)
 			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(64)))
-			g.softInstance(op, &v, r, rec, ii, o, d)
+			g.softInstance(op, &v, r, rec, ii, o, d, qs)
+		})
+		if qs == nil {
+			return
+		}
+		g.ifThen(b.Load(g.boolT, v.have), func() {
+			ii := b.Load(u32, v.ii)
+			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(64)))
+			m := g.softTransform(rec)
+			oo, od := g.softObjectRay(m, o, d)
+			h := b.CompositeConstruct(g.typ(ir.RayHit), b.Load(u32, v.id), b.Load(u32, v.prim),
+				b.CompositeConstruct(b.TypeVector(f32, 2), b.Load(f32, v.u), b.Load(f32, v.v)), b.Load(f32, v.bestT), b.Load(u32, v.kind))
+			b.Store(out, b.CompositeConstruct(rc, h, ii, b.CompositeConstruct(vec3, oo[0], oo[1], oo[2]), b.CompositeConstruct(vec3, od[0], od[1], od[2]),
+				g.affineInverse(m), b.CompositeConstruct(g.typ(ir.Transform), m[0], m[1], m[2])))
 		})
 	})
+	if qs != nil {
+		return b.Load(rc, out)
+	}
 	if op == ir.OpRayAny {
 		return b.Load(g.boolT, v.have)
 	}
@@ -207,17 +240,40 @@ func (g *gen) traverse(v *swVars, nodes spirv.ID, o, inv [3]spirv.ID, tmin spirv
 	})
 }
 
+// softTransform loads the world→object rows of the instance record at rec.
+func (g *gen) softTransform(rec spirv.ID) [3]spirv.ID {
+	b := g.b
+	u64 := b.TypeInt(64, false)
+	var m [3]spirv.ID
+	for k := range m {
+		m[k] = g.loadPSB(b.TypeVector(g.f32, 4), b.IAdd(u64, rec, b.ConstantUint64(uint64(16*k))), 16)
+	}
+	return m
+}
+
+// softObjectRay moves the ray (o, d) into object space by the rows m, as
+// bvh's objectRay does (no contraction).
+func (g *gen) softObjectRay(m [3]spirv.ID, o, d [3]spirv.ID) (oo, od [3]spirv.ID) {
+	b := g.b
+	f32 := g.f32
+	nc := g.noContract
+	for k := range 3 {
+		e := func(c uint32) spirv.ID { return b.CompositeExtract(f32, m[k], c) }
+		oo[k] = nc(b.FAdd(f32, nc(b.FAdd(f32, nc(b.FAdd(f32, nc(b.FMul(f32, e(0), o[0])), nc(b.FMul(f32, e(1), o[1])))), nc(b.FMul(f32, e(2), o[2])))), e(3)))
+		od[k] = nc(b.FAdd(f32, nc(b.FAdd(f32, nc(b.FMul(f32, e(0), d[0])), nc(b.FMul(f32, e(1), d[1])))), nc(b.FMul(f32, e(2), d[2]))))
+	}
+	return oo, od
+}
+
 // softInstance traverses instance ii (its record at rec) of the software
-// accel: mask test, the ray into object space, the mesh's hierarchy.
-func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID, o, d [3]spirv.ID) {
+// accel: mask test, the ray into object space, the mesh's hierarchy; with
+// qs, as a ray-query loop whose body decides the candidates.
+func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID, o, d [3]spirv.ID, qs *queryState) {
 	b := g.b
 	u32, f32 := g.u32, g.f32
 	u64 := b.TypeInt(64, false)
-	vec4, uvec4 := b.TypeVector(f32, 4), b.TypeVector(u32, 4)
-	var m [3]spirv.ID
-	for k := range m {
-		m[k] = g.loadPSB(vec4, b.IAdd(u64, rec, b.ConstantUint64(uint64(16*k))), 16)
-	}
+	uvec4 := b.TypeVector(u32, 4)
+	m := g.softTransform(rec)
 	q := g.loadPSB(uvec4, b.IAdd(u64, rec, b.ConstantUint64(48)), 16)
 	mesh := b.BitwiseOr(u64, b.UConvert(u64, b.CompositeExtract(u32, q, 0)),
 		b.ShiftLeftLogical(u64, b.UConvert(u64, b.CompositeExtract(u32, q, 1)), b.ConstantUint32(32)))
@@ -227,14 +283,13 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 	live := b.LogicalAnd(g.boolT, b.INotEqual(g.boolT, b.BitwiseAnd(u32, mask, r.mk), b.ConstantUint32(0)),
 		b.INotEqual(g.boolT, mesh, b.ConstantUint64(0)))
 	g.ifThen(live, func() {
-		nc := g.noContract
-		var oo, od [3]spirv.ID
-		for k := range 3 {
-			e := func(c uint32) spirv.ID { return b.CompositeExtract(f32, m[k], c) }
-			oo[k] = nc(b.FAdd(f32, nc(b.FAdd(f32, nc(b.FAdd(f32, nc(b.FMul(f32, e(0), o[0])), nc(b.FMul(f32, e(1), o[1])))), nc(b.FMul(f32, e(2), o[2])))), e(3)))
-			od[k] = nc(b.FAdd(f32, nc(b.FAdd(f32, nc(b.FMul(f32, e(0), d[0])), nc(b.FMul(f32, e(1), d[1])))), nc(b.FMul(f32, e(2), d[2]))))
-		}
+		oo, od := g.softObjectRay(m, o, d)
 		oinv := g.recip3(od)
+		var opaque spirv.ID
+		if qs != nil {
+			opaque = b.INotEqual(g.boolT, b.BitwiseAnd(u32, flags, b.ConstantUint32(0xff00)), b.ConstantUint32(0))
+			qs.ii, qs.id, qs.oo, qs.od, qs.w2o = ii, id, oo, od, m
+		}
 		// The watertight test's frame: kz the largest |component|, kx and
 		// ky the next two (swapped when dir[kz] < 0, keeping the winding).
 		abs := func(x spirv.ID) spirv.ID { return b.GLSL(f32, spirv.GLSLFAbs, x) }
@@ -272,6 +327,11 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 			}
 			tn, in := g.slab(oo, oinv, [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, r.tmin, b.Load(f32, v.bestT))
 			g.ifThen(in, func() {
+				if qs != nil {
+					g.softCandidate(qs, ir.HitProcedural, prim, tn, b.ConstantFloat32(0), b.ConstantFloat32(0),
+						b.CompositeConstruct(vec3, c[0], c[1], c[2]), b.CompositeConstruct(vec3, c[3], c[4], c[5]))
+					return
+				}
 				g.softCommit(op, v, tn, b.ConstantFloat32(0), b.ConstantFloat32(0), ii, prim, id, ir.HitProcedural)
 			})
 			b.Branch(after.ID())
@@ -283,9 +343,20 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 				vert[i] = g.loadPSB(vec3, b.IAdd(u64, base, b.ConstantUint64(uint64(12*i))), 4)
 			}
 			t, u, vv, ok := g.watertight(oov, vert, kx, ky, kz, sx, sy, sz, r.tmin, b.Load(f32, v.bestT))
-			g.ifThen(ok, func() { g.softCommit(op, v, t, u, vv, ii, prim, id, ir.HitTriangle) })
+			if qs == nil {
+				g.ifThen(ok, func() { g.softCommit(op, v, t, u, vv, ii, prim, id, ir.HitTriangle) })
+			} else {
+				g.ifThen(b.LogicalAnd(g.boolT, ok, opaque), func() { g.softCommit(op, v, t, u, vv, ii, prim, id, ir.HitTriangle) })
+				g.ifThen(b.LogicalAnd(g.boolT, ok, b.LogicalNot(g.boolT, opaque)), func() {
+					zero := b.ConstantNull(vec3)
+					g.softCandidate(qs, ir.HitTriangle, prim, t, u, vv, zero, zero)
+				})
+			}
 			b.Branch(after.ID())
 			b.SetBlock(after)
+			if qs != nil {
+				g.softBody(op, v, qs)
+			}
 		})
 	})
 }

@@ -113,6 +113,8 @@ func (g *gen) stmt(s ir.Stmt) {
 		g.assign(s.Dst, s.Src)
 	case *ir.Print:
 		g.print(s)
+	case *ir.RayQuery:
+		g.rayQuery(s)
 	case *ir.ExprStmt:
 		g.expr(s.X)
 	case *ir.Comment:

@@ -182,6 +182,11 @@ func (r *exitRewriter) stmt(s ir.Stmt, c exitCtx) ([]ir.Stmt, sets, bool) {
 			out = append(out, &ir.Assign{Dst: &ir.Ref{Var: r.res}, Src: s.Value})
 		}
 		return out, sets{ret: true}, true
+	case *ir.RayQuery:
+		// Its body leaves by no break or return (Validate); loops inside
+		// it are rewritten like any other.
+		body, _ := r.stmts(s.Body, exitCtx{})
+		return []ir.Stmt{&ir.RayQuery{Args: s.Args, Body: body, Result: s.Result}}, sets{}, false
 	}
 	return []ir.Stmt{s}, sets{}, false
 }

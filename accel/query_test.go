@@ -1,0 +1,98 @@
+package accel_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/accel"
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/internal/raytest"
+	"github.com/lucent-gpu/lucent/kernel"
+	"github.com/lucent-gpu/lucent/testdata/gokernel/rayquery"
+)
+
+// Candidate loops on a device: rayquery.Spheres (Go subset) and
+// raytest.DSLSpheres intersect the spheres inscribed in the procedural
+// boxes in the loop and reject a non-opaque instance's odd triangles; every
+// ray's committed hit, its instance's transforms and the object-space ray
+// agree with the brute-force reference, and so do the CPU runner's; with
+// termination at the first candidate no ray sees a second.
+func checkCandidateLoops(t *testing.T, d *device.Device, what string) {
+	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/rayquery")
+	require.Empty(t, errs)
+	fns := map[string]*ir.Function{}
+	for _, k := range ks {
+		if k.Name == "Spheres" {
+			fns["Go subset"] = k.Func
+		}
+	}
+	var err error
+	fns["DSL"], err = raytest.DSLSpheres()
+	require.NoError(t, err)
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	closeAll(t, s)
+	run := func(cmds ...device.Command) {
+		t.Helper()
+		require.NoError(t, s.Submit(cmds...))
+		require.NoError(t, s.Synchronize(context.Background()))
+	}
+	ran := false
+	for seed := range uint64(2) {
+		sc := raytest.Random(seed + 70)
+		o, err := sc.Make(d, accel.Options{})
+		require.NoError(t, err)
+		t.Cleanup(func() { require.NoError(t, o.Close()) })
+		run(o.Build()...)
+		rays := raytest.Rays(seed+71, 700)
+		n := len(rays)
+		bs, err := sc.BVH()
+		require.NoError(t, err)
+		host, err := accel.Host(bs)
+		require.NoError(t, err)
+		for name, f := range fns {
+			k, err := device.Compile(d, f, device.WithKernelName(name))
+			require.NoError(t, err, name)
+			closeAll(t, k)
+			for _, first := range []uint32{0, 1} {
+				w := fmt.Sprintf("%s, %s, seed %d, first %d", what, name, seed, first)
+				ob, sb, lb := buffer[kernel.QueryResult](t, d, n), buffer[uint32](t, d, n), buffer[kernel.Candidate](t, d, n)
+				if name == "DSL" {
+					org, dir, masks := raytest.Pack(rays)
+					run(k.Dispatch([3]uint32{uint32(n)}, o.Accel, from(t, d, org), from(t, d, dir), from(t, d, masks), ob, sb, lb, first))
+				} else {
+					run(k.Dispatch([3]uint32{uint32(n)}, o.Accel, from(t, d, rays), ob, sb, lb, first))
+				}
+				res, seen, last := make([]kernel.QueryResult, n), make([]uint32, n), make([]kernel.Candidate, n)
+				run(ob.Download(res), sb.Download(seen), lb.Download(last))
+				sc.CheckQuery(t, w, rays, res, seen, first != 0)
+				sc.CheckCandidates(t, w, rays, last, seen)
+				if !ran {
+					want, wantSeen, wantLast := make([]kernel.QueryResult, n), make([]uint32, n), make([]kernel.Candidate, n)
+					require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, uint32(n)), func() { rayquery.Spheres(host, rays, want, wantSeen, wantLast, first) }))
+					sc.CheckQuery(t, w+", kernel.Run", rays, want, wantSeen, first != 0)
+					sc.CheckCandidates(t, w+", kernel.Run", rays, wantLast, wantSeen)
+				}
+			}
+		}
+		ran = true
+	}
+}
+
+func TestCPUCandidateLoops(t *testing.T) {
+	for _, validated := range []bool{true, false} {
+		checkCandidateLoops(t, openCPU(t, validated), fmt.Sprintf("cpu (validated %v)", validated))
+	}
+}
+
+// On Vulkan: native on Mesa 25's lavapipe, software on 22.3 and with
+// LUCENT_ACCEL=software; the validation layer stays silent.
+func TestVulkanCandidateLoops(t *testing.T) {
+	d := nativeDevice(t)
+	checkCandidateLoops(t, d, "vulkan, "+d.Capabilities().RayTracing.String())
+}

@@ -1,0 +1,72 @@
+package rayquery
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+// Spheres traces rays[i] with a candidate loop: each procedural box holds
+// the sphere inscribed in it (centre the box's, radius its smallest half
+// extent), intersected in the loop; a triangle of a non-opaque instance is
+// committed when its primitive is even. It writes what the query committed
+// to out[i] and the number of candidates it saw to seen[i]; with first set
+// it terminates the traversal at the first candidate. last[i] is the last
+// candidate seen. The query runs in a helper that takes the accel.
+//
+//lucent:kernel block=64
+func Spheres(scene kernel.Accel, rays []kernel.Ray, out []kernel.QueryResult, seen []uint32, last []kernel.Candidate, first uint32) {
+	i := kernel.DispatchID().X
+	if i >= uint32(len(rays)) {
+		return
+	}
+	out[i], seen[i], last[i] = spheres(scene, rays[i], first)
+}
+
+// spheres is Spheres' query of r: what it committed, the candidates seen
+// and the last of them.
+func spheres(scene kernel.Accel, r kernel.Ray, first uint32) (kernel.QueryResult, uint32, kernel.Candidate) {
+	q := scene.Query(r)
+	n := uint32(0)
+	var last kernel.Candidate
+	for q.Next() {
+		c := q.Candidate()
+		last = c
+		n++
+		if c.Kind == kernel.HitProcedural {
+			t := sphere(c, r.TMin)
+			if t >= 0 {
+				q.CommitProcedural(t)
+			}
+		} else if c.Prim%2 == 0 {
+			q.CommitTriangle()
+		}
+		if first != 0 {
+			q.Terminate()
+		}
+	}
+	return q.Result(), n, last
+}
+
+// sphere is the first t ≥ tmin where the candidate's ray (in object space)
+// meets the sphere inscribed in its box, or -1. The perpendicular from the
+// centre to the ray keeps the discriminant exact for far origins.
+func sphere(c kernel.Candidate, tmin float32) float32 {
+	centre := c.BoxMin.Add(c.BoxMax).Scale(0.5)
+	h := c.BoxMax.Sub(c.BoxMin).Scale(0.5)
+	rad := min(h.X, h.Y, h.Z)
+	d := c.ObjectDir
+	a := d.Dot(d)
+	f := c.ObjectOrigin.Sub(centre)
+	b := f.Dot(d)
+	l := f.Sub(d.Scale(b / a))
+	disc := a * (rad*rad - l.Dot(l))
+	if disc < 0 {
+		return -1
+	}
+	s := kernel.Sqrt(disc)
+	t := (-b - s) / a
+	if t < tmin {
+		t = (-b + s) / a
+	}
+	if t < tmin {
+		return -1
+	}
+	return t
+}
