@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -80,7 +81,7 @@ type pairedResult struct {
 // paired runs b.N rounds of c (n operations of the twin, returning their
 // time) and n operations of op, alternating which goes first.
 func paired(b *testing.B, c func(n int) time.Duration, op func()) pairedResult {
-	ns := interleaved(b, []func(n int) time.Duration{c, timed(op)})
+	ns, _ := interleaved(b, []func(n int) time.Duration{c, timed(op)})
 	r := pairedResult{cNs: ns[0], goNs: ns[1]}
 	for i := range r.cNs {
 		r.ratios = append(r.ratios, r.goNs[i]/r.cNs[i])
@@ -105,9 +106,11 @@ func timed(op func()) func(n int) time.Duration {
 // interleaved runs b.N rounds of every side (a side runs n operations and
 // returns their time), a block of the same number of operations each, the
 // side going first rotating between rounds, and returns each side's time per
-// operation in each round: ns[side][round]. The block is what makes the
-// first side's round last about roundTarget; one warm-up round is dropped.
-func interleaved(b *testing.B, sides []func(n int) time.Duration) (ns [][]float64) {
+// operation in each round, ns[side][round], and the process's CPU time (user
+// and system, every thread: the driver's included) per operation in the same
+// blocks, cpu[side][round]. The block is what makes the first side's round
+// last about roundTarget; one warm-up round is dropped.
+func interleaved(b *testing.B, sides []func(n int) time.Duration) (ns, cpu [][]float64) {
 	block := 1
 	if t := sides[0](1); t < roundTarget {
 		block = int(roundTarget / max(t, time.Microsecond))
@@ -115,16 +118,29 @@ func interleaved(b *testing.B, sides []func(n int) time.Duration) (ns [][]float6
 	for _, side := range sides { // the warm-up round
 		side(block)
 	}
-	ns = make([][]float64, len(sides))
+	ns, cpu = make([][]float64, len(sides)), make([][]float64, len(sides))
 	b.ResetTimer()
 	for i := range b.N {
 		for k := range sides {
 			j := (i + k) % len(sides)
-			ns[j] = append(ns[j], float64(sides[j](block).Nanoseconds())/float64(block))
+			c0 := processCPU()
+			t := sides[j](block)
+			c := processCPU() - c0
+			ns[j] = append(ns[j], float64(t.Nanoseconds())/float64(block))
+			cpu[j] = append(cpu[j], float64(c.Nanoseconds())/float64(block))
 		}
 	}
 	b.StopTimer()
-	return ns
+	return ns, cpu
+}
+
+// processCPU is the CPU time the process has used, all threads.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // quantile returns the q-quantile of v (linear interpolation), v unsorted.
