@@ -38,6 +38,9 @@
  *   13 upload/map       a memcpy into the host-visible buffer (the runtime's
  *                       direct upload on an idle device), nothing submitted
  *   14 download/map     a memcpy out of the host-visible buffer (its direct read)
+ *   15 rt/rerecord-wide as 8 with the twin's leading barrier (all commands ->
+ *                       all commands, the one the runtime records): what that
+ *                       barrier costs against the narrow one
  *
  *   const char *vkb_name(int which);  // NULL past the last */
 #include <stdint.h>
@@ -274,13 +277,23 @@ static VkResult beginCb(VkCommandBuffer c, VkCommandBufferUsageFlags flags) {
     return VK_SUCCESS;
 }
 
-/* The round trip's work, bound with the set: one barrier, bind, dispatch. */
-static void recordRoundTrip(VkCommandBuffer c) {
-    computeBarrier(c);
+/* The round trip's work, bound with the set: one barrier (the narrow one, or
+ * with wide the runtime's), bind, dispatch. */
+static void recordRoundTripWith(VkCommandBuffer c, int wide) {
+    if (wide) {
+        VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+            .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
+            .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, .dstAccessMask = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT};
+        VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
+        vkCmdPipelineBarrier2(c, &di);
+    } else
+        computeBarrier(c);
     vkCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, setPipe);
     vkCmdBindDescriptorSets(c, VK_PIPELINE_BIND_POINT_COMPUTE, setPipeLayout, 0, 1, &smallSet, 0, NULL);
     vkCmdDispatch(c, 1, 1, 1);
 }
+
+static void recordRoundTrip(VkCommandBuffer c) { recordRoundTripWith(c, 0); }
 
 static VkResult initFastest(void) {
     VkDescriptorSetLayoutBinding b = {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -363,6 +376,13 @@ static VkResult rtRerecord(void) {
     VkResult r = beginCb(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
     if (r) return r;
     recordRoundTrip(cb);
+    return submitWait();
+}
+
+static VkResult rtRerecordWide(void) {
+    VkResult r = beginCb(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
+    if (r) return r;
+    recordRoundTripWith(cb, 1);
     return submitWait();
 }
 
@@ -580,7 +600,7 @@ int vkb_init(const char *deviceName, const uint32_t *empty, size_t emptyBytes, c
 int64_t vkb_run(int which, int64_t iters) {
     static VkResult (*const fns[])(void) = {chain, roundTrip, upload, download, saxpy,
         chainSets, chainPushOnce, chainLegacy, rtRerecord, rtTimeline, rtFence, rtTimelineSpin, rtFenceSpin,
-        uploadMap, downloadMap};
+        uploadMap, downloadMap, rtRerecordWide};
     if (which < 0 || which >= (int)(sizeof fns / sizeof fns[0])) return VK_ERROR_UNKNOWN;
     uint64_t start = now();
     for (int64_t i = 0; i < iters; i++) {
@@ -593,7 +613,7 @@ int64_t vkb_run(int which, int64_t iters) {
 const char *vkb_name(int which) {
     static const char *const names[] = {"chain/twin", "rt/twin", "upload/twin", "download/twin", "saxpy/twin",
         "chain/sets", "chain/push-once", "chain/legacy", "rt/rerecord", "rt/timeline", "rt/fence",
-        "rt/timeline-spin", "rt/fence-spin", "upload/map", "download/map"};
+        "rt/timeline-spin", "rt/fence-spin", "upload/map", "download/map", "rt/rerecord-wide"};
     return which >= 0 && which < (int)(sizeof names / sizeof names[0]) ? names[which] : NULL;
 }
 
