@@ -16,7 +16,33 @@
  *   int64_t vkb_run(int which, int64_t iters);  // ns for iters operations, < 0: a VkResult
  *   void    vkb_close(void);
  *
- * which: 0 DispatchChain, 1 RoundTrip, 2 Upload, 3 Download, 4 Saxpy. */
+ * which: 0 DispatchChain, 1 RoundTrip, 2 Upload, 3 Download, 4 Saxpy: the
+ * twin, call for call what the runtime records. 5 and up: the same work done
+ * the fastest ways this file knows, each a variant (vkb_name names them), so
+ * that the fastest of them is "the best use of the driver" (BenchmarkVsFastestC):
+ *
+ *   5  chain/sets       a descriptor set written at init and bound once per
+ *                       command buffer, the narrowest barrier between
+ *                       dispatches (compute shader write -> compute shader
+ *                       read/write), synchronization2
+ *   6  chain/push-once  one push-descriptor write per command buffer, the
+ *                       same narrow barrier
+ *   7  chain/legacy     as 5 with vkCmdPipelineBarrier (synchronization 1)
+ *   8  rt/rerecord      re-recorded each time as 5 records it, a timeline
+ *                       semaphore waited for by blocking
+ *   9  rt/timeline      a command buffer recorded once and resubmitted,
+ *                       a timeline semaphore, blocking wait
+ *   10 rt/fence         recorded once, a fence, vkWaitForFences + vkResetFences
+ *   11 rt/timeline-spin recorded once, vkGetSemaphoreCounterValue polled
+ *   12 rt/fence-spin    recorded once, vkGetFenceStatus polled
+ *   13 upload/map       a memcpy into the host-visible buffer (the runtime's
+ *                       direct upload on an idle device), nothing submitted
+ *   14 download/map     a memcpy out of the host-visible buffer (its direct read)
+ *   15 rt/rerecord-wide as 8 with the twin's leading barrier (all commands ->
+ *                       all commands, the one the runtime records): what that
+ *                       barrier costs against the narrow one
+ *
+ *   const char *vkb_name(int which);  // NULL past the last */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +246,207 @@ static VkResult saxpy(void) {
     return submitWait();
 }
 
+/* ---- The fastest uses (5 and up) ----------------------------------------
+ * The same operations with what the driver does best, for a reference the
+ * runtime's own calls do not set: what a hand-written program that knows its
+ * work in advance would record. Same device, same buffers, same SPIR-V. */
+
+static VkDescriptorSetLayout setLayout;
+static VkPipelineLayout setPipeLayout;
+static VkPipeline setPipe;
+static VkDescriptorPool descPool;
+static VkDescriptorSet smallSet;
+static VkCommandBuffer rtCb; /* the round trip recorded once, resubmitted by 9-12 */
+static VkFence rtFenceObj;
+
+/* The narrowest barrier between dependent dispatches: compute writes before
+ * compute reads and writes, one global memory barrier. It also leads each
+ * command buffer: the earlier submission's writes, made available by its
+ * signal, made visible to this one's dispatches. */
+static void computeBarrier(VkCommandBuffer c) {
+    VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+        .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, .srcAccessMask = VK_ACCESS_2_SHADER_WRITE_BIT,
+        .dstStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, .dstAccessMask = VK_ACCESS_2_SHADER_READ_BIT | VK_ACCESS_2_SHADER_WRITE_BIT};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
+    vkCmdPipelineBarrier2(c, &di);
+}
+
+static VkResult beginCb(VkCommandBuffer c, VkCommandBufferUsageFlags flags) {
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, .flags = flags};
+    CHECK(vkBeginCommandBuffer(c, &bi));
+    return VK_SUCCESS;
+}
+
+/* The round trip's work, bound with the set: one barrier (the narrow one, or
+ * with wide the runtime's), bind, dispatch. */
+static void recordRoundTripWith(VkCommandBuffer c, int wide) {
+    if (wide) {
+        VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+            .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
+            .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, .dstAccessMask = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT};
+        VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
+        vkCmdPipelineBarrier2(c, &di);
+    } else
+        computeBarrier(c);
+    vkCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, setPipe);
+    vkCmdBindDescriptorSets(c, VK_PIPELINE_BIND_POINT_COMPUTE, setPipeLayout, 0, 1, &smallSet, 0, NULL);
+    vkCmdDispatch(c, 1, 1, 1);
+}
+
+static void recordRoundTrip(VkCommandBuffer c) { recordRoundTripWith(c, 0); }
+
+static VkResult initFastest(void) {
+    VkDescriptorSetLayoutBinding b = {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutCreateInfo lci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO, .bindingCount = 1, .pBindings = &b};
+    CHECK(vkCreateDescriptorSetLayout(dev, &lci, NULL, &setLayout));
+    VkPipelineLayoutCreateInfo pli = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &setLayout};
+    CHECK(vkCreatePipelineLayout(dev, &pli, NULL, &setPipeLayout));
+    VkComputePipelineCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+            .module = emptyPipe.mod, .pName = "main"}, .layout = setPipeLayout};
+    CHECK(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &cpi, NULL, &setPipe));
+    VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1};
+    VkDescriptorPoolCreateInfo dpi = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO, .maxSets = 1, .poolSizeCount = 1, .pPoolSizes = &ps};
+    CHECK(vkCreateDescriptorPool(dev, &dpi, NULL, &descPool));
+    VkDescriptorSetAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO, .descriptorPool = descPool,
+        .descriptorSetCount = 1, .pSetLayouts = &setLayout};
+    CHECK(vkAllocateDescriptorSets(dev, &dai, &smallSet));
+    VkDescriptorBufferInfo info = {.buffer = small.buf, .range = small.size};
+    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstSet = smallSet, .dstBinding = 0,
+        .descriptorCount = 1, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .pBufferInfo = &info};
+    vkUpdateDescriptorSets(dev, 1, &w, 0, NULL);
+
+    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
+    CHECK(vkAllocateCommandBuffers(dev, &cai, &rtCb));
+    VkResult r = beginCb(rtCb, 0);
+    if (r) return r;
+    recordRoundTrip(rtCb);
+    CHECK(vkEndCommandBuffer(rtCb));
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    CHECK(vkCreateFence(dev, &fci, NULL, &rtFenceObj));
+    return VK_SUCCESS;
+}
+
+static VkResult chainSets(void) {
+    VkResult r = beginCb(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
+    if (r) return r;
+    computeBarrier(cb);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, setPipe);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, setPipeLayout, 0, 1, &smallSet, 0, NULL);
+    for (int i = 0; i < chainLength; i++) {
+        if (i > 0) computeBarrier(cb);
+        vkCmdDispatch(cb, 1, 1, 1);
+    }
+    return submitWait();
+}
+
+static VkResult chainPushOnce(void) {
+    VkResult r = beginCb(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
+    if (r) return r;
+    computeBarrier(cb);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, emptyPipe.pipe);
+    Buffer *b[1] = {&small};
+    pushBuffers(&emptyPipe, b, 1);
+    for (int i = 0; i < chainLength; i++) {
+        if (i > 0) computeBarrier(cb);
+        vkCmdDispatch(cb, 1, 1, 1);
+    }
+    return submitWait();
+}
+
+static VkResult chainLegacy(void) {
+    VkResult r = beginCb(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
+    if (r) return r;
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER, .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+        .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, setPipe);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, setPipeLayout, 0, 1, &smallSet, 0, NULL);
+    for (int i = 0; i < chainLength; i++) {
+        if (i > 0)
+            vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+        vkCmdDispatch(cb, 1, 1, 1);
+    }
+    return submitWait();
+}
+
+static VkResult rtRerecord(void) {
+    VkResult r = beginCb(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
+    if (r) return r;
+    recordRoundTrip(cb);
+    return submitWait();
+}
+
+static VkResult rtRerecordWide(void) {
+    VkResult r = beginCb(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
+    if (r) return r;
+    recordRoundTripWith(cb, 1);
+    return submitWait();
+}
+
+/* submitOnly submits c signalling the timeline (and fence f, if any). */
+static VkResult submitOnly(VkCommandBuffer c, VkFence f, int signalTimeline) {
+    VkCommandBufferSubmitInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = c};
+    VkSemaphoreSubmitInfo sig = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .semaphore = timeline,
+        .value = timelineValue + 1, .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
+    VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1, .pCommandBufferInfos = &cbi,
+        .signalSemaphoreInfoCount = signalTimeline ? 1 : 0, .pSignalSemaphoreInfos = &sig};
+    CHECK(vkQueueSubmit2(queue, 1, &si, f));
+    if (signalTimeline) timelineValue++;
+    return VK_SUCCESS;
+}
+
+static VkResult rtTimeline(void) {
+    VkResult r = submitOnly(rtCb, VK_NULL_HANDLE, 1);
+    if (r) return r;
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
+        .pSemaphores = &timeline, .pValues = &timelineValue};
+    CHECK(vkWaitSemaphores(dev, &wi, UINT64_MAX));
+    return VK_SUCCESS;
+}
+
+static VkResult rtFence(void) {
+    VkResult r = submitOnly(rtCb, rtFenceObj, 0);
+    if (r) return r;
+    CHECK(vkWaitForFences(dev, 1, &rtFenceObj, VK_TRUE, UINT64_MAX));
+    CHECK(vkResetFences(dev, 1, &rtFenceObj));
+    return VK_SUCCESS;
+}
+
+static VkResult rtTimelineSpin(void) {
+    VkResult r = submitOnly(rtCb, VK_NULL_HANDLE, 1);
+    if (r) return r;
+    for (;;) {
+        uint64_t v;
+        CHECK(vkGetSemaphoreCounterValue(dev, timeline, &v));
+        if (v >= timelineValue) return VK_SUCCESS;
+    }
+}
+
+static VkResult rtFenceSpin(void) {
+    VkResult r = submitOnly(rtCb, rtFenceObj, 0);
+    if (r) return r;
+    for (;;) {
+        VkResult s = vkGetFenceStatus(dev, rtFenceObj);
+        if (s == VK_SUCCESS) break;
+        if (s != VK_NOT_READY) CHECK(s);
+    }
+    CHECK(vkResetFences(dev, 1, &rtFenceObj));
+    return VK_SUCCESS;
+}
+
+static VkResult uploadMap(void) {
+    memcpy(device64.map, host64, transferBytes);
+    return VK_SUCCESS;
+}
+
+static VkResult downloadMap(void) {
+    memcpy(host64, device64.map, transferBytes);
+    return VK_SUCCESS;
+}
+
 static int has(const VkExtensionProperties *e, uint32_t n, const char *name) {
     for (uint32_t i = 0; i < n; i++)
         if (!strcmp(e[i].extensionName, name)) return 1;
@@ -362,6 +589,7 @@ int vkb_init(const char *deviceName, const uint32_t *empty, size_t emptyBytes, c
     if ((r = newBuffer(256, &small)) || (r = newBuffer(transferBytes, &device64)) || (r = newBuffer(transferBytes, &staging64)) ||
         (r = newBuffer(4ull * saxpyN, &sx)) || (r = newBuffer(4ull * saxpyN, &sy)))
         return r;
+    if ((r = initFastest())) return r;
     host64 = malloc(transferBytes);
     for (size_t i = 0; i < transferBytes; i++) host64[i] = (unsigned char)i;
     return VK_SUCCESS;
@@ -370,7 +598,9 @@ int vkb_init(const char *deviceName, const uint32_t *empty, size_t emptyBytes, c
 /* vkb_run runs benchmark which iters times and returns the nanoseconds taken,
  * or a negative VkResult. */
 int64_t vkb_run(int which, int64_t iters) {
-    static VkResult (*const fns[])(void) = {chain, roundTrip, upload, download, saxpy};
+    static VkResult (*const fns[])(void) = {chain, roundTrip, upload, download, saxpy,
+        chainSets, chainPushOnce, chainLegacy, rtRerecord, rtTimeline, rtFence, rtTimelineSpin, rtFenceSpin,
+        uploadMap, downloadMap, rtRerecordWide};
     if (which < 0 || which >= (int)(sizeof fns / sizeof fns[0])) return VK_ERROR_UNKNOWN;
     uint64_t start = now();
     for (int64_t i = 0; i < iters; i++) {
@@ -380,10 +610,42 @@ int64_t vkb_run(int which, int64_t iters) {
     return (int64_t)(now() - start);
 }
 
+const char *vkb_name(int which) {
+    static const char *const names[] = {"chain/twin", "rt/twin", "upload/twin", "download/twin", "saxpy/twin",
+        "chain/sets", "chain/push-once", "chain/legacy", "rt/rerecord", "rt/timeline", "rt/fence",
+        "rt/timeline-spin", "rt/fence-spin", "upload/map", "download/map", "rt/rerecord-wide"};
+    return which >= 0 && which < (int)(sizeof names / sizeof names[0]) ? names[which] : NULL;
+}
+
+static void destroyPipeline(Pipeline *p) {
+    vkDestroyPipeline(dev, p->pipe, NULL);
+    vkDestroyPipelineLayout(dev, p->layout, NULL);
+    vkDestroyDescriptorSetLayout(dev, p->set, NULL);
+    vkDestroyShaderModule(dev, p->mod, NULL);
+}
+
+static void destroyBuffer(Buffer *b) {
+    vkDestroyBuffer(dev, b->buf, NULL);
+    vkFreeMemory(dev, b->mem, NULL); /* unmaps it */
+}
+
+/* vkb_close destroys everything vkb_init created (the validation layer
+ * checks it in TestFastestCVariants). */
 void vkb_close(void) {
     if (dev) {
         vkDeviceWaitIdle(dev);
-        vkDestroyDevice(dev, NULL); /* the driver frees what the device owned */
+        destroyPipeline(&emptyPipe);
+        destroyPipeline(&saxpyPipe);
+        vkDestroyPipeline(dev, setPipe, NULL);
+        vkDestroyPipelineLayout(dev, setPipeLayout, NULL);
+        vkDestroyDescriptorSetLayout(dev, setLayout, NULL);
+        vkDestroyDescriptorPool(dev, descPool, NULL);
+        vkDestroyFence(dev, rtFenceObj, NULL);
+        vkDestroySemaphore(dev, timeline, NULL);
+        vkDestroyCommandPool(dev, pool, NULL);
+        Buffer *bufs[] = {&small, &device64, &staging64, &sx, &sy};
+        for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) destroyBuffer(bufs[i]);
+        vkDestroyDevice(dev, NULL);
         dev = VK_NULL_HANDLE;
     }
     if (inst) {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 	"unsafe"
@@ -80,39 +81,66 @@ type pairedResult struct {
 // paired runs b.N rounds of c (n operations of the twin, returning their
 // time) and n operations of op, alternating which goes first.
 func paired(b *testing.B, c func(n int) time.Duration, op func()) pairedResult {
-	block := 1
-	if t := c(1); t < roundTarget {
-		block = int(roundTarget / max(t, time.Microsecond))
+	ns, _ := interleaved(b, []func(n int) time.Duration{c, timed(op)})
+	r := pairedResult{cNs: ns[0], goNs: ns[1]}
+	for i := range r.cNs {
+		r.ratios = append(r.ratios, r.goNs[i]/r.cNs[i])
 	}
-	goSide := func() time.Duration {
-		start := time.Now()
-		for range block {
-			op()
-		}
-		return time.Since(start)
-	}
-	c(block) // a warm-up round, not kept
-	goSide()
-	var r pairedResult
-	b.ResetTimer()
-	for i := range b.N {
-		var g, t time.Duration
-		if i%2 == 0 {
-			t = c(block)
-			g = goSide()
-		} else {
-			g = goSide()
-			t = c(block)
-		}
-		r.goNs = append(r.goNs, float64(g.Nanoseconds())/float64(block))
-		r.cNs = append(r.cNs, float64(t.Nanoseconds())/float64(block))
-		r.ratios = append(r.ratios, float64(g)/float64(t))
-	}
-	b.StopTimer()
 	if os.Getenv("LUCENT_VSC_LOG") != "" {
 		b.Logf("rounds (C first on even rounds): ratios %.3f\nlucent ns/op %.0f\nC ns/op %.0f", r.ratios, r.goNs, r.cNs)
 	}
 	return r
+}
+
+// timed makes op a side of interleaved: n operations, their time.
+func timed(op func()) func(n int) time.Duration {
+	return func(n int) time.Duration {
+		start := time.Now()
+		for range n {
+			op()
+		}
+		return time.Since(start)
+	}
+}
+
+// interleaved runs b.N rounds of every side (a side runs n operations and
+// returns their time), a block of the same number of operations each, the
+// side going first rotating between rounds, and returns each side's time per
+// operation in each round, ns[side][round], and the process's CPU time (user
+// and system, every thread: the driver's included) per operation in the same
+// blocks, cpu[side][round]. The block is what makes the first side's round
+// last about roundTarget; one warm-up round is dropped.
+func interleaved(b *testing.B, sides []func(n int) time.Duration) (ns, cpu [][]float64) {
+	block := 1
+	if t := sides[0](1); t < roundTarget {
+		block = int(roundTarget / max(t, time.Microsecond))
+	}
+	for _, side := range sides { // the warm-up round
+		side(block)
+	}
+	ns, cpu = make([][]float64, len(sides)), make([][]float64, len(sides))
+	b.ResetTimer()
+	for i := range b.N {
+		for k := range sides {
+			j := (i + k) % len(sides)
+			c0 := processCPU()
+			t := sides[j](block)
+			c := processCPU() - c0
+			ns[j] = append(ns[j], float64(t.Nanoseconds())/float64(block))
+			cpu[j] = append(cpu[j], float64(c.Nanoseconds())/float64(block))
+		}
+	}
+	b.StopTimer()
+	return ns, cpu
+}
+
+// processCPU is the CPU time the process has used, all threads.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // quantile returns the q-quantile of v (linear interpolation), v unsorted.
@@ -169,7 +197,7 @@ func (r pairedResult) report(b *testing.B, per int, bytes int64) {
 
 // twin is bench/vkbench.c loaded into this process.
 type twin struct {
-	init, run_, close uintptr
+	init, run_, close, name uintptr
 }
 
 var twinOnce struct {
@@ -186,13 +214,13 @@ func cPerCallRoundTripOp(b *testing.B, f *fixture) func() {
 	return func() { tw.run(b, 1, 1) }
 }
 
-func loadTwin(b *testing.B, d *Device) *twin {
+func loadTwin(b testing.TB, d *Device) *twin {
 	twinOnce.Do(func() { twinOnce.tw, twinOnce.err = buildTwin(b, d) })
 	testenv.Need(b, "the raw-C twin (cc, libvulkan headers)", twinOnce.err)
 	return twinOnce.tw
 }
 
-func buildTwin(b *testing.B, d *Device) (*twin, error) {
+func buildTwin(b testing.TB, d *Device) (*twin, error) {
 	cc, err := exec.LookPath("cc")
 	if err != nil {
 		return nil, err
@@ -219,7 +247,7 @@ func buildTwin(b *testing.B, d *Device) (*twin, error) {
 	for _, s := range []struct {
 		p    *uintptr
 		name string
-	}{{&tw.init, "vkb_init"}, {&tw.run_, "vkb_run"}, {&tw.close, "vkb_close"}} {
+	}{{&tw.init, "vkb_init"}, {&tw.run_, "vkb_run"}, {&tw.close, "vkb_close"}, {&tw.name, "vkb_name"}} {
 		if *s.p, err = purego.Dlsym(h, s.name); err != nil {
 			return nil, err
 		}
@@ -239,7 +267,7 @@ func buildTwin(b *testing.B, d *Device) (*twin, error) {
 
 // run runs the twin's benchmark which n times and returns the time it took
 // (measured in C).
-func (tw *twin) run(b *testing.B, which, n int) time.Duration {
+func (tw *twin) run(b testing.TB, which, n int) time.Duration {
 	r, _, _ := purego.SyscallN(tw.run_, uintptr(which), uintptr(n))
 	if int64(r) < 0 {
 		b.Fatalf("vkb_run(%d): VkResult %d", which, int64(r))
