@@ -378,8 +378,9 @@ func relPosition(p token.Position) token.Position {
 
 func relPos(p token.Position) string { return relPosition(p).String() }
 
-// marshalPortable serialises kernel f with its source positions cut to the
-// file's name ("kern.go:14:6"), so a generated launcher is the same on every
+// marshalPortable serialises kernel f with its source positions (of the
+// functions, variables and statements) cut to the file's name
+// ("kern.go:14:6"), so a generated launcher is the same on every
 // machine. The positions are put back afterwards.
 func marshalPortable(f *ir.Function) ([]byte, error) {
 	var undo []func()
@@ -391,6 +392,9 @@ func marshalPortable(f *ir.Function) ([]byte, error) {
 				undo = append(undo, func() { *pos = old })
 			}
 		}
+	}
+	for _, s := range f.Sites() {
+		short(ir.StmtPosRef(s))
 	}
 	for _, g := range append([]*ir.Function{f}, f.Callees()...) {
 		short(&g.Pos)

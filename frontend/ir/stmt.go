@@ -104,6 +104,11 @@ func SetStmtPos(s Stmt, pos string) {
 	}
 }
 
+// StmtPosRef is the field holding statement s's position, or nil where s
+// carries none: for tools that rewrite positions (a generated launcher cuts
+// them to the file's name, so it is the same on every machine).
+func StmtPosRef(s Stmt) *string { return posOf(s) }
+
 func posOf(s Stmt) *string {
 	switch s := s.(type) {
 	case *If:
