@@ -15,6 +15,7 @@ package bvh
 import (
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -47,12 +48,20 @@ func spread3(x uint32) uint32 {
 	return x
 }
 
-// lbvh is a linear build in flight: keys sorted (code<<32 | input index),
-// and the primitives in the same order, as triangles or as refs.
+// lbvh is a linear build in flight: keys sorted (code<<32 | input index)
+// and the primitives in input order, as triangles (src) or as refs
+// (srcRefs). The leaves gather them into leaf order as they are emitted
+// (prims, and tris or refs), so the primitives are read once, where a
+// leaf's box needs them anyway. Each goroutine of a parallel build has its
+// own lbvh, sharing everything but nodes.
 type lbvh struct {
 	keys     []uint64
+	src      []Triangle
+	srcRefs  []ref
+	prims    []uint32
 	tris     []Triangle
 	refs     []ref
+	nodes    []Node
 	leafSize int
 	parDepth int
 }
@@ -126,15 +135,10 @@ func buildMortonTriangles(tris []Triangle, opt Options) (*Mesh, int) {
 		return m, -1
 	}
 	keys := mortonKeys(n, cbox, func(i int) [3]float32 { return tris[i].centroid() })
-	parallelFor(n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			id := uint32(keys[i])
-			m.Prims[i] = id
-			m.Tris[i] = tris[id]
-		}
-	})
-	l := &lbvh{keys: keys, tris: m.Tris, leafSize: leafSizeOf(opt), parDepth: parDepth()}
-	m.Nodes, _ = l.emit(make([]Node, 1, 2*n/max(1, l.leafSize/2)+1), 0, 0, n, 0)
+	l := &lbvh{keys: keys, src: tris, prims: m.Prims, tris: m.Tris, leafSize: leafSizeOf(opt), parDepth: parDepth()}
+	l.nodes = make([]Node, 1, 2*n/max(1, l.leafSize/2)+1)
+	l.emit(0, 0, n, 0)
+	m.Nodes = l.nodes
 	return m, -1
 }
 
@@ -154,13 +158,10 @@ func buildMorton(refs []ref, opt Options) ([]Node, []ref) {
 		r := &refs[i]
 		return [3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}
 	})
-	sorted := make([]ref, n)
-	for i := range sorted {
-		sorted[i] = refs[uint32(keys[i])]
-	}
-	l := &lbvh{keys: keys, refs: sorted, leafSize: leafSizeOf(opt), parDepth: parDepth()}
-	nodes, _ := l.emit(make([]Node, 1, 2*n/max(1, l.leafSize/2)+1), 0, 0, n, 0)
-	return nodes, sorted
+	l := &lbvh{keys: keys, srcRefs: refs, refs: make([]ref, n), leafSize: leafSizeOf(opt), parDepth: parDepth()}
+	l.nodes = make([]Node, 1, 2*n/max(1, l.leafSize/2)+1)
+	l.emit(0, 0, n, 0)
+	return l.nodes, l.refs
 }
 
 // parDepth is the depth down to which builds split work across goroutines.
@@ -171,92 +172,117 @@ func parDepth() int {
 	return 0
 }
 
-// emit makes nodes[ni] a leaf or interior node over refs[lo:hi], appends
+// emit makes nodes[ni] a leaf or interior node over keys[lo:hi], appends
 // its descendants and returns its box.
-func (l *lbvh) emit(nodes []Node, ni, lo, hi, depth int) ([]Node, AABB) {
+func (l *lbvh) emit(ni, lo, hi, depth int) AABB {
 	if hi-lo <= l.leafSize {
-		box := emptyBox()
-		if l.tris != nil {
-			for i := lo; i < hi; i++ {
-				t := &l.tris[i]
-				box.grow(t.A)
-				box.grow(t.B)
-				box.grow(t.C)
-			}
-		} else {
-			for i := lo; i < hi; i++ {
-				r := &l.refs[i]
-				box.grow(r.min)
-				box.grow(r.max)
-			}
-		}
-		nodes[ni] = Node{Min: box.Min, LeftFirst: uint32(lo), Max: box.Max, Count: uint32(hi - lo)}
-		return nodes, box
+		box := l.leaf(lo, hi)
+		l.nodes[ni] = Node{Min: box.Min, LeftFirst: uint32(lo), Max: box.Max, Count: uint32(hi - lo)}
+		return box
 	}
 	mid := lo + (hi-lo)/2
-	if a, b := uint32(l.keys[lo]>>32), uint32(l.keys[hi-1]>>32); a != b {
-		bit := uint32(1) << (31 - bits.LeadingZeros32(a^b))
-		// The first code in [lo, hi) with bit set; all codes share the bits
-		// above it.
-		i, j := lo+1, hi-1
+	keys := l.keys[lo:hi]
+	if a, b := uint32(keys[0]>>32), uint32(keys[len(keys)-1]>>32); a != b {
+		// The first code with the highest differing bit set; all codes
+		// share the bits above it.
+		bit := uint64(1) << (63 - bits.LeadingZeros32(a^b))
+		i, j := 1, len(keys)-1
 		for i < j {
 			m := int(uint(i+j) >> 1)
-			if uint32(l.keys[m]>>32)&bit != 0 {
+			if keys[m]&bit != 0 {
 				j = m
 			} else {
 				i = m + 1
 			}
 		}
-		mid = i
+		mid = lo + i
 	}
-	c := len(nodes)
-	nodes = append(nodes, Node{}, Node{})
+	c := len(l.nodes)
+	l.nodes = append(l.nodes, Node{}, Node{})
 	var lb, rb AABB
 	if depth < l.parDepth && hi-lo >= parallelMin {
-		rb = l.emitParallel(mid, hi, depth+1, func() { nodes, lb = l.emit(nodes, c, lo, mid, depth+1) }, func(right []Node) {
-			nodes = appendSubtree(nodes, c+1, right)
-		})
+		rb = l.emitParallel(c, lo, mid, hi, depth+1, &lb)
 	} else {
-		nodes, lb = l.emit(nodes, c, lo, mid, depth+1)
-		nodes, rb = l.emit(nodes, c+1, mid, hi, depth+1)
+		lb = l.emit(c, lo, mid, depth+1)
+		rb = l.emit(c+1, mid, hi, depth+1)
 	}
 	lb.union(&rb)
-	nodes[ni] = Node{Min: lb.Min, LeftFirst: uint32(c), Max: lb.Max}
-	return nodes, lb
+	l.nodes[ni] = Node{Min: lb.Min, LeftFirst: uint32(c), Max: lb.Max}
+	return lb
 }
 
-// emitParallel builds the subtree over refs[lo:hi] on a goroutine while
-// left runs, then hands it to splice and returns its box. It is apart from
-// emit so that only parallel splits put their results on the heap.
-func (l *lbvh) emitParallel(lo, hi, depth int, left func(), splice func([]Node)) AABB {
-	var right []Node
-	var box AABB
+// leaf gathers the primitives of keys[lo:hi] into leaf order and returns
+// their box.
+func (l *lbvh) leaf(lo, hi int) AABB {
+	var mn, mx [3]float32
+	if l.src != nil {
+		for i := lo; i < hi; i++ {
+			id := uint32(l.keys[i])
+			t := l.src[id]
+			l.prims[i], l.tris[i] = id, t
+			if i == lo {
+				mn, mx = t.A, t.A
+			}
+			for k := 0; k < 3; k++ {
+				mn[k] = min(mn[k], t.A[k], t.B[k], t.C[k])
+				mx[k] = max(mx[k], t.A[k], t.B[k], t.C[k])
+			}
+		}
+	} else {
+		for i := lo; i < hi; i++ {
+			r := l.srcRefs[uint32(l.keys[i])]
+			l.refs[i] = r
+			if i == lo {
+				mn, mx = r.min, r.max
+			}
+			for k := 0; k < 3; k++ {
+				mn[k] = min(mn[k], r.min[k])
+				mx[k] = max(mx[k], r.max[k])
+			}
+		}
+	}
+	return AABB{mn, mx}
+}
+
+// emitParallel builds the subtree over keys[mid:hi] on a goroutine of its
+// own while this one builds the one over keys[lo:mid] (at c, its box to
+// *lb), then splices the right one in at c+1 and returns its box. It is
+// apart from emit so that only parallel splits put their results on the
+// heap.
+func (l *lbvh) emitParallel(c, lo, mid, hi, depth int, lb *AABB) AABB {
+	sub := *l
+	sub.nodes = make([]Node, 1, 2*(hi-mid)/max(1, l.leafSize/2)+1)
+	var rb AABB
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		right, box = l.emit(make([]Node, 1, 2*(hi-lo)/max(1, l.leafSize/2)+1), 0, lo, hi, depth)
+		rb = sub.emit(0, mid, hi, depth)
 	}()
-	left()
+	*lb = l.emit(c, lo, mid, depth)
 	wg.Wait()
-	splice(right)
-	return box
+	l.nodes = appendSubtree(l.nodes, c+1, sub.nodes)
+	return rb
 }
 
 // appendSubtree puts sub (a subtree built with its root at index 0) into
 // nodes: the root at slot, the rest appended, child indices moved.
 func appendSubtree(nodes []Node, slot int, sub []Node) []Node {
-	base := uint32(len(nodes))
+	base := len(nodes)
 	fix := func(nd Node) Node {
 		if nd.Count == 0 {
-			nd.LeftFirst = nd.LeftFirst - 1 + base
+			nd.LeftFirst = nd.LeftFirst - 1 + uint32(base)
 		}
 		return nd
 	}
 	nodes[slot] = fix(sub[0])
-	for _, nd := range sub[1:] {
-		nodes = append(nodes, fix(nd))
-	}
+	nodes = slices.Grow(nodes, len(sub)-1)[:base+len(sub)-1]
+	// By GOMAXPROCS goroutines: the first large subtree is half the tree.
+	parallelFor(len(sub)-1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			nodes[base+i] = fix(sub[1+i])
+		}
+	})
 	return nodes
 }
 
