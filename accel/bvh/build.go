@@ -345,36 +345,37 @@ func binRefs(refs []ref, bins *[3][64]bin, axes *[3]int, na int, scale *[3]float
 
 // partition moves refs[lo:hi] whose centroid falls in a bin ≤ cut on axis to
 // the front and returns the first index of the rest, with each side's
-// centroid box.
+// centroid box. Each ref is classified once, where it lands, and its
+// centroid grows the box of that side then.
 func (b *builder) partition(lo, hi, axis, cut int, cbox AABB) (mid int, lcbox, rcbox AABB) {
 	nb := b.nbins(hi - lo)
 	scale := binScale(&cbox, axis, nb)
 	cmin := cbox.Min[axis]
 	lcbox, rcbox = emptyBox(), emptyBox()
+	refs := b.refs
 	i, j := lo, hi-1
 	for i <= j {
-		if binOf(b.refs[i].centroid(axis), cmin, scale, nb) <= cut {
+		r := &refs[i]
+		c := [3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}
+		if binOf(c[axis], cmin, scale, nb) <= cut {
+			growCentroid(&lcbox, c)
 			i++
 		} else {
-			b.refs[i], b.refs[j] = b.refs[j], b.refs[i]
+			growCentroid(&rcbox, c)
+			refs[i], refs[j] = refs[j], refs[i]
 			j--
 		}
 	}
-	for x := lo; x < hi; x++ {
-		r := &b.refs[x]
-		cb := &rcbox
-		if x < i {
-			cb = &lcbox
+	return i, lcbox, rcbox
+}
+
+func growCentroid(b *AABB, c [3]float32) {
+	for k := 0; k < 3; k++ {
+		if c[k] < b.Min[k] {
+			b.Min[k] = c[k]
 		}
-		for k := 0; k < 3; k++ {
-			c := r.centroid(k)
-			if c < cb.Min[k] {
-				cb.Min[k] = c
-			}
-			if c > cb.Max[k] {
-				cb.Max[k] = c
-			}
+		if c[k] > b.Max[k] {
+			b.Max[k] = c[k]
 		}
 	}
-	return i, lcbox, rcbox
 }
