@@ -48,18 +48,23 @@ func spread3(x uint32) uint32 {
 	return x
 }
 
+// spreadTable is spread3 of every 10-bit value.
+var spreadTable = func() (t [1024]uint32) {
+	for i := range t {
+		t[i] = spread3(uint32(i))
+	}
+	return t
+}()
+
 // lbvh is a linear build in flight: keys sorted (code<<32 | input index)
-// and the primitives in input order, as triangles (src) or as refs
-// (srcRefs). The leaves gather them into leaf order as they are emitted
-// (prims, and tris or refs), so the primitives are read once, where a
-// leaf's box needs them anyway. Each goroutine of a parallel build has its
-// own lbvh, sharing everything but nodes.
+// and the primitives in leaf order, as triangles (tris, gathered before the
+// tree is cut) or as refs (gathered from srcRefs by the leaves as they are
+// emitted). Each goroutine of a parallel build has its own lbvh, sharing
+// everything but nodes.
 type lbvh struct {
 	keys     []uint64
-	src      []Triangle
-	srcRefs  []ref
-	prims    []uint32
 	tris     []Triangle
+	srcRefs  []ref
 	refs     []ref
 	nodes    []Node
 	leafSize int
@@ -73,25 +78,24 @@ func leafSizeOf(opt Options) int {
 	return min(opt.LeafSize, MaxLeafSize)
 }
 
-// mortonKeys returns the sorted keys of n centroids given by cent, whose
-// box is cbox.
-func mortonKeys(n int, cbox AABB, cent func(i int) [3]float32) []uint64 {
-	var scale [3]float32
+// quantizer maps a centroid to its 30-bit Morton code in a centroid box.
+type quantizer struct {
+	min, scale [3]float32
+}
+
+func newQuantizer(cbox AABB) *quantizer {
+	q := &quantizer{min: cbox.Min}
 	for k := 0; k < 3; k++ {
-		scale[k] = binScale(&cbox, k, 1024)
+		q.scale[k] = binScale(&cbox, k, 1024)
 	}
-	keys := make([]uint64, n)
-	parallelFor(n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			c := cent(i)
-			x := spread3(uint32(binOf(c[0], cbox.Min[0], scale[0], 1024)))
-			y := spread3(uint32(binOf(c[1], cbox.Min[1], scale[1], 1024)))
-			z := spread3(uint32(binOf(c[2], cbox.Min[2], scale[2], 1024)))
-			keys[i] = uint64(x<<2|y<<1|z)<<32 | uint64(i)
-		}
-	})
-	radixSort30(keys)
-	return keys
+	return q
+}
+
+func (q *quantizer) code(c [3]float32) uint64 {
+	x := spreadTable[binOf(c[0], q.min[0], q.scale[0], 1024)]
+	y := spreadTable[binOf(c[1], q.min[1], q.scale[1], 1024)]
+	z := spreadTable[binOf(c[2], q.min[2], q.scale[2], 1024)]
+	return uint64(x<<2|y<<1|z) << 32
 }
 
 // centroid is the mean of the vertices (each scaled first: no overflow).
@@ -117,7 +121,7 @@ func buildMortonTriangles(tris []Triangle, opt Options) (*Mesh, int) {
 		cb := emptyBox()
 		for i := lo; i < hi; i++ {
 			t := &tris[i]
-			if !finite(t.A) || !finite(t.B) || !finite(t.C) {
+			if !t.finite() {
 				return i
 			}
 			cb.grow(t.centroid())
@@ -134,8 +138,22 @@ func buildMortonTriangles(tris []Triangle, opt Options) (*Mesh, int) {
 	if n == 0 {
 		return m, -1
 	}
-	keys := mortonKeys(n, cbox, func(i int) [3]float32 { return tris[i].centroid() })
-	l := &lbvh{keys: keys, src: tris, prims: m.Prims, tris: m.Tris, leafSize: leafSizeOf(opt), parDepth: parDepth()}
+	keys := make([]uint64, n)
+	q := newQuantizer(cbox)
+	parallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			keys[i] = q.code(tris[i].centroid()) | uint64(i)
+		}
+	})
+	radixSort30(keys)
+	parallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			id := uint32(keys[i])
+			m.Prims[i] = id
+			m.Tris[i] = tris[id]
+		}
+	})
+	l := &lbvh{keys: keys, tris: m.Tris, leafSize: leafSizeOf(opt), parDepth: parDepth()}
 	l.nodes = make([]Node, 1, 2*n/max(1, l.leafSize/2)+1)
 	l.emit(0, 0, n, 0)
 	m.Nodes = l.nodes
@@ -154,10 +172,15 @@ func buildMorton(refs []ref, opt Options) ([]Node, []ref) {
 		r := &refs[i]
 		cbox.grow([3]float32{r.centroid(0), r.centroid(1), r.centroid(2)})
 	}
-	keys := mortonKeys(n, cbox, func(i int) [3]float32 {
-		r := &refs[i]
-		return [3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}
+	keys := make([]uint64, n)
+	q := newQuantizer(cbox)
+	parallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := &refs[i]
+			keys[i] = q.code([3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}) | uint64(i)
+		}
 	})
+	radixSort30(keys)
 	l := &lbvh{keys: keys, srcRefs: refs, refs: make([]ref, n), leafSize: leafSizeOf(opt), parDepth: parDepth()}
 	l.nodes = make([]Node, 1, 2*n/max(1, l.leafSize/2)+1)
 	l.emit(0, 0, n, 0)
@@ -211,21 +234,25 @@ func (l *lbvh) emit(ni, lo, hi, depth int) AABB {
 	return lb
 }
 
-// leaf gathers the primitives of keys[lo:hi] into leaf order and returns
-// their box.
+// leaf returns the box of the primitives of keys[lo:hi], gathering refs
+// into leaf order first.
 func (l *lbvh) leaf(lo, hi int) AABB {
 	var mn, mx [3]float32
-	if l.src != nil {
+	if l.tris != nil {
 		for i := lo; i < hi; i++ {
-			id := uint32(l.keys[i])
-			t := l.src[id]
-			l.prims[i], l.tris[i] = id, t
+			t := &l.tris[i]
+			b := t.bounds()
 			if i == lo {
-				mn, mx = t.A, t.A
+				mn, mx = b.Min, b.Max
+				continue
 			}
 			for k := 0; k < 3; k++ {
-				mn[k] = min(mn[k], t.A[k], t.B[k], t.C[k])
-				mx[k] = max(mx[k], t.A[k], t.B[k], t.C[k])
+				if b.Min[k] < mn[k] {
+					mn[k] = b.Min[k]
+				}
+				if b.Max[k] > mx[k] {
+					mx[k] = b.Max[k]
+				}
 			}
 		}
 	} else {
@@ -234,10 +261,15 @@ func (l *lbvh) leaf(lo, hi int) AABB {
 			l.refs[i] = r
 			if i == lo {
 				mn, mx = r.min, r.max
+				continue
 			}
 			for k := 0; k < 3; k++ {
-				mn[k] = min(mn[k], r.min[k])
-				mx[k] = max(mx[k], r.max[k])
+				if r.min[k] < mn[k] {
+					mn[k] = r.min[k]
+				}
+				if r.max[k] > mx[k] {
+					mx[k] = r.max[k]
+				}
 			}
 		}
 	}
