@@ -277,9 +277,11 @@ func TestBadInput(t *testing.T) {
 		{"Inf", []Triangle{{good.A, good.B, [3]float32{0, 0, -inf}}, good}, "triangle 0: vertex C"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := BuildTriangles(tc.tris, Options{})
-			require.ErrorIs(t, err, ErrInvalidArgument)
-			require.ErrorContains(t, err, tc.want)
+			for _, opt := range []Options{{}, {FastBuild: true}} {
+				_, err := BuildTriangles(tc.tris, opt)
+				require.ErrorIs(t, err, ErrInvalidArgument, "%+v", opt)
+				require.ErrorContains(t, err, tc.want, "%+v", opt)
+			}
 		})
 	}
 	_, err := BuildAABBs([]AABB{{Max: [3]float32{1, 1, 1}}, {Min: [3]float32{0, 2, 0}, Max: [3]float32{1, 1, 1}}}, Options{})
