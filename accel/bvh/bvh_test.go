@@ -403,6 +403,29 @@ func TestBuildIndependentOfGOMAXPROCS(t *testing.T) {
 			require.Equal(t, meshes[0].Nodes, m.Nodes, "%+v", opt)
 			require.Equal(t, meshes[0].Prims, m.Prims, "%+v", opt)
 		}
+		// A top level of 20,000 instances: past them too.
+		rng := rand.New(rand.NewPCG(3, 4))
+		insts := make([]Instance, 20000)
+		for i := range insts {
+			tr := Identity
+			for k := 0; k < 3; k++ {
+				tr[4*k+3] = 100 * rng.Float32()
+			}
+			insts[i] = Instance{Mesh: meshes[0], Transform: tr, Mask: 1, Opaque: true, ID: uint32(i)}
+		}
+		var scenes []*Scene
+		for _, p := range []int{1, 2, 5} {
+			old := runtime.GOMAXPROCS(p)
+			s, err := BuildScene(insts, opt)
+			runtime.GOMAXPROCS(old)
+			require.NoError(t, err)
+			require.NoError(t, s.Validate())
+			scenes = append(scenes, s)
+		}
+		for _, s := range scenes[1:] {
+			require.Equal(t, scenes[0].Nodes, s.Nodes, "%+v", opt)
+			require.Equal(t, scenes[0].Order, s.Order, "%+v", opt)
+		}
 	}
 }
 
