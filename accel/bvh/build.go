@@ -258,18 +258,27 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		if scale[a] == 0 {
 			continue
 		}
+		// Empty bins change neither sweep: the right one copies the
+		// previous bin's sums, the left one skips the cut, which costs as
+		// much as the one before it (taken first: ties go to the lower cut).
 		bs := &bins[a]
-		acc, cnt := emptyBox(), 0
+		acc, cnt, area := emptyBox(), 0, 0.0
 		for i := nb - 1; i > 0; i-- {
-			acc.union(&bs[i].box)
-			cnt += bs[i].n
-			rightArea[i], rightBox[i], rightN[i] = acc.halfArea(), acc, cnt
+			if bs[i].n != 0 {
+				acc.union(&bs[i].box)
+				cnt += bs[i].n
+				area = acc.halfArea()
+			}
+			rightArea[i], rightBox[i], rightN[i] = area, acc, cnt
 		}
 		acc, cnt = emptyBox(), 0
 		for i := 0; i < nb-1; i++ {
+			if bs[i].n == 0 {
+				continue
+			}
 			acc.union(&bs[i].box)
 			cnt += bs[i].n
-			if cnt == 0 || rightN[i+1] == 0 {
+			if rightN[i+1] == 0 {
 				continue
 			}
 			c := acc.halfArea()*float64(cnt) + rightArea[i+1]*float64(rightN[i+1])
@@ -312,6 +321,10 @@ func binParallel(refs []ref, p int, bins *[3][64]bin, axes [3]int, na int, scale
 
 // binRefs adds refs to the bins of each of the na axes whose scale is not 0.
 func binRefs(refs []ref, bins *[3][64]bin, axes *[3]int, na int, scale *[3]float32, cbox *AABB, nb int) {
+	if na == 3 && *axes == [3]int{0, 1, 2} && scale[0] != 0 && scale[1] != 0 && scale[2] != 0 {
+		binRefs3(refs, bins, scale, cbox, nb)
+		return
+	}
 	for i := range refs {
 		r := &refs[i]
 		for a := 0; a < na; a++ {
@@ -319,27 +332,45 @@ func binRefs(refs []ref, bins *[3][64]bin, axes *[3]int, na int, scale *[3]float
 				continue
 			}
 			k := axes[a]
-			bn := &bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)]
-			bn.n++
-			if r.min[0] < bn.box.Min[0] {
-				bn.box.Min[0] = r.min[0]
-			}
-			if r.min[1] < bn.box.Min[1] {
-				bn.box.Min[1] = r.min[1]
-			}
-			if r.min[2] < bn.box.Min[2] {
-				bn.box.Min[2] = r.min[2]
-			}
-			if r.max[0] > bn.box.Max[0] {
-				bn.box.Max[0] = r.max[0]
-			}
-			if r.max[1] > bn.box.Max[1] {
-				bn.box.Max[1] = r.max[1]
-			}
-			if r.max[2] > bn.box.Max[2] {
-				bn.box.Max[2] = r.max[2]
-			}
+			bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)&63].add(r)
 		}
+	}
+}
+
+// binRefs3 is binRefs over the three axes, every one live: the common
+// case, with the loop over axes unrolled.
+func binRefs3(refs []ref, bins *[3][64]bin, scale *[3]float32, cbox *AABB, nb int) {
+	s0, s1, s2 := scale[0], scale[1], scale[2]
+	m0, m1, m2 := cbox.Min[0], cbox.Min[1], cbox.Min[2]
+	b0, b1, b2 := &bins[0], &bins[1], &bins[2]
+	for i := range refs {
+		r := &refs[i]
+		b0[binOf(r.centroid(0), m0, s0, nb)&63].add(r)
+		b1[binOf(r.centroid(1), m1, s1, nb)&63].add(r)
+		b2[binOf(r.centroid(2), m2, s2, nb)&63].add(r)
+	}
+}
+
+// add counts r in the bin and grows its box by r's.
+func (bn *bin) add(r *ref) {
+	bn.n++
+	if r.min[0] < bn.box.Min[0] {
+		bn.box.Min[0] = r.min[0]
+	}
+	if r.min[1] < bn.box.Min[1] {
+		bn.box.Min[1] = r.min[1]
+	}
+	if r.min[2] < bn.box.Min[2] {
+		bn.box.Min[2] = r.min[2]
+	}
+	if r.max[0] > bn.box.Max[0] {
+		bn.box.Max[0] = r.max[0]
+	}
+	if r.max[1] > bn.box.Max[1] {
+		bn.box.Max[1] = r.max[1]
+	}
+	if r.max[2] > bn.box.Max[2] {
+		bn.box.Max[2] = r.max[2]
 	}
 }
 
