@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -452,6 +453,26 @@ func TestCoplanarTiesMatchBruteForce(t *testing.T) {
 		for i := 0; i < 20; i++ {
 			r := Ray{Origin: [3]float32{0.4*rng.Float32() - 0.2, 0.4*rng.Float32() - 0.2, -10}, Dir: [3]float32{0, 0, 1}, TMax: 20, Mask: 1}
 			requireSameHit(t, rs.query(s, r, nil), s.Closest(r), "%+v %v ray %+v", opt, tris, r)
+		}
+	}
+}
+
+// radixSort30 orders keys (keys[i] holding a code and i) as a comparison
+// sort does: by code, then by the index below it, for sizes on both sides of its parallel and per-bucket
+// thresholds and codes drawn from a few values (long runs of equal codes)
+// or from all of them.
+func TestRadixSort30(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 63, 64, 65, 1000, 1<<14 - 1, 1 << 14, 100000} {
+		for _, codes := range []uint32{1, 3, 1 << 10, 1 << 30} {
+			keys := make([]uint64, n)
+			for i := range keys {
+				keys[i] = uint64(rng.Uint32N(codes))<<32 | uint64(i)
+			}
+			want := slices.Clone(keys)
+			slices.Sort(want)
+			radixSort30(keys)
+			require.Equal(t, want, keys, "%d keys of %d codes", n, codes)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
+	"sort"
 	"sync"
 )
 
@@ -318,9 +319,14 @@ func appendSubtree(nodes []Node, slot int, sub []Node) []Node {
 	return nodes
 }
 
-// radixSort30 sorts keys by their top 32 bits (codes below 2³⁰), index in
-// the low bits breaking ties, in three 10-bit passes, each counted and
-// scattered by GOMAXPROCS workers over contiguous parts.
+// radixSort30 sorts keys, keys[i] holding a code below 2³⁰ in its top 32
+// bits and i in its low bits: by code, then by index. One pass, counted and
+// scattered by GOMAXPROCS workers over contiguous parts, distributes them
+// by the code's top 10 bits into 1024 buckets; each bucket, a thousandth of
+// the keys and so in cache, is then sorted apart (the workers taking runs
+// of buckets) in two more passes of 10 bits, or by a comparison sort when
+// it is small. Every pass is stable, so equal codes keep the order they
+// come in: that of their indices.
 func radixSort30(keys []uint64) {
 	n := len(keys)
 	p := runtime.GOMAXPROCS(0)
@@ -328,44 +334,86 @@ func radixSort30(keys []uint64) {
 		p = 1
 	}
 	tmp := make([]uint64, n)
-	src, dst := keys, tmp
 	counts := make([][1024]int, p)
 	var wg sync.WaitGroup
-	each := func(f func(w, lo, hi int)) {
-		for w := 0; w < p; w++ {
+	each := func(parts int, f func(w, lo, hi int)) {
+		if parts == 1 {
+			f(0, 0, n)
+			return
+		}
+		for w := 0; w < parts; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				f(w, n*w/p, n*(w+1)/p)
+				f(w, n*w/parts, n*(w+1)/parts)
 			}()
 		}
 		wg.Wait()
 	}
-	for shift := uint(32); shift < 62; shift += 10 {
-		each(func(w, lo, hi int) {
-			c := &counts[w]
-			*c = [1024]int{}
-			for _, k := range src[lo:hi] {
-				c[(k>>shift)&1023]++
-			}
-		})
-		sum := 0
-		for d := 0; d < 1024; d++ {
-			for w := 0; w < p; w++ {
-				c := counts[w][d]
-				counts[w][d] = sum
-				sum += c
-			}
+	const top = 52
+	each(p, func(w, lo, hi int) {
+		c := &counts[w]
+		for _, k := range keys[lo:hi] {
+			c[(k>>top)&1023]++
 		}
-		each(func(w, lo, hi int) {
-			c := &counts[w]
-			for _, k := range src[lo:hi] {
-				d := (k >> shift) & 1023
-				dst[c[d]] = k
-				c[d]++
-			}
-		})
-		src, dst = dst, src
+	})
+	var start [1025]int
+	sum := 0
+	for d := 0; d < 1024; d++ {
+		start[d] = sum
+		for w := 0; w < p; w++ {
+			c := counts[w][d]
+			counts[w][d] = sum
+			sum += c
+		}
 	}
-	copy(keys, src)
+	start[1024] = n
+	each(p, func(w, lo, hi int) {
+		c := &counts[w]
+		for _, k := range keys[lo:hi] {
+			d := (k >> top) & 1023
+			tmp[c[d]] = k
+			c[d]++
+		}
+	})
+	// The buckets, in 4p ranges of about n/4p keys each so that the
+	// workers share them evenly.
+	ranges := 1
+	if p > 1 {
+		ranges = 4 * p
+	}
+	each(ranges, func(_, lo, hi int) {
+		var c [1024]int
+		d0 := sort.SearchInts(start[:1024], lo+1) - 1
+		for d := max(d0, 0); d < 1024 && start[d] < hi; d++ {
+			a, b := start[d], start[d+1]
+			if a < lo || a == b {
+				continue // a bucket starting in the range before is sorted there
+			}
+			if b-a <= 64 {
+				slices.Sort(tmp[a:b])
+				copy(keys[a:b], tmp[a:b])
+				continue
+			}
+			src, dst := tmp[a:b], keys[a:b]
+			for shift := uint(32); shift < top; shift += 10 {
+				c = [1024]int{}
+				for _, k := range src {
+					c[(k>>shift)&1023]++
+				}
+				sum := 0
+				for i, x := range c {
+					c[i] = sum
+					sum += x
+				}
+				for _, k := range src {
+					i := (k >> shift) & 1023
+					dst[c[i]] = k
+					c[i]++
+				}
+				src, dst = dst, src
+			}
+			copy(keys[a:b], src)
+		}
+	})
 }
