@@ -240,19 +240,24 @@ func (l *lbvh) emit(ni, lo, hi, depth int) AABB {
 func (l *lbvh) leaf(lo, hi int) AABB {
 	var mn, mx [3]float32
 	if l.tris != nil {
+		mn, mx = l.tris[lo].A, l.tris[lo].A
 		for i := lo; i < hi; i++ {
 			t := &l.tris[i]
-			b := t.bounds()
-			if i == lo {
-				mn, mx = b.Min, b.Max
-				continue
-			}
 			for k := 0; k < 3; k++ {
-				if b.Min[k] < mn[k] {
-					mn[k] = b.Min[k]
+				a, b := t.B[k], t.C[k]
+				if b < a {
+					a, b = b, a
 				}
-				if b.Max[k] > mx[k] {
-					mx[k] = b.Max[k]
+				if c := t.A[k]; c < a {
+					a = c
+				} else if c > b {
+					b = c
+				}
+				if a < mn[k] {
+					mn[k] = a
+				}
+				if b > mx[k] {
+					mx[k] = b
 				}
 			}
 		}
