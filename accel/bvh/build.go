@@ -338,16 +338,33 @@ func binRefs(refs []ref, bins *[3][64]bin, axes *[3]int, na int, scale *[3]float
 }
 
 // binRefs3 is binRefs over the three axes, every one live: the common
-// case, with the loop over axes unrolled.
+// case, without the checks.
 func binRefs3(refs []ref, bins *[3][64]bin, scale *[3]float32, cbox *AABB, nb int) {
-	s0, s1, s2 := scale[0], scale[1], scale[2]
-	m0, m1, m2 := cbox.Min[0], cbox.Min[1], cbox.Min[2]
-	b0, b1, b2 := &bins[0], &bins[1], &bins[2]
+	sc, cmin := *scale, cbox.Min
 	for i := range refs {
 		r := &refs[i]
-		b0[binOf(r.centroid(0), m0, s0, nb)&63].add(r)
-		b1[binOf(r.centroid(1), m1, s1, nb)&63].add(r)
-		b2[binOf(r.centroid(2), m2, s2, nb)&63].add(r)
+		for k := 0; k < 3; k++ {
+			bn := &bins[k][binOf(r.centroid(k), cmin[k], sc[k], nb)&63]
+			bn.n++
+			if r.min[0] < bn.box.Min[0] {
+				bn.box.Min[0] = r.min[0]
+			}
+			if r.min[1] < bn.box.Min[1] {
+				bn.box.Min[1] = r.min[1]
+			}
+			if r.min[2] < bn.box.Min[2] {
+				bn.box.Min[2] = r.min[2]
+			}
+			if r.max[0] > bn.box.Max[0] {
+				bn.box.Max[0] = r.max[0]
+			}
+			if r.max[1] > bn.box.Max[1] {
+				bn.box.Max[1] = r.max[1]
+			}
+			if r.max[2] > bn.box.Max[2] {
+				bn.box.Max[2] = r.max[2]
+			}
+		}
 	}
 }
 
