@@ -258,18 +258,27 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		if scale[a] == 0 {
 			continue
 		}
+		// Empty bins change neither sweep: the right one copies the
+		// previous bin's sums, the left one skips the cut, which costs as
+		// much as the one before it (taken first: ties go to the lower cut).
 		bs := &bins[a]
-		acc, cnt := emptyBox(), 0
+		acc, cnt, area := emptyBox(), 0, 0.0
 		for i := nb - 1; i > 0; i-- {
-			acc.union(&bs[i].box)
-			cnt += bs[i].n
-			rightArea[i], rightBox[i], rightN[i] = acc.halfArea(), acc, cnt
+			if bs[i].n != 0 {
+				acc.union(&bs[i].box)
+				cnt += bs[i].n
+				area = acc.halfArea()
+			}
+			rightArea[i], rightBox[i], rightN[i] = area, acc, cnt
 		}
 		acc, cnt = emptyBox(), 0
 		for i := 0; i < nb-1; i++ {
+			if bs[i].n == 0 {
+				continue
+			}
 			acc.union(&bs[i].box)
 			cnt += bs[i].n
-			if cnt == 0 || rightN[i+1] == 0 {
+			if rightN[i+1] == 0 {
 				continue
 			}
 			c := acc.halfArea()*float64(cnt) + rightArea[i+1]*float64(rightN[i+1])
@@ -312,6 +321,10 @@ func binParallel(refs []ref, p int, bins *[3][64]bin, axes [3]int, na int, scale
 
 // binRefs adds refs to the bins of each of the na axes whose scale is not 0.
 func binRefs(refs []ref, bins *[3][64]bin, axes *[3]int, na int, scale *[3]float32, cbox *AABB, nb int) {
+	if na == 3 && *axes == [3]int{0, 1, 2} && scale[0] != 0 && scale[1] != 0 && scale[2] != 0 {
+		binRefs3(refs, bins, scale, cbox, nb)
+		return
+	}
 	for i := range refs {
 		r := &refs[i]
 		for a := 0; a < na; a++ {
@@ -319,7 +332,19 @@ func binRefs(refs []ref, bins *[3][64]bin, axes *[3]int, na int, scale *[3]float
 				continue
 			}
 			k := axes[a]
-			bn := &bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)]
+			bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)&63].add(r)
+		}
+	}
+}
+
+// binRefs3 is binRefs over the three axes, every one live: the common
+// case, without the checks.
+func binRefs3(refs []ref, bins *[3][64]bin, scale *[3]float32, cbox *AABB, nb int) {
+	sc, cmin := *scale, cbox.Min
+	for i := range refs {
+		r := &refs[i]
+		for k := 0; k < 3; k++ {
+			bn := &bins[k][binOf(r.centroid(k), cmin[k], sc[k], nb)&63]
 			bn.n++
 			if r.min[0] < bn.box.Min[0] {
 				bn.box.Min[0] = r.min[0]
@@ -343,38 +368,62 @@ func binRefs(refs []ref, bins *[3][64]bin, axes *[3]int, na int, scale *[3]float
 	}
 }
 
+// add counts r in the bin and grows its box by r's.
+func (bn *bin) add(r *ref) {
+	bn.n++
+	if r.min[0] < bn.box.Min[0] {
+		bn.box.Min[0] = r.min[0]
+	}
+	if r.min[1] < bn.box.Min[1] {
+		bn.box.Min[1] = r.min[1]
+	}
+	if r.min[2] < bn.box.Min[2] {
+		bn.box.Min[2] = r.min[2]
+	}
+	if r.max[0] > bn.box.Max[0] {
+		bn.box.Max[0] = r.max[0]
+	}
+	if r.max[1] > bn.box.Max[1] {
+		bn.box.Max[1] = r.max[1]
+	}
+	if r.max[2] > bn.box.Max[2] {
+		bn.box.Max[2] = r.max[2]
+	}
+}
+
 // partition moves refs[lo:hi] whose centroid falls in a bin ≤ cut on axis to
 // the front and returns the first index of the rest, with each side's
-// centroid box.
+// centroid box. Each ref is classified once, where it lands, and its
+// centroid grows the box of that side then.
 func (b *builder) partition(lo, hi, axis, cut int, cbox AABB) (mid int, lcbox, rcbox AABB) {
 	nb := b.nbins(hi - lo)
 	scale := binScale(&cbox, axis, nb)
 	cmin := cbox.Min[axis]
 	lcbox, rcbox = emptyBox(), emptyBox()
+	refs := b.refs
 	i, j := lo, hi-1
 	for i <= j {
-		if binOf(b.refs[i].centroid(axis), cmin, scale, nb) <= cut {
+		r := &refs[i]
+		c := [3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}
+		if binOf(c[axis], cmin, scale, nb) <= cut {
+			growCentroid(&lcbox, c)
 			i++
 		} else {
-			b.refs[i], b.refs[j] = b.refs[j], b.refs[i]
+			growCentroid(&rcbox, c)
+			refs[i], refs[j] = refs[j], refs[i]
 			j--
 		}
 	}
-	for x := lo; x < hi; x++ {
-		r := &b.refs[x]
-		cb := &rcbox
-		if x < i {
-			cb = &lcbox
+	return i, lcbox, rcbox
+}
+
+func growCentroid(b *AABB, c [3]float32) {
+	for k := 0; k < 3; k++ {
+		if c[k] < b.Min[k] {
+			b.Min[k] = c[k]
 		}
-		for k := 0; k < 3; k++ {
-			c := r.centroid(k)
-			if c < cb.Min[k] {
-				cb.Min[k] = c
-			}
-			if c > cb.Max[k] {
-				cb.Max[k] = c
-			}
+		if c[k] > b.Max[k] {
+			b.Max[k] = c[k]
 		}
 	}
-	return i, lcbox, rcbox
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -277,9 +278,11 @@ func TestBadInput(t *testing.T) {
 		{"Inf", []Triangle{{good.A, good.B, [3]float32{0, 0, -inf}}, good}, "triangle 0: vertex C"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := BuildTriangles(tc.tris, Options{})
-			require.ErrorIs(t, err, ErrInvalidArgument)
-			require.ErrorContains(t, err, tc.want)
+			for _, opt := range []Options{{}, {FastBuild: true}} {
+				_, err := BuildTriangles(tc.tris, opt)
+				require.ErrorIs(t, err, ErrInvalidArgument, "%+v", opt)
+				require.ErrorContains(t, err, tc.want, "%+v", opt)
+			}
 		})
 	}
 	_, err := BuildAABBs([]AABB{{Max: [3]float32{1, 1, 1}}, {Min: [3]float32{0, 2, 0}, Max: [3]float32{1, 1, 1}}}, Options{})
@@ -401,6 +404,29 @@ func TestBuildIndependentOfGOMAXPROCS(t *testing.T) {
 			require.Equal(t, meshes[0].Nodes, m.Nodes, "%+v", opt)
 			require.Equal(t, meshes[0].Prims, m.Prims, "%+v", opt)
 		}
+		// A top level of 20,000 instances: past them too.
+		rng := rand.New(rand.NewPCG(3, 4))
+		insts := make([]Instance, 20000)
+		for i := range insts {
+			tr := Identity
+			for k := 0; k < 3; k++ {
+				tr[4*k+3] = 100 * rng.Float32()
+			}
+			insts[i] = Instance{Mesh: meshes[0], Transform: tr, Mask: 1, Opaque: true, ID: uint32(i)}
+		}
+		var scenes []*Scene
+		for _, p := range []int{1, 2, 5} {
+			old := runtime.GOMAXPROCS(p)
+			s, err := BuildScene(insts, opt)
+			runtime.GOMAXPROCS(old)
+			require.NoError(t, err)
+			require.NoError(t, s.Validate())
+			scenes = append(scenes, s)
+		}
+		for _, s := range scenes[1:] {
+			require.Equal(t, scenes[0].Nodes, s.Nodes, "%+v", opt)
+			require.Equal(t, scenes[0].Order, s.Order, "%+v", opt)
+		}
 	}
 }
 
@@ -427,6 +453,26 @@ func TestCoplanarTiesMatchBruteForce(t *testing.T) {
 		for i := 0; i < 20; i++ {
 			r := Ray{Origin: [3]float32{0.4*rng.Float32() - 0.2, 0.4*rng.Float32() - 0.2, -10}, Dir: [3]float32{0, 0, 1}, TMax: 20, Mask: 1}
 			requireSameHit(t, rs.query(s, r, nil), s.Closest(r), "%+v %v ray %+v", opt, tris, r)
+		}
+	}
+}
+
+// radixSort30 orders keys (keys[i] holding a code and i) as a comparison
+// sort does: by code, then by the index below it, for sizes on both sides of its parallel and per-bucket
+// thresholds and codes drawn from a few values (long runs of equal codes)
+// or from all of them.
+func TestRadixSort30(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 63, 64, 65, 1000, 1<<14 - 1, 1 << 14, 100000} {
+		for _, codes := range []uint32{1, 3, 1 << 10, 1 << 30} {
+			keys := make([]uint64, n)
+			for i := range keys {
+				keys[i] = uint64(rng.Uint32N(codes))<<32 | uint64(i)
+			}
+			want := slices.Clone(keys)
+			slices.Sort(want)
+			radixSort30(keys)
+			require.Equal(t, want, keys, "%d keys of %d codes", n, codes)
 		}
 	}
 }

@@ -78,7 +78,7 @@ func BuildTriangles(tris []Triangle, opt Options) (*Mesh, error) {
 	if bad := firstBad(len(tris), func(lo, hi int) int {
 		for i := lo; i < hi; i++ {
 			t := &tris[i]
-			if !finite(t.A) || !finite(t.B) || !finite(t.C) {
+			if !t.finite() {
 				return i
 			}
 			b := t.bounds()

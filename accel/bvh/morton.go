@@ -15,6 +15,8 @@ package bvh
 import (
 	"math/bits"
 	"runtime"
+	"slices"
+	"sort"
 	"sync"
 )
 
@@ -47,12 +49,25 @@ func spread3(x uint32) uint32 {
 	return x
 }
 
-// lbvh is a linear build in flight: keys sorted (code<<32 | input index),
-// and the primitives in the same order, as triangles or as refs.
+// spreadTable is spread3 of every 10-bit value.
+var spreadTable = func() (t [1024]uint32) {
+	for i := range t {
+		t[i] = spread3(uint32(i))
+	}
+	return t
+}()
+
+// lbvh is a linear build in flight: keys sorted (code<<32 | input index)
+// and the primitives in leaf order, as triangles (tris, gathered before the
+// tree is cut) or as refs (gathered from srcRefs by the leaves as they are
+// emitted). Each goroutine of a parallel build has its own lbvh, sharing
+// everything but nodes.
 type lbvh struct {
 	keys     []uint64
 	tris     []Triangle
+	srcRefs  []ref
 	refs     []ref
+	nodes    []Node
 	leafSize int
 	parDepth int
 }
@@ -64,25 +79,24 @@ func leafSizeOf(opt Options) int {
 	return min(opt.LeafSize, MaxLeafSize)
 }
 
-// mortonKeys returns the sorted keys of n centroids given by cent, whose
-// box is cbox.
-func mortonKeys(n int, cbox AABB, cent func(i int) [3]float32) []uint64 {
-	var scale [3]float32
+// quantizer maps a centroid to its 30-bit Morton code in a centroid box.
+type quantizer struct {
+	min, scale [3]float32
+}
+
+func newQuantizer(cbox AABB) *quantizer {
+	q := &quantizer{min: cbox.Min}
 	for k := 0; k < 3; k++ {
-		scale[k] = binScale(&cbox, k, 1024)
+		q.scale[k] = binScale(&cbox, k, 1024)
 	}
-	keys := make([]uint64, n)
-	parallelFor(n, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			c := cent(i)
-			x := spread3(uint32(binOf(c[0], cbox.Min[0], scale[0], 1024)))
-			y := spread3(uint32(binOf(c[1], cbox.Min[1], scale[1], 1024)))
-			z := spread3(uint32(binOf(c[2], cbox.Min[2], scale[2], 1024)))
-			keys[i] = uint64(x<<2|y<<1|z)<<32 | uint64(i)
-		}
-	})
-	radixSort30(keys)
-	return keys
+	return q
+}
+
+func (q *quantizer) code(c [3]float32) uint64 {
+	x := spreadTable[binOf(c[0], q.min[0], q.scale[0], 1024)]
+	y := spreadTable[binOf(c[1], q.min[1], q.scale[1], 1024)]
+	z := spreadTable[binOf(c[2], q.min[2], q.scale[2], 1024)]
+	return uint64(x<<2|y<<1|z) << 32
 }
 
 // centroid is the mean of the vertices (each scaled first: no overflow).
@@ -108,7 +122,7 @@ func buildMortonTriangles(tris []Triangle, opt Options) (*Mesh, int) {
 		cb := emptyBox()
 		for i := lo; i < hi; i++ {
 			t := &tris[i]
-			if !finite(t.A) || !finite(t.B) || !finite(t.C) {
+			if !t.finite() {
 				return i
 			}
 			cb.grow(t.centroid())
@@ -125,7 +139,14 @@ func buildMortonTriangles(tris []Triangle, opt Options) (*Mesh, int) {
 	if n == 0 {
 		return m, -1
 	}
-	keys := mortonKeys(n, cbox, func(i int) [3]float32 { return tris[i].centroid() })
+	keys := make([]uint64, n)
+	q := newQuantizer(cbox)
+	parallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			keys[i] = q.code(tris[i].centroid()) | uint64(i)
+		}
+	})
+	radixSort30(keys)
 	parallelFor(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			id := uint32(keys[i])
@@ -134,7 +155,9 @@ func buildMortonTriangles(tris []Triangle, opt Options) (*Mesh, int) {
 		}
 	})
 	l := &lbvh{keys: keys, tris: m.Tris, leafSize: leafSizeOf(opt), parDepth: parDepth()}
-	m.Nodes, _ = l.emit(make([]Node, 1, 2*n/max(1, l.leafSize/2)+1), 0, 0, n, 0)
+	l.nodes = make([]Node, 1, 2*n/max(1, l.leafSize/2)+1)
+	l.emit(0, 0, n, 0)
+	m.Nodes = l.nodes
 	return m, -1
 }
 
@@ -150,17 +173,19 @@ func buildMorton(refs []ref, opt Options) ([]Node, []ref) {
 		r := &refs[i]
 		cbox.grow([3]float32{r.centroid(0), r.centroid(1), r.centroid(2)})
 	}
-	keys := mortonKeys(n, cbox, func(i int) [3]float32 {
-		r := &refs[i]
-		return [3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}
+	keys := make([]uint64, n)
+	q := newQuantizer(cbox)
+	parallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := &refs[i]
+			keys[i] = q.code([3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}) | uint64(i)
+		}
 	})
-	sorted := make([]ref, n)
-	for i := range sorted {
-		sorted[i] = refs[uint32(keys[i])]
-	}
-	l := &lbvh{keys: keys, refs: sorted, leafSize: leafSizeOf(opt), parDepth: parDepth()}
-	nodes, _ := l.emit(make([]Node, 1, 2*n/max(1, l.leafSize/2)+1), 0, 0, n, 0)
-	return nodes, sorted
+	radixSort30(keys)
+	l := &lbvh{keys: keys, srcRefs: refs, refs: make([]ref, n), leafSize: leafSizeOf(opt), parDepth: parDepth()}
+	l.nodes = make([]Node, 1, 2*n/max(1, l.leafSize/2)+1)
+	l.emit(0, 0, n, 0)
+	return l.nodes, l.refs
 }
 
 // parDepth is the depth down to which builds split work across goroutines.
@@ -171,98 +196,142 @@ func parDepth() int {
 	return 0
 }
 
-// emit makes nodes[ni] a leaf or interior node over refs[lo:hi], appends
+// emit makes nodes[ni] a leaf or interior node over keys[lo:hi], appends
 // its descendants and returns its box.
-func (l *lbvh) emit(nodes []Node, ni, lo, hi, depth int) ([]Node, AABB) {
+func (l *lbvh) emit(ni, lo, hi, depth int) AABB {
 	if hi-lo <= l.leafSize {
-		box := emptyBox()
-		if l.tris != nil {
-			for i := lo; i < hi; i++ {
-				t := &l.tris[i]
-				box.grow(t.A)
-				box.grow(t.B)
-				box.grow(t.C)
-			}
-		} else {
-			for i := lo; i < hi; i++ {
-				r := &l.refs[i]
-				box.grow(r.min)
-				box.grow(r.max)
-			}
-		}
-		nodes[ni] = Node{Min: box.Min, LeftFirst: uint32(lo), Max: box.Max, Count: uint32(hi - lo)}
-		return nodes, box
+		box := l.leaf(lo, hi)
+		l.nodes[ni] = Node{Min: box.Min, LeftFirst: uint32(lo), Max: box.Max, Count: uint32(hi - lo)}
+		return box
 	}
 	mid := lo + (hi-lo)/2
-	if a, b := uint32(l.keys[lo]>>32), uint32(l.keys[hi-1]>>32); a != b {
-		bit := uint32(1) << (31 - bits.LeadingZeros32(a^b))
-		// The first code in [lo, hi) with bit set; all codes share the bits
-		// above it.
-		i, j := lo+1, hi-1
+	keys := l.keys[lo:hi]
+	if a, b := uint32(keys[0]>>32), uint32(keys[len(keys)-1]>>32); a != b {
+		// The first code with the highest differing bit set; all codes
+		// share the bits above it.
+		bit := uint64(1) << (63 - bits.LeadingZeros32(a^b))
+		i, j := 1, len(keys)-1
 		for i < j {
 			m := int(uint(i+j) >> 1)
-			if uint32(l.keys[m]>>32)&bit != 0 {
+			if keys[m]&bit != 0 {
 				j = m
 			} else {
 				i = m + 1
 			}
 		}
-		mid = i
+		mid = lo + i
 	}
-	c := len(nodes)
-	nodes = append(nodes, Node{}, Node{})
+	c := len(l.nodes)
+	l.nodes = append(l.nodes, Node{}, Node{})
 	var lb, rb AABB
 	if depth < l.parDepth && hi-lo >= parallelMin {
-		rb = l.emitParallel(mid, hi, depth+1, func() { nodes, lb = l.emit(nodes, c, lo, mid, depth+1) }, func(right []Node) {
-			nodes = appendSubtree(nodes, c+1, right)
-		})
+		rb = l.emitParallel(c, lo, mid, hi, depth+1, &lb)
 	} else {
-		nodes, lb = l.emit(nodes, c, lo, mid, depth+1)
-		nodes, rb = l.emit(nodes, c+1, mid, hi, depth+1)
+		lb = l.emit(c, lo, mid, depth+1)
+		rb = l.emit(c+1, mid, hi, depth+1)
 	}
 	lb.union(&rb)
-	nodes[ni] = Node{Min: lb.Min, LeftFirst: uint32(c), Max: lb.Max}
-	return nodes, lb
+	l.nodes[ni] = Node{Min: lb.Min, LeftFirst: uint32(c), Max: lb.Max}
+	return lb
 }
 
-// emitParallel builds the subtree over refs[lo:hi] on a goroutine while
-// left runs, then hands it to splice and returns its box. It is apart from
-// emit so that only parallel splits put their results on the heap.
-func (l *lbvh) emitParallel(lo, hi, depth int, left func(), splice func([]Node)) AABB {
-	var right []Node
-	var box AABB
+// leaf returns the box of the primitives of keys[lo:hi], gathering refs
+// into leaf order first.
+func (l *lbvh) leaf(lo, hi int) AABB {
+	var mn, mx [3]float32
+	if l.tris != nil {
+		mn, mx = l.tris[lo].A, l.tris[lo].A
+		for i := lo; i < hi; i++ {
+			t := &l.tris[i]
+			for k := 0; k < 3; k++ {
+				a, b := t.B[k], t.C[k]
+				if b < a {
+					a, b = b, a
+				}
+				if c := t.A[k]; c < a {
+					a = c
+				} else if c > b {
+					b = c
+				}
+				if a < mn[k] {
+					mn[k] = a
+				}
+				if b > mx[k] {
+					mx[k] = b
+				}
+			}
+		}
+	} else {
+		for i := lo; i < hi; i++ {
+			r := l.srcRefs[uint32(l.keys[i])]
+			l.refs[i] = r
+			if i == lo {
+				mn, mx = r.min, r.max
+				continue
+			}
+			for k := 0; k < 3; k++ {
+				if r.min[k] < mn[k] {
+					mn[k] = r.min[k]
+				}
+				if r.max[k] > mx[k] {
+					mx[k] = r.max[k]
+				}
+			}
+		}
+	}
+	return AABB{mn, mx}
+}
+
+// emitParallel builds the subtree over keys[mid:hi] on a goroutine of its
+// own while this one builds the one over keys[lo:mid] (at c, its box to
+// *lb), then splices the right one in at c+1 and returns its box. It is
+// apart from emit so that only parallel splits put their results on the
+// heap.
+func (l *lbvh) emitParallel(c, lo, mid, hi, depth int, lb *AABB) AABB {
+	sub := *l
+	sub.nodes = make([]Node, 1, 2*(hi-mid)/max(1, l.leafSize/2)+1)
+	var rb AABB
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		right, box = l.emit(make([]Node, 1, 2*(hi-lo)/max(1, l.leafSize/2)+1), 0, lo, hi, depth)
+		rb = sub.emit(0, mid, hi, depth)
 	}()
-	left()
+	*lb = l.emit(c, lo, mid, depth)
 	wg.Wait()
-	splice(right)
-	return box
+	l.nodes = appendSubtree(l.nodes, c+1, sub.nodes)
+	return rb
 }
 
 // appendSubtree puts sub (a subtree built with its root at index 0) into
 // nodes: the root at slot, the rest appended, child indices moved.
 func appendSubtree(nodes []Node, slot int, sub []Node) []Node {
-	base := uint32(len(nodes))
+	base := len(nodes)
 	fix := func(nd Node) Node {
 		if nd.Count == 0 {
-			nd.LeftFirst = nd.LeftFirst - 1 + base
+			nd.LeftFirst = nd.LeftFirst - 1 + uint32(base)
 		}
 		return nd
 	}
 	nodes[slot] = fix(sub[0])
-	for _, nd := range sub[1:] {
-		nodes = append(nodes, fix(nd))
-	}
+	nodes = slices.Grow(nodes, len(sub)-1)[:base+len(sub)-1]
+	// By GOMAXPROCS goroutines: the first large subtree is half the tree.
+	parallelFor(len(sub)-1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			nodes[base+i] = fix(sub[1+i])
+		}
+	})
 	return nodes
 }
 
-// radixSort30 sorts keys by their top 32 bits (codes below 2³⁰), index in
-// the low bits breaking ties, in three 10-bit passes, each counted and
-// scattered by GOMAXPROCS workers over contiguous parts.
+// radixSort30 sorts keys, keys[i] holding a code below 2³⁰ in its top 32
+// bits and i in its low bits: by code, then by index. One pass, counted and
+// scattered by GOMAXPROCS workers over contiguous parts, distributes them
+// by the code's top 10 bits into 1024 buckets; each bucket, a thousandth of
+// the keys and so in cache, is then sorted apart (the workers taking runs
+// of buckets) in two more passes of 10 bits, or by a comparison sort when
+// it is small. Every pass is stable, so equal codes keep the order they
+// come in: that of their indices.
 func radixSort30(keys []uint64) {
 	n := len(keys)
 	p := runtime.GOMAXPROCS(0)
@@ -270,44 +339,86 @@ func radixSort30(keys []uint64) {
 		p = 1
 	}
 	tmp := make([]uint64, n)
-	src, dst := keys, tmp
 	counts := make([][1024]int, p)
 	var wg sync.WaitGroup
-	each := func(f func(w, lo, hi int)) {
-		for w := 0; w < p; w++ {
+	each := func(parts int, f func(w, lo, hi int)) {
+		if parts == 1 {
+			f(0, 0, n)
+			return
+		}
+		for w := 0; w < parts; w++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				f(w, n*w/p, n*(w+1)/p)
+				f(w, n*w/parts, n*(w+1)/parts)
 			}()
 		}
 		wg.Wait()
 	}
-	for shift := uint(32); shift < 62; shift += 10 {
-		each(func(w, lo, hi int) {
-			c := &counts[w]
-			*c = [1024]int{}
-			for _, k := range src[lo:hi] {
-				c[(k>>shift)&1023]++
-			}
-		})
-		sum := 0
-		for d := 0; d < 1024; d++ {
-			for w := 0; w < p; w++ {
-				c := counts[w][d]
-				counts[w][d] = sum
-				sum += c
-			}
+	const top = 52
+	each(p, func(w, lo, hi int) {
+		c := &counts[w]
+		for _, k := range keys[lo:hi] {
+			c[(k>>top)&1023]++
 		}
-		each(func(w, lo, hi int) {
-			c := &counts[w]
-			for _, k := range src[lo:hi] {
-				d := (k >> shift) & 1023
-				dst[c[d]] = k
-				c[d]++
-			}
-		})
-		src, dst = dst, src
+	})
+	var start [1025]int
+	sum := 0
+	for d := 0; d < 1024; d++ {
+		start[d] = sum
+		for w := 0; w < p; w++ {
+			c := counts[w][d]
+			counts[w][d] = sum
+			sum += c
+		}
 	}
-	copy(keys, src)
+	start[1024] = n
+	each(p, func(w, lo, hi int) {
+		c := &counts[w]
+		for _, k := range keys[lo:hi] {
+			d := (k >> top) & 1023
+			tmp[c[d]] = k
+			c[d]++
+		}
+	})
+	// The buckets, in 4p ranges of about n/4p keys each so that the
+	// workers share them evenly.
+	ranges := 1
+	if p > 1 {
+		ranges = 4 * p
+	}
+	each(ranges, func(_, lo, hi int) {
+		var c [1024]int
+		d0 := sort.SearchInts(start[:1024], lo+1) - 1
+		for d := max(d0, 0); d < 1024 && start[d] < hi; d++ {
+			a, b := start[d], start[d+1]
+			if a < lo || a == b {
+				continue // a bucket starting in the range before is sorted there
+			}
+			if b-a <= 64 {
+				slices.Sort(tmp[a:b])
+				copy(keys[a:b], tmp[a:b])
+				continue
+			}
+			src, dst := tmp[a:b], keys[a:b]
+			for shift := uint(32); shift < top; shift += 10 {
+				c = [1024]int{}
+				for _, k := range src {
+					c[(k>>shift)&1023]++
+				}
+				sum := 0
+				for i, x := range c {
+					c[i] = sum
+					sum += x
+				}
+				for _, k := range src {
+					i := (k >> shift) & 1023
+					dst[c[i]] = k
+					c[i]++
+				}
+				src, dst = dst, src
+			}
+			copy(keys[a:b], src)
+		}
+	})
 }

@@ -119,6 +119,16 @@ func finite(v [3]float32) bool {
 	return math.Float32bits(v[0])&exp != exp && math.Float32bits(v[1])&exp != exp && math.Float32bits(v[2])&exp != exp
 }
 
+// finite reports whether no coordinate of t is NaN or infinite: x - x is 0
+// for every finite x and NaN for the rest, and a sum of them is 0 only when
+// every term is.
+func (t *Triangle) finite() bool {
+	s := (t.A[0] - t.A[0]) + (t.A[1] - t.A[1]) + (t.A[2] - t.A[2]) +
+		(t.B[0] - t.B[0]) + (t.B[1] - t.B[1]) + (t.B[2] - t.B[2]) +
+		(t.C[0] - t.C[0]) + (t.C[1] - t.C[1]) + (t.C[2] - t.C[2])
+	return s == 0
+}
+
 func emptyBox() AABB {
 	const m = math.MaxFloat32
 	return AABB{[3]float32{m, m, m}, [3]float32{-m, -m, -m}}
