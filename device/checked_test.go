@@ -3,12 +3,17 @@ package device_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
@@ -22,21 +27,31 @@ func syncErr(t *testing.T, d *device.Device, cmds ...device.Command) error {
 	return s.Synchronize(context.Background())
 }
 
-// faultOf checks that err is a fault naming kernel and thread, a
-// *device.KernelFault of kind on Vulkan (the cpu backend checks every
-// kernel and says the same in words).
-func faultOf(t *testing.T, d *device.Device, err error, kind device.FaultKind, text ...string) {
+// faultOf checks that err is a *device.KernelFault of kind at pos (when
+// not empty: the end of its Pos) whose text says each of text, on every
+// backend.
+func faultOf(t *testing.T, err error, kind device.FaultKind, pos string, text ...string) *device.KernelFault {
 	t.Helper()
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 	for _, s := range text {
 		require.ErrorContains(t, err, s)
 	}
-	if d.Backend() == "vulkan" {
-		var f *device.KernelFault
-		require.True(t, errors.As(err, &f), "%v is not a *KernelFault", err)
-		require.Equal(t, kind, f.Kind)
-		require.GreaterOrEqual(t, f.Count, 1)
+	var f *device.KernelFault
+	require.True(t, errors.As(err, &f), "%v is not a *KernelFault", err)
+	require.Equal(t, kind, f.Kind)
+	require.GreaterOrEqual(t, f.Count, 1)
+	if pos != "" {
+		require.True(t, strings.HasSuffix(f.Pos, "/"+pos), "fault at %q, want %s", f.Pos, pos)
+		require.ErrorContains(t, err, pos+": kernel ")
 	}
+	return f
+}
+
+// next is "file:line" of the line after its caller's: where a DSL
+// statement made there is.
+func next() string {
+	_, file, line, _ := runtime.Caller(1)
+	return fmt.Sprintf("%s:%d", filepath.Base(file), line+1)
 }
 
 // A kernel compiled checked reports an index out of range, a shared index
@@ -61,17 +76,22 @@ func TestCheckedKernel(t *testing.T) {
 		return b
 	}
 
+	var pos string
 	shift := compile(dsl.Kernel1D(64, func(k *dsl.K, src, dst dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
+		pos = next()
 		dst.Write(i, src.Read(i.Add(dsl.U(1))))
 	}, "src", "dst"))
 	src, dst := buf(make([]uint32, 100)), buf(make([]uint32, 100))
 	err := syncErr(t, d, shift.Dispatch([3]uint32{100}, src, dst))
-	faultOf(t, d, err, device.FaultBufferIndex, "argument 0 (src): index 100 out of range [0, 100)", "thread [99 0 0]")
+	f := faultOf(t, err, device.FaultBufferIndex, pos, "argument 0 (src): index 100 out of range [0, 100)", "thread [99 0 0]")
+	require.Equal(t, device.KernelFault{Kernel: f.Kernel, Kind: device.FaultBufferIndex, What: "argument 0 (src)", Index: 100, Len: 100,
+		Thread: [3]uint32{99, 0, 0}, Pos: f.Pos, Count: 1}, *f)
 	require.NoError(t, syncErr(t, d, shift.Dispatch([3]uint32{99}, src, dst)), "in range: no fault, and the device goes on")
 
 	div := compile(dsl.Kernel1D(64, func(k *dsl.K, a, b dsl.Buf[dsl.I32]) {
 		i := k.DispatchID().X()
+		pos = next()
 		a.Write(i, a.Read(i).Div(b.Read(i)))
 	}, "a", "b"))
 	a, err := device.NewBuffer[int32](d, 4)
@@ -82,9 +102,10 @@ func TestCheckedKernel(t *testing.T) {
 	defer bb.Close()
 	run(t, d, a.Upload([]int32{10, 20, 30, 40}), bb.Upload([]int32{2, 5, 0, 1}))
 	err = syncErr(t, d, div.Dispatch([3]uint32{4}, a, bb))
-	faultOf(t, d, err, device.FaultDivideByZero, "integer division by zero", "thread [2 0 0]")
+	faultOf(t, err, device.FaultDivideByZero, pos, "integer division by zero", "thread [2 0 0]")
 
 	// In a callable: the fault is kept and reported by the kernel.
+	pos = next()
 	quot := dsl.Callable("quot", func(k *dsl.K, x, y dsl.I32) dsl.I32 { return x.Div(y) })
 	divc := compile(dsl.Kernel1D(64, func(k *dsl.K, a, b dsl.Buf[dsl.I32]) {
 		i := k.DispatchID().X()
@@ -92,13 +113,14 @@ func TestCheckedKernel(t *testing.T) {
 	}, "a", "b"))
 	run(t, d, a.Upload([]int32{10, 20, 30, 40}), bb.Upload([]int32{2, 0, 3, 1}))
 	err = syncErr(t, d, divc.Dispatch([3]uint32{4}, a, bb))
-	faultOf(t, d, err, device.FaultDivideByZero, "integer division by zero", "thread [1 0 0]")
+	faultOf(t, err, device.FaultDivideByZero, pos, "integer division by zero", "thread [1 0 0]")
 
 	sh := compile(dsl.Kernel1D(32, func(k *dsl.K, idx, out dsl.Buf[dsl.U32]) {
 		s := dsl.NewShared[dsl.U32](k, 32)
 		tid := k.ThreadID().X()
 		s.Write(tid, tid)
 		k.Barrier()
+		pos = next()
 		out.Write(tid, s.Read(idx.Read(tid)))
 	}, "idx", "out"))
 	ids := make([]uint32, 32)
@@ -113,7 +135,7 @@ func TestCheckedKernel(t *testing.T) {
 	ids[7] = 32
 	run(t, d, bi.Upload(ids))
 	err = syncErr(t, d, sh.Dispatch([3]uint32{32}, bi, bo))
-	faultOf(t, d, err, device.FaultSharedIndex, "shared variable", "index 32 out of range [0, 32)", "thread [7 0 0]")
+	faultOf(t, err, device.FaultSharedIndex, pos, "shared variable", "index 32 out of range [0, 32)", "thread [7 0 0]")
 }
 
 // WithCheckedKernels checks every kernel of the device; without it a kernel
@@ -138,7 +160,7 @@ func TestCheckedKernelsDeviceWide(t *testing.T) {
 		require.NoError(t, err)
 		err = syncErr(t, d, k.Dispatch([3]uint32{10}, src, dst))
 		if checked || d.Backend() == "cpu" {
-			faultOf(t, d, err, device.FaultBufferIndex, "index 10 out of range [0, 10)")
+			faultOf(t, err, device.FaultBufferIndex, "", "index 10 out of range [0, 10)")
 		} else {
 			require.NoError(t, err)
 		}
@@ -151,4 +173,32 @@ func TestCheckedKernelsDeviceWide(t *testing.T) {
 		require.NoError(t, src.Close())
 		require.NoError(t, dst.Close())
 	}
+}
+
+// A Go-subset kernel compiled checked names the faulting statement's
+// file:line:col, on every backend.
+func TestCheckedKernelGoPosition(t *testing.T) {
+	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel")
+	require.Empty(t, errs)
+	var saxpy *gokernel.Kernel
+	for _, k := range ks {
+		if k.Name == "Saxpy" {
+			saxpy = k
+		}
+	}
+	require.NotNil(t, saxpy)
+	d := openDevice(t)
+	k, err := device.Compile(d, saxpy.Func, device.WithChecked())
+	require.NoError(t, err)
+	defer k.Close()
+	x, err := device.NewBuffer[float32](d, 10) // too short
+	require.NoError(t, err)
+	defer x.Close()
+	y, err := device.NewBuffer[float32](d, 20)
+	require.NoError(t, err)
+	defer y.Close()
+	err = syncErr(t, d, k.Dispatch([3]uint32{20}, float32(2), x, y))
+	f := faultOf(t, err, device.FaultBufferIndex, "basic.go:15:3", "argument 1 (x): index 1")
+	require.Equal(t, "Saxpy", f.Kernel)
+	require.Equal(t, uint64(10), f.Len)
 }

@@ -348,6 +348,7 @@ func KernelSignature(f *ir.Function) (Signature, []any, error) {
 		sig.Args = append(sig.Args, arg)
 	}
 	sig.Prints = printSites(f)
+	sig.Sites = f.SitePositions()
 	return sig, captured, nil
 }
 

@@ -115,6 +115,10 @@ type Signature struct {
 	// Checked says the kernel was compiled in the checked mode
 	// (KernelOptions.Checked), so that it records faults as it runs.
 	Checked bool `json:",omitempty"`
+	// Sites is the source position of each statement of the kernel by
+	// site (ir.Function.SitePositions), which the checked mode's faults
+	// name; nil when the kernel has no positions.
+	Sites []string `json:",omitempty"`
 }
 
 func (s Signature) String() string {

@@ -78,6 +78,7 @@ type compiler struct {
 	cur     *compiledFunc
 	hoisted map[ir.Expr]int // loop-invariant expressions: their registers (hoist.go)
 	uniSlot map[*ir.Var]int // uniform arguments: their registers
+	pos     string          // the position of the statement being compiled (ir.StmtPos)
 }
 
 type compiledFunc struct {
@@ -88,10 +89,29 @@ type compiledFunc struct {
 	res, nres int
 }
 
-// kernelFault is a checked error raised inside a thread.
-type kernelFault struct{ msg string }
+// kernelFault is a checked error raised inside a thread (a panic): the
+// fault, less the kernel and the thread, which the engine running the thread
+// adds (program.fault). Both engines raise it through site.fault.
+type kernelFault struct{ f device.KernelFault }
 
-func fault(format string, args ...any) { panic(kernelFault{fmt.Sprintf(format, args...)}) }
+// site is where a checked operation sits: what it indexes (an argument's
+// label, a variable) and the position of its statement (ir.StmtPos).
+type site struct{ what, pos string }
+
+// fault raises a fault of kind at s: index i (a negative one as its two's
+// complement) out of [0, n).
+func (s site) fault(kind device.FaultKind, i, n uint64) {
+	panic(kernelFault{device.KernelFault{Kind: kind, What: s.what, Index: i, Len: n, Pos: s.pos}})
+}
+
+// bufferFault raises the fault of buffer index i out of [0, n) at s.
+func (s site) bufferFault(i, n uint64) { s.fault(device.FaultBufferIndex, i, n) }
+
+// argSite is the site of an access to kernel argument v in the statement
+// being compiled.
+func (c *compiler) argSite(v *ir.Var) site {
+	return site{device.Argument{Name: v.Name}.Label(c.params[v]), c.pos}
+}
 
 func (c *compiler) tmp(n int) int {
 	o := c.nslots
@@ -225,6 +245,10 @@ func (c *compiler) cond(e ir.Expr) func(*th) bool {
 }
 
 func (c *compiler) stmt(s ir.Stmt) stmtFn {
+	if pos := ir.StmtPos(s); pos != "" {
+		defer func(outer string) { c.pos = outer }(c.pos)
+		c.pos = pos
+	}
 	switch s := s.(type) {
 	case *ir.Block:
 		return c.block(s)
@@ -361,7 +385,7 @@ func (c *compiler) assign(s *ir.Assign) stmtFn {
 			b := t.run.bufs[k]
 			i := idx(t)
 			if n := uint64(len(b)) / 4; i >= n {
-				fault("%s: index %d out of range [0, %d)", label, i, n)
+				label.fault(device.FaultBufferIndex, i, n)
 			}
 			binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
 			return next

@@ -427,16 +427,18 @@ func (p *program) fault(l *launch, t *th, r any) {
 	if r == errAbort {
 		return
 	}
+	if kf, ok := r.(kernelFault); ok {
+		f := kf.f
+		f.Kernel, f.Thread, f.Count = p.name, t.id, 1
+		l.fail(&faultError{&f})
+		return
+	}
 	at := ""
 	if p.pos != "" {
 		at = " (" + p.pos + ")"
 	}
-	msg := fmt.Sprint(r)
-	if kf, ok := r.(kernelFault); ok {
-		msg = kf.msg
-	}
-	l.fail(&faultError{fmt.Errorf("%w: kernel %s%s: %s, in thread %v (block %v, thread %v of the block)",
-		device.ErrInvalidArgument, p.name, at, msg, t.id, t.bid, t.tid)})
+	l.fail(&faultError{fmt.Errorf("%w: kernel %s%s: %v, in thread %v (block %v, thread %v of the block)",
+		device.ErrInvalidArgument, p.name, at, r, t.id, t.bid, t.tid)})
 }
 
 // faultError is a kernel fault: the dispatch stopped, and the stream's

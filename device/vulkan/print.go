@@ -48,9 +48,11 @@ const (
 	faultWords = 9
 )
 
-// fault describes a fault record of sh.
+// fault describes a fault record of sh; kind holds the fault's kind in its
+// low byte and the site of its statement above (codegen's checkFault).
 func (sh *shader) fault(kind, what, index, length uint32) *device.KernelFault {
-	f := &device.KernelFault{Kernel: sh.kernel, Kind: device.FaultKind(kind), Index: uint64(index), Len: uint64(length)}
+	f := &device.KernelFault{Kernel: sh.kernel, Kind: device.FaultKind(kind & 0xff), Index: uint64(index), Len: uint64(length),
+		Pos: sh.sig.SitePos(kind >> 8)}
 	switch f.Kind {
 	case device.FaultBufferIndex:
 		if int(what) < len(sh.sig.Args) {

@@ -147,7 +147,8 @@ func userSite() string {
 	frames := runtime.CallersFrames(pcs[:n])
 	for {
 		fr, more := frames.Next()
-		if fr.Function != "" && !strings.HasPrefix(fr.Function, dslPrefix) && !strings.HasPrefix(fr.Function, "runtime.") {
+		if fr.Function != "" && !strings.HasPrefix(fr.Function, dslPrefix) && !strings.HasPrefix(fr.Function, "runtime.") &&
+			!strings.HasPrefix(fr.Function, "sync.") && !strings.HasPrefix(fr.Function, "reflect.") {
 			return fmt.Sprintf("%s:%d", fr.File, fr.Line)
 		}
 		if !more {

@@ -13,7 +13,7 @@ const BindlessSlotSize = 32
 
 // Version changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const Version = 7
+const Version = 8
 
 // Options tune code generation for a device.
 type Options struct {
@@ -123,6 +123,8 @@ type gen struct {
 	fault     [4]spirv.ID  // checked mode: the Private words of the thread's first fault (kind, what, index, length)
 	sites     map[*ir.Print]uint32
 	printTID  spirv.ID
+	siteOf    map[ir.Stmt]uint32 // checked mode: each statement's site (ir.Function.Sites)
+	site      uint32             // the site of the statement being emitted (noSite outside any)
 
 	// per function
 	fn       *ir.Function
@@ -294,6 +296,13 @@ func (g *gen) ptr(sc spirv.StorageClass, t spirv.ID) spirv.ID {
 func (g *gen) kernel(f *ir.Function) error {
 	b := g.b
 	g.kernelFn = f
+	g.site = noSite
+	if g.opts.Checked {
+		g.siteOf = map[ir.Stmt]uint32{}
+		for i, s := range f.Sites() {
+			g.siteOf[s] = uint32(min(i, noSite))
+		}
+	}
 	args, ring, _, err := LayoutPrint(f, g.opts.Checked)
 	if err != nil {
 		return err
@@ -632,8 +641,14 @@ func (g *gen) begin(f *ir.Function, sf *spirv.Function) *ir.Block {
 	body, locals := f.Body, f.Locals
 	if g.opts.LoopExitFlags {
 		var flags []*ir.Var
-		body, flags = loopExits(f)
+		var from map[ir.Stmt]ir.Stmt
+		body, flags, from = loopExits(f)
 		locals = append(locals[:len(locals):len(locals)], flags...)
+		for n, s := range from {
+			if site, ok := g.siteOf[s]; ok {
+				g.siteOf[n] = site
+			}
+		}
 	}
 	for _, l := range locals {
 		v := sf.Variable(g.ptr(spirv.StorageClassFunction, g.typ(l.Type)), 0)

@@ -51,8 +51,13 @@ func (g *gen) print(p *ir.Print) {
 }
 
 // faultSite is the site word of a fault record of the checked mode:
-// {tag, faultSite, dispatch id x, y, z, kind, what, index, length}.
+// {tag, faultSite, dispatch id x, y, z, kind | site<<8, what, index,
+// length}, where site numbers the statement that faulted
+// (ir.Function.Sites), noSite when there is none (or past 2²⁴−2 sites).
 const faultSite = ^uint32(0)
+
+// noSite is the site of code outside any statement with a site.
+const noSite = 1<<24 - 1
 
 // Fault kinds, as device.FaultKind numbers them.
 const (
@@ -72,7 +77,7 @@ func (g *gen) checkFault(ok spirv.ID, kind, what uint32, index, length spirv.ID)
 	b := g.b
 	cur := b.Load(g.u32, g.fault[0])
 	set := b.LogicalAnd(g.boolT, b.LogicalNot(g.boolT, ok), b.IEqual(g.boolT, cur, b.ConstantUint32(0)))
-	for i, v := range []spirv.ID{b.ConstantUint32(kind), b.ConstantUint32(what), index, length} {
+	for i, v := range []spirv.ID{b.ConstantUint32(kind | g.site<<8), b.ConstantUint32(what), index, length} {
 		old := cur
 		if i > 0 {
 			old = b.Load(g.u32, g.fault[i])

@@ -45,6 +45,10 @@ func (g *gen) nested(blk *spirv.Block, body *ir.Block, next spirv.ID) {
 
 func (g *gen) stmt(s ir.Stmt) {
 	b := g.b
+	if site, ok := g.siteOf[s]; ok {
+		defer func(outer uint32) { g.site = outer }(g.site)
+		g.site = site
+	}
 	g.reuse.forget() // the previous statement may have stored to what they read
 	switch s := s.(type) {
 	case *ir.Block:
