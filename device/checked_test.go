@@ -41,7 +41,7 @@ func faultOf(t *testing.T, err error, kind device.FaultKind, pos string, text ..
 	require.Equal(t, kind, f.Kind)
 	require.GreaterOrEqual(t, f.Count, 1)
 	if pos != "" {
-		require.True(t, strings.HasSuffix(f.Pos, "/"+pos), "fault at %q, want %s", f.Pos, pos)
+		require.True(t, f.Pos == pos || strings.HasSuffix(f.Pos, "/"+pos), "fault at %q, want %s", f.Pos, pos)
 		require.ErrorContains(t, err, pos+": kernel ")
 	}
 	return f
@@ -201,4 +201,54 @@ func TestCheckedKernelGoPosition(t *testing.T) {
 	f := faultOf(t, err, device.FaultBufferIndex, "basic.go:15:3", "argument 1 (x): index 1")
 	require.Equal(t, "Saxpy", f.Kernel)
 	require.Equal(t, uint64(10), f.Len)
+}
+
+// A failed assertion of a checked kernel, DSL or Go, is a FaultAssert with
+// its message and position; an unchecked kernel on Vulkan does not check it.
+func TestCheckedAssert(t *testing.T) {
+	d := openDevice(t)
+	var pos string
+	fd, err := dsl.Kernel1D(64, func(k *dsl.K, a dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		k.Assert(i.Lt(dsl.U(1000)), "never fails")
+		pos = next()
+		k.Assert(a.Read(i).Ne(dsl.U(7)), "no sevens")
+		a.Write(i, a.Read(i).Add(dsl.U(1)))
+	}, "a")
+	require.NoError(t, err)
+	src := "package k\n\nimport \"github.com/lucent-gpu/lucent/kernel\"\n\n//lucent:kernel block=64\nfunc K(a []uint32) {\n" +
+		"\ti := kernel.DispatchID().X\n" +
+		"\tkernel.Assert(a[i] != 7, \"no sevens\")\n" + // line 8
+		"\ta[i]++\n}\n"
+	ks, errs := gokernel.Check("k.go", []byte(src))
+	require.Empty(t, errs)
+	for _, c := range []struct {
+		name string
+		f    *ir.Function
+		pos  string
+	}{{"dsl", fd, pos}, {"go", ks[0].Func, "k.go:8:2"}} {
+		t.Run(c.name, func(t *testing.T) {
+			a, err := device.NewBuffer[uint32](d, 8)
+			require.NoError(t, err)
+			defer a.Close()
+			for _, checked := range []bool{true, false} {
+				var opts []device.CompileOption
+				if checked {
+					opts = append(opts, device.WithChecked())
+				}
+				k, err := device.Compile(d, c.f, opts...)
+				require.NoError(t, err)
+				defer k.Close()
+				run(t, d, a.Upload([]uint32{0, 1, 2, 3, 4, 5, 7, 8}))
+				err = syncErr(t, d, k.Dispatch([3]uint32{8}, a))
+				if !checked && d.Backend() == "vulkan" {
+					require.NoError(t, err, "unchecked, the assertion is not emitted")
+					continue
+				}
+				f := faultOf(t, err, device.FaultAssert, c.pos, "assertion failed: no sevens", "thread [6 0 0]")
+				require.Equal(t, "no sevens", f.Msg)
+				require.Equal(t, [3]uint32{6, 0, 0}, f.Thread)
+			}
+		})
+	}
 }

@@ -349,6 +349,9 @@ func KernelSignature(f *ir.Function) (Signature, []any, error) {
 	}
 	sig.Prints = printSites(f)
 	sig.Sites = f.SitePositions()
+	for _, a := range f.Asserts() {
+		sig.Asserts = append(sig.Asserts, a.Msg)
+	}
 	return sig, captured, nil
 }
 

@@ -119,6 +119,9 @@ type Signature struct {
 	// site (ir.Function.SitePositions), which the checked mode's faults
 	// name; nil when the kernel has no positions.
 	Sites []string `json:",omitempty"`
+	// Asserts is the message of each assertion of the kernel, by its index
+	// in ir.Function.Asserts, which a failed one's fault names.
+	Asserts []string `json:",omitempty"`
 }
 
 func (s Signature) String() string {

@@ -327,6 +327,15 @@ func (c *compiler) stmt(s ir.Stmt) stmtFn {
 			}
 			return next
 		}
+	case *ir.Assert:
+		cond, at := c.cond(s.Cond), site{pos: c.pos}
+		msg := s.Msg
+		return func(t *th) flow {
+			if !cond(t) {
+				panic(kernelFault{device.KernelFault{Kind: device.FaultAssert, Msg: msg, Pos: at.pos}})
+			}
+			return next
+		}
 	case *ir.Break:
 		return func(*th) flow { return brk }
 	case *ir.Continue:

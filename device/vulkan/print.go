@@ -60,6 +60,11 @@ func (sh *shader) fault(kind, what, index, length uint32) *device.KernelFault {
 		}
 	case device.FaultSharedIndex:
 		f.What = fmt.Sprintf("shared variable %d", what)
+	case device.FaultAssert:
+		if int(what) < len(sh.sig.Asserts) {
+			f.Msg = sh.sig.Asserts[what]
+		}
+		f.Index, f.Len = 0, 0
 	}
 	return f
 }

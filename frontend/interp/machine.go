@@ -131,6 +131,14 @@ func (m *machine) stmt(fr *frame, s ir.Stmt) flow {
 			words = ir.AppendPrintWords(words, a.Type(), m.eval(fr, a))
 		}
 		m.print(m.id, ir.PrintText(s, words))
+	case *ir.Assert:
+		if m.eval(fr, s.Cond)[0] == 0 {
+			at := ""
+			if s.Pos != "" {
+				at = s.Pos + ": "
+			}
+			fail("%sassertion failed: %s", at, s.Msg)
+		}
 	case *ir.Comment:
 	}
 	return next

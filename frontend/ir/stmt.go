@@ -70,6 +70,20 @@ type ExprStmt struct {
 // does not change the program.
 type Comment struct{ Text string }
 
+// Assert states that Cond (a bool) holds (kernel.Assert in the Go subset,
+// K.Assert in the DSL). Code compiled in the checked mode records a fault
+// with Msg where it does not; elsewhere it costs nothing (it is not
+// emitted, and Cond is not evaluated). Cond must have no effects.
+type Assert struct {
+	Cond Expr
+	Msg  string
+	Pos  string // source position (StmtPos)
+}
+
+// MaxAssertMsg bounds the length of an Assert's message.
+const MaxAssertMsg = 1024
+
+func (*Assert) stmtNode()   {}
 func (*Block) stmtNode()    {}
 func (*If) stmtNode()       {}
 func (*Loop) stmtNode()     {}
@@ -120,6 +134,8 @@ func posOf(s Stmt) *string {
 		return &s.Pos
 	case *Print:
 		return &s.Pos
+	case *Assert:
+		return &s.Pos
 	}
 	return nil
 }
@@ -144,6 +160,19 @@ func (f *Function) Sites() []Stmt {
 	visit(f)
 	for _, g := range f.Callees() {
 		visit(g)
+	}
+	return out
+}
+
+// Asserts lists the Assert statements of kernel f and the callables it
+// reaches, in Sites order: a checked kernel's assertion fault names its
+// assertion by its index here.
+func (f *Function) Asserts() []*Assert {
+	var out []*Assert
+	for _, s := range f.Sites() {
+		if a, ok := s.(*Assert); ok {
+			out = append(out, a)
+		}
 	}
 	return out
 }

@@ -123,8 +123,9 @@ type gen struct {
 	fault     [4]spirv.ID  // checked mode: the Private words of the thread's first fault (kind, what, index, length)
 	sites     map[*ir.Print]uint32
 	printTID  spirv.ID
-	siteOf    map[ir.Stmt]uint32 // checked mode: each statement's site (ir.Function.Sites)
-	site      uint32             // the site of the statement being emitted (noSite outside any)
+	siteOf    map[ir.Stmt]uint32    // checked mode: each statement's site (ir.Function.Sites)
+	asserts   map[*ir.Assert]uint32 // checked mode: each assertion's index (ir.Function.Asserts)
+	site      uint32                // the site of the statement being emitted (noSite outside any)
 
 	// per function
 	fn       *ir.Function
@@ -301,6 +302,10 @@ func (g *gen) kernel(f *ir.Function) error {
 		g.siteOf = map[ir.Stmt]uint32{}
 		for i, s := range f.Sites() {
 			g.siteOf[s] = uint32(min(i, noSite))
+		}
+		g.asserts = map[*ir.Assert]uint32{}
+		for i, a := range f.Asserts() {
+			g.asserts[a] = uint32(i)
 		}
 	}
 	args, ring, _, err := LayoutPrint(f, g.opts.Checked)

@@ -64,6 +64,7 @@ const (
 	faultBufferIndex  = 1
 	faultSharedIndex  = 2
 	faultDivideByZero = 3
+	faultAssert       = 4 // what: the assertion's index in ir.Function.Asserts
 )
 
 // checkFault notes a fault of kind on what (an argument or shared variable

@@ -119,6 +119,10 @@ func (g *gen) stmt(s ir.Stmt) {
 		g.print(s)
 	case *ir.ExprStmt:
 		g.expr(s.X)
+	case *ir.Assert:
+		if g.opts.Checked { // unchecked, an assertion is not emitted
+			g.checkFault(g.expr(s.Cond), faultAssert, g.asserts[s], b.ConstantUint32(0), b.ConstantUint32(0))
+		}
 	case *ir.Comment:
 	}
 }
