@@ -252,3 +252,37 @@ func TestCheckedAssert(t *testing.T) {
 		})
 	}
 }
+
+// A checked kernel reports a texel coordinate past a storage texture's
+// extent, naming the argument and the coordinate, for reads and writes.
+func TestCheckedTexel(t *testing.T) {
+	d := openDevice(t)
+	var readPos, writePos string
+	f, err := dsl.Kernel2D(8, 8, func(k *dsl.K, src, dst dsl.Tex2D, dx dsl.U32, dy dsl.U32) {
+		id := k.DispatchID()
+		readPos = next()
+		v := src.Read(dsl.V2(id.X().Add(dx), id.Y()))
+		writePos = next()
+		dst.Write(dsl.V2(id.X(), id.Y().Add(dy)), v)
+	}, "src", "dst", "dx", "dy")
+	require.NoError(t, err)
+	k, err := device.Compile(d, f, device.WithChecked())
+	require.NoError(t, err)
+	defer k.Close()
+	src, err := device.NewImage[[4]float32](d, device.RGBA32Float, 8, 4, 1)
+	require.NoError(t, err)
+	defer src.Close()
+	dst, err := device.NewImage[[4]float32](d, device.RGBA32Float, 8, 4, 1)
+	require.NoError(t, err)
+	defer dst.Close()
+	require.NoError(t, syncErr(t, d, k.Dispatch([3]uint32{8, 4}, src, dst, uint32(0), uint32(0))))
+
+	err = syncErr(t, d, k.Dispatch([3]uint32{8, 4}, src, dst, uint32(1), uint32(0)))
+	f1 := faultOf(t, err, device.FaultTextureCoord, readPos, "argument 0 (src), coordinate x: texel coordinate 8 out of range [0, 8)")
+	require.Equal(t, uint32(7), f1.Thread[0])
+
+	err = syncErr(t, d, k.Dispatch([3]uint32{8, 4}, src, dst, uint32(0), uint32(2)))
+	f2 := faultOf(t, err, device.FaultTextureCoord, writePos, "argument 1 (dst), coordinate y: texel coordinate ")
+	require.Equal(t, uint64(4), f2.Len)
+	require.GreaterOrEqual(t, f2.Index, uint64(4))
+}

@@ -60,6 +60,10 @@ func (sh *shader) fault(kind, what, index, length uint32) *device.KernelFault {
 		}
 	case device.FaultSharedIndex:
 		f.What = fmt.Sprintf("shared variable %d", what)
+	case device.FaultTextureCoord:
+		if arg := int(what & 0xffff); arg < len(sh.sig.Args) {
+			f.What = sh.sig.Args[arg].Label(arg) + ", coordinate " + string("xyz"[min(what>>16, 2)])
+		}
 	case device.FaultAssert:
 		if int(what) < len(sh.sig.Asserts) {
 			f.Msg = sh.sig.Asserts[what]

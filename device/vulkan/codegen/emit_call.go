@@ -430,9 +430,17 @@ func (g *gen) texture(e *ir.Call) spirv.ID {
 		b.Capability(spirv.CapabilityImageQuery)
 		return b.Bitcast(g.typ(e.T), b.ImageQuerySize(ivec, img))
 	case ir.OpTextureRead:
-		return b.ImageRead(texel, img, b.Bitcast(ivec, g.expr(e.Args[1])))
+		c := g.expr(e.Args[1])
+		if g.opts.Checked {
+			g.checkTexel(e.Args[0].(*ir.Ref).Var, img, c, e.Args[1].Type())
+		}
+		return b.ImageRead(texel, img, b.Bitcast(ivec, c))
 	case ir.OpTextureWrite:
-		b.ImageWrite(img, b.Bitcast(ivec, g.expr(e.Args[1])), g.expr(e.Args[2]))
+		c := g.expr(e.Args[1])
+		if g.opts.Checked {
+			g.checkTexel(e.Args[0].(*ir.Ref).Var, img, c, e.Args[1].Type())
+		}
+		b.ImageWrite(img, b.Bitcast(ivec, c), g.expr(e.Args[2]))
 		return 0
 	}
 	// OpTextureSample

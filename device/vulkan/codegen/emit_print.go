@@ -65,6 +65,7 @@ const (
 	faultSharedIndex  = 2
 	faultDivideByZero = 3
 	faultAssert       = 4 // what: the assertion's index in ir.Function.Asserts
+	faultTextureCoord = 5 // what: the argument | the coordinate's component<<16
 )
 
 // checkFault notes a fault of kind on what (an argument or shared variable
@@ -287,4 +288,28 @@ func (g *gen) checkDivisor(y spirv.ID, t *ir.Type) {
 		ok = b.INotEqual(g.boolT, y, zero)
 	}
 	g.checkFault(ok, faultDivideByZero, 0, b.ConstantUint32(0), b.ConstantUint32(0))
+}
+
+// checkTexel records a fault where a component of texel coordinate c (of
+// vector type t) of storage texture argument v is past the level's extent
+// (img's size), each component a check of its own.
+func (g *gen) checkTexel(v *ir.Var, img, c spirv.ID, t *ir.Type) {
+	b := g.b
+	n := t.Len()
+	uvec := b.TypeVector(g.u32, uint32(n))
+	if t.Elem().Kind() == ir.KindInt {
+		c = b.Bitcast(uvec, c)
+	}
+	b.Capability(spirv.CapabilityImageQuery)
+	size := b.Bitcast(uvec, b.ImageQuerySize(b.TypeVector(g.i32, uint32(n)), img))
+	what := uint32(0)
+	for k, p := range g.kernelFn.Params {
+		if p == v {
+			what = uint32(k)
+		}
+	}
+	for d := range n {
+		cd, sd := b.CompositeExtract(g.u32, c, uint32(d)), b.CompositeExtract(g.u32, size, uint32(d))
+		g.checkFault(b.ULessThan(g.boolT, cd, sd), faultTextureCoord, what|uint32(d)<<16, cd, sd)
+	}
 }
