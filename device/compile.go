@@ -63,8 +63,10 @@ func WithoutDriverWorkarounds() CompileOption { return func(o *compileOptions) {
 func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
 
 // WithChecked compiles the kernel in the checked mode (KernelOptions.Checked):
-// faults are recorded on the device and fail the stream's Synchronize with a
-// *KernelFault. WithCheckedKernels does it for every kernel of a device.
+// faults (buffer, shared-memory and texel indices out of range, integer
+// division by zero, failed assertions) are recorded on the device and fail
+// the stream's Synchronize with a *KernelFault naming the statement's
+// source position. WithCheckedKernels does it for every kernel of a device.
 func WithChecked() CompileOption { return func(o *compileOptions) { o.checked = true } }
 
 // Compile has d's backend compile kernel f, specialised to the device's
