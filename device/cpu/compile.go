@@ -91,7 +91,8 @@ type compiledFunc struct {
 
 // kernelFault is a checked error raised inside a thread (a panic): the
 // fault, less the kernel and the thread, which the engine running the thread
-// adds (program.fault). Both engines raise it through site.fault.
+// adds (program.fault). Both engines raise an index or division fault
+// through site.fault.
 type kernelFault struct{ f device.KernelFault }
 
 // site is where a checked operation sits: what it indexes (an argument's
@@ -328,11 +329,10 @@ func (c *compiler) stmt(s ir.Stmt) stmtFn {
 			return next
 		}
 	case *ir.Assert:
-		cond, at := c.cond(s.Cond), site{pos: c.pos}
-		msg := s.Msg
+		cond, msg, pos := c.cond(s.Cond), s.Msg, c.pos
 		return func(t *th) flow {
 			if !cond(t) {
-				panic(kernelFault{device.KernelFault{Kind: device.FaultAssert, Msg: msg, Pos: at.pos}})
+				panic(kernelFault{device.KernelFault{Kind: device.FaultAssert, Msg: msg, Pos: pos}})
 			}
 			return next
 		}
