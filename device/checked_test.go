@@ -286,3 +286,36 @@ func TestCheckedTexel(t *testing.T) {
 	require.Equal(t, uint64(4), f2.Len)
 	require.GreaterOrEqual(t, f2.Index, uint64(4))
 }
+
+// With more faulting threads than records the print buffer holds, a
+// checked kernel reports the faults that fit (Count) and a notice of the
+// rest as dropped, on Vulkan; the cpu backend stops at the first.
+func TestCheckedFaultsFillThePrintBuffer(t *testing.T) {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, src, dst dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		dst.Write(i, src.Read(i.Add(dsl.U(1000))))
+	}, "src", "dst")
+	require.NoError(t, err)
+	const records, threads = 20, 256
+	d, log := openPrinting(t, device.WithCheckedKernels(), device.WithPrintCapacity(4*(4+9*records)))
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	src, err := device.NewBuffer[uint32](d, threads)
+	require.NoError(t, err)
+	defer src.Close()
+	dst, err := device.NewBuffer[uint32](d, threads)
+	require.NoError(t, err)
+	defer dst.Close()
+	err = syncErr(t, d, k.Dispatch([3]uint32{threads}, src, dst))
+	kf := faultOf(t, err, device.FaultBufferIndex, "", "out of range [0, 256)")
+	if d.Backend() != "vulkan" {
+		return
+	}
+	require.Equal(t, records, kf.Count, "the records that fit")
+	var dropped uint64
+	for _, p := range log.take() {
+		dropped += p.Dropped
+	}
+	require.Equal(t, uint64(threads-records), dropped, "the records that did not")
+}
