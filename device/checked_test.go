@@ -15,6 +15,7 @@ import (
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
 // syncErr submits cmds on a fresh stream and returns Synchronize's error.
@@ -318,4 +319,79 @@ func TestCheckedFaultsFillThePrintBuffer(t *testing.T) {
 		dropped += p.Dropped
 	}
 	require.Equal(t, uint64(threads-records), dropped, "the records that did not")
+}
+
+// A checked kernel reports an index past a local array and a shared array
+// as the cpu backend does: the kind, the place named the same way, the
+// index, the length, the thread and the statement; in range, the values
+// are right.
+func TestCheckedArrayIndex(t *testing.T) {
+	var arrPos, shPos string
+	arr, err := dsl.Kernel1D(8, func(k *dsl.K, idx, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		a := dsl.NewArray[dsl.U32](k, 4)
+		dsl.Range(k, dsl.U(0), dsl.U(4), func(j dsl.U32) { a.Set(j, j.Mul(dsl.U(10))) })
+		arrPos = next()
+		out.Write(i, a.At(idx.Read(i)))
+	}, "idx", "out")
+	require.NoError(t, err)
+	sh, err := dsl.Kernel1D(8, func(k *dsl.K, idx, out dsl.Buf[dsl.U32]) {
+		s := dsl.NewShared[dsl.U32](k, 8)
+		tid := k.ThreadID().X()
+		s.Write(tid, tid)
+		k.Barrier()
+		shPos = next()
+		out.Write(tid, s.Read(idx.Read(tid)))
+	}, "idx", "out")
+	require.NoError(t, err)
+
+	faults := func(backend string) []*device.KernelFault {
+		d, err := device.Open(context.Background(), backend)
+		testenv.Need(t, backend+" device", err)
+		defer d.Close()
+		var out []*device.KernelFault
+		for _, c := range []struct {
+			f    *ir.Function
+			want []uint32 // in range
+		}{{arr, []uint32{30, 20, 10, 0, 0, 10, 20, 30}}, {sh, []uint32{3, 2, 1, 0, 0, 1, 2, 3}}} {
+			k, err := device.Compile(d, c.f, device.WithChecked())
+			require.NoError(t, err)
+			idx, err := device.NewBuffer[uint32](d, 8)
+			require.NoError(t, err)
+			res, err := device.NewBuffer[uint32](d, 8)
+			require.NoError(t, err)
+			ids := []uint32{3, 2, 1, 0, 0, 1, 2, 3}
+			run(t, d, idx.Upload(ids))
+			require.NoError(t, syncErr(t, d, k.Dispatch([3]uint32{8}, idx, res)), backend)
+			got := make([]uint32, 8)
+			run(t, d, res.Download(got))
+			require.Equal(t, c.want, got, backend)
+			ids[5] = 9
+			run(t, d, idx.Upload(ids))
+			err = syncErr(t, d, k.Dispatch([3]uint32{8}, idx, res))
+			var kf *device.KernelFault
+			require.ErrorAs(t, err, &kf, "%s, kernel %d", backend, len(out))
+			out = append(out, kf)
+			require.NoError(t, k.Close())
+			require.NoError(t, idx.Close())
+			require.NoError(t, res.Close())
+		}
+		return out
+	}
+	cpu, vk := faults("cpu"), faults("vulkan")
+	for i, want := range []struct {
+		kind device.FaultKind
+		len  uint64
+		pos  string
+	}{{device.FaultArrayIndex, 4, arrPos}, {device.FaultSharedIndex, 8, shPos}} {
+		for _, f := range []*device.KernelFault{cpu[i], vk[i]} {
+			require.Equal(t, want.kind, f.Kind, "%v", f)
+			require.Equal(t, uint64(9), f.Index, "%v", f)
+			require.Equal(t, want.len, f.Len, "%v", f)
+			require.Equal(t, [3]uint32{5, 0, 0}, f.Thread, "%v", f)
+			require.True(t, strings.HasSuffix(f.Pos, "/"+want.pos), "%v at %q, want %s", f, f.Pos, want.pos)
+			require.NotEmpty(t, f.What, "%v", f)
+		}
+		require.Equal(t, cpu[i].What, vk[i].What, "the place is named the same way on both backends")
+	}
 }

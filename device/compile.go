@@ -354,6 +354,7 @@ func KernelSignature(f *ir.Function) (Signature, []any, error) {
 	for _, a := range f.Asserts() {
 		sig.Asserts = append(sig.Asserts, a.Msg)
 	}
+	sig.Places, _ = f.IndexNames()
 	return sig, captured, nil
 }
 

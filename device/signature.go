@@ -122,6 +122,10 @@ type Signature struct {
 	// Asserts is the message of each assertion of the kernel, by its index
 	// in ir.Function.Asserts, which a failed one's fault names.
 	Asserts []string `json:",omitempty"`
+	// Places names each array, vector, matrix or shared variable the
+	// kernel indexes, by its position in ir.Function.IndexNames, which an
+	// index fault (FaultArrayIndex, FaultSharedIndex) names.
+	Places []string `json:",omitempty"`
 }
 
 func (s Signature) String() string {

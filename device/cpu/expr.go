@@ -65,7 +65,7 @@ func (c *compiler) place(e ir.Expr) placeC {
 		}
 		p := c.place(e.X)
 		n := int64(xt.Len())
-		what, kind := site{placeName(e.X), c.pos}, device.FaultArrayIndex
+		what, kind := site{ir.IndexName(e), c.pos}, device.FaultArrayIndex
 		if r := ir.PlaceRoot(e.X); r != nil && r.Kind == ir.VarShared {
 			kind = device.FaultSharedIndex
 		}
@@ -120,23 +120,6 @@ func (c *compiler) place(e ir.Expr) placeC {
 	}
 	refuse(unsupported("%T as storage", e))
 	return placeC{}
-}
-
-// placeName names the variable under a place, for faults.
-func placeName(e ir.Expr) string {
-	v := ir.PlaceRoot(e)
-	if v == nil {
-		return "value"
-	}
-	kind := "variable"
-	if v.Kind == ir.VarShared {
-		kind = "shared variable"
-	}
-	s := kind + " " + v.Name
-	if v.Pos != "" {
-		s += " (" + v.Pos + ")"
-	}
-	return s
 }
 
 // leafAt is where one leaf of a type lies in its Go layout.
@@ -355,7 +338,7 @@ func (c *compiler) expr0(e ir.Expr) ex {
 		idx := c.index(e.I)
 		n, el := int64(e.X.Type().Len()), ir.Leaves(e.T)
 		if e.X.Type().Kind() == ir.KindMatrix || e.X.Type().Kind() == ir.KindArray || e.X.Type().Kind() == ir.KindVector {
-			what := site{"index of " + e.X.Type().String(), c.pos}
+			what := site{ir.IndexName(e), c.pos}
 			if el == 1 {
 				return scalarEx(func(t *th) uint64 {
 					eval(t)

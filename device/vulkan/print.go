@@ -58,8 +58,10 @@ func (sh *shader) fault(kind, what, index, length uint32) *device.KernelFault {
 		if int(what) < len(sh.sig.Args) {
 			f.What = sh.sig.Args[what].Label(int(what))
 		}
-	case device.FaultSharedIndex:
-		f.What = fmt.Sprintf("shared variable %d", what)
+	case device.FaultSharedIndex, device.FaultArrayIndex:
+		if int(what) < len(sh.sig.Places) {
+			f.What = sh.sig.Places[what]
+		}
 	case device.FaultTextureCoord:
 		if arg := int(what & 0xffff); arg < len(sh.sig.Args) {
 			f.What = sh.sig.Args[arg].Label(arg) + ", coordinate " + string("xyz"[min(what>>16, 2)])

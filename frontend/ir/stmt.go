@@ -192,3 +192,66 @@ func (f *Function) SitePositions() []string {
 	}
 	return out
 }
+
+// PlaceName names place e as a checked kernel's faults do: "variable a3",
+// "shared variable tile", with the variable's position in parentheses
+// where it has one; "value" when e is not a place.
+func PlaceName(e Expr) string {
+	v := PlaceRoot(e)
+	if v == nil {
+		return "value"
+	}
+	kind := "variable"
+	if v.Kind == VarShared {
+		kind = "shared variable"
+	}
+	s := kind + " " + v.Name
+	if v.Pos != "" {
+		s += " (" + v.Pos + ")"
+	}
+	return s
+}
+
+// IndexName names what index expression e (of an array, vector or matrix,
+// not a buffer) indexes, as a checked kernel's fault does: the place
+// (PlaceName) where e.X is one, else "index of" its type.
+func IndexName(e *Index) string {
+	if IsPlace(e.X) {
+		return PlaceName(e.X)
+	}
+	return "index of " + e.X.Type().String()
+}
+
+// IndexNames lists the distinct IndexName of the index expressions of
+// arrays, vectors and matrices in kernel f and the callables it reaches, in
+// walk order (WalkExprs, the kernel first), and where each expression's
+// name is in the list: a checked kernel's index fault names its place by
+// that position.
+func (f *Function) IndexNames() (names []string, of map[*Index]int) {
+	of = map[*Index]int{}
+	at := map[string]int{}
+	visit := func(g *Function) {
+		WalkExprs(g, func(e Expr) {
+			x, ok := e.(*Index)
+			if !ok || x.X.Type().Kind() == KindBuffer {
+				return
+			}
+			if _, seen := of[x]; seen {
+				return
+			}
+			name := IndexName(x)
+			k, ok := at[name]
+			if !ok {
+				k = len(names)
+				at[name] = k
+				names = append(names, name)
+			}
+			of[x] = k
+		})
+	}
+	visit(f)
+	for _, g := range f.Callees() {
+		visit(g)
+	}
+	return names, of
+}

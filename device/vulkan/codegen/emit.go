@@ -13,7 +13,7 @@ const BindlessSlotSize = 32
 
 // Version changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const Version = 8
+const Version = 9
 
 // Options tune code generation for a device.
 type Options struct {
@@ -36,10 +36,11 @@ type Options struct {
 	// otherwise the traversal of the software layout (docs/accel.md) is
 	// code. Kernel ABI v1, "Accels".
 	NativeRayQuery bool
-	// Checked emits the checked mode: every buffer and shared-memory index
-	// is compared with the length, every integer divisor with zero; a
-	// thread's first fault is kept and appended to the print ring as a
-	// record when the kernel returns (emit_print.go); a shared index out of
+	// Checked emits the checked mode: every buffer index and every index
+	// of a shared or local array, vector or matrix is compared with the
+	// length, every integer divisor with zero; a thread's first fault is
+	// kept and appended to the print ring as a record when the kernel
+	// returns (emit_print.go); an array, vector or matrix index out of
 	// range is replaced by 0. The accesses otherwise behave as unchecked
 	// ones.
 	Checked bool
@@ -125,6 +126,7 @@ type gen struct {
 	printTID  spirv.ID
 	siteOf    map[ir.Stmt]uint32    // checked mode: each statement's site (ir.Function.Sites)
 	asserts   map[*ir.Assert]uint32 // checked mode: each assertion's index (ir.Function.Asserts)
+	places    map[*ir.Index]int     // checked mode: what each index names (ir.Function.IndexNames)
 	site      uint32                // the site of the statement being emitted (noSite outside any)
 
 	// per function
@@ -307,6 +309,7 @@ func (g *gen) kernel(f *ir.Function) error {
 		for i, a := range f.Asserts() {
 			g.asserts[a] = uint32(i)
 		}
+		_, g.places = f.IndexNames()
 	}
 	args, ring, _, err := LayoutPrint(f, g.opts.Checked)
 	if err != nil {

@@ -66,6 +66,7 @@ const (
 	faultDivideByZero = 3
 	faultAssert       = 4 // what: the assertion's index in ir.Function.Asserts
 	faultTextureCoord = 5 // what: the argument | the coordinate's component<<16
+	faultArrayIndex   = 7 // what: the place's index in ir.Function.IndexNames (as faultSharedIndex)
 )
 
 // checkFault notes a fault of kind on what (an argument or shared variable
@@ -341,21 +342,30 @@ func (g *gen) checkBuffer(v *ir.Var, i spirv.ID, t *ir.Type) {
 	g.checkFault(b.ULessThan(g.boolT, i64, n), faultBufferIndex, what, g.low32(i64), g.low32(n))
 }
 
-// checkShared records a fault where index i (of integer type t) of an array
-// of length n in shared variable v is out of range, and returns the index to
-// use: i, or 0 when out of range (shared memory has no robust access).
-func (g *gen) checkShared(v *ir.Var, i spirv.ID, t *ir.Type, n int) spirv.ID {
+// checkIndex records a fault where index i of array, vector or matrix
+// index expression e is out of range (FaultSharedIndex in a shared
+// variable, FaultArrayIndex elsewhere, naming the place by
+// ir.Function.IndexNames), and returns the index to use: i, or 0 when out
+// of range (an access out of range of a Function, Private or Workgroup
+// variable has no robust behaviour).
+func (g *gen) checkIndex(e *ir.Index, i spirv.ID) spirv.ID {
 	b := g.b
-	i64 := g.index64(i, t)
-	ok := b.ULessThan(g.boolT, i64, b.ConstantUint64(uint64(n)))
-	what := uint32(0)
-	for k, s := range g.kernelFn.Shared {
-		if s == v {
-			what = uint32(k)
-		}
+	n := e.X.Type().Len()
+	if lit, ok := e.I.(*ir.Literal); ok && lit.Bits < uint64(n) {
+		return i
 	}
-	g.checkFault(ok, faultSharedIndex, what, g.low32(i64), b.ConstantUint32(uint32(n)))
-	return b.Select(g.typ(t), ok, i, b.ConstantNull(g.typ(t)))
+	i64 := g.index64(i, e.I.Type())
+	ok := b.ULessThan(g.boolT, i64, b.ConstantUint64(uint64(n)))
+	kind := uint32(faultArrayIndex)
+	if root := ir.PlaceRoot(e); root != nil && root.Kind == ir.VarShared {
+		kind = faultSharedIndex
+	}
+	what, known := g.places[e]
+	if !known {
+		what = -1
+	}
+	g.checkFault(ok, kind, uint32(what), g.low32(i64), b.ConstantUint32(uint32(n)))
+	return b.Select(g.typ(e.I.Type()), ok, i, b.ConstantNull(g.typ(e.I.Type())))
 }
 
 // checkDivisor records a fault where integer divisor y (of type t, a scalar
