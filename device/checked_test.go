@@ -395,3 +395,73 @@ func TestCheckedArrayIndex(t *testing.T) {
 		require.Equal(t, cpu[i].What, vk[i].What, "the place is named the same way on both backends")
 	}
 }
+
+// A checked kernel reports a bindless slot past the array's slots or one
+// holding nothing (FaultBindlessSlot, naming the argument, the slot and the
+// slots there are) when it reads a buffer or a texture through it, on every
+// backend and sampling path; unchecked, such a read gives zero.
+func TestCheckedBindlessSlot(t *testing.T) {
+	var bufPos, texPos string
+	buf, err := dsl.Kernel1D(8, func(k *dsl.K, arr dsl.BindlessArray, slots dsl.Buf[dsl.U32], out dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		bufPos = next()
+		out.Write(i, dsl.ReadBuffer[dsl.F32](arr, slots.Read(i), dsl.U(0)))
+	}, "arr", "slots", "out")
+	require.NoError(t, err)
+	tex, err := dsl.Kernel1D(8, func(k *dsl.K, arr dsl.BindlessArray, slots dsl.Buf[dsl.U32], out dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		texPos = next()
+		out.Write(i, arr.Texture2D(slots.Read(i)).Read(dsl.V2(dsl.U(0), dsl.U(0))).X())
+	}, "arr", "slots", "out")
+	require.NoError(t, err)
+	check := func(t *testing.T, d *device.Device) {
+		arr, err := d.NewBindlessArray(4)
+		require.NoError(t, err)
+		defer arr.Close()
+		b := upload(t, d, []float32{7})
+		img := rgbaImage(t, d, 1, 1, [][4]float32{{9, 0, 0, 1}})
+		require.NoError(t, arr.EmplaceBuffer(0, b))
+		require.NoError(t, arr.EmplaceTexture(1, img, device.Sampler{Filter: device.FilterPoint}))
+		run(t, d, arr.Update())
+		for _, c := range []struct {
+			f    *ir.Function
+			good uint32
+			want float32
+			pos  string
+		}{{buf, 0, 7, bufPos}, {tex, 1, 9, texPos}} {
+			for _, checked := range []bool{false, true} {
+				var opts []device.CompileOption
+				if checked {
+					opts = append(opts, device.WithChecked())
+				}
+				k, err := device.Compile(d, c.f, opts...)
+				require.NoError(t, err)
+				out := upload(t, d, make([]float32, 8))
+				for _, bad := range []struct {
+					slot uint32
+					text string
+				}{{2, "argument 0 (arr): slot 2 is empty"}, {9, "argument 0 (arr): slot 9 out of range [0, 4)"}} {
+					ids := []uint32{c.good, c.good, c.good, c.good, c.good, bad.slot, c.good, c.good}
+					slots := upload(t, d, ids)
+					err := syncErr(t, d, k.Dispatch([3]uint32{8}, arr, slots, out))
+					if !checked {
+						require.NoError(t, err)
+						require.Equal(t, []float32{c.want, c.want, c.want, c.want, c.want, 0, c.want, c.want}, download(t, d, out))
+						continue
+					}
+					f := faultOf(t, err, device.FaultBindlessSlot, c.pos, bad.text)
+					require.Equal(t, device.KernelFault{Kernel: f.Kernel, Kind: device.FaultBindlessSlot, What: "argument 0 (arr)", Index: uint64(bad.slot), Len: 4,
+						Thread: [3]uint32{5, 0, 0}, Pos: f.Pos, Count: 1}, *f)
+				}
+				require.NoError(t, k.Close())
+			}
+		}
+	}
+	t.Run("cpu", func(t *testing.T) {
+		d, err := device.Open(context.Background(), "cpu")
+		require.NoError(t, err)
+		defer d.Close()
+		check(t, d)
+	})
+	samplingPaths(t, openDevice, check)
+}

@@ -63,8 +63,10 @@ func WithoutDriverWorkarounds() CompileOption { return func(o *compileOptions) {
 func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
 
 // WithChecked compiles the kernel in the checked mode (KernelOptions.Checked):
-// faults (buffer, shared-memory and texel indices out of range, integer
-// division by zero, failed assertions) are recorded on the device and fail
+// faults (buffer, shared-memory, local array, vector and matrix and texel
+// indices out of range, bindless slots past the array or empty when a
+// buffer or texture is read or written through them, integer division by
+// zero, failed assertions) are recorded on the device and fail
 // the stream's Synchronize with a *KernelFault naming the statement's
 // source position. WithCheckedKernels does it for every kernel of a device.
 func WithChecked() CompileOption { return func(o *compileOptions) { o.checked = true } }

@@ -67,6 +67,7 @@ func unsupported(format string, args ...any) error {
 
 type compiler struct {
 	kernel  *ir.Function
+	checked bool // the checked mode: bindless slots are checked (the rest always is)
 	nslots  int
 	slots   map[*ir.Var]int // locals and by-value parameters
 	refs    map[*ir.Var]int // by-reference parameters: index into th.refs
@@ -120,8 +121,10 @@ func (c *compiler) tmp(n int) int {
 	return o
 }
 
-// compileKernel compiles kernel f.
-func compileKernel(f *ir.Function) (p *program, err error) {
+// compileKernel compiles kernel f, in the checked mode
+// (device.KernelOptions.Checked) where checked: its bindless slots are
+// checked too.
+func compileKernel(f *ir.Function, checked bool) (p *program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(compileErr); ok {
@@ -135,7 +138,7 @@ func compileKernel(f *ir.Function) (p *program, err error) {
 	if f.Kind != ir.KernelFunc {
 		return nil, fmt.Errorf("%w: %s is not a kernel", device.ErrInvalidArgument, f.Name)
 	}
-	c := &compiler{kernel: f, slots: map[*ir.Var]int{}, refs: map[*ir.Var]int{}, shared: map[*ir.Var]int{},
+	c := &compiler{kernel: f, checked: checked, slots: map[*ir.Var]int{}, refs: map[*ir.Var]int{}, shared: map[*ir.Var]int{},
 		params: map[*ir.Var]int{}, funcs: map[*ir.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[ir.Expr]int{}, uniSlot: map[*ir.Var]int{}}
 	for i, v := range f.Params {
 		c.params[v] = i

@@ -56,7 +56,7 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w", f.Name, err)
 	}
 	start := time.Now()
-	p, err := compileKernel(f)
+	p, err := compileKernel(f, desc.KernelOptions.Checked)
 	if err != nil {
 		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w", f.Name, err)
 	}

@@ -54,7 +54,7 @@ func (sh *shader) fault(kind, what, index, length uint32) *device.KernelFault {
 	f := &device.KernelFault{Kernel: sh.kernel, Kind: device.FaultKind(kind & 0xff), Index: uint64(index), Len: uint64(length),
 		Pos: sh.sig.SitePos(kind >> 8)}
 	switch f.Kind {
-	case device.FaultBufferIndex:
+	case device.FaultBufferIndex, device.FaultBindlessSlot:
 		if int(what) < len(sh.sig.Args) {
 			f.What = sh.sig.Args[what].Label(int(what))
 		}

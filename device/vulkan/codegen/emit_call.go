@@ -511,8 +511,11 @@ func (g *gen) bindless(e *ir.Call) spirv.ID {
 	}
 	es := b.ConstantUint64(uint64(t.Size()))
 	off := b.IMul(u64, b.UConvert(u64, g.expr(e.Args[2])), es)
-	ok := b.LogicalAnd(g.boolT, b.ULessThanEqual(g.boolT, b.IAdd(u64, off, es), size),
-		b.INotEqual(g.boolT, addr, b.ConstantUint64(0)))
+	present := b.INotEqual(g.boolT, addr, b.ConstantUint64(0))
+	if g.opts.Checked {
+		g.checkSlot(e.Args[0].(*ir.Ref).Var, slot, present)
+	}
+	ok := b.LogicalAnd(g.boolT, b.ULessThanEqual(g.boolT, b.IAdd(u64, off, es), size), present)
 	var result spirv.ID
 	if e.Op == ir.OpBindlessRead {
 		result = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(t)), 0)

@@ -66,6 +66,7 @@ const (
 	faultDivideByZero = 3
 	faultAssert       = 4 // what: the assertion's index in ir.Function.Asserts
 	faultTextureCoord = 5 // what: the argument | the coordinate's component<<16
+	faultBindlessSlot = 6 // what: the argument; index: the slot; length: the slots
 	faultArrayIndex   = 7 // what: the place's index in ir.Function.IndexNames (as faultSharedIndex)
 )
 
@@ -366,6 +367,21 @@ func (g *gen) checkIndex(e *ir.Index, i spirv.ID) spirv.ID {
 	}
 	g.checkFault(ok, kind, uint32(what), g.low32(i64), b.ConstantUint32(uint32(n)))
 	return b.Select(g.typ(e.I.Type()), ok, i, b.ConstantNull(g.typ(e.I.Type())))
+}
+
+// checkSlot records a fault where slot (u32) of bindless array argument v
+// is past the array's slot records or present (whether the record holds a
+// resource, false for a slot past them: robust access reads zero) is false.
+func (g *gen) checkSlot(v *ir.Var, slot, present spirv.ID) {
+	b := g.b
+	n := b.ArrayLength(g.u32, g.vars[v].ptr, 0)
+	what := uint32(0)
+	for k, p := range g.kernelFn.Params {
+		if p == v {
+			what = uint32(k)
+		}
+	}
+	g.checkFault(b.LogicalAnd(g.boolT, b.ULessThan(g.boolT, slot, n), present), faultBindlessSlot, what, slot, n)
 }
 
 // checkDivisor records a fault where integer divisor y (of type t, a scalar
