@@ -8,7 +8,7 @@ RACE_PKGS ?= ./vk/... ./device/... ./kernel/... ./shadercache/... ./swapchain/..
 # The second test device scripts/setup.sh unpacks on Debian bookworm (Mesa's
 # newer lavapipe, with the native paths 22.3 lacks), and the suites run on it.
 LAVAPIPE_NEXT ?= /opt/lucent/lavapipe-next/lvp_icd.json
-NEXT_PKGS ?= ./device/... ./frontend/... ./kernel/... ./swapchain/... ./cmd/...
+NEXT_PKGS ?= ./device/... ./accel/... ./frontend/... ./kernel/... ./swapchain/... ./cmd/...
 NEXT_REQUIRED := $(shell grep -q '^VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null && echo 1)
 
 .PHONY: setup test test-short demo info generate bench vet

@@ -63,8 +63,12 @@ func WithoutDriverWorkarounds() CompileOption { return func(o *compileOptions) {
 func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names = true } }
 
 // WithChecked compiles the kernel in the checked mode (KernelOptions.Checked):
-// faults are recorded on the device and fail the stream's Synchronize with a
-// *KernelFault. WithCheckedKernels does it for every kernel of a device.
+// faults (buffer, shared-memory, local array, vector and matrix and texel
+// indices out of range, bindless slots past the array or empty when a
+// buffer or texture is read or written through them, integer division by
+// zero, failed assertions) are recorded on the device and fail
+// the stream's Synchronize with a *KernelFault naming the statement's
+// source position. WithCheckedKernels does it for every kernel of a device.
 func WithChecked() CompileOption { return func(o *compileOptions) { o.checked = true } }
 
 // Compile has d's backend compile kernel f, specialised to the device's
@@ -348,6 +352,11 @@ func KernelSignature(f *ir.Function) (Signature, []any, error) {
 		sig.Args = append(sig.Args, arg)
 	}
 	sig.Prints = printSites(f)
+	sig.Sites = f.SitePositions()
+	for _, a := range f.Asserts() {
+		sig.Asserts = append(sig.Asserts, a.Msg)
+	}
+	sig.Places, _ = f.IndexNames()
 	return sig, captured, nil
 }
 

@@ -146,7 +146,7 @@ func TestSpillWithPrintAccelChecked(t *testing.T) {
 			if opts != nil {
 				short := bigs[nBig-1].View(0, n-1)
 				err := syncErr(t, d, k.Dispatch([3]uint32{n}, args(0, short)...))
-				faultOf(t, d, err, device.FaultBufferIndex, fmt.Sprintf("argument %d (big%d): index %d out of range [0, %d)", nBig, nBig-1, n-1, n-1), fmt.Sprintf("thread [%d 0 0]", n-1))
+				faultOf(t, err, device.FaultBufferIndex, "", fmt.Sprintf("argument %d (big%d): index %d out of range [0, %d)", nBig, nBig-1, n-1, n-1), fmt.Sprintf("thread [%d 0 0]", n-1))
 				log.take() // thread 0 printed before the fault
 			}
 		}

@@ -320,8 +320,9 @@ type KernelOptions struct {
 	// EmulatedFloatAtomics uses compare-and-swap loops for float32 atomic
 	// add and sub even where the device has native ones.
 	EmulatedFloatAtomics bool
-	// Checked compiles the checked mode: buffer and shared-memory indices
-	// out of range and integer divisions by zero are recorded (the access
+	// Checked compiles the checked mode: buffer, shared-memory and
+	// storage-texel indices out of range, integer divisions by zero and
+	// failed assertions (ir.Assert) are recorded (the access
 	// itself is then dropped or reads zero, as robust buffer access does)
 	// and reported after the list as a *KernelFault from the stream's
 	// Synchronize. Off, the native code is exactly the unchecked kernel's.

@@ -134,7 +134,19 @@ const (
 	FaultBufferIndex  FaultKind = iota + 1 // a buffer (or view) index out of range
 	FaultSharedIndex                       // a shared-memory index out of range
 	FaultDivideByZero                      // an integer division or remainder by zero
+	FaultAssert                            // a failed assertion (kernel.Assert); Msg says what
+	FaultTextureCoord                      // a texel coordinate out of the texture level's extent
+	FaultBindlessSlot                      // a bindless slot out of range, or empty
+	FaultArrayIndex                        // an index out of range of an array, vector or matrix value
 )
+
+// SitePos is the position of site in sig (Signature.Sites), "" when unknown.
+func (sig *Signature) SitePos(site uint32) string {
+	if int64(site) < int64(len(sig.Sites)) {
+		return sig.Sites[site]
+	}
+	return ""
+}
 
 // KernelFault is the error a stream's Synchronize returns after a kernel
 // compiled in the checked mode (WithChecked, WithCheckedKernels) faulted:
@@ -145,10 +157,16 @@ type KernelFault struct {
 	Kind   FaultKind
 	// What names the argument ("argument 0 (src)") or shared variable
 	// ("shared variable 1") indexed; empty for a division.
-	What   string
-	Index  uint64 // the index used (low 32 bits)
-	Len    uint64 // the length it was out of
+	What  string
+	Index uint64 // the index used (low 32 bits on Vulkan; a negative one as its two's complement)
+	Len   uint64 // the length it was out of
+	// Msg is the message of a failed assertion (FaultAssert).
+	Msg    string
 	Thread [3]uint32
+	// Pos is the source position of the statement that faulted
+	// ("file:line:col" for Go kernels, "file:line" of the builder's call for
+	// DSL kernels; ir.StmtPos), empty where unknown.
+	Pos string
 	// Count is the faults recorded in the list (at least 1); more may have
 	// been lost with a full print buffer (WithPrintCapacity).
 	Count int
@@ -156,17 +174,35 @@ type KernelFault struct {
 
 func (f *KernelFault) Error() string {
 	var what string
+	index := fmt.Sprint(f.Index)
+	if int64(f.Index) < 0 {
+		index = fmt.Sprint(int64(f.Index))
+	}
 	switch f.Kind {
 	case FaultDivideByZero:
 		what = "integer division by zero"
+	case FaultAssert:
+		what = fmt.Sprintf("assertion failed: %s", f.Msg)
+	case FaultTextureCoord:
+		what = fmt.Sprintf("%s: texel coordinate %s out of range [0, %d)", f.What, index, f.Len)
+	case FaultBindlessSlot:
+		if f.Index < f.Len {
+			what = fmt.Sprintf("%s: slot %s is empty", f.What, index)
+		} else {
+			what = fmt.Sprintf("%s: slot %s out of range [0, %d)", f.What, index, f.Len)
+		}
 	default:
-		what = fmt.Sprintf("%s: index %d out of range [0, %d)", f.What, f.Index, f.Len)
+		what = fmt.Sprintf("%s: index %s out of range [0, %d)", f.What, index, f.Len)
 	}
 	more := ""
 	if f.Count > 1 {
 		more = fmt.Sprintf(" (and %d more faults)", f.Count-1)
 	}
-	return fmt.Sprintf("kernel %s: thread %v: %s%s: %v", f.Kernel, f.Thread, what, more, ErrInvalidArgument)
+	at := ""
+	if f.Pos != "" {
+		at = f.Pos + ": "
+	}
+	return fmt.Sprintf("%skernel %s: thread %v: %s%s: %v", at, f.Kernel, f.Thread, what, more, ErrInvalidArgument)
 }
 
 func (f *KernelFault) Unwrap() error { return ErrInvalidArgument }

@@ -115,6 +115,17 @@ type Signature struct {
 	// Checked says the kernel was compiled in the checked mode
 	// (KernelOptions.Checked), so that it records faults as it runs.
 	Checked bool `json:",omitempty"`
+	// Sites is the source position of each statement of the kernel by
+	// site (ir.Function.SitePositions), which the checked mode's faults
+	// name; nil when the kernel has no positions.
+	Sites []string `json:",omitempty"`
+	// Asserts is the message of each assertion of the kernel, by its index
+	// in ir.Function.Asserts, which a failed one's fault names.
+	Asserts []string `json:",omitempty"`
+	// Places names each array, vector, matrix or shared variable the
+	// kernel indexes, by its position in ir.Function.IndexNames, which an
+	// index fault (FaultArrayIndex, FaultSharedIndex) names.
+	Places []string `json:",omitempty"`
 }
 
 func (s Signature) String() string {

@@ -54,11 +54,16 @@ func RunBlocks(ctx context.Context, g Grid, body func(b *Block)) error {
 }
 
 // runLoop runs body over block b, turning a panic into the error naming the
-// thread that raised it.
+// thread that raised it and where (panicSite), as Run's does.
 func runLoop(b *Block, body func(*Block)) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: thread %v of block %v (dispatch id %v): %v", ErrKernelPanic, b.Thread, b.ID, b.Dispatch(), r)
+			at := panicSite()
+			if e, ok := r.(error); ok { // kept in the chain, as Run's
+				err = fmt.Errorf("%w: %sthread %v of block %v (dispatch id %v): %w", ErrKernelPanic, at, b.Thread, b.ID, b.Dispatch(), e)
+				return
+			}
+			err = fmt.Errorf("%w: %sthread %v of block %v (dispatch id %v): %v", ErrKernelPanic, at, b.Thread, b.ID, b.Dispatch(), r)
 		}
 	}()
 	body(b)

@@ -15,6 +15,23 @@ func Printf(format string, args ...any) {
 	printAt(t.group.grid.Print, t.dispatch, format, args...)
 }
 
+// Assert panics with msg where cond does not hold; kernel.Run reports the
+// panic as the failing thread's error, with the position of the call. On a
+// device, a kernel compiled in the checked mode (device.WithChecked; always
+// on the cpu backend) records a *device.KernelFault of kind FaultAssert
+// with msg and the call's file:line:col; unchecked it costs nothing. msg
+// must be a constant string; cond must have no effects.
+func Assert(cond bool, msg string) {
+	if !cond {
+		panic(AssertionError{Msg: msg})
+	}
+}
+
+// AssertionError is the panic of a failed Assert.
+type AssertionError struct{ Msg string }
+
+func (e AssertionError) Error() string { return "assertion failed: " + e.Msg }
+
 // goFormat is format with %u as %d, the one verb fmt lacks (frontend/ir's
 // GoPrintFormat does the same for devices).
 func goFormat(format string) string {

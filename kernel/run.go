@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -284,13 +285,44 @@ func (grp *workgroup) runThread(s *slot, t *thread, body func()) {
 	body()
 }
 
-// fail records thread t's panic r as the block's error (the first one).
+// fail records thread t's panic r as the block's error (the first one),
+// with the position of the kernel code that panicked. It runs in the
+// deferred recover of the panicking goroutine.
 func (grp *workgroup) fail(t *thread, r any) {
+	at := panicSite()
 	grp.errOnce.Do(func() {
-		grp.firstErr = fmt.Errorf("%w: thread %v of block %v (dispatch id %v): %v", ErrKernelPanic, t.local, grp.id, t.dispatch, r)
+		if e, ok := r.(error); ok { // kept in the chain (an AssertionError, a runtime.Error)
+			grp.firstErr = fmt.Errorf("%w: %sthread %v of block %v (dispatch id %v): %w", ErrKernelPanic, at, t.local, grp.id, t.dispatch, e)
+			return
+		}
+		grp.firstErr = fmt.Errorf("%w: %sthread %v of block %v (dispatch id %v): %v", ErrKernelPanic, at, t.local, grp.id, t.dispatch, r)
 	})
 	raceRelease(unsafe.Pointer(grp))
 }
+
+// panicSite is "file:line: " of the innermost frame of the panic being
+// recovered outside the runtime and this package (an index out of range,
+// a failed Assert: the kernel's line), or "" when none is found.
+func panicSite() string {
+	var pcs [64]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	panicking := false
+	for {
+		fr, more := frames.Next()
+		switch {
+		case fr.Function == "runtime.gopanic":
+			panicking = true
+		case panicking && !strings.HasPrefix(fr.Function, "runtime.") && !strings.HasPrefix(fr.Function, kernelPkg):
+			return fmt.Sprintf("%s:%d: ", fr.File, fr.Line)
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// kernelPkg is the prefix of this package's function names.
+const kernelPkg = "github.com/lucent-gpu/lucent/kernel."
 
 // collective makes sure every thread of the block runs concurrently before
 // a thread waits for the others. Before that only one thread of the block

@@ -2,8 +2,10 @@ package kernel_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/lucent-gpu/lucent/kernel"
@@ -185,13 +187,35 @@ func TestRunSubgroup(t *testing.T) {
 
 func TestRunPanicIsError(t *testing.T) {
 	y := make([]float32, 10)
+	var line int
 	err := kernel.Run(context.Background(), kernel.Grid1(8, 16), func() {
 		kernel.Barrier() // the panicking thread must not deadlock the others
+		_, _, line, _ = runtime.Caller(0)
 		y[kernel.DispatchID().X] = 1
 		kernel.Barrier()
 	})
 	require.ErrorIs(t, err, kernel.ErrKernelPanic)
 	require.Contains(t, err.Error(), "index out of range")
+	require.Contains(t, err.Error(), fmt.Sprintf("run_test.go:%d: thread", line+1), "the position of the access")
+}
+
+// A failed kernel.Assert fails kernel.Run with its message and position;
+// one that holds does nothing.
+func TestRunAssert(t *testing.T) {
+	var line int
+	err := kernel.Run(context.Background(), kernel.Grid1(8, 16), func() {
+		i := kernel.DispatchID().X
+		kernel.Assert(i < 16, "never")
+		_, _, line, _ = runtime.Caller(0)
+		kernel.Assert(i != 11, "i is not 11")
+	})
+	require.ErrorIs(t, err, kernel.ErrKernelPanic)
+	require.Contains(t, err.Error(), "assertion failed: i is not 11")
+	require.Contains(t, err.Error(), fmt.Sprintf("run_test.go:%d: thread", line+1))
+	require.Contains(t, err.Error(), "(dispatch id {11 0 0})")
+	var ae kernel.AssertionError
+	require.ErrorAs(t, err, &ae)
+	require.Equal(t, "i is not 11", ae.Msg)
 }
 
 func TestRunBadGrid(t *testing.T) {

@@ -162,7 +162,14 @@ func (u *unit) build(cfg *config, times *stageTimes) error {
 			return fmt.Errorf("validator (%s): %w", cfg.env, err)
 		}
 	}
-	sig, captured, err := device.KernelSignature(u.k.Func)
+	var (
+		sig      device.Signature
+		captured []any
+	)
+	err = portably(u.k.Func, func() (err error) { // the positions in it as the embedded IR has them
+		sig, captured, err = device.KernelSignature(u.k.Func)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("signature: %w", err)
 	}
@@ -378,11 +385,21 @@ func relPosition(p token.Position) token.Position {
 
 func relPos(p token.Position) string { return relPosition(p).String() }
 
-// marshalPortable serialises kernel f with its source positions (of the
+// marshalPortable serialises kernel f with its source positions cut to the
+// file's name (portably).
+func marshalPortable(f *ir.Function) (blob []byte, err error) {
+	err = portably(f, func() (err error) {
+		blob, err = ir.MarshalKernel(f)
+		return err
+	})
+	return blob, err
+}
+
+// portably runs fn with the source positions of kernel f (of its
 // functions, variables and statements) cut to the file's name
-// ("kern.go:14:6"), so a generated launcher is the same on every
-// machine. The positions are put back afterwards.
-func marshalPortable(f *ir.Function) ([]byte, error) {
+// ("kern.go:14:6"), so that what fn makes of f for a generated launcher is
+// the same on every machine. The positions are put back afterwards.
+func portably(f *ir.Function, fn func() error) error {
 	var undo []func()
 	short := func(pos *string) {
 		old := *pos
@@ -409,7 +426,7 @@ func marshalPortable(f *ir.Function) ([]byte, error) {
 			u()
 		}
 	}()
-	return ir.MarshalKernel(f)
+	return fn()
 }
 
 // dropRepeats removes the errors without a position that only repeat

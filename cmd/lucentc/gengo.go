@@ -342,7 +342,7 @@ func lucentcHostArg(name string, err error) error {
 	if err != nil {
 		return nil, []error{fmt.Errorf("lucentc: generated %s does not parse (a lucentc bug): %w", f.path, err)}
 	}
-	return src, nil
+	return resetLines(src, filepath.Base(f.path)), nil
 }
 
 // declare works out the names and parameter types of one kernel's launcher.
@@ -906,6 +906,23 @@ func signatureLiteral(s device.Signature, dev string) string {
 			fmt.Fprintf(&b, "\t\t{Format: %q, Args: []%s.PrintArg{%s}},\n", p.Format, dev, strings.Join(as, ", "))
 		}
 		b.WriteString("\t},\n")
+	}
+	// The checked mode's names: each statement's position, each
+	// assertion's message, each place's name.
+	for _, l := range []struct {
+		name string
+		list []string
+	}{{"Sites", s.Sites}, {"Asserts", s.Asserts}, {"Places", s.Places}} {
+		if len(l.list) > 0 {
+			fmt.Fprintf(&b, "	%s: []string{", l.name)
+			for i, x := range l.list {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "%q", x)
+			}
+			b.WriteString("},\n")
+		}
 	}
 	b.WriteString("}")
 	return b.String()

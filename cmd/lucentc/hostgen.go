@@ -45,6 +45,7 @@ import (
 	"go/token"
 	"go/types"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -516,10 +517,36 @@ func (g *hostGen) writeLoop(d *kernelDecl, fd *ast.FuncDecl, c *copier, name str
 		}
 		open++
 	}
+	// The body keeps the kernel's own positions (a line directive, the
+	// file's name relative to the generated file's directory, which is the
+	// kernel's), so that a panic, a stack trace or the race detector names
+	// the kernel's line, as under kernel.Run; the generated file's own
+	// positions resume after it (lineReset).
+	at := c.file.Position(fd.Body.Lbrace)
+	fmt.Fprintf(b, "/*line %s:%d:%d*/", filepath.Base(at.Filename), at.Line, at.Column)
 	b.WriteString(c.text(fd.Body.Lbrace, fd.Body.Rbrace+1))
-	b.WriteString("\n")
+	b.WriteString("\n" + lineReset + "\n")
 	for range open {
 		b.WriteString("}\n")
 	}
 	b.WriteString("}\n")
+}
+
+// lineReset marks where the generated file's own positions resume after a
+// copied kernel body; resetLines turns each into a line directive.
+const lineReset = "//lucentc:resume-lines"
+
+// resetLines replaces each lineReset line of src, the formatted file
+// named name, with the line directive giving the next line its own number.
+func resetLines(src []byte, name string) []byte {
+	if !bytes.Contains(src, []byte(lineReset)) {
+		return src
+	}
+	lines := bytes.Split(src, []byte("\n"))
+	for i, l := range lines {
+		if string(bytes.TrimSpace(l)) == lineReset {
+			lines[i] = fmt.Appendf(nil, "//line %s:%d", name, i+2)
+		}
+	}
+	return bytes.Join(lines, []byte("\n"))
 }

@@ -135,7 +135,9 @@ func (d *Device) prepareBindless(c *device.BindlessUpdate) (func() error, error)
 
 // bindlessOp compiles the bindless built-ins. Accesses past a slot's range,
 // to an empty slot or one of the other kind read zero and drop writes: the
-// contract of the ops, on every backend.
+// contract of the ops, on every backend. In the checked mode a read or
+// write through a slot past the array or holding nothing faults
+// (FaultBindlessSlot); size queries never do.
 func (c *compiler) bindlessOp(e *ir.Call) ex {
 	r, ok := e.Args[0].(*ir.Ref)
 	if !ok || r.Var.Kind != ir.VarArg {
@@ -150,6 +152,17 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 			return nil
 		}
 		return &sl[s]
+	}
+	if c.checked && e.Op != ir.OpBindlessSize && e.Op != ir.OpBindlessTexSize {
+		// The checked mode: a slot past the array or holding nothing faults.
+		label, unchecked := c.argSite(r.Var), get
+		get = func(t *th) *bslot {
+			s := unchecked(t)
+			if s == nil || (!s.isBuf && s.tex == nil) {
+				label.fault(device.FaultBindlessSlot, slot(t), uint64(len(t.run.binds[k])))
+			}
+			return s
+		}
 	}
 	switch e.Op {
 	case ir.OpBindlessSize:

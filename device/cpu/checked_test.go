@@ -114,8 +114,8 @@ func TestLoopInvariants(t *testing.T) {
 	}
 }
 
-// TestFaultNamesSource: for a kernel compiled from Go source the fault
-// names the kernel's file:line:col (the IR carries no position per access).
+// TestFaultNamesSource: for a kernel compiled from Go source the fault is
+// a *device.KernelFault naming the faulting statement's file:line:col.
 func TestFaultNamesSource(t *testing.T) {
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel")
 	require.Empty(t, errs)
@@ -133,9 +133,12 @@ func TestFaultNamesSource(t *testing.T) {
 	x, y := upload(t, d, make([]float32, 10)), upload(t, d, make([]float32, 20)) // x too short
 	err = runErr(t, d, k.Dispatch([3]uint32{20}, float32(2), x, y))
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
-	require.Regexp(t, `kernel Saxpy \(.*basic\.go:\d+:\d+\)`, err.Error())
-	require.ErrorContains(t, err, "argument 1 (x): index 10 out of range [0, 10)")
-	require.ErrorContains(t, err, "thread [10 0 0]")
+	var f *device.KernelFault
+	require.ErrorAs(t, err, &f)
+	require.Equal(t, device.KernelFault{Kernel: "Saxpy", Kind: device.FaultBufferIndex, What: "argument 1 (x)", Index: 10, Len: 10,
+		Thread: [3]uint32{10, 0, 0}, Pos: f.Pos, Count: 1}, *f)
+	require.Regexp(t, `/testdata/gokernel/basic\.go:15:3$`, f.Pos)
+	require.Regexp(t, `basic\.go:15:3: kernel Saxpy: thread \[10 0 0\]: argument 1 \(x\): index 10 out of range \[0, 10\)`, err.Error())
 }
 
 // TestFaultWithValidation: a fault reported by Synchronize still orders the

@@ -69,6 +69,7 @@ func unsupported(format string, args ...any) error {
 
 type compiler struct {
 	kernel    *ir.Function
+	checked   bool // the checked mode: bindless slots are checked (the rest always is)
 	nslots    int
 	slots     map[*ir.Var]int // locals and by-value parameters
 	refs      map[*ir.Var]int // by-reference parameters: index into th.refs
@@ -93,10 +94,30 @@ type compiledFunc struct {
 	res, nres int
 }
 
-// kernelFault is a checked error raised inside a thread.
-type kernelFault struct{ msg string }
+// kernelFault is a checked error raised inside a thread (a panic): the
+// fault, less the kernel and the thread, which the engine running the thread
+// adds (program.fault). Both engines raise an index or division fault
+// through site.fault.
+type kernelFault struct{ f device.KernelFault }
 
-func fault(format string, args ...any) { panic(kernelFault{fmt.Sprintf(format, args...)}) }
+// site is where a checked operation sits: what it indexes (an argument's
+// label, a variable) and the position of its statement (ir.StmtPos).
+type site struct{ what, pos string }
+
+// fault raises a fault of kind at s: index i (a negative one as its two's
+// complement) out of [0, n).
+func (s site) fault(kind device.FaultKind, i, n uint64) {
+	panic(kernelFault{device.KernelFault{Kind: kind, What: s.what, Index: i, Len: n, Pos: s.pos}})
+}
+
+// bufferFault raises the fault of buffer index i out of [0, n) at s.
+func (s site) bufferFault(i, n uint64) { s.fault(device.FaultBufferIndex, i, n) }
+
+// argSite is the site of an access to kernel argument v in the statement
+// being compiled.
+func (c *compiler) argSite(v *ir.Var) site {
+	return site{device.Argument{Name: v.Name}.Label(c.params[v]), c.pos}
+}
 
 func (c *compiler) tmp(n int) int {
 	o := c.nslots
@@ -105,8 +126,10 @@ func (c *compiler) tmp(n int) int {
 }
 
 // compileKernel compiles kernel f; race instruments it for the race
-// detector (race.go), on the per-thread engine only.
-func compileKernel(f *ir.Function, race bool) (p *program, err error) {
+// detector (race.go), on the per-thread engine only; checked is the
+// checked mode (device.KernelOptions.Checked), in which its bindless slots
+// are checked too.
+func compileKernel(f *ir.Function, race, checked bool) (p *program, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if e, ok := r.(compileErr); ok {
@@ -121,7 +144,7 @@ func compileKernel(f *ir.Function, race bool) (p *program, err error) {
 		return nil, fmt.Errorf("%w: %s is not a kernel", device.ErrInvalidArgument, f.Name)
 	}
 	c := &compiler{kernel: f, slots: map[*ir.Var]int{}, refs: map[*ir.Var]int{}, shared: map[*ir.Var]int{},
-		params: map[*ir.Var]int{}, funcs: map[*ir.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[ir.Expr]int{}, uniSlot: map[*ir.Var]int{}, race: race}
+		params: map[*ir.Var]int{}, funcs: map[*ir.Function]*compiledFunc{}, barrier: f.UsesBarrier(), hoisted: map[ir.Expr]int{}, uniSlot: map[*ir.Var]int{}, race: race, checked: checked}
 	for i, v := range f.Params {
 		c.params[v] = i
 	}
@@ -148,7 +171,7 @@ func compileKernel(f *ir.Function, race bool) (p *program, err error) {
 			p.argWhat = append(p.argWhat, c.argLabel(v))
 		}
 		for _, v := range f.Shared {
-			p.sharedWhat = append(p.sharedWhat, placeName(&ir.Ref{Var: v}))
+			p.sharedWhat = append(p.sharedWhat, ir.PlaceName(&ir.Ref{Var: v}))
 			el := ir.Leaves(v.Type)
 			if v.Type.Kind() == ir.KindArray {
 				el = ir.Leaves(v.Type.Elem())
@@ -327,6 +350,14 @@ func (c *compiler) stmt(s ir.Stmt) stmtFn {
 			}
 			return next
 		}
+	case *ir.Assert:
+		cond, msg, pos := c.cond(s.Cond), s.Msg, c.pos
+		return func(t *th) flow {
+			if !cond(t) {
+				panic(kernelFault{device.KernelFault{Kind: device.FaultAssert, Msg: msg, Pos: pos}})
+			}
+			return next
+		}
 	case *ir.Break:
 		return func(*th) flow { return brk }
 	case *ir.Continue:
@@ -387,7 +418,7 @@ func (c *compiler) assign(s *ir.Assign) stmtFn {
 			b := t.run.bufs[k]
 			i := idx(t)
 			if n := uint64(len(b)) / 4; i >= n {
-				fault("%s: index %d out of range [0, %d)", label, i, n)
+				label.fault(device.FaultBufferIndex, i, n)
 			}
 			binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
 			return next

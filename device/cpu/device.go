@@ -16,9 +16,11 @@
 // coroutines where the kernel has barriers), which runs the rest.
 //
 // Kernels are checked by default: an out-of-range buffer, shared or local
-// array access, or an integer division by zero stops the dispatch, and the
-// stream's next Synchronize returns an error naming the kernel, the argument,
-// the index and the thread (the same words on both engines).
+// array access or storage-texture texel, an integer division by zero or a
+// failed assertion (ir.Assert) stops the dispatch, and the stream's next
+// Synchronize returns a *device.KernelFault naming the kernel, the argument,
+// the index and range, the thread and the statement's source position (the
+// same fault on both engines).
 //
 // With the race detector (device.WithRaceDetector, or LUCENT_RACE=1) every
 // kernel runs on the per-thread engine, even one carrying its compiled Go

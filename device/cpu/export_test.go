@@ -36,7 +36,7 @@ func SetLaneEngine(on bool) bool {
 
 // LaneEngine reports whether kernel f runs on the lane engine, or why not.
 func LaneEngine(f *ir.Function) (bool, string, error) {
-	p, err := compileKernel(f, false)
+	p, err := compileKernel(f, false, false)
 	if err != nil {
 		return false, "", err
 	}

@@ -53,26 +53,29 @@ func (c *compiler) place(e ir.Expr) placeC {
 		if xt.Kind() == ir.KindBuffer {
 			v := e.X.(*ir.Ref).Var
 			k, es := c.params[v], int64(xt.Elem().Size())
-			label := c.argLabel(v)
+			label := c.argSite(v)
 			return placeC{local: -1, buf: func(t *th) ([]byte, int) {
 				b := t.run.bufs[k]
 				i := idx(t)
 				if n := int64(len(b)) / es; i < 0 || i >= n {
-					fault("%s: index %d out of range [0, %d)", label, i, n)
+					label.fault(device.FaultBufferIndex, uint64(i), uint64(n))
 				}
 				return b, int(i * es)
 			}}
 		}
 		p := c.place(e.X)
 		n := int64(xt.Len())
-		what := placeName(e.X)
+		what, kind := site{ir.IndexName(e), c.pos}, device.FaultArrayIndex
+		if r := ir.PlaceRoot(e.X); r != nil && r.Kind == ir.VarShared {
+			kind = device.FaultSharedIndex
+		}
 		if p.buf != nil {
 			inner, es := p.buf, int64(e.T.Size())
 			return placeC{local: -1, buf: func(t *th) ([]byte, int) {
 				b, o := inner(t)
 				i := idx(t)
 				if i < 0 || i >= n {
-					fault("%s: index %d out of range [0, %d)", what, i, n)
+					what.fault(kind, uint64(i), uint64(n))
 				}
 				return b, o + int(i*es)
 			}}
@@ -93,7 +96,7 @@ func (c *compiler) place(e ir.Expr) placeC {
 			m, o := mem(t)
 			i := idx(t)
 			if i < 0 || i >= n {
-				fault("%s: index %d out of range [0, %d)", what, i, n)
+				what.fault(kind, uint64(i), uint64(n))
 			}
 			return m, o + int(i*el)
 		}}
@@ -117,23 +120,6 @@ func (c *compiler) place(e ir.Expr) placeC {
 	}
 	refuse(unsupported("%T as storage", e))
 	return placeC{}
-}
-
-// placeName names the variable under a place, for faults.
-func placeName(e ir.Expr) string {
-	v := ir.PlaceRoot(e)
-	if v == nil {
-		return "value"
-	}
-	kind := "variable"
-	if v.Kind == ir.VarShared {
-		kind = "shared variable"
-	}
-	s := kind + " " + v.Name
-	if v.Pos != "" {
-		s += " (" + v.Pos + ")"
-	}
-	return s
 }
 
 // leafAt is where one leaf of a type lies in its Go layout.
@@ -241,13 +227,13 @@ func (c *compiler) directComp(e *ir.Swizzle) sfn {
 
 // word32 recognises buf[i] on a buffer of 4-byte scalars: the commonest
 // access, compiled into one closure.
-func (c *compiler) word32(e ir.Expr) (k int, idx sfn, label string, ok bool) {
+func (c *compiler) word32(e ir.Expr) (k int, idx sfn, label site, ok bool) {
 	ix, isIndex := e.(*ir.Index)
 	if !isIndex || ix.X.Type().Kind() != ir.KindBuffer || ix.T.Size() != 4 || !ix.T.IsScalar() || ix.I.Type().Kind() != ir.KindUint {
-		return 0, nil, "", false
+		return 0, nil, site{}, false
 	}
 	v := ix.X.(*ir.Ref).Var
-	return c.params[v], c.expr(ix.I).s, c.argLabel(v), true
+	return c.params[v], c.expr(ix.I).s, c.argSite(v), true
 }
 
 // load compiles a read of place e.
@@ -257,7 +243,7 @@ func (c *compiler) load(e ir.Expr) ex {
 			b := t.run.bufs[k]
 			i := idx(t)
 			if n := uint64(len(b)) / 4; i >= n {
-				fault("%s: index %d out of range [0, %d)", label, i, n)
+				label.fault(device.FaultBufferIndex, i, n)
 			}
 			return uint64(binary.LittleEndian.Uint32(b[4*i:]))
 		})
@@ -352,13 +338,13 @@ func (c *compiler) expr0(e ir.Expr) ex {
 		idx := c.index(e.I)
 		n, el := int64(e.X.Type().Len()), ir.Leaves(e.T)
 		if e.X.Type().Kind() == ir.KindMatrix || e.X.Type().Kind() == ir.KindArray || e.X.Type().Kind() == ir.KindVector {
-			what := "index of " + e.X.Type().String()
+			what := site{ir.IndexName(e), c.pos}
 			if el == 1 {
 				return scalarEx(func(t *th) uint64 {
 					eval(t)
 					i := idx(t)
 					if i < 0 || i >= n {
-						fault("%s: index %d out of range [0, %d)", what, i, n)
+						what.fault(device.FaultArrayIndex, uint64(i), uint64(n))
 					}
 					return t.r[o+int(i)]
 				})
@@ -367,7 +353,7 @@ func (c *compiler) expr0(e ir.Expr) ex {
 				eval(t)
 				i := idx(t)
 				if i < 0 || i >= n {
-					fault("%s: index %d out of range [0, %d)", what, i, n)
+					what.fault(device.FaultArrayIndex, uint64(i), uint64(n))
 				}
 				copy(d, t.r[o+int(i)*el:o+int(i+1)*el])
 			}}
@@ -633,10 +619,10 @@ func (c *compiler) binary(e *ir.Binary) ex {
 		if f := fastBinary(e.Op, s, ys, xs, yss); f != nil {
 			return scalarEx(f)
 		}
-		op := scalarOp(e.Op, s, ys)
+		op := scalarOpAt(e.Op, s, ys, c.pos)
 		return scalarEx(func(t *th) uint64 { return op(xs(t), yss(t)) })
 	}
-	op := scalarOp(e.Op, s, ys)
+	op := scalarOpAt(e.Op, s, ys, c.pos)
 	return c.lift(n, []ex{x, y}, func(a []uint64) uint64 { return op(a[0], a[1]) })
 }
 
@@ -831,6 +817,12 @@ func fastBinary(op ir.BinaryOp, s, ys *ir.Type, x, y sfn) sfn {
 // scalarOp is the scalar operation op on bits of type s (ys: the right
 // operand's type, for shifts), with Go's semantics, as frontend/interp.
 func scalarOp(op ir.BinaryOp, s, ys *ir.Type) func(a, b uint64) uint64 {
+	return scalarOpAt(op, s, ys, "")
+}
+
+// scalarOpAt is scalarOp in a statement at pos, which a division by zero
+// names.
+func scalarOpAt(op ir.BinaryOp, s, ys *ir.Type, pos string) func(a, b uint64) uint64 {
 	if s.Kind() == ir.KindFloat {
 		switch op {
 		case ir.Add:
@@ -885,7 +877,7 @@ func scalarOp(op ir.BinaryOp, s, ys *ir.Type) func(a, b uint64) uint64 {
 		minInt := se(1 << (w - 1))
 		return func(a, b uint64) uint64 {
 			if b == 0 {
-				fault("integer division by zero (%s %s 0)", s, op)
+				site{pos: pos}.fault(device.FaultDivideByZero, 0, 0)
 			}
 			if signed {
 				sa, sb := se(a), se(b)

@@ -238,6 +238,10 @@ func mark(s uint8) lstmt {
 }
 
 func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
+	if pos := ir.StmtPos(s); pos != "" {
+		defer func(outer string) { lc.c.pos = outer }(lc.c.pos)
+		lc.c.pos = pos
+	}
 	switch s := s.(type) {
 	case *ir.Block:
 		return lc.block(s)
@@ -448,17 +452,17 @@ func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
 }
 
 // word32 is a buffer argument of 4-byte elements indexed by an integer.
-func (lc *laneCompiler) word32(ix *ir.Index) (k int, idx lex, signed bool, label string) {
+func (lc *laneCompiler) word32(ix *ir.Index) (k int, idx lex, signed bool, label site) {
 	if ix.T.Size() != 4 || !ix.T.IsScalar() || !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
 		noLanes("buffer access of %s", ix.T)
 	}
 	v := ix.X.(*ir.Ref).Var
-	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == ir.KindInt, lc.c.argLabel(v)
+	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == ir.KindInt, lc.c.argSite(v)
 }
 
 // words is an access to a buffer element of several 4-byte leaves (a vec4,
 // a struct of 4-byte fields): the checked element index, then each leaf.
-func (lc *laneCompiler) words(ix *ir.Index) (k int, idx lex, signed bool, label string, offs []int, es uint64) {
+func (lc *laneCompiler) words(ix *ir.Index) (k int, idx lex, signed bool, label site, offs []int, es uint64) {
 	if !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
 		noLanes("buffer index of %s", ix.I.Type())
 	}
@@ -469,16 +473,16 @@ func (lc *laneCompiler) words(ix *ir.Index) (k int, idx lex, signed bool, label 
 		offs = append(offs, l.off)
 	}
 	v := ix.X.(*ir.Ref).Var
-	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == ir.KindInt, lc.c.argLabel(v), offs, uint64(ix.T.Size())
+	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == ir.KindInt, lc.c.argSite(v), offs, uint64(ix.T.Size())
 }
 
 // elemAt is the checked byte offset of element i (as its index's bits).
-func (t *lth) elemAt(l int32, i uint64, signed bool, b []byte, es uint64, label string) uint64 {
+func (t *lth) elemAt(l int32, i uint64, signed bool, b []byte, es uint64, label site) uint64 {
 	if signed {
 		i = uint64(int64(int32(uint32(i))))
 	}
 	if n := uint64(len(b)) / es; i >= n {
-		t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed), n)
+		t.fault(l, label, i, n)
 	}
 	return i * es
 }
@@ -550,7 +554,7 @@ func (lc *laneCompiler) store(ix *ir.Index, src ir.Expr) lstmt {
 			ri, rv := ri[:d], rv[:d]
 			for l, i := range ri {
 				if i >= n {
-					t.fault(int32(l), "%s: index %d out of range [0, %d)", label, i, n)
+					t.fault(int32(l), label, i, n)
 				}
 				binary.LittleEndian.PutUint32(b[4*i:], uint32(rv[l]))
 			}
@@ -562,7 +566,7 @@ func (lc *laneCompiler) store(ix *ir.Index, src ir.Expr) lstmt {
 				i = uint64(int64(int32(uint32(i))))
 			}
 			if i >= n {
-				t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed), n)
+				t.fault(l, label, i, n)
 			}
 			binary.LittleEndian.PutUint32(b[4*i:], uint32(rv[l]))
 		}
@@ -570,18 +574,11 @@ func (lc *laneCompiler) store(ix *ir.Index, src ir.Expr) lstmt {
 	}
 }
 
-// index is a checked index as the per-thread engine prints it.
-func index(i uint64, signed bool) int64 {
-	if signed {
-		return int64(i)
-	}
-	return int64(uint32(i))
-}
-
-// fault fails the dispatch for lane l's thread.
-func (t *lth) fault(l int32, format string, args ...any) {
+// fault fails the dispatch for lane l's thread: index i of label out of
+// range [0, n).
+func (t *lth) fault(l int32, label site, i, n uint64) {
 	t.flane = l
-	fault(format, args...)
+	label.bufferFault(i, n)
 }
 
 // scalar compiles a one-leaf expression.
@@ -843,7 +840,7 @@ func (lc *laneCompiler) load(e *ir.Index, dst int) lex {
 			ri, rd := ri[:d], rd[:d]
 			for l, i := range ri {
 				if i >= n {
-					t.fault(int32(l), "%s: index %d out of range [0, %d)", label, i, n)
+					t.fault(int32(l), label, i, n)
 				}
 				rd[l] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
 			}
@@ -855,7 +852,7 @@ func (lc *laneCompiler) load(e *ir.Index, dst int) lex {
 				i = uint64(int64(int32(uint32(i))))
 			}
 			if i >= n {
-				t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed), n)
+				t.fault(l, label, i, n)
 			}
 			rd[l] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
 		}
@@ -976,7 +973,7 @@ func (lc *laneCompiler) binary(e *ir.Binary, dst int) lex {
 			noLanes("%s on vectors", e.Op)
 		}
 		s, ys := xt.Scalar(), yt.Scalar()
-		op := scalarOp(e.Op, s, ys)
+		op := scalarOpAt(e.Op, s, ys, lc.c.pos)
 		return lc.compwise(n, []lex{lc.expr(e.X, -1), lc.expr(e.Y, -1)}, func(sl []int, o int) func(*lth, []int32) {
 			if f := laneFast(e.Op, s, ys, nil, sl[0], sl[1], o); f != nil {
 				return f
@@ -995,7 +992,7 @@ func (lc *laneCompiler) binary(e *ir.Binary, dst int) lex {
 	if f := laneFast(e.Op, s, yt.Scalar(), pre, a, b, o); f != nil {
 		return lex{eval: f, slot: o, n: 1}
 	}
-	return lex{eval: op2(pre, a, b, o, scalarOp(e.Op, s, yt.Scalar())), slot: o, n: 1}
+	return lex{eval: op2(pre, a, b, o, scalarOpAt(e.Op, s, yt.Scalar(), lc.c.pos)), slot: o, n: 1}
 }
 
 // laneFast is the lane loop of the commonest float32 and u32 operations,
@@ -1456,7 +1453,7 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 		noLanes("%s on %s", e.Op, ix.T)
 	}
 	v := ix.X.(*ir.Ref).Var
-	k, idx, label := lc.c.params[v], lc.scalar(ix.I, -1), lc.c.argLabel(v)
+	k, idx, label := lc.c.params[v], lc.scalar(ix.I, -1), lc.c.argSite(v)
 	signed, wide := ix.I.Type().Kind() == ir.KindInt, ix.I.Type().Bits() == 64 // Go's int: an i64 index
 	var evs []func(*lth, []int32)
 	var vals []int
@@ -1488,7 +1485,7 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 				i = uint64(int64(int32(uint32(i))))
 			}
 			if i >= n {
-				t.fault(l, "%s: index %d out of range [0, %d)", label, index(i, signed || wide), n)
+				t.fault(l, label, i, n)
 			}
 			p := (*uint32)(unsafe.Pointer(&b[4*i]))
 			v := uint32(rv[l])

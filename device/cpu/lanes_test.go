@@ -152,7 +152,11 @@ func TestLaneEngineFault(t *testing.T) {
 		errs[i] = s.Synchronize(ctxT(t))
 		require.ErrorIs(t, errs[i], device.ErrInvalidArgument)
 	}
-	require.Contains(t, errs[1].Error(), "index 100 out of range [0, 100), in thread [99 0 0] (block [1 0 0], thread [35 0 0] of the block)")
+	var f *device.KernelFault
+	require.ErrorAs(t, errs[1], &f)
+	require.Equal(t, [3]uint32{99, 0, 0}, f.Thread)
+	require.Regexp(t, `hostkernels_test\.go:58:3$`, f.Pos)
+	require.Contains(t, errs[1].Error(), "argument 1 (in): index 100 out of range [0, 100)")
 	require.Equal(t, errs[0].Error(), errs[1].Error())
 }
 

@@ -66,7 +66,7 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w", f.Name, err)
 	}
 	start := time.Now()
-	p, err := compileKernel(f, d.race)
+	p, err := compileKernel(f, d.race, desc.KernelOptions.Checked)
 	if err != nil {
 		return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w", f.Name, err)
 	}
@@ -458,16 +458,18 @@ func (p *program) fault(l *launch, t *th, r any) {
 	if r == errAbort {
 		return
 	}
+	if kf, ok := r.(kernelFault); ok {
+		f := kf.f
+		f.Kernel, f.Thread, f.Count = p.name, t.id, 1
+		l.fail(&faultError{&f})
+		return
+	}
 	at := ""
 	if p.pos != "" {
 		at = " (" + p.pos + ")"
 	}
-	msg := fmt.Sprint(r)
-	if kf, ok := r.(kernelFault); ok {
-		msg = kf.msg
-	}
-	l.fail(&faultError{fmt.Errorf("%w: kernel %s%s: %s, in thread %v (block %v, thread %v of the block)",
-		device.ErrInvalidArgument, p.name, at, msg, t.id, t.bid, t.tid)})
+	l.fail(&faultError{fmt.Errorf("%w: kernel %s%s: %v, in thread %v (block %v, thread %v of the block)",
+		device.ErrInvalidArgument, p.name, at, r, t.id, t.bid, t.tid)})
 }
 
 // faultError is a kernel fault: the dispatch stopped, and the stream's

@@ -327,6 +327,11 @@ func (c *compiler) textureOp(e *ir.Call) ex {
 	if e.Op == ir.OpTextureSample {
 		return ex{n: 4, v: func(t *th, d []uint64) { ce(t); t.run.texs[k].sample(dim, t.r[co:co+dim], d) }}
 	}
+	var at [3]site // each coordinate's
+	for i := range dim {
+		at[i] = c.argSite(r.Var)
+		at[i].what += ", coordinate " + "xyz"[i:i+1]
+	}
 	index := func(t *th) (*texView, uint64) {
 		ce(t)
 		v := t.run.texs[k]
@@ -334,7 +339,7 @@ func (c *compiler) textureOp(e *ir.Call) ex {
 		for i := range dim {
 			p[i] = t.r[co+i]
 			if p[i] >= uint64(v.ext[i]) {
-				fault("%s: texel %v out of the level's %v", v.label, t.r[co:co+dim], v.ext[:dim])
+				at[i].fault(device.FaultTextureCoord, p[i], uint64(v.ext[i]))
 			}
 		}
 		return v, (p[2]*uint64(v.ext[1])+p[1])*uint64(v.ext[0]) + p[0]

@@ -278,7 +278,7 @@ func (d *Device) createKernel(desc device.ShaderDesc) (device.Handle, device.Sig
 	// exactly when the kernel prints, whatever the given signature says.
 	sig := *desc.Signature
 	if own, _, err := device.KernelSignature(f); err == nil {
-		sig.Prints = own.Prints
+		sig.Prints, sig.Sites, sig.Asserts, sig.Places = own.Prints, own.Sites, own.Asserts, own.Places
 	}
 	sig.Checked = desc.KernelOptions.Checked
 	desc.Signature = &sig

@@ -48,16 +48,29 @@ const (
 	faultWords = 9
 )
 
-// fault describes a fault record of sh.
+// fault describes a fault record of sh; kind holds the fault's kind in its
+// low byte and the site of its statement above (codegen's checkFault).
 func (sh *shader) fault(kind, what, index, length uint32) *device.KernelFault {
-	f := &device.KernelFault{Kernel: sh.kernel, Kind: device.FaultKind(kind), Index: uint64(index), Len: uint64(length)}
+	f := &device.KernelFault{Kernel: sh.kernel, Kind: device.FaultKind(kind & 0xff), Index: uint64(index), Len: uint64(length),
+		Pos: sh.sig.SitePos(kind >> 8)}
 	switch f.Kind {
-	case device.FaultBufferIndex:
+	case device.FaultBufferIndex, device.FaultBindlessSlot:
 		if int(what) < len(sh.sig.Args) {
 			f.What = sh.sig.Args[what].Label(int(what))
 		}
-	case device.FaultSharedIndex:
-		f.What = fmt.Sprintf("shared variable %d", what)
+	case device.FaultSharedIndex, device.FaultArrayIndex:
+		if int(what) < len(sh.sig.Places) {
+			f.What = sh.sig.Places[what]
+		}
+	case device.FaultTextureCoord:
+		if arg := int(what & 0xffff); arg < len(sh.sig.Args) {
+			f.What = sh.sig.Args[arg].Label(arg) + ", coordinate " + string("xyz"[min(what>>16, 2)])
+		}
+	case device.FaultAssert:
+		if int(what) < len(sh.sig.Asserts) {
+			f.Msg = sh.sig.Asserts[what]
+		}
+		f.Index, f.Len = 0, 0
 	}
 	return f
 }

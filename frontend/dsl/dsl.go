@@ -147,7 +147,8 @@ func userSite() string {
 	frames := runtime.CallersFrames(pcs[:n])
 	for {
 		fr, more := frames.Next()
-		if fr.Function != "" && !strings.HasPrefix(fr.Function, dslPrefix) && !strings.HasPrefix(fr.Function, "runtime.") {
+		if fr.Function != "" && !strings.HasPrefix(fr.Function, dslPrefix) && !strings.HasPrefix(fr.Function, "runtime.") &&
+			!strings.HasPrefix(fr.Function, "sync.") && !strings.HasPrefix(fr.Function, "reflect.") {
 			return fmt.Sprintf("%s:%d", fr.File, fr.Line)
 		}
 		if !more {
@@ -291,6 +292,21 @@ func (k *K) Barrier() { k.emit(&ir.ExprStmt{X: &ir.Call{Op: ir.OpBarrier, T: ir.
 
 // Comment records a note in the AST.
 func (k *K) Comment(text string) { k.emit(&ir.Comment{Text: text}) }
+
+// Assert states that cond holds (ir.Assert): a kernel compiled in the
+// checked mode (device.WithChecked; always on the cpu backend) records a
+// fault with msg and this line where it does not; elsewhere it costs
+// nothing. cond must have no effects.
+func (k *K) Assert(cond Bool, msg string) {
+	if !k.check(cond.e) {
+		return
+	}
+	if len(msg) > ir.MaxAssertMsg {
+		k.failf("%s: Assert: a message of %d bytes, more than %d", callSite(), len(msg), ir.MaxAssertMsg)
+		return
+	}
+	k.emit(&ir.Assert{Cond: cond.e, Msg: msg})
+}
 
 // Printf prints values formatted by format (Go's fmt verbs %d %x %f %e %g
 // %t %v, with flags, width and precision, and %u for unsigned integers) to

@@ -3,6 +3,7 @@ package dsl
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"sync"
 
 	"github.com/lucent-gpu/lucent/frontend/ir"
@@ -430,7 +431,12 @@ func Callable[F any](name string, fn F) F {
 			if len(out) == 1 {
 				r := out[0].Interface().(Value).Expr()
 				if k.check(r) {
-					k.emit(&ir.Return{Value: r})
+					// fn has returned: the return is at fn's line.
+					ret := &ir.Return{Value: r}
+					if file, line := runtime.FuncForPC(fv.Pointer()).FileLine(fv.Pointer()); line > 0 {
+						ret.Pos = fmt.Sprintf("%s:%d", file, line)
+					}
+					k.emit(ret)
 				}
 			}
 		})

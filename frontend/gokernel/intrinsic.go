@@ -97,6 +97,9 @@ func (l *lowerer) intrinsic(e *ast.CallExpr, f *types.Func, stmt bool) ir.Expr {
 	case "Printf":
 		l.printf(e, stmt)
 		return nil
+	case "Assert":
+		l.assert(e, stmt)
+		return nil
 	case "Barrier":
 		return &ir.Call{Op: ir.OpBarrier, T: ir.TVoid}
 	case "BallotCount":
@@ -487,6 +490,28 @@ func (l *lowerer) narrow(a ast.Expr) (ir.Expr, bool) {
 		return nil, false
 	}
 	return l.expr(c.Args[0]), true
+}
+
+// assert lowers kernel.Assert(cond, msg) to an Assert statement: msg must
+// be a constant string.
+func (l *lowerer) assert(e *ast.CallExpr, stmt bool) {
+	if !stmt {
+		l.errorf(e.Pos(), "kernel.Assert returns nothing: call it as a statement")
+		return
+	}
+	tv := l.info.Types[e.Args[1]]
+	if tv.Value == nil || tv.Value.Kind() != constant.String {
+		l.errorf(e.Args[1].Pos(), "the message of kernel.Assert must be a constant string")
+		return
+	}
+	msg := constant.StringVal(tv.Value)
+	if len(msg) > ir.MaxAssertMsg {
+		l.errorf(e.Args[1].Pos(), "the message of kernel.Assert has %d bytes, more than %d", len(msg), ir.MaxAssertMsg)
+		return
+	}
+	if c := l.expr(e.Args[0]); c != nil {
+		l.emit(&ir.Assert{Cond: c, Msg: msg})
+	}
 }
 
 // printf lowers kernel.Printf(format, args…) to a Print statement: the

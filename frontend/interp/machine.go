@@ -138,6 +138,14 @@ func (m *machine) stmt(fr *frame, s ir.Stmt) flow {
 		m.print(m.id, ir.PrintText(s, words))
 	case *ir.RayQuery:
 		m.rayQuery(fr, s)
+	case *ir.Assert:
+		if m.eval(fr, s.Cond)[0] == 0 {
+			at := ""
+			if s.Pos != "" {
+				at = s.Pos + ": "
+			}
+			fail("%sassertion failed: %s", at, s.Msg)
+		}
 	case *ir.Comment:
 	}
 	return next

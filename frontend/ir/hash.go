@@ -133,6 +133,10 @@ func (h *hasher) stmt(s Stmt) {
 		h.expr(s.X)
 	case *Comment:
 		h.u(11)
+	case *Assert:
+		h.u(13)
+		h.s(s.Msg)
+		h.expr(s.Cond)
 	case *Print:
 		h.u(12)
 		h.s(s.Format)

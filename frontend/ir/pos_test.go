@@ -87,3 +87,36 @@ func TestStmtPositionsNotHashed(t *testing.T) {
 	require.NotEqual(t, g.SitePositions(), f.SitePositions())
 	require.Equal(t, h, f.Hash())
 }
+
+// TestAssertStmt: an Assert is validated (a bool condition), hashed by its
+// condition and message, kept by the serial form and printed.
+func TestAssertStmt(t *testing.T) {
+	build := func(msg string, cond func(i dsl.U32) dsl.Bool) *ir.Function {
+		f, err := dsl.Kernel1D(64, func(k *dsl.K, y dsl.Buf[dsl.U32]) {
+			i := k.DispatchID().X()
+			k.Assert(cond(i), msg)
+			y.Write(i, i)
+		}, "y")
+		require.NoError(t, err)
+		return f
+	}
+	lt := func(i dsl.U32) dsl.Bool { return i.Lt(dsl.U(9)) }
+	f := build("small", lt)
+	require.Len(t, f.Asserts(), 1)
+	require.Contains(t, f.String(), `assert (`)
+	require.Contains(t, f.String(), `"small"`)
+	require.NotEqual(t, f.Hash(), build("other", lt).Hash())
+	require.NotEqual(t, f.Hash(), build("small", func(i dsl.U32) dsl.Bool { return i.Gt(dsl.U(9)) }).Hash())
+	require.Equal(t, f.Hash(), build("small", lt).Hash())
+
+	blob, err := ir.MarshalKernel(f)
+	require.NoError(t, err)
+	g, err := ir.UnmarshalKernel(blob)
+	require.NoError(t, err)
+	require.Equal(t, f.Hash(), g.Hash())
+	require.Equal(t, "small", g.Asserts()[0].Msg)
+	require.Equal(t, ir.StmtPos(f.Asserts()[0]), ir.StmtPos(g.Asserts()[0]))
+
+	g.Asserts()[0].Cond = &ir.Literal{T: ir.TU32}
+	require.ErrorContains(t, g.Validate(), "not bool")
+}

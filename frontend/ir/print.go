@@ -163,6 +163,8 @@ func (p *printer) stmt(s Stmt) {
 		p.line("%s", p.expr(s.X))
 	case *Comment:
 		p.line("// %s", s.Text)
+	case *Assert:
+		p.line("assert %s, %q", p.expr(s.Cond), s.Msg)
 	case *Print:
 		if len(s.Args) == 0 {
 			p.line("print %q", s.Format)

@@ -243,6 +243,7 @@ const (
 	irComment
 	irPrint
 	irRayQuery
+	irAssert // version 3
 )
 
 const (
@@ -313,6 +314,10 @@ func (e *irEncoder) stmt(s Stmt) {
 	case *Comment:
 		e.u(irComment)
 		e.s(s.Text)
+	case *Assert:
+		e.u(irAssert)
+		e.s(s.Msg)
+		e.expr(s.Cond)
 	case *Print:
 		e.u(irPrint)
 		e.s(s.Format)
@@ -692,6 +697,10 @@ func (d *irDecoder) stmtParts() Stmt {
 		return &ExprStmt{X: d.expr()}
 	case irComment:
 		return &Comment{Text: d.s()}
+	case irAssert:
+		a := &Assert{Msg: d.s()}
+		a.Cond = d.expr()
+		return a
 	case irPrint:
 		p := &Print{Format: d.s()}
 		for range d.count() {

@@ -237,6 +237,8 @@ func (m *cloner) stmt(s Stmt) Stmt {
 		return &Continue{}
 	case *Comment:
 		return &Comment{Text: s.Text}
+	case *Assert:
+		return &Assert{Cond: m.expr(s.Cond), Msg: s.Msg}
 	}
 	return s // nil or a statement Validate reports
 }

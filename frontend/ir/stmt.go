@@ -70,6 +70,20 @@ type ExprStmt struct {
 // does not change the program.
 type Comment struct{ Text string }
 
+// Assert states that Cond (a bool) holds (kernel.Assert in the Go subset,
+// K.Assert in the DSL). Code compiled in the checked mode records a fault
+// with Msg where it does not; elsewhere it costs nothing (it is not
+// emitted, and Cond is not evaluated). Cond must have no effects.
+type Assert struct {
+	Cond Expr
+	Msg  string
+	Pos  string // source position (StmtPos)
+}
+
+// MaxAssertMsg bounds the length of an Assert's message.
+const MaxAssertMsg = 1024
+
+func (*Assert) stmtNode()   {}
 func (*Block) stmtNode()    {}
 func (*If) stmtNode()       {}
 func (*Loop) stmtNode()     {}
@@ -125,6 +139,8 @@ func posOf(s Stmt) *string {
 		return &s.Pos
 	case *Print:
 		return &s.Pos
+	case *Assert:
+		return &s.Pos
 	}
 	return nil
 }
@@ -153,6 +169,19 @@ func (f *Function) Sites() []Stmt {
 	return out
 }
 
+// Asserts lists the Assert statements of kernel f and the callables it
+// reaches, in Sites order: a checked kernel's assertion fault names its
+// assertion by its index here.
+func (f *Function) Asserts() []*Assert {
+	var out []*Assert
+	for _, s := range f.Sites() {
+		if a, ok := s.(*Assert); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // SitePositions is the position of each site of f (Sites), by site;
 // nil when no statement has a position.
 func (f *Function) SitePositions() []string {
@@ -167,4 +196,67 @@ func (f *Function) SitePositions() []string {
 		return nil
 	}
 	return out
+}
+
+// PlaceName names place e as a checked kernel's faults do: "variable a3",
+// "shared variable tile", with the variable's position in parentheses
+// where it has one; "value" when e is not a place.
+func PlaceName(e Expr) string {
+	v := PlaceRoot(e)
+	if v == nil {
+		return "value"
+	}
+	kind := "variable"
+	if v.Kind == VarShared {
+		kind = "shared variable"
+	}
+	s := kind + " " + v.Name
+	if v.Pos != "" {
+		s += " (" + v.Pos + ")"
+	}
+	return s
+}
+
+// IndexName names what index expression e (of an array, vector or matrix,
+// not a buffer) indexes, as a checked kernel's fault does: the place
+// (PlaceName) where e.X is one, else "index of" its type.
+func IndexName(e *Index) string {
+	if IsPlace(e.X) {
+		return PlaceName(e.X)
+	}
+	return "index of " + e.X.Type().String()
+}
+
+// IndexNames lists the distinct IndexName of the index expressions of
+// arrays, vectors and matrices in kernel f and the callables it reaches, in
+// walk order (WalkExprs, the kernel first), and where each expression's
+// name is in the list: a checked kernel's index fault names its place by
+// that position.
+func (f *Function) IndexNames() (names []string, of map[*Index]int) {
+	of = map[*Index]int{}
+	at := map[string]int{}
+	visit := func(g *Function) {
+		WalkExprs(g, func(e Expr) {
+			x, ok := e.(*Index)
+			if !ok || x.X.Type().Kind() == KindBuffer {
+				return
+			}
+			if _, seen := of[x]; seen {
+				return
+			}
+			name := IndexName(x)
+			k, ok := at[name]
+			if !ok {
+				k = len(names)
+				at[name] = k
+				names = append(names, name)
+			}
+			of[x] = k
+		})
+	}
+	visit(f)
+	for _, g := range f.Callees() {
+		visit(g)
+	}
+	return names, of
 }

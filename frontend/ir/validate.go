@@ -85,6 +85,8 @@ func WalkExprs(f *Function, fn func(Expr)) {
 			}
 			block(s.Body)
 			expr(s.Result)
+		case *Assert:
+			expr(s.Cond)
 		}
 	}
 	block = func(b *Block) {
@@ -455,6 +457,19 @@ func (v *validator) stmt(s Stmt) error {
 		}
 		if err := CheckPrint(s); err != nil {
 			return v.errf("%s", err)
+		}
+	case *Assert:
+		if s.Cond == nil {
+			return v.errf("assert %q: nil condition", s.Msg)
+		}
+		if err := v.expr(s.Cond); err != nil {
+			return err
+		}
+		if s.Cond.Type() != TBool {
+			return v.errf("assert %q: condition of type %s, not bool", s.Msg, s.Cond.Type())
+		}
+		if len(s.Msg) > MaxAssertMsg {
+			return v.errf("assert: a message of %d bytes, more than %d", len(s.Msg), MaxAssertMsg)
 		}
 	case *Comment:
 	case nil:

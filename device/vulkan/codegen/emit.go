@@ -14,7 +14,7 @@ const BindlessSlotSize = 32
 
 // Version changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const Version = 7
+const Version = 9
 
 // Options tune code generation for a device.
 type Options struct {
@@ -37,10 +37,11 @@ type Options struct {
 	// otherwise the traversal of the software layout (docs/accel.md) is
 	// code. Kernel ABI v1, "Accels".
 	NativeRayQuery bool
-	// Checked emits the checked mode: every buffer and shared-memory index
-	// is compared with the length, every integer divisor with zero; a
-	// thread's first fault is kept and appended to the print ring as a
-	// record when the kernel returns (emit_print.go); a shared index out of
+	// Checked emits the checked mode: every buffer index and every index
+	// of a shared or local array, vector or matrix is compared with the
+	// length, every integer divisor with zero; a thread's first fault is
+	// kept and appended to the print ring as a record when the kernel
+	// returns (emit_print.go); an array, vector or matrix index out of
 	// range is replaced by 0. The accesses otherwise behave as unchecked
 	// ones.
 	Checked bool
@@ -143,6 +144,10 @@ type gen struct {
 	fault     [4]spirv.ID  // checked mode: the Private words of the thread's first fault (kind, what, index, length)
 	sites     map[*ir.Print]uint32
 	printTID  spirv.ID
+	siteOf    map[ir.Stmt]uint32    // checked mode: each statement's site (ir.Function.Sites)
+	asserts   map[*ir.Assert]uint32 // checked mode: each assertion's index (ir.Function.Asserts)
+	places    map[*ir.Index]int     // checked mode: what each index names (ir.Function.IndexNames)
+	site      uint32                // the site of the statement being emitted (noSite outside any)
 
 	// per function
 	fn       *ir.Function
@@ -317,6 +322,18 @@ func (g *gen) ptr(sc spirv.StorageClass, t spirv.ID) spirv.ID {
 func (g *gen) kernel(f *ir.Function) error {
 	b := g.b
 	g.kernelFn = f
+	g.site = noSite
+	if g.opts.Checked {
+		g.siteOf = map[ir.Stmt]uint32{}
+		for i, s := range f.Sites() {
+			g.siteOf[s] = uint32(min(i, noSite))
+		}
+		g.asserts = map[*ir.Assert]uint32{}
+		for i, a := range f.Asserts() {
+			g.asserts[a] = uint32(i)
+		}
+		_, g.places = f.IndexNames()
+	}
 	args, lay := Layout(f, g.opts.Checked)
 	ring := lay.Ring
 	// Callables first, so that calls find their ids.
@@ -737,8 +754,14 @@ func (g *gen) begin(f *ir.Function, sf *spirv.Function) *ir.Block {
 	body, locals := f.Body, f.Locals
 	if g.opts.LoopExitFlags {
 		var flags []*ir.Var
-		body, flags = loopExits(f)
+		var from map[ir.Stmt]ir.Stmt
+		body, flags, from = loopExits(f)
 		locals = append(locals[:len(locals):len(locals)], flags...)
+		for n, s := range from {
+			if site, ok := g.siteOf[s]; ok {
+				g.siteOf[n] = site
+			}
+		}
 	}
 	for _, l := range locals {
 		v := sf.Variable(g.ptr(spirv.StorageClassFunction, g.typ(l.Type)), 0)

@@ -65,6 +65,9 @@ func (g *gen) bindlessTexture(e *ir.Call) spirv.ID {
 		word = b.CompositeExtract(g.u32, info, 3)
 		ok = b.INotEqual(g.boolT, addr, b.ConstantUint64(0))
 	}
+	if g.opts.Checked {
+		g.checkSlot(v, slot, ok)
+	}
 	if e.Op == ir.OpBindlessTexRead {
 		x, y := b.CompositeExtract(g.u32, coord, 0), b.CompositeExtract(g.u32, coord, 1)
 		ok = b.LogicalAnd(g.boolT, ok, b.LogicalAnd(g.boolT, b.ULessThan(g.boolT, x, w), b.ULessThan(g.boolT, y, h)))

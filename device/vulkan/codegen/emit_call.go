@@ -432,9 +432,17 @@ func (g *gen) texture(e *ir.Call) spirv.ID {
 		b.Capability(spirv.CapabilityImageQuery)
 		return b.Bitcast(g.typ(e.T), b.ImageQuerySize(ivec, img))
 	case ir.OpTextureRead:
-		return b.ImageRead(texel, img, b.Bitcast(ivec, g.expr(e.Args[1])))
+		c := g.expr(e.Args[1])
+		if g.opts.Checked {
+			g.checkTexel(e.Args[0].(*ir.Ref).Var, img, c, e.Args[1].Type())
+		}
+		return b.ImageRead(texel, img, b.Bitcast(ivec, c))
 	case ir.OpTextureWrite:
-		b.ImageWrite(img, b.Bitcast(ivec, g.expr(e.Args[1])), g.expr(e.Args[2]))
+		c := g.expr(e.Args[1])
+		if g.opts.Checked {
+			g.checkTexel(e.Args[0].(*ir.Ref).Var, img, c, e.Args[1].Type())
+		}
+		b.ImageWrite(img, b.Bitcast(ivec, c), g.expr(e.Args[2]))
 		return 0
 	}
 	// OpTextureSample
@@ -505,8 +513,11 @@ func (g *gen) bindless(e *ir.Call) spirv.ID {
 	}
 	es := b.ConstantUint64(uint64(t.Size()))
 	off := b.IMul(u64, b.UConvert(u64, g.expr(e.Args[2])), es)
-	ok := b.LogicalAnd(g.boolT, b.ULessThanEqual(g.boolT, b.IAdd(u64, off, es), size),
-		b.INotEqual(g.boolT, addr, b.ConstantUint64(0)))
+	present := b.INotEqual(g.boolT, addr, b.ConstantUint64(0))
+	if g.opts.Checked {
+		g.checkSlot(e.Args[0].(*ir.Ref).Var, slot, present)
+	}
+	ok := b.LogicalAnd(g.boolT, b.ULessThanEqual(g.boolT, b.IAdd(u64, off, es), size), present)
 	var result spirv.ID
 	if e.Op == ir.OpBindlessRead {
 		result = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(t)), 0)

@@ -70,10 +70,8 @@ func (g *gen) addr(e ir.Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit boo
 		}
 		base, sc, ex, guard := g.addr(e.X)
 		i := g.expr(e.I)
-		if g.opts.Checked && e.X.Type().Kind() == ir.KindArray {
-			if root := ir.PlaceRoot(e); root != nil && root.Kind == ir.VarShared {
-				i = g.checkShared(root, i, e.I.Type(), e.X.Type().Len())
-			}
+		if g.opts.Checked {
+			i = g.checkIndex(e, i)
 		}
 		t := g.layoutType(e.T, ex)
 		if g.bits[ir.PlaceRoot(e)] {
@@ -346,8 +344,12 @@ func (g *gen) exprUncached(e ir.Expr) spirv.ID {
 		if lit, ok := e.I.(*ir.Literal); ok && lit.Bits < uint64(xt.Len()) {
 			return b.CompositeExtract(g.typ(e.T), g.expr(e.X), uint32(lit.Bits))
 		}
+		i := g.expr(e.I)
+		if g.opts.Checked {
+			i = g.checkIndex(e, i)
+		}
 		if xt.Kind() == ir.KindVector {
-			return b.VectorExtractDynamic(g.typ(e.T), g.expr(e.X), g.expr(e.I))
+			return b.VectorExtractDynamic(g.typ(e.T), g.expr(e.X), i)
 		}
 		// A dynamic index into an array or matrix value goes through memory.
 		var v spirv.ID
@@ -360,7 +362,7 @@ func (g *gen) exprUncached(e ir.Expr) spirv.ID {
 			v = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(xt)), 0)
 			b.Store(v, g.expr(e.X))
 		}
-		return b.Load(g.typ(e.T), b.AccessChain(g.ptr(spirv.StorageClassFunction, g.typ(e.T)), v, g.expr(e.I)))
+		return b.Load(g.typ(e.T), b.AccessChain(g.ptr(spirv.StorageClassFunction, g.typ(e.T)), v, i))
 	case *ir.Call:
 		if e.Func != nil {
 			info := g.funcs[e.Func]

@@ -51,14 +51,23 @@ func (g *gen) print(p *ir.Print) {
 }
 
 // faultSite is the site word of a fault record of the checked mode:
-// {tag, faultSite, dispatch id x, y, z, kind, what, index, length}.
+// {tag, faultSite, dispatch id x, y, z, kind | site<<8, what, index,
+// length}, where site numbers the statement that faulted
+// (ir.Function.Sites), noSite when there is none (or past 2²⁴−2 sites).
 const faultSite = ^uint32(0)
+
+// noSite is the site of code outside any statement with a site.
+const noSite = 1<<24 - 1
 
 // Fault kinds, as device.FaultKind numbers them.
 const (
 	faultBufferIndex  = 1
 	faultSharedIndex  = 2
 	faultDivideByZero = 3
+	faultAssert       = 4 // what: the assertion's index in ir.Function.Asserts
+	faultTextureCoord = 5 // what: the argument | the coordinate's component<<16
+	faultBindlessSlot = 6 // what: the argument; index: the slot; length: the slots
+	faultArrayIndex   = 7 // what: the place's index in ir.Function.IndexNames (as faultSharedIndex)
 )
 
 // checkFault notes a fault of kind on what (an argument or shared variable
@@ -72,7 +81,7 @@ func (g *gen) checkFault(ok spirv.ID, kind, what uint32, index, length spirv.ID)
 	b := g.b
 	cur := b.Load(g.u32, g.fault[0])
 	set := b.LogicalAnd(g.boolT, b.LogicalNot(g.boolT, ok), b.IEqual(g.boolT, cur, b.ConstantUint32(0)))
-	for i, v := range []spirv.ID{b.ConstantUint32(kind), b.ConstantUint32(what), index, length} {
+	for i, v := range []spirv.ID{b.ConstantUint32(kind | g.site<<8), b.ConstantUint32(what), index, length} {
 		old := cur
 		if i > 0 {
 			old = b.Load(g.u32, g.fault[i])
@@ -110,20 +119,102 @@ func (g *gen) flushFault() {
 		b.SetBlock(any)
 		outer = merge
 	}
-	bad, next := g.sfn.NewBlock(), g.sfn.NewBlock()
-	b.SelectionMerge(next.ID(), spirv.SelectionControlNone)
-	b.BranchConditional(faulted, bad.ID(), next.ID())
-	b.SetBlock(bad)
 	words := []spirv.ID{0, b.ConstantUint32(faultSite)}
 	words = append(words, g.threadWords()...)
 	words = append(words, kind, b.Load(g.u32, g.fault[1]), b.Load(g.u32, g.fault[2]), b.Load(g.u32, g.fault[3]))
-	g.appendRecord(words)
-	b.Branch(next.ID())
-	b.SetBlock(next)
+	g.appendFault(faulted, words)
 	if outer != nil {
 		b.Branch(outer.ID())
 		b.SetBlock(outer)
 	}
+}
+
+// Fault record states (appendFault).
+const (
+	recCap   = iota // read the ring's capacity
+	recLook         // read the cursor
+	recClaim        // take the record's words
+	recDrop         // count the record dropped
+	recWrite        // write word j of the record
+	recDone
+)
+
+// appendFault appends the fault record words (words[0], the tag, loaded
+// here when 0) to the ring where faulted holds: the protocol of
+// appendRecord, run as a loop whose body has one atomic add (reading the
+// capacity and the cursor, taking the words, counting a drop) and one store
+// (a word of the record per iteration). Mesa 22.3's lavapipe runs every
+// instruction of a kernel, masked, for every group of lanes, and each
+// memory access there is a loop over the lanes: appendRecord's thirteen
+// accesses made checked saxpy ≈ 2.7× unchecked, where this loop's two
+// cost ≈ 1.2× (docs/PERFORMANCE.md). A thread that did not fault leaves
+// the loop at once; one that did runs it 13 times.
+func (g *gen) appendFault(faulted spirv.ID, words []spirv.ID) {
+	b := g.b
+	if words[0] == 0 {
+		words[0] = b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassPushConstant, g.u32), g.push, b.ConstantUint32(g.printRing+1)))
+	}
+	c := b.ConstantUint32
+	n := c(uint32(len(words)))
+	u64 := b.TypeInt(64, false)
+	ringT := b.TypeStructOf(spirv.StructType{
+		Members:     []spirv.Member{{Type: b.TypeRuntimeArrayStride(g.u32, 4), Offset: spirv.Off(0)}},
+		Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
+	})
+	addr := b.Load(u64, b.AccessChain(g.ptr(spirv.StorageClassPushConstant, u64), g.push, c(g.printRing)))
+	ring := b.ConvertUToPtr(g.ptr(spirv.StorageClassPhysicalStorageBuffer, ringT), addr)
+	pu32 := g.ptr(spirv.StorageClassPhysicalStorageBuffer, g.u32)
+	word := func(i spirv.ID) spirv.ID { return b.AccessChain(pu32, ring, c(0), i) }
+
+	fu32 := g.ptr(spirv.StorageClassFunction, g.u32)
+	state, limit, off, j := g.sfn.Variable(fu32, 0), g.sfn.Variable(fu32, 0), g.sfn.Variable(fu32, 0), g.sfn.Variable(fu32, 0)
+	b.Store(state, b.Select(g.u32, faulted, c(recCap), c(recDone)))
+	b.Store(j, c(0))
+	header, body, write, atomic, sel, cont, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.Branch(header.ID())
+
+	b.SetBlock(header)
+	b.LoopMerge(merge.ID(), cont.ID(), spirv.LoopControlNone)
+	b.BranchConditional(b.INotEqual(g.boolT, b.Load(g.u32, state), c(recDone)), body.ID(), merge.ID())
+
+	b.SetBlock(body)
+	st := b.Load(g.u32, state)
+	is := func(s uint32) spirv.ID { return b.IEqual(g.boolT, st, c(s)) }
+	b.SelectionMerge(sel.ID(), spirv.SelectionControlNone)
+	b.BranchConditional(is(recWrite), write.ID(), atomic.ID())
+
+	b.SetBlock(write)
+	jv := b.Load(g.u32, j)
+	v := words[len(words)-1]
+	for k := len(words) - 2; k >= 0; k-- {
+		v = b.Select(g.u32, b.IEqual(g.boolT, jv, c(uint32(k))), words[k], v)
+	}
+	b.Store(word(b.IAdd(g.u32, b.IAdd(g.u32, b.Load(g.u32, off), c(4)), jv)), v, uint32(spirv.MemoryAccessAligned), 4)
+	jn := b.IAdd(g.u32, jv, c(1))
+	b.Store(j, jn)
+	b.Store(state, b.Select(g.u32, b.IEqual(g.boolT, jn, n), c(recDone), c(recWrite)))
+	b.Branch(sel.ID())
+
+	b.SetBlock(atomic)
+	at := b.Select(g.u32, is(recCap), c(2), b.Select(g.u32, is(recDrop), c(1), c(0)))
+	add := b.Select(g.u32, is(recClaim), n, b.Select(g.u32, is(recDrop), c(1), c(0)))
+	r := b.AtomicIAdd(g.u32, word(at), spirv.ScopeDevice, spirv.MemorySemanticsNone, add)
+	lim := b.Select(g.u32, is(recCap), b.ISub(g.u32, r, n), b.Load(g.u32, limit))
+	b.Store(limit, lim)
+	b.Store(off, b.Select(g.u32, is(recClaim), r, b.Load(g.u32, off)))
+	fits := b.ULessThanEqual(g.boolT, r, lim)
+	next := b.Select(g.u32, fits, c(recClaim), c(recDrop))
+	next = b.Select(g.u32, is(recClaim), b.Select(g.u32, fits, c(recWrite), c(recDrop)), next)
+	next = b.Select(g.u32, is(recDrop), c(recDone), next)
+	next = b.Select(g.u32, is(recCap), c(recLook), next)
+	b.Store(state, next)
+	b.Branch(sel.ID())
+
+	b.SetBlock(sel)
+	b.Branch(cont.ID())
+	b.SetBlock(cont)
+	b.Branch(header.ID())
+	b.SetBlock(merge)
 }
 
 // low32 is the low word of a u64 value.
@@ -252,21 +343,45 @@ func (g *gen) checkBuffer(v *ir.Var, i spirv.ID, t *ir.Type) {
 	g.checkFault(b.ULessThan(g.boolT, i64, n), faultBufferIndex, what, g.low32(i64), g.low32(n))
 }
 
-// checkShared records a fault where index i (of integer type t) of an array
-// of length n in shared variable v is out of range, and returns the index to
-// use: i, or 0 when out of range (shared memory has no robust access).
-func (g *gen) checkShared(v *ir.Var, i spirv.ID, t *ir.Type, n int) spirv.ID {
+// checkIndex records a fault where index i of array, vector or matrix
+// index expression e is out of range (FaultSharedIndex in a shared
+// variable, FaultArrayIndex elsewhere, naming the place by
+// ir.Function.IndexNames), and returns the index to use: i, or 0 when out
+// of range (an access out of range of a Function, Private or Workgroup
+// variable has no robust behaviour).
+func (g *gen) checkIndex(e *ir.Index, i spirv.ID) spirv.ID {
 	b := g.b
-	i64 := g.index64(i, t)
+	n := e.X.Type().Len()
+	if lit, ok := e.I.(*ir.Literal); ok && lit.Bits < uint64(n) {
+		return i
+	}
+	i64 := g.index64(i, e.I.Type())
 	ok := b.ULessThan(g.boolT, i64, b.ConstantUint64(uint64(n)))
+	kind := uint32(faultArrayIndex)
+	if root := ir.PlaceRoot(e); root != nil && root.Kind == ir.VarShared {
+		kind = faultSharedIndex
+	}
+	what, known := g.places[e]
+	if !known {
+		what = -1
+	}
+	g.checkFault(ok, kind, uint32(what), g.low32(i64), b.ConstantUint32(uint32(n)))
+	return b.Select(g.typ(e.I.Type()), ok, i, b.ConstantNull(g.typ(e.I.Type())))
+}
+
+// checkSlot records a fault where slot (u32) of bindless array argument v
+// is past the array's slot records or present (whether the record holds a
+// resource, false for a slot past them: robust access reads zero) is false.
+func (g *gen) checkSlot(v *ir.Var, slot, present spirv.ID) {
+	b := g.b
+	n := b.ArrayLength(g.u32, g.vars[v].ptr, 0)
 	what := uint32(0)
-	for k, s := range g.kernelFn.Shared {
-		if s == v {
+	for k, p := range g.kernelFn.Params {
+		if p == v {
 			what = uint32(k)
 		}
 	}
-	g.checkFault(ok, faultSharedIndex, what, g.low32(i64), b.ConstantUint32(uint32(n)))
-	return b.Select(g.typ(t), ok, i, b.ConstantNull(g.typ(t)))
+	g.checkFault(b.LogicalAnd(g.boolT, b.ULessThan(g.boolT, slot, n), present), faultBindlessSlot, what, slot, n)
 }
 
 // checkDivisor records a fault where integer divisor y (of type t, a scalar
@@ -281,4 +396,28 @@ func (g *gen) checkDivisor(y spirv.ID, t *ir.Type) {
 		ok = b.INotEqual(g.boolT, y, zero)
 	}
 	g.checkFault(ok, faultDivideByZero, 0, b.ConstantUint32(0), b.ConstantUint32(0))
+}
+
+// checkTexel records a fault where a component of texel coordinate c (of
+// vector type t) of storage texture argument v is past the level's extent
+// (img's size), each component a check of its own.
+func (g *gen) checkTexel(v *ir.Var, img, c spirv.ID, t *ir.Type) {
+	b := g.b
+	n := t.Len()
+	uvec := b.TypeVector(g.u32, uint32(n))
+	if t.Elem().Kind() == ir.KindInt {
+		c = b.Bitcast(uvec, c)
+	}
+	b.Capability(spirv.CapabilityImageQuery)
+	size := b.Bitcast(uvec, b.ImageQuerySize(b.TypeVector(g.i32, uint32(n)), img))
+	what := uint32(0)
+	for k, p := range g.kernelFn.Params {
+		if p == v {
+			what = uint32(k)
+		}
+	}
+	for d := range n {
+		cd, sd := b.CompositeExtract(g.u32, c, uint32(d)), b.CompositeExtract(g.u32, size, uint32(d))
+		g.checkFault(b.ULessThan(g.boolT, cd, sd), faultTextureCoord, what|uint32(d)<<16, cd, sd)
+	}
 }

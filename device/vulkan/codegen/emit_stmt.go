@@ -45,6 +45,10 @@ func (g *gen) nested(blk *spirv.Block, body *ir.Block, next spirv.ID) {
 
 func (g *gen) stmt(s ir.Stmt) {
 	b := g.b
+	if site, ok := g.siteOf[s]; ok {
+		defer func(outer uint32) { g.site = outer }(g.site)
+		g.site = site
+	}
 	g.reuse.forget() // the previous statement may have stored to what they read
 	switch s := s.(type) {
 	case *ir.Block:
@@ -117,6 +121,10 @@ func (g *gen) stmt(s ir.Stmt) {
 		g.rayQuery(s)
 	case *ir.ExprStmt:
 		g.expr(s.X)
+	case *ir.Assert:
+		if g.opts.Checked { // unchecked, an assertion is not emitted
+			g.checkFault(g.expr(s.Cond), faultAssert, g.asserts[s], b.ConstantUint32(0), b.ConstantUint32(0))
+		}
 	case *ir.Comment:
 	}
 }

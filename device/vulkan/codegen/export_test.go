@@ -11,4 +11,7 @@ func EmitUnguarded(f *ir.Function, opts Options) ([]uint32, error) {
 
 // LoopExits is the rewrite of Options.LoopExitFlags: f's body with its loop
 // exits in flag form and the flags it adds.
-func LoopExits(f *ir.Function) (*ir.Block, []*ir.Var) { return loopExits(f) }
+func LoopExits(f *ir.Function) (*ir.Block, []*ir.Var) {
+	b, vs, _ := loopExits(f)
+	return b, vs
+}

@@ -12,7 +12,8 @@ import (
 // TestEmitSpecialisedHelpers: callables specialised for the kernel's
 // resources (ir.Specialize) name the kernel's buffers (bound and by
 // address), textures and bindless arrays from their own SPIR-V functions;
-// the modules pass spirv-val, with and without native bindless textures.
+// the modules pass spirv-val, with and without native bindless textures,
+// checked or not (the slot checks in the helpers name the kernel's arguments).
 func TestEmitSpecialisedHelpers(t *testing.T) {
 	sum := dsl.Callable("sum", func(k *dsl.K, b dsl.Buf[dsl.F32], n dsl.U32) dsl.F32 {
 		s := dsl.NewVar(k, dsl.F(0))
@@ -41,6 +42,8 @@ func TestEmitSpecialisedHelpers(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, f.Callees(), 7)
 	for _, native := range []bool{false, true} {
-		emitValid(t, f, codegen.Options{NativeBindlessTextures: native, Names: true})
+		for _, checked := range []bool{false, true} {
+			emitValid(t, f, codegen.Options{NativeBindlessTextures: native, Names: true, Checked: checked, SubgroupVote: checked})
+		}
 	}
 }

@@ -28,15 +28,16 @@ import "github.com/lucent-gpu/lucent/frontend/ir"
 // neither exit are left alone.
 
 // loopExits rewrites the loops of f's body per the scheme above. It returns
-// the body to emit and the locals the rewrite added (the original body is
-// not modified).
-func loopExits(f *ir.Function) (*ir.Block, []*ir.Var) {
-	r := &exitRewriter{fn: f}
+// the body to emit, the locals the rewrite added (the original body is not
+// modified) and, for each statement made in place of one of f's, that one
+// (so that it keeps its site, ir.Function.Sites).
+func loopExits(f *ir.Function) (*ir.Block, []*ir.Var, map[ir.Stmt]ir.Stmt) {
+	r := &exitRewriter{fn: f, from: map[ir.Stmt]ir.Stmt{}}
 	body := r.block(f.Body, exitCtx{})
 	if r.ret != nil {
 		body.Stmts = append([]ir.Stmt{assignBool(r.ret, false)}, body.Stmts...)
 	}
-	return body, r.locals
+	return body, r.locals, r.from
 }
 
 type exitRewriter struct {
@@ -44,6 +45,7 @@ type exitRewriter struct {
 	ret    *ir.Var // set by a return inside a loop
 	res    *ir.Var // that return's value
 	locals []*ir.Var
+	from   map[ir.Stmt]ir.Stmt // a new statement: the one it replaces
 }
 
 // exitCtx is where a statement sits: brk is the innermost loop's flag (nil
@@ -107,6 +109,11 @@ func (r *exitRewriter) stmts(b *ir.Block, c exitCtx) (*ir.Block, sets) {
 	var all sets
 	for i, s := range b.Stmts {
 		ns, st, term := r.stmt(s, c)
+		for _, n := range ns {
+			if _, ok := r.from[n]; !ok && n != s {
+				r.from[n] = s
+			}
+		}
 		out.Stmts = append(out.Stmts, ns...)
 		all.brk, all.ret = all.brk || st.brk, all.ret || st.ret
 		if term {
