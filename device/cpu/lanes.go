@@ -62,6 +62,7 @@ type lth struct {
 	// marked counts lanes given a status other than stRun: a loop whose
 	// body marked none has every lane still in it.
 	marked int
+	ready  int // lanes whose constant slots hold the launch's values (fill)
 	sum    []float64
 	shared [][]uint64 // the block's shared variables, leaves as the per-thread engine's
 }
@@ -1720,18 +1721,29 @@ func (p *program) newLanes(l *launch) *lth {
 		}
 	}
 	t.run = l
+	t.ready = 0
+	return t
+}
+
+// fill makes the constant slots of lanes [0, n) hold their values for the
+// worker's launch: lanes are filled when a batch first needs them, so a
+// dispatch of one thread fills one lane, not a batch's width.
+func (p *program) fill(t *lth, n int) {
+	if n <= t.ready {
+		return
+	}
 	w := t.w
-	for _, c := range lp.consts {
+	for _, c := range p.lanes.consts {
 		v := c.val
 		if c.get != nil {
-			v = c.get(l)
+			v = c.get(t.run)
 		}
-		row := t.r[c.slot*w : (c.slot+1)*w]
+		row := t.r[c.slot*w+t.ready : c.slot*w+n]
 		for i := range row {
 			row[i] = v
 		}
 	}
-	return t
+	t.ready = n
 }
 
 func (p *program) freeLanes(t *lth) {
@@ -1758,14 +1770,6 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 			p.fault(l, &th{tid: tid, bid: bid, id: [3]uint32{base[0] + tid[0], base[1] + tid[1], base[2] + tid[2]}}, r)
 		}
 	}()
-	if lp.bids >= 0 {
-		for i := range 3 {
-			row := t.r[(lp.bids+i)*w : (lp.bids+i+1)*w]
-			for j := range row {
-				row[j] = uint64(bid[i])
-			}
-		}
-	}
 	act := t.lists[lp.nlists*w : (lp.nlists+1)*w]
 	whole := true // every thread of the block is in the dispatch
 	for i := range 3 {
@@ -1779,6 +1783,13 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		na := 0
 		if whole {
 			na = copy(act, t.all[:cnt])
+		} else if b[1] == 1 && b[2] == 1 {
+			// One-dimensional: the lanes below the dispatch's end, in one run.
+			end := max(uint64(l.size[0]), uint64(base[0])) - uint64(base[0])
+			if uint64(lin0) >= end {
+				break // and so are the later batches' lanes
+			}
+			na = copy(act, t.all[:min(uint64(cnt), end-uint64(lin0))])
 		} else {
 			for j := range cnt {
 				if uint64(base[0])+uint64(bx[j]) < uint64(l.size[0]) && uint64(base[1])+uint64(by[j]) < uint64(l.size[1]) && uint64(base[2])+uint64(bz[j]) < uint64(l.size[2]) {
@@ -1789,6 +1800,18 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		}
 		if na == 0 {
 			continue
+		}
+		// Only lanes below hi run: the slots of the others are not read (a
+		// one-thread dispatch fills and clears one lane, not a batch).
+		hi := int(act[na-1]) + 1
+		p.fill(t, hi)
+		if lp.bids >= 0 {
+			for i := range 3 {
+				row := t.r[(lp.bids+i)*w : (lp.bids+i)*w+hi]
+				for j := range row {
+					row[j] = uint64(bid[i])
+				}
+			}
 		}
 		// The ids of the running lanes only: the others are not read (a
 		// one-thread dispatch of a 256-thread block fills one lane, not 256).
@@ -1820,9 +1843,11 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				}
 			}
 		}
-		clear(t.st)
+		clear(t.st[:hi])
 		for _, r := range lp.locals {
-			clear(t.r[r[0]*w : r[1]*w])
+			for sl := r[0]; sl < r[1]; sl++ {
+				clear(t.r[sl*w : sl*w+hi])
+			}
 		}
 		t.flane = 0
 		lp.body(t, act[:na])
