@@ -137,10 +137,12 @@ func BenchmarkEmptyDispatch(b *testing.B) {
 	s, _ := d.NewStream(device.StreamCompute)
 	cmd := k.Dispatch([3]uint32{1}, float32(2), bx, bx)
 	b.Run("submit+sync", func(b *testing.B) {
+		c0 := cpuSeconds()
 		for b.Loop() {
 			_ = s.Submit(cmd)
 			_ = s.Synchronize(context.Background())
 		}
+		b.ReportMetric((cpuSeconds()-c0)*1e9/float64(b.N), "cpu-ns/op") // the process's, every goroutine's
 	})
 	b.Run("100-per-sync", func(b *testing.B) {
 		cmds := slices.Repeat([]device.Command{cmd}, 100)

@@ -23,13 +23,22 @@ import (
 //
 // It compiles the shapes that make up most kernels: scalar arithmetic,
 // comparisons, conversions and pure built-ins, components of vectors,
-// loads, stores and atomics of 4-byte buffer elements, locals, uniforms,
-// built-in ids, if, for, loop, break, continue and return. A kernel with
-// anything else (barriers, shared memory, callables, textures, aggregates
-// built at run time, switch) runs on the per-thread engine.
+// loads, stores and atomics of 4-byte buffer elements, shared memory (loads,
+// stores and atomics of any leaves), constant tables, barriers in uniform
+// control flow, locals, uniforms, built-in ids, if, for, loop, break,
+// continue and return. A kernel with anything else (callables, textures,
+// aggregates built at run time, switch, a barrier where the lanes of a
+// block may not all reach it together) runs on the per-thread engine.
 
-// laneWidth is the most lanes of a batch.
-const laneWidth = 128
+// laneWidth is the most lanes of a batch of a kernel without barriers or
+// shared memory; a kernel with them runs a whole block as one batch (at most
+// maxBlockLanes, the backend's MaxWorkgroupInvocations), so that every
+// statement has run for every lane of the block before the next starts and
+// a barrier in uniform control flow (uniform.go) costs nothing.
+const (
+	laneWidth     = 128
+	maxBlockLanes = 1024
+)
 
 // Lane statuses.
 const (
@@ -53,7 +62,9 @@ type lth struct {
 	// marked counts lanes given a status other than stRun: a loop whose
 	// body marked none has every lane still in it.
 	marked int
+	ready  int // lanes whose constant slots hold the launch's values (fill)
 	sum    []float64
+	shared [][]uint64 // the block's shared variables, leaves as the per-thread engine's
 }
 
 func (t *lth) list(k int) []int32 { return t.lists[k*t.w : (k+1)*t.w] }
@@ -121,8 +132,14 @@ type laneCompiler struct {
 // compileLanes compiles f for the lane engine, or returns nil (and what it
 // does not take) where the kernel has a shape it does not compile.
 func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, why string) {
-	if c.barrier || len(f.Shared) > 0 {
-		return nil, "barriers or shared memory"
+	whole := c.barrier || len(f.Shared) > 0 // a whole block in one batch
+	if whole && threads > maxBlockLanes {
+		return nil, fmt.Sprintf("barriers or shared memory in a block of %d threads", threads)
+	}
+	if c.barrier {
+		if why := barriersUniform(f); why != "" {
+			return nil, why
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -134,6 +151,9 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		}
 	}()
 	w := int(min(threads, laneWidth))
+	if whole {
+		w = int(threads)
+	}
 	lc := &laneCompiler{c: c, p: &laneProg{w: w, ids: -1, tids: -1, bids: -1},
 		slots: map[*ir.Var]int{}, uni: map[*ir.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}, hoisted: map[ir.Expr]lex{}}
 	for i, v := range f.Params {
@@ -263,6 +283,11 @@ func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 	case *ir.Assign:
 		return lc.assign(s)
 	case *ir.ExprStmt:
+		if c, ok := s.X.(*ir.Call); ok && c.Func == nil && c.Op == ir.OpBarrier {
+			// The batch is the block, and the barrier is in uniform control
+			// flow (compileLanes): every lane has done what comes before.
+			return func(_ *lth, act []int32) []int32 { return act }
+		}
 		// A call for its effect (an atomic whose old value goes unused).
 		ev := lc.expr(s.X, -1).eval
 		return func(t *lth, act []int32) []int32 {
@@ -404,6 +429,9 @@ func (lc *laneCompiler) loop(condE ir.Expr, bodyB, updB *ir.Block) lstmt {
 func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
 	if ix, ok := s.Dst.(*ir.Index); ok && ix.X.Type().Kind() == ir.KindBuffer {
 		return lc.store(ix, s.Src)
+	}
+	if v := ir.PlaceRoot(s.Dst); v != nil && v.Kind == ir.VarShared {
+		return lc.sharedStore(s.Dst, s.Src)
 	}
 	r, ok := s.Dst.(*ir.Ref)
 	if !ok {
@@ -648,10 +676,20 @@ func (lc *laneCompiler) expr(e ir.Expr, dst int) lex {
 			noLanes("construct of %s from %d scalars", e.T, len(srcs))
 		}
 		return lc.gather(seq(evs...), srcs)
+	case *ir.Member:
+		if v := ir.PlaceRoot(e); v != nil && v.Kind == ir.VarShared {
+			return lc.sharedLoad(e, dst)
+		}
 	case *ir.Index:
 		xt := e.X.Type()
 		if xt.Kind() == ir.KindBuffer {
 			return lc.load(e, dst)
+		}
+		if v := ir.PlaceRoot(e); v != nil && v.Kind == ir.VarShared {
+			return lc.sharedLoad(e, dst)
+		}
+		if ca, ok := e.X.(*ir.ConstArray); ok && ir.Leaves(e.T) == 1 {
+			return lc.constIndex(ca, e.I, dst)
 		}
 		// A constant component of a vector (id.X from Go source).
 		if l, ok := e.I.(*ir.Literal); ok && xt.Kind() == ir.KindVector {
@@ -1442,6 +1480,9 @@ func (lc *laneCompiler) cast(e *ir.Cast, dst int) lex {
 // engine does (other workers run other blocks at the same time), each
 // lane's old value in its slot.
 func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
+	if v := ir.PlaceRoot(e.Args[0]); v != nil && v.Kind == ir.VarShared {
+		return lc.sharedAtomic(e, dst)
+	}
 	ix, ok := e.Args[0].(*ir.Index)
 	if !ok || ix.X.Type().Kind() != ir.KindBuffer {
 		noLanes("%s on %T", e.Op, e.Args[0])
@@ -1672,20 +1713,34 @@ func (p *program) newLanes(l *launch) *lth {
 		for i := range t.all {
 			t.all[i] = int32(i)
 		}
+		for _, n := range p.shared {
+			t.shared = append(t.shared, make([]uint64, n))
+		}
 	}
 	t.run = l
+	t.ready = 0
+	return t
+}
+
+// fill makes the constant slots of lanes [0, n) hold their values for the
+// worker's launch: lanes are filled when a batch first needs them, so a
+// dispatch of one thread fills one lane, not a batch's width.
+func (p *program) fill(t *lth, n int) {
+	if n <= t.ready {
+		return
+	}
 	w := t.w
-	for _, c := range lp.consts {
+	for _, c := range p.lanes.consts {
 		v := c.val
 		if c.get != nil {
-			v = c.get(l)
+			v = c.get(t.run)
 		}
-		row := t.r[c.slot*w : (c.slot+1)*w]
+		row := t.r[c.slot*w+t.ready : c.slot*w+n]
 		for i := range row {
 			row[i] = v
 		}
 	}
-	return t
+	t.ready = n
 }
 
 func (p *program) freeLanes(t *lth) {
@@ -1693,8 +1748,8 @@ func (p *program) freeLanes(t *lth) {
 	p.lanePool.Put(t)
 }
 
-// blockLanes runs the threads of a block without barriers in batches of
-// lanes.
+// blockLanes runs the threads of a block in batches of lanes (one batch,
+// the whole block, where the kernel has barriers or shared memory).
 func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 	lp := p.lanes
 	w := t.w
@@ -1702,6 +1757,9 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 	n := b[0] * b[1] * b[2]
 	base := [3]uint32{bid[0] * b[0], bid[1] * b[1], bid[2] * b[2]}
 	t.bid = bid
+	for _, s := range t.shared {
+		clear(s) // zero at each block, as on the per-thread engine
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			lin := t.lin0 + uint32(t.flane)
@@ -1709,14 +1767,6 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 			p.fault(l, &th{tid: tid, bid: bid, id: [3]uint32{base[0] + tid[0], base[1] + tid[1], base[2] + tid[2]}}, r)
 		}
 	}()
-	if lp.bids >= 0 {
-		for i := range 3 {
-			row := t.r[(lp.bids+i)*w : (lp.bids+i+1)*w]
-			for j := range row {
-				row[j] = uint64(bid[i])
-			}
-		}
-	}
 	act := t.lists[lp.nlists*w : (lp.nlists+1)*w]
 	whole := true // every thread of the block is in the dispatch
 	for i := range 3 {
@@ -1730,6 +1780,13 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		na := 0
 		if whole {
 			na = copy(act, t.all[:cnt])
+		} else if b[1] == 1 && b[2] == 1 {
+			// One-dimensional: the lanes below the dispatch's end, in one run.
+			end := max(uint64(l.size[0]), uint64(base[0])) - uint64(base[0])
+			if uint64(lin0) >= end {
+				break // and so are the later batches' lanes
+			}
+			na = copy(act, t.all[:min(uint64(cnt), end-uint64(lin0))])
 		} else {
 			for j := range cnt {
 				if uint64(base[0])+uint64(bx[j]) < uint64(l.size[0]) && uint64(base[1])+uint64(by[j]) < uint64(l.size[1]) && uint64(base[2])+uint64(bz[j]) < uint64(l.size[2]) {
@@ -1740,6 +1797,18 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		}
 		if na == 0 {
 			continue
+		}
+		// Only lanes below hi run: the slots of the others are not read (a
+		// one-thread dispatch fills and clears one lane, not a batch).
+		hi := int(act[na-1]) + 1
+		p.fill(t, hi)
+		if lp.bids >= 0 {
+			for i := range 3 {
+				row := t.r[(lp.bids+i)*w : (lp.bids+i)*w+hi]
+				for j := range row {
+					row[j] = uint64(bid[i])
+				}
+			}
 		}
 		// The ids of the running lanes only: the others are not read (a
 		// one-thread dispatch of a 256-thread block fills one lane, not 256).
@@ -1771,9 +1840,11 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				}
 			}
 		}
-		clear(t.st)
+		clear(t.st[:hi])
 		for _, r := range lp.locals {
-			clear(t.r[r[0]*w : r[1]*w])
+			for sl := r[0]; sl < r[1]; sl++ {
+				clear(t.r[sl*w : sl*w+hi])
+			}
 		}
 		t.flane = 0
 		lp.body(t, act[:na])

@@ -101,6 +101,7 @@ type launch struct {
 	prog                *program
 	bufs                [][]byte
 	uni                 [][]uint64
+	scalars             []uint64 // where scalar uniforms may keep their value (newLaunch), or nil
 	texs                []*texView
 	binds               [][]bslot // bindless arrays: their slots when the dispatch was submitted
 	accels              []*softaccel.Structure
@@ -116,6 +117,26 @@ type launch struct {
 	err    error
 	prints []device.KernelPrint // what the threads printed, in the order they did (under mu)
 	race   *raceState           // the race detector's, in race mode
+}
+
+// launchWith is a launch of up to 4 arguments with their slices, in one
+// allocation (a dispatch's fixed cost is mostly allocations).
+type launchWith struct {
+	launch
+	bufs    [4][]byte
+	uni     [4][]uint64
+	scalars [4]uint64
+}
+
+func newLaunch(p *program, n int) *launch {
+	if n <= 4 {
+		lw := &launchWith{}
+		l := &lw.launch
+		l.prog, l.block = p, p.block
+		l.bufs, l.uni, l.scalars = lw.bufs[:n:n], lw.uni[:n:n], lw.scalars[:n:n]
+		return l
+	}
+	return &launch{prog: p, bufs: make([][]byte, n), uni: make([][]uint64, n), block: p.block}
 }
 
 func (l *launch) fail(err error) {
@@ -136,7 +157,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 	if len(c.Args) != len(p.params) {
 		return nil, fmt.Errorf("%w: kernel %s takes %d argument(s), got %d", device.ErrInvalidArgument, p.name, len(p.params), len(c.Args))
 	}
-	l := &launch{prog: p, bufs: make([][]byte, len(c.Args)), uni: make([][]uint64, len(c.Args)), block: p.block}
+	l := newLaunch(p, len(c.Args))
 	l.stop = &d.abandon
 	var hostArgs [][]byte
 	var raceBufs []raceBuffer
@@ -230,11 +251,16 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 			if a.Kind != device.ArgUniform {
 				return nil, fmt.Errorf("%w: %s: kernel expects a uniform %s, got a %s", device.ErrInvalidArgument, label, v.Type, a.Kind)
 			}
-			vals, err := decodeUniform(v.Type, a.Uniform)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s: %v", device.ErrInvalidArgument, label, err)
+			if v.Type.IsScalar() && v.Type != ir.TBool && len(a.Uniform) == v.Type.Size() && l.scalars != nil {
+				l.scalars[i] = getLeaf(a.Uniform, len(a.Uniform)) // the common case, without an allocation
+				l.uni[i] = l.scalars[i : i+1 : i+1]
+			} else {
+				vals, err := decodeUniform(v.Type, a.Uniform)
+				if err != nil {
+					return nil, fmt.Errorf("%w: %s: %v", device.ErrInvalidArgument, label, err)
+				}
+				l.uni[i] = vals
 			}
-			l.uni[i] = vals
 			if hostArgs != nil {
 				hostArgs[i] = append([]byte(nil), a.Uniform...)
 			}

@@ -47,6 +47,10 @@ type stream struct {
 	pending   map[*event]uint64
 	stopping  bool
 	exited    chan struct{}
+	// running says an item is being run, by the worker or by a
+	// Synchronize that found the worker parked (help): one at a time, in
+	// the queue's order.
+	running bool
 
 	workerID   atomic.Uint64
 	inCallback atomic.Bool
@@ -126,8 +130,8 @@ func (s *stream) worker() {
 	}()
 	for {
 		s.mu.Lock()
-		for len(s.q) == 0 {
-			if s.stopping {
+		for len(s.q) == 0 || s.running {
+			if s.stopping && len(s.q) == 0 && !s.running {
 				s.mu.Unlock()
 				return
 			}
@@ -135,18 +139,59 @@ func (s *stream) worker() {
 			<-s.wakeup
 			s.mu.Lock()
 		}
-		it := s.q[0]
-		s.q[0] = item{}
+		it := s.pop()
+		s.mu.Unlock()
+		s.finish(&it, s.run(&it))
+	}
+}
+
+// pop takes the queue's first item to run (under s.mu).
+func (s *stream) pop() item {
+	it := s.q[0]
+	s.q[0] = item{}
+	if len(s.q) == 1 {
+		s.q = s.q[:0] // emptied: the next append reuses the same memory
+	} else {
 		s.q = s.q[1:]
+	}
+	s.running = true
+	return it
+}
+
+// finish records what running it gave and completes it.
+func (s *stream) finish(it *item, errs []error) {
+	s.mu.Lock()
+	s.errs = append(s.errs, errs...)
+	if it.signal != nil && s.pending[it.signal] <= it.value {
+		delete(s.pending, it.signal)
+	}
+	s.running = false
+	s.done.raise(it.seq)
+	s.mu.Unlock()
+}
+
+// help runs on the calling goroutine the items up to seq v that nothing
+// runs yet, while the worker is parked or not yet awake: a Synchronize
+// that would wake the worker and then be woken by it runs them itself,
+// in the queue's order, one at a time with the worker. It takes command
+// lists without callbacks (a callback runs on the worker, which is how
+// the device recognises a call from one) and signals, never event waits;
+// whatever is left, the worker takes, rung again since it may have gone
+// back to sleep while this ran.
+func (s *stream) help(v uint64) {
+	s.mu.Lock()
+	took := false
+	for !s.running && len(s.q) > 0 && s.q[0].seq <= v && s.q[0].wait == nil && len(s.q[0].callbacks) == 0 {
+		it := s.pop()
+		took = true
 		s.mu.Unlock()
-		errs := s.run(&it)
+		s.finish(&it, s.run(&it))
 		s.mu.Lock()
-		s.errs = append(s.errs, errs...)
-		if it.signal != nil && s.pending[it.signal] <= it.value {
-			delete(s.pending, it.signal)
-		}
-		s.done.raise(it.seq)
-		s.mu.Unlock()
+	}
+	ring := took && (len(s.q) > 0 || s.stopping)
+	s.mu.Unlock()
+	if ring {
+		s.ring()
 	}
 }
 
@@ -280,6 +325,12 @@ func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
 	s.mu.Lock()
 	v := s.submitted
 	s.mu.Unlock()
+	if ctx.Done() == nil {
+		// A wait that cannot be cancelled may as well run the work: it ends
+		// when the work does either way (a kernel that never ends stops at
+		// Close's timeout, as on the worker).
+		s.help(v)
+	}
 	if err := s.waitFor(ctx, v, d.hostDone); err != nil {
 		return fmt.Errorf("cpu: SynchronizeStream %d: %w", h, err)
 	}

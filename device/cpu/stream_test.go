@@ -267,3 +267,62 @@ func TestRefusedAtCompile(t *testing.T) {
 	require.ErrorIs(t, err, device.ErrUnsupported)
 	require.ErrorContains(t, err, "f16")
 }
+
+// TestSynchronizeKeepsOrder: lists submitted by one goroutine complete in
+// order while other goroutines synchronise the stream at the same time
+// (running queued lists themselves) and the worker runs the lists with
+// callbacks; every Synchronize sees its work done.
+func TestSynchronizeKeepsOrder(t *testing.T) {
+	d := openPlain(t)
+	s := stream(t, d, device.StreamCompute)
+	buf, err := device.NewBuffer[uint32](d, 1)
+	require.NoError(t, err)
+	defer buf.Close()
+	const n = 400
+	got := make([][]uint32, n)
+	var mu sync.Mutex
+	var order []int
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := s.Synchronize(context.Background()); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for i := range n {
+		// List i reads what list i-1 left and leaves i+1.
+		got[i] = make([]uint32, 1)
+		var l device.CommandList
+		l.Add(buf.Download(got[i]), buf.Upload([]uint32{uint32(i + 1)}))
+		if i%3 == 0 {
+			l.OnDone(func() { mu.Lock(); order = append(order, i); mu.Unlock() })
+		}
+		require.NoError(t, s.SubmitList(&l))
+		if i%5 == 0 {
+			require.NoError(t, s.Synchronize(context.Background()))
+			require.Equal(t, []uint32{uint32(i)}, got[i], "list %d done when Synchronize returns", i)
+		}
+	}
+	require.NoError(t, s.Synchronize(context.Background()))
+	close(stop)
+	wg.Wait()
+	for i := range n {
+		require.Equal(t, []uint32{uint32(i)}, got[i], "list %d", i)
+	}
+	for j := 1; j < len(order); j++ {
+		require.Less(t, order[j-1], order[j])
+	}
+	require.Len(t, order, (n+2)/3)
+}

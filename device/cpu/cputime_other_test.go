@@ -1,0 +1,5 @@
+//go:build !unix
+
+package cpu_test
+
+func cpuSeconds() float64 { return 0 }

@@ -1,0 +1,231 @@
+package cpu
+
+import "github.com/lucent-gpu/lucent/frontend/ir"
+
+// Shared memory on the lane engine: the batch is the whole block, so a
+// shared variable is one array of leaves (as on the per-thread engine) that
+// the lanes index. Only this worker runs the block, so atomics on it are
+// plain read-modify-writes in lane order.
+
+// sharedAt compiles place e under a shared variable: the variable's index,
+// and the slot holding each lane's leaf offset in it once eval has run,
+// every index checked as the per-thread engine checks it.
+func (lc *laneCompiler) sharedAt(e ir.Expr) (k int, at lex) {
+	switch e := e.(type) {
+	case *ir.Ref:
+		k, ok := lc.c.shared[e.Var]
+		if !ok {
+			noLanes("variable %s (%v) as storage", e.Var.Name, e.Var.Kind)
+		}
+		return k, lex{slot: lc.lit(0), n: 1}
+	case *ir.Member:
+		k, base := lc.sharedAt(e.X)
+		off := uint64(0)
+		for _, f := range e.X.Type().Fields()[:e.Field] {
+			off += uint64(ir.Leaves(f.Type))
+		}
+		if off == 0 {
+			return k, base
+		}
+		o := lc.tmp(1)
+		bev, bs := base.eval, base.slot
+		return k, lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if bev != nil {
+				bev(t, act)
+			}
+			w := t.w
+			rb, ro := t.r[bs*w:(bs+1)*w], t.r[o*w:(o+1)*w]
+			for _, l := range act {
+				ro[l] = rb[l] + off
+			}
+		}}
+	case *ir.Index:
+		xt := e.X.Type()
+		if xt.Kind() != ir.KindArray && xt.Kind() != ir.KindVector {
+			noLanes("index of shared %s", xt)
+		}
+		it := e.I.Type()
+		if !it.IsInteger() || (it.Bits() != 32 && it.Bits() != 64) {
+			noLanes("shared index of %s", it)
+		}
+		_, top := e.X.(*ir.Ref) // the variable itself: offset i*el
+		k, base := lc.sharedAt(e.X)
+		idx := lc.scalar(e.I, -1)
+		n, el := uint64(xt.Len()), uint64(ir.Leaves(e.T))
+		what := placeName(e.X)
+		ext := it.Kind() == ir.KindInt && it.Bits() == 32 // sign-extended, as the per-thread engine's index
+		pre := seq(base.eval, idx.eval)
+		bs, is, o := base.slot, idx.slot, lc.tmp(1)
+		return k, lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			rb, ri, ro := t.r[bs*w:(bs+1)*w], t.r[is*w:(is+1)*w], t.r[o*w:(o+1)*w]
+			for _, l := range act {
+				i := ri[l]
+				if ext {
+					i = uint64(int64(int32(uint32(i))))
+				}
+				if i >= n {
+					t.fault(l, "%s: index %d out of range [0, %d)", what, int64(i), n)
+				}
+				if top {
+					ro[l] = i * el
+				} else {
+					ro[l] = rb[l] + i*el
+				}
+			}
+		}}
+	}
+	noLanes("%T as shared storage", e)
+	return 0, lex{}
+}
+
+// sharedLoad reads place e of a shared variable.
+func (lc *laneCompiler) sharedLoad(e ir.Expr, dst int) lex {
+	k, at := lc.sharedAt(e)
+	n := ir.Leaves(e.Type())
+	o := lc.tmp(n)
+	if n == 1 {
+		o = lc.out(dst)
+	}
+	aev, as := at.eval, at.slot
+	return lex{slot: o, n: n, eval: func(t *lth, act []int32) {
+		if aev != nil {
+			aev(t, act)
+		}
+		w := t.w
+		m, ra := t.shared[k], t.r[as*w:(as+1)*w]
+		if n == 1 {
+			ro := t.r[o*w : (o+1)*w]
+			for _, l := range act {
+				ro[l] = m[ra[l]]
+			}
+			return
+		}
+		for _, l := range act {
+			off := ra[l]
+			for j := range n {
+				t.r[(o+j)*w+int(l)] = m[off+uint64(j)]
+			}
+		}
+	}}
+}
+
+// sharedStore writes src into place dst of a shared variable: the value
+// first, then the place, as on the per-thread engine.
+func (lc *laneCompiler) sharedStore(dst, src ir.Expr) lstmt {
+	v := lc.expr(src, -1)
+	n := ir.Leaves(dst.Type())
+	if v.n != n {
+		noLanes("a store of %d leaves into %s", v.n, dst.Type())
+	}
+	k, at := lc.sharedAt(dst)
+	pre := seq(v.eval, at.eval)
+	vs, as := v.slot, at.slot
+	return func(t *lth, act []int32) []int32 {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		m, ra := t.shared[k], t.r[as*w:(as+1)*w]
+		if n == 1 {
+			rv := t.r[vs*w : (vs+1)*w]
+			for _, l := range act {
+				m[ra[l]] = rv[l]
+			}
+			return act
+		}
+		for _, l := range act {
+			off := ra[l]
+			for j := range n {
+				m[off+uint64(j)] = t.r[(vs+j)*w+int(l)]
+			}
+		}
+		return act
+	}
+}
+
+// sharedAtomic is an atomic on a shared scalar: the operands, then the
+// place, then each lane's read-modify-write in lane order (the order the
+// per-thread engine runs the block's threads in), each lane's old value in
+// its slot.
+func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
+	pt := e.Args[0].Type()
+	if !pt.IsScalar() {
+		noLanes("%s on shared %s", e.Op, pt)
+	}
+	var evs []func(*lth, []int32)
+	var vals []int
+	for _, a := range e.Args[1:] {
+		x := lc.scalar(a, -1)
+		evs = append(evs, x.eval)
+		vals = append(vals, x.slot)
+	}
+	k, at := lc.sharedAt(e.Args[0])
+	pre := seq(append(evs, at.eval)...)
+	f := rmw(e.Op, pt)
+	cas := e.Op == ir.OpAtomicCAS
+	as, o := at.slot, lc.out(dst)
+	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+		if pre != nil {
+			pre(t, act)
+		}
+		w := t.w
+		m, ra, ro := t.shared[k], t.r[as*w:(as+1)*w], t.r[o*w:(o+1)*w]
+		rv := t.r[vals[0]*w : (vals[0]+1)*w]
+		if cas {
+			rc, rn := rv, t.r[vals[1]*w:(vals[1]+1)*w]
+			for _, l := range act {
+				p := &m[ra[l]]
+				old := *p
+				if old == rc[l] {
+					*p = rn[l]
+				}
+				ro[l] = old
+			}
+			return
+		}
+		for _, l := range act {
+			p := &m[ra[l]]
+			old := *p
+			*p = f(old, rv[l])
+			ro[l] = old
+		}
+	}}
+}
+
+// constIndex is element i of a table of scalar constants.
+func (lc *laneCompiler) constIndex(ca *ir.ConstArray, i ir.Expr, dst int) lex {
+	vals := make([]uint64, len(ca.Values))
+	for j, v := range ca.Values {
+		vals[j] = ir.Truncate(v.Bits, v.T)
+	}
+	it := i.Type()
+	if !it.IsInteger() || (it.Bits() != 32 && it.Bits() != 64) {
+		noLanes("index of %s by %s", ca.Type(), it)
+	}
+	ext := it.Kind() == ir.KindInt && it.Bits() == 32
+	idx := lc.scalar(i, -1)
+	what := "index of " + ca.Type().String()
+	n := uint64(len(vals))
+	iev, is, o := idx.eval, idx.slot, lc.out(dst)
+	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+		if iev != nil {
+			iev(t, act)
+		}
+		w := t.w
+		ri, ro := t.r[is*w:(is+1)*w], t.r[o*w:(o+1)*w]
+		for _, l := range act {
+			i := ri[l]
+			if ext {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= n {
+				t.fault(l, "%s: index %d out of range [0, %d)", what, int64(i), n)
+			}
+			ro[l] = vals[i]
+		}
+	}}
+}
