@@ -117,7 +117,14 @@ func TestUnmarshalKernelVersion(t *testing.T) {
 	sum := sha256.Sum256(body)
 	_, err = ir.UnmarshalKernel(append(body, sum[:]...))
 	require.ErrorIs(t, err, ir.ErrBadIR)
-	require.ErrorContains(t, err, fmt.Sprintf("version %d, this build reads %d", ir.IRVersion+1, ir.IRVersion))
+	require.ErrorContains(t, err, fmt.Sprintf("IR version %d, made by a newer lucent: this build reads versions 1 to %d; rebuild the kernel with this lucent or upgrade it", ir.IRVersion+1, ir.IRVersion))
+
+	// A version before the first is damage, not age.
+	body[4] = 0
+	sum = sha256.Sum256(body)
+	_, err = ir.UnmarshalKernel(append(body, sum[:]...))
+	require.ErrorIs(t, err, ir.ErrBadIR)
+	require.ErrorContains(t, err, "IR version 0, which no lucent writes")
 }
 
 // TestMarshalKernelRefuses: a callable, an invalid kernel and a kernel that
