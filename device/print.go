@@ -146,7 +146,7 @@ type KernelFault struct {
 	// What names the argument ("argument 0 (src)") or shared variable
 	// ("shared variable 1") indexed; empty for a division.
 	What   string
-	Index  uint64 // the index used (low 32 bits)
+	Index  uint64 // the index used, saturated to 32 bits (4294967295 for 2³² or more, or negative)
 	Len    uint64 // the length it was out of
 	Thread [3]uint32
 	// Count is the faults recorded in the list (at least 1); more may have

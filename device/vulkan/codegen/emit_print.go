@@ -126,9 +126,6 @@ func (g *gen) flushFault() {
 	}
 }
 
-// low32 is the low word of a u64 value.
-func (g *gen) low32(x spirv.ID) spirv.ID { return g.b.UConvert(g.u32, x) }
-
 // threadWords are the dispatch id's three words.
 func (g *gen) threadWords() []spirv.ID {
 	b := g.b
@@ -249,7 +246,7 @@ func (g *gen) checkBuffer(v *ir.Var, i spirv.ID, t *ir.Type) {
 		n = b.UConvert(u64, b.ArrayLength(g.u32, g.vars[v].ptr, 0))
 	}
 	i64 := g.index64(i, t)
-	g.checkFault(b.ULessThan(g.boolT, i64, n), faultBufferIndex, what, g.low32(i64), g.low32(n))
+	g.checkFault(b.ULessThan(g.boolT, i64, n), faultBufferIndex, what, g.sat32(i64), g.sat32(n))
 }
 
 // checkShared records a fault where index i (of integer type t) of an array
@@ -265,7 +262,7 @@ func (g *gen) checkShared(v *ir.Var, i spirv.ID, t *ir.Type, n int) spirv.ID {
 			what = uint32(k)
 		}
 	}
-	g.checkFault(ok, faultSharedIndex, what, g.low32(i64), b.ConstantUint32(uint32(n)))
+	g.checkFault(ok, faultSharedIndex, what, g.sat32(i64), b.ConstantUint32(uint32(n)))
 	return b.Select(g.typ(t), ok, i, b.ConstantNull(g.typ(t)))
 }
 
