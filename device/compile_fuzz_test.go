@@ -15,7 +15,8 @@ import (
 
 // TestRandomKernelsAgainstCPU is a differential test: random integer
 // expression kernels run on the device must match the same expressions
-// evaluated in Go, over every pair of the integer edge cases.
+// evaluated in Go, over every pair of the integer edge cases; some of the
+// expressions are computed by helpers that take the buffers.
 func TestRandomKernelsAgainstCPU(t *testing.T) {
 	d := openDevice(t)
 	var xs, ys []uint32
@@ -30,9 +31,11 @@ func TestRandomKernelsAgainstCPU(t *testing.T) {
 	}
 	bx, by := upload(t, d, xs), upload(t, d, ys)
 	out := upload(t, d, make([]uint32, len(xs)*programs.RandomExprs))
+	helpers := 0
 	for seed := range seeds {
 		f, ref, err := programs.RandomInt(seed)
 		require.NoError(t, err)
+		helpers += len(f.Callees())
 		k := compile(t, d, func() (*ir.Function, error) { return f, nil })
 		run(t, d, k.Dispatch([3]uint32{uint32(len(xs))}, bx, by, out))
 		got := download(t, d, out)
@@ -41,6 +44,7 @@ func TestRandomKernelsAgainstCPU(t *testing.T) {
 			require.Equal(t, want, got[i*programs.RandomExprs:(i+1)*programs.RandomExprs], "seed %d, x=%#x y=%#x", seed, xs[i], ys[i])
 		}
 	}
+	require.NotZero(t, helpers, "no expression went through a helper taking the buffers")
 }
 
 // TestRandomFloatKernelsAgainstInterp diffs random float kernels on the

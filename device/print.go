@@ -158,7 +158,7 @@ type KernelFault struct {
 	// What names the argument ("argument 0 (src)") or shared variable
 	// ("shared variable 1") indexed; empty for a division.
 	What  string
-	Index uint64 // the index used (low 32 bits on Vulkan; a negative one as its two's complement)
+	Index uint64 // the index used, saturated to 32 bits on Vulkan (4294967295 for 2³² or more, or negative)
 	Len   uint64 // the length it was out of
 	// Msg is the message of a failed assertion (FaultAssert).
 	Msg    string

@@ -40,8 +40,8 @@ func (a Float2) Max(b Float2) Float2 { return Float2{max(a.X, b.X), max(a.Y, b.Y
 
 // At returns component i (0 is X), i computed at run time. On the host an
 // i out of range panics; in a compiled kernel (Vulkan and the cpu backend
-// alike) it is clamped: an i whose uint32 is 2 or more, a negative one
-// included, gives the last component.
+// alike) it is clamped: an i of 2 or more (2³²+1 included: an index
+// is never truncated) or a negative one gives the last component.
 func (a Float2) At(i int) float32 {
 	switch i {
 	case 0:
@@ -54,8 +54,8 @@ func (a Float2) At(i int) float32 {
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
 // an i out of range panics; in a compiled kernel (Vulkan and the cpu
-// backend alike) it is clamped: an i whose uint32 is 2 or more, a
-// negative one included, sets the last component.
+// backend alike) it is clamped: an i of 2 or more (2³²+1 included: an
+// index is never truncated) or a negative one sets the last component.
 func (a *Float2) Set(i int, x float32) {
 	switch i {
 	case 0:
@@ -113,8 +113,8 @@ func (a Float3) Max(b Float3) Float3 { return Float3{max(a.X, b.X), max(a.Y, b.Y
 
 // At returns component i (0 is X), i computed at run time. On the host an
 // i out of range panics; in a compiled kernel (Vulkan and the cpu backend
-// alike) it is clamped: an i whose uint32 is 3 or more, a negative one
-// included, gives the last component.
+// alike) it is clamped: an i of 3 or more (2³²+1 included: an index
+// is never truncated) or a negative one gives the last component.
 func (a Float3) At(i int) float32 {
 	switch i {
 	case 0:
@@ -129,8 +129,8 @@ func (a Float3) At(i int) float32 {
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
 // an i out of range panics; in a compiled kernel (Vulkan and the cpu
-// backend alike) it is clamped: an i whose uint32 is 3 or more, a
-// negative one included, sets the last component.
+// backend alike) it is clamped: an i of 3 or more (2³²+1 included: an
+// index is never truncated) or a negative one sets the last component.
 func (a *Float3) Set(i int, x float32) {
 	switch i {
 	case 0:
@@ -199,8 +199,8 @@ func (a Float4) Max(b Float4) Float4 {
 
 // At returns component i (0 is X), i computed at run time. On the host an
 // i out of range panics; in a compiled kernel (Vulkan and the cpu backend
-// alike) it is clamped: an i whose uint32 is 4 or more, a negative one
-// included, gives the last component.
+// alike) it is clamped: an i of 4 or more (2³²+1 included: an index
+// is never truncated) or a negative one gives the last component.
 func (a Float4) At(i int) float32 {
 	switch i {
 	case 0:
@@ -217,8 +217,8 @@ func (a Float4) At(i int) float32 {
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
 // an i out of range panics; in a compiled kernel (Vulkan and the cpu
-// backend alike) it is clamped: an i whose uint32 is 4 or more, a
-// negative one included, sets the last component.
+// backend alike) it is clamped: an i of 4 or more (2³²+1 included: an
+// index is never truncated) or a negative one sets the last component.
 func (a *Float4) Set(i int, x float32) {
 	switch i {
 	case 0:
@@ -280,8 +280,8 @@ func (a Int2) Max(b Int2) Int2 { return Int2{max(a.X, b.X), max(a.Y, b.Y)} }
 
 // At returns component i (0 is X), i computed at run time. On the host an
 // i out of range panics; in a compiled kernel (Vulkan and the cpu backend
-// alike) it is clamped: an i whose uint32 is 2 or more, a negative one
-// included, gives the last component.
+// alike) it is clamped: an i of 2 or more (2³²+1 included: an index
+// is never truncated) or a negative one gives the last component.
 func (a Int2) At(i int) int32 {
 	switch i {
 	case 0:
@@ -294,8 +294,8 @@ func (a Int2) At(i int) int32 {
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
 // an i out of range panics; in a compiled kernel (Vulkan and the cpu
-// backend alike) it is clamped: an i whose uint32 is 2 or more, a
-// negative one included, sets the last component.
+// backend alike) it is clamped: an i of 2 or more (2³²+1 included: an
+// index is never truncated) or a negative one sets the last component.
 func (a *Int2) Set(i int, x int32) {
 	switch i {
 	case 0:
@@ -344,8 +344,8 @@ func (a Int3) Max(b Int3) Int3 { return Int3{max(a.X, b.X), max(a.Y, b.Y), max(a
 
 // At returns component i (0 is X), i computed at run time. On the host an
 // i out of range panics; in a compiled kernel (Vulkan and the cpu backend
-// alike) it is clamped: an i whose uint32 is 3 or more, a negative one
-// included, gives the last component.
+// alike) it is clamped: an i of 3 or more (2³²+1 included: an index
+// is never truncated) or a negative one gives the last component.
 func (a Int3) At(i int) int32 {
 	switch i {
 	case 0:
@@ -360,8 +360,8 @@ func (a Int3) At(i int) int32 {
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
 // an i out of range panics; in a compiled kernel (Vulkan and the cpu
-// backend alike) it is clamped: an i whose uint32 is 3 or more, a
-// negative one included, sets the last component.
+// backend alike) it is clamped: an i of 3 or more (2³²+1 included: an
+// index is never truncated) or a negative one sets the last component.
 func (a *Int3) Set(i int, x int32) {
 	switch i {
 	case 0:
@@ -416,8 +416,8 @@ func (a Int4) Max(b Int4) Int4 {
 
 // At returns component i (0 is X), i computed at run time. On the host an
 // i out of range panics; in a compiled kernel (Vulkan and the cpu backend
-// alike) it is clamped: an i whose uint32 is 4 or more, a negative one
-// included, gives the last component.
+// alike) it is clamped: an i of 4 or more (2³²+1 included: an index
+// is never truncated) or a negative one gives the last component.
 func (a Int4) At(i int) int32 {
 	switch i {
 	case 0:
@@ -434,8 +434,8 @@ func (a Int4) At(i int) int32 {
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
 // an i out of range panics; in a compiled kernel (Vulkan and the cpu
-// backend alike) it is clamped: an i whose uint32 is 4 or more, a
-// negative one included, sets the last component.
+// backend alike) it is clamped: an i of 4 or more (2³²+1 included: an
+// index is never truncated) or a negative one sets the last component.
 func (a *Int4) Set(i int, x int32) {
 	switch i {
 	case 0:
@@ -488,8 +488,8 @@ func (a Uint2) Max(b Uint2) Uint2 { return Uint2{max(a.X, b.X), max(a.Y, b.Y)} }
 
 // At returns component i (0 is X), i computed at run time. On the host an
 // i out of range panics; in a compiled kernel (Vulkan and the cpu backend
-// alike) it is clamped: an i whose uint32 is 2 or more, a negative one
-// included, gives the last component.
+// alike) it is clamped: an i of 2 or more (2³²+1 included: an index
+// is never truncated) or a negative one gives the last component.
 func (a Uint2) At(i int) uint32 {
 	switch i {
 	case 0:
@@ -502,8 +502,8 @@ func (a Uint2) At(i int) uint32 {
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
 // an i out of range panics; in a compiled kernel (Vulkan and the cpu
-// backend alike) it is clamped: an i whose uint32 is 2 or more, a
-// negative one included, sets the last component.
+// backend alike) it is clamped: an i of 2 or more (2³²+1 included: an
+// index is never truncated) or a negative one sets the last component.
 func (a *Uint2) Set(i int, x uint32) {
 	switch i {
 	case 0:
@@ -549,8 +549,8 @@ func (a Uint3) Max(b Uint3) Uint3 { return Uint3{max(a.X, b.X), max(a.Y, b.Y), m
 
 // At returns component i (0 is X), i computed at run time. On the host an
 // i out of range panics; in a compiled kernel (Vulkan and the cpu backend
-// alike) it is clamped: an i whose uint32 is 3 or more, a negative one
-// included, gives the last component.
+// alike) it is clamped: an i of 3 or more (2³²+1 included: an index
+// is never truncated) or a negative one gives the last component.
 func (a Uint3) At(i int) uint32 {
 	switch i {
 	case 0:
@@ -565,8 +565,8 @@ func (a Uint3) At(i int) uint32 {
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
 // an i out of range panics; in a compiled kernel (Vulkan and the cpu
-// backend alike) it is clamped: an i whose uint32 is 3 or more, a
-// negative one included, sets the last component.
+// backend alike) it is clamped: an i of 3 or more (2³²+1 included: an
+// index is never truncated) or a negative one sets the last component.
 func (a *Uint3) Set(i int, x uint32) {
 	switch i {
 	case 0:
@@ -618,8 +618,8 @@ func (a Uint4) Max(b Uint4) Uint4 {
 
 // At returns component i (0 is X), i computed at run time. On the host an
 // i out of range panics; in a compiled kernel (Vulkan and the cpu backend
-// alike) it is clamped: an i whose uint32 is 4 or more, a negative one
-// included, gives the last component.
+// alike) it is clamped: an i of 4 or more (2³²+1 included: an index
+// is never truncated) or a negative one gives the last component.
 func (a Uint4) At(i int) uint32 {
 	switch i {
 	case 0:
@@ -636,8 +636,8 @@ func (a Uint4) At(i int) uint32 {
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
 // an i out of range panics; in a compiled kernel (Vulkan and the cpu
-// backend alike) it is clamped: an i whose uint32 is 4 or more, a
-// negative one included, sets the last component.
+// backend alike) it is clamped: an i of 4 or more (2³²+1 included: an
+// index is never truncated) or a negative one sets the last component.
 func (a *Uint4) Set(i int, x uint32) {
 	switch i {
 	case 0:

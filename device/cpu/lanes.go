@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
 
@@ -607,6 +608,12 @@ func (lc *laneCompiler) store(ix *ir.Index, src ir.Expr) lstmt {
 func (t *lth) fault(l int32, label site, i, n uint64) {
 	t.flane = l
 	label.bufferFault(i, n)
+}
+
+// faultKind raises lane l's fault of kind at label: index i out of [0, n).
+func (t *lth) faultKind(l int32, label site, kind device.FaultKind, i, n uint64) {
+	t.flane = l
+	label.fault(kind, i, n)
 }
 
 // scalar compiles a one-leaf expression.

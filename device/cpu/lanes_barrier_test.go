@@ -285,7 +285,11 @@ func TestLaneEngineSharedFault(t *testing.T) {
 				errs[i] = s.Synchronize(ctxT(t))
 				require.ErrorIs(t, errs[i], device.ErrInvalidArgument)
 			}
-			require.Contains(t, errs[1].Error(), "index 64 out of range [0, 64), in thread [63 0 0] (block [0 0 0], thread [63 0 0] of the block)")
+			var f *device.KernelFault
+			require.ErrorAs(t, errs[1], &f)
+			require.Equal(t, device.FaultSharedIndex, f.Kind)
+			require.Equal(t, [3]uint32{63, 0, 0}, f.Thread)
+			require.Contains(t, errs[1].Error(), "thread [63 0 0]: shared variable shared1: index 64 out of range [0, 64)")
 			require.Equal(t, errs[0].Error(), errs[1].Error())
 		})
 	}

@@ -1,6 +1,9 @@
 package cpu
 
-import "github.com/lucent-gpu/lucent/frontend/ir"
+import (
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/ir"
+)
 
 // Shared memory on the lane engine: the batch is the whole block, so a
 // shared variable is one array of leaves (as on the per-thread engine) that
@@ -52,7 +55,7 @@ func (lc *laneCompiler) sharedAt(e ir.Expr) (k int, at lex) {
 		k, base := lc.sharedAt(e.X)
 		idx := lc.scalar(e.I, -1)
 		n, el := uint64(xt.Len()), uint64(ir.Leaves(e.T))
-		what := placeName(e.X)
+		what := site{ir.IndexName(e), lc.c.pos}
 		ext := it.Kind() == ir.KindInt && it.Bits() == 32 // sign-extended, as the per-thread engine's index
 		pre := seq(base.eval, idx.eval)
 		bs, is, o := base.slot, idx.slot, lc.tmp(1)
@@ -68,7 +71,7 @@ func (lc *laneCompiler) sharedAt(e ir.Expr) (k int, at lex) {
 					i = uint64(int64(int32(uint32(i))))
 				}
 				if i >= n {
-					t.fault(l, "%s: index %d out of range [0, %d)", what, int64(i), n)
+					t.faultKind(l, what, device.FaultSharedIndex, i, n)
 				}
 				if top {
 					ro[l] = i * el
@@ -208,7 +211,7 @@ func (lc *laneCompiler) constIndex(ca *ir.ConstArray, i ir.Expr, dst int) lex {
 	}
 	ext := it.Kind() == ir.KindInt && it.Bits() == 32
 	idx := lc.scalar(i, -1)
-	what := "index of " + ca.Type().String()
+	what := site{"index of " + ca.Type().String(), lc.c.pos}
 	n := uint64(len(vals))
 	iev, is, o := idx.eval, idx.slot, lc.out(dst)
 	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
@@ -223,7 +226,7 @@ func (lc *laneCompiler) constIndex(ca *ir.ConstArray, i ir.Expr, dst int) lex {
 				i = uint64(int64(int32(uint32(i))))
 			}
 			if i >= n {
-				t.fault(l, "%s: index %d out of range [0, %d)", what, int64(i), n)
+				t.faultKind(l, what, device.FaultArrayIndex, i, n)
 			}
 			ro[l] = vals[i]
 		}

@@ -1,12 +1,17 @@
 package dsl_test
 
 import (
+	"context"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
 // Callables that take resources: specialised per call, with errors (not
@@ -107,4 +112,50 @@ func TestCallableResourceErrors(t *testing.T) {
 	_, err = dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) { out.Write(dsl.U(0), first(k, other)) }, "out")
 	require.ErrorIs(t, err, dsl.ErrDSL)
 	require.ErrorContains(t, err, "argument 1 of callable first is b of kernel, not of kernel")
+}
+
+// K.Printf inside a callable that takes a buffer prints from each clone, on
+// every backend, what interp prints.
+func TestCallablePrintsWithABuffer(t *testing.T) {
+	show := dsl.Callable("show", func(k *dsl.K, b dsl.Buf[dsl.F32], i dsl.U32) {
+		y := b.Read(i).Mul(dsl.F(2))
+		k.Printf("at %d: %g", i, y)
+	})
+	const n = 4
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, x dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		k.If(i.Lt(dsl.U(n)), func() { show(k, x, i) })
+	}, "x")
+	require.NoError(t, err)
+	require.NoError(t, f.Validate())
+	want := map[[3]uint32][]string{}
+	for i := range uint32(n) {
+		want[[3]uint32{i, 0, 0}] = []string{fmt.Sprintf("at %d: %g", i, float32(i+1))}
+	}
+	in := []float32{0.5, 1, 1.5, 2}
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			var mu sync.Mutex
+			got := map[[3]uint32][]string{}
+			d, err := device.Open(context.Background(), backend, device.WithPrint(func(p device.KernelPrint) {
+				mu.Lock()
+				defer mu.Unlock()
+				got[p.Thread] = append(got[p.Thread], p.Text)
+			}))
+			testenv.Need(t, backend+" device", err)
+			defer d.Close()
+			k, err := device.Compile(d, f)
+			require.NoError(t, err)
+			defer k.Close()
+			b, err := device.NewBuffer[float32](d, n)
+			require.NoError(t, err)
+			defer b.Close()
+			s, err := d.NewStream(device.StreamCompute)
+			require.NoError(t, err)
+			defer s.Close()
+			require.NoError(t, s.Submit(b.Upload(in), k.Dispatch([3]uint32{64}, b)))
+			require.NoError(t, s.Synchronize(context.Background()))
+			require.Equal(t, want, got)
+		})
+	}
 }

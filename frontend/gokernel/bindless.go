@@ -26,13 +26,14 @@ type bindlessView struct {
 	elem      *ir.Type
 }
 
-// toU32 converts an integer expression to u32.
+// toU32 converts an integer index to u32 (index32), reporting one that is
+// not an integer.
 func (l *lowerer) toU32(e ir.Expr, pos token.Pos) ir.Expr {
 	if !e.Type().IsInteger() {
 		l.errorf(pos, "index of type %s: indices are integers", e.Type())
 		return ir.LitInt(ir.TU32, 0)
 	}
-	return l.convert(e, ir.TU32)
+	return l.index32(e)
 }
 
 // bindlessView recognises a bindless buffer: a BindlessBuffer call or a

@@ -22,6 +22,7 @@ import (
 // and run on the device, against the same expressions compiled by the Go
 // toolchain and run on the host. Go's own compiler is the oracle for Go's
 // integer semantics (wrapping, truncating division, conversions, shifts).
+// Some expressions are computed by helpers that take views of the inputs.
 
 type exprType struct{ name, mask string }
 
@@ -120,18 +121,25 @@ func differential(t *testing.T, d *device.Device, goTool string, seed uint64) {
 	for _, l := range leaves[2:] {
 		fmt.Fprintf(&decls, "\t%s := %s\n", l.name, l.init)
 	}
-	var body strings.Builder
+	use := "\t_, _, _, _, _, _, _, _ = a, b, c0, c1, c2, c3, c4, c5\n"
+	// A third of the expressions are computed by helpers that take views
+	// of the input buffers (as[i:], bs[i:]) and read their element 0.
+	var body, helpers strings.Builder
 	for j, e := range exprs {
+		if r.IntN(3) == 0 {
+			fmt.Fprintf(&helpers, "\nfunc e%d(as, bs []int32, i uint32) int64 {\n\ta, b := as[i], bs[i]\n%s%s\treturn %s\n}\n", j, decls.String(), use, e)
+			fmt.Fprintf(&body, "\tout[i*%d+%d] = e%d(as[i:], bs[i:], 0)\n", m, j, j)
+			continue
+		}
 		fmt.Fprintf(&body, "\tout[i*%d+%d] = %s\n", m, j, e)
 	}
-	use := "\t_, _, _, _, _, _ = c0, c1, c2, c3, c4, c5\n"
 
 	kernelSrc := "package diff\n\nimport \"github.com/lucent-gpu/lucent/kernel\"\n\n//lucent:kernel block=64\n" +
 		"func Diff(as, bs []int32, out []int64) {\n\ti := kernel.DispatchID().X\n\tif i >= uint32(len(as)) {\n\t\treturn\n\t}\n" +
-		"\ta, b := as[i], bs[i]\n" + decls.String() + use + body.String() + "}\n"
+		"\ta, b := as[i], bs[i]\n" + decls.String() + use + body.String() + "}\n" + helpers.String()
 	oracleSrc := "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tas := " + fmt.Sprintf("%#v", as) + "\n\tbs := " + fmt.Sprintf("%#v", bs) +
 		"\n\tout := make([]int64, len(as)*" + strconv.Itoa(m) + ")\n\tfor k := range as {\n\t\ti := k\n\t\ta, b := as[i], bs[i]\n" +
-		strings.ReplaceAll(decls.String()+use+body.String(), "\n\t", "\n\t\t") + "\t}\n\tfor _, v := range out {\n\t\tfmt.Println(v)\n\t}\n}\n"
+		strings.ReplaceAll(decls.String()+use+body.String(), "\n\t", "\n\t\t") + "\t}\n\tfor _, v := range out {\n\t\tfmt.Println(v)\n\t}\n}\n" + helpers.String()
 
 	ks, errs := gokernel.Check("diff.go", []byte(kernelSrc))
 	require.Empty(t, errs, "source:\n%s", kernelSrc)

@@ -251,7 +251,7 @@ func (l *lowerer) index(e *ast.IndexExpr) ir.Expr {
 			l.errorf(e.Index.Pos(), "index of type %s: indices are integers", i.Type())
 			return l.poison(e)
 		}
-		return v.at(i)
+		return v.at(l.index32(i))
 	}
 	xt := l.goTypeOf(e.X)
 	if l.isBad(e.X) {

@@ -207,7 +207,18 @@ func (l *lowerer) component(e *ast.CallExpr, sel *ast.SelectorExpr, set bool) ir
 		}
 		idx = ir.LitInt(ir.TU32, int64(k))
 	} else {
-		idx = &ir.Call{Op: ir.OpMin, Args: []ir.Expr{toU32(i), ir.LitInt(ir.TU32, int64(n-1))}, T: ir.TU32}
+		// A 32-bit axis as it is (a negative one is a u32 past n-1), any
+		// other saturated (index32): clamped alike.
+		var j ir.Expr
+		switch {
+		case i.Type() == ir.TU32:
+			j = i
+		case i.Type().Bits() == 32:
+			j = &ir.Cast{X: i, T: ir.TU32}
+		default:
+			j = l.index32(i)
+		}
+		idx = &ir.Call{Op: ir.OpMin, Args: []ir.Expr{j, ir.LitInt(ir.TU32, int64(n-1))}, T: ir.TU32}
 	}
 	at := &ir.Index{X: v, I: idx, T: v.Type().Elem()}
 	if !set {

@@ -15,7 +15,8 @@ import (
 )
 
 // kernel.Printf prints the same texts, thread by thread in program order, on
-// the CPU runner and on the device, from the kernel and from a helper.
+// the CPU runner and on the devices, from the kernel, from a helper and from
+// a helper that takes the kernel's buffer (specialised per call).
 func TestPrintfDeviceMatchesCPU(t *testing.T) {
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/printing")
 	require.Empty(t, errs)
@@ -34,25 +35,32 @@ func TestPrintfDeviceMatchesCPU(t *testing.T) {
 	require.NoError(t, kernel.Run(context.Background(), g, func() { printing.Show(0.5, out) }))
 	require.Len(t, want, n)
 	require.Equal(t, []string{"i=3 j=0 x=1.50 1.5\n", "i=3 j=1 x=1.50 1.5\n", "v={1.5 2.5 -1.5} h=0x3000 n=-2 ok=false",
-		"helper 1.500000e+00 3298534883328 0.5"}, want[[3]uint32{3, 0, 0}])
+		"helper 1.500000e+00 3298534883328 0.5", "at 3 of 150: 3"}, want[[3]uint32{3, 0, 0}])
 
-	got := map[[3]uint32][]string{}
-	d, err := device.Open(context.Background(), "vulkan", device.WithPrint(func(p device.KernelPrint) {
-		require.Equal(t, "Show", p.Kernel)
-		got[p.Thread] = append(got[p.Thread], p.Text)
-	}))
-	testenv.Need(t, "Vulkan device", err)
-	defer d.Close()
-	dk, err := device.Compile(d, ks[0].Func, device.WithKernelName(ks[0].Name))
-	require.NoError(t, err)
-	defer dk.Close()
-	ob, err := device.NewBuffer[float32](d, n)
-	require.NoError(t, err)
-	defer ob.Close()
-	s, err := d.NewStream(device.StreamCompute)
-	require.NoError(t, err)
-	defer s.Close()
-	require.NoError(t, s.Submit(dk.Dispatch([3]uint32{n}, float32(0.5), ob)))
-	require.NoError(t, s.Synchronize(context.Background()))
-	require.Equal(t, want, got)
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			var mu sync.Mutex
+			got := map[[3]uint32][]string{}
+			d, err := device.Open(context.Background(), backend, device.WithPrint(func(p device.KernelPrint) {
+				mu.Lock()
+				defer mu.Unlock()
+				require.Equal(t, "Show", p.Kernel)
+				got[p.Thread] = append(got[p.Thread], p.Text)
+			}))
+			testenv.Need(t, backend+" device", err)
+			defer d.Close()
+			dk, err := device.Compile(d, ks[0].Func, device.WithKernelName(ks[0].Name))
+			require.NoError(t, err)
+			defer dk.Close()
+			ob, err := device.NewBuffer[float32](d, n)
+			require.NoError(t, err)
+			defer ob.Close()
+			s, err := d.NewStream(device.StreamCompute)
+			require.NoError(t, err)
+			defer s.Close()
+			require.NoError(t, s.Submit(dk.Dispatch([3]uint32{n}, float32(0.5), ob)))
+			require.NoError(t, s.Synchronize(context.Background()))
+			require.Equal(t, want, got)
+		})
+	}
 }

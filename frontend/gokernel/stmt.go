@@ -480,7 +480,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	}
 	if s.Value != nil {
 		if dst := l.target(s.Value, define); dst != nil && vw != nil {
-			l.emit(&ir.Assign{Dst: dst, Src: vw.at(&ir.Ref{Var: idx})})
+			l.emit(&ir.Assign{Dst: dst, Src: vw.within(&ir.Ref{Var: idx})})
 		} else if dst != nil && elems != nil {
 			l.emit(&ir.Assign{Dst: dst, Src: &ir.Index{X: elems, I: &ir.Ref{Var: idx}, T: dst.Type()}})
 		} else if dst != nil && isView {

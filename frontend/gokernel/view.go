@@ -3,6 +3,7 @@ package gokernel
 import (
 	"go/ast"
 	"go/types"
+	"math"
 	"strings"
 
 	"github.com/lucent-gpu/lucent/frontend/ir"
@@ -16,7 +17,8 @@ import (
 // the buffer as the device's other accesses are bounded (hi to len(x), lo
 // to hi), so a view is never longer than its buffer and its length never
 // wraps; an index past a view's end is not checked, as a plain buffer
-// index is not.
+// index is not, but an index or bound a u32 cannot hold (negative, 2³² or
+// more) is past the buffer's end, never wrapped back into it (index32).
 
 // view is a sub-range of a buffer.
 type view struct {
@@ -29,18 +31,66 @@ func (v *view) copy() *view {
 	return &view{buf: copyPlace(v.buf), lo: copyPlace(v.lo), n: copyPlace(v.n)}
 }
 
-// at is the buffer element i of the view.
-func (v *view) at(i ir.Expr) ir.Expr {
+// at is the buffer element j (a u32, index32) of the view: lo + min(j,
+// 0xFFFFFFFF - lo), a sum that cannot wrap, so an index a u32 cannot hold
+// stays past the buffer's end instead of landing before the view.
+func (v *view) at(j ir.Expr) ir.Expr {
 	c := v.copy()
-	idx := &ir.Binary{Op: ir.Add, X: c.lo, Y: toU32(i), T: ir.TU32}
+	room := &ir.Binary{Op: ir.Sub, X: ir.LitInt(ir.TU32, math.MaxUint32), Y: copyPlace(c.lo), T: ir.TU32}
+	idx := &ir.Binary{Op: ir.Add, X: c.lo, Y: &ir.Call{Op: ir.OpMin, Args: []ir.Expr{j, room}, T: ir.TU32}, T: ir.TU32}
 	return &ir.Index{X: c.buf, I: idx, T: c.buf.Type().Elem()}
 }
 
-func toU32(x ir.Expr) ir.Expr {
-	if x.Type() == ir.TU32 {
-		return x
+// within is the buffer element j of the view for an integer j known to be
+// below its length (a range loop's): lo + j.
+func (v *view) within(j ir.Expr) ir.Expr {
+	c := v.copy()
+	if j.Type() != ir.TU32 {
+		j = &ir.Cast{X: j, T: ir.TU32}
 	}
-	return &ir.Cast{X: x, T: ir.TU32}
+	return &ir.Index{X: c.buf, I: &ir.Binary{Op: ir.Add, X: c.lo, Y: j, T: ir.TU32}, T: c.buf.Type().Elem()}
+}
+
+// index32 converts integer index x to the u32 a view, a bindless buffer, a
+// slice bound or a run-time vector component takes. A value a u32 cannot
+// hold, negative or 2³² and more, becomes 0xFFFFFFFF, past the end of
+// anything a u32 indexes, instead of wrapping into range: x[1<<32+1] of a
+// view is not x[1], nor v[-1] the element before the view. A u32 index is
+// taken as it is; a signed or 64-bit one saturates in 64 bits, through a
+// temporary unless it is a variable (the compare and the conversion read
+// it once).
+func (l *lowerer) index32(x ir.Expr) ir.Expr {
+	t := x.Type()
+	if lit, ok := x.(*ir.Literal); ok {
+		v := ir.SignExtend(lit.Bits, lit.T)
+		if (t.Kind() == ir.KindInt && int64(v) < 0) || v > math.MaxUint32 {
+			v = math.MaxUint32
+		}
+		return ir.LitInt(ir.TU32, int64(v))
+	}
+	switch {
+	case t == ir.TU32:
+		return x
+	case t.Kind() == ir.KindUint && t.Bits() < 32:
+		return &ir.Cast{X: x, T: ir.TU32}
+	}
+	w := x
+	if t.Kind() == ir.KindInt && t.Bits() < 64 {
+		w = &ir.Cast{X: w, T: ir.TI64} // sign-extended: a negative index stays one
+	}
+	if w.Type() != ir.TU64 {
+		w = &ir.Cast{X: w, T: ir.TU64, Bit: true} // a negative index is 2⁶³ or more
+	}
+	var v *ir.Var
+	if r, ok := w.(*ir.Ref); ok {
+		v = r.Var
+	} else {
+		v = l.newTemp(ir.TU64)
+		l.emit(&ir.Assign{Dst: &ir.Ref{Var: v}, Src: w})
+	}
+	max := uint64(math.MaxUint32)
+	fits := &ir.Binary{Op: ir.Le, X: &ir.Ref{Var: v}, Y: ir.LitInt(ir.TU64, int64(max)), T: ir.TBool}
+	return &ir.Call{Op: ir.OpSelect, Args: []ir.Expr{fits, &ir.Cast{X: &ir.Ref{Var: v}, T: ir.TU32}, ir.LitInt(ir.TU32, int64(max))}, T: ir.TU32}
 }
 
 // viewOf returns the view e names: a view local or parameter, or a slice
@@ -92,7 +142,7 @@ func (l *lowerer) slice(e *ast.SliceExpr) *view {
 			l.errorf(b.Pos(), "slice bound of type %s: bounds are integers", x.Type())
 			return ir.LitInt(ir.TU32, 0)
 		}
-		return toU32(x)
+		return l.index32(x)
 	}
 	lo, hi := bound(e.Low), bound(e.High)
 	if l.nerrs > before {

@@ -29,11 +29,16 @@ import (
 )
 
 // IRVersion is the version of the serialised form MarshalKernel writes and
-// UnmarshalKernel reads; it changes whenever that form does. Version 2 let
-// callables name the kernel's arguments, version 3 keeps the statements'
-// source positions (StmtPos); this build reads versions 1 and 2 too (their
-// statements have no positions).
-const IRVersion = 3
+// UnmarshalKernel reads; it changes whenever that form does, and whenever
+// what it names by number does (statements, expressions, ops, operators,
+// type kinds, built-in variables: a test pins them per version), so that an
+// older build reading a newer kernel says so instead of failing on a tag it
+// does not know. Version 2 let callables name the kernel's arguments,
+// version 3 keeps the statements' source positions (StmtPos), version 4
+// adds acceleration structures and ray queries (the accel kind, the ray
+// ops, RayQuery); this build reads every earlier version too (the
+// statements of versions 1 and 2 have no positions).
+const IRVersion = 4
 
 var irMagic = []byte("LCIR")
 
@@ -451,8 +456,11 @@ func UnmarshalKernel(data []byte) (f *Function, err error) {
 		}
 	}()
 	d := &irDecoder{buf: body[len(irMagic):]}
-	if d.version = d.u(); d.version < 1 || d.version > IRVersion {
-		return nil, fmt.Errorf("%w: version %d, this build reads %d", ErrBadIR, d.version, IRVersion)
+	switch d.version = d.u(); {
+	case d.version > IRVersion:
+		return nil, fmt.Errorf("%w: IR version %d, made by a newer lucent: this build reads versions 1 to %d; rebuild the kernel with this lucent or upgrade it", ErrBadIR, d.version, IRVersion)
+	case d.version < 1:
+		return nil, fmt.Errorf("%w: IR version %d, which no lucent writes (damaged)", ErrBadIR, d.version)
 	}
 	f, err = d.kernel()
 	if err != nil {

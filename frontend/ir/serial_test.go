@@ -117,7 +117,14 @@ func TestUnmarshalKernelVersion(t *testing.T) {
 	sum := sha256.Sum256(body)
 	_, err = ir.UnmarshalKernel(append(body, sum[:]...))
 	require.ErrorIs(t, err, ir.ErrBadIR)
-	require.ErrorContains(t, err, fmt.Sprintf("version %d, this build reads %d", ir.IRVersion+1, ir.IRVersion))
+	require.ErrorContains(t, err, fmt.Sprintf("IR version %d, made by a newer lucent: this build reads versions 1 to %d; rebuild the kernel with this lucent or upgrade it", ir.IRVersion+1, ir.IRVersion))
+
+	// A version before the first is damage, not age.
+	body[4] = 0
+	sum = sha256.Sum256(body)
+	_, err = ir.UnmarshalKernel(append(body, sum[:]...))
+	require.ErrorIs(t, err, ir.ErrBadIR)
+	require.ErrorContains(t, err, "IR version 0, which no lucent writes")
 }
 
 // TestMarshalKernelRefuses: a callable, an invalid kernel and a kernel that
@@ -142,7 +149,24 @@ func TestMarshalKernelRefuses(t *testing.T) {
 // the decoder sees them), UnmarshalKernel returns a valid kernel or an error
 // wrapping ErrBadIR, and never panics.
 func FuzzUnmarshalKernel(f *testing.F) {
-	for _, build := range []func() (*ir.Function, error){programs.Saxpy, programs.Callables, programs.Control, programs.Blur} {
+	random := func(seed uint64) func() (*ir.Function, error) {
+		return func() (*ir.Function, error) { k, _, err := programs.RandomInt(seed); return k, err }
+	}
+	ray := func(k func() *ir.Function) func() (*ir.Function, error) {
+		return func() (*ir.Function, error) { return k(), nil }
+	}
+	// A helper that takes a buffer and prints, specialised.
+	printing := func() (*ir.Function, error) {
+		show := dsl.Callable("show", func(k *dsl.K, b dsl.Buf[dsl.F32], i dsl.U32) {
+			k.Printf("%d %g", i, b.Read(i))
+		})
+		return dsl.Kernel1D(64, func(k *dsl.K, x dsl.Buf[dsl.F32]) { show(k, x, k.DispatchID().X()) }, "x")
+	}
+	for _, build := range []func() (*ir.Function, error){programs.Saxpy, programs.Callables, programs.Control, programs.Blur,
+		// the newer forms: specialised helpers over random trees, ray
+		// queries and candidate loops, float atomics, bindless arrays, prints
+		random(0), random(1), random(2), programs.RayQuery, ray(programs.RayTrace), programs.FloatAtomics,
+		programs.BindlessGather, printing} {
 		k, err := build()
 		require.NoError(f, err)
 		data, err := ir.MarshalKernel(k)

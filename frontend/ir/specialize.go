@@ -152,7 +152,12 @@ func (s *specializer) redirect(f *Function, c *Call) {
 	}
 	g, ok := s.clones[key]
 	if !ok {
-		g = cloneWith(t, bound, t.Name+"<"+strings.Join(names, ",")+">")
+		var err error
+		g, err = cloneWith(t, bound, t.Name+"<"+strings.Join(names, ",")+">")
+		if err != nil {
+			s.errf("%v", err)
+			return
+		}
 		s.clones[key] = g
 		if err := s.rewrite(g); err != nil {
 			return
@@ -163,8 +168,10 @@ func (s *specializer) redirect(f *Function, c *Call) {
 
 // cloneWith copies callable t with its parameters in bound replaced by the
 // variables they are bound to (and dropped from the parameter list), every
-// other variable and every expression and statement fresh.
-func cloneWith(t *Function, bound map[*Var]*Var, name string) *Function {
+// other variable and every expression and statement fresh. A node the
+// cloner does not know is an error (a compiler bug): sharing it would leave
+// the clone using the template's variables.
+func cloneWith(t *Function, bound map[*Var]*Var, name string) (*Function, error) {
 	g := &Function{Name: name, Kind: t.Kind, Dim: t.Dim, BlockSize: t.BlockSize, Result: t.Result, Pos: t.Pos}
 	m := &cloner{vars: map[*Var]*Var{}}
 	for p, v := range bound {
@@ -187,10 +194,22 @@ func cloneWith(t *Function, bound map[*Var]*Var, name string) *Function {
 		g.Shared = append(g.Shared, fresh(sh))
 	}
 	g.Body = m.block(t.Body)
-	return g
+	if m.unknown != "" {
+		return nil, fmt.Errorf("cannot clone %s for %s (a compiler bug, please report it)", m.unknown, t.Name)
+	}
+	return g, nil
 }
 
-type cloner struct{ vars map[*Var]*Var }
+type cloner struct {
+	vars    map[*Var]*Var
+	unknown string // the first node type the cloner does not know
+}
+
+func (m *cloner) unknownNode(n any) {
+	if m.unknown == "" {
+		m.unknown = fmt.Sprintf("%T", n)
+	}
+}
 
 func (m *cloner) block(b *Block) *Block {
 	if b == nil {
@@ -239,8 +258,13 @@ func (m *cloner) stmt(s Stmt) Stmt {
 		return &Comment{Text: s.Text}
 	case *Assert:
 		return &Assert{Cond: m.expr(s.Cond), Msg: s.Msg}
+	case *Print:
+		return &Print{Format: s.Format, Args: m.exprs(s.Args)}
+	case nil:
+		return nil // Validate reports it
 	}
-	return s // nil or a statement Validate reports
+	m.unknownNode(s)
+	return s
 }
 
 func (m *cloner) exprs(es []Expr) []Expr {
@@ -285,8 +309,11 @@ func (m *cloner) expr(e Expr) Expr {
 		return &Cast{X: m.expr(e.X), T: e.T, Bit: e.Bit}
 	case *Construct:
 		return &Construct{T: e.T, Args: m.exprs(e.Args)}
+	case *Poison, nil:
+		return e // Validate reports them
 	}
-	return e // nil, Poison: Validate reports them
+	m.unknownNode(e)
+	return e
 }
 
 // The uses of resources that helpers do not support, worded once for every

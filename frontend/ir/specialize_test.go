@@ -1,6 +1,13 @@
 package ir_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"reflect"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -121,5 +128,139 @@ func TestResourceFits(t *testing.T) {
 		{ir.TU32, ir.TU32, true},
 	} {
 		require.Equal(t, c.fits, ir.ResourceFits(c.param, c.arg), "%s ← %s", c.param, c.arg)
+	}
+}
+
+// nodeTypes lists the types of the ir package's source that implement Stmt
+// or Expr (a method stmtNode or exprNode).
+func nodeTypes(t *testing.T) []string {
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, ".", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+	require.NoError(t, err)
+	var names []string
+	for _, f := range pkgs["ir"].Files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || (fd.Name.Name != "stmtNode" && fd.Name.Name != "exprNode") {
+				continue
+			}
+			names = append(names, fd.Recv.List[0].Type.(*ast.StarExpr).X.(*ast.Ident).Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// fill sets every statement and expression field of node n (a pointer to a
+// struct) to something that reads v.
+func fill(n any, v *ir.Var) {
+	read := func() ir.Expr { return &ir.Ref{Var: v} }
+	block := func() *ir.Block { return &ir.Block{Stmts: []ir.Stmt{&ir.ExprStmt{X: read()}}} }
+	s := reflect.ValueOf(n).Elem()
+	for i := 0; i < s.NumField(); i++ {
+		f := s.Field(i)
+		switch reflect.New(f.Type()).Interface().(type) {
+		case *ir.Expr:
+			f.Set(reflect.ValueOf(read()))
+		case *[]ir.Expr:
+			f.Set(reflect.ValueOf([]ir.Expr{read(), read()}))
+		case **ir.Block:
+			f.Set(reflect.ValueOf(block()))
+		case *[]ir.Stmt:
+			f.Set(reflect.ValueOf([]ir.Stmt{&ir.ExprStmt{X: read()}}))
+		case *[]ir.Case:
+			f.Set(reflect.ValueOf([]ir.Case{{Values: []int64{1}, Body: block()}}))
+		case **ir.Var:
+			f.Set(reflect.ValueOf(v))
+		}
+	}
+}
+
+// refs lists the variables every Ref reachable from x reads, not looking
+// into types or called functions.
+func refs(x reflect.Value, out map[*ir.Var]bool) {
+	switch x.Kind() {
+	case reflect.Interface:
+		if !x.IsNil() {
+			refs(x.Elem(), out)
+		}
+	case reflect.Pointer:
+		if x.IsNil() {
+			return
+		}
+		switch p := x.Interface().(type) {
+		case *ir.Type, *ir.Function:
+			return
+		case *ir.Var:
+			out[p] = true
+			return
+		}
+		refs(x.Elem(), out)
+	case reflect.Struct:
+		for i := 0; i < x.NumField(); i++ {
+			if x.Type().Field(i).IsExported() {
+				refs(x.Field(i), out)
+			}
+		}
+	case reflect.Slice:
+		for i := 0; i < x.Len(); i++ {
+			refs(x.Index(i), out)
+		}
+	}
+}
+
+// Specialize clones every kind of statement and expression a template may
+// hold: a clone reads only its own variables, never the template's (a
+// statement the cloner shared left kernel.Printf in a helper that takes a
+// buffer reading the template's variables).
+func TestSpecializeClonesEveryNode(t *testing.T) {
+	nodes := map[string]any{}
+	for _, n := range []any{
+		&ir.Block{}, &ir.If{}, &ir.Loop{}, &ir.For{}, &ir.Switch{}, &ir.Break{}, &ir.Continue{}, &ir.Return{},
+		&ir.Assign{}, &ir.ExprStmt{}, &ir.Comment{}, &ir.Print{Format: "%d %d"}, &ir.RayQuery{}, &ir.Assert{Msg: "m"},
+		&ir.Unary{}, &ir.Binary{}, &ir.Member{}, &ir.Swizzle{}, &ir.Index{}, &ir.Literal{}, &ir.ConstArray{},
+		&ir.Ref{}, &ir.Call{}, &ir.Cast{}, &ir.Construct{}, &ir.Poison{},
+	} {
+		nodes[reflect.TypeOf(n).Elem().Name()] = n
+	}
+	var have []string
+	for name := range nodes {
+		have = append(have, name)
+	}
+	sort.Strings(have)
+	require.Equal(t, nodeTypes(t), have, "a node type the test does not build")
+
+	for name, n := range nodes {
+		if name == "Poison" {
+			continue // Validate refuses it; there is nothing to clone
+		}
+		t.Run(name, func(t *testing.T) {
+			g := ir.NewCallable("h", ir.TVoid)
+			g.AddParam("b", ir.Buffer(ir.TU32), ir.VarParam)
+			v := g.AddLocal("v", ir.TU32)
+			fill(n, v)
+			var s ir.Stmt
+			if st, ok := n.(ir.Stmt); ok {
+				s = st
+			} else {
+				s = &ir.ExprStmt{X: n.(ir.Expr)}
+			}
+			g.Body.Stmts = []ir.Stmt{s}
+			k := ir.NewKernel("k", 1, [3]uint32{64, 1, 1})
+			x := k.AddParam("x", ir.Buffer(ir.TU32), ir.VarArg)
+			k.Body.Stmts = []ir.Stmt{callStmt(g, &ir.Ref{Var: x})}
+			require.NoError(t, ir.Specialize(k))
+			c := k.Body.Stmts[0].(*ir.ExprStmt).X.(*ir.Call).Func
+			require.NotSame(t, g, c)
+			read := map[*ir.Var]bool{}
+			refs(reflect.ValueOf(c.Body), read)
+			require.False(t, read[v], "the clone reads the template's variable")
+			if name != "Break" && name != "Continue" && name != "Comment" && name != "Literal" && name != "ConstArray" {
+				require.Len(t, read, 1, "the clone reads its own copy of v")
+				for w := range read {
+					require.Contains(t, c.Locals, w)
+				}
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package programs
 
 import (
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 
@@ -16,7 +17,9 @@ const RandomExprs = 12
 // shifts of any count, comparisons and selects, built-ins, casts), writing
 // expression j to out[i*RandomExprs+j], together with its CPU evaluation:
 // the kernel and the reference are built from the same random choices, so
-// the device is compared against Go's semantics (the oracle).
+// the device is compared against Go's semantics (the oracle). About a third
+// of the expressions are evaluated and stored by a helper that takes the
+// three buffers, so Specialize's clones of random trees are diffed too.
 func RandomInt(seed uint64) (*ir.Function, func(x, y uint32) []uint32, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	type node struct {
@@ -100,11 +103,29 @@ func RandomInt(seed uint64) (*ir.Function, func(x, y uint32) []uint32, error) {
 	var evals []func(x, y uint32) uint32
 	f, err := dsl.Kernel1D(64, func(k *dsl.K, a, b, out dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		x, y = a.Read(i), b.Read(i)
+		kx, ky := a.Read(i), b.Read(i)
 		for j := range RandomExprs {
+			x, y = kx, ky
+			o := i.Mul(dsl.U(RandomExprs)).Add(dsl.U(uint32(j)))
+			if r.IntN(3) == 0 {
+				// Through a helper that takes the buffers (a template
+				// Specialize clones per call), reading x and y itself.
+				var eval func(x, y uint32) uint32
+				h := dsl.Callable(fmt.Sprintf("expr%d", j), func(k *dsl.K, a, b, out dsl.Buf[dsl.U32], i, o dsl.U32) {
+					x, y = a.Read(i), b.Read(i)
+					n := gen(4)
+					if eval == nil {
+						eval = n.eval
+					}
+					out.Write(o, n.v)
+				})
+				h(k, a, b, out, i, o)
+				evals = append(evals, eval)
+				continue
+			}
 			n := gen(4)
 			evals = append(evals, n.eval)
-			out.Write(i.Mul(dsl.U(RandomExprs)).Add(dsl.U(uint32(j))), n.v)
+			out.Write(o, n.v)
 		}
 	})
 	return f, func(x, y uint32) []uint32 {

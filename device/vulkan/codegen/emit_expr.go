@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"math"
 	"slices"
 
 	"github.com/lucent-gpu/lucent/frontend/ir"
@@ -66,6 +67,13 @@ func (g *gen) addr(e ir.Expr) (ptr spirv.ID, sc spirv.StorageClass, explicit boo
 			if g.opts.Checked {
 				g.checkBuffer(v, i, e.I.Type())
 			}
+			if !bt.ByAddress() && e.I.Type().Bits() == 64 {
+				// A descriptor-bound buffer has fewer than 2³² elements:
+				// saturated, a 64-bit index past them stays past them
+				// (drivers may bound the access on its low 32 bits, where
+				// 2³²+1 is 1).
+				i = g.sat32(g.index64(i, e.I.Type()))
+			}
 			return g.b.AccessChain(g.ptr(p.sc, g.etyp(e.T)), base, g.b.ConstantUint32(0), i), p.sc, true, guard
 		}
 		base, sc, ex, guard := g.addr(e.X)
@@ -113,6 +121,15 @@ func (g *gen) index64(i spirv.ID, t *ir.Type) spirv.ID {
 		return g.b.Bitcast(u64, g.b.SConvert(g.b.TypeInt(64, true), i))
 	}
 	return g.b.UConvert(u64, i)
+}
+
+// sat32 narrows u64 x to u32, saturating: every x of 2³² or more is
+// 0xFFFFFFFF.
+func (g *gen) sat32(x spirv.ID) spirv.ID {
+	b := g.b
+	u64 := b.TypeInt(64, false)
+	max := b.ConstantUint64(math.MaxUint32)
+	return b.UConvert(g.u32, b.Select(u64, b.ULessThan(g.boolT, x, max), x, max))
 }
 
 // guarded emits access inside "if guard { … }" (just access when guard is

@@ -217,9 +217,6 @@ func (g *gen) appendFault(faulted spirv.ID, words []spirv.ID) {
 	b.SetBlock(merge)
 }
 
-// low32 is the low word of a u64 value.
-func (g *gen) low32(x spirv.ID) spirv.ID { return g.b.UConvert(g.u32, x) }
-
 // threadWords are the dispatch id's three words.
 func (g *gen) threadWords() []spirv.ID {
 	b := g.b
@@ -340,7 +337,7 @@ func (g *gen) checkBuffer(v *ir.Var, i spirv.ID, t *ir.Type) {
 		n = b.UConvert(u64, b.ArrayLength(g.u32, g.vars[v].ptr, 0))
 	}
 	i64 := g.index64(i, t)
-	g.checkFault(b.ULessThan(g.boolT, i64, n), faultBufferIndex, what, g.low32(i64), g.low32(n))
+	g.checkFault(b.ULessThan(g.boolT, i64, n), faultBufferIndex, what, g.sat32(i64), g.sat32(n))
 }
 
 // checkIndex records a fault where index i of array, vector or matrix
@@ -365,7 +362,7 @@ func (g *gen) checkIndex(e *ir.Index, i spirv.ID) spirv.ID {
 	if !known {
 		what = -1
 	}
-	g.checkFault(ok, kind, uint32(what), g.low32(i64), b.ConstantUint32(uint32(n)))
+	g.checkFault(ok, kind, uint32(what), g.sat32(i64), b.ConstantUint32(uint32(n)))
 	return b.Select(g.typ(e.I.Type()), ok, i, b.ConstantNull(g.typ(e.I.Type())))
 }
 

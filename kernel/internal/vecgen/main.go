@@ -129,8 +129,8 @@ func (a {{.Name}}) Max(b {{.Name}}) {{.Name}} { return {{.Name}}{ {{join (each "
 
 // At returns component i (0 is X), i computed at run time. On the host an
 // i out of range panics; in a compiled kernel (Vulkan and the cpu backend
-// alike) it is clamped: an i whose uint32 is {{.N}} or more, a negative one
-// included, gives the last component.
+// alike) it is clamped: an i of {{.N}} or more (2³²+1 included: an index
+// is never truncated) or a negative one gives the last component.
 func (a {{.Name}}) At(i int) {{.Scalar}} {
 	switch i {
 {{range $k, $c := .Comps}}	case {{$k}}:
@@ -141,8 +141,8 @@ func (a {{.Name}}) At(i int) {{.Scalar}} {
 
 // Set sets component i (0 is X), i computed at run time, to x. On the host
 // an i out of range panics; in a compiled kernel (Vulkan and the cpu
-// backend alike) it is clamped: an i whose uint32 is {{.N}} or more, a
-// negative one included, sets the last component.
+// backend alike) it is clamped: an i of {{.N}} or more (2³²+1 included: an
+// index is never truncated) or a negative one sets the last component.
 func (a *{{.Name}}) Set(i int, x {{.Scalar}}) {
 	switch i {
 {{range $k, $c := .Comps}}	case {{$k}}:
