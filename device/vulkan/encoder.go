@@ -17,6 +17,7 @@ package vulkan
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -253,8 +254,9 @@ func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 			c.Store(true) // the initialisations this list would have done are still to do
 		}
 		if sub.cmd != 0 {
-			e.batch.Flush() // what was queued belongs to this command buffer
-			d.fn.EndCommandBuffer(sub.cmd)
+			if e.batch.Flush() == nil { // what was queued belongs to this command buffer
+				d.fn.EndCommandBuffer(sub.cmd)
+			}
 			s.spare = append(s.spare, sub.cmd)
 		}
 		if sub.staging != nil {
@@ -337,8 +339,11 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	}
 	sub.cmd, e.cmd = cmd, cmd
 	e.begin = vk.CommandBufferBeginInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, Flags: vk.COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT}
-	if err := check("vkBeginCommandBuffer", d.fn.BeginCommandBuffer(cmd, &e.begin)); err != nil {
-		return err
+	// Begin and End are batched with the commands: the list is recorded in
+	// one transition to C (two fewer per list), and a failed Begin stops the
+	// batch before anything is recorded.
+	if err := e.batch.BeginCommandBuffer(cmd, &e.begin); err != nil {
+		return fmt.Errorf("vulkan: %w", err)
 	}
 	// Order this list after the stream's earlier lists: submission order alone
 	// makes no memory available or visible.
@@ -378,8 +383,24 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 		}
 		e.batch.CmdPipelineBarrier2(cmd, &vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, MemoryBarrierCount: 1, PMemoryBarriers: &mb})
 	}
-	e.batch.Flush()
-	return check("vkEndCommandBuffer", d.fn.EndCommandBuffer(cmd))
+	if err := e.batch.EndCommandBuffer(cmd); err != nil {
+		return fmt.Errorf("vulkan: %w", err)
+	}
+	return e.flush()
+}
+
+// flush makes the batched calls; a failed Begin or End is reported as the
+// command's error.
+func (e *encoder) flush() error {
+	err := e.batch.Flush()
+	if err == nil {
+		return nil
+	}
+	var be *vk.BatchError
+	if errors.As(err, &be) {
+		return check(be.Command, be.Result)
+	}
+	return err
 }
 
 // use records a resource range a command touches, emitting a barrier first
@@ -802,7 +823,9 @@ func (e *encoder) command(c device.Command) error {
 		}
 		e.settleWrites(true, nil) // the function may write anything
 		e.order(stageAll, accessMemoryWrite, uses...)
-		e.batch.Flush() // the function records directly, after what is queued
+		if err := e.flush(); err != nil { // the function records directly, after what is queued
+			return err
+		}
 		e.pipeline = 0  // the function may bind its own
 		e.bind.forget() // and its own sets and push constants
 		if err := e.runCustom(c, cmd); err != nil {
