@@ -191,11 +191,19 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	return d.dispatch(sh, list)
 }
 
+// dispatch and the functions it calls are split where a lock is taken, each
+// with its defers and few returns: the compiler open-codes a function's
+// defers only while returns × defers stays at most 15, and one function
+// holding them all paid the runtime's deferred calls on every list.
 func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 	if err := d.enter(); err != nil {
 		return err
 	}
 	defer d.exit()
+	return d.dispatchEntered(sh, list)
+}
+
+func (d *Device) dispatchEntered(sh device.Handle, list *device.CommandList) error {
 	if list == nil {
 		return invalidf("nil command list")
 	}
@@ -211,15 +219,17 @@ func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 	defer endPresents(presents)
 	d.live.RLock()
 	defer d.live.RUnlock()
+	return d.dispatchLive(sh, list, presents)
+}
+
+// dispatchLive is dispatch under d.live (shared).
+func (d *Device) dispatchLive(sh device.Handle, list *device.CommandList, presents []*presentJob) error {
 	if err := d.alive(); err != nil {
 		return err
 	}
 	s, err := lookup[*stream](d, sh, "stream")
 	if err != nil {
 		return err
-	}
-	if list == nil {
-		return invalidf("nil command list")
 	}
 	if len(presents) > 0 && len(s.parked) > 0 {
 		// The blit would be parked too, and the present cannot wait for it.
@@ -234,6 +244,11 @@ func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return d.dispatchLocked(s, list, presents)
+}
+
+// dispatchLocked encodes and enqueues list on s; s.mu held.
+func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []*presentJob) error {
 	if err := s.err(); err != nil {
 		return err
 	}
@@ -924,12 +939,14 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		}
 		return e.push[l.offset:]
 	}
+	// Scratch slices, handed back once complete (below) and not by defers:
+	// with this function's many returns they would not be open-coded, and
+	// every dispatch would pay for them. An error return only loses the
+	// capacity they grew to.
 	uses := e.uses[:0]
-	defer func() { e.uses = uses[:0] }()
 	bindlessUsed := false
 	cached := !d.caps.PushDescriptors
 	key, res := e.setKey[:0], e.setRes[:0]
-	defer func() { e.setKey, e.setRes = key[:0], res[:0] }()
 	e.texBinds = e.texBinds[:0]
 	e.texWants = e.texWants[:0]
 	for i, a := range c.Args {
@@ -1120,6 +1137,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	}
 	clear(e.texWants)
 	e.order(stage, accessShaderWrite, uses...)
+	e.uses, e.setKey, e.setRes = uses[:0], key[:0], res[:0] // nothing below appends to them
 	if sh.pipeline != e.pipeline {
 		e.batch.CmdBindPipeline(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.pipeline)
 		e.pipeline = sh.pipeline
