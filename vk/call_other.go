@@ -17,9 +17,12 @@ func invoke(f *callFrame) int32 {
 // returns that frame's index and result, or -1 and SUCCESS.
 func invokeAll(frames []callFrame) (failed int, r Result) {
 	for i := range frames {
-		f := frames[i]
-		f.n &= frameArgs
-		if r := Result(invoke(&f)); frames[i].n&frameChecked != 0 && r < 0 {
+		f := &frames[i]
+		n := f.n
+		f.n = n & frameArgs
+		r := Result(invoke(f))
+		f.n = n
+		if n&frameChecked != 0 && r < 0 {
 			return i, r
 		}
 	}
