@@ -17,6 +17,13 @@ const maxCallArgs = 16
 
 type callFrame struct {
 	fn uintptr
-	n  uintptr
+	n  uintptr // the argument count (frameArgs), and frameChecked
 	a  [maxCallArgs]uintptr
 }
+
+const (
+	frameArgs = 0xff
+	// frameChecked marks a batched frame whose command returns a VkResult:
+	// an error result stops the batch (invokeAll).
+	frameChecked = 0x100
+)

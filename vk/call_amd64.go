@@ -18,6 +18,9 @@ func runtime_cgocall(fn uintptr, arg unsafe.Pointer) int32
 
 // invoke calls f.fn with f's arguments; f may live on the goroutine stack.
 func invoke(f *callFrame) int32 {
+	if counting.Load() {
+		countCalls(f.fn)
+	}
 	return runtime_cgocall(callTrampolineABI0, unsafe.Pointer(f))
 }
 
@@ -30,11 +33,25 @@ type batchHeader struct {
 	n      uintptr
 }
 
-// invokeAll calls every frame in order in one transition. The frames are in
-// the heap (a batch's buffer), which does not move.
-func invokeAll(frames []callFrame) {
+// invokeAll calls the frames in order in one transition until a checked
+// frame fails; it returns that frame's index and result, or -1 and SUCCESS.
+// The frames are in the heap (a batch's buffer), which does not move; a
+// failing frame's n is overwritten with its result.
+func invokeAll(frames []callFrame) (failed int, r Result) {
+	if counting.Load() {
+		fns := make([]uintptr, len(frames))
+		for i := range frames {
+			fns[i] = frames[i].fn
+		}
+		countCalls(fns...)
+	}
 	h := batchHeader{frames: &frames[0], n: uintptr(len(frames))}
-	runtime_cgocall(batchTrampolineABI0, unsafe.Pointer(&h))
+	left := runtime_cgocall(batchTrampolineABI0, unsafe.Pointer(&h))
+	if left == 0 {
+		return -1, SUCCESS
+	}
+	failed = len(frames) - int(left)
+	return failed, Result(int32(frames[failed].n))
 }
 
 // The trampolines step through frames of exactly this size.

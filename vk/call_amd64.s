@@ -47,7 +47,12 @@ GLOBL ·callTrampolineABI0(SB), NOPTR|RODATA, $8
 // batchTrampoline is entered like callTrampoline with DI pointing at a
 // batchHeader {frames, n}; it calls each callFrame (144 bytes) in order.
 // BX and R12-R14 are callee-saved in the System V ABI, so they survive the
-// calls and are restored before returning.
+// calls and are restored before returning. The low byte of a frame's n is its
+// argument count; a frame with frameChecked (0x100) set returns a VkResult,
+// and a negative one stops the batch: the result is stored sign-extended in
+// the frame's n (the frames are in the heap) and the number of frames left,
+// that one included, is returned in AX. A batch that ran to the end
+// returns 0.
 TEXT batchTrampoline<>(SB), NOSPLIT|NOFRAME, $0-0
 	PUSHQ BP
 	MOVQ  SP, BP
@@ -64,6 +69,7 @@ next:
 	JZ    done
 	MOVQ  R12, R11
 	MOVQ  8(R11), CX
+	ANDQ  $0xff, CX
 	SUBQ  $6, CX
 	JLE   bregs
 	MOVQ  CX, AX
@@ -91,11 +97,25 @@ bregs:
 	XORL AX, AX
 	CALL R10
 	MOVQ R14, SP
+	MOVQ 8(R12), CX
+	TESTQ $0x100, CX
+	JZ   step
+	TESTL AX, AX
+	JGE  step
+	MOVLQSX AX, AX
+	MOVQ AX, 8(R12)
+	MOVQ R13, AX
+	JMP  out
+
+step:
 	ADDQ $144, R12
 	DECQ R13
 	JMP  next
 
 done:
+	XORL AX, AX
+
+out:
 	POPQ R14
 	POPQ R13
 	POPQ R12

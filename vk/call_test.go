@@ -77,3 +77,71 @@ func TestCallArguments(t *testing.T) {
 		require.NotNil(t, f)
 	})
 }
+
+// TestBatchCheckedFrames: a checked frame whose result is negative (an
+// error VkResult) stops the batch there; the frames after it are not called,
+// and invokeAll reports which frame failed and its result. A checked frame
+// with a result of 0 or above (a status) and unchecked frames, whatever they
+// return, let the batch go on.
+func TestBatchCheckedFrames(t *testing.T) {
+	libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	testenv.Need(t, "libc.so.6", err)
+	snprintf, err := purego.Dlsym(libc, "snprintf")
+	require.NoError(t, err)
+	atoi, err := purego.Dlsym(libc, "atoi")
+	require.NoError(t, err)
+	bufs := make([][]byte, 3)
+	for i := range bufs {
+		bufs[i] = make([]byte, 16)
+	}
+	text := CString("written")
+	print := func(i int) callFrame {
+		f := callFrame{fn: snprintf, n: 3}
+		f.a[0], f.a[1], f.a[2] = uintptr(unsafe.Pointer(&bufs[i][0])), 16, uintptr(unsafe.Pointer(text))
+		return f
+	}
+	number := func(s string, checked bool) callFrame {
+		f := callFrame{fn: atoi, n: 1}
+		if checked {
+			f.n |= frameChecked
+		}
+		f.a[0] = uintptr(unsafe.Pointer(CString(s)))
+		return f
+	}
+	frames := []callFrame{print(0), number("-7", false), number("3", true), number("-5", true), print(1)}
+	failed, r := invokeAll(frames)
+	require.Equal(t, 3, failed, "the first checked frame with a negative result")
+	require.Equal(t, Result(-5), r)
+	require.Equal(t, "written", ByteString(bufs[0]))
+	require.Equal(t, "", ByteString(bufs[1]), "a frame after the failure was called")
+
+	failed, r = invokeAll([]callFrame{number("3", true), print(2)})
+	require.Equal(t, -1, failed)
+	require.Equal(t, SUCCESS, r)
+	require.Equal(t, "written", ByteString(bufs[2]))
+	require.NotNil(t, text)
+}
+
+// TestBatchFlushError: a queued command returning VkResult that fails makes
+// Flush return its result, named, and empties the batch. libc's atoi stands
+// in for vkBeginCommandBuffer: it returns the number its first argument
+// spells, so a "command buffer" spelling -3 fails with -3.
+func TestBatchFlushError(t *testing.T) {
+	libc, err := purego.Dlopen("libc.so.6", purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	testenv.Need(t, "libc.so.6", err)
+	atoi, err := purego.Dlsym(libc, "atoi")
+	require.NoError(t, err)
+	dt := &DeviceFuncs{}
+	dt.fn[cmdBeginCommandBuffer-deviceBase] = atoi
+	b := dt.NewCommandBatch()
+	fail, ok := CString("-3"), CString("0")
+	require.NoError(t, b.BeginCommandBuffer(CommandBuffer(unsafe.Pointer(ok)), nil))
+	require.NoError(t, b.BeginCommandBuffer(CommandBuffer(unsafe.Pointer(fail)), nil))
+	err = b.Flush()
+	require.ErrorIs(t, err, Result(-3))
+	require.ErrorContains(t, err, "vkBeginCommandBuffer (call 2 of 2")
+	require.Zero(t, b.Len())
+	require.NoError(t, b.Flush())
+	require.NotNil(t, fail)
+	require.NotNil(t, ok)
+}

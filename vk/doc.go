@@ -27,7 +27,10 @@
 // Each call is one Go→C transition (runtime.cgocall, as purego uses); on
 // amd64 the bindings use their own System V trampoline so that a call does
 // not allocate. Recording many vkCmd* commands is cheaper through a
-// CommandBatch, which makes them all in one transition at Flush.
+// CommandBatch, which makes them all in one transition at Flush; Begin and
+// EndCommandBuffer can travel in it too (a failed one stops the batch, and
+// Flush reports it). CountCalls counts the calls and transitions, for
+// diagnostics.
 //
 // # The Go-memory rule
 //

@@ -390,7 +390,9 @@ func (e *encoder) buildStructure(s *structure, t *accelTouch, h device.Handle, m
 	pr := &rng
 
 	e.order(stageASBuild, accessMemoryWrite, append(reads, use{s, 0, math.MaxUint64, true})...)
-	e.batch.Flush() // the build is recorded directly, after what is queued
+	if err := e.flush(); err != nil { // the build is recorded directly, after what is queued
+		return err
+	}
 	if err := d.fn.CmdBuildAccelerationStructuresKHR(e.cmd, 1, &info, &pr); err != nil {
 		return fmt.Errorf("vulkan: %w", err)
 	}
@@ -404,7 +406,9 @@ func (e *encoder) buildStructure(s *structure, t *accelTouch, h device.Handle, m
 	if s.query != 0 {
 		// The query reads the finished structure: a barrier after the build.
 		e.order(stageASBuild, 0, use{s, 0, math.MaxUint64, false})
-		e.batch.Flush()
+		if err := e.flush(); err != nil {
+			return err
+		}
 		if err := d.fn.CmdResetQueryPool(e.cmd, s.query, 0, 1); err != nil {
 			return fmt.Errorf("vulkan: %w", err)
 		}
@@ -451,7 +455,9 @@ func (e *encoder) accelCompact(c *device.AccelCompact) error {
 	t.retired = append(t.retired, func() { d.releaseStore(old) })
 	t.made = append(t.made, func() { d.releaseStore(st) })
 	e.order(stageASBuild, accessMemoryWrite, use{s, 0, math.MaxUint64, true})
-	e.batch.Flush()
+	if err := e.flush(); err != nil {
+		return err
+	}
 	info := vk.CopyAccelerationStructureInfoKHR{SType: vk.STRUCTURE_TYPE_COPY_ACCELERATION_STRUCTURE_INFO_KHR,
 		Src: old.handle, Dst: st.handle, Mode: vk.COPY_ACCELERATION_STRUCTURE_MODE_COMPACT_KHR}
 	if err := d.fn.CmdCopyAccelerationStructureKHR(e.cmd, &info); err != nil {

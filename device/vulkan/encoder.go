@@ -17,6 +17,7 @@ package vulkan
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -190,11 +191,19 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	return d.dispatch(sh, list)
 }
 
+// dispatch and the functions it calls are split where a lock is taken, each
+// with its defers and few returns: the compiler open-codes a function's
+// defers only while returns × defers stays at most 15, and one function
+// holding them all paid the runtime's deferred calls on every list.
 func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 	if err := d.enter(); err != nil {
 		return err
 	}
 	defer d.exit()
+	return d.dispatchEntered(sh, list)
+}
+
+func (d *Device) dispatchEntered(sh device.Handle, list *device.CommandList) error {
 	if list == nil {
 		return invalidf("nil command list")
 	}
@@ -210,15 +219,17 @@ func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 	defer endPresents(presents)
 	d.live.RLock()
 	defer d.live.RUnlock()
+	return d.dispatchLive(sh, list, presents)
+}
+
+// dispatchLive is dispatch under d.live (shared).
+func (d *Device) dispatchLive(sh device.Handle, list *device.CommandList, presents []*presentJob) error {
 	if err := d.alive(); err != nil {
 		return err
 	}
 	s, err := lookup[*stream](d, sh, "stream")
 	if err != nil {
 		return err
-	}
-	if list == nil {
-		return invalidf("nil command list")
 	}
 	if len(presents) > 0 && len(s.parked) > 0 {
 		// The blit would be parked too, and the present cannot wait for it.
@@ -233,6 +244,11 @@ func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return d.dispatchLocked(s, list, presents)
+}
+
+// dispatchLocked encodes and enqueues list on s; s.mu held.
+func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []*presentJob) error {
 	if err := s.err(); err != nil {
 		return err
 	}
@@ -253,8 +269,9 @@ func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
 			c.Store(true) // the initialisations this list would have done are still to do
 		}
 		if sub.cmd != 0 {
-			e.batch.Flush() // what was queued belongs to this command buffer
-			d.fn.EndCommandBuffer(sub.cmd)
+			if e.batch.Flush() == nil { // what was queued belongs to this command buffer
+				d.fn.EndCommandBuffer(sub.cmd)
+			}
 			s.spare = append(s.spare, sub.cmd)
 		}
 		if sub.staging != nil {
@@ -337,8 +354,11 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	}
 	sub.cmd, e.cmd = cmd, cmd
 	e.begin = vk.CommandBufferBeginInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, Flags: vk.COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT}
-	if err := check("vkBeginCommandBuffer", d.fn.BeginCommandBuffer(cmd, &e.begin)); err != nil {
-		return err
+	// Begin and End are batched with the commands: the list is recorded in
+	// one transition to C (two fewer per list), and a failed Begin stops the
+	// batch before anything is recorded.
+	if err := e.batch.BeginCommandBuffer(cmd, &e.begin); err != nil {
+		return fmt.Errorf("vulkan: %w", err)
 	}
 	// Order this list after the stream's earlier lists: submission order alone
 	// makes no memory available or visible.
@@ -378,8 +398,24 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 		}
 		e.batch.CmdPipelineBarrier2(cmd, &vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO, MemoryBarrierCount: 1, PMemoryBarriers: &mb})
 	}
-	e.batch.Flush()
-	return check("vkEndCommandBuffer", d.fn.EndCommandBuffer(cmd))
+	if err := e.batch.EndCommandBuffer(cmd); err != nil {
+		return fmt.Errorf("vulkan: %w", err)
+	}
+	return e.flush()
+}
+
+// flush makes the batched calls; a failed Begin or End is reported as the
+// command's error.
+func (e *encoder) flush() error {
+	err := e.batch.Flush()
+	if err == nil {
+		return nil
+	}
+	var be *vk.BatchError
+	if errors.As(err, &be) {
+		return check(be.Command, be.Result)
+	}
+	return err
 }
 
 // use records a resource range a command touches, emitting a barrier first
@@ -802,7 +838,9 @@ func (e *encoder) command(c device.Command) error {
 		}
 		e.settleWrites(true, nil) // the function may write anything
 		e.order(stageAll, accessMemoryWrite, uses...)
-		e.batch.Flush() // the function records directly, after what is queued
+		if err := e.flush(); err != nil { // the function records directly, after what is queued
+			return err
+		}
 		e.pipeline = 0  // the function may bind its own
 		e.bind.forget() // and its own sets and push constants
 		if err := e.runCustom(c, cmd); err != nil {
@@ -901,12 +939,14 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		}
 		return e.push[l.offset:]
 	}
+	// Scratch slices, handed back once complete (below) and not by defers:
+	// with this function's many returns they would not be open-coded, and
+	// every dispatch would pay for them. An error return only loses the
+	// capacity they grew to.
 	uses := e.uses[:0]
-	defer func() { e.uses = uses[:0] }()
 	bindlessUsed := false
 	cached := !d.caps.PushDescriptors
 	key, res := e.setKey[:0], e.setRes[:0]
-	defer func() { e.setKey, e.setRes = key[:0], res[:0] }()
 	e.texBinds = e.texBinds[:0]
 	e.texWants = e.texWants[:0]
 	for i, a := range c.Args {
@@ -1097,6 +1137,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	}
 	clear(e.texWants)
 	e.order(stage, accessShaderWrite, uses...)
+	e.uses, e.setKey, e.setRes = uses[:0], key[:0], res[:0] // nothing below appends to them
 	if sh.pipeline != e.pipeline {
 		e.batch.CmdBindPipeline(cmd, vk.PIPELINE_BIND_POINT_COMPUTE, sh.pipeline)
 		e.pipeline = sh.pipeline

@@ -102,18 +102,26 @@ func (d *Device) callbackStream() *stream {
 // values; it is released once every one of those streams has completed them
 // (checked each time a stream completes work, and at device close).
 
-// tracked is embedded in every resource that submissions use.
+// tracked is embedded in every resource that submissions use. The first
+// stream to use it is kept beside the map: most resources are used on one
+// stream, and a list's every use then costs no map assignment.
 type tracked struct {
-	mu   sync.Mutex
-	last map[*stream]uint64
+	mu    sync.Mutex
+	first *stream // nil: none yet
+	value uint64  // first's value
+	last  map[*stream]uint64
 }
 
 func (t *tracked) use(s *stream, value uint64) {
 	t.mu.Lock()
-	if t.last == nil {
-		t.last = map[*stream]uint64{}
-	}
-	if value > t.last[s] {
+	switch {
+	case t.first == nil || t.first == s:
+		t.first = s
+		t.value = max(t.value, value)
+	case value > t.last[s]:
+		if t.last == nil {
+			t.last = map[*stream]uint64{}
+		}
 		t.last[s] = value
 	}
 	t.mu.Unlock()
@@ -122,9 +130,12 @@ func (t *tracked) use(s *stream, value uint64) {
 func (t *tracked) waits() map[*stream]uint64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make(map[*stream]uint64, len(t.last))
+	out := make(map[*stream]uint64, len(t.last)+1)
 	for s, v := range t.last {
 		out[s] = v
+	}
+	if t.first != nil {
+		out[t.first] = t.value
 	}
 	return out
 }

@@ -537,7 +537,7 @@ func (sc *swapchain) waitStream(v uint64) {
 	}
 	for s.completed.Load() < v && s.err() == nil && !sc.d.abandoned.Load() {
 		s.cmu.Lock()
-		ch := s.progress
+		ch := s.progressChan()
 		s.cmu.Unlock()
 		if s.completed.Load() >= v {
 			break

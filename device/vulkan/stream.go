@@ -57,7 +57,8 @@ type stream struct {
 	pending  []*submission // submitted, not yet completed on the host
 	eager    int           // pending submissions with callbacks or downloads
 	closing  bool
-	progress chan struct{} // closed and replaced after each completion
+	progress chan struct{} // closed and replaced after a completion once watched
+	watched  bool          // someone took progress since it was last replaced
 
 	waiters  sync.WaitGroup // host waits in progress; the worker lets them end before releasing
 	released bool           // under cmu: the worker is releasing the stream, no new host waits
@@ -616,9 +617,20 @@ func (s *stream) complete(sub *submission) {
 	s.recycle(sub)
 	s.mu.Unlock()
 	s.cmu.Lock()
-	close(s.progress)
-	s.progress = make(chan struct{})
+	if s.watched {
+		// Replaced only when watched: a round trip whose waiter completed it
+		// itself allocates no channel.
+		close(s.progress)
+		s.progress = make(chan struct{})
+		s.watched = false
+	}
 	s.cmu.Unlock()
+}
+
+// progressChan returns a channel closed at the next completion; s.cmu held.
+func (s *stream) progressChan() chan struct{} {
+	s.watched = true
+	return s.progress
 }
 
 // runCallback runs a user callback; a panic in it is logged and kept for the
@@ -668,8 +680,11 @@ func (s *stream) waitFor(ctx context.Context, value uint64) error {
 			s.processUpTo(false, value)
 			s.procMu.Unlock()
 		}
+		if s.completed.Load() >= value {
+			continue
+		}
 		s.cmu.Lock()
-		ch := s.progress
+		ch := s.progressChan()
 		s.cmu.Unlock()
 		if s.completed.Load() >= value {
 			continue
