@@ -408,6 +408,13 @@ func (p *program) exec(l *launch) error {
 	}
 	workers := uint64(runtime.GOMAXPROCS(0))
 	workers = min(workers, total)
+	if p.race {
+		// The detector's shadow orders nothing between blocks, so one
+		// worker finds the same races as many (and reports them in block
+		// order); blocks running at once would make a racy kernel a data
+		// race of this process's own memory.
+		workers = 1
+	}
 	var nextBlock atomic.Uint64
 	work := func() {
 		if p.lanes != nil {
