@@ -14,8 +14,8 @@ const EnvRace = "LUCENT_RACE"
 // threads touching the same shared-memory or buffer element with no
 // barrier between them, one of them writing and not both atomically, make
 // the stream's Synchronize return a *KernelRace. Kernels run on the
-// per-thread engine and several times slower; the results are the ones the
-// kernel computes on that engine.
+// per-thread engine, a dispatch's blocks one after another, several times
+// slower; the results are the ones the kernel computes on that engine.
 func WithRaceDetector() Option { return func(o *Options) { o.RaceDetector = true } }
 
 // RaceAccess is one of the two accesses of a KernelRace.
