@@ -138,8 +138,15 @@ type dispatchOp struct {
 	scalars [4]uint64
 }
 
+// dispatchOps recycles the records of dispatches that ran (run): at one
+// record a dispatch, a small dispatch otherwise allocates ~640 bytes.
+var dispatchOps sync.Pool
+
 func newDispatch(p *program, n int) *dispatchOp {
-	o := &dispatchOp{}
+	o, ok := dispatchOps.Get().(*dispatchOp)
+	if !ok {
+		o = &dispatchOp{}
+	}
 	l := &o.launch
 	l.prog, l.block = p, p.block
 	if n <= 4 {
@@ -334,6 +341,15 @@ func (o *dispatchOp) run() error {
 		}
 	}
 	d.deliverPrints(l)
+	if err == nil && host == nil && !p.race && !p.barrier {
+		// Nothing holds the record any more: exec's workers have
+		// returned, and its threads were freed. (A compiled Go kernel's
+		// goroutines, the race detector's state and a barrier kernel's
+		// coroutines are not followed that far: those records are left
+		// to the collector, as is any failed dispatch's.)
+		*o = dispatchOp{}
+		dispatchOps.Put(o)
+	}
 	return err
 }
 
