@@ -113,11 +113,11 @@ func (d *Device) prepareAccel(c device.Command) (func() error, error) {
 	switch c := c.(type) {
 	case *device.MeshBuild:
 		g := c.Geometry
-		verts, err := d.span(g.Vertices, g.VertexOffset, uint64(g.VertexCount-1)*uint64(g.VertexStride)+12, "Vertices")
+		verts, err := span(d, g.Vertices, g.VertexOffset, uint64(g.VertexCount-1)*uint64(g.VertexStride)+12, "Vertices")
 		if err != nil {
 			return nil, err
 		}
-		idx, err := d.span(g.Indices, g.IndexOffset, 12*uint64(g.Triangles), "Indices")
+		idx, err := span(d, g.Indices, g.IndexOffset, 12*uint64(g.Triangles), "Indices")
 		if err != nil {
 			return nil, err
 		}
@@ -127,7 +127,7 @@ func (d *Device) prepareAccel(c device.Command) (func() error, error) {
 		}
 		return func() error { return s.BuildMesh(c.Mode, g, verts, idx) }, nil
 	case *device.ProceduralBuild:
-		boxes, err := d.span(c.AABBs, c.Offset, 24*uint64(c.Count), "AABBs")
+		boxes, err := span(d, c.AABBs, c.Offset, 24*uint64(c.Count), "AABBs")
 		if err != nil {
 			return nil, err
 		}

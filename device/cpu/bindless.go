@@ -97,7 +97,7 @@ func (d *Device) prepareBindless(c *device.BindlessUpdate) (func() error, error)
 				}
 				size = uint64(len(b.data)) - s.Offset
 			}
-			span, err := d.span(s.Buffer, s.Offset, size, fmt.Sprintf("slot %d", s.Slot))
+			span, err := span(d, s.Buffer, s.Offset, size, fmt.Sprintf("slot %d", s.Slot))
 			if err != nil {
 				return nil, err
 			}

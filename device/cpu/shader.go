@@ -101,7 +101,7 @@ type launch struct {
 	prog                *program
 	bufs                [][]byte
 	uni                 [][]uint64
-	scalars             []uint64 // where scalar uniforms may keep their value (newLaunch), or nil
+	scalars             []uint64 // where scalar uniforms may keep their value (newDispatch), or nil
 	texs                []*texView
 	binds               [][]bslot // bindless arrays: their slots when the dispatch was submitted
 	accels              []*softaccel.Structure
@@ -119,24 +119,42 @@ type launch struct {
 	race   *raceState           // the race detector's, in race mode
 }
 
-// launchWith is a launch of up to 4 arguments with their slices, in one
-// allocation (a dispatch's fixed cost is mostly allocations).
-type launchWith struct {
+// dispatchOp is one dispatch's operation: its launch record, room for up to
+// 4 arguments' slices and what running it needs, in one allocation (a
+// dispatch's fixed cost is mostly allocations), which is also the runner
+// the stream calls.
+type dispatchOp struct {
 	launch
+	d        *Device
+	sh       *shader
+	c        *device.ShaderDispatch
+	host     device.HostFunc
+	hostArgs [][]byte
+	raceBufs []raceBuffer
+	ind      []byte // the indirect dispatch's group counts, or nil
+
 	bufs    [4][]byte
 	uni     [4][]uint64
 	scalars [4]uint64
 }
 
-func newLaunch(p *program, n int) *launch {
-	if n <= 4 {
-		lw := &launchWith{}
-		l := &lw.launch
-		l.prog, l.block = p, p.block
-		l.bufs, l.uni, l.scalars = lw.bufs[:n:n], lw.uni[:n:n], lw.scalars[:n:n]
-		return l
+// dispatchOps recycles the records of dispatches that ran (run): at one
+// record a dispatch, a small dispatch otherwise allocates ~640 bytes.
+var dispatchOps sync.Pool
+
+func newDispatch(p *program, n int) *dispatchOp {
+	o, ok := dispatchOps.Get().(*dispatchOp)
+	if !ok {
+		o = &dispatchOp{}
 	}
-	return &launch{prog: p, bufs: make([][]byte, n), uni: make([][]uint64, n), block: p.block}
+	l := &o.launch
+	l.prog, l.block = p, p.block
+	if n <= 4 {
+		l.bufs, l.uni, l.scalars = o.bufs[:n:n], o.uni[:n:n], o.scalars[:n:n]
+	} else {
+		l.bufs, l.uni = make([][]byte, n), make([][]uint64, n)
+	}
+	return o
 }
 
 func (l *launch) fail(err error) {
@@ -148,7 +166,7 @@ func (l *launch) fail(err error) {
 	l.failed.Store(true)
 }
 
-func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error) {
+func (d *Device) prepareDispatch(c *device.ShaderDispatch) (runner, error) {
 	sh, err := lookup[*shader](d, c.Shader, "shader")
 	if err != nil {
 		return nil, err
@@ -157,7 +175,8 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 	if len(c.Args) != len(p.params) {
 		return nil, fmt.Errorf("%w: kernel %s takes %d argument(s), got %d", device.ErrInvalidArgument, p.name, len(p.params), len(c.Args))
 	}
-	l := newLaunch(p, len(c.Args))
+	o := newDispatch(p, len(c.Args))
+	l := &o.launch
 	l.stop = &d.abandon
 	var hostArgs [][]byte
 	var raceBufs []raceBuffer
@@ -236,7 +255,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 				}
 				size = uint64(len(b.data)) - a.Offset
 			}
-			span, err := d.span(a.Handle, a.Offset, size, label)
+			span, err := span(d, a.Handle, a.Offset, size, label)
 			if err != nil {
 				return nil, err
 			}
@@ -268,7 +287,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 	}
 	var ind []byte
 	if c.Indirect != 0 {
-		ind, err = d.span(c.Indirect, c.IndirectOffset, 12, "indirect buffer")
+		ind, err = span(d, c.Indirect, c.IndirectOffset, 12, "indirect buffer")
 		if err != nil {
 			return nil, err
 		}
@@ -280,43 +299,58 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (func() error, error)
 			l.groups[i] = uint32((uint64(s) + uint64(p.block[i]) - 1) / uint64(p.block[i]))
 		}
 	}
-	return func() error {
-		// An accel is read when the dispatch runs, after the builds before
-		// it on the stream.
-		for i, s := range l.accels {
-			if s == nil {
-				continue
-			}
-			sc := s.Scene()
-			if sc == nil {
-				return fmt.Errorf("kernel %s: %w: %v: accel %d has not been built", p.name, device.ErrInvalidArgument, argLabel{&sh.sig.Args[i], i}, c.Args[i].Handle)
-			}
-			l.scenes[i] = sc
+	o.d, o.sh, o.c, o.host, o.hostArgs, o.raceBufs, o.ind = d, sh, c, host, hostArgs, raceBufs, ind
+	return o, nil
+}
+
+// run runs the dispatch on the stream.
+func (o *dispatchOp) run() error {
+	d, sh, c, host, hostArgs, raceBufs, ind := o.d, o.sh, o.c, o.host, o.hostArgs, o.raceBufs, o.ind
+	l, p := &o.launch, o.prog
+	// An accel is read when the dispatch runs, after the builds before
+	// it on the stream.
+	for i, s := range l.accels {
+		if s == nil {
+			continue
 		}
-		if ind != nil {
-			for i := range 3 {
-				l.groups[i] = binary.LittleEndian.Uint32(ind[4*i:])
-				l.size[i] = uint32(min(uint64(l.groups[i])*uint64(p.block[i]), 1<<32-1))
-			}
+		sc := s.Scene()
+		if sc == nil {
+			return fmt.Errorf("kernel %s: %w: %v: accel %d has not been built", p.name, device.ErrInvalidArgument, argLabel{&sh.sig.Args[i], i}, c.Args[i].Handle)
 		}
-		if l.stop.Load() {
-			return fmt.Errorf("kernel %s: %w: the device was closed", p.name, device.ErrDeviceLost)
+		l.scenes[i] = sc
+	}
+	if ind != nil {
+		for i := range 3 {
+			l.groups[i] = binary.LittleEndian.Uint32(ind[4*i:])
+			l.size[i] = uint32(min(uint64(l.groups[i])*uint64(p.block[i]), 1<<32-1))
 		}
-		var err error
-		if host != nil {
-			err = p.execHost(d.hostCtx, host, l, hostArgs)
-		} else {
-			if p.race {
-				l.race = newRaceState(raceBufs)
-			}
-			err = p.exec(l)
-			if err == nil {
-				err = l.raceErr()
-			}
+	}
+	if l.stop.Load() {
+		return fmt.Errorf("kernel %s: %w: the device was closed", p.name, device.ErrDeviceLost)
+	}
+	var err error
+	if host != nil {
+		err = p.execHost(d.hostCtx, host, l, hostArgs)
+	} else {
+		if p.race {
+			l.race = newRaceState(raceBufs)
 		}
-		d.deliverPrints(l)
-		return err
-	}, nil
+		err = p.exec(l)
+		if err == nil {
+			err = l.raceErr()
+		}
+	}
+	d.deliverPrints(l)
+	if err == nil && host == nil && !p.race && !p.barrier {
+		// Nothing holds the record any more: exec's workers have
+		// returned, and its threads were freed. (A compiled Go kernel's
+		// goroutines, the race detector's state and a barrier kernel's
+		// coroutines are not followed that far: those records are left
+		// to the collector, as is any failed dispatch's.)
+		*o = dispatchOp{}
+		dispatchOps.Put(o)
+	}
+	return err
 }
 
 // execHost runs the kernel's compiled Go function over the dispatch. Its
@@ -415,67 +449,73 @@ func (p *program) exec(l *launch) error {
 		// race of this process's own memory.
 		workers = 1
 	}
-	var nextBlock atomic.Uint64
-	work := func() {
-		if p.lanes != nil {
-			t := p.newLanes(l)
-			defer p.freeLanes(t)
-			for !l.failed.Load() && !l.stop.Load() {
-				b := nextBlock.Add(1) - 1
-				if b >= total {
-					return
-				}
-				p.blockLanes(l, [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}, t)
-			}
-			return
-		}
-		t := p.newThread(l)
-		defer p.freeThread(t)
-		var bs *blockState
-		if len(p.shared) > 0 || p.barrier || p.race {
-			bs = &blockState{}
-			for _, n := range p.shared {
-				bs.shared = append(bs.shared, make([]uint64, n))
-			}
-			if p.race {
-				p.raceShared(bs)
-			}
-		}
-		t.blk = bs
-		var cw *coWorker
-		if p.barrier {
-			cw = &coWorker{}
-			defer cw.release()
-		}
-		for !l.failed.Load() && !l.stop.Load() {
-			b := nextBlock.Add(1) - 1
-			if b >= total {
-				return
-			}
-			if bs != nil {
-				for _, s := range bs.shared {
-					clear(s)
-				}
-			}
-			bid := [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
-			if p.barrier {
-				p.blockCoroutines(l, bid, bs, cw)
-			} else {
-				p.blockLoop(l, bid, t)
-			}
-		}
-	}
 	if workers == 1 {
-		work()
+		var e execBlocks // on the stack: the common small dispatch allocates nothing here
+		e.work(p, l, g, total)
 	} else {
+		e := &execBlocks{}
 		var wg sync.WaitGroup
 		for range workers {
 			wg.Add(1)
-			go func() { defer wg.Done(); work() }()
+			go func() { defer wg.Done(); e.work(p, l, g, total) }()
 		}
 		wg.Wait()
 	}
 	return l.err
+}
+
+// execBlocks hands a dispatch's blocks out to exec's workers.
+type execBlocks struct{ next atomic.Uint64 }
+
+// work runs blocks until none is left, the dispatch failed or the device stops.
+func (e *execBlocks) work(p *program, l *launch, g [3]uint32, total uint64) {
+	if p.lanes != nil {
+		t := p.newLanes(l)
+		defer p.freeLanes(t)
+		for !l.failed.Load() && !l.stop.Load() {
+			b := e.next.Add(1) - 1
+			if b >= total {
+				return
+			}
+			p.blockLanes(l, [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}, t)
+		}
+		return
+	}
+	t := p.newThread(l)
+	defer p.freeThread(t)
+	var bs *blockState
+	if len(p.shared) > 0 || p.barrier || p.race {
+		bs = &blockState{}
+		for _, n := range p.shared {
+			bs.shared = append(bs.shared, make([]uint64, n))
+		}
+		if p.race {
+			p.raceShared(bs)
+		}
+	}
+	t.blk = bs
+	var cw *coWorker
+	if p.barrier {
+		cw = &coWorker{}
+		defer cw.release()
+	}
+	for !l.failed.Load() && !l.stop.Load() {
+		b := e.next.Add(1) - 1
+		if b >= total {
+			return
+		}
+		if bs != nil {
+			for _, s := range bs.shared {
+				clear(s)
+			}
+		}
+		bid := [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
+		if p.barrier {
+			p.blockCoroutines(l, bid, bs, cw)
+		} else {
+			p.blockLoop(l, bid, t)
+		}
+	}
 }
 
 // recoverFault turns a panic in a thread into the launch's error.

@@ -20,16 +20,57 @@ func bytesOf(w []uint64) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), len(w)*8)
 }
 
+// runner is one operation of a command list. A dispatch's is its launch
+// record itself (one allocation for the record and what runs it); the
+// other commands' are closures (runFunc).
+type runner interface{ run() error }
+
+// runFunc is an operation as a closure.
+type runFunc func() error
+
+func (f runFunc) run() error { return f() }
+
+// fnRunner is f as a runner, nil for a nil f (a command with nothing to run).
+func fnRunner(f func() error, err error) (runner, error) {
+	if f == nil || err != nil {
+		return nil, err
+	}
+	return runFunc(f), nil
+}
+
 // item is one unit of a stream's queue: a command list (its operations, then
 // its callbacks), an event signal or an event wait.
 type item struct {
-	ops       []func() error
+	op0       runner   // the list's first operation, kept inline: most lists have one
+	ops       []runner // the ones after it
 	callbacks []func()
 	timings   *device.Timings // a timed list's: one op per command, each timed
 	signal    *event
 	wait      *event
 	value     uint64
 	seq       uint64
+}
+
+func (it *item) nops() int {
+	if it.op0 == nil {
+		return 0
+	}
+	return 1 + len(it.ops)
+}
+
+func (it *item) op(i int) runner {
+	if i == 0 {
+		return it.op0
+	}
+	return it.ops[i-1]
+}
+
+func (it *item) add(op runner) {
+	if it.op0 == nil {
+		it.op0 = op
+	} else {
+		it.ops = append(it.ops, op)
+	}
 }
 
 // stream runs its items in order on its own goroutine.
@@ -209,8 +250,8 @@ func (s *stream) run(it *item) []error {
 	if it.timings != nil {
 		errs = s.runTimed(it)
 	} else {
-		for _, op := range it.ops {
-			if err := op(); err != nil {
+		for i := range it.nops() {
+			if err := it.op(i).run(); err != nil {
 				errs = append(errs, fmt.Errorf("cpu: stream %d: %w", s.h, err))
 				break // the list's later commands depend on this one
 			}
@@ -231,14 +272,14 @@ func (s *stream) runTimed(it *item) []error {
 	var errs []error
 	t0 := time.Now()
 	s.stamps = append(s.stamps[:0], 0)
-	for _, op := range it.ops {
-		if err := op(); err != nil {
+	for i := range it.nops() {
+		if err := it.op(i).run(); err != nil {
 			errs = append(errs, fmt.Errorf("cpu: stream %d: %w", s.h, err))
 			break
 		}
 		s.stamps = append(s.stamps, time.Since(t0))
 	}
-	for len(s.stamps) < len(it.ops)+1 {
+	for len(s.stamps) < it.nops()+1 {
 		s.stamps = append(s.stamps, s.stamps[len(s.stamps)-1])
 	}
 	it.timings.Record(s.stamps)
@@ -533,7 +574,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		if it.timings != nil {
 			// One op per command, so that op i is command i.
 			if op == nil {
-				op = noop
+				op = runFunc(noop)
 			}
 			if sd, ok := c.(*device.ShaderDispatch); ok {
 				if sh, err := lookup[*shader](d, sd.Shader, "shader"); err == nil {
@@ -542,7 +583,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 			}
 		}
 		if op != nil {
-			it.ops = append(it.ops, op)
+			it.add(op)
 		}
 	}
 	if err := s.enqueue(it); err != nil {
@@ -554,7 +595,9 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 func noop() error { return nil }
 
 // span checks [off, off+n) against a buffer and returns its bytes.
-func (d *Device) span(h device.Handle, off, n uint64, what any) ([]byte, error) {
+// what names the bytes in the error; generic so that a caller's label
+// (an argLabel) is formatted, and boxed, only on the error path.
+func span[W any](d *Device, h device.Handle, off, n uint64, what W) ([]byte, error) {
 	b, err := lookup[*buffer](d, h, "buffer")
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", what, err)
@@ -566,34 +609,49 @@ func (d *Device) span(h device.Handle, off, n uint64, what any) ([]byte, error) 
 	return b.data[off : off+n : off+n], nil
 }
 
-func (d *Device) prepare(c device.Command) (func() error, error) {
+func (d *Device) prepare(c device.Command) (runner, error) {
+	switch c := c.(type) {
+	case *device.ShaderDispatch:
+		return d.prepareDispatch(c)
+	case *device.BufferToTexture, *device.TextureToBuffer, *device.TextureUpload, *device.TextureDownload, *device.TextureCopy:
+		return fnRunner(d.prepareTexture(c))
+	case *device.BindlessUpdate:
+		return fnRunner(d.prepareBindless(c))
+	case *device.MeshBuild, *device.ProceduralBuild, *device.AccelBuild, *device.AccelCompact:
+		return fnRunner(d.prepareAccel(c))
+	}
+	return fnRunner(d.prepareCopy(c))
+}
+
+// prepareCopy turns a buffer command into its operation.
+func (d *Device) prepareCopy(c device.Command) (func() error, error) {
 	switch c := c.(type) {
 	case *device.BufferUpload:
-		dst, err := d.span(c.Buffer, c.Offset, uint64(len(c.Data)), "buffer")
+		dst, err := span(d, c.Buffer, c.Offset, uint64(len(c.Data)), "buffer")
 		if err != nil {
 			return nil, err
 		}
 		data := append([]byte(nil), c.Data...)
 		return func() error { copy(dst, data); return nil }, nil
 	case *device.BufferDownload:
-		src, err := d.span(c.Buffer, c.Offset, uint64(len(c.Data)), "buffer")
+		src, err := span(d, c.Buffer, c.Offset, uint64(len(c.Data)), "buffer")
 		if err != nil {
 			return nil, err
 		}
 		out := c.Data
 		return func() error { copy(out, src); return nil }, nil
 	case *device.BufferCopy:
-		src, err := d.span(c.Src, c.SrcOffset, c.Size, "source")
+		src, err := span(d, c.Src, c.SrcOffset, c.Size, "source")
 		if err != nil {
 			return nil, err
 		}
-		dst, err := d.span(c.Dst, c.DstOffset, c.Size, "destination")
+		dst, err := span(d, c.Dst, c.DstOffset, c.Size, "destination")
 		if err != nil {
 			return nil, err
 		}
 		return func() error { copy(dst, src); return nil }, nil
 	case *device.BufferFill:
-		dst, err := d.span(c.Buffer, c.Offset, c.Size, "buffer")
+		dst, err := span(d, c.Buffer, c.Offset, c.Size, "buffer")
 		if err != nil {
 			return nil, err
 		}
@@ -604,16 +662,8 @@ func (d *Device) prepare(c device.Command) (func() error, error) {
 			}
 			return nil
 		}, nil
-	case *device.ShaderDispatch:
-		return d.prepareDispatch(c)
-	case *device.BufferToTexture, *device.TextureToBuffer, *device.TextureUpload, *device.TextureDownload, *device.TextureCopy:
-		return d.prepareTexture(c)
-	case *device.BindlessUpdate:
-		return d.prepareBindless(c)
 	case *device.Custom:
 		return nil, fmt.Errorf("%w: custom commands (a native command buffer) do not exist on the cpu backend", device.ErrUnsupported)
-	case *device.MeshBuild, *device.ProceduralBuild, *device.AccelBuild, *device.AccelCompact:
-		return d.prepareAccel(c)
 	}
 	if err := device.CommandError(c); err != nil {
 		return nil, err

@@ -52,11 +52,11 @@ func TestSynchronizeHelps(t *testing.T) {
 		}
 	}
 	ev := &event{}
-	require.NoError(t, s.enqueue(item{ops: []func() error{op(0)}}))
-	require.NoError(t, s.enqueue(item{ops: []func() error{op(1), op(2)}, signal: ev, value: 3}))
-	require.NoError(t, s.enqueue(item{ops: []func() error{op(3)}}))
-	require.NoError(t, s.enqueue(item{ops: []func() error{op(4)}, callbacks: []func(){func() {}}}))
-	require.NoError(t, s.enqueue(item{ops: []func() error{op(5)}}))
+	require.NoError(t, s.enqueue(item{op0: runFunc(op(0))}))
+	require.NoError(t, s.enqueue(item{op0: runFunc(op(1)), ops: []runner{runFunc(op(2))}, signal: ev, value: 3}))
+	require.NoError(t, s.enqueue(item{op0: runFunc(op(3))}))
+	require.NoError(t, s.enqueue(item{op0: runFunc(op(4)), callbacks: []func(){func() {}}}))
+	require.NoError(t, s.enqueue(item{op0: runFunc(op(5))}))
 	<-s.wakeup // the enqueues' rings
 	s.help(2)
 	require.Equal(t, []int{0, 1, 2}, ran, "up to the value waited for")

@@ -326,3 +326,31 @@ func TestSynchronizeKeepsOrder(t *testing.T) {
 	}
 	require.Len(t, order, (n+2)/3)
 }
+
+// TestDispatchAllocations bounds what one small dispatch, submitted and
+// waited for, allocates: the Submit's command list and its variadic slice
+// (package device); the dispatch's record is recycled once it ran. Each
+// further allocation on the path is a regression.
+func TestDispatchAllocations(t *testing.T) {
+	if raceBuild {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	d := openPlain(t)
+	f, err := programs.Saxpy()
+	require.NoError(t, err)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	x, err := device.NewBuffer[float32](d, 1)
+	require.NoError(t, err)
+	defer x.Close()
+	s := stream(t, d, device.StreamCompute)
+	cmd := k.Dispatch([3]uint32{1}, float32(2), x, x)
+	ctx := context.Background()
+	require.NoError(t, s.Submit(cmd))
+	require.NoError(t, s.Synchronize(ctx))
+	allocs := testing.AllocsPerRun(200, func() {
+		_ = s.Submit(cmd)
+		_ = s.Synchronize(ctx)
+	})
+	require.LessOrEqual(t, allocs, 2.0, "allocations per Submit+Synchronize of a one-thread dispatch")
+}

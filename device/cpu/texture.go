@@ -129,7 +129,7 @@ func (d *Device) prepareTexture(c device.Command) (func() error, error) {
 		if err != nil {
 			return nil, err
 		}
-		src, err := d.span(c.Buffer, c.Offset, regionBytes(t, size), "buffer")
+		src, err := span(d, c.Buffer, c.Offset, regionBytes(t, size), "buffer")
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +140,7 @@ func (d *Device) prepareTexture(c device.Command) (func() error, error) {
 		if err != nil {
 			return nil, err
 		}
-		dst, err := d.span(c.Buffer, c.Offset, regionBytes(t, size), "buffer")
+		dst, err := span(d, c.Buffer, c.Offset, regionBytes(t, size), "buffer")
 		if err != nil {
 			return nil, err
 		}
