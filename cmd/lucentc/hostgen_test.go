@@ -600,6 +600,13 @@ func TestHostLoops(t *testing.T) {
 	require.Contains(t, string(src), "kernel.AtomicAdd(&bins[in[i]%uint32(len(bins))], 1)", "the package renamed")
 	require.Contains(t, string(src), "inv := 1 / float32(math.Sqrt(float64(r2)))")
 	require.Contains(t, string(src), "lucentcB.Printf(\"thread %u of %v\", lucentcD.X, lucentcB.Grid.Size)")
+	// The thread loops test their condition at the bottom, an early
+	// return jumping to the next thread: with the kernel's own bounds test
+	// a loop tested at the top took two taken branches a thread.
+	require.Contains(t, string(src), "\tfor lucentcX := uint32(0); ; {\n\t\tlucentcB.Thread.X = lucentcX\n")
+	require.Contains(t, string(src), "lucentcNextX:\n\t\tlucentcX++\n\t\tif lucentcX >= lucentcNX {\n\t\t\tbreak\n\t\t}\n")
+	require.Contains(t, string(src), "goto lucentcNextX")
+	require.NotContains(t, string(src), "lucentcX < lucentcNX")
 	require.NotContains(t, string(src), "k.AtomicAdd", "no package name of the kernel's file is left")
 	require.NotContains(t, string(src), "m.Sqrt", "no package name of the kernel's file is left")
 
