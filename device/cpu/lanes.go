@@ -751,40 +751,11 @@ func (lc *laneCompiler) norm(e *ir.Call, dst int) lex {
 	if s == ir.TF32 {
 		// Component by component over the lanes, each lane's sum in float64
 		// in the same order.
-		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
-			if pre != nil {
-				pre(t, act)
-			}
-			w := t.w
-			if len(t.sum) < w {
-				t.sum = make([]float64, w)
-			}
-			sum := t.sum[:w]
-			for _, l := range act {
-				sum[l] = 0
-			}
-			for i := range m {
-				ra, rb := t.r[(a+i)*w:(a+i+1)*w], t.r[(b+i)*w:(b+i+1)*w]
-				for _, l := range act {
-					p, q := float64(f32(ra[l])), float64(f32(rb[l]))
-					switch op {
-					case ir.OpDistance:
-						p, q = p-q, p-q
-					case ir.OpLength:
-						q = p
-					}
-					sum[l] += p * q
-				}
-			}
-			ro := t.r[o*w : (o+1)*w]
-			for _, l := range act {
-				v := sum[l]
-				if op != ir.OpDot {
-					v = math.Sqrt(v)
-				}
-				ro[l] = uf32(float32(v))
-			}
-		}}
+		ev := normF32(op, m, a, b, o)
+		if pre != nil {
+			ev = seq(pre, ev)
+		}
+		return lex{slot: o, n: 1, eval: ev}
 	}
 	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
 		if pre != nil {
@@ -927,6 +898,91 @@ func (lc *laneCompiler) gather(pre func(*lth, []int32), srcs []int) lex {
 
 // compwise is an operation on vectors, component by component: comp(k)
 // makes component k's lane loop; operands of one leaf are broadcast.
+// normF32 is the lane loop of dot, length or distance on float32 vectors
+// of m components in slots a.. and b..: each lane's sum in float64, the
+// components in order, as the per-thread engine adds them. The operation
+// is chosen once a batch, not once a lane and component, and a list of
+// every lane runs as a plain loop over the rows.
+//
+// Not inlined: a closure copied into a large caller is compiled under
+// that caller's smaller inlining budget, which left f32, uf32 and dense
+// as calls in its inner loops.
+//
+//go:noinline
+func normF32(op ir.Op, m, a, b, o int) func(*lth, []int32) {
+	return func(t *lth, act []int32) {
+		w := t.w
+		if len(t.sum) < w {
+			t.sum = make([]float64, w)
+		}
+		if n := dense(act); n > 0 {
+			sum := t.sum[:n]
+			clear(sum)
+			for i := range m {
+				ra, rb := t.r[(a+i)*w:][:n], t.r[(b+i)*w:][:n]
+				switch op {
+				case ir.OpDot:
+					for l := range sum {
+						sum[l] += float64(f32(ra[l])) * float64(f32(rb[l]))
+					}
+				case ir.OpLength:
+					for l := range sum {
+						p := float64(f32(ra[l]))
+						sum[l] += p * p
+					}
+				default:
+					for l := range sum {
+						p := float64(f32(ra[l])) - float64(f32(rb[l]))
+						sum[l] += p * p
+					}
+				}
+			}
+			ro := t.r[o*w:][:n]
+			if op == ir.OpDot {
+				for l, v := range sum {
+					ro[l] = uf32(float32(v))
+				}
+				return
+			}
+			for l, v := range sum {
+				ro[l] = uf32(float32(math.Sqrt(v)))
+			}
+			return
+		}
+		sum := t.sum[:w]
+		for _, l := range act {
+			sum[l] = 0
+		}
+		for i := range m {
+			ra, rb := t.r[(a+i)*w:(a+i+1)*w], t.r[(b+i)*w:(b+i+1)*w]
+			switch op {
+			case ir.OpDot:
+				for _, l := range act {
+					sum[l] += float64(f32(ra[l])) * float64(f32(rb[l]))
+				}
+			case ir.OpLength:
+				for _, l := range act {
+					p := float64(f32(ra[l]))
+					sum[l] += p * p
+				}
+			default:
+				for _, l := range act {
+					p := float64(f32(ra[l])) - float64(f32(rb[l]))
+					sum[l] += p * p
+				}
+			}
+		}
+		ro := t.r[o*w : (o+1)*w]
+		for _, l := range act {
+			v := sum[l]
+			if op != ir.OpDot {
+				v = math.Sqrt(v)
+			}
+			ro[l] = uf32(float32(v))
+		}
+	}
+}
+
 func (lc *laneCompiler) compwise(n int, args []lex, comp func(slots []int, o int) func(*lth, []int32)) lex {
 	var evs []func(*lth, []int32)
 	for _, a := range args {

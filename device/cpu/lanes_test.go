@@ -1,6 +1,7 @@
 package cpu_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/cpu"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/kernel"
@@ -231,4 +233,65 @@ func TestLaneEngineAtomicFault(t *testing.T) {
 	require.ErrorContains(t, err, "bins")
 	require.ErrorContains(t, err, "index 2 out of range [0, 2)")
 	require.ErrorContains(t, err, "thread [1 0 0]")
+}
+
+// TestLaneEngineNorms: dot, length and distance of float32 vectors on the
+// lane engine give the per-thread engine's bits, on batches where every lane
+// runs and on batches thinned by a branch (the lanes with a negative first
+// component return early), including signed zeros and values whose float64
+// sums round differently from float32 ones.
+func TestLaneEngineNorms(t *testing.T) {
+	f, err := dsl.Kernel1D(32, func(k *dsl.K, half dsl.U32, in dsl.Buf[dsl.F32x4], out dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		a, b := in.Read(i), in.Read(i.Add(half))
+		put := func(base int) {
+			o := i.Mul(dsl.U(6)).Add(dsl.U(uint32(base)))
+			out.Write(o, a.XYZ().Dot(b.XYZ()))
+			out.Write(o.Add(dsl.U(1)), a.XYZ().Length())
+			out.Write(o.Add(dsl.U(2)), dsl.Distance(a.XYZ(), b.XYZ()))
+		}
+		put(0)
+		k.If(a.X().Lt(dsl.F(0)), func() { k.Return() })
+		put(3)
+	})
+	require.NoError(t, err)
+	d := open(t)
+	s := stream(t, d, device.StreamCompute)
+	pt, ln := bothEngines(t, d, f)
+	const n = 300 // whole batches and a part
+	r := rand.New(rand.NewPCG(7, 8))
+	in := make([][4]float32, 2*n)
+	for i := range in {
+		for c := range 4 {
+			in[i][c] = (r.Float32() - 0.5) * float32(int(1)<<r.IntN(20))
+		}
+	}
+	in[3] = [4]float32{float32(math.Copysign(0, -1)), 0, float32(math.Copysign(0, -1)), 0}
+	in[3+n] = [4]float32{1, float32(math.Copysign(0, -1)), 1, 0}
+	in[4] = [4]float32{1e-30, 1e30, -1e30, 0}
+	bin := newBuf(t, d, in)
+	o1, o2 := newBuf(t, d, make([]float32, 6*n)), newBuf(t, d, make([]float32, 6*n))
+	got1, got2 := make([]float32, 6*n), make([]float32, 6*n)
+	require.NoError(t, s.Submit(pt.Dispatch([3]uint32{n}, uint32(n), bin, o1), ln.Dispatch([3]uint32{n}, uint32(n), bin, o2),
+		o1.Download(got1), o2.Download(got2)))
+	require.NoError(t, s.Synchronize(ctxT(t)))
+	bits := func(v []float32) []uint32 {
+		u := make([]uint32, len(v))
+		for i, x := range v {
+			u[i] = math.Float32bits(x)
+		}
+		return u
+	}
+	require.Equal(t, bits(got1), bits(got2))
+	require.Zero(t, got2[3*6])
+	require.False(t, math.Signbit(float64(got2[3*6])), "a dot of products that are all -0 is +0: the sum starts at +0")
+	early := 0
+	for i := range n {
+		if in[i][0] < 0 {
+			early++
+			require.Zero(t, got2[6*i+3], "lane %d returned before its second writes", i)
+		}
+	}
+	require.Greater(t, early, 10, "a branch thins the batches")
+	require.Less(t, early, n-10)
 }
