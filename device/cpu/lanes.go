@@ -983,6 +983,78 @@ func normF32(op ir.Op, m, a, b, o int) func(*lth, []int32) {
 	}
 }
 
+// unaryF32 is the lane loop of the commonest float32 built-ins of one
+// operand from slot a to o, as RefFloat32 computes them, written out (no
+// call per lane); nil for the others. Not inlined, for the reason normF32
+// is not.
+//
+//go:noinline
+func unaryF32(op ir.Op, a, o int) func(*lth, []int32) {
+	switch op {
+	case ir.OpSqrt:
+		return func(t *lth, act []int32) {
+			w := t.w
+			ra, ro := t.r[a*w:(a+1)*w], t.r[o*w:(o+1)*w]
+			if n := dense(act); n > 0 {
+				ra, ro := ra[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(float32(math.Sqrt(float64(f32(ra[l])))))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(float32(math.Sqrt(float64(f32(ra[l])))))
+			}
+		}
+	case ir.OpInverseSqrt:
+		return func(t *lth, act []int32) {
+			w := t.w
+			ra, ro := t.r[a*w:(a+1)*w], t.r[o*w:(o+1)*w]
+			if n := dense(act); n > 0 {
+				ra, ro := ra[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(float32(1 / math.Sqrt(float64(f32(ra[l])))))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(float32(1 / math.Sqrt(float64(f32(ra[l])))))
+			}
+		}
+	case ir.OpAbs:
+		return func(t *lth, act []int32) {
+			w := t.w
+			ra, ro := t.r[a*w:(a+1)*w], t.r[o*w:(o+1)*w]
+			if n := dense(act); n > 0 {
+				ra, ro := ra[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(float32(math.Abs(float64(f32(ra[l])))))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(float32(math.Abs(float64(f32(ra[l])))))
+			}
+		}
+	case ir.OpFloor:
+		return func(t *lth, act []int32) {
+			w := t.w
+			ra, ro := t.r[a*w:(a+1)*w], t.r[o*w:(o+1)*w]
+			if n := dense(act); n > 0 {
+				ra, ro := ra[:n], ro[:n]
+				for l := range ro {
+					ro[l] = uf32(float32(math.Floor(float64(f32(ra[l])))))
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = uf32(float32(math.Floor(float64(f32(ra[l])))))
+			}
+		}
+	}
+	return nil
+}
+
 func (lc *laneCompiler) compwise(n int, args []lex, comp func(slots []int, o int) func(*lth, []int32)) lex {
 	var evs []func(*lth, []int32)
 	for _, a := range args {
@@ -1705,15 +1777,10 @@ func (lc *laneCompiler) builtin(e *ir.Call, dst int) lex {
 			noLanes("built-in %s on %s", op, s)
 		}
 		// The commonest, as RefFloat32 computes them, without its switch per lane.
+		if f := unaryF32(op, slots[0], o); f != nil {
+			return lex{eval: seq(pre, f), slot: o, n: 1}
+		}
 		switch op {
-		case ir.OpSqrt:
-			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Sqrt(float64(f32(v))))) }), slot: o, n: 1}
-		case ir.OpInverseSqrt:
-			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(1 / math.Sqrt(float64(f32(v))))) }), slot: o, n: 1}
-		case ir.OpAbs:
-			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Abs(float64(f32(v))))) }), slot: o, n: 1}
-		case ir.OpFloor:
-			return lex{eval: op1(pre, slots[0], o, func(v uint64) uint64 { return uf32(float32(math.Floor(float64(f32(v))))) }), slot: o, n: 1}
 		case ir.OpMin:
 			return lex{eval: op2(pre, slots[0], slots[1], o, func(a, b uint64) uint64 { return uf32(float32(math.Min(float64(f32(a)), float64(f32(b))))) }), slot: o, n: 1}
 		case ir.OpMax:

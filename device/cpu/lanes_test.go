@@ -235,8 +235,9 @@ func TestLaneEngineAtomicFault(t *testing.T) {
 	require.ErrorContains(t, err, "thread [1 0 0]")
 }
 
-// TestLaneEngineNorms: dot, length and distance of float32 vectors on the
-// lane engine give the per-thread engine's bits, on batches where every lane
+// TestLaneEngineNorms: dot, length and distance of float32 vectors, and
+// sqrt, inverseSqrt, abs and floor of a float32, on the lane engine give the
+// per-thread engine's bits, on batches where every lane
 // runs and on batches thinned by a branch (the lanes with a negative first
 // component return early), including signed zeros and values whose float64
 // sums round differently from float32 ones.
@@ -245,14 +246,18 @@ func TestLaneEngineNorms(t *testing.T) {
 		i := k.DispatchID().X()
 		a, b := in.Read(i), in.Read(i.Add(half))
 		put := func(base int) {
-			o := i.Mul(dsl.U(6)).Add(dsl.U(uint32(base)))
+			o := i.Mul(dsl.U(14)).Add(dsl.U(uint32(base)))
 			out.Write(o, a.XYZ().Dot(b.XYZ()))
 			out.Write(o.Add(dsl.U(1)), a.XYZ().Length())
 			out.Write(o.Add(dsl.U(2)), dsl.Distance(a.XYZ(), b.XYZ()))
+			out.Write(o.Add(dsl.U(3)), dsl.Sqrt(b.Y()))
+			out.Write(o.Add(dsl.U(4)), dsl.InverseSqrt(b.Y()))
+			out.Write(o.Add(dsl.U(5)), dsl.Abs(b.Z()))
+			out.Write(o.Add(dsl.U(6)), dsl.Floor(b.Z()))
 		}
 		put(0)
 		k.If(a.X().Lt(dsl.F(0)), func() { k.Return() })
-		put(3)
+		put(7)
 	})
 	require.NoError(t, err)
 	d := open(t)
@@ -270,8 +275,8 @@ func TestLaneEngineNorms(t *testing.T) {
 	in[3+n] = [4]float32{1, float32(math.Copysign(0, -1)), 1, 0}
 	in[4] = [4]float32{1e-30, 1e30, -1e30, 0}
 	bin := newBuf(t, d, in)
-	o1, o2 := newBuf(t, d, make([]float32, 6*n)), newBuf(t, d, make([]float32, 6*n))
-	got1, got2 := make([]float32, 6*n), make([]float32, 6*n)
+	o1, o2 := newBuf(t, d, make([]float32, 14*n)), newBuf(t, d, make([]float32, 14*n))
+	got1, got2 := make([]float32, 14*n), make([]float32, 14*n)
 	require.NoError(t, s.Submit(pt.Dispatch([3]uint32{n}, uint32(n), bin, o1), ln.Dispatch([3]uint32{n}, uint32(n), bin, o2),
 		o1.Download(got1), o2.Download(got2)))
 	require.NoError(t, s.Synchronize(ctxT(t)))
@@ -283,13 +288,13 @@ func TestLaneEngineNorms(t *testing.T) {
 		return u
 	}
 	require.Equal(t, bits(got1), bits(got2))
-	require.Zero(t, got2[3*6])
-	require.False(t, math.Signbit(float64(got2[3*6])), "a dot of products that are all -0 is +0: the sum starts at +0")
+	require.Zero(t, got2[3*14])
+	require.False(t, math.Signbit(float64(got2[3*14])), "a dot of products that are all -0 is +0: the sum starts at +0")
 	early := 0
 	for i := range n {
 		if in[i][0] < 0 {
 			early++
-			require.Zero(t, got2[6*i+3], "lane %d returned before its second writes", i)
+			require.Zero(t, got2[14*i+7], "lane %d returned before its second writes", i)
 		}
 	}
 	require.Greater(t, early, 10, "a branch thins the batches")
