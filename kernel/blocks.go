@@ -42,7 +42,7 @@ func RunBlocks(ctx context.Context, g Grid, body func(b *Block)) error {
 	if body == nil {
 		return fmt.Errorf("%w: nil kernel body", ErrGrid)
 	}
-	return eachBlock(ctx, g, func() (func(id Uint3) error, func()) {
+	return eachBlock(ctx, g, 0, func() (func(id Uint3) error, func()) {
 		b := &Block{Grid: g.normal()}
 		return func(id Uint3) error {
 			b.ID = id
@@ -70,12 +70,12 @@ func runLoop(b *Block, body func(*Block)) (err error) {
 	return nil
 }
 
-// eachBlock runs every block of g on up to GOMAXPROCS workers, which take
-// the next blocks from a shared counter. worker is called on each worker's
+// eachBlock runs every block of g on up to workers workers (0: GOMAXPROCS),
+// which take the next blocks from a shared counter. worker is called on each worker's
 // goroutine and returns the function running one block there, and what to
 // do when the worker is done (nil: nothing). The first error wins; blocks
 // stop being started once ctx is done.
-func eachBlock(ctx context.Context, g Grid, worker func() (func(id Uint3) error, func())) error {
+func eachBlock(ctx context.Context, g Grid, workers uint64, worker func() (func(id Uint3) error, func())) error {
 	g = g.normal()
 	bt := uint64(g.Block.X) * uint64(g.Block.Y) * uint64(g.Block.Z)
 	if bt > maxBlockThreads {
@@ -91,7 +91,10 @@ func eachBlock(ctx context.Context, g Grid, worker func() (func(id Uint3) error,
 		wg       sync.WaitGroup
 	)
 	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
-	workers := min(uint64(runtime.GOMAXPROCS(0)), total)
+	if workers == 0 {
+		workers = uint64(runtime.GOMAXPROCS(0))
+	}
+	workers = min(workers, total)
 	// Workers take blocks a chunk at a time, 16 chunks a worker: a block of
 	// a cheap kernel (saxpy: 256 threads, ~250 ns) costs less than the
 	// cache line of a counter shared by every worker moving between cores.

@@ -98,72 +98,38 @@ func Run(ctx context.Context, g Grid, body func()) error {
 	if raceBuild {
 		return runRaced(ctx, g, body)
 	}
-	return eachBlock(ctx, g, func() (func(id Uint3) error, func()) {
+	return eachBlock(ctx, g, 0, func() (func(id Uint3) error, func()) {
 		own, unregister := register()
 		return func(id Uint3) error { return runBlock(g, id, own, body, nil) }, unregister
 	})
 }
 
 // runRaced is Run in a -race build: fewer workers (a goroutine per thread
-// must stay well below the detector's limit), one block at a time, and the
-// threads of each worker's last block held until every block has run
-// (raceWorker).
+// must stay well below the detector's limit), and the threads of each
+// worker's last block held until every block has run (raceWorker).
 func runRaced(ctx context.Context, g Grid, body func()) error {
 	bt := uint64(g.Block.X) * uint64(g.Block.Y) * uint64(g.Block.Z)
-	if bt > maxBlockThreads {
-		return fmt.Errorf("%w: block %v has %d threads, more than %d", ErrGrid, g.Block, bt, maxBlockThreads)
-	}
 	blocks := g.Blocks()
 	total := uint64(blocks.X) * uint64(blocks.Y) * uint64(blocks.Z)
-
-	var (
-		next     atomic.Uint64
-		errOnce  sync.Once
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
-	workers := min(uint64(runtime.GOMAXPROCS(0)), total)
-	done := unsafe.Pointer(new(byte)) // what a -race build's threads release when they end
-	if raceBuild {
-		// A goroutine per thread: stay well below the detector's limit of
-		// 8128 live goroutines, with other Runs going on.
-		// At least two blocks at once: Go's detector sees races with a
-		// goroutine that ended dozens of goroutine starts ago poorly.
-		// Each holds two blocks' threads (raceWorker).
-		workers = min(total, max(2, min(workers, raceThreads/(2*bt))))
-	}
+	// A goroutine per thread: stay well below the detector's limit of 8128
+	// live goroutines, with other Runs going on. At least two blocks at
+	// once: Go's detector sees races with a goroutine that ended dozens of
+	// goroutine starts ago poorly. Each holds two blocks' threads.
+	workers := min(total, max(2, min(uint64(runtime.GOMAXPROCS(0)), raceThreads/(2*bt))))
+	done := unsafe.Pointer(new(byte)) // what the threads release when they end
 	rws := make([]raceWorker, workers)
-	for w := range workers {
-		wg.Add(1)
-		rw := &rws[w]
+	var started atomic.Int64
+	err := eachBlock(ctx, g, workers, func() (func(id Uint3) error, func()) {
+		own, unregister := register()
+		rw := &rws[started.Add(1)-1]
 		rw.done = done
-		go func() {
-			defer wg.Done()
-			own, unregister := register()
-			defer unregister()
-			for {
-				if ctx.Err() != nil {
-					fail(ctx.Err())
-					return
-				}
-				b := next.Add(1) - 1
-				if b >= total {
-					return
-				}
-				id := Uint3{uint32(b % uint64(blocks.X)), uint32(b / uint64(blocks.X) % uint64(blocks.Y)), uint32(b / (uint64(blocks.X) * uint64(blocks.Y)))}
-				if err := runBlock(g, id, own, body, rw); err != nil {
-					fail(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+		return func(id Uint3) error { return runBlock(g, id, own, body, rw) }, unregister
+	})
 	for i := range rws {
-		rws[i].release() // a -race build: the last blocks' threads, held till every block ran
+		rws[i].release() // the last blocks' threads, held till every block ran
 	}
-	raceAcquire(done) // a -race build: everything the threads did comes before Run's return
-	return firstErr
+	raceAcquire(done) // everything the threads did comes before Run's return
+	return err
 }
 
 // workgroup is the state a block's threads share.
