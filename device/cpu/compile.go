@@ -110,8 +110,6 @@ func (s site) fault(kind device.FaultKind, i, n uint64) {
 	panic(kernelFault{device.KernelFault{Kind: kind, What: s.what, Index: i, Len: n, Pos: s.pos}})
 }
 
-// bufferFault raises the fault of buffer index i out of [0, n) at s.
-func (s site) bufferFault(i, n uint64) { s.fault(device.FaultBufferIndex, i, n) }
 
 // argSite is the site of an access to kernel argument v in the statement
 // being compiled.

@@ -603,14 +603,14 @@ func (lc *laneCompiler) store(ix *ir.Index, src ir.Expr) lstmt {
 	}
 }
 
-// fault fails the dispatch for lane l's thread: index i of label out of
-// range [0, n).
+// fault fails the dispatch for lane l's thread: buffer index i of label
+// out of range [0, n).
 func (t *lth) fault(l int32, label site, i, n uint64) {
-	t.flane = l
-	label.bufferFault(i, n)
+	t.faultKind(l, label, device.FaultBufferIndex, i, n)
 }
 
-// faultKind raises lane l's fault of kind at label: index i out of [0, n).
+// faultKind fails the dispatch for lane l's thread with a fault of kind at
+// label: index i out of range [0, n).
 func (t *lth) faultKind(l int32, label site, kind device.FaultKind, i, n uint64) {
 	t.flane = l
 	label.fault(kind, i, n)
