@@ -110,7 +110,6 @@ func (s site) fault(kind device.FaultKind, i, n uint64) {
 	panic(kernelFault{device.KernelFault{Kind: kind, What: s.what, Index: i, Len: n, Pos: s.pos}})
 }
 
-
 // argSite is the site of an access to kernel argument v in the statement
 // being compiled.
 func (c *compiler) argSite(v *ir.Var) site {
