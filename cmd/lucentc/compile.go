@@ -162,23 +162,29 @@ func (u *unit) build(cfg *config, times *stageTimes) error {
 			return fmt.Errorf("validator (%s): %w", cfg.env, err)
 		}
 	}
+	// The signature and the serial form with the positions the launcher
+	// carries (portably).
 	var (
 		sig      device.Signature
 		captured []any
+		blob     []byte
+		sigErr   error
 	)
-	err = portably(u.k.Func, func() (err error) { // the positions in it as the embedded IR has them
-		sig, captured, err = device.KernelSignature(u.k.Func)
+	err = portably(u.k.Func, func() (err error) {
+		if sig, captured, sigErr = device.KernelSignature(u.k.Func); sigErr != nil {
+			return nil
+		}
+		blob, err = ir.MarshalKernel(u.k.Func)
 		return err
 	})
-	if err != nil {
-		return fmt.Errorf("signature: %w", err)
+	if sigErr != nil {
+		return fmt.Errorf("signature: %w", sigErr)
 	}
 	for i, c := range captured {
 		if c != nil {
 			return fmt.Errorf("argument %d (%s) captures a host resource, which an offline kernel cannot carry", i, sig.Args[i].Name)
 		}
 	}
-	blob, err := marshalPortable(u.k.Func)
 	if err != nil {
 		return fmt.Errorf("serialising the kernel: %w", err)
 	}
@@ -384,16 +390,6 @@ func relPosition(p token.Position) token.Position {
 }
 
 func relPos(p token.Position) string { return relPosition(p).String() }
-
-// marshalPortable serialises kernel f with its source positions cut to the
-// file's name (portably).
-func marshalPortable(f *ir.Function) (blob []byte, err error) {
-	err = portably(f, func() (err error) {
-		blob, err = ir.MarshalKernel(f)
-		return err
-	})
-	return blob, err
-}
 
 // portably runs fn with the source positions of kernel f (of its
 // functions, variables and statements) cut to the file's name
