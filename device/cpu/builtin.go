@@ -50,7 +50,6 @@ func (c *compiler) builtin(e *ir.Call) ex {
 		if at.Kind() == ir.KindMatrix {
 			refuse(unsupported("built-in %s on %s (matrix arithmetic)", e.Op, at))
 		}
-		checkFloat(at, "built-in "+e.Op.String())
 	}
 	n := ir.Leaves(e.T)
 	switch e.Op {
@@ -98,6 +97,9 @@ func (c *compiler) builtin(e *ir.Call) ex {
 			return uf32(r)
 		})
 	}
+	if s == ir.TF16 {
+		return c.halfBuiltin(e.Op, n, args)
+	}
 	if s.Bits() == 32 && s.IsInteger() {
 		signed := s.Kind() == ir.KindInt
 		if !probe(func() bool { _, ok := ir.RefInt(e.Op, signed, iops...); return ok }) {
@@ -116,6 +118,35 @@ func (c *compiler) builtin(e *ir.Call) ex {
 	}
 	refuse(unsupported("built-in %s on %s", e.Op, s))
 	return ex{}
+}
+
+// halfBuiltin compiles a componentwise built-in on f16: the float32
+// reference on the widened operands, rounded to f16 (correctly rounded
+// for sqrt, exact for abs, min, max, floor and the like), except fma,
+// computed in float64 (the product of two halves is exact there) and
+// rounded once.
+func (c *compiler) halfBuiltin(op ir.Op, n int, args []ex) ex {
+	var ops [4]float32
+	if !probe(func() bool { _, ok := ir.RefFloat32(op, ops[:len(args)]...); return ok }) {
+		refuse(unsupported("built-in %s on %s", op, ir.TF16))
+	}
+	switch op {
+	case ir.OpAbs:
+		return c.lift(n, args, func(a []uint64) uint64 { return a[0] &^ (1 << 15) })
+	case ir.OpFma:
+		return c.lift(n, args, func(a []uint64) uint64 {
+			return fromF(math.FMA(toF(a[0], ir.TF16), toF(a[1], ir.TF16), toF(a[2], ir.TF16)), ir.TF16)
+		})
+	}
+	return c.lift(n, args, func(a []uint64) uint64 {
+		var buf [4]float32
+		o := buf[:len(a)]
+		for i, v := range a {
+			o[i] = f16(v)
+		}
+		r, _ := ir.RefFloat32(op, o...)
+		return uf16(r)
+	})
 }
 
 // probe runs f, taking a panic as false.

@@ -177,7 +177,11 @@ func compileKernel(f *ir.Function, race, checked bool) (p *program, err error) {
 		}
 	}
 	if laneEngine && !race {
-		p.lanes, p.laneWhy = compileLanes(c, f, f.BlockSize[0]*f.BlockSize[1]*f.BlockSize[2])
+		if why := usesF16(f); why != "" {
+			p.laneWhy = why
+		} else {
+			p.lanes, p.laneWhy = compileLanes(c, f, f.BlockSize[0]*f.BlockSize[1]*f.BlockSize[2])
+		}
 	}
 	p.nslots = c.nslots
 	p.nrefs = c.nrefs
@@ -464,25 +468,80 @@ func (c *compiler) assign(s *ir.Assign) stmtFn {
 	}
 }
 
-// checkFloat refuses float arithmetic the backend does not do (f16).
+// checkFloat refuses float arithmetic the lane engine does not do (f16);
+// compileKernel keeps f16 kernels off it before (usesF16).
 func checkFloat(t *ir.Type, what string) {
 	if s := t.Scalar(); s.Kind() == ir.KindFloat && s.Bits() != 32 && s.Bits() != 64 {
 		refuse(unsupported("%s on %s (f16 arithmetic)", what, t))
 	}
 }
 
+// toF widens a float leaf of type t (f16, f32 or f64) to float64, exactly.
 func toF(v uint64, t *ir.Type) float64 {
-	if t.Bits() == 32 {
+	switch t.Bits() {
+	case 32:
 		return float64(math.Float32frombits(uint32(v)))
+	case 16:
+		return float64(ir.HalfToFloat32(uint16(v)))
 	}
 	return math.Float64frombits(v)
 }
 
+// fromF rounds x to a float leaf of type t, in one step (ties to even). For
+// f16, an operation computed in float64 (or float32) on f16 operands and
+// rounded so is correctly rounded: the wider format has at least 2·11+2
+// bits, so the double rounding is innocuous for +, -, *, / and sqrt.
 func fromF(x float64, t *ir.Type) uint64 {
-	if t.Bits() == 32 {
+	switch t.Bits() {
+	case 32:
 		return uint64(math.Float32bits(float32(x)))
+	case 16:
+		return uint64(ir.Float64ToHalf(x))
 	}
 	return math.Float64bits(x)
+}
+
+// f16 widens an f16 leaf to float32, exactly; uf16 rounds back.
+func f16(v uint64) float32  { return ir.HalfToFloat32(uint16(v)) }
+func uf16(x float32) uint64 { return uint64(ir.Float32ToHalf(x)) }
+
+// usesF16 names the first f16 value of f or of a callable it reaches, or
+// returns "": the lane engine (lanes.go) does no f16 arithmetic, so such
+// a kernel runs on the per-thread engine.
+func usesF16(f *ir.Function) string {
+	why := ""
+	visit := func(g *ir.Function) {
+		ir.WalkExprs(g, func(e ir.Expr) {
+			if why == "" && hasF16(e.Type()) {
+				why = fmt.Sprintf("f16 arithmetic (a value of type %s in %s)", e.Type(), g.Name)
+			}
+		})
+	}
+	visit(f)
+	for _, g := range f.Callees() {
+		visit(g)
+	}
+	return why
+}
+
+// hasF16 reports whether value type t has an f16 leaf.
+func hasF16(t *ir.Type) bool {
+	if t == nil {
+		return false
+	}
+	switch t.Kind() {
+	case ir.KindFloat:
+		return t.Bits() == 16
+	case ir.KindVector, ir.KindMatrix, ir.KindArray:
+		return hasF16(t.Elem())
+	case ir.KindStruct:
+		for _, f := range t.Fields() {
+			if hasF16(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func b2u(b bool) uint64 {

@@ -162,7 +162,7 @@ func (d *Device) Capabilities() device.Capabilities {
 		MaxPushConstantSize: 128, MaxStorageBufferRange: 1<<32 - 1, MaxBufferSize: 1 << 40,
 		MaxTextureSize2D: maxTexture2D, MaxTextureSize3D: maxTexture3D,
 		MemoryGranularity: granularity, TimelineSemaphores: true, ScalarBlockLayout: true, BufferDeviceAddress: true,
-		Float64: true, Int8: true, Int16: true, Int64: true, Storage8: true, Storage16: true,
+		Float16: true, Float64: true, Int8: true, Int16: true, Int64: true, Storage8: true, Storage16: true,
 		AtomicFloat32Add: true, AtomicInt64: true,
 		Bindless: device.PathEmulated, Sampling: device.PathEmulated,
 		Timings: true, // wall clock per command, on the stream's goroutine

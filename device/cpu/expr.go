@@ -562,7 +562,6 @@ func (c *compiler) lift(n int, ops []ex, f func(a []uint64) uint64) ex {
 func (c *compiler) unary(e *ir.Unary) ex {
 	x := c.expr(e.X)
 	s := e.T.Scalar()
-	checkFloat(s, "negation")
 	var f func(uint64) uint64
 	switch {
 	case e.Op == ir.Not:
@@ -571,6 +570,8 @@ func (c *compiler) unary(e *ir.Unary) ex {
 		f = func(v uint64) uint64 { return ir.Truncate(^v, s) }
 	case s == ir.TF32:
 		f = func(v uint64) uint64 { return v ^ 1<<31 }
+	case s == ir.TF16:
+		f = func(v uint64) uint64 { return v ^ 1<<15 }
 	case s.Kind() == ir.KindFloat:
 		f = func(v uint64) uint64 { return v ^ 1<<63 }
 	default:
@@ -591,7 +592,6 @@ func (c *compiler) binary(e *ir.Binary) ex {
 	if xt.Kind() == ir.KindMatrix || yt.Kind() == ir.KindMatrix {
 		return c.matBinary(e)
 	}
-	checkFloat(xt, "arithmetic")
 	x, y := c.expr(e.X), c.expr(e.Y)
 	s, ys := xt.Scalar(), yt.Scalar()
 	n := ir.Leaves(e.T)
@@ -749,6 +749,18 @@ func fastU32(op ir.BinaryOp, x, y ex) sfn {
 // fastBinary specialises the commonest scalar operations.
 func fastBinary(op ir.BinaryOp, s, ys *ir.Type, x, y sfn) sfn {
 	switch {
+	case s == ir.TF16:
+		// In float32, rounded to f16 once: correctly rounded (fromF).
+		switch op {
+		case ir.Add:
+			return func(t *th) uint64 { return uf16(f16(x(t)) + f16(y(t))) }
+		case ir.Sub:
+			return func(t *th) uint64 { return uf16(f16(x(t)) - f16(y(t))) }
+		case ir.Mul:
+			return func(t *th) uint64 { return uf16(f16(x(t)) * f16(y(t))) }
+		case ir.Div:
+			return func(t *th) uint64 { return uf16(f16(x(t)) / f16(y(t))) }
+		}
 	case s == ir.TF32:
 		switch op {
 		case ir.Add:
@@ -980,8 +992,6 @@ func (c *compiler) cast(e *ir.Cast) ex {
 
 // castFn is the value conversion of a scalar from fs to ts.
 func castFn(fs, ts *ir.Type) func(uint64) uint64 {
-	checkFloat(fs, "conversion")
-	checkFloat(ts, "conversion")
 	var f func(uint64) uint64
 	switch {
 	case fs == ir.TBool && ts.Kind() == ir.KindFloat:

@@ -256,16 +256,19 @@ func TestArgumentErrors(t *testing.T) {
 // when the kernel is compiled, naming it, never at run time.
 func TestRefusedAtCompile(t *testing.T) {
 	d := open(t)
-	f := ir.NewKernel("half", 1, [3]uint32{64, 1, 1})
-	out := f.AddParam("out", ir.Buffer(ir.TF16), ir.VarArg)
-	did := &ir.Ref{Var: &ir.Var{Name: "dispatch_id", Type: ir.DispatchID.Type(), Kind: ir.VarBuiltin, Builtin: ir.DispatchID}}
-	i := &ir.Swizzle{X: did, Comps: []uint8{0}, T: ir.TU32}
-	dst := &ir.Index{X: &ir.Ref{Var: out}, I: i, T: ir.TF16}
-	f.Body.Stmts = append(f.Body.Stmts, &ir.Assign{Dst: dst, Src: &ir.Binary{Op: ir.Add, X: dst, Y: dst, T: ir.TF16}})
+	f := ir.NewKernel("wide_sqrt", 1, [3]uint32{64, 1, 1})
+	out := f.AddParam("out", ir.Buffer(ir.TF64), ir.VarArg)
+	dst := &ir.Index{X: &ir.Ref{Var: out}, I: dispatchX(), T: ir.TF64}
+	f.Body.Stmts = append(f.Body.Stmts, &ir.Assign{Dst: dst, Src: &ir.Call{Op: ir.OpSqrt, Args: []ir.Expr{dst}, T: ir.TF64}})
 	require.NoError(t, f.Validate())
 	_, err := device.Compile(d, f)
 	require.ErrorIs(t, err, device.ErrUnsupported)
-	require.ErrorContains(t, err, "f16")
+	require.ErrorContains(t, err, "sqrt on f64")
+}
+
+func dispatchX() ir.Expr {
+	did := &ir.Ref{Var: &ir.Var{Name: "dispatch_id", Type: ir.DispatchID.Type(), Kind: ir.VarBuiltin, Builtin: ir.DispatchID}}
+	return &ir.Swizzle{X: did, Comps: []uint8{0}, T: ir.TU32}
 }
 
 // TestSynchronizeKeepsOrder: lists submitted by one goroutine complete in

@@ -438,6 +438,22 @@ func (m *machine) builtinCall(fr *frame, e *ir.Call) []uint64 {
 			out[i] = uint64(math.Float32bits(r))
 			continue
 		}
+		if s == ir.TF16 { // the float32 reference, rounded; fma in float64
+			ops := make([]float32, len(args))
+			for j, a := range args {
+				ops[j] = ir.HalfToFloat32(uint16(a[i]))
+			}
+			if e.Op == ir.OpFma {
+				out[i] = fromF(math.FMA(float64(ops[0]), float64(ops[1]), float64(ops[2])), s)
+				continue
+			}
+			r, ok := ir.RefFloat32(e.Op, ops...)
+			if !ok {
+				fail("built-in %s on the CPU", e.Op)
+			}
+			out[i] = uint64(ir.Float32ToHalf(r))
+			continue
+		}
 		if s.Bits() == 32 && s.IsInteger() {
 			ops := make([]uint32, len(args))
 			for j, a := range args {

@@ -7,8 +7,10 @@
 // scalar's bits at its own width (a float32 as its IEEE bits). Threads run
 // one after another, so kernels that synchronise (barriers, shared memory,
 // subgroups) or race (atomics) are rejected, as are textures, bindless
-// arrays and f16 or matrix arithmetic. Ray queries trace an accel/bvh scene
-// (bvh.Scene.Trace), as the cpu backend does.
+// arrays and matrix arithmetic. f16 arithmetic is done wider and rounded
+// to f16 after each operation (correctly rounded, as on the GPU). Ray
+// queries trace an accel/bvh scene (bvh.Scene.Trace), as the cpu backend
+// does.
 package interp
 
 import (

@@ -259,13 +259,17 @@ func toF(v uint64, t *ir.Type) float64 {
 	if t.Bits() == 64 {
 		return math.Float64frombits(v)
 	}
-	fail("%s arithmetic on the CPU", t)
-	return 0
+	return float64(ir.HalfToFloat32(uint16(v)))
 }
 
+// fromF rounds x to type t once; for f16, operations computed in float64 and
+// rounded so are correctly rounded (float64 has more than 2·11+2 bits).
 func fromF(x float64, t *ir.Type) uint64 {
-	if t.Bits() == 32 {
+	switch t.Bits() {
+	case 32:
 		return uint64(math.Float32bits(float32(x)))
+	case 16:
+		return uint64(ir.Float64ToHalf(x))
 	}
 	return math.Float64bits(x)
 }

@@ -247,6 +247,41 @@ func Float32ToHalf(f float32) uint16 {
 	return sign | uint16(h)
 }
 
+// Float64ToHalf rounds a float64 to the nearest IEEE binary16 (ties to
+// even) in one step: rounding through float32 first could round twice
+// (1 + 2^-11 + 2^-40 would become 1 instead of 1 + 2^-10).
+func Float64ToHalf(f float64) uint16 {
+	b := math.Float64bits(f)
+	sign := uint16(b>>48) & 0x8000
+	exp := int(b>>52&0x7ff) - 1023 + 15
+	man := b & (1<<52 - 1)
+	switch {
+	case b&^(1<<63) > 0x7ff0000000000000: // NaN
+		return sign | 0x7e00
+	case exp >= 31:
+		return sign | 0x7c00
+	case exp <= 0:
+		if exp < -10 {
+			return sign
+		}
+		man |= 1 << 52
+		shift := uint(43 - exp)
+		h := man >> shift
+		rem := man & (1<<shift - 1)
+		half := uint64(1) << (shift - 1)
+		if rem > half || rem == half && h&1 == 1 {
+			h++
+		}
+		return sign | uint16(h)
+	}
+	h := uint64(exp)<<10 | man>>42
+	rem := man & (1<<42 - 1)
+	if rem > 1<<41 || rem == 1<<41 && h&1 == 1 {
+		h++
+	}
+	return sign | uint16(h)
+}
+
 // HalfToFloat32 widens a half exactly.
 func HalfToFloat32(h uint16) float32 {
 	sign := uint32(h&0x8000) << 16
