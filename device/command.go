@@ -205,6 +205,16 @@ type BindlessUpdate struct {
 // for the Vulkan backend) while the command list is being encoded. Resources
 // declares what Func touches, so barriers and validation still work. A panic
 // in Func fails the submission with an error wrapping ErrPanicked.
+//
+// The cpu backend has no command buffer and records nothing: it calls Func
+// with 0 in stream order, at the command's place, on the stream's goroutine,
+// once the work of the commands before it is complete and before the
+// commands after it start, so that Func does the command's work itself. An
+// error from Func (wrapped with the command's Name) or a panic in it
+// (wrapping ErrPanicked) fails the list there: its later commands do not
+// run, and the stream's next SynchronizeStream returns the error. As in a
+// callback, Func must not wait for its own stream (SynchronizeStream of it
+// is refused).
 type Custom struct {
 	Name      string
 	Resources []Usage

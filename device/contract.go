@@ -93,7 +93,9 @@ type Interface interface {
 	// recovered and logged, the list's later callbacks still run, and the
 	// stream's next SynchronizeStream returns an error wrapping ErrPanicked.
 	// A Custom.Func that panics fails Dispatch with an error wrapping
-	// ErrPanicked (nothing of the list runs).
+	// ErrPanicked (nothing of the list runs); the cpu backend, which calls
+	// Func when the stream reaches the command, fails the list there and
+	// reports the error at the stream's next SynchronizeStream (see Custom).
 	//
 	// A list with Timings is timed: the backend calls list.Timings.Reset
 	// during Dispatch and names each dispatch's kernel, then, once the

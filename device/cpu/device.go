@@ -13,7 +13,16 @@
 // branches and loops on lists of lanes, for kernels without barriers,
 // shared memory, atomics, callables, textures or switches; every kernel
 // also has the per-thread engine, one thread per call (threads as
-// coroutines where the kernel has barriers), which runs the rest.
+// coroutines where the kernel has barriers), which runs the rest, f16
+// arithmetic included.
+//
+// f16 values are kept as their bits; each operation is computed in float32
+// (fma in float64) and rounded to f16 (ties to even, denormals kept,
+// overflow to infinity). For +, -, *, / and sqrt that is correctly rounded,
+// the result a GPU with native f16 gives: float32 has more than 2·11+2
+// bits. Conversions into f16 round once, from f64 too (lavapipe rounds f64
+// through f32, twice). Vector reductions (dot, length) are computed wider
+// and rounded once, as for f32. The IR has no f16 atomics.
 //
 // Kernels are checked by default: an out-of-range buffer, shared or local
 // array access or storage-texture texel, an integer division by zero or a
@@ -51,10 +60,18 @@
 // Ray tracing builds accel/bvh hierarchies on the stream's goroutine
 // (device.RayTracing, accel.go).
 //
+// A Custom command (there is no native command buffer) calls its Func with
+// 0 on the stream's goroutine, at its place in the list: after the earlier
+// commands' work, before the later ones; its error or panic fails the list
+// there, and the stream's next Synchronize returns it (see device.Custom).
+// A Synchronize that runs queued lists itself leaves those with Custom
+// commands to the worker.
+//
 // Not implemented (refused with errors wrapping device.ErrUnsupported that
-// name what): Custom commands, SPIR-V shaders (ahead-of-time records and
-// lucentc launchers run through the IR they carry, or their Go function),
-// and f16 arithmetic in kernels. The subgroup size is 1.
+// name what): SPIR-V shaders (ahead-of-time records and lucentc launchers
+// run through the IR they carry, or their Go function) and the
+// componentwise float built-ins (sqrt, min, fma, ...) on f64. The subgroup
+// size is 1.
 package cpu
 
 import (

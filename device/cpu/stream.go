@@ -45,6 +45,7 @@ type item struct {
 	ops       []runner // the ones after it
 	callbacks []func()
 	timings   *device.Timings // a timed list's: one op per command, each timed
+	onWorker  bool            // it has a Custom command: only the worker runs it
 	signal    *event
 	wait      *event
 	value     uint64
@@ -215,14 +216,15 @@ func (s *stream) finish(it *item, errs []error) {
 // runs yet, while the worker is parked or not yet awake: a Synchronize
 // that would wake the worker and then be woken by it runs them itself,
 // in the queue's order, one at a time with the worker. It takes command
-// lists without callbacks (a callback runs on the worker, which is how
-// the device recognises a call from one) and signals, never event waits;
+// lists without callbacks or Custom commands (those run on the worker,
+// which is how the device recognises a call from one) and signals, never
+// event waits;
 // whatever is left, the worker takes, rung again since it may have gone
 // back to sleep while this ran.
 func (s *stream) help(v uint64) {
 	s.mu.Lock()
 	took := false
-	for !s.running && len(s.q) > 0 && s.q[0].seq <= v && s.q[0].wait == nil && len(s.q[0].callbacks) == 0 {
+	for !s.running && len(s.q) > 0 && s.q[0].seq <= v && s.q[0].wait == nil && len(s.q[0].callbacks) == 0 && !s.q[0].onWorker {
 		it := s.pop()
 		took = true
 		s.mu.Unlock()
@@ -298,6 +300,34 @@ func (s *stream) callback(i int, cb func()) (err error) {
 		}
 	}()
 	cb()
+	return nil
+}
+
+// customOp is a Custom command's operation: its Func, called on the
+// stream's worker once the list's earlier commands are done, with no
+// native command buffer (0). The worker counts as in a callback while it
+// runs, so that the device refuses the calls that would wait for it
+// (SynchronizeStream of this stream, Close).
+type customOp struct {
+	s *stream
+	c *device.Custom
+}
+
+func (o customOp) run() (err error) {
+	s, c := o.s, o.c
+	s.d.inCallback.Add(1)
+	s.inCallback.Store(true)
+	defer func() {
+		s.inCallback.Store(false)
+		s.d.inCallback.Add(-1)
+		if r := recover(); r != nil {
+			s.d.log.Error("cpu: a custom command panicked", "stream", s.h, "command", c.Name, "panic", fmt.Sprint(r))
+			err = fmt.Errorf("custom command %q: %w: %v", c.Name, device.ErrPanicked, r)
+		}
+	}()
+	if err := c.Func(0); err != nil {
+		return fmt.Errorf("custom command %q: %w", c.Name, err)
+	}
 	return nil
 }
 
@@ -567,7 +597,10 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 			return fmt.Errorf("cpu: Dispatch: command %d (%s): %w: needs a compute stream, stream %d is a copy stream",
 				i, c.CommandName(), device.ErrInvalidArgument, sh)
 		}
-		op, err := d.prepare(c)
+		op, err := d.prepare(s, c)
+		if _, ok := c.(*device.Custom); ok {
+			it.onWorker = true
+		}
 		if err != nil {
 			return fmt.Errorf("cpu: Dispatch: command %d (%s): %w", i, c.CommandName(), err)
 		}
@@ -609,8 +642,13 @@ func span[W any](d *Device, h device.Handle, off, n uint64, what W) ([]byte, err
 	return b.data[off : off+n : off+n], nil
 }
 
-func (d *Device) prepare(c device.Command) (runner, error) {
+func (d *Device) prepare(s *stream, c device.Command) (runner, error) {
 	switch c := c.(type) {
+	case *device.Custom:
+		if err := d.checkCustom(c); err != nil {
+			return nil, err
+		}
+		return customOp{s, c}, nil
 	case *device.ShaderDispatch:
 		return d.prepareDispatch(c)
 	case *device.BufferToTexture, *device.TextureToBuffer, *device.TextureUpload, *device.TextureDownload, *device.TextureCopy:
@@ -662,11 +700,41 @@ func (d *Device) prepareCopy(c device.Command) (func() error, error) {
 			}
 			return nil
 		}, nil
-	case *device.Custom:
-		return nil, fmt.Errorf("%w: custom commands (a native command buffer) do not exist on the cpu backend", device.ErrUnsupported)
 	}
 	if err := device.CommandError(c); err != nil {
 		return nil, err
 	}
 	return nil, fmt.Errorf("%w: command %T", device.ErrUnsupported, c)
+}
+
+// checkCustom checks a Custom command at Dispatch: its Func, and that the
+// buffers and textures it declares exist (a buffer's range within the
+// buffer). The backend needs no barriers: its commands run one after
+// another.
+func (d *Device) checkCustom(c *device.Custom) error {
+	if c.Func == nil {
+		return fmt.Errorf("%w: custom command %q has no Func", device.ErrInvalidArgument, c.Name)
+	}
+	for i, u := range c.Resources {
+		what := fmt.Sprintf("custom command %q: resource %d", c.Name, i)
+		switch u.Kind {
+		case device.KindBuffer:
+			b, err := lookup[*buffer](d, u.Handle, "buffer")
+			if err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+			size := u.Size
+			if size == 0 || size == device.WholeSize { // to the end
+				size = uint64(len(b.data)) - min(u.Offset, uint64(len(b.data)))
+			}
+			if _, err := span(d, u.Handle, u.Offset, size, what); err != nil {
+				return err
+			}
+		case device.KindTexture:
+			if _, err := lookup[*texture](d, u.Handle, "texture"); err != nil {
+				return fmt.Errorf("%s: %w", what, err)
+			}
+		}
+	}
+	return nil
 }

@@ -217,10 +217,6 @@ func TestUnsupported(t *testing.T) {
 	_, err := d.NewShader(device.ShaderDesc{SPIRV: []uint32{0x07230203, 0x10000, 0, 1, 0}})
 	require.ErrorIs(t, err, device.ErrUnsupported)
 	require.ErrorContains(t, err, "SPIR-V")
-	s := stream(t, d, device.StreamCompute)
-	err = s.Submit(&device.Custom{Name: "x", Func: func(uintptr) error { return nil }})
-	require.ErrorIs(t, err, device.ErrUnsupported)
-	require.ErrorContains(t, err, "custom commands")
 }
 
 func TestArgumentErrors(t *testing.T) {
