@@ -101,9 +101,9 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		hdr := g.loadPSB(b.TypeVector(u32, 4), r.addr, 16)
 		orderOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 0))
 		instOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 1))
-		o2w := b.IAdd(u64, r.addr, b.UConvert(u64, b.CompositeExtract(u32, hdr, 3)))
 		if qs != nil {
-			qs.o2w = o2w
+			// Only ray queries read the object→world table.
+			qs.o2w = b.IAdd(u64, r.addr, b.UConvert(u64, b.CompositeExtract(u32, hdr, 3)))
 		}
 		nodes := b.IAdd(u64, r.addr, b.ConstantUint64(16))
 		g.traverse(&v, nodes, o, inv, r.tmin, false, func(j spirv.ID) {
@@ -122,7 +122,7 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 			h := b.CompositeConstruct(g.typ(ir.RayHit), b.Load(u32, v.id), b.Load(u32, v.prim),
 				b.CompositeConstruct(b.TypeVector(f32, 2), b.Load(f32, v.u), b.Load(f32, v.v)), b.Load(f32, v.bestT), b.Load(u32, v.kind))
 			b.Store(out, b.CompositeConstruct(rc, h, ii, b.CompositeConstruct(vec3, oo[0], oo[1], oo[2]), b.CompositeConstruct(vec3, od[0], od[1], od[2]),
-				g.softObjectToWorld(o2w, ii), g.softRows(m)))
+				g.softObjectToWorld(qs.o2w, ii), g.softRows(m)))
 		})
 	})
 	if qs != nil {
