@@ -11,6 +11,17 @@
 // can build acceleration structures (Capabilities().RayTracing says how);
 // New functions give an error wrapping device.ErrUnsupported where it
 // cannot. docs/accel.md has the contract and what is checked where.
+//
+// Hits at exactly the same t: the software path (a Vulkan device without
+// native ray queries, or LUCENT_ACCEL=software), the cpu backend, kernel.Run
+// (Host) and the interpreter return the hit of the lower instance index (the
+// instance's place in the accel, not its user id), then of the lower
+// primitive index, whatever order the hierarchy is visited in; a candidate
+// loop's commits follow the same rule. They agree with each other on every
+// tie. The native path (VK_KHR_ray_query) returns what the driver returns:
+// Vulkan leaves the order of candidates at one t undefined (Mesa 25's
+// lavapipe picked the rule's hit on every tie of the tests, which promises
+// nothing for another driver).
 package accel
 
 import (

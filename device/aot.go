@@ -110,7 +110,9 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *ir.Function, opts ..
 // by this build's code generator, the Kernel is built from it and has no
 // Function; otherwise (no artefact for the backend, an artefact of another
 // version, or a device that refuses the module with ErrUnsupported) it is
-// compiled from the stored IR. Artefacts of other backends are ignored. An
+// compiled from the stored IR (the Vulkan artefact of a kernel that traces
+// an accel is for the software path, so a device with native ray queries
+// compiles the IR). Artefacts of other backends are ignored. An
 // artefact of d's backend that does not decode is an error wrapping
 // shadercache.ErrBadKernel. Every argument is passed to Dispatch.
 func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (*Kernel, error) {

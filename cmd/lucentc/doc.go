@@ -12,8 +12,9 @@
 // kernel's logical signature as a device.Signature literal (no binding
 // numbers: the Vulkan backend lays it out by its kernel ABI), the kernel's
 // IR (ir.MarshalKernel), which a backend that takes no SPIR-V, or a
-// device that refuses the module, compiles instead, and a typed launcher per
-// kernel, so
+// device that refuses the module (one tracing an accel refuses the SPIR-V's
+// software traversal where its ray queries are native), compiles instead,
+// and a typed launcher per kernel, so
 //
 //	//go:generate go tool lucentc -go .
 //

@@ -22,6 +22,7 @@ import (
 
 	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/internal/softaccel"
 )
 
@@ -308,17 +309,22 @@ func appendNodes(out []byte, nodes []bvh.Node) []byte {
 }
 
 // sceneBytes lays a top level out: a 16-byte header (u32: the leaf
-// order's offset, the instances' offset, the instance count, 0), the nodes
-// from byte 16, the leaf order (uint32), padded to 16 bytes, then per
-// instance 64 bytes: its world→object transform (12 float32), its mesh's
-// buffer address (uint64), id (uint32), mask, opaque, procedural.
+// order's offset, the instances' offset, the instance count, the
+// object→world table's offset), the nodes from byte 16, the leaf order
+// (uint32), padded to 16 bytes, then per instance
+// codegen.SoftInstanceBytes (64): its world→object transform (12 float32,
+// the host's float64 inverse rounded), its mesh's buffer address (uint64),
+// id (uint32), mask, opaque, procedural and a byte of padding; then the
+// object→world table: per instance the transform it was given (12 float32,
+// codegen.SoftTransformBytes), which ray queries return unchanged.
 func sceneBytes(sc *bvh.Scene, addrs []uint64) []byte {
 	order := 16 + 32*len(sc.Nodes)
 	insts := (order + 4*len(sc.Order) + 15) &^ 15
+	o2w := insts + codegen.SoftInstanceBytes*len(sc.Instances)
 	out := binary.LittleEndian.AppendUint32(nil, uint32(order))
 	out = binary.LittleEndian.AppendUint32(out, uint32(insts))
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(sc.Instances)))
-	out = binary.LittleEndian.AppendUint32(out, 0)
+	out = binary.LittleEndian.AppendUint32(out, uint32(o2w))
 	out = appendNodes(out, sc.Nodes)
 	for _, o := range sc.Order {
 		out = binary.LittleEndian.AppendUint32(out, o)
@@ -327,13 +333,25 @@ func sceneBytes(sc *bvh.Scene, addrs []uint64) []byte {
 		out = append(out, 0)
 	}
 	for i, in := range sc.Instances {
-		out = appendF32(out, sc.Inverse[i][:]...)
-		out = binary.LittleEndian.AppendUint64(out, addrs[i])
-		out = binary.LittleEndian.AppendUint32(out, in.ID)
+		var rec [codegen.SoftInstanceBytes]byte
+		putF32(rec[:], sc.Inverse[i][:])
+		binary.LittleEndian.PutUint64(rec[48:], addrs[i])
+		binary.LittleEndian.PutUint32(rec[56:], in.ID)
 		proc := in.Mesh != nil && in.Mesh.Procedural
-		out = append(out, in.Mask, b2u(in.Opaque), b2u(proc), 0)
+		rec[60], rec[61], rec[62] = in.Mask, b2u(in.Opaque), b2u(proc)
+		out = append(out, rec[:]...)
+	}
+	for _, in := range sc.Instances {
+		out = appendF32(out, in.Transform[:]...)
 	}
 	return out
+}
+
+// putF32 writes fs little-endian at the start of b.
+func putF32(b []byte, fs []float32) {
+	for i, f := range fs {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
 }
 
 func appendF32(b []byte, fs ...float32) []byte {

@@ -2,17 +2,20 @@ package vulkan
 
 import (
 	"context"
+	"encoding/binary"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 )
 
 // TestSoftwareArraysOnDevice builds a mesh and an accel on the software path
 // (forced where the device has native structures) and reads back the device
 // buffers their arrays were uploaded to: byte for byte the host hierarchy's
-// layout, with the accel's instance naming the mesh's buffer address.
+// layout, with the accel's instance naming the mesh's buffer address and
+// holding the host's inverse and the transform as given.
 func TestSoftwareArraysOnDevice(t *testing.T) {
 	t.Setenv("LUCENT_ACCEL", "software")
 	d, _ := openDevice(t)
@@ -30,7 +33,9 @@ func TestSoftwareArraysOnDevice(t *testing.T) {
 	require.NoError(t, err)
 	verts := f32bytes(0, 0, 0, 1, 0, 0, 0, 1, 0)
 	idx := []byte{0, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0}
-	in := device.Instance{Primitive: m, Kind: device.KindMesh, Transform: device.IdentityTransform, Mask: 3, ID: 9}
+	// A transform whose float32 inverse does not invert back to it.
+	xf := [12]float32{3, 0, 0, 0.1, 0, 0.7, 0, -2, 0, 0, 1.1, 5}
+	in := device.Instance{Primitive: m, Kind: device.KindMesh, Transform: xf, Mask: 3, ID: 9}
 	require.NoError(t, d.Dispatch(s, &device.CommandList{Commands: []device.Command{
 		&device.BufferUpload{Buffer: vb, Data: verts},
 		&device.BufferUpload{Buffer: ib, Data: idx},
@@ -54,6 +59,13 @@ func TestSoftwareArraysOnDevice(t *testing.T) {
 	as, ab := read(a)
 	require.Equal(t, sceneBytes(as.soft.Scene(), []uint64{ms.nodes.raw.addr}), ab)
 	require.Len(t, as.soft.Scene().Instances, 1)
+	insts, o2w := binary.LittleEndian.Uint32(ab[4:]), binary.LittleEndian.Uint32(ab[12:])
+	require.Equal(t, insts+codegen.SoftInstanceBytes, o2w, "the object-to-world table after the one record")
+	require.Len(t, ab, int(o2w)+codegen.SoftTransformBytes)
+	rec := ab[insts:o2w]
+	require.Equal(t, f32bytes(as.soft.Scene().Inverse[0][:]...), rec[:48], "world to object")
+	require.Equal(t, []byte{3, 0, 0, 0}, rec[60:64], "mask, opaque, procedural, padding")
+	require.Equal(t, f32bytes(xf[:]...), ab[o2w:], "object to world, as given")
 
 	require.NoError(t, d.DestroyAccel(a))
 	require.NoError(t, d.DestroyMesh(m))

@@ -28,7 +28,10 @@ import (
 // OfflineOptions are the codegen options a kernel is compiled with when no
 // device is there to ask (device.SaveKernel): the portable path for every
 // capability codegen consults, and every driver workaround of codegen's
-// table, so the module runs right on any Vulkan 1.2 device.
+// table, so the module runs right on any Vulkan 1.2 device. Accels are
+// traced in software; a device whose accels are native structures refuses
+// such a module with ErrUnsupported (kernel ABI v1, "Accels"), and
+// device.LoadKernel compiles the kernel's IR for it instead.
 func OfflineOptions(o device.KernelOptions) codegen.Options {
 	fo := codegen.Options{Env: spirv.EnvVulkan1_2, Names: o.DebugNames}
 	for _, w := range codegen.AllWorkarounds() {

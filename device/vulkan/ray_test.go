@@ -433,44 +433,39 @@ func TestRayQueriesAfterUpdateAndCompaction(t *testing.T) {
 	check("after compacting the accel")
 }
 
-// TestRayKernelForTheOtherPath dispatches a kernel compiled for the other
-// ray path than the device's structures (as an ahead-of-time kernel may
-// be): refused with ErrUnsupported naming both, never traced; a device
-// without ray queries refuses a native kernel when it is created.
+// TestRayKernelForTheOtherPath creates a kernel compiled for the other ray
+// path than the device's structures (as an ahead-of-time kernel may be):
+// refused at creation with ErrUnsupported naming the accel argument and
+// both paths, which sends device.LoadKernel and lucentc's launchers to the
+// kernel's IR; a device without ray queries refuses a native kernel for the
+// capability. A kernel compiled for the device's path is created.
 func TestRayKernelForTheOtherPath(t *testing.T) {
-	d, st := rayDevice(t)
-	rng := rand.New(rand.NewPCG(3, 19))
-	s := newRayScene(rng)
-	a, _ := buildScene(t, d, st, s, device.AccelOptions{})
+	d, _ := rayDevice(t)
 	f := programs.RayTrace()
 	sig, _, err := device.KernelSignature(f)
 	require.NoError(t, err)
 	native := d.Capabilities().RayQuery == device.PathNative
-	words, err := codegen.Emit(f, codegen.Options{NativeRayQuery: !native})
-	require.NoError(t, err)
-	sh, _, err := d.CreateShader(device.ShaderDesc{SPIRV: words, Signature: &sig, Trusted: true})
-	if !native && !d.phys.nativeAccel() && d.phys.rq.RayQuery == 0 {
-		// lavapipe 22.3: the device has no ray queries at all.
-		require.ErrorIs(t, err, device.ErrUnsupported)
-		require.ErrorContains(t, err, "RayQueryKHR")
-		return
-	}
-	require.NoError(t, err)
-	defer d.DestroyShader(sh)
-	mk := func(size uint64) device.Handle {
-		h, err := d.CreateBuffer(device.BufferDesc{Size: size})
+	for _, own := range []bool{false, true} {
+		words, err := codegen.Emit(f, codegen.Options{NativeRayQuery: native == own})
 		require.NoError(t, err)
-		t.Cleanup(func() { require.NoError(t, d.DestroyBuffer(h)) })
-		return h
+		sh, _, err := d.CreateShader(device.ShaderDesc{SPIRV: words, Signature: &sig, Trusted: true})
+		if own {
+			require.NoError(t, err, "the device's own path")
+			require.NoError(t, d.DestroyShader(sh))
+			continue
+		}
+		require.ErrorIs(t, err, device.ErrUnsupported)
+		if !native && d.phys.rq.RayQuery == 0 {
+			// lavapipe 22.3: the device has no ray queries at all.
+			require.ErrorContains(t, err, "RayQueryKHR")
+			continue
+		}
+		if native {
+			require.ErrorContains(t, err, "traces argument 0 (scene) by the software traversal, the device's accels take native ray queries")
+		} else {
+			require.ErrorContains(t, err, "traces argument 0 (scene) by native ray queries, the device's accels take the software traversal")
+		}
 	}
-	err = d.Dispatch(st, &device.CommandList{Commands: []device.Command{
-		&device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: []device.Arg{
-			{Kind: device.ArgAccel, Handle: a}, {Kind: device.ArgBuffer, Handle: mk(32 * 64), Size: device.WholeSize},
-			{Kind: device.ArgBuffer, Handle: mk(24 * 64), Size: device.WholeSize}, {Kind: device.ArgBuffer, Handle: mk(4 * 64), Size: device.WholeSize},
-			{Kind: device.ArgUniform, Uniform: []byte{0xff, 0, 0, 0}}}}}})
-	require.ErrorIs(t, err, device.ErrUnsupported)
-	require.ErrorContains(t, err, "the kernel was compiled for")
-	require.ErrorContains(t, err, "accel")
 }
 
 // TestRayAccelOverMovedOrDestroyedMesh traces an accel whose mesh was

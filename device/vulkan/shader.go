@@ -112,6 +112,9 @@ func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (dev
 		if sh.prints, err = printSites(sh.sig, label); err != nil {
 			return 0, device.Signature{}, err
 		}
+		if err := d.checkRayPath(sh.sig, m.rayQuery, label); err != nil {
+			return 0, device.Signature{}, err
+		}
 	} else {
 		r, err := m.reflect(entry)
 		if err != nil {
@@ -232,5 +235,25 @@ func (d *Device) DestroyShader(h device.Handle) error {
 	}
 	d.dropShader(s)
 	d.graveyard.bury(s.waits(), s.release)
+	return nil
+}
+
+// checkRayPath refuses a module that traces accels by the other ray path
+// than the device's (kernel ABI v1, "Accels": its accels are all native
+// structures, or all software ones), with ErrUnsupported, so that
+// device.LoadKernel and lucentc's launchers compile the kernel's IR for
+// the device instead: an ahead-of-time kernel carries software SPIR-V.
+// rayQuery says the module declares RayQueryKHR.
+func (d *Device) checkRayPath(sig device.Signature, rayQuery bool, label string) error {
+	if rayQuery != d.softAccel {
+		return nil
+	}
+	for i, a := range sig.Args {
+		if a.Kind == device.ArgAccel {
+			path := map[bool]string{false: "the software traversal", true: "native ray queries"}
+			return unsupportedf("shader %q traces %s by %s, the device's accels take %s (kernel ABI v1, \"Accels\")",
+				label, a.Label(i), path[rayQuery], path[!d.softAccel])
+		}
+	}
 	return nil
 }

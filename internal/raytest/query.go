@@ -57,8 +57,8 @@ func sphere(o, d v3, b bvh.AABB, tmin, tmax float64) (cand, bool) {
 
 // CheckQuery compares what rayquery.Spheres (or DSLSpheres) committed with
 // the reference: the hits as Check does; for every hit, its instance's index
-// and transforms (within Eps of the instance's and its inverse) and the ray
-// in its object space. With first (the loop terminated at its first
+// and transforms (object-to-world exactly the instance's, world-to-object
+// within Eps of its inverse) and the ray in its object space. With first (the loop terminated at its first
 // candidate) each ray saw at most one candidate and its committed hit, if
 // any, must be one of the ray's hits under the rule.
 func (s *Scene) CheckQuery(t testing.TB, what string, rays []kernel.Ray, res []kernel.QueryResult, seen []uint32, first bool) {
@@ -154,7 +154,9 @@ func (s *Scene) CheckCandidates(t testing.TB, what string, rays []kernel.Ray, la
 }
 
 // checkSpace checks transforms and an object-space ray against instance in
-// and ray r.
+// and ray r: object-to-world is the transform the instance was given, bit
+// for bit, on every path; world-to-object is an inverse each path computes
+// (the host's in float64, or the driver's), within Eps.
 func (s *Scene) checkSpace(t testing.TB, what string, i int, ray kernel.Ray, in Instance, oo, od kernel.Float3, o2w, w2o kernel.Transform) {
 	t.Helper()
 	inv := inverse(&in.Transform)
@@ -162,8 +164,7 @@ func (s *Scene) checkSpace(t testing.TB, what string, i int, ray kernel.Ray, in 
 		got := [4]float32{o2w[row].X, o2w[row].Y, o2w[row].Z, o2w[row].W}
 		gotInv := [4]float32{w2o[row].X, w2o[row].Y, w2o[row].Z, w2o[row].W}
 		for c := range 4 {
-			w := float64(in.Transform[4*row+c])
-			require.InDelta(t, w, got[c], Eps*max(1, math.Abs(w)), "%s: ray %d: object to world [%d][%d]", what, i, row, c)
+			require.Equal(t, in.Transform[4*row+c], got[c], "%s: ray %d: object to world [%d][%d]", what, i, row, c)
 			require.InDelta(t, inv[row][c], gotInv[c], Eps*max(1, math.Abs(inv[row][c])), "%s: ray %d: world to object [%d][%d]", what, i, row, c)
 		}
 	}

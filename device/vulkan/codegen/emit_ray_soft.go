@@ -11,12 +11,15 @@ import (
 // buffer starts with a 16-byte header (four u32); its nodes (bvh.Node, 32
 // bytes) follow from byte 16:
 //
-//	accel:  order offset, instance offset, instance count, 0
+//	accel:  order offset, instance offset, instance count, object→world offset
 //	mesh:   primitive offset, id offset, primitive count, procedural (0/1)
 //
-// An accel's instances are 64 bytes: the world→object transform (12 f32,
-// rows), the mesh's buffer address (u64), the user id (u32), then mask,
-// opaque and procedural bytes. Both levels keep a stack of bvh.StackSize
+// An accel's instances are SoftInstanceBytes (64) each: the world→object
+// transform (12 f32, rows), the mesh's buffer address (u64), the user id
+// (u32), then mask, opaque and procedural bytes; its object→world table
+// holds per instance the transform it was given (12 f32, rows, 48 bytes),
+// which ray queries return as it is (only they read it, so the traversal's
+// records stay as small). Both levels keep a stack of bvh.StackSize
 // (node, entry t) pairs in function memory, visit the near child first and
 // drop popped entries past the committed hit, as bvh's traversal does;
 // triangles take its watertight test (products kept apart: NoContraction),
@@ -26,6 +29,14 @@ import (
 // function in float64; here it stays zero (the ray is taken to pass the
 // edge), which keeps the test watertight (a ray through an edge hits both
 // triangles, the tie rule picks one) and needs no Float64.
+
+// SoftInstanceBytes is the size of an instance record of a software accel,
+// SoftTransformBytes that of an entry of its object→world table
+// (docs/accel.md, "The software path").
+const (
+	SoftInstanceBytes  = 64
+	SoftTransformBytes = 48
+)
 
 // swVars are the function variables of one software traversal.
 type swVars struct {
@@ -90,10 +101,14 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		hdr := g.loadPSB(b.TypeVector(u32, 4), r.addr, 16)
 		orderOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 0))
 		instOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 1))
+		if qs != nil {
+			// Only ray queries read the object→world table.
+			qs.o2w = b.IAdd(u64, r.addr, b.UConvert(u64, b.CompositeExtract(u32, hdr, 3)))
+		}
 		nodes := b.IAdd(u64, r.addr, b.ConstantUint64(16))
 		g.traverse(&v, nodes, o, inv, r.tmin, false, func(j spirv.ID) {
 			ii := g.loadPSB(u32, b.IAdd(u64, b.IAdd(u64, r.addr, orderOff), b.IMul(u64, b.UConvert(u64, j), b.ConstantUint64(4))), 4)
-			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(64)))
+			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftInstanceBytes)))
 			g.softInstance(op, &v, r, rec, ii, o, d, qs)
 		})
 		if qs == nil {
@@ -101,13 +116,13 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		}
 		g.ifThen(b.Load(g.boolT, v.have), func() {
 			ii := b.Load(u32, v.ii)
-			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(64)))
+			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftInstanceBytes)))
 			m := g.softTransform(rec)
 			oo, od := g.softObjectRay(m, o, d)
 			h := b.CompositeConstruct(g.typ(ir.RayHit), b.Load(u32, v.id), b.Load(u32, v.prim),
 				b.CompositeConstruct(b.TypeVector(f32, 2), b.Load(f32, v.u), b.Load(f32, v.v)), b.Load(f32, v.bestT), b.Load(u32, v.kind))
 			b.Store(out, b.CompositeConstruct(rc, h, ii, b.CompositeConstruct(vec3, oo[0], oo[1], oo[2]), b.CompositeConstruct(vec3, od[0], od[1], od[2]),
-				g.affineInverse(m), b.CompositeConstruct(g.typ(ir.Transform), m[0], m[1], m[2])))
+				g.softObjectToWorld(qs.o2w, ii), g.softRows(m)))
 		})
 	})
 	if qs != nil {
@@ -240,15 +255,30 @@ func (g *gen) traverse(v *swVars, nodes spirv.ID, o, inv [3]spirv.ID, tmin spirv
 	})
 }
 
-// softTransform loads the world→object rows of the instance record at rec.
-func (g *gen) softTransform(rec spirv.ID) [3]spirv.ID {
+// softTransform loads the three rows (vec4) of a transform at address a:
+// an instance record's world→object transform, or an entry of the
+// object→world table.
+func (g *gen) softTransform(a spirv.ID) [3]spirv.ID {
 	b := g.b
 	u64 := b.TypeInt(64, false)
 	var m [3]spirv.ID
 	for k := range m {
-		m[k] = g.loadPSB(b.TypeVector(g.f32, 4), b.IAdd(u64, rec, b.ConstantUint64(uint64(16*k))), 16)
+		m[k] = g.loadPSB(b.TypeVector(g.f32, 4), b.IAdd(u64, a, b.ConstantUint64(uint64(16*k))), 16)
 	}
 	return m
+}
+
+// softObjectToWorld is instance ii's object→world transform, as it was
+// given, from the accel's table at o2w.
+func (g *gen) softObjectToWorld(o2w, ii spirv.ID) spirv.ID {
+	b := g.b
+	u64 := b.TypeInt(64, false)
+	return g.softRows(g.softTransform(b.IAdd(u64, o2w, b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftTransformBytes)))))
+}
+
+// softRows is the ir.Transform of three rows.
+func (g *gen) softRows(m [3]spirv.ID) spirv.ID {
+	return g.b.CompositeConstruct(g.typ(ir.Transform), m[0], m[1], m[2])
 }
 
 // softObjectRay moves the ray (o, d) into object space by the rows m, as

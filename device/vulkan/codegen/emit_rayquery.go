@@ -13,7 +13,9 @@ import (
 // candidate point, after the leaf test: a procedural box the ray enters, or
 // a hit triangle of a non-opaque instance, sets the candidate's function
 // variables, the body runs, and its decision (commit, terminate) is applied
-// with the traversal's commit rule. Either way the committed hit, its
+// with the traversal's commit rule; the instance's transforms are the
+// accel's (its object→world table's entry, as given, and the record's
+// world→object rows, the host's inverse). Either way the committed hit, its
 // instance's transforms and the object-space ray are stored to Result.
 
 // queryState is the ray query whose body is being emitted.
@@ -30,6 +32,7 @@ type queryState struct {
 	ii, id              spirv.ID // the instance's index and user id
 	oo, od              [3]spirv.ID
 	w2o                 [3]spirv.ID // vec4 rows
+	o2w                 spirv.ID    // u64: the accel's object→world table
 }
 
 func (g *gen) rayQuery(s *ir.RayQuery) {
@@ -235,39 +238,6 @@ func (g *gen) nativeBox(q *queryState) ([6]spirv.ID, spirv.ID, spirv.ID) {
 	return c, tn, in
 }
 
-// affineInverse inverts the 3×4 affine transform of rows m (vec4s).
-func (g *gen) affineInverse(m [3]spirv.ID) spirv.ID {
-	b := g.b
-	f := g.f32
-	var a [3][4]spirv.ID
-	for i := range 3 {
-		for j := range 4 {
-			a[i][j] = b.CompositeExtract(f, m[i], uint32(j))
-		}
-	}
-	mul := func(x, y spirv.ID) spirv.ID { return b.FMul(f, x, y) }
-	sub := func(x, y spirv.ID) spirv.ID { return b.FSub(f, x, y) }
-	// cof(i, j) is the cofactor of a[j][i] (the adjugate's element).
-	cof := func(i, j int) spirv.ID {
-		r0, r1 := (j+1)%3, (j+2)%3
-		c0, c1 := (i+1)%3, (i+2)%3
-		return sub(mul(a[r0][c0], a[r1][c1]), mul(a[r0][c1], a[r1][c0]))
-	}
-	det := b.FAdd(f, b.FAdd(f, mul(a[0][0], cof(0, 0)), mul(a[0][1], cof(1, 0))), mul(a[0][2], cof(2, 0)))
-	inv := b.FDiv(f, b.ConstantFloat32(1), det)
-	vec4 := b.TypeVector(f, 4)
-	var rows [3]spirv.ID
-	for i := range 3 {
-		var e [3]spirv.ID
-		for j := range 3 {
-			e[j] = mul(cof(i, j), inv)
-		}
-		t := b.FNegate(f, b.FAdd(f, b.FAdd(f, mul(e[0], a[0][3]), mul(e[1], a[1][3])), mul(e[2], a[2][3])))
-		rows[i] = b.CompositeConstruct(vec4, e[0], e[1], e[2], t)
-	}
-	return b.CompositeConstruct(g.typ(ir.Transform), rows[0], rows[1], rows[2])
-}
-
 func (g *gen) candidateSoft(q *queryState, e *ir.Call) spirv.ID {
 	b := g.b
 	u32, f32 := g.u32, g.f32
@@ -295,8 +265,7 @@ func (g *gen) candidateSoft(q *queryState, e *ir.Call) spirv.ID {
 	return b.CompositeConstruct(g.typ(ir.RayCandidate), q.id, q.ii, b.Load(u32, q.prim), kind,
 		b.CompositeConstruct(vec2, b.Load(f32, q.u), b.Load(f32, q.v)), b.Load(f32, q.t),
 		b.CompositeConstruct(vec3, q.oo[0], q.oo[1], q.oo[2]), b.CompositeConstruct(vec3, q.od[0], q.od[1], q.od[2]),
-		b.Load(vec3, q.lo), b.Load(vec3, q.hi), g.affineInverse(q.w2o),
-		b.CompositeConstruct(g.typ(ir.Transform), q.w2o[0], q.w2o[1], q.w2o[2]))
+		b.Load(vec3, q.lo), b.Load(vec3, q.hi), g.softObjectToWorld(q.o2w, q.ii), g.softRows(q.w2o))
 }
 
 // softCandidate hands the body a candidate: its variables, and pending.
