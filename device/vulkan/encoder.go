@@ -589,7 +589,7 @@ func (e *encoder) command(c device.Command) error {
 			return nil
 		}
 		dst, off := e.stage(n)
-		copy(dst, c.Data)
+		hostCopy(dst, c.Data)
 		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, true})
 		e.copyBuffer(e.sub.staging.handle, off, b.raw.handle, c.Offset, n)
 
@@ -684,7 +684,7 @@ func (e *encoder) command(c device.Command) error {
 			return invalidf("texture %d: %d bytes of data for a region of %d bytes", c.Texture, len(c.Data), n)
 		}
 		dst, off := e.stage(n)
-		copy(dst, c.Data)
+		hostCopy(dst, c.Data)
 		e.transition(t, c.Region.Level, 1, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), true})
 		r := t.copyRegion(off, c.Region.Level, origin, size)

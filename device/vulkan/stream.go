@@ -582,7 +582,7 @@ func (s *stream) complete(sub *submission) {
 		if dl.read != nil {
 			dl.read.read()
 		} else {
-			copy(dl.dst, src[dl.offset:])
+			hostCopy(dl.dst, src[dl.offset:])
 		}
 	}
 	if sub.timings != nil {
