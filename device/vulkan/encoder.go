@@ -118,6 +118,7 @@ type encoder struct {
 	lastReads  int
 
 	presents []*presentJob // the list's Present commands (present.go)
+	reusable bool          // the list is kept for submitting again (replay.go)
 
 	touched []*accelTouch             // structures the list changes (accel_encode.go)
 	hidden  map[device.Handle]*buffer // buffers of the backend's own a dispatch sees (accel_indices.go)
@@ -262,7 +263,15 @@ func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []
 		return nil
 	}
 	e := &s.enc
+	replayable := s.replayKey(list)
+	if replayable {
+		if r := s.findReplay(s.rkey, s.robjs); r != nil {
+			s.submitReplay(sub, r)
+			return d.finishPresents(s, sub, presents)
+		}
+	}
 	e.presents = presents
+	e.reusable = replayable
 	if err := e.encode(sub, list); err != nil {
 		failPresents(presents)
 		for _, c := range e.claims {
@@ -286,7 +295,11 @@ func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []
 		return err
 	}
 	e.writeDirect()
+	sub.kept = replayable
 	s.enqueue(sub)
+	if replayable {
+		s.keepReplay(sub, s.rkey, s.robjs)
+	}
 	e.lastReads = len(e.reads)
 	e.finishReads()
 	for _, t := range e.used {
@@ -333,6 +346,7 @@ func (e *encoder) reset() {
 	e.used = e.used[:0]
 	e.sub, e.cmd = nil, 0
 	e.presents = nil // Dispatch's, which finishes them after the reset
+	e.reusable = false
 }
 
 func (e *encoder) encode(sub *submission, list *device.CommandList) error {
@@ -354,6 +368,9 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	}
 	sub.cmd, e.cmd = cmd, cmd
 	e.begin = vk.CommandBufferBeginInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, Flags: vk.COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT}
+	if e.reusable {
+		e.begin.Flags = 0 // kept for submitting again (replay.go)
+	}
 	// Begin and End are batched with the commands: the list is recorded in
 	// one transition to C (two fewer per list), and a failed Begin stops the
 	// batch before anything is recorded.
