@@ -265,7 +265,7 @@ func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []
 	e := &s.enc
 	replayable := s.replayKey(list)
 	if replayable {
-		if r := s.findReplay(s.rkey, s.robjs); r != nil {
+		if r := s.findReplay(s.rkey); r != nil {
 			s.submitReplay(sub, r)
 			return d.finishPresents(s, sub, presents)
 		}
@@ -298,7 +298,7 @@ func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []
 	sub.kept = replayable
 	s.enqueue(sub)
 	if replayable {
-		s.keepReplay(sub, s.rkey, s.robjs)
+		s.keepReplay(sub, s.rkey)
 	}
 	e.lastReads = len(e.reads)
 	e.finishReads()

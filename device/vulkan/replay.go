@@ -17,10 +17,11 @@ import (
 // recently used going first.
 //
 // The content is a list's replay key, built by a walk that makes no Vulkan
-// call; a replay needs the key equal byte for byte and each handle in it
-// naming the very object it named when recorded (a handle freed and its
-// number or memory reused is a miss). Only what the recording depends on
-// through the key alone is replayed:
+// call; a replay needs the key equal byte for byte and every handle in it
+// alive. A device never hands out a handle number twice (device.HandleSpace),
+// so a live handle names the object it named when the list was recorded, and
+// a buffer freed and created again is another handle: a miss. Only what the
+// recording depends on through the key alone is replayed:
 //
 //   - lists of ShaderDispatch commands only, untimed, whose shaders neither
 //     print nor spill arguments into staging memory, whose arguments are
@@ -45,7 +46,6 @@ const maxReplays = 4
 // replay is one recorded list kept for submitting again.
 type replay struct {
 	key      []byte
-	objs     []any // what the key's handles named, in order
 	used     []*tracked
 	cmd      vk.CommandBuffer
 	value    uint64 // the last submission of cmd
@@ -60,26 +60,44 @@ type retiredCmd struct {
 	value uint64
 }
 
-// replayKey builds list's key in s.rkey and the objects its handles name in
-// s.robjs; ok is false for a list that is not replayed. Callers hold d.live
-// (shared) and s.mu.
+// replayKey builds list's key in s.rkey, checking that every handle in it is
+// alive; ok is false for a list that is not replayed. Callers hold d.live
+// (shared) and s.mu. A handle looked up is remembered for the next command
+// naming it (a chain names the same few thousands of times).
 func (s *stream) replayKey(list *device.CommandList) (ok bool) {
 	d := s.d
 	if d.noReplay || list.Timings != nil || d.reads.n.Load() != 0 || len(s.enc.hidden) > 0 {
 		return false
 	}
-	key, objs := s.rkey[:0], s.robjs[:0]
-	defer func() { s.rkey, s.robjs = key, objs }() // their capacity, and on success the key
+	key := s.rkey[:0]
+	defer func() { s.rkey = key }() // its capacity, and on success the key
+	var lastSh, lastBuf device.Handle
+	var sh *shader
+	alive := func(h device.Handle) bool {
+		if h == lastBuf {
+			return true
+		}
+		if _, err := lookup[*buffer](d, h, "buffer"); err != nil {
+			return false
+		}
+		lastBuf = h
+		return true
+	}
 	for _, c := range list.Commands {
 		sd, isDispatch := c.(*device.ShaderDispatch)
 		if !isDispatch {
 			return false
 		}
-		sh, err := lookup[*shader](d, sd.Shader, "shader")
-		if err != nil || sh.lay.prints || sh.lay.spillSize > 0 || len(sd.Args) != len(sh.sig.Args) {
+		if sd.Shader != lastSh || sh == nil {
+			var err error
+			if sh, err = lookup[*shader](d, sd.Shader, "shader"); err != nil {
+				return false
+			}
+			lastSh = sd.Shader
+		}
+		if sh.lay.prints || sh.lay.spillSize > 0 || len(sd.Args) != len(sh.sig.Args) {
 			return false
 		}
-		objs = append(objs, sh)
 		key = binary.LittleEndian.AppendUint64(key, uint64(sd.Shader))
 		key = binary.LittleEndian.AppendUint32(key, sd.Size[0])
 		key = binary.LittleEndian.AppendUint32(key, sd.Size[1])
@@ -87,12 +105,8 @@ func (s *stream) replayKey(list *device.CommandList) (ok bool) {
 		key = binary.LittleEndian.AppendUint64(key, uint64(sd.Indirect))
 		key = binary.LittleEndian.AppendUint64(key, sd.IndirectOffset)
 		key = binary.LittleEndian.AppendUint32(key, uint32(len(sd.Args)))
-		if sd.Indirect != 0 {
-			b, err := lookup[*buffer](d, sd.Indirect, "buffer")
-			if err != nil {
-				return false
-			}
-			objs = append(objs, b)
+		if sd.Indirect != 0 && !alive(sd.Indirect) {
+			return false
 		}
 		for _, a := range sd.Args {
 			key = append(key, byte(a.Kind))
@@ -101,11 +115,9 @@ func (s *stream) replayKey(list *device.CommandList) (ok bool) {
 				key = binary.LittleEndian.AppendUint32(key, uint32(len(a.Uniform)))
 				key = append(key, a.Uniform...)
 			case device.ArgBuffer:
-				b, err := lookup[*buffer](d, a.Handle, "buffer")
-				if err != nil {
+				if !alive(a.Handle) {
 					return false
 				}
-				objs = append(objs, b)
 				key = binary.LittleEndian.AppendUint64(key, uint64(a.Handle))
 				key = binary.LittleEndian.AppendUint64(key, a.Offset)
 				key = binary.LittleEndian.AppendUint64(key, a.Size)
@@ -117,22 +129,12 @@ func (s *stream) replayKey(list *device.CommandList) (ok bool) {
 	return true
 }
 
-// findReplay returns a kept recording of the key in s.rkey whose objects are
-// s.robjs and whose command buffer is not in flight, or nil; s.mu held.
-func (s *stream) findReplay(key []byte, objs []any) *replay {
+// findReplay returns a kept recording of key whose command buffer is not in
+// flight, or nil; s.mu held.
+func (s *stream) findReplay(key []byte) *replay {
 	done := s.completed.Load()
 	for _, r := range s.replays {
-		if r.value > done || len(r.objs) != len(objs) || !bytes.Equal(r.key, key) {
-			continue
-		}
-		same := true
-		for i, o := range objs {
-			if r.objs[i] != o {
-				same = false
-				break
-			}
-		}
-		if same {
+		if r.value <= done && bytes.Equal(r.key, key) {
 			return r
 		}
 	}
@@ -142,7 +144,7 @@ func (s *stream) findReplay(key []byte, objs []any) *replay {
 // keepReplay keeps the list just recorded into sub.cmd under the key in
 // s.rkey, evicting the least recently used recording past maxReplays; s.mu
 // held, the encoder not yet reset.
-func (s *stream) keepReplay(sub *submission, key []byte, objs []any) {
+func (s *stream) keepReplay(sub *submission, key []byte) {
 	e := &s.enc
 	var r *replay
 	if len(s.replays) < maxReplays {
@@ -167,7 +169,7 @@ func (s *stream) keepReplay(sub *submission, key []byte, objs []any) {
 	}
 	s.tick++
 	*r = replay{
-		key: append(r.key[:0], key...), objs: append(r.objs[:0], objs...), used: used,
+		key: append(r.key[:0], key...), used: used,
 		cmd: sub.cmd, value: sub.value, tick: s.tick, barriers: e.barriers,
 		bind: bindState{skippedSets: e.bind.skippedSets, skippedPush: e.bind.skippedPush},
 	}

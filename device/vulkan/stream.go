@@ -41,13 +41,12 @@ type stream struct {
 	free      []*submission // completed submissions for reuse (under mu)
 
 	// Recorded lists kept for submitting again (replay.go; under mu): the
-	// recordings, evicted command buffers still in flight, the key and
-	// objects of the list being dispatched (scratch), the use clock, and
+	// recordings, evicted command buffers still in flight, the key of the
+	// list being dispatched (scratch), the use clock, and
 	// the lists replayed (for tests).
 	replays  []*replay
 	retired  []retiredCmd
 	rkey     []byte
-	robjs    []any
 	tick     uint64
 	replayed int
 
