@@ -180,7 +180,9 @@ func (e *encoder) stagingSize(list *device.CommandList) uint64 {
 }
 
 // Dispatch encodes list into a command buffer and submits it on the stream
-// (in pieces where it builds structures in software, accel_soft.go).
+// (in pieces where it builds structures in software, accel_soft.go). A list
+// submitted again with the same content resubmits the command buffer
+// recorded for it (replay.go).
 func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	if d.softAccel && list != nil && slices.ContainsFunc(list.Commands, isAccelCommand) {
 		if err := d.enter(); err != nil {
