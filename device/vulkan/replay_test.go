@@ -143,6 +143,20 @@ func TestReplay(t *testing.T) {
 				}
 			}
 
+			// Evicted while in flight: lists submitted without waiting, more
+			// than are kept, twice over. An evicted command buffer is reused
+			// only once the GPU is done with it (the layer reports beginning a
+			// pending one), and every result is right.
+			for range 2 {
+				for _, l := range lists {
+					require.NoError(t, f.d.Dispatch(f.s, l))
+				}
+			}
+			require.NoError(t, f.d.SynchronizeStream(context.Background(), f.s))
+			for i := range outs {
+				f.expectAll(outs[i], 1+2*float32(i), "evicted in flight")
+			}
+
 			// Submitted again before the first completed: not the command
 			// buffer in flight (the validation layer reports a pending one
 			// resubmitted), and both results right.
