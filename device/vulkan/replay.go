@@ -3,6 +3,7 @@ package vulkan
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/vk"
@@ -159,12 +160,20 @@ func (s *stream) keepReplay(sub *submission, key []byte) {
 		}
 		s.retire(r.cmd, r.value)
 	}
-	seen := make(map[*tracked]bool, 4)
 	used := r.used[:0]
-	for _, t := range e.used {
-		if !seen[t] {
-			seen[t] = true
-			used = append(used, t)
+	if len(e.used) <= 16 { // a short list: the duplicates found by scanning
+		for _, t := range e.used {
+			if !slices.Contains(used, t) {
+				used = append(used, t)
+			}
+		}
+	} else {
+		seen := make(map[*tracked]bool, 16)
+		for _, t := range e.used {
+			if !seen[t] {
+				seen[t] = true
+				used = append(used, t)
+			}
 		}
 	}
 	s.tick++
