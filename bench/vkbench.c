@@ -41,6 +41,9 @@
  *   15 rt/rerecord-wide as 8 with the twin's leading barrier (all commands ->
  *                       all commands, the one the runtime records): what that
  *                       barrier costs against the narrow one
+ *   16 chain/once       the chain of 5 recorded once and resubmitted, a
+ *                       timeline semaphore waited for by blocking (the
+ *                       runtime resubmits a list recorded before)
  *
  *   const char *vkb_name(int which);  // NULL past the last */
 #include <stdint.h>
@@ -257,6 +260,7 @@ static VkPipeline setPipe;
 static VkDescriptorPool descPool;
 static VkDescriptorSet smallSet;
 static VkCommandBuffer rtCb; /* the round trip recorded once, resubmitted by 9-12 */
+static VkCommandBuffer chainCb; /* the chain of 5 recorded once, resubmitted by 16 */
 static VkFence rtFenceObj;
 
 /* The narrowest barrier between dependent dispatches: compute writes before
@@ -295,6 +299,17 @@ static void recordRoundTripWith(VkCommandBuffer c, int wide) {
 
 static void recordRoundTrip(VkCommandBuffer c) { recordRoundTripWith(c, 0); }
 
+/* The chain bound with the set: bind once, the narrow barrier between dispatches. */
+static void recordChainSets(VkCommandBuffer c) {
+    computeBarrier(c);
+    vkCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, setPipe);
+    vkCmdBindDescriptorSets(c, VK_PIPELINE_BIND_POINT_COMPUTE, setPipeLayout, 0, 1, &smallSet, 0, NULL);
+    for (int i = 0; i < chainLength; i++) {
+        if (i > 0) computeBarrier(c);
+        vkCmdDispatch(c, 1, 1, 1);
+    }
+}
+
 static VkResult initFastest(void) {
     VkDescriptorSetLayoutBinding b = {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
         .descriptorCount = 1, .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
@@ -324,6 +339,10 @@ static VkResult initFastest(void) {
     if (r) return r;
     recordRoundTrip(rtCb);
     CHECK(vkEndCommandBuffer(rtCb));
+    CHECK(vkAllocateCommandBuffers(dev, &cai, &chainCb));
+    if ((r = beginCb(chainCb, 0))) return r;
+    recordChainSets(chainCb);
+    CHECK(vkEndCommandBuffer(chainCb));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     CHECK(vkCreateFence(dev, &fci, NULL, &rtFenceObj));
     return VK_SUCCESS;
@@ -332,13 +351,7 @@ static VkResult initFastest(void) {
 static VkResult chainSets(void) {
     VkResult r = beginCb(cb, VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT);
     if (r) return r;
-    computeBarrier(cb);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, setPipe);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, setPipeLayout, 0, 1, &smallSet, 0, NULL);
-    for (int i = 0; i < chainLength; i++) {
-        if (i > 0) computeBarrier(cb);
-        vkCmdDispatch(cb, 1, 1, 1);
-    }
+    recordChainSets(cb);
     return submitWait();
 }
 
@@ -400,6 +413,16 @@ static VkResult submitOnly(VkCommandBuffer c, VkFence f, int signalTimeline) {
 
 static VkResult rtTimeline(void) {
     VkResult r = submitOnly(rtCb, VK_NULL_HANDLE, 1);
+    if (r) return r;
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
+        .pSemaphores = &timeline, .pValues = &timelineValue};
+    CHECK(vkWaitSemaphores(dev, &wi, UINT64_MAX));
+    return VK_SUCCESS;
+}
+
+/* chainOnce resubmits the chain recorded at init and waits on the timeline. */
+static VkResult chainOnce(void) {
+    VkResult r = submitOnly(chainCb, VK_NULL_HANDLE, 1);
     if (r) return r;
     VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
         .pSemaphores = &timeline, .pValues = &timelineValue};
@@ -600,7 +623,7 @@ int vkb_init(const char *deviceName, const uint32_t *empty, size_t emptyBytes, c
 int64_t vkb_run(int which, int64_t iters) {
     static VkResult (*const fns[])(void) = {chain, roundTrip, upload, download, saxpy,
         chainSets, chainPushOnce, chainLegacy, rtRerecord, rtTimeline, rtFence, rtTimelineSpin, rtFenceSpin,
-        uploadMap, downloadMap, rtRerecordWide};
+        uploadMap, downloadMap, rtRerecordWide, chainOnce};
     if (which < 0 || which >= (int)(sizeof fns / sizeof fns[0])) return VK_ERROR_UNKNOWN;
     uint64_t start = now();
     for (int64_t i = 0; i < iters; i++) {
@@ -613,7 +636,7 @@ int64_t vkb_run(int which, int64_t iters) {
 const char *vkb_name(int which) {
     static const char *const names[] = {"chain/twin", "rt/twin", "upload/twin", "download/twin", "saxpy/twin",
         "chain/sets", "chain/push-once", "chain/legacy", "rt/rerecord", "rt/timeline", "rt/fence",
-        "rt/timeline-spin", "rt/fence-spin", "upload/map", "download/map", "rt/rerecord-wide"};
+        "rt/timeline-spin", "rt/fence-spin", "upload/map", "download/map", "rt/rerecord-wide", "chain/once"};
     return which >= 0 && which < (int)(sizeof names / sizeof names[0]) ? names[which] : NULL;
 }
 

@@ -94,6 +94,7 @@ type Device struct {
 	parked     parkedSet
 	indexCheck indexCheck // the mesh index check (accel_indices.go)
 	softAccel  bool       // structures built in software (accel_soft.go)
+	noReplay   bool       // record every list afresh (replay.go; for tests)
 	reads      readSet    // direct reads not yet made (directread.go)
 	readMu     sync.Mutex // held by the list with direct reads being encoded
 	// stagedDownloads: every download goes through staging (EnvStagedDownloads).

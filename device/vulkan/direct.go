@@ -78,7 +78,7 @@ func (e *encoder) isDirect(i int) bool { return i < len(e.direct) && e.direct[i]
 // writeDirect makes the list's direct uploads (it has encoded).
 func (e *encoder) writeDirect() {
 	for _, w := range e.writesDirect {
-		copy(w.dst, w.src)
+		hostCopy(w.dst, w.src)
 	}
 	e.lastDirect = len(e.writesDirect)
 }

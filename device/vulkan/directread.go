@@ -99,7 +99,7 @@ func (rs *readSet) matching(sub *submission, b *buffer, lo, hi uint64, out []*di
 func (r *directRead) read() {
 	r.once.Do(func() {
 		if !r.drop.Load() {
-			copy(r.dst, r.src)
+			hostCopy(r.dst, r.src)
 		}
 		r.done.Store(true)
 		r.d.reads.remove(r)

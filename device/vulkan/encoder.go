@@ -118,6 +118,7 @@ type encoder struct {
 	lastReads  int
 
 	presents []*presentJob // the list's Present commands (present.go)
+	reusable bool          // the list is kept for submitting again (replay.go)
 
 	touched []*accelTouch             // structures the list changes (accel_encode.go)
 	hidden  map[device.Handle]*buffer // buffers of the backend's own a dispatch sees (accel_indices.go)
@@ -179,7 +180,9 @@ func (e *encoder) stagingSize(list *device.CommandList) uint64 {
 }
 
 // Dispatch encodes list into a command buffer and submits it on the stream
-// (in pieces where it builds structures in software, accel_soft.go).
+// (in pieces where it builds structures in software, accel_soft.go). A list
+// submitted again with the same content resubmits the command buffer
+// recorded for it (replay.go).
 func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 	if d.softAccel && list != nil && slices.ContainsFunc(list.Commands, isAccelCommand) {
 		if err := d.enter(); err != nil {
@@ -262,7 +265,15 @@ func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []
 		return nil
 	}
 	e := &s.enc
+	replayable := s.replayKey(list)
+	if replayable {
+		if r := s.findReplay(s.rkey); r != nil {
+			s.submitReplay(sub, r)
+			return d.finishPresents(s, sub, presents)
+		}
+	}
 	e.presents = presents
+	e.reusable = replayable
 	if err := e.encode(sub, list); err != nil {
 		failPresents(presents)
 		for _, c := range e.claims {
@@ -286,7 +297,11 @@ func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []
 		return err
 	}
 	e.writeDirect()
+	sub.kept = replayable
 	s.enqueue(sub)
+	if replayable {
+		s.keepReplay(sub, s.rkey)
+	}
 	e.lastReads = len(e.reads)
 	e.finishReads()
 	for _, t := range e.used {
@@ -333,6 +348,7 @@ func (e *encoder) reset() {
 	e.used = e.used[:0]
 	e.sub, e.cmd = nil, 0
 	e.presents = nil // Dispatch's, which finishes them after the reset
+	e.reusable = false
 }
 
 func (e *encoder) encode(sub *submission, list *device.CommandList) error {
@@ -354,6 +370,9 @@ func (e *encoder) encode(sub *submission, list *device.CommandList) error {
 	}
 	sub.cmd, e.cmd = cmd, cmd
 	e.begin = vk.CommandBufferBeginInfo{SType: vk.STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO, Flags: vk.COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT}
+	if e.reusable {
+		e.begin.Flags = 0 // kept for submitting again (replay.go)
+	}
 	// Begin and End are batched with the commands: the list is recorded in
 	// one transition to C (two fewer per list), and a failed Begin stops the
 	// batch before anything is recorded.
@@ -589,7 +608,7 @@ func (e *encoder) command(c device.Command) error {
 			return nil
 		}
 		dst, off := e.stage(n)
-		copy(dst, c.Data)
+		hostCopy(dst, c.Data)
 		e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, true})
 		e.copyBuffer(e.sub.staging.handle, off, b.raw.handle, c.Offset, n)
 
@@ -684,7 +703,7 @@ func (e *encoder) command(c device.Command) error {
 			return invalidf("texture %d: %d bytes of data for a region of %d bytes", c.Texture, len(c.Data), n)
 		}
 		dst, off := e.stage(n)
-		copy(dst, c.Data)
+		hostCopy(dst, c.Data)
 		e.transition(t, c.Region.Level, 1, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), true})
 		r := t.copyRegion(off, c.Region.Level, origin, size)

@@ -40,6 +40,16 @@ type stream struct {
 	enc       encoder
 	free      []*submission // completed submissions for reuse (under mu)
 
+	// Recorded lists kept for submitting again (replay.go; under mu): the
+	// recordings, evicted command buffers still in flight, the key of the
+	// list being dispatched (scratch), the use clock, and
+	// the lists replayed (for tests).
+	replays  []*replay
+	retired  []retiredCmd
+	rkey     []byte
+	tick     uint64
+	replayed int
+
 	spareQueries []*queryPool    // timestamp pools for timed lists (timing.go; under mu)
 	spareRings   []*printRing    // print rings for lists that print (print.go; under mu)
 	ticks        []uint64        // a completed timed list's timestamps (under procMu)
@@ -101,6 +111,7 @@ type submission struct {
 	queries   *queryPool
 	ring      *printRing // where the list's kernels print (print.go)
 	printers  []*shader  // the printing shaders of the list, by dispatch tag
+	kept      bool       // cmd belongs to a kept recording (replay.go), not to spare
 }
 
 // download copies staging bytes to host memory once the GPU is done, or
@@ -582,7 +593,7 @@ func (s *stream) complete(sub *submission) {
 		if dl.read != nil {
 			dl.read.read()
 		} else {
-			copy(dl.dst, src[dl.offset:])
+			hostCopy(dl.dst, src[dl.offset:])
 		}
 	}
 	if sub.timings != nil {
@@ -609,8 +620,11 @@ func (s *stream) complete(sub *submission) {
 	}
 	s.completed.Store(sub.value)
 	s.mu.Lock()
-	if sub.cmd != 0 {
+	if sub.cmd != 0 && !sub.kept {
 		s.spare = append(s.spare, sub.cmd)
+	}
+	if len(s.retired) > 0 {
+		s.reclaim()
 	}
 	s.releaseQueries(sub)
 	s.releaseRing(sub)
