@@ -103,12 +103,11 @@ func TestReplay(t *testing.T) {
 			// Another list in between, several times.
 			d2 := f.buffer(4 * replayN)
 			other := addList(add, b, a, d2, 10) // 2 + 1*10
-			for i := range 3 {
+			for range 3 {
 				f.submit(list)
 				f.submit(other)
 				f.expectAll(c, 11, "interleaved, list")
 				f.expectAll(d2, 12, "interleaved, other")
-				_ = i
 			}
 
 			// The buffer freed: the list names a handle that is gone.
