@@ -743,7 +743,7 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	fmt.Fprintf(b, "\n// %s is kernel %s's Vulkan artefact (vulkan.Artefact): the version of\n// the code generator that made it (%d), then the SPIR-V (%d words, %s),\n// little-endian.\nvar %s = []byte(%q)\n",
 		d.artVar, u.k.Name, codegen.Version, len(u.words), cfg.env, d.artVar, string(vulkan.Artefact(u.words)))
 	fmt.Fprintf(b, "\n// %s is kernel %s's argument list.\nvar %s = %s\n", d.sigVar, u.k.Name, d.sigVar, signatureLiteral(u.sig, dev))
-	fmt.Fprintf(b, "\n// %s is kernel %s's IR (ir.MarshalKernel, %d bytes), compiled by a\n// backend that takes no SPIR-V.\nvar %s = []byte(%q)\n", d.irVar, u.k.Name, len(u.ir), d.irVar, string(u.ir))
+	fmt.Fprintf(b, "\n// %s is kernel %s's IR (ir.MarshalKernel, %d bytes), compiled where\n// the artefact is not used (device.LoadPrebuilt).\nvar %s = []byte(%q)\n", d.irVar, u.k.Name, len(u.ir), d.irVar, string(u.ir))
 	if d.hostFunc != "" {
 		f.writeHost(b, d)
 	}
