@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/lucent-gpu/lucent/frontend/ir"
@@ -112,9 +113,11 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *ir.Function, opts ..
 // version, or a device that refuses the module with ErrUnsupported) it is
 // compiled from the stored IR (the Vulkan artefact of a kernel that traces
 // an accel is for the software path, so a device with native ray queries
-// compiles the IR). Artefacts of other backends are ignored. An
+// compiles the IR). An artefact of another version is logged (Info, on d's
+// logger) as it is ignored; artefacts of other backends are ignored. An
 // artefact of d's backend that does not decode is an error wrapping
 // shadercache.ErrBadKernel. Every argument is passed to Dispatch.
+// LoadPrebuilt takes the same path for a kernel compiled into the program.
 func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (*Kernel, error) {
 	if store == nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: %w: nil store", name, ErrInvalidArgument)
@@ -141,47 +144,137 @@ func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (
 		return nil, fmt.Errorf("device: LoadKernel %q: signature %s disagrees with the stored text %s: %w",
 			name, got, rec.Signature, shadercache.ErrBadKernel)
 	}
-	backend := d.Backend()
-	art, hasArt := rec.Artefact(backend)
-	oc := offlineCompiler(backend)
-	if !hasArt || oc == nil {
-		return loadFromIR(d, name, rec.IR, rec.Signature)
+	art, hasArt := rec.Artefact(d.Backend())
+	return aotKernel{
+		name: name, sig: abi.Signature, text: rec.Signature, wholeBlocks: abi.WholeBlocks,
+		ir: rec.IR, artefact: art, hasArtefact: hasArt,
+	}.build(d, "LoadKernel")
+}
+
+// Prebuilt is a kernel compiled ahead of time and compiled into a program,
+// as the launchers lucentc -go writes carry it: what an ahead-of-time
+// record holds (SaveKernel), with no store. LoadPrebuilt builds it as
+// LoadKernel builds a record, so an artefact of another code generator
+// version than this build's is never run.
+type Prebuilt struct {
+	// Name names the kernel in errors, logs and debuggers ("pkg.Saxpy").
+	Name string
+	// Signature is the kernel's logical argument list (KernelSignature of
+	// the IR), with which the artefact is created.
+	Signature Signature
+	// WholeBlocks is ShaderDesc.WholeBlocks: the kernel uses barriers.
+	WholeBlocks bool
+	// IR is the kernel serialised (ir.MarshalKernel), compiled where no
+	// artefact is used.
+	IR []byte
+	// Artefacts holds, by backend name, what the backend's OfflineCompiler
+	// makes: the Vulkan backend's is the code generator's version, then the
+	// SPIR-V (device/vulkan.Artefact).
+	Artefacts map[string][]byte
+	// Host is the kernel as compiled Go (WithHost), given to the backend
+	// where the IR is compiled.
+	Host HostFunc
+	// Validate has the backend validate the artefact's module when the
+	// shader is created (ShaderDesc.Trusted false): for an artefact nothing
+	// validated when it was made (lucentc -validate=false).
+	Validate bool
+}
+
+// LoadPrebuilt builds kernel p on d, as LoadKernel builds a record: from
+// the artefact of d's backend where this build's code generator made it
+// (the Kernel then has no Function and CodegenTime 0), otherwise from the
+// IR (no artefact for the backend, an artefact of another code generator
+// version, or a device that refuses the module with ErrUnsupported), with
+// p.Host. An artefact of another version is logged (Info, on d's logger) as
+// it is ignored. An artefact of d's backend that does not decode is an
+// error wrapping shadercache.ErrBadKernel, as is IR that does not decode or
+// whose signature is not p.Signature's.
+func LoadPrebuilt(d *Device, p Prebuilt) (*Kernel, error) {
+	name := p.Name
+	if name == "" {
+		name = "kernel"
 	}
-	desc, current, err := oc.Load(art)
+	if d == nil {
+		return nil, fmt.Errorf("device: LoadPrebuilt %q: %w: nil device", name, ErrInvalidArgument)
+	}
+	art, hasArt := p.Artefacts[d.Backend()]
+	return aotKernel{
+		name: name, sig: cloneSignature(p.Signature), text: SignatureText(p.Signature), wholeBlocks: p.WholeBlocks,
+		ir: p.IR, artefact: art, hasArtefact: hasArt, host: p.Host, validate: p.Validate,
+	}.build(d, "LoadPrebuilt")
+}
+
+// cloneSignature copies s's lists, so that a shader's signature shares no
+// memory with the caller's (a launcher's package variable).
+func cloneSignature(s Signature) Signature {
+	s.Args = slices.Clone(s.Args)
+	s.Prints = slices.Clone(s.Prints)
+	s.Sites = slices.Clone(s.Sites)
+	s.Asserts = slices.Clone(s.Asserts)
+	s.Places = slices.Clone(s.Places)
+	return s
+}
+
+// aotKernel is what LoadKernel and LoadPrebuilt build a kernel from: one
+// path, so that a record and a launcher treat their artefacts alike.
+type aotKernel struct {
+	name        string
+	sig         Signature
+	text        string // SignatureText(sig): what the IR must compile to
+	wholeBlocks bool
+	ir          []byte
+	artefact    []byte // the device's backend's, where hasArtefact
+	hasArtefact bool
+	host        HostFunc
+	validate    bool
+}
+
+// build builds a on d (what is LoadKernel or LoadPrebuilt, for errors).
+func (a aotKernel) build(d *Device, what string) (*Kernel, error) {
+	backend := d.Backend()
+	oc := offlineCompiler(backend)
+	if !a.hasArtefact || oc == nil {
+		return a.fromIR(d, what)
+	}
+	desc, current, err := oc.Load(a.artefact)
 	if err != nil {
-		return nil, fmt.Errorf("device: LoadKernel %q: the %s artefact: %w: %w", name, backend, shadercache.ErrBadKernel, err)
+		return nil, fmt.Errorf("device: %s %q: the %s artefact: %w: %w", what, a.name, backend, shadercache.ErrBadKernel, err)
 	}
 	if !current {
-		return loadFromIR(d, name, rec.IR, rec.Signature)
+		d.Logger().Info("device: ahead-of-time artefact of another code generator version, compiling the kernel's IR",
+			"kernel", a.name, "backend", backend)
+		return a.fromIR(d, what)
 	}
-	sig := abi.Signature
-	desc.Signature, desc.Name, desc.WholeBlocks = &sig, name, abi.WholeBlocks
+	sig := a.sig
+	desc.Signature, desc.Name, desc.WholeBlocks = &sig, a.name, a.wholeBlocks
+	if a.validate {
+		desc.Trusted = false
+	}
 	sh, err := d.NewShader(desc)
 	if errors.Is(err, ErrUnsupported) {
 		// A device that refuses the module (a feature it lacks) compiles
 		// the kernel from its IR.
-		return loadFromIR(d, name, rec.IR, rec.Signature)
+		return a.fromIR(d, what)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("device: LoadKernel %q: %w", name, err)
+		return nil, fmt.Errorf("device: %s %q: %w", what, a.name, err)
 	}
 	return &Kernel{Shader: sh, words: desc.SPIRV, captured: make([]any, len(sig.Args)), nUser: len(sig.Args)}, nil
 }
 
-// loadFromIR compiles the IR of the ahead-of-time kernel name on d; its
-// signature must be the stored one (text).
-func loadFromIR(d *Device, name string, blob []byte, text string) (*Kernel, error) {
-	f, err := ir.UnmarshalKernel(blob)
+// fromIR compiles a's IR on d; its signature must be a's.
+func (a aotKernel) fromIR(d *Device, what string) (*Kernel, error) {
+	f, err := ir.UnmarshalKernel(a.ir)
 	if err != nil {
-		return nil, fmt.Errorf("device: LoadKernel %q: %w: %w", name, shadercache.ErrBadKernel, err)
+		return nil, fmt.Errorf("device: %s %q: %w: %w", what, a.name, shadercache.ErrBadKernel, err)
 	}
-	k, err := Compile(d, f, WithKernelName(name))
+	k, err := Compile(d, f, WithKernelName(a.name), WithHost(a.host))
 	if err != nil {
-		return nil, fmt.Errorf("device: LoadKernel %q: %w", name, err)
+		return nil, fmt.Errorf("device: %s %q: %w", what, a.name, err)
 	}
-	if got := SignatureText(k.Signature()); got != text {
+	if got := SignatureText(k.Signature()); got != a.text {
 		_ = k.Close()
-		return nil, fmt.Errorf("device: LoadKernel %q: the stored IR has signature %s, the record %s: %w", name, got, text, shadercache.ErrBadKernel)
+		return nil, fmt.Errorf("device: %s %q: the IR has signature %s, the kernel's is %s: %w", what, a.name, got, a.text, shadercache.ErrBadKernel)
 	}
 	return k, nil
 }

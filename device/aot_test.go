@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"log/slog"
 	"os"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
+	"github.com/lucent-gpu/lucent/kernel"
 	"github.com/lucent-gpu/lucent/shadercache"
 )
 
@@ -382,4 +384,145 @@ func ExampleLoadKernel() {
 	// (float32, Buffer[float32] read, Buffer[float32] read-write)
 	// [12 14 16 18]
 	// true
+}
+
+// prebuiltSaxpy is programs.Saxpy as a launcher embeds it, with the Vulkan
+// artefact of the kernel that art compiles (Saxpy where art is nil) and
+// the version bytes edited by version (none where nil).
+func prebuiltSaxpy(t *testing.T, art func() (*ir.Function, error), version func([]byte)) device.Prebuilt {
+	t.Helper()
+	f, err := programs.Saxpy()
+	require.NoError(t, err)
+	sig, _, err := device.KernelSignature(f)
+	require.NoError(t, err)
+	blob, err := ir.MarshalKernel(f)
+	require.NoError(t, err)
+	if art == nil {
+		art = programs.Saxpy
+	}
+	g, err := art()
+	require.NoError(t, err)
+	store := shadercache.NewMemory()
+	text, err := device.SaveKernel(store, "art", g)
+	require.NoError(t, err)
+	require.Equal(t, device.SignatureText(sig), text)
+	rec, ok, err := shadercache.LoadKernel(store, "art", text)
+	require.NoError(t, err)
+	require.True(t, ok)
+	data := bytes.Clone(rec.Artefacts[0].Data)
+	if version != nil {
+		version(data[:4])
+	}
+	return device.Prebuilt{Name: "kern.Saxpy", Signature: sig, IR: blob, Artefacts: map[string][]byte{"vulkan": data}}
+}
+
+// saxpyMinus has Saxpy's signature and computes y = a*x - y: the module a
+// stale artefact holds in TestLoadPrebuilt, which must not run.
+func saxpyMinus() (*ir.Function, error) {
+	return dsl.Kernel1D(256, func(k *dsl.K, a dsl.F32, x, y dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		y.Write(i, a.Mul(x.Read(i)).Sub(y.Read(i)))
+	}, "a", "x", "y")
+}
+
+// TestLoadPrebuilt: a kernel compiled into a program (a lucentc launcher)
+// takes LoadKernel's path: its Vulkan artefact runs where this build's
+// codegen made it (no codegen at run time), and where another version made
+// it the artefact is ignored, logged, and the IR compiled; cpu compiles the
+// IR with the host function.
+func TestLoadPrebuilt(t *testing.T) {
+	const stale = "INFO device: ahead-of-time artefact of another code generator version, compiling the kernel's IR"
+	open := func(t *testing.T) (*device.Device, *recordHandler) {
+		logs := &recordHandler{}
+		return openVulkan(t, device.WithShaderCache(shadercache.Disabled), device.WithLogger(slog.New(logs))), logs
+	}
+	t.Run("current", func(t *testing.T) {
+		d, logs := open(t)
+		k, err := device.LoadPrebuilt(d, prebuiltSaxpy(t, nil, nil))
+		require.NoError(t, err)
+		defer func() { require.NoError(t, k.Close()) }()
+		require.Nil(t, k.Function(), "built from the artefact")
+		require.Zero(t, d.CacheStats().Shader.Misses, "codegen ran")
+		require.Zero(t, logs.count(stale))
+		runSaxpy(t, d, k)
+	})
+	for name, edit := range map[string]func([]byte){
+		"older codegen": func(v []byte) { v[0]-- },
+		"newer codegen": func(v []byte) { v[0]++ },
+		"version zero":  func(v []byte) { clear(v) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			d, logs := open(t)
+			// The stale artefact's module computes a*x - y: used, it
+			// would fail runSaxpy.
+			k, err := device.LoadPrebuilt(d, prebuiltSaxpy(t, saxpyMinus, edit))
+			require.NoError(t, err)
+			defer func() { require.NoError(t, k.Close()) }()
+			require.NotNil(t, k.Function(), "compiled from the IR")
+			require.Equal(t, uint64(1), d.CacheStats().Shader.Misses, "codegen runs once")
+			require.Equal(t, 1, logs.count(stale))
+			runSaxpy(t, d, k)
+		})
+	}
+	t.Run("cpu", func(t *testing.T) {
+		d := openCPU(t)
+		p := prebuiltSaxpy(t, nil, nil)
+		called := false
+		p.Host = func(ctx context.Context, size [3]uint32, args [][]byte) error {
+			called = true
+			a, err := kernel.HostValue[float32](args[0])
+			if err != nil {
+				return err
+			}
+			x, err := kernel.HostSlice[float32](args[1])
+			if err != nil {
+				return err
+			}
+			y, err := kernel.HostSlice[float32](args[2])
+			if err != nil {
+				return err
+			}
+			programs.SaxpyRef(a, x, y)
+			return nil
+		}
+		k, err := device.LoadPrebuilt(d, p)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, k.Close()) }()
+		require.NotNil(t, k.Function(), "compiled from the IR")
+		runSaxpy(t, d, k)
+		require.True(t, called, "the host function ran")
+	})
+}
+
+// TestLoadPrebuiltErrors: what does not decode, or disagrees with the
+// signature, is an error naming the kernel, not a crash.
+func TestLoadPrebuiltErrors(t *testing.T) {
+	d := openVulkan(t)
+	t.Run("nil device", func(t *testing.T) {
+		_, err := device.LoadPrebuilt(nil, prebuiltSaxpy(t, nil, nil))
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		require.ErrorContains(t, err, `"kern.Saxpy"`)
+	})
+	t.Run("bad artefact", func(t *testing.T) {
+		p := prebuiltSaxpy(t, nil, nil)
+		p.Artefacts["vulkan"] = p.Artefacts["vulkan"][:6]
+		_, err := device.LoadPrebuilt(d, p)
+		require.ErrorIs(t, err, shadercache.ErrBadKernel)
+		require.ErrorContains(t, err, `LoadPrebuilt "kern.Saxpy": the vulkan artefact`)
+	})
+	t.Run("bad IR", func(t *testing.T) {
+		p := prebuiltSaxpy(t, nil, nil)
+		p.Artefacts, p.IR = nil, []byte("not IR")
+		_, err := device.LoadPrebuilt(d, p)
+		require.ErrorIs(t, err, shadercache.ErrBadKernel)
+		require.ErrorContains(t, err, `"kern.Saxpy"`)
+	})
+	t.Run("IR of another signature", func(t *testing.T) {
+		p := prebuiltSaxpy(t, nil, nil)
+		p.Artefacts = nil
+		p.Signature.Args = p.Signature.Args[:2]
+		_, err := device.LoadPrebuilt(d, p)
+		require.ErrorIs(t, err, shadercache.ErrBadKernel)
+		require.ErrorContains(t, err, "the IR has signature "+saxpySignature)
+	})
 }

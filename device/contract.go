@@ -195,9 +195,9 @@ type ShaderDesc struct {
 	// device's Vulkan version and the layouts it enables) before the driver
 	// sees it, and refused with an error wrapping ErrUnsupported where
 	// SPIRV-Tools is not installed. The Vulkan backend's offline compiler
-	// (for the artefacts LoadKernel loads) and the launchers lucentc -go
-	// writes set it; a Kernel's module is the backend's own codegen output,
-	// always trusted (RATIONALE.md, "Trust model for SPIR-V").
+	// sets it for the artefacts LoadKernel and LoadPrebuilt (the launchers
+	// lucentc -go writes) load; a Kernel's module is the backend's own
+	// codegen output, always trusted (RATIONALE.md, "Trust model for SPIR-V").
 	// Either way the module is parsed, and checked against the device's
 	// limits (workgroup size and invocations, shared memory, id bound).
 	Trusted bool

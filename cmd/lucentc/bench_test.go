@@ -1,16 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
-	_ "github.com/lucent-gpu/lucent/device/vulkan"
+	"github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
 	"github.com/lucent-gpu/lucent/spirv/spvtools"
 )
@@ -107,11 +111,14 @@ func BenchmarkStage(b *testing.B) {
 }
 
 // BenchmarkCreate compares what a program pays at run time for a kernel:
-// the generated launcher's path (a pipeline from embedded SPIR-V and
-// signature) against compiling the kernel at run time (device.Compile:
-// codegen, signature, pipeline), side by side on one device.
+// the generated launcher's path (device.LoadPrebuilt: a pipeline from the
+// embedded artefact and signature), the same with an artefact of another
+// codegen version (stale: the embedded IR decoded and compiled), and
+// compiling the kernel at run time (device.Compile: codegen, signature,
+// pipeline), side by side on one device. codegen-ms/op is the codegen
+// share of the stale path (Kernel.CodegenTime).
 func BenchmarkCreate(b *testing.B) {
-	dev, err := device.Open(context.Background(), "vulkan")
+	dev, err := device.Open(context.Background(), "vulkan", device.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		b.Skip(err)
 	}
@@ -126,16 +133,29 @@ func BenchmarkCreate(b *testing.B) {
 		require.NoError(b, err)
 		sig, _, err := device.KernelSignature(k.Func)
 		require.NoError(b, err)
-		b.Run(k.Name+"/launcher", func(b *testing.B) {
-			for b.Loop() {
-				s := sig
-				sh, err := dev.NewShader(device.ShaderDesc{SPIRV: words, Signature: &s, Name: k.Name, Trusted: true}) // as the launcher does
-				if err != nil {
-					b.Fatal(err)
+		blob, err := ir.MarshalKernel(k.Func)
+		require.NoError(b, err)
+		art := vulkan.Artefact(words)
+		stale := bytes.Clone(art)
+		stale[0]++ // another codegen version
+		for name, a := range map[string][]byte{"launcher": art, "stale": stale} {
+			b.Run(k.Name+"/"+name, func(b *testing.B) {
+				var emit time.Duration
+				for b.Loop() {
+					// As the launcher does.
+					dk, err := device.LoadPrebuilt(dev, device.Prebuilt{Name: k.Name, Signature: sig, IR: blob, Artefacts: map[string][]byte{"vulkan": a}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if (dk.Function() == nil) != (name == "launcher") {
+						b.Fatalf("%s: compiled %v", name, dk.Function() != nil)
+					}
+					emit += dk.CodegenTime
+					dk.Close()
 				}
-				sh.Close()
-			}
-		})
+				b.ReportMetric(float64(emit.Microseconds())/1e3/float64(b.N), "codegen-ms/op")
+			})
+		}
 		b.Run(k.Name+"/compile", func(b *testing.B) {
 			for b.Loop() {
 				dk, err := device.Compile(dev, k.Func)

@@ -2,17 +2,20 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
@@ -88,6 +91,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -98,7 +103,20 @@ import (
 	_ "github.com/lucent-gpu/lucent/device/cpu"
 	_ "github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/kernel"
+	"github.com/lucent-gpu/lucent/shadercache"
 )
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
 
 func main() {
 	ctx := context.Background()
@@ -119,7 +137,19 @@ func main() {
 	fmt.Println("cpu ok")
 	var mu sync.Mutex
 	var validation []string
+	// No shader cache: every codegen run counts as a miss. The log shows
+	// the kernels whose embedded artefact is not used.
+	var logs strings.Builder
 	dev, err := device.Open(ctx, "vulkan", device.WithValidationLayer(true),
+		device.WithShaderCache(shadercache.Disabled),
+		device.WithLogger(slog.New(slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, &slog.HandlerOptions{
+			ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+				if a.Key == slog.TimeKey {
+					return slog.Attr{}
+				}
+				return a
+			},
+		}))),
 		device.WithDebug(func(m device.DebugMessage) {
 			if m.Severity == device.SeverityError {
 				mu.Lock()
@@ -132,9 +162,17 @@ func main() {
 		os.Exit(3)
 	}
 	err = check(ctx, dev)
+	fmt.Printf("vulkan codegen runs: %d\n", dev.CacheStats().Shader.Misses)
 	if cerr := dev.Close(); err == nil {
 		err = cerr
 	}
+	mu.Lock()
+	for _, l := range strings.SplitAfter(logs.String(), "\n") {
+		if strings.Contains(l, "code generator version") {
+			fmt.Print("stale: ", l)
+		}
+	}
+	mu.Unlock()
 	if err == nil && len(validation) > 0 {
 		err = fmt.Errorf("validation errors: %v", validation)
 	}
@@ -431,7 +469,8 @@ func TestGenerateEndToEnd(t *testing.T) {
 	require.Contains(t, src, "Format: device.RGBA32Float")
 	require.Contains(t, src, "func (k *SaxpyKernel) DispatchIndirect(groups device.BufferView[uint32], a float32, x device.ReadView[float32], y device.BufferView[float32]) device.Command")
 	require.Contains(t, src, "return k.shader.Dispatch([3]uint32{threads, 1, 1}, a, x.ReadOnly(), lucentcAll(y))")
-	require.Contains(t, src, "WholeBlocks: true})", "Reverse has barriers")
+	require.Regexp(t, `(?s)func NewReverse\(.*WholeBlocks: +true,.*func NewSaxpy\(`, src, "Reverse has barriers")
+	require.NotRegexp(t, `(?s)func NewSaxpy\(.*WholeBlocks.*func \(k \*SaxpyKernel\) Dispatch\(`, src, "Saxpy has none")
 	require.Contains(t, src, "func (k *Affine2DKernel) Dispatch(threadsX, threadsY uint32, w, h uint32, in *device.Buffer[Pair], out *device.Buffer[float32]) device.Command")
 	require.NotContains(t, src, "example.com/e2e/kern\"", "the kernel package must not import itself")
 	// Kernels whose arguments are Go memory as they are carry their Go
@@ -440,9 +479,17 @@ func TestGenerateEndToEnd(t *testing.T) {
 	require.Contains(t, src, "func hostSaxpy(ctx context.Context, size [3]uint32, args [][]byte) error {")
 	require.Contains(t, src, "kernel.RunBlocks(ctx, grid, func(b *kernel.Block) { lucentcLoopSaxpy(b, a0, a1, a2) })")
 	require.Contains(t, src, "// kernel.Run, not a loop over the threads: kernel.Shared.\n\treturn kernel.Run(ctx, grid, func() { Reverse(a0) })")
-	require.Contains(t, src, `lucentcFromIR(dev, irSaxpy, "kern.Saxpy", hostSaxpy)`)
-	require.Contains(t, src, `lucentcFromIR(dev, irReverse, "kern.Reverse", hostReverse)`)
-	require.Contains(t, src, `lucentcFromIR(dev, irInvert, "kern.Invert", nil)`)
+	// Each constructor hands the Vulkan artefact (the codegen version,
+	// then the SPIR-V), the IR and the host function to
+	// device.LoadPrebuilt, the path of ahead-of-time records.
+	for _, k := range []string{"Saxpy", "Reverse", "Invert", "Affine2D"} {
+		require.Regexp(t, `(?s)func New`+k+`\(dev \*device.Device\) \(\*`+k+`Kernel, error\) {\n.*?\tk, err := device.LoadPrebuilt\(dev, device.Prebuilt{\n\t\tName: +"kern.`+k+`",\n\t\tSignature: +signature`+k+`,\n.*?\t\tIR: +ir`+k+`,\n\t\tArtefacts: +map\[string\]\[\]byte{"vulkan": vulkan`+k+`},\n`, src)
+		require.Contains(t, src, "\nvar vulkan"+k+" = []byte("+strings.TrimSuffix(strconv.Quote(string(binary.LittleEndian.AppendUint32(nil, codegen.Version))+"\x03\x02#\a"), `"`))
+	}
+	require.Regexp(t, `\n\t\tHost: +hostSaxpy,\n\t}\)`, src)
+	require.Regexp(t, `\n\t\tHost: +hostReverse,\n\t}\)`, src)
+	require.NotContains(t, src, "hostInvert")
+	require.NotContains(t, src, "frontend/ir\"", "the launchers compile no IR themselves")
 
 	// A second run (the generated file now present) reproduces it byte for byte.
 	_, stderr, code = lucentc(t, "-C", dir, "-go", "./kern")
@@ -458,6 +505,15 @@ func TestGenerateEndToEnd(t *testing.T) {
 	require.Contains(t, string(launch), "package launch\n")
 	require.Contains(t, string(launch), "in *device.Buffer[kern.Pair]")
 	require.Contains(t, string(launch), "kern.Affine2D(a0, a1, a2, a3)")
+	// The launch package's Affine2D artefact is made another codegen
+	// version's, as a launcher generated by another lucent's lucentc is:
+	// the program must compile its IR (and say so) rather than run it.
+	version := func(v uint32) string {
+		return "\nvar vulkanAffine2D = []byte(" + strings.TrimSuffix(strconv.Quote(string(binary.LittleEndian.AppendUint32(nil, v))), `"`)
+	}
+	require.Equal(t, 1, strings.Count(string(launch), version(codegen.Version)))
+	stale := strings.Replace(string(launch), version(codegen.Version), version(codegen.Version-1), 1)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "launch", goFileName), []byte(stale), 0o644))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -477,6 +533,11 @@ func TestGenerateEndToEnd(t *testing.T) {
 	require.NoError(t, err, string(b))
 	require.Contains(t, string(b), "nil buffer:")
 	require.Contains(t, string(b), "partial block:")
+	// On Vulkan, codegen ran once: for the stale artefact, which the
+	// device logged; the other kernels ran their SPIR-V.
+	require.Contains(t, string(b), "vulkan codegen runs: 1\n")
+	require.Regexp(t, `stale: level=INFO msg="device: ahead-of-time artefact of another code generator version, compiling the kernel's IR" kernel=kern.Affine2D backend=vulkan\n`, string(b))
+	require.Equal(t, 1, strings.Count(string(b), "stale:"), string(b))
 	require.True(t, strings.HasSuffix(string(b), "ok\n"), string(b))
 	t.Logf("program output:\n%s", b)
 }
@@ -494,9 +555,20 @@ func TestGenerateStaleFile(t *testing.T) {
 	require.NotContains(t, string(src), "RemovedKernel")
 	require.Contains(t, string(src), "func NewAffine2D(")
 
-	// -check agrees with the fresh file, and flags it once the kernel changes.
+	// -check agrees with the fresh file, flags one whose artefact another
+	// codegen version made (a launcher of another lucent), and flags it
+	// once the kernel changes.
 	_, stderr, code = lucentc(t, "-C", dir, "-go", "-check", "./kern")
 	require.Equal(t, 0, code, stderr)
+	gen := filepath.Join(dir, "kern", goFileName)
+	quoted := func(v uint32) string {
+		return "\nvar vulkanSaxpy = []byte(" + strings.TrimSuffix(strconv.Quote(string(binary.LittleEndian.AppendUint32(nil, v))), `"`)
+	}
+	require.NoError(t, os.WriteFile(gen, []byte(strings.Replace(string(src), quoted(codegen.Version), quoted(codegen.Version+1), 1)), 0o644))
+	_, stderr, code = lucentc(t, "-C", dir, "-go", "-check", "./kern")
+	require.Equal(t, 1, code)
+	require.Regexp(t, `lucentc: -check: out of date: \S*kern/lucent_kernels\.go`, stderr)
+	require.NoError(t, os.WriteFile(gen, src, 0o644))
 	kern := filepath.Join(dir, "kern", "kern.go")
 	require.NoError(t, os.WriteFile(kern, []byte(strings.Replace(kernSource, "block=64", "block=128", 1)), 0o644))
 	_, stderr, code = lucentc(t, "-C", dir, "-go", "-check", "./kern")
@@ -595,7 +667,7 @@ func TestGenerateCorpus(t *testing.T) {
 	var table strings.Builder
 	for _, name := range corpusKernels(t) {
 		k := strings.TrimPrefix(strings.TrimSuffix(name, ".spv"), "kernels.")
-		fmt.Fprintf(&table, "\t%q: {signature%s, spirv%s, ir%s},\n", k, k, k, k)
+		fmt.Fprintf(&table, "\t%q: {signature%s, vulkan%s, ir%s},\n", k, k, k, k)
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "corpusgen", "roundtrip_test.go"),
 		[]byte(strings.Replace(roundTripSource, "TABLE\n", table.String(), 1)), 0o644))
@@ -623,7 +695,7 @@ import (
 	"testing"
 
 	"github.com/lucent-gpu/lucent/device"
-	_ "github.com/lucent-gpu/lucent/device/vulkan"
+	"github.com/lucent-gpu/lucent/device/vulkan"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/ir"
@@ -631,9 +703,9 @@ import (
 )
 
 var generated = map[string]struct {
-	sig   device.Signature
-	words []uint32
-	ir    []byte
+	sig device.Signature
+	art []byte
+	ir  []byte
 }{
 TABLE
 }
@@ -679,8 +751,8 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(words, g.words) {
-			t.Errorf("%s: embedded SPIR-V differs from codegen", k.Name)
+		if !slices.Equal(vulkan.Artefact(words), g.art) {
+			t.Errorf("%s: embedded artefact differs from codegen's", k.Name)
 		}
 		f, err := ir.UnmarshalKernel(g.ir)
 		if err != nil {
@@ -693,7 +765,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 // TestFromIR builds every kernel from its embedded IR, the path a backend
-// without SPIR-V takes.
+// without SPIR-V, or a lucent of another code generator, takes.
 func TestFromIR(t *testing.T) {
 	dev, err := device.Open(context.Background(), "vulkan")
 	if err != nil {
@@ -701,10 +773,14 @@ func TestFromIR(t *testing.T) {
 	}
 	defer dev.Close()
 	for name, g := range generated {
-		sh, err := lucentcFromIR(dev, g.ir, name, nil)
+		k, err := device.LoadPrebuilt(dev, device.Prebuilt{Name: name, Signature: g.sig, IR: g.ir})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
+		if k.Function() == nil {
+			t.Fatalf("%s: not compiled from the IR", name)
+		}
+		sh := k.Shader
 		if got := sh.Signature(); !reflect.DeepEqual(got.Args, g.sig.Args) {
 			t.Errorf("%s: signature from the IR\n%#v\nembedded\n%#v", name, got.Args, g.sig.Args)
 		}
@@ -762,9 +838,10 @@ func TestTypeErrorOnce(t *testing.T) {
 	require.Regexp(t, `(?m)^\S*kern/kern\.go:5:9: undefined: undefinedName$`, stderr)
 }
 
-// The launchers mark the modules lucentc validated Trusted, so the program
-// does not validate them again (nor need SPIRV-Tools); with -validate=false
-// the device validates them at run time.
+// The launchers' modules lucentc validated are trusted (device.Prebuilt), so
+// the program does not validate them again (nor need SPIRV-Tools); with
+// -validate=false they carry Validate, and the device validates them at run
+// time.
 func TestGenerateMarksValidatedModulesTrusted(t *testing.T) {
 	needSPIRVTools(t)
 	dir := tempModule(t, map[string]string{"kern/kern.go": kernSource})
@@ -774,12 +851,12 @@ func TestGenerateMarksValidatedModulesTrusted(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	src, err := os.ReadFile(gen)
 	require.NoError(t, err)
-	require.Contains(t, string(src), `Name: "kern.Saxpy", Trusted: true})`)
+	require.Regexp(t, `(?s)func NewSaxpy\(.*Artefacts: map\[string\]\[\]byte{"vulkan": vulkanSaxpy},\n\t\tHost: +hostSaxpy,\n\t}\)`, string(src))
+	require.NotContains(t, string(src), "Validate:")
 
 	_, stderr, code = lucentc(t, "-C", dir, "-go", "-validate=false", "./kern")
 	require.Equal(t, 0, code, stderr)
 	src, err = os.ReadFile(gen)
 	require.NoError(t, err)
-	require.Contains(t, string(src), `Name: "kern.Saxpy"})`)
-	require.NotContains(t, string(src), "Trusted")
+	require.Regexp(t, `(?s)func NewSaxpy\(.*Host: +hostSaxpy,\n\t\tValidate: +true,\n\t}\)`, string(src))
 }

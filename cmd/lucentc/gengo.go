@@ -13,7 +13,10 @@ package main
 //
 //	type SaxpyKernel struct{ shader *device.Shader }
 //
-//	func NewSaxpy(dev *device.Device) (*SaxpyKernel, error) { … dev.NewShader(spirvSaxpy, signatureSaxpy) … }
+//	func NewSaxpy(dev *device.Device) (*SaxpyKernel, error) {
+//		… device.LoadPrebuilt(dev, device.Prebuilt{Signature: signatureSaxpy, IR: irSaxpy,
+//			Artefacts: map[string][]byte{"vulkan": vulkanSaxpy}, Host: hostSaxpy, …}) …
+//	}
 //
 //	func (k *SaxpyKernel) Dispatch(threads uint32, a float32, x, y *device.Buffer[float32]) device.Command
 //	func (k *SaxpyKernel) DispatchViews(threads uint32, a float32, x device.ReadView[float32], y device.BufferView[float32]) device.Command
@@ -21,7 +24,7 @@ package main
 //	func (k *SaxpyKernel) Shader() *device.Shader
 //	func (k *SaxpyKernel) Close() error
 //
-//	var spirvSaxpy = []uint32{0x07230203, …}
+//	var vulkanSaxpy = []byte("\n\x00\x00\x00\x03\x02#\a…") // codegen.Version, then the SPIR-V
 //	var signatureSaxpy = device.Signature{…}
 //	var irSaxpy = []byte(…)
 //
@@ -61,6 +64,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
@@ -86,10 +91,8 @@ type goFile struct {
 	units   []*unit
 	imports map[string]string // path → name
 	names   map[string]bool   // import names in use
-	errs    string            // the names of packages errors and frontend/ir
-	ir      string
-	sources sourceHashes // the kernels' files, for their source hashes
-	ctx     string       // the names of packages context, kernel and fmt, where a launcher has a host function
+	sources sourceHashes      // the kernels' files, for their source hashes
+	ctx     string            // the names of packages context, kernel and fmt, where a launcher has a host function
 	kernel  string
 	fmt     string
 	// hostLoops holds the kernels copied as loops over a block's threads
@@ -179,14 +182,14 @@ func (f *goFile) importName(p *types.Package) string {
 
 // kernelDecl is what the generator knows about one kernel.
 type kernelDecl struct {
-	u                *unit
-	typ, ctor        string // launcher type and constructor names
-	spirvVar, sigVar string
-	irVar            string
-	params           []param
-	sizeNames        []string
-	hasBuffers       bool
-	hasTextures      bool // typed texture arguments, given as levels in the views
+	u              *unit
+	typ, ctor      string // launcher type and constructor names
+	artVar, sigVar string
+	irVar          string
+	params         []param
+	sizeNames      []string
+	hasBuffers     bool
+	hasTextures    bool // typed texture arguments, given as levels in the views
 	// ref is the kernel's Go function as the launcher names it and srcHash
 	// the hash of its source (kernelSourceHash), which the constructor
 	// checks; "" where the launcher cannot name it or hash it.
@@ -219,8 +222,6 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 		}
 	}
 	dev := f.importName(types.NewPackage(devicePath, "device"))
-	f.errs = f.importName(types.NewPackage("errors", "errors"))
-	f.ir = f.importName(types.NewPackage(irPath, "ir"))
 
 	var errs []error
 	var decls []*kernelDecl
@@ -231,7 +232,7 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 			errs = append(errs, newKernelError(u.k, err))
 			continue
 		}
-		names := []string{d.typ, d.ctor, d.spirvVar, d.sigVar, d.irVar}
+		names := []string{d.typ, d.ctor, d.artVar, d.sigVar, d.irVar}
 		if d.hostFunc != "" {
 			names = append(names, d.hostFunc)
 		}
@@ -301,22 +302,6 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 		anyBuffers = anyBuffers || d.hasBuffers
 	}
 	b.Write(f.hostLoops.code.Bytes())
-	fmt.Fprintf(&b, `
-// lucentcFromIR compiles a kernel from its IR on dev, for a backend that
-// takes no SPIR-V; host, when not nil, is the kernel as compiled Go, which
-// a backend running kernels on the host calls instead.
-func lucentcFromIR(dev *%[1]s.Device, blob []byte, name string, host %[1]s.HostFunc) (*%[1]s.Shader, error) {
-	f, err := %[2]s.UnmarshalKernel(blob)
-	if err != nil {
-		return nil, err
-	}
-	k, err := %[1]s.Compile(dev, f, %[1]s.WithKernelName(name), %[1]s.WithHost(host))
-	if err != nil {
-		return nil, err
-	}
-	return k.Shader, nil
-}
-`, dev, f.ir)
 	if anyBuffers {
 		fmt.Fprintf(&b, `
 // lucentcAll is the whole of buffer b; a nil b gives the zero view, which
@@ -365,12 +350,12 @@ func (f *goFile) declare(u *unit, dev string) (*kernelDecl, error) {
 	} else {
 		d.typ, d.ctor = u.k.Name+"Kernel", "new"+upper
 	}
-	d.spirvVar, d.sigVar, d.irVar = "spirv"+upper, "signature"+upper, "ir"+upper
+	d.artVar, d.sigVar, d.irVar = "vulkan"+upper, "signature"+upper, "ir"+upper
 
 	// Parameter names: the kernel's own, unless they would shadow something
 	// the launcher's body uses (parameters are scoped to the body, so the
 	// types in the signature are safe).
-	reserved := map[string]bool{"k": true, "_": true, "": true, "groups": true, "lucentcAll": true, "lucentcFromIR": true, "lucentcStale": true}
+	reserved := map[string]bool{"k": true, "_": true, "": true, "groups": true, "lucentcAll": true, "lucentcStale": true}
 	switch u.k.Dim {
 	case 1:
 		d.sizeNames = []string{"threads"}
@@ -647,7 +632,7 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	fmt.Fprintf(b, "\n// %s runs kernel %s (%s, blocks of %s) on a device.\n", d.typ, u.k.Name, filepath.Base(u.k.Pos.Filename)+fmt.Sprintf(":%d", u.k.Pos.Line), blockText(u.k))
 	fmt.Fprintf(b, "type %s struct{ shader *%s.Shader }\n", d.typ, dev)
 
-	fmt.Fprintf(b, "\n// %s creates kernel %s's pipeline on dev from the SPIR-V lucentc\n// compiled for %s; no compiler runs. A backend that takes no SPIR-V, or a\n// device that refuses the module, compiles the kernel from its IR instead.\n", d.ctor, u.k.Name, cfg.env)
+	fmt.Fprintf(b, "\n// %s creates kernel %s's pipeline on dev from the SPIR-V lucentc\n// compiled for %s; no compiler runs. A backend that takes no SPIR-V, a\n// device that refuses the module, or a lucent whose code generator is not\n// the one that made the SPIR-V (device.LoadPrebuilt) compiles the kernel\n// from its IR instead.\n", d.ctor, u.k.Name, cfg.env)
 	if d.srcHash != "" {
 		fmt.Fprintf(b, "// It fails when %s's source, where the program can read the file it was\n// built from, changed since this launcher was generated.\n", u.k.Name)
 	}
@@ -658,30 +643,31 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 		rerun := fmt.Sprintf(`rerun "go generate" in %s (or "go tool lucentc %s %s")`, u.pkg.PkgPath, flagLine(cfg), u.pkg.PkgPath)
 		fmt.Fprintf(b, "\tif err := lucentcStale(%q, %q, %s, %q, %q); err != nil {\n\t\treturn nil, err\n\t}\n", qualified, u.k.Name, d.ref, d.srcHash, rerun)
 	}
-	fmt.Fprintf(b, "\tsig := %s\n", d.sigVar)
-	fmt.Fprintf(b, "\tsig.Args = append([]%s.Argument(nil), sig.Args...)\n", dev)
-	// A module lucentc validated is marked Trusted: it is this build's own
-	// output, compiled into the program, and is not validated again at run
-	// time. With -validate=false the device validates it.
-	trust := ""
-	if cfg.validate {
-		trust = ", Trusted: true"
-	}
+	// The artefact goes through device.LoadPrebuilt, the path of
+	// ahead-of-time records: the SPIR-V runs only where this build's
+	// codegen made it; otherwise, and on a backend that takes no SPIR-V or a
+	// device that refuses the module (a feature it lacks), the IR is
+	// compiled.
+	var fields []string
+	fields = append(fields, fmt.Sprintf("Name: %q", qualified), "Signature: "+d.sigVar)
 	// A kernel with barriers runs in whole blocks only: Shader.Dispatch
 	// checks it, as for a Kernel (the IR path has it from the kernel).
 	if u.k.Func != nil && u.k.Func.UsesBarrier() {
-		trust += ", WholeBlocks: true"
+		fields = append(fields, "WholeBlocks: true")
 	}
-	fmt.Fprintf(b, "\tsh, err := dev.NewShader(%s.ShaderDesc{SPIRV: %s, Signature: &sig, Name: %q%s})\n", dev, d.spirvVar, qualified, trust)
-	// A backend that takes no SPIR-V, or a device that refuses this module
-	// (a feature it lacks), compiles the kernel from its IR instead.
-	host := "nil"
+	fields = append(fields, "IR: "+d.irVar, fmt.Sprintf("Artefacts: map[string][]byte{%q: %s}", "vulkan", d.artVar))
 	if d.hostFunc != "" {
-		host = d.hostFunc
+		fields = append(fields, "Host: "+d.hostFunc)
 	}
-	fmt.Fprintf(b, "\tif %s.Is(err, %s.ErrUnsupported) {\n\t\tsh, err = lucentcFromIR(dev, %s, %q, %s)\n\t}\n", f.errs, dev, d.irVar, qualified, host)
+	// A module lucentc validated is trusted: it is this build's own
+	// output, compiled into the program, and is not validated again at run
+	// time. With -validate=false the device validates it.
+	if !cfg.validate {
+		fields = append(fields, "Validate: true")
+	}
+	fmt.Fprintf(b, "\tk, err := %s.LoadPrebuilt(dev, %s.Prebuilt{\n\t\t%s,\n\t})\n", dev, dev, strings.Join(fields, ",\n\t\t"))
 	b.WriteString("\tif err != nil {\n\t\treturn nil, err\n\t}\n")
-	fmt.Fprintf(b, "\treturn &%s{shader: sh}, nil\n}\n", d.typ)
+	fmt.Fprintf(b, "\treturn &%s{shader: k.Shader}, nil\n}\n", d.typ)
 
 	size := sizeExpr(d.sizeNames)
 	var sizeParams string
@@ -754,18 +740,10 @@ func (f *goFile) writeKernel(b *bytes.Buffer, d *kernelDecl, dev string, cfg *co
 	fmt.Fprintf(b, "\n// Shader is the kernel's pipeline.\nfunc (k *%s) Shader() *%s.Shader { return k.shader }\n", d.typ, dev)
 	fmt.Fprintf(b, "\n// Close destroys the pipeline.\nfunc (k *%s) Close() error { return k.shader.Close() }\n", d.typ)
 
-	fmt.Fprintf(b, "\n// %s is kernel %s as SPIR-V (%d words, %s).\nvar %s = []uint32{", d.spirvVar, u.k.Name, len(u.words), cfg.env, d.spirvVar)
-	for i, w := range u.words {
-		if i%8 == 0 {
-			b.WriteString("\n\t")
-		} else {
-			b.WriteString(" ")
-		}
-		fmt.Fprintf(b, "0x%08x,", w)
-	}
-	b.WriteString("\n}\n")
+	fmt.Fprintf(b, "\n// %s is kernel %s's Vulkan artefact (vulkan.Artefact): the version of\n// the code generator that made it (%d), then the SPIR-V (%d words, %s),\n// little-endian.\nvar %s = []byte(%q)\n",
+		d.artVar, u.k.Name, codegen.Version, len(u.words), cfg.env, d.artVar, string(vulkan.Artefact(u.words)))
 	fmt.Fprintf(b, "\n// %s is kernel %s's argument list.\nvar %s = %s\n", d.sigVar, u.k.Name, d.sigVar, signatureLiteral(u.sig, dev))
-	fmt.Fprintf(b, "\n// %s is kernel %s's IR (ir.MarshalKernel, %d bytes), compiled by a\n// backend that takes no SPIR-V.\nvar %s = []byte(%q)\n", d.irVar, u.k.Name, len(u.ir), d.irVar, string(u.ir))
+	fmt.Fprintf(b, "\n// %s is kernel %s's IR (ir.MarshalKernel, %d bytes), compiled where\n// the artefact is not used (device.LoadPrebuilt).\nvar %s = []byte(%q)\n", d.irVar, u.k.Name, len(u.ir), d.irVar, string(u.ir))
 	if d.hostFunc != "" {
 		f.writeHost(b, d)
 	}

@@ -11,9 +11,10 @@ package vulkan
 //	…             generator, bound, schema, instructions
 //
 // An artefact of another codegen version is not used: device.LoadKernel
-// compiles the kernel's IR instead, with this build's codegen, so a record
-// outlives the code generator that wrote it. Bytes that are not a module
-// after the version are refused.
+// (and device.LoadPrebuilt, for the launchers lucentc -go writes, which
+// embed this artefact) compiles the kernel's IR instead, with this build's
+// codegen, so a record or a launcher outlives the code generator that wrote
+// it. Bytes that are not a module after the version are refused.
 
 import (
 	"encoding/binary"
@@ -54,6 +55,12 @@ func (offlineCompiler) Compile(f *ir.Function, o device.KernelOptions) ([]byte, 
 	}
 	return encodeArtefact(codegen.Version, words), nil
 }
+
+// Artefact is the Vulkan backend's ahead-of-time artefact of words, a
+// module this build's codegen made (with any options, optimised or not):
+// codegen.Version, then the words. lucentc embeds it in its launchers
+// (device.Prebuilt).
+func Artefact(words []uint32) []byte { return encodeArtefact(codegen.Version, words) }
 
 // Load reads an artefact Compile made back into a SPIR-V shader, trusted:
 // it is lucent's codegen output, and the record holding it is

@@ -23,6 +23,7 @@ func TestOfflineArtefact(t *testing.T) {
 	words, err := codegen.Emit(f, OfflineOptions(device.KernelOptions{}))
 	require.NoError(t, err)
 	require.Equal(t, encodeArtefact(codegen.Version, words), art)
+	require.Equal(t, art, Artefact(words), "lucentc's launchers embed the same encoding")
 	require.Equal(t, uint32(codegen.Version), binary.LittleEndian.Uint32(art))
 
 	desc, ok, err := c.Load(art)
