@@ -1,0 +1,89 @@
+package bvh
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// ordOf orders every float that is not NaN as < does (−0 just below +0),
+// and floatOf undoes it bit for bit.
+func TestOrdOfOrdersFloats(t *testing.T) {
+	inf := float32(math.Inf(1))
+	fs := []float32{-inf, -math.MaxFloat32, -1, -math.SmallestNonzeroFloat32, float32(math.Copysign(0, -1)), 0,
+		math.SmallestNonzeroFloat32, 1, math.MaxFloat32, inf}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 2000; i++ {
+		f := math.Float32frombits(rng.Uint32())
+		if f == f {
+			fs = append(fs, f)
+		}
+	}
+	for _, a := range fs {
+		require.Equal(t, math.Float32bits(a), math.Float32bits(floatOf(ordOf(a))), "%v", a)
+		for _, b := range fs[:10] {
+			if a < b {
+				require.Less(t, ordOf(a), ordOf(b), "%v < %v", a, b)
+			}
+		}
+	}
+	require.Less(t, ordOf(float32(math.Copysign(0, -1))), ordOf(0))
+}
+
+// lastClear finds the last key without the bit, as a linear scan does, for
+// every length and split point up to 70 keys.
+func TestLastClear(t *testing.T) {
+	for n := 2; n <= 70; n++ {
+		for split := 1; split < n; split++ {
+			keys := make([]uint64, n)
+			for i := range keys {
+				keys[i] = uint64(i) // a low index part
+				if i >= split {
+					keys[i] |= 1 << 40
+				}
+			}
+			require.Equal(t, split-1, lastClear(keys, 40), "%d keys split at %d", n, split)
+		}
+	}
+}
+
+// Every node of a fast build is the tight box of what it holds, exactly:
+// the builder's boxes go through integer images of the floats and back.
+func TestFastBuildBoxesTight(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 5, 300, 40000} {
+		tris := make([]Triangle, n)
+		for i := range tris {
+			c := [3]float32{20*rng.Float32() - 10, 20*rng.Float32() - 10, 20*rng.Float32() - 10}
+			v := func() [3]float32 {
+				return [3]float32{c[0] + rng.Float32() - 0.5, c[1] + rng.Float32() - 0.5, c[2] + rng.Float32() - 0.5}
+			}
+			tris[i] = Triangle{v(), v(), v()}
+		}
+		for _, leaf := range []int{0, 1, 7} {
+			m, err := BuildTriangles(tris, Options{FastBuild: true, LeafSize: leaf})
+			require.NoError(t, err)
+			require.NoError(t, m.Validate())
+			var tight func(i int) AABB
+			tight = func(i int) AABB {
+				nd := &m.Nodes[i]
+				b := emptyBox()
+				if nd.Leaf() {
+					for _, tr := range m.Tris[nd.LeftFirst : nd.LeftFirst+nd.Count] {
+						tb := tr.bounds()
+						b.union(&tb)
+					}
+				} else {
+					l, r := tight(int(nd.LeftFirst)), tight(int(nd.LeftFirst)+1)
+					b.union(&l)
+					b.union(&r)
+				}
+				require.Equal(t, b, nd.Bounds(), "node %d of %d (%d triangles, leaf size %d)", i, len(m.Nodes), n, leaf)
+				return b
+			}
+			tight(0)
+		}
+	}
+}
