@@ -87,3 +87,40 @@ func TestFastBuildBoxesTight(t *testing.T) {
 		}
 	}
 }
+
+// The slab test's branch-free path (every reciprocal finite) gives exactly
+// the entry distance and verdict of the compares that skip NaN distances,
+// on random boxes and rays, some boxes touching or containing the origin.
+func TestBoxBranchFreeMatchesCompares(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	f := func() float32 { return 4*rng.Float32() - 2 }
+	for i := 0; i < 200000; i++ {
+		r := Ray{Origin: [3]float32{f(), f(), f()}, Dir: [3]float32{f(), f(), f()}, TMin: 0, TMax: 10 * rng.Float32()}
+		if i%5 == 0 {
+			r.TMin = -r.TMax
+		}
+		p, ok := prepare(r)
+		require.True(t, ok)
+		require.True(t, p.finite)
+		lo := [3]float32{f(), f(), f()}
+		hi := lo
+		for k := range hi {
+			hi[k] += 2 * rng.Float32()
+			if i%7 == 0 {
+				lo[k] = min(lo[k], r.Origin[k])
+				if i%14 == 0 {
+					lo[k] = r.Origin[k] // the origin on a face
+				}
+			}
+		}
+		tmax := widen(r.TMax)
+		tn, in := p.box(&lo, &hi, tmax)
+		q := p
+		q.finite = false
+		tn2, in2 := q.box(&lo, &hi, tmax)
+		require.Equal(t, in2, in, "ray %+v box %v..%v", r, lo, hi)
+		if in {
+			require.Equal(t, tn2, tn, "ray %+v box %v..%v", r, lo, hi)
+		}
+	}
+}
