@@ -92,6 +92,25 @@ func TestFastBuildBoxesTight(t *testing.T) {
 // the entry distance and verdict of the compares that skip NaN distances,
 // on random boxes and rays, some boxes touching or containing the origin.
 func TestBoxBranchFreeMatchesCompares(t *testing.T) {
+	same := func(r Ray, lo, hi [3]float32, tmax float32) {
+		p, ok := prepare(r)
+		require.True(t, ok)
+		require.True(t, p.finite)
+		tn, in := p.box(&lo, &hi, tmax)
+		q := p
+		q.finite = false
+		tn2, in2 := q.box(&lo, &hi, tmax)
+		require.Equal(t, in2, in, "ray %+v box %v..%v", r, lo, hi)
+		if in {
+			require.Equal(t, tn2, tn, "ray %+v box %v..%v", r, lo, hi)
+		}
+	}
+	// Distances that overflow: a far distance of −∞ widens to NaN.
+	const m = math.MaxFloat32
+	same(Ray{Origin: [3]float32{m, 0, 0}, Dir: [3]float32{1, 1, 1}, TMin: float32(math.Inf(-1)), TMax: 1},
+		[3]float32{-m, -1, -1}, [3]float32{-m, 1, 1}, 1)
+	same(Ray{Origin: [3]float32{-m, 0, 0}, Dir: [3]float32{1, 1, 1}, TMax: float32(math.Inf(1))},
+		[3]float32{m, -1, -1}, [3]float32{m, 1, 1}, float32(math.Inf(1)))
 	rng := rand.New(rand.NewPCG(9, 10))
 	f := func() float32 { return 4*rng.Float32() - 2 }
 	for i := 0; i < 200000; i++ {
@@ -99,9 +118,6 @@ func TestBoxBranchFreeMatchesCompares(t *testing.T) {
 		if i%5 == 0 {
 			r.TMin = -r.TMax
 		}
-		p, ok := prepare(r)
-		require.True(t, ok)
-		require.True(t, p.finite)
 		lo := [3]float32{f(), f(), f()}
 		hi := lo
 		for k := range hi {
@@ -113,14 +129,6 @@ func TestBoxBranchFreeMatchesCompares(t *testing.T) {
 				}
 			}
 		}
-		tmax := widen(r.TMax)
-		tn, in := p.box(&lo, &hi, tmax)
-		q := p
-		q.finite = false
-		tn2, in2 := q.box(&lo, &hi, tmax)
-		require.Equal(t, in2, in, "ray %+v box %v..%v", r, lo, hi)
-		if in {
-			require.Equal(t, tn2, tn, "ray %+v box %v..%v", r, lo, hi)
-		}
+		same(r, lo, hi, widen(r.TMax))
 	}
 }

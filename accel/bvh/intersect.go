@@ -90,7 +90,10 @@ func (p *ray) box(lo, hi *[3]float32, tmax float32) (float32, bool) {
 		}
 		tn := max(p.tmin, x0, y0, z0)
 		tf := min(x1, y1, z1)
-		tf = min(tf+abs32(tf)*boxGrow, tmax)
+		tf += abs32(tf) * boxGrow // NaN from −∞: tmax, as below
+		if !(tf <= tmax) {
+			tf = tmax
+		}
 		return tn, tn <= tf
 	}
 	x0, x1 := (lo[0]-p.o[0])*p.inv[0], (hi[0]-p.o[0])*p.inv[0]
