@@ -13,6 +13,7 @@ package bvh
 // root splits {000, 001} | {100, 101}; each half then splits on bit 0.
 
 import (
+	"math"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -198,10 +199,10 @@ func parDepth() int {
 
 // emit makes nodes[ni] a leaf or interior node over keys[lo:hi], appends
 // its descendants and returns its box.
-func (l *lbvh) emit(ni, lo, hi, depth int) AABB {
+func (l *lbvh) emit(ni, lo, hi, depth int) obox {
 	if hi-lo <= l.leafSize {
 		box := l.leaf(lo, hi)
-		l.nodes[ni] = Node{Min: box.Min, LeftFirst: uint32(lo), Max: box.Max, Count: uint32(hi - lo)}
+		l.nodes[ni] = box.node(uint32(lo), uint32(hi-lo))
 		return box
 	}
 	mid := lo + (hi-lo)/2
@@ -209,21 +210,11 @@ func (l *lbvh) emit(ni, lo, hi, depth int) AABB {
 	if a, b := uint32(keys[0]>>32), uint32(keys[len(keys)-1]>>32); a != b {
 		// The first code with the highest differing bit set; all codes
 		// share the bits above it.
-		bit := uint64(1) << (63 - bits.LeadingZeros32(a^b))
-		i, j := 1, len(keys)-1
-		for i < j {
-			m := int(uint(i+j) >> 1)
-			if keys[m]&bit != 0 {
-				j = m
-			} else {
-				i = m + 1
-			}
-		}
-		mid = lo + i
+		mid = lo + 1 + lastClear(keys, uint(63-bits.LeadingZeros32(a^b)))
 	}
 	c := len(l.nodes)
 	l.nodes = append(l.nodes, Node{}, Node{})
-	var lb, rb AABB
+	var lb, rb obox
 	if depth < l.parDepth && hi-lo >= parallelMin {
 		rb = l.emitParallel(c, lo, mid, hi, depth+1, &lb)
 	} else {
@@ -231,55 +222,92 @@ func (l *lbvh) emit(ni, lo, hi, depth int) AABB {
 		rb = l.emit(c+1, mid, hi, depth+1)
 	}
 	lb.union(&rb)
-	l.nodes[ni] = Node{Min: lb.Min, LeftFirst: uint32(c), Max: lb.Max}
+	l.nodes[ni] = lb.node(uint32(c), 0)
 	return lb
+}
+
+// lastClear returns the last index of sorted keys (keys[0] without bit
+// 1<<shift, the last key with it, all sharing the bits above it) whose bit
+// is clear. The search halves the span whether or not the probe has the
+// bit, and steps by arithmetic on the bit rather than by a branch, which
+// would be mispredicted half the time on every level of the tree.
+func lastClear(keys []uint64, shift uint) int {
+	base, n := 0, len(keys)
+	for n > 1 {
+		h := n >> 1
+		set := -int(keys[base+h] >> shift & 1) // all ones if set
+		base += h &^ set
+		n -= h
+	}
+	return base
 }
 
 // leaf returns the box of the primitives of keys[lo:hi], gathering refs
 // into leaf order first.
-func (l *lbvh) leaf(lo, hi int) AABB {
-	var mn, mx [3]float32
+func (l *lbvh) leaf(lo, hi int) obox {
 	if l.tris != nil {
-		mn, mx = l.tris[lo].A, l.tris[lo].A
-		for i := lo; i < hi; i++ {
-			t := &l.tris[i]
-			for k := 0; k < 3; k++ {
-				a, b := t.B[k], t.C[k]
-				if b < a {
-					a, b = b, a
-				}
-				if c := t.A[k]; c < a {
-					a = c
-				} else if c > b {
-					b = c
-				}
-				if a < mn[k] {
-					mn[k] = a
-				}
-				if b > mx[k] {
-					mx[k] = b
-				}
-			}
-		}
-	} else {
-		for i := lo; i < hi; i++ {
-			r := l.srcRefs[uint32(l.keys[i])]
-			l.refs[i] = r
-			if i == lo {
-				mn, mx = r.min, r.max
-				continue
-			}
-			for k := 0; k < 3; k++ {
-				if r.min[k] < mn[k] {
-					mn[k] = r.min[k]
-				}
-				if r.max[k] > mx[k] {
-					mx[k] = r.max[k]
-				}
-			}
+		return trisBox(l.tris[lo:hi])
+	}
+	var b obox
+	for i := lo; i < hi; i++ {
+		r := l.srcRefs[uint32(l.keys[i])]
+		l.refs[i] = r
+		rb := obox{ordOf(r.min[0]), ordOf(r.min[1]), ordOf(r.min[2]), ordOf(r.max[0]), ordOf(r.max[1]), ordOf(r.max[2])}
+		if i == lo {
+			b = rb
+		} else {
+			b.union(&rb)
 		}
 	}
-	return AABB{mn, mx}
+	return b
+}
+
+// trisBox returns the box of tris (at least one), by integer min and max,
+// which compile to conditional moves instead of the branches of float
+// compares (whose outcome, for the vertices of a triangle, is a coin toss).
+func trisBox(tris []Triangle) obox {
+	t := &tris[0]
+	x0, y0, z0 := ordOf(t.A[0]), ordOf(t.A[1]), ordOf(t.A[2])
+	x1, y1, z1 := x0, y0, z0
+	for i := range tris {
+		t := &tris[i]
+		ax, bx, cx := ordOf(t.A[0]), ordOf(t.B[0]), ordOf(t.C[0])
+		ay, by, cy := ordOf(t.A[1]), ordOf(t.B[1]), ordOf(t.C[1])
+		az, bz, cz := ordOf(t.A[2]), ordOf(t.B[2]), ordOf(t.C[2])
+		x0, x1 = min(x0, ax, bx, cx), max(x1, ax, bx, cx)
+		y0, y1 = min(y0, ay, by, cy), max(y1, ay, by, cy)
+		z0, z1 = min(z0, az, bz, cz), max(z1, az, bz, cz)
+	}
+	return obox{x0, y0, z0, x1, y1, z1}
+}
+
+// obox is a box as ordOf of its Min (three coordinates) and Max (three).
+type obox [6]int32
+
+// ordOf maps a float that is not NaN to an int32 of the same order (−0
+// below +0): the bits of a positive float already order as integers, and
+// flipping all but the sign bit of a negative one reverses its order.
+// ordOf is its own inverse on the bits (floatOf).
+func ordOf(f float32) int32 {
+	u := int32(math.Float32bits(f))
+	return u ^ (u>>31)&0x7fffffff
+}
+
+func floatOf(i int32) float32 { return math.Float32frombits(uint32(i ^ (i>>31)&0x7fffffff)) }
+
+func (b *obox) union(o *obox) {
+	b[0], b[1], b[2] = min(b[0], o[0]), min(b[1], o[1]), min(b[2], o[2])
+	b[3], b[4], b[5] = max(b[3], o[3]), max(b[4], o[4]), max(b[5], o[5])
+}
+
+// node is the node of box b with the given LeftFirst and Count.
+func (b *obox) node(leftFirst, count uint32) Node {
+	return Node{
+		Min:       [3]float32{floatOf(b[0]), floatOf(b[1]), floatOf(b[2])},
+		LeftFirst: leftFirst,
+		Max:       [3]float32{floatOf(b[3]), floatOf(b[4]), floatOf(b[5])},
+		Count:     count,
+	}
 }
 
 // emitParallel builds the subtree over keys[mid:hi] on a goroutine of its
@@ -287,10 +315,10 @@ func (l *lbvh) leaf(lo, hi int) AABB {
 // *lb), then splices the right one in at c+1 and returns its box. It is
 // apart from emit so that only parallel splits put their results on the
 // heap.
-func (l *lbvh) emitParallel(c, lo, mid, hi, depth int, lb *AABB) AABB {
+func (l *lbvh) emitParallel(c, lo, mid, hi, depth int, lb *obox) obox {
 	sub := *l
 	sub.nodes = make([]Node, 1, 2*(hi-mid)/max(1, l.leafSize/2)+1)
-	var rb AABB
+	var rb obox
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
