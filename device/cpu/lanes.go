@@ -109,6 +109,8 @@ type laneProg struct {
 	tid    [3][]uint32 // ThreadID per linear index in the block
 	ids    int         // the slots of DispatchID's components, or -1
 	tids   int         // ThreadID's, or -1
+	idUse  uint8       // the components of DispatchID read (bit i: component i)
+	tidUse uint8       // of ThreadID
 	bids   int         // BlockID's, or -1
 }
 
@@ -565,6 +567,9 @@ func (lc *laneCompiler) store(ix *ir.Index, src ir.Expr) lstmt {
 	if !ix.T.IsScalar() {
 		return lc.storeWords(ix, src)
 	}
+	if laneFuse && fusableLoad(ix) && (lc.fusable(src) || lc.fusable(ix.I)) {
+		return lc.fuseStore(ix, src)
+	}
 	k, idx, signed, label := lc.word32(ix)
 	v := lc.scalar(src, -1)
 	iev, is, vev, vs := idx.eval, idx.slot, v.eval, v.slot
@@ -639,6 +644,11 @@ func (lc *laneCompiler) expr(e ir.Expr, dst int) lex {
 	if h, ok := lc.hoisted[e]; ok {
 		return h
 	}
+	if laneFuse && lc.fusable(e) {
+		if _, load := e.(*ir.Index); load || lc.fusedNodes(e) > 1 {
+			return lc.fuseExpr(e, dst)
+		}
+	}
 	switch e := e.(type) {
 	case *slotExpr:
 		return lex{slot: e.slot, n: 1}
@@ -647,7 +657,11 @@ func (lc *laneCompiler) expr(e ir.Expr, dst int) lex {
 	case *ir.Ref:
 		return lc.ref(e.Var)
 	case *ir.Swizzle:
-		x := lc.expr(e.X, -1)
+		var mask uint8
+		for _, c := range e.Comps {
+			mask |= 1 << c
+		}
+		x := lc.vecOf(e.X, mask)
 		run := true // components in order, one after another: a view
 		for i, c := range e.Comps {
 			run = run && int(c) == int(e.Comps[0])+i
@@ -701,7 +715,7 @@ func (lc *laneCompiler) expr(e ir.Expr, dst int) lex {
 		// A constant component of a vector (id.X from Go source).
 		if l, ok := e.I.(*ir.Literal); ok && xt.Kind() == ir.KindVector {
 			if i := ir.Truncate(l.Bits, l.T); i < uint64(xt.Len()) && (l.T.Kind() == ir.KindUint || int64(ir.SignExtend(l.Bits, l.T)) >= 0) {
-				x := lc.expr(e.X, -1)
+				x := lc.vecOf(e.X, 1<<i)
 				return lex{eval: x.eval, slot: x.slot + int(i), n: 1}
 			}
 		}
@@ -791,10 +805,33 @@ func (lc *laneCompiler) ref(v *ir.Var) lex {
 		}
 		return lex{slot: lc.uni[v], n: ir.Leaves(v.Type)}
 	case ir.VarBuiltin:
+		lc.useComps(v.Builtin, 7)
 		return lc.builtinVar(v.Builtin)
 	}
 	noLanes("variable %s (%v)", v.Name, v.Kind)
 	return lex{}
+}
+
+// vecOf compiles vector x of which the components in mask are read: of a
+// built-in id, only those are filled per batch.
+func (lc *laneCompiler) vecOf(x ir.Expr, mask uint8) lex {
+	if r, ok := x.(*ir.Ref); ok && r.Var.Kind == ir.VarBuiltin {
+		if _, h := lc.hoisted[x]; !h {
+			lc.useComps(r.Var.Builtin, mask)
+			return lc.builtinVar(r.Var.Builtin)
+		}
+	}
+	return lc.expr(x, -1)
+}
+
+// useComps records that the components in mask of built-in b are read.
+func (lc *laneCompiler) useComps(b ir.BuiltinVar, mask uint8) {
+	switch b {
+	case ir.DispatchID:
+		lc.p.idUse |= mask
+	case ir.ThreadID:
+		lc.p.tidUse |= mask
+	}
 }
 
 func (lc *laneCompiler) builtinVar(b ir.BuiltinVar) lex {
@@ -1944,10 +1981,26 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		// one-thread dispatch of a 256-thread block fills one lane, not 256).
 		if lp.ids >= 0 {
 			for i, src := range [3][]uint32{bx, by, bz} {
+				if lp.idUse&(1<<i) == 0 {
+					continue // not read
+				}
 				row, o := t.r[(lp.ids+i)*w:(lp.ids+i)*w+cnt], uint64(base[i])
 				if na == cnt {
-					for j, v := range src {
-						row[j] = o + uint64(v)
+					switch {
+					case i == 0 && b[0] == n: // the x id of a 1-D block: the linear index
+						o += uint64(lin0)
+						for j := range row {
+							row[j] = o + uint64(j)
+						}
+					case b[i] == 1:
+						for j := range row {
+							row[j] = o
+						}
+					default:
+						src := src[:len(row)]
+						for j, v := range src {
+							row[j] = o + uint64(v)
+						}
 					}
 					continue
 				}
@@ -1958,6 +2011,9 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		}
 		if lp.tids >= 0 {
 			for i, src := range [3][]uint32{bx, by, bz} {
+				if lp.tidUse&(1<<i) == 0 {
+					continue
+				}
 				row := t.r[(lp.tids+i)*w : (lp.tids+i)*w+cnt]
 				if na == cnt {
 					for j, v := range src {

@@ -1,0 +1,655 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/ir"
+)
+
+// Fusion: a tree of pure scalar operations on 32-bit values (float32,
+// int32, uint32, bool), with the buffer loads among its leaves, compiles
+// into one lane closure for the whole tree instead of one per node, and a
+// store of such a tree into the store's closure. The tree runs over the
+// batch column by column: each node is one typed loop over a compact
+// column (position j holds lane act[j]), so a batch of scattered lanes
+// runs the same dense loops as a full one; on a full contiguous batch
+// (dense) the columns are the lanes' own registers and nothing is
+// gathered. Leaves that are not fused (locals, ids, uniforms, anything the
+// lane engine compiles otherwise) are read where they are: a register of
+// the same value in every lane (literal, uniform) needs no gather at all. A
+// load checks its index and reads the buffer as 32-bit words in one loop,
+// and a store checks and writes in one: the faults name the lane, the
+// argument, the index and the position as the unfused closures do, and the
+// nodes run in the same order (operands left to right, a store's value
+// before its index), so the first fault is the same one.
+//
+// Within one statement without atomics, a node the tree holds twice (the
+// DSL's Go variables are expressions) is computed once.
+
+// laneFuse says whether the lane engine fuses trees (tests compare).
+var laneFuse = true
+
+// fop is a fused operand: its register on a dense batch (lane-indexed) and
+// on a sparse one (a compact column); the two are one for a column a node
+// computes and for a register equal in every lane.
+type fop struct{ d, s int }
+
+func (o fop) at(dn bool) int {
+	if dn {
+		return o.d
+	}
+	return o.s
+}
+
+// fstep is one step of a fused tree on the lanes act (dn: dense).
+type fstep func(t *lth, act []int32, dn bool)
+
+type fuser struct {
+	lc    *laneCompiler
+	steps []fstep
+	memo  map[ir.Expr]fop // nil: no sharing (the statement has atomics)
+	root  ir.Expr         // the node whose value goes to register out
+	out   int
+}
+
+// result is the operand node e computes: a new column, which for the root
+// on a dense batch is the register its value goes to.
+func (fu *fuser) result(e ir.Expr) fop {
+	c := fu.lc.tmp(1)
+	if e == fu.root {
+		return fop{fu.out, c}
+	}
+	return fop{c, c}
+}
+
+// col is register slot's first n entries.
+func col(t *lth, slot, n int) []uint64 { return t.r[slot*t.w:][:n] }
+
+// is32 is a scalar type the fused loops take.
+func is32(t *ir.Type) bool {
+	return t == ir.TF32 || t == ir.TU32 || t == ir.TI32 || t == ir.TBool
+}
+
+// fusable says whether e is a node of a fused tree.
+func (lc *laneCompiler) fusable(e ir.Expr) bool {
+	if _, ok := lc.hoisted[e]; ok {
+		return false
+	}
+	switch e := e.(type) {
+	case *ir.Binary:
+		return e.Op != ir.LogicAnd && e.Op != ir.LogicOr && is32(e.T) && is32(e.X.Type()) && is32(e.Y.Type())
+	case *ir.Unary:
+		return is32(e.T) && is32(e.X.Type()) && (e.Op != ir.BitNot || e.T != ir.TBool)
+	case *ir.Cast:
+		return is32(e.T) && is32(e.X.Type()) && (!e.Bit || e.T.Bits() == e.X.Type().Bits())
+	case *ir.Call:
+		if e.Func != nil || e.Op != ir.OpSelect || !is32(e.T) {
+			return false
+		}
+		for _, a := range e.Args {
+			if !is32(a.Type()) {
+				return false
+			}
+		}
+		return true
+	case *ir.Index:
+		return fusableLoad(e)
+	}
+	return false
+}
+
+// fusableLoad is a load of a 4-byte scalar from a buffer argument at a
+// 32-bit index, as the lane engine's loads take.
+func fusableLoad(e *ir.Index) bool {
+	if e.X.Type().Kind() != ir.KindBuffer {
+		return false
+	}
+	_, ok := e.X.(*ir.Ref)
+	return ok && e.T.IsScalar() && e.T.Size() == 4 && e.I.Type().IsInteger() && e.I.Type().Bits() == 32
+}
+
+// fusedNodes counts the fused nodes of the tree under e.
+func (lc *laneCompiler) fusedNodes(e ir.Expr) int {
+	if !lc.fusable(e) {
+		return 0
+	}
+	n := 1
+	for _, ch := range children(e) {
+		n += lc.fusedNodes(ch)
+	}
+	return n
+}
+
+// hasAtomic says whether an atomic operation is under e.
+func hasAtomic(e ir.Expr) bool {
+	if c, ok := e.(*ir.Call); ok && c.Func == nil && c.Op >= ir.OpAtomicExchange && c.Op <= ir.OpAtomicMax {
+		return true
+	}
+	if c, ok := e.(*ir.Call); ok && c.Func != nil {
+		return true
+	}
+	for _, ch := range children(e) {
+		if hasAtomic(ch) {
+			return true
+		}
+	}
+	return false
+}
+
+func (lc *laneCompiler) newFuser(roots ...ir.Expr) *fuser {
+	fu := &fuser{lc: lc, memo: map[ir.Expr]fop{}}
+	for _, r := range roots {
+		if hasAtomic(r) {
+			fu.memo = nil
+		}
+	}
+	return fu
+}
+
+// run is the fused closure of the steps.
+func (fu *fuser) run() func(*lth, []int32) {
+	steps := fu.steps
+	return func(t *lth, act []int32) {
+		dn := dense(act) > 0
+		for _, s := range steps {
+			s(t, act, dn)
+		}
+	}
+}
+
+// fuseExpr compiles the tree e into one closure writing its value into
+// dst (or a new register).
+func (lc *laneCompiler) fuseExpr(e ir.Expr, dst int) lex {
+	fu := lc.newFuser(e)
+	o := lc.out(dst)
+	fu.root, fu.out = e, o
+	r := fu.node(e)
+	fu.steps = append(fu.steps, func(t *lth, act []int32, dn bool) {
+		n := len(act)
+		if dn {
+			if r.d != o { // a leaf
+				copy(col(t, o, n), col(t, r.d, n))
+			}
+			return
+		}
+		ro, rs := t.r[o*t.w:(o+1)*t.w], col(t, r.s, n)
+		for j, l := range act {
+			ro[l] = rs[j]
+		}
+	})
+	return lex{eval: fu.run(), slot: o, n: 1}
+}
+
+// leaf is an operand the tree does not fuse, compiled as the lane engine
+// compiles it.
+func (fu *fuser) leaf(e ir.Expr) fop {
+	lc := fu.lc
+	x := lc.scalar(e, -1)
+	if x.eval != nil {
+		ev := x.eval
+		fu.steps = append(fu.steps, func(t *lth, act []int32, _ bool) { ev(t, act) })
+	}
+	if x.eval == nil && lc.isConst(x.slot) {
+		return fop{x.slot, x.slot}
+	}
+	c, row := lc.tmp(1), x.slot
+	fu.steps = append(fu.steps, func(t *lth, act []int32, dn bool) {
+		if dn {
+			return
+		}
+		rc, rr := col(t, c, len(act)), t.r[row*t.w:(row+1)*t.w]
+		for j, l := range act {
+			rc[j] = rr[l]
+		}
+	})
+	return fop{row, c}
+}
+
+// isConst says whether slot holds the same value in every lane.
+func (lc *laneCompiler) isConst(slot int) bool {
+	for _, c := range lc.p.consts {
+		if c.slot == slot {
+			return true
+		}
+	}
+	return false
+}
+
+func (fu *fuser) node(e ir.Expr) fop {
+	if o, ok := fu.memo[e]; ok {
+		return o
+	}
+	var o fop
+	if !fu.lc.fusable(e) {
+		o = fu.leaf(e)
+	} else {
+		o = fu.op(e)
+	}
+	if fu.memo != nil {
+		fu.memo[e] = o
+	}
+	return o
+}
+
+// kern is a fused node's loop over compact columns: operands x, y, z (as
+// many as it has), o out, all of one length; t and act for the lane a
+// fault names.
+type kern = func(t *lth, act []int32, x, y, z, o []uint64)
+
+func (fu *fuser) op(e ir.Expr) fop {
+	lc := fu.lc
+	var args []ir.Expr
+	var k kern
+	switch e := e.(type) {
+	case *ir.Index:
+		return fu.load(e)
+	case *ir.Cast:
+		if e.Bit {
+			return fu.node(e.X)
+		}
+		args, k = []ir.Expr{e.X}, castKern(e.X.Type(), e.T)
+	case *ir.Unary:
+		args, k = []ir.Expr{e.X}, unaryKern(e.Op, e.T)
+	case *ir.Binary:
+		args, k = []ir.Expr{e.X, e.Y}, binaryKern(e.Op, e.X.Type(), e.Y.Type(), lc.c.pos)
+	case *ir.Call: // select
+		args, k = e.Args, func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			c, a, b := x[:len(o)], y[:len(o)], z[:len(o)]
+			for j := range o {
+				if c[j] != 0 {
+					o[j] = a[j]
+				} else {
+					o[j] = b[j]
+				}
+			}
+		}
+	}
+	ops := make([]fop, len(args))
+	for i, a := range args {
+		ops[i] = fu.node(a)
+	}
+	c := fu.result(e)
+	fu.steps = append(fu.steps, func(t *lth, act []int32, dn bool) {
+		n := len(act)
+		var in [3][]uint64
+		for i, a := range ops {
+			in[i] = col(t, a.at(dn), n)
+		}
+		k(t, act, in[0], in[1], in[2], col(t, c.at(dn), n))
+	})
+	return c
+}
+
+// load is a fused load: the index checked and the word read in one loop.
+func (fu *fuser) load(e *ir.Index) fop {
+	lc := fu.lc
+	v := e.X.(*ir.Ref).Var
+	k, label, signed := lc.c.params[v], lc.c.argSite(v), e.I.Type().Kind() == ir.KindInt
+	idx := fu.node(e.I)
+	c := fu.result(e)
+	fu.steps = append(fu.steps, func(t *lth, act []int32, dn bool) {
+		n := len(act)
+		ri, ro := col(t, idx.at(dn), n), col(t, c.at(dn), n)
+		b := t.run.bufs[k]
+		if u := words32(b); u != nil {
+			for j, i := range ri {
+				if signed {
+					i = uint64(int64(int32(uint32(i))))
+				}
+				if i >= uint64(len(u)) {
+					t.fault(act[j], label, i, uint64(len(u)))
+				}
+				ro[j] = uint64(u[i])
+			}
+			return
+		}
+		m := uint64(len(b)) / 4
+		for j, i := range ri {
+			if signed {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= m {
+				t.fault(act[j], label, i, m)
+			}
+			ro[j] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	})
+	return c
+}
+
+// fuseStore compiles a store of a 4-byte scalar whose value or index is a
+// fused tree: the value, then the index, then the checked writes in one
+// loop.
+func (lc *laneCompiler) fuseStore(ix *ir.Index, src ir.Expr) lstmt {
+	v := ix.X.(*ir.Ref).Var
+	k, label, signed := lc.c.params[v], lc.c.argSite(v), ix.I.Type().Kind() == ir.KindInt
+	fu := lc.newFuser(src, ix.I)
+	val := fu.node(src)
+	idx := fu.node(ix.I)
+	steps := fu.steps
+	return func(t *lth, act []int32) []int32 {
+		dn := dense(act) > 0
+		for _, s := range steps {
+			s(t, act, dn)
+		}
+		n := len(act)
+		ri, rv := col(t, idx.at(dn), n), col(t, val.at(dn), n)
+		b := t.run.bufs[k]
+		if u := words32(b); u != nil {
+			for j, i := range ri {
+				if signed {
+					i = uint64(int64(int32(uint32(i))))
+				}
+				if i >= uint64(len(u)) {
+					t.fault(act[j], label, i, uint64(len(u)))
+				}
+				u[i] = uint32(rv[j])
+			}
+			return act
+		}
+		m := uint64(len(b)) / 4
+		for j, i := range ri {
+			if signed {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= m {
+				t.fault(act[j], label, i, m)
+			}
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(rv[j]))
+		}
+		return act
+	}
+}
+
+// nativeLE says whether this machine stores a uint32 little-endian, as
+// buffers hold them.
+var nativeLE = func() bool { x := uint32(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+
+// words32 is b as 32-bit words where b is 4-byte aligned and the machine
+// little-endian, else nil.
+func words32(b []byte) []uint32 {
+	if len(b) < 4 || !nativeLE || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+}
+
+// castKern is a value conversion between 32-bit scalars.
+func castKern(fs, ts *ir.Type) kern {
+	switch {
+	case fs == ir.TU32 && ts == ir.TF32:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = uf32(float32(uint32(a[j])))
+			}
+		}
+	case fs == ir.TI32 && ts == ir.TF32:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = uf32(float32(int32(uint32(a[j]))))
+			}
+		}
+	}
+	return kern1(castFn(fs, ts))
+}
+
+// kern1 is the loop of a one-operand function.
+func kern1(f func(uint64) uint64) kern {
+	return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		a := x[:len(o)]
+		for j := range o {
+			o[j] = f(a[j])
+		}
+	}
+}
+
+func unaryKern(op ir.UnaryOp, t *ir.Type) kern {
+	switch {
+	case op == ir.Not:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = a[j] ^ 1
+			}
+		}
+	case op == ir.BitNot:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = uint64(^uint32(a[j]))
+			}
+		}
+	case t == ir.TF32:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = a[j] ^ 1<<31
+			}
+		}
+	}
+	return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		a := x[:len(o)]
+		for j := range o {
+			o[j] = uint64(-uint32(a[j]))
+		}
+	}
+}
+
+// binaryKern is the loop of a binary operation on 32-bit scalars: the
+// commonest written out, the others through the per-thread engine's
+// function a lane (which names the lane of a division by zero).
+func binaryKern(op ir.BinaryOp, s, ys *ir.Type, pos string) kern {
+	type key = struct {
+		s  *ir.Type
+		op ir.BinaryOp
+	}
+	k := key{s, op}
+	if s == ir.TBool || s == ir.TI32 {
+		switch op {
+		case ir.Add, ir.Sub, ir.Mul, ir.And, ir.Or, ir.Xor, ir.Eq, ir.Ne:
+			k.s = ir.TU32 // the same bits
+		}
+	}
+	if s != ys && (s != ir.TBool || ys != ir.TBool) {
+		k.s = nil // shifts by another type
+	}
+	switch k {
+	case key{ir.TF32, ir.Add}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uf32(f32(a[j]) + f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Sub}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uf32(f32(a[j]) - f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Mul}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uf32(f32(a[j]) * f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Div}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uf32(f32(a[j]) / f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Lt}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(f32(a[j]) < f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Le}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(f32(a[j]) <= f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Gt}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(f32(a[j]) > f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Ge}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(f32(a[j]) >= f32(b[j]))
+			}
+		}
+	case key{ir.TU32, ir.Add}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uint64(uint32(a[j]) + uint32(b[j]))
+			}
+		}
+	case key{ir.TU32, ir.Sub}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uint64(uint32(a[j]) - uint32(b[j]))
+			}
+		}
+	case key{ir.TU32, ir.Mul}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uint64(uint32(a[j]) * uint32(b[j]))
+			}
+		}
+	case key{ir.TU32, ir.And}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = a[j] & b[j]
+			}
+		}
+	case key{ir.TU32, ir.Or}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = a[j] | b[j]
+			}
+		}
+	case key{ir.TU32, ir.Xor}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = a[j] ^ b[j]
+			}
+		}
+	case key{ir.TU32, ir.Eq}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] == b[j])
+			}
+		}
+	case key{ir.TU32, ir.Ne}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] != b[j])
+			}
+		}
+	case key{ir.TU32, ir.Lt}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] < b[j])
+			}
+		}
+	case key{ir.TU32, ir.Le}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] <= b[j])
+			}
+		}
+	case key{ir.TU32, ir.Gt}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] > b[j])
+			}
+		}
+	case key{ir.TU32, ir.Ge}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] >= b[j])
+			}
+		}
+	case key{ir.TI32, ir.Lt}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(int32(uint32(a[j])) < int32(uint32(b[j])))
+			}
+		}
+	case key{ir.TI32, ir.Le}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(int32(uint32(a[j])) <= int32(uint32(b[j])))
+			}
+		}
+	case key{ir.TI32, ir.Gt}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(int32(uint32(a[j])) > int32(uint32(b[j])))
+			}
+		}
+	case key{ir.TI32, ir.Ge}:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(int32(uint32(a[j])) >= int32(uint32(b[j])))
+			}
+		}
+	case key{ir.TU32, ir.Div}, key{ir.TU32, ir.Rem}:
+		div := op == ir.Div
+		return func(t *lth, act []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				y := uint32(b[j])
+				if y == 0 {
+					t.flane = act[j]
+					site{pos: pos}.fault(device.FaultDivideByZero, 0, 0)
+				}
+				if div {
+					o[j] = uint64(uint32(a[j]) / y)
+				} else {
+					o[j] = uint64(uint32(a[j]) % y)
+				}
+			}
+		}
+	}
+	f := scalarOpAt(op, s, ys, pos)
+	return func(t *lth, act []int32, x, y, z, o []uint64) {
+		a, b := x[:len(o)], y[:len(o)]
+		for j := range o {
+			t.flane = act[j]
+			o[j] = f(a[j], b[j])
+		}
+	}
+}
