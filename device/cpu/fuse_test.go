@@ -1,0 +1,285 @@
+package cpu_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/cpu"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
+)
+
+// fuseGen builds random trees of 32-bit scalar operations over the ids, two
+// uniforms, a local and loads of two buffers at computed indices.
+type fuseGen struct {
+	r  *rand.Rand
+	n  uint32 // the buffers' length
+	i  dsl.U32
+	s  dsl.U32
+	fs dsl.F32
+	a  dsl.Buf[dsl.U32]
+	b  dsl.Buf[dsl.F32]
+	v  *dsl.Local[dsl.U32]
+}
+
+func (g *fuseGen) index(d int) dsl.U32 {
+	if g.r.IntN(2) == 0 {
+		return g.i
+	}
+	return g.u(d).Rem(dsl.U(g.n))
+}
+
+func (g *fuseGen) u(d int) dsl.U32 {
+	r := g.r
+	if d <= 0 || r.IntN(6) == 0 {
+		switch r.IntN(6) {
+		case 0:
+			return g.i
+		case 1:
+			return g.s
+		case 2:
+			return g.a.Read(g.index(d - 1))
+		case 3:
+			return g.v.Get()
+		case 4:
+			return dsl.Convert[uint32](g.canon(g.f(d - 1)))
+		}
+		return dsl.U([]uint32{0, 1, 7, 31, 32, 0x80000000, 0xffffffff, r.Uint32()}[r.IntN(8)])
+	}
+	x, y := g.u(d-1), g.u(d-1)
+	sx, sy := dsl.Bitcast[int32](x), dsl.Bitcast[int32](y)
+	switch r.IntN(16) {
+	case 0:
+		return x.Add(y)
+	case 1:
+		return x.Sub(y)
+	case 2:
+		return x.Mul(y)
+	case 3:
+		return x.And(y)
+	case 4:
+		return x.Or(y)
+	case 5:
+		return x.Xor(y)
+	case 6:
+		return x.Shl(y)
+	case 7:
+		return x.Shr(y)
+	case 8:
+		return x.Div(y.Or(dsl.U(1)))
+	case 9:
+		return x.Rem(y.Or(dsl.U(1)))
+	case 10:
+		return dsl.Bitcast[uint32](sx.Div(sy.Or(dsl.I(1))))
+	case 11:
+		return dsl.Bitcast[uint32](sx.Neg().Add(sy.Shr(dsl.U(3))))
+	case 12:
+		return x.BitNot()
+	case 13:
+		return dsl.Select(g.cond(d-1), x, y)
+	case 14:
+		return dsl.Convert[uint32](g.cond(d - 1))
+	}
+	return dsl.Bitcast[uint32](g.canon(g.f(d - 1)))
+}
+
+// canon is x with every NaN made one: the sign and payload of a NaN an
+// operation makes are not defined (Go may commute the operands of a
+// multiplication, and x86 returns the first NaN operand).
+func (g *fuseGen) canon(x dsl.F32) dsl.F32 {
+	return dsl.Select(x.Eq(x), x, dsl.F(float32(math.NaN())))
+}
+
+func (g *fuseGen) f(d int) dsl.F32 {
+	r := g.r
+	if d <= 0 || r.IntN(6) == 0 {
+		switch r.IntN(5) {
+		case 0:
+			return g.fs
+		case 1:
+			return g.b.Read(g.index(d - 1))
+		case 2:
+			return dsl.Convert[float32](g.u(d - 1))
+		case 3:
+			return dsl.Convert[float32](dsl.Bitcast[int32](g.u(d - 1)))
+		}
+		return dsl.F([]float32{0, 1, -2.5, 1e30, float32(math.Inf(1)), r.Float32()}[r.IntN(6)])
+	}
+	x, y := g.f(d-1), g.f(d-1)
+	switch r.IntN(7) {
+	case 0:
+		return x.Add(y)
+	case 1:
+		return x.Sub(y)
+	case 2:
+		return x.Mul(y)
+	case 3:
+		return x.Div(y)
+	case 4:
+		return x.Neg()
+	case 5:
+		return dsl.Select(g.cond(d-1), x, y)
+	}
+	return x.Mul(y).Add(g.fs)
+}
+
+func (g *fuseGen) cond(d int) dsl.Bool {
+	r := g.r
+	if d <= 0 {
+		return g.u(0).Lt(g.u(0))
+	}
+	switch r.IntN(9) {
+	case 0:
+		return g.u(d - 1).Lt(g.u(d - 1))
+	case 1:
+		return g.u(d - 1).Eq(g.u(d - 1))
+	case 2:
+		return g.u(d - 1).Ge(g.u(d - 1))
+	case 3:
+		return dsl.Bitcast[int32](g.u(d - 1)).Lt(dsl.Bitcast[int32](g.u(d - 1)))
+	case 4:
+		return g.f(d - 1).Lt(g.f(d - 1))
+	case 5:
+		return g.f(d - 1).Ge(g.f(d - 1))
+	case 6:
+		return g.cond(d - 1).And(g.cond(d - 1))
+	case 7:
+		return g.cond(d - 1).Or(g.cond(d - 1)).Not()
+	}
+	return g.u(d - 1).And(dsl.U(1)).Ne(dsl.U(0))
+}
+
+const fuseExprs = 10
+
+// fuseKernel is a random kernel of fuseExprs statements: stores of random
+// trees (some under a random condition, so that batches have scattered
+// lanes) and assignments to a local the later trees read.
+func fuseKernel(t *testing.T, seed uint64, block, n uint32) *ir.Function {
+	g := &fuseGen{r: rand.New(rand.NewPCG(seed, 77)), n: n}
+	f, err := dsl.Kernel1D(int(block), func(k *dsl.K, s dsl.U32, fs dsl.F32, a dsl.Buf[dsl.U32], b dsl.Buf[dsl.F32], out dsl.Buf[dsl.U32]) {
+		g.i, g.s, g.fs, g.a, g.b = k.DispatchID().X(), s, fs, a, b
+		g.v = dsl.NewVar(k, a.Read(g.i))
+		for j := range fuseExprs {
+			o := g.i.Mul(dsl.U(fuseExprs)).Add(dsl.U(uint32(j)))
+			body := func() {
+				switch g.r.IntN(3) {
+				case 0:
+					out.Write(o, g.u(4))
+				case 1:
+					out.Write(o, dsl.Bitcast[uint32](g.canon(g.f(4))))
+				default:
+					g.v.Set(g.u(3))
+					out.Write(o, g.v.Get())
+				}
+			}
+			if g.r.IntN(2) == 0 {
+				k.If(g.cond(2), body)
+			} else {
+				body()
+			}
+		}
+	}, "s", "fs", "a", "b", "out")
+	require.NoError(t, err)
+	return f
+}
+
+// TestLaneFusionRandom: random trees give the same bits fused, unfused and
+// on the per-thread engine, over blocks of one and of two batches, a last
+// block that is partial and lanes scattered by conditions.
+func TestLaneFusionRandom(t *testing.T) {
+	d := open(t)
+	s := stream(t, d, device.StreamCompute)
+	const n = 700
+	r := rand.New(rand.NewPCG(5, 6))
+	as, bs := make([]uint32, n), make([]float32, n)
+	for i := range as {
+		as[i] = []uint32{0, 1, 0x80000000, 0xffffffff, r.Uint32(), r.Uint32N(100)}[r.IntN(6)]
+		bs[i] = []float32{0, -1, 0.5, float32(math.Inf(-1)), float32(math.NaN()), r.Float32()*200 - 100}[r.IntN(6)]
+	}
+	a, b := newBuf(t, d, as), newBuf(t, d, bs)
+	for seed := range uint64(40) {
+		block := []uint32{64, 256}[seed%2]
+		f := fuseKernel(t, seed, block, n)
+		on, why, err := cpu.LaneEngine(f)
+		require.NoError(t, err)
+		require.True(t, on, "seed %d: %s", seed, why)
+		var outs [3][]uint32
+		for e := range outs {
+			lanes, fuse := e > 0, e == 2
+			oldL, oldF := cpu.SetLaneEngine(lanes), cpu.SetLaneFusion(fuse)
+			k, err := device.Compile(d, f)
+			cpu.SetLaneEngine(oldL)
+			cpu.SetLaneFusion(oldF)
+			require.NoError(t, err)
+			out := newBuf(t, d, make([]uint32, n*fuseExprs))
+			outs[e] = make([]uint32, n*fuseExprs)
+			require.NoError(t, s.Submit(k.Dispatch([3]uint32{n - 9}, uint32(seed*2654435761), float32(seed)*0.37-3, a, b, out), out.Download(outs[e])))
+			require.NoError(t, s.Synchronize(ctxT(t)))
+			require.NoError(t, k.Close())
+		}
+		for i := range outs[2] {
+			if outs[1][i] != outs[2][i] || outs[0][i] != outs[2][i] {
+				require.Failf(t, "the engines differ", "seed %d, thread %d, statement %d: per-thread %#x, unfused %#x, fused %#x\n%s",
+					seed, i/fuseExprs, i%fuseExprs, outs[0][i], outs[1][i], outs[2][i], f)
+			}
+		}
+	}
+}
+
+// TestLaneFusionFaults: a fused load and a fused store out of range, and a
+// fused division by zero, in batches of scattered lanes, fail naming the
+// same argument, index, thread and position as unfused.
+func TestLaneFusionFaults(t *testing.T) {
+	d := openPlain(t)
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, lim dsl.U32, a, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		k.If(i.Rem(dsl.U(3)).Ne(dsl.U(0)), func() {
+			x := a.Read(i.Mul(dsl.U(2)).Add(dsl.U(1)).Rem(lim))
+			out.Write(i.Add(x.And(dsl.U(1))), x.Mul(dsl.U(3)).Div(x.Sub(dsl.U(5))))
+		})
+	}, "lim", "a", "out")
+	require.NoError(t, err)
+	f.Name = "fused"
+	const n = 100
+	as := make([]uint32, n)
+	for i := range as {
+		as[i] = 2 * uint32(i)
+	}
+	as[99] = 5 // lane 49 (index 99) divides by zero
+	cases := []struct {
+		name   string
+		lim    uint32
+		size   uint32
+		outLen int
+		want   []string
+	}{
+		{"load", 1000, 64, n, []string{"argument 1 (a): index 101 out of range [0, 100)", "thread [50 0 0]"}},
+		{"divide", 100, 64, n, []string{"integer division by zero", "thread [49 0 0]"}},
+		{"store", 100, 47, 40, []string{"argument 2 (out): index 40 out of range [0, 40)", "thread [40 0 0]"}},
+	}
+	for _, c := range cases {
+		var msgs [2]string
+		for e, fuse := range []bool{false, true} {
+			old := cpu.SetLaneFusion(fuse)
+			k, err := device.Compile(d, f)
+			cpu.SetLaneFusion(old)
+			require.NoError(t, err)
+			a, out := upload(t, d, as), upload(t, d, make([]uint32, c.outLen))
+			err = runErr(t, d, k.Dispatch([3]uint32{c.size}, c.lim, a, out))
+			require.Error(t, err, c.name)
+			require.ErrorIs(t, err, device.ErrInvalidArgument)
+			require.ErrorContains(t, err, "kernel fused")
+			for _, w := range c.want {
+				require.ErrorContains(t, err, w, "%s (fused %v)", c.name, fuse)
+			}
+			_, msgs[e], _ = strings.Cut(err.Error(), ": kernel") // past the stream's number
+			require.NoError(t, k.Close())
+		}
+		require.Equal(t, msgs[0], msgs[1], c.name)
+	}
+}
