@@ -33,8 +33,15 @@ var laneFuse = true
 
 // fop is a fused operand: its register on a dense batch (lane-indexed) and
 // on a sparse one (a compact column); the two are one for a column a node
-// computes and for a register equal in every lane.
-type fop struct{ d, s int }
+// computes and for a register equal in every lane. lin: on a dense batch,
+// lane j's value is lane 0's plus j (the x id of a one-dimensional block,
+// plus or minus a uniform), so a load or store there is of consecutive
+// words.
+type fop struct {
+	d, s  int
+	lin   bool
+	konst bool // the same value in every lane
+}
 
 func (o fop) at(dn bool) int {
 	if dn {
@@ -59,9 +66,9 @@ type fuser struct {
 func (fu *fuser) result(e ir.Expr) fop {
 	c := fu.lc.tmp(1)
 	if e == fu.root {
-		return fop{fu.out, c}
+		return fop{d: fu.out, s: c}
 	}
-	return fop{c, c}
+	return fop{d: c, s: c}
 }
 
 // col is register slot's first n entries.
@@ -192,8 +199,9 @@ func (fu *fuser) leaf(e ir.Expr) fop {
 		fu.steps = append(fu.steps, func(t *lth, act []int32, _ bool) { ev(t, act) })
 	}
 	if x.eval == nil && lc.isConst(x.slot) {
-		return fop{x.slot, x.slot}
+		return fop{d: x.slot, s: x.slot, konst: true}
 	}
+	lin := x.eval == nil && lc.linear && lc.p.ids >= 0 && x.slot == lc.p.ids
 	c, row := lc.tmp(1), x.slot
 	fu.steps = append(fu.steps, func(t *lth, act []int32, dn bool) {
 		if dn {
@@ -204,7 +212,7 @@ func (fu *fuser) leaf(e ir.Expr) fop {
 			rc[j] = rr[l]
 		}
 	})
-	return fop{row, c}
+	return fop{d: row, s: c, lin: lin}
 }
 
 // isConst says whether slot holds the same value in every lane.
@@ -254,6 +262,12 @@ func (fu *fuser) op(e ir.Expr) fop {
 		args, k = []ir.Expr{e.X}, unaryKern(e.Op, e.T)
 	case *ir.Binary:
 		args, k = []ir.Expr{e.X, e.Y}, binaryKern(e.Op, e.X.Type(), e.Y.Type(), lc.c.pos)
+		if m, ok := fu.mulOf(e.X, e); ok { // x*y + z: one loop
+			args, k = []ir.Expr{m.X, m.Y, e.Y}, maddKern(e.T)
+		} else if m, ok := fu.mulOf(e.Y, e); ok { // z + x*y, z first
+			mk := maddKern(e.T)
+			args, k = []ir.Expr{e.X, m.X, m.Y}, func(t *lth, act []int32, x, y, z, o []uint64) { mk(t, act, y, z, x, o) }
+		}
 	case *ir.Call: // select
 		args, k = e.Args, func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			c, a, b := x[:len(o)], y[:len(o)], z[:len(o)]
@@ -271,6 +285,9 @@ func (fu *fuser) op(e ir.Expr) fop {
 		ops[i] = fu.node(a)
 	}
 	c := fu.result(e)
+	if b, ok := e.(*ir.Binary); ok && len(ops) == 2 && b.T.IsInteger() && (b.Op == ir.Add && (ops[0].lin && ops[1].konst || ops[0].konst && ops[1].lin) || b.Op == ir.Sub && ops[0].lin && ops[1].konst) {
+		c.lin = true // consecutive, as long as it does not wrap (the loads check)
+	}
 	fu.steps = append(fu.steps, func(t *lth, act []int32, dn bool) {
 		n := len(act)
 		var in [3][]uint64
@@ -280,6 +297,43 @@ func (fu *fuser) op(e ir.Expr) fop {
 		k(t, act, in[0], in[1], in[2], col(t, c.at(dn), n))
 	})
 	return c
+}
+
+// mulOf is m where sum is a float32 or 32-bit integer addition and m, one
+// of its operands, a multiplication of the same type the tree does not
+// need on its own: the two run as one loop (the product rounded to float32
+// before the sum, as two loops round it).
+func (fu *fuser) mulOf(m ir.Expr, sum *ir.Binary) (*ir.Binary, bool) {
+	b, ok := m.(*ir.Binary)
+	if !ok || sum.Op != ir.Add || b.Op != ir.Mul || b.T != sum.T || b.X.Type() != sum.T || b.Y.Type() != sum.T || !fu.lc.fusable(b) {
+		return nil, false
+	}
+	if sum.T != ir.TF32 && sum.T != ir.TU32 && sum.T != ir.TI32 {
+		return nil, false
+	}
+	if _, shared := fu.memo[b]; shared {
+		return nil, false
+	}
+	return b, true
+}
+
+// maddKern is o = x*y + z of float32 or 32-bit integers.
+func maddKern(t *ir.Type) kern {
+	if t == ir.TF32 {
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			x, y, z = x[:len(o)], y[:len(o)], z[:len(o)]
+			for j := range o {
+				p := float32(f32(x[j]) * f32(y[j])) // rounded: no fused multiply-add
+				o[j] = uf32(p + f32(z[j]))
+			}
+		}
+	}
+	return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		x, y, z = x[:len(o)], y[:len(o)], z[:len(o)]
+		for j := range o {
+			o[j] = uint64(uint32(x[j])*uint32(y[j]) + uint32(z[j]))
+		}
+	}
 }
 
 // load is a fused load: the index checked and the word read in one loop.
@@ -294,6 +348,14 @@ func (fu *fuser) load(e *ir.Index) fop {
 		ri, ro := col(t, idx.at(dn), n), col(t, c.at(dn), n)
 		b := t.run.bufs[k]
 		if u := words32(b); u != nil {
+			if dn && idx.lin {
+				if i0, ok := run(ri, signed, len(u)); ok {
+					for j, v := range u[i0 : i0+uint64(n)] {
+						ro[j] = uint64(v)
+					}
+					return
+				}
+			}
 			for j, i := range ri {
 				if signed {
 					i = uint64(int64(int32(uint32(i))))
@@ -338,6 +400,14 @@ func (lc *laneCompiler) fuseStore(ix *ir.Index, src ir.Expr) lstmt {
 		ri, rv := col(t, idx.at(dn), n), col(t, val.at(dn), n)
 		b := t.run.bufs[k]
 		if u := words32(b); u != nil {
+			if dn && idx.lin {
+				if i0, ok := run(ri, signed, len(u)); ok {
+					for j, v := range rv {
+						u[i0+uint64(j)] = uint32(v)
+					}
+					return act
+				}
+			}
 			for j, i := range ri {
 				if signed {
 					i = uint64(int64(int32(uint32(i))))
@@ -361,6 +431,17 @@ func (lc *laneCompiler) fuseStore(ix *ir.Index, src ir.Expr) lstmt {
 		}
 		return act
 	}
+}
+
+// run returns ri[0] where the indices ri, consecutive unless they wrap,
+// are consecutive and all below n; ok false sends the access to the lane
+// by lane loop (which faults where one is out of range).
+func run(ri []uint64, signed bool, n int) (i0 uint64, ok bool) {
+	i0, last := ri[0], ri[len(ri)-1]
+	if signed {
+		i0, last = uint64(int64(int32(uint32(i0)))), uint64(int64(int32(uint32(last))))
+	}
+	return i0, last == i0+uint64(len(ri)-1) && last < uint64(n)
 }
 
 // nativeLE says whether this machine stores a uint32 little-endian, as

@@ -263,23 +263,103 @@ func TestLaneFusionFaults(t *testing.T) {
 		{"store", 100, 47, 40, []string{"argument 2 (out): index 40 out of range [0, 40)", "thread [40 0 0]"}},
 	}
 	for _, c := range cases {
-		var msgs [2]string
-		for e, fuse := range []bool{false, true} {
-			old := cpu.SetLaneFusion(fuse)
-			k, err := device.Compile(d, f)
-			cpu.SetLaneFusion(old)
-			require.NoError(t, err)
-			a, out := upload(t, d, as), upload(t, d, make([]uint32, c.outLen))
-			err = runErr(t, d, k.Dispatch([3]uint32{c.size}, c.lim, a, out))
-			require.Error(t, err, c.name)
-			require.ErrorIs(t, err, device.ErrInvalidArgument)
-			require.ErrorContains(t, err, "kernel fused")
-			for _, w := range c.want {
-				require.ErrorContains(t, err, w, "%s (fused %v)", c.name, fuse)
-			}
-			_, msgs[e], _ = strings.Cut(err.Error(), ": kernel") // past the stream's number
-			require.NoError(t, k.Close())
+		sameFault(t, d, f, c.name, func() []any {
+			return []any{c.lim, upload(t, d, as), upload(t, d, make([]uint32, c.outLen))}
+		}, c.size, append(c.want, "kernel fused")...)
+	}
+
+	// Consecutive indices (the x id plus a uniform), read and written as
+	// runs of words where they are in range.
+	g, err := dsl.Kernel1D(64, func(k *dsl.K, off dsl.U32, a, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		out.Write(i.Add(off), a.Read(i.Add(off)).Add(dsl.U(1)))
+	}, "off", "a", "out")
+	require.NoError(t, err)
+	g.Name = "runs"
+	sameFault(t, d, g, "a run's load", func() []any {
+		return []any{uint32(60), upload(t, d, as), upload(t, d, make([]uint32, 200))}
+	}, 64, "kernel runs", "argument 1 (a): index 100 out of range [0, 100)", "thread [40 0 0]")
+	sameFault(t, d, g, "a run's store", func() []any {
+		return []any{uint32(60), upload(t, d, make([]uint32, 200)), upload(t, d, make([]uint32, 80))}
+	}, 64, "kernel runs", "argument 2 (out): index 80 out of range [0, 80)", "thread [20 0 0]")
+	sameFault(t, d, g, "a run that wraps", func() []any {
+		return []any{uint32(0xffffffe0), upload(t, d, make([]uint32, 200)), upload(t, d, make([]uint32, 200))}
+	}, 64, "kernel runs", "argument 1 (a): index 4294967264 out of range [0, 200)", "thread [0 0 0]")
+	a, out := upload(t, d, as), upload(t, d, make([]uint32, 200))
+	for _, fuse := range []bool{false, true} {
+		old := cpu.SetLaneFusion(fuse)
+		k, err := device.Compile(d, g)
+		cpu.SetLaneFusion(old)
+		require.NoError(t, err)
+		run(t, d, k.Dispatch([3]uint32{70}, uint32(30), a, out))
+		got := download(t, d, out)
+		for i := range 70 {
+			require.Equal(t, as[i+30]+1, got[i+30], "fused %v", fuse)
 		}
-		require.Equal(t, msgs[0], msgs[1], c.name)
+		require.NoError(t, k.Close())
+	}
+}
+
+// sameFault runs kernel f fused and unfused over size threads with the
+// arguments args makes: both fail with the same message, which holds want.
+func sameFault(t *testing.T, d *device.Device, f *ir.Function, name string, args func() []any, size uint32, want ...string) {
+	t.Helper()
+	var msgs [2]string
+	for e, fuse := range []bool{false, true} {
+		old := cpu.SetLaneFusion(fuse)
+		k, err := device.Compile(d, f)
+		cpu.SetLaneFusion(old)
+		require.NoError(t, err)
+		err = runErr(t, d, k.Dispatch([3]uint32{size}, args()...))
+		require.Error(t, err, name)
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		for _, w := range want {
+			require.ErrorContains(t, err, w, "%s (fused %v)", name, fuse)
+		}
+		_, msgs[e], _ = strings.Cut(err.Error(), ": kernel") // past the stream's number
+		require.NoError(t, k.Close())
+	}
+	require.Equal(t, msgs[0], msgs[1], name)
+}
+
+// TestLaneLocalsZeroed: a local that some lanes of a batch do not assign
+// reads zero in them, batch after batch, while one the body assigns before
+// any read is not zeroed per batch and still right.
+func TestLaneLocalsZeroed(t *testing.T) {
+	d := open(t)
+	f, err := dsl.Kernel1D(256, func(k *dsl.K, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		v := dsl.NewVar(k, dsl.U(0))
+		u := dsl.NewVar(k, dsl.U(0))
+		w := dsl.NewVar(k, i.Mul(dsl.U(3)))
+		u.Set(u.Get().Add(i)) // read before it is written
+		k.If(i.Rem(dsl.U(3)).Eq(dsl.U(0)), func() { v.Set(i.Add(dsl.U(7))) }) // lane l's thread is 0 mod 3 in one batch of three
+		out.Write(i, v.Get().Add(w.Get().Shl(dsl.U(16))).Add(u.Get().Xor(i)))
+	}, "out")
+	require.NoError(t, err)
+	// Without the assignments of zero the DSL writes: the IR's own zero.
+	for _, s := range f.Body.Stmts[:2] {
+		a, ok := s.(*ir.Assign)
+		require.True(t, ok, "the kernel starts with v = 0, u = 0")
+		lit, ok := a.Src.(*ir.Literal)
+		require.True(t, ok && lit.Bits == 0, "the kernel starts with v = 0, u = 0")
+	}
+	f.Body.Stmts = f.Body.Stmts[2:]
+	on, why, err := cpu.LaneEngine(f)
+	require.NoError(t, err)
+	require.True(t, on, why)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	defer k.Close()
+	const n = 1000
+	out := upload(t, d, make([]uint32, n))
+	run(t, d, k.Dispatch([3]uint32{n}, out))
+	got := download(t, d, out)
+	for i := range uint32(n) {
+		want := 3 * i << 16
+		if i%3 == 0 {
+			want += i + 7
+		}
+		require.Equal(t, want, got[i], "thread %d", i)
 	}
 }

@@ -130,6 +130,7 @@ type laneCompiler struct {
 	lits    map[uint64]int
 	consts  map[string]int  // dispatch-wide values by name
 	hoisted map[ir.Expr]lex // loop-invariant expressions computed before their loop
+	linear  bool            // a one-dimensional block: lane j of a dense batch has x id lane 0's plus j
 }
 
 // compileLanes compiles f for the lane engine, or returns nil (and what it
@@ -159,6 +160,7 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 	}
 	lc := &laneCompiler{c: c, p: &laneProg{w: w, ids: -1, tids: -1, bids: -1},
 		slots: map[*ir.Var]int{}, uni: map[*ir.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}, hoisted: map[ir.Expr]lex{}}
+	lc.linear = f.BlockSize[1] == 1 && f.BlockSize[2] == 1
 	for i, v := range f.Params {
 		if v.Type.IsResource() {
 			if v.Type.Kind() != ir.KindBuffer {
@@ -174,11 +176,14 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 			lc.p.consts = append(lc.p.consts, laneConst{slot: o + k, get: func(l *launch) uint64 { return l.uni[i][k] }})
 		}
 	}
+	first := assignedFirst(f)
 	for _, l := range f.Locals {
 		n := ir.Leaves(l.Type)
 		o := lc.tmp(n)
 		lc.slots[l] = o
-		lc.p.locals = append(lc.p.locals, [2]int{o, o + n})
+		if !first[l] {
+			lc.p.locals = append(lc.p.locals, [2]int{o, o + n})
+		}
 	}
 	lc.p.body = lc.block(f.Body)
 	b := f.BlockSize
@@ -188,6 +193,40 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		lc.p.tid[2] = append(lc.p.tid[2], i/(b[0]*b[1]))
 	}
 	return lc.p, ""
+}
+
+// assignedFirst is the locals of f whose first mention is an assignment of
+// the whole variable, in the kernel body itself, from a value that does not
+// read it: every lane that reads one has written it before, so a batch
+// need not zero it (the DSL's temporaries and initialised variables).
+func assignedFirst(f *ir.Function) map[*ir.Var]bool {
+	first, seen := map[*ir.Var]bool{}, map[*ir.Var]bool{}
+	mention := func(s ir.Stmt) {
+		walkStmts(&ir.Block{Stmts: []ir.Stmt{s}}, func(s ir.Stmt) {
+			if a, ok := s.(*ir.Assign); ok {
+				if v := ir.PlaceRoot(a.Dst); v != nil {
+					seen[v] = true
+				}
+			}
+		}, func(e ir.Expr) {
+			if r, ok := e.(*ir.Ref); ok {
+				seen[r.Var] = true
+			}
+		})
+	}
+	if f.Body == nil {
+		return first
+	}
+	for _, s := range f.Body.Stmts {
+		if a, ok := s.(*ir.Assign); ok {
+			if r, ok := a.Dst.(*ir.Ref); ok && r.Var.Kind == ir.VarLocal && !seen[r.Var] {
+				mention(&ir.ExprStmt{X: a.Src})
+				first[r.Var] = !seen[r.Var]
+			}
+		}
+		mention(s)
+	}
+	return first
 }
 
 func (lc *laneCompiler) tmp(n int) int {
