@@ -332,7 +332,7 @@ func TestLaneLocalsZeroed(t *testing.T) {
 		v := dsl.NewVar(k, dsl.U(0))
 		u := dsl.NewVar(k, dsl.U(0))
 		w := dsl.NewVar(k, i.Mul(dsl.U(3)))
-		u.Set(u.Get().Add(i)) // read before it is written
+		u.Set(u.Get().Add(i))                                                 // read before it is written
 		k.If(i.Rem(dsl.U(3)).Eq(dsl.U(0)), func() { v.Set(i.Add(dsl.U(7))) }) // lane l's thread is 0 mod 3 in one batch of three
 		out.Write(i, v.Get().Add(w.Get().Shl(dsl.U(16))).Add(u.Get().Xor(i)))
 	}, "out")
