@@ -41,17 +41,50 @@ type fop struct {
 	d, s  int
 	lin   bool
 	konst bool // the same value in every lane
+	root  bool // the tree's value: d is the register it goes to
 }
 
-func (o fop) at(dn bool) int {
-	if dn {
+// mode is how a fused tree runs on a batch.
+type mode uint8
+
+const (
+	mSparse mode = iota // on compact columns
+	mDense              // on the lanes 0..n-1: the registers are the columns
+	// wide runs a tree that cannot fault and reads no buffer on every lane
+	// below the last one of a batch of scattered lanes, most of them in it:
+	// the registers are the columns, and the value goes only to the lanes
+	// of the batch.
+	mWide
+)
+
+func (o fop) at(m mode) int {
+	if m == mDense || m == mWide && !o.root {
 		return o.d
 	}
 	return o.s
 }
 
-// fstep is one step of a fused tree on the lanes act (dn: dense).
-type fstep func(t *lth, act []int32, dn bool)
+// spanOf is the length of the columns of a batch act in mode m.
+func spanOf(act []int32, m mode) int {
+	if m == mWide {
+		return int(act[len(act)-1]) + 1
+	}
+	return len(act)
+}
+
+// modeOf is the mode of a batch act, of a tree that may run wide or not.
+func modeOf(act []int32, pure bool) mode {
+	switch n := len(act); {
+	case dense(act) > 0:
+		return mDense
+	case pure && 2*n >= int(act[n-1])+1:
+		return mWide
+	}
+	return mSparse
+}
+
+// fstep is one step of a fused tree on the lanes act in mode m.
+type fstep func(t *lth, act []int32, m mode)
 
 type fuser struct {
 	lc    *laneCompiler
@@ -59,6 +92,7 @@ type fuser struct {
 	memo  map[ir.Expr]fop // nil: no sharing (the statement has atomics)
 	root  ir.Expr         // the node whose value goes to register out
 	out   int
+	pure  bool // no node reads a buffer or can fault: the tree may run wide
 }
 
 // result is the operand node e computes: a new column, which for the root
@@ -66,7 +100,7 @@ type fuser struct {
 func (fu *fuser) result(e ir.Expr) fop {
 	c := fu.lc.tmp(1)
 	if e == fu.root {
-		return fop{d: fu.out, s: c}
+		return fop{d: fu.out, s: c, root: true}
 	}
 	return fop{d: c, s: c}
 }
@@ -146,7 +180,7 @@ func hasAtomic(e ir.Expr) bool {
 }
 
 func (lc *laneCompiler) newFuser(roots ...ir.Expr) *fuser {
-	fu := &fuser{lc: lc, memo: map[ir.Expr]fop{}}
+	fu := &fuser{lc: lc, memo: map[ir.Expr]fop{}, pure: true}
 	for _, r := range roots {
 		if hasAtomic(r) {
 			fu.memo = nil
@@ -157,11 +191,11 @@ func (lc *laneCompiler) newFuser(roots ...ir.Expr) *fuser {
 
 // run is the fused closure of the steps.
 func (fu *fuser) run() func(*lth, []int32) {
-	steps := fu.steps
+	steps, pure := fu.steps, fu.pure
 	return func(t *lth, act []int32) {
-		dn := dense(act) > 0
+		m := modeOf(act, pure)
 		for _, s := range steps {
-			s(t, act, dn)
+			s(t, act, m)
 		}
 	}
 }
@@ -173,17 +207,24 @@ func (lc *laneCompiler) fuseExpr(e ir.Expr, dst int) lex {
 	o := lc.out(dst)
 	fu.root, fu.out = e, o
 	r := fu.node(e)
-	fu.steps = append(fu.steps, func(t *lth, act []int32, dn bool) {
+	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
 		n := len(act)
-		if dn {
+		ro := t.r[o*t.w : (o+1)*t.w]
+		switch m {
+		case mDense:
 			if r.d != o { // a leaf
-				copy(col(t, o, n), col(t, r.d, n))
+				copy(ro[:n], col(t, r.d, n))
 			}
-			return
-		}
-		ro, rs := t.r[o*t.w:(o+1)*t.w], col(t, r.s, n)
-		for j, l := range act {
-			ro[l] = rs[j]
+		case mWide:
+			rs := t.r[r.at(m)*t.w : (r.at(m)+1)*t.w]
+			for _, l := range act {
+				ro[l] = rs[l]
+			}
+		default:
+			rs := col(t, r.s, n)
+			for j, l := range act {
+				ro[l] = rs[j]
+			}
 		}
 	})
 	return lex{eval: fu.run(), slot: o, n: 1}
@@ -196,15 +237,15 @@ func (fu *fuser) leaf(e ir.Expr) fop {
 	x := lc.scalar(e, -1)
 	if x.eval != nil {
 		ev := x.eval
-		fu.steps = append(fu.steps, func(t *lth, act []int32, _ bool) { ev(t, act) })
+		fu.steps = append(fu.steps, func(t *lth, act []int32, _ mode) { ev(t, act) })
 	}
 	if x.eval == nil && lc.isConst(x.slot) {
 		return fop{d: x.slot, s: x.slot, konst: true}
 	}
 	lin := x.eval == nil && lc.linear && lc.p.ids >= 0 && x.slot == lc.p.ids
 	c, row := lc.tmp(1), x.slot
-	fu.steps = append(fu.steps, func(t *lth, act []int32, dn bool) {
-		if dn {
+	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
+		if m != mSparse {
 			return
 		}
 		rc, rr := col(t, c, len(act)), t.r[row*t.w:(row+1)*t.w]
@@ -258,10 +299,13 @@ func (fu *fuser) op(e ir.Expr) fop {
 			return fu.node(e.X)
 		}
 		args, k = []ir.Expr{e.X}, castKern(e.X.Type(), e.T)
+		fu.pure = fu.pure && e.T == ir.TF32 && (e.X.Type() == ir.TU32 || e.X.Type() == ir.TI32) // the others through castFn, conservatively
 	case *ir.Unary:
 		args, k = []ir.Expr{e.X}, unaryKern(e.Op, e.T)
 	case *ir.Binary:
-		args, k = []ir.Expr{e.X, e.Y}, binaryKern(e.Op, e.X.Type(), e.Y.Type(), lc.c.pos)
+		var pure bool
+		k, pure = binaryKern(e.Op, e.X.Type(), e.Y.Type(), lc.c.pos)
+		args, fu.pure = []ir.Expr{e.X, e.Y}, fu.pure && pure
 		if m, ok := fu.mulOf(e.X, e); ok { // x*y + z: one loop
 			args, k = []ir.Expr{m.X, m.Y, e.Y}, maddKern(e.T)
 		} else if m, ok := fu.mulOf(e.Y, e); ok { // z + x*y, z first
@@ -288,13 +332,13 @@ func (fu *fuser) op(e ir.Expr) fop {
 	if b, ok := e.(*ir.Binary); ok && len(ops) == 2 && b.T.IsInteger() && (b.Op == ir.Add && (ops[0].lin && ops[1].konst || ops[0].konst && ops[1].lin) || b.Op == ir.Sub && ops[0].lin && ops[1].konst) {
 		c.lin = true // consecutive, as long as it does not wrap (the loads check)
 	}
-	fu.steps = append(fu.steps, func(t *lth, act []int32, dn bool) {
-		n := len(act)
+	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
+		n := spanOf(act, m)
 		var in [3][]uint64
 		for i, a := range ops {
-			in[i] = col(t, a.at(dn), n)
+			in[i] = col(t, a.at(m), n)
 		}
-		k(t, act, in[0], in[1], in[2], col(t, c.at(dn), n))
+		k(t, act, in[0], in[1], in[2], col(t, c.at(m), n))
 	})
 	return c
 }
@@ -318,6 +362,12 @@ func (fu *fuser) mulOf(m ir.Expr, sum *ir.Binary) (*ir.Binary, bool) {
 }
 
 // maddKern is o = x*y + z of float32 or 32-bit integers.
+//
+// The kernels' makers are not inlined, as normF32 is not: a closure
+// inlined into a large caller gets that caller's smaller inlining budget
+// (f32 and uf32 became calls in the loops).
+//
+//go:noinline
 func maddKern(t *ir.Type) kern {
 	if t == ir.TF32 {
 		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
@@ -343,9 +393,10 @@ func (fu *fuser) load(e *ir.Index) fop {
 	k, label, signed := lc.c.params[v], lc.c.argSite(v), e.I.Type().Kind() == ir.KindInt
 	idx := fu.node(e.I)
 	c := fu.result(e)
-	fu.steps = append(fu.steps, func(t *lth, act []int32, dn bool) {
-		n := len(act)
-		ri, ro := col(t, idx.at(dn), n), col(t, c.at(dn), n)
+	fu.pure = false
+	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
+		n, dn := len(act), m == mDense
+		ri, ro := col(t, idx.at(m), n), col(t, c.at(m), n)
 		b := t.run.bufs[k]
 		if u := words32(b); u != nil {
 			if dn && idx.lin {
@@ -367,13 +418,13 @@ func (fu *fuser) load(e *ir.Index) fop {
 			}
 			return
 		}
-		m := uint64(len(b)) / 4
+		nw := uint64(len(b)) / 4
 		for j, i := range ri {
 			if signed {
 				i = uint64(int64(int32(uint32(i))))
 			}
-			if i >= m {
-				t.fault(act[j], label, i, m)
+			if i >= nw {
+				t.fault(act[j], label, i, nw)
 			}
 			ro[j] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
 		}
@@ -392,12 +443,12 @@ func (lc *laneCompiler) fuseStore(ix *ir.Index, src ir.Expr) lstmt {
 	idx := fu.node(ix.I)
 	steps := fu.steps
 	return func(t *lth, act []int32) []int32 {
-		dn := dense(act) > 0
+		m := modeOf(act, false)
 		for _, s := range steps {
-			s(t, act, dn)
+			s(t, act, m)
 		}
-		n := len(act)
-		ri, rv := col(t, idx.at(dn), n), col(t, val.at(dn), n)
+		n, dn := len(act), m == mDense
+		ri, rv := col(t, idx.at(m), n), col(t, val.at(m), n)
 		b := t.run.bufs[k]
 		if u := words32(b); u != nil {
 			if dn && idx.lin {
@@ -419,13 +470,13 @@ func (lc *laneCompiler) fuseStore(ix *ir.Index, src ir.Expr) lstmt {
 			}
 			return act
 		}
-		m := uint64(len(b)) / 4
+		nw := uint64(len(b)) / 4
 		for j, i := range ri {
 			if signed {
 				i = uint64(int64(int32(uint32(i))))
 			}
-			if i >= m {
-				t.fault(act[j], label, i, m)
+			if i >= nw {
+				t.fault(act[j], label, i, nw)
 			}
 			binary.LittleEndian.PutUint32(b[4*i:], uint32(rv[j]))
 		}
@@ -458,6 +509,8 @@ func words32(b []byte) []uint32 {
 }
 
 // castKern is a value conversion between 32-bit scalars.
+//
+//go:noinline
 func castKern(fs, ts *ir.Type) kern {
 	switch {
 	case fs == ir.TU32 && ts == ir.TF32:
@@ -479,6 +532,8 @@ func castKern(fs, ts *ir.Type) kern {
 }
 
 // kern1 is the loop of a one-operand function.
+//
+//go:noinline
 func kern1(f func(uint64) uint64) kern {
 	return func(_ *lth, _ []int32, x, y, z, o []uint64) {
 		a := x[:len(o)]
@@ -488,6 +543,9 @@ func kern1(f func(uint64) uint64) kern {
 	}
 }
 
+// unaryKern is the loop of a one-operand operation.
+//
+//go:noinline
 func unaryKern(op ir.UnaryOp, t *ir.Type) kern {
 	switch {
 	case op == ir.Not:
@@ -522,186 +580,189 @@ func unaryKern(op ir.UnaryOp, t *ir.Type) kern {
 
 // binaryKern is the loop of a binary operation on 32-bit scalars: the
 // commonest written out, the others through the per-thread engine's
-// function a lane (which names the lane of a division by zero).
-func binaryKern(op ir.BinaryOp, s, ys *ir.Type, pos string) kern {
+// function a lane (which names the lane of a division by zero); pure says
+// it reads no lane list and cannot fault.
+//
+//go:noinline
+func binaryKern(op ir.BinaryOp, s, ys *ir.Type, pos string) (k kern, pure bool) {
 	type key = struct {
 		s  *ir.Type
 		op ir.BinaryOp
 	}
-	k := key{s, op}
+	kk := key{s, op}
 	if s == ir.TBool || s == ir.TI32 {
 		switch op {
 		case ir.Add, ir.Sub, ir.Mul, ir.And, ir.Or, ir.Xor, ir.Eq, ir.Ne:
-			k.s = ir.TU32 // the same bits
+			kk.s = ir.TU32 // the same bits
 		}
 	}
 	if s != ys && (s != ir.TBool || ys != ir.TBool) {
-		k.s = nil // shifts by another type
+		kk.s = nil // shifts by another type
 	}
-	switch k {
+	switch kk {
 	case key{ir.TF32, ir.Add}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = uf32(f32(a[j]) + f32(b[j]))
 			}
 		}
 	case key{ir.TF32, ir.Sub}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = uf32(f32(a[j]) - f32(b[j]))
 			}
 		}
 	case key{ir.TF32, ir.Mul}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = uf32(f32(a[j]) * f32(b[j]))
 			}
 		}
 	case key{ir.TF32, ir.Div}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = uf32(f32(a[j]) / f32(b[j]))
 			}
 		}
 	case key{ir.TF32, ir.Lt}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(f32(a[j]) < f32(b[j]))
 			}
 		}
 	case key{ir.TF32, ir.Le}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(f32(a[j]) <= f32(b[j]))
 			}
 		}
 	case key{ir.TF32, ir.Gt}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(f32(a[j]) > f32(b[j]))
 			}
 		}
 	case key{ir.TF32, ir.Ge}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(f32(a[j]) >= f32(b[j]))
 			}
 		}
 	case key{ir.TU32, ir.Add}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = uint64(uint32(a[j]) + uint32(b[j]))
 			}
 		}
 	case key{ir.TU32, ir.Sub}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = uint64(uint32(a[j]) - uint32(b[j]))
 			}
 		}
 	case key{ir.TU32, ir.Mul}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = uint64(uint32(a[j]) * uint32(b[j]))
 			}
 		}
 	case key{ir.TU32, ir.And}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = a[j] & b[j]
 			}
 		}
 	case key{ir.TU32, ir.Or}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = a[j] | b[j]
 			}
 		}
 	case key{ir.TU32, ir.Xor}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = a[j] ^ b[j]
 			}
 		}
 	case key{ir.TU32, ir.Eq}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(a[j] == b[j])
 			}
 		}
 	case key{ir.TU32, ir.Ne}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(a[j] != b[j])
 			}
 		}
 	case key{ir.TU32, ir.Lt}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(a[j] < b[j])
 			}
 		}
 	case key{ir.TU32, ir.Le}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(a[j] <= b[j])
 			}
 		}
 	case key{ir.TU32, ir.Gt}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(a[j] > b[j])
 			}
 		}
 	case key{ir.TU32, ir.Ge}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(a[j] >= b[j])
 			}
 		}
 	case key{ir.TI32, ir.Lt}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(int32(uint32(a[j])) < int32(uint32(b[j])))
 			}
 		}
 	case key{ir.TI32, ir.Le}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(int32(uint32(a[j])) <= int32(uint32(b[j])))
 			}
 		}
 	case key{ir.TI32, ir.Gt}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(int32(uint32(a[j])) > int32(uint32(b[j])))
 			}
 		}
 	case key{ir.TI32, ir.Ge}:
-		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				o[j] = b2u(int32(uint32(a[j])) >= int32(uint32(b[j])))
@@ -709,7 +770,7 @@ func binaryKern(op ir.BinaryOp, s, ys *ir.Type, pos string) kern {
 		}
 	case key{ir.TU32, ir.Div}, key{ir.TU32, ir.Rem}:
 		div := op == ir.Div
-		return func(t *lth, act []int32, x, y, z, o []uint64) {
+		k = func(t *lth, act []int32, x, y, z, o []uint64) {
 			a, b := x[:len(o)], y[:len(o)]
 			for j := range o {
 				y := uint32(b[j])
@@ -725,6 +786,9 @@ func binaryKern(op ir.BinaryOp, s, ys *ir.Type, pos string) kern {
 			}
 		}
 	}
+	if k != nil {
+		return k, kk.s != ir.TU32 || op != ir.Div && op != ir.Rem // an integer division faults on zero
+	}
 	f := scalarOpAt(op, s, ys, pos)
 	return func(t *lth, act []int32, x, y, z, o []uint64) {
 		a, b := x[:len(o)], y[:len(o)]
@@ -732,5 +796,5 @@ func binaryKern(op ir.BinaryOp, s, ys *ir.Type, pos string) kern {
 			t.flane = act[j]
 			o[j] = f(a[j], b[j])
 		}
-	}
+	}, false
 }

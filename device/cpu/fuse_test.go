@@ -25,6 +25,9 @@ type fuseGen struct {
 	a  dsl.Buf[dsl.U32]
 	b  dsl.Buf[dsl.F32]
 	v  *dsl.Local[dsl.U32]
+	// pure: only operations that cannot fault and need no lane list (a
+	// tree of them runs on every lane below a batch's last one).
+	pure bool
 }
 
 func (g *fuseGen) index(d int) dsl.U32 {
@@ -47,12 +50,32 @@ func (g *fuseGen) u(d int) dsl.U32 {
 		case 3:
 			return g.v.Get()
 		case 4:
+			if g.pure {
+				return g.i.Add(g.s)
+			}
 			return dsl.Convert[uint32](g.canon(g.f(d - 1)))
 		}
 		return dsl.U([]uint32{0, 1, 7, 31, 32, 0x80000000, 0xffffffff, r.Uint32()}[r.IntN(8)])
 	}
 	x, y := g.u(d-1), g.u(d-1)
 	sx, sy := dsl.Bitcast[int32](x), dsl.Bitcast[int32](y)
+	if g.pure {
+		switch r.IntN(7) {
+		case 0:
+			return x.Add(y)
+		case 1:
+			return x.Sub(y)
+		case 2:
+			return x.Mul(y).Add(y)
+		case 3:
+			return x.And(y).Xor(x.Or(y))
+		case 4:
+			return x.BitNot()
+		case 5:
+			return dsl.Bitcast[uint32](sx.Neg().Add(sy))
+		}
+		return dsl.Select(g.cond(d-1), x, y)
+	}
 	switch r.IntN(16) {
 	case 0:
 		return x.Add(y)
@@ -167,19 +190,27 @@ func fuseKernel(t *testing.T, seed uint64, block, n uint32) *ir.Function {
 		for j := range fuseExprs {
 			o := g.i.Mul(dsl.U(fuseExprs)).Add(dsl.U(uint32(j)))
 			body := func() {
-				switch g.r.IntN(3) {
+				switch g.r.IntN(4) {
 				case 0:
 					out.Write(o, g.u(4))
 				case 1:
 					out.Write(o, dsl.Bitcast[uint32](g.canon(g.f(4))))
-				default:
+				case 2:
 					g.v.Set(g.u(3))
+					out.Write(o, g.v.Get())
+				default:
+					g.pure = true
+					g.v.Set(g.u(4))
+					g.pure = false
 					out.Write(o, g.v.Get())
 				}
 			}
-			if g.r.IntN(2) == 0 {
+			switch g.r.IntN(3) {
+			case 0:
 				k.If(g.cond(2), body)
-			} else {
+			case 1:
+				k.If(g.i.And(dsl.U(3)).Ne(dsl.U(0)), body) // three lanes in four
+			default:
 				body()
 			}
 		}
