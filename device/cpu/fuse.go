@@ -394,10 +394,21 @@ func (fu *fuser) load(e *ir.Index) fop {
 	idx := fu.node(e.I)
 	c := fu.result(e)
 	fu.pure = false
+	uni := lc.uniform.expr(e.I)
 	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
 		n, dn := len(act), m == mDense
 		ri, ro := col(t, idx.at(m), n), col(t, c.at(m), n)
 		b := t.run.bufs[k]
+		if uni {
+			// The same word in every lane: read once (the first lane
+			// faults, as it would first), then broadcast.
+			at := t.elemAt(act[0], ri[0], signed, b, 4, label)
+			v := uint64(binary.LittleEndian.Uint32(b[at:]))
+			for j := range ro {
+				ro[j] = v
+			}
+			return
+		}
 		if u := words32(b); u != nil {
 			if dn && idx.lin {
 				if i0, ok := run(ri, signed, len(u)); ok {

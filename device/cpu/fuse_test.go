@@ -316,6 +316,46 @@ func TestLaneFusionFaults(t *testing.T) {
 	sameFault(t, d, g, "a run that wraps", func() []any {
 		return []any{uint32(0xffffffe0), upload(t, d, make([]uint32, 200)), upload(t, d, make([]uint32, 200))}
 	}, 64, "kernel runs", "argument 1 (a): index 4294967264 out of range [0, 200)", "thread [0 0 0]")
+
+	// An index the same in every lane (a uniform): one read a batch, the
+	// first lane of the batch faulting.
+	u, err := dsl.Kernel1D(64, func(k *dsl.K, off dsl.U32, a dsl.Buf[dsl.U32], v dsl.Buf[dsl.F32x4], out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		k.If(i.Rem(dsl.U(3)).Ne(dsl.U(0)), func() {
+			q := v.Read(off.Shr(dsl.U(1)))
+			out.Write(i, a.Read(off).Add(dsl.Bitcast[uint32](q.W())))
+		})
+	}, "off", "a", "v", "out")
+	require.NoError(t, err)
+	u.Name = "uniform"
+	vs := make([][4]float32, 60)
+	for i := range vs {
+		vs[i][3] = float32(i)
+	}
+	sameFault(t, d, u, "a uniform load", func() []any {
+		return []any{uint32(100), upload(t, d, as), upload(t, d, vs), upload(t, d, make([]uint32, 64))}
+	}, 64, "kernel uniform", "argument 1 (a): index 100 out of range [0, 100)", "thread [1 0 0]")
+	sameFault(t, d, u, "a uniform load of a vector", func() []any {
+		return []any{uint32(120), upload(t, d, make([]uint32, 200)), upload(t, d, vs), upload(t, d, make([]uint32, 64))}
+	}, 64, "kernel uniform", "argument 2 (v): index 60 out of range [0, 60)", "thread [1 0 0]")
+	for _, lanes := range []bool{false, true} {
+		old := cpu.SetLaneEngine(lanes)
+		k, err := device.Compile(d, u)
+		cpu.SetLaneEngine(old)
+		require.NoError(t, err)
+		out := upload(t, d, make([]uint32, 64))
+		run(t, d, k.Dispatch([3]uint32{64}, uint32(77), upload(t, d, as), upload(t, d, vs), out))
+		got := download(t, d, out)
+		for i := range 64 {
+			want := uint32(0)
+			if i%3 != 0 {
+				want = as[77] + math.Float32bits(38)
+			}
+			require.Equal(t, want, got[i], "lanes %v, thread %d", lanes, i)
+		}
+		require.NoError(t, k.Close())
+	}
+
 	a, out := upload(t, d, as), upload(t, d, make([]uint32, 200))
 	for _, fuse := range []bool{false, true} {
 		old := cpu.SetLaneFusion(fuse)

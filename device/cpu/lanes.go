@@ -131,6 +131,7 @@ type laneCompiler struct {
 	consts  map[string]int  // dispatch-wide values by name
 	hoisted map[ir.Expr]lex // loop-invariant expressions computed before their loop
 	linear  bool            // a one-dimensional block: lane j of a dense batch has x id lane 0's plus j
+	uniform *uniformity     // which expressions are the same in every lane of a block
 }
 
 // compileLanes compiles f for the lane engine, or returns nil (and what it
@@ -161,6 +162,7 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 	lc := &laneCompiler{c: c, p: &laneProg{w: w, ids: -1, tids: -1, bids: -1},
 		slots: map[*ir.Var]int{}, uni: map[*ir.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}, hoisted: map[ir.Expr]lex{}}
 	lc.linear = f.BlockSize[1] == 1 && f.BlockSize[2] == 1
+	lc.uniform = uniformOf(f)
 	for i, v := range f.Params {
 		if v.Type.IsResource() {
 			if v.Type.Kind() != ir.KindBuffer {
@@ -586,6 +588,7 @@ func (lc *laneCompiler) loadWords(ix *ir.Index) lex {
 	k, idx, signed, label, offs, es := lc.words(ix)
 	o := lc.tmp(len(offs))
 	iev, is := idx.eval, idx.slot
+	uni := lc.uniform.expr(ix.I)
 	return lex{slot: o, n: len(offs), eval: func(t *lth, act []int32) {
 		if iev != nil {
 			iev(t, act)
@@ -593,6 +596,27 @@ func (lc *laneCompiler) loadWords(ix *ir.Index) lex {
 		w := t.w
 		b := t.run.bufs[k]
 		ri := t.r[is*w : (is+1)*w]
+		if uni {
+			// The same element in every lane: read once (the first lane
+			// faults, as it would first), then broadcast.
+			l0 := act[0]
+			at := t.elemAt(l0, ri[l0], signed, b, es, label)
+			d := dense(act)
+			for j, off := range offs {
+				v := uint64(binary.LittleEndian.Uint32(b[at+uint64(off):]))
+				row := t.r[(o+j)*w : (o+j+1)*w]
+				if d > 0 {
+					for l := range row[:d] {
+						row[l] = v
+					}
+					continue
+				}
+				for _, l := range act {
+					row[l] = v
+				}
+			}
+			return
+		}
 		for _, l := range act {
 			at := t.elemAt(l, ri[l], signed, b, es, label)
 			for j, off := range offs {
