@@ -3,6 +3,7 @@ package cpu
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"sync/atomic"
 	"unsafe"
@@ -132,6 +133,11 @@ type laneCompiler struct {
 	hoisted map[ir.Expr]lex // loop-invariant expressions computed before their loop
 	linear  bool            // a one-dimensional block: lane j of a dense batch has x id lane 0's plus j
 	uniform *uniformity     // which expressions are the same in every lane of a block
+	// memo is the values of the statement being compiled, by node: the
+	// DSL's Go variables are expressions, which a statement holds as many
+	// times as the variable is used (n-body's d seven times), computed
+	// once. nil where the statement has atomics (a read after one differs).
+	memo map[ir.Expr]lex
 }
 
 // compileLanes compiles f for the lane engine, or returns nil (and what it
@@ -305,6 +311,18 @@ func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 	if pos := ir.StmtPos(s); pos != "" {
 		defer func(outer string) { lc.c.pos = outer }(lc.c.pos)
 		lc.c.pos = pos
+	}
+	defer func(outer map[ir.Expr]lex) { lc.memo = outer }(lc.memo)
+	lc.memo = nil
+	switch s := s.(type) {
+	case *ir.Assign:
+		if !hasAtomic(s.Src) && !hasAtomic(s.Dst) {
+			lc.memo = map[ir.Expr]lex{}
+		}
+	case *ir.ExprStmt:
+		if !hasAtomic(s.X) {
+			lc.memo = map[ir.Expr]lex{}
+		}
 	}
 	switch s := s.(type) {
 	case *ir.Block:
@@ -560,8 +578,8 @@ func (t *lth) elemAt(l int32, i uint64, signed bool, b []byte, es uint64, label 
 }
 
 func (lc *laneCompiler) storeWords(ix *ir.Index, src ir.Expr) lstmt {
+	v := lc.expr(src, -1) // compiled in the order they run
 	k, idx, signed, label, offs, es := lc.words(ix)
-	v := lc.expr(src, -1)
 	if v.n != len(offs) {
 		noLanes("a store of %d leaves into %s", v.n, ix.T)
 	}
@@ -633,8 +651,8 @@ func (lc *laneCompiler) store(ix *ir.Index, src ir.Expr) lstmt {
 	if laneFuse && fusableLoad(ix) && (lc.fusable(src) || lc.fusable(ix.I)) {
 		return lc.fuseStore(ix, src)
 	}
+	v := lc.scalar(src, -1) // compiled in the order they run
 	k, idx, signed, label := lc.word32(ix)
-	v := lc.scalar(src, -1)
 	iev, is, vev, vs := idx.eval, idx.slot, v.eval, v.slot
 	return func(t *lth, act []int32) []int32 {
 		if vev != nil {
@@ -707,6 +725,19 @@ func (lc *laneCompiler) expr(e ir.Expr, dst int) lex {
 	if h, ok := lc.hoisted[e]; ok {
 		return h
 	}
+	if lc.memo == nil || dst >= 0 {
+		return lc.expr1(e, dst)
+	}
+	if x, ok := lc.memo[e]; ok {
+		return lex{slot: x.slot, n: x.n} // computed before, in the same lanes
+	}
+	x := lc.expr1(e, dst)
+	lc.memo[e] = x
+	return x
+}
+
+// expr1 is expr of a node not computed before.
+func (lc *laneCompiler) expr1(e ir.Expr, dst int) lex {
 	if laneFuse && lc.fusable(e) {
 		if _, load := e.(*ir.Index); load || lc.fusedNodes(e) > 1 {
 			return lc.fuseExpr(e, dst)
@@ -1579,7 +1610,15 @@ func laneFast(op ir.BinaryOp, s, ys *ir.Type, pre func(*lth, []int32), a, b, o i
 // logic is && and ||: the right operand runs only on the lanes whose left
 // operand does not decide (it may guard an access).
 func (lc *laneCompiler) logic(e *ir.Binary, dst int) lex {
-	x, y := lc.scalar(e.X, -1), lc.scalar(e.Y, -1)
+	x := lc.scalar(e.X, -1)
+	// The right operand runs on some of the lanes: what it computes is not
+	// there for the others.
+	outer := lc.memo
+	if outer != nil {
+		lc.memo = maps.Clone(outer)
+	}
+	y := lc.scalar(e.Y, -1)
+	lc.memo = outer
 	o := lc.out(dst)
 	sub := lc.newList()
 	and := e.Op == ir.LogicAnd
@@ -1728,16 +1767,16 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 	if ix.T.Size() != 4 || !ix.T.IsScalar() || !ix.I.Type().IsInteger() {
 		noLanes("%s on %s", e.Op, ix.T)
 	}
-	v := ix.X.(*ir.Ref).Var
-	k, idx, label := lc.c.params[v], lc.scalar(ix.I, -1), lc.c.argSite(v)
-	signed, wide := ix.I.Type().Kind() == ir.KindInt, ix.I.Type().Bits() == 64 // Go's int: an i64 index
 	var evs []func(*lth, []int32)
 	var vals []int
-	for _, a := range e.Args[1:] {
+	for _, a := range e.Args[1:] { // compiled in the order they run: the operands, then the index
 		x := lc.scalar(a, -1)
 		evs = append(evs, x.eval)
 		vals = append(vals, x.slot)
 	}
+	v := ix.X.(*ir.Ref).Var
+	k, idx, label := lc.c.params[v], lc.scalar(ix.I, -1), lc.c.argSite(v)
+	signed, wide := ix.I.Type().Kind() == ir.KindInt, ix.I.Type().Bits() == 64 // Go's int: an i64 index
 	pre := seq(append(evs, idx.eval)...)
 	f := rmw(e.Op, ix.T)
 	cas := e.Op == ir.OpAtomicCAS
