@@ -332,15 +332,31 @@ func (fu *fuser) op(e ir.Expr) fop {
 	if b, ok := e.(*ir.Binary); ok && len(ops) == 2 && b.T.IsInteger() && (b.Op == ir.Add && (ops[0].lin && ops[1].konst || ops[0].konst && ops[1].lin) || b.Op == ir.Sub && ops[0].lin && ops[1].konst) {
 		c.lin = true // consecutive, as long as it does not wrap (the loads check)
 	}
-	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
-		n := spanOf(act, m)
-		var in [3][]uint64
-		for i, a := range ops {
-			in[i] = col(t, a.at(m), n)
-		}
-		k(t, act, in[0], in[1], in[2], col(t, c.at(m), n))
-	})
+	fu.steps = append(fu.steps, opStep(k, ops, c))
 	return c
+}
+
+// opStep is the step of a node: kernel k from operands ops to c.
+func opStep(k kern, ops []fop, c fop) fstep {
+	switch len(ops) {
+	case 1:
+		a := ops[0]
+		return func(t *lth, act []int32, m mode) {
+			n := spanOf(act, m)
+			k(t, act, col(t, a.at(m), n), nil, nil, col(t, c.at(m), n))
+		}
+	case 2:
+		a, b := ops[0], ops[1]
+		return func(t *lth, act []int32, m mode) {
+			n := spanOf(act, m)
+			k(t, act, col(t, a.at(m), n), col(t, b.at(m), n), nil, col(t, c.at(m), n))
+		}
+	}
+	a, b, d := ops[0], ops[1], ops[2]
+	return func(t *lth, act []int32, m mode) {
+		n := spanOf(act, m)
+		k(t, act, col(t, a.at(m), n), col(t, b.at(m), n), col(t, d.at(m), n), col(t, c.at(m), n))
+	}
 }
 
 // mulOf is m where sum is a float32 or 32-bit integer addition and m, one
