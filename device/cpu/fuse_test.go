@@ -12,6 +12,7 @@ import (
 	"github.com/lucent-gpu/lucent/device/cpu"
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/internal/programs"
 )
 
 // fuseGen builds random trees of 32-bit scalar operations over the ids, two
@@ -433,4 +434,69 @@ func TestLaneLocalsZeroed(t *testing.T) {
 		}
 		require.Equal(t, want, got[i], "thread %d", i)
 	}
+}
+
+// TestLaneDeferredAdds: atomic adds a worker sums and makes at the end (to
+// a buffer the kernel only adds to) leave the words the adds made one by
+// one leave, and an add out of range faults naming its lane.
+func TestLaneDeferredAdds(t *testing.T) {
+	d := openPlain(t)
+	h, err := programs.Histogram()
+	require.NoError(t, err)
+	const n = 64 * 1563 // the histogram has barriers: whole blocks
+	in := make([]uint32, n)
+	r := rand.New(rand.NewPCG(8, 9))
+	for i := range in {
+		in[i] = r.Uint32()
+	}
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, x dsl.Buf[dsl.I32], sums dsl.Buf[dsl.I32]) {
+		i := k.DispatchID().X()
+		sums.AtomicAdd(dsl.Bitcast[uint32](x.Read(i)).And(dsl.U(7)), x.Read(i))
+	}, "x", "sums")
+	require.NoError(t, err)
+	xs := make([]int32, n-5)
+	want := make([]int32, 8)
+	for i := range xs {
+		xs[i] = r.Int32() - 1<<30
+		want[uint32(xs[i])&7] += xs[i]
+	}
+	for _, lanes := range []bool{false, true} {
+		old := cpu.SetLaneEngine(lanes)
+		kh, err := device.Compile(d, h)
+		require.NoError(t, err)
+		ks, err := device.Compile(d, f)
+		require.NoError(t, err)
+		cpu.SetLaneEngine(old)
+		bins := upload(t, d, make([]uint32, programs.HistogramBins))
+		run(t, d, kh.Dispatch([3]uint32{n}, upload(t, d, in), bins))
+		require.Equal(t, programs.HistogramRef(in), download(t, d, bins), "lanes %v", lanes)
+		sums := upload(t, d, make([]int32, 8))
+		run(t, d, ks.Dispatch([3]uint32{n - 5}, upload(t, d, xs), sums))
+		require.Equal(t, want, download(t, d, sums), "lanes %v", lanes)
+		require.NoError(t, kh.Close())
+		require.NoError(t, ks.Close())
+	}
+
+	g, err := dsl.Kernel1D(64, func(k *dsl.K, idx, bins dsl.Buf[dsl.U32]) {
+		bins.AtomicAdd(idx.Read(k.DispatchID().X()), dsl.U(1))
+	}, "idx", "bins")
+	require.NoError(t, err)
+	g.Name = "adds"
+	idx := make([]uint32, 64)
+	idx[37] = 8
+	var msgs [2]string
+	for e, lanes := range []bool{false, true} {
+		old := cpu.SetLaneEngine(lanes)
+		k, err := device.Compile(d, g)
+		cpu.SetLaneEngine(old)
+		require.NoError(t, err)
+		err = runErr(t, d, k.Dispatch([3]uint32{64}, upload(t, d, idx), upload(t, d, make([]uint32, 8))))
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		require.ErrorContains(t, err, "kernel adds")
+		require.ErrorContains(t, err, "argument 1 (bins): index 8 out of range [0, 8)")
+		require.ErrorContains(t, err, "thread [37 0 0]")
+		_, msgs[e], _ = strings.Cut(err.Error(), ": kernel")
+		require.NoError(t, k.Close())
+	}
+	require.Equal(t, msgs[0], msgs[1])
 }

@@ -67,6 +67,8 @@ type lth struct {
 	ready  int // lanes whose constant slots hold the launch's values (fill)
 	sum    []float64
 	shared [][]uint64 // the block's shared variables, leaves as the per-thread engine's
+	adds   [][]uint32 // per buffer argument: the worker's atomic adds not yet made (deferAdds)
+	noAdd  []bool     // per buffer argument: adds to it are made at once
 }
 
 func (t *lth) list(k int) []int32 { return t.lists[k*t.w : (k+1)*t.w] }
@@ -138,6 +140,9 @@ type laneCompiler struct {
 	// times as the variable is used (n-body's d seven times), computed
 	// once. nil where the statement has atomics (a read after one differs).
 	memo map[ir.Expr]lex
+	// addOnly is the buffer arguments the kernel only adds to atomically,
+	// not reading the old values (a histogram's bins).
+	addOnly map[*ir.Var]bool
 }
 
 // compileLanes compiles f for the lane engine, or returns nil (and what it
@@ -169,6 +174,7 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		slots: map[*ir.Var]int{}, uni: map[*ir.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}, hoisted: map[ir.Expr]lex{}}
 	lc.linear = f.BlockSize[1] == 1 && f.BlockSize[2] == 1
 	lc.uniform = uniformOf(f)
+	lc.addOnly = addOnly(f)
 	for i, v := range f.Params {
 		if v.Type.IsResource() {
 			if v.Type.Kind() != ir.KindBuffer {
@@ -739,7 +745,11 @@ func (lc *laneCompiler) expr(e ir.Expr, dst int) lex {
 // expr1 is expr of a node not computed before.
 func (lc *laneCompiler) expr1(e ir.Expr, dst int) lex {
 	if laneFuse && lc.fusable(e) {
-		if _, load := e.(*ir.Index); load || lc.fusedNodes(e) > 1 {
+		// One node fused where the unfused engine has no loop of its own
+		// for it (a remainder: a call a lane).
+		b, bin := e.(*ir.Binary)
+		slow := bin && b.X.Type().IsScalar() && laneFast(b.Op, b.X.Type().Scalar(), b.Y.Type().Scalar(), nil, 0, 0, 0) == nil
+		if _, load := e.(*ir.Index); load || slow || lc.fusedNodes(e) > 1 {
 			return lc.fuseExpr(e, dst)
 		}
 	}
@@ -1781,6 +1791,7 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 	f := rmw(e.Op, ix.T)
 	cas := e.Op == ir.OpAtomicCAS
 	add := e.Op == ir.OpAtomicAdd && ix.T.IsInteger()
+	later := add && lc.addOnly[v] // may be added up per worker (deferAdds)
 	is, o := idx.slot, lc.out(dst)
 	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
 		if pre != nil {
@@ -1790,6 +1801,21 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 		b := t.run.bufs[k]
 		n := uint64(len(b)) / 4
 		ri, rv, ro := t.r[is*w:(is+1)*w], t.r[vals[0]*w:(vals[0]+1)*w], t.r[o*w:(o+1)*w]
+		if later {
+			if sum := t.deferAdds(k); sum != nil {
+				for _, l := range act {
+					i := ri[l]
+					if signed && !wide {
+						i = uint64(int64(int32(uint32(i))))
+					}
+					if i >= n {
+						t.fault(l, label, i, n)
+					}
+					sum[i] += uint32(rv[l]) // the old value is not read
+				}
+				return
+			}
+		}
 		var rc []uint64
 		if cas {
 			rc, rv = rv, t.r[vals[1]*w:(vals[1]+1)*w]
@@ -2013,6 +2039,7 @@ func (p *program) fill(t *lth, n int) {
 }
 
 func (p *program) freeLanes(t *lth) {
+	t.flushAdds()
 	t.run = nil
 	p.lanePool.Put(t)
 }
