@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
@@ -305,6 +306,9 @@ func (fu *fuser) op(e ir.Expr) fop {
 	case *ir.Binary:
 		var pure bool
 		k, pure = binaryKern(e.Op, e.X.Type(), e.Y.Type(), lc.c.pos)
+		if pk := pow2Kern(e); pk != nil {
+			k, pure = pk, true
+		}
 		args, fu.pure = []ir.Expr{e.X, e.Y}, fu.pure && pure
 		if m, ok := fu.mulOf(e.X, e); ok { // x*y + z: one loop
 			args, k = []ir.Expr{m.X, m.Y, e.Y}, maddKern(e.T)
@@ -334,6 +338,35 @@ func (fu *fuser) op(e ir.Expr) fop {
 	}
 	fu.steps = append(fu.steps, opStep(k, ops, c))
 	return c
+}
+
+// pow2Kern is the loop of a uint32 division or remainder by a literal
+// power of two (a shift, a mask: no divisor to check), else nil.
+func pow2Kern(e *ir.Binary) kern {
+	l, ok := e.Y.(*ir.Literal)
+	if !ok || e.T != ir.TU32 || e.X.Type() != ir.TU32 || (e.Op != ir.Div && e.Op != ir.Rem) {
+		return nil
+	}
+	d := uint32(ir.Truncate(l.Bits, l.T))
+	if d == 0 || d&(d-1) != 0 {
+		return nil
+	}
+	if e.Op == ir.Rem {
+		mask := uint64(d - 1)
+		return func(_ *lth, _ []int32, x, _, _, o []uint64) {
+			x = x[:len(o)]
+			for j := range o {
+				o[j] = x[j] & mask
+			}
+		}
+	}
+	sh := uint(bits.TrailingZeros32(d))
+	return func(_ *lth, _ []int32, x, _, _, o []uint64) {
+		x = x[:len(o)]
+		for j := range o {
+			o[j] = x[j] >> sh
+		}
+	}
 }
 
 // opStep is the step of a node: kernel k from operands ops to c.

@@ -97,6 +97,9 @@ func (g *fuseGen) u(d int) dsl.U32 {
 	case 8:
 		return x.Div(y.Or(dsl.U(1)))
 	case 9:
+		if r.IntN(2) == 0 {
+			return x.Rem(dsl.U(16)).Add(x.Div(dsl.U(8))) // by literal powers of two
+		}
 		return x.Rem(y.Or(dsl.U(1)))
 	case 10:
 		return dsl.Bitcast[uint32](sx.Div(sy.Or(dsl.I(1))))
