@@ -503,3 +503,76 @@ func TestLaneDeferredAdds(t *testing.T) {
 	}
 	require.Equal(t, msgs[0], msgs[1])
 }
+
+// TestLaneVectorIntoVariable: a vector operation assigned to a variable
+// writes the variable itself only where no operand reads a component of it
+// an earlier component overwrote (v = v.yzx + w, v = v * v.x).
+func TestLaneVectorIntoVariable(t *testing.T) {
+	d := open(t)
+	s := stream(t, d, device.StreamCompute)
+	build := func(src func(v, w *ir.Var) ir.Expr) *ir.Function {
+		f, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) {
+			i := k.DispatchID().X()
+			v := dsl.NewVar(k, dsl.V3(dsl.Convert[float32](i), dsl.F(1), dsl.F(2)))
+			w := dsl.NewVar(k, dsl.V3(dsl.F(10), dsl.F(20), dsl.F(30)))
+			v.Set(w.Get()) // replaced below
+			x := v.Get()
+			out.Write(i.Mul(dsl.U(3)), x.X())
+			out.Write(i.Mul(dsl.U(3)).Add(dsl.U(1)), x.Y())
+			out.Write(i.Mul(dsl.U(3)).Add(dsl.U(2)), x.Z())
+		}, "out")
+		require.NoError(t, err)
+		var vars []*ir.Var
+		for _, st := range f.Body.Stmts {
+			if a, ok := st.(*ir.Assign); ok {
+				if r, ok := a.Dst.(*ir.Ref); ok && r.Var.Type.Kind() == ir.KindVector && len(vars) < 2 {
+					vars = append(vars, r.Var)
+				}
+			}
+		}
+		require.Len(t, vars, 2, "v and w")
+		replaced := false
+		for _, st := range f.Body.Stmts {
+			if a, ok := st.(*ir.Assign); ok && !replaced {
+				if r, ok := a.Dst.(*ir.Ref); ok && r.Var == vars[0] && a != f.Body.Stmts[0] {
+					if _, lit := a.Src.(*ir.Construct); !lit {
+						a.Src, replaced = src(vars[0], vars[1]), true
+					}
+				}
+			}
+		}
+		require.True(t, replaced, "v.Set(...)")
+		return f
+	}
+	v3 := ir.Vector(ir.TF32, 3)
+	cases := []struct {
+		name string
+		src  func(v, w *ir.Var) ir.Expr
+		want func(i float32) [3]float32
+	}{
+		{"v = v.yzx + w", func(v, w *ir.Var) ir.Expr {
+			return &ir.Binary{Op: ir.Add, X: &ir.Swizzle{X: &ir.Ref{Var: v}, Comps: []uint8{1, 2, 0}, T: v3}, Y: &ir.Ref{Var: w}, T: v3}
+		}, func(i float32) [3]float32 { return [3]float32{11, 22, i + 30} }},
+		{"v = v * v.x", func(v, w *ir.Var) ir.Expr {
+			return &ir.Binary{Op: ir.Mul, X: &ir.Ref{Var: v}, Y: &ir.Swizzle{X: &ir.Ref{Var: v}, Comps: []uint8{0}, T: ir.TF32}, T: v3}
+		}, func(i float32) [3]float32 { return [3]float32{i * i, i, 2 * i} }},
+		{"v = v + w", func(v, w *ir.Var) ir.Expr {
+			return &ir.Binary{Op: ir.Add, X: &ir.Ref{Var: v}, Y: &ir.Ref{Var: w}, T: v3}
+		}, func(i float32) [3]float32 { return [3]float32{i + 10, 21, 32} }},
+	}
+	for _, c := range cases {
+		name := c.name
+		f := build(c.src)
+		pt, ln := bothEngines(t, d, f)
+		const n = 100
+		o1, o2 := newBuf(t, d, make([]float32, 3*n)), newBuf(t, d, make([]float32, 3*n))
+		g1, g2 := make([]float32, 3*n), make([]float32, 3*n)
+		require.NoError(t, s.Submit(pt.Dispatch([3]uint32{n}, o1), ln.Dispatch([3]uint32{n}, o2), o1.Download(g1), o2.Download(g2)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		for i := range n {
+			want := c.want(float32(i))
+			require.Equal(t, want[:], g2[3*i:3*i+3], "%s: thread %d", name, i)
+		}
+		require.Equal(t, g1, g2, name)
+	}
+}

@@ -514,7 +514,7 @@ func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
 	}
 	n := ir.Leaves(r.Var.Type)
 	dst := -1
-	if n == 1 {
+	if b, ok := s.Src.(*ir.Binary); n == 1 || ok && b.X.Type().Kind() == ir.KindVector {
 		dst = d // the operation writes the variable itself
 	}
 	src := lc.expr(s.Src, dst)
@@ -1199,7 +1199,7 @@ func unaryF32(op ir.Op, a, o int) func(*lth, []int32) {
 	return nil
 }
 
-func (lc *laneCompiler) compwise(n int, args []lex, comp func(slots []int, o int) func(*lth, []int32)) lex {
+func (lc *laneCompiler) compwise(n int, args []lex, comp func(slots []int, o int) func(*lth, []int32), dst int) lex {
 	var evs []func(*lth, []int32)
 	for _, a := range args {
 		if a.n != 1 && a.n != n {
@@ -1208,7 +1208,17 @@ func (lc *laneCompiler) compwise(n int, args []lex, comp func(slots []int, o int
 		evs = append(evs, a.eval)
 	}
 	pre := seq(evs...)
-	o := lc.tmp(n)
+	// Into dst (a variable assigned the value) where no operand reads a
+	// component of it that an earlier component's loop writes.
+	for _, a := range args {
+		if dst >= 0 && a.slot < dst+n && dst < a.slot+a.n && (a.slot != dst || a.n != n) {
+			dst = -1
+		}
+	}
+	o := dst
+	if o < 0 {
+		o = lc.tmp(n)
+	}
 	comps := make([]func(*lth, []int32), n)
 	for k := range n {
 		slots := make([]int, len(args))
@@ -1296,7 +1306,7 @@ func (lc *laneCompiler) binary(e *ir.Binary, dst int) lex {
 				return f
 			}
 			return op2(nil, sl[0], sl[1], o, op)
-		})
+		}, dst)
 	}
 	if e.Op == ir.LogicAnd || e.Op == ir.LogicOr {
 		return lc.logic(e, dst)
@@ -1697,7 +1707,7 @@ func (lc *laneCompiler) unary(e *ir.Unary, dst int) lex {
 		f = func(v uint64) uint64 { return ir.Truncate(-v, s) }
 	}
 	if x.n > 1 {
-		return lc.compwise(x.n, []lex{x}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) })
+		return lc.compwise(x.n, []lex{x}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) }, -1)
 	}
 	o := lc.out(dst)
 	return lex{eval: op1(x.eval, x.slot, o, f), slot: o, n: 1}
@@ -1707,7 +1717,7 @@ func (lc *laneCompiler) cast(e *ir.Cast, dst int) lex {
 	fs, ts := e.X.Type(), e.T
 	if (fs.Kind() == ir.KindVector && ts.Kind() == ir.KindVector && fs.Len() == ts.Len()) && !e.Bit {
 		f := castFn(fs.Scalar(), ts.Scalar())
-		return lc.compwise(fs.Len(), []lex{lc.expr(e.X, -1)}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) })
+		return lc.compwise(fs.Len(), []lex{lc.expr(e.X, -1)}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) }, -1)
 	}
 	if !fs.IsScalar() || !ts.IsScalar() {
 		noLanes("conversion from %s to %s", fs, ts)
@@ -1899,7 +1909,7 @@ func (lc *laneCompiler) builtin(e *ir.Call, dst int) lex {
 				parts[i] = &slotExpr{slot: sl[i], t: a.Type().Scalar()}
 			}
 			return lc.builtin(&ir.Call{Op: e.Op, Args: parts, T: e.T.Scalar()}, o).eval
-		})
+		}, -1)
 	}
 	args := make([]lex, len(e.Args))
 	var evs []func(*lth, []int32)
