@@ -51,7 +51,7 @@ type mode uint8
 const (
 	mSparse mode = iota // on compact columns
 	mDense              // on the lanes 0..n-1: the registers are the columns
-	// wide runs a tree that cannot fault and reads no buffer on every lane
+	// mWide runs a tree that cannot fault and reads no buffer on every lane
 	// below the last one of a batch of scattered lanes, most of them in it:
 	// the registers are the columns, and the value goes only to the lanes
 	// of the batch.
