@@ -42,3 +42,11 @@ func LaneEngine(f *ir.Function) (bool, string, error) {
 	}
 	return p.lanes != nil, p.laneWhy, nil
 }
+
+// SetLaneFusion turns the lane engine's fusion of expression trees on or
+// off for shaders created after it; it returns the previous setting.
+func SetLaneFusion(on bool) bool {
+	old := laneFuse
+	laneFuse = on
+	return old
+}

@@ -3,6 +3,7 @@ package cpu
 import (
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"sync/atomic"
 	"unsafe"
@@ -30,6 +31,9 @@ import (
 // continue and return. A kernel with anything else (callables, textures,
 // aggregates built at run time, switch, a barrier where the lanes of a
 // block may not all reach it together) runs on the per-thread engine.
+// Trees of 32-bit scalar operations and loads are fused into one closure
+// each (fuse.go), and atomic adds nothing reads back may be summed per
+// worker (lanes_adds.go).
 
 // laneWidth is the most lanes of a batch of a kernel without barriers or
 // shared memory; a kernel with them runs a whole block as one batch (at most
@@ -66,6 +70,8 @@ type lth struct {
 	ready  int // lanes whose constant slots hold the launch's values (fill)
 	sum    []float64
 	shared [][]uint64 // the block's shared variables, leaves as the per-thread engine's
+	adds   [][]uint32 // per buffer argument: the worker's atomic adds not yet made (deferAdds)
+	noAdd  []bool     // per buffer argument: adds to it are made at once
 }
 
 func (t *lth) list(k int) []int32 { return t.lists[k*t.w : (k+1)*t.w] }
@@ -109,6 +115,8 @@ type laneProg struct {
 	tid    [3][]uint32 // ThreadID per linear index in the block
 	ids    int         // the slots of DispatchID's components, or -1
 	tids   int         // ThreadID's, or -1
+	idUse  uint8       // the components of DispatchID read (bit i: component i)
+	tidUse uint8       // of ThreadID
 	bids   int         // BlockID's, or -1
 }
 
@@ -128,6 +136,16 @@ type laneCompiler struct {
 	lits    map[uint64]int
 	consts  map[string]int  // dispatch-wide values by name
 	hoisted map[ir.Expr]lex // loop-invariant expressions computed before their loop
+	linear  bool            // a one-dimensional block: lane j of a dense batch has x id lane 0's plus j
+	uniform *uniformity     // which expressions are the same in every lane of a block
+	// memo is the values of the statement being compiled, by node: the
+	// DSL's Go variables are expressions, which a statement holds as many
+	// times as the variable is used (n-body's d seven times), computed
+	// once. nil where the statement has atomics (a read after one differs).
+	memo map[ir.Expr]lex
+	// addOnly is the buffer arguments the kernel only adds to atomically,
+	// not reading the old values (a histogram's bins).
+	addOnly map[*ir.Var]bool
 }
 
 // compileLanes compiles f for the lane engine, or returns nil (and what it
@@ -157,6 +175,9 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 	}
 	lc := &laneCompiler{c: c, p: &laneProg{w: w, ids: -1, tids: -1, bids: -1},
 		slots: map[*ir.Var]int{}, uni: map[*ir.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}, hoisted: map[ir.Expr]lex{}}
+	lc.linear = f.BlockSize[1] == 1 && f.BlockSize[2] == 1
+	lc.uniform = uniformOf(f)
+	lc.addOnly = addOnly(f)
 	for i, v := range f.Params {
 		if v.Type.IsResource() {
 			if v.Type.Kind() != ir.KindBuffer {
@@ -172,11 +193,14 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 			lc.p.consts = append(lc.p.consts, laneConst{slot: o + k, get: func(l *launch) uint64 { return l.uni[i][k] }})
 		}
 	}
+	first := assignedFirst(f)
 	for _, l := range f.Locals {
 		n := ir.Leaves(l.Type)
 		o := lc.tmp(n)
 		lc.slots[l] = o
-		lc.p.locals = append(lc.p.locals, [2]int{o, o + n})
+		if !first[l] {
+			lc.p.locals = append(lc.p.locals, [2]int{o, o + n})
+		}
 	}
 	lc.p.body = lc.block(f.Body)
 	b := f.BlockSize
@@ -186,6 +210,40 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		lc.p.tid[2] = append(lc.p.tid[2], i/(b[0]*b[1]))
 	}
 	return lc.p, ""
+}
+
+// assignedFirst is the locals of f whose first mention is an assignment of
+// the whole variable, in the kernel body itself, from a value that does not
+// read it: every lane that reads one has written it before, so a batch
+// need not zero it (the DSL's temporaries and initialised variables).
+func assignedFirst(f *ir.Function) map[*ir.Var]bool {
+	first, seen := map[*ir.Var]bool{}, map[*ir.Var]bool{}
+	mention := func(s ir.Stmt) {
+		walkStmts(&ir.Block{Stmts: []ir.Stmt{s}}, func(s ir.Stmt) {
+			if a, ok := s.(*ir.Assign); ok {
+				if v := ir.PlaceRoot(a.Dst); v != nil {
+					seen[v] = true
+				}
+			}
+		}, func(e ir.Expr) {
+			if r, ok := e.(*ir.Ref); ok {
+				seen[r.Var] = true
+			}
+		})
+	}
+	if f.Body == nil {
+		return first
+	}
+	for _, s := range f.Body.Stmts {
+		if a, ok := s.(*ir.Assign); ok {
+			if r, ok := a.Dst.(*ir.Ref); ok && r.Var.Kind == ir.VarLocal && !seen[r.Var] {
+				mention(&ir.ExprStmt{X: a.Src})
+				first[r.Var] = !seen[r.Var]
+			}
+		}
+		mention(s)
+	}
+	return first
 }
 
 func (lc *laneCompiler) tmp(n int) int {
@@ -262,6 +320,18 @@ func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 	if pos := ir.StmtPos(s); pos != "" {
 		defer func(outer string) { lc.c.pos = outer }(lc.c.pos)
 		lc.c.pos = pos
+	}
+	defer func(outer map[ir.Expr]lex) { lc.memo = outer }(lc.memo)
+	lc.memo = nil
+	switch s := s.(type) {
+	case *ir.Assign:
+		if !hasAtomic(s.Src) && !hasAtomic(s.Dst) {
+			lc.memo = map[ir.Expr]lex{}
+		}
+	case *ir.ExprStmt:
+		if !hasAtomic(s.X) {
+			lc.memo = map[ir.Expr]lex{}
+		}
 	}
 	switch s := s.(type) {
 	case *ir.Block:
@@ -444,7 +514,7 @@ func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
 	}
 	n := ir.Leaves(r.Var.Type)
 	dst := -1
-	if n == 1 {
+	if b, ok := s.Src.(*ir.Binary); n == 1 || ok && b.X.Type().Kind() == ir.KindVector {
 		dst = d // the operation writes the variable itself
 	}
 	src := lc.expr(s.Src, dst)
@@ -517,8 +587,8 @@ func (t *lth) elemAt(l int32, i uint64, signed bool, b []byte, es uint64, label 
 }
 
 func (lc *laneCompiler) storeWords(ix *ir.Index, src ir.Expr) lstmt {
+	v := lc.expr(src, -1) // compiled in the order they run
 	k, idx, signed, label, offs, es := lc.words(ix)
-	v := lc.expr(src, -1)
 	if v.n != len(offs) {
 		noLanes("a store of %d leaves into %s", v.n, ix.T)
 	}
@@ -545,6 +615,7 @@ func (lc *laneCompiler) loadWords(ix *ir.Index) lex {
 	k, idx, signed, label, offs, es := lc.words(ix)
 	o := lc.tmp(len(offs))
 	iev, is := idx.eval, idx.slot
+	uni := lc.uniform.expr(ix.I)
 	return lex{slot: o, n: len(offs), eval: func(t *lth, act []int32) {
 		if iev != nil {
 			iev(t, act)
@@ -552,6 +623,27 @@ func (lc *laneCompiler) loadWords(ix *ir.Index) lex {
 		w := t.w
 		b := t.run.bufs[k]
 		ri := t.r[is*w : (is+1)*w]
+		if uni {
+			// The same element in every lane: read once (the first lane
+			// faults, as it would first), then broadcast.
+			l0 := act[0]
+			at := t.elemAt(l0, ri[l0], signed, b, es, label)
+			d := dense(act)
+			for j, off := range offs {
+				v := uint64(binary.LittleEndian.Uint32(b[at+uint64(off):]))
+				row := t.r[(o+j)*w : (o+j+1)*w]
+				if d > 0 {
+					for l := range row[:d] {
+						row[l] = v
+					}
+					continue
+				}
+				for _, l := range act {
+					row[l] = v
+				}
+			}
+			return
+		}
 		for _, l := range act {
 			at := t.elemAt(l, ri[l], signed, b, es, label)
 			for j, off := range offs {
@@ -565,8 +657,11 @@ func (lc *laneCompiler) store(ix *ir.Index, src ir.Expr) lstmt {
 	if !ix.T.IsScalar() {
 		return lc.storeWords(ix, src)
 	}
+	if laneFuse && fusableLoad(ix) && (lc.fusable(src) || lc.fusable(ix.I)) {
+		return lc.fuseStore(ix, src)
+	}
+	v := lc.scalar(src, -1) // compiled in the order they run
 	k, idx, signed, label := lc.word32(ix)
-	v := lc.scalar(src, -1)
 	iev, is, vev, vs := idx.eval, idx.slot, v.eval, v.slot
 	return func(t *lth, act []int32) []int32 {
 		if vev != nil {
@@ -639,6 +734,28 @@ func (lc *laneCompiler) expr(e ir.Expr, dst int) lex {
 	if h, ok := lc.hoisted[e]; ok {
 		return h
 	}
+	if lc.memo == nil || dst >= 0 {
+		return lc.expr1(e, dst)
+	}
+	if x, ok := lc.memo[e]; ok {
+		return lex{slot: x.slot, n: x.n} // computed before, in the same lanes
+	}
+	x := lc.expr1(e, dst)
+	lc.memo[e] = x
+	return x
+}
+
+// expr1 is expr of a node not computed before.
+func (lc *laneCompiler) expr1(e ir.Expr, dst int) lex {
+	if laneFuse && lc.fusable(e) {
+		// One node fused where the unfused engine has no loop of its own
+		// for it (a remainder: a call a lane).
+		b, bin := e.(*ir.Binary)
+		slow := bin && b.X.Type().IsScalar() && laneFast(b.Op, b.X.Type().Scalar(), b.Y.Type().Scalar(), nil, 0, 0, 0) == nil
+		if _, load := e.(*ir.Index); load || slow || lc.fusedNodes(e) > 1 {
+			return lc.fuseExpr(e, dst)
+		}
+	}
 	switch e := e.(type) {
 	case *slotExpr:
 		return lex{slot: e.slot, n: 1}
@@ -647,7 +764,11 @@ func (lc *laneCompiler) expr(e ir.Expr, dst int) lex {
 	case *ir.Ref:
 		return lc.ref(e.Var)
 	case *ir.Swizzle:
-		x := lc.expr(e.X, -1)
+		var mask uint8
+		for _, c := range e.Comps {
+			mask |= 1 << c
+		}
+		x := lc.vecOf(e.X, mask)
 		run := true // components in order, one after another: a view
 		for i, c := range e.Comps {
 			run = run && int(c) == int(e.Comps[0])+i
@@ -701,7 +822,7 @@ func (lc *laneCompiler) expr(e ir.Expr, dst int) lex {
 		// A constant component of a vector (id.X from Go source).
 		if l, ok := e.I.(*ir.Literal); ok && xt.Kind() == ir.KindVector {
 			if i := ir.Truncate(l.Bits, l.T); i < uint64(xt.Len()) && (l.T.Kind() == ir.KindUint || int64(ir.SignExtend(l.Bits, l.T)) >= 0) {
-				x := lc.expr(e.X, -1)
+				x := lc.vecOf(e.X, 1<<i)
 				return lex{eval: x.eval, slot: x.slot + int(i), n: 1}
 			}
 		}
@@ -791,10 +912,33 @@ func (lc *laneCompiler) ref(v *ir.Var) lex {
 		}
 		return lex{slot: lc.uni[v], n: ir.Leaves(v.Type)}
 	case ir.VarBuiltin:
+		lc.useComps(v.Builtin, 7)
 		return lc.builtinVar(v.Builtin)
 	}
 	noLanes("variable %s (%v)", v.Name, v.Kind)
 	return lex{}
+}
+
+// vecOf compiles vector x of which the components in mask are read: of a
+// built-in id, only those are filled per batch.
+func (lc *laneCompiler) vecOf(x ir.Expr, mask uint8) lex {
+	if r, ok := x.(*ir.Ref); ok && r.Var.Kind == ir.VarBuiltin {
+		if _, h := lc.hoisted[x]; !h {
+			lc.useComps(r.Var.Builtin, mask)
+			return lc.builtinVar(r.Var.Builtin)
+		}
+	}
+	return lc.expr(x, -1)
+}
+
+// useComps records that the components in mask of built-in b are read.
+func (lc *laneCompiler) useComps(b ir.BuiltinVar, mask uint8) {
+	switch b {
+	case ir.DispatchID:
+		lc.p.idUse |= mask
+	case ir.ThreadID:
+		lc.p.tidUse |= mask
+	}
 }
 
 func (lc *laneCompiler) builtinVar(b ir.BuiltinVar) lex {
@@ -1055,7 +1199,7 @@ func unaryF32(op ir.Op, a, o int) func(*lth, []int32) {
 	return nil
 }
 
-func (lc *laneCompiler) compwise(n int, args []lex, comp func(slots []int, o int) func(*lth, []int32)) lex {
+func (lc *laneCompiler) compwise(n int, args []lex, comp func(slots []int, o int) func(*lth, []int32), dst int) lex {
 	var evs []func(*lth, []int32)
 	for _, a := range args {
 		if a.n != 1 && a.n != n {
@@ -1064,7 +1208,17 @@ func (lc *laneCompiler) compwise(n int, args []lex, comp func(slots []int, o int
 		evs = append(evs, a.eval)
 	}
 	pre := seq(evs...)
-	o := lc.tmp(n)
+	// Into dst (a variable assigned the value) where no operand reads a
+	// component of it that an earlier component's loop writes.
+	for _, a := range args {
+		if dst >= 0 && a.slot < dst+n && dst < a.slot+a.n && (a.slot != dst || a.n != n) {
+			dst = -1
+		}
+	}
+	o := dst
+	if o < 0 {
+		o = lc.tmp(n)
+	}
 	comps := make([]func(*lth, []int32), n)
 	for k := range n {
 		slots := make([]int, len(args))
@@ -1152,7 +1306,7 @@ func (lc *laneCompiler) binary(e *ir.Binary, dst int) lex {
 				return f
 			}
 			return op2(nil, sl[0], sl[1], o, op)
-		})
+		}, dst)
 	}
 	if e.Op == ir.LogicAnd || e.Op == ir.LogicOr {
 		return lc.logic(e, dst)
@@ -1479,7 +1633,15 @@ func laneFast(op ir.BinaryOp, s, ys *ir.Type, pre func(*lth, []int32), a, b, o i
 // logic is && and ||: the right operand runs only on the lanes whose left
 // operand does not decide (it may guard an access).
 func (lc *laneCompiler) logic(e *ir.Binary, dst int) lex {
-	x, y := lc.scalar(e.X, -1), lc.scalar(e.Y, -1)
+	x := lc.scalar(e.X, -1)
+	// The right operand runs on some of the lanes: what it computes is not
+	// there for the others.
+	outer := lc.memo
+	if outer != nil {
+		lc.memo = maps.Clone(outer)
+	}
+	y := lc.scalar(e.Y, -1)
+	lc.memo = outer
 	o := lc.out(dst)
 	sub := lc.newList()
 	and := e.Op == ir.LogicAnd
@@ -1545,7 +1707,7 @@ func (lc *laneCompiler) unary(e *ir.Unary, dst int) lex {
 		f = func(v uint64) uint64 { return ir.Truncate(-v, s) }
 	}
 	if x.n > 1 {
-		return lc.compwise(x.n, []lex{x}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) })
+		return lc.compwise(x.n, []lex{x}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) }, -1)
 	}
 	o := lc.out(dst)
 	return lex{eval: op1(x.eval, x.slot, o, f), slot: o, n: 1}
@@ -1555,7 +1717,7 @@ func (lc *laneCompiler) cast(e *ir.Cast, dst int) lex {
 	fs, ts := e.X.Type(), e.T
 	if (fs.Kind() == ir.KindVector && ts.Kind() == ir.KindVector && fs.Len() == ts.Len()) && !e.Bit {
 		f := castFn(fs.Scalar(), ts.Scalar())
-		return lc.compwise(fs.Len(), []lex{lc.expr(e.X, -1)}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) })
+		return lc.compwise(fs.Len(), []lex{lc.expr(e.X, -1)}, func(sl []int, o int) func(*lth, []int32) { return op1(nil, sl[0], o, f) }, -1)
 	}
 	if !fs.IsScalar() || !ts.IsScalar() {
 		noLanes("conversion from %s to %s", fs, ts)
@@ -1628,20 +1790,21 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 	if ix.T.Size() != 4 || !ix.T.IsScalar() || !ix.I.Type().IsInteger() {
 		noLanes("%s on %s", e.Op, ix.T)
 	}
-	v := ix.X.(*ir.Ref).Var
-	k, idx, label := lc.c.params[v], lc.scalar(ix.I, -1), lc.c.argSite(v)
-	signed, wide := ix.I.Type().Kind() == ir.KindInt, ix.I.Type().Bits() == 64 // Go's int: an i64 index
 	var evs []func(*lth, []int32)
 	var vals []int
-	for _, a := range e.Args[1:] {
+	for _, a := range e.Args[1:] { // compiled in the order they run: the operands, then the index
 		x := lc.scalar(a, -1)
 		evs = append(evs, x.eval)
 		vals = append(vals, x.slot)
 	}
+	v := ix.X.(*ir.Ref).Var
+	k, idx, label := lc.c.params[v], lc.scalar(ix.I, -1), lc.c.argSite(v)
+	signed, wide := ix.I.Type().Kind() == ir.KindInt, ix.I.Type().Bits() == 64 // Go's int: an i64 index
 	pre := seq(append(evs, idx.eval)...)
 	f := rmw(e.Op, ix.T)
 	cas := e.Op == ir.OpAtomicCAS
 	add := e.Op == ir.OpAtomicAdd && ix.T.IsInteger()
+	later := add && lc.addOnly[v] // may be added up per worker (deferAdds)
 	is, o := idx.slot, lc.out(dst)
 	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
 		if pre != nil {
@@ -1651,6 +1814,21 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 		b := t.run.bufs[k]
 		n := uint64(len(b)) / 4
 		ri, rv, ro := t.r[is*w:(is+1)*w], t.r[vals[0]*w:(vals[0]+1)*w], t.r[o*w:(o+1)*w]
+		if later {
+			if sum := t.deferAdds(k); sum != nil {
+				for _, l := range act {
+					i := ri[l]
+					if signed && !wide {
+						i = uint64(int64(int32(uint32(i))))
+					}
+					if i >= n {
+						t.fault(l, label, i, n)
+					}
+					sum[i] += uint32(rv[l]) // the old value is not read
+				}
+				return
+			}
+		}
 		var rc []uint64
 		if cas {
 			rc, rv = rv, t.r[vals[1]*w:(vals[1]+1)*w]
@@ -1731,7 +1909,7 @@ func (lc *laneCompiler) builtin(e *ir.Call, dst int) lex {
 				parts[i] = &slotExpr{slot: sl[i], t: a.Type().Scalar()}
 			}
 			return lc.builtin(&ir.Call{Op: e.Op, Args: parts, T: e.T.Scalar()}, o).eval
-		})
+		}, -1)
 	}
 	args := make([]lex, len(e.Args))
 	var evs []func(*lth, []int32)
@@ -1874,6 +2052,7 @@ func (p *program) fill(t *lth, n int) {
 }
 
 func (p *program) freeLanes(t *lth) {
+	t.flushAdds()
 	t.run = nil
 	p.lanePool.Put(t)
 }
@@ -1944,10 +2123,26 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		// one-thread dispatch of a 256-thread block fills one lane, not 256).
 		if lp.ids >= 0 {
 			for i, src := range [3][]uint32{bx, by, bz} {
+				if lp.idUse&(1<<i) == 0 {
+					continue // not read
+				}
 				row, o := t.r[(lp.ids+i)*w:(lp.ids+i)*w+cnt], uint64(base[i])
 				if na == cnt {
-					for j, v := range src {
-						row[j] = o + uint64(v)
+					switch {
+					case i == 0 && b[0] == n: // the x id of a 1-D block: the linear index
+						o += uint64(lin0)
+						for j := range row {
+							row[j] = o + uint64(j)
+						}
+					case b[i] == 1:
+						for j := range row {
+							row[j] = o
+						}
+					default:
+						src := src[:len(row)]
+						for j, v := range src {
+							row[j] = o + uint64(v)
+						}
 					}
 					continue
 				}
@@ -1958,6 +2153,9 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		}
 		if lp.tids >= 0 {
 			for i, src := range [3][]uint32{bx, by, bz} {
+				if lp.tidUse&(1<<i) == 0 {
+					continue
+				}
 				row := t.r[(lp.tids+i)*w : (lp.tids+i)*w+cnt]
 				if na == cnt {
 					for j, v := range src {

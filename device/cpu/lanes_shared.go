@@ -170,6 +170,7 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 	pre := seq(append(evs, at.eval)...)
 	f := rmw(e.Op, pt)
 	cas := e.Op == ir.OpAtomicCAS
+	add32 := e.Op == ir.OpAtomicAdd && (pt == ir.TU32 || pt == ir.TI32)
 	as, o := at.slot, lc.out(dst)
 	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
 		if pre != nil {
@@ -186,6 +187,15 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 				if old == rc[l] {
 					*p = rn[l]
 				}
+				ro[l] = old
+			}
+			return
+		}
+		if add32 { // the commonest (a histogram's bins), without a call a lane
+			for _, l := range act {
+				p := &m[ra[l]]
+				old := *p
+				*p = uint64(uint32(old + rv[l]))
 				ro[l] = old
 			}
 			return

@@ -36,6 +36,20 @@ func barriersUniform(f *ir.Function) string {
 	}
 }
 
+// uniformOf is the analysis run over kernel f: its expr says which
+// expressions are the same in every lane of a block (the lane engine loads
+// a buffer element at such an index once a batch).
+func uniformOf(f *ir.Function) *uniformity {
+	u := &uniformity{varying: map[*ir.Var]bool{}}
+	for {
+		u.changed, u.bad = false, ""
+		u.block(f.Body, true)
+		if !u.changed {
+			return u
+		}
+	}
+}
+
 type uniformity struct {
 	varying map[*ir.Var]bool // locals that may differ between a block's lanes
 	changed bool

@@ -1,0 +1,860 @@
+package cpu
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/ir"
+)
+
+// Fusion: a tree of pure scalar operations on 32-bit values (float32,
+// int32, uint32, bool), with the buffer loads among its leaves, compiles
+// into one lane closure for the whole tree instead of one per node, and a
+// store of such a tree into the store's closure. The tree runs over the
+// batch column by column: each node is one typed loop over a compact
+// column (position j holds lane act[j]), so a batch of scattered lanes
+// runs the same dense loops as a full one; on a full contiguous batch
+// (dense) the columns are the lanes' own registers and nothing is
+// gathered. Leaves that are not fused (locals, ids, uniforms, anything the
+// lane engine compiles otherwise) are read where they are: a register of
+// the same value in every lane (literal, uniform) needs no gather at all. A
+// load checks its index and reads the buffer as 32-bit words in one loop,
+// and a store checks and writes in one: the faults name the lane, the
+// argument, the index and the position as the unfused closures do, and the
+// nodes run in the same order (operands left to right, a store's value
+// before its index), so the first fault is the same one.
+//
+// Within one statement without atomics, a node the tree holds twice (the
+// DSL's Go variables are expressions) is computed once.
+
+// laneFuse says whether the lane engine fuses trees (tests compare).
+var laneFuse = true
+
+// fop is a fused operand: its register on a dense batch (lane-indexed) and
+// on a sparse one (a compact column); the two are one for a column a node
+// computes and for a register equal in every lane. lin: on a dense batch,
+// lane j's value is lane 0's plus j (the x id of a one-dimensional block,
+// plus or minus a uniform), so a load or store there is of consecutive
+// words.
+type fop struct {
+	d, s  int
+	lin   bool
+	konst bool // the same value in every lane
+	root  bool // the tree's value: d is the register it goes to
+}
+
+// mode is how a fused tree runs on a batch.
+type mode uint8
+
+const (
+	mSparse mode = iota // on compact columns
+	mDense              // on the lanes 0..n-1: the registers are the columns
+	// mWide runs a tree that cannot fault and reads no buffer on every lane
+	// below the last one of a batch of scattered lanes, most of them in it:
+	// the registers are the columns, and the value goes only to the lanes
+	// of the batch.
+	mWide
+)
+
+func (o fop) at(m mode) int {
+	if m == mDense || m == mWide && !o.root {
+		return o.d
+	}
+	return o.s
+}
+
+// spanOf is the length of the columns of a batch act in mode m.
+func spanOf(act []int32, m mode) int {
+	if m == mWide {
+		return int(act[len(act)-1]) + 1
+	}
+	return len(act)
+}
+
+// modeOf is the mode of a batch act, of a tree that may run wide or not.
+func modeOf(act []int32, pure bool) mode {
+	switch n := len(act); {
+	case dense(act) > 0:
+		return mDense
+	case pure && 2*n >= int(act[n-1])+1:
+		return mWide
+	}
+	return mSparse
+}
+
+// fstep is one step of a fused tree on the lanes act in mode m.
+type fstep func(t *lth, act []int32, m mode)
+
+type fuser struct {
+	lc    *laneCompiler
+	steps []fstep
+	memo  map[ir.Expr]fop // nil: no sharing (the statement has atomics)
+	root  ir.Expr         // the node whose value goes to register out
+	out   int
+	pure  bool // no node reads a buffer or can fault: the tree may run wide
+}
+
+// result is the operand node e computes: a new column, which for the root
+// on a dense batch is the register its value goes to.
+func (fu *fuser) result(e ir.Expr) fop {
+	c := fu.lc.tmp(1)
+	if e == fu.root {
+		return fop{d: fu.out, s: c, root: true}
+	}
+	return fop{d: c, s: c}
+}
+
+// col is register slot's first n entries.
+func col(t *lth, slot, n int) []uint64 { return t.r[slot*t.w:][:n] }
+
+// is32 is a scalar type the fused loops take.
+func is32(t *ir.Type) bool {
+	return t == ir.TF32 || t == ir.TU32 || t == ir.TI32 || t == ir.TBool
+}
+
+// fusable says whether e is a node of a fused tree.
+func (lc *laneCompiler) fusable(e ir.Expr) bool {
+	if _, ok := lc.hoisted[e]; ok {
+		return false
+	}
+	switch e := e.(type) {
+	case *ir.Binary:
+		return e.Op != ir.LogicAnd && e.Op != ir.LogicOr && is32(e.T) && is32(e.X.Type()) && is32(e.Y.Type())
+	case *ir.Unary:
+		return is32(e.T) && is32(e.X.Type()) && (e.Op != ir.BitNot || e.T != ir.TBool)
+	case *ir.Cast:
+		return is32(e.T) && is32(e.X.Type()) && (!e.Bit || e.T.Bits() == e.X.Type().Bits())
+	case *ir.Call:
+		if e.Func != nil || e.Op != ir.OpSelect || !is32(e.T) {
+			return false
+		}
+		for _, a := range e.Args {
+			if !is32(a.Type()) {
+				return false
+			}
+		}
+		return true
+	case *ir.Index:
+		return fusableLoad(e)
+	}
+	return false
+}
+
+// fusableLoad is a load of a 4-byte scalar from a buffer argument at a
+// 32-bit index, as the lane engine's loads take.
+func fusableLoad(e *ir.Index) bool {
+	if e.X.Type().Kind() != ir.KindBuffer {
+		return false
+	}
+	_, ok := e.X.(*ir.Ref)
+	return ok && e.T.IsScalar() && e.T.Size() == 4 && e.I.Type().IsInteger() && e.I.Type().Bits() == 32
+}
+
+// fusedNodes counts the fused nodes of the tree under e.
+func (lc *laneCompiler) fusedNodes(e ir.Expr) int {
+	if !lc.fusable(e) {
+		return 0
+	}
+	n := 1
+	for _, ch := range children(e) {
+		n += lc.fusedNodes(ch)
+	}
+	return n
+}
+
+// hasAtomic says whether an atomic operation is under e.
+func hasAtomic(e ir.Expr) bool {
+	if c, ok := e.(*ir.Call); ok && c.Func == nil && c.Op >= ir.OpAtomicExchange && c.Op <= ir.OpAtomicMax {
+		return true
+	}
+	if c, ok := e.(*ir.Call); ok && c.Func != nil {
+		return true
+	}
+	for _, ch := range children(e) {
+		if hasAtomic(ch) {
+			return true
+		}
+	}
+	return false
+}
+
+func (lc *laneCompiler) newFuser(roots ...ir.Expr) *fuser {
+	fu := &fuser{lc: lc, memo: map[ir.Expr]fop{}, pure: true}
+	for _, r := range roots {
+		if hasAtomic(r) {
+			fu.memo = nil
+		}
+	}
+	return fu
+}
+
+// run is the fused closure of the steps.
+func (fu *fuser) run() func(*lth, []int32) {
+	steps, pure := fu.steps, fu.pure
+	return func(t *lth, act []int32) {
+		m := modeOf(act, pure)
+		for _, s := range steps {
+			s(t, act, m)
+		}
+	}
+}
+
+// fuseExpr compiles the tree e into one closure writing its value into
+// dst (or a new register).
+func (lc *laneCompiler) fuseExpr(e ir.Expr, dst int) lex {
+	fu := lc.newFuser(e)
+	o := lc.out(dst)
+	fu.root, fu.out = e, o
+	r := fu.node(e)
+	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
+		n := len(act)
+		ro := t.r[o*t.w : (o+1)*t.w]
+		switch m {
+		case mDense:
+			if r.d != o { // a leaf
+				copy(ro[:n], col(t, r.d, n))
+			}
+		case mWide:
+			rs := t.r[r.at(m)*t.w : (r.at(m)+1)*t.w]
+			for _, l := range act {
+				ro[l] = rs[l]
+			}
+		default:
+			rs := col(t, r.s, n)
+			for j, l := range act {
+				ro[l] = rs[j]
+			}
+		}
+	})
+	return lex{eval: fu.run(), slot: o, n: 1}
+}
+
+// leaf is an operand the tree does not fuse, compiled as the lane engine
+// compiles it.
+func (fu *fuser) leaf(e ir.Expr) fop {
+	lc := fu.lc
+	x := lc.scalar(e, -1)
+	if x.eval != nil {
+		ev := x.eval
+		fu.steps = append(fu.steps, func(t *lth, act []int32, _ mode) { ev(t, act) })
+	}
+	if x.eval == nil && lc.isConst(x.slot) {
+		return fop{d: x.slot, s: x.slot, konst: true}
+	}
+	lin := x.eval == nil && lc.linear && lc.p.ids >= 0 && x.slot == lc.p.ids
+	c, row := lc.tmp(1), x.slot
+	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
+		if m != mSparse {
+			return
+		}
+		rc, rr := col(t, c, len(act)), t.r[row*t.w:(row+1)*t.w]
+		for j, l := range act {
+			rc[j] = rr[l]
+		}
+	})
+	return fop{d: row, s: c, lin: lin}
+}
+
+// isConst says whether slot holds the same value in every lane.
+func (lc *laneCompiler) isConst(slot int) bool {
+	for _, c := range lc.p.consts {
+		if c.slot == slot {
+			return true
+		}
+	}
+	return false
+}
+
+func (fu *fuser) node(e ir.Expr) fop {
+	if o, ok := fu.memo[e]; ok {
+		return o
+	}
+	var o fop
+	if !fu.lc.fusable(e) {
+		o = fu.leaf(e)
+	} else {
+		o = fu.op(e)
+	}
+	if fu.memo != nil {
+		fu.memo[e] = o
+	}
+	return o
+}
+
+// kern is a fused node's loop over compact columns: operands x, y, z (as
+// many as it has), o out, all of one length; t and act for the lane a
+// fault names.
+type kern = func(t *lth, act []int32, x, y, z, o []uint64)
+
+func (fu *fuser) op(e ir.Expr) fop {
+	lc := fu.lc
+	var args []ir.Expr
+	var k kern
+	switch e := e.(type) {
+	case *ir.Index:
+		return fu.load(e)
+	case *ir.Cast:
+		if e.Bit {
+			return fu.node(e.X)
+		}
+		args, k = []ir.Expr{e.X}, castKern(e.X.Type(), e.T)
+		fu.pure = fu.pure && e.T == ir.TF32 && (e.X.Type() == ir.TU32 || e.X.Type() == ir.TI32) // the others through castFn, conservatively
+	case *ir.Unary:
+		args, k = []ir.Expr{e.X}, unaryKern(e.Op, e.T)
+	case *ir.Binary:
+		var pure bool
+		k, pure = binaryKern(e.Op, e.X.Type(), e.Y.Type(), lc.c.pos)
+		if pk := pow2Kern(e); pk != nil {
+			k, pure = pk, true
+		}
+		args, fu.pure = []ir.Expr{e.X, e.Y}, fu.pure && pure
+		if m, ok := fu.mulOf(e.X, e); ok { // x*y + z: one loop
+			args, k = []ir.Expr{m.X, m.Y, e.Y}, maddKern(e.T)
+		} else if m, ok := fu.mulOf(e.Y, e); ok { // z + x*y, z first
+			mk := maddKern(e.T)
+			args, k = []ir.Expr{e.X, m.X, m.Y}, func(t *lth, act []int32, x, y, z, o []uint64) { mk(t, act, y, z, x, o) }
+		}
+	case *ir.Call: // select
+		args, k = e.Args, func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			c, a, b := x[:len(o)], y[:len(o)], z[:len(o)]
+			for j := range o {
+				if c[j] != 0 {
+					o[j] = a[j]
+				} else {
+					o[j] = b[j]
+				}
+			}
+		}
+	}
+	ops := make([]fop, len(args))
+	for i, a := range args {
+		ops[i] = fu.node(a)
+	}
+	c := fu.result(e)
+	if b, ok := e.(*ir.Binary); ok && len(ops) == 2 && b.T.IsInteger() && (b.Op == ir.Add && (ops[0].lin && ops[1].konst || ops[0].konst && ops[1].lin) || b.Op == ir.Sub && ops[0].lin && ops[1].konst) {
+		c.lin = true // consecutive, as long as it does not wrap (the loads check)
+	}
+	fu.steps = append(fu.steps, opStep(k, ops, c))
+	return c
+}
+
+// pow2Kern is the loop of a uint32 division or remainder by a literal
+// power of two (a shift, a mask: no divisor to check), else nil.
+func pow2Kern(e *ir.Binary) kern {
+	l, ok := e.Y.(*ir.Literal)
+	if !ok || e.T != ir.TU32 || e.X.Type() != ir.TU32 || (e.Op != ir.Div && e.Op != ir.Rem) {
+		return nil
+	}
+	d := uint32(ir.Truncate(l.Bits, l.T))
+	if d == 0 || d&(d-1) != 0 {
+		return nil
+	}
+	if e.Op == ir.Rem {
+		mask := uint64(d - 1)
+		return func(_ *lth, _ []int32, x, _, _, o []uint64) {
+			x = x[:len(o)]
+			for j := range o {
+				o[j] = x[j] & mask
+			}
+		}
+	}
+	sh := uint(bits.TrailingZeros32(d))
+	return func(_ *lth, _ []int32, x, _, _, o []uint64) {
+		x = x[:len(o)]
+		for j := range o {
+			o[j] = x[j] >> sh
+		}
+	}
+}
+
+// opStep is the step of a node: kernel k from operands ops to c.
+func opStep(k kern, ops []fop, c fop) fstep {
+	switch len(ops) {
+	case 1:
+		a := ops[0]
+		return func(t *lth, act []int32, m mode) {
+			n := spanOf(act, m)
+			k(t, act, col(t, a.at(m), n), nil, nil, col(t, c.at(m), n))
+		}
+	case 2:
+		a, b := ops[0], ops[1]
+		return func(t *lth, act []int32, m mode) {
+			n := spanOf(act, m)
+			k(t, act, col(t, a.at(m), n), col(t, b.at(m), n), nil, col(t, c.at(m), n))
+		}
+	}
+	a, b, d := ops[0], ops[1], ops[2]
+	return func(t *lth, act []int32, m mode) {
+		n := spanOf(act, m)
+		k(t, act, col(t, a.at(m), n), col(t, b.at(m), n), col(t, d.at(m), n), col(t, c.at(m), n))
+	}
+}
+
+// mulOf is m where sum is a float32 or 32-bit integer addition and m, one
+// of its operands, a multiplication of the same type the tree does not
+// need on its own: the two run as one loop (the product rounded to float32
+// before the sum, as two loops round it).
+func (fu *fuser) mulOf(m ir.Expr, sum *ir.Binary) (*ir.Binary, bool) {
+	b, ok := m.(*ir.Binary)
+	if !ok || sum.Op != ir.Add || b.Op != ir.Mul || b.T != sum.T || b.X.Type() != sum.T || b.Y.Type() != sum.T || !fu.lc.fusable(b) {
+		return nil, false
+	}
+	if sum.T != ir.TF32 && sum.T != ir.TU32 && sum.T != ir.TI32 {
+		return nil, false
+	}
+	if _, shared := fu.memo[b]; shared {
+		return nil, false
+	}
+	return b, true
+}
+
+// maddKern is o = x*y + z of float32 or 32-bit integers.
+//
+// The kernels' makers are not inlined, as normF32 is not: a closure
+// inlined into a large caller gets that caller's smaller inlining budget
+// (f32 and uf32 became calls in the loops).
+//
+//go:noinline
+func maddKern(t *ir.Type) kern {
+	if t == ir.TF32 {
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			x, y, z = x[:len(o)], y[:len(o)], z[:len(o)]
+			for j := range o {
+				p := float32(f32(x[j]) * f32(y[j])) // rounded: no fused multiply-add
+				o[j] = uf32(p + f32(z[j]))
+			}
+		}
+	}
+	return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		x, y, z = x[:len(o)], y[:len(o)], z[:len(o)]
+		for j := range o {
+			o[j] = uint64(uint32(x[j])*uint32(y[j]) + uint32(z[j]))
+		}
+	}
+}
+
+// load is a fused load: the index checked and the word read in one loop.
+func (fu *fuser) load(e *ir.Index) fop {
+	lc := fu.lc
+	v := e.X.(*ir.Ref).Var
+	k, label, signed := lc.c.params[v], lc.c.argSite(v), e.I.Type().Kind() == ir.KindInt
+	idx := fu.node(e.I)
+	c := fu.result(e)
+	fu.pure = false
+	uni := lc.uniform.expr(e.I)
+	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
+		n, dn := len(act), m == mDense
+		ri, ro := col(t, idx.at(m), n), col(t, c.at(m), n)
+		b := t.run.bufs[k]
+		if uni {
+			// The same word in every lane: read once (the first lane
+			// faults, as it would first), then broadcast.
+			at := t.elemAt(act[0], ri[0], signed, b, 4, label)
+			v := uint64(binary.LittleEndian.Uint32(b[at:]))
+			for j := range ro {
+				ro[j] = v
+			}
+			return
+		}
+		if u := words32(b); u != nil {
+			if dn && idx.lin {
+				if i0, ok := run(ri, signed, len(u)); ok {
+					for j, v := range u[i0 : i0+uint64(n)] {
+						ro[j] = uint64(v)
+					}
+					return
+				}
+			}
+			for j, i := range ri {
+				if signed {
+					i = uint64(int64(int32(uint32(i))))
+				}
+				if i >= uint64(len(u)) {
+					t.fault(act[j], label, i, uint64(len(u)))
+				}
+				ro[j] = uint64(u[i])
+			}
+			return
+		}
+		nw := uint64(len(b)) / 4
+		for j, i := range ri {
+			if signed {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= nw {
+				t.fault(act[j], label, i, nw)
+			}
+			ro[j] = uint64(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+	})
+	return c
+}
+
+// fuseStore compiles a store of a 4-byte scalar whose value or index is a
+// fused tree: the value, then the index, then the checked writes in one
+// loop.
+func (lc *laneCompiler) fuseStore(ix *ir.Index, src ir.Expr) lstmt {
+	v := ix.X.(*ir.Ref).Var
+	k, label, signed := lc.c.params[v], lc.c.argSite(v), ix.I.Type().Kind() == ir.KindInt
+	fu := lc.newFuser(src, ix.I)
+	val := fu.node(src)
+	idx := fu.node(ix.I)
+	steps := fu.steps
+	return func(t *lth, act []int32) []int32 {
+		m := modeOf(act, false)
+		for _, s := range steps {
+			s(t, act, m)
+		}
+		n, dn := len(act), m == mDense
+		ri, rv := col(t, idx.at(m), n), col(t, val.at(m), n)
+		b := t.run.bufs[k]
+		if u := words32(b); u != nil {
+			if dn && idx.lin {
+				if i0, ok := run(ri, signed, len(u)); ok {
+					for j, v := range rv {
+						u[i0+uint64(j)] = uint32(v)
+					}
+					return act
+				}
+			}
+			for j, i := range ri {
+				if signed {
+					i = uint64(int64(int32(uint32(i))))
+				}
+				if i >= uint64(len(u)) {
+					t.fault(act[j], label, i, uint64(len(u)))
+				}
+				u[i] = uint32(rv[j])
+			}
+			return act
+		}
+		nw := uint64(len(b)) / 4
+		for j, i := range ri {
+			if signed {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= nw {
+				t.fault(act[j], label, i, nw)
+			}
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(rv[j]))
+		}
+		return act
+	}
+}
+
+// run returns ri[0] where the indices ri, consecutive unless they wrap,
+// are consecutive and all below n; ok false sends the access to the lane
+// by lane loop (which faults where one is out of range).
+func run(ri []uint64, signed bool, n int) (i0 uint64, ok bool) {
+	i0, last := ri[0], ri[len(ri)-1]
+	if signed {
+		i0, last = uint64(int64(int32(uint32(i0)))), uint64(int64(int32(uint32(last))))
+	}
+	return i0, last == i0+uint64(len(ri)-1) && last < uint64(n)
+}
+
+// nativeLE says whether this machine stores a uint32 little-endian, as
+// buffers hold them.
+var nativeLE = func() bool { x := uint32(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+
+// words32 is b as 32-bit words where b is 4-byte aligned and the machine
+// little-endian, else nil.
+func words32(b []byte) []uint32 {
+	if len(b) < 4 || !nativeLE || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+}
+
+// castKern is a value conversion between 32-bit scalars.
+//
+//go:noinline
+func castKern(fs, ts *ir.Type) kern {
+	switch {
+	case fs == ir.TU32 && ts == ir.TF32:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = uf32(float32(uint32(a[j])))
+			}
+		}
+	case fs == ir.TI32 && ts == ir.TF32:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = uf32(float32(int32(uint32(a[j]))))
+			}
+		}
+	}
+	return kern1(castFn(fs, ts))
+}
+
+// kern1 is the loop of a one-operand function.
+//
+//go:noinline
+func kern1(f func(uint64) uint64) kern {
+	return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		a := x[:len(o)]
+		for j := range o {
+			o[j] = f(a[j])
+		}
+	}
+}
+
+// unaryKern is the loop of a one-operand operation.
+//
+//go:noinline
+func unaryKern(op ir.UnaryOp, t *ir.Type) kern {
+	switch {
+	case op == ir.Not:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = a[j] ^ 1
+			}
+		}
+	case op == ir.BitNot:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = uint64(^uint32(a[j]))
+			}
+		}
+	case t == ir.TF32:
+		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = a[j] ^ 1<<31
+			}
+		}
+	}
+	return func(_ *lth, _ []int32, x, y, z, o []uint64) {
+		a := x[:len(o)]
+		for j := range o {
+			o[j] = uint64(-uint32(a[j]))
+		}
+	}
+}
+
+// binaryKern is the loop of a binary operation on 32-bit scalars: the
+// commonest written out, the others through the per-thread engine's
+// function a lane (which names the lane of a division by zero); pure says
+// it reads no lane list and cannot fault.
+//
+//go:noinline
+func binaryKern(op ir.BinaryOp, s, ys *ir.Type, pos string) (k kern, pure bool) {
+	type key = struct {
+		s  *ir.Type
+		op ir.BinaryOp
+	}
+	kk := key{s, op}
+	if s == ir.TBool || s == ir.TI32 {
+		switch op {
+		case ir.Add, ir.Sub, ir.Mul, ir.And, ir.Or, ir.Xor, ir.Eq, ir.Ne:
+			kk.s = ir.TU32 // the same bits
+		}
+	}
+	if s != ys && (s != ir.TBool || ys != ir.TBool) {
+		kk.s = nil // shifts by another type
+	}
+	switch kk {
+	case key{ir.TF32, ir.Add}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uf32(f32(a[j]) + f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Sub}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uf32(f32(a[j]) - f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Mul}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uf32(f32(a[j]) * f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Div}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uf32(f32(a[j]) / f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Lt}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(f32(a[j]) < f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Le}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(f32(a[j]) <= f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Gt}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(f32(a[j]) > f32(b[j]))
+			}
+		}
+	case key{ir.TF32, ir.Ge}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(f32(a[j]) >= f32(b[j]))
+			}
+		}
+	case key{ir.TU32, ir.Add}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uint64(uint32(a[j]) + uint32(b[j]))
+			}
+		}
+	case key{ir.TU32, ir.Sub}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uint64(uint32(a[j]) - uint32(b[j]))
+			}
+		}
+	case key{ir.TU32, ir.Mul}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = uint64(uint32(a[j]) * uint32(b[j]))
+			}
+		}
+	case key{ir.TU32, ir.And}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = a[j] & b[j]
+			}
+		}
+	case key{ir.TU32, ir.Or}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = a[j] | b[j]
+			}
+		}
+	case key{ir.TU32, ir.Xor}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = a[j] ^ b[j]
+			}
+		}
+	case key{ir.TU32, ir.Eq}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] == b[j])
+			}
+		}
+	case key{ir.TU32, ir.Ne}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] != b[j])
+			}
+		}
+	case key{ir.TU32, ir.Lt}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] < b[j])
+			}
+		}
+	case key{ir.TU32, ir.Le}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] <= b[j])
+			}
+		}
+	case key{ir.TU32, ir.Gt}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] > b[j])
+			}
+		}
+	case key{ir.TU32, ir.Ge}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(a[j] >= b[j])
+			}
+		}
+	case key{ir.TI32, ir.Lt}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(int32(uint32(a[j])) < int32(uint32(b[j])))
+			}
+		}
+	case key{ir.TI32, ir.Le}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(int32(uint32(a[j])) <= int32(uint32(b[j])))
+			}
+		}
+	case key{ir.TI32, ir.Gt}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(int32(uint32(a[j])) > int32(uint32(b[j])))
+			}
+		}
+	case key{ir.TI32, ir.Ge}:
+		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				o[j] = b2u(int32(uint32(a[j])) >= int32(uint32(b[j])))
+			}
+		}
+	case key{ir.TU32, ir.Div}, key{ir.TU32, ir.Rem}:
+		div := op == ir.Div
+		k = func(t *lth, act []int32, x, y, z, o []uint64) {
+			a, b := x[:len(o)], y[:len(o)]
+			for j := range o {
+				y := uint32(b[j])
+				if y == 0 {
+					t.flane = act[j]
+					site{pos: pos}.fault(device.FaultDivideByZero, 0, 0)
+				}
+				if div {
+					o[j] = uint64(uint32(a[j]) / y)
+				} else {
+					o[j] = uint64(uint32(a[j]) % y)
+				}
+			}
+		}
+	}
+	if k != nil {
+		return k, kk.s != ir.TU32 || op != ir.Div && op != ir.Rem // an integer division faults on zero
+	}
+	f := scalarOpAt(op, s, ys, pos)
+	return func(t *lth, act []int32, x, y, z, o []uint64) {
+		a, b := x[:len(o)], y[:len(o)]
+		for j := range o {
+			t.flane = act[j]
+			o[j] = f(a[j], b[j])
+		}
+	}, false
+}
