@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/ir"
@@ -19,10 +20,16 @@ type bindless struct {
 }
 
 type bslot struct {
-	buf     []byte // a buffer range (nil: none)
+	buf     []byte  // a buffer range (nil: none)
+	b       *buffer // the range's buffer (the race detector's shadow)
 	isBuf   bool
 	tex     *texture
 	sampler device.Sampler
+}
+
+// index is s's slot in slots, which holds it.
+func (s *bslot) index(slots []bslot) int {
+	return int((uintptr(unsafe.Pointer(s)) - uintptr(unsafe.Pointer(unsafe.SliceData(slots)))) / unsafe.Sizeof(bslot{}))
 }
 
 func (d *Device) CreateBindlessArray(size uint32) (device.Handle, error) {
@@ -101,7 +108,7 @@ func (d *Device) prepareBindless(c *device.BindlessUpdate) (func() error, error)
 			if err != nil {
 				return nil, err
 			}
-			changes = append(changes, change{s.Slot, bslot{buf: span, isBuf: true}})
+			changes = append(changes, change{s.Slot, bslot{buf: span, b: b, isBuf: true}})
 		case device.BindlessSetTexture:
 			t, err := lookup[*texture](d, s.Texture, "texture")
 			if err != nil {
@@ -153,6 +160,25 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 		}
 		return &sl[s]
 	}
+	// The race detector's: the site of a read or write, and the index of
+	// slot s of thread t.
+	var rsite uint32
+	if c.race {
+		switch e.Op {
+		case ir.OpBindlessRead:
+			rsite = c.newResourceSite(r.Var, false, e.T)
+		case ir.OpBindlessWrite:
+			rsite = c.newResourceSite(r.Var, true, e.Args[3].Type())
+		case ir.OpBindlessTexRead, ir.OpBindlessTexSample:
+			rsite = c.newResourceSite(r.Var, false, nil)
+		}
+	}
+	touch := func(t *th, s *bslot) raceTouch {
+		if rsite == 0 {
+			return raceTouch{}
+		}
+		return raceTouch{t: t, site: rsite, slot: uint32(s.index(t.run.binds[k]))}
+	}
 	if c.checked && e.Op != ir.OpBindlessSize && e.Op != ir.OpBindlessTexSize {
 		// The checked mode: a slot past the array or holding nothing faults.
 		label, unchecked := c.argSite(r.Var), get
@@ -189,6 +215,9 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 					clear(d[:n])
 					return
 				}
+				if rt := touch(th, s); rt.t != nil {
+					th.raceSlotBuffer(rt.site, rt.slot, off, size)
+				}
 				for i, l := range lay {
 					d[i] = getLeaf(s.buf[off+uint64(l.off):], l.size)
 				}
@@ -202,6 +231,9 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 			off := i * size
 			if s == nil || !s.isBuf || off+size > uint64(len(s.buf)) || off/size != i {
 				return
+			}
+			if rt := touch(th, s); rt.t != nil {
+				th.raceSlotBuffer(rt.site, rt.slot, off, size)
 			}
 			for j, l := range lay {
 				putLeaf(s.buf[off+uint64(l.off):], l.size, th.r[vo+j])
@@ -228,6 +260,7 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 				return
 			}
 			v := texView{data: s.tex.levels[0], ext: s.tex.desc.LevelExtent(0), format: s.tex.desc.Format}
+			touch(t, s).texel(y*uint64(v.ext[0]) + x)
 			v.readTexel(y*uint64(v.ext[0])+x, d)
 		}}
 	case ir.OpBindlessTexSample:
@@ -240,7 +273,7 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 				return
 			}
 			v := texView{data: s.tex.levels[0], ext: s.tex.desc.LevelExtent(0), format: s.tex.desc.Format}
-			out := sample2D(&v, s.sampler, f32(t.r[co]), f32(t.r[co+1]))
+			out := sample2D(&v, s.sampler, f32(t.r[co]), f32(t.r[co+1]), touch(t, s))
 			for i := range 4 {
 				d[i] = uf32(out[i])
 			}
@@ -254,8 +287,9 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 // sampler says, by the rules of kernel.Texture2D's sampler (the CPU
 // reference of the Vulkan backend's emulation): texel centres at +0.5,
 // nearest for point filtering, else bilinear on level 0; AddressZero's
-// border is transparent black, with alpha 1 for formats without alpha.
-func sample2D(v *texView, s device.Sampler, u, w float32) [4]float32 {
+// border is transparent black, with alpha 1 for formats without alpha. Each
+// texel fetched goes to rt (the race detector's).
+func sample2D(v *texView, s device.Sampler, u, w float32, rt raceTouch) [4]float32 {
 	wd, ht := v.ext[0], v.ext[1]
 	px, py := u*float32(wd), w*float32(ht)
 	point := s.Filter == device.FilterPoint
@@ -275,6 +309,7 @@ func sample2D(v *texView, s device.Sampler, u, w float32) [4]float32 {
 			return border
 		}
 		var d [4]uint64
+		rt.texel(uint64(y)*uint64(wd) + uint64(x))
 		v.readTexel(uint64(y)*uint64(wd)+uint64(x), d[:])
 		return [4]float32{f32(d[0]), f32(d[1]), f32(d[2]), f32(d[3])}
 	}

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -31,17 +32,27 @@ import (
 // readers, never missed when the writer races with a kept one. Two atomics
 // never race with each other; an atomic and a plain access do.
 //
+// Textures are shadowed per level, a cell per texel: a read, a write and
+// each texel a filtered read (texture_sample, a bindless sample) fetches
+// (the 4 or 8 corners of a bilinear or trilinear filter, clamped to the
+// edge, whatever their weights: a texel weighted 0 still enters the result,
+// an infinity making it NaN) is an access of its cell. A buffer or texture
+// reached through a bindless array's slot has the shadow of the buffer or
+// texture level 0 itself, one for the dispatch however it is reached.
+//
 // Shared memory's shadow belongs to the worker (one block at a time, one
-// goroutine), so it takes no lock; a buffer's shadow, shared by every
-// worker, locks a stripe of its cells. Cells are allocated by page, as
-// first touched.
+// goroutine), so it takes no lock; a buffer's or texture's shadow, shared
+// by every worker, locks a stripe of its cells. Cells are allocated by
+// page, as first touched.
 
 // raceSite is one instrumented access of the kernel.
 type raceSite struct {
 	pos           string // the position of the access's statement (ir.StmtPos), if the kernel carries one
 	write, atomic bool
-	arg           int   // the buffer argument accessed, or -1 (shared memory)
-	elem          int64 // bytes of the buffer's element (the reported index is in these)
+	arg           int     // the buffer, texture or bindless argument accessed, or -1 (shared memory)
+	elem          int64   // bytes of the buffer's element (the reported index is in these)
+	bindless      bool    // through a slot of bindless argument arg
+	leaf          uintptr // a bindless buffer access: its smallest leaf
 }
 
 // raceAccess is one access as the shadow keeps it; site 0 is none.
@@ -50,6 +61,7 @@ type raceAccess struct {
 	ep     uint32 // the worker's epoch
 	tid    uint32 // the thread's linear id in its block
 	site   uint32 // 1 + index into program.raceSites
+	slot   uint32 // the bindless slot, for a site through one
 	atomic bool
 }
 
@@ -71,7 +83,7 @@ func raceStripe(c uintptr, n int) int { return int(c>>7) % n }
 type racePage [racePageCells]raceCell
 
 // raceRegion is the shadow of one piece of memory: a shared variable of a
-// worker's blockState, or a buffer bound by a dispatch.
+// worker's blockState, or a buffer or texture level a dispatch reaches.
 type raceRegion struct {
 	base, size uintptr // the bytes shadowed
 	gran       uintptr // bytes per cell
@@ -80,6 +92,10 @@ type raceRegion struct {
 	shared     bool       // a shared variable: accesses of different blocks never meet
 	what       string     // the shared variable's name, for reports
 	elemLeaves int        // leaves per element of the shared variable (reported index)
+	texel      bool       // a texture level: a cell per texel
+	dim        int        // the texture's
+	ext        [3]uint32  // the level's extent
+	level      uint32
 }
 
 func newRaceRegion(base unsafe.Pointer, size, gran uintptr, shared bool) *raceRegion {
@@ -114,8 +130,8 @@ func (r *raceRegion) ordered(a, b raceAccess) bool {
 }
 
 // access checks access a of bytes [off, off+n) of r against the shadow and
-// records it; each conflicting pair goes to report with the cell's index.
-func (r *raceRegion) access(a raceAccess, write bool, off, n uintptr, report func(cell uintptr, first, second raceAccess)) {
+// records it; each conflicting pair goes to l's report with the cell's index.
+func (r *raceRegion) access(l *launch, a raceAccess, write bool, off, n uintptr) {
 	if n == 0 {
 		return
 	}
@@ -149,18 +165,38 @@ func (r *raceRegion) access(a raceAccess, write bool, off, n uintptr, report fun
 			mu.Unlock()
 		}
 		if conflict.site != 0 {
-			report(c, conflict, a)
+			l.raceFound(r, c, conflict, a)
 		}
 	}
 }
 
-// raceState is one dispatch's detector: the buffers' shadows and what it found.
+// raceState is one dispatch's detector: the shadows of the buffers and
+// textures it reaches and what it found.
 type raceState struct {
-	bufs  []*raceRegion // per argument: its buffer's shadow (arguments binding one buffer share it), or nil
-	offs  []uintptr     // per argument: the byte offset of its range in the buffer
+	bufs []*raceRegion // per argument: its buffer's or texture level's shadow (arguments binding one share it), or nil
+	offs []uintptr     // per argument: the byte offset of its range in the buffer
+	// Per bindless argument, per slot: the shadow of what the slot holds,
+	// made when first reached.
+	slots   [][]atomic.Pointer[raceSlot]
+	binds   [][]bslot
+	gran    uintptr             // the smallest leaf of the kernel's bindless buffer accesses (0: none)
+	regions map[any]*raceRegion // by *buffer or raceTex (under mu)
+
 	mu    sync.Mutex
 	count int
 	first *device.KernelRace
+}
+
+// raceSlot is a bindless slot's view of its shadow.
+type raceSlot struct {
+	r   *raceRegion // nil: the slot holds nothing
+	off uintptr     // a buffer range's byte offset in its buffer
+}
+
+// raceTex keys a texture level's shadow.
+type raceTex struct {
+	t     *texture
+	level uint32
 }
 
 // raceBuffer is what prepareDispatch learns of a buffer argument for the detector.
@@ -170,11 +206,17 @@ type raceBuffer struct {
 	leaf uintptr // the smallest leaf of the argument's element type
 }
 
-// newRaceState makes the shadows of a dispatch's buffer arguments: one per
-// buffer, its cells as small as the smallest leaf any argument binding it
-// accesses.
-func newRaceState(args []raceBuffer) *raceState {
-	rs := &raceState{bufs: make([]*raceRegion, len(args)), offs: make([]uintptr, len(args))}
+// newRaceState makes the shadows of a dispatch's buffer and texture
+// arguments: one per buffer, its cells as small as the smallest leaf any
+// argument binding it (or any bindless access) accesses, and one per
+// texture level; those of bindless slots come when first reached.
+func newRaceState(l *launch, args []raceBuffer) *raceState {
+	rs := &raceState{bufs: make([]*raceRegion, len(args)), offs: make([]uintptr, len(args)), regions: map[any]*raceRegion{}, binds: l.binds}
+	for _, s := range l.prog.raceSites {
+		if s.leaf != 0 && (rs.gran == 0 || s.leaf < rs.gran) {
+			rs.gran = s.leaf
+		}
+	}
 	gran := map[*buffer]uintptr{}
 	for _, a := range args {
 		if a.b == nil || len(a.b.data) == 0 {
@@ -184,19 +226,72 @@ func newRaceState(args []raceBuffer) *raceState {
 			gran[a.b] = a.leaf
 		}
 	}
-	regions := map[*buffer]*raceRegion{}
 	for i, a := range args {
-		if a.b == nil || len(a.b.data) == 0 {
-			continue
+		switch {
+		case a.b != nil && len(a.b.data) > 0:
+			rs.bufs[i], rs.offs[i] = rs.bufferRegion(a.b, gran[a.b]), a.off
+		case i < len(l.texs) && l.texs[i] != nil:
+			rs.bufs[i] = rs.textureRegion(l.texs[i].tex, l.texs[i].level)
 		}
-		r := regions[a.b]
-		if r == nil {
-			r = newRaceRegion(unsafe.Pointer(unsafe.SliceData(a.b.data)), uintptr(len(a.b.data)), gran[a.b], false)
-			regions[a.b] = r
+	}
+	if l.binds != nil {
+		rs.slots = make([][]atomic.Pointer[raceSlot], len(l.binds))
+		for i, b := range l.binds {
+			rs.slots[i] = make([]atomic.Pointer[raceSlot], len(b))
 		}
-		rs.bufs[i], rs.offs[i] = r, a.off
 	}
 	return rs
+}
+
+// bufferRegion is buffer b's shadow, made with cells of gran bytes (or the
+// bindless accesses' smaller leaf) if there is none yet; under mu, or
+// before the workers start.
+func (rs *raceState) bufferRegion(b *buffer, gran uintptr) *raceRegion {
+	if r := rs.regions[b]; r != nil {
+		return r
+	}
+	if rs.gran != 0 && (gran == 0 || rs.gran < gran) {
+		gran = rs.gran
+	}
+	r := newRaceRegion(unsafe.Pointer(unsafe.SliceData(b.data)), uintptr(len(b.data)), gran, false)
+	rs.regions[b] = r
+	return r
+}
+
+// textureRegion is the shadow of level of t, a cell per texel.
+func (rs *raceState) textureRegion(t *texture, level uint32) *raceRegion {
+	k := raceTex{t, level}
+	if r := rs.regions[k]; r != nil {
+		return r
+	}
+	data := t.levels[level]
+	r := newRaceRegion(unsafe.Pointer(unsafe.SliceData(data)), uintptr(len(data)), uintptr(t.desc.Format.PixelSize()), false)
+	r.texel, r.dim, r.ext, r.level = true, int(t.desc.Dim), t.desc.LevelExtent(level), level
+	rs.regions[k] = r
+	return r
+}
+
+// slot is the shadow of slot s of bindless argument k.
+func (rs *raceState) slot(k int, s uint32) *raceSlot {
+	p := &rs.slots[k][s]
+	if v := p.Load(); v != nil {
+		return v
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if v := p.Load(); v != nil {
+		return v
+	}
+	v := &raceSlot{}
+	switch b := &rs.binds[k][s]; {
+	case b.isBuf && b.b != nil && len(b.buf) > 0:
+		v.r = rs.bufferRegion(b.b, 0)
+		v.off = uintptr(unsafe.Pointer(unsafe.SliceData(b.buf))) - uintptr(unsafe.Pointer(unsafe.SliceData(b.b.data)))
+	case b.tex != nil:
+		v.r = rs.textureRegion(b.tex, 0)
+	}
+	p.Store(v)
+	return v
 }
 
 // smallestLeaf is the size of the smallest scalar in t's layout.
@@ -221,14 +316,14 @@ func (p *program) raceShared(bs *blockState) {
 	}
 }
 
-// me is thread t's access at site.
-func (t *th) me(site uint32, atomic bool) raceAccess {
+// me is thread t's access at site (through slot, for a bindless site).
+func (t *th) me(site, slot uint32, atomic bool) raceAccess {
 	g, b := t.run.groups, t.run.block
 	return raceAccess{
 		blk:  uint64(t.bid[0]) + uint64(g[0])*(uint64(t.bid[1])+uint64(g[1])*uint64(t.bid[2])),
 		ep:   t.blk.epoch,
 		tid:  t.tid[0] + b[0]*(t.tid[1]+b[1]*t.tid[2]),
-		site: site, atomic: atomic,
+		site: site, slot: slot, atomic: atomic,
 	}
 }
 
@@ -241,10 +336,44 @@ func (t *th) raceBufferAccess(site uint32, o int, n int) {
 	if r == nil {
 		return
 	}
-	base := rs.offs[s.arg]
-	r.access(t.me(site, s.atomic), s.write, base+uintptr(o), uintptr(n), func(cell uintptr, first, second raceAccess) {
-		t.run.raceFound(t.run.prog.argWhat[s.arg], uint64(o)/uint64(s.elem), first, second)
-	})
+	r.access(t.run, t.me(site, 0, s.atomic), s.write, rs.offs[s.arg]+uintptr(o), uintptr(n))
+}
+
+// raceSlotBuffer checks thread t's access at site of n bytes at byte o of
+// the buffer range in slot of its bindless argument.
+func (t *th) raceSlotBuffer(site, slot uint32, o uint64, n uint64) {
+	s := &t.run.prog.raceSites[site-1]
+	v := t.run.race.slot(s.arg, slot)
+	if v.r == nil || v.r.texel {
+		return
+	}
+	v.r.access(t.run, t.me(site, slot, s.atomic), s.write, v.off+uintptr(o), uintptr(n))
+}
+
+// raceTouch is where a texel access is checked: a thread's at a site (t
+// nil: none, the detector is off), through a slot or an argument.
+type raceTouch struct {
+	t          *th
+	site, slot uint32
+}
+
+// texel checks the access of texel i.
+func (rt raceTouch) texel(i uint64) {
+	if rt.t == nil {
+		return
+	}
+	t := rt.t
+	s := &t.run.prog.raceSites[rt.site-1]
+	var r *raceRegion
+	if s.bindless {
+		r = t.run.race.slot(s.arg, rt.slot).r
+	} else {
+		r = t.run.race.bufs[s.arg]
+	}
+	if r == nil || !r.texel {
+		return
+	}
+	r.access(t.run, t.me(rt.site, rt.slot, false), s.write, uintptr(i)*r.gran, r.gran)
 }
 
 // raceSharedAccess checks thread t's access at site of n leaves at p, if p
@@ -257,15 +386,13 @@ func (t *th) raceSharedAccess(site uint32, p *uint64, n int) {
 			continue
 		}
 		s := &t.run.prog.raceSites[site-1]
-		r.access(t.me(site, s.atomic), s.write, a-r.base, 8*uintptr(n), func(cell uintptr, first, second raceAccess) {
-			t.run.raceFound(r.what, uint64(cell)/uint64(r.elemLeaves), first, second)
-		})
+		r.access(t.run, t.me(site, 0, s.atomic), s.write, a-r.base, 8*uintptr(n))
 		return
 	}
 }
 
-// raceFound records a conflicting pair of accesses to element idx of what.
-func (l *launch) raceFound(what string, idx uint64, first, second raceAccess) {
+// raceFound records a conflicting pair of accesses to cell of r.
+func (l *launch) raceFound(r *raceRegion, cell uintptr, first, second raceAccess) {
 	rs := l.race
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
@@ -273,7 +400,44 @@ func (l *launch) raceFound(what string, idx uint64, first, second raceAccess) {
 	if rs.first != nil {
 		return
 	}
-	rs.first = &device.KernelRace{Kernel: l.prog.name, What: what, Index: idx, First: l.raceAccess(first), Second: l.raceAccess(second)}
+	what := l.raceWhat(r, first)
+	kr := &device.KernelRace{Kernel: l.prog.name, What: what, First: l.raceAccess(first), Second: l.raceAccess(second)}
+	if w := l.raceWhat(r, second); w != what {
+		kr.Second.Via = w
+	}
+	s := &l.prog.raceSites[first.site-1]
+	switch {
+	case r.shared:
+		kr.Index = uint64(cell) / uint64(r.elemLeaves)
+	case r.texel:
+		kr.Index, kr.Level = uint64(cell), r.level
+		x, y := uint64(cell)%uint64(r.ext[0]), uint64(cell)/uint64(r.ext[0])
+		kr.Texel = []uint32{uint32(x), uint32(y % uint64(r.ext[1]))}
+		if r.dim == 3 {
+			kr.Texel = append(kr.Texel, uint32(y/uint64(r.ext[1])))
+		}
+	default:
+		// The element of the first access's range (the argument's or the
+		// slot's) the cell lies in.
+		off := rs.offs[s.arg]
+		if s.bindless {
+			off = rs.slots[s.arg][first.slot].Load().off
+		}
+		kr.Index = uint64(max(cell*r.gran, off)-off) / uint64(s.elem)
+	}
+	rs.first = kr
+}
+
+// raceWhat names the memory of r as access a reached it.
+func (l *launch) raceWhat(r *raceRegion, a raceAccess) string {
+	s := &l.prog.raceSites[a.site-1]
+	switch {
+	case s.arg < 0:
+		return r.what
+	case s.bindless:
+		return fmt.Sprintf("%s slot %d", l.prog.argWhat[s.arg], a.slot)
+	}
+	return l.prog.argWhat[s.arg]
 }
 
 func (l *launch) raceAccess(a raceAccess) device.RaceAccess {
@@ -304,9 +468,10 @@ func (l *launch) raceErr() error {
 }
 
 // The compiler's side: in race mode each access of a shared variable (or
-// of a by-reference parameter, which may name one) and of a buffer
-// argument becomes a site, and its address closure checks the access
-// before it is made.
+// of a by-reference parameter, which may name one), of a buffer or
+// texture argument and through a bindless argument becomes a site, and its
+// address closure (texture.go's and bindless.go's ops for the others)
+// checks the access before it is made.
 
 // newRaceSite registers the access of place e.
 func (c *compiler) newRaceSite(e ir.Expr, write, atomic bool) uint32 {
@@ -347,4 +512,16 @@ func (c *compiler) raceMem(e ir.Expr, mem func(*th) ([]uint64, int), n int, writ
 		t.raceSharedAccess(site, &m[o], n)
 		return m, o
 	}
+}
+
+// newResourceSite registers an access of texture or bindless argument v
+// (elem: the bytes of a bindless buffer access's element type t, nil for a
+// texel).
+func (c *compiler) newResourceSite(v *ir.Var, write bool, t *ir.Type) uint32 {
+	s := raceSite{pos: c.pos, write: write, arg: c.params[v], bindless: v.Type.Kind() == ir.KindBindless}
+	if t != nil {
+		s.elem, s.leaf = int64(t.Size()), smallestLeaf(t)
+	}
+	c.raceSites = append(c.raceSites, s)
+	return uint32(len(c.raceSites))
 }

@@ -239,7 +239,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (runner, error) {
 			if l.texs == nil {
 				l.texs = make([]*texView, len(c.Args))
 			}
-			l.texs[i] = &texView{data: tx.levels[a.Level], ext: tx.desc.LevelExtent(a.Level), format: tx.desc.Format, label: label.String()}
+			l.texs[i] = &texView{data: tx.levels[a.Level], ext: tx.desc.LevelExtent(a.Level), format: tx.desc.Format, label: label.String(), tex: tx, level: a.Level}
 		case ir.KindBuffer:
 			if a.Kind != device.ArgBuffer {
 				return nil, fmt.Errorf("%w: %s: kernel expects a buffer, got a %s", device.ErrInvalidArgument, label, a.Kind)
@@ -333,7 +333,7 @@ func (o *dispatchOp) run() error {
 		err = p.execHost(d.hostCtx, host, l, hostArgs)
 	} else {
 		if p.race {
-			l.race = newRaceState(raceBufs)
+			l.race = newRaceState(l, raceBufs)
 		}
 		err = p.exec(l)
 		if err == nil {

@@ -174,6 +174,8 @@ type texView struct {
 	ext    [3]uint32
 	format device.Format
 	label  string
+	tex    *texture // the texture and level viewed (the race detector's shadow)
+	level  uint32
 }
 
 // readTexel reads texel i as 4 leaves of the kernel's texel type (f32, u32
@@ -264,7 +266,8 @@ func (v *texView) writeTexel(i uint64, d []uint64) {
 // Vulkan backend's codegen does on storage textures: bilinear (trilinear in
 // 3D) from the 4 (8) texels around uv*size-0.5, clamped to the edge, blended
 // along x, then y, then z with mix(a, b, t) = a*(1-t) + b*t in float32.
-func (v *texView) sample(dim int, uv []uint64, d []uint64) {
+// Each texel fetched goes to rt (the race detector's).
+func (v *texView) sample(dim int, uv []uint64, d []uint64, rt raceTouch) {
 	var c0, c1 [3]uint64
 	var frac [3]float32
 	for i := range dim {
@@ -289,7 +292,9 @@ func (v *texView) sample(dim int, uv []uint64, d []uint64) {
 				p[i] = c1[i]
 			}
 		}
-		v.readTexel((p[2]*uint64(v.ext[1])+p[1])*uint64(v.ext[0])+p[0], corners[c][:])
+		i := (p[2]*uint64(v.ext[1])+p[1])*uint64(v.ext[0]) + p[0]
+		rt.texel(i)
+		v.readTexel(i, corners[c][:])
 	}
 	for i := range dim {
 		w := frac[i]
@@ -324,8 +329,18 @@ func (c *compiler) textureOp(e *ir.Call) ex {
 		}}
 	}
 	co, ce := c.agg(c.expr(e.Args[1]))
+	var rsite uint32 // the race detector's
+	if c.race {
+		rsite = c.newResourceSite(r.Var, e.Op == ir.OpTextureWrite, nil)
+	}
+	touch := func(t *th) raceTouch {
+		if rsite == 0 {
+			return raceTouch{}
+		}
+		return raceTouch{t: t, site: rsite}
+	}
 	if e.Op == ir.OpTextureSample {
-		return ex{n: 4, v: func(t *th, d []uint64) { ce(t); t.run.texs[k].sample(dim, t.r[co:co+dim], d) }}
+		return ex{n: 4, v: func(t *th, d []uint64) { ce(t); t.run.texs[k].sample(dim, t.r[co:co+dim], d, touch(t)) }}
 	}
 	var at [3]site // each coordinate's
 	for i := range dim {
@@ -342,7 +357,9 @@ func (c *compiler) textureOp(e *ir.Call) ex {
 				at[i].fault(device.FaultTextureCoord, p[i], uint64(v.ext[i]))
 			}
 		}
-		return v, (p[2]*uint64(v.ext[1])+p[1])*uint64(v.ext[0]) + p[0]
+		i := (p[2]*uint64(v.ext[1])+p[1])*uint64(v.ext[0]) + p[0]
+		touch(t).texel(i)
+		return v, i
 	}
 	if e.Op == ir.OpTextureRead {
 		return ex{n: 4, v: func(t *th, d []uint64) { v, i := index(t); v.readTexel(i, d) }}
