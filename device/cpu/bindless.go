@@ -174,9 +174,6 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 		}
 	}
 	touch := func(t *th, s *bslot) raceTouch {
-		if rsite == 0 {
-			return raceTouch{}
-		}
 		return raceTouch{t: t, site: rsite, slot: uint32(s.index(t.run.binds[k]))}
 	}
 	if c.checked && e.Op != ir.OpBindlessSize && e.Op != ir.OpBindlessTexSize {
@@ -215,7 +212,8 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 					clear(d[:n])
 					return
 				}
-				if rt := touch(th, s); rt.t != nil {
+				if rsite != 0 {
+					rt := touch(th, s)
 					th.raceSlotBuffer(rt.site, rt.slot, off, size)
 				}
 				for i, l := range lay {
@@ -232,7 +230,8 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 			if s == nil || !s.isBuf || off+size > uint64(len(s.buf)) || off/size != i {
 				return
 			}
-			if rt := touch(th, s); rt.t != nil {
+			if rsite != 0 {
+				rt := touch(th, s)
 				th.raceSlotBuffer(rt.site, rt.slot, off, size)
 			}
 			for j, l := range lay {
@@ -260,7 +259,9 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 				return
 			}
 			v := texView{data: s.tex.levels[0], ext: s.tex.desc.LevelExtent(0), format: s.tex.desc.Format}
-			touch(t, s).texel(y*uint64(v.ext[0]) + x)
+			if rsite != 0 {
+				touch(t, s).texel(y*uint64(v.ext[0]) + x)
+			}
 			v.readTexel(y*uint64(v.ext[0])+x, d)
 		}}
 	case ir.OpBindlessTexSample:
@@ -273,7 +274,11 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 				return
 			}
 			v := texView{data: s.tex.levels[0], ext: s.tex.desc.LevelExtent(0), format: s.tex.desc.Format}
-			out := sample2D(&v, s.sampler, f32(t.r[co]), f32(t.r[co+1]), touch(t, s))
+			var rt raceTouch
+			if rsite != 0 {
+				rt = touch(t, s)
+			}
+			out := sample2D(&v, s.sampler, f32(t.r[co]), f32(t.r[co+1]), rt)
 			for i := range 4 {
 				d[i] = uf32(out[i])
 			}

@@ -34,12 +34,15 @@
 // With the race detector (device.WithRaceDetector, or LUCENT_RACE=1) every
 // kernel runs on the per-thread engine, even one carrying its compiled Go
 // function, with each load, store and atomic of shared memory and of
-// buffer arguments checked against a shadow of the element: two threads of
-// a block touching one element with no barrier between them, or two
-// blocks touching one buffer element, one of them writing and not both
-// atomically, make Synchronize return a *device.KernelRace naming the
-// kernel, the variable or argument, the element, both threads and the
-// positions of both statements (race.go).
+// buffer arguments, each texel read, written or fetched by a filter, and
+// each access through a bindless slot checked against a shadow of the
+// element or texel: two threads of a block touching one element with no
+// barrier between them, or two blocks touching one buffer element or
+// texel, one of them writing and not both atomically, make Synchronize
+// return a *device.KernelRace naming the kernel, the variable, argument or
+// bindless slot, the element (or texel and level), both threads and the
+// positions of both statements (race.go). A buffer or texture reached both
+// as an argument and through a slot is one memory to the detector.
 //
 // A shader created with its kernel's compiled Go function
 // (device.ShaderDesc.Host, device.WithHost: the launchers lucentc -go writes

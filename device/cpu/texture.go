@@ -333,14 +333,14 @@ func (c *compiler) textureOp(e *ir.Call) ex {
 	if c.race {
 		rsite = c.newResourceSite(r.Var, e.Op == ir.OpTextureWrite, nil)
 	}
-	touch := func(t *th) raceTouch {
-		if rsite == 0 {
-			return raceTouch{}
-		}
-		return raceTouch{t: t, site: rsite}
-	}
 	if e.Op == ir.OpTextureSample {
-		return ex{n: 4, v: func(t *th, d []uint64) { ce(t); t.run.texs[k].sample(dim, t.r[co:co+dim], d, touch(t)) }}
+		if rsite != 0 {
+			return ex{n: 4, v: func(t *th, d []uint64) {
+				ce(t)
+				t.run.texs[k].sample(dim, t.r[co:co+dim], d, raceTouch{t: t, site: rsite})
+			}}
+		}
+		return ex{n: 4, v: func(t *th, d []uint64) { ce(t); t.run.texs[k].sample(dim, t.r[co:co+dim], d, raceTouch{}) }}
 	}
 	var at [3]site // each coordinate's
 	for i := range dim {
@@ -358,7 +358,9 @@ func (c *compiler) textureOp(e *ir.Call) ex {
 			}
 		}
 		i := (p[2]*uint64(v.ext[1])+p[1])*uint64(v.ext[0]) + p[0]
-		touch(t).texel(i)
+		if rsite != 0 {
+			raceTouch{t: t, site: rsite}.texel(i)
+		}
 		return v, i
 	}
 	if e.Op == ir.OpTextureRead {
