@@ -50,3 +50,13 @@ func SetLaneFusion(on bool) bool {
 	laneFuse = on
 	return old
 }
+
+// LaneFusedVectors is the number of vector nodes kernel f's lane program
+// fuses component by component (dot, length and distance among them).
+func LaneFusedVectors(f *ir.Function) (int, error) {
+	p, err := compileKernel(f, false, false)
+	if err != nil || p.lanes == nil {
+		return 0, err
+	}
+	return p.lanes.fusedV, nil
+}

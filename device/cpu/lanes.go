@@ -118,6 +118,7 @@ type laneProg struct {
 	idUse  uint8       // the components of DispatchID read (bit i: component i)
 	tidUse uint8       // of ThreadID
 	bids   int         // BlockID's, or -1
+	fusedV int         // vector nodes fused component by component (tests)
 }
 
 // laneConst is a slot holding the same value in every lane: a literal
