@@ -509,6 +509,11 @@ func (fu *fuser) norm(e *ir.Call) fop {
 		if len(t.sum) < t.w {
 			t.sum = make([]float64, t.w)
 		}
+		if op == ir.OpDot && len(xs) == 3 { // the commonest, in one loop
+			dot3(col(t, c.at(m), n), col(t, xs[0].at(m), n), col(t, xs[1].at(m), n), col(t, xs[2].at(m), n),
+				col(t, ys[0].at(m), n), col(t, ys[1].at(m), n), col(t, ys[2].at(m), n))
+			return
+		}
 		sum := t.sum[:n]
 		clear(sum)
 		for i := range xs {
@@ -542,6 +547,19 @@ func (fu *fuser) norm(e *ir.Call) fop {
 		}
 	})
 	return c
+}
+
+// dot3 is o = a·b of three float32 components, each lane's sum in float64
+// from zero in order, as normF32 adds them.
+func dot3(o, a0, a1, a2, b0, b1, b2 []uint64) {
+	a0, a1, a2, b0, b1, b2 = a0[:len(o)], a1[:len(o)], a2[:len(o)], b0[:len(o)], b1[:len(o)], b2[:len(o)]
+	for l := range o {
+		s := 0.0 // not the first product: 0 + -0 is +0
+		s += float64(f32(a0[l])) * float64(f32(b0[l]))
+		s += float64(f32(a1[l])) * float64(f32(b1[l]))
+		s += float64(f32(a2[l])) * float64(f32(b2[l]))
+		o[l] = uf32(float32(s))
+	}
 }
 
 // unaryF32Kern is the loop of a float32 built-in of one operand, as

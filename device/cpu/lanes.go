@@ -378,6 +378,27 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 	then, els := lc.block(s.Then), lc.block(s.Else)
 	a, b, m := lc.newList(), lc.newList(), lc.newList()
 	ev, cs := cond.eval, cond.slot
+	if s.Else == nil || len(s.Else.Stmts) == 0 {
+		// No else: only the lanes that take the branch are listed.
+		return func(t *lth, act []int32) []int32 {
+			if ev != nil {
+				ev(t, act)
+			}
+			r := t.r[cs*t.w : (cs+1)*t.w]
+			ta := t.list(a)
+			na := 0
+			for _, l := range act {
+				if r[l] != 0 {
+					ta[na] = l
+					na++
+				}
+			}
+			if na == 0 || len(then(t, ta[:na])) == na {
+				return act
+			}
+			return t.running(m, act) // the lanes going on
+		}
+	}
 	return func(t *lth, act []int32) []int32 {
 		if ev != nil {
 			ev(t, act)
@@ -428,8 +449,12 @@ func (lc *laneCompiler) loop(condE ir.Expr, bodyB, updB *ir.Block) lstmt {
 	}()
 	pre := seq(evs...)
 	var cond lex
+	// A condition the same in every lane of the block (uniform.go) is
+	// decided by the first lane in the loop, for all of them.
+	uni := false
 	if condE != nil {
 		cond = lc.scalar(condE, -1)
+		uni = lc.uniform.expr(condE)
 	}
 	body, upd := lc.block(bodyB), lc.block(updB)
 	hasUpd := updB != nil && len(updB.Stmts) > 0
@@ -447,7 +472,14 @@ func (lc *laneCompiler) loop(condE ir.Expr, bodyB, updB *ir.Block) lstmt {
 			if t.run.failed.Load() || t.run.stop.Load() {
 				panic(errAbort) // a closing device, or a fault in another thread
 			}
-			if hasCond {
+			if hasCond && uni {
+				if ev != nil {
+					ev(t, cur[:1])
+				}
+				if t.r[cs*t.w+int(cur[0])] == 0 {
+					break
+				}
+			} else if hasCond {
 				if ev != nil {
 					ev(t, cur)
 				}

@@ -300,3 +300,41 @@ func TestLaneEngineNorms(t *testing.T) {
 	require.Greater(t, early, 10, "a branch thins the batches")
 	require.Less(t, early, n-10)
 }
+
+// TestLaneUniformLoop: a loop condition the same in every lane, decided by
+// the first lane still in the loop, after lanes (lane 0 first) have left it
+// by return and by the condition of another loop, gives the per-thread
+// engine's results.
+func TestLaneUniformLoop(t *testing.T) {
+	d := open(t)
+	s := stream(t, d, device.StreamCompute)
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, n dsl.U32, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		c := dsl.NewVar(k, dsl.U(1))
+		dsl.Range(k, dsl.U(0), n, func(j dsl.U32) {
+			k.If(j.Eq(i.Rem(dsl.U(7))).And(i.Rem(dsl.U(3)).Eq(dsl.U(0))), func() {
+				out.Write(i, c.Get())
+				k.Return()
+			})
+			c.Set(c.Get().Mul(dsl.U(3)).Add(j.Mul(i)))
+		})
+		dsl.Range(k, dsl.U(0), n.Div(dsl.U(2)), func(j dsl.U32) {
+			c.Set(c.Get().Xor(j))
+		})
+		out.Write(i, c.Get())
+	}, "n", "out")
+	require.NoError(t, err)
+	f.Name = "uniformloop"
+	pt, ln := bothEngines(t, d, f)
+	const size = 200
+	for _, n := range []uint32{0, 1, 5, 40} {
+		o1, o2 := newBuf(t, d, make([]uint32, size)), newBuf(t, d, make([]uint32, size))
+		got1, got2 := make([]uint32, size), make([]uint32, size)
+		require.NoError(t, s.Submit(pt.Dispatch([3]uint32{size}, n, o1), ln.Dispatch([3]uint32{size}, n, o2), o1.Download(got1), o2.Download(got2)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		require.Equal(t, got1, got2, "n %d", n)
+		if n == 40 {
+			require.NotEqual(t, got1[1], got1[2])
+		}
+	}
+}
