@@ -60,3 +60,13 @@ func LaneFusedVectors(f *ir.Function) (int, error) {
 	}
 	return p.lanes.fusedV, nil
 }
+
+// LaneUniformLoops is the number of loops of kernel f's lane program whose
+// condition the first lane in the loop decides for all.
+func LaneUniformLoops(f *ir.Function) (int, error) {
+	p, err := compileKernel(f, false, false)
+	if err != nil || p.lanes == nil {
+		return 0, err
+	}
+	return p.lanes.uniL, nil
+}

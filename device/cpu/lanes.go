@@ -119,6 +119,7 @@ type laneProg struct {
 	tidUse uint8       // of ThreadID
 	bids   int         // BlockID's, or -1
 	fusedV int         // vector nodes fused component by component (tests)
+	uniL   int         // loops whose condition one lane decides (tests)
 }
 
 // laneConst is a slot holding the same value in every lane: a literal
@@ -144,6 +145,9 @@ type laneCompiler struct {
 	// times as the variable is used (n-body's d seven times), computed
 	// once. nil where the statement has atomics (a read after one differs).
 	memo map[ir.Expr]lex
+	// prev is the statement before the one being compiled in its block
+	// (nil for the first).
+	prev ir.Stmt
 	// addOnly is the buffer arguments the kernel only adds to atomically,
 	// not reading the old values (a histogram's bins).
 	addOnly map[*ir.Var]bool
@@ -283,11 +287,14 @@ func (lc *laneCompiler) dispatchConst(name string, get func(l *launch) uint64) i
 func (lc *laneCompiler) block(b *ir.Block) lstmt {
 	var fns []lstmt
 	if b != nil {
+		var prev ir.Stmt
 		for _, s := range b.Stmts {
 			if _, ok := s.(*ir.Comment); ok {
 				continue
 			}
+			lc.prev = prev
 			fns = append(fns, lc.stmt(s))
+			prev = s
 		}
 	}
 	switch len(fns) {
@@ -431,6 +438,7 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 
 // loop is For (cond and update may be nil) and Loop.
 func (lc *laneCompiler) loop(condE ir.Expr, bodyB, updB *ir.Block) lstmt {
+	prev := lc.prev
 	// Loop-invariant expressions (the DSL writes them into the body) are
 	// computed once for the lanes entering the loop, as on the per-thread
 	// engine (hoist.go: they cannot fault).
@@ -454,7 +462,9 @@ func (lc *laneCompiler) loop(condE ir.Expr, bodyB, updB *ir.Block) lstmt {
 	uni := false
 	if condE != nil {
 		cond = lc.scalar(condE, -1)
-		uni = lc.uniform.expr(condE)
+		if uni = lc.uniform.loopCond(prev, condE, bodyB, updB); uni {
+			lc.p.uniL++
+		}
 	}
 	body, upd := lc.block(bodyB), lc.block(updB)
 	hasUpd := updB != nil && len(updB.Stmts) > 0
