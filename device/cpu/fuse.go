@@ -281,30 +281,45 @@ func (lc *laneCompiler) fuseExpr(e ir.Expr, dst int) lex {
 	}
 	fu.root, fu.out = e, o
 	rs := fu.comps(e)
-	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
-		n := len(act)
+	if nc == 1 {
+		fu.steps = append(fu.steps, rootStep(rs[0], o))
+	} else {
+		steps := make([]fstep, nc)
 		for k, r := range rs {
-			ok := o + k
-			ro := t.r[ok*t.w : (ok+1)*t.w]
-			switch m {
-			case mDense:
-				if r.d != ok { // a leaf, or a component of another
-					copy(ro[:n], col(t, r.d, n))
-				}
-			case mWide:
-				rs := t.r[r.at(m)*t.w : (r.at(m)+1)*t.w]
-				for _, l := range act {
-					ro[l] = rs[l]
-				}
-			default:
-				rs := col(t, r.s, n)
-				for j, l := range act {
-					ro[l] = rs[j]
-				}
+			steps[k] = rootStep(r, o+k)
+		}
+		fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
+			for _, s := range steps {
+				s(t, act, m)
+			}
+		})
+	}
+	return lex{eval: fu.run(), slot: o, n: nc}
+}
+
+// rootStep puts operand r, a component of the tree's value, into register
+// o for the lanes of the batch.
+func rootStep(r fop, o int) fstep {
+	return func(t *lth, act []int32, m mode) {
+		n := len(act)
+		ro := t.r[o*t.w : (o+1)*t.w]
+		switch m {
+		case mDense:
+			if r.d != o { // a leaf, or a component of another
+				copy(ro[:n], col(t, r.d, n))
+			}
+		case mWide:
+			rs := t.r[r.at(m)*t.w : (r.at(m)+1)*t.w]
+			for _, l := range act {
+				ro[l] = rs[l]
+			}
+		default:
+			rs := col(t, r.s, n)
+			for j, l := range act {
+				ro[l] = rs[j]
 			}
 		}
-	})
-	return lex{eval: fu.run(), slot: o, n: nc}
+	}
 }
 
 // reads says whether e reads a variable held in slots [s, s+n).
