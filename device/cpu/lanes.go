@@ -31,9 +31,10 @@ import (
 // continue and return. A kernel with anything else (callables, textures,
 // aggregates built at run time, switch, a barrier where the lanes of a
 // block may not all reach it together) runs on the per-thread engine.
-// Trees of 32-bit scalar operations and loads are fused into one closure
-// each (fuse.go), and atomic adds nothing reads back may be summed per
-// worker (lanes_adds.go).
+// Trees of 32-bit scalar and vector operations and loads are fused into
+// one closure each (fuse.go), a loop condition the same in every lane still
+// in the loop is evaluated for one (uniform.go's loopCond), and atomic adds
+// nothing reads back may be summed per worker (lanes_adds.go).
 
 // laneWidth is the most lanes of a batch of a kernel without barriers or
 // shared memory; a kernel with them runs a whole block as one batch (at most
