@@ -50,3 +50,23 @@ func SetLaneFusion(on bool) bool {
 	laneFuse = on
 	return old
 }
+
+// LaneFusedVectors is the number of vector nodes kernel f's lane program
+// fuses component by component (dot, length and distance among them).
+func LaneFusedVectors(f *ir.Function) (int, error) {
+	p, err := compileKernel(f, false, false)
+	if err != nil || p.lanes == nil {
+		return 0, err
+	}
+	return p.lanes.fusedV, nil
+}
+
+// LaneUniformLoops is the number of loops of kernel f's lane program whose
+// condition the first lane in the loop decides for all.
+func LaneUniformLoops(f *ir.Function) (int, error) {
+	p, err := compileKernel(f, false, false)
+	if err != nil || p.lanes == nil {
+		return 0, err
+	}
+	return p.lanes.uniL, nil
+}

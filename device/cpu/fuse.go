@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"unsafe"
 
@@ -28,6 +29,12 @@ import (
 //
 // Within one statement without atomics, a node the tree holds twice (the
 // DSL's Go variables are expressions) is computed once.
+//
+// Vectors of 32-bit scalars fuse component by component: a node of a
+// vector is one column a component (a swizzle, a component or a
+// construct only renames its operands' columns, an operation runs one
+// loop a component), and dot, length and distance sum in float64 as the
+// unfused loops do.
 
 // laneFuse says whether the lane engine fuses trees (tests compare).
 var laneFuse = true
@@ -90,18 +97,18 @@ type fstep func(t *lth, act []int32, m mode)
 type fuser struct {
 	lc    *laneCompiler
 	steps []fstep
-	memo  map[ir.Expr]fop // nil: no sharing (the statement has atomics)
-	root  ir.Expr         // the node whose value goes to register out
+	memo  map[ir.Expr][]fop // nil: no sharing (the statement has atomics)
+	root  ir.Expr           // the node whose value goes to register out
 	out   int
 	pure  bool // no node reads a buffer or can fault: the tree may run wide
 }
 
-// result is the operand node e computes: a new column, which for the root
-// on a dense batch is the register its value goes to.
-func (fu *fuser) result(e ir.Expr) fop {
+// result is the operand of component k node e computes: a new column,
+// which for the root on a dense batch is the register its value goes to.
+func (fu *fuser) result(e ir.Expr, k int) fop {
 	c := fu.lc.tmp(1)
 	if e == fu.root {
-		return fop{d: fu.out, s: c, root: true}
+		return fop{d: fu.out + k, s: c, root: true}
 	}
 	return fop{d: c, s: c}
 }
@@ -114,6 +121,16 @@ func is32(t *ir.Type) bool {
 	return t == ir.TF32 || t == ir.TU32 || t == ir.TI32 || t == ir.TBool
 }
 
+// val32 is a scalar or a vector of a type is32 takes.
+func val32(t *ir.Type) bool {
+	return is32(t) || t.Kind() == ir.KindVector && is32(t.Scalar())
+}
+
+// isF32 is float32 or a vector of float32.
+func isF32(t *ir.Type) bool {
+	return t.Scalar() == ir.TF32 && (t.IsScalar() || t.Kind() == ir.KindVector)
+}
+
 // fusable says whether e is a node of a fused tree.
 func (lc *laneCompiler) fusable(e ir.Expr) bool {
 	if _, ok := lc.hoisted[e]; ok {
@@ -121,13 +138,43 @@ func (lc *laneCompiler) fusable(e ir.Expr) bool {
 	}
 	switch e := e.(type) {
 	case *ir.Binary:
-		return e.Op != ir.LogicAnd && e.Op != ir.LogicOr && is32(e.T) && is32(e.X.Type()) && is32(e.Y.Type())
+		return e.Op != ir.LogicAnd && e.Op != ir.LogicOr && val32(e.T) && val32(e.X.Type()) && val32(e.Y.Type())
 	case *ir.Unary:
-		return is32(e.T) && is32(e.X.Type()) && (e.Op != ir.BitNot || e.T != ir.TBool)
+		return val32(e.T) && val32(e.X.Type()) && (e.Op != ir.BitNot || e.T.Scalar() != ir.TBool)
 	case *ir.Cast:
 		return is32(e.T) && is32(e.X.Type()) && (!e.Bit || e.T.Bits() == e.X.Type().Bits())
+	case *ir.Swizzle:
+		// Of a leaf, a leaf: the lane engine's view of its registers (of an
+		// id, only the components read are filled).
+		return val32(e.X.Type()) && e.X.Type().Kind() == ir.KindVector && lc.fusable(e.X)
+	case *ir.Construct:
+		if e.T.Kind() != ir.KindVector || !val32(e.T) {
+			return false
+		}
+		n := 0
+		for _, a := range e.Args {
+			if !val32(a.Type()) {
+				return false
+			}
+			n += ir.Leaves(a.Type())
+		}
+		return n == 1 || n == ir.Leaves(e.T)
 	case *ir.Call:
-		if e.Func != nil || e.Op != ir.OpSelect || !is32(e.T) {
+		if e.Func != nil {
+			return false
+		}
+		switch e.Op {
+		case ir.OpDot, ir.OpLength, ir.OpDistance:
+			for _, a := range e.Args {
+				if a.Type().Kind() != ir.KindVector || a.Type().Scalar() != ir.TF32 {
+					return false
+				}
+			}
+			return e.T == ir.TF32
+		case ir.OpSqrt, ir.OpInverseSqrt, ir.OpAbs, ir.OpFloor:
+			return len(e.Args) == 1 && isF32(e.T) && e.Args[0].Type() == e.T
+		}
+		if e.Op != ir.OpSelect || !is32(e.T) {
 			return false
 		}
 		for _, a := range e.Args {
@@ -137,9 +184,27 @@ func (lc *laneCompiler) fusable(e ir.Expr) bool {
 		}
 		return true
 	case *ir.Index:
+		if _, ok := vecComp(e); ok {
+			return lc.fusable(e.X)
+		}
 		return fusableLoad(e)
 	}
 	return false
+}
+
+// vecComp is the component a literal index takes of a vector of 32-bit
+// scalars.
+func vecComp(e *ir.Index) (int, bool) {
+	xt := e.X.Type()
+	l, ok := e.I.(*ir.Literal)
+	if !ok || xt.Kind() != ir.KindVector || !val32(xt) {
+		return 0, false
+	}
+	i := ir.Truncate(l.Bits, l.T)
+	if i >= uint64(xt.Len()) || l.T.Kind() != ir.KindUint && int64(ir.SignExtend(l.Bits, l.T)) < 0 {
+		return 0, false
+	}
+	return int(i), true
 }
 
 // fusableLoad is a load of a 4-byte scalar from a buffer argument at a
@@ -181,7 +246,7 @@ func hasAtomic(e ir.Expr) bool {
 }
 
 func (lc *laneCompiler) newFuser(roots ...ir.Expr) *fuser {
-	fu := &fuser{lc: lc, memo: map[ir.Expr]fop{}, pure: true}
+	fu := &fuser{lc: lc, memo: map[ir.Expr][]fop{}, pure: true}
 	for _, r := range roots {
 		if hasAtomic(r) {
 			fu.memo = nil
@@ -202,18 +267,45 @@ func (fu *fuser) run() func(*lth, []int32) {
 }
 
 // fuseExpr compiles the tree e into one closure writing its value into
-// dst (or a new register).
+// dst (or new registers).
 func (lc *laneCompiler) fuseExpr(e ir.Expr, dst int) lex {
 	fu := lc.newFuser(e)
-	o := lc.out(dst)
+	nc := ir.Leaves(e.Type())
+	if nc > 1 && dst >= 0 && lc.reads(e, dst, nc) {
+		// A component written before a later one reads the variable.
+		dst = -1
+	}
+	o := dst
+	if o < 0 {
+		o = lc.tmp(nc)
+	}
 	fu.root, fu.out = e, o
-	r := fu.node(e)
-	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
+	rs := fu.comps(e)
+	if nc == 1 {
+		fu.steps = append(fu.steps, rootStep(rs[0], o))
+	} else {
+		steps := make([]fstep, nc)
+		for k, r := range rs {
+			steps[k] = rootStep(r, o+k)
+		}
+		fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
+			for _, s := range steps {
+				s(t, act, m)
+			}
+		})
+	}
+	return lex{eval: fu.run(), slot: o, n: nc}
+}
+
+// rootStep puts operand r, a component of the tree's value, into register
+// o for the lanes of the batch.
+func rootStep(r fop, o int) fstep {
+	return func(t *lth, act []int32, m mode) {
 		n := len(act)
 		ro := t.r[o*t.w : (o+1)*t.w]
 		switch m {
 		case mDense:
-			if r.d != o { // a leaf
+			if r.d != o { // a leaf, or a component of another
 				copy(ro[:n], col(t, r.d, n))
 			}
 		case mWide:
@@ -227,34 +319,57 @@ func (lc *laneCompiler) fuseExpr(e ir.Expr, dst int) lex {
 				ro[l] = rs[j]
 			}
 		}
-	})
-	return lex{eval: fu.run(), slot: o, n: 1}
+	}
+}
+
+// reads says whether e reads a variable held in slots [s, s+n).
+func (lc *laneCompiler) reads(e ir.Expr, s, n int) bool {
+	if r, ok := e.(*ir.Ref); ok {
+		if v, ok := lc.slots[r.Var]; ok && v < s+n && s < v+ir.Leaves(r.Var.Type) {
+			return true
+		}
+	}
+	for _, ch := range children(e) {
+		if lc.reads(ch, s, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // leaf is an operand the tree does not fuse, compiled as the lane engine
-// compiles it.
-func (fu *fuser) leaf(e ir.Expr) fop {
+// compiles it: one operand a component.
+func (fu *fuser) leaf(e ir.Expr) []fop {
 	lc := fu.lc
-	x := lc.scalar(e, -1)
+	x := lc.expr(e, -1)
+	if x.n != ir.Leaves(e.Type()) {
+		noLanes("%d leaves of %s", x.n, e.Type())
+	}
 	if x.eval != nil {
 		ev := x.eval
 		fu.steps = append(fu.steps, func(t *lth, act []int32, _ mode) { ev(t, act) })
 	}
-	if x.eval == nil && lc.isConst(x.slot) {
-		return fop{d: x.slot, s: x.slot, konst: true}
+	ops := make([]fop, x.n)
+	for k := range ops {
+		row := x.slot + k
+		if x.eval == nil && lc.isConst(row) {
+			ops[k] = fop{d: row, s: row, konst: true}
+			continue
+		}
+		lin := x.n == 1 && x.eval == nil && lc.linear && lc.p.ids >= 0 && row == lc.p.ids
+		c := lc.tmp(1)
+		fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
+			if m != mSparse {
+				return
+			}
+			rc, rr := col(t, c, len(act)), t.r[row*t.w:(row+1)*t.w]
+			for j, l := range act {
+				rc[j] = rr[l]
+			}
+		})
+		ops[k] = fop{d: row, s: c, lin: lin}
 	}
-	lin := x.eval == nil && lc.linear && lc.p.ids >= 0 && x.slot == lc.p.ids
-	c, row := lc.tmp(1), x.slot
-	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
-		if m != mSparse {
-			return
-		}
-		rc, rr := col(t, c, len(act)), t.r[row*t.w:(row+1)*t.w]
-		for j, l := range act {
-			rc[j] = rr[l]
-		}
-	})
-	return fop{d: row, s: c, lin: lin}
+	return ops
 }
 
 // isConst says whether slot holds the same value in every lane.
@@ -267,11 +382,15 @@ func (lc *laneCompiler) isConst(slot int) bool {
 	return false
 }
 
-func (fu *fuser) node(e ir.Expr) fop {
+// node is the operand of scalar e.
+func (fu *fuser) node(e ir.Expr) fop { return fu.comps(e)[0] }
+
+// comps is the operands of e's components (one for a scalar).
+func (fu *fuser) comps(e ir.Expr) []fop {
 	if o, ok := fu.memo[e]; ok {
 		return o
 	}
-	var o fop
+	var o []fop
 	if !fu.lc.fusable(e) {
 		o = fu.leaf(e)
 	} else {
@@ -283,40 +402,77 @@ func (fu *fuser) node(e ir.Expr) fop {
 	return o
 }
 
+// comp is component k of operands ops: a scalar's one broadcast.
+func comp(ops []fop, k int) fop {
+	if len(ops) == 1 {
+		return ops[0]
+	}
+	return ops[k]
+}
+
 // kern is a fused node's loop over compact columns: operands x, y, z (as
 // many as it has), o out, all of one length; t and act for the lane a
 // fault names.
 type kern = func(t *lth, act []int32, x, y, z, o []uint64)
 
-func (fu *fuser) op(e ir.Expr) fop {
+func (fu *fuser) op(e ir.Expr) []fop {
 	lc := fu.lc
 	var args []ir.Expr
 	var k kern
 	switch e := e.(type) {
 	case *ir.Index:
-		return fu.load(e)
+		if i, ok := vecComp(e); ok {
+			return []fop{fu.comps(e.X)[i]}
+		}
+		return []fop{fu.load(e)}
+	case *ir.Swizzle:
+		xs := fu.comps(e.X)
+		ops := make([]fop, len(e.Comps))
+		for i, c := range e.Comps {
+			ops[i] = xs[c]
+		}
+		return ops
+	case *ir.Construct:
+		var ops []fop
+		for _, a := range e.Args {
+			ops = append(ops, fu.comps(a)...)
+		}
+		for len(ops) < ir.Leaves(e.T) { // a splat
+			ops = append(ops, ops[0])
+		}
+		return ops
 	case *ir.Cast:
 		if e.Bit {
-			return fu.node(e.X)
+			return fu.comps(e.X)
 		}
 		args, k = []ir.Expr{e.X}, castKern(e.X.Type(), e.T)
 		fu.pure = fu.pure && e.T == ir.TF32 && (e.X.Type() == ir.TU32 || e.X.Type() == ir.TI32) // the others through castFn, conservatively
 	case *ir.Unary:
-		args, k = []ir.Expr{e.X}, unaryKern(e.Op, e.T)
+		args, k = []ir.Expr{e.X}, unaryKern(e.Op, e.T.Scalar())
 	case *ir.Binary:
 		var pure bool
-		k, pure = binaryKern(e.Op, e.X.Type(), e.Y.Type(), lc.c.pos)
+		k, pure = binaryKern(e.Op, e.X.Type().Scalar(), e.Y.Type().Scalar(), lc.c.pos)
 		if pk := pow2Kern(e); pk != nil {
 			k, pure = pk, true
 		}
 		args, fu.pure = []ir.Expr{e.X, e.Y}, fu.pure && pure
 		if m, ok := fu.mulOf(e.X, e); ok { // x*y + z: one loop
-			args, k = []ir.Expr{m.X, m.Y, e.Y}, maddKern(e.T)
+			args, k = []ir.Expr{m.X, m.Y, e.Y}, maddKern(e.T.Scalar())
 		} else if m, ok := fu.mulOf(e.Y, e); ok { // z + x*y, z first
-			mk := maddKern(e.T)
+			mk := maddKern(e.T.Scalar())
 			args, k = []ir.Expr{e.X, m.X, m.Y}, func(t *lth, act []int32, x, y, z, o []uint64) { mk(t, act, y, z, x, o) }
 		}
-	case *ir.Call: // select
+	case *ir.Call:
+		switch e.Op {
+		case ir.OpDot, ir.OpLength, ir.OpDistance:
+			return []fop{fu.norm(e)}
+		case ir.OpSqrt, ir.OpInverseSqrt, ir.OpAbs, ir.OpFloor:
+			args, k = e.Args, unaryF32Kern(e.Op)
+		}
+		if k != nil {
+			break
+		}
+		// select
 		args, k = e.Args, func(_ *lth, _ []int32, x, y, z, o []uint64) {
 			c, a, b := x[:len(o)], y[:len(o)], z[:len(o)]
 			for j := range o {
@@ -328,16 +484,133 @@ func (fu *fuser) op(e ir.Expr) fop {
 			}
 		}
 	}
-	ops := make([]fop, len(args))
+	argOps := make([][]fop, len(args))
 	for i, a := range args {
-		ops[i] = fu.node(a)
+		argOps[i] = fu.comps(a)
 	}
-	c := fu.result(e)
-	if b, ok := e.(*ir.Binary); ok && len(ops) == 2 && b.T.IsInteger() && (b.Op == ir.Add && (ops[0].lin && ops[1].konst || ops[0].konst && ops[1].lin) || b.Op == ir.Sub && ops[0].lin && ops[1].konst) {
-		c.lin = true // consecutive, as long as it does not wrap (the loads check)
+	nc := ir.Leaves(e.Type())
+	if nc > 1 {
+		lc.p.fusedV++
 	}
-	fu.steps = append(fu.steps, opStep(k, ops, c))
+	out := make([]fop, nc)
+	ops := make([]fop, len(args))
+	for j := range out {
+		for i := range ops {
+			ops[i] = comp(argOps[i], j)
+		}
+		c := fu.result(e, j)
+		if b, ok := e.(*ir.Binary); ok && nc == 1 && len(ops) == 2 && b.T.IsInteger() && (b.Op == ir.Add && (ops[0].lin && ops[1].konst || ops[0].konst && ops[1].lin) || b.Op == ir.Sub && ops[0].lin && ops[1].konst) {
+			c.lin = true // consecutive, as long as it does not wrap (the loads check)
+		}
+		fu.steps = append(fu.steps, opStep(k, ops, c))
+		out[j] = c
+	}
+	return out
+}
+
+// norm is dot, length or distance of float32 vectors: each lane's sum in
+// float64, the components in order, as normF32 adds them.
+func (fu *fuser) norm(e *ir.Call) fop {
+	xs := fu.comps(e.Args[0])
+	ys := xs
+	if len(e.Args) > 1 {
+		ys = fu.comps(e.Args[1])
+	}
+	c := fu.result(e, 0)
+	fu.lc.p.fusedV++
+	op := e.Op
+	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {
+		n := spanOf(act, m)
+		if len(t.sum) < t.w {
+			t.sum = make([]float64, t.w)
+		}
+		if op == ir.OpDot && len(xs) == 3 { // the commonest, in one loop
+			dot3(col(t, c.at(m), n), col(t, xs[0].at(m), n), col(t, xs[1].at(m), n), col(t, xs[2].at(m), n),
+				col(t, ys[0].at(m), n), col(t, ys[1].at(m), n), col(t, ys[2].at(m), n))
+			return
+		}
+		sum := t.sum[:n]
+		clear(sum)
+		for i := range xs {
+			a, b := col(t, xs[i].at(m), n), col(t, ys[i].at(m), n)
+			switch op {
+			case ir.OpDot:
+				for l := range sum {
+					sum[l] += float64(f32(a[l])) * float64(f32(b[l]))
+				}
+			case ir.OpLength:
+				for l := range sum {
+					p := float64(f32(a[l]))
+					sum[l] += p * p
+				}
+			default:
+				for l := range sum {
+					p := float64(f32(a[l])) - float64(f32(b[l]))
+					sum[l] += p * p
+				}
+			}
+		}
+		o := col(t, c.at(m), n)
+		if op == ir.OpDot {
+			for l, v := range sum {
+				o[l] = uf32(float32(v))
+			}
+			return
+		}
+		for l, v := range sum {
+			o[l] = uf32(float32(math.Sqrt(v)))
+		}
+	})
 	return c
+}
+
+// dot3 is o = a·b of three float32 components, each lane's sum in float64
+// from zero in order, as normF32 adds them.
+func dot3(o, a0, a1, a2, b0, b1, b2 []uint64) {
+	a0, a1, a2, b0, b1, b2 = a0[:len(o)], a1[:len(o)], a2[:len(o)], b0[:len(o)], b1[:len(o)], b2[:len(o)]
+	for l := range o {
+		s := 0.0 // not the first product: 0 + -0 is +0
+		s += float64(f32(a0[l])) * float64(f32(b0[l]))
+		s += float64(f32(a1[l])) * float64(f32(b1[l]))
+		s += float64(f32(a2[l])) * float64(f32(b2[l]))
+		o[l] = uf32(float32(s))
+	}
+}
+
+// unaryF32Kern is the loop of a float32 built-in of one operand, as
+// unaryF32 computes it.
+//
+//go:noinline
+func unaryF32Kern(op ir.Op) kern {
+	switch op {
+	case ir.OpSqrt:
+		return func(_ *lth, _ []int32, x, _, _, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = uf32(float32(math.Sqrt(float64(f32(a[j])))))
+			}
+		}
+	case ir.OpInverseSqrt:
+		return func(_ *lth, _ []int32, x, _, _, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = uf32(float32(1 / math.Sqrt(float64(f32(a[j])))))
+			}
+		}
+	case ir.OpAbs:
+		return func(_ *lth, _ []int32, x, _, _, o []uint64) {
+			a := x[:len(o)]
+			for j := range o {
+				o[j] = uf32(float32(math.Abs(float64(f32(a[j])))))
+			}
+		}
+	}
+	return func(_ *lth, _ []int32, x, _, _, o []uint64) {
+		a := x[:len(o)]
+		for j := range o {
+			o[j] = uf32(float32(math.Floor(float64(f32(a[j])))))
+		}
+	}
 }
 
 // pow2Kern is the loop of a uint32 division or remainder by a literal
@@ -398,10 +671,11 @@ func opStep(k kern, ops []fop, c fop) fstep {
 // before the sum, as two loops round it).
 func (fu *fuser) mulOf(m ir.Expr, sum *ir.Binary) (*ir.Binary, bool) {
 	b, ok := m.(*ir.Binary)
-	if !ok || sum.Op != ir.Add || b.Op != ir.Mul || b.T != sum.T || b.X.Type() != sum.T || b.Y.Type() != sum.T || !fu.lc.fusable(b) {
+	if !ok || sum.Op != ir.Add || b.Op != ir.Mul || b.T != sum.T || !fu.lc.fusable(b) {
 		return nil, false
 	}
-	if sum.T != ir.TF32 && sum.T != ir.TU32 && sum.T != ir.TI32 {
+	s := sum.T.Scalar()
+	if s != ir.TF32 && s != ir.TU32 && s != ir.TI32 || b.X.Type().Scalar() != s || b.Y.Type().Scalar() != s || sum.X.Type().Scalar() != s || sum.Y.Type().Scalar() != s {
 		return nil, false
 	}
 	if _, shared := fu.memo[b]; shared {
@@ -441,7 +715,7 @@ func (fu *fuser) load(e *ir.Index) fop {
 	v := e.X.(*ir.Ref).Var
 	k, label, signed := lc.c.params[v], lc.c.argSite(v), e.I.Type().Kind() == ir.KindInt
 	idx := fu.node(e.I)
-	c := fu.result(e)
+	c := fu.result(e, 0)
 	fu.pure = false
 	uni := lc.uniform.expr(e.I)
 	fu.steps = append(fu.steps, func(t *lth, act []int32, m mode) {

@@ -26,6 +26,7 @@ type fuseGen struct {
 	a  dsl.Buf[dsl.U32]
 	b  dsl.Buf[dsl.F32]
 	v  *dsl.Local[dsl.U32]
+	vv *dsl.Local[dsl.F32x3] // a vector local
 	// pure: only operations that cannot fault and need no lane list (a
 	// tree of them runs on every lane below a batch's last one).
 	pure bool
@@ -137,6 +138,19 @@ func (g *fuseGen) f(d int) dsl.F32 {
 		}
 		return dsl.F([]float32{0, 1, -2.5, 1e30, float32(math.Inf(1)), r.Float32()}[r.IntN(6)])
 	}
+	switch r.IntN(12) {
+	case 0:
+		return g.vec(d - 1).Dot(g.vec(d - 1))
+	case 1:
+		return []func(dsl.F32x3) dsl.F32{dsl.F32x3.X, dsl.F32x3.Y, dsl.F32x3.Z}[r.IntN(3)](g.vec(d - 1))
+	case 2:
+		if r.IntN(2) == 0 {
+			return g.vec(d - 1).Length()
+		}
+		return dsl.Distance(g.vec(d-1), g.vec(d-1))
+	case 3:
+		return []func(dsl.F32) dsl.F32{dsl.InverseSqrt[dsl.F32], dsl.Sqrt[dsl.F32], dsl.Abs[dsl.F32], dsl.Floor[dsl.F32]}[r.IntN(4)](g.f(d - 1))
+	}
 	x, y := g.f(d-1), g.f(d-1)
 	switch r.IntN(7) {
 	case 0:
@@ -153,6 +167,44 @@ func (g *fuseGen) f(d int) dsl.F32 {
 		return dsl.Select(g.cond(d-1), x, y)
 	}
 	return x.Mul(y).Add(g.fs)
+}
+
+// vec is a random tree of float32 vector operations, component by
+// component: swizzles, constructs, splats, arithmetic with vectors and
+// scalars, built-ins.
+func (g *fuseGen) vec(d int) dsl.F32x3 {
+	r := g.r
+	if d <= 0 || r.IntN(5) == 0 {
+		switch r.IntN(4) {
+		case 0:
+			return dsl.V3(g.f(d-1), g.f(d-1), g.f(d-1))
+		case 1:
+			return dsl.Splat3(g.f(d - 1))
+		case 2:
+			return g.vv.Get()
+		}
+		return dsl.V3(dsl.Convert[float32](g.i), g.fs, dsl.F(0.5))
+	}
+	x := g.vec(d - 1)
+	switch r.IntN(9) {
+	case 0:
+		return x.Add(g.vec(d - 1))
+	case 1:
+		return x.Sub(g.vec(d - 1))
+	case 2:
+		return x.Mul(g.vec(d - 1))
+	case 3:
+		return x.Div(g.vec(d - 1))
+	case 4:
+		return x.Scale(g.f(d - 1))
+	case 5:
+		return x.Neg()
+	case 6:
+		return dsl.V3(x.Z(), x.X(), x.Y()) // a swizzle of a computed vector
+	case 7:
+		return g.vec(d - 1).Add(x.Mul(g.vec(d - 1))) // z + x*y
+	}
+	return []func(dsl.F32x3) dsl.F32x3{dsl.InverseSqrt[dsl.F32x3], dsl.Sqrt[dsl.F32x3], dsl.Abs[dsl.F32x3], dsl.Floor[dsl.F32x3]}[r.IntN(4)](x)
 }
 
 func (g *fuseGen) cond(d int) dsl.Bool {
@@ -191,10 +243,14 @@ func fuseKernel(t *testing.T, seed uint64, block, n uint32) *ir.Function {
 	f, err := dsl.Kernel1D(int(block), func(k *dsl.K, s dsl.U32, fs dsl.F32, a dsl.Buf[dsl.U32], b dsl.Buf[dsl.F32], out dsl.Buf[dsl.U32]) {
 		g.i, g.s, g.fs, g.a, g.b = k.DispatchID().X(), s, fs, a, b
 		g.v = dsl.NewVar(k, a.Read(g.i))
+		g.vv = dsl.NewVar(k, dsl.V3(b.Read(g.i), g.fs, dsl.Convert[float32](g.i)))
 		for j := range fuseExprs {
 			o := g.i.Mul(dsl.U(fuseExprs)).Add(dsl.U(uint32(j)))
 			body := func() {
-				switch g.r.IntN(4) {
+				switch g.r.IntN(5) {
+				case 4:
+					g.vv.Set(g.vec(3))
+					out.Write(o, dsl.Bitcast[uint32](g.canon(g.vv.Get().Dot(dsl.V3(dsl.F(1), dsl.F(3), dsl.F(9))))))
 				case 0:
 					out.Write(o, g.u(4))
 				case 1:
@@ -237,12 +293,16 @@ func TestLaneFusionRandom(t *testing.T) {
 		bs[i] = []float32{0, -1, 0.5, float32(math.Inf(-1)), float32(math.NaN()), r.Float32()*200 - 100}[r.IntN(6)]
 	}
 	a, b := newBuf(t, d, as), newBuf(t, d, bs)
+	vecs := 0
 	for seed := range uint64(40) {
 		block := []uint32{64, 256}[seed%2]
 		f := fuseKernel(t, seed, block, n)
 		on, why, err := cpu.LaneEngine(f)
 		require.NoError(t, err)
 		require.True(t, on, "seed %d: %s", seed, why)
+		nv, err := cpu.LaneFusedVectors(f)
+		require.NoError(t, err)
+		vecs += nv
 		var outs [3][]uint32
 		for e := range outs {
 			lanes, fuse := e > 0, e == 2
@@ -264,6 +324,17 @@ func TestLaneFusionRandom(t *testing.T) {
 			}
 		}
 	}
+	require.Greater(t, vecs, 100, "vector nodes fused")
+}
+
+// TestLaneFusionVectors: n-body's vector arithmetic (the differences, the
+// dot, the scaled sum into the accelerator) fuses component by component.
+func TestLaneFusionVectors(t *testing.T) {
+	f, err := programs.NBody()
+	require.NoError(t, err)
+	n, err := cpu.LaneFusedVectors(f)
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, n, 4, "the difference, the dot, the scale, the sum")
 }
 
 // TestLaneFusionFaults: a fused load and a fused store out of range, and a

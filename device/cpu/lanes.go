@@ -31,9 +31,10 @@ import (
 // continue and return. A kernel with anything else (callables, textures,
 // aggregates built at run time, switch, a barrier where the lanes of a
 // block may not all reach it together) runs on the per-thread engine.
-// Trees of 32-bit scalar operations and loads are fused into one closure
-// each (fuse.go), and atomic adds nothing reads back may be summed per
-// worker (lanes_adds.go).
+// Trees of 32-bit scalar and vector operations and loads are fused into
+// one closure each (fuse.go), a loop condition the same in every lane still
+// in the loop is evaluated for one (uniform.go's loopCond), and atomic adds
+// nothing reads back may be summed per worker (lanes_adds.go).
 
 // laneWidth is the most lanes of a batch of a kernel without barriers or
 // shared memory; a kernel with them runs a whole block as one batch (at most
@@ -118,6 +119,8 @@ type laneProg struct {
 	idUse  uint8       // the components of DispatchID read (bit i: component i)
 	tidUse uint8       // of ThreadID
 	bids   int         // BlockID's, or -1
+	fusedV int         // vector nodes fused component by component (tests)
+	uniL   int         // loops whose condition one lane decides (tests)
 }
 
 // laneConst is a slot holding the same value in every lane: a literal
@@ -143,6 +146,9 @@ type laneCompiler struct {
 	// times as the variable is used (n-body's d seven times), computed
 	// once. nil where the statement has atomics (a read after one differs).
 	memo map[ir.Expr]lex
+	// prev is the statement before the one being compiled in its block
+	// (nil for the first).
+	prev ir.Stmt
 	// addOnly is the buffer arguments the kernel only adds to atomically,
 	// not reading the old values (a histogram's bins).
 	addOnly map[*ir.Var]bool
@@ -282,11 +288,14 @@ func (lc *laneCompiler) dispatchConst(name string, get func(l *launch) uint64) i
 func (lc *laneCompiler) block(b *ir.Block) lstmt {
 	var fns []lstmt
 	if b != nil {
+		var prev ir.Stmt
 		for _, s := range b.Stmts {
 			if _, ok := s.(*ir.Comment); ok {
 				continue
 			}
+			lc.prev = prev
 			fns = append(fns, lc.stmt(s))
+			prev = s
 		}
 	}
 	switch len(fns) {
@@ -377,6 +386,27 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 	then, els := lc.block(s.Then), lc.block(s.Else)
 	a, b, m := lc.newList(), lc.newList(), lc.newList()
 	ev, cs := cond.eval, cond.slot
+	if s.Else == nil || len(s.Else.Stmts) == 0 {
+		// No else: only the lanes that take the branch are listed.
+		return func(t *lth, act []int32) []int32 {
+			if ev != nil {
+				ev(t, act)
+			}
+			r := t.r[cs*t.w : (cs+1)*t.w]
+			ta := t.list(a)
+			na := 0
+			for _, l := range act {
+				if r[l] != 0 {
+					ta[na] = l
+					na++
+				}
+			}
+			if na == 0 || len(then(t, ta[:na])) == na {
+				return act
+			}
+			return t.running(m, act) // the lanes going on
+		}
+	}
 	return func(t *lth, act []int32) []int32 {
 		if ev != nil {
 			ev(t, act)
@@ -409,6 +439,7 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 
 // loop is For (cond and update may be nil) and Loop.
 func (lc *laneCompiler) loop(condE ir.Expr, bodyB, updB *ir.Block) lstmt {
+	prev := lc.prev
 	// Loop-invariant expressions (the DSL writes them into the body) are
 	// computed once for the lanes entering the loop, as on the per-thread
 	// engine (hoist.go: they cannot fault).
@@ -427,8 +458,14 @@ func (lc *laneCompiler) loop(condE ir.Expr, bodyB, updB *ir.Block) lstmt {
 	}()
 	pre := seq(evs...)
 	var cond lex
+	// A condition the same in every lane of the block (uniform.go) is
+	// decided by the first lane in the loop, for all of them.
+	uni := false
 	if condE != nil {
 		cond = lc.scalar(condE, -1)
+		if uni = lc.uniform.loopCond(prev, condE, bodyB, updB); uni {
+			lc.p.uniL++
+		}
 	}
 	body, upd := lc.block(bodyB), lc.block(updB)
 	hasUpd := updB != nil && len(updB.Stmts) > 0
@@ -446,7 +483,14 @@ func (lc *laneCompiler) loop(condE ir.Expr, bodyB, updB *ir.Block) lstmt {
 			if t.run.failed.Load() || t.run.stop.Load() {
 				panic(errAbort) // a closing device, or a fault in another thread
 			}
-			if hasCond {
+			if hasCond && uni {
+				if ev != nil {
+					ev(t, cur[:1])
+				}
+				if t.r[cs*t.w+int(cur[0])] == 0 {
+					break
+				}
+			} else if hasCond {
 				if ev != nil {
 					ev(t, cur)
 				}

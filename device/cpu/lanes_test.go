@@ -300,3 +300,85 @@ func TestLaneEngineNorms(t *testing.T) {
 	require.Greater(t, early, 10, "a branch thins the batches")
 	require.Less(t, early, n-10)
 }
+
+// TestLaneUniformLoop: a loop condition the same in every lane, decided by
+// the first lane still in the loop, after lanes (lane 0 first) have left it
+// by return and by the condition of another loop, gives the per-thread
+// engine's results.
+func TestLaneUniformLoop(t *testing.T) {
+	d := open(t)
+	s := stream(t, d, device.StreamCompute)
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, n dsl.U32, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		c := dsl.NewVar(k, dsl.U(1))
+		dsl.Range(k, dsl.U(0), n, func(j dsl.U32) {
+			k.If(j.Eq(i.Rem(dsl.U(7))).And(i.Rem(dsl.U(3)).Eq(dsl.U(0))), func() {
+				out.Write(i, c.Get())
+				k.Return()
+			})
+			c.Set(c.Get().Mul(dsl.U(3)).Add(j.Mul(i)))
+		})
+		dsl.Range(k, dsl.U(0), n.Div(dsl.U(2)), func(j dsl.U32) {
+			c.Set(c.Get().Xor(j))
+		})
+		// A counter the same in every lane still in the loop, though lanes
+		// leave it alone.
+		dsl.Range(k, dsl.U(0), n, func(j dsl.U32) {
+			k.If(j.Eq(i.Rem(dsl.U(5))), func() { k.Continue() })
+			k.If(j.Mul(i).Gt(n.Mul(dsl.U(3))), func() { k.Break() })
+			c.Set(c.Get().Add(j.Mul(dsl.U(7))))
+		})
+		out.Write(i, c.Get())
+	}, "n", "out")
+	require.NoError(t, err)
+	f.Name = "uniformloop"
+	nu, err := cpu.LaneUniformLoops(f)
+	require.NoError(t, err)
+	require.Equal(t, 3, nu, "loops decided by one lane")
+	// Not where the counter starts at a varying value or the body steps it.
+	g, err := dsl.Kernel1D(64, func(k *dsl.K, n dsl.U32, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		a := dsl.NewVar(k, i.Rem(dsl.U(4)))
+		k.While(func() dsl.Bool { return a.Get().Lt(n) }, func() { a.Set(a.Get().Add(dsl.U(1))) })
+		b := dsl.NewVar(k, dsl.U(0))
+		dsl.Range(k, dsl.U(0), n, func(j dsl.U32) {
+			k.If(i.Eq(dsl.U(3)), func() { b.Set(b.Get().Add(dsl.U(2))) })
+			b.Set(b.Get().Add(dsl.U(1)))
+		})
+		c := dsl.NewVar(k, dsl.U(0))
+		k.While(func() dsl.Bool { return c.Get().Lt(n) }, func() {
+			k.If(i.Eq(dsl.U(3)), func() { c.Set(c.Get().Add(dsl.U(2))) })
+			c.Set(c.Get().Add(dsl.U(1)))
+		})
+		out.Write(i, a.Get().Add(b.Get()).Add(c.Get()))
+	}, "n", "out")
+	require.NoError(t, err)
+	nu, err = cpu.LaneUniformLoops(g)
+	require.NoError(t, err)
+	require.Equal(t, 1, nu, "only the Range, whose counter nothing else steps")
+	pg, lg := bothEngines(t, d, g)
+	{
+		o1, o2 := newBuf(t, d, make([]uint32, 64)), newBuf(t, d, make([]uint32, 64))
+		got1, got2 := make([]uint32, 64), make([]uint32, 64)
+		require.NoError(t, s.Submit(pg.Dispatch([3]uint32{64}, uint32(9), o1), lg.Dispatch([3]uint32{64}, uint32(9), o2), o1.Download(got1), o2.Download(got2)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		require.Equal(t, got1, got2)
+	}
+	mb, err := programs.Mandelbrot()
+	require.NoError(t, err)
+	nu, err = cpu.LaneUniformLoops(mb)
+	require.NoError(t, err)
+	require.Equal(t, 1, nu, "mandelbrot's loop, which lanes leave alone")
+	pt, ln := bothEngines(t, d, f)
+	const size = 200
+	for _, n := range []uint32{0, 1, 5, 40} {
+		o1, o2 := newBuf(t, d, make([]uint32, size)), newBuf(t, d, make([]uint32, size))
+		got1, got2 := make([]uint32, size), make([]uint32, size)
+		require.NoError(t, s.Submit(pt.Dispatch([3]uint32{size}, n, o1), ln.Dispatch([3]uint32{size}, n, o2), o1.Download(got1), o2.Download(got2)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		require.Equal(t, got1, got2, "n %d", n)
+		if n == 40 {
+			require.NotEqual(t, got1[1], got1[2])
+		}
+	}
+}

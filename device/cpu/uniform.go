@@ -229,3 +229,73 @@ func (u *uniformity) all(es []ir.Expr) bool {
 	}
 	return true
 }
+
+// loopCond says whether loop condition cond is the same in every lane
+// still in its loop: uniform, or uniform given a counter that is. The
+// counter is a local the statement before the loop (prev) sets to a
+// uniform value, that the body does not assign and the update assigns only
+// at its top level, to values uniform given it: every lane in the loop has
+// run as many updates (a lane that continues runs the update too; one that
+// breaks or returns has left), though lanes leaving alone make the counter
+// varying for the analysis above.
+func (u *uniformity) loopCond(prev ir.Stmt, cond ir.Expr, body, upd *ir.Block) bool {
+	if u.expr(cond) {
+		return true
+	}
+	a, ok := prev.(*ir.Assign)
+	if !ok || upd == nil {
+		return false
+	}
+	r, ok := a.Dst.(*ir.Ref)
+	if !ok || r.Var.Kind != ir.VarLocal || !u.expr(a.Src) || assigns(body, r.Var) {
+		return false
+	}
+	c := r.Var
+	given := &uniformity{varying: map[*ir.Var]bool{}}
+	for v, on := range u.varying {
+		given.varying[v] = on && v != c
+	}
+	for _, s := range upd.Stmts {
+		if a, ok := s.(*ir.Assign); ok {
+			if r, ok := a.Dst.(*ir.Ref); ok && r.Var == c {
+				if !given.expr(a.Src) {
+					return false
+				}
+				continue
+			}
+		}
+		if assigns(s, c) {
+			return false
+		}
+	}
+	return given.expr(cond)
+}
+
+// assigns says whether statement s (a *ir.Block or any statement) may
+// assign local v.
+func assigns(s ir.Stmt, v *ir.Var) bool {
+	if s == nil {
+		return false
+	}
+	b, ok := s.(*ir.Block)
+	if ok && b == nil {
+		return false
+	}
+	if !ok {
+		b = &ir.Block{Stmts: []ir.Stmt{s}}
+	}
+	found := false
+	walkStmts(b, func(st ir.Stmt) {
+		switch st := st.(type) {
+		case *ir.Assign:
+			if ir.PlaceRoot(st.Dst) == v {
+				found = true
+			}
+		case *ir.RayQuery:
+			if ir.PlaceRoot(st.Result) == v {
+				found = true
+			}
+		}
+	}, func(ir.Expr) {})
+	return found
+}
