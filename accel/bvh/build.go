@@ -16,6 +16,7 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -426,4 +427,25 @@ func growCentroid(b *AABB, c [3]float32) {
 			b.Max[k] = c[k]
 		}
 	}
+}
+
+// appendSubtree puts sub (a subtree built with its root at index 0) into
+// nodes: the root at slot, the rest appended, child indices moved.
+func appendSubtree(nodes []Node, slot int, sub []Node) []Node {
+	base := len(nodes)
+	fix := func(nd Node) Node {
+		if nd.Count == 0 {
+			nd.LeftFirst = nd.LeftFirst - 1 + uint32(base)
+		}
+		return nd
+	}
+	nodes[slot] = fix(sub[0])
+	nodes = slices.Grow(nodes, len(sub)-1)[:base+len(sub)-1]
+	// By GOMAXPROCS goroutines: the first large subtree is half the tree.
+	parallelFor(len(sub)-1, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			nodes[base+i] = fix(sub[1+i])
+		}
+	})
+	return nodes
 }

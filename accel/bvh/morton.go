@@ -61,8 +61,7 @@ var spreadTable = func() (t [1024]uint32) {
 // lbvh is a linear build in flight: keys sorted (code<<32 | input index)
 // and the primitives in leaf order, as triangles (tris, gathered before the
 // tree is cut) or as refs (gathered from srcRefs by the leaves as they are
-// emitted). Each goroutine of a parallel build has its own lbvh, sharing
-// everything but nodes.
+// emitted), and the nodes, allocated once at their exact count.
 type lbvh struct {
 	keys     []uint64
 	tris     []Triangle
@@ -140,7 +139,8 @@ func buildMortonTriangles(tris []Triangle, opt Options) (*Mesh, int) {
 	if n == 0 {
 		return m, -1
 	}
-	keys := make([]uint64, n)
+	keys := getKeys(n)
+	defer putKeys(keys)
 	q := newQuantizer(cbox)
 	parallelFor(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -156,9 +156,7 @@ func buildMortonTriangles(tris []Triangle, opt Options) (*Mesh, int) {
 		}
 	})
 	l := &lbvh{keys: keys, tris: m.Tris, leafSize: leafSizeOf(opt), parDepth: parDepth()}
-	l.nodes = make([]Node, 1, 2*n/max(1, l.leafSize/2)+1)
-	l.emit(0, 0, n, 0)
-	m.Nodes = l.nodes
+	m.Nodes = l.build()
 	return m, -1
 }
 
@@ -174,7 +172,8 @@ func buildMorton(refs []ref, opt Options) ([]Node, []ref) {
 		r := &refs[i]
 		cbox.grow([3]float32{r.centroid(0), r.centroid(1), r.centroid(2)})
 	}
-	keys := make([]uint64, n)
+	keys := getKeys(n)
+	defer putKeys(keys)
 	q := newQuantizer(cbox)
 	parallelFor(n, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -184,10 +183,22 @@ func buildMorton(refs []ref, opt Options) ([]Node, []ref) {
 	})
 	radixSort30(keys)
 	l := &lbvh{keys: keys, srcRefs: refs, refs: make([]ref, n), leafSize: leafSizeOf(opt), parDepth: parDepth()}
-	l.nodes = make([]Node, 1, 2*n/max(1, l.leafSize/2)+1)
-	l.emit(0, 0, n, 0)
-	return l.nodes, l.refs
+	return l.build(), l.refs
 }
+
+// keyPool holds the key and sort buffers of finished fast builds, which
+// the next build takes instead of new, zeroed ones (16 MB for a million
+// triangles): every word of them is written before it is read.
+var keyPool sync.Pool
+
+func getKeys(n int) []uint64 {
+	if p, _ := keyPool.Get().(*[]uint64); p != nil && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]uint64, n)
+}
+
+func putKeys(k []uint64) { keyPool.Put(&k) }
 
 // parDepth is the depth down to which builds split work across goroutines.
 func parDepth() int {
@@ -197,30 +208,151 @@ func parDepth() int {
 	return 0
 }
 
-// emit makes nodes[ni] a leaf or interior node over keys[lo:hi], appends
+// The tree is laid out as one recursive emission would append it: a node's
+// two children side by side at the end, then the left child's descendants,
+// then the right one's. Where the right subtree starts depends on the size
+// of the left one, so the build runs in two passes over the same parts:
+// the top of the tree is cut first, down to parDepth, into parts that
+// goroutines then take; each part cuts its subtree, recording the splits in
+// preorder and counting its nodes; the counts place every part, and the
+// nodes are allocated once at their exact number; each part then emits its
+// subtree in place from its splits; the top's boxes are summed last.
+
+// lpart is a node of the tree's top: interior (kids set, cut at mid) or a
+// part one goroutine builds.
+type lpart struct {
+	lo, mid, hi int
+	kids        [2]*lpart
+	splits      []int32 // a part: its interior nodes' mids, in preorder
+	count       int     // the nodes of the subtree
+	ni, next    int     // the subtree's root, its first descendant
+	box         obox
+}
+
+// build returns the nodes of the tree over keys.
+func (l *lbvh) build() []Node {
+	var parts []*lpart
+	root := l.top(0, len(l.keys), 0, &parts)
+	l.each(parts, func(p *lpart) {
+		p.splits = make([]int32, 0, (p.hi-p.lo)/2+1)
+		p.count = l.cut(p, p.lo, p.hi)
+	})
+	root.countTop()
+	root.place(0, 1)
+	l.nodes = make([]Node, root.count)
+	l.each(parts, func(p *lpart) {
+		e := emitter{l: l, splits: p.splits, next: p.next}
+		p.box = e.emit(p.ni, p.lo, p.hi)
+	})
+	l.boxTop(root)
+	return l.nodes
+}
+
+// top cuts keys[lo:hi] down to parDepth, appending the parts to *parts in
+// order.
+func (l *lbvh) top(lo, hi, depth int, parts *[]*lpart) *lpart {
+	p := &lpart{lo: lo, hi: hi}
+	if depth < l.parDepth && hi-lo >= parallelMin && hi-lo > l.leafSize {
+		p.mid = l.split(lo, hi)
+		p.kids = [2]*lpart{l.top(lo, p.mid, depth+1, parts), l.top(p.mid, hi, depth+1, parts)}
+		return p
+	}
+	*parts = append(*parts, p)
+	return p
+}
+
+// each runs f over parts, a goroutine each when there are several.
+func (l *lbvh) each(parts []*lpart, f func(p *lpart)) {
+	if len(parts) == 1 {
+		f(parts[0])
+		return
+	}
+	var wg sync.WaitGroup
+	for _, p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(p)
+		}()
+	}
+	wg.Wait()
+}
+
+func (p *lpart) countTop() int {
+	if p.kids[0] != nil {
+		p.count = 1 + p.kids[0].countTop() + p.kids[1].countTop()
+	}
+	return p.count
+}
+
+// place puts p's root at ni and its descendants from next on, and returns
+// the index after them.
+func (p *lpart) place(ni, next int) int {
+	p.ni = ni
+	if p.kids[0] == nil {
+		p.next = next
+		return next + p.count - 1
+	}
+	c := next
+	next = p.kids[0].place(c, c+2)
+	return p.kids[1].place(c+1, next)
+}
+
+// boxTop writes the nodes of the top and returns p's box.
+func (l *lbvh) boxTop(p *lpart) obox {
+	if p.kids[0] == nil {
+		return p.box
+	}
+	lb, rb := l.boxTop(p.kids[0]), l.boxTop(p.kids[1])
+	lb.union(&rb)
+	l.nodes[p.ni] = lb.node(uint32(p.kids[0].ni), 0)
+	return lb
+}
+
+// split returns where keys[lo:hi] (more than a leaf) is cut.
+func (l *lbvh) split(lo, hi int) int {
+	keys := l.keys[lo:hi]
+	if a, b := uint32(keys[0]>>32), uint32(keys[len(keys)-1]>>32); a != b {
+		// The first code with the highest differing bit set; all codes
+		// share the bits above it.
+		return lo + 1 + lastClear(keys, uint(63-bits.LeadingZeros32(a^b)))
+	}
+	return lo + (hi-lo)/2
+}
+
+// cut appends the splits of the subtree over keys[lo:hi] to p.splits in
+// preorder and returns its node count.
+func (l *lbvh) cut(p *lpart, lo, hi int) int {
+	if hi-lo <= l.leafSize {
+		return 1
+	}
+	mid := l.split(lo, hi)
+	p.splits = append(p.splits, int32(mid))
+	return 1 + l.cut(p, lo, mid) + l.cut(p, mid, hi)
+}
+
+// emitter writes one part's subtree into l.nodes from its splits.
+type emitter struct {
+	l      *lbvh
+	splits []int32
+	next   int // the index the next pair of children takes
+}
+
+// emit makes nodes[ni] a leaf or interior node over keys[lo:hi], writes
 // its descendants and returns its box.
-func (l *lbvh) emit(ni, lo, hi, depth int) obox {
+func (e *emitter) emit(ni, lo, hi int) obox {
+	l := e.l
 	if hi-lo <= l.leafSize {
 		box := l.leaf(lo, hi)
 		l.nodes[ni] = box.node(uint32(lo), uint32(hi-lo))
 		return box
 	}
-	mid := lo + (hi-lo)/2
-	keys := l.keys[lo:hi]
-	if a, b := uint32(keys[0]>>32), uint32(keys[len(keys)-1]>>32); a != b {
-		// The first code with the highest differing bit set; all codes
-		// share the bits above it.
-		mid = lo + 1 + lastClear(keys, uint(63-bits.LeadingZeros32(a^b)))
-	}
-	c := len(l.nodes)
-	l.nodes = append(l.nodes, Node{}, Node{})
-	var lb, rb obox
-	if depth < l.parDepth && hi-lo >= parallelMin {
-		rb = l.emitParallel(c, lo, mid, hi, depth+1, &lb)
-	} else {
-		lb = l.emit(c, lo, mid, depth+1)
-		rb = l.emit(c+1, mid, hi, depth+1)
-	}
+	mid := int(e.splits[0])
+	e.splits = e.splits[1:]
+	c := e.next
+	e.next += 2
+	lb := e.emit(c, lo, mid)
+	rb := e.emit(c+1, mid, hi)
 	lb.union(&rb)
 	l.nodes[ni] = lb.node(uint32(c), 0)
 	return lb
@@ -310,48 +442,6 @@ func (b *obox) node(leftFirst, count uint32) Node {
 	}
 }
 
-// emitParallel builds the subtree over keys[mid:hi] on a goroutine of its
-// own while this one builds the one over keys[lo:mid] (at c, its box to
-// *lb), then splices the right one in at c+1 and returns its box. It is
-// apart from emit so that only parallel splits put their results on the
-// heap.
-func (l *lbvh) emitParallel(c, lo, mid, hi, depth int, lb *obox) obox {
-	sub := *l
-	sub.nodes = make([]Node, 1, 2*(hi-mid)/max(1, l.leafSize/2)+1)
-	var rb obox
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		rb = sub.emit(0, mid, hi, depth)
-	}()
-	*lb = l.emit(c, lo, mid, depth)
-	wg.Wait()
-	l.nodes = appendSubtree(l.nodes, c+1, sub.nodes)
-	return rb
-}
-
-// appendSubtree puts sub (a subtree built with its root at index 0) into
-// nodes: the root at slot, the rest appended, child indices moved.
-func appendSubtree(nodes []Node, slot int, sub []Node) []Node {
-	base := len(nodes)
-	fix := func(nd Node) Node {
-		if nd.Count == 0 {
-			nd.LeftFirst = nd.LeftFirst - 1 + uint32(base)
-		}
-		return nd
-	}
-	nodes[slot] = fix(sub[0])
-	nodes = slices.Grow(nodes, len(sub)-1)[:base+len(sub)-1]
-	// By GOMAXPROCS goroutines: the first large subtree is half the tree.
-	parallelFor(len(sub)-1, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			nodes[base+i] = fix(sub[1+i])
-		}
-	})
-	return nodes
-}
-
 // radixSort30 sorts keys, keys[i] holding a code below 2³⁰ in its top 32
 // bits and i in its low bits: by code, then by index. One pass, counted and
 // scattered by GOMAXPROCS workers over contiguous parts, distributes them
@@ -366,7 +456,8 @@ func radixSort30(keys []uint64) {
 	if n < 1<<14 {
 		p = 1
 	}
-	tmp := make([]uint64, n)
+	tmp := getKeys(n)
+	defer putKeys(tmp)
 	counts := make([][1024]int, p)
 	var wg sync.WaitGroup
 	each := func(parts int, f func(w, lo, hi int)) {
