@@ -51,6 +51,7 @@ type replay struct {
 	cmd      vk.CommandBuffer
 	value    uint64 // the last submission of cmd
 	tick     uint64 // when last used, for eviction
+	gone     uint64 // the table's removals when the key's handles were last seen alive
 	barriers int
 	bind     bindState // the recording's skip counts (for tests)
 }
@@ -61,17 +62,122 @@ type retiredCmd struct {
 	value uint64
 }
 
-// replayKey builds list's key in s.rkey, checking that every handle in it is
-// alive; ok is false for a list that is not replayed. Callers hold d.live
-// (shared) and s.mu. A handle looked up is remembered for the next command
-// naming it (a chain names the same few thousands of times).
-func (s *stream) replayKey(list *device.CommandList) (ok bool) {
+// keyer walks a list's replay key: it compares the list with a kept key in
+// place, writing nothing, while every field equals the kept one; at the first
+// field that differs it copies the equal prefix and appends the rest. A hit
+// then costs the walk and no key, a miss one walk too.
+type keyer struct {
+	key []byte // the key built, once a field differed
+	ref []byte // the kept key compared with
+	n   int    // bytes of ref matched
+	cmp bool   // every field so far equals ref's
+}
+
+// differ leaves comparing: key becomes the matched prefix of ref.
+func (k *keyer) differ() {
+	k.key = append(k.key[:0], k.ref[:k.n]...)
+	k.cmp = false
+}
+
+func (k *keyer) u64(v uint64) {
+	if k.cmp {
+		if len(k.ref)-k.n >= 8 && binary.LittleEndian.Uint64(k.ref[k.n:]) == v {
+			k.n += 8
+			return
+		}
+		k.differ()
+	}
+	k.key = binary.LittleEndian.AppendUint64(k.key, v)
+}
+
+func (k *keyer) u32(v uint32) {
+	if k.cmp {
+		if len(k.ref)-k.n >= 4 && binary.LittleEndian.Uint32(k.ref[k.n:]) == v {
+			k.n += 4
+			return
+		}
+		k.differ()
+	}
+	k.key = binary.LittleEndian.AppendUint32(k.key, v)
+}
+
+func (k *keyer) byte1(v byte) {
+	if k.cmp {
+		if k.n < len(k.ref) && k.ref[k.n] == v {
+			k.n++
+			return
+		}
+		k.differ()
+	}
+	k.key = append(k.key, v)
+}
+
+func (k *keyer) bytes(b []byte) {
+	if k.cmp {
+		if len(k.ref)-k.n >= len(b) && bytes.Equal(k.ref[k.n:k.n+len(b)], b) {
+			k.n += len(b)
+			return
+		}
+		k.differ()
+	}
+	k.key = append(k.key, b...)
+}
+
+// replayMatch walks list's replay key against the most recently used kept
+// recording not in flight, checking that every handle in it is alive. It
+// returns the recording to submit again (hit), or, for a list that is
+// replayable but recorded afresh, ok with the key built in s.rkey; ok is
+// false for a list that is not replayed. Callers hold d.live (shared) and
+// s.mu.
+func (s *stream) replayMatch(list *device.CommandList) (hit *replay, ok bool) {
 	d := s.d
 	if d.noReplay || list.Timings != nil || d.reads.n.Load() != 0 || len(s.enc.hidden) > 0 {
-		return false
+		return nil, false
 	}
-	key := s.rkey[:0]
-	defer func() { s.rkey = key }() // its capacity, and on success the key
+	var ref *replay
+	done := s.completed.Load()
+	for _, r := range s.replays {
+		if r.value <= done && (ref == nil || r.tick > ref.tick) {
+			ref = r
+		}
+	}
+	k := keyer{key: s.rkey[:0]}
+	gone := d.removals()
+	trust := false
+	if ref != nil {
+		k.ref, k.cmp = ref.key, true
+		trust = ref.gone == gone
+	}
+	if !s.walkKey(&k, list, trust) {
+		s.rkey = k.key
+		return nil, false
+	}
+	if k.cmp {
+		if k.n == len(k.ref) {
+			ref.gone = gone
+			return ref, true
+		}
+		k.differ() // the list is a prefix of ref's
+	}
+	s.rkey, s.rgone = k.key, gone
+	for _, r := range s.replays {
+		if r != ref && r.value <= done && bytes.Equal(r.key, k.key) {
+			r.gone = gone
+			return r, true
+		}
+	}
+	return nil, true
+}
+
+// walkKey feeds list's replay key to k and checks that the list is replayed:
+// its shaders qualify and its handles are alive; false for a list that is
+// not. With trust, a field still equal to k.ref's needs no check: nothing
+// left the resource table since ref's handles were seen alive (removals),
+// and a shader's properties do not change. A handle looked up is remembered
+// for the next command naming it (a chain names the same few thousands of
+// times).
+func (s *stream) walkKey(k *keyer, list *device.CommandList, trust bool) bool {
+	d := s.d
 	var lastSh, lastBuf device.Handle
 	var sh *shader
 	alive := func(h device.Handle) bool {
@@ -84,11 +190,7 @@ func (s *stream) replayKey(list *device.CommandList) (ok bool) {
 		lastBuf = h
 		return true
 	}
-	for _, c := range list.Commands {
-		sd, isDispatch := c.(*device.ShaderDispatch)
-		if !isDispatch {
-			return false
-		}
+	qualifies := func(sd *device.ShaderDispatch) bool {
 		if sd.Shader != lastSh || sh == nil {
 			var err error
 			if sh, err = lookup[*shader](d, sd.Shader, "shader"); err != nil {
@@ -96,50 +198,50 @@ func (s *stream) replayKey(list *device.CommandList) (ok bool) {
 			}
 			lastSh = sd.Shader
 		}
-		if sh.lay.prints || sh.lay.spillSize > 0 || len(sd.Args) != len(sh.sig.Args) {
+		return !sh.lay.prints && sh.lay.spillSize == 0 && len(sd.Args) == len(sh.sig.Args)
+	}
+	for _, c := range list.Commands {
+		sd, isDispatch := c.(*device.ShaderDispatch)
+		if !isDispatch {
 			return false
 		}
-		key = binary.LittleEndian.AppendUint64(key, uint64(sd.Shader))
-		key = binary.LittleEndian.AppendUint32(key, sd.Size[0])
-		key = binary.LittleEndian.AppendUint32(key, sd.Size[1])
-		key = binary.LittleEndian.AppendUint32(key, sd.Size[2])
-		key = binary.LittleEndian.AppendUint64(key, uint64(sd.Indirect))
-		key = binary.LittleEndian.AppendUint64(key, sd.IndirectOffset)
-		key = binary.LittleEndian.AppendUint32(key, uint32(len(sd.Args)))
-		if sd.Indirect != 0 && !alive(sd.Indirect) {
+		k.u64(uint64(sd.Shader))
+		// Checked once the command is walked unless it matched throughout.
+		checked := !trust || !k.cmp
+		if checked && !qualifies(sd) {
+			return false
+		}
+		k.u32(sd.Size[0])
+		k.u32(sd.Size[1])
+		k.u32(sd.Size[2])
+		k.u64(uint64(sd.Indirect))
+		k.u64(sd.IndirectOffset)
+		k.u32(uint32(len(sd.Args)))
+		if sd.Indirect != 0 && (!trust || !k.cmp) && !alive(sd.Indirect) {
 			return false
 		}
 		for _, a := range sd.Args {
-			key = append(key, byte(a.Kind))
+			k.byte1(byte(a.Kind))
 			switch a.Kind {
 			case device.ArgUniform:
-				key = binary.LittleEndian.AppendUint32(key, uint32(len(a.Uniform)))
-				key = append(key, a.Uniform...)
+				k.u32(uint32(len(a.Uniform)))
+				k.bytes(a.Uniform)
 			case device.ArgBuffer:
-				if !alive(a.Handle) {
+				k.u64(uint64(a.Handle))
+				if (!trust || !k.cmp) && !alive(a.Handle) {
 					return false
 				}
-				key = binary.LittleEndian.AppendUint64(key, uint64(a.Handle))
-				key = binary.LittleEndian.AppendUint64(key, a.Offset)
-				key = binary.LittleEndian.AppendUint64(key, a.Size)
+				k.u64(a.Offset)
+				k.u64(a.Size)
 			default:
 				return false
 			}
 		}
-	}
-	return true
-}
-
-// findReplay returns a kept recording of key whose command buffer is not in
-// flight, or nil; s.mu held.
-func (s *stream) findReplay(key []byte) *replay {
-	done := s.completed.Load()
-	for _, r := range s.replays {
-		if r.value <= done && bytes.Equal(r.key, key) {
-			return r
+		if !checked && !k.cmp && !qualifies(sd) {
+			return false
 		}
 	}
-	return nil
+	return true
 }
 
 // keepReplay keeps the list just recorded into sub.cmd under the key in
@@ -179,7 +281,7 @@ func (s *stream) keepReplay(sub *submission, key []byte) {
 	s.tick++
 	*r = replay{
 		key: append(r.key[:0], key...), used: used,
-		cmd: sub.cmd, value: sub.value, tick: s.tick, barriers: e.barriers,
+		cmd: sub.cmd, value: sub.value, tick: s.tick, gone: s.rgone, barriers: e.barriers,
 		bind: bindState{skippedSets: e.bind.skippedSets, skippedPush: e.bind.skippedPush},
 	}
 	sub.kept = true

@@ -42,11 +42,13 @@ type stream struct {
 
 	// Recorded lists kept for submitting again (replay.go; under mu): the
 	// recordings, evicted command buffers still in flight, the key of the
-	// list being dispatched (scratch), the use clock, and
-	// the lists replayed (for tests).
+	// list being dispatched (scratch) and the table's removals when its
+	// handles were seen alive, the use clock, and the lists replayed (for
+	// tests).
 	replays  []*replay
 	retired  []retiredCmd
 	rkey     []byte
+	rgone    uint64
 	tick     uint64
 	replayed int
 
