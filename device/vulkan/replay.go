@@ -63,14 +63,14 @@ type retiredCmd struct {
 }
 
 // keyer walks a list's replay key: it compares the list with a kept key in
-// place, writing nothing, while every field equals the kept one; at the first
-// field that differs it copies the equal prefix and appends the rest. A hit
+// place, writing nothing, while every piece equals the kept one; at the first
+// piece that differs it copies the equal prefix and appends the rest. A hit
 // then costs the walk and no key, a miss one walk too.
 type keyer struct {
-	key []byte // the key built, once a field differed
+	key []byte // the key built, once a piece differed
 	ref []byte // the kept key compared with
 	n   int    // bytes of ref matched
-	cmp bool   // every field so far equals ref's
+	cmp bool   // every piece so far equals ref's
 }
 
 // differ leaves comparing: key becomes the matched prefix of ref.
@@ -79,48 +79,52 @@ func (k *keyer) differ() {
 	k.cmp = false
 }
 
-func (k *keyer) u64(v uint64) {
+// put walks the next piece of the key, b.
+func (k *keyer) put(b []byte) {
 	if k.cmp {
-		if len(k.ref)-k.n >= 8 && binary.LittleEndian.Uint64(k.ref[k.n:]) == v {
-			k.n += 8
-			return
-		}
-		k.differ()
-	}
-	k.key = binary.LittleEndian.AppendUint64(k.key, v)
-}
-
-func (k *keyer) u32(v uint32) {
-	if k.cmp {
-		if len(k.ref)-k.n >= 4 && binary.LittleEndian.Uint32(k.ref[k.n:]) == v {
-			k.n += 4
-			return
-		}
-		k.differ()
-	}
-	k.key = binary.LittleEndian.AppendUint32(k.key, v)
-}
-
-func (k *keyer) byte1(v byte) {
-	if k.cmp {
-		if k.n < len(k.ref) && k.ref[k.n] == v {
-			k.n++
-			return
-		}
-		k.differ()
-	}
-	k.key = append(k.key, v)
-}
-
-func (k *keyer) bytes(b []byte) {
-	if k.cmp {
-		if len(k.ref)-k.n >= len(b) && bytes.Equal(k.ref[k.n:k.n+len(b)], b) {
+		if len(k.ref)-k.n >= len(b) && string(k.ref[k.n:k.n+len(b)]) == string(b) {
 			k.n += len(b)
 			return
 		}
 		k.differ()
 	}
 	k.key = append(k.key, b...)
+}
+
+// put4 and put5 walk a piece of four or five words, compared as words (a
+// call to the runtime's byte comparison cost more than the piece).
+func (k *keyer) put4(a, b, c, d uint64) {
+	if k.cmp {
+		if r := k.ref[k.n:]; len(r) >= 32 {
+			le := binary.LittleEndian
+			if (le.Uint64(r)^a)|(le.Uint64(r[8:])^b)|(le.Uint64(r[16:])^c)|(le.Uint64(r[24:])^d) == 0 { // ^ and | bind alike: the brackets matter
+				k.n += 32
+				return
+			}
+		}
+		k.differ()
+	}
+	k.add(a, b, c, d)
+}
+
+func (k *keyer) put5(a, b, c, d, e uint64) {
+	if k.cmp {
+		if r := k.ref[k.n:]; len(r) >= 40 {
+			le := binary.LittleEndian
+			if (le.Uint64(r)^a)|(le.Uint64(r[8:])^b)|(le.Uint64(r[16:])^c)|(le.Uint64(r[24:])^d)|(le.Uint64(r[32:])^e) == 0 {
+				k.n += 40
+				return
+			}
+		}
+		k.differ()
+	}
+	k.add(a, b, c, d, e)
+}
+
+func (k *keyer) add(w ...uint64) {
+	for _, v := range w {
+		k.key = binary.LittleEndian.AppendUint64(k.key, v)
+	}
 }
 
 // replayMatch walks list's replay key against the most recently used kept
@@ -171,74 +175,62 @@ func (s *stream) replayMatch(list *device.CommandList) (hit *replay, ok bool) {
 
 // walkKey feeds list's replay key to k and checks that the list is replayed:
 // its shaders qualify and its handles are alive; false for a list that is
-// not. With trust, a field still equal to k.ref's needs no check: nothing
-// left the resource table since ref's handles were seen alive (removals),
-// and a shader's properties do not change. A handle looked up is remembered
-// for the next command naming it (a chain names the same few thousands of
-// times).
+// not. A command's key is a header of five words (shader, size, argument
+// count, indirect buffer and offset) and each argument's piece (a buffer's
+// kind, handle, offset and size: four words; a uniform's kind and length
+// in a word, then its bytes). With trust,
+// a piece equal to k.ref's needs no check: nothing left the resource table
+// since ref's handles were seen alive (removals), and a shader's properties
+// do not change. A handle looked up is remembered for the next command
+// naming it (a chain names the same few thousands of times).
 func (s *stream) walkKey(k *keyer, list *device.CommandList, trust bool) bool {
 	d := s.d
 	var lastSh, lastBuf device.Handle
 	var sh *shader
-	alive := func(h device.Handle) bool {
-		if h == lastBuf {
-			return true
-		}
-		if _, err := lookup[*buffer](d, h, "buffer"); err != nil {
-			return false
-		}
-		lastBuf = h
-		return true
-	}
-	qualifies := func(sd *device.ShaderDispatch) bool {
-		if sd.Shader != lastSh || sh == nil {
-			var err error
-			if sh, err = lookup[*shader](d, sd.Shader, "shader"); err != nil {
-				return false
-			}
-			lastSh = sd.Shader
-		}
-		return !sh.lay.prints && sh.lay.spillSize == 0 && len(sd.Args) == len(sh.sig.Args)
-	}
 	for _, c := range list.Commands {
 		sd, isDispatch := c.(*device.ShaderDispatch)
 		if !isDispatch {
 			return false
 		}
-		k.u64(uint64(sd.Shader))
-		// Checked once the command is walked unless it matched throughout.
-		checked := !trust || !k.cmp
-		if checked && !qualifies(sd) {
-			return false
-		}
-		k.u32(sd.Size[0])
-		k.u32(sd.Size[1])
-		k.u32(sd.Size[2])
-		k.u64(uint64(sd.Indirect))
-		k.u64(sd.IndirectOffset)
-		k.u32(uint32(len(sd.Args)))
-		if sd.Indirect != 0 && (!trust || !k.cmp) && !alive(sd.Indirect) {
-			return false
-		}
-		for _, a := range sd.Args {
-			k.byte1(byte(a.Kind))
-			switch a.Kind {
-			case device.ArgUniform:
-				k.u32(uint32(len(a.Uniform)))
-				k.bytes(a.Uniform)
-			case device.ArgBuffer:
-				k.u64(uint64(a.Handle))
-				if (!trust || !k.cmp) && !alive(a.Handle) {
+		k.put5(uint64(sd.Shader), uint64(sd.Size[0])|uint64(sd.Size[1])<<32,
+			uint64(sd.Size[2])|uint64(len(sd.Args))<<32, uint64(sd.Indirect), sd.IndirectOffset)
+		if !trust || !k.cmp {
+			if sd.Shader != lastSh || sh == nil {
+				var err error
+				if sh, err = lookup[*shader](d, sd.Shader, "shader"); err != nil {
 					return false
 				}
-				k.u64(a.Offset)
-				k.u64(a.Size)
+				lastSh = sd.Shader
+			}
+			if sh.lay.prints || sh.lay.spillSize > 0 || len(sd.Args) != len(sh.sig.Args) {
+				return false
+			}
+			if sd.Indirect != 0 && sd.Indirect != lastBuf {
+				if _, err := lookup[*buffer](d, sd.Indirect, "buffer"); err != nil {
+					return false
+				}
+				lastBuf = sd.Indirect
+			}
+		}
+		for i := range sd.Args {
+			a := &sd.Args[i]
+			switch a.Kind {
+			case device.ArgUniform:
+				var n [8]byte
+				binary.LittleEndian.PutUint64(n[:], uint64(a.Kind)|uint64(len(a.Uniform))<<32)
+				k.put(n[:])
+				k.put(a.Uniform)
+			case device.ArgBuffer:
+				k.put4(uint64(a.Kind), uint64(a.Handle), a.Offset, a.Size)
+				if (!trust || !k.cmp) && a.Handle != lastBuf {
+					if _, err := lookup[*buffer](d, a.Handle, "buffer"); err != nil {
+						return false
+					}
+					lastBuf = a.Handle
+				}
 			default:
 				return false
 			}
-		}
-		if !checked && !k.cmp && !qualifies(sd) {
-			return false
 		}
 	}
 	return true

@@ -247,9 +247,11 @@ func TestReplayKeyInPlace(t *testing.T) {
 	lastUniform.Commands[4] = addList(add, a, b, c, 3).Commands[0]
 	midSize := chain(5, 1)
 	midSize.Commands[2].(*device.ShaderDispatch).Size[0] = replayN / 2
-	for _, trust = range []bool{false, true} { // trusted: no look-ups where the list matches
+	midBuffer := chain(5, 1)
+	midBuffer.Commands[2] = addList(add, b, a, c, 1).Commands[0] // a and b swapped, whole sizes
+	for _, trust = range []bool{false, true} {                   // trusted: no look-ups where the list matches
 		for name, list := range map[string]*device.CommandList{
-			"last uniform": lastUniform, "middle size": midSize, "prefix": chain(4, 1), "longer": chain(6, 1),
+			"last uniform": lastUniform, "middle size": midSize, "middle buffer": midBuffer, "prefix": chain(4, 1), "longer": chain(6, 1),
 		} {
 			fresh, hit := walk(list, nil)
 			require.False(t, hit, name)
