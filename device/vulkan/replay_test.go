@@ -201,7 +201,8 @@ func TestReplayNotForOtherLists(t *testing.T) {
 }
 
 // TestReplayKeyInPlace compares lists with a kept key in place: a list equal
-// to it is a hit and builds nothing, and a list differing from it anywhere —
+// to it is a hit and builds nothing (a command like the one before it is a
+// word of the key), and a list differing from it anywhere —
 // a uniform in its last command, a size in its middle, one command fewer
 // (a prefix of the kept list) or one more — is a miss whose key is the one
 // built from scratch. The prefix and the longer list, submitted, record
@@ -238,7 +239,8 @@ func TestReplayKeyInPlace(t *testing.T) {
 	base := chain(5, 1)
 	ref, hit := walk(base, nil)
 	require.False(t, hit)
-	require.NotEmpty(t, ref)
+	one, _ := walk(chain(1, 1), nil)
+	require.Len(t, ref, len(one)+4*8, "a command like the one before is one word")
 	key, hit := walk(chain(5, 1), ref)
 	require.True(t, hit, "the same content, another list")
 	require.Nil(t, key, "a hit builds no key")
