@@ -17,9 +17,10 @@ import (
 // lavapipe). A stream keeps up to maxReplays recorded lists, the least
 // recently used going first.
 //
-// The content is a list's replay key, built by a walk that makes no Vulkan
-// call; a replay needs the key equal byte for byte and every handle in it
-// alive. A device never hands out a handle number twice (device.HandleSpace),
+// The content is a list's replay key, walked without a Vulkan call: compared
+// in place with the most recently used kept key, built only from where it
+// differs (walkKey); a replay needs the key equal byte for byte and every
+// handle in it alive. A device never hands out a handle number twice (device.HandleSpace),
 // so a live handle names the object it named when the list was recorded, and
 // a buffer freed and created again is another handle: a miss. Only what the
 // recording depends on through the key alone is replayed:
