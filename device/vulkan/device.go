@@ -66,6 +66,7 @@ type Device struct {
 	// so a resource is never released between the two.
 	live      sync.RWMutex
 	objects   map[device.Handle]any
+	added     uint64 // objects ever added to the table (removals)
 	handles   *device.HandleSpace
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -387,8 +388,15 @@ func (d *Device) add(obj any) (device.Handle, error) {
 	}
 	h := d.newHandle()
 	d.objects[h] = obj
+	d.added++
 	return h, nil
 }
+
+// removals counts the objects ever taken out of the table, however they
+// were (it changes with every delete from d.objects, which needs no help
+// from the code deleting): while it is unchanged, every handle seen alive
+// is still alive. Callers hold d.live.
+func (d *Device) removals() uint64 { return d.added - uint64(len(d.objects)) }
 
 // remove takes h out of the table and returns its object; its release is
 // then deferred by the caller until the GPU is done with it.

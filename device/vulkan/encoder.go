@@ -19,7 +19,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -184,14 +183,45 @@ func (e *encoder) stagingSize(list *device.CommandList) uint64 {
 // submitted again with the same content resubmits the command buffer
 // recorded for it (replay.go).
 func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
-	if d.softAccel && list != nil && slices.ContainsFunc(list.Commands, isAccelCommand) {
+	sc := scanList(list)
+	if d.softAccel && sc.accel {
 		if err := d.enter(); err != nil {
 			return err
 		}
 		defer d.exit()
 		return d.dispatchSoftware(sh, list)
 	}
-	return d.dispatch(sh, list)
+	return d.dispatchScanned(sh, list, sc)
+}
+
+// listScan is what one pass over a list's commands found, so that the
+// checks before encoding walk a long list once: a chain of 10,000 dispatches
+// paid three walks besides its replay key's.
+type listScan struct {
+	nilAt    int  // the first nil command, -1: none
+	presents bool // a Present
+	accel    bool // a ray-tracing structure command (isAccelCommand)
+}
+
+func scanList(list *device.CommandList) listScan {
+	sc := listScan{nilAt: -1}
+	if list == nil {
+		return sc
+	}
+	for i, c := range list.Commands {
+		switch c.(type) {
+		case *device.ShaderDispatch:
+		case nil:
+			if sc.nilAt < 0 {
+				sc.nilAt = i
+			}
+		case *device.Present:
+			sc.presents = true
+		default:
+			sc.accel = sc.accel || isAccelCommand(c)
+		}
+	}
+	return sc
 }
 
 // dispatch and the functions it calls are split where a lock is taken, each
@@ -199,27 +229,32 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 // defers only while returns × defers stays at most 15, and one function
 // holding them all paid the runtime's deferred calls on every list.
 func (d *Device) dispatch(sh device.Handle, list *device.CommandList) error {
+	return d.dispatchScanned(sh, list, scanList(list))
+}
+
+func (d *Device) dispatchScanned(sh device.Handle, list *device.CommandList, sc listScan) error {
 	if err := d.enter(); err != nil {
 		return err
 	}
 	defer d.exit()
-	return d.dispatchEntered(sh, list)
+	return d.dispatchEntered(sh, list, sc)
 }
 
-func (d *Device) dispatchEntered(sh device.Handle, list *device.CommandList) error {
+func (d *Device) dispatchEntered(sh device.Handle, list *device.CommandList, sc listScan) error {
 	if list == nil {
 		return invalidf("nil command list")
 	}
-	for i, c := range list.Commands {
-		if c == nil {
-			return invalidf("command %d: nil command", i)
+	if sc.nilAt >= 0 {
+		return invalidf("command %d: nil command", sc.nilAt)
+	}
+	var presents []*presentJob
+	if sc.presents {
+		var err error
+		if presents, err = d.beginPresents(sh, list); err != nil {
+			return err
 		}
+		defer endPresents(presents)
 	}
-	presents, err := d.beginPresents(sh, list)
-	if err != nil {
-		return err
-	}
-	defer endPresents(presents)
 	d.live.RLock()
 	defer d.live.RUnlock()
 	return d.dispatchLive(sh, list, presents)
@@ -265,12 +300,10 @@ func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []
 		return nil
 	}
 	e := &s.enc
-	replayable := s.replayKey(list)
-	if replayable {
-		if r := s.findReplay(s.rkey); r != nil {
-			s.submitReplay(sub, r)
-			return d.finishPresents(s, sub, presents)
-		}
+	r, replayable := s.replayMatch(list)
+	if r != nil {
+		s.submitReplay(sub, r)
+		return d.finishPresents(s, sub, presents)
 	}
 	e.presents = presents
 	e.reusable = replayable

@@ -199,3 +199,94 @@ func TestReplayNotForOtherLists(t *testing.T) {
 	require.Equal(t, before, after, "nothing replayed")
 	require.Len(t, timed.Timings.Commands, 1, "the timed list was timed")
 }
+
+// TestReplayKeyInPlace compares lists with a kept key in place: a list equal
+// to it is a hit and builds nothing (a command like the one before it is a
+// word of the key), and a list differing from it anywhere —
+// a uniform in its last command, a size in its middle, one command fewer
+// (a prefix of the kept list) or one more — is a miss whose key is the one
+// built from scratch. The prefix and the longer list, submitted, record
+// afresh and compute their own results.
+func TestReplayKeyInPlace(t *testing.T) {
+	f, add, a, b := replayFixture(t, "push")
+	c, err := f.d.CreateBuffer(device.BufferDesc{Size: 4 * replayN}) // destroyed at the end
+	require.NoError(t, err)
+	chain := func(n int, scale float32) *device.CommandList {
+		l := &device.CommandList{}
+		for range n {
+			l.Add(addList(add, a, b, c, scale).Commands[0])
+		}
+		return l
+	}
+	s, err := lookupStream(f.d, f.s)
+	require.NoError(t, err)
+	trust := false
+	walk := func(list *device.CommandList, ref []byte) (key []byte, hit bool) {
+		f.d.live.RLock()
+		defer f.d.live.RUnlock()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		k := keyer{ref: ref, cmp: ref != nil}
+		require.True(t, s.walkKey(&k, list, trust && ref != nil), "replayable")
+		if k.cmp && k.n == len(k.ref) {
+			return nil, true
+		}
+		if k.cmp {
+			k.differ()
+		}
+		return k.key, false
+	}
+	base := chain(5, 1)
+	ref, hit := walk(base, nil)
+	require.False(t, hit)
+	one, _ := walk(chain(1, 1), nil)
+	require.Len(t, ref, len(one)+4*8, "a command like the one before is one word")
+	key, hit := walk(chain(5, 1), ref)
+	require.True(t, hit, "the same content, another list")
+	require.Nil(t, key, "a hit builds no key")
+
+	lastUniform := chain(5, 1)
+	lastUniform.Commands[4] = addList(add, a, b, c, 3).Commands[0]
+	midSize := chain(5, 1)
+	midSize.Commands[2].(*device.ShaderDispatch).Size[0] = replayN / 2
+	midBuffer := chain(5, 1)
+	midBuffer.Commands[2] = addList(add, b, a, c, 1).Commands[0] // a and b swapped, whole sizes
+	for _, trust = range []bool{false, true} {                   // trusted: no look-ups where the list matches
+		for name, list := range map[string]*device.CommandList{
+			"last uniform": lastUniform, "middle size": midSize, "middle buffer": midBuffer, "prefix": chain(4, 1), "longer": chain(6, 1),
+		} {
+			fresh, hit := walk(list, nil)
+			require.False(t, hit, name)
+			key, hit := walk(list, ref)
+			require.False(t, hit, "%s: a miss", name)
+			require.Equal(t, fresh, key, "%s: the key built on a miss", name)
+		}
+		_, hit = walk(chain(5, 1), ref)
+		require.True(t, hit, "trusted %v", trust)
+	}
+
+	f.submit(base)
+	f.submit(base)
+	before, _ := f.replayed()
+	f.submit(chain(4, 2))
+	f.expectAll(c, 5, "the prefix")
+	f.submit(chain(6, 3))
+	f.expectAll(c, 7, "the longer list")
+	after, _ := f.replayed()
+	require.Equal(t, before, after, "neither replayed")
+
+	// Another buffer destroyed: the kept handles are looked up again, and the
+	// list still replays; its own buffer destroyed, it is refused.
+	f.submit(base)
+	after, _ = f.replayed()
+	other, err := f.d.CreateBuffer(device.BufferDesc{Size: 64})
+	require.NoError(t, err)
+	require.NoError(t, f.d.DestroyBuffer(other))
+	f.submit(base)
+	again, _ := f.replayed()
+	require.Equal(t, after+1, again, "replayed after another buffer was destroyed")
+	require.NoError(t, f.d.DestroyBuffer(c))
+	err = f.d.Dispatch(f.s, base)
+	require.ErrorIs(t, err, device.ErrClosed, "a destroyed buffer")
+	require.ErrorContains(t, err, fmt.Sprint(c))
+}

@@ -394,3 +394,40 @@ func TestHostWaitsEndOnDestroy(t *testing.T) {
 	require.ErrorIs(t, <-errc, device.ErrClosed)
 	require.Empty(t, formatMessages(msgs.take()))
 }
+
+// TestHostWaitsConcurrent synchronizes one stream from several goroutines
+// at once while lists are dispatched on it: one host wait at a time uses the
+// stream's own wait record and the others one from the pool, and every wait
+// returns once its work is done (-race checks the record is not shared).
+func TestHostWaitsConcurrent(t *testing.T) {
+	f := newFixture(t)
+	add, _ := f.shader("add")
+	a, b, c := f.buffer(4*replayN), f.buffer(4*replayN), f.buffer(4*replayN)
+	list := addList(add, a, b, c, 1)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 16 {
+				if err := f.d.Dispatch(f.s, list); err != nil {
+					errs <- err
+					return
+				}
+				if err := f.d.SynchronizeStream(context.Background(), f.s); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	s, err := lookupStream(f.d, f.s)
+	require.NoError(t, err)
+	require.False(t, s.semBusy.Load(), "the stream's wait record is given back")
+}
