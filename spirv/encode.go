@@ -3,9 +3,6 @@ package spirv
 // MagicNumber is the first word of every SPIR-V module.
 const MagicNumber = 0x07230203
 
-// maxWordCount is the largest instruction a 16-bit word count can describe.
-const maxWordCount = 0xffff
-
 // appendInst appends the encoding of one instruction to dst.
 func appendInst(dst []uint32, op Op, operands ...uint32) []uint32 {
 	dst = append(dst, uint32(len(operands)+1)<<16|uint32(op))

@@ -166,12 +166,8 @@ func (d *decoder) one(kind OperandKind, contextual bool) error {
 	return d.errorf("operand kind %v of unknown category", kind)
 }
 
-// decodeOperands decodes the operand words of one instruction of opcode op.
-func decodeOperands(op Op, words []uint32, litWords func() (int, error)) ([]Operand, error) {
-	return decodeOperandsInto(nil, op, words, litWords)
-}
-
-// decodeOperandsInto is decodeOperands appending to out[:0], for callers that reuse the slice.
+// decodeOperandsInto decodes the operand words of one instruction of opcode op,
+// appending to out[:0] (callers reuse the slice).
 func decodeOperandsInto(out []Operand, op Op, words []uint32, litWords func() (int, error)) ([]Operand, error) {
 	desc, ok := LookupOp(op)
 	if !ok {

@@ -455,10 +455,6 @@ func (c *copier) replace(lo, hi token.Pos, text string) {
 	c.edits = append(c.edits, edit{lo: c.off(lo), hi: c.off(hi), text: text})
 }
 
-func (c *copier) insert(at token.Pos, text string) {
-	c.edits = append(c.edits, edit{lo: c.off(at), hi: c.off(at), text: text})
-}
-
 // text is the source in [lo, hi) with c's edits applied.
 func (c *copier) text(lo, hi token.Pos) string {
 	src := c.g.srcs[c.file.Name()]

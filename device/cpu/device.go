@@ -204,11 +204,6 @@ const granularity = 16
 func (d *Device) NativeHandle() uintptr     { return 0 }
 func (d *Device) WarpSize() uint32          { return 1 }
 func (d *Device) MemoryGranularity() uint64 { return granularity }
-func (d *Device) handleName(h device.Handle) string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.name[h]
-}
 
 func (d *Device) SetName(h device.Handle, name string) error {
 	if err := d.enter(); err != nil {

@@ -2,7 +2,6 @@ package vulkan
 
 import (
 	"encoding/binary"
-	"errors"
 	"math"
 	"os"
 	"os/exec"
@@ -164,5 +163,3 @@ func f32s(b []byte) []float32 {
 func uniform32(v ...uint32) []byte { return bytesOfU32(v) }
 
 func uniformF(v float32) []byte { return bytesOfF32([]float32{v}) }
-
-func isClosed(err error) bool { return errors.Is(err, device.ErrClosed) }

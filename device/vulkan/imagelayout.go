@@ -106,16 +106,6 @@ func (e *encoder) restLayouts() {
 	}
 }
 
-// restTextures returns every texture touched so far to its resting layout
-// (before a kernel that may sample any texture of a bindless array, whose
-// descriptors name the resting layout).
-func (e *encoder) restTextures() {
-	for i := range e.layouts {
-		tl := &e.layouts[i]
-		e.transition(tl.t, 0, uint32(len(tl.cur)), tl.t.rest)
-	}
-}
-
 // layoutBarrier is the transition of one level of t. It waits for all
 // earlier commands (a level's earlier users may be anywhere since the last
 // memory barrier) and makes the image visible to all later ones.

@@ -14,12 +14,6 @@ const kernelPath = "github.com/lucent-gpu/lucent/kernel"
 // sizes is the layout of host Go values: device structs take Go's offsets.
 var sizes = types.SizesFor("gc", "amd64")
 
-// isKernelType reports whether t is the named type name of package kernel.
-func isKernelType(t types.Type, name string) bool {
-	n, ok := types.Unalias(t).(*types.Named)
-	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == kernelPath && n.Obj().Name() == name
-}
-
 // kernelVectors maps the kernel package's vector and matrix types.
 var kernelVectors = map[string]*ir.Type{
 	"Float2": ir.Vector(ir.TF32, 2), "Float3": ir.Vector(ir.TF32, 3), "Float4": ir.Vector(ir.TF32, 4),
