@@ -120,7 +120,7 @@ func halfKernel() *ir.Function {
 // as a and b, a third input as c, and f32, i32 and f64 values (near f16
 // midpoints, past its range, its denormals) to convert.
 func halfOperands() (a, b, c []uint16, x []float32, n []int32, y []float64) {
-	xs := []float32{1 + 0x1p-11, 1 + 3*0x1p-11, 65519, 65520, -70000, 0x1p-25, 0x1.8p-25, 0x1p-15, float32(math.Inf(1)), 0.1, -0.0, 1e-10}
+	xs := []float32{1 + 0x1p-11, 1 + 3*0x1p-11, 65519, 65520, -70000, 0x1p-25, 0x1.8p-25, 0x1p-15, float32(math.Inf(1)), 0.1, float32(math.Copysign(0, -1)), 1e-10}
 	ns := []int32{0, 1, -1, 2049, 2051, 65504, 65519, 65520, -65536, 1 << 30, math.MinInt32, 4097}
 	ys := []float64{1 + 0x1p-11 + 0x1p-40, 1 + 0x1p-11, 0.1, 65519.9, 65520, 0x1p-25 + 0x1p-50, math.Inf(-1), 1e300, -1e-300, 3}
 	for p, u := range halfInputs {
