@@ -2236,6 +2236,14 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				}
 				row := t.r[(lp.tids+i)*w : (lp.tids+i)*w+cnt]
 				if na == cnt {
+					if i == 0 && b[0] == n { // the x id of a 1-D block: the linear index
+						o := uint64(lin0)
+						for j := range row {
+							row[j] = o + uint64(j)
+						}
+						continue
+					}
+					src := src[:len(row)]
 					for j, v := range src {
 						row[j] = uint64(v)
 					}
