@@ -1887,8 +1887,9 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 				if d := dense(act); d > 0 && !(signed && !wide) { // every lane: no list
 					ri, rv := ri[:d], rv[:d]
 					for l, i := range ri {
-						if i >= n {
+						if i >= uint64(len(sum)) { // sum has one word for each of the buffer's: n
 							t.fault(int32(l), label, i, n)
+							continue // not reached: a fault unwinds
 						}
 						sum[i] += uint32(rv[l])
 					}

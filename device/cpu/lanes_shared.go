@@ -153,9 +153,11 @@ func (lc *laneCompiler) sharedLoad(e ir.Expr, dst int) lex {
 			m, ri, ro := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[o*w:(o+1)*w]
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
 				ri, ro := ri[:d], ro[:d]
+				m := m[:se.n] // the array itself: its leaves are its elements
 				for l, i := range ri {
-					if i >= se.n {
+					if i >= uint64(len(m)) {
 						t.faultKind(int32(l), se.what, device.FaultSharedIndex, i, se.n)
+						continue // not reached: a fault unwinds
 					}
 					ro[l] = m[i]
 				}
@@ -220,9 +222,11 @@ func (lc *laneCompiler) sharedStore(dst, src ir.Expr) lstmt {
 			m, ri, rv := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[vs*w:(vs+1)*w]
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
 				ri, rv := ri[:d], rv[:d]
+				m := m[:se.n] // the array itself: its leaves are its elements
 				for l, i := range ri {
-					if i >= se.n {
+					if i >= uint64(len(m)) {
 						t.faultKind(int32(l), se.what, device.FaultSharedIndex, i, se.n)
+						continue // not reached: a fault unwinds
 					}
 					m[i] = rv[l]
 				}
@@ -294,9 +298,11 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 			m, ri, rv, ro := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[vs*w:(vs+1)*w], t.r[o*w:(o+1)*w]
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
 				ri, rv, ro := ri[:d], rv[:d], ro[:d]
+				m := m[:se.n] // the array itself: its leaves are its elements
 				for l, i := range ri {
-					if i >= se.n {
+					if i >= uint64(len(m)) {
 						t.faultKind(int32(l), se.what, device.FaultSharedIndex, i, se.n)
+						continue // not reached: a fault unwinds
 					}
 					old := m[i]
 					m[i] = uint64(uint32(old + rv[l]))
