@@ -300,8 +300,14 @@ func TestLaneEngineSharedFault(t *testing.T) {
 // scattered subsets of it (contended adds on a few bins among them), and an
 // if taken by every lane whose body returns from one, as the per-thread
 // engine runs them; an index past the array on one lane of a subset fails
-// at that lane.
+// at that lane. With the shared index an i32 (sign-extended; -1 is past
+// the array) as with a u32.
 func TestLaneEngineSharedSubsets(t *testing.T) {
+	t.Run("u32", func(t *testing.T) { testSharedSubsets(t, false) })
+	t.Run("i32", func(t *testing.T) { testSharedSubsets(t, true) })
+}
+
+func testSharedSubsets(t *testing.T, i32 bool) {
 	d := openPlain(t)
 	s := stream(t, d, device.StreamCompute)
 	f := barrierKernel(t, func(k *dsl.K, s dsl.Shared[dsl.U32], kk dsl.U32, in, out dsl.Buf[dsl.U32]) {
@@ -328,6 +334,18 @@ func TestLaneEngineSharedSubsets(t *testing.T) {
 		})
 		out.Write(id, out.Read(id).Add(s.Read(tid)))
 	})
+	if i32 {
+		n := 0
+		ir.WalkExprs(f, func(e ir.Expr) {
+			if ix, ok := e.(*ir.Index); ok {
+				if r, ok := ix.X.(*ir.Ref); ok && r.Var.Kind == ir.VarShared {
+					ix.I = &ir.Cast{X: ix.I, T: ir.TI32}
+					n++
+				}
+			}
+		})
+		require.Equal(t, 6, n, "the shared accesses")
+	}
 	pt, ln := bothEngines(t, d, f)
 	r := rand.New(rand.NewPCG(3, 4))
 	const n = 4 * 64
@@ -337,6 +355,7 @@ func TestLaneEngineSharedSubsets(t *testing.T) {
 	}
 	in[64] |= 1 // block 1's first lane adds; ...
 	in[127] = 0 // and its last neither adds nor loads scattered
+	in[0] &^= 2 // block 0's first lane loads by kk
 	b := newBuf(t, d, in)
 	run := func(k *device.Kernel, size, kk uint32) ([]uint32, error) {
 		o := newBuf(t, d, make([]uint32, n))
@@ -384,12 +403,19 @@ func TestLaneEngineSharedSubsets(t *testing.T) {
 	// A fault on the else side's lanes only, in one block: the first of
 	// them past the array.
 	var errs [2]error
+	kk := uint32(40) // lanes 24.. are past the array
+	if i32 {
+		kk = ^uint32(0) // lane 0 is at -1
+	}
 	for i, k := range []*device.Kernel{pt, ln} {
-		_, errs[i] = run(k, 64, 40)
+		_, errs[i] = run(k, 64, kk)
 		require.ErrorIs(t, errs[i], device.ErrInvalidArgument)
 	}
 	var kf *device.KernelFault
 	require.ErrorAs(t, errs[1], &kf)
 	require.Equal(t, device.FaultSharedIndex, kf.Kind)
 	require.Equal(t, errs[0].Error(), errs[1].Error())
+	if i32 {
+		require.Contains(t, errs[1].Error(), "thread [0 0 0]: shared variable shared1: index -1 out of range [0, 64)")
+	}
 }
