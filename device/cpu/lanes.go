@@ -393,6 +393,12 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 				ev(t, act)
 			}
 			r := t.r[cs*t.w : (cs+1)*t.w]
+			if allTrue(r, act) { // the commonest (a bounds check): the list as it is
+				if len(then(t, act)) == len(act) {
+					return act
+				}
+				return t.running(m, act)
+			}
 			ta := t.list(a)
 			na := 0
 			for _, l := range act {
@@ -435,6 +441,24 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 		}
 		return t.running(m, act) // the lanes going on
 	}
+}
+
+// allTrue says whether r is nonzero at every lane of act.
+func allTrue(r []uint64, act []int32) bool {
+	if d := dense(act); d > 0 {
+		for _, v := range r[:d] {
+			if v == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for _, l := range act {
+		if r[l] == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // loop is For (cond and update may be nil) and Loop.
@@ -1860,6 +1884,17 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 		ri, rv, ro := t.r[is*w:(is+1)*w], t.r[vals[0]*w:(vals[0]+1)*w], t.r[o*w:(o+1)*w]
 		if later {
 			if sum := t.deferAdds(k); sum != nil {
+				if d := dense(act); d > 0 && !(signed && !wide) { // every lane: no list
+					ri, rv := ri[:d], rv[:d]
+					for l, i := range ri {
+						if i >= uint64(len(sum)) { // sum has one word for each of the buffer's: n
+							t.fault(int32(l), label, i, n)
+							continue // not reached: a fault unwinds
+						}
+						sum[i] += uint32(rv[l])
+					}
+					return
+				}
 				for _, l := range act {
 					i := ri[l]
 					if signed && !wide {
@@ -2202,6 +2237,14 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				}
 				row := t.r[(lp.tids+i)*w : (lp.tids+i)*w+cnt]
 				if na == cnt {
+					if i == 0 && b[0] == n { // the x id of a 1-D block: the linear index
+						o := uint64(lin0)
+						for j := range row {
+							row[j] = o + uint64(j)
+						}
+						continue
+					}
+					src := src[:len(row)]
 					for j, v := range src {
 						row[j] = uint64(v)
 					}

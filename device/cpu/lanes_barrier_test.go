@@ -294,3 +294,128 @@ func TestLaneEngineSharedFault(t *testing.T) {
 		})
 	}
 }
+
+// TestLaneEngineSharedSubsets: shared loads, stores and atomic adds whose
+// index the access checks itself run on every lane of a block and on
+// scattered subsets of it (contended adds on a few bins among them), and an
+// if taken by every lane whose body returns from one, as the per-thread
+// engine runs them; an index past the array on one lane of a subset fails
+// at that lane. With the shared index an i32 (sign-extended; -1 is past
+// the array) as with a u32.
+func TestLaneEngineSharedSubsets(t *testing.T) {
+	t.Run("u32", func(t *testing.T) { testSharedSubsets(t, false) })
+	t.Run("i32", func(t *testing.T) { testSharedSubsets(t, true) })
+}
+
+func testSharedSubsets(t *testing.T, i32 bool) {
+	d := openPlain(t)
+	s := stream(t, d, device.StreamCompute)
+	f := barrierKernel(t, func(k *dsl.K, s dsl.Shared[dsl.U32], kk dsl.U32, in, out dsl.Buf[dsl.U32]) {
+		tid, id := k.ThreadID().X(), k.DispatchID().X()
+		v := in.Read(id)
+		s.Write(tid, tid.Mul(dsl.U(3)))
+		k.Barrier()
+		k.If(v.And(dsl.U(1)).Ne(dsl.U(0)), func() {
+			s.Atomic(ir.OpAtomicAdd, v.Shr(dsl.U(8)).Rem(dsl.U(4)), dsl.U(5)) // four bins, many lanes each
+		})
+		k.Barrier()
+		k.If(v.And(dsl.U(2)).Ne(dsl.U(0)), func() {
+			out.Write(id, s.Read(v.Shr(dsl.U(2)).Rem(dsl.U(64))))
+		}).Else(func() {
+			out.Write(id, s.Read(tid.Add(kk)))
+		})
+		k.Barrier()
+		k.If(v.And(dsl.U(4)).Ne(dsl.U(0)), func() {
+			k.If(v.And(dsl.U(8)).Ne(dsl.U(0)), func() { s.Write(tid, v) }) // some of some lanes
+		})
+		k.Barrier()
+		k.If(tid.Lt(dsl.U(64)), func() { // every lane
+			k.If(tid.Eq(dsl.U(5)), func() { k.Return() })
+		})
+		out.Write(id, out.Read(id).Add(s.Read(tid)))
+	})
+	if i32 {
+		n := 0
+		ir.WalkExprs(f, func(e ir.Expr) {
+			if ix, ok := e.(*ir.Index); ok {
+				if r, ok := ix.X.(*ir.Ref); ok && r.Var.Kind == ir.VarShared {
+					ix.I = &ir.Cast{X: ix.I, T: ir.TI32}
+					n++
+				}
+			}
+		})
+		require.Equal(t, 6, n, "the shared accesses")
+	}
+	pt, ln := bothEngines(t, d, f)
+	r := rand.New(rand.NewPCG(3, 4))
+	const n = 4 * 64
+	in := make([]uint32, n)
+	for i := range in {
+		in[i] = r.Uint32()
+	}
+	in[64] |= 1 // block 1's first lane adds; ...
+	in[127] = 0 // and its last neither adds nor loads scattered
+	in[0] &^= 2 // block 0's first lane loads by kk
+	b := newBuf(t, d, in)
+	run := func(k *device.Kernel, size, kk uint32) ([]uint32, error) {
+		o := newBuf(t, d, make([]uint32, n))
+		got := make([]uint32, n)
+		if err := s.Submit(k.Dispatch([3]uint32{size}, kk, b, o), o.Download(got)); err != nil {
+			return nil, err
+		}
+		return got, s.Synchronize(ctxT(t))
+	}
+	want, err := run(pt, n, 0)
+	require.NoError(t, err)
+	got, err := run(ln, n, 0)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	ref := make([]uint32, n) // the kernel as Go, kk 0
+	for b0 := 0; b0 < n; b0 += 64 {
+		var sh [64]uint32
+		for j := range sh {
+			sh[j] = uint32(j) * 3
+		}
+		blk := in[b0 : b0+64]
+		for _, v := range blk {
+			if v&1 != 0 {
+				sh[v>>8%4] += 5
+			}
+		}
+		for j, v := range blk {
+			ref[b0+j] = sh[j]
+			if v&2 != 0 {
+				ref[b0+j] = sh[v>>2%64]
+			}
+		}
+		for j, v := range blk {
+			if v&12 == 12 {
+				sh[j] = v
+			}
+		}
+		for j := range blk {
+			if j != 5 {
+				ref[b0+j] += sh[j]
+			}
+		}
+	}
+	require.Equal(t, ref, got)
+	// A fault on the else side's lanes only, in one block: the first of
+	// them past the array.
+	var errs [2]error
+	kk := uint32(40) // lanes 24.. are past the array
+	if i32 {
+		kk = ^uint32(0) // lane 0 is at -1
+	}
+	for i, k := range []*device.Kernel{pt, ln} {
+		_, errs[i] = run(k, 64, kk)
+		require.ErrorIs(t, errs[i], device.ErrInvalidArgument)
+	}
+	var kf *device.KernelFault
+	require.ErrorAs(t, errs[1], &kf)
+	require.Equal(t, device.FaultSharedIndex, kf.Kind)
+	require.Equal(t, errs[0].Error(), errs[1].Error())
+	if i32 {
+		require.Contains(t, errs[1].Error(), "thread [0 0 0]: shared variable shared1: index -1 out of range [0, 64)")
+	}
+}

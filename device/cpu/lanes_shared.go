@@ -65,6 +65,16 @@ func (lc *laneCompiler) sharedAt(e ir.Expr) (k int, at lex) {
 			}
 			w := t.w
 			rb, ri, ro := t.r[bs*w:(bs+1)*w], t.r[is*w:(is+1)*w], t.r[o*w:(o+1)*w]
+			if d := dense(act); d > 0 && top && !ext { // every lane of the variable itself: no list
+				ri, ro := ri[:d], ro[:d]
+				for l, i := range ri {
+					if i >= n {
+						t.faultKind(int32(l), what, device.FaultSharedIndex, i, n)
+					}
+					ro[l] = i * el
+				}
+				return
+			}
 			for _, l := range act {
 				i := ri[l]
 				if ext {
@@ -85,8 +95,79 @@ func (lc *laneCompiler) sharedAt(e ir.Expr) (k int, at lex) {
 	return 0, lex{}
 }
 
+// selem is a scalar element of a shared array by an integer index, which
+// the load, store or atomic checks and uses as it goes: no pass writes each
+// lane's offset first. A fault is the same (the first lane in the list whose
+// index is out of range); the shared memory it leaves is the failed block's.
+type selem struct {
+	k    int    // the variable
+	idx  lex    // the index
+	n    uint64 // the array's length
+	ext  bool   // an i32 index, sign-extended
+	what site
+}
+
+// sharedElem is e as an selem, where it is one.
+func (lc *laneCompiler) sharedElem(e ir.Expr) (selem, bool) {
+	ix, ok := e.(*ir.Index)
+	if !ok {
+		return selem{}, false
+	}
+	r, ok := ix.X.(*ir.Ref)
+	if !ok {
+		return selem{}, false
+	}
+	k, ok := lc.c.shared[r.Var]
+	xt, it := ix.X.Type(), ix.I.Type()
+	if !ok || (xt.Kind() != ir.KindArray && xt.Kind() != ir.KindVector) || ir.Leaves(ix.T) != 1 ||
+		!it.IsInteger() || (it.Bits() != 32 && it.Bits() != 64) {
+		return selem{}, false
+	}
+	return selem{
+		k: k, idx: lc.scalar(ix.I, -1), n: uint64(xt.Len()),
+		ext:  it.Kind() == ir.KindInt && it.Bits() == 32,
+		what: site{ir.IndexName(ix), lc.c.pos},
+	}, true
+}
+
+// at is lane l's checked element for index i.
+func (s *selem) at(t *lth, l int32, i uint64) uint64 {
+	if s.ext {
+		i = uint64(int64(int32(uint32(i))))
+	}
+	if i >= s.n {
+		t.faultKind(l, s.what, device.FaultSharedIndex, i, s.n)
+	}
+	return i
+}
+
 // sharedLoad reads place e of a shared variable.
 func (lc *laneCompiler) sharedLoad(e ir.Expr, dst int) lex {
+	if se, ok := lc.sharedElem(e); ok {
+		iev, is, o := se.idx.eval, se.idx.slot, lc.out(dst)
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if iev != nil {
+				iev(t, act)
+			}
+			w := t.w
+			m, ri, ro := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[o*w:(o+1)*w]
+			if d := dense(act); d > 0 && !se.ext { // every lane: no list
+				ri, ro := ri[:d], ro[:d]
+				m := m[:se.n] // the array itself: its leaves are its elements
+				for l, i := range ri {
+					if i >= uint64(len(m)) {
+						t.faultKind(int32(l), se.what, device.FaultSharedIndex, i, se.n)
+						continue // not reached: a fault unwinds
+					}
+					ro[l] = m[i]
+				}
+				return
+			}
+			for _, l := range act {
+				ro[l] = m[se.at(t, l, ri[l])]
+			}
+		}}
+	}
 	k, at := lc.sharedAt(e)
 	n := ir.Leaves(e.Type())
 	o := lc.tmp(n)
@@ -102,6 +183,13 @@ func (lc *laneCompiler) sharedLoad(e ir.Expr, dst int) lex {
 		m, ra := t.shared[k], t.r[as*w:(as+1)*w]
 		if n == 1 {
 			ro := t.r[o*w : (o+1)*w]
+			if d := dense(act); d > 0 {
+				ra, ro := ra[:d], ro[:d]
+				for l, a := range ra {
+					ro[l] = m[a]
+				}
+				return
+			}
 			for _, l := range act {
 				ro[l] = m[ra[l]]
 			}
@@ -124,6 +212,32 @@ func (lc *laneCompiler) sharedStore(dst, src ir.Expr) lstmt {
 	if v.n != n {
 		noLanes("a store of %d leaves into %s", v.n, dst.Type())
 	}
+	if se, ok := lc.sharedElem(dst); ok && n == 1 {
+		pre, is, vs := seq(v.eval, se.idx.eval), se.idx.slot, v.slot
+		return func(t *lth, act []int32) []int32 {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			m, ri, rv := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[vs*w:(vs+1)*w]
+			if d := dense(act); d > 0 && !se.ext { // every lane: no list
+				ri, rv := ri[:d], rv[:d]
+				m := m[:se.n] // the array itself: its leaves are its elements
+				for l, i := range ri {
+					if i >= uint64(len(m)) {
+						t.faultKind(int32(l), se.what, device.FaultSharedIndex, i, se.n)
+						continue // not reached: a fault unwinds
+					}
+					m[i] = rv[l]
+				}
+				return act
+			}
+			for _, l := range act {
+				m[se.at(t, l, ri[l])] = rv[l]
+			}
+			return act
+		}
+	}
 	k, at := lc.sharedAt(dst)
 	pre := seq(v.eval, at.eval)
 	vs, as := v.slot, at.slot
@@ -135,6 +249,13 @@ func (lc *laneCompiler) sharedStore(dst, src ir.Expr) lstmt {
 		m, ra := t.shared[k], t.r[as*w:(as+1)*w]
 		if n == 1 {
 			rv := t.r[vs*w : (vs+1)*w]
+			if d := dense(act); d > 0 {
+				ra, rv := ra[:d], rv[:d]
+				for l, a := range ra {
+					m[a] = rv[l]
+				}
+				return act
+			}
 			for _, l := range act {
 				m[ra[l]] = rv[l]
 			}
@@ -166,11 +287,41 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 		evs = append(evs, x.eval)
 		vals = append(vals, x.slot)
 	}
+	add32 := e.Op == ir.OpAtomicAdd && (pt == ir.TU32 || pt == ir.TI32)
+	if se, ok := lc.sharedElem(e.Args[0]); ok && add32 { // the commonest (a histogram's bins)
+		pre, is, vs, o := seq(append(evs, se.idx.eval)...), se.idx.slot, vals[0], lc.out(dst)
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			w := t.w
+			m, ri, rv, ro := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[vs*w:(vs+1)*w], t.r[o*w:(o+1)*w]
+			if d := dense(act); d > 0 && !se.ext { // every lane: no list
+				ri, rv, ro := ri[:d], rv[:d], ro[:d]
+				m := m[:se.n] // the array itself: its leaves are its elements
+				for l, i := range ri {
+					if i >= uint64(len(m)) {
+						t.faultKind(int32(l), se.what, device.FaultSharedIndex, i, se.n)
+						continue // not reached: a fault unwinds
+					}
+					old := m[i]
+					m[i] = uint64(uint32(old + rv[l]))
+					ro[l] = old
+				}
+				return
+			}
+			for _, l := range act {
+				p := &m[se.at(t, l, ri[l])]
+				old := *p
+				*p = uint64(uint32(old + rv[l]))
+				ro[l] = old
+			}
+		}}
+	}
 	k, at := lc.sharedAt(e.Args[0])
 	pre := seq(append(evs, at.eval)...)
 	f := rmw(e.Op, pt)
 	cas := e.Op == ir.OpAtomicCAS
-	add32 := e.Op == ir.OpAtomicAdd && (pt == ir.TU32 || pt == ir.TI32)
 	as, o := at.slot, lc.out(dst)
 	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
 		if pre != nil {
@@ -192,6 +343,16 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 			return
 		}
 		if add32 { // the commonest (a histogram's bins), without a call a lane
+			if d := dense(act); d > 0 {
+				ra, rv, ro := ra[:d], rv[:d], ro[:d]
+				for l, a := range ra {
+					p := &m[a]
+					old := *p
+					*p = uint64(uint32(old + rv[l]))
+					ro[l] = old
+				}
+				return
+			}
 			for _, l := range act {
 				p := &m[ra[l]]
 				old := *p
