@@ -44,6 +44,10 @@
  *   16 chain/once       the chain of 5 recorded once and resubmitted, a
  *                       timeline semaphore waited for by blocking (the
  *                       runtime resubmits a list recorded before)
+ *   17 chain/once-wide  as 16 with the barriers the runtime recorded before
+ *                       it derived the narrow one (compute writes -> all
+ *                       commands' memory reads and writes): what the wide
+ *                       barrier costs a replayed chain
  *
  *   const char *vkb_name(int which);  // NULL past the last */
 #include <stdint.h>
@@ -261,6 +265,7 @@ static VkDescriptorPool descPool;
 static VkDescriptorSet smallSet;
 static VkCommandBuffer rtCb; /* the round trip recorded once, resubmitted by 9-12 */
 static VkCommandBuffer chainCb; /* the chain of 5 recorded once, resubmitted by 16 */
+static VkCommandBuffer chainWideCb; /* the same with wide barriers, resubmitted by 17 */
 static VkFence rtFenceObj;
 
 /* The narrowest barrier between dependent dispatches: compute writes before
@@ -299,16 +304,29 @@ static void recordRoundTripWith(VkCommandBuffer c, int wide) {
 
 static void recordRoundTrip(VkCommandBuffer c) { recordRoundTripWith(c, 0); }
 
-/* The chain bound with the set: bind once, the narrow barrier between dispatches. */
-static void recordChainSets(VkCommandBuffer c) {
-    computeBarrier(c);
+/* Compute writes before everything after: the wide barrier. */
+static void wideBarrier(VkCommandBuffer c) {
+    VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+        .srcStageMask = VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, .srcAccessMask = VK_ACCESS_2_SHADER_WRITE_BIT,
+        .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, .dstAccessMask = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT};
+    VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
+    vkCmdPipelineBarrier2(c, &di);
+}
+
+/* The chain bound with the set: bind once, the narrow barrier between
+ * dispatches (with wide, the wide one). */
+static void recordChainWith(VkCommandBuffer c, int wide) {
+    void (*bar)(VkCommandBuffer) = wide ? wideBarrier : computeBarrier;
+    bar(c);
     vkCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, setPipe);
     vkCmdBindDescriptorSets(c, VK_PIPELINE_BIND_POINT_COMPUTE, setPipeLayout, 0, 1, &smallSet, 0, NULL);
     for (int i = 0; i < chainLength; i++) {
-        if (i > 0) computeBarrier(c);
+        if (i > 0) bar(c);
         vkCmdDispatch(c, 1, 1, 1);
     }
 }
+
+static void recordChainSets(VkCommandBuffer c) { recordChainWith(c, 0); }
 
 static VkResult initFastest(void) {
     VkDescriptorSetLayoutBinding b = {.binding = 0, .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
@@ -343,6 +361,10 @@ static VkResult initFastest(void) {
     if ((r = beginCb(chainCb, 0))) return r;
     recordChainSets(chainCb);
     CHECK(vkEndCommandBuffer(chainCb));
+    CHECK(vkAllocateCommandBuffers(dev, &cai, &chainWideCb));
+    if ((r = beginCb(chainWideCb, 0))) return r;
+    recordChainWith(chainWideCb, 1);
+    CHECK(vkEndCommandBuffer(chainWideCb));
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     CHECK(vkCreateFence(dev, &fci, NULL, &rtFenceObj));
     return VK_SUCCESS;
@@ -423,6 +445,15 @@ static VkResult rtTimeline(void) {
 /* chainOnce resubmits the chain recorded at init and waits on the timeline. */
 static VkResult chainOnce(void) {
     VkResult r = submitOnly(chainCb, VK_NULL_HANDLE, 1);
+    if (r) return r;
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
+        .pSemaphores = &timeline, .pValues = &timelineValue};
+    CHECK(vkWaitSemaphores(dev, &wi, UINT64_MAX));
+    return VK_SUCCESS;
+}
+
+static VkResult chainOnceWide(void) {
+    VkResult r = submitOnly(chainWideCb, VK_NULL_HANDLE, 1);
     if (r) return r;
     VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
         .pSemaphores = &timeline, .pValues = &timelineValue};
@@ -623,7 +654,7 @@ int vkb_init(const char *deviceName, const uint32_t *empty, size_t emptyBytes, c
 int64_t vkb_run(int which, int64_t iters) {
     static VkResult (*const fns[])(void) = {chain, roundTrip, upload, download, saxpy,
         chainSets, chainPushOnce, chainLegacy, rtRerecord, rtTimeline, rtFence, rtTimelineSpin, rtFenceSpin,
-        uploadMap, downloadMap, rtRerecordWide, chainOnce};
+        uploadMap, downloadMap, rtRerecordWide, chainOnce, chainOnceWide};
     if (which < 0 || which >= (int)(sizeof fns / sizeof fns[0])) return VK_ERROR_UNKNOWN;
     uint64_t start = now();
     for (int64_t i = 0; i < iters; i++) {
@@ -636,7 +667,7 @@ int64_t vkb_run(int which, int64_t iters) {
 const char *vkb_name(int which) {
     static const char *const names[] = {"chain/twin", "rt/twin", "upload/twin", "download/twin", "saxpy/twin",
         "chain/sets", "chain/push-once", "chain/legacy", "rt/rerecord", "rt/timeline", "rt/fence",
-        "rt/timeline-spin", "rt/fence-spin", "upload/map", "download/map", "rt/rerecord-wide", "chain/once"};
+        "rt/timeline-spin", "rt/fence-spin", "upload/map", "download/map", "rt/rerecord-wide", "chain/once", "chain/once-wide"};
     return which >= 0 && which < (int)(sizeof names / sizeof names[0]) ? names[which] : NULL;
 }
 

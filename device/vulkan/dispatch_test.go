@@ -173,6 +173,41 @@ func TestBarriersFollowDependencies(t *testing.T) {
 	require.Equal(t, 1, barriers(k(a, b), k(a, c)), "two readers of one buffer")
 }
 
+// TestBarrierSecondScopeNarrowed: a barrier between dispatches orders the
+// writes before it for compute only (the stage of the command that needed
+// it); a later command of another stage touching them gets a barrier for all
+// commands, one that touches nothing written gets none. Synchronization
+// validation (on in every test) checks each scope is wide enough.
+func TestBarrierSecondScopeNarrowed(t *testing.T) {
+	f := newFixture(t)
+	sh, _ := f.shader("step")
+	a, b, c, e, g := f.buffer(256), f.buffer(256), f.buffer(256), f.buffer(256), f.buffer(256)
+	s, err := lookupStream(f.d, f.s)
+	require.NoError(t, err)
+	barriers := func(cmds ...device.Command) [2]int {
+		require.NoError(t, f.d.Dispatch(f.s, (&device.CommandList{}).Add(cmds...)))
+		require.NoError(t, f.d.SynchronizeStream(context.Background(), f.s))
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return [2]int{s.enc.last, s.enc.lastWide}
+	}
+	k := func(src, dst device.Handle) device.Command {
+		return &device.ShaderDispatch{Shader: sh, Size: [3]uint32{64, 1, 1}, Args: stepArgs(src, dst, 64, 1)}
+	}
+	cp := func(src, dst device.Handle) device.Command {
+		return &device.BufferCopy{Src: src, Dst: dst, Size: 256}
+	}
+	// [barriers, of which for all commands]; the list's leading one is wide.
+	require.Equal(t, [2]int{3, 1}, barriers(k(a, b), k(b, c), k(c, a)), "a chain: compute to compute")
+	require.Equal(t, [2]int{3, 2}, barriers(k(a, b), k(b, c), cp(b, e)),
+		"a copy reading what a dispatch wrote before the narrow barrier")
+	require.Equal(t, [2]int{2, 1}, barriers(k(a, b), k(b, c), cp(e, g)),
+		"a copy touching nothing written")
+	require.Equal(t, [2]int{3, 2}, barriers(k(a, b), k(b, c), cp(e, a)),
+		"a copy overwriting what a dispatch read before the narrow barrier")
+	require.Empty(t, formatMessages(f.msgs.take()), "validation")
+}
+
 // TestSyncValidationCatchesMissingBarrier records the same dependent pair of
 // dispatches by hand, without the barrier the encoder would add, and checks
 // that synchronization validation (on in every test) reports the hazard: the

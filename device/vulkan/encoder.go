@@ -54,7 +54,13 @@ type encoder struct {
 	sub   *submission
 	begin vk.CommandBufferBeginInfo // here, not on the stack: it would escape
 
-	accesses    []access
+	accesses []access
+	// older are the accesses before the last barrier whose second scope was
+	// narrowed to the stages covered (one entry per resource, ranges
+	// merged): commands of those stages are ordered after them, commands of
+	// others are not yet.
+	older       []access
+	covered     vk.PipelineStageFlags2
 	srcStage    vk.PipelineStageFlags2
 	srcAccess   vk.AccessFlags2
 	global      bool                     // unknown memory was touched (bindless, custom): next command needs a barrier
@@ -63,7 +69,9 @@ type encoder struct {
 	pipeline    vk.Pipeline
 	downloads   bool
 	barriers    int // memory barriers in the list being encoded
+	wide        int // of which ordering everything after them (second scope all commands)
 	last        int // barriers in the last list encoded (for tests)
+	lastWide    int // wide ones among them
 
 	staging    []byte
 	stagingOff uint64
@@ -365,7 +373,9 @@ func (e *encoder) reset() {
 	e.setArena = e.setArena[:0]
 	e.deps, e.mbs = e.deps[:0], e.mbs[:0]
 	e.last, e.barriers = e.barriers, 0
+	e.lastWide, e.wide = e.wide, 0
 	e.accesses = e.accesses[:0]
+	e.older, e.covered = e.older[:0], 0
 	e.srcStage, e.srcAccess, e.global = 0, 0, false
 	e.imgBarriers = e.imgBarriers[:0]
 	e.layouts = e.layouts[:0]
@@ -479,9 +489,16 @@ type use struct {
 }
 
 // order emits the barrier the next command needs, then records its uses.
+//
+// A barrier's second scope is the stage of the command that needs it, not
+// every command: a chain of dispatches is ordered compute to compute, as a
+// hand-written one is. The accesses before it stay in older, ordered for
+// that stage only; a later command of another stage that conflicts with them
+// gets a barrier for all commands, as does one after unknown memory was
+// touched.
 func (e *encoder) order(stage vk.PipelineStageFlags2, acc vk.AccessFlags2, uses ...use) {
 	e.settleWrites(false, uses)
-	conflict := e.global
+	conflict, wide := e.global, e.global
 	for _, u := range uses {
 		if conflict {
 			break
@@ -493,8 +510,28 @@ func (e *encoder) order(stage vk.PipelineStageFlags2, acc vk.AccessFlags2, uses 
 			}
 		}
 	}
-	if conflict || len(e.imgBarriers) > 0 {
-		e.barrier(conflict)
+	if stage&^e.covered != 0 && len(e.older) > 0 {
+		for _, u := range uses {
+			if wide {
+				break
+			}
+			for _, a := range e.older {
+				if a.key == u.key && a.lo < u.hi && u.lo < a.hi && (a.write || u.write) {
+					wide = true
+					break
+				}
+			}
+		}
+	}
+	// A narrow barrier would leave older covered for two sets of stages:
+	// one set is kept, so a change of stage orders everything.
+	wide = wide || (conflict && len(e.older) > 0 && stage != e.covered)
+	if conflict || wide || len(e.imgBarriers) > 0 {
+		dst := stage
+		if wide {
+			dst = stageAll
+		}
+		e.barrierTo(conflict || wide, dst)
 	}
 	for _, u := range uses {
 		e.accesses = append(e.accesses, access(u))
@@ -503,7 +540,11 @@ func (e *encoder) order(stage vk.PipelineStageFlags2, acc vk.AccessFlags2, uses 
 	e.srcAccess |= acc & writeAccess
 }
 
-func (e *encoder) barrier(memory bool) {
+func (e *encoder) barrier(memory bool) { e.barrierTo(memory, stageAll) }
+
+// barrierTo emits a barrier; with memory, one ordering the accesses since the
+// last before the commands of stages dst after it (all of them: stageAll).
+func (e *encoder) barrierTo(memory bool, dst vk.PipelineStageFlags2) {
 	// From append-only arenas: the batch keeps pointing at them until it is
 	// flushed (an append that moves an arena leaves the old array in place).
 	e.deps = append(e.deps, vk.DependencyInfo{SType: vk.STRUCTURE_TYPE_DEPENDENCY_INFO})
@@ -511,11 +552,14 @@ func (e *encoder) barrier(memory bool) {
 	if memory && e.srcStage != 0 {
 		e.mbs = append(e.mbs, vk.MemoryBarrier2{
 			SType: vk.STRUCTURE_TYPE_MEMORY_BARRIER_2, SrcStageMask: e.srcStage, SrcAccessMask: e.srcAccess,
-			DstStageMask: stageAll, DstAccessMask: dstAccess,
+			DstStageMask: dst, DstAccessMask: dstAccess,
 		})
 		di.MemoryBarrierCount = 1
 		di.PMemoryBarriers = &e.mbs[len(e.mbs)-1]
 		e.barriers++
+		if dst == stageAll {
+			e.wide++
+		}
 	}
 	if len(e.imgBarriers) > 0 {
 		// A copy: imgBarriers is reused before the batch is flushed.
@@ -528,10 +572,31 @@ func (e *encoder) barrier(memory bool) {
 	}
 	e.imgBarriers = e.imgBarriers[:0]
 	if memory {
+		if dst == stageAll {
+			e.older, e.covered = e.older[:0], 0
+		} else {
+			for _, a := range e.accesses {
+				e.older = mergeAccess(e.older, a)
+			}
+			e.covered = dst
+		}
 		e.accesses = e.accesses[:0]
 		e.srcStage, e.srcAccess = 0, 0
 		e.global = false
 	}
+}
+
+// mergeAccess adds a to as, merged into the entry of its resource (the range
+// spanning both, a write if either is): a superset, so never a missed conflict.
+func mergeAccess(as []access, a access) []access {
+	for i := range as {
+		if as[i].key == a.key {
+			as[i].lo, as[i].hi = min(as[i].lo, a.lo), max(as[i].hi, a.hi)
+			as[i].write = as[i].write || a.write
+			return as
+		}
+	}
+	return append(as, a)
 }
 
 // stage reserves n bytes of staging memory and returns them with their offset.
