@@ -70,13 +70,13 @@ func checkCandidateLoops(t *testing.T, d *device.Device, what string) {
 				}
 				res, seen, last := make([]kernel.QueryResult, n), make([]uint32, n), make([]kernel.Candidate, n)
 				run(ob.Download(res), sb.Download(seen), lb.Download(last))
-				sc.CheckQuery(t, w, rays, res, seen, first != 0)
-				sc.CheckCandidates(t, w, rays, last, seen)
+				sc.CheckQuery(t, w, rays, res, seen, first != 0, raytest.InverseOf(d))
+				sc.CheckCandidates(t, w, rays, last, seen, raytest.InverseOf(d))
 				if !ran {
 					want, wantSeen, wantLast := make([]kernel.QueryResult, n), make([]uint32, n), make([]kernel.Candidate, n)
 					require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, uint32(n)), func() { rayquery.Spheres(host, rays, want, wantSeen, wantLast, first) }))
-					sc.CheckQuery(t, w+", kernel.Run", rays, want, wantSeen, first != 0)
-					sc.CheckCandidates(t, w+", kernel.Run", rays, wantLast, wantSeen)
+					sc.CheckQuery(t, w+", kernel.Run", rays, want, wantSeen, first != 0, raytest.HostInverse)
+					sc.CheckCandidates(t, w+", kernel.Run", rays, wantLast, wantSeen, raytest.HostInverse)
 				}
 			}
 		}

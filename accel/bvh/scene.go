@@ -45,15 +45,19 @@ func checkInstance(i int, inst *Instance) (inv [12]float32, world AABB, err erro
 			return inv, world, fmt.Errorf("bvh: instance %d: transform element %d (row %d, column %d) is %v: %w", i, j, j/4, j%4, x, ErrInvalidArgument)
 		}
 	}
-	inv, ok := invert(&inst.Transform)
+	inv, ok := Invert(&inst.Transform)
 	if !ok {
 		return inv, world, fmt.Errorf("bvh: instance %d: transform %v is singular: %w", i, inst.Transform, ErrInvalidArgument)
 	}
 	return inv, worldBox(inst), nil
 }
 
-// invert returns the inverse of the affine 3×4 matrix m, computed in float64.
-func invert(m *[12]float32) ([12]float32, bool) {
+// Invert returns the inverse of the affine 3×4 matrix m, computed in
+// float64 and rounded to float32 (false: m is singular, or the inverse
+// overflows float32). It is the one world→object inverse of every path that
+// does not ask a driver: Scene.Inverse, the software accel's instance
+// records, device/cpu and kernel.Run (accel.Host) all hold its bits.
+func Invert(m *[12]float32) ([12]float32, bool) {
 	var a [3][3]float64
 	var t [3]float64
 	for r := 0; r < 3; r++ {
@@ -181,8 +185,14 @@ func (s *Scene) Update(i int, inst Instance) error {
 	return nil
 }
 
-// objectRay moves r into object space by the world→object matrix inv; the
-// direction is not renormalised, so t is the same in both spaces.
+// ToObject moves r into object space by the world→object matrix inv (an
+// Invert result), in float32 without fused operations: the object-space
+// ray of every host-inverse path, bit for bit (the software accel's shader
+// computes it the same way, NoContraction). The direction is not
+// renormalised, so t is the same in both spaces.
+func ToObject(inv *[12]float32, r Ray) Ray { return objectRay(inv, &r) }
+
+// objectRay is ToObject on a pointer.
 func objectRay(inv *[12]float32, r *Ray) Ray {
 	o := r
 	out := *r

@@ -103,13 +103,13 @@ func TestInterpCandidateLoops(t *testing.T) {
 			ob, sb, lb := interp.NewBuffer(ir.RayCommitted, len(rays)), interp.NewBuffer(ir.TU32, len(rays)), interp.NewBuffer(ir.RayCandidate, len(rays))
 			require.NoError(t, interp.Run(spheres, [3]uint32{n, 1, 1}, sc, buf(rayT, rays), ob, sb, lb, first))
 			res, seen := sliceOf[kernel.QueryResult](ob.Data), sliceOf[uint32](sb.Data)
-			s.CheckQuery(t, "interp, "+what, rays, res, seen, first != 0)
-			s.CheckCandidates(t, "interp, "+what, rays, sliceOf[kernel.Candidate](lb.Data), seen)
+			s.CheckQuery(t, "interp, "+what, rays, res, seen, first != 0, raytest.HostInverse)
+			s.CheckCandidates(t, "interp, "+what, rays, sliceOf[kernel.Candidate](lb.Data), seen, raytest.HostInverse)
 
 			want, wantSeen, wantLast := make([]kernel.QueryResult, n), make([]uint32, n), make([]kernel.Candidate, n)
 			require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, n), func() { rayquery.Spheres(acc, rays, want, wantSeen, wantLast, first) }))
-			s.CheckQuery(t, "kernel.Run, "+what, rays, want, wantSeen, first != 0)
-			s.CheckCandidates(t, "kernel.Run, "+what, rays, wantLast, wantSeen)
+			s.CheckQuery(t, "kernel.Run, "+what, rays, want, wantSeen, first != 0, raytest.HostInverse)
+			s.CheckCandidates(t, "kernel.Run, "+what, rays, wantLast, wantSeen, raytest.HostInverse)
 			// The same traversal: the same candidates and hits (the sphere's
 			// t may round apart: Go may fuse a*b+c).
 			require.Equal(t, wantSeen, seen, what)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/accel/bvh"
+	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/kernel"
 )
 
@@ -58,10 +59,10 @@ func sphere(o, d v3, b bvh.AABB, tmin, tmax float64) (cand, bool) {
 // CheckQuery compares what rayquery.Spheres (or DSLSpheres) committed with
 // the reference: the hits as Check does; for every hit, its instance's index
 // and transforms (object-to-world exactly the instance's, world-to-object
-// within Eps of its inverse) and the ray in its object space. With first (the loop terminated at its first
+// as inv says) and the ray in its object space. With first (the loop terminated at its first
 // candidate) each ray saw at most one candidate and its committed hit, if
 // any, must be one of the ray's hits under the rule.
-func (s *Scene) CheckQuery(t testing.TB, what string, rays []kernel.Ray, res []kernel.QueryResult, seen []uint32, first bool) {
+func (s *Scene) CheckQuery(t testing.TB, what string, rays []kernel.Ray, res []kernel.QueryResult, seen []uint32, first bool, inv Inverse) {
 	t.Helper()
 	require.Len(t, res, len(rays), what)
 	hits := make([]kernel.Hit, len(rays))
@@ -104,7 +105,7 @@ func (s *Scene) CheckQuery(t testing.TB, what string, rays []kernel.Ray, res []k
 		require.Less(t, int(r.Index), len(s.Insts), "%s: ray %d: instance index", what, i)
 		in := s.Insts[r.Index]
 		require.Equal(t, in.ID, h.Instance, "%s: ray %d: the index %d is not the hit instance's", what, i, r.Index)
-		s.checkSpace(t, what, i, rays[i], in, r.ObjectOrigin, r.ObjectDir, r.ObjectToWorld, r.WorldToObject)
+		s.checkSpace(t, what, i, rays[i], in, r.ObjectOrigin, r.ObjectDir, r.ObjectToWorld, r.WorldToObject, inv)
 	}
 }
 
@@ -113,8 +114,8 @@ func (s *Scene) CheckQuery(t testing.TB, what string, rays []kernel.Ray, res []k
 // instance, a triangle only from a non-opaque one), the instance's
 // transforms, the ray in its object space, a box candidate's box and entry
 // distance, a triangle candidate's t and barycentrics, against the
-// reference's hit on that primitive.
-func (s *Scene) CheckCandidates(t testing.TB, what string, rays []kernel.Ray, last []kernel.Candidate, seen []uint32) {
+// reference's hit on that primitive; world-to-object as inv says.
+func (s *Scene) CheckCandidates(t testing.TB, what string, rays []kernel.Ray, last []kernel.Candidate, seen []uint32, inv Inverse) {
 	t.Helper()
 	checked := [3]int{}
 	for i, c := range last {
@@ -147,32 +148,78 @@ func (s *Scene) CheckCandidates(t testing.TB, what string, rays []kernel.Ray, la
 			}
 			checked[c.Kind]++
 		}
-		s.checkSpace(t, what, i, rays[i], in, c.ObjectOrigin, c.ObjectDir, c.ObjectToWorld, c.WorldToObject)
+		s.checkSpace(t, what, i, rays[i], in, c.ObjectOrigin, c.ObjectDir, c.ObjectToWorld, c.WorldToObject, inv)
 	}
 	require.NotZero(t, checked[kernel.HitTriangle], "%s: no triangle candidate checked", what)
 	require.NotZero(t, checked[kernel.HitProcedural], "%s: no box candidate checked", what)
 }
 
+// Inverse says which world-to-object a path returns, and so how closely
+// checkSpace holds it.
+type Inverse uint8
+
+const (
+	// HostInverse: bvh.Invert of the instance's transform, bit for bit, and
+	// the ray bvh.ToObject moves through it, bit for bit. The software
+	// accel, device/cpu, kernel.Run (accel.Host) and the interpreter all
+	// take this one inverse, so they agree with each other exactly.
+	HostInverse Inverse = iota
+	// DriverInverse: native ray queries, where the driver inverts the
+	// transform itself in float32 (its own order of operations, perhaps
+	// fused): within Eps of the float64 inverse, the object-space ray
+	// within 10·Eps.
+	DriverInverse
+)
+
+// InverseOf is the Inverse of d's ray queries: DriverInverse on a native
+// ray-tracing path, HostInverse otherwise.
+func InverseOf(d *device.Device) Inverse {
+	if d.Capabilities().RayTracing == device.PathNative {
+		return DriverInverse
+	}
+	return HostInverse
+}
+
 // checkSpace checks transforms and an object-space ray against instance in
 // and ray r: object-to-world is the transform the instance was given, bit
-// for bit, on every path; world-to-object is an inverse each path computes
-// (the host's in float64, or the driver's), within Eps.
-func (s *Scene) checkSpace(t testing.TB, what string, i int, ray kernel.Ray, in Instance, oo, od kernel.Float3, o2w, w2o kernel.Transform) {
+// for bit, on every path; world-to-object and the object-space ray as inv
+// says.
+func (s *Scene) checkSpace(t testing.TB, what string, i int, ray kernel.Ray, in Instance, oo, od kernel.Float3, o2w, w2o kernel.Transform, inv Inverse) {
 	t.Helper()
-	inv := inverse(&in.Transform)
+	if inv == HostInverse {
+		host, ok := bvh.Invert(&in.Transform)
+		require.True(t, ok, "%s: ray %d: the instance's transform is singular", what, i)
+		or := bvh.ToObject(&host, bvh.Ray{Origin: [3]float32{ray.Origin.X, ray.Origin.Y, ray.Origin.Z}, Dir: [3]float32{ray.Dir.X, ray.Dir.Y, ray.Dir.Z}})
+		f := math.Float32bits
+		for row := range 3 {
+			got := [4]float32{o2w[row].X, o2w[row].Y, o2w[row].Z, o2w[row].W}
+			gotInv := [4]float32{w2o[row].X, w2o[row].Y, w2o[row].Z, w2o[row].W}
+			for c := range 4 {
+				require.Equal(t, f(in.Transform[4*row+c]), f(got[c]), "%s: ray %d: object to world [%d][%d]", what, i, row, c)
+				require.Equal(t, f(host[4*row+c]), f(gotInv[c]), "%s: ray %d: world to object [%d][%d]: %v, the host's inverse %v", what, i, row, c, gotInv[c], host[4*row+c])
+			}
+		}
+		gotO, gotD := [3]float32{oo.X, oo.Y, oo.Z}, [3]float32{od.X, od.Y, od.Z}
+		for k := range 3 {
+			require.Equal(t, f(or.Origin[k]), f(gotO[k]), "%s: ray %d: object origin %d: %v, bvh.ToObject's %v", what, i, k, gotO[k], or.Origin[k])
+			require.Equal(t, f(or.Dir[k]), f(gotD[k]), "%s: ray %d: object direction %d: %v, bvh.ToObject's %v", what, i, k, gotD[k], or.Dir[k])
+		}
+		return
+	}
+	ref := inverse(&in.Transform)
 	for row := range 3 {
 		got := [4]float32{o2w[row].X, o2w[row].Y, o2w[row].Z, o2w[row].W}
 		gotInv := [4]float32{w2o[row].X, w2o[row].Y, w2o[row].Z, w2o[row].W}
 		for c := range 4 {
 			require.Equal(t, in.Transform[4*row+c], got[c], "%s: ray %d: object to world [%d][%d]", what, i, row, c)
-			require.InDelta(t, inv[row][c], gotInv[c], Eps*max(1, math.Abs(inv[row][c])), "%s: ray %d: world to object [%d][%d]", what, i, row, c)
+			require.InDelta(t, ref[row][c], gotInv[c], Eps*max(1, math.Abs(ref[row][c])), "%s: ray %d: world to object [%d][%d]", what, i, row, c)
 		}
 	}
 	wo, wd := k3(ray.Origin), k3(ray.Dir)
 	gotO, gotD := k3(oo), k3(od)
 	for k := range 3 {
-		o := inv[k][0]*wo[0] + inv[k][1]*wo[1] + inv[k][2]*wo[2] + inv[k][3]
-		d := inv[k][0]*wd[0] + inv[k][1]*wd[1] + inv[k][2]*wd[2]
+		o := ref[k][0]*wo[0] + ref[k][1]*wo[1] + ref[k][2]*wo[2] + ref[k][3]
+		d := ref[k][0]*wd[0] + ref[k][1]*wd[1] + ref[k][2]*wd[2]
 		require.InDelta(t, o, gotO[k], 10*Eps*max(1, math.Abs(o)), "%s: ray %d: object origin %d", what, i, k)
 		require.InDelta(t, d, gotD[k], 10*Eps*max(1, math.Abs(d)), "%s: ray %d: object direction %d", what, i, k)
 	}
