@@ -1,6 +1,7 @@
 package device_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -84,6 +85,9 @@ func TestF16UniformSharedSubgroup(t *testing.T) {
 	f := halfMemKernel()
 	require.NoError(t, f.Validate())
 	k, err := device.Compile(d, f)
+	if errors.Is(err, device.ErrUnsupported) {
+		testenv.Need(t, "f16 uniforms (Vulkan feature storagePushConstant16)", err)
+	}
 	require.NoError(t, err)
 	t.Cleanup(func() { k.Close() })
 	const n = 256
