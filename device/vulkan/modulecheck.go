@@ -108,3 +108,45 @@ func driverRefused(label string, err error) error {
 	}
 	return fmt.Errorf("shader %q: %w: the driver refused the module: %w", label, device.ErrUnsupported, err)
 }
+
+// checkFeatures refuses a module that declares a SPIR-V capability whose
+// Vulkan feature the device lacks (createDevice enables every one it has):
+// spirv-val checks a module against the Vulkan version only, and a driver
+// given such a module may misbehave rather than refuse it.
+func (d *Device) checkFeatures(m *spvModule, label string) error {
+	p := d.phys
+	for _, c := range m.caps {
+		var has vk.Bool32
+		var feature string
+		switch c {
+		case spirv.CapabilityFloat16:
+			has, feature = p.f12.ShaderFloat16, "shaderFloat16"
+		case spirv.CapabilityFloat64:
+			has, feature = p.f.ShaderFloat64, "shaderFloat64"
+		case spirv.CapabilityInt8:
+			has, feature = p.f12.ShaderInt8, "shaderInt8"
+		case spirv.CapabilityInt16:
+			has, feature = p.f.ShaderInt16, "shaderInt16"
+		case spirv.CapabilityInt64:
+			has, feature = p.f.ShaderInt64, "shaderInt64"
+		case spirv.CapabilityStorageBuffer16BitAccess:
+			has, feature = p.f11.StorageBuffer16BitAccess, "storageBuffer16BitAccess"
+		case spirv.CapabilityUniformAndStorageBuffer16BitAccess:
+			has, feature = p.f11.UniformAndStorageBuffer16BitAccess, "uniformAndStorageBuffer16BitAccess"
+		case spirv.CapabilityStoragePushConstant16:
+			has, feature = p.f11.StoragePushConstant16, "storagePushConstant16"
+		case spirv.CapabilityStorageBuffer8BitAccess:
+			has, feature = p.f12.StorageBuffer8BitAccess, "storageBuffer8BitAccess"
+		case spirv.CapabilityUniformAndStorageBuffer8BitAccess:
+			has, feature = p.f12.UniformAndStorageBuffer8BitAccess, "uniformAndStorageBuffer8BitAccess"
+		case spirv.CapabilityStoragePushConstant8:
+			has, feature = p.f12.StoragePushConstant8, "storagePushConstant8"
+		default:
+			continue
+		}
+		if has == 0 {
+			return unsupportedf("shader %q declares SPIR-V capability %v, which needs the Vulkan feature %s that %s lacks", label, c, feature, p.name())
+		}
+	}
+	return nil
+}

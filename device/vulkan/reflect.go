@@ -88,8 +88,9 @@ type spvModule struct {
 	entry      uint32
 	entryName  string
 	localSize  [3]uint32
-	wgSizeID   uint32 // the constant decorated BuiltIn WorkgroupSize, if any
-	rayQuery   bool   // declares RayQueryKHR: accels are traced natively (kernel ABI v1, "Accels")
+	wgSizeID   uint32             // the constant decorated BuiltIn WorkgroupSize, if any
+	rayQuery   bool               // declares RayQueryKHR: accels are traced natively (kernel ABI v1, "Accels")
+	caps       []spirv.Capability // the capabilities it declares
 
 	sizes  map[uint32]uint64 // memoized type sizes
 	sizing map[uint32]bool   // types being sized (a cycle check)
@@ -191,6 +192,7 @@ func parseSPIRV(code []uint32, entryPoint string) (*spvModule, error) {
 		switch in.Op {
 		case spirv.OpCapability:
 			m.rayQuery = m.rayQuery || spirv.Capability(word(in, 0)) == spirv.CapabilityRayQueryKHR
+			m.caps = append(m.caps, spirv.Capability(word(in, 0)))
 		case spirv.OpName:
 			m.names[word(in, 0)] = operand(in, 1).String()
 		case spirv.OpMemberName:

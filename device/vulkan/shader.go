@@ -82,6 +82,9 @@ func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (dev
 	if err != nil {
 		return 0, device.Signature{}, err
 	}
+	if err := d.checkFeatures(m, label); err != nil {
+		return 0, device.Signature{}, err
+	}
 	if m.rayQuery && d.phys.rq.RayQuery == 0 {
 		return 0, device.Signature{}, unsupportedf("shader %q uses ray queries (RayQueryKHR), which %s lacks", label, d.phys.name())
 	}

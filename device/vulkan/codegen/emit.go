@@ -14,7 +14,7 @@ const BindlessSlotSize = 32
 
 // Version changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const Version = 10
+const Version = 11
 
 // Options tune code generation for a device.
 type Options struct {
@@ -295,14 +295,36 @@ func (g *gen) etyp(t *ir.Type) spirv.ID {
 	return id
 }
 
-// smallStorage declares the capabilities 8- and 16-bit scalars need in buffers and push constants.
+// smallStorage declares the capability 8- and 16-bit scalars need in
+// buffers. Push constants need their own (pushStorage): devices with 16-bit
+// storage buffers may lack storagePushConstant16, so only kernels with such
+// a uniform declare it.
 func (g *gen) smallStorage(t *ir.Type) {
 	switch t.Scalar().Bits() {
 	case 8:
 		g.b.Capability(spirv.CapabilityStorageBuffer8BitAccess)
-		g.b.Capability(spirv.CapabilityStoragePushConstant8)
 	case 16:
 		g.b.Capability(spirv.CapabilityStorageBuffer16BitAccess)
+	}
+}
+
+// pushStorage declares the capabilities the 8- and 16-bit scalars of t, a
+// uniform in the push constants, need there.
+func (g *gen) pushStorage(t *ir.Type) {
+	switch t.Kind() {
+	case ir.KindArray:
+		g.pushStorage(t.Elem())
+		return
+	case ir.KindStruct:
+		for _, f := range t.Fields() {
+			g.pushStorage(f.Type)
+		}
+		return
+	}
+	switch t.Scalar().Bits() {
+	case 8:
+		g.b.Capability(spirv.CapabilityStoragePushConstant8)
+	case 16:
 		g.b.Capability(spirv.CapabilityStoragePushConstant16)
 	}
 }
@@ -369,6 +391,9 @@ func (g *gen) kernel(f *ir.Function) error {
 	inPush := slices.DeleteFunc(slices.Clone(args), func(a Argument) bool { return a.Binding >= 0 || a.Spilled })
 	slices.SortStableFunc(inPush, func(x, y Argument) int { return x.Offset - y.Offset })
 	for _, a := range inPush {
+		if a.Var.Type != ir.TBool && !a.Var.Type.ByAddress() && a.Var.Type != ir.Accel {
+			g.pushStorage(a.Var.Type)
+		}
 		g.argIdx[a.Var] = uint32(len(st.Members))
 		st.Members = append(st.Members, g.argMembers(a)...)
 	}
