@@ -43,10 +43,11 @@ type swVars struct {
 	bestT, u, v                    spirv.ID // f32
 	have, stop, done, descend      spirv.ID // bool
 	ii, prim, id, kind             spirv.ID // u32: the committed hit
-	sp, ni, j, end, found          spirv.ID // top level (found: bool)
-	bsp, bni, bj, bend, bdone      spirv.ID // bottom level (bdone: bool)
+	sp, ni, nc, j, end, found      spirv.ID // top level (found: bool)
+	bsp, bni, bnc, bj, bend, bdone spirv.ID // bottom level (bdone: bool)
 	bdescend, bfound               spirv.ID // bool
-	stack, stackT, bstack, bstack2 spirv.ID // [StackSize]u32, [StackSize]f32, …
+	stack, stackC, stackT          spirv.ID // [StackSize]u32, u32, f32: top level
+	bstack, bstackC, bstack2       spirv.ID // the same, bottom level
 }
 
 // swNode is a loaded bvh.Node.
@@ -76,10 +77,10 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 	for _, p := range []*spirv.ID{&v.have, &v.stop, &v.done, &v.descend, &v.found, &v.bdone, &v.bdescend, &v.bfound} {
 		*p = fv(g.boolT)
 	}
-	for _, p := range []*spirv.ID{&v.ii, &v.prim, &v.id, &v.kind, &v.sp, &v.ni, &v.j, &v.end, &v.bsp, &v.bni, &v.bj, &v.bend} {
+	for _, p := range []*spirv.ID{&v.ii, &v.prim, &v.id, &v.kind, &v.sp, &v.ni, &v.nc, &v.j, &v.end, &v.bsp, &v.bni, &v.bnc, &v.bj, &v.bend} {
 		*p = fv(u32)
 	}
-	v.stack, v.stackT, v.bstack, v.bstack2 = fv(arrU), fv(arrF), fv(arrU), fv(arrF)
+	v.stack, v.stackC, v.stackT, v.bstack, v.bstackC, v.bstack2 = fv(arrU), fv(arrU), fv(arrF), fv(arrU), fv(arrU), fv(arrF)
 	b.Store(v.have, b.ConstantNull(g.boolT))
 	b.Store(v.stop, b.ConstantNull(g.boolT))
 	b.Store(v.kind, b.ConstantUint32(0))
@@ -175,31 +176,35 @@ func (g *gen) whileLoop(cond func() spirv.ID, body func()) {
 
 // traverse walks one level's hierarchy (nodes at address nodes) with the
 // ray (o, inv) from tmin to the committed t, calling leaf for each entry j
-// of each leaf it reaches, until the level is done or v.stop.
+// of each leaf it reaches, until the level is done or v.stop. A node is
+// read once, by its parent (both children's boxes, each one's first/left
+// index and count); the node visited next and the stacked far children
+// keep those two words, so a visit loads no node of its own.
 func (g *gen) traverse(v *swVars, nodes spirv.ID, o, inv [3]spirv.ID, tmin spirv.ID, bottom bool, leaf func(j spirv.ID)) {
 	b := g.b
 	u32, f32 := g.u32, g.f32
-	sp, ni, j, end, done, descend, found, stack, stackT := v.sp, v.ni, v.j, v.end, v.done, v.descend, v.found, v.stack, v.stackT
+	sp, ni, nc, j, end, done, descend, found, stack, stackC, stackT := v.sp, v.ni, v.nc, v.j, v.end, v.done, v.descend, v.found, v.stack, v.stackC, v.stackT
 	if bottom {
-		sp, ni, j, end, done, descend, found, stack, stackT = v.bsp, v.bni, v.bj, v.bend, v.bdone, v.bdescend, v.bfound, v.bstack, v.bstack2
+		sp, ni, nc, j, end, done, descend, found, stack, stackC, stackT = v.bsp, v.bni, v.bnc, v.bj, v.bend, v.bdone, v.bdescend, v.bfound, v.bstack, v.bstackC, v.bstack2
 	}
 	pu, pf := g.ptr(spirv.StorageClassFunction, u32), g.ptr(spirv.StorageClassFunction, f32)
 	root := g.loadNode(nodes, b.ConstantUint32(0))
 	_, in := g.slab(o, inv, root.lo, root.hi, tmin, b.Load(f32, v.bestT))
 	b.Store(done, b.LogicalNot(g.boolT, in))
-	b.Store(ni, b.ConstantUint32(0))
+	b.Store(ni, root.lf) // ni, nc: the visited node's LeftFirst and Count
+	b.Store(nc, root.count)
 	b.Store(sp, b.ConstantUint32(0))
 	g.whileLoop(func() spirv.ID { return b.LogicalNot(g.boolT, b.Load(g.boolT, done)) }, func() {
-		n := g.loadNode(nodes, b.Load(u32, ni))
+		lf, count := b.Load(u32, ni), b.Load(u32, nc)
 		b.Store(descend, b.ConstantNull(g.boolT))
-		isLeaf := b.INotEqual(g.boolT, n.count, b.ConstantUint32(0))
+		isLeaf := b.INotEqual(g.boolT, count, b.ConstantUint32(0))
 		leafB, inner, next := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
 		b.SelectionMerge(next.ID(), spirv.SelectionControlNone)
 		b.BranchConditional(isLeaf, leafB.ID(), inner.ID())
 
 		b.SetBlock(leafB)
-		b.Store(j, n.lf)
-		b.Store(end, b.IAdd(u32, n.lf, n.count))
+		b.Store(j, lf)
+		b.Store(end, b.IAdd(u32, lf, count))
 		g.whileLoop(func() spirv.ID {
 			return b.LogicalAnd(g.boolT, b.ULessThan(g.boolT, b.Load(u32, j), b.Load(u32, end)), b.LogicalNot(g.boolT, b.Load(g.boolT, v.stop)))
 		}, func() {
@@ -210,25 +215,27 @@ func (g *gen) traverse(v *swVars, nodes spirv.ID, o, inv [3]spirv.ID, tmin spirv
 		b.Branch(next.ID())
 
 		b.SetBlock(inner)
-		l, r := n.lf, b.IAdd(u32, n.lf, b.ConstantUint32(1))
-		nl, nr := g.loadNode(nodes, l), g.loadNode(nodes, r)
+		nl, nr := g.loadNode(nodes, lf), g.loadNode(nodes, b.IAdd(u32, lf, b.ConstantUint32(1)))
 		bt := b.Load(f32, v.bestT)
 		tl, hl := g.slab(o, inv, nl.lo, nl.hi, tmin, bt)
 		tr, hr := g.slab(o, inv, nr.lo, nr.hi, tmin, bt)
 		both := b.LogicalAnd(g.boolT, hl, hr)
 		swap := b.FOrdLessThan(g.boolT, tr, tl)
-		near, far := b.Select(u32, swap, r, l), b.Select(u32, swap, l, r)
 		tfar := b.Select(f32, swap, tl, tr)
 		g.ifThen(both, func() {
 			s := b.Load(u32, sp)
 			s = b.GLSL(u32, spirv.GLSLUMin, s, b.ConstantUint32(bvh.StackSize-1)) // bvh bounds the depth; never past the array
-			b.Store(b.AccessChain(pu, stack, s), far)
+			b.Store(b.AccessChain(pu, stack, s), b.Select(u32, swap, nl.lf, nr.lf))
+			b.Store(b.AccessChain(pu, stackC, s), b.Select(u32, swap, nl.count, nr.count))
 			b.Store(b.AccessChain(pf, stackT, s), tfar)
 			b.Store(sp, b.IAdd(u32, s, b.ConstantUint32(1)))
 		})
 		any := b.LogicalOr(g.boolT, hl, hr)
 		g.ifThen(any, func() {
-			b.Store(ni, b.Select(u32, both, near, b.Select(u32, hl, l, r)))
+			// The near child when both are entered, else the one that is.
+			right := b.Select(g.boolT, both, swap, b.LogicalNot(g.boolT, hl))
+			b.Store(ni, b.Select(u32, right, nr.lf, nl.lf))
+			b.Store(nc, b.Select(u32, right, nr.count, nl.count))
 			b.Store(descend, b.ConstantBool(true))
 		})
 		b.Branch(next.ID())
@@ -248,6 +255,7 @@ func (g *gen) traverse(v *swVars, nodes spirv.ID, o, inv [3]spirv.ID, tmin spirv
 				g.ifThen(ok, func() {
 					b.Store(found, b.ConstantBool(true))
 					b.Store(ni, b.Load(u32, b.AccessChain(pu, stack, s)))
+					b.Store(nc, b.Load(u32, b.AccessChain(pu, stackC, s)))
 				})
 			})
 			b.Store(done, b.LogicalNot(g.boolT, b.Load(g.boolT, found)))
