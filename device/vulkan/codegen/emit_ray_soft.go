@@ -50,6 +50,16 @@ type swVars struct {
 	bstack, bstackC, bstack2       spirv.ID // the same, bottom level
 }
 
+// swLoad loads a t at device address a (aligned to align bytes); a
+// four-component 32-bit vector at an 8-aligned address as two u64
+// (loadPSB4).
+func (g *gen) swLoad(t, a spirv.ID, align uint32) spirv.ID {
+	if align >= 8 && (t == g.b.TypeVector(g.u32, 4) || t == g.b.TypeVector(g.f32, 4)) {
+		return g.loadPSB4(t, a, align)
+	}
+	return g.loadPSB(t, a, align)
+}
+
 // swNode is a loaded bvh.Node.
 type swNode struct {
 	lo, hi    [3]spirv.ID
@@ -99,7 +109,7 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		b.Store(v.bestT, r.tmax)
 		o, d := g.split3(r.o), g.split3(r.d)
 		inv := g.recip3(d)
-		hdr := g.loadPSB(b.TypeVector(u32, 4), r.addr, 16)
+		hdr := g.swLoad(b.TypeVector(u32, 4), r.addr, 16)
 		orderOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 0))
 		instOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 1))
 		if qs != nil {
@@ -108,7 +118,7 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		}
 		nodes := b.IAdd(u64, r.addr, b.ConstantUint64(16))
 		g.traverse(&v, nodes, o, inv, r.tmin, false, func(j spirv.ID) {
-			ii := g.loadPSB(u32, b.IAdd(u64, b.IAdd(u64, r.addr, orderOff), b.IMul(u64, b.UConvert(u64, j), b.ConstantUint64(4))), 4)
+			ii := g.swLoad(u32, b.IAdd(u64, b.IAdd(u64, r.addr, orderOff), b.IMul(u64, b.UConvert(u64, j), b.ConstantUint64(4))), 4)
 			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftInstanceBytes)))
 			g.softInstance(op, &v, r, rec, ii, o, d, qs)
 		})
@@ -145,8 +155,8 @@ func (g *gen) loadNode(nodes, i spirv.ID) swNode {
 	u64 := b.TypeInt(64, false)
 	uvec4 := b.TypeVector(g.u32, 4)
 	a := b.IAdd(u64, nodes, b.IMul(u64, b.UConvert(u64, i), b.ConstantUint64(32)))
-	q0 := g.loadPSB(uvec4, a, 16)
-	q1 := g.loadPSB(uvec4, b.IAdd(u64, a, b.ConstantUint64(16)), 16)
+	q0 := g.swLoad(uvec4, a, 16)
+	q1 := g.swLoad(uvec4, b.IAdd(u64, a, b.ConstantUint64(16)), 16)
 	var n swNode
 	for k := range 3 {
 		n.lo[k] = b.Bitcast(g.f32, b.CompositeExtract(g.u32, q0, uint32(k)))
@@ -271,7 +281,7 @@ func (g *gen) softTransform(a spirv.ID) [3]spirv.ID {
 	u64 := b.TypeInt(64, false)
 	var m [3]spirv.ID
 	for k := range m {
-		m[k] = g.loadPSB(b.TypeVector(g.f32, 4), b.IAdd(u64, a, b.ConstantUint64(uint64(16*k))), 16)
+		m[k] = g.swLoad(b.TypeVector(g.f32, 4), b.IAdd(u64, a, b.ConstantUint64(uint64(16*k))), 16)
 	}
 	return m
 }
@@ -312,7 +322,7 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 	u64 := b.TypeInt(64, false)
 	uvec4 := b.TypeVector(u32, 4)
 	m := g.softTransform(rec)
-	q := g.loadPSB(uvec4, b.IAdd(u64, rec, b.ConstantUint64(48)), 16)
+	q := g.swLoad(uvec4, b.IAdd(u64, rec, b.ConstantUint64(48)), 16)
 	mesh := b.BitwiseOr(u64, b.UConvert(u64, b.CompositeExtract(u32, q, 0)),
 		b.ShiftLeftLogical(u64, b.UConvert(u64, b.CompositeExtract(u32, q, 1)), b.ConstantUint32(32)))
 	id := b.CompositeExtract(u32, q, 2)
@@ -346,13 +356,13 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 		sz := b.FDiv(f32, b.ConstantFloat32(1), dz)
 		oov := b.CompositeConstruct(vec3, oo[0], oo[1], oo[2])
 
-		mh := g.loadPSB(uvec4, mesh, 16)
+		mh := g.swLoad(uvec4, mesh, 16)
 		primOff := b.UConvert(u64, b.CompositeExtract(u32, mh, 0))
 		idOff := b.UConvert(u64, b.CompositeExtract(u32, mh, 1))
 		proc := b.INotEqual(g.boolT, b.CompositeExtract(u32, mh, 3), b.ConstantUint32(0))
 		g.traverse(v, b.IAdd(u64, mesh, b.ConstantUint64(16)), oo, oinv, r.tmin, true, func(j spirv.ID) {
 			j64 := b.UConvert(u64, j)
-			prim := g.loadPSB(u32, b.IAdd(u64, b.IAdd(u64, mesh, idOff), b.IMul(u64, j64, b.ConstantUint64(4))), 4)
+			prim := g.swLoad(u32, b.IAdd(u64, b.IAdd(u64, mesh, idOff), b.IMul(u64, j64, b.ConstantUint64(4))), 4)
 			pb, tb, after := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
 			b.SelectionMerge(after.ID(), spirv.SelectionControlNone)
 			b.BranchConditional(proc, pb.ID(), tb.ID())
@@ -361,7 +371,7 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 			base := b.IAdd(u64, b.IAdd(u64, mesh, primOff), b.IMul(u64, j64, b.ConstantUint64(24)))
 			var c [6]spirv.ID
 			for i := range c {
-				c[i] = g.loadPSB(f32, b.IAdd(u64, base, b.ConstantUint64(uint64(4*i))), 4)
+				c[i] = g.swLoad(f32, b.IAdd(u64, base, b.ConstantUint64(uint64(4*i))), 4)
 			}
 			tn, in := g.slab(oo, oinv, [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, r.tmin, b.Load(f32, v.bestT))
 			g.ifThen(in, func() {
@@ -378,7 +388,7 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 			base = b.IAdd(u64, b.IAdd(u64, mesh, primOff), b.IMul(u64, j64, b.ConstantUint64(36)))
 			var vert [3]spirv.ID
 			for i := range vert {
-				vert[i] = g.loadPSB(vec3, b.IAdd(u64, base, b.ConstantUint64(uint64(12*i))), 4)
+				vert[i] = g.swLoad(vec3, b.IAdd(u64, base, b.ConstantUint64(uint64(12*i))), 4)
 			}
 			t, u, vv, ok := g.watertight(oov, vert, kx, ky, kz, sx, sy, sz, r.tmin, b.Load(f32, v.bestT))
 			if qs == nil {
