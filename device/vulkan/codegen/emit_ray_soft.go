@@ -38,6 +38,14 @@ const (
 	SoftTransformBytes = 48
 )
 
+// SoftTriangleBytes and SoftBoxBytes are the sizes of a software mesh's
+// primitive records: 16-byte rows {A, id}, {B, 0}, {C, 0} and {Min, id},
+// {Max, 0}, the id the primitive's input index (docs/accel.md).
+const (
+	SoftTriangleBytes = 48
+	SoftBoxBytes      = 32
+)
+
 // swVars are the function variables of one software traversal.
 type swVars struct {
 	bestT, u, v                    spirv.ID // f32
@@ -358,26 +366,37 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 
 		mh := g.swLoad(uvec4, mesh, 16)
 		primOff := b.UConvert(u64, b.CompositeExtract(u32, mh, 0))
-		idOff := b.UConvert(u64, b.CompositeExtract(u32, mh, 1))
 		proc := b.INotEqual(g.boolT, b.CompositeExtract(u32, mh, 3), b.ConstantUint32(0))
+		vec4 := b.TypeVector(f32, 4)
+		// rows loads n 16-byte rows of primitive j's record (size bytes);
+		// the first row's fourth word is its id.
+		rows := func(j64 spirv.ID, size uint64, n int) ([]spirv.ID, spirv.ID) {
+			base := b.IAdd(u64, b.IAdd(u64, mesh, primOff), b.IMul(u64, j64, b.ConstantUint64(size)))
+			out := make([]spirv.ID, n)
+			var id spirv.ID
+			for i := range out {
+				q := g.swLoad(uvec4, b.IAdd(u64, base, b.ConstantUint64(uint64(16*i))), 16)
+				if i == 0 {
+					id = b.CompositeExtract(u32, q, 3) // never a float value
+				}
+				out[i] = b.Bitcast(vec4, q)
+			}
+			return out, id
+		}
+		xyz := func(v spirv.ID) spirv.ID { return b.VectorShuffle(vec3, v, v, 0, 1, 2) }
 		g.traverse(v, b.IAdd(u64, mesh, b.ConstantUint64(16)), oo, oinv, r.tmin, true, func(j spirv.ID) {
 			j64 := b.UConvert(u64, j)
-			prim := g.swLoad(u32, b.IAdd(u64, b.IAdd(u64, mesh, idOff), b.IMul(u64, j64, b.ConstantUint64(4))), 4)
 			pb, tb, after := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
 			b.SelectionMerge(after.ID(), spirv.SelectionControlNone)
 			b.BranchConditional(proc, pb.ID(), tb.ID())
 
 			b.SetBlock(pb)
-			base := b.IAdd(u64, b.IAdd(u64, mesh, primOff), b.IMul(u64, j64, b.ConstantUint64(24)))
-			var c [6]spirv.ID
-			for i := range c {
-				c[i] = g.swLoad(f32, b.IAdd(u64, base, b.ConstantUint64(uint64(4*i))), 4)
-			}
-			tn, in := g.slab(oo, oinv, [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, r.tmin, b.Load(f32, v.bestT))
+			box, prim := rows(j64, SoftBoxBytes, 2)
+			lo, hi := g.split3(box[0]), g.split3(box[1])
+			tn, in := g.slab(oo, oinv, lo, hi, r.tmin, b.Load(f32, v.bestT))
 			g.ifThen(in, func() {
 				if qs != nil {
-					g.softCandidate(qs, ir.HitProcedural, prim, tn, b.ConstantFloat32(0), b.ConstantFloat32(0),
-						b.CompositeConstruct(vec3, c[0], c[1], c[2]), b.CompositeConstruct(vec3, c[3], c[4], c[5]))
+					g.softCandidate(qs, ir.HitProcedural, prim, tn, b.ConstantFloat32(0), b.ConstantFloat32(0), xyz(box[0]), xyz(box[1]))
 					return
 				}
 				g.softCommit(op, v, tn, b.ConstantFloat32(0), b.ConstantFloat32(0), ii, prim, id, ir.HitProcedural)
@@ -385,11 +404,8 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 			b.Branch(after.ID())
 
 			b.SetBlock(tb)
-			base = b.IAdd(u64, b.IAdd(u64, mesh, primOff), b.IMul(u64, j64, b.ConstantUint64(36)))
-			var vert [3]spirv.ID
-			for i := range vert {
-				vert[i] = g.swLoad(vec3, b.IAdd(u64, base, b.ConstantUint64(uint64(12*i))), 4)
-			}
+			tri, prim := rows(j64, SoftTriangleBytes, 3)
+			vert := [3]spirv.ID{xyz(tri[0]), xyz(tri[1]), xyz(tri[2])}
 			t, u, vv, ok := g.watertight(oov, vert, kx, ky, kz, sx, sy, sz, r.tmin, b.Load(f32, v.bestT))
 			if qs == nil {
 				g.ifThen(ok, func() { g.softCommit(op, v, t, u, vv, ii, prim, id, ir.HitTriangle) })
