@@ -12,16 +12,23 @@ import (
 // bytes) follow from byte 16:
 //
 //	accel:  order offset, instance offset, instance count, object→world offset
-//	mesh:   primitive offset, id offset, primitive count, procedural (0/1)
+//	mesh:   primitive offset, 0, primitive count, procedural (0/1)
 //
+// A mesh's primitives, in leaf order, are 16-byte rows, the input id in
+// the first row's fourth word: triangles {A, id}, {B, 0}, {C, 0}, boxes
+// {Min, id}, {Max, 0}.
 // An accel's instances are SoftInstanceBytes (64) each: the world→object
 // transform (12 f32, rows), the mesh's buffer address (u64), the user id
 // (u32), then mask, opaque and procedural bytes; its object→world table
 // holds per instance the transform it was given (12 f32, rows, 48 bytes),
 // which ray queries return as it is (only they read it, so the traversal's
 // records stay as small). Both levels keep a stack of bvh.StackSize
-// (node, entry t) pairs in function memory, visit the near child first and
-// drop popped entries past the committed hit, as bvh's traversal does;
+// (LeftFirst, Count, entry t) entries in function memory, visit the near
+// child first and drop popped entries past the committed hit, as bvh's
+// traversal does; a node is loaded once, by its parent. Every 16-byte,
+// 16-aligned read (node halves, rows, records, headers) is one load of two
+// u64 (loadPSB4): Mesa 22.3's lavapipe runs a lane loop per component of a
+// global load, so this halves its loops, and Mesa 25 is no slower;
 // triangles take its watertight test (products kept apart: NoContraction),
 // a box is a hit where the ray enters it. Ties in t go to the lower instance
 // index, then the lower primitive id, so the hit is bvh's whatever the
