@@ -144,14 +144,10 @@ func BenchmarkRayQueries(b *testing.B) {
 		rays device.Handle
 	}{{"primary", closest, rb}, {"shadow", anyHit, sb}} {
 		b.Run(c.name, func(b *testing.B) {
-			cpu0 := processCPU()
 			for b.Loop() {
 				run(c.sh, c.rays)
 			}
 			b.ReportMetric(float64(w*h)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
-			// Per CPU-second of the process (lavapipe's threads included): on a
-			// shared machine, less sensitive to the other load than wall time.
-			b.ReportMetric(float64(w*h)*float64(b.N)/(processCPU()-cpu0).Seconds()/1e6, "Mrays/cpu-s")
 		})
 	}
 }
