@@ -271,29 +271,33 @@ func (d *Device) uploadSoftware(sh device.Handle, s *structure, data []byte) err
 }
 
 // meshBytes lays a hierarchy out for the device: a 16-byte header (u32:
-// the primitives' offset, the ids' offset, the primitive count, 1 for
-// boxes), the nodes (bvh.Node, 32 bytes) from byte 16, then its primitives
-// in leaf order (triangles of 36 bytes or boxes of 24), then their input
-// ids (uint32). Kernels read it (codegen's software traversal).
+// the primitives' offset, 0, the primitive count, 1 for boxes), the nodes
+// (bvh.Node, 32 bytes) from byte 16, then its primitives in leaf order,
+// each in 16-byte rows whose fourth word of the first row is the
+// primitive's input id (uint32): triangles of 48 bytes {A, id, B, 0, C, 0},
+// boxes of 32 {Min, id, Max, 0}. Kernels read it (codegen's software
+// traversal), a row as one 16-byte load.
 func meshBytes(m *bvh.Mesh) []byte {
 	prims := 16 + 32*len(m.Nodes)
-	ids := prims + 36*len(m.Tris) + 24*len(m.Boxes)
-	out := binary.LittleEndian.AppendUint32(nil, uint32(prims))
-	out = binary.LittleEndian.AppendUint32(out, uint32(ids))
+	out := make([]byte, 0, prims+codegen.SoftTriangleBytes*len(m.Tris)+codegen.SoftBoxBytes*len(m.Boxes))
+	out = binary.LittleEndian.AppendUint32(out, uint32(prims))
+	out = binary.LittleEndian.AppendUint32(out, 0)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(m.Prims)))
 	out = binary.LittleEndian.AppendUint32(out, uint32(b2u(m.Procedural)))
 	out = appendNodes(out, m.Nodes)
-	for _, t := range m.Tris {
+	for i, t := range m.Tris {
 		out = appendF32(out, t.A[:]...)
+		out = binary.LittleEndian.AppendUint32(out, m.Prims[i])
 		out = appendF32(out, t.B[:]...)
+		out = binary.LittleEndian.AppendUint32(out, 0)
 		out = appendF32(out, t.C[:]...)
+		out = binary.LittleEndian.AppendUint32(out, 0)
 	}
-	for _, b := range m.Boxes {
+	for i, b := range m.Boxes {
 		out = appendF32(out, b.Min[:]...)
+		out = binary.LittleEndian.AppendUint32(out, m.Prims[i])
 		out = appendF32(out, b.Max[:]...)
-	}
-	for _, p := range m.Prims {
-		out = binary.LittleEndian.AppendUint32(out, p)
+		out = binary.LittleEndian.AppendUint32(out, 0)
 	}
 	return out
 }

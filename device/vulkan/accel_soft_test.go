@@ -56,6 +56,12 @@ func TestSoftwareArraysOnDevice(t *testing.T) {
 	}
 	ms, mb := read(m)
 	require.Equal(t, meshBytes(ms.soft.Mesh()), mb)
+	prims := binary.LittleEndian.Uint32(mb)
+	require.Equal(t, []byte{0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, mb[4:16], "header: 0, one primitive, triangles")
+	require.Equal(t, 16+32*len(ms.soft.Mesh().Nodes), int(prims))
+	require.Len(t, mb, int(prims)+codegen.SoftTriangleBytes, "one 48-byte triangle record")
+	require.Equal(t, append(append(f32bytes(0, 0, 0, 0, 1, 0, 0, 0), f32bytes(0, 1, 0)...), 0, 0, 0, 0), mb[prims:],
+		"rows {A, id 0}, {B, 0}, {C, 0}")
 	as, ab := read(a)
 	require.Equal(t, sceneBytes(as.soft.Scene(), []uint64{ms.nodes.raw.addr}), ab)
 	require.Len(t, as.soft.Scene().Instances, 1)

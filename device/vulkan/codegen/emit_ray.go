@@ -146,6 +146,15 @@ func (g *gen) loadPSB(t, a spirv.ID, align uint32) spirv.ID {
 	return g.b.Load(t, p, uint32(spirv.MemoryAccessAligned), align)
 }
 
+// loadPSB4 loads a four-component 32-bit vector t at device address a,
+// aligned to 8 bytes or more, as two u64 (bitcast): Mesa 22.3's lavapipe
+// reads a global load one component at a time, each a loop over the
+// lanes, so two components cost half of four.
+func (g *gen) loadPSB4(t, a spirv.ID, align uint32) spirv.ID {
+	u64v2 := g.b.TypeVector(g.b.TypeInt(64, false), 2)
+	return g.b.Bitcast(t, g.loadPSB(u64v2, a, align))
+}
+
 // rayNative traces with SPV_KHR_ray_query.
 func (g *gen) rayNative(op ir.Op, r rayOperands) spirv.ID {
 	b := g.b

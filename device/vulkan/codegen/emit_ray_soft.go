@@ -12,16 +12,23 @@ import (
 // bytes) follow from byte 16:
 //
 //	accel:  order offset, instance offset, instance count, object→world offset
-//	mesh:   primitive offset, id offset, primitive count, procedural (0/1)
+//	mesh:   primitive offset, 0, primitive count, procedural (0/1)
 //
+// A mesh's primitives, in leaf order, are 16-byte rows, the input id in
+// the first row's fourth word: triangles {A, id}, {B, 0}, {C, 0}, boxes
+// {Min, id}, {Max, 0}.
 // An accel's instances are SoftInstanceBytes (64) each: the world→object
 // transform (12 f32, rows), the mesh's buffer address (u64), the user id
 // (u32), then mask, opaque and procedural bytes; its object→world table
 // holds per instance the transform it was given (12 f32, rows, 48 bytes),
 // which ray queries return as it is (only they read it, so the traversal's
 // records stay as small). Both levels keep a stack of bvh.StackSize
-// (node, entry t) pairs in function memory, visit the near child first and
-// drop popped entries past the committed hit, as bvh's traversal does;
+// (LeftFirst, Count, entry t) entries in function memory, visit the near
+// child first and drop popped entries past the committed hit, as bvh's
+// traversal does; a node is loaded once, by its parent. Every 16-byte,
+// 16-aligned read (node halves, rows, records, headers) is one load of two
+// u64 (loadPSB4): Mesa 22.3's lavapipe runs a lane loop per component of a
+// global load, so this halves its loops, and Mesa 25 is no slower;
 // triangles take its watertight test (products kept apart: NoContraction),
 // a box is a hit where the ray enters it. Ties in t go to the lower instance
 // index, then the lower primitive id, so the hit is bvh's whatever the
@@ -38,15 +45,34 @@ const (
 	SoftTransformBytes = 48
 )
 
+// SoftTriangleBytes and SoftBoxBytes are the sizes of a software mesh's
+// primitive records: 16-byte rows {A, id}, {B, 0}, {C, 0} and {Min, id},
+// {Max, 0}, the id the primitive's input index (docs/accel.md).
+const (
+	SoftTriangleBytes = 48
+	SoftBoxBytes      = 32
+)
+
 // swVars are the function variables of one software traversal.
 type swVars struct {
 	bestT, u, v                    spirv.ID // f32
 	have, stop, done, descend      spirv.ID // bool
 	ii, prim, id, kind             spirv.ID // u32: the committed hit
-	sp, ni, j, end, found          spirv.ID // top level (found: bool)
-	bsp, bni, bj, bend, bdone      spirv.ID // bottom level (bdone: bool)
+	sp, ni, nc, j, end, found      spirv.ID // top level (found: bool)
+	bsp, bni, bnc, bj, bend, bdone spirv.ID // bottom level (bdone: bool)
 	bdescend, bfound               spirv.ID // bool
-	stack, stackT, bstack, bstack2 spirv.ID // [StackSize]u32, [StackSize]f32, …
+	stack, stackC, stackT          spirv.ID // [StackSize]u32, u32, f32: top level
+	bstack, bstackC, bstack2       spirv.ID // the same, bottom level
+}
+
+// swLoad loads a t at device address a (aligned to align bytes); a
+// four-component 32-bit vector at an 8-aligned address as two u64
+// (loadPSB4).
+func (g *gen) swLoad(t, a spirv.ID, align uint32) spirv.ID {
+	if align >= 8 && (t == g.b.TypeVector(g.u32, 4) || t == g.b.TypeVector(g.f32, 4)) {
+		return g.loadPSB4(t, a, align)
+	}
+	return g.loadPSB(t, a, align)
 }
 
 // swNode is a loaded bvh.Node.
@@ -76,10 +102,10 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 	for _, p := range []*spirv.ID{&v.have, &v.stop, &v.done, &v.descend, &v.found, &v.bdone, &v.bdescend, &v.bfound} {
 		*p = fv(g.boolT)
 	}
-	for _, p := range []*spirv.ID{&v.ii, &v.prim, &v.id, &v.kind, &v.sp, &v.ni, &v.j, &v.end, &v.bsp, &v.bni, &v.bj, &v.bend} {
+	for _, p := range []*spirv.ID{&v.ii, &v.prim, &v.id, &v.kind, &v.sp, &v.ni, &v.nc, &v.j, &v.end, &v.bsp, &v.bni, &v.bnc, &v.bj, &v.bend} {
 		*p = fv(u32)
 	}
-	v.stack, v.stackT, v.bstack, v.bstack2 = fv(arrU), fv(arrF), fv(arrU), fv(arrF)
+	v.stack, v.stackC, v.stackT, v.bstack, v.bstackC, v.bstack2 = fv(arrU), fv(arrU), fv(arrF), fv(arrU), fv(arrU), fv(arrF)
 	b.Store(v.have, b.ConstantNull(g.boolT))
 	b.Store(v.stop, b.ConstantNull(g.boolT))
 	b.Store(v.kind, b.ConstantUint32(0))
@@ -98,7 +124,7 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		b.Store(v.bestT, r.tmax)
 		o, d := g.split3(r.o), g.split3(r.d)
 		inv := g.recip3(d)
-		hdr := g.loadPSB(b.TypeVector(u32, 4), r.addr, 16)
+		hdr := g.swLoad(b.TypeVector(u32, 4), r.addr, 16)
 		orderOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 0))
 		instOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 1))
 		if qs != nil {
@@ -107,7 +133,7 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		}
 		nodes := b.IAdd(u64, r.addr, b.ConstantUint64(16))
 		g.traverse(&v, nodes, o, inv, r.tmin, false, func(j spirv.ID) {
-			ii := g.loadPSB(u32, b.IAdd(u64, b.IAdd(u64, r.addr, orderOff), b.IMul(u64, b.UConvert(u64, j), b.ConstantUint64(4))), 4)
+			ii := g.swLoad(u32, b.IAdd(u64, b.IAdd(u64, r.addr, orderOff), b.IMul(u64, b.UConvert(u64, j), b.ConstantUint64(4))), 4)
 			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftInstanceBytes)))
 			g.softInstance(op, &v, r, rec, ii, o, d, qs)
 		})
@@ -144,8 +170,8 @@ func (g *gen) loadNode(nodes, i spirv.ID) swNode {
 	u64 := b.TypeInt(64, false)
 	uvec4 := b.TypeVector(g.u32, 4)
 	a := b.IAdd(u64, nodes, b.IMul(u64, b.UConvert(u64, i), b.ConstantUint64(32)))
-	q0 := g.loadPSB(uvec4, a, 16)
-	q1 := g.loadPSB(uvec4, b.IAdd(u64, a, b.ConstantUint64(16)), 16)
+	q0 := g.swLoad(uvec4, a, 16)
+	q1 := g.swLoad(uvec4, b.IAdd(u64, a, b.ConstantUint64(16)), 16)
 	var n swNode
 	for k := range 3 {
 		n.lo[k] = b.Bitcast(g.f32, b.CompositeExtract(g.u32, q0, uint32(k)))
@@ -175,31 +201,35 @@ func (g *gen) whileLoop(cond func() spirv.ID, body func()) {
 
 // traverse walks one level's hierarchy (nodes at address nodes) with the
 // ray (o, inv) from tmin to the committed t, calling leaf for each entry j
-// of each leaf it reaches, until the level is done or v.stop.
+// of each leaf it reaches, until the level is done or v.stop. A node is
+// read once, by its parent (both children's boxes, each one's first/left
+// index and count); the node visited next and the stacked far children
+// keep those two words, so a visit loads no node of its own.
 func (g *gen) traverse(v *swVars, nodes spirv.ID, o, inv [3]spirv.ID, tmin spirv.ID, bottom bool, leaf func(j spirv.ID)) {
 	b := g.b
 	u32, f32 := g.u32, g.f32
-	sp, ni, j, end, done, descend, found, stack, stackT := v.sp, v.ni, v.j, v.end, v.done, v.descend, v.found, v.stack, v.stackT
+	sp, ni, nc, j, end, done, descend, found, stack, stackC, stackT := v.sp, v.ni, v.nc, v.j, v.end, v.done, v.descend, v.found, v.stack, v.stackC, v.stackT
 	if bottom {
-		sp, ni, j, end, done, descend, found, stack, stackT = v.bsp, v.bni, v.bj, v.bend, v.bdone, v.bdescend, v.bfound, v.bstack, v.bstack2
+		sp, ni, nc, j, end, done, descend, found, stack, stackC, stackT = v.bsp, v.bni, v.bnc, v.bj, v.bend, v.bdone, v.bdescend, v.bfound, v.bstack, v.bstackC, v.bstack2
 	}
 	pu, pf := g.ptr(spirv.StorageClassFunction, u32), g.ptr(spirv.StorageClassFunction, f32)
 	root := g.loadNode(nodes, b.ConstantUint32(0))
 	_, in := g.slab(o, inv, root.lo, root.hi, tmin, b.Load(f32, v.bestT))
 	b.Store(done, b.LogicalNot(g.boolT, in))
-	b.Store(ni, b.ConstantUint32(0))
+	b.Store(ni, root.lf) // ni, nc: the visited node's LeftFirst and Count
+	b.Store(nc, root.count)
 	b.Store(sp, b.ConstantUint32(0))
 	g.whileLoop(func() spirv.ID { return b.LogicalNot(g.boolT, b.Load(g.boolT, done)) }, func() {
-		n := g.loadNode(nodes, b.Load(u32, ni))
+		lf, count := b.Load(u32, ni), b.Load(u32, nc)
 		b.Store(descend, b.ConstantNull(g.boolT))
-		isLeaf := b.INotEqual(g.boolT, n.count, b.ConstantUint32(0))
+		isLeaf := b.INotEqual(g.boolT, count, b.ConstantUint32(0))
 		leafB, inner, next := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
 		b.SelectionMerge(next.ID(), spirv.SelectionControlNone)
 		b.BranchConditional(isLeaf, leafB.ID(), inner.ID())
 
 		b.SetBlock(leafB)
-		b.Store(j, n.lf)
-		b.Store(end, b.IAdd(u32, n.lf, n.count))
+		b.Store(j, lf)
+		b.Store(end, b.IAdd(u32, lf, count))
 		g.whileLoop(func() spirv.ID {
 			return b.LogicalAnd(g.boolT, b.ULessThan(g.boolT, b.Load(u32, j), b.Load(u32, end)), b.LogicalNot(g.boolT, b.Load(g.boolT, v.stop)))
 		}, func() {
@@ -210,25 +240,27 @@ func (g *gen) traverse(v *swVars, nodes spirv.ID, o, inv [3]spirv.ID, tmin spirv
 		b.Branch(next.ID())
 
 		b.SetBlock(inner)
-		l, r := n.lf, b.IAdd(u32, n.lf, b.ConstantUint32(1))
-		nl, nr := g.loadNode(nodes, l), g.loadNode(nodes, r)
+		nl, nr := g.loadNode(nodes, lf), g.loadNode(nodes, b.IAdd(u32, lf, b.ConstantUint32(1)))
 		bt := b.Load(f32, v.bestT)
 		tl, hl := g.slab(o, inv, nl.lo, nl.hi, tmin, bt)
 		tr, hr := g.slab(o, inv, nr.lo, nr.hi, tmin, bt)
 		both := b.LogicalAnd(g.boolT, hl, hr)
 		swap := b.FOrdLessThan(g.boolT, tr, tl)
-		near, far := b.Select(u32, swap, r, l), b.Select(u32, swap, l, r)
 		tfar := b.Select(f32, swap, tl, tr)
 		g.ifThen(both, func() {
 			s := b.Load(u32, sp)
 			s = b.GLSL(u32, spirv.GLSLUMin, s, b.ConstantUint32(bvh.StackSize-1)) // bvh bounds the depth; never past the array
-			b.Store(b.AccessChain(pu, stack, s), far)
+			b.Store(b.AccessChain(pu, stack, s), b.Select(u32, swap, nl.lf, nr.lf))
+			b.Store(b.AccessChain(pu, stackC, s), b.Select(u32, swap, nl.count, nr.count))
 			b.Store(b.AccessChain(pf, stackT, s), tfar)
 			b.Store(sp, b.IAdd(u32, s, b.ConstantUint32(1)))
 		})
 		any := b.LogicalOr(g.boolT, hl, hr)
 		g.ifThen(any, func() {
-			b.Store(ni, b.Select(u32, both, near, b.Select(u32, hl, l, r)))
+			// The near child when both are entered, else the one that is.
+			right := b.Select(g.boolT, both, swap, b.LogicalNot(g.boolT, hl))
+			b.Store(ni, b.Select(u32, right, nr.lf, nl.lf))
+			b.Store(nc, b.Select(u32, right, nr.count, nl.count))
 			b.Store(descend, b.ConstantBool(true))
 		})
 		b.Branch(next.ID())
@@ -248,6 +280,7 @@ func (g *gen) traverse(v *swVars, nodes spirv.ID, o, inv [3]spirv.ID, tmin spirv
 				g.ifThen(ok, func() {
 					b.Store(found, b.ConstantBool(true))
 					b.Store(ni, b.Load(u32, b.AccessChain(pu, stack, s)))
+					b.Store(nc, b.Load(u32, b.AccessChain(pu, stackC, s)))
 				})
 			})
 			b.Store(done, b.LogicalNot(g.boolT, b.Load(g.boolT, found)))
@@ -263,7 +296,7 @@ func (g *gen) softTransform(a spirv.ID) [3]spirv.ID {
 	u64 := b.TypeInt(64, false)
 	var m [3]spirv.ID
 	for k := range m {
-		m[k] = g.loadPSB(b.TypeVector(g.f32, 4), b.IAdd(u64, a, b.ConstantUint64(uint64(16*k))), 16)
+		m[k] = g.swLoad(b.TypeVector(g.f32, 4), b.IAdd(u64, a, b.ConstantUint64(uint64(16*k))), 16)
 	}
 	return m
 }
@@ -304,7 +337,7 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 	u64 := b.TypeInt(64, false)
 	uvec4 := b.TypeVector(u32, 4)
 	m := g.softTransform(rec)
-	q := g.loadPSB(uvec4, b.IAdd(u64, rec, b.ConstantUint64(48)), 16)
+	q := g.swLoad(uvec4, b.IAdd(u64, rec, b.ConstantUint64(48)), 16)
 	mesh := b.BitwiseOr(u64, b.UConvert(u64, b.CompositeExtract(u32, q, 0)),
 		b.ShiftLeftLogical(u64, b.UConvert(u64, b.CompositeExtract(u32, q, 1)), b.ConstantUint32(32)))
 	id := b.CompositeExtract(u32, q, 2)
@@ -338,28 +371,39 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 		sz := b.FDiv(f32, b.ConstantFloat32(1), dz)
 		oov := b.CompositeConstruct(vec3, oo[0], oo[1], oo[2])
 
-		mh := g.loadPSB(uvec4, mesh, 16)
+		mh := g.swLoad(uvec4, mesh, 16)
 		primOff := b.UConvert(u64, b.CompositeExtract(u32, mh, 0))
-		idOff := b.UConvert(u64, b.CompositeExtract(u32, mh, 1))
 		proc := b.INotEqual(g.boolT, b.CompositeExtract(u32, mh, 3), b.ConstantUint32(0))
+		vec4 := b.TypeVector(f32, 4)
+		// rows loads n 16-byte rows of primitive j's record (size bytes);
+		// the first row's fourth word is its id.
+		rows := func(j64 spirv.ID, size uint64, n int) ([]spirv.ID, spirv.ID) {
+			base := b.IAdd(u64, b.IAdd(u64, mesh, primOff), b.IMul(u64, j64, b.ConstantUint64(size)))
+			out := make([]spirv.ID, n)
+			var id spirv.ID
+			for i := range out {
+				q := g.swLoad(uvec4, b.IAdd(u64, base, b.ConstantUint64(uint64(16*i))), 16)
+				if i == 0 {
+					id = b.CompositeExtract(u32, q, 3) // never a float value
+				}
+				out[i] = b.Bitcast(vec4, q)
+			}
+			return out, id
+		}
+		xyz := func(v spirv.ID) spirv.ID { return b.VectorShuffle(vec3, v, v, 0, 1, 2) }
 		g.traverse(v, b.IAdd(u64, mesh, b.ConstantUint64(16)), oo, oinv, r.tmin, true, func(j spirv.ID) {
 			j64 := b.UConvert(u64, j)
-			prim := g.loadPSB(u32, b.IAdd(u64, b.IAdd(u64, mesh, idOff), b.IMul(u64, j64, b.ConstantUint64(4))), 4)
 			pb, tb, after := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
 			b.SelectionMerge(after.ID(), spirv.SelectionControlNone)
 			b.BranchConditional(proc, pb.ID(), tb.ID())
 
 			b.SetBlock(pb)
-			base := b.IAdd(u64, b.IAdd(u64, mesh, primOff), b.IMul(u64, j64, b.ConstantUint64(24)))
-			var c [6]spirv.ID
-			for i := range c {
-				c[i] = g.loadPSB(f32, b.IAdd(u64, base, b.ConstantUint64(uint64(4*i))), 4)
-			}
-			tn, in := g.slab(oo, oinv, [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, r.tmin, b.Load(f32, v.bestT))
+			box, prim := rows(j64, SoftBoxBytes, 2)
+			lo, hi := g.split3(box[0]), g.split3(box[1])
+			tn, in := g.slab(oo, oinv, lo, hi, r.tmin, b.Load(f32, v.bestT))
 			g.ifThen(in, func() {
 				if qs != nil {
-					g.softCandidate(qs, ir.HitProcedural, prim, tn, b.ConstantFloat32(0), b.ConstantFloat32(0),
-						b.CompositeConstruct(vec3, c[0], c[1], c[2]), b.CompositeConstruct(vec3, c[3], c[4], c[5]))
+					g.softCandidate(qs, ir.HitProcedural, prim, tn, b.ConstantFloat32(0), b.ConstantFloat32(0), xyz(box[0]), xyz(box[1]))
 					return
 				}
 				g.softCommit(op, v, tn, b.ConstantFloat32(0), b.ConstantFloat32(0), ii, prim, id, ir.HitProcedural)
@@ -367,11 +411,8 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 			b.Branch(after.ID())
 
 			b.SetBlock(tb)
-			base = b.IAdd(u64, b.IAdd(u64, mesh, primOff), b.IMul(u64, j64, b.ConstantUint64(36)))
-			var vert [3]spirv.ID
-			for i := range vert {
-				vert[i] = g.loadPSB(vec3, b.IAdd(u64, base, b.ConstantUint64(uint64(12*i))), 4)
-			}
+			tri, prim := rows(j64, SoftTriangleBytes, 3)
+			vert := [3]spirv.ID{xyz(tri[0]), xyz(tri[1]), xyz(tri[2])}
 			t, u, vv, ok := g.watertight(oov, vert, kx, ky, kz, sx, sy, sz, r.tmin, b.Load(f32, v.bestT))
 			if qs == nil {
 				g.ifThen(ok, func() { g.softCommit(op, v, t, u, vv, ii, prim, id, ir.HitTriangle) })
