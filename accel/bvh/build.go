@@ -37,10 +37,7 @@ type bin struct {
 
 // scratch is a builder's reusable binning space.
 type scratch struct {
-	bins      [3][64]bin
-	rightArea [64]float64
-	rightBox  [64]AABB
-	rightN    [64]int
+	bins [2][3][64]bin
 }
 
 type builder struct {
@@ -51,6 +48,7 @@ type builder struct {
 	leafSize int
 	bins     int
 	parDepth int
+	procs    int
 }
 
 const (
@@ -83,8 +81,9 @@ func newBuilder(refs []ref, opt Options) *builder {
 		b.bins = 16
 	}
 	b.bins = max(4, min(b.bins, 64))
-	if p := runtime.GOMAXPROCS(0); p > 1 {
-		b.parDepth = bits.Len(uint(p-1)) + 2
+	b.procs = runtime.GOMAXPROCS(0)
+	if b.procs > 1 {
+		b.parDepth = bits.Len(uint(b.procs-1)) + 2
 	}
 	return b
 }
@@ -171,7 +170,7 @@ func (b *builder) split(ni, lo, hi, depth int, box, cbox AABB) {
 	b.nodes[ni].LeftFirst = uint32(c)
 	b.nodes[ni].Count = 0
 	if depth < b.parDepth && n >= parallelMin {
-		sub := &builder{refs: b.refs, opt: b.opt, leafSize: b.leafSize, bins: b.bins, parDepth: b.parDepth}
+		sub := &builder{refs: b.refs, opt: b.opt, leafSize: b.leafSize, bins: b.bins, parDepth: b.parDepth, procs: b.procs}
 		sub.nodes = make([]Node, 1, 2*(hi-mid)/max(1, b.leafSize/2)+1)
 		var wg sync.WaitGroup
 		wg.Add(1)
@@ -189,16 +188,12 @@ func (b *builder) split(ni, lo, hi, depth int, box, cbox AABB) {
 }
 
 // binOf maps a centroid coordinate to its bin; partition and bestCut must
-// agree on it exactly.
+// agree on it exactly. The coordinate lies in the node's centroid box, so
+// (c - cmin)·scale is finite and at most about nbins: truncating it and
+// clamping the integer to [0, nbins-1] is the bin (branch-free; a negative
+// rounding error lands in bin 0, one past the top in the last bin).
 func binOf(c, cmin, scale float32, nbins int) int {
-	f := (c - cmin) * scale
-	if !(f > 0) { // also NaN
-		return 0
-	}
-	if f >= float32(nbins) {
-		return nbins - 1
-	}
-	return int(f)
+	return max(0, min(int((c-cmin)*scale), nbins-1))
 }
 
 func binScale(cbox *AABB, k, nbins int) float32 {
@@ -217,12 +212,11 @@ func binScale(cbox *AABB, k, nbins int) float32 {
 // few, about one cut between each pair of centroids.
 func (b *builder) nbins(n int) int { return max(4, min(b.bins, n)) }
 
-var emptyBins = func() (e [64]bin) {
-	for i := range e {
-		e[i].box = emptyBox()
-	}
-	return e
-}()
+// twoSetsMin is the fewest primitives a node needs to be binned into two
+// sets of bins, even and odd primitives apart, merged after: neighbouring
+// primitives tend to fall in the same bin, and one set makes each update
+// wait for the previous one.
+const twoSetsMin = 64
 
 // bestCut bins refs[lo:hi] and returns the cheapest cut (axis, the last bin
 // on the left, its SAH cost and the child boxes), or axis -1 when no cut
@@ -230,39 +224,38 @@ var emptyBins = func() (e [64]bin) {
 func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, lbox, rbox AABB) {
 	axis = -1
 	cost = math.Inf(1)
-	axes, na := [3]int{0, 1, 2}, 3
 	nb := b.nbins(hi - lo)
-	if b.scratch == nil {
-		b.scratch = new(scratch)
-	}
-	bins := &b.scratch.bins
-	rightArea, rightBox, rightN := &b.scratch.rightArea, &b.scratch.rightBox, &b.scratch.rightN
 	var scale [3]float32
 	live := false
-	for a := 0; a < na; a++ {
-		k := axes[a]
-		scale[a] = binScale(&cbox, k, nb)
-		if scale[a] != 0 {
+	for k := 0; k < 3; k++ {
+		scale[k] = binScale(&cbox, k, nb)
+		if scale[k] != 0 {
 			live = true
 		}
-		copy(bins[a][:nb], emptyBins[:nb])
 	}
 	if !live {
 		return
 	}
-	if p := runtime.GOMAXPROCS(0); p > 1 && hi-lo >= parallelBinMin {
-		binParallel(b.refs[lo:hi], p, bins, axes, na, scale, cbox, nb)
-	} else {
-		binRefs(b.refs[lo:hi], bins, &axes, na, &scale, &cbox, nb)
+	if b.scratch == nil {
+		b.scratch = new(scratch)
 	}
-	for a := 0; a < na; a++ {
-		if scale[a] == 0 {
+	bins := &b.scratch.bins[0]
+	if b.procs > 1 && hi-lo >= parallelBinMin {
+		binParallel(b.refs[lo:hi], b.procs, bins, scale, cbox.Min, nb)
+	} else {
+		binRefs(b.refs[lo:hi], &b.scratch.bins, &scale, &cbox.Min, nb)
+	}
+	var rightArea [64]float64
+	var rightBox [64]AABB
+	var rightN [64]int
+	for k := 0; k < 3; k++ {
+		if scale[k] == 0 {
 			continue
 		}
 		// Empty bins change neither sweep: the right one copies the
 		// previous bin's sums, the left one skips the cut, which costs as
 		// much as the one before it (taken first: ties go to the lower cut).
-		bs := &bins[a]
+		bs := &bins[k]
 		acc, cnt, area := emptyBox(), 0, 0.0
 		for i := nb - 1; i > 0; i-- {
 			if bs[i].n != 0 {
@@ -284,112 +277,122 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 			}
 			c := acc.halfArea()*float64(cnt) + rightArea[i+1]*float64(rightN[i+1])
 			if c < cost {
-				axis, cut, cost, lbox, rbox = axes[a], i, c, acc, rightBox[i+1]
+				axis, cut, cost, lbox, rbox = k, i, c, acc, rightBox[i+1]
 			}
 		}
 	}
 	return
 }
 
-// binParallel is binRefs by p goroutines over parts of refs, merged. It is
-// apart from bestCut so that only large nodes put its arguments on the heap.
-func binParallel(refs []ref, p int, bins *[3][64]bin, axes [3]int, na int, scale [3]float32, cbox AABB, nb int) {
+// binParallel is binRefs by p goroutines over parts of refs, merged into
+// bins. It is apart from bestCut so that only large nodes put its arguments
+// on the heap.
+func binParallel(refs []ref, p int, bins *[3][64]bin, scale [3]float32, cmin [3]float32, nb int) {
 	n := len(refs)
-	parts := make([][3][64]bin, p-1)
+	parts := make([][2][3][64]bin, p)
 	var wg sync.WaitGroup
 	for w := 1; w < p; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pb := &parts[w-1]
-			for a := 0; a < na; a++ {
-				copy(pb[a][:nb], emptyBins[:nb])
-			}
-			binRefs(refs[n*w/p:n*(w+1)/p], pb, &axes, na, &scale, &cbox, nb)
+			binRefs(refs[n*w/p:n*(w+1)/p], &parts[w], &scale, &cmin, nb)
 		}()
 	}
-	binRefs(refs[:n/p], bins, &axes, na, &scale, &cbox, nb)
+	binRefs(refs[:n/p], &parts[0], &scale, &cmin, nb)
 	wg.Wait()
-	for w := range parts {
-		for a := 0; a < na; a++ {
-			for i := 0; i < nb; i++ {
-				bins[a][i].n += parts[w][a][i].n
-				bins[a][i].box.union(&parts[w][a][i].box)
-			}
+	for k := 0; k < 3; k++ {
+		copy(bins[k][:nb], parts[0][0][k][:nb])
+	}
+	for w := 1; w < p; w++ {
+		mergeBins(bins, &parts[w][0], nb)
+	}
+}
+
+// mergeBins adds src's first nb bins of each axis to dst's.
+func mergeBins(dst, src *[3][64]bin, nb int) {
+	for k := 0; k < 3; k++ {
+		for i := 0; i < nb; i++ {
+			dst[k][i].n += src[k][i].n
+			dst[k][i].box.union(&src[k][i].box)
 		}
 	}
 }
 
-// binRefs adds refs to the bins of each of the na axes whose scale is not 0.
-func binRefs(refs []ref, bins *[3][64]bin, axes *[3]int, na int, scale *[3]float32, cbox *AABB, nb int) {
-	if na == 3 && *axes == [3]int{0, 1, 2} && scale[0] != 0 && scale[1] != 0 && scale[2] != 0 {
-		binRefs3(refs, bins, scale, cbox, nb)
+// binRefs counts refs into the first nb bins of sets[0] on each axis (an
+// axis of scale 0 puts every ref in its bin 0; the sweep skips it), using
+// sets[1] as well for long runs.
+func binRefs(refs []ref, sets *[2][3][64]bin, scale *[3]float32, cmin *[3]float32, nb int) {
+	b0, b1 := &sets[0], &sets[1]
+	for k := 0; k < 3; k++ {
+		copy(b0[k][:nb], emptyBins[:nb])
+	}
+	if len(refs) < twoSetsMin {
+		binInto(refs, b0, scale, cmin, nb)
 		return
 	}
-	for i := range refs {
-		r := &refs[i]
-		for a := 0; a < na; a++ {
-			if scale[a] == 0 {
-				continue
-			}
-			k := axes[a]
-			bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)&63].add(r)
-		}
+	for k := 0; k < 3; k++ {
+		copy(b1[k][:nb], emptyBins[:nb])
 	}
+	binInto2(refs, b0, b1, scale, cmin, nb)
+	mergeBins(b0, b1, nb)
 }
 
-// binRefs3 is binRefs over the three axes, every one live: the common
-// case, without the checks.
-func binRefs3(refs []ref, bins *[3][64]bin, scale *[3]float32, cbox *AABB, nb int) {
-	sc, cmin := *scale, cbox.Min
+var emptyBins = func() (e [64]bin) {
+	for i := range e {
+		e[i].box = emptyBox()
+	}
+	return e
+}()
+
+// binInto adds each ref to its bin on the three axes.
+func binInto(refs []ref, bins *[3][64]bin, scale *[3]float32, cmin *[3]float32, nb int) {
+	s, m := *scale, *cmin
 	for i := range refs {
 		r := &refs[i]
 		for k := 0; k < 3; k++ {
-			bn := &bins[k][binOf(r.centroid(k), cmin[k], sc[k], nb)&63]
+			bn := &bins[k][binOf(r.centroid(k), m[k], s[k], nb)&63]
 			bn.n++
-			if r.min[0] < bn.box.Min[0] {
-				bn.box.Min[0] = r.min[0]
-			}
-			if r.min[1] < bn.box.Min[1] {
-				bn.box.Min[1] = r.min[1]
-			}
-			if r.min[2] < bn.box.Min[2] {
-				bn.box.Min[2] = r.min[2]
-			}
-			if r.max[0] > bn.box.Max[0] {
-				bn.box.Max[0] = r.max[0]
-			}
-			if r.max[1] > bn.box.Max[1] {
-				bn.box.Max[1] = r.max[1]
-			}
-			if r.max[2] > bn.box.Max[2] {
-				bn.box.Max[2] = r.max[2]
-			}
+			minInto(&bn.box.Min, &r.min)
+			maxInto(&bn.box.Max, &r.max)
 		}
+	}
+}
+
+// binInto2 is binInto with even refs going to b0 and odd ones to b1.
+func binInto2(refs []ref, b0, b1 *[3][64]bin, scale *[3]float32, cmin *[3]float32, nb int) {
+	s, m := *scale, *cmin
+	i := 0
+	for ; i+1 < len(refs); i += 2 {
+		r, q := &refs[i], &refs[i+1]
+		for k := 0; k < 3; k++ {
+			bn := &b0[k][binOf(r.centroid(k), m[k], s[k], nb)&63]
+			bq := &b1[k][binOf(q.centroid(k), m[k], s[k], nb)&63]
+			bn.n++
+			bq.n++
+			minInto(&bn.box.Min, &r.min)
+			minInto(&bq.box.Min, &q.min)
+			maxInto(&bn.box.Max, &r.max)
+			maxInto(&bq.box.Max, &q.max)
+		}
+	}
+	if i < len(refs) {
+		binInto(refs[i:], b0, scale, cmin, nb)
 	}
 }
 
 // add counts r in the bin and grows its box by r's.
 func (bn *bin) add(r *ref) {
 	bn.n++
-	if r.min[0] < bn.box.Min[0] {
-		bn.box.Min[0] = r.min[0]
-	}
-	if r.min[1] < bn.box.Min[1] {
-		bn.box.Min[1] = r.min[1]
-	}
-	if r.min[2] < bn.box.Min[2] {
-		bn.box.Min[2] = r.min[2]
-	}
-	if r.max[0] > bn.box.Max[0] {
-		bn.box.Max[0] = r.max[0]
-	}
-	if r.max[1] > bn.box.Max[1] {
-		bn.box.Max[1] = r.max[1]
-	}
-	if r.max[2] > bn.box.Max[2] {
-		bn.box.Max[2] = r.max[2]
-	}
+	minInto(&bn.box.Min, &r.min)
+	maxInto(&bn.box.Max, &r.max)
+}
+
+func minInto(d, s *[3]float32) {
+	d[0], d[1], d[2] = min(d[0], s[0]), min(d[1], s[1]), min(d[2], s[2])
+}
+
+func maxInto(d, s *[3]float32) {
+	d[0], d[1], d[2] = max(d[0], s[0]), max(d[1], s[1]), max(d[2], s[2])
 }
 
 // partition moves refs[lo:hi] whose centroid falls in a bin ≤ cut on axis to
@@ -419,14 +422,9 @@ func (b *builder) partition(lo, hi, axis, cut int, cbox AABB) (mid int, lcbox, r
 }
 
 func growCentroid(b *AABB, c [3]float32) {
-	for k := 0; k < 3; k++ {
-		if c[k] < b.Min[k] {
-			b.Min[k] = c[k]
-		}
-		if c[k] > b.Max[k] {
-			b.Max[k] = c[k]
-		}
-	}
+	b.Min[0], b.Max[0] = min(b.Min[0], c[0]), max(b.Max[0], c[0])
+	b.Min[1], b.Max[1] = min(b.Min[1], c[1]), max(b.Max[1], c[1])
+	b.Min[2], b.Max[2] = min(b.Min[2], c[2]), max(b.Max[2], c[2])
 }
 
 // appendSubtree puts sub (a subtree built with its root at index 0) into
