@@ -37,7 +37,10 @@ type bin struct {
 
 // scratch is a builder's reusable binning space.
 type scratch struct {
-	bins [2][3][64]bin
+	bins      [2][3][64]bin
+	rightArea [64]float64
+	rightBox  [64]AABB
+	rightN    [64]int
 }
 
 type builder struct {
@@ -98,9 +101,17 @@ func (b *builder) build() ([]Node, []ref) {
 		return buildMorton(b.refs, b.opt)
 	}
 	box, cbox := b.bounds(0, len(b.refs))
-	b.nodes = make([]Node, 1, 2*len(b.refs)/max(1, b.leafSize/2)+1)
+	b.nodes = make([]Node, 1, nodeCap(len(b.refs), b.leafSize))
 	b.split(0, 0, len(b.refs), 0, box, cbox)
 	return b.nodes, b.refs
+}
+
+// nodeCap is the nodes to allocate for a hierarchy over n refs: leaves of
+// about half the leaf size and a quarter more (the heuristic cuts many
+// leaves smaller), at most the 2n-1 of leaves of one.
+func nodeCap(n, leafSize int) int {
+	e := 2 * n / max(1, leafSize/2)
+	return min(2*n-1, e+e/4+1)
 }
 
 // bounds returns the union of refs[lo:hi]'s boxes and of their centroids.
@@ -143,7 +154,21 @@ func (b *builder) split(ni, lo, hi, depth int, box, cbox AABB) {
 	}
 	mid := -1
 	var lbox, rbox, lcbox, rcbox AABB
-	if depth < maxSAHDepth {
+	if depth < maxSAHDepth && n == 2 {
+		if cost, swap, ok := b.cutPair(lo, cbox); ok {
+			if n <= b.leafSize && !(costTraverse+cost/box.halfArea() < 2) {
+				b.leaf(ni, lo, hi)
+				return
+			}
+			mid = lo + 1
+			l, r := &b.refs[lo], &b.refs[lo+1]
+			if swap {
+				*l, *r = *r, *l
+			}
+			lbox, rbox = AABB{l.min, l.max}, AABB{r.min, r.max}
+			lcbox, rcbox = pointBox(l), pointBox(r)
+		}
+	} else if depth < maxSAHDepth {
 		axis, cut, cost, lb, rb := b.bestCut(lo, hi, cbox)
 		if axis >= 0 {
 			leafCost := float64(n)
@@ -171,7 +196,7 @@ func (b *builder) split(ni, lo, hi, depth int, box, cbox AABB) {
 	b.nodes[ni].Count = 0
 	if depth < b.parDepth && n >= parallelMin {
 		sub := &builder{refs: b.refs, opt: b.opt, leafSize: b.leafSize, bins: b.bins, parDepth: b.parDepth, procs: b.procs}
-		sub.nodes = make([]Node, 1, 2*(hi-mid)/max(1, b.leafSize/2)+1)
+		sub.nodes = make([]Node, 1, nodeCap(hi-mid, b.leafSize))
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
@@ -245,9 +270,7 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 	} else {
 		binRefs(b.refs[lo:hi], &b.scratch.bins, &scale, &cbox.Min, nb)
 	}
-	var rightArea [64]float64
-	var rightBox [64]AABB
-	var rightN [64]int
+	rightArea, rightBox, rightN := &b.scratch.rightArea, &b.scratch.rightBox, &b.scratch.rightN
 	for k := 0; k < 3; k++ {
 		if scale[k] == 0 {
 			continue
@@ -282,6 +305,30 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		}
 	}
 	return
+}
+
+// cutPair is bestCut and partition for refs[lo:lo+2]: with their 4 bins,
+// the two centroids fall in the first and the last bin of every axis on
+// which they differ, so every live axis gives the same cut, the first one
+// is taken, and the ref in its bin 0 goes left. It returns the cut's cost
+// and whether the pair is to be swapped, or false where no axis is live.
+func (b *builder) cutPair(lo int, cbox AABB) (cost float64, swap, ok bool) {
+	for k := 0; k < 3; k++ {
+		s := binScale(&cbox, k, 4)
+		if s == 0 {
+			continue
+		}
+		l, r := &b.refs[lo], &b.refs[lo+1]
+		lb, rb := AABB{l.min, l.max}, AABB{r.min, r.max}
+		return lb.halfArea() + rb.halfArea(), binOf(l.centroid(k), cbox.Min[k], s, 4) != 0, true
+	}
+	return 0, false, false
+}
+
+// pointBox is the box of r's centroid alone.
+func pointBox(r *ref) AABB {
+	c := [3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}
+	return AABB{c, c}
 }
 
 // binParallel is binRefs by p goroutines over parts of refs, merged into
