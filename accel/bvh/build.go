@@ -279,32 +279,56 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		// previous bin's sums, the left one skips the cut, which costs as
 		// much as the one before it (taken first: ties go to the lower cut).
 		bs := &bins[k]
-		acc, cnt, area := emptyBox(), 0, 0.0
+		// The running box is kept in scalars and stored field by field: a
+		// box built in memory by single-float writes and copied whole stalls
+		// on every copy.
+		const m = math.MaxFloat32
+		x0, y0, z0, x1, y1, z1 := float32(m), float32(m), float32(m), float32(-m), float32(-m), float32(-m)
+		cnt, area := 0, 0.0
 		for i := nb - 1; i > 0; i-- {
-			if bs[i].n != 0 {
-				acc.union(&bs[i].box)
-				cnt += bs[i].n
-				area = acc.halfArea()
+			if bi := &bs[i]; bi.n != 0 {
+				x0, y0, z0 = min(x0, bi.box.Min[0]), min(y0, bi.box.Min[1]), min(z0, bi.box.Min[2])
+				x1, y1, z1 = max(x1, bi.box.Max[0]), max(y1, bi.box.Max[1]), max(z1, bi.box.Max[2])
+				cnt += bi.n
+				area = halfArea6(x0, y0, z0, x1, y1, z1)
 			}
-			rightArea[i], rightBox[i], rightN[i] = area, acc, cnt
+			rb := &rightBox[i]
+			rb.Min[0], rb.Min[1], rb.Min[2], rb.Max[0], rb.Max[1], rb.Max[2] = x0, y0, z0, x1, y1, z1
+			rightArea[i], rightN[i] = area, cnt
 		}
-		acc, cnt = emptyBox(), 0
+		x0, y0, z0, x1, y1, z1 = m, m, m, -m, -m, -m
+		cnt = 0
 		for i := 0; i < nb-1; i++ {
-			if bs[i].n == 0 {
+			bi := &bs[i]
+			if bi.n == 0 {
 				continue
 			}
-			acc.union(&bs[i].box)
-			cnt += bs[i].n
+			x0, y0, z0 = min(x0, bi.box.Min[0]), min(y0, bi.box.Min[1]), min(z0, bi.box.Min[2])
+			x1, y1, z1 = max(x1, bi.box.Max[0]), max(y1, bi.box.Max[1]), max(z1, bi.box.Max[2])
+			cnt += bi.n
 			if rightN[i+1] == 0 {
 				continue
 			}
-			c := acc.halfArea()*float64(cnt) + rightArea[i+1]*float64(rightN[i+1])
+			c := halfArea6(x0, y0, z0, x1, y1, z1)*float64(cnt) + rightArea[i+1]*float64(rightN[i+1])
 			if c < cost {
-				axis, cut, cost, lbox, rbox = k, i, c, acc, rightBox[i+1]
+				axis, cut, cost = k, i, c
+				lbox = AABB{[3]float32{x0, y0, z0}, [3]float32{x1, y1, z1}}
+				rbox = rightBox[i+1]
 			}
 		}
 	}
 	return
+}
+
+// halfArea6 is AABB.halfArea of the box (x0, y0, z0)-(x1, y1, z1).
+func halfArea6(x0, y0, z0, x1, y1, z1 float32) float64 {
+	dx := float64(x1) - float64(x0)
+	dy := float64(y1) - float64(y0)
+	dz := float64(z1) - float64(z0)
+	if dx < 0 || dy < 0 || dz < 0 {
+		return 0
+	}
+	return dx*dy + dy*dz + dz*dx
 }
 
 // cutPair is bestCut and partition for refs[lo:lo+2]: with their 4 bins,
