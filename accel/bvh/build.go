@@ -37,7 +37,8 @@ type bin struct {
 
 // scratch is a builder's reusable binning space.
 type scratch struct {
-	bins      [2][3][64]bin
+	bins      [3][64]bin
+	long      longScratch
 	rightArea [64]float64
 	rightBox  [64]AABB
 	rightN    [64]int
@@ -237,11 +238,11 @@ func binScale(cbox *AABB, k, nbins int) float32 {
 // few, about one cut between each pair of centroids.
 func (b *builder) nbins(n int) int { return max(4, min(b.bins, n)) }
 
-// twoSetsMin is the fewest primitives a node needs to be binned into two
-// sets of bins, even and odd primitives apart, merged after: neighbouring
-// primitives tend to fall in the same bin, and one set makes each update
-// wait for the previous one.
-const twoSetsMin = 64
+// longMin is the fewest primitives a node needs to be binned by binLong,
+// into two sets of bins, even and odd primitives apart, merged after:
+// neighbouring primitives tend to fall in the same bin, and one set makes
+// each update wait for the previous one.
+const longMin = 32
 
 // bestCut bins refs[lo:hi] and returns the cheapest cut (axis, the last bin
 // on the left, its SAH cost and the child boxes), or axis -1 when no cut
@@ -264,11 +265,11 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 	if b.scratch == nil {
 		b.scratch = new(scratch)
 	}
-	bins := &b.scratch.bins[0]
+	bins := &b.scratch.bins
 	if b.procs > 1 && hi-lo >= parallelBinMin {
 		binParallel(b.refs[lo:hi], b.procs, bins, scale, cbox.Min, nb)
 	} else {
-		binRefs(b.refs[lo:hi], &b.scratch.bins, &scale, &cbox.Min, nb)
+		binRefs(b.refs[lo:hi], bins, &b.scratch.long, &scale, &cbox.Min, nb)
 	}
 	rightArea, rightBox, rightN := &b.scratch.rightArea, &b.scratch.rightBox, &b.scratch.rightN
 	for k := 0; k < 3; k++ {
@@ -360,22 +361,19 @@ func pointBox(r *ref) AABB {
 // on the heap.
 func binParallel(refs []ref, p int, bins *[3][64]bin, scale [3]float32, cmin [3]float32, nb int) {
 	n := len(refs)
-	parts := make([][2][3][64]bin, p)
+	parts := make([]scratch, p)
 	var wg sync.WaitGroup
 	for w := 1; w < p; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			binRefs(refs[n*w/p:n*(w+1)/p], &parts[w], &scale, &cmin, nb)
+			binRefs(refs[n*w/p:n*(w+1)/p], &parts[w].bins, &parts[w].long, &scale, &cmin, nb)
 		}()
 	}
-	binRefs(refs[:n/p], &parts[0], &scale, &cmin, nb)
+	binRefs(refs[:n/p], bins, &parts[0].long, &scale, &cmin, nb)
 	wg.Wait()
-	for k := 0; k < 3; k++ {
-		copy(bins[k][:nb], parts[0][0][k][:nb])
-	}
 	for w := 1; w < p; w++ {
-		mergeBins(bins, &parts[w][0], nb)
+		mergeBins(bins, &parts[w].bins, nb)
 	}
 }
 
@@ -389,23 +387,18 @@ func mergeBins(dst, src *[3][64]bin, nb int) {
 	}
 }
 
-// binRefs counts refs into the first nb bins of sets[0] on each axis (an
-// axis of scale 0 puts every ref in its bin 0; the sweep skips it), using
-// sets[1] as well for long runs.
-func binRefs(refs []ref, sets *[2][3][64]bin, scale *[3]float32, cmin *[3]float32, nb int) {
-	b0, b1 := &sets[0], &sets[1]
-	for k := 0; k < 3; k++ {
-		copy(b0[k][:nb], emptyBins[:nb])
-	}
-	if len(refs) < twoSetsMin {
-		binInto(refs, b0, scale, cmin, nb)
+// binRefs sets the first nb bins of each axis to the counts and boxes of
+// refs (an axis of scale 0 puts every ref in its bin 0; the sweep skips
+// it), with binLong for long runs.
+func binRefs(refs []ref, bins *[3][64]bin, ls *longScratch, scale *[3]float32, cmin *[3]float32, nb int) {
+	if len(refs) >= longMin {
+		binLong(refs, bins, scale, cmin, nb, ls)
 		return
 	}
 	for k := 0; k < 3; k++ {
-		copy(b1[k][:nb], emptyBins[:nb])
+		copy(bins[k][:nb], emptyBins[:nb])
 	}
-	binInto2(refs, b0, b1, scale, cmin, nb)
-	mergeBins(b0, b1, nb)
+	binInto(refs, bins, scale, cmin, nb)
 }
 
 var emptyBins = func() (e [64]bin) {
