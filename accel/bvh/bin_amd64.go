@@ -60,3 +60,40 @@ func binLong(refs []ref, bins *[3][64]bin, scale *[3]float32, cmin *[3]float32, 
 const maxF = 3.4028234663852886e+38
 
 var emptySSE = [8]float32{maxF, maxF, maxF, maxF, -maxF, -maxF, -maxF, -maxF}
+
+// partParams is partSSE's constants and results: the scale and the
+// centroid box minimum in the lane of the axis, the threshold cut+1 in
+// every lane, the lane mask, and the centroid boxes it returns.
+type partParams struct {
+	scale, cmin, thr [4]float32
+	mask             [4]uint32
+	lmin, lmax       [4]float32
+	rmin, rmax       [4]float32
+}
+
+//go:noescape
+func partSSE(refs *ref, n int, axisBit int, p *partParams) int
+
+// partLong is partitionGo with 4-wide instructions, giving the same order
+// and boxes: a ref goes left when its bin, the clamped truncation of
+// f = (c - cmin)·scale, is at most cut, which for cut < nb-1 is f < cut+1;
+// partSSE takes the sign of f - (cut+1), exact for distinct floats.
+func partLong(refs []ref, axis, cut int, cmin, scale float32, nb int) (int, AABB, AABB) {
+	if len(refs) == 0 {
+		return 0, emptyBox(), emptyBox()
+	}
+	thr := float32(cut + 1)
+	p := partParams{
+		thr:  [4]float32{thr, thr, thr, thr},
+		mask: [4]uint32{^uint32(0), ^uint32(0), ^uint32(0), 0},
+		lmin: emptySSE4(maxF), lmax: emptySSE4(-maxF),
+		rmin: emptySSE4(maxF), rmax: emptySSE4(-maxF),
+	}
+	p.scale[axis], p.cmin[axis] = scale, cmin
+	m := partSSE(&refs[0], len(refs), 1<<axis, &p)
+	l := AABB{[3]float32(p.lmin[:3]), [3]float32(p.lmax[:3])}
+	r := AABB{[3]float32(p.rmin[:3]), [3]float32(p.rmax[:3])}
+	return m, l, r
+}
+
+func emptySSE4(v float32) [4]float32 { return [4]float32{v, v, v, v} }

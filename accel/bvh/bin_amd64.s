@@ -81,3 +81,76 @@ tail:
 
 done:
 	RET
+
+// func partSSE(refs *ref, n int, axisBit int, p *partParams) int
+//
+// partitionGo's loop: i from the front, j from the back; a ref at i that
+// goes right is swapped with the one at j and j steps back, else i steps
+// on. Returns i.
+TEXT ·partSSE(SB), NOSPLIT, $0-40
+	MOVQ refs+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ axisBit+16(FP), R10
+	MOVQ p+24(FP), DX
+	MOVQ SI, R11       // the first ref
+	MOVQ CX, DI
+	DECQ DI
+	SHLQ $5, DI
+	ADDQ SI, DI        // the last ref
+	MOVUPS 0(DX), X8   // scale
+	MOVUPS 16(DX), X9  // centroid box minimum
+	MOVUPS 32(DX), X10 // cut+1
+	MOVUPS 48(DX), X13 // lane mask
+	MOVUPS 64(DX), X11 // left centroid box
+	MOVUPS 80(DX), X12
+	MOVUPS 96(DX), X14 // right centroid box
+	MOVUPS 112(DX), X15
+	MOVL $0x3f000000, AX
+	MOVQ AX, X7
+	PSHUFD $0, X7, X7  // 0.5
+
+ploop:
+	CMPQ SI, DI
+	JHI  pdone
+	MOVUPS 0(SI), X0
+	MOVUPS 16(SI), X1
+	MOVAPS X0, X2
+	ANDPS X13, X2
+	MULPS X7, X2
+	MOVAPS X1, X3
+	ANDPS X13, X3
+	MULPS X7, X3
+	ADDPS X3, X2       // centroid, lane 3 zero
+	MOVAPS X2, X3
+	SUBPS X9, X3
+	MULPS X8, X3
+	SUBPS X10, X3      // negative: left
+	MOVMSKPS X3, AX
+	TESTQ R10, AX
+	JEQ  pright
+	MINPS X2, X11
+	MAXPS X2, X12
+	ADDQ $32, SI
+	JMP  ploop
+
+pright:
+	MINPS X2, X14
+	MAXPS X2, X15
+	MOVUPS 0(DI), X4
+	MOVUPS 16(DI), X5
+	MOVUPS X4, 0(SI)
+	MOVUPS X5, 16(SI)
+	MOVUPS X0, 0(DI)
+	MOVUPS X1, 16(DI)
+	SUBQ $32, DI
+	JMP  ploop
+
+pdone:
+	MOVUPS X11, 64(DX)
+	MOVUPS X12, 80(DX)
+	MOVUPS X14, 96(DX)
+	MOVUPS X15, 112(DX)
+	SUBQ R11, SI
+	SHRQ $5, SI
+	MOVQ SI, ret+32(FP)
+	RET

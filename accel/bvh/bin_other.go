@@ -16,3 +16,8 @@ func binLong(refs []ref, bins *[3][64]bin, scale *[3]float32, cmin *[3]float32, 
 	binInto2(refs, bins, b1, scale, cmin, nb)
 	mergeBins(bins, b1, nb)
 }
+
+// partLong is partitionGo.
+func partLong(refs []ref, axis, cut int, cmin, scale float32, nb int) (int, AABB, AABB) {
+	return partitionGo(refs, axis, cut, cmin, scale, nb)
+}

@@ -242,7 +242,7 @@ func (b *builder) nbins(n int) int { return max(4, min(b.bins, n)) }
 // into two sets of bins, even and odd primitives apart, merged after:
 // neighbouring primitives tend to fall in the same bin, and one set makes
 // each update wait for the previous one.
-const longMin = 32
+const longMin = 4
 
 // bestCut bins refs[lo:hi] and returns the cheapest cut (axis, the last bin
 // on the left, its SAH cost and the child boxes), or axis -1 when no cut
@@ -466,10 +466,15 @@ func maxInto(d, s *[3]float32) {
 func (b *builder) partition(lo, hi, axis, cut int, cbox AABB) (mid int, lcbox, rcbox AABB) {
 	nb := b.nbins(hi - lo)
 	scale := binScale(&cbox, axis, nb)
-	cmin := cbox.Min[axis]
+	m, lcbox, rcbox := partLong(b.refs[lo:hi], axis, cut, cbox.Min[axis], scale, nb)
+	return lo + m, lcbox, rcbox
+}
+
+// partitionGo is partition over refs, in Go: bin ≤ cut on axis goes to the
+// front. It returns the count of those and the two centroid boxes.
+func partitionGo(refs []ref, axis, cut int, cmin, scale float32, nb int) (mid int, lcbox, rcbox AABB) {
 	lcbox, rcbox = emptyBox(), emptyBox()
-	refs := b.refs
-	i, j := lo, hi-1
+	i, j := 0, len(refs)-1
 	for i <= j {
 		r := &refs[i]
 		c := [3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}

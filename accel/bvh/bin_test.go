@@ -1,0 +1,99 @@
+package bvh
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// randomRefs is n refs with boxes on a coarse grid, so that centroids tie
+// and fall on bin edges, over an extent that may be flat on some axes.
+func randomRefs(rng *rand.Rand, n int, flat [3]bool) []ref {
+	refs := make([]ref, n)
+	for i := range refs {
+		for k := 0; k < 3; k++ {
+			if flat[k] {
+				refs[i].min[k], refs[i].max[k] = 1.5, 1.5
+				continue
+			}
+			a := float32(rng.IntN(64))/8 - 4
+			refs[i].min[k], refs[i].max[k] = a, a+float32(rng.IntN(8))/4
+		}
+		refs[i].id = uint32(i)
+	}
+	return refs
+}
+
+func centroidBox(refs []ref) AABB {
+	b := emptyBox()
+	for i := range refs {
+		b.grow([3]float32{refs[i].centroid(0), refs[i].centroid(1), refs[i].centroid(2)})
+	}
+	return b
+}
+
+// The long-run binning and partition (assembly on amd64) give the bins,
+// order and centroid boxes of the plain loops, on every bin count.
+func TestLongKernelsMatchPlain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 3, 4, 5, 31, 64, 65, 1000} {
+		for _, flat := range [][3]bool{{}, {false, true, false}, {true, true, false}} {
+			for _, nb := range []int{4, 7, 16, 64} {
+				refs := randomRefs(rng, n, flat)
+				cbox := centroidBox(refs)
+				var scale [3]float32
+				for k := range scale {
+					scale[k] = binScale(&cbox, k, nb)
+				}
+				var want, got [3][64]bin
+				for k := 0; k < 3; k++ {
+					copy(want[k][:nb], emptyBins[:nb])
+				}
+				binInto(refs, &want, &scale, &cbox.Min, nb)
+				binLong(refs, &got, &scale, &cbox.Min, nb, new(longScratch))
+				for k := 0; k < 3; k++ {
+					if scale[k] != 0 {
+						require.Equal(t, want[k][:nb], got[k][:nb], "n %d nb %d axis %d", n, nb, k)
+					}
+				}
+				var two [3][64]bin
+				b1 := new([3][64]bin)
+				for k := 0; k < 3; k++ {
+					copy(two[k][:nb], emptyBins[:nb])
+					copy(b1[k][:nb], emptyBins[:nb])
+				}
+				binInto2(refs, &two, b1, &scale, &cbox.Min, nb)
+				mergeBins(&two, b1, nb)
+				for k := 0; k < 3; k++ {
+					if scale[k] != 0 {
+						require.Equal(t, want[k][:nb], two[k][:nb], "two sets: n %d nb %d axis %d", n, nb, k)
+					}
+				}
+				for axis := 0; axis < 3; axis++ {
+					if scale[axis] == 0 {
+						continue
+					}
+					for cut := 0; cut < nb-1; cut++ {
+						a, b := slices.Clone(refs), slices.Clone(refs)
+						mw, lw, rw := partitionGo(a, axis, cut, cbox.Min[axis], scale[axis], nb)
+						mg, lg, rg := partLong(b, axis, cut, cbox.Min[axis], scale[axis], nb)
+						require.Equal(t, mw, mg, "n %d nb %d axis %d cut %d", n, nb, axis, cut)
+						require.Equal(t, a, b, "order: n %d nb %d axis %d cut %d", n, nb, axis, cut)
+						if mw > 0 {
+							require.Equal(t, lw, lg)
+						}
+						if mw < n {
+							require.Equal(t, rw, rg)
+						}
+						for i := range a {
+							left := binOf(a[i].centroid(axis), cbox.Min[axis], scale[axis], nb) <= cut
+							require.Equal(t, i < mw, left)
+						}
+					}
+				}
+			}
+		}
+	}
+}
