@@ -2,16 +2,6 @@ package bvh
 
 import "unsafe"
 
-// sseBins is one set of bins in binSSE's layout: a box per bin of each
-// axis as two 4-wide vectors (lane 3 unused), then the counts.
-type sseBins struct {
-	box [3][64][8]float32
-	n   [3][64]uint32
-}
-
-// longScratch is binLong's two sets of bins.
-type longScratch [2]sseBins
-
 // sseParams is binSSE's constants, each in lanes 0-2 (lane 3 unused).
 type sseParams struct {
 	scale, cmin, top, half [4]float32
@@ -19,23 +9,23 @@ type sseParams struct {
 }
 
 //go:noescape
-func binSSE(refs *ref, n int, b0, b1 *sseBins, p *sseParams)
+func binSSE(refs *ref, n int, b0, b1 *binSet, p *sseParams)
 
-var _ = [1]struct{}{}[unsafe.Offsetof(sseBins{}.n)-6144]
+// binSSE's offsets: a bin is 32 bytes, an axis's bins 2048, the counts
+// after the boxes.
+var _ = [1]struct{}{}[unsafe.Offsetof(binSet{}.n)-6144+unsafe.Sizeof(bin{})-32]
 
 // binLong is binInto2 for amd64: the three axes of a ref binned with
 // 4-wide instructions. The bins it fills are those binInto2 would: the bin
 // index is the same truncation of the same float32 arithmetic, clamped
 // before instead of after it, which gives the same integer for every
 // finite value.
-func binLong(refs []ref, bins *[3][64]bin, scale *[3]float32, cmin *[3]float32, nb int, s *longScratch) {
-	for j := range s {
-		for k := 0; k < 3; k++ {
-			for i := 0; i < nb; i++ {
-				s[j].box[k][i] = emptySSE
-				s[j].n[k][i] = 0
-			}
-		}
+func binLong(refs []ref, bins *binSet, scale *[3]float32, cmin *[3]float32, nb int, b1 *binSet) {
+	bins.clear(nb)
+	if len(refs) < twoSetsMin {
+		b1 = bins
+	} else {
+		b1.clear(nb)
 	}
 	top := float32(nb - 1)
 	p := sseParams{
@@ -45,21 +35,13 @@ func binLong(refs []ref, bins *[3][64]bin, scale *[3]float32, cmin *[3]float32, 
 		half:  [4]float32{0.5, 0.5, 0.5, 0.5},
 		mask:  [4]uint32{^uint32(0), ^uint32(0), ^uint32(0), 0},
 	}
-	binSSE(&refs[0], len(refs), &s[0], &s[1], &p)
-	for k := 0; k < 3; k++ {
-		for i := 0; i < nb; i++ {
-			a, c := &s[0].box[k][i], &s[1].box[k][i]
-			bn := &bins[k][i]
-			bn.n = int(s[0].n[k][i]) + int(s[1].n[k][i])
-			bn.box.Min = [3]float32{min(a[0], c[0]), min(a[1], c[1]), min(a[2], c[2])}
-			bn.box.Max = [3]float32{max(a[4], c[4]), max(a[5], c[5]), max(a[6], c[6])}
-		}
+	binSSE(&refs[0], len(refs), bins, b1, &p)
+	if b1 != bins {
+		mergeBins(bins, b1, nb)
 	}
 }
 
 const maxF = 3.4028234663852886e+38
-
-var emptySSE = [8]float32{maxF, maxF, maxF, maxF, -maxF, -maxF, -maxF, -maxF}
 
 // partParams is partSSE's constants and results: the scale and the
 // centroid box minimum in the lane of the axis, the threshold cut+1 in

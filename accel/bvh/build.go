@@ -30,15 +30,25 @@ type ref struct {
 
 func (r *ref) centroid(k int) float32 { return r.min[k]*0.5 + r.max[k]*0.5 }
 
+// bin is one bin's box, each corner padded to four floats: the layout the
+// amd64 kernels load and store whole (the pads hold nothing of use).
 type bin struct {
-	box AABB
-	n   int
+	min [3]float32
+	_   float32
+	max [3]float32
+	_   float32
+}
+
+// binSet is the bins of the three axes and their counts.
+type binSet struct {
+	box [3][64]bin
+	n   [3][64]uint32
 }
 
 // scratch is a builder's reusable binning space.
 type scratch struct {
-	bins      [3][64]bin
-	long      longScratch
+	bins      binSet
+	long      binSet // binLong's second set
 	rightArea [64]float64
 	rightBox  [64]AABB
 	rightN    [64]int
@@ -238,11 +248,14 @@ func binScale(cbox *AABB, k, nbins int) float32 {
 // few, about one cut between each pair of centroids.
 func (b *builder) nbins(n int) int { return max(4, min(b.bins, n)) }
 
-// longMin is the fewest primitives a node needs to be binned by binLong,
-// into two sets of bins, even and odd primitives apart, merged after:
-// neighbouring primitives tend to fall in the same bin, and one set makes
-// each update wait for the previous one.
-const longMin = 4
+// longMin is the fewest primitives a node needs to be binned by binLong;
+// from twoSetsMin on it bins into two sets of bins, even and odd
+// primitives apart, merged after: neighbouring primitives tend to fall in
+// the same bin, and one set makes each update wait for the previous one.
+const (
+	longMin    = 4
+	twoSetsMin = 16
+)
 
 // bestCut bins refs[lo:hi] and returns the cheapest cut (axis, the last bin
 // on the left, its SAH cost and the child boxes), or axis -1 when no cut
@@ -279,7 +292,7 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		// Empty bins change neither sweep: the right one copies the
 		// previous bin's sums, the left one skips the cut, which costs as
 		// much as the one before it (taken first: ties go to the lower cut).
-		bs := &bins[k]
+		bs, ns := &bins.box[k], &bins.n[k]
 		// The running box is kept in scalars and stored field by field: a
 		// box built in memory by single-float writes and copied whole stalls
 		// on every copy.
@@ -287,10 +300,11 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		x0, y0, z0, x1, y1, z1 := float32(m), float32(m), float32(m), float32(-m), float32(-m), float32(-m)
 		cnt, area := 0, 0.0
 		for i := nb - 1; i > 0; i-- {
-			if bi := &bs[i]; bi.n != 0 {
-				x0, y0, z0 = min(x0, bi.box.Min[0]), min(y0, bi.box.Min[1]), min(z0, bi.box.Min[2])
-				x1, y1, z1 = max(x1, bi.box.Max[0]), max(y1, bi.box.Max[1]), max(z1, bi.box.Max[2])
-				cnt += bi.n
+			if ns[i] != 0 {
+				bi := &bs[i]
+				x0, y0, z0 = min(x0, bi.min[0]), min(y0, bi.min[1]), min(z0, bi.min[2])
+				x1, y1, z1 = max(x1, bi.max[0]), max(y1, bi.max[1]), max(z1, bi.max[2])
+				cnt += int(ns[i])
 				area = halfArea6(x0, y0, z0, x1, y1, z1)
 			}
 			rb := &rightBox[i]
@@ -300,13 +314,13 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 		x0, y0, z0, x1, y1, z1 = m, m, m, -m, -m, -m
 		cnt = 0
 		for i := 0; i < nb-1; i++ {
-			bi := &bs[i]
-			if bi.n == 0 {
+			if ns[i] == 0 {
 				continue
 			}
-			x0, y0, z0 = min(x0, bi.box.Min[0]), min(y0, bi.box.Min[1]), min(z0, bi.box.Min[2])
-			x1, y1, z1 = max(x1, bi.box.Max[0]), max(y1, bi.box.Max[1]), max(z1, bi.box.Max[2])
-			cnt += bi.n
+			bi := &bs[i]
+			x0, y0, z0 = min(x0, bi.min[0]), min(y0, bi.min[1]), min(z0, bi.min[2])
+			x1, y1, z1 = max(x1, bi.max[0]), max(y1, bi.max[1]), max(z1, bi.max[2])
+			cnt += int(ns[i])
 			if rightN[i+1] == 0 {
 				continue
 			}
@@ -359,7 +373,7 @@ func pointBox(r *ref) AABB {
 // binParallel is binRefs by p goroutines over parts of refs, merged into
 // bins. It is apart from bestCut so that only large nodes put its arguments
 // on the heap.
-func binParallel(refs []ref, p int, bins *[3][64]bin, scale [3]float32, cmin [3]float32, nb int) {
+func binParallel(refs []ref, p int, bins *binSet, scale [3]float32, cmin [3]float32, nb int) {
 	n := len(refs)
 	parts := make([]scratch, p)
 	var wg sync.WaitGroup
@@ -378,11 +392,13 @@ func binParallel(refs []ref, p int, bins *[3][64]bin, scale [3]float32, cmin [3]
 }
 
 // mergeBins adds src's first nb bins of each axis to dst's.
-func mergeBins(dst, src *[3][64]bin, nb int) {
+func mergeBins(dst, src *binSet, nb int) {
 	for k := 0; k < 3; k++ {
 		for i := 0; i < nb; i++ {
-			dst[k][i].n += src[k][i].n
-			dst[k][i].box.union(&src[k][i].box)
+			dst.n[k][i] += src.n[k][i]
+			d, s := &dst.box[k][i], &src.box[k][i]
+			minInto(&d.min, &s.min)
+			maxInto(&d.max, &s.max)
 		}
 	}
 }
@@ -390,65 +406,67 @@ func mergeBins(dst, src *[3][64]bin, nb int) {
 // binRefs sets the first nb bins of each axis to the counts and boxes of
 // refs (an axis of scale 0 puts every ref in its bin 0; the sweep skips
 // it), with binLong for long runs.
-func binRefs(refs []ref, bins *[3][64]bin, ls *longScratch, scale *[3]float32, cmin *[3]float32, nb int) {
+func binRefs(refs []ref, bins, ls *binSet, scale *[3]float32, cmin *[3]float32, nb int) {
 	if len(refs) >= longMin {
 		binLong(refs, bins, scale, cmin, nb, ls)
 		return
 	}
-	for k := 0; k < 3; k++ {
-		copy(bins[k][:nb], emptyBins[:nb])
-	}
+	bins.clear(nb)
 	binInto(refs, bins, scale, cmin, nb)
+}
+
+// clear empties the first nb bins of each axis.
+func (s *binSet) clear(nb int) {
+	for k := 0; k < 3; k++ {
+		copy(s.box[k][:nb], emptyBins[:nb])
+		clear(s.n[k][:nb])
+	}
 }
 
 var emptyBins = func() (e [64]bin) {
 	for i := range e {
-		e[i].box = emptyBox()
+		b := emptyBox()
+		e[i].min, e[i].max = b.Min, b.Max
 	}
 	return e
 }()
 
 // binInto adds each ref to its bin on the three axes.
-func binInto(refs []ref, bins *[3][64]bin, scale *[3]float32, cmin *[3]float32, nb int) {
+func binInto(refs []ref, bins *binSet, scale *[3]float32, cmin *[3]float32, nb int) {
 	s, m := *scale, *cmin
 	for i := range refs {
 		r := &refs[i]
 		for k := 0; k < 3; k++ {
-			bn := &bins[k][binOf(r.centroid(k), m[k], s[k], nb)&63]
-			bn.n++
-			minInto(&bn.box.Min, &r.min)
-			maxInto(&bn.box.Max, &r.max)
+			i := binOf(r.centroid(k), m[k], s[k], nb) & 63
+			bins.n[k][i]++
+			bn := &bins.box[k][i]
+			minInto(&bn.min, &r.min)
+			maxInto(&bn.max, &r.max)
 		}
 	}
 }
 
 // binInto2 is binInto with even refs going to b0 and odd ones to b1.
-func binInto2(refs []ref, b0, b1 *[3][64]bin, scale *[3]float32, cmin *[3]float32, nb int) {
+func binInto2(refs []ref, b0, b1 *binSet, scale *[3]float32, cmin *[3]float32, nb int) {
 	s, m := *scale, *cmin
 	i := 0
 	for ; i+1 < len(refs); i += 2 {
 		r, q := &refs[i], &refs[i+1]
 		for k := 0; k < 3; k++ {
-			bn := &b0[k][binOf(r.centroid(k), m[k], s[k], nb)&63]
-			bq := &b1[k][binOf(q.centroid(k), m[k], s[k], nb)&63]
-			bn.n++
-			bq.n++
-			minInto(&bn.box.Min, &r.min)
-			minInto(&bq.box.Min, &q.min)
-			maxInto(&bn.box.Max, &r.max)
-			maxInto(&bq.box.Max, &q.max)
+			i := binOf(r.centroid(k), m[k], s[k], nb) & 63
+			j := binOf(q.centroid(k), m[k], s[k], nb) & 63
+			b0.n[k][i]++
+			b1.n[k][j]++
+			bn, bq := &b0.box[k][i], &b1.box[k][j]
+			minInto(&bn.min, &r.min)
+			minInto(&bq.min, &q.min)
+			maxInto(&bn.max, &r.max)
+			maxInto(&bq.max, &q.max)
 		}
 	}
 	if i < len(refs) {
 		binInto(refs[i:], b0, scale, cmin, nb)
 	}
-}
-
-// add counts r in the bin and grows its box by r's.
-func (bn *bin) add(r *ref) {
-	bn.n++
-	minInto(&bn.box.Min, &r.min)
-	maxInto(&bn.box.Max, &r.max)
 }
 
 func minInto(d, s *[3]float32) {
