@@ -2,10 +2,14 @@
 
 package bvh
 
-// binLong is binRefs for long runs: even refs binned into bins, odd ones
-// into b1, merged.
+// binLong is binRefs for long runs: from twoSetsMin refs on, even refs
+// binned into bins, odd ones into b1, merged.
 func binLong(refs []ref, bins *binSet, scale *[3]float32, cmin *[3]float32, nb int, b1 *binSet) {
 	bins.clear(nb)
+	if len(refs) < twoSetsMin {
+		binInto(refs, bins, scale, cmin, nb)
+		return
+	}
 	b1.clear(nb)
 	binInto2(refs, bins, b1, scale, cmin, nb)
 	mergeBins(bins, b1, nb)
