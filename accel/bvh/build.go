@@ -111,7 +111,7 @@ func (b *builder) build() ([]Node, []ref) {
 	if b.opt.FastBuild {
 		return buildMorton(b.refs, b.opt)
 	}
-	box, cbox := b.bounds(0, len(b.refs))
+	box, cbox := b.rootBounds()
 	b.nodes = make([]Node, 1, nodeCap(len(b.refs), b.leafSize))
 	b.split(0, 0, len(b.refs), 0, box, cbox)
 	return b.nodes, b.refs
@@ -123,6 +123,30 @@ func (b *builder) build() ([]Node, []ref) {
 func nodeCap(n, leafSize int) int {
 	e := 2 * n / max(1, leafSize/2)
 	return min(2*n-1, e+e/4+1)
+}
+
+// rootBounds is bounds over all refs, by GOMAXPROCS goroutines for many.
+func (b *builder) rootBounds() (box, cbox AABB) {
+	n := len(b.refs)
+	if b.procs == 1 || n < parallelBinMin {
+		return b.bounds(0, n)
+	}
+	parts := make([][2]AABB, b.procs)
+	var wg sync.WaitGroup
+	for w := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[w][0], parts[w][1] = b.bounds(n*w/b.procs, n*(w+1)/b.procs)
+		}()
+	}
+	wg.Wait()
+	box, cbox = emptyBox(), emptyBox()
+	for w := range parts {
+		box.union(&parts[w][0])
+		cbox.union(&parts[w][1])
+	}
+	return box, cbox
 }
 
 // bounds returns the union of refs[lo:hi]'s boxes and of their centroids.
