@@ -1,6 +1,9 @@
 package bvh
 
-import "unsafe"
+import (
+	"math"
+	"unsafe"
+)
 
 // sseParams is binSSE's constants, each in lanes 0-2 (lane 3 unused).
 type sseParams struct {
@@ -79,3 +82,30 @@ func partLong(refs []ref, axis, cut int, cmin, scale float32, nb int) (int, AABB
 }
 
 func emptySSE4(v float32) [4]float32 { return [4]float32{v, v, v, v} }
+
+// sweepOut is sweepSSE's result: the cost (+Inf on entry), the cut (-1 on
+// entry) and the left box.
+type sweepOut struct {
+	cost float64
+	cut  int64
+	lbox bin
+}
+
+//go:noescape
+func sweepSSE(bs *[64]bin, ns *[64]uint32, nb int, sw *sweepScratch, out *sweepOut)
+
+// sweepSSE's offsets into sweepScratch.
+var _ = [1]struct{}{}[unsafe.Offsetof(sweepScratch{}.n)-512+unsafe.Offsetof(sweepScratch{}.box)-1024]
+
+// sweepAxis is sweepGo with each bin's box merged by one 4-wide min and
+// max; the areas and costs are the same float64 operations in the same
+// order, so the same cut is chosen.
+func sweepAxis(bs *[64]bin, ns *[64]uint32, nb int, sw *sweepScratch) (float64, int, AABB, AABB) {
+	out := sweepOut{cost: math.Inf(1), cut: -1}
+	sweepSSE(bs, ns, nb, sw, &out)
+	if out.cut < 0 {
+		return out.cost, -1, AABB{}, AABB{}
+	}
+	r := &sw.box[out.cut+1]
+	return out.cost, int(out.cut), AABB{out.lbox.min, out.lbox.max}, AABB{r.min, r.max}
+}

@@ -154,3 +154,126 @@ pdone:
 	SHRQ $5, SI
 	MOVQ SI, ret+32(FP)
 	RET
+
+// HALFAREA sets X7 to AABB.halfArea of the box X0 (min) - X1 (max),
+// the same float64 operations in the same order (the box is never
+// inverted here); X2-X6 are clobbered.
+#define HALFAREA \
+	CVTPS2PD X0, X2; \
+	CVTPS2PD X1, X3; \
+	SUBPD X2, X3; \
+	MOVHLPS X0, X4; \
+	CVTSS2SD X4, X4; \
+	MOVHLPS X1, X5; \
+	CVTSS2SD X5, X5; \
+	SUBSD X4, X5; \
+	MOVAPD X3, X6; \
+	UNPCKHPD X6, X6; \
+	MOVAPD X3, X7; \
+	MULSD X6, X7; \
+	MOVAPD X6, X2; \
+	MULSD X5, X2; \
+	ADDSD X2, X7; \
+	MOVAPD X5, X2; \
+	MULSD X3, X2; \
+	ADDSD X2, X7
+
+// func sweepSSE(bs *[64]bin, ns *[64]uint32, nb int, sw *sweepScratch, out *sweepOut)
+//
+// sweepGo's two passes: right to left, the sums of the bins right of each
+// cut; left to right, each cut's cost, the first cheapest kept.
+TEXT ·sweepSSE(SB), NOSPLIT, $0-40
+	MOVQ bs+0(FP), SI
+	MOVQ ns+8(FP), BX
+	MOVQ nb+16(FP), CX
+	MOVQ sw+24(FP), DI
+	MOVQ out+32(FP), DX
+	MOVL $0x7f7fffff, AX
+	MOVQ AX, X14
+	PSHUFD $0, X14, X14 // MaxFloat32
+	MOVL $0xff7fffff, AX
+	MOVQ AX, X15
+	PSHUFD $0, X15, X15 // -MaxFloat32
+
+	MOVAPS X14, X0
+	MOVAPS X15, X1
+	XORQ R8, R8
+	XORPS X7, X7
+	MOVQ CX, R9
+	DECQ R9
+
+rloop:
+	CMPQ R9, $0
+	JLE  rdone
+	MOVL (BX)(R9*4), AX
+	TESTL AX, AX
+	JEQ  rstore
+	MOVQ R9, R10
+	SHLQ $5, R10
+	MOVUPS (SI)(R10*1), X2
+	MINPS X2, X0
+	MOVUPS 16(SI)(R10*1), X3
+	MAXPS X3, X1
+	ADDQ AX, R8
+	HALFAREA
+
+rstore:
+	MOVSD X7, (DI)(R9*8)
+	MOVQ R8, 512(DI)(R9*8)
+	MOVQ R9, R10
+	SHLQ $5, R10
+	MOVUPS X0, 1024(DI)(R10*1)
+	MOVUPS X1, 1040(DI)(R10*1)
+	DECQ R9
+	JMP  rloop
+
+rdone:
+	MOVAPS X14, X0
+	MOVAPS X15, X1
+	XORQ R8, R8
+	XORQ R9, R9
+	MOVQ CX, R11
+	DECQ R11
+	MOVSD 0(DX), X8
+	MOVQ 8(DX), R12
+
+lloop:
+	CMPQ R9, R11
+	JGE  ldone
+	MOVL (BX)(R9*4), AX
+	TESTL AX, AX
+	JEQ  lnext
+	MOVQ R9, R10
+	SHLQ $5, R10
+	MOVUPS (SI)(R10*1), X2
+	MINPS X2, X0
+	MOVUPS 16(SI)(R10*1), X3
+	MAXPS X3, X1
+	ADDQ AX, R8
+	MOVQ 520(DI)(R9*8), R13
+	TESTQ R13, R13
+	JEQ  lnext
+	HALFAREA
+	CVTSQ2SD R8, X2
+	MULSD X2, X7
+	MOVSD 8(DI)(R9*8), X3
+	CVTSQ2SD R13, X4
+	MULSD X4, X3
+	ADDSD X3, X7
+	UCOMISD X8, X7
+	JCC  lnext
+	MOVSD X7, X8
+	MOVQ R9, R12
+	MOVAPS X0, X9
+	MOVAPS X1, X10
+
+lnext:
+	INCQ R9
+	JMP  lloop
+
+ldone:
+	MOVSD X8, 0(DX)
+	MOVQ R12, 8(DX)
+	MOVUPS X9, 16(DX)
+	MOVUPS X10, 32(DX)
+	RET

@@ -19,3 +19,8 @@ func binLong(refs []ref, bins *binSet, scale *[3]float32, cmin *[3]float32, nb i
 func partLong(refs []ref, axis, cut int, cmin, scale float32, nb int) (int, AABB, AABB) {
 	return partitionGo(refs, axis, cut, cmin, scale, nb)
 }
+
+// sweepAxis is sweepGo.
+func sweepAxis(bs *[64]bin, ns *[64]uint32, nb int, sw *sweepScratch) (float64, int, AABB, AABB) {
+	return sweepGo(bs, ns, nb, sw)
+}

@@ -43,8 +43,9 @@ func binBoxes(s *binSet, k, nb int) []AABB {
 	return out
 }
 
-// The long-run binning and partition (assembly on amd64) give the bins,
-// order and centroid boxes of the plain loops, on every bin count.
+// The long-run binning, the sweep and the partition (assembly on amd64)
+// give the bins, cuts, costs, order and boxes of the plain loops, on every
+// bin count.
 func TestLongKernelsMatchPlain(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 2, 3, 4, 5, 31, 64, 65, 1000} {
@@ -72,6 +73,14 @@ func TestLongKernelsMatchPlain(t *testing.T) {
 						require.Equal(t, want.n[k][:nb], got.n[k][:nb], "n %d nb %d axis %d", n, nb, k)
 						require.Equal(t, w, binBoxes(&two, k, nb), "two sets: n %d nb %d axis %d", n, nb, k)
 						require.Equal(t, want.n[k][:nb], two.n[k][:nb], "two sets: n %d nb %d axis %d", n, nb, k)
+						cw, iw, lw, rw := sweepGo(&want.box[k], &want.n[k], nb, new(sweepScratch))
+						cg, ig, lg, rg := sweepAxis(&want.box[k], &want.n[k], nb, new(sweepScratch))
+						require.Equal(t, iw, ig, "sweep: n %d nb %d axis %d", n, nb, k)
+						require.Equal(t, cw, cg, "sweep: n %d nb %d axis %d", n, nb, k)
+						if iw >= 0 {
+							require.Equal(t, lw, lg)
+							require.Equal(t, rw, rg)
+						}
 					}
 				}
 				for axis := 0; axis < 3; axis++ {

@@ -49,9 +49,7 @@ type binSet struct {
 type scratch struct {
 	bins      binSet
 	long      binSet // binLong's second set
-	rightArea [64]float64
-	rightBox  [64]AABB
-	rightN    [64]int
+	sweep     sweepScratch
 }
 
 type builder struct {
@@ -308,55 +306,78 @@ func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, l
 	} else {
 		binRefs(b.refs[lo:hi], bins, &b.scratch.long, &scale, &cbox.Min, nb)
 	}
-	rightArea, rightBox, rightN := &b.scratch.rightArea, &b.scratch.rightBox, &b.scratch.rightN
 	for k := 0; k < 3; k++ {
 		if scale[k] == 0 {
 			continue
 		}
-		// Empty bins change neither sweep: the right one copies the
-		// previous bin's sums, the left one skips the cut, which costs as
-		// much as the one before it (taken first: ties go to the lower cut).
-		bs, ns := &bins.box[k], &bins.n[k]
-		// The running box is kept in scalars and stored field by field: a
-		// box built in memory by single-float writes and copied whole stalls
-		// on every copy.
-		const m = math.MaxFloat32
-		x0, y0, z0, x1, y1, z1 := float32(m), float32(m), float32(m), float32(-m), float32(-m), float32(-m)
-		cnt, area := 0, 0.0
-		for i := nb - 1; i > 0; i-- {
-			if ns[i] != 0 {
-				bi := &bs[i]
-				x0, y0, z0 = min(x0, bi.min[0]), min(y0, bi.min[1]), min(z0, bi.min[2])
-				x1, y1, z1 = max(x1, bi.max[0]), max(y1, bi.max[1]), max(z1, bi.max[2])
-				cnt += int(ns[i])
-				area = halfArea6(x0, y0, z0, x1, y1, z1)
-			}
-			rb := &rightBox[i]
-			rb.Min[0], rb.Min[1], rb.Min[2], rb.Max[0], rb.Max[1], rb.Max[2] = x0, y0, z0, x1, y1, z1
-			rightArea[i], rightN[i] = area, cnt
+		// The first cheapest cut of each axis; a later axis takes over only
+		// when strictly cheaper: the first cheapest cut of all.
+		c, i, lb, rb := sweepAxis(&bins.box[k], &bins.n[k], nb, &b.scratch.sweep)
+		if i >= 0 && c < cost {
+			axis, cut, cost, lbox, rbox = k, i, c, lb, rb
 		}
-		x0, y0, z0, x1, y1, z1 = m, m, m, -m, -m, -m
-		cnt = 0
-		for i := 0; i < nb-1; i++ {
-			if ns[i] == 0 {
-				continue
-			}
+	}
+	return
+}
+
+// sweepGo returns the first cheapest cut of one axis's first nb bins: its
+// SAH cost (area times count of each side), the last bin on its left and
+// the two boxes; cut -1 where no cut has refs on both sides.
+func sweepGo(bs *[64]bin, ns *[64]uint32, nb int, sw *sweepScratch) (cost float64, cut int, lbox, rbox AABB) {
+	cost, cut = math.Inf(1), -1
+	rightArea, rightBox, rightN := &sw.area, &sw.box, &sw.n
+	// Empty bins change neither sweep: the right one copies the previous
+	// bin's sums, the left one skips the cut, which costs as much as the
+	// one before it (taken first: ties go to the lower cut). The running
+	// box is kept in scalars and stored field by field: a box built in
+	// memory by single-float writes and copied whole stalls on every copy.
+	const m = math.MaxFloat32
+	x0, y0, z0, x1, y1, z1 := float32(m), float32(m), float32(m), float32(-m), float32(-m), float32(-m)
+	cnt, area := 0, 0.0
+	for i := nb - 1; i > 0; i-- {
+		if ns[i] != 0 {
 			bi := &bs[i]
 			x0, y0, z0 = min(x0, bi.min[0]), min(y0, bi.min[1]), min(z0, bi.min[2])
 			x1, y1, z1 = max(x1, bi.max[0]), max(y1, bi.max[1]), max(z1, bi.max[2])
 			cnt += int(ns[i])
-			if rightN[i+1] == 0 {
-				continue
-			}
-			c := halfArea6(x0, y0, z0, x1, y1, z1)*float64(cnt) + rightArea[i+1]*float64(rightN[i+1])
-			if c < cost {
-				axis, cut, cost = k, i, c
-				lbox = AABB{[3]float32{x0, y0, z0}, [3]float32{x1, y1, z1}}
-				rbox = rightBox[i+1]
-			}
+			area = halfArea6(x0, y0, z0, x1, y1, z1)
+		}
+		rb := &rightBox[i]
+		rb.min[0], rb.min[1], rb.min[2], rb.max[0], rb.max[1], rb.max[2] = x0, y0, z0, x1, y1, z1
+		rightArea[i], rightN[i] = area, int64(cnt)
+	}
+	x0, y0, z0, x1, y1, z1 = m, m, m, -m, -m, -m
+	cnt = 0
+	for i := 0; i < nb-1; i++ {
+		if ns[i] == 0 {
+			continue
+		}
+		bi := &bs[i]
+		x0, y0, z0 = min(x0, bi.min[0]), min(y0, bi.min[1]), min(z0, bi.min[2])
+		x1, y1, z1 = max(x1, bi.max[0]), max(y1, bi.max[1]), max(z1, bi.max[2])
+		cnt += int(ns[i])
+		if rightN[i+1] == 0 {
+			continue
+		}
+		c := halfArea6(x0, y0, z0, x1, y1, z1)*float64(cnt) + rightArea[i+1]*float64(rightN[i+1])
+		if c < cost {
+			cost, cut = c, i
+			lbox = AABB{[3]float32{x0, y0, z0}, [3]float32{x1, y1, z1}}
 		}
 	}
+	if cut >= 0 {
+		r := &rightBox[cut+1]
+		rbox = AABB{r.min, r.max}
+	}
 	return
+}
+
+// sweepScratch is a sweep's sums of the bins right of each cut: area,
+// count and box.
+type sweepScratch struct {
+	area [64]float64
+	n    [64]int64
+	box  [64]bin
 }
 
 // halfArea6 is AABB.halfArea of the box (x0, y0, z0)-(x1, y1, z1).
