@@ -47,9 +47,9 @@ type binSet struct {
 
 // scratch is a builder's reusable binning space.
 type scratch struct {
-	bins      binSet
-	long      binSet // binLong's second set
-	sweep     sweepScratch
+	bins  binSet
+	long  binSet // binLong's second set
+	sweep sweepScratch
 }
 
 type builder struct {
