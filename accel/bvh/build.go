@@ -30,17 +30,26 @@ type ref struct {
 
 func (r *ref) centroid(k int) float32 { return r.min[k]*0.5 + r.max[k]*0.5 }
 
+// bin is one bin's box, each corner padded to four floats: the layout the
+// amd64 kernels load and store whole (the pads hold nothing of use).
 type bin struct {
-	box AABB
-	n   int
+	min [3]float32
+	_   float32
+	max [3]float32
+	_   float32
+}
+
+// binSet is the bins of the three axes and their counts.
+type binSet struct {
+	box [3][64]bin
+	n   [3][64]uint32
 }
 
 // scratch is a builder's reusable binning space.
 type scratch struct {
-	bins      [3][64]bin
-	rightArea [64]float64
-	rightBox  [64]AABB
-	rightN    [64]int
+	bins  binSet
+	long  binSet // binLong's second set
+	sweep sweepScratch
 }
 
 type builder struct {
@@ -51,6 +60,7 @@ type builder struct {
 	leafSize int
 	bins     int
 	parDepth int
+	procs    int
 }
 
 const (
@@ -83,8 +93,9 @@ func newBuilder(refs []ref, opt Options) *builder {
 		b.bins = 16
 	}
 	b.bins = max(4, min(b.bins, 64))
-	if p := runtime.GOMAXPROCS(0); p > 1 {
-		b.parDepth = bits.Len(uint(p-1)) + 2
+	b.procs = runtime.GOMAXPROCS(0)
+	if b.procs > 1 {
+		b.parDepth = bits.Len(uint(b.procs-1)) + 2
 	}
 	return b
 }
@@ -98,10 +109,42 @@ func (b *builder) build() ([]Node, []ref) {
 	if b.opt.FastBuild {
 		return buildMorton(b.refs, b.opt)
 	}
-	box, cbox := b.bounds(0, len(b.refs))
-	b.nodes = make([]Node, 1, 2*len(b.refs)/max(1, b.leafSize/2)+1)
+	box, cbox := b.rootBounds()
+	b.nodes = make([]Node, 1, nodeCap(len(b.refs), b.leafSize))
 	b.split(0, 0, len(b.refs), 0, box, cbox)
 	return b.nodes, b.refs
+}
+
+// nodeCap is the nodes to allocate for a hierarchy over n refs: leaves of
+// about half the leaf size and a quarter more (the heuristic cuts many
+// leaves smaller), at most the 2n-1 of leaves of one.
+func nodeCap(n, leafSize int) int {
+	e := 2 * n / max(1, leafSize/2)
+	return min(2*n-1, e+e/4+1)
+}
+
+// rootBounds is bounds over all refs, by GOMAXPROCS goroutines for many.
+func (b *builder) rootBounds() (box, cbox AABB) {
+	n := len(b.refs)
+	if b.procs == 1 || n < parallelBinMin {
+		return b.bounds(0, n)
+	}
+	parts := make([][2]AABB, b.procs)
+	var wg sync.WaitGroup
+	for w := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[w][0], parts[w][1] = b.bounds(n*w/b.procs, n*(w+1)/b.procs)
+		}()
+	}
+	wg.Wait()
+	box, cbox = emptyBox(), emptyBox()
+	for w := range parts {
+		box.union(&parts[w][0])
+		cbox.union(&parts[w][1])
+	}
+	return box, cbox
 }
 
 // bounds returns the union of refs[lo:hi]'s boxes and of their centroids.
@@ -144,7 +187,21 @@ func (b *builder) split(ni, lo, hi, depth int, box, cbox AABB) {
 	}
 	mid := -1
 	var lbox, rbox, lcbox, rcbox AABB
-	if depth < maxSAHDepth {
+	if depth < maxSAHDepth && n == 2 {
+		if cost, swap, ok := b.cutPair(lo, cbox); ok {
+			if n <= b.leafSize && !(costTraverse+cost/box.halfArea() < 2) {
+				b.leaf(ni, lo, hi)
+				return
+			}
+			mid = lo + 1
+			l, r := &b.refs[lo], &b.refs[lo+1]
+			if swap {
+				*l, *r = *r, *l
+			}
+			lbox, rbox = AABB{l.min, l.max}, AABB{r.min, r.max}
+			lcbox, rcbox = pointBox(l), pointBox(r)
+		}
+	} else if depth < maxSAHDepth {
 		axis, cut, cost, lb, rb := b.bestCut(lo, hi, cbox)
 		if axis >= 0 {
 			leafCost := float64(n)
@@ -171,8 +228,8 @@ func (b *builder) split(ni, lo, hi, depth int, box, cbox AABB) {
 	b.nodes[ni].LeftFirst = uint32(c)
 	b.nodes[ni].Count = 0
 	if depth < b.parDepth && n >= parallelMin {
-		sub := &builder{refs: b.refs, opt: b.opt, leafSize: b.leafSize, bins: b.bins, parDepth: b.parDepth}
-		sub.nodes = make([]Node, 1, 2*(hi-mid)/max(1, b.leafSize/2)+1)
+		sub := &builder{refs: b.refs, opt: b.opt, leafSize: b.leafSize, bins: b.bins, parDepth: b.parDepth, procs: b.procs}
+		sub.nodes = make([]Node, 1, nodeCap(hi-mid, b.leafSize))
 		var wg sync.WaitGroup
 		wg.Add(1)
 		go func() {
@@ -189,16 +246,12 @@ func (b *builder) split(ni, lo, hi, depth int, box, cbox AABB) {
 }
 
 // binOf maps a centroid coordinate to its bin; partition and bestCut must
-// agree on it exactly.
+// agree on it exactly. The coordinate lies in the node's centroid box, so
+// (c - cmin)·scale is finite and at most about nbins: truncating it and
+// clamping the integer to [0, nbins-1] is the bin (branch-free; a negative
+// rounding error lands in bin 0, one past the top in the last bin).
 func binOf(c, cmin, scale float32, nbins int) int {
-	f := (c - cmin) * scale
-	if !(f > 0) { // also NaN
-		return 0
-	}
-	if f >= float32(nbins) {
-		return nbins - 1
-	}
-	return int(f)
+	return max(0, min(int((c-cmin)*scale), nbins-1))
 }
 
 func binScale(cbox *AABB, k, nbins int) float32 {
@@ -217,12 +270,14 @@ func binScale(cbox *AABB, k, nbins int) float32 {
 // few, about one cut between each pair of centroids.
 func (b *builder) nbins(n int) int { return max(4, min(b.bins, n)) }
 
-var emptyBins = func() (e [64]bin) {
-	for i := range e {
-		e[i].box = emptyBox()
-	}
-	return e
-}()
+// longMin is the fewest primitives a node needs to be binned by binLong;
+// from twoSetsMin on it bins into two sets of bins, even and odd
+// primitives apart, merged after: neighbouring primitives tend to fall in
+// the same bin, and one set makes each update wait for the previous one.
+const (
+	longMin    = 4
+	twoSetsMin = 16
+)
 
 // bestCut bins refs[lo:hi] and returns the cheapest cut (axis, the last bin
 // on the left, its SAH cost and the child boxes), or axis -1 when no cut
@@ -230,166 +285,241 @@ var emptyBins = func() (e [64]bin) {
 func (b *builder) bestCut(lo, hi int, cbox AABB) (axis, cut int, cost float64, lbox, rbox AABB) {
 	axis = -1
 	cost = math.Inf(1)
-	axes, na := [3]int{0, 1, 2}, 3
 	nb := b.nbins(hi - lo)
-	if b.scratch == nil {
-		b.scratch = new(scratch)
-	}
-	bins := &b.scratch.bins
-	rightArea, rightBox, rightN := &b.scratch.rightArea, &b.scratch.rightBox, &b.scratch.rightN
 	var scale [3]float32
 	live := false
-	for a := 0; a < na; a++ {
-		k := axes[a]
-		scale[a] = binScale(&cbox, k, nb)
-		if scale[a] != 0 {
+	for k := 0; k < 3; k++ {
+		scale[k] = binScale(&cbox, k, nb)
+		if scale[k] != 0 {
 			live = true
 		}
-		copy(bins[a][:nb], emptyBins[:nb])
 	}
 	if !live {
 		return
 	}
-	if p := runtime.GOMAXPROCS(0); p > 1 && hi-lo >= parallelBinMin {
-		binParallel(b.refs[lo:hi], p, bins, axes, na, scale, cbox, nb)
-	} else {
-		binRefs(b.refs[lo:hi], bins, &axes, na, &scale, &cbox, nb)
+	if b.scratch == nil {
+		b.scratch = new(scratch)
 	}
-	for a := 0; a < na; a++ {
-		if scale[a] == 0 {
+	bins := &b.scratch.bins
+	if b.procs > 1 && hi-lo >= parallelBinMin {
+		binParallel(b.refs[lo:hi], b.procs, bins, scale, cbox.Min, nb)
+	} else {
+		binRefs(b.refs[lo:hi], bins, &b.scratch.long, &scale, &cbox.Min, nb)
+	}
+	for k := 0; k < 3; k++ {
+		if scale[k] == 0 {
 			continue
 		}
-		// Empty bins change neither sweep: the right one copies the
-		// previous bin's sums, the left one skips the cut, which costs as
-		// much as the one before it (taken first: ties go to the lower cut).
-		bs := &bins[a]
-		acc, cnt, area := emptyBox(), 0, 0.0
-		for i := nb - 1; i > 0; i-- {
-			if bs[i].n != 0 {
-				acc.union(&bs[i].box)
-				cnt += bs[i].n
-				area = acc.halfArea()
-			}
-			rightArea[i], rightBox[i], rightN[i] = area, acc, cnt
-		}
-		acc, cnt = emptyBox(), 0
-		for i := 0; i < nb-1; i++ {
-			if bs[i].n == 0 {
-				continue
-			}
-			acc.union(&bs[i].box)
-			cnt += bs[i].n
-			if rightN[i+1] == 0 {
-				continue
-			}
-			c := acc.halfArea()*float64(cnt) + rightArea[i+1]*float64(rightN[i+1])
-			if c < cost {
-				axis, cut, cost, lbox, rbox = axes[a], i, c, acc, rightBox[i+1]
-			}
+		// The first cheapest cut of each axis; a later axis takes over only
+		// when strictly cheaper: the first cheapest cut of all.
+		c, i, lb, rb := sweepAxis(&bins.box[k], &bins.n[k], nb, &b.scratch.sweep)
+		if i >= 0 && c < cost {
+			axis, cut, cost, lbox, rbox = k, i, c, lb, rb
 		}
 	}
 	return
 }
 
-// binParallel is binRefs by p goroutines over parts of refs, merged. It is
-// apart from bestCut so that only large nodes put its arguments on the heap.
-func binParallel(refs []ref, p int, bins *[3][64]bin, axes [3]int, na int, scale [3]float32, cbox AABB, nb int) {
+// sweepGo returns the first cheapest cut of one axis's first nb bins: its
+// SAH cost (area times count of each side), the last bin on its left and
+// the two boxes; cut -1 where no cut has refs on both sides.
+func sweepGo(bs *[64]bin, ns *[64]uint32, nb int, sw *sweepScratch) (cost float64, cut int, lbox, rbox AABB) {
+	cost, cut = math.Inf(1), -1
+	rightArea, rightBox, rightN := &sw.area, &sw.box, &sw.n
+	// Empty bins change neither sweep: the right one copies the previous
+	// bin's sums, the left one skips the cut, which costs as much as the
+	// one before it (taken first: ties go to the lower cut). The running
+	// box is kept in scalars and stored field by field: a box built in
+	// memory by single-float writes and copied whole stalls on every copy.
+	const m = math.MaxFloat32
+	x0, y0, z0, x1, y1, z1 := float32(m), float32(m), float32(m), float32(-m), float32(-m), float32(-m)
+	cnt, area := 0, 0.0
+	for i := nb - 1; i > 0; i-- {
+		if ns[i] != 0 {
+			bi := &bs[i]
+			x0, y0, z0 = min(x0, bi.min[0]), min(y0, bi.min[1]), min(z0, bi.min[2])
+			x1, y1, z1 = max(x1, bi.max[0]), max(y1, bi.max[1]), max(z1, bi.max[2])
+			cnt += int(ns[i])
+			area = halfArea6(x0, y0, z0, x1, y1, z1)
+		}
+		rb := &rightBox[i]
+		rb.min[0], rb.min[1], rb.min[2], rb.max[0], rb.max[1], rb.max[2] = x0, y0, z0, x1, y1, z1
+		rightArea[i], rightN[i] = area, int64(cnt)
+	}
+	x0, y0, z0, x1, y1, z1 = m, m, m, -m, -m, -m
+	cnt = 0
+	for i := 0; i < nb-1; i++ {
+		if ns[i] == 0 {
+			continue
+		}
+		bi := &bs[i]
+		x0, y0, z0 = min(x0, bi.min[0]), min(y0, bi.min[1]), min(z0, bi.min[2])
+		x1, y1, z1 = max(x1, bi.max[0]), max(y1, bi.max[1]), max(z1, bi.max[2])
+		cnt += int(ns[i])
+		if rightN[i+1] == 0 {
+			continue
+		}
+		c := halfArea6(x0, y0, z0, x1, y1, z1)*float64(cnt) + rightArea[i+1]*float64(rightN[i+1])
+		if c < cost {
+			cost, cut = c, i
+			lbox = AABB{[3]float32{x0, y0, z0}, [3]float32{x1, y1, z1}}
+		}
+	}
+	if cut >= 0 {
+		r := &rightBox[cut+1]
+		rbox = AABB{r.min, r.max}
+	}
+	return
+}
+
+// sweepScratch is a sweep's sums of the bins right of each cut: area,
+// count and box.
+type sweepScratch struct {
+	area [64]float64
+	n    [64]int64
+	box  [64]bin
+}
+
+// halfArea6 is AABB.halfArea of the box (x0, y0, z0)-(x1, y1, z1).
+func halfArea6(x0, y0, z0, x1, y1, z1 float32) float64 {
+	dx := float64(x1) - float64(x0)
+	dy := float64(y1) - float64(y0)
+	dz := float64(z1) - float64(z0)
+	if dx < 0 || dy < 0 || dz < 0 {
+		return 0
+	}
+	return dx*dy + dy*dz + dz*dx
+}
+
+// cutPair is bestCut and partition for refs[lo:lo+2]: with their 4 bins,
+// the two centroids fall in the first and the last bin of every axis on
+// which they differ, so every live axis gives the same cut, the first one
+// is taken, and the ref in its bin 0 goes left. It returns the cut's cost
+// and whether the pair is to be swapped, or false where no axis is live.
+func (b *builder) cutPair(lo int, cbox AABB) (cost float64, swap, ok bool) {
+	for k := 0; k < 3; k++ {
+		s := binScale(&cbox, k, 4)
+		if s == 0 {
+			continue
+		}
+		l, r := &b.refs[lo], &b.refs[lo+1]
+		lb, rb := AABB{l.min, l.max}, AABB{r.min, r.max}
+		return lb.halfArea() + rb.halfArea(), binOf(l.centroid(k), cbox.Min[k], s, 4) != 0, true
+	}
+	return 0, false, false
+}
+
+// pointBox is the box of r's centroid alone.
+func pointBox(r *ref) AABB {
+	c := [3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}
+	return AABB{c, c}
+}
+
+// binParallel is binRefs by p goroutines over parts of refs, merged into
+// bins. It is apart from bestCut so that only large nodes put its arguments
+// on the heap.
+func binParallel(refs []ref, p int, bins *binSet, scale [3]float32, cmin [3]float32, nb int) {
 	n := len(refs)
-	parts := make([][3][64]bin, p-1)
+	parts := make([]scratch, p)
 	var wg sync.WaitGroup
 	for w := 1; w < p; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pb := &parts[w-1]
-			for a := 0; a < na; a++ {
-				copy(pb[a][:nb], emptyBins[:nb])
-			}
-			binRefs(refs[n*w/p:n*(w+1)/p], pb, &axes, na, &scale, &cbox, nb)
+			binRefs(refs[n*w/p:n*(w+1)/p], &parts[w].bins, &parts[w].long, &scale, &cmin, nb)
 		}()
 	}
-	binRefs(refs[:n/p], bins, &axes, na, &scale, &cbox, nb)
+	binRefs(refs[:n/p], bins, &parts[0].long, &scale, &cmin, nb)
 	wg.Wait()
-	for w := range parts {
-		for a := 0; a < na; a++ {
-			for i := 0; i < nb; i++ {
-				bins[a][i].n += parts[w][a][i].n
-				bins[a][i].box.union(&parts[w][a][i].box)
-			}
+	for w := 1; w < p; w++ {
+		mergeBins(bins, &parts[w].bins, nb)
+	}
+}
+
+// mergeBins adds src's first nb bins of each axis to dst's.
+func mergeBins(dst, src *binSet, nb int) {
+	for k := 0; k < 3; k++ {
+		for i := 0; i < nb; i++ {
+			dst.n[k][i] += src.n[k][i]
+			d, s := &dst.box[k][i], &src.box[k][i]
+			minInto(&d.min, &s.min)
+			maxInto(&d.max, &s.max)
 		}
 	}
 }
 
-// binRefs adds refs to the bins of each of the na axes whose scale is not 0.
-func binRefs(refs []ref, bins *[3][64]bin, axes *[3]int, na int, scale *[3]float32, cbox *AABB, nb int) {
-	if na == 3 && *axes == [3]int{0, 1, 2} && scale[0] != 0 && scale[1] != 0 && scale[2] != 0 {
-		binRefs3(refs, bins, scale, cbox, nb)
+// binRefs sets the first nb bins of each axis to the counts and boxes of
+// refs (an axis of scale 0 puts every ref in its bin 0; the sweep skips
+// it), with binLong for long runs.
+func binRefs(refs []ref, bins, ls *binSet, scale *[3]float32, cmin *[3]float32, nb int) {
+	if len(refs) >= longMin {
+		binLong(refs, bins, scale, cmin, nb, ls)
 		return
 	}
-	for i := range refs {
-		r := &refs[i]
-		for a := 0; a < na; a++ {
-			if scale[a] == 0 {
-				continue
-			}
-			k := axes[a]
-			bins[a][binOf(r.centroid(k), cbox.Min[k], scale[a], nb)&63].add(r)
-		}
+	bins.clear(nb)
+	binInto(refs, bins, scale, cmin, nb)
+}
+
+// clear empties the first nb bins of each axis.
+func (s *binSet) clear(nb int) {
+	for k := 0; k < 3; k++ {
+		copy(s.box[k][:nb], emptyBins[:nb])
+		clear(s.n[k][:nb])
 	}
 }
 
-// binRefs3 is binRefs over the three axes, every one live: the common
-// case, without the checks.
-func binRefs3(refs []ref, bins *[3][64]bin, scale *[3]float32, cbox *AABB, nb int) {
-	sc, cmin := *scale, cbox.Min
+var emptyBins = func() (e [64]bin) {
+	for i := range e {
+		b := emptyBox()
+		e[i].min, e[i].max = b.Min, b.Max
+	}
+	return e
+}()
+
+// binInto adds each ref to its bin on the three axes.
+func binInto(refs []ref, bins *binSet, scale *[3]float32, cmin *[3]float32, nb int) {
+	s, m := *scale, *cmin
 	for i := range refs {
 		r := &refs[i]
 		for k := 0; k < 3; k++ {
-			bn := &bins[k][binOf(r.centroid(k), cmin[k], sc[k], nb)&63]
-			bn.n++
-			if r.min[0] < bn.box.Min[0] {
-				bn.box.Min[0] = r.min[0]
-			}
-			if r.min[1] < bn.box.Min[1] {
-				bn.box.Min[1] = r.min[1]
-			}
-			if r.min[2] < bn.box.Min[2] {
-				bn.box.Min[2] = r.min[2]
-			}
-			if r.max[0] > bn.box.Max[0] {
-				bn.box.Max[0] = r.max[0]
-			}
-			if r.max[1] > bn.box.Max[1] {
-				bn.box.Max[1] = r.max[1]
-			}
-			if r.max[2] > bn.box.Max[2] {
-				bn.box.Max[2] = r.max[2]
-			}
+			i := binOf(r.centroid(k), m[k], s[k], nb) & 63
+			bins.n[k][i]++
+			bn := &bins.box[k][i]
+			minInto(&bn.min, &r.min)
+			maxInto(&bn.max, &r.max)
 		}
 	}
 }
 
-// add counts r in the bin and grows its box by r's.
-func (bn *bin) add(r *ref) {
-	bn.n++
-	if r.min[0] < bn.box.Min[0] {
-		bn.box.Min[0] = r.min[0]
+// binInto2 is binInto with even refs going to b0 and odd ones to b1.
+func binInto2(refs []ref, b0, b1 *binSet, scale *[3]float32, cmin *[3]float32, nb int) {
+	s, m := *scale, *cmin
+	i := 0
+	for ; i+1 < len(refs); i += 2 {
+		r, q := &refs[i], &refs[i+1]
+		for k := 0; k < 3; k++ {
+			i := binOf(r.centroid(k), m[k], s[k], nb) & 63
+			j := binOf(q.centroid(k), m[k], s[k], nb) & 63
+			b0.n[k][i]++
+			b1.n[k][j]++
+			bn, bq := &b0.box[k][i], &b1.box[k][j]
+			minInto(&bn.min, &r.min)
+			minInto(&bq.min, &q.min)
+			maxInto(&bn.max, &r.max)
+			maxInto(&bq.max, &q.max)
+		}
 	}
-	if r.min[1] < bn.box.Min[1] {
-		bn.box.Min[1] = r.min[1]
+	if i < len(refs) {
+		binInto(refs[i:], b0, scale, cmin, nb)
 	}
-	if r.min[2] < bn.box.Min[2] {
-		bn.box.Min[2] = r.min[2]
-	}
-	if r.max[0] > bn.box.Max[0] {
-		bn.box.Max[0] = r.max[0]
-	}
-	if r.max[1] > bn.box.Max[1] {
-		bn.box.Max[1] = r.max[1]
-	}
-	if r.max[2] > bn.box.Max[2] {
-		bn.box.Max[2] = r.max[2]
-	}
+}
+
+func minInto(d, s *[3]float32) {
+	d[0], d[1], d[2] = min(d[0], s[0]), min(d[1], s[1]), min(d[2], s[2])
+}
+
+func maxInto(d, s *[3]float32) {
+	d[0], d[1], d[2] = max(d[0], s[0]), max(d[1], s[1]), max(d[2], s[2])
 }
 
 // partition moves refs[lo:hi] whose centroid falls in a bin ≤ cut on axis to
@@ -399,10 +529,15 @@ func (bn *bin) add(r *ref) {
 func (b *builder) partition(lo, hi, axis, cut int, cbox AABB) (mid int, lcbox, rcbox AABB) {
 	nb := b.nbins(hi - lo)
 	scale := binScale(&cbox, axis, nb)
-	cmin := cbox.Min[axis]
+	m, lcbox, rcbox := partLong(b.refs[lo:hi], axis, cut, cbox.Min[axis], scale, nb)
+	return lo + m, lcbox, rcbox
+}
+
+// partitionGo is partition over refs, in Go: bin ≤ cut on axis goes to the
+// front. It returns the count of those and the two centroid boxes.
+func partitionGo(refs []ref, axis, cut int, cmin, scale float32, nb int) (mid int, lcbox, rcbox AABB) {
 	lcbox, rcbox = emptyBox(), emptyBox()
-	refs := b.refs
-	i, j := lo, hi-1
+	i, j := 0, len(refs)-1
 	for i <= j {
 		r := &refs[i]
 		c := [3]float32{r.centroid(0), r.centroid(1), r.centroid(2)}
@@ -419,14 +554,9 @@ func (b *builder) partition(lo, hi, axis, cut int, cbox AABB) (mid int, lcbox, r
 }
 
 func growCentroid(b *AABB, c [3]float32) {
-	for k := 0; k < 3; k++ {
-		if c[k] < b.Min[k] {
-			b.Min[k] = c[k]
-		}
-		if c[k] > b.Max[k] {
-			b.Max[k] = c[k]
-		}
-	}
+	b.Min[0], b.Max[0] = min(b.Min[0], c[0]), max(b.Max[0], c[0])
+	b.Min[1], b.Max[1] = min(b.Min[1], c[1]), max(b.Max[1], c[1])
+	b.Min[2], b.Max[2] = min(b.Min[2], c[2]), max(b.Max[2], c[2])
 }
 
 // appendSubtree puts sub (a subtree built with its root at index 0) into
