@@ -24,6 +24,8 @@ test: setup
 	@# exceeded" on a loaded machine (go.dev/issue/75804, fixed in Go 1.27); 50,000 runs are ~10 s here.
 	$(GO) test -run '^$$' -fuzz FuzzNewShader -fuzztime 50000x -fuzzminimizetime 0s ./device/vulkan
 	$(GO) test -count=1 -race -timeout 30m $(RACE_PKGS)
+	@# accel/bvh's SAH passes are SSE assembly on amd64; the portable Go loops run on GOARCH=386.
+	GOARCH=386 $(GO) test -count=1 ./accel/bvh
 	@echo "== the kernel suites again on the cpu backend"
 	LUCENT_TEST_BACKEND=cpu $(GO) test -count=1 -race -timeout 30m ./device/
 	@if [ -f "$(LAVAPIPE_NEXT)" ]; then \
