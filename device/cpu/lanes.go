@@ -69,6 +69,10 @@ type lth struct {
 	// body marked none has every lane still in it.
 	marked int
 	ready  int // lanes whose constant slots hold the launch's values (fill)
+	// tidAt-1 is the lin0 of the batch whose thread ids the rows hold for
+	// all tidN lanes (0: none).
+	tidAt uint32
+	tidN  int
 	sum    []float64
 	shared [][]uint64 // the block's shared variables, leaves as the per-thread engine's
 	adds   [][]uint32 // per buffer argument: the worker's atomic adds not yet made (deferAdds)
@@ -386,9 +390,21 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 	then, els := lc.block(s.Then), lc.block(s.Else)
 	a, b, m := lc.newList(), lc.newList(), lc.newList()
 	ev, cs := cond.eval, cond.slot
+	mono := lc.monoCond(s.Cond)
 	if s.Else == nil || len(s.Else.Stmts) == 0 {
 		// No else: only the lanes that take the branch are listed.
 		return func(t *lth, act []int32) []int32 {
+			if mono != nil {
+				switch mono(t, act) {
+				case 0:
+					return act
+				case 1:
+					if len(then(t, act)) == len(act) {
+						return act
+					}
+					return t.running(m, act)
+				}
+			}
 			if ev != nil {
 				ev(t, act)
 			}
@@ -414,6 +430,20 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 		}
 	}
 	return func(t *lth, act []int32) []int32 {
+		if mono != nil {
+			switch mono(t, act) {
+			case 0:
+				if len(els(t, act)) == len(act) {
+					return act
+				}
+				return t.running(m, act)
+			case 1:
+				if len(then(t, act)) == len(act) {
+					return act
+				}
+				return t.running(m, act)
+			}
+		}
 		if ev != nil {
 			ev(t, act)
 		}
@@ -440,6 +470,104 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 			return act
 		}
 		return t.running(m, act) // the lanes going on
+	}
+}
+
+// linID says whether x is the x component of the dispatch or thread id of
+// a one-dimensional block, read from its row: lane l of a batch holds lane
+// 0's value plus l (ids do not wrap), so on a dense batch the lanes' values
+// are consecutive.
+func (lc *laneCompiler) linID(x ir.Expr) bool {
+	sw, ok := x.(*ir.Swizzle)
+	if !ok || !lc.linear || len(sw.Comps) != 1 || sw.Comps[0] != 0 {
+		return false
+	}
+	r, ok := sw.X.(*ir.Ref)
+	if !ok || r.Var.Kind != ir.VarBuiltin || (r.Var.Builtin != ir.DispatchID && r.Var.Builtin != ir.ThreadID) {
+		return false
+	}
+	_, h := lc.hoisted[sw.X]
+	return !h
+}
+
+// monoCond is, for a condition comparing the x id of a one-dimensional
+// block (dispatch or thread id) with a value the same in every lane (a
+// bounds check: i < n), what decides it for a batch from its first and last
+// lanes: a lane list is in lane order, so its ids increase and the
+// comparison, monotone in the id, holds for every lane (1) or none (0) when
+// it is the same at both ends; -1 otherwise (each lane's then computed).
+// nil where the condition is not of that shape. Nothing in it can fault.
+func (lc *laneCompiler) monoCond(e ir.Expr) func(t *lth, act []int32) int {
+	b, ok := e.(*ir.Binary)
+	if !ok || !lc.linear || b.X.Type() != ir.TU32 || b.Y.Type() != ir.TU32 {
+		return nil
+	}
+	op := b.Op
+	var cmp func(x, y uint32) bool
+	idLeaf := func(x ir.Expr) (int, bool) {
+		if !lc.linID(x) {
+			return 0, false
+		}
+		l := lc.expr(x, -1)
+		return l.slot, l.eval == nil
+	}
+	uni := func(y ir.Expr) (int, bool) {
+		if !lc.uniform.expr(y) {
+			return 0, false
+		}
+		switch y.(type) {
+		case *ir.Ref, *ir.Literal:
+		default:
+			return 0, false
+		}
+		l := lc.expr(y, -1)
+		return l.slot, l.eval == nil && l.n == 1
+	}
+	xs, okx := idLeaf(b.X)
+	ys, oky := uni(b.Y)
+	if !okx || !oky {
+		// n > i: the id on the right.
+		if xs, okx = idLeaf(b.Y); !okx {
+			return nil
+		}
+		if ys, oky = uni(b.X); !oky {
+			return nil
+		}
+		switch op {
+		case ir.Lt:
+			op = ir.Gt
+		case ir.Le:
+			op = ir.Ge
+		case ir.Gt:
+			op = ir.Lt
+		case ir.Ge:
+			op = ir.Le
+		}
+	}
+	switch op {
+	case ir.Lt:
+		cmp = func(x, y uint32) bool { return x < y }
+	case ir.Le:
+		cmp = func(x, y uint32) bool { return x <= y }
+	case ir.Gt:
+		cmp = func(x, y uint32) bool { return x > y }
+	case ir.Ge:
+		cmp = func(x, y uint32) bool { return x >= y }
+	default:
+		return nil
+	}
+	return func(t *lth, act []int32) int {
+		w := t.w
+		l0, l1 := act[0], act[len(act)-1]
+		y := uint32(t.r[ys*w+int(l0)])
+		c0, c1 := cmp(uint32(t.r[xs*w+int(l0)]), y), cmp(uint32(t.r[xs*w+int(l1)]), y)
+		switch {
+		case c0 != c1:
+			return -1
+		case c0:
+			return 1
+		}
+		return 0
 	}
 }
 
@@ -1873,6 +2001,7 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 	cas := e.Op == ir.OpAtomicCAS
 	add := e.Op == ir.OpAtomicAdd && ix.T.IsInteger()
 	later := add && lc.addOnly[v] // may be added up per worker (deferAdds)
+	lin := lc.linID(ix.I)
 	is, o := idx.slot, lc.out(dst)
 	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
 		if pre != nil {
@@ -1885,6 +2014,14 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 		if later {
 			if sum := t.deferAdds(k); sum != nil {
 				if d := dense(act); d > 0 && !(signed && !wide) { // every lane: no list
+					if i0 := ri[0]; lin && i0 < uint64(len(sum)) && uint64(d) <= uint64(len(sum))-i0 {
+						// Consecutive words, all in range.
+						sum, rv := sum[i0:i0+uint64(d)], rv[:d]
+						for l, v := range rv {
+							sum[l] += uint32(v)
+						}
+						return
+					}
 					ri, rv := ri[:d], rv[:d]
 					for l, i := range ri {
 						if i >= uint64(len(sum)) { // sum has one word for each of the buffer's: n
@@ -2136,8 +2273,32 @@ func (p *program) freeLanes(t *lth) {
 	p.lanePool.Put(t)
 }
 
+// laneBlocks runs blocks on lane state t until none is left, the dispatch
+// failed or the device stops. A fault ends the worker's part (as it would
+// end its loop), so one deferred recovery serves all its blocks.
+func (p *program) laneBlocks(e *execBlocks, l *launch, g [3]uint32, total uint64, t *lth) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, bid := p.block, t.bid
+			lin := t.lin0 + uint32(t.flane)
+			tid := [3]uint32{lin % b[0], lin / b[0] % b[1], lin / (b[0] * b[1])}
+			id := [3]uint32{bid[0]*b[0] + tid[0], bid[1]*b[1] + tid[1], bid[2]*b[2] + tid[2]}
+			p.fault(l, &th{tid: tid, bid: bid, id: id}, r)
+		}
+	}()
+	for !l.failed.Load() && !l.stop.Load() {
+		b := e.next.Add(1) - 1
+		if b >= total {
+			return
+		}
+		p.blockLanes(l, [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}, t)
+	}
+}
+
 // blockLanes runs the threads of a block in batches of lanes (one batch,
-// the whole block, where the kernel has barriers or shared memory).
+// the whole block, where the kernel has barriers or shared memory); a
+// fault panics to laneBlocks, with t.bid, t.lin0 and t.flane naming the
+// thread.
 func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 	lp := p.lanes
 	w := t.w
@@ -2148,13 +2309,6 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 	for _, s := range t.shared {
 		clear(s) // zero at each block, as on the per-thread engine
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			lin := t.lin0 + uint32(t.flane)
-			tid := [3]uint32{lin % b[0], lin / b[0] % b[1], lin / (b[0] * b[1])}
-			p.fault(l, &th{tid: tid, bid: bid, id: [3]uint32{base[0] + tid[0], base[1] + tid[1], base[2] + tid[2]}}, r)
-		}
-	}()
 	act := t.lists[lp.nlists*w : (lp.nlists+1)*w]
 	whole := true // every thread of the block is in the dispatch
 	for i := range 3 {
@@ -2209,10 +2363,7 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				if na == cnt {
 					switch {
 					case i == 0 && b[0] == n: // the x id of a 1-D block: the linear index
-						o += uint64(lin0)
-						for j := range row {
-							row[j] = o + uint64(j)
-						}
+						iota64(row, o+uint64(lin0))
 					case b[i] == 1:
 						for j := range row {
 							row[j] = o
@@ -2230,7 +2381,13 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				}
 			}
 		}
-		if lp.tids >= 0 {
+		// Thread ids depend on the batch's place in the block only: rows
+		// holding every lane's for this lin0 (nothing writes them) are kept.
+		if lp.tids >= 0 && (t.tidAt != lin0+1 || t.tidN != cnt) {
+			t.tidAt, t.tidN = 0, 0
+			if na == cnt {
+				t.tidAt, t.tidN = lin0+1, cnt
+			}
 			for i, src := range [3][]uint32{bx, by, bz} {
 				if lp.tidUse&(1<<i) == 0 {
 					continue
@@ -2238,10 +2395,7 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				row := t.r[(lp.tids+i)*w : (lp.tids+i)*w+cnt]
 				if na == cnt {
 					if i == 0 && b[0] == n { // the x id of a 1-D block: the linear index
-						o := uint64(lin0)
-						for j := range row {
-							row[j] = o + uint64(j)
-						}
+						iota64(row, uint64(lin0))
 						continue
 					}
 					src := src[:len(row)]
@@ -2263,5 +2417,17 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		}
 		t.flane = 0
 		lp.body(t, act[:na])
+	}
+}
+
+// iota64 writes o, o+1, ... into row, four a step.
+func iota64(row []uint64, o uint64) {
+	j := 0
+	for ; j+4 <= len(row); j += 4 {
+		r, v := row[j:j+4:j+4], o+uint64(j)
+		r[0], r[1], r[2], r[3] = v, v+1, v+2, v+3
+	}
+	for ; j < len(row); j++ {
+		row[j] = o + uint64(j)
 	}
 }

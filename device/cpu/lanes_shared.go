@@ -104,7 +104,19 @@ type selem struct {
 	idx  lex    // the index
 	n    uint64 // the array's length
 	ext  bool   // an i32 index, sign-extended
+	lin  bool   // the index is consecutive on a dense batch (linID)
 	what site
+}
+
+// run is, on a dense batch of d lanes whose indices ri are consecutive,
+// the first index where all d are in range; false where not (the lanes'
+// own checks then fault at the first out of range).
+func (s *selem) run(ri []uint64, d int) (uint64, bool) {
+	if !s.lin || s.ext {
+		return 0, false
+	}
+	i0 := ri[0]
+	return i0, i0 < s.n && uint64(d) <= s.n-i0
 }
 
 // sharedElem is e as an selem, where it is one.
@@ -126,6 +138,7 @@ func (lc *laneCompiler) sharedElem(e ir.Expr) (selem, bool) {
 	return selem{
 		k: k, idx: lc.scalar(ix.I, -1), n: uint64(xt.Len()),
 		ext:  it.Kind() == ir.KindInt && it.Bits() == 32,
+		lin:  lc.linID(ix.I),
 		what: site{ir.IndexName(ix), lc.c.pos},
 	}, true
 }
@@ -152,6 +165,10 @@ func (lc *laneCompiler) sharedLoad(e ir.Expr, dst int) lex {
 			w := t.w
 			m, ri, ro := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[o*w:(o+1)*w]
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
+				if i0, ok := se.run(ri, d); ok { // consecutive elements
+					copy(ro[:d], m[i0:i0+uint64(d)])
+					return
+				}
 				ri, ro := ri[:d], ro[:d]
 				m := m[:se.n] // the array itself: its leaves are its elements
 				for l, i := range ri {
@@ -221,6 +238,10 @@ func (lc *laneCompiler) sharedStore(dst, src ir.Expr) lstmt {
 			w := t.w
 			m, ri, rv := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[vs*w:(vs+1)*w]
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
+				if i0, ok := se.run(ri, d); ok { // consecutive elements
+					copy(m[i0:i0+uint64(d)], rv[:d])
+					return act
+				}
 				ri, rv := ri[:d], rv[:d]
 				m := m[:se.n] // the array itself: its leaves are its elements
 				for l, i := range ri {
