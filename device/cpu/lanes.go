@@ -71,8 +71,8 @@ type lth struct {
 	ready  int // lanes whose constant slots hold the launch's values (fill)
 	// tidAt-1 is the lin0 of the batch whose thread ids the rows hold for
 	// all tidN lanes (0: none).
-	tidAt uint32
-	tidN  int
+	tidAt  uint32
+	tidN   int
 	sum    []float64
 	shared [][]uint64 // the block's shared variables, leaves as the per-thread engine's
 	adds   [][]uint32 // per buffer argument: the worker's atomic adds not yet made (deferAdds)
