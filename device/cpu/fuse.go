@@ -626,12 +626,7 @@ func pow2Kern(e *ir.Binary) kern {
 	}
 	if e.Op == ir.Rem {
 		mask := uint64(d - 1)
-		return func(_ *lth, _ []int32, x, _, _, o []uint64) {
-			x = x[:len(o)]
-			for j := range o {
-				o[j] = x[j] & mask
-			}
-		}
+		return func(_ *lth, _ []int32, x, _, _, o []uint64) { andTo(o, x, mask) }
 	}
 	sh := uint(bits.TrailingZeros32(d))
 	return func(_ *lth, _ []int32, x, _, _, o []uint64) {
@@ -735,9 +730,7 @@ func (fu *fuser) load(e *ir.Index) fop {
 		if u := words32(b); u != nil {
 			if dn && idx.lin {
 				if i0, ok := run(ri, signed, len(u)); ok {
-					for j, v := range u[i0 : i0+uint64(n)] {
-						ro[j] = uint64(v)
-					}
+					widen32(ro, u[i0:i0+uint64(n)])
 					return
 				}
 			}
@@ -787,9 +780,7 @@ func (lc *laneCompiler) fuseStore(ix *ir.Index, src ir.Expr) lstmt {
 		if u := words32(b); u != nil {
 			if dn && idx.lin {
 				if i0, ok := run(ri, signed, len(u)); ok {
-					for j, v := range rv {
-						u[i0+uint64(j)] = uint32(v)
-					}
+					narrow32(u[i0:i0+uint64(n)], rv)
 					return act
 				}
 			}

@@ -156,6 +156,12 @@ type laneCompiler struct {
 	// addOnly is the buffer arguments the kernel only adds to atomically,
 	// not reading the old values (a histogram's bins).
 	addOnly map[*ir.Var]bool
+	// unread is the locals no expression reads: a batch does not zero them.
+	unread map[*ir.Var]bool
+	// discard says the atomic being compiled is the whole of a statement
+	// whose old value goes nowhere (a statement of its own, or an unread
+	// local's assignment): the atomic need not write it.
+	discard bool
 }
 
 // compileLanes compiles f for the lane engine, or returns nil (and what it
@@ -204,11 +210,12 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		}
 	}
 	first := assignedFirst(f)
+	lc.unread = unreadLocals(f)
 	for _, l := range f.Locals {
 		n := ir.Leaves(l.Type)
 		o := lc.tmp(n)
 		lc.slots[l] = o
-		if !first[l] {
+		if !first[l] && !lc.unread[l] {
 			lc.p.locals = append(lc.p.locals, [2]int{o, o + n})
 		}
 	}
@@ -220,6 +227,24 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		lc.p.tid[2] = append(lc.p.tid[2], i/(b[0]*b[1]))
 	}
 	return lc.p, ""
+}
+
+// unreadLocals is the locals of f that no expression reads (an atomic's
+// old value kept in a DSL temporary): what they hold never matters.
+func unreadLocals(f *ir.Function) map[*ir.Var]bool {
+	read := map[*ir.Var]bool{}
+	walkStmts(f.Body, func(ir.Stmt) {}, func(e ir.Expr) {
+		if r, ok := e.(*ir.Ref); ok {
+			read[r.Var] = true
+		}
+	})
+	out := map[*ir.Var]bool{}
+	for _, l := range f.Locals {
+		if !read[l] {
+			out[l] = true
+		}
+	}
+	return out
 }
 
 // assignedFirst is the locals of f whose first mention is an assignment of
@@ -373,7 +398,11 @@ func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 			return func(_ *lth, act []int32) []int32 { return act }
 		}
 		// A call for its effect (an atomic whose old value goes unused).
+		if c, ok := s.X.(*ir.Call); ok && c.Func == nil && isAtomicOp(c.Op) {
+			lc.discard = true
+		}
 		ev := lc.expr(s.X, -1).eval
+		lc.discard = false
 		return func(t *lth, act []int32) []int32 {
 			if ev != nil {
 				ev(t, act)
@@ -713,7 +742,11 @@ func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
 	if b, ok := s.Src.(*ir.Binary); n == 1 || ok && b.X.Type().Kind() == ir.KindVector {
 		dst = d // the operation writes the variable itself
 	}
+	if c, ok := s.Src.(*ir.Call); ok && c.Func == nil && lc.unread[r.Var] && isAtomicOp(c.Op) {
+		lc.discard = true // cleared by the atomic, before its operands
+	}
 	src := lc.expr(s.Src, dst)
+	lc.discard = false
 	if src.n != n {
 		noLanes("assignment of %d leaves to %d", src.n, n)
 	}
@@ -1976,6 +2009,7 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 	if v := ir.PlaceRoot(e.Args[0]); v != nil && v.Kind == ir.VarShared {
 		return lc.sharedAtomic(e, dst)
 	}
+	lc.discard = false // the buffer's atomics write their old values regardless
 	ix, ok := e.Args[0].(*ir.Index)
 	if !ok || ix.X.Type().Kind() != ir.KindBuffer {
 		noLanes("%s on %T", e.Op, e.Args[0])
@@ -2016,10 +2050,7 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 				if d := dense(act); d > 0 && !(signed && !wide) { // every lane: no list
 					if i0 := ri[0]; lin && i0 < uint64(len(sum)) && uint64(d) <= uint64(len(sum))-i0 {
 						// Consecutive words, all in range.
-						sum, rv := sum[i0:i0+uint64(d)], rv[:d]
-						for l, v := range rv {
-							sum[l] += uint32(v)
-						}
+						addTo32(sum[i0:i0+uint64(d)], rv)
 						return
 					}
 					ri, rv := ri[:d], rv[:d]
@@ -2420,14 +2451,5 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 	}
 }
 
-// iota64 writes o, o+1, ... into row, four a step.
-func iota64(row []uint64, o uint64) {
-	j := 0
-	for ; j+4 <= len(row); j += 4 {
-		r, v := row[j:j+4:j+4], o+uint64(j)
-		r[0], r[1], r[2], r[3] = v, v+1, v+2, v+3
-	}
-	for ; j < len(row); j++ {
-		row[j] = o + uint64(j)
-	}
-}
+// isAtomicOp says whether op is an atomic read-modify-write.
+func isAtomicOp(op ir.Op) bool { return op >= ir.OpAtomicExchange && op <= ir.OpAtomicMax }

@@ -297,6 +297,8 @@ func (lc *laneCompiler) sharedStore(dst, src ir.Expr) lstmt {
 // per-thread engine runs the block's threads in), each lane's old value in
 // its slot.
 func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
+	drop := lc.discard // the old values go nowhere
+	lc.discard = false
 	pt := e.Args[0].Type()
 	if !pt.IsScalar() {
 		noLanes("%s on shared %s", e.Op, pt)
@@ -311,6 +313,7 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 	add32 := e.Op == ir.OpAtomicAdd && (pt == ir.TU32 || pt == ir.TI32)
 	if se, ok := lc.sharedElem(e.Args[0]); ok && add32 { // the commonest (a histogram's bins)
 		pre, is, vs, o := seq(append(evs, se.idx.eval)...), se.idx.slot, vals[0], lc.out(dst)
+		konst := drop && lc.isConst(vs) // the same addend in every lane, old values unread
 		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
 			if pre != nil {
 				pre(t, act)
@@ -318,8 +321,19 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 			w := t.w
 			m, ri, rv, ro := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[vs*w:(vs+1)*w], t.r[o*w:(o+1)*w]
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
-				ri, rv, ro := ri[:d], rv[:d], ro[:d]
 				m := m[:se.n] // the array itself: its leaves are its elements
+				if konst {
+					c := rv[0]
+					for l, i := range ri[:d] {
+						if i >= uint64(len(m)) {
+							t.faultKind(int32(l), se.what, device.FaultSharedIndex, i, se.n)
+							continue // not reached: a fault unwinds
+						}
+						m[i] = uint64(uint32(m[i] + c))
+					}
+					return
+				}
+				ri, rv, ro := ri[:d], rv[:d], ro[:d]
 				for l, i := range ri {
 					if i >= uint64(len(m)) {
 						t.faultKind(int32(l), se.what, device.FaultSharedIndex, i, se.n)
