@@ -70,3 +70,13 @@ func LaneUniformLoops(f *ir.Function) (int, error) {
 	}
 	return p.lanes.uniL, nil
 }
+
+// LaneEndsDecided is the number of ifs of kernel f whose condition (the x
+// id against a uniform) a batch's first and last lanes may decide.
+func LaneEndsDecided(f *ir.Function) (int, error) {
+	p, err := compileKernel(f, false, false)
+	if err != nil || p.lanes == nil {
+		return 0, err
+	}
+	return p.lanes.monoIf, nil
+}

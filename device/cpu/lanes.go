@@ -125,6 +125,7 @@ type laneProg struct {
 	bids   int         // BlockID's, or -1
 	fusedV int         // vector nodes fused component by component (tests)
 	uniL   int         // loops whose condition one lane decides (tests)
+	monoIf int         // ifs a batch's ends may decide (monoCond; tests)
 }
 
 // laneConst is a slot holding the same value in every lane: a literal
@@ -420,6 +421,9 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 	a, b, m := lc.newList(), lc.newList(), lc.newList()
 	ev, cs := cond.eval, cond.slot
 	mono := lc.monoCond(s.Cond)
+	if mono != nil {
+		lc.p.monoIf++
+	}
 	if s.Else == nil || len(s.Else.Stmts) == 0 {
 		// No else: only the lanes that take the branch are listed.
 		return func(t *lth, act []int32) []int32 {
