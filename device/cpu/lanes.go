@@ -159,6 +159,9 @@ type laneCompiler struct {
 	addOnly map[*ir.Var]bool
 	// unread is the locals no expression reads: a batch does not zero them.
 	unread map[*ir.Var]bool
+	// first and once: the locals assigned whole before any mention in the
+	// kernel body itself (assignedFirst), and those assigned only once.
+	first, once map[*ir.Var]bool
 	// discard says the atomic being compiled is the whole of a statement
 	// whose old value goes nowhere (a statement of its own, or an unread
 	// local's assignment): the atomic need not write it.
@@ -211,6 +214,7 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		}
 	}
 	first := assignedFirst(f)
+	lc.first, lc.once = first, assignedOnce(f)
 	lc.unread = unreadLocals(f)
 	for _, l := range f.Locals {
 		n := ir.Leaves(l.Type)
@@ -228,6 +232,26 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		lc.p.tid[2] = append(lc.p.tid[2], i/(b[0]*b[1]))
 	}
 	return lc.p, ""
+}
+
+// assignedOnce is the locals of f that one assignment writes (whole or in
+// part) and no other.
+func assignedOnce(f *ir.Function) map[*ir.Var]bool {
+	n := map[*ir.Var]int{}
+	walkStmts(f.Body, func(s ir.Stmt) {
+		if a, ok := s.(*ir.Assign); ok {
+			if v := ir.PlaceRoot(a.Dst); v != nil {
+				n[v]++
+			}
+		}
+	}, func(ir.Expr) {})
+	out := map[*ir.Var]bool{}
+	for v, c := range n {
+		if c == 1 {
+			out[v] = true
+		}
+	}
+	return out
 }
 
 // unreadLocals is the locals of f that no expression reads (an atomic's
@@ -755,6 +779,14 @@ func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
 		noLanes("assignment of %d leaves to %d", src.n, n)
 	}
 	ev, so := src.eval, src.slot
+	if ev == nil && n == 1 && lc.first[r.Var] && lc.once[r.Var] && lc.isConst(so) {
+		// The kernel's one assignment of the variable, before any mention
+		// of it, of a value the same in every lane all the dispatch (a
+		// buffer's length, a uniform, a literal): the variable is that
+		// constant slot, and nothing is copied.
+		lc.slots[r.Var] = so
+		return func(_ *lth, act []int32) []int32 { return act }
+	}
 	if so == d {
 		return func(t *lth, act []int32) []int32 {
 			if ev != nil {
@@ -2354,30 +2386,35 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		t.lin0 = lin0
 		cnt := int(min(uint32(w), n-lin0))
 		bx, by, bz := tx[lin0:int(lin0)+cnt], ty[lin0:int(lin0)+cnt], tz[lin0:int(lin0)+cnt]
-		na := 0
+		// The running lanes: a run of t.all where they are (no statement
+		// writes into the list it is given), else listed in act.
+		var run []int32
 		if whole {
-			na = copy(act, t.all[:cnt])
+			run = t.all[:cnt]
 		} else if b[1] == 1 && b[2] == 1 {
 			// One-dimensional: the lanes below the dispatch's end, in one run.
 			end := max(uint64(l.size[0]), uint64(base[0])) - uint64(base[0])
 			if uint64(lin0) >= end {
 				break // and so are the later batches' lanes
 			}
-			na = copy(act, t.all[:min(uint64(cnt), end-uint64(lin0))])
+			run = t.all[:min(uint64(cnt), end-uint64(lin0))]
 		} else {
+			na := 0
 			for j := range cnt {
 				if uint64(base[0])+uint64(bx[j]) < uint64(l.size[0]) && uint64(base[1])+uint64(by[j]) < uint64(l.size[1]) && uint64(base[2])+uint64(bz[j]) < uint64(l.size[2]) {
 					act[na] = int32(j)
 					na++
 				}
 			}
+			run = act[:na]
 		}
+		na := len(run)
 		if na == 0 {
 			continue
 		}
 		// Only lanes below hi run: the slots of the others are not read (a
 		// one-thread dispatch fills and clears one lane, not a batch).
-		hi := int(act[na-1]) + 1
+		hi := int(run[na-1]) + 1
 		p.fill(t, hi)
 		if lp.bids >= 0 {
 			for i := range 3 {
@@ -2389,7 +2426,10 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		}
 		// The ids of the running lanes only: the others are not read (a
 		// one-thread dispatch of a 256-thread block fills one lane, not 256).
-		if lp.ids >= 0 {
+		if lp.ids >= 0 && lp.idUse == 1 && na == cnt && b[0] == n {
+			// Of a 1-D block only the x id is read: the linear index.
+			iota64(t.r[lp.ids*w:lp.ids*w+cnt], uint64(base[0])+uint64(lin0))
+		} else if lp.ids >= 0 {
 			for i, src := range [3][]uint32{bx, by, bz} {
 				if lp.idUse&(1<<i) == 0 {
 					continue // not read
@@ -2411,7 +2451,7 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 					}
 					continue
 				}
-				for _, j := range act[:na] {
+				for _, j := range run {
 					row[j] = o + uint64(src[j])
 				}
 			}
@@ -2439,7 +2479,7 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 					}
 					continue
 				}
-				for _, j := range act[:na] {
+				for _, j := range run {
 					row[j] = uint64(src[j])
 				}
 			}
@@ -2451,7 +2491,7 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 			}
 		}
 		t.flane = 0
-		lp.body(t, act[:na])
+		lp.body(t, run)
 	}
 }
 

@@ -5,12 +5,12 @@ package cpu
 // loop's own counting was as many instructions as the work (a run load of
 // 64 words: 6 a word; a step of four here runs in ~0.6 the time).
 
-// iota64 writes o, o+1, ... into row.
+// iota64 writes o, o+1, ... into row, eight a step.
 func iota64(row []uint64, o uint64) {
 	n, j := len(row), 0
-	for ; j+4 <= n; j += 4 {
-		r, v := row[j:j+4:j+4], o+uint64(j)
-		r[0], r[1], r[2], r[3] = v, v+1, v+2, v+3
+	for ; j+8 <= n; j += 8 {
+		r, v := row[j:j+8:j+8], o+uint64(j)
+		r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = v, v+1, v+2, v+3, v+4, v+5, v+6, v+7
 	}
 	for ; j < n; j++ {
 		row[j] = o + uint64(j)
@@ -70,4 +70,30 @@ func addTo32(s []uint32, v []uint64) {
 	for ; j < n; j++ {
 		s[j] += uint32(v[j])
 	}
+}
+
+// addAt32 adds c to the 32-bit elements of m at indices ri, in order,
+// wrapping, up to the first index past m: it returns that index's position
+// (len(ri) where there is none).
+func addAt32(m, ri []uint64, c uint64) int {
+	n, j := uint64(len(m)), 0
+	for ; j+4 <= len(ri); j += 4 {
+		r := ri[j : j+4 : j+4]
+		i0, i1, i2, i3 := r[0], r[1], r[2], r[3]
+		if i0 >= n || i1 >= n || i2 >= n || i3 >= n {
+			break // the lanes one by one, below
+		}
+		m[i0] = uint64(uint32(m[i0] + c))
+		m[i1] = uint64(uint32(m[i1] + c))
+		m[i2] = uint64(uint32(m[i2] + c))
+		m[i3] = uint64(uint32(m[i3] + c))
+	}
+	for ; j < len(ri); j++ {
+		i := ri[j]
+		if i >= n {
+			return j
+		}
+		m[i] = uint64(uint32(m[i] + c))
+	}
+	return len(ri)
 }

@@ -323,13 +323,8 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
 				m := m[:se.n] // the array itself: its leaves are its elements
 				if konst {
-					c := rv[0]
-					for l, i := range ri[:d] {
-						if i >= uint64(len(m)) {
-							t.faultKind(int32(l), se.what, device.FaultSharedIndex, i, se.n)
-							continue // not reached: a fault unwinds
-						}
-						m[i] = uint64(uint32(m[i] + c))
+					if l := addAt32(m, ri[:d], rv[0]); l < d { // the lanes before it added
+						t.faultKind(int32(l), se.what, device.FaultSharedIndex, ri[l], se.n)
 					}
 					return
 				}
