@@ -80,3 +80,13 @@ func LaneEndsDecided(f *ir.Function) (int, error) {
 	}
 	return p.lanes.monoIf, nil
 }
+
+// LaneSubstituted is the number of locals kernel f's lane program compiles
+// as their value where the next statement reads them.
+func LaneSubstituted(f *ir.Function) (int, error) {
+	p, err := compileKernel(f, false, false)
+	if err != nil || p.lanes == nil {
+		return 0, err
+	}
+	return p.lanes.substs, nil
+}

@@ -137,6 +137,9 @@ func (lc *laneCompiler) fusable(e ir.Expr) bool {
 		return false
 	}
 	switch e := e.(type) {
+	case *ir.Ref:
+		sv, ok := lc.subst[e.Var] // a local compiled as its value (substOf)
+		return ok && lc.fusable(sv.e)
 	case *ir.Binary:
 		return e.Op != ir.LogicAnd && e.Op != ir.LogicOr && val32(e.T) && val32(e.X.Type()) && val32(e.Y.Type())
 	case *ir.Unary:
@@ -219,6 +222,11 @@ func fusableLoad(e *ir.Index) bool {
 
 // fusedNodes counts the fused nodes of the tree under e.
 func (lc *laneCompiler) fusedNodes(e ir.Expr) int {
+	if r, ok := e.(*ir.Ref); ok {
+		if sv, ok := lc.subst[r.Var]; ok {
+			return lc.fusedNodes(sv.e)
+		}
+	}
 	if !lc.fusable(e) {
 		return 0
 	}
@@ -420,6 +428,11 @@ func (fu *fuser) op(e ir.Expr) []fop {
 	var args []ir.Expr
 	var k kern
 	switch e := e.(type) {
+	case *ir.Ref:
+		sv := lc.subst[e.Var]
+		var o []fop
+		sv.at(lc, func() { o = fu.comps(sv.e) })
+		return o
 	case *ir.Index:
 		if i, ok := vecComp(e); ok {
 			return []fop{fu.comps(e.X)[i]}

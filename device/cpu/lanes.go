@@ -126,6 +126,7 @@ type laneProg struct {
 	fusedV int         // vector nodes fused component by component (tests)
 	uniL   int         // loops whose condition one lane decides (tests)
 	monoIf int         // ifs a batch's ends may decide (monoCond; tests)
+	substs int         // locals compiled as their value at their read (substOf; tests)
 }
 
 // laneConst is a slot holding the same value in every lane: a literal
@@ -162,6 +163,10 @@ type laneCompiler struct {
 	// first and once: the locals assigned whole before any mention in the
 	// kernel body itself (assignedFirst), and those assigned only once.
 	first, once map[*ir.Var]bool
+	// refs counts the expressions reading each variable; subst is the
+	// locals compiled as their value at their one read (substOf).
+	refs  map[*ir.Var]int
+	subst map[*ir.Var]substVal
 	// discard says the atomic being compiled is the whole of a statement
 	// whose old value goes nowhere (a statement of its own, or an unread
 	// local's assignment): the atomic need not write it.
@@ -216,6 +221,7 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 	first := assignedFirst(f)
 	lc.first, lc.once = first, assignedOnce(f)
 	lc.unread = unreadLocals(f)
+	lc.refs, lc.subst = refCounts(f), map[*ir.Var]substVal{}
 	for _, l := range f.Locals {
 		n := ir.Leaves(l.Type)
 		o := lc.tmp(n)
@@ -232,6 +238,160 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		lc.p.tid[2] = append(lc.p.tid[2], i/(b[0]*b[1]))
 	}
 	return lc.p, ""
+}
+
+// substVal is a local's value compiled at its read (substOf), and the
+// position of its assignment, which its faults name.
+type substVal struct {
+	e   ir.Expr
+	pos string
+}
+
+// at compiles f under the assignment's position.
+func (sv substVal) at(lc *laneCompiler, f func()) {
+	outer := lc.c.pos
+	lc.c.pos = sv.pos
+	defer func() { lc.c.pos = outer }()
+	f()
+}
+
+// refCounts is the number of expressions of f reading each variable.
+func refCounts(f *ir.Function) map[*ir.Var]int {
+	n := map[*ir.Var]int{}
+	walkStmts(f.Body, func(ir.Stmt) {}, func(e ir.Expr) {
+		if r, ok := e.(*ir.Ref); ok {
+			n[r.Var]++
+		}
+	})
+	return n
+}
+
+// substOf is, where statement s assigns a local that next, the statement
+// after it in the same block, reads and nothing else does, the local and
+// its value: the value is then compiled at the read, as part of next's
+// tree (a DSL temporary of a load feeding an atomic or a store: one pass
+// less, and the load fused into its user). The value is computed for the
+// same lanes (s leaves none), before next has any effect (a statement's
+// operands run on every lane before its store or atomic), from the same
+// memory (nothing runs between); where next can fault only after its
+// operands (nothing in it but the value can), the first fault is the same.
+// nil where not.
+func (lc *laneCompiler) substOf(s, next ir.Stmt) (*ir.Var, ir.Expr) {
+	a, ok := s.(*ir.Assign)
+	if !ok {
+		return nil, nil
+	}
+	r, ok := a.Dst.(*ir.Ref)
+	if !ok || r.Var.Kind != ir.VarLocal || !is32(r.Var.Type) || lc.refs[r.Var] != 1 || !lc.once[r.Var] || !valueOnly(a.Src) {
+		return nil, nil
+	}
+	v := r.Var
+	found := false
+	ok = true
+	check := func(e ir.Expr) { // next's operands: v's read, or what cannot fault
+		var walk func(e ir.Expr)
+		walk = func(e ir.Expr) {
+			if x, isRef := e.(*ir.Ref); isRef && x.Var == v {
+				found = true
+				return
+			}
+			if !noFault(e) {
+				ok = false
+				return
+			}
+			for _, ch := range children(e) {
+				walk(ch)
+			}
+		}
+		walk(e)
+	}
+	place := func(p ir.Expr) bool { // a buffer's or shared variable's element
+		ix, isIx := p.(*ir.Index)
+		if !isIx {
+			return false
+		}
+		root, isRef := ix.X.(*ir.Ref)
+		if !isRef || (root.Var.Kind != ir.VarShared && root.Var.Type.Kind() != ir.KindBuffer) {
+			return false
+		}
+		check(ix.I)
+		return true
+	}
+	effect := func(e ir.Expr) { // an atomic on a place, or a value
+		if c, isCall := e.(*ir.Call); isCall && c.Func == nil && isAtomicOp(c.Op) {
+			if !place(c.Args[0]) {
+				ok = false
+			}
+			for _, x := range c.Args[1:] {
+				check(x)
+			}
+			return
+		}
+		check(e)
+	}
+	switch n := next.(type) {
+	case *ir.Assign:
+		if d, isRef := n.Dst.(*ir.Ref); isRef && d.Var.Kind == ir.VarLocal {
+			effect(n.Src)
+		} else if place(n.Dst) {
+			check(n.Src)
+		} else {
+			return nil, nil
+		}
+	case *ir.ExprStmt:
+		c, isCall := n.X.(*ir.Call)
+		if !isCall || c.Func != nil || !isAtomicOp(c.Op) {
+			return nil, nil
+		}
+		effect(n.X)
+	default:
+		return nil, nil
+	}
+	if !ok || !found {
+		return nil, nil
+	}
+	return v, a.Src
+}
+
+// valueOnly says whether e computes a value from loads, locals, uniforms
+// and arithmetic alone: no atomic, call or other effect.
+func valueOnly(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.Literal, *ir.Ref, *ir.Binary, *ir.Unary, *ir.Cast, *ir.Swizzle, *ir.Index:
+	case *ir.Call:
+		if x.Func != nil || x.Op != ir.OpSelect && x.Op != ir.OpBufferSize {
+			return false
+		}
+	default:
+		return false
+	}
+	for _, ch := range children(e) {
+		if !valueOnly(ch) {
+			return false
+		}
+	}
+	return true
+}
+
+// noFault says whether node e cannot fault by itself (its children
+// aside): no load, no integer division but by a nonzero literal.
+func noFault(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.Literal, *ir.Ref, *ir.Unary, *ir.Cast, *ir.Swizzle:
+		return true
+	case *ir.Binary:
+		if (x.Op == ir.Div || x.Op == ir.Rem) && x.T.IsInteger() {
+			l, isLit := x.Y.(*ir.Literal)
+			return isLit && ir.Truncate(l.Bits, l.T) != 0
+		}
+		return true
+	case *ir.Index:
+		_, ok := vecComp(x)
+		return ok
+	case *ir.Call:
+		return x.Func == nil && (x.Op == ir.OpSelect || x.Op == ir.OpBufferSize)
+	}
+	return false
 }
 
 // assignedOnce is the locals of f that one assignment writes (whole or in
@@ -343,13 +503,27 @@ func (lc *laneCompiler) block(b *ir.Block) lstmt {
 	var fns []lstmt
 	if b != nil {
 		var prev ir.Stmt
+		var stmts []ir.Stmt
 		for _, s := range b.Stmts {
-			if _, ok := s.(*ir.Comment); ok {
-				continue
+			if _, ok := s.(*ir.Comment); !ok {
+				stmts = append(stmts, s)
 			}
+		}
+		for i, s := range stmts {
 			lc.prev = prev
-			fns = append(fns, lc.stmt(s))
 			prev = s
+			if i+1 < len(stmts) {
+				if v, e := lc.substOf(s, stmts[i+1]); v != nil {
+					pos := ir.StmtPos(s)
+					if pos == "" {
+						pos = lc.c.pos
+					}
+					lc.subst[v] = substVal{e, pos} // compiled where the next statement reads it
+					lc.p.substs++
+					continue
+				}
+			}
+			fns = append(fns, lc.stmt(s))
 		}
 	}
 	switch len(fns) {
@@ -1027,6 +1201,11 @@ func (lc *laneCompiler) expr1(e ir.Expr, dst int) lex {
 	case *ir.Literal:
 		return lex{slot: lc.lit(ir.Truncate(e.Bits, e.T)), n: 1}
 	case *ir.Ref:
+		if sv, ok := lc.subst[e.Var]; ok {
+			var x lex
+			sv.at(lc, func() { x = lc.expr(sv.e, dst) })
+			return x
+		}
 		return lc.ref(e.Var)
 	case *ir.Swizzle:
 		var mask uint8

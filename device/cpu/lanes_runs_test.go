@@ -2,6 +2,7 @@ package cpu_test
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -215,4 +216,94 @@ func TestLaneRunFaults(t *testing.T) {
 	require.Equal(t, wantOut, outs[1], "lane engine")
 	require.Equal(t, wantBins, binss[0], "per-thread engine")
 	require.Equal(t, wantBins, binss[1], "lane engine")
+}
+
+// TestLaneSubstitution: a local assigned a load and read once, in the next
+// statement (a store, a shared atomic, a deferred add), is compiled as the
+// load within that statement: the results are the per-thread engine's and
+// Go's, and a fault of the load names its own statement's position, the
+// thread and the index word for word as the per-thread engine does. A
+// local read twice, or whose next statement can fault in its operands
+// (a division by a loaded value), is not substituted.
+func TestLaneSubstitution(t *testing.T) {
+	d := openPlain(t)
+	s := stream(t, d, device.StreamCompute)
+	var loadLine string
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, kk dsl.U32, in, out, bins dsl.Buf[dsl.U32]) {
+		sh := dsl.NewShared[dsl.U32](k, 16)
+		tid, i := k.ThreadID().X(), k.DispatchID().X()
+		k.If(tid.Lt(dsl.U(16)), func() { sh.Write(tid, dsl.U(0)) })
+		k.Barrier()
+		v := in.Read(i.Add(kk))
+		_, file, line, _ := runtime.Caller(0)
+		loadLine = fmt.Sprintf("%s:%d", file, line-1)
+		out.Write(i, v.Mul(dsl.U(3)).Add(dsl.U(1)))
+		w := in.Read(i)
+		sh.Atomic(ir.OpAtomicAdd, w.Rem(dsl.U(16)), dsl.U(1))
+		k.Barrier()
+		k.If(tid.Lt(dsl.U(16)), func() {
+			c := sh.Read(tid)
+			bins.AtomicAdd(tid, c)
+		})
+	}, "kk", "in", "out", "bins")
+	require.NoError(t, err)
+	ns, err := cpu.LaneSubstituted(f)
+	require.NoError(t, err)
+	require.Equal(t, 3, ns, "v, w and c are compiled at their reads")
+	pt, ln := bothEngines(t, d, f)
+	const n = 64 * 7
+	in := make([]uint32, n)
+	for i := range in {
+		in[i] = uint32(i*2654435761) >> 5
+	}
+	var outs, binss [2][]uint32
+	for e, k := range []*device.Kernel{pt, ln} {
+		bi, o, b := newBuf(t, d, in), newBuf(t, d, make([]uint32, n)), newBuf(t, d, make([]uint32, 16))
+		outs[e], binss[e] = make([]uint32, n), make([]uint32, 16)
+		require.NoError(t, s.Submit(k.Dispatch([3]uint32{n}, uint32(0), bi, o, b), o.Download(outs[e]), b.Download(binss[e])))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+	}
+	wantOut, wantBins := make([]uint32, n), make([]uint32, 16)
+	for i, v := range in {
+		wantOut[i] = v*3 + 1
+		wantBins[v%16]++
+	}
+	require.Equal(t, wantOut, outs[0], "per-thread engine")
+	require.Equal(t, wantOut, outs[1], "lane engine")
+	require.Equal(t, wantBins, binss[0], "per-thread engine")
+	require.Equal(t, wantBins, binss[1], "lane engine")
+
+	// kk 1: the last thread's load of v is past in (one block: its first
+	// fault is the thread's).
+	var errs [2]error
+	for e, k := range []*device.Kernel{pt, ln} {
+		bi, o, b := newBuf(t, d, in[:64]), newBuf(t, d, make([]uint32, 64)), newBuf(t, d, make([]uint32, 16))
+		require.NoError(t, s.Submit(k.Dispatch([3]uint32{64}, uint32(1), bi, o, b)))
+		errs[e] = s.Synchronize(ctxT(t))
+		require.ErrorIs(t, errs[e], device.ErrInvalidArgument)
+	}
+	var kf *device.KernelFault
+	require.ErrorAs(t, errs[1], &kf)
+	require.Equal(t, [3]uint32{63, 0, 0}, kf.Thread)
+	require.Contains(t, errs[1].Error(), "argument 1 (in): index 64 out of range [0, 64)")
+	require.Equal(t, loadLine, kf.Pos, "the load's statement, not its reader's")
+	require.Equal(t, errs[0].Error(), errs[1].Error(), "the load's own position, as on the per-thread engine")
+
+	for name, body := range map[string]func(k *dsl.K, kk dsl.U32, in, out, bins dsl.Buf[dsl.U32]){
+		"read twice": func(k *dsl.K, kk dsl.U32, in, out, bins dsl.Buf[dsl.U32]) {
+			i := k.DispatchID().X()
+			v := in.Read(i)
+			out.Write(i, v.Add(v))
+		},
+		"division by a load": func(k *dsl.K, kk dsl.U32, in, out, bins dsl.Buf[dsl.U32]) {
+			i := k.DispatchID().X()
+			out.Write(i, in.Read(i).Div(bins.Read(i)))
+		},
+	} {
+		f, err := dsl.Kernel1D(64, body, "kk", "in", "out", "bins")
+		require.NoError(t, err)
+		ns, err := cpu.LaneSubstituted(f)
+		require.NoError(t, err)
+		require.Zero(t, ns, name)
+	}
 }
