@@ -223,14 +223,15 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 	lc.unread = unreadLocals(f)
 	lc.refs, lc.subst = refCounts(f), map[*ir.Var]substVal{}
 	for _, l := range f.Locals {
-		n := ir.Leaves(l.Type)
-		o := lc.tmp(n)
-		lc.slots[l] = o
-		if !first[l] && !lc.unread[l] {
-			lc.p.locals = append(lc.p.locals, [2]int{o, o + n})
-		}
+		lc.slots[l] = lc.tmp(ir.Leaves(l.Type))
 	}
 	lc.p.body = lc.block(f.Body)
+	for _, l := range f.Locals {
+		if _, sub := lc.subst[l]; !first[l] && !lc.unread[l] && !sub { // a substituted local is neither written nor read
+			o := lc.slots[l]
+			lc.p.locals = append(lc.p.locals, [2]int{o, o + ir.Leaves(l.Type)})
+		}
+	}
 	b := f.BlockSize
 	for i := range threads {
 		lc.p.tid[0] = append(lc.p.tid[0], i%b[0])

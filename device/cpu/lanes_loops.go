@@ -7,12 +7,27 @@ package cpu
 
 // iota64 writes o, o+1, ... into row, eight a step.
 func iota64(row []uint64, o uint64) {
-	n, j := len(row), 0
-	for ; j+8 <= n; j += 8 {
-		r, v := row[j:j+8:j+8], o+uint64(j)
-		r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = v, v+1, v+2, v+3, v+4, v+5, v+6, v+7
+	for len(row) >= 8 {
+		r := (*[8]uint64)(row)
+		r[0] = o
+		o++
+		r[1] = o
+		o++
+		r[2] = o
+		o++
+		r[3] = o
+		o++
+		r[4] = o
+		o++
+		r[5] = o
+		o++
+		r[6] = o
+		o++
+		r[7] = o
+		o++
+		row = row[8:]
 	}
-	for ; j < n; j++ {
+	for j := range row {
 		row[j] = o + uint64(j)
 	}
 }
