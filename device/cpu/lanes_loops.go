@@ -112,3 +112,27 @@ func addAt32(m, ri []uint64, c uint64) int {
 	}
 	return len(ri)
 }
+
+// addAtMasked is addAt32 at indices ri[j] & mask.
+func addAtMasked(m, ri []uint64, c, mask uint64) int {
+	n, j := uint64(len(m)), 0
+	for ; j+4 <= len(ri); j += 4 {
+		r := ri[j : j+4 : j+4]
+		i0, i1, i2, i3 := r[0]&mask, r[1]&mask, r[2]&mask, r[3]&mask
+		if i0 >= n || i1 >= n || i2 >= n || i3 >= n {
+			break // the lanes one by one, below
+		}
+		m[i0] = uint64(uint32(m[i0] + c))
+		m[i1] = uint64(uint32(m[i1] + c))
+		m[i2] = uint64(uint32(m[i2] + c))
+		m[i3] = uint64(uint32(m[i3] + c))
+	}
+	for ; j < len(ri); j++ {
+		i := ri[j] & mask
+		if i >= n {
+			return j
+		}
+		m[i] = uint64(uint32(m[i] + c))
+	}
+	return len(ri)
+}

@@ -126,6 +126,11 @@ func TestLaneRunFaults(t *testing.T) {
 			sh.Write(k.ThreadID().X(), dsl.U(1))
 			k.Barrier()
 		}, "shared variable shared1: index 40 out of range [0, 40)", 40, 64},
+		"masked add": {func(k *dsl.K, in, out dsl.Buf[dsl.U32]) {
+			sh := dsl.NewShared[dsl.U32](k, 40)
+			sh.Atomic(ir.OpAtomicAdd, k.ThreadID().X().Rem(dsl.U(64)), dsl.U(1)) // x % 64 masked in the add's loop
+			k.Barrier()
+		}, "shared variable shared1: index 40 out of range [0, 40)", 40, 64},
 		"load": {func(k *dsl.K, in, out dsl.Buf[dsl.U32]) {
 			sh := dsl.NewShared[dsl.U32](k, 64)
 			big := dsl.NewShared[dsl.U32](k, 50)

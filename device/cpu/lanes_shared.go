@@ -105,6 +105,10 @@ type selem struct {
 	n    uint64 // the array's length
 	ext  bool   // an i32 index, sign-extended
 	lin  bool   // the index is consecutive on a dense batch (linID)
+	// mk: idx is x of an index x % 2^k, and mask 2^k-1 what makes the index
+	// of it (sharedElemOf): the access masks it, one loop the fewer.
+	mk   bool
+	mask uint64
 	what site
 }
 
@@ -120,7 +124,11 @@ func (s *selem) run(ri []uint64, d int) (uint64, bool) {
 }
 
 // sharedElem is e as an selem, where it is one.
-func (lc *laneCompiler) sharedElem(e ir.Expr) (selem, bool) {
+func (lc *laneCompiler) sharedElem(e ir.Expr) (selem, bool) { return lc.sharedElemOf(e, false) }
+
+// sharedElemOf is sharedElem; masked: an index u32 x % 2^k compiles x, for
+// the access to mask.
+func (lc *laneCompiler) sharedElemOf(e ir.Expr, masked bool) (selem, bool) {
 	ix, ok := e.(*ir.Index)
 	if !ok {
 		return selem{}, false
@@ -135,16 +143,27 @@ func (lc *laneCompiler) sharedElem(e ir.Expr) (selem, bool) {
 		!it.IsInteger() || (it.Bits() != 32 && it.Bits() != 64) {
 		return selem{}, false
 	}
+	what := site{ir.IndexName(ix), lc.c.pos}
+	if b, isBin := ix.I.(*ir.Binary); masked && isBin && b.Op == ir.Rem && b.T == ir.TU32 && b.X.Type() == ir.TU32 {
+		if l, isLit := b.Y.(*ir.Literal); isLit {
+			if d := ir.Truncate(l.Bits, l.T); d != 0 && d&(d-1) == 0 {
+				return selem{k: k, idx: lc.scalar(b.X, -1), n: uint64(xt.Len()), mk: true, mask: d - 1, what: what}, true
+			}
+		}
+	}
 	return selem{
 		k: k, idx: lc.scalar(ix.I, -1), n: uint64(xt.Len()),
 		ext:  it.Kind() == ir.KindInt && it.Bits() == 32,
 		lin:  lc.linID(ix.I),
-		what: site{ir.IndexName(ix), lc.c.pos},
+		what: what,
 	}, true
 }
 
 // at is lane l's checked element for index i.
 func (s *selem) at(t *lth, l int32, i uint64) uint64 {
+	if s.mk {
+		i &= s.mask
+	}
 	if s.ext {
 		i = uint64(int64(int32(uint32(i))))
 	}
@@ -311,7 +330,7 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 		vals = append(vals, x.slot)
 	}
 	add32 := e.Op == ir.OpAtomicAdd && (pt == ir.TU32 || pt == ir.TI32)
-	if se, ok := lc.sharedElem(e.Args[0]); ok && add32 { // the commonest (a histogram's bins)
+	if se, ok := lc.sharedElemOf(e.Args[0], add32); ok && add32 { // the commonest (a histogram's bins)
 		pre, is, vs, o := seq(append(evs, se.idx.eval)...), se.idx.slot, vals[0], lc.out(dst)
 		konst := drop && lc.isConst(vs) // the same addend in every lane, old values unread
 		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
@@ -323,6 +342,12 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
 				m := m[:se.n] // the array itself: its leaves are its elements
 				if konst {
+					if se.mk {
+						if l := addAtMasked(m, ri[:d], rv[0], se.mask); l < d { // the lanes before it added
+							t.faultKind(int32(l), se.what, device.FaultSharedIndex, ri[l]&se.mask, se.n)
+						}
+						return
+					}
 					if l := addAt32(m, ri[:d], rv[0]); l < d { // the lanes before it added
 						t.faultKind(int32(l), se.what, device.FaultSharedIndex, ri[l], se.n)
 					}
@@ -330,6 +355,9 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 				}
 				ri, rv, ro := ri[:d], rv[:d], ro[:d]
 				for l, i := range ri {
+					if se.mk {
+						i &= se.mask
+					}
 					if i >= uint64(len(m)) {
 						t.faultKind(int32(l), se.what, device.FaultSharedIndex, i, se.n)
 						continue // not reached: a fault unwinds
