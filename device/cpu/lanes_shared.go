@@ -100,11 +100,11 @@ func (lc *laneCompiler) sharedAt(e ir.Expr) (k int, at lex) {
 // lane's offset first. A fault is the same (the first lane in the list whose
 // index is out of range); the shared memory it leaves is the failed block's.
 type selem struct {
-	k    int    // the variable
-	idx  lex    // the index
-	n    uint64 // the array's length
-	ext  bool   // an i32 index, sign-extended
-	lin  bool   // the index is consecutive on a dense batch (linID)
+	k   int    // the variable
+	idx lex    // the index
+	n   uint64 // the array's length
+	ext bool   // an i32 index, sign-extended
+	lin bool   // the index is consecutive on a dense batch (linID)
 	// mk: idx is x of an index x % 2^k, and mask 2^k-1 what makes the index
 	// of it (sharedElemOf): the access masks it, one loop the fewer.
 	mk   bool
