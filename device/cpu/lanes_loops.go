@@ -115,6 +115,24 @@ func addAt32(m, ri []uint64, c uint64) int {
 
 // addAtMasked is addAt32 at indices ri[j] & mask.
 func addAtMasked(m, ri []uint64, c, mask uint64) int {
+	if mask < uint64(len(m)) { // every index in range
+		m = m[:mask+1]
+		all := len(ri)
+		for len(ri) >= 4 {
+			r := (*[4]uint64)(ri)
+			i0, i1, i2, i3 := r[0]&mask, r[1]&mask, r[2]&mask, r[3]&mask
+			m[i0] = uint64(uint32(m[i0] + c))
+			m[i1] = uint64(uint32(m[i1] + c))
+			m[i2] = uint64(uint32(m[i2] + c))
+			m[i3] = uint64(uint32(m[i3] + c))
+			ri = ri[4:]
+		}
+		for _, i := range ri {
+			i &= mask
+			m[i] = uint64(uint32(m[i] + c))
+		}
+		return all
+	}
 	n, j := uint64(len(m)), 0
 	for ; j+4 <= len(ri); j += 4 {
 		r := ri[j : j+4 : j+4]
