@@ -524,7 +524,9 @@ func (lc *laneCompiler) block(b *ir.Block) lstmt {
 					continue
 				}
 			}
-			fns = append(fns, lc.stmt(s))
+			if f := lc.stmt(s); f != nil { // nil: nothing to run
+				fns = append(fns, f)
+			}
 		}
 	}
 	switch len(fns) {
@@ -595,7 +597,7 @@ func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 		if c, ok := s.X.(*ir.Call); ok && c.Func == nil && c.Op == ir.OpBarrier {
 			// The batch is the block, and the barrier is in uniform control
 			// flow (compileLanes): every lane has done what comes before.
-			return func(_ *lth, act []int32) []int32 { return act }
+			return nil
 		}
 		// A call for its effect (an atomic whose old value goes unused).
 		if c, ok := s.X.(*ir.Call); ok && c.Func == nil && isAtomicOp(c.Op) {
@@ -960,7 +962,7 @@ func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
 		// buffer's length, a uniform, a literal): the variable is that
 		// constant slot, and nothing is copied.
 		lc.slots[r.Var] = so
-		return func(_ *lth, act []int32) []int32 { return act }
+		return nil
 	}
 	if so == d {
 		return func(t *lth, act []int32) []int32 {
