@@ -2255,45 +2255,11 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 	later := add && lc.addOnly[v] // may be added up per worker (deferAdds)
 	lin := lc.linID(ix.I)
 	is, o := idx.slot, lc.out(dst)
-	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
-		if pre != nil {
-			pre(t, act)
-		}
+	now := func(t *lth, act []int32) { // the atomics made at once
 		w := t.w
 		b := t.run.bufs[k]
 		n := uint64(len(b)) / 4
 		ri, rv, ro := t.r[is*w:(is+1)*w], t.r[vals[0]*w:(vals[0]+1)*w], t.r[o*w:(o+1)*w]
-		if later {
-			if sum := t.deferAdds(k); sum != nil {
-				if d := dense(act); d > 0 && !(signed && !wide) { // every lane: no list
-					if i0 := ri[0]; lin && i0 < uint64(len(sum)) && uint64(d) <= uint64(len(sum))-i0 {
-						// Consecutive words, all in range.
-						addTo32(sum[i0:i0+uint64(d)], rv)
-						return
-					}
-					ri, rv := ri[:d], rv[:d]
-					for l, i := range ri {
-						if i >= uint64(len(sum)) { // sum has one word for each of the buffer's: n
-							t.fault(int32(l), label, i, n)
-							continue // not reached: a fault unwinds
-						}
-						sum[i] += uint32(rv[l])
-					}
-					return
-				}
-				for _, l := range act {
-					i := ri[l]
-					if signed && !wide {
-						i = uint64(int64(int32(uint32(i))))
-					}
-					if i >= n {
-						t.fault(l, label, i, n)
-					}
-					sum[i] += uint32(rv[l]) // the old value is not read
-				}
-				return
-			}
-		}
 		var rc []uint64
 		if cas {
 			rc, rv = rv, t.r[vals[1]*w:(vals[1]+1)*w]
@@ -2329,6 +2295,54 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 					}
 				}
 			}
+		}
+	}
+	if !later {
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			now(t, act)
+		}}
+	}
+	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) { // its own closure: a small frame
+		if pre != nil {
+			pre(t, act)
+		}
+		sum := t.deferAdds(k)
+		if sum == nil {
+			now(t, act)
+			return
+		}
+		w := t.w
+		ri, rv := t.r[is*w:(is+1)*w], t.r[vals[0]*w:(vals[0]+1)*w]
+		// One word of sum for each of the buffer's.
+		n := uint64(len(sum))
+		if d := dense(act); d > 0 && !(signed && !wide) { // every lane: no list
+			if i0 := ri[0]; lin && i0 < n && uint64(d) <= n-i0 {
+				// Consecutive words, all in range.
+				addTo32(sum[i0:i0+uint64(d)], rv)
+				return
+			}
+			ri, rv := ri[:d], rv[:d]
+			for l, i := range ri {
+				if i >= n {
+					t.fault(int32(l), label, i, n)
+					continue // not reached: a fault unwinds
+				}
+				sum[i] += uint32(rv[l])
+			}
+			return
+		}
+		for _, l := range act {
+			i := ri[l]
+			if signed && !wide {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= n {
+				t.fault(l, label, i, n)
+			}
+			sum[i] += uint32(rv[l]) // the old value is not read
 		}
 	}}
 }
