@@ -127,6 +127,7 @@ type laneProg struct {
 	uniL   int         // loops whose condition one lane decides (tests)
 	monoIf int         // ifs a batch's ends may decide (monoCond; tests)
 	substs int         // locals compiled as their value at their read (substOf; tests)
+	marks  bool        // a break, continue or return: lane statuses to clear per batch (else all stay stRun)
 }
 
 // laneConst is a slot holding the same value in every lane: a literal
@@ -583,13 +584,16 @@ func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 	case *ir.Loop:
 		return lc.loop(nil, s.Body, nil)
 	case *ir.Break:
+		lc.p.marks = true
 		return mark(stBrk)
 	case *ir.Continue:
+		lc.p.marks = true
 		return mark(stCont)
 	case *ir.Return:
 		if s.Value != nil {
 			noLanes("a kernel returning a value")
 		}
+		lc.p.marks = true
 		return mark(stRet)
 	case *ir.Assign:
 		return lc.assign(s)
@@ -2680,7 +2684,9 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				}
 			}
 		}
-		clear(t.st[:hi])
+		if lp.marks {
+			clear(t.st[:hi])
+		}
 		for _, r := range lp.locals {
 			for sl := r[0]; sl < r[1]; sl++ {
 				clear(t.r[sl*w : sl*w+hi])
