@@ -154,3 +154,22 @@ func addAtMasked(m, ri []uint64, c, mask uint64) int {
 	}
 	return len(ri)
 }
+
+// addAtMaskedWords adds c to the 32-bit elements of m at indices
+// words[j] & mask, every one of them in m (mask < len(m)).
+func addAtMaskedWords(m []uint64, words []uint32, c, mask uint64) {
+	m = m[:mask+1]
+	for len(words) >= 4 {
+		r := (*[4]uint32)(words)
+		i0, i1, i2, i3 := uint64(r[0])&mask, uint64(r[1])&mask, uint64(r[2])&mask, uint64(r[3])&mask
+		m[i0] = uint64(uint32(m[i0] + c))
+		m[i1] = uint64(uint32(m[i1] + c))
+		m[i2] = uint64(uint32(m[i2] + c))
+		m[i3] = uint64(uint32(m[i3] + c))
+		words = words[4:]
+	}
+	for _, v := range words {
+		i := uint64(v) & mask
+		m[i] = uint64(uint32(m[i] + c))
+	}
+}

@@ -312,3 +312,77 @@ func TestLaneSubstitution(t *testing.T) {
 		require.Zero(t, ns, name)
 	}
 }
+
+// TestLaneBinnedWords: a shared atomic add at in[id] % 2^k (a histogram's
+// binning) reads the run of words itself where the whole run is in the
+// buffer and every masked index in the array; where the run passes the
+// buffer's end it falls back to the load, which faults at the first lane
+// past it as the per-thread engine does; an array shorter than the mask
+// checks each index.
+func TestLaneBinnedWords(t *testing.T) {
+	d := openPlain(t)
+	s := stream(t, d, device.StreamCompute)
+	for _, bins := range []int{16, 12} { // 12: x % 16 may pass the array
+		f, err := dsl.Kernel1D(64, func(k *dsl.K, in, out dsl.Buf[dsl.U32]) {
+			sh := dsl.NewShared[dsl.U32](k, bins)
+			tid, i := k.ThreadID().X(), k.DispatchID().X()
+			w := in.Read(i)
+			sh.Atomic(ir.OpAtomicAdd, w.Rem(dsl.U(16)), dsl.U(1))
+			k.Barrier()
+			out.Write(i, sh.Read(tid.Rem(dsl.U(uint32(bins)))))
+		}, "in", "out")
+		require.NoError(t, err)
+		pt, ln := bothEngines(t, d, f)
+		const n = 64 * 5
+		in := make([]uint32, n)
+		for i := range in {
+			in[i] = uint32(i*2654435761) >> 9
+			if bins == 12 {
+				in[i] %= 12 // in range
+			}
+		}
+		var outs [2][]uint32
+		for e, k := range []*device.Kernel{pt, ln} {
+			bi, o := newBuf(t, d, in), newBuf(t, d, make([]uint32, n))
+			outs[e] = make([]uint32, n)
+			require.NoError(t, s.Submit(k.Dispatch([3]uint32{n}, bi, o), o.Download(outs[e])))
+			require.NoError(t, s.Synchronize(ctxT(t)))
+		}
+		want := make([]uint32, n)
+		for b0 := 0; b0 < n; b0 += 64 {
+			sh := make([]uint32, bins)
+			for _, v := range in[b0 : b0+64] {
+				sh[v%16]++
+			}
+			for j := range 64 {
+				want[b0+j] = sh[j%bins]
+			}
+		}
+		require.Equal(t, want, outs[0], "per-thread engine, %d bins", bins)
+		require.Equal(t, want, outs[1], "lane engine, %d bins", bins)
+
+		// A buffer of 40 words under a block of 64 (one block: its first
+		// fault is the thread's); with 12 bins, a word of 13 at lane 7 of
+		// a whole buffer.
+		short := append([]uint32(nil), in[:40]...)
+		wantErr := "argument 0 (in): index 40 out of range [0, 40)"
+		tid := uint32(40)
+		if bins == 12 {
+			short = append([]uint32(nil), in[:64]...)
+			short[7] = 13
+			wantErr, tid = "shared variable shared1: index 13 out of range [0, 12)", 7
+		}
+		var errs [2]error
+		for e, k := range []*device.Kernel{pt, ln} {
+			bi, o := newBuf(t, d, short), newBuf(t, d, make([]uint32, 64))
+			require.NoError(t, s.Submit(k.Dispatch([3]uint32{64}, bi, o)))
+			errs[e] = s.Synchronize(ctxT(t))
+			require.ErrorIs(t, errs[e], device.ErrInvalidArgument)
+		}
+		var kf *device.KernelFault
+		require.ErrorAs(t, errs[1], &kf)
+		require.Equal(t, [3]uint32{tid, 0, 0}, kf.Thread, "%d bins", bins)
+		require.Contains(t, errs[1].Error(), wantErr)
+		require.Equal(t, errs[0].Error(), errs[1].Error())
+	}
+}

@@ -109,7 +109,11 @@ type selem struct {
 	// of it (sharedElemOf): the access masks it, one loop the fewer.
 	mk   bool
 	mask uint64
-	what site
+	// wk >= 0: x is buffer argument wk's 32-bit word at the x id held in
+	// slot wid (linID), which an access on a dense batch may read itself
+	// from the run of words, without x's pass.
+	wk, wid int
+	what    site
 }
 
 // run is, on a dense batch of d lanes whose indices ri are consecutive,
@@ -147,7 +151,20 @@ func (lc *laneCompiler) sharedElemOf(e ir.Expr, masked bool) (selem, bool) {
 	if b, isBin := ix.I.(*ir.Binary); masked && isBin && b.Op == ir.Rem && b.T == ir.TU32 && b.X.Type() == ir.TU32 {
 		if l, isLit := b.Y.(*ir.Literal); isLit {
 			if d := ir.Truncate(l.Bits, l.T); d != 0 && d&(d-1) == 0 {
-				return selem{k: k, idx: lc.scalar(b.X, -1), n: uint64(xt.Len()), mk: true, mask: d - 1, what: what}, true
+				se := selem{k: k, n: uint64(xt.Len()), mk: true, mask: d - 1, wk: -1, what: what}
+				x := b.X
+				if r, isRef := x.(*ir.Ref); isRef {
+					if sv, sub := lc.subst[r.Var]; sub {
+						x = sv.e
+					}
+				}
+				if ld, isIx := x.(*ir.Index); isIx && fusableLoad(ld) && ld.T == ir.TU32 && lc.linID(ld.I) {
+					if id := lc.expr(ld.I, -1); id.eval == nil {
+						se.wk, se.wid = lc.c.params[ld.X.(*ir.Ref).Var], id.slot
+					}
+				}
+				se.idx = lc.scalar(b.X, -1)
+				return se, true
 			}
 		}
 	}
@@ -155,6 +172,7 @@ func (lc *laneCompiler) sharedElemOf(e ir.Expr, masked bool) (selem, bool) {
 		k: k, idx: lc.scalar(ix.I, -1), n: uint64(xt.Len()),
 		ext:  it.Kind() == ir.KindInt && it.Bits() == 32,
 		lin:  lc.linID(ix.I),
+		wk:   -1,
 		what: what,
 	}, true
 }
@@ -331,13 +349,26 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 	}
 	add32 := e.Op == ir.OpAtomicAdd && (pt == ir.TU32 || pt == ir.TI32)
 	if se, ok := lc.sharedElemOf(e.Args[0], add32); ok && add32 { // the commonest (a histogram's bins)
-		pre, is, vs, o := seq(append(evs, se.idx.eval)...), se.idx.slot, vals[0], lc.out(dst)
+		ops, iev, is, vs, o := seq(evs...), se.idx.eval, se.idx.slot, vals[0], lc.out(dst)
 		konst := drop && lc.isConst(vs) // the same addend in every lane, old values unread
+		words := konst && se.wk >= 0 && se.mask < se.n
 		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
-			if pre != nil {
-				pre(t, act)
+			if ops != nil { // the operands, then the index
+				ops(t, act)
 			}
 			w := t.w
+			if d := dense(act); words && d > 0 {
+				// The index's words read in this loop: every one in its
+				// buffer, every masked index in the array, so nothing faults.
+				i0 := t.r[se.wid*w]
+				if u := words32(t.run.bufs[se.wk]); u != nil && i0 < uint64(len(u)) && uint64(d) <= uint64(len(u))-i0 {
+					addAtMaskedWords(t.shared[se.k][:se.n], u[i0:i0+uint64(d)], t.r[vs*w], se.mask)
+					return
+				}
+			}
+			if iev != nil {
+				iev(t, act)
+			}
 			m, ri, rv, ro := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[vs*w:(vs+1)*w], t.r[o*w:(o+1)*w]
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
 				m := m[:se.n] // the array itself: its leaves are its elements
