@@ -734,10 +734,7 @@ func (fu *fuser) load(e *ir.Index) fop {
 			// The same word in every lane: read once (the first lane
 			// faults, as it would first), then broadcast.
 			at := t.elemAt(act[0], ri[0], signed, b, 4, label)
-			v := uint64(binary.LittleEndian.Uint32(b[at:]))
-			for j := range ro {
-				ro[j] = v
-			}
+			fill64(ro, uint64(binary.LittleEndian.Uint32(b[at:])))
 			return
 		}
 		if u := words32(b); u != nil {

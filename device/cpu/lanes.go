@@ -1079,9 +1079,7 @@ func (lc *laneCompiler) loadWords(ix *ir.Index) lex {
 				v := uint64(binary.LittleEndian.Uint32(b[at+uint64(off):]))
 				row := t.r[(o+j)*w : (o+j+1)*w]
 				if d > 0 {
-					for l := range row[:d] {
-						row[l] = v
-					}
+					fill64(row[:d], v)
 					continue
 				}
 				for _, l := range act {
@@ -2526,10 +2524,7 @@ func (p *program) fill(t *lth, n int) {
 		if c.get != nil {
 			v = c.get(t.run)
 		}
-		row := t.r[c.slot*w+t.ready : c.slot*w+n]
-		for i := range row {
-			row[i] = v
-		}
+		fill64(t.r[c.slot*w+t.ready:c.slot*w+n], v)
 	}
 	t.ready = n
 }

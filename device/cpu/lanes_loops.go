@@ -173,3 +173,15 @@ func addAtMaskedWords(m []uint64, words []uint32, c, mask uint64) {
 		m[i] = uint64(uint32(m[i] + c))
 	}
 }
+
+// fill64 writes v into every element of row, eight a step.
+func fill64(row []uint64, v uint64) {
+	for len(row) >= 8 {
+		r := (*[8]uint64)(row)
+		r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] = v, v, v, v, v, v, v, v
+		row = row[8:]
+	}
+	for j := range row {
+		row[j] = v
+	}
+}
