@@ -70,3 +70,23 @@ func LaneUniformLoops(f *ir.Function) (int, error) {
 	}
 	return p.lanes.uniL, nil
 }
+
+// LaneEndsDecided is the number of ifs of kernel f whose condition (the x
+// id against a uniform) a batch's first and last lanes may decide.
+func LaneEndsDecided(f *ir.Function) (int, error) {
+	p, err := compileKernel(f, false, false)
+	if err != nil || p.lanes == nil {
+		return 0, err
+	}
+	return p.lanes.monoIf, nil
+}
+
+// LaneSubstituted is the number of locals kernel f's lane program compiles
+// as their value where the next statement reads them.
+func LaneSubstituted(f *ir.Function) (int, error) {
+	p, err := compileKernel(f, false, false)
+	if err != nil || p.lanes == nil {
+		return 0, err
+	}
+	return p.lanes.substs, nil
+}

@@ -137,6 +137,9 @@ func (lc *laneCompiler) fusable(e ir.Expr) bool {
 		return false
 	}
 	switch e := e.(type) {
+	case *ir.Ref:
+		sv, ok := lc.subst[e.Var] // a local compiled as its value (substOf)
+		return ok && lc.fusable(sv.e)
 	case *ir.Binary:
 		return e.Op != ir.LogicAnd && e.Op != ir.LogicOr && val32(e.T) && val32(e.X.Type()) && val32(e.Y.Type())
 	case *ir.Unary:
@@ -219,6 +222,11 @@ func fusableLoad(e *ir.Index) bool {
 
 // fusedNodes counts the fused nodes of the tree under e.
 func (lc *laneCompiler) fusedNodes(e ir.Expr) int {
+	if r, ok := e.(*ir.Ref); ok {
+		if sv, ok := lc.subst[r.Var]; ok {
+			return lc.fusedNodes(sv.e)
+		}
+	}
 	if !lc.fusable(e) {
 		return 0
 	}
@@ -420,6 +428,11 @@ func (fu *fuser) op(e ir.Expr) []fop {
 	var args []ir.Expr
 	var k kern
 	switch e := e.(type) {
+	case *ir.Ref:
+		sv := lc.subst[e.Var]
+		var o []fop
+		sv.at(lc, func() { o = fu.comps(sv.e) })
+		return o
 	case *ir.Index:
 		if i, ok := vecComp(e); ok {
 			return []fop{fu.comps(e.X)[i]}
@@ -626,12 +639,7 @@ func pow2Kern(e *ir.Binary) kern {
 	}
 	if e.Op == ir.Rem {
 		mask := uint64(d - 1)
-		return func(_ *lth, _ []int32, x, _, _, o []uint64) {
-			x = x[:len(o)]
-			for j := range o {
-				o[j] = x[j] & mask
-			}
-		}
+		return func(_ *lth, _ []int32, x, _, _, o []uint64) { andTo(o, x, mask) }
 	}
 	sh := uint(bits.TrailingZeros32(d))
 	return func(_ *lth, _ []int32, x, _, _, o []uint64) {
@@ -726,18 +734,13 @@ func (fu *fuser) load(e *ir.Index) fop {
 			// The same word in every lane: read once (the first lane
 			// faults, as it would first), then broadcast.
 			at := t.elemAt(act[0], ri[0], signed, b, 4, label)
-			v := uint64(binary.LittleEndian.Uint32(b[at:]))
-			for j := range ro {
-				ro[j] = v
-			}
+			fill64(ro, uint64(binary.LittleEndian.Uint32(b[at:])))
 			return
 		}
 		if u := words32(b); u != nil {
 			if dn && idx.lin {
 				if i0, ok := run(ri, signed, len(u)); ok {
-					for j, v := range u[i0 : i0+uint64(n)] {
-						ro[j] = uint64(v)
-					}
+					widen32(ro, u[i0:i0+uint64(n)])
 					return
 				}
 			}
@@ -787,9 +790,7 @@ func (lc *laneCompiler) fuseStore(ix *ir.Index, src ir.Expr) lstmt {
 		if u := words32(b); u != nil {
 			if dn && idx.lin {
 				if i0, ok := run(ri, signed, len(u)); ok {
-					for j, v := range rv {
-						u[i0+uint64(j)] = uint32(v)
-					}
+					narrow32(u[i0:i0+uint64(n)], rv)
 					return act
 				}
 			}

@@ -69,6 +69,10 @@ type lth struct {
 	// body marked none has every lane still in it.
 	marked int
 	ready  int // lanes whose constant slots hold the launch's values (fill)
+	// tidAt-1 is the lin0 of the batch whose thread ids the rows hold for
+	// all tidN lanes (0: none).
+	tidAt  uint32
+	tidN   int
 	sum    []float64
 	shared [][]uint64 // the block's shared variables, leaves as the per-thread engine's
 	adds   [][]uint32 // per buffer argument: the worker's atomic adds not yet made (deferAdds)
@@ -121,6 +125,9 @@ type laneProg struct {
 	bids   int         // BlockID's, or -1
 	fusedV int         // vector nodes fused component by component (tests)
 	uniL   int         // loops whose condition one lane decides (tests)
+	monoIf int         // ifs a batch's ends may decide (monoCond; tests)
+	substs int         // locals compiled as their value at their read (substOf; tests)
+	marks  bool        // a break, continue or return: lane statuses to clear per batch (else all stay stRun)
 }
 
 // laneConst is a slot holding the same value in every lane: a literal
@@ -152,6 +159,19 @@ type laneCompiler struct {
 	// addOnly is the buffer arguments the kernel only adds to atomically,
 	// not reading the old values (a histogram's bins).
 	addOnly map[*ir.Var]bool
+	// unread is the locals no expression reads: a batch does not zero them.
+	unread map[*ir.Var]bool
+	// first and once: the locals assigned whole before any mention in the
+	// kernel body itself (assignedFirst), and those assigned only once.
+	first, once map[*ir.Var]bool
+	// refs counts the expressions reading each variable; subst is the
+	// locals compiled as their value at their one read (substOf).
+	refs  map[*ir.Var]int
+	subst map[*ir.Var]substVal
+	// discard says the atomic being compiled is the whole of a statement
+	// whose old value goes nowhere (a statement of its own, or an unread
+	// local's assignment): the atomic need not write it.
+	discard bool
 }
 
 // compileLanes compiles f for the lane engine, or returns nil (and what it
@@ -200,15 +220,19 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		}
 	}
 	first := assignedFirst(f)
+	lc.first, lc.once = first, assignedOnce(f)
+	lc.unread = unreadLocals(f)
+	lc.refs, lc.subst = refCounts(f), map[*ir.Var]substVal{}
 	for _, l := range f.Locals {
-		n := ir.Leaves(l.Type)
-		o := lc.tmp(n)
-		lc.slots[l] = o
-		if !first[l] {
-			lc.p.locals = append(lc.p.locals, [2]int{o, o + n})
-		}
+		lc.slots[l] = lc.tmp(ir.Leaves(l.Type))
 	}
 	lc.p.body = lc.block(f.Body)
+	for _, l := range f.Locals {
+		if _, sub := lc.subst[l]; !first[l] && !lc.unread[l] && !sub { // a substituted local is neither written nor read
+			o := lc.slots[l]
+			lc.p.locals = append(lc.p.locals, [2]int{o, o + ir.Leaves(l.Type)})
+		}
+	}
 	b := f.BlockSize
 	for i := range threads {
 		lc.p.tid[0] = append(lc.p.tid[0], i%b[0])
@@ -216,6 +240,198 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		lc.p.tid[2] = append(lc.p.tid[2], i/(b[0]*b[1]))
 	}
 	return lc.p, ""
+}
+
+// substVal is a local's value compiled at its read (substOf), and the
+// position of its assignment, which its faults name.
+type substVal struct {
+	e   ir.Expr
+	pos string
+}
+
+// at compiles f under the assignment's position.
+func (sv substVal) at(lc *laneCompiler, f func()) {
+	outer := lc.c.pos
+	lc.c.pos = sv.pos
+	defer func() { lc.c.pos = outer }()
+	f()
+}
+
+// refCounts is the number of expressions of f reading each variable.
+func refCounts(f *ir.Function) map[*ir.Var]int {
+	n := map[*ir.Var]int{}
+	walkStmts(f.Body, func(ir.Stmt) {}, func(e ir.Expr) {
+		if r, ok := e.(*ir.Ref); ok {
+			n[r.Var]++
+		}
+	})
+	return n
+}
+
+// substOf is, where statement s assigns a local that next, the statement
+// after it in the same block, reads and nothing else does, the local and
+// its value: the value is then compiled at the read, as part of next's
+// tree (a DSL temporary of a load feeding an atomic or a store: one pass
+// less, and the load fused into its user). The value is computed for the
+// same lanes (s leaves none), before next has any effect (a statement's
+// operands run on every lane before its store or atomic), from the same
+// memory (nothing runs between); where next can fault only after its
+// operands (nothing in it but the value can), the first fault is the same.
+// nil where not.
+func (lc *laneCompiler) substOf(s, next ir.Stmt) (*ir.Var, ir.Expr) {
+	a, ok := s.(*ir.Assign)
+	if !ok {
+		return nil, nil
+	}
+	r, ok := a.Dst.(*ir.Ref)
+	if !ok || r.Var.Kind != ir.VarLocal || !is32(r.Var.Type) || lc.refs[r.Var] != 1 || !lc.once[r.Var] || !valueOnly(a.Src) {
+		return nil, nil
+	}
+	v := r.Var
+	found := false
+	ok = true
+	check := func(e ir.Expr) { // next's operands: v's read, or what cannot fault
+		var walk func(e ir.Expr)
+		walk = func(e ir.Expr) {
+			if x, isRef := e.(*ir.Ref); isRef && x.Var == v {
+				found = true
+				return
+			}
+			if !noFault(e) {
+				ok = false
+				return
+			}
+			for _, ch := range children(e) {
+				walk(ch)
+			}
+		}
+		walk(e)
+	}
+	place := func(p ir.Expr) bool { // a buffer's or shared variable's element
+		ix, isIx := p.(*ir.Index)
+		if !isIx {
+			return false
+		}
+		root, isRef := ix.X.(*ir.Ref)
+		if !isRef || (root.Var.Kind != ir.VarShared && root.Var.Type.Kind() != ir.KindBuffer) {
+			return false
+		}
+		check(ix.I)
+		return true
+	}
+	effect := func(e ir.Expr) { // an atomic on a place, or a value
+		if c, isCall := e.(*ir.Call); isCall && c.Func == nil && isAtomicOp(c.Op) {
+			if !place(c.Args[0]) {
+				ok = false
+			}
+			for _, x := range c.Args[1:] {
+				check(x)
+			}
+			return
+		}
+		check(e)
+	}
+	switch n := next.(type) {
+	case *ir.Assign:
+		if d, isRef := n.Dst.(*ir.Ref); isRef && d.Var.Kind == ir.VarLocal {
+			effect(n.Src)
+		} else if place(n.Dst) {
+			check(n.Src)
+		} else {
+			return nil, nil
+		}
+	case *ir.ExprStmt:
+		c, isCall := n.X.(*ir.Call)
+		if !isCall || c.Func != nil || !isAtomicOp(c.Op) {
+			return nil, nil
+		}
+		effect(n.X)
+	default:
+		return nil, nil
+	}
+	if !ok || !found {
+		return nil, nil
+	}
+	return v, a.Src
+}
+
+// valueOnly says whether e computes a value from loads, locals, uniforms
+// and arithmetic alone: no atomic, call or other effect.
+func valueOnly(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.Literal, *ir.Ref, *ir.Binary, *ir.Unary, *ir.Cast, *ir.Swizzle, *ir.Index:
+	case *ir.Call:
+		if x.Func != nil || x.Op != ir.OpSelect && x.Op != ir.OpBufferSize {
+			return false
+		}
+	default:
+		return false
+	}
+	for _, ch := range children(e) {
+		if !valueOnly(ch) {
+			return false
+		}
+	}
+	return true
+}
+
+// noFault says whether node e cannot fault by itself (its children
+// aside): no load, no integer division but by a nonzero literal.
+func noFault(e ir.Expr) bool {
+	switch x := e.(type) {
+	case *ir.Literal, *ir.Ref, *ir.Unary, *ir.Cast, *ir.Swizzle:
+		return true
+	case *ir.Binary:
+		if (x.Op == ir.Div || x.Op == ir.Rem) && x.T.IsInteger() {
+			l, isLit := x.Y.(*ir.Literal)
+			return isLit && ir.Truncate(l.Bits, l.T) != 0
+		}
+		return true
+	case *ir.Index:
+		_, ok := vecComp(x)
+		return ok
+	case *ir.Call:
+		return x.Func == nil && (x.Op == ir.OpSelect || x.Op == ir.OpBufferSize)
+	}
+	return false
+}
+
+// assignedOnce is the locals of f that one assignment writes (whole or in
+// part) and no other.
+func assignedOnce(f *ir.Function) map[*ir.Var]bool {
+	n := map[*ir.Var]int{}
+	walkStmts(f.Body, func(s ir.Stmt) {
+		if a, ok := s.(*ir.Assign); ok {
+			if v := ir.PlaceRoot(a.Dst); v != nil {
+				n[v]++
+			}
+		}
+	}, func(ir.Expr) {})
+	out := map[*ir.Var]bool{}
+	for v, c := range n {
+		if c == 1 {
+			out[v] = true
+		}
+	}
+	return out
+}
+
+// unreadLocals is the locals of f that no expression reads (an atomic's
+// old value kept in a DSL temporary): what they hold never matters.
+func unreadLocals(f *ir.Function) map[*ir.Var]bool {
+	read := map[*ir.Var]bool{}
+	walkStmts(f.Body, func(ir.Stmt) {}, func(e ir.Expr) {
+		if r, ok := e.(*ir.Ref); ok {
+			read[r.Var] = true
+		}
+	})
+	out := map[*ir.Var]bool{}
+	for _, l := range f.Locals {
+		if !read[l] {
+			out[l] = true
+		}
+	}
+	return out
 }
 
 // assignedFirst is the locals of f whose first mention is an assignment of
@@ -289,13 +505,29 @@ func (lc *laneCompiler) block(b *ir.Block) lstmt {
 	var fns []lstmt
 	if b != nil {
 		var prev ir.Stmt
+		var stmts []ir.Stmt
 		for _, s := range b.Stmts {
-			if _, ok := s.(*ir.Comment); ok {
-				continue
+			if _, ok := s.(*ir.Comment); !ok {
+				stmts = append(stmts, s)
 			}
+		}
+		for i, s := range stmts {
 			lc.prev = prev
-			fns = append(fns, lc.stmt(s))
 			prev = s
+			if i+1 < len(stmts) {
+				if v, e := lc.substOf(s, stmts[i+1]); v != nil {
+					pos := ir.StmtPos(s)
+					if pos == "" {
+						pos = lc.c.pos
+					}
+					lc.subst[v] = substVal{e, pos} // compiled where the next statement reads it
+					lc.p.substs++
+					continue
+				}
+			}
+			if f := lc.stmt(s); f != nil { // nil: nothing to run
+				fns = append(fns, f)
+			}
 		}
 	}
 	switch len(fns) {
@@ -352,13 +584,16 @@ func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 	case *ir.Loop:
 		return lc.loop(nil, s.Body, nil)
 	case *ir.Break:
+		lc.p.marks = true
 		return mark(stBrk)
 	case *ir.Continue:
+		lc.p.marks = true
 		return mark(stCont)
 	case *ir.Return:
 		if s.Value != nil {
 			noLanes("a kernel returning a value")
 		}
+		lc.p.marks = true
 		return mark(stRet)
 	case *ir.Assign:
 		return lc.assign(s)
@@ -366,10 +601,14 @@ func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 		if c, ok := s.X.(*ir.Call); ok && c.Func == nil && c.Op == ir.OpBarrier {
 			// The batch is the block, and the barrier is in uniform control
 			// flow (compileLanes): every lane has done what comes before.
-			return func(_ *lth, act []int32) []int32 { return act }
+			return nil
 		}
 		// A call for its effect (an atomic whose old value goes unused).
+		if c, ok := s.X.(*ir.Call); ok && c.Func == nil && isAtomicOp(c.Op) {
+			lc.discard = true
+		}
 		ev := lc.expr(s.X, -1).eval
+		lc.discard = false
 		return func(t *lth, act []int32) []int32 {
 			if ev != nil {
 				ev(t, act)
@@ -386,9 +625,24 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 	then, els := lc.block(s.Then), lc.block(s.Else)
 	a, b, m := lc.newList(), lc.newList(), lc.newList()
 	ev, cs := cond.eval, cond.slot
+	mono := lc.monoCond(s.Cond)
+	if mono != nil {
+		lc.p.monoIf++
+	}
 	if s.Else == nil || len(s.Else.Stmts) == 0 {
 		// No else: only the lanes that take the branch are listed.
 		return func(t *lth, act []int32) []int32 {
+			if mono != nil {
+				switch mono(t, act) {
+				case 0:
+					return act
+				case 1:
+					if len(then(t, act)) == len(act) {
+						return act
+					}
+					return t.running(m, act)
+				}
+			}
 			if ev != nil {
 				ev(t, act)
 			}
@@ -414,6 +668,20 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 		}
 	}
 	return func(t *lth, act []int32) []int32 {
+		if mono != nil {
+			switch mono(t, act) {
+			case 0:
+				if len(els(t, act)) == len(act) {
+					return act
+				}
+				return t.running(m, act)
+			case 1:
+				if len(then(t, act)) == len(act) {
+					return act
+				}
+				return t.running(m, act)
+			}
+		}
 		if ev != nil {
 			ev(t, act)
 		}
@@ -440,6 +708,104 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 			return act
 		}
 		return t.running(m, act) // the lanes going on
+	}
+}
+
+// linID says whether x is the x component of the dispatch or thread id of
+// a one-dimensional block, read from its row: lane l of a batch holds lane
+// 0's value plus l (ids do not wrap), so on a dense batch the lanes' values
+// are consecutive.
+func (lc *laneCompiler) linID(x ir.Expr) bool {
+	sw, ok := x.(*ir.Swizzle)
+	if !ok || !lc.linear || len(sw.Comps) != 1 || sw.Comps[0] != 0 {
+		return false
+	}
+	r, ok := sw.X.(*ir.Ref)
+	if !ok || r.Var.Kind != ir.VarBuiltin || (r.Var.Builtin != ir.DispatchID && r.Var.Builtin != ir.ThreadID) {
+		return false
+	}
+	_, h := lc.hoisted[sw.X]
+	return !h
+}
+
+// monoCond is, for a condition comparing the x id of a one-dimensional
+// block (dispatch or thread id) with a value the same in every lane (a
+// bounds check: i < n), what decides it for a batch from its first and last
+// lanes: a lane list is in lane order, so its ids increase and the
+// comparison, monotone in the id, holds for every lane (1) or none (0) when
+// it is the same at both ends; -1 otherwise (each lane's then computed).
+// nil where the condition is not of that shape. Nothing in it can fault.
+func (lc *laneCompiler) monoCond(e ir.Expr) func(t *lth, act []int32) int {
+	b, ok := e.(*ir.Binary)
+	if !ok || !lc.linear || b.X.Type() != ir.TU32 || b.Y.Type() != ir.TU32 {
+		return nil
+	}
+	op := b.Op
+	var cmp func(x, y uint32) bool
+	idLeaf := func(x ir.Expr) (int, bool) {
+		if !lc.linID(x) {
+			return 0, false
+		}
+		l := lc.expr(x, -1)
+		return l.slot, l.eval == nil
+	}
+	uni := func(y ir.Expr) (int, bool) {
+		if !lc.uniform.expr(y) {
+			return 0, false
+		}
+		switch y.(type) {
+		case *ir.Ref, *ir.Literal:
+		default:
+			return 0, false
+		}
+		l := lc.expr(y, -1)
+		return l.slot, l.eval == nil && l.n == 1
+	}
+	xs, okx := idLeaf(b.X)
+	ys, oky := uni(b.Y)
+	if !okx || !oky {
+		// n > i: the id on the right.
+		if xs, okx = idLeaf(b.Y); !okx {
+			return nil
+		}
+		if ys, oky = uni(b.X); !oky {
+			return nil
+		}
+		switch op {
+		case ir.Lt:
+			op = ir.Gt
+		case ir.Le:
+			op = ir.Ge
+		case ir.Gt:
+			op = ir.Lt
+		case ir.Ge:
+			op = ir.Le
+		}
+	}
+	switch op {
+	case ir.Lt:
+		cmp = func(x, y uint32) bool { return x < y }
+	case ir.Le:
+		cmp = func(x, y uint32) bool { return x <= y }
+	case ir.Gt:
+		cmp = func(x, y uint32) bool { return x > y }
+	case ir.Ge:
+		cmp = func(x, y uint32) bool { return x >= y }
+	default:
+		return nil
+	}
+	return func(t *lth, act []int32) int {
+		w := t.w
+		l0, l1 := act[0], act[len(act)-1]
+		y := uint32(t.r[ys*w+int(l0)])
+		c0, c1 := cmp(uint32(t.r[xs*w+int(l0)]), y), cmp(uint32(t.r[xs*w+int(l1)]), y)
+		switch {
+		case c0 != c1:
+			return -1
+		case c0:
+			return 1
+		}
+		return 0
 	}
 }
 
@@ -585,11 +951,23 @@ func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
 	if b, ok := s.Src.(*ir.Binary); n == 1 || ok && b.X.Type().Kind() == ir.KindVector {
 		dst = d // the operation writes the variable itself
 	}
+	if c, ok := s.Src.(*ir.Call); ok && c.Func == nil && lc.unread[r.Var] && isAtomicOp(c.Op) {
+		lc.discard = true // cleared by the atomic, before its operands
+	}
 	src := lc.expr(s.Src, dst)
+	lc.discard = false
 	if src.n != n {
 		noLanes("assignment of %d leaves to %d", src.n, n)
 	}
 	ev, so := src.eval, src.slot
+	if ev == nil && n == 1 && lc.first[r.Var] && lc.once[r.Var] && lc.isConst(so) {
+		// The kernel's one assignment of the variable, before any mention
+		// of it, of a value the same in every lane all the dispatch (a
+		// buffer's length, a uniform, a literal): the variable is that
+		// constant slot, and nothing is copied.
+		lc.slots[r.Var] = so
+		return nil
+	}
 	if so == d {
 		return func(t *lth, act []int32) []int32 {
 			if ev != nil {
@@ -701,9 +1079,7 @@ func (lc *laneCompiler) loadWords(ix *ir.Index) lex {
 				v := uint64(binary.LittleEndian.Uint32(b[at+uint64(off):]))
 				row := t.r[(o+j)*w : (o+j+1)*w]
 				if d > 0 {
-					for l := range row[:d] {
-						row[l] = v
-					}
+					fill64(row[:d], v)
 					continue
 				}
 				for _, l := range act {
@@ -830,6 +1206,11 @@ func (lc *laneCompiler) expr1(e ir.Expr, dst int) lex {
 	case *ir.Literal:
 		return lex{slot: lc.lit(ir.Truncate(e.Bits, e.T)), n: 1}
 	case *ir.Ref:
+		if sv, ok := lc.subst[e.Var]; ok {
+			var x lex
+			sv.at(lc, func() { x = lc.expr(sv.e, dst) })
+			return x
+		}
 		return lc.ref(e.Var)
 	case *ir.Swizzle:
 		var mask uint8
@@ -1848,6 +2229,7 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 	if v := ir.PlaceRoot(e.Args[0]); v != nil && v.Kind == ir.VarShared {
 		return lc.sharedAtomic(e, dst)
 	}
+	lc.discard = false // the buffer's atomics write their old values regardless
 	ix, ok := e.Args[0].(*ir.Index)
 	if !ok || ix.X.Type().Kind() != ir.KindBuffer {
 		noLanes("%s on %T", e.Op, e.Args[0])
@@ -1873,41 +2255,13 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 	cas := e.Op == ir.OpAtomicCAS
 	add := e.Op == ir.OpAtomicAdd && ix.T.IsInteger()
 	later := add && lc.addOnly[v] // may be added up per worker (deferAdds)
+	lin := lc.linID(ix.I)
 	is, o := idx.slot, lc.out(dst)
-	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
-		if pre != nil {
-			pre(t, act)
-		}
+	now := func(t *lth, act []int32) { // the atomics made at once
 		w := t.w
 		b := t.run.bufs[k]
 		n := uint64(len(b)) / 4
 		ri, rv, ro := t.r[is*w:(is+1)*w], t.r[vals[0]*w:(vals[0]+1)*w], t.r[o*w:(o+1)*w]
-		if later {
-			if sum := t.deferAdds(k); sum != nil {
-				if d := dense(act); d > 0 && !(signed && !wide) { // every lane: no list
-					ri, rv := ri[:d], rv[:d]
-					for l, i := range ri {
-						if i >= uint64(len(sum)) { // sum has one word for each of the buffer's: n
-							t.fault(int32(l), label, i, n)
-							continue // not reached: a fault unwinds
-						}
-						sum[i] += uint32(rv[l])
-					}
-					return
-				}
-				for _, l := range act {
-					i := ri[l]
-					if signed && !wide {
-						i = uint64(int64(int32(uint32(i))))
-					}
-					if i >= n {
-						t.fault(l, label, i, n)
-					}
-					sum[i] += uint32(rv[l]) // the old value is not read
-				}
-				return
-			}
-		}
 		var rc []uint64
 		if cas {
 			rc, rv = rv, t.r[vals[1]*w:(vals[1]+1)*w]
@@ -1943,6 +2297,54 @@ func (lc *laneCompiler) atomic(e *ir.Call, dst int) lex {
 					}
 				}
 			}
+		}
+	}
+	if !later {
+		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
+			if pre != nil {
+				pre(t, act)
+			}
+			now(t, act)
+		}}
+	}
+	return lex{slot: o, n: 1, eval: func(t *lth, act []int32) { // its own closure: a small frame
+		if pre != nil {
+			pre(t, act)
+		}
+		sum := t.deferAdds(k)
+		if sum == nil {
+			now(t, act)
+			return
+		}
+		w := t.w
+		ri, rv := t.r[is*w:(is+1)*w], t.r[vals[0]*w:(vals[0]+1)*w]
+		// One word of sum for each of the buffer's.
+		n := uint64(len(sum))
+		if d := dense(act); d > 0 && !(signed && !wide) { // every lane: no list
+			if i0 := ri[0]; lin && i0 < n && uint64(d) <= n-i0 {
+				// Consecutive words, all in range.
+				addTo32(sum[i0:i0+uint64(d)], rv)
+				return
+			}
+			ri, rv := ri[:d], rv[:d]
+			for l, i := range ri {
+				if i >= n {
+					t.fault(int32(l), label, i, n)
+					continue // not reached: a fault unwinds
+				}
+				sum[i] += uint32(rv[l])
+			}
+			return
+		}
+		for _, l := range act {
+			i := ri[l]
+			if signed && !wide {
+				i = uint64(int64(int32(uint32(i))))
+			}
+			if i >= n {
+				t.fault(l, label, i, n)
+			}
+			sum[i] += uint32(rv[l]) // the old value is not read
 		}
 	}}
 }
@@ -2122,10 +2524,7 @@ func (p *program) fill(t *lth, n int) {
 		if c.get != nil {
 			v = c.get(t.run)
 		}
-		row := t.r[c.slot*w+t.ready : c.slot*w+n]
-		for i := range row {
-			row[i] = v
-		}
+		fill64(t.r[c.slot*w+t.ready:c.slot*w+n], v)
 	}
 	t.ready = n
 }
@@ -2136,8 +2535,32 @@ func (p *program) freeLanes(t *lth) {
 	p.lanePool.Put(t)
 }
 
+// laneBlocks runs blocks on lane state t until none is left, the dispatch
+// failed or the device stops. A fault ends the worker's part (as it would
+// end its loop), so one deferred recovery serves all its blocks.
+func (p *program) laneBlocks(e *execBlocks, l *launch, g [3]uint32, total uint64, t *lth) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, bid := p.block, t.bid
+			lin := t.lin0 + uint32(t.flane)
+			tid := [3]uint32{lin % b[0], lin / b[0] % b[1], lin / (b[0] * b[1])}
+			id := [3]uint32{bid[0]*b[0] + tid[0], bid[1]*b[1] + tid[1], bid[2]*b[2] + tid[2]}
+			p.fault(l, &th{tid: tid, bid: bid, id: id}, r)
+		}
+	}()
+	for !l.failed.Load() && !l.stop.Load() {
+		b := e.next.Add(1) - 1
+		if b >= total {
+			return
+		}
+		p.blockLanes(l, [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}, t)
+	}
+}
+
 // blockLanes runs the threads of a block in batches of lanes (one batch,
-// the whole block, where the kernel has barriers or shared memory).
+// the whole block, where the kernel has barriers or shared memory); a
+// fault panics to laneBlocks, with t.bid, t.lin0 and t.flane naming the
+// thread.
 func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 	lp := p.lanes
 	w := t.w
@@ -2148,13 +2571,6 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 	for _, s := range t.shared {
 		clear(s) // zero at each block, as on the per-thread engine
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			lin := t.lin0 + uint32(t.flane)
-			tid := [3]uint32{lin % b[0], lin / b[0] % b[1], lin / (b[0] * b[1])}
-			p.fault(l, &th{tid: tid, bid: bid, id: [3]uint32{base[0] + tid[0], base[1] + tid[1], base[2] + tid[2]}}, r)
-		}
-	}()
 	act := t.lists[lp.nlists*w : (lp.nlists+1)*w]
 	whole := true // every thread of the block is in the dispatch
 	for i := range 3 {
@@ -2165,30 +2581,35 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		t.lin0 = lin0
 		cnt := int(min(uint32(w), n-lin0))
 		bx, by, bz := tx[lin0:int(lin0)+cnt], ty[lin0:int(lin0)+cnt], tz[lin0:int(lin0)+cnt]
-		na := 0
+		// The running lanes: a run of t.all where they are (no statement
+		// writes into the list it is given), else listed in act.
+		var run []int32
 		if whole {
-			na = copy(act, t.all[:cnt])
+			run = t.all[:cnt]
 		} else if b[1] == 1 && b[2] == 1 {
 			// One-dimensional: the lanes below the dispatch's end, in one run.
 			end := max(uint64(l.size[0]), uint64(base[0])) - uint64(base[0])
 			if uint64(lin0) >= end {
 				break // and so are the later batches' lanes
 			}
-			na = copy(act, t.all[:min(uint64(cnt), end-uint64(lin0))])
+			run = t.all[:min(uint64(cnt), end-uint64(lin0))]
 		} else {
+			na := 0
 			for j := range cnt {
 				if uint64(base[0])+uint64(bx[j]) < uint64(l.size[0]) && uint64(base[1])+uint64(by[j]) < uint64(l.size[1]) && uint64(base[2])+uint64(bz[j]) < uint64(l.size[2]) {
 					act[na] = int32(j)
 					na++
 				}
 			}
+			run = act[:na]
 		}
+		na := len(run)
 		if na == 0 {
 			continue
 		}
 		// Only lanes below hi run: the slots of the others are not read (a
 		// one-thread dispatch fills and clears one lane, not a batch).
-		hi := int(act[na-1]) + 1
+		hi := int(run[na-1]) + 1
 		p.fill(t, hi)
 		if lp.bids >= 0 {
 			for i := range 3 {
@@ -2200,7 +2621,10 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 		}
 		// The ids of the running lanes only: the others are not read (a
 		// one-thread dispatch of a 256-thread block fills one lane, not 256).
-		if lp.ids >= 0 {
+		if lp.ids >= 0 && lp.idUse == 1 && na == cnt && b[0] == n {
+			// Of a 1-D block only the x id is read: the linear index.
+			iota64(t.r[lp.ids*w:lp.ids*w+cnt], uint64(base[0])+uint64(lin0))
+		} else if lp.ids >= 0 {
 			for i, src := range [3][]uint32{bx, by, bz} {
 				if lp.idUse&(1<<i) == 0 {
 					continue // not read
@@ -2209,10 +2633,7 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				if na == cnt {
 					switch {
 					case i == 0 && b[0] == n: // the x id of a 1-D block: the linear index
-						o += uint64(lin0)
-						for j := range row {
-							row[j] = o + uint64(j)
-						}
+						iota64(row, o+uint64(lin0))
 					case b[i] == 1:
 						for j := range row {
 							row[j] = o
@@ -2225,12 +2646,18 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 					}
 					continue
 				}
-				for _, j := range act[:na] {
+				for _, j := range run {
 					row[j] = o + uint64(src[j])
 				}
 			}
 		}
-		if lp.tids >= 0 {
+		// Thread ids depend on the batch's place in the block only: rows
+		// holding every lane's for this lin0 (nothing writes them) are kept.
+		if lp.tids >= 0 && (t.tidAt != lin0+1 || t.tidN != cnt) {
+			t.tidAt, t.tidN = 0, 0
+			if na == cnt {
+				t.tidAt, t.tidN = lin0+1, cnt
+			}
 			for i, src := range [3][]uint32{bx, by, bz} {
 				if lp.tidUse&(1<<i) == 0 {
 					continue
@@ -2238,10 +2665,7 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 				row := t.r[(lp.tids+i)*w : (lp.tids+i)*w+cnt]
 				if na == cnt {
 					if i == 0 && b[0] == n { // the x id of a 1-D block: the linear index
-						o := uint64(lin0)
-						for j := range row {
-							row[j] = o + uint64(j)
-						}
+						iota64(row, uint64(lin0))
 						continue
 					}
 					src := src[:len(row)]
@@ -2250,18 +2674,23 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 					}
 					continue
 				}
-				for _, j := range act[:na] {
+				for _, j := range run {
 					row[j] = uint64(src[j])
 				}
 			}
 		}
-		clear(t.st[:hi])
+		if lp.marks {
+			clear(t.st[:hi])
+		}
 		for _, r := range lp.locals {
 			for sl := r[0]; sl < r[1]; sl++ {
 				clear(t.r[sl*w : sl*w+hi])
 			}
 		}
 		t.flane = 0
-		lp.body(t, act[:na])
+		lp.body(t, run)
 	}
 }
+
+// isAtomicOp says whether op is an atomic read-modify-write.
+func isAtomicOp(op ir.Op) bool { return op >= ir.OpAtomicExchange && op <= ir.OpAtomicMax }

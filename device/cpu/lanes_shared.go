@@ -100,15 +100,39 @@ func (lc *laneCompiler) sharedAt(e ir.Expr) (k int, at lex) {
 // lane's offset first. A fault is the same (the first lane in the list whose
 // index is out of range); the shared memory it leaves is the failed block's.
 type selem struct {
-	k    int    // the variable
-	idx  lex    // the index
-	n    uint64 // the array's length
-	ext  bool   // an i32 index, sign-extended
-	what site
+	k   int    // the variable
+	idx lex    // the index
+	n   uint64 // the array's length
+	ext bool   // an i32 index, sign-extended
+	lin bool   // the index is consecutive on a dense batch (linID)
+	// mk: idx is x of an index x % 2^k, and mask 2^k-1 what makes the index
+	// of it (sharedElemOf): the access masks it, one loop the fewer.
+	mk   bool
+	mask uint64
+	// wk >= 0: x is buffer argument wk's 32-bit word at the x id held in
+	// slot wid (linID), which an access on a dense batch may read itself
+	// from the run of words, without x's pass.
+	wk, wid int
+	what    site
+}
+
+// run is, on a dense batch of d lanes whose indices ri are consecutive,
+// the first index where all d are in range; false where not (the lanes'
+// own checks then fault at the first out of range).
+func (s *selem) run(ri []uint64, d int) (uint64, bool) {
+	if !s.lin || s.ext {
+		return 0, false
+	}
+	i0 := ri[0]
+	return i0, i0 < s.n && uint64(d) <= s.n-i0
 }
 
 // sharedElem is e as an selem, where it is one.
-func (lc *laneCompiler) sharedElem(e ir.Expr) (selem, bool) {
+func (lc *laneCompiler) sharedElem(e ir.Expr) (selem, bool) { return lc.sharedElemOf(e, false) }
+
+// sharedElemOf is sharedElem; masked: an index u32 x % 2^k compiles x, for
+// the access to mask.
+func (lc *laneCompiler) sharedElemOf(e ir.Expr, masked bool) (selem, bool) {
 	ix, ok := e.(*ir.Index)
 	if !ok {
 		return selem{}, false
@@ -123,15 +147,41 @@ func (lc *laneCompiler) sharedElem(e ir.Expr) (selem, bool) {
 		!it.IsInteger() || (it.Bits() != 32 && it.Bits() != 64) {
 		return selem{}, false
 	}
+	what := site{ir.IndexName(ix), lc.c.pos}
+	if b, isBin := ix.I.(*ir.Binary); masked && isBin && b.Op == ir.Rem && b.T == ir.TU32 && b.X.Type() == ir.TU32 {
+		if l, isLit := b.Y.(*ir.Literal); isLit {
+			if d := ir.Truncate(l.Bits, l.T); d != 0 && d&(d-1) == 0 {
+				se := selem{k: k, n: uint64(xt.Len()), mk: true, mask: d - 1, wk: -1, what: what}
+				x := b.X
+				if r, isRef := x.(*ir.Ref); isRef {
+					if sv, sub := lc.subst[r.Var]; sub {
+						x = sv.e
+					}
+				}
+				if ld, isIx := x.(*ir.Index); isIx && fusableLoad(ld) && ld.T == ir.TU32 && lc.linID(ld.I) {
+					if id := lc.expr(ld.I, -1); id.eval == nil {
+						se.wk, se.wid = lc.c.params[ld.X.(*ir.Ref).Var], id.slot
+					}
+				}
+				se.idx = lc.scalar(b.X, -1)
+				return se, true
+			}
+		}
+	}
 	return selem{
 		k: k, idx: lc.scalar(ix.I, -1), n: uint64(xt.Len()),
 		ext:  it.Kind() == ir.KindInt && it.Bits() == 32,
-		what: site{ir.IndexName(ix), lc.c.pos},
+		lin:  lc.linID(ix.I),
+		wk:   -1,
+		what: what,
 	}, true
 }
 
 // at is lane l's checked element for index i.
 func (s *selem) at(t *lth, l int32, i uint64) uint64 {
+	if s.mk {
+		i &= s.mask
+	}
 	if s.ext {
 		i = uint64(int64(int32(uint32(i))))
 	}
@@ -152,6 +202,10 @@ func (lc *laneCompiler) sharedLoad(e ir.Expr, dst int) lex {
 			w := t.w
 			m, ri, ro := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[o*w:(o+1)*w]
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
+				if i0, ok := se.run(ri, d); ok { // consecutive elements
+					copy(ro[:d], m[i0:i0+uint64(d)])
+					return
+				}
 				ri, ro := ri[:d], ro[:d]
 				m := m[:se.n] // the array itself: its leaves are its elements
 				for l, i := range ri {
@@ -221,6 +275,10 @@ func (lc *laneCompiler) sharedStore(dst, src ir.Expr) lstmt {
 			w := t.w
 			m, ri, rv := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[vs*w:(vs+1)*w]
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
+				if i0, ok := se.run(ri, d); ok { // consecutive elements
+					copy(m[i0:i0+uint64(d)], rv[:d])
+					return act
+				}
 				ri, rv := ri[:d], rv[:d]
 				m := m[:se.n] // the array itself: its leaves are its elements
 				for l, i := range ri {
@@ -276,6 +334,8 @@ func (lc *laneCompiler) sharedStore(dst, src ir.Expr) lstmt {
 // per-thread engine runs the block's threads in), each lane's old value in
 // its slot.
 func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
+	drop := lc.discard // the old values go nowhere
+	lc.discard = false
 	pt := e.Args[0].Type()
 	if !pt.IsScalar() {
 		noLanes("%s on shared %s", e.Op, pt)
@@ -288,18 +348,47 @@ func (lc *laneCompiler) sharedAtomic(e *ir.Call, dst int) lex {
 		vals = append(vals, x.slot)
 	}
 	add32 := e.Op == ir.OpAtomicAdd && (pt == ir.TU32 || pt == ir.TI32)
-	if se, ok := lc.sharedElem(e.Args[0]); ok && add32 { // the commonest (a histogram's bins)
-		pre, is, vs, o := seq(append(evs, se.idx.eval)...), se.idx.slot, vals[0], lc.out(dst)
+	if se, ok := lc.sharedElemOf(e.Args[0], add32); ok && add32 { // the commonest (a histogram's bins)
+		ops, iev, is, vs, o := seq(evs...), se.idx.eval, se.idx.slot, vals[0], lc.out(dst)
+		konst := drop && lc.isConst(vs) // the same addend in every lane, old values unread
+		words := konst && se.wk >= 0 && se.mask < se.n
 		return lex{slot: o, n: 1, eval: func(t *lth, act []int32) {
-			if pre != nil {
-				pre(t, act)
+			if ops != nil { // the operands, then the index
+				ops(t, act)
 			}
 			w := t.w
+			if d := dense(act); words && d > 0 {
+				// The index's words read in this loop: every one in its
+				// buffer, every masked index in the array, so nothing faults.
+				i0 := t.r[se.wid*w]
+				if u := words32(t.run.bufs[se.wk]); u != nil && i0 < uint64(len(u)) && uint64(d) <= uint64(len(u))-i0 {
+					addAtMaskedWords(t.shared[se.k][:se.n], u[i0:i0+uint64(d)], t.r[vs*w], se.mask)
+					return
+				}
+			}
+			if iev != nil {
+				iev(t, act)
+			}
 			m, ri, rv, ro := t.shared[se.k], t.r[is*w:(is+1)*w], t.r[vs*w:(vs+1)*w], t.r[o*w:(o+1)*w]
 			if d := dense(act); d > 0 && !se.ext { // every lane: no list
-				ri, rv, ro := ri[:d], rv[:d], ro[:d]
 				m := m[:se.n] // the array itself: its leaves are its elements
+				if konst {
+					if se.mk {
+						if l := addAtMasked(m, ri[:d], rv[0], se.mask); l < d { // the lanes before it added
+							t.faultKind(int32(l), se.what, device.FaultSharedIndex, ri[l]&se.mask, se.n)
+						}
+						return
+					}
+					if l := addAt32(m, ri[:d], rv[0]); l < d { // the lanes before it added
+						t.faultKind(int32(l), se.what, device.FaultSharedIndex, ri[l], se.n)
+					}
+					return
+				}
+				ri, rv, ro := ri[:d], rv[:d], ro[:d]
 				for l, i := range ri {
+					if se.mk {
+						i &= se.mask
+					}
 					if i >= uint64(len(m)) {
 						t.faultKind(int32(l), se.what, device.FaultSharedIndex, i, se.n)
 						continue // not reached: a fault unwinds

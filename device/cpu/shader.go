@@ -472,13 +472,7 @@ func (e *execBlocks) work(p *program, l *launch, g [3]uint32, total uint64) {
 	if p.lanes != nil {
 		t := p.newLanes(l)
 		defer p.freeLanes(t)
-		for !l.failed.Load() && !l.stop.Load() {
-			b := e.next.Add(1) - 1
-			if b >= total {
-				return
-			}
-			p.blockLanes(l, [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}, t)
-		}
+		p.laneBlocks(e, l, g, total, t)
 		return
 	}
 	t := p.newThread(l)
