@@ -2,8 +2,9 @@
 # gpu.sh: one prepared run on a machine with one NVIDIA GPU that holds only
 # this working tree (no network): it finds the NVIDIA Vulkan driver and the
 # Vulkan loader, then runs `lucent info`, the device suites, saxpy over 256M
-# floats and the submit+wait round trip against the fastest raw-C use of the
-# driver (bench/vkbench.c's variants, BenchmarkVsFastestC), each under its own
+# floats, the submit+wait round trip against the fastest raw-C use of the
+# driver (bench/vkbench.c's variants, BenchmarkVsFastestC) and rays per second
+# (BenchmarkRayQueries), each under its own
 # timeout (8 minutes in all at most),
 # and writes the figures to OUTDIR/table.md (the logs beside it).
 #
@@ -92,7 +93,7 @@ verdict() { # rc → words
 }
 
 # --- 1. lucent info -----------------------------------------------------------
-step "lucent info" 60 info.txt go run ./cmd/lucent info
+step "lucent info" 40 info.txt go run ./cmd/lucent info
 rc=$?
 [ $rc -eq 0 ] || status=1
 dev=$(sed -n 's/^device 0: //p' "$out/info.txt" | head -1)
@@ -101,7 +102,7 @@ row "lucent info" "$(verdict $rc)" "device 0: ${dev:-?}; binding: ${binding:-?}"
 
 # --- 2. the device suites -------------------------------------------------
 # SUITES is split into packages on purpose.
-step "device suites" 210 suites.txt env LUCENT_REQUIRE_VULKAN=1 go test -count=1 -timeout 190s ${SUITES:-./device/...}
+step "device suites" 180 suites.txt env LUCENT_REQUIRE_VULKAN=1 go test -count=1 -timeout 170s ${SUITES:-./device/...}
 rc=$?
 [ $rc -eq 0 ] || status=1
 pkgs=$(awk '$1 == "ok" {ok++} $1 == "FAIL" && $2 ~ /\// {bad = bad " " $2} $1 == "---" && $2 == "FAIL:" {tests++}
@@ -155,7 +156,7 @@ else
 	fi
 
 	# --- 5. the binding table's check ----------------------------------------
-	(cd device/vulkan && step "binding choice" 40 binding.txt "$bin" \
+	(cd device/vulkan && step "binding choice" 30 binding.txt "$bin" \
 		-test.run '^$' -test.bench '^BenchmarkBindingChoice$' -test.benchtime 10x)
 	rc=$?
 	[ $rc -eq 0 ] || status=1
@@ -164,6 +165,18 @@ else
 		for (i = 3; i < NF; i += 2) v[$(i + 1)] = $(i)
 		printf "%s%s: push %s, sets %s ns a dispatch, chosen/other %s", sep, n, v["ns/dispatch_push"], v["ns/dispatch_sets"], v["chosen/other"]; sep = "; " }' "$out/binding.txt")
 	row "binding choice (chain of 2,000 dispatches)" "$(verdict $rc)" "${fig:-no figure: see binding.txt}"
+
+	# --- 6. rays per second --------------------------------------------------
+	# The path the device takes (software where it has no ray queries, as the
+	# H200), a 1.0M-triangle heightfield, 512x512 primary then shadow rays.
+	(cd device/vulkan && step "ray queries" 60 rays.txt env LUCENT_REQUIRE_VULKAN=1 "$bin" \
+		-test.run '^$' -test.bench '^BenchmarkRayQueries$' -test.benchtime 3x -test.v)
+	rc=$?
+	[ $rc -eq 0 ] || status=1
+	path=$(sed -n 's/.*ray_bench_test.go:[0-9]*: \([a-z]*\) path: \([0-9]*\) triangles, build \([^,]*\),.*/\1, \2 triangles, build \3/p' "$out/rays.txt" | head -1)
+	fig=$(awk '/^BenchmarkRayQueries\// {n = $1; sub(/^BenchmarkRayQueries\//, "", n); sub(/-[0-9]+$/, "", n)
+		for (i = 3; i < NF; i++) if ($(i + 1) == "Mrays/s") {printf "%s%s %s M rays/s", sep, n, $i; sep = ", "}}' "$out/rays.txt")
+	row "rays, 512x512 primary and shadow (BenchmarkRayQueries)" "$(verdict $rc)" "${path:-?}; ${fig:-no figure: see rays.txt}"
 fi
 rm -f "$bin"
 
