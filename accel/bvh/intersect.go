@@ -24,6 +24,7 @@ type ray struct {
 	sx, sy, sz float32
 	tmin, tmax float32
 	mask       uint8
+	pk         pairConsts // children's constants (amd64)
 }
 
 // prepare returns r ready for traversal, or false when no point of it can
@@ -41,6 +42,9 @@ func prepare(r Ray) (ray, bool) {
 		p.neg[k] = math.Signbit(float64(p.inv[k]))
 	}
 	p.finite = finite(p.inv)
+	if p.finite {
+		p.initPair()
+	}
 	kz := 0
 	if abs32(r.Dir[1]) > abs32(r.Dir[kz]) {
 		kz = 1
@@ -90,7 +94,7 @@ func (p *ray) box(lo, hi *[3]float32, tmax float32) (float32, bool) {
 		}
 		tn := max(p.tmin, x0, y0, z0)
 		tf := min(x1, y1, z1)
-		tf += abs32(tf) * boxGrow // NaN from −∞: tmax, as below
+		tf += float32(abs32(tf) * boxGrow) // NaN from −∞: tmax, as below
 		if !(tf <= tmax) {
 			tf = tmax
 		}
@@ -125,18 +129,25 @@ func (p *ray) box(lo, hi *[3]float32, tmax float32) (float32, bool) {
 	if z1 < tf || tf != tf {
 		tf = z1
 	}
-	tf += abs32(tf) * boxGrow
+	tf += float32(abs32(tf) * boxGrow)
 	if !(tf <= tmax) {
 		tf = tmax
 	}
 	return tn, tn <= tf
 }
 
-// pair is box for the two children of an interior node.
-func (p *ray) pair(ns *[2]Node, tmax float32) (t0, t1 float32, h0, h1 bool) {
-	t0, h0 = p.box(&ns[0].Min, &ns[0].Max, tmax)
-	t1, h1 = p.box(&ns[1].Min, &ns[1].Max, tmax)
-	return
+// pairBits is box for the two children of an interior node, as children
+// returns it.
+func (p *ray) pairBits(ns *[2]Node, tmax float32) (hits uint32, t0, t1 float32) {
+	t0, h0 := p.box(&ns[0].Min, &ns[0].Max, tmax)
+	t1, h1 := p.box(&ns[1].Min, &ns[1].Max, tmax)
+	if h0 {
+		hits = 1
+	}
+	if h1 {
+		hits |= 2
+	}
+	return hits, t0, t1
 }
 
 // tri is the hit rule: the watertight test at t, and the ray entering the

@@ -103,9 +103,9 @@ func (q *query) run() {
 			}
 		} else {
 			l, r := n.LeftFirst, n.LeftFirst+1
-			tl, tr, hl, hr := p.pair((*[2]Node)(nodes[l:r+1]), q.cull)
-			switch {
-			case hl && hr:
+			hits, tl, tr := p.children((*[2]Node)(nodes[l:r+1]), q.cull)
+			switch hits {
+			case 3:
 				if tr < tl {
 					l, r, tl, tr = r, l, tr, tl
 				}
@@ -113,10 +113,10 @@ func (q *query) run() {
 				sp++
 				ni = l
 				continue
-			case hl:
+			case 1:
 				ni = l
 				continue
-			case hr:
+			case 2:
 				ni = r
 				continue
 			}
@@ -171,9 +171,9 @@ func (q *query) instance(ii uint32) {
 			}
 		} else {
 			l, r := n.LeftFirst, n.LeftFirst+1
-			tl, tr, hl, hr := p.pair((*[2]Node)(nodes[l:r+1]), q.cull)
-			switch {
-			case hl && hr:
+			hits, tl, tr := p.children((*[2]Node)(nodes[l:r+1]), q.cull)
+			switch hits {
+			case 3:
 				if tr < tl {
 					l, r, tl, tr = r, l, tr, tl
 				}
@@ -181,10 +181,10 @@ func (q *query) instance(ii uint32) {
 				sp++
 				ni = l
 				continue
-			case hl:
+			case 1:
 				ni = l
 				continue
-			case hr:
+			case 2:
 				ni = r
 				continue
 			}
