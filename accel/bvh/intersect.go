@@ -30,20 +30,31 @@ type ray struct {
 // prepare returns r ready for traversal, or false when no point of it can
 // hit anything: a non-finite field, a zero direction, TMin > TMax.
 func prepare(r Ray) (ray, bool) {
-	p := ray{o: r.Origin, d: r.Dir, tmin: r.TMin, tmax: r.TMax, mask: r.Mask}
+	var p ray
+	ok := p.init(&r, true)
+	return p, ok
+}
+
+// init is prepare in place; without tri the triangle test's permutation and
+// shear are left unset (a top level tests boxes only).
+func (p *ray) init(r *Ray, tri bool) bool {
+	p.o, p.d, p.tmin, p.tmax, p.mask = r.Origin, r.Dir, r.TMin, r.TMax, r.Mask
 	if !finite(r.Origin) || !finite(r.Dir) || math.IsNaN(float64(r.TMin)) || math.IsNaN(float64(r.TMax)) || !(r.TMin <= r.TMax) {
-		return p, false
+		return false
 	}
 	if r.Dir == [3]float32{} {
-		return p, false
+		return false
 	}
 	for k := 0; k < 3; k++ {
 		p.inv[k] = 1 / r.Dir[k]
-		p.neg[k] = math.Signbit(float64(p.inv[k]))
+		p.neg[k] = math.Float32bits(p.inv[k]) >= 1<<31
 	}
 	p.finite = finite(p.inv)
 	if p.finite {
 		p.initPair()
+	}
+	if !tri {
+		return true
 	}
 	kz := 0
 	if abs32(r.Dir[1]) > abs32(r.Dir[kz]) {
@@ -59,8 +70,8 @@ func prepare(r Ray) (ray, bool) {
 	p.kx, p.ky, p.kz = kx, ky, kz
 	p.sx = r.Dir[kx] / r.Dir[kz]
 	p.sy = r.Dir[ky] / r.Dir[kz]
-	p.sz = 1 / r.Dir[kz]
-	return p, true
+	p.sz = p.inv[kz] // 1/d[kz], the same division
+	return true
 }
 
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }

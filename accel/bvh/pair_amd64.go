@@ -2,8 +2,8 @@ package bvh
 
 import "math"
 
-// pairConsts is a ray's constants for pairSSE, 4 lanes each (lane 3 is the
-// node's LeftFirst or Count word, cleared by mask).
+// pairConsts is a ray's constants for walkSSE, 4 lanes each (lane 3 of a
+// node's corner load is its LeftFirst or Count word, cleared by mask).
 type pairConsts struct {
 	o, inv [4]float32
 	neg    [4]uint32 // all ones where inv[k] < 0
@@ -15,7 +15,7 @@ type pairConsts struct {
 }
 
 //go:noescape
-func pairSSE(k *pairConsts, ns *[2]Node, tmax float32) (hits uint32, t0, t1 float32)
+func walkSSE(w *walker, ni int) int
 
 func (p *ray) initPair() {
 	k := &p.pk
@@ -33,13 +33,19 @@ func (p *ray) initPair() {
 	k.grow = [4]float32{boxGrow, boxGrow, boxGrow, boxGrow}
 }
 
-// children tests both children of an interior node: bit 0 of hits says the
-// first is entered (at t0), bit 1 the second (at t1). An entry distance is
-// only compared, never returned as a hit distance: a zero may have either
-// sign.
-func (p *ray) children(ns *[2]Node, tmax float32) (hits uint32, t0, t1 float32) {
+// walk descends from node ni (entered; −1: pop first) to the next leaf the
+// ray enters and returns its index, or walkDone. With every reciprocal
+// finite it runs in walkSSE, whose slab tests are box's arithmetic lane for
+// lane; only the sign of a zero entry distance may differ, and entry
+// distances are only compared.
+func (w *walker) walk(nodes []Node, p *ray, ni int) int {
 	if p.finite {
-		return pairSSE(&p.pk, ns, tmax)
+		ni = walkSSE(w, ni)
+	} else {
+		ni = w.walkGo(nodes, p, ni)
 	}
-	return p.pairBits(ns, tmax)
+	if ni == walkCorrupt {
+		panic("bvh: traversal left its hierarchy (the hierarchy is invalid)")
+	}
+	return ni
 }

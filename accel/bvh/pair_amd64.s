@@ -1,26 +1,57 @@
 #include "textflag.h"
 
-// func pairSSE(k *pairConsts, ns *[2]Node, tmax float32) (hits uint32, t0, t1 float32)
+// func walkSSE(w *walker, ni int) int
 //
-// The slab test of both children of a node at once, for a ray whose
-// reciprocals are all finite (no slab distance is NaN): each child's min and
+// walkGo for a ray whose reciprocals are all finite (no slab distance is
+// NaN), the two children of a node tested at once: each child's min and
 // max corner is one 4-wide load (lane 3, LeftFirst or Count, is cleared),
 // the near and far distances of the three slabs are selected by the ray's
 // sign mask, and the entry (with tmin in lane 3) and exit (+Inf in lane 3)
 // are reduced for both children together. The arithmetic is box's, lane for
 // lane; only the sign of a zero entry distance may differ, which no
 // comparison sees.
-TEXT ·pairSSE(SB), NOSPLIT, $0-36
-	MOVQ k+0(FP), SI
-	MOVQ ns+8(FP), DI
+//
+// Registers: SI the ray's constants, R8 the nodes, R10 their count, R11 the
+// stack, CX its depth, DX the node, X14 the cull distance in every lane.
+TEXT ·walkSSE(SB), NOSPLIT, $0-24
+	MOVQ w+0(FP), R12
+	MOVQ ni+8(FP), DX
+	MOVQ 0(R12), SI
+	MOVQ 8(R12), R8
+	MOVQ 16(R12), R10
+	MOVQ 24(R12), R11
+	MOVQ 32(R12), CX
+	MOVSS 40(R12), X14
+	SHUFPS $0, X14, X14
 	MOVUPS 0(SI), X8   // origin
 	MOVUPS 16(SI), X9  // reciprocal direction
 	MOVUPS 32(SI), X10 // all ones in the lanes whose reciprocal is negative
 	MOVUPS 48(SI), X11 // all ones in lanes 0-2
-	MOVUPS 0(DI), X0   // child 0: min, LeftFirst
-	MOVUPS 16(DI), X1  // child 0: max, Count
-	MOVUPS 32(DI), X2  // child 1: min, LeftFirst
-	MOVUPS 48(DI), X3  // child 1: max, Count
+	MOVUPS 64(SI), X12 // tmin in lane 3
+	MOVUPS 80(SI), X13 // +Inf in lane 3
+	TESTQ DX, DX
+	JS pop
+
+visit:
+	CMPQ DX, R10
+	JAE corrupt
+	MOVQ DX, AX
+	SHLQ $5, AX
+	ADDQ R8, AX
+	MOVL 28(AX), BX // Count
+	TESTL BX, BX
+	JNE leaf
+	MOVL 12(AX), DI // LeftFirst: the first child
+	LEAQ 1(DI), BX
+	CMPQ BX, R10
+	JAE corrupt
+	MOVQ DI, AX
+	SHLQ $5, AX
+	ADDQ R8, AX
+	MOVUPS 0(AX), X0  // child 0: min, LeftFirst
+	MOVUPS 16(AX), X1 // child 0: max, Count
+	MOVUPS 32(AX), X2 // child 1: min, LeftFirst
+	MOVUPS 48(AX), X3 // child 1: max, Count
 	ANDPS X11, X0
 	ANDPS X11, X1
 	ANDPS X11, X2
@@ -47,12 +78,10 @@ TEXT ·pairSSE(SB), NOSPLIT, $0-36
 	XORPS X5, X3
 
 	// Lane 3 (zero now): tmin for the entry, +Inf for the exit.
-	MOVUPS 64(SI), X6
-	ORPS X6, X0
-	ORPS X6, X2
-	MOVUPS 80(SI), X7
-	ORPS X7, X1
-	ORPS X7, X3
+	ORPS X12, X0
+	ORPS X12, X2
+	ORPS X13, X1
+	ORPS X13, X3
 
 	// Entries: lanes 0 and 1 of X0 become max over the lanes of X0, X2.
 	MOVAPS X0, X4
@@ -70,23 +99,74 @@ TEXT ·pairSSE(SB), NOSPLIT, $0-36
 	MOVHLPS X1, X5
 	MINPS X5, X1
 
-	// tf += |tf|·2γ₃ (NaN from −Inf), then tf = tf < tmax ? tf : tmax,
-	// which also takes tmax for a NaN tf.
+	// tf += |tf|·2γ₃ (NaN from −Inf), then tf = tf < cull ? tf : cull,
+	// which also takes the cull distance for a NaN tf.
 	MOVUPS 96(SI), X5  // the sign-clearing mask
 	ANDPS X1, X5
 	MOVUPS 112(SI), X6 // 2γ₃
 	MULPS X6, X5
 	ADDPS X5, X1
-	MOVSS tmax+16(FP), X6
-	SHUFPS $0, X6, X6
-	MINPS X6, X1
+	MINPS X14, X1
 
 	MOVAPS X0, X2
 	CMPPS X1, X2, $2 // tn <= tf
 	MOVMSKPS X2, AX
 	ANDL $3, AX
-	MOVL AX, hits+24(FP)
-	MOVSS X0, t0+28(FP)
-	SHUFPS $0x55, X0, X0
-	MOVSS X0, t1+32(FP)
+	CMPL AX, $1
+	JEQ first
+	CMPL AX, $2
+	JEQ second
+	CMPL AX, $3
+	JNE pop
+
+	// Both: push the farther (the second on a tie), visit the nearer.
+	CMPQ CX, $64
+	JAE corrupt
+	MOVAPS X0, X3
+	SHUFPS $0x55, X3, X3 // the second's entry
+	UCOMISS X3, X0       // the first's entry above the second's?
+	JHI nearsecond
+	MOVL BX, (R11)(CX*8)
+	MOVSS X3, 4(R11)(CX*8)
+	INCQ CX
+	MOVQ DI, DX
+	JMP visit
+
+nearsecond:
+	MOVL DI, (R11)(CX*8)
+	MOVSS X0, 4(R11)(CX*8)
+	INCQ CX
+	MOVQ BX, DX
+	JMP visit
+
+first:
+	MOVQ DI, DX
+	JMP visit
+
+second:
+	MOVQ BX, DX
+	JMP visit
+
+pop:
+	TESTQ CX, CX
+	JEQ done
+	DECQ CX
+	MOVSS 4(R11)(CX*8), X1
+	UCOMISS X1, X14 // cull ≥ t (false for a NaN cull distance)
+	JCS pop
+	MOVL (R11)(CX*8), DX
+	JMP visit
+
+leaf:
+	MOVQ CX, 32(R12)
+	MOVQ DX, ret+16(FP)
+	RET
+
+done:
+	MOVQ $0, 32(R12)
+	MOVQ $-1, ret+16(FP)
+	RET
+
+corrupt:
+	MOVQ $-2, ret+16(FP)
 	RET

@@ -6,8 +6,12 @@ type pairConsts struct{}
 
 func (p *ray) initPair() {}
 
-// children tests both children of an interior node: bit 0 of hits says the
-// first is entered (at t0), bit 1 the second (at t1).
-func (p *ray) children(ns *[2]Node, tmax float32) (hits uint32, t0, t1 float32) {
-	return p.pairBits(ns, tmax)
+// walk descends from node ni (entered; −1: pop first) to the next leaf the
+// ray enters and returns its index, or walkDone.
+func (w *walker) walk(nodes []Node, p *ray, ni int) int {
+	ni = w.walkGo(nodes, p, ni)
+	if ni == walkCorrupt {
+		panic("bvh: traversal left its hierarchy (the hierarchy is invalid)")
+	}
+	return ni
 }
