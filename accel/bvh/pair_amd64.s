@@ -13,6 +13,20 @@
 //
 // Registers: SI the ray's constants, R8 the nodes, R10 their count, R11 the
 // stack, CX its depth, DX the node, X14 the cull distance in every lane.
+// Prefetch what child off of the pair at AX leads to: an interior child's
+// children (64 bytes, on up to two cache lines), a leaf's first triangles.
+#define PREFETCH(off) \
+	MOVL off+12(AX), R9; \
+	MOVL off+28(AX), R14; \
+	LEAQ (R9)(R9*8), DX; \
+	SHLQ $5, R9; \
+	ADDQ R8, R9; \
+	LEAQ (R13)(DX*4), DX; \
+	TESTL R14, R14; \
+	CMOVQNE DX, R9; \
+	PREFETCHT0 (R9); \
+	PREFETCHT0 64(R9)
+
 TEXT ·walkSSE(SB), NOSPLIT, $0-24
 	MOVQ w+0(FP), R12
 	MOVQ ni+8(FP), DX
@@ -52,6 +66,9 @@ visit:
 	MOVUPS 16(AX), X1 // child 0: max, Count
 	MOVUPS 32(AX), X2 // child 1: min, LeftFirst
 	MOVUPS 48(AX), X3 // child 1: max, Count
+	MOVQ 48(R12), R13
+	PREFETCH(0)
+	PREFETCH(32)
 	ANDPS X11, X0
 	ANDPS X11, X1
 	ANDPS X11, X2

@@ -128,6 +128,9 @@ func (q *query) instance(ii uint32) {
 	}
 	var stack [StackSize]stackEntry
 	w := newWalker(nodes, &stack, &p, q.cull)
+	if len(m.Tris) > 0 {
+		w.tris = &m.Tris[0]
+	}
 	ni := 0
 	for {
 		if ni = w.walk(nodes, &p, ni); ni == walkDone {

@@ -12,6 +12,7 @@ type walker struct {
 	sp    uint64
 	cull  float32 // the cull distance: widen(committed)
 	_     uint32
+	tris  *Triangle // a leaf's triangles, to prefetch (nil: none)
 }
 
 // Walk results other than a leaf's node index.
