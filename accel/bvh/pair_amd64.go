@@ -1,6 +1,9 @@
 package bvh
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // pairConsts is a ray's constants for walkSSE, 4 lanes each (lane 3 of a
 // node's corner load is its LeftFirst or Count word, cleared by mask).
@@ -49,3 +52,12 @@ func (w *walker) walk(nodes []Node, p *ray, ni int) int {
 	}
 	return ni
 }
+
+// walkSSE's offsets into walker and pairConsts.
+var (
+	_ = [1]struct{}{}[unsafe.Offsetof(walker{}.sp)-32]
+	_ = [1]struct{}{}[unsafe.Offsetof(walker{}.cull)-40]
+	_ = [1]struct{}{}[unsafe.Offsetof(walker{}.tris)-48]
+	_ = [1]struct{}{}[unsafe.Offsetof(pairConsts{}.tmin)-64]
+	_ = [1]struct{}{}[unsafe.Offsetof(pairConsts{}.grow)-112]
+)
