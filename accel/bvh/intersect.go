@@ -169,11 +169,17 @@ func (p *ray) tri(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
 	if !ok {
 		return 0, 0, 0, false
 	}
-	b := t.bounds()
-	if _, in := p.box(&b.Min, &b.Max, widen(tt)); !in {
+	if !p.entersBox(t, tt) {
 		return 0, 0, 0, false
 	}
 	return tt, u, v, true
+}
+
+// entersBox is the second half of tri: the ray enters t's box by widen(tt).
+func (p *ray) entersBox(t *Triangle, tt float32) bool {
+	b := t.bounds()
+	_, in := p.box(&b.Min, &b.Max, widen(tt))
+	return in
 }
 
 // cullGrow is how far past the committed distance, relatively, traversal

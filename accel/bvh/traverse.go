@@ -145,9 +145,14 @@ func (q *query) instance(ii uint32) {
 				}
 			}
 		} else {
-			for j := n.LeftFirst; j < n.LeftFirst+n.Count; j++ {
-				q.triangle(inst, ii, m, j, &p, &or)
-				if q.stop {
+			tris := m.Tris[n.LeftFirst : n.LeftFirst+n.Count]
+			for k := range tris {
+				// The watertight test first, here: most triangles miss.
+				t, u, v, ok := p.watertight(&tris[k], q.tmax)
+				if !ok {
+					continue
+				}
+				if q.triangle(inst, ii, m, n.LeftFirst+uint32(k), &p, &or, t, u, v); q.stop {
 					return
 				}
 			}
@@ -156,9 +161,10 @@ func (q *query) instance(ii uint32) {
 	}
 }
 
-func (q *query) triangle(inst *Instance, ii uint32, m *Mesh, j uint32, p *ray, or *Ray) {
-	t, u, v, ok := p.tri(&m.Tris[j], q.tmax)
-	if !ok {
+// triangle commits or offers triangle j, which the watertight test hits at
+// t, (u, v), when the ray enters its box by widen(t) (the rest of tri).
+func (q *query) triangle(inst *Instance, ii uint32, m *Mesh, j uint32, p *ray, or *Ray, t, u, v float32) {
+	if !p.entersBox(&m.Tris[j], t) {
 		return
 	}
 	prim := m.Prims[j]
