@@ -24,23 +24,38 @@ type ray struct {
 	sx, sy, sz float32
 	tmin, tmax float32
 	mask       uint8
+	pk         pairConsts // children's constants (amd64)
 }
 
 // prepare returns r ready for traversal, or false when no point of it can
 // hit anything: a non-finite field, a zero direction, TMin > TMax.
 func prepare(r Ray) (ray, bool) {
-	p := ray{o: r.Origin, d: r.Dir, tmin: r.TMin, tmax: r.TMax, mask: r.Mask}
+	var p ray
+	ok := p.init(&r, true)
+	return p, ok
+}
+
+// init is prepare in place; without tri the triangle test's permutation and
+// shear are left unset (a top level tests boxes only).
+func (p *ray) init(r *Ray, tri bool) bool {
+	p.o, p.d, p.tmin, p.tmax, p.mask = r.Origin, r.Dir, r.TMin, r.TMax, r.Mask
 	if !finite(r.Origin) || !finite(r.Dir) || math.IsNaN(float64(r.TMin)) || math.IsNaN(float64(r.TMax)) || !(r.TMin <= r.TMax) {
-		return p, false
+		return false
 	}
 	if r.Dir == [3]float32{} {
-		return p, false
+		return false
 	}
 	for k := 0; k < 3; k++ {
 		p.inv[k] = 1 / r.Dir[k]
-		p.neg[k] = math.Signbit(float64(p.inv[k]))
+		p.neg[k] = math.Float32bits(p.inv[k]) >= 1<<31
 	}
 	p.finite = finite(p.inv)
+	if p.finite {
+		p.initPair()
+	}
+	if !tri {
+		return true
+	}
 	kz := 0
 	if abs32(r.Dir[1]) > abs32(r.Dir[kz]) {
 		kz = 1
@@ -55,8 +70,8 @@ func prepare(r Ray) (ray, bool) {
 	p.kx, p.ky, p.kz = kx, ky, kz
 	p.sx = r.Dir[kx] / r.Dir[kz]
 	p.sy = r.Dir[ky] / r.Dir[kz]
-	p.sz = 1 / r.Dir[kz]
-	return p, true
+	p.sz = p.inv[kz] // 1/d[kz], the same division
+	return true
 }
 
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
@@ -90,7 +105,7 @@ func (p *ray) box(lo, hi *[3]float32, tmax float32) (float32, bool) {
 		}
 		tn := max(p.tmin, x0, y0, z0)
 		tf := min(x1, y1, z1)
-		tf += abs32(tf) * boxGrow // NaN from −∞: tmax, as below
+		tf += float32(abs32(tf) * boxGrow) // NaN from −∞: tmax, as below
 		if !(tf <= tmax) {
 			tf = tmax
 		}
@@ -125,18 +140,25 @@ func (p *ray) box(lo, hi *[3]float32, tmax float32) (float32, bool) {
 	if z1 < tf || tf != tf {
 		tf = z1
 	}
-	tf += abs32(tf) * boxGrow
+	tf += float32(abs32(tf) * boxGrow)
 	if !(tf <= tmax) {
 		tf = tmax
 	}
 	return tn, tn <= tf
 }
 
-// pair is box for the two children of an interior node.
-func (p *ray) pair(ns *[2]Node, tmax float32) (t0, t1 float32, h0, h1 bool) {
-	t0, h0 = p.box(&ns[0].Min, &ns[0].Max, tmax)
-	t1, h1 = p.box(&ns[1].Min, &ns[1].Max, tmax)
-	return
+// pairBits is box for the two children of an interior node, as children
+// returns it.
+func (p *ray) pairBits(ns *[2]Node, tmax float32) (hits uint32, t0, t1 float32) {
+	t0, h0 := p.box(&ns[0].Min, &ns[0].Max, tmax)
+	t1, h1 := p.box(&ns[1].Min, &ns[1].Max, tmax)
+	if h0 {
+		hits = 1
+	}
+	if h1 {
+		hits |= 2
+	}
+	return hits, t0, t1
 }
 
 // tri is the hit rule: the watertight test at t, and the ray entering the
@@ -147,11 +169,17 @@ func (p *ray) tri(t *Triangle, tmax float32) (tt, u, v float32, ok bool) {
 	if !ok {
 		return 0, 0, 0, false
 	}
-	b := t.bounds()
-	if _, in := p.box(&b.Min, &b.Max, widen(tt)); !in {
+	if !p.entersBox(t, tt) {
 		return 0, 0, 0, false
 	}
 	return tt, u, v, true
+}
+
+// entersBox is the second half of tri: the ray enters t's box by widen(tt).
+func (p *ray) entersBox(t *Triangle, tt float32) bool {
+	b := t.bounds()
+	_, in := p.box(&b.Min, &b.Max, widen(tt))
+	return in
 }
 
 // cullGrow is how far past the committed distance, relatively, traversal

@@ -81,8 +81,8 @@ func (q *query) run() {
 	if len(s.Nodes) == 0 {
 		return
 	}
-	p, ok := prepare(q.world)
-	if !ok {
+	var p ray
+	if !p.init(&q.world, false) {
 		return
 	}
 	nodes := s.Nodes
@@ -90,47 +90,20 @@ func (q *query) run() {
 		return
 	}
 	var stack [StackSize]stackEntry
-	sp := 0
-	ni := uint32(0)
+	w := newWalker(nodes, &stack, &p, q.cull)
+	ni := 0
 	for {
-		n := &nodes[ni]
-		if n.Count != 0 {
-			for j := n.LeftFirst; j < n.LeftFirst+n.Count; j++ {
-				q.instance(s.Order[j])
-				if q.stop {
-					return
-				}
-			}
-		} else {
-			l, r := n.LeftFirst, n.LeftFirst+1
-			tl, tr, hl, hr := p.pair((*[2]Node)(nodes[l:r+1]), q.cull)
-			switch {
-			case hl && hr:
-				if tr < tl {
-					l, r, tl, tr = r, l, tr, tl
-				}
-				stack[sp] = stackEntry{r, tr}
-				sp++
-				ni = l
-				continue
-			case hl:
-				ni = l
-				continue
-			case hr:
-				ni = r
-				continue
-			}
+		if ni = w.walk(nodes, &p, ni); ni == walkDone {
+			return
 		}
-		for {
-			if sp == 0 {
+		n := &nodes[ni]
+		for j := n.LeftFirst; j < n.LeftFirst+n.Count; j++ {
+			q.instance(s.Order[j])
+			if q.stop {
 				return
 			}
-			sp--
-			if stack[sp].t <= q.cull {
-				break
-			}
 		}
-		ni = stack[sp].node
+		w.cull, ni = q.cull, -1
 	}
 }
 
@@ -145,8 +118,8 @@ func (q *query) instance(ii uint32) {
 		return
 	}
 	or := objectRay(&q.s.Inverse[ii], &q.world)
-	p, ok := prepare(or)
-	if !ok {
+	var p ray
+	if !p.init(&or, true) {
 		return
 	}
 	nodes := m.Nodes
@@ -154,57 +127,44 @@ func (q *query) instance(ii uint32) {
 		return
 	}
 	var stack [StackSize]stackEntry
-	sp := 0
-	ni := uint32(0)
+	w := newWalker(nodes, &stack, &p, q.cull)
+	if len(m.Tris) > 0 {
+		w.tris = &m.Tris[0]
+	}
+	ni := 0
 	for {
+		if ni = w.walk(nodes, &p, ni); ni == walkDone {
+			return
+		}
 		n := &nodes[ni]
-		if n.Count != 0 {
+		if m.Procedural {
 			for j := n.LeftFirst; j < n.LeftFirst+n.Count; j++ {
-				if m.Procedural {
-					q.procedural(inst, ii, m, j, &p, &or)
-				} else {
-					q.triangle(inst, ii, m, j, &p, &or)
-				}
+				q.procedural(inst, ii, m, j, &p, &or)
 				if q.stop {
 					return
 				}
 			}
 		} else {
-			l, r := n.LeftFirst, n.LeftFirst+1
-			tl, tr, hl, hr := p.pair((*[2]Node)(nodes[l:r+1]), q.cull)
-			switch {
-			case hl && hr:
-				if tr < tl {
-					l, r, tl, tr = r, l, tr, tl
+			tris := m.Tris[n.LeftFirst : n.LeftFirst+n.Count]
+			for k := range tris {
+				// The watertight test first, here: most triangles miss.
+				t, u, v, ok := p.watertight(&tris[k], q.tmax)
+				if !ok {
+					continue
 				}
-				stack[sp] = stackEntry{r, tr}
-				sp++
-				ni = l
-				continue
-			case hl:
-				ni = l
-				continue
-			case hr:
-				ni = r
-				continue
+				if q.triangle(inst, ii, m, n.LeftFirst+uint32(k), &p, &or, t, u, v); q.stop {
+					return
+				}
 			}
 		}
-		for {
-			if sp == 0 {
-				return
-			}
-			sp--
-			if stack[sp].t <= q.cull {
-				break
-			}
-		}
-		ni = stack[sp].node
+		w.cull, ni = q.cull, -1
 	}
 }
 
-func (q *query) triangle(inst *Instance, ii uint32, m *Mesh, j uint32, p *ray, or *Ray) {
-	t, u, v, ok := p.tri(&m.Tris[j], q.tmax)
-	if !ok {
+// triangle commits or offers triangle j, which the watertight test hits at
+// t, (u, v), when the ray enters its box by widen(t) (the rest of tri).
+func (q *query) triangle(inst *Instance, ii uint32, m *Mesh, j uint32, p *ray, or *Ray, t, u, v float32) {
+	if !p.entersBox(&m.Tris[j], t) {
 		return
 	}
 	prim := m.Prims[j]

@@ -1,0 +1,17 @@
+//go:build !amd64
+
+package bvh
+
+type pairConsts struct{}
+
+func (p *ray) initPair() {}
+
+// walk descends from node ni (entered; −1: pop first) to the next leaf the
+// ray enters and returns its index, or walkDone.
+func (w *walker) walk(nodes []Node, p *ray, ni int) int {
+	ni = w.walkGo(nodes, p, ni)
+	if ni == walkCorrupt {
+		panic("bvh: traversal left its hierarchy (the hierarchy is invalid)")
+	}
+	return ni
+}
