@@ -90,3 +90,7 @@ func LaneSubstituted(f *ir.Function) (int, error) {
 	}
 	return p.lanes.substs, nil
 }
+
+// LaneWidth is the most lanes of a batch of a kernel without barriers or
+// shared memory.
+const LaneWidth = laneWidth

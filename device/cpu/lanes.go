@@ -42,7 +42,7 @@ import (
 // statement has run for every lane of the block before the next starts and
 // a barrier in uniform control flow (uniform.go) costs nothing.
 const (
-	laneWidth     = 128
+	laneWidth     = 256
 	maxBlockLanes = 1024
 )
 
@@ -2548,12 +2548,17 @@ func (p *program) laneBlocks(e *execBlocks, l *launch, g [3]uint32, total uint64
 			p.fault(l, &th{tid: tid, bid: bid, id: id}, r)
 		}
 	}()
-	for !l.failed.Load() && !l.stop.Load() {
-		b := e.next.Add(1) - 1
-		if b >= total {
+	for {
+		lo, hi, bid, ok := e.claim(g, total)
+		if !ok {
 			return
 		}
-		p.blockLanes(l, [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}, t)
+		for b := lo; b < hi; b, bid = b+1, nextBlock(bid, g) {
+			if l.failed.Load() || l.stop.Load() {
+				return
+			}
+			p.blockLanes(l, bid, t)
+		}
 	}
 }
 
