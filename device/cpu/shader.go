@@ -435,7 +435,7 @@ func (p *program) freeThread(t *th) {
 
 // exec runs every block of the dispatch, spread over GOMAXPROCS workers.
 func (p *program) exec(l *launch) error {
-	g := l.groups
+	g := p.grid(l) // assigned once: the workers' closure copies it, on the stack
 	total := uint64(g[0]) * uint64(g[1]) * uint64(g[2])
 	if total == 0 {
 		return nil
@@ -462,6 +462,16 @@ func (p *program) exec(l *launch) error {
 		wg.Wait()
 	}
 	return l.err
+}
+
+// grid is the blocks exec hands out: the dispatch's, or where the lane
+// engine merges blocks (laneProg.merge), the merged ones.
+func (p *program) grid(l *launch) [3]uint32 {
+	g := l.groups
+	if p.lanes != nil && p.lanes.merge > 1 {
+		g[0] = uint32((uint64(g[0]) + uint64(p.lanes.merge) - 1) / uint64(p.lanes.merge))
+	}
+	return g
 }
 
 // execBlocks hands a dispatch's blocks out to exec's workers, chunk
