@@ -1,5 +1,7 @@
 package cpu
 
+import "unsafe"
+
 // Loops over a batch's columns that the compiler does not unroll, four
 // elements a step through a slice of four (one bounds check a step): the
 // loop's own counting was as many instructions as the work (a run load of
@@ -184,4 +186,9 @@ func fill64(row []uint64, v uint64) {
 	for j := range row {
 		row[j] = v
 	}
+}
+
+// lo32s views row as its lanes' low words.
+func lo32s(row []uint64) []lo32 {
+	return unsafe.Slice((*lo32)(unsafe.Pointer(unsafe.SliceData(row))), len(row))
 }
