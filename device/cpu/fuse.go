@@ -467,6 +467,8 @@ func (fu *fuser) op(e ir.Expr) []fop {
 		k, pure = binaryKern(e.Op, e.X.Type().Scalar(), e.Y.Type().Scalar(), lc.c.pos)
 		if pk := pow2Kern(e); pk != nil {
 			k, pure = pk, true
+		} else if uk := uniDivKern(e, fu.lc, lc.c.pos); uk != nil {
+			k = uk
 		}
 		args, fu.pure = []ir.Expr{e.X, e.Y}, fu.pure && pure
 		if m, ok := fu.mulOf(e.X, e); ok { // x*y + z: one loop
@@ -647,6 +649,33 @@ func pow2Kern(e *ir.Binary) kern {
 		x = x[:len(o)]
 		for j := range o {
 			o[j] = x[j] >> sh
+		}
+	}
+}
+
+// uniDivKern is the loop of a uint32 division or remainder by a divisor
+// the same in every lane of the block (the stencil's % w), else nil: the
+// divisor, read from the first lane (which, as on the per-thread engine,
+// faults first where it is zero), becomes a multiplier once a batch, and
+// each lane multiplies instead of dividing (divU32, remU32).
+func uniDivKern(e *ir.Binary, lc *laneCompiler, pos string) kern {
+	if e.T != ir.TU32 || e.X.Type() != ir.TU32 || e.Y.Type() != ir.TU32 || (e.Op != ir.Div && e.Op != ir.Rem) || !lc.uniform.expr(e.Y) {
+		return nil
+	}
+	div := e.Op == ir.Div
+	return func(t *lth, act []int32, x, y, _, o []uint64) {
+		if len(o) == 0 {
+			return
+		}
+		d := uint32(y[0])
+		if d == 0 {
+			t.flane = act[0]
+			site{pos: pos}.fault(device.FaultDivideByZero, 0, 0)
+		}
+		if div {
+			divU32(o, x[:len(o)], d)
+		} else {
+			remU32(o, x[:len(o)], d)
 		}
 	}
 }

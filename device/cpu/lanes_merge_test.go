@@ -103,3 +103,81 @@ func TestLaneMergedBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestLaneUniformDivisor: uint32 division and remainder by a divisor the
+// same in every lane (an argument, a sum of arguments, a literal), on
+// every lane and on lanes a condition thinned, give the per-thread
+// engine's results, and a zero divisor its fault word for word.
+func TestLaneUniformDivisor(t *testing.T) {
+	d := openPlain(t)
+	s := stream(t, d, device.StreamCompute)
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, m, c dsl.U32, in, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		v := in.Read(i)
+		out.Write(i.Mul(dsl.U(4)), v.Rem(m))
+		out.Write(i.Mul(dsl.U(4)).Add(dsl.U(1)), v.Div(m.Add(c)))
+		out.Write(i.Mul(dsl.U(4)).Add(dsl.U(2)), v.Rem(dsl.U(1000)).Add(v.Div(dsl.U(7))))
+		k.If(v.Rem(dsl.U(3)).Eq(dsl.U(0)), func() { out.Write(i.Mul(dsl.U(4)).Add(dsl.U(3)), v.Div(m).Add(v.Rem(m.Add(c)))) })
+	}, "m", "c", "in", "out")
+	require.NoError(t, err)
+	pt, ln := bothEngines(t, d, f)
+	const n = 1000
+	vals := make([]uint32, n)
+	for i := range vals {
+		vals[i] = uint32(i*2654435761) ^ uint32(i)<<3
+	}
+	vals[0], vals[1], vals[2] = 0, 1<<32-1, 1<<31
+	in := newBuf(t, d, vals)
+	for _, mc := range [][2]uint32{{1, 0}, {1, 1}, {2, 1}, {3, 4}, {7, 0}, {10, 246}, {1 << 31, 1}, {1<<32 - 1, 0}, {65537, 1<<32 - 65538}, {5, 1<<32 - 5}} {
+		var got [2][]uint32
+		var errs [2]error
+		for e, k := range []*device.Kernel{pt, ln} {
+			o := newBuf(t, d, make([]uint32, 4*n))
+			got[e] = make([]uint32, 4*n)
+			require.NoError(t, s.Submit(k.Dispatch([3]uint32{n}, mc[0], mc[1], in, o), o.Download(got[e])))
+			errs[e] = s.Synchronize(ctxT(t))
+		}
+		if mc[0]+mc[1] == 0 { // m + c wraps to zero: both fault
+			require.ErrorIs(t, errs[1], device.ErrInvalidArgument, "m=%d c=%d", mc[0], mc[1])
+			require.Equal(t, errs[0].Error(), errs[1].Error())
+			continue
+		}
+		require.NoError(t, errs[0])
+		require.NoError(t, errs[1])
+		require.Equal(t, got[0], got[1], "m=%d c=%d", mc[0], mc[1])
+		require.Equal(t, vals[5]%mc[0], got[1][4*5+0])
+		require.Equal(t, vals[6]/(mc[0]+mc[1]), got[1][4*6+1])
+	}
+	for e, k := range []*device.Kernel{pt, ln} {
+		o := newBuf(t, d, make([]uint32, 4*n))
+		require.NoError(t, s.Submit(k.Dispatch([3]uint32{n}, uint32(0), uint32(3), in, o)))
+		err := s.Synchronize(ctxT(t))
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		var kf *device.KernelFault
+		require.ErrorAs(t, err, &kf)
+		require.Equal(t, [3]uint32{0, 0, 0}, kf.Thread, "engine %d", e)
+	}
+	// A zero divisor on lanes an if thinned: the first of them faults.
+	g, err := dsl.Kernel1D(64, func(k *dsl.K, m dsl.U32, in, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		v := in.Read(i)
+		k.If(v.Gt(dsl.U(100)), func() { out.Write(i, v.Div(m)) })
+	}, "m", "in", "out")
+	require.NoError(t, err)
+	pg, lg := bothEngines(t, d, g)
+	small := make([]uint32, 64)
+	for i := range small {
+		small[i] = uint32(i * 10) // lanes from 11 on take the if
+	}
+	sin := newBuf(t, d, small)
+	var errs [2]error
+	for e, k := range []*device.Kernel{pg, lg} {
+		o := newBuf(t, d, make([]uint32, 64))
+		require.NoError(t, s.Submit(k.Dispatch([3]uint32{64}, uint32(0), sin, o)))
+		errs[e] = s.Synchronize(ctxT(t))
+		var kf *device.KernelFault
+		require.ErrorAs(t, errs[e], &kf)
+		require.Equal(t, [3]uint32{11, 0, 0}, kf.Thread, "engine %d", e)
+	}
+	require.Equal(t, errs[0].Error(), errs[1].Error())
+}
