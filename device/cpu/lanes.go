@@ -129,7 +129,7 @@ type laneProg struct {
 	substs int         // locals compiled as their value at their read (substOf; tests)
 	marks  bool        // a break, continue or return: lane statuses to clear per batch (else all stay stRun)
 	// merge is how many consecutive blocks of a one-dimensional grid run
-	// as one (mergeBlocks), 1 where none are merged.
+	// as one (mergeWidth), 1 where none are merged.
 	merge uint32
 }
 
