@@ -9,7 +9,8 @@
 //	d, err := device.Open(ctx, "cpu")
 //
 // Kernels compile twice where they can: the lane engine (lanes.go) runs a
-// batch of up to 128 threads of a block per closure call, with divergent
+// batch of up to 256 threads of a block (or of consecutive small 1-D
+// blocks, where nothing tells them apart) per closure call, with divergent
 // branches and loops on lists of lanes, for kernels without barriers,
 // shared memory, atomics, callables, textures or switches; every kernel
 // also has the per-thread engine, one thread per call (threads as

@@ -90,3 +90,17 @@ func LaneSubstituted(f *ir.Function) (int, error) {
 	}
 	return p.lanes.substs, nil
 }
+
+// LaneWidth is the most lanes of a batch of a kernel without barriers or
+// shared memory.
+const LaneWidth = laneWidth
+
+// LaneMerged is how many consecutive blocks kernel f's lane program runs
+// as one (1: none merged, 0: not on the lane engine).
+func LaneMerged(f *ir.Function) (uint32, error) {
+	p, err := compileKernel(f, false, false)
+	if err != nil || p.lanes == nil {
+		return 0, err
+	}
+	return p.lanes.merge, nil
+}

@@ -467,6 +467,8 @@ func (fu *fuser) op(e ir.Expr) []fop {
 		k, pure = binaryKern(e.Op, e.X.Type().Scalar(), e.Y.Type().Scalar(), lc.c.pos)
 		if pk := pow2Kern(e); pk != nil {
 			k, pure = pk, true
+		} else if uk := uniDivKern(e, fu.lc, lc.c.pos); uk != nil {
+			k = uk
 		}
 		args, fu.pure = []ir.Expr{e.X, e.Y}, fu.pure && pure
 		if m, ok := fu.mulOf(e.X, e); ok { // x*y + z: one loop
@@ -580,12 +582,13 @@ func (fu *fuser) norm(e *ir.Call) fop {
 // dot3 is o = a·b of three float32 components, each lane's sum in float64
 // from zero in order, as normF32 adds them.
 func dot3(o, a0, a1, a2, b0, b1, b2 []uint64) {
-	a0, a1, a2, b0, b1, b2 = a0[:len(o)], a1[:len(o)], a2[:len(o)], b0[:len(o)], b1[:len(o)], b2[:len(o)]
+	n := len(o)
+	x0, x1, x2, y0, y1, y2 := lo32s(a0)[:n], lo32s(a1)[:n], lo32s(a2)[:n], lo32s(b0)[:n], lo32s(b1)[:n], lo32s(b2)[:n]
 	for l := range o {
 		s := 0.0 // not the first product: 0 + -0 is +0
-		s += float64(f32(a0[l])) * float64(f32(b0[l]))
-		s += float64(f32(a1[l])) * float64(f32(b1[l]))
-		s += float64(f32(a2[l])) * float64(f32(b2[l]))
+		s += float64(x0[l].f) * float64(y0[l].f)
+		s += float64(x1[l].f) * float64(y1[l].f)
+		s += float64(x2[l].f) * float64(y2[l].f)
 		o[l] = uf32(float32(s))
 	}
 }
@@ -598,16 +601,16 @@ func unaryF32Kern(op ir.Op) kern {
 	switch op {
 	case ir.OpSqrt:
 		return func(_ *lth, _ []int32, x, _, _, o []uint64) {
-			a := x[:len(o)]
+			a := lo32s(x)[:len(o)]
 			for j := range o {
-				o[j] = uf32(float32(math.Sqrt(float64(f32(a[j])))))
+				o[j] = uf32(float32(math.Sqrt(float64(a[j].f))))
 			}
 		}
 	case ir.OpInverseSqrt:
 		return func(_ *lth, _ []int32, x, _, _, o []uint64) {
-			a := x[:len(o)]
+			a := lo32s(x)[:len(o)]
 			for j := range o {
-				o[j] = uf32(float32(1 / math.Sqrt(float64(f32(a[j])))))
+				o[j] = uf32(float32(1 / math.Sqrt(float64(a[j].f))))
 			}
 		}
 	case ir.OpAbs:
@@ -646,6 +649,33 @@ func pow2Kern(e *ir.Binary) kern {
 		x = x[:len(o)]
 		for j := range o {
 			o[j] = x[j] >> sh
+		}
+	}
+}
+
+// uniDivKern is the loop of a uint32 division or remainder by a divisor
+// the same in every lane of the block (the stencil's % w), else nil: the
+// divisor, read from the first lane (which, as on the per-thread engine,
+// faults first where it is zero), becomes a multiplier once a batch, and
+// each lane multiplies instead of dividing (divU32, remU32).
+func uniDivKern(e *ir.Binary, lc *laneCompiler, pos string) kern {
+	if e.T != ir.TU32 || e.X.Type() != ir.TU32 || e.Y.Type() != ir.TU32 || (e.Op != ir.Div && e.Op != ir.Rem) || !lc.uniform.expr(e.Y) {
+		return nil
+	}
+	div := e.Op == ir.Div
+	return func(t *lth, act []int32, x, y, _, o []uint64) {
+		if len(o) == 0 {
+			return
+		}
+		d := uint32(y[0])
+		if d == 0 {
+			t.flane = act[0]
+			site{pos: pos}.fault(device.FaultDivideByZero, 0, 0)
+		}
+		if div {
+			divU32(o, x[:len(o)], d)
+		} else {
+			remU32(o, x[:len(o)], d)
 		}
 	}
 }
@@ -702,10 +732,10 @@ func (fu *fuser) mulOf(m ir.Expr, sum *ir.Binary) (*ir.Binary, bool) {
 func maddKern(t *ir.Type) kern {
 	if t == ir.TF32 {
 		return func(_ *lth, _ []int32, x, y, z, o []uint64) {
-			x, y, z = x[:len(o)], y[:len(o)], z[:len(o)]
+			a, b, c := lo32s(x)[:len(o)], lo32s(y)[:len(o)], lo32s(z)[:len(o)]
 			for j := range o {
-				p := float32(f32(x[j]) * f32(y[j])) // rounded: no fused multiply-add
-				o[j] = uf32(p + f32(z[j]))
+				p := float32(a[j].f * b[j].f) // rounded: no fused multiply-add
+				o[j] = uf32(p + c[j].f)
 			}
 		}
 	}
@@ -937,30 +967,30 @@ func binaryKern(op ir.BinaryOp, s, ys *ir.Type, pos string) (k kern, pure bool) 
 	switch kk {
 	case key{ir.TF32, ir.Add}:
 		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
-			a, b := x[:len(o)], y[:len(o)]
+			a, b := lo32s(x)[:len(o)], lo32s(y)[:len(o)]
 			for j := range o {
-				o[j] = uf32(f32(a[j]) + f32(b[j]))
+				o[j] = uf32(a[j].f + b[j].f)
 			}
 		}
 	case key{ir.TF32, ir.Sub}:
 		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
-			a, b := x[:len(o)], y[:len(o)]
+			a, b := lo32s(x)[:len(o)], lo32s(y)[:len(o)]
 			for j := range o {
-				o[j] = uf32(f32(a[j]) - f32(b[j]))
+				o[j] = uf32(a[j].f - b[j].f)
 			}
 		}
 	case key{ir.TF32, ir.Mul}:
 		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
-			a, b := x[:len(o)], y[:len(o)]
+			a, b := lo32s(x)[:len(o)], lo32s(y)[:len(o)]
 			for j := range o {
-				o[j] = uf32(f32(a[j]) * f32(b[j]))
+				o[j] = uf32(a[j].f * b[j].f)
 			}
 		}
 	case key{ir.TF32, ir.Div}:
 		k = func(_ *lth, _ []int32, x, y, z, o []uint64) {
-			a, b := x[:len(o)], y[:len(o)]
+			a, b := lo32s(x)[:len(o)], lo32s(y)[:len(o)]
 			for j := range o {
-				o[j] = uf32(f32(a[j]) / f32(b[j]))
+				o[j] = uf32(a[j].f / b[j].f)
 			}
 		}
 	case key{ir.TF32, ir.Lt}:

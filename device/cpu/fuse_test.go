@@ -295,7 +295,7 @@ func TestLaneFusionRandom(t *testing.T) {
 	a, b := newBuf(t, d, as), newBuf(t, d, bs)
 	vecs := 0
 	for seed := range uint64(40) {
-		block := []uint32{64, 256}[seed%2]
+		block := []uint32{64, 2 * cpu.LaneWidth}[seed%2]
 		f := fuseKernel(t, seed, block, n)
 		on, why, err := cpu.LaneEngine(f)
 		require.NoError(t, err)

@@ -42,7 +42,7 @@ import (
 // statement has run for every lane of the block before the next starts and
 // a barrier in uniform control flow (uniform.go) costs nothing.
 const (
-	laneWidth     = 128
+	laneWidth     = 256
 	maxBlockLanes = 1024
 )
 
@@ -128,6 +128,28 @@ type laneProg struct {
 	monoIf int         // ifs a batch's ends may decide (monoCond; tests)
 	substs int         // locals compiled as their value at their read (substOf; tests)
 	marks  bool        // a break, continue or return: lane statuses to clear per batch (else all stay stRun)
+	// merge is how many consecutive blocks of a one-dimensional grid run
+	// as one (mergeWidth), 1 where none are merged.
+	merge uint32
+}
+
+// mergeWidth is the lanes that consecutive blocks of a kernel without
+// barriers or shared memory, one-dimensional and smaller, are merged up to
+// where the kernel reads neither its thread nor its block id: then no
+// value tells the blocks apart (what is the same in every lane of a block,
+// uniform.go's analysis, is then the same in the whole dispatch), and a
+// batch of 128 lanes pays each closure call for twice n-body's 64.
+const mergeWidth = 128
+
+// readsBlockIDs says whether f reads ThreadID or BlockID.
+func readsBlockIDs(f *ir.Function) bool {
+	reads := false
+	walkStmts(f.Body, func(ir.Stmt) {}, func(e ir.Expr) {
+		if r, ok := e.(*ir.Ref); ok && r.Var.Kind == ir.VarBuiltin && (r.Var.Builtin == ir.ThreadID || r.Var.Builtin == ir.BlockID) {
+			reads = true
+		}
+	})
+	return reads
 }
 
 // laneConst is a slot holding the same value in every lane: a literal
@@ -195,11 +217,18 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 			lp, why = nil, u.what
 		}
 	}()
+	merge := uint32(1)
+	if !whole && f.BlockSize[1] == 1 && f.BlockSize[2] == 1 && threads < mergeWidth && !readsBlockIDs(f) {
+		// Consecutive blocks as one: nothing tells them apart but their
+		// dispatch ids, consecutive across them.
+		merge = mergeWidth / threads
+		threads *= merge
+	}
 	w := int(min(threads, laneWidth))
 	if whole {
 		w = int(threads)
 	}
-	lc := &laneCompiler{c: c, p: &laneProg{w: w, ids: -1, tids: -1, bids: -1},
+	lc := &laneCompiler{c: c, p: &laneProg{w: w, ids: -1, tids: -1, bids: -1, merge: merge},
 		slots: map[*ir.Var]int{}, uni: map[*ir.Var]int{}, lits: map[uint64]int{}, consts: map[string]int{}, hoisted: map[ir.Expr]lex{}}
 	lc.linear = f.BlockSize[1] == 1 && f.BlockSize[2] == 1
 	lc.uniform = uniformOf(f)
@@ -234,6 +263,7 @@ func compileLanes(c *compiler, f *ir.Function, threads uint32) (lp *laneProg, wh
 		}
 	}
 	b := f.BlockSize
+	b[0] *= merge // the merged block's: the dispatch ids' offsets (ThreadID is not read)
 	for i := range threads {
 		lc.p.tid[0] = append(lc.p.tid[0], i%b[0])
 		lc.p.tid[1] = append(lc.p.tid[1], i/b[0]%b[1])
@@ -2543,17 +2573,25 @@ func (p *program) laneBlocks(e *execBlocks, l *launch, g [3]uint32, total uint64
 		if r := recover(); r != nil {
 			b, bid := p.block, t.bid
 			lin := t.lin0 + uint32(t.flane)
+			if m := p.lanes.merge; m > 1 { // a merged block: the lane's own
+				bid[0], lin = bid[0]*m+lin/b[0], lin%b[0]
+			}
 			tid := [3]uint32{lin % b[0], lin / b[0] % b[1], lin / (b[0] * b[1])}
 			id := [3]uint32{bid[0]*b[0] + tid[0], bid[1]*b[1] + tid[1], bid[2]*b[2] + tid[2]}
 			p.fault(l, &th{tid: tid, bid: bid, id: id}, r)
 		}
 	}()
-	for !l.failed.Load() && !l.stop.Load() {
-		b := e.next.Add(1) - 1
-		if b >= total {
+	for {
+		lo, hi, bid, ok := e.claim(g, total)
+		if !ok {
 			return
 		}
-		p.blockLanes(l, [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}, t)
+		for b := lo; b < hi; b, bid = b+1, nextBlock(bid, g) {
+			if l.failed.Load() || l.stop.Load() {
+				return
+			}
+			p.blockLanes(l, bid, t)
+		}
 	}
 }
 
@@ -2565,6 +2603,7 @@ func (p *program) blockLanes(l *launch, bid [3]uint32, t *lth) {
 	lp := p.lanes
 	w := t.w
 	b := p.block
+	b[0] *= lp.merge
 	n := b[0] * b[1] * b[2]
 	base := [3]uint32{bid[0] * b[0], bid[1] * b[1], bid[2] * b[2]}
 	t.bid = bid

@@ -1,5 +1,10 @@
 package cpu
 
+import (
+	"math/bits"
+	"unsafe"
+)
+
 // Loops over a batch's columns that the compiler does not unroll, four
 // elements a step through a slice of four (one bounds check a step): the
 // loop's own counting was as many instructions as the work (a run load of
@@ -183,5 +188,44 @@ func fill64(row []uint64, v uint64) {
 	}
 	for j := range row {
 		row[j] = v
+	}
+}
+
+// lo32s views row as its lanes' low words.
+func lo32s(row []uint64) []lo32 {
+	return unsafe.Slice((*lo32)(unsafe.Pointer(unsafe.SliceData(row))), len(row))
+}
+
+// divMul is the multiplier of a uint32 divisor d > 1, ceil(2^64 / d): the
+// quotient of a 32-bit n is the high word of n*m, the remainder the high
+// word of the low word's product with d (Lemire, Kaser and Kurz, "Faster
+// remainder by direct computation", 2019).
+func divMul(d uint32) uint64 { return ^uint64(0)/uint64(d) + 1 }
+
+// divU32 is o = a / d of uint32 rows, d > 0.
+func divU32(o, a []uint64, d uint32) {
+	a = a[:len(o)]
+	if d == 1 {
+		for j, v := range a {
+			o[j] = uint64(uint32(v))
+		}
+		return
+	}
+	m := divMul(d)
+	for j, v := range a {
+		o[j], _ = bits.Mul64(m, uint64(uint32(v)))
+	}
+}
+
+// remU32 is o = a % d of uint32 rows, d > 0.
+func remU32(o, a []uint64, d uint32) {
+	a = a[:len(o)]
+	if d == 1 {
+		clear(o)
+		return
+	}
+	m := divMul(d)
+	for j, v := range a {
+		o[j], _ = bits.Mul64(m*uint64(uint32(v)), uint64(d))
 	}
 }

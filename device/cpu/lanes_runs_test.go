@@ -18,7 +18,7 @@ import (
 // an else, is decided by a batch's first and last lanes where they agree,
 // and lane by lane where the bound falls inside the batch; every bound and
 // dispatch size gives what the per-thread engine and Go give, with blocks
-// of 64 (one batch) and 256 (two batches of 128 a block).
+// of 64 (one batch) and two batches of cpu.LaneWidth.
 func TestLaneBoundsByEnds(t *testing.T) {
 	d := openPlain(t)
 	s := stream(t, d, device.StreamCompute)
@@ -35,7 +35,7 @@ func TestLaneBoundsByEnds(t *testing.T) {
 		{"m>id", func(id, m dsl.U32) dsl.Bool { return m.Gt(id) }, func(id, m uint32) bool { return m > id }},
 		{"m<=id", func(id, m dsl.U32) dsl.Bool { return m.Le(id) }, func(id, m uint32) bool { return m <= id }},
 	}
-	for _, block := range []int{64, 256} {
+	for _, block := range []int{64, 2 * cpu.LaneWidth} {
 		for _, thread := range []bool{false, true} {
 			for _, c := range conds {
 				for _, els := range []bool{false, true} {
@@ -58,7 +58,7 @@ func TestLaneBoundsByEnds(t *testing.T) {
 						require.Equal(t, 1, nd, "the if is decided by a batch's ends")
 						pt, ln := bothEngines(t, d, f)
 						const n = 1000 // not whole blocks
-						for _, m := range []uint32{0, 1, 63, 64, 100, 127, 128, 129, 500, 999, 1000, 5000} {
+						for _, m := range []uint32{0, 1, 63, 64, 100, 127, 128, 129, cpu.LaneWidth - 1, cpu.LaneWidth, cpu.LaneWidth + 1, 500, 999, 1000, 5000} {
 							var got [2][]uint32
 							for e, k := range []*device.Kernel{pt, ln} {
 								o := newBuf(t, d, make([]uint32, n))

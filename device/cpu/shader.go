@@ -435,7 +435,7 @@ func (p *program) freeThread(t *th) {
 
 // exec runs every block of the dispatch, spread over GOMAXPROCS workers.
 func (p *program) exec(l *launch) error {
-	g := l.groups
+	g := p.grid(l) // assigned once: the workers' closure copies it, on the stack
 	total := uint64(g[0]) * uint64(g[1]) * uint64(g[2])
 	if total == 0 {
 		return nil
@@ -450,10 +450,10 @@ func (p *program) exec(l *launch) error {
 		workers = 1
 	}
 	if workers == 1 {
-		var e execBlocks // on the stack: the common small dispatch allocates nothing here
+		e := execBlocks{chunk: blockChunk(total, 1)} // on the stack: the common small dispatch allocates nothing here
 		e.work(p, l, g, total)
 	} else {
-		e := &execBlocks{}
+		e := &execBlocks{chunk: blockChunk(total, workers)}
 		var wg sync.WaitGroup
 		for range workers {
 			wg.Add(1)
@@ -464,8 +464,59 @@ func (p *program) exec(l *launch) error {
 	return l.err
 }
 
-// execBlocks hands a dispatch's blocks out to exec's workers.
-type execBlocks struct{ next atomic.Uint64 }
+// grid is the blocks exec hands out: the dispatch's, or where the lane
+// engine merges blocks (laneProg.merge), the merged ones.
+func (p *program) grid(l *launch) [3]uint32 {
+	g := l.groups
+	if p.lanes != nil && p.lanes.merge > 1 {
+		g[0] = uint32((uint64(g[0]) + uint64(p.lanes.merge) - 1) / uint64(p.lanes.merge))
+	}
+	return g
+}
+
+// execBlocks hands a dispatch's blocks out to exec's workers, chunk
+// consecutive blocks at a time.
+type execBlocks struct {
+	next  atomic.Uint64
+	chunk uint64
+}
+
+// blockChunk is how many consecutive blocks a worker takes at once: one
+// shared counter's increment (a cache line moving between cores) and the
+// division of the block's index into its id a chunk rather than a block,
+// while the last chunks still leave each worker at most 1/64 of the work
+// more than another.
+func blockChunk(total, workers uint64) uint64 {
+	return max(1, min(maxBlockChunk, total/(workers*64)))
+}
+
+const maxBlockChunk = 16
+
+// claim takes the next chunk of blocks: those from lo to hi, and the id
+// of lo; ok is false where none is left.
+func (e *execBlocks) claim(g [3]uint32, total uint64) (lo, hi uint64, bid [3]uint32, ok bool) {
+	lo = e.next.Add(e.chunk) - e.chunk
+	if lo >= total {
+		return 0, 0, bid, false
+	}
+	hi = min(lo+e.chunk, total)
+	if g[1] == 1 && g[2] == 1 {
+		return lo, hi, [3]uint32{uint32(lo), 0, 0}, true
+	}
+	return lo, hi, [3]uint32{uint32(lo % uint64(g[0])), uint32(lo / uint64(g[0]) % uint64(g[1])), uint32(lo / (uint64(g[0]) * uint64(g[1])))}, true
+}
+
+// nextBlock is the id of the block after bid in the dispatch's order.
+func nextBlock(bid [3]uint32, g [3]uint32) [3]uint32 {
+	if bid[0]++; bid[0] == g[0] {
+		bid[0] = 0
+		if bid[1]++; bid[1] == g[1] {
+			bid[1] = 0
+			bid[2]++
+		}
+	}
+	return bid
+}
 
 // work runs blocks until none is left, the dispatch failed or the device stops.
 func (e *execBlocks) work(p *program, l *launch, g [3]uint32, total uint64) {
@@ -493,21 +544,25 @@ func (e *execBlocks) work(p *program, l *launch, g [3]uint32, total uint64) {
 		cw = &coWorker{}
 		defer cw.release()
 	}
-	for !l.failed.Load() && !l.stop.Load() {
-		b := e.next.Add(1) - 1
-		if b >= total {
+	for {
+		lo, hi, bid, ok := e.claim(g, total)
+		if !ok {
 			return
 		}
-		if bs != nil {
-			for _, s := range bs.shared {
-				clear(s)
+		for b := lo; b < hi; b, bid = b+1, nextBlock(bid, g) {
+			if l.failed.Load() || l.stop.Load() {
+				return
 			}
-		}
-		bid := [3]uint32{uint32(b % uint64(g[0])), uint32(b / uint64(g[0]) % uint64(g[1])), uint32(b / (uint64(g[0]) * uint64(g[1])))}
-		if p.barrier {
-			p.blockCoroutines(l, bid, bs, cw)
-		} else {
-			p.blockLoop(l, bid, t)
+			if bs != nil {
+				for _, s := range bs.shared {
+					clear(s)
+				}
+			}
+			if p.barrier {
+				p.blockCoroutines(l, bid, bs, cw)
+			} else {
+				p.blockLoop(l, bid, t)
+			}
 		}
 	}
 }
