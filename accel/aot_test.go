@@ -31,6 +31,7 @@ type aotRay struct {
 // reference does not call ambiguous. The Vulkan artefact is software SPIR-V:
 // a software device runs it as stored, a native one compiles the IR.
 func TestAOTRayKernelEveryPath(t *testing.T) {
+	testenv.NeedGoCommand(t)
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/rayquery")
 	require.Empty(t, errs)
 	store := shadercache.NewMemory()
@@ -118,6 +119,7 @@ func TestAOTRayKernelEveryPath(t *testing.T) {
 // the IR (codegen, then the pipeline) where the device's path is native or
 // the record holds no artefact.
 func BenchmarkAOTRayLoad(b *testing.B) {
+	testenv.NeedGoCommand(b)
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/rayquery")
 	require.Empty(b, errs)
 	store := shadercache.NewMemory()

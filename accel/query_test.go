@@ -12,6 +12,7 @@ import (
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/raytest"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/kernel"
 	"github.com/lucent-gpu/lucent/testdata/gokernel/rayquery"
 )
@@ -23,6 +24,7 @@ import (
 // agree with the brute-force reference, and so do the CPU runner's; with
 // termination at the first candidate no ray sees a second.
 func checkCandidateLoops(t *testing.T, d *device.Device, what string) {
+	testenv.NeedGoCommand(t)
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/rayquery")
 	require.Empty(t, errs)
 	fns := map[string]*ir.Function{}

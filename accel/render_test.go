@@ -19,6 +19,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/internal/raytest"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/kernel"
 	"github.com/lucent-gpu/lucent/testdata/gokernel/render"
 )
@@ -123,6 +124,7 @@ func renderHost(t *testing.T, s *raytest.Scene, mats []render.Material, normals 
 // renderDevice is the same kernel compiled for d, over an accel of the
 // same instances built on d.
 func renderDevice(t *testing.T, d *device.Device, s *raytest.Scene, mats []render.Material, normals []float32) []float32 {
+	testenv.NeedGoCommand(t)
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/render")
 	require.Empty(t, errs)
 	require.Len(t, ks, 1)

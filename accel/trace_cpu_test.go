@@ -11,6 +11,7 @@ import (
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/raytest"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/kernel"
 )
 
@@ -20,6 +21,7 @@ import (
 
 func rayKernels(t *testing.T) map[string]*ir.Function {
 	t.Helper()
+	testenv.NeedGoCommand(t)
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/rayquery")
 	require.Empty(t, errs)
 	out := map[string]*ir.Function{}

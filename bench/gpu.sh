@@ -20,8 +20,15 @@
 #   SUITES               the packages of the device suites (default ./device/...)
 #   ROUNDS               round-trip rounds against C (default 21)
 #
-# The script needs the Go toolchain and the module's dependencies offline (a
-# vendor/ directory, or a module cache that holds them). It exits non-zero,
+#   GPU_SH_PREBUILT=DIR  use the binaries bench/gpu-prepare.sh wrote into DIR
+#                        instead of building (the default where there is no
+#                        Go toolchain and .gpu/ holds them)
+#
+# Without GPU_SH_PREBUILT, the script needs the Go toolchain and the module's
+# dependencies offline (a vendor/ directory, or a module cache that holds
+# them). A GPU machine with neither (the device machines lent here have no
+# Go) gets the prebuilt binaries instead: run bench/gpu-prepare.sh first and
+# carry .gpu/ with the tree. It exits non-zero,
 # saying why, when one of those, the driver or the loader is missing; a step
 # that fails or times out is marked so in the table and the run goes on
 # (the exit status is then 1).
@@ -35,25 +42,43 @@ out=$(cd "$1" && pwd)
 cd "$(dirname "$0")/.." || die "cannot enter the working tree"
 tree=$(pwd)
 
-# --- The toolchain and the dependencies -----------------------------------
-command -v go >/dev/null 2>&1 ||
-	die "no Go toolchain (go is not on PATH): this machine cannot build lucent; install Go $(sed -n 's/^go //p' go.mod) or put it on PATH"
-export GOTOOLCHAIN=local GOPROXY=off GOFLAGS="${GOFLAGS:-}"
-if [ -f vendor/modules.txt ]; then
-	GOFLAGS="$GOFLAGS -mod=vendor"
+# --- The toolchain and the dependencies, or the prebuilt binaries ----------
+pre=${GPU_SH_PREBUILT:-}
+if [ -z "$pre" ] && ! command -v go >/dev/null 2>&1 && [ -f .gpu/bin.tgz ]; then
+	pre=.gpu
 fi
-go list -deps -test ./device/... ./cmd/lucent >/dev/null 2>"$out/deps.txt" ||
-	die "the module's dependencies are not available offline ($(head -c 300 "$out/deps.txt")); run 'go mod vendor' on a machine with a network and copy vendor/ with the tree"
+if [ -n "$pre" ]; then
+	[ -f "$pre/bin.tgz" ] || die "GPU_SH_PREBUILT=$pre holds no bin.tgz: run bench/gpu-prepare.sh $pre"
+	pb=$(mktemp -d /tmp/gpu-sh-bin.XXXXXX)
+	tar xzf "$pre/bin.tgz" -C "$pb" --strip-components=1 || die "cannot unpack $pre/bin.tgz"
+	export PATH="$pb:$PATH" LUCENT_SPIRV_TOOLS=$pb/libSPIRV-Tools-shared.so LUCENT_VKBENCH_LIB=$pb/libvkbench.so
+	built="prebuilt ($pre, tree $(cat "$pre/TREE" 2>/dev/null || echo '?'))"
+	here=$(git rev-parse --short HEAD 2>/dev/null || true)
+	if [ -n "$here" ] && [ "$here" != "$(cat "$pre/TREE" 2>/dev/null)" ]; then
+		echo "gpu.sh: warning: $pre was prepared at $(cat "$pre/TREE" 2>/dev/null), the tree is at $here" >&2
+		built="$built, STALE: the tree is at $here"
+	fi
+else
+	command -v go >/dev/null 2>&1 ||
+		die "no Go toolchain (go is not on PATH) and no prebuilt binaries (.gpu/bin.tgz): run bench/gpu-prepare.sh on a machine with Go and carry .gpu/, or install Go $(sed -n 's/^go //p' go.mod)"
+	export GOTOOLCHAIN=local GOPROXY=off GOFLAGS="${GOFLAGS:-}"
+	if [ -f vendor/modules.txt ]; then
+		GOFLAGS="$GOFLAGS -mod=vendor"
+	fi
+	go list -deps -test ./device/... ./cmd/lucent >/dev/null 2>"$out/deps.txt" ||
+		die "the module's dependencies are not available offline ($(head -c 300 "$out/deps.txt")); run 'go mod vendor' on a machine with a network and copy vendor/ with the tree, or use bench/gpu-prepare.sh"
+	built="$(go version)"
+fi
 
 # --- The driver ------------------------------------------------------------
 if [ "${GPU_SH_ALLOW_ANY:-}" != 1 ]; then
 	icd=""
-	for dir in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d; do
+	for dir in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d /usr/local/nvidia/share/vulkan/icd.d; do
 		for f in "$dir"/nvidia*.json; do
 			[ -f "$f" ] && { icd=$f; break 2; }
 		done
 	done
-	[ -n "$icd" ] || die "no NVIDIA Vulkan driver: no nvidia*.json under /usr/share/vulkan/icd.d, /etc/vulkan/icd.d or /usr/local/share/vulkan/icd.d (GPU_SH_ALLOW_ANY=1 runs on any driver)"
+	[ -n "$icd" ] || die "no NVIDIA Vulkan driver: no nvidia*.json under /usr/share/vulkan/icd.d, /etc/vulkan/icd.d, /usr/local/share/vulkan/icd.d or /usr/local/nvidia/share/vulkan/icd.d (GPU_SH_ALLOW_ANY=1 runs on any driver)"
 	export VK_DRIVER_FILES=$icd VK_ICD_FILENAMES=$icd
 	driver="NVIDIA ($icd)"
 else
@@ -62,6 +87,12 @@ fi
 
 # --- The loader --------------------------------------------------------------
 loader=$(ldconfig -p 2>/dev/null | awk '/libvulkan\.so\.1 / {print $NF; exit}')
+if [ -z "$loader" ] && [ -n "$pre" ] && ls "$pre"/deb/libvulkan1_*.deb >/dev/null 2>&1; then
+	echo "== no Vulkan loader: unpacking $(basename "$pre"/deb/libvulkan1_*.deb) into /"
+	for f in "$pre"/deb/*.deb; do dpkg -x "$f" /; done
+	ldconfig
+	loader=$(ldconfig -p 2>/dev/null | awk '/libvulkan\.so\.1 / {print $NF; exit}')
+fi
 if [ -z "$loader" ]; then
 	for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib /usr/local/lib /lib/x86_64-linux-gnu; do
 		[ -e "$d/libvulkan.so.1" ] && { loader=$d/libvulkan.so.1; break; }
@@ -93,7 +124,11 @@ verdict() { # rc → words
 }
 
 # --- 1. lucent info -----------------------------------------------------------
-step "lucent info" 40 info.txt go run ./cmd/lucent info
+if [ -n "$pre" ]; then
+	step "lucent info" 40 info.txt lucent info
+else
+	step "lucent info" 40 info.txt go run ./cmd/lucent info
+fi
 rc=$?
 [ $rc -eq 0 ] || status=1
 dev=$(sed -n 's/^device 0: //p' "$out/info.txt" | head -1)
@@ -102,17 +137,34 @@ row "lucent info" "$(verdict $rc)" "device 0: ${dev:-?}; binding: ${binding:-?}"
 
 # --- 2. the device suites -------------------------------------------------
 # SUITES is split into packages on purpose.
-step "device suites" 180 suites.txt env LUCENT_REQUIRE_VULKAN=1 go test -count=1 -timeout 170s ${SUITES:-./device/...}
+if [ -n "$pre" ]; then
+	# One prebuilt test binary a package, run in its directory; the lines
+	# say ok or FAIL with the package, as go test's do.
+	step "device suites" 180 suites.txt env LUCENT_REQUIRE_VULKAN=1 bash -c '
+		rc=0
+		for t in '"$pb"'/*.test; do
+			p=$(basename "$t" .test | tr _ /)
+			if (cd "$p" && "$t" -test.count=1 -test.timeout 170s -test.v); then echo "ok $p"; else echo "FAIL $p"; rc=1; fi
+		done
+		exit $rc'
+else
+	step "device suites" 180 suites.txt env LUCENT_REQUIRE_VULKAN=1 go test -count=1 -timeout 170s ${SUITES:-./device/...}
+fi
 rc=$?
 [ $rc -eq 0 ] || status=1
-pkgs=$(awk '$1 == "ok" {ok++} $1 == "FAIL" && $2 ~ /\// {bad = bad " " $2} $1 == "---" && $2 == "FAIL:" {tests++}
-	END {printf "%d packages ok%s%s", ok, (bad ? "; failed:" bad : ""), (tests ? "; " tests " failing tests (suites.txt)" : "")}' "$out/suites.txt")
+pkgs=$(awk '$1 == "ok" {ok++} $1 == "FAIL" && NF >= 2 {bad = bad " " $2} $1 == "---" && $2 == "FAIL:" {tests++} $1 == "---" && $2 == "SKIP:" {skips++}
+	END {printf "%d packages ok%s%s%s", ok, (bad ? "; failed:" bad : ""), (tests ? "; " tests " failing tests (suites.txt)" : ""), (skips ? "; " skips " skipped (suites.txt says why)" : "")}' "$out/suites.txt")
 row "device suites (LUCENT_REQUIRE_VULKAN=1)" "$(verdict $rc)" "$pkgs"
 
 # --- 3. saxpy over 256M floats ------------------------------------------------
-bin=$out/vulkan.test
-step "build the benchmarks" 60 build.txt go test -c -o "$bin" ./device/vulkan
-rc=$?
+if [ -n "$pre" ]; then
+	bin=$pb/device_vulkan.test
+	rc=0
+else
+	bin=$out/vulkan.test
+	step "build the benchmarks" 60 build.txt go test -c -o "$bin" ./device/vulkan
+	rc=$?
+fi
 if [ $rc -ne 0 ]; then
 	status=1
 	row "benchmarks" "$(verdict $rc)" "go test -c failed: see build.txt"
@@ -132,13 +184,16 @@ else
 	fi
 
 	# --- 4. the round trip against the raw-C twin ---------------------------
-	if ! command -v cc >/dev/null 2>&1; then
+	if [ -n "$pre" ]; then
+		: # the prebuilt reference (LUCENT_VKBENCH_LIB)
+	elif ! command -v cc >/dev/null 2>&1; then
 		row "round trip vs raw C" "skipped" "no C compiler (cc) on this machine"
 		echo "== round trip vs raw C: skipped, no C compiler (cc)"
 	elif ! echo '#include <vulkan/vulkan.h>' | cc -E -x c - >/dev/null 2>&1; then
 		row "round trip vs raw C" "skipped" "cc finds no Vulkan headers (vulkan/vulkan.h)"
 		echo "== round trip vs raw C: skipped, no Vulkan headers"
-	else
+	fi
+	if [ -n "$pre" ] || { command -v cc >/dev/null 2>&1 && echo '#include <vulkan/vulkan.h>' | cc -E -x c - >/dev/null 2>&1; }; then
 		# Against the fastest raw-C use of the driver (vkbench.c's round-trip
 		# variants: re-recorded or recorded once, fence or timeline, blocking or
 		# spinning, and the twin itself), interleaved in one process.
@@ -178,12 +233,12 @@ else
 		for (i = 3; i < NF; i++) if ($(i + 1) == "Mrays/s") {printf "%s%s %s M rays/s", sep, n, $i; sep = ", "}}' "$out/rays.txt")
 	row "rays, 512x512 primary and shadow (BenchmarkRayQueries)" "$(verdict $rc)" "${path:-?}; ${fig:-no figure: see rays.txt}"
 fi
-rm -f "$bin"
+[ -n "$pre" ] || rm -f "$bin"
 
 {
 	echo "# bench/gpu.sh, $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo
-	echo "Driver: $driver. Loader: ${loader}. $(go version). Tree: $(git -C "$tree" rev-parse --short HEAD 2>/dev/null || echo '?')."
+	echo "Driver: $driver. Loader: ${loader}. Binaries: $built. Tree: $(git -C "$tree" rev-parse --short HEAD 2>/dev/null || echo '?')."
 	echo
 	echo "| step | result | figures |"
 	echo "|---|---|---|"

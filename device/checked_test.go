@@ -179,6 +179,7 @@ func TestCheckedKernelsDeviceWide(t *testing.T) {
 // A Go-subset kernel compiled checked names the faulting statement's
 // file:line:col, on every backend.
 func TestCheckedKernelGoPosition(t *testing.T) {
+	testenv.NeedGoCommand(t)
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel")
 	require.Empty(t, errs)
 	var saxpy *gokernel.Kernel

@@ -9,6 +9,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
 // Kernels are checked: an out-of-range access or an integer division by zero
@@ -117,6 +118,7 @@ func TestLoopInvariants(t *testing.T) {
 // TestFaultNamesSource: for a kernel compiled from Go source the fault is
 // a *device.KernelFault naming the faulting statement's file:line:col.
 func TestFaultNamesSource(t *testing.T) {
+	testenv.NeedGoCommand(t)
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel")
 	require.Empty(t, errs)
 	var saxpy *gokernel.Kernel

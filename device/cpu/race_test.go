@@ -17,6 +17,7 @@ import (
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 	"github.com/lucent-gpu/lucent/kernel"
 )
 
@@ -32,6 +33,7 @@ func openRace(t *testing.T) *device.Device {
 // racyKernels loads testdata/gokernel/racy by name.
 func racyKernels(t *testing.T) map[string]*ir.Function {
 	t.Helper()
+	testenv.NeedGoCommand(t)
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/racy")
 	require.Empty(t, errs)
 	m := map[string]*ir.Function{}
@@ -233,6 +235,7 @@ func TestRaceOff(t *testing.T) {
 // race detector off, on, and (scale) off on the per-thread engine, which
 // the detector runs every kernel on.
 func BenchmarkRaceDetector(b *testing.B) {
+	testenv.NeedGoCommand(b)
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/racy")
 	require.Empty(b, errs)
 	copyK, err := dsl.Kernel1D(128, func(k *dsl.K, in, out dsl.Buf[dsl.F32]) {

@@ -220,23 +220,29 @@ func loadTwin(b testing.TB, d *Device) *twin {
 	return twinOnce.tw
 }
 
+// buildTwin compiles bench/vkbench.c with cc and loads it, or loads the
+// library LUCENT_VKBENCH_LIB names (bench/gpu-prepare.sh builds one for a
+// machine without a C compiler or Vulkan headers).
 func buildTwin(b testing.TB, d *Device) (*twin, error) {
-	cc, err := exec.LookPath("cc")
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "vkbench")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir) // the library stays mapped once loaded
-	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(file), "..", "..", "bench", "vkbench.c")
-	lib := filepath.Join(dir, "libvkbench.so")
-	if out, err := exec.Command(cc, "-O2", "-Wall", "-shared", "-fPIC", "-o", lib, src, "-lvulkan").CombinedOutput(); err != nil {
-		// A machine with the loader but not its development link.
-		if out2, err2 := exec.Command(cc, "-O2", "-Wall", "-shared", "-fPIC", "-o", lib, src, "-l:libvulkan.so.1").CombinedOutput(); err2 != nil {
-			return nil, fmt.Errorf("building %s: %w: %s%s", src, err, out, out2)
+	lib := os.Getenv("LUCENT_VKBENCH_LIB")
+	if lib == "" {
+		cc, err := exec.LookPath("cc")
+		if err != nil {
+			return nil, err
+		}
+		dir, err := os.MkdirTemp("", "vkbench")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir) // the library stays mapped once loaded
+		_, file, _, _ := runtime.Caller(0)
+		src := filepath.Join(filepath.Dir(file), "..", "..", "bench", "vkbench.c")
+		lib = filepath.Join(dir, "libvkbench.so")
+		if out, err := exec.Command(cc, "-O2", "-Wall", "-shared", "-fPIC", "-o", lib, src, "-lvulkan").CombinedOutput(); err != nil {
+			// A machine with the loader but not its development link.
+			if out2, err2 := exec.Command(cc, "-O2", "-Wall", "-shared", "-fPIC", "-o", lib, src, "-l:libvulkan.so.1").CombinedOutput(); err2 != nil {
+				return nil, fmt.Errorf("building %s: %w: %s%s", src, err, out, out2)
+			}
 		}
 	}
 	h, err := purego.Dlopen(lib, purego.RTLD_NOW|purego.RTLD_LOCAL)

@@ -8,6 +8,7 @@ package testenv
 
 import (
 	"os"
+	"os/exec"
 	"testing"
 )
 
@@ -25,4 +26,16 @@ func Need(t testing.TB, what string, err error) {
 		t.Fatalf("%s is required (LUCENT_REQUIRE_VULKAN=1) but unavailable: %v", what, err)
 	}
 	t.Skipf("%s unavailable: %v", what, err)
+}
+
+// NeedGoCommand skips a test that runs the go command (gokernel.Load lists
+// packages that import more than kernel, math and math/bits with go list)
+// where there is none. Unlike Need it skips even under LUCENT_REQUIRE_VULKAN:
+// a go test run always has the go command, so only prebuilt test binaries
+// (bench/gpu-prepare.sh, for a GPU machine without Go) come here.
+func NeedGoCommand(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skipf("the go command is unavailable (a prebuilt test binary): %v", err)
+	}
 }
