@@ -10,6 +10,9 @@
 #
 #   bench/gpu.sh OUTDIR
 #
+# On a GPU machine without Go: bench/gpu-prepare.sh here first, then carry
+# .gpu/ with the tree and run `bench/gpu.sh OUTDIR` there.
+#
 # Environment:
 #   GPU_SH_ALLOW_ANY=1   run on whatever Vulkan driver the loader picks (no
 #                        NVIDIA check), e.g. lavapipe, to try the script
