@@ -3,7 +3,8 @@
 # writes into DIR what bench/gpu.sh needs on a GPU machine that has none of
 # them and no network: the test binaries of the packages it runs and the
 # lucent command (static, CGO_ENABLED=0, stripped), the raw-C reference
-# (bench/vkbench.c as a shared library), SPIRV-Tools' shared library,
+# (bench/vkbench.c as a shared library), the start-up benchmark and its child,
+# SPIRV-Tools' shared library,
 # glslangValidator, and the Vulkan loader's Debian package for a machine
 # without one. gpu.sh uses DIR when it finds no Go toolchain, or when
 # GPU_SH_PREBUILT names it.
@@ -25,6 +26,9 @@ for p in device device/vulkan accel; do
 	CGO_ENABLED=0 go test -c -ldflags='-s -w' -o "$dir/bin/$(echo "$p" | tr / _).test" "./$p"
 done
 CGO_ENABLED=0 go build -ldflags='-s -w' -o "$dir/bin/lucent" ./cmd/lucent
+# The start-up benchmark and the child program it times (bench/startup).
+CGO_ENABLED=0 go test -c -ldflags='-s -w' -o "$dir/bin/startup.bench" ./bench/startup
+CGO_ENABLED=0 go build -ldflags='-s -w' -o "$dir/bin/startup" ./bench/startup
 cc -O2 -Wall -shared -fPIC -o "$dir/bin/libvkbench.so" bench/vkbench.c -l:libvulkan.so.1
 
 spvtools=""
@@ -40,5 +44,5 @@ cp "$(command -v glslangValidator)" "$dir/bin/"
 mkdir -p "$dir/deb"
 (cd "$dir/deb" && { apt-get -q download libvulkan1 >/dev/null 2>&1 ||
 	{ apt-get -q update >/dev/null && apt-get -q download libvulkan1 >/dev/null; }; })
-git rev-parse --short HEAD >"$dir/TREE"
+git describe --always --dirty >"$dir/TREE"
 du -sh "$dir"

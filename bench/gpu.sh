@@ -3,8 +3,9 @@
 # this working tree (no network): it finds the NVIDIA Vulkan driver and the
 # Vulkan loader, then runs `lucent info`, the device suites, saxpy over 256M
 # floats, the submit+wait round trip against the fastest raw-C use of the
-# driver (bench/vkbench.c's variants, BenchmarkVsFastestC) and rays per second
-# (BenchmarkRayQueries), each under its own
+# driver (bench/vkbench.c's variants, BenchmarkVsFastestC), rays per second
+# (BenchmarkRayQueries) and start-up, cold against warm (bench/startup), each
+# under its own
 # timeout (8 minutes in all at most),
 # and writes the figures to OUTDIR/table.md (the logs beside it).
 #
@@ -56,7 +57,7 @@ if [ -n "$pre" ]; then
 	tar xzf "$pre/bin.tgz" -C "$pb" --strip-components=1 || die "cannot unpack $pre/bin.tgz"
 	export PATH="$pb:$PATH" LUCENT_SPIRV_TOOLS=$pb/libSPIRV-Tools-shared.so LUCENT_VKBENCH_LIB=$pb/libvkbench.so
 	built="prebuilt ($pre, tree $(cat "$pre/TREE" 2>/dev/null || echo '?'))"
-	here=$(git rev-parse --short HEAD 2>/dev/null || true)
+	here=$(git describe --always --dirty 2>/dev/null || true)
 	if [ -n "$here" ] && [ "$here" != "$(cat "$pre/TREE" 2>/dev/null)" ]; then
 		echo "gpu.sh: warning: $pre was prepared at $(cat "$pre/TREE" 2>/dev/null), the tree is at $here" >&2
 		built="$built, STALE: the tree is at $here"
@@ -143,15 +144,15 @@ row "lucent info" "$(verdict $rc)" "device 0: ${dev:-?}; binding: ${binding:-?}"
 if [ -n "$pre" ]; then
 	# One prebuilt test binary a package, run in its directory; the lines
 	# say ok or FAIL with the package, as go test's do.
-	step "device suites" 180 suites.txt env LUCENT_REQUIRE_VULKAN=1 bash -c '
+	step "device suites" 150 suites.txt env LUCENT_REQUIRE_VULKAN=1 bash -c '
 		rc=0
 		for t in '"$pb"'/*.test; do
 			p=$(basename "$t" .test | tr _ /)
-			if (cd "$p" && "$t" -test.count=1 -test.timeout 170s -test.v); then echo "ok $p"; else echo "FAIL $p"; rc=1; fi
+			if (cd "$p" && "$t" -test.count=1 -test.timeout 140s -test.v); then echo "ok $p"; else echo "FAIL $p"; rc=1; fi
 		done
 		exit $rc'
 else
-	step "device suites" 180 suites.txt env LUCENT_REQUIRE_VULKAN=1 go test -count=1 -timeout 170s ${SUITES:-./device/...}
+	step "device suites" 150 suites.txt env LUCENT_REQUIRE_VULKAN=1 go test -count=1 -timeout 170s ${SUITES:-./device/...}
 fi
 rc=$?
 [ $rc -eq 0 ] || status=1
@@ -236,6 +237,24 @@ else
 		for (i = 3; i < NF; i++) if ($(i + 1) == "Mrays/s") {printf "%s%s %s M rays/s", sep, n, $i; sep = ", "}}' "$out/rays.txt")
 	row "rays, 512x512 primary and shadow (BenchmarkRayQueries)" "$(verdict $rc)" "${path:-?}; ${fig:-no figure: see rays.txt}"
 fi
+
+# --- 7. start-up with lucent's caches cold and warm, the driver's own off -----
+# 100 kernels in a new process each time (bench/startup); the driver's disk
+# caches are off (NVIDIA's __GL_SHADER_DISK_CACHE, Mesa's
+# MESA_SHADER_CACHE_DISABLE), so what warm saves is lucent's.
+if [ -n "$pre" ]; then
+	sbench=(env LUCENT_STARTUP_CHILD="$pb/startup" "$pb/startup.bench")
+else
+	go test -c -o "$out/startup.bench" ./bench/startup >"$out/startup-build.txt" 2>&1
+	sbench=("$out/startup.bench")
+fi
+(cd bench/startup && step "start-up" 60 startup.txt env LUCENT_REQUIRE_VULKAN=1 __GL_SHADER_DISK_CACHE=0 MESA_SHADER_CACHE_DISABLE=true \
+	"${sbench[@]}" -test.run '^$' -test.bench '^BenchmarkStartup$/^kernels=100$' -test.benchtime 3x)
+rc=$?
+[ $rc -eq 0 ] || status=1
+fig=$(awk '/^BenchmarkStartup\/kernels=100/ {for (i = 3; i < NF; i++) v[$(i + 1)] = $i
+	printf "cold %s ms, warm %s ms: warm/cold %s (compile phase %s); aot/cold %s", v["cold-ms"], v["warm-ms"], v["warm/cold"], v["warm-compile/cold"], v["aot/cold"]}' "$out/startup.txt")
+row "start-up, 100 kernels, driver caches off (target warm/cold <= 0.3)" "$(verdict $rc)" "${fig:-no figure: see startup.txt}"
 [ -n "$pre" ] || rm -f "$bin"
 
 {

@@ -29,9 +29,14 @@ var (
 	buildErr  error
 )
 
-// child builds the child program once per test binary.
+// child builds the child program once per test binary, or returns the one
+// LUCENT_STARTUP_CHILD names (bench/gpu-prepare.sh builds it for a machine
+// without Go).
 func child(t testing.TB) string {
 	t.Helper()
+	if p := os.Getenv("LUCENT_STARTUP_CHILD"); p != "" {
+		return p
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "lucent-startup")
 		if err != nil {
