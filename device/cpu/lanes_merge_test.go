@@ -131,14 +131,23 @@ func TestLaneUniformDivisor(t *testing.T) {
 	for _, mc := range [][2]uint32{{1, 0}, {1, 1}, {2, 1}, {3, 4}, {7, 0}, {10, 246}, {1 << 31, 1}, {1<<32 - 1, 0}, {65537, 1<<32 - 65538}, {5, 1<<32 - 5}} {
 		var got [2][]uint32
 		var errs [2]error
+		size := uint32(n)
+		if mc[0]+mc[1] == 0 {
+			// Every thread faults: one block, whose first fault is the
+			// thread's (across blocks, whichever worker faults first).
+			size = 64
+		}
 		for e, k := range []*device.Kernel{pt, ln} {
 			o := newBuf(t, d, make([]uint32, 4*n))
 			got[e] = make([]uint32, 4*n)
-			require.NoError(t, s.Submit(k.Dispatch([3]uint32{n}, mc[0], mc[1], in, o), o.Download(got[e])))
+			require.NoError(t, s.Submit(k.Dispatch([3]uint32{size}, mc[0], mc[1], in, o), o.Download(got[e])))
 			errs[e] = s.Synchronize(ctxT(t))
 		}
 		if mc[0]+mc[1] == 0 { // m + c wraps to zero: both fault
 			require.ErrorIs(t, errs[1], device.ErrInvalidArgument, "m=%d c=%d", mc[0], mc[1])
+			var kf *device.KernelFault
+			require.ErrorAs(t, errs[1], &kf)
+			require.Equal(t, [3]uint32{0, 0, 0}, kf.Thread)
 			require.Equal(t, errs[0].Error(), errs[1].Error())
 			continue
 		}
@@ -150,7 +159,7 @@ func TestLaneUniformDivisor(t *testing.T) {
 	}
 	for e, k := range []*device.Kernel{pt, ln} {
 		o := newBuf(t, d, make([]uint32, 4*n))
-		require.NoError(t, s.Submit(k.Dispatch([3]uint32{n}, uint32(0), uint32(3), in, o)))
+		require.NoError(t, s.Submit(k.Dispatch([3]uint32{64}, uint32(0), uint32(3), in, o))) // one block, as above
 		err := s.Synchronize(ctxT(t))
 		require.ErrorIs(t, err, device.ErrInvalidArgument)
 		var kf *device.KernelFault
