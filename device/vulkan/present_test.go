@@ -95,7 +95,7 @@ func TestPresentTexture(t *testing.T) {
 		require.True(t, shown)
 	}
 	require.NoError(t, d.SynchronizeStream(context.Background(), s))
-	img := xtest.CaptureUntil(t, win, 5*time.Second, func(img *image.RGBA) bool {
+	img := xtest.CaptureUntil(t, win, 10*time.Second, func(img *image.RGBA) bool {
 		c := img.RGBAAt(33, 21)
 		return c.R == 33*4 && c.G == 21*5 && c.B == 200
 	})
@@ -169,7 +169,7 @@ func TestPresentIsACommand(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, shown)
 	require.NoError(t, d.SynchronizeStream(context.Background(), s))
-	img := xtest.CaptureUntil(t, win, 5*time.Second, func(img *image.RGBA) bool {
+	img := xtest.CaptureUntil(t, win, 10*time.Second, func(img *image.RGBA) bool {
 		c := img.RGBAAt(17, 11)
 		return c.R == 17*8 && c.G == 90 && c.B == 11*10
 	})
