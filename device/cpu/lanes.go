@@ -83,6 +83,16 @@ func (t *lth) list(k int) []int32 { return t.lists[k*t.w : (k+1)*t.w] }
 
 // running is the lanes of act still running (stRun), in order, in list k:
 // kept in order, a list of every lane stays recognisable (dense).
+// after is what goes on from act once a body has run on all of it and
+// left the lanes in left: act itself where every lane goes on, else the
+// running ones, in list k.
+func (t *lth) after(k int, act, left []int32) []int32 {
+	if len(left) == len(act) {
+		return act
+	}
+	return t.running(k, act)
+}
+
 func (t *lth) running(k int, act []int32) []int32 {
 	out := t.list(k)
 	n := 0
@@ -667,10 +677,7 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 				case 0:
 					return act
 				case 1:
-					if len(then(t, act)) == len(act) {
-						return act
-					}
-					return t.running(m, act)
+					return t.after(m, act, then(t, act))
 				}
 			}
 			if ev != nil {
@@ -678,10 +685,7 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 			}
 			r := t.r[cs*t.w : (cs+1)*t.w]
 			if allTrue(r, act) { // the commonest (a bounds check): the list as it is
-				if len(then(t, act)) == len(act) {
-					return act
-				}
-				return t.running(m, act)
+				return t.after(m, act, then(t, act))
 			}
 			ta := t.list(a)
 			na := 0
@@ -701,15 +705,9 @@ func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
 		if mono != nil {
 			switch mono(t, act) {
 			case 0:
-				if len(els(t, act)) == len(act) {
-					return act
-				}
-				return t.running(m, act)
+				return t.after(m, act, els(t, act))
 			case 1:
-				if len(then(t, act)) == len(act) {
-					return act
-				}
-				return t.running(m, act)
+				return t.after(m, act, then(t, act))
 			}
 		}
 		if ev != nil {
