@@ -30,13 +30,14 @@ var Identity = device.IdentityTransform
 
 // Accel is an instance accel: the scene rays are traced against. It keeps
 // its instances on the host and sends the backend only what changed since
-// the last Build or Update command was made. Safe for concurrent use.
+// the last Build or Update command a Submit took. Safe for concurrent use.
 type Accel struct {
 	r *resource
 
 	mu      sync.Mutex
 	insts   []device.Instance
 	changed map[uint32]device.InstanceChange
+	sent    []*device.AccelBuild // the last command made, until a later one
 }
 
 // NewAccel makes an empty accel; Add instances, then submit Build.
@@ -150,18 +151,30 @@ func (a *Accel) build(mode device.BuildMode) device.Command {
 	if len(a.insts) == 0 {
 		return device.FailedCommand(what, fmt.Errorf("accel: %w: accel %d has no instances", device.ErrInvalidArgument, a.r.h))
 	}
+	// The changes of earlier commands no Submit took (refused, or never
+	// submitted) go again: each update carries the instance's current
+	// fields, so sending one twice changes nothing.
+	for _, o := range a.sent {
+		if !o.Accepted() {
+			for _, u := range o.Updates {
+				a.changed[u.Index] |= u.Change
+			}
+		}
+	}
 	c := &device.AccelBuild{Accel: a.r.h, Mode: mode, Count: uint32(len(a.insts))}
 	for _, i := range slices.Sorted(maps.Keys(a.changed)) {
 		c.Updates = append(c.Updates, device.InstanceUpdate{Index: i, Change: a.changed[i], Instance: a.insts[i]})
 	}
 	clear(a.changed)
+	a.sent = append(a.sent[:0], c)
 	return c
 }
 
 // Build returns the command that builds the accel over its instances,
-// sending the ones changed since the last Build or Update command was made
-// (submit it: the changes it carries are not sent again). Every instance's
-// primitive must be built first, in this list or an earlier one.
+// sending the ones changed since the last Build or Update command a Submit
+// took: the changes of a command refused or never submitted are sent again
+// by the next one. Every instance's primitive must be built first, in this
+// list or an earlier one.
 func (a *Accel) Build() device.Command { return a.build(device.BuildFull) }
 
 // Update returns the command that refits the accel to moved instances

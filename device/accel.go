@@ -3,6 +3,7 @@ package device
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 )
 
 // RayTracing is the ray-tracing extension (see Extension): bottom-level
@@ -215,12 +216,23 @@ type InstanceUpdate struct {
 // those are sent), and every instance at or beyond the last build's count
 // must be set in full (ChangeAll) before its first build. Every instance's
 // primitive must be alive and built when the command runs.
+//
+// A backend keeps the Updates of every list Dispatch took, whatever the
+// build's own outcome, and none of a list it refused; Stream.Submit marks
+// the commands of a list it handed over (Accepted), so that package accel
+// sends a refused or dropped command's changes again with the next build.
 type AccelBuild struct {
 	Accel   Handle
 	Mode    BuildMode
 	Count   uint32
 	Updates []InstanceUpdate
+
+	accepted atomic.Bool
 }
+
+// Accepted reports whether Stream.Submit handed a list holding c to its
+// backend without an error.
+func (c *AccelBuild) Accepted() bool { return c.accepted.Load() }
 
 // AccelCompact copies a structure into the least memory it needs. Its
 // options must have AllowCompaction, and its last build must have finished

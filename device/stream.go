@@ -102,6 +102,11 @@ func (s *Stream) SubmitList(l *CommandList) error {
 	if err := s.dev.iface.Dispatch(s.h, l); err != nil {
 		return fmt.Errorf("device: Submit: %w", err)
 	}
+	for _, c := range l.Commands {
+		if b, ok := c.(*AccelBuild); ok {
+			b.accepted.Store(true)
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,86 @@
+package accel_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/accel"
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+)
+
+// An accel build that a Submit refuses, or that is made and never
+// submitted, must not lose the instance changes it carries: the next build
+// sends them again. Before, the retry of a build refused because its mesh
+// was not built yet failed with "instance 0 … was never set" on the native
+// path, and after a dropped build on every path.
+func TestAccelBuildResendsRefusedChanges(t *testing.T) {
+	t.Run("cpu", func(t *testing.T) { checkResend(t, openCPU(t, true)) })
+	if os.Getenv("LUCENT_TEST_BACKEND") != "cpu" {
+		t.Run("vulkan", func(t *testing.T) { checkResend(t, nativeDevice(t)) })
+	}
+}
+
+func checkResend(t *testing.T, d *device.Device) {
+	ctx := context.Background()
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	vb, err := device.NewBufferFrom(d, [][3]float32{{-1, -1, 0}, {1, -1, 0}, {0, 1, 0}})
+	require.NoError(t, err)
+	ib, err := device.NewBufferFrom(d, [][3]uint32{{0, 1, 2}})
+	require.NoError(t, err)
+	out, err := device.NewBuffer[uint32](d, 1)
+	require.NoError(t, err)
+	m, err := accel.NewMesh(d, vb.All(), ib.All(), accel.Options{})
+	require.NoError(t, err)
+	f, err := dsl.Kernel1D(1, func(k *dsl.K, a dsl.Accel, o dsl.Buf[dsl.U32]) {
+		h := a.TraceClosest(dsl.V3(dsl.F(0), dsl.F(0), dsl.F(-1)), dsl.F(0), dsl.V3(dsl.F(0), dsl.F(0), dsl.F(1)), dsl.F(10), dsl.U(0xff))
+		o.Write(dsl.U(0), h.Instance().Add(h.Kind().Mul(dsl.U(1000))))
+	}, "a", "o")
+	require.NoError(t, err)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	// trace returns the hit's user id + 1000·kind for the ray down the z axis.
+	trace := func(a *accel.Accel) uint32 {
+		t.Helper()
+		got := make([]uint32, 1)
+		require.NoError(t, s.Submit(k.Dispatch([3]uint32{1}, a, out), out.Download(got)))
+		require.NoError(t, s.Synchronize(ctx))
+		return got[0]
+	}
+	submit := func(c ...device.Command) error {
+		if err := s.Submit(c...); err != nil {
+			return err
+		}
+		return s.Synchronize(ctx)
+	}
+
+	a, err := accel.NewAccel(d, accel.Options{})
+	require.NoError(t, err)
+	_, err = a.Add(accel.Instance{Primitive: m, Mask: 0xff, Opaque: true, ID: 7})
+	require.NoError(t, err)
+	require.ErrorContains(t, submit(a.Build()), "has not been built", "an accel build before its mesh's")
+	require.NoError(t, submit(m.Build()))
+	require.NoError(t, submit(a.Build()), "the accel build again, once its mesh is built")
+	require.Equal(t, uint32(7+1000), trace(a))
+
+	b, err := accel.NewAccel(d, accel.Options{})
+	require.NoError(t, err)
+	_, err = b.Add(accel.Instance{Primitive: m, Mask: 0xff, Opaque: true, ID: 9})
+	require.NoError(t, err)
+	_ = b.Build() // made, never submitted
+	require.NoError(t, b.SetMask(0, 0xf0))
+	require.NoError(t, submit(b.Build()), "a build after a dropped one")
+	require.Equal(t, uint32(9+1000), trace(b))
+	require.NoError(t, b.SetMask(0, 0x01))
+	require.NoError(t, submit(b.Build()))
+	require.Equal(t, uint32(9+1000), trace(b), "the mask 0x01 shares a bit with the ray's 0xff")
+	require.NoError(t, b.SetMask(0, 0))
+	require.NoError(t, submit(b.Build()))
+	require.Equal(t, uint32(0), trace(b), "a masked-out instance is missed")
+
+	closeAll(t, b, a, k, m, out, ib, vb, s)
+}
