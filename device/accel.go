@@ -218,9 +218,9 @@ type InstanceUpdate struct {
 // primitive must be alive and built when the command runs.
 //
 // A backend keeps the Updates of every list Dispatch took, whatever the
-// build's own outcome, and none of a list it refused; Stream.Submit marks
-// the commands of a list it handed over (Accepted), so that package accel
-// sends a refused or dropped command's changes again with the next build.
+// build's own outcome; Stream.Submit marks the commands of a list it handed
+// over (Accepted), so that package accel sends a refused or dropped
+// command's changes again with the next build.
 type AccelBuild struct {
 	Accel   Handle
 	Mode    BuildMode

@@ -16,6 +16,7 @@ type BindlessArray struct {
 
 	mu      sync.Mutex
 	pending map[uint32]BindlessSlot
+	sent    *BindlessUpdate // the last Update made
 }
 
 // NewBindlessArray creates an array of size empty slots.
@@ -130,20 +131,32 @@ func (b *BindlessArray) Remove(slot int) error {
 }
 
 // Update returns a command applying the changes made since the last Update
-// (in slot order), and clears them.
+// a Submit took (in slot order): the changes of one refused or never
+// submitted go again with this one, where no later change replaced them, so
+// a slot the device refuses fails each Update until it is replaced or
+// removed.
 func (b *BindlessArray) Update() Command {
 	if err := b.base().usable("BindlessArray"); err != nil {
 		return bad("bindless update", err)
 	}
 	b.mu.Lock()
+	if o := b.sent; o != nil && !o.Accepted() {
+		for _, s := range o.Slots {
+			if _, newer := b.pending[s.Slot]; !newer {
+				b.pending[s.Slot] = s
+			}
+		}
+	}
 	slots := make([]BindlessSlot, 0, len(b.pending))
 	for _, s := range b.pending {
 		slots = append(slots, s)
 	}
 	clear(b.pending)
-	b.mu.Unlock()
 	sortSlots(slots)
-	return &BindlessUpdate{Array: b.h, Slots: slots}
+	c := &BindlessUpdate{Array: b.h, Slots: slots}
+	b.sent = c
+	b.mu.Unlock()
+	return c
 }
 
 func sortSlots(s []BindlessSlot) {

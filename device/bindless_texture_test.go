@@ -350,6 +350,10 @@ func testBindlessTextureErrors(t *testing.T, d *device.Device) {
 		err = s.Submit(arr.Update())
 		require.ErrorIs(t, err, device.ErrUnsupported)
 		require.ErrorContains(t, err, "RGBA8Uint")
+		err = s.Submit(arr.Update())
+		require.ErrorIs(t, err, device.ErrUnsupported, "a refused slot stays pending until it is replaced")
+		require.NoError(t, arr.Remove(0))
+		require.NoError(t, s.Submit(arr.Update()))
 	})
 
 	t.Run("3D texture", func(t *testing.T) {
@@ -360,6 +364,8 @@ func testBindlessTextureErrors(t *testing.T, d *device.Device) {
 		err = s.Submit(arr.Update())
 		require.ErrorIs(t, err, device.ErrUnsupported)
 		require.ErrorContains(t, err, "3D")
+		require.NoError(t, arr.Remove(0))
+		require.NoError(t, s.Submit(arr.Update()))
 	})
 
 	t.Run("texture closed while in a slot", func(t *testing.T) {

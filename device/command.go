@@ -1,5 +1,7 @@
 package device
 
+import "sync/atomic"
+
 // Command is one unit of work on a stream. The set is closed (the marker method
 // is unexported): a backend encodes a CommandList with one type switch over the
 // structs below, and adding a command is adding a struct and a case.
@@ -199,7 +201,22 @@ type BindlessSlot struct {
 type BindlessUpdate struct {
 	Array Handle
 	Slots []BindlessSlot
+
+	accepted atomic.Bool
 }
+
+// Accepted reports whether Stream.Submit handed a list holding c to its
+// backend without an error (see AccelBuild).
+func (c *BindlessUpdate) Accepted() bool { return c.accepted.Load() }
+
+// A delta is a command that carries the changes made since an earlier one
+// (AccelBuild, BindlessUpdate). Stream.Submit marks those of a list its
+// backend took; the changes of one it did not take are sent again by the
+// next, so a refused or dropped command loses nothing.
+type delta interface{ accept() }
+
+func (c *AccelBuild) accept()     { c.accepted.Store(true) }
+func (c *BindlessUpdate) accept() { c.accepted.Store(true) }
 
 // Custom runs Func with the backend's native command buffer (a VkCommandBuffer
 // for the Vulkan backend) while the command list is being encoded. Resources

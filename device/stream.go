@@ -103,8 +103,8 @@ func (s *Stream) SubmitList(l *CommandList) error {
 		return fmt.Errorf("device: Submit: %w", err)
 	}
 	for _, c := range l.Commands {
-		if b, ok := c.(*AccelBuild); ok {
-			b.accepted.Store(true)
+		if d, ok := c.(delta); ok {
+			d.accept()
 		}
 	}
 	return nil

@@ -128,7 +128,18 @@ func TestBindlessSlots(t *testing.T) {
 		{Slot: 1, Op: BindlessSetBuffer, Buffer: 7, Offset: 8, Size: 16},
 		{Slot: 3, Op: BindlessSetTexture, Texture: 9, Sampler: Sampler{FilterLinear, AddressRepeat}},
 	}, up.Slots)
-	require.Empty(t, arr.Update().(*BindlessUpdate).Slots, "Update clears the pending changes")
+	// An Update no Submit took (here: never submitted) is sent again by the
+	// next, but for slots changed since; once one is taken, nothing is left.
+	require.NoError(t, arr.Remove(1))
+	again := arr.Update().(*BindlessUpdate)
+	require.Equal(t, []BindlessSlot{
+		{Slot: 0, Op: BindlessRemove},
+		{Slot: 1, Op: BindlessRemove},
+		{Slot: 3, Op: BindlessSetTexture, Texture: 9, Sampler: Sampler{FilterLinear, AddressRepeat}},
+	}, again.Slots, "a dropped Update's changes go again, the newer change of slot 1 in place of its own")
+	again.accept()
+	require.True(t, again.Accepted())
+	require.Empty(t, arr.Update().(*BindlessUpdate).Slots, "an Update a Submit took leaves nothing pending")
 
 	buf.closed.Store(true)
 	require.ErrorIs(t, arr.EmplaceBuffer(0, buf), ErrClosed)
