@@ -87,6 +87,16 @@ func newResource(d *device.Device, kind device.ResourceKind, op string, opt Opti
 	return &resource{rt: rt, h: h, kind: kind}, nil
 }
 
+// foreign returns an error naming what, of op, when h belongs to another
+// device than r, and closes r (just made by op).
+func (r *resource) foreign(op, what string, h device.Handle) error {
+	if h.Device() == r.h.Device() {
+		return nil
+	}
+	_ = r.Close()
+	return fmt.Errorf("accel: %s: %w: %s: buffer %d belongs to another device", op, device.ErrInvalidArgument, what, h)
+}
+
 // usable returns nil for a live resource.
 func (r *resource) usable(what string) error {
 	if r == nil || r.rt == nil {

@@ -56,13 +56,17 @@ func (a *Accel) base() *resource {
 	return a.r
 }
 
-func instance(in Instance) (device.Instance, error) {
+// instance checks in, placed in a, and returns it as the contract has it.
+func (a *Accel) instance(in Instance) (device.Instance, error) {
 	if in.Primitive == nil {
 		return device.Instance{}, fmt.Errorf("accel: %w: instance without a primitive", device.ErrInvalidArgument)
 	}
 	h, kind, err := in.Primitive.primitive()
 	if err != nil {
 		return device.Instance{}, err
+	}
+	if h.Device() != a.r.h.Device() {
+		return device.Instance{}, fmt.Errorf("accel: %w: the instance's %s %d belongs to another device than accel %d", device.ErrInvalidArgument, kind, h, a.r.h)
 	}
 	t := in.Transform
 	if t == ([12]float32{}) {
@@ -80,7 +84,7 @@ func (a *Accel) Add(in Instance) (int, error) {
 	if err := a.base().usable("Accel"); err != nil {
 		return 0, err
 	}
-	di, err := instance(in)
+	di, err := a.instance(in)
 	if err != nil {
 		return 0, err
 	}
@@ -96,7 +100,10 @@ func (a *Accel) Add(in Instance) (int, error) {
 
 // Set replaces instance i.
 func (a *Accel) Set(i int, in Instance) error {
-	di, err := instance(in)
+	if err := a.base().usable("Accel"); err != nil {
+		return err
+	}
+	di, err := a.instance(in)
 	if err != nil {
 		return err
 	}

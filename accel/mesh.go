@@ -36,6 +36,12 @@ func NewMesh(d *device.Device, vertices device.BufferView[[3]float32], triangles
 	if err != nil {
 		return nil, err
 	}
+	if err := r.foreign("NewMesh", "vertices", vh); err != nil {
+		return nil, err
+	}
+	if err := r.foreign("NewMesh", "triangles", ih); err != nil {
+		return nil, err
+	}
 	return &Mesh{r: r, g: g}, nil
 }
 
@@ -113,6 +119,9 @@ func NewProcedural(d *device.Device, boxes device.BufferView[AABB], opt Options)
 	}
 	r, err := newResource(d, device.KindProcedural, "NewProcedural", opt, device.RayTracing.CreateProcedural)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.foreign("NewProcedural", "boxes", h); err != nil {
 		return nil, err
 	}
 	return &Procedural{r: r, boxes: h, off: off, n: c.Count}, nil
