@@ -54,3 +54,18 @@ func TestBindlessUpdateRefusedThenRetried(t *testing.T) {
 	require.NoError(t, s.Submit(arr.Update()))
 	require.Equal(t, float32(-1+3000), read(), "an Update with nothing pending changes nothing")
 }
+
+// A device that builds acceleration structures runs ray queries over them,
+// and says so: a program that checks Capabilities().RayQuery before it
+// traces took the cpu backend for one without them.
+func TestCapabilitiesRayPaths(t *testing.T) {
+	c := openDevice(t).Capabilities()
+	if c.RayTracing == device.PathNone {
+		require.Equal(t, device.PathNone, c.RayQuery, "ray queries without structures to trace")
+		return
+	}
+	require.NotEqual(t, device.PathNone, c.RayQuery, "%s builds structures (%v) but reports no ray queries", c.Backend, c.RayTracing)
+	if c.RayQuery == device.PathNative {
+		require.Equal(t, device.PathNative, c.RayTracing, "native ray queries trace native structures")
+	}
+}

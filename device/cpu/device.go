@@ -189,6 +189,7 @@ func (d *Device) Capabilities() device.Capabilities {
 		Timings: true, // wall clock per command, on the stream's goroutine
 
 		RayTracing: device.PathEmulated, // accel/bvh hierarchies in Go memory (accel.go)
+		RayQuery:   device.PathEmulated, // bvh.Scene's traversal (rayquery.go)
 	}
 }
 
