@@ -54,7 +54,7 @@ func (l *lowerer) bindlessView(x ast.Expr) (*bindlessView, bool) {
 	}
 	elem := l.typeAt(sl.Elem(), call.Pos())
 	if elem == ir.TBool || elem.IsResource() {
-		l.errorf(call.Pos(), "bindless buffers of %s have no device layout: use uint32 for flags", elem)
+		l.errorf(call.Pos(), "bindless buffers of %s have no device layout: %s", elem, noLayoutHint(elem))
 	}
 	return &bindlessView{
 		arr:  l.expr(call.Args[0]),

@@ -107,6 +107,9 @@ func (l *lowerer) ident(id *ast.Ident) ir.Expr {
 		l.errorf(id.Pos(), "bindless texture %s can only be read (%s.Read), sized (%s.Size) or sampled (%s.Sample) in kernels", id.Name, id.Name, id.Name, id.Name)
 		return l.poison(id)
 	}
+	if l.queryValue(id, obj) {
+		return l.poison(id)
+	}
 	if p, ok := l.aliasOf(obj); ok {
 		return p
 	}
@@ -380,6 +383,9 @@ func (l *lowerer) deref(e *ast.StarExpr) ir.Expr {
 		}
 		if p, ok := l.aliasOf(obj); ok {
 			return p
+		}
+		if l.queryValue(id, obj) {
+			return l.poison(e)
 		}
 	}
 	l.errorf(e.Pos(), "pointer dereference is not supported here: kernels dereference pointer locals bound to a place (p := &buf[i]), pointer parameters of helper functions and kernel.Shared variables")

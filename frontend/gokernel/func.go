@@ -81,7 +81,7 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 			return
 		}
 		if et == ir.TBool || et.IsResource() {
-			l.errorf(name.Pos(), "buffer parameter %s has elements of type %s, which have no device layout: use uint32 for flags", name.Name, et)
+			l.errorf(name.Pos(), "buffer parameter %s has elements of type %s, which have no device layout: %s", name.Name, goTypeName(sl.Elem()), noLayoutHint(et))
 			l.bad[obj] = true
 			return
 		}
@@ -405,7 +405,7 @@ func (l *lowerer) resourceOf(t types.Type, pos token.Pos) (*ir.Type, bool) {
 			return nil, true
 		}
 		if et == ir.TBool || et.IsResource() {
-			l.errorf(pos, "buffers of %s have no device layout: use uint32 for flags", et)
+			l.errorf(pos, "buffers of %s have no device layout: %s", goTypeName(sl.Elem()), noLayoutHint(et))
 			return nil, true
 		}
 		return ir.Buffer(et), true
@@ -427,4 +427,18 @@ func resourceWord(t *ir.Type) string {
 		return "bindless array"
 	}
 	return t.String()
+}
+
+// noLayoutHint says what to write instead of a buffer of t, a bool or a
+// resource.
+func noLayoutHint(t *ir.Type) string {
+	if t.IsResource() {
+		return "a resource is a parameter of its own (kernel.Accel, a texture, kernel.Bindless), not an element or a field"
+	}
+	return "use uint32 for flags"
+}
+
+// goTypeName is t as a kernel's source spells it (kernel.Accel, bool).
+func goTypeName(t types.Type) string {
+	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
 }

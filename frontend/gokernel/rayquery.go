@@ -27,6 +27,7 @@ type rayQueryDecl struct {
 	result *ir.Var   // ir.RayCommitted
 	looped bool      // its loop has been lowered
 	depth  int       // the enclosing breakable statements at its loop (len(lowerer.breaks))
+	bad    bool      // used as a value, reported: its methods report nothing more
 }
 
 // isQueryCall reports whether e calls kernel.Accel's Query.
@@ -85,6 +86,18 @@ func (l *lowerer) queryDecl(lhs ast.Expr, call *ast.CallExpr, define bool) {
 	l.queries[obj] = q
 }
 
+// queryValue reports (as an error) a declared query used as a value: copied,
+// passed, stored or compared.
+func (l *lowerer) queryValue(id *ast.Ident, obj types.Object) bool {
+	q, ok := l.queries[obj]
+	if !ok {
+		return false
+	}
+	q.bad = true
+	l.errorf(id.Pos(), "ray query %s is used only through its methods (for %s.Next() { … }, %s.Candidate(), the commits, %s.Result() after the loop): it cannot be copied, passed or stored", id.Name, id.Name, id.Name, id.Name)
+	return true
+}
+
 // queryOf is the declared query x names.
 func (l *lowerer) queryOf(x ast.Expr) (*rayQueryDecl, bool) {
 	id, ok := ast.Unparen(x).(*ast.Ident)
@@ -107,7 +120,7 @@ func (l *lowerer) queryLoop(s *ast.ForStmt) bool {
 	}
 	q, ok := l.queryOf(sel.X)
 	if !ok {
-		l.errorf(sel.X.Pos(), "q.Next() must loop over a query declared in this function: q := acc.Query(r); for q.Next() { … }")
+		l.errorf(sel.X.Pos(), "%s.Next() must loop over a query declared in this function: q := acc.Query(r); for q.Next() { … }", types.ExprString(sel.X))
 		return true
 	}
 	switch {
@@ -133,6 +146,10 @@ func (l *lowerer) queryMethod(e *ast.CallExpr, f *types.Func) ir.Expr {
 	q, ok := l.queryOf(sel.X)
 	if !ok {
 		l.errorf(sel.X.Pos(), "RayQuery.%s on a query not declared in this function: use q := acc.Query(r) and q directly", f.Name())
+		return nil
+	}
+	if q.bad {
+		l.nerrs++
 		return nil
 	}
 	switch f.Name() {

@@ -190,6 +190,9 @@ func (c *compiler) structType(name string, st *types.Struct) (*ir.Type, *typeErr
 		if err != nil {
 			return nil, typeErrorf("field %s.%s: %s", name, v.Name(), err.msg)
 		}
+		if ft.IsResource() {
+			return nil, typeErrorf("field %s.%s is a %s, which has no device layout: %s", name, v.Name(), goTypeName(v.Type()), noLayoutHint(ft))
+		}
 		fts[i] = ft
 	}
 	if size := sizes.Sizeof(st); size > ir.MaxTypeSize {

@@ -43,3 +43,13 @@ func LeavesLoop(scene kernel.Accel, rays []kernel.Ray, out []kernel.Hit) {
 	}
 	out[i] = q.Committed()
 }
+
+//lucent:kernel block=64
+func CopiesQuery(scene kernel.Accel, rays []kernel.Ray, out []kernel.Hit) {
+	i := kernel.DispatchID().X
+	q := scene.Query(rays[i])
+	r := q
+	for r.Next() {
+	}
+	out[i] = q.Committed()
+}
