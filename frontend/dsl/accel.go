@@ -106,39 +106,66 @@ func (a Accel) Query(origin F32x3, tmin F32, dir F32x3, tmax F32, mask U32, body
 		k.fail(fmt.Errorf("%s: Query: %w", k.fn.Name, err))
 		return QueryResult{&ir.Poison{Err: err}}
 	}
+	if k.query != nil {
+		k.failf("%s: Query inside another query's body: trace the inner ray after the outer Query returns", site())
+		return QueryResult{&ir.Poison{Err: k.err}}
+	}
 	k.n++
 	res := k.fn.AddLocal(fmt.Sprintf("query%d", k.n), ir.RayCommitted)
-	q := Query{k: k}
-	loop := k.nested(func() { body(q) })
+	st := &queryState{}
+	k.query = st
+	loop := k.nested(func() { body(Query{k: k, st: st}) })
+	k.query, st.done = nil, true
 	k.emit(&ir.RayQuery{Args: args, Body: loop, Result: &ir.Ref{Var: res}})
 	return QueryResult{k.let(&ir.Ref{Var: res})}
 }
 
 // Query is a ray query's candidate in hand, inside Accel.Query's body.
-type Query struct{ k *K }
+type Query struct {
+	k  *K
+	st *queryState
+}
 
-func (q Query) op(op ir.Op, args ...ir.Expr) {
-	if q.k.check(args...) {
+// queryState says whether a query's body has been traced to its end.
+type queryState struct{ done bool }
+
+// usable reports whether q may be used here, recording why not.
+func (q Query) usable(method string) bool {
+	if q.k == nil {
+		panic(fmt.Sprintf("dsl: Query.%s on a zero Query: use the q Accel.Query passes to its body", method))
+	}
+	if q.st.done {
+		q.k.failf("%s: q.%s after its Query returned: q is valid in the query's body only", site(), method)
+		return false
+	}
+	return true
+}
+
+func (q Query) op(method string, op ir.Op, args ...ir.Expr) {
+	if q.usable(method) && q.k.check(args...) {
 		q.k.emit(&ir.ExprStmt{X: &ir.Call{Op: op, Args: args, T: ir.TVoid}})
 	}
 }
 
 // Candidate reads the candidate.
 func (q Query) Candidate() Candidate {
+	if !q.usable("Candidate") {
+		return Candidate{&ir.Poison{Err: q.k.err}}
+	}
 	return Candidate{q.k.let(&ir.Call{Op: ir.OpRayCandidate, T: ir.RayCandidate})}
 }
 
 // CommitProcedural commits a procedural candidate's hit at t, when t lies
 // in [tmin, the committed hit's t] (the nearest of several calls counts);
 // for a triangle candidate it does nothing.
-func (q Query) CommitProcedural(t F32) { q.op(ir.OpRayCommitProcedural, t.Expr()) }
+func (q Query) CommitProcedural(t F32) { q.op("CommitProcedural", ir.OpRayCommitProcedural, t.Expr()) }
 
 // CommitTriangle commits a triangle candidate at its t; for a procedural
 // candidate it does nothing.
-func (q Query) CommitTriangle() { q.op(ir.OpRayCommitTriangle) }
+func (q Query) CommitTriangle() { q.op("CommitTriangle", ir.OpRayCommitTriangle) }
 
 // Terminate ends the traversal after this candidate.
-func (q Query) Terminate() { q.op(ir.OpRayTerminate) }
+func (q Query) Terminate() { q.op("Terminate", ir.OpRayTerminate) }
 
 // Candidate is a ray query's candidate, laid out as kernel.Candidate
 // (ir.RayCandidate).

@@ -26,8 +26,9 @@ type K struct {
 	fn    *ir.Function
 	cur   *ir.Block
 	err   error
-	n     int // temporaries made
-	inner *K  // the callable being traced from inside this function, if any
+	n     int         // temporaries made
+	inner *K          // the callable being traced from inside this function, if any
+	query *queryState // the ray query whose body is being traced, if any
 }
 
 // suspended reports (and records, in the callable being traced) a use of
@@ -332,6 +333,15 @@ func (k *K) Printf(format string, values ...Value) {
 		return
 	}
 	k.emit(p)
+}
+
+// site is "file:line" (the file's base name) of the innermost caller
+// outside this package, for error messages.
+func site() string {
+	if s := userSite(); s != "" {
+		return filepath.Base(s)
+	}
+	return "?"
 }
 
 // callSite is "file:line" of the kernel code calling the DSL method that

@@ -162,20 +162,29 @@ func (f *Function) checkRecursion(stack []*Function) error {
 type validator struct {
 	f      *Function
 	vars   map[*Var]bool
-	loops  int  // enclosing loops
-	brk    int  // enclosing loops and switches
-	depth  int  // enclosing statements
-	edepth int  // enclosing expressions
-	stmts  int  // statements seen
-	query  bool // inside a RayQuery's body
+	loops  int    // enclosing loops
+	brk    int    // enclosing loops and switches
+	depth  int    // enclosing statements
+	edepth int    // enclosing expressions
+	stmts  int    // statements seen
+	query  bool   // inside a RayQuery's body
+	pos    string // StmtPos of the innermost statement being checked that has one
 }
 
 func (v *validator) errf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrInvalid, v.f.Name, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s%s: %s", ErrInvalid, v.at(), v.f.Name, fmt.Sprintf(format, args...))
 }
 
 func (v *validator) limitf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s", ErrLimit, v.f.Name, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s%s: %s", ErrLimit, v.at(), v.f.Name, fmt.Sprintf(format, args...))
+}
+
+// at is "pos: " for an error inside a statement with a position, else "".
+func (v *validator) at() string {
+	if v.pos == "" {
+		return ""
+	}
+	return v.pos + ": "
 }
 
 // valueFits reports a value of type t (held by one thread) beyond
@@ -323,6 +332,11 @@ func describeVar(x *Var) string {
 }
 
 func (v *validator) stmt(s Stmt) error {
+	if p := StmtPos(s); p != "" {
+		outer := v.pos
+		v.pos = p
+		defer func() { v.pos = outer }()
+	}
 	v.stmts++
 	if v.stmts > MaxStatements {
 		return v.limitf("more than %d statements (MaxStatements): split the kernel", MaxStatements)
