@@ -55,6 +55,10 @@ type Device struct {
 	vk   vk.Device
 	fn   *vk.DeviceFuncs
 
+	// softDescLimit, when not 0, lowers the size up to which kernels read
+	// a software accel through its binding (tests, for the address form).
+	softDescLimit atomic.Uint64
+
 	queues     []*queue // compute-capable queues, streams take them round-robin
 	copyQueues []*queue // transfer-only queues, for StreamCopy
 	nextQueue  atomic.Uint32

@@ -363,6 +363,23 @@ func TestRayQueriesMatchBruteForce(t *testing.T) {
 	if os.Getenv("LUCENT_EXPECT_SAMPLING") == "native" && os.Getenv("LUCENT_ACCEL") != "software" {
 		require.Equal(t, device.PathNative, d.Capabilities().RayQuery)
 	}
+	matchBruteForce(t, d, st)
+}
+
+// TestRayQueriesByAddress is TestRayQueriesMatchBruteForce on the software
+// path with accels read through their device addresses, as kernels read
+// those past maxStorageBufferRange: the limit lowered to one byte.
+func TestRayQueriesByAddress(t *testing.T) {
+	t.Setenv("LUCENT_ACCEL", "software")
+	d, st := rayDevice(t)
+	require.Equal(t, device.PathEmulated, d.Capabilities().RayQuery)
+	d.softDescLimit.Store(1)
+	matchBruteForce(t, d, st)
+}
+
+// matchBruteForce traces random rays through random scenes on d and
+// compares every hit with the brute-force reference.
+func matchBruteForce(t *testing.T, d *Device, st device.Handle) {
 	sh := rayTraceShader(t, d)
 	total := 0
 	for seed := range uint64(3) {

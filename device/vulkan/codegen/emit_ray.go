@@ -20,6 +20,7 @@ import (
 // rayOperands are a ray call's operands, evaluated before any control flow.
 type rayOperands struct {
 	addr, aux            spirv.ID // the accel's two u64 members
+	sb                   spirv.ID // its storage buffer (software traversal), 0: none
 	o, tmin, d, tmax, mk spirv.ID
 }
 
@@ -46,6 +47,7 @@ func (g *gen) rayOperandsOf(args []ir.Expr) (rayOperands, bool) {
 		r.addr = b.Load(u64, b.AccessChain(pu64, g.push, b.ConstantUint32(idx)))
 		r.aux = b.Load(u64, b.AccessChain(pu64, g.push, b.ConstantUint32(idx+1)))
 	}
+	r.sb = g.accelSB[v.Var]
 	r.o, r.tmin, r.d, r.tmax, r.mk = g.expr(args[1]), g.expr(args[2]), g.expr(args[3]), g.expr(args[4]), g.expr(args[5])
 	return r, true
 }

@@ -65,14 +65,83 @@ type swVars struct {
 	bstack, bstackC, bstack2       spirv.ID // the same, bottom level
 }
 
-// swLoad loads a t at device address a (aligned to align bytes); a
-// four-component 32-bit vector at an 8-aligned address as two u64
-// (loadPSB4).
-func (g *gen) swLoad(t, a spirv.ID, align uint32) spirv.ID {
-	if align >= 8 && (t == g.b.TypeVector(g.u32, 4) || t == g.b.TypeVector(g.f32, 4)) {
-		return g.loadPSB4(t, a, align)
+// swMem is how the software traversal reads the accel being traced: at
+// byte offsets into its buffer, whose device address is base; when desc (a
+// bool, uniform: the accel's second push-constant word is not 0) through
+// the storage buffer sb, else through the address.
+type swMem struct {
+	base, sb, desc spirv.ID
+}
+
+// softForm restricts the software traversal to one of its two reads;
+// only the benchmark measuring the branch between them sets it.
+var softForm = 0 // 0: both, chosen per accel; 1: the descriptor's; 2: the address's
+
+// accelBuffer declares accel argument a's buffer as a read-only storage
+// buffer of uvec4 at its binding (kernel ABI v1, "Accels").
+func (g *gen) accelBuffer(a Argument) {
+	b := g.b
+	bt := b.TypeStructOf(spirv.StructType{
+		Members:     []spirv.Member{{Type: b.TypeRuntimeArrayStride(b.TypeVector(g.u32, 4), 16), Offset: spirv.Off(0)}},
+		Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
+	})
+	v := b.Variable(g.ptr(spirv.StorageClassStorageBuffer, bt), spirv.StorageClassStorageBuffer, 0)
+	b.Decorate(v, spirv.DecorationNonWritable)
+	b.Decorate(v, spirv.DecorationDescriptorSet, 0)
+	b.Decorate(v, spirv.DecorationBinding, uint32(a.Bound))
+	if g.opts.Names {
+		b.Name(v, a.Var.Name)
 	}
-	return g.loadPSB(t, a, align)
+	g.accelSB[a.Var] = v
+}
+
+// swLoad loads a t (u32, or a four-component 32-bit vector at a 16-aligned
+// offset) at byte offset off (u64) of the accel's buffer: through its
+// storage buffer when g.sw.desc, else through its address, a
+// four-component vector then as two u64 (loadPSB4). The branch is uniform.
+func (g *gen) swLoad(t, off spirv.ID, align uint32) spirv.ID {
+	b := g.b
+	u64 := b.TypeInt(64, false)
+	byAddr := func() spirv.ID {
+		a := b.IAdd(u64, g.sw.base, off)
+		if align >= 8 && (t == b.TypeVector(g.u32, 4) || t == b.TypeVector(g.f32, 4)) {
+			return g.loadPSB4(t, a, align)
+		}
+		return g.loadPSB(t, a, align)
+	}
+	if g.sw.sb == 0 || softForm == 2 {
+		return byAddr()
+	}
+	byDesc := func() spirv.ID {
+		uvec4 := b.TypeVector(g.u32, 4)
+		i := b.UConvert(g.u32, b.ShiftRightLogical(u64, off, b.ConstantUint32(4)))
+		zero := b.ConstantUint32(0)
+		if t == g.u32 {
+			c := b.BitwiseAnd(g.u32, b.ShiftRightLogical(g.u32, b.UConvert(g.u32, off), b.ConstantUint32(2)), b.ConstantUint32(3))
+			return b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, g.u32), g.sw.sb, zero, i, c))
+		}
+		q := b.Load(uvec4, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, uvec4), g.sw.sb, zero, i))
+		if t != uvec4 {
+			q = b.Bitcast(t, q)
+		}
+		return q
+	}
+	if softForm == 1 {
+		return byDesc()
+	}
+	then, els, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.SelectionMerge(merge.ID(), spirv.SelectionControlNone)
+	b.BranchConditional(g.sw.desc, then.ID(), els.ID())
+	b.SetBlock(then)
+	x := byDesc()
+	xb := b.CurrentBlock().ID()
+	b.Branch(merge.ID())
+	b.SetBlock(els)
+	y := byAddr()
+	yb := b.CurrentBlock().ID()
+	b.Branch(merge.ID())
+	b.SetBlock(merge)
+	return b.Phi(t, spirv.PhiIncoming{Value: x, Parent: xb}, spirv.PhiIncoming{Value: y, Parent: yb})
 }
 
 // swNode is a loaded bvh.Node.
@@ -120,21 +189,28 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		b.Store(out, b.ConstantNull(rc))
 	}
 
+	saved := g.sw // a body's own traversal restores the query's
+	defer func() { g.sw = saved }()
+	g.sw = swMem{base: r.addr, sb: r.sb}
+	if r.sb != 0 {
+		g.sw.desc = b.INotEqual(g.boolT, r.aux, b.ConstantUint64(0))
+	}
 	g.ifThen(g.rayValid(r), func() {
 		b.Store(v.bestT, r.tmax)
 		o, d := g.split3(r.o), g.split3(r.d)
 		inv := g.recip3(d)
-		hdr := g.swLoad(b.TypeVector(u32, 4), r.addr, 16)
+		zero := b.ConstantUint64(0) // offsets from the accel buffer's start
+		hdr := g.swLoad(b.TypeVector(u32, 4), zero, 16)
 		orderOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 0))
 		instOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 1))
 		if qs != nil {
 			// Only ray queries read the object→world table.
-			qs.o2w = b.IAdd(u64, r.addr, b.UConvert(u64, b.CompositeExtract(u32, hdr, 3)))
+			qs.o2w, qs.sw = b.UConvert(u64, b.CompositeExtract(u32, hdr, 3)), g.sw
 		}
-		nodes := b.IAdd(u64, r.addr, b.ConstantUint64(16))
+		nodes := b.ConstantUint64(16)
 		g.traverse(&v, nodes, o, inv, r.tmin, false, func(j spirv.ID) {
-			ii := g.swLoad(u32, b.IAdd(u64, b.IAdd(u64, r.addr, orderOff), b.IMul(u64, b.UConvert(u64, j), b.ConstantUint64(4))), 4)
-			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftInstanceBytes)))
+			ii := g.swLoad(u32, b.IAdd(u64, orderOff, b.IMul(u64, b.UConvert(u64, j), b.ConstantUint64(4))), 4)
+			rec := b.IAdd(u64, instOff, b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftInstanceBytes)))
 			g.softInstance(op, &v, r, rec, ii, o, d, qs)
 		})
 		if qs == nil {
@@ -142,7 +218,7 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		}
 		g.ifThen(b.Load(g.boolT, v.have), func() {
 			ii := b.Load(u32, v.ii)
-			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftInstanceBytes)))
+			rec := b.IAdd(u64, instOff, b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftInstanceBytes)))
 			m := g.softTransform(rec)
 			oo, od := g.softObjectRay(m, o, d)
 			h := b.CompositeConstruct(g.typ(ir.RayHit), b.Load(u32, v.id), b.Load(u32, v.prim),
