@@ -65,17 +65,57 @@ type swVars struct {
 	bstack, bstackC, bstack2       spirv.ID // the same, bottom level
 }
 
-// swMem is how the software traversal reads the accel being traced: at
-// byte offsets into its buffer, whose device address is base; when desc (a
-// bool, uniform: the accel's second push-constant word is not 0) through
-// the storage buffer sb, else through the address.
+// swMem is how the software traversal being emitted reads the accel: at
+// byte offsets into its buffer, through the storage buffer sb, or when sb
+// is 0 through the buffer's device address base.
 type swMem struct {
-	base, sb, desc spirv.ID
+	base, sb spirv.ID
 }
 
 // softForm restricts the software traversal to one of its two reads;
 // only the benchmark measuring the branch between them sets it.
 var softForm = 0 // 0: both, chosen per accel; 1: the descriptor's; 2: the address's
+
+// raySoft emits the software traversal of a ray (op), or of a ray-query
+// loop s, whose committed RayCommitted it returns. With the accel's
+// storage buffer it emits the traversal twice, one reading through the
+// buffer, one through the address, and takes the first when the accel's
+// second push-constant word is not 0 (a uniform branch: the runtime sets
+// it when the buffer fits in maxStorageBufferRange).
+func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
+	b := g.b
+	saved := g.sw // a query body's own traversal restores the query's
+	defer func() { g.sw = saved }()
+	if r.sb == 0 || softForm != 0 {
+		g.sw = swMem{base: r.addr}
+		if softForm == 1 {
+			g.sw.sb = r.sb
+		}
+		return g.raySoftOne(op, r, s)
+	}
+	t := g.typ(ir.RayHit)
+	switch {
+	case s != nil:
+		t = g.typ(ir.RayCommitted)
+	case op == ir.OpRayAny:
+		t = g.boolT
+	}
+	out := g.sfn.Variable(g.ptr(spirv.StorageClassFunction, t), 0)
+	desc, byAddr, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.SelectionMerge(merge.ID(), spirv.SelectionControlNone)
+	b.BranchConditional(b.INotEqual(g.boolT, r.aux, b.ConstantUint64(0)), desc.ID(), byAddr.ID())
+	for _, form := range []struct {
+		blk *spirv.Block
+		sw  swMem
+	}{{desc, swMem{sb: r.sb}}, {byAddr, swMem{base: r.addr}}} {
+		b.SetBlock(form.blk)
+		g.sw = form.sw
+		b.Store(out, g.raySoftOne(op, r, s))
+		b.Branch(merge.ID())
+	}
+	b.SetBlock(merge)
+	return b.Load(t, out)
+}
 
 // accelBuffer declares accel argument a's buffer as a read-only storage
 // buffer of uvec4 at its binding (kernel ABI v1, "Accels").
@@ -97,51 +137,30 @@ func (g *gen) accelBuffer(a Argument) {
 
 // swLoad loads a t (u32, or a four-component 32-bit vector at a 16-aligned
 // offset) at byte offset off (u64) of the accel's buffer: through its
-// storage buffer when g.sw.desc, else through its address, a
-// four-component vector then as two u64 (loadPSB4). The branch is uniform.
+// storage buffer g.sw.sb, or when that is 0 through its address, a
+// four-component vector then as two u64 (loadPSB4).
 func (g *gen) swLoad(t, off spirv.ID, align uint32) spirv.ID {
 	b := g.b
 	u64 := b.TypeInt(64, false)
-	byAddr := func() spirv.ID {
+	uvec4 := b.TypeVector(g.u32, 4)
+	if g.sw.sb == 0 {
 		a := b.IAdd(u64, g.sw.base, off)
-		if align >= 8 && (t == b.TypeVector(g.u32, 4) || t == b.TypeVector(g.f32, 4)) {
+		if align >= 8 && (t == uvec4 || t == b.TypeVector(g.f32, 4)) {
 			return g.loadPSB4(t, a, align)
 		}
 		return g.loadPSB(t, a, align)
 	}
-	if g.sw.sb == 0 || softForm == 2 {
-		return byAddr()
+	i := b.UConvert(g.u32, b.ShiftRightLogical(u64, off, b.ConstantUint32(4)))
+	zero := b.ConstantUint32(0)
+	if t == g.u32 {
+		c := b.BitwiseAnd(g.u32, b.ShiftRightLogical(g.u32, b.UConvert(g.u32, off), b.ConstantUint32(2)), b.ConstantUint32(3))
+		return b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, g.u32), g.sw.sb, zero, i, c))
 	}
-	byDesc := func() spirv.ID {
-		uvec4 := b.TypeVector(g.u32, 4)
-		i := b.UConvert(g.u32, b.ShiftRightLogical(u64, off, b.ConstantUint32(4)))
-		zero := b.ConstantUint32(0)
-		if t == g.u32 {
-			c := b.BitwiseAnd(g.u32, b.ShiftRightLogical(g.u32, b.UConvert(g.u32, off), b.ConstantUint32(2)), b.ConstantUint32(3))
-			return b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, g.u32), g.sw.sb, zero, i, c))
-		}
-		q := b.Load(uvec4, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, uvec4), g.sw.sb, zero, i))
-		if t != uvec4 {
-			q = b.Bitcast(t, q)
-		}
-		return q
+	q := b.Load(uvec4, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, uvec4), g.sw.sb, zero, i))
+	if t != uvec4 {
+		q = b.Bitcast(t, q)
 	}
-	if softForm == 1 {
-		return byDesc()
-	}
-	then, els, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
-	b.SelectionMerge(merge.ID(), spirv.SelectionControlNone)
-	b.BranchConditional(g.sw.desc, then.ID(), els.ID())
-	b.SetBlock(then)
-	x := byDesc()
-	xb := b.CurrentBlock().ID()
-	b.Branch(merge.ID())
-	b.SetBlock(els)
-	y := byAddr()
-	yb := b.CurrentBlock().ID()
-	b.Branch(merge.ID())
-	b.SetBlock(merge)
-	return b.Phi(t, spirv.PhiIncoming{Value: x, Parent: xb}, spirv.PhiIncoming{Value: y, Parent: yb})
+	return q
 }
 
 // swNode is a loaded bvh.Node.
@@ -155,9 +174,8 @@ func (g *gen) querySoft(s *ir.RayQuery, r rayOperands) spirv.ID {
 	return g.raySoft(ir.OpRayClosest, r, s)
 }
 
-// raySoft emits the software traversal of a ray (op), or of a ray-query
-// loop s, whose committed RayCommitted it returns.
-func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
+// raySoftOne emits one traversal, reading the accel as g.sw says.
+func (g *gen) raySoftOne(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 	b := g.b
 	u32, f32 := g.u32, g.f32
 	u64 := b.TypeInt(64, false)
@@ -189,12 +207,6 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		b.Store(out, b.ConstantNull(rc))
 	}
 
-	saved := g.sw // a body's own traversal restores the query's
-	defer func() { g.sw = saved }()
-	g.sw = swMem{base: r.addr, sb: r.sb}
-	if r.sb != 0 {
-		g.sw.desc = b.INotEqual(g.boolT, r.aux, b.ConstantUint64(0))
-	}
 	g.ifThen(g.rayValid(r), func() {
 		b.Store(v.bestT, r.tmax)
 		o, d := g.split3(r.o), g.split3(r.d)
