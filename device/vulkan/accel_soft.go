@@ -10,7 +10,10 @@ package vulkan
 // before a build go as one list, the geometry is read back (a download and
 // a wait for the stream: the documented cost), the hierarchy is built and
 // uploaded, and the rest of the list follows. Submit returns once the
-// list's last build is uploaded; its other work runs as usual.
+// list's last build is uploaded; its other work runs as usual. An accel's
+// buffer holds its top level and, copied on the device, each mesh it
+// places, so that kernels read one buffer (through one binding while it
+// fits in maxStorageBufferRange).
 
 import (
 	"context"

@@ -15,7 +15,9 @@ import (
 // address of its procedural's boxes (six f32 each), 0 for a mesh, which the
 // loop reads to commit a procedural candidate where the ray enters its box.
 // Without it the first is the address of the accel's software buffer
-// (docs/accel.md) and the traversal is code (emit_ray_soft.go).
+// (docs/accel.md), the second 1 when the kernel is to read that buffer
+// through the accel's storage-buffer binding, which it also takes, and the
+// traversal is code (emit_ray_soft.go).
 
 // rayOperands are a ray call's operands, evaluated before any control flow.
 type rayOperands struct {
