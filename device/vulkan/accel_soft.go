@@ -27,6 +27,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/internal/softaccel"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // softwareForced reports LUCENT_ACCEL=software: software structures on a
@@ -35,12 +36,32 @@ func softwareForced() bool { return os.Getenv("LUCENT_ACCEL") == "software" }
 
 // accelDescriptorLimit is the largest software accel buffer kernels read
 // through its storage-buffer binding: maxStorageBufferRange (128 MiB on
-// lavapipe), or less in tests. A larger one they read through its address.
+// lavapipe) where accelByBinding chose the binding, else 0. Larger ones
+// they read through the buffer's device address.
 func (d *Device) accelDescriptorLimit() uint64 {
-	if l := d.softDescLimit.Load(); l != 0 {
-		return min(l, d.caps.MaxStorageBufferRange)
+	return min(d.softDescLimit.Load(), d.caps.MaxStorageBufferRange)
+}
+
+// EnvAccelRead overrides accelByBinding: "binding" or "address".
+const EnvAccelRead = "LUCENT_ACCEL_READ"
+
+// accelByBinding says whether kernels on p read software accels that fit
+// in maxStorageBufferRange through their binding rather than through
+// their address, by driver, as measured (docs/PERFORMANCE.md, "Software
+// accels through a storage-buffer binding"): the binding on lavapipe
+// before Mesa 23 (22.3: about 2.3x the rays/s, its global loads being a
+// lane loop per component), the address elsewhere (Mesa 25's lavapipe:
+// the binding was 0.6-0.8x; other drivers are unmeasured and keep the
+// address, as before).
+func accelByBinding(p *physical) bool {
+	switch os.Getenv(EnvAccelRead) {
+	case "binding":
+		return true
+	case "address":
+		return false
 	}
-	return d.caps.MaxStorageBufferRange
+	v := driverVersion(p.props.DriverVersion, vk.ByteString(p.p12.DriverInfo[:]))
+	return p.p12.DriverID == vk.DRIVER_ID_MESA_LLVMPIPE && v < 23<<22
 }
 
 func isAccelCommand(c device.Command) bool {

@@ -92,26 +92,21 @@ func (g *gen) swU(x spirv.ID) spirv.ID {
 	return g.b.UConvert(g.sw.ot, x)
 }
 
-// softForm restricts the software traversal to one of its two reads;
-// only the benchmark measuring the branch between them sets it.
-var softForm = 0 // 0: both, chosen per accel; 1: the descriptor's; 2: the address's
-
 // raySoft emits the software traversal of a ray (op), or of a ray-query
 // loop s, whose committed RayCommitted it returns. With the accel's
 // storage buffer it emits the traversal twice, one reading through the
 // buffer, one through the address, and takes the first when the accel's
 // second push-constant word is not 0 (a uniform branch: the runtime sets
-// it when the buffer fits in maxStorageBufferRange).
+// it when the buffer fits in maxStorageBufferRange and the driver reads
+// storage buffers faster; emitting one form per kernel measured no faster
+// on lavapipe 22.3).
 func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 	b := g.b
 	saved := g.sw // a query body's own traversal restores the query's
 	defer func() { g.sw = saved }()
 	u64 := b.TypeInt(64, false)
-	if r.sb == 0 || softForm != 0 {
+	if r.sb == 0 {
 		g.sw = swMem{base: r.addr, ot: u64}
-		if softForm == 1 {
-			g.sw = swMem{sb: r.sb, ot: g.u32}
-		}
 		return g.raySoftOne(op, r, s)
 	}
 	t := g.typ(ir.RayHit)
