@@ -37,6 +37,12 @@ type Options struct {
 	// otherwise the traversal of the software layout (docs/accel.md) is
 	// code. Kernel ABI v1, "Accels".
 	NativeRayQuery bool
+	// SoftAccelByAddress has the software traversal read accels through
+	// their device addresses only: one traversal, not the two under a
+	// uniform branch on the accel's second word (the accel's binding stays
+	// in the layout, unread). The Vulkan backend sets it where it reads
+	// software accels by address (kernel ABI v1, "Accels").
+	SoftAccelByAddress bool
 	// Checked emits the checked mode: every buffer index and every index
 	// of a shared or local array, vector or matrix is compared with the
 	// length, every integer divisor with zero; a thread's first fault is

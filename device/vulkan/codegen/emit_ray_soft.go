@@ -94,8 +94,9 @@ func (g *gen) swU(x spirv.ID) spirv.ID {
 
 // raySoft emits the software traversal of a ray (op), or of a ray-query
 // loop s, whose committed RayCommitted it returns. With the accel's
-// storage buffer it emits the traversal twice, one reading through the
-// buffer, one through the address, and takes the first when the accel's
+// storage buffer (and without Options.SoftAccelByAddress) it emits the
+// traversal twice, one reading through the buffer, one through the
+// address, and takes the first when the accel's
 // second push-constant word is not 0 (a uniform branch: the runtime sets
 // it when the buffer fits in maxStorageBufferRange and the driver reads
 // storage buffers faster; emitting one form per kernel measured no faster
@@ -105,7 +106,7 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 	saved := g.sw // a query body's own traversal restores the query's
 	defer func() { g.sw = saved }()
 	u64 := b.TypeInt(64, false)
-	if r.sb == 0 {
+	if r.sb == 0 || g.opts.SoftAccelByAddress {
 		g.sw = swMem{base: r.addr, ot: u64}
 		return g.raySoftOne(op, r, s)
 	}

@@ -25,6 +25,12 @@ func TestRayKernelValidates(t *testing.T) {
 	m, err = spirv.Read(soft)
 	require.NoError(t, err)
 	require.NotContains(t, m.Disassemble(), "RayQuery", "the software path needs no ray-query support")
+	// Reading by address only, the traversal is emitted once, not twice.
+	byAddr := emitValid(t, f, codegen.Options{SoftAccelByAddress: true})
+	require.Less(t, len(byAddr), len(soft)*2/3)
+	m, err = spirv.Read(byAddr)
+	require.NoError(t, err)
+	require.Contains(t, m.Disassemble(), "PhysicalStorageBuffer")
 }
 
 // TestRayAccelLayout places an accel argument: 16 push-constant bytes at an
