@@ -96,11 +96,10 @@ func (g *gen) swU(x spirv.ID) spirv.ID {
 // loop s, whose committed RayCommitted it returns. With the accel's
 // storage buffer (and without Options.SoftAccelByAddress) it emits the
 // traversal twice, one reading through the buffer, one through the
-// address, and takes the first when the accel's
-// second push-constant word is not 0 (a uniform branch: the runtime sets
-// it when the buffer fits in maxStorageBufferRange and the driver reads
-// storage buffers faster; emitting one form per kernel measured no faster
-// on lavapipe 22.3).
+// address, and takes the first when the accel's second push-constant word
+// is not 0 (a uniform branch: the runtime sets it when the buffer fits in
+// maxStorageBufferRange and the driver reads storage buffers faster; one
+// form per kernel measured no faster on lavapipe 22.3).
 func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 	b := g.b
 	saved := g.sw // a query body's own traversal restores the query's
