@@ -211,8 +211,7 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 		if err := s.soft.BuildMesh(c.Mode, g, data[0], data[1]); err != nil {
 			return err
 		}
-		mb := meshBytes(s.soft.Mesh())
-		return d.uploadSoftware(sh, s, mb, uint64(len(mb)))
+		return d.uploadSoftware(sh, s, meshBytes(s.soft.Mesh()))
 	case *device.ProceduralBuild:
 		data, err := d.readBack(sh, [3]uint64{uint64(c.AABBs), c.Offset, 24 * uint64(c.Count)})
 		if err != nil {
@@ -225,8 +224,7 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 		if err := s.soft.BuildProcedural(c.Mode, c.Count, data[0]); err != nil {
 			return err
 		}
-		mb := meshBytes(s.soft.Mesh())
-		return d.uploadSoftware(sh, s, mb, uint64(len(mb)))
+		return d.uploadSoftware(sh, s, meshBytes(s.soft.Mesh()))
 	case *device.AccelBuild:
 		s, err := d.softStructure(c.Accel, device.KindAccel)
 		if err != nil {
@@ -286,7 +284,7 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 		}
 		s.refs = refs
 		s.mu.Unlock()
-		return d.uploadSoftware(sh, s, sceneBytes(sc, offs), size, copies...)
+		return d.uploadSoftwareWith(sh, s, sceneBytes(sc, offs), size, copies...)
 	case *device.AccelCompact:
 		s, err := d.softStructure(c.Handle, c.Kind)
 		if err != nil {
@@ -298,11 +296,16 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 	return nil
 }
 
-// uploadSoftware puts a structure's arrays in a fresh device buffer of
-// size bytes (the one before may still be read by work in flight: it goes
-// once that work is done): data at its start, then the buffer copies
-// given, whose Dst is set to it.
-func (d *Device) uploadSoftware(sh device.Handle, s *structure, data []byte, size uint64, copies ...device.Command) error {
+// uploadSoftware puts a structure's arrays in a fresh device buffer (the
+// one before may still be read by work in flight: it goes once that work
+// is done).
+func (d *Device) uploadSoftware(sh device.Handle, s *structure, data []byte) error {
+	return d.uploadSoftwareWith(sh, s, data, uint64(len(data)))
+}
+
+// uploadSoftwareWith is uploadSoftware into a buffer of size bytes: data
+// at its start, then the buffer copies given, whose Dst is set to it.
+func (d *Device) uploadSoftwareWith(sh device.Handle, s *structure, data []byte, size uint64, copies ...device.Command) error {
 	size = max(size, 4)
 	raw, err := d.mem.newRawBuffer(alignUp(size, 4), placeDevice)
 	if err != nil {
