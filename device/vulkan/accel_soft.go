@@ -49,7 +49,7 @@ const EnvAccelRead = "LUCENT_ACCEL_READ"
 // in maxStorageBufferRange through their binding rather than through
 // their address, by driver, as measured (docs/PERFORMANCE.md, "Software
 // accels through a storage-buffer binding"): the binding on lavapipe
-// before Mesa 23 (22.3: about 2.3x the rays/s, its global loads being a
+// before Mesa 23 (22.3: about 2x the rays/s, its global loads being a
 // lane loop per component), the address elsewhere (Mesa 25's lavapipe:
 // the binding was 0.6-0.8x; other drivers are unmeasured and keep the
 // address, as before).
