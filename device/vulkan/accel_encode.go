@@ -469,20 +469,21 @@ func (e *encoder) accelCompact(c *device.AccelCompact) error {
 
 // accelArg is what a kernel's accel argument holds (kernel ABI v1,
 // "Accels"): natively the structure's device address and its box table's;
-// in software the address of its buffer (docs/accel.md) and 0. A kernel
+// in software the address of its buffer (docs/accel.md) and 0, and the
+// buffer (its handle and itself) that the kernel's binding takes. A kernel
 // compiled for the other path (an ahead-of-time one, say) is refused: it
 // would read the one structure as the other.
-func (e *encoder) accelArg(h device.Handle, native bool) (addr, aux uint64, err error) {
+func (e *encoder) accelArg(h device.Handle, native bool) (addr, aux uint64, nodes *buffer, nodesH device.Handle, err error) {
 	s, err := structureOf(e.d, h, device.KindAccel)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, 0, err
 	}
 	e.used = append(e.used, &s.tracked)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if (s.soft == nil) != native {
 		path := map[bool]string{false: "the software traversal", true: "native ray queries"}
-		return 0, 0, unsupportedf("%s is built for %s, the kernel was compiled for %s (kernel ABI v1, \"Accels\")",
+		return 0, 0, nil, 0, unsupportedf("%s is built for %s, the kernel was compiled for %s (kernel ABI v1, \"Accels\")",
 			s.label(h), path[s.soft == nil], path[native])
 	}
 	for i, r := range s.refs {
@@ -495,22 +496,22 @@ func (e *encoder) accelArg(h device.Handle, native bool) (addr, aux uint64, err 
 		r.s.mu.Unlock()
 		switch {
 		case gone:
-			return 0, 0, invalidf("instance %d of %s places %s, which was destroyed", i, s.label(h), r.s.kind)
+			return 0, 0, nil, 0, invalidf("instance %d of %s places %s, which was destroyed", i, s.label(h), r.s.kind)
 		case moved:
-			return 0, 0, invalidf("instance %d of %s places a %s rebuilt into other memory or compacted since the accel's build: build the accel again", i, s.label(h), r.s.kind)
+			return 0, 0, nil, 0, invalidf("instance %d of %s places a %s rebuilt into other memory or compacted since the accel's build: build the accel again", i, s.label(h), r.s.kind)
 		}
 	}
 	if s.soft != nil {
 		if s.nodes == nil {
-			return 0, 0, invalidf("%s has not been built", s.label(h))
+			return 0, 0, nil, 0, invalidf("%s has not been built", s.label(h))
 		}
 		if s.nodes.raw.addr == 0 {
-			return 0, 0, unsupportedf("%s: buffer device addresses are unavailable", s.label(h))
+			return 0, 0, nil, 0, unsupportedf("%s: buffer device addresses are unavailable", s.label(h))
 		}
-		return s.nodes.raw.addr, 0, nil
+		return s.nodes.raw.addr, 0, s.nodes, s.nodesHandle, nil
 	}
 	if !s.built || s.instBuf == nil {
-		return 0, 0, invalidf("%s has not been built", s.label(h))
+		return 0, 0, nil, 0, invalidf("%s has not been built", s.label(h))
 	}
-	return s.as.addr, s.instBuf.addr + instanceRecord*uint64(s.count), nil
+	return s.as.addr, s.instBuf.addr + instanceRecord*uint64(s.count), nil, 0, nil
 }

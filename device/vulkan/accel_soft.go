@@ -10,7 +10,10 @@ package vulkan
 // before a build go as one list, the geometry is read back (a download and
 // a wait for the stream: the documented cost), the hierarchy is built and
 // uploaded, and the rest of the list follows. Submit returns once the
-// list's last build is uploaded; its other work runs as usual.
+// list's last build is uploaded; its other work runs as usual. An accel's
+// buffer holds its top level and, copied on the device, each mesh it
+// places, so that kernels read one buffer (through one binding while it
+// fits in maxStorageBufferRange).
 
 import (
 	"context"
@@ -24,11 +27,42 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/internal/softaccel"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // softwareForced reports LUCENT_ACCEL=software: software structures on a
 // device that has native ones, so both paths run in one test.
 func softwareForced() bool { return os.Getenv("LUCENT_ACCEL") == "software" }
+
+// accelDescriptorLimit is the largest software accel buffer kernels read
+// through its storage-buffer binding: maxStorageBufferRange (128 MiB on
+// lavapipe) where accelByBinding chose the binding, else 0. Larger ones
+// they read through the buffer's device address.
+func (d *Device) accelDescriptorLimit() uint64 {
+	return min(d.softDescLimit.Load(), d.caps.MaxStorageBufferRange)
+}
+
+// EnvAccelRead overrides accelByBinding: "binding" or "address".
+const EnvAccelRead = "LUCENT_ACCEL_READ"
+
+// accelByBinding says whether kernels on p read software accels that fit
+// in maxStorageBufferRange through their binding rather than through
+// their address, by driver, as measured (docs/PERFORMANCE.md, "Software
+// accels through a storage-buffer binding"): the binding on lavapipe
+// before Mesa 23 (22.3: about 2x the rays/s, its global loads being a
+// lane loop per component), the address elsewhere (Mesa 25's lavapipe:
+// the binding was 0.6-0.8x; other drivers are unmeasured and keep the
+// address, as before).
+func accelByBinding(p *physical) bool {
+	switch os.Getenv(EnvAccelRead) {
+	case "binding":
+		return true
+	case "address":
+		return false
+	}
+	v := driverVersion(p.props.DriverVersion, vk.ByteString(p.p12.DriverInfo[:]))
+	return p.p12.DriverID == vk.DRIVER_ID_MESA_LLVMPIPE && v < 23<<22
+}
 
 func isAccelCommand(c device.Command) bool {
 	switch c.(type) {
@@ -215,22 +249,42 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 		if err := s.soft.BuildAccel(c.Mode, c.Count, slices.Clone(c.Updates), prims); err != nil {
 			return err
 		}
-		// The instances' meshes by the device addresses of their buffers.
+		// The accel's buffer: the top level, then a copy of each distinct
+		// mesh its instances place (16-aligned), each instance record
+		// holding its mesh's offset. The copies are made on the device from
+		// the meshes' buffers as they are now: a mesh built again later is
+		// seen after the accel's next build (docs/accel.md).
 		sc := s.soft.Scene()
-		addrs := make([]uint64, len(sc.Instances))
-		refs := make([]primRef, len(addrs))
+		offs := make([]uint64, len(sc.Instances))
+		refs := make([]primRef, len(offs))
+		size := uint64(sceneSize(sc))
+		at := map[*structure]uint64{}
+		var copies []device.Command
 		s.mu.Lock()
-		for i := range addrs {
-			if p := s.softPrims[i]; p != nil {
-				p.mu.Lock()
-				addrs[i] = p.addr()
-				p.mu.Unlock()
-				refs[i] = primRef{p, addrs[i]}
+		for i := range offs {
+			p := s.softPrims[i]
+			if p == nil {
+				continue
 			}
+			p.mu.Lock()
+			addr, nodes, nodesH := p.addr(), p.nodes, p.nodesHandle
+			p.mu.Unlock()
+			refs[i] = primRef{p, addr}
+			if nodes == nil {
+				continue // unbuilt: the build refused it already
+			}
+			off, ok := at[p]
+			if !ok {
+				off = alignUp(size, 16)
+				size = off + nodes.desc.Size
+				at[p] = off
+				copies = append(copies, &device.BufferCopy{Src: nodesH, Dst: 0, DstOffset: off, Size: nodes.desc.Size})
+			}
+			offs[i] = off
 		}
 		s.refs = refs
 		s.mu.Unlock()
-		return d.uploadSoftware(sh, s, sceneBytes(sc, addrs))
+		return d.uploadSoftwareWith(sh, s, sceneBytes(sc, offs), size, copies...)
 	case *device.AccelCompact:
 		s, err := d.softStructure(c.Handle, c.Kind)
 		if err != nil {
@@ -246,17 +300,29 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 // one before may still be read by work in flight: it goes once that work
 // is done).
 func (d *Device) uploadSoftware(sh device.Handle, s *structure, data []byte) error {
-	raw, err := d.mem.newRawBuffer(alignUp(uint64(max(len(data), 4)), 4), placeDevice)
+	return d.uploadSoftwareWith(sh, s, data, uint64(len(data)))
+}
+
+// uploadSoftwareWith is uploadSoftware into a buffer of size bytes: data
+// at its start, then the buffer copies given, whose Dst is set to it.
+func (d *Device) uploadSoftwareWith(sh device.Handle, s *structure, data []byte, size uint64, copies ...device.Command) error {
+	size = max(size, 4)
+	raw, err := d.mem.newRawBuffer(alignUp(size, 4), placeDevice)
 	if err != nil {
-		return fmt.Errorf("vulkan: the structure's %d bytes: %w", len(data), err)
+		return fmt.Errorf("vulkan: the structure's %d bytes: %w", size, err)
 	}
-	b := &buffer{raw: raw, desc: device.BufferDesc{Size: uint64(max(len(data), 4))}, d: d}
+	b := &buffer{raw: raw, desc: device.BufferDesc{Size: size}, d: d}
 	h, err := d.add(b)
 	if err != nil {
 		b.release()
 		return err
 	}
-	if err := d.dispatch(sh, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}); err != nil {
+	l := &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}
+	for _, c := range copies {
+		c.(*device.BufferCopy).Dst = h
+		l.Commands = append(l.Commands, c)
+	}
+	if err := d.dispatch(sh, l); err != nil {
 		_ = d.DestroyBuffer(h)
 		return err
 	}
@@ -317,11 +383,13 @@ func appendNodes(out []byte, nodes []bvh.Node) []byte {
 // object→world table's offset), the nodes from byte 16, the leaf order
 // (uint32), padded to 16 bytes, then per instance
 // codegen.SoftInstanceBytes (64): its world→object transform (12 float32,
-// the host's float64 inverse rounded), its mesh's buffer address (uint64),
+// the host's float64 inverse rounded), the offset of its mesh's copy in
+// the accel's buffer (uint64, offs[i]; 0: none),
 // id (uint32), mask, opaque, procedural and a byte of padding; then the
 // object→world table: per instance the transform it was given (12 float32,
-// codegen.SoftTransformBytes), which ray queries return unchanged.
-func sceneBytes(sc *bvh.Scene, addrs []uint64) []byte {
+// codegen.SoftTransformBytes), which ray queries return unchanged: in all
+// sceneSize(sc) bytes. The meshes' copies follow (uploadSoftware).
+func sceneBytes(sc *bvh.Scene, offs []uint64) []byte {
 	order := 16 + 32*len(sc.Nodes)
 	insts := (order + 4*len(sc.Order) + 15) &^ 15
 	o2w := insts + codegen.SoftInstanceBytes*len(sc.Instances)
@@ -339,7 +407,7 @@ func sceneBytes(sc *bvh.Scene, addrs []uint64) []byte {
 	for i, in := range sc.Instances {
 		var rec [codegen.SoftInstanceBytes]byte
 		putF32(rec[:], sc.Inverse[i][:])
-		binary.LittleEndian.PutUint64(rec[48:], addrs[i])
+		binary.LittleEndian.PutUint64(rec[48:], offs[i])
 		binary.LittleEndian.PutUint32(rec[56:], in.ID)
 		proc := in.Mesh != nil && in.Mesh.Procedural
 		rec[60], rec[61], rec[62] = in.Mask, b2u(in.Opaque), b2u(proc)
@@ -349,6 +417,12 @@ func sceneBytes(sc *bvh.Scene, addrs []uint64) []byte {
 		out = appendF32(out, in.Transform[:]...)
 	}
 	return out
+}
+
+// sceneSize is the length of sceneBytes(sc, …).
+func sceneSize(sc *bvh.Scene) int {
+	insts := (16 + 32*len(sc.Nodes) + 4*len(sc.Order) + 15) &^ 15
+	return insts + (codegen.SoftInstanceBytes+codegen.SoftTransformBytes)*len(sc.Instances)
 }
 
 // putF32 writes fs little-endian at the start of b.

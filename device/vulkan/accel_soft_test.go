@@ -14,8 +14,9 @@ import (
 // TestSoftwareArraysOnDevice builds a mesh and an accel on the software path
 // (forced where the device has native structures) and reads back the device
 // buffers their arrays were uploaded to: byte for byte the host hierarchy's
-// layout, with the accel's instance naming the mesh's buffer address and
-// holding the host's inverse and the transform as given.
+// layout, the accel's buffer holding a copy of the mesh's after its top
+// level, its instance naming the copy's offset and holding the host's
+// inverse and the transform as given.
 func TestSoftwareArraysOnDevice(t *testing.T) {
 	t.Setenv("LUCENT_ACCEL", "software")
 	d, _ := openDevice(t)
@@ -63,15 +64,20 @@ func TestSoftwareArraysOnDevice(t *testing.T) {
 	require.Equal(t, append(append(f32bytes(0, 0, 0, 0, 1, 0, 0, 0), f32bytes(0, 1, 0)...), 0, 0, 0, 0), mb[prims:],
 		"rows {A, id 0}, {B, 0}, {C, 0}")
 	as, ab := read(a)
-	require.Equal(t, sceneBytes(as.soft.Scene(), []uint64{ms.nodes.raw.addr}), ab)
 	require.Len(t, as.soft.Scene().Instances, 1)
 	insts, o2w := binary.LittleEndian.Uint32(ab[4:]), binary.LittleEndian.Uint32(ab[12:])
 	require.Equal(t, insts+codegen.SoftInstanceBytes, o2w, "the object-to-world table after the one record")
-	require.Len(t, ab, int(o2w)+codegen.SoftTransformBytes)
+	top := int(o2w) + codegen.SoftTransformBytes
+	require.Equal(t, sceneSize(as.soft.Scene()), top)
+	meshAt := (top + 15) &^ 15
+	require.Equal(t, sceneBytes(as.soft.Scene(), []uint64{uint64(meshAt)}), ab[:top])
+	require.Equal(t, make([]byte, meshAt-top), ab[top:meshAt], "padding to 16 bytes")
+	require.Equal(t, mb, ab[meshAt:], "the mesh's copy after the top level")
 	rec := ab[insts:o2w]
 	require.Equal(t, f32bytes(as.soft.Scene().Inverse[0][:]...), rec[:48], "world to object")
+	require.Equal(t, uint64(meshAt), binary.LittleEndian.Uint64(rec[48:]), "the mesh's offset")
 	require.Equal(t, []byte{3, 0, 0, 0}, rec[60:64], "mask, opaque, procedural, padding")
-	require.Equal(t, f32bytes(xf[:]...), ab[o2w:], "object to world, as given")
+	require.Equal(t, f32bytes(xf[:]...), ab[o2w:top], "object to world, as given")
 
 	require.NoError(t, d.DestroyAccel(a))
 	require.NoError(t, d.DestroyMesh(m))

@@ -55,6 +55,10 @@ type Device struct {
 	vk   vk.Device
 	fn   *vk.DeviceFuncs
 
+	// softDescLimit is the largest software accel kernels read through its
+	// binding (accelByBinding: maxStorageBufferRange or 0; tests change it).
+	softDescLimit atomic.Uint64
+
 	queues     []*queue // compute-capable queues, streams take them round-robin
 	copyQueues []*queue // transfer-only queues, for StreamCopy
 	nextQueue  atomic.Uint32
@@ -171,6 +175,9 @@ func Open(opts device.Options) (_ *Device, err error) {
 	d.caps = p.capabilities(idx)
 	d.caps.Binding, d.caps.BindingReason = chooseBinding(p, d.caps.PushDescriptors)
 	d.caps.PushDescriptors = d.caps.Binding == BindPush // in use, not merely present
+	if accelByBinding(p) {
+		d.softDescLimit.Store(d.caps.MaxStorageBufferRange)
+	}
 	d.caps.SeparateCopyQueue = len(d.copyQueues) > 0
 	d.caps.Timings = d.queues[0].timestampBits > 0
 	for _, w := range d.workarounds() {

@@ -19,4 +19,9 @@
 // LUCENT_VULKAN_BINDING=push or =sets (or LUCENT_VULKAN_NO_PUSH_DESCRIPTORS=1)
 // before Open overrides the table; Capabilities.Binding and
 // Capabilities.PushDescriptors report which path is in use.
+//
+// Software accels (accel_soft.go) are read by kernels through a
+// storage-buffer binding on lavapipe before Mesa 23 and through their
+// device address elsewhere (accelByBinding, as measured);
+// LUCENT_ACCEL_READ=binding or =address before Open overrides that.
 package vulkan

@@ -1202,9 +1202,29 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				PBufferInfo: &e.bufInfos[len(e.bufInfos)-1],
 			})
 		case device.ArgAccel:
-			addr, aux, err := e.accelArg(a.Handle, sh.nativeRay)
+			addr, aux, nodes, nodesH, err := e.accelArg(a.Handle, sh.nativeRay)
 			if err != nil {
 				return fmt.Errorf("shader %d %s: %w", c.Shader, p.Label(i), err)
+			}
+			if l.accelBuffer {
+				// The software traversal reads the buffer through its
+				// binding when all of it fits in one (the second word then
+				// says so), else through the address; the binding holds
+				// what fits either way, since the set layout has it.
+				n := nodes.desc.Size
+				if n <= d.accelDescriptorLimit() {
+					aux = 1
+				}
+				rng := min(n, d.caps.MaxStorageBufferRange)
+				uses = append(uses, use{nodes, 0, n, false})
+				if cached {
+					key, res = setKey(key, l.binding, nodesH, uint64(nodes.raw.handle), rng, 0), append(res, nodesH, a.Handle)
+				}
+				e.bufInfos = append(e.bufInfos, vk.DescriptorBufferInfo{Buffer: nodes.raw.handle, Range: vk.DeviceSize(rng)})
+				e.writes = append(e.writes, vk.WriteDescriptorSet{
+					SType: vk.STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, DstBinding: l.binding, DescriptorCount: 1, DescriptorType: vk.DESCRIPTOR_TYPE_STORAGE_BUFFER,
+					PBufferInfo: &e.bufInfos[len(e.bufInfos)-1],
+				})
 			}
 			binary.LittleEndian.PutUint64(at(l), addr)
 			binary.LittleEndian.PutUint64(at(l)[8:], aux)

@@ -77,8 +77,11 @@ func (d *Device) codegenOptions(o device.KernelOptions) codegen.Options {
 		Names:                  o.DebugNames,
 		NativeBindlessTextures: d.caps.Sampling == device.PathNative,
 		NativeRayQuery:         d.caps.RayQuery == device.PathNative,
-		Checked:                o.Checked,
-		SubgroupVote:           o.Checked && d.caps.Subgroups,
+		// Where software accels are read by address, kernels need no
+		// binding form (accelByBinding).
+		SoftAccelByAddress: d.caps.RayQuery == device.PathEmulated && d.accelDescriptorLimit() == 0,
+		Checked:            o.Checked,
+		SubgroupVote:       o.Checked && d.caps.Subgroups,
 	}
 	if !o.NoDriverWorkarounds {
 		for _, w := range d.workarounds() {

@@ -109,29 +109,40 @@ func TestABILayoutMatchesCodegen(t *testing.T) {
 		f, err := build()
 		require.NoError(t, err, name)
 		for _, checked := range []bool{false, true} {
-			args, push := codegen.Layout(f, checked)
-			sig, _, err := device.KernelSignature(f)
-			require.NoError(t, err, name)
-			sig.Checked = checked
-			lay, err := abiLayout(sig, name)
-			require.NoError(t, err, name)
-			require.True(t, lay.header, name)
-			require.Equal(t, uint32(push.Size), lay.pushSize, name)
-			require.Equal(t, uint32(push.Spill), lay.spillSize, name)
-			require.Equal(t, push.Ring >= 0, lay.prints, name)
-			if push.Ring >= 0 {
-				require.Equal(t, uint32(push.Ring), lay.printOffset, name)
-			}
-			for i, a := range args {
-				l := lay.args[i]
-				if a.Binding >= 0 {
-					require.NotEqual(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
-					require.Equal(t, uint32(a.Binding), l.binding, "%s %s", name, a.Var.Name)
-				} else {
-					require.Equal(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
+			for _, native := range []bool{false, true} {
+				args, push := codegen.Layout(f, codegen.Options{Checked: checked, NativeRayQuery: native})
+				sig, _, err := device.KernelSignature(f)
+				require.NoError(t, err, name)
+				sig.Checked = checked
+				lay, err := abiLayout(sig, name, !native)
+				require.NoError(t, err, name)
+				require.True(t, lay.header, name)
+				require.Equal(t, uint32(push.Size), lay.pushSize, name)
+				require.Equal(t, uint32(push.Spill), lay.spillSize, name)
+				require.Equal(t, push.Ring >= 0, lay.prints, name)
+				if push.Ring >= 0 {
+					require.Equal(t, uint32(push.Ring), lay.printOffset, name)
+				}
+				for i, a := range args {
+					l := lay.args[i]
+					switch {
+					case a.Binding >= 0:
+						require.NotEqual(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
+						require.Equal(t, uint32(a.Binding), l.binding, "%s %s", name, a.Var.Name)
+						continue
+					case a.Bound >= 0:
+						// A software accel: a binding and push-constant words.
+						require.Equal(t, ir.Accel, a.Var.Type, "%s %s", name, a.Var.Name)
+						require.False(t, native, "%s %s", name, a.Var.Name)
+						require.True(t, l.accelBuffer, "%s %s", name, a.Var.Name)
+						require.Equal(t, uint32(a.Bound), l.binding, "%s %s", name, a.Var.Name)
+					default:
+						require.Equal(t, noDescriptor, l.desc, "%s %s", name, a.Var.Name)
+						require.False(t, l.accelBuffer, "%s %s", name, a.Var.Name)
+					}
 					require.Equal(t, uint32(a.Offset), l.offset, "%s %s", name, a.Var.Name)
 					require.Equal(t, a.Spilled, l.spilled, "%s %s", name, a.Var.Name)
-					if a.Spilled {
+					if a.Spilled && !native {
 						spilled++
 					}
 				}

@@ -30,6 +30,9 @@ type argLayout struct {
 	// address against.
 	offset, size uint32
 	spilled      bool
+	// accelBuffer: an accel of the software traversal, in the push
+	// constants and, as its buffer, at binding (desc a storage buffer).
+	accelBuffer bool
 	// textureSet is the descriptor set holding a bindless array's texture
 	// descriptors, for kernels compiled for native bindless textures; 0:
 	// texture slots are reached through the slot records.
@@ -75,8 +78,10 @@ func descriptorOf(a device.Argument) vk.DescriptorType {
 // descriptor bindings of set 0 in argument order; uniforms, buffers by
 // device address and accels go to the push-constant block after the
 // dispatch header, each at its alignment (8 for an address, 4 for a bool,
-// else the value's), or to the spill block past the budget.
-func abiLayout(sig device.Signature, label string) (shaderLayout, error) {
+// else the value's), or to the spill block past the budget. In a module
+// with the software traversal (softRay: it does not declare RayQueryKHR)
+// an accel also takes a binding, its buffer as a storage buffer.
+func abiLayout(sig device.Signature, label string, softRay bool) (shaderLayout, error) {
 	l := shaderLayout{args: make([]argLayout, len(sig.Args)), header: true}
 	ms := make([]codegen.Member, len(sig.Args))
 	for i, a := range sig.Args {
@@ -105,15 +110,18 @@ func abiLayout(sig device.Signature, label string) (shaderLayout, error) {
 			return shaderLayout{}, invalidf("shader %q: %s: alignment %d is not a power of two of at most 16", label, a.Label(i), align)
 		}
 		al.size = size
-		ms[i] = codegen.Member{Address: addr, Size: int(size), Align: int(align)}
+		ms[i] = codegen.Member{Address: addr, Size: int(size), Align: int(align), Bound: a.Kind == device.ArgAccel && softRay}
 	}
 	p := codegen.Place(ms, len(sig.Prints) > 0 || sig.Checked)
 	for i, s := range p.Args {
 		al := &l.args[i]
 		if al.desc != noDescriptor {
 			al.binding = uint32(s.Binding)
-		} else {
-			al.offset, al.spilled = uint32(s.Offset), s.Spilled
+			continue
+		}
+		al.offset, al.spilled = uint32(s.Offset), s.Spilled
+		if s.Bound >= 0 {
+			al.desc, al.binding, al.accelBuffer = vk.DESCRIPTOR_TYPE_STORAGE_BUFFER, uint32(s.Bound), true
 		}
 	}
 	if p.Ring >= 0 {

@@ -20,7 +20,8 @@ import (
 // and shadow rays (any hit, from every primary hit towards a light) through
 // a heightfield of 2·N² triangles, N from LUCENT_RAY_BENCH_N (default 708:
 // 1.0 M triangles), on the device's ray-query path (LUCENT_ACCEL=software
-// forces the software one). It reports rays/s and the build time.
+// forces the software one, LUCENT_ACCEL_READ=binding or =address how its
+// kernels read the accel). It reports rays/s and the build time.
 //
 //	go test -run '^$' -bench RayQueries -benchtime 3x ./device/vulkan
 func BenchmarkRayQueries(b *testing.B) {

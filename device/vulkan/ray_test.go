@@ -17,6 +17,7 @@ import (
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/vk"
 )
 
 // rayScene is a random scene: meshes of small triangles and procedurals
@@ -363,6 +364,43 @@ func TestRayQueriesMatchBruteForce(t *testing.T) {
 	if os.Getenv("LUCENT_EXPECT_SAMPLING") == "native" && os.Getenv("LUCENT_ACCEL") != "software" {
 		require.Equal(t, device.PathNative, d.Capabilities().RayQuery)
 	}
+	matchBruteForce(t, d, st)
+}
+
+// TestRayQueriesByAddressAndBinding is TestRayQueriesMatchBruteForce on
+// the software path with accels read through their device addresses (as
+// kernels read those past maxStorageBufferRange: the limit lowered to one
+// byte), then through their bindings, whichever the driver's choice.
+func TestRayQueriesByAddressAndBinding(t *testing.T) {
+	t.Setenv("LUCENT_ACCEL", "software")
+	d, st := rayDevice(t)
+	require.Equal(t, device.PathEmulated, d.Capabilities().RayQuery)
+	d.softDescLimit.Store(1)
+	matchBruteForce(t, d, st)
+	d.softDescLimit.Store(d.caps.MaxStorageBufferRange)
+	matchBruteForce(t, d, st)
+}
+
+// TestAccelReadChoice: kernels read software accels through their binding
+// on lavapipe before Mesa 23, through their address elsewhere, unless
+// LUCENT_ACCEL_READ says otherwise.
+func TestAccelReadChoice(t *testing.T) {
+	t.Setenv("LUCENT_ACCEL", "software")
+	d, _ := rayDevice(t)
+	v := driverVersion(d.phys.props.DriverVersion, vk.ByteString(d.phys.p12.DriverInfo[:]))
+	old := d.phys.p12.DriverID == vk.DRIVER_ID_MESA_LLVMPIPE && v < 23<<22
+	want := map[bool]uint64{true: d.caps.MaxStorageBufferRange}[old]
+	require.Equal(t, want, d.accelDescriptorLimit(), "driver %s", d.phys.name())
+	for env, limit := range map[string]uint64{"binding": d.caps.MaxStorageBufferRange, "address": 0} {
+		t.Setenv(EnvAccelRead, env)
+		d, _ := rayDevice(t)
+		require.Equal(t, limit, d.accelDescriptorLimit(), env)
+	}
+}
+
+// matchBruteForce traces random rays through random scenes on d and
+// compares every hit with the brute-force reference.
+func matchBruteForce(t *testing.T, d *Device, st device.Handle) {
 	sh := rayTraceShader(t, d)
 	total := 0
 	for seed := range uint64(3) {

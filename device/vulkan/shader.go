@@ -97,7 +97,7 @@ func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (dev
 		// says where each argument goes.
 		sh.sig = *desc.Signature
 		sh.sig.Args = append([]device.Argument(nil), sh.sig.Args...)
-		if sh.lay, err = abiLayout(sh.sig, label); err != nil {
+		if sh.lay, err = abiLayout(sh.sig, label, !m.rayQuery); err != nil {
 			return 0, device.Signature{}, err
 		}
 		if sh.lay.spillSize > 0 && !d.caps.BufferDeviceAddress {

@@ -14,7 +14,7 @@ const BindlessSlotSize = 32
 
 // Version changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const Version = 12
+const Version = 13
 
 // Options tune code generation for a device.
 type Options struct {
@@ -37,6 +37,12 @@ type Options struct {
 	// otherwise the traversal of the software layout (docs/accel.md) is
 	// code. Kernel ABI v1, "Accels".
 	NativeRayQuery bool
+	// SoftAccelByAddress has the software traversal read accels through
+	// their device addresses only: one traversal, not the two under a
+	// uniform branch on the accel's second word (the accel's binding stays
+	// in the layout, unread). The Vulkan backend sets it where it reads
+	// software accels by address (kernel ABI v1, "Accels").
+	SoftAccelByAddress bool
 	// Checked emits the checked mode: every buffer index and every index
 	// of a shared or local array, vector or matrix is compared with the
 	// length, every integer divisor with zero; a thread's first fault is
@@ -131,6 +137,8 @@ type gen struct {
 	refs    map[*ir.Var]refParam // buffer parameters passed by reference (Options.HelpersByReference)
 	aliases map[*ir.Var]spirv.ID // u32 views of buffers, for float atomics
 	texHeap map[*ir.Var]spirv.ID // descriptor arrays of bindless arrays' texture slots (native path)
+	accelSB map[*ir.Var]spirv.ID // an accel's buffer as a storage buffer (software traversal)
+	sw      swMem                // the accel the software traversal being emitted reads
 	bits    map[*ir.Var]bool     // f32 shared variables stored as u32 bits, for emulated float atomics
 
 	// builtin values, computed in the kernel's entry block
@@ -203,6 +211,7 @@ func newGen(opts Options) *gen {
 		binding:  map[*ir.Var]int{},
 		aliases:  map[*ir.Var]spirv.ID{},
 		texHeap:  map[*ir.Var]spirv.ID{},
+		accelSB:  map[*ir.Var]spirv.ID{},
 		bits:     map[*ir.Var]bool{},
 	}
 	g.u32 = b.TypeInt(32, false)
@@ -356,7 +365,7 @@ func (g *gen) kernel(f *ir.Function) error {
 		}
 		_, g.places = f.IndexNames()
 	}
-	args, lay := Layout(f, g.opts.Checked)
+	args, lay := Layout(f, g.opts)
 	ring := lay.Ring
 	// Callables first, so that calls find their ids.
 	for _, c := range f.Callees() {
@@ -405,6 +414,9 @@ func (g *gen) kernel(f *ir.Function) error {
 	g.push = b.Variable(g.ptr(spirv.StorageClassPushConstant, g.pushT), spirv.StorageClassPushConstant, 0)
 	// Resources in descriptor set 0.
 	for _, a := range args {
+		if a.Bound >= 0 {
+			g.accelBuffer(a)
+		}
 		if a.Binding < 0 {
 			if a.Var.Type.ByAddress() {
 				g.vars[a.Var] = place{sc: spirv.StorageClassPhysicalStorageBuffer, explicit: true}

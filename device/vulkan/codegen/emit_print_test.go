@@ -38,12 +38,12 @@ func printing(t *testing.T, prints bool) *ir.Function {
 func TestEmitPrint(t *testing.T) {
 	f := printing(t, true)
 	emitValid(t, f, codegen.Options{})
-	_, lay := codegen.Layout(f, false)
+	_, lay := codegen.Layout(f, codegen.Options{})
 	require.Equal(t, 32, lay.Ring, "after the header (24) and a (4), 8-aligned")
 	require.Equal(t, 48, lay.Size)
 
 	g := printing(t, false)
-	_, lay = codegen.Layout(g, false)
+	_, lay = codegen.Layout(g, codegen.Options{})
 	require.Equal(t, -1, lay.Ring)
 	require.Equal(t, 28, lay.Size)
 	words := emitValid(t, g, codegen.Options{})
@@ -83,7 +83,7 @@ func TestEmitChecked(t *testing.T) {
 		again, err := codegen.Emit(f, codegen.Options{Env: spirv.EnvVulkan1_3, Checked: false}) // emitValid returns the 1.3 module
 		require.NoError(t, err)
 		require.Equal(t, plain, again, f.Name)
-		_, lay := codegen.Layout(f, true)
+		_, lay := codegen.Layout(f, codegen.Options{Checked: true})
 		require.Positive(t, lay.Ring, f.Name)
 	}
 }

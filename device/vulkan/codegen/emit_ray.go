@@ -15,11 +15,14 @@ import (
 // address of its procedural's boxes (six f32 each), 0 for a mesh, which the
 // loop reads to commit a procedural candidate where the ray enters its box.
 // Without it the first is the address of the accel's software buffer
-// (docs/accel.md) and the traversal is code (emit_ray_soft.go).
+// (docs/accel.md), the second 1 when the kernel is to read that buffer
+// through the accel's storage-buffer binding, which it also takes, and the
+// traversal is code (emit_ray_soft.go).
 
 // rayOperands are a ray call's operands, evaluated before any control flow.
 type rayOperands struct {
 	addr, aux            spirv.ID // the accel's two u64 members
+	sb                   spirv.ID // its storage buffer (software traversal), 0: none
 	o, tmin, d, tmax, mk spirv.ID
 }
 
@@ -46,6 +49,7 @@ func (g *gen) rayOperandsOf(args []ir.Expr) (rayOperands, bool) {
 		r.addr = b.Load(u64, b.AccessChain(pu64, g.push, b.ConstantUint32(idx)))
 		r.aux = b.Load(u64, b.AccessChain(pu64, g.push, b.ConstantUint32(idx+1)))
 	}
+	r.sb = g.accelSB[v.Var]
 	r.o, r.tmin, r.d, r.tmax, r.mk = g.expr(args[1]), g.expr(args[2]), g.expr(args[3]), g.expr(args[4]), g.expr(args[5])
 	return r, true
 }

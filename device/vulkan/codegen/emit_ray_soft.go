@@ -7,9 +7,12 @@ import (
 )
 
 // The software traversal: accel/bvh's, in code, over the device layout of
-// docs/accel.md ("The software path"), read through device addresses. Each
-// buffer starts with a 16-byte header (four u32); its nodes (bvh.Node, 32
-// bytes) follow from byte 16:
+// docs/accel.md ("The software path"): the accel's buffer holds the top
+// level and a copy of each mesh, read at byte offsets through the accel's
+// storage-buffer binding or, past maxStorageBufferRange, its device address
+// (raySoft emits both, under a uniform branch). Each level starts with a
+// 16-byte header (four u32); its nodes (bvh.Node, 32 bytes) follow from
+// byte 16:
 //
 //	accel:  order offset, instance offset, instance count, object→world offset
 //	mesh:   primitive offset, 0, primitive count, procedural (0/1)
@@ -18,7 +21,7 @@ import (
 // the first row's fourth word: triangles {A, id}, {B, 0}, {C, 0}, boxes
 // {Min, id}, {Max, 0}.
 // An accel's instances are SoftInstanceBytes (64) each: the world→object
-// transform (12 f32, rows), the mesh's buffer address (u64), the user id
+// transform (12 f32, rows), the offset of the mesh's copy (u64), the user id
 // (u32), then mask, opaque and procedural bytes; its object→world table
 // holds per instance the transform it was given (12 f32, rows, 48 bytes),
 // which ray queries return as it is (only they read it, so the traversal's
@@ -26,8 +29,9 @@ import (
 // (LeftFirst, Count, entry t) entries in function memory, visit the near
 // child first and drop popped entries past the committed hit, as bvh's
 // traversal does; a node is loaded once, by its parent. Every 16-byte,
-// 16-aligned read (node halves, rows, records, headers) is one load of two
-// u64 (loadPSB4): Mesa 22.3's lavapipe runs a lane loop per component of a
+// 16-aligned read (node halves, rows, records, headers) is one uvec4 load
+// through the binding, or one load of two u64 through the address
+// (loadPSB4): Mesa 22.3's lavapipe runs a lane loop per component of a
 // global load, so this halves its loops, and Mesa 25 is no slower;
 // triangles take its watertight test (products kept apart: NoContraction),
 // a box is a hit where the ray enters it. Ties in t go to the lower instance
@@ -65,14 +69,114 @@ type swVars struct {
 	bstack, bstackC, bstack2       spirv.ID // the same, bottom level
 }
 
-// swLoad loads a t at device address a (aligned to align bytes); a
-// four-component 32-bit vector at an 8-aligned address as two u64
-// (loadPSB4).
-func (g *gen) swLoad(t, a spirv.ID, align uint32) spirv.ID {
-	if align >= 8 && (t == g.b.TypeVector(g.u32, 4) || t == g.b.TypeVector(g.f32, 4)) {
-		return g.loadPSB4(t, a, align)
+// swMem is how the software traversal being emitted reads the accel: at
+// byte offsets (of type ot) into its buffer, through the storage buffer sb
+// (u32 offsets: the buffer is within maxStorageBufferRange), or when sb is
+// 0 through the buffer's device address base (u64 offsets).
+type swMem struct {
+	base, sb, ot spirv.ID
+}
+
+// swC is the offset constant c; swU an offset from the u32 x.
+func (g *gen) swC(c uint64) spirv.ID {
+	if g.sw.ot == g.u32 {
+		return g.b.ConstantUint32(uint32(c))
 	}
-	return g.loadPSB(t, a, align)
+	return g.b.ConstantUint64(c)
+}
+
+func (g *gen) swU(x spirv.ID) spirv.ID {
+	if g.sw.ot == g.u32 {
+		return x
+	}
+	return g.b.UConvert(g.sw.ot, x)
+}
+
+// raySoft emits the software traversal of a ray (op), or of a ray-query
+// loop s, whose committed RayCommitted it returns. With the accel's
+// storage buffer (and without Options.SoftAccelByAddress) it emits the
+// traversal twice, one reading through the buffer, one through the
+// address, and takes the first when the accel's second push-constant word
+// is not 0 (a uniform branch: the runtime sets it when the buffer fits in
+// maxStorageBufferRange and the driver reads storage buffers faster; one
+// form per kernel measured no faster on lavapipe 22.3).
+func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
+	b := g.b
+	saved := g.sw // a query body's own traversal restores the query's
+	defer func() { g.sw = saved }()
+	u64 := b.TypeInt(64, false)
+	if r.sb == 0 || g.opts.SoftAccelByAddress {
+		g.sw = swMem{base: r.addr, ot: u64}
+		return g.raySoftOne(op, r, s)
+	}
+	t := g.typ(ir.RayHit)
+	switch {
+	case s != nil:
+		t = g.typ(ir.RayCommitted)
+	case op == ir.OpRayAny:
+		t = g.boolT
+	}
+	out := g.sfn.Variable(g.ptr(spirv.StorageClassFunction, t), 0)
+	desc, byAddr, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
+	b.SelectionMerge(merge.ID(), spirv.SelectionControlNone)
+	b.BranchConditional(b.INotEqual(g.boolT, r.aux, b.ConstantUint64(0)), desc.ID(), byAddr.ID())
+	for _, form := range []struct {
+		blk *spirv.Block
+		sw  swMem
+	}{{desc, swMem{sb: r.sb, ot: g.u32}}, {byAddr, swMem{base: r.addr, ot: u64}}} {
+		b.SetBlock(form.blk)
+		g.sw = form.sw
+		b.Store(out, g.raySoftOne(op, r, s))
+		b.Branch(merge.ID())
+	}
+	b.SetBlock(merge)
+	return b.Load(t, out)
+}
+
+// accelBuffer declares accel argument a's buffer as a read-only storage
+// buffer of uvec4 at its binding (kernel ABI v1, "Accels").
+func (g *gen) accelBuffer(a Argument) {
+	b := g.b
+	bt := b.TypeStructOf(spirv.StructType{
+		Members:     []spirv.Member{{Type: b.TypeRuntimeArrayStride(b.TypeVector(g.u32, 4), 16), Offset: spirv.Off(0)}},
+		Decorations: []spirv.Decor{{Decoration: spirv.DecorationBlock}},
+	})
+	v := b.Variable(g.ptr(spirv.StorageClassStorageBuffer, bt), spirv.StorageClassStorageBuffer, 0)
+	b.Decorate(v, spirv.DecorationNonWritable)
+	b.Decorate(v, spirv.DecorationDescriptorSet, 0)
+	b.Decorate(v, spirv.DecorationBinding, uint32(a.Bound))
+	if g.opts.Names {
+		b.Name(v, a.Var.Name)
+	}
+	g.accelSB[a.Var] = v
+}
+
+// swLoad loads a t (u32, or a four-component 32-bit vector at a 16-aligned
+// offset) at byte offset off of the accel's buffer: through its storage
+// buffer g.sw.sb, or when that is 0 through its address, a four-component
+// vector then as two u64 (loadPSB4).
+func (g *gen) swLoad(t, off spirv.ID, align uint32) spirv.ID {
+	b := g.b
+	u64 := b.TypeInt(64, false)
+	uvec4 := b.TypeVector(g.u32, 4)
+	if g.sw.sb == 0 {
+		a := b.IAdd(u64, g.sw.base, off)
+		if align >= 8 && (t == uvec4 || t == b.TypeVector(g.f32, 4)) {
+			return g.loadPSB4(t, a, align)
+		}
+		return g.loadPSB(t, a, align)
+	}
+	i := b.ShiftRightLogical(g.u32, off, b.ConstantUint32(4))
+	zero := b.ConstantUint32(0)
+	if t == g.u32 {
+		c := b.BitwiseAnd(g.u32, b.ShiftRightLogical(g.u32, off, b.ConstantUint32(2)), b.ConstantUint32(3))
+		return b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, g.u32), g.sw.sb, zero, i, c))
+	}
+	q := b.Load(uvec4, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, uvec4), g.sw.sb, zero, i))
+	if t != uvec4 {
+		q = b.Bitcast(t, q)
+	}
+	return q
 }
 
 // swNode is a loaded bvh.Node.
@@ -86,12 +190,11 @@ func (g *gen) querySoft(s *ir.RayQuery, r rayOperands) spirv.ID {
 	return g.raySoft(ir.OpRayClosest, r, s)
 }
 
-// raySoft emits the software traversal of a ray (op), or of a ray-query
-// loop s, whose committed RayCommitted it returns.
-func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
+// raySoftOne emits one traversal, reading the accel as g.sw says.
+func (g *gen) raySoftOne(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 	b := g.b
 	u32, f32 := g.u32, g.f32
-	u64 := b.TypeInt(64, false)
+	ot := g.sw.ot
 	arrU := b.TypeArray(u32, bvh.StackSize)
 	arrF := b.TypeArray(f32, bvh.StackSize)
 	fv := func(t spirv.ID) spirv.ID { return g.sfn.Variable(g.ptr(spirv.StorageClassFunction, t), 0) }
@@ -124,17 +227,18 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		b.Store(v.bestT, r.tmax)
 		o, d := g.split3(r.o), g.split3(r.d)
 		inv := g.recip3(d)
-		hdr := g.swLoad(b.TypeVector(u32, 4), r.addr, 16)
-		orderOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 0))
-		instOff := b.UConvert(u64, b.CompositeExtract(u32, hdr, 1))
+		zero := g.swC(0) // offsets from the accel buffer's start
+		hdr := g.swLoad(b.TypeVector(u32, 4), zero, 16)
+		orderOff := g.swU(b.CompositeExtract(u32, hdr, 0))
+		instOff := g.swU(b.CompositeExtract(u32, hdr, 1))
 		if qs != nil {
 			// Only ray queries read the object→world table.
-			qs.o2w = b.IAdd(u64, r.addr, b.UConvert(u64, b.CompositeExtract(u32, hdr, 3)))
+			qs.o2w, qs.sw = g.swU(b.CompositeExtract(u32, hdr, 3)), g.sw
 		}
-		nodes := b.IAdd(u64, r.addr, b.ConstantUint64(16))
+		nodes := g.swC(16)
 		g.traverse(&v, nodes, o, inv, r.tmin, false, func(j spirv.ID) {
-			ii := g.swLoad(u32, b.IAdd(u64, b.IAdd(u64, r.addr, orderOff), b.IMul(u64, b.UConvert(u64, j), b.ConstantUint64(4))), 4)
-			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftInstanceBytes)))
+			ii := g.swLoad(u32, b.IAdd(ot, orderOff, b.IMul(ot, g.swU(j), g.swC(4))), 4)
+			rec := b.IAdd(ot, instOff, b.IMul(ot, g.swU(ii), g.swC(SoftInstanceBytes)))
 			g.softInstance(op, &v, r, rec, ii, o, d, qs)
 		})
 		if qs == nil {
@@ -142,7 +246,7 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 		}
 		g.ifThen(b.Load(g.boolT, v.have), func() {
 			ii := b.Load(u32, v.ii)
-			rec := b.IAdd(u64, b.IAdd(u64, r.addr, instOff), b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftInstanceBytes)))
+			rec := b.IAdd(ot, instOff, b.IMul(ot, g.swU(ii), g.swC(SoftInstanceBytes)))
 			m := g.softTransform(rec)
 			oo, od := g.softObjectRay(m, o, d)
 			h := b.CompositeConstruct(g.typ(ir.RayHit), b.Load(u32, v.id), b.Load(u32, v.prim),
@@ -167,11 +271,11 @@ func (g *gen) raySoft(op ir.Op, r rayOperands, s *ir.RayQuery) spirv.ID {
 // loadNode loads node i of the array at nodes.
 func (g *gen) loadNode(nodes, i spirv.ID) swNode {
 	b := g.b
-	u64 := b.TypeInt(64, false)
+	ot := g.sw.ot
 	uvec4 := b.TypeVector(g.u32, 4)
-	a := b.IAdd(u64, nodes, b.IMul(u64, b.UConvert(u64, i), b.ConstantUint64(32)))
+	a := b.IAdd(ot, nodes, b.IMul(ot, g.swU(i), g.swC(32)))
 	q0 := g.swLoad(uvec4, a, 16)
-	q1 := g.swLoad(uvec4, b.IAdd(u64, a, b.ConstantUint64(16)), 16)
+	q1 := g.swLoad(uvec4, b.IAdd(ot, a, g.swC(16)), 16)
 	var n swNode
 	for k := range 3 {
 		n.lo[k] = b.Bitcast(g.f32, b.CompositeExtract(g.u32, q0, uint32(k)))
@@ -293,10 +397,10 @@ func (g *gen) traverse(v *swVars, nodes spirv.ID, o, inv [3]spirv.ID, tmin spirv
 // object→world table.
 func (g *gen) softTransform(a spirv.ID) [3]spirv.ID {
 	b := g.b
-	u64 := b.TypeInt(64, false)
+	ot := g.sw.ot
 	var m [3]spirv.ID
 	for k := range m {
-		m[k] = g.swLoad(b.TypeVector(g.f32, 4), b.IAdd(u64, a, b.ConstantUint64(uint64(16*k))), 16)
+		m[k] = g.swLoad(b.TypeVector(g.f32, 4), b.IAdd(ot, a, g.swC(uint64(16*k))), 16)
 	}
 	return m
 }
@@ -305,8 +409,8 @@ func (g *gen) softTransform(a spirv.ID) [3]spirv.ID {
 // given, from the accel's table at o2w.
 func (g *gen) softObjectToWorld(o2w, ii spirv.ID) spirv.ID {
 	b := g.b
-	u64 := b.TypeInt(64, false)
-	return g.softRows(g.softTransform(b.IAdd(u64, o2w, b.IMul(u64, b.UConvert(u64, ii), b.ConstantUint64(SoftTransformBytes)))))
+	ot := g.sw.ot
+	return g.softRows(g.softTransform(b.IAdd(ot, o2w, b.IMul(ot, g.swU(ii), g.swC(SoftTransformBytes)))))
 }
 
 // softRows is the ir.Transform of three rows.
@@ -334,17 +438,19 @@ func (g *gen) softObjectRay(m [3]spirv.ID, o, d [3]spirv.ID) (oo, od [3]spirv.ID
 func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID, o, d [3]spirv.ID, qs *queryState) {
 	b := g.b
 	u32, f32 := g.u32, g.f32
-	u64 := b.TypeInt(64, false)
+	ot := g.sw.ot
 	uvec4 := b.TypeVector(u32, 4)
 	m := g.softTransform(rec)
-	q := g.swLoad(uvec4, b.IAdd(u64, rec, b.ConstantUint64(48)), 16)
-	mesh := b.BitwiseOr(u64, b.UConvert(u64, b.CompositeExtract(u32, q, 0)),
-		b.ShiftLeftLogical(u64, b.UConvert(u64, b.CompositeExtract(u32, q, 1)), b.ConstantUint32(32)))
+	q := g.swLoad(uvec4, b.IAdd(ot, rec, g.swC(48)), 16)
+	mesh := g.swU(b.CompositeExtract(u32, q, 0)) // the high word is 0 within 4 GiB
+	if ot != u32 {
+		mesh = b.BitwiseOr(ot, mesh, b.ShiftLeftLogical(ot, g.swU(b.CompositeExtract(u32, q, 1)), b.ConstantUint32(32)))
+	}
 	id := b.CompositeExtract(u32, q, 2)
 	flags := b.CompositeExtract(u32, q, 3)
 	mask := b.BitwiseAnd(u32, flags, b.ConstantUint32(0xff))
 	live := b.LogicalAnd(g.boolT, b.INotEqual(g.boolT, b.BitwiseAnd(u32, mask, r.mk), b.ConstantUint32(0)),
-		b.INotEqual(g.boolT, mesh, b.ConstantUint64(0)))
+		b.INotEqual(g.boolT, mesh, g.swC(0)))
 	g.ifThen(live, func() {
 		oo, od := g.softObjectRay(m, o, d)
 		oinv := g.recip3(od)
@@ -372,17 +478,17 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 		oov := b.CompositeConstruct(vec3, oo[0], oo[1], oo[2])
 
 		mh := g.swLoad(uvec4, mesh, 16)
-		primOff := b.UConvert(u64, b.CompositeExtract(u32, mh, 0))
+		primOff := g.swU(b.CompositeExtract(u32, mh, 0))
 		proc := b.INotEqual(g.boolT, b.CompositeExtract(u32, mh, 3), b.ConstantUint32(0))
 		vec4 := b.TypeVector(f32, 4)
 		// rows loads n 16-byte rows of primitive j's record (size bytes);
 		// the first row's fourth word is its id.
 		rows := func(j64 spirv.ID, size uint64, n int) ([]spirv.ID, spirv.ID) {
-			base := b.IAdd(u64, b.IAdd(u64, mesh, primOff), b.IMul(u64, j64, b.ConstantUint64(size)))
+			base := b.IAdd(ot, b.IAdd(ot, mesh, primOff), b.IMul(ot, j64, g.swC(size)))
 			out := make([]spirv.ID, n)
 			var id spirv.ID
 			for i := range out {
-				q := g.swLoad(uvec4, b.IAdd(u64, base, b.ConstantUint64(uint64(16*i))), 16)
+				q := g.swLoad(uvec4, b.IAdd(ot, base, g.swC(uint64(16*i))), 16)
 				if i == 0 {
 					id = b.CompositeExtract(u32, q, 3) // never a float value
 				}
@@ -391,8 +497,8 @@ func (g *gen) softInstance(op ir.Op, v *swVars, r rayOperands, rec, ii spirv.ID,
 			return out, id
 		}
 		xyz := func(v spirv.ID) spirv.ID { return b.VectorShuffle(vec3, v, v, 0, 1, 2) }
-		g.traverse(v, b.IAdd(u64, mesh, b.ConstantUint64(16)), oo, oinv, r.tmin, true, func(j spirv.ID) {
-			j64 := b.UConvert(u64, j)
+		g.traverse(v, b.IAdd(ot, mesh, g.swC(16)), oo, oinv, r.tmin, true, func(j spirv.ID) {
+			j64 := g.swU(j)
 			pb, tb, after := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
 			b.SelectionMerge(after.ID(), spirv.SelectionControlNone)
 			b.BranchConditional(proc, pb.ID(), tb.ID())

@@ -32,7 +32,8 @@ type queryState struct {
 	ii, id              spirv.ID // the instance's index and user id
 	oo, od              [3]spirv.ID
 	w2o                 [3]spirv.ID // vec4 rows
-	o2w                 spirv.ID    // u64: the accel's object→world table
+	o2w                 spirv.ID    // u64: the offset of the accel's object→world table
+	sw                  swMem       // how the traversal reads the accel
 }
 
 func (g *gen) rayQuery(s *ir.RayQuery) {
@@ -262,6 +263,7 @@ func (g *gen) candidateSoft(q *queryState, e *ir.Call) spirv.ID {
 		return 0
 	}
 	vec2, vec3 := b.TypeVector(f32, 2), b.TypeVector(f32, 3)
+	g.sw = q.sw // the body may have traced another accel
 	return b.CompositeConstruct(g.typ(ir.RayCandidate), q.id, q.ii, b.Load(u32, q.prim), kind,
 		b.CompositeConstruct(vec2, b.Load(f32, q.u), b.Load(f32, q.v)), b.Load(f32, q.t),
 		b.CompositeConstruct(vec3, q.oo[0], q.oo[1], q.oo[2]), b.CompositeConstruct(vec3, q.od[0], q.od[1], q.od[2]),

@@ -21,7 +21,7 @@ func ExampleEmit() {
 	if err != nil {
 		panic(err)
 	}
-	args, lay := codegen.Layout(f, false)
+	args, lay := codegen.Layout(f, codegen.Options{})
 	fmt.Printf("magic %#x, a at push offset %d, x at binding %d, %d push bytes\n", words[0], args[0].Offset, args[1].Binding, lay.Size)
 	// Output: magic 0x7230203, a at push offset 24, x at binding 0, 28 push bytes
 }
@@ -37,7 +37,7 @@ func ExampleLayout() {
 	if err != nil {
 		panic(err)
 	}
-	args, lay := codegen.Layout(f, false)
+	args, lay := codegen.Layout(f, codegen.Options{})
 	fmt.Println(args[1].Binding, args[1].Offset, lay.Size)
 	// Output: -1 32 48
 }

@@ -39,6 +39,10 @@ type Member struct {
 	// Size and Align are the bytes the argument takes and their alignment
 	// (a power of two of at most 16).
 	Size, Align int
+	// Bound: an Address member that also takes the next binding of set 0
+	// (an accel in a kernel with the software traversal: its buffer as a
+	// storage buffer).
+	Bound bool
 }
 
 // Slot is where Place puts one argument.
@@ -50,6 +54,9 @@ type Slot struct {
 	// block when Spilled; -1 for a descriptor.
 	Offset  int
 	Spilled bool
+	// Bound is the binding in set 0 that a Bound member also takes, -1 for
+	// the others.
+	Bound int
 }
 
 // PushLayout is where a kernel's arguments and the members the ABI adds go.
@@ -99,12 +106,20 @@ func placeAll(ms []Member, ring, spill bool) PushLayout {
 	}
 	// Without a spill block one pass places everything in order; with one
 	// the first places the addresses, the second the uniforms.
+	bound := make([]int, len(ms))
 	for pass := range 2 {
 		for i, m := range ms {
+			if pass == 0 {
+				bound[i] = -1
+				if m.Bound {
+					bound[i] = binding
+					binding++
+				}
+			}
 			switch {
 			case m.Descriptor:
 				if pass == 0 {
-					l.Args[i] = Slot{Binding: binding, Offset: -1}
+					l.Args[i] = Slot{Binding: binding, Offset: -1, Bound: -1}
 					binding++
 				}
 				continue
@@ -112,11 +127,11 @@ func placeAll(ms []Member, ring, spill bool) PushLayout {
 				continue
 			}
 			if at := alignUp(off, m.Align); !spill || at+m.Size <= MaxPushSize {
-				l.Args[i] = Slot{Binding: -1, Offset: next(m.Size, m.Align)}
+				l.Args[i] = Slot{Binding: -1, Offset: next(m.Size, m.Align), Bound: bound[i]}
 				continue
 			}
 			at := alignUp(l.Spill, m.Align)
-			l.Args[i] = Slot{Binding: -1, Offset: at, Spilled: true}
+			l.Args[i] = Slot{Binding: -1, Offset: at, Spilled: true, Bound: bound[i]}
 			l.Spill = at + m.Size
 		}
 	}
@@ -138,10 +153,14 @@ type Argument struct {
 	Slot
 }
 
-// MemberOf is how kernel ABI v1 passes an argument of type t.
-func MemberOf(t *ir.Type) Member {
+// MemberOf is how kernel ABI v1 passes an argument of type t, in a kernel
+// tracing rays natively or not: an accel of the software traversal also
+// takes a binding, its buffer as a storage buffer.
+func MemberOf(t *ir.Type, nativeRay bool) Member {
 	switch {
-	case t.ByAddress() || t == ir.Accel:
+	case t == ir.Accel:
+		return Member{Address: true, Size: AddressArgSize, Align: 8, Bound: !nativeRay}
+	case t.ByAddress():
 		return Member{Address: true, Size: AddressArgSize, Align: 8}
 	case t.IsResource():
 		return Member{Descriptor: true}
@@ -152,13 +171,14 @@ func MemberOf(t *ir.Type) Member {
 }
 
 // Layout places kernel f's arguments, and the print ring of a kernel that
-// prints (ir.Function.Prints) or is compiled checked, by Place.
-func Layout(f *ir.Function, checked bool) ([]Argument, PushLayout) {
+// prints (ir.Function.Prints) or is compiled checked (opts.Checked), by
+// Place; an accel's binding depends on opts.NativeRayQuery.
+func Layout(f *ir.Function, opts Options) ([]Argument, PushLayout) {
 	ms := make([]Member, len(f.Params))
 	for i, p := range f.Params {
-		ms[i] = MemberOf(p.Type)
+		ms[i] = MemberOf(p.Type, opts.NativeRayQuery)
 	}
-	l := Place(ms, len(f.Prints()) > 0 || checked)
+	l := Place(ms, len(f.Prints()) > 0 || opts.Checked)
 	args := make([]Argument, len(f.Params))
 	for i, p := range f.Params {
 		args[i] = Argument{Var: p, Slot: l.Args[i]}

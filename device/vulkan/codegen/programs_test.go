@@ -104,7 +104,7 @@ func TestMatrixUniformValidates(t *testing.T) {
 	f, err := programs.Transform()
 	require.NoError(t, err)
 	emitValid(t, f, codegen.Options{})
-	args, lay := codegen.Layout(f, false)
+	args, lay := codegen.Layout(f, codegen.Options{})
 	require.Equal(t, 24, args[0].Offset)
 	require.Equal(t, 24+64, lay.Size)
 }

@@ -25,15 +25,33 @@ func TestRayKernelValidates(t *testing.T) {
 	m, err = spirv.Read(soft)
 	require.NoError(t, err)
 	require.NotContains(t, m.Disassemble(), "RayQuery", "the software path needs no ray-query support")
+	// Reading by address only, the traversal is emitted once, not twice.
+	byAddr := emitValid(t, f, codegen.Options{SoftAccelByAddress: true})
+	require.Less(t, len(byAddr), len(soft)*2/3)
+	m, err = spirv.Read(byAddr)
+	require.NoError(t, err)
+	require.Contains(t, m.Disassemble(), "PhysicalStorageBuffer")
 }
 
 // TestRayAccelLayout places an accel argument: 16 push-constant bytes at an
-// 8-aligned offset (its two addresses), no descriptor binding.
+// 8-aligned offset (its two words) on both paths; with the software
+// traversal also a binding in argument order (its buffer), which moves the
+// later resources' bindings, natively none.
 func TestRayAccelLayout(t *testing.T) {
-	args, lay := codegen.Layout(programs.RayTrace(), false)
+	args, lay := codegen.Layout(programs.RayTrace(), codegen.Options{})
 	require.Equal(t, -1, args[0].Binding)
+	require.Equal(t, 0, args[0].Bound, "the accel's buffer")
 	require.Equal(t, 24, args[0].Offset)
-	require.Equal(t, 0, args[1].Binding, "buffers still take bindings from 0")
+	require.Equal(t, 1, args[1].Binding, "buffers take the bindings after it")
+	require.Equal(t, -1, args[1].Bound)
+	require.Equal(t, 40, args[4].Offset, "the uniform after the accel")
+	require.Equal(t, 44, lay.Size)
+
+	args, lay = codegen.Layout(programs.RayTrace(), codegen.Options{NativeRayQuery: true})
+	require.Equal(t, -1, args[0].Binding)
+	require.Equal(t, -1, args[0].Bound, "no binding natively")
+	require.Equal(t, 24, args[0].Offset)
+	require.Equal(t, 0, args[1].Binding, "buffers take bindings from 0")
 	require.Equal(t, 40, args[4].Offset, "the uniform after the accel")
 	require.Equal(t, 44, lay.Size)
 }

@@ -19,9 +19,9 @@ func TestPlace(t *testing.T) {
 	u := func(size, align int) codegen.Member { return codegen.Member{Size: size, Align: align} }
 	addr := codegen.Member{Address: true, Size: 16, Align: 8}
 	desc := codegen.Member{Descriptor: true}
-	push := func(off int) codegen.Slot { return codegen.Slot{Binding: -1, Offset: off} }
-	spilled := func(off int) codegen.Slot { return codegen.Slot{Binding: -1, Offset: off, Spilled: true} }
-	bound := func(b int) codegen.Slot { return codegen.Slot{Binding: b, Offset: -1} }
+	push := func(off int) codegen.Slot { return codegen.Slot{Binding: -1, Offset: off, Bound: -1} }
+	spilled := func(off int) codegen.Slot { return codegen.Slot{Binding: -1, Offset: off, Spilled: true, Bound: -1} }
+	bound := func(b int) codegen.Slot { return codegen.Slot{Binding: b, Offset: -1, Bound: -1} }
 
 	l := codegen.Place([]codegen.Member{u(4, 4), desc, addr, u(2, 2), desc}, true)
 	require.Equal(t, codegen.PushLayout{Args: []codegen.Slot{push(24), bound(0), push(32), push(48), bound(1)}, Size: 72, Ring: 56}, l)
@@ -98,7 +98,7 @@ func TestEmitSpill(t *testing.T) {
 	for _, nBig := range []int{1, 6} {
 		f := spillModule(nBig)
 		require.NoError(t, f.Validate())
-		args, lay := codegen.Layout(f, false)
+		args, lay := codegen.Layout(f, codegen.Options{})
 		require.Positive(t, lay.Spill)
 		require.LessOrEqual(t, lay.Size, codegen.MaxPushSize)
 		require.Equal(t, 32, lay.Ring, "after the spill block's address")
