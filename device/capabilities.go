@@ -117,6 +117,11 @@ type Capabilities struct {
 	// textures on the native Sampling path (0 on the emulated path: any slot).
 	MaxBindlessTextures uint32
 	RayQuery            Path // native ray query, or software BVH traversal
+	// AccelRead is how a software traversal on a device reads its accels,
+	// chosen per driver by the backend: "binding" (a storage-buffer binding,
+	// by address past MaxStorageBufferRange) or "address" on Vulkan, empty
+	// where the question does not arise (native ray queries, cpu).
+	AccelRead string
 	// Timings says compute streams can time their command lists
 	// (CommandList.Timings): the Vulkan backend where the compute queue
 	// family has timestamps (timestampValidBits > 0), the cpu backend always.

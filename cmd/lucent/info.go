@@ -147,6 +147,9 @@ func writeCapabilities(w io.Writer, c device.Capabilities) {
 		fmt.Fprintf(w, "  lacks           %s\n", strings.Join(lack, " "))
 	}
 	fmt.Fprintf(w, "  paths           bindless=%s sampling=%s ray-query=%s ray-tracing=%s\n", c.Bindless, c.Sampling, c.RayQuery, c.RayTracing)
+	if c.AccelRead != "" {
+		fmt.Fprintf(w, "  accel reads     by %s (software traversal)\n", c.AccelRead)
+	}
 	if c.MaxBindlessTextures > 0 {
 		fmt.Fprintf(w, "  bindless        %d texture slots per array (descriptor indexing)\n", c.MaxBindlessTextures)
 	}

@@ -191,6 +191,10 @@ func Open(opts device.Options) (_ *Device, err error) {
 		d.caps.RayQuery = device.PathNone
 		if d.caps.BufferDeviceAddress {
 			d.caps.RayQuery = device.PathEmulated
+			d.caps.AccelRead = "address"
+			if d.accelDescriptorLimit() > 0 {
+				d.caps.AccelRead = "binding"
+			}
 		}
 	}
 	d.stagedDownloads = stagedDownloadsForced()

@@ -391,10 +391,12 @@ func TestAccelReadChoice(t *testing.T) {
 	old := d.phys.p12.DriverID == vk.DRIVER_ID_MESA_LLVMPIPE && v < 23<<22
 	want := map[bool]uint64{true: d.caps.MaxStorageBufferRange}[old]
 	require.Equal(t, want, d.accelDescriptorLimit(), "driver %s", d.phys.name())
+	require.Equal(t, map[bool]string{true: "binding", false: "address"}[old], d.Capabilities().AccelRead, "the choice as Capabilities (and lucent info) report it")
 	for env, limit := range map[string]uint64{"binding": d.caps.MaxStorageBufferRange, "address": 0} {
 		t.Setenv(EnvAccelRead, env)
 		d, _ := rayDevice(t)
 		require.Equal(t, limit, d.accelDescriptorLimit(), env)
+		require.Equal(t, env, d.Capabilities().AccelRead)
 	}
 }
 
