@@ -66,8 +66,9 @@ func (d *Device) destroyStructure(h device.Handle, kind device.ResourceKind) err
 	if err != nil {
 		return err
 	}
-	// Work in flight that holds it still runs; later accel builds over it fail.
-	s.Destroy()
+	// Work in flight that holds it still runs, accel builds submitted before
+	// included; those submitted after fail.
+	s.Destroy(d.accelSeq.Load())
 	return nil
 }
 
@@ -151,7 +152,8 @@ func (d *Device) prepareAccel(c device.Command) (func() error, error) {
 			}
 		}
 		updates := slices.Clone(c.Updates)
-		return func() error { return s.BuildAccel(c.Mode, c.Count, updates, prims) }, nil
+		seq := d.accelSeq.Add(1)
+		return func() error { return s.BuildAccel(c.Mode, c.Count, updates, prims, seq) }, nil
 	case *device.AccelCompact:
 		s, err := d.structure(c.Handle, c.Kind)
 		if err != nil {

@@ -136,7 +136,8 @@ type Device struct {
 	// cancelled when Close gives up waiting: kernel.Run starts no more blocks.
 	hostCtx    context.Context
 	hostCancel context.CancelFunc
-	streams    []*stream // every stream made, destroyed or not (Close waits for all)
+	streams    []*stream     // every stream made, destroyed or not (Close waits for all)
+	accelSeq   atomic.Uint64 // accel builds submitted (softaccel.Structure.Destroy)
 }
 
 // New opens a cpu device (device.Open(ctx, "cpu") is the usual way in).

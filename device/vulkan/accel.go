@@ -240,7 +240,7 @@ func (d *Device) destroyStructure(h device.Handle, kind device.ResourceKind) err
 		return err
 	}
 	if s.soft != nil {
-		s.soft.Destroy() // later accel builds over it fail
+		s.soft.Destroy(0) // later accel builds over it fail (they run at their Submit)
 	}
 	s.mu.Lock()
 	s.destroyed = true

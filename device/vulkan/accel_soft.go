@@ -246,7 +246,7 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 				s.mu.Unlock()
 			}
 		}
-		if err := s.soft.BuildAccel(c.Mode, c.Count, slices.Clone(c.Updates), prims); err != nil {
+		if err := s.soft.BuildAccel(c.Mode, c.Count, slices.Clone(c.Updates), prims, math.MaxUint64); err != nil {
 			return err
 		}
 		// The accel's buffer: the top level, then a copy of each distinct

@@ -26,6 +26,9 @@ type Structure struct {
 
 	mu        sync.Mutex // the stream running a build holds it
 	destroyed bool
+	// destroyedAt is the submission the destroy came after: accel builds
+	// submitted until then still see the structure (Destroy).
+	destroyedAt uint64
 	built     bool
 	count     uint32 // triangles, boxes or instances of the last full build
 	vertices  uint32
@@ -151,8 +154,10 @@ func (s *Structure) BuildProcedural(mode device.BuildMode, n uint32, raw []byte)
 }
 
 // BuildAccel applies updates (prims[i]: update i's primitive, where it sets
-// one) and builds the accel's top level over its instances.
-func (s *Structure) BuildAccel(mode device.BuildMode, count uint32, updates []device.InstanceUpdate, prims []*Structure) error {
+// one) and builds the accel's top level over its instances, as submission
+// seq: an instance's primitive destroyed before it fails the build (see
+// Destroy).
+func (s *Structure) BuildAccel(mode device.BuildMode, count uint32, updates []device.InstanceUpdate, prims []*Structure, seq uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if mode == device.BuildUpdate {
@@ -195,7 +200,7 @@ func (s *Structure) BuildAccel(mode device.BuildMode, count uint32, updates []de
 		}
 		p, in := s.prims[i], s.insts[i]
 		p.mu.Lock()
-		destroyed, built, m := p.destroyed, p.built, p.mesh
+		destroyed, built, m := p.destroyed && p.destroyedAt < seq, p.built, p.mesh
 		p.mu.Unlock()
 		switch {
 		case destroyed:
@@ -259,11 +264,12 @@ func New(h device.Handle, kind device.ResourceKind, opt device.AccelOptions) *St
 // Kind returns the structure's kind.
 func (s *Structure) Kind() device.ResourceKind { return s.kind }
 
-// Destroy marks the structure destroyed: later accel builds over it fail
-// with ErrClosed.
-func (s *Structure) Destroy() {
+// Destroy marks the structure destroyed after submission seq: accel builds
+// over it submitted later (BuildAccel's seq above it) fail with ErrClosed;
+// those submitted before, work in flight, still build over it.
+func (s *Structure) Destroy(seq uint64) {
 	s.mu.Lock()
-	s.destroyed = true
+	s.destroyed, s.destroyedAt = true, seq
 	s.mu.Unlock()
 }
 
