@@ -19,6 +19,9 @@ import (
 // path, and after a dropped build on every path.
 func TestAccelBuildResendsRefusedChanges(t *testing.T) {
 	t.Run("cpu", func(t *testing.T) { checkResend(t, openCPU(t, true)) })
+	// Without the validation wrapper the cpu backend refuses a build when
+	// the list runs, after Submit took it.
+	t.Run("cpu-unvalidated", func(t *testing.T) { checkResend(t, openCPU(t, false)) })
 	if os.Getenv("LUCENT_TEST_BACKEND") != "cpu" {
 		t.Run("vulkan", func(t *testing.T) { checkResend(t, nativeDevice(t)) })
 	}
@@ -82,5 +85,21 @@ func checkResend(t *testing.T, d *device.Device) {
 	require.NoError(t, submit(b.Build()))
 	require.Equal(t, uint32(0), trace(b), "a masked-out instance is missed")
 
-	closeAll(t, b, a, k, m, out, ib, vb, s)
+	// A refit refused for its instance count keeps the new instance for the
+	// next build: on cpu the refusal comes when the list runs, after Submit
+	// took it, so the backend must keep what the command carried.
+	c, err := accel.NewAccel(d, accel.Options{AllowUpdate: true})
+	require.NoError(t, err)
+	_, err = c.Add(accel.Instance{Primitive: m, Mask: 0xff, Opaque: true, ID: 3})
+	require.NoError(t, err)
+	require.NoError(t, submit(c.Build()))
+	nearer := accel.Identity
+	nearer[11] = -0.5
+	_, err = c.Add(accel.Instance{Primitive: m, Transform: nearer, Mask: 0xff, Opaque: true, ID: 4})
+	require.NoError(t, err)
+	require.ErrorContains(t, submit(c.Update()), "with 2 instances, its build had 1")
+	require.NoError(t, submit(c.Build()))
+	require.Equal(t, uint32(4+1000), trace(c), "the instance the refused refit carried, nearer the ray's origin")
+
+	closeAll(t, c, b, a, k, m, out, ib, vb, s)
 }

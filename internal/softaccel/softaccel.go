@@ -160,11 +160,8 @@ func (s *Structure) BuildProcedural(mode device.BuildMode, n uint32, raw []byte)
 func (s *Structure) BuildAccel(mode device.BuildMode, count uint32, updates []device.InstanceUpdate, prims []*Structure, seq uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if mode == device.BuildUpdate {
-		if err := s.updateError(count, "instances"); err != nil {
-			return err
-		}
-	}
+	// The updates are kept whatever the build's outcome (the contract's
+	// AccelBuild): a refused refit leaves them for the next build.
 	for len(s.insts) < int(count) {
 		s.insts = append(s.insts, device.Instance{})
 		s.prims = append(s.prims, nil)
@@ -191,6 +188,11 @@ func (s *Structure) BuildAccel(mode device.BuildMode, count uint32, updates []de
 		}
 		if u.Change&device.ChangeID != 0 {
 			in.ID = u.Instance.ID
+		}
+	}
+	if mode == device.BuildUpdate {
+		if err := s.updateError(count, "instances"); err != nil {
+			return err
 		}
 	}
 	out := make([]bvh.Instance, count)
