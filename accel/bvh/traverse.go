@@ -126,6 +126,12 @@ func (q *query) instance(ii uint32) {
 	if _, in := p.box(&nodes[0].Min, &nodes[0].Max, q.cull); !in {
 		return
 	}
+	if q.cb == nil && !m.Procedural {
+		if wf := m.wideOf(); wf != nil {
+			q.instanceWide(inst, ii, m, wf, &p, &or)
+			return
+		}
+	}
 	var stack [StackSize]stackEntry
 	w := newWalker(nodes, &stack, &p, q.cull)
 	if len(m.Tris) > 0 {
