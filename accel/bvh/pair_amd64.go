@@ -71,6 +71,7 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(wideWalker{}.cull)-40]
 	_ = [1]struct{}{}[unsafe.Offsetof(wideWalker{}.tn)-48]
 	_ = [1]struct{}{}[unsafe.Offsetof(wideWalker{}.tris)-64]
+	_ = [1]struct{}{}[unsafe.Offsetof(wideWalker{}.planes)-72]
 	_ = [1]struct{}{}[unsafe.Offsetof(wideNode{}.child)-96]
 	_ = [1]struct{}{}[unsafe.Offsetof(wideNode{}.count)-112]
 	_ = [1]struct{}{}[unsafe.Offsetof(wideNode{}.mask)-116]

@@ -100,6 +100,9 @@ type wideWalker struct {
 	_     uint32
 	tn    [4]float32 // walkWideSSE's scratch: a node's entry distances
 	tris  *Triangle  // the mesh's triangles, to prefetch a leaf's
+	// planes are the byte offsets in a wideNode of the near and far planes
+	// of x, y, z: box's swap where the reciprocal is negative.
+	planes [6]uint64
 }
 
 // A stack entry's node word with leafBit set is a leaf lane: the wide
@@ -107,7 +110,15 @@ type wideWalker struct {
 const leafBit = 1 << 31
 
 func newWideWalker(w *wideForm, stack *[wideStackSize]stackEntry, p *ray, cull float32) wideWalker {
-	return wideWalker{k: &p.pk, nodes: &w.nodes[0], n: uint64(len(w.nodes)), stack: stack, cull: cull}
+	ww := wideWalker{k: &p.pk, nodes: &w.nodes[0], n: uint64(len(w.nodes)), stack: stack, cull: cull}
+	for k := 0; k < 3; k++ {
+		lo, hi := uint64(16*k), uint64(16*(k+3))
+		if p.neg[k] {
+			lo, hi = hi, lo
+		}
+		ww.planes[2*k], ww.planes[2*k+1] = lo, hi
+	}
+	return ww
 }
 
 // box4 is box for the lanes of n with tmax the cull distance: the lanes

@@ -4,11 +4,10 @@
 //
 // walkWideGo for a ray whose reciprocals are all finite (no slab distance
 // is NaN): the four lanes of a wide node in one pass, each axis's min and
-// max planes one 4-wide load each. The slab distances are box's, lane for
-// lane; the near one of each axis is the lower of the two (the min plane's
-// where the reciprocal is positive: the rounding is monotone, so it is the
-// one box swaps in), which only the sign of a zero may tell apart, and
-// entry distances are only compared. The lanes entered are pushed in lane
+// max planes one 4-wide load each, the near and far plane of each axis
+// chosen by the ray's signs (wideWalker.planes: box's swap). The arithmetic
+// is box's, lane for lane; only the sign of a zero entry distance may
+// differ, and entry distances are only compared. The lanes entered are pushed in lane
 // order, each sunk below the entries of no greater distance, so the top of
 // the stack is the nearest (the lower lane on a tie) and the order is
 // walkWideGo's; the walk then pops it.
@@ -16,17 +15,17 @@
 // Registers: SI the ray's constants, R8 the nodes, R10 their count, R11 the
 // stack, CX its depth, DX the node, X8-X10 the origin and X11-X13 the
 // reciprocal in every lane, X14 the cull distance, X15 tmin.
-// SLABS leaves one axis's near distances in X2 and far ones in X1.
-#define SLABS(lo, hi, o, inv) \
-	MOVUPS lo(AX), X0; \
-	MOVUPS hi(AX), X1; \
-	SUBPS o, X0; \
+// SLABS leaves one axis's near distances in X2 and far ones in X1; near
+// and far are the offsets in the walker of the planes' offsets.
+#define SLABS(near, far, o, inv) \
+	MOVQ near(R12), R9; \
+	MOVUPS (AX)(R9*1), X2; \
+	MOVQ far(R12), R9; \
+	MOVUPS (AX)(R9*1), X1; \
+	SUBPS o, X2; \
 	SUBPS o, X1; \
-	MULPS inv, X0; \
-	MULPS inv, X1; \
-	MOVAPS X0, X2; \
-	MINPS X1, X2; \
-	MAXPS X0, X1
+	MULPS inv, X2; \
+	MULPS inv, X1
 
 TEXT ·walkWideSSE(SB), NOSPLIT, $0-24
 	MOVQ w+0(FP), R12
@@ -63,14 +62,14 @@ visit:
 	ADDQ R8, AX
 	// Entry X6 = max(tmin, near x, near y, near z), exit X7 = min(far x,
 	// far y, far z).
-	SLABS(0, 48, X8, X11)
+	SLABS(72, 80, X8, X11)
 	MOVAPS X15, X6
 	MAXPS X2, X6
 	MOVAPS X1, X7
-	SLABS(16, 64, X9, X12)
+	SLABS(88, 96, X9, X12)
 	MAXPS X2, X6
 	MINPS X1, X7
-	SLABS(32, 80, X10, X13)
+	SLABS(104, 112, X10, X13)
 	MAXPS X2, X6
 	MINPS X1, X7
 
