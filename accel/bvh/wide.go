@@ -99,7 +99,6 @@ type wideWalker struct {
 	cull  float32
 	_     uint32
 	tn    [4]float32 // walkWideSSE's scratch: a node's entry distances
-	tris  *Triangle  // the mesh's triangles, to prefetch a leaf's
 	// planes are the byte offsets in a wideNode of the near and far planes
 	// of x, y, z: box's swap where the reciprocal is negative.
 	planes [6]uint64
@@ -211,13 +210,12 @@ func (w *wideWalker) walkWideGo(nodes []wideNode, p *ray, ni int) int {
 	}
 }
 
-// instanceWide is the bottom level of instance for Closest and Any on a
+// instanceWide is the bottom level of instance for a wide query on a
 // triangle mesh with a wide form: the same leaves' triangles, in the wide
 // walk's order. The root's box has been entered.
 func (q *query) instanceWide(inst *Instance, ii uint32, m *Mesh, wf *wideForm, p *ray, or *Ray) {
 	var stack [wideStackSize]stackEntry
 	w := newWideWalker(wf, &stack, p, q.cull)
-	w.tris = &m.Tris[0]
 	nodes := wf.nodes
 	ni := 0
 	for {

@@ -62,14 +62,14 @@ visit:
 	ADDQ R8, AX
 	// Entry X6 = max(tmin, near x, near y, near z), exit X7 = min(far x,
 	// far y, far z).
-	SLABS(72, 80, X8, X11)
+	SLABS(64, 72, X8, X11)
 	MOVAPS X15, X6
 	MAXPS X2, X6
 	MOVAPS X1, X7
-	SLABS(88, 96, X9, X12)
+	SLABS(80, 88, X9, X12)
 	MAXPS X2, X6
 	MINPS X1, X7
-	SLABS(104, 112, X10, X13)
+	SLABS(96, 104, X10, X13)
 	MAXPS X2, X6
 	MINPS X1, X7
 
@@ -99,13 +99,7 @@ lanes:
 	MOVBLZX 112(AX)(R9*1), R14
 	TESTL R14, R14
 	JEQ inner
-	// A leaf lane: prefetch its first triangles (36 bytes each); its entry
-	// is node·4 + lane with leafBit set.
-	LEAQ (DI)(DI*8), R14
-	SHLQ $2, R14
-	ADDQ 64(R12), R14
-	PREFETCHT0 (R14)
-	PREFETCHT0 64(R14)
+	// A leaf lane: its entry is node·4 + lane with leafBit set.
 	LEAQ (R9)(DX*4), DI
 	ORL $0x80000000, DI
 	JMP entry
