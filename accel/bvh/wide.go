@@ -40,14 +40,14 @@ func collapse(nodes []Node) *wideForm {
 		return nil
 	}
 	out := make([]wideNode, 1, len(nodes)/3+1)
-	type work struct{ wide, bin uint32 }
-	todo := []work{{0, 0}}
+	todo := make([]uint32, 0, 2*StackSize) // pairs: wide node, binary node
+	todo = append(todo, 0, 0)
 	for len(todo) > 0 {
-		wk := todo[len(todo)-1]
-		todo = todo[:len(todo)-1]
+		wi, bi := todo[len(todo)-2], todo[len(todo)-1]
+		todo = todo[:len(todo)-2]
 		var lanes [4]uint32
 		nl := 0
-		n := &nodes[wk.bin]
+		n := &nodes[bi]
 		for c := n.LeftFirst; c <= n.LeftFirst+1; c++ {
 			if ch := &nodes[c]; ch.Count == 0 {
 				lanes[nl], lanes[nl+1] = ch.LeftFirst, ch.LeftFirst+1
@@ -57,25 +57,21 @@ func collapse(nodes []Node) *wideForm {
 				nl++
 			}
 		}
-		var wn wideNode
+		wn := &out[wi]
 		wn.mask = 1<<nl - 1
-		for i := 0; i < 4; i++ {
-			if i >= nl {
-				continue
-			}
+		for i := 0; i < nl; i++ {
 			b := &nodes[lanes[i]]
-			for k := 0; k < 3; k++ {
-				wn.box[k][i], wn.box[3+k][i] = b.Min[k], b.Max[k]
-			}
+			wn.box[0][i], wn.box[1][i], wn.box[2][i] = b.Min[0], b.Min[1], b.Min[2]
+			wn.box[3][i], wn.box[4][i], wn.box[5][i] = b.Max[0], b.Max[1], b.Max[2]
 			if b.Count != 0 {
 				wn.child[i], wn.count[i] = b.LeftFirst, uint8(b.Count)
 				continue
 			}
 			wn.child[i] = uint32(len(out))
-			todo = append(todo, work{uint32(len(out)), lanes[i]})
+			todo = append(todo, uint32(len(out)), lanes[i])
 			out = append(out, wideNode{})
+			wn = &out[wi] // out may have moved
 		}
-		out[wk.wide] = wn
 	}
 	return &wideForm{nodes: out, n: len(nodes)}
 }
