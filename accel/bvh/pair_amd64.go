@@ -78,6 +78,10 @@ var (
 	_ = [1]struct{}{}[wideStackSize-100]
 )
 
+// wideAny: Any walks the wide form, for rays with every reciprocal finite
+// (walkWideSSE); the Go walk is slower than walkGo.
+const wideAny = true
+
 // walkWide is walk for the wide form: the next leaf lane's code, or
 // walkDone.
 func (w *wideWalker) walkWide(nodes []wideNode, p *ray, ni int) int {

@@ -56,9 +56,9 @@ func (s *Scene) Closest(r Ray) Hit {
 }
 
 // Any reports whether r hits any triangle, stopping at the first it finds.
-// Its bottom level walks a mesh's 4-wide form (docs/bvh.md §9).
+// On amd64 its bottom level walks a mesh's 4-wide form (docs/bvh.md §9).
 func (s *Scene) Any(r Ray) bool {
-	q := query{s: s, world: r, tmax: r.TMax, anyHit: true, wide: true, cull: widen(r.TMax)}
+	q := query{s: s, world: r, tmax: r.TMax, anyHit: true, wide: wideAny, cull: widen(r.TMax)}
 	q.run()
 	return q.have
 }
@@ -128,7 +128,7 @@ func (q *query) instance(ii uint32) {
 	if _, in := p.box(&nodes[0].Min, &nodes[0].Max, q.cull); !in {
 		return
 	}
-	if q.wide && !m.Procedural {
+	if q.wide && !m.Procedural && (p.finite || !wideAny) {
 		if wf := m.wideOf(); wf != nil {
 			q.instanceWide(inst, ii, m, wf, &p, &or)
 			return
