@@ -34,9 +34,10 @@ type wideForm struct {
 const wideStackSize = 3*StackSize/2 + 4
 
 // collapse returns the wide form of nodes, or nil where the root is a leaf
-// (or there are no nodes): those meshes keep the binary walk.
+// (or there are no nodes): those meshes keep the binary walk. Where no
+// traversal takes the wide form (makeWide false) there is none.
 func collapse(nodes []Node) *wideForm {
-	if len(nodes) == 0 || nodes[0].Count != 0 {
+	if !makeWide || len(nodes) == 0 || nodes[0].Count != 0 {
 		return nil
 	}
 	out := make([]wideNode, 1, len(nodes)/3+1)
@@ -75,6 +76,10 @@ func collapse(nodes []Node) *wideForm {
 	}
 	return &wideForm{nodes: out, n: len(nodes)}
 }
+
+// makeWide says whether builds and refits make wide forms: where Any takes
+// them (tests set it everywhere).
+var makeWide = wideAny
 
 // wideOf returns m's wide form when it is in step with m.Nodes, else nil.
 func (m *Mesh) wideOf() *wideForm {
