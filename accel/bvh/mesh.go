@@ -19,6 +19,8 @@ type Mesh struct {
 	Boxes []AABB
 	// Procedural is set for a mesh built by BuildAABBs.
 	Procedural bool
+
+	wide *wideForm // host-only 4-wide form of Nodes (wide.go); nil: none
 }
 
 // Len returns the number of primitives the mesh was built over.
@@ -72,6 +74,7 @@ func BuildTriangles(tris []Triangle, opt Options) (*Mesh, error) {
 		if bad >= 0 {
 			return nil, checkTriangle(bad, &tris[bad])
 		}
+		m.wide = collapse(m.Nodes)
 		return m, nil
 	}
 	refs := make([]ref, len(tris))
@@ -98,6 +101,7 @@ func BuildTriangles(tris []Triangle, opt Options) (*Mesh, error) {
 			m.Tris[i] = tris[refs[i].id]
 		}
 	})
+	m.wide = collapse(m.Nodes)
 	return m, nil
 }
 
@@ -164,6 +168,9 @@ func (m *Mesh) Refit(tris []Triangle) error {
 		m.Tris[i] = tris[id]
 	}
 	m.refit(func(i int) AABB { return m.Tris[i].bounds() })
+	// A new wide form, not the old one changed: a copy of the mesh made
+	// before the refit keeps the form of its own boxes.
+	m.wide = collapse(m.Nodes)
 	return nil
 }
 

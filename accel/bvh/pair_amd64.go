@@ -20,6 +20,9 @@ type pairConsts struct {
 //go:noescape
 func walkSSE(w *walker, ni int) int
 
+//go:noescape
+func walkWideSSE(w *wideWalker, ni int) int
+
 func (p *ray) initPair() {
 	k := &p.pk
 	all := ^uint32(0)
@@ -61,3 +64,34 @@ var (
 	_ = [1]struct{}{}[unsafe.Offsetof(pairConsts{}.tmin)-64]
 	_ = [1]struct{}{}[unsafe.Offsetof(pairConsts{}.grow)-112]
 )
+
+// walkWideSSE's offsets into wideWalker and wideNode, and its stack size.
+var (
+	_ = [1]struct{}{}[unsafe.Offsetof(wideWalker{}.sp)-32]
+	_ = [1]struct{}{}[unsafe.Offsetof(wideWalker{}.cull)-40]
+	_ = [1]struct{}{}[unsafe.Offsetof(wideWalker{}.tn)-48]
+	_ = [1]struct{}{}[unsafe.Offsetof(wideWalker{}.planes)-64]
+	_ = [1]struct{}{}[unsafe.Offsetof(wideNode{}.child)-96]
+	_ = [1]struct{}{}[unsafe.Offsetof(wideNode{}.count)-112]
+	_ = [1]struct{}{}[unsafe.Offsetof(wideNode{}.mask)-116]
+	_ = [1]struct{}{}[unsafe.Sizeof(wideNode{})-128]
+	_ = [1]struct{}{}[wideStackSize-100]
+)
+
+// wideAny: Any walks the wide form, for rays with every reciprocal finite
+// (walkWideSSE); the Go walk is slower than walkGo.
+const wideAny = true
+
+// walkWide is walk for the wide form: the next leaf lane's code, or
+// walkDone.
+func (w *wideWalker) walkWide(nodes []wideNode, p *ray, ni int) int {
+	if p.finite {
+		ni = walkWideSSE(w, ni)
+	} else {
+		ni = w.walkWideGo(nodes, p, ni)
+	}
+	if ni == walkCorrupt {
+		panic("bvh: traversal left its hierarchy (the hierarchy is invalid)")
+	}
+	return ni
+}
