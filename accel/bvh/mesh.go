@@ -20,7 +20,7 @@ type Mesh struct {
 	// Procedural is set for a mesh built by BuildAABBs.
 	Procedural bool
 
-	wide *wideForm // host-only 4-wide form of Nodes (wide.go); nil: none
+	wide *wideLazy // host-only 4-wide form of Nodes, made at first use (wide.go); nil: none
 }
 
 // Len returns the number of primitives the mesh was built over.
@@ -74,7 +74,7 @@ func BuildTriangles(tris []Triangle, opt Options) (*Mesh, error) {
 		if bad >= 0 {
 			return nil, checkTriangle(bad, &tris[bad])
 		}
-		m.wide = collapse(m.Nodes)
+		m.wide = newWide()
 		return m, nil
 	}
 	refs := make([]ref, len(tris))
@@ -101,7 +101,7 @@ func BuildTriangles(tris []Triangle, opt Options) (*Mesh, error) {
 			m.Tris[i] = tris[refs[i].id]
 		}
 	})
-	m.wide = collapse(m.Nodes)
+	m.wide = newWide()
 	return m, nil
 }
 
@@ -170,7 +170,7 @@ func (m *Mesh) Refit(tris []Triangle) error {
 	m.refit(func(i int) AABB { return m.Tris[i].bounds() })
 	// A new wide form, not the old one changed: a copy of the mesh made
 	// before the refit keeps the form of its own boxes.
-	m.wide = collapse(m.Nodes)
+	m.wide = newWide()
 	return nil
 }
 

@@ -1,5 +1,7 @@
 package bvh
 
+import "sync"
+
 // The wide form: a host-only 4-wide copy of a triangle mesh's binary
 // hierarchy that Closest and Any traverse (docs/bvh.md §9). Each wide node
 // is a binary interior node with its interior children opened: up to four
@@ -81,9 +83,32 @@ func collapse(nodes []Node) *wideForm {
 // them (tests set it everywhere).
 var makeWide = wideAny
 
+// wideLazy makes a mesh's wide form at its first use, so that a mesh no
+// host traversal walks (the Vulkan backend's host copies) costs neither the
+// collapse nor its memory. Builds and refits set a fresh one; copies of the
+// Mesh share it, and their Nodes are equal.
+type wideLazy struct {
+	once sync.Once
+	f    *wideForm
+}
+
+// newWide is the lazy wide form of a mesh just built or refitted, or nil
+// where no traversal takes one.
+func newWide() *wideLazy {
+	if !makeWide {
+		return nil
+	}
+	return &wideLazy{}
+}
+
 // wideOf returns m's wide form when it is in step with m.Nodes, else nil.
 func (m *Mesh) wideOf() *wideForm {
-	if w := m.wide; w != nil && w.n == len(m.Nodes) {
+	l := m.wide
+	if l == nil {
+		return nil
+	}
+	l.once.Do(func() { l.f = collapse(m.Nodes) })
+	if w := l.f; w != nil && w.n == len(m.Nodes) {
 		return w
 	}
 	return nil

@@ -204,7 +204,7 @@ func TestWideRefit(t *testing.T) {
 		require.NoError(t, m.Refit(moved))
 		checkWide(t, m)
 		checkWide(t, &before)
-		require.NotEqual(t, before.wide.nodes[0].box, m.wide.nodes[0].box, "the refit moved the boxes")
+		require.NotEqual(t, before.wideOf().nodes[0].box, m.wideOf().nodes[0].box, "the refit moved the boxes")
 		for _, c := range []struct {
 			m    *Mesh
 			tris []Triangle
@@ -432,4 +432,22 @@ func TestWalkWideCorrupt(t *testing.T) {
 		w = newWideWalker(wf, &stack, &p, inf32)
 		require.Panics(t, func() { w.walkWide(nodes, &p, 0) })
 	}
+}
+
+// The wide form is made at a mesh's first wide traversal, not at its build:
+// a mesh only the GPU traverses (the Vulkan backend's host copies) never
+// pays for it.
+func TestWideMadeAtFirstUse(t *testing.T) {
+	old := makeWide
+	makeWide = true
+	t.Cleanup(func() { makeWide = old })
+	tris := grid(rand.New(rand.NewPCG(3, 4)), 8, 8)
+	m, err := BuildTriangles(tris, Options{})
+	require.NoError(t, err)
+	require.NotNil(t, m.wide)
+	require.Nil(t, m.wide.f, "no wide form before a traversal asks for one")
+	require.NotNil(t, m.wideOf())
+	require.NotNil(t, m.wide.f)
+	require.NoError(t, m.Refit(tris))
+	require.Nil(t, m.wide.f, "a refit starts a new one, made at its first use")
 }
