@@ -165,16 +165,26 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 	switch c := c.(type) {
 	case *device.MeshBuild:
 		g := c.Geometry
+		s, err := d.softStructure(c.Mesh, device.KindMesh)
+		if err != nil {
+			return err
+		}
+		if c.Mode == device.BuildFull && softMeshOnDevice(s.opt) {
+			return d.buildMeshOnDevice(sh, s, g)
+		}
 		data, err := d.readBack(sh, [3]uint64{uint64(g.Vertices), g.VertexOffset, uint64(g.VertexCount-1)*uint64(g.VertexStride) + 12},
 			[3]uint64{uint64(g.Indices), g.IndexOffset, 12 * uint64(g.Triangles)})
 		if err != nil {
 			return err
 		}
-		s, err := d.softStructure(c.Mesh, device.KindMesh)
-		if err != nil {
-			return err
+		fast := s.opt.Hint == device.FastBuild
+		switch softBuilder() {
+		case "linear":
+			fast = true
+		case "sah":
+			fast = false
 		}
-		if err := s.soft.BuildMesh(c.Mode, g, data[0], data[1]); err != nil {
+		if err := s.soft.BuildMeshWith(c.Mode, g, data[0], data[1], fast); err != nil {
 			return err
 		}
 		return d.uploadSoftware(sh, s, meshBytes(s.soft.Mesh()))
