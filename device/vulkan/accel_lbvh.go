@@ -42,7 +42,6 @@ import (
 // The kernels, in lbvhKernels's order.
 const (
 	lkPrep = iota
-	lkBounds
 	lkMorton
 	lkHist
 	lkScanSum
@@ -58,12 +57,11 @@ const (
 
 var lbvhKernels = [lkCount]struct {
 	name string
-	make func() (*ir.Function, error)
+	make func(big bool) (*ir.Function, error)
 	// untyped: arguments whose buffers may have any element type
 	untyped []int
 }{
-	{"prep", lbvhPrepKernel, []int{2, 3}},
-	{"bounds", lbvhBoundsKernel, nil},
+	{"prep", lbvhPrepKernel, []int{4, 5}},
 	{"morton", lbvhMortonKernel, nil},
 	{"hist", lbvhHistKernel, nil},
 	{"scan sum", lbvhScanSumKernel, nil},
@@ -72,22 +70,23 @@ var lbvhKernels = [lkCount]struct {
 	{"scatter", lbvhScatterKernel, nil},
 	{"split", lbvhSplitKernel, nil},
 	{"node count", lbvhCountKernel, nil},
-	{"gather", lbvhGatherKernel, nil},
+	{"gather", lbvhGatherKernel, []int{4, 5}},
 	{"boxes", lbvhBoxKernel, nil},
 }
 
 // lbvhShaders are the device's mesh build kernels, made with its first
-// device build.
-type lbvhShaders struct {
+// device build: [0] binding buffers by descriptor, [1] by address.
+type lbvhShaders [2]struct {
 	once    sync.Once
 	shaders [lkCount]device.Handle
 	err     error
 }
 
-func (d *Device) lbvhShaders() ([lkCount]device.Handle, error) {
-	d.lbvh.once.Do(func() {
+func (d *Device) lbvhShaders(big bool) ([lkCount]device.Handle, error) {
+	set := &d.lbvh[b2u(big)]
+	set.once.Do(func() {
 		for i, k := range lbvhKernels {
-			f, err := k.make()
+			f, err := k.make(big)
 			if err == nil {
 				var sig device.Signature
 				sig, _, err = device.KernelSignature(f)
@@ -95,16 +94,16 @@ func (d *Device) lbvhShaders() ([lkCount]device.Handle, error) {
 					sig.Args[a].ElemSize = 0
 				}
 				if err == nil {
-					d.lbvh.shaders[i], _, err = d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig, Name: "lucent: mesh build: " + k.name})
+					set.shaders[i], _, err = d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig, Name: "lucent: mesh build: " + k.name})
 				}
 			}
 			if err != nil {
-				d.lbvh.err = fmt.Errorf("vulkan: the mesh build kernel %q: %w", k.name, err)
+				set.err = fmt.Errorf("vulkan: the mesh build kernel %q: %w", k.name, err)
 				return
 			}
 		}
 	})
-	return d.lbvh.shaders, d.lbvh.err
+	return set.shaders, set.err
 }
 
 // softBuilder is the software path's mesh builder, LUCENT_SOFT_BUILD:
@@ -142,6 +141,10 @@ func lbvhLevels(n uint32) int {
 	return min(lbvhMaxLevels, 31+bits.Len32((n+lbvhLeaf-1)/lbvhLeaf))
 }
 
+// lbvhByAddress makes every device build bind its buffers by address
+// (tests of the kernels for large meshes).
+var lbvhByAddress bool
+
 // lbvhLeaf is the most triangles a leaf holds (accel/bvh's default).
 const lbvhLeaf = 4
 
@@ -177,10 +180,6 @@ func bufArg(h device.Handle, acc device.Access) device.Arg {
 
 // buildMeshOnDevice is a full build of mesh s from g on the device.
 func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.MeshGeometry) (err error) {
-	k, err := d.lbvhShaders()
-	if err != nil {
-		return err
-	}
 	var temps []temp
 	defer func() {
 		for _, t := range temps {
@@ -192,11 +191,19 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 	n := g.Triangles
 	n64 := uint64(n)
 	nodesMax := 2*n64 - 1
-	var rows, cent, ctl, keys, vals, keys2, vals2, info, hist, part device.Handle
+	vbytes := uint64(g.VertexCount-1)*uint64(g.VertexStride) + 12
+	// The largest buffer a kernel binds: the mesh's (at most 112 bytes a
+	// triangle), or the vertices.
+	big := lbvhByAddress || max(16+32*nodesMax+48*n64, vbytes) > d.caps.MaxStorageBufferRange
+	k, err := d.lbvhShaders(big)
+	if err != nil {
+		return err
+	}
+	var cent, ctl, keys, vals, keys2, vals2, info, hist, part device.Handle
 	for _, b := range []struct {
 		h    *device.Handle
 		size uint64
-	}{{&rows, 48 * n64}, {&cent, 12 * n64}, {&ctl, 4 * ctlWords}, {&keys, 4 * n64}, {&vals, 4 * n64},
+	}{{&cent, 12 * n64}, {&ctl, 4 * ctlWords}, {&keys, 4 * n64}, {&vals, 4 * n64},
 		{&keys2, 4 * n64}, {&vals2, 4 * n64}, {&info, 16 * nodesMax}} {
 		if *b.h, err = d.newTemp(b.size, &temps); err != nil {
 			return err
@@ -215,7 +222,9 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 	if part, err = d.newTemp(4*uint64(parts), &temps); err != nil {
 		return err
 	}
-	const boundsChunk = 256
+	const prepChunk = 64
+	idxArg := device.Arg{Kind: device.ArgBuffer, Handle: g.Indices, Offset: g.IndexOffset, Size: 12 * n64, Access: device.Read}
+	vtxArg := device.Arg{Kind: device.ArgBuffer, Handle: g.Vertices, Offset: g.VertexOffset, Size: vbytes, Access: device.Read}
 	levelThreads := uint32(min(max(n64/16, 64), 16384))
 	levels := lbvhLevels(n)
 
@@ -228,16 +237,11 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 	dispatch := func(shader device.Handle, threads uint32, args ...device.Arg) device.Command {
 		return &device.ShaderDispatch{Shader: k[shader], Size: [3]uint32{threads, 1, 1}, Args: args}
 	}
-	vbytes := uint64(g.VertexCount-1)*uint64(g.VertexStride) + 12
 	cmds := []device.Command{
 		&device.BufferUpload{Buffer: ctl, Data: ctl0},
 		&device.BufferUpload{Buffer: info, Data: root},
-		dispatch(lkPrep, n, u32arg(g.VertexCount-1), u32arg(g.VertexStride/4),
-			device.Arg{Kind: device.ArgBuffer, Handle: g.Indices, Offset: g.IndexOffset, Size: 12 * n64, Access: device.Read},
-			device.Arg{Kind: device.ArgBuffer, Handle: g.Vertices, Offset: g.VertexOffset, Size: vbytes, Access: device.Read},
-			bufArg(rows, device.Write), bufArg(cent, device.Write), bufArg(ctl, device.ReadWrite)),
-		dispatch(lkBounds, (n+boundsChunk-1)/boundsChunk, u32arg(n), u32arg(boundsChunk),
-			bufArg(rows, device.Read), bufArg(cent, device.Read), bufArg(ctl, device.ReadWrite)),
+		dispatch(lkPrep, (n+prepChunk-1)/prepChunk, u32arg(n), u32arg(prepChunk), u32arg(g.VertexCount-1), u32arg(g.VertexStride/4),
+			idxArg, vtxArg, bufArg(cent, device.Write), bufArg(ctl, device.ReadWrite)),
 		dispatch(lkMorton, n, bufArg(cent, device.Read), bufArg(ctl, device.Read), bufArg(keys, device.Write), bufArg(vals, device.Write)),
 	}
 	for shift := uint32(0); shift < 30; shift += sortBits {
@@ -277,18 +281,27 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 		}
 	}
 	if bad := word(ctlBadValue); bad != math.MaxUint32 {
-		row, err := d.readBack(sh, [3]uint64{uint64(rows), 48 * uint64(bad), 48})
+		idx, err := d.readBack(sh, [3]uint64{uint64(g.Indices), g.IndexOffset + 12*uint64(bad), 12})
 		if err != nil {
 			return err
 		}
-		f := func(w int) [3]float32 {
+		var rs [][3]uint64
+		for j := range 3 {
+			v := uint64(binary.LittleEndian.Uint32(idx[0][4*j:]))
+			rs = append(rs, [3]uint64{uint64(g.Vertices), g.VertexOffset + v*uint64(g.VertexStride), 12})
+		}
+		vs, err := d.readBack(sh, rs...)
+		if err != nil {
+			return err
+		}
+		f := func(j int) [3]float32 {
 			var v [3]float32
 			for c := range 3 {
-				v[c] = math.Float32frombits(binary.LittleEndian.Uint32(row[0][4*(w+c):]))
+				v[c] = math.Float32frombits(binary.LittleEndian.Uint32(vs[j][4*c:]))
 			}
 			return v
 		}
-		return s.soft.ValueError(int(bad), bvh.Triangle{A: f(0), B: f(4), C: f(8)})
+		return s.soft.ValueError(int(bad), bvh.Triangle{A: f(0), B: f(1), C: f(2)})
 	}
 	nodes := uint64(word(ctlNodes))
 	if word(ctlLevels+levels-1) != 0 || nodes > nodesMax {
@@ -320,7 +333,8 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 	header = binary.LittleEndian.AppendUint32(header, 0)
 	cmds = []device.Command{
 		&device.BufferUpload{Buffer: mh, Data: header},
-		dispatch(lkGather, n, u32arg(uint32(nodes)), bufArg(vals, device.Read), bufArg(rows, device.Read), bufArg(mh, device.Write)),
+		dispatch(lkGather, n, u32arg(uint32(nodes)), u32arg(g.VertexCount-1), u32arg(g.VertexStride/4),
+			bufArg(vals, device.Read), idxArg, vtxArg, bufArg(mh, device.Write)),
 	}
 	for l := levels - 1; l >= 0; l-- {
 		cmds = append(cmds, dispatch(lkBox, levelThreads, u32arg(uint32(l)), u32arg(uint32(nodes)),

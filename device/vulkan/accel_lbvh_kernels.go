@@ -7,6 +7,8 @@ package vulkan
 // number of threads that stride over the level's nodes.
 
 import (
+	"reflect"
+
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
@@ -34,6 +36,33 @@ const (
 	sortBits   = 8
 	sortDigits = 1 << sortBits
 )
+
+// lbvhKernel is dsl.Kernel1D of body, blocks of 64, its buffers bound as
+// dsl.Buf or, with big, as dsl.BigBuf (by address: for buffers past
+// maxStorageBufferRange, at a cost, about twice the build's time on
+// lavapipe).
+func lbvhKernel(big bool, body any, names ...string) (*ir.Function, error) {
+	if !big {
+		return dsl.Kernel1D(64, body, names...)
+	}
+	bufT, bigT := reflect.TypeFor[dsl.Buf[dsl.U32]](), reflect.TypeFor[dsl.BigBuf[dsl.U32]]()
+	bt := reflect.TypeOf(body)
+	in := make([]reflect.Type, bt.NumIn())
+	for i := range in {
+		if in[i] = bt.In(i); in[i] == bufT {
+			in[i] = bigT
+		}
+	}
+	fn := reflect.MakeFunc(reflect.FuncOf(in, nil, false), func(args []reflect.Value) []reflect.Value {
+		for i, a := range args {
+			if a.Type() == bigT {
+				args[i] = a.FieldByName("Buf")
+			}
+		}
+		return reflect.ValueOf(body).Call(args)
+	})
+	return dsl.Kernel1D(64, fn.Interface(), names...)
+}
 
 // ordBits maps a float's bits to a uint32 of the same order (−0 below +0),
 // for atomic min and max: a positive float gains the sign bit, a negative
@@ -66,52 +95,31 @@ func finiteF(f dsl.F32) dsl.Bool {
 	return fbits(f).And(dsl.U(0x7f800000)).Ne(dsl.U(0x7f800000))
 }
 
-// lbvhPrepKernel: thread i reads triangle i (its indices from idx, its
-// vertices from vtx, words of stride apart), writes it to rows as the
-// 48-byte row of meshBytes ({A, i, B, 0, C, 0}) and its centroid to cent,
-// grows the triangles' box in ctl, and records the first triangle with an
-// index past last or a non-finite coordinate. An index past last reads
-// vertex last instead (the build then fails).
-func lbvhPrepKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, last, stride dsl.U32, idx, vtx, rows, cent, ctl dsl.BigBuf[dsl.U32]) {
-		i := k.DispatchID().X()
-		three := dsl.U(3)
-		bad := dsl.NewVar(k, dsl.B(false))
-		fin := dsl.NewVar(k, dsl.B(true))
-		var v [3][3]dsl.F32
-		for j := range 3 {
-			x := idx.Read(i.Mul(three).Add(dsl.U(uint32(j))))
-			bad.Set(bad.Get().Or(x.Gt(last)))
-			base := dsl.Min(x, last).Mul(stride)
-			for c := range 3 {
-				v[j][c] = ubits(vtx.Read(base.Add(dsl.U(uint32(c)))))
-				fin.Set(fin.Get().And(finiteF(v[j][c])))
-			}
-		}
-		k.If(bad.Get(), func() { ctl.Atomic(ir.OpAtomicMin, dsl.U(ctlBadIndex), i) })
-		k.If(fin.Get().Not(), func() { ctl.Atomic(ir.OpAtomicMin, dsl.U(ctlBadValue), i) })
-		row := i.Mul(dsl.U(12))
-		for j := range 3 {
-			for c := range 3 {
-				rows.Write(row.Add(dsl.U(uint32(4*j+c))), fbits(v[j][c]))
-			}
-		}
-		rows.Write(row.Add(dsl.U(3)), i)
-		rows.Write(row.Add(dsl.U(7)), dsl.U(0))
-		rows.Write(row.Add(dsl.U(11)), dsl.U(0))
-		third := dsl.F(1.0 / 3)
+// triangle reads triangle i's vertices (v[vertex][axis]) through its
+// indices, an index past last reading vertex last, and reports whether an
+// index was past last.
+func triangle(k *dsl.K, i, last, stride dsl.U32, idx, vtx dsl.Buf[dsl.U32]) (v [3][3]dsl.F32, bad dsl.Bool) {
+	bad = dsl.B(false)
+	for j := range 3 {
+		x := idx.Read(i.Mul(dsl.U(3)).Add(dsl.U(uint32(j))))
+		bad = bad.Or(x.Gt(last))
+		base := dsl.Min(x, last).Mul(stride)
 		for c := range 3 {
-			cc := v[0][c].Mul(third).Add(v[1][c].Mul(third)).Add(v[2][c].Mul(third))
-			cent.Write(i.Mul(three).Add(dsl.U(uint32(c))), fbits(cc))
+			v[j][c] = ubits(vtx.Read(base.Add(dsl.U(uint32(c)))))
 		}
-	}, "last", "stride", "idx", "vtx", "rows", "cent", "ctl")
+	}
+	return v, bad
 }
 
-// lbvhBoundsKernel: thread t bounds the centroids and the triangles of
-// [t·chunk, (t+1)·chunk) ∩ [0, n) and merges the boxes into ctl (ordered
-// bits, atomic min and max: one per word and thread).
-func lbvhBoundsKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, n, chunk dsl.U32, rows, cent, ctl dsl.BigBuf[dsl.U32]) {
+// lbvhPrepKernel: thread t takes triangles [t·chunk, (t+1)·chunk) ∩
+// [0, n) (read through idx from vtx, vertices words of stride apart),
+// writes their centroids to cent (accel/bvh's: the vertices scaled by a
+// third, then summed), records the first triangle with an index past last
+// and the first with a non-finite coordinate, and merges the boxes of the
+// centroids and of the triangles into ctl (ordered bits, atomic min and
+// max).
+func lbvhPrepKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, n, chunk, last, stride dsl.U32, idx, vtx, cent, ctl dsl.Buf[dsl.U32]) {
 		t := k.DispatchID().X()
 		lo := t.Mul(chunk)
 		hi := dsl.Min(lo.Add(chunk), n)
@@ -120,13 +128,27 @@ func lbvhBoundsKernel() (*ir.Function, error) {
 			cmin[c], cmax[c] = dsl.NewVar(k, dsl.U(0xffffffff)), dsl.NewVar(k, dsl.U(0))
 			tmin[c], tmax[c] = dsl.NewVar(k, dsl.U(0xffffffff)), dsl.NewVar(k, dsl.U(0))
 		}
+		badIndex := dsl.NewVar(k, dsl.U(0xffffffff))
+		badValue := dsl.NewVar(k, dsl.U(0xffffffff))
 		dsl.Range(k, lo, hi, func(i dsl.U32) {
+			v, bad := triangle(k, i, last, stride, idx, vtx)
+			fin := dsl.B(true)
+			for j := range 3 {
+				for c := range 3 {
+					fin = fin.And(finiteF(v[j][c]))
+				}
+			}
+			badIndex.Set(dsl.Select(bad, dsl.Min(badIndex.Get(), i), badIndex.Get()))
+			badValue.Set(dsl.Select(fin, badValue.Get(), dsl.Min(badValue.Get(), i)))
+			third := dsl.F(1.0 / 3)
 			for c := range 3 {
-				o := ordBits(ubits(cent.Read(i.Mul(dsl.U(3)).Add(dsl.U(uint32(c))))))
+				cc := v[0][c].Mul(third).Add(v[1][c].Mul(third)).Add(v[2][c].Mul(third))
+				cent.Write(i.Mul(dsl.U(3)).Add(dsl.U(uint32(c))), fbits(cc))
+				o := ordBits(cc)
 				cmin[c].Set(dsl.Min(cmin[c].Get(), o))
 				cmax[c].Set(dsl.Max(cmax[c].Get(), o))
 				for j := range 3 {
-					p := ordBits(ubits(rows.Read(i.Mul(dsl.U(12)).Add(dsl.U(uint32(4*j + c))))))
+					p := ordBits(v[j][c])
 					tmin[c].Set(dsl.Min(tmin[c].Get(), p))
 					tmax[c].Set(dsl.Max(tmax[c].Get(), p))
 				}
@@ -139,16 +161,18 @@ func lbvhBoundsKernel() (*ir.Function, error) {
 				ctl.Atomic(ir.OpAtomicMin, dsl.U(uint32(ctlRootMin+c)), tmin[c].Get())
 				ctl.Atomic(ir.OpAtomicMax, dsl.U(uint32(ctlRootMax+c)), tmax[c].Get())
 			}
+			k.If(badIndex.Get().Ne(dsl.U(0xffffffff)), func() { ctl.Atomic(ir.OpAtomicMin, dsl.U(ctlBadIndex), badIndex.Get()) })
+			k.If(badValue.Get().Ne(dsl.U(0xffffffff)), func() { ctl.Atomic(ir.OpAtomicMin, dsl.U(ctlBadValue), badValue.Get()) })
 		})
-	}, "n", "chunk", "rows", "cent", "ctl")
+	}, "n", "chunk", "last", "stride", "idx", "vtx", "cent", "ctl")
 }
 
 // lbvhMortonKernel: thread i writes the 30-bit Morton code of centroid i in
 // the centroid box to keys[i] and i to vals[i], quantised as accel/bvh's
 // linear builder does (1024 cells an axis; a flat or overflowing axis maps
 // every centroid to cell 0).
-func lbvhMortonKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, cent, ctl, keys, vals dsl.BigBuf[dsl.U32]) {
+func lbvhMortonKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, cent, ctl, keys, vals dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
 		var cell [3]dsl.U32
 		for c := range 3 {
@@ -171,8 +195,8 @@ func lbvhMortonKernel() (*ir.Function, error) {
 // bits) of its chunk of keys into hist[digit·threads + t]: digit-major, so
 // that the exclusive scan of hist is every chunk's first slot for each
 // digit, in a stable order.
-func lbvhHistKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, n, chunk, shift, threads dsl.U32, keys, hist dsl.BigBuf[dsl.U32]) {
+func lbvhHistKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, n, chunk, shift, threads dsl.U32, keys, hist dsl.Buf[dsl.U32]) {
 		t := k.DispatchID().X()
 		cnt := dsl.NewArray[dsl.U32](k, sortDigits)
 		dsl.Range(k, dsl.U(0), dsl.U(sortDigits), func(d dsl.U32) { cnt.Set(d, dsl.U(0)) })
@@ -186,8 +210,8 @@ func lbvhHistKernel() (*ir.Function, error) {
 }
 
 // lbvhScanSumKernel: thread t sums hist's chunk t into part[t].
-func lbvhScanSumKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, n, chunk dsl.U32, hist, part dsl.BigBuf[dsl.U32]) {
+func lbvhScanSumKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, n, chunk dsl.U32, hist, part dsl.Buf[dsl.U32]) {
 		t := k.DispatchID().X()
 		lo := t.Mul(chunk)
 		sum := dsl.NewVar(k, dsl.U(0))
@@ -197,8 +221,8 @@ func lbvhScanSumKernel() (*ir.Function, error) {
 }
 
 // lbvhScanPartsKernel: one thread scans part (exclusive), in place.
-func lbvhScanPartsKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, n dsl.U32, part dsl.BigBuf[dsl.U32]) {
+func lbvhScanPartsKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, n dsl.U32, part dsl.Buf[dsl.U32]) {
 		sum := dsl.NewVar(k, dsl.U(0))
 		dsl.Range(k, dsl.U(0), n, func(i dsl.U32) {
 			v := part.Read(i)
@@ -209,8 +233,8 @@ func lbvhScanPartsKernel() (*ir.Function, error) {
 }
 
 // lbvhScanKernel: thread t scans hist's chunk t (exclusive) from part[t].
-func lbvhScanKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, n, chunk dsl.U32, hist, part dsl.BigBuf[dsl.U32]) {
+func lbvhScanKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, n, chunk dsl.U32, hist, part dsl.Buf[dsl.U32]) {
 		t := k.DispatchID().X()
 		lo := t.Mul(chunk)
 		sum := dsl.NewVar(k, part.Read(t))
@@ -224,8 +248,8 @@ func lbvhScanKernel() (*ir.Function, error) {
 
 // lbvhScatterKernel: thread t moves its chunk of (key, val) pairs to their
 // slots, in order (the sort is stable).
-func lbvhScatterKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, n, chunk, shift, threads dsl.U32, keys, vals, hist, keysOut, valsOut dsl.BigBuf[dsl.U32]) {
+func lbvhScatterKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, n, chunk, shift, threads dsl.U32, keys, vals, hist, keysOut, valsOut dsl.Buf[dsl.U32]) {
 		t := k.DispatchID().X()
 		slot := dsl.NewArray[dsl.U32](k, sortDigits)
 		dsl.Range(k, dsl.U(0), dsl.U(sortDigits), func(d dsl.U32) { slot.Set(d, hist.Read(d.Mul(threads).Add(t))) })
@@ -252,7 +276,7 @@ func strided(k *dsl.K, t, n, stride dsl.U32, body func(j dsl.U32)) {
 
 // levelSpan returns the first node of level L and the level's node count,
 // from ctl's counts of the levels below.
-func levelSpan(k *dsl.K, level dsl.U32, ctl dsl.BigBuf[dsl.U32]) (first, count dsl.U32) {
+func levelSpan(k *dsl.K, level dsl.U32, ctl dsl.Buf[dsl.U32]) (first, count dsl.U32) {
 	f := dsl.NewVar(k, dsl.Select(level.Eq(dsl.U(0)), dsl.U(0), dsl.U(1)))
 	dsl.Range(k, dsl.U(1), level, func(j dsl.U32) {
 		f.Set(f.Get().Add(ctl.Read(dsl.U(ctlLevels - 1).Add(j))))
@@ -267,8 +291,8 @@ func levelSpan(k *dsl.K, level dsl.U32, ctl dsl.BigBuf[dsl.U32]) (first, count d
 // range's first and last codes differ, or in half where they are equal —
 // and gets two adjacent children on the next level (info[4i+2]: the first;
 // 0 for a leaf).
-func lbvhSplitKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, level, leaf dsl.U32, keys, ctl, info dsl.BigBuf[dsl.U32]) {
+func lbvhSplitKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, level, leaf dsl.U32, keys, ctl, info dsl.Buf[dsl.U32]) {
 		t := k.DispatchID().X()
 		stride := k.DispatchSize().X()
 		first, count := levelSpan(k, level, ctl)
@@ -307,8 +331,8 @@ func lbvhSplitKernel() (*ir.Function, error) {
 
 // lbvhCountKernel: one thread sums the levels into the node count
 // (ctl[ctlNodes]).
-func lbvhCountKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, ctl dsl.BigBuf[dsl.U32]) {
+func lbvhCountKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, ctl dsl.Buf[dsl.U32]) {
 		sum := dsl.NewVar(k, dsl.U(1))
 		dsl.Range(k, dsl.U(0), dsl.U(lbvhMaxLevels), func(j dsl.U32) {
 			sum.Set(sum.Get().Add(ctl.Read(dsl.U(ctlLevels).Add(j))))
@@ -317,25 +341,31 @@ func lbvhCountKernel() (*ir.Function, error) {
 	}, "ctl")
 }
 
-// lbvhGatherKernel: thread i copies the row of triangle vals[i] (the i-th
-// in leaf order) to the mesh's primitives.
-func lbvhGatherKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, nodes dsl.U32, vals, rows, mesh dsl.BigBuf[dsl.U32]) {
+// lbvhGatherKernel: thread i writes triangle vals[i] (the i-th in leaf
+// order) as the mesh's i-th row, {A, id, B, 0, C, 0}.
+func lbvhGatherKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, nodes, last, stride dsl.U32, vals, idx, vtx, mesh dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
-		src := vals.Read(i).Mul(dsl.U(12))
+		id := vals.Read(i)
+		v, _ := triangle(k, id, last, stride, idx, vtx)
 		dst := dsl.U(4).Add(nodes.Mul(dsl.U(8))).Add(i.Mul(dsl.U(12)))
-		for w := range 12 {
-			mesh.Write(dst.Add(dsl.U(uint32(w))), rows.Read(src.Add(dsl.U(uint32(w)))))
+		for j := range 3 {
+			for c := range 3 {
+				mesh.Write(dst.Add(dsl.U(uint32(4*j+c))), fbits(v[j][c]))
+			}
 		}
-	}, "nodes", "vals", "rows", "mesh")
+		mesh.Write(dst.Add(dsl.U(3)), id)
+		mesh.Write(dst.Add(dsl.U(7)), dsl.U(0))
+		mesh.Write(dst.Add(dsl.U(11)), dsl.U(0))
+	}, "nodes", "last", "stride", "vals", "idx", "vtx", "mesh")
 }
 
 // lbvhBoxKernel: level L's pass bottom up. Each node of the level gets its
 // 32-byte bvh.Node in the mesh: a leaf the box of its triangles (already
 // in leaf order in the mesh), an interior node the union of its children's
 // (written by the pass of the level below).
-func lbvhBoxKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, level, nodes dsl.U32, ctl, info, mesh dsl.BigBuf[dsl.U32]) {
+func lbvhBoxKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, level, nodes dsl.U32, ctl, info, mesh dsl.Buf[dsl.U32]) {
 		t := k.DispatchID().X()
 		stride := k.DispatchSize().X()
 		first, count := levelSpan(k, level, ctl)

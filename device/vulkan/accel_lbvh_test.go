@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -148,9 +150,19 @@ func checkRays(t *testing.T, m *bvh.Mesh, tris []bvh.Triangle, seed uint64) {
 // and leaves of accel/bvh's linear build of the same triangles (the same
 // codes, sorted the same, cut the same), the layout of meshBytes, and
 // rays traced through it against the brute-force reference.
-func TestLBVHMatchesHostLinear(t *testing.T) {
+func TestLBVHMatchesHostLinear(t *testing.T) { testLBVHMatches(t, []int{1, 3, 4, 5, 17, 1000, 5000}) }
+
+// TestLBVHByAddress is TestLBVHMatchesHostLinear with the kernels that
+// take their buffers by address (meshes past maxStorageBufferRange).
+func TestLBVHByAddress(t *testing.T) {
+	lbvhByAddress = true
+	defer func() { lbvhByAddress = false }()
+	testLBVHMatches(t, []int{1, 6, 3000})
+}
+
+func testLBVHMatches(t *testing.T, sizes []int) {
 	r := newLBVHRig(t)
-	for _, n := range []int{1, 3, 4, 5, 17, 1000, 5000} {
+	for _, n := range sizes {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			r.t = t
 			tris := randomTris(uint64(n), n, 3, 0.4)
@@ -272,4 +284,51 @@ func stripHandle(s string) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// BenchmarkSoftMeshBuild builds BenchmarkRayQueries's heightfield
+// (LUCENT_RAY_BENCH_N) and an accel over it on the software path, with
+// the builder LUCENT_SOFT_BUILD names (the default when unset), warm: the
+// build's kernels compiled by a first build outside the timing.
+//
+//	LUCENT_ACCEL=software LUCENT_SOFT_BUILD=gpu go test -run '^$' -bench SoftMeshBuild ./device/vulkan
+func BenchmarkSoftMeshBuild(b *testing.B) {
+	b.Setenv("LUCENT_ACCEL", "software")
+	d, _ := openBenchDevice(b)
+	n := 708
+	if v, err := strconv.Atoi(os.Getenv("LUCENT_RAY_BENCH_N")); err == nil && v > 0 {
+		n = v
+	}
+	st, err := d.CreateStream(device.StreamCompute)
+	require.NoError(b, err)
+	defer d.DestroyStream(st)
+	verts, idx := heightfield(n)
+	buf := func(data []byte) device.Handle {
+		h, err := d.CreateBuffer(device.BufferDesc{Size: uint64(len(data))})
+		require.NoError(b, err)
+		b.Cleanup(func() { d.DestroyBuffer(h) })
+		require.NoError(b, d.Dispatch(st, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}))
+		return h
+	}
+	vb, ib := buf(verts), buf(idx)
+	m, err := d.CreateMesh(device.AccelOptions{})
+	require.NoError(b, err)
+	defer d.DestroyMesh(m)
+	a, err := d.CreateAccel(device.AccelOptions{})
+	require.NoError(b, err)
+	defer d.DestroyAccel(a)
+	build := func() {
+		require.NoError(b, d.Dispatch(st, &device.CommandList{Commands: []device.Command{
+			&device.MeshBuild{Mesh: m, Geometry: device.MeshGeometry{Vertices: vb, VertexStride: 12, VertexCount: uint32((n + 1) * (n + 1)),
+				Indices: ib, Triangles: uint32(2 * n * n)}},
+			&device.AccelBuild{Accel: a, Count: 1, Updates: []device.InstanceUpdate{{Change: device.ChangeAll,
+				Instance: device.Instance{Primitive: m, Kind: device.KindMesh, Transform: device.IdentityTransform, Mask: 0xff, Opaque: true}}}},
+		}}))
+		require.NoError(b, d.SynchronizeStream(context.Background(), st))
+	}
+	build()
+	for b.Loop() {
+		build()
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/build")
 }
