@@ -336,7 +336,13 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 		dispatch(lkGather, n, u32arg(uint32(nodes)), u32arg(g.VertexCount-1), u32arg(g.VertexStride/4),
 			bufArg(vals, device.Read), idxArg, vtxArg, bufArg(mh, device.Write)),
 	}
-	for l := levels - 1; l >= 0; l-- {
+	// The box passes run over the levels the tree has (the split passes,
+	// before the count was known, over its bound).
+	depth := 1
+	for depth < levels && word(ctlLevels+depth-1) != 0 {
+		depth++
+	}
+	for l := depth - 1; l >= 0; l-- {
 		cmds = append(cmds, dispatch(lkBox, levelThreads, u32arg(uint32(l)), u32arg(uint32(nodes)),
 			bufArg(ctl, device.Read), bufArg(info, device.Read), bufArg(mh, device.ReadWrite)))
 	}
