@@ -109,28 +109,16 @@ func (d *Device) lbvhShaders(big bool) ([lkCount]device.Handle, error) {
 // softBuilder is the software path's mesh builder, LUCENT_SOFT_BUILD:
 // "gpu" (the device build), "linear" (the host's linear build whatever the
 // hint), "sah" (the host's SAH build whatever the hint); unset or anything
-// else, the default (softMeshOnDevice).
+// else, the host's build the hint asks for, which measured best on both
+// lavapipes (docs/PERFORMANCE.md, "Software mesh builds").
 func softBuilder() string { return os.Getenv("LUCENT_SOFT_BUILD") }
 
 // softMeshOnDevice reports whether a full build of a mesh with opt is made
 // on the device. A mesh that allows updates is built on the host, whose
 // copy its refits need.
 func softMeshOnDevice(opt device.AccelOptions) bool {
-	if opt.AllowUpdate {
-		return false
-	}
-	switch softBuilder() {
-	case "gpu":
-		return true
-	case "linear", "sah":
-		return false
-	}
-	return lbvhDefault(opt)
+	return !opt.AllowUpdate && softBuilder() == "gpu"
 }
-
-// lbvhDefault is the choice without LUCENT_SOFT_BUILD (docs/PERFORMANCE.md,
-// "Software mesh builds").
-func lbvhDefault(opt device.AccelOptions) bool { return false }
 
 // lbvhLevels is the passes a level the tree over n triangles takes: its
 // depth's bound.

@@ -287,12 +287,19 @@ func stripHandle(s string) string {
 }
 
 // BenchmarkSoftMeshBuild builds BenchmarkRayQueries's heightfield
-// (LUCENT_RAY_BENCH_N) and an accel over it on the software path, with
-// the builder LUCENT_SOFT_BUILD names (the default when unset), warm: the
-// build's kernels compiled by a first build outside the timing.
+// (LUCENT_RAY_BENCH_N) and an accel over it on the software path, warm
+// (the device build's kernels compiled by a first build outside the
+// timing), with each builder: "sah" (the host's default), "linear" (the
+// host's FastBuild), "gpu" (the device build), or only the one
+// LUCENT_SOFT_BUILD names. Each build includes the read-back and upload
+// of the host builds and the wait for the stream.
 //
-//	LUCENT_ACCEL=software LUCENT_SOFT_BUILD=gpu go test -run '^$' -bench SoftMeshBuild ./device/vulkan
+//	go test -run '^$' -bench SoftMeshBuild -benchtime 3x ./device/vulkan
 func BenchmarkSoftMeshBuild(b *testing.B) {
+	builders := []string{"sah", "linear", "gpu"}
+	if v := os.Getenv("LUCENT_SOFT_BUILD"); v != "" {
+		builders = []string{v}
+	}
 	b.Setenv("LUCENT_ACCEL", "software")
 	d, _ := openBenchDevice(b)
 	n := 708
@@ -317,7 +324,7 @@ func BenchmarkSoftMeshBuild(b *testing.B) {
 	a, err := d.CreateAccel(device.AccelOptions{})
 	require.NoError(b, err)
 	defer d.DestroyAccel(a)
-	build := func() {
+	build := func(b *testing.B) {
 		require.NoError(b, d.Dispatch(st, &device.CommandList{Commands: []device.Command{
 			&device.MeshBuild{Mesh: m, Geometry: device.MeshGeometry{Vertices: vb, VertexStride: 12, VertexCount: uint32((n + 1) * (n + 1)),
 				Indices: ib, Triangles: uint32(2 * n * n)}},
@@ -326,9 +333,14 @@ func BenchmarkSoftMeshBuild(b *testing.B) {
 		}}))
 		require.NoError(b, d.SynchronizeStream(context.Background(), st))
 	}
-	build()
-	for b.Loop() {
-		build()
+	for _, name := range builders {
+		b.Run(name, func(b *testing.B) {
+			b.Setenv("LUCENT_SOFT_BUILD", name)
+			build(b)
+			for b.Loop() {
+				build(b)
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/build")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/build")
 }

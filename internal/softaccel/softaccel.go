@@ -110,19 +110,6 @@ func (s *Structure) ValueError(i int, t bvh.Triangle) error {
 	return fmt.Errorf("%s: %w: %w", s.label(), device.ErrInvalidArgument, bvh.CheckTriangle(i, t))
 }
 
-// UpdateCheck refuses a refit of the mesh the host cannot take.
-func (s *Structure) UpdateCheck(g device.MeshGeometry) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.updateError(g.Triangles, "triangles"); err != nil {
-		return err
-	}
-	if g.VertexCount != s.vertices {
-		return fmt.Errorf("%w: update of %s: %d vertices, its build had %d", device.ErrInvalidArgument, s.label(), g.VertexCount, s.vertices)
-	}
-	return nil
-}
-
 // BuildDevice records a full build of a mesh made on the device: the
 // host keeps its root node (what an accel's build needs of it) and the
 // device copy's size in bytes.
