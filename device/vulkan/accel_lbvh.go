@@ -61,7 +61,7 @@ var lbvhKernels = [lkCount]struct {
 	// untyped: arguments whose buffers may have any element type
 	untyped []int
 }{
-	{"prep", lbvhPrepKernel, []int{4, 5}},
+	{"prep", lbvhPrepKernel, []int{3, 4}},
 	{"morton", lbvhMortonKernel, nil},
 	{"hist", lbvhHistKernel, nil},
 	{"scan sum", lbvhScanSumKernel, nil},
@@ -70,7 +70,7 @@ var lbvhKernels = [lkCount]struct {
 	{"scatter", lbvhScatterKernel, nil},
 	{"split", lbvhSplitKernel, nil},
 	{"node count", lbvhCountKernel, nil},
-	{"gather", lbvhGatherKernel, []int{4, 5}},
+	{"gather", lbvhGatherKernel, []int{3, 4}},
 	{"boxes", lbvhBoxKernel, nil},
 }
 
@@ -211,8 +211,16 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 		return err
 	}
 	const prepChunk = 64
-	idxArg := device.Arg{Kind: device.ArgBuffer, Handle: g.Indices, Offset: g.IndexOffset, Size: 12 * n64, Access: device.Read}
-	vtxArg := device.Arg{Kind: device.ArgBuffer, Handle: g.Vertices, Offset: g.VertexOffset, Size: vbytes, Access: device.Read}
+	// The geometry's bindings start at its offsets rounded down to the
+	// device's alignment; the kernels skip the rest (geom).
+	ib, vb := g.IndexOffset&^(d.caps.MemoryGranularity-1), g.VertexOffset&^(d.caps.MemoryGranularity-1)
+	idxArg := device.Arg{Kind: device.ArgBuffer, Handle: g.Indices, Offset: ib, Size: g.IndexOffset - ib + 12*n64, Access: device.Read}
+	vtxArg := device.Arg{Kind: device.ArgBuffer, Handle: g.Vertices, Offset: vb, Size: g.VertexOffset - vb + vbytes, Access: device.Read}
+	var geomArg device.Arg
+	geomArg.Kind = device.ArgUniform
+	for _, w := range []uint32{uint32(g.IndexOffset-ib) / 4, uint32(g.VertexOffset-vb) / 4, g.VertexStride / 4, g.VertexCount - 1} {
+		geomArg.Uniform = binary.LittleEndian.AppendUint32(geomArg.Uniform, w)
+	}
 	levelThreads := uint32(min(max(n64/16, 64), 16384))
 	levels := lbvhLevels(n)
 
@@ -228,8 +236,7 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 	cmds := []device.Command{
 		&device.BufferUpload{Buffer: ctl, Data: ctl0},
 		&device.BufferUpload{Buffer: info, Data: root},
-		dispatch(lkPrep, (n+prepChunk-1)/prepChunk, u32arg(n), u32arg(prepChunk), u32arg(g.VertexCount-1), u32arg(g.VertexStride/4),
-			idxArg, vtxArg, bufArg(cent, device.Write), bufArg(ctl, device.ReadWrite)),
+		dispatch(lkPrep, (n+prepChunk-1)/prepChunk, u32arg(n), u32arg(prepChunk), geomArg, idxArg, vtxArg, bufArg(cent, device.Write), bufArg(ctl, device.ReadWrite)),
 		dispatch(lkMorton, n, bufArg(cent, device.Read), bufArg(ctl, device.Read), bufArg(keys, device.Write), bufArg(vals, device.Write)),
 	}
 	for shift := uint32(0); shift < 30; shift += sortBits {
@@ -321,8 +328,7 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 	header = binary.LittleEndian.AppendUint32(header, 0)
 	cmds = []device.Command{
 		&device.BufferUpload{Buffer: mh, Data: header},
-		dispatch(lkGather, n, u32arg(uint32(nodes)), u32arg(g.VertexCount-1), u32arg(g.VertexStride/4),
-			bufArg(vals, device.Read), idxArg, vtxArg, bufArg(mh, device.Write)),
+		dispatch(lkGather, n, u32arg(uint32(nodes)), geomArg, bufArg(vals, device.Read), idxArg, vtxArg, bufArg(mh, device.Write)),
 	}
 	// The box passes run over the levels the tree has (the split passes,
 	// before the count was known, over its bound).

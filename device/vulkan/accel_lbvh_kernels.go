@@ -95,15 +95,22 @@ func finiteF(f dsl.F32) dsl.Bool {
 	return fbits(f).And(dsl.U(0x7f800000)).Ne(dsl.U(0x7f800000))
 }
 
+// geom is where a kernel finds the triangles: idx from word g[0] (the
+// binding's offset rounded down to the device's alignment, the rest in
+// words here), vtx from word g[1], vertices g[2] words apart, the last
+// vertex g[3].
+type geom = dsl.U32x4
+
 // triangle reads triangle i's vertices (v[vertex][axis]) through its
-// indices, an index past last reading vertex last, and reports whether an
-// index was past last.
-func triangle(k *dsl.K, i, last, stride dsl.U32, idx, vtx dsl.Buf[dsl.U32]) (v [3][3]dsl.F32, bad dsl.Bool) {
+// indices, an index past the last vertex reading the last instead, and
+// reports whether an index was past it.
+func triangle(k *dsl.K, i dsl.U32, g geom, idx, vtx dsl.Buf[dsl.U32]) (v [3][3]dsl.F32, bad dsl.Bool) {
 	bad = dsl.B(false)
+	last := g.W()
 	for j := range 3 {
-		x := idx.Read(i.Mul(dsl.U(3)).Add(dsl.U(uint32(j))))
+		x := idx.Read(g.X().Add(i.Mul(dsl.U(3))).Add(dsl.U(uint32(j))))
 		bad = bad.Or(x.Gt(last))
-		base := dsl.Min(x, last).Mul(stride)
+		base := g.Y().Add(dsl.Min(x, last).Mul(g.Z()))
 		for c := range 3 {
 			v[j][c] = ubits(vtx.Read(base.Add(dsl.U(uint32(c)))))
 		}
@@ -112,14 +119,13 @@ func triangle(k *dsl.K, i, last, stride dsl.U32, idx, vtx dsl.Buf[dsl.U32]) (v [
 }
 
 // lbvhPrepKernel: thread t takes triangles [t·chunk, (t+1)·chunk) ∩
-// [0, n) (read through idx from vtx, vertices words of stride apart),
-// writes their centroids to cent (accel/bvh's: the vertices scaled by a
+// [0, n) (read through idx from vtx, geom), writes their centroids to cent (accel/bvh's: the vertices scaled by a
 // third, then summed), records the first triangle with an index past last
 // and the first with a non-finite coordinate, and merges the boxes of the
 // centroids and of the triangles into ctl (ordered bits, atomic min and
 // max).
 func lbvhPrepKernel(big bool) (*ir.Function, error) {
-	return lbvhKernel(big, func(k *dsl.K, n, chunk, last, stride dsl.U32, idx, vtx, cent, ctl dsl.Buf[dsl.U32]) {
+	return lbvhKernel(big, func(k *dsl.K, n, chunk dsl.U32, g geom, idx, vtx, cent, ctl dsl.Buf[dsl.U32]) {
 		t := k.DispatchID().X()
 		lo := t.Mul(chunk)
 		hi := dsl.Min(lo.Add(chunk), n)
@@ -131,7 +137,7 @@ func lbvhPrepKernel(big bool) (*ir.Function, error) {
 		badIndex := dsl.NewVar(k, dsl.U(0xffffffff))
 		badValue := dsl.NewVar(k, dsl.U(0xffffffff))
 		dsl.Range(k, lo, hi, func(i dsl.U32) {
-			v, bad := triangle(k, i, last, stride, idx, vtx)
+			v, bad := triangle(k, i, g, idx, vtx)
 			fin := dsl.B(true)
 			for j := range 3 {
 				for c := range 3 {
@@ -164,7 +170,7 @@ func lbvhPrepKernel(big bool) (*ir.Function, error) {
 			k.If(badIndex.Get().Ne(dsl.U(0xffffffff)), func() { ctl.Atomic(ir.OpAtomicMin, dsl.U(ctlBadIndex), badIndex.Get()) })
 			k.If(badValue.Get().Ne(dsl.U(0xffffffff)), func() { ctl.Atomic(ir.OpAtomicMin, dsl.U(ctlBadValue), badValue.Get()) })
 		})
-	}, "n", "chunk", "last", "stride", "idx", "vtx", "cent", "ctl")
+	}, "n", "chunk", "geom", "idx", "vtx", "cent", "ctl")
 }
 
 // lbvhMortonKernel: thread i writes the 30-bit Morton code of centroid i in
@@ -344,10 +350,10 @@ func lbvhCountKernel(big bool) (*ir.Function, error) {
 // lbvhGatherKernel: thread i writes triangle vals[i] (the i-th in leaf
 // order) as the mesh's i-th row, {A, id, B, 0, C, 0}.
 func lbvhGatherKernel(big bool) (*ir.Function, error) {
-	return lbvhKernel(big, func(k *dsl.K, nodes, last, stride dsl.U32, vals, idx, vtx, mesh dsl.Buf[dsl.U32]) {
+	return lbvhKernel(big, func(k *dsl.K, nodes dsl.U32, g geom, vals, idx, vtx, mesh dsl.Buf[dsl.U32]) {
 		i := k.DispatchID().X()
 		id := vals.Read(i)
-		v, _ := triangle(k, id, last, stride, idx, vtx)
+		v, _ := triangle(k, id, g, idx, vtx)
 		dst := dsl.U(4).Add(nodes.Mul(dsl.U(8))).Add(i.Mul(dsl.U(12)))
 		for j := range 3 {
 			for c := range 3 {
@@ -357,7 +363,7 @@ func lbvhGatherKernel(big bool) (*ir.Function, error) {
 		mesh.Write(dst.Add(dsl.U(3)), id)
 		mesh.Write(dst.Add(dsl.U(7)), dsl.U(0))
 		mesh.Write(dst.Add(dsl.U(11)), dsl.U(0))
-	}, "nodes", "last", "stride", "vals", "idx", "vtx", "mesh")
+	}, "nodes", "geom", "vals", "idx", "vtx", "mesh")
 }
 
 // lbvhBoxKernel: level L's pass bottom up. Each node of the level gets its

@@ -344,3 +344,55 @@ func BenchmarkSoftMeshBuild(b *testing.B) {
 		})
 	}
 }
+
+// TestLBVHStrideAndOffsets: vertices 20 bytes apart from byte 36 and
+// indices from byte 24, read as the host build reads them.
+func TestLBVHStrideAndOffsets(t *testing.T) {
+	r := newLBVHRig(t)
+	d := r.d
+	tris := randomTris(11, 700, 3, 0.4)
+	const stride, voff, ioff = 20, 36, 24
+	vb := make([]byte, voff)
+	var idx []byte
+	idx = append(idx, make([]byte, ioff)...)
+	for i, tr := range tris {
+		for _, v := range [3][3]float32{tr.A, tr.B, tr.C} {
+			vb = appendF32(vb, v[0], v[1], v[2], 9, 9) // two words of padding a vertex
+		}
+		for j := range 3 {
+			idx = binary.LittleEndian.AppendUint32(idx, uint32(3*i+j))
+		}
+	}
+	buf := func(data []byte) device.Handle {
+		h, err := d.CreateBuffer(device.BufferDesc{Size: uint64(len(data))})
+		require.NoError(t, err)
+		t.Cleanup(func() { d.DestroyBuffer(h) })
+		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}))
+		return h
+	}
+	vh, ih := buf(vb), buf(idx)
+	g := device.MeshGeometry{Vertices: vh, VertexOffset: voff, VertexStride: stride, VertexCount: uint32(3 * len(tris)),
+		Indices: ih, IndexOffset: ioff, Triangles: uint32(len(tris))}
+	read := func(builder string) *bvh.Mesh {
+		t.Setenv("LUCENT_SOFT_BUILD", builder)
+		m, err := d.CreateMesh(device.AccelOptions{})
+		require.NoError(t, err)
+		t.Cleanup(func() { d.DestroyMesh(m) })
+		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.MeshBuild{Mesh: m, Geometry: g}}}))
+		require.NoError(t, d.SynchronizeStream(context.Background(), r.st))
+		d.live.RLock()
+		s, err := structureOf(d, m, device.KindMesh)
+		d.live.RUnlock()
+		require.NoError(t, err)
+		out := make([]byte, s.nodes.desc.Size)
+		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.BufferDownload{Buffer: s.nodesHandle, Data: out}}}))
+		require.NoError(t, d.SynchronizeStream(context.Background(), r.st))
+		return parseMeshBytes(t, out)
+	}
+	gm, hm := read("gpu"), read("linear")
+	require.NoError(t, gm.Validate())
+	require.Equal(t, hm.Prims, gm.Prims)
+	require.Equal(t, hm.Tris, gm.Tris)
+	require.Equal(t, leaves(hm), leaves(gm))
+	checkRays(t, gm, tris, 11)
+}
