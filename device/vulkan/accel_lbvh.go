@@ -52,6 +52,7 @@ const (
 	lkNodeCount
 	lkGather
 	lkBox
+	lkPlace
 	lkCount
 )
 
@@ -72,6 +73,7 @@ var lbvhKernels = [lkCount]struct {
 	{"node count", lbvhCountKernel, nil},
 	{"gather", lbvhGatherKernel, []int{3, 4}},
 	{"boxes", lbvhBoxKernel, nil},
+	{"place", lbvhPlaceKernel, nil},
 }
 
 // lbvhShaders are the device's mesh build kernels, made with its first
@@ -187,12 +189,12 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 	if err != nil {
 		return err
 	}
-	var cent, ctl, keys, vals, keys2, vals2, info, hist, part device.Handle
+	var cent, ctl, keys, vals, keys2, vals2, info, boxes, place, hist, part device.Handle
 	for _, b := range []struct {
 		h    *device.Handle
 		size uint64
 	}{{&cent, 12 * n64}, {&ctl, 4 * ctlWords}, {&keys, 4 * n64}, {&vals, 4 * n64},
-		{&keys2, 4 * n64}, {&vals2, 4 * n64}, {&info, 16 * nodesMax}} {
+		{&keys2, 4 * n64}, {&vals2, 4 * n64}, {&info, 16 * nodesMax}, {&boxes, 32 * nodesMax}, {&place, 8 * nodesMax}} {
 		if *b.h, err = d.newTemp(b.size, &temps); err != nil {
 			return err
 		}
@@ -338,7 +340,12 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 	}
 	for l := depth - 1; l >= 0; l-- {
 		cmds = append(cmds, dispatch(lkBox, levelThreads, u32arg(uint32(l)), u32arg(uint32(nodes)),
-			bufArg(ctl, device.Read), bufArg(info, device.Read), bufArg(mh, device.ReadWrite)))
+			bufArg(ctl, device.Read), bufArg(info, device.Read), bufArg(mh, device.Read), bufArg(boxes, device.ReadWrite)))
+	}
+	cmds = append(cmds, &device.BufferUpload{Buffer: place, Data: binary.LittleEndian.AppendUint32(make([]byte, 4), 1)})
+	for l := range depth {
+		cmds = append(cmds, dispatch(lkPlace, levelThreads, u32arg(uint32(l)),
+			bufArg(ctl, device.Read), bufArg(info, device.Read), bufArg(boxes, device.Read), bufArg(place, device.ReadWrite), bufArg(mh, device.ReadWrite)))
 	}
 	if err := d.dispatch(sh, &device.CommandList{Commands: cmds}); err != nil {
 		_ = d.DestroyBuffer(mh)

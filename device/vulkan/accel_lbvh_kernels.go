@@ -366,12 +366,13 @@ func lbvhGatherKernel(big bool) (*ir.Function, error) {
 	}, "nodes", "geom", "vals", "idx", "vtx", "mesh")
 }
 
-// lbvhBoxKernel: level L's pass bottom up. Each node of the level gets its
-// 32-byte bvh.Node in the mesh: a leaf the box of its triangles (already
-// in leaf order in the mesh), an interior node the union of its children's
+// lbvhBoxKernel: level L's pass bottom up. Each node i of the level gets
+// its box in boxes[8i..] (bvh.Node's layout, the subtree's node count in
+// place of LeftFirst): a leaf the box of its triangles (already in leaf
+// order in the mesh), an interior node the union of its children's
 // (written by the pass of the level below).
 func lbvhBoxKernel(big bool) (*ir.Function, error) {
-	return lbvhKernel(big, func(k *dsl.K, level, nodes dsl.U32, ctl, info, mesh dsl.Buf[dsl.U32]) {
+	return lbvhKernel(big, func(k *dsl.K, level, nodes dsl.U32, ctl, info, mesh, boxes dsl.Buf[dsl.U32]) {
 		t := k.DispatchID().X()
 		stride := k.DispatchSize().X()
 		first, count := levelSpan(k, level, ctl)
@@ -395,10 +396,10 @@ func lbvhBoxKernel(big bool) (*ir.Function, error) {
 				}
 			}
 			nodeAt := func(n dsl.U32) (lo, hi [3]dsl.F32) {
-				w := dsl.U(4).Add(n.Mul(dsl.U(8)))
+				w := n.Mul(dsl.U(8))
 				for a := range 3 {
-					lo[a] = ubits(mesh.Read(w.Add(dsl.U(uint32(a)))))
-					hi[a] = ubits(mesh.Read(w.Add(dsl.U(uint32(4 + a)))))
+					lo[a] = ubits(boxes.Read(w.Add(dsl.U(uint32(a)))))
+					hi[a] = ubits(boxes.Read(w.Add(dsl.U(uint32(4 + a)))))
 				}
 				return lo, hi
 			}
@@ -423,14 +424,46 @@ func lbvhBoxKernel(big bool) (*ir.Function, error) {
 				r0, r1 := nodeAt(c.Add(dsl.U(1)))
 				grow(false, r0, r1)
 			})
-			w := dsl.U(4).Add(i.Mul(dsl.U(8)))
-			leafNode := c.Eq(dsl.U(0))
+			w := i.Mul(dsl.U(8))
 			for a := range 3 {
-				mesh.Write(w.Add(dsl.U(uint32(a))), fbits(bmin[a].Get()))
-				mesh.Write(w.Add(dsl.U(uint32(4+a))), fbits(bmax[a].Get()))
+				boxes.Write(w.Add(dsl.U(uint32(a))), fbits(bmin[a].Get()))
+				boxes.Write(w.Add(dsl.U(uint32(4+a))), fbits(bmax[a].Get()))
 			}
-			mesh.Write(w.Add(dsl.U(3)), dsl.Select(leafNode, lo, c))
-			mesh.Write(w.Add(dsl.U(7)), dsl.Select(leafNode, hi.Sub(lo), dsl.U(0)))
+			size := dsl.U(1).Add(boxes.Read(c.Mul(dsl.U(8)).Add(dsl.U(3)))).Add(boxes.Read(c.Mul(dsl.U(8)).Add(dsl.U(11))))
+			boxes.Write(w.Add(dsl.U(3)), dsl.Select(c.Eq(dsl.U(0)), dsl.U(1), size))
 		})
-	}, "level", "nodes", "ctl", "info", "mesh")
+	}, "level", "nodes", "ctl", "info", "mesh", "boxes")
+}
+
+// lbvhPlaceKernel: level L's pass top down, writing each node of the level
+// into the mesh in accel/bvh's order, so that the array is the host's: a
+// node at index place[2i] whose children's pair is at q = place[2i+1]
+// puts its left child's pair right after the pair (q+2) and its right
+// child's after the left child's subtree (q+1+its node count).
+func lbvhPlaceKernel(big bool) (*ir.Function, error) {
+	return lbvhKernel(big, func(k *dsl.K, level dsl.U32, ctl, info, boxes, place, mesh dsl.Buf[dsl.U32]) {
+		t := k.DispatchID().X()
+		stride := k.DispatchSize().X()
+		first, count := levelSpan(k, level, ctl)
+		strided(k, t, count, stride, func(j dsl.U32) {
+			i := first.Add(j)
+			lo, hi, c := info.Read(i.Mul(dsl.U(4))), info.Read(i.Mul(dsl.U(4)).Add(dsl.U(1))), info.Read(i.Mul(dsl.U(4)).Add(dsl.U(2)))
+			p, q := place.Read(i.Mul(dsl.U(2))), place.Read(i.Mul(dsl.U(2)).Add(dsl.U(1)))
+			leafNode := c.Eq(dsl.U(0))
+			src, dst := i.Mul(dsl.U(8)), dsl.U(4).Add(p.Mul(dsl.U(8)))
+			for a := range 3 {
+				mesh.Write(dst.Add(dsl.U(uint32(a))), boxes.Read(src.Add(dsl.U(uint32(a)))))
+				mesh.Write(dst.Add(dsl.U(uint32(4+a))), boxes.Read(src.Add(dsl.U(uint32(4+a)))))
+			}
+			mesh.Write(dst.Add(dsl.U(3)), dsl.Select(leafNode, lo, q))
+			mesh.Write(dst.Add(dsl.U(7)), dsl.Select(leafNode, hi.Sub(lo), dsl.U(0)))
+			k.If(leafNode.Not(), func() {
+				left := boxes.Read(c.Mul(dsl.U(8)).Add(dsl.U(3)))
+				place.Write(c.Mul(dsl.U(2)), q)
+				place.Write(c.Mul(dsl.U(2)).Add(dsl.U(1)), q.Add(dsl.U(2)))
+				place.Write(c.Mul(dsl.U(2)).Add(dsl.U(2)), q.Add(dsl.U(1)))
+				place.Write(c.Mul(dsl.U(2)).Add(dsl.U(3)), q.Add(dsl.U(1)).Add(left))
+			})
+		})
+	}, "level", "ctl", "info", "boxes", "place", "mesh")
 }
