@@ -3,28 +3,31 @@ package vulkan
 // The device mesh build of the software path: a linear BVH (LBVH) made by
 // lucent kernels (accel_lbvh_kernels.go) as ordinary dispatches on the
 // stream, written straight into the mesh's device buffer in meshBytes's
-// layout, the tree accel/bvh's linear builder makes from the same codes
-// (the same quantisation, Karras's split, equal codes halved, leaves of at
-// most 4), its nodes in level order (children adjacent, after their
-// parent). The passes:
+// layout: the node array and leaf order accel/bvh's linear builder makes
+// of the same triangles, byte for byte (the same quantisation, Karras's
+// split, equal codes halved, leaves of at most 4, child pairs in
+// preorder). The passes:
 //
-//  1. prep: each triangle read through its indices into a 48-byte row,
-//     its centroid, and flags for an index past the vertices or a
-//     non-finite coordinate; bounds: the centroids' and triangles' boxes;
+//  1. prep: each thread a run of triangles, read through their indices:
+//     the centroids, the boxes of the centroids and of the triangles, the
+//     first triangle with an index past the vertices or a non-finite
+//     coordinate (atomics on the control block);
 //  2. morton: 30-bit codes; a stable radix sort of (code, id) in four
 //     passes of 8 bits (count, scan, scatter);
 //  3. the hierarchy top down, a pass a level: each node over more than 4
 //     keys is cut and takes two children from the next level's counter;
 //     then the node count;
-//  4. the control block (a few hundred bytes: the flags, the node count,
-//     the root's box) is read back, the mesh's buffer made at its exact
-//     size, and the rows gathered into leaf order and the boxes summed
-//     bottom up, a pass a level.
+//  4. the control block (a few hundred bytes) is read back and the mesh's
+//     buffer made at its exact size; the triangles are gathered into leaf
+//     order as 48-byte rows, the boxes and subtree sizes summed bottom up
+//     a pass a level, and the nodes written top down a pass a level, each
+//     pair of children where accel/bvh's preorder puts it.
 //
 // The one wait is for the control block, which the host needs (the node
 // count sizes the buffer; the root box is the mesh's bounds for the accel
-// build; the flags are the build's errors); the mesh itself is never read
-// back. The host keeps the root node only (softaccel.BuildDevice).
+// build; the flags are the build's errors, the host build's own); the mesh
+// itself is never read back. The host keeps the root node only
+// (softaccel.BuildDevice).
 
 import (
 	"encoding/binary"
