@@ -35,6 +35,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/lucent-gpu/lucent/accel/bvh"
@@ -118,12 +119,9 @@ func (d *Device) lbvhShaders(big bool) ([lkCount]device.Handle, error) {
 // lavapipes (docs/PERFORMANCE.md, "Software mesh builds").
 func softBuilder() string { return os.Getenv("LUCENT_SOFT_BUILD") }
 
-// softMeshOnDevice reports whether a full build of a mesh with opt is made
-// on the device. A mesh that allows updates is built on the host, whose
-// copy its refits need.
-func softMeshOnDevice(opt device.AccelOptions) bool {
-	return !opt.AllowUpdate && softBuilder() == "gpu"
-}
+// softMeshOnDevice reports whether a full build of a mesh is made on the
+// device (its refits then are too).
+func softMeshOnDevice() bool { return softBuilder() == "gpu" }
 
 // lbvhLevels is the passes a level the tree over n triangles takes: its
 // depth's bound.
@@ -171,8 +169,33 @@ func bufArg(h device.Handle, acc device.Access) device.Arg {
 	return device.Arg{Kind: device.ArgBuffer, Handle: h, Size: device.WholeSize, Access: acc}
 }
 
-// buildMeshOnDevice is a full build of mesh s from g on the device.
-func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.MeshGeometry) (err error) {
+// lbvhKeep is what a mesh built on the device with AllowUpdate keeps for
+// its refits: the build's centroids and control block (rewritten by a
+// refit's prep), its leaf order (vals), its nodes' key ranges and children
+// (info), boxes and placement buffers, the node count and depth.
+type lbvhKeep struct {
+	bufs                                []temp
+	cent, ctl, vals, info, boxes, place device.Handle
+	nodes                               uint64
+	depth                               int
+}
+
+// drop releases the buffers once the work using them is done.
+func (k *lbvhKeep) drop(d *Device) {
+	for _, t := range k.bufs {
+		d.dropHidden(t.h)
+	}
+}
+
+// buildMeshOnDevice is a full build of mesh s from g on the device, or
+// with keep (the mesh's last build's) a refit: the tree kept, the rows
+// gathered and the boxes summed again.
+func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.MeshGeometry, keep *lbvhKeep) (err error) {
+	if keep != nil {
+		if err := s.soft.UpdateCheck(g); err != nil {
+			return err
+		}
+	}
 	var temps []temp
 	defer func() {
 		for _, t := range temps {
@@ -193,13 +216,18 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 		return err
 	}
 	var cent, ctl, keys, vals, keys2, vals2, info, boxes, place, hist, part device.Handle
-	for _, b := range []struct {
-		h    *device.Handle
-		size uint64
-	}{{&cent, 12 * n64}, {&ctl, 4 * ctlWords}, {&keys, 4 * n64}, {&vals, 4 * n64},
-		{&keys2, 4 * n64}, {&vals2, 4 * n64}, {&info, 16 * nodesMax}, {&boxes, 32 * nodesMax}, {&place, 8 * nodesMax}} {
-		if *b.h, err = d.newTemp(b.size, &temps); err != nil {
-			return err
+	kept := []*device.Handle{&cent, &ctl, &info, &boxes, &place}
+	if keep != nil {
+		cent, ctl, vals, info, boxes, place = keep.cent, keep.ctl, keep.vals, keep.info, keep.boxes, keep.place
+	} else {
+		for _, b := range []struct {
+			h    *device.Handle
+			size uint64
+		}{{&cent, 12 * n64}, {&ctl, 4 * ctlWords}, {&keys, 4 * n64}, {&vals, 4 * n64},
+			{&keys2, 4 * n64}, {&vals2, 4 * n64}, {&info, 16 * nodesMax}, {&boxes, 32 * nodesMax}, {&place, 8 * nodesMax}} {
+			if *b.h, err = d.newTemp(b.size, &temps); err != nil {
+				return err
+			}
 		}
 	}
 	// The sort's threads each take a chunk of keys; the scan's, a chunk of
@@ -238,13 +266,22 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 	dispatch := func(shader device.Handle, threads uint32, args ...device.Arg) device.Command {
 		return &device.ShaderDispatch{Shader: k[shader], Size: [3]uint32{threads, 1, 1}, Args: args}
 	}
-	cmds := []device.Command{
-		&device.BufferUpload{Buffer: ctl, Data: ctl0},
-		&device.BufferUpload{Buffer: info, Data: root},
-		dispatch(lkPrep, (n+prepChunk-1)/prepChunk, u32arg(n), u32arg(prepChunk), geomArg, idxArg, vtxArg, bufArg(cent, device.Write), bufArg(ctl, device.ReadWrite)),
-		dispatch(lkMorton, n, bufArg(cent, device.Read), bufArg(ctl, device.Read), bufArg(keys, device.Write), bufArg(vals, device.Write)),
+	prep := dispatch(lkPrep, (n+prepChunk-1)/prepChunk, u32arg(n), u32arg(prepChunk), geomArg, idxArg, vtxArg, bufArg(cent, device.Write), bufArg(ctl, device.ReadWrite))
+	var cmds []device.Command
+	if keep != nil {
+		// A refit's prep: the flags and the root box afresh, the levels
+		// and the node count kept.
+		binary.LittleEndian.PutUint32(ctl0[4*ctlNodes:], uint32(keep.nodes))
+		cmds = []device.Command{&device.BufferUpload{Buffer: ctl, Offset: 4 * ctlBadIndex, Data: ctl0[4*ctlBadIndex : 4*ctlLevels]}, prep}
+	} else {
+		cmds = []device.Command{
+			&device.BufferUpload{Buffer: ctl, Data: ctl0},
+			&device.BufferUpload{Buffer: info, Data: root},
+			prep,
+			dispatch(lkMorton, n, bufArg(cent, device.Read), bufArg(ctl, device.Read), bufArg(keys, device.Write), bufArg(vals, device.Write)),
+		}
 	}
-	for shift := uint32(0); shift < 30; shift += sortBits {
+	for shift := uint32(0); keep == nil && shift < 30; shift += sortBits {
 		cmds = append(cmds,
 			dispatch(lkHist, sortThreads, u32arg(n), u32arg(sortChunk), u32arg(shift), u32arg(sortThreads),
 				bufArg(keys, device.Read), bufArg(hist, device.Write)),
@@ -256,11 +293,13 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 				bufArg(keys2, device.Write), bufArg(vals2, device.Write)))
 		keys, keys2, vals, vals2 = keys2, keys, vals2, vals
 	}
-	for l := range levels {
+	for l := range levels * b2i(keep == nil) {
 		cmds = append(cmds, dispatch(lkSplit, levelThreads, u32arg(uint32(l)), u32arg(lbvhLeaf),
 			bufArg(keys, device.Read), bufArg(ctl, device.ReadWrite), bufArg(info, device.ReadWrite)))
 	}
-	cmds = append(cmds, dispatch(lkNodeCount, 1, bufArg(ctl, device.ReadWrite)))
+	if keep == nil {
+		cmds = append(cmds, dispatch(lkNodeCount, 1, bufArg(ctl, device.ReadWrite)))
+	}
 	if err := d.dispatch(sh, &device.CommandList{Commands: cmds}); err != nil {
 		return err
 	}
@@ -304,6 +343,9 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 		return s.soft.ValueError(int(bad), bvh.Triangle{A: f(0), B: f(1), C: f(2)})
 	}
 	nodes := uint64(word(ctlNodes))
+	if keep != nil {
+		nodes = keep.nodes
+	}
 	if word(ctlLevels+levels-1) != 0 || nodes > nodesMax {
 		return fmt.Errorf("vulkan: the device mesh build of %d triangles made %d nodes, deeper than its %d levels", n, nodes, levels)
 	}
@@ -354,15 +396,51 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 		_ = d.DestroyBuffer(mh)
 		return err
 	}
-	s.soft.BuildDevice(g, rootNode, size)
+	var oldKeep *lbvhKeep
+	if keep != nil {
+		s.soft.RefitDevice(rootNode)
+	} else {
+		s.soft.BuildDevice(g, rootNode, size)
+		if s.opt.AllowUpdate {
+			// The buffers a refit needs stay with the mesh.
+			nk := &lbvhKeep{cent: cent, ctl: ctl, vals: vals, info: info, boxes: boxes, place: place, nodes: nodes, depth: depth}
+			kept = append(kept, &vals)
+			var rest []temp
+			for _, t := range temps {
+				if slices.ContainsFunc(kept, func(h *device.Handle) bool { return *h == t.h }) {
+					nk.bufs = append(nk.bufs, t)
+				} else {
+					rest = append(rest, t)
+				}
+			}
+			temps = rest
+			s.mu.Lock()
+			oldKeep, s.lbvh = s.lbvh, nk
+			s.mu.Unlock()
+		} else {
+			s.mu.Lock()
+			oldKeep, s.lbvh = s.lbvh, nil
+			s.mu.Unlock()
+		}
+	}
 	s.mu.Lock()
 	old, oldH := s.nodes, s.nodesHandle
 	s.nodes, s.nodesHandle = mb, mh
 	s.mu.Unlock()
+	if oldKeep != nil {
+		oldKeep.drop(d)
+	}
 	if old != nil {
 		return d.DestroyBuffer(oldH)
 	}
 	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // fromOrdBits is the host's inverse of the kernels' ordBits.

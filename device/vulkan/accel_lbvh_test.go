@@ -397,3 +397,87 @@ func TestLBVHStrideAndOffsets(t *testing.T) {
 	require.Equal(t, hm.Nodes, gm.Nodes)
 	checkRays(t, gm, tris, 11)
 }
+
+// TestLBVHRefit: a mesh built on the device with AllowUpdate refits there
+// (the tree kept, the rows and boxes rewritten): byte for byte the host's
+// linear build refitted with the same vertices, a valid tree, rays as the
+// reference; a refit the host refuses is refused with its error.
+func TestLBVHRefit(t *testing.T) {
+	r := newLBVHRig(t)
+	d := r.d
+	tris := randomTris(21, 900, 3, 0.4)
+	moved := make([]bvh.Triangle, len(tris))
+	for i, tr := range tris {
+		for j, v := range []*[3]float32{&tr.A, &tr.B, &tr.C} {
+			v[0] += 0.3 * float32(math.Sin(float64(i+j)))
+			v[1] -= 0.2
+		}
+		moved[i] = tr
+	}
+	bytesOf := func(tris []bvh.Triangle) []byte {
+		var vb []byte
+		for _, tr := range tris {
+			vb = appendF32(vb, tr.A[0], tr.A[1], tr.A[2], tr.B[0], tr.B[1], tr.B[2], tr.C[0], tr.C[1], tr.C[2])
+		}
+		return vb
+	}
+	var ib []byte
+	for i := range 3 * len(tris) {
+		ib = binary.LittleEndian.AppendUint32(ib, uint32(i))
+	}
+	buf := func(data []byte) device.Handle {
+		h, err := d.CreateBuffer(device.BufferDesc{Size: uint64(len(data))})
+		require.NoError(t, err)
+		t.Cleanup(func() { d.DestroyBuffer(h) })
+		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}))
+		return h
+	}
+	ih := buf(ib)
+	geom := func(vh device.Handle, n int) device.MeshGeometry {
+		return device.MeshGeometry{Vertices: vh, VertexStride: 12, VertexCount: uint32(3 * len(tris)), Indices: ih, Triangles: uint32(n)}
+	}
+	run := func(builder string, moved []bvh.Triangle, n int) ([]byte, error) {
+		t.Setenv("LUCENT_SOFT_BUILD", builder)
+		m, err := d.CreateMesh(device.AccelOptions{AllowUpdate: true, Hint: device.FastBuild})
+		require.NoError(t, err)
+		t.Cleanup(func() { d.DestroyMesh(m) })
+		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.MeshBuild{Mesh: m, Geometry: geom(buf(bytesOf(tris)), len(tris))}}}))
+		if err := d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{
+			&device.MeshBuild{Mesh: m, Mode: device.BuildUpdate, Geometry: geom(buf(bytesOf(moved)), n)}}}); err != nil {
+			return nil, err
+		}
+		require.NoError(t, d.SynchronizeStream(context.Background(), r.st))
+		d.live.RLock()
+		s, err := structureOf(d, m, device.KindMesh)
+		d.live.RUnlock()
+		require.NoError(t, err)
+		if builder == "gpu" {
+			require.True(t, s.soft.OnDevice())
+			require.NotNil(t, s.lbvh, "the refit's buffers")
+		}
+		out := make([]byte, s.nodes.desc.Size)
+		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.BufferDownload{Buffer: s.nodesHandle, Data: out}}}))
+		require.NoError(t, d.SynchronizeStream(context.Background(), r.st))
+		require.Equal(t, s.soft.Mesh().Bounds(), parseMeshBytes(t, out).Bounds(), "the host's root box")
+		return out, nil
+	}
+	gb, err := run("gpu", moved, len(tris))
+	require.NoError(t, err)
+	hb, err := run("linear", moved, len(tris))
+	require.NoError(t, err)
+	require.Equal(t, hb, gb, "the host's refitted buffer")
+	m := parseMeshBytes(t, gb)
+	require.NoError(t, m.Validate())
+	checkRays(t, m, moved, 21)
+
+	_, herr := run("linear", moved, len(tris)-1)
+	_, gerr := run("gpu", moved, len(tris)-1)
+	require.ErrorIs(t, gerr, device.ErrInvalidArgument)
+	require.Equal(t, stripHandle(herr.Error()), stripHandle(gerr.Error()))
+	bad := append([]bvh.Triangle(nil), moved...)
+	bad[444].C[2] = float32(math.NaN())
+	_, herr = run("linear", bad, len(tris))
+	_, gerr = run("gpu", bad, len(tris))
+	require.ErrorIs(t, gerr, device.ErrInvalidArgument)
+	require.Equal(t, stripHandle(herr.Error()), stripHandle(gerr.Error()))
+}

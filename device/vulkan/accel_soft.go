@@ -169,8 +169,14 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 		if err != nil {
 			return err
 		}
-		if c.Mode == device.BuildFull && softMeshOnDevice(s.opt) {
-			return d.buildMeshOnDevice(sh, s, g)
+		s.mu.Lock()
+		keep := s.lbvh
+		s.mu.Unlock()
+		switch {
+		case c.Mode == device.BuildUpdate && keep != nil && s.soft.OnDevice():
+			return d.buildMeshOnDevice(sh, s, g, keep)
+		case c.Mode == device.BuildFull && softMeshOnDevice():
+			return d.buildMeshOnDevice(sh, s, g, nil)
 		}
 		data, err := d.readBack(sh, [3]uint64{uint64(g.Vertices), g.VertexOffset, uint64(g.VertexCount-1)*uint64(g.VertexStride) + 12},
 			[3]uint64{uint64(g.Indices), g.IndexOffset, 12 * uint64(g.Triangles)})
@@ -186,6 +192,13 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 		}
 		if err := s.soft.BuildMeshWith(c.Mode, g, data[0], data[1], fast); err != nil {
 			return err
+		}
+		if keep != nil && c.Mode == device.BuildFull {
+			// The device build's buffers go with the tree they held.
+			s.mu.Lock()
+			s.lbvh = nil
+			s.mu.Unlock()
+			keep.drop(d)
 		}
 		return d.uploadSoftware(sh, s, meshBytes(s.soft.Mesh()))
 	case *device.ProceduralBuild:

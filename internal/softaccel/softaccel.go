@@ -110,6 +110,28 @@ func (s *Structure) ValueError(i int, t bvh.Triangle) error {
 	return fmt.Errorf("%s: %w: %w", s.label(), device.ErrInvalidArgument, bvh.CheckTriangle(i, t))
 }
 
+// UpdateCheck refuses a refit of a mesh that it cannot take, as BuildMesh
+// does.
+func (s *Structure) UpdateCheck(g device.MeshGeometry) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.updateError(g.Triangles, "triangles"); err != nil {
+		return err
+	}
+	if g.VertexCount != s.vertices {
+		return fmt.Errorf("%w: update of %s: %d vertices, its build had %d", device.ErrInvalidArgument, s.label(), g.VertexCount, s.vertices)
+	}
+	return nil
+}
+
+// RefitDevice records a refit made on the device of a mesh built there:
+// its new root node.
+func (s *Structure) RefitDevice(root bvh.Node) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mesh = &bvh.Mesh{Nodes: []bvh.Node{root}}
+}
+
 // BuildDevice records a full build of a mesh made on the device: the
 // host keeps its root node (what an accel's build needs of it) and the
 // device copy's size in bytes.
