@@ -237,11 +237,13 @@ func (d *Device) buildMeshOnDevice(sh device.Handle, s *structure, g device.Mesh
 	counts := sortDigits * sortThreads
 	const scanChunk = 256
 	parts := (counts + scanChunk - 1) / scanChunk
-	if hist, err = d.newTemp(4*uint64(counts), &temps); err != nil {
-		return err
-	}
-	if part, err = d.newTemp(4*uint64(parts), &temps); err != nil {
-		return err
+	if keep == nil {
+		if hist, err = d.newTemp(4*uint64(counts), &temps); err != nil {
+			return err
+		}
+		if part, err = d.newTemp(4*uint64(parts), &temps); err != nil {
+			return err
+		}
 	}
 	const prepChunk = 64
 	// The geometry's bindings start at its offsets rounded down to the
