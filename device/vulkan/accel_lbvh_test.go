@@ -292,8 +292,9 @@ func stripHandle(s string) string {
 // (the device build's kernels compiled by a first build outside the
 // timing), with each builder: "sah" (the host's default), "linear" (the
 // host's FastBuild), "gpu" (the device build), or only the one
-// LUCENT_SOFT_BUILD names. Each build includes the read-back and upload
-// of the host builds and the wait for the stream.
+// LUCENT_SOFT_BUILD names; then refits, host and device. Each build
+// includes the read-back and upload of the host builds and the wait for
+// the stream.
 //
 //	go test -run '^$' -bench SoftMeshBuild -benchtime 3x ./device/vulkan
 func BenchmarkSoftMeshBuild(b *testing.B) {
@@ -325,9 +326,9 @@ func BenchmarkSoftMeshBuild(b *testing.B) {
 	a, err := d.CreateAccel(device.AccelOptions{})
 	require.NoError(b, err)
 	defer d.DestroyAccel(a)
-	build := func(b *testing.B) {
+	build := func(b *testing.B, m device.Handle, mode device.BuildMode) {
 		require.NoError(b, d.Dispatch(st, &device.CommandList{Commands: []device.Command{
-			&device.MeshBuild{Mesh: m, Geometry: device.MeshGeometry{Vertices: vb, VertexStride: 12, VertexCount: uint32((n + 1) * (n + 1)),
+			&device.MeshBuild{Mesh: m, Mode: mode, Geometry: device.MeshGeometry{Vertices: vb, VertexStride: 12, VertexCount: uint32((n + 1) * (n + 1)),
 				Indices: ib, Triangles: uint32(2 * n * n)}},
 			&device.AccelBuild{Accel: a, Count: 1, Updates: []device.InstanceUpdate{{Change: device.ChangeAll,
 				Instance: device.Instance{Primitive: m, Kind: device.KindMesh, Transform: device.IdentityTransform, Mask: 0xff, Opaque: true}}}},
@@ -337,9 +338,28 @@ func BenchmarkSoftMeshBuild(b *testing.B) {
 	for _, name := range builders {
 		b.Run(name, func(b *testing.B) {
 			b.Setenv("LUCENT_SOFT_BUILD", name)
-			build(b)
+			build(b, m, device.BuildFull)
 			for b.Loop() {
-				build(b)
+				build(b, m, device.BuildFull)
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/build")
+		})
+	}
+	// Refits of a mesh made with AllowUpdate and the FastBuild hint (the
+	// host refits the linear tree the device builds).
+	for _, name := range builders {
+		if name == "sah" {
+			continue
+		}
+		b.Run("refit-"+name, func(b *testing.B) {
+			b.Setenv("LUCENT_SOFT_BUILD", name)
+			um, err := d.CreateMesh(device.AccelOptions{AllowUpdate: true, Hint: device.FastBuild})
+			require.NoError(b, err)
+			defer d.DestroyMesh(um)
+			build(b, um, device.BuildFull)
+			build(b, um, device.BuildUpdate)
+			for b.Loop() {
+				build(b, um, device.BuildUpdate)
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1e3/float64(b.N), "ms/build")
 		})
