@@ -34,6 +34,10 @@ func (m *Mesh) Bounds() AABB {
 	return m.Nodes[0].Bounds()
 }
 
+// CheckTriangle returns the error a build reports for triangle i of its
+// input, t, or nil when t is finite.
+func CheckTriangle(i int, t Triangle) error { return checkTriangle(i, &t) }
+
 func checkTriangle(i int, t *Triangle) error {
 	for j, v := range [3][3]float32{t.A, t.B, t.C} {
 		if !finite(v) {

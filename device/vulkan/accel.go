@@ -62,6 +62,7 @@ type structure struct {
 	nodes       *buffer
 	nodesHandle device.Handle
 	softPrims   []*structure
+	lbvh        *lbvhKeep // meshes built on the device with AllowUpdate (accel_lbvh.go)
 
 	// procedurals only: the copy of the boxes of the last build, which the
 	// build reads and kernels read to commit a box where a ray enters it
@@ -144,6 +145,9 @@ func (s *structure) vkType() vk.AccelerationStructureTypeKHR {
 func (s *structure) release() {
 	if s.nodesHandle != 0 {
 		s.d.dropHidden(s.nodesHandle)
+	}
+	if s.lbvh != nil {
+		s.lbvh.drop(s.d)
 	}
 	s.d.releaseStore(s.as)
 	for _, b := range []*rawBuffer{s.scratch, s.instBuf, s.boxes} {

@@ -199,17 +199,40 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 	switch c := c.(type) {
 	case *device.MeshBuild:
 		g := c.Geometry
+		s, err := d.softStructure(c.Mesh, device.KindMesh)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		keep := s.lbvh
+		s.mu.Unlock()
+		switch {
+		case c.Mode == device.BuildUpdate && keep != nil && s.soft.OnDevice():
+			return d.buildMeshOnDevice(sh, s, g, keep)
+		case c.Mode == device.BuildFull && softMeshOnDevice():
+			return d.buildMeshOnDevice(sh, s, g, nil)
+		}
 		data, err := d.readBack(sh, [3]uint64{uint64(g.Vertices), g.VertexOffset, uint64(g.VertexCount-1)*uint64(g.VertexStride) + 12},
 			[3]uint64{uint64(g.Indices), g.IndexOffset, 12 * uint64(g.Triangles)})
 		if err != nil {
 			return err
 		}
-		s, err := d.softStructure(c.Mesh, device.KindMesh)
-		if err != nil {
+		fast := s.opt.Hint == device.FastBuild
+		switch softBuilder() {
+		case "linear":
+			fast = true
+		case "sah":
+			fast = false
+		}
+		if err := s.soft.BuildMeshWith(c.Mode, g, data[0], data[1], fast); err != nil {
 			return err
 		}
-		if err := s.soft.BuildMesh(c.Mode, g, data[0], data[1]); err != nil {
-			return err
+		if keep != nil && c.Mode == device.BuildFull {
+			// The device build's buffers go with the tree they held.
+			s.mu.Lock()
+			s.lbvh = nil
+			s.mu.Unlock()
+			keep.drop(d)
 		}
 		return d.uploadSoftware(sh, s, meshBytes(s.soft.Mesh()))
 	case *device.ProceduralBuild:

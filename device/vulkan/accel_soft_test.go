@@ -19,6 +19,7 @@ import (
 // inverse and the transform as given.
 func TestSoftwareArraysOnDevice(t *testing.T) {
 	t.Setenv("LUCENT_ACCEL", "software")
+	t.Setenv("LUCENT_SOFT_BUILD", "sah") // the host's hierarchy, uploaded
 	d, _ := openDevice(t)
 	require.Equal(t, device.PathEmulated, d.Capabilities().RayTracing)
 	s, err := d.CreateStream(device.StreamCompute)

@@ -97,11 +97,12 @@ type Device struct {
 	inflight   atomic.Int64           // submissions enqueued on any stream and not yet completed on the host
 	streams    sync.Map               // every *stream not yet released, destroyed ones included
 	parked     parkedSet
-	indexCheck indexCheck // the mesh index check (accel_indices.go)
-	softAccel  bool       // structures built in software (accel_soft.go)
-	noReplay   bool       // record every list afresh (replay.go; for tests)
-	reads      readSet    // direct reads not yet made (directread.go)
-	readMu     sync.Mutex // held by the list with direct reads being encoded
+	indexCheck indexCheck  // the mesh index check (accel_indices.go)
+	lbvh       lbvhShaders // the software path's device mesh build (accel_lbvh.go)
+	softAccel  bool        // structures built in software (accel_soft.go)
+	noReplay   bool        // record every list afresh (replay.go; for tests)
+	reads      readSet     // direct reads not yet made (directread.go)
+	readMu     sync.Mutex  // held by the list with direct reads being encoded
 	// stagedDownloads: every download goes through staging (EnvStagedDownloads).
 	stagedDownloads bool
 }

@@ -42,22 +42,7 @@ func BenchmarkRayQueries(b *testing.B) {
 		b.Cleanup(func() { d.DestroyBuffer(h) })
 		return h
 	}
-	height := func(x, z float64) float64 { return 0.5*math.Sin(1.3*x)*math.Cos(1.7*z) + 0.2*math.Sin(3*x+2*z) }
-	var verts, idx []byte
-	for j := 0; j <= n; j++ {
-		for i := 0; i <= n; i++ {
-			x, z := float64(i)/float64(n)*20-10, float64(j)/float64(n)*20-10
-			verts = appendF32(verts, float32(x), float32(height(x, z)), float32(z))
-		}
-	}
-	for j := range n {
-		for i := range n {
-			a := uint32(j*(n+1) + i)
-			for _, v := range []uint32{a, a + 1, a + uint32(n) + 1, a + 1, a + uint32(n) + 2, a + uint32(n) + 1} {
-				idx = binary.LittleEndian.AppendUint32(idx, v)
-			}
-		}
-	}
+	verts, idx := heightfield(n)
 	vb, ib := buf(len(verts)), buf(len(idx))
 	require.NoError(b, d.Dispatch(st, &device.CommandList{Commands: []device.Command{
 		&device.BufferUpload{Buffer: vb, Data: verts}, &device.BufferUpload{Buffer: ib, Data: idx}}}))
@@ -151,4 +136,25 @@ func BenchmarkRayQueries(b *testing.B) {
 			b.ReportMetric(float64(w*h)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mrays/s")
 		})
 	}
+}
+
+// heightfield is BenchmarkRayQueries's mesh: the vertices (float32×3) and
+// indices (uint32) of 2·n² triangles over [-10, 10]².
+func heightfield(n int) (verts, idx []byte) {
+	height := func(x, z float64) float64 { return 0.5*math.Sin(1.3*x)*math.Cos(1.7*z) + 0.2*math.Sin(3*x+2*z) }
+	for j := 0; j <= n; j++ {
+		for i := 0; i <= n; i++ {
+			x, z := float64(i)/float64(n)*20-10, float64(j)/float64(n)*20-10
+			verts = appendF32(verts, float32(x), float32(height(x, z)), float32(z))
+		}
+	}
+	for j := range n {
+		for i := range n {
+			a := uint32(j*(n+1) + i)
+			for _, v := range []uint32{a, a + 1, a + uint32(n) + 1, a + 1, a + uint32(n) + 2, a + uint32(n) + 1} {
+				idx = binary.LittleEndian.AppendUint32(idx, v)
+			}
+		}
+	}
+	return verts, idx
 }

@@ -381,6 +381,23 @@ func TestRayQueriesByAddressAndBinding(t *testing.T) {
 	matchBruteForce(t, d, st)
 }
 
+// TestRayQueriesDeviceMeshBuild is TestRayQueriesMatchBruteForce with the
+// software path's meshes built on the device (LUCENT_SOFT_BUILD=gpu), so
+// the device build's buffers go through the accel build's mesh copies and
+// the traversal end to end, read by address and by binding.
+func TestRayQueriesDeviceMeshBuild(t *testing.T) {
+	t.Setenv("LUCENT_ACCEL", "software")
+	t.Setenv("LUCENT_SOFT_BUILD", "gpu")
+	d, st := rayDevice(t)
+	require.Equal(t, device.PathEmulated, d.Capabilities().RayQuery)
+	require.Zero(t, d.lbvh[0].shaders[0], "no device build yet")
+	d.softDescLimit.Store(1)
+	matchBruteForce(t, d, st)
+	d.softDescLimit.Store(d.caps.MaxStorageBufferRange)
+	matchBruteForce(t, d, st)
+	require.NotZero(t, d.lbvh[0].shaders[0], "the meshes were built on the device (its kernels made)")
+}
+
 // TestAccelReadChoice: kernels read software accels through their binding
 // on lavapipe before Mesa 23, through their address elsewhere, unless
 // LUCENT_ACCEL_READ says otherwise.

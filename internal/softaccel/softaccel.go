@@ -38,6 +38,9 @@ type Structure struct {
 	prims     []*Structure // accels: instance i's primitive
 	set       []bool
 	compacted bool
+	// devBytes: the size of a mesh built on the device (BuildDevice),
+	// whose host copy holds its root node only; 0 otherwise
+	devBytes uint64
 }
 
 func (s *Structure) label() string { return fmt.Sprintf("%s %d", s.kind, s.h) }
@@ -45,6 +48,9 @@ func (s *Structure) label() string { return fmt.Sprintf("%s %d", s.kind, s.h) }
 // bytes is the memory of the built hierarchy (its slices' capacities); s.mu
 // held.
 func (s *Structure) bytes() uint64 {
+	if s.devBytes != 0 {
+		return s.devBytes
+	}
 	var n uint64
 	if m := s.mesh; m != nil {
 		n += uint64(cap(m.Nodes))*32 + uint64(cap(m.Prims))*4 + uint64(cap(m.Tris))*36 + uint64(cap(m.Boxes))*24
@@ -58,6 +64,9 @@ func (s *Structure) bytes() uint64 {
 
 // compactedBytes is bytes with every slice at its length; s.mu held.
 func (s *Structure) compactedBytes() uint64 {
+	if s.devBytes != 0 {
+		return s.devBytes
+	}
 	var n uint64
 	if m := s.mesh; m != nil {
 		n += uint64(len(m.Nodes))*32 + uint64(len(m.Prims))*4 + uint64(len(m.Tris))*36 + uint64(len(m.Boxes))*24
@@ -89,6 +98,62 @@ func vec3(b []byte) [3]float32 { return [3]float32{leF32(b), leF32(b[4:]), leF32
 // BuildMesh builds or refits a mesh from the bytes of its vertex and index
 // ranges.
 func (s *Structure) BuildMesh(mode device.BuildMode, g device.MeshGeometry, verts, idx []byte) error {
+	return s.BuildMeshWith(mode, g, verts, idx, s.opt.Hint == device.FastBuild)
+}
+
+// IndexError is the error of a mesh build whose triangle tri has index v
+// past the mesh's vertices.
+func (s *Structure) IndexError(tri int, v uint32, g device.MeshGeometry) error {
+	return fmt.Errorf("%w: %s: triangle %d: index %d past its %d vertices", device.ErrInvalidArgument, s.label(), tri, v, g.VertexCount)
+}
+
+// ValueError is the error of a mesh build whose triangle i (t) has a
+// non-finite coordinate.
+func (s *Structure) ValueError(i int, t bvh.Triangle) error {
+	return fmt.Errorf("%s: %w: %w", s.label(), device.ErrInvalidArgument, bvh.CheckTriangle(i, t))
+}
+
+// UpdateCheck refuses a refit of a mesh that it cannot take, as BuildMesh
+// does.
+func (s *Structure) UpdateCheck(g device.MeshGeometry) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.updateError(g.Triangles, "triangles"); err != nil {
+		return err
+	}
+	if g.VertexCount != s.vertices {
+		return fmt.Errorf("%w: update of %s: %d vertices, its build had %d", device.ErrInvalidArgument, s.label(), g.VertexCount, s.vertices)
+	}
+	return nil
+}
+
+// RefitDevice records a refit made on the device of a mesh built there:
+// its new root node.
+func (s *Structure) RefitDevice(root bvh.Node) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mesh = &bvh.Mesh{Nodes: []bvh.Node{root}}
+}
+
+// BuildDevice records a full build of a mesh made on the device: the
+// host keeps its root node (what an accel's build needs of it) and the
+// device copy's size in bytes.
+func (s *Structure) BuildDevice(g device.MeshGeometry, root bvh.Node, bytes uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mesh = &bvh.Mesh{Nodes: []bvh.Node{root}}
+	s.built, s.count, s.vertices, s.compacted, s.devBytes = true, g.Triangles, g.VertexCount, false, bytes
+}
+
+// OnDevice reports whether the mesh's last build was made on the device.
+func (s *Structure) OnDevice() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.devBytes != 0
+}
+
+// BuildMeshWith is BuildMesh, with the linear (fast) build or the SAH one.
+func (s *Structure) BuildMeshWith(mode device.BuildMode, g device.MeshGeometry, verts, idx []byte, fast bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if mode == device.BuildUpdate {
@@ -105,7 +170,7 @@ func (s *Structure) BuildMesh(mode device.BuildMode, g device.MeshGeometry, vert
 		for j := range 3 {
 			v := binary.LittleEndian.Uint32(idx[12*i+4*j:])
 			if v >= g.VertexCount {
-				return fmt.Errorf("%w: %s: triangle %d: index %d past its %d vertices", device.ErrInvalidArgument, s.label(), i, v, g.VertexCount)
+				return s.IndexError(i, v, g)
 			}
 			abc[j] = vec3(verts[uint64(v)*uint64(g.VertexStride):])
 		}
@@ -117,11 +182,11 @@ func (s *Structure) BuildMesh(mode device.BuildMode, g device.MeshGeometry, vert
 		}
 		return nil
 	}
-	m, err := bvh.BuildTriangles(tris, bvh.Options{FastBuild: s.opt.Hint == device.FastBuild})
+	m, err := bvh.BuildTriangles(tris, bvh.Options{FastBuild: fast})
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", s.label(), device.ErrInvalidArgument, err)
 	}
-	s.mesh, s.built, s.count, s.vertices, s.compacted = m, true, g.Triangles, g.VertexCount, false
+	s.mesh, s.built, s.count, s.vertices, s.compacted, s.devBytes = m, true, g.Triangles, g.VertexCount, false, 0
 	return nil
 }
 
@@ -149,7 +214,7 @@ func (s *Structure) BuildProcedural(mode device.BuildMode, n uint32, raw []byte)
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", s.label(), device.ErrInvalidArgument, err)
 	}
-	s.mesh, s.built, s.count, s.compacted = m, true, n, false
+	s.mesh, s.built, s.count, s.compacted, s.devBytes = m, true, n, false, 0
 	return nil
 }
 
