@@ -28,7 +28,7 @@ func CheckArgCount(shader string, sig *Signature, n int) error {
 // Errors wrap ErrInvalidArgument.
 func CheckArg(want Argument, a Arg, r ArgResource) error {
 	if a.Kind != want.Kind {
-		return invalidf("kernel expects a %s, got a %s", want.Kind, a.Kind)
+		return invalidf("kernel expects %s, got %s", article(want.Kind), article(a.Kind))
 	}
 	switch a.Kind {
 	case ArgUniform:
@@ -71,4 +71,12 @@ func CheckArg(want Argument, a Arg, r ArgResource) error {
 		return invalidf("argument kind %v is not supported", a.Kind)
 	}
 	return nil
+}
+
+// article is k's name after "a" or "an".
+func article(k ArgKind) string {
+	if k == ArgAccel {
+		return "an accel"
+	}
+	return "a " + k.String()
 }
