@@ -24,4 +24,8 @@
 // storage-buffer binding on lavapipe before Mesa 23 and through their
 // device address elsewhere (accelByBinding, as measured);
 // LUCENT_ACCEL_READ=binding or =address before Open overrides that.
+// Software-path meshes are built on the host (SAH, or the linear build for
+// the FastBuild hint, as measured); LUCENT_SOFT_BUILD=gpu builds them on the
+// device with lucent kernels (accel_lbvh.go), =linear or =sah pins a host
+// build.
 package vulkan
