@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -450,4 +451,40 @@ func TestWideMadeAtFirstUse(t *testing.T) {
 	require.NotNil(t, m.wide.f)
 	require.NoError(t, m.Refit(tris))
 	require.Nil(t, m.wide.f, "a refit starts a new one, made at its first use")
+}
+
+// The first wide traversals of a mesh may come from many goroutines at once
+// (kernel.Run's threads): each gets the one form, and their hits are the
+// binary walk's (run under -race to check the first use).
+func TestWideConcurrentFirstUse(t *testing.T) {
+	old := makeWide
+	makeWide = true
+	t.Cleanup(func() { makeWide = old })
+	rng := rand.New(rand.NewPCG(11, 12))
+	m, err := BuildTriangles(soup(rng, 2000, 0.05), Options{})
+	require.NoError(t, err)
+	s, err := BuildScene([]Instance{{Mesh: m, Transform: Identity, Mask: 1, Opaque: true}}, Options{})
+	require.NoError(t, err)
+	bin := binaryOnly(t, s)
+	rays := make([]Ray, 256)
+	for i := range rays {
+		rays[i] = randRay(rng)
+		rays[i].Mask = 1
+	}
+	var wg sync.WaitGroup
+	got := make([]bool, len(rays))
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := g; i < len(rays); i += 8 {
+				got[i] = s.anyWide(rays[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i, r := range rays {
+		require.Equal(t, bin.Any(r), got[i], "ray %d", i)
+	}
+	require.NotNil(t, m.wide.f)
 }
