@@ -29,15 +29,15 @@ type Structure struct {
 	// destroyedAt is the submission the destroy came after: accel builds
 	// submitted until then still see the structure (Destroy).
 	destroyedAt uint64
-	built     bool
-	count     uint32 // triangles, boxes or instances of the last full build
-	vertices  uint32
-	mesh      *bvh.Mesh  // meshes and procedurals
-	scene     *bvh.Scene // accels
-	insts     []device.Instance
-	prims     []*Structure // accels: instance i's primitive
-	set       []bool
-	compacted bool
+	built       bool
+	count       uint32 // triangles, boxes or instances of the last full build
+	vertices    uint32
+	mesh        *bvh.Mesh  // meshes and procedurals
+	scene       *bvh.Scene // accels
+	insts       []device.Instance
+	prims       []*Structure // accels: instance i's primitive
+	set         []bool
+	compacted   bool
 	// devBytes: the size of a mesh built on the device (BuildDevice),
 	// whose host copy holds its root node only; 0 otherwise
 	devBytes uint64
