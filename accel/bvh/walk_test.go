@@ -29,6 +29,88 @@ func walkLeaves(nodes []Node, p *ray, cull float32, culls []float32, step func(w
 	}
 }
 
+// awkward draws the values the walk tests feed both walks: coordinates,
+// direction components that are zero, signed zero, tiny or huge, boxes
+// with faces through the ray's origin, flat or huge, ray spans and cull
+// distances at their limits.
+type awkward struct{ rng *rand.Rand }
+
+func (a awkward) f() float32 { return 4*a.rng.Float32() - 2 }
+
+func (a awkward) comp() float32 {
+	switch a.rng.IntN(12) {
+	case 0:
+		return 0
+	case 1:
+		return float32(math.Copysign(1e-37, float64(a.f()))) // a huge reciprocal
+	case 2:
+		return float32(math.Copysign(3e38, float64(a.f())))
+	case 3:
+		return float32(math.Copysign(0, -1))
+	}
+	return a.f()
+}
+
+func (a awkward) box(o [3]float32) ([3]float32, [3]float32) {
+	var lo, hi [3]float32
+	for k := range lo {
+		lo[k] = a.f()
+		hi[k] = lo[k] + 2*a.rng.Float32()
+		switch a.rng.IntN(10) {
+		case 0:
+			lo[k] = o[k] // a face through the origin
+		case 1:
+			hi[k] = o[k]
+			lo[k] = min(lo[k], hi[k])
+		case 2:
+			lo[k], hi[k] = o[k], o[k] // flat, through the origin
+		case 3:
+			lo[k], hi[k] = -3e38, 3e38
+		case 4:
+			hi[k] = lo[k] // flat
+		}
+	}
+	return lo, hi
+}
+
+// span moves r's TMin or TMax to a limit now and then.
+func (a awkward) span(r *Ray) {
+	switch a.rng.IntN(6) {
+	case 0:
+		r.TMin = -r.TMax
+	case 1:
+		r.TMax = inf32
+	case 2:
+		r.TMin = float32(math.Inf(-1))
+	case 3:
+		r.TMin = r.TMax
+	}
+}
+
+// culls is a cull distance for r, sometimes NaN or infinite, and the four
+// it is lowered to after each leaf.
+func (a awkward) culls(r *Ray) (float32, []float32) {
+	cull := widen(r.TMax)
+	switch a.rng.IntN(20) {
+	case 0:
+		cull = float32(math.NaN())
+	case 1:
+		cull = inf32
+	case 2:
+		cull = -inf32
+	case 3:
+		cull = r.TMin
+	}
+	culls := make([]float32, 4)
+	for k := range culls {
+		culls[k] = cull * a.rng.Float32()
+		if a.rng.IntN(3) == 0 {
+			culls[k] = inf32
+		}
+	}
+	return cull, culls
+}
+
 // walk (walkSSE on amd64 for rays with finite reciprocals) visits the same
 // leaves in the same order as walkGo, with the slab test of box, on random
 // hierarchies and rays and on two-leaf trees of awkward boxes: faces
@@ -38,41 +120,7 @@ func walkLeaves(nodes []Node, p *ray, cull float32, culls []float32, step func(w
 func TestWalkMatchesWalkGo(t *testing.T) {
 	inf := float32(math.Inf(1))
 	rng := rand.New(rand.NewPCG(11, 12))
-	f := func() float32 { return 4*rng.Float32() - 2 }
-	comp := func() float32 {
-		switch rng.IntN(12) {
-		case 0:
-			return 0
-		case 1:
-			return float32(math.Copysign(1e-37, float64(f()))) // a huge reciprocal
-		case 2:
-			return float32(math.Copysign(3e38, float64(f())))
-		case 3:
-			return float32(math.Copysign(0, -1))
-		}
-		return f()
-	}
-	box := func(o [3]float32) ([3]float32, [3]float32) {
-		var lo, hi [3]float32
-		for k := range lo {
-			lo[k] = f()
-			hi[k] = lo[k] + 2*rng.Float32()
-			switch rng.IntN(10) {
-			case 0:
-				lo[k] = o[k] // a face through the origin
-			case 1:
-				hi[k] = o[k]
-				lo[k] = min(lo[k], hi[k])
-			case 2:
-				lo[k], hi[k] = o[k], o[k] // flat, through the origin
-			case 3:
-				lo[k], hi[k] = -3e38, 3e38
-			case 4:
-				hi[k] = lo[k] // flat
-			}
-		}
-		return lo, hi
-	}
+	aw := awkward{rng}
 	var meshes []*Mesh
 	for _, tris := range [][]Triangle{soup(rng, 2000, 0.05), soup(rng, 300, 0.3), grid(rng, 30, 20)} {
 		m, err := BuildTriangles(tris, Options{})
@@ -86,50 +134,24 @@ func TestWalkMatchesWalkGo(t *testing.T) {
 		if i%4 == 0 {
 			r = randRay(rng)
 			if i%8 == 0 {
-				r.Dir[rng.IntN(3)] = comp()
+				r.Dir[rng.IntN(3)] = aw.comp()
 			}
 			nodes = meshes[rng.IntN(len(meshes))].Nodes
 		} else {
-			r = Ray{Origin: [3]float32{f(), f(), f()}, Dir: [3]float32{comp(), comp(), comp()}, TMax: 10 * rng.Float32()}
+			r = Ray{Origin: [3]float32{aw.f(), aw.f(), aw.f()}, Dir: [3]float32{aw.comp(), aw.comp(), aw.comp()}, TMax: 10 * rng.Float32()}
 			nodes = make([]Node, 3)
 			nodes[0] = Node{Min: [3]float32{-inf, -inf, -inf}, Max: [3]float32{inf, inf, inf}, LeftFirst: 1}
 			for c := 1; c < 3; c++ {
-				nodes[c].Min, nodes[c].Max = box(r.Origin)
+				nodes[c].Min, nodes[c].Max = aw.box(r.Origin)
 				nodes[c].LeftFirst, nodes[c].Count = rng.Uint32(), 1+rng.Uint32N(255)
 			}
 		}
-		switch rng.IntN(6) {
-		case 0:
-			r.TMin = -r.TMax
-		case 1:
-			r.TMax = inf
-		case 2:
-			r.TMin = float32(math.Inf(-1))
-		case 3:
-			r.TMin = r.TMax
-		}
+		aw.span(&r)
 		var p ray
 		if !p.init(&r, true) {
 			continue
 		}
-		cull := widen(r.TMax)
-		switch rng.IntN(20) {
-		case 0:
-			cull = float32(math.NaN())
-		case 1:
-			cull = inf
-		case 2:
-			cull = -inf
-		case 3:
-			cull = r.TMin
-		}
-		culls := make([]float32, 4)
-		for k := range culls {
-			culls[k] = cull * rng.Float32()
-			if rng.IntN(3) == 0 {
-				culls[k] = inf
-			}
-		}
+		cull, culls := aw.culls(&r)
 		want := walkLeaves(nodes, &p, cull, culls, func(w *walker, ni int) int { return w.walkGo(nodes, &p, ni) })
 		got := walkLeaves(nodes, &p, cull, culls, func(w *walker, ni int) int { return w.walk(nodes, &p, ni) })
 		require.Equal(t, want, got, "ray %+v cull %v nodes %+v", r, cull, nodes[:min(3, len(nodes))])

@@ -291,41 +291,7 @@ func wideLeaves(wf *wideForm, p *ray, cull float32, culls []float32, step func(w
 func TestWalkWideMatchesWalkWideGo(t *testing.T) {
 	inf := float32(math.Inf(1))
 	rng := rand.New(rand.NewPCG(13, 14))
-	f := func() float32 { return 4*rng.Float32() - 2 }
-	comp := func() float32 {
-		switch rng.IntN(12) {
-		case 0:
-			return 0
-		case 1:
-			return float32(math.Copysign(1e-37, float64(f())))
-		case 2:
-			return float32(math.Copysign(3e38, float64(f())))
-		case 3:
-			return float32(math.Copysign(0, -1))
-		}
-		return f()
-	}
-	box := func(o [3]float32) ([3]float32, [3]float32) {
-		var lo, hi [3]float32
-		for k := range lo {
-			lo[k] = f()
-			hi[k] = lo[k] + 2*rng.Float32()
-			switch rng.IntN(10) {
-			case 0:
-				lo[k] = o[k]
-			case 1:
-				hi[k] = o[k]
-				lo[k] = min(lo[k], hi[k])
-			case 2:
-				lo[k], hi[k] = o[k], o[k]
-			case 3:
-				lo[k], hi[k] = -3e38, 3e38
-			case 4:
-				hi[k] = lo[k]
-			}
-		}
-		return lo, hi
-	}
+	aw := awkward{rng}
 	var forms []*wideForm
 	for _, tris := range [][]Triangle{soup(rng, 2000, 0.05), soup(rng, 300, 0.3), grid(rng, 30, 20)} {
 		for _, opt := range buildOptions {
@@ -341,11 +307,11 @@ func TestWalkWideMatchesWalkWideGo(t *testing.T) {
 		if i%4 == 0 {
 			r = randRay(rng)
 			if i%8 == 0 {
-				r.Dir[rng.IntN(3)] = comp()
+				r.Dir[rng.IntN(3)] = aw.comp()
 			}
 			wf = forms[rng.IntN(len(forms))]
 		} else {
-			r = Ray{Origin: [3]float32{f(), f(), f()}, Dir: [3]float32{comp(), comp(), comp()}, TMax: 10 * rng.Float32()}
+			r = Ray{Origin: [3]float32{aw.f(), aw.f(), aw.f()}, Dir: [3]float32{aw.comp(), aw.comp(), aw.comp()}, TMax: 10 * rng.Float32()}
 			// A root of two interior children with two leaves each, or
 			// of one leaf and one interior child.
 			nodes := []Node{{Min: [3]float32{-inf, -inf, -inf}, Max: [3]float32{inf, inf, inf}, LeftFirst: 1}}
@@ -355,50 +321,24 @@ func TestWalkWideMatchesWalkWideGo(t *testing.T) {
 				if c < inner {
 					n.LeftFirst = uint32(3 + 2*c)
 				} else {
-					n.Min, n.Max = box(r.Origin)
+					n.Min, n.Max = aw.box(r.Origin)
 					n.LeftFirst, n.Count = rng.Uint32N(1<<20), 1+rng.Uint32N(255)
 				}
 				nodes = append(nodes, n)
 			}
 			for c := 0; c < 2*inner; c++ {
 				n := Node{LeftFirst: rng.Uint32N(1 << 20), Count: 1 + rng.Uint32N(255)}
-				n.Min, n.Max = box(r.Origin)
+				n.Min, n.Max = aw.box(r.Origin)
 				nodes = append(nodes, n)
 			}
 			wf = collapse(nodes)
 		}
-		switch rng.IntN(6) {
-		case 0:
-			r.TMin = -r.TMax
-		case 1:
-			r.TMax = inf
-		case 2:
-			r.TMin = float32(math.Inf(-1))
-		case 3:
-			r.TMin = r.TMax
-		}
+		aw.span(&r)
 		var p ray
 		if !p.init(&r, true) {
 			continue
 		}
-		cull := widen(r.TMax)
-		switch rng.IntN(20) {
-		case 0:
-			cull = float32(math.NaN())
-		case 1:
-			cull = inf
-		case 2:
-			cull = -inf
-		case 3:
-			cull = r.TMin
-		}
-		culls := make([]float32, 4)
-		for k := range culls {
-			culls[k] = cull * rng.Float32()
-			if rng.IntN(3) == 0 {
-				culls[k] = inf
-			}
-		}
+		cull, culls := aw.culls(&r)
 		want := wideLeaves(wf, &p, cull, culls, func(w *wideWalker, ni int) int { return w.walkWideGo(wf.nodes, &p, ni) })
 		got := wideLeaves(wf, &p, cull, culls, func(w *wideWalker, ni int) int { return w.walkWide(wf.nodes, &p, ni) })
 		require.Equal(t, want, got, "ray %+v cull %v root %+v", r, cull, wf.nodes[0])
