@@ -66,10 +66,7 @@ func newLBVHRig(t testing.TB) *lbvhRig {
 func (r *lbvhRig) build(builder string, tris []bvh.Triangle, idx []uint32, opt device.AccelOptions) ([]byte, *structure, error) {
 	t, d := r.t, r.d
 	t.Setenv("LUCENT_SOFT_BUILD", builder)
-	var vb, ib []byte
-	for _, tr := range tris {
-		vb = appendF32(vb, tr.A[0], tr.A[1], tr.A[2], tr.B[0], tr.B[1], tr.B[2], tr.C[0], tr.C[1], tr.C[2])
-	}
+	vb, ib := triBytes(tris), []byte(nil)
 	if idx == nil {
 		for i := range 3 * len(tris) {
 			idx = append(idx, uint32(i))
@@ -78,13 +75,7 @@ func (r *lbvhRig) build(builder string, tris []bvh.Triangle, idx []uint32, opt d
 	for _, i := range idx {
 		ib = binary.LittleEndian.AppendUint32(ib, i)
 	}
-	buf := func(data []byte) device.Handle {
-		h, err := d.CreateBuffer(device.BufferDesc{Size: uint64(len(data))})
-		require.NoError(t, err)
-		t.Cleanup(func() { d.DestroyBuffer(h) })
-		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}))
-		return h
-	}
+	buf := func(data []byte) device.Handle { return uploaded(t, d, r.st, data) }
 	vh, ih := buf(vb), buf(ib)
 	m, err := d.CreateMesh(opt)
 	require.NoError(t, err)
@@ -94,6 +85,14 @@ func (r *lbvhRig) build(builder string, tris []bvh.Triangle, idx []uint32, opt d
 	if err != nil {
 		return nil, nil, err
 	}
+	out, s := r.read(m)
+	return out, s, nil
+}
+
+// read waits for the rig's stream and returns mesh m's structure and the
+// bytes of its device buffer.
+func (r *lbvhRig) read(m device.Handle) ([]byte, *structure) {
+	t, d := r.t, r.d
 	require.NoError(t, d.SynchronizeStream(context.Background(), r.st))
 	d.live.RLock()
 	s, err := structureOf(d, m, device.KindMesh)
@@ -102,7 +101,26 @@ func (r *lbvhRig) build(builder string, tris []bvh.Triangle, idx []uint32, opt d
 	out := make([]byte, s.nodes.desc.Size)
 	require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.BufferDownload{Buffer: s.nodesHandle, Data: out}}}))
 	require.NoError(t, d.SynchronizeStream(context.Background(), r.st))
-	return out, s, nil
+	return out, s
+}
+
+// uploaded is a buffer of d holding data, uploaded on stream st and
+// destroyed when the test ends.
+func uploaded(tb testing.TB, d *Device, st device.Handle, data []byte) device.Handle {
+	h, err := d.CreateBuffer(device.BufferDesc{Size: uint64(len(data))})
+	require.NoError(tb, err)
+	tb.Cleanup(func() { require.NoError(tb, d.DestroyBuffer(h)) })
+	require.NoError(tb, d.Dispatch(st, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}))
+	return h
+}
+
+// triBytes is tris as a vertex buffer: three float32 vertices each.
+func triBytes(tris []bvh.Triangle) []byte {
+	var vb []byte
+	for _, tr := range tris {
+		vb = appendF32(vb, tr.A[0], tr.A[1], tr.A[2], tr.B[0], tr.B[1], tr.B[2], tr.C[0], tr.C[1], tr.C[2])
+	}
+	return vb
 }
 
 func randomTris(seed uint64, n int, spread, size float64) []bvh.Triangle {
@@ -312,14 +330,7 @@ func BenchmarkSoftMeshBuild(b *testing.B) {
 	require.NoError(b, err)
 	defer d.DestroyStream(st)
 	verts, idx := heightfield(n)
-	buf := func(data []byte) device.Handle {
-		h, err := d.CreateBuffer(device.BufferDesc{Size: uint64(len(data))})
-		require.NoError(b, err)
-		b.Cleanup(func() { d.DestroyBuffer(h) })
-		require.NoError(b, d.Dispatch(st, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}))
-		return h
-	}
-	vb, ib := buf(verts), buf(idx)
+	vb, ib := uploaded(b, d, st, verts), uploaded(b, d, st, idx)
 	m, err := d.CreateMesh(device.AccelOptions{})
 	require.NoError(b, err)
 	defer d.DestroyMesh(m)
@@ -384,13 +395,7 @@ func TestLBVHStrideAndOffsets(t *testing.T) {
 			idx = binary.LittleEndian.AppendUint32(idx, uint32(3*i+j))
 		}
 	}
-	buf := func(data []byte) device.Handle {
-		h, err := d.CreateBuffer(device.BufferDesc{Size: uint64(len(data))})
-		require.NoError(t, err)
-		t.Cleanup(func() { d.DestroyBuffer(h) })
-		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}))
-		return h
-	}
+	buf := func(data []byte) device.Handle { return uploaded(t, d, r.st, data) }
 	vh, ih := buf(vb), buf(idx)
 	g := device.MeshGeometry{Vertices: vh, VertexOffset: voff, VertexStride: stride, VertexCount: uint32(3 * len(tris)),
 		Indices: ih, IndexOffset: ioff, Triangles: uint32(len(tris))}
@@ -400,14 +405,7 @@ func TestLBVHStrideAndOffsets(t *testing.T) {
 		require.NoError(t, err)
 		t.Cleanup(func() { d.DestroyMesh(m) })
 		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.MeshBuild{Mesh: m, Geometry: g}}}))
-		require.NoError(t, d.SynchronizeStream(context.Background(), r.st))
-		d.live.RLock()
-		s, err := structureOf(d, m, device.KindMesh)
-		d.live.RUnlock()
-		require.NoError(t, err)
-		out := make([]byte, s.nodes.desc.Size)
-		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.BufferDownload{Buffer: s.nodesHandle, Data: out}}}))
-		require.NoError(t, d.SynchronizeStream(context.Background(), r.st))
+		out, _ := r.read(m)
 		return parseMeshBytes(t, out)
 	}
 	gm, hm := read("gpu"), read("linear")
@@ -434,24 +432,11 @@ func TestLBVHRefit(t *testing.T) {
 		}
 		moved[i] = tr
 	}
-	bytesOf := func(tris []bvh.Triangle) []byte {
-		var vb []byte
-		for _, tr := range tris {
-			vb = appendF32(vb, tr.A[0], tr.A[1], tr.A[2], tr.B[0], tr.B[1], tr.B[2], tr.C[0], tr.C[1], tr.C[2])
-		}
-		return vb
-	}
 	var ib []byte
 	for i := range 3 * len(tris) {
 		ib = binary.LittleEndian.AppendUint32(ib, uint32(i))
 	}
-	buf := func(data []byte) device.Handle {
-		h, err := d.CreateBuffer(device.BufferDesc{Size: uint64(len(data))})
-		require.NoError(t, err)
-		t.Cleanup(func() { d.DestroyBuffer(h) })
-		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}))
-		return h
-	}
+	buf := func(data []byte) device.Handle { return uploaded(t, d, r.st, data) }
 	ih := buf(ib)
 	geom := func(vh device.Handle, n int) device.MeshGeometry {
 		return device.MeshGeometry{Vertices: vh, VertexStride: 12, VertexCount: uint32(3 * len(tris)), Indices: ih, Triangles: uint32(n)}
@@ -461,23 +446,16 @@ func TestLBVHRefit(t *testing.T) {
 		m, err := d.CreateMesh(device.AccelOptions{AllowUpdate: true, Hint: device.FastBuild})
 		require.NoError(t, err)
 		t.Cleanup(func() { d.DestroyMesh(m) })
-		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.MeshBuild{Mesh: m, Geometry: geom(buf(bytesOf(tris)), len(tris))}}}))
+		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.MeshBuild{Mesh: m, Geometry: geom(buf(triBytes(tris)), len(tris))}}}))
 		if err := d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{
-			&device.MeshBuild{Mesh: m, Mode: device.BuildUpdate, Geometry: geom(buf(bytesOf(moved)), n)}}}); err != nil {
+			&device.MeshBuild{Mesh: m, Mode: device.BuildUpdate, Geometry: geom(buf(triBytes(moved)), n)}}}); err != nil {
 			return nil, err
 		}
-		require.NoError(t, d.SynchronizeStream(context.Background(), r.st))
-		d.live.RLock()
-		s, err := structureOf(d, m, device.KindMesh)
-		d.live.RUnlock()
-		require.NoError(t, err)
+		out, s := r.read(m)
 		if builder == "gpu" {
 			require.True(t, s.soft.OnDevice())
 			require.NotNil(t, s.lbvh, "the refit's buffers")
 		}
-		out := make([]byte, s.nodes.desc.Size)
-		require.NoError(t, d.Dispatch(r.st, &device.CommandList{Commands: []device.Command{&device.BufferDownload{Buffer: s.nodesHandle, Data: out}}}))
-		require.NoError(t, d.SynchronizeStream(context.Background(), r.st))
 		require.Equal(t, s.soft.Mesh().Bounds(), parseMeshBytes(t, out).Bounds(), "the host's root box")
 		return out, nil
 	}

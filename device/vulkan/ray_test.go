@@ -532,13 +532,7 @@ func TestRayKernelForTheOtherPath(t *testing.T) {
 func TestRayAccelOverMovedOrDestroyedMesh(t *testing.T) {
 	d, st := rayDevice(t)
 	sh := rayTraceShader(t, d)
-	mk := func(data []byte) device.Handle {
-		h, err := d.CreateBuffer(device.BufferDesc{Size: uint64(len(data))})
-		require.NoError(t, err)
-		t.Cleanup(func() { require.NoError(t, d.DestroyBuffer(h)) })
-		require.NoError(t, d.Dispatch(st, &device.CommandList{Commands: []device.Command{&device.BufferUpload{Buffer: h, Data: data}}}))
-		return h
-	}
+	mk := func(data []byte) device.Handle { return uploaded(t, d, st, data) }
 	// 64 triangles; the first build uses 1 of them, the rebuild all.
 	var verts, idx []byte
 	for i := range 64 {
