@@ -9,7 +9,6 @@ import (
 
 	"github.com/lucent-gpu/lucent/accel"
 	"github.com/lucent-gpu/lucent/device"
-	"github.com/lucent-gpu/lucent/frontend/dsl"
 )
 
 // Closing a mesh, its accel and their buffers right after submitting the
@@ -23,30 +22,15 @@ func TestCloseWhileInFlight(t *testing.T) {
 	}
 }
 
-const inflightRays = 256
-
 func checkCloseWhileInFlight(t *testing.T, d *device.Device) {
-	const n = inflightRays
+	const n = 256
 	ctx := context.Background()
 	s, err := d.NewStream(device.StreamCompute)
 	require.NoError(t, err)
-	f, err := dsl.Kernel1D(64, func(k *dsl.K, a dsl.Accel, o dsl.Buf[dsl.U32]) {
-		i := k.DispatchID().X()
-		x := dsl.Convert[float32](i).Add(dsl.F(0.5)).Mul(dsl.F(0.8 / inflightRays)).Sub(dsl.F(0.4)) // inside the triangle at y = 0
-		h := a.TraceClosest(dsl.V3(x, dsl.F(0), dsl.F(-1)), dsl.F(0), dsl.V3(dsl.F(0), dsl.F(0), dsl.F(1)), dsl.F(10), dsl.U(0xff))
-		o.Write(i, h.Instance().Add(h.Kind().Mul(dsl.U(1000))))
-	}, "a", "o")
-	require.NoError(t, err)
-	k, err := device.Compile(d, f)
-	require.NoError(t, err)
+	k := hitIDs(t, d, n)
 	var keep *accel.Mesh
 	for round := range 3 {
-		vb, err := device.NewBufferFrom(d, [][3]float32{{-1, -1, 0}, {1, -1, 0}, {0, 1, 0}})
-		require.NoError(t, err)
-		ib, err := device.NewBufferFrom(d, [][3]uint32{{0, 1, 2}})
-		require.NoError(t, err)
-		m, err := accel.NewMesh(d, vb.All(), ib.All(), accel.Options{})
-		require.NoError(t, err)
+		m, vb, ib := oneTriangle(t, d)
 		a, err := accel.NewAccel(d, accel.Options{})
 		require.NoError(t, err)
 		_, err = a.Add(accel.Instance{Primitive: m, Mask: 0xff, Opaque: true, ID: uint32(round)})

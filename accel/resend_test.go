@@ -27,25 +27,42 @@ func TestAccelBuildResendsRefusedChanges(t *testing.T) {
 	}
 }
 
-func checkResend(t *testing.T, d *device.Device) {
-	ctx := context.Background()
-	s, err := d.NewStream(device.StreamCompute)
-	require.NoError(t, err)
+// oneTriangle is a mesh on d of the triangle (−1, −1, 0), (1, −1, 0),
+// (0, 1, 0), with its vertex and index buffers.
+func oneTriangle(t *testing.T, d *device.Device) (*accel.Mesh, *device.Buffer[[3]float32], *device.Buffer[[3]uint32]) {
 	vb, err := device.NewBufferFrom(d, [][3]float32{{-1, -1, 0}, {1, -1, 0}, {0, 1, 0}})
 	require.NoError(t, err)
 	ib, err := device.NewBufferFrom(d, [][3]uint32{{0, 1, 2}})
 	require.NoError(t, err)
-	out, err := device.NewBuffer[uint32](d, 1)
-	require.NoError(t, err)
 	m, err := accel.NewMesh(d, vb.All(), ib.All(), accel.Options{})
 	require.NoError(t, err)
-	f, err := dsl.Kernel1D(1, func(k *dsl.K, a dsl.Accel, o dsl.Buf[dsl.U32]) {
-		h := a.TraceClosest(dsl.V3(dsl.F(0), dsl.F(0), dsl.F(-1)), dsl.F(0), dsl.V3(dsl.F(0), dsl.F(0), dsl.F(1)), dsl.F(10), dsl.U(0xff))
-		o.Write(dsl.U(0), h.Instance().Add(h.Kind().Mul(dsl.U(1000))))
+	return m, vb, ib
+}
+
+// hitIDs is the kernel whose thread i of n traces the ray from
+// ((i + 0.5)·0.8/n − 0.4, 0, −1) along +z, inside oneTriangle's triangle at
+// y = 0 (n = 1: the z axis), and writes the hit's user id + 1000·kind.
+func hitIDs(t *testing.T, d *device.Device, n int) *device.Kernel {
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, a dsl.Accel, o dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		x := dsl.Convert[float32](i).Add(dsl.F(0.5)).Mul(dsl.F(0.8 / float32(n))).Sub(dsl.F(0.4))
+		h := a.TraceClosest(dsl.V3(x, dsl.F(0), dsl.F(-1)), dsl.F(0), dsl.V3(dsl.F(0), dsl.F(0), dsl.F(1)), dsl.F(10), dsl.U(0xff))
+		o.Write(i, h.Instance().Add(h.Kind().Mul(dsl.U(1000))))
 	}, "a", "o")
 	require.NoError(t, err)
 	k, err := device.Compile(d, f)
 	require.NoError(t, err)
+	return k
+}
+
+func checkResend(t *testing.T, d *device.Device) {
+	ctx := context.Background()
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	out, err := device.NewBuffer[uint32](d, 1)
+	require.NoError(t, err)
+	m, vb, ib := oneTriangle(t, d)
+	k := hitIDs(t, d, 1)
 	// trace returns the hit's user id + 1000·kind for the ray down the z axis.
 	trace := func(a *accel.Accel) uint32 {
 		t.Helper()
