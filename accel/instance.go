@@ -37,7 +37,7 @@ type Accel struct {
 	mu      sync.Mutex
 	insts   []device.Instance
 	changed map[uint32]device.InstanceChange
-	sent    []*device.AccelBuild // the last command made, until a later one
+	sent    *device.AccelBuild // the last build command made
 }
 
 // NewAccel makes an empty accel; Add instances, then submit Build.
@@ -161,11 +161,9 @@ func (a *Accel) build(mode device.BuildMode) device.Command {
 	// The changes of earlier commands no Submit took (refused, or never
 	// submitted) go again: each update carries the instance's current
 	// fields, so sending one twice changes nothing.
-	for _, o := range a.sent {
-		if !o.Accepted() {
-			for _, u := range o.Updates {
-				a.changed[u.Index] |= u.Change
-			}
+	if o := a.sent; o != nil && !o.Accepted() {
+		for _, u := range o.Updates {
+			a.changed[u.Index] |= u.Change
 		}
 	}
 	c := &device.AccelBuild{Accel: a.r.h, Mode: mode, Count: uint32(len(a.insts))}
@@ -173,7 +171,7 @@ func (a *Accel) build(mode device.BuildMode) device.Command {
 		c.Updates = append(c.Updates, device.InstanceUpdate{Index: i, Change: a.changed[i], Instance: a.insts[i]})
 	}
 	clear(a.changed)
-	a.sent = append(a.sent[:0], c)
+	a.sent = c
 	return c
 }
 
