@@ -69,6 +69,9 @@ func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names =
 // zero, failed assertions) are recorded on the device and fail
 // the stream's Synchronize with a *KernelFault naming the statement's
 // source position. WithCheckedKernels does it for every kernel of a device.
+// What a faulting list wrote is then undefined: on the Vulkan backend the
+// faulting access itself behaves as an unchecked one and the rest of the
+// list runs; the cpu backend ends the list at the faulting command.
 func WithChecked() CompileOption { return func(o *compileOptions) { o.checked = true } }
 
 // Compile has d's backend compile kernel f, specialised to the device's
