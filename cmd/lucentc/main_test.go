@@ -276,6 +276,12 @@ func TestCommandLine(t *testing.T) {
 			require.Equal(t, c.code, code, stderr)
 			require.Contains(t, stdout, c.out)
 			require.Contains(t, stderr, c.err)
+			// The usage once, on stdout for -h; an error once, with the
+			// hint, not the usage.
+			require.LessOrEqual(t, strings.Count(stdout+stderr, "usage: lucentc"), 1, "%s%s", stdout, stderr)
+			if c.err != "" {
+				require.Equal(t, 1, strings.Count(stderr, c.err), stderr)
+			}
 		})
 	}
 }
