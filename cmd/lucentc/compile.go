@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -235,7 +236,7 @@ func write(cfg *config, units []*unit, goFiles map[string][]byte) error {
 	for _, p := range paths {
 		if !cfg.check {
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return fmt.Errorf("lucentc: %w", err)
+				return fmt.Errorf("lucentc: writing %s: %w", p, err)
 			}
 		}
 		if err := cfg.output(p, goFiles[p]); err != nil {
@@ -282,7 +283,13 @@ func spvBytes(words []uint32) []byte {
 func writeFile(name string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
 	if err != nil {
-		return fmt.Errorf("lucentc: %w", err)
+		// The temporary file's name means nothing to the user: the
+		// cause is the directory's.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("lucentc: writing %s: %w", name, err)
 	}
 	_, werr := tmp.Write(data)
 	cerr := tmp.Close()

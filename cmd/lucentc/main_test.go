@@ -357,3 +357,12 @@ func TestCheckSPV(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, name))
 	require.True(t, os.IsNotExist(err), "-check wrote a file")
 }
+
+// TestWriteFileNamesTheOutput: a file lucentc cannot write is named in the
+// error, not the temporary file it writes first (".x.spv.123456").
+func TestWriteFileNamesTheOutput(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "missing", "x.spv")
+	err := writeFile(name, []byte{1})
+	require.Error(t, err)
+	require.Equal(t, "lucentc: writing "+name+": no such file or directory", err.Error())
+}
