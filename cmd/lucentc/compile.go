@@ -92,7 +92,7 @@ func pipeline(cfg *config) []error {
 			continue
 		}
 		u.file = u.pkg.Name + "." + k.Name + ".spv"
-		if prev, ok := files[u.file]; ok {
+		if prev, ok := files[u.file]; ok && cfg.outDir != "" {
 			errs = append(errs, newKernelError(k, fmt.Errorf("output %s is also written by the kernel at %s: compile the two packages separately", u.file, relPos(prev.k.Pos))))
 			continue
 		}

@@ -238,8 +238,9 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 		}
 		for _, n := range names {
 			if prev, ok := declared[n]; ok {
-				errs = append(errs, newKernelError(u.k, fmt.Errorf("generated name %s is also generated for the kernel at %s", n, relPos(prev.k.Pos))))
-				continue
+				// One error for the pair: the other names clash alike.
+				errs = append(errs, newKernelError(u.k, fmt.Errorf("generated name %s is also generated for the kernel at %s: write their launchers into different -goout packages", n, relPos(prev.k.Pos))))
+				break
 			}
 			declared[n] = u
 			if u.pkg.Types != nil && f.self == u.pkg.PkgPath {

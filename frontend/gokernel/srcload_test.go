@@ -128,6 +128,29 @@ func TestSourceLoadFallsBack(t *testing.T) {
 	require.Equal(t, 4, ge.Pos.Line)
 }
 
+// TestLoadSkipsErrorsWithoutKernels: a package without a //lucent:kernel
+// line has no kernel to compile, so its errors are not Load's (under
+// ./..., a program using launchers that the lucentc build tag leaves out);
+// a package with one reports its errors as before.
+func TestLoadSkipsErrorsWithoutKernels(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"k/k.go":     "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+		"app/app.go": "package app\n\nimport \"m/k\"\n\nvar _ = k.NewK\n",
+		"bad/bad.go": "package bad\n\nvar x int = \"s\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = float32(x) }\n",
+	})
+	cfg := &Config{Dir: dir}
+	ks, errs := cfg.Load("./k", "./app")
+	require.Empty(t, errs)
+	require.Len(t, ks, 1)
+	require.Equal(t, "K", ks[0].Name)
+	ks, errs = cfg.Load("./...")
+	require.Len(t, ks, 1)
+	require.NotEmpty(t, errs)
+	for _, err := range errs {
+		require.Contains(t, err.Error(), "bad.go:3:13", "only the kernel package's errors")
+	}
+}
+
 // A second Load of unchanged files reuses the checked package (one that
 // imports unsafe too); an edited file, or a file added to the package, is
 // read again.

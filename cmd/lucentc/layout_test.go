@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// otherKern is a second package named kern with a kernel named Saxpy.
+const otherKern = `package kern
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+//lucent:kernel block=64
+func Saxpy(a float32, x, y []float32) {
+	i := kernel.DispatchID().X
+	if i < uint32(len(y)) {
+		y[i] = a*x[i] - y[i]
+	}
+}
+`
+
+// TestModulePatterns runs lucentc over ./... of a module as a CI step
+// would: a program using the launchers (which the lucentc build tag leaves
+// out, so it does not type-check under it) and two packages named kern,
+// each with a kernel Saxpy. Only outputs that two kernels really share
+// clash: the .spv files of one -o directory and the launchers of one
+// -goout package, once per kernel.
+func TestModulePatterns(t *testing.T) {
+	needSPIRVTools(t)
+	dir := tempModule(t, map[string]string{"kern/kern.go": kernSource, "main.go": programSource, "other/kern/kern.go": otherKern})
+
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "./...")
+	require.Equal(t, 0, code, stderr)
+	for _, p := range []string{"kern", "other/kern"} {
+		require.FileExists(t, filepath.Join(dir, p, goFileName))
+	}
+	_, stderr, code = lucentc(t, "-C", dir, "-check", "./...")
+	require.Equal(t, 0, code, stderr)
+	stdout, stderr, code := lucentc(t, "-C", dir, "-S", "./...")
+	require.Equal(t, 0, code, stderr)
+	heads := strings.Join(regexp.MustCompile(`(?m)^; kern\.Saxpy \(\S*`).FindAllString(stdout, -1), "\n")
+	require.Regexp(t, `^; kern\.Saxpy \(`+regexp.QuoteMeta(dir)+`/kern/kern\.go:\d+:6,\n; kern\.Saxpy \(\S*/other/kern/kern\.go:6:6,$`, heads)
+
+	_, stderr, code = lucentc(t, "-C", dir, "-o", "out", "./...")
+	require.Equal(t, 1, code, stderr)
+	require.Regexp(t, `other/kern/kern\.go:6:6: kernel Saxpy: output kern\.Saxpy\.spv is also written by the kernel at \S*kern/kern\.go:\d+:6`, stderr)
+
+	_, stderr, code = lucentc(t, "-C", dir, "-go", "-goout", "shared", "./kern", "./other/kern")
+	require.Equal(t, 1, code, stderr)
+	require.Equal(t, 1, strings.Count(stderr, "is also generated for"), stderr)
+	require.Regexp(t, `other/kern/kern\.go:6:6: kernel Saxpy: generated name SaxpyKernel is also generated for the kernel at \S*kern/kern\.go:\d+:6: write their launchers into different -goout packages`, stderr)
+	_, err := os.Stat(filepath.Join(dir, "shared"))
+	require.True(t, os.IsNotExist(err), "nothing written")
+}
