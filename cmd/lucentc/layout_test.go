@@ -57,3 +57,33 @@ func TestModulePatterns(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, "shared"))
 	require.True(t, os.IsNotExist(err), "nothing written")
 }
+
+// TestGooutFromAnyDirectory: a -goout file is the same whichever directory
+// lucentc ran in and however -goout was spelt (its header and the rerun
+// hints give -goout from the kernel package's directory, where go:generate
+// runs), so a -check from the module root passes on the file go generate
+// wrote in the package.
+func TestGooutFromAnyDirectory(t *testing.T) {
+	needSPIRVTools(t)
+	dir := tempModule(t, map[string]string{"kern/kern.go": kernSource})
+	gen := filepath.Join(dir, "gen", "launch", goFileName)
+	_, stderr, code := lucentc(t, "-C", filepath.Join(dir, "kern"), "-go", "-goout", "../gen/launch", ".")
+	require.Equal(t, 0, code, stderr)
+	first, err := os.ReadFile(gen)
+	require.NoError(t, err)
+	require.Contains(t, string(first), "\n// lucentc -go -goout ../gen/launch -target vulkan1.2\n")
+	require.Contains(t, string(first), `(or \"go tool lucentc -go -goout ../gen/launch -target vulkan1.2 example.com/e2e/kern\")`)
+	for _, args := range [][]string{
+		{"-C", dir, "-go", "-goout", "gen/launch", "./kern"},
+		{"-C", dir, "-go", "-goout", filepath.Join(dir, "gen", "launch"), "./kern"},
+		{"-C", filepath.Join(dir, "gen"), "-go", "-goout", "./launch/", "../kern"},
+	} {
+		_, stderr, code = lucentc(t, append([]string{"-check"}, args...)...)
+		require.Equal(t, 0, code, "%q: %s", args, stderr)
+		_, stderr, code = lucentc(t, args...)
+		require.Equal(t, 0, code, "%q: %s", args, stderr)
+		again, err := os.ReadFile(gen)
+		require.NoError(t, err)
+		require.Equal(t, string(first), string(again), "%q", args)
+	}
+}

@@ -110,7 +110,7 @@ func checkLaunchers(cfg *config, units []*unit) []error {
 		us := byFile[f]
 		flags := h.flags
 		if flags == "" {
-			flags = flagLine(cfg)
+			flags = flagLine(cfg, us[0])
 		}
 		pkgs := map[string]bool{}
 		var pkgList []string
