@@ -72,6 +72,11 @@ func pipeline(cfg *config) []error {
 	}
 	if len(kernels) == 0 {
 		if len(errs) == 0 {
+			if cfg.goFile || cfg.check {
+				if pkgs, err := loadPackages(cfg, env); err == nil {
+					errs = orphanLaunchers(cfg, pkgs, nil)
+				}
+			}
 			errs = append(errs, fmt.Errorf("lucentc: no //lucent:kernel functions in %s", strings.Join(cfg.patterns, " ")))
 		}
 		return errs
@@ -81,6 +86,9 @@ func pipeline(cfg *config) []error {
 	times.packages = time.Since(t1)
 	if err != nil {
 		return append(errs, err)
+	}
+	if cfg.goFile || cfg.check {
+		errs = append(errs, orphanLaunchers(cfg, pkgs, kernels)...)
 	}
 
 	units := make([]*unit, 0, len(kernels))

@@ -87,3 +87,31 @@ func TestGooutFromAnyDirectory(t *testing.T) {
 		require.Equal(t, string(first), string(again), "%q", args)
 	}
 }
+
+// TestLauncherOfNoKernel: a package whose kernels are all gone (the
+// directive removed, the function kept, so the old launcher still builds)
+// is named with its launcher file by -check and -go, under ./... as in the
+// package itself, until the file is deleted.
+func TestLauncherOfNoKernel(t *testing.T) {
+	needSPIRVTools(t)
+	gone := "package gone\n\nimport \"github.com/lucent-gpu/lucent/kernel\"\n\n//lucent:kernel block=64\nfunc A(x []float32) { x[kernel.DispatchID().X] = 1 }\n"
+	dir := tempModule(t, map[string]string{"kern/kern.go": kernSource, "gone/gone.go": gone})
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "-gotest", "./...")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "gone", "gone.go"), []byte(strings.Replace(gone, "//lucent:kernel block=64\n", "", 1)), 0o644))
+
+	want := "gone/lucent_kernels.go: launchers of A, which example.com/e2e/gone no longer declares as kernels: delete the file and lucent_kernels_test.go"
+	for _, args := range [][]string{
+		{"-C", dir, "-check", "./..."},
+		{"-C", dir, "-go", "-gotest", "./..."},
+		{"-C", filepath.Join(dir, "gone"), "-go", "-gotest", "."},
+	} {
+		_, stderr, code = lucentc(t, args...)
+		require.Equal(t, 1, code, "%q: %s", args, stderr)
+		require.Contains(t, stderr, want, "%q", args)
+	}
+	require.NoError(t, os.Remove(filepath.Join(dir, "gone", goFileName)))
+	require.NoError(t, os.Remove(filepath.Join(dir, "gone", goTestFileName)))
+	_, stderr, code = lucentc(t, "-C", dir, "-check", "./...")
+	require.Equal(t, 0, code, stderr)
+}
