@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -114,4 +116,69 @@ func TestLauncherOfNoKernel(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(dir, "gone", goTestFileName)))
 	_, stderr, code = lucentc(t, "-C", dir, "-check", "./...")
 	require.Equal(t, 0, code, stderr)
+}
+
+// mainKern is a program with its kernel: main uses the launcher lucentc
+// writes beside it.
+const mainKern = `package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/lucent-gpu/lucent/device"
+	_ "github.com/lucent-gpu/lucent/device/cpu"
+	"github.com/lucent-gpu/lucent/kernel"
+)
+
+//lucent:kernel block=64
+func Fill(x []uint32, v uint32) {
+	i := kernel.DispatchID().X
+	if i < uint32(len(x)) {
+		x[i] = v + i
+	}
+}
+
+func main() {
+	ctx := context.Background()
+	dev, err := device.Open(ctx, "cpu")
+	if err != nil {
+		panic(err)
+	}
+	defer dev.Close()
+	k, err := NewFill(dev)
+	if err != nil {
+		panic(err)
+	}
+	s, _ := dev.NewStream(device.StreamCompute)
+	buf, _ := device.NewBuffer[uint32](dev, 100)
+	out := make([]uint32, 100)
+	if err := s.Submit(k.Dispatch(100, buf, 7), buf.Download(out)); err != nil {
+		panic(err)
+	}
+	if err := s.Synchronize(ctx); err != nil {
+		panic(err)
+	}
+	fmt.Println("filled", out[0], out[99])
+}
+`
+
+// TestKernelPackageUsingItsLaunchers: a package that uses its own
+// launchers (which the lucentc build tag leaves out, so it never
+// type-checks under it) is generated, the first time and again, and
+// checked.
+func TestKernelPackageUsingItsLaunchers(t *testing.T) {
+	needSPIRVTools(t)
+	dir := tempModule(t, map[string]string{"app/main.go": mainKern})
+	for range 2 {
+		_, stderr, code := lucentc(t, "-C", dir, "-go", "./app")
+		require.Equal(t, 0, code, stderr)
+	}
+	_, stderr, code := lucentc(t, "-C", dir, "-check", "./...")
+	require.Equal(t, 0, code, stderr)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	out, err := goCommand(t, ctx, dir, "run", "./app")
+	require.NoError(t, err, out)
+	require.Contains(t, out, "filled 7 106")
 }

@@ -40,7 +40,8 @@ type Config struct {
 // compiles every //lucent:kernel function in them. It returns the kernels
 // that compiled and, sorted by position, every error: Go syntax and type
 // errors of the packages with a //lucent:kernel line (those of a package
-// without one are not reported: it has no kernel to compile), and each
+// without one are not reported: it has no kernel to compile; nor are type
+// errors in declarations no kernel reaches), and each
 // construct outside the kernel subset (as *Error wrapping
 // ErrRejected).
 func Load(patterns ...string) ([]*Kernel, []error) { return (&Config{}).Load(patterns...) }
@@ -89,8 +90,8 @@ func (cfg *Config) packagesLoad(patterns []string) ([]*Kernel, []error) {
 			// leaves out, under ./...).
 			continue
 		}
-		if len(p.Errors) > 0 {
-			for _, pe := range p.Errors {
+		if errs := kernelErrors(fset, p); len(errs) > 0 {
+			for _, pe := range errs {
 				c.errs = append(c.errs, packageError(pe))
 			}
 			continue

@@ -9,6 +9,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,6 +150,28 @@ func TestLoadSkipsErrorsWithoutKernels(t *testing.T) {
 	for _, err := range errs {
 		require.Contains(t, err.Error(), "bad.go:3:13", "only the kernel package's errors")
 	}
+}
+
+// TestLoadKernelPackageUsingItsLaunchers: type errors in declarations no
+// kernel reaches (a package using the launchers lucentc has yet to write)
+// do not stop its kernels; one in a helper a kernel calls still does, and
+// is the only one reported.
+func TestLoadKernelPackageUsingItsLaunchers(t *testing.T) {
+	const kern = "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = twice(scale) }\n\n" +
+		"func twice(v float32) float32 { return v * 2 }\n\nconst scale = 3\n\n"
+	const uses = "package k\n\ntype Holder struct{ k *KKernel }\n\nvar h = Holder{}\n\nfunc Run() { NewK(nil); _ = h }\n"
+	dir := writeModule(t, map[string]string{"k/k.go": kern, "k/run.go": uses})
+	cfg := &Config{Dir: dir}
+	ks, errs := cfg.Load("./k")
+	require.Empty(t, errs)
+	require.Len(t, ks, 1)
+	require.Equal(t, "K", ks[0].Name)
+
+	dir = writeModule(t, map[string]string{"k/k.go": strings.Replace(kern, "v * 2", "v * two", 1), "k/run.go": uses})
+	ks, errs = (&Config{Dir: dir}).Load("./k")
+	require.Empty(t, ks)
+	require.Len(t, errs, 1, "%v", errs)
+	require.Regexp(t, `k\.go:6:44: undefined: two$`, errs[0].Error())
 }
 
 // A second Load of unchanged files reuses the checked package (one that
