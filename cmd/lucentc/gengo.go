@@ -57,6 +57,7 @@ import (
 	"go/format"
 	"go/token"
 	"go/types"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -125,6 +126,9 @@ func genGo(cfg *config, units []*unit) (map[string][]byte, []error) {
 			f = files[abs]
 			if f == nil {
 				f = &goFile{path: filepath.Join(abs, goFileName), pkgName: name}
+				if err := ownLaunchers(f.path); err != nil {
+					return nil, []error{err}
+				}
 				files[abs] = f
 				order = append(order, abs)
 			}
@@ -949,6 +953,21 @@ func accessName(a device.Access, dev string) string {
 		return dev + ".ReadWrite"
 	}
 	return fmt.Sprintf("%s.Access(%d)", dev, uint8(a))
+}
+
+// ownLaunchers refuses a -goout file over the launchers a kernel package
+// keeps beside its kernels (generated without -goout): they would be lost.
+func ownLaunchers(path string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	h := readLauncherHeader(src)
+	if h.flags == "" || strings.Contains(h.flags, " -goout ") {
+		return nil
+	}
+	return fmt.Errorf("lucentc: -goout %s: %s holds the launchers of the kernels beside it (%s), which this would overwrite: write into another directory",
+		relFile(filepath.Dir(path)), relFile(path), strings.Join(h.order, ", "))
 }
 
 // flagLine records the options that shaped the generated code, -goout as

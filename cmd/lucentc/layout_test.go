@@ -182,3 +182,27 @@ func TestKernelPackageUsingItsLaunchers(t *testing.T) {
 	require.NoError(t, err, out)
 	require.Contains(t, out, "filled 7 106")
 }
+
+// TestGooutOverOwnLaunchers: -goout into a kernel package's directory
+// would overwrite the launchers that package keeps beside its kernels; it
+// is refused, naming them.
+func TestGooutOverOwnLaunchers(t *testing.T) {
+	needSPIRVTools(t)
+	dir := tempModule(t, map[string]string{"kern/kern.go": kernSource, "other/kern/kern.go": otherKern})
+	_, stderr, code := lucentc(t, "-C", dir, "-go", "./kern")
+	require.Equal(t, 0, code, stderr)
+	own := filepath.Join(dir, "kern", goFileName)
+	before, err := os.ReadFile(own)
+	require.NoError(t, err)
+	_, stderr, code = lucentc(t, "-C", dir, "-go", "-goout", "kern", "./other/kern")
+	require.Equal(t, 1, code, stderr)
+	require.Regexp(t, `lucentc: -goout \S*kern: \S*kern/lucent_kernels\.go holds the launchers of the kernels beside it \(Affine2D, Invert, Reverse, Saxpy\), which this would overwrite: write into another directory`, stderr)
+	after, err := os.ReadFile(own)
+	require.NoError(t, err)
+	require.Equal(t, string(before), string(after))
+	// A -goout file is rewritten as before.
+	for range 2 {
+		_, stderr, code = lucentc(t, "-C", dir, "-go", "-goout", "launch", "./other/kern")
+		require.Equal(t, 0, code, stderr)
+	}
+}

@@ -127,8 +127,16 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if (cfg.goOut != "" || cfg.goPkg != "" || cfg.goTest) && !cfg.goFile {
 		return nil, fmt.Errorf("-goout, -gopkg and -gotest need -go")
 	}
+	if cfg.dir != "" {
+		if st, err := os.Stat(cfg.dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("-C %s: not a directory", cfg.dir)
+		}
+	}
 	if cfg.goPkg != "" && !isIdent(cfg.goPkg) {
 		return nil, fmt.Errorf("-gopkg %q is not a Go identifier", cfg.goPkg)
+	}
+	if cfg.goPkg != "" && cfg.goOut == "" {
+		return nil, fmt.Errorf("-gopkg names the package of -goout, which is not given")
 	}
 	if cfg.outDir == "" && !cfg.asm && !cfg.printIR && !cfg.goFile && !cfg.check {
 		cfg.outDir = "."

@@ -267,6 +267,8 @@ func TestCommandLine(t *testing.T) {
 		{"goout without go", []string{"-goout", "x", corpusDir}, 2, "", "need -go"},
 		{"gotest without go", []string{"-gotest", corpusDir}, 2, "", "-gotest need -go"},
 		{"bad gopkg", []string{"-go", "-gopkg", "a-b", corpusDir}, 2, "", "not a Go identifier"},
+		{"gopkg without goout", []string{"-go", "-gopkg", "x", corpusDir}, 2, "", "-gopkg names the package of -goout, which is not given"},
+		{"no such -C", []string{"-C", "/nonexistent/dir", corpusDir}, 2, "", "-C /nonexistent/dir: not a directory"},
 		{"unknown flag", []string{"-nope"}, 2, "", "flag provided but not defined"},
 		{"missing package", []string{"./nonexistent"}, 1, "", "nonexistent"},
 	}
