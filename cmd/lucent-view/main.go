@@ -115,6 +115,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.out != "" {
+		if err := writable(o.out); err != nil {
+			return err
+		}
+	}
 	dev, errs, err := openDevice(ctx, o.validate)
 	if err != nil {
 		return err
@@ -189,6 +194,21 @@ func headless(ctx context.Context, v *viewer, o options, stdout io.Writer) error
 	fmt.Fprintf(stdout, "rendered %d frame(s) of %dx%d in %v: %.2f ms/frame%s\n",
 		o.frames, v.width(), v.height(), el.Round(time.Millisecond), el.Seconds()*1000/float64(o.frames), v.gpu.summary())
 	return writeFrame(ctx, v, o.out, stdout)
+}
+
+// writable fails where path cannot be written, so that --out fails before
+// the frames rather than after them; it leaves a file there as it was.
+func writable(path string) error {
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	f.Close()
+	if os.IsNotExist(statErr) {
+		os.Remove(path)
+	}
+	return nil
 }
 
 func writeFrame(ctx context.Context, v *viewer, path string, stdout io.Writer) error {

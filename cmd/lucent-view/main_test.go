@@ -130,6 +130,27 @@ func TestCommandLine(t *testing.T) {
 	require.True(t, o.fixed)
 }
 
+// TestOutNotWritable: an --out that cannot be written fails before any
+// frame, and a file already there is left as it was until the last frame.
+func TestOutNotWritable(t *testing.T) {
+	var stdout bytes.Buffer
+	err := run(context.Background(), []string{"--headless", "--frames", "1", "--out", filepath.Join(t.TempDir(), "no-such-dir", "x.png")}, &stdout)
+	require.ErrorContains(t, err, "--out: open ")
+	require.ErrorContains(t, err, "no-such-dir/x.png: no such file or directory")
+	require.Empty(t, stdout.String(), "nothing rendered")
+
+	dir := t.TempDir()
+	require.NoError(t, writable(filepath.Join(dir, "new.png")))
+	_, err = os.Stat(filepath.Join(dir, "new.png"))
+	require.True(t, os.IsNotExist(err), "no file left behind")
+	old := filepath.Join(dir, "old.png")
+	require.NoError(t, os.WriteFile(old, []byte("earlier"), 0o644))
+	require.NoError(t, writable(old))
+	data, err := os.ReadFile(old)
+	require.NoError(t, err)
+	require.Equal(t, "earlier", string(data))
+}
+
 // capture reads the window until it shows want (presentation may land a
 // little after the GPU work is done), and returns the last capture.
 func capture(t *testing.T, display string, native swapchain.Window, want *image.RGBA) (*image.RGBA, int, int) {
