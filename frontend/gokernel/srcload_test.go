@@ -159,7 +159,8 @@ func TestLoadSkipsErrorsWithoutKernels(t *testing.T) {
 func TestLoadKernelPackageUsingItsLaunchers(t *testing.T) {
 	const kern = "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = twice(scale) }\n\n" +
 		"func twice(v float32) float32 { return v * 2 }\n\nconst scale = 3\n\n"
-	const uses = "package k\n\ntype Holder struct{ k *KKernel }\n\nvar h = Holder{}\n\nfunc Run() { NewK(nil); _ = h }\n"
+	const uses = "package k\n\ntype Holder struct{ k *KKernel }\n\nvar h = Holder{}\n\n" +
+		"func Run() { NewK(nil); _ = h; NewK()[0] = 1; undefinedV[1]++; x := undefinedF(); x[0][1] = 2 }\n"
 	dir := writeModule(t, map[string]string{"k/k.go": kern, "k/run.go": uses})
 	cfg := &Config{Dir: dir}
 	ks, errs := cfg.Load("./k")
@@ -172,6 +173,15 @@ func TestLoadKernelPackageUsingItsLaunchers(t *testing.T) {
 	require.Empty(t, ks)
 	require.Len(t, errs, 1, "%v", errs)
 	require.Regexp(t, `k\.go:6:44: undefined: two$`, errs[0].Error())
+
+	// A write in such a declaration still counts: the table is the
+	// program's, not a constant.
+	const table = "package k\n\nvar table = [2]float32{1, 2}\n\n//lucent:kernel block=64\nfunc T(out []float32) { out[0] = table[1] }\n"
+	dir = writeModule(t, map[string]string{"k/k.go": table, "k/run.go": "package k\n\nfunc Run() { table[undefinedI] = 3 }\n"})
+	ks, errs = (&Config{Dir: dir}).Load("./k")
+	require.Empty(t, ks)
+	require.Len(t, errs, 1, "%v", errs)
+	require.Contains(t, errs[0].Error(), "package variable table lives in host memory (its package assigns to it)")
 }
 
 // A second Load of unchanged files reuses the checked package (one that
