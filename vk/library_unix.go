@@ -15,7 +15,12 @@ var libraryNames = func() []string {
 	return []string{"libvulkan.so.1", "libvulkan.so"}
 }()
 
+// openLibrary holds the goroutine to its thread: dlerror, which says why a
+// dlopen failed, is per thread, so a goroutine moved between the two calls
+// read another thread's (empty) message.
 func openLibrary(name string) (uintptr, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	return purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 }
 

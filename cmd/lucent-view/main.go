@@ -36,10 +36,25 @@ import (
 func init() { runtime.LockOSThread() }
 
 func main() {
-	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "lucent-view:", err)
-		os.Exit(1)
+	os.Exit(exitCode(run(context.Background(), os.Args[1:], os.Stdout), os.Stderr))
+}
+
+// usageError is a wrong command line.
+type usageError struct{ error }
+
+// exitCode reports err on stderr and returns the exit status: 0 for none
+// or -h (the usage is printed), 2 for a wrong command line, 1 otherwise.
+func exitCode(err error, stderr io.Writer) int {
+	var usage usageError
+	switch {
+	case err == nil || errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &usage):
+		fmt.Fprintf(stderr, "lucent-view: %v\nrun 'lucent-view -h' for usage\n", err)
+		return 2
 	}
+	fmt.Fprintln(stderr, "lucent-view:", err)
+	return 1
 }
 
 // options are the command line.
@@ -56,7 +71,9 @@ type options struct {
 func parse(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("lucent-view", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The flag package would print a bad flag's error and the usage;
+	// exitCode prints the error once, and -h the usage.
+	fs.SetOutput(io.Discard)
 	fs.IntVar(&o.width, "width", 640, "image width in pixels")
 	fs.IntVar(&o.height, "height", 480, "image height in pixels")
 	fs.IntVar(&o.frames, "frames", 0, "frames to render, then exit (0: until the window closes; headless: 1)")
@@ -65,14 +82,21 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.vsync, "vsync", true, "wait for vertical blank when presenting")
 	fs.BoolVar(&o.fixed, "fixed", false, "advance the animation 1/60 s per frame instead of by the clock")
 	fs.BoolVar(&o.validate, "validate", false, "run with the Vulkan validation layer; its errors fail the run")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); err == flag.ErrHelp {
+		fs.SetOutput(stderr)
+		fmt.Fprintln(stderr, "usage: lucent-view [flags]")
+		fs.PrintDefaults()
 		return o, err
+	} else if err != nil {
+		return o, usageError{err}
 	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if o.width <= 0 || o.height <= 0 || o.width > 16384 || o.height > 16384 || o.frames < 0 {
-		return o, fmt.Errorf("bad size %dx%d or frame count %d", o.width, o.height, o.frames)
+	switch {
+	case fs.NArg() > 0:
+		return o, usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
+	case o.width <= 0 || o.height <= 0 || o.width > 16384 || o.height > 16384:
+		return o, usageError{fmt.Errorf("-width %d -height %d: want 1 to 16384 pixels each", o.width, o.height)}
+	case o.frames < 0:
+		return o, usageError{fmt.Errorf("-frames %d: want 0 or more", o.frames)}
 	}
 	if o.headless {
 		o.fixed = true
@@ -80,7 +104,7 @@ func parse(args []string, stderr io.Writer) (options, error) {
 			o.frames = 1
 		}
 		if o.out == "" {
-			return o, errors.New("--headless needs --out FILE.png")
+			return o, usageError{errors.New("--headless needs --out FILE.png")}
 		}
 	}
 	return o, nil
@@ -90,6 +114,11 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	o, err := parse(args, os.Stderr)
 	if err != nil {
 		return err
+	}
+	if o.out != "" {
+		if err := writable(o.out); err != nil {
+			return err
+		}
 	}
 	dev, errs, err := openDevice(ctx, o.validate)
 	if err != nil {
@@ -165,6 +194,21 @@ func headless(ctx context.Context, v *viewer, o options, stdout io.Writer) error
 	fmt.Fprintf(stdout, "rendered %d frame(s) of %dx%d in %v: %.2f ms/frame%s\n",
 		o.frames, v.width(), v.height(), el.Round(time.Millisecond), el.Seconds()*1000/float64(o.frames), v.gpu.summary())
 	return writeFrame(ctx, v, o.out, stdout)
+}
+
+// writable fails where path cannot be written, so that --out fails before
+// the frames rather than after them; it leaves a file there as it was.
+func writable(path string) error {
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	f.Close()
+	if os.IsNotExist(statErr) {
+		os.Remove(path)
+	}
+	return nil
 }
 
 func writeFrame(ctx context.Context, v *viewer, path string, stdout io.Writer) error {

@@ -94,21 +94,61 @@ func TestHeadlessGolden(t *testing.T) {
 	require.LessOrEqual(t, bad, len(want.Pix)/4/200, "%d pixels off by more than 2 (worst %d)", bad, worst)
 }
 
+// TestCommandLine: a wrong command line exits 2 with its error once and a
+// hint, not the usage; -h prints the usage and exits 0.
 func TestCommandLine(t *testing.T) {
-	for _, args := range [][]string{
-		{"--headless"}, // no --out
-		{"--width", "0"},
-		{"--frames", "-1"},
-		{"extra"},
-		{"--nope"},
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--headless"}, "lucent-view: --headless needs --out FILE.png\n"},
+		{[]string{"--width", "0"}, "lucent-view: -width 0 -height 480: want 1 to 16384 pixels each\n"},
+		{[]string{"--frames", "-1"}, "lucent-view: -frames -1: want 0 or more\n"},
+		{[]string{"extra"}, "lucent-view: unexpected arguments [\"extra\"]\n"},
+		{[]string{"--nope"}, "lucent-view: flag provided but not defined: -nope\n"},
+		{[]string{"--width", "x"}, "lucent-view: invalid value \"x\" for flag -width: parse error\n"},
 	} {
-		_, err := parse(args, &bytes.Buffer{})
-		require.Error(t, err, "%q", args)
+		var parseOut, stderr bytes.Buffer
+		_, err := parse(c.args, &parseOut)
+		require.Error(t, err, "%q", c.args)
+		require.Empty(t, parseOut.String(), "%q", c.args)
+		require.Equal(t, 2, exitCode(err, &stderr), "%q", c.args)
+		require.Equal(t, c.want+"run 'lucent-view -h' for usage\n", stderr.String())
 	}
+	for _, h := range []string{"-h", "--help"} {
+		var parseOut, stderr bytes.Buffer
+		_, err := parse([]string{h}, &parseOut)
+		require.Equal(t, 0, exitCode(err, &stderr))
+		require.Contains(t, parseOut.String(), "usage: lucent-view [flags]\n")
+		require.Contains(t, parseOut.String(), "-headless")
+		require.Empty(t, stderr.String())
+	}
+	require.Equal(t, 1, exitCode(errors.New("no device"), &bytes.Buffer{}))
 	o, err := parse([]string{"--headless", "--out", "x.png"}, &bytes.Buffer{})
 	require.NoError(t, err)
 	require.Equal(t, 1, o.frames)
 	require.True(t, o.fixed)
+}
+
+// TestOutNotWritable: an --out that cannot be written fails before any
+// frame, and a file already there is left as it was until the last frame.
+func TestOutNotWritable(t *testing.T) {
+	var stdout bytes.Buffer
+	err := run(context.Background(), []string{"--headless", "--frames", "1", "--out", filepath.Join(t.TempDir(), "no-such-dir", "x.png")}, &stdout)
+	require.ErrorContains(t, err, "--out: open ")
+	require.ErrorContains(t, err, "no-such-dir/x.png: no such file or directory")
+	require.Empty(t, stdout.String(), "nothing rendered")
+
+	dir := t.TempDir()
+	require.NoError(t, writable(filepath.Join(dir, "new.png")))
+	_, err = os.Stat(filepath.Join(dir, "new.png"))
+	require.True(t, os.IsNotExist(err), "no file left behind")
+	old := filepath.Join(dir, "old.png")
+	require.NoError(t, os.WriteFile(old, []byte("earlier"), 0o644))
+	require.NoError(t, writable(old))
+	data, err := os.ReadFile(old)
+	require.NoError(t, err)
+	require.Equal(t, "earlier", string(data))
 }
 
 // capture reads the window until it shows want (presentation may land a

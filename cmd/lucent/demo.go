@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"time"
 
@@ -29,12 +30,35 @@ func runDemo(args []string) error {
 	height := fs.Int("height", 480, "image height in pixels")
 	samples := fs.Int("samples", 3, "samples per pixel along each axis (n×n supersampling)")
 	bands := fs.Int("bands", 12, "horizontal bands rendered one after another, for progress")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *width <= 0 || *height <= 0 || *samples <= 0 || *samples > 8 || *bands <= 0 {
-		return fmt.Errorf("bad size %dx%d, samples %d or bands %d", *width, *height, *samples, *bands)
+	switch {
+	case *width <= 0 || *height <= 0:
+		return fmt.Errorf("-width %d -height %d: the image needs at least one pixel each way", *width, *height)
+	case int64(*width)*int64(*height) > math.MaxUint32:
+		// The kernel indexes the pixels with a uint32.
+		return fmt.Errorf("-width %d -height %d: %d pixels, more than the %d the kernel indexes", *width, *height, int64(*width)*int64(*height), uint32(math.MaxUint32))
+	case *samples <= 0 || *samples > 8:
+		return fmt.Errorf("-samples %d: want 1 to 8", *samples)
+	case *bands <= 0:
+		return fmt.Errorf("-bands %d: want at least 1", *bands)
 	}
+	// The file is opened first, so that a path it cannot write fails before
+	// the render, and truncated only once there is an image to write, so
+	// that a failed render leaves an earlier one as it was.
+	_, statErr := os.Stat(*out)
+	file, err := os.OpenFile(*out, os.O_WRONLY|os.O_CREATE, 0o666)
+	if err != nil {
+		return err
+	}
+	written := false
+	defer func() {
+		file.Close()
+		if !written && os.IsNotExist(statErr) {
+			os.Remove(*out)
+		}
+	}()
 	ctx := context.Background()
 	dev, err := device.Open(ctx, "") // the default backend: vulkan, else cpu
 	if err != nil {
@@ -59,7 +83,7 @@ func runDemo(args []string) error {
 		trace.Round(time.Microsecond), k.CodegenTime.Round(time.Microsecond), k.PipelineTime.Round(time.Millisecond))
 
 	w, h := uint32(*width), uint32(*height)
-	pix, err := device.NewBuffer[uint32](dev, int(w*h))
+	pix, err := device.NewBuffer[uint32](dev, int(w)*int(h))
 	if err != nil {
 		return err
 	}
@@ -81,7 +105,7 @@ func runDemo(args []string) error {
 		}
 		fmt.Printf("\rrendering %3d%%", (y0+rows)*100/h)
 	}
-	data := make([]uint32, w*h)
+	data := make([]uint32, int(w)*int(h))
 	if err := s.Submit(pix.Download(data)); err != nil {
 		return err
 	}
@@ -95,12 +119,11 @@ func runDemo(args []string) error {
 	for i, p := range data {
 		img.SetRGBA(i%int(w), i/int(w), color.RGBA{uint8(p), uint8(p >> 8), uint8(p >> 16), 255})
 	}
-	file, err := os.Create(*out)
-	if err != nil {
+	written = true
+	if err := file.Truncate(0); err != nil {
 		return err
 	}
 	if err := png.Encode(file, img); err != nil {
-		file.Close()
 		return err
 	}
 	if err := file.Close(); err != nil {

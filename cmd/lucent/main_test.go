@@ -29,9 +29,16 @@ func TestMain(m *testing.M) {
 // test's environment, and returns its combined output and error.
 func runLucent(t *testing.T, env []string, args ...string) (string, error) {
 	t.Helper()
+	return runLucentIn(t, "", env, args...)
+}
+
+// runLucentIn is runLucent in the working directory dir ("": the test's).
+func runLucentIn(t *testing.T, dir string, env []string, args ...string) (string, error) {
+	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
 	cmd := exec.Command(exe, args...)
+	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), envRunAsLucent+"=1"), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -71,6 +72,11 @@ func pipeline(cfg *config) []error {
 	}
 	if len(kernels) == 0 {
 		if len(errs) == 0 {
+			if cfg.goFile || cfg.check {
+				if pkgs, err := loadPackages(cfg, env); err == nil {
+					errs = orphanLaunchers(cfg, pkgs, nil)
+				}
+			}
 			errs = append(errs, fmt.Errorf("lucentc: no //lucent:kernel functions in %s", strings.Join(cfg.patterns, " ")))
 		}
 		return errs
@@ -80,6 +86,9 @@ func pipeline(cfg *config) []error {
 	times.packages = time.Since(t1)
 	if err != nil {
 		return append(errs, err)
+	}
+	if cfg.goFile || cfg.check {
+		errs = append(errs, orphanLaunchers(cfg, pkgs, kernels)...)
 	}
 
 	units := make([]*unit, 0, len(kernels))
@@ -91,7 +100,7 @@ func pipeline(cfg *config) []error {
 			continue
 		}
 		u.file = u.pkg.Name + "." + k.Name + ".spv"
-		if prev, ok := files[u.file]; ok {
+		if prev, ok := files[u.file]; ok && cfg.outDir != "" {
 			errs = append(errs, newKernelError(k, fmt.Errorf("output %s is also written by the kernel at %s: compile the two packages separately", u.file, relPos(prev.k.Pos))))
 			continue
 		}
@@ -235,7 +244,7 @@ func write(cfg *config, units []*unit, goFiles map[string][]byte) error {
 	for _, p := range paths {
 		if !cfg.check {
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return fmt.Errorf("lucentc: %w", err)
+				return fmt.Errorf("lucentc: writing %s: %w", p, err)
 			}
 		}
 		if err := cfg.output(p, goFiles[p]); err != nil {
@@ -282,7 +291,13 @@ func spvBytes(words []uint32) []byte {
 func writeFile(name string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
 	if err != nil {
-		return fmt.Errorf("lucentc: %w", err)
+		// The temporary file's name means nothing to the user: the
+		// cause is the directory's.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("lucentc: writing %s: %w", name, err)
 	}
 	_, werr := tmp.Write(data)
 	cerr := tmp.Close()

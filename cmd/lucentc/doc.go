@@ -79,7 +79,10 @@
 // The one design choice to know: the generated file carries the build
 // constraint !lucentc and lucentc loads packages with -tags=lucentc, so a
 // stale generated file (a kernel renamed, a type removed) never stops lucentc
-// from loading the package that it is about to regenerate; the file imports
+// from loading the package that it is about to regenerate. A package that
+// uses its own launchers (a main calling NewSaxpy) does not type-check
+// under that tag, so lucentc leaves out the type errors of declarations no
+// kernel reaches, and those of packages without a kernel; the file imports
 // only device, kernel, the standard library and the packages of the kernels' own parameter types, so the
 // kernel package's CPU build (kernel.Run) and its imports stay acyclic.
 package main

@@ -105,14 +105,14 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.check, "check", false, "write nothing; fail naming each kernel whose launcher (lucent_kernels.go, found with or without -go) was generated from other source, and each output file that is missing or differs (for a test or CI step that catches stale generated files)")
 	fs.BoolVar(&cfg.verbose, "v", false, "print each kernel and the time of each stage on standard error")
 	fs.StringVar(&cfg.dir, "C", "", "resolve packages in `dir` (as go -C)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usageText)
-		fs.PrintDefaults()
-	}
+	// The flag package would print a bad flag's error and the usage itself;
+	// run prints the error once, and -h the usage on stdout.
+	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			fs.SetOutput(stdout)
-			fs.Usage()
+			fmt.Fprint(stdout, usageText)
+			fs.PrintDefaults()
 		}
 		return nil, err
 	}
@@ -127,8 +127,16 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	if (cfg.goOut != "" || cfg.goPkg != "" || cfg.goTest) && !cfg.goFile {
 		return nil, fmt.Errorf("-goout, -gopkg and -gotest need -go")
 	}
+	if cfg.dir != "" {
+		if st, err := os.Stat(cfg.dir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("-C %s: not a directory", cfg.dir)
+		}
+	}
 	if cfg.goPkg != "" && !isIdent(cfg.goPkg) {
 		return nil, fmt.Errorf("-gopkg %q is not a Go identifier", cfg.goPkg)
+	}
+	if cfg.goPkg != "" && cfg.goOut == "" {
+		return nil, fmt.Errorf("-gopkg names the package of -goout, which is not given")
 	}
 	if cfg.outDir == "" && !cfg.asm && !cfg.printIR && !cfg.goFile && !cfg.check {
 		cfg.outDir = "."

@@ -267,6 +267,8 @@ func TestCommandLine(t *testing.T) {
 		{"goout without go", []string{"-goout", "x", corpusDir}, 2, "", "need -go"},
 		{"gotest without go", []string{"-gotest", corpusDir}, 2, "", "-gotest need -go"},
 		{"bad gopkg", []string{"-go", "-gopkg", "a-b", corpusDir}, 2, "", "not a Go identifier"},
+		{"gopkg without goout", []string{"-go", "-gopkg", "x", corpusDir}, 2, "", "-gopkg names the package of -goout, which is not given"},
+		{"no such -C", []string{"-C", "/nonexistent/dir", corpusDir}, 2, "", "-C /nonexistent/dir: not a directory"},
 		{"unknown flag", []string{"-nope"}, 2, "", "flag provided but not defined"},
 		{"missing package", []string{"./nonexistent"}, 1, "", "nonexistent"},
 	}
@@ -276,6 +278,12 @@ func TestCommandLine(t *testing.T) {
 			require.Equal(t, c.code, code, stderr)
 			require.Contains(t, stdout, c.out)
 			require.Contains(t, stderr, c.err)
+			// The usage once, on stdout for -h; an error once, with the
+			// hint, not the usage.
+			require.LessOrEqual(t, strings.Count(stdout+stderr, "usage: lucentc"), 1, "%s%s", stdout, stderr)
+			if c.err != "" {
+				require.Equal(t, 1, strings.Count(stderr, c.err), stderr)
+			}
 		})
 	}
 }
@@ -350,4 +358,13 @@ func TestCheckSPV(t *testing.T) {
 	require.Contains(t, stderr, "out of date: "+filepath.Join(dir, name))
 	_, err := os.Stat(filepath.Join(dir, name))
 	require.True(t, os.IsNotExist(err), "-check wrote a file")
+}
+
+// TestWriteFileNamesTheOutput: a file lucentc cannot write is named in the
+// error, not the temporary file it writes first (".x.spv.123456").
+func TestWriteFileNamesTheOutput(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "missing", "x.spv")
+	err := writeFile(name, []byte{1})
+	require.Error(t, err)
+	require.Equal(t, "lucentc: writing "+name+": no such file or directory", err.Error())
 }

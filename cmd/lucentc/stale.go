@@ -10,6 +10,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
 )
 
 // kernelHashPrefix starts the line of a launcher file that records the hash
@@ -72,6 +76,50 @@ func readLauncherHeader(src []byte) launcherHeader {
 	return h
 }
 
+// orphanLaunchers names the launcher file of each package the patterns
+// matched that no longer has a kernel: go generate fails there ("no
+// //lucent:kernel functions") or, under ./..., never looks, so the file
+// would keep launchers of functions that are no longer kernels. A -goout
+// file is not looked for: it is found through the kernels that go into it.
+func orphanLaunchers(cfg *config, pkgs map[string]*packages.Package, kernels []*gokernel.Kernel) []error {
+	if cfg.goFile && cfg.goOut != "" {
+		return nil
+	}
+	has := map[string]bool{}
+	for _, k := range kernels {
+		has[k.Package] = true
+	}
+	paths := make([]string, 0, len(pkgs))
+	for path := range pkgs {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	var errs []error
+	for _, path := range paths {
+		p := pkgs[path]
+		files := append(append([]string{}, p.GoFiles...), p.IgnoredFiles...)
+		if has[path] || len(files) == 0 {
+			continue
+		}
+		name := filepath.Join(filepath.Dir(files[0]), goFileName)
+		src, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		h := readLauncherHeader(src)
+		if len(h.order) == 0 {
+			continue // not lucentc's, or one with no kernel hashes
+		}
+		also := ""
+		if _, err := os.Stat(filepath.Join(filepath.Dir(name), goTestFileName)); err == nil {
+			also = " and " + goTestFileName
+		}
+		errs = append(errs, fmt.Errorf("%s: launchers of %s, which %s no longer declares as kernels: delete the file%s",
+			relFile(name), strings.Join(h.order, ", "), path, also))
+	}
+	return errs
+}
+
 // checkLaunchers is -check's look at the launcher files: for each one it
 // finds (with -go, the files -go writes; without, a lucent_kernels.go beside
 // the kernels), it names each kernel whose IR differs from the one the
@@ -110,7 +158,7 @@ func checkLaunchers(cfg *config, units []*unit) []error {
 		us := byFile[f]
 		flags := h.flags
 		if flags == "" {
-			flags = flagLine(cfg)
+			flags = flagLine(cfg, us[0])
 		}
 		pkgs := map[string]bool{}
 		var pkgList []string

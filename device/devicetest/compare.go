@@ -123,7 +123,11 @@ func Compare(ctx context.Context, dev *device.Device, shader *device.Shader, siz
 			devArgs[i], hostArgs[i] = a, reflect.ValueOf(a)
 		}
 		if want := ft.In(i); hostArgs[i].Type() != want {
-			return fmt.Errorf("devicetest: Compare: %w: %s: %v for a %v parameter", device.ErrInvalidArgument, label(i), hostArgs[i].Type(), want)
+			hint := ""
+			if _, ok := a.(bufferArg); !ok && want.Kind() == reflect.Slice {
+				hint = fmt.Sprintf(": give its elements as devicetest.NewBuffer(elems []%v)", want.Elem())
+			}
+			return fmt.Errorf("devicetest: Compare: %w: %s: %v for a %v parameter%s", device.ErrInvalidArgument, label(i), hostArgs[i].Type(), want, hint)
 		}
 	}
 

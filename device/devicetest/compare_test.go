@@ -113,6 +113,15 @@ func TestCompareReportsFirstDifference(t *testing.T) {
 
 // TestCompareBadArguments: arguments that do not fit the kernel are errors
 // naming the argument.
+// devBuf is a device buffer holding xs.
+func devBuf(t *testing.T, d *device.Device, xs []float32) *device.Buffer[float32] {
+	t.Helper()
+	b, err := device.NewBufferFrom(d, xs)
+	require.NoError(t, err)
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
 func TestCompareBadArguments(t *testing.T) {
 	eachBackend(t, func(t *testing.T, d *device.Device) {
 		ctx := context.Background()
@@ -127,6 +136,7 @@ func TestCompareBadArguments(t *testing.T) {
 		}{
 			{"float64 uniform", kernels.Saxpy, []any{2.0, devicetest.NewBuffer(xs), devicetest.NewBuffer(xs)}, "argument 0 (a): float64 for a float32 parameter"},
 			{"slice for a buffer", kernels.Saxpy, []any{float32(2), xs, devicetest.NewBuffer(xs)}, "argument 1 (x): a []float32: give a slice's elements as devicetest.NewBuffer(elems)"},
+			{"device buffer for a buffer", kernels.Saxpy, []any{float32(2), devBuf(t, d, xs), devicetest.NewBuffer(xs)}, "argument 1 (x): *device.Buffer[float32] for a []float32 parameter: give its elements as devicetest.NewBuffer(elems []float32)"},
 			{"wrong element", kernels.Saxpy, []any{float32(2), devicetest.NewBuffer([]int32{1}), devicetest.NewBuffer(xs)}, "argument 1 (x): []int32 for a []float32 parameter"},
 			{"nil buffer", kernels.Saxpy, []any{float32(2), (*devicetest.Buffer[float32])(nil), devicetest.NewBuffer(xs)}, "argument 1 (x): nil *Buffer"},
 			{"count", kernels.Saxpy, []any{float32(2)}, "1 arguments"},

@@ -20,7 +20,11 @@ func assigned(info *types.Info, body *ast.BlockStmt) map[types.Object]bool {
 				}
 				return
 			case *ast.IndexExpr:
-				switch info.TypeOf(x.X).Underlying().(type) {
+				var under types.Type
+				if t := info.TypeOf(x.X); t != nil { // nil: a type error there
+					under = t.Underlying()
+				}
+				switch under.(type) {
 				case *types.Slice:
 					return // a buffer element: the buffer itself is not assigned
 				case *types.Pointer:

@@ -1,6 +1,7 @@
 package gokernel
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -8,6 +9,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,7 +39,10 @@ type Config struct {
 // Load loads the packages matching patterns (as `go list` reads them) and
 // compiles every //lucent:kernel function in them. It returns the kernels
 // that compiled and, sorted by position, every error: Go syntax and type
-// errors, and each construct outside the kernel subset (as *Error wrapping
+// errors of the packages with a //lucent:kernel line (those of a package
+// without one are not reported: it has no kernel to compile; nor are type
+// errors in declarations no kernel reaches), and each
+// construct outside the kernel subset (as *Error wrapping
 // ErrRejected).
 func Load(patterns ...string) ([]*Kernel, []error) { return (&Config{}).Load(patterns...) }
 
@@ -79,8 +84,14 @@ func (cfg *Config) packagesLoad(patterns []string) ([]*Kernel, []error) {
 	c.cfg = cfg
 	var good []*packages.Package
 	for _, p := range pkgs {
-		if len(p.Errors) > 0 {
-			for _, pe := range p.Errors {
+		if len(p.Errors) > 0 && len(p.GoFiles) > 0 && !hasDirective(p.GoFiles) {
+			// No kernels to compile: its errors are not the kernels'
+			// (a program using launchers that the lucentc build tag
+			// leaves out, under ./...).
+			continue
+		}
+		if errs := kernelErrors(fset, p); len(errs) > 0 {
+			for _, pe := range errs {
 				c.errs = append(c.errs, packageError(pe))
 			}
 			continue
@@ -93,6 +104,18 @@ func (cfg *Config) packagesLoad(patterns []string) ([]*Kernel, []error) {
 		kernels = append(kernels, c.compile(p.PkgPath, p.Syntax, p.TypesInfo)...)
 	}
 	return kernels, sortErrors(c.errs)
+}
+
+// hasDirective reports whether any of files holds a //lucent:kernel line
+// (or one it cannot read).
+func hasDirective(files []string) bool {
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil || bytes.Contains(src, []byte(directivePrefix)) {
+			return true
+		}
+	}
+	return false
 }
 
 // packageError turns a go list or type error into an *Error with a position.

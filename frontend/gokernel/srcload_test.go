@@ -9,6 +9,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,6 +127,61 @@ func TestSourceLoadFallsBack(t *testing.T) {
 	require.Equal(t, summary(cfg.packagesLoad([]string{"./syn"})), summary(nil, errs))
 	require.True(t, errors.As(errs[len(errs)-1], &ge))
 	require.Equal(t, 4, ge.Pos.Line)
+}
+
+// TestLoadSkipsErrorsWithoutKernels: a package without a //lucent:kernel
+// line has no kernel to compile, so its errors are not Load's (under
+// ./..., a program using launchers that the lucentc build tag leaves out);
+// a package with one reports its errors as before.
+func TestLoadSkipsErrorsWithoutKernels(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"k/k.go":     "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = 1 }\n",
+		"app/app.go": "package app\n\nimport \"m/k\"\n\nvar _ = k.NewK\n",
+		"bad/bad.go": "package bad\n\nvar x int = \"s\"\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = float32(x) }\n",
+	})
+	cfg := &Config{Dir: dir}
+	ks, errs := cfg.Load("./k", "./app")
+	require.Empty(t, errs)
+	require.Len(t, ks, 1)
+	require.Equal(t, "K", ks[0].Name)
+	ks, errs = cfg.Load("./...")
+	require.Len(t, ks, 1)
+	require.NotEmpty(t, errs)
+	for _, err := range errs {
+		require.Contains(t, err.Error(), "bad.go:3:13", "only the kernel package's errors")
+	}
+}
+
+// TestLoadKernelPackageUsingItsLaunchers: type errors in declarations no
+// kernel reaches (a package using the launchers lucentc has yet to write)
+// do not stop its kernels; one in a helper a kernel calls still does, and
+// is the only one reported.
+func TestLoadKernelPackageUsingItsLaunchers(t *testing.T) {
+	const kern = "package k\n\n//lucent:kernel block=64\nfunc K(out []float32) { out[0] = twice(scale) }\n\n" +
+		"func twice(v float32) float32 { return v * 2 }\n\nconst scale = 3\n\n"
+	const uses = "package k\n\ntype Holder struct{ k *KKernel }\n\nvar h = Holder{}\n\n" +
+		"func Run() { NewK(nil); _ = h; NewK()[0] = 1; undefinedV[1]++; x := undefinedF(); x[0][1] = 2 }\n"
+	dir := writeModule(t, map[string]string{"k/k.go": kern, "k/run.go": uses})
+	cfg := &Config{Dir: dir}
+	ks, errs := cfg.Load("./k")
+	require.Empty(t, errs)
+	require.Len(t, ks, 1)
+	require.Equal(t, "K", ks[0].Name)
+
+	dir = writeModule(t, map[string]string{"k/k.go": strings.Replace(kern, "v * 2", "v * two", 1), "k/run.go": uses})
+	ks, errs = (&Config{Dir: dir}).Load("./k")
+	require.Empty(t, ks)
+	require.Len(t, errs, 1, "%v", errs)
+	require.Regexp(t, `k\.go:6:44: undefined: two$`, errs[0].Error())
+
+	// A write in such a declaration still counts: the table is the
+	// program's, not a constant.
+	const table = "package k\n\nvar table = [2]float32{1, 2}\n\n//lucent:kernel block=64\nfunc T(out []float32) { out[0] = table[1] }\n"
+	dir = writeModule(t, map[string]string{"k/k.go": table, "k/run.go": "package k\n\nfunc Run() { table[undefinedI] = 3 }\n"})
+	ks, errs = (&Config{Dir: dir}).Load("./k")
+	require.Empty(t, ks)
+	require.Len(t, errs, 1, "%v", errs)
+	require.Contains(t, errs[0].Error(), "package variable table lives in host memory (its package assigns to it)")
 }
 
 // A second Load of unchanged files reuses the checked package (one that

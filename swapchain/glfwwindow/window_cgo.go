@@ -4,6 +4,8 @@ package glfwwindow
 
 import (
 	"fmt"
+	"os"
+	"runtime"
 	"sync"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
@@ -35,6 +37,17 @@ func guard(what string, err *error) {
 	}
 }
 
+// initialized reports whether GLFW is initialized.
+func initialized() (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	glfw.GetTime()
+	return true
+}
+
 // Open opens a width×height window titled title.
 func Open(title string, width, height int) (_ *Window, err error) {
 	if width <= 0 || height <= 0 {
@@ -46,6 +59,16 @@ func Open(title string, width, height int) (_ *Window, err error) {
 	if !inited {
 		if err := glfw.Init(); err != nil {
 			return nil, fmt.Errorf("glfwwindow: %w: %v", ErrUnavailable, err)
+		}
+		// go-gl logs a platform error (no X display, say) and returns
+		// nil: GLFW is then not initialized, and the next call would
+		// panic with NotInitialized, which says nothing of why.
+		if !initialized() {
+			why := "GLFW did not initialize (its platform error is logged above)"
+			if runtime.GOOS == "linux" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+				why = "no display: DISPLAY and WAYLAND_DISPLAY are unset"
+			}
+			return nil, fmt.Errorf("%w: %s", ErrUnavailable, why)
 		}
 		inited = true
 	}

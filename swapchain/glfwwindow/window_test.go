@@ -16,6 +16,15 @@ func TestOpenUnderXvfb(t *testing.T) {
 	defer runtime.UnlockOSThread()
 	_, err := glfwwindow.Open("bad", 0, 10)
 	require.Error(t, err)
+	if cgoEnabled && runtime.GOOS == "linux" {
+		// No display: an error saying so, and a later Open with one
+		// (below) still works.
+		t.Setenv("DISPLAY", "")
+		t.Setenv("WAYLAND_DISPLAY", "")
+		_, err = glfwwindow.Open("no display", 120, 90)
+		require.ErrorIs(t, err, glfwwindow.ErrUnavailable)
+		require.Contains(t, err.Error(), "no display: DISPLAY and WAYLAND_DISPLAY are unset")
+	}
 
 	display := xtest.StartXvfb(t)
 	t.Setenv("DISPLAY", display)
