@@ -330,11 +330,24 @@ func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
 	if desc.Size > d.Capabilities().MaxBufferSize {
 		return 0, fmt.Errorf("cpu: CreateBuffer: %w: %d bytes, more than the backend's %d", device.ErrOutOfMemory, desc.Size, d.Capabilities().MaxBufferSize)
 	}
+	if err := fitsHost(desc.Size); err != nil {
+		return 0, fmt.Errorf("cpu: CreateBuffer: %w", err)
+	}
 	b, err := newBuffer(desc.Size)
 	if err != nil {
 		return 0, fmt.Errorf("cpu: CreateBuffer(%d bytes): %w", desc.Size, err)
 	}
 	return d.add(b), nil
+}
+
+// fitsHost refuses an allocation larger than the host's memory: Go's
+// runtime cannot map it and ends the program (a fatal error, not a panic
+// newBuffer could recover), where the caller is owed ErrOutOfMemory.
+func fitsHost(size uint64) error {
+	if m := hostMemory(); m != 0 && size > m {
+		return fmt.Errorf("%w: %d bytes, more than the host's %d bytes of memory and swap", device.ErrOutOfMemory, size, m)
+	}
+	return nil
 }
 
 func newBuffer(size uint64) (b *buffer, err error) {

@@ -36,6 +36,14 @@ func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
 	if desc.Width > lim || desc.Height > lim || desc.Depth > lim || desc.Levels > 32 {
 		return 0, fmt.Errorf("cpu: CreateTexture: %w: %dx%dx%d (%d levels) is beyond the backend's %d per side", device.ErrUnsupported, desc.Width, desc.Height, desc.Depth, desc.Levels, lim)
 	}
+	var size uint64
+	for l := range desc.Levels {
+		e := desc.LevelExtent(l)
+		size += uint64(e[0]) * uint64(e[1]) * uint64(e[2]) * uint64(desc.Format.PixelSize())
+	}
+	if err := fitsHost(size); err != nil {
+		return 0, fmt.Errorf("cpu: CreateTexture %v %dx%dx%d: %w", desc.Format, desc.Width, desc.Height, desc.Depth, err)
+	}
 	t := &texture{desc: desc}
 	for l := range desc.Levels {
 		e := desc.LevelExtent(l)
