@@ -423,7 +423,14 @@ func joinErrs(errs []error) error {
 }
 
 // event is a timeline value.
-type event struct{ timeline }
+// event is a timeline streams raise; assigned is the last value a
+// SignalEvent asked for (values must increase, as on Vulkan's timeline
+// semaphores), set under signalMu.
+type event struct {
+	timeline
+	signalMu sync.Mutex
+	assigned uint64
+}
 
 // timeline is a value that only grows, with its waiters: an event's value,
 // and the last item a stream completed. The zero value is at 0.
@@ -508,9 +515,16 @@ func (d *Device) SignalEvent(eh, sh device.Handle, value uint64) error {
 	if err != nil {
 		return err
 	}
+	e.signalMu.Lock()
+	defer e.signalMu.Unlock()
+	if value <= e.assigned {
+		return fmt.Errorf("cpu: SignalEvent: %w: event %d: signal value %d does not exceed the last signalled value %d",
+			device.ErrInvalidArgument, eh, value, e.assigned)
+	}
 	if err := s.enqueue(item{signal: e, value: value}); err != nil {
 		return fmt.Errorf("cpu: SignalEvent: %w", err)
 	}
+	e.assigned = value
 	return nil
 }
 
