@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/lucent-gpu/lucent/device"
 )
@@ -10,10 +11,11 @@ import (
 // fine for copies and device addresses; only a descriptor binding is limited.
 type buffer struct {
 	tracked
-	raw  *rawBuffer
-	desc device.BufferDesc
-	name string
-	d    *Device
+	raw        *rawBuffer
+	desc       device.BufferDesc
+	name       string
+	d          *Device
+	needsClear atomic.Bool // not yet zeroed (CreateBuffer, encoder.buffer)
 }
 
 func (b *buffer) setName(n string) { b.name = n }
@@ -46,6 +48,15 @@ func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
 		return 0, fmt.Errorf("vulkan: buffer of %d bytes: %w", desc.Size, err)
 	}
 	b := &buffer{raw: raw, desc: desc, d: d}
+	// A new buffer reads as zeros, as on the cpu backend: its memory may be
+	// a freed resource's. Mapped, coherent memory is cleared here (no GPU
+	// work is using a range the allocator hands out); other memory by the
+	// first list that uses the buffer (encoder.buffer).
+	if m := raw.bytes(); m != nil && raw.coherent {
+		clear(m)
+	} else {
+		b.needsClear.Store(true)
+	}
 	h, err := d.add(b)
 	if err != nil {
 		b.release()

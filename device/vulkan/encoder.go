@@ -131,8 +131,8 @@ type encoder struct {
 	hidden  map[device.Handle]*buffer // buffers of the backend's own a dispatch sees (accel_indices.go)
 
 	// One-time initialisations this list took on (a texture's first layout
-	// transition, a bindless array's first clear): given back if the list
-	// fails, so the next list records them.
+	// transition, a buffer's or a bindless array's first clear): given back
+	// if the list fails, so the next list records them.
 	claims []*atomic.Bool
 }
 
@@ -338,6 +338,7 @@ func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []
 		return err
 	}
 	e.writeDirect()
+	replayable = e.reusable // encoding may have found a first use (encoder.buffer)
 	sub.kept = replayable
 	s.enqueue(sub)
 	if replayable {
@@ -611,10 +612,18 @@ func (e *encoder) buffer(h device.Handle) (*buffer, error) {
 		return b, nil
 	}
 	b, err := lookup[*buffer](e.d, h, "buffer")
-	if err == nil {
-		e.used = append(e.used, &b.tracked)
+	if err != nil {
+		return b, err
 	}
-	return b, err
+	e.used = append(e.used, &b.tracked)
+	if b.needsClear.CompareAndSwap(true, false) {
+		// Its first list zeroes it; a replay must not do that again.
+		e.claims = append(e.claims, &b.needsClear)
+		e.reusable = false
+		e.order(stageCopy, accessTransferWrite, use{b, 0, b.raw.size, true})
+		e.batch.CmdFillBuffer(e.cmd, b.raw.handle, 0, vk.DeviceSize(b.raw.size), 0)
+	}
+	return b, nil
 }
 
 func (e *encoder) texture(h device.Handle) (*texture, error) {
@@ -624,9 +633,15 @@ func (e *encoder) texture(h device.Handle) (*texture, error) {
 	}
 	e.used = append(e.used, &t.tracked)
 	if t.needsInit.CompareAndSwap(true, false) {
-		// Its first list: every level starts out of UNDEFINED.
+		// Its first list: every level starts out of UNDEFINED, and is
+		// zeroed (its memory may be a freed resource's), as a new buffer is.
 		e.claims = append(e.claims, &t.needsInit)
 		e.layoutOf(t, vk.IMAGE_LAYOUT_UNDEFINED)
+		e.transition(t, 0, t.desc.Levels, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL)
+		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), true})
+		var zero vk.ClearColorValue
+		all := vk.ImageSubresourceRange{AspectMask: vk.IMAGE_ASPECT_COLOR_BIT, LevelCount: t.desc.Levels, LayerCount: 1}
+		e.batch.CmdClearColorImage(e.cmd, t.image, vk.IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &zero, 1, &all)
 	}
 	return t, nil
 }
