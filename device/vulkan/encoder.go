@@ -898,17 +898,17 @@ func (e *encoder) command(c device.Command) error {
 			case device.BindlessSetBuffer:
 				b, err := e.buffer(sl.Buffer)
 				if err != nil {
-					return err
+					return fmt.Errorf("bindless array %d: slot %d: %w", c.Array, sl.Slot, err)
 				}
 				n, err := span(b, sl.Buffer, sl.Offset, sl.Size)
 				if err != nil {
-					return err
+					return fmt.Errorf("bindless array %d: slot %d: %w", c.Array, sl.Slot, err)
 				}
 				slotRecord(rec, b.raw.addr+sl.Offset, n)
 				arr.clearTexture(sl.Slot)
 			case device.BindlessSetTexture:
 				if err := e.setTexture(arr, sl, rec); err != nil {
-					return fmt.Errorf("bindless array %d: %w", c.Array, err)
+					return fmt.Errorf("bindless array %d: slot %d: %w", c.Array, sl.Slot, err)
 				}
 			case device.BindlessRemove:
 				slotRecord(rec, 0, 0)
