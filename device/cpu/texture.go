@@ -60,6 +60,17 @@ func (d *Device) DestroyTexture(h device.Handle) error {
 	return err
 }
 
+// texelOffset refuses a buffer↔texture copy whose buffer offset is not a
+// multiple of the texel size and of 4, as the Vulkan backend does
+// (vkCmdCopyBufferToImage's bufferOffset): a program making one runs on
+// neither backend.
+func texelOffset(t *texture, off uint64) error {
+	if px := uint64(t.desc.Format.PixelSize()); off%px != 0 || off%4 != 0 {
+		return fmt.Errorf("%w: buffer offset %d of a %v copy is not a multiple of the texel size %d and of 4", device.ErrInvalidArgument, off, t.desc.Format, px)
+	}
+	return nil
+}
+
 // region resolves a region of texture h: the level's bytes, its extent, the
 // region's origin and size.
 func (d *Device) region(h device.Handle, rg device.Region) (*texture, [3]uint32, [3]uint32, error) {
@@ -137,6 +148,9 @@ func (d *Device) prepareTexture(c device.Command) (func() error, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := texelOffset(t, c.Offset); err != nil {
+			return nil, err
+		}
 		src, err := span(d, c.Buffer, c.Offset, regionBytes(t, size), "buffer")
 		if err != nil {
 			return nil, err
@@ -146,6 +160,9 @@ func (d *Device) prepareTexture(c device.Command) (func() error, error) {
 	case *device.TextureToBuffer:
 		t, org, size, err := d.region(c.Texture, c.Region)
 		if err != nil {
+			return nil, err
+		}
+		if err := texelOffset(t, c.Offset); err != nil {
 			return nil, err
 		}
 		dst, err := span(d, c.Buffer, c.Offset, regionBytes(t, size), "buffer")
