@@ -527,3 +527,17 @@ func TestBindlessUpdateNamesSlot(t *testing.T) {
 	require.NoError(t, s.Submit(arr.Update()))
 	require.NoError(t, s.Synchronize(ctxT(t)))
 }
+
+// TestNewBindlessArraySizes: a size out of range is refused saying which
+// sizes are allowed, not only the one given.
+func TestNewBindlessArraySizes(t *testing.T) {
+	d := openDevice(t)
+	for _, n := range []int{0, -1, 1<<24 + 1} {
+		_, err := d.NewBindlessArray(n)
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		require.ErrorContains(t, err, fmt.Sprintf("size %d (1 to 16777216 slots)", n))
+	}
+	arr, err := d.NewBindlessArray(1)
+	require.NoError(t, err)
+	require.NoError(t, arr.Close())
+}
