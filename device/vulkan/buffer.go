@@ -48,15 +48,14 @@ func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
 		return 0, fmt.Errorf("vulkan: buffer of %d bytes: %w", desc.Size, err)
 	}
 	b := &buffer{raw: raw, desc: desc, d: d}
-	// A new buffer reads as zeros, as on the cpu backend: its memory may be
-	// a freed resource's. Mapped, coherent memory is cleared here (no GPU
-	// work is using a range the allocator hands out); other memory by the
-	// first list that uses the buffer (encoder.buffer).
-	if m := raw.bytes(); m != nil && raw.coherent {
-		clear(m)
-	} else {
-		b.needsClear.Store(true)
-	}
+	// A new buffer reads as zeros, as on the cpu backend, though its memory
+	// may be a freed resource's (or, on Mesa 25's lavapipe, a dedicated
+	// allocation's of before): the first list that uses it clears it,
+	// unless it first overwrites all of it (encoder.bufferFor). Clearing
+	// here, on the host, committed every page of every buffer at once (on
+	// lavapipe, host memory): filling the heap with buffers never used got
+	// the process killed instead of ErrOutOfMemory.
+	b.needsClear.Store(true)
 	h, err := d.add(b)
 	if err != nil {
 		b.release()

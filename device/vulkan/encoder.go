@@ -632,7 +632,15 @@ func (e *encoder) stage(n uint64) ([]byte, uint64) {
 	return e.staging[off : off+n], off
 }
 
-func (e *encoder) buffer(h device.Handle) (*buffer, error) {
+func (e *encoder) buffer(h device.Handle) (*buffer, error) { return e.bufferFor(h, 0, 0) }
+
+// bufferFor is buffer for a command that first overwrites bytes [off,
+// off+n) of it. A buffer's first list zeroes it (CreateBuffer) unless that
+// command overwrites all of it (the claim is given back if the list fails):
+// in mapped, coherent memory the host clears it at once (no GPU work has
+// used the buffer yet), elsewhere a fill does, and a replay must not fill it
+// again, so that list is not kept.
+func (e *encoder) bufferFor(h device.Handle, off, n uint64) (*buffer, error) {
 	if b, ok := e.hidden[h]; ok {
 		return b, nil
 	}
@@ -642,11 +650,17 @@ func (e *encoder) buffer(h device.Handle) (*buffer, error) {
 	}
 	e.used = append(e.used, &b.tracked)
 	if b.needsClear.CompareAndSwap(true, false) {
-		// Its first list zeroes it; a replay must not do that again.
-		e.claims = append(e.claims, &b.needsClear)
-		e.reusable = false
-		e.order(stageCopy, accessTransferWrite, use{b, 0, b.raw.size, true})
-		e.batch.CmdFillBuffer(e.cmd, b.raw.handle, 0, vk.DeviceSize(b.raw.size), 0)
+		switch m := b.raw.bytes(); {
+		case off == 0 && n >= b.desc.Size:
+			e.claims = append(e.claims, &b.needsClear)
+		case m != nil && b.raw.coherent:
+			clear(m)
+		default:
+			e.claims = append(e.claims, &b.needsClear)
+			e.reusable = false
+			e.order(stageCopy, accessTransferWrite, use{b, 0, b.raw.size, true})
+			e.batch.CmdFillBuffer(e.cmd, b.raw.handle, 0, vk.DeviceSize(b.raw.size), 0)
+		}
 	}
 	return b, nil
 }
@@ -733,7 +747,7 @@ func (e *encoder) command(c device.Command) error {
 	cmd := e.cmd
 	switch c := c.(type) {
 	case *device.BufferUpload:
-		b, err := e.buffer(c.Buffer)
+		b, err := e.bufferFor(c.Buffer, c.Offset, uint64(len(c.Data)))
 		if err != nil {
 			return err
 		}
@@ -797,7 +811,7 @@ func (e *encoder) command(c device.Command) error {
 		e.copyBuffer(src.raw.handle, c.SrcOffset, dst.raw.handle, c.DstOffset, c.Size)
 
 	case *device.BufferFill:
-		b, err := e.buffer(c.Buffer)
+		b, err := e.bufferFor(c.Buffer, c.Offset, c.Size)
 		if err != nil {
 			return err
 		}

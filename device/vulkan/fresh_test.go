@@ -8,10 +8,10 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 )
 
-// asDeviceLocal makes buffer h what a buffer of memory the host does not
-// write is (a discrete GPU's): not yet zeroed, so its first list clears it,
-// staged for uploads and downloads. Where the buffer is mapped its bytes are
-// first set to garbage, as a freed buffer's memory may hold.
+// asDeviceLocal makes new buffer h what a buffer of memory the host does not
+// write is (a discrete GPU's): its first list clears it with a fill, and
+// its uploads and downloads are staged. Where the buffer is mapped its
+// bytes are first set to garbage, as a freed buffer's memory may hold.
 func (f *fixture) asDeviceLocal(h device.Handle) {
 	f.t.Helper()
 	b, err := lookup[*buffer](f.d, h, "buffer")
@@ -23,9 +23,9 @@ func (f *fixture) asDeviceLocal(h device.Handle) {
 	b.needsClear.Store(true)
 }
 
-// TestBufferClearedByFirstList: a buffer the host cannot zero at creation is
-// zeroed by the first list that uses it, once — not again when that list
-// fails (the next list does it) nor when it is replayed.
+// TestBufferClearedByFirstList: a new buffer the host cannot write is
+// zeroed by a fill in the first list that uses it, once: not again when
+// that list fails (the next list does it) nor when it is replayed.
 func TestBufferClearedByFirstList(t *testing.T) {
 	f, add, _, b := replayFixture(t, "sets")
 	read := func(h device.Handle) []float32 {
