@@ -15,7 +15,7 @@ type buffer struct {
 	desc       device.BufferDesc
 	name       string
 	d          *Device
-	needsClear atomic.Bool // not yet zeroed (CreateBuffer, encoder.buffer)
+	needsClear atomic.Bool // not yet zeroed (CreateBuffer, encoder.bufferFor)
 }
 
 func (b *buffer) setName(n string) { b.name = n }
