@@ -19,10 +19,10 @@ type BindlessArray struct {
 	sent    *BindlessUpdate // the last Update made
 }
 
-// NewBindlessArray creates an array of size empty slots.
+// NewBindlessArray creates an array of size empty slots, 1 to 1<<24.
 func (d *Device) NewBindlessArray(size int) (*BindlessArray, error) {
 	if size <= 0 || size > 1<<24 {
-		return nil, fmt.Errorf("device: NewBindlessArray: %w: size %d", ErrInvalidArgument, size)
+		return nil, fmt.Errorf("device: NewBindlessArray: %w: size %d (1 to %d slots)", ErrInvalidArgument, size, 1<<24)
 	}
 	if err := d.checkOpen(); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package device_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -490,4 +491,53 @@ func testBindlessTextureMatchesSampler(t *testing.T, d *device.Device) {
 			}
 		})
 	}
+}
+
+// TestBindlessUpdateNamesSlot: an update whose buffer or texture was closed
+// after it was emplaced fails naming the array's slot and the resource, on
+// every backend (Vulkan named only the resource).
+func TestBindlessUpdateNamesSlot(t *testing.T) {
+	d := openDevice(t)
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	arr, err := d.NewBindlessArray(4)
+	require.NoError(t, err)
+	defer arr.Close()
+
+	buf, err := device.NewBuffer[float32](d, 8)
+	require.NoError(t, err)
+	require.NoError(t, arr.EmplaceBuffer(2, buf))
+	require.NoError(t, buf.Close())
+	err = s.Submit(arr.Update())
+	require.ErrorIs(t, err, device.ErrClosed)
+	require.ErrorContains(t, err, "slot 2: ")
+	require.ErrorContains(t, err, fmt.Sprintf("buffer %d: closed", buf.Handle()))
+	require.NoError(t, arr.Remove(2))
+
+	img, err := device.NewImage[float32](d, device.R32Float, 2, 2, 1)
+	require.NoError(t, err)
+	require.NoError(t, arr.EmplaceTexture(3, img, device.Sampler{}))
+	require.NoError(t, img.Close())
+	err = s.Submit(arr.Update())
+	require.ErrorIs(t, err, device.ErrClosed)
+	require.ErrorContains(t, err, "slot 3: ")
+	require.ErrorContains(t, err, fmt.Sprintf("texture %d: closed", img.Handle()))
+	require.NoError(t, arr.Remove(3))
+	require.NoError(t, s.Submit(arr.Update()))
+	require.NoError(t, s.Synchronize(ctxT(t)))
+}
+
+// TestNewBindlessArraySizes: a size out of range is refused saying which
+// sizes are allowed, not only the one given.
+func TestNewBindlessArraySizes(t *testing.T) {
+	d := openDevice(t)
+	for _, n := range []int{0, -1, 1<<24 + 1} {
+		_, err := d.NewBindlessArray(n)
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		require.ErrorContains(t, err, fmt.Sprintf("size %d (1 to 16777216 slots)", n))
+	}
+	arr, err := d.NewBindlessArray(1)
+	require.NoError(t, err)
+	require.NoError(t, arr.Close())
 }

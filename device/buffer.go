@@ -133,7 +133,9 @@ func (b *Buffer[T]) ElemSize() int {
 
 // View returns elements [off, off+n). A range outside the buffer gives a view
 // whose Err is set; every command built from it carries the error, which
-// Stream.Submit returns.
+// Stream.Submit returns. A non-empty view bound to a kernel (other than by
+// device address) must start at a multiple of Capabilities().MemoryGranularity
+// bytes (16 on lavapipe and cpu); Submit refuses another, naming the argument.
 func (b *Buffer[T]) View(off, n int) BufferView[T] {
 	if b.base() == nil {
 		return BufferView[T]{err: fmt.Errorf("device: %w", zeroErr("Buffer"))}

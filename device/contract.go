@@ -44,7 +44,9 @@ type Interface interface {
 	// Vulkan backend: 10 s); when work is still running then (a kernel that
 	// does not end), it returns an error naming the stream and wrapping
 	// ErrDeviceLost, and leaks the device and its objects rather than destroy
-	// what the GPU may still use. Called from a CommandList callback of the
+	// what the GPU may still use. Work waiting for an event value no signal
+	// was submitted for is dropped at once, and the error names its stream
+	// and wraps ErrInvalidArgument. Called from a CommandList callback of the
 	// device, it returns an error wrapping ErrInvalidArgument and closes
 	// nothing (it would wait for that callback).
 	Close() error

@@ -317,7 +317,8 @@ func (l TextureLevel[T]) CopyFrom(src TextureLevel[T]) Command {
 }
 
 // CopyFromBuffer returns a command filling the level from a view of exactly
-// Pixels() elements.
+// Pixels() elements. The view's byte offset must be a multiple of the pixel
+// size and of 4 (as for CopyToBuffer); Submit refuses another.
 func (l TextureLevel[T]) CopyFromBuffer(src BufferView[T]) Command {
 	if err := l.check(); err != nil {
 		return bad("buffer-to-texture copy", err)

@@ -80,6 +80,7 @@ package cpu
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
@@ -125,6 +126,10 @@ type Device struct {
 	drained  chan struct{}
 	done     chan struct{} // closed once Close has waited for the work: event waits in streams end
 	hostDone chan struct{} // closed when Close begins: host waits in flight return ErrClosed
+	quiet    chan struct{} // closed once Close begun and no call is in flight: no signal can be enqueued (awaitEvent)
+
+	dropMu sync.Mutex
+	dropCh chan struct{} // closed and replaced when a stream drops queued work (awaitEvent)
 
 	mu   sync.Mutex
 	objs map[device.Handle]any // *buffer, *stream, *event, *shader
@@ -148,7 +153,7 @@ func New(opts device.Options) *Device {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	opts.Logger = l
-	return &Device{handles: device.NewHandleSpace(), log: l, print: opts.PrintTo(), race: opts.RaceDetector, drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}),
+	return &Device{handles: device.NewHandleSpace(), log: l, print: opts.PrintTo(), race: opts.RaceDetector, drained: make(chan struct{}, 1), done: make(chan struct{}), hostDone: make(chan struct{}), quiet: make(chan struct{}), dropCh: make(chan struct{}),
 		objs: map[device.Handle]any{}, name: map[device.Handle]string{}, hostCtx: ctx, hostCancel: cancel}
 }
 
@@ -288,6 +293,7 @@ func (d *Device) Close() error {
 		case <-time.After(time.Millisecond):
 		}
 	}
+	close(d.quiet)
 	d.mu.Lock()
 	streams := append([]*stream(nil), d.streams...)
 	d.mu.Unlock()
@@ -304,13 +310,20 @@ func (d *Device) Close() error {
 	}
 	close(d.done)
 	d.hostCancel()
+	var errs []error
 	for _, s := range streams {
 		s.stop()
+		s.mu.Lock()
+		n := s.dropped
+		s.mu.Unlock()
+		if n > 0 {
+			errs = append(errs, fmt.Errorf("cpu: Close: stream %d: %w: %d item(s) waited for event signals never submitted", s.h, device.ErrInvalidArgument, n))
+		}
 	}
 	d.mu.Lock()
 	d.objs = map[device.Handle]any{}
 	d.mu.Unlock()
-	return nil
+	return errors.Join(errs...)
 }
 
 // buffer is a device buffer: Go memory, 8-byte aligned for atomics.
@@ -330,11 +343,24 @@ func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
 	if desc.Size > d.Capabilities().MaxBufferSize {
 		return 0, fmt.Errorf("cpu: CreateBuffer: %w: %d bytes, more than the backend's %d", device.ErrOutOfMemory, desc.Size, d.Capabilities().MaxBufferSize)
 	}
+	if err := fitsHost(desc.Size); err != nil {
+		return 0, fmt.Errorf("cpu: CreateBuffer: %w", err)
+	}
 	b, err := newBuffer(desc.Size)
 	if err != nil {
 		return 0, fmt.Errorf("cpu: CreateBuffer(%d bytes): %w", desc.Size, err)
 	}
 	return d.add(b), nil
+}
+
+// fitsHost refuses an allocation larger than the host's memory: Go's
+// runtime cannot map it and ends the program (a fatal error, not a panic
+// newBuffer could recover), where the caller is owed ErrOutOfMemory.
+func fitsHost(size uint64) error {
+	if m := hostMemory(); m != 0 && size > m {
+		return fmt.Errorf("%w: %d bytes, more than the host's %d bytes of memory and swap", device.ErrOutOfMemory, size, m)
+	}
+	return nil
 }
 
 func newBuffer(size uint64) (b *buffer, err error) {

@@ -259,6 +259,11 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (runner, error) {
 			if err != nil {
 				return nil, err
 			}
+			if len(span) > 0 && !v.Type.ByAddress() && a.Offset%granularity != 0 {
+				// As the Vulkan backend refuses it (minStorageBufferOffsetAlignment):
+				// a program that binds such a view runs on neither.
+				return nil, fmt.Errorf("%w: %s: offset %d is not a multiple of %d", device.ErrInvalidArgument, label, a.Offset, granularity)
+			}
 			l.bufs[i] = span
 			if raceBufs != nil && len(span) > 0 {
 				raceBufs[i] = raceBuffer{b: b, off: uintptr(unsafe.Pointer(unsafe.SliceData(span))) - uintptr(unsafe.Pointer(unsafe.SliceData(b.data))), leaf: smallestLeaf(v.Type.Elem())}

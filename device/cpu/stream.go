@@ -3,6 +3,7 @@ package cpu
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -87,6 +88,7 @@ type stream struct {
 	wakeup    chan struct{} // the worker's doorbell (buffered, 1)
 	errs      []error       // reported by the next SynchronizeStream
 	pending   map[*event]uint64
+	dropped   int // items dropped behind a hopeless event wait at Close (awaitEvent)
 	stopping  bool
 	exited    chan struct{}
 	// running says an item is being run, by the worker or by a
@@ -183,8 +185,94 @@ func (s *stream) worker() {
 		}
 		it := s.pop()
 		s.mu.Unlock()
-		s.finish(&it, s.run(&it))
+		errs := s.run(&it)
+		if len(errs) == 1 && errors.Is(errs[0], errHopeless) {
+			s.dropRest(&it)
+			errs = nil // Close reports them
+		}
+		s.finish(&it, errs)
 	}
+}
+
+// dropRest drops, with the hopeless wait it, every item queued after it:
+// they were to run after the signal that never comes. Close reports them.
+func (s *stream) dropRest(it *item) {
+	s.mu.Lock()
+	n := len(s.q)
+	if n > 0 {
+		it.seq = s.q[n-1].seq // finish completes them all
+	}
+	s.dropped += 1 + n
+	clear(s.q)
+	s.q = s.q[:0]
+	clear(s.pending) // their signals will not run
+	s.mu.Unlock()
+	s.d.dropMu.Lock()
+	close(s.d.dropCh)
+	s.d.dropCh = make(chan struct{})
+	s.d.dropMu.Unlock()
+}
+
+// errHopeless is a stream's event wait that can no longer be satisfied.
+var errHopeless = errors.New("no signal for the value will run")
+
+// awaitEvent waits for e to reach v, a stream's event wait. Once Close has
+// begun and no call is in flight (d.quiet) no signal can be enqueued: a wait
+// that no signal queued on another stream can satisfy is hopeless, and the
+// stream drops it with what is queued after it, as the Vulkan backend drops
+// work parked on a signal never submitted. Such a wait used to hold Close
+// for closeTimeout and end it as a lost device.
+func (s *stream) awaitEvent(e *event, v uint64) error {
+	if err := e.await(context.Background(), s.d.quiet, v); err != errClosed {
+		return err
+	}
+	for {
+		s.d.dropMu.Lock()
+		dropped := s.d.dropCh
+		s.d.dropMu.Unlock()
+		// A signal leaves pending after it raised e: look at pending first.
+		reachable := s.d.signalQueued(s, e, v)
+		e.mu.Lock()
+		if e.value >= v {
+			e.mu.Unlock()
+			return nil
+		}
+		if !reachable {
+			e.mu.Unlock()
+			return fmt.Errorf("value %d: %w", v, errHopeless)
+		}
+		if e.changed == nil {
+			e.changed = make(chan struct{})
+		}
+		changed := e.changed
+		e.mu.Unlock()
+		select {
+		case <-changed:
+		case <-dropped:
+		case <-s.d.done:
+			return errClosed
+		}
+	}
+}
+
+// signalQueued reports whether a stream other than self has a signal of e
+// to v or beyond still to run.
+func (d *Device) signalQueued(self *stream, e *event, v uint64) bool {
+	d.mu.Lock()
+	streams := append([]*stream(nil), d.streams...)
+	d.mu.Unlock()
+	for _, o := range streams {
+		if o == self {
+			continue
+		}
+		o.mu.Lock()
+		p := o.pending[e]
+		o.mu.Unlock()
+		if p >= v {
+			return true
+		}
+	}
+	return false
 }
 
 // pop takes the queue's first item to run (under s.mu).
@@ -245,7 +333,7 @@ func (s *stream) run(it *item) []error {
 	case it.signal != nil:
 		it.signal.raise(it.value)
 	case it.wait != nil:
-		if err := it.wait.await(context.Background(), s.d.done, it.value); err != nil {
+		if err := s.awaitEvent(it.wait, it.value); err != nil {
 			return []error{fmt.Errorf("cpu: stream %d: waiting for event: %w", s.h, err)}
 		}
 	}
@@ -423,7 +511,14 @@ func joinErrs(errs []error) error {
 }
 
 // event is a timeline value.
-type event struct{ timeline }
+// event is a timeline streams raise; assigned is the last value a
+// SignalEvent asked for (values must increase, as on Vulkan's timeline
+// semaphores), set under signalMu.
+type event struct {
+	timeline
+	signalMu sync.Mutex
+	assigned uint64
+}
 
 // timeline is a value that only grows, with its waiters: an event's value,
 // and the last item a stream completed. The zero value is at 0.
@@ -508,9 +603,16 @@ func (d *Device) SignalEvent(eh, sh device.Handle, value uint64) error {
 	if err != nil {
 		return err
 	}
+	e.signalMu.Lock()
+	defer e.signalMu.Unlock()
+	if value <= e.assigned {
+		return fmt.Errorf("cpu: SignalEvent: %w: event %d: signal value %d does not exceed the last signalled value %d",
+			device.ErrInvalidArgument, eh, value, e.assigned)
+	}
 	if err := s.enqueue(item{signal: e, value: value}); err != nil {
 		return fmt.Errorf("cpu: SignalEvent: %w", err)
 	}
+	e.assigned = value
 	return nil
 }
 

@@ -44,9 +44,12 @@ func TestEventsAcrossStreams(t *testing.T) {
 	up := stream(t, d, device.StreamCopy)
 	comp := stream(t, d, device.StreamCompute)
 	k := compile(t, d, programs.Saxpy)
-	ev, err := d.NewEvent()
+	ev, err := d.NewEvent() // the uploads are done at 1
 	require.NoError(t, err)
 	defer func() { require.NoError(t, ev.Close()) }()
+	fin, err := d.NewEvent() // the dispatch is done at 1
+	require.NoError(t, err)
+	defer func() { require.NoError(t, fin.Close()) }()
 
 	const n = 4096
 	x, y := make([]float32, n), make([]float32, n)
@@ -62,15 +65,15 @@ func TestEventsAcrossStreams(t *testing.T) {
 	// The compute stream waits first: its dispatch must see the uploads.
 	require.NoError(t, ev.Wait(comp, 1))
 	require.NoError(t, comp.Submit(k.Dispatch([3]uint32{n}, float32(2), bx, by)))
-	require.NoError(t, ev.Signal(comp, 2))
+	require.NoError(t, fin.Signal(comp, 1))
 	time.Sleep(10 * time.Millisecond)
-	done, err := ev.Completed(2)
+	done, err := fin.Completed(1)
 	require.NoError(t, err)
 	require.False(t, done, "the compute stream waits for value 1")
 	require.NoError(t, up.Submit(bx.Upload(x), by.Upload(y)))
 	require.NoError(t, ev.Signal(up, 1))
-	require.NoError(t, ev.Synchronize(ctxT(t), 2))
-	done, err = ev.Completed(2)
+	require.NoError(t, fin.Synchronize(ctxT(t), 1))
+	done, err = fin.Completed(1)
 	require.NoError(t, err)
 	require.True(t, done)
 
@@ -352,4 +355,27 @@ func TestDispatchAllocations(t *testing.T) {
 		_ = s.Synchronize(ctx)
 	})
 	require.LessOrEqual(t, allocs, 2.0, "allocations per Submit+Synchronize of a one-thread dispatch")
+}
+
+// TestSignalValuesMustIncrease: a signal at or below the event's last
+// signalled value is refused naming the event and both values, as on the
+// Vulkan backend; it used to be queued and ignored, so a program relying on
+// it behaved differently there.
+func TestSignalValuesMustIncrease(t *testing.T) {
+	d := openPlain(t)
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	ev, err := d.NewEvent()
+	require.NoError(t, err)
+	err = ev.Signal(s, 0)
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "signal value 0 does not exceed the last signalled value 0")
+	require.NoError(t, ev.Signal(s, 5))
+	for _, v := range []uint64{3, 5} {
+		err = ev.Signal(s, v)
+		require.True(t, errors.Is(err, device.ErrInvalidArgument), "signal %d: %v", v, err)
+		require.ErrorContains(t, err, "does not exceed the last signalled value 5")
+	}
+	require.NoError(t, ev.Signal(s, 6))
+	require.NoError(t, ev.Synchronize(ctxT(t), 6))
 }

@@ -36,6 +36,14 @@ func (d *Device) CreateTexture(desc device.TextureDesc) (device.Handle, error) {
 	if desc.Width > lim || desc.Height > lim || desc.Depth > lim || desc.Levels > 32 {
 		return 0, fmt.Errorf("cpu: CreateTexture: %w: %dx%dx%d (%d levels) is beyond the backend's %d per side", device.ErrUnsupported, desc.Width, desc.Height, desc.Depth, desc.Levels, lim)
 	}
+	var size uint64
+	for l := range desc.Levels {
+		e := desc.LevelExtent(l)
+		size += uint64(e[0]) * uint64(e[1]) * uint64(e[2]) * uint64(desc.Format.PixelSize())
+	}
+	if err := fitsHost(size); err != nil {
+		return 0, fmt.Errorf("cpu: CreateTexture %v %dx%dx%d: %w", desc.Format, desc.Width, desc.Height, desc.Depth, err)
+	}
 	t := &texture{desc: desc}
 	for l := range desc.Levels {
 		e := desc.LevelExtent(l)
@@ -50,6 +58,17 @@ func (d *Device) DestroyTexture(h device.Handle) error {
 		t.destroyed.Store(true)
 	}
 	return err
+}
+
+// texelOffset refuses a buffer↔texture copy whose buffer offset is not a
+// multiple of the texel size and of 4, as the Vulkan backend does
+// (vkCmdCopyBufferToImage's bufferOffset): a program making one runs on
+// neither backend.
+func texelOffset(t *texture, off uint64) error {
+	if px := uint64(t.desc.Format.PixelSize()); off%px != 0 || off%4 != 0 {
+		return fmt.Errorf("%w: buffer offset %d of a %v copy is not a multiple of the texel size %d and of 4", device.ErrInvalidArgument, off, t.desc.Format, px)
+	}
+	return nil
 }
 
 // region resolves a region of texture h: the level's bytes, its extent, the
@@ -129,6 +148,9 @@ func (d *Device) prepareTexture(c device.Command) (func() error, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := texelOffset(t, c.Offset); err != nil {
+			return nil, err
+		}
 		src, err := span(d, c.Buffer, c.Offset, regionBytes(t, size), "buffer")
 		if err != nil {
 			return nil, err
@@ -138,6 +160,9 @@ func (d *Device) prepareTexture(c device.Command) (func() error, error) {
 	case *device.TextureToBuffer:
 		t, org, size, err := d.region(c.Texture, c.Region)
 		if err != nil {
+			return nil, err
+		}
+		if err := texelOffset(t, c.Offset); err != nil {
 			return nil, err
 		}
 		dst, err := span(d, c.Buffer, c.Offset, regionBytes(t, size), "buffer")

@@ -126,16 +126,16 @@ func (b *bindless) textureSlots() uint32 { return min(b.size, b.d.caps.MaxBindle
 // descriptor; commitTextures writes it at the end of the update.
 func (e *encoder) setNativeTexture(arr *bindless, sl device.BindlessSlot, t *texture) error {
 	if t.desc.Dim != 2 {
-		return unsupportedf("bindless array slot %d: a %dD texture (bindless textures are 2D)", sl.Slot, t.desc.Dim)
+		return unsupportedf("a %dD texture (bindless textures are 2D)", t.desc.Dim)
 	}
 	if !t.sampled {
-		return unsupportedf("bindless array slot %d: format %v cannot be sampled on this device", sl.Slot, t.desc.Format)
+		return unsupportedf("format %v cannot be sampled on this device", t.desc.Format)
 	}
 	if k := t.desc.Format.Kind(); k == device.Uint || k == device.Sint {
-		return unsupportedf("bindless array slot %d: integer format %v (bindless textures sample as float)", sl.Slot, t.desc.Format)
+		return unsupportedf("integer format %v (bindless textures sample as float)", t.desc.Format)
 	}
 	if sl.Slot >= arr.textureSlots() {
-		return unsupportedf("bindless array slot %d: the device indexes %d texture slots per array", sl.Slot, arr.textureSlots())
+		return unsupportedf("the device indexes %d texture slots per array", arr.textureSlots())
 	}
 	smp, err := e.d.samplers.get(e.d, sl.Sampler)
 	if err != nil {

@@ -74,7 +74,7 @@ func (e *encoder) setTexture(arr *bindless, sl device.BindlessSlot, rec []byte) 
 		return err
 	}
 	if !sl.Sampler.Valid() {
-		return invalidf("bindless array slot %d: sampler %v", sl.Slot, sl.Sampler)
+		return invalidf("sampler %v", sl.Sampler)
 	}
 	code, decodable := texFormatCode(t.desc.Format)
 	ext := t.extent(0)
@@ -91,9 +91,9 @@ func (e *encoder) setTexture(arr *bindless, sl device.BindlessSlot, rec []byte) 
 			return nil
 		}
 	case t.desc.Dim != 2:
-		return unsupportedf("bindless array slot %d: a %dD texture (bindless textures are 2D)", sl.Slot, t.desc.Dim)
+		return unsupportedf("a %dD texture (bindless textures are 2D)", t.desc.Dim)
 	case !decodable:
-		return unsupportedf("bindless array slot %d: texture format %v (emulated sampling reads 1, 2 or 4 channels of Float32, Float16 or Unorm8)", sl.Slot, t.desc.Format)
+		return unsupportedf("texture format %v (emulated sampling reads 1, 2 or 4 channels of Float32, Float16 or Unorm8)", t.desc.Format)
 	}
 	n := uint64(ext[0]) * uint64(ext[1]) * uint64(t.desc.Format.PixelSize())
 	// With native texture slots the mirror is only for kernels compiled for

@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/lucent-gpu/lucent/device"
 )
@@ -10,10 +11,11 @@ import (
 // fine for copies and device addresses; only a descriptor binding is limited.
 type buffer struct {
 	tracked
-	raw  *rawBuffer
-	desc device.BufferDesc
-	name string
-	d    *Device
+	raw        *rawBuffer
+	desc       device.BufferDesc
+	name       string
+	d          *Device
+	needsClear atomic.Bool // not yet zeroed (CreateBuffer, encoder.bufferFor)
 }
 
 func (b *buffer) setName(n string) { b.name = n }
@@ -46,6 +48,14 @@ func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
 		return 0, fmt.Errorf("vulkan: buffer of %d bytes: %w", desc.Size, err)
 	}
 	b := &buffer{raw: raw, desc: desc, d: d}
+	// A new buffer reads as zeros, as on the cpu backend, though its memory
+	// may be a freed resource's (or, on Mesa 25's lavapipe, a dedicated
+	// allocation's of before): the first list that uses it clears it,
+	// unless it first overwrites all of it (encoder.bufferFor). Clearing
+	// here, on the host, committed every page of every buffer at once (on
+	// lavapipe, host memory): filling the heap with buffers never used got
+	// the process killed instead of ErrOutOfMemory.
+	b.needsClear.Store(true)
 	h, err := d.add(b)
 	if err != nil {
 		b.release()

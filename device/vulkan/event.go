@@ -213,9 +213,10 @@ func (d *Device) DestroyEvent(h device.Handle) error {
 // for, on its submit thread. A host that saw the batch's stream value and
 // destroyed the event at once could free a timeline that thread was about
 // to lock (a SIGSEGV in libvulkan_lvp, TestEventDestroyAfterWait). A later
-// batch on the same queue is processed after that clean-up. A stream already
-// stopping, or a device closing, keeps its value (Close waits for the
-// device to idle before releasing what remains).
+// batch on the same queue is processed after that clean-up. A stream
+// destroyed but still draining takes the batch too (stream.fence); one its
+// worker released, or a device closing, keeps its value (Close waits for
+// the device to idle before releasing what remains).
 func (d *Device) fenced(waits map[*stream]uint64) map[*stream]uint64 {
 	d.live.RLock()
 	defer d.live.RUnlock()

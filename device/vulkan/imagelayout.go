@@ -30,7 +30,7 @@ import (
 //	end           GENERAL → rest (SHADER_READ_ONLY)
 //
 // A texture never used before starts in UNDEFINED (its first list claims
-// that, see encoder.texture): its contents are undefined until written.
+// that, see encoder.texture), which zeroes every level in TRANSFER_DST.
 
 // texLayout is a texture's layout per mip level in the list being encoded.
 type texLayout struct {

@@ -76,7 +76,8 @@ type stream struct {
 	watched  bool          // someone took progress since it was last replaced
 
 	waiters  sync.WaitGroup // host waits in progress; the worker lets them end before releasing
-	released bool           // under cmu: the worker is releasing the stream, no new host waits
+	released bool           // under cmu: the worker is releasing the stream, no new host waits or fences
+	fencing  int            // under cmu: fence batches being enqueued; the worker waits for them
 
 	procMu    sync.Mutex    // completions run one at a time, in order
 	completed atomic.Uint64 // the last value completed on the host
@@ -321,20 +322,31 @@ func (s *stream) enqueue(sub *submission) {
 }
 
 // fence enqueues an empty batch and returns its timeline value; ok is false
-// when the stream is stopping or failed (no batch is enqueued). Callers hold
-// d.live (shared), so DestroyStream cannot stop the stream before the batch
-// is pending or parked, and the worker drains it.
+// when the stream failed or its worker has released it (no batch is
+// enqueued). A stream stopping (destroyed, its worker draining) still takes
+// one: the worker waits for it (fencing) before it releases the stream.
+// Refusing those left the last signal of a stream closed just before its
+// event without a later batch on the queue, and lavapipe's submit thread
+// crashed on the destroyed timeline (TestEventDestroyAfterStream).
 func (s *stream) fence() (value uint64, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cmu.Lock()
-	closing := s.closing
-	s.cmu.Unlock()
-	if closing || s.err() != nil {
+	if s.err() != nil {
 		return 0, false
 	}
+	s.cmu.Lock()
+	if s.released {
+		s.cmu.Unlock()
+		return 0, false
+	}
+	s.fencing++
+	s.cmu.Unlock()
 	sub := s.newSubmission()
 	s.enqueue(sub)
+	s.cmu.Lock()
+	s.fencing--
+	s.cmu.Unlock()
+	s.notify()
 	return sub.value, true
 }
 
@@ -508,7 +520,10 @@ func (s *stream) worker() {
 		}
 		s.cmu.Lock()
 		if len(s.pending) == 0 {
-			done := s.closing && s.nparked.Load() == 0
+			done := s.closing && s.nparked.Load() == 0 && s.fencing == 0
+			// Decided under cmu: a fence sees the stream released, or
+			// the worker sees its batch.
+			s.released = done
 			s.cmu.Unlock()
 			if done {
 				break
@@ -545,9 +560,6 @@ func (s *stream) worker() {
 	}
 	// Host waits still in a vkWaitSemaphores slice see the stream drained
 	// within one slice; the semaphore must outlive them.
-	s.cmu.Lock()
-	s.released = true
-	s.cmu.Unlock()
 	s.waiters.Wait()
 	s.destroyObjects()
 	close(s.exited)
