@@ -215,3 +215,40 @@ func TestKernelPrintAOT(t *testing.T) {
 	got := byThread(log.take())
 	require.Equal(t, map[[3]uint32][]string{{0, 0, 0}: {"aot 0"}, {1, 0, 0}: {"aot 1"}, {2, 0, 0}: {"aot 2"}}, got)
 }
+
+// A kernel compiled under another name (WithKernelName) is that name in what
+// it prints, in its faults and in its timings, on every backend (the cpu
+// backend named the IR function in prints and faults).
+func TestKernelNameInPrintsFaultsTimings(t *testing.T) {
+	d, log := openPrinting(t)
+	f, err := dsl.Kernel1D(4, func(k *dsl.K, x dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		k.Printf("i=%d", i)
+		x.Write(i.Add(dsl.U(4)), dsl.F(1))
+	})
+	require.NoError(t, err)
+	k, err := device.Compile(d, f, device.WithKernelName("scatter"), device.WithChecked())
+	require.NoError(t, err)
+	defer k.Close()
+	x, err := device.NewBuffer[float32](d, 4)
+	require.NoError(t, err)
+	defer x.Close()
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	var tm device.Timings
+	list := (&device.CommandList{}).Add(k.Dispatch([3]uint32{1}, x))
+	if d.Capabilities().Timings {
+		list.Timed(&tm)
+	}
+	require.NoError(t, s.SubmitList(list))
+	err = s.Synchronize(context.Background())
+	fault := faultOf(t, err, device.FaultBufferIndex, "", "kernel scatter")
+	require.Equal(t, "scatter", fault.Kernel)
+	prints := log.take()
+	require.Len(t, prints, 1)
+	require.Equal(t, "scatter", prints[0].Kernel)
+	if d.Capabilities().Timings {
+		require.Equal(t, "scatter", tm.Commands[0].Kernel)
+	}
+}

@@ -21,7 +21,6 @@ func (c *compiler) print(s *ir.Print) stmtFn {
 		args[i] = c.expr(a)
 		tmps[i] = c.tmp(args[i].n)
 	}
-	name := c.kernel.Name
 	return func(t *th) flow {
 		var words []uint32
 		for i, a := range args {
@@ -29,8 +28,8 @@ func (c *compiler) print(s *ir.Print) stmtFn {
 			a.v(t, d)
 			words = ir.AppendPrintWords(words, s.Args[i].Type(), d)
 		}
-		p := device.KernelPrint{Kernel: name, Thread: t.id, Text: ir.PrintText(s, words)}
 		l := t.run
+		p := device.KernelPrint{Kernel: l.prog.name, Thread: t.id, Text: ir.PrintText(s, words)}
 		l.mu.Lock()
 		l.prints = append(l.prints, p)
 		l.mu.Unlock()

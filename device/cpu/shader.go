@@ -44,9 +44,8 @@ type program struct {
 }
 
 type shader struct {
-	prog *program
+	prog *program // named as the shader (the kernel's name unless ShaderDesc.Name says otherwise)
 	sig  device.Signature
-	name string          // the shader's name (the kernel's unless ShaderDesc.Name says otherwise), for timings
 	host device.HostFunc // the kernel as compiled Go (ShaderDesc.Host), run instead of prog
 }
 
@@ -84,11 +83,10 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	if desc.Report != nil {
 		*desc.Report = device.ShaderReport{CodegenTime: time.Since(start)}
 	}
-	name := desc.Name
-	if name == "" {
-		name = f.Name
+	if desc.Name != "" {
+		p.name = desc.Name // what faults, races and prints name, as on Vulkan
 	}
-	return d.add(&shader{prog: p, sig: sig, name: name, host: desc.Host}), sig, nil
+	return d.add(&shader{prog: p, sig: sig, host: desc.Host}), sig, nil
 }
 
 func (d *Device) DestroyShader(h device.Handle) error {

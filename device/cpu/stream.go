@@ -713,7 +713,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 			}
 			if sd, ok := c.(*device.ShaderDispatch); ok {
 				if sh, err := lookup[*shader](d, sd.Shader, "shader"); err == nil {
-					it.timings.Commands[i].Kernel = sh.name
+					it.timings.Commands[i].Kernel = sh.prog.name
 				}
 			}
 		}
