@@ -30,6 +30,9 @@ type barrier struct {
 	arrived atomic.Int64
 	gen     atomic.Uint64
 	sync    [2]uint64 // the detector's sync objects of even and odd generations
+	// onRelease, where set, runs as a generation completes, before any
+	// thread leaves it, with the barrier's mutex held.
+	onRelease func()
 }
 
 func newBarrier(parties int) *barrier {
@@ -72,9 +75,22 @@ func (b *barrier) leave() {
 	}
 }
 
+// rejoin adds n threads that left the barrier back to its parties; none of
+// its threads may be waiting.
+func (b *barrier) rejoin(n int64) {
+	raceOff()
+	defer raceOn()
+	b.mu.Lock()
+	b.parties.Add(n)
+	b.mu.Unlock()
+}
+
 func (b *barrier) release() {
 	b.arrived.Store(0)
 	b.gen.Add(1)
+	if b.onRelease != nil {
+		b.onRelease()
+	}
 	b.cond.Broadcast()
 }
 
@@ -83,8 +99,14 @@ func (b *barrier) release() {
 // the block's threads after it (SPIR-V OpControlBarrier, workgroup scope, with
 // workgroup and buffer memory semantics). Every thread of a block must reach
 // the same Barrier call.
+//
+// While a thread waits at Barrier, its subgroup's other lanes do not wait
+// for it at a subgroup operation: one in control flow it did not take runs
+// over the lanes that reach it, as on a device.
 func Barrier() {
-	g := current("Barrier").group
+	t := current("Barrier")
+	g := t.group
 	g.collective()
+	t.sub.suspend()
 	g.barrier.wait()
 }

@@ -345,6 +345,15 @@ func (g *workgroup) spawn(cur *thread) {
 			s.init()
 		}
 	}
+	// The lanes waiting at the block's barrier are out of their subgroups'
+	// rendezvous (Barrier); all of them are back before any leaves it.
+	g.barrier.onRelease = func() {
+		for _, s := range subs {
+			if n := s.suspended.Swap(0); n > 0 {
+				s.barrier.rejoin(n)
+			}
+		}
+	}
 	body := g.body
 	for _, t := range rest {
 		g.wg.Add(1)

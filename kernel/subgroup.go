@@ -1,6 +1,12 @@
 package kernel
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+	"runtime"
+	"strings"
+	"sync/atomic"
+)
 
 // subgroup is the state the threads of one subgroup share on the CPU. A
 // collective operation is two rendezvous: every live thread publishes its
@@ -12,26 +18,90 @@ type subgroup struct {
 	barrier *barrier
 	vals    []any
 	active  []bool
+	sites   []site // each lane's operation, told apart by its call stack
+	// suspended counts the lanes waiting at the block's barrier, out of
+	// the rendezvous until it releases them.
+	suspended atomic.Int64
+}
+
+// suspend takes the calling lane, about to wait at the block's barrier, out
+// of the subgroup's rendezvous: the block barrier's release puts it back.
+func (s *subgroup) suspend() {
+	raceOff()
+	s.suspended.Add(1)
+	raceOn()
+	s.barrier.leave()
+}
+
+// site is where a lane called a subgroup operation: the program counters
+// of the kernel's frames on its stack (up to 8, innermost first), from the
+// operation's caller to the runner's call of the kernel body, the same for
+// the lanes at one operation however the runner started them.
+type site [8]uintptr
+
+// siteOf is the site of the subgroup operation the calling goroutine is in.
+func siteOf() site {
+	var pcs [32]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
+	var at site
+	n, user := 0, false
+	for {
+		fr, more := frames.Next()
+		if !strings.HasPrefix(fr.Function, kernelPkg) {
+			user = true
+			if n < len(at) {
+				at[n] = fr.PC
+				n++
+			}
+		} else if user {
+			break // the runner
+		}
+		if !more {
+			break
+		}
+	}
+	return at
 }
 
 func (s *subgroup) init() {
 	s.barrier = newBarrier(s.live)
 	s.vals = make([]any, s.size)
 	s.active = make([]bool, s.size)
+	s.sites = make([]site, s.size)
 }
 
 // exchange publishes v for the calling lane and calls read with the values of
-// every lane taking part (nil entries for lanes that are not).
+// every lane taking part (nil entries for lanes that are not). Every live
+// lane takes part: where lanes of the subgroup wait at different operations
+// at once (operations in divergent control flow, which a device runs over
+// the lanes of each in turn), the lanes panic naming both operations rather
+// than mix their values.
 func exchange[T any](what string, v T, read func(vals []any, active []bool, lane uint32)) {
 	t := current(what)
 	t.group.collective()
 	s := t.sub
+	at := siteOf()
 	s.vals[t.lane] = v
 	s.active[t.lane] = true
+	s.sites[t.lane] = at
 	s.barrier.wait()
+	for l, on := range s.active {
+		if on && s.sites[l] != at {
+			// Every lane sees a lane at another operation, so every one
+			// panics, and none waits for the second rendezvous.
+			panic(fmt.Sprintf("%s: lane %d of the subgroup is at another subgroup operation (%s) at the same time: kernel.Run runs a subgroup operation in divergent control flow only where the subgroup's other lanes reach no other one meanwhile",
+				what, l, siteText(s.sites[l])))
+		}
+	}
 	read(s.vals, s.active, t.lane)
 	s.barrier.wait()
 	s.active[t.lane] = false
+}
+
+// siteText is "file:line" of the kernel code at the operation of site a.
+func siteText(a site) string {
+	fr, _ := runtime.CallersFrames(a[:1]).Next()
+	return fmt.Sprintf("%s:%d", fr.File, fr.Line)
 }
 
 // Number is the set of scalar types the arithmetic subgroup operations take.
