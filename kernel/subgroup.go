@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/bits"
 	"runtime"
-	"strings"
 	"sync/atomic"
 )
 
@@ -18,7 +17,7 @@ type subgroup struct {
 	barrier *barrier
 	vals    []any
 	active  []bool
-	sites   []site // each lane's operation, told apart by its call stack
+	sites   []site // each lane's operation
 	// suspended counts the lanes waiting at the block's barrier, out of
 	// the rendezvous until it releases them.
 	suspended atomic.Int64
@@ -33,35 +32,10 @@ func (s *subgroup) suspend() {
 	s.barrier.leave()
 }
 
-// site is where a lane called a subgroup operation: the program counters
-// of the kernel's frames on its stack (up to 8, innermost first), from the
-// operation's caller to the runner's call of the kernel body, the same for
-// the lanes at one operation however the runner started them.
-type site [8]uintptr
-
-// siteOf is the site of the subgroup operation the calling goroutine is in.
-func siteOf() site {
-	var pcs [32]uintptr
-	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs[:])])
-	var at site
-	n, user := 0, false
-	for {
-		fr, more := frames.Next()
-		if !strings.HasPrefix(fr.Function, kernelPkg) {
-			user = true
-			if n < len(at) {
-				at[n] = fr.PC
-				n++
-			}
-		} else if user {
-			break // the runner
-		}
-		if !more {
-			break
-		}
-	}
-	return at
-}
+// site is where a lane called a subgroup operation: the return address in
+// the kernel's code, the same for the lanes at one operation. (A helper
+// that calls the operation is one site however many places call it.)
+type site uintptr
 
 func (s *subgroup) init() {
 	s.barrier = newBarrier(s.live)
@@ -71,16 +45,19 @@ func (s *subgroup) init() {
 }
 
 // exchange publishes v for the calling lane and calls read with the values of
-// every lane taking part (nil entries for lanes that are not). Every live
+// every lane taking part (nil entries for lanes that are not); skip is the
+// frames between exchange's caller and the kernel's code. Every live
 // lane takes part: where lanes of the subgroup wait at different operations
 // at once (operations in divergent control flow, which a device runs over
 // the lanes of each in turn), the lanes panic naming both operations rather
 // than mix their values.
-func exchange[T any](what string, v T, read func(vals []any, active []bool, lane uint32)) {
+func exchange[T any](what string, skip int, v T, read func(vals []any, active []bool, lane uint32)) {
 	t := current(what)
 	t.group.collective()
 	s := t.sub
-	at := siteOf()
+	var pc [1]uintptr
+	runtime.Callers(3+skip, pc[:])
+	at := site(pc[0])
 	s.vals[t.lane] = v
 	s.active[t.lane] = true
 	s.sites[t.lane] = at
@@ -100,7 +77,7 @@ func exchange[T any](what string, v T, read func(vals []any, active []bool, lane
 
 // siteText is "file:line" of the kernel code at the operation of site a.
 func siteText(a site) string {
-	fr, _ := runtime.CallersFrames(a[:1]).Next()
+	fr, _ := runtime.CallersFrames([]uintptr{uintptr(a)}).Next()
 	return fmt.Sprintf("%s:%d", fr.File, fr.Line)
 }
 
@@ -118,7 +95,7 @@ func SubgroupLaneID() uint32 { return current("SubgroupLaneID").lane }
 // SubgroupElect reports whether the calling thread is the lowest active lane.
 func SubgroupElect() bool {
 	var r bool
-	exchange("SubgroupElect", true, func(_ []any, active []bool, lane uint32) {
+	exchange("SubgroupElect", 0, true, func(_ []any, active []bool, lane uint32) {
 		for l, a := range active {
 			if a {
 				r = uint32(l) == lane
@@ -132,7 +109,7 @@ func SubgroupElect() bool {
 // SubgroupAll reports whether p is true on every active lane.
 func SubgroupAll(p bool) bool {
 	r := true
-	exchange("SubgroupAll", p, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupAll", 0, p, func(vals []any, active []bool, _ uint32) {
 		for l, a := range active {
 			if a && !vals[l].(bool) {
 				r = false
@@ -145,7 +122,7 @@ func SubgroupAll(p bool) bool {
 // SubgroupAny reports whether p is true on any active lane.
 func SubgroupAny(p bool) bool {
 	r := false
-	exchange("SubgroupAny", p, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupAny", 0, p, func(vals []any, active []bool, _ uint32) {
 		for l, a := range active {
 			if a && vals[l].(bool) {
 				r = true
@@ -159,7 +136,7 @@ func SubgroupAny(p bool) bool {
 // the active lanes where p is true.
 func SubgroupBallot(p bool) Uint4 {
 	var r [4]uint32
-	exchange("SubgroupBallot", p, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupBallot", 0, p, func(vals []any, active []bool, _ uint32) {
 		for l, a := range active {
 			if a && vals[l].(bool) {
 				r[l/32] |= 1 << (l % 32)
@@ -178,7 +155,7 @@ func BallotCount(b Uint4) uint32 {
 // every lane).
 func SubgroupBroadcast[T any](v T, lane uint32) T {
 	var r T
-	exchange("SubgroupBroadcast", v, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupBroadcast", 0, v, func(vals []any, active []bool, _ uint32) {
 		if lane < uint32(len(active)) && active[lane] {
 			r = vals[lane].(T)
 		}
@@ -189,7 +166,7 @@ func SubgroupBroadcast[T any](v T, lane uint32) T {
 // SubgroupBroadcastFirst returns v from the lowest active lane.
 func SubgroupBroadcastFirst[T any](v T) T {
 	var r T
-	exchange("SubgroupBroadcastFirst", v, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupBroadcastFirst", 0, v, func(vals []any, active []bool, _ uint32) {
 		for l, a := range active {
 			if a {
 				r = vals[l].(T)
@@ -204,7 +181,7 @@ func SubgroupBroadcastFirst[T any](v T) T {
 // the zero value when src is not active, where a device leaves it undefined).
 func SubgroupShuffle[T any](v T, src uint32) T {
 	var r T
-	exchange("SubgroupShuffle", v, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupShuffle", 0, v, func(vals []any, active []bool, _ uint32) {
 		if src < uint32(len(active)) && active[src] {
 			r = vals[src].(T)
 		}
@@ -214,7 +191,7 @@ func SubgroupShuffle[T any](v T, src uint32) T {
 
 func reduce[T Number](what string, v T, op func(a, b T) T, upTo func(lane uint32, l int) bool) T {
 	var r T
-	exchange(what, v, func(vals []any, active []bool, lane uint32) {
+	exchange(what, 1, v, func(vals []any, active []bool, lane uint32) {
 		first := true
 		for l, a := range active {
 			if !a || !upTo(lane, l) {
