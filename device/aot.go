@@ -107,7 +107,8 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *ir.Function, opts ..
 // SignatureText the program was written against; a kernel stored with
 // another one is refused with an error naming both (wrapping
 // shadercache.ErrSignatureMismatch). A name the store lacks wraps
-// ErrKernelNotFound. Where the record holds an artefact of d's backend, made
+// ErrKernelNotFound; a record the store holds damaged (truncated, altered)
+// wraps shadercache.ErrBadKernel. Where the record holds an artefact of d's backend, made
 // by this build's code generator, the Kernel is built from it and has no
 // Function; otherwise (no artefact for the backend, an artefact of another
 // version, or a device that refuses the module with ErrUnsupported) it is

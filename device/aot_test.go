@@ -7,6 +7,7 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -79,6 +80,24 @@ func TestAOTLoadErrors(t *testing.T) {
 		_, err := device.LoadKernel(d, store, "mandelbrot", saxpySignature)
 		require.ErrorIs(t, err, device.ErrKernelNotFound)
 		require.ErrorContains(t, err, `"mandelbrot"`)
+	})
+	t.Run("damaged on disk", func(t *testing.T) {
+		// A file of a Dir, damaged: an error naming the file, not a
+		// kernel that was never saved.
+		dir, err := shadercache.NewDir(t.TempDir())
+		require.NoError(t, err)
+		_, err = device.SaveKernel(dir, "saxpy", f)
+		require.NoError(t, err)
+		files, err := filepath.Glob(filepath.Join(dir.Path(), "bytecode", "*"))
+		require.NoError(t, err)
+		require.Len(t, files, 1)
+		b, err := os.ReadFile(files[0])
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(files[0], b[:len(b)-7], 0o644))
+		_, err = device.LoadKernel(d, dir, "saxpy", saxpySignature)
+		require.ErrorIs(t, err, shadercache.ErrBadKernel)
+		require.NotErrorIs(t, err, device.ErrKernelNotFound)
+		require.ErrorContains(t, err, files[0])
 	})
 	t.Run("damaged layout", func(t *testing.T) {
 		_, err := device.LoadKernel(d, store, "bad-abi", "()")

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -118,6 +119,36 @@ func TestShaderCacheHitAndMiss(t *testing.T) {
 	require.True(t, k3.CacheHit)
 	require.Equal(t, shadercache.Stats{Hits: 1}, d2.CacheStats().Shader)
 	checkScale(t, d2, k3, 3, 1)
+}
+
+// TestShaderCacheUnwritable opens a device on a cache directory whose
+// shader entries cannot be read or written (their subdirectory is a file,
+// which stops root too): kernels compile and run, and the log has one
+// warning naming the directory and why, not one per kernel.
+func TestShaderCacheUnwritable(t *testing.T) {
+	root := t.TempDir()
+	store, err := shadercache.NewDir(root)
+	require.NoError(t, err)
+	shaders := filepath.Join(root, "shader")
+	require.NoError(t, os.RemoveAll(shaders))
+	require.NoError(t, os.WriteFile(shaders, nil, 0o644))
+	var logs bytes.Buffer
+	d := openVulkan(t, device.WithShaderCache(store), device.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	for c := range 4 {
+		k := compileK(t, d, scaleKernel(t, float32(c)))
+		require.False(t, k.CacheHit)
+		checkScale(t, d, k, float32(c), 1)
+	}
+	var warnings []string
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "level=WARN") && strings.Contains(line, "shader cache") {
+			warnings = append(warnings, line)
+		}
+	}
+	require.Len(t, warnings, 1, "one warning for the store, not one per kernel:\n%s", logs.String())
+	require.Contains(t, warnings[0], "dir="+root)
+	require.Contains(t, warnings[0], "not a directory")
+	require.Equal(t, uint64(0), d.CacheStats().Shader.Writes)
 }
 
 func TestShaderCacheOff(t *testing.T) {

@@ -73,7 +73,11 @@ const maxBlockThreads = 1024
 // dispatch a kernel: blocks run in parallel (up to GOMAXPROCS at a time); a
 // block's threads run one after another until one reaches Barrier or a
 // subgroup operation, and from then on as goroutines of their own, so that
-// Barrier, Shared and the subgroup operations behave as on a device. body is
+// Barrier, Shared and the subgroup operations behave as on a device (a
+// subgroup operation in a branch some lanes skip runs over the lanes that
+// reach it while the others wait at Barrier or have returned; lanes of one
+// subgroup waiting at two different operations at once are an error naming
+// both, not a reconvergence Run would have to guess). body is
 // usually a closure calling the kernel with its arguments:
 //
 //	err := kernel.Run(ctx, kernel.Grid1(256, n), func() { Saxpy(2, x, y) })
@@ -343,6 +347,15 @@ func (g *workgroup) spawn(cur *thread) {
 	for _, s := range subs {
 		if s.live > 0 {
 			s.init()
+		}
+	}
+	// The lanes waiting at the block's barrier are out of their subgroups'
+	// rendezvous (Barrier); all of them are back before any leaves it.
+	g.barrier.onRelease = func() {
+		for _, s := range subs {
+			if n := s.suspended.Swap(0); n > 0 {
+				s.barrier.rejoin(n)
+			}
 		}
 	}
 	body := g.body

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/lucent-gpu/lucent/kernel"
 	"github.com/stretchr/testify/require"
@@ -183,6 +184,68 @@ func TestRunSubgroup(t *testing.T) {
 		w.lane, w.size, w.elect, w.all = uint32(i-base), 8, i == base, true
 		require.Equal(t, w, got[i], "thread %d", i)
 	}
+}
+
+// runWithin runs body as Run does, failing the test where Run does not
+// return within a minute (a rendezvous that never completes).
+func runWithin(t *testing.T, g kernel.Grid, body func()) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- kernel.Run(context.Background(), g, body) }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		t.Fatal("kernel.Run hangs")
+		return nil
+	}
+}
+
+// TestRunSubgroupDivergent: a subgroup operation in a branch some lanes of
+// the subgroup skip runs over the lanes that take it, as on a device, while
+// the others wait at the block's barrier; lanes at two operations at once
+// are an error naming both, not a result mixing them.
+func TestRunSubgroupDivergent(t *testing.T) {
+	const n = 64
+	g := kernel.Grid1(32, n)
+	g.SubgroupSize = 8
+	got := make([]uint32, n)
+	require.NoError(t, runWithin(t, g, func() {
+		i, lane := kernel.DispatchID().X, kernel.SubgroupLaneID()
+		if lane%2 == 1 {
+			got[i] = kernel.SubgroupAdd(i)
+		}
+		kernel.Barrier()
+		if lane == 0 {
+			got[i] = kernel.SubgroupAdd(i) + 1000
+		}
+		kernel.Barrier()
+	}))
+	for i := range uint32(n) {
+		base := i / 8 * 8
+		var want uint32 // lanes 2, 4 and 6 take neither branch
+		switch {
+		case i%2 == 1:
+			want = 4*base + 1 + 3 + 5 + 7 // the subgroup's odd lanes
+		case i == base:
+			want = base + 1000 // lane 0 alone
+		}
+		require.Equal(t, want, got[i], "thread %d", i)
+	}
+
+	_, _, line, _ := runtime.Caller(0)
+	err := runWithin(t, g, func() {
+		i := kernel.DispatchID().X
+		if i%2 == 0 {
+			got[i] = kernel.SubgroupAdd(i) // line+4
+		} else {
+			got[i] = kernel.SubgroupAdd(i) // line+6
+		}
+	})
+	require.ErrorIs(t, err, kernel.ErrKernelPanic)
+	then, other := line+4, line+6
+	require.Regexp(t, fmt.Sprintf(`run_test.go:(%d|%d): .*SubgroupAdd: lane \d+ of the subgroup is at another subgroup operation \(.*run_test.go:(%d|%d)\)`,
+		then, other, then, other), err.Error())
 }
 
 func TestRunPanicIsError(t *testing.T) {

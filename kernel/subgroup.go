@@ -1,6 +1,11 @@
 package kernel
 
-import "math/bits"
+import (
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync/atomic"
+)
 
 // subgroup is the state the threads of one subgroup share on the CPU. A
 // collective operation is two rendezvous: every live thread publishes its
@@ -12,26 +17,68 @@ type subgroup struct {
 	barrier *barrier
 	vals    []any
 	active  []bool
+	sites   []site // each lane's operation
+	// suspended counts the lanes waiting at the block's barrier, out of
+	// the rendezvous until it releases them.
+	suspended atomic.Int64
 }
+
+// suspend takes the calling lane, about to wait at the block's barrier, out
+// of the subgroup's rendezvous: the block barrier's release puts it back.
+func (s *subgroup) suspend() {
+	raceOff()
+	s.suspended.Add(1)
+	raceOn()
+	s.barrier.leave()
+}
+
+// site is where a lane called a subgroup operation: the return address in
+// the kernel's code, the same for the lanes at one operation. (A helper
+// that calls the operation is one site however many places call it.)
+type site uintptr
 
 func (s *subgroup) init() {
 	s.barrier = newBarrier(s.live)
 	s.vals = make([]any, s.size)
 	s.active = make([]bool, s.size)
+	s.sites = make([]site, s.size)
 }
 
 // exchange publishes v for the calling lane and calls read with the values of
-// every lane taking part (nil entries for lanes that are not).
-func exchange[T any](what string, v T, read func(vals []any, active []bool, lane uint32)) {
+// every lane taking part (nil entries for lanes that are not); skip is the
+// frames between exchange's caller and the kernel's code. Every live
+// lane takes part: where lanes of the subgroup wait at different operations
+// at once (operations in divergent control flow, which a device runs over
+// the lanes of each in turn), the lanes panic naming both operations rather
+// than mix their values.
+func exchange[T any](what string, skip int, v T, read func(vals []any, active []bool, lane uint32)) {
 	t := current(what)
 	t.group.collective()
 	s := t.sub
+	var pc [1]uintptr
+	runtime.Callers(3+skip, pc[:])
+	at := site(pc[0])
 	s.vals[t.lane] = v
 	s.active[t.lane] = true
+	s.sites[t.lane] = at
 	s.barrier.wait()
+	for l, on := range s.active {
+		if on && s.sites[l] != at {
+			// Every lane sees a lane at another operation, so every one
+			// panics, and none waits for the second rendezvous.
+			panic(fmt.Sprintf("%s: lane %d of the subgroup is at another subgroup operation (%s) at the same time: kernel.Run runs a subgroup operation in divergent control flow only where the subgroup's other lanes reach no other one meanwhile",
+				what, l, siteText(s.sites[l])))
+		}
+	}
 	read(s.vals, s.active, t.lane)
 	s.barrier.wait()
 	s.active[t.lane] = false
+}
+
+// siteText is "file:line" of the kernel code at the operation of site a.
+func siteText(a site) string {
+	fr, _ := runtime.CallersFrames([]uintptr{uintptr(a)}).Next()
+	return fmt.Sprintf("%s:%d", fr.File, fr.Line)
 }
 
 // Number is the set of scalar types the arithmetic subgroup operations take.
@@ -48,7 +95,7 @@ func SubgroupLaneID() uint32 { return current("SubgroupLaneID").lane }
 // SubgroupElect reports whether the calling thread is the lowest active lane.
 func SubgroupElect() bool {
 	var r bool
-	exchange("SubgroupElect", true, func(_ []any, active []bool, lane uint32) {
+	exchange("SubgroupElect", 0, true, func(_ []any, active []bool, lane uint32) {
 		for l, a := range active {
 			if a {
 				r = uint32(l) == lane
@@ -62,7 +109,7 @@ func SubgroupElect() bool {
 // SubgroupAll reports whether p is true on every active lane.
 func SubgroupAll(p bool) bool {
 	r := true
-	exchange("SubgroupAll", p, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupAll", 0, p, func(vals []any, active []bool, _ uint32) {
 		for l, a := range active {
 			if a && !vals[l].(bool) {
 				r = false
@@ -75,7 +122,7 @@ func SubgroupAll(p bool) bool {
 // SubgroupAny reports whether p is true on any active lane.
 func SubgroupAny(p bool) bool {
 	r := false
-	exchange("SubgroupAny", p, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupAny", 0, p, func(vals []any, active []bool, _ uint32) {
 		for l, a := range active {
 			if a && vals[l].(bool) {
 				r = true
@@ -89,7 +136,7 @@ func SubgroupAny(p bool) bool {
 // the active lanes where p is true.
 func SubgroupBallot(p bool) Uint4 {
 	var r [4]uint32
-	exchange("SubgroupBallot", p, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupBallot", 0, p, func(vals []any, active []bool, _ uint32) {
 		for l, a := range active {
 			if a && vals[l].(bool) {
 				r[l/32] |= 1 << (l % 32)
@@ -108,7 +155,7 @@ func BallotCount(b Uint4) uint32 {
 // every lane).
 func SubgroupBroadcast[T any](v T, lane uint32) T {
 	var r T
-	exchange("SubgroupBroadcast", v, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupBroadcast", 0, v, func(vals []any, active []bool, _ uint32) {
 		if lane < uint32(len(active)) && active[lane] {
 			r = vals[lane].(T)
 		}
@@ -119,7 +166,7 @@ func SubgroupBroadcast[T any](v T, lane uint32) T {
 // SubgroupBroadcastFirst returns v from the lowest active lane.
 func SubgroupBroadcastFirst[T any](v T) T {
 	var r T
-	exchange("SubgroupBroadcastFirst", v, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupBroadcastFirst", 0, v, func(vals []any, active []bool, _ uint32) {
 		for l, a := range active {
 			if a {
 				r = vals[l].(T)
@@ -134,7 +181,7 @@ func SubgroupBroadcastFirst[T any](v T) T {
 // the zero value when src is not active, where a device leaves it undefined).
 func SubgroupShuffle[T any](v T, src uint32) T {
 	var r T
-	exchange("SubgroupShuffle", v, func(vals []any, active []bool, _ uint32) {
+	exchange("SubgroupShuffle", 0, v, func(vals []any, active []bool, _ uint32) {
 		if src < uint32(len(active)) && active[src] {
 			r = vals[src].(T)
 		}
@@ -144,7 +191,7 @@ func SubgroupShuffle[T any](v T, src uint32) T {
 
 func reduce[T Number](what string, v T, op func(a, b T) T, upTo func(lane uint32, l int) bool) T {
 	var r T
-	exchange(what, v, func(vals []any, active []bool, lane uint32) {
+	exchange(what, 1, v, func(vals []any, active []bool, lane uint32) {
 		first := true
 		for l, a := range active {
 			if !a || !upTo(lane, l) {

@@ -124,6 +124,9 @@ func SaveKernel(s BinaryIO, name string, k Kernel) error {
 // that asks for the kernel to be saved again.
 func LoadKernel(s BinaryIO, name, want string) (Kernel, bool, error) {
 	b, ok, err := s.ReadBytecode(name)
+	if errors.Is(err, ErrBadRecord) {
+		return Kernel{}, false, fmt.Errorf("shadercache: load kernel %q: %w: %w", name, ErrBadKernel, err)
+	}
 	if err != nil || !ok {
 		return Kernel{}, false, err
 	}

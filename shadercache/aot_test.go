@@ -266,16 +266,20 @@ func TestKernelRecordChecked(t *testing.T) {
 	}
 }
 
-// TestKernelDamagedOnDiskIsAMiss: in a Dir, damage is caught by the entry
-// checksum before the kernel record is decoded.
-func TestKernelDamagedOnDiskIsAMiss(t *testing.T) {
+// TestKernelDamagedOnDisk: in a Dir, damage is caught by the entry checksum
+// before the kernel record is decoded, and is an error naming the file, not
+// a kernel that is not there: nothing can compile it again.
+func TestKernelDamagedOnDisk(t *testing.T) {
 	d := newTestDir(t)
 	require.NoError(t, SaveKernel(d, "saxpy", testKernel()))
 	path := entryPath(d, accessors[0], "saxpy")
 	corruptFile(t, path)
 	_, ok, err := LoadKernel(d, "saxpy", testKernel().Signature)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, ErrBadKernel)
+	require.ErrorIs(t, err, ErrBadRecord)
+	require.ErrorContains(t, err, path)
 	require.False(t, ok)
+	require.Equal(t, Stats{Damaged: 1, Writes: 1}, d.Stats())
 }
 
 func FuzzDecodeKernel(f *testing.F) {

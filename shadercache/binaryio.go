@@ -11,7 +11,7 @@ import (
 // BinaryIO stores the blobs a device persists. Every read returns
 // (data, true, nil) on a hit and (nil, false, nil) on a miss — including an
 // entry that exists but is damaged or of another format version, which the
-// caller simply rewrites. A non-nil error reports a failure of the store
+// caller simply rewrites (bytecode excepted: see ReadBytecode). A non-nil error reports a failure of the store
 // itself, or an invalid name (wrapping [ErrInvalidName]).
 //
 // Implementations must be safe for concurrent use, must not retain the slice
@@ -21,7 +21,9 @@ import (
 // damaged, truncated or from another key as a miss.
 type BinaryIO interface {
 	// ReadBytecode returns the shader bytecode stored under name: the
-	// output of an ahead-of-time compile, loaded by name at run time.
+	// output of an ahead-of-time compile, loaded by name at run time. As
+	// nothing compiles it again, an entry a store finds damaged is an error
+	// wrapping [ErrBadRecord], not a miss.
 	ReadBytecode(name string) ([]byte, bool, error)
 	// WriteBytecode stores shader bytecode under name, replacing any entry.
 	WriteBytecode(name string, data []byte) error

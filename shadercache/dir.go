@@ -223,6 +223,11 @@ func (d *Dir) read(k kind, name string) ([]byte, bool, error) {
 	if err == nil {
 		payload, err = decodeEntry(b, k, name)
 	}
+	if err != nil && !errors.Is(err, errNotRegular) && !k.regenerable() {
+		// Not a miss: nothing compiles bytecode again (ReadBytecode).
+		d.stats.damaged.Add(1)
+		return nil, false, fmt.Errorf("shadercache: read %s %q: %s: %w: %w (write it again)", k, name, path, ErrBadRecord, err)
+	}
 	if err != nil {
 		d.stats.misses.Add(1)
 		d.stats.damaged.Add(1)

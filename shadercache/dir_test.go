@@ -32,8 +32,9 @@ func entryPath(d *Dir, a accessor, name string) string {
 }
 
 // TestCorruptionIsAMiss damages an entry on disk in each way a file can be
-// damaged: the read is a miss (never an error, never wrong bytes), counted
-// as damaged, and rewriting the entry heals it.
+// damaged: the read is a miss (never wrong bytes; for bytecode, which
+// nothing compiles again, an error naming the file), counted as damaged,
+// and rewriting the entry heals it.
 func TestCorruptionIsAMiss(t *testing.T) {
 	damage := map[string]func(b []byte) []byte{
 		"truncated to nothing":   func(b []byte) []byte { return nil },
@@ -60,11 +61,16 @@ func TestCorruptionIsAMiss(t *testing.T) {
 				require.NoError(t, os.WriteFile(path, f(b), 0o644))
 
 				got, ok, err := a.read(d, "k")
-				require.NoError(t, err)
+				if a.kind == kindBytecode {
+					require.ErrorIs(t, err, ErrBadRecord)
+					require.ErrorContains(t, err, path)
+				} else {
+					require.NoError(t, err)
+					require.Equal(t, uint64(1), d.Stats().Misses)
+				}
 				require.False(t, ok)
 				require.Nil(t, got)
 				require.Equal(t, uint64(1), d.Stats().Damaged)
-				require.Equal(t, uint64(1), d.Stats().Misses)
 
 				require.NoError(t, a.write(d, "k", want))
 				got, ok, err = a.read(d, "k")
@@ -77,19 +83,28 @@ func TestCorruptionIsAMiss(t *testing.T) {
 }
 
 // TestMisplacedEntryIsAMiss copies a valid entry over another name's file:
-// the stored name does not match, so it must not be returned.
+// the stored name does not match, so it must not be returned (bytecode: an
+// error).
 func TestMisplacedEntryIsAMiss(t *testing.T) {
-	d := newTestDir(t)
-	a := accessors[0]
-	require.NoError(t, d.WriteBytecode("a", []byte("A")))
-	b, err := os.ReadFile(entryPath(d, a, "a"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(entryPath(d, a, "b"), b, 0o644))
-	got, ok, err := d.ReadBytecode("b")
-	require.NoError(t, err)
-	require.False(t, ok)
-	require.Nil(t, got)
-	require.Equal(t, uint64(1), d.Stats().Damaged)
+	for _, a := range accessors {
+		t.Run(a.kind.String(), func(t *testing.T) {
+			d := newTestDir(t)
+			require.NoError(t, a.write(d, "a", []byte("A")))
+			b, err := os.ReadFile(entryPath(d, a, "a"))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(entryPath(d, a, "b"), b, 0o644))
+			got, ok, err := a.read(d, "b")
+			if a.kind == kindBytecode {
+				require.ErrorIs(t, err, ErrBadRecord)
+				require.ErrorContains(t, err, "another name")
+			} else {
+				require.NoError(t, err)
+			}
+			require.False(t, ok)
+			require.Nil(t, got)
+			require.Equal(t, uint64(1), d.Stats().Damaged)
+		})
+	}
 }
 
 // TestNamesStayInside writes names that would escape the directory if they

@@ -15,7 +15,9 @@
 // version or stored under another name reads as a miss, which the caller
 // answers by compiling again and rewriting the entry. A miss is
 // (nil, false, nil); an error means the store itself failed (permission
-// denied, an invalid name), never that an entry was absent or damaged.
+// denied, an invalid name), never that an entry was absent or damaged —
+// but for bytecode, which nothing compiles again: a damaged bytecode entry
+// is an error wrapping [ErrBadRecord] that names the file.
 // A Dir opens only regular files at entry paths, without blocking: a FIFO,
 // device node, directory or symbolic link there is a miss.
 //

@@ -16,7 +16,8 @@ package shadercache
 //
 // decodeEntry accepts the bytes only if every field matches what the reader
 // asked for and the file is exactly as long as the header says, so a
-// truncated, extended, damaged, foreign or misplaced file is a miss.
+// truncated, extended, damaged, foreign or misplaced file is a miss (an
+// error for bytecode, which nothing compiles again).
 
 import (
 	"encoding/binary"
@@ -33,7 +34,7 @@ const (
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// Reasons an entry is not a hit. All of them are misses for the caller.
+// Reasons an entry is not a hit: misses for the caller, errors for bytecode.
 var (
 	errShort    = errors.New("shorter than its header")
 	errMagic    = errors.New("bad magic")

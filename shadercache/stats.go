@@ -9,7 +9,7 @@ import (
 // Stats counts what a store has done since it was made.
 type Stats struct {
 	Hits      uint64 // reads that returned an entry
-	Misses    uint64 // reads that found nothing usable (Damaged included)
+	Misses    uint64 // reads that found nothing usable (Damaged included, but for bytecode)
 	Damaged   uint64 // reads that found an entry truncated, corrupt or of another format version
 	Writes    uint64 // entries written
 	Evictions uint64 // entries removed to keep the store under its size cap

@@ -74,7 +74,7 @@ func pipeline(cfg *config) []error {
 		if len(errs) == 0 {
 			if cfg.goFile || cfg.check {
 				if pkgs, err := loadPackages(cfg, env); err == nil {
-					errs = orphanLaunchers(cfg, pkgs, nil)
+					errs = append(orphanLaunchers(cfg, pkgs, nil), orphanSPV(cfg, pkgs, nil)...)
 				}
 			}
 			errs = append(errs, fmt.Errorf("lucentc: no //lucent:kernel functions in %s", strings.Join(cfg.patterns, " ")))
@@ -134,7 +134,7 @@ func pipeline(cfg *config) []error {
 	}
 	var stale []error
 	if cfg.check {
-		stale = checkLaunchers(cfg, units)
+		stale = append(checkLaunchers(cfg, units), orphanSPV(cfg, pkgs, units)...)
 	}
 	if err := write(cfg, units, goFiles); err != nil {
 		return append(stale, err)

@@ -102,7 +102,7 @@ func parseFlags(args []string, stdout, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.goTest, "gotest", false, "with -go, also write lucent_kernels_test.go beside the launchers: a test failing, as -check does, for each kernel changed since its launcher was generated, without one, or gone")
 	fs.BoolVar(&cfg.atomics, "atomicfloat", false, "use native float32 atomic add (SPV_EXT_shader_atomic_float_add) instead of compare-and-swap loops")
 	fs.BoolVar(&cfg.names, "names", false, "keep debug names (OpName) in the modules")
-	fs.BoolVar(&cfg.check, "check", false, "write nothing; fail naming each kernel whose launcher (lucent_kernels.go, found with or without -go) was generated from other source, and each output file that is missing or differs (for a test or CI step that catches stale generated files)")
+	fs.BoolVar(&cfg.check, "check", false, "write nothing; fail naming each kernel whose launcher (lucent_kernels.go, found with or without -go) was generated from other source, each output file that is missing or differs, and each .spv in -o of a compiled package's kernel that is gone (for a test or CI step that catches stale generated files)")
 	fs.BoolVar(&cfg.verbose, "v", false, "print each kernel and the time of each stage on standard error")
 	fs.StringVar(&cfg.dir, "C", "", "resolve packages in `dir` (as go -C)")
 	// The flag package would print a bad flag's error and the usage itself;

@@ -360,6 +360,27 @@ func TestCheckSPV(t *testing.T) {
 	require.True(t, os.IsNotExist(err), "-check wrote a file")
 }
 
+// TestCheckSPVOrphan: -check names a .spv of the compiled package whose
+// kernel is gone (renamed or removed), and leaves other packages' alone.
+func TestCheckSPVOrphan(t *testing.T) {
+	needSPIRVTools(t)
+	dir := t.TempDir()
+	_, stderr, code := lucentc(t, "-atomicfloat", "-o", dir, corpusDir)
+	require.Equal(t, 0, code, stderr)
+	gone := filepath.Join(dir, "kernels.Gone.spv")
+	old, err := os.ReadFile(filepath.Join(dir, corpusKernels(t)[0]))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(gone, old, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "other.Kernel.spv"), old, 0o644))
+	_, stderr, code = lucentc(t, "-atomicfloat", "-check", "-o", dir, corpusDir)
+	require.Equal(t, 1, code, stderr)
+	require.True(t, strings.HasSuffix(stderr, "\n"+gone+": github.com/lucent-gpu/lucent/testdata/gokernel declares no kernel Gone: delete the file\n"), stderr)
+	require.NotContains(t, stderr, "other.Kernel.spv")
+	require.NoError(t, os.Remove(gone))
+	_, stderr, code = lucentc(t, "-atomicfloat", "-check", "-o", dir, corpusDir)
+	require.Equal(t, 0, code, stderr)
+}
+
 // TestWriteFileNamesTheOutput: a file lucentc cannot write is named in the
 // error, not the temporary file it writes first (".x.spv.123456").
 func TestWriteFileNamesTheOutput(t *testing.T) {

@@ -193,3 +193,42 @@ func checkLaunchers(cfg *config, units []*unit) []error {
 	}
 	return errs
 }
+
+// orphanSPV is -check's look at the -o directory: it names each
+// <pkg>.<Kernel>.spv there whose package is one the patterns matched but
+// which is not one of the kernels compiled (units), so a kernel renamed or
+// removed leaves no module behind that a program would still load. Files of
+// other packages' names are left alone: a directory may collect the output
+// of several runs.
+func orphanSPV(cfg *config, pkgs map[string]*packages.Package, units []*unit) []error {
+	if !cfg.check || cfg.outDir == "" {
+		return nil
+	}
+	dir := cfg.outDir
+	if cfg.dir != "" && !filepath.IsAbs(dir) {
+		dir = filepath.Join(cfg.dir, dir)
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*.spv"))
+	if err != nil {
+		return []error{fmt.Errorf("lucentc: -check: -o %s: %w", dir, err)}
+	}
+	written := map[string]bool{}
+	for _, u := range units {
+		written[u.file] = true
+	}
+	paths := map[string][]string{} // package name -> the matched packages' paths
+	for path, p := range pkgs {
+		paths[p.Name] = append(paths[p.Name], path)
+	}
+	var errs []error
+	for _, name := range names { // sorted by Glob
+		base := filepath.Base(name)
+		pkg, kernel, ok := strings.Cut(strings.TrimSuffix(base, ".spv"), ".")
+		if !ok || written[base] || len(paths[pkg]) == 0 {
+			continue
+		}
+		sort.Strings(paths[pkg])
+		errs = append(errs, fmt.Errorf("%s: %s declares no kernel %s: delete the file", relFile(name), strings.Join(paths[pkg], ", "), kernel))
+	}
+	return errs
+}

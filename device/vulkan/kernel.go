@@ -50,6 +50,10 @@ type kernelCache struct {
 	store                         shadercache.BinaryIO // nil: none
 	log                           *slog.Logger         // nil: silent
 	hits, misses, damaged, writes atomic.Uint64
+	// failed is set by the first read or write the store fails: that one
+	// is a warning, the rest (a directory that cannot be written fails
+	// every kernel alike) debug messages.
+	failed atomic.Bool
 }
 
 func (c *kernelCache) open(opts device.Options) {
@@ -150,7 +154,7 @@ func (d *Device) kernelSPIRV(f *ir.Function, fo codegen.Options, name string) (w
 	key := ShaderCacheKey(f, fo)
 	data, ok, rerr := c.store.ReadShaderCache(key)
 	if rerr != nil {
-		c.logf(slog.LevelWarn, "device: reading the shader cache", name, key, slog.Any("error", rerr))
+		c.storeFailed("device: reading the shader cache", name, key, rerr)
 	}
 	if ok {
 		words, why := decodeSPIRV(key, data)
@@ -189,11 +193,27 @@ func (d *Device) emitAndStore(f *ir.Function, fo codegen.Options, name string, k
 		return nil, false, t, err
 	}
 	if err := c.store.WriteShaderCache(key, encodeSPIRV(key, words)); err != nil {
-		c.logf(slog.LevelWarn, "device: writing the shader cache", name, key, slog.Any("error", err))
+		c.storeFailed("device: writing the shader cache", name, key, err)
 	} else {
 		c.writes.Add(1)
 	}
 	return words, false, t, nil
+}
+
+// storeFailed logs err, a read or write the store failed: at warn level
+// the first time on this device, with the store's directory where it has
+// one, and at debug level after that, so that a store that fails every
+// access logs one warning, not one per kernel.
+func (c *kernelCache) storeFailed(msg, name string, key shadercache.Key, err error) {
+	level, attrs := slog.LevelDebug, []slog.Attr{slog.Any("error", err)}
+	if !c.failed.Swap(true) {
+		level = slog.LevelWarn
+		if p, ok := c.store.(interface{ Path() string }); ok {
+			attrs = append(attrs, slog.String("dir", p.Path()))
+		}
+		attrs = append(attrs, slog.String("note", "the cache's failures after this one are logged at debug level"))
+	}
+	c.logf(level, msg, name, key, attrs...)
 }
 
 func (c *kernelCache) logf(level slog.Level, msg, name string, key shadercache.Key, attrs ...slog.Attr) {

@@ -73,3 +73,36 @@ func ViaHelper(in, out []float32) {
 	store(&tile[t], in[i])
 	out[i] = tile[63-t]
 }
+
+// Shift writes each block's in, shifted left by one, to out: each thread
+// reads its neighbour's tile element and then overwrites its own, with a
+// barrier between the neighbour's write and the read and another between
+// the read and the neighbour's overwrite.
+//
+//lucent:kernel block=64
+func Shift(in, out []float32) {
+	tile := kernel.Shared[[64]float32]()
+	t := kernel.ThreadID().X
+	i := kernel.DispatchID().X
+	tile[t] = in[i]
+	kernel.Barrier()
+	v := tile[(t+1)%64]
+	kernel.Barrier()
+	tile[t] = 2 * v
+	out[i] = v
+}
+
+// ShiftOneBarrier is Shift without its second barrier: the neighbour may
+// overwrite its element before this thread has read it.
+//
+//lucent:kernel block=64
+func ShiftOneBarrier(in, out []float32) {
+	tile := kernel.Shared[[64]float32]()
+	t := kernel.ThreadID().X
+	i := kernel.DispatchID().X
+	tile[t] = in[i]
+	kernel.Barrier()
+	w := tile[(t+1)%64]
+	tile[t] = 2 * w
+	out[i] = w
+}
