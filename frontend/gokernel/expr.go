@@ -57,8 +57,10 @@ func (l *lowerer) expr(e ast.Expr) ir.Expr {
 }
 
 // poison stands in for an expression that was rejected, typed as the Go
-// expression when possible so no second error follows from it.
+// expression when possible so no second error follows from it. It counts a
+// quiet error, so that a function holding one never compiles.
 func (l *lowerer) poison(e ast.Expr) ir.Expr {
+	l.nerrs++
 	t := ir.TI32
 	if gt := l.goTypeOf(e); gt != nil {
 		if ft, err := l.c.valueType(gt); err == nil && ft.IsScalar() {

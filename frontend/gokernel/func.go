@@ -173,6 +173,12 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 		c.callables[key] = &callable{failed: true}
 		return nil
 	}
+	if sig.Variadic() {
+		last := fd.Type.Params.List[len(fd.Type.Params.List)-1]
+		c.errorf(last.Type.Pos(), "%s is variadic: variadic parameters are not supported in kernels (a ...T parameter is a slice, which the device has only as a buffer); take a fixed-size array ([N]T) or separate parameters", name)
+		c.callables[key] = &callable{failed: true}
+		return nil
+	}
 	var subst map[*types.TypeParam]types.Type
 	if tps := sig.TypeParams(); tps != nil {
 		if tps.Len() != len(targs) {
