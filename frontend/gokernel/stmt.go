@@ -438,6 +438,13 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		it = ir.TI64
 		n = ir.LitInt(it, u.Len())
 		elems = l.expr(s.X)
+		// Go ranges over a copy of an array value: the body's writes to
+		// the variable do not change the elements it visits.
+		if r, ok := elems.(*ir.Ref); ok && s.Value != nil && (r.Var.Kind == ir.VarLocal || r.Var.Kind == ir.VarRefParam) {
+			tmp := l.newTemp(elems.Type())
+			l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: elems})
+			elems = &ir.Ref{Var: tmp}
+		}
 	case *types.Slice:
 		it = ir.TI64
 		elems = l.expr(s.X)
