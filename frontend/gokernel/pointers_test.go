@@ -263,3 +263,62 @@ func K(x []uint32, lo, hi []uint32, axes []int32, out []uint32, comp []float32) 
 		})
 	}
 }
+
+// TestPointerToPartOfLocal: a helper or a pointer-receiver method given a
+// field or an element of a local (&b.V, &a[j], b.W[j].bump(), a pointer
+// local bound to a field) changes that place, on both backends; SPIR-V
+// passes only whole variables to a function, so codegen passes a copy and
+// stores it back after the call.
+func TestPointerToPartOfLocal(t *testing.T) {
+	src := `package p
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+type v2 struct{ X, Y int32 }
+
+func (v *v2) bump() { v.X += 10 }
+
+func inc(p *int32) { *p++ }
+
+type box struct {
+	A [3]int32
+	V v2
+	W [2]v2
+}
+
+//lucent:kernel block=4
+func K(out []int32) {
+	i := kernel.DispatchID().X
+	var b box
+	inc(&b.V.Y)
+	inc(&b.A[i%3])
+	b.W[i%2].bump()
+	b.V.bump()
+	p := &b.W[1]
+	p.bump()
+	var a [4]int32
+	inc(&a[i])
+	out[i] = b.V.X + b.V.Y*100 + b.A[i%3]*1000 + b.W[0].X*10000 + b.W[1].X*100000 + a[i]*10000000
+}
+`
+	ks, errs := gokernel.Check("p.go", []byte(src))
+	require.Empty(t, errs)
+	want := make([]int32, 4)
+	for i := range 4 {
+		w0, w1 := int32(0), int32(10)
+		if i%2 == 0 {
+			w0 += 10
+		} else {
+			w1 += 10
+		}
+		want[i] = 10 + 100 + 1000 + w0*10000 + w1*100000 + 10000000
+	}
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			g := compileOn(t, openBackend(t, backend), ks[0])
+			ob := upload(g, make([]int32, 4))
+			g.submit(g.k.Dispatch([3]uint32{4}, ob))
+			require.Equal(t, want, download(g, ob))
+		})
+	}
+}
