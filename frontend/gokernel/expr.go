@@ -155,12 +155,62 @@ var binaryOps = map[token.Token]ir.BinaryOp{
 }
 
 func (l *lowerer) binaryExpr(e *ast.BinaryExpr) ir.Expr {
+	if e.Op == token.LAND || e.Op == token.LOR {
+		return l.logical(e)
+	}
 	x, y := l.expr(e.X), l.expr(e.Y)
 	switch e.Op {
 	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
 		return l.compare(e.Op, x, y, e.OpPos)
 	}
 	return l.binary(e.Op, x, y, l.typeOf(e), e.OpPos)
+}
+
+// logical lowers x && y and x || y, which evaluate y only where x does not
+// decide the result. A y that may act or fault (statements of its own, a
+// call of a function or of an op with effects, an index, an integer
+// division) is evaluated under an if, into a temporary; any other y is
+// evaluated with x, which costs no branch.
+func (l *lowerer) logical(e *ast.BinaryExpr) ir.Expr {
+	x := l.expr(e.X)
+	outer := l.block
+	ys := &ir.Block{}
+	l.block = ys
+	y := l.expr(e.Y)
+	l.block = outer
+	t := l.typeOf(e)
+	if len(ys.Stmts) == 0 && !mayAct(y) {
+		return l.binary(e.Op, x, y, t, e.OpPos)
+	}
+	tmp := l.newTemp(t)
+	l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: l.convert(x, t)})
+	var cond ir.Expr = &ir.Ref{Var: tmp}
+	if e.Op == token.LOR {
+		cond = &ir.Unary{Op: ir.Not, X: cond, T: t}
+	}
+	ys.Stmts = append(ys.Stmts, &ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: l.convert(y, t)})
+	l.emit(&ir.If{Cond: cond, Then: ys})
+	return &ir.Ref{Var: tmp}
+}
+
+// mayAct reports whether evaluating e may have an effect or a fault that
+// Go's && and || would skip: a call of a function or of an op other than
+// the pure built-ins, an index (out of range where x guards it), or an
+// integer division (by zero).
+func mayAct(e ir.Expr) bool {
+	found := false
+	holder := &ir.Function{Body: &ir.Block{Stmts: []ir.Stmt{&ir.ExprStmt{X: e}}}}
+	ir.WalkExprs(holder, func(x ir.Expr) {
+		switch x := x.(type) {
+		case *ir.Call:
+			found = found || x.Func != nil || x.Op < ir.OpAbs || x.Op > ir.OpBitReverse
+		case *ir.Index:
+			found = true
+		case *ir.Binary:
+			found = found || (x.Op == ir.Div || x.Op == ir.Rem) && x.T.Scalar().Kind() != ir.KindFloat
+		}
+	})
+	return found
 }
 
 // binary builds x op y of result type t.

@@ -358,14 +358,26 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 	l.breaks = append(l.breaks, breakTarget{s, true})
 	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
 	var cond ir.Expr
+	var pre *ir.Block // the statements the condition needs, run before each test
 	if s.Cond != nil {
-		cond = l.pureExpr(s.Cond, "loop condition")
+		outer := l.block
+		pre = &ir.Block{}
+		l.block = pre
+		cond = l.expr(s.Cond)
+		l.block = outer
 	}
 	var update *ir.Block
 	if s.Post != nil {
 		update = l.sub([]ast.Stmt{s.Post})
 	}
 	body := l.sub(s.Body.List)
+	if pre != nil && len(pre.Stmts) > 0 {
+		// for { pre; if !cond { break }; body } with the update after
+		// each iteration, continue included.
+		exit := &ir.If{Cond: &ir.Unary{Op: ir.Not, X: cond, T: ir.TBool}, Then: &ir.Block{Stmts: []ir.Stmt{&ir.Break{}}}}
+		body.Stmts = append(append(pre.Stmts, exit), body.Stmts...)
+		cond = ir.LitBool(true)
+	}
 	if cond == nil && update == nil {
 		l.emit(&ir.Loop{Body: body})
 		return
@@ -503,20 +515,6 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	update := &ir.Block{Stmts: []ir.Stmt{&ir.Assign{Dst: &ir.Ref{Var: idx},
 		Src: &ir.Binary{Op: ir.Add, X: &ir.Ref{Var: idx}, Y: ir.LitInt(it, 1), T: it}}}}
 	l.emit(&ir.For{Cond: cond, Update: update, Body: body})
-}
-
-// pureExpr lowers an expression evaluated repeatedly (a loop condition),
-// which must not need statements of its own.
-func (l *lowerer) pureExpr(e ast.Expr, what string) ir.Expr {
-	outer := l.block
-	scratch := &ir.Block{}
-	l.block = scratch
-	x := l.expr(e)
-	l.block = outer
-	if len(scratch.Stmts) > 0 {
-		l.errorf(e.Pos(), "this %s needs statements of its own (a call passing a pointer to a buffer element): compute it into a variable inside the loop and test that", what)
-	}
-	return x
 }
 
 // convert casts e to t unless it already has that type.

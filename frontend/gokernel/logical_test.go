@@ -1,0 +1,61 @@
+package gokernel_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/frontend/gokernel"
+)
+
+// TestShortCircuit: x && y and x || y evaluate y only where x does not
+// decide, as Go does, when y calls a helper that writes through a pointer,
+// does an atomic, or needs statements of its own (a helper given a buffer
+// element), in an if and in a loop condition, on both backends.
+func TestShortCircuit(t *testing.T) {
+	src := `package p
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+func inc(p *int32) bool { *p++; return *p > 2 }
+
+//lucent:kernel block=4
+func K(cnt []uint32, x []int32, out []int32) {
+	i := kernel.DispatchID().X
+	k := int32(0)
+	if inc(&k) && inc(&k) {
+		k += 100
+	}
+	if k > 0 || inc(&k) {
+		k += 1000
+	}
+	if i%2 == 0 && kernel.AtomicAdd(&cnt[0], 1) < 100 {
+		k += 10000
+	}
+	if i%2 == 0 || kernel.AtomicAdd(&cnt[1], 1) > 100 {
+		k += 100000
+	}
+	n := int32(0)
+	for n < 5 && !inc(&x[i]) {
+		n++
+	}
+	out[i] = k + n*1000000
+}
+`
+	ks, errs := gokernel.Check("p.go", []byte(src))
+	require.Empty(t, errs)
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			g := compileOn(t, openBackend(t, backend), ks[0])
+			cb := upload(g, make([]uint32, 2))
+			ob := upload(g, make([]int32, 4))
+			xb := upload(g, []int32{0, 1, 2, 3})
+			g.submit(g.k.Dispatch([3]uint32{4}, cb, xb, ob))
+			// inc runs once in the first if, not in the second; x[i] is
+			// incremented until it passes 2, n counting the failures.
+			require.Equal(t, []int32{111001 + 2000000, 1001 + 1000000, 111001, 1001}, download(g, ob))
+			require.Equal(t, []uint32{2, 2}, download(g, cb))
+			require.Equal(t, []int32{3, 3, 3, 4}, download(g, xb))
+		})
+	}
+}
