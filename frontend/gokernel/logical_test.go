@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 )
 
@@ -56,6 +57,47 @@ func K(cnt []uint32, x []int32, out []int32) {
 			require.Equal(t, []int32{111001 + 2000000, 1001 + 1000000, 111001, 1001}, download(g, ob))
 			require.Equal(t, []uint32{2, 2}, download(g, cb))
 			require.Equal(t, []int32{3, 3, 3, 4}, download(g, xb))
+		})
+	}
+}
+
+// TestShortCircuitChecked: in the checked mode a division or an index that
+// && guards is not evaluated where the guard fails, so it reports no
+// fault (d != 0 && n/d > 1, j < 4 && a[j] == 0, i < n && x[i] > 0).
+func TestShortCircuitChecked(t *testing.T) {
+	src := `package p
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+//lucent:kernel block=8
+func K(x []int32, d []int32, out []int32) {
+	i := kernel.DispatchID().X
+	c := int32(0)
+	if i < uint32(len(x)) && x[i] > 0 {
+		c++
+	}
+	if d[i%4] != 0 && 12/d[i%4] > 5 {
+		c += 10
+	}
+	var a [4]int32
+	if j := i % 8; j < 4 && a[j] == 0 {
+		c += 100
+	}
+	out[i] = c
+}
+`
+	ks, errs := gokernel.Check("p.go", []byte(src))
+	require.Empty(t, errs)
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			d := openBackend(t, backend)
+			k, err := device.Compile(d, ks[0].Func, device.WithChecked())
+			require.NoError(t, err)
+			t.Cleanup(func() { k.Close() })
+			g := &gpu{t, d, k}
+			ob := upload(g, make([]int32, 8))
+			g.submit(g.k.Dispatch([3]uint32{8}, upload(g, []int32{1, 0, 3}), upload(g, []int32{0, 2, 0, 3}), ob))
+			require.Equal(t, []int32{101, 110, 101, 100, 0, 10, 0, 0}, download(g, ob))
 		})
 	}
 }
