@@ -665,10 +665,18 @@ func (g *gen) cast(e *ir.Cast) spirv.ID {
 		return b.ConvertFToS(t, x)
 	case fs.Kind() == ir.KindFloat:
 		return b.ConvertFToU(t, x)
-	case ts.Kind() == ir.KindFloat && fs.Kind() == ir.KindInt:
-		return b.ConvertSToF(t, x)
 	case ts.Kind() == ir.KindFloat:
-		return b.ConvertUToF(t, x)
+		// NoContraction keeps the rounding: Mesa's NIR folds
+		// int32(float32(x)) to x unless the conversion is exact, so
+		// 1<<24 + 1 came back unrounded on lavapipe.
+		var r spirv.ID
+		if fs.Kind() == ir.KindInt {
+			r = b.ConvertSToF(t, x)
+		} else {
+			r = b.ConvertUToF(t, x)
+		}
+		b.Decorate(r, spirv.DecorationNoContraction)
+		return r
 	}
 	// integer to integer
 	if fs.Bits() == ts.Bits() {
