@@ -106,6 +106,14 @@
 // and the float32 forms of package math's tests (math.IsNaN(float64(x)) of a
 // float32 x is computed in float32).
 //
+// Float arithmetic is the device's, which Go's matches except at the edges
+// Vulkan leaves open: min and max of floats (the built-ins, math.Min and
+// Max, kernel.Min, Max and Clamp) with a NaN operand give either operand,
+// and of -0 and +0 either zero, where Go gives NaN and -0 (test with
+// kernel.IsNaN where a NaN can reach them); a division by a zero the
+// driver can see as a constant may give 0 instead of ±Inf or NaN. The cpu
+// backend and kernel.Run give Go's answers.
+//
 // # Pointers, views and run-time components
 //
 // The device has no pointers a thread can store, so a pointer local is an
