@@ -203,7 +203,7 @@ func mayAct(e ir.Expr) bool {
 	ir.WalkExprs(holder, func(x ir.Expr) {
 		switch x := x.(type) {
 		case *ir.Call:
-			found = found || x.Func != nil || x.Op < ir.OpAbs || x.Op > ir.OpBitReverse
+			found = found || acts(x)
 		case *ir.Index:
 			found = true
 		case *ir.Binary:
@@ -212,6 +212,23 @@ func mayAct(e ir.Expr) bool {
 	})
 	return found
 }
+
+// hasEffect reports whether evaluating e calls a function or an op other
+// than the pure built-ins, which may write memory.
+func hasEffect(e ir.Expr) bool {
+	found := false
+	holder := &ir.Function{Body: &ir.Block{Stmts: []ir.Stmt{&ir.ExprStmt{X: e}}}}
+	ir.WalkExprs(holder, func(x ir.Expr) {
+		if c, ok := x.(*ir.Call); ok {
+			found = found || acts(c)
+		}
+	})
+	return found
+}
+
+// acts reports whether c calls a function or an op other than the pure
+// built-ins.
+func acts(c *ir.Call) bool { return c.Func != nil || c.Op < ir.OpAbs || c.Op > ir.OpBitReverse }
 
 // binary builds x op y of result type t.
 func (l *lowerer) binary(op token.Token, x, y ir.Expr, t *ir.Type, pos token.Pos) ir.Expr {

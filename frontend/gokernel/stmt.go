@@ -55,8 +55,8 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		if l.bindlessStore(s.X, op, func() ir.Expr { return one(t) }) {
 			return
 		}
-		dst := l.place(s.X)
-		l.emit(&ir.Assign{Dst: dst, Src: l.binary(op, dst, one(t), t, s.Pos())})
+		dst := l.updated(l.place(s.X))
+		l.emit(&ir.Assign{Dst: dst, Src: l.binary(op, copyPlace(dst), one(t), t, s.Pos())})
 	case *ast.DeclStmt:
 		l.decl(s)
 	case *ast.IfStmt:
@@ -156,10 +156,30 @@ func (l *lowerer) assign(s *ast.AssignStmt) {
 	if l.bindlessStore(s.Lhs[0], op, func() ir.Expr { return l.expr(s.Rhs[0]) }) {
 		return
 	}
-	dst := l.place(s.Lhs[0])
+	dst := l.updated(l.place(s.Lhs[0]))
 	t := l.typeOf(s.Lhs[0])
 	y := l.expr(s.Rhs[0])
-	l.emit(&ir.Assign{Dst: dst, Src: l.binary(op, dst, y, t, s.Pos())})
+	l.emit(&ir.Assign{Dst: dst, Src: l.binary(op, copyPlace(dst), y, t, s.Pos())})
+}
+
+// updated prepares the place of x op= y and x++, which Go evaluates once:
+// an index that calls a function or an op with effects (a[next(&k)] += 1)
+// is evaluated into a temporary first.
+func (l *lowerer) updated(p ir.Expr) ir.Expr {
+	for x := p; ; {
+		switch y := x.(type) {
+		case *ir.Index:
+			if hasEffect(y.I) {
+				return l.freeze(p)
+			}
+			x = y.X
+			continue
+		case *ir.Member:
+			x = y.X
+			continue
+		}
+		return p
+	}
 }
 
 var opAssign = map[token.Token]token.Token{
