@@ -132,6 +132,10 @@ func (l *lowerer) ident(id *ast.Ident) ir.Expr {
 			if x != nil {
 				return x
 			}
+			if l.c.badVars[o] {
+				return l.poison(id) // reported at its first use
+			}
+			l.c.badVars[o] = true
 			l.errorf(id.Pos(), "package variable %s lives in host memory (%s): pass it as a kernel parameter, or make it a constant or an unexported, never-assigned variable with a constant initializer", id.Name, why)
 			return l.poison(id)
 		}
@@ -385,7 +389,10 @@ func (l *lowerer) selector(e *ast.SelectorExpr) ir.Expr {
 	if sel == nil {
 		// A qualified identifier (constants were folded already).
 		if obj, ok := l.info.Uses[e.Sel].(*types.Var); ok && obj.Pkg() != nil {
-			l.errorf(e.Pos(), "package variable %s.%s lives in host memory: pass it as a kernel parameter, or use a constant", obj.Pkg().Name(), obj.Name())
+			if !l.c.badVars[obj] {
+				l.c.badVars[obj] = true
+				l.errorf(e.Pos(), "package variable %s.%s lives in host memory: pass it as a kernel parameter, or use a constant", obj.Pkg().Name(), obj.Name())
+			}
 		} else {
 			l.errorf(e.Pos(), "%s is not a value in kernels", e.Sel.Name)
 		}
