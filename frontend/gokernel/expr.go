@@ -177,19 +177,24 @@ func (l *lowerer) binaryExpr(e *ast.BinaryExpr) ir.Expr {
 // evaluated with x, which costs no branch.
 func (l *lowerer) logical(e *ast.BinaryExpr) ir.Expr {
 	x := l.expr(e.X)
+	return l.lazy(e.Op, x, func() ir.Expr { return l.expr(e.Y) }, l.typeOf(e), e.OpPos)
+}
+
+// lazy builds x && y (op token.LAND) or x || y (token.LOR) of type t, y
+// lowered by lowerY where Go evaluates it: only where x does not decide.
+func (l *lowerer) lazy(op token.Token, x ir.Expr, lowerY func() ir.Expr, t *ir.Type, pos token.Pos) ir.Expr {
 	outer := l.block
 	ys := &ir.Block{}
 	l.block = ys
-	y := l.expr(e.Y)
+	y := lowerY()
 	l.block = outer
-	t := l.typeOf(e)
 	if len(ys.Stmts) == 0 && !mayAct(y) {
-		return l.binary(e.Op, x, y, t, e.OpPos)
+		return l.binary(op, x, y, t, pos)
 	}
 	tmp := l.newTemp(t)
 	l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: l.convert(x, t)})
 	var cond ir.Expr = &ir.Ref{Var: tmp}
-	if e.Op == token.LOR {
+	if op == token.LOR {
 		cond = &ir.Unary{Op: ir.Not, X: cond, T: t}
 	}
 	ys.Stmts = append(ys.Stmts, &ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: l.convert(y, t)})

@@ -101,3 +101,52 @@ func K(x []int32, d []int32, out []int32) {
 		})
 	}
 }
+
+// TestSwitchCasesInOrder: a switch that is an if/else chain evaluates its
+// case values in order, each only where the ones before did not match, as
+// Go does, where a value calls a helper that writes through a pointer or
+// needs statements of its own (a helper given a buffer element).
+func TestSwitchCasesInOrder(t *testing.T) {
+	src := `package p
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+func next(k *int32) int32 { *k++; return *k }
+
+//lucent:kernel block=4
+func K(x []int32, out []int32) {
+	i := kernel.DispatchID().X
+	k := int32(0)
+	v := int32(i)
+	switch v {
+	case next(&k), next(&k):
+		out[3*i] = 1
+	case next(&k):
+		out[3*i] = 2
+	case next(&x[i]):
+		out[3*i] = 3
+	}
+	out[3*i+1] = k
+	switch {
+	case v == 0, next(&k) > 10:
+		out[3*i+2] = 1
+	}
+	out[3*i+2] += k * 10
+}
+`
+	ks, errs := gokernel.Check("p.go", []byte(src))
+	require.Empty(t, errs)
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			g := compileOn(t, openBackend(t, backend), ks[0])
+			xb := upload(g, []int32{0, 0, 0, 2})
+			ob := upload(g, make([]int32, 12))
+			g.submit(g.k.Dispatch([3]uint32{4}, xb, ob))
+			// Thread i matches the case whose call first returns i, and
+			// thread 0, matching none, is the only one to reach next(&x[0]);
+			// v == 0 spares it the last next.
+			require.Equal(t, []int32{0, 3, 31, 1, 1, 20, 1, 2, 30, 2, 3, 40}, download(g, ob))
+			require.Equal(t, []int32{1, 0, 0, 2}, download(g, xb))
+		})
+	}
+}

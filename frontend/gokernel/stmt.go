@@ -622,23 +622,31 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			}
 			return l.sub(def.Body)
 		}
+		// Go tests the cases in order, each value only where the ones
+		// before did not match: case i's values are lowered in the else of
+		// case i-1, each after the first as the right operand of an ||.
 		cc := chain[i]
+		outer := l.block
+		b := &ir.Block{}
+		l.block = b
+		defer func() { l.block = outer }()
+		value := func(e ast.Expr) ir.Expr {
+			if tag != nil {
+				return l.compare(token.EQL, tag, l.expr(e), e.Pos())
+			}
+			return l.expr(e)
+		}
 		var cond ir.Expr
 		for _, e := range cc.List {
-			var c ir.Expr
-			if tag != nil {
-				c = l.compare(token.EQL, tag, l.expr(e), e.Pos())
-			} else {
-				c = l.expr(e)
-			}
 			if cond == nil {
-				cond = c
+				cond = value(e)
 			} else {
-				cond = &ir.Binary{Op: ir.LogicOr, X: cond, Y: c, T: ir.TBool}
+				cond = l.lazy(token.LOR, cond, func() ir.Expr { return value(e) }, ir.TBool, e.Pos())
 			}
 		}
 		then := l.sub(cc.Body)
-		return &ir.Block{Stmts: []ir.Stmt{&ir.If{Cond: cond, Then: then, Else: build(i + 1)}}}
+		b.Stmts = append(b.Stmts, &ir.If{Cond: cond, Then: then, Else: build(i + 1)})
+		return b
 	}
 	if b := build(0); b != nil {
 		l.emit(b)
