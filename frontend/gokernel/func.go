@@ -104,6 +104,10 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 	if ft.Kind() == ir.KindTexture {
 		ft = l.textureFormat(name, ft, formats[name.Name])
 	}
+	if ft != ir.TBool && ft.HoldsBool() {
+		l.errorf(name.Pos(), "kernel parameter %s of type %s holds bools, which have no device layout: use uint32 for flags (a bool parameter of its own is passed)", name.Name, goTypeName(t))
+		l.bad[obj] = true
+	}
 	v := l.fn.AddParam(name.Name, ft, ir.VarArg)
 	l.vars[obj] = v
 	if isAssigned && !ft.IsResource() {
