@@ -50,8 +50,10 @@
 //
 // A texture parameter without a format option is rgba32f, rgba32i or
 // rgba32ui after its texel type. Any other key, a format its texel type
-// cannot read, or a format naming no texture parameter is an error at the
-// directive.
+// cannot read, a format naming no texture parameter, and a key given twice
+// are errors at the directive; so is a doc comment line that reads as the
+// directive but is spelled otherwise (// lucent:kernel, //Lucent:kernel),
+// which would leave the function uncompiled without a word.
 //
 // A one-channel format (r32f, r32ui, r32i) holds x: a read gives (x, 0, 0, 1)
 // and a write stores x. Integer formats keep all 32 bits of a texel. The DSL

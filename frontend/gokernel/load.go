@@ -142,6 +142,9 @@ func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) 
 			}
 			com := findDirective(fd)
 			if com == nil {
+				if m := misspeltDirective(fd); m != nil {
+					c.errorf(m.Pos(), "%s is not the kernel directive, so %s is not compiled as a kernel: write //lucent:kernel, with no space after // (as //go:generate)", m.Text, fd.Name.Name)
+				}
 				continue
 			}
 			dir, err := parseDirective(com)
