@@ -52,7 +52,7 @@
 // rgba32ui after its texel type. Any other key, a format its texel type
 // cannot read, a format naming no texture parameter, and a key given twice
 // are errors at the directive; so is a doc comment line that reads as the
-// directive but is spelled otherwise (// lucent:kernel, //Lucent:kernel),
+// directive but is spelled otherwise (// lucent:kernel, as gofmt leaves //Lucent:kernel),
 // which would leave the function uncompiled without a word.
 //
 // A one-channel format (r32f, r32ui, r32i) holds x: a read gives (x, 0, 0, 1)

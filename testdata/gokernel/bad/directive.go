@@ -47,5 +47,5 @@ func Spaced(y []float32) {}
 
 // Upper is documented first.
 //
-//Lucent:kernel block=64
+// Lucent:kernel block=64
 func Upper(y []float32) {}
