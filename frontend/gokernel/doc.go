@@ -78,8 +78,8 @@
 //	int32, uint32                    32-bit integers: what GPUs compute fastest
 //	int, uint, int64, uint64         64-bit integers, as on the host (Capabilities.Int64)
 //	float32                          32-bit float
-//	float64                          64-bit float (Capabilities.Float64): arithmetic
-//	                                 only, no math functions
+//	float64                          64-bit float (Capabilities.Float64): arithmetic and
+//	                                 math.Abs Floor Ceil Round Trunc Sqrt Min Max FMA
 //	kernel.Float2 … Uint4            vectors; .X .Y .Z .W are components
 //	kernel.Float2x2 … Float4x4       column-major float matrices; m[c] is column c
 //	[N]T                             arrays (locals, fields, lookup tables)
