@@ -7,15 +7,15 @@ import "github.com/lucent-gpu/lucent/kernel"
 
 var weights = [2][2]float32{{1, 2}, {3, 4}} // arrays of arrays are not lookup tables
 
-var Gain = float32(2) // exported: other packages may change it
+var Volume = float32(2) // exported: other packages may change it
 
 func weight(i uint32) float32 { return weights[i%2][0] + weights[i%2][1] }
 
 //lucent:kernel block=64
 func HostVars(out []float32) {
 	i := kernel.DispatchID().X
-	out[i] = weight(i) * weights[1][i%2] * Gain
-	out[i] += Gain
+	out[i] = weight(i) * weights[1][i%2] * Volume
+	out[i] += Volume
 }
 
 //lucent:kernel block=64

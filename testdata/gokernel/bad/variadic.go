@@ -2,7 +2,7 @@ package bad
 
 import "github.com/lucent-gpu/lucent/kernel"
 
-func sum(xs ...float32) float32 {
+func sumAll(xs ...float32) float32 {
 	s := float32(0)
 	for _, x := range xs {
 		s += x
@@ -13,5 +13,5 @@ func sum(xs ...float32) float32 {
 //lucent:kernel block=64
 func Variadic(y []float32) {
 	i := kernel.DispatchID().X
-	y[i] = sum(y[i], 1, 2)
+	y[i] = sumAll(y[i], 1, 2)
 }
