@@ -127,7 +127,12 @@
 // taken; var p *T without a value, &T{…} and pointers returned by functions
 // are errors at the declaration, whose later uses stay quiet. A helper's
 // pointer parameter to a local array is indexed as Go allows: stack[*sp]
-// and (*stack)[i] on stack *[16]uint32.
+// and (*stack)[i] on stack *[16]uint32. A pointer argument that is a whole
+// local (&v) is that variable; any other (&v.F, &arr[j], &buf[i],
+// &shared[i]) is the place its indices name at the call, passed as a copy
+// stored back when the helper returns, so two arguments of one call that
+// point to the same place (add(&a[0], &a[0])) do not see each other's
+// writes, as they would in Go.
 //
 // A sub-slice x[lo:hi] of a buffer (or of a view) is a view: v := x[lo:hi]
 // names it, v[i] is x[lo+i], len(v) is hi-lo, range v covers it, v[a:b] is
