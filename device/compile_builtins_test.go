@@ -8,8 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
 // flush maps a float32 denormal to a zero of its sign: Vulkan lets devices
@@ -77,6 +79,36 @@ func TestBuiltinsFloat(t *testing.T) {
 
 // TestBuiltinsInt runs the integer built-ins on i32 and u32 over edge cases
 // (0, ±1, the extremes, bit patterns); they are exact.
+// TestBuiltinsFloat64 runs the built-ins GLSL.std.450 defines on 64-bit
+// floats (those the Go front end takes from package math on float64) and
+// compares with Go's math, exactly.
+func TestBuiltinsFloat64(t *testing.T) {
+	d := openDevice(t)
+	if !d.Capabilities().Float64 {
+		testenv.Need(t, "float64", errUnsupported("Float64"))
+	}
+	const ops = 9
+	f, err := dsl.Kernel1D(32, func(k *dsl.K, in dsl.Buf[dsl.F64], out dsl.Buf[dsl.F64]) {
+		i := k.DispatchID().X()
+		x, y := in.Read(i), in.Read(i.Add(dsl.U(1)).Rem(in.Len()))
+		o := i.Mul(dsl.U(ops))
+		for j, v := range []dsl.F64{dsl.Abs(x), dsl.Floor(x), dsl.Ceil(x), dsl.Round(x), dsl.Trunc(x), dsl.Sqrt(dsl.Abs(x)), dsl.Min(x, y), dsl.Max(x, y), dsl.Fma(x, y, x)} {
+			out.Write(o.Add(dsl.U(uint32(j))), v)
+		}
+	})
+	require.NoError(t, err)
+	k := compile(t, d, func() (*ir.Function, error) { return f, nil })
+	in := []float64{0, -2.5, 2.5, 1e300, -0.49999999999999994, 3, math.Pi, -7.75, 1 << 53, 0.1}
+	out := upload(t, d, make([]float64, ops*len(in)))
+	run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, upload(t, d, in), out))
+	got := download(t, d, out)
+	for i, x := range in {
+		y := in[(i+1)%len(in)]
+		want := []float64{math.Abs(x), math.Floor(x), math.Ceil(x), math.Round(x), math.Trunc(x), math.Sqrt(math.Abs(x)), math.Min(x, y), math.Max(x, y), math.FMA(x, y, x)}
+		require.Equal(t, want, got[ops*i:ops*(i+1)], "x = %v, y = %v", x, y)
+	}
+}
+
 func TestBuiltinsInt(t *testing.T) {
 	d := openDevice(t)
 	in := programs.IntInputs

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/programs"
 	"github.com/lucent-gpu/lucent/internal/testenv"
 )
@@ -58,6 +59,53 @@ func TestCasts(t *testing.T) {
 	t.Run("f32→i32 (truncates toward zero)", func(t *testing.T) {
 		testCast(t, d, []float32{-2.7, -0.5, 0.5, 2.7, -2147483648, 2147483520}, func(v float32) int32 { return int32(v) })
 	})
+}
+
+// TestCastsRoundThroughFloat converts integers to a float and back: the
+// float's rounding stays (int32(float32(1<<24+1)) is 1<<24), which Mesa's
+// compiler folded away unless the conversion is marked NoContraction.
+func TestCastsRoundThroughFloat(t *testing.T) {
+	d := openDevice(t)
+	via := func(t *testing.T, f func() (*ir.Function, error), in, want any) {
+		t.Helper()
+		k := compile(t, d, f)
+		switch in := in.(type) {
+		case []int32:
+			src, dst := upload(t, d, in), upload(t, d, make([]int32, len(in)))
+			run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, src, dst))
+			require.Equal(t, want, download(t, d, dst))
+		case []uint32:
+			src, dst := upload(t, d, in), upload(t, d, make([]uint32, len(in)))
+			run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, src, dst))
+			require.Equal(t, want, download(t, d, dst))
+		case []uint64:
+			src, dst := upload(t, d, in), upload(t, d, make([]uint64, len(in)))
+			run(t, d, k.Dispatch([3]uint32{uint32(len(in))}, src, dst))
+			require.Equal(t, want, download(t, d, dst))
+		}
+	}
+	i32 := []int32{1<<24 + 1, -(1<<24 + 3), math.MaxInt32 - 64, 0x12345679, 7}
+	var wi32 []int32
+	for _, v := range i32 {
+		wi32 = append(wi32, int32(float32(v)))
+	}
+	via(t, programs.CastVia[int32, float32, int32], i32, wi32)
+	u32 := []uint32{1<<24 + 1, 0x7fffffff - 64, 0x89abcdef, 3}
+	var wu32 []uint32
+	for _, v := range u32 {
+		wu32 = append(wu32, uint32(float32(v)))
+	}
+	via(t, programs.CastVia[uint32, float32, uint32], u32, wu32)
+	if !d.Capabilities().Int64 || !d.Capabilities().Float64 {
+		return
+	}
+	u64 := []uint64{1<<53 + 1, 1<<61 - 1, 12345678901234567890, 5}
+	var wf32, wf64 []uint64
+	for _, v := range u64 {
+		wf32, wf64 = append(wf32, uint64(float32(v))), append(wf64, uint64(float64(v)))
+	}
+	via(t, programs.CastVia[uint64, float32, uint64], u64, wf32)
+	via(t, programs.CastVia[uint64, float64, uint64], u64, wf64)
 }
 
 func TestBitcastAndBoolUniform(t *testing.T) {

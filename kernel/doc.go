@@ -25,7 +25,8 @@
 // on the host, which most GPUs emulate with several 32-bit instructions (some
 // lack 64-bit integers altogether), so write indices and loop counters as
 // uint32 or int32, as the ids here are. float64 is 64-bit float, often slow
-// or missing on a GPU, with no device math functions: compute in float32 with
+// or missing on a GPU, with few device math functions (math.Sqrt, Abs, Floor,
+// Ceil, Round, Trunc, Min, Max and FMA take float64): compute in float32 with
 // the float32 math of this package (Sqrt, Sin, Exp, Pow, Fma, Clamp, Lerp,
 // SmoothStep, IsNaN …) rather than float32(math.Sqrt(float64(x))). Constants
 // come from package math (math.Pi, math.MaxFloat32, float32(math.Inf(1))).

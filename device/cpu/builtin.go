@@ -100,6 +100,16 @@ func (c *compiler) builtin(e *ir.Call) ex {
 	if s == ir.TF16 {
 		return c.halfBuiltin(e.Op, n, args)
 	}
+	if f, ok := f64Builtins[e.Op]; ok && s == ir.TF64 {
+		return c.lift(n, args, func(a []uint64) uint64 {
+			var buf [3]float64
+			o := buf[:len(a)]
+			for i, v := range a {
+				o[i] = math.Float64frombits(v)
+			}
+			return math.Float64bits(f(o))
+		})
+	}
 	if s.Bits() == 32 && s.IsInteger() {
 		signed := s.Kind() == ir.KindInt
 		if !probe(func() bool { _, ok := ir.RefInt(e.Op, signed, iops...); return ok }) {
@@ -118,6 +128,21 @@ func (c *compiler) builtin(e *ir.Call) ex {
 	}
 	refuse(unsupported("built-in %s on %s", e.Op, s))
 	return ex{}
+}
+
+// f64Builtins are the built-ins GLSL.std.450 defines on 64-bit floats
+// (those the Go front end takes from package math on float64), as Go
+// computes them.
+var f64Builtins = map[ir.Op]func(a []float64) float64{
+	ir.OpAbs:   func(a []float64) float64 { return math.Abs(a[0]) },
+	ir.OpFloor: func(a []float64) float64 { return math.Floor(a[0]) },
+	ir.OpCeil:  func(a []float64) float64 { return math.Ceil(a[0]) },
+	ir.OpRound: func(a []float64) float64 { return math.Round(a[0]) },
+	ir.OpTrunc: func(a []float64) float64 { return math.Trunc(a[0]) },
+	ir.OpSqrt:  func(a []float64) float64 { return math.Sqrt(a[0]) },
+	ir.OpMin:   func(a []float64) float64 { return math.Min(a[0], a[1]) },
+	ir.OpMax:   func(a []float64) float64 { return math.Max(a[0], a[1]) },
+	ir.OpFma:   func(a []float64) float64 { return math.FMA(a[0], a[1], a[2]) },
 }
 
 // halfBuiltin compiles a componentwise built-in on f16: the float32

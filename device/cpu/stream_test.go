@@ -255,14 +255,14 @@ func TestArgumentErrors(t *testing.T) {
 // when the kernel is compiled, naming it, never at run time.
 func TestRefusedAtCompile(t *testing.T) {
 	d := open(t)
-	f := ir.NewKernel("wide_sqrt", 1, [3]uint32{64, 1, 1})
+	f := ir.NewKernel("wide_sin", 1, [3]uint32{64, 1, 1})
 	out := f.AddParam("out", ir.Buffer(ir.TF64), ir.VarArg)
 	dst := &ir.Index{X: &ir.Ref{Var: out}, I: dispatchX(), T: ir.TF64}
-	f.Body.Stmts = append(f.Body.Stmts, &ir.Assign{Dst: dst, Src: &ir.Call{Op: ir.OpSqrt, Args: []ir.Expr{dst}, T: ir.TF64}})
+	f.Body.Stmts = append(f.Body.Stmts, &ir.Assign{Dst: dst, Src: &ir.Call{Op: ir.OpSin, Args: []ir.Expr{dst}, T: ir.TF64}})
 	require.NoError(t, f.Validate())
 	_, err := device.Compile(d, f)
 	require.ErrorIs(t, err, device.ErrUnsupported)
-	require.ErrorContains(t, err, "sqrt on f64")
+	require.ErrorContains(t, err, "sin on f64")
 }
 
 func dispatchX() ir.Expr {

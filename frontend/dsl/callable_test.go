@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -158,4 +159,54 @@ func TestCallablePrintsWithABuffer(t *testing.T) {
 			require.Equal(t, want, got)
 		})
 	}
+}
+
+// TestCallableRecursionIsAnError: a callable that calls itself, directly
+// or through another, makes the kernel's constructor fail naming it (it
+// deadlocked while tracing); nested calls that do not recurse still trace.
+func TestCallableRecursionIsAnError(t *testing.T) {
+	done := make(chan struct{})
+	var errs [2]error
+	go func() {
+		defer close(done)
+		var fact func(k *dsl.K, n dsl.U32) dsl.U32
+		fact = dsl.Callable("fact", func(k *dsl.K, n dsl.U32) dsl.U32 {
+			return dsl.Select(n.Eq(dsl.U(0)), dsl.U(1), n.Mul(fact(k, n.Sub(dsl.U(1)))))
+		})
+		_, errs[0] = dsl.Kernel1D(64, func(k *dsl.K, y dsl.Buf[dsl.U32]) { y.Write(dsl.U(0), fact(k, dsl.U(5))) })
+		var even, odd func(k *dsl.K, n dsl.U32) dsl.Bool
+		even = dsl.Callable("even", func(k *dsl.K, n dsl.U32) dsl.Bool { return odd(k, n.Sub(dsl.U(1))) })
+		odd = dsl.Callable("odd", func(k *dsl.K, n dsl.U32) dsl.Bool { return even(k, n.Sub(dsl.U(1))) })
+		_, errs[1] = dsl.Kernel1D(64, func(k *dsl.K, y dsl.Buf[dsl.U32]) {
+			y.Write(dsl.U(0), dsl.Select(even(k, dsl.U(4)), dsl.U(1), dsl.U(0)))
+		})
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("tracing a recursive callable did not return")
+	}
+	require.ErrorIs(t, errs[0], dsl.ErrDSL)
+	require.ErrorContains(t, errs[0], "callable fact is called recursively")
+	require.ErrorContains(t, errs[1], "callable even is called recursively")
+
+	sq := dsl.Callable("sq", func(k *dsl.K, x dsl.U32) dsl.U32 { return x.Mul(x) })
+	quad := dsl.Callable("quad", func(k *dsl.K, x dsl.U32) dsl.U32 { return sq(k, sq(k, x)) })
+	_, err := dsl.Kernel1D(64, func(k *dsl.K, y dsl.Buf[dsl.U32]) { y.Write(dsl.U(0), quad(k, sq(k, dsl.U(2)))) })
+	require.NoError(t, err)
+}
+
+// TestCallableMisuseIsAnError: a callable of the wrong shape, or called
+// with a nil *K, fails with a sentence saying so, not a reflect panic.
+func TestCallableMisuseIsAnError(t *testing.T) {
+	noK := dsl.Callable("noK", func(x dsl.U32) dsl.U32 { return x })
+	_, err := dsl.Kernel1D(64, func(k *dsl.K, y dsl.Buf[dsl.U32]) { y.Write(dsl.U(0), noK(dsl.U(1))) })
+	require.ErrorContains(t, err, "callable noK is not a func(*dsl.K, params…) with at most one result")
+	two := dsl.Callable("two", func(k *dsl.K, x dsl.U32) (dsl.U32, dsl.U32) { return x, x })
+	_, err = dsl.Kernel1D(64, func(k *dsl.K, y dsl.Buf[dsl.U32]) { a, _ := two(k, dsl.U(1)); y.Write(dsl.U(0), a) })
+	require.ErrorContains(t, err, "callable two is not a func(*dsl.K, params…) with at most one result")
+	id := dsl.Callable("id", func(k *dsl.K, x dsl.U32) dsl.U32 { return x })
+	require.PanicsWithError(t, "frontend: kernel DSL: callable id called with a nil *dsl.K: call it while tracing, with the kernel's or callable's k", func() { id(nil, dsl.U(1)) })
+	_, err = dsl.Kernel1D(64, nil)
+	require.ErrorIs(t, err, dsl.ErrDSL)
 }

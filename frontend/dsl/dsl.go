@@ -28,6 +28,8 @@ type K struct {
 	err   error
 	n     int         // temporaries made
 	inner *K          // the callable being traced from inside this function, if any
+	outer *K          // for a callable's, the function whose tracing traces it
+	def   *int        // for a callable's, its Callable's identity
 	query *queryState // the ray query whose body is being traced, if any
 }
 
@@ -427,13 +429,13 @@ var kType = reflect.TypeFor[*K]()
 
 func trace(name string, dim int, block [3]uint32, fn any, names []string) (f *ir.Function, err error) {
 	fv := reflect.ValueOf(fn)
-	ft := fv.Type()
-	if fv.Kind() != reflect.Func || ft.NumIn() == 0 || ft.In(0) != kType || ft.NumOut() != 0 {
+	if fv.Kind() != reflect.Func || fv.Type().NumIn() == 0 || fv.Type().In(0) != kType || fv.Type().NumOut() != 0 {
 		return nil, fmt.Errorf("%w: a kernel is a func(*dsl.K, args…) without results, got %T", ErrDSL, fn)
 	}
 	if fv.IsNil() {
 		return nil, fmt.Errorf("%w: nil kernel function", ErrDSL)
 	}
+	ft := fv.Type()
 	if len(names) > ft.NumIn()-1 {
 		return nil, fmt.Errorf("%w: %d argument names for %d arguments", ErrDSL, len(names), ft.NumIn()-1)
 	}

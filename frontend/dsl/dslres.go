@@ -231,8 +231,12 @@ type LocalArray[V Value] struct {
 // NewArray declares a local array of n zero elements.
 func NewArray[V Value](k *K, n int) *LocalArray[V] {
 	t, err := typeOfValue[V]()
-	if err != nil || n <= 0 {
-		k.failf("array of %d elements: %v", n, err)
+	if err != nil {
+		k.failf("NewArray: %v", err)
+		return &LocalArray[V]{}
+	}
+	if n <= 0 {
+		k.failf("NewArray of %d elements: an array holds at least one", n)
 		return &LocalArray[V]{}
 	}
 	at, err := ir.ArrayType(t, n)
@@ -358,17 +362,23 @@ func (t Tex2D) Sample(uv F32x2) F32x4 { return F32x4{t.call(ir.OpTextureSample, 
 // in the callable's body without being passed is an error.
 func Callable[F any](name string, fn F) F {
 	fv := reflect.ValueOf(fn)
+	if fv.Kind() != reflect.Func || fv.IsNil() || fv.Type().NumIn() == 0 || fv.Type().In(0) != kType || fv.Type().NumOut() > 1 {
+		// There is no kernel to report it to: the call while tracing
+		// panics with it, and the kernel's constructor returns it.
+		bad := fmt.Errorf("%w: callable %s is not a func(*dsl.K, params…) with at most one result, got %T", ErrDSL, name, fn)
+		if fv.Kind() != reflect.Func {
+			panic(bad)
+		}
+		return reflect.MakeFunc(fv.Type(), func([]reflect.Value) []reflect.Value { panic(bad) }).Interface().(F)
+	}
 	ft := fv.Type()
+	self := new(int) // identifies this callable in the chain of those being traced
 	var (
 		g      *ir.Function
 		err    error
 		caller *K // the function being traced when fn is traced
 	)
 	define := func() {
-		if fv.Kind() != reflect.Func || fv.IsNil() || ft.NumIn() == 0 || ft.In(0) != kType || ft.NumOut() > 1 {
-			err = fmt.Errorf("%w: callable %s is not a func(*dsl.K, params…) with at most one result", ErrDSL, name)
-			return
-		}
 		result := ir.TVoid
 		if ft.NumOut() == 1 {
 			z, ok := reflect.New(ft.Out(0)).Elem().Interface().(Value)
@@ -385,7 +395,7 @@ func Callable[F any](name string, fn F) F {
 			}
 		}
 		g = ir.NewCallable(name, result)
-		k := &K{fn: g, cur: g.Body}
+		k := &K{fn: g, cur: g.Body, outer: caller, def: self}
 		args := []reflect.Value{reflect.ValueOf(k)}
 		for i := 1; i < ft.NumIn(); i++ {
 			if pt := ft.In(i); pt.Kind() == reflect.Pointer {
@@ -449,6 +459,20 @@ func Callable[F any](name string, fn F) F {
 	var once sync.Once // kernels may be traced from several goroutines
 	return reflect.MakeFunc(ft, func(in []reflect.Value) []reflect.Value {
 		k := in[0].Interface().(*K)
+		if k == nil {
+			panic(fmt.Errorf("%w: callable %s called with a nil *dsl.K: call it while tracing, with the kernel's or callable's k", ErrDSL, name))
+		}
+		for o := k; o != nil; o = o.outer {
+			if o.def == self {
+				// Called while fn itself is being traced (on this
+				// goroutine: k descends from fn's own K).
+				k.failf("callable %s is called recursively: the device has no call stack; rewrite the recursion as a loop", name)
+				if ft.NumOut() == 1 {
+					return []reflect.Value{reflect.New(ft.Out(0)).Elem()}
+				}
+				return nil
+			}
+		}
 		once.Do(func() { caller = k; define() })
 		var out []reflect.Value
 		if ft.NumOut() == 1 {

@@ -212,10 +212,15 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 			}
 		}
 		if !passesByRef(p) {
+			if ir.IsPlace(p) {
+				// The place as Go takes its address, here: its indices are
+				// evaluated once, before the call.
+				p = l.freeze(p)
+			}
 			tmp := l.newTemp(p.Type())
 			l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: p})
 			if ir.IsPlace(p) {
-				back = append(back, &ir.Assign{Dst: p, Src: &ir.Ref{Var: tmp}})
+				back = append(back, &ir.Assign{Dst: copyPlace(p), Src: &ir.Ref{Var: tmp}})
 			}
 			p = &ir.Ref{Var: tmp}
 		}
@@ -225,24 +230,13 @@ func (l *lowerer) userArgs(e *ast.CallExpr, sel *types.Selection, cl *callable) 
 }
 
 // passesByRef reports whether a place may be handed to a by-reference
-// parameter directly (frontend: only local variables and by-reference
-// parameters).
+// parameter directly: a whole local variable or by-reference parameter.
+// Any other place (a field or element of one, a buffer or shared element)
+// is passed in a temporary stored back after the call, the same on every
+// backend (SPIR-V passes only whole variables to a function).
 func passesByRef(p ir.Expr) bool {
-	for {
-		switch x := p.(type) {
-		case *ir.Ref:
-			return x.Var.Kind == ir.VarLocal || x.Var.Kind == ir.VarRefParam
-		case *ir.Index:
-			if x.X.Type().Kind() == ir.KindBuffer {
-				return false
-			}
-			p = x.X
-		case *ir.Member:
-			p = x.X
-		default:
-			return false
-		}
-	}
+	x, ok := p.(*ir.Ref)
+	return ok && (x.Var.Kind == ir.VarLocal || x.Var.Kind == ir.VarRefParam)
 }
 
 // userCall lowers a call of a function or method of the package.

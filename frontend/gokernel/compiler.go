@@ -25,6 +25,7 @@ type compiler struct {
 	pkgVars   map[*types.Var]packageVar
 	written   map[types.Object]bool // objects some function assigns to
 	badTypes  map[string]bool       // named Go types already reported as having no device type
+	badVars   map[*types.Var]bool   // package variables already reported as living in host memory
 }
 
 func newCompiler(fset *token.FileSet) *compiler {
@@ -39,6 +40,7 @@ func newCompiler(fset *token.FileSet) *compiler {
 		pkgVars:   map[*types.Var]packageVar{},
 		written:   map[types.Object]bool{},
 		badTypes:  map[string]bool{},
+		badVars:   map[*types.Var]bool{},
 	}
 }
 

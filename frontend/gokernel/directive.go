@@ -41,6 +41,22 @@ func findDirective(fn *ast.FuncDecl) *ast.Comment {
 	return nil
 }
 
+// misspeltDirective returns a line of the function's doc comment that reads
+// as the directive but is not spelled as one (// lucent:kernel, with a
+// space, or in another case), which would leave the function a plain one.
+func misspeltDirective(fn *ast.FuncDecl) *ast.Comment {
+	if fn.Doc == nil {
+		return nil
+	}
+	for _, c := range fn.Doc.List {
+		t := strings.ToLower(strings.TrimSpace(strings.TrimPrefix(c.Text, "//")))
+		if t == "lucent:kernel" || strings.HasPrefix(t, "lucent:kernel ") {
+			return c
+		}
+	}
+	return nil
+}
+
 // parseDirective reads "//lucent:kernel block=X[,Y[,Z]] [format=param:fmt…]".
 // The block size is required: it is part of the compiled kernel (the SPIR-V
 // LocalSize). A format option declares a texture parameter's storage format
@@ -58,11 +74,17 @@ func parseDirective(c *ast.Comment) (directive, error) {
 			if !ok || param == "" || !known {
 				return d, fmt.Errorf("format option %q is not param:format with format one of rgba32f, rgba16f, rgba8, r32f, rgba32ui, r32ui, rgba32i, r32i", val)
 			}
+			if _, twice := d.formats[param]; twice {
+				return d, fmt.Errorf("format of %s is given twice", param)
+			}
 			d.formats[param] = tf
 			continue
 		}
 		if !ok || key != "block" {
 			return d, fmt.Errorf("unknown kernel option %q: the directive takes block=X[,Y[,Z]] and format=param:fmt, e.g. //lucent:kernel block=256", f)
+		}
+		if sawBlock {
+			return d, fmt.Errorf("block is given twice: the directive takes one block=X[,Y[,Z]]")
 		}
 		parts := strings.Split(val, ",")
 		if len(parts) > 3 {

@@ -50,8 +50,10 @@
 //
 // A texture parameter without a format option is rgba32f, rgba32i or
 // rgba32ui after its texel type. Any other key, a format its texel type
-// cannot read, or a format naming no texture parameter is an error at the
-// directive.
+// cannot read, a format naming no texture parameter, and a key given twice
+// are errors at the directive; so is a doc comment line that reads as the
+// directive but is spelled otherwise (// lucent:kernel, as gofmt leaves //Lucent:kernel),
+// which would leave the function uncompiled without a word.
 //
 // A one-channel format (r32f, r32ui, r32i) holds x: a read gives (x, 0, 0, 1)
 // and a write stores x. Integer formats keep all 32 bits of a texel. The DSL
@@ -76,8 +78,8 @@
 //	int32, uint32                    32-bit integers: what GPUs compute fastest
 //	int, uint, int64, uint64         64-bit integers, as on the host (Capabilities.Int64)
 //	float32                          32-bit float
-//	float64                          64-bit float (Capabilities.Float64): arithmetic
-//	                                 only, no math functions
+//	float64                          64-bit float (Capabilities.Float64): arithmetic and
+//	                                 math.Abs Floor Ceil Round Trunc Sqrt Min Max FMA
 //	kernel.Float2 … Uint4            vectors; .X .Y .Z .W are components
 //	kernel.Float2x2 … Float4x4       column-major float matrices; m[c] is column c
 //	[N]T                             arrays (locals, fields, lookup tables)
@@ -106,6 +108,14 @@
 // and the float32 forms of package math's tests (math.IsNaN(float64(x)) of a
 // float32 x is computed in float32).
 //
+// Float arithmetic is the device's, which Go's matches except at the edges
+// Vulkan leaves open: min and max of floats (the built-ins, math.Min and
+// Max, kernel.Min, Max and Clamp) with a NaN operand give either operand,
+// and of -0 and +0 either zero, where Go gives NaN and -0 (test with
+// kernel.IsNaN where a NaN can reach them); a division by a zero the
+// driver can see as a constant may give 0 instead of ±Inf or NaN. The cpu
+// backend and kernel.Run give Go's answers.
+//
 // # Pointers, views and run-time components
 //
 // The device has no pointers a thread can store, so a pointer local is an
@@ -117,7 +127,12 @@
 // taken; var p *T without a value, &T{…} and pointers returned by functions
 // are errors at the declaration, whose later uses stay quiet. A helper's
 // pointer parameter to a local array is indexed as Go allows: stack[*sp]
-// and (*stack)[i] on stack *[16]uint32.
+// and (*stack)[i] on stack *[16]uint32. A pointer argument that is a whole
+// local (&v) is that variable; any other (&v.F, &arr[j], &buf[i],
+// &shared[i]) is the place its indices name at the call, passed as a copy
+// stored back when the helper returns, so two arguments of one call that
+// point to the same place (add(&a[0], &a[0])) do not see each other's
+// writes, as they would in Go.
 //
 // A sub-slice x[lo:hi] of a buffer (or of a view) is a view: v := x[lo:hi]
 // names it, v[i] is x[lo+i], len(v) is hi-lo, range v covers it, v[a:b] is

@@ -57,8 +57,10 @@ func (l *lowerer) expr(e ast.Expr) ir.Expr {
 }
 
 // poison stands in for an expression that was rejected, typed as the Go
-// expression when possible so no second error follows from it.
+// expression when possible so no second error follows from it. It counts a
+// quiet error, so that a function holding one never compiles.
 func (l *lowerer) poison(e ast.Expr) ir.Expr {
+	l.nerrs++
 	t := ir.TI32
 	if gt := l.goTypeOf(e); gt != nil {
 		if ft, err := l.c.valueType(gt); err == nil && ft.IsScalar() {
@@ -130,6 +132,10 @@ func (l *lowerer) ident(id *ast.Ident) ir.Expr {
 			if x != nil {
 				return x
 			}
+			if l.c.badVars[o] {
+				return l.poison(id) // reported at its first use
+			}
+			l.c.badVars[o] = true
 			l.errorf(id.Pos(), "package variable %s lives in host memory (%s): pass it as a kernel parameter, or make it a constant or an unexported, never-assigned variable with a constant initializer", id.Name, why)
 			return l.poison(id)
 		}
@@ -153,6 +159,9 @@ var binaryOps = map[token.Token]ir.BinaryOp{
 }
 
 func (l *lowerer) binaryExpr(e *ast.BinaryExpr) ir.Expr {
+	if e.Op == token.LAND || e.Op == token.LOR {
+		return l.logical(e)
+	}
 	x, y := l.expr(e.X), l.expr(e.Y)
 	switch e.Op {
 	case token.EQL, token.NEQ, token.LSS, token.LEQ, token.GTR, token.GEQ:
@@ -160,6 +169,75 @@ func (l *lowerer) binaryExpr(e *ast.BinaryExpr) ir.Expr {
 	}
 	return l.binary(e.Op, x, y, l.typeOf(e), e.OpPos)
 }
+
+// logical lowers x && y and x || y, which evaluate y only where x does not
+// decide the result. A y that may act or fault (statements of its own, a
+// call of a function or of an op with effects, an index, an integer
+// division) is evaluated under an if, into a temporary; any other y is
+// evaluated with x, which costs no branch.
+func (l *lowerer) logical(e *ast.BinaryExpr) ir.Expr {
+	x := l.expr(e.X)
+	return l.lazy(e.Op, x, func() ir.Expr { return l.expr(e.Y) }, l.typeOf(e), e.OpPos)
+}
+
+// lazy builds x && y (op token.LAND) or x || y (token.LOR) of type t, y
+// lowered by lowerY where Go evaluates it: only where x does not decide.
+func (l *lowerer) lazy(op token.Token, x ir.Expr, lowerY func() ir.Expr, t *ir.Type, pos token.Pos) ir.Expr {
+	outer := l.block
+	ys := &ir.Block{}
+	l.block = ys
+	y := lowerY()
+	l.block = outer
+	if len(ys.Stmts) == 0 && !mayAct(y) {
+		return l.binary(op, x, y, t, pos)
+	}
+	tmp := l.newTemp(t)
+	l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: l.convert(x, t)})
+	var cond ir.Expr = &ir.Ref{Var: tmp}
+	if op == token.LOR {
+		cond = &ir.Unary{Op: ir.Not, X: cond, T: t}
+	}
+	ys.Stmts = append(ys.Stmts, &ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: l.convert(y, t)})
+	l.emit(&ir.If{Cond: cond, Then: ys})
+	return &ir.Ref{Var: tmp}
+}
+
+// mayAct reports whether evaluating e may have an effect or a fault that
+// Go's && and || would skip: a call of a function or of an op other than
+// the pure built-ins, an index (out of range where x guards it), or an
+// integer division (by zero).
+func mayAct(e ir.Expr) bool {
+	found := false
+	holder := &ir.Function{Body: &ir.Block{Stmts: []ir.Stmt{&ir.ExprStmt{X: e}}}}
+	ir.WalkExprs(holder, func(x ir.Expr) {
+		switch x := x.(type) {
+		case *ir.Call:
+			found = found || acts(x)
+		case *ir.Index:
+			found = true
+		case *ir.Binary:
+			found = found || (x.Op == ir.Div || x.Op == ir.Rem) && x.T.Scalar().Kind() != ir.KindFloat
+		}
+	})
+	return found
+}
+
+// hasEffect reports whether evaluating e calls a function or an op other
+// than the pure built-ins, which may write memory.
+func hasEffect(e ir.Expr) bool {
+	found := false
+	holder := &ir.Function{Body: &ir.Block{Stmts: []ir.Stmt{&ir.ExprStmt{X: e}}}}
+	ir.WalkExprs(holder, func(x ir.Expr) {
+		if c, ok := x.(*ir.Call); ok {
+			found = found || acts(c)
+		}
+	})
+	return found
+}
+
+// acts reports whether c calls a function or an op other than the pure
+// built-ins.
+func acts(c *ir.Call) bool { return c.Func != nil || c.Op < ir.OpAbs || c.Op > ir.OpBitReverse }
 
 // binary builds x op y of result type t.
 func (l *lowerer) binary(op token.Token, x, y ir.Expr, t *ir.Type, pos token.Pos) ir.Expr {
@@ -316,7 +394,10 @@ func (l *lowerer) selector(e *ast.SelectorExpr) ir.Expr {
 	if sel == nil {
 		// A qualified identifier (constants were folded already).
 		if obj, ok := l.info.Uses[e.Sel].(*types.Var); ok && obj.Pkg() != nil {
-			l.errorf(e.Pos(), "package variable %s.%s lives in host memory: pass it as a kernel parameter, or use a constant", obj.Pkg().Name(), obj.Name())
+			if !l.c.badVars[obj] {
+				l.c.badVars[obj] = true
+				l.errorf(e.Pos(), "package variable %s.%s lives in host memory: pass it as a kernel parameter, or use a constant", obj.Pkg().Name(), obj.Name())
+			}
 		} else {
 			l.errorf(e.Pos(), "%s is not a value in kernels", e.Sel.Name)
 		}

@@ -104,6 +104,10 @@ func (l *lowerer) kernelParam(name *ast.Ident, obj types.Object, isAssigned bool
 	if ft.Kind() == ir.KindTexture {
 		ft = l.textureFormat(name, ft, formats[name.Name])
 	}
+	if ft != ir.TBool && ft.HoldsBool() {
+		l.errorf(name.Pos(), "kernel parameter %s of type %s holds bools, which have no device layout: use uint32 for flags (a bool parameter of its own is passed)", name.Name, goTypeName(t))
+		l.bad[obj] = true
+	}
 	v := l.fn.AddParam(name.Name, ft, ir.VarArg)
 	l.vars[obj] = v
 	if isAssigned && !ft.IsResource() {
@@ -170,6 +174,12 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 	}
 	if sig.RecvTypeParams() != nil {
 		c.errorf(fd.Name.Pos(), "%s is a method of a generic type: generic types are not supported in kernels; write the type for concrete fields (generic functions are)", name)
+		c.callables[key] = &callable{failed: true}
+		return nil
+	}
+	if sig.Variadic() {
+		last := fd.Type.Params.List[len(fd.Type.Params.List)-1]
+		c.errorf(last.Type.Pos(), "%s is variadic: variadic parameters are not supported in kernels (a ...T parameter is a slice, which the device has only as a buffer); take a fixed-size array ([N]T) or separate parameters", name)
 		c.callables[key] = &callable{failed: true}
 		return nil
 	}

@@ -147,6 +147,16 @@ func packageError(pe packages.Error) error {
 // compile lowers the kernels of one checked package.
 func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) []*Kernel {
 	var kernels []*Kernel
+	var dropped []*ast.FuncDecl // kernels that failed with no error of their own
+	defer func() {
+		// A construct rejected without a message is a compiler bug: say so
+		// rather than lose the kernel without a word.
+		if len(c.errs) == 0 {
+			for _, fd := range dropped {
+				c.errorf(fd.Name.Pos(), "internal error compiling kernel %s (a compiler bug, please report it): it failed with no error reported", fd.Name.Name)
+			}
+		}
+	}()
 	for _, f := range files {
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
@@ -155,6 +165,9 @@ func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) 
 			}
 			com := findDirective(fd)
 			if com == nil {
+				if m := misspeltDirective(fd); m != nil {
+					c.errorf(m.Pos(), "%s is not the kernel directive, so %s is not compiled as a kernel: write //lucent:kernel, with no space after // (as //go:generate)", m.Text, fd.Name.Name)
+				}
 				continue
 			}
 			dir, err := parseDirective(com)
@@ -171,6 +184,9 @@ func (c *compiler) compile(pkgPath string, files []*ast.File, info *types.Info) 
 				continue
 			}
 			fn := c.lowerKernelSafely(fd, info, dir)
+			if fn == nil && len(c.errs) == before {
+				dropped = append(dropped, fd)
+			}
 			if fn == nil || len(c.errs) > before {
 				continue
 			}

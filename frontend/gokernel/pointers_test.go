@@ -263,3 +263,110 @@ func K(x []uint32, lo, hi []uint32, axes []int32, out []uint32, comp []float32) 
 		})
 	}
 }
+
+// TestPointerToPartOfLocal: a helper or a pointer-receiver method given a
+// field or an element of a local (&b.V, &a[j], b.W[j].bump(), a pointer
+// local bound to a field) changes that place, on both backends; SPIR-V
+// passes only whole variables to a function, so codegen passes a copy and
+// stores it back after the call.
+func TestPointerToPartOfLocal(t *testing.T) {
+	src := `package p
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+type v2 struct{ X, Y int32 }
+
+func (v *v2) bump() { v.X += 10 }
+
+func inc(p *int32) { *p++ }
+
+type box struct {
+	A [3]int32
+	V v2
+	W [2]v2
+}
+
+//lucent:kernel block=4
+func K(out []int32) {
+	i := kernel.DispatchID().X
+	var b box
+	inc(&b.V.Y)
+	inc(&b.A[i%3])
+	b.W[i%2].bump()
+	b.V.bump()
+	p := &b.W[1]
+	p.bump()
+	var a [4]int32
+	inc(&a[i])
+	out[i] = b.V.X + b.V.Y*100 + b.A[i%3]*1000 + b.W[0].X*10000 + b.W[1].X*100000 + a[i]*10000000
+}
+`
+	ks, errs := gokernel.Check("p.go", []byte(src))
+	require.Empty(t, errs)
+	want := make([]int32, 4)
+	for i := range 4 {
+		w0, w1 := int32(0), int32(10)
+		if i%2 == 0 {
+			w0 += 10
+		} else {
+			w1 += 10
+		}
+		want[i] = 10 + 100 + 1000 + w0*10000 + w1*100000 + 10000000
+	}
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			g := compileOn(t, openBackend(t, backend), ks[0])
+			ob := upload(g, make([]int32, 4))
+			g.submit(g.k.Dispatch([3]uint32{4}, ob))
+			require.Equal(t, want, download(g, ob))
+		})
+	}
+}
+
+// TestPointerArgumentTakenOnce: a pointer argument to an element (&x[k],
+// &m[next(&j)]) is the element its index named at the call, as Go takes the
+// address there, even where the helper changes the index (setIdx(&x[k], &k))
+// or the index calls a helper; on both backends.
+func TestPointerArgumentTakenOnce(t *testing.T) {
+	src := `package p
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+func setIdx(a *int32, k *uint32) { *a = 7; *k = 3 }
+
+func next(k *uint32) uint32 { *k++; return *k }
+
+func add(a *int32, v int32) { *a += v }
+
+//lucent:kernel block=4
+func K(out []int32) {
+	i := kernel.DispatchID().X
+	var m [4]int32
+	k := uint32(1)
+	setIdx(&m[k], &k)
+	j := uint32(0)
+	add(&m[next(&j)%4], 5)
+	o := i * 8
+	b := o + 1
+	setIdx(&out[b+6], &b)
+	out[o] = m[0] + m[1]*10 + m[2]*100 + m[3]*1000
+	out[o+1] = int32(k*10 + j)
+}
+`
+	ks, errs := gokernel.Check("p.go", []byte(src))
+	require.Empty(t, errs)
+	want := make([]int32, 32)
+	for i := range 4 {
+		want[8*i] = (7 + 5) * 10 // m[1] = 7, then m[1] += 5
+		want[8*i+1] = 3*10 + 1
+		want[8*i+7] = 7
+	}
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			g := compileOn(t, openBackend(t, backend), ks[0])
+			ob := upload(g, make([]int32, 32))
+			g.submit(g.k.Dispatch([3]uint32{4}, ob))
+			require.Equal(t, want, download(g, ob))
+		})
+	}
+}

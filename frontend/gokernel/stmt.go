@@ -55,8 +55,8 @@ func (l *lowerer) stmt(s ast.Stmt) {
 		if l.bindlessStore(s.X, op, func() ir.Expr { return one(t) }) {
 			return
 		}
-		dst := l.place(s.X)
-		l.emit(&ir.Assign{Dst: dst, Src: l.binary(op, dst, one(t), t, s.Pos())})
+		dst := l.updated(l.place(s.X))
+		l.emit(&ir.Assign{Dst: dst, Src: l.binary(op, copyPlace(dst), one(t), t, s.Pos())})
 	case *ast.DeclStmt:
 		l.decl(s)
 	case *ast.IfStmt:
@@ -156,10 +156,30 @@ func (l *lowerer) assign(s *ast.AssignStmt) {
 	if l.bindlessStore(s.Lhs[0], op, func() ir.Expr { return l.expr(s.Rhs[0]) }) {
 		return
 	}
-	dst := l.place(s.Lhs[0])
+	dst := l.updated(l.place(s.Lhs[0]))
 	t := l.typeOf(s.Lhs[0])
 	y := l.expr(s.Rhs[0])
-	l.emit(&ir.Assign{Dst: dst, Src: l.binary(op, dst, y, t, s.Pos())})
+	l.emit(&ir.Assign{Dst: dst, Src: l.binary(op, copyPlace(dst), y, t, s.Pos())})
+}
+
+// updated prepares the place of x op= y and x++, which Go evaluates once:
+// an index that calls a function or an op with effects (a[next(&k)] += 1)
+// is evaluated into a temporary first.
+func (l *lowerer) updated(p ir.Expr) ir.Expr {
+	for x := p; ; {
+		switch y := x.(type) {
+		case *ir.Index:
+			if hasEffect(y.I) {
+				return l.freeze(p)
+			}
+			x = y.X
+			continue
+		case *ir.Member:
+			x = y.X
+			continue
+		}
+		return p
+	}
 }
 
 var opAssign = map[token.Token]token.Token{
@@ -358,14 +378,26 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 	l.breaks = append(l.breaks, breakTarget{s, true})
 	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
 	var cond ir.Expr
+	var pre *ir.Block // the statements the condition needs, run before each test
 	if s.Cond != nil {
-		cond = l.pureExpr(s.Cond, "loop condition")
+		outer := l.block
+		pre = &ir.Block{}
+		l.block = pre
+		cond = l.expr(s.Cond)
+		l.block = outer
 	}
 	var update *ir.Block
 	if s.Post != nil {
 		update = l.sub([]ast.Stmt{s.Post})
 	}
 	body := l.sub(s.Body.List)
+	if pre != nil && len(pre.Stmts) > 0 {
+		// for { pre; if !cond { break }; body } with the update after
+		// each iteration, continue included.
+		exit := &ir.If{Cond: &ir.Unary{Op: ir.Not, X: cond, T: ir.TBool}, Then: &ir.Block{Stmts: []ir.Stmt{&ir.Break{}}}}
+		body.Stmts = append(append(pre.Stmts, exit), body.Stmts...)
+		cond = ir.LitBool(true)
+	}
 	if cond == nil && update == nil {
 		l.emit(&ir.Loop{Body: body})
 		return
@@ -438,6 +470,13 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		it = ir.TI64
 		n = ir.LitInt(it, u.Len())
 		elems = l.expr(s.X)
+		// Go ranges over a copy of an array value: the body's writes to
+		// the variable do not change the elements it visits.
+		if r, ok := elems.(*ir.Ref); ok && s.Value != nil && (r.Var.Kind == ir.VarLocal || r.Var.Kind == ir.VarRefParam) {
+			tmp := l.newTemp(elems.Type())
+			l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: elems})
+			elems = &ir.Ref{Var: tmp}
+		}
 	case *types.Slice:
 		it = ir.TI64
 		elems = l.expr(s.X)
@@ -496,20 +535,6 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	update := &ir.Block{Stmts: []ir.Stmt{&ir.Assign{Dst: &ir.Ref{Var: idx},
 		Src: &ir.Binary{Op: ir.Add, X: &ir.Ref{Var: idx}, Y: ir.LitInt(it, 1), T: it}}}}
 	l.emit(&ir.For{Cond: cond, Update: update, Body: body})
-}
-
-// pureExpr lowers an expression evaluated repeatedly (a loop condition),
-// which must not need statements of its own.
-func (l *lowerer) pureExpr(e ast.Expr, what string) ir.Expr {
-	outer := l.block
-	scratch := &ir.Block{}
-	l.block = scratch
-	x := l.expr(e)
-	l.block = outer
-	if len(scratch.Stmts) > 0 {
-		l.errorf(e.Pos(), "this %s needs statements of its own (a call passing a pointer to a buffer element): compute it into a variable inside the loop and test that", what)
-	}
-	return x
 }
 
 // convert casts e to t unless it already has that type.
@@ -597,23 +622,31 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			}
 			return l.sub(def.Body)
 		}
+		// Go tests the cases in order, each value only where the ones
+		// before did not match: case i's values are lowered in the else of
+		// case i-1, each after the first as the right operand of an ||.
 		cc := chain[i]
+		outer := l.block
+		b := &ir.Block{}
+		l.block = b
+		defer func() { l.block = outer }()
+		value := func(e ast.Expr) ir.Expr {
+			if tag != nil {
+				return l.compare(token.EQL, tag, l.expr(e), e.Pos())
+			}
+			return l.expr(e)
+		}
 		var cond ir.Expr
 		for _, e := range cc.List {
-			var c ir.Expr
-			if tag != nil {
-				c = l.compare(token.EQL, tag, l.expr(e), e.Pos())
-			} else {
-				c = l.expr(e)
-			}
 			if cond == nil {
-				cond = c
+				cond = value(e)
 			} else {
-				cond = &ir.Binary{Op: ir.LogicOr, X: cond, Y: c, T: ir.TBool}
+				cond = l.lazy(token.LOR, cond, func() ir.Expr { return value(e) }, ir.TBool, e.Pos())
 			}
 		}
 		then := l.sub(cc.Body)
-		return &ir.Block{Stmts: []ir.Stmt{&ir.If{Cond: cond, Then: then, Else: build(i + 1)}}}
+		b.Stmts = append(b.Stmts, &ir.If{Cond: cond, Then: then, Else: build(i + 1)})
+		return b
 	}
 	if b := build(0); b != nil {
 		l.emit(b)

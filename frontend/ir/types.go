@@ -76,6 +76,24 @@ func (t *Type) Len() int { return t.n }
 // Fields lists a struct's members.
 func (t *Type) Fields() []Field { return t.fields }
 
+// HoldsBool reports whether t is a bool or has one in it: a bool vector, or
+// an array, matrix or struct with a bool element or field.
+func (t *Type) HoldsBool() bool {
+	switch t.kind {
+	case KindBool:
+		return true
+	case KindVector, KindArray, KindMatrix:
+		return t.elem.HoldsBool()
+	case KindStruct:
+		for _, f := range t.fields {
+			if f.Type.HoldsBool() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Name is a struct's name.
 func (t *Type) Name() string { return t.name }
 

@@ -242,6 +242,9 @@ func (f *Function) ValidateOne() error {
 			if p.Kind != VarArg {
 				return v.errf("kernel parameter %s is not an argument", p.Name)
 			}
+			if p.Type != TBool && p.Type.HoldsBool() {
+				return v.errf("kernel argument %s of type %s holds bools, which have no layout in the argument block (a bool argument travels as a uint32): use uint32s", p.Name, p.Type)
+			}
 		}
 	case CallableFunc:
 		if f.Result == nil || f.Result.IsResource() {

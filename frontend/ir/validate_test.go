@@ -77,6 +77,10 @@ func TestValidateRejects(t *testing.T) {
 		"case out of range": {kernelWith(func(*ir.Function, *ir.Var) []ir.Stmt {
 			return []ir.Stmt{&ir.Switch{Tag: one, Cases: []ir.Case{{Values: []int64{-1}, Body: &ir.Block{}}}}}
 		}), "case -1 does not fit the u32 tag"},
+		"array of bools argument": {kernelWith(func(f *ir.Function, _ *ir.Var) []ir.Stmt {
+			f.AddParam("flags", ir.Array(ir.TBool, 4), ir.VarArg)
+			return nil
+		}), "kernel argument flags of type [4]bool holds bools"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -14,6 +14,15 @@ func Cast[To, From dsl.Scalar]() (*ir.Function, error) {
 	})
 }
 
+// CastVia converts in[i] to Mid and that to To (int32(float32(x)), say),
+// each conversion rounding as Go's does.
+func CastVia[To, Mid, From dsl.Scalar]() (*ir.Function, error) {
+	return dsl.Kernel1D(32, func(k *dsl.K, in dsl.Buf[dsl.Val[From]], out dsl.Buf[dsl.Val[To]]) {
+		i := k.DispatchID().X()
+		out.Write(i, dsl.Convert[To](dsl.Convert[Mid](in.Read(i))))
+	})
+}
+
 // BitcastKernel reinterprets in[i]'s bits as To.
 func BitcastKernel[To, From dsl.Scalar]() (*ir.Function, error) {
 	return dsl.Kernel1D(32, func(k *dsl.K, in dsl.Buf[dsl.Val[From]], out dsl.Buf[dsl.Val[To]]) {

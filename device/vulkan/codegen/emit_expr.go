@@ -191,6 +191,35 @@ func (g *gen) load(e ir.Expr) spirv.ID {
 
 func (g *gen) assign(dst, src ir.Expr) { g.store(dst, g.expr(src)) }
 
+// refCopy copies the place e, at p (from addr), into a new Function
+// variable, and returns it with the function that stores it back to p.
+func (g *gen) refCopy(e ir.Expr, p spirv.ID, sc spirv.StorageClass, ex bool) (spirv.ID, func()) {
+	b, t := g.b, e.Type()
+	tmp := g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(t)), 0)
+	bits := g.bits[ir.PlaceRoot(e)]
+	var v spirv.ID
+	switch {
+	case bits:
+		v = g.fromBits(b.Load(g.typ(bitsType(t)), p), t)
+	default:
+		v = b.Load(g.layoutType(t, ex), p, access(sc, t)...)
+		if ex {
+			v = g.relayout(v, t, false)
+		}
+	}
+	b.Store(tmp, v)
+	return tmp, func() {
+		w := b.Load(g.typ(t), tmp)
+		switch {
+		case bits:
+			w = g.toBits(w, t)
+		case ex:
+			w = g.relayout(w, t, true)
+		}
+		b.Store(p, w, access(sc, t)...)
+	}
+}
+
 // store stores value v (of dst's type) to the place dst.
 func (g *gen) store(dst ir.Expr, v spirv.ID) {
 	p, sc, ex, guard := g.addr(dst)
@@ -384,6 +413,7 @@ func (g *gen) exprUncached(e ir.Expr) spirv.ID {
 		if e.Func != nil {
 			info := g.funcs[e.Func]
 			args := make([]spirv.ID, 0, len(e.Args)+2)
+			var back []func() // the copies of places passed by reference, stored back after the call
 			for i, a := range e.Args {
 				switch {
 				case e.Func.Params[i].Type.IsResource(): // by reference (Options.HelpersByReference)
@@ -396,15 +426,29 @@ func (g *gen) exprUncached(e ir.Expr) spirv.ID {
 				case e.Func.Params[i].Kind == ir.VarRefParam:
 					var guard spirv.ID
 					var p spirv.ID
-					if p, _, _, guard = g.addr(a); guard != 0 {
+					var sc spirv.StorageClass
+					var ex bool
+					if p, sc, ex, guard = g.addr(a); guard != 0 {
 						g.fail("a buffer element passed by reference")
+					}
+					if _, whole := a.(*ir.Ref); !whole {
+						// Logical addressing passes only whole variables
+						// (memory object declarations) to a function: a
+						// field or element goes in a copy, stored back
+						// when the call returns.
+						tmp, store := g.refCopy(a, p, sc, ex)
+						p, back = tmp, append(back, store)
 					}
 					args = append(args, p)
 				default:
 					args = append(args, g.expr(a))
 				}
 			}
-			return b.FunctionCall(g.typ(e.T), info.id, args...)
+			r := b.FunctionCall(g.typ(e.T), info.id, args...)
+			for _, store := range back {
+				store()
+			}
+			return r
 		}
 		return g.call(e)
 	case *ir.Cast:
@@ -621,10 +665,18 @@ func (g *gen) cast(e *ir.Cast) spirv.ID {
 		return b.ConvertFToS(t, x)
 	case fs.Kind() == ir.KindFloat:
 		return b.ConvertFToU(t, x)
-	case ts.Kind() == ir.KindFloat && fs.Kind() == ir.KindInt:
-		return b.ConvertSToF(t, x)
 	case ts.Kind() == ir.KindFloat:
-		return b.ConvertUToF(t, x)
+		// NoContraction keeps the rounding: Mesa's NIR folds
+		// int32(float32(x)) to x unless the conversion is exact, so
+		// 1<<24 + 1 came back unrounded on lavapipe.
+		var r spirv.ID
+		if fs.Kind() == ir.KindInt {
+			r = b.ConvertSToF(t, x)
+		} else {
+			r = b.ConvertUToF(t, x)
+		}
+		b.Decorate(r, spirv.DecorationNoContraction)
+		return r
 	}
 	// integer to integer
 	if fs.Bits() == ts.Bits() {

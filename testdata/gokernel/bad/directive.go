@@ -35,3 +35,17 @@ func WrongTexel(img kernel.Texture2D[kernel.Float4]) {}
 
 //lucent:kernel block=8 format=other:r32f
 func NoSuchTexture(img kernel.Texture2D[kernel.Float4]) {}
+
+//lucent:kernel block=64 block=32,2
+func TwoBlocks(y []float32) {}
+
+//lucent:kernel block=8 format=img:r32f format=img:rgba8
+func TwoFormats(img kernel.Texture2D[kernel.Float4]) {}
+
+// lucent:kernel block=64
+func Spaced(y []float32) {}
+
+// Upper is documented first.
+//
+// Lucent:kernel block=64
+func Upper(y []float32) {}
