@@ -399,7 +399,7 @@ func hostFault(ctx context.Context, dev *device.Device) error {
 		return err
 	}
 	err = stream.Synchronize(ctx)
-	if !errors.Is(err, kernel.ErrKernelPanic) || !errors.Is(err, device.ErrInvalidArgument) || !strings.Contains(err.Error(), "kernel Affine2D (kern.go:") {
+	if !errors.Is(err, kernel.ErrKernelPanic) || !errors.Is(err, device.ErrInvalidArgument) || !strings.Contains(err.Error(), "kernel kern.Affine2D (kern.go:") {
 		return fmt.Errorf("affine2d past its input: got %v, want a thread panic naming the kernel", err)
 	}
 	fmt.Println("host fault:", err)
