@@ -466,3 +466,45 @@ func TestCheckedBindlessSlot(t *testing.T) {
 	})
 	samplingPaths(t, openDevice, check)
 }
+
+// A thread's loops past a driver's bound on iterations (lavapipe before
+// Mesa 25 ends them silently at 65535, all loops together) are a
+// FaultLoopLimit in the checked mode where the device has the loop-limit
+// workaround; elsewhere they run to the end. Loops under the bound never
+// fault.
+func TestLoopLimitFault(t *testing.T) {
+	d := openDevice(t)
+	f, err := dsl.Kernel1D(4, func(k *dsl.K, n dsl.U32, out dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		dsl.Range(k, dsl.U(0), n, func(j dsl.U32) { out.Write(i, out.Read(i).Add(dsl.U(1))) })
+		dsl.Range(k, dsl.U(0), n, func(j dsl.U32) { out.Write(i, out.Read(i).Add(dsl.U(1))) })
+	}, "n", "out")
+	require.NoError(t, err)
+	k, err := device.Compile(d, f, device.WithChecked())
+	require.NoError(t, err)
+	defer k.Close()
+	limited := false
+	for _, w := range d.Capabilities().Workarounds {
+		limited = limited || w == "loop-limit"
+	}
+	// Each loop costs the driver a pass more than its iterations (the one
+	// that leaves it): 30000 twice is 60002 passes, under the bound.
+	for _, n := range []uint32{1000, 30000, 40000, 100000} {
+		out, err := device.NewBuffer[uint32](d, 4)
+		require.NoError(t, err)
+		got := make([]uint32, 4)
+		err = syncErr(t, d, k.Dispatch([3]uint32{4}, n, out), out.Download(got))
+		require.NoError(t, out.Close())
+		if !limited || n == 1000 || n == 30000 {
+			require.NoError(t, err, "%d iterations twice", n)
+			require.Equal(t, []uint32{2 * n, 2 * n, 2 * n, 2 * n}, got, "%d iterations twice", n)
+			continue
+		}
+		f := faultOf(t, err, device.FaultLoopLimit, "", "65535 iterations")
+		require.Equal(t, uint64(65535), f.Len)
+		require.Equal(t, 4, f.Count, "every thread faults")
+		for _, g := range got {
+			require.Less(t, g, 2*n, "%d iterations twice: the driver ended the loops early", n)
+		}
+	}
+}

@@ -138,6 +138,11 @@ const (
 	FaultTextureCoord                      // a texel coordinate out of the texture level's extent
 	FaultBindlessSlot                      // a bindless slot out of range, or empty
 	FaultArrayIndex                        // an index out of range of an array, vector or matrix value
+	// FaultLoopLimit: the thread's loop iterations, all its loops together,
+	// reached the driver's bound (Len), past which the driver ends every
+	// loop of the thread without an error (lavapipe before Mesa 25: 65535);
+	// the kernel's later iterations, if it had any, did not run.
+	FaultLoopLimit
 )
 
 // SitePos is the position of site in sig (Signature.Sites), "" when unknown.
@@ -183,6 +188,8 @@ func (f *KernelFault) Error() string {
 		what = "integer division by zero"
 	case FaultAssert:
 		what = fmt.Sprintf("assertion failed: %s", f.Msg)
+	case FaultLoopLimit:
+		what = fmt.Sprintf("the thread's loops reached the driver's bound of %d iterations in all, where it ends them silently: any later iteration did not run", f.Len)
 	case FaultTextureCoord:
 		what = fmt.Sprintf("%s: texel coordinate %s out of range [0, %d)", f.What, index, f.Len)
 	case FaultBindlessSlot:

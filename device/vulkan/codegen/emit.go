@@ -59,6 +59,11 @@ type Options struct {
 	// (loopexit.go), instead of branching out of the loop: the
 	// loop-exit-flags driver workaround (Workarounds).
 	LoopExitFlags bool
+	// LoopLimit, in the checked mode, counts a thread's loop iterations,
+	// all its loops together, and records a fault (device.FaultLoopLimit)
+	// when they reach LoopLimit: the driver ends every loop of the thread
+	// there without a word (the loop-limit driver workaround). 0: no count.
+	LoopLimit uint32
 
 	// unguarded leaves accesses through device addresses without their
 	// bounds guard; only the benchmark measuring the guard sets it.
@@ -150,6 +155,7 @@ type gen struct {
 	printRing uint32
 	kernelFn  *ir.Function // the kernel, whose argument and shared indices fault records name
 	fault     [4]spirv.ID  // checked mode: the Private words of the thread's first fault (kind, what, index, length)
+	loops     spirv.ID     // checked mode with Options.LoopLimit: the Private count of the thread's loop iterations
 	sites     map[*ir.Print]uint32
 	printTID  spirv.ID
 	siteOf    map[ir.Stmt]uint32    // checked mode: each statement's site (ir.Function.Sites)

@@ -68,6 +68,7 @@ const (
 	faultTextureCoord = 5 // what: the argument | the coordinate's component<<16
 	faultBindlessSlot = 6 // what: the argument; index: the slot; length: the slots
 	faultArrayIndex   = 7 // what: the place's index in ir.Function.IndexNames (as faultSharedIndex)
+	faultLoopLimit    = 8 // index: the iterations counted; length: Options.LoopLimit
 )
 
 // checkFault notes a fault of kind on what (an argument or shared variable
@@ -95,6 +96,30 @@ func (g *gen) declareFault() {
 	for i := range g.fault {
 		g.fault[i] = g.b.Variable(g.ptr(spirv.StorageClassPrivate, g.u32), spirv.StorageClassPrivate, g.b.ConstantUint32(0))
 	}
+	if g.opts.LoopLimit > 0 {
+		g.loops = g.b.Variable(g.ptr(spirv.StorageClassPrivate, g.u32), spirv.StorageClassPrivate, g.b.ConstantUint32(0))
+	}
+}
+
+// countPass, in a loop's header, counts a pass of the thread's loops, as
+// the driver does: each iteration, and the pass that leaves the loop.
+func (g *gen) countPass() {
+	if g.loops != 0 {
+		g.b.Store(g.loops, g.b.IAdd(g.u32, g.b.Load(g.u32, g.loops), g.b.ConstantUint32(1)))
+	}
+}
+
+// checkPasses, in a loop's continue block, records a fault where the
+// thread's passes have reached Options.LoopLimit: the driver ends the loop
+// here, though the thread would go round again (which may only leave it:
+// the one case reported that lost nothing).
+func (g *gen) checkPasses() {
+	if g.loops == 0 {
+		return
+	}
+	b := g.b
+	n, limit := b.Load(g.u32, g.loops), b.ConstantUint32(g.opts.LoopLimit)
+	g.checkFault(b.ULessThan(g.boolT, n, limit), faultLoopLimit, 0, n, limit)
 }
 
 // flushFault, in the kernel before it returns, appends the record of the
@@ -122,7 +147,19 @@ func (g *gen) flushFault() {
 	words := []spirv.ID{0, b.ConstantUint32(faultSite)}
 	words = append(words, g.threadWords()...)
 	words = append(words, kind, b.Load(g.u32, g.fault[1]), b.Load(g.u32, g.fault[2]), b.Load(g.u32, g.fault[3]))
-	g.appendFault(faulted, words)
+	if g.opts.LoopLimit > 0 {
+		// The driver runs no loop of a thread whose loops reached its
+		// bound, appendFault's included: the record is appended without one.
+		then, merge := g.sfn.NewBlock(), g.sfn.NewBlock()
+		b.SelectionMerge(merge.ID(), spirv.SelectionControlNone)
+		b.BranchConditional(faulted, then.ID(), merge.ID())
+		b.SetBlock(then)
+		g.appendRecord(words)
+		b.Branch(merge.ID())
+		b.SetBlock(merge)
+	} else {
+		g.appendFault(faulted, words)
+	}
 	if outer != nil {
 		b.Branch(outer.ID())
 		b.SetBlock(outer)

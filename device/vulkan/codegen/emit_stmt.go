@@ -135,6 +135,7 @@ func (g *gen) loop(cond ir.Expr, update, body *ir.Block) {
 	header, bodyB, cont, merge := g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock(), g.sfn.NewBlock()
 	b.Branch(header.ID())
 	b.SetBlock(header)
+	g.countPass()
 	b.LoopMerge(merge.ID(), cont.ID(), spirv.LoopControlNone)
 	if cond == nil {
 		b.Branch(bodyB.ID())
@@ -150,6 +151,8 @@ func (g *gen) loop(cond ir.Expr, update, body *ir.Block) {
 	g.targets = append(g.targets, target{brk: merge.ID(), cont: cont.ID()})
 	g.nested(bodyB, body, cont.ID())
 	g.targets = g.targets[:len(g.targets)-1]
+	b.SetBlock(cont)
+	g.checkPasses()
 	g.nested(cont, update, header.ID())
 	b.SetBlock(merge)
 }

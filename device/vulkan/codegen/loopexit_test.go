@@ -215,8 +215,8 @@ func TestLoopExitFlagsChangeOnlyLoopExits(t *testing.T) {
 	require.NotZero(t, changed, "the corpus has loops left by break")
 }
 
-// TestWorkaroundTable: the loop-exit-flags entry covers Mesa's lavapipe
-// before 25.0 and nothing else, and sets its option.
+// TestWorkaroundTable: the loop-exit-flags and loop-limit entries cover
+// Mesa's lavapipe before 25.0 and nothing else, and set their options.
 func TestWorkaroundTable(t *testing.T) {
 	names := func(ws []codegen.Workaround) []string {
 		var out []string
@@ -225,14 +225,16 @@ func TestWorkaroundTable(t *testing.T) {
 		}
 		return out
 	}
-	require.Equal(t, []string{"loop-exit-flags"}, names(codegen.Workarounds(codegen.DriverMesaLLVMpipe, codegen.MesaVersion(22, 3, 6))))
+	require.Equal(t, []string{"loop-exit-flags", "loop-limit"}, names(codegen.Workarounds(codegen.DriverMesaLLVMpipe, codegen.MesaVersion(22, 3, 6))))
 	require.Empty(t, codegen.Workarounds(codegen.DriverMesaLLVMpipe, codegen.MesaVersion(25, 0, 7)))
 	require.Empty(t, codegen.Workarounds(4 /* NVIDIA proprietary */, codegen.MesaVersion(22, 3, 6)))
 	var o codegen.Options
 	for _, w := range codegen.Workarounds(codegen.DriverMesaLLVMpipe, codegen.MesaVersion(22, 0, 0)) {
 		w.Apply(&o)
 	}
-	require.Equal(t, codegen.Options{LoopExitFlags: true}, o)
-	require.Len(t, codegen.AllWorkarounds(), 1)
-	require.Contains(t, codegen.AllWorkarounds()[0].String(), "Mesa llvmpipe 0.0.0 to 25.0.0")
+	require.Equal(t, codegen.Options{LoopExitFlags: true, LoopLimit: 65535}, o)
+	require.Len(t, codegen.AllWorkarounds(), 2)
+	for _, w := range codegen.AllWorkarounds() {
+		require.Contains(t, w.String(), "Mesa llvmpipe 0.0.0 to 25.0.0")
+	}
 }

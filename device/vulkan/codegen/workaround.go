@@ -60,6 +60,19 @@ var workarounds = []Workaround{{
 	MaxVersion: MesaVersion(25, 0, 0),
 	Why:        "a value assigned before a break out of a divergent loop is lost; loops end on flags",
 	apply:      func(o *Options) { o.LoopExitFlags = true },
+}, {
+	// Mesa 22.3.6's lavapipe ends every loop of a thread once the thread's
+	// loops, all together, have run 65535 iterations, without an error
+	// (device.TestLoopLimitFault: a loop to 200000 stops at 65535; two
+	// loops of 40000 run 40000 and 25534 times); Mesa 25 has no such
+	// bound. No code avoids it, so the checked mode reports it.
+	Name:       "loop-limit",
+	Driver:     DriverMesaLLVMpipe,
+	DriverName: "Mesa llvmpipe",
+	MinVersion: 0,
+	MaxVersion: MesaVersion(25, 0, 0),
+	Why:        "a thread's loops end silently after 65535 iterations in all; the checked mode reports it (FaultLoopLimit)",
+	apply:      func(o *Options) { o.LoopLimit = 65535 },
 }}
 
 // Workarounds returns the entries of the table that apply to the driver
