@@ -11,11 +11,11 @@ import (
 )
 
 // Leaf is one run of a value's layout (Argument.Layout): Count scalars of
-// kind Scalar and width ScalarBits, one after another from byte Offset.
-// A run is whatever memory cannot tell apart: a vector's components, an
+// kind Scalar and width ScalarBits, one after another from the value's byte
+// Byte. A run is whatever memory cannot tell apart: a vector's components, an
 // array's elements, a matrix's columns, adjacent fields of one type.
 type Leaf struct {
-	Offset     uint32
+	Byte       uint32
 	Scalar     ScalarKind
 	ScalarBits uint8
 	Count      uint32
@@ -26,7 +26,7 @@ type Leaf struct {
 const MaxLayoutLeaves = 64
 
 // end is the byte after the leaf's last scalar.
-func (l Leaf) end() uint32 { return l.Offset + l.Count*uint32(l.ScalarBits/8) }
+func (l Leaf) end() uint32 { return l.Byte + l.Count*uint32(l.ScalarBits/8) }
 
 func (l Leaf) String() string {
 	s := scalarName(l.Scalar, l.ScalarBits, 1)
@@ -36,7 +36,7 @@ func (l Leaf) String() string {
 	if l.Count > 1 {
 		s = fmt.Sprintf("[%d]%s", l.Count, s)
 	}
-	return fmt.Sprintf("%s@%d", s, l.Offset)
+	return fmt.Sprintf("%s@%d", s, l.Byte)
 }
 
 // layout gathers a type's runs, merging each scalar into the run before it
@@ -49,7 +49,7 @@ type layout struct {
 func (b *layout) add(x Leaf) {
 	if n := len(b.leaves); n > 0 {
 		last := &b.leaves[n-1]
-		if last.Scalar == x.Scalar && last.ScalarBits == x.ScalarBits && last.end() == x.Offset {
+		if last.Scalar == x.Scalar && last.ScalarBits == x.ScalarBits && last.end() == x.Byte {
 			last.Count += x.Count
 			return
 		}
@@ -64,15 +64,15 @@ func (b *layout) add(x Leaf) {
 // array adds n copies of an element whose runs are elem, size bytes apart,
 // from byte off: one run where the element is one run filling it.
 func (b *layout) array(elem []Leaf, off, size, n uint32) {
-	if len(elem) == 1 && elem[0].Offset == 0 && elem[0].end() == size {
+	if len(elem) == 1 && elem[0].Byte == 0 && elem[0].end() == size {
 		e := elem[0]
-		e.Offset, e.Count = off, e.Count*n
+		e.Byte, e.Count = off, e.Count*n
 		b.add(e)
 		return
 	}
 	for i := range n {
 		for _, e := range elem {
-			e.Offset += off + i*size
+			e.Byte += off + i*size
 			b.add(e)
 		}
 		if !b.ok {
@@ -116,7 +116,7 @@ func kernelLeaves(b *layout, t *ir.Type, off uint32) {
 			b.ok = false
 			return
 		}
-		b.add(Leaf{Offset: off, Scalar: a.Scalar, ScalarBits: a.ScalarBits, Count: 1})
+		b.add(Leaf{Byte: off, Scalar: a.Scalar, ScalarBits: a.ScalarBits, Count: 1})
 	}
 }
 
@@ -153,14 +153,14 @@ func goLeaves(b *layout, t reflect.Type, off uint32) {
 		}
 		b.array(e.leaves, off, uint32(t.Elem().Size()), uint32(t.Len()))
 	case reflect.Complex64, reflect.Complex128:
-		b.add(Leaf{Offset: off, Scalar: ScalarFloat, ScalarBits: uint8(t.Size() * 4), Count: 2})
+		b.add(Leaf{Byte: off, Scalar: ScalarFloat, ScalarBits: uint8(t.Size() * 4), Count: 2})
 	default:
 		k, bits, _, ok := scalarOf(t)
 		if !ok {
 			b.ok = false
 			return
 		}
-		b.add(Leaf{Offset: off, Scalar: k, ScalarBits: bits, Count: 1})
+		b.add(Leaf{Byte: off, Scalar: k, ScalarBits: bits, Count: 1})
 	}
 }
 
@@ -180,7 +180,7 @@ func checkLayout(a Argument, t reflect.Type) error {
 	var ki, gi uint32 // scalars of k[0] and g[0] already compared
 	for len(k) > 0 && len(gl) > 0 {
 		x, y := k[0], gl[0]
-		xo, yo := x.Offset+ki*uint32(x.ScalarBits/8), y.Offset+gi*uint32(y.ScalarBits/8)
+		xo, yo := x.Byte+ki*uint32(x.ScalarBits/8), y.Byte+gi*uint32(y.ScalarBits/8)
 		if xo != yo || !sameScalar(x, y) {
 			switch {
 			case xo < yo:
@@ -199,11 +199,11 @@ func checkLayout(a Argument, t reflect.Type) error {
 		}
 	}
 	if len(k) > 0 {
-		o := k[0].Offset + ki*uint32(k[0].ScalarBits/8)
+		o := k[0].Byte + ki*uint32(k[0].ScalarBits/8)
 		return fmt.Errorf("byte %d: kernel expects %s, %s has padding there", o, leafType(k[0]), t)
 	}
 	if len(gl) > 0 {
-		o := gl[0].Offset + gi*uint32(gl[0].ScalarBits/8)
+		o := gl[0].Byte + gi*uint32(gl[0].ScalarBits/8)
 		return fmt.Errorf("byte %d: kernel expects padding, got %s (%s)", o, leafType(gl[0]), goFieldAt(t, o))
 	}
 	return nil

@@ -39,14 +39,14 @@ func TestLayoutKernelMatchesGo(t *testing.T) {
 		require.Equal(t, k, goLayout(rt), "%s", rt)
 		require.NoError(t, checkLayout(Argument{Layout: k}, rt), "%s", rt)
 	}
-	f32 := func(off, n uint32) Leaf { return Leaf{Offset: off, Scalar: ScalarFloat, ScalarBits: 32, Count: n} }
-	i32 := func(off, n uint32) Leaf { return Leaf{Offset: off, Scalar: ScalarInt, ScalarBits: 32, Count: n} }
+	f32 := func(off, n uint32) Leaf { return Leaf{Byte: off, Scalar: ScalarFloat, ScalarBits: 32, Count: n} }
+	i32 := func(off, n uint32) Leaf { return Leaf{Byte: off, Scalar: ScalarInt, ScalarBits: 32, Count: n} }
 	inner := func(off uint32) []Leaf {
-		return []Leaf{{Offset: off, Scalar: ScalarUint, ScalarBits: 8, Count: 1}, {Offset: off + 2, Scalar: ScalarUint, ScalarBits: 16, Count: 1}, f32(off+4, 3)}
+		return []Leaf{{Byte: off, Scalar: ScalarUint, ScalarBits: 8, Count: 1}, {Byte: off + 2, Scalar: ScalarUint, ScalarBits: 16, Count: 1}, f32(off+4, 3)}
 	}
 	want := append([]Leaf{f32(0, 16)}, inner(64)...)
 	want = append(want, inner(80)...)
-	want = append(want, Leaf{Offset: 96, Scalar: ScalarInt, ScalarBits: 64, Count: 1}, i32(104, 4))
+	want = append(want, Leaf{Byte: 96, Scalar: ScalarInt, ScalarBits: 64, Count: 1}, i32(104, 4))
 	require.Equal(t, want, goLayout(reflect.TypeFor[layoutOuter]()))
 	require.Equal(t, "{[16]float32@0, uint8@64, uint16@66, [3]float32@68, uint8@80, uint16@82, [3]float32@84, int64@96, [4]int32@104}", layoutText(want))
 
@@ -129,7 +129,7 @@ func TestLayoutBounded(t *testing.T) {
 	small := reflect.TypeFor[[MaxLayoutLeaves / 2]pair]()
 	require.Len(t, goLayout(small), MaxLayoutLeaves)
 	wide := reflect.TypeFor[struct{ A [1 << 16]float32 }]()
-	require.Equal(t, []Leaf{{Offset: 0, Scalar: ScalarFloat, ScalarBits: 32, Count: 1 << 16}}, goLayout(wide))
+	require.Equal(t, []Leaf{{Byte: 0, Scalar: ScalarFloat, ScalarBits: 32, Count: 1 << 16}}, goLayout(wide))
 }
 
 // TestSameSignatureText: layouts are compared where both texts have them;

@@ -141,7 +141,7 @@ func TestStructLayoutPrebuilt(t *testing.T) {
 	d := openDevice(t)
 	sig, _, err := device.KernelSignature(affineKernel[scaleOff](t))
 	require.NoError(t, err)
-	require.Equal(t, []device.Leaf{{Offset: 0, Scalar: device.ScalarFloat, ScalarBits: 32, Count: 1}, {Offset: 4, Scalar: device.ScalarInt, ScalarBits: 32, Count: 1}}, sig.Args[0].Layout)
+	require.Equal(t, []device.Leaf{{Byte: 0, Scalar: device.ScalarFloat, ScalarBits: 32, Count: 1}, {Byte: 4, Scalar: device.ScalarInt, ScalarBits: 32, Count: 1}}, sig.Args[0].Layout)
 	blob, err := ir.MarshalKernel(affineKernel[offScale](t))
 	require.NoError(t, err)
 	_, err = device.LoadPrebuilt(d, device.Prebuilt{Name: "kern.Affine", Signature: sig, IR: blob})

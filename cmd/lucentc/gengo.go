@@ -867,7 +867,7 @@ func signatureLiteral(s device.Signature, dev string) string {
 		if len(a.Layout) > 0 {
 			ls := make([]string, len(a.Layout))
 			for i, l := range a.Layout {
-				ls[i] = fmt.Sprintf("{Offset: %d, Scalar: %s, ScalarBits: %d, Count: %d}", l.Offset, scalarName(l.Scalar, dev), l.ScalarBits, l.Count)
+				ls[i] = fmt.Sprintf("{Byte: %d, Scalar: %s, ScalarBits: %d, Count: %d}", l.Byte, scalarName(l.Scalar, dev), l.ScalarBits, l.Count)
 			}
 			add("Layout: []%s.Leaf{%s}", dev, strings.Join(ls, ", "))
 		}
