@@ -38,8 +38,11 @@ var ErrKernelNotFound = errors.New("kernel not found")
 // and whether the kernel runs in whole blocks (the IR is the record's own,
 // the code generator's version the backend's artefact's); version 4 adds
 // the layouts of struct, array and matrix arguments (Argument.Layout).
-// Version 3 records are read, their arguments without layouts.
-const aotABIVersion = 4
+// Versions from aotABIOldest are read (version 3: arguments without layouts).
+const (
+	aotABIVersion = 4
+	aotABIOldest  = 3
+)
 
 // aotABI is the signature stored with an ahead-of-time kernel.
 type aotABI struct {
@@ -141,9 +144,9 @@ func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (
 	if err := json.Unmarshal(rec.ABI, &abi); err != nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: signature: %w: %w", name, shadercache.ErrBadKernel, err)
 	}
-	if abi.Version != aotABIVersion && abi.Version != 3 {
-		return nil, fmt.Errorf("device: LoadKernel %q: signature version %d, this build reads %d (save the kernel again): %w",
-			name, abi.Version, aotABIVersion, shadercache.ErrBadKernel)
+	if abi.Version < aotABIOldest || abi.Version > aotABIVersion {
+		return nil, fmt.Errorf("device: LoadKernel %q: signature version %d, this build reads %d to %d (save the kernel again): %w",
+			name, abi.Version, aotABIOldest, aotABIVersion, shadercache.ErrBadKernel)
 	}
 	if got := SignatureText(abi.Signature); got != rec.Signature {
 		return nil, fmt.Errorf("device: LoadKernel %q: signature %s disagrees with the stored text %s: %w",

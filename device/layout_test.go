@@ -2,6 +2,7 @@ package device_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -131,6 +132,16 @@ func TestStructLayoutAOT(t *testing.T) {
 		k, err := device.LoadKernel(d, store, "v3", text)
 		require.NoError(t, err, text)
 		require.NoError(t, k.Close())
+	}
+	// Versions before 3 and after this build's are refused.
+	for _, v := range []int{2, 5} {
+		abi.Version = v
+		rec.ABI, err = json.Marshal(abi)
+		require.NoError(t, err)
+		require.NoError(t, shadercache.SaveKernel(store, "other", rec))
+		_, err = device.LoadKernel(d, store, "other", old)
+		require.ErrorIs(t, err, shadercache.ErrBadKernel)
+		require.ErrorContains(t, err, fmt.Sprintf("signature version %d, this build reads 3 to 4", v))
 	}
 }
 
