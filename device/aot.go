@@ -36,8 +36,13 @@ var ErrKernelNotFound = errors.New("kernel not found")
 // Vulkan binding layout in the signature; version 2 the logical signature,
 // the code generator's version and the IR; version 3 the logical signature
 // and whether the kernel runs in whole blocks (the IR is the record's own,
-// the code generator's version the backend's artefact's).
-const aotABIVersion = 3
+// the code generator's version the backend's artefact's); version 4 adds
+// the layouts of struct, array and matrix arguments (Argument.Layout).
+// Versions from aotABIOldest are read (version 3: arguments without layouts).
+const (
+	aotABIVersion = 4
+	aotABIOldest  = 3
+)
 
 // aotABI is the signature stored with an ahead-of-time kernel.
 type aotABI struct {
@@ -106,7 +111,9 @@ func SaveKernel(store shadercache.BinaryIO, name string, f *ir.Function, opts ..
 // LoadKernel builds the kernel stored under name on d. signature is the
 // SignatureText the program was written against; a kernel stored with
 // another one is refused with an error naming both (wrapping
-// shadercache.ErrSignatureMismatch). A name the store lacks wraps
+// shadercache.ErrSignatureMismatch); where the text or the record gives a
+// struct no layout (made before signatures carried layouts), only the
+// struct's size is compared. A name the store lacks wraps
 // ErrKernelNotFound; a record the store holds damaged (truncated, altered)
 // wraps shadercache.ErrBadKernel. Where the record holds an artefact of d's backend, made
 // by this build's code generator, the Kernel is built from it and has no
@@ -123,7 +130,7 @@ func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (
 	if store == nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: %w: nil store", name, ErrInvalidArgument)
 	}
-	rec, ok, err := shadercache.LoadKernel(store, name, signature)
+	rec, ok, err := shadercache.LoadKernelMatch(store, name, signature, sameSignatureText)
 	if err != nil {
 		if errors.Is(err, shadercache.ErrSignatureMismatch) {
 			return nil, fmt.Errorf("device: LoadKernel: %w: %w", ErrInvalidArgument, err)
@@ -137,9 +144,9 @@ func LoadKernel(d *Device, store shadercache.BinaryIO, name, signature string) (
 	if err := json.Unmarshal(rec.ABI, &abi); err != nil {
 		return nil, fmt.Errorf("device: LoadKernel %q: signature: %w: %w", name, shadercache.ErrBadKernel, err)
 	}
-	if abi.Version != aotABIVersion {
-		return nil, fmt.Errorf("device: LoadKernel %q: signature version %d, this build reads %d (save the kernel again): %w",
-			name, abi.Version, aotABIVersion, shadercache.ErrBadKernel)
+	if abi.Version < aotABIOldest || abi.Version > aotABIVersion {
+		return nil, fmt.Errorf("device: LoadKernel %q: signature version %d, this build reads %d to %d (save the kernel again): %w",
+			name, abi.Version, aotABIOldest, aotABIVersion, shadercache.ErrBadKernel)
 	}
 	if got := SignatureText(abi.Signature); got != rec.Signature {
 		return nil, fmt.Errorf("device: LoadKernel %q: signature %s disagrees with the stored text %s: %w",
@@ -189,7 +196,9 @@ type Prebuilt struct {
 // p.Host. An artefact of another version is logged (Info, on d's logger) as
 // it is ignored. An artefact of d's backend that does not decode is an
 // error wrapping shadercache.ErrBadKernel, as is IR that does not decode or
-// whose signature is not p.Signature's.
+// whose signature is not p.Signature's (a struct's layout included, where
+// p.Signature has one: a launcher made before signatures carried layouts
+// has none, and only the struct's size is compared).
 func LoadPrebuilt(d *Device, p Prebuilt) (*Kernel, error) {
 	name := p.Name
 	if name == "" {
@@ -209,6 +218,9 @@ func LoadPrebuilt(d *Device, p Prebuilt) (*Kernel, error) {
 // memory with the caller's (a launcher's package variable).
 func cloneSignature(s Signature) Signature {
 	s.Args = slices.Clone(s.Args)
+	for i := range s.Args {
+		s.Args[i].Layout = slices.Clone(s.Args[i].Layout)
+	}
 	s.Prints = slices.Clone(s.Prints)
 	s.Sites = slices.Clone(s.Sites)
 	s.Asserts = slices.Clone(s.Asserts)
@@ -273,7 +285,7 @@ func (a aotKernel) fromIR(d *Device, what string) (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("device: %s %q: %w", what, a.name, err)
 	}
-	if got := SignatureText(k.Signature()); got != a.text {
+	if got := SignatureText(k.Signature()); !sameSignatureText(a.text, got) {
 		_ = k.Close()
 		return nil, fmt.Errorf("device: %s %q: the IR has signature %s, the kernel's is %s: %w", what, a.name, got, a.text, shadercache.ErrBadKernel)
 	}
@@ -282,9 +294,11 @@ func (a aotKernel) fromIR(d *Device, what string) (*Kernel, error) {
 
 // SignatureText is a kernel signature as ahead-of-time kernels are checked
 // against: each argument's type and, for resources, how the kernel uses it,
-// e.g. "(float32, Buffer[float32] read, Buffer[float32] read-write)". Names
-// and the block size are left out: renaming a parameter or retuning the
-// block does not change how a program calls the kernel.
+// e.g. "(float32, Buffer[float32] read, Buffer[float32] read-write)"; a
+// struct, array or matrix is its size and its layout where the argument has
+// one (Argument.Layout), e.g. "struct(8 bytes){float32@0, int32@4}". Names
+// (of parameters and of fields) and the block size are left out: renaming
+// them or retuning the block does not change how a program calls the kernel.
 func SignatureText(sig Signature) string {
 	var b strings.Builder
 	b.WriteByte('(')
@@ -308,9 +322,13 @@ func SignatureText(sig Signature) string {
 }
 
 // valueText names a uniform's or a buffer element's type: "float32",
-// "vec3<uint32>", or its size when the type is not a scalar or vector.
+// "vec3<uint32>", or, when the type is not a scalar or vector, its size and
+// its layout where known: "struct(8 bytes){float32@0, int32@4}".
 func valueText(a Argument, size uint32) string {
 	if a.Scalar == ScalarUnknown {
+		if a.Layout != nil {
+			return fmt.Sprintf("struct(%d bytes)%s", size, layoutText(a.Layout))
+		}
 		return fmt.Sprintf("struct(%d bytes)", size)
 	}
 	s := fmt.Sprintf("%s%d", a.Scalar, a.ScalarBits)

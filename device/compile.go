@@ -334,6 +334,7 @@ func KernelSignature(f *ir.Function) (Signature, []any, error) {
 			arg.ByAddress = t.ByAddress()
 			arg.ElemSize = uint32(t.Elem().Size())
 			describeScalar(&arg, t.Elem())
+			arg.Layout = kernelLayout(t.Elem())
 			arg.Access = access(f, v)
 		case ir.KindTexture:
 			arg.Kind = ArgTexture
@@ -351,6 +352,7 @@ func KernelSignature(f *ir.Function) (Signature, []any, error) {
 			arg.Size = uint32(t.Size())
 			arg.Align = uint32(t.Align())
 			describeScalar(&arg, t)
+			arg.Layout = kernelLayout(t)
 		}
 		sig.Args = append(sig.Args, arg)
 	}

@@ -125,11 +125,12 @@ func scalarOf(t reflect.Type) (kind ScalarKind, bits uint8, comps uint8, ok bool
 	return 0, 0, 0, false
 }
 
-// checkScalar compares a Go type with what an argument declares; it says
-// nothing when either side does not describe a scalar or vector.
+// checkScalar compares a Go type with what an argument declares: a scalar
+// or vector, or the layout of another type (checkLayout); it says nothing
+// when the argument declares neither or t is no scalar or vector.
 func checkScalar(a Argument, t reflect.Type) error {
 	if a.Scalar == ScalarUnknown {
-		return nil
+		return checkLayout(a, t)
 	}
 	k, bits, comps, ok := scalarOf(t)
 	if !ok {

@@ -36,8 +36,9 @@ func (k ArgKind) String() string {
 }
 
 // ScalarKind is the scalar type of a uniform (or of a buffer's elements), when
-// known. ScalarUnknown disables the type check for that argument (a struct, or
-// a reflected module that says no more than a size).
+// known. ScalarUnknown leaves the type check to Argument.Layout (a struct,
+// array or matrix), or to the size alone (a reflected module that says no
+// more than a size).
 type ScalarKind uint8
 
 const (
@@ -78,6 +79,17 @@ type Argument struct {
 	Scalar     ScalarKind
 	ScalarBits uint8
 	Components uint8
+	// Layout describes a uniform (or a buffer's element) of struct, array
+	// or matrix type: its scalars in offset order, nested structs, arrays,
+	// matrices and vectors flattened into runs of one scalar type (Leaf).
+	// Dispatch checks a Go value's type, or a Buffer[T]'s T, against it
+	// (kinds, widths and offsets; field names need not match), and an
+	// ahead-of-time kernel's SignatureText carries it. It is nil where
+	// nothing says more than a size: a signature reflected from SPIR-V or
+	// written by hand, an ahead-of-time record or lucentc launcher made
+	// before signatures carried layouts, a type of more than
+	// MaxLayoutLeaves runs; then only the size is checked.
+	Layout []Leaf `json:",omitempty"`
 
 	// Format is a storage texture's pixel format (FormatInvalid: unchecked);
 	// Dim is a texture's dimension, 2 or 3 (0: unchecked).

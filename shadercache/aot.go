@@ -123,6 +123,12 @@ func SaveKernel(s BinaryIO, name string, k Kernel) error {
 // version (version 1 held SPIR-V only) is an error wrapping [ErrBadKernel]
 // that asks for the kernel to be saved again.
 func LoadKernel(s BinaryIO, name, want string) (Kernel, bool, error) {
+	return LoadKernelMatch(s, name, want, func(want, stored string) bool { return stored == want })
+}
+
+// LoadKernelMatch is [LoadKernel] with the signatures compared by
+// same(want, stored) rather than byte for byte.
+func LoadKernelMatch(s BinaryIO, name, want string, same func(want, stored string) bool) (Kernel, bool, error) {
 	b, ok, err := s.ReadBytecode(name)
 	if errors.Is(err, ErrBadRecord) {
 		return Kernel{}, false, fmt.Errorf("shadercache: load kernel %q: %w: %w", name, ErrBadKernel, err)
@@ -139,7 +145,7 @@ func LoadKernel(s BinaryIO, name, want string) (Kernel, bool, error) {
 	if err != nil {
 		return Kernel{}, false, fmt.Errorf("shadercache: load kernel %q: %w", name, err)
 	}
-	if k.Signature != want {
+	if !same(want, k.Signature) {
 		return Kernel{}, false, fmt.Errorf("shadercache: load kernel %q: stored signature %q, expected %q: %w",
 			name, k.Signature, want, ErrSignatureMismatch)
 	}

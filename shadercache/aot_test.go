@@ -315,3 +315,24 @@ func TestKernelTooLarge(t *testing.T) {
 	require.ErrorIs(t, err, ErrTooLarge)
 	require.ErrorContains(t, err, `"k"`)
 }
+
+// TestLoadKernelMatch: the caller's comparison decides which signatures
+// match, and a refusal names both.
+func TestLoadKernelMatch(t *testing.T) {
+	s := NewMemory()
+	k := testKernel()
+	require.NoError(t, SaveKernel(s, "saxpy", k))
+	var saw [2]string
+	loose := func(want, stored string) bool {
+		saw = [2]string{want, stored}
+		return strings.EqualFold(want, stored)
+	}
+	got, ok, err := LoadKernelMatch(s, "saxpy", strings.ToUpper(k.Signature), loose)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, k, got)
+	require.Equal(t, [2]string{strings.ToUpper(k.Signature), k.Signature}, saw)
+	_, _, err = LoadKernelMatch(s, "saxpy", "(float32)", loose)
+	require.ErrorIs(t, err, ErrSignatureMismatch)
+	require.ErrorContains(t, err, `stored signature "(Buffer[float32], Buffer[float32], float32)", expected "(float32)"`)
+}

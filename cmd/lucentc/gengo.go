@@ -864,6 +864,13 @@ func signatureLiteral(s device.Signature, dev string) string {
 		if a.Components != 0 {
 			add("Components: %d", a.Components)
 		}
+		if len(a.Layout) > 0 {
+			ls := make([]string, len(a.Layout))
+			for i, l := range a.Layout {
+				ls[i] = fmt.Sprintf("{Byte: %d, Scalar: %s, ScalarBits: %d, Count: %d}", l.Byte, scalarName(l.Scalar, dev), l.ScalarBits, l.Count)
+			}
+			add("Layout: []%s.Leaf{%s}", dev, strings.Join(ls, ", "))
+		}
 		if a.Format != device.FormatInvalid {
 			add("Format: %s", formatName(a.Format, dev))
 		}
