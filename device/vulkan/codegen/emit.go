@@ -155,7 +155,7 @@ type gen struct {
 	printRing uint32
 	kernelFn  *ir.Function // the kernel, whose argument and shared indices fault records name
 	fault     [4]spirv.ID  // checked mode: the Private words of the thread's first fault (kind, what, index, length)
-	loops     spirv.ID     // checked mode with Options.LoopLimit: the Private count of the thread's loop iterations
+	loops     spirv.ID     // checked mode with Options.LoopLimit: the Private count of the thread's loop passes
 	sites     map[*ir.Print]uint32
 	printTID  spirv.ID
 	siteOf    map[ir.Stmt]uint32    // checked mode: each statement's site (ir.Function.Sites)

@@ -151,8 +151,6 @@ func (g *gen) loop(cond ir.Expr, update, body *ir.Block) {
 	g.targets = append(g.targets, target{brk: merge.ID(), cont: cont.ID()})
 	g.nested(bodyB, body, cont.ID())
 	g.targets = g.targets[:len(g.targets)-1]
-	b.SetBlock(cont)
-	g.checkPasses()
 	g.nested(cont, update, header.ID())
 	b.SetBlock(merge)
 }
