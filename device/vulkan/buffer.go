@@ -20,6 +20,10 @@ type buffer struct {
 
 func (b *buffer) setName(n string) { b.name = n }
 
+// whole says whether n bytes from off are all of the buffer: a command
+// writing them leaves nothing of a first use to clear (encoder.bufferFor).
+func (b *buffer) whole(off, n uint64) bool { return off == 0 && n >= b.desc.Size }
+
 func (b *buffer) release() { b.d.mem.destroyRawBuffer(b.raw) }
 
 func (b *buffer) label(h device.Handle) string {

@@ -44,7 +44,7 @@ func (e *encoder) planDirect(list *device.CommandList) {
 		switch c := c.(type) {
 		case *device.BufferUpload:
 			if !e.seen[c.Buffer] && len(c.Data) > 0 {
-				if b, err := lookup[*buffer](e.d, c.Buffer, "buffer"); err == nil && b.raw.coherent && (!b.needsClear.Load() || c.Offset == 0 && uint64(len(c.Data)) >= b.desc.Size) {
+				if b, err := lookup[*buffer](e.d, c.Buffer, "buffer"); err == nil && b.raw.coherent && (!b.needsClear.Load() || b.whole(c.Offset, uint64(len(c.Data)))) {
 					e.direct[i] = true
 				}
 			}

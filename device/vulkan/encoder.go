@@ -651,7 +651,7 @@ func (e *encoder) bufferFor(h device.Handle, off, n uint64) (*buffer, error) {
 	e.used = append(e.used, &b.tracked)
 	if b.needsClear.CompareAndSwap(true, false) {
 		switch m := b.raw.bytes(); {
-		case off == 0 && n >= b.desc.Size:
+		case b.whole(off, n):
 			e.claims = append(e.claims, &b.needsClear)
 		case m != nil && b.raw.coherent:
 			clear(m)
@@ -1086,13 +1086,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	}
 	e.used = append(e.used, &sh.tracked)
 	e.kernelName(sh)
-	who := fmt.Sprintf("shader %d", c.Shader) // errors name the kernel where there is one
-	if sh.kernel != "" {
-		who = "kernel " + sh.kernel
-	}
 	sig := &sh.sig
 	if len(c.Args) != len(sig.Args) {
-		return device.CheckArgCount(who, sig, len(c.Args))
+		return device.CheckArgCount(sh.errName(c.Shader), sig, len(c.Args))
 	}
 	wStart := len(e.writes)
 	clear(e.push[:sh.pushSize])
@@ -1127,22 +1123,22 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	for i, a := range c.Args {
 		p, l := sig.Args[i], sh.lay.args[i]
 		if a.Kind != p.Kind {
-			return fmt.Errorf("%s %s: %w", who, p.Label(i), device.CheckArg(p, a, device.ArgResource{}))
+			return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), device.CheckArg(p, a, device.ArgResource{}))
 		}
 		desc := l.desc
 		switch a.Kind {
 		case device.ArgUniform:
 			if err := device.CheckArg(p, a, device.ArgResource{}); err != nil {
-				return fmt.Errorf("%s %s: %w", who, p.Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 			}
 			copy(at(l), a.Uniform)
 		case device.ArgBuffer:
 			b, err := e.buffer(a.Handle)
 			if err != nil {
-				return fmt.Errorf("%s %s: %w", who, p.Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 			}
 			if err := device.CheckArg(p, a, device.ArgResource{Buffer: b.desc}); err != nil {
-				return fmt.Errorf("%s %s: %w", who, p.Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 			}
 			n := a.Size // in range (CheckArg)
 			if n == device.WholeSize {
@@ -1155,7 +1151,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			uses = append(uses, use{b, a.Offset, a.Offset + n, acc&device.Write != 0})
 			if desc == noDescriptor { // by device address
 				if b.raw.addr == 0 {
-					return unsupportedf("%s %s: buffer device addresses are unavailable", who, p.Label(i))
+					return unsupportedf("%s %s: buffer device addresses are unavailable", sh.errName(c.Shader), p.Label(i))
 				}
 				binary.LittleEndian.PutUint64(at(l), b.raw.addr+a.Offset)
 				if l.size >= abiAddressSize { // lucent's form: the element count bounds every access
@@ -1171,15 +1167,15 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				// was asked for.
 				if d.phys.r2.NullDescriptor == 0 {
 					return unsupportedf("%s %s: an empty buffer view needs null descriptors (VK_EXT_robustness2), which %s lacks",
-						who, p.Label(i), d.phys.name())
+						sh.errName(c.Shader), p.Label(i), d.phys.name())
 				}
 				info = vk.DescriptorBufferInfo{Range: vk.WHOLE_SIZE}
 			} else if a.Offset%d.caps.MemoryGranularity != 0 {
-				return invalidf("%s %s: offset %d is not a multiple of %d", who, p.Label(i), a.Offset, d.caps.MemoryGranularity)
+				return invalidf("%s %s: offset %d is not a multiple of %d", sh.errName(c.Shader), p.Label(i), a.Offset, d.caps.MemoryGranularity)
 			}
 			if n > d.caps.MaxStorageBufferRange {
 				return invalidf("%s %s: a %d-byte range exceeds maxStorageBufferRange (%d); pass larger buffers by device address",
-					who, p.Label(i), n, d.caps.MaxStorageBufferRange)
+					sh.errName(c.Shader), p.Label(i), n, d.caps.MaxStorageBufferRange)
 			}
 			if cached {
 				key, res = setKey(key, l.binding, a.Handle, a.Offset, n, 0), append(res, a.Handle)
@@ -1192,21 +1188,21 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		case device.ArgTexture, device.ArgSampledTexture:
 			t, err := e.texture(a.Handle)
 			if err != nil {
-				return fmt.Errorf("%s %s: %w", who, p.Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 			}
 			if err := device.CheckArg(p, a, device.ArgResource{Texture: t.desc}); err != nil {
-				return fmt.Errorf("%s %s: %w", who, p.Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 			}
 			info := vk.DescriptorImageInfo{ImageLayout: vk.IMAGE_LAYOUT_GENERAL}
 			if a.Kind == device.ArgTexture {
 				if !t.storage {
-					return unsupportedf("%s %s: format %v cannot be a storage image on this device", who, p.Label(i), t.desc.Format)
+					return unsupportedf("%s %s: format %v cannot be a storage image on this device", sh.errName(c.Shader), p.Label(i), t.desc.Format)
 				}
 				info.ImageView = t.levels[a.Level]
 				e.texWants = append(e.texWants, texWant{t, a.Level, 1, vk.IMAGE_LAYOUT_GENERAL})
 			} else {
 				if !t.sampled {
-					return unsupportedf("%s %s: format %v cannot be sampled on this device", who, p.Label(i), t.desc.Format)
+					return unsupportedf("%s %s: format %v cannot be sampled on this device", sh.errName(c.Shader), p.Label(i), t.desc.Format)
 				}
 				smp, err := d.samplers.get(d, a.Sampler)
 				if err != nil {
@@ -1236,18 +1232,18 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		case device.ArgBindlessArray:
 			arr, err := e.bindlessArray(a.Handle)
 			if err != nil {
-				return fmt.Errorf("%s %s: %w", who, p.Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 			}
 			if l.textureSet != 0 {
 				// Texture slots through the array's descriptor set (native).
 				set, u, err := e.bindTextures(arr, uses)
 				if err != nil {
-					return fmt.Errorf("%s %s: %w", who, p.Label(i), err)
+					return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 				}
 				uses = u
 				e.texBinds = append(e.texBinds, texBind{l.textureSet, set})
 			} else if err := e.refreshTextures(arr); err != nil {
-				return fmt.Errorf("%s %s: %w", who, p.Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 			}
 			bindlessUsed = true
 			uses = append(uses, use{arr, 0, ^uint64(0), false})
@@ -1262,7 +1258,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		case device.ArgAccel:
 			addr, aux, nodes, nodesH, err := e.accelArg(a.Handle, sh.nativeRay)
 			if err != nil {
-				return fmt.Errorf("%s %s: %w", who, p.Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 			}
 			if l.accelBuffer {
 				// The software traversal reads the buffer through its
@@ -1288,13 +1284,13 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			binary.LittleEndian.PutUint64(at(l)[8:], aux)
 			bindlessUsed = true // a global barrier: the kernel reads the structures and what they point at
 		default:
-			return unsupportedf("%s %s: %v arguments", who, p.Label(i), a.Kind)
+			return unsupportedf("%s %s: %v arguments", sh.errName(c.Shader), p.Label(i), a.Kind)
 		}
 	}
 
 	if sh.lay.prints {
 		if err := e.bindPrintRing(sh); err != nil {
-			return fmt.Errorf("%s: %w", who, err)
+			return fmt.Errorf("%s: %w", sh.errName(c.Shader), err)
 		}
 	}
 	var groups [3]uint32
@@ -1318,7 +1314,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 			return nil // nothing to run
 		}
 		if groups, err = groupCounts(c.Size, sig.BlockSize, d.caps.MaxWorkgroupCount); err != nil {
-			return fmt.Errorf("%s: %w", who, err)
+			return fmt.Errorf("%s: %w", sh.errName(c.Shader), err)
 		}
 	}
 	if bindlessUsed {

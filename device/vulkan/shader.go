@@ -31,6 +31,14 @@ type shader struct {
 	prints    []printSite // the kernel's print sites (print.go)
 }
 
+// errName names the shader h in errors: by its kernel's name where it has one.
+func (sh *shader) errName(h device.Handle) string {
+	if sh.kernel != "" {
+		return "kernel " + sh.kernel
+	}
+	return fmt.Sprintf("shader %d", h)
+}
+
 func (s *shader) setName(n string) { s.name = n }
 
 func (s *shader) release() {
