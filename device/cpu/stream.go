@@ -510,7 +510,6 @@ func joinErrs(errs []error) error {
 	return fmt.Errorf("%w (and %d more error(s))", errs[0], len(errs)-1)
 }
 
-// event is a timeline value.
 // event is a timeline streams raise; assigned is the last value a
 // SignalEvent asked for (values must increase, as on Vulkan's timeline
 // semaphores), set under signalMu.
