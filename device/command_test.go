@@ -41,9 +41,9 @@ func TestCommandCheckOwnFields(t *testing.T) {
 		c    Command
 		want string // "" : valid
 	}{
-		{&BufferCopy{Src: 1, Dst: 1, SrcOffset: 0, DstOffset: 8, Size: 16}, "overlapping copy within buffer 1"},
+		{&BufferCopy{Src: 1, Dst: 1, SrcOffset: 0, DstOffset: 8, Size: 16}, "overlapping copy within buffer #1"},
 		{&BufferCopy{Src: 1, Dst: 1, SrcOffset: 0, DstOffset: 16, Size: 16}, ""},
-		{&TextureCopy{Src: 2, Dst: 2, SrcLevel: 1, DstLevel: 1}, "copy of texture 2 level 1 onto itself"},
+		{&TextureCopy{Src: 2, Dst: 2, SrcLevel: 1, DstLevel: 1}, "copy of texture #2 level 1 onto itself"},
 		{&TextureCopy{Src: 2, Dst: 2, SrcLevel: 0, DstLevel: 1}, ""},
 		{&ShaderDispatch{Shader: 1, Size: [3]uint32{4, 0, 1}}, "dispatch size [4 0 1] has a zero dimension"},
 		{&ShaderDispatch{Shader: 1, Indirect: 3, IndirectOffset: 6}, "indirect offset 6 is not a multiple of 4"},

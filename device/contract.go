@@ -290,6 +290,30 @@ func (s *HandleSpace) New() Handle { return Handle(s.base | s.last.Add(1)) }
 // Device returns the serial of the device a handle was made by (0 for none).
 func (h Handle) Device() uint64 { return uint64(h) >> handleCounterBits }
 
+// Number returns a handle's number on its device: 1 for the first handle the
+// device handed out, 2 for the next, and so on.
+func (h Handle) Number() uint64 { return uint64(h) & (1<<handleCounterBits - 1) }
+
+// Format writes a handle the way messages name it: "#7", its number on its
+// device, for %v, %d and %s (so an error reads "stream #7: closed", not
+// "stream 2199023255559: closed"); %+v adds the device ("#7 of device 2");
+// %x and %X write the whole 64-bit value.
+func (h Handle) Format(f fmt.State, verb rune) {
+	switch verb {
+	case 'x', 'X':
+		fmt.Fprintf(f, fmt.FormatString(f, verb), uint64(h))
+	default:
+		if h == 0 {
+			fmt.Fprint(f, "0 (no handle)")
+			return
+		}
+		fmt.Fprintf(f, "#%d", h.Number())
+		if verb == 'v' && f.Flag('+') {
+			fmt.Fprintf(f, " of device %d", h.Device())
+		}
+	}
+}
+
 // Owns reports whether h was handed out by this space.
 func (s *HandleSpace) Owns(h Handle) bool {
 	n := uint64(h) &^ s.base

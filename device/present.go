@@ -16,7 +16,7 @@ type Presenter interface {
 	// DestroySurface destroys a surface; its swapchains must go first.
 	DestroySurface(h Handle) error
 	// CreateSwapchain makes a swapchain on a surface, presented on a
-	// compute stream.
+	// compute stream. A surface has one swapchain at a time.
 	CreateSwapchain(desc SwapchainDesc) (Handle, error)
 	// DestroySwapchain waits for the swapchain's presents and destroys it.
 	DestroySwapchain(h Handle) error

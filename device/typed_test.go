@@ -80,7 +80,7 @@ func TestBufferClosed(t *testing.T) {
 	b.closed.Store(true)
 	err := CommandError(b.Upload([]int32{1}))
 	require.ErrorIs(t, err, ErrClosed)
-	require.Contains(t, err.Error(), "buffer 7")
+	require.Contains(t, err.Error(), "buffer #7")
 }
 
 func TestImageLevels(t *testing.T) {

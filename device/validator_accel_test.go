@@ -177,6 +177,6 @@ func TestValidatorAccelCompactAndHazards(t *testing.T) {
 	require.ErrorContains(t, err, "mesh "+itoa(m))
 }
 
-func itoa(h Handle) string { return strconv.FormatUint(uint64(h), 10) }
+func itoa(h Handle) string { return "#" + strconv.FormatUint(h.Number(), 10) }
 
 func nan() float64 { return math.NaN() }

@@ -50,7 +50,7 @@ func TestValidatorUseAfterDestroy(t *testing.T) {
 
 	err := v.Dispatch(s, &CommandList{Commands: []Command{&BufferUpload{Buffer: buf, Data: make([]byte, 4)}}})
 	require.ErrorIs(t, err, ErrClosed)
-	require.Contains(t, err.Error(), `command 0 (buffer upload): validation: buffer 2 ("weights") used after Destroy`)
+	require.Contains(t, err.Error(), `command 0 (buffer upload): validation: buffer #2 ("weights") used after Destroy`)
 	require.Equal(t, 1, dispatched(rec), "the bad list never reaches the backend")
 
 	require.ErrorIs(t, v.DestroyBuffer(buf), ErrClosed, "double destroy")
@@ -65,7 +65,7 @@ func TestValidatorWrongKind(t *testing.T) {
 	ev := h(v.CreateEvent())
 	err := v.Dispatch(s, &CommandList{Commands: []Command{&BufferDownload{Buffer: ev, Data: make([]byte, 4)}}})
 	require.ErrorIs(t, err, ErrInvalidArgument)
-	require.Contains(t, err.Error(), "handle 2 is a event, not a buffer")
+	require.Contains(t, err.Error(), "handle #2 is a event, not a buffer")
 	require.ErrorIs(t, v.DestroyTexture(ev), ErrInvalidArgument)
 	require.ErrorIs(t, v.SignalEvent(s, s, 1), ErrInvalidArgument)
 }
@@ -87,7 +87,7 @@ func TestValidatorCopyStream(t *testing.T) {
 	} {
 		err := v.Dispatch(cs, &CommandList{Commands: []Command{c}})
 		require.ErrorIs(t, err, ErrInvalidArgument)
-		require.Contains(t, err.Error(), "needs a compute stream, stream 1 is a copy stream")
+		require.Contains(t, err.Error(), "needs a compute stream, stream #1 is a copy stream")
 	}
 }
 
@@ -117,13 +117,13 @@ func TestValidatorDispatchArgs(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"count", run(one, a, bx), `shader 6 ("saxpy") takes 3 argument(s), got 2`},
+		{"count", run(one, a, bx), `shader #6 ("saxpy") takes 3 argument(s), got 2`},
 		{"kind", run(one, a, a, by), "argument 1 (x): validation: invalid argument: kernel expects a buffer, got a uniform"},
 		{"uniform size", run(one, Arg{Kind: ArgUniform, Uniform: make([]byte, 8)}, bx, by), "argument 0 (a): validation: invalid argument: kernel expects a 4-byte uniform, got 8 bytes"},
-		{"element size", run(one, a, bx, Arg{Kind: ArgBuffer, Handle: v4, Size: WholeSize}), "argument 2 (y): validation: invalid argument: kernel expects 4-byte elements, buffer 4 has 16-byte elements"},
-		{"range", run(one, a, Arg{Kind: ArgBuffer, Handle: x, Offset: 200, Size: 400}, by), "argument 1 (x): validation: invalid argument: bytes [200, 200+400) out of range of 400-byte buffer 2"},
+		{"element size", run(one, a, bx, Arg{Kind: ArgBuffer, Handle: v4, Size: WholeSize}), "argument 2 (y): validation: invalid argument: kernel expects 4-byte elements, buffer #4 has 16-byte elements"},
+		{"range", run(one, a, Arg{Kind: ArgBuffer, Handle: x, Offset: 200, Size: 400}, by), "argument 1 (x): validation: invalid argument: bytes [200, 200+400) out of range of 400-byte buffer #2"},
 		{"partial element", run(one, a, Arg{Kind: ArgBuffer, Handle: x, Offset: 2, Size: 8}, by), "not a whole number of 4-byte elements"},
-		{"texture for buffer", run(one, a, bx, Arg{Kind: ArgBuffer, Handle: tex, Size: WholeSize}), "argument 2 (y): validation: invalid argument: handle 5 is a texture, not a buffer"},
+		{"texture for buffer", run(one, a, bx, Arg{Kind: ArgBuffer, Handle: tex, Size: WholeSize}), "argument 2 (y): validation: invalid argument: handle #5 is a texture, not a buffer"},
 		{"zero size", run([3]uint32{0, 1, 1}, a, bx, by), "zero dimension"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -147,15 +147,15 @@ func TestValidatorRanges(t *testing.T) {
 		cmd  Command
 		want string
 	}{
-		{"upload past end", &BufferUpload{Buffer: buf, Offset: 60, Data: make([]byte, 8)}, "bytes [60, 60+8) out of range of 64-byte buffer 2"},
+		{"upload past end", &BufferUpload{Buffer: buf, Offset: 60, Data: make([]byte, 8)}, "bytes [60, 60+8) out of range of 64-byte buffer #2"},
 		{"download offset overflow", &BufferDownload{Buffer: buf, Offset: ^uint64(0), Data: make([]byte, 2)}, "out of range"},
 		{"overlapping copy", &BufferCopy{Src: buf, Dst: buf, DstOffset: 8, Size: 16}, "overlapping copy"},
 		{"copy destination", &BufferCopy{Src: buf, Dst: buf, DstOffset: 56, Size: 16}, "destination"},
-		{"texture level", &TextureUpload{Texture: tex, Region: Region{Level: 2}}, "level 2 of 2-level texture 3"},
+		{"texture level", &TextureUpload{Texture: tex, Region: Region{Level: 2}}, "level 2 of 2-level texture #3"},
 		{"texture region", &TextureDownload{Texture: tex, Region: Region{Level: 1, Origin: [3]uint32{2, 0, 0}, Size: [3]uint32{3, 1, 1}}, Data: make([]byte, 12)}, "out of range of level 1 ([4 2 1])"},
 		{"texture data size", &TextureUpload{Texture: tex, Data: make([]byte, 100)}, "100 bytes of data for a 128-byte region"},
-		{"buffer too small for texture", &TextureToBuffer{Texture: tex, Buffer: buf}, "bytes [0, 0+128) out of range of 64-byte buffer 2"},
-		{"bindless slot", &BindlessUpdate{Array: arr, Slots: []BindlessSlot{{Slot: 4, Op: BindlessRemove}}}, "slot 4 of 4-slot bindless array 4"},
+		{"buffer too small for texture", &TextureToBuffer{Texture: tex, Buffer: buf}, "bytes [0, 0+128) out of range of 64-byte buffer #2"},
+		{"bindless slot", &BindlessUpdate{Array: arr, Slots: []BindlessSlot{{Slot: 4, Op: BindlessRemove}}}, "slot 4 of 4-slot bindless array #4"},
 		{"bindless buffer range", &BindlessUpdate{Array: arr, Slots: []BindlessSlot{{Slot: 0, Op: BindlessSetBuffer, Buffer: buf, Offset: 32, Size: 64}}}, "slot 0"},
 		{"custom without func", &Custom{Name: "clear"}, `custom command "clear" has no Func`},
 	} {
@@ -232,7 +232,7 @@ func TestValidatorHazards(t *testing.T) {
 		require.NoError(t, r.read(r.a), "same stream is ordered")
 		err := r.read(r.b)
 		require.ErrorIs(t, err, ErrHazard)
-		require.Contains(t, err.Error(), "buffer 4 is read on stream 2 but written on stream 1 with no event in between")
+		require.Contains(t, err.Error(), "buffer #4 is read on stream #2 but written on stream #1 with no event in between")
 	})
 	t.Run("event after the write", func(t *testing.T) {
 		r := newHazardRig(t)
@@ -276,7 +276,7 @@ func TestValidatorHazards(t *testing.T) {
 		require.NoError(t, r.read(r.a))
 		err := r.write(r.b)
 		require.ErrorIs(t, err, ErrHazard)
-		require.Contains(t, err.Error(), "written on stream 2 while stream 1 may still read it")
+		require.Contains(t, err.Error(), "written on stream #2 while stream #1 may still read it")
 	})
 	t.Run("ordering is transitive", func(t *testing.T) {
 		r := newHazardRig(t)
@@ -319,7 +319,7 @@ func TestValidatorLeaks(t *testing.T) {
 	var le *LeakError
 	require.True(t, errors.As(err, &le))
 	require.Equal(t, []Leak{{Handle: buf, Kind: KindBuffer, Name: "scratch"}}, le.Leaks)
-	require.Contains(t, err.Error(), `1 resource(s) leaked: buffer 2 ("scratch")`)
+	require.Contains(t, err.Error(), `1 resource(s) leaked: buffer #2 ("scratch")`)
 	require.True(t, rec.closed)
 	require.NoError(t, v.Close(), "second Close")
 	_, err = v.CreateBuffer(BufferDesc{Size: 4})
@@ -340,7 +340,7 @@ func TestDeviceCloseReleasesAndReportsLeaks(t *testing.T) {
 
 	err = dev.Close()
 	require.ErrorIs(t, err, ErrLeaked)
-	require.Contains(t, err.Error(), "2 resource(s) leaked: buffer 1, stream 3")
+	require.Contains(t, err.Error(), "2 resource(s) leaked: buffer #1, stream #3")
 	require.Empty(t, rec.live, "Device.Close released everything")
 	require.True(t, rec.closed)
 	require.NoError(t, dev.Close())

@@ -48,7 +48,8 @@ type Swapchain struct {
 }
 
 // New makes a swapchain on surf whose presents run on stream (a compute
-// stream: it shares the queue that can present).
+// stream: it shares the queue that can present). A surface has one swapchain
+// at a time: a second New on it is an error until the first is closed.
 func New(surf *Surface, stream *device.Stream, cfg Config) (*Swapchain, error) {
 	if surf == nil || stream == nil {
 		return nil, fmt.Errorf("swapchain: New: %w: nil surface or stream", errInvalid)

@@ -261,6 +261,11 @@ func TestPresentErrors(t *testing.T) {
 
 	// A surface with a live swapchain cannot be closed.
 	require.ErrorIs(t, surf.Close(), device.ErrInvalidArgument)
+	// Nor can it have a second swapchain: the two would present over each
+	// other (Vulkan's VK_ERROR_NATIVE_WINDOW_IN_USE_KHR; lavapipe does not say).
+	_, err = swapchain.New(surf, s, swapchain.Config{Width: 64, Height: 64})
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.ErrorContains(t, err, "already has a swapchain")
 
 	_, err = sc.Present(nil)
 	require.ErrorIs(t, err, device.ErrInvalidArgument)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"testing"
@@ -287,23 +288,10 @@ func TestLBVHDegenerate(t *testing.T) {
 }
 
 func stripHandle(s string) string {
-	out := []byte{}
-	skip := false
-	for i := 0; i < len(s); i++ {
-		if i+5 <= len(s) && s[i:i+5] == "mesh " {
-			out = append(out, "mesh "...)
-			i += 4
-			skip = true
-			continue
-		}
-		if skip && s[i] >= '0' && s[i] <= '9' {
-			continue
-		}
-		skip = false
-		out = append(out, s[i])
-	}
-	return string(out)
+	return meshHandle.ReplaceAllString(s, "mesh #N")
 }
+
+var meshHandle = regexp.MustCompile(`mesh #[0-9]+`)
 
 // BenchmarkSoftMeshBuild builds BenchmarkRayQueries's heightfield
 // (LUCENT_RAY_BENCH_N) and an accel over it on the software path, warm

@@ -250,6 +250,14 @@ func (d *Device) CreateSwapchain(desc device.SwapchainDesc) (device.Handle, erro
 			// Registered on the surface at once: DestroySurface refuses from now on.
 			sc := &swapchain{d: d, surf: sf, s: s, cfg: cfg}
 			sf.mu.Lock()
+			if len(sf.chains) > 0 {
+				// Vulkan gives a window one swapchain at a time
+				// (VK_ERROR_NATIVE_WINDOW_IN_USE_KHR); some drivers do not
+				// say so, and two would present over each other.
+				sf.mu.Unlock()
+				d.live.RUnlock()
+				return 0, invalidf("surface %d already has a swapchain: close it first (Resize changes its size)", surf)
+			}
 			sf.chains[sc] = true
 			sf.mu.Unlock()
 			d.live.RUnlock()
