@@ -174,5 +174,5 @@ func TestKernelWithBarriersNeedsWholeBlocks(t *testing.T) {
 	defer s.Close()
 	err = s.Submit(k.Dispatch([3]uint32{300}, in, in))
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
-	require.ErrorContains(t, err, "multiple of its block [256 1 1]")
+	require.ErrorContains(t, err, "multiple of its block [256 1 1]: dispatch [512 1 1]")
 }

@@ -104,10 +104,15 @@ func (s *Shader) Dispatch(size [3]uint32, args ...any) Command {
 	}
 	if s.wholeBlocks {
 		bs := s.sig.BlockSize
+		up, whole := size, true
 		for i := range 3 {
-			if b := max(bs[i], 1); max(size[i], 1)%b != 0 {
-				return bad("dispatch "+s.name, invalidf("kernel %s uses barriers, so its size %v must be a multiple of its block %v", s.name, size, bs))
-			}
+			b := uint64(max(bs[i], 1))
+			n := (uint64(max(size[i], 1)) + b - 1) / b * b
+			whole = whole && n == uint64(max(size[i], 1))
+			up[i] = uint32(min(n, 1<<32-1))
+		}
+		if !whole {
+			return bad("dispatch "+s.name, invalidf("it uses barriers, so its size %v must be a multiple of its block %v: dispatch %v and have the threads past the data skip their work (an early return leaves the others waiting at the barrier)", size, bs, up))
 		}
 	}
 	if size[1] == 0 {
