@@ -43,7 +43,7 @@ func RunBlocks(ctx context.Context, g Grid, body func(b *Block)) error {
 		return fmt.Errorf("%w: nil kernel body", ErrGrid)
 	}
 	return eachBlock(ctx, g, 0, func() (func(id Uint3) error, func()) {
-		b := &Block{Grid: g.normal()}
+		b := &Block{Grid: g.normal().withContextPrint(ctx)}
 		return func(id Uint3) error {
 			b.ID = id
 			b.Base = Uint3{id.X * b.Grid.Block.X, id.Y * b.Grid.Block.Y, id.Z * b.Grid.Block.Z}
@@ -58,12 +58,7 @@ func RunBlocks(ctx context.Context, g Grid, body func(b *Block)) error {
 func runLoop(b *Block, body func(*Block)) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			at := panicSite()
-			if e, ok := r.(error); ok { // kept in the chain, as Run's
-				err = fmt.Errorf("%w: %sthread %v of block %v (dispatch id %v): %w", ErrKernelPanic, at, b.Thread, b.ID, b.Dispatch(), e)
-				return
-			}
-			err = fmt.Errorf("%w: %sthread %v of block %v (dispatch id %v): %v", ErrKernelPanic, at, b.Thread, b.ID, b.Dispatch(), r)
+			err = &PanicError{Thread: b.Thread, Block: b.ID, Dispatch: b.Dispatch(), Pos: panicSite(), Value: r}
 		}
 	}()
 	body(b)

@@ -1,10 +1,13 @@
 package kernel
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // Printf formats args as fmt.Sprintf does and prints the text with the
 // calling thread's dispatch id: on the CPU runner to Grid.Print (nil: the
-// default slog logger), on a device to the device's print handler
+// context's, ContextWithPrint, else the default slog logger), on a device to the device's print handler
 // (device.WithPrint) after the command list has run. format must be a
 // constant string; it takes the verbs %d %x %X %f %F %e %E %g %G %t %v with
 // flags, width and precision, %%, and %u, which is %d for unsigned integers.
@@ -13,6 +16,28 @@ import "strings"
 func Printf(format string, args ...any) {
 	t := current("Printf")
 	printAt(t.group.grid.Print, t.dispatch, format, args...)
+}
+
+// printKey is the context key of ContextWithPrint's function.
+type printKey struct{}
+
+// ContextWithPrint returns ctx carrying print, to which Run and RunBlocks
+// hand what the threads print (Printf) where their Grid's Print is nil. So a
+// caller that only passes a context along — a launcher's host function, run
+// by a backend that has its own print handler — prints where that caller's
+// caller says.
+func ContextWithPrint(ctx context.Context, print func(thread Uint3, text string)) context.Context {
+	return context.WithValue(ctx, printKey{}, print)
+}
+
+// withContextPrint is g with the print function of ctx where g has none.
+func (g Grid) withContextPrint(ctx context.Context) Grid {
+	if g.Print == nil && ctx != nil {
+		if p, ok := ctx.Value(printKey{}).(func(Uint3, string)); ok {
+			g.Print = p
+		}
+	}
+	return g
 }
 
 // Assert panics with msg where cond does not hold; kernel.Run reports the

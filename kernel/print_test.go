@@ -38,6 +38,32 @@ func TestPrintfRun(t *testing.T) {
 		func() { Printf("x") })
 }
 
+// Where Grid.Print is nil, Run and RunBlocks print to the context's print
+// function (ContextWithPrint); a Grid's own Print wins over it.
+func TestPrintfContext(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	ctx := ContextWithPrint(context.Background(), func(th Uint3, text string) {
+		mu.Lock()
+		got = append(got, fmt.Sprintf("%d:%s", th.X, text))
+		mu.Unlock()
+	})
+	require.NoError(t, Run(ctx, Grid1(4, 2), func() { Printf("run %d", DispatchID().X) }))
+	require.NoError(t, RunBlocks(ctx, Grid1(4, 2), func(b *Block) {
+		for b.Thread.X = 0; b.Thread.X < 2; b.Thread.X++ {
+			b.Printf("blocks %d", b.Dispatch().X)
+		}
+	}))
+	require.ElementsMatch(t, []string{"0:run 0", "1:run 1", "0:blocks 0", "1:blocks 1"}, got)
+	got = nil
+	var own []string
+	g := Grid1(4, 1)
+	g.Print = func(_ Uint3, text string) { own = append(own, text) }
+	require.NoError(t, Run(ctx, g, func() { Printf("mine") }))
+	require.Equal(t, []string{"mine"}, own)
+	require.Empty(t, got)
+}
+
 // goFormat rewrites formats as the devices do (frontend/ir).
 func TestPrintfFormatMatchesIR(t *testing.T) {
 	for _, f := range []string{"", "plain", "%u", "%-8u|%08.3f %%u %x %v", "%+u%u", "u%", "%"} {

@@ -23,7 +23,8 @@ type Grid struct {
 	SubgroupSize uint32
 	// Print receives what the threads print (Printf), with the printing
 	// thread's dispatch id; it is called from the threads themselves, so
-	// concurrently. nil: the default slog logger.
+	// concurrently. nil: the print function of Run's context
+	// (ContextWithPrint), else the default slog logger.
 	Print func(thread Uint3, text string)
 }
 
@@ -62,6 +63,34 @@ var ErrGrid = errors.New("kernel: invalid grid")
 // index out of range, a division by zero, …).
 var ErrKernelPanic = errors.New("kernel: thread panicked")
 
+// PanicError is Run's and RunBlocks's error for a thread that panicked. It
+// matches ErrKernelPanic, and unwraps to what the thread panicked with where
+// that is an error (an AssertionError, a runtime.Error).
+type PanicError struct {
+	Thread, Block, Dispatch Uint3 // the thread in its block, the block, the thread's dispatch id
+	// Pos is "file:line" of the kernel's statement that panicked, "" where
+	// it is not known.
+	Pos   string
+	Value any // what the thread panicked with
+}
+
+func (e *PanicError) Error() string {
+	at := ""
+	if e.Pos != "" {
+		at = e.Pos + ": "
+	}
+	return fmt.Sprintf("%v: %sthread %v of block %v (dispatch id %v): %v", ErrKernelPanic, at, e.Thread, e.Block, e.Dispatch, e.Value)
+}
+
+// Is reports whether target is ErrKernelPanic.
+func (e *PanicError) Is(target error) bool { return target == ErrKernelPanic }
+
+// Unwrap returns what the thread panicked with where it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
 // raceThreads bounds the threads a Run has going at once in a -race build.
 const raceThreads = 2048
 
@@ -98,7 +127,7 @@ func Run(ctx context.Context, g Grid, body func()) error {
 	if body == nil {
 		return fmt.Errorf("%w: nil kernel body", ErrGrid)
 	}
-	g = g.normal()
+	g = g.normal().withContextPrint(ctx)
 	if raceBuild {
 		return runRaced(ctx, g, body)
 	}
@@ -261,16 +290,12 @@ func (grp *workgroup) runThread(s *slot, t *thread, body func()) {
 func (grp *workgroup) fail(t *thread, r any) {
 	at := panicSite()
 	grp.errOnce.Do(func() {
-		if e, ok := r.(error); ok { // kept in the chain (an AssertionError, a runtime.Error)
-			grp.firstErr = fmt.Errorf("%w: %sthread %v of block %v (dispatch id %v): %w", ErrKernelPanic, at, t.local, grp.id, t.dispatch, e)
-			return
-		}
-		grp.firstErr = fmt.Errorf("%w: %sthread %v of block %v (dispatch id %v): %v", ErrKernelPanic, at, t.local, grp.id, t.dispatch, r)
+		grp.firstErr = &PanicError{Thread: t.local, Block: grp.id, Dispatch: t.dispatch, Pos: at, Value: r}
 	})
 	raceRelease(unsafe.Pointer(grp))
 }
 
-// panicSite is "file:line: " of the innermost frame of the panic being
+// panicSite is "file:line" of the innermost frame of the panic being
 // recovered outside the runtime and this package (an index out of range,
 // a failed Assert: the kernel's line), or "" when none is found.
 func panicSite() string {
@@ -283,7 +308,7 @@ func panicSite() string {
 		case fr.Function == "runtime.gopanic":
 			panicking = true
 		case panicking && !strings.HasPrefix(fr.Function, "runtime.") && !strings.HasPrefix(fr.Function, kernelPkg):
-			return fmt.Sprintf("%s:%d: ", fr.File, fr.Line)
+			return fmt.Sprintf("%s:%d", fr.File, fr.Line)
 		}
 		if !more {
 			return ""

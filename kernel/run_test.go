@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -283,6 +284,15 @@ func TestRunAssert(t *testing.T) {
 	var ae kernel.AssertionError
 	require.ErrorAs(t, err, &ae)
 	require.Equal(t, "i is not 11", ae.Msg)
+	// The thread and position as fields, for a caller reporting it (the cpu
+	// backend makes its device.KernelFault of them).
+	var pe *kernel.PanicError
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, kernel.Uint3{X: 11}, pe.Dispatch)
+	require.Equal(t, kernel.Uint3{X: 3}, pe.Thread)
+	require.Equal(t, kernel.Uint3{X: 1}, pe.Block)
+	require.True(t, strings.HasSuffix(pe.Pos, fmt.Sprintf("run_test.go:%d", line+2)), pe.Pos)
+	require.Equal(t, kernel.AssertionError{Msg: "i is not 11"}, pe.Value)
 }
 
 func TestRunBadGrid(t *testing.T) {

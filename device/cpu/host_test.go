@@ -3,6 +3,8 @@ package cpu_test
 import (
 	"context"
 	"os"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -69,6 +71,12 @@ var (
 		return hostFunc(kernel.Uint3{X: 64, Y: 1, Z: 1}, calls, func(args [][]byte) (func(), error) {
 			buf := must(kernel.HostSlice[uint32](args[0]))
 			return func() { HostReverse(buf) }, nil
+		})
+	}
+	printAssertHost = func(calls *atomic.Int32) device.HostFunc {
+		return hostFunc(kernel.Uint3{X: 64, Y: 1, Z: 1}, calls, func(args [][]byte) (func(), error) {
+			in := must(kernel.HostSlice[float32](args[0]))
+			return func() { HostPrintAssert(in) }, nil
 		})
 	}
 	shiftHost = func(calls *atomic.Int32) device.HostFunc {
@@ -185,6 +193,57 @@ func TestHostFuncFault(t *testing.T) {
 	// The stream still runs work.
 	require.NoError(t, s.Submit(k.Dispatch([3]uint32{100}, uint32(0), in, out)))
 	require.NoError(t, s.Synchronize(ctx))
+}
+
+// TestHostFuncPrintAssert: a kernel run as compiled Go prints to the
+// device's print handler, and a failed kernel.Assert is the *KernelFault of
+// kind FaultAssert the compiled AST gives, as on every backend.
+func TestHostFuncPrintAssert(t *testing.T) {
+	var mu sync.Mutex
+	var prints []device.KernelPrint
+	d, err := device.Open(context.Background(), "cpu", device.WithValidation(), device.WithPrint(func(p device.KernelPrint) {
+		mu.Lock()
+		prints = append(prints, p)
+		mu.Unlock()
+	}))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, d.Close()) })
+	s := stream(t, d, device.StreamCompute)
+	ctx := ctxT(t)
+	var calls atomic.Int32
+	f := hostKernel(t, "HostPrintAssert")
+	for _, host := range []bool{false, true} {
+		prints = nil
+		var opts []device.CompileOption
+		if host {
+			opts = append(opts, device.WithHost(printAssertHost(&calls)))
+		}
+		k, err := device.Compile(d, f, append(opts, device.WithKernelName("printer"))...)
+		require.NoError(t, err)
+		in := make([]float32, 128)
+		in[1] = 1.5
+		buf := newBuf(t, d, in)
+		require.NoError(t, s.Submit(k.Dispatch([3]uint32{128}, buf)))
+		require.NoError(t, s.Synchronize(ctx), "host %v", host)
+		slices.SortFunc(prints, func(a, b device.KernelPrint) int { return int(a.Thread[0]) - int(b.Thread[0]) })
+		require.Equal(t, []device.KernelPrint{
+			{Kernel: "printer", Thread: [3]uint32{0, 0, 0}, Text: "thread 0 has 0.000000"},
+			{Kernel: "printer", Thread: [3]uint32{1, 0, 0}, Text: "thread 1 has 1.500000"},
+		}, prints, "host %v: the prints reach the device's handler", host)
+
+		in[70] = -1
+		require.NoError(t, s.Submit(buf.Upload(in), k.Dispatch([3]uint32{128}, buf)))
+		err = s.Synchronize(ctx)
+		var kf *device.KernelFault
+		require.ErrorAs(t, err, &kf, "host %v", host)
+		require.Equal(t, device.FaultAssert, kf.Kind)
+		require.Equal(t, "negative input", kf.Msg)
+		require.Equal(t, "printer", kf.Kernel)
+		require.Equal(t, [3]uint32{70, 0, 0}, kf.Thread)
+		require.Contains(t, kf.Pos, "hostkernels_test.go:")
+		require.NoError(t, k.Close())
+	}
+	require.Equal(t, int32(2), calls.Load(), "the compiled Go ran")
 }
 
 // TestHostFuncRefused: a host function needs the kernel it implements, and

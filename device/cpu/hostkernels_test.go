@@ -117,3 +117,15 @@ func HostAtomics(in []int32, bins []uint32, order, claimed []uint32, minmax []in
 	}
 	kernel.AtomicAdd(&sum[0], float32(v%4))
 }
+
+// HostPrintAssert prints from two threads and asserts its input is not
+// negative.
+//
+//lucent:kernel block=64
+func HostPrintAssert(in []float32) {
+	i := kernel.DispatchID().X
+	if i < 2 {
+		kernel.Printf("thread %d has %f", i, in[i])
+	}
+	kernel.Assert(in[i] >= 0, "negative input")
+}

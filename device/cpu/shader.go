@@ -16,6 +16,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/softaccel"
+	"github.com/lucent-gpu/lucent/kernel"
 )
 
 // program is a compiled kernel.
@@ -371,7 +372,15 @@ func (p *program) execHost(ctx context.Context, host device.HostFunc, l *launch,
 			err = &faultError{fmt.Errorf("%w: kernel %s%s, as compiled Go: panic: %v", device.ErrInvalidArgument, p.name, at, r)}
 		}
 	}()
-	if err = host(ctx, l.size, args); err == nil {
+	// What the threads print goes to the device's handler, as the
+	// compiled AST's prints do (kernel.Run's Grid.Print is left nil by the
+	// function, so it takes the context's).
+	pctx := kernel.ContextWithPrint(ctx, func(th kernel.Uint3, text string) {
+		l.mu.Lock()
+		l.prints = append(l.prints, device.KernelPrint{Kernel: p.name, Thread: [3]uint32{th.X, th.Y, th.Z}, Text: text})
+		l.mu.Unlock()
+	})
+	if err = host(pctx, l.size, args); err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {
@@ -379,6 +388,13 @@ func (p *program) execHost(ctx context.Context, host device.HostFunc, l *launch,
 	}
 	if errors.Is(err, device.ErrInvalidArgument) {
 		return fmt.Errorf("kernel %s%s, as compiled Go: %w", p.name, at, err)
+	}
+	// A failed kernel.Assert is the fault the compiled AST records for it.
+	var pe *kernel.PanicError
+	var ae kernel.AssertionError
+	if errors.As(err, &pe) && errors.As(err, &ae) {
+		return &faultError{&device.KernelFault{Kernel: p.name, Kind: device.FaultAssert, Msg: ae.Msg,
+			Thread: [3]uint32{pe.Dispatch.X, pe.Dispatch.Y, pe.Dispatch.Z}, Pos: pe.Pos, Count: 1}}
 	}
 	return &faultError{fmt.Errorf("%w: kernel %s%s, as compiled Go: %w", device.ErrInvalidArgument, p.name, at, err)}
 }
