@@ -246,7 +246,9 @@ type aotKernel struct {
 func (a aotKernel) build(d *Device, what string) (*Kernel, error) {
 	backend := d.Backend()
 	oc := offlineCompiler(backend)
-	if !a.hasArtefact || oc == nil {
+	if !a.hasArtefact || oc == nil || d.opts.CheckedKernels {
+		// A device checking every kernel (WithCheckedKernels) compiles the
+		// IR in the checked mode: the artefact is the unchecked code.
 		return a.fromIR(d, what)
 	}
 	desc, current, err := oc.Load(a.artefact)

@@ -16,6 +16,7 @@ import (
 	"github.com/lucent-gpu/lucent/frontend/gokernel"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/internal/testenv"
+	"github.com/lucent-gpu/lucent/shadercache"
 )
 
 // syncErr submits cmds on a fresh stream and returns Synchronize's error.
@@ -170,6 +171,20 @@ func TestCheckedKernelsDeviceWide(t *testing.T) {
 			require.ErrorAs(t, err, &kf)
 			require.Equal(t, 5, kf.Count, "threads 5 to 9 read past the end")
 		}
+		// A kernel loaded ahead of time is checked too: its artefact is
+		// the unchecked code, so the device compiles its IR.
+		store := shadercache.NewMemory()
+		sig, err := device.SaveKernel(store, "shifted", f)
+		require.NoError(t, err)
+		aot, err := device.LoadKernel(d, store, "shifted", sig)
+		require.NoError(t, err)
+		err = syncErr(t, d, aot.Dispatch([3]uint32{10}, src, dst))
+		if checked || d.Backend() == "cpu" {
+			faultOf(t, err, device.FaultBufferIndex, "", "index 10 out of range [0, 10)")
+		} else {
+			require.NoError(t, err)
+		}
+		require.NoError(t, aot.Close())
 		require.NoError(t, k.Close())
 		require.NoError(t, src.Close())
 		require.NoError(t, dst.Close())

@@ -39,7 +39,9 @@ type Options struct {
 	PrintCapacity int
 
 	// CheckedKernels compiles every kernel of the device in the checked
-	// mode (KernelOptions.Checked), for debugging sessions.
+	// mode (KernelOptions.Checked), for debugging sessions; kernels loaded
+	// ahead of time (LoadKernel, LoadPrebuilt, lucentc -go launchers) are
+	// compiled from their IR then, their artefact being the unchecked code.
 	CheckedKernels bool
 
 	// RaceDetector runs kernels with the race detector where the backend

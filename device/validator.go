@@ -711,13 +711,15 @@ func (v *Validator) SynchronizeStream(ctx context.Context, stream Handle) error 
 }
 
 // workFinished reports whether an error of SynchronizeStream still saw the
-// stream's work finish: a callback that panicked (ErrPanicked), or a failure
-// a backend reports with an error whose WorkFinished method says so (a
-// kernel fault on the cpu backend). The work is then ordered before the
-// host all the same.
+// stream's work finish: a callback that panicked (ErrPanicked), a checked
+// kernel's *KernelFault (which a backend reports once the work it was
+// recorded in has run), or a failure a backend reports with an error whose
+// WorkFinished method says so (any fault on the cpu backend). The work is
+// then ordered before the host all the same.
 func workFinished(err error) bool {
 	var f interface{ WorkFinished() bool }
-	return errors.Is(err, ErrPanicked) || errors.As(err, &f) && f.WorkFinished()
+	var kf *KernelFault
+	return errors.Is(err, ErrPanicked) || errors.As(err, &kf) || errors.As(err, &f) && f.WorkFinished()
 }
 
 func (v *Validator) eventAndStream(op string, event, stream Handle) (*vres, error) {
