@@ -12,6 +12,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	_ "github.com/lucent-gpu/lucent/device/cpu"    // registers the "cpu" backend
 	_ "github.com/lucent-gpu/lucent/device/vulkan" // registers the "vulkan" backend
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/vk"
 )
 
@@ -154,7 +155,16 @@ func writeCapabilities(w io.Writer, c device.Capabilities) {
 		fmt.Fprintf(w, "  bindless        %d texture slots per array (descriptor indexing)\n", c.MaxBindlessTextures)
 	}
 	if len(c.Workarounds) > 0 {
-		fmt.Fprintf(w, "  workarounds     %s (driver bugs the code generator avoids)\n", strings.Join(c.Workarounds, " "))
+		fmt.Fprintf(w, "  workarounds     %s (this driver's bugs, which the code generator avoids or the checked mode reports)\n", strings.Join(c.Workarounds, " "))
+		why := map[string]string{}
+		for _, wa := range codegen.AllWorkarounds() {
+			why[wa.Name] = wa.Why
+		}
+		for _, name := range c.Workarounds {
+			if why[name] != "" {
+				fmt.Fprintf(w, "    %-16s %s\n", name, why[name])
+			}
+		}
 	} else {
 		fmt.Fprintf(w, "  workarounds     none\n")
 	}

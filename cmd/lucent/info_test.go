@@ -28,6 +28,8 @@ func TestInfoListsDevicesAndCapabilities(t *testing.T) {
 	require.Equal(t, strings.Count(text, "\ndevice "), strings.Count(text, "\n  workarounds     "), text)
 	if strings.Contains(text, "llvmpipe (Mesa 22.") {
 		require.Contains(t, text, "  workarounds     loop-exit-flags ", text)
+		// each with what it is for
+		require.Contains(t, text, "\n    loop-limit       a thread's loops end silently after 65535 iterations", text)
 	}
 	if strings.Contains(text, "llvmpipe (Mesa 25.") {
 		require.Contains(t, text, "  workarounds     none\n", text)
