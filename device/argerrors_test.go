@@ -1,6 +1,8 @@
 package device_test
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -83,4 +85,43 @@ func TestDispatchArgErrorsNameKernel(t *testing.T) {
 	for i, v := range got {
 		require.Equal(t, float32(2), v, "element %d", i)
 	}
+}
+
+// TestRunErrorsNameCulprit fails work as it runs, with a checked kernel's
+// fault and a Custom command's error: the error names the kernel or the
+// command, on every backend, and not the stream's handle (a number the
+// program never chose; the stream is the one it synchronised). The cpu
+// backend's began "cpu: stream 2199023255554: ".
+func TestRunErrorsNameCulprit(t *testing.T) {
+	d := openDevice(t)
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, out dsl.Buf[dsl.F32]) {
+		out.Write(k.DispatchID().X().Add(dsl.U(1000)), dsl.F(1))
+	}, "out")
+	require.NoError(t, err)
+	f.Name = "writePast"
+	k, err := device.Compile(d, f, device.WithChecked())
+	require.NoError(t, err)
+	defer k.Close()
+	buf, err := device.NewBuffer[float32](d, 64)
+	require.NoError(t, err)
+	defer buf.Close()
+	s, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	defer s.Close()
+	handle := fmt.Sprint(s.Handle())
+
+	require.NoError(t, s.Submit(k.Dispatch([3]uint32{64}, buf)))
+	err = s.Synchronize(t.Context())
+	var fault *device.KernelFault
+	require.ErrorAs(t, err, &fault)
+	require.ErrorContains(t, err, "kernel writePast")
+	require.ErrorContains(t, err, "argument 0 (out): index 1000 out of range [0, 64)")
+	require.NotContains(t, err.Error(), handle)
+
+	err = s.Submit(&device.Custom{Name: "failing", Func: func(uintptr) error { return errors.New("no luck") }})
+	if err == nil {
+		err = s.Synchronize(t.Context())
+	}
+	require.ErrorContains(t, err, `custom command "failing": no luck`)
+	require.NotContains(t, err.Error(), handle)
 }

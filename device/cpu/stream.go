@@ -342,7 +342,9 @@ func (s *stream) run(it *item) []error {
 	} else {
 		for i := range it.nops() {
 			if err := it.op(i).run(); err != nil {
-				errs = append(errs, fmt.Errorf("cpu: stream %d: %w", s.h, err))
+				// The error names its culprit (the kernel, the command),
+				// as the Vulkan backend's do; the stream is the caller's.
+				errs = append(errs, fmt.Errorf("cpu: %w", err))
 				break // the list's later commands depend on this one
 			}
 		}
@@ -364,7 +366,7 @@ func (s *stream) runTimed(it *item) []error {
 	s.stamps = append(s.stamps[:0], 0)
 	for i := range it.nops() {
 		if err := it.op(i).run(); err != nil {
-			errs = append(errs, fmt.Errorf("cpu: stream %d: %w", s.h, err))
+			errs = append(errs, fmt.Errorf("cpu: %w", err))
 			break
 		}
 		s.stamps = append(s.stamps, time.Since(t0))
