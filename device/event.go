@@ -55,6 +55,7 @@ func (e *Event) base() *resource {
 // submitted after it (downloads and callbacks included), and its next
 // Synchronize returns an error wrapping ErrInvalidArgument that names the
 // event and the value. Waits that a submitted signal satisfies run as usual.
+// A host wait in flight (Synchronize) ends with ErrClosed.
 func (e *Event) Close() error { return e.base().Close() }
 
 // Handle returns the backend handle (0 for a nil Event).

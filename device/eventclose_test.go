@@ -86,3 +86,22 @@ func itoa(v uint64) string {
 		}
 	}
 }
+
+// TestEventClosedEndsHostWait closes an event a host goroutine waits for:
+// the wait ends with ErrClosed on every backend. The cpu backend's went on
+// until its context ended.
+func TestEventClosedEndsHostWait(t *testing.T) {
+	d := openDevice(t)
+	ev, err := d.NewEvent()
+	require.NoError(t, err)
+	done := make(chan error, 1)
+	go func() { done <- ev.Synchronize(context.Background(), 1) }()
+	time.Sleep(20 * time.Millisecond) // let it start waiting
+	require.NoError(t, ev.Close())
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, device.ErrClosed)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a host wait outlived its event")
+	}
+}

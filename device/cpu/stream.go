@@ -726,7 +726,11 @@ func (d *Device) SynchronizeEvent(ctx context.Context, eh device.Handle, value u
 			}
 		}
 	}
-	if err := e.await(ctx, d.hostDone, value); err != nil {
+	if err := e.awaitOr(ctx, d.hostDone, e.gone, value); err != nil {
+		if err == errEventGone {
+			// As on Vulkan: a host wait ends when its event is destroyed.
+			return fmt.Errorf("cpu: SynchronizeEvent: event %d: %w before value %d was reached", eh, device.ErrClosed, value)
+		}
 		return fmt.Errorf("cpu: SynchronizeEvent %d: %w", eh, err)
 	}
 	return nil
