@@ -121,7 +121,7 @@ func (d *Device) Close() error {
 	if validating {
 		leaks = v.Leaks()
 	}
-	// Destroy dependants first: shaders, bindless arrays and events before the
+	// Destroy dependants first: shaders and bindless arrays before the
 	// buffers and textures they may refer to, streams last.
 	sort.Slice(open, func(i, j int) bool {
 		if oi, oj := destroyOrder(open[i].kind), destroyOrder(open[j].kind); oi != oj {
@@ -131,6 +131,14 @@ func (d *Device) Close() error {
 	})
 	var errs []error
 	for _, r := range open {
+		if r.kind == KindEvent {
+			// Left to the backend's Close, which stops the streams first:
+			// destroying an event fails at once the stream waits no
+			// submitted signal satisfies (Event.Close), and those are
+			// Close's to report, as host waits in flight end with
+			// ErrClosed.
+			continue
+		}
 		if err := r.destroy(); err != nil && !errors.Is(err, ErrClosed) {
 			errs = append(errs, err)
 		}
@@ -148,7 +156,7 @@ func (d *Device) Close() error {
 
 func destroyOrder(k ResourceKind) int {
 	switch k {
-	case KindShader, KindBindlessArray, KindEvent:
+	case KindShader, KindBindlessArray:
 		return 0
 	case KindBuffer, KindTexture, KindMesh, KindAccel:
 		return 1

@@ -49,7 +49,13 @@ func (e *Event) base() *resource {
 }
 
 // Close destroys the event once the work using it has finished; later calls,
-// and calls on a nil Event, return nil.
+// and calls on a nil Event, return nil. No signal can be submitted after
+// Close, so a stream's wait for a value that no signal submitted before it
+// reaches can never end: that stream drops the wait and the work it
+// submitted after it (downloads and callbacks included), and its next
+// Synchronize returns an error wrapping ErrInvalidArgument that names the
+// event and the value. Waits that a submitted signal satisfies run as usual.
+// A host wait in flight (Synchronize) ends with ErrClosed.
 func (e *Event) Close() error { return e.base().Close() }
 
 // Handle returns the backend handle (0 for a nil Event).

@@ -48,7 +48,9 @@ func (s *Stream) base() *resource {
 // Close destroys the stream once the work using it has finished; later calls,
 // and calls on a nil Stream, return nil. It does not wait for that work: a
 // download still in flight lands in its slice after Close returns, so
-// Synchronize first to read it.
+// Synchronize first to read it. (Waiting would hang a program that closes
+// a stream whose work waits for an event it signals later, on another
+// stream.)
 func (s *Stream) Close() error { return s.base().Close() }
 
 // Handle returns the backend handle (0 for a nil Stream).

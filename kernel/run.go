@@ -39,7 +39,9 @@ func (g Grid) Blocks() Uint3 {
 	return Uint3{ceilDiv(g.Size.X, g.Block.X), ceilDiv(g.Size.Y, g.Block.Y), ceilDiv(g.Size.Z, g.Block.Z)}
 }
 
-func ceilDiv(a, b uint32) uint32 { return (a + b - 1) / b }
+// ceilDiv is a/b rounded up, in 64 bits: a size near 2^32 must not wrap to
+// a few blocks (or none).
+func ceilDiv(a, b uint32) uint32 { return uint32((uint64(a) + uint64(b) - 1) / uint64(b)) }
 
 func (g Grid) normal() Grid {
 	one := func(v *uint32) {

@@ -425,3 +425,18 @@ func TestRunBarrierAfterEarlyReturns(t *testing.T) {
 		}
 	}
 }
+
+// TestGridBlocksNear4G: a size near 2^32 is a whole number of blocks, not
+// the few (or none) the rounding-up sum wrapped to in 32 bits: Run of such a
+// grid returned nil having run no thread.
+func TestGridBlocksNear4G(t *testing.T) {
+	g := kernel.Grid1(256, math.MaxUint32-254)
+	require.Equal(t, uint32(1<<24), g.Blocks().X)
+	require.Equal(t, uint32(math.MaxUint32), kernel.Grid1(1, math.MaxUint32).Blocks().X)
+	require.Equal(t, uint32(1<<28), kernel.Grid2(16, 16, 1<<10, math.MaxUint32).Blocks().Y)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // stops Run before its first block: the grid's size is not run
+	err := kernel.Run(ctx, g, func() {})
+	require.ErrorIs(t, err, context.Canceled, "Run of a 2^32-255-thread grid")
+}

@@ -89,6 +89,7 @@ import (
 	"time"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/internal/softaccel"
 )
 
 func init() { device.Register("cpu", factory{}) }
@@ -245,9 +246,30 @@ func lookup[T any](d *Device, h device.Handle, kind string) (T, error) {
 		return t, d.handles.Missing(h, kind)
 	}
 	if !isT {
-		return t, fmt.Errorf("%w: handle %d is not a %s", device.ErrInvalidArgument, h, kind)
+		return t, fmt.Errorf("%w: handle %d is a %s, not a %s", device.ErrInvalidArgument, h, kindName(o), kind)
 	}
 	return t, nil
+}
+
+// kindName is what an object of the table is, in errors.
+func kindName(o any) string {
+	switch o := o.(type) {
+	case *buffer:
+		return "buffer"
+	case *texture:
+		return "texture"
+	case *stream:
+		return "stream"
+	case *event:
+		return "event"
+	case *shader:
+		return "shader"
+	case *bindless:
+		return "bindless array"
+	case *softaccel.Structure:
+		return o.Kind().String()
+	}
+	return fmt.Sprintf("%T", o)
 }
 
 // remove destroys h's object; resources in flight stay alive through the
@@ -330,6 +352,11 @@ func (d *Device) Close() error {
 type buffer struct {
 	data []byte
 	back []uint64 // keeps the aligned backing
+	elem uint32   // BufferDesc.ElemSize, which dispatches check
+}
+
+func (b *buffer) desc() device.BufferDesc {
+	return device.BufferDesc{Size: uint64(len(b.data)), ElemSize: b.elem}
 }
 
 func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
@@ -350,6 +377,7 @@ func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cpu: CreateBuffer(%d bytes): %w", desc.Size, err)
 	}
+	b.elem = desc.ElemSize
 	return d.add(b), nil
 }
 

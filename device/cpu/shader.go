@@ -77,7 +77,7 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 	if desc.Host != nil {
 		for i, v := range f.Params {
 			if k := v.Type.Kind(); k != ir.KindBuffer && v.Type.IsResource() {
-				return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w: a host function takes buffers and uniforms, not the %s %v", f.Name, device.ErrInvalidArgument, k, argLabel{&sig.Args[i], i})
+				return 0, device.Signature{}, fmt.Errorf("cpu: CreateShader %s: %w: a host function takes buffers and uniforms, not the %s %v", f.Name, device.ErrInvalidArgument, k, argLabel{a: &sig.Args[i], i: i})
 			}
 		}
 	}
@@ -172,7 +172,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (runner, error) {
 	}
 	p := sh.prog
 	if len(c.Args) != len(p.params) {
-		return nil, fmt.Errorf("%w: kernel %s takes %d argument(s), got %d", device.ErrInvalidArgument, p.name, len(p.params), len(c.Args))
+		return nil, device.CheckArgCount("kernel "+p.name, &sh.sig, len(c.Args))
 	}
 	o := newDispatch(p, len(c.Args))
 	l := &o.launch
@@ -191,12 +191,15 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (runner, error) {
 	}
 	for i, a := range c.Args {
 		v := p.params[i]
-		label := argLabel{&sh.sig.Args[i], i}
+		want := &sh.sig.Args[i]
+		// Errors name the kernel and the argument, and say what is wrong
+		// in device.CheckArg's words, as the Vulkan backend's do.
+		label := argLabel{want, i, p.name}
+		if a.Kind != want.Kind {
+			return nil, fmt.Errorf("%v: %w", label, device.CheckArg(*want, a, device.ArgResource{}))
+		}
 		switch v.Type.Kind() {
 		case ir.KindAccel:
-			if a.Kind != device.ArgAccel {
-				return nil, fmt.Errorf("%w: %v: kernel expects an accel, got a %s", device.ErrInvalidArgument, label, a.Kind)
-			}
 			s, err := d.structure(a.Handle, device.KindAccel)
 			if err != nil {
 				return nil, fmt.Errorf("%v: %w", label, err)
@@ -207,9 +210,6 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (runner, error) {
 			}
 			l.accels[i] = s
 		case ir.KindBindless:
-			if a.Kind != device.ArgBindlessArray {
-				return nil, fmt.Errorf("%w: %v: kernel expects a bindless array, got a %s", device.ErrInvalidArgument, label, a.Kind)
-			}
 			arr, err := lookup[*bindless](d, a.Handle, "bindless array")
 			if err != nil {
 				return nil, fmt.Errorf("%v: %w", label, err)
@@ -222,46 +222,37 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (runner, error) {
 			}
 			l.binds[i] = arr.snapshot()
 		case ir.KindTexture:
-			if a.Kind != device.ArgTexture {
-				return nil, fmt.Errorf("%w: %v: kernel expects a storage texture, got a %s", device.ErrInvalidArgument, label, a.Kind)
-			}
 			tx, err := lookup[*texture](d, a.Handle, "texture")
 			if err != nil {
 				return nil, fmt.Errorf("%v: %w", label, err)
 			}
-			if a.Level >= tx.desc.Levels {
-				return nil, fmt.Errorf("%w: %v: level %d of the %d-level texture %d", device.ErrInvalidArgument, label, a.Level, tx.desc.Levels, a.Handle)
+			if err := device.CheckArg(*want, a, device.ArgResource{Texture: tx.desc}); err != nil {
+				return nil, fmt.Errorf("%v: %w", label, err)
 			}
 			if int(tx.desc.Dim) != v.Type.Len() {
-				return nil, fmt.Errorf("%w: %v: kernel expects a %dD texture, got %dD", device.ErrInvalidArgument, label, v.Type.Len(), tx.desc.Dim)
+				return nil, fmt.Errorf("%v: %w: kernel expects a %dD texture, texture %d is %dD", label, device.ErrInvalidArgument, v.Type.Len(), a.Handle, tx.desc.Dim)
 			}
 			if l.texs == nil {
 				l.texs = make([]*texView, len(c.Args))
 			}
-			l.texs[i] = &texView{data: tx.levels[a.Level], ext: tx.desc.LevelExtent(a.Level), format: tx.desc.Format, label: label.String(), tex: tx, level: a.Level}
+			l.texs[i] = &texView{data: tx.levels[a.Level], ext: tx.desc.LevelExtent(a.Level), format: tx.desc.Format, label: want.Label(i), tex: tx, level: a.Level}
 		case ir.KindBuffer:
-			if a.Kind != device.ArgBuffer {
-				return nil, fmt.Errorf("%w: %s: kernel expects a buffer, got a %s", device.ErrInvalidArgument, label, a.Kind)
-			}
 			b, err := lookup[*buffer](d, a.Handle, "buffer")
 			if err != nil {
 				return nil, fmt.Errorf("%v: %w", label, err)
 			}
-			size := a.Size
+			if err := device.CheckArg(*want, a, device.ArgResource{Buffer: b.desc()}); err != nil {
+				return nil, fmt.Errorf("%v: %w", label, err)
+			}
+			size := a.Size // in range (CheckArg)
 			if size == device.WholeSize {
-				if a.Offset > uint64(len(b.data)) {
-					return nil, fmt.Errorf("%w: %s: offset %d past buffer %d's %d bytes", device.ErrInvalidArgument, label, a.Offset, a.Handle, len(b.data))
-				}
 				size = uint64(len(b.data)) - a.Offset
 			}
-			span, err := span(d, a.Handle, a.Offset, size, label)
-			if err != nil {
-				return nil, err
-			}
+			span := b.data[a.Offset : a.Offset+size : a.Offset+size]
 			if len(span) > 0 && !v.Type.ByAddress() && a.Offset%granularity != 0 {
 				// As the Vulkan backend refuses it (minStorageBufferOffsetAlignment):
 				// a program that binds such a view runs on neither.
-				return nil, fmt.Errorf("%w: %s: offset %d is not a multiple of %d", device.ErrInvalidArgument, label, a.Offset, granularity)
+				return nil, fmt.Errorf("%v: %w: offset %d is not a multiple of %d", label, device.ErrInvalidArgument, a.Offset, granularity)
 			}
 			l.bufs[i] = span
 			if raceBufs != nil && len(span) > 0 {
@@ -271,8 +262,8 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (runner, error) {
 				hostArgs[i] = span
 			}
 		default:
-			if a.Kind != device.ArgUniform {
-				return nil, fmt.Errorf("%w: %s: kernel expects a uniform %s, got a %s", device.ErrInvalidArgument, label, v.Type, a.Kind)
+			if err := device.CheckArg(*want, a, device.ArgResource{}); err != nil {
+				return nil, fmt.Errorf("%v: %w", label, err)
 			}
 			if v.Type.IsScalar() && v.Type != ir.TBool && len(a.Uniform) == v.Type.Size() && l.scalars != nil {
 				l.scalars[i] = getLeaf(a.Uniform, len(a.Uniform)) // the common case, without an allocation
@@ -280,7 +271,7 @@ func (d *Device) prepareDispatch(c *device.ShaderDispatch) (runner, error) {
 			} else {
 				vals, err := decodeUniform(v.Type, a.Uniform)
 				if err != nil {
-					return nil, fmt.Errorf("%w: %s: %v", device.ErrInvalidArgument, label, err)
+					return nil, fmt.Errorf("%v: %w: %v", label, device.ErrInvalidArgument, err)
 				}
 				l.uni[i] = vals
 			}
@@ -319,7 +310,7 @@ func (o *dispatchOp) run() error {
 		}
 		sc := s.Scene()
 		if sc == nil {
-			return fmt.Errorf("kernel %s: %w: %v: accel %d has not been built", p.name, device.ErrInvalidArgument, argLabel{&sh.sig.Args[i], i}, c.Args[i].Handle)
+			return fmt.Errorf("%v: %w: accel %d has not been built", argLabel{&sh.sig.Args[i], i, p.name}, device.ErrInvalidArgument, c.Args[i].Handle)
 		}
 		l.scenes[i] = sc
 	}
@@ -402,11 +393,17 @@ func (p *program) execHost(ctx context.Context, host device.HostFunc, l *launch,
 // argLabel names argument i in errors, formatted only when one is printed
 // (every submission checks its dispatches' arguments).
 type argLabel struct {
-	a *device.Argument
-	i int
+	a      *device.Argument
+	i      int
+	kernel string // "": the argument alone
 }
 
-func (l argLabel) String() string { return l.a.Label(l.i) }
+func (l argLabel) String() string {
+	if l.kernel != "" {
+		return "kernel " + l.kernel + " " + l.a.Label(l.i)
+	}
+	return l.a.Label(l.i)
+}
 
 func decodeUniform(t *ir.Type, b []byte) ([]uint64, error) {
 	if t == ir.TBool {

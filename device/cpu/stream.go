@@ -187,22 +187,32 @@ func (s *stream) worker() {
 		s.mu.Unlock()
 		errs := s.run(&it)
 		if len(errs) == 1 && errors.Is(errs[0], errHopeless) {
-			s.dropRest(&it)
+			s.dropRest(&it, true)
 			errs = nil // Close reports them
+		}
+		var gone *goneError
+		if len(errs) == 1 && errors.As(errs[0], &gone) {
+			// Synchronize reports them, else Close (as hopeless waits):
+			// Device.Close destroys events before it closes the backend.
+			gone.dropped = s.dropRest(&it, true)
 		}
 		s.finish(&it, errs)
 	}
 }
 
 // dropRest drops, with the hopeless wait it, every item queued after it:
-// they were to run after the signal that never comes. Close reports them.
-func (s *stream) dropRest(it *item) {
+// they were to run after the signal that never comes. Close reports them
+// (unless Synchronize did) where count is set. It returns how many it
+// dropped.
+func (s *stream) dropRest(it *item, count bool) int {
 	s.mu.Lock()
 	n := len(s.q)
 	if n > 0 {
 		it.seq = s.q[n-1].seq // finish completes them all
 	}
-	s.dropped += 1 + n
+	if count {
+		s.dropped += 1 + n
+	}
 	clear(s.q)
 	s.q = s.q[:0]
 	clear(s.pending) // their signals will not run
@@ -211,6 +221,7 @@ func (s *stream) dropRest(it *item) {
 	close(s.d.dropCh)
 	s.d.dropCh = make(chan struct{})
 	s.d.dropMu.Unlock()
+	return 1 + n
 }
 
 // errHopeless is a stream's event wait that can no longer be satisfied.
@@ -223,9 +234,11 @@ var errHopeless = errors.New("no signal for the value will run")
 // work parked on a signal never submitted. Such a wait used to hold Close
 // for closeTimeout and end it as a lost device.
 func (s *stream) awaitEvent(e *event, v uint64) error {
-	if err := e.await(context.Background(), s.d.quiet, v); err != errClosed {
+	err := e.awaitOr(context.Background(), s.d.quiet, e.gone, v)
+	if err != errClosed && err != errEventGone {
 		return err
 	}
+	gone := err == errEventGone
 	for {
 		s.d.dropMu.Lock()
 		dropped := s.d.dropCh
@@ -239,6 +252,11 @@ func (s *stream) awaitEvent(e *event, v uint64) error {
 		}
 		if !reachable {
 			e.mu.Unlock()
+			if gone {
+				// Destroyed: no signal can be submitted any more, and
+				// none queued reaches v. The stream would wait for ever.
+				return &goneError{event: e.h, value: v}
+			}
 			return fmt.Errorf("value %d: %w", v, errHopeless)
 		}
 		if e.changed == nil {
@@ -334,6 +352,9 @@ func (s *stream) run(it *item) []error {
 		it.signal.raise(it.value)
 	case it.wait != nil:
 		if err := s.awaitEvent(it.wait, it.value); err != nil {
+			if _, ok := err.(*goneError); ok {
+				return []error{err} // the worker counts what it drops, then reports it
+			}
 			return []error{fmt.Errorf("cpu: stream %d: waiting for event: %w", s.h, err)}
 		}
 	}
@@ -342,7 +363,9 @@ func (s *stream) run(it *item) []error {
 	} else {
 		for i := range it.nops() {
 			if err := it.op(i).run(); err != nil {
-				errs = append(errs, fmt.Errorf("cpu: stream %d: %w", s.h, err))
+				// The error names its culprit (the kernel, the command),
+				// as the Vulkan backend's do; the stream is the caller's.
+				errs = append(errs, fmt.Errorf("cpu: %w", err))
 				break // the list's later commands depend on this one
 			}
 		}
@@ -364,7 +387,7 @@ func (s *stream) runTimed(it *item) []error {
 	s.stamps = append(s.stamps[:0], 0)
 	for i := range it.nops() {
 		if err := it.op(i).run(); err != nil {
-			errs = append(errs, fmt.Errorf("cpu: stream %d: %w", s.h, err))
+			errs = append(errs, fmt.Errorf("cpu: %w", err))
 			break
 		}
 		s.stamps = append(s.stamps, time.Since(t0))
@@ -496,6 +519,11 @@ func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
 	s.mu.Lock()
 	errs := s.errs
 	s.errs = nil
+	for _, err := range errs {
+		if g, ok := err.(*goneError); ok {
+			s.dropped -= g.dropped // reported here: Close does not repeat it
+		}
+	}
 	s.mu.Unlock()
 	if len(errs) > 0 {
 		return joinErrs(errs)
@@ -517,6 +545,8 @@ type event struct {
 	timeline
 	signalMu sync.Mutex
 	assigned uint64
+	h        device.Handle
+	gone     chan struct{} // closed by DestroyEvent: no signal can be submitted any more
 }
 
 // timeline is a value that only grows, with its waiters: an event's value,
@@ -547,6 +577,11 @@ func (t *timeline) reached(v uint64) bool {
 
 // await blocks until the value reaches v, ctx is done or closing is.
 func (t *timeline) await(ctx context.Context, closing <-chan struct{}, v uint64) error {
+	return t.awaitOr(ctx, closing, nil, v)
+}
+
+// awaitOr is await that also returns errEventGone once gone is closed.
+func (t *timeline) awaitOr(ctx context.Context, closing, gone <-chan struct{}, v uint64) error {
 	for {
 		t.mu.Lock()
 		if t.value >= v {
@@ -564,20 +599,50 @@ func (t *timeline) await(ctx context.Context, closing <-chan struct{}, v uint64)
 			return ctx.Err()
 		case <-closing:
 			return errClosed
+		case <-gone:
+			return errEventGone
 		}
 	}
 }
+
+// goneError is a stream's wait for an event destroyed before any signal
+// that reaches the value was submitted: the stream drops the wait and the
+// work queued after it, and its Synchronize returns this.
+type goneError struct {
+	event   device.Handle
+	value   uint64
+	dropped int // the items dropped, the wait's included (set by the worker)
+}
+
+func (e *goneError) Error() string {
+	return fmt.Sprintf("cpu: event %d was closed before a signal reaching value %d was submitted: the work waiting for it was dropped (%d item(s)): %v",
+		e.event, e.value, e.dropped, device.ErrInvalidArgument)
+}
+
+func (e *goneError) Unwrap() error { return device.ErrInvalidArgument }
+
+// errEventGone is an event wait's: the event was destroyed.
+var errEventGone = errors.New("event destroyed")
 
 func (d *Device) CreateEvent() (device.Handle, error) {
 	if err := d.enter(); err != nil {
 		return 0, err
 	}
 	defer d.exit()
-	return d.add(&event{}), nil
+	e := &event{gone: make(chan struct{})}
+	d.mu.Lock()
+	h := d.handles.New()
+	e.h = h
+	d.objs[h] = e
+	d.mu.Unlock()
+	return h, nil
 }
 
 func (d *Device) DestroyEvent(h device.Handle) error {
-	_, err := remove[*event](d, h, "event")
+	e, err := remove[*event](d, h, "event")
+	if err == nil {
+		close(e.gone) // waits no queued signal satisfies fail (awaitEvent)
+	}
 	return err
 }
 
@@ -661,7 +726,11 @@ func (d *Device) SynchronizeEvent(ctx context.Context, eh device.Handle, value u
 			}
 		}
 	}
-	if err := e.await(ctx, d.hostDone, value); err != nil {
+	if err := e.awaitOr(ctx, d.hostDone, e.gone, value); err != nil {
+		if err == errEventGone {
+			// As on Vulkan: a host wait ends when its event is destroyed.
+			return fmt.Errorf("cpu: SynchronizeEvent: event %d: %w before value %d was reached", eh, device.ErrClosed, value)
+		}
 		return fmt.Errorf("cpu: SynchronizeEvent %d: %w", eh, err)
 	}
 	return nil

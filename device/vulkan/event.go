@@ -201,6 +201,7 @@ func (d *Device) DestroyEvent(h device.Handle) error {
 		return err
 	}
 	e.destroyed.Store(true)
+	d.dropWaitsOn(e, h)
 	d.graveyard.bury(d.fenced(e.waits()), e.release)
 	return nil
 }

@@ -95,6 +95,14 @@ type stream struct {
 	// faulted is the first fault of a checked kernel (print.go) not yet
 	// reported by SynchronizeStream.
 	faulted atomic.Pointer[error]
+	// abandoned is the first error of work dropped because the event it
+	// waited for was destroyed (dropWaitsOn), not yet reported by
+	// SynchronizeStream.
+	abandoned atomic.Pointer[error]
+	// abandonedN counts the submissions dropped so, until SynchronizeStream
+	// reports them; Close reports what is left (finished), as the
+	// Device's Close destroys events before it closes the backend.
+	abandonedN atomic.Int64
 }
 
 // semValue is one semaphore wait or signal of a submission.
@@ -778,6 +786,10 @@ func (d *Device) SynchronizeStream(ctx context.Context, h device.Handle) error {
 	if p := s.faulted.Swap(nil); p != nil {
 		return *p
 	}
+	if p := s.abandoned.Swap(nil); p != nil {
+		s.abandonedN.Store(0)
+		return *p
+	}
 	return nil
 }
 
@@ -821,6 +833,81 @@ func (s *stream) stop() {
 	s.closing = true
 	s.cmu.Unlock()
 	s.notify()
+}
+
+// dropWaitsOn drops, on every stream, the parked work from the first
+// submission that waits for e at a value no signal asked for reaches: e
+// is being destroyed (DestroyEvent, e.destroyed set), so no signal can be
+// submitted any more, and the stream would wait for ever (its Synchronize
+// with it). The stream's SynchronizeStream reports it; an empty batch
+// then takes the timeline past the dropped values.
+func (d *Device) dropWaitsOn(e *event, h device.Handle) {
+	// The last value asked for, submitted or parked: final, since e is out
+	// of the table and SignalEvent looks it up under d.live.
+	e.mu.Lock()
+	assigned := e.assigned
+	e.mu.Unlock()
+	d.parked.mu.Lock()
+	var list []*stream
+	for s := range d.parked.m {
+		list = append(list, s)
+	}
+	d.parked.mu.Unlock()
+	for _, s := range list {
+		s.mu.Lock()
+		n, value := s.dropFrom(e, assigned)
+		s.mu.Unlock()
+		if n == 0 {
+			continue
+		}
+		err := fmt.Errorf("vulkan: event %d was closed before a signal reaching value %d was submitted: the work waiting for it was dropped (%d submission(s)): %w",
+			h, value, n, device.ErrInvalidArgument)
+		s.abandoned.CompareAndSwap(nil, &err)
+		s.abandonedN.Add(int64(n))
+		s.fence()
+	}
+}
+
+// dropFrom drops the parked submissions from the first that waits for e
+// at a value above assigned (no signal asked for reaches it), and returns
+// how many it dropped and that value; s.mu held.
+func (s *stream) dropFrom(e *event, assigned uint64) (n int, value uint64) {
+	at := -1
+	for i, sub := range s.parked {
+		for _, w := range sub.waits {
+			if w.ev == e && w.value > assigned {
+				at, value = i, w.value
+				break
+			}
+		}
+		if at >= 0 {
+			break
+		}
+	}
+	if at < 0 {
+		return 0, 0
+	}
+	dropped := s.parked[at:]
+	for _, sub := range dropped {
+		if sub.staging != nil {
+			s.d.mem.releaseStaging(sub.staging)
+		}
+		if sub.cmd != 0 {
+			s.spare = append(s.spare, sub.cmd)
+		}
+		s.releaseQueries(sub)
+	}
+	n = len(dropped)
+	s.d.inflight.Add(-int64(n))
+	clear(dropped)
+	s.parked = s.parked[:at]
+	s.nparked.Store(int32(len(s.parked)))
+	if len(s.parked) == 0 && s.wasParked {
+		s.wasParked = false
+		s.d.parked.remove(s)
+		s.notify() // a stopping worker may now exit
+	}
+	return n, value
 }
 
 // finish stops the stream: parked work that can never be submitted (it
@@ -868,6 +955,7 @@ func (s *stream) finished(deadline time.Time, dropped int) (done bool, err error
 	if p := s.panicked.Load(); p != nil {
 		return true, *p
 	}
+	dropped += int(s.abandonedN.Load())
 	if dropped > 0 {
 		return true, fmt.Errorf("vulkan: stream %d: %w: %d submission(s) waited for event signals never submitted",
 			s.h, device.ErrInvalidArgument, dropped)
