@@ -9,7 +9,11 @@ import (
 
 // BindlessArray is a fixed-size table of buffers and textures that kernels
 // index at run time. Emplace and Remove change a host-side copy; Update
-// returns the command that applies the pending changes on a stream.
+// returns the command that applies the pending changes on a stream. A slot
+// does not keep its buffer or texture open: a dispatch binding the array
+// while a slot holds one that was closed fails with ErrClosed naming the
+// slot (Remove it or put another there, then Update); one closed after the
+// dispatch was submitted is destroyed once the dispatch is done.
 type BindlessArray struct {
 	*resource
 	size int

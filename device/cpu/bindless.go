@@ -48,13 +48,17 @@ func (d *Device) DestroyBindlessArray(h device.Handle) error {
 	return err
 }
 
-// check refuses an array with a destroyed texture in a slot (as submitted so far).
+// check refuses an array with a destroyed buffer or texture in a slot (as
+// submitted so far).
 func (b *bindless) check() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for i, s := range b.host {
 		if s.tex != nil && s.tex.destroyed.Load() {
 			return fmt.Errorf("slot %d holds a destroyed texture (empty or refill the slot and Update): %w", i, device.ErrClosed)
+		}
+		if s.b != nil && s.b.destroyed.Load() {
+			return fmt.Errorf("slot %d holds a destroyed buffer (empty or refill the slot and Update): %w", i, device.ErrClosed)
 		}
 	}
 	return nil

@@ -328,8 +328,9 @@ func (d *Device) Close() error {
 
 // buffer is a device buffer: Go memory, 8-byte aligned for atomics.
 type buffer struct {
-	data []byte
-	back []uint64 // keeps the aligned backing
+	data      []byte
+	back      []uint64    // keeps the aligned backing
+	destroyed atomic.Bool // bindless slots holding it refuse dispatches
 }
 
 func (d *Device) CreateBuffer(desc device.BufferDesc) (device.Handle, error) {
@@ -374,6 +375,9 @@ func newBuffer(size uint64) (b *buffer, err error) {
 }
 
 func (d *Device) DestroyBuffer(h device.Handle) error {
-	_, err := remove[*buffer](d, h, "buffer")
+	b, err := remove[*buffer](d, h, "buffer")
+	if err == nil {
+		b.destroyed.Store(true)
+	}
 	return err
 }

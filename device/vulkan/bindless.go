@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"encoding/binary"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -32,6 +33,9 @@ type bindless struct {
 	name  string
 
 	needsClear atomic.Bool // the records are not yet zeroed (encoder.bindlessArray)
+
+	bufMu sync.Mutex
+	bufs  map[uint32]device.Handle // buffer slots, as the updates encoded so far left them
 
 	texMu   sync.Mutex
 	mirrors map[uint32]*mirror // texture slots' linear mirrors, by slot
@@ -96,4 +100,35 @@ func slotRecord(dst []byte, addr, size uint64) {
 	binary.LittleEndian.PutUint64(dst[0:], addr)
 	binary.LittleEndian.PutUint64(dst[8:], size)
 	clear(dst[16:slotRecordSize])
+}
+
+// setBuffer records the buffer in slot (0: the slot holds none).
+func (b *bindless) setBuffer(slot uint32, h device.Handle) {
+	b.bufMu.Lock()
+	defer b.bufMu.Unlock()
+	if h == 0 {
+		delete(b.bufs, slot)
+		return
+	}
+	if b.bufs == nil {
+		b.bufs = map[uint32]device.Handle{}
+	}
+	b.bufs[slot] = h
+}
+
+// slotBuffers refuses a dispatch binding an array with a closed buffer in a
+// slot, and keeps the slots' buffers alive until the dispatch is done: a
+// kernel reaches them by address, and a closed buffer's memory may already
+// be another resource's.
+func (e *encoder) slotBuffers(arr *bindless) error {
+	arr.bufMu.Lock()
+	defer arr.bufMu.Unlock()
+	for slot, h := range arr.bufs {
+		b, err := lookup[*buffer](e.d, h, "buffer")
+		if err != nil {
+			return fmt.Errorf("bindless array slot %d holds a closed buffer (empty or refill the slot and Update): %w", slot, err)
+		}
+		e.used = append(e.used, &b.tracked)
+	}
+	return nil
 }

@@ -945,13 +945,16 @@ func (e *encoder) command(c device.Command) error {
 				}
 				slotRecord(rec, b.raw.addr+sl.Offset, n)
 				arr.clearTexture(sl.Slot)
+				arr.setBuffer(sl.Slot, sl.Buffer)
 			case device.BindlessSetTexture:
 				if err := e.setTexture(arr, sl, rec); err != nil {
 					return fmt.Errorf("bindless array %d: slot %d: %w", c.Array, sl.Slot, err)
 				}
+				arr.setBuffer(sl.Slot, 0)
 			case device.BindlessRemove:
 				slotRecord(rec, 0, 0)
 				arr.clearTexture(sl.Slot)
+				arr.setBuffer(sl.Slot, 0)
 			default:
 				return invalidf("bindless array %d: slot op %d", c.Array, sl.Op)
 			}
@@ -1232,6 +1235,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		case device.ArgBindlessArray:
 			arr, err := e.bindlessArray(a.Handle)
 			if err != nil {
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
+			}
+			if err := e.slotBuffers(arr); err != nil {
 				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 			}
 			if l.textureSet != 0 {

@@ -1,0 +1,77 @@
+package device_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/frontend/ir"
+)
+
+// TestBindlessClosedBufferSlot: a dispatch binding an array whose slot holds
+// a buffer closed after the update that put it there is refused naming the
+// slot, as one with a closed texture is, on every backend. The Vulkan
+// backend let the kernel follow the slot's address into memory the closed
+// buffer no longer owned: it read the values of the buffer created after it.
+func TestBindlessClosedBufferSlot(t *testing.T) {
+	d := openDevice(t)
+	k := compile(t, d, func() (*ir.Function, error) {
+		return dsl.Kernel1D(32, func(k *dsl.K, arr dsl.BindlessArray, out dsl.Buf[dsl.F32]) {
+			i := k.DispatchID().X()
+			out.Write(i, dsl.ReadBuffer[dsl.F32](arr, dsl.U(1), i))
+		}, "arr", "out")
+	})
+	s := newStream(t, d, device.StreamCompute)
+	arr, err := d.NewBindlessArray(2)
+	require.NoError(t, err)
+	defer arr.Close()
+	const n = 64
+	fill := func(v float32) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = v + float32(i)
+		}
+		return x
+	}
+	out := newBuffer[float32](t, d, n)
+	got := make([]float32, n)
+	dispatch := func() error {
+		clear(got)
+		if err := s.Submit(k.Dispatch([3]uint32{n}, arr, out), out.Download(got)); err != nil {
+			return err
+		}
+		return s.Synchronize(ctxT(t))
+	}
+
+	old, err := device.NewBuffer[float32](d, n)
+	require.NoError(t, err)
+	require.NoError(t, arr.EmplaceBuffer(1, old))
+	require.NoError(t, s.Submit(old.Upload(fill(1)), arr.Update()))
+	require.NoError(t, dispatch())
+	require.Equal(t, fill(1), got)
+
+	require.NoError(t, old.Close())
+	require.NoError(t, s.Synchronize(ctxT(t)))
+	// A buffer of the same size, likely placed where the closed one was.
+	next, err := device.NewBuffer[float32](d, n)
+	require.NoError(t, err)
+	defer next.Close()
+	require.NoError(t, s.Submit(next.Upload(fill(100))))
+	err = dispatch()
+	require.ErrorIs(t, err, device.ErrClosed)
+	require.ErrorContains(t, err, "slot 1 holds a ")
+	require.ErrorContains(t, err, "buffer")
+	require.NotEqual(t, fill(100), got, "the kernel read another buffer through the closed one's slot")
+
+	// Emptied, the slot reads as zero; refilled, it reads the new buffer.
+	require.NoError(t, arr.Remove(1))
+	require.NoError(t, s.Submit(arr.Update()))
+	require.NoError(t, dispatch())
+	require.Equal(t, make([]float32, n), got)
+	require.NoError(t, arr.EmplaceBuffer(1, next))
+	require.NoError(t, s.Submit(arr.Update()))
+	require.NoError(t, dispatch())
+	require.Equal(t, fill(100), got)
+}
