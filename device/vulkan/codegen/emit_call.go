@@ -514,10 +514,17 @@ func (g *gen) bindless(e *ir.Call) spirv.ID {
 	es := b.ConstantUint64(uint64(t.Size()))
 	off := b.IMul(u64, b.UConvert(u64, g.expr(e.Args[2])), es)
 	present := b.INotEqual(g.boolT, addr, b.ConstantUint64(0))
+	inRange := b.ULessThanEqual(g.boolT, b.IAdd(u64, off, es), size)
 	if g.opts.Checked {
-		g.checkSlot(e.Args[0].(*ir.Ref).Var, slot, present)
+		v := e.Args[0].(*ir.Ref).Var
+		g.checkSlot(v, slot, present)
+		// The element index, with the slot's elements, where the slot
+		// holds a buffer (an empty one faulted above).
+		n := b.UDiv(u64, size, es)
+		g.checkFault(b.LogicalOr(g.boolT, b.LogicalNot(g.boolT, present), inRange), faultBufferIndex,
+			g.argIndex(v)|faultInSlot, g.sat32(b.UConvert(u64, g.expr(e.Args[2]))), g.sat32(n))
 	}
-	ok := b.LogicalAnd(g.boolT, b.ULessThanEqual(g.boolT, b.IAdd(u64, off, es), size), present)
+	ok := b.LogicalAnd(g.boolT, inRange, present)
 	var result spirv.ID
 	if e.Op == ir.OpBindlessRead {
 		result = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(t)), 0)
