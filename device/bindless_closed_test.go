@@ -75,3 +75,40 @@ func TestBindlessClosedBufferSlot(t *testing.T) {
 	require.NoError(t, dispatch())
 	require.Equal(t, fill(100), got)
 }
+
+// TestBindlessBufferOpsOnTextureSlot: a buffer read, write or length through
+// a slot holding a texture reads zero, drops the write and gives length 0, as
+// for a slot of the other kind on every backend and path. The emulated path
+// followed the texture record's address into the texture's mirror: the read
+// gave the first texel's bits, the length the mirror's bytes, and the write
+// changed what a later texture read in the thread saw.
+func TestBindlessBufferOpsOnTextureSlot(t *testing.T) {
+	samplingPaths(t, openDevice, testBindlessBufferOpsOnTextureSlot)
+	t.Run("cpu", func(t *testing.T) {
+		d, err := device.Open(ctxT(t), "cpu")
+		require.NoError(t, err)
+		defer d.Close()
+		testBindlessBufferOpsOnTextureSlot(t, d)
+	})
+}
+
+func testBindlessBufferOpsOnTextureSlot(t *testing.T, d *device.Device) {
+	k := compile(t, d, func() (*ir.Function, error) {
+		return dsl.Kernel1D(1, func(k *dsl.K, arr dsl.BindlessArray, out dsl.Buf[dsl.F32]) {
+			out.Write(dsl.U(0), dsl.ReadBuffer[dsl.F32](arr, dsl.U(0), dsl.U(0)))
+			out.Write(dsl.U(1), dsl.Convert[float32](dsl.BufferLen[dsl.F32](arr, dsl.U(0))))
+			dsl.WriteBuffer(arr, dsl.U(0), dsl.U(0), dsl.F(99))
+			out.Write(dsl.U(2), arr.Texture2D(dsl.U(0)).Read(dsl.V2(dsl.U(0), dsl.U(0))).X())
+		}, "arr", "out")
+	})
+	arr, err := d.NewBindlessArray(1)
+	require.NoError(t, err)
+	defer arr.Close()
+	img, err := device.NewImage[float32](d, device.R32Float, 2, 2, 1)
+	require.NoError(t, err)
+	defer img.Close()
+	require.NoError(t, arr.EmplaceTexture(0, img, device.Sampler{}))
+	out := upload(t, d, []float32{-1, -1, -1})
+	run(t, d, img.Upload([]float32{5, 6, 7, 8}), arr.Update(), k.Dispatch([3]uint32{1}, arr, out))
+	require.Equal(t, []float32{0, 0, 5}, download(t, d, out))
+}
