@@ -102,33 +102,77 @@ func slotRecord(dst []byte, addr, size uint64) {
 	clear(dst[16:slotRecordSize])
 }
 
-// setBuffer records the buffer in slot (0: the slot holds none).
-func (b *bindless) setBuffer(slot uint32, h device.Handle) {
-	b.bufMu.Lock()
-	defer b.bufMu.Unlock()
-	if h == 0 {
-		delete(b.bufs, slot)
-		return
+// slotBuffer is a buffer slot set (or emptied: buf 0) by an update of the
+// list being encoded; the array's record of its buffer slots takes it when
+// the list is submitted, and a list that fails leaves the record as it was,
+// as it leaves the slots on the device.
+type slotBuffer struct {
+	arr  *bindless
+	slot uint32
+	buf  device.Handle
+}
+
+// setBuffer notes that the list's update puts buffer h in slot (0: none).
+func (e *encoder) setBuffer(arr *bindless, slot uint32, h device.Handle) {
+	e.slotBufs = append(e.slotBufs, slotBuffer{arr, slot, h})
+}
+
+// commitSlotBuffers applies the buffer slots of the list just submitted.
+func (e *encoder) commitSlotBuffers() {
+	for _, sb := range e.slotBufs {
+		b := sb.arr
+		b.bufMu.Lock()
+		if sb.buf == 0 {
+			delete(b.bufs, sb.slot)
+		} else {
+			if b.bufs == nil {
+				b.bufs = map[uint32]device.Handle{}
+			}
+			b.bufs[sb.slot] = sb.buf
+		}
+		b.bufMu.Unlock()
 	}
-	if b.bufs == nil {
-		b.bufs = map[uint32]device.Handle{}
-	}
-	b.bufs[slot] = h
 }
 
 // slotBuffers refuses a dispatch binding an array with a closed buffer in a
-// slot, and keeps the slots' buffers alive until the dispatch is done: a
-// kernel reaches them by address, and a closed buffer's memory may already
-// be another resource's.
+// slot (as the updates before it in the stream left the slots), and keeps
+// the slots' buffers alive until the dispatch is done: a kernel reaches them
+// by address, and a closed buffer's memory may already be another
+// resource's.
 func (e *encoder) slotBuffers(arr *bindless) error {
-	arr.bufMu.Lock()
-	defer arr.bufMu.Unlock()
-	for slot, h := range arr.bufs {
+	check := func(slot uint32, h device.Handle) error {
 		b, err := lookup[*buffer](e.d, h, "buffer")
 		if err != nil {
 			return fmt.Errorf("bindless array slot %d holds a closed buffer (empty or refill the slot and Update): %w", slot, err)
 		}
 		e.used = append(e.used, &b.tracked)
+		return nil
+	}
+	// This list's updates, the last of each slot.
+	var mine map[uint32]device.Handle
+	for _, sb := range e.slotBufs {
+		if sb.arr == arr {
+			if mine == nil {
+				mine = map[uint32]device.Handle{}
+			}
+			mine[sb.slot] = sb.buf
+		}
+	}
+	arr.bufMu.Lock()
+	defer arr.bufMu.Unlock()
+	for slot, h := range arr.bufs {
+		if _, set := mine[slot]; !set {
+			if err := check(slot, h); err != nil {
+				return err
+			}
+		}
+	}
+	for slot, h := range mine {
+		if h != 0 {
+			if err := check(slot, h); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

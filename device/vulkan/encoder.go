@@ -134,6 +134,9 @@ type encoder struct {
 	// transition, a buffer's or a bindless array's first clear): given back
 	// if the list fails, so the next list records them.
 	claims []*atomic.Bool
+	// slotBufs are the bindless buffer slots this list's updates set, in
+	// order (bindless.go): the arrays' records take them once it is submitted.
+	slotBufs []slotBuffer
 }
 
 // texBind is a bindless array's texture set bound at set index.
@@ -349,6 +352,7 @@ func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []
 	for _, t := range e.used {
 		t.use(s, sub.value)
 	}
+	e.commitSlotBuffers()
 	e.settleAccels(true)
 	e.reset()
 	return d.finishPresents(s, sub, presents)
@@ -390,6 +394,8 @@ func (e *encoder) reset() {
 	e.writesDirect = e.writesDirect[:0]
 	clear(e.used)
 	e.used = e.used[:0]
+	clear(e.slotBufs)
+	e.slotBufs = e.slotBufs[:0]
 	e.sub, e.cmd = nil, 0
 	e.presents = nil // Dispatch's, which finishes them after the reset
 	e.reusable = false
@@ -945,16 +951,16 @@ func (e *encoder) command(c device.Command) error {
 				}
 				slotRecord(rec, b.raw.addr+sl.Offset, n)
 				arr.clearTexture(sl.Slot)
-				arr.setBuffer(sl.Slot, sl.Buffer)
+				e.setBuffer(arr, sl.Slot, sl.Buffer)
 			case device.BindlessSetTexture:
 				if err := e.setTexture(arr, sl, rec); err != nil {
 					return fmt.Errorf("bindless array %d: slot %d: %w", c.Array, sl.Slot, err)
 				}
-				arr.setBuffer(sl.Slot, 0)
+				e.setBuffer(arr, sl.Slot, 0)
 			case device.BindlessRemove:
 				slotRecord(rec, 0, 0)
 				arr.clearTexture(sl.Slot)
-				arr.setBuffer(sl.Slot, 0)
+				e.setBuffer(arr, sl.Slot, 0)
 			default:
 				return invalidf("bindless array %d: slot op %d", c.Array, sl.Op)
 			}
