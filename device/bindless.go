@@ -135,7 +135,7 @@ func (b *BindlessArray) Remove(slot int) error {
 }
 
 // Update returns a command applying the changes made since the last Update
-// a Submit took (in slot order): the changes of one refused or never
+// a Submit took (in slot order; a compute-stream command): the changes of one refused or never
 // submitted go again with this one, where no later change replaced them, so
 // a slot the device refuses fails each Update until it is replaced or
 // removed.

@@ -1,6 +1,7 @@
 package vulkan
 
 import (
+	"context"
 	"encoding/binary"
 	"testing"
 
@@ -122,4 +123,34 @@ func TestFailedListLeavesSlotBuffers(t *testing.T) {
 
 	// Set in the list that binds it, the slot's buffer is the new one.
 	f.run(set(other), dispatch)
+}
+
+// TestSlotBufferOutlivesDispatch: a buffer closed while a dispatch that can
+// reach it through a bindless slot is queued is released only after that
+// dispatch: its lifetime takes the work of the arrays holding it. Before,
+// it waited for its own commands only (the update that put it in the slot),
+// so the queued kernel could read freed memory.
+func TestSlotBufferOutlivesDispatch(t *testing.T) {
+	f := newFixture(t)
+	sh := f.bindlessShader()
+	arr, err := f.d.CreateBindlessArray(4)
+	require.NoError(t, err)
+	defer f.d.DestroyBindlessArray(arr)
+	x, out := f.buffer(64), f.buffer(16)
+	f.run(&device.BindlessUpdate{Array: arr, Slots: []device.BindlessSlot{{Slot: 2, Op: device.BindlessSetBuffer, Buffer: x, Size: device.WholeSize}}})
+	require.NoError(t, f.d.Dispatch(f.s, (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{4, 1, 1}, Args: []device.Arg{
+		{Kind: device.ArgBindlessArray, Handle: arr}, {Kind: device.ArgBuffer, Handle: out, Size: device.WholeSize}}})))
+	f.d.live.RLock()
+	xb, err := lookup[*buffer](f.d, x, "buffer")
+	require.NoError(t, err)
+	ab, err := lookup[*bindless](f.d, arr, "bindless array")
+	require.NoError(t, err)
+	f.d.live.RUnlock()
+	dispatched := ab.waits()
+	require.NotEmpty(t, dispatched)
+	lifetime := xb.lifetime()
+	for s, v := range dispatched {
+		require.GreaterOrEqual(t, lifetime[s], v, "the buffer's release would not wait for the dispatch")
+	}
+	require.NoError(t, f.d.SynchronizeStream(context.Background(), f.s))
 }

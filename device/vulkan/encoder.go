@@ -951,16 +951,16 @@ func (e *encoder) command(c device.Command) error {
 				}
 				slotRecord(rec, b.raw.addr+sl.Offset, n)
 				arr.clearTexture(sl.Slot)
-				e.setBuffer(arr, sl.Slot, sl.Buffer)
+				e.setBuffer(arr, sl.Slot, sl.Buffer, b)
 			case device.BindlessSetTexture:
 				if err := e.setTexture(arr, sl, rec); err != nil {
 					return fmt.Errorf("bindless array %d: slot %d: %w", c.Array, sl.Slot, err)
 				}
-				e.setBuffer(arr, sl.Slot, 0)
+				e.setBuffer(arr, sl.Slot, 0, nil)
 			case device.BindlessRemove:
 				slotRecord(rec, 0, 0)
 				arr.clearTexture(sl.Slot)
-				e.setBuffer(arr, sl.Slot, 0)
+				e.setBuffer(arr, sl.Slot, 0, nil)
 			default:
 				return invalidf("bindless array %d: slot op %d", c.Array, sl.Op)
 			}
