@@ -349,6 +349,19 @@ func TestTexturesAndBindless(t *testing.T) {
 	require.Equal(t, kernel.Uint4{1, 2, 3, 4}, t3.Texels()[7])
 }
 
+// TestTextureTooLarge: a texture of more texels than a uint32 indexes is
+// refused with ErrTexture, where the allocation panicked ("makeslice: len
+// out of range") out of a constructor that returns an error.
+func TestTextureTooLarge(t *testing.T) {
+	_, err := kernel.NewTexture2D[kernel.Float4](1<<31, 1<<31)
+	require.ErrorIs(t, err, kernel.ErrTexture)
+	require.ErrorContains(t, err, "2147483648×2147483648 is more than 2³² texels")
+	_, err = kernel.NewTexture3D[kernel.Uint4](1<<16, 1<<16, 1<<16)
+	require.ErrorIs(t, err, kernel.ErrTexture)
+	_, err = kernel.NewTexture3D[kernel.Uint4](1<<31, 1<<31, 1<<31)
+	require.ErrorIs(t, err, kernel.ErrTexture)
+}
+
 // TestBindlessSlotOutOfRange: a kernel indexing a slot past the array fails
 // its thread naming the slot and the slots there are, as a checked kernel
 // does on a device, not with Go's bare "index out of range [9] with length 4".
