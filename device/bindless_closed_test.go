@@ -112,3 +112,61 @@ func testBindlessBufferOpsOnTextureSlot(t *testing.T, d *device.Device) {
 	run(t, d, img.Upload([]float32{5, 6, 7, 8}), arr.Update(), k.Dispatch([3]uint32{1}, arr, out))
 	require.Equal(t, []float32{0, 0, 5}, download(t, d, out))
 }
+
+// TestBindlessRefusedUpdateKeepsSlots: an update the device refuses for one
+// slot changes none: the other slots keep what they held until an update is
+// accepted, on every backend and path. The emulated path had already taken
+// the new texture of slot 0 into its mirror under slot 0's old record, so a
+// kernel read the R8 texture's bytes as the RGBA32F texels of the old one.
+func TestBindlessRefusedUpdateKeepsSlots(t *testing.T) {
+	samplingPaths(t, openDevice, testBindlessRefusedUpdateKeepsSlots)
+	t.Run("cpu", func(t *testing.T) {
+		d, err := device.Open(ctxT(t), "cpu")
+		require.NoError(t, err)
+		defer d.Close()
+		testBindlessRefusedUpdateKeepsSlots(t, d)
+	})
+}
+
+func testBindlessRefusedUpdateKeepsSlots(t *testing.T, d *device.Device) {
+	k := compile(t, d, func() (*ir.Function, error) {
+		return dsl.Kernel1D(1, func(k *dsl.K, arr dsl.BindlessArray, out dsl.Buf[dsl.F32x4]) {
+			tex := arr.Texture2D(dsl.U(0))
+			out.Write(dsl.U(0), tex.Read(dsl.V2(dsl.U(0), dsl.U(0))))
+			out.Write(dsl.U(1), dsl.V4(dsl.Convert[float32](tex.Size().X()), dsl.Convert[float32](tex.Size().Y()), dsl.F(0), dsl.F(0)))
+		}, "arr", "out")
+	})
+	s := newStream(t, d, device.StreamCompute)
+	arr, err := d.NewBindlessArray(2)
+	require.NoError(t, err)
+	defer arr.Close()
+	a := rgbaImage(t, d, 2, 2, [][4]float32{{1, 2, 3, 4}, {}, {}, {}})
+	b, err := device.NewImage[uint8](d, device.R8Unorm, 4, 4, 1)
+	require.NoError(t, err)
+	defer b.Close()
+	refused, err := device.NewImage[uint32](d, device.R32Uint, 1, 1, 1)
+	require.NoError(t, err)
+	defer refused.Close()
+	out := newBuffer[[4]float32](t, d, 2)
+	read := func() [][4]float32 {
+		got := make([][4]float32, 2)
+		require.NoError(t, s.Submit(k.Dispatch([3]uint32{1}, arr, out), out.Download(got)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		return got
+	}
+	px := make([]uint8, 16)
+	px[0] = 255
+	require.NoError(t, arr.EmplaceTexture(0, a, device.Sampler{}))
+	require.NoError(t, s.Submit(b.Upload(px), arr.Update()))
+	require.Equal(t, [][4]float32{{1, 2, 3, 4}, {2, 2, 0, 0}}, read())
+
+	require.NoError(t, arr.EmplaceTexture(0, b, device.Sampler{}))
+	require.NoError(t, arr.EmplaceTexture(1, refused, device.Sampler{}))
+	require.ErrorIs(t, s.Submit(arr.Update()), device.ErrUnsupported)
+	require.Equal(t, [][4]float32{{1, 2, 3, 4}, {2, 2, 0, 0}}, read(), "slot 0 after an update refused for slot 1")
+
+	// Slot 1 emptied, the next update takes slot 0's change again.
+	require.NoError(t, arr.Remove(1))
+	require.NoError(t, s.Submit(arr.Update()))
+	require.Equal(t, [][4]float32{{1, 0, 0, 1}, {4, 4, 0, 0}}, read())
+}

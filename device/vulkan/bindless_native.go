@@ -169,12 +169,8 @@ func (ts *texSet) release(d *Device) { d.fn.DestroyDescriptorPool(d.vk, ts.pool,
 // textureSlots is the array's slot count on the native path.
 func (b *bindless) textureSlots() uint32 { return min(b.size, b.d.caps.MaxBindlessTextures) }
 
-// setNativeTexture validates a texture for a native slot and records its
-// descriptor; commitTextures writes it at the end of the update.
-func (e *encoder) setNativeTexture(arr *bindless, sl device.BindlessSlot, t *texture) error {
-	if t.desc.Dim != 2 {
-		return unsupportedf("a %dD texture (bindless textures are 2D)", t.desc.Dim)
-	}
+// checkNativeTexture says whether a 2D texture can sit in a native slot.
+func checkNativeTexture(arr *bindless, sl device.BindlessSlot, t *texture) error {
 	if !t.sampled {
 		return unsupportedf("format %v cannot be sampled on this device", t.desc.Format)
 	}
@@ -184,6 +180,12 @@ func (e *encoder) setNativeTexture(arr *bindless, sl device.BindlessSlot, t *tex
 	if sl.Slot >= arr.textureSlots() {
 		return unsupportedf("the device indexes %d texture slots per array", arr.textureSlots())
 	}
+	return nil
+}
+
+// setNativeTexture records the descriptor of a texture checkTexture took for
+// a native slot; commitTextures writes it at the end of the update.
+func (e *encoder) setNativeTexture(arr *bindless, sl device.BindlessSlot, t *texture) error {
 	smp, err := e.d.samplers.get(e.d, sl.Sampler)
 	if err != nil {
 		return err

@@ -931,13 +931,29 @@ func (e *encoder) command(c device.Command) error {
 		if len(c.Slots) == 0 {
 			return nil
 		}
+		// Every slot is checked before any changes: an update refused for
+		// one slot leaves the others as they were too.
+		for _, sl := range c.Slots {
+			var err error
+			switch {
+			case sl.Slot >= arr.size:
+				return invalidf("bindless array %d: slot %d of %d", c.Array, sl.Slot, arr.size)
+			case sl.Op == device.BindlessSetBuffer:
+				var b *buffer
+				if b, err = e.buffer(sl.Buffer); err == nil {
+					_, err = span(b, sl.Buffer, sl.Offset, sl.Size)
+				}
+			case sl.Op == device.BindlessSetTexture:
+				_, err = e.checkTexture(arr, sl)
+			}
+			if err != nil {
+				return fmt.Errorf("bindless array %d: slot %d: %w", c.Array, sl.Slot, err)
+			}
+		}
 		recs, off := e.stage(uint64(len(c.Slots)) * slotRecordSize)
 		type run struct{ src, dst, n uint64 }
 		var runs []run
 		for i, sl := range c.Slots {
-			if sl.Slot >= arr.size {
-				return invalidf("bindless array %d: slot %d of %d", c.Array, sl.Slot, arr.size)
-			}
 			rec := recs[i*slotRecordSize : (i+1)*slotRecordSize]
 			switch sl.Op {
 			case device.BindlessSetBuffer:
