@@ -9,7 +9,11 @@ import (
 
 // BindlessArray is a fixed-size table of buffers and textures that kernels
 // index at run time. Emplace and Remove change a host-side copy; Update
-// returns the command that applies the pending changes on a stream.
+// returns the command that applies the pending changes on a stream. A slot
+// does not keep its buffer or texture open: a dispatch binding the array
+// while a slot holds one that was closed fails with ErrClosed naming the
+// slot (Remove it or put another there, then Update); one closed after the
+// dispatch was submitted is destroyed once the dispatch is done.
 type BindlessArray struct {
 	*resource
 	size int
@@ -131,7 +135,7 @@ func (b *BindlessArray) Remove(slot int) error {
 }
 
 // Update returns a command applying the changes made since the last Update
-// a Submit took (in slot order): the changes of one refused or never
+// a Submit took (in slot order; a compute-stream command): the changes of one refused or never
 // submitted go again with this one, where no later change replaced them, so
 // a slot the device refuses fails each Update until it is replaced or
 // removed.

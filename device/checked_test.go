@@ -482,6 +482,79 @@ func TestCheckedBindlessSlot(t *testing.T) {
 	samplingPaths(t, openDevice, check)
 }
 
+// A checked kernel reports an index past the buffer in a bindless slot, read
+// or written (FaultBufferIndex, naming the array argument, the index and the
+// slot's elements), on every backend, as it does for a buffer argument and
+// as kernel.Run's slice does; unchecked, the read gives zero and the write
+// is dropped. Before, the checked mode checked only the slot.
+func TestCheckedBindlessBufferIndex(t *testing.T) {
+	var readPos, writePos string
+	read, err := dsl.Kernel1D(8, func(k *dsl.K, arr dsl.BindlessArray, idx dsl.Buf[dsl.U32], out dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		readPos = next()
+		out.Write(i, dsl.ReadBuffer[dsl.F32](arr, dsl.U(1), idx.Read(i)))
+	}, "arr", "idx", "out")
+	require.NoError(t, err)
+	write, err := dsl.Kernel1D(8, func(k *dsl.K, arr dsl.BindlessArray, idx dsl.Buf[dsl.U32], out dsl.Buf[dsl.F32]) {
+		i := k.DispatchID().X()
+		writePos = next()
+		dsl.WriteBuffer(arr, dsl.U(1), idx.Read(i), dsl.Convert[float32](i))
+	}, "arr", "idx", "out")
+	require.NoError(t, err)
+	check := func(t *testing.T, d *device.Device) {
+		arr, err := d.NewBindlessArray(2)
+		require.NoError(t, err)
+		defer arr.Close()
+		// The slot holds a view of 6 elements of a 16-element buffer.
+		b := upload(t, d, []float32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})
+		require.NoError(t, arr.EmplaceBuffer(1, b.View(4, 6)))
+		run(t, d, arr.Update())
+		ids := []uint32{0, 1, 2, 3, 4, 6, 5, 0}
+		idx := upload(t, d, ids)
+		for _, c := range []struct {
+			f   *ir.Function
+			pos string
+		}{{read, readPos}, {write, writePos}} {
+			for _, checked := range []bool{false, true} {
+				var opts []device.CompileOption
+				if checked {
+					opts = append(opts, device.WithChecked())
+				}
+				k, err := device.Compile(d, c.f, opts...)
+				require.NoError(t, err)
+				out := upload(t, d, make([]float32, 8))
+				err = syncErr(t, d, k.Dispatch([3]uint32{8}, arr, idx, out))
+				if checked {
+					f := faultOf(t, err, device.FaultBufferIndex, c.pos, "argument 0 (arr), the buffer in its slot: index 6 out of range [0, 6)")
+					require.Equal(t, device.KernelFault{Kernel: f.Kernel, Kind: device.FaultBufferIndex, What: "argument 0 (arr), the buffer in its slot",
+						Index: 6, Len: 6, Thread: [3]uint32{5, 0, 0}, Pos: f.Pos, Count: 1}, *f)
+				} else {
+					require.NoError(t, err)
+				}
+				if c.f == read && !checked {
+					require.Equal(t, []float32{4, 5, 6, 7, 8, 0, 9, 4}, download(t, d, out))
+				}
+				if c.f == write && !checked {
+					// Thread 7 wrote index 0 after thread 0 did, or before: either.
+					got := download(t, d, b)
+					require.Equal(t, []float32{0, 1, 2, 3}, got[:4])
+					require.Equal(t, []float32{1, 2, 3, 4, 6}, got[5:10])
+					require.Contains(t, []float32{0, 7}, got[4])
+					require.Equal(t, []float32{10, 11, 12, 13, 14, 15}, got[10:], "the write past the slot's view was dropped")
+				}
+				require.NoError(t, k.Close())
+			}
+		}
+	}
+	t.Run("cpu", func(t *testing.T) {
+		d, err := device.Open(context.Background(), "cpu")
+		require.NoError(t, err)
+		defer d.Close()
+		check(t, d)
+	})
+	samplingPaths(t, openDevice, check)
+}
+
 // A thread's loops past a driver's bound on iterations (lavapipe before
 // Mesa 25 ends them silently at 65535, all loops together) are a
 // FaultLoopLimit in the checked mode where the device has the loop-limit

@@ -65,7 +65,9 @@ func WithDebugNames() CompileOption { return func(o *compileOptions) { o.names =
 // WithChecked compiles the kernel in the checked mode (KernelOptions.Checked):
 // faults (buffer, shared-memory, local array, vector and matrix and texel
 // indices out of range, bindless slots past the array or empty when a
-// buffer or texture is read or written through them, integer division by
+// buffer or texture is read or written through them, indices past the
+// buffer in a bindless slot (FaultBufferIndex, What naming the array
+// argument, "…, the buffer in its slot"), integer division by
 // zero, failed assertions) are recorded on the device and fail
 // the stream's Synchronize with a *KernelFault naming the statement's
 // source position. WithCheckedKernels does it for every kernel of a device.

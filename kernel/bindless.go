@@ -50,10 +50,20 @@ func SetBindlessTexture2D(b Bindless, i int, t Texture2D[Float4], s Sampler) err
 	return nil
 }
 
+// inRange panics, naming the slot and the array's slots, for a slot past
+// the array: a kernel's thread then fails as a checked kernel's does on a
+// device (device.FaultBindlessSlot), not with a bare index error.
+func (b Bindless) inRange(i uint32) {
+	if int64(i) >= int64(len(b.slots)) {
+		panic(fmt.Sprintf("kernel: bindless slot %d out of range [0, %d)", i, len(b.slots)))
+	}
+}
+
 // BindlessBuffer returns the buffer in slot i as a slice of T. A kernel
-// reading a slot that is empty or holds another type panics on the CPU; on a
-// device the result is undefined.
+// reading a slot past the array, empty or holding another type panics on
+// the CPU; on a device the result is undefined.
 func BindlessBuffer[T any](b Bindless, i uint32) []T {
+	b.inRange(i)
 	s, ok := b.slots[i].([]T)
 	if !ok {
 		panic(fmt.Sprintf("kernel: bindless slot %d holds %T, not []%T", i, b.slots[i], *new(T)))
@@ -69,9 +79,10 @@ type BindlessTexture2D struct {
 	s   Sampler
 }
 
-// Texture2D returns the texture in slot i. A slot holding a buffer panics on
-// the CPU; on a device the result is undefined.
+// Texture2D returns the texture in slot i. A slot past the array or holding
+// a buffer panics on the CPU; on a device the result is undefined.
 func (b Bindless) Texture2D(i uint32) BindlessTexture2D {
+	b.inRange(i)
 	switch t := b.slots[i].(type) {
 	case nil:
 		return BindlessTexture2D{}

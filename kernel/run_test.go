@@ -359,6 +359,38 @@ func TestTexturesAndBindless(t *testing.T) {
 	require.Equal(t, kernel.Uint4{1, 2, 3, 4}, t3.Texels()[7])
 }
 
+// TestTextureTooLarge: a texture of more texels than a uint32 indexes is
+// refused with ErrTexture, where the allocation panicked ("makeslice: len
+// out of range") out of a constructor that returns an error.
+func TestTextureTooLarge(t *testing.T) {
+	_, err := kernel.NewTexture2D[kernel.Float4](1<<31, 1<<31)
+	require.ErrorIs(t, err, kernel.ErrTexture)
+	require.ErrorContains(t, err, "2147483648×2147483648 is more than 2³² texels")
+	_, err = kernel.NewTexture3D[kernel.Uint4](1<<16, 1<<16, 1<<16)
+	require.ErrorIs(t, err, kernel.ErrTexture)
+	_, err = kernel.NewTexture3D[kernel.Uint4](1<<31, 1<<31, 1<<31)
+	require.ErrorIs(t, err, kernel.ErrTexture)
+}
+
+// TestBindlessSlotOutOfRange: a kernel indexing a slot past the array fails
+// its thread naming the slot and the slots there are, as a checked kernel
+// does on a device, not with Go's bare "index out of range [9] with length 4".
+func TestBindlessSlotOutOfRange(t *testing.T) {
+	b := kernel.NewBindless(4)
+	require.NoError(t, kernel.SetBindlessBuffer(b, 0, []float32{1}))
+	for name, body := range map[string]func(){
+		"buffer":  func() { kernel.BindlessBuffer[float32](b, 9) },
+		"texture": func() { b.Texture2D(9).Size() },
+	} {
+		err := kernel.Run(context.Background(), kernel.Grid1(1, 1), body)
+		require.ErrorIs(t, err, kernel.ErrKernelPanic, name)
+		require.ErrorContains(t, err, "bindless slot 9 out of range [0, 4)", name)
+	}
+	var zero kernel.Bindless
+	err := kernel.Run(context.Background(), kernel.Grid1(1, 1), func() { zero.Texture2D(0) })
+	require.ErrorContains(t, err, "bindless slot 0 out of range [0, 0)")
+}
+
 func TestVectorMath(t *testing.T) {
 	a, b := kernel.Float3{1, 2, 3}, kernel.Float3{4, 5, 6}
 	require.Equal(t, kernel.Float3{5, 7, 9}, a.Add(b))

@@ -25,10 +25,18 @@ type Texture2D[T Texel] struct {
 	texels        []T
 }
 
-// NewTexture2D returns a zeroed width×height texture for the CPU runner.
+// maxTexels bounds a texture's texels: past 2³² the texel index, a uint32
+// as on a device, would wrap (and the allocation panic).
+const maxTexels = 1 << 32
+
+// NewTexture2D returns a zeroed width×height texture for the CPU runner
+// (at most 2³² texels).
 func NewTexture2D[T Texel](width, height uint32) (Texture2D[T], error) {
 	if width == 0 || height == 0 {
 		return Texture2D[T]{}, fmt.Errorf("%w: %d×%d", ErrTexture, width, height)
+	}
+	if uint64(width)*uint64(height) > maxTexels {
+		return Texture2D[T]{}, fmt.Errorf("%w: %d×%d is more than 2³² texels", ErrTexture, width, height)
 	}
 	return Texture2D[T]{width, height, 0, make([]T, int(width)*int(height))}, nil
 }
@@ -137,10 +145,14 @@ type Texture3D[T Texel] struct {
 	texels               []T
 }
 
-// NewTexture3D returns a zeroed width×height×depth texture for the CPU runner.
+// NewTexture3D returns a zeroed width×height×depth texture for the CPU
+// runner (at most 2³² texels).
 func NewTexture3D[T Texel](width, height, depth uint32) (Texture3D[T], error) {
 	if width == 0 || height == 0 || depth == 0 {
 		return Texture3D[T]{}, fmt.Errorf("%w: %d×%d×%d", ErrTexture, width, height, depth)
+	}
+	if n := uint64(width) * uint64(height); n > maxTexels || n*uint64(depth) > maxTexels {
+		return Texture3D[T]{}, fmt.Errorf("%w: %d×%d×%d is more than 2³² texels", ErrTexture, width, height, depth)
 	}
 	return Texture3D[T]{width, height, depth, make([]T, int(width)*int(height)*int(depth))}, nil
 }

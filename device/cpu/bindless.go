@@ -48,13 +48,17 @@ func (d *Device) DestroyBindlessArray(h device.Handle) error {
 	return err
 }
 
-// check refuses an array with a destroyed texture in a slot (as submitted so far).
+// check refuses an array with a destroyed buffer or texture in a slot (as
+// submitted so far).
 func (b *bindless) check() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for i, s := range b.host {
 		if s.tex != nil && s.tex.destroyed.Load() {
 			return fmt.Errorf("slot %d holds a destroyed texture (empty or refill the slot and Update): %w", i, device.ErrClosed)
+		}
+		if s.b != nil && s.b.destroyed.Load() {
+			return fmt.Errorf("slot %d holds a destroyed buffer (empty or refill the slot and Update): %w", i, device.ErrClosed)
 		}
 	}
 	return nil
@@ -144,7 +148,8 @@ func (d *Device) prepareBindless(c *device.BindlessUpdate) (func() error, error)
 // to an empty slot or one of the other kind read zero and drop writes: the
 // contract of the ops, on every backend. In the checked mode a read or
 // write through a slot past the array or holding nothing faults
-// (FaultBindlessSlot); size queries never do.
+// (FaultBindlessSlot), and one past the slot's buffer FaultBufferIndex; size
+// queries never do.
 func (c *compiler) bindlessOp(e *ir.Call) ex {
 	r, ok := e.Args[0].(*ir.Ref)
 	if !ok || r.Var.Kind != ir.VarArg {
@@ -204,6 +209,18 @@ func (c *compiler) bindlessOp(e *ir.Call) ex {
 		}
 		lay, size := layout(t), uint64(t.Size())
 		n := ir.Leaves(t)
+		if c.checked {
+			// The checked mode: an index past the slot's buffer faults.
+			label, unchecked := c.argSite(r.Var), get
+			label.what += ", the buffer in its slot"
+			get = func(t *th) *bslot {
+				s := unchecked(t)
+				if i := idx(t); s != nil && s.isBuf && (i*size+size > uint64(len(s.buf)) || i*size/size != i) {
+					label.fault(device.FaultBufferIndex, i, uint64(len(s.buf))/size)
+				}
+				return s
+			}
+		}
 		if e.Op == ir.OpBindlessRead {
 			return ex{n: n, v: func(th *th, d []uint64) {
 				s := get(th)

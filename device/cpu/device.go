@@ -350,9 +350,10 @@ func (d *Device) Close() error {
 
 // buffer is a device buffer: Go memory, 8-byte aligned for atomics.
 type buffer struct {
-	data []byte
-	back []uint64 // keeps the aligned backing
-	elem uint32   // BufferDesc.ElemSize, which dispatches check
+	data      []byte
+	back      []uint64    // keeps the aligned backing
+	elem      uint32      // BufferDesc.ElemSize, which dispatches check
+	destroyed atomic.Bool // bindless slots holding it refuse dispatches
 }
 
 func (b *buffer) desc() device.BufferDesc {
@@ -402,6 +403,9 @@ func newBuffer(size uint64) (b *buffer, err error) {
 }
 
 func (d *Device) DestroyBuffer(h device.Handle) error {
-	_, err := remove[*buffer](d, h, "buffer")
+	b, err := remove[*buffer](d, h, "buffer")
+	if err == nil {
+		b.destroyed.Store(true)
+	}
 	return err
 }

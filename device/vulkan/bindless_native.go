@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"os"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
@@ -18,14 +19,20 @@ import (
 //
 // A bound set is never written: descriptor writes are host operations, but a
 // BindlessUpdate is ordered in its stream like any command. The first update
-// after a set was bound writes a new version (all texture slots) and buries
-// the old one until the work that bound it is done; an update before any
-// bind writes in place. Worked example, one list:
+// after a set was bound writes a new version (all texture slots) and keeps
+// the old one as a spare until the work that bound it is done; an update
+// before any bind writes in place. Worked example, one list:
 //
 //	update slot 0 = A     set v1 (never bound): written in place
 //	dispatch k1           binds v1 (k1 samples A)
-//	update slot 0 = B     v1 is bound: v2 = {0: B}; v1 buried with k1's value
+//	update slot 0 = B     v1 is bound: v2 = {0: B}; v1 spare until k1 is done
 //	dispatch k2           binds v2 (k2 samples B)
+//
+// A new version reuses a spare whose work is done, and allocates a set only
+// where none is: lavapipe (Mesa 25) sizes a set's memory by the layout's
+// MaxBindlessTextures slots whatever the array's size, so an allocation took
+// 30 ms, once per update between dispatches, where a reused set is written
+// in microseconds (RATIONALE.md, "Bindless texture sets are reused").
 //
 // A version records the timeline value of a binding when it is bound (the
 // stream's next value, under the stream's lock): a concurrent update on
@@ -93,6 +100,45 @@ type texHeap struct {
 	slots   map[uint32]texDesc
 	changed []uint32 // slots set since the last commit
 	cur     *texSet
+	spare   []*texSet // earlier versions, reused once the work that bound them is done
+}
+
+// maxSpareTexSets bounds an array's spare versions: past it the oldest is
+// released once its work is done.
+const maxSpareTexSets = 4
+
+// texSetsMade counts the texture sets allocated, for tests.
+var texSetsMade atomic.Int64
+
+// nextTexSet returns a set for a new version of the array's texture slots:
+// a spare whose work is done, else a new one. The current version, bound,
+// becomes a spare.
+func (e *encoder) nextTexSet(arr *bindless) (*texSet, error) {
+	h := &arr.heap
+	var ts *texSet
+	for i, sp := range h.spare {
+		if done(sp.waits()) {
+			ts = sp
+			h.spare = append(h.spare[:i], h.spare[i+1:]...)
+			break
+		}
+	}
+	if ts == nil {
+		var err error
+		if ts, err = e.d.newTexSet(arr.textureSlots()); err != nil {
+			return nil, err
+		}
+	}
+	ts.bound = false
+	if old := h.cur; old != nil {
+		h.spare = append(h.spare, old)
+	}
+	if len(h.spare) > maxSpareTexSets {
+		old := h.spare[0]
+		h.spare = append(h.spare[:0], h.spare[1:]...)
+		e.d.graveyard.bury(old.waits(), func() { old.release(e.d) })
+	}
+	return ts, nil
 }
 
 // newTexSet allocates a set of n texture slots, none written.
@@ -114,6 +160,7 @@ func (d *Device) newTexSet(n uint32) (*texSet, error) {
 		d.fn.DestroyDescriptorPool(d.vk, ts.pool, nil)
 		return nil, err
 	}
+	texSetsMade.Add(1)
 	return ts, nil
 }
 
@@ -122,12 +169,8 @@ func (ts *texSet) release(d *Device) { d.fn.DestroyDescriptorPool(d.vk, ts.pool,
 // textureSlots is the array's slot count on the native path.
 func (b *bindless) textureSlots() uint32 { return min(b.size, b.d.caps.MaxBindlessTextures) }
 
-// setNativeTexture validates a texture for a native slot and records its
-// descriptor; commitTextures writes it at the end of the update.
-func (e *encoder) setNativeTexture(arr *bindless, sl device.BindlessSlot, t *texture) error {
-	if t.desc.Dim != 2 {
-		return unsupportedf("a %dD texture (bindless textures are 2D)", t.desc.Dim)
-	}
+// checkNativeTexture says whether a 2D texture can sit in a native slot.
+func checkNativeTexture(arr *bindless, sl device.BindlessSlot, t *texture) error {
 	if !t.sampled {
 		return unsupportedf("format %v cannot be sampled on this device", t.desc.Format)
 	}
@@ -137,6 +180,12 @@ func (e *encoder) setNativeTexture(arr *bindless, sl device.BindlessSlot, t *tex
 	if sl.Slot >= arr.textureSlots() {
 		return unsupportedf("the device indexes %d texture slots per array", arr.textureSlots())
 	}
+	return nil
+}
+
+// setNativeTexture records the descriptor of a texture checkTexture took for
+// a native slot; commitTextures writes it at the end of the update.
+func (e *encoder) setNativeTexture(arr *bindless, sl device.BindlessSlot, t *texture) error {
 	smp, err := e.d.samplers.get(e.d, sl.Sampler)
 	if err != nil {
 		return err
@@ -163,12 +212,9 @@ func (e *encoder) commitTextures(arr *bindless) error {
 	slots := append([]uint32(nil), h.changed...)
 	h.changed = h.changed[:0]
 	if h.cur == nil || h.cur.bound {
-		ts, err := e.d.newTexSet(arr.textureSlots())
+		ts, err := e.nextTexSet(arr)
 		if err != nil {
 			return err
-		}
-		if old := h.cur; old != nil {
-			e.d.graveyard.bury(old.waits(), func() { old.release(e.d) })
 		}
 		h.cur = ts
 		slots = slots[:0]
@@ -237,5 +283,9 @@ func (b *bindless) releaseHeap() {
 		b.heap.cur.release(b.d)
 		b.heap.cur = nil
 	}
+	for _, ts := range b.heap.spare {
+		ts.release(b.d)
+	}
+	b.heap.spare = nil
 	b.heap.slots = nil
 }

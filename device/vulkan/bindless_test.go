@@ -1,6 +1,7 @@
 package vulkan
 
 import (
+	"context"
 	"encoding/binary"
 	"testing"
 
@@ -88,4 +89,68 @@ func TestFailedListLeavesTextureInit(t *testing.T) {
 	got := make([]byte, 64)
 	f.run(&device.TextureUpload{Texture: tex, Data: data}, &device.TextureDownload{Texture: tex, Data: got})
 	require.Equal(t, data, got)
+}
+
+// TestFailedListLeavesSlotBuffers: a list whose update puts a buffer in a
+// slot and then fails leaves the slot as it was on the device, and so in the
+// array's record of its buffer slots: after the buffer the slot still holds
+// is closed, a dispatch binding the array is refused naming the slot (the
+// record had taken the failed list's buffer, and the kernel would have read
+// the closed one's memory).
+func TestFailedListLeavesSlotBuffers(t *testing.T) {
+	f := newFixture(t)
+	sh := f.bindlessShader()
+	arr, err := f.d.CreateBindlessArray(4)
+	require.NoError(t, err)
+	defer f.d.DestroyBindlessArray(arr)
+	held, err := f.d.CreateBuffer(device.BufferDesc{Size: 64})
+	require.NoError(t, err)
+	other, out := f.buffer(64), f.buffer(16)
+	set := func(b device.Handle) *device.BindlessUpdate {
+		return &device.BindlessUpdate{Array: arr, Slots: []device.BindlessSlot{{Slot: 0, Op: device.BindlessSetBuffer, Buffer: b, Size: device.WholeSize}}}
+	}
+	dispatch := &device.ShaderDispatch{Shader: sh, Size: [3]uint32{4, 1, 1}, Args: []device.Arg{
+		{Kind: device.ArgBindlessArray, Handle: arr}, {Kind: device.ArgBuffer, Handle: out, Size: device.WholeSize}}}
+	f.run(set(held), dispatch)
+
+	err = f.d.Dispatch(f.s, (&device.CommandList{}).Add(set(other),
+		&device.BufferCopy{Src: out, Dst: out, Size: 8})) // invalid: overlapping copy
+	require.ErrorIs(t, err, device.ErrInvalidArgument)
+	require.NoError(t, f.d.DestroyBuffer(held))
+	err = f.d.Dispatch(f.s, (&device.CommandList{}).Add(dispatch))
+	require.ErrorIs(t, err, device.ErrClosed)
+	require.ErrorContains(t, err, "bindless array slot 0 holds a closed buffer")
+
+	// Set in the list that binds it, the slot's buffer is the new one.
+	f.run(set(other), dispatch)
+}
+
+// TestSlotBufferOutlivesDispatch: a buffer closed while a dispatch that can
+// reach it through a bindless slot is queued is released only after that
+// dispatch: its lifetime takes the work of the arrays holding it. Before,
+// it waited for its own commands only (the update that put it in the slot),
+// so the queued kernel could read freed memory.
+func TestSlotBufferOutlivesDispatch(t *testing.T) {
+	f := newFixture(t)
+	sh := f.bindlessShader()
+	arr, err := f.d.CreateBindlessArray(4)
+	require.NoError(t, err)
+	defer f.d.DestroyBindlessArray(arr)
+	x, out := f.buffer(64), f.buffer(16)
+	f.run(&device.BindlessUpdate{Array: arr, Slots: []device.BindlessSlot{{Slot: 2, Op: device.BindlessSetBuffer, Buffer: x, Size: device.WholeSize}}})
+	require.NoError(t, f.d.Dispatch(f.s, (&device.CommandList{}).Add(&device.ShaderDispatch{Shader: sh, Size: [3]uint32{4, 1, 1}, Args: []device.Arg{
+		{Kind: device.ArgBindlessArray, Handle: arr}, {Kind: device.ArgBuffer, Handle: out, Size: device.WholeSize}}})))
+	f.d.live.RLock()
+	xb, err := lookup[*buffer](f.d, x, "buffer")
+	require.NoError(t, err)
+	ab, err := lookup[*bindless](f.d, arr, "bindless array")
+	require.NoError(t, err)
+	f.d.live.RUnlock()
+	dispatched := ab.waits()
+	require.NotEmpty(t, dispatched)
+	lifetime := xb.lifetime()
+	for s, v := range dispatched {
+		require.GreaterOrEqual(t, lifetime[s], v, "the buffer's release would not wait for the dispatch")
+	}
+	require.NoError(t, f.d.SynchronizeStream(context.Background(), f.s))
 }

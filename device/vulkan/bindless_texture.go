@@ -66,20 +66,41 @@ func textureRecord(dst []byte, addr, size uint64, w, h, code uint32, s device.Sa
 	binary.LittleEndian.PutUint32(dst[28:], code|uint32(s.Index())<<8)
 }
 
+// checkTexture says whether texture sl.Texture with its sampler can sit in
+// a slot of arr, changing nothing: an update checks every slot before it
+// changes any, so that one it refuses leaves the array as it was (a mirror
+// refreshed from the new texture under the old record read its bytes in
+// the old format).
+func (e *encoder) checkTexture(arr *bindless, sl device.BindlessSlot) (*texture, error) {
+	t, err := e.texture(sl.Texture)
+	if err != nil {
+		return nil, err
+	}
+	if !sl.Sampler.Valid() {
+		return nil, invalidf("sampler %v", sl.Sampler)
+	}
+	_, decodable := texFormatCode(t.desc.Format)
+	switch {
+	case t.desc.Dim != 2:
+		return nil, unsupportedf("a %dD texture (bindless textures are 2D)", t.desc.Dim)
+	case e.d.texLayout != 0:
+		return t, checkNativeTexture(arr, sl, t)
+	case !decodable:
+		return nil, unsupportedf("texture format %v (emulated sampling reads 1, 2 or 4 channels of Float32, Float16 or Unorm8)", t.desc.Format)
+	}
+	return t, nil
+}
+
 // setTexture puts texture sl.Texture with its sampler in a slot, writing the
 // record into rec. The mirror is filled by the next dispatch's refresh.
 func (e *encoder) setTexture(arr *bindless, sl device.BindlessSlot, rec []byte) error {
-	t, err := e.texture(sl.Texture)
+	t, err := e.checkTexture(arr, sl)
 	if err != nil {
 		return err
 	}
-	if !sl.Sampler.Valid() {
-		return invalidf("sampler %v", sl.Sampler)
-	}
 	code, decodable := texFormatCode(t.desc.Format)
 	ext := t.extent(0)
-	switch {
-	case e.d.texLayout != 0:
+	if e.d.texLayout != 0 {
 		if err := e.setNativeTexture(arr, sl, t); err != nil {
 			return err
 		}
@@ -90,10 +111,6 @@ func (e *encoder) setTexture(arr *bindless, sl device.BindlessSlot, rec []byte) 
 			textureRecord(rec, 0, 0, ext[0], ext[1], 0, sl.Sampler)
 			return nil
 		}
-	case t.desc.Dim != 2:
-		return unsupportedf("a %dD texture (bindless textures are 2D)", t.desc.Dim)
-	case !decodable:
-		return unsupportedf("texture format %v (emulated sampling reads 1, 2 or 4 channels of Float32, Float16 or Unorm8)", t.desc.Format)
 	}
 	n := uint64(ext[0]) * uint64(ext[1]) * uint64(t.desc.Format.PixelSize())
 	// With native texture slots the mirror is only for kernels compiled for

@@ -2,6 +2,7 @@ package vulkan
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/lucent-gpu/lucent/device"
@@ -16,6 +17,37 @@ type buffer struct {
 	name       string
 	d          *Device
 	needsClear atomic.Bool // not yet zeroed (CreateBuffer, encoder.bufferFor)
+
+	holdMu  sync.Mutex
+	holders map[*bindless]int // the arrays with the buffer in slots, and in how many
+}
+
+// hold counts n more (or, negative, fewer) slots of arr holding b.
+func (b *buffer) hold(arr *bindless, n int) {
+	b.holdMu.Lock()
+	defer b.holdMu.Unlock()
+	if c := b.holders[arr] + n; c > 0 {
+		if b.holders == nil {
+			b.holders = map[*bindless]int{}
+		}
+		b.holders[arr] = c
+	} else {
+		delete(b.holders, arr)
+	}
+}
+
+// lifetime is what b's release waits for: its own work and that of every
+// bindless array holding it, whose kernels may reach it by address.
+func (b *buffer) lifetime() map[*stream]uint64 {
+	w := b.waits()
+	b.holdMu.Lock()
+	defer b.holdMu.Unlock()
+	for arr := range b.holders {
+		for s, v := range arr.waits() {
+			w[s] = max(w[s], v)
+		}
+	}
+	return w
 }
 
 func (b *buffer) setName(n string) { b.name = n }
@@ -74,11 +106,15 @@ func (d *Device) DestroyBuffer(h device.Handle) error {
 		return err
 	}
 	defer d.exit()
+	// Counted before it is gone: a dispatch that finds the count unchanged
+	// found the buffer alive, and its use of the arrays holding it is
+	// recorded before remove can take the table (bindless.slotBuffers).
+	d.buffersGone.Add(1)
 	b, err := remove[*buffer](d, h, "buffer")
 	if err != nil {
 		return err
 	}
 	recycle := d.dropResource(h)
-	d.graveyard.bury(b.waits(), func() { b.release(); recycle() })
+	d.graveyard.bury(b.lifetime(), func() { b.release(); recycle() })
 	return nil
 }

@@ -59,6 +59,10 @@ type Device struct {
 	// binding (accelByBinding: maxStorageBufferRange or 0; tests change it).
 	softDescLimit atomic.Uint64
 
+	// buffersGone counts DestroyBuffer calls: bindless arrays look at their
+	// buffer slots again only when it moved (bindless.slotBuffers).
+	buffersGone atomic.Uint64
+
 	queues     []*queue // compute-capable queues, streams take them round-robin
 	copyQueues []*queue // transfer-only queues, for StreamCopy
 	nextQueue  atomic.Uint32

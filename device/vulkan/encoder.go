@@ -134,6 +134,9 @@ type encoder struct {
 	// transition, a buffer's or a bindless array's first clear): given back
 	// if the list fails, so the next list records them.
 	claims []*atomic.Bool
+	// slotBufs are the bindless buffer slots this list's updates set, in
+	// order (bindless.go): the arrays' records take them once it is submitted.
+	slotBufs []slotBuffer
 }
 
 // texBind is a bindless array's texture set bound at set index.
@@ -349,6 +352,7 @@ func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []
 	for _, t := range e.used {
 		t.use(s, sub.value)
 	}
+	e.commitSlotBuffers()
 	e.settleAccels(true)
 	e.reset()
 	return d.finishPresents(s, sub, presents)
@@ -390,6 +394,8 @@ func (e *encoder) reset() {
 	e.writesDirect = e.writesDirect[:0]
 	clear(e.used)
 	e.used = e.used[:0]
+	clear(e.slotBufs)
+	e.slotBufs = e.slotBufs[:0]
 	e.sub, e.cmd = nil, 0
 	e.presents = nil // Dispatch's, which finishes them after the reset
 	e.reusable = false
@@ -925,13 +931,29 @@ func (e *encoder) command(c device.Command) error {
 		if len(c.Slots) == 0 {
 			return nil
 		}
+		// Every slot is checked before any changes: an update refused for
+		// one slot leaves the others as they were too.
+		for _, sl := range c.Slots {
+			var err error
+			switch {
+			case sl.Slot >= arr.size:
+				return invalidf("bindless array %d: slot %d of %d", c.Array, sl.Slot, arr.size)
+			case sl.Op == device.BindlessSetBuffer:
+				var b *buffer
+				if b, err = e.buffer(sl.Buffer); err == nil {
+					_, err = span(b, sl.Buffer, sl.Offset, sl.Size)
+				}
+			case sl.Op == device.BindlessSetTexture:
+				_, err = e.checkTexture(arr, sl)
+			}
+			if err != nil {
+				return fmt.Errorf("bindless array %d: slot %d: %w", c.Array, sl.Slot, err)
+			}
+		}
 		recs, off := e.stage(uint64(len(c.Slots)) * slotRecordSize)
 		type run struct{ src, dst, n uint64 }
 		var runs []run
 		for i, sl := range c.Slots {
-			if sl.Slot >= arr.size {
-				return invalidf("bindless array %d: slot %d of %d", c.Array, sl.Slot, arr.size)
-			}
 			rec := recs[i*slotRecordSize : (i+1)*slotRecordSize]
 			switch sl.Op {
 			case device.BindlessSetBuffer:
@@ -945,13 +967,16 @@ func (e *encoder) command(c device.Command) error {
 				}
 				slotRecord(rec, b.raw.addr+sl.Offset, n)
 				arr.clearTexture(sl.Slot)
+				e.setBuffer(arr, sl.Slot, sl.Buffer, b)
 			case device.BindlessSetTexture:
 				if err := e.setTexture(arr, sl, rec); err != nil {
 					return fmt.Errorf("bindless array %d: slot %d: %w", c.Array, sl.Slot, err)
 				}
+				e.setBuffer(arr, sl.Slot, 0, nil)
 			case device.BindlessRemove:
 				slotRecord(rec, 0, 0)
 				arr.clearTexture(sl.Slot)
+				e.setBuffer(arr, sl.Slot, 0, nil)
 			default:
 				return invalidf("bindless array %d: slot op %d", c.Array, sl.Op)
 			}
@@ -1232,6 +1257,9 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 		case device.ArgBindlessArray:
 			arr, err := e.bindlessArray(a.Handle)
 			if err != nil {
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
+			}
+			if err := e.slotBuffers(arr); err != nil {
 				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 			}
 			if l.textureSet != 0 {

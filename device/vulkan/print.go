@@ -46,6 +46,9 @@ func printRingWords(bytes int) uint32 {
 const (
 	faultSite  = ^uint32(0)
 	faultWords = 9
+	// faultInSlot marks a buffer-index fault's what: the index was of the
+	// buffer in a slot of that bindless array argument.
+	faultInSlot = 1 << 16
 )
 
 // fault describes a fault record of sh; kind holds the fault's kind in its
@@ -55,8 +58,11 @@ func (sh *shader) fault(kind, what, index, length uint32) *device.KernelFault {
 		Pos: sh.sig.SitePos(kind >> 8)}
 	switch f.Kind {
 	case device.FaultBufferIndex, device.FaultBindlessSlot:
-		if int(what) < len(sh.sig.Args) {
-			f.What = sh.sig.Args[what].Label(int(what))
+		if arg := int(what &^ faultInSlot); arg < len(sh.sig.Args) {
+			f.What = sh.sig.Args[arg].Label(arg)
+			if what&faultInSlot != 0 {
+				f.What += ", the buffer in its slot"
+			}
 		}
 	case device.FaultSharedIndex, device.FaultArrayIndex:
 		if int(what) < len(sh.sig.Places) {

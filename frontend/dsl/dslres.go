@@ -570,7 +570,8 @@ func (a BindlessArray) call(op ir.Op, t *ir.Type, args ...ir.Expr) ir.Expr {
 }
 
 // ReadBuffer loads element i of the buffer in slot, as V (zero when i is past
-// the buffer or the slot is empty).
+// the buffer or the slot is empty or holds a texture; in the checked
+// mode a past index or an empty slot faults).
 func ReadBuffer[V Value](a BindlessArray, slot, i U32) V {
 	t, err := typeOfValue[V]()
 	if err != nil {
@@ -579,12 +580,14 @@ func ReadBuffer[V Value](a BindlessArray, slot, i U32) V {
 	return wrapAs[V](a.call(ir.OpBindlessRead, t, slot.Expr(), i.Expr()))
 }
 
-// WriteBuffer stores x at element i of the buffer in slot (ignored past its end).
+// WriteBuffer stores x at element i of the buffer in slot (ignored past its
+// end, or where the slot holds no buffer).
 func WriteBuffer[V Value](a BindlessArray, slot, i U32, x V) {
 	a.call(ir.OpBindlessWrite, ir.TVoid, slot.Expr(), i.Expr(), x.Expr())
 }
 
-// BufferLen is the number of V elements of the buffer in slot (0 when empty).
+// BufferLen is the number of V elements of the buffer in slot (0 when the
+// slot is empty or holds a texture).
 func BufferLen[V Value](a BindlessArray, slot U32) U32 {
 	t, err := typeOfValue[V]()
 	if err != nil {

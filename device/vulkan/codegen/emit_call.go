@@ -486,11 +486,11 @@ func (g *gen) texture(e *ir.Call) spirv.ID {
 
 // bindless reads, writes or sizes a buffer in a slot of an emulated bindless
 // array by following the slot record's device address. Accesses past the
-// slot's range (or to an empty slot) are skipped, reads then giving zero, so
-// a bad index cannot fault the device:
+// slot's range, to an empty slot or to one holding a texture are skipped,
+// reads then giving zero, so a bad index cannot fault the device:
 //
 //	rec = table[slot]; off = index * size(T)
-//	if off + size(T) <= rec.size && rec.addr != 0 { v = *(T*)(rec.addr + off) }
+//	if off + size(T) <= rec.size && rec.addr != 0 && rec.width == 0 { v = *(T*)(rec.addr + off) }
 func (g *gen) bindless(e *ir.Call) spirv.ID {
 	b := g.b
 	p := g.vars[e.Args[0].(*ir.Ref).Var]
@@ -501,9 +501,15 @@ func (g *gen) bindless(e *ir.Call) spirv.ID {
 			b.ConstantUint32(0), slot, b.ConstantUint32(m)))
 	}
 	addr, size := field(0), field(1)
+	// A texture slot's record has its width where a buffer's has 0: its
+	// address is the texture's mirror, which buffer accesses must not reach.
+	width := b.Load(g.u32, b.AccessChain(g.ptr(spirv.StorageClassStorageBuffer, g.u32), p.ptr,
+		b.ConstantUint32(0), slot, b.ConstantUint32(2), b.ConstantUint32(0)))
+	isBuf := b.IEqual(g.boolT, width, b.ConstantUint32(0))
 	if e.Op == ir.OpBindlessSize {
 		es := e.Args[2].(*ir.Literal).Bits
-		return b.UConvert(g.u32, b.UDiv(u64, size, b.ConstantUint64(es)))
+		n := b.UConvert(g.u32, b.UDiv(u64, size, b.ConstantUint64(es)))
+		return b.Select(g.u32, isBuf, n, b.ConstantUint32(0))
 	}
 	t := e.T
 	var value spirv.ID
@@ -514,10 +520,17 @@ func (g *gen) bindless(e *ir.Call) spirv.ID {
 	es := b.ConstantUint64(uint64(t.Size()))
 	off := b.IMul(u64, b.UConvert(u64, g.expr(e.Args[2])), es)
 	present := b.INotEqual(g.boolT, addr, b.ConstantUint64(0))
+	inRange := b.ULessThanEqual(g.boolT, b.IAdd(u64, off, es), size)
 	if g.opts.Checked {
-		g.checkSlot(e.Args[0].(*ir.Ref).Var, slot, present)
+		v := e.Args[0].(*ir.Ref).Var
+		g.checkSlot(v, slot, present)
+		// The element index, with the slot's elements, where the slot
+		// holds a buffer (an empty one faulted above).
+		n := b.UDiv(u64, size, es)
+		g.checkFault(b.LogicalOr(g.boolT, b.LogicalNot(g.boolT, b.LogicalAnd(g.boolT, present, isBuf)), inRange), faultBufferIndex,
+			g.argIndex(v)|faultInSlot, g.sat32(b.UConvert(u64, g.expr(e.Args[2]))), g.sat32(n))
 	}
-	ok := b.LogicalAnd(g.boolT, b.ULessThanEqual(g.boolT, b.IAdd(u64, off, es), size), present)
+	ok := b.LogicalAnd(g.boolT, b.LogicalAnd(g.boolT, inRange, present), isBuf)
 	var result spirv.ID
 	if e.Op == ir.OpBindlessRead {
 		result = g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.typ(t)), 0)

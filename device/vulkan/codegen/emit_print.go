@@ -61,7 +61,7 @@ const noSite = 1<<24 - 1
 
 // Fault kinds, as device.FaultKind numbers them.
 const (
-	faultBufferIndex  = 1
+	faultBufferIndex  = 1 // what: the argument, | faultInSlot for a bindless slot's buffer
 	faultSharedIndex  = 2
 	faultDivideByZero = 3
 	faultAssert       = 4 // what: the assertion's index in ir.Function.Asserts
@@ -70,6 +70,10 @@ const (
 	faultArrayIndex   = 7 // what: the place's index in ir.Function.IndexNames (as faultSharedIndex)
 	faultLoopLimit    = 8 // index: the iterations counted; length: Options.LoopLimit
 )
+
+// faultInSlot marks a faultBufferIndex's what: the index is of the buffer in
+// a slot of the bindless array argument.
+const faultInSlot = 1 << 16
 
 // checkFault notes a fault of kind on what (an argument or shared variable
 // index) with index and length (u32 values) where ok is false, unless the
@@ -409,13 +413,17 @@ func (g *gen) checkIndex(e *ir.Index, i spirv.ID) spirv.ID {
 func (g *gen) checkSlot(v *ir.Var, slot, present spirv.ID) {
 	b := g.b
 	n := b.ArrayLength(g.u32, g.vars[v].ptr, 0)
-	what := uint32(0)
+	g.checkFault(b.LogicalAnd(g.boolT, b.ULessThan(g.boolT, slot, n), present), faultBindlessSlot, g.argIndex(v), slot, n)
+}
+
+// argIndex is the position of kernel argument v.
+func (g *gen) argIndex(v *ir.Var) uint32 {
 	for k, p := range g.kernelFn.Params {
 		if p == v {
-			what = uint32(k)
+			return uint32(k)
 		}
 	}
-	g.checkFault(b.LogicalAnd(g.boolT, b.ULessThan(g.boolT, slot, n), present), faultBindlessSlot, what, slot, n)
+	return 0
 }
 
 // checkDivisor records a fault where integer divisor y (of type t, a scalar
