@@ -28,7 +28,9 @@ type ray struct {
 }
 
 // prepare returns r ready for traversal, or false when no point of it can
-// hit anything: a non-finite field, a zero direction, TMin > TMax.
+// hit anything: a non-finite origin or direction, a zero direction, a TMin
+// below zero or infinite, TMin > TMax, a NaN TMax (the rule of the Vulkan
+// paths, where a negative TMin is not allowed).
 func prepare(r Ray) (ray, bool) {
 	var p ray
 	ok := p.init(&r, true)
@@ -39,7 +41,7 @@ func prepare(r Ray) (ray, bool) {
 // shear are left unset (a top level tests boxes only).
 func (p *ray) init(r *Ray, tri bool) bool {
 	p.o, p.d, p.tmin, p.tmax, p.mask = r.Origin, r.Dir, r.TMin, r.TMax, r.Mask
-	if !finite(r.Origin) || !finite(r.Dir) || math.IsNaN(float64(r.TMin)) || math.IsNaN(float64(r.TMax)) || !(r.TMin <= r.TMax) {
+	if !finite(r.Origin) || !finite(r.Dir) || !(0 <= r.TMin) || math.IsInf(float64(r.TMin), 1) || !(r.TMin <= r.TMax) {
 		return false
 	}
 	if r.Dir == [3]float32{} {
@@ -82,7 +84,8 @@ const boxGrow = 2 * (3 * 0x1p-24) / (1 - 3*0x1p-24)
 
 // box returns where p enters [lo, hi] within [p.tmin, tmax], and whether it
 // does. A NaN slab (a zero direction component with the origin on a face)
-// does not cull.
+// does not cull; a zero (or subnormal, its reciprocal infinite) direction
+// component with the origin outside the box's slab culls.
 //
 // With every reciprocal finite no slab distance is NaN (a finite or
 // infinite difference times a finite non-zero reciprocal), and the entry and
@@ -110,6 +113,15 @@ func (p *ray) box(lo, hi *[3]float32, tmax float32) (float32, bool) {
 			tf = tmax
 		}
 		return tn, tn <= tf
+	}
+	// An infinite reciprocal makes both distances of a slab the origin is
+	// outside of infinite with one sign: +∞ culls through the entry, but −∞
+	// would widen to NaN below and cull nothing, so that side is decided
+	// here (the ray never moves along the axis).
+	for k := range 3 {
+		if abs32(p.inv[k]) == float32(math.Inf(1)) && (p.o[k] < lo[k] || p.o[k] > hi[k]) {
+			return p.tmin, false
+		}
 	}
 	x0, x1 := (lo[0]-p.o[0])*p.inv[0], (hi[0]-p.o[0])*p.inv[0]
 	y0, y1 := (lo[1]-p.o[1])*p.inv[1], (hi[1]-p.o[1])*p.inv[1]
