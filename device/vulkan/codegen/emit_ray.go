@@ -103,10 +103,23 @@ const boxGrow = 2 * (3 * 0x1p-24) / (1 - 3*0x1p-24)
 
 // slab is bvh's box test of the ray (o, inv) against [lo, hi] from tn to tf:
 // the entry distance and whether the ray enters before tf. NaN slabs (a
-// zero direction component with the origin on a face) do not cull.
+// zero direction component with the origin on a face) do not cull; an
+// infinite reciprocal with the origin outside the slab culls (as in bvh:
+// its distances are ±∞ of one sign, and a far −∞ widens to NaN, which the
+// minimum below skips).
 func (g *gen) slab(o, inv [3]spirv.ID, lo, hi [3]spirv.ID, tn, tf spirv.ID) (spirv.ID, spirv.ID) {
 	b := g.b
 	f := g.f32
+	var outside spirv.ID
+	for k := range 3 {
+		off := b.LogicalAnd(g.boolT, b.IsInf(g.boolT, inv[k]),
+			b.LogicalOr(g.boolT, b.FOrdLessThan(g.boolT, o[k], lo[k]), b.FOrdGreaterThan(g.boolT, o[k], hi[k])))
+		if k == 0 {
+			outside = off
+		} else {
+			outside = b.LogicalOr(g.boolT, outside, off)
+		}
+	}
 	for k := range 3 {
 		t0 := b.FMul(f, b.FSub(f, lo[k], o[k]), inv[k])
 		t1 := b.FMul(f, b.FSub(f, hi[k], o[k]), inv[k])
@@ -117,7 +130,7 @@ func (g *gen) slab(o, inv [3]spirv.ID, lo, hi [3]spirv.ID, tn, tf spirv.ID) (spi
 		tn = b.Select(f, b.FOrdGreaterThan(g.boolT, a, tn), a, tn)
 		tf = b.Select(f, b.FOrdLessThan(g.boolT, c, tf), c, tf)
 	}
-	return tn, b.FOrdLessThanEqual(g.boolT, tn, tf)
+	return tn, b.LogicalAnd(g.boolT, b.FOrdLessThanEqual(g.boolT, tn, tf), b.LogicalNot(g.boolT, outside))
 }
 
 func (g *gen) split3(v spirv.ID) [3]spirv.ID {
