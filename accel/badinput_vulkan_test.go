@@ -8,7 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/accel"
+	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/internal/raytest"
+	"github.com/lucent-gpu/lucent/kernel"
 )
 
 // Bad input on the native path, with the validation layer on: each a clear
@@ -196,4 +199,38 @@ func buildFromBufferInFlight(t *testing.T, d *device.Device) (*device.Buffer[[3]
 	require.NoError(t, builder.Submit(vb.Upload([][3]float32{{0, 0, 1}, {1, 0, 1}, {0, 1, 1}}), m.Build()))
 	require.NoError(t, builder.Synchronize(context.Background()))
 	return vb, ib
+}
+
+// A triangle with a non-finite vertex is built as a degenerate triangle at
+// one of its finite vertices, which no ray hits, and the mesh's other
+// triangles are hit as ever: Mesa 25's lavapipe, given the triangle as it
+// is (inactive by Vulkan's rules), lost every triangle of the mesh when it
+// was the last one.
+func TestVulkanNonFiniteLastTriangle(t *testing.T) {
+	d := nativeDevice(t)
+	if !native(d) {
+		t.Skip("the software path refuses the build (TestVulkanNonFiniteVertices)")
+	}
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for _, bad := range [][3]float32{{nan, 0, 0}, {0, -inf, 0}, {0, 0, inf}} {
+		for _, n := range []int{2, 5} {
+			var mesh []bvh.Triangle
+			var rays []kernel.Ray
+			for i := range n {
+				x := float32(3 * i)
+				mesh = append(mesh, bvh.Triangle{A: [3]float32{x - 1, -1, 0}, B: [3]float32{x + 1, -1, 0}, C: [3]float32{x, 1, 0}})
+				rays = append(rays, kernel.Ray{Origin: kernel.F3(x, 0, -5), Dir: kernel.F3(0, 0, 1), TMax: 100, Mask: 0xff})
+			}
+			mesh[n-1].C = bad
+			s := &raytest.Scene{Meshes: [][]bvh.Triangle{mesh}, Insts: []raytest.Instance{{Transform: bvh.Identity, Mask: 0xff, Opaque: true, ID: 9}}}
+			hits := axisHits(t, d, s, rays)
+			for i, h := range hits {
+				if i == n-1 {
+					require.Equal(t, kernel.Hit{}, h, "vertex %v, %d triangles: the bad triangle", bad, n)
+					continue
+				}
+				require.Equal(t, kernel.Hit{Instance: 9, Prim: uint32(i), Bary: h.Bary, T: 5, Kind: kernel.HitTriangle}, h, "vertex %v, %d triangles: triangle %d", bad, n, i)
+			}
+		}
+	}
 }

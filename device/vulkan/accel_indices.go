@@ -2,13 +2,18 @@ package vulkan
 
 // Index checking for mesh builds. A driver builds a mesh from whatever its
 // index buffer holds, and an index past the vertex count makes it read past
-// the vertices: lavapipe faults (SIGSEGV) on the first such triangle. The
-// indices live in device memory, written by earlier commands, so neither the
-// validation wrapper nor the encoder can see them. Each mesh build therefore
-// runs a lucent kernel first, on the device, that copies the triangles to a
-// buffer of the mesh's and replaces every triangle with an index past the
-// vertex count by (0, 0, 0), a degenerate triangle no ray hits; the build
-// reads the copy. The cost is one dispatch and 12 bytes a triangle.
+// the vertices: lavapipe faults (SIGSEGV) on the first such triangle. A
+// triangle with a non-finite vertex is inactive by Vulkan's rules, but Mesa
+// 25's lavapipe then loses every triangle of the mesh when it is the last
+// one (a NaN or infinite bound). The indices and vertices live in device
+// memory, written by earlier commands, so neither the validation wrapper
+// nor the encoder can see them. Each mesh build therefore runs a lucent
+// kernel first, on the device, that copies the triangles to a buffer of the
+// mesh's, replacing every triangle with an index past the vertex count by
+// (0, 0, 0) and every triangle with a vertex that is not finite by (k, k,
+// k), k its first finite vertex (0 if it has none): degenerate triangles no
+// ray hits. The build reads the copy. The cost is one dispatch, 12 bytes a
+// triangle and a read of its vertices.
 
 import (
 	"encoding/binary"
@@ -28,17 +33,28 @@ type indexCheck struct {
 }
 
 // indexCheckKernel: thread i copies triangle i of src to dst, or writes
-// (0, 0, 0) when one of its indices is above last.
+// (0, 0, 0) when one of its indices is above last, or (k, k, k) when one of
+// its vertices (stride words apart in verts, the first three words of each
+// a position) is not finite, k its first finite vertex (0 with none).
 func indexCheckKernel() (*ir.Function, error) {
-	return dsl.Kernel1D(64, func(k *dsl.K, last dsl.U32, src, dst dsl.BigBuf[dsl.U32]) {
+	return dsl.Kernel1D(64, func(k *dsl.K, last, stride dsl.U32, src, dst, verts dsl.BigBuf[dsl.U32]) {
 		i := k.DispatchID().X().Mul(dsl.U(3))
 		a, b, c := src.Read(i), src.Read(i.Add(dsl.U(1))), src.Read(i.Add(dsl.U(2)))
 		ok := a.Le(last).And(b.Le(last)).And(c.Le(last))
 		zero := dsl.U(0)
-		dst.Write(i, dsl.Select(ok, a, zero))
-		dst.Write(i.Add(dsl.U(1)), dsl.Select(ok, b, zero))
-		dst.Write(i.Add(dsl.U(2)), dsl.Select(ok, c, zero))
-	}, "last", "src", "dst")
+		exp := dsl.U(0x7f800000) // a float's exponent bits: all set for ±Inf and NaN
+		finite := func(v dsl.U32) dsl.Bool {
+			w := dsl.Select(ok, v, zero).Mul(stride)
+			x, y, z := verts.Read(w), verts.Read(w.Add(dsl.U(1))), verts.Read(w.Add(dsl.U(2)))
+			return x.And(exp).Ne(exp).And(y.And(exp).Ne(exp)).And(z.And(exp).Ne(exp))
+		}
+		fa, fb, fc := finite(a), finite(b), finite(c)
+		all := ok.And(fa).And(fb).And(fc)
+		k0 := dsl.Select(ok, dsl.Select(fa, a, dsl.Select(fb, b, dsl.Select(fc, c, zero))), zero)
+		dst.Write(i, dsl.Select(all, a, k0))
+		dst.Write(i.Add(dsl.U(1)), dsl.Select(all, b, k0))
+		dst.Write(i.Add(dsl.U(2)), dsl.Select(all, c, k0))
+	}, "last", "stride", "src", "dst", "verts")
 }
 
 // indexShader returns the index-checking shader, compiling it the first
@@ -60,7 +76,8 @@ func (d *Device) indexShader() (device.Handle, error) {
 		// contract): src's element size goes unchecked. Its element count
 		// then counts bytes, a looser bound than the triangles the dispatch
 		// size keeps every thread to.
-		sig.Args[1].ElemSize = 0
+		sig.Args[2].ElemSize = 0
+		sig.Args[4].ElemSize = 0 // the vertices likewise
 		d.indexCheck.shader, _, d.indexCheck.err = d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig, Name: "lucent: mesh index check"})
 	})
 	if d.indexCheck.err != nil {
@@ -89,15 +106,18 @@ func (e *encoder) checkedIndices(s *structure, t *accelTouch, g device.MeshGeome
 	h := d.newHandle() // seen by this dispatch only
 	e.hidden = map[device.Handle]*buffer{h: s.indices}
 	defer func() { e.hidden = nil }()
-	var last [4]byte
+	var last, stride [4]byte
 	binary.LittleEndian.PutUint32(last[:], g.VertexCount-1)
+	binary.LittleEndian.PutUint32(stride[:], g.VertexStride/4)
 	return s.indices, e.dispatch(&device.ShaderDispatch{
 		Shader: s.indexShader,
 		Size:   [3]uint32{g.Triangles, 1, 1},
 		Args: []device.Arg{
 			{Kind: device.ArgUniform, Uniform: last[:]},
+			{Kind: device.ArgUniform, Uniform: stride[:]},
 			{Kind: device.ArgBuffer, Handle: g.Indices, Offset: g.IndexOffset, Size: n, Access: device.Read},
 			{Kind: device.ArgBuffer, Handle: h, Offset: 0, Size: n, Access: device.Write},
+			{Kind: device.ArgBuffer, Handle: g.Vertices, Offset: g.VertexOffset, Size: uint64(g.VertexCount-1)*uint64(g.VertexStride) + 12, Access: device.Read},
 		},
 	})
 }
