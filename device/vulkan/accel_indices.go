@@ -18,9 +18,11 @@ package vulkan
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/device/vulkan/codegen"
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
@@ -118,6 +120,79 @@ func (e *encoder) checkedIndices(s *structure, t *accelTouch, g device.MeshGeome
 			{Kind: device.ArgBuffer, Handle: g.Indices, Offset: g.IndexOffset, Size: n, Access: device.Read},
 			{Kind: device.ArgBuffer, Handle: h, Offset: 0, Size: n, Access: device.Write},
 			{Kind: device.ArgBuffer, Handle: g.Vertices, Offset: g.VertexOffset, Size: uint64(g.VertexCount-1)*uint64(g.VertexStride) + 12, Access: device.Read},
+		},
+	})
+}
+
+// The boxes of a procedural build are copied the same way, by a kernel
+// that replaces a box with a component that is not finite, or a min above
+// its max, by the point box at (MaxFloat32, MaxFloat32, MaxFloat32), a
+// valid box the driver builds and the kernels' ray queries, which read the
+// copy to find where a ray enters a box, take as entered by no ray
+// (codegen.NativeDeadBox): neither a hit nor a candidate. Vulkan makes a box
+// with a NaN min x inactive and requires min ≤ max of the others; Mesa 25's
+// lavapipe, given a NaN box as the last, lost every box of the procedural.
+
+// farPoint is the bits of the replaced box's corners (codegen's
+// NativeDeadBox, which native ray queries never enter).
+var farPoint = math.Float32bits(codegen.NativeDeadBox)
+
+// boxCheckKernel: thread i copies box i of src (six float32: min, max) to
+// dst, or the point box at farPoint when it is not a box.
+func boxCheckKernel() (*ir.Function, error) {
+	return dsl.Kernel1D(64, func(k *dsl.K, src, dst dsl.BigBuf[dsl.U32]) {
+		i := k.DispatchID().X().Mul(dsl.U(6))
+		exp := dsl.U(0x7f800000)
+		var w [6]dsl.U32
+		ok := dsl.B(true)
+		for j := range w {
+			w[j] = src.Read(i.Add(dsl.U(uint32(j))))
+			ok = ok.And(w[j].And(exp).Ne(exp))
+		}
+		for j := range 3 {
+			ok = ok.And(dsl.Bitcast[float32](w[j]).Le(dsl.Bitcast[float32](w[j+3])))
+		}
+		for j := range w {
+			dst.Write(i.Add(dsl.U(uint32(j))), dsl.Select(ok, w[j], dsl.U(farPoint)))
+		}
+	}, "src", "dst")
+}
+
+// boxShader returns the box-checking shader, compiling it the first time.
+func (d *Device) boxShader() (device.Handle, error) {
+	d.boxCheck.once.Do(func() {
+		f, err := boxCheckKernel()
+		if err != nil {
+			d.boxCheck.err = err
+			return
+		}
+		sig, _, err := device.KernelSignature(f)
+		if err != nil {
+			d.boxCheck.err = err
+			return
+		}
+		sig.Args[0].ElemSize = 0 // boxes come in buffers of any element type
+		d.boxCheck.shader, _, d.boxCheck.err = d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig, Name: "lucent: procedural box check"})
+	})
+	if d.boxCheck.err != nil {
+		return 0, fmt.Errorf("vulkan: the procedural box check: %w", d.boxCheck.err)
+	}
+	return d.boxCheck.shader, nil
+}
+
+// checkedBoxes dispatches the box check of a procedural build from
+// count boxes at off of buffer src into dst.
+func (e *encoder) checkedBoxes(s *structure, src device.Handle, off uint64, count uint32, dst *buffer) error {
+	h := e.d.newHandle() // seen by this dispatch only
+	e.hidden = map[device.Handle]*buffer{h: dst}
+	defer func() { e.hidden = nil }()
+	n := 24 * uint64(count)
+	return e.dispatch(&device.ShaderDispatch{
+		Shader: s.indexShader,
+		Size:   [3]uint32{count, 1, 1},
+		Args: []device.Arg{
+			{Kind: device.ArgBuffer, Handle: src, Offset: off, Size: n, Access: device.Read},
+			{Kind: device.ArgBuffer, Handle: h, Offset: 0, Size: n, Access: device.Write},
 		},
 	})
 }

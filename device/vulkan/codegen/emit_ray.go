@@ -1,6 +1,8 @@
 package codegen
 
 import (
+	"math"
+
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
 )
@@ -133,6 +135,19 @@ func (g *gen) slab(o, inv [3]spirv.ID, lo, hi [3]spirv.ID, tn, tf spirv.ID) (spi
 	return tn, b.LogicalAnd(g.boolT, b.FOrdLessThanEqual(g.boolT, tn, tf), b.LogicalNot(g.boolT, outside))
 }
 
+// NativeDeadBox is the min x of a box the Vulkan backend put in place of
+// one that is not a box (a NaN or infinite component, a min above its max)
+// in a native procedural's copy (math.MaxFloat32, the box a point there):
+// native ray queries take it as entered by no ray, a candidate of neither
+// a closest hit nor a candidate loop.
+const NativeDeadBox = math.MaxFloat32
+
+// liveBox is in, and the box of corners c not the dead box.
+func (g *gen) liveBox(c [6]spirv.ID, in spirv.ID) spirv.ID {
+	b := g.b
+	return b.LogicalAnd(g.boolT, in, b.FOrdLessThan(g.boolT, c[0], b.ConstantFloat32(NativeDeadBox)))
+}
+
 func (g *gen) split3(v spirv.ID) [3]spirv.ID {
 	return [3]spirv.ID{g.b.CompositeExtract(g.f32, v, 0), g.b.CompositeExtract(g.f32, v, 1), g.b.CompositeExtract(g.f32, v, 2)}
 }
@@ -237,6 +252,7 @@ func (g *gen) rayNative(op ir.Op, r rayOperands) spirv.ID {
 		ct := g.emitOp(spirv.OpRayQueryGetIntersectionTKHR, f32, rq, comm)
 		tf := b.Select(f32, b.INotEqual(g.boolT, committed, b.ConstantUint32(0)), ct, r.tmax)
 		tn, in := g.slab(oo, g.recip3(od), [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, r.tmin, tf)
+		in = g.liveBox(c, in)
 		g.ifThen(in, func() { g.emitOp(spirv.OpRayQueryGenerateIntersectionKHR, rq, tn) })
 		b.Branch(next.ID())
 

@@ -236,7 +236,7 @@ func (g *gen) nativeBox(q *queryState) ([6]spirv.ID, spirv.ID, spirv.ID) {
 		c[i] = g.loadPSB(f32, b.IAdd(u64, base, b.ConstantUint64(uint64(4*i))), 4)
 	}
 	tn, in := g.slab(g.split3(oo), g.recip3(g.split3(od)), [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, q.r.tmin, g.nativeTMax(q))
-	return c, tn, in
+	return c, tn, g.liveBox(c, in)
 }
 
 func (g *gen) candidateSoft(q *queryState, e *ir.Call) spirv.ID {
