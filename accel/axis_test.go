@@ -141,3 +141,73 @@ func TestAxisRaysBesideBoxes(t *testing.T) {
 		check("vulkan, software", axisHits(t, openVulkan(t), s, all))
 	}
 }
+
+// TestHugeTriangles traces rays at triangles whose vertices lie 10¹⁹ to
+// 10³⁸ from the rays' origins, where the watertight test's float32 edge
+// products overflow: every path hits them as the brute-force reference
+// does (before, the software and CPU paths missed them all and the native
+// path hit them), and misses past their edges.
+func TestHugeTriangles(t *testing.T) {
+	rng := raytest.Rand(41)
+	s := &raytest.Scene{}
+	var rays []kernel.Ray
+	for i, big := range []float32{1e19, 3e20, 1e25, 1e30, 1e36, 1e38} {
+		// A triangle in the plane z = 4i+2 around the point (0, 0), the
+		// instance moving it 10i along x.
+		z := float32(4*i + 2)
+		s.Meshes = append(s.Meshes, []bvh.Triangle{{A: [3]float32{-big, -big, z}, B: [3]float32{big, -big, z}, C: [3]float32{0, big, z}}})
+		tr := bvh.Identity
+		tr[3] = float32(10 * i)
+		s.Insts = append(s.Insts, raytest.Instance{Prim: i, Transform: tr, Mask: 1 << i, Opaque: true, ID: uint32(i + 1)})
+		for range 20 {
+			// Rays from points about the triangle's size from its
+			// vertices, through it or past an edge (a tenth of its size
+			// outside).
+			x, y := float32(rng.Float64()-0.5)*big, float32(rng.Float64()-0.5)*big
+			if rng.IntN(3) == 0 {
+				y = -1.1 * big
+			}
+			o := kernel.F3(float32(10*i)+x, y, -3)
+			rays = append(rays, kernel.Ray{Origin: o, Dir: kernel.F3(float32(rng.Float64()-0.5), float32(rng.Float64()-0.5), 1), TMax: 100, Mask: 1 << i})
+		}
+	}
+	want := make([]kernel.Hit, len(rays))
+	sure := make([]bool, len(rays))
+	hits := 0
+	for i, r := range rays {
+		a := s.Reference(r)
+		want[i], sure[i] = a.Hit, !a.Ambiguous
+		if a.Hit.Kind == kernel.HitTriangle {
+			hits++
+		}
+	}
+	require.Greater(t, hits, 40)
+	require.Less(t, hits, len(rays)-20)
+	check := func(what string, got []kernel.Hit) {
+		t.Helper()
+		for i, g := range got {
+			if !sure[i] {
+				continue
+			}
+			w := want[i]
+			require.Equal(t, [3]uint32{w.Kind, w.Instance, w.Prim}, [3]uint32{g.Kind, g.Instance, g.Prim}, "%s: ray %d %+v: want %+v, got %+v", what, i, rays[i], w, g)
+			require.InDelta(t, w.T, g.T, raytest.Eps*max(1, math.Abs(float64(w.T))), "%s: ray %d", what, i)
+		}
+	}
+	bs, err := s.BVH()
+	require.NoError(t, err)
+	host, err := accel.Host(bs)
+	require.NoError(t, err)
+	got := make([]kernel.Hit, len(rays))
+	for i, r := range rays {
+		got[i] = host.TraceClosest(r)
+	}
+	check("kernel.Run's tracer", got)
+	check("cpu", axisHits(t, openCPU(t, true), s, rays))
+	d := nativeDevice(t)
+	check("vulkan", axisHits(t, d, s, rays))
+	if native(d) {
+		t.Setenv("LUCENT_ACCEL", "software")
+		check("vulkan, software", axisHits(t, openVulkan(t), s, rays))
+	}
+}

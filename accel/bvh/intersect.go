@@ -221,6 +221,9 @@ func (p *ray) watertight(t *Triangle, tmax float32) (tt, u, v float32, ok bool) 
 	V := float32(Ax*Cy) - float32(Ay*Cx)
 	W := float32(Bx*Ay) - float32(By*Ax)
 	Az, Bz, Cz := float32(p.sz*az), float32(p.sz*bz), float32(p.sz*cz)
+	if !finite([3]float32{U, V, W}) {
+		return p.watertightScaled(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax)
+	}
 	if U == 0 || V == 0 || W == 0 {
 		return p.watertight64(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax)
 	}
@@ -232,8 +235,60 @@ func (p *ray) watertight(t *Triangle, tmax float32) (tt, u, v float32, ok bool) 
 		return 0, 0, 0, false
 	}
 	T := float32(U*Az) + float32(V*Bz) + float32(W*Cz)
+	if !finite([3]float32{det, T, 0}) {
+		return p.watertightScaled(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax)
+	}
 	rcp := 1 / det
 	tt = float32(T * rcp)
+	if !(tt >= p.tmin && tt <= tmax) {
+		return 0, 0, 0, false
+	}
+	return tt, float32(V * rcp), float32(W * rcp), true
+}
+
+// expOf is x's biased float32 exponent (0 for zero and subnormals, 255 for
+// Inf and NaN).
+func expOf(x float32) int32 { return int32(math.Float32bits(x)>>23) & 0xff }
+
+// pow2 is 2^k for k in [-126, 127].
+func pow2(k int32) float32 { return math.Float32frombits(uint32(k+127) << 23) }
+
+// watertightScaled is watertight's test where the float32 edge functions,
+// their sum or the distance overflowed (vertices about 10¹⁹ or more from
+// the origin, as sheared): the same operations on the frame scaled by
+// powers of two, the 2D positions so that none reaches 2⁶², the z so that
+// no product of the distance reaches 2¹²⁴, and the distance scaled back.
+// A power of two changes no rounding (above float32's normal range's
+// bottom), so the hit is the one an unbounded exponent would give; a zero
+// scaled edge function is finished in float64 as in watertight. The
+// software traversal (device/vulkan/codegen) does the same.
+func (p *ray) watertightScaled(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax float32) (tt, u, v float32, ok bool) {
+	if !finite([3]float32{Ax, Ay, Bx}) || !finite([3]float32{By, Cx, Cy}) || !finite([3]float32{Az, Bz, Cz}) {
+		return 0, 0, 0, false
+	}
+	m := max(abs32(Ax), abs32(Ay), abs32(Bx), abs32(By), abs32(Cx), abs32(Cy))
+	s := pow2(-max(0, expOf(m)-127-61))
+	ax, ay, bx, by, cx, cy := float32(Ax*s), float32(Ay*s), float32(Bx*s), float32(By*s), float32(Cx*s), float32(Cy*s)
+	U := float32(cx*by) - float32(cy*bx)
+	V := float32(ax*cy) - float32(ay*cx)
+	W := float32(bx*ay) - float32(by*ax)
+	if U == 0 || V == 0 || W == 0 {
+		return p.watertight64(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax)
+	}
+	if (U < 0 || V < 0 || W < 0) && (U > 0 || V > 0 || W > 0) {
+		return 0, 0, 0, false
+	}
+	det := U + V + W
+	if det == 0 {
+		return 0, 0, 0, false
+	}
+	kz := max(0, expOf(max(abs32(U), abs32(V), abs32(W)))+expOf(max(abs32(Az), abs32(Bz), abs32(Cz)))-376)
+	sz := pow2(-min(kz, 126))
+	sz2 := pow2(-(kz - min(kz, 126)))
+	az, bz, cz := float32(float32(Az*sz)*sz2), float32(float32(Bz*sz)*sz2), float32(float32(Cz*sz)*sz2)
+	T := float32(U*az) + float32(V*bz) + float32(W*cz)
+	rcp := 1 / det
+	tt = float32(float32(float32(T*rcp)*pow2(min(kz, 127))) * pow2(kz-min(kz, 127)))
 	if !(tt >= p.tmin && tt <= tmax) {
 		return 0, 0, 0, false
 	}
