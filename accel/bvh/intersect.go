@@ -221,9 +221,9 @@ func (p *ray) watertight(t *Triangle, tmax float32) (tt, u, v float32, ok bool) 
 	V := float32(Ax*Cy) - float32(Ay*Cx)
 	W := float32(Bx*Ay) - float32(By*Ax)
 	Az, Bz, Cz := float32(p.sz*az), float32(p.sz*bz), float32(p.sz*cz)
-	if !finite([3]float32{U, V, W}) {
-		return p.watertightScaled(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax)
-	}
+	// An edge function that overflowed (±Inf, or NaN from Inf − Inf) keeps
+	// its sign or fails every comparison, so the tests below stay right,
+	// and makes det or T non-finite: the scaled test then decides.
 	if U == 0 || V == 0 || W == 0 {
 		return p.watertight64(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax)
 	}

@@ -1,6 +1,8 @@
 package codegen
 
 import (
+	"math"
+
 	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -592,7 +594,11 @@ func (g *gen) watertight(o spirv.ID, v [3]spirv.ID, kx, ky, kz, sx, sy, sz, tmin
 		}
 		return r
 	}
-	over := b.LogicalNot(g.boolT, and(fin(U), fin(V), fin(W), fin(det), fin(T)))
+	// An overflowed edge function makes det infinite or NaN, so det and T
+	// tell (|x| < +Inf: false for both).
+	inf := b.ConstantFloat32(float32(math.Inf(1)))
+	small := func(x spirv.ID) spirv.ID { return b.FOrdLessThan(g.boolT, b.GLSL(f32, spirv.GLSLFAbs, x), inf) }
+	over := b.LogicalNot(g.boolT, b.LogicalAnd(g.boolT, small(det), small(T)))
 	inputs := and(fin(X[0]), fin(Y[0]), fin(X[1]), fin(Y[1]), fin(X[2]), fin(Y[2]), fin(Az), fin(Bz), fin(Cz))
 	fp := g.ptr(spirv.StorageClassFunction, f32)
 	vt, vu, vw := g.sfn.Variable(fp, 0), g.sfn.Variable(fp, 0), g.sfn.Variable(fp, 0)
