@@ -41,7 +41,9 @@ import (
 // order the tree is visited in. One difference: bvh recomputes a zero edge
 // function in float64; here it stays zero (the ray is taken to pass the
 // edge), which keeps the test watertight (a ray through an edge hits both
-// triangles, the tie rule picks one) and needs no Float64.
+// triangles, the tie rule picks one) and needs no Float64; in the scaled
+// test of far triangles (docs/bvh.md §6) a zero scaled edge function takes
+// the unscaled one's sign.
 
 // SoftInstanceBytes is the size of an instance record of a software accel,
 // SoftTransformBytes that of an entry of its object→world table
