@@ -8,7 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/accel"
+	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/frontend/dsl"
+	"github.com/lucent-gpu/lucent/internal/raytest"
+	"github.com/lucent-gpu/lucent/kernel"
 )
 
 // Bad input on the native path, with the validation layer on: each a clear
@@ -87,7 +91,8 @@ func TestVulkanNonFiniteVertices(t *testing.T) {
 		require.ErrorContains(t, err, "triangle 1")
 		return
 	}
-	// Vulkan defines a triangle with a NaN vertex as inactive; Inf builds.
+	// Natively the index check builds them as degenerate triangles
+	// (TestVulkanNonFiniteLastTriangle).
 	buildMesh(t, d, s, verts, idx)
 }
 
@@ -196,4 +201,122 @@ func buildFromBufferInFlight(t *testing.T, d *device.Device) (*device.Buffer[[3]
 	require.NoError(t, builder.Submit(vb.Upload([][3]float32{{0, 0, 1}, {1, 0, 1}, {0, 1, 1}}), m.Build()))
 	require.NoError(t, builder.Synchronize(context.Background()))
 	return vb, ib
+}
+
+// A triangle with a non-finite vertex is built as a degenerate triangle at
+// one of its finite vertices, which no ray hits, and the mesh's other
+// triangles are hit as ever: Mesa 25's lavapipe, given the triangle as it
+// is (inactive by Vulkan's rules), lost every triangle of the mesh when it
+// was the last one.
+func TestVulkanNonFiniteLastTriangle(t *testing.T) {
+	d := nativeDevice(t)
+	if !native(d) {
+		t.Skip("the software path refuses the build (TestVulkanNonFiniteVertices)")
+	}
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for _, bad := range [][3]float32{{nan, 0, 0}, {0, -inf, 0}, {0, 0, inf}} {
+		for _, n := range []int{2, 5} {
+			var mesh []bvh.Triangle
+			var rays []kernel.Ray
+			for i := range n {
+				x := float32(3 * i)
+				mesh = append(mesh, bvh.Triangle{A: [3]float32{x - 1, -1, 0}, B: [3]float32{x + 1, -1, 0}, C: [3]float32{x, 1, 0}})
+				rays = append(rays, kernel.Ray{Origin: kernel.F3(x, 0, -5), Dir: kernel.F3(0, 0, 1), TMax: 100, Mask: 0xff})
+			}
+			mesh[n-1].C = bad
+			s := &raytest.Scene{Meshes: [][]bvh.Triangle{mesh}, Insts: []raytest.Instance{{Transform: bvh.Identity, Mask: 0xff, Opaque: true, ID: 9}}}
+			hits := axisHits(t, d, s, rays)
+			for i, h := range hits {
+				if i == n-1 {
+					require.Equal(t, kernel.Hit{}, h, "vertex %v, %d triangles: the bad triangle", bad, n)
+					continue
+				}
+				require.Equal(t, kernel.Hit{Instance: 9, Prim: uint32(i), Bary: h.Bary, T: 5, Kind: kernel.HitTriangle}, h, "vertex %v, %d triangles: triangle %d", bad, n, i)
+			}
+		}
+	}
+}
+
+// A box that is not one (a NaN or infinite component, a min above its max)
+// is built natively as a point no ray enters: the procedural's other boxes
+// are hit as ever, the bad one neither hit nor a candidate. Mesa 25's
+// lavapipe, given a NaN box as it is (inactive by Vulkan's rules), lost
+// every box of the procedural when it was the last one; an inverted box
+// broke Vulkan's rule that min ≤ max. The software path refuses them.
+func TestVulkanBadBoxes(t *testing.T) {
+	d := nativeDevice(t)
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	bads := []bvh.AABB{
+		{Min: [3]float32{nan, -1, -1}, Max: [3]float32{1, 1, 1}},
+		{Min: [3]float32{-1, -1, -1}, Max: [3]float32{1, nan, 1}},
+		{Min: [3]float32{1, -1, -1}, Max: [3]float32{-1, 1, 1}},
+		{Min: [3]float32{-inf, -1, -1}, Max: [3]float32{1, 1, 1}},
+	}
+	if !native(d) {
+		st, err := d.NewStream(device.StreamCompute)
+		require.NoError(t, err)
+		closeAll(t, st)
+		bb, err := device.NewBufferFrom(d, []accel.AABB{{Max: [3]float32{1, 1, 1}}, {Min: bads[0].Min, Max: bads[0].Max}})
+		require.NoError(t, err)
+		p, err := accel.NewProcedural(d, bb.All(), accel.Options{})
+		require.NoError(t, err)
+		closeAll(t, p, bb)
+		err = st.Submit(p.Build())
+		if err == nil {
+			err = st.Synchronize(context.Background())
+		}
+		require.ErrorContains(t, err, "box 1")
+		return
+	}
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, scene dsl.Accel, org, dir dsl.Buf[dsl.F32x4], ids, cands dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		k.If(i.Lt(org.Len()), func() {
+			o, dd := org.Read(i), dir.Read(i)
+			h := scene.TraceClosest(o.XYZ(), o.W(), dd.XYZ(), dd.W(), dsl.U(0xff))
+			ids.Write(i, h.Kind().Mul(dsl.U(100)).Add(h.Prim()))
+			n := dsl.NewVar(k, dsl.U(0))
+			scene.Query(o.XYZ(), o.W(), dd.XYZ(), dd.W(), dsl.U(0xff), func(q dsl.Query) { n.Set(n.Get().Add(dsl.U(1))) })
+			cands.Write(i, n.Get())
+		})
+	}, "scene", "org", "dir", "ids", "cands")
+	require.NoError(t, err)
+	k, err := device.Compile(d, f)
+	require.NoError(t, err)
+	closeAll(t, k)
+	st, err := d.NewStream(device.StreamCompute)
+	require.NoError(t, err)
+	closeAll(t, st)
+	for _, bad := range bads {
+		for _, n := range []int{2, 5} {
+			for _, at := range []int{0, n / 2, n - 1} {
+				var boxes []bvh.AABB
+				var rays []kernel.Ray
+				for i := range n {
+					x := float32(3 * i)
+					boxes = append(boxes, bvh.AABB{Min: [3]float32{x - 1, -1, -1}, Max: [3]float32{x + 1, 1, 1}})
+					rays = append(rays, kernel.Ray{Origin: kernel.F3(x, 0, -5), Dir: kernel.F3(0, 0, 1), TMax: 100, Mask: 0xff})
+				}
+				boxes[at] = bvh.AABB{Min: [3]float32{bad.Min[0] + float32(3*at), bad.Min[1], bad.Min[2]}, Max: [3]float32{bad.Max[0] + float32(3*at), bad.Max[1], bad.Max[2]}}
+				// and towards the point the bad box becomes, with no bound
+				rays = append(rays, kernel.Ray{Origin: kernel.F3(-10, 5, -10), Dir: kernel.F3(1, 1, 1), TMax: inf, Mask: 0xff})
+				s := &raytest.Scene{Procs: [][]bvh.AABB{boxes}, Insts: []raytest.Instance{{Procedural: true, Transform: bvh.Identity, Mask: 0xff, Opaque: true, ID: 9}}}
+				o, err := s.Make(d, accel.Options{})
+				require.NoError(t, err)
+				org, dir, _ := raytest.Pack(rays)
+				ib, cb := buffer[uint32](t, d, len(rays)), buffer[uint32](t, d, len(rays))
+				ids, cands := make([]uint32, len(rays)), make([]uint32, len(rays))
+				require.NoError(t, st.Submit(append(o.Build(), k.Dispatch([3]uint32{uint32(len(rays))}, o.Accel, from(t, d, org), from(t, d, dir), ib, cb), ib.Download(ids), cb.Download(cands))...))
+				require.NoError(t, st.Synchronize(context.Background()))
+				require.NoError(t, o.Close())
+				for i := range n {
+					if i == at {
+						require.Equal(t, [2]uint32{0, 0}, [2]uint32{ids[i], cands[i]}, "box %v at %d of %d: the bad box's ray (hit, candidates)", bad, at, n)
+						continue
+					}
+					require.Equal(t, [2]uint32{200 + uint32(i), 1}, [2]uint32{ids[i], cands[i]}, "box %v at %d of %d: box %d's ray (hit, candidates)", bad, at, n, i)
+				}
+				require.Equal(t, [2]uint32{0, 0}, [2]uint32{ids[n], cands[n]}, "box %v at %d of %d: the ray towards MaxFloat32", bad, at, n)
+			}
+		}
+	}
 }

@@ -11,7 +11,9 @@ package kernel
 
 // Ray is a ray of a query: the points Origin + t·Dir for t in [TMin, TMax].
 // Dir need not be normalised (t is in units of Dir). The ray skips every
-// instance whose 8-bit mask shares no bit with Mask.
+// instance whose 8-bit mask shares no bit with Mask. A ray with a
+// non-finite origin or direction, a zero direction, a negative or infinite
+// TMin or TMin > TMax misses everything, on every path.
 type Ray struct {
 	Origin Float3
 	TMin   float32

@@ -78,6 +78,7 @@ type RayQuery struct{ *query }
 // RayQuery handle, which it does not, ends a traversal its thread left
 // unfinished (a panic in the loop) once the handle is unreachable.
 type query struct {
+	tmin    float32 // the ray's: a CommitProcedural below it does nothing
 	next    func() (Candidate, bool)
 	stop    func()
 	cand    Candidate
@@ -94,7 +95,7 @@ type query struct {
 // candidate in turn.
 func (a Accel) Query(r Ray) *RayQuery {
 	t := a.tracer()
-	q := &query{}
+	q := &query{tmin: r.TMin}
 	q.next, q.stop = iter.Pull(func(yield func(Candidate) bool) {
 		q.res = t.Query(r, func(c Candidate) (float32, bool, bool) {
 			q.commit, q.term = false, false
@@ -147,9 +148,12 @@ func (q *RayQuery) Candidate() Candidate { return *q.candidate("Candidate") }
 
 // CommitProcedural commits a procedural candidate's hit at t, if t lies in
 // [TMin, the committed hit's t]; called more than once for one candidate, the
-// nearest t counts. It does nothing for a triangle candidate.
+// nearest t of those in that range counts (a call outside it does nothing).
+// It does nothing for a triangle candidate.
 func (q *RayQuery) CommitProcedural(t float32) {
-	if c := q.candidate("CommitProcedural"); c.Kind != HitProcedural || t != t {
+	// t past the committed hit is the tracer's to drop: the nearest of the
+	// calls at or above TMin is in range when any is.
+	if c := q.candidate("CommitProcedural"); c.Kind != HitProcedural || !(t >= q.tmin) {
 		return
 	}
 	if !q.commit || t < q.commitT {

@@ -476,3 +476,71 @@ func TestRadixSort30(t *testing.T) {
 		}
 	}
 }
+
+// A ray with a zero direction component misses a box whose slab in that
+// axis its origin is outside of, on either side and with +0 or −0 (the
+// slab distances are then −∞, which must cull, not widen to NaN): a box
+// beside an axis-aligned ray is not a procedural hit, and one the ray runs
+// through or along a face of is.
+func TestProceduralBesideAxisRay(t *testing.T) {
+	box := AABB{Min: [3]float32{-0.5, -0.5, -0.5}, Max: [3]float32{0.5, 0.5, 0.5}}
+	m, err := BuildAABBs([]AABB{box}, Options{})
+	require.NoError(t, err)
+	s, err := BuildScene([]Instance{{Mesh: m, Transform: Identity, Mask: 1, ID: 3}}, Options{})
+	require.NoError(t, err)
+	negz := float32(math.Copysign(0, -1))
+	for _, zero := range []float32{0, negz} {
+		for _, y := range []float32{-2, 2, 0.5, -0.5, 0} {
+			r := Ray{Origin: [3]float32{0, y, -5}, Dir: [3]float32{zero, zero, 1}, TMax: 100, Mask: 1}
+			want := y >= -0.5 && y <= 0.5 // through the box or along a face
+			for _, anyHit := range []bool{false, true} {
+				h := s.Trace(r, anyHit)
+				require.Equal(t, want, h.Kind == KindProcedural, "origin y %v, dir %v, any %v: %+v", y, r.Dir, anyHit, h)
+				if want {
+					require.Equal(t, float32(4.5), h.T, "origin y %v", y)
+				}
+			}
+			calls := 0
+			s.Query(r, func(c Candidate) (float32, bool, bool) { calls++; return 0, false, false })
+			require.Equal(t, want, calls == 1, "origin y %v, dir %v: candidates %d", y, r.Dir, calls)
+		}
+	}
+	// The same through an instance whose world→object transform turns a
+	// world axis-aligned ray into one with zero components.
+	turn := [12]float32{0, 0, 1, -2, 0, 1, 0, -5, -1.5, 0, 0, 0}
+	s, err = BuildScene([]Instance{{Mesh: m, Transform: turn, Mask: 1, ID: 4}}, Options{})
+	require.NoError(t, err)
+	r := Ray{Origin: [3]float32{-2, 5, -10}, Dir: [3]float32{0, 0, 1}, TMax: 100, Mask: 1} // 10 above the box
+	require.Equal(t, Hit{}, s.Trace(r, false))
+	r.Origin[1] = -5 // through it
+	require.Equal(t, uint8(KindProcedural), s.Trace(r, false).Kind)
+}
+
+// A ray with TMin below zero or infinite misses, as on the Vulkan paths
+// (where a negative TMin is not allowed): every query of it.
+func TestTMinOutOfRangeMisses(t *testing.T) {
+	tri := Triangle{[3]float32{-1, -1, 0}, [3]float32{1, -1, 0}, [3]float32{0, 1, 0}}
+	m, err := BuildTriangles([]Triangle{tri}, Options{})
+	require.NoError(t, err)
+	b, err := BuildAABBs([]AABB{{Min: [3]float32{-1, -1, 2}, Max: [3]float32{1, 1, 3}}}, Options{})
+	require.NoError(t, err)
+	s, err := BuildScene([]Instance{{Mesh: m, Transform: Identity, Mask: 1, ID: 1}, {Mesh: b, Transform: Identity, Mask: 1, ID: 2}}, Options{})
+	require.NoError(t, err)
+	inf := float32(math.Inf(1))
+	ok := Ray{Origin: [3]float32{0, 0, -1}, Dir: [3]float32{0, 0, 1}, TMax: inf, Mask: 1}
+	require.Equal(t, uint32(1), s.Trace(ok, false).ID)
+	for _, tmin := range []float32{-1, -0.5, float32(math.Inf(-1)), inf, -0x1p-149} {
+		r := ok
+		r.TMin = tmin
+		require.Equal(t, Hit{}, s.Trace(r, false), "tmin %v", tmin)
+		require.Equal(t, Hit{}, s.Trace(r, true), "tmin %v", tmin)
+		require.Equal(t, Hit{}, s.Closest(r), "tmin %v", tmin)
+		require.False(t, s.Any(r), "tmin %v", tmin)
+		calls := 0
+		require.Equal(t, Hit{}, s.Query(r, func(c Candidate) (float32, bool, bool) { calls++; return c.T, true, false }), "tmin %v", tmin)
+		require.Zero(t, calls, "tmin %v", tmin)
+	}
+	r := ok
+	r.TMin = float32(math.Copysign(0, -1)) // −0 is zero
+	require.Equal(t, uint32(1), s.Trace(r, false).ID)
+}

@@ -28,7 +28,9 @@ type ray struct {
 }
 
 // prepare returns r ready for traversal, or false when no point of it can
-// hit anything: a non-finite field, a zero direction, TMin > TMax.
+// hit anything: a non-finite origin or direction, a zero direction, a TMin
+// below zero or infinite, TMin > TMax, a NaN TMax (the rule of the Vulkan
+// paths, where a negative TMin is not allowed).
 func prepare(r Ray) (ray, bool) {
 	var p ray
 	ok := p.init(&r, true)
@@ -39,7 +41,7 @@ func prepare(r Ray) (ray, bool) {
 // shear are left unset (a top level tests boxes only).
 func (p *ray) init(r *Ray, tri bool) bool {
 	p.o, p.d, p.tmin, p.tmax, p.mask = r.Origin, r.Dir, r.TMin, r.TMax, r.Mask
-	if !finite(r.Origin) || !finite(r.Dir) || math.IsNaN(float64(r.TMin)) || math.IsNaN(float64(r.TMax)) || !(r.TMin <= r.TMax) {
+	if !finite(r.Origin) || !finite(r.Dir) || !(0 <= r.TMin) || math.IsInf(float64(r.TMin), 1) || !(r.TMin <= r.TMax) {
 		return false
 	}
 	if r.Dir == [3]float32{} {
@@ -82,7 +84,8 @@ const boxGrow = 2 * (3 * 0x1p-24) / (1 - 3*0x1p-24)
 
 // box returns where p enters [lo, hi] within [p.tmin, tmax], and whether it
 // does. A NaN slab (a zero direction component with the origin on a face)
-// does not cull.
+// does not cull; a zero (or subnormal, its reciprocal infinite) direction
+// component with the origin outside the box's slab culls.
 //
 // With every reciprocal finite no slab distance is NaN (a finite or
 // infinite difference times a finite non-zero reciprocal), and the entry and
@@ -110,6 +113,15 @@ func (p *ray) box(lo, hi *[3]float32, tmax float32) (float32, bool) {
 			tf = tmax
 		}
 		return tn, tn <= tf
+	}
+	// An infinite reciprocal makes both distances of a slab the origin is
+	// outside of infinite with one sign: +∞ culls through the entry, but −∞
+	// would widen to NaN below and cull nothing, so that side is decided
+	// here (the ray never moves along the axis).
+	for k := range 3 {
+		if abs32(p.inv[k]) == float32(math.Inf(1)) && (p.o[k] < lo[k] || p.o[k] > hi[k]) {
+			return p.tmin, false
+		}
 	}
 	x0, x1 := (lo[0]-p.o[0])*p.inv[0], (hi[0]-p.o[0])*p.inv[0]
 	y0, y1 := (lo[1]-p.o[1])*p.inv[1], (hi[1]-p.o[1])*p.inv[1]
@@ -209,6 +221,9 @@ func (p *ray) watertight(t *Triangle, tmax float32) (tt, u, v float32, ok bool) 
 	V := float32(Ax*Cy) - float32(Ay*Cx)
 	W := float32(Bx*Ay) - float32(By*Ax)
 	Az, Bz, Cz := float32(p.sz*az), float32(p.sz*bz), float32(p.sz*cz)
+	// An edge function that overflowed (±Inf, or NaN from Inf − Inf) keeps
+	// its sign or fails every comparison, so the tests below stay right,
+	// and makes det or T non-finite: the scaled test then decides.
 	if U == 0 || V == 0 || W == 0 {
 		return p.watertight64(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax)
 	}
@@ -220,8 +235,60 @@ func (p *ray) watertight(t *Triangle, tmax float32) (tt, u, v float32, ok bool) 
 		return 0, 0, 0, false
 	}
 	T := float32(U*Az) + float32(V*Bz) + float32(W*Cz)
+	if !finite([3]float32{det, T, 0}) {
+		return p.watertightScaled(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax)
+	}
 	rcp := 1 / det
 	tt = float32(T * rcp)
+	if !(tt >= p.tmin && tt <= tmax) {
+		return 0, 0, 0, false
+	}
+	return tt, float32(V * rcp), float32(W * rcp), true
+}
+
+// expOf is x's biased float32 exponent (0 for zero and subnormals, 255 for
+// Inf and NaN).
+func expOf(x float32) int32 { return int32(math.Float32bits(x)>>23) & 0xff }
+
+// pow2 is 2^k for k in [-126, 127].
+func pow2(k int32) float32 { return math.Float32frombits(uint32(k+127) << 23) }
+
+// watertightScaled is watertight's test where the float32 edge functions,
+// their sum or the distance overflowed (vertices about 10¹⁹ or more from
+// the origin, as sheared): the same operations on the frame scaled by
+// powers of two, the 2D positions so that none reaches 2⁶², the z so that
+// no product of the distance reaches 2¹²⁴, and the distance scaled back.
+// A power of two changes no rounding (above float32's normal range's
+// bottom), so the hit is the one an unbounded exponent would give; a zero
+// scaled edge function is finished in float64 as in watertight. The
+// software traversal (device/vulkan/codegen) does the same.
+func (p *ray) watertightScaled(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax float32) (tt, u, v float32, ok bool) {
+	if !finite([3]float32{Ax, Ay, Bx}) || !finite([3]float32{By, Cx, Cy}) || !finite([3]float32{Az, Bz, Cz}) {
+		return 0, 0, 0, false
+	}
+	m := max(abs32(Ax), abs32(Ay), abs32(Bx), abs32(By), abs32(Cx), abs32(Cy))
+	s := pow2(-max(0, expOf(m)-127-61))
+	ax, ay, bx, by, cx, cy := float32(Ax*s), float32(Ay*s), float32(Bx*s), float32(By*s), float32(Cx*s), float32(Cy*s)
+	U := float32(cx*by) - float32(cy*bx)
+	V := float32(ax*cy) - float32(ay*cx)
+	W := float32(bx*ay) - float32(by*ax)
+	if U == 0 || V == 0 || W == 0 {
+		return p.watertight64(Ax, Ay, Bx, By, Cx, Cy, Az, Bz, Cz, tmax)
+	}
+	if (U < 0 || V < 0 || W < 0) && (U > 0 || V > 0 || W > 0) {
+		return 0, 0, 0, false
+	}
+	det := U + V + W
+	if det == 0 {
+		return 0, 0, 0, false
+	}
+	kz := max(0, expOf(max(abs32(U), abs32(V), abs32(W)))+expOf(max(abs32(Az), abs32(Bz), abs32(Cz)))-376)
+	sz := pow2(-min(kz, 126))
+	sz2 := pow2(-(kz - min(kz, 126)))
+	az, bz, cz := float32(float32(Az*sz)*sz2), float32(float32(Bz*sz)*sz2), float32(float32(Cz*sz)*sz2)
+	T := float32(U*az) + float32(V*bz) + float32(W*cz)
+	rcp := 1 / det
+	tt = float32(float32(float32(T*rcp)*pow2(min(kz, 127))) * pow2(kz-min(kz, 127)))
 	if !(tt >= p.tmin && tt <= tmax) {
 		return 0, 0, 0, false
 	}

@@ -26,19 +26,21 @@ func (s *Scene) ObjectRay(i uint32, r Ray) Ray { return objectRay(&s.Inverse[i],
 // hand Verdict to Query.
 type Decision struct {
 	kind   uint8
+	tmin   float32
 	t      float32
 	commit bool
 	stop   bool
 }
 
 // Reset starts the decision about c.
-func (d *Decision) Reset(c *Candidate) { *d = Decision{kind: c.Kind} }
+func (d *Decision) Reset(c *Candidate) { *d = Decision{kind: c.Kind, tmin: c.ObjectRay.TMin} }
 
-// CommitProcedural commits a procedural candidate at t (the nearest t of
-// several calls; NaN and triangle candidates: nothing). Query drops a t
-// outside [TMin, the committed hit's t].
+// CommitProcedural commits a procedural candidate at t: the nearest t of
+// several calls, each t below the ray's TMin (or NaN) doing nothing, as on
+// a device (triangle candidates: nothing). Query drops a t past the
+// committed hit's.
 func (d *Decision) CommitProcedural(t float32) {
-	if d.kind != KindProcedural || t != t {
+	if d.kind != KindProcedural || !(t >= d.tmin) {
 		return
 	}
 	if !d.commit || t < d.t {

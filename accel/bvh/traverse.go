@@ -47,8 +47,9 @@ func (q *query) commit(h Hit) {
 
 // Closest returns the nearest hit of r on a triangle, every triangle
 // committed as if opaque; procedural primitives are not hit (they need
-// Query). A ray with a non-finite field, a zero direction or TMin > TMax
-// misses.
+// Query). A ray with a non-finite origin or direction, a zero direction, a
+// TMin below zero or infinite, TMin > TMax or a NaN TMax misses (as on the
+// Vulkan paths).
 func (s *Scene) Closest(r Ray) Hit {
 	q := query{s: s, world: r, tmax: r.TMax, cull: widen(r.TMax)}
 	q.run()

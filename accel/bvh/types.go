@@ -40,8 +40,10 @@ func (n *Node) Leaf() bool { return n.Count != 0 }
 func (n *Node) Bounds() AABB { return AABB{n.Min, n.Max} }
 
 // Ray is a ray for Closest, Any and Query: points Origin + t·Dir for t in
-// [TMin, TMax]. Dir need not be normalised; t is in units of Dir. A ray
-// misses every instance whose Mask shares no bit with the ray's Mask.
+// [TMin, TMax], 0 ≤ TMin (a ray with a negative TMin misses everything,
+// as Vulkan's ray queries require TMin ≥ 0). Dir need not be normalised; t
+// is in units of Dir. A ray misses every instance whose Mask shares no bit
+// with the ray's Mask.
 type Ray struct {
 	Origin [3]float32
 	TMin   float32

@@ -77,11 +77,11 @@ func (a awkward) box(o [3]float32) ([3]float32, [3]float32) {
 func (a awkward) span(r *Ray) {
 	switch a.rng.IntN(6) {
 	case 0:
-		r.TMin = -r.TMax
+		r.TMin = r.TMax * a.rng.Float32()
 	case 1:
 		r.TMax = inf32
 	case 2:
-		r.TMin = float32(math.Inf(-1))
+		r.TMin = 0x1p-149 // the least TMin above zero
 	case 3:
 		r.TMin = r.TMax
 	}
@@ -155,13 +155,13 @@ func TestWalkMatchesWalkGo(t *testing.T) {
 		want := walkLeaves(nodes, &p, cull, culls, func(w *walker, ni int) int { return w.walkGo(nodes, &p, ni) })
 		got := walkLeaves(nodes, &p, cull, culls, func(w *walker, ni int) int { return w.walk(nodes, &p, ni) })
 		require.Equal(t, want, got, "ray %+v cull %v nodes %+v", r, cull, nodes[:min(3, len(nodes))])
-		if p.finite {
+		if p.finite { // the rays the SSE walk takes
 			finite++
+			leaves += len(want)/2 - 1
 		}
-		leaves += len(want)/2 - 1
 	}
-	require.Greater(t, finite, 50000)
-	require.Greater(t, leaves, 100000)
+	require.Greater(t, finite, 50000, "finite %d", finite)
+	require.Greater(t, leaves, 20000, "leaves %d", leaves)
 }
 
 // A child index or a stack outside its array is refused, not read.

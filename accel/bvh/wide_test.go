@@ -342,13 +342,13 @@ func TestWalkWideMatchesWalkWideGo(t *testing.T) {
 		want := wideLeaves(wf, &p, cull, culls, func(w *wideWalker, ni int) int { return w.walkWideGo(wf.nodes, &p, ni) })
 		got := wideLeaves(wf, &p, cull, culls, func(w *wideWalker, ni int) int { return w.walkWide(wf.nodes, &p, ni) })
 		require.Equal(t, want, got, "ray %+v cull %v root %+v", r, cull, wf.nodes[0])
-		if p.finite {
+		if p.finite { // the rays the SSE walk takes
 			finite++
+			leaves += len(want)/2 - 1
 		}
-		leaves += len(want)/2 - 1
 	}
-	require.Greater(t, finite, 25000)
-	require.Greater(t, leaves, 50000)
+	require.Greater(t, finite, 25000, "finite %d", finite)
+	require.Greater(t, leaves, 12000, "leaves %d", leaves)
 }
 
 // A wide child outside its array or a stack overflow is refused, not read.

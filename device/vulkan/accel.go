@@ -52,7 +52,7 @@ type structure struct {
 	vertices    uint32 // meshes: vertices of the last full build
 
 	// meshes only: the index-check kernel and the checked copy of the
-	// indices (accel_indices.go)
+	// indices (accel_indices.go); procedurals: the box-check kernel
 	indexShader device.Handle
 	indices     *buffer
 
@@ -212,8 +212,12 @@ func (d *Device) createStructure(kind device.ResourceKind, opt device.AccelOptio
 		}
 		return h, err
 	}
-	if kind == device.KindMesh {
-		sh, err := d.indexShader()
+	if kind == device.KindMesh || kind == device.KindProcedural {
+		check := d.indexShader
+		if kind == device.KindProcedural {
+			check = d.boxShader
+		}
+		sh, err := check()
 		if err != nil {
 			return 0, err
 		}

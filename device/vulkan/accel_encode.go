@@ -212,14 +212,19 @@ func (e *encoder) proceduralBuild(c *device.ProceduralBuild) error {
 		t.made = append(t.made, func() { e.d.mem.destroyRawBuffer(nb) })
 		s.boxes = nb
 	}
-	e.order(stageCopy, accessTransferWrite, use{b, c.Offset, c.Offset + n, false}, use{s.boxes, 0, n, true})
-	e.copyBuffer(b.raw.handle, c.Offset, s.boxes.handle, 0, n)
+	// The copy is the box check's (accel_indices.go): a box that is not
+	// one becomes a point no ray enters. The dispatch and the build see the
+	// copy as one buffer, so the build waits for the dispatch's writes.
+	boxes := &buffer{raw: s.boxes, desc: device.BufferDesc{Size: n, ElemSize: 4}, d: e.d}
+	if err := e.checkedBoxes(s, c.AABBs, c.Offset, c.Count, boxes); err != nil {
+		return fmt.Errorf("box check: %w", err)
+	}
 	geom := vk.AccelerationStructureGeometryKHR{SType: vk.STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR, GeometryType: vk.GEOMETRY_TYPE_AABBS_KHR}
 	ab := geom.Geometry.Aabbs()
 	ab.SType = vk.STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_AABBS_DATA_KHR
 	*ab.Data.DeviceAddress() = vk.DeviceAddress(s.boxes.addr)
 	ab.Stride = 24
-	return e.buildStructure(s, t, c.Procedural, c.Mode, &geom, c.Count, use{s.boxes, 0, n, false})
+	return e.buildStructure(s, t, c.Procedural, c.Mode, &geom, c.Count, use{boxes, 0, n, false})
 }
 
 // instanceRecord is VkAccelerationStructureInstanceKHR's size.

@@ -102,6 +102,7 @@ type Device struct {
 	streams    sync.Map               // every *stream not yet released, destroyed ones included
 	parked     parkedSet
 	indexCheck indexCheck  // the mesh index check (accel_indices.go)
+	boxCheck   indexCheck  // the procedural box check (accel_indices.go)
 	lbvh       lbvhShaders // the software path's device mesh build (accel_lbvh.go)
 	softAccel  bool        // structures built in software (accel_soft.go)
 	noReplay   bool        // record every list afresh (replay.go; for tests)

@@ -26,6 +26,9 @@ type rayScene struct {
 	tris  [][]bvh.Triangle // by mesh
 	boxes [][]bvh.AABB     // by procedural
 	inst  []sceneInstance
+	// stride and offset, where not zero, lay the meshes' vertices out
+	// stride bytes apart from offset (the bytes between them NaN).
+	stride, offset uint32
 }
 
 type sceneInstance struct {
@@ -192,12 +195,21 @@ func buildScene(t *testing.T, d *Device, st device.Handle, s *rayScene, opt devi
 		return h
 	}
 	var meshes, procs []device.Handle
+	stride := max(s.stride, 12)
+	nan := float32(math.NaN())
+	pad := func(v []byte, words uint32) []byte {
+		for range words {
+			v = appendF32(v, nan)
+		}
+		return v
+	}
 	for _, ts := range s.tris {
-		var v, ix []byte
+		var ix []byte
+		v := pad(nil, s.offset/4)
 		for j, tri := range ts {
-			v = appendF32(v, tri.A[:]...)
-			v = appendF32(v, tri.B[:]...)
-			v = appendF32(v, tri.C[:]...)
+			for _, p := range [][3]float32{tri.A, tri.B, tri.C} {
+				v = pad(appendF32(v, p[:]...), (stride-12)/4)
+			}
 			for k := range 3 {
 				ix = binary.LittleEndian.AppendUint32(ix, uint32(3*j+k))
 			}
@@ -206,7 +218,7 @@ func buildScene(t *testing.T, d *Device, st device.Handle, s *rayScene, opt devi
 		m, err := d.CreateMesh(opt)
 		require.NoError(t, err)
 		meshes = append(meshes, m)
-		cmds = append(cmds, &device.MeshBuild{Mesh: m, Geometry: device.MeshGeometry{Vertices: vb, VertexStride: 12,
+		cmds = append(cmds, &device.MeshBuild{Mesh: m, Geometry: device.MeshGeometry{Vertices: vb, VertexOffset: uint64(s.offset), VertexStride: stride,
 			VertexCount: uint32(3 * len(ts)), Indices: ib, Triangles: uint32(len(ts))}})
 	}
 	for _, bs := range s.boxes {
@@ -367,6 +379,15 @@ func TestRayQueriesMatchBruteForce(t *testing.T) {
 	matchBruteForce(t, d, st)
 }
 
+// TestRayQueriesStridedVertices is TestRayQueriesMatchBruteForce with the
+// meshes' vertices 20 bytes apart from byte 8, NaN between them: the build
+// (and natively the index check, which reads the vertices) takes only each
+// vertex's first 12 bytes.
+func TestRayQueriesStridedVertices(t *testing.T) {
+	d, st := rayDevice(t)
+	matchBruteForceLaid(t, d, st, 20, 8)
+}
+
 // TestRayQueriesByAddressAndBinding is TestRayQueriesMatchBruteForce on
 // the software path with accels read through their device addresses (as
 // kernels read those past maxStorageBufferRange: the limit lowered to one
@@ -420,11 +441,18 @@ func TestAccelReadChoice(t *testing.T) {
 // matchBruteForce traces random rays through random scenes on d and
 // compares every hit with the brute-force reference.
 func matchBruteForce(t *testing.T, d *Device, st device.Handle) {
+	matchBruteForceLaid(t, d, st, 0, 0)
+}
+
+// matchBruteForceLaid is matchBruteForce with the meshes' vertices stride
+// bytes apart from offset (0, 0: packed from 0).
+func matchBruteForceLaid(t *testing.T, d *Device, st device.Handle, stride, offset uint32) {
 	sh := rayTraceShader(t, d)
 	total := 0
 	for seed := range uint64(3) {
 		rng := rand.New(rand.NewPCG(seed, 19))
 		s := newRayScene(rng)
+		s.stride, s.offset = stride, offset
 		a, _ := buildScene(t, d, st, s, device.AccelOptions{})
 		rays := randomRays(rng, 512)
 		for _, mask := range []uint8{0xff, 0x5, 0} {

@@ -156,8 +156,9 @@ func (q Query) Candidate() Candidate {
 }
 
 // CommitProcedural commits a procedural candidate's hit at t, when t lies
-// in [tmin, the committed hit's t] (the nearest of several calls counts);
-// for a triangle candidate it does nothing.
+// in [tmin, the committed hit's t] (the nearest of several calls in that
+// range counts; a call outside it does nothing); for a triangle candidate
+// it does nothing.
 func (q Query) CommitProcedural(t F32) { q.op("CommitProcedural", ir.OpRayCommitProcedural, t.Expr()) }
 
 // CommitTriangle commits a triangle candidate at its t; for a procedural

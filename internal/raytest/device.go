@@ -93,9 +93,11 @@ func (s *Scene) Make(d *device.Device, opt accel.Options) (o *OnDevice, err erro
 	}
 	keep(o.Accel)
 	for _, in := range s.Insts {
-		var p accel.Primitive = o.Meshes[in.Prim]
+		var p accel.Primitive
 		if in.Procedural {
 			p = o.Procs[in.Prim]
+		} else {
+			p = o.Meshes[in.Prim]
 		}
 		if _, err := o.Accel.Add(accel.Instance{Primitive: p, Transform: in.Transform, Mask: in.Mask, Opaque: in.Opaque, ID: in.ID}); err != nil {
 			return nil, err

@@ -14,7 +14,7 @@ const BindlessSlotSize = 32
 
 // Version changes whenever codegen changes the words it emits for the
 // same AST; it belongs in cache keys next to Hash.
-const Version = 15
+const Version = 19
 
 // Options tune code generation for a device.
 type Options struct {

@@ -1,6 +1,8 @@
 package codegen
 
 import (
+	"math"
+
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
 )
@@ -103,10 +105,23 @@ const boxGrow = 2 * (3 * 0x1p-24) / (1 - 3*0x1p-24)
 
 // slab is bvh's box test of the ray (o, inv) against [lo, hi] from tn to tf:
 // the entry distance and whether the ray enters before tf. NaN slabs (a
-// zero direction component with the origin on a face) do not cull.
+// zero direction component with the origin on a face) do not cull; an
+// infinite reciprocal with the origin outside the slab culls (as in bvh:
+// its distances are ±∞ of one sign, and a far −∞ widens to NaN, which the
+// minimum below skips).
 func (g *gen) slab(o, inv [3]spirv.ID, lo, hi [3]spirv.ID, tn, tf spirv.ID) (spirv.ID, spirv.ID) {
 	b := g.b
 	f := g.f32
+	var outside spirv.ID
+	for k := range 3 {
+		off := b.LogicalAnd(g.boolT, b.IsInf(g.boolT, inv[k]),
+			b.LogicalOr(g.boolT, b.FOrdLessThan(g.boolT, o[k], lo[k]), b.FOrdGreaterThan(g.boolT, o[k], hi[k])))
+		if k == 0 {
+			outside = off
+		} else {
+			outside = b.LogicalOr(g.boolT, outside, off)
+		}
+	}
 	for k := range 3 {
 		t0 := b.FMul(f, b.FSub(f, lo[k], o[k]), inv[k])
 		t1 := b.FMul(f, b.FSub(f, hi[k], o[k]), inv[k])
@@ -117,7 +132,20 @@ func (g *gen) slab(o, inv [3]spirv.ID, lo, hi [3]spirv.ID, tn, tf spirv.ID) (spi
 		tn = b.Select(f, b.FOrdGreaterThan(g.boolT, a, tn), a, tn)
 		tf = b.Select(f, b.FOrdLessThan(g.boolT, c, tf), c, tf)
 	}
-	return tn, b.FOrdLessThanEqual(g.boolT, tn, tf)
+	return tn, b.LogicalAnd(g.boolT, b.FOrdLessThanEqual(g.boolT, tn, tf), b.LogicalNot(g.boolT, outside))
+}
+
+// NativeDeadBox is the min x of a box the Vulkan backend put in place of
+// one that is not a box (a NaN or infinite component, a min above its max)
+// in a native procedural's copy (math.MaxFloat32, the box a point there):
+// native ray queries take it as entered by no ray, a candidate of neither
+// a closest hit nor a candidate loop.
+const NativeDeadBox = math.MaxFloat32
+
+// liveBox is in, and the box of corners c not the dead box.
+func (g *gen) liveBox(c [6]spirv.ID, in spirv.ID) spirv.ID {
+	b := g.b
+	return b.LogicalAnd(g.boolT, in, b.FOrdLessThan(g.boolT, c[0], b.ConstantFloat32(NativeDeadBox)))
 }
 
 func (g *gen) split3(v spirv.ID) [3]spirv.ID {
@@ -224,6 +252,7 @@ func (g *gen) rayNative(op ir.Op, r rayOperands) spirv.ID {
 		ct := g.emitOp(spirv.OpRayQueryGetIntersectionTKHR, f32, rq, comm)
 		tf := b.Select(f32, b.INotEqual(g.boolT, committed, b.ConstantUint32(0)), ct, r.tmax)
 		tn, in := g.slab(oo, g.recip3(od), [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, r.tmin, tf)
+		in = g.liveBox(c, in)
 		g.ifThen(in, func() { g.emitOp(spirv.OpRayQueryGenerateIntersectionKHR, rq, tn) })
 		b.Branch(next.ID())
 

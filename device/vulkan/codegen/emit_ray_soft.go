@@ -1,6 +1,8 @@
 package codegen
 
 import (
+	"math"
+
 	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/frontend/ir"
 	"github.com/lucent-gpu/lucent/spirv"
@@ -39,7 +41,9 @@ import (
 // order the tree is visited in. One difference: bvh recomputes a zero edge
 // function in float64; here it stays zero (the ray is taken to pass the
 // edge), which keeps the test watertight (a ray through an edge hits both
-// triangles, the tie rule picks one) and needs no Float64.
+// triangles, the tie rule picks one) and needs no Float64; in the scaled
+// test of far triangles (docs/bvh.md §6) a zero scaled edge function takes
+// the unscaled one's sign.
 
 // SoftInstanceBytes is the size of an instance record of a software accel,
 // SoftTransformBytes that of an entry of its object→world table
@@ -570,12 +574,91 @@ func (g *gen) watertight(o spirv.ID, v [3]spirv.ID, kx, ky, kz, sx, sy, sz, tmin
 	or3 := func(x, y, z spirv.ID) spirv.ID { return b.LogicalOr(g.boolT, b.LogicalOr(g.boolT, x, y), z) }
 	mixed := b.LogicalAnd(g.boolT, or3(lt(U), lt(V), lt(W)), or3(gt(U), gt(V), gt(W)))
 	det := nc(b.FAdd(f32, nc(b.FAdd(f32, U, V)), W))
-	T := nc(b.FAdd(f32, nc(b.FAdd(f32, mul(U, mul(sz, Z[0])), mul(V, mul(sz, Z[1])))), mul(W, mul(sz, Z[2]))))
+	Az, Bz, Cz := mul(sz, Z[0]), mul(sz, Z[1]), mul(sz, Z[2])
+	T := nc(b.FAdd(f32, nc(b.FAdd(f32, mul(U, Az), mul(V, Bz))), mul(W, Cz)))
 	rcp := nc(b.FDiv(f32, b.ConstantFloat32(1), det))
 	t = mul(T, rcp)
 	inRange := b.LogicalAnd(g.boolT, b.FOrdGreaterThanEqual(g.boolT, t, tmin), b.FOrdLessThanEqual(g.boolT, t, tmax))
 	ok = b.LogicalAnd(g.boolT, b.LogicalAnd(g.boolT, b.LogicalNot(g.boolT, mixed), b.FOrdNotEqual(g.boolT, det, zero)), inRange)
-	return t, mul(V, rcp), mul(W, rcp), ok
+	u, w = mul(V, rcp), mul(W, rcp)
+
+	// Where the edge functions, their sum or the distance overflowed
+	// (vertices about 1e19 or more from the origin), bvh's scaled test
+	// (watertightScaled): the frame scaled by powers of two, a zero
+	// scaled edge function taking the unscaled one's sign.
+	fin := func(x spirv.ID) spirv.ID {
+		return b.LogicalNot(g.boolT, b.LogicalOr(g.boolT, b.IsNan(g.boolT, x), b.IsInf(g.boolT, x)))
+	}
+	and := func(xs ...spirv.ID) spirv.ID {
+		r := xs[0]
+		for _, x := range xs[1:] {
+			r = b.LogicalAnd(g.boolT, r, x)
+		}
+		return r
+	}
+	// An overflowed edge function makes det infinite or NaN, so det and T
+	// tell (|x| < +Inf: false for both).
+	inf := b.ConstantFloat32(float32(math.Inf(1)))
+	small := func(x spirv.ID) spirv.ID { return b.FOrdLessThan(g.boolT, b.GLSL(f32, spirv.GLSLFAbs, x), inf) }
+	over := b.LogicalNot(g.boolT, b.LogicalAnd(g.boolT, small(det), small(T)))
+	inputs := and(fin(X[0]), fin(Y[0]), fin(X[1]), fin(Y[1]), fin(X[2]), fin(Y[2]), fin(Az), fin(Bz), fin(Cz))
+	fp := g.ptr(spirv.StorageClassFunction, f32)
+	vt, vu, vw := g.sfn.Variable(fp, 0), g.sfn.Variable(fp, 0), g.sfn.Variable(fp, 0)
+	vok := g.sfn.Variable(g.ptr(spirv.StorageClassFunction, g.boolT), 0)
+	b.Store(vt, t)
+	b.Store(vu, u)
+	b.Store(vw, w)
+	b.Store(vok, ok)
+	g.ifThen(over, func() {
+		i32 := g.i32
+		abs := func(x spirv.ID) spirv.ID { return b.GLSL(f32, spirv.GLSLFAbs, x) }
+		fmax := func(xs ...spirv.ID) spirv.ID {
+			r := xs[0]
+			for _, x := range xs[1:] {
+				r = b.GLSL(f32, spirv.GLSLFMax, r, x)
+			}
+			return r
+		}
+		expOf := func(x spirv.ID) spirv.ID {
+			return b.Bitcast(i32, b.BitwiseAnd(g.u32, b.ShiftRightLogical(g.u32, b.Bitcast(g.u32, x), b.ConstantUint32(23)), b.ConstantUint32(0xff)))
+		}
+		pow2 := func(k spirv.ID) spirv.ID { // k in [-126, 127]
+			return b.Bitcast(f32, b.ShiftLeftLogical(g.u32, b.Bitcast(g.u32, b.IAdd(i32, k, b.ConstantInt32(127))), b.ConstantUint32(23)))
+		}
+		smax := func(x, y spirv.ID) spirv.ID { return b.GLSL(i32, spirv.GLSLSMax, x, y) }
+		smin := func(x, y spirv.ID) spirv.ID { return b.GLSL(i32, spirv.GLSLSMin, x, y) }
+		neg := func(x spirv.ID) spirv.ID { return b.ISub(i32, b.ConstantInt32(0), x) }
+		i0 := b.ConstantInt32(0)
+		m := fmax(abs(X[0]), abs(Y[0]), abs(X[1]), abs(Y[1]), abs(X[2]), abs(Y[2]))
+		sc := pow2(neg(smax(i0, b.ISub(i32, expOf(m), b.ConstantInt32(127+61)))))
+		var x, y [3]spirv.ID
+		for i := range 3 {
+			x[i], y[i] = mul(X[i], sc), mul(Y[i], sc)
+		}
+		U2 := sub(mul(x[2], y[1]), mul(y[2], x[1]))
+		V2 := sub(mul(x[0], y[2]), mul(y[0], x[2]))
+		W2 := sub(mul(x[1], y[0]), mul(y[1], x[0]))
+		sign := func(scaled, unscaled spirv.ID) spirv.ID {
+			return b.Select(f32, b.FOrdEqual(g.boolT, scaled, zero), unscaled, scaled)
+		}
+		Us, Vs, Ws := sign(U2, U), sign(V2, V), sign(W2, W)
+		mixed := b.LogicalAnd(g.boolT, or3(lt(Us), lt(Vs), lt(Ws)), or3(gt(Us), gt(Vs), gt(Ws)))
+		det := nc(b.FAdd(f32, nc(b.FAdd(f32, U2, V2)), W2))
+		kz := smax(i0, b.ISub(i32, b.IAdd(i32, expOf(fmax(abs(U2), abs(V2), abs(W2))), expOf(fmax(abs(Az), abs(Bz), abs(Cz)))), b.ConstantInt32(376)))
+		k1 := smin(kz, b.ConstantInt32(126))
+		s1, s2 := pow2(neg(k1)), pow2(neg(b.ISub(i32, kz, k1)))
+		az, bz, cz := mul(mul(Az, s1), s2), mul(mul(Bz, s1), s2), mul(mul(Cz, s1), s2)
+		T := nc(b.FAdd(f32, nc(b.FAdd(f32, mul(U2, az), mul(V2, bz))), mul(W2, cz)))
+		rcp := nc(b.FDiv(f32, b.ConstantFloat32(1), det))
+		u1 := smin(kz, b.ConstantInt32(127))
+		t := mul(mul(mul(T, rcp), pow2(u1)), pow2(b.ISub(i32, kz, u1)))
+		inRange := b.LogicalAnd(g.boolT, b.FOrdGreaterThanEqual(g.boolT, t, tmin), b.FOrdLessThanEqual(g.boolT, t, tmax))
+		b.Store(vt, t)
+		b.Store(vu, mul(V2, rcp))
+		b.Store(vw, mul(W2, rcp))
+		b.Store(vok, and(inputs, b.LogicalNot(g.boolT, mixed), b.FOrdNotEqual(g.boolT, det, zero), inRange))
+	})
+	return b.Load(f32, vt), b.Load(f32, vu), b.Load(f32, vw), b.Load(g.boolT, vok)
 }
 
 // softCommit commits a hit at t on (ii, prim) when it beats the committed

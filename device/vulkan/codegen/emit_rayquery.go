@@ -236,7 +236,7 @@ func (g *gen) nativeBox(q *queryState) ([6]spirv.ID, spirv.ID, spirv.ID) {
 		c[i] = g.loadPSB(f32, b.IAdd(u64, base, b.ConstantUint64(uint64(4*i))), 4)
 	}
 	tn, in := g.slab(g.split3(oo), g.recip3(g.split3(od)), [3]spirv.ID{c[0], c[1], c[2]}, [3]spirv.ID{c[3], c[4], c[5]}, q.r.tmin, g.nativeTMax(q))
-	return c, tn, in
+	return c, tn, g.liveBox(c, in)
 }
 
 func (g *gen) candidateSoft(q *queryState, e *ir.Call) spirv.ID {
@@ -246,7 +246,9 @@ func (g *gen) candidateSoft(q *queryState, e *ir.Call) spirv.ID {
 	switch e.Op {
 	case ir.OpRayCommitProcedural:
 		t := g.expr(e.Args[0])
-		ok := b.LogicalAnd(g.boolT, b.IEqual(g.boolT, kind, b.ConstantUint32(ir.HitProcedural)), b.LogicalNot(g.boolT, b.IsNan(g.boolT, t)))
+		// A t below tmin (or NaN) does nothing; the nearest of the others
+		// is committed after the body where it is not past the committed hit.
+		ok := b.LogicalAnd(g.boolT, b.IEqual(g.boolT, kind, b.ConstantUint32(ir.HitProcedural)), b.FOrdGreaterThanEqual(g.boolT, t, q.r.tmin))
 		g.ifThen(ok, func() {
 			nearer := b.LogicalOr(g.boolT, b.LogicalNot(g.boolT, b.Load(g.boolT, q.commit)), b.FOrdLessThan(g.boolT, t, b.Load(f32, q.ct)))
 			g.ifThen(nearer, func() {
