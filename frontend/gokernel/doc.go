@@ -116,6 +116,22 @@
 // driver can see as a constant may give 0 instead of ±Inf or NaN. The cpu
 // backend and kernel.Run give Go's answers.
 //
+// # Control flow
+//
+// if, for (all three forms), range over an integer, an array, a buffer, a
+// view or shared memory, switch (with or without a tag, cases in order, as
+// Go tests them), break, continue and return behave as in Go, labelled
+// break and continue included: break L and continue L leave nested loops,
+// break inside a switch leaves the switch (inside a loop, the switch only),
+// and break L from a switch leaves the loop labelled L. A switch on an
+// int32 or uint32 tag with constant cases is a device switch; any other is
+// an if/else chain. The device's structured control flow leaves one loop
+// or switch per branch, so a jump past more than one sets a flag of its
+// target that each construct it leaves tests once; a jump that leaves
+// only its innermost loop or switch costs nothing extra. Refused: goto,
+// fallthrough (list the values in one case), select, and a break,
+// continue or return that leaves a ray query's candidate loop.
+//
 // # Pointers, views and run-time components
 //
 // The device has no pointers a thread can store, so a pointer local is an

@@ -26,7 +26,6 @@ type rayQueryDecl struct {
 	args   []ir.Expr // OpRayClosest's operands
 	result *ir.Var   // ir.RayCommitted
 	looped bool      // its loop has been lowered
-	depth  int       // the enclosing breakable statements at its loop (len(lowerer.breaks))
 	bad    bool      // used as a value, reported: its methods report nothing more
 }
 
@@ -132,11 +131,11 @@ func (l *lowerer) queryLoop(s *ast.ForStmt) bool {
 		return true
 	}
 	q.looped = true
-	q.depth = len(l.breaks)
 	l.query = q
+	sc := l.enter(s, &jumpScope{goLoop: true, query: true})
 	body := l.sub(s.Body.List)
 	l.query = nil
-	l.emit(&ir.RayQuery{Args: q.args, Body: body, Result: &ir.Ref{Var: q.result}})
+	l.leave(sc, &ir.RayQuery{Args: q.args, Body: body, Result: &ir.Ref{Var: q.result}})
 	return true
 }
 

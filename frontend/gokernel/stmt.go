@@ -89,7 +89,11 @@ func (l *lowerer) stmt(s ast.Stmt) {
 	case *ast.SendStmt:
 		l.errorf(s.Pos(), "channel sends are not supported in kernels: write the value to a buffer or kernel.Shared memory instead")
 	case *ast.LabeledStmt:
-		l.errorf(s.Pos(), "labels are not supported in kernels: restructure the loops, e.g. with a bool flag checked after the inner loop")
+		// A loop's or switch's label names it for break and continue
+		// (jump.go); any other is goto's, which is reported.
+		if lbl, ok := l.info.Defs[s.Label].(*types.Label); ok {
+			l.labels[s.Stmt] = lbl
+		}
 		l.stmt(s.Stmt)
 	case *ast.TypeSwitchStmt:
 		l.errorf(s.Pos(), "type switches are not supported in kernels: there are no interfaces; switch on an integer tag instead")
@@ -375,8 +379,7 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 	if s.Init != nil {
 		l.stmt(s.Init)
 	}
-	l.breaks = append(l.breaks, breakTarget{s, true})
-	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
+	sc := l.enter(s, &jumpScope{ir: true, loop: true, goLoop: true})
 	var cond ir.Expr
 	var pre *ir.Block // the statements the condition needs, run before each test
 	if s.Cond != nil {
@@ -399,7 +402,7 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 		cond = ir.LitBool(true)
 	}
 	if cond == nil && update == nil {
-		l.emit(&ir.Loop{Body: body})
+		l.leave(sc, &ir.Loop{Body: body})
 		return
 	}
 	if cond == nil {
@@ -408,7 +411,7 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 	if update == nil {
 		update = &ir.Block{}
 	}
-	l.emit(&ir.For{Cond: cond, Update: update, Body: body})
+	l.leave(sc, &ir.For{Cond: cond, Update: update, Body: body})
 }
 
 // rangeStmt lowers range over an integer, an array or a buffer to a counted loop.
@@ -505,9 +508,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	l.emit(&ir.Assign{Dst: &ir.Ref{Var: limit}, Src: n})
 	idx := l.newTemp(it)
 	l.emit(&ir.Assign{Dst: &ir.Ref{Var: idx}, Src: ir.LitInt(it, 0)})
-	l.breaks = append(l.breaks, breakTarget{s, true})
-	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
-
+	sc := l.enter(s, &jumpScope{ir: true, loop: true, goLoop: true})
 	outer := l.block
 	body := &ir.Block{}
 	l.block = body
@@ -534,7 +535,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	cond := &ir.Binary{Op: ir.Lt, X: &ir.Ref{Var: idx}, Y: &ir.Ref{Var: limit}, T: ir.TBool}
 	update := &ir.Block{Stmts: []ir.Stmt{&ir.Assign{Dst: &ir.Ref{Var: idx},
 		Src: &ir.Binary{Op: ir.Add, X: &ir.Ref{Var: idx}, Y: ir.LitInt(it, 1), T: it}}}}
-	l.emit(&ir.For{Cond: cond, Update: update, Body: body})
+	l.leave(sc, &ir.For{Cond: cond, Update: update, Body: body})
 }
 
 // convert casts e to t unless it already has that type.
@@ -566,8 +567,10 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			}
 		}
 	}
-	l.breaks = append(l.breaks, breakTarget{s, native})
-	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
+	// A break that leaves a chain needs a construct to leave: a loop
+	// that runs once (jump.go).
+	once := !native && breaksSwitch(s.Body, l.labels[s], l.info)
+	sc := l.enter(s, &jumpScope{ir: native || once, loop: once})
 	for _, cc := range s.Body.List {
 		for _, st := range cc.(*ast.CaseClause).Body {
 			if b, ok := st.(*ast.BranchStmt); ok && b.Tok == token.FALLTHROUGH {
@@ -594,7 +597,7 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			}
 			sw.Cases = append(sw.Cases, c)
 		}
-		l.emit(sw)
+		l.leave(sc, sw)
 		return
 	}
 	if tag != nil {
@@ -648,35 +651,18 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 		b.Stmts = append(b.Stmts, &ir.If{Cond: cond, Then: then, Else: build(i + 1)})
 		return b
 	}
-	if b := build(0); b != nil {
-		l.emit(b)
-	}
-}
-
-func (l *lowerer) branch(s *ast.BranchStmt) {
-	if s.Tok == token.GOTO {
-		l.errorf(s.Pos(), "goto is not supported in kernels: use structured loops and if/else")
-		return
-	}
-	if s.Label != nil {
-		l.errorf(s.Pos(), "labelled %s is not supported in kernels: restructure the loops, e.g. with a bool flag checked after the inner loop", s.Tok)
-		return
-	}
-	if l.query != nil && l.query.depth == len(l.breaks) && s.Tok != token.FALLTHROUGH {
-		l.errorf(s.Pos(), "%s out of a ray query's loop is not supported: end the traversal with q.Terminate(), or put the rest of the body in an if", s.Tok)
-		return
-	}
-	switch s.Tok {
-	case token.BREAK:
-		if len(l.breaks) > 0 && !l.breaks[len(l.breaks)-1].native {
-			l.errorf(s.Pos(), "break inside this switch is not supported: a switch on a non-int32/uint32 tag or with non-constant cases becomes an if/else chain; use if/else, or switch on an int32 or uint32 tag with constant cases")
-			return
+	b := build(0)
+	switch {
+	case once:
+		if b == nil {
+			b = &ir.Block{}
 		}
-		l.emit(&ir.Break{})
-	case token.CONTINUE:
-		l.emit(&ir.Continue{})
-	case token.FALLTHROUGH:
-		// reported by switchStmt
+		b.Stmts = append(b.Stmts, &ir.Break{})
+		l.leave(sc, &ir.Loop{Body: b})
+	case b != nil:
+		l.leave(sc, b)
+	default:
+		l.leave(sc, nil)
 	}
 }
 
