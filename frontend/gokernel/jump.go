@@ -23,7 +23,8 @@ import (
 //
 // A switch lowered to an if/else chain (a tag that is not int32 or uint32,
 // or a case that is not constant) is no construct a Break leaves: where a
-// break leaves it, the chain is the body of a loop that runs once.
+// break leaves it, the chain is the body of a loop that runs once. A break
+// that ends a clause, which leaves nothing undone, is dropped instead.
 
 // jumpScope is an enclosing statement a break or continue may name: a for
 // or range loop, a switch, or a ray query's loop.
@@ -171,10 +172,20 @@ func (l *lowerer) jumpTo(cont bool, to *jumpScope, reissued bool, pos token.Pos)
 	}
 }
 
-// breaksSwitch reports whether a break in body (a switch's clauses) leaves
-// the switch: an unlabelled break outside the loops and switches inside
-// it, or a break naming its label.
-func breaksSwitch(body *ast.BlockStmt, label *types.Label, info *types.Info) bool {
+// breaksHere reports whether st is a break of switch s written directly
+// in one of its clauses: unlabelled, or naming s's label.
+func (l *lowerer) breaksHere(st ast.Stmt, s *ast.SwitchStmt) bool {
+	b, ok := st.(*ast.BranchStmt)
+	if !ok || b.Tok != token.BREAK {
+		return false
+	}
+	return b.Label == nil || l.labels[s] != nil && l.info.Uses[b.Label] == l.labels[s]
+}
+
+// breaksSwitch reports whether a break in clauses (a switch's clause
+// bodies) leaves the switch: an unlabelled break outside the loops and
+// switches inside it, or a break naming its label.
+func breaksSwitch(clauses [][]ast.Stmt, label *types.Label, info *types.Info) bool {
 	found := false
 	var walk func(n ast.Node, depth int)
 	walk = func(n ast.Node, depth int) {
@@ -204,8 +215,10 @@ func breaksSwitch(body *ast.BlockStmt, label *types.Label, info *types.Info) boo
 			return true
 		})
 	}
-	for _, c := range body.List {
-		walk(c, 0)
+	for _, body := range clauses {
+		for _, c := range body {
+			walk(c, 0)
+		}
 	}
 	return found
 }

@@ -3,6 +3,7 @@ package gokernel_test
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -97,5 +98,85 @@ func requireJumps(t *testing.T, r jumpsRun, got []int32) {
 	require.Len(t, got, len(r.want))
 	for i := range r.want {
 		require.Equal(t, r.want[i], got[i], "%s: thread %d (in %d) column %d", r.name, i/r.cols, in[i/r.cols], i%r.cols)
+	}
+}
+
+// TestSwitchTrailingBreak: a break ending a clause of a switch lowered to
+// an if/else chain does nothing and costs nothing (no loop around the
+// chain, as C habits write it); one inside the clause leaves the switch
+// through a loop that runs once, and both give Go's results.
+func TestSwitchTrailingBreak(t *testing.T) {
+	src := `package p
+
+import "github.com/lucent-gpu/lucent/kernel"
+
+//lucent:kernel block=4
+func K(out []int64) {
+	i := int64(kernel.DispatchID().X)
+	switch {
+	case i == 1:
+		out[i] = 10
+		break
+	case i > 1:
+		out[i] = 20
+	default:
+		out[i] = 30
+		break
+	}
+	for j := range int64(3) {
+		switch j + i {
+		case 2:
+			if i == 2 {
+				break
+			}
+			out[i] += 100
+		case 3:
+			out[i] += 1000
+			break
+		}
+		out[i] += 1
+	}
+}
+`
+	ks, errs := gokernel.Check("p.go", []byte(src))
+	require.Empty(t, errs)
+	ir := ks[0].Func.String()
+	require.Equal(t, 1, strings.Count(ir, "loop {"), "one loop that runs once, for the second switch's inner break:\n%s", ir)
+	// The kernel's body, for thread i, in Go.
+	want := make([]int64, 4)
+	for i := range int64(4) {
+		out := want
+		switch {
+		case i == 1:
+			out[i] = 10
+			break
+		case i > 1:
+			out[i] = 20
+		default:
+			out[i] = 30
+			break
+		}
+		for j := range int64(3) {
+			switch j + i {
+			case 2:
+				if i == 2 {
+					break
+				}
+				out[i] += 100
+			case 3:
+				out[i] += 1000
+				break
+			}
+			out[i] += 1
+		}
+	}
+	require.Equal(t, []int64{133, 1113, 1023, 1023}, want)
+	for _, backend := range []string{"vulkan", "cpu"} {
+		t.Run(backend, func(t *testing.T) {
+			g := compileOn(t, openBackend(t, backend), ks[0])
+			ob := upload(g, make([]int64, 4))
+			g.submit(g.k.Dispatch([3]uint32{4}, ob))
+			require.Equal(t, want, download(g, ob))
+		})
 	}
 }

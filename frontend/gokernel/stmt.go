@@ -568,8 +568,19 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 		}
 	}
 	// A break that leaves a chain needs a construct to leave: a loop
-	// that runs once (jump.go).
-	once := !native && breaksSwitch(s.Body, l.labels[s], l.info)
+	// that runs once (jump.go). A break that ends a clause does nothing.
+	bodies := map[*ast.CaseClause][]ast.Stmt{}
+	var lists [][]ast.Stmt
+	for _, st := range s.Body.List {
+		cc := st.(*ast.CaseClause)
+		body := cc.Body
+		if !native && len(body) > 0 && l.breaksHere(body[len(body)-1], s) {
+			body = body[:len(body)-1]
+		}
+		bodies[cc] = body
+		lists = append(lists, body)
+	}
+	once := !native && breaksSwitch(lists, l.labels[s], l.info)
 	sc := l.enter(s, &jumpScope{ir: native || once, loop: once})
 	for _, cc := range s.Body.List {
 		for _, st := range cc.(*ast.CaseClause).Body {
@@ -623,7 +634,7 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			if def == nil {
 				return nil
 			}
-			return l.sub(def.Body)
+			return l.sub(bodies[def])
 		}
 		// Go tests the cases in order, each value only where the ones
 		// before did not match: case i's values are lowered in the else of
@@ -647,7 +658,7 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 				cond = l.lazy(token.LOR, cond, func() ir.Expr { return value(e) }, ir.TBool, e.Pos())
 			}
 		}
-		then := l.sub(cc.Body)
+		then := l.sub(bodies[cc])
 		b.Stmts = append(b.Stmts, &ir.If{Cond: cond, Then: then, Else: build(i + 1)})
 		return b
 	}
