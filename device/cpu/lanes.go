@@ -1026,8 +1026,11 @@ func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
 
 // word32 is a buffer argument of 4-byte elements indexed by an integer.
 func (lc *laneCompiler) word32(ix *ir.Index) (k int, idx lex, signed bool, label site) {
-	if ix.T.Size() != 4 || !ix.T.IsScalar() || !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
+	if ix.T.Size() != 4 || !ix.T.IsScalar() {
 		noLanes("buffer access of %s", ix.T)
+	}
+	if !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
+		noLanes("buffer index of %s", ix.I.Type())
 	}
 	v := ix.X.(*ir.Ref).Var
 	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == ir.KindInt, lc.c.argSite(v)

@@ -415,6 +415,10 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 }
 
 // rangeStmt lowers range over an integer, an array or a buffer to a counted loop.
+// Over an array, a buffer, a view or shared memory the count is a uint32
+// (every length is one), converted to the key's int where the body reads
+// it: a 64-bit counter would be emulated on most GPUs and keep the kernel
+// off the cpu backend's lane engine, which indexes buffers by 32 bits.
 func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	xt := l.goTypeOf(s.X)
 	if l.isBad(s.X) {
@@ -443,9 +447,9 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 			return
 		}
 		xt = types.Typ[types.Invalid]
-		it = ir.TI64
+		it = ir.TU32
 		elems = vw.buf
-		n = &ir.Cast{X: vw.n, T: it}
+		n = vw.n
 	}
 	view, isView := l.bindlessView(s.X)
 	if isView {
@@ -455,8 +459,8 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 			l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: view.slot})
 			view.slot = &ir.Ref{Var: tmp}
 		}
-		it = ir.TI64
-		n = &ir.Cast{X: bindlessLen(view), T: it}
+		it = ir.TU32
+		n = bindlessLen(view)
 	}
 	switch u := types.Unalias(xt).Underlying().(type) {
 	case *types.Basic:
@@ -470,7 +474,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		n = l.expr(s.X)
 		it = n.Type()
 	case *types.Array:
-		it = ir.TI64
+		it = ir.TU32
 		n = ir.LitInt(it, u.Len())
 		elems = l.expr(s.X)
 		// Go ranges over a copy of an array value: the body's writes to
@@ -481,16 +485,16 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 			elems = &ir.Ref{Var: tmp}
 		}
 	case *types.Slice:
-		it = ir.TI64
+		it = ir.TU32
 		elems = l.expr(s.X)
-		n = &ir.Cast{X: &ir.Call{Op: ir.OpBufferSize, Args: []ir.Expr{elems}, T: ir.TU32}, T: it}
+		n = &ir.Call{Op: ir.OpBufferSize, Args: []ir.Expr{elems}, T: ir.TU32}
 	case *types.Pointer: // a kernel.Shared array
 		a, ok := u.Elem().Underlying().(*types.Array)
 		if !ok {
 			l.errorf(s.X.Pos(), "range over %s is not supported in kernels: range over an integer, an array or a buffer", xt)
 			return
 		}
-		it = ir.TI64
+		it = ir.TU32
 		n = ir.LitInt(it, a.Len())
 		elems = l.expr(s.X)
 	default:
@@ -524,7 +528,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		} else if dst != nil && elems != nil {
 			l.emit(&ir.Assign{Dst: dst, Src: &ir.Index{X: elems, I: &ir.Ref{Var: idx}, T: dst.Type()}})
 		} else if dst != nil && isView {
-			i32 := &ir.Cast{X: &ir.Ref{Var: idx}, T: ir.TU32}
+			i32 := &ir.Ref{Var: idx}
 			l.emit(&ir.Assign{Dst: dst, Src: &ir.Call{Op: ir.OpBindlessRead, Args: []ir.Expr{view.arr, view.slot, i32}, T: view.elem}})
 		}
 	}
