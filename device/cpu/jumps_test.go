@@ -16,8 +16,8 @@ import (
 // TestJumpsBothEngines: the kernels of testdata/gokernel/jumps (labelled
 // break and continue, breaks out of switches, lowered to flags the
 // constructs they leave test) give on the lane engine and on the
-// per-thread engine what they give under kernel.Run; Chains, with no
-// device switch, runs on the lane engine.
+// per-thread engine what they give under kernel.Run; Chains (no device
+// switch) and Lanes (device switches) run on the lane engine.
 func TestJumpsBothEngines(t *testing.T) {
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/jumps")
 	require.Empty(t, errs)
@@ -43,6 +43,13 @@ func TestJumpsBothEngines(t *testing.T) {
 			want = make([]int32, len(in)*jumps.SwitchCols)
 			require.NoError(t, kernel.Run(context.Background(), grid, func() { jumps.Switches(in, arr, want) }))
 			args = []any{upload(t, d, in), upload(t, d, arr)}
+		case "Lanes":
+			want = make([]int32, len(in)*jumps.LaneCols)
+			require.NoError(t, kernel.Run(context.Background(), grid, func() { jumps.Lanes(in, want) }))
+			args = []any{upload(t, d, in)}
+			on, why, err := cpu.LaneEngine(k.Func)
+			require.NoError(t, err)
+			require.True(t, on, why)
 		default:
 			t.Fatalf("kernel %s", k.Name)
 		}

@@ -33,9 +33,12 @@ func jumpsKernels(t *testing.T) []jumpsRun {
 	cpu(t, g, func() { jumps.Chains(in, arr, chains) })
 	switches := make([]int32, len(in)*jumps.SwitchCols)
 	cpu(t, g, func() { jumps.Switches(in, arr, switches) })
+	lanes := make([]int32, len(in)*jumps.LaneCols)
+	cpu(t, g, func() { jumps.Lanes(in, lanes) })
 	return []jumpsRun{
 		{"Chains", chains, jumps.ChainCols, []any{in, arr}},
 		{"Switches", switches, jumps.SwitchCols, []any{in, arr}},
+		{"Lanes", lanes, jumps.LaneCols, []any{in}},
 	}
 }
 

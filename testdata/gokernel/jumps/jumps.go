@@ -365,3 +365,120 @@ vals:
 	}
 	o[8] = e
 }
+
+// LaneCols is the results each thread of Lanes writes.
+const LaneCols = 5
+
+// Lanes writes LaneCols results per thread of device switches (int32 and
+// uint32 tags, negative and large case values, defaults, nested switches)
+// left by break, continue, labelled break and return, with no helper or
+// array (the cpu backend runs it on its lane engine).
+//
+//lucent:kernel block=16
+func Lanes(in []int32, out []int32) {
+	i := kernel.DispatchID().X
+	if i >= uint32(len(in)) {
+		return
+	}
+	v := in[i]
+	o := out[i*LaneCols : (i+1)*LaneCols]
+
+	// Negative values, a default, a break in a nested if.
+	a := int32(0)
+	for j := int32(-3); j < 4; j++ {
+		switch v%5 - j {
+		case -2, -1:
+			a += 3
+		case 0:
+			if j > 0 {
+				break
+			}
+			a += 100
+		case 2:
+			continue
+		default:
+			a -= 1
+		}
+		a++
+	}
+	o[0] = a
+
+	// A uint32 tag with values past 2³¹, nested switches, break of the
+	// inner one only and labelled continue from the inner one.
+	b := int32(0)
+outer:
+	for j := uint32(0); j < 6; j++ {
+		switch uint32(v)*0x9E3779B9 + j {
+		case 0x80000000, 0xFFFFFFFF:
+			b += 1000
+		default:
+			switch (uint32(v) + j) % 4 {
+			case 0:
+				b += 10
+				break
+			case 1:
+				if v%3 == 0 {
+					continue outer
+				}
+				b += 20
+			case 3:
+				b += 30
+			}
+			b++
+		}
+		b += 2
+	}
+	o[1] = b
+
+	// Labelled break out of two loops from a switch.
+	c := int32(0)
+rows:
+	for p := range int32(5) {
+		for q := range int32(5) {
+			switch (p*5 + q + v) % 9 {
+			case 8:
+				break rows
+			case 4:
+				continue rows
+			case 1, 2:
+				break
+			default:
+				c += p*10 + q
+			}
+			c++
+		}
+	}
+	o[2] = c
+
+	// A switch with no default that no value matches, and one on a
+	// variable the matching case writes.
+	d := v
+	switch d % 7 {
+	case 10, 11:
+		d = -1
+	}
+	switch d % 4 {
+	case 0:
+		d = 1 // lanes of later cases are sorted before this runs
+	case 1:
+		d += 100
+	default:
+		d += 1000
+	}
+	o[3] = d
+
+	// return from inside a case, in a loop.
+	o[4] = -1
+	for j := int32(0); j < 8; j++ {
+		switch (v + j) % 6 {
+		case 5:
+			if v%2 == 1 {
+				o[4] = j
+				return
+			}
+		case 3:
+			o[4] += 10
+		}
+	}
+	o[4] += 1000
+}
