@@ -17,8 +17,8 @@ import (
 	"github.com/lucent-gpu/lucent/testdata/gokernel/rayquery"
 )
 
-// Candidate loops on a device: rayquery.Spheres (Go subset) and
-// raytest.DSLSpheres intersect the spheres inscribed in the procedural
+// Candidate loops on a device: rayquery.Spheres (Go subset; SpheresJumps,
+// the same with continue and break) and raytest.DSLSpheres intersect the spheres inscribed in the procedural
 // boxes in the loop and reject a non-opaque instance's odd triangles; every
 // ray's committed hit, its instance's transforms and the object-space ray
 // agree with the brute-force reference, and so do the CPU runner's; with
@@ -29,10 +29,14 @@ func checkCandidateLoops(t *testing.T, d *device.Device, what string) {
 	require.Empty(t, errs)
 	fns := map[string]*ir.Function{}
 	for _, k := range ks {
-		if k.Name == "Spheres" {
+		switch k.Name {
+		case "Spheres":
 			fns["Go subset"] = k.Func
+		case "SpheresJumps":
+			fns["Go subset, continue and break"] = k.Func
 		}
 	}
+	require.Len(t, fns, 2)
 	var err error
 	fns["DSL"], err = raytest.DSLSpheres()
 	require.NoError(t, err)
@@ -74,9 +78,13 @@ func checkCandidateLoops(t *testing.T, d *device.Device, what string) {
 				run(ob.Download(res), sb.Download(seen), lb.Download(last))
 				sc.CheckQuery(t, w, rays, res, seen, first != 0, raytest.InverseOf(d))
 				sc.CheckCandidates(t, w, rays, last, seen, raytest.InverseOf(d))
-				if !ran {
+				if !ran && name != "DSL" {
+					spheres := rayquery.Spheres
+					if name != "Go subset" {
+						spheres = rayquery.SpheresJumps
+					}
 					want, wantSeen, wantLast := make([]kernel.QueryResult, n), make([]uint32, n), make([]kernel.Candidate, n)
-					require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, uint32(n)), func() { rayquery.Spheres(host, rays, want, wantSeen, wantLast, first) }))
+					require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, uint32(n)), func() { spheres(host, rays, want, wantSeen, wantLast, first) }))
 					sc.CheckQuery(t, w+", kernel.Run", rays, want, wantSeen, first != 0, raytest.HostInverse)
 					sc.CheckCandidates(t, w+", kernel.Run", rays, wantLast, wantSeen, raytest.HostInverse)
 				}

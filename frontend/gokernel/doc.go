@@ -140,9 +140,12 @@
 // an if/else chain. The device's structured control flow leaves one loop
 // or switch per branch, so a jump past more than one sets a flag of its
 // target that each construct it leaves tests once; a jump that leaves
-// only its innermost loop or switch costs nothing extra. Refused: goto,
-// fallthrough (list the values in one case), select, and a break,
-// continue or return that leaves a ray query's candidate loop.
+// only its innermost loop or switch costs nothing extra. In a ray query's
+// candidate loop (for q.Next()) continue moves on to the next candidate and
+// break ends the traversal (as q.Terminate does, the rest of the body
+// skipped). Refused: goto, fallthrough (list the values in one case),
+// select, and a break, continue or return from a candidate loop to an
+// enclosing statement.
 //
 // # Pointers, views and run-time components
 //

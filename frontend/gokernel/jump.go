@@ -130,13 +130,22 @@ func (l *lowerer) branch(s *ast.BranchStmt) {
 func (l *lowerer) jumpTo(cont bool, to *jumpScope, reissued bool, pos token.Pos) {
 	at := slices.Index(l.scopes, to)
 	inner := l.scopes[at+1:]
-	if to.query || slices.ContainsFunc(inner, func(sc *jumpScope) bool { return sc.query }) {
+	if slices.ContainsFunc(inner, func(sc *jumpScope) bool { return sc.query }) || to.query && !to.ir {
 		tok := "break"
 		if cont {
 			tok = "continue"
 		}
-		l.errorf(pos, "%s out of a ray query's loop is not supported: end the traversal with q.Terminate(), or put the rest of the body in an if", tok)
+		l.errorf(pos, "%s out of a ray query's loop to an enclosing statement is not supported: in the loop, continue moves to the next candidate and break ends the traversal; set a flag, break, and test the flag after the loop", tok)
 		return
+	}
+	if to.query {
+		// The end of the candidate's body, which a break reaches having
+		// ended the traversal: both leave the loop around the body.
+		if !cont && !reissued {
+			t, _ := ir.CallType(ir.OpRayTerminate, nil)
+			l.emit(&ir.ExprStmt{X: &ir.Call{Op: ir.OpRayTerminate, T: t}})
+		}
+		cont = false
 	}
 	// The innermost construct between here and the target that the plain
 	// jump would stop at: any construct for a break, a loop for a continue.
@@ -186,9 +195,16 @@ func (l *lowerer) breaksHere(st ast.Stmt, s *ast.SwitchStmt) bool {
 // bodies) leaves the switch: an unlabelled break outside the loops and
 // switches inside it, or a break naming its label.
 func breaksSwitch(clauses [][]ast.Stmt, label *types.Label, info *types.Info) bool {
+	return jumpsOut(clauses, label, info, false)
+}
+
+// jumpsOut reports whether a break or (loop set) a continue in bodies
+// leaves the statement they are the body of: unlabelled, outside the loops
+// (and for a break the switches) inside it, or naming its label.
+func jumpsOut(bodies [][]ast.Stmt, label *types.Label, info *types.Info, loop bool) bool {
 	found := false
-	var walk func(n ast.Node, depth int)
-	walk = func(n ast.Node, depth int) {
+	var walk func(n ast.Node, depth, loops int)
+	walk = func(n ast.Node, depth, loops int) {
 		ast.Inspect(n, func(n ast.Node) bool {
 			if found {
 				return false
@@ -196,28 +212,34 @@ func breaksSwitch(clauses [][]ast.Stmt, label *types.Label, info *types.Info) bo
 			switch n := n.(type) {
 			case *ast.FuncLit:
 				return false
-			case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+			case *ast.ForStmt, *ast.RangeStmt:
 				for _, c := range childStmts(n) {
-					walk(c, depth+1)
+					walk(c, depth+1, loops+1)
+				}
+				return false
+			case *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt:
+				for _, c := range childStmts(n) {
+					walk(c, depth+1, loops)
 				}
 				return false
 			case *ast.BranchStmt:
-				if n.Tok != token.BREAK {
-					return false
-				}
-				if n.Label == nil {
-					found = depth == 0
-				} else {
+				switch {
+				case n.Tok != token.BREAK && n.Tok != token.CONTINUE:
+				case n.Label != nil:
 					found = label != nil && info.Uses[n.Label] == label
+				case n.Tok == token.BREAK:
+					found = depth == 0
+				default:
+					found = loop && loops == 0
 				}
 				return false
 			}
 			return true
 		})
 	}
-	for _, body := range clauses {
+	for _, body := range bodies {
 		for _, c := range body {
-			walk(c, 0)
+			walk(c, 0, 0)
 		}
 	}
 	return found

@@ -19,7 +19,9 @@ import (
 //
 // The candidate methods belong in q's loop, Result and Committed after it;
 // a query has one loop, which holds no other query's and does not break,
-// continue or return out of its body.
+// continue or return out of its body to anything outside the loop. A
+// continue of the loop itself moves on to the next candidate and a break
+// ends the traversal (q.Terminate, then the end of the body), as in Go.
 
 // rayQueryDecl is a declared query.
 type rayQueryDecl struct {
@@ -132,9 +134,16 @@ func (l *lowerer) queryLoop(s *ast.ForStmt) bool {
 	}
 	q.looped = true
 	l.query = q
-	sc := l.enter(s, &jumpScope{goLoop: true, query: true})
+	// A continue or break of the loop ends the candidate's body (a break
+	// terminating the traversal first): the body is then that of a loop
+	// that runs once, which they leave (jump.go).
+	once := jumpsOut([][]ast.Stmt{s.Body.List}, l.labels[s], l.info, true)
+	sc := l.enter(s, &jumpScope{goLoop: true, query: true, ir: once, loop: once})
 	body := l.sub(s.Body.List)
 	l.query = nil
+	if once {
+		body = &ir.Block{Stmts: []ir.Stmt{&ir.Loop{Body: &ir.Block{Stmts: append(body.Stmts, &ir.Break{})}}}}
+	}
 	l.leave(sc, &ir.RayQuery{Args: q.args, Body: body, Result: &ir.Ref{Var: q.result}})
 	return true
 }

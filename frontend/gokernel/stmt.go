@@ -683,7 +683,7 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 
 func (l *lowerer) returnStmt(s *ast.ReturnStmt) {
 	if l.query != nil {
-		l.errorf(s.Pos(), "return inside a ray query's loop is not supported: set a flag, call q.Terminate() and return after the loop")
+		l.errorf(s.Pos(), "return inside a ray query's loop is not supported: set a flag, break (which ends the traversal) and return after the loop")
 		return
 	}
 	switch {

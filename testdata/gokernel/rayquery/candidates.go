@@ -44,6 +44,54 @@ func spheres(scene kernel.Accel, r kernel.Ray, first uint32) (kernel.QueryResult
 	return q.Result(), n, last
 }
 
+// SpheresJumps is Spheres with the candidates it rejects skipped by
+// continue (one labelled, from an inner loop) and the traversal ended by
+// break instead of q.Terminate: the same answers.
+//
+//lucent:kernel block=64
+func SpheresJumps(scene kernel.Accel, rays []kernel.Ray, out []kernel.QueryResult, seen []uint32, last []kernel.Candidate, first uint32) {
+	i := kernel.DispatchID().X
+	if i >= uint32(len(rays)) {
+		return
+	}
+	out[i], seen[i], last[i] = spheresJumps(scene, rays[i], first)
+}
+
+func spheresJumps(scene kernel.Accel, r kernel.Ray, first uint32) (kernel.QueryResult, uint32, kernel.Candidate) {
+	q := scene.Query(r)
+	n := uint32(0)
+	var last kernel.Candidate
+cands:
+	for q.Next() {
+		c := q.Candidate()
+		last = c
+		n++
+		switch {
+		case c.Kind == kernel.HitProcedural:
+			t := sphere(c, r.TMin)
+			if t < 0 {
+				if first != 0 {
+					break // the switch
+				}
+				continue
+			}
+			q.CommitProcedural(t)
+		case c.Prim%2 != 0:
+			for k := range uint32(3) {
+				if k == 1 && first == 0 {
+					continue cands
+				}
+			}
+		default:
+			q.CommitTriangle()
+		}
+		if first != 0 {
+			break
+		}
+	}
+	return q.Result(), n, last
+}
+
 // sphere is the first t ≥ tmin where the candidate's ray (in object space)
 // meets the sphere inscribed in its box, or -1. The perpendicular from the
 // centre to the ray keeps the discriminant exact for far origins.
