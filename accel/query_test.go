@@ -28,15 +28,19 @@ func checkCandidateLoops(t *testing.T, d *device.Device, what string) {
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/rayquery")
 	require.Empty(t, errs)
 	fns := map[string]*ir.Function{}
+	var occluded *ir.Function
 	for _, k := range ks {
 		switch k.Name {
 		case "Spheres":
 			fns["Go subset"] = k.Func
 		case "SpheresJumps":
 			fns["Go subset, continue and break"] = k.Func
+		case "Occluded":
+			occluded = k.Func
 		}
 	}
 	require.Len(t, fns, 2)
+	require.NotNil(t, occluded)
 	var err error
 	fns["DSL"], err = raytest.DSLSpheres()
 	require.NoError(t, err)
@@ -90,6 +94,31 @@ func checkCandidateLoops(t *testing.T, d *device.Device, what string) {
 				}
 			}
 		}
+		// Occluded returns from its candidate loop at the first accepted
+		// candidate: a ray is occluded where Spheres commits a hit.
+		k, err := device.Compile(d, occluded, device.WithKernelName("Occluded"))
+		require.NoError(t, err)
+		closeAll(t, k)
+		res, seen, last := make([]kernel.QueryResult, n), make([]uint32, n), make([]kernel.Candidate, n)
+		require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, uint32(n)), func() { rayquery.Spheres(host, rays, res, seen, last, 0) }))
+		sc.CheckQuery(t, what+", Spheres for Occluded", rays, res, seen, false, raytest.HostInverse)
+		want, host2 := make([]uint32, n), make([]uint32, n)
+		hits := 0
+		for i, r := range res {
+			if r.Hit.Kind != kernel.HitMiss {
+				want[i] = 1
+				hits++
+			}
+		}
+		require.NoError(t, kernel.Run(context.Background(), kernel.Grid1(64, uint32(n)), func() { rayquery.Occluded(host, rays, host2) }))
+		require.Equal(t, want, host2, "%s, seed %d: Occluded under kernel.Run", what, seed)
+		ob := buffer[uint32](t, d, n)
+		run(k.Dispatch([3]uint32{uint32(n)}, o.Accel, from(t, d, rays), ob))
+		got := make([]uint32, n)
+		run(ob.Download(got))
+		require.Equal(t, want, got, "%s, seed %d: Occluded", what, seed)
+		require.Greater(t, hits, n/10, "rays that hit")
+		require.Less(t, hits, n*9/10, "rays that miss")
 		ran = true
 	}
 }

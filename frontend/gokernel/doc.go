@@ -141,11 +141,11 @@
 // or switch per branch, so a jump past more than one sets a flag of its
 // target that each construct it leaves tests once; a jump that leaves
 // only its innermost loop or switch costs nothing extra. In a ray query's
-// candidate loop (for q.Next()) continue moves on to the next candidate and
+// candidate loop (for q.Next()) continue moves on to the next candidate,
 // break ends the traversal (as q.Terminate does, the rest of the body
-// skipped). Refused: goto, fallthrough (list the values in one case),
-// select, and a break, continue or return from a candidate loop to an
-// enclosing statement.
+// skipped) and return ends it and returns. Refused: goto, fallthrough (list
+// the values in one case), select, and a break or continue from a
+// candidate loop to an enclosing statement.
 //
 // # Pointers, views and run-time components
 //

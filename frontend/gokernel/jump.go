@@ -37,6 +37,11 @@ type jumpScope struct {
 
 	brk, cont *ir.Var // set while a break or continue to this statement leaves the constructs inside it
 	escapes   []jump  // the jumps out of this construct to enclosing ones, re-issued after it
+
+	// A ray query's loop left by return: set once the traversal is ended,
+	// the value held, and the return to make after the loop.
+	ret, retVal *ir.Var
+	retStmt     *ir.Return
 }
 
 // jump is a break (or continue) to a statement.
@@ -58,13 +63,16 @@ func (l *lowerer) enter(s ast.Stmt, sc *jumpScope) *jumpScope {
 // left it for enclosing statements.
 func (l *lowerer) leave(sc *jumpScope, construct ir.Stmt) {
 	l.scopes = l.scopes[:len(l.scopes)-1]
-	for _, f := range []*ir.Var{sc.brk, sc.cont} {
+	for _, f := range []*ir.Var{sc.brk, sc.cont, sc.ret} {
 		if f != nil {
 			l.emit(&ir.Assign{Dst: &ir.Ref{Var: f}, Src: ir.LitBool(false)})
 		}
 	}
 	if construct != nil {
 		l.emit(construct)
+	}
+	if sc.ret != nil {
+		l.emit(&ir.If{Cond: &ir.Ref{Var: sc.ret}, Then: &ir.Block{Stmts: []ir.Stmt{sc.retStmt}}})
 	}
 	for _, j := range sc.escapes {
 		outer := l.block
@@ -241,6 +249,23 @@ func jumpsOut(bodies [][]ast.Stmt, label *types.Label, info *types.Info, loop bo
 		for _, c := range body {
 			walk(c, 0, 0)
 		}
+	}
+	return found
+}
+
+// returns reports whether stmts hold a return statement.
+func returns(stmts []ast.Stmt) bool {
+	found := false
+	for _, st := range stmts {
+		ast.Inspect(st, func(n ast.Node) bool {
+			switch n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ReturnStmt:
+				found = true
+			}
+			return !found
+		})
 	}
 	return found
 }

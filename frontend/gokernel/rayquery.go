@@ -20,8 +20,9 @@ import (
 // The candidate methods belong in q's loop, Result and Committed after it;
 // a query has one loop, which holds no other query's and does not break,
 // continue or return out of its body to anything outside the loop. A
-// continue of the loop itself moves on to the next candidate and a break
-// ends the traversal (q.Terminate, then the end of the body), as in Go.
+// continue of the loop itself moves on to the next candidate, a break
+// ends the traversal (q.Terminate, then the end of the body) and a return
+// ends it and returns after the loop, as in Go.
 
 // rayQueryDecl is a declared query.
 type rayQueryDecl struct {
@@ -134,10 +135,10 @@ func (l *lowerer) queryLoop(s *ast.ForStmt) bool {
 	}
 	q.looped = true
 	l.query = q
-	// A continue or break of the loop ends the candidate's body (a break
-	// terminating the traversal first): the body is then that of a loop
-	// that runs once, which they leave (jump.go).
-	once := jumpsOut([][]ast.Stmt{s.Body.List}, l.labels[s], l.info, true)
+	// A continue, break or return ends the candidate's body (a break or
+	// return terminating the traversal first): the body is then that of a
+	// loop that runs once, which they leave (jump.go).
+	once := jumpsOut([][]ast.Stmt{s.Body.List}, l.labels[s], l.info, true) || returns(s.Body.List)
 	sc := l.enter(s, &jumpScope{goLoop: true, query: true, ir: once, loop: once})
 	body := l.sub(s.Body.List)
 	l.query = nil

@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
@@ -682,13 +683,9 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 }
 
 func (l *lowerer) returnStmt(s *ast.ReturnStmt) {
-	if l.query != nil {
-		l.errorf(s.Pos(), "return inside a ray query's loop is not supported: set a flag, break (which ends the traversal) and return after the loop")
-		return
-	}
 	switch {
 	case l.kernel || l.fn.Result == ir.TVoid && !l.outs:
-		l.emit(&ir.Return{})
+		l.ret(&ir.Return{}, s.Pos())
 	case l.outs:
 		if len(s.Results) == 1 {
 			call, ok := ast.Unparen(s.Results[0]).(*ast.CallExpr)
@@ -712,12 +709,46 @@ func (l *lowerer) returnStmt(s *ast.ReturnStmt) {
 				l.emit(&ir.Assign{Dst: &ir.Ref{Var: l.results[i]}, Src: v})
 			}
 		}
-		l.emit(&ir.Return{})
+		l.ret(&ir.Return{}, s.Pos())
 	default:
 		if len(s.Results) == 0 {
-			l.emit(&ir.Return{Value: &ir.Ref{Var: l.results[0]}})
+			l.ret(&ir.Return{Value: &ir.Ref{Var: l.results[0]}}, s.Pos())
 			return
 		}
-		l.emit(&ir.Return{Value: l.expr(s.Results[0])})
+		l.ret(&ir.Return{Value: l.expr(s.Results[0])}, s.Pos())
 	}
+}
+
+// ret emits r, the return statement a Go return lowers to. Inside a ray
+// query's candidate loop it ends the traversal instead, the value held,
+// and the query's loop returns after it (queryLoop).
+func (l *lowerer) ret(r *ir.Return, pos token.Pos) {
+	var q *jumpScope
+	for _, sc := range slices.Backward(l.scopes) {
+		if sc.query {
+			q = sc
+			break
+		}
+	}
+	if q == nil {
+		l.emit(r)
+		return
+	}
+	if !q.ir {
+		l.errorf(pos, "return inside a ray query's loop is not supported here: set a flag, break (which ends the traversal) and return after the loop")
+		return
+	}
+	if r.Value != nil {
+		if q.retVal == nil {
+			q.retVal = l.newTemp(r.Value.Type())
+		}
+		l.emit(&ir.Assign{Dst: &ir.Ref{Var: q.retVal}, Src: r.Value})
+		r = &ir.Return{Value: &ir.Ref{Var: q.retVal}}
+	}
+	if q.ret == nil {
+		q.ret = l.newTemp(ir.TBool)
+	}
+	q.retStmt = r
+	l.emit(&ir.Assign{Dst: &ir.Ref{Var: q.ret}, Src: ir.LitBool(true)})
+	l.jumpTo(false, q, false, pos)
 }

@@ -92,6 +92,39 @@ cands:
 	return q.Result(), n, last
 }
 
+// Occluded writes 1 where rays[i] hits anything Spheres would commit, else
+// 0: its helper returns from inside the candidate loop at the first
+// candidate it accepts, ending the traversal.
+//
+//lucent:kernel block=64
+func Occluded(scene kernel.Accel, rays []kernel.Ray, out []uint32) {
+	i := kernel.DispatchID().X
+	if i >= uint32(len(rays)) {
+		return
+	}
+	out[i] = 0
+	if blocked(scene, rays[i]) {
+		out[i] = 1
+	}
+}
+
+func blocked(scene kernel.Accel, r kernel.Ray) bool {
+	q := scene.Query(r)
+	for q.Next() {
+		c := q.Candidate()
+		if c.Kind == kernel.HitProcedural {
+			if t := sphere(c, r.TMin); t >= 0 && t <= r.TMax {
+				return true
+			}
+			continue
+		}
+		if c.Prim%2 == 0 {
+			return true
+		}
+	}
+	return q.Committed().Kind != kernel.HitMiss
+}
+
 // sphere is the first t ≥ tmin where the candidate's ray (in object space)
 // meets the sphere inscribed in its box, or -1. The perpendicular from the
 // centre to the ray keeps the discriminant exact for far origins.
