@@ -94,7 +94,8 @@ cands:
 
 // Occluded writes 1 where rays[i] hits anything Spheres would commit, else
 // 0: its helper returns from inside the candidate loop at the first
-// candidate it accepts, ending the traversal.
+// candidate it accepts (a bare return of named results and an explicit
+// one), ending the traversal.
 //
 //lucent:kernel block=64
 func Occluded(scene kernel.Accel, rays []kernel.Ray, out []uint32) {
@@ -103,26 +104,30 @@ func Occluded(scene kernel.Accel, rays []kernel.Ray, out []uint32) {
 		return
 	}
 	out[i] = 0
-	if blocked(scene, rays[i]) {
+	if hit, _ := blocked(scene, rays[i]); hit {
 		out[i] = 1
 	}
 }
 
-func blocked(scene kernel.Accel, r kernel.Ray) bool {
+// blocked reports whether r hits anything Spheres would commit, and the
+// candidates it looked at.
+func blocked(scene kernel.Accel, r kernel.Ray) (hit bool, n uint32) {
 	q := scene.Query(r)
 	for q.Next() {
 		c := q.Candidate()
+		n++
 		if c.Kind == kernel.HitProcedural {
 			if t := sphere(c, r.TMin); t >= 0 && t <= r.TMax {
-				return true
+				hit = true
+				return
 			}
 			continue
 		}
 		if c.Prim%2 == 0 {
-			return true
+			return true, n
 		}
 	}
-	return q.Committed().Kind != kernel.HitMiss
+	return q.Committed().Kind != kernel.HitMiss, n
 }
 
 // sphere is the first t ≥ tmin where the candidate's ray (in object space)
