@@ -143,9 +143,9 @@
 // only its innermost loop or switch costs nothing extra. In a ray query's
 // candidate loop (for q.Next()) continue moves on to the next candidate,
 // break ends the traversal (as q.Terminate does, the rest of the body
-// skipped) and return ends it and returns. Refused: goto, fallthrough (list
-// the values in one case), select, and a break or continue from a
-// candidate loop to an enclosing statement.
+// skipped), and a return or a labelled jump to an enclosing loop ends it
+// and then returns or jumps. Refused: goto, fallthrough (list the values
+// in one case) and select.
 //
 // # Pointers, views and run-time components
 //

@@ -138,7 +138,7 @@ func (l *lowerer) branch(s *ast.BranchStmt) {
 func (l *lowerer) jumpTo(cont bool, to *jumpScope, reissued bool, pos token.Pos) {
 	at := slices.Index(l.scopes, to)
 	inner := l.scopes[at+1:]
-	if slices.ContainsFunc(inner, func(sc *jumpScope) bool { return sc.query }) || to.query && !to.ir {
+	if slices.ContainsFunc(inner, func(sc *jumpScope) bool { return sc.query && !sc.ir }) || to.query && !to.ir {
 		tok := "break"
 		if cont {
 			tok = "continue"
@@ -181,6 +181,12 @@ func (l *lowerer) jumpTo(cont bool, to *jumpScope, reissued bool, pos token.Pos)
 	}
 	if !reissued {
 		l.emit(&ir.Assign{Dst: &ir.Ref{Var: to.flag(l, cont)}, Src: ir.LitBool(true)})
+	}
+	if crossed.query {
+		// Leaving a candidate loop for an enclosing statement ends its
+		// traversal; the test after the loop re-issues the jump.
+		t, _ := ir.CallType(ir.OpRayTerminate, nil)
+		l.emit(&ir.ExprStmt{X: &ir.Call{Op: ir.OpRayTerminate, T: t}})
 	}
 	l.emit(&ir.Break{})
 	j := jump{cont, to}
@@ -249,6 +255,23 @@ func jumpsOut(bodies [][]ast.Stmt, label *types.Label, info *types.Info, loop bo
 		for _, c := range body {
 			walk(c, 0, 0)
 		}
+	}
+	return found
+}
+
+// labelledJump reports whether stmts hold a labelled break or continue.
+func labelledJump(stmts []ast.Stmt) bool {
+	found := false
+	for _, st := range stmts {
+		ast.Inspect(st, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.BranchStmt:
+				found = found || n.Label != nil && n.Tok != token.GOTO
+			}
+			return !found
+		})
 	}
 	return found
 }

@@ -136,9 +136,10 @@ func (l *lowerer) queryLoop(s *ast.ForStmt) bool {
 	q.looped = true
 	l.query = q
 	// A continue, break or return ends the candidate's body (a break or
-	// return terminating the traversal first): the body is then that of a
-	// loop that runs once, which they leave (jump.go).
-	once := jumpsOut([][]ast.Stmt{s.Body.List}, l.labels[s], l.info, true) || returns(s.Body.List)
+	// return terminating the traversal first), and so does a labelled jump
+	// to an enclosing statement, re-issued after the loop: the body is then
+	// that of a loop that runs once, which they leave (jump.go).
+	once := jumpsOut([][]ast.Stmt{s.Body.List}, l.labels[s], l.info, true) || returns(s.Body.List) || labelledJump(s.Body.List)
 	sc := l.enter(s, &jumpScope{goLoop: true, query: true, ir: once, loop: once})
 	body := l.sub(s.Body.List)
 	l.query = nil

@@ -53,33 +53,3 @@ func CopiesQuery(scene kernel.Accel, rays []kernel.Ray, out []kernel.Hit) {
 	}
 	out[i] = q.Committed()
 }
-
-//lucent:kernel block=64
-func JumpsOut(scene kernel.Accel, rays []kernel.Ray, out []kernel.Hit) {
-	i := kernel.DispatchID().X
-rays:
-	for j := range 2 {
-		q := scene.Query(rays[i])
-	cand:
-		for q.Next() {
-			switch q.Candidate().Prim {
-			case 1:
-				continue
-			case 2:
-				break
-			}
-			for k := 0; k < 3; k++ {
-				switch {
-				case k == 1:
-					continue cand
-				case k == j:
-					break rays
-				}
-				if k == 2 {
-					break
-				}
-			}
-		}
-		out[i] = q.Committed()
-	}
-}

@@ -130,6 +130,36 @@ func blocked(scene kernel.Accel, r kernel.Ray) (hit bool, n uint32) {
 	return q.Committed().Kind != kernel.HitMiss, n
 }
 
+// FirstSeen writes the first j of 0, 2 whose ray rays[(i+j)%n] meets a
+// candidate, else 3, and in runs[i] how often its candidate loops' bodies
+// ran: the candidate loop leaves the loop over the rays with break rays,
+// and skips ray 1 with continue rays, at their first candidates, each
+// ending its traversal.
+//
+//lucent:kernel block=64
+func FirstSeen(scene kernel.Accel, rays []kernel.Ray, out, runs []uint32) {
+	i := kernel.DispatchID().X
+	n := uint32(len(rays))
+	if i >= n {
+		return
+	}
+	out[i], runs[i] = 3, 0
+rays:
+	for j := uint32(0); j < 3; j++ {
+		q := scene.Query(rays[(i+j)%n])
+		for q.Next() {
+			runs[i]++
+			switch {
+			case j == 1:
+				continue rays
+			case q.Candidate().Prim < 1<<30:
+				out[i] = j
+				break rays
+			}
+		}
+	}
+}
+
 // sphere is the first t ≥ tmin where the candidate's ray (in object space)
 // meets the sphere inscribed in its box, or -1. The perpendicular from the
 // centre to the ray keeps the discriminant exact for far origins.
