@@ -30,6 +30,8 @@
 // the float32 math of this package (Sqrt, Sin, Exp, Pow, Fma, Clamp, Lerp,
 // SmoothStep, IsNaN …) rather than float32(math.Sqrt(float64(x))). Constants
 // come from package math (math.Pi, math.MaxFloat32, float32(math.Inf(1))).
+// Package math/bits works at every width (bits.OnesCount32,
+// LeadingZeros64, RotateLeft8, Mul64 …), with Go's results.
 // Vectors (Float2 … Uint4) and column-major matrices (Float2x2 … Float4x4)
 // are device vectors and matrices, slices ([]T) kernel parameters are
 // buffers, and structs keep Go's field offsets so host and device share one

@@ -14,7 +14,7 @@ import (
 
 // loopSource is the kernel package of TestHostLoops: the benchmark kernels
 // (saxpy, mandelbrot, a Life stencil, n-body, a histogram with atomics),
-// early returns from inside loops and a switch, a 3-D kernel reading every
+// early returns from inside loops and a switch, labelled loops, a 3-D kernel reading every
 // id, calling vector methods and printing, helpers, a thread that faults, and a kernel with shared
 // memory (kept on kernel.Run). The kernel and math packages are imported
 // under names of their own, which the copies must rename.
@@ -22,6 +22,7 @@ const loopSource = `package kern
 
 import (
 	m "math"
+	"math/bits"
 
 	k "github.com/lucent-gpu/lucent/kernel"
 )
@@ -149,6 +150,40 @@ func Early(n uint32, out []int32) {
 		}
 	}
 	out[i] = -1
+}
+
+// Labels leaves nested loops with labelled break and continue, a switch
+// (an if/else chain) with break, and returns from inside them, counting
+// with math/bits.
+//
+//lucent:kernel block=32
+func Labels(n uint32, out []int32) {
+	i := k.DispatchID().X
+	if i >= n {
+		return
+	}
+	c := int32(0)
+rows:
+	for j := uint32(0); j < 8; j++ {
+		for l := range 8 {
+			switch v := int64(i*j) + int64(l); {
+			case v%7 == 3:
+				continue rows
+			case v%11 == 5:
+				break
+			case bits.OnesCount32(uint32(v)) > 4:
+				if i%2 == 0 {
+					break rows
+				}
+				out[i] = -c
+				return
+			default:
+				c += int32(bits.TrailingZeros32(uint32(v)))
+			}
+			c++
+		}
+	}
+	out[i] = c
 }
 
 func scale(v uint32, by float32) float32 { return float32(v) * by }
@@ -335,6 +370,14 @@ func TestLoops(t *testing.T) {
 			return kernel.Run(ctx, grid(32, 1, 1, [3]uint32{n + 40, 1, 1}), func() { Early(n, b[0]) })
 		}, func(b [][]int32) error {
 			return hostEarly(ctx, [3]uint32{n + 40, 1, 1}, [][]byte{val(uint32(n)), raw(b[0])})
+		})
+	})
+	t.Run("labels", func(t *testing.T) {
+		const n = 300
+		same(t, func() [][]int32 { return [][]int32{make([]int32, n+40)} }, func(b [][]int32) error {
+			return kernel.Run(ctx, grid(32, 1, 1, [3]uint32{n + 40, 1, 1}), func() { Labels(n, b[0]) })
+		}, func(b [][]int32) error {
+			return hostLabels(ctx, [3]uint32{n + 40, 1, 1}, [][]byte{val(uint32(n)), raw(b[0])})
 		})
 	})
 	t.Run("ids", func(t *testing.T) {
@@ -593,7 +636,7 @@ func TestHostLoops(t *testing.T) {
 	formatted, err := format.Source(src)
 	require.NoError(t, err)
 	require.Equal(t, string(formatted), string(src), "the generated file is gofmt'd")
-	for _, name := range []string{"Saxpy", "Mandel", "Life", "NBody", "Hist", "Early", "Ids", "Fault"} {
+	for _, name := range []string{"Saxpy", "Mandel", "Life", "NBody", "Hist", "Early", "Labels", "Ids", "Fault"} {
 		require.Contains(t, string(src), "lucentcLoop"+name+"(b, a0", name)
 	}
 	require.Contains(t, string(src), "// kernel.Run, not a loop over the threads: kernel.Shared.\n\treturn kernel.Run(ctx, grid, func() { Reverse(a0) })")

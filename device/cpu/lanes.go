@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"sync/atomic"
 	"unsafe"
 
@@ -17,9 +18,10 @@ import (
 // once per batch rather than once per thread. Registers are
 // struct-of-arrays: slot s of lane l is r[s*w+l]. Control flow is by lane
 // lists: a statement gets the lanes that run it and returns those that go
-// on; an if splits its lanes by the condition, a loop runs while any lane
-// is in it, and break, continue and return mark a lane's status, which the
-// enclosing loop (or the end of the kernel) reads. Every check of the
+// on; an if splits its lanes by the condition, a switch by the tag's case, a
+// loop runs while any lane is in it, and break, continue and return mark a
+// lane's status, which the enclosing loop or switch (or the end of the
+// kernel) reads. Every check of the
 // per-thread engine stays (a buffer index out of range or an integer
 // division by zero faults naming the lane's thread).
 //
@@ -27,9 +29,9 @@ import (
 // comparisons, conversions and pure built-ins, components of vectors,
 // loads, stores and atomics of 4-byte buffer elements, shared memory (loads,
 // stores and atomics of any leaves), constant tables, barriers in uniform
-// control flow, locals, uniforms, built-in ids, if, for, loop, break,
-// continue and return. A kernel with anything else (callables, textures,
-// aggregates built at run time, switch, a barrier where the lanes of a
+// control flow, locals, uniforms, built-in ids, if, switch, for, loop,
+// break, continue and return. A kernel with anything else (callables,
+// textures, aggregates built at run time, a barrier where the lanes of a
 // block may not all reach it together) runs on the per-thread engine.
 // Trees of 32-bit scalar and vector operations and loads are fused into
 // one closure each (fuse.go), a loop condition the same in every lane still
@@ -623,6 +625,8 @@ func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 		return lc.loop(s.Cond, s.Body, s.Update)
 	case *ir.Loop:
 		return lc.loop(nil, s.Body, nil)
+	case *ir.Switch:
+		return lc.switchStmt(s)
 	case *ir.Break:
 		lc.p.marks = true
 		return mark(stBrk)
@@ -658,6 +662,71 @@ func (lc *laneCompiler) stmt(s ir.Stmt) lstmt {
 	}
 	noLanes("statement %T", s)
 	return nil
+}
+
+// switchStmt runs each case on the lanes whose tag (a 32-bit integer,
+// Validate) it lists and not an earlier case's, the default on the rest,
+// every lane sorted before any body runs. A lane that breaks leaves the
+// switch and goes on after it; one that continues or returns stays
+// marked, for its loop or the kernel.
+func (lc *laneCompiler) switchStmt(s *ir.Switch) lstmt {
+	tag := lc.scalar(s.Tag, -1)
+	ev, ts := tag.eval, tag.slot
+	type laneCase struct {
+		vals []uint32
+		body lstmt
+		list int
+	}
+	cases := make([]laneCase, len(s.Cases), len(s.Cases)+1)
+	for i, c := range s.Cases {
+		for _, v := range c.Values {
+			cases[i].vals = append(cases[i].vals, uint32(v))
+		}
+		cases[i].body = lc.block(c.Body)
+		cases[i].list = lc.newList()
+	}
+	if s.Default != nil && len(s.Default.Stmts) > 0 {
+		cases = append(cases, laneCase{body: lc.block(s.Default), list: lc.newList()})
+	}
+	nvals := len(s.Cases) // cases past it are the default
+	m := lc.newList()
+	return func(t *lth, act []int32) []int32 {
+		if ev != nil {
+			ev(t, act)
+		}
+		r := t.r[ts*t.w : (ts+1)*t.w]
+		var counts [16]int // each case's lanes; per call, as workers share the closure
+		n := counts[:]
+		if len(cases) > len(counts) {
+			n = make([]int, len(cases))
+		}
+		for _, l := range act {
+			v := uint32(r[l])
+			i := 0
+			for i < nvals && !slices.Contains(cases[i].vals, v) {
+				i++
+			}
+			if i < len(cases) {
+				t.list(cases[i].list)[n[i]] = l
+				n[i]++
+			}
+		}
+		m0 := t.marked
+		for i, c := range cases {
+			if n[i] > 0 {
+				c.body(t, t.list(c.list)[:n[i]])
+			}
+		}
+		if t.marked == m0 { // no lane broke, continued or returned
+			return act
+		}
+		for _, l := range act {
+			if t.st[l] == stBrk {
+				t.st[l] = stRun
+			}
+		}
+		return t.running(m, act)
+	}
 }
 
 func (lc *laneCompiler) ifStmt(s *ir.If) lstmt {
@@ -1026,8 +1095,11 @@ func (lc *laneCompiler) assign(s *ir.Assign) lstmt {
 
 // word32 is a buffer argument of 4-byte elements indexed by an integer.
 func (lc *laneCompiler) word32(ix *ir.Index) (k int, idx lex, signed bool, label site) {
-	if ix.T.Size() != 4 || !ix.T.IsScalar() || !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
+	if ix.T.Size() != 4 || !ix.T.IsScalar() {
 		noLanes("buffer access of %s", ix.T)
+	}
+	if !ix.I.Type().IsInteger() || ix.I.Type().Bits() != 32 {
+		noLanes("buffer index of %s", ix.I.Type())
 	}
 	v := ix.X.(*ir.Ref).Var
 	return lc.c.params[v], lc.scalar(ix.I, -1), ix.I.Type().Kind() == ir.KindInt, lc.c.argSite(v)

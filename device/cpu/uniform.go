@@ -91,7 +91,8 @@ func (u *uniformity) stmt(s ir.Stmt, ctrl bool) {
 	case *ir.Loop:
 		u.loop(nil, s.Body, nil, ctrl)
 	case *ir.Switch:
-		// Not on the lane engine: conservatively not uniform inside.
+		// Conservatively not uniform inside: a barrier in a case keeps
+		// the kernel off the lane engine.
 		u.loops = append(u.loops, &uniLoop{isSwitch: true})
 		for _, cs := range s.Cases {
 			u.block(cs.Body, false)

@@ -28,12 +28,14 @@ func (l *lowerer) call(e *ast.CallExpr, stmt bool) ir.Expr {
 			return l.intrinsic(e, obj, stmt)
 		case pkg.Path() == "math":
 			return l.mathCall(e, obj, false)
+		case pkg.Path() == "math/bits":
+			return l.bitsCall(e, obj)
 		case l.c.resolve(obj) != nil:
 			return l.userCall(e, obj, stmt)
 		case isStd(pkg.Path()):
-			l.errorf(e.Pos(), "calls into package %s are not supported in kernels: of the standard library kernels may call only math (and the kernel package); write the code in Go in a package of your own", pkg.Path())
+			l.errorf(e.Pos(), "calls into package %s are not supported in kernels: of the standard library kernels may call only math and math/bits (and the kernel package); write the code in Go in a package of your own", pkg.Path())
 		default:
-			l.errorf(e.Pos(), "%s has no Go body the compiler can read (package %s did not load): kernels may call Go functions of non-standard packages, math and kernel", obj.Name(), pkg.Path())
+			l.errorf(e.Pos(), "%s has no Go body the compiler can read (package %s did not load): kernels may call Go functions of non-standard packages, math, math/bits and kernel", obj.Name(), pkg.Path())
 		}
 	default:
 		l.errorf(e.Pos(), "calls of function values are not supported in kernels: call a named function directly")
@@ -285,6 +287,9 @@ func (l *lowerer) userCall(e *ast.CallExpr, obj *types.Func, stmt bool) ir.Expr 
 // temporaries that hold them.
 func (l *lowerer) multiCall(e *ast.CallExpr, n int) []*ir.Var {
 	obj, ok := typeutil.Callee(l.info, e).(*types.Func)
+	if ok && obj.Pkg() != nil && obj.Pkg().Path() == "math/bits" {
+		return l.bitsMulti(e, obj)
+	}
 	if !ok || l.c.resolve(obj) == nil {
 		l.errorf(e.Pos(), "only Go functions of non-standard packages may return several values to a kernel")
 		return nil

@@ -11,7 +11,7 @@
 // checks them and every function they call against the subset, and lowers
 // them. Anything outside the subset (goroutines, channels, maps, interfaces,
 // closures, defer, recursion, allocation, strings, pointers into the host,
-// calls into the standard library other than math) is reported as an *Error
+// calls into the standard library other than math and math/bits) is reported as an *Error
 // at its file:line:col
 // with a sentence saying what to write instead; all the errors of a load are
 // reported together, one per cause (the uses of a declaration that failed
@@ -115,6 +115,37 @@
 // kernel.IsNaN where a NaN can reach them); a division by a zero the
 // driver can see as a constant may give 0 instead of ±Inf or NaN. The cpu
 // backend and kernel.Run give Go's answers.
+//
+// Of package math/bits kernels call OnesCount, LeadingZeros,
+// TrailingZeros, Len, Reverse, RotateLeft, ReverseBytes, Add, Sub and Mul
+// at every width (8, 16, 32, 64 and uint, which is 64 bits), with Go's
+// results exactly: LeadingZeros32(0) and TrailingZeros32(0) are 32,
+// RotateLeft with a negative k rotates right, Add and Sub return the
+// carry and borrow, Mul the high and low halves. The 32-bit counts are one
+// device instruction (OpBitCount, FindUMsb, FindILsb, OpBitReverse) and a
+// subtraction or a mask at most; the 64-bit ones work on the two 32-bit
+// halves, and Mul on the halves of its operands, so that no width needs a
+// wider integer than its own. Div and Rem are refused: Go panics on a zero
+// or overflowing divisor, which the device cannot.
+//
+// # Control flow
+//
+// if, for (all three forms), range over an integer, an array, a buffer, a
+// view or shared memory, switch (with or without a tag, cases in order, as
+// Go tests them), break, continue and return behave as in Go, labelled
+// break and continue included: break L and continue L leave nested loops,
+// break inside a switch leaves the switch (inside a loop, the switch only),
+// and break L from a switch leaves the loop labelled L. A switch on an
+// int32 or uint32 tag with constant cases is a device switch; any other is
+// an if/else chain. The device's structured control flow leaves one loop
+// or switch per branch, so a jump past more than one sets a flag of its
+// target that each construct it leaves tests once; a jump that leaves
+// only its innermost loop or switch costs nothing extra. In a ray query's
+// candidate loop (for q.Next()) continue moves on to the next candidate,
+// break ends the traversal (as q.Terminate does, the rest of the body
+// skipped), and a return or a labelled jump to an enclosing loop ends it
+// and then returns or jumps. Refused: goto, fallthrough (list the values
+// in one case) and select.
 //
 // # Pointers, views and run-time components
 //

@@ -157,7 +157,7 @@ func (c *compiler) callableFor(obj *types.Func, pos token.Pos, targs []types.Typ
 	}
 	fd := c.decls[obj]
 	if fd == nil || fd.Body == nil {
-		c.errorf(pos, "%s has no Go body the compiler can read: kernels may call Go functions of non-standard packages, math and kernel", obj.FullName())
+		c.errorf(pos, "%s has no Go body the compiler can read: kernels may call Go functions of non-standard packages, math, math/bits and kernel", obj.FullName())
 		return nil
 	}
 	info := c.infos[obj]

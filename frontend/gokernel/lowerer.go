@@ -30,7 +30,8 @@ type lowerer struct {
 	results  []*ir.Var // named results or out-parameters
 	outs     bool
 	block    *ir.Block
-	breaks   []breakTarget
+	scopes   []*jumpScope              // the enclosing loops and switches (jump.go)
+	labels   map[ast.Stmt]*types.Label // the labelled loops and switches
 	tmp      int
 	nerrs    int
 	elems    int                             // array elements the function's literals have built
@@ -39,16 +40,10 @@ type lowerer struct {
 	pos      token.Pos                       // the Go statement being lowered: the position of what it emits
 }
 
-// breakTarget is an enclosing statement a break may leave.
-type breakTarget struct {
-	stmt   ast.Stmt
-	native bool // lowered to a frontend loop or switch, which a Break leaves
-}
-
 func (c *compiler) newLowerer(info *types.Info, fn *ir.Function, kernel bool) *lowerer {
 	return &lowerer{c: c, info: info, fn: fn, kernel: kernel,
 		vars: map[types.Object]*ir.Var{}, refs: map[types.Object]bool{}, bad: map[types.Object]bool{}, aliases: map[types.Object]ir.Expr{}, views: map[types.Object]*view{},
-		shared: map[types.Object]*ir.Var{}, bviews: map[types.Object]*bindlessView{}, btviews: map[types.Object]*bindlessTexView{}, queries: map[types.Object]*rayQueryDecl{}, builtins: map[ir.BuiltinVar]*ir.Var{},
+		shared: map[types.Object]*ir.Var{}, bviews: map[types.Object]*bindlessView{}, btviews: map[types.Object]*bindlessTexView{}, queries: map[types.Object]*rayQueryDecl{}, builtins: map[ir.BuiltinVar]*ir.Var{}, labels: map[ast.Stmt]*types.Label{},
 		block: fn.Body}
 }
 

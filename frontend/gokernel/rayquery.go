@@ -19,14 +19,16 @@ import (
 //
 // The candidate methods belong in q's loop, Result and Committed after it;
 // a query has one loop, which holds no other query's and does not break,
-// continue or return out of its body.
+// continue or return out of its body to anything outside the loop. A
+// continue of the loop itself moves on to the next candidate, a break
+// ends the traversal (q.Terminate, then the end of the body) and a return
+// ends it and returns after the loop, as in Go.
 
 // rayQueryDecl is a declared query.
 type rayQueryDecl struct {
 	args   []ir.Expr // OpRayClosest's operands
 	result *ir.Var   // ir.RayCommitted
 	looped bool      // its loop has been lowered
-	depth  int       // the enclosing breakable statements at its loop (len(lowerer.breaks))
 	bad    bool      // used as a value, reported: its methods report nothing more
 }
 
@@ -132,11 +134,19 @@ func (l *lowerer) queryLoop(s *ast.ForStmt) bool {
 		return true
 	}
 	q.looped = true
-	q.depth = len(l.breaks)
 	l.query = q
+	// A continue, break or return ends the candidate's body (a break or
+	// return terminating the traversal first), and so does a labelled jump
+	// to an enclosing statement, re-issued after the loop: the body is then
+	// that of a loop that runs once, which they leave (jump.go).
+	once := jumpsOut([][]ast.Stmt{s.Body.List}, l.labels[s], l.info, true) || returns(s.Body.List) || labelledJump(s.Body.List)
+	sc := l.enter(s, &jumpScope{goLoop: true, query: true, ir: once, loop: once})
 	body := l.sub(s.Body.List)
 	l.query = nil
-	l.emit(&ir.RayQuery{Args: q.args, Body: body, Result: &ir.Ref{Var: q.result}})
+	if once {
+		body = &ir.Block{Stmts: []ir.Stmt{&ir.Loop{Body: &ir.Block{Stmts: append(body.Stmts, &ir.Break{})}}}}
+	}
+	l.leave(sc, &ir.RayQuery{Args: q.args, Body: body, Result: &ir.Ref{Var: q.result}})
 	return true
 }
 

@@ -5,6 +5,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"github.com/lucent-gpu/lucent/frontend/ir"
 )
@@ -89,7 +90,11 @@ func (l *lowerer) stmt(s ast.Stmt) {
 	case *ast.SendStmt:
 		l.errorf(s.Pos(), "channel sends are not supported in kernels: write the value to a buffer or kernel.Shared memory instead")
 	case *ast.LabeledStmt:
-		l.errorf(s.Pos(), "labels are not supported in kernels: restructure the loops, e.g. with a bool flag checked after the inner loop")
+		// A loop's or switch's label names it for break and continue
+		// (jump.go); any other is goto's, which is reported.
+		if lbl, ok := l.info.Defs[s.Label].(*types.Label); ok {
+			l.labels[s.Stmt] = lbl
+		}
 		l.stmt(s.Stmt)
 	case *ast.TypeSwitchStmt:
 		l.errorf(s.Pos(), "type switches are not supported in kernels: there are no interfaces; switch on an integer tag instead")
@@ -375,8 +380,7 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 	if s.Init != nil {
 		l.stmt(s.Init)
 	}
-	l.breaks = append(l.breaks, breakTarget{s, true})
-	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
+	sc := l.enter(s, &jumpScope{ir: true, loop: true, goLoop: true})
 	var cond ir.Expr
 	var pre *ir.Block // the statements the condition needs, run before each test
 	if s.Cond != nil {
@@ -399,7 +403,7 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 		cond = ir.LitBool(true)
 	}
 	if cond == nil && update == nil {
-		l.emit(&ir.Loop{Body: body})
+		l.leave(sc, &ir.Loop{Body: body})
 		return
 	}
 	if cond == nil {
@@ -408,10 +412,14 @@ func (l *lowerer) forStmt(s *ast.ForStmt) {
 	if update == nil {
 		update = &ir.Block{}
 	}
-	l.emit(&ir.For{Cond: cond, Update: update, Body: body})
+	l.leave(sc, &ir.For{Cond: cond, Update: update, Body: body})
 }
 
 // rangeStmt lowers range over an integer, an array or a buffer to a counted loop.
+// Over an array, a buffer, a view or shared memory the count is a uint32
+// (every length is one), converted to the key's int where the body reads
+// it: a 64-bit counter would be emulated on most GPUs and keep the kernel
+// off the cpu backend's lane engine, which indexes buffers by 32 bits.
 func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	xt := l.goTypeOf(s.X)
 	if l.isBad(s.X) {
@@ -440,9 +448,9 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 			return
 		}
 		xt = types.Typ[types.Invalid]
-		it = ir.TI64
+		it = ir.TU32
 		elems = vw.buf
-		n = &ir.Cast{X: vw.n, T: it}
+		n = vw.n
 	}
 	view, isView := l.bindlessView(s.X)
 	if isView {
@@ -452,8 +460,8 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 			l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: view.slot})
 			view.slot = &ir.Ref{Var: tmp}
 		}
-		it = ir.TI64
-		n = &ir.Cast{X: bindlessLen(view), T: it}
+		it = ir.TU32
+		n = bindlessLen(view)
 	}
 	switch u := types.Unalias(xt).Underlying().(type) {
 	case *types.Basic:
@@ -467,7 +475,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		n = l.expr(s.X)
 		it = n.Type()
 	case *types.Array:
-		it = ir.TI64
+		it = ir.TU32
 		n = ir.LitInt(it, u.Len())
 		elems = l.expr(s.X)
 		// Go ranges over a copy of an array value: the body's writes to
@@ -478,16 +486,16 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 			elems = &ir.Ref{Var: tmp}
 		}
 	case *types.Slice:
-		it = ir.TI64
+		it = ir.TU32
 		elems = l.expr(s.X)
-		n = &ir.Cast{X: &ir.Call{Op: ir.OpBufferSize, Args: []ir.Expr{elems}, T: ir.TU32}, T: it}
+		n = &ir.Call{Op: ir.OpBufferSize, Args: []ir.Expr{elems}, T: ir.TU32}
 	case *types.Pointer: // a kernel.Shared array
 		a, ok := u.Elem().Underlying().(*types.Array)
 		if !ok {
 			l.errorf(s.X.Pos(), "range over %s is not supported in kernels: range over an integer, an array or a buffer", xt)
 			return
 		}
-		it = ir.TI64
+		it = ir.TU32
 		n = ir.LitInt(it, a.Len())
 		elems = l.expr(s.X)
 	default:
@@ -505,9 +513,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	l.emit(&ir.Assign{Dst: &ir.Ref{Var: limit}, Src: n})
 	idx := l.newTemp(it)
 	l.emit(&ir.Assign{Dst: &ir.Ref{Var: idx}, Src: ir.LitInt(it, 0)})
-	l.breaks = append(l.breaks, breakTarget{s, true})
-	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
-
+	sc := l.enter(s, &jumpScope{ir: true, loop: true, goLoop: true})
 	outer := l.block
 	body := &ir.Block{}
 	l.block = body
@@ -523,7 +529,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 		} else if dst != nil && elems != nil {
 			l.emit(&ir.Assign{Dst: dst, Src: &ir.Index{X: elems, I: &ir.Ref{Var: idx}, T: dst.Type()}})
 		} else if dst != nil && isView {
-			i32 := &ir.Cast{X: &ir.Ref{Var: idx}, T: ir.TU32}
+			i32 := &ir.Ref{Var: idx}
 			l.emit(&ir.Assign{Dst: dst, Src: &ir.Call{Op: ir.OpBindlessRead, Args: []ir.Expr{view.arr, view.slot, i32}, T: view.elem}})
 		}
 	}
@@ -534,7 +540,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 	cond := &ir.Binary{Op: ir.Lt, X: &ir.Ref{Var: idx}, Y: &ir.Ref{Var: limit}, T: ir.TBool}
 	update := &ir.Block{Stmts: []ir.Stmt{&ir.Assign{Dst: &ir.Ref{Var: idx},
 		Src: &ir.Binary{Op: ir.Add, X: &ir.Ref{Var: idx}, Y: ir.LitInt(it, 1), T: it}}}}
-	l.emit(&ir.For{Cond: cond, Update: update, Body: body})
+	l.leave(sc, &ir.For{Cond: cond, Update: update, Body: body})
 }
 
 // convert casts e to t unless it already has that type.
@@ -566,8 +572,21 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			}
 		}
 	}
-	l.breaks = append(l.breaks, breakTarget{s, native})
-	defer func() { l.breaks = l.breaks[:len(l.breaks)-1] }()
+	// A break that leaves a chain needs a construct to leave: a loop
+	// that runs once (jump.go). A break that ends a clause does nothing.
+	bodies := map[*ast.CaseClause][]ast.Stmt{}
+	var lists [][]ast.Stmt
+	for _, st := range s.Body.List {
+		cc := st.(*ast.CaseClause)
+		body := cc.Body
+		if !native && len(body) > 0 && l.breaksHere(body[len(body)-1], s) {
+			body = body[:len(body)-1]
+		}
+		bodies[cc] = body
+		lists = append(lists, body)
+	}
+	once := !native && breaksSwitch(lists, l.labels[s], l.info)
+	sc := l.enter(s, &jumpScope{ir: native || once, loop: once})
 	for _, cc := range s.Body.List {
 		for _, st := range cc.(*ast.CaseClause).Body {
 			if b, ok := st.(*ast.BranchStmt); ok && b.Tok == token.FALLTHROUGH {
@@ -594,7 +613,7 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			}
 			sw.Cases = append(sw.Cases, c)
 		}
-		l.emit(sw)
+		l.leave(sc, sw)
 		return
 	}
 	if tag != nil {
@@ -620,7 +639,7 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			if def == nil {
 				return nil
 			}
-			return l.sub(def.Body)
+			return l.sub(bodies[def])
 		}
 		// Go tests the cases in order, each value only where the ones
 		// before did not match: case i's values are lowered in the else of
@@ -644,50 +663,29 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 				cond = l.lazy(token.LOR, cond, func() ir.Expr { return value(e) }, ir.TBool, e.Pos())
 			}
 		}
-		then := l.sub(cc.Body)
+		then := l.sub(bodies[cc])
 		b.Stmts = append(b.Stmts, &ir.If{Cond: cond, Then: then, Else: build(i + 1)})
 		return b
 	}
-	if b := build(0); b != nil {
-		l.emit(b)
-	}
-}
-
-func (l *lowerer) branch(s *ast.BranchStmt) {
-	if s.Tok == token.GOTO {
-		l.errorf(s.Pos(), "goto is not supported in kernels: use structured loops and if/else")
-		return
-	}
-	if s.Label != nil {
-		l.errorf(s.Pos(), "labelled %s is not supported in kernels: restructure the loops, e.g. with a bool flag checked after the inner loop", s.Tok)
-		return
-	}
-	if l.query != nil && l.query.depth == len(l.breaks) && s.Tok != token.FALLTHROUGH {
-		l.errorf(s.Pos(), "%s out of a ray query's loop is not supported: end the traversal with q.Terminate(), or put the rest of the body in an if", s.Tok)
-		return
-	}
-	switch s.Tok {
-	case token.BREAK:
-		if len(l.breaks) > 0 && !l.breaks[len(l.breaks)-1].native {
-			l.errorf(s.Pos(), "break inside this switch is not supported: a switch on a non-int32/uint32 tag or with non-constant cases becomes an if/else chain; use if/else, or switch on an int32 or uint32 tag with constant cases")
-			return
+	b := build(0)
+	switch {
+	case once:
+		if b == nil {
+			b = &ir.Block{}
 		}
-		l.emit(&ir.Break{})
-	case token.CONTINUE:
-		l.emit(&ir.Continue{})
-	case token.FALLTHROUGH:
-		// reported by switchStmt
+		b.Stmts = append(b.Stmts, &ir.Break{})
+		l.leave(sc, &ir.Loop{Body: b})
+	case b != nil:
+		l.leave(sc, b)
+	default:
+		l.leave(sc, nil)
 	}
 }
 
 func (l *lowerer) returnStmt(s *ast.ReturnStmt) {
-	if l.query != nil {
-		l.errorf(s.Pos(), "return inside a ray query's loop is not supported: set a flag, call q.Terminate() and return after the loop")
-		return
-	}
 	switch {
 	case l.kernel || l.fn.Result == ir.TVoid && !l.outs:
-		l.emit(&ir.Return{})
+		l.ret(&ir.Return{}, s.Pos())
 	case l.outs:
 		if len(s.Results) == 1 {
 			call, ok := ast.Unparen(s.Results[0]).(*ast.CallExpr)
@@ -711,12 +709,46 @@ func (l *lowerer) returnStmt(s *ast.ReturnStmt) {
 				l.emit(&ir.Assign{Dst: &ir.Ref{Var: l.results[i]}, Src: v})
 			}
 		}
-		l.emit(&ir.Return{})
+		l.ret(&ir.Return{}, s.Pos())
 	default:
 		if len(s.Results) == 0 {
-			l.emit(&ir.Return{Value: &ir.Ref{Var: l.results[0]}})
+			l.ret(&ir.Return{Value: &ir.Ref{Var: l.results[0]}}, s.Pos())
 			return
 		}
-		l.emit(&ir.Return{Value: l.expr(s.Results[0])})
+		l.ret(&ir.Return{Value: l.expr(s.Results[0])}, s.Pos())
 	}
+}
+
+// ret emits r, the return statement a Go return lowers to. Inside a ray
+// query's candidate loop it ends the traversal instead, the value held,
+// and the query's loop returns after it (queryLoop).
+func (l *lowerer) ret(r *ir.Return, pos token.Pos) {
+	var q *jumpScope
+	for _, sc := range slices.Backward(l.scopes) {
+		if sc.query {
+			q = sc
+			break
+		}
+	}
+	if q == nil {
+		l.emit(r)
+		return
+	}
+	if !q.ir {
+		l.errorf(pos, "return inside a ray query's loop is not supported here: set a flag, break (which ends the traversal) and return after the loop")
+		return
+	}
+	if r.Value != nil {
+		if q.retVal == nil {
+			q.retVal = l.newTemp(r.Value.Type())
+		}
+		l.emit(&ir.Assign{Dst: &ir.Ref{Var: q.retVal}, Src: r.Value})
+		r = &ir.Return{Value: &ir.Ref{Var: q.retVal}}
+	}
+	if q.ret == nil {
+		q.ret = l.newTemp(ir.TBool)
+	}
+	q.retStmt = r
+	l.emit(&ir.Assign{Dst: &ir.Ref{Var: q.ret}, Src: ir.LitBool(true)})
+	l.jumpTo(false, q, false, pos)
 }

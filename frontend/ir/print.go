@@ -142,9 +142,11 @@ func (p *printer) stmt(s Stmt) {
 				vs = append(vs, strconv.FormatInt(v, 10))
 			}
 			p.nested("case "+strings.Join(vs, ", ")+":", c.Body)
+			p.line("}")
 		}
 		if s.Default != nil {
 			p.nested("default:", s.Default)
+			p.line("}")
 		}
 		p.line("}")
 	case *Break:

@@ -35,3 +35,22 @@ func TestPrintKernel(t *testing.T) {
 	require.NoError(t, ir.Fprint(&b, f))
 	require.Equal(t, text, b.String())
 }
+
+// TestPrintSwitch: each case of a switch, and its default, is a block
+// closed where it ends.
+func TestPrintSwitch(t *testing.T) {
+	f := ir.NewKernel("k", 1, [3]uint32{1, 1, 1})
+	v := f.AddLocal("v", ir.TI32)
+	f.Body.Stmts = []ir.Stmt{
+		&ir.Loop{Body: &ir.Block{Stmts: []ir.Stmt{
+			&ir.Switch{Tag: &ir.Ref{Var: v}, Cases: []ir.Case{
+				{Values: []int64{1}, Body: &ir.Block{Stmts: []ir.Stmt{&ir.Continue{}}}},
+				{Values: []int64{2, 3}, Body: &ir.Block{Stmts: []ir.Stmt{&ir.Break{}}}},
+			}, Default: &ir.Block{}},
+			&ir.Break{},
+		}}},
+	}
+	text := f.String()
+	require.Contains(t, text, "\t\t\tcontinue\n\t\t}\n\t\tcase 2, 3: {\n\t\t\tbreak\n\t\t}\n\t\tdefault: {\n\t\t}\n\t\t}\n", "in\n%s", text)
+	require.Equal(t, strings.Count(text, "{"), strings.Count(text, "}"), "balanced blocks in\n%s", text)
+}
