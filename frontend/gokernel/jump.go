@@ -25,6 +25,13 @@ import (
 // or a case that is not constant) is no construct a Break leaves: where a
 // break leaves it, the chain is the body of a loop that runs once. A break
 // that ends a clause, which leaves nothing undone, is dropped instead.
+//
+// A ray query's candidate loop (ir.RayQuery) is the traversal's callback on
+// every path and cannot be left: where a jump or a return leaves its body,
+// the body is that of a loop that runs once. continue of the candidate
+// loop leaves it (the next candidate comes); break, a return and a jump to
+// an enclosing statement call OpRayTerminate first, and the last two are
+// made again after the ir.RayQuery.
 
 // jumpScope is an enclosing statement a break or continue may name: a for
 // or range loop, a switch, or a ray query's loop.
@@ -33,7 +40,7 @@ type jumpScope struct {
 	ir     bool         // lowered to an IR loop or switch, which ir.Break leaves
 	loop   bool         // lowered to an IR loop: ir.Continue's target
 	goLoop bool         // a Go for or range loop: a continue's target
-	query  bool         // a ray query's loop: no jump leaves it
+	query  bool         // a ray query's candidate loop: a jump that leaves its body ends the traversal
 
 	brk, cont *ir.Var // set while a break or continue to this statement leaves the constructs inside it
 	escapes   []jump  // the jumps out of this construct to enclosing ones, re-issued after it
