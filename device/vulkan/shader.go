@@ -71,13 +71,14 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 		}
 		return d.createKernel(desc)
 	}
-	return d.createModule(desc, nil)
+	return d.createModule(desc, nil, nil)
 }
 
 // createModule is CreateShader for desc.SPIRV; textureSets gives, by
-// argument, the descriptor sets of native bindless texture slots (kernels
-// compiled here). The caller holds the gate.
-func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (device.Handle, device.Signature, error) {
+// argument, the descriptor sets of native bindless texture slots, and
+// noMirrors the bindless arguments through which no texture slot is read
+// (kernels compiled here; nil for other modules). The caller holds the gate.
+func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32, noMirrors []bool) (device.Handle, device.Signature, error) {
 	entry := desc.EntryPoint
 	if entry == "" {
 		entry = "main"
@@ -115,6 +116,11 @@ func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (dev
 		for i, set := range textureSets {
 			if i < len(sh.lay.args) {
 				sh.lay.args[i].textureSet = set
+			}
+		}
+		for i, no := range noMirrors {
+			if i < len(sh.lay.args) {
+				sh.lay.args[i].noMirrors = no
 			}
 		}
 		if sh.sig.BlockSize == ([3]uint32{}) {
