@@ -1270,7 +1270,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				}
 				uses = u
 				e.texBinds = append(e.texBinds, texBind{l.textureSet, set})
-			} else if !l.noMirrors { // a kernel reading no texture slot needs no mirror
+			} else if i >= len(sh.noMirrors) || !sh.noMirrors[i] { // a kernel reading no texture slot needs no mirror
 				if err := e.refreshTextures(arr); err != nil {
 					return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
 				}

@@ -37,10 +37,6 @@ type argLayout struct {
 	// descriptors, for kernels compiled for native bindless textures; 0:
 	// texture slots are reached through the slot records.
 	textureSet uint32
-	// noMirrors: the kernel reads, samples and sizes no texture slot
-	// through this bindless argument (ir.Function.BindlessTextureArgs), so
-	// a dispatch does not refresh the array's texture mirrors for it.
-	noMirrors bool
 }
 
 // shaderLayout is how a shader's arguments are bound.

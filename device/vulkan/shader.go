@@ -14,17 +14,22 @@ import (
 // (descset.go).
 type shader struct {
 	tracked
-	d        *Device
-	sig      device.Signature
-	lay      shaderLayout // where each argument goes (layout.go)
-	module   vk.ShaderModule
-	setLay   vk.DescriptorSetLayout
-	layout   vk.PipelineLayout
-	pipeline vk.Pipeline
-	pushSize uint32 // push-constant range, bytes
-	name     string
-	kernel   string   // the name timings give its dispatches: the kernel's, else the debug name or entry point
-	sets     setCache // descriptor sets, when push descriptors are not in use
+	d   *Device
+	sig device.Signature
+	lay shaderLayout // where each argument goes (layout.go)
+	// noMirrors, by argument: a bindless array through which the kernel
+	// reads, samples and sizes no texture slot (ir.Function.BindlessTextureArgs),
+	// so a dispatch does not refresh the array's texture mirrors for it;
+	// nil for modules without their IR.
+	noMirrors []bool
+	module    vk.ShaderModule
+	setLay    vk.DescriptorSetLayout
+	layout    vk.PipelineLayout
+	pipeline  vk.Pipeline
+	pushSize  uint32 // push-constant range, bytes
+	name      string
+	kernel    string   // the name timings give its dispatches: the kernel's, else the debug name or entry point
+	sets      setCache // descriptor sets, when push descriptors are not in use
 	// nativeRay: the module traces accels with ray queries (it declares
 	// RayQueryKHR); otherwise its accel arguments are software buffers.
 	nativeRay bool
@@ -118,11 +123,7 @@ func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32, noMi
 				sh.lay.args[i].textureSet = set
 			}
 		}
-		for i, no := range noMirrors {
-			if i < len(sh.lay.args) {
-				sh.lay.args[i].noMirrors = no
-			}
-		}
+		sh.noMirrors = noMirrors
 		if sh.sig.BlockSize == ([3]uint32{}) {
 			sh.sig.BlockSize = m.localSize
 		}
