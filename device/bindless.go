@@ -23,7 +23,8 @@ type BindlessArray struct {
 	sent    *BindlessUpdate // the last Update made
 }
 
-// NewBindlessArray creates an array of size empty slots, 1 to 1<<24.
+// NewBindlessArray creates an array of size empty slots, 1 to 1<<24; a
+// backend may make fewer (cpu: 1<<20), refusing more with ErrUnsupported.
 func (d *Device) NewBindlessArray(size int) (*BindlessArray, error) {
 	if size <= 0 || size > 1<<24 {
 		return nil, fmt.Errorf("device: NewBindlessArray: %w: size %d (1 to %d slots)", ErrInvalidArgument, size, 1<<24)

@@ -32,13 +32,21 @@ func (s *bslot) index(slots []bslot) int {
 	return int((uintptr(unsafe.Pointer(s)) - uintptr(unsafe.Pointer(unsafe.SliceData(slots)))) / unsafe.Sizeof(bslot{}))
 }
 
+// maxBindlessSlots is the largest bindless array the backend makes (its
+// slots are Go values, allocated at once).
+const maxBindlessSlots = 1 << 20
+
 func (d *Device) CreateBindlessArray(size uint32) (device.Handle, error) {
 	if err := d.enter(); err != nil {
 		return 0, err
 	}
 	defer d.exit()
-	if size == 0 || size > 1<<20 {
-		return 0, fmt.Errorf("cpu: CreateBindlessArray: %w: %d slots (1 to %d)", device.ErrInvalidArgument, size, 1<<20)
+	switch {
+	case size == 0:
+		return 0, fmt.Errorf("cpu: CreateBindlessArray: %w: 0 slots", device.ErrInvalidArgument)
+	case size > maxBindlessSlots:
+		// A size the device package allows (up to 1<<24): the backend's limit.
+		return 0, fmt.Errorf("cpu: CreateBindlessArray: %w: %d slots, beyond the backend's %d", device.ErrUnsupported, size, maxBindlessSlots)
 	}
 	return d.add(&bindless{host: make([]bslot, size)}), nil
 }

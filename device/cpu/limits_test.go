@@ -21,3 +21,17 @@ func TestAllocationBeyondHostMemory(t *testing.T) {
 	require.ErrorIs(t, err, device.ErrOutOfMemory)
 	require.ErrorContains(t, err, "RGBA32Float 2048x2048x2048")
 }
+
+// TestBindlessArrayBeyondBackend: a bindless array of a size the device
+// package allows (1 to 1<<24 slots) but past the backend's 1<<20 is
+// ErrUnsupported naming the backend's limit, not ErrInvalidArgument, which
+// said the caller's size was wrong.
+func TestBindlessArrayBeyondBackend(t *testing.T) {
+	d := openPlain(t)
+	_, err := d.NewBindlessArray(1<<20 + 1)
+	require.ErrorIs(t, err, device.ErrUnsupported)
+	require.ErrorContains(t, err, "1048577 slots, beyond the backend's 1048576")
+	arr, err := d.NewBindlessArray(1 << 20)
+	require.NoError(t, err)
+	require.NoError(t, arr.Close())
+}

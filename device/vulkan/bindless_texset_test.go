@@ -67,3 +67,73 @@ func TestTextureSetsReused(t *testing.T) {
 	made := texSetsMade.Load() - before
 	require.LessOrEqual(t, made, int64(3), "%d texture sets allocated for %d updates between dispatches", made, rounds)
 }
+
+// TestBufferKernelSkipsMirrors: a kernel that reads only buffer slots of a
+// bindless array does not copy the array's textures into their mirrors
+// before it runs; one that reads a texture slot does, and sees the texture
+// as the commands before it left it. Every dispatch binding the array
+// copied every texture: 4–10 ms a dispatch of a buffer-reading kernel on
+// lavapipe 22.3 with one 2048² RGBA8 texture in the array (0.05 ms without).
+func TestBufferKernelSkipsMirrors(t *testing.T) {
+	for _, path := range []string{"", "1"} {
+		t.Run("emulate="+path, func(t *testing.T) {
+			if path != "" {
+				t.Setenv(EnvEmulateBindlessTextures, path)
+			}
+			ctx := context.Background()
+			d, err := device.Open(ctx, "vulkan", device.WithValidationLayer(true), device.WithDebug(func(m device.DebugMessage) {
+				if m.Severity == device.SeverityError {
+					t.Errorf("validation: %s: %s", m.ID, m.Text)
+				}
+			}))
+			testenv.Need(t, "Vulkan device", err)
+			defer d.Close()
+			bufOnly, err := dsl.Kernel1D(1, func(k *dsl.K, arr dsl.BindlessArray, out dsl.Buf[dsl.F32x4]) {
+				out.Write(dsl.U(0), dsl.V4(dsl.ReadBuffer[dsl.F32](arr, dsl.U(1), dsl.U(0)), dsl.F(0), dsl.F(0), dsl.F(0)))
+			}, "arr", "out")
+			require.NoError(t, err)
+			texRead, err := dsl.Kernel1D(1, func(k *dsl.K, arr dsl.BindlessArray, out dsl.Buf[dsl.F32x4]) {
+				out.Write(dsl.U(0), arr.Texture2D(dsl.U(0)).Read(dsl.V2(dsl.U(0), dsl.U(0))))
+			}, "arr", "out")
+			require.NoError(t, err)
+			kb, err := device.Compile(d, bufOnly)
+			require.NoError(t, err)
+			defer kb.Close()
+			kt, err := device.Compile(d, texRead)
+			require.NoError(t, err)
+			defer kt.Close()
+			s, err := d.NewStream(device.StreamCompute)
+			require.NoError(t, err)
+			defer s.Close()
+			arr, err := d.NewBindlessArray(2)
+			require.NoError(t, err)
+			defer arr.Close()
+			img, err := device.NewImage[float32](d, device.R32Float, 4, 4, 1)
+			require.NoError(t, err)
+			defer img.Close()
+			buf, err := device.NewBuffer[float32](d, 1)
+			require.NoError(t, err)
+			defer buf.Close()
+			out, err := device.NewBuffer[[4]float32](d, 1)
+			require.NoError(t, err)
+			defer out.Close()
+			require.NoError(t, arr.EmplaceTexture(0, img, device.Sampler{}))
+			require.NoError(t, arr.EmplaceBuffer(1, buf))
+			px := make([]float32, 16)
+			px[0] = 7
+			require.NoError(t, s.Submit(img.Upload(px), buf.Upload([]float32{3}), arr.Update()))
+
+			got := make([][4]float32, 1)
+			before := mirrorRefreshes.Load()
+			require.NoError(t, s.Submit(kb.Dispatch([3]uint32{1}, arr, out), out.Download(got)))
+			require.NoError(t, s.Synchronize(ctx))
+			require.Equal(t, [4]float32{3, 0, 0, 0}, got[0])
+			require.Equal(t, int64(0), mirrorRefreshes.Load()-before, "mirror copies for a kernel reading buffer slots only")
+
+			px[0] = 9
+			require.NoError(t, s.Submit(img.Upload(px), kt.Dispatch([3]uint32{1}, arr, out), out.Download(got)))
+			require.NoError(t, s.Synchronize(ctx))
+			require.Equal(t, [4]float32{9, 0, 0, 1}, got[0])
+		})
+	}
+}

@@ -3,6 +3,7 @@ package vulkan
 import (
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
@@ -18,8 +19,9 @@ import (
 // (codegen/emit_bindless_tex.go); the record layout is in kernel-abi.md.
 //
 // The mirror is refreshed from the texture — one image-to-buffer copy —
-// before every dispatch that binds the array, so a kernel always sees the
-// texture as the commands before it left it. A mirror belongs to its slot
+// before every dispatch that binds the array and reads its texture slots
+// (a kernel reading only buffer slots skips it), so a kernel always sees
+// the texture as the commands before it left it. A mirror belongs to its slot
 // and is reused when the slot gets a texture that fits; one that no longer
 // fits is kept until the array is destroyed (the GPU may still read it).
 
@@ -174,8 +176,11 @@ func (b *bindless) clearMirror(slot uint32) {
 	b.texMu.Unlock()
 }
 
+// mirrorRefreshes counts the texture-to-mirror copies recorded, for tests.
+var mirrorRefreshes atomic.Int64
+
 // refreshTextures copies every texture slot's texture into its mirror, ahead
-// of a dispatch that binds the array.
+// of a dispatch that binds the array and reads its texture slots.
 func (e *encoder) refreshTextures(arr *bindless) error {
 	arr.texMu.Lock()
 	defer arr.texMu.Unlock()
@@ -205,6 +210,7 @@ func (e *encoder) refreshTextures(arr *bindless) error {
 			e.order(stageCopy, accessTransferWrite, use{arr, at, at + 16, true})
 			e.batch.CmdUpdateBuffer(e.cmd, arr.table.raw.handle, vk.DeviceSize(at), 16, unsafe.Pointer(&e.pushArena[off]))
 		}
+		mirrorRefreshes.Add(1)
 		e.transition(t, 0, 1, vk.IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
 		e.order(stageCopy, accessTransferWrite, use{t, 0, ^uint64(0), false}, use{m, 0, m.size, true})
 		r := t.copyRegion(0, 0, [3]uint32{}, t.extent(0))

@@ -1270,8 +1270,10 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 				}
 				uses = u
 				e.texBinds = append(e.texBinds, texBind{l.textureSet, set})
-			} else if err := e.refreshTextures(arr); err != nil {
-				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
+			} else if i >= len(sh.noMirrors) || !sh.noMirrors[i] { // a kernel reading no texture slot needs no mirror
+				if err := e.refreshTextures(arr); err != nil {
+					return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), p.Label(i), err)
+				}
 			}
 			bindlessUsed = true
 			uses = append(uses, use{arr, 0, ^uint64(0), false})

@@ -283,6 +283,22 @@ func textureSets(f *ir.Function) []uint32 {
 	return sets
 }
 
+// mirrorlessArgs gives, by parameter of f, whether it is a bindless array
+// through which f reads no texture slot: a dispatch need not refresh the
+// array's texture mirrors for it (a copy of every texture in its slots,
+// 16 MiB for one 2048² RGBA8 texture, before a kernel that reads buffers).
+func mirrorlessArgs(f *ir.Function) []bool {
+	tex := map[*ir.Var]bool{}
+	for _, v := range f.BindlessTextureArgs() {
+		tex[v] = true
+	}
+	out := make([]bool, len(f.Params))
+	for i, p := range f.Params {
+		out[i] = p.Type == ir.Bindless && !tex[p]
+	}
+	return out
+}
+
 // createKernel is CreateShader for desc.Kernel: codegen through the shader
 // cache, then the pipeline from the words (trusted: this build's codegen
 // output, fresh or read back from the cache, which verifies what it
@@ -314,9 +330,10 @@ func (d *Device) createKernel(desc device.ShaderDesc) (device.Handle, device.Sig
 	if fo.NativeBindlessTextures {
 		sets = textureSets(f)
 	}
+	noMirrors := mirrorlessArgs(f)
 	mod := device.ShaderDesc{SPIRV: words, Signature: desc.Signature, Name: desc.Name, Trusted: true}
 	t1 := time.Now()
-	h, out, err := d.createModule(mod, sets)
+	h, out, err := d.createModule(mod, sets, noMirrors)
 	if err != nil && cached && !d.closed.Load() {
 		if words, emitTime, err = d.recompile(f, fo, name, err); err != nil {
 			return 0, device.Signature{}, err
@@ -324,7 +341,7 @@ func (d *Device) createKernel(desc device.ShaderDesc) (device.Handle, device.Sig
 		cached = false
 		mod.SPIRV = words
 		t1 = time.Now()
-		h, out, err = d.createModule(mod, sets)
+		h, out, err = d.createModule(mod, sets, noMirrors)
 	}
 	if err != nil {
 		return 0, device.Signature{}, err

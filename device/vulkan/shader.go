@@ -14,17 +14,22 @@ import (
 // (descset.go).
 type shader struct {
 	tracked
-	d        *Device
-	sig      device.Signature
-	lay      shaderLayout // where each argument goes (layout.go)
-	module   vk.ShaderModule
-	setLay   vk.DescriptorSetLayout
-	layout   vk.PipelineLayout
-	pipeline vk.Pipeline
-	pushSize uint32 // push-constant range, bytes
-	name     string
-	kernel   string   // the name timings give its dispatches: the kernel's, else the debug name or entry point
-	sets     setCache // descriptor sets, when push descriptors are not in use
+	d   *Device
+	sig device.Signature
+	lay shaderLayout // where each argument goes (layout.go)
+	// noMirrors, by argument: a bindless array through which the kernel
+	// reads, samples and sizes no texture slot (ir.Function.BindlessTextureArgs),
+	// so a dispatch does not refresh the array's texture mirrors for it;
+	// nil for modules without their IR.
+	noMirrors []bool
+	module    vk.ShaderModule
+	setLay    vk.DescriptorSetLayout
+	layout    vk.PipelineLayout
+	pipeline  vk.Pipeline
+	pushSize  uint32 // push-constant range, bytes
+	name      string
+	kernel    string   // the name timings give its dispatches: the kernel's, else the debug name or entry point
+	sets      setCache // descriptor sets, when push descriptors are not in use
 	// nativeRay: the module traces accels with ray queries (it declares
 	// RayQueryKHR); otherwise its accel arguments are software buffers.
 	nativeRay bool
@@ -71,13 +76,14 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 		}
 		return d.createKernel(desc)
 	}
-	return d.createModule(desc, nil)
+	return d.createModule(desc, nil, nil)
 }
 
 // createModule is CreateShader for desc.SPIRV; textureSets gives, by
-// argument, the descriptor sets of native bindless texture slots (kernels
-// compiled here). The caller holds the gate.
-func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (device.Handle, device.Signature, error) {
+// argument, the descriptor sets of native bindless texture slots, and
+// noMirrors the bindless arguments through which no texture slot is read
+// (kernels compiled here; nil for other modules). The caller holds the gate.
+func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32, noMirrors []bool) (device.Handle, device.Signature, error) {
 	entry := desc.EntryPoint
 	if entry == "" {
 		entry = "main"
@@ -117,6 +123,7 @@ func (d *Device) createModule(desc device.ShaderDesc, textureSets []uint32) (dev
 				sh.lay.args[i].textureSet = set
 			}
 		}
+		sh.noMirrors = noMirrors
 		if sh.sig.BlockSize == ([3]uint32{}) {
 			sh.sig.BlockSize = m.localSize
 		}
