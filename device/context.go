@@ -30,6 +30,9 @@ func (c *Context) Backends() []string { return Backends() }
 // Enumerate lists the adapters the named backend sees; an empty name lists
 // those of the default backend (DefaultBackend).
 func (c *Context) Enumerate(ctx context.Context, backend string, opts ...Option) ([]Adapter, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, fmt.Errorf("device: Enumerate: %w", err)
+	}
 	if backend == "" {
 		_, adapters, err := c.DefaultBackend(ctx, opts...)
 		return adapters, err
@@ -47,6 +50,9 @@ func (c *Context) Enumerate(ctx context.Context, backend string, opts ...Option)
 // if set, else the first of "vulkan", "cpu" that is registered and sees an
 // adapter.
 func (c *Context) Open(ctx context.Context, backend string, opts ...Option) (*Device, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, fmt.Errorf("device: Open: %w", err)
+	}
 	if backend == "" {
 		return c.openDefault(ctx, os.Getenv(EnvBackend), DefaultOrder(), opts)
 	}
