@@ -8,7 +8,8 @@ import (
 
 // Context finds backends and opens devices with a set of default options
 // (a program-wide logger, shader cache, validation switch). The zero Context
-// works; the package-level Open, Enumerate use one.
+// works, and so does a nil *Context; the package-level Open, Enumerate use
+// one.
 type Context struct {
 	defaults []Option
 }
@@ -19,6 +20,9 @@ func NewContext(opts ...Option) *Context {
 }
 
 func (c *Context) options(opts []Option) Options {
+	if c == nil {
+		return buildOptions(opts) // a nil *Context is the zero one
+	}
 	all := make([]Option, 0, len(c.defaults)+len(opts))
 	all = append(all, c.defaults...)
 	return buildOptions(append(all, opts...))

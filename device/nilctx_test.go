@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/lucent-gpu/lucent/device"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
 // TestNilContextRefused: the calls that take a context refuse a nil one
@@ -36,4 +37,16 @@ func TestNilContextRefused(t *testing.T) {
 	_, err = device.Enumerate(none, testBackend())
 	require.ErrorIs(t, err, device.ErrInvalidArgument)
 	require.NoError(t, s.Synchronize(context.Background()))
+}
+
+// TestNilDeviceContext: a nil *device.Context opens and enumerates as the
+// zero one does; it dereferenced its defaults, a panic.
+func TestNilDeviceContext(t *testing.T) {
+	var c *device.Context
+	adapters, err := c.Enumerate(t.Context(), testBackend())
+	testenv.Need(t, "Vulkan device", err)
+	require.NotEmpty(t, adapters)
+	d, err := c.Open(t.Context(), testBackend())
+	require.NoError(t, err)
+	require.NoError(t, d.Close())
 }
