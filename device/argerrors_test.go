@@ -10,6 +10,7 @@ import (
 	"github.com/lucent-gpu/lucent/device"
 	"github.com/lucent-gpu/lucent/frontend/dsl"
 	"github.com/lucent-gpu/lucent/frontend/ir"
+	"github.com/lucent-gpu/lucent/internal/testenv"
 )
 
 // TestDispatchArgErrorsNameKernel hands the backend bad dispatches through
@@ -19,7 +20,19 @@ import (
 // in its own words ("2 bytes for f32 of 4"), and ran a buffer of 8-byte
 // elements bound to a float32 argument.
 func TestDispatchArgErrorsNameKernel(t *testing.T) {
-	d := openDevice(t)
+	t.Run("backend", func(t *testing.T) { dispatchArgErrors(t, openDevice(t)) })
+	// The validation wrapper's own checks, which come first, name the
+	// kernel as well; they named its shader's handle ("shader 6 takes 2
+	// argument(s)") or the argument alone.
+	t.Run("validated", func(t *testing.T) {
+		d, err := device.Open(t.Context(), testBackend(), device.WithValidation())
+		testenv.Need(t, "Vulkan device", err)
+		t.Cleanup(func() { require.NoError(t, d.Close()) })
+		dispatchArgErrors(t, d)
+	})
+}
+
+func dispatchArgErrors(t *testing.T, d *device.Device) {
 	k := compile(t, d, func() (*ir.Function, error) {
 		f, err := dsl.Kernel1D(64, func(k *dsl.K, a dsl.F32, out dsl.Buf[dsl.F32]) {
 			i := k.DispatchID().X()

@@ -83,6 +83,9 @@ func (b *Buffer[T]) Read(ctx context.Context) ([]T, error) {
 
 // runCopy submits cmd on a new copy stream and waits for it (or ctx).
 func (d *Device) runCopy(ctx context.Context, cmd Command) error {
+	if err := checkCtx(ctx); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -93,6 +93,9 @@ func Compile(d *Device, f *ir.Function, opts ...CompileOption) (*Kernel, error) 
 // cannot be interrupted, so they run on in the background; the pipeline they
 // finally make is destroyed, not leaked, and Device.Close waits for it.
 func CompileContext(ctx context.Context, d *Device, f *ir.Function, opts ...CompileOption) (*Kernel, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, fmt.Errorf("device: CompileContext: %w", err)
+	}
 	o := compileOptions{}
 	for _, opt := range opts {
 		if opt != nil {

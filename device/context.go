@@ -8,7 +8,8 @@ import (
 
 // Context finds backends and opens devices with a set of default options
 // (a program-wide logger, shader cache, validation switch). The zero Context
-// works; the package-level Open, Enumerate use one.
+// works, and so does a nil *Context; the package-level Open, Enumerate use
+// one.
 type Context struct {
 	defaults []Option
 }
@@ -19,6 +20,9 @@ func NewContext(opts ...Option) *Context {
 }
 
 func (c *Context) options(opts []Option) Options {
+	if c == nil {
+		return buildOptions(opts) // a nil *Context is the zero one
+	}
 	all := make([]Option, 0, len(c.defaults)+len(opts))
 	all = append(all, c.defaults...)
 	return buildOptions(append(all, opts...))
@@ -30,6 +34,9 @@ func (c *Context) Backends() []string { return Backends() }
 // Enumerate lists the adapters the named backend sees; an empty name lists
 // those of the default backend (DefaultBackend).
 func (c *Context) Enumerate(ctx context.Context, backend string, opts ...Option) ([]Adapter, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, fmt.Errorf("device: Enumerate: %w", err)
+	}
 	if backend == "" {
 		_, adapters, err := c.DefaultBackend(ctx, opts...)
 		return adapters, err
@@ -47,6 +54,9 @@ func (c *Context) Enumerate(ctx context.Context, backend string, opts ...Option)
 // if set, else the first of "vulkan", "cpu" that is registered and sees an
 // adapter.
 func (c *Context) Open(ctx context.Context, backend string, opts ...Option) (*Device, error) {
+	if err := checkCtx(ctx); err != nil {
+		return nil, fmt.Errorf("device: Open: %w", err)
+	}
 	if backend == "" {
 		return c.openDefault(ctx, os.Getenv(EnvBackend), DefaultOrder(), opts)
 	}

@@ -1,6 +1,7 @@
 package device
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -40,6 +41,15 @@ var (
 )
 
 // invalidf returns an error wrapping ErrInvalidArgument.
+// checkCtx refuses a nil context, which every host wait would dereference:
+// a panic, or on another goroutine a crash of the program.
+func checkCtx(ctx context.Context) error {
+	if ctx == nil {
+		return invalidf("nil context.Context (pass context.Background())")
+	}
+	return nil
+}
+
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
 }

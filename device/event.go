@@ -90,6 +90,9 @@ func (e *Event) Completed(v uint64) (bool, error) {
 
 // Synchronize blocks until the event reaches v or ctx is done.
 func (e *Event) Synchronize(ctx context.Context, v uint64) error {
+	if err := checkCtx(ctx); err != nil {
+		return fmt.Errorf("device: Event.Synchronize: %w", err)
+	}
 	if err := e.base().usable("Event"); err != nil {
 		return fmt.Errorf("device: Event.Synchronize: %w", err)
 	}

@@ -15,11 +15,9 @@ package device
 type ReadView[T any] struct{ v BufferView[T] }
 
 // ReadOnly returns the whole buffer as a read-only view. A nil buffer gives
-// the zero view, which Dispatch refuses with an error naming the argument.
+// a view whose error ("nil or zero-value Buffer") Dispatch returns, naming
+// the argument.
 func (b *Buffer[T]) ReadOnly() ReadView[T] {
-	if b == nil {
-		return ReadView[T]{}
-	}
 	return ReadView[T]{b.All()}
 }
 

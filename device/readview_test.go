@@ -31,6 +31,9 @@ func TestReadView(t *testing.T) {
 	var none *Buffer[float32]
 	_, err = bindArg(read, none.ReadOnly())
 	require.ErrorIs(t, err, ErrInvalidArgument)
+	// The error says what was passed (launchers pass a nil *Buffer so);
+	// it said "zero BufferView", a value the program never made.
+	require.ErrorContains(t, err, "nil or zero-value Buffer")
 	require.ErrorIs(t, b.ReadOnly().View(4, 7).Err(), ErrInvalidArgument)
 	require.Equal(t, 10, b.ReadOnly().Len())
 	require.Equal(t, 2, b.View(2, 3).ReadOnly().Offset())

@@ -117,6 +117,9 @@ func (s *Stream) SubmitList(l *CommandList) error {
 // Synchronize waits until all work submitted so far has finished and its
 // callbacks have run, or ctx is done.
 func (s *Stream) Synchronize(ctx context.Context) error {
+	if err := checkCtx(ctx); err != nil {
+		return fmt.Errorf("device: Synchronize: %w", err)
+	}
 	if err := s.base().usable("Stream"); err != nil {
 		return fmt.Errorf("device: Synchronize: %w", err)
 	}

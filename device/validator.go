@@ -83,6 +83,7 @@ type vres struct {
 	tex    TextureDesc
 	stream StreamKind
 	sig    Signature
+	kernel string // a shader's kernel name (ShaderDesc.Kernel), which its dispatch errors give
 	slots  uint32
 
 	// swapchains only: the surface and the stream presents run on
@@ -95,6 +96,15 @@ type vres struct {
 	tick   uint64
 	vc     clock
 	retire Handle // destroyed: an event of the wrapped Interface reaching 1 after its last work
+}
+
+// errName names a shader in its dispatches' errors: by its kernel, as the
+// backends do, else by label.
+func (r *vres) errName(h Handle) string {
+	if r.kernel != "" {
+		return "kernel " + r.kernel
+	}
+	return r.label(h)
 }
 
 func (r *vres) label(h Handle) string {
@@ -357,6 +367,9 @@ func (v *Validator) CreateShader(d ShaderDesc) (Handle, Signature, error) {
 	}
 	var sig Signature
 	r := &vres{kind: KindShader, name: d.Name}
+	if d.Kernel != nil {
+		r.kernel = d.Kernel.Name
+	}
 	h, err := v.create(r, func() (Handle, error) {
 		h, s, err := v.inner.CreateShader(d)
 		sig = s
@@ -638,7 +651,7 @@ func (v *Validator) checkDispatch(c *ShaderDispatch) error {
 		return err
 	}
 	sig := sh.sig
-	if err := CheckArgCount(sh.label(c.Shader), &sig, len(c.Args)); err != nil {
+	if err := CheckArgCount(sh.errName(c.Shader), &sig, len(c.Args)); err != nil {
 		return fmt.Errorf("validation: %w", err)
 	}
 	if c.Indirect != 0 {
@@ -654,34 +667,34 @@ func (v *Validator) checkDispatch(c *ShaderDispatch) error {
 		case ArgBuffer:
 			b, err := v.lookup(a.Handle, KindBuffer)
 			if err != nil {
-				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), sig.Args[i].Label(i), err)
 			}
 			r.Buffer = b.buf
 		case ArgTexture, ArgSampledTexture:
 			t, err := v.lookup(a.Handle, KindTexture)
 			if err != nil {
-				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), sig.Args[i].Label(i), err)
 			}
 			r.Texture = t.tex
 		case ArgBindlessArray:
 			if _, err := v.lookup(a.Handle, KindBindlessArray); err != nil {
-				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), sig.Args[i].Label(i), err)
 			}
 		case ArgAccel:
 			r, err := v.lookup(a.Handle, KindAccel)
 			if err != nil {
-				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), err)
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), sig.Args[i].Label(i), err)
 			}
 			p := v.pend[a.Handle] // as the list's earlier builds leave it
 			if p == nil {
 				p = r.accel
 			}
 			if !p.built {
-				return fmt.Errorf("%s: %w", sig.Args[i].Label(i), vinvalid("%s has not been built: submit its Build before tracing it", r.label(a.Handle)))
+				return fmt.Errorf("%s %s: %w", sh.errName(c.Shader), sig.Args[i].Label(i), vinvalid("%s has not been built: submit its Build before tracing it", r.label(a.Handle)))
 			}
 		}
 		if err := CheckArg(sig.Args[i], a, r); err != nil {
-			return fmt.Errorf("%s: validation: %w", sig.Args[i].Label(i), err)
+			return fmt.Errorf("%s %s: validation: %w", sh.errName(c.Shader), sig.Args[i].Label(i), err)
 		}
 	}
 	return nil

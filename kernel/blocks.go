@@ -71,6 +71,11 @@ func runLoop(b *Block, body func(*Block)) (err error) {
 // do when the worker is done (nil: nothing). The first error wins; blocks
 // stop being started once ctx is done.
 func eachBlock(ctx context.Context, g Grid, workers uint64, worker func() (func(id Uint3) error, func())) error {
+	if ctx == nil {
+		// Every worker would dereference it, on goroutines of their own:
+		// a crash of the program.
+		return fmt.Errorf("%w: nil context.Context (pass context.Background())", ErrGrid)
+	}
 	g = g.normal()
 	bt := uint64(g.Block.X) * uint64(g.Block.Y) * uint64(g.Block.Z)
 	if bt > maxBlockThreads {

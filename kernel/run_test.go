@@ -472,3 +472,11 @@ func TestGridBlocksNear4G(t *testing.T) {
 	err := kernel.Run(ctx, g, func() {})
 	require.ErrorIs(t, err, context.Canceled, "Run of a 2^32-255-thread grid")
 }
+
+// TestRunNilContext: Run refuses a nil context; its workers dereferenced
+// it on goroutines of their own, which crashed the program.
+func TestRunNilContext(t *testing.T) {
+	var none context.Context
+	require.ErrorIs(t, kernel.Run(none, kernel.Grid1(4, 8), func() {}), kernel.ErrGrid)
+	require.ErrorIs(t, kernel.RunBlocks(none, kernel.Grid1(4, 8), func(*kernel.Block) {}), kernel.ErrGrid)
+}

@@ -469,6 +469,9 @@ func TestGenerateEndToEnd(t *testing.T) {
 	require.Contains(t, src, "Format: device.RGBA32Float")
 	require.Contains(t, src, "func (k *SaxpyKernel) DispatchIndirect(groups device.BufferView[uint32], a float32, x device.ReadView[float32], y device.BufferView[float32]) device.Command")
 	require.Contains(t, src, "return k.shader.Dispatch([3]uint32{threads, 1, 1}, a, x.ReadOnly(), lucentcAll(y))")
+	// A nil buffer's view carries Buffer.View's error ("nil or zero-value
+	// Buffer"), not the zero view's ("zero BufferView").
+	require.Contains(t, src, "func lucentcAll[T any](b *device.Buffer[T]) device.BufferView[T] { return b.All() }")
 	require.Regexp(t, `(?s)func NewReverse\(.*WholeBlocks: +true,.*func NewSaxpy\(`, src, "Reverse has barriers")
 	require.NotRegexp(t, `(?s)func NewSaxpy\(.*WholeBlocks.*func \(k \*SaxpyKernel\) Dispatch\(`, src, "Saxpy has none")
 	require.Contains(t, src, "func (k *Affine2DKernel) Dispatch(threadsX, threadsY uint32, w, h uint32, in *device.Buffer[Pair], out *device.Buffer[float32]) device.Command")

@@ -309,14 +309,9 @@ func (f *goFile) generate(cfg *config) ([]byte, []error) {
 	b.Write(f.hostLoops.code.Bytes())
 	if anyBuffers {
 		fmt.Fprintf(&b, `
-// lucentcAll is the whole of buffer b; a nil b gives the zero view, which
-// the device rejects with an error naming the argument.
-func lucentcAll[T any](b *%[1]s.Buffer[T]) %[1]s.BufferView[T] {
-	if b == nil {
-		return %[1]s.BufferView[T]{}
-	}
-	return b.All()
-}
+// lucentcAll is the whole of buffer b; a nil b gives a view whose error
+// ("nil or zero-value Buffer") Submit returns, naming the argument.
+func lucentcAll[T any](b *%[1]s.Buffer[T]) %[1]s.BufferView[T] { return b.All() }
 `, dev)
 	}
 	b.WriteString(staleCode)
