@@ -64,6 +64,21 @@ func TestSoftwareBuildUpdateCompact(t *testing.T) {
 	after, err := m.Size()
 	require.NoError(t, err)
 	require.LessOrEqual(t, after.Bytes, sz.Bytes)
+	require.NotZero(t, after.Bytes)
+	require.Equal(t, after.Bytes, after.Compacted, "a compacted mesh's compacted size is its size")
+	require.NoError(t, s.Submit(a.Compact()))
+	require.NoError(t, s.Synchronize(ctx))
+	as, err := a.Size()
+	require.NoError(t, err)
+	require.NotZero(t, as.Bytes)
+	require.Equal(t, as.Bytes, as.Compacted, "a compacted accel's compacted size is its size")
+	// A full build starts afresh: the build's own compacted size again.
+	require.NoError(t, s.Submit(m.Build()))
+	require.NoError(t, s.Synchronize(ctx))
+	rebuilt, err := m.Size()
+	require.NoError(t, err)
+	require.NotZero(t, rebuilt.Compacted)
+	require.LessOrEqual(t, rebuilt.Compacted, rebuilt.Bytes)
 }
 
 func TestSoftwareBadGeometry(t *testing.T) {

@@ -70,7 +70,7 @@ func (o AccelOptions) Check() error {
 // AccelSize is what RayTracing.AccelSize reports, in bytes.
 type AccelSize struct {
 	Bytes     uint64 // the structure's memory now (0 before its first build)
-	Compacted uint64 // its size once compacted (0: not known yet, or no AllowCompaction)
+	Compacted uint64 // its size once compacted, Bytes after a compaction (0: not known yet, or no AllowCompaction)
 }
 
 // BuildMode says whether a build starts afresh or refits the last one.

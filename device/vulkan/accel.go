@@ -44,6 +44,9 @@ type structure struct {
 	scratch *rawBuffer
 	query   vk.QueryPool
 	queried bool // the last build wrote the compacted-size query
+	// compacted: the store is the last build's, compacted (its size is the
+	// compacted size AccelSize reports)
+	compacted bool
 	// the submission of the last build: its stream and timeline value
 	buildStream *stream
 	buildValue  uint64
@@ -88,6 +91,7 @@ type saved struct {
 	boxes            *rawBuffer
 	indices          *buffer
 	queried, built   bool
+	compacted        bool
 	buildStream      *stream
 	buildValue       uint64
 	count, vertices  uint32
@@ -116,13 +120,13 @@ func (s *structure) addr() uint64 {
 }
 
 func (s *structure) save() saved {
-	return saved{s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices,
+	return saved{s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.queried, s.built, s.compacted, s.buildStream, s.buildValue, s.count, s.vertices,
 		append([]device.Instance(nil), s.insts...), append([]bool(nil), s.set...), s.refs}
 }
 
 func (s *structure) restore(v saved) {
-	s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices, s.insts, s.set, s.refs =
-		v.as, v.scratch, v.instBuf, v.boxes, v.indices, v.queried, v.built, v.buildStream, v.buildValue, v.count, v.vertices, v.insts, v.set, v.refs
+	s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.queried, s.built, s.compacted, s.buildStream, s.buildValue, s.count, s.vertices, s.insts, s.set, s.refs =
+		v.as, v.scratch, v.instBuf, v.boxes, v.indices, v.queried, v.built, v.compacted, v.buildStream, v.buildValue, v.count, v.vertices, v.insts, v.set, v.refs
 }
 
 func (s *structure) setName(n string) { s.name = n }
@@ -340,6 +344,8 @@ func (d *Device) AccelSize(h device.Handle) (device.AccelSize, error) {
 	out := device.AccelSize{Bytes: s.as.size}
 	if n, ok := s.compactedSize(); ok {
 		out.Compacted = n
+	} else if s.compacted {
+		out.Compacted = s.as.size
 	}
 	return out, nil
 }
