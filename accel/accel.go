@@ -15,8 +15,9 @@
 // A mesh reads its positions in place: NewMesh from a buffer of [3]float32,
 // NewMeshOf from a buffer of any vertex type (interleaved attributes) with
 // the position three float32 at a byte offset of it, the stride the type's
-// size. HostTriangles reads the same vertices from host memory for the
-// scenes Host traces.
+// size; triangles are [3]uint32 or [3]uint16 (Index). HostTriangles reads
+// the same vertices and triangles from host memory for the scenes Host
+// traces.
 //
 // Hits at exactly the same t: the software path (a Vulkan device without
 // native ray queries, or LUCENT_ACCEL=software), the cpu backend, kernel.Run

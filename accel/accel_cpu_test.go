@@ -107,6 +107,9 @@ func TestSoftwareBadGeometry(t *testing.T) {
 		err = build(append(tri, [3]float32{float32(math.Inf(-1)), 0, 0}), [][3]uint32{{3, 1, 2}})
 		require.ErrorIs(t, err, device.ErrInvalidArgument)
 		require.NoError(t, build(tri, [][3]uint32{{0, 1, 2}}), "the stream goes on")
+		err = buildMeshErr(t, d, s, tri, [][3]uint16{{0, 1, 2}, {2, 1, 0}, {0, 1, 3}})
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		require.ErrorContains(t, err, "triangle 2: index 3 past its 3 vertices", "16-bit indices")
 	}
 }
 

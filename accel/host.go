@@ -25,21 +25,34 @@ func Host(scene *bvh.Scene) (kernel.Accel, error) {
 // from host memory: the input of bvh.BuildTriangles, for a scene Host traces
 // with the hits a device gives the same vertices and triangles. An index
 // past the vertices is an error naming the triangle.
-func HostTriangles[V any](vertices []V, pos uintptr, triangles [][3]uint32) ([]bvh.Triangle, error) {
+func HostTriangles[V any, T Index](vertices []V, pos uintptr, triangles []T) ([]bvh.Triangle, error) {
 	if _, err := positionOf[V](pos); err != nil {
 		return nil, fmt.Errorf("accel: HostTriangles: %w", err)
 	}
 	at := func(v *V) [3]float32 { return *(*[3]float32)(unsafe.Add(unsafe.Pointer(v), pos)) }
 	out := make([]bvh.Triangle, len(triangles))
 	for i, tri := range triangles {
-		for _, v := range tri {
-			if uint64(v) >= uint64(len(vertices)) {
+		var abc [3]uint32
+		for j := range 3 {
+			abc[j] = indexOf(tri, j)
+			if v := abc[j]; uint64(v) >= uint64(len(vertices)) {
 				return nil, fmt.Errorf("accel: HostTriangles: %w: triangle %d: index %d past its %d vertices", device.ErrInvalidArgument, i, v, len(vertices))
 			}
 		}
-		out[i] = bvh.Triangle{A: at(&vertices[tri[0]]), B: at(&vertices[tri[1]]), C: at(&vertices[tri[2]])}
+		out[i] = bvh.Triangle{A: at(&vertices[abc[0]]), B: at(&vertices[abc[1]]), C: at(&vertices[abc[2]])}
 	}
 	return out, nil
+}
+
+// indexOf is index j of triangle t.
+func indexOf[T Index](t T, j int) uint32 {
+	switch t := any(t).(type) {
+	case [3]uint16:
+		return uint32(t[j])
+	case [3]uint32:
+		return t[j]
+	}
+	panic("unreachable")
 }
 
 type hostScene struct{ s *bvh.Scene }

@@ -39,7 +39,9 @@ type interleavedRig struct {
 	pb         *device.Buffer[[3]float32]
 	vb         *device.Buffer[vertex]
 	plain, mix *accel.Mesh
+	mix16      *accel.Mesh // mix over 16-bit indices
 	ap, am     *accel.Accel
+	am16       *accel.Accel
 	insts      [][12]float32
 }
 
@@ -47,7 +49,7 @@ const interleavedSkip = 5 // vertices before the view NewMeshOf is given
 
 func newInterleavedRig(t *testing.T, d *device.Device, r *rayRig) *interleavedRig {
 	g := &interleavedRig{t: t, d: d, r: r, rng: rand.New(rand.NewPCG(91, 92))}
-	const nv, nt = 300, 400
+	const nv, nt = 300, 399
 	g.pos = make([][3]float32, nv)
 	g.verts = make([]vertex, nv+interleavedSkip)
 	for i := range g.verts {
@@ -63,6 +65,14 @@ func newInterleavedRig(t *testing.T, d *device.Device, r *rayRig) *interleavedRi
 	}
 	g.pb, g.vb = from(t, d, g.pos), from(t, d, g.verts)
 	ib := from(t, d, g.tris)
+	// 16-bit indices from their buffer's second triangle: at byte 6, an odd
+	// number of triangles (a range that ends inside a word).
+	tris16 := make([][3]uint16, 1+nt)
+	tris16[0] = [3]uint16{7, 7, 7}
+	for i, tr := range g.tris {
+		tris16[1+i] = [3]uint16{uint16(tr[0]), uint16(tr[1]), uint16(tr[2])}
+	}
+	ib16 := from(t, d, tris16)
 	opt := accel.Options{AllowUpdate: true}
 	var err error
 	g.plain, err = accel.NewMesh(d, g.pb.All(), ib.All(), opt)
@@ -70,9 +80,12 @@ func newInterleavedRig(t *testing.T, d *device.Device, r *rayRig) *interleavedRi
 	g.mix, err = accel.NewMeshOf(d, g.vb.View(interleavedSkip, nv), posOffset, ib.All(), opt)
 	require.NoError(t, err)
 	require.Equal(t, nt, g.mix.Triangles())
+	g.mix16, err = accel.NewMeshOf(d, g.vb.View(interleavedSkip, nv), posOffset, ib16.View(1, nt), opt)
+	require.NoError(t, err)
+	require.Equal(t, nt, g.mix16.Triangles())
 	g.insts = [][12]float32{accel.Identity, {0, -1, 0, 6, 1, 0, 0, 0.5, 0, 0, 1, -1}}
-	g.ap, g.am = g.accelOf(g.plain), g.accelOf(g.mix)
-	closeAll(t, g.ap, g.am, g.plain, g.mix)
+	g.ap, g.am, g.am16 = g.accelOf(g.plain), g.accelOf(g.mix), g.accelOf(g.mix16)
+	closeAll(t, g.ap, g.am, g.am16, g.plain, g.mix, g.mix16)
 	return g
 }
 
@@ -137,6 +150,7 @@ func (g *interleavedRig) check(what string, rays []kernel.Ray, cmds ...device.Co
 	want := g.trace(g.ap, rays, cmds...)
 	got := g.trace(g.am, rays)
 	require.Equal(t, want, got, "%s: NewMeshOf's hits are NewMesh's", what)
+	require.Equal(t, want, g.trace(g.am16, rays), "%s: 16-bit indices: NewMeshOf's hits are NewMesh's", what)
 	hit := 0
 	for _, h := range got {
 		if h.Kind != 0 {
@@ -151,6 +165,13 @@ func (g *interleavedRig) check(what string, rays []kernel.Ray, cmds ...device.Co
 	tris, err := accel.HostTriangles(g.verts[interleavedSkip:], posOffset, g.tris)
 	require.NoError(t, err)
 	require.Equal(t, plain, tris, "%s: HostTriangles", what)
+	tris16 := make([][3]uint16, len(g.tris))
+	for i, tr := range g.tris {
+		tris16[i] = [3]uint16{uint16(tr[0]), uint16(tr[1]), uint16(tr[2])}
+	}
+	tris, err = accel.HostTriangles(g.verts[interleavedSkip:], posOffset, tris16)
+	require.NoError(t, err)
+	require.Equal(t, plain, tris, "%s: HostTriangles, 16-bit indices", what)
 	host := g.host(tris, rays)
 	require.Equal(t, g.host(plain, rays), host, "%s: kernel.Run", what)
 	if g.d.Backend() == "cpu" {
@@ -162,7 +183,7 @@ func (g *interleavedRig) check(what string, rays []kernel.Ray, cmds ...device.Co
 func checkInterleaved(t *testing.T, d *device.Device, what string) {
 	g := newInterleavedRig(t, d, newRayRig(t, d))
 	rays := g.rays(600)
-	built := g.check(what+", built", rays, g.plain.Build(), g.mix.Build(), g.ap.Build(), g.am.Build())
+	built := g.check(what+", built", rays, g.plain.Build(), g.mix.Build(), g.mix16.Build(), g.ap.Build(), g.am.Build(), g.am16.Build())
 
 	// Refit: every position moves; both meshes are updated from their
 	// buffers and the accels built again over them.
@@ -171,7 +192,7 @@ func checkInterleaved(t *testing.T, d *device.Device, what string) {
 		g.verts[interleavedSkip+i].Pos = g.pos[i]
 	}
 	moved := g.check(what+", updated", rays, g.pb.Upload(g.pos), g.vb.Upload(g.verts),
-		g.plain.Update(), g.mix.Update(), g.ap.Build(), g.am.Build())
+		g.plain.Update(), g.mix.Update(), g.mix16.Update(), g.ap.Build(), g.am.Build(), g.am16.Build())
 	require.NotEqual(t, built, moved, "%s: the update moved the hits", what)
 
 	// A full rebuild over other triangles' worth of positions.
@@ -180,7 +201,7 @@ func checkInterleaved(t *testing.T, d *device.Device, what string) {
 		g.verts[interleavedSkip+i].Pos = g.pos[i]
 	}
 	g.check(what+", rebuilt", rays, g.pb.Upload(g.pos), g.vb.Upload(g.verts),
-		g.plain.Build(), g.mix.Build(), g.ap.Build(), g.am.Build())
+		g.plain.Build(), g.mix.Build(), g.mix16.Build(), g.ap.Build(), g.am.Build(), g.am16.Build())
 }
 
 func TestCPUInterleavedMesh(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"unsafe"
 
 	"github.com/lucent-gpu/lucent/device"
 )
@@ -15,12 +16,17 @@ type Mesh struct {
 	g device.MeshGeometry
 }
 
+// Index is the type of a triangle's vertex indices: three uint32, or three
+// uint16 (half the memory, up to 65,536 vertices).
+type Index interface{ [3]uint32 | [3]uint16 }
+
 // NewMesh makes a mesh over the triangles of triangles (three indices into
-// vertices each). Nothing is read until a Build command runs; the buffers
-// must stay open while builds and updates use them. For vertices that hold
-// more than a position (interleaved attributes) see NewMeshOf.
-func NewMesh(d *device.Device, vertices device.BufferView[[3]float32], triangles device.BufferView[[3]uint32], opt Options) (*Mesh, error) {
-	return newMesh[[3]float32](d, "NewMesh", vertices, 0, triangles, opt)
+// vertices each, [3]uint32 or [3]uint16). Nothing is read until a Build
+// command runs; the buffers must stay open while builds and updates use
+// them. For vertices that hold more than a position (interleaved
+// attributes) see NewMeshOf.
+func NewMesh[T Index](d *device.Device, vertices device.BufferView[[3]float32], triangles device.BufferView[T], opt Options) (*Mesh, error) {
+	return newMesh(d, "NewMesh", vertices, 0, triangles, opt)
 }
 
 // NewMeshOf makes a mesh over vertices of any plain type V, interleaved
@@ -35,11 +41,11 @@ func NewMesh(d *device.Device, vertices device.BufferView[[3]float32], triangles
 // float32 values of V ([3]float32, three float32 fields, a kernel.Float3…):
 // an error names the fault otherwise. NewMesh is NewMeshOf[[3]float32] at
 // offset 0.
-func NewMeshOf[V any](d *device.Device, vertices device.BufferView[V], pos uintptr, triangles device.BufferView[[3]uint32], opt Options) (*Mesh, error) {
+func NewMeshOf[V any, T Index](d *device.Device, vertices device.BufferView[V], pos uintptr, triangles device.BufferView[T], opt Options) (*Mesh, error) {
 	return newMesh(d, "NewMeshOf", vertices, pos, triangles, opt)
 }
 
-func newMesh[V any](d *device.Device, op string, vertices device.BufferView[V], pos uintptr, triangles device.BufferView[[3]uint32], opt Options) (*Mesh, error) {
+func newMesh[V any, T Index](d *device.Device, op string, vertices device.BufferView[V], pos uintptr, triangles device.BufferView[T], opt Options) (*Mesh, error) {
 	stride, err := positionOf[V](pos)
 	if err != nil {
 		return nil, fmt.Errorf("accel: %s: %w", op, err)
@@ -55,8 +61,9 @@ func newMesh[V any](d *device.Device, op string, vertices device.BufferView[V], 
 	g := device.MeshGeometry{
 		Vertices: vh, VertexOffset: voff + uint64(pos), VertexStride: stride,
 		VertexCount: uint32(min(vsize/uint64(stride), 1<<32-1)),
-		Indices:     ih, IndexOffset: ioff, Triangles: uint32(min(isize/12, 1<<32-1)),
+		Indices:     ih, IndexOffset: ioff, IndexFormat: indexFormat[T](),
 	}
+	g.Triangles = uint32(min(isize/uint64(unsafe.Sizeof(*new(T))), 1<<32-1))
 	if err := g.Check(); err != nil {
 		return nil, fmt.Errorf("accel: %s: %w", op, err)
 	}
@@ -71,6 +78,13 @@ func newMesh[V any](d *device.Device, op string, vertices device.BufferView[V], 
 		return nil, err
 	}
 	return &Mesh{r: r, g: g}, nil
+}
+
+func indexFormat[T Index]() device.IndexFormat {
+	if unsafe.Sizeof(*new(T)) == 6 {
+		return device.IndexUint16
+	}
+	return device.IndexUint32
 }
 
 // positionOf checks that the 12 bytes at offset pos of V are three float32

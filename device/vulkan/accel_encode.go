@@ -135,7 +135,7 @@ func (e *encoder) meshBuild(c *device.MeshBuild) error {
 	if _, err := span(vb, g.Vertices, g.VertexOffset, vbytes); err != nil {
 		return fmt.Errorf("Vertices (%d vertices, stride %d): %w", g.VertexCount, g.VertexStride, err)
 	}
-	if _, err := span(ib, g.Indices, g.IndexOffset, 12*uint64(g.Triangles)); err != nil {
+	if _, err := span(ib, g.Indices, g.IndexOffset, g.IndexBytes()); err != nil {
 		return fmt.Errorf("Indices (%d triangles): %w", g.Triangles, err)
 	}
 	s, t, err := e.structure(c.Mesh, device.KindMesh)

@@ -167,7 +167,7 @@ func (s *Structure) BuildMeshWith(mode device.BuildMode, g device.MeshGeometry, 
 	for i := range tris {
 		var abc [3][3]float32
 		for j := range 3 {
-			v := binary.LittleEndian.Uint32(idx[12*i+4*j:])
+			v := g.Index(idx, i, j)
 			if v >= g.VertexCount {
 				return s.IndexError(i, v, g)
 			}
