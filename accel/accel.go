@@ -12,6 +12,13 @@
 // New functions give an error wrapping device.ErrUnsupported where it
 // cannot. docs/accel.md has the contract and what is checked where.
 //
+// A mesh reads its positions in place: NewMesh from a buffer of [3]float32,
+// NewMeshOf from a buffer of any vertex type (interleaved attributes) with
+// the position three float32 at a byte offset of it, the stride the type's
+// size; triangles are [3]uint32 or [3]uint16 (Index). HostTriangles reads
+// the same vertices and triangles from host memory for the scenes Host
+// traces.
+//
 // Hits at exactly the same t: the software path (a Vulkan device without
 // native ray queries, or LUCENT_ACCEL=software), the cpu backend, kernel.Run
 // (Host) and the interpreter return the hit of the lower instance index (the

@@ -64,6 +64,21 @@ func TestSoftwareBuildUpdateCompact(t *testing.T) {
 	after, err := m.Size()
 	require.NoError(t, err)
 	require.LessOrEqual(t, after.Bytes, sz.Bytes)
+	require.NotZero(t, after.Bytes)
+	require.Equal(t, after.Bytes, after.Compacted, "a compacted mesh's compacted size is its size")
+	require.NoError(t, s.Submit(a.Compact()))
+	require.NoError(t, s.Synchronize(ctx))
+	as, err := a.Size()
+	require.NoError(t, err)
+	require.NotZero(t, as.Bytes)
+	require.Equal(t, as.Bytes, as.Compacted, "a compacted accel's compacted size is its size")
+	// A full build starts afresh: the build's own compacted size again.
+	require.NoError(t, s.Submit(m.Build()))
+	require.NoError(t, s.Synchronize(ctx))
+	rebuilt, err := m.Size()
+	require.NoError(t, err)
+	require.NotZero(t, rebuilt.Compacted)
+	require.LessOrEqual(t, rebuilt.Compacted, rebuilt.Bytes)
 }
 
 func TestSoftwareBadGeometry(t *testing.T) {
@@ -92,6 +107,9 @@ func TestSoftwareBadGeometry(t *testing.T) {
 		err = build(append(tri, [3]float32{float32(math.Inf(-1)), 0, 0}), [][3]uint32{{3, 1, 2}})
 		require.ErrorIs(t, err, device.ErrInvalidArgument)
 		require.NoError(t, build(tri, [][3]uint32{{0, 1, 2}}), "the stream goes on")
+		err = buildMeshErr(t, d, s, tri, [][3]uint16{{0, 1, 2}, {2, 1, 0}, {0, 1, 3}})
+		require.ErrorIs(t, err, device.ErrInvalidArgument)
+		require.ErrorContains(t, err, "triangle 2: index 3 past its 3 vertices", "16-bit indices")
 	}
 }
 

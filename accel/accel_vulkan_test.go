@@ -145,9 +145,18 @@ func TestVulkanBuildUpdateCompact(t *testing.T) {
 	after, err := mesh.Size()
 	require.NoError(t, err)
 	require.Equal(t, ms.Compacted, after.Bytes, "the mesh takes its compacted size")
+	require.Equal(t, after.Bytes, after.Compacted, "a compacted mesh's compacted size is its size")
 	require.NoError(t, s.Submit(scene.Compact()))
 	require.NoError(t, s.Synchronize(ctx))
 	as, err := scene.Size()
 	require.NoError(t, err)
 	require.NotZero(t, as.Bytes)
+	require.Equal(t, as.Bytes, as.Compacted, "a compacted accel's compacted size is its size")
+	// A full build starts afresh: the build's own compacted size again.
+	require.NoError(t, s.Submit(mesh.Build()))
+	require.NoError(t, s.Synchronize(ctx))
+	rebuilt, err := mesh.Size()
+	require.NoError(t, err)
+	require.NotZero(t, rebuilt.Compacted)
+	require.LessOrEqual(t, rebuilt.Compacted, rebuilt.Bytes)
 }

@@ -20,12 +20,12 @@ import (
 
 // buildMeshErr builds a mesh over verts and idx and returns the error of
 // Submit or Synchronize.
-func buildMeshErr(t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx [][3]uint32) error {
+func buildMeshErr[T accel.Index](t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx []T) error {
 	_, err := buildMeshWith(t, d, s, verts, idx)
 	return err
 }
 
-func buildMeshWith(t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx [][3]uint32) (*accel.Mesh, error) {
+func buildMeshWith[T accel.Index](t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx []T) (*accel.Mesh, error) {
 	vb, err := device.NewBufferFrom(d, verts)
 	require.NoError(t, err)
 	ib, err := device.NewBufferFrom(d, idx)
@@ -40,7 +40,7 @@ func buildMeshWith(t *testing.T, d *device.Device, s *device.Stream, verts [][3]
 }
 
 // buildMesh builds a mesh over verts and idx and returns its compacted size.
-func buildMesh(t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx [][3]uint32) uint64 {
+func buildMesh[T accel.Index](t *testing.T, d *device.Device, s *device.Stream, verts [][3]float32, idx []T) uint64 {
 	m, err := buildMeshWith(t, d, s, verts, idx)
 	require.NoError(t, err)
 	sz, err := m.Size()
@@ -62,17 +62,25 @@ func TestVulkanIndicesOutOfRange(t *testing.T) {
 		closeAll(t, s)
 		verts := [][3]float32{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}
 		badIdx := [][3]uint32{{0, 1, 2}, {1, 3, 1 << 30}, {math.MaxUint32, 5, 7}, {1, 2, 3}}
+		badIdx16 := [][3]uint16{{0, 1, 2}, {1, 3, 60000}, {math.MaxUint16, 5, 7}, {1, 2, 3}, {0, 1, 2}}
 		if !native(d) {
 			// The software path reads the indices: an error naming the triangle.
 			err := buildMeshErr(t, d, s, verts, badIdx)
 			require.ErrorIs(t, err, device.ErrInvalidArgument)
 			require.ErrorContains(t, err, "triangle 1: index 1073741824 past its 4 vertices")
+			err = buildMeshErr(t, d, s, verts, badIdx16)
+			require.ErrorIs(t, err, device.ErrInvalidArgument)
+			require.ErrorContains(t, err, "triangle 1: index 60000 past its 4 vertices")
 			continue
 		}
 		bad := buildMesh(t, d, s, verts, badIdx)
 		// A triangle with an index past the vertices is built as (0, 0, 0).
 		dropped := buildMesh(t, d, s, verts, [][3]uint32{{0, 1, 2}, {0, 0, 0}, {0, 0, 0}, {1, 2, 3}})
 		require.Equal(t, dropped, bad, "the bad triangles are the degenerate (0, 0, 0)")
+		// 16-bit indices (an odd count: the last word is half used) alike.
+		bad = buildMesh(t, d, s, verts, badIdx16)
+		dropped = buildMesh(t, d, s, verts, [][3]uint16{{0, 1, 2}, {0, 0, 0}, {0, 0, 0}, {1, 2, 3}, {0, 1, 2}})
+		require.Equal(t, dropped, bad, "16-bit indices: the bad triangles are the degenerate (0, 0, 0)")
 	}
 }
 

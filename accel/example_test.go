@@ -3,6 +3,7 @@ package accel_test
 import (
 	"context"
 	"fmt"
+	"unsafe"
 
 	"github.com/lucent-gpu/lucent/accel"
 	"github.com/lucent-gpu/lucent/accel/bvh"
@@ -129,4 +130,77 @@ func ExampleNewAccel() {
 	// mask 1: instance 10 at t=1
 	// mask 2: instance 20 at t=3
 	// mask 3: instance 10 at t=1
+}
+
+// A mesh over interleaved vertices: the builds read the positions in place
+// (byte offset 12 of each 32-byte vertex) and the 16-bit triangles; the
+// kernel's hit gives the barycentrics that interpolate the other
+// attributes.
+func ExampleNewMeshOf() {
+	type Vertex struct {
+		Normal, Pos [3]float32
+		UV          [2]float32
+	}
+	ctx := context.Background()
+	dev, err := device.Open(ctx, "cpu")
+	if err != nil {
+		panic(err)
+	}
+	defer dev.Close()
+	stream, err := dev.NewStream(device.StreamCompute)
+	if err != nil {
+		panic(err)
+	}
+	vs := []Vertex{
+		{Normal: [3]float32{0, 0, -1}, Pos: [3]float32{-1, -1, 0}, UV: [2]float32{0, 0}},
+		{Normal: [3]float32{0, 0, -1}, Pos: [3]float32{1, -1, 0}, UV: [2]float32{1, 0}},
+		{Normal: [3]float32{0, 0, -1}, Pos: [3]float32{-1, 1, 0}, UV: [2]float32{0, 1}},
+	}
+	verts, err := device.NewBufferFrom(dev, vs)
+	if err != nil {
+		panic(err)
+	}
+	tris, err := device.NewBufferFrom(dev, [][3]uint16{{0, 1, 2}})
+	if err != nil {
+		panic(err)
+	}
+	mesh, err := accel.NewMeshOf(dev, verts.All(), unsafe.Offsetof(Vertex{}.Pos), tris.All(), accel.Options{})
+	if err != nil {
+		panic(err)
+	}
+	scene, err := accel.NewAccel(dev, accel.Options{})
+	if err != nil {
+		panic(err)
+	}
+	if _, err := scene.Add(accel.Instance{Primitive: mesh, Mask: 1, ID: 5}); err != nil {
+		panic(err)
+	}
+	trace, err := dsl.Kernel1D(1, func(k *dsl.K, s dsl.Accel, hits dsl.Buf[dsl.Hit]) {
+		hits.Write(dsl.U(0), s.TraceClosest(dsl.V3(dsl.F(-0.5), dsl.F(0), dsl.F(-1)), dsl.F(0), dsl.V3(dsl.F(0), dsl.F(0), dsl.F(1)), dsl.F(100), dsl.U(1)))
+	}, "scene", "hits")
+	if err != nil {
+		panic(err)
+	}
+	k, err := device.Compile(dev, trace)
+	if err != nil {
+		panic(err)
+	}
+	hits, err := device.NewBuffer[kernel.Hit](dev, 1)
+	if err != nil {
+		panic(err)
+	}
+	got := make([]kernel.Hit, 1)
+	err = stream.Submit(mesh.Build(), scene.Build(), k.Dispatch([3]uint32{1}, scene, hits), hits.Download(got))
+	if err == nil {
+		err = stream.Synchronize(ctx)
+	}
+	if err != nil {
+		panic(err)
+	}
+	h := got[0]
+	u, v := h.Bary.X, h.Bary.Y
+	uv := [2]float32{(1-u-v)*vs[0].UV[0] + u*vs[1].UV[0] + v*vs[2].UV[0], (1-u-v)*vs[0].UV[1] + u*vs[1].UV[1] + v*vs[2].UV[1]}
+	fmt.Printf("instance %d, triangle %d, t=%g, uv %g\n", h.Instance, h.Prim, h.T, uv)
+	// Output:
+	// instance 5, triangle 0, t=1, uv [0.25 0.5]
 }

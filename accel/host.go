@@ -2,6 +2,7 @@ package accel
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/lucent-gpu/lucent/accel/bvh"
 	"github.com/lucent-gpu/lucent/device"
@@ -17,6 +18,41 @@ func Host(scene *bvh.Scene) (kernel.Accel, error) {
 		return kernel.Accel{}, fmt.Errorf("accel: Host: %w: nil scene", device.ErrInvalidArgument)
 	}
 	return kernel.NewAccel(hostScene{scene}), nil
+}
+
+// HostTriangles returns the triangles of a mesh as NewMeshOf reads them
+// (the position three float32 at byte offset pos of V, the same checks),
+// from host memory: the input of bvh.BuildTriangles, for a scene Host traces
+// with the hits a device gives the same vertices and triangles. An index
+// past the vertices is an error naming the triangle.
+func HostTriangles[V any, T Index](vertices []V, pos uintptr, triangles []T) ([]bvh.Triangle, error) {
+	if _, err := positionOf[V](pos); err != nil {
+		return nil, fmt.Errorf("accel: HostTriangles: %w", err)
+	}
+	at := func(v *V) [3]float32 { return *(*[3]float32)(unsafe.Add(unsafe.Pointer(v), pos)) }
+	out := make([]bvh.Triangle, len(triangles))
+	for i, tri := range triangles {
+		var abc [3]uint32
+		for j := range 3 {
+			abc[j] = indexOf(tri, j)
+			if v := abc[j]; uint64(v) >= uint64(len(vertices)) {
+				return nil, fmt.Errorf("accel: HostTriangles: %w: triangle %d: index %d past its %d vertices", device.ErrInvalidArgument, i, v, len(vertices))
+			}
+		}
+		out[i] = bvh.Triangle{A: at(&vertices[abc[0]]), B: at(&vertices[abc[1]]), C: at(&vertices[abc[2]])}
+	}
+	return out, nil
+}
+
+// indexOf is index j of triangle t.
+func indexOf[T Index](t T, j int) uint32 {
+	switch t := any(t).(type) {
+	case [3]uint16:
+		return uint32(t[j])
+	case [3]uint32:
+		return t[j]
+	}
+	panic("unreachable")
 }
 
 type hostScene struct{ s *bvh.Scene }

@@ -70,7 +70,7 @@ func (o AccelOptions) Check() error {
 // AccelSize is what RayTracing.AccelSize reports, in bytes.
 type AccelSize struct {
 	Bytes     uint64 // the structure's memory now (0 before its first build)
-	Compacted uint64 // its size once compacted (0: not known yet, or no AllowCompaction)
+	Compacted uint64 // its size once compacted, Bytes after a compaction (0: not known yet, or no AllowCompaction)
 }
 
 // BuildMode says whether a build starts afresh or refits the last one.
@@ -101,10 +101,36 @@ const (
 	VertexFloat32x3 VertexFormat = iota // three float32: x, y, z
 )
 
+// IndexFormat is the type of a mesh's vertex indices.
+type IndexFormat uint8
+
+const (
+	IndexUint32 IndexFormat = iota // three uint32 a triangle
+	IndexUint16                    // three uint16 a triangle
+)
+
+func (f IndexFormat) String() string {
+	switch f {
+	case IndexUint32:
+		return "uint32"
+	case IndexUint16:
+		return "uint16"
+	}
+	return fmt.Sprintf("IndexFormat(%d)", uint8(f))
+}
+
+// size is the bytes of one index.
+func (f IndexFormat) size() uint64 {
+	if f == IndexUint16 {
+		return 2
+	}
+	return 4
+}
+
 // MeshGeometry is the input of a mesh build: Triangles triangles, three
-// uint32 vertex indices each (tightly packed) at IndexOffset of buffer
-// Indices, over VertexCount vertices at VertexOffset of buffer Vertices,
-// VertexStride bytes apart, whose first bytes are a position in
+// vertex indices each in IndexFormat (tightly packed) at IndexOffset of
+// buffer Indices, over VertexCount vertices at VertexOffset of buffer
+// Vertices, VertexStride bytes apart, whose first bytes are a position in
 // VertexFormat.
 type MeshGeometry struct {
 	Vertices     Handle
@@ -115,6 +141,7 @@ type MeshGeometry struct {
 
 	Indices     Handle
 	IndexOffset uint64
+	IndexFormat IndexFormat
 	Triangles   uint32
 }
 
@@ -126,7 +153,22 @@ func (g MeshGeometry) vertexBytes() uint64 {
 	return uint64(g.VertexCount-1)*uint64(g.VertexStride) + 12
 }
 
-func (g MeshGeometry) indexBytes() uint64 { return 12 * uint64(g.Triangles) }
+func (g MeshGeometry) indexBytes() uint64 { return 3 * g.IndexFormat.size() * uint64(g.Triangles) }
+
+// IndexBytes is the size of the index range a build reads: three indices a
+// triangle.
+func (g MeshGeometry) IndexBytes() uint64 { return g.indexBytes() }
+
+// Index returns index j (0, 1, 2) of triangle i from the bytes of the
+// index range (little-endian, as device memory holds them).
+func (g MeshGeometry) Index(idx []byte, i, j int) uint32 {
+	if g.IndexFormat == IndexUint16 {
+		k := 6*i + 2*j
+		return uint32(idx[k]) | uint32(idx[k+1])<<8
+	}
+	k := 12*i + 4*j
+	return uint32(idx[k]) | uint32(idx[k+1])<<8 | uint32(idx[k+2])<<16 | uint32(idx[k+3])<<24
+}
 
 // Check reports the faults of the geometry's own fields.
 func (g MeshGeometry) Check() error {
@@ -141,8 +183,10 @@ func (g MeshGeometry) Check() error {
 		return invalidf("mesh geometry: VertexStride %d (want a multiple of 4, at least 12)", g.VertexStride)
 	case g.VertexOffset%4 != 0:
 		return invalidf("mesh geometry: VertexOffset %d is not a multiple of 4", g.VertexOffset)
-	case g.IndexOffset%4 != 0:
-		return invalidf("mesh geometry: IndexOffset %d is not a multiple of 4", g.IndexOffset)
+	case g.IndexFormat > IndexUint16:
+		return invalidf("mesh geometry: IndexFormat %d (want IndexUint32 or IndexUint16)", g.IndexFormat)
+	case g.IndexOffset%g.IndexFormat.size() != 0:
+		return invalidf("mesh geometry: IndexOffset %d is not a multiple of %d (%v indices)", g.IndexOffset, g.IndexFormat.size(), g.IndexFormat)
 	case g.VertexCount == 0:
 		return invalidf("mesh geometry: VertexCount 0")
 	case g.Triangles == 0:

@@ -64,7 +64,11 @@ func TestValidatorAccelGeometry(t *testing.T) {
 		"zero triangles":        {func(g *MeshGeometry) { g.Triangles = 0 }, "Triangles 0"},
 		"short stride":          {func(g *MeshGeometry) { g.VertexStride = 8 }, "VertexStride 8"},
 		"odd offset":            {func(g *MeshGeometry) { g.IndexOffset = 2 }, "IndexOffset 2"},
-		"index buffer is mesh":  {func(g *MeshGeometry) { g.Indices = m }, "is a mesh, not a buffer"},
+		"odd 16-bit offset": {func(g *MeshGeometry) { g.IndexFormat, g.IndexOffset = IndexUint16, 3 },
+			"IndexOffset 3 is not a multiple of 2 (uint16 indices)"},
+		"16-bit indices past the end": {func(g *MeshGeometry) { g.IndexFormat, g.IndexOffset, g.Triangles = IndexUint16, 2, 4 }, "Indices (4 triangles)"},
+		"index format":                {func(g *MeshGeometry) { g.IndexFormat = 2 }, "IndexFormat 2 (want IndexUint32 or IndexUint16)"},
+		"index buffer is mesh":        {func(g *MeshGeometry) { g.Indices = m }, "is a mesh, not a buffer"},
 	} {
 		g := geometry(vb, ib)
 		tc.g(&g)

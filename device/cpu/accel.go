@@ -118,7 +118,7 @@ func (d *Device) prepareAccel(c device.Command) (func() error, error) {
 		if err != nil {
 			return nil, err
 		}
-		idx, err := span(d, g.Indices, g.IndexOffset, 12*uint64(g.Triangles), "Indices")
+		idx, err := span(d, g.Indices, g.IndexOffset, g.IndexBytes(), "Indices")
 		if err != nil {
 			return nil, err
 		}

@@ -44,6 +44,9 @@ type structure struct {
 	scratch *rawBuffer
 	query   vk.QueryPool
 	queried bool // the last build wrote the compacted-size query
+	// compacted: the store is the last build's, compacted (its size is the
+	// compacted size AccelSize reports)
+	compacted bool
 	// the submission of the last build: its stream and timeline value
 	buildStream *stream
 	buildValue  uint64
@@ -55,6 +58,10 @@ type structure struct {
 	// indices (accel_indices.go); procedurals: the box-check kernel
 	indexShader device.Handle
 	indices     *buffer
+	// meshes: the 16-bit index check, and the word-aligned copy of 16-bit
+	// indices it reads
+	index16Shader device.Handle
+	indices16     *buffer
 
 	// the software path (accel_soft.go): the host hierarchy, the device
 	// buffer holding its arrays, and for accels the instances' primitives
@@ -87,7 +94,9 @@ type saved struct {
 	scratch, instBuf *rawBuffer
 	boxes            *rawBuffer
 	indices          *buffer
+	indices16        *buffer
 	queried, built   bool
+	compacted        bool
 	buildStream      *stream
 	buildValue       uint64
 	count, vertices  uint32
@@ -116,13 +125,13 @@ func (s *structure) addr() uint64 {
 }
 
 func (s *structure) save() saved {
-	return saved{s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices,
+	return saved{s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.indices16, s.queried, s.built, s.compacted, s.buildStream, s.buildValue, s.count, s.vertices,
 		append([]device.Instance(nil), s.insts...), append([]bool(nil), s.set...), s.refs}
 }
 
 func (s *structure) restore(v saved) {
-	s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.queried, s.built, s.buildStream, s.buildValue, s.count, s.vertices, s.insts, s.set, s.refs =
-		v.as, v.scratch, v.instBuf, v.boxes, v.indices, v.queried, v.built, v.buildStream, v.buildValue, v.count, v.vertices, v.insts, v.set, v.refs
+	s.as, s.scratch, s.instBuf, s.boxes, s.indices, s.indices16, s.queried, s.built, s.compacted, s.buildStream, s.buildValue, s.count, s.vertices, s.insts, s.set, s.refs =
+		v.as, v.scratch, v.instBuf, v.boxes, v.indices, v.indices16, v.queried, v.built, v.compacted, v.buildStream, v.buildValue, v.count, v.vertices, v.insts, v.set, v.refs
 }
 
 func (s *structure) setName(n string) { s.name = n }
@@ -157,6 +166,9 @@ func (s *structure) release() {
 	}
 	if s.indices != nil {
 		s.indices.release()
+	}
+	if s.indices16 != nil {
+		s.indices16.release()
 	}
 	if s.query != 0 {
 		s.d.fn.DestroyQueryPool(s.d.vk, s.query, nil)
@@ -212,12 +224,19 @@ func (d *Device) createStructure(kind device.ResourceKind, opt device.AccelOptio
 		}
 		return h, err
 	}
-	if kind == device.KindMesh || kind == device.KindProcedural {
-		check := d.indexShader
-		if kind == device.KindProcedural {
-			check = d.boxShader
+	switch kind {
+	case device.KindMesh:
+		sh, err := d.indexShader(device.IndexUint32)
+		if err != nil {
+			return 0, err
 		}
-		sh, err := check()
+		sh16, err := d.indexShader(device.IndexUint16)
+		if err != nil {
+			return 0, err
+		}
+		s.indexShader, s.index16Shader = sh, sh16
+	case device.KindProcedural:
+		sh, err := d.boxShader()
 		if err != nil {
 			return 0, err
 		}
@@ -340,6 +359,8 @@ func (d *Device) AccelSize(h device.Handle) (device.AccelSize, error) {
 	out := device.AccelSize{Bytes: s.as.size}
 	if n, ok := s.compactedSize(); ok {
 		out.Compacted = n
+	} else if s.compacted {
+		out.Compacted = s.as.size
 	}
 	return out, nil
 }

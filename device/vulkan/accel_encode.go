@@ -135,7 +135,7 @@ func (e *encoder) meshBuild(c *device.MeshBuild) error {
 	if _, err := span(vb, g.Vertices, g.VertexOffset, vbytes); err != nil {
 		return fmt.Errorf("Vertices (%d vertices, stride %d): %w", g.VertexCount, g.VertexStride, err)
 	}
-	if _, err := span(ib, g.Indices, g.IndexOffset, 12*uint64(g.Triangles)); err != nil {
+	if _, err := span(ib, g.Indices, g.IndexOffset, g.IndexBytes()); err != nil {
 		return fmt.Errorf("Indices (%d triangles): %w", g.Triangles, err)
 	}
 	s, t, err := e.structure(c.Mesh, device.KindMesh)
@@ -403,7 +403,7 @@ func (e *encoder) buildStructure(s *structure, t *accelTouch, h device.Handle, m
 	}
 	runtime.KeepAlive(geom)
 	runtime.KeepAlive(pr)
-	s.built, s.queried = true, false
+	s.built, s.queried, s.compacted = true, false, false
 	s.buildStream, s.buildValue = e.s, e.s.next+1 // the value enqueue gives this list
 	if mode == device.BuildFull {
 		s.count = count
@@ -468,7 +468,7 @@ func (e *encoder) accelCompact(c *device.AccelCompact) error {
 	if err := d.fn.CmdCopyAccelerationStructureKHR(e.cmd, &info); err != nil {
 		return fmt.Errorf("vulkan: %w", err)
 	}
-	s.as, s.queried = st, false
+	s.as, s.queried, s.compacted = st, false, true
 	return nil
 }
 

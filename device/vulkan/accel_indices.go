@@ -41,36 +41,56 @@ type indexCheck struct {
 func indexCheckKernel() (*ir.Function, error) {
 	return dsl.Kernel1D(64, func(k *dsl.K, last, stride dsl.U32, src, dst, verts dsl.BigBuf[dsl.U32]) {
 		i := k.DispatchID().X().Mul(dsl.U(3))
-		a, b, c := src.Read(i), src.Read(i.Add(dsl.U(1))), src.Read(i.Add(dsl.U(2)))
-		ok := a.Le(last).And(b.Le(last)).And(c.Le(last))
-		zero := dsl.U(0)
-		exp := dsl.U(0x7f800000) // a float's exponent bits: all set for ±Inf and NaN
-		finite := func(v dsl.U32) dsl.Bool {
-			w := dsl.Select(ok, v, zero).Mul(stride)
-			x, y, z := verts.Read(w), verts.Read(w.Add(dsl.U(1))), verts.Read(w.Add(dsl.U(2)))
-			return x.And(exp).Ne(exp).And(y.And(exp).Ne(exp)).And(z.And(exp).Ne(exp))
-		}
-		fa, fb, fc := finite(a), finite(b), finite(c)
-		all := ok.And(fa).And(fb).And(fc)
-		k0 := dsl.Select(ok, dsl.Select(fa, a, dsl.Select(fb, b, dsl.Select(fc, c, zero))), zero)
-		dst.Write(i, dsl.Select(all, a, k0))
-		dst.Write(i.Add(dsl.U(1)), dsl.Select(all, b, k0))
-		dst.Write(i.Add(dsl.U(2)), dsl.Select(all, c, k0))
+		checkTriangle(i, src.Read(i), src.Read(i.Add(dsl.U(1))), src.Read(i.Add(dsl.U(2))), last, stride, dst, verts)
 	}, "last", "stride", "src", "dst", "verts")
 }
 
-// indexShader returns the index-checking shader, compiling it the first
-// time (outside any Dispatch: it registers a shader).
-func (d *Device) indexShader() (device.Handle, error) {
-	d.indexCheck.once.Do(func() {
-		f, err := indexCheckKernel()
+// index16CheckKernel is indexCheckKernel over 16-bit indices, two a word
+// of src (the low half first); dst holds 32-bit ones.
+func index16CheckKernel() (*ir.Function, error) {
+	return dsl.Kernel1D(64, func(k *dsl.K, last, stride dsl.U32, src, dst, verts dsl.BigBuf[dsl.U32]) {
+		i := k.DispatchID().X().Mul(dsl.U(3))
+		at := func(e dsl.U32) dsl.U32 {
+			return src.Read(e.Shr(dsl.U(1))).Shr(e.And(dsl.U(1)).Mul(dsl.U(16))).And(dsl.U(0xffff))
+		}
+		checkTriangle(i, at(i), at(i.Add(dsl.U(1))), at(i.Add(dsl.U(2))), last, stride, dst, verts)
+	}, "last", "stride", "src", "dst", "verts")
+}
+
+// checkTriangle writes the checked triangle (a, b, c) to dst[i:i+3].
+func checkTriangle(i, a, b, c, last, stride dsl.U32, dst, verts dsl.BigBuf[dsl.U32]) {
+	ok := a.Le(last).And(b.Le(last)).And(c.Le(last))
+	zero := dsl.U(0)
+	exp := dsl.U(0x7f800000) // a float's exponent bits: all set for ±Inf and NaN
+	finite := func(v dsl.U32) dsl.Bool {
+		w := dsl.Select(ok, v, zero).Mul(stride)
+		x, y, z := verts.Read(w), verts.Read(w.Add(dsl.U(1))), verts.Read(w.Add(dsl.U(2)))
+		return x.And(exp).Ne(exp).And(y.And(exp).Ne(exp)).And(z.And(exp).Ne(exp))
+	}
+	fa, fb, fc := finite(a), finite(b), finite(c)
+	all := ok.And(fa).And(fb).And(fc)
+	k0 := dsl.Select(ok, dsl.Select(fa, a, dsl.Select(fb, b, dsl.Select(fc, c, zero))), zero)
+	dst.Write(i, dsl.Select(all, a, k0))
+	dst.Write(i.Add(dsl.U(1)), dsl.Select(all, b, k0))
+	dst.Write(i.Add(dsl.U(2)), dsl.Select(all, c, k0))
+}
+
+// indexShader returns the index-checking shader of the format, compiling it
+// the first time (outside any Dispatch: it registers a shader).
+func (d *Device) indexShader(f device.IndexFormat) (device.Handle, error) {
+	ic, make, name := &d.indexCheck, indexCheckKernel, "lucent: mesh index check"
+	if f == device.IndexUint16 {
+		ic, make, name = &d.index16Check, index16CheckKernel, "lucent: mesh index check (16-bit)"
+	}
+	ic.once.Do(func() {
+		f, err := make()
 		if err != nil {
-			d.indexCheck.err = err
+			ic.err = err
 			return
 		}
 		sig, _, err := device.KernelSignature(f)
 		if err != nil {
-			d.indexCheck.err = err
+			ic.err = err
 			return
 		}
 		// The indices come in buffers of any element type (uint32 triples
@@ -80,12 +100,12 @@ func (d *Device) indexShader() (device.Handle, error) {
 		// size keeps every thread to.
 		sig.Args[2].ElemSize = 0
 		sig.Args[4].ElemSize = 0 // the vertices likewise
-		d.indexCheck.shader, _, d.indexCheck.err = d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig, Name: "lucent: mesh index check"})
+		ic.shader, _, ic.err = d.CreateShader(device.ShaderDesc{Kernel: f, Signature: &sig, Name: name})
 	})
-	if d.indexCheck.err != nil {
-		return 0, fmt.Errorf("vulkan: the mesh index check: %w", d.indexCheck.err)
+	if ic.err != nil {
+		return 0, fmt.Errorf("vulkan: the mesh index check: %w", ic.err)
 	}
-	return d.indexCheck.shader, nil
+	return ic.shader, nil
 }
 
 // checkedIndices dispatches the index check of a mesh build and returns the
@@ -108,16 +128,47 @@ func (e *encoder) checkedIndices(s *structure, t *accelTouch, g device.MeshGeome
 	h := d.newHandle() // seen by this dispatch only
 	e.hidden = map[device.Handle]*buffer{h: s.indices}
 	defer func() { e.hidden = nil }()
+	check := s.indexShader
+	src := device.Arg{Kind: device.ArgBuffer, Handle: g.Indices, Offset: g.IndexOffset, Size: g.IndexBytes(), Access: device.Read}
+	if g.IndexFormat == device.IndexUint16 {
+		// 16-bit indices sit at any even offset, in a range of any even
+		// size: copied first into whole words at offset 0 of a buffer of
+		// the mesh's, the kernel reads them two a word.
+		m := g.IndexBytes()
+		w := (m + 3) &^ 3
+		if s.indices16 == nil || s.indices16.desc.Size < w {
+			raw, err := d.mem.newRawBuffer(w, placeDevice)
+			if err != nil {
+				return nil, fmt.Errorf("16-bit indices of %d bytes: %w", w, err)
+			}
+			b := &buffer{raw: raw, desc: device.BufferDesc{Size: w, ElemSize: 4}, d: d}
+			if old := s.indices16; old != nil {
+				t.retired = append(t.retired, old.release)
+			}
+			t.made = append(t.made, b.release)
+			s.indices16 = b
+		}
+		ib, err := e.buffer(g.Indices)
+		if err != nil {
+			return nil, err
+		}
+		e.order(stageCopy, accessTransferWrite, use{ib, g.IndexOffset, g.IndexOffset + m, false}, use{s.indices16, 0, w, true})
+		e.copyBuffer(ib.raw.handle, g.IndexOffset, s.indices16.raw.handle, 0, m)
+		h16 := d.newHandle()
+		e.hidden[h16] = s.indices16
+		src = device.Arg{Kind: device.ArgBuffer, Handle: h16, Offset: 0, Size: w, Access: device.Read}
+		check = s.index16Shader
+	}
 	var last, stride [4]byte
 	binary.LittleEndian.PutUint32(last[:], g.VertexCount-1)
 	binary.LittleEndian.PutUint32(stride[:], g.VertexStride/4)
 	return s.indices, e.dispatch(&device.ShaderDispatch{
-		Shader: s.indexShader,
+		Shader: check,
 		Size:   [3]uint32{g.Triangles, 1, 1},
 		Args: []device.Arg{
 			{Kind: device.ArgUniform, Uniform: last[:]},
 			{Kind: device.ArgUniform, Uniform: stride[:]},
-			{Kind: device.ArgBuffer, Handle: g.Indices, Offset: g.IndexOffset, Size: n, Access: device.Read},
+			src,
 			{Kind: device.ArgBuffer, Handle: h, Offset: 0, Size: n, Access: device.Write},
 			{Kind: device.ArgBuffer, Handle: g.Vertices, Offset: g.VertexOffset, Size: uint64(g.VertexCount-1)*uint64(g.VertexStride) + 12, Access: device.Read},
 		},

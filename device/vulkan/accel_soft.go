@@ -139,7 +139,7 @@ func (d *Device) checkSoftware(c device.Command) error {
 		if err := rng("Vertices", g.Vertices, g.VertexOffset, uint64(g.VertexCount-1)*uint64(g.VertexStride)+12); err != nil {
 			return err
 		}
-		if err := rng("Indices", g.Indices, g.IndexOffset, 12*uint64(g.Triangles)); err != nil {
+		if err := rng("Indices", g.Indices, g.IndexOffset, g.IndexBytes()); err != nil {
 			return err
 		}
 		_, err := structureOf(d, c.Mesh, device.KindMesh)
@@ -209,11 +209,11 @@ func (d *Device) buildSoftware(sh device.Handle, c device.Command) error {
 		switch {
 		case c.Mode == device.BuildUpdate && keep != nil && s.soft.OnDevice():
 			return d.buildMeshOnDevice(sh, s, g, keep)
-		case c.Mode == device.BuildFull && softMeshOnDevice():
+		case c.Mode == device.BuildFull && softMeshOnDevice() && g.IndexFormat == device.IndexUint32:
 			return d.buildMeshOnDevice(sh, s, g, nil)
 		}
 		data, err := d.readBack(sh, [3]uint64{uint64(g.Vertices), g.VertexOffset, uint64(g.VertexCount-1)*uint64(g.VertexStride) + 12},
-			[3]uint64{uint64(g.Indices), g.IndexOffset, 12 * uint64(g.Triangles)})
+			[3]uint64{uint64(g.Indices), g.IndexOffset, g.IndexBytes()})
 		if err != nil {
 			return err
 		}

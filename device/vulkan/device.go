@@ -92,22 +92,23 @@ type Device struct {
 	print      func(device.KernelPrint)
 	printWords uint32
 
-	graveyard  graveyard
-	samplers   samplerCache
-	setIdx     setIndex // cached descriptor sets by resource (descset.go)
-	pcache     pipelineCache
-	kcache     kernelCache            // the SPIR-V cache of kernels compiled here (kernel.go)
-	texLayout  vk.DescriptorSetLayout // bindless texture slots' set layout (native path), or 0
-	inflight   atomic.Int64           // submissions enqueued on any stream and not yet completed on the host
-	streams    sync.Map               // every *stream not yet released, destroyed ones included
-	parked     parkedSet
-	indexCheck indexCheck  // the mesh index check (accel_indices.go)
-	boxCheck   indexCheck  // the procedural box check (accel_indices.go)
-	lbvh       lbvhShaders // the software path's device mesh build (accel_lbvh.go)
-	softAccel  bool        // structures built in software (accel_soft.go)
-	noReplay   bool        // record every list afresh (replay.go; for tests)
-	reads      readSet     // direct reads not yet made (directread.go)
-	readMu     sync.Mutex  // held by the list with direct reads being encoded
+	graveyard    graveyard
+	samplers     samplerCache
+	setIdx       setIndex // cached descriptor sets by resource (descset.go)
+	pcache       pipelineCache
+	kcache       kernelCache            // the SPIR-V cache of kernels compiled here (kernel.go)
+	texLayout    vk.DescriptorSetLayout // bindless texture slots' set layout (native path), or 0
+	inflight     atomic.Int64           // submissions enqueued on any stream and not yet completed on the host
+	streams      sync.Map               // every *stream not yet released, destroyed ones included
+	parked       parkedSet
+	indexCheck   indexCheck  // the mesh index check (accel_indices.go)
+	index16Check indexCheck  // the same over 16-bit indices
+	boxCheck     indexCheck  // the procedural box check (accel_indices.go)
+	lbvh         lbvhShaders // the software path's device mesh build (accel_lbvh.go)
+	softAccel    bool        // structures built in software (accel_soft.go)
+	noReplay     bool        // record every list afresh (replay.go; for tests)
+	reads        readSet     // direct reads not yet made (directread.go)
+	readMu       sync.Mutex  // held by the list with direct reads being encoded
 	// stagedDownloads: every download goes through staging (EnvStagedDownloads).
 	stagedDownloads bool
 }

@@ -37,7 +37,6 @@ type Structure struct {
 	insts       []device.Instance
 	prims       []*Structure // accels: instance i's primitive
 	set         []bool
-	compacted   bool
 	// devBytes: the size of a mesh built on the device (BuildDevice),
 	// whose host copy holds its root node only; 0 otherwise
 	devBytes uint64
@@ -142,7 +141,7 @@ func (s *Structure) BuildDevice(g device.MeshGeometry, root bvh.Node, bytes uint
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.mesh = &bvh.Mesh{Nodes: []bvh.Node{root}}
-	s.built, s.count, s.vertices, s.compacted, s.devBytes = true, g.Triangles, g.VertexCount, false, bytes
+	s.built, s.count, s.vertices, s.devBytes = true, g.Triangles, g.VertexCount, bytes
 }
 
 // OnDevice reports whether the mesh's last build was made on the device.
@@ -168,7 +167,7 @@ func (s *Structure) BuildMeshWith(mode device.BuildMode, g device.MeshGeometry, 
 	for i := range tris {
 		var abc [3][3]float32
 		for j := range 3 {
-			v := binary.LittleEndian.Uint32(idx[12*i+4*j:])
+			v := g.Index(idx, i, j)
 			if v >= g.VertexCount {
 				return s.IndexError(i, v, g)
 			}
@@ -186,7 +185,7 @@ func (s *Structure) BuildMeshWith(mode device.BuildMode, g device.MeshGeometry, 
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", s.label(), device.ErrInvalidArgument, err)
 	}
-	s.mesh, s.built, s.count, s.vertices, s.compacted, s.devBytes = m, true, g.Triangles, g.VertexCount, false, 0
+	s.mesh, s.built, s.count, s.vertices, s.devBytes = m, true, g.Triangles, g.VertexCount, 0
 	return nil
 }
 
@@ -214,7 +213,7 @@ func (s *Structure) BuildProcedural(mode device.BuildMode, n uint32, raw []byte)
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", s.label(), device.ErrInvalidArgument, err)
 	}
-	s.mesh, s.built, s.count, s.compacted, s.devBytes = m, true, n, false, 0
+	s.mesh, s.built, s.count, s.devBytes = m, true, n, 0
 	return nil
 }
 
@@ -281,7 +280,7 @@ func (s *Structure) BuildAccel(mode device.BuildMode, count uint32, updates []de
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", s.label(), device.ErrInvalidArgument, err)
 	}
-	s.scene, s.built, s.compacted = sc, true, false
+	s.scene, s.built = sc, true
 	if mode == device.BuildFull {
 		s.count = count
 	}
@@ -308,7 +307,6 @@ func (s *Structure) Compact() error {
 		c.Nodes, c.Order, c.Instances, c.Inverse, c.World = exact(sc.Nodes), exact(sc.Order), exact(sc.Instances), exact(sc.Inverse), exact(sc.World)
 		s.scene = &c
 	}
-	s.compacted = true
 	return nil
 }
 
@@ -345,7 +343,7 @@ func (s *Structure) Size() device.AccelSize {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := device.AccelSize{Bytes: s.bytes()}
-	if s.built && s.opt.AllowCompaction && !s.compacted {
+	if s.built && s.opt.AllowCompaction { // after a compaction, its size now
 		out.Compacted = s.compactedBytes()
 	}
 	return out
