@@ -170,3 +170,92 @@ func testBindlessRefusedUpdateKeepsSlots(t *testing.T, d *device.Device) {
 	require.NoError(t, s.Submit(arr.Update()))
 	require.Equal(t, [][4]float32{{1, 0, 0, 1}, {4, 4, 0, 0}}, read())
 }
+
+// TestBindlessUpdateOfRefusedList: an update accepted by the backend in a
+// list refused for a later command takes effect with that list, that is
+// never: the slots stay as the last submitted list left them until the
+// update is submitted again, on every backend and path. The host's record
+// of the texture slots had moved with the refused list, so later
+// dispatches read the old texture's texels under the new one's size and
+// format.
+func TestBindlessUpdateOfRefusedList(t *testing.T) {
+	samplingPaths(t, openDevice, testBindlessUpdateOfRefusedList)
+	t.Run("cpu", func(t *testing.T) {
+		d, err := device.Open(ctxT(t), "cpu")
+		require.NoError(t, err)
+		defer d.Close()
+		testBindlessUpdateOfRefusedList(t, d)
+	})
+}
+
+func testBindlessUpdateOfRefusedList(t *testing.T, d *device.Device) {
+	k := compile(t, d, func() (*ir.Function, error) {
+		return dsl.Kernel1D(1, func(k *dsl.K, arr dsl.BindlessArray, out dsl.Buf[dsl.F32x4]) {
+			tex := arr.Texture2D(dsl.U(0))
+			out.Write(dsl.U(0), tex.Read(dsl.V2(dsl.U(0), dsl.U(0))))
+			out.Write(dsl.U(1), dsl.V4(dsl.Convert[float32](tex.Size().X()), dsl.Convert[float32](tex.Size().Y()), dsl.F(0), dsl.F(0)))
+		}, "arr", "out")
+	})
+	s := newStream(t, d, device.StreamCompute)
+	arr, err := d.NewBindlessArray(1)
+	require.NoError(t, err)
+	defer arr.Close()
+	other, err := d.NewBindlessArray(1)
+	require.NoError(t, err)
+	defer other.Close()
+	a := rgbaImage(t, d, 2, 2, [][4]float32{{1, 2, 3, 4}, {}, {}, {}})
+	b, err := device.NewImage[uint8](d, device.R8Unorm, 4, 4, 1)
+	require.NoError(t, err)
+	defer b.Close()
+	px := make([]uint8, 16)
+	px[0] = 255
+	run(t, d, b.Upload(px))
+	refused, err := device.NewImage[uint32](d, device.R32Uint, 1, 1, 1)
+	require.NoError(t, err)
+	defer refused.Close()
+	out := newBuffer[[4]float32](t, d, 2)
+	read := func() [][4]float32 {
+		got := make([][4]float32, 2)
+		require.NoError(t, s.Submit(k.Dispatch([3]uint32{1}, arr, out), out.Download(got)))
+		require.NoError(t, s.Synchronize(ctxT(t)))
+		return got
+	}
+	oldA := [][4]float32{{1, 2, 3, 4}, {2, 2, 0, 0}}
+	newB := [][4]float32{{1, 0, 0, 1}, {4, 4, 0, 0}}
+	require.NoError(t, arr.EmplaceTexture(0, a, device.Sampler{}))
+	require.NoError(t, s.Submit(arr.Update()))
+	require.Equal(t, oldA, read())
+
+	// The update of arr is accepted, the list refused for other's. Round 1
+	// follows an update no dispatch bound (the native path writes the next
+	// update's descriptors in place).
+	for i := range 2 {
+		if i == 1 {
+			require.NoError(t, arr.EmplaceTexture(0, a, device.Sampler{Filter: device.FilterPoint}))
+			require.NoError(t, s.Submit(arr.Update()))
+		}
+		require.NoError(t, arr.EmplaceTexture(0, b, device.Sampler{}))
+		require.NoError(t, other.EmplaceTexture(0, refused, device.Sampler{}))
+		scratch := newBuffer[[4]float32](t, d, 2)
+		list := []device.Command{arr.Update(), k.Dispatch([3]uint32{1}, arr, scratch), other.Update()}
+		if i == 1 {
+			list = list[:1:1]
+			list = append(list, other.Update()) // no dispatch binding arr in the refused list
+		}
+		require.ErrorIs(t, s.Submit(list...), device.ErrUnsupported)
+		require.Equal(t, oldA, read(), "round %d: slot 0 after its update's list was refused", i)
+		require.NoError(t, other.Remove(0))
+		require.NoError(t, s.Submit(other.Update()))
+		require.NoError(t, arr.EmplaceTexture(0, a, device.Sampler{}))
+		require.NoError(t, s.Submit(arr.Update()))
+		require.Equal(t, oldA, read())
+	}
+
+	// Submitted again, the update takes effect.
+	require.NoError(t, arr.EmplaceTexture(0, b, device.Sampler{}))
+	require.NoError(t, other.EmplaceTexture(0, refused, device.Sampler{}))
+	require.ErrorIs(t, s.Submit(arr.Update(), other.Update()), device.ErrUnsupported)
+	require.NoError(t, other.Remove(0))
+	require.NoError(t, s.Submit(arr.Update(), other.Update()))
+	require.Equal(t, newB, read())
+}

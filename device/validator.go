@@ -648,6 +648,9 @@ func (v *Validator) texData(h Handle, rg Region, n int) error {
 func (v *Validator) checkDispatch(c *ShaderDispatch) error {
 	sh, err := v.lookup(c.Shader, KindShader)
 	if err != nil {
+		if r, ok := v.res[c.Shader]; ok && !r.alive && r.kind == KindShader && r.kernel != "" {
+			return fmt.Errorf("%s: %w", r.errName(c.Shader), err)
+		}
 		return err
 	}
 	sig := sh.sig

@@ -88,7 +88,29 @@ func emulatedTexture(f device.Format) bool {
 	return f.Kind() == device.Float || f.Kind() == device.Unorm && f.Bits() == 8
 }
 
-func (d *Device) prepareBindless(c *device.BindlessUpdate) (func() error, error) {
+// bindlessUndo is what the updates of the list being prepared changed: each
+// array's slots before the list's first update of it, and as its last left
+// them. A list refused for a later command puts them back (Dispatch), so
+// that an update takes effect only with its list, as on the device.
+type bindlessUndo []struct {
+	arr         *bindless
+	before, now []bslot
+}
+
+// undo restores the arrays the refused list changed, where no other list
+// changed them since.
+func (u bindlessUndo) undo() {
+	for i := len(u) - 1; i >= 0; i-- {
+		e := u[i]
+		e.arr.mu.Lock()
+		if unsafe.SliceData(e.arr.host) == unsafe.SliceData(e.now) {
+			e.arr.host = e.before
+		}
+		e.arr.mu.Unlock()
+	}
+}
+
+func (d *Device) prepareBindless(c *device.BindlessUpdate, undo *bindlessUndo) (func() error, error) {
 	arr, err := lookup[*bindless](d, c.Array, "bindless array")
 	if err != nil {
 		return nil, err
@@ -146,6 +168,18 @@ func (d *Device) prepareBindless(c *device.BindlessUpdate) (func() error, error)
 	next := append([]bslot(nil), arr.host...) // copy on write: dispatches hold the old slice
 	for _, ch := range changes {
 		next[ch.slot] = ch.s
+	}
+	mine := false
+	for i := range *undo {
+		if e := &(*undo)[i]; e.arr == arr {
+			e.now, mine = next, true
+		}
+	}
+	if !mine {
+		*undo = append(*undo, struct {
+			arr         *bindless
+			before, now []bslot
+		}{arr, arr.host, next})
 	}
 	arr.host = next
 	arr.mu.Unlock()

@@ -117,10 +117,11 @@ var closeTimeout = 10 * time.Second
 
 // Device is an open cpu device. It implements device.Interface.
 type Device struct {
-	handles *device.HandleSpace
-	log     *slog.Logger
-	print   func(device.KernelPrint) // what kernels print goes here (print.go)
-	race    bool                     // kernels run with the race detector (race.go)
+	closedKernels closedKernels // destroyed shaders' kernel names, for errors
+	handles       *device.HandleSpace
+	log           *slog.Logger
+	print         func(device.KernelPrint) // what kernels print goes here (print.go)
+	race          bool                     // kernels run with the race detector (race.go)
 
 	calls    atomic.Int64
 	closed   atomic.Bool

@@ -91,7 +91,10 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 }
 
 func (d *Device) DestroyShader(h device.Handle) error {
-	_, err := remove[*shader](d, h, "shader")
+	sh, err := remove[*shader](d, h, "shader")
+	if err == nil {
+		d.closedKernels.add(h, sh.prog.name)
+	}
 	return err
 }
 
@@ -168,7 +171,7 @@ func (l *launch) fail(err error) {
 func (d *Device) prepareDispatch(c *device.ShaderDispatch) (runner, error) {
 	sh, err := lookup[*shader](d, c.Shader, "shader")
 	if err != nil {
-		return nil, err
+		return nil, d.closedKernels.wrap(c.Shader, err)
 	}
 	p := sh.prog
 	if len(c.Args) != len(p.params) {

@@ -743,6 +743,15 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 		return err
 	}
 	defer d.exit()
+	var undo bindlessUndo
+	err := d.dispatch(sh, list, &undo)
+	if err != nil {
+		undo.undo() // the list's bindless updates are refused with it
+	}
+	return err
+}
+
+func (d *Device) dispatch(sh device.Handle, list *device.CommandList, undo *bindlessUndo) error {
 	s, err := lookup[*stream](d, sh, "stream")
 	if err != nil {
 		return fmt.Errorf("cpu: Dispatch: %w", err)
@@ -767,7 +776,7 @@ func (d *Device) Dispatch(sh device.Handle, list *device.CommandList) error {
 			return fmt.Errorf("cpu: Dispatch: command %d (%s): %w: needs a compute stream, stream %d is a copy stream",
 				i, c.CommandName(), device.ErrInvalidArgument, sh)
 		}
-		op, err := d.prepare(s, c)
+		op, err := d.prepare(s, c, undo)
 		if _, ok := c.(*device.Custom); ok {
 			it.onWorker = true
 		}
@@ -812,7 +821,7 @@ func span[W any](d *Device, h device.Handle, off, n uint64, what W) ([]byte, err
 	return b.data[off : off+n : off+n], nil
 }
 
-func (d *Device) prepare(s *stream, c device.Command) (runner, error) {
+func (d *Device) prepare(s *stream, c device.Command, undo *bindlessUndo) (runner, error) {
 	switch c := c.(type) {
 	case *device.Custom:
 		if err := d.checkCustom(c); err != nil {
@@ -824,7 +833,7 @@ func (d *Device) prepare(s *stream, c device.Command) (runner, error) {
 	case *device.BufferToTexture, *device.TextureToBuffer, *device.TextureUpload, *device.TextureDownload, *device.TextureCopy:
 		return fnRunner(d.prepareTexture(c))
 	case *device.BindlessUpdate:
-		return fnRunner(d.prepareBindless(c))
+		return fnRunner(d.prepareBindless(c, undo))
 	case *device.MeshBuild, *device.ProceduralBuild, *device.AccelBuild, *device.AccelCompact:
 		return fnRunner(d.prepareAccel(c))
 	}

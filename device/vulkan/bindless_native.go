@@ -195,6 +195,7 @@ func (e *encoder) setNativeTexture(arr *bindless, sl device.BindlessSlot, t *tex
 	if arr.heap.slots == nil {
 		arr.heap.slots = map[uint32]texDesc{}
 	}
+	e.logSlot(arr, sl.Slot)
 	arr.heap.slots[sl.Slot] = texDesc{tex: sl.Texture, info: vk.DescriptorImageInfo{Sampler: smp, ImageView: t.full, ImageLayout: t.rest}}
 	arr.heap.changed = append(arr.heap.changed, sl.Slot)
 	return nil
@@ -211,17 +212,34 @@ func (e *encoder) commitTextures(arr *bindless) error {
 	}
 	slots := append([]uint32(nil), h.changed...)
 	h.changed = h.changed[:0]
+	e.wroteTextures(arr)
 	if h.cur == nil || h.cur.bound {
-		ts, err := e.nextTexSet(arr)
-		if err != nil {
-			return err
-		}
-		h.cur = ts
-		slots = slots[:0]
-		for s := range h.slots {
-			slots = append(slots, s)
-		}
+		return e.newTexVersion(arr)
 	}
+	e.writeTexSlots(arr, slots)
+	return nil
+}
+
+// newTexVersion makes a new current version of arr's texture set holding
+// every slot; arr.texMu held.
+func (e *encoder) newTexVersion(arr *bindless) error {
+	h := &arr.heap
+	ts, err := e.nextTexSet(arr)
+	if err != nil {
+		return err
+	}
+	h.cur = ts
+	slots := make([]uint32, 0, len(h.slots))
+	for s := range h.slots {
+		slots = append(slots, s)
+	}
+	e.writeTexSlots(arr, slots)
+	return nil
+}
+
+// writeTexSlots writes slots of arr's current texture set; arr.texMu held.
+func (e *encoder) writeTexSlots(arr *bindless, slots []uint32) {
+	h := &arr.heap
 	writes := make([]vk.WriteDescriptorSet, 0, len(slots))
 	infos := make([]vk.DescriptorImageInfo, len(slots))
 	for _, s := range slots {
@@ -244,7 +262,6 @@ func (e *encoder) commitTextures(arr *bindless) error {
 	if len(writes) > 0 {
 		e.d.fn.UpdateDescriptorSets(e.d.vk, uint32(len(writes)), &writes[0], 0, nil)
 	}
-	return nil
 }
 
 // bindTextures returns the array's current texture set for a dispatch,
@@ -254,11 +271,10 @@ func (e *encoder) bindTextures(arr *bindless, uses []use) (vk.DescriptorSet, []u
 	defer arr.texMu.Unlock()
 	h := &arr.heap
 	if h.cur == nil {
-		ts, err := e.d.newTexSet(arr.textureSlots())
-		if err != nil {
+		// None yet, or a refused list's was dropped (undoTextures).
+		if err := e.newTexVersion(arr); err != nil {
 			return 0, uses, err
 		}
-		h.cur = ts
 	}
 	for slot, td := range h.slots {
 		t, err := e.texture(td.tex)

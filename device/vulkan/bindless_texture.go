@@ -196,6 +196,7 @@ func (e *encoder) refreshTextures(arr *bindless) error {
 			return invalidf("bindless array slot %d: texture %d changed size", slot, m.tex)
 		}
 		if m.raw == nil {
+			e.logSlot(arr, slot)
 			// A lazy mirror's first use: allocate it and point the slot's
 			// record at it, ordered before the dispatch reads the record.
 			raw, err := e.d.mem.newRawBuffer(m.size+mirrorSpare, placeDevice)
@@ -232,4 +233,141 @@ func (b *bindless) releaseMirrors() {
 		b.d.mem.destroyRawBuffer(r)
 	}
 	b.mirrors, b.retired = nil, nil
+}
+
+// texUndo is how a command list's updates left the texture slots of the
+// arrays they changed before they changed them: the host's record (mirrors,
+// descriptors) moves with each update as it is encoded, for the dispatches
+// after it in the list, while the device's slots change only when the list
+// is submitted. A list refused for a later command puts the record back
+// (undoTextures), so that a later dispatch does not read the old slot's
+// texels under the new texture's size and format.
+type texUndo struct {
+	slots  []slotUndo
+	arrays []arrayUndo
+}
+
+// slotUndo is one texture slot before a change of the list.
+type slotUndo struct {
+	arr   *bindless
+	slot  uint32
+	m     *mirror // the slot's mirror (nil: none)
+	mv    mirror  // its value
+	td    texDesc
+	hadTd bool
+}
+
+// arrayUndo is an array's texture state before the list's first change.
+type arrayUndo struct {
+	arr     *bindless
+	retired int
+	cur     *texSet
+	written bool // the list wrote descriptors (in place or into a new version)
+}
+
+// logSlot notes slot's texture state before the list changes it;
+// arr.texMu held.
+func (e *encoder) logSlot(arr *bindless, slot uint32) {
+	u := &e.texUndo
+	seen := false
+	for i := range u.arrays {
+		if u.arrays[i].arr == arr {
+			seen = true
+			break
+		}
+	}
+	if !seen {
+		u.arrays = append(u.arrays, arrayUndo{arr: arr, retired: len(arr.retired), cur: arr.heap.cur})
+	}
+	su := slotUndo{arr: arr, slot: slot, m: arr.mirrors[slot]}
+	if su.m != nil {
+		su.mv = *su.m
+	}
+	su.td, su.hadTd = arr.heap.slots[slot]
+	u.slots = append(u.slots, su)
+}
+
+// logTextures is logSlot taking arr.texMu.
+func (e *encoder) logTextures(arr *bindless, slot uint32) {
+	arr.texMu.Lock()
+	e.logSlot(arr, slot)
+	arr.texMu.Unlock()
+}
+
+// wroteTextures notes that the list wrote arr's descriptors; arr.texMu held.
+func (e *encoder) wroteTextures(arr *bindless) {
+	for i := range e.texUndo.arrays {
+		if e.texUndo.arrays[i].arr == arr {
+			e.texUndo.arrays[i].written = true
+		}
+	}
+}
+
+// undoTextures puts back the texture slots the refused list changed, and
+// frees the mirrors it allocated (only its own commands, never submitted,
+// referred to them).
+func (e *encoder) undoTextures() {
+	u := &e.texUndo
+	for _, a := range u.arrays {
+		arr := a.arr
+		arr.texMu.Lock()
+		made := map[*rawBuffer]bool{}
+		for _, su := range u.slots {
+			if su.arr == arr {
+				if m := arr.mirrors[su.slot]; m != nil && m.raw != nil {
+					made[m.raw] = true
+				}
+			}
+		}
+		for _, r := range arr.retired[a.retired:] {
+			made[r] = true
+		}
+		for i := len(u.slots) - 1; i >= 0; i-- {
+			su := u.slots[i]
+			if su.arr != arr {
+				continue
+			}
+			if su.m != nil {
+				*su.m = su.mv
+				arr.mirrors[su.slot] = su.m
+			} else {
+				delete(arr.mirrors, su.slot)
+			}
+			if su.hadTd {
+				arr.heap.slots[su.slot] = su.td
+			} else {
+				delete(arr.heap.slots, su.slot)
+			}
+		}
+		for _, su := range u.slots {
+			if su.arr == arr && su.m != nil && su.m.raw != nil {
+				delete(made, su.m.raw) // the slot's own again
+			}
+		}
+		arr.retired = arr.retired[:a.retired]
+		for r := range made {
+			arr.d.mem.destroyRawBuffer(r)
+		}
+		h := &arr.heap
+		h.changed = h.changed[:0]
+		if a.written || h.cur != a.cur {
+			// The current version holds the list's descriptors: it becomes a
+			// spare (rewritten in full when reused), and the next dispatch
+			// binding the array writes a version of the slots as they are.
+			if h.cur != nil {
+				h.spare = append(h.spare, h.cur)
+			}
+			h.cur = nil
+		}
+		arr.texMu.Unlock()
+	}
+	e.resetTextures()
+}
+
+// resetTextures forgets the list's texture undo log.
+func (e *encoder) resetTextures() {
+	clear(e.texUndo.slots)
+	e.texUndo.slots = e.texUndo.slots[:0]
+	clear(e.texUndo.arrays)
+	e.texUndo.arrays = e.texUndo.arrays[:0]
 }

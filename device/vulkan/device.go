@@ -49,11 +49,12 @@ func (factory) Open(_ context.Context, opts device.Options) (device.Interface, e
 // Device is an open Vulkan device; it implements device.Interface and is safe
 // for concurrent use.
 type Device struct {
-	in   *instance
-	phys *physical
-	caps device.Capabilities
-	vk   vk.Device
-	fn   *vk.DeviceFuncs
+	closedKernels closedKernels // destroyed shaders' kernel names, for errors
+	in            *instance
+	phys          *physical
+	caps          device.Capabilities
+	vk            vk.Device
+	fn            *vk.DeviceFuncs
 
 	// softDescLimit is the largest software accel kernels read through its
 	// binding (accelByBinding: maxStorageBufferRange or 0; tests change it).

@@ -137,6 +137,9 @@ type encoder struct {
 	// slotBufs are the bindless buffer slots this list's updates set, in
 	// order (bindless.go): the arrays' records take them once it is submitted.
 	slotBufs []slotBuffer
+	// texUndo is how the arrays' texture slots were before this list's
+	// updates changed them, put back if the list is refused.
+	texUndo texUndo
 }
 
 // texBind is a bindless array's texture set bound at set index.
@@ -336,6 +339,7 @@ func (d *Device) dispatchLocked(s *stream, list *device.CommandList, presents []
 		e.settleAccels(false)
 		e.dropReads()
 		s.releaseRing(sub)
+		e.undoTextures()
 		e.reset()
 		s.recycle(sub)
 		return err
@@ -396,6 +400,7 @@ func (e *encoder) reset() {
 	e.used = e.used[:0]
 	clear(e.slotBufs)
 	e.slotBufs = e.slotBufs[:0]
+	e.resetTextures()
 	e.sub, e.cmd = nil, 0
 	e.presents = nil // Dispatch's, which finishes them after the reset
 	e.reusable = false
@@ -955,6 +960,7 @@ func (e *encoder) command(c device.Command) error {
 		var runs []run
 		for i, sl := range c.Slots {
 			rec := recs[i*slotRecordSize : (i+1)*slotRecordSize]
+			e.logTextures(arr, sl.Slot)
 			switch sl.Op {
 			case device.BindlessSetBuffer:
 				b, err := e.buffer(sl.Buffer)
@@ -1107,7 +1113,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	d, cmd := e.d, e.cmd
 	sh, err := lookup[*shader](d, c.Shader, "shader")
 	if err != nil {
-		return err
+		return d.closedKernels.wrap(c.Shader, err)
 	}
 	e.used = append(e.used, &sh.tracked)
 	e.kernelName(sh)
