@@ -572,6 +572,10 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			}
 		}
 	}
+	if falls(s) {
+		l.fallSwitch(s, tag, native)
+		return
+	}
 	// A break that leaves a chain needs a construct to leave: a loop
 	// that runs once (jump.go). A break that ends a clause does nothing.
 	bodies := map[*ast.CaseClause][]ast.Stmt{}
@@ -587,13 +591,6 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 	}
 	once := !native && breaksSwitch(lists, l.labels[s], l.info)
 	sc := l.enter(s, &jumpScope{ir: native || once, loop: once})
-	for _, cc := range s.Body.List {
-		for _, st := range cc.(*ast.CaseClause).Body {
-			if b, ok := st.(*ast.BranchStmt); ok && b.Tok == token.FALLTHROUGH {
-				l.errorf(b.Pos(), "fallthrough is not supported in kernels: list the values in one case (case 1, 2:) or repeat the code")
-			}
-		}
-	}
 	if native {
 		sw := &ir.Switch{Tag: tag}
 		for _, st := range s.Body.List {

@@ -1,7 +1,8 @@
 // Package jumps holds kernels that leave loops and switches the ways Go
 // allows: labelled break and continue out of nested for and range loops,
 // break inside switches (those lowered to a switch and those lowered to an
-// if/else chain), and labelled break from a switch out of its loop. The
+// if/else chain), labelled break from a switch out of its loop, and
+// fallthrough in both kinds of switch. The
 // tests run them on devices and compare with the same functions run by
 // kernel.Run.
 package jumps
@@ -481,4 +482,196 @@ rows:
 		}
 	}
 	o[4] += 1000
+}
+
+// FallCols is the results each thread of Falls writes.
+const FallCols = 8
+
+// grade runs a chain of fallthroughs on an if/else chain's switch (no
+// tag): each clause reached adds its weight, the default included.
+func grade(v int32) int32 {
+	g := int32(0)
+	switch {
+	case v > 20:
+		g += 1
+		fallthrough
+	case v > 10:
+		g += 10
+		fallthrough
+	default:
+		g += 100
+	case v < 0:
+		g += 1000
+	}
+	return g
+}
+
+// Falls writes FallCols results per thread of switches whose clauses fall
+// through: device switches (int32 and uint32 tags) and if/else chains
+// (a tag of another type, cases that are not constant, no tag), a chain
+// of several fallthroughs, fallthrough into default in the middle of the
+// clauses, break inside a clause reached by fallthrough, and continue and
+// labelled break out of the loop around such a switch, each from in[i].
+//
+//lucent:kernel block=16
+func Falls(in []int32, arr []int32, out []int32) {
+	i := kernel.DispatchID().X
+	if i >= uint32(len(in)) {
+		return
+	}
+	v := in[i]
+	o := out[i*FallCols : (i+1)*FallCols]
+
+	// A device switch: a chain of fallthroughs ending in default, which
+	// falls into the last case, whose values are not tested.
+	a := int32(0)
+	switch v % 6 {
+	case 0:
+		a += 1
+		fallthrough
+	case 1, 2:
+		a += 10
+		fallthrough
+	case 3:
+		a += 100
+		fallthrough
+	default:
+		a += 1000
+		fallthrough
+	case 5:
+		a += 10000
+	}
+	o[0] = a
+
+	// A uint32 tag with values past 2³¹; break inside a clause reached by
+	// fallthrough leaves the switch, and one that ends a clause does
+	// nothing.
+	b := int32(0)
+	switch uint32(v) * 0x9E3779B9 % 7 {
+	case 0, 1:
+		b += 3
+		fallthrough
+	case 2:
+		if v%2 == 0 {
+			break
+		}
+		b += 30
+		fallthrough
+	case 3:
+		b += 300
+		break
+	case 4:
+		b += 3000
+		fallthrough
+	case 0xFFFFFFFF:
+		b += 30000
+	}
+	o[1] = b
+
+	// An if/else chain (an int64 tag), fallthrough into default.
+	c := int64(0)
+	switch int64(v) % 4 {
+	case 0:
+		c += 7
+		fallthrough
+	default:
+		c *= 3
+		c += 1
+	case 2:
+		c -= 5
+		fallthrough
+	case 3:
+		c += 70
+	}
+	o[2] = int32(c)
+
+	// Cases that are not constant, a break in a clause reached by
+	// fallthrough and a trailing break.
+	d := int32(0)
+	switch v {
+	case arr[0], arr[1]:
+		d += 2
+		fallthrough
+	case arr[2] + 3:
+		d += 20
+		if v > 4 {
+			break
+		}
+		d += 200
+		fallthrough
+	case arr[3]:
+		d += 2000
+		break
+	default:
+		d -= 1
+	}
+	o[3] = d
+	o[4] = grade(v)
+
+	// In a loop: continue from a clause reached by fallthrough, and a
+	// labelled break out of the loop from one.
+	e := int32(0)
+loop:
+	for j := int32(0); j < 8; j++ {
+		switch (v + j) % 5 {
+		case 0:
+			e += 1
+			fallthrough
+		case 1:
+			if j > 5 {
+				break loop
+			}
+			e += 10
+			fallthrough
+		case 2:
+			if (v+j)%3 == 0 {
+				continue
+			}
+			e += 100
+		default:
+			e += 1000
+			fallthrough
+		case 4:
+			e -= 7
+		}
+		e *= 2
+	}
+	o[5] = e
+
+	// An if/else chain in a loop, continue from a clause reached by
+	// fallthrough.
+	f := int32(0)
+	for j := range 6 {
+		switch {
+		case (v+int32(j))%3 == 0:
+			f += 5
+			fallthrough
+		case j%2 == 0:
+			if v%4 == 1 {
+				continue
+			}
+			f += 50
+		}
+		f += 1
+	}
+	o[6] = f
+
+	// A switch in a clause reached by fallthrough, which falls through
+	// itself.
+	g := int32(0)
+	switch v % 3 {
+	case 0:
+		g += 1
+		fallthrough
+	case 1:
+		switch v % 4 {
+		case 0:
+			g += 10
+			fallthrough
+		case 1:
+			g += 100
+		}
+		g += 1000
+	}
+	o[7] = g
 }
