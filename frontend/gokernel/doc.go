@@ -148,8 +148,10 @@
 // without testing its cases, as in Go (into a default too, and through
 // several clauses); such a switch selects a clause into an index first,
 // with a device switch or an if/else chain as above, and then runs the
-// bodies in order, each where the index is its own. Refused: goto and
-// select.
+// bodies in order, each where the index is its own. goto forward, to a
+// label later in an enclosing block, is a break of a loop that runs once
+// around the statements from the first goto to the label; goto back to an
+// earlier label and select are refused.
 //
 // # Pointers, views and run-time components
 //

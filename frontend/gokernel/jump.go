@@ -43,6 +43,10 @@ type jumpScope struct {
 	goLoop bool         // a Go for or range loop: a continue's target
 	query  bool         // a ray query's candidate loop: a jump that leaves its body ends the traversal
 
+	// The labels of a goto forward: the statements from the first goto
+	// to them, lowered to a loop that runs once, which a goto breaks.
+	gotos []*types.Label
+
 	brk, cont *ir.Var // set while a break or continue to this statement leaves the constructs inside it
 	escapes   []jump  // the jumps out of this construct to enclosing ones, re-issued after it
 
@@ -108,7 +112,14 @@ func (sc *jumpScope) flag(l *lowerer, cont bool) *ir.Var {
 func (l *lowerer) branch(s *ast.BranchStmt) {
 	switch s.Tok {
 	case token.GOTO:
-		l.errorf(s.Pos(), "goto is not supported in kernels: use structured loops and if/else, or break and continue (labelled where they leave nested loops)")
+		lbl, _ := l.info.Uses[s.Label].(*types.Label)
+		for _, sc := range slices.Backward(l.scopes) {
+			if slices.Contains(sc.gotos, lbl) {
+				l.jumpTo(false, sc, false, s.Pos())
+				return
+			}
+		}
+		l.errorf(s.Pos(), "goto back to an earlier label is not supported in kernels (only goto forward, to a label later in an enclosing block): use a for loop, with continue or break (labelled where they leave nested loops)")
 		return
 	case token.FALLTHROUGH:
 		return // reported by switchStmt
@@ -125,7 +136,7 @@ func (l *lowerer) branch(s *ast.BranchStmt) {
 		}
 	} else {
 		for _, sc := range slices.Backward(l.scopes) {
-			if !cont || sc.goLoop {
+			if sc.gotos == nil && (!cont || sc.goLoop) {
 				to = sc
 				break
 			}
@@ -450,4 +461,92 @@ func (l *lowerer) fallSwitch(s *ast.SwitchStmt, tag ir.Expr, native bool) {
 		return
 	}
 	l.leave(sc, seq)
+}
+
+// stmts lowers a statement list. A goto forward, to a label later in the
+// list, is lowered here with no IR of its own: the statements from the one
+// holding the first goto to the label are the body of a loop that runs
+// once, and the goto is a break of that loop (a labelled break where it
+// leaves constructs inside it). Where two such spans overlap, the later
+// one starts with the earlier, so that the loops nest.
+func (l *lowerer) stmts(list []ast.Stmt) {
+	type span struct {
+		lo, hi int // list[lo:hi] is the loop's body; list[hi] holds the labels
+		labels []*types.Label
+	}
+	var spans []*span
+	for hi, st := range list {
+		var labels []*types.Label
+		for ls, ok := st.(*ast.LabeledStmt); ok; ls, ok = ls.Stmt.(*ast.LabeledStmt) {
+			if lbl, ok := l.info.Defs[ls.Label].(*types.Label); ok {
+				labels = append(labels, lbl)
+			}
+		}
+		lo := -1
+		for i := hi - 1; i >= 0; i-- {
+			if gotoTo(list[i], labels, l.info) {
+				lo = i
+			}
+		}
+		if lo >= 0 {
+			spans = append(spans, &span{lo, hi, labels})
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, a := range spans {
+			for _, b := range spans {
+				if a.lo < b.lo && b.lo < a.hi && a.hi < b.hi {
+					b.lo, changed = a.lo, true
+				}
+			}
+		}
+	}
+	used := map[*span]bool{}
+	var lower func(lo, hi int)
+	lower = func(lo, hi int) {
+		for p := lo; p < hi; {
+			var outer *span
+			for _, sp := range spans {
+				if !used[sp] && sp.lo == p && sp.hi <= hi && (outer == nil || sp.hi > outer.hi) {
+					outer = sp
+				}
+			}
+			if outer == nil {
+				l.stmt(list[p])
+				p++
+				continue
+			}
+			used[outer] = true
+			sc := &jumpScope{ir: true, loop: true, gotos: outer.labels}
+			l.scopes = append(l.scopes, sc)
+			block := l.block
+			body := &ir.Block{}
+			l.block = body
+			lower(p, outer.hi)
+			l.block = block
+			body.Stmts = append(body.Stmts, &ir.Break{})
+			l.leave(sc, &ir.Loop{Body: body})
+			p = outer.hi
+		}
+	}
+	lower(0, len(list))
+}
+
+// gotoTo reports whether st holds a goto to one of labels.
+func gotoTo(st ast.Stmt, labels []*types.Label, info *types.Info) bool {
+	found := false
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO && n.Label != nil {
+				lbl, _ := info.Uses[n.Label].(*types.Label)
+				found = found || slices.Contains(labels, lbl)
+			}
+		}
+		return !found
+	})
+	return found
 }

@@ -8,6 +8,9 @@ func Control(y []int32) {
 	if y[i] < 0 {
 		panic("negative")
 	}
-	goto done
-done:
+again:
+	y[i]--
+	if y[i] > 100 {
+		goto again
+	}
 }

@@ -675,3 +675,142 @@ loop:
 	}
 	o[7] = g
 }
+
+// GotoCols is the results each thread of Gotos writes.
+const GotoCols = 6
+
+// find is the index of the first element of arr over x, or -1, found with
+// a goto out of the loop.
+func find(arr []int32, x int32) int32 {
+	at := int32(-1)
+	for j := range arr {
+		if arr[j] > x {
+			at = int32(j)
+			goto found
+		}
+	}
+	return -1
+found:
+	return at * 10
+}
+
+// Gotos writes GotoCols results per thread of gotos forward, each from
+// in[i]: out of nested loops, over statements of the same block, out of a
+// device switch and an if/else chain, to two labels whose spans overlap,
+// and inside a loop's body with break and continue of the loop among the
+// statements skipped.
+//
+//lucent:kernel block=16
+func Gotos(in []int32, arr []int32, out []int32) {
+	i := kernel.DispatchID().X
+	if i >= uint32(len(in)) {
+		return
+	}
+	v := in[i]
+	o := out[i*GotoCols : (i+1)*GotoCols]
+
+	// Out of two loops.
+	a := int32(0)
+	for j := int32(0); j < 6; j++ {
+		for k := int32(0); k < 6; k++ {
+			if (j*k+v)%11 == 10 {
+				a += 1000
+				goto done
+			}
+			a++
+		}
+	}
+	a = -a
+done:
+	o[0] = a
+
+	// Over statements of the same block, and out of a device switch and
+	// an if/else chain.
+	b := int32(1)
+	if v%3 == 0 {
+		goto skip
+	}
+	b += 10
+	switch v % 4 {
+	case 1:
+		b += 100
+		goto skip
+	case 2:
+		b += 200
+	}
+	switch {
+	case v > 15:
+		b *= 3
+		goto skip
+	case v > 5:
+		b *= 5
+	}
+	b += 7
+skip:
+	o[1] = b
+
+	// Two labels whose spans overlap.
+	c := int32(0)
+	if v%2 == 0 {
+		goto first
+	}
+	c += 1
+	if v%5 == 0 {
+		goto second
+	}
+	c += 10
+first:
+	c += 100
+	if v%7 == 0 {
+		goto second
+	}
+	c += 1000
+second:
+	o[2] = c
+
+	// In a loop's body: break and continue of the loop among the
+	// statements a goto skips, and a labelled continue.
+	d := int32(0)
+rows:
+	for j := int32(0); j < 10; j++ {
+		if (v+j)%4 == 0 {
+			goto next
+		}
+		if (v+j)%9 == 8 {
+			break
+		}
+		if (v+j)%5 == 1 {
+			continue
+		}
+		for k := int32(0); k < 3; k++ {
+			if (v+j+k)%7 == 3 {
+				continue rows
+			}
+			if k == 2 {
+				goto next
+			}
+			d += k
+		}
+		d += 10
+	next:
+		d *= 2
+		d %= 10007
+	}
+	o[3] = d
+	o[4] = find(arr, v)
+
+	// A goto in a switch clause to a later label in the same clause.
+	e := int32(0)
+	switch v % 3 {
+	case 0:
+		if v > 10 {
+			goto tail
+		}
+		e += 5
+	tail:
+		e += 50
+	default:
+		e -= 1
+	}
+	o[5] = e
+}
