@@ -117,7 +117,7 @@ var closeTimeout = 10 * time.Second
 
 // Device is an open cpu device. It implements device.Interface.
 type Device struct {
-	closedKernels closedKernels // destroyed shaders' kernel names, for errors
+	closedKernels device.ClosedKernels // destroyed shaders' kernel names, for errors
 	handles       *device.HandleSpace
 	log           *slog.Logger
 	print         func(device.KernelPrint) // what kernels print goes here (print.go)

@@ -93,7 +93,7 @@ func (d *Device) CreateShader(desc device.ShaderDesc) (device.Handle, device.Sig
 func (d *Device) DestroyShader(h device.Handle) error {
 	sh, err := remove[*shader](d, h, "shader")
 	if err == nil {
-		d.closedKernels.add(h, sh.prog.name)
+		d.closedKernels.Add(h, sh.prog.name)
 	}
 	return err
 }
@@ -171,7 +171,7 @@ func (l *launch) fail(err error) {
 func (d *Device) prepareDispatch(c *device.ShaderDispatch) (runner, error) {
 	sh, err := lookup[*shader](d, c.Shader, "shader")
 	if err != nil {
-		return nil, d.closedKernels.wrap(c.Shader, err)
+		return nil, d.closedKernels.Wrap(c.Shader, err)
 	}
 	p := sh.prog
 	if len(c.Args) != len(p.params) {

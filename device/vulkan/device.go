@@ -49,7 +49,7 @@ func (factory) Open(_ context.Context, opts device.Options) (device.Interface, e
 // Device is an open Vulkan device; it implements device.Interface and is safe
 // for concurrent use.
 type Device struct {
-	closedKernels closedKernels // destroyed shaders' kernel names, for errors
+	closedKernels device.ClosedKernels // destroyed shaders' kernel names, for errors
 	in            *instance
 	phys          *physical
 	caps          device.Capabilities

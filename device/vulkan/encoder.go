@@ -1113,7 +1113,7 @@ func (e *encoder) dispatch(c *device.ShaderDispatch) error {
 	d, cmd := e.d, e.cmd
 	sh, err := lookup[*shader](d, c.Shader, "shader")
 	if err != nil {
-		return d.closedKernels.wrap(c.Shader, err)
+		return d.closedKernels.Wrap(c.Shader, err)
 	}
 	e.used = append(e.used, &sh.tracked)
 	e.kernelName(sh)

@@ -251,7 +251,7 @@ func (d *Device) DestroyShader(h device.Handle) error {
 	if err != nil {
 		return err
 	}
-	d.closedKernels.add(h, s.kernel)
+	d.closedKernels.Add(h, s.kernel)
 	d.dropShader(s)
 	d.graveyard.bury(s.waits(), s.release)
 	return nil

@@ -1,10 +1,8 @@
-package cpu
+package device
 
 import (
 	"fmt"
 	"sync"
-
-	"github.com/lucent-gpu/lucent/device"
 )
 
 // maxClosedKernels is how many destroyed shaders' kernel names a device
@@ -13,22 +11,24 @@ import (
 // then names the shader's handle alone).
 const maxClosedKernels = 256
 
-// closedKernels is the kernel names of the shaders destroyed last.
-type closedKernels struct {
+// ClosedKernels is the kernel names of the shaders a backend destroyed last,
+// so that its errors for a dispatch of a destroyed shader name the kernel.
+// The zero value is ready; safe for concurrent use.
+type ClosedKernels struct {
 	mu    sync.Mutex
-	names map[device.Handle]string
-	order []device.Handle
+	names map[Handle]string
+	order []Handle
 }
 
-// add remembers that shader h, of kernel name, was destroyed.
-func (c *closedKernels) add(h device.Handle, name string) {
+// Add remembers that shader h, of kernel name, was destroyed.
+func (c *ClosedKernels) Add(h Handle, name string) {
 	if name == "" {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.names == nil {
-		c.names = map[device.Handle]string{}
+		c.names = map[Handle]string{}
 	}
 	if len(c.order) == maxClosedKernels {
 		delete(c.names, c.order[0])
@@ -38,8 +38,8 @@ func (c *closedKernels) add(h device.Handle, name string) {
 	c.order = append(c.order, h)
 }
 
-// wrap names the kernel of destroyed shader h in err, a failed lookup of it.
-func (c *closedKernels) wrap(h device.Handle, err error) error {
+// Wrap names the kernel of destroyed shader h in err, a failed lookup of it.
+func (c *ClosedKernels) Wrap(h Handle, err error) error {
 	c.mu.Lock()
 	name, ok := c.names[h]
 	c.mu.Unlock()
