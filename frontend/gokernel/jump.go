@@ -475,6 +475,7 @@ func (l *lowerer) stmts(list []ast.Stmt) {
 		labels []*types.Label
 	}
 	var spans []*span
+	var targets [][]*types.Label // per statement, the labels its gotos name; computed once, if a label is here
 	for hi, st := range list {
 		var labels []*types.Label
 		for ls, ok := st.(*ast.LabeledStmt); ok; ls, ok = ls.Stmt.(*ast.LabeledStmt) {
@@ -482,9 +483,18 @@ func (l *lowerer) stmts(list []ast.Stmt) {
 				labels = append(labels, lbl)
 			}
 		}
+		if len(labels) == 0 {
+			continue
+		}
+		if targets == nil {
+			targets = make([][]*types.Label, len(list))
+			for i, st := range list {
+				targets[i] = gotoTargets(st, l.info)
+			}
+		}
 		lo := -1
 		for i := hi - 1; i >= 0; i-- {
-			if gotoTo(list[i], labels, l.info) {
+			if slices.ContainsFunc(targets[i], func(lbl *types.Label) bool { return slices.Contains(labels, lbl) }) {
 				lo = i
 			}
 		}
@@ -533,20 +543,22 @@ func (l *lowerer) stmts(list []ast.Stmt) {
 	lower(0, len(list))
 }
 
-// gotoTo reports whether st holds a goto to one of labels.
-func gotoTo(st ast.Stmt, labels []*types.Label, info *types.Info) bool {
-	found := false
+// gotoTargets returns the labels of the gotos st holds (outside function
+// literals).
+func gotoTargets(st ast.Stmt, info *types.Info) []*types.Label {
+	var labels []*types.Label
 	ast.Inspect(st, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.BranchStmt:
 			if n.Tok == token.GOTO && n.Label != nil {
-				lbl, _ := info.Uses[n.Label].(*types.Label)
-				found = found || slices.Contains(labels, lbl)
+				if lbl, ok := info.Uses[n.Label].(*types.Label); ok {
+					labels = append(labels, lbl)
+				}
 			}
 		}
-		return !found
+		return true
 	})
-	return found
+	return labels
 }
