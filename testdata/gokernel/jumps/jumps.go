@@ -368,12 +368,13 @@ vals:
 }
 
 // LaneCols is the results each thread of Lanes writes.
-const LaneCols = 5
+const LaneCols = 8
 
 // Lanes writes LaneCols results per thread of device switches (int32 and
 // uint32 tags, negative and large case values, defaults, nested switches)
-// left by break, continue, labelled break and return, with no helper or
-// array (the cpu backend runs it on its lane engine).
+// left by break, continue, labelled break and return, clauses that fall
+// through and goto forward, with no helper or array (the cpu backend runs
+// it on its lane engine).
 //
 //lucent:kernel block=16
 func Lanes(in []int32, out []int32) {
@@ -467,6 +468,88 @@ rows:
 		d += 1000
 	}
 	o[3] = d
+
+	// Fallthrough in a loop: a chain of them through a default in the
+	// middle, break in a clause reached by fallthrough, continue from one.
+	e := int32(0)
+	for j := int32(0); j < 7; j++ {
+		switch (v + j) % 5 {
+		case 0:
+			e += 1
+			fallthrough
+		default:
+			e += 10
+			if j == 3 {
+				continue
+			}
+			fallthrough
+		case 3:
+			e += 100
+			if (v+j)%2 == 0 {
+				break
+			}
+			fallthrough
+		case 4:
+			e += 1000
+		case 1:
+			e += 10000
+			fallthrough
+		case -1:
+			e -= 3
+		}
+		e++
+	}
+	o[5] = e
+
+	// A uint32 tag past 2³¹ whose clause falls into a nested switch's
+	// clause, which falls through too; labelled break from a clause
+	// reached by fallthrough.
+	f := int32(0)
+loop:
+	for j := uint32(0); j < 5; j++ {
+		switch uint32(v)*0x9E3779B9 + j&3 {
+		case 0xDAA66D2B, 0x9E3779BA:
+			f += 7
+			fallthrough
+		case 0x8FF34784, 0x80000001:
+			f += 70
+		default:
+			switch (uint32(v) + j) % 3 {
+			case 0:
+				f += 700
+				fallthrough
+			case 1:
+				f += 7000
+				if v%7 == 6 {
+					break loop
+				}
+			}
+		}
+		f += int32(j)
+	}
+	o[6] = f
+
+	// goto forward out of a switch in two loops, and over statements.
+	g := int32(0)
+	for p := range int32(2) {
+		for q := range int32(3) {
+			switch (p*4 + q + v) % 11 {
+			case 10:
+				goto done
+			case 3:
+				g += 50
+			}
+			g += p + q
+		}
+	}
+	g += 1000
+	if v%4 == 1 {
+		goto done
+	}
+	g += 20000
+done:
+	g++
+	o[7] = g
 
 	// return from inside a case, in a loop.
 	o[4] = -1
