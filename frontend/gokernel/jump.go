@@ -278,7 +278,8 @@ func jumpsOut(bodies [][]ast.Stmt, label *types.Label, info *types.Info, loop bo
 	return found
 }
 
-// labelledJump reports whether stmts hold a labelled break or continue.
+// labelledJump reports whether stmts hold a labelled break or continue, or
+// a goto (which may leave a ray query's loop for a label after it).
 func labelledJump(stmts []ast.Stmt) bool {
 	found := false
 	for _, st := range stmts {
@@ -287,7 +288,7 @@ func labelledJump(stmts []ast.Stmt) bool {
 			case *ast.FuncLit:
 				return false
 			case *ast.BranchStmt:
-				found = found || n.Label != nil && n.Tok != token.GOTO
+				found = found || n.Label != nil
 			}
 			return !found
 		})
