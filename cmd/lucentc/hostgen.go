@@ -38,11 +38,12 @@ package main
 // BlockID, BlockSize, DispatchSize and DispatchGroups become the loop's
 // variables or fields of the block, kernel.Printf prints for the loop's
 // thread, return jumps to the next thread, package names become the
-// generated file's. The Go subset has no closures, defer or goto, and the
-// kernel's own labels (of its loops and switches, for break and continue)
-// cannot be named lucentc…, so the one label the loop adds and the early
-// returns it turns into a goto (out of any of the kernel's loops, as Go
-// allows) cannot meet any of them; the front end keeps thread ids out of
+// generated file's. The Go subset has no closures or defer; the kernel's
+// own gotos, copied with the body they stay in, jump forward within it,
+// and its labels (of its loops and switches, for break and continue, and
+// goto targets) cannot be named lucentc…, so the one label the loop adds
+// and the early returns it turns into a goto (out of any of the kernel's
+// loops, as Go allows) cannot meet any of them; the front end keeps thread ids out of
 // helpers. Anything the transform does not know to be safe
 // keeps kernel.Run, and the host function says why in a comment: a
 // collective, a helper that prints or reads ids (the copy would need one
@@ -276,10 +277,6 @@ func (g *hostGen) copyOf(pkg *packages.Package, fd *ast.FuncDecl) (*copier, erro
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return fail(noLoop("a function literal"))
-		case *ast.BranchStmt:
-			if n.Tok == token.GOTO {
-				return fail(noLoop("goto"))
-			}
 		case *ast.DeferStmt, *ast.GoStmt:
 			return fail(noLoop("defer or go"))
 		case *ast.ReturnStmt:

@@ -154,7 +154,7 @@ func Early(n uint32, out []int32) {
 
 // Labels leaves nested loops with labelled break and continue, a switch
 // (an if/else chain) with break, and returns from inside them, counting
-// with math/bits.
+// with math/bits; then a goto forward skips a switch with fallthrough.
 //
 //lucent:kernel block=32
 func Labels(n uint32, out []int32) {
@@ -183,6 +183,17 @@ rows:
 			c++
 		}
 	}
+	if c%5 == 2 {
+		goto end
+	}
+	switch c % 4 {
+	case 1:
+		c += 7
+		fallthrough
+	case 2:
+		c *= 2
+	}
+end:
 	out[i] = c
 }
 

@@ -301,7 +301,7 @@ func TestMixedPackages(t *testing.T) {
 	dir := t.TempDir()
 	_, stderr, code := lucentc(t, "-o", dir, corpusDir, badDir)
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "control.go:11:3: fallthrough is not supported")
+	require.Contains(t, stderr, "control.go:9:3: panic is not supported")
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	require.Empty(t, files)
 }

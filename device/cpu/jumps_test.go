@@ -50,6 +50,14 @@ func TestJumpsBothEngines(t *testing.T) {
 			on, why, err := cpu.LaneEngine(k.Func)
 			require.NoError(t, err)
 			require.True(t, on, why)
+		case "Falls":
+			want = make([]int32, len(in)*jumps.FallCols)
+			require.NoError(t, kernel.Run(context.Background(), grid, func() { jumps.Falls(in, arr, want) }))
+			args = []any{upload(t, d, in), upload(t, d, arr)}
+		case "Gotos":
+			want = make([]int32, len(in)*jumps.GotoCols)
+			require.NoError(t, kernel.Run(context.Background(), grid, func() { jumps.Gotos(in, arr, want) }))
+			args = []any{upload(t, d, in), upload(t, d, arr)}
 		default:
 			t.Fatalf("kernel %s", k.Name)
 		}

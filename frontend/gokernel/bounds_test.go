@@ -158,6 +158,53 @@ func TestZeroArraysAreSmall(t *testing.T) {
 	require.NoError(t, spvtools.ValidateWith(words, spirv.EnvVulkan1_2, spvtools.ValidateOptions{ScalarBlockLayout: true}))
 }
 
+// TestLongListsCheckInLinearSpace: a statement list's gotos are found with
+// one walk of each statement, and only in lists that hold a label, so four
+// times the statements (with a goto over all of them, or none) cost the
+// check about four times the memory, not sixteen.
+func TestLongListsCheckInLinearSpace(t *testing.T) {
+	src := func(n int, jump bool) []byte {
+		var b strings.Builder
+		b.WriteString(boundsHead)
+		if jump {
+			b.WriteString("if i > 1 {\ngoto end\n}\n")
+		}
+		for d := range n {
+			fmt.Fprintf(&b, "if i != %d {\nout[i] += %d\n}\n", d, d%7)
+		}
+		if jump {
+			b.WriteString("end:\n")
+		}
+		b.WriteString("out[i]++\n}\n")
+		return []byte(b.String())
+	}
+	alloc := func(n int, jump bool) uint64 {
+		b := src(n, jump)
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		ks, errs := gokernel.Check("k.go", b)
+		runtime.ReadMemStats(&m1)
+		require.Empty(t, errs)
+		require.Len(t, ks, 1)
+		return m1.TotalAlloc - m0.TotalAlloc
+	}
+	gokernel.Check("k.go", src(1, true)) // warm: the kernel package loads once
+	for _, jump := range []bool{false, true} {
+		small, large := alloc(1000, jump), alloc(4000, jump)
+		t.Logf("goto %v: 1000 statements %d KiB, 4000 statements %d KiB", jump, small>>10, large>>10)
+		require.Less(t, large, 6*small, "goto %v", jump)
+	}
+	ks, errs := gokernel.Check("k.go", src(3, true))
+	require.Empty(t, errs)
+	out := interp.NewBuffer(ir.TU32, 3)
+	require.NoError(t, interp.Run(ks[0].Func, [3]uint32{3, 1, 1}, out))
+	// Threads 0 and 1 add 1 and 2 (the cases they are not) and 1 after
+	// the label; thread 2 jumps over the list to the label.
+	for i, want := range []uint32{1 + 2 + 1, 0 + 2 + 1, 1} {
+		require.Equal(t, want, binary.LittleEndian.Uint32(out.Data[4*i:]), "out[%d]", i)
+	}
+}
+
 // TestSharedPastDeviceNamesTheLine: a Go kernel whose shared memory the
 // device cannot hold is refused by device.Compile at its declaration.
 func TestSharedPastDeviceNamesTheLine(t *testing.T) {

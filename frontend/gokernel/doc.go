@@ -143,9 +143,15 @@
 // only its innermost loop or switch costs nothing extra. In a ray query's
 // candidate loop (for q.Next()) continue moves on to the next candidate,
 // break ends the traversal (as q.Terminate does, the rest of the body
-// skipped), and a return or a labelled jump to an enclosing loop ends it
-// and then returns or jumps. Refused: goto, fallthrough (list the values
-// in one case) and select.
+// skipped), and a return, a labelled jump to an enclosing loop or a goto
+// to a label after the loop ends it and then returns or jumps. fallthrough runs the next clause's body
+// without testing its cases, as in Go (into a default too, and through
+// several clauses); such a switch selects a clause into an index first,
+// with a device switch or an if/else chain as above, and then runs the
+// bodies in order, each where the index is its own. goto forward, to a
+// label later in an enclosing block, is a break of a loop that runs once
+// around the statements from the first goto to the label; goto back to an
+// earlier label and select are refused.
 //
 // # Pointers, views and run-time components
 //

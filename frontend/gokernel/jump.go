@@ -2,6 +2,7 @@ package gokernel
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"slices"
@@ -41,6 +42,10 @@ type jumpScope struct {
 	loop   bool         // lowered to an IR loop: ir.Continue's target
 	goLoop bool         // a Go for or range loop: a continue's target
 	query  bool         // a ray query's candidate loop: a jump that leaves its body ends the traversal
+
+	// The labels of a goto forward: the statements from the first goto
+	// to them, lowered to a loop that runs once, which a goto breaks.
+	gotos []*types.Label
 
 	brk, cont *ir.Var // set while a break or continue to this statement leaves the constructs inside it
 	escapes   []jump  // the jumps out of this construct to enclosing ones, re-issued after it
@@ -107,7 +112,14 @@ func (sc *jumpScope) flag(l *lowerer, cont bool) *ir.Var {
 func (l *lowerer) branch(s *ast.BranchStmt) {
 	switch s.Tok {
 	case token.GOTO:
-		l.errorf(s.Pos(), "goto is not supported in kernels: use structured loops and if/else, or break and continue (labelled where they leave nested loops)")
+		lbl, _ := l.info.Uses[s.Label].(*types.Label)
+		for _, sc := range slices.Backward(l.scopes) {
+			if slices.Contains(sc.gotos, lbl) {
+				l.jumpTo(false, sc, false, s.Pos())
+				return
+			}
+		}
+		l.errorf(s.Pos(), "goto back to an earlier label is not supported in kernels (only goto forward, to a label later in an enclosing block): use a for loop, with continue or break (labelled where they leave nested loops)")
 		return
 	case token.FALLTHROUGH:
 		return // reported by switchStmt
@@ -124,7 +136,7 @@ func (l *lowerer) branch(s *ast.BranchStmt) {
 		}
 	} else {
 		for _, sc := range slices.Backward(l.scopes) {
-			if !cont || sc.goLoop {
+			if sc.gotos == nil && (!cont || sc.goLoop) {
 				to = sc
 				break
 			}
@@ -266,7 +278,8 @@ func jumpsOut(bodies [][]ast.Stmt, label *types.Label, info *types.Info, loop bo
 	return found
 }
 
-// labelledJump reports whether stmts hold a labelled break or continue.
+// labelledJump reports whether stmts hold a labelled break or continue, or
+// a goto (which may leave a ray query's loop for a label after it).
 func labelledJump(stmts []ast.Stmt) bool {
 	found := false
 	for _, st := range stmts {
@@ -275,7 +288,7 @@ func labelledJump(stmts []ast.Stmt) bool {
 			case *ast.FuncLit:
 				return false
 			case *ast.BranchStmt:
-				found = found || n.Label != nil && n.Tok != token.GOTO
+				found = found || n.Label != nil
 			}
 			return !found
 		})
@@ -316,4 +329,237 @@ func childStmts(n ast.Node) []ast.Stmt {
 		return n.Body.List
 	}
 	return nil
+}
+
+// fallsThrough reports whether a case clause's body ends in fallthrough
+// (the type checker allows it nowhere else).
+func fallsThrough(body []ast.Stmt) bool {
+	if len(body) == 0 {
+		return false
+	}
+	b, ok := body[len(body)-1].(*ast.BranchStmt)
+	return ok && b.Tok == token.FALLTHROUGH
+}
+
+// falls reports whether a clause of switch s falls through.
+func falls(s *ast.SwitchStmt) bool {
+	return slices.ContainsFunc(s.Body.List, func(st ast.Stmt) bool {
+		return fallsThrough(st.(*ast.CaseClause).Body)
+	})
+}
+
+// fallSwitch lowers a switch one of whose clauses falls through, tag (nil
+// for a switch without one) already evaluated and native saying its cases
+// fit a device switch. A structured switch runs one clause, so the
+// selection and the bodies are apart: the switch (or the if/else chain)
+// only stores the index of the clause it selects, in the clauses' source
+// order, and the bodies follow it, each run where the index is its own; a
+// fallthrough stores the next clause's index, whose body, tested next, runs
+// without its case values tested, as Go has it. A break that ends a clause
+// is dropped (no later body's index is stored); any other break leaves
+// the bodies through a loop that runs once around them.
+func (l *lowerer) fallSwitch(s *ast.SwitchStmt, tag ir.Expr, native bool) {
+	sel := l.newTemp(ir.TI32)
+	l.emit(&ir.Assign{Dst: &ir.Ref{Var: sel}, Src: ir.LitInt(ir.TI32, -1)})
+	pick := func(i int) *ir.Block {
+		return &ir.Block{Stmts: []ir.Stmt{&ir.Assign{Dst: &ir.Ref{Var: sel}, Src: ir.LitInt(ir.TI32, int64(i))}}}
+	}
+	def := -1
+	var chain []int
+	for i, st := range s.Body.List {
+		if st.(*ast.CaseClause).List == nil {
+			def = i
+		} else {
+			chain = append(chain, i)
+		}
+	}
+	if native {
+		sw := &ir.Switch{Tag: tag}
+		if def >= 0 {
+			sw.Default = pick(def)
+		}
+		for _, i := range chain {
+			c := ir.Case{Body: pick(i)}
+			for _, e := range s.Body.List[i].(*ast.CaseClause).List {
+				v, _ := constant.Int64Val(constant.ToInt(l.info.Types[e].Value))
+				if tag.Type() == ir.TU32 {
+					v = int64(uint32(v))
+				}
+				c.Values = append(c.Values, v)
+			}
+			sw.Cases = append(sw.Cases, c)
+		}
+		l.emit(sw)
+	} else {
+		if tag != nil {
+			if _, ok := tag.(*ir.Ref); !ok {
+				tmp := l.newTemp(tag.Type())
+				l.emit(&ir.Assign{Dst: &ir.Ref{Var: tmp}, Src: tag})
+				tag = &ir.Ref{Var: tmp}
+			}
+		}
+		// The cases tested in order, each value only where the ones
+		// before did not match, as switchStmt's chain does.
+		var build func(n int) *ir.Block
+		build = func(n int) *ir.Block {
+			if n == len(chain) {
+				if def < 0 {
+					return nil
+				}
+				return pick(def)
+			}
+			outer := l.block
+			b := &ir.Block{}
+			l.block = b
+			defer func() { l.block = outer }()
+			value := func(e ast.Expr) ir.Expr {
+				if tag != nil {
+					return l.compare(token.EQL, tag, l.expr(e), e.Pos())
+				}
+				return l.expr(e)
+			}
+			var cond ir.Expr
+			for _, e := range s.Body.List[chain[n]].(*ast.CaseClause).List {
+				if cond == nil {
+					cond = value(e)
+				} else {
+					cond = l.lazy(token.LOR, cond, func() ir.Expr { return value(e) }, ir.TBool, e.Pos())
+				}
+			}
+			b.Stmts = append(b.Stmts, &ir.If{Cond: cond, Then: pick(chain[n]), Else: build(n + 1)})
+			return b
+		}
+		if b := build(0); b != nil {
+			l.emit(b)
+		}
+	}
+	bodies := make([][]ast.Stmt, len(s.Body.List))
+	fall := make([]bool, len(s.Body.List))
+	for i, st := range s.Body.List {
+		body := st.(*ast.CaseClause).Body
+		if fallsThrough(body) {
+			fall[i] = true
+			body = body[:len(body)-1]
+		} else if len(body) > 0 && l.breaksHere(body[len(body)-1], s) {
+			body = body[:len(body)-1]
+		}
+		bodies[i] = body
+	}
+	once := breaksSwitch(bodies, l.labels[s], l.info)
+	sc := l.enter(s, &jumpScope{ir: once, loop: once})
+	seq := &ir.Block{}
+	for i, body := range bodies {
+		then := l.sub(body)
+		if fall[i] {
+			then.Stmts = append(then.Stmts, &ir.Assign{Dst: &ir.Ref{Var: sel}, Src: ir.LitInt(ir.TI32, int64(i+1))})
+		}
+		cond := &ir.Binary{Op: ir.Eq, X: &ir.Ref{Var: sel}, Y: ir.LitInt(ir.TI32, int64(i)), T: ir.TBool}
+		seq.Stmts = append(seq.Stmts, &ir.If{Cond: cond, Then: then})
+	}
+	if once {
+		seq.Stmts = append(seq.Stmts, &ir.Break{})
+		l.leave(sc, &ir.Loop{Body: seq})
+		return
+	}
+	l.leave(sc, seq)
+}
+
+// stmts lowers a statement list. A goto forward, to a label later in the
+// list, is lowered here with no IR of its own: the statements from the one
+// holding the first goto to the label are the body of a loop that runs
+// once, and the goto is a break of that loop (a labelled break where it
+// leaves constructs inside it). Where two such spans overlap, the later
+// one starts with the earlier, so that the loops nest.
+func (l *lowerer) stmts(list []ast.Stmt) {
+	type span struct {
+		lo, hi int // list[lo:hi] is the loop's body; list[hi] holds the labels
+		labels []*types.Label
+	}
+	var spans []*span
+	var targets [][]*types.Label // per statement, the labels its gotos name; computed once, if a label is here
+	for hi, st := range list {
+		var labels []*types.Label
+		for ls, ok := st.(*ast.LabeledStmt); ok; ls, ok = ls.Stmt.(*ast.LabeledStmt) {
+			if lbl, ok := l.info.Defs[ls.Label].(*types.Label); ok {
+				labels = append(labels, lbl)
+			}
+		}
+		if len(labels) == 0 {
+			continue
+		}
+		if targets == nil {
+			targets = make([][]*types.Label, len(list))
+			for i, st := range list {
+				targets[i] = gotoTargets(st, l.info)
+			}
+		}
+		lo := -1
+		for i := hi - 1; i >= 0; i-- {
+			if slices.ContainsFunc(targets[i], func(lbl *types.Label) bool { return slices.Contains(labels, lbl) }) {
+				lo = i
+			}
+		}
+		if lo >= 0 {
+			spans = append(spans, &span{lo, hi, labels})
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for _, a := range spans {
+			for _, b := range spans {
+				if a.lo < b.lo && b.lo < a.hi && a.hi < b.hi {
+					b.lo, changed = a.lo, true
+				}
+			}
+		}
+	}
+	used := map[*span]bool{}
+	var lower func(lo, hi int)
+	lower = func(lo, hi int) {
+		for p := lo; p < hi; {
+			var outer *span
+			for _, sp := range spans {
+				if !used[sp] && sp.lo == p && sp.hi <= hi && (outer == nil || sp.hi > outer.hi) {
+					outer = sp
+				}
+			}
+			if outer == nil {
+				l.stmt(list[p])
+				p++
+				continue
+			}
+			used[outer] = true
+			sc := &jumpScope{ir: true, loop: true, gotos: outer.labels}
+			l.scopes = append(l.scopes, sc)
+			block := l.block
+			body := &ir.Block{}
+			l.block = body
+			lower(p, outer.hi)
+			l.block = block
+			body.Stmts = append(body.Stmts, &ir.Break{})
+			l.leave(sc, &ir.Loop{Body: body})
+			p = outer.hi
+		}
+	}
+	lower(0, len(list))
+}
+
+// gotoTargets returns the labels of the gotos st holds (outside function
+// literals).
+func gotoTargets(st ast.Stmt, info *types.Info) []*types.Label {
+	var labels []*types.Label
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO && n.Label != nil {
+				if lbl, ok := info.Uses[n.Label].(*types.Label); ok {
+					labels = append(labels, lbl)
+				}
+			}
+		}
+		return true
+	})
+	return labels
 }

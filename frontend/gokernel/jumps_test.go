@@ -35,7 +35,13 @@ func jumpsKernels(t *testing.T) []jumpsRun {
 	cpu(t, g, func() { jumps.Switches(in, arr, switches) })
 	lanes := make([]int32, len(in)*jumps.LaneCols)
 	cpu(t, g, func() { jumps.Lanes(in, lanes) })
+	falls := make([]int32, len(in)*jumps.FallCols)
+	cpu(t, g, func() { jumps.Falls(in, arr, falls) })
+	gotos := make([]int32, len(in)*jumps.GotoCols)
+	cpu(t, g, func() { jumps.Gotos(in, arr, gotos) })
 	return []jumpsRun{
+		{"Gotos", gotos, jumps.GotoCols, []any{in, arr}},
+		{"Falls", falls, jumps.FallCols, []any{in, arr}},
 		{"Chains", chains, jumps.ChainCols, []any{in, arr}},
 		{"Switches", switches, jumps.SwitchCols, []any{in, arr}},
 		{"Lanes", lanes, jumps.LaneCols, []any{in}},
@@ -52,7 +58,10 @@ type jumpsRun struct {
 // TestLabelledJumps: labelled break and continue out of nested for and
 // range loops, break inside switches (device switches and if/else chains),
 // inside and outside loops, and labelled break from a switch or from a
-// loop inside a labelled switch compute on the devices and in the
+// loop inside a labelled switch, and fallthrough (into the next clause,
+// the default, a chain of them, left by break, continue and labelled
+// break), and goto forward (out of loops and switches, over statements,
+// to labels whose spans overlap) compute on the devices and in the
 // interpreter what the same Go functions compute under kernel.Run.
 func TestLabelledJumps(t *testing.T) {
 	ks, errs := gokernel.Load("github.com/lucent-gpu/lucent/testdata/gokernel/jumps")

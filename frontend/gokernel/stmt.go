@@ -12,9 +12,7 @@ import (
 
 // body lowers a function body.
 func (l *lowerer) body(b *ast.BlockStmt) {
-	for _, s := range b.List {
-		l.stmt(s)
-	}
+	l.stmts(b.List)
 }
 
 // sub lowers statements into a fresh block.
@@ -22,9 +20,7 @@ func (l *lowerer) sub(stmts []ast.Stmt) *ir.Block {
 	outer := l.block
 	b := &ir.Block{}
 	l.block = b
-	for _, s := range stmts {
-		l.stmt(s)
-	}
+	l.stmts(stmts)
 	l.block = outer
 	return b
 }
@@ -90,8 +86,8 @@ func (l *lowerer) stmt(s ast.Stmt) {
 	case *ast.SendStmt:
 		l.errorf(s.Pos(), "channel sends are not supported in kernels: write the value to a buffer or kernel.Shared memory instead")
 	case *ast.LabeledStmt:
-		// A loop's or switch's label names it for break and continue
-		// (jump.go); any other is goto's, which is reported.
+		// A loop's or switch's label names it for break and continue;
+		// a goto forward to a label is lowered by stmts (jump.go).
 		if lbl, ok := l.info.Defs[s.Label].(*types.Label); ok {
 			l.labels[s.Stmt] = lbl
 		}
@@ -533,9 +529,7 @@ func (l *lowerer) rangeStmt(s *ast.RangeStmt) {
 			l.emit(&ir.Assign{Dst: dst, Src: &ir.Call{Op: ir.OpBindlessRead, Args: []ir.Expr{view.arr, view.slot, i32}, T: view.elem}})
 		}
 	}
-	for _, st := range s.Body.List {
-		l.stmt(st)
-	}
+	l.stmts(s.Body.List)
 	l.block = outer
 	cond := &ir.Binary{Op: ir.Lt, X: &ir.Ref{Var: idx}, Y: &ir.Ref{Var: limit}, T: ir.TBool}
 	update := &ir.Block{Stmts: []ir.Stmt{&ir.Assign{Dst: &ir.Ref{Var: idx},
@@ -572,6 +566,10 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 			}
 		}
 	}
+	if falls(s) {
+		l.fallSwitch(s, tag, native)
+		return
+	}
 	// A break that leaves a chain needs a construct to leave: a loop
 	// that runs once (jump.go). A break that ends a clause does nothing.
 	bodies := map[*ast.CaseClause][]ast.Stmt{}
@@ -587,13 +585,6 @@ func (l *lowerer) switchStmt(s *ast.SwitchStmt) {
 	}
 	once := !native && breaksSwitch(lists, l.labels[s], l.info)
 	sc := l.enter(s, &jumpScope{ir: native || once, loop: once})
-	for _, cc := range s.Body.List {
-		for _, st := range cc.(*ast.CaseClause).Body {
-			if b, ok := st.(*ast.BranchStmt); ok && b.Tok == token.FALLTHROUGH {
-				l.errorf(b.Pos(), "fallthrough is not supported in kernels: list the values in one case (case 1, 2:) or repeat the code")
-			}
-		}
-	}
 	if native {
 		sw := &ir.Switch{Tag: tag}
 		for _, st := range s.Body.List {

@@ -7,8 +7,9 @@ import "github.com/lucent-gpu/lucent/kernel"
 // extent), intersected in the loop; a triangle of a non-opaque instance is
 // committed when its primitive is even. It writes what the query committed
 // to out[i] and the number of candidates it saw to seen[i]; with first set
-// it terminates the traversal at the first candidate. last[i] is the last
-// candidate seen. The query runs in a helper that takes the accel.
+// it terminates the traversal at the first candidate (by goto out of the
+// loop for a procedural one). last[i] is the last candidate seen. The
+// query runs in a helper that takes the accel.
 //
 //lucent:kernel block=64
 func Spheres(scene kernel.Accel, rays []kernel.Ray, out []kernel.QueryResult, seen []uint32, last []kernel.Candidate, first uint32) {
@@ -38,9 +39,13 @@ func spheres(scene kernel.Accel, r kernel.Ray, first uint32) (kernel.QueryResult
 			q.CommitTriangle()
 		}
 		if first != 0 {
+			if c.Kind == kernel.HitProcedural {
+				goto done // leaving the loop ends the traversal too
+			}
 			q.Terminate()
 		}
 	}
+done:
 	return q.Result(), n, last
 }
 
