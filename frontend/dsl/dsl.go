@@ -22,6 +22,11 @@ import (
 // error surfaces, naming the operation and types, where the value is first
 // used by a statement (a value never used generates no code and reports
 // nothing).
+//
+// A K, and the buffers, variables and values it made, belong to one
+// tracing: a statement made through them after that function's tracing has
+// returned (a Buf kept in a Go variable and written in a later kernel) is
+// refused, as an error of the kernel being traced where it is made.
 type K struct {
 	fn    *ir.Function
 	cur   *ir.Block
@@ -31,6 +36,7 @@ type K struct {
 	outer *K          // for a callable's, the function whose tracing traces it
 	def   *int        // for a callable's, its Callable's identity
 	query *queryState // the ray query whose body is being traced, if any
+	done  bool        // tracing has returned: k takes no more statements
 }
 
 // suspended reports (and records, in the callable being traced) a use of
@@ -135,7 +141,14 @@ func walkExpr(e ir.Expr, fn func(ir.Expr)) {
 // emit appends s to the current block, at the position of the kernel code
 // that called the DSL (ir.StmtPos: the first caller outside this package).
 func (k *K) emit(s ir.Stmt) {
-	ir.SetStmtPos(s, userSite())
+	site := userSite()
+	if k.done {
+		// A statement on a value, buffer or variable kept from a function
+		// whose tracing has ended would be lost: refuse it where it is made
+		// (inside another kernel's tracing this becomes that kernel's error).
+		panic(fmt.Sprintf("%s: a statement on a DSL value, buffer or variable of %s, whose tracing has ended: use only the values of the function being traced", site, k.fn.Name))
+	}
+	ir.SetStmtPos(s, site)
 	k.cur.Stmts = append(k.cur.Stmts, s)
 }
 
@@ -477,6 +490,7 @@ func (k *K) run(body func()) (err error) {
 			err = fmt.Errorf("%w: %s: panic while tracing: %v", ErrDSL, k.fn.Name, r)
 		}
 	}()
+	defer func() { k.done = true }()
 	body()
 	return k.err
 }
