@@ -425,22 +425,39 @@ type kernelParam interface {
 // arguments in order (Go cannot tell a func's parameter names), for errors
 // at dispatch such as "argument 1 (x): …".
 func Kernel1D(block int, fn any, names ...string) (*ir.Function, error) {
-	return trace("kernel", 1, [3]uint32{uint32(block), 1, 1}, fn, names)
+	return trace("kernel", 1, [3]int{block, 1, 1}, fn, names)
 }
 
 // Kernel2D is Kernel1D over a 2-D grid with bx×by blocks.
 func Kernel2D(bx, by int, fn any, names ...string) (*ir.Function, error) {
-	return trace("kernel", 2, [3]uint32{uint32(bx), uint32(by), 1}, fn, names)
+	return trace("kernel", 2, [3]int{bx, by, 1}, fn, names)
 }
 
 // Kernel3D is Kernel1D over a 3-D grid.
 func Kernel3D(bx, by, bz int, fn any, names ...string) (*ir.Function, error) {
-	return trace("kernel", 3, [3]uint32{uint32(bx), uint32(by), uint32(bz)}, fn, names)
+	return trace("kernel", 3, [3]int{bx, by, bz}, fn, names)
 }
 
 var kType = reflect.TypeFor[*K]()
 
-func trace(name string, dim int, block [3]uint32, fn any, names []string) (f *ir.Function, err error) {
+func trace(name string, dim int, size [3]int, fn any, names []string) (f *ir.Function, err error) {
+	// Each dimension is checked as the int the caller gave: converted first,
+	// -5 would be reported as 4294967291 and 1<<32+64 taken as 64.
+	var block [3]uint32
+	threads := 1
+	for i, b := range size[:dim] {
+		if b < 1 || b > 1024 {
+			return nil, fmt.Errorf("%w: block size %v: dimension %d is %d, want 1 to 1024 threads", ErrDSL, size[:dim], i, b)
+		}
+		block[i] = uint32(b)
+		threads *= b
+	}
+	for i := dim; i < 3; i++ {
+		block[i] = 1
+	}
+	if threads > 1024 {
+		return nil, fmt.Errorf("%w: block size %v has %d threads, more than 1024", ErrDSL, size[:dim], threads)
+	}
 	fv := reflect.ValueOf(fn)
 	if fv.Kind() != reflect.Func || fv.Type().NumIn() == 0 || fv.Type().In(0) != kType || fv.Type().NumOut() != 0 {
 		return nil, fmt.Errorf("%w: a kernel is a func(*dsl.K, args…) without results, got %T", ErrDSL, fn)
