@@ -16,7 +16,10 @@ import (
 // block as they are called, while arithmetic on values builds expression
 // trees. A value read from mutable storage (a buffer, a variable) or made by
 // a call is snapshotted into a fresh local where it is read, so later writes
-// do not change it.
+// do not change it. Values share their parts (x.Add(x) holds x once); in a
+// statement big as a tree, a part it reaches more than once is computed
+// once, into a local, before the statement, so the IR grows with the values
+// made, not with the paths through them.
 //
 // A DSL operation on operands of the wrong type yields a poisoned value; its
 // error surfaces, naming the operation and types, where the value is first
@@ -87,55 +90,41 @@ func poisoned(es ...ir.Expr) ir.Expr {
 }
 
 // check records the first poison inside e and reports whether e is sound.
+// Each node is visited once: values share their parts (see untangle).
 func (k *K) check(es ...ir.Expr) bool {
+	var seen map[ir.Expr]bool
 	for _, e := range es {
-		bad := false
-		walkExpr(e, func(x ir.Expr) {
-			if p, ok := x.(*ir.Poison); ok && !bad {
-				bad = true
-				k.fail(fmt.Errorf("%s: %w", k.fn.Name, p.Err))
-			}
-		})
 		if e == nil {
-			bad = true
 			k.failf("use of a zero (unset) value")
-		}
-		if bad {
 			return false
+		}
+		stack := []ir.Expr{e}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if p, ok := x.(*ir.Poison); ok {
+				k.fail(fmt.Errorf("%s: %w", k.fn.Name, p.Err))
+				return false
+			}
+			cs := children(x)
+			if len(cs) == 0 {
+				continue
+			}
+			if seen == nil {
+				seen = map[ir.Expr]bool{}
+			}
+			if seen[x] {
+				continue
+			}
+			seen[x] = true
+			for i := len(cs) - 1; i >= 0; i-- {
+				if cs[i] != nil {
+					stack = append(stack, cs[i])
+				}
+			}
 		}
 	}
 	return true
-}
-
-func walkExpr(e ir.Expr, fn func(ir.Expr)) {
-	if e == nil {
-		return
-	}
-	fn(e)
-	switch e := e.(type) {
-	case *ir.Unary:
-		walkExpr(e.X, fn)
-	case *ir.Binary:
-		walkExpr(e.X, fn)
-		walkExpr(e.Y, fn)
-	case *ir.Member:
-		walkExpr(e.X, fn)
-	case *ir.Swizzle:
-		walkExpr(e.X, fn)
-	case *ir.Index:
-		walkExpr(e.X, fn)
-		walkExpr(e.I, fn)
-	case *ir.Call:
-		for _, a := range e.Args {
-			walkExpr(a, fn)
-		}
-	case *ir.Cast:
-		walkExpr(e.X, fn)
-	case *ir.Construct:
-		for _, a := range e.Args {
-			walkExpr(a, fn)
-		}
-	}
 }
 
 // emit appends s to the current block, at the position of the kernel code
@@ -148,6 +137,7 @@ func (k *K) emit(s ir.Stmt) {
 		// (inside another kernel's tracing this becomes that kernel's error).
 		panic(fmt.Sprintf("%s: a statement on a DSL value, buffer or variable of %s, whose tracing has ended: use only the values of the function being traced", site, k.fn.Name))
 	}
+	k.untangle(s, site)
 	ir.SetStmtPos(s, site)
 	k.cur.Stmts = append(k.cur.Stmts, s)
 }
