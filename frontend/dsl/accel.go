@@ -20,7 +20,7 @@ func (Accel) bind(k *K, v *ir.Var) any     { return Accel{k: k, v: v} }
 
 func (a Accel) trace(op ir.Op, origin F32x3, tmin F32, dir F32x3, tmax F32, mask U32) ir.Expr {
 	if a.k == nil {
-		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound accel", ErrDSL)}
+		return poison(fmt.Errorf("%w: use of an unbound accel", ErrDSL))
 	}
 	args := []ir.Expr{&ir.Ref{Var: a.v}, origin.Expr(), tmin.Expr(), dir.Expr(), tmax.Expr(), mask.Expr()}
 	if !a.k.check(args...) {
@@ -29,7 +29,7 @@ func (a Accel) trace(op ir.Op, origin F32x3, tmin F32, dir F32x3, tmax F32, mask
 	t, err := ir.CallType(op, args)
 	if err != nil {
 		a.k.fail(fmt.Errorf("%s: %w", a.k.fn.Name, err))
-		return &ir.Poison{Err: err}
+		return poison(err)
 	}
 	return a.k.let(&ir.Call{Op: op, Args: args, T: t})
 }
@@ -95,7 +95,7 @@ const (
 // return out of it. Query returns what was committed.
 func (a Accel) Query(origin F32x3, tmin F32, dir F32x3, tmax F32, mask U32, body func(q Query)) QueryResult {
 	if a.k == nil {
-		return QueryResult{&ir.Poison{Err: fmt.Errorf("%w: use of an unbound accel", ErrDSL)}}
+		return QueryResult{poison(fmt.Errorf("%w: use of an unbound accel", ErrDSL))}
 	}
 	k := a.k
 	args := []ir.Expr{&ir.Ref{Var: a.v}, origin.Expr(), tmin.Expr(), dir.Expr(), tmax.Expr(), mask.Expr()}
@@ -104,7 +104,7 @@ func (a Accel) Query(origin F32x3, tmin F32, dir F32x3, tmax F32, mask U32, body
 	}
 	if _, err := ir.CallType(ir.OpRayClosest, args); err != nil {
 		k.fail(fmt.Errorf("%s: Query: %w", k.fn.Name, err))
-		return QueryResult{&ir.Poison{Err: err}}
+		return QueryResult{poison(err)}
 	}
 	if k.query != nil {
 		k.failf("%s: Query inside another query's body: trace the inner ray after the outer Query returns", site())

@@ -22,8 +22,8 @@ import (
 // made, not with the paths through them.
 //
 // A DSL operation on operands of the wrong type yields a poisoned value; its
-// error surfaces, naming the operation and types, where the value is first
-// used by a statement (a value never used generates no code and reports
+// error surfaces, naming the operation, the types and the kernel line of the
+// operation, where the value is first used by a statement (a value never used generates no code and reports
 // nothing).
 //
 // A K, and the buffers, variables and values it made, belong to one
@@ -77,13 +77,20 @@ func (k *K) failf(format string, args ...any) {
 	k.fail(fmt.Errorf("%w: %s: %s", ErrDSL, k.fn.Name, fmt.Sprintf(format, args...)))
 }
 
+// poison is a poisoned value for err, which it prefixes with the kernel
+// line making it (site): the error is reported where the value is first
+// used by a statement, maybe lines later, and names where it went wrong.
+func poison(err error) *ir.Poison {
+	return &ir.Poison{Err: fmt.Errorf("%s: %w", site(), err)}
+}
+
 func poisoned(es ...ir.Expr) ir.Expr {
 	for _, e := range es {
 		if p, ok := e.(*ir.Poison); ok {
 			return p
 		}
 		if e == nil {
-			return &ir.Poison{Err: fmt.Errorf("%w: use of a zero (unset) value", ErrDSL)}
+			return poison(fmt.Errorf("%w: use of a zero (unset) value", ErrDSL))
 		}
 	}
 	return nil

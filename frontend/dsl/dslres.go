@@ -92,7 +92,7 @@ func (BigBuf[V]) bind(k *K, v *ir.Var) any { return BigBuf[V]{Buf[V]{k: k, v: v}
 
 func (b Buf[V]) elem(i U32) (ir.Expr, bool) {
 	if b.k == nil {
-		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}, false
+		return poison(fmt.Errorf("%w: use of an unbound buffer", ErrDSL)), false
 	}
 	if b.k.suspended("buffer " + b.v.Name) {
 		return nil, false
@@ -107,7 +107,7 @@ func (b Buf[V]) elem(i U32) (ir.Expr, bool) {
 func (b Buf[V]) Read(i U32) V {
 	e, ok := b.elem(i)
 	if !ok {
-		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad buffer index", ErrDSL)})
+		return wrapAs[V](poison(fmt.Errorf("%w: bad buffer index", ErrDSL)))
 	}
 	return wrapAs[V](b.k.let(e))
 }
@@ -123,7 +123,7 @@ func (b Buf[V]) Write(i U32, x V) {
 // Len is the number of elements.
 func (b Buf[V]) Len() U32 {
 	if b.k == nil {
-		return U32{&ir.Poison{Err: fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}}
+		return U32{poison(fmt.Errorf("%w: use of an unbound buffer", ErrDSL))}
 	}
 	if b.k.suspended("buffer " + b.v.Name) {
 		return U32{&ir.Poison{Err: b.k.err}}
@@ -136,7 +136,7 @@ func (b Buf[V]) Len() U32 {
 func (b Buf[V]) Atomic(op ir.Op, i U32, operands ...V) V {
 	e, ok := b.elem(i)
 	if !ok {
-		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad buffer index", ErrDSL)})
+		return wrapAs[V](poison(fmt.Errorf("%w: bad buffer index", ErrDSL)))
 	}
 	return atomic(b.k, op, e, operands)
 }
@@ -156,7 +156,7 @@ func atomic[V Value](k *K, op ir.Op, place ir.Expr, operands []V) V {
 	t, err := ir.CallType(op, args)
 	if err != nil {
 		k.fail(fmt.Errorf("%s: %w", k.fn.Name, err))
-		return wrapAs[V](&ir.Poison{Err: err})
+		return wrapAs[V](poison(err))
 	}
 	return wrapAs[V](k.let(&ir.Call{Op: op, Args: args, T: t}))
 }
@@ -201,7 +201,7 @@ func (s Shared[V]) elem(i U32) (ir.Expr, bool) {
 func (s Shared[V]) Read(i U32) V {
 	e, ok := s.elem(i)
 	if !ok {
-		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad shared access", ErrDSL)})
+		return wrapAs[V](poison(fmt.Errorf("%w: bad shared access", ErrDSL)))
 	}
 	return wrapAs[V](s.k.let(e))
 }
@@ -217,7 +217,7 @@ func (s Shared[V]) Write(i U32, x V) {
 func (s Shared[V]) Atomic(op ir.Op, i U32, operands ...V) V {
 	e, ok := s.elem(i)
 	if !ok {
-		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad shared access", ErrDSL)})
+		return wrapAs[V](poison(fmt.Errorf("%w: bad shared access", ErrDSL)))
 	}
 	return atomic(s.k, op, e, operands)
 }
@@ -260,7 +260,7 @@ func NewArray[V Value](k *K, n int) *LocalArray[V] {
 // At loads element i.
 func (a *LocalArray[V]) At(i U32) V {
 	if a.k == nil || !a.k.check(i.Expr()) {
-		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad array access", ErrDSL)})
+		return wrapAs[V](poison(fmt.Errorf("%w: bad array access", ErrDSL)))
 	}
 	return wrapAs[V](a.k.let(&ir.Index{X: &ir.Ref{Var: a.v}, I: i.e, T: a.v.Type.Elem()}))
 }
@@ -313,7 +313,7 @@ func (Tex2DRGBA8) bind(k *K, v *ir.Var) any     { return Tex2DRGBA8{Tex2D{k: k, 
 
 func (t Tex2D) call(op ir.Op, args ...ir.Expr) ir.Expr {
 	if t.k == nil {
-		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound texture", ErrDSL)}
+		return poison(fmt.Errorf("%w: use of an unbound texture", ErrDSL))
 	}
 	if t.k.suspended("texture " + t.v.Name) {
 		return &ir.Poison{Err: t.k.err}
@@ -325,7 +325,7 @@ func (t Tex2D) call(op ir.Op, args ...ir.Expr) ir.Expr {
 	r, err := ir.CallType(op, args)
 	if err != nil {
 		t.k.fail(err)
-		return &ir.Poison{Err: err}
+		return poison(err)
 	}
 	c := &ir.Call{Op: op, Args: args, T: r}
 	if r == ir.TVoid {
@@ -529,7 +529,7 @@ func (*Local[V]) refType() (*ir.Type, error)  { return typeOfValue[V]() }
 func (*Local[V]) bindRef(k *K, v *ir.Var) any { return &Local[V]{k: k, v: v} }
 func (x *Local[V]) refExpr() ir.Expr {
 	if x == nil || x.v == nil {
-		return &ir.Poison{Err: fmt.Errorf("%w: nil variable passed by reference", ErrDSL)}
+		return poison(fmt.Errorf("%w: nil variable passed by reference", ErrDSL))
 	}
 	return &ir.Ref{Var: x.v}
 }
@@ -546,7 +546,7 @@ func (BindlessArray) bind(k *K, v *ir.Var) any     { return BindlessArray{k: k, 
 
 func (a BindlessArray) call(op ir.Op, t *ir.Type, args ...ir.Expr) ir.Expr {
 	if a.k == nil {
-		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound bindless array", ErrDSL)}
+		return poison(fmt.Errorf("%w: use of an unbound bindless array", ErrDSL))
 	}
 	if a.k.suspended("bindless array " + a.v.Name) {
 		return &ir.Poison{Err: a.k.err}
@@ -559,7 +559,7 @@ func (a BindlessArray) call(op ir.Op, t *ir.Type, args ...ir.Expr) ir.Expr {
 	r, err := ir.CallResult(c)
 	if err != nil {
 		a.k.fail(fmt.Errorf("%s: %w", a.k.fn.Name, err))
-		return &ir.Poison{Err: err}
+		return poison(err)
 	}
 	c.T = r
 	if r == ir.TVoid {
@@ -575,7 +575,7 @@ func (a BindlessArray) call(op ir.Op, t *ir.Type, args ...ir.Expr) ir.Expr {
 func ReadBuffer[V Value](a BindlessArray, slot, i U32) V {
 	t, err := typeOfValue[V]()
 	if err != nil {
-		return wrapAs[V](&ir.Poison{Err: err})
+		return wrapAs[V](poison(err))
 	}
 	return wrapAs[V](a.call(ir.OpBindlessRead, t, slot.Expr(), i.Expr()))
 }
@@ -591,7 +591,7 @@ func WriteBuffer[V Value](a BindlessArray, slot, i U32, x V) {
 func BufferLen[V Value](a BindlessArray, slot U32) U32 {
 	t, err := typeOfValue[V]()
 	if err != nil {
-		return U32{&ir.Poison{Err: err}}
+		return U32{poison(err)}
 	}
 	return U32{a.call(ir.OpBindlessSize, ir.TU32, slot.Expr(), ir.LitInt(ir.TU32, int64(t.Size())))}
 }
