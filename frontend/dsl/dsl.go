@@ -40,6 +40,8 @@ type K struct {
 	def   *int        // for a callable's, its Callable's identity
 	query *queryState // the ray query whose body is being traced, if any
 	done  bool        // tracing has returned: k takes no more statements
+
+	loops, breakable int // loops, and loops and switches, around the current block
 }
 
 // suspended reports (and records, in the callable being traced) a use of
@@ -74,7 +76,7 @@ func (k *K) fail(err error) {
 }
 
 func (k *K) failf(format string, args ...any) {
-	k.fail(fmt.Errorf("%w: %s: %s", ErrDSL, k.fn.Name, fmt.Sprintf(format, args...)))
+	k.fail(fmt.Errorf("%w: %s: %s: %s", ErrDSL, k.fn.Name, site(), fmt.Sprintf(format, args...)))
 }
 
 // poison is a poisoned value for err, which it prefixes with the kernel
@@ -272,7 +274,15 @@ func (c *IfChain) Else(body func()) {
 }
 
 // Loop repeats body until Break or Return.
-func (k *K) Loop(body func()) { k.emit(&ir.Loop{Body: k.nested(body)}) }
+func (k *K) Loop(body func()) { k.emit(&ir.Loop{Body: k.loopBody(body)}) }
+
+// loopBody traces body as a loop's.
+func (k *K) loopBody(body func()) *ir.Block {
+	k.loops++
+	k.breakable++
+	defer func() { k.loops--; k.breakable-- }()
+	return k.nested(body)
+}
 
 // While repeats body while cond holds; cond is traced once and evaluated
 // before each iteration.
@@ -285,10 +295,22 @@ func (k *K) While(cond func() Bool, body func()) {
 }
 
 // Break leaves the innermost loop or switch.
-func (k *K) Break() { k.emit(&ir.Break{}) }
+func (k *K) Break() {
+	if k.breakable == 0 {
+		k.failf("Break outside a loop or switch")
+		return
+	}
+	k.emit(&ir.Break{})
+}
 
 // Continue starts the next iteration of the innermost loop.
-func (k *K) Continue() { k.emit(&ir.Continue{}) }
+func (k *K) Continue() {
+	if k.loops == 0 {
+		k.failf("Continue outside a loop")
+		return
+	}
+	k.emit(&ir.Continue{})
+}
 
 // Return leaves a kernel or a callable without a result.
 func (k *K) Return() { k.emit(&ir.Return{}) }
@@ -315,7 +337,7 @@ func (k *K) Assert(cond Bool, msg string) {
 		return
 	}
 	if len(msg) > ir.MaxAssertMsg {
-		k.failf("%s: Assert: a message of %d bytes, more than %d", callSite(), len(msg), ir.MaxAssertMsg)
+		k.failf("Assert: a message of %d bytes, more than %d", len(msg), ir.MaxAssertMsg)
 		return
 	}
 	k.emit(&ir.Assert{Cond: cond.e, Msg: msg})
@@ -332,7 +354,7 @@ func (k *K) Printf(format string, values ...Value) {
 	p := &ir.Print{Format: format, Args: make([]ir.Expr, len(values))}
 	for i, v := range values {
 		if v == nil {
-			k.failf("%s: Printf %q: value %d is nil", callSite(), format, i)
+			k.failf("Printf %q: value %d is nil", format, i)
 			return
 		}
 		p.Args[i] = v.Expr()
@@ -341,7 +363,7 @@ func (k *K) Printf(format string, values ...Value) {
 		return
 	}
 	if err := ir.CheckPrint(p); err != nil {
-		k.failf("%s: Printf: %v", callSite(), err)
+		k.failf("Printf: %v", err)
 		return
 	}
 	k.emit(p)
@@ -354,16 +376,6 @@ func site() string {
 		return filepath.Base(s)
 	}
 	return "?"
-}
-
-// callSite is "file:line" of the kernel code calling the DSL method that
-// calls callSite.
-func callSite() string {
-	_, file, line, ok := runtime.Caller(2)
-	if !ok {
-		return "?"
-	}
-	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
 }
 
 // Range runs body(i) for i = lo, lo+1, … while i < hi.
@@ -379,8 +391,15 @@ func Range[E Integer](k *K, lo, hi Val[E], body func(i Val[E])) {
 	k.emit(&ir.For{
 		Cond:   &ir.Binary{Op: ir.Lt, X: i, Y: hi.e, T: ir.TBool},
 		Update: &ir.Block{Stmts: []ir.Stmt{&ir.Assign{Dst: i, Src: &ir.Binary{Op: ir.Add, X: i, Y: one, T: i.Type()}}}},
-		Body:   k.nested(func() { body(Val[E]{k.let(i)}) }),
+		Body:   k.loopBody(func() { body(Val[E]{k.let(i)}) }),
 	})
+}
+
+// caseBody traces body as a switch arm's.
+func (k *K) caseBody(body func()) *ir.Block {
+	k.breakable++
+	defer func() { k.breakable-- }()
+	return k.nested(body)
 }
 
 // SwitchB builds a switch.
@@ -400,13 +419,13 @@ func (k *K) Switch(tag Value) *SwitchB {
 
 // Case adds an arm for values.
 func (b *SwitchB) Case(body func(), values ...int64) *SwitchB {
-	b.s.Cases = append(b.s.Cases, ir.Case{Values: values, Body: b.k.nested(body)})
+	b.s.Cases = append(b.s.Cases, ir.Case{Values: values, Body: b.k.caseBody(body)})
 	return b
 }
 
 // Default adds the default arm.
 func (b *SwitchB) Default(body func()) *SwitchB {
-	b.s.Default = b.k.nested(body)
+	b.s.Default = b.k.caseBody(body)
 	return b
 }
 

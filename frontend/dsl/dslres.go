@@ -155,7 +155,7 @@ func atomic[V Value](k *K, op ir.Op, place ir.Expr, operands []V) V {
 	}
 	t, err := ir.CallType(op, args)
 	if err != nil {
-		k.fail(fmt.Errorf("%s: %w", k.fn.Name, err))
+		k.fail(fmt.Errorf("%s: %s: %w", k.fn.Name, site(), err))
 		return wrapAs[V](poison(err))
 	}
 	return wrapAs[V](k.let(&ir.Call{Op: op, Args: args, T: t}))
@@ -180,7 +180,7 @@ func NewShared[V Value](k *K, n int) Shared[V] {
 		}
 	}
 	if err != nil {
-		k.fail(err)
+		k.fail(fmt.Errorf("%s: %w", site(), err))
 		return Shared[V]{}
 	}
 	k.n++
@@ -324,7 +324,7 @@ func (t Tex2D) call(op ir.Op, args ...ir.Expr) ir.Expr {
 	}
 	r, err := ir.CallType(op, args)
 	if err != nil {
-		t.k.fail(err)
+		t.k.fail(fmt.Errorf("%s: %s: %w", t.k.fn.Name, site(), err))
 		return poison(err)
 	}
 	c := &ir.Call{Op: op, Args: args, T: r}
@@ -482,7 +482,7 @@ func Callable[F any](name string, fn F) F {
 			return out
 		}
 		if err != nil {
-			k.fail(err)
+			k.fail(fmt.Errorf("%s: %w", site(), err))
 			return out
 		}
 		args := make([]ir.Expr, 0, len(in)-1)
@@ -558,7 +558,7 @@ func (a BindlessArray) call(op ir.Op, t *ir.Type, args ...ir.Expr) ir.Expr {
 	c := &ir.Call{Op: op, Args: args, T: t}
 	r, err := ir.CallResult(c)
 	if err != nil {
-		a.k.fail(fmt.Errorf("%s: %w", a.k.fn.Name, err))
+		a.k.fail(fmt.Errorf("%s: %s: %w", a.k.fn.Name, site(), err))
 		return poison(err)
 	}
 	c.T = r

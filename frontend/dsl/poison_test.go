@@ -2,6 +2,7 @@ package dsl_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -14,10 +15,10 @@ type poisonP struct {
 	Mass float32
 }
 
-// line is "poison_test.go:N" of the line calling it, plus delta.
+// line is "file.go:N" of the line calling it, plus delta.
 func line(delta int) string {
-	_, _, n, _ := runtime.Caller(1)
-	return fmt.Sprintf("poison_test.go:%d", n+delta)
+	_, file, n, _ := runtime.Caller(1)
+	return fmt.Sprintf("%s:%d", filepath.Base(file), n+delta)
 }
 
 // An operation on operands of the wrong type is reported where its value is
