@@ -191,7 +191,7 @@ func (s Shared[V]) elem(i U32) (ir.Expr, bool) {
 	if s.k == nil {
 		return nil, false
 	}
-	if !s.k.check(i.Expr()) {
+	if !s.k.check(i.Expr()) || !s.k.constIndexOK("shared array", i.e, s.v.Type.Len()) {
 		return nil, false
 	}
 	return &ir.Index{X: &ir.Ref{Var: s.v}, I: i.e, T: s.v.Type.Elem()}, true
@@ -220,6 +220,17 @@ func (s Shared[V]) Atomic(op ir.Op, i U32, operands ...V) V {
 		return wrapAs[V](poison(fmt.Errorf("%w: bad shared access", ErrDSL)))
 	}
 	return atomic(s.k, op, e, operands)
+}
+
+// constIndexOK reports whether index i of an array of n elements is in
+// range where it is a constant, and records the error where it is not (a
+// run-time index past the end is the checked mode's to catch).
+func (k *K) constIndexOK(what string, i ir.Expr, n int) bool {
+	if l, ok := i.(*ir.Literal); ok && l.Bits >= uint64(n) {
+		k.failf("constant index %d past the end of a %s of %d elements", l.Bits, what, n)
+		return false
+	}
+	return true
 }
 
 // LocalArray is a local fixed array of V.
@@ -259,7 +270,7 @@ func NewArray[V Value](k *K, n int) *LocalArray[V] {
 
 // At loads element i.
 func (a *LocalArray[V]) At(i U32) V {
-	if a.k == nil || !a.k.check(i.Expr()) {
+	if a.k == nil || !a.k.check(i.Expr()) || !a.k.constIndexOK("local array", i.e, a.v.Type.Len()) {
 		return wrapAs[V](poison(fmt.Errorf("%w: bad array access", ErrDSL)))
 	}
 	return wrapAs[V](a.k.let(&ir.Index{X: &ir.Ref{Var: a.v}, I: i.e, T: a.v.Type.Elem()}))
@@ -267,7 +278,7 @@ func (a *LocalArray[V]) At(i U32) V {
 
 // Set stores x at element i.
 func (a *LocalArray[V]) Set(i U32, x V) {
-	if a.k != nil && a.k.check(i.Expr(), x.Expr()) {
+	if a.k != nil && a.k.check(i.Expr(), x.Expr()) && a.k.constIndexOK("local array", i.e, a.v.Type.Len()) {
 		a.k.emit(&ir.Assign{Dst: &ir.Index{X: &ir.Ref{Var: a.v}, I: i.e, T: a.v.Type.Elem()}, Src: x.Expr()})
 	}
 }

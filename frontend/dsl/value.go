@@ -429,12 +429,31 @@ func Get[F Value, T any](s Struct[T], name string) F {
 		if f.Name == name {
 			want, err := typeOfValue[F]()
 			if err != nil || want != f.Type {
-				return wrapAs[F](poison(fmt.Errorf("%w: field %s of %s is %s, read as %v", ir.ErrTypeMismatch, name, t.Name(), f.Type, want)))
+				return wrapAs[F](poison(fmt.Errorf("%w: field %s of %s is %s, read as %v%s", ir.ErrTypeMismatch, name, t.Name(), f.Type, want, hostHint(want))))
 			}
 			return wrapAs[F](&ir.Member{X: x, Field: i, T: f.Type})
 		}
 	}
 	return wrapAs[F](poison(fmt.Errorf("%w: struct %s has no field %s", ErrDSL, t.Name(), name)))
+}
+
+// hostHint names the Go type a struct field of device type t is declared
+// with, where t is a vector or matrix (an array or a struct of the same
+// floats is not one).
+func hostHint(t *ir.Type) string {
+	if t == nil {
+		return ""
+	}
+	switch t.Kind() {
+	case ir.KindVector:
+		name := map[*ir.Type]string{ir.TF32: "Float", ir.TI32: "Int", ir.TU32: "Uint"}[t.Elem()]
+		if name != "" {
+			return fmt.Sprintf(" (a %s field is declared as ir.%s%d)", t, name, t.Len())
+		}
+	case ir.KindMatrix:
+		return fmt.Sprintf(" (a %s field is declared as ir.Float%dx%d)", t, t.Len(), t.Len())
+	}
+	return ""
 }
 
 // Make builds a struct value from its fields, in order.
@@ -527,6 +546,9 @@ func ConstTable[E Scalar](values ...E) Table[E] {
 func (t Table[E]) At(i U32) Val[E] {
 	if p := poisoned(t.e, i.e); p != nil {
 		return Val[E]{p}
+	}
+	if l, ok := i.e.(*ir.Literal); ok && l.Bits >= uint64(t.e.Type().Len()) {
+		return Val[E]{poison(fmt.Errorf("%w: constant index %d past the end of a constant table of %d values", ErrDSL, l.Bits, t.e.Type().Len()))}
 	}
 	return Val[E]{&ir.Index{X: t.e, I: i.e, T: t.e.Type().Elem()}}
 }
