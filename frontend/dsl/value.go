@@ -415,7 +415,9 @@ func (v Vec2[E]) Dot(w Vec2[E]) Val[E] { return call[Val[E]](ir.OpDot, v.e, w.e)
 // Length is |v|.
 func (v Vec2[E]) Length() Val[E] { return call[Val[E]](ir.OpLength, v.e) }
 
-// Struct is a value of the Go struct type T, with the same layout.
+// Struct is a value of the Go struct type T, with the same layout. A field
+// read as a vector or matrix is declared with ir's host types (ir.Float3,
+// ir.Uint4, ir.Float4x4 …); a [3]float32 field is an array.
 type Struct[T any] struct{ e ir.Expr }
 
 // Get reads member name of s as the DSL type F.
