@@ -42,6 +42,9 @@ type K struct {
 	done  bool        // tracing has returned: k takes no more statements
 
 	loops, breakable int // loops, and loops and switches, around the current block
+
+	open  []*ir.Block           // the blocks being traced around the current one, outermost first
+	named map[ir.Expr]namedPart // the shared parts untangle has named, by the node
 }
 
 // suspended reports (and records, in the callable being traced) a use of
@@ -188,7 +191,8 @@ func (k *K) nested(body func()) *ir.Block {
 	b := &ir.Block{}
 	saved := k.cur
 	k.cur = b
-	defer func() { k.cur = saved }()
+	k.open = append(k.open, saved)
+	defer func() { k.cur = saved; k.open = k.open[:len(k.open)-1] }()
 	if body != nil {
 		body()
 	}

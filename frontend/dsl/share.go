@@ -13,7 +13,9 @@ import (
 // reaches more than once, and that is big as a tree, in a local assigned
 // just before it, so the statement and those assignments hold each part
 // once: the IR grows with the values the kernel made, not with the paths
-// through them. A statement under untangleMin nodes as a tree is kept as
+// through them. A part named once is reused by the later statements of
+// the same block and of the blocks inside it (K.named), rather than named
+// again for each. A statement under untangleMin nodes as a tree is kept as
 // written, and in a bigger one smaller shared parts stay copies (the copies
 // of each are bounded by shareMin per use, so the total stays linear).
 
@@ -136,6 +138,28 @@ func nameable(e ir.Expr) bool {
 	return !ir.IsPlace(e)
 }
 
+// namedPart is a local holding a shared part, assigned in block.
+type namedPart struct {
+	ref   ir.Expr
+	block *ir.Block
+}
+
+// inScope reports whether a local assigned earlier in block b holds its
+// value at the statement being recorded: b is the current block or one
+// around it (a later statement there, or one nested in it, comes after the
+// assignment; a closed block's local may not have been assigned).
+func (k *K) inScope(b *ir.Block) bool {
+	if b == k.cur {
+		return true
+	}
+	for _, o := range k.open {
+		if o == b {
+			return true
+		}
+	}
+	return false
+}
+
 // untangle rewrites the expressions of s so that no part big as a tree is
 // reached twice, assigning such parts to locals before s (at site).
 func (k *K) untangle(s ir.Stmt, site string) {
@@ -206,6 +230,11 @@ func (k *K) untangle(s ir.Stmt, site string) {
 		if b, ok := done[e]; ok {
 			return b
 		}
+		if p, ok := k.named[e]; ok && k.inScope(p.block) {
+			b := built{e: p.ref, size: 1}
+			done[e] = b
+			return b
+		}
 		cs := children(e)
 		b := built{e: e, size: 1}
 		if len(cs) > 0 {
@@ -237,6 +266,10 @@ func (k *K) untangle(s ir.Stmt, site string) {
 			ir.SetStmtPos(a, site)
 			k.cur.Stmts = append(k.cur.Stmts, a)
 			b = built{e: &ir.Ref{Var: v}, size: 1}
+			if k.named == nil {
+				k.named = map[ir.Expr]namedPart{}
+			}
+			k.named[e] = namedPart{ref: b.e, block: k.cur}
 		}
 		done[e] = b
 		return b

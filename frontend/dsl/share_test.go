@@ -138,3 +138,54 @@ func BenchmarkSharedSubexpressions(b *testing.B) {
 		}
 	}
 }
+
+// A shared part named for one statement is reused by the later statements
+// it reaches (the same block, or one inside it), not named again for each;
+// a part named inside a branch is named again after it, where the branch
+// may not have run.
+func TestSharedPartsNamedOnce(t *testing.T) {
+	const rounds, writes, n = 60, 3000, 8
+	f, err := dsl.Kernel1D(64, func(k *dsl.K, out, late dsl.Buf[dsl.U32]) {
+		i := k.DispatchID().X()
+		x := i
+		for j := 0; j < rounds; j++ {
+			x = x.Add(x.Shr(dsl.U(1))).Xor(dsl.U(uint32(j) * 0x9E3779B9))
+		}
+		k.If(i.Lt(dsl.U(2)), func() { late.Write(i, x) })
+		for j := 0; j < writes; j++ {
+			out.Write(i.Mul(dsl.U(writes)).Add(dsl.U(uint32(j))), x.Add(dsl.U(uint32(j))))
+		}
+		k.Loop(func() {
+			late.Write(i.Add(dsl.U(n)), x)
+			k.Break()
+		})
+	}, "out", "late")
+	require.NoError(t, err)
+	if len(f.Locals) > 4*rounds {
+		t.Errorf("%d locals for %d writes of one value of %d rounds, want at most %d", len(f.Locals), writes, rounds, 4*rounds)
+	}
+	out, late := interp.NewBuffer(ir.TU32, n*writes), interp.NewBuffer(ir.TU32, 2*n)
+	require.NoError(t, interp.Run(f, [3]uint32{n, 1, 1}, out, late))
+	for i := range n {
+		// mixWant zeroes the value where x < x>>1; the kernel does not.
+		xi := uint32(i)
+		for j := 0; j < rounds; j++ {
+			xi = (xi + xi>>1) ^ uint32(j)*0x9E3779B9
+		}
+		for _, j := range []int{0, 1, writes - 1} {
+			if got := binary.LittleEndian.Uint32(out.Data[4*(i*writes+j):]); got != xi+uint32(j) {
+				t.Fatalf("thread %d write %d: %#x, want %#x", i, j, got, xi+uint32(j))
+			}
+		}
+		want := uint32(0)
+		if i < 2 {
+			want = xi
+		}
+		if got := binary.LittleEndian.Uint32(late.Data[4*i:]); got != want {
+			t.Errorf("thread %d, inside the If: %#x, want %#x", i, got, want)
+		}
+		if got := binary.LittleEndian.Uint32(late.Data[4*(i+n):]); got != xi {
+			t.Errorf("thread %d, inside the loop: %#x, want %#x", i, got, xi)
+		}
+	}
+}
