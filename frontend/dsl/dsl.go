@@ -301,7 +301,7 @@ func (k *K) While(cond func() Bool, body func()) {
 // Break leaves the innermost loop or switch.
 func (k *K) Break() {
 	if k.breakable == 0 {
-		k.failf("Break outside a loop or switch")
+		k.failf("break outside a loop or switch")
 		return
 	}
 	k.emit(&ir.Break{})
@@ -310,7 +310,7 @@ func (k *K) Break() {
 // Continue starts the next iteration of the innermost loop.
 func (k *K) Continue() {
 	if k.loops == 0 {
-		k.failf("Continue outside a loop")
+		k.failf("continue outside a loop")
 		return
 	}
 	k.emit(&ir.Continue{})

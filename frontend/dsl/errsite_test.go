@@ -27,13 +27,13 @@ func TestTraceErrorsNameTheLine(t *testing.T) {
 		{"break outside a loop", func(k *dsl.K, o dsl.Buf[dsl.U32]) {
 			want = line(1)
 			k.Break()
-		}, "Break outside a loop or switch"},
+		}, "break outside a loop or switch"},
 		{"continue in a switch outside a loop", func(k *dsl.K, o dsl.Buf[dsl.U32]) {
 			k.Switch(dsl.U(1)).Case(func() {
 				want = line(1)
 				k.Continue()
 			}, 1)
-		}, "Continue outside a loop"},
+		}, "continue outside a loop"},
 		{"second else", func(k *dsl.K, o dsl.Buf[dsl.U32]) {
 			c := k.If(dsl.B(true), func() {})
 			c.Else(func() {})
