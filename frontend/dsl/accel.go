@@ -20,7 +20,7 @@ func (Accel) bind(k *K, v *ir.Var) any     { return Accel{k: k, v: v} }
 
 func (a Accel) trace(op ir.Op, origin F32x3, tmin F32, dir F32x3, tmax F32, mask U32) ir.Expr {
 	if a.k == nil {
-		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound accel", ErrDSL)}
+		return poison(fmt.Errorf("%w: use of an unbound accel", ErrDSL))
 	}
 	args := []ir.Expr{&ir.Ref{Var: a.v}, origin.Expr(), tmin.Expr(), dir.Expr(), tmax.Expr(), mask.Expr()}
 	if !a.k.check(args...) {
@@ -28,8 +28,8 @@ func (a Accel) trace(op ir.Op, origin F32x3, tmin F32, dir F32x3, tmax F32, mask
 	}
 	t, err := ir.CallType(op, args)
 	if err != nil {
-		a.k.fail(fmt.Errorf("%s: %w", a.k.fn.Name, err))
-		return &ir.Poison{Err: err}
+		a.k.fail(fmt.Errorf("%s: %s: %w", a.k.fn.Name, site(), err))
+		return poison(err)
 	}
 	return a.k.let(&ir.Call{Op: op, Args: args, T: t})
 }
@@ -95,7 +95,7 @@ const (
 // return out of it. Query returns what was committed.
 func (a Accel) Query(origin F32x3, tmin F32, dir F32x3, tmax F32, mask U32, body func(q Query)) QueryResult {
 	if a.k == nil {
-		return QueryResult{&ir.Poison{Err: fmt.Errorf("%w: use of an unbound accel", ErrDSL)}}
+		return QueryResult{poison(fmt.Errorf("%w: use of an unbound accel", ErrDSL))}
 	}
 	k := a.k
 	args := []ir.Expr{&ir.Ref{Var: a.v}, origin.Expr(), tmin.Expr(), dir.Expr(), tmax.Expr(), mask.Expr()}
@@ -103,18 +103,23 @@ func (a Accel) Query(origin F32x3, tmin F32, dir F32x3, tmax F32, mask U32, body
 		return QueryResult{&ir.Poison{Err: k.err}}
 	}
 	if _, err := ir.CallType(ir.OpRayClosest, args); err != nil {
-		k.fail(fmt.Errorf("%s: Query: %w", k.fn.Name, err))
-		return QueryResult{&ir.Poison{Err: err}}
+		k.fail(fmt.Errorf("%s: %s: Query: %w", k.fn.Name, site(), err))
+		return QueryResult{poison(err)}
 	}
 	if k.query != nil {
-		k.failf("%s: Query inside another query's body: trace the inner ray after the outer Query returns", site())
+		k.failf("Query inside another query's body: trace the inner ray after the outer Query returns")
 		return QueryResult{&ir.Poison{Err: k.err}}
 	}
 	k.n++
 	res := k.fn.AddLocal(fmt.Sprintf("query%d", k.n), ir.RayCommitted)
 	st := &queryState{}
 	k.query = st
+	// The body may not leave the query: no loop or switch around it
+	// takes a Break or Continue from inside.
+	loops, breakable := k.loops, k.breakable
+	k.loops, k.breakable = 0, 0
 	loop := k.nested(func() { body(Query{k: k, st: st}) })
+	k.loops, k.breakable = loops, breakable
 	k.query, st.done = nil, true
 	k.emit(&ir.RayQuery{Args: args, Body: loop, Result: &ir.Ref{Var: res}})
 	return QueryResult{k.let(&ir.Ref{Var: res})}
@@ -135,7 +140,7 @@ func (q Query) usable(method string) bool {
 		panic(fmt.Sprintf("dsl: Query.%s on a zero Query: use the q Accel.Query passes to its body", method))
 	}
 	if q.st.done {
-		q.k.failf("%s: q.%s after its Query returned: q is valid in the query's body only", site(), method)
+		q.k.failf("q.%s after its Query returned: q is valid in the query's body only", method)
 		return false
 	}
 	return true

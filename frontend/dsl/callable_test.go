@@ -61,11 +61,11 @@ func TestCallableResourceErrors(t *testing.T) {
 		{"uses a kernel's buffer it is not given", func(k *dsl.K, out dsl.Buf[dsl.F32]) {
 			peek := dsl.Callable("peek", func(k *dsl.K, i dsl.U32) dsl.F32 { return out.Read(i) })
 			out.Write(dsl.U(0), peek(k, dsl.U(1)))
-		}, "peek: uses buffer out of kernel, which it does not take: pass it to the callable as a parameter"},
+		}, "uses buffer out of kernel, which it does not take: pass it to the callable as a parameter"},
 		{"uses a kernel's texture it is not given", func(k *dsl.K, tex dsl.Tex2D, out dsl.Buf[dsl.F32]) {
 			peek := dsl.Callable("peek", func(k *dsl.K) dsl.U32 { return tex.Size().X() })
 			out.Write(dsl.U(0), dsl.Convert[float32](peek(k)))
-		}, "peek: uses texture tex of kernel, which it does not take"},
+		}, "uses texture tex of kernel, which it does not take"},
 		{"uses a kernel's value it is not given", func(k *dsl.K, out dsl.Buf[dsl.F32]) {
 			x := out.Read(dsl.U(0))
 			peek := dsl.Callable("peek", func(k *dsl.K) dsl.F32 { return x.Add(dsl.F(1)) })

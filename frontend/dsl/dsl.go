@@ -16,12 +16,20 @@ import (
 // block as they are called, while arithmetic on values builds expression
 // trees. A value read from mutable storage (a buffer, a variable) or made by
 // a call is snapshotted into a fresh local where it is read, so later writes
-// do not change it.
+// do not change it. Values share their parts (x.Add(x) holds x once); in a
+// statement big as a tree, a part it reaches more than once is computed
+// once, into a local, before the statement, so the IR grows with the values
+// made, not with the paths through them.
 //
 // A DSL operation on operands of the wrong type yields a poisoned value; its
-// error surfaces, naming the operation and types, where the value is first
-// used by a statement (a value never used generates no code and reports
+// error surfaces, naming the operation, the types and the kernel line of the
+// operation, where the value is first used by a statement (a value never used generates no code and reports
 // nothing).
+//
+// A K, and the buffers, variables and values it made, belong to one
+// tracing: a statement made through them after that function's tracing has
+// returned (a Buf kept in a Go variable and written in a later kernel) is
+// refused, as an error of the kernel being traced where it is made.
 type K struct {
 	fn    *ir.Function
 	cur   *ir.Block
@@ -31,6 +39,12 @@ type K struct {
 	outer *K          // for a callable's, the function whose tracing traces it
 	def   *int        // for a callable's, its Callable's identity
 	query *queryState // the ray query whose body is being traced, if any
+	done  bool        // tracing has returned: k takes no more statements
+
+	loops, breakable int // loops, and loops and switches, around the current block
+
+	open  []*ir.Block           // the blocks being traced around the current one, outermost first
+	named map[ir.Expr]namedPart // the shared parts untangle has named, by the node
 }
 
 // suspended reports (and records, in the callable being traced) a use of
@@ -65,7 +79,14 @@ func (k *K) fail(err error) {
 }
 
 func (k *K) failf(format string, args ...any) {
-	k.fail(fmt.Errorf("%w: %s: %s", ErrDSL, k.fn.Name, fmt.Sprintf(format, args...)))
+	k.fail(fmt.Errorf("%w: %s: %s: %s", ErrDSL, k.fn.Name, site(), fmt.Sprintf(format, args...)))
+}
+
+// poison is a poisoned value for err, which it prefixes with the kernel
+// line making it (site): the error is reported where the value is first
+// used by a statement, maybe lines later, and names where it went wrong.
+func poison(err error) *ir.Poison {
+	return &ir.Poison{Err: fmt.Errorf("%s: %w", site(), err)}
 }
 
 func poisoned(es ...ir.Expr) ir.Expr {
@@ -74,68 +95,62 @@ func poisoned(es ...ir.Expr) ir.Expr {
 			return p
 		}
 		if e == nil {
-			return &ir.Poison{Err: fmt.Errorf("%w: use of a zero (unset) value", ErrDSL)}
+			return poison(fmt.Errorf("%w: use of a zero (unset) value", ErrDSL))
 		}
 	}
 	return nil
 }
 
 // check records the first poison inside e and reports whether e is sound.
+// Each node is visited once: values share their parts (see untangle).
 func (k *K) check(es ...ir.Expr) bool {
+	var seen map[ir.Expr]bool
 	for _, e := range es {
-		bad := false
-		walkExpr(e, func(x ir.Expr) {
-			if p, ok := x.(*ir.Poison); ok && !bad {
-				bad = true
-				k.fail(fmt.Errorf("%s: %w", k.fn.Name, p.Err))
-			}
-		})
 		if e == nil {
-			bad = true
 			k.failf("use of a zero (unset) value")
-		}
-		if bad {
 			return false
+		}
+		stack := []ir.Expr{e}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if p, ok := x.(*ir.Poison); ok {
+				k.fail(fmt.Errorf("%s: %w", k.fn.Name, p.Err))
+				return false
+			}
+			cs := children(x)
+			if len(cs) == 0 {
+				continue
+			}
+			if seen == nil {
+				seen = map[ir.Expr]bool{}
+			}
+			if seen[x] {
+				continue
+			}
+			seen[x] = true
+			for i := len(cs) - 1; i >= 0; i-- {
+				if cs[i] != nil {
+					stack = append(stack, cs[i])
+				}
+			}
 		}
 	}
 	return true
 }
 
-func walkExpr(e ir.Expr, fn func(ir.Expr)) {
-	if e == nil {
-		return
-	}
-	fn(e)
-	switch e := e.(type) {
-	case *ir.Unary:
-		walkExpr(e.X, fn)
-	case *ir.Binary:
-		walkExpr(e.X, fn)
-		walkExpr(e.Y, fn)
-	case *ir.Member:
-		walkExpr(e.X, fn)
-	case *ir.Swizzle:
-		walkExpr(e.X, fn)
-	case *ir.Index:
-		walkExpr(e.X, fn)
-		walkExpr(e.I, fn)
-	case *ir.Call:
-		for _, a := range e.Args {
-			walkExpr(a, fn)
-		}
-	case *ir.Cast:
-		walkExpr(e.X, fn)
-	case *ir.Construct:
-		for _, a := range e.Args {
-			walkExpr(a, fn)
-		}
-	}
-}
-
 // emit appends s to the current block, at the position of the kernel code
 // that called the DSL (ir.StmtPos: the first caller outside this package).
 func (k *K) emit(s ir.Stmt) {
-	ir.SetStmtPos(s, userSite())
+	site := userSite()
+	if k.done {
+		// A statement on a value, buffer or variable kept from a function
+		// whose tracing has ended would be lost: refuse it where it is made
+		// (inside another kernel's tracing this becomes that kernel's error).
+		panic(fmt.Sprintf("%s: a statement on a DSL value, buffer or variable of %s, whose tracing has ended: use only the values of the function being traced", site, k.fn.Name))
+	}
+	k.untangle(s, site)
+	ir.SetStmtPos(s, site)
 	k.cur.Stmts = append(k.cur.Stmts, s)
 }
 
@@ -176,7 +191,8 @@ func (k *K) nested(body func()) *ir.Block {
 	b := &ir.Block{}
 	saved := k.cur
 	k.cur = b
-	defer func() { k.cur = saved }()
+	k.open = append(k.open, saved)
+	defer func() { k.cur = saved; k.open = k.open[:len(k.open)-1] }()
 	if body != nil {
 		body()
 	}
@@ -262,7 +278,15 @@ func (c *IfChain) Else(body func()) {
 }
 
 // Loop repeats body until Break or Return.
-func (k *K) Loop(body func()) { k.emit(&ir.Loop{Body: k.nested(body)}) }
+func (k *K) Loop(body func()) { k.emit(&ir.Loop{Body: k.loopBody(body)}) }
+
+// loopBody traces body as a loop's.
+func (k *K) loopBody(body func()) *ir.Block {
+	k.loops++
+	k.breakable++
+	defer func() { k.loops--; k.breakable-- }()
+	return k.nested(body)
+}
 
 // While repeats body while cond holds; cond is traced once and evaluated
 // before each iteration.
@@ -275,10 +299,22 @@ func (k *K) While(cond func() Bool, body func()) {
 }
 
 // Break leaves the innermost loop or switch.
-func (k *K) Break() { k.emit(&ir.Break{}) }
+func (k *K) Break() {
+	if k.breakable == 0 {
+		k.failf("break outside a loop or switch")
+		return
+	}
+	k.emit(&ir.Break{})
+}
 
 // Continue starts the next iteration of the innermost loop.
-func (k *K) Continue() { k.emit(&ir.Continue{}) }
+func (k *K) Continue() {
+	if k.loops == 0 {
+		k.failf("continue outside a loop")
+		return
+	}
+	k.emit(&ir.Continue{})
+}
 
 // Return leaves a kernel or a callable without a result.
 func (k *K) Return() { k.emit(&ir.Return{}) }
@@ -305,7 +341,7 @@ func (k *K) Assert(cond Bool, msg string) {
 		return
 	}
 	if len(msg) > ir.MaxAssertMsg {
-		k.failf("%s: Assert: a message of %d bytes, more than %d", callSite(), len(msg), ir.MaxAssertMsg)
+		k.failf("Assert: a message of %d bytes, more than %d", len(msg), ir.MaxAssertMsg)
 		return
 	}
 	k.emit(&ir.Assert{Cond: cond.e, Msg: msg})
@@ -322,7 +358,7 @@ func (k *K) Printf(format string, values ...Value) {
 	p := &ir.Print{Format: format, Args: make([]ir.Expr, len(values))}
 	for i, v := range values {
 		if v == nil {
-			k.failf("%s: Printf %q: value %d is nil", callSite(), format, i)
+			k.failf("Printf %q: value %d is nil", format, i)
 			return
 		}
 		p.Args[i] = v.Expr()
@@ -331,7 +367,7 @@ func (k *K) Printf(format string, values ...Value) {
 		return
 	}
 	if err := ir.CheckPrint(p); err != nil {
-		k.failf("%s: Printf: %v", callSite(), err)
+		k.failf("Printf: %v", err)
 		return
 	}
 	k.emit(p)
@@ -344,16 +380,6 @@ func site() string {
 		return filepath.Base(s)
 	}
 	return "?"
-}
-
-// callSite is "file:line" of the kernel code calling the DSL method that
-// calls callSite.
-func callSite() string {
-	_, file, line, ok := runtime.Caller(2)
-	if !ok {
-		return "?"
-	}
-	return fmt.Sprintf("%s:%d", filepath.Base(file), line)
 }
 
 // Range runs body(i) for i = lo, lo+1, … while i < hi.
@@ -369,8 +395,15 @@ func Range[E Integer](k *K, lo, hi Val[E], body func(i Val[E])) {
 	k.emit(&ir.For{
 		Cond:   &ir.Binary{Op: ir.Lt, X: i, Y: hi.e, T: ir.TBool},
 		Update: &ir.Block{Stmts: []ir.Stmt{&ir.Assign{Dst: i, Src: &ir.Binary{Op: ir.Add, X: i, Y: one, T: i.Type()}}}},
-		Body:   k.nested(func() { body(Val[E]{k.let(i)}) }),
+		Body:   k.loopBody(func() { body(Val[E]{k.let(i)}) }),
 	})
+}
+
+// caseBody traces body as a switch arm's.
+func (k *K) caseBody(body func()) *ir.Block {
+	k.breakable++
+	defer func() { k.breakable-- }()
+	return k.nested(body)
 }
 
 // SwitchB builds a switch.
@@ -390,13 +423,13 @@ func (k *K) Switch(tag Value) *SwitchB {
 
 // Case adds an arm for values.
 func (b *SwitchB) Case(body func(), values ...int64) *SwitchB {
-	b.s.Cases = append(b.s.Cases, ir.Case{Values: values, Body: b.k.nested(body)})
+	b.s.Cases = append(b.s.Cases, ir.Case{Values: values, Body: b.k.caseBody(body)})
 	return b
 }
 
 // Default adds the default arm.
 func (b *SwitchB) Default(body func()) *SwitchB {
-	b.s.Default = b.k.nested(body)
+	b.s.Default = b.k.caseBody(body)
 	return b
 }
 
@@ -412,22 +445,39 @@ type kernelParam interface {
 // arguments in order (Go cannot tell a func's parameter names), for errors
 // at dispatch such as "argument 1 (x): …".
 func Kernel1D(block int, fn any, names ...string) (*ir.Function, error) {
-	return trace("kernel", 1, [3]uint32{uint32(block), 1, 1}, fn, names)
+	return trace("kernel", 1, [3]int{block, 1, 1}, fn, names)
 }
 
 // Kernel2D is Kernel1D over a 2-D grid with bx×by blocks.
 func Kernel2D(bx, by int, fn any, names ...string) (*ir.Function, error) {
-	return trace("kernel", 2, [3]uint32{uint32(bx), uint32(by), 1}, fn, names)
+	return trace("kernel", 2, [3]int{bx, by, 1}, fn, names)
 }
 
 // Kernel3D is Kernel1D over a 3-D grid.
 func Kernel3D(bx, by, bz int, fn any, names ...string) (*ir.Function, error) {
-	return trace("kernel", 3, [3]uint32{uint32(bx), uint32(by), uint32(bz)}, fn, names)
+	return trace("kernel", 3, [3]int{bx, by, bz}, fn, names)
 }
 
 var kType = reflect.TypeFor[*K]()
 
-func trace(name string, dim int, block [3]uint32, fn any, names []string) (f *ir.Function, err error) {
+func trace(name string, dim int, size [3]int, fn any, names []string) (f *ir.Function, err error) {
+	// Each dimension is checked as the int the caller gave: converted first,
+	// -5 would be reported as 4294967291 and 1<<32+64 taken as 64.
+	var block [3]uint32
+	threads := 1
+	for i, b := range size[:dim] {
+		if b < 1 || b > 1024 {
+			return nil, fmt.Errorf("%w: block size %v: dimension %d is %d, want 1 to 1024 threads", ErrDSL, size[:dim], i, b)
+		}
+		block[i] = uint32(b)
+		threads *= b
+	}
+	for i := dim; i < 3; i++ {
+		block[i] = 1
+	}
+	if threads > 1024 {
+		return nil, fmt.Errorf("%w: block size %v has %d threads, more than 1024", ErrDSL, size[:dim], threads)
+	}
 	fv := reflect.ValueOf(fn)
 	if fv.Kind() != reflect.Func || fv.Type().NumIn() == 0 || fv.Type().In(0) != kType || fv.Type().NumOut() != 0 {
 		return nil, fmt.Errorf("%w: a kernel is a func(*dsl.K, args…) without results, got %T", ErrDSL, fn)
@@ -477,6 +527,7 @@ func (k *K) run(body func()) (err error) {
 			err = fmt.Errorf("%w: %s: panic while tracing: %v", ErrDSL, k.fn.Name, r)
 		}
 	}()
+	defer func() { k.done = true }()
 	body()
 	return k.err
 }

@@ -92,7 +92,7 @@ func (BigBuf[V]) bind(k *K, v *ir.Var) any { return BigBuf[V]{Buf[V]{k: k, v: v}
 
 func (b Buf[V]) elem(i U32) (ir.Expr, bool) {
 	if b.k == nil {
-		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}, false
+		return poison(fmt.Errorf("%w: use of an unbound buffer", ErrDSL)), false
 	}
 	if b.k.suspended("buffer " + b.v.Name) {
 		return nil, false
@@ -107,7 +107,7 @@ func (b Buf[V]) elem(i U32) (ir.Expr, bool) {
 func (b Buf[V]) Read(i U32) V {
 	e, ok := b.elem(i)
 	if !ok {
-		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad buffer index", ErrDSL)})
+		return wrapAs[V](poison(fmt.Errorf("%w: bad buffer index", ErrDSL)))
 	}
 	return wrapAs[V](b.k.let(e))
 }
@@ -123,7 +123,7 @@ func (b Buf[V]) Write(i U32, x V) {
 // Len is the number of elements.
 func (b Buf[V]) Len() U32 {
 	if b.k == nil {
-		return U32{&ir.Poison{Err: fmt.Errorf("%w: use of an unbound buffer", ErrDSL)}}
+		return U32{poison(fmt.Errorf("%w: use of an unbound buffer", ErrDSL))}
 	}
 	if b.k.suspended("buffer " + b.v.Name) {
 		return U32{&ir.Poison{Err: b.k.err}}
@@ -136,7 +136,7 @@ func (b Buf[V]) Len() U32 {
 func (b Buf[V]) Atomic(op ir.Op, i U32, operands ...V) V {
 	e, ok := b.elem(i)
 	if !ok {
-		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad buffer index", ErrDSL)})
+		return wrapAs[V](poison(fmt.Errorf("%w: bad buffer index", ErrDSL)))
 	}
 	return atomic(b.k, op, e, operands)
 }
@@ -155,8 +155,8 @@ func atomic[V Value](k *K, op ir.Op, place ir.Expr, operands []V) V {
 	}
 	t, err := ir.CallType(op, args)
 	if err != nil {
-		k.fail(fmt.Errorf("%s: %w", k.fn.Name, err))
-		return wrapAs[V](&ir.Poison{Err: err})
+		k.fail(fmt.Errorf("%s: %s: %w", k.fn.Name, site(), err))
+		return wrapAs[V](poison(err))
 	}
 	return wrapAs[V](k.let(&ir.Call{Op: op, Args: args, T: t}))
 }
@@ -180,7 +180,7 @@ func NewShared[V Value](k *K, n int) Shared[V] {
 		}
 	}
 	if err != nil {
-		k.fail(err)
+		k.fail(fmt.Errorf("%s: %w", site(), err))
 		return Shared[V]{}
 	}
 	k.n++
@@ -191,7 +191,7 @@ func (s Shared[V]) elem(i U32) (ir.Expr, bool) {
 	if s.k == nil {
 		return nil, false
 	}
-	if !s.k.check(i.Expr()) {
+	if !s.k.check(i.Expr()) || !s.k.constIndexOK("shared array", i.e, s.v.Type.Len()) {
 		return nil, false
 	}
 	return &ir.Index{X: &ir.Ref{Var: s.v}, I: i.e, T: s.v.Type.Elem()}, true
@@ -201,7 +201,7 @@ func (s Shared[V]) elem(i U32) (ir.Expr, bool) {
 func (s Shared[V]) Read(i U32) V {
 	e, ok := s.elem(i)
 	if !ok {
-		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad shared access", ErrDSL)})
+		return wrapAs[V](poison(fmt.Errorf("%w: bad shared access", ErrDSL)))
 	}
 	return wrapAs[V](s.k.let(e))
 }
@@ -217,9 +217,20 @@ func (s Shared[V]) Write(i U32, x V) {
 func (s Shared[V]) Atomic(op ir.Op, i U32, operands ...V) V {
 	e, ok := s.elem(i)
 	if !ok {
-		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad shared access", ErrDSL)})
+		return wrapAs[V](poison(fmt.Errorf("%w: bad shared access", ErrDSL)))
 	}
 	return atomic(s.k, op, e, operands)
+}
+
+// constIndexOK reports whether index i of an array of n elements is in
+// range where it is a constant, and records the error where it is not (a
+// run-time index past the end is the checked mode's to catch).
+func (k *K) constIndexOK(what string, i ir.Expr, n int) bool {
+	if l, ok := i.(*ir.Literal); ok && l.Bits >= uint64(n) {
+		k.failf("constant index %d past the end of a %s of %d elements", l.Bits, what, n)
+		return false
+	}
+	return true
 }
 
 // LocalArray is a local fixed array of V.
@@ -259,15 +270,15 @@ func NewArray[V Value](k *K, n int) *LocalArray[V] {
 
 // At loads element i.
 func (a *LocalArray[V]) At(i U32) V {
-	if a.k == nil || !a.k.check(i.Expr()) {
-		return wrapAs[V](&ir.Poison{Err: fmt.Errorf("%w: bad array access", ErrDSL)})
+	if a.k == nil || !a.k.check(i.Expr()) || !a.k.constIndexOK("local array", i.e, a.v.Type.Len()) {
+		return wrapAs[V](poison(fmt.Errorf("%w: bad array access", ErrDSL)))
 	}
 	return wrapAs[V](a.k.let(&ir.Index{X: &ir.Ref{Var: a.v}, I: i.e, T: a.v.Type.Elem()}))
 }
 
 // Set stores x at element i.
 func (a *LocalArray[V]) Set(i U32, x V) {
-	if a.k != nil && a.k.check(i.Expr(), x.Expr()) {
+	if a.k != nil && a.k.check(i.Expr(), x.Expr()) && a.k.constIndexOK("local array", i.e, a.v.Type.Len()) {
 		a.k.emit(&ir.Assign{Dst: &ir.Index{X: &ir.Ref{Var: a.v}, I: i.e, T: a.v.Type.Elem()}, Src: x.Expr()})
 	}
 }
@@ -313,7 +324,7 @@ func (Tex2DRGBA8) bind(k *K, v *ir.Var) any     { return Tex2DRGBA8{Tex2D{k: k, 
 
 func (t Tex2D) call(op ir.Op, args ...ir.Expr) ir.Expr {
 	if t.k == nil {
-		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound texture", ErrDSL)}
+		return poison(fmt.Errorf("%w: use of an unbound texture", ErrDSL))
 	}
 	if t.k.suspended("texture " + t.v.Name) {
 		return &ir.Poison{Err: t.k.err}
@@ -324,8 +335,8 @@ func (t Tex2D) call(op ir.Op, args ...ir.Expr) ir.Expr {
 	}
 	r, err := ir.CallType(op, args)
 	if err != nil {
-		t.k.fail(err)
-		return &ir.Poison{Err: err}
+		t.k.fail(fmt.Errorf("%s: %s: %w", t.k.fn.Name, site(), err))
+		return poison(err)
 	}
 	c := &ir.Call{Op: op, Args: args, T: r}
 	if r == ir.TVoid {
@@ -482,7 +493,7 @@ func Callable[F any](name string, fn F) F {
 			return out
 		}
 		if err != nil {
-			k.fail(err)
+			k.fail(fmt.Errorf("%s: %w", site(), err))
 			return out
 		}
 		args := make([]ir.Expr, 0, len(in)-1)
@@ -529,7 +540,7 @@ func (*Local[V]) refType() (*ir.Type, error)  { return typeOfValue[V]() }
 func (*Local[V]) bindRef(k *K, v *ir.Var) any { return &Local[V]{k: k, v: v} }
 func (x *Local[V]) refExpr() ir.Expr {
 	if x == nil || x.v == nil {
-		return &ir.Poison{Err: fmt.Errorf("%w: nil variable passed by reference", ErrDSL)}
+		return poison(fmt.Errorf("%w: nil variable passed by reference", ErrDSL))
 	}
 	return &ir.Ref{Var: x.v}
 }
@@ -546,7 +557,7 @@ func (BindlessArray) bind(k *K, v *ir.Var) any     { return BindlessArray{k: k, 
 
 func (a BindlessArray) call(op ir.Op, t *ir.Type, args ...ir.Expr) ir.Expr {
 	if a.k == nil {
-		return &ir.Poison{Err: fmt.Errorf("%w: use of an unbound bindless array", ErrDSL)}
+		return poison(fmt.Errorf("%w: use of an unbound bindless array", ErrDSL))
 	}
 	if a.k.suspended("bindless array " + a.v.Name) {
 		return &ir.Poison{Err: a.k.err}
@@ -558,8 +569,8 @@ func (a BindlessArray) call(op ir.Op, t *ir.Type, args ...ir.Expr) ir.Expr {
 	c := &ir.Call{Op: op, Args: args, T: t}
 	r, err := ir.CallResult(c)
 	if err != nil {
-		a.k.fail(fmt.Errorf("%s: %w", a.k.fn.Name, err))
-		return &ir.Poison{Err: err}
+		a.k.fail(fmt.Errorf("%s: %s: %w", a.k.fn.Name, site(), err))
+		return poison(err)
 	}
 	c.T = r
 	if r == ir.TVoid {
@@ -575,7 +586,7 @@ func (a BindlessArray) call(op ir.Op, t *ir.Type, args ...ir.Expr) ir.Expr {
 func ReadBuffer[V Value](a BindlessArray, slot, i U32) V {
 	t, err := typeOfValue[V]()
 	if err != nil {
-		return wrapAs[V](&ir.Poison{Err: err})
+		return wrapAs[V](poison(err))
 	}
 	return wrapAs[V](a.call(ir.OpBindlessRead, t, slot.Expr(), i.Expr()))
 }
@@ -591,7 +602,7 @@ func WriteBuffer[V Value](a BindlessArray, slot, i U32, x V) {
 func BufferLen[V Value](a BindlessArray, slot U32) U32 {
 	t, err := typeOfValue[V]()
 	if err != nil {
-		return U32{&ir.Poison{Err: err}}
+		return U32{poison(err)}
 	}
 	return U32{a.call(ir.OpBindlessSize, ir.TU32, slot.Expr(), ir.LitInt(ir.TU32, int64(t.Size())))}
 }

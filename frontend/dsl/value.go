@@ -86,7 +86,7 @@ func (Struct[T]) bind(_ *K, v *ir.Var) any     { return Struct[T]{&ir.Ref{Var: v
 
 func exprOf(e ir.Expr) ir.Expr {
 	if e == nil {
-		return &ir.Poison{Err: fmt.Errorf("%w: use of a zero (unset) value", ErrDSL)}
+		return poison(fmt.Errorf("%w: use of a zero (unset) value", ErrDSL))
 	}
 	return e
 }
@@ -135,7 +135,7 @@ func unary[V Value](op ir.UnaryOp, x V) V {
 	}
 	t, err := ir.UnaryType(op, xe.Type())
 	if err != nil {
-		return wrapAs[V](&ir.Poison{Err: err})
+		return wrapAs[V](poison(err))
 	}
 	return wrapAs[V](&ir.Unary{Op: op, X: xe, T: t})
 }
@@ -146,7 +146,7 @@ func binop[R Value](op ir.BinaryOp, x, y ir.Expr) R {
 	}
 	t, err := ir.BinaryType(op, x.Type(), y.Type())
 	if err != nil {
-		return wrapAs[R](&ir.Poison{Err: err})
+		return wrapAs[R](poison(err))
 	}
 	return wrapAs[R](&ir.Binary{Op: op, X: x, Y: y, T: t})
 }
@@ -225,7 +225,7 @@ func castExpr(x ir.Expr, t *ir.Type, bit bool) ir.Expr {
 		return p
 	}
 	if err := ir.CastOK(x.Type(), t, bit); err != nil {
-		return &ir.Poison{Err: err}
+		return poison(err)
 	}
 	if x.Type() == t {
 		return x
@@ -247,7 +247,7 @@ func construct(t *ir.Type, parts ...ir.Expr) ir.Expr {
 		return p
 	}
 	if err := ir.ConstructOK(t, parts); err != nil {
-		return &ir.Poison{Err: err}
+		return poison(err)
 	}
 	return &ir.Construct{T: t, Args: parts}
 }
@@ -281,7 +281,7 @@ func comp[E Scalar](v ir.Expr, i uint8) Val[E] {
 	}
 	t := v.Type()
 	if t.Kind() != ir.KindVector || int(i) >= t.Len() {
-		return Val[E]{&ir.Poison{Err: fmt.Errorf("%w: component %d of %s", ErrDSL, i, t)}}
+		return Val[E]{poison(fmt.Errorf("%w: component %d of %s", ErrDSL, i, t))}
 	}
 	return Val[E]{&ir.Swizzle{X: v, Comps: []uint8{i}, T: t.Elem()}}
 }
@@ -294,7 +294,7 @@ func dynComp[E Scalar](v, i ir.Expr) Val[E] {
 	}
 	t := v.Type()
 	if t.Kind() != ir.KindVector {
-		return Val[E]{&ir.Poison{Err: fmt.Errorf("%w: run-time component of %s, which is not a vector", ErrDSL, t)}}
+		return Val[E]{poison(fmt.Errorf("%w: run-time component of %s, which is not a vector", ErrDSL, t))}
 	}
 	return Val[E]{&ir.Index{X: v, I: clampComp(i, t.Len()), T: t.Elem()}}
 }
@@ -415,7 +415,9 @@ func (v Vec2[E]) Dot(w Vec2[E]) Val[E] { return call[Val[E]](ir.OpDot, v.e, w.e)
 // Length is |v|.
 func (v Vec2[E]) Length() Val[E] { return call[Val[E]](ir.OpLength, v.e) }
 
-// Struct is a value of the Go struct type T, with the same layout.
+// Struct is a value of the Go struct type T, with the same layout. A field
+// read as a vector or matrix is declared with ir's host types (ir.Float3,
+// ir.Uint4, ir.Float4x4 …); a [3]float32 field is an array.
 type Struct[T any] struct{ e ir.Expr }
 
 // Get reads member name of s as the DSL type F.
@@ -429,19 +431,38 @@ func Get[F Value, T any](s Struct[T], name string) F {
 		if f.Name == name {
 			want, err := typeOfValue[F]()
 			if err != nil || want != f.Type {
-				return wrapAs[F](&ir.Poison{Err: fmt.Errorf("%w: field %s of %s is %s, read as %v", ir.ErrTypeMismatch, name, t.Name(), f.Type, want)})
+				return wrapAs[F](poison(fmt.Errorf("%w: field %s of %s is %s, read as %v%s", ir.ErrTypeMismatch, name, t.Name(), f.Type, want, hostHint(want))))
 			}
 			return wrapAs[F](&ir.Member{X: x, Field: i, T: f.Type})
 		}
 	}
-	return wrapAs[F](&ir.Poison{Err: fmt.Errorf("%w: struct %s has no field %s", ErrDSL, t.Name(), name)})
+	return wrapAs[F](poison(fmt.Errorf("%w: struct %s has no field %s", ErrDSL, t.Name(), name)))
+}
+
+// hostHint names the Go type a struct field of device type t is declared
+// with, where t is a vector or matrix (an array or a struct of the same
+// floats is not one).
+func hostHint(t *ir.Type) string {
+	if t == nil {
+		return ""
+	}
+	switch t.Kind() {
+	case ir.KindVector:
+		name := map[*ir.Type]string{ir.TF32: "Float", ir.TI32: "Int", ir.TU32: "Uint"}[t.Elem()]
+		if name != "" {
+			return fmt.Sprintf(" (a %s field is declared as ir.%s%d)", t, name, t.Len())
+		}
+	case ir.KindMatrix:
+		return fmt.Sprintf(" (a %s field is declared as ir.Float%dx%d)", t, t.Len(), t.Len())
+	}
+	return ""
 }
 
 // Make builds a struct value from its fields, in order.
 func Make[T any](fields ...Value) Struct[T] {
 	t, err := ir.TypeOf(reflect.TypeFor[T]())
 	if err != nil {
-		return Struct[T]{&ir.Poison{Err: err}}
+		return Struct[T]{poison(err)}
 	}
 	parts := make([]ir.Expr, len(fields))
 	for i, f := range fields {
@@ -456,7 +477,7 @@ func call[R Value](op ir.Op, args ...ir.Expr) R {
 	}
 	t, err := ir.CallType(op, args)
 	if err != nil {
-		return wrapAs[R](&ir.Poison{Err: err})
+		return wrapAs[R](poison(err))
 	}
 	return wrapAs[R](&ir.Call{Op: op, Args: args, T: t})
 }
@@ -481,7 +502,7 @@ func (m Mat4) Col(i int) F32x4 {
 		return F32x4{p}
 	}
 	if i < 0 || i > 3 {
-		return F32x4{&ir.Poison{Err: fmt.Errorf("%w: column %d of a 4×4 matrix", ErrDSL, i)}}
+		return F32x4{poison(fmt.Errorf("%w: column %d of a 4×4 matrix", ErrDSL, i))}
 	}
 	return F32x4{&ir.Index{X: m.e, I: ir.LitInt(ir.TU32, int64(i)), T: ir.Vector(ir.TF32, 4)}}
 }
@@ -514,7 +535,7 @@ type Table[E Scalar] struct{ e ir.Expr }
 func ConstTable[E Scalar](values ...E) Table[E] {
 	t := scalarOf[E]()
 	if len(values) == 0 {
-		return Table[E]{&ir.Poison{Err: fmt.Errorf("%w: empty constant table", ErrDSL)}}
+		return Table[E]{poison(fmt.Errorf("%w: empty constant table", ErrDSL))}
 	}
 	lits := make([]*ir.Literal, len(values))
 	for i, v := range values {
@@ -527,6 +548,9 @@ func ConstTable[E Scalar](values ...E) Table[E] {
 func (t Table[E]) At(i U32) Val[E] {
 	if p := poisoned(t.e, i.e); p != nil {
 		return Val[E]{p}
+	}
+	if l, ok := i.e.(*ir.Literal); ok && l.Bits >= uint64(t.e.Type().Len()) {
+		return Val[E]{poison(fmt.Errorf("%w: constant index %d past the end of a constant table of %d values", ErrDSL, l.Bits, t.e.Type().Len()))}
 	}
 	return Val[E]{&ir.Index{X: t.e, I: i.e, T: t.e.Type().Elem()}}
 }
