@@ -8,6 +8,10 @@ package vulkan
 //
 //	kernel   ir.Function.Hash (the AST and every callable it reaches)
 //	codegen  codegen.Version
+//	build    the lucent release the binary was built with (its module
+//	         version and checksum, lucentBuild; none in a development
+//	         build), so another release's entries are never served even
+//	         where a change to the words missed a codegen.Version bump
 //	record   cacheRecordVersion (the layout of the stored value)
 //	options  the codegen.Options codegen ran with, printed whole — the
 //	         target environment and the device capabilities codegen consults
@@ -108,6 +112,7 @@ func ShaderCacheKey(f *ir.Function, fo codegen.Options) shadercache.Key {
 	b := shadercache.NewKey().
 		Add("kernel", h[:]).
 		AddUint("codegen", codegen.Version).
+		AddString("build", lucentBuild).
 		AddUint("record", cacheRecordVersion).
 		AddString("options", fmt.Sprintf("%#v", fo))
 	if fo.Names {
