@@ -106,7 +106,9 @@ func (d *Device) workarounds() []codegen.Workaround {
 }
 
 // ShaderCacheKey is the key under which a device stores the SPIR-V of kernel
-// f generated with fo. Tools may use it to fill a cache ahead of a run.
+// f generated with fo. Tools may use it to fill a cache ahead of a run;
+// as the key names the lucent release the binary was built with, such a
+// tool must be built with the program's release of lucent.
 func ShaderCacheKey(f *ir.Function, fo codegen.Options) shadercache.Key {
 	h := f.Hash()
 	b := shadercache.NewKey().
