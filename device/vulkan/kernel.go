@@ -67,7 +67,8 @@ func (c *kernelCache) open(opts device.Options) {
 // ShaderCacheStats counts this device's SPIR-V cache lookups: Hits skipped
 // codegen, Misses ran it (Damaged counts the misses whose stored record was
 // unusable: malformed, or refused by the driver), Writes stored the result.
-// Evictions stays 0: the store's own Stats has them.
+// Evictions stays 0: the store's own Stats has them, and its Damaged the
+// entries the store itself found damaged, which reach the device as misses.
 func (d *Device) ShaderCacheStats() shadercache.Stats {
 	c := &d.kcache
 	return shadercache.Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Damaged: c.damaged.Load(), Writes: c.writes.Load()}
