@@ -8,7 +8,9 @@ type CacheStats struct {
 	// SPIR-V cache for Vulkan): Hits skipped codegen, Misses ran it (Damaged
 	// counts the misses whose stored record was unusable: malformed, or
 	// refused by the driver), Writes stored the result. Evictions stays 0:
-	// the store's own Stats has them.
+	// the store's own Stats has them, and its Damaged the entries the store
+	// itself found damaged (a Dir checks every file), which reach the device
+	// as plain misses.
 	Shader shadercache.Stats
 	// Pipeline is the backend's pipeline cache.
 	Pipeline PipelineCacheStats

@@ -2,6 +2,7 @@ package shadercache
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 )
@@ -23,20 +24,33 @@ func DefaultDir() (string, error) {
 // Default returns the store a program uses when it does not choose one:
 // [Disabled] if LUCENT_SHADER_CACHE=off, a [Dir] at $LUCENT_SHADER_CACHE if
 // it is set to anything else, and a [Dir] at [DefaultDir] otherwise.
+//
+// A directory named by LUCENT_SHADER_CACHE that cannot be made is an error:
+// the user asked for it. The per-user directory is only the default, and a
+// program must run where there is none (no $HOME, as for a service; a
+// read-only home in a container): there Default logs a warning naming the
+// directory and the reason, through the logger of [WithLogger], and returns
+// [Disabled] — every compile then runs, and nothing is written.
 func Default(opts ...Option) (BinaryIO, error) {
 	path := os.Getenv(EnvVar)
 	switch path {
 	case "off":
 		return Disabled, nil
 	case "":
-		var err error
-		if path, err = DefaultDir(); err != nil {
-			return nil, err
+		d, err := DefaultDir()
+		if err == nil {
+			var s *Dir
+			if s, err = NewDir(d, opts...); err == nil {
+				return s, nil
+			}
 		}
+		newConfig(0, opts).logger.Warn("shadercache: no per-user cache directory, caching is off (set "+EnvVar+" to a directory to cache)",
+			slog.String("dir", d), slog.String("error", err.Error()))
+		return Disabled, nil
 	}
 	d, err := NewDir(path, opts...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("shadercache: %s=%s: %w", EnvVar, path, err)
 	}
 	return d, nil
 }

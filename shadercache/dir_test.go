@@ -1,7 +1,9 @@
 package shadercache
 
 import (
+	"bytes"
 	"encoding/binary"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -293,6 +295,47 @@ func TestDefault(t *testing.T) {
 		s, err := Default(WithLogger(quiet))
 		require.NoError(t, err)
 		require.Equal(t, want, s.(*Dir).Path())
+	})
+	// A file where a directory must go: mkdir fails even for root.
+	blocked := func(t *testing.T) string {
+		f := filepath.Join(t.TempDir(), "file")
+		require.NoError(t, os.WriteFile(f, nil, 0o644))
+		return filepath.Join(f, "cache")
+	}
+	t.Run("user cache dir unusable", func(t *testing.T) {
+		home := blocked(t)
+		t.Setenv(EnvVar, "")
+		t.Setenv("XDG_CACHE_HOME", home)
+		t.Setenv("HOME", home)
+		t.Setenv("LocalAppData", home)
+		var log bytes.Buffer
+		s, err := Default(WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+		require.NoError(t, err, "the per-user default is optional: a program runs without it")
+		require.Equal(t, Disabled, s)
+		require.Contains(t, log.String(), "level=WARN")
+		require.Contains(t, log.String(), "caching is off")
+		require.Contains(t, log.String(), filepath.Join(home, "lucent"), "the warning names the directory")
+	})
+	t.Run("no home", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("os.UserCacheDir reads other variables here")
+		}
+		t.Setenv(EnvVar, "")
+		t.Setenv("XDG_CACHE_HOME", "")
+		t.Setenv("HOME", "")
+		var log bytes.Buffer
+		s, err := Default(WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+		require.NoError(t, err)
+		require.Equal(t, Disabled, s)
+		require.Contains(t, log.String(), "caching is off")
+	})
+	t.Run("env dir unusable", func(t *testing.T) {
+		p := blocked(t)
+		t.Setenv(EnvVar, p)
+		s, err := Default(WithLogger(quiet))
+		require.Error(t, err, "a directory the user named must work")
+		require.Nil(t, s)
+		require.Contains(t, err.Error(), EnvVar+"="+p)
 	})
 }
 

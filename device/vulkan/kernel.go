@@ -8,6 +8,10 @@ package vulkan
 //
 //	kernel   ir.Function.Hash (the AST and every callable it reaches)
 //	codegen  codegen.Version
+//	build    the lucent release the binary was built with (its module
+//	         version and checksum, lucentBuild; none in a development
+//	         build), so another release's entries are never served even
+//	         where a change to the words missed a codegen.Version bump
 //	record   cacheRecordVersion (the layout of the stored value)
 //	options  the codegen.Options codegen ran with, printed whole — the
 //	         target environment and the device capabilities codegen consults
@@ -63,7 +67,8 @@ func (c *kernelCache) open(opts device.Options) {
 // ShaderCacheStats counts this device's SPIR-V cache lookups: Hits skipped
 // codegen, Misses ran it (Damaged counts the misses whose stored record was
 // unusable: malformed, or refused by the driver), Writes stored the result.
-// Evictions stays 0: the store's own Stats has them.
+// Evictions stays 0: the store's own Stats has them, and its Damaged the
+// entries the store itself found damaged, which reach the device as misses.
 func (d *Device) ShaderCacheStats() shadercache.Stats {
 	c := &d.kcache
 	return shadercache.Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Damaged: c.damaged.Load(), Writes: c.writes.Load()}
@@ -102,12 +107,15 @@ func (d *Device) workarounds() []codegen.Workaround {
 }
 
 // ShaderCacheKey is the key under which a device stores the SPIR-V of kernel
-// f generated with fo. Tools may use it to fill a cache ahead of a run.
+// f generated with fo. Tools may use it to fill a cache ahead of a run;
+// as the key names the lucent release the binary was built with, such a
+// tool must be built with the program's release of lucent.
 func ShaderCacheKey(f *ir.Function, fo codegen.Options) shadercache.Key {
 	h := f.Hash()
 	b := shadercache.NewKey().
 		Add("kernel", h[:]).
 		AddUint("codegen", codegen.Version).
+		AddString("build", lucentBuild).
 		AddUint("record", cacheRecordVersion).
 		AddString("options", fmt.Sprintf("%#v", fo))
 	if fo.Names {

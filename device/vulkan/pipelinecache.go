@@ -65,7 +65,9 @@ func (d *Device) openPipelineCache(opts device.Options) error {
 	}
 	c.id = shadercache.PipelineID{DeviceUUID: p.props.PipelineCacheUUID, DriverVersion: p.props.DriverVersion}
 	c.feedback = p.props.ApiVersion >= vk.API_VERSION_1_3
-	if opts.ShaderCache != nil {
+	if opts.ShaderCache != nil && opts.ShaderCache != shadercache.Disabled {
+		// Disabled (caching off) stores nothing: neither read it at Open
+		// nor fetch the driver's data for it at Close.
 		c.store = opts.ShaderCache
 		blob, ok, err := c.store.ReadPipelineCache(c.id)
 		switch {

@@ -182,3 +182,15 @@ func TestPipelineCacheIgnoresForeignBlobs(t *testing.T) {
 		})
 	}
 }
+
+// TestPipelineCacheDisabled: with caching off (shadercache.Disabled, what
+// LUCENT_SHADER_CACHE=off gives) the pipeline cache is not persisted, and
+// the stats say so.
+func TestPipelineCacheDisabled(t *testing.T) {
+	d, msgs := openCached(t, shadercache.Disabled)
+	makePipeline(t, d)
+	require.False(t, d.PipelineCacheStats().Persisted, "nothing is loaded from or saved to a disabled cache")
+	require.Nil(t, d.pcache.store)
+	require.NoError(t, d.Close())
+	require.Empty(t, formatMessages(msgs.take()))
+}

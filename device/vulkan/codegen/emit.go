@@ -13,7 +13,10 @@ import (
 const BindlessSlotSize = 32
 
 // Version changes whenever codegen changes the words it emits for the
-// same AST; it belongs in cache keys next to Hash.
+// same AST; it belongs in cache keys next to Hash. TestVersionCoversTheWords
+// holds it to a digest of the words emitted for internal/programs
+// (testdata/version-digest): a change to them fails the test until Version
+// is bumped and the pair recorded with go test -update.
 const Version = 19
 
 // Options tune code generation for a device.
