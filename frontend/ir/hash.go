@@ -145,7 +145,7 @@ func (h *hasher) stmt(s Stmt) {
 			h.expr(a)
 		}
 	case *RayQuery:
-		h.u(13)
+		h.u(14)
 		h.u(uint64(len(s.Args)))
 		for _, a := range s.Args {
 			h.expr(a)
