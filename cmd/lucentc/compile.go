@@ -142,10 +142,25 @@ func pipeline(cfg *config) []error {
 	return stale
 }
 
+// codegenOptions are the options every module is compiled with: the
+// command line's, and every entry of codegen's driver-workaround table, as
+// device.SaveKernel compiles its artefacts (vulkan.OfflineOptions). No device
+// is there to say which entries apply, and a launcher's SPIR-V runs as it
+// is on whatever driver the program meets (without loop-exit-flags, a loop
+// that threads leave at different iterations loses the values assigned
+// before its break on Mesa 22.3's lavapipe).
+func (cfg *config) codegenOptions() codegen.Options {
+	o := codegen.Options{Env: cfg.env, FloatAtomicAdd: cfg.atomics, Names: cfg.names}
+	for _, w := range codegen.AllWorkarounds() {
+		w.Apply(&o)
+	}
+	return o
+}
+
 // build takes one kernel from AST to checked SPIR-V words and signature.
 func (u *unit) build(cfg *config, times *stageTimes) error {
 	t0 := time.Now()
-	words, err := codegen.Emit(u.k.Func, codegen.Options{Env: cfg.env, FloatAtomicAdd: cfg.atomics, Names: cfg.names})
+	words, err := codegen.Emit(u.k.Func, cfg.codegenOptions())
 	times.emit += time.Since(t0)
 	if err != nil {
 		return fmt.Errorf("codegen: %w", err)

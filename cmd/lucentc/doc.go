@@ -46,6 +46,14 @@
 // a call and an id look-up per thread; the others run under kernel.Run, and
 // the host function says why in a comment.
 //
+// Every module (a .spv file or a launcher's artefact) is compiled with each
+// entry of the code generator's driver-workaround table (codegen.Workarounds,
+// listed by lucent info), as device.SaveKernel compiles its artefacts: no
+// device is there to say which apply, and the SPIR-V runs as it is on any
+// driver. (loop-exit-flags, which Mesa 22.3's lavapipe needs for a loop
+// that threads leave at different iterations, costs about 7 % in
+// mandelbrot where no driver needs it; docs/PERFORMANCE.md.)
+//
 // The launchers' modules are trusted (device.ShaderDesc.Trusted), as lucentc
 // validated them, so the program does not validate them again at run time
 // (nor need SPIRV-Tools); with -validate=false they carry

@@ -750,7 +750,11 @@ func TestRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(sig, g.sig) {
 			t.Errorf("%s: generated signature\n%#v\nruntime signature\n%#v", k.Name, g.sig, sig)
 		}
-		words, err := codegen.Emit(k.Func, codegen.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: true})
+		opts := codegen.Options{Env: spirv.EnvVulkan1_2, FloatAtomicAdd: true}
+		for _, w := range codegen.AllWorkarounds() {
+			w.Apply(&opts)
+		}
+		words, err := codegen.Emit(k.Func, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
