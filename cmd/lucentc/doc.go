@@ -67,7 +67,8 @@
 // each kernel changed since its launcher was generated, added without one or
 // removed with one still there, with the command that regenerates the file
 // (found beside the kernels with or without -go; a -goout file with -go
-// -goout), each generated file missing or out of date, and each
+// -goout), each generated file missing or out of date (one generated with
+// other flags with the command that made it, from its header), and each
 // <pkg>.<Kernel>.spv in the -o directory of a package it compiled whose
 // kernel is gone: the test a CI step runs. -gotest (with -go) writes lucent_kernels_test.go beside the
 // launchers, the same comparison of IR hashes in go test.
