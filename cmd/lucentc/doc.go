@@ -46,6 +46,14 @@
 // a call and an id look-up per thread; the others run under kernel.Run, and
 // the host function says why in a comment.
 //
+// Every module (a .spv file or a launcher's artefact) is compiled with each
+// entry of the code generator's driver-workaround table (codegen.Workarounds,
+// listed by lucent info), as device.SaveKernel compiles its artefacts: no
+// device is there to say which apply, and the SPIR-V runs as it is on any
+// driver. (loop-exit-flags, which Mesa 22.3's lavapipe needs for a loop
+// that threads leave at different iterations, costs about 7 % in
+// mandelbrot where no driver needs it; docs/PERFORMANCE.md.)
+//
 // The launchers' modules are trusted (device.ShaderDesc.Trusted), as lucentc
 // validated them, so the program does not validate them again at run time
 // (nor need SPIRV-Tools); with -validate=false they carry
@@ -59,7 +67,8 @@
 // each kernel changed since its launcher was generated, added without one or
 // removed with one still there, with the command that regenerates the file
 // (found beside the kernels with or without -go; a -goout file with -go
-// -goout), each generated file missing or out of date, and each
+// -goout), each generated file missing or out of date (one generated with
+// other flags with the command that made it, from its header), and each
 // <pkg>.<Kernel>.spv in the -o directory of a package it compiled whose
 // kernel is gone: the test a CI step runs. -gotest (with -go) writes lucent_kernels_test.go beside the
 // launchers, the same comparison of IR hashes in go test.
